@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import type { PlatformTransport } from './transport.js';
+
+export interface ProfileUpdate {
+  company?: string;
+  full_name?: string;
+  /** Profile picture URL. */
+  picture?: string;
+}
+
+export const userProfileSchema = z.looseObject({
+  user_metadata: z
+    .looseObject({
+      company: z.string().optional(),
+      full_name: z.string().optional(),
+    })
+    .optional(),
+  picture: z.string().optional(),
+});
+export type UserProfile = z.infer<typeof userProfileSchema>;
+
+export interface AccountApi {
+  updateProfile(body: ProfileUpdate): Promise<UserProfile>;
+}
+
+export function accountApi(transport: PlatformTransport, apiKey: string): AccountApi {
+  return {
+    updateProfile(body) {
+      return transport.requestJson(
+        {
+          method: 'POST',
+          path: '/account/profile',
+          apiKey,
+          json: { company: body.company, full_name: body.full_name, picture: body.picture },
+        },
+        userProfileSchema,
+      );
+    },
+  };
+}

@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import { listEnvelope, tableRowFields } from './schema.js';
+import type { PlatformTransport } from './transport.js';
+
+export const BOOKING_STATUSES = ['booking', 'success', 'fail'] as const;
+export type BookingStatus = (typeof BOOKING_STATUSES)[number];
+
+export const bookingSchema = z.looseObject({
+  ...tableRowFields,
+  BookingDate: z.string().optional(),
+  CallId: z.string().optional(),
+  CustomerEmail: z.string().optional(),
+  CustomerName: z.string().optional(),
+  CalendarId: z.string().optional(),
+  /** Why the booking failed (Status 'fail'). */
+  Reason: z.string().optional(),
+  Status: z.enum(BOOKING_STATUSES).optional(),
+});
+export type Booking = z.infer<typeof bookingSchema>;
+
+export const bookingListSchema = listEnvelope(bookingSchema);
+
+export interface BookingsApi {
+  list(campaignId: string): Promise<Booking[]>;
+}
+
+export function bookingsApi(transport: PlatformTransport, apiKey: string): BookingsApi {
+  return {
+    async list(campaignId) {
+      const body = await transport.requestJson(
+        { method: 'GET', path: '/campaign/{campaignId}/bookings', params: { campaignId }, apiKey },
+        bookingListSchema,
+      );
+      return body.value;
+    },
+  };
+}

@@ -1,0 +1,32 @@
+import type { PlatformTransport } from './transport.js';
+
+export interface HumanResponse {
+  /** Must be the contact's current session, already in human-handoff state (else 400 BAD_REQUEST). */
+  sessionId: string;
+  message: string;
+  agentId?: string;
+  attachments?: string[];
+}
+
+export interface ChatApi {
+  sendHumanResponse(campaignId: string, body: HumanResponse): Promise<void>;
+}
+
+export function chatApi(transport: PlatformTransport, apiKey: string): ChatApi {
+  return {
+    sendHumanResponse(campaignId, body) {
+      return transport.requestEmpty({
+        method: 'POST',
+        path: '/campaign-chat/{campaignId}/send-human-response',
+        params: { campaignId },
+        apiKey,
+        json: {
+          sessionId: body.sessionId,
+          message: body.message,
+          agentId: body.agentId,
+          attachments: body.attachments,
+        },
+      });
+    },
+  };
+}

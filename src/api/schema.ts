@@ -1,0 +1,31 @@
+import { z } from 'zod';
+
+/**
+ * Shared building blocks for response schemas. Responses are validated tolerantly: objects are loose
+ * (unknown fields pass through), documented fields are optional unless the spec marks them required,
+ * but a documented field with the wrong type fails.
+ */
+
+/** The table-style fields every `value` row carries (spec section 2). */
+export const tableRowFields = {
+  PartitionKey: z.string().optional(),
+  RowKey: z.string().optional(),
+  Timestamp: z.string().optional(),
+  'odata.etag': z.string().optional(),
+};
+
+/**
+ * `{ "odata.metadata": string, value: Row[] }`. `value` is required: a list endpoint whose answer has no
+ * list is a contract break, not an empty list.
+ */
+export function listEnvelope<Row extends z.ZodType>(row: Row) {
+  return z.looseObject({
+    'odata.metadata': z.string().optional(),
+    value: z.array(row),
+  });
+}
+
+/** Review status of the verification profile and its add-ons (spec section 3). */
+export const REVIEW_STATUSES = ['draft', 'pending-review', 'in-review', 'twilio-approved', 'twilio-rejected'] as const;
+export const reviewStatus = z.enum(REVIEW_STATUSES);
+export type ReviewStatus = z.infer<typeof reviewStatus>;

@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import type { PlatformTransport } from './transport.js';
+
+/** `outbound`/`inbound` are phone, `web` the voice bubble, `messages` SMS; must match the campaign's channel. */
+export const TEMPLATE_TYPES = ['outbound', 'inbound', 'web', 'messages'] as const;
+export type TemplateType = (typeof TEMPLATE_TYPES)[number];
+
+export const templateSchema = z.looseObject({
+  /** The template id, passed as `TemplateId` when a campaign is created. */
+  assistant_id: z.string().optional(),
+  title: z.string().optional(),
+  description: z.string().optional(),
+  type: z.enum(TEMPLATE_TYPES).optional(),
+  order: z.number().optional(),
+  /** Extra fields campaign creation needs with this template; empty means none. */
+  required_fields: z.array(z.string()).optional(),
+});
+export type Template = z.infer<typeof templateSchema>;
+
+export interface TemplatesApi {
+  get(id: string): Promise<Template>;
+}
+
+export function templatesApi(transport: PlatformTransport, apiKey: string): TemplatesApi {
+  return {
+    get(id) {
+      return transport.requestJson(
+        { method: 'GET', path: '/campaign/templates/{id}', params: { id }, apiKey },
+        templateSchema,
+      );
+    },
+  };
+}

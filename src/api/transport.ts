@@ -1,0 +1,267 @@
+import { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Pool } from 'undici';
+import type { Dispatcher } from 'undici';
+import type { z } from 'zod';
+import {
+  ApiConnectionError,
+  ApiError,
+  ApiSchemaError,
+  ApiTimeoutError,
+  PlatformError,
+  createApiError,
+  schemaIssuesFrom,
+} from './errors.js';
+import type { ErrorContext, HttpMethod } from './errors.js';
+import { redactKey } from './mask.js';
+import { FileSizeMismatchError } from './multipart.js';
+import type { MultipartBody } from './multipart.js';
+
+export interface TransportOptions {
+  /** Base URL including the version prefix, e.g. https://api.example.com/v1/api */
+  baseUrl: string;
+  /** Max sockets to the platform, shared by every workspace. */
+  connections?: number;
+  connectTimeoutMs?: number;
+  /** Time allowed until the response headers arrive. */
+  headersTimeoutMs?: number;
+  /** Max idle time between two chunks of the response body. */
+  bodyTimeoutMs?: number;
+  /** Headers timeout for requests marked slow (voice cloning uploads and processes audio before answering). */
+  slowHeadersTimeoutMs?: number;
+  /** Extra attempts for GETs after a network error, timeout or 502/503/504. POST/DELETE are never retried. */
+  getRetries?: number;
+  retryBaseDelayMs?: number;
+  /** Called once per HTTP attempt (so a retried GET reports every try). Must not throw. */
+  onRequest?: (info: { endpoint: string; status: number | 'error'; durationMs: number }) => void;
+}
+
+export interface TransportRequest {
+  method: HttpMethod;
+  /** Route template relative to the base URL, e.g. '/campaign/{campaignId}/bookings'. Also the error/metric label. */
+  path: string;
+  /** Values for the `{name}` placeholders in `path`; URL-encoded here. */
+  params?: Record<string, string>;
+  query?: Record<string, string>;
+  apiKey: string;
+  json?: unknown;
+  multipart?: MultipartBody;
+  /** The platform does heavy work before answering: use `slowHeadersTimeoutMs`. */
+  slow?: boolean;
+}
+
+export interface PlatformTransport {
+  /** Sends the request and validates the 2xx JSON body with `schema` (ApiSchemaError when it does not match). */
+  requestJson<S extends z.ZodType>(req: TransportRequest, schema: S): Promise<z.output<S>>;
+  /** Sends the request and discards the 2xx body unread (204s and the "no schema" 200s). */
+  requestEmpty(req: TransportRequest): Promise<void>;
+  close(): Promise<void>;
+}
+
+const DEFAULTS = {
+  connections: 32,
+  connectTimeoutMs: 5_000,
+  headersTimeoutMs: 10_000,
+  bodyTimeoutMs: 15_000,
+  slowHeadersTimeoutMs: 60_000,
+  getRetries: 2,
+  retryBaseDelayMs: 200,
+};
+const MAX_RETRY_DELAY_MS = 5_000;
+const RETRYABLE_STATUSES = new Set([502, 503, 504]);
+/** Failures where the request can safely be sent again (for GETs): the connection never worked or broke. */
+const RETRYABLE_CONNECTION_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'EAI_AGAIN', 'UND_ERR_SOCKET']);
+const TIMEOUT_CODES: Record<string, ApiTimeoutError['phase']> = {
+  UND_ERR_CONNECT_TIMEOUT: 'connect',
+  ETIMEDOUT: 'connect',
+  UND_ERR_HEADERS_TIMEOUT: 'headers',
+  UND_ERR_BODY_TIMEOUT: 'body',
+};
+
+/** One keep-alive undici Pool for the platform origin, shared by every workspace's CampaignClient. */
+export function createTransport(opts: TransportOptions): PlatformTransport {
+  return new UndiciTransport(opts);
+}
+
+type Body = 'json' | 'empty';
+
+class UndiciTransport implements PlatformTransport {
+  readonly #pool: Pool;
+  readonly #basePath: string;
+  readonly #retries: number;
+  readonly #retryBaseDelayMs: number;
+  readonly #onRequest: TransportOptions['onRequest'];
+  readonly #slowHeadersTimeoutMs: number;
+
+  constructor(opts: TransportOptions) {
+    const base = new URL(opts.baseUrl);
+    this.#basePath = base.pathname.replace(/\/+$/, '');
+    this.#retries = Math.max(0, opts.getRetries ?? DEFAULTS.getRetries);
+    this.#retryBaseDelayMs = opts.retryBaseDelayMs ?? DEFAULTS.retryBaseDelayMs;
+    this.#onRequest = opts.onRequest;
+    this.#slowHeadersTimeoutMs = opts.slowHeadersTimeoutMs ?? DEFAULTS.slowHeadersTimeoutMs;
+    this.#pool = new Pool(base.origin, {
+      connections: opts.connections ?? DEFAULTS.connections,
+      connect: { timeout: opts.connectTimeoutMs ?? DEFAULTS.connectTimeoutMs },
+      headersTimeout: opts.headersTimeoutMs ?? DEFAULTS.headersTimeoutMs,
+      bodyTimeout: opts.bodyTimeoutMs ?? DEFAULTS.bodyTimeoutMs,
+    });
+  }
+
+  async requestJson<S extends z.ZodType>(req: TransportRequest, schema: S): Promise<z.output<S>> {
+    const { status, text } = await this.#send(req, 'json');
+    const ctx = contextOf(req);
+    let data: unknown;
+    try {
+      data = JSON.parse(text) as unknown;
+    } catch {
+      throw new ApiSchemaError(ctx, status, [{ path: '', message: 'response body is not JSON' }]);
+    }
+    const parsed = schema.safeParse(data);
+    if (!parsed.success) throw new ApiSchemaError(ctx, status, schemaIssuesFrom(parsed.error));
+    return parsed.data;
+  }
+
+  async requestEmpty(req: TransportRequest): Promise<void> {
+    await this.#send(req, 'empty');
+  }
+
+  async close(): Promise<void> {
+    await this.#pool.close();
+  }
+
+  /** Runs the attempts: retries only GETs, only on connection failures, timeouts and 502/503/504. */
+  async #send(req: TransportRequest, body: Body): Promise<{ status: number; text: string }> {
+    const ctx = contextOf(req);
+    const path = this.#basePath + buildPath(req.path, req.params ?? {}, ctx) + buildQuery(req.query);
+    const attempts = req.method === 'GET' ? 1 + this.#retries : 1;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#attempt(req, ctx, path, body);
+      } catch (err) {
+        if (attempt >= attempts || !isRetryable(err)) throw err;
+        await sleep(this.#backoff(attempt));
+      }
+    }
+  }
+
+  async #attempt(
+    req: TransportRequest,
+    ctx: ErrorContext,
+    path: string,
+    body: Body,
+  ): Promise<{ status: number; text: string }> {
+    const started = performance.now();
+    let reported: number | 'error' = 'error';
+    try {
+      const res = await this.#pool.request({
+        method: req.method,
+        path,
+        ...requestBody(req),
+        ...(req.slow && { headersTimeout: this.#slowHeadersTimeoutMs }),
+      });
+      // Each branch consumes the body exactly once so the socket goes back to the pool.
+      if (res.statusCode < 200 || res.statusCode > 299) {
+        const text = await res.body.text();
+        reported = res.statusCode;
+        throw createApiError({
+          ctx,
+          status: res.statusCode,
+          bodyText: text,
+          headerRequestId: headerValue(res.headers['x-request-id']),
+          apiKey: req.apiKey,
+        });
+      }
+      const text = body === 'json' ? await res.body.text() : (await res.body.dump(), '');
+      reported = res.statusCode;
+      return { status: res.statusCode, text };
+    } catch (err) {
+      throw toPlatformError(err, ctx, req.apiKey);
+    } finally {
+      this.#report(ctx.endpoint, reported, performance.now() - started);
+    }
+  }
+
+  #report(endpoint: string, status: number | 'error', durationMs: number): void {
+    try {
+      this.#onRequest?.({ endpoint, status, durationMs });
+    } catch {
+      // A broken metrics hook must not turn a successful platform call into a failure.
+    }
+  }
+
+  /** Exponential backoff with "equal jitter": half fixed, half random, so retries spread out but still grow. */
+  #backoff(attempt: number): number {
+    const exp = Math.min(MAX_RETRY_DELAY_MS, this.#retryBaseDelayMs * 2 ** (attempt - 1));
+    return exp / 2 + Math.random() * (exp / 2);
+  }
+}
+
+function contextOf(req: TransportRequest): ErrorContext {
+  return { method: req.method, endpoint: `${req.method} ${req.path}` };
+}
+
+function requestBody(req: TransportRequest): Pick<Dispatcher.RequestOptions, 'headers' | 'body'> {
+  const headers: Record<string, string> = { 'api-key': req.apiKey, accept: 'application/json' };
+  if (req.multipart) {
+    headers['content-type'] = req.multipart.contentType;
+    if (req.multipart.length !== undefined) headers['content-length'] = String(req.multipart.length);
+    return { headers, body: Readable.from(req.multipart.chunks(), { objectMode: false }) };
+  }
+  if (req.json !== undefined) {
+    headers['content-type'] = 'application/json';
+    return { headers, body: JSON.stringify(req.json) };
+  }
+  return { headers };
+}
+
+/**
+ * Fills `{name}` placeholders with URL-encoded values. Empty, '.' and '..' values are refused: servers
+ * normalise dot segments (even encoded ones), so they would address a different resource.
+ */
+export function buildPath(template: string, params: Record<string, string>, ctx: ErrorContext): string {
+  return template.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const value = params[name];
+    if (value === undefined || value === '' || value === '.' || value === '..') {
+      throw new PlatformError(`${ctx.endpoint}: invalid ${name} ${JSON.stringify(value ?? '')}`, ctx);
+    }
+    return encodeURIComponent(value);
+  });
+}
+
+function buildQuery(query: Record<string, string> | undefined): string {
+  if (!query) return '';
+  const qs = new URLSearchParams(query).toString();
+  return qs ? `?${qs}` : '';
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function isRetryable(err: unknown): boolean {
+  if (err instanceof ApiTimeoutError) return true;
+  if (err instanceof ApiConnectionError) return err.code !== undefined && RETRYABLE_CONNECTION_CODES.has(err.code);
+  if (err instanceof ApiError) return RETRYABLE_STATUSES.has(err.status);
+  return false;
+}
+
+/** System and undici errors carry `code`; Node's multi-address connect failures wrap them in an AggregateError. */
+function errorCode(err: unknown): string | undefined {
+  if (typeof err !== 'object' || err === null) return undefined;
+  const { code } = err as { code?: unknown };
+  if (typeof code === 'string') return code;
+  if (err instanceof AggregateError) return errorCode(err.errors[0]);
+  return errorCode((err as { cause?: unknown }).cause);
+}
+
+function toPlatformError(err: unknown, ctx: ErrorContext, apiKey: string): PlatformError {
+  if (err instanceof PlatformError) return err;
+  if (err instanceof FileSizeMismatchError) return new PlatformError(`${ctx.endpoint}: ${err.message}`, ctx, { cause: err });
+  const code = errorCode(err);
+  const phase = code === undefined ? undefined : TIMEOUT_CODES[code];
+  if (phase) return new ApiTimeoutError(ctx, phase, { cause: err });
+  if (code !== undefined) return new ApiConnectionError(ctx, code, { cause: err });
+  const detail = err instanceof Error ? err.message : String(err);
+  return new PlatformError(`${ctx.endpoint}: request failed: ${redactKey(detail, apiKey)}`, ctx, { cause: err });
+}

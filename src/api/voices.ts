@@ -1,0 +1,66 @@
+import { z } from 'zod';
+import { encodeMultipart } from './multipart.js';
+import type { FileData } from './multipart.js';
+import { tableRowFields } from './schema.js';
+import type { PlatformTransport } from './transport.js';
+
+/** An audio sample to upload. Streams/iterables are streamed to the platform, never buffered whole. */
+export type VoiceFile = {
+  filename: string;
+  contentType: string;
+  data: FileData;
+  /** Byte size when known; with sizes for every file the upload gets a Content-Length instead of chunked encoding. */
+  size?: number;
+};
+
+export interface CloneVoiceInput {
+  files: VoiceFile[];
+  name: string;
+  language: string;
+  /** Allowed values are not documented; the platform validates them. */
+  gender: string;
+  provider: string;
+  description?: string;
+  removeBackgroundNoise?: boolean;
+}
+
+export const voiceSchema = z.looseObject({
+  ...tableRowFields,
+  Name: z.string().optional(),
+  Description: z.string().optional(),
+  Gender: z.string().optional(),
+  Language: z.string().optional(),
+  Provider: z.string().optional(),
+  ProviderID: z.string().optional(),
+  PreviewUrl: z.string().optional(),
+  /** JSON-encoded provider settings, left as the string the platform sent. */
+  ProviderSettings: z.string().optional(),
+});
+export type Voice = z.infer<typeof voiceSchema>;
+
+export interface VoicesApi {
+  clone(input: CloneVoiceInput): Promise<Voice>;
+}
+
+export function voicesApi(transport: PlatformTransport, apiKey: string): VoicesApi {
+  return {
+    clone(input) {
+      const fields: [string, string][] = [
+        ['name', input.name],
+        ['language', input.language],
+        ['gender', input.gender],
+        ['provider', input.provider],
+      ];
+      if (input.description !== undefined) fields.push(['description', input.description]);
+      if (input.removeBackgroundNoise !== undefined) {
+        fields.push(['removeBackgroundNoise', input.removeBackgroundNoise ? 'true' : 'false']);
+      }
+      const multipart = encodeMultipart(
+        fields,
+        input.files.map((f) => ({ field: 'files', ...f })),
+      );
+      // Cloning runs the samples through the voice provider before answering, so allow a slow answer.
+      return transport.requestJson({ method: 'POST', path: '/voices', apiKey, multipart, slow: true }, voiceSchema);
+    },
+  };
+}

@@ -1,0 +1,17 @@
+/**
+ * What listeners receive from the composition root. One object, built once in `compose.ts`.
+ */
+import type { Config } from '../config.js';
+import type { Logger, Redactor } from '../logger.js';
+import type { Store } from '../store/index.js';
+import type { PlatformAccess } from './platform-access.js';
+import type { AdminGate } from './admin-gate.js';
+
+export interface Deps {
+  config: Config;
+  logger: Logger;
+  redactor: Redactor;
+  store: Store;
+  platform: PlatformAccess;
+  admins: AdminGate;
+}

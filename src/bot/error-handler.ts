@@ -1,0 +1,23 @@
+/**
+ * Bolt's global error handler: any error a listener did not handle becomes one clear ephemeral
+ * sentence for the user (when Slack gave us a response_url) and one log line — never a crash.
+ */
+import type { App, CodedError } from '@slack/bolt';
+import { z } from 'zod';
+import type { Deps } from './deps.js';
+import { postToResponseUrl } from '../slack/response-url.js';
+
+const withResponseUrl = z.object({ response_url: z.string().url() });
+
+const SORRY = 'Something went wrong on our side while handling that — try again; if it keeps happening, tell your Slack admin.';
+
+export function installErrorHandler(app: App, deps: Deps): void {
+  // With `extendedErrorHandler: true` Bolt passes the request body too (its args type isn't exported).
+  app.error(async ({ error, body }: { error: CodedError; body?: unknown }) => {
+    const original = 'original' in error && error.original instanceof Error ? error.original : error;
+    deps.logger.error({ err: original, code: error.code }, 'unhandled error in a Slack listener');
+    const target = withResponseUrl.safeParse(body);
+    if (!target.success) return;
+    await postToResponseUrl(target.data.response_url, { response_type: 'ephemeral', replace_original: false, text: SORRY }, deps.logger);
+  });
+}

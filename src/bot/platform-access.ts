@@ -1,0 +1,48 @@
+/**
+ * Which platform API key a workspace uses, and a client bound to it.
+ *
+ * A workspace's own key (stored encrypted by `/campaign connect`) wins; `CAMPAIGN_API_KEY` is the
+ * single-workspace default. All clients share one transport (one keep-alive pool to the platform).
+ */
+import { CampaignClient, type PlatformTransport } from '../api/index.js';
+import type { Redactor } from '../logger.js';
+import type { Store } from '../store/index.js';
+
+/** The workspace has no key: a user-facing condition, not a bug. */
+export class NotConnectedError extends Error {
+  override readonly name = 'NotConnectedError';
+  constructor(readonly teamId: string) {
+    super(`workspace ${teamId} has no platform API key`);
+  }
+}
+
+export class PlatformAccess {
+  constructor(
+    private readonly transport: PlatformTransport,
+    private readonly store: Store,
+    private readonly redactor: Redactor,
+    private readonly defaultApiKey: string | undefined,
+  ) {
+    redactor.addSecret(defaultApiKey);
+  }
+
+  async apiKeyFor(teamId: string): Promise<string | undefined> {
+    const stored = await this.store.workspaces.getApiKey(teamId);
+    const key = stored ?? this.defaultApiKey;
+    this.redactor.addSecret(key);
+    return key;
+  }
+
+  /** A client for this workspace; throws `NotConnectedError` when it has no key. */
+  async clientFor(teamId: string): Promise<CampaignClient> {
+    const key = await this.apiKeyFor(teamId);
+    if (!key) throw new NotConnectedError(teamId);
+    return new CampaignClient(this.transport, key);
+  }
+
+  /** A client for a key that is not stored yet (used to verify it before saving). */
+  clientForKey(apiKey: string): CampaignClient {
+    this.redactor.addSecret(apiKey);
+    return new CampaignClient(this.transport, apiKey);
+  }
+}

@@ -1,0 +1,21 @@
+/**
+ * Splits the text of `/campaign …` into a subcommand, positional arguments and flags.
+ */
+export interface ParsedCommand {
+  name: string;
+  args: string[];
+  flags: Set<string>;
+}
+
+export function parseCommandText(text: string): ParsedCommand {
+  // Slack sends “smart quotes” and non-breaking spaces from some clients; treat them as plain.
+  const words = text.replace(/\u00a0/g, ' ').trim().split(/\s+/).filter(Boolean);
+  const flags = new Set<string>();
+  const positional: string[] = [];
+  for (const word of words) {
+    if (/^--?[a-z][a-z-]*$/i.test(word)) flags.add(word.replace(/^-+/, '').toLowerCase());
+    else positional.push(word);
+  }
+  const [name = '', ...args] = positional;
+  return { name: name.toLowerCase(), args, flags };
+}

@@ -1,0 +1,77 @@
+/**
+ * `/campaign bookings <campaignId>`: the campaign's bookings with status icons and failure reasons,
+ * paged past Slack's per-message block limit.
+ */
+import type { Booking, CampaignClient } from '../api/index.js';
+import { context, escapeMrkdwn, header, message, section, slackDate, truncate, type KnownBlock, type MessagePayload } from '../slack/blocks.js';
+import { paginate, pagerBlocks, registerPager } from './paging.js';
+import type { Subcommand } from './types.js';
+
+const PAGE_SIZE = 20;
+const PAGE_ACTION = 'bookings_page';
+
+const STATUS_ICON: Record<string, string> = { success: '✅', fail: '❌', booking: '⏳' };
+
+export const bookings: Subcommand = {
+  name: 'bookings',
+  usage: 'bookings <campaignId>',
+  summary: 'bookings of a campaign, with status and failure reason',
+  readOnly: true,
+  args: { min: 1, max: 1 },
+  async run(ctx) {
+    const client = await ctx.deps.platform.clientFor(ctx.teamId);
+    await ctx.reply(await renderBookingsPage(client, ctx.args[0] ?? '', 0));
+  },
+  failures: (ctx) => notFound(ctx.args[0] ?? ''),
+  register(app, deps) {
+    registerPager(app, deps, PAGE_ACTION, renderBookingsPage, notFound);
+  },
+};
+
+function notFound(campaignId: string) {
+  return { notFound: `Campaign \`${escapeMrkdwn(campaignId)}\` was not found on the platform.` };
+}
+
+async function renderBookingsPage(client: CampaignClient, campaignId: string, page: number): Promise<MessagePayload> {
+  return renderBookings(campaignId, await client.bookings.list(campaignId), page);
+}
+
+export function renderBookings(campaignId: string, rows: readonly Booking[], pageNumber: number): MessagePayload {
+  const id = escapeMrkdwn(campaignId);
+  if (rows.length === 0) {
+    return message(`No bookings for campaign ${campaignId}`, [section(`Campaign \`${id}\` has no bookings yet.`)]);
+  }
+  // Newest first: the booking people ask about is usually the latest.
+  const sorted = [...rows].sort((a, b) => dateValue(b.BookingDate) - dateValue(a.BookingDate));
+  const counts = countBy(sorted, (b) => b.Status ?? 'unknown');
+  const page = paginate(sorted, pageNumber, PAGE_SIZE);
+  const blocks: KnownBlock[] = [
+    header(truncate(`Bookings — ${campaignId}`, 150)),
+    context(
+      ...Object.entries(counts).map(([status, n]) => `${STATUS_ICON[status] ?? '•'} ${escapeMrkdwn(status)}: *${n}*`),
+    ),
+    ...page.items.map((b) => section(bookingLine(b))),
+    ...pagerBlocks(PAGE_ACTION, campaignId, page, 'bookings'),
+  ];
+  return message(`${rows.length} bookings for campaign ${campaignId}`, blocks);
+}
+
+function bookingLine(b: Booking): string {
+  const icon = STATUS_ICON[b.Status ?? ''] ?? '•';
+  const who = escapeMrkdwn(b.CustomerName || 'Unknown customer');
+  const email = b.CustomerEmail ? ` · ${escapeMrkdwn(b.CustomerEmail)}` : '';
+  const lines = [`${icon} *${who}*${email}`, `${slackDate(b.BookingDate)} · ${escapeMrkdwn(b.Status ?? 'unknown')}${b.CallId ? ` · call \`${escapeMrkdwn(b.CallId)}\`` : ''}`];
+  if (b.Status === 'fail') lines.push(`> ${escapeMrkdwn(truncate(b.Reason || 'no reason given', 500))}`);
+  return lines.join('\n');
+}
+
+function dateValue(iso: string | undefined): number {
+  const t = iso ? Date.parse(iso) : NaN;
+  return Number.isNaN(t) ? 0 : t;
+}
+
+function countBy<T>(items: readonly T[], key: (item: T) => string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const item of items) out[key(item)] = (out[key(item)] ?? 0) + 1;
+  return out;
+}

@@ -1,0 +1,75 @@
+/**
+ * The `/campaign` listener: ack at once, then parse, gate and run the subcommand.
+ *
+ * Slack gives 3 s to ack. We ack before any I/O (no store read, no platform call), and every answer
+ * follows through `respond()` — so a slow platform delays the answer, never the ack.
+ */
+import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
+import type { Deps } from '../bot/deps.js';
+import { parseCommandText } from './arguments.js';
+import { describeFailure } from './failure.js';
+import { renderHelp } from './help.js';
+import type { CommandContext, Subcommand } from './types.js';
+
+export function createDispatcher(commands: readonly Subcommand[], deps: Deps) {
+  const byName = new Map(commands.map((c) => [c.name, c]));
+
+  return async ({ command, ack, respond, client, logger: _boltLogger }: SlackCommandMiddlewareArgs & AllMiddlewareArgs): Promise<void> => {
+    await ack();
+    const parsed = parseCommandText(command.text);
+    const logger = deps.logger.child({ team: command.team_id, user: command.user_id, subcommand: parsed.name || 'help' });
+    const tell = async (sentence: string) => {
+      await respond({ response_type: 'ephemeral', text: sentence });
+    };
+
+    if (parsed.name === '' || parsed.name === 'help') {
+      await respond({ response_type: 'ephemeral', ...renderHelp(commands) });
+      return;
+    }
+    const sub = byName.get(parsed.name);
+    if (!sub) {
+      await respond({ response_type: 'ephemeral', ...renderHelp(commands, parsed.name) });
+      return;
+    }
+    const isPublic = parsed.flags.has('public');
+    if (isPublic && !sub.readOnly) {
+      await tell(`\`--public\` works only with read commands; \`/campaign ${sub.name}\` always answers privately.`);
+      return;
+    }
+    if (parsed.args.length < sub.args.min || parsed.args.length > sub.args.max) {
+      await tell(`Usage: \`/campaign ${sub.usage}\``);
+      return;
+    }
+
+    const ctx: CommandContext = {
+      args: parsed.args,
+      isPublic,
+      teamId: command.team_id,
+      userId: command.user_id,
+      channelId: command.channel_id,
+      triggerId: command.trigger_id,
+      responseUrl: command.response_url,
+      client,
+      logger,
+      deps,
+      respond,
+      tell,
+      reply: async (msg) => {
+        await respond({ response_type: isPublic ? 'in_channel' : 'ephemeral', ...msg });
+      },
+    };
+
+    const started = Date.now();
+    try {
+      if (sub.admin && !(await deps.admins.isAdmin(client, command.team_id, command.user_id))) {
+        await tell(`Only Slack workspace admins and owners (or users listed in the app's ADMIN_USER_IDS) can run \`/campaign ${sub.name}\`.`);
+        return;
+      }
+      await sub.run(ctx);
+      logger.info({ ms: Date.now() - started }, 'command handled');
+    } catch (err) {
+      logger.warn({ err, ms: Date.now() - started }, 'command failed');
+      await tell(describeFailure(err, sub.failures?.(ctx))).catch((e: unknown) => logger.error({ err: e }, 'could not tell the user about a failure'));
+    }
+  };
+}

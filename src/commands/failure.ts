@@ -1,0 +1,62 @@
+/**
+ * Turns any failure into the one sentence a Slack user reads: what happened and what to do.
+ * Upstream errors keep their code and request id, so support can find the request.
+ */
+import {
+  ApiConnectionError,
+  ApiError,
+  ApiSchemaError,
+  ApiTimeoutError,
+  AuthenticationError,
+  NotFoundError,
+  RateLimitError,
+  ServerError,
+} from '../api/index.js';
+import { NotConnectedError } from '../bot/platform-access.js';
+import { escapeMrkdwn, truncate } from '../slack/blocks.js';
+
+export interface FailureWording {
+  /** Sentence for a 404, e.g. "Campaign `x` was not found." */
+  notFound?: string;
+  /** Sentences for specific statuses (400, 409, 422…), used before the generic ones. */
+  byStatus?: Partial<Record<number, string>>;
+}
+
+/** The reference a user can quote: the platform's code and request id when there are any. */
+export function upstreamRef(err: ApiError): string {
+  const parts = [`code ${err.code || 'unknown'}`];
+  if (err.requestId) parts.push(`request id ${err.requestId}`);
+  return `(${parts.join(', ')})`;
+}
+
+export function describeFailure(err: unknown, wording: FailureWording = {}): string {
+  if (err instanceof NotConnectedError) {
+    return 'This workspace is not connected to the campaign platform yet — ask a Slack admin to run `/campaign connect`.';
+  }
+  if (err instanceof ApiError) {
+    const specific = wording.byStatus?.[err.status];
+    if (specific) return `${specific} ${upstreamRef(err)}`;
+    if (err instanceof NotFoundError && wording.notFound) return `${wording.notFound} ${upstreamRef(err)}`;
+    if (err instanceof AuthenticationError) {
+      return `The platform rejected this workspace's API key ${upstreamRef(err)} — ask a Slack admin to run \`/campaign connect\` with a current key.`;
+    }
+    if (err instanceof RateLimitError) {
+      return `The platform is limiting requests right now ${upstreamRef(err)} — try again in a minute.`;
+    }
+    if (err instanceof ServerError) {
+      return `The platform had an internal error ${upstreamRef(err)} — try again in a minute; if it keeps happening, give support the request id.`;
+    }
+    const detail = err.message ? `: ${escapeMrkdwn(truncate(err.message, 300))}` : '';
+    return `The platform refused the request (HTTP ${err.status}${detail}) ${upstreamRef(err)}.`;
+  }
+  if (err instanceof ApiTimeoutError) {
+    return 'The platform did not answer in time — try again in a minute.';
+  }
+  if (err instanceof ApiConnectionError) {
+    return 'The campaign platform could not be reached — try again in a minute; if it keeps happening, tell your Slack admin.';
+  }
+  if (err instanceof ApiSchemaError) {
+    return 'The platform answered with data this app does not understand — tell your Slack admin (the details are in the app logs).';
+  }
+  return 'Something went wrong on our side while handling that — try again; if it keeps happening, tell your Slack admin.';
+}

@@ -1,0 +1,83 @@
+/**
+ * Admin forms: a subcommand opens a modal; its submission runs platform work within Slack's 3 s
+ * (see `settleSubmission`), and the outcome is announced where the command was run.
+ */
+import type { AllMiddlewareArgs, App, SlackViewMiddlewareArgs, ViewOutput, ViewSubmitAction } from '@slack/bolt';
+import type { KnownBlock } from '@slack/types';
+import { z } from 'zod';
+import type { Deps } from '../bot/deps.js';
+import type { Logger } from '../logger.js';
+import type { MessagePayload } from '../slack/blocks.js';
+import { modal, readMetadata } from '../slack/modals.js';
+import { postToResponseUrl } from '../slack/response-url.js';
+import { noticeView, settleSubmission } from '../slack/submission.js';
+import type { CommandContext } from './types.js';
+
+const formMetadata = z.object({ responseUrl: z.string().url().optional(), extra: z.record(z.string(), z.string()).optional() });
+
+export type FormResult =
+  | { kind: 'done'; announce?: MessagePayload }
+  | { kind: 'invalid'; errors: Record<string, string>; sentence: string };
+
+export interface FormSubmission {
+  view: ViewOutput;
+  teamId: string;
+  userId: string;
+  logger: Logger;
+  /** Extra values the form was opened with (e.g. ids chosen before the modal). */
+  extra: Record<string, string>;
+}
+
+/** Opens a form modal from a command, remembering where to announce the result. */
+export async function openForm(
+  ctx: Pick<CommandContext, 'client' | 'triggerId' | 'responseUrl'>,
+  form: { callbackId: string; title: string; submit: string; blocks: KnownBlock[]; extra?: Record<string, string> },
+): Promise<void> {
+  await ctx.client.views.open({
+    trigger_id: ctx.triggerId,
+    view: modal({
+      callbackId: form.callbackId,
+      title: form.title,
+      submit: form.submit,
+      blocks: form.blocks,
+      privateMetadata: JSON.stringify({ responseUrl: ctx.responseUrl, ...(form.extra ? { extra: form.extra } : {}) }),
+    }),
+  });
+}
+
+/** Handles the submissions of one admin form. `handle` maps every expected failure to a FormResult. */
+export function onFormSubmit(
+  app: App,
+  deps: Deps,
+  form: { callbackId: string; title: string; handle(submission: FormSubmission): Promise<FormResult> },
+): void {
+  app.view<ViewSubmitAction>(form.callbackId, async ({ ack, body, view, client }: SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs) => {
+    const teamId = body.team?.id ?? body.user.team_id ?? view.team_id;
+    const userId = body.user.id;
+    const logger = deps.logger.child({ team: teamId, user: userId, view: form.callbackId });
+    const meta = readMetadata(view, formMetadata);
+    // Forms are opened for admins only, but a submission is checked again: rights can change.
+    if (!(await deps.admins.isAdmin(client, teamId, userId))) {
+      await ack({ response_action: 'update', view: noticeView(form.title, 'Only Slack workspace admins (or users in ADMIN_USER_IDS) can do this.') });
+      return;
+    }
+    let announce: MessagePayload | undefined;
+    const outcome = await settleSubmission({
+      ack,
+      client,
+      viewId: view.id,
+      title: form.title,
+      logger,
+      work: form.handle({ view, teamId, userId, logger, extra: meta?.extra ?? {} }).then((result) => {
+        if (result.kind === 'done') {
+          announce = result.announce;
+          return { kind: 'done' as const };
+        }
+        return result;
+      }),
+    });
+    if (outcome.kind === 'done' && announce && meta?.responseUrl) {
+      await postToResponseUrl(meta.responseUrl, { response_type: 'ephemeral', ...announce }, logger);
+    }
+  });
+}

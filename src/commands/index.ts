@@ -1,0 +1,40 @@
+/**
+ * The `/campaign` command surface: the list of subcommands (help shows them in this order) and the
+ * one `register` that wires the dispatcher and every subcommand's modals and actions.
+ */
+import type { App } from '@slack/bolt';
+import type { Deps } from '../bot/deps.js';
+import { bookings } from './bookings.js';
+import { connect } from './connect.js';
+import { createDispatcher } from './dispatch.js';
+import { deleteAgent } from './delete-agent.js';
+import { keys } from './keys.js';
+import { linkNumber } from './link-number.js';
+import { profile } from './profile.js';
+import { verify } from './verify.js';
+import { quota } from './quota.js';
+import { scheduled } from './scheduled.js';
+import { stats } from './stats.js';
+import { template } from './template.js';
+import type { Subcommand } from './types.js';
+
+export const SUBCOMMANDS: readonly Subcommand[] = [
+  stats,
+  bookings,
+  scheduled,
+  quota,
+  template,
+  connect,
+  keys,
+  profile,
+  linkNumber,
+  deleteAgent,
+  verify,
+];
+
+export const COMMAND = '/campaign';
+
+export function register(app: App, deps: Deps): void {
+  app.command(COMMAND, createDispatcher(SUBCOMMANDS, deps));
+  for (const sub of SUBCOMMANDS) sub.register?.(app, deps);
+}

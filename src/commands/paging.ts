@@ -1,0 +1,66 @@
+/**
+ * Lists longer than one Slack message are paged: the message shows one page and Previous/Next
+ * buttons; a click re-reads the list and replaces the message with the asked page.
+ */
+import type { App, BlockButtonAction, AllMiddlewareArgs, SlackActionMiddlewareArgs } from '@slack/bolt';
+import { z } from 'zod';
+import type { Deps } from '../bot/deps.js';
+import type { CampaignClient } from '../api/index.js';
+import { actions, button, context, type KnownBlock, type MessagePayload } from '../slack/blocks.js';
+import { parseJsonValue } from '../slack/json-value.js';
+import { describeFailure, type FailureWording } from './failure.js';
+
+export interface Page<T> {
+  items: T[];
+  /** Zero-based. */
+  page: number;
+  pages: number;
+  total: number;
+  firstIndex: number;
+}
+
+export function paginate<T>(all: readonly T[], page: number, size: number): Page<T> {
+  const pages = Math.max(1, Math.ceil(all.length / size));
+  const p = Math.min(Math.max(0, Math.trunc(page)), pages - 1);
+  return { items: all.slice(p * size, (p + 1) * size), page: p, pages, total: all.length, firstIndex: p * size };
+}
+
+const pageValue = z.object({ id: z.string().max(200), page: z.number().int().min(0) });
+
+/** The footer of a paged list: where we are, and buttons to move. */
+export function pagerBlocks(actionId: string, id: string, page: Page<unknown>, noun: string): KnownBlock[] {
+  const shown = `Showing ${page.firstIndex + 1}–${page.firstIndex + page.items.length} of ${page.total} ${noun}`;
+  if (page.pages <= 1) return [context(shown)];
+  const buttons = [];
+  if (page.page > 0) buttons.push(button('◀ Previous', actionId, { value: JSON.stringify({ id, page: page.page - 1 }) }));
+  if (page.page < page.pages - 1) buttons.push(button('Next ▶', actionId, { value: JSON.stringify({ id, page: page.page + 1 }) }));
+  return [context(`${shown} · page ${page.page + 1} of ${page.pages}`), actions(buttons)];
+}
+
+/** Registers the button handler of one paged list. `render` re-reads the data for the asked page. */
+export function registerPager(
+  app: App,
+  deps: Deps,
+  actionId: string,
+  render: (client: CampaignClient, id: string, page: number) => Promise<MessagePayload>,
+  wording: (id: string) => FailureWording = () => ({}),
+): void {
+  app.action<BlockButtonAction>(actionId, async ({ ack, action, body, respond }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs) => {
+    await ack();
+    const parsed = parseJsonValue(action.value, pageValue);
+    if (!parsed) {
+      await respond({ response_type: 'ephemeral', replace_original: false, text: 'That button is out of date — run the command again.' });
+      return;
+    }
+    const { id, page } = parsed;
+    const teamId = body.team?.id ?? body.user.team_id ?? '';
+    try {
+      const client = await deps.platform.clientFor(teamId);
+      await respond({ replace_original: true, ...(await render(client, id, page)) });
+    } catch (err) {
+      deps.logger.warn({ err, actionId, team: teamId }, 'paging failed');
+      await respond({ response_type: 'ephemeral', replace_original: false, text: describeFailure(err, wording(id)) });
+    }
+  });
+}
+

@@ -1,0 +1,46 @@
+/**
+ * What a `/campaign` subcommand is, and what it gets when it runs.
+ */
+import type { App, RespondFn } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import type { Logger } from '../logger.js';
+import type { MessagePayload } from '../slack/blocks.js';
+import type { Deps } from '../bot/deps.js';
+import type { FailureWording } from './failure.js';
+
+export interface Subcommand {
+  name: string;
+  /** Shown in help, e.g. `bookings <campaignId>`. */
+  usage: string;
+  summary: string;
+  /** Admin subcommands run only for workspace admins/owners or ADMIN_USER_IDS. */
+  admin?: boolean;
+  /** Read commands accept `--public` to post the answer in the channel. */
+  readOnly?: boolean;
+  /** Positional argument count accepted (after flags are removed). */
+  args: { min: number; max: number };
+  run(ctx: CommandContext): Promise<void>;
+  /** How this subcommand words upstream failures (e.g. which thing a 404 means). */
+  failures?(ctx: CommandContext): FailureWording;
+  /** Its modal submissions and button actions. */
+  register?(app: App, deps: Deps): void;
+}
+
+export interface CommandContext {
+  args: string[];
+  /** `--public` was given (only for read commands). */
+  isPublic: boolean;
+  teamId: string;
+  userId: string;
+  channelId: string;
+  triggerId: string;
+  responseUrl: string;
+  client: WebClient;
+  logger: Logger;
+  deps: Deps;
+  /** Sends the answer: ephemeral, or in the channel with `--public`. */
+  reply(message: MessagePayload): Promise<void>;
+  /** One plain sentence, always ephemeral (errors, usage). */
+  tell(sentence: string): Promise<void>;
+  respond: RespondFn;
+}

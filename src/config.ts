@@ -1,0 +1,176 @@
+/**
+ * The runtime contract of ../shared/PRODUCT.md, parsed once at start.
+ *
+ * This is the only module that reads `process.env`. Everything else receives a typed `Config`.
+ * A bad or missing value produces one readable line per problem — the variable name and what is
+ * wrong with it, never its value (several of these are secrets).
+ */
+import { z } from 'zod';
+
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export type SlackMode =
+  | { kind: 'single'; botToken: string }
+  | { kind: 'oauth'; clientId: string; clientSecret: string; stateSecret: string };
+
+export interface Config {
+  slack: {
+    mode: SlackMode;
+    /** Present when Socket Mode carries Slack traffic instead of HTTP. */
+    appToken?: string;
+    /** Required in HTTP mode; unused in Socket Mode. */
+    signingSecret?: string;
+    apiUrl: string;
+  };
+  campaign: {
+    /** Platform base URL, including `/v1/api`. */
+    apiUrl: string;
+    /** Default key for a single workspace; workspaces may store their own with `/campaign connect`. */
+    apiKey?: string;
+  };
+  redisUrl?: string;
+  port: number;
+  /** Public https base of this bot, used to build webhook hook URLs. */
+  publicUrl?: string;
+  /** 32-byte AES-256-GCM key for stored secrets. */
+  secretsKey?: Buffer;
+  adminUserIds: readonly string[];
+  logLevel: LogLevel;
+}
+
+export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: string[] };
+
+/** Names whose presence means "this is a real deployment" (issue 9: the playground starts only without them). */
+export const DEPLOYMENT_VARIABLES = [
+  'SLACK_BOT_TOKEN',
+  'SLACK_CLIENT_ID',
+  'SLACK_CLIENT_SECRET',
+  'SLACK_STATE_SECRET',
+  'SLACK_APP_TOKEN',
+  'SLACK_SIGNING_SECRET',
+  'CAMPAIGN_API_URL',
+] as const;
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Empty strings count as unset: `FOO= npm start` should behave like not setting FOO. */
+const optionalText = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
+
+const httpUrl = (httpsOnly: boolean) =>
+  z.url({ protocol: httpsOnly ? /^https$/ : /^https?$/, error: httpsOnly ? 'must be an https URL' : 'must be an http(s) URL' });
+
+const secretsKey = z
+  .string()
+  .transform((v, ctx) => {
+    const key = Buffer.from(v, 'base64');
+    if (key.length !== 32 || !/^[A-Za-z0-9+/_-]+={0,2}$/.test(v)) {
+      ctx.addIssue({ code: 'custom', message: 'must be 32 bytes encoded in base64 (e.g. `openssl rand -base64 32`)' });
+      return z.NEVER;
+    }
+    return key;
+  });
+
+const envSchema = z.object({
+  SLACK_SIGNING_SECRET: optionalText,
+  SLACK_BOT_TOKEN: optionalText.pipe(
+    z.string().startsWith('xoxb-', 'must be a bot token (starts with xoxb-)').optional(),
+  ),
+  SLACK_CLIENT_ID: optionalText,
+  SLACK_CLIENT_SECRET: optionalText,
+  SLACK_STATE_SECRET: optionalText,
+  SLACK_APP_TOKEN: optionalText.pipe(
+    z.string().startsWith('xapp-', 'must be an app-level token (starts with xapp-)').optional(),
+  ),
+  SLACK_API_URL: optionalText.pipe(httpUrl(false).optional()),
+  CAMPAIGN_API_URL: optionalText.pipe(httpUrl(false).optional()),
+  CAMPAIGN_API_KEY: optionalText,
+  REDIS_URL: optionalText.pipe(z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }).optional()),
+  PORT: optionalText.pipe(
+    z
+      .string()
+      .regex(/^\d{1,5}$/, 'must be a port number')
+      .transform(Number)
+      .pipe(z.number().max(65535, 'must be between 0 and 65535'))
+      .optional(),
+  ),
+  PUBLIC_URL: optionalText.pipe(httpUrl(true).optional()),
+  SECRETS_KEY: optionalText.pipe(secretsKey.optional()),
+  ADMIN_USER_IDS: optionalText.pipe(
+    z
+      .string()
+      .transform((v) => v.split(',').map((id) => id.trim()).filter(Boolean))
+      .pipe(z.array(z.string().regex(/^[UW][A-Z0-9]+$/, 'must be Slack user ids like U0123ABC, comma-separated')))
+      .optional(),
+  ),
+  LOG_LEVEL: optionalText.pipe(z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).optional()),
+});
+
+/** Parses an environment. Pure: callers pass `process.env` (see `loadConfig`). */
+export function parseConfig(env: Env): ConfigResult {
+  const parsed = envSchema.safeParse(env);
+  // Issues name the variable (path[0]) and the rule; zod 4 never echoes the input in these messages.
+  const problems = parsed.success ? [] : parsed.error.issues.map((i) => `${String(i.path[0])}: ${i.message}`);
+  // Cross-variable rules look at presence only, so they are reported even when a value is malformed.
+  const isSet = (name: string) => Boolean(env[name]?.trim());
+  const oauthNames = ['SLACK_CLIENT_ID', 'SLACK_CLIENT_SECRET', 'SLACK_STATE_SECRET'] as const;
+  const anyOauth = oauthNames.some(isSet);
+  if (isSet('SLACK_BOT_TOKEN') && anyOauth) {
+    problems.push('SLACK_BOT_TOKEN: set either it (one workspace) or SLACK_CLIENT_ID/SLACK_CLIENT_SECRET/SLACK_STATE_SECRET (OAuth), not both');
+  } else if (anyOauth) {
+    for (const name of oauthNames) if (!isSet(name)) problems.push(`${name}: required for OAuth multi-workspace mode`);
+  } else if (!isSet('SLACK_BOT_TOKEN')) {
+    problems.push('SLACK_BOT_TOKEN: required (or SLACK_CLIENT_ID, SLACK_CLIENT_SECRET and SLACK_STATE_SECRET for OAuth)');
+  }
+  if (!isSet('SLACK_APP_TOKEN') && !isSet('SLACK_SIGNING_SECRET')) {
+    problems.push('SLACK_SIGNING_SECRET: required in HTTP mode (or set SLACK_APP_TOKEN for Socket Mode)');
+  }
+  if (!isSet('CAMPAIGN_API_URL')) problems.push('CAMPAIGN_API_URL: required (the platform base URL, ending in /v1/api)');
+  if (isSet('REDIS_URL') && !isSet('SECRETS_KEY')) {
+    problems.push('SECRETS_KEY: required when REDIS_URL is set (stored API keys are encrypted with it)');
+  }
+  if (!parsed.success || problems.length > 0) return { ok: false, problems };
+
+  const e = parsed.data;
+  const mode: SlackMode = e.SLACK_BOT_TOKEN
+    ? { kind: 'single', botToken: e.SLACK_BOT_TOKEN }
+    : { kind: 'oauth', clientId: e.SLACK_CLIENT_ID ?? '', clientSecret: e.SLACK_CLIENT_SECRET ?? '', stateSecret: e.SLACK_STATE_SECRET ?? '' };
+  const campaignApiUrl = e.CAMPAIGN_API_URL ?? '';
+
+  const config: Config = {
+    slack: {
+      mode,
+      ...(e.SLACK_APP_TOKEN ? { appToken: e.SLACK_APP_TOKEN } : {}),
+      ...(e.SLACK_SIGNING_SECRET ? { signingSecret: e.SLACK_SIGNING_SECRET } : {}),
+      apiUrl: withTrailingSlash(e.SLACK_API_URL ?? 'https://slack.com/api/'),
+    },
+    campaign: {
+      apiUrl: campaignApiUrl.replace(/\/+$/, ''),
+      ...(e.CAMPAIGN_API_KEY ? { apiKey: e.CAMPAIGN_API_KEY } : {}),
+    },
+    ...(e.REDIS_URL ? { redisUrl: e.REDIS_URL } : {}),
+    port: e.PORT ?? 3000,
+    ...(e.PUBLIC_URL ? { publicUrl: e.PUBLIC_URL.replace(/\/+$/, '') } : {}),
+    ...(e.SECRETS_KEY ? { secretsKey: e.SECRETS_KEY } : {}),
+    adminUserIds: e.ADMIN_USER_IDS ?? [],
+    logLevel: e.LOG_LEVEL ?? 'info',
+  };
+  return { ok: true, config };
+}
+
+/** True when no deployment variable is set at all: the brief's "playground" situation. */
+export function isUnconfigured(env: Env): boolean {
+  return DEPLOYMENT_VARIABLES.every((name) => !env[name]?.trim());
+}
+
+/** The one read of `process.env` in the codebase. */
+export function readProcessEnv(): Env {
+  return process.env;
+}
+
+function withTrailingSlash(url: string): string {
+  return url.endsWith('/') ? url : `${url}/`;
+}

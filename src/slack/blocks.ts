@@ -1,0 +1,119 @@
+/**
+ * Typed Block Kit constructors (objects checked against @slack/types, never strings) and Slack's
+ * limits in one place, so every renderer truncates the same way.
+ */
+import type {
+  ActionsBlock,
+  Button,
+  ContextBlock,
+  DividerBlock,
+  HeaderBlock,
+  KnownBlock,
+  MrkdwnElement,
+  PlainTextElement,
+  SectionBlock,
+} from '@slack/types';
+
+export type { KnownBlock } from '@slack/types';
+
+export const LIMITS = {
+  blocksPerMessage: 50,
+  blocksPerModal: 100,
+  sectionText: 3000,
+  sectionFields: 10,
+  fieldText: 2000,
+  headerText: 150,
+  contextElements: 10,
+  buttonText: 75,
+  buttonValue: 2000,
+  actionsElements: 25,
+  /** Fallback `text` of a message: Slack truncates past 40k; keep notifications short. */
+  fallbackText: 3000,
+} as const;
+
+/** Escapes the three characters Slack's mrkdwn treats as control, so platform text can't inject mentions or links. */
+export function escapeMrkdwn(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** Cuts text to `max` characters, marking the cut with an ellipsis. Counts UTF-16 units like Slack does. */
+export function truncate(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, Math.max(0, max - 1))}…`;
+}
+
+export function plain(text: string, max: number = LIMITS.sectionText): PlainTextElement {
+  return { type: 'plain_text', text: truncate(text, max), emoji: true };
+}
+
+export function mrkdwn(text: string, max: number = LIMITS.sectionText): MrkdwnElement {
+  return { type: 'mrkdwn', text: truncate(text, max) };
+}
+
+export function header(text: string): HeaderBlock {
+  return { type: 'header', text: plain(text, LIMITS.headerText) };
+}
+
+export function section(text: string, extra: Partial<Omit<SectionBlock, 'type' | 'text'>> = {}): SectionBlock {
+  return { type: 'section', text: mrkdwn(text), ...extra };
+}
+
+/** A section of label/value pairs, two columns; at most 10 fields per section (Slack's rule). */
+export function fields(pairs: ReadonlyArray<readonly [label: string, value: string]>): SectionBlock {
+  return {
+    type: 'section',
+    fields: pairs.slice(0, LIMITS.sectionFields).map(([label, value]) => mrkdwn(`*${label}*\n${value}`, LIMITS.fieldText)),
+  };
+}
+
+export function context(...texts: string[]): ContextBlock {
+  return { type: 'context', elements: texts.slice(0, LIMITS.contextElements).map((t) => mrkdwn(t, LIMITS.fieldText)) };
+}
+
+export function divider(): DividerBlock {
+  return { type: 'divider' };
+}
+
+export function button(
+  text: string,
+  actionId: string,
+  opts: { value?: string; url?: string; style?: 'primary' | 'danger' } = {},
+): Button {
+  return {
+    type: 'button',
+    text: plain(text, LIMITS.buttonText),
+    action_id: actionId,
+    ...(opts.value !== undefined ? { value: truncate(opts.value, LIMITS.buttonValue) } : {}),
+    ...(opts.url ? { url: opts.url } : {}),
+    ...(opts.style ? { style: opts.style } : {}),
+  };
+}
+
+export function actions(elements: Button[], blockId?: string): ActionsBlock {
+  return { type: 'actions', elements: elements.slice(0, LIMITS.actionsElements), ...(blockId ? { block_id: blockId } : {}) };
+}
+
+/**
+ * A date Slack renders in the reader's own time zone; `fallback` shows where the client can't.
+ * Invalid input is shown as given (escaped) rather than hidden.
+ */
+export function slackDate(iso: string | undefined, format = '{date_short_pretty} at {time}'): string {
+  if (!iso) return '—';
+  const ms = Date.parse(iso);
+  if (Number.isNaN(ms)) return escapeMrkdwn(iso);
+  const fallback = new Date(ms).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
+  return `<!date^${Math.floor(ms / 1000)}^${format}|${fallback}>`;
+}
+
+/** A message payload: blocks within the per-message limit plus the fallback text notifications use. */
+export interface MessagePayload {
+  text: string;
+  blocks: KnownBlock[];
+}
+
+export function message(text: string, blocks: KnownBlock[]): MessagePayload {
+  if (blocks.length > LIMITS.blocksPerMessage) {
+    // Renderers page before this point; this guard keeps a bug from turning into a rejected post.
+    blocks = [...blocks.slice(0, LIMITS.blocksPerMessage - 1), context('_…more items were cut to fit one message._')];
+  }
+  return { text: truncate(text, LIMITS.fallbackText), blocks };
+}

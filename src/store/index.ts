@@ -1,0 +1,114 @@
+import type { Redis } from 'ioredis';
+import { pino } from 'pino';
+import type { Logger } from 'pino';
+import { Cache } from './cache.js';
+import { Dedup } from './dedup.js';
+import { createKeys } from './keys.js';
+import type { Keys } from './keys.js';
+import type { KeyValueStore } from './kv.js';
+import { MemoryKeyValueStore } from './memory-kv.js';
+import { createMemoryQueue } from './memory-queue.js';
+import type { EventQueue } from './queue.js';
+import { openRedis } from './redis-connection.js';
+import { RedisKeyValueStore } from './redis-kv.js';
+import { createRedisQueue } from './redis-queue.js';
+import { RouteRepo } from './routes.js';
+import { SecretBox } from './secrets.js';
+import { WorkspaceRepo } from './workspaces.js';
+
+export interface StoreOptions {
+  /** Redis mode when set (or when `redis` is given); in-memory otherwise. */
+  redisUrl?: string;
+  /** An existing ioredis client to use instead of `redisUrl`; not closed by `close()`. */
+  redis?: Redis;
+  /** 32-byte key for stored secrets. Required in Redis mode; in-memory mode uses a per-process key without it. */
+  secretsKey?: Buffer;
+  /** Prefix of every key. Default `campaign:`. */
+  keyPrefix?: string;
+  logger?: Logger;
+}
+
+export interface Store {
+  backend: 'memory' | 'redis';
+  keys: Keys;
+  kv: KeyValueStore;
+  secrets: SecretBox;
+  workspaces: WorkspaceRepo;
+  routes: RouteRepo;
+  cache: Cache;
+  dedup: Dedup;
+  queue: EventQueue;
+  /** Resolves when the backend answers (for /readyz); rejects otherwise. */
+  ping(): Promise<void>;
+  /** Stops queue consumers (waiting for in-flight handlers), then closes connections this store opened. */
+  close(): Promise<void>;
+}
+
+export function createStore(options: StoreOptions = {}): Store {
+  const logger = options.logger ?? pino({ enabled: false });
+  const keys = createKeys(options.keyPrefix);
+  const useRedis = options.redis !== undefined || options.redisUrl !== undefined;
+
+  if (useRedis && !options.secretsKey) {
+    // Secrets stored in a shared, persistent Redis must be readable after a restart: no ephemeral key.
+    throw new Error('SECRETS_KEY is required when Redis is used');
+  }
+  const secrets = options.secretsKey ? new SecretBox(options.secretsKey) : SecretBox.ephemeral();
+
+  let kv: KeyValueStore;
+  let queue: EventQueue;
+  let ownedClient: Redis | undefined;
+  if (useRedis) {
+    const redis = options.redis ?? openRedis(options.redisUrl!, logger);
+    if (!options.redis) ownedClient = redis;
+    kv = new RedisKeyValueStore({ redis });
+    queue = createRedisQueue({ redis, keys, logger });
+  } else {
+    kv = new MemoryKeyValueStore();
+    queue = createMemoryQueue({ logger });
+  }
+
+  let closing: Promise<void> | undefined;
+  return {
+    backend: useRedis ? 'redis' : 'memory',
+    keys,
+    kv,
+    secrets,
+    workspaces: new WorkspaceRepo(kv, keys, secrets),
+    routes: new RouteRepo(kv, keys),
+    cache: new Cache(kv, keys),
+    dedup: new Dedup(kv, keys),
+    queue,
+    ping: () => kv.ping(),
+    close: () =>
+      (closing ??= (async () => {
+        await queue.close();
+        await kv.close();
+        if (ownedClient) await ownedClient.quit().catch(() => ownedClient?.disconnect());
+      })()),
+  };
+}
+
+export { createKeys, DEFAULT_KEY_PREFIX } from './keys.js';
+export type { Keys } from './keys.js';
+export type { KeyValueStore, SetOptions } from './kv.js';
+export { SecretBox, SecretBoxError, decodeSecretsKey } from './secrets.js';
+export { WorkspaceRepo } from './workspaces.js';
+export type { Connection } from './workspaces.js';
+export { RouteRepo, ALL_CAMPAIGNS } from './routes.js';
+export type { Route } from './routes.js';
+export { Cache } from './cache.js';
+export { Dedup } from './dedup.js';
+export { RetryLaterError, isRetryLaterError } from './queue.js';
+export type {
+  ConsumeOptions,
+  Consumer,
+  DeadLetter,
+  DeadLetters,
+  EnqueueResult,
+  EventQueue,
+  QueueDepth,
+  QueueEntry,
+  QueueEvent,
+  QueueHandler,
+} from './queue.js';

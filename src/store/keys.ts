@@ -1,0 +1,89 @@
+/**
+ * The one place Redis key names are built. Every stored key starts with the configured prefix, and every
+ * free-form part (team ids, campaign ids, phone numbers, dedup keys…) goes through `segment()` so that a
+ * value containing `:` cannot collide with another key and a value containing `{`/`}` cannot change a key's
+ * Redis Cluster hash slot.
+ *
+ * Keys touched together by one Lua script (the event queue) share the `{queue}` hash tag, so the scripts
+ * stay valid on Redis Cluster. The tag must be the first `{…}` in the key, which is why the prefix may not
+ * contain braces.
+ */
+
+export const DEFAULT_KEY_PREFIX = 'campaign:';
+
+/** Hash tag shared by every key the queue scripts touch in one call. */
+const QUEUE_TAG = '{queue}';
+
+export interface Keys {
+  readonly prefix: string;
+  /** Hash: encrypted API key, connection metadata, hook token (encrypted) and its hash. */
+  workspace(teamId: string): string;
+  /** String: SHA-256 (hex) of a hook token → team id. */
+  hookToken(tokenHash: string): string;
+  /** Set: the team's event routes. */
+  routes(teamId: string): string;
+  /** Slack installation (OAuth multi-workspace mode). */
+  installation(teamId: string, enterpriseId?: string): string;
+  /** String with TTL: "seen once" marks, e.g. Slack event retries. */
+  dedup(scope: string, id: string): string;
+  /** String with TTL: cached JSON values (see `Cache`, which passes its logical key as `name`). */
+  cache(name: string, id?: string): string;
+  /** A handoff conversation (workspace, campaign, customer number). */
+  conversation(teamId: string, campaignId: string, customerNumber: string): string;
+  /** A Slack thread → its conversation / session. */
+  thread(teamId: string, channelId: string, threadTs: string): string;
+
+  // Event queue. All of these share one hash tag.
+  queueStream(): string;
+  queueDedup(teamId: string, dedupKey: string): string;
+  /** List: ids of the not-yet-finished entries of one orderKey, oldest first. */
+  queueOrder(orderKey: string): string;
+  /** String with TTL: which consumer is running the head entry of one orderKey. */
+  queueLease(orderKey: string): string;
+  /** Hash: entry id → failed attempts so far. */
+  queueAttempts(): string;
+  /** List: dead letters, most recent first, capped. */
+  queueDead(): string;
+  /** Hash: team id → dead letters ever (plus the `*` field for all teams). */
+  queueDeadCounts(): string;
+}
+
+/**
+ * Escapes the characters that carry meaning in a key (`:` separates parts, `{}` select the hash slot,
+ * `%` is the escape itself, whitespace/control characters make keys unreadable). Injective, so two different
+ * values never produce the same segment.
+ */
+export function segment(value: string): string {
+  // eslint-disable-next-line no-control-regex
+  return value.replace(/[%:{}\s\x00-\x1f\x7f]/g, (c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+
+export function createKeys(prefix: string = DEFAULT_KEY_PREFIX): Keys {
+  if (/[{}]/.test(prefix)) {
+    // A brace in the prefix would become the hash tag of every key and defeat the queue's own tag.
+    throw new Error('key prefix must not contain "{" or "}"');
+  }
+  const p = prefix;
+  const q = `${p}${QUEUE_TAG}:`;
+  return {
+    prefix: p,
+    workspace: (teamId) => `${p}workspace:${segment(teamId)}`,
+    hookToken: (tokenHash) => `${p}hook-token:${segment(tokenHash)}`,
+    routes: (teamId) => `${p}routes:${segment(teamId)}`,
+    installation: (teamId, enterpriseId) =>
+      `${p}installation:${segment(enterpriseId ?? '-')}:${segment(teamId)}`,
+    dedup: (scope, id) => `${p}dedup:${segment(scope)}:${segment(id)}`,
+    cache: (name, id) => `${p}cache:${segment(name)}${id === undefined ? '' : `:${segment(id)}`}`,
+    conversation: (teamId, campaignId, customerNumber) =>
+      `${p}conversation:${segment(teamId)}:${segment(campaignId)}:${segment(customerNumber)}`,
+    thread: (teamId, channelId, threadTs) =>
+      `${p}thread:${segment(teamId)}:${segment(channelId)}:${segment(threadTs)}`,
+    queueStream: () => `${q}stream`,
+    queueDedup: (teamId, dedupKey) => `${q}dedup:${segment(teamId)}:${segment(dedupKey)}`,
+    queueOrder: (orderKey) => `${q}order:${segment(orderKey)}`,
+    queueLease: (orderKey) => `${q}lease:${segment(orderKey)}`,
+    queueAttempts: () => `${q}attempts`,
+    queueDead: () => `${q}dead`,
+    queueDeadCounts: () => `${q}dead-counts`,
+  };
+}

@@ -1,0 +1,52 @@
+/**
+ * The storage primitives every repository is written against. Two implementations: `MemoryKeyValueStore`
+ * (embedded single-process mode) and `RedisKeyValueStore`. Semantics follow Redis, and the contract suite in
+ * `test/store/` holds both to them: a plain `set` clears a TTL, `incr`/hash/set writes keep it, removing the
+ * last field/member deletes the key, and using a key as the wrong type throws a `WRONGTYPE` error.
+ *
+ * Keys are complete key names, built with `Keys` (src/store/keys.ts); the store adds no prefix of its own.
+ */
+
+export interface SetOptions {
+  /** Expire the key after this many milliseconds (Redis `PX`). */
+  ttlMs?: number;
+  /** Only write when the key does not exist (Redis `NX`). */
+  onlyIfAbsent?: boolean;
+}
+
+export interface KeyValueStore {
+  get(key: string): Promise<string | null>;
+  /** Returns whether the value was written (always true unless `onlyIfAbsent` found the key present). */
+  set(key: string, value: string, options?: SetOptions): Promise<boolean>;
+  /** Returns whether the key existed. */
+  del(key: string): Promise<boolean>;
+  /** Sets a TTL on an existing key; returns whether the key existed. */
+  expire(key: string, ttlMs: number): Promise<boolean>;
+  /** Adds `by` (default 1) to an integer string (missing = 0) and returns the new value. */
+  incr(key: string, by?: number): Promise<number>;
+
+  hashGet(key: string, field: string): Promise<string | null>;
+  hashSet(key: string, fields: Readonly<Record<string, string>>): Promise<void>;
+  /** Returns how many of the fields existed. */
+  hashDel(key: string, ...fields: string[]): Promise<number>;
+  /** All fields; `{}` when the key does not exist. */
+  hashGetAll(key: string): Promise<Record<string, string>>;
+
+  /** Returns how many members were new. */
+  setAdd(key: string, ...members: string[]): Promise<number>;
+  /** Returns how many members were present. */
+  setRemove(key: string, ...members: string[]): Promise<number>;
+  setMembers(key: string): Promise<string[]>;
+
+  /** Resolves when the backend answers (readiness probe); rejects otherwise. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const WRONGTYPE_MESSAGE = 'WRONGTYPE Operation against a key holding the wrong kind of value';
+
+export function assertTtl(ttlMs: number): void {
+  if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0) {
+    throw new RangeError(`ttlMs must be a positive integer, got ${ttlMs}`);
+  }
+}

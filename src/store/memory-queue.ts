@@ -1,0 +1,236 @@
+import { pino } from 'pino';
+import type { Logger } from 'pino';
+import { BackendEventQueue } from './queue-consumer.js';
+import type { FailResult, QueueBackend, QueueReader, StartResult, StoredEntry } from './queue-backend.js';
+import { DEAD_LETTER_CAP } from './queue.js';
+import type { DeadLetter, DeadLetters, EnqueueResult, EventQueue, QueueDepth, QueueEvent } from './queue.js';
+
+interface Pending {
+  consumer: string;
+  /** Last delivery or heartbeat (epoch ms). */
+  seenAt: number;
+}
+
+/**
+ * In-process queue backend with the same model as the Redis one (waiting / pending per consumer, per-orderKey
+ * id lists, leases), so the shared consumer logic behaves identically. Nothing survives the process: this is
+ * the embedded single-process mode.
+ */
+export class MemoryQueueBackend implements QueueBackend {
+  /** Unfinished entries; Map order is enqueue order. */
+  private readonly entries = new Map<string, StoredEntry>();
+  private readonly waiting: string[] = [];
+  private readonly pending = new Map<string, Pending>();
+  private readonly order = new Map<string, string[]>();
+  private readonly leases = new Map<string, { owner: string; expiresAt: number }>();
+  private readonly attempts = new Map<string, number>();
+  /** dedup key → expiry (epoch ms). */
+  private readonly dedupMarks = new Map<string, number>();
+  private lastPruneAt = 0;
+  private readonly dead: DeadLetter[] = [];
+  private readonly deadCounts = new Map<string, number>();
+  private readonly wakeReaders = new Set<() => void>();
+  private lastMs = 0;
+  private seq = 0;
+  private closed = false;
+
+  enqueueOnce(dedupKey: string, event: QueueEvent, dedupTtlMs: number): Promise<EnqueueResult> {
+    if (this.closed) return Promise.reject(new Error('queue is closed'));
+    const now = Date.now();
+    this.pruneDedup(now);
+    const markKey = JSON.stringify([event.teamId, dedupKey]);
+    const expiresAt = this.dedupMarks.get(markKey);
+    if (expiresAt !== undefined && expiresAt > now) return Promise.resolve('duplicate');
+    let payload: unknown;
+    try {
+      // Stored as JSON like the Redis backend does, so handlers see the same values in both modes.
+      payload = JSON.parse(JSON.stringify(event.payload) ?? 'null');
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+    // Mark and append with no await in between: atomic within this process.
+    this.dedupMarks.set(markKey, now + dedupTtlMs);
+    const id = this.nextId(now);
+    this.entries.set(id, { id, teamId: event.teamId, orderKey: event.orderKey, payload, enqueuedAt: now });
+    this.waiting.push(id);
+    const list = this.order.get(event.orderKey);
+    if (list) list.push(id);
+    else this.order.set(event.orderKey, [id]);
+    for (const wake of [...this.wakeReaders]) wake();
+    return Promise.resolve('queued');
+  }
+
+  openReader(consumer: string): QueueReader {
+    let closed = false;
+    let wake: (() => void) | undefined;
+    const take = (count: number): StoredEntry[] => {
+      const now = Date.now();
+      const taken: StoredEntry[] = [];
+      while (taken.length < count && this.waiting.length > 0) {
+        const id = this.waiting.shift()!;
+        const entry = this.entries.get(id);
+        if (!entry) continue;
+        this.pending.set(id, { consumer, seenAt: now });
+        taken.push(entry);
+      }
+      return taken;
+    };
+    return {
+      readNew: async (count, blockMs) => {
+        if (closed || this.closed) return [];
+        const ready = take(count);
+        if (ready.length > 0) return ready;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(done, blockMs);
+          function done() {
+            clearTimeout(timer);
+            resolve();
+          }
+          wake = done;
+          this.wakeReaders.add(done);
+        });
+        if (wake) this.wakeReaders.delete(wake);
+        wake = undefined;
+        return closed || this.closed ? [] : take(count);
+      },
+      readOwnPending: () => Promise.resolve(this.pendingOf(consumer)),
+      close: () => {
+        closed = true;
+        wake?.();
+      },
+    };
+  }
+
+  claimStale(consumer: string, minIdleMs: number, count: number): Promise<StoredEntry[]> {
+    const now = Date.now();
+    const claimed: StoredEntry[] = [];
+    for (const [id, p] of this.pending) {
+      if (claimed.length >= count) break;
+      if (now - p.seenAt < minIdleMs) continue;
+      const entry = this.entries.get(id);
+      if (!entry) {
+        this.pending.delete(id);
+        continue;
+      }
+      this.pending.set(id, { consumer, seenAt: now });
+      claimed.push(entry);
+    }
+    return Promise.resolve(claimed);
+  }
+
+  heartbeat(consumer: string, ids: readonly string[], orderKeys: readonly string[], leaseMs: number): Promise<string[]> {
+    const now = Date.now();
+    const lost: string[] = [];
+    for (const id of ids) {
+      const p = this.pending.get(id);
+      if (p?.consumer === consumer) p.seenAt = now;
+      else lost.push(id);
+    }
+    for (const key of orderKeys) {
+      const lease = this.leases.get(key);
+      if (lease?.owner === consumer) lease.expiresAt = now + leaseMs;
+    }
+    return Promise.resolve(lost);
+  }
+
+  tryStart(consumer: string, entry: StoredEntry, leaseMs: number): Promise<StartResult> {
+    const now = Date.now();
+    const { id, orderKey } = entry;
+    if (this.pending.get(id)?.consumer !== consumer || !this.entries.has(id)) {
+      return Promise.resolve({ status: 'gone' });
+    }
+    const list = this.order.get(orderKey) ?? [];
+    while (list.length > 0 && list[0] !== id && !this.entries.has(list[0]!)) list.shift();
+    if (list.length > 0 && list[0] !== id) return Promise.resolve({ status: 'wait' });
+    const lease = this.leases.get(orderKey);
+    if (lease && lease.owner !== consumer && lease.expiresAt > now) return Promise.resolve({ status: 'wait' });
+    this.leases.set(orderKey, { owner: consumer, expiresAt: now + leaseMs });
+    return Promise.resolve({ status: 'started', failedAttempts: this.attempts.get(id) ?? 0 });
+  }
+
+  release(consumer: string, entry: StoredEntry): Promise<void> {
+    this.releaseLease(consumer, entry.orderKey);
+    return Promise.resolve();
+  }
+
+  complete(consumer: string, entry: StoredEntry): Promise<void> {
+    this.finish(consumer, entry);
+    return Promise.resolve();
+  }
+
+  fail(consumer: string, entry: StoredEntry, error: string, maxAttempts: number): Promise<FailResult> {
+    const attempts = (this.attempts.get(entry.id) ?? 0) + 1;
+    this.attempts.set(entry.id, attempts);
+    this.releaseLease(consumer, entry.orderKey);
+    if (attempts < maxAttempts) return Promise.resolve({ attempts, deadLettered: false });
+    this.finish(consumer, entry);
+    this.dead.unshift({ ...entry, error, attempts, failedAt: Date.now() });
+    this.dead.length = Math.min(this.dead.length, DEAD_LETTER_CAP);
+    for (const key of [entry.teamId, '*']) this.deadCounts.set(key, (this.deadCounts.get(key) ?? 0) + 1);
+    return Promise.resolve({ attempts, deadLettered: true });
+  }
+
+  deadLetters(teamId: string | undefined, limit: number): Promise<DeadLetters> {
+    const entries = this.dead.filter((d) => teamId === undefined || d.teamId === teamId).slice(0, limit);
+    return Promise.resolve({ count: this.deadCounts.get(teamId ?? '*') ?? 0, entries });
+  }
+
+  depth(): Promise<QueueDepth> {
+    const total = this.entries.size;
+    const pending = this.pending.size;
+    return Promise.resolve({ total, pending, lag: total - pending });
+  }
+
+  close(): Promise<void> {
+    this.closed = true;
+    for (const wake of [...this.wakeReaders]) wake();
+    return Promise.resolve();
+  }
+
+  private pendingOf(consumer: string): StoredEntry[] {
+    const own: StoredEntry[] = [];
+    for (const [id, p] of this.pending) {
+      const entry = this.entries.get(id);
+      if (p.consumer === consumer && entry) own.push(entry);
+    }
+    return own;
+  }
+
+  private finish(consumer: string, entry: StoredEntry): void {
+    this.entries.delete(entry.id);
+    this.pending.delete(entry.id);
+    this.attempts.delete(entry.id);
+    const list = this.order.get(entry.orderKey);
+    if (list) {
+      const at = list.indexOf(entry.id);
+      if (at >= 0) list.splice(at, 1);
+      if (list.length === 0) this.order.delete(entry.orderKey);
+    }
+    this.releaseLease(consumer, entry.orderKey);
+  }
+
+  private releaseLease(consumer: string, orderKey: string): void {
+    if (this.leases.get(orderKey)?.owner === consumer) this.leases.delete(orderKey);
+  }
+
+  private nextId(now: number): string {
+    if (now > this.lastMs) {
+      this.lastMs = now;
+      this.seq = 0;
+    } else {
+      this.seq++;
+    }
+    return `${this.lastMs}-${this.seq}`;
+  }
+
+  /** Drops expired dedup marks now and then (they are also ignored once expired). */
+  private pruneDedup(now: number): void {
+    if (now - this.lastPruneAt < 10_000) return;
+    this.lastPruneAt = now;
+    for (const [key, expiresAt] of this.dedupMarks) if (expiresAt <= now) this.dedupMarks.delete(key);
+  }
+}
+
+export function createMemoryQueue(options: { logger?: Logger } = {}): EventQueue {
+  return new BackendEventQueue(new MemoryQueueBackend(), options.logger ?? pino({ enabled: false }));
+}

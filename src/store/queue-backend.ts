@@ -1,0 +1,70 @@
+import type { DeadLetters, EnqueueResult, QueueDepth, QueueEvent } from './queue.js';
+
+/**
+ * The primitives a queue backend provides; the consumer logic (ordering, retries, dead letters, takeover) is
+ * written once on top of them in `queue-consumer.ts`.
+ *
+ * Model (that of a Redis Streams consumer group): every entry is either waiting or pending for exactly one
+ * consumer. Per orderKey the backend keeps the ids of unfinished entries in enqueue order; only the first of
+ * them (the head) may be started, and only by one consumer at a time (a lease with a TTL).
+ */
+export interface StoredEntry {
+  id: string;
+  teamId: string;
+  orderKey: string;
+  payload: unknown;
+  enqueuedAt: number;
+}
+
+export type StartResult =
+  /** The lease is ours; `failedAttempts` tries of this entry failed before. */
+  | { status: 'started'; failedAttempts: number }
+  /** An earlier entry of the orderKey is unfinished, or another consumer holds the lease: try again later. */
+  | { status: 'wait' }
+  /** The entry is finished or now belongs to another consumer: forget it. */
+  | { status: 'gone' };
+
+export interface FailResult {
+  attempts: number;
+  deadLettered: boolean;
+}
+
+export interface QueueReader {
+  /** Delivers up to `count` waiting entries to this consumer, waiting up to `blockMs` for some to arrive. */
+  readNew(count: number, blockMs: number): Promise<StoredEntry[]>;
+  /** Entries already pending for this consumer name (from before a restart). */
+  readOwnPending(): Promise<StoredEntry[]>;
+  /** Interrupts a waiting `readNew` and releases the reader's resources. */
+  close(): void;
+}
+
+export interface QueueBackend {
+  enqueueOnce(dedupKey: string, event: QueueEvent, dedupTtlMs: number): Promise<EnqueueResult>;
+  openReader(consumer: string): QueueReader;
+  /** Takes over up to `count` entries pending (for any consumer) without a heartbeat for `minIdleMs`. */
+  claimStale(consumer: string, minIdleMs: number, count: number): Promise<StoredEntry[]>;
+  /**
+   * Keeps `ids` from being claimed by others and extends the leases this consumer holds on `orderKeys`.
+   * Returns the ids that no longer belong to this consumer.
+   */
+  heartbeat(consumer: string, ids: readonly string[], orderKeys: readonly string[], leaseMs: number): Promise<string[]>;
+  tryStart(consumer: string, entry: StoredEntry, leaseMs: number): Promise<StartResult>;
+  /** Gives the lease up without finishing the entry (retry later). */
+  release(consumer: string, entry: StoredEntry): Promise<void>;
+  /** Finishes the entry: acknowledged, removed, its orderKey moves on. */
+  complete(consumer: string, entry: StoredEntry): Promise<void>;
+  /** Counts a failed try; at `maxAttempts` the entry is dead-lettered and finished in the same step. */
+  fail(consumer: string, entry: StoredEntry, error: string, maxAttempts: number): Promise<FailResult>;
+  deadLetters(teamId: string | undefined, limit: number): Promise<DeadLetters>;
+  depth(): Promise<QueueDepth>;
+  close(): Promise<void>;
+}
+
+/** Orders stream ids `<ms>-<seq>` numerically. */
+export function compareEntryIds(a: string, b: string): number {
+  const [aMs = 0n, aSeq = 0n] = a.split('-').map((part) => BigInt(part));
+  const [bMs = 0n, bSeq = 0n] = b.split('-').map((part) => BigInt(part));
+  if (aMs !== bMs) return aMs < bMs ? -1 : 1;
+  if (aSeq !== bSeq) return aSeq < bSeq ? -1 : 1;
+  return 0;
+}

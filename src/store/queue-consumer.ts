@@ -1,0 +1,391 @@
+import type { Logger } from 'pino';
+import { compareEntryIds } from './queue-backend.js';
+import type { QueueBackend, QueueReader, StoredEntry } from './queue-backend.js';
+import { isRetryLaterError } from './queue.js';
+import type {
+  ConsumeOptions,
+  Consumer,
+  DeadLetters,
+  EnqueueResult,
+  EventQueue,
+  QueueDepth,
+  QueueEvent,
+  QueueHandler,
+} from './queue.js';
+
+/** Upper bound for a RetryLaterError delay, so a bogus Retry-After cannot park a conversation for days. */
+const MAX_RETRY_LATER_MS = 15 * 60_000;
+/** Pause after a backend error (Redis unreachable…) before trying again. */
+const ERROR_BACKOFF_MS = 1_000;
+/** Entries taken over per claim round. */
+const CLAIM_BATCH = 100;
+const MAX_ERROR_LENGTH = 2_000;
+
+export function defaultRetryDelayMs(attempt: number): number {
+  return Math.min(1_000 * 2 ** Math.max(0, attempt - 1), 60_000);
+}
+
+interface Held {
+  entry: StoredEntry;
+  /** Epoch ms before which the entry is not tried (backoff, waiting on its head). */
+  notBefore: number;
+  /** The handler succeeded; only the completion still has to be recorded. */
+  handled: boolean;
+}
+
+interface Settings {
+  name: string;
+  concurrency: number;
+  blockMs: number;
+  claimIdleMs: number;
+  maxAttempts: number;
+  retryDelayMs: (attempt: number) => number;
+  prefetch: number;
+  pollMs: number;
+}
+
+function positiveInt(value: number | undefined, fallback: number, name: string): number {
+  const v = value ?? fallback;
+  if (!Number.isSafeInteger(v) || v <= 0) throw new RangeError(`consume: ${name} must be a positive integer`);
+  return v;
+}
+
+function settingsFrom(options: ConsumeOptions): Settings {
+  if (options.consumer.length === 0) throw new Error('consume: consumer name is empty');
+  const concurrency = positiveInt(options.concurrency, 8, 'concurrency');
+  return {
+    name: options.consumer,
+    concurrency,
+    blockMs: positiveInt(options.blockMs, 5_000, 'blockMs'),
+    claimIdleMs: positiveInt(options.claimIdleMs, 30_000, 'claimIdleMs'),
+    maxAttempts: positiveInt(options.maxAttempts, 5, 'maxAttempts'),
+    retryDelayMs: options.retryDelayMs ?? defaultRetryDelayMs,
+    prefetch: positiveInt(options.prefetch, concurrency * 4, 'prefetch'),
+    pollMs: positiveInt(options.pollMs, 100, 'pollMs'),
+  };
+}
+
+function errorMessage(error: unknown): string {
+  const message = error instanceof Error ? error.message || error.name : String(error);
+  return message.length > MAX_ERROR_LENGTH ? `${message.slice(0, MAX_ERROR_LENGTH)}…` : message;
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts (never rejects). */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+/**
+ * One consumer: reads entries, runs the handler per orderKey in order, retries, dead-letters, keeps its
+ * entries alive with heartbeats and takes over entries of consumers that went silent.
+ */
+export class QueueConsumer implements Consumer {
+  readonly name: string;
+  private readonly settings: Settings;
+  private readonly reader: QueueReader;
+  /** Entries this consumer holds, by id. */
+  private readonly held = new Map<string, Held>();
+  /** The same entries per orderKey, oldest first. Map order = round-robin order between keys. */
+  private readonly byKey = new Map<string, Held[]>();
+  /** orderKey → its running task (at most one per key; the task works on `byKey.get(key)[0]`). */
+  private readonly active = new Map<string, Promise<void>>();
+  private readonly takeWork = new AbortController();
+  private readonly beat = new AbortController();
+  private readonly loops: Promise<void>[];
+  private readonly heartbeats: Promise<void>;
+  private stopping = false;
+  private stopped: Promise<void> | undefined;
+  private wakeTimer: NodeJS.Timeout | undefined;
+  private wakeAt = Number.POSITIVE_INFINITY;
+  private roomWaiter: (() => void) | undefined;
+
+  constructor(
+    private readonly backend: QueueBackend,
+    private readonly handler: QueueHandler,
+    options: ConsumeOptions,
+    private readonly logger: Logger,
+    private readonly onStopped: (consumer: QueueConsumer) => void = () => undefined,
+  ) {
+    this.settings = settingsFrom(options);
+    this.name = this.settings.name;
+    this.reader = backend.openReader(this.name);
+    this.loops = [this.fetchLoop(), this.claimLoop()];
+    this.heartbeats = this.heartbeatLoop();
+  }
+
+  stop(): Promise<void> {
+    this.stopped ??= this.shutdown();
+    return this.stopped;
+  }
+
+  private async shutdown(): Promise<void> {
+    this.stopping = true;
+    this.takeWork.abort();
+    clearTimeout(this.wakeTimer);
+    this.reader.close();
+    this.roomWaiter?.();
+    await Promise.all(this.loops);
+    while (this.active.size > 0) await Promise.allSettled([...this.active.values()]);
+    // Heartbeats run until the last handler is done, so a long handler is not taken over mid-way.
+    this.beat.abort();
+    await this.heartbeats;
+    this.onStopped(this);
+  }
+
+  private async fetchLoop(): Promise<void> {
+    try {
+      // Entries this consumer name held before a restart come back first.
+      this.add(await this.reader.readOwnPending());
+    } catch (error) {
+      if (!this.stopping) {
+        this.logger.warn({ err: errorMessage(error), consumer: this.name }, 'queue: reading own pending entries failed');
+      }
+    }
+    while (!this.stopping) {
+      const room = this.settings.prefetch - this.held.size;
+      if (room <= 0) {
+        await new Promise<void>((resolve) => (this.roomWaiter = resolve));
+        this.roomWaiter = undefined;
+        continue;
+      }
+      try {
+        this.add(await this.reader.readNew(room, this.settings.blockMs));
+      } catch (error) {
+        if (this.stopping) return;
+        this.logger.warn({ err: errorMessage(error), consumer: this.name }, 'queue: read failed');
+        await sleep(ERROR_BACKOFF_MS, this.takeWork.signal);
+      }
+    }
+  }
+
+  /** Takes over entries of consumers that stopped heartbeating (crashed, hung, or stopped with entries held). */
+  private async claimLoop(): Promise<void> {
+    const every = Math.max(10, Math.floor(this.settings.claimIdleMs / 2));
+    while (!this.stopping) {
+      await sleep(every, this.takeWork.signal);
+      if (this.stopping) return;
+      try {
+        const claimed = await this.backend.claimStale(this.name, this.settings.claimIdleMs, CLAIM_BATCH);
+        if (claimed.length > 0) {
+          this.logger.info({ consumer: this.name, count: claimed.length }, 'queue: took over idle entries');
+        }
+        this.add(claimed);
+      } catch (error) {
+        if (!this.stopping) this.logger.warn({ err: errorMessage(error), consumer: this.name }, 'queue: claim failed');
+      }
+    }
+  }
+
+  private async heartbeatLoop(): Promise<void> {
+    const every = Math.max(10, Math.floor(this.settings.claimIdleMs / 3));
+    while (!this.beat.signal.aborted) {
+      await sleep(every, this.beat.signal);
+      if (this.beat.signal.aborted || this.held.size === 0) continue;
+      try {
+        const lost = await this.backend.heartbeat(
+          this.name,
+          [...this.held.keys()],
+          [...this.active.keys()],
+          this.settings.claimIdleMs,
+        );
+        for (const id of lost) {
+          const h = this.held.get(id);
+          // A running entry finishes; its completion is safe whoever holds it now (the lease guards the run).
+          if (h && !this.isRunning(h)) this.drop(h);
+        }
+      } catch (error) {
+        this.logger.warn({ err: errorMessage(error), consumer: this.name }, 'queue: heartbeat failed');
+      }
+    }
+  }
+
+  private isRunning(h: Held): boolean {
+    return this.active.has(h.entry.orderKey) && this.byKey.get(h.entry.orderKey)?.[0] === h;
+  }
+
+  private add(entries: readonly StoredEntry[]): void {
+    for (const entry of entries) {
+      if (this.held.has(entry.id)) continue;
+      const h: Held = { entry, notBefore: 0, handled: false };
+      this.held.set(entry.id, h);
+      const list = this.byKey.get(entry.orderKey);
+      if (!list) {
+        this.byKey.set(entry.orderKey, [h]);
+        continue;
+      }
+      // Never in front of a running entry (index 0 of an active key).
+      const from = this.active.has(entry.orderKey) ? 1 : 0;
+      let at = list.length;
+      while (at > from && compareEntryIds(list[at - 1]!.entry.id, entry.id) > 0) at--;
+      list.splice(at, 0, h);
+    }
+    if (entries.length > 0) this.schedule();
+  }
+
+  private drop(h: Held): void {
+    this.held.delete(h.entry.id);
+    const list = this.byKey.get(h.entry.orderKey);
+    if (list) {
+      const at = list.indexOf(h);
+      if (at >= 0) list.splice(at, 1);
+      if (list.length === 0) this.byKey.delete(h.entry.orderKey);
+    }
+    this.roomWaiter?.();
+  }
+
+  /** Starts the first entry of every idle orderKey that is due, up to `concurrency`; arms a timer for the rest. */
+  private schedule(): void {
+    if (this.stopping) return;
+    const now = Date.now();
+    let nextWake = Number.POSITIVE_INFINITY;
+    for (const [key, list] of this.byKey) {
+      if (this.active.size >= this.settings.concurrency) break;
+      if (this.active.has(key)) continue;
+      const first = list[0];
+      if (!first) continue;
+      if (first.notBefore > now) {
+        nextWake = Math.min(nextWake, first.notBefore);
+        continue;
+      }
+      this.launch(key, first);
+    }
+    if (nextWake < this.wakeAt) {
+      clearTimeout(this.wakeTimer);
+      this.wakeAt = nextWake;
+      this.wakeTimer = setTimeout(() => {
+        this.wakeTimer = undefined;
+        this.wakeAt = Number.POSITIVE_INFINITY;
+        this.schedule();
+      }, nextWake - now);
+    }
+  }
+
+  private launch(key: string, h: Held): void {
+    const task = this.process(h)
+      .catch((error: unknown) => {
+        this.logger.error({ err: errorMessage(error), consumer: this.name, id: h.entry.id }, 'queue: unexpected error');
+        h.notBefore = Date.now() + ERROR_BACKOFF_MS;
+      })
+      .finally(() => {
+        this.active.delete(key);
+        // Round robin: a busy key goes to the back so other keys get their turn.
+        const list = this.byKey.get(key);
+        if (list) {
+          this.byKey.delete(key);
+          this.byKey.set(key, list);
+        }
+        this.schedule();
+      });
+    this.active.set(key, task);
+  }
+
+  private async process(h: Held): Promise<void> {
+    const { entry } = h;
+    if (h.handled) return this.finish(h);
+    let start;
+    try {
+      start = await this.backend.tryStart(this.name, entry, this.settings.claimIdleMs);
+    } catch (error) {
+      this.logger.warn({ err: errorMessage(error), consumer: this.name, id: entry.id }, 'queue: could not start entry');
+      h.notBefore = Date.now() + ERROR_BACKOFF_MS;
+      return;
+    }
+    if (start.status === 'gone') return this.drop(h);
+    if (start.status === 'wait') {
+      h.notBefore = Date.now() + this.settings.pollMs;
+      return;
+    }
+    try {
+      await this.handler({ ...entry, attempt: start.failedAttempts + 1 });
+    } catch (error) {
+      return this.handlerFailed(h, start.failedAttempts + 1, error);
+    }
+    h.handled = true;
+    return this.finish(h);
+  }
+
+  private async finish(h: Held): Promise<void> {
+    try {
+      await this.backend.complete(this.name, h.entry);
+      this.drop(h);
+    } catch (error) {
+      // The handler already ran; only the acknowledgement is retried.
+      this.logger.warn({ err: errorMessage(error), consumer: this.name, id: h.entry.id }, 'queue: could not acknowledge entry');
+      h.notBefore = Date.now() + ERROR_BACKOFF_MS;
+    }
+  }
+
+  private async handlerFailed(h: Held, attempt: number, error: unknown): Promise<void> {
+    const { entry } = h;
+    const log = { consumer: this.name, id: entry.id, teamId: entry.teamId, orderKey: entry.orderKey, attempt };
+    if (isRetryLaterError(error)) {
+      const delay = Math.min(Math.max(0, error.delayMs), MAX_RETRY_LATER_MS);
+      h.notBefore = Date.now() + delay;
+      this.logger.info({ ...log, delayMs: delay }, 'queue: handler asked to retry later');
+      await this.backend.release(this.name, entry).catch(() => undefined); // the lease also expires by itself
+      return;
+    }
+    const message = errorMessage(error);
+    let result;
+    try {
+      result = await this.backend.fail(this.name, entry, message, this.settings.maxAttempts);
+    } catch (backendError) {
+      this.logger.warn({ ...log, err: errorMessage(backendError) }, 'queue: could not record failure');
+      h.notBefore = Date.now() + ERROR_BACKOFF_MS;
+      return;
+    }
+    if (result.deadLettered) {
+      this.logger.error({ ...log, err: message }, 'queue: entry dead-lettered after its last attempt');
+      this.drop(h);
+      return;
+    }
+    const delay = Math.max(0, this.settings.retryDelayMs(result.attempts));
+    h.notBefore = Date.now() + delay;
+    this.logger.warn({ ...log, err: message, retryInMs: delay }, 'queue: handler failed, will retry');
+  }
+}
+
+/** `EventQueue` over any `QueueBackend`. */
+export class BackendEventQueue implements EventQueue {
+  private readonly consumers = new Set<QueueConsumer>();
+
+  constructor(
+    private readonly backend: QueueBackend,
+    private readonly logger: Logger,
+  ) {}
+
+  enqueueOnce(dedupKey: string, event: QueueEvent, dedupTtlMs: number): Promise<EnqueueResult> {
+    if (!Number.isSafeInteger(dedupTtlMs) || dedupTtlMs <= 0) {
+      return Promise.reject(new RangeError('enqueueOnce: dedupTtlMs must be a positive integer'));
+    }
+    return this.backend.enqueueOnce(dedupKey, event, dedupTtlMs);
+  }
+
+  consume(handler: QueueHandler, options: ConsumeOptions): QueueConsumer {
+    const consumer = new QueueConsumer(this.backend, handler, options, this.logger, (c) => this.consumers.delete(c));
+    this.consumers.add(consumer);
+    return consumer;
+  }
+
+  deadLetters(teamId?: string, limit = 50): Promise<DeadLetters> {
+    return this.backend.deadLetters(teamId, limit);
+  }
+
+  depth(): Promise<QueueDepth> {
+    return this.backend.depth();
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.consumers].map((c) => c.stop()));
+    await this.backend.close();
+  }
+}

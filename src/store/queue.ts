@@ -1,0 +1,118 @@
+/**
+ * The durable event queue between the webhook receiver and the Slack posting workers.
+ *
+ * - `enqueueOnce` records the dedup mark and appends the event in one atomic step, so an event is either
+ *   queued exactly once or not at all (then it throws and the receiver answers 5xx so the platform retries).
+ * - `consume` runs handlers with at-least-once delivery: entries of one `orderKey` strictly one after the
+ *   other in enqueue order (a failing entry holds back the later ones of its key until it succeeds or is
+ *   dead-lettered), different keys in parallel. Entries held by a crashed consumer are taken over by another.
+ *
+ * Implementations: `createMemoryQueue` (embedded mode) and `createRedisQueue` (Redis Streams consumer group),
+ * both running the same consumer logic (`queue-consumer.ts`) over backend primitives (`queue-backend.ts`).
+ */
+
+export interface QueueEvent {
+  teamId: string;
+  /** Entries with the same orderKey are handled one at a time, in enqueue order (e.g. one conversation). */
+  orderKey: string;
+  /** Must survive JSON (it is stored as JSON by every backend). */
+  payload: unknown;
+}
+
+export interface QueueEntry extends QueueEvent {
+  /** Stream entry id (`<ms>-<seq>`). */
+  id: string;
+  /** Epoch ms of `enqueueOnce`. */
+  enqueuedAt: number;
+  /** 1 on the first try; grows by one per failed try (RetryLaterError does not count). */
+  attempt: number;
+}
+
+export type EnqueueResult = 'queued' | 'duplicate';
+
+export type QueueHandler = (entry: QueueEntry) => Promise<void>;
+
+export interface ConsumeOptions {
+  /** Unique per process (e.g. hostname + pid): entries are owned by consumer name. */
+  consumer: string;
+  /** How many orderKeys are handled at the same time. Default 8. */
+  concurrency?: number;
+  /** How long one read waits for new entries. Default 5000 ms (stop() interrupts it). */
+  blockMs?: number;
+  /** Entries of a consumer silent for this long are taken over by others. Default 30 000 ms. */
+  claimIdleMs?: number;
+  /** Failed tries after which an entry is dead-lettered. Default 5. */
+  maxAttempts?: number;
+  /** Delay before the next try after `attempt` failed tries. Default 1 s doubling, capped at 60 s. */
+  retryDelayMs?: (attempt: number) => number;
+  /** How many entries one consumer holds at most (read ahead). Default 4 × concurrency. */
+  prefetch?: number;
+  /** How often an entry waiting on its orderKey's head (held by another consumer) is re-checked. Default 100 ms. */
+  pollMs?: number;
+}
+
+export interface Consumer {
+  readonly name: string;
+  /** Stops taking work and resolves once every handler already running has finished and been recorded. */
+  stop(): Promise<void>;
+}
+
+export interface DeadLetter {
+  id: string;
+  teamId: string;
+  orderKey: string;
+  payload: unknown;
+  /** Message of the last error. */
+  error: string;
+  attempts: number;
+  enqueuedAt: number;
+  failedAt: number;
+}
+
+export interface DeadLetters {
+  /** Dead letters ever recorded (for the team, when given). */
+  count: number;
+  /** Most recent first; bounded by `limit` and by the retention cap (the newest 1000 overall). */
+  entries: DeadLetter[];
+}
+
+export interface QueueDepth {
+  /** Entries not finished yet (waiting + being handled/retried). */
+  total: number;
+  /** Delivered to a consumer, not finished (in progress, backing off, or held by a dead consumer). */
+  pending: number;
+  /** Not yet delivered to any consumer. */
+  lag: number;
+}
+
+export interface EventQueue {
+  /** Queues the event unless `dedupKey` was seen (for this team) within `dedupTtlMs`. Throws if it cannot queue. */
+  enqueueOnce(dedupKey: string, event: QueueEvent, dedupTtlMs: number): Promise<EnqueueResult>;
+  consume(handler: QueueHandler, options: ConsumeOptions): Consumer;
+  deadLetters(teamId?: string, limit?: number): Promise<DeadLetters>;
+  depth(): Promise<QueueDepth>;
+  /** Stops every consumer started from this queue (waiting for their in-flight handlers) and releases resources. */
+  close(): Promise<void>;
+}
+
+/**
+ * Thrown by a handler to try the same entry again after `delayMs` without counting an attempt, e.g. on a
+ * Slack 429 with Retry-After. Later entries of the same orderKey keep waiting.
+ */
+export class RetryLaterError extends Error {
+  override readonly name = 'RetryLaterError';
+
+  constructor(
+    readonly delayMs: number,
+    message = `retry in ${delayMs} ms`,
+  ) {
+    super(message);
+  }
+}
+
+export function isRetryLaterError(error: unknown): error is RetryLaterError {
+  return error instanceof RetryLaterError;
+}
+
+/** Newest dead letters kept (older ones are dropped; their count is kept). */
+export const DEAD_LETTER_CAP = 1000;

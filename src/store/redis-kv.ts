@@ -1,0 +1,93 @@
+import type { Redis } from 'ioredis';
+import { assertTtl } from './kv.js';
+import type { KeyValueStore, SetOptions } from './kv.js';
+
+export interface RedisKeyValueStoreOptions {
+  redis: Redis;
+  /** Whether `close()` should quit the client (true when the store opened it itself). Default false. */
+  ownsClient?: boolean;
+}
+
+/** `KeyValueStore` over an ioredis client; every method is one Redis command. */
+export class RedisKeyValueStore implements KeyValueStore {
+  private readonly redis: Redis;
+  private readonly ownsClient: boolean;
+
+  constructor(options: RedisKeyValueStoreOptions) {
+    this.redis = options.redis;
+    this.ownsClient = options.ownsClient ?? false;
+  }
+
+  get(key: string): Promise<string | null> {
+    return this.redis.get(key);
+  }
+
+  async set(key: string, value: string, options: SetOptions = {}): Promise<boolean> {
+    const { ttlMs, onlyIfAbsent } = options;
+    if (ttlMs !== undefined) {
+      assertTtl(ttlMs);
+      const reply = onlyIfAbsent
+        ? await this.redis.set(key, value, 'PX', ttlMs, 'NX')
+        : await this.redis.set(key, value, 'PX', ttlMs);
+      return reply === 'OK';
+    }
+    const reply = onlyIfAbsent ? await this.redis.set(key, value, 'NX') : await this.redis.set(key, value);
+    return reply === 'OK';
+  }
+
+  async del(key: string): Promise<boolean> {
+    return (await this.redis.del(key)) > 0;
+  }
+
+  async expire(key: string, ttlMs: number): Promise<boolean> {
+    assertTtl(ttlMs);
+    return (await this.redis.pexpire(key, ttlMs)) === 1;
+  }
+
+  incr(key: string, by = 1): Promise<number> {
+    if (!Number.isSafeInteger(by)) return Promise.reject(new RangeError('incr: by must be an integer'));
+    return this.redis.incrby(key, by);
+  }
+
+  hashGet(key: string, field: string): Promise<string | null> {
+    return this.redis.hget(key, field);
+  }
+
+  async hashSet(key: string, fields: Readonly<Record<string, string>>): Promise<void> {
+    if (Object.keys(fields).length === 0) return;
+    await this.redis.hset(key, fields);
+  }
+
+  hashDel(key: string, ...fields: string[]): Promise<number> {
+    if (fields.length === 0) return Promise.resolve(0);
+    return this.redis.hdel(key, ...fields);
+  }
+
+  hashGetAll(key: string): Promise<Record<string, string>> {
+    return this.redis.hgetall(key);
+  }
+
+  setAdd(key: string, ...members: string[]): Promise<number> {
+    if (members.length === 0) return Promise.resolve(0);
+    return this.redis.sadd(key, ...members);
+  }
+
+  setRemove(key: string, ...members: string[]): Promise<number> {
+    if (members.length === 0) return Promise.resolve(0);
+    return this.redis.srem(key, ...members);
+  }
+
+  setMembers(key: string): Promise<string[]> {
+    return this.redis.smembers(key);
+  }
+
+  async ping(): Promise<void> {
+    const reply: string = await this.redis.ping();
+    if (reply !== 'PONG') throw new Error(`unexpected PING reply: ${reply}`);
+  }
+
+  async close(): Promise<void> {
+    if (!this.ownsClient) return;
+    await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+}

@@ -1,0 +1,184 @@
+/**
+ * Admin subcommands: the gate, keys (never whole), profile and link-number modals, the delete-agent
+ * confirmation, and verify's statuses — over HTTP against the fakes.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ADMIN_ID, MEMBER_ID, startHarness, type Harness } from '../support/harness.js';
+
+const ALLOWED_ID = 'U0ALLOWED1';
+const CANARY_KEY = 'ck_live_CANARY_7d1e5b2a90c4f3e8a6b1d0c9';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness({ env: { ADMIN_USER_IDS: ALLOWED_ID } });
+  h.slack.addUser({ id: ALLOWED_ID, name: 'al', real_name: 'Al Lowed' });
+});
+afterAll(async () => {
+  await h.close();
+});
+beforeEach(() => {
+  h.platform.reset();
+  h.platform.resetState();
+});
+
+let seq = 0;
+async function run(text: string, userId = ADMIN_ID) {
+  const id = `a${++seq}`;
+  const ack = await h.signer.command({ text, userId, responseUrlId: id });
+  expect(ack.status).toBe(200);
+  const answer = await h.slack.waitFor(() => h.slack.responses.find((r) => r.id === id));
+  return { id, body: answer.body, text: JSON.stringify(answer.body) };
+}
+
+async function openModal(text: string, callbackId: string, userId = ADMIN_ID) {
+  const before = h.slack.views(callbackId).length;
+  const id = `m${++seq}`;
+  await h.signer.command({ text, userId, responseUrlId: id });
+  await h.slack.waitFor(() => h.slack.views(callbackId).length > before);
+  return id;
+}
+
+const text = (value: string) => ({ value: { type: 'plain_text_input', value } });
+
+describe('admin gate', () => {
+  it('refuses members, naming who may run it, and calls nothing', async () => {
+    const { text: out } = await run('keys', MEMBER_ID);
+    expect(out).toContain('Only Slack workspace admins and owners (or users listed in the app');
+    expect(h.platform.requests).toHaveLength(0);
+  });
+
+  it('lets users from ADMIN_USER_IDS in without being workspace admins', async () => {
+    const { text: out } = await run('keys', ALLOWED_ID);
+    expect(out).toContain('API keys');
+  });
+});
+
+describe('/campaign keys', () => {
+  it('shows each key as its last 4 characters only — never whole, in Slack or in logs', async () => {
+    h.platform.state.apiKeys.push({ ...h.platform.state.apiKeys[0]!, RowKey: CANARY_KEY, CompanyName: 'Canary Inc', Active: false });
+    const { text: out } = await run('keys');
+    expect(out).toContain('••••d0c9');
+    expect(out).toContain('Canary Inc');
+    expect(out).toContain('inactive');
+    const everythingSlackSaw = JSON.stringify([h.slack.calls, h.slack.responses]);
+    expect(everythingSlackSaw).not.toContain(CANARY_KEY);
+    expect(everythingSlackSaw).not.toContain(h.platform.apiKey);
+    expect(h.logs()).not.toContain(CANARY_KEY);
+  });
+});
+
+describe('/campaign profile', () => {
+  it('sends only the filled fields and shows what the platform saved', async () => {
+    const id = await openModal('profile', 'profile_modal');
+    const res = await h.signer.viewSubmission({
+      callbackId: 'profile_modal',
+      userId: ADMIN_ID,
+      values: { company: text('Globex'), full_name: { value: { type: 'plain_text_input', value: null } }, picture: text('https://img.example/p.png') },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toBe('');
+    const req = h.platform.requests.find((r) => r.path === '/account/profile');
+    expect(req?.body).toEqual({ company: 'Globex', picture: 'https://img.example/p.png' });
+    const done = await h.slack.waitFor(() => h.slack.responses.find((r) => r.id === id));
+    const out = JSON.stringify(done.body);
+    expect(out).toContain('Globex');
+    expect(out).toContain('Dana Whitfield'); // unchanged full name, as returned
+  });
+
+  it('refuses a picture that is not an https URL on its field', async () => {
+    await openModal('profile', 'profile_modal');
+    const res = await h.signer.viewSubmission({ callbackId: 'profile_modal', userId: ADMIN_ID, values: { picture: text('http://insecure/p.png') } });
+    expect(res.json).toEqual({ response_action: 'errors', errors: { picture: expect.stringContaining('https://') } });
+    expect(h.platform.requests).toHaveLength(0);
+  });
+
+  it('asks for at least one field', async () => {
+    await openModal('profile', 'profile_modal');
+    const res = await h.signer.viewSubmission({ callbackId: 'profile_modal', userId: ADMIN_ID, values: {} });
+    expect(res.json).toMatchObject({ response_action: 'errors' });
+  });
+});
+
+describe('/campaign link-number', () => {
+  it('links and confirms', async () => {
+    const id = await openModal('link-number', 'link_number_modal');
+    const res = await h.signer.viewSubmission({
+      callbackId: 'link_number_modal',
+      userId: ADMIN_ID,
+      values: { phone_number_id: text('pn-1'), campaign_id: text('camp-1') },
+    });
+    expect(res.body).toBe('');
+    expect(h.platform.requests.find((r) => r.path === '/phone-number/link')?.body).toEqual({ phoneNumberId: 'pn-1', campaignId: 'camp-1' });
+    const done = await h.slack.waitFor(() => h.slack.responses.find((r) => r.id === id));
+    expect(JSON.stringify(done.body)).toContain('is now linked to campaign `camp-1`');
+  });
+
+  it('puts a 400 on the field it concerns, keeping the request id', async () => {
+    await openModal('link-number', 'link_number_modal');
+    const res = await h.signer.viewSubmission({
+      callbackId: 'link_number_modal',
+      userId: ADMIN_ID,
+      values: { phone_number_id: text('pn-1'), campaign_id: text('camp-missing') },
+    });
+    expect(res.json).toEqual({ response_action: 'errors', errors: { campaign_id: expect.stringMatching(/camp-missing does not exist.*request id/) } });
+  });
+});
+
+describe('/campaign delete-agent', () => {
+  it('asks to confirm naming both ids, then deletes', async () => {
+    const { body } = await run('delete-agent camp-2 agent-21');
+    const out = JSON.stringify(body);
+    expect(out).toContain('agent `agent-21` from campaign `camp-2`');
+    expect(h.platform.requests).toHaveLength(0);
+    const blocks = body.blocks as Array<{ elements?: Array<{ action_id: string; value?: string; confirm?: unknown }> }>;
+    const confirm = blocks.flatMap((b) => b.elements ?? []).find((e) => e.action_id === 'delete_agent_confirm')!;
+    expect(confirm.confirm).toBeDefined();
+    await h.signer.blockAction({ actionId: 'delete_agent_confirm', value: confirm.value!, userId: ADMIN_ID, responseUrlId: 'del-1' });
+    const done = await h.slack.waitFor(() => h.slack.responses.find((r) => r.id === 'del-1'));
+    expect(done.body.text).toContain('Deleted agent `agent-21`');
+    const req = h.platform.requests.find((r) => r.method === 'DELETE');
+    expect(req?.path).toBe('/agent/camp-2/agent-21');
+    expect(h.platform.state.agents['camp-2']).toEqual([]);
+  });
+
+  it('says there is no such agent on 404', async () => {
+    await h.signer.blockAction({ actionId: 'delete_agent_confirm', value: JSON.stringify({ campaignId: 'camp-2', agentId: 'ghost' }), userId: ADMIN_ID, responseUrlId: 'del-2' });
+    const done = await h.slack.waitFor(() => h.slack.responses.find((r) => r.id === 'del-2'));
+    expect(done.body.text).toContain('There is no agent `ghost` from campaign `camp-2`');
+  });
+
+  it('does nothing when a non-admin presses the button', async () => {
+    await h.signer.blockAction({ actionId: 'delete_agent_confirm', value: JSON.stringify({ campaignId: 'camp-2', agentId: 'agent-21' }), userId: MEMBER_ID, responseUrlId: 'del-3' });
+    const done = await h.slack.waitFor(() => h.slack.responses.find((r) => r.id === 'del-3'));
+    expect(done.body.text).toContain('Only Slack workspace admins');
+    expect(h.platform.requests.filter((r) => r.method === 'DELETE')).toHaveLength(0);
+  });
+});
+
+describe('/campaign verify', () => {
+  it('202: shows the four statuses, failures per product and CNAM numbers', async () => {
+    const { text: out } = await run('verify');
+    const req = h.platform.requests.find((r) => r.path === '/business-verification/submit');
+    expect(req?.method).toBe('POST');
+    expect(req?.raw.length).toBe(0);
+    for (const label of ['Secondary profile', 'Trust product', 'Voice integrity', 'CNAM (caller ID name)']) expect(out).toContain(label);
+    expect(out).toContain('+14155550100'); // the seed's CNAM number
+  });
+
+  it('renders null lists and null objects as none', async () => {
+    Object.assign(h.platform.state.verification.profile, { providerFailures: null, voiceIntegrityFailures: null, cnamFailures: null, cnamData: null, cnamPhoneNumbers: [] });
+    const { text: out } = await run('verify');
+    expect(out).toContain('*Business profile failures*\\nnone');
+    expect(out).toContain('*CNAM numbers*\\nnone');
+  });
+
+  it('409 and 422 and 500 each get a sentence a user can act on', async () => {
+    h.platform.state.verification.status = 'processing';
+    expect((await run('verify')).text).toContain('being processed — try again when it settles');
+    h.platform.state.verification.status = 'not-configured';
+    expect((await run('verify')).text).toContain('not configured on the platform');
+    h.platform.state.verification.status = 'ready';
+    h.platform.inject({ path: '/business-verification/submit', status: 500, times: 1 });
+    expect((await run('verify')).text).toMatch(/internal error .*request id/);
+  });
+});

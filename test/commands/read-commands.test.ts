@@ -1,0 +1,219 @@
+/**
+ * The read subcommands, driven over HTTP with signed slash commands against the fakes.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { MEMBER_ID, startHarness, type Harness } from '../support/harness.js';
+
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  await h.close();
+});
+beforeEach(() => {
+  h.platform.reset();
+  h.platform.resetState();
+});
+
+/** Runs `/campaign <text>` and returns the first response_url post (the answer). */
+async function ask(text: string, responseUrlId = `r-${Math.random().toString(36).slice(2)}`) {
+  const ack = await h.signer.command({ text, userId: MEMBER_ID, responseUrlId });
+  expect(ack.status).toBe(200);
+  const answer = await h.slack.waitFor(() => h.slack.responses.find((r) => r.id === responseUrlId));
+  return { ack, answer: answer.body, text: JSON.stringify(answer.body) };
+}
+
+describe('/campaign stats', () => {
+  it('asks the platform with the workspace key and answers privately with the figures', async () => {
+    const { answer, text } = await ask('stats');
+    const req = h.platform.requests.find((r) => r.path === '/dashboard/dashboard-stats');
+    expect(req?.method).toBe('GET');
+    expect(req?.headers['api-key']).toBe(h.platform.apiKey);
+    expect(answer.response_type).toBe('ephemeral');
+    expect(text).toContain('1,284'); // outbound calls
+    expect(text).toContain('62%'); // outbound connection rate
+    expect(text).toContain('Inbound');
+    expect(text).toContain('camp-1');
+    expect(text).toContain('Knowledge files: *14*');
+    expect(answer.text).toContain('1,792 calls');
+  });
+
+  it('posts in the channel with --public', async () => {
+    const { answer } = await ask('stats --public');
+    expect(answer.response_type).toBe('in_channel');
+  });
+
+  it('acks at once while the platform takes 10 s, and answers when it does', async () => {
+    h.platform.inject({ path: '/dashboard/dashboard-stats', delayMs: 10_000, times: 1 });
+    const id = 'slow-stats';
+    const ack = await h.signer.command({ text: 'stats', userId: MEMBER_ID, responseUrlId: id });
+    expect(ack.status).toBe(200);
+    expect(ack.timedOut).toBe(false);
+    // The platform gets the request after the ack and holds it; nothing is posted meanwhile.
+    await h.slack.waitFor(() => h.platform.requests.some((r) => r.path === '/dashboard/dashboard-stats'));
+    expect(h.slack.responses.some((r) => r.id === id)).toBe(false);
+    const answer = await h.slack.waitFor(() => h.slack.responses.find((r) => r.id === id), 15_000);
+    expect(JSON.stringify(answer.body)).toContain('Campaign dashboard');
+  }, 20_000);
+});
+
+describe('/campaign bookings', () => {
+  it('lists bookings with status icons and the failure reason', async () => {
+    const { text } = await ask('bookings camp-1');
+    expect(h.platform.requests.at(-1)?.path).toBe('/campaign/camp-1/bookings');
+    expect(text).toContain('✅');
+    expect(text).toContain('❌');
+    expect(text).toContain('⏳');
+    expect(text).toContain('The requested slot is no longer available in the calendar');
+    expect(text).toContain('<!date^');
+  });
+
+  it('pages 200 bookings within Slack limits and moves with Next', async () => {
+    const base = h.platform.state.bookings['camp-1']![0]!;
+    h.platform.state.bookings['camp-big'] = Array.from({ length: 200 }, (_, i) => ({
+      ...base,
+      RowKey: `bk-${i}`,
+      CustomerName: `Customer ${String(i).padStart(3, '0')}`,
+      BookingDate: new Date(Date.UTC(2024, 0, 1) + i * 3_600_000).toISOString(),
+    }));
+    const { answer } = await ask('bookings camp-big', 'big-1');
+    const blocks = answer.blocks as Array<{ type: string; elements?: Array<{ action_id?: string; value?: string }> }>;
+    expect(blocks.length).toBeLessThanOrEqual(50);
+    expect(JSON.stringify(blocks)).toContain('Showing 1–20 of 200 bookings');
+    // Newest first.
+    expect(JSON.stringify(blocks)).toContain('Customer 199');
+    const next = blocks.flatMap((b) => b.elements ?? []).find((e) => e.action_id === 'bookings_page');
+    expect(next?.value).toBeDefined();
+
+    const click = await h.signer.blockAction({ actionId: 'bookings_page', value: next!.value!, userId: MEMBER_ID, responseUrlId: 'big-2' });
+    expect(click.status).toBe(200);
+    const page2 = await h.slack.waitFor(() => h.slack.responses.find((r) => r.id === 'big-2'));
+    expect(page2.body.replace_original).toBe(true);
+    const text2 = JSON.stringify(page2.body);
+    expect(text2).toContain('Showing 21–40 of 200 bookings');
+    expect(text2).toContain('Customer 179');
+    expect(text2).not.toContain('Customer 199');
+  });
+
+  it('says so when a campaign has no bookings', async () => {
+    const { text } = await ask('bookings camp-none');
+    expect(text).toContain('has no bookings yet');
+  });
+});
+
+describe('/campaign scheduled', () => {
+  it('sorts by ScheduledDate and renders Slack dates', async () => {
+    h.platform.state.scheduled['camp-1']!.reverse();
+    const { text } = await ask('scheduled camp-1');
+    expect(h.platform.requests.at(-1)?.path).toBe('/call/scheduled/camp-1');
+    const first = text.indexOf('Olivia Brown');
+    const second = text.indexOf('Noah Wilson');
+    expect(text).toContain('2024-03-09 17:30:00 UTC');
+    expect(first).toBeGreaterThan(-1);
+    expect(second).toBeGreaterThan(first);
+  });
+
+  it('answers a 404 with the campaign it could not find', async () => {
+    const { text } = await ask('scheduled nope-42');
+    expect(text).toContain('Campaign `nope-42` was not found');
+  });
+});
+
+describe('/campaign quota', () => {
+  it('renders 64-bit millisecond values exactly, in hours and minutes, with a usage bar', async () => {
+    const { text } = await ask('quota');
+    // March 2024: purchased 9007199254740993 + rollover 25826771 ms; used 18014398509481985 ms.
+    const used = 18014398509481985n / 60000n;
+    expect(text).toContain(`${(used / 60n).toLocaleString('en-US')} h ${used % 60n} min`);
+    expect(text).toContain('March 2024');
+    expect(text).toContain('█');
+    expect(text).toContain('Over by');
+    expect(text).toContain('February 2024');
+  });
+});
+
+describe('/campaign template', () => {
+  it('shows type, order and required fields', async () => {
+    const template = Object.values(h.platform.state.templates).find((t) => t.required_fields.length > 0)!;
+    const { text } = await ask(`template ${template.assistant_id}`);
+    expect(text).toContain(template.required_fields[0]);
+    expect(text).toContain(`*Order*\\n${template.order}`);
+  });
+
+  it('answers a 404 with the template id', async () => {
+    const { text } = await ask('template tpl-missing');
+    expect(text).toContain('Template `tpl-missing` was not found');
+  });
+});
+
+describe('failures become one sentence', () => {
+  it('500 keeps the platform code and request id', async () => {
+    h.platform.inject({ path: '/dashboard/dashboard-stats', status: 500, code: 'INTERNAL', times: 1 });
+    const { text } = await ask('stats');
+    expect(text).toMatch(/internal error \(code INTERNAL, request id req_\w+\)/);
+  });
+
+  it('a dropped connection and a malformed body are explained, and the bot keeps serving', async () => {
+    h.platform.inject({ path: '/customer-quota', reset: true });
+    const dropped = await ask('quota');
+    expect(dropped.text).toContain('could not be reached');
+    h.platform.clearFaults();
+    h.platform.inject({ path: '/customer-quota', body: '{"value": "nope"}', times: 1 });
+    const odd = await ask('quota');
+    expect(odd.text).toContain('does not understand');
+    const ok = await ask('quota');
+    expect(ok.text).toContain('Usage quota');
+  });
+});
+
+describe('help and grammar', () => {
+  it('lists the subcommands for no text and for help', async () => {
+    for (const text of ['', 'help']) {
+      const { text: out } = await ask(text);
+      expect(out).toContain('/campaign bookings <campaignId>');
+      expect(out).toContain('/campaign connect');
+    }
+  });
+
+  it('suggests the closest subcommand for a typo', async () => {
+    const { text } = await ask('bokings camp-1');
+    expect(text).toContain('There is no `/campaign bokings`');
+    expect(text).toContain('Did you mean `/campaign bookings`?');
+  });
+
+  it('escapes what the user typed', async () => {
+    const { text } = await ask('<!channel>');
+    expect(text).not.toContain('<!channel>');
+    expect(text).toContain('&lt;!channel&gt;');
+  });
+
+  it('gives the usage line for missing or extra arguments', async () => {
+    expect((await ask('bookings')).text).toContain('Usage: `/campaign bookings <campaignId>`');
+    expect((await ask('quota extra')).text).toContain('Usage: `/campaign quota`');
+    expect(h.platform.requests).toHaveLength(0);
+  });
+});
+
+describe('Slack request verification', () => {
+  it('rejects a forged signature with 401 and runs nothing', async () => {
+    const body = new URLSearchParams({ command: '/campaign', text: 'stats', team_id: 'T1', user_id: 'U1', response_url: h.slack.responseUrl('forged') }).toString();
+    const res = await h.signer.raw(body, {}, { signature: 'v0=deadbeef', contentType: 'application/x-www-form-urlencoded' });
+    expect(res.status).toBe(401);
+    expect(h.platform.requests).toHaveLength(0);
+  });
+
+  it('rejects a stale timestamp with 401', async () => {
+    const body = new URLSearchParams({ command: '/campaign', text: 'stats' }).toString();
+    const res = await h.signer.raw(body, {}, { timestamp: Math.floor(Date.now() / 1000) - 600, contentType: 'application/x-www-form-urlencoded' });
+    expect(res.status).toBe(401);
+  });
+});
+
+describe('health', () => {
+  it('answers /healthz', async () => {
+    const res = await fetch(`${h.url}/healthz`);
+    expect(res.status).toBe(200);
+  });
+});

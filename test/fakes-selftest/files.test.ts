@@ -1,0 +1,106 @@
+/**
+ * filesUploadV2 (getUploadURLExternal → POST bytes → completeUploadExternal) and url_private downloads,
+ * exercised with the real WebClient against the fake.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { LogLevel, WebClient } from '@slack/web-api';
+import { startFakeSlack, type FakeSlack } from '../fakes/slack.js';
+
+let fake: FakeSlack;
+let client: WebClient;
+
+beforeAll(async () => {
+  fake = await startFakeSlack();
+  client = new WebClient(fake.botToken, { slackApiUrl: fake.apiUrl, logLevel: LogLevel.ERROR });
+});
+afterAll(async () => {
+  await fake.close();
+});
+beforeEach(() => fake.reset());
+
+describe('fake Slack files', () => {
+  it('completes a filesUploadV2 of a text file into a thread, with the exact bytes', async () => {
+    const parent = await client.chat.postMessage({ channel: 'C0CALLS0001', text: 'Call summary' });
+    const transcript = 'Agent: Hello!\nCaller: Hi — I’d like to book. ✓\n'.repeat(50);
+    const res = await client.filesUploadV2({
+      channel_id: 'C0CALLS0001',
+      thread_ts: parent.ts!,
+      filename: 'transcript.txt',
+      title: 'Full transcript',
+      content: transcript,
+      initial_comment: 'Full transcript attached',
+    });
+    expect(res.ok).toBe(true);
+
+    expect(fake.calls.map((c) => c.method)).toEqual(['chat.postMessage', 'files.getUploadURLExternal', 'files.completeUploadExternal']);
+    expect(fake.callsTo('files.getUploadURLExternal')[0]?.args).toMatchObject({ filename: 'transcript.txt', length: String(Buffer.byteLength(transcript)) });
+    expect(fake.callsTo('files.completeUploadExternal')[0]?.args).toMatchObject({
+      channel_id: 'C0CALLS0001',
+      thread_ts: parent.ts,
+      initial_comment: 'Full transcript attached',
+      files: [{ id: expect.stringMatching(/^F/), title: 'Full transcript' }],
+    });
+
+    expect(fake.uploads).toHaveLength(1);
+    const upload = fake.uploads[0]!;
+    expect(upload).toMatchObject({ filename: 'transcript.txt', title: 'Full transcript', channel_id: 'C0CALLS0001', thread_ts: parent.ts, initial_comment: 'Full transcript attached' });
+    expect(upload.data.equals(Buffer.from(transcript, 'utf8'))).toBe(true);
+
+    // The share shows up in the thread, like Slack's file message.
+    const thread = fake.thread('C0CALLS0001', parent.ts!);
+    expect(thread.at(-1)).toMatchObject({ text: 'Full transcript attached', thread_ts: parent.ts, files: [expect.objectContaining({ name: 'transcript.txt', mimetype: 'text/plain' })] });
+  });
+
+  it('uploads binary Buffers byte-for-byte', async () => {
+    const bytes = Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7) % 256));
+    await client.filesUploadV2({ channel_id: 'C0CALLS0001', filename: 'voice.wav', file: bytes });
+    expect(fake.uploads[0]?.data.equals(bytes)).toBe(true);
+    const info = await client.files.info({ file: fake.uploads[0]!.file_id });
+    expect(info.file).toMatchObject({ name: 'voice.wav', size: 4096, filetype: 'wav' });
+  });
+
+  it('serves url_private_download only with the bearer token (403 HTML without)', async () => {
+    const data = Buffer.from('RIFF....WAVEfmt fake audio');
+    const file = fake.addFile({ name: 'sample.wav', mimetype: 'audio/wav', data });
+    expect(file).toMatchObject({ id: expect.stringMatching(/^F/), name: 'sample.wav', mimetype: 'audio/wav', filetype: 'wav', size: data.length });
+
+    const anonymous = await fetch(file.url_private_download);
+    expect(anonymous.status).toBe(403);
+    expect(anonymous.headers.get('content-type')).toContain('text/html');
+    const wrong = await fetch(file.url_private_download, { headers: { authorization: 'Bearer xoxb-wrong' } });
+    expect(wrong.status).toBe(403);
+
+    const ok = await fetch(file.url_private_download, { headers: { authorization: `Bearer ${fake.botToken}` } });
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get('content-type')).toBe('audio/wav');
+    expect(Buffer.from(await ok.arrayBuffer()).equals(data)).toBe(true);
+    expect(fake.downloads.map((d) => [d.fileId, d.status])).toEqual([[file.id, 403], [file.id, 403], [file.id, 200]]);
+
+    const info = await client.files.info({ file: file.id });
+    expect(info.file?.url_private_download).toBe(file.url_private_download);
+  });
+
+  it('can reproduce Slack’s sign-in page for unauthenticated downloads (200 HTML after a redirect)', async () => {
+    const browserLike = await startFakeSlack({ unauthenticatedFileDownloads: 'login-page' });
+    try {
+      const file = browserLike.addFile({ name: 'a.mp3', mimetype: 'audio/mpeg', data: Buffer.from('ID3') });
+      const res = await fetch(file.url_private);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toContain('text/html');
+      expect(await res.text()).toContain('Sign in to');
+    } finally {
+      await browserLike.close();
+    }
+  });
+
+  it('refuses downloads to a token without files:read', async () => {
+    const noFiles = await startFakeSlack({ scopes: ['chat:write'] });
+    try {
+      const file = noFiles.addFile({ name: 'a.txt', mimetype: 'text/plain', data: Buffer.from('x') });
+      const res = await fetch(file.url_private, { headers: { authorization: `Bearer ${noFiles.botToken}` } });
+      expect(res.status).toBe(403);
+    } finally {
+      await noFiles.close();
+    }
+  });
+});

@@ -1,0 +1,2177 @@
+/**
+ * A fake Slack (Web API + files + response_urls + OAuth) on a real HTTP port, for driving the bot
+ * end-to-end with the real `@slack/web-api` WebClient and `@slack/bolt` App.
+ *
+ * What it copies from Slack, because our bot (or the Slack SDKs) depend on it:
+ * - Web API transport: POST/GET `/api/<method>`, form-encoded args (JSON-typed args such as `blocks`/`view`
+ *   arrive as JSON strings and are decoded here), or a JSON body with the token *only* in
+ *   `Authorization: Bearer` (a JSON body without it is `not_authed`, like Slack). HTTP 200 with
+ *   `{ok:false,error}` for every platform error; 429 + `Retry-After` + `{ok:false,error:'ratelimited'}`.
+ * - Tokens: missing → `not_authed`, unknown → `invalid_auth`, revoked (apps.uninstall / auth.revoke) →
+ *   `token_revoked`. Scopes are enforced (`missing_scope` with `needed`/`provided`), defaulting to the bot
+ *   scopes in /manifest.yml, so a call our manifest would not allow fails here as it would in Slack.
+ * - Messages are stored per channel (threads, reply counts, reactions, edits, deletes); ts values are
+ *   `seconds.micros` strings that strictly increase.
+ * - Block Kit / view limits that Slack enforces and that are easy to trip (50 blocks per message, 100 per
+ *   view, 3000-char section text, 24-char modal titles, empty text objects, duplicate block_ids…).
+ * - trigger_ids expire after 3 s and can be exchanged once (`expired_trigger_id` / `exchanged_trigger_id`).
+ * - files.getUploadURLExternal → POST bytes to upload_url → files.completeUploadExternal (WebClient's
+ *   `filesUploadV2`); `url_private(_download)` need `Authorization: Bearer <token with files:read>`.
+ * - response_urls: 5 uses, JSON body, `replace_original` / `delete_original` / `in_channel` effects.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+
+// ---------------------------------------------------------------------------------------------------------
+// Public types
+// ---------------------------------------------------------------------------------------------------------
+
+export type SlackArgs = Record<string, unknown>;
+
+export interface SlackCall {
+  /** e.g. `chat.postMessage` */
+  method: string;
+  /** Arguments as Slack parsed them: form values are strings; `blocks`/`view`/`attachments`/… decoded. */
+  args: SlackArgs;
+  /** The token used (Authorization header, or `token` form field). Never part of `args`. */
+  token?: string;
+  /** `Date.now()` when the request arrived. */
+  at: number;
+  /** HTTP status the fake answered (200, or 429 when rate limited). */
+  status: number;
+  /** The JSON body the fake answered. */
+  response: Record<string, unknown>;
+  /** `form` | `json` | `multipart` | `query` — how the args were encoded. */
+  encoding: 'form' | 'json' | 'multipart' | 'query';
+}
+
+export interface ResponseUrlPost {
+  /** The id given to `responseUrl(id)` (or the generated one). */
+  id: string;
+  /** Parsed JSON body the bot posted. */
+  body: Record<string, unknown>;
+  at: number;
+  /** What the fake answered: 200, or 404 (`used_url`/`expired_url`), 400 (`invalid_payload`, `no_text`, …). */
+  status: number;
+  url: string;
+}
+
+export interface SlackFile {
+  id: string;
+  created: number;
+  timestamp: number;
+  name: string;
+  title: string;
+  mimetype: string;
+  filetype: string;
+  pretty_type: string;
+  user: string;
+  user_team: string;
+  editable: boolean;
+  size: number;
+  mode: 'hosted';
+  is_external: boolean;
+  external_type: string;
+  is_public: boolean;
+  public_url_shared: boolean;
+  display_as_bot: boolean;
+  username: string;
+  url_private: string;
+  url_private_download: string;
+  permalink: string;
+  permalink_public: string;
+  channels: string[];
+  groups: string[];
+  ims: string[];
+  has_rich_preview: boolean;
+  file_access: 'visible';
+  alt_txt?: string;
+}
+
+export interface SlackReaction {
+  name: string;
+  users: string[];
+  count: number;
+}
+
+export interface SlackMessage {
+  type: 'message';
+  /** The channel the message lives in (Slack's history API omits it; `messages()` includes it). */
+  channel: string;
+  ts: string;
+  text: string;
+  user?: string;
+  bot_id?: string;
+  app_id?: string;
+  team?: string;
+  subtype?: string;
+  thread_ts?: string;
+  parent_user_id?: string;
+  blocks?: unknown[];
+  attachments?: unknown[];
+  metadata?: unknown;
+  reply_count?: number;
+  reply_users?: string[];
+  reply_users_count?: number;
+  latest_reply?: string;
+  reply_broadcast?: boolean;
+  edited?: { user: string; ts: string };
+  reactions?: SlackReaction[];
+  files?: SlackFile[];
+  upload?: boolean;
+  username?: string;
+  icon_emoji?: string;
+  icon_url?: string;
+}
+
+export interface SlackEphemeral {
+  channel: string;
+  user: string;
+  /** `message_ts` as returned by chat.postEphemeral. */
+  ts: string;
+  thread_ts?: string;
+  text: string;
+  blocks?: unknown[];
+  attachments?: unknown[];
+  via: 'chat.postEphemeral' | 'response_url';
+  at: number;
+}
+
+export interface SlackView {
+  id: string;
+  team_id: string;
+  type: string;
+  title?: unknown;
+  submit?: unknown;
+  close?: unknown;
+  blocks: unknown[];
+  private_metadata: string;
+  callback_id: string;
+  state: { values: Record<string, unknown> };
+  hash: string;
+  clear_on_close: boolean;
+  notify_on_close: boolean;
+  root_view_id: string | null;
+  previous_view_id: string | null;
+  app_id: string;
+  external_id: string;
+  app_installed_team_id: string;
+  bot_id: string;
+}
+
+export interface StoredView {
+  view: SlackView;
+  /** The user the modal was opened for (from the trigger) or the home tab belongs to. */
+  userId?: string;
+  via: 'views.open' | 'views.push' | 'views.publish';
+  at: number;
+}
+
+export interface SlackUser {
+  id: string;
+  name?: string;
+  real_name?: string;
+  is_admin?: boolean;
+  is_owner?: boolean;
+  is_primary_owner?: boolean;
+  is_restricted?: boolean;
+  is_ultra_restricted?: boolean;
+  tz?: string;
+  is_bot?: boolean;
+  deleted?: boolean;
+  email?: string;
+  team_id?: string;
+}
+
+export interface SlackChannel {
+  id: string;
+  name?: string;
+  is_private?: boolean;
+  /** Whether the bot is in the channel (default true). */
+  is_member?: boolean;
+  is_archived?: boolean;
+  /** For a DM (id starting with D): the other user. */
+  user?: string;
+  topic?: string;
+  purpose?: string;
+  num_members?: number;
+}
+
+export interface SlackUpload {
+  file_id: string;
+  filename: string;
+  title?: string;
+  data: Buffer;
+  channel_id?: string;
+  thread_ts?: string;
+  initial_comment?: string;
+  at: number;
+}
+
+export interface FileDownload {
+  fileId: string;
+  /** Whether a valid bearer token with files:read was presented. */
+  authorized: boolean;
+  status: number;
+  at: number;
+}
+
+export interface OAuthGrant {
+  code: string;
+  teamId: string;
+  teamName: string;
+  botToken: string;
+  botUserId: string;
+  botId: string;
+  userToken?: string;
+  installerUserId: string;
+  botScopes: string[];
+  userScopes: string[];
+  redirectUri?: string;
+  enterpriseId?: string;
+}
+
+export interface ResponseUrlContext {
+  channelId?: string;
+  /** The message a block action / message shortcut came from (for `replace_original` / `delete_original`). */
+  messageTs?: string;
+  userId?: string;
+}
+
+export interface TriggerContext {
+  userId?: string;
+  /** The view the interaction came from (a views.push from it stacks on that view's root). */
+  viewId?: string;
+  /** Use this exact trigger_id string instead of generating one. */
+  triggerId?: string;
+}
+
+export interface FakeSlackOptions {
+  botToken?: string;
+  teamId?: string;
+  botUserId?: string;
+  botId?: string;
+  appId?: string;
+  teamName?: string;
+  /** Workspace subdomain: permalinks are `https://<domain>.slack.com/...`. */
+  teamDomain?: string;
+  /** Bot token scopes. Default: the bot scopes of /manifest.yml (`MANIFEST_BOT_SCOPES`). */
+  scopes?: string[];
+  /** trigger_id lifetime (Slack: 3 s). */
+  triggerTtlMs?: number;
+  /** How many posts a response_url accepts (Slack: 5, within 30 minutes). */
+  responseUrlMaxUses?: number;
+  /** When set, oauth.v2.access / apps.uninstall check these credentials (otherwise any non-empty pair). */
+  oauthClient?: { clientId: string; clientSecret: string };
+  /**
+   * What a file download without a valid token gets. `'forbidden'` (default): 403 + an HTML page.
+   * `'login-page'`: what slack.com really does for browsers — 302 to a sign-in page that answers 200 HTML,
+   * which a naive `fetch` follows and then mistakes for the file.
+   */
+  unauthenticatedFileDownloads?: 'forbidden' | 'login-page';
+}
+
+export interface FakeSlack {
+  /** `http://127.0.0.1:PORT/api/` — give to WebClient/Bolt as `slackApiUrl`. */
+  readonly apiUrl: string;
+  /** `http://127.0.0.1:PORT` */
+  readonly baseUrl: string;
+  readonly botToken: string;
+  readonly teamId: string;
+  readonly teamName: string;
+  readonly teamDomain: string;
+  readonly botUserId: string;
+  readonly botId: string;
+  readonly appId: string;
+  /** Every Web API call, in arrival order (including rate-limited and failed ones). */
+  readonly calls: SlackCall[];
+  callsTo(method: string): SlackCall[];
+  /** Posts to response_urls, in arrival order. */
+  readonly responses: ResponseUrlPost[];
+  /** A response_url on this server. `ctx` lets `replace_original`/`delete_original`/`in_channel` take effect. */
+  responseUrl(id?: string, ctx?: ResponseUrlContext): string;
+  /** Completed filesUploadV2 uploads. */
+  readonly uploads: SlackUpload[];
+  /** GETs of url_private / url_private_download. */
+  readonly downloads: FileDownload[];
+  /** Polls `pick` (every 10 ms) until it returns something truthy; rejects after `timeoutMs` (default 5000). */
+  waitFor<T>(pick: () => T | undefined | null | false, timeoutMs?: number): Promise<T>;
+  addUser(user: SlackUser): void;
+  addChannel(channel: SlackChannel): void;
+  /** A channel the fake knows (added, or seen in a call). */
+  channel(id: string): SlackChannel | undefined;
+  /** A user the fake knows (added, the bot, installers). */
+  user(id: string): SlackUser | undefined;
+  /** Seed a message (e.g. a user's message the bot will react to). `ts` defaults to a fresh one. */
+  addMessage(message: { channel: string; text?: string; user?: string; ts?: string; thread_ts?: string; blocks?: unknown[]; bot_id?: string; files?: SlackFile[]; subtype?: string }): SlackMessage;
+  addFile(file: { name: string; mimetype: string; data: Buffer; filetype?: string; title?: string; user?: string }): SlackFile;
+  /** Messages (top-level and thread replies), oldest first; optionally of one channel. */
+  messages(channel?: string): SlackMessage[];
+  /** One stored message, or undefined. */
+  message(channel: string, ts: string): SlackMessage | undefined;
+  /** A thread: parent first, then replies. */
+  thread(channel: string, threadTs: string): SlackMessage[];
+  /** Ephemeral messages (chat.postEphemeral and ephemeral response_url posts). */
+  ephemerals(channel?: string): SlackEphemeral[];
+  /** Views opened/pushed/published, latest state. Optionally filtered by callback_id. */
+  views(callbackId?: string): StoredView[];
+  view(id: string): StoredView | undefined;
+  /** Issue a trigger_id (what Slack puts in interaction payloads). Valid for `triggerTtlMs`, usable once. */
+  issueTrigger(ctx?: TriggerContext): string;
+  /** Make a code that oauth.v2.access exchanges for a fresh installation (new tokens become valid). */
+  oauthCode(grant?: Partial<Omit<OAuthGrant, 'code'>> & { code?: string }): OAuthGrant;
+  /** Answer 429 + Retry-After. `times` defaults to 1 (Infinity with `everyOther`); no `method` = every method. */
+  rateLimit(rule: { method?: string; times?: number; retryAfterSec: number; everyOther?: boolean }): void;
+  /** Per-channel chat.postMessage limit; beyond `perSecond` posts in a rolling second → 429 Retry-After. */
+  channelRateLimit(perSecond: number): void;
+  /** Answer `{ok:false,error}` for `method`, `times` times (default: until reset). */
+  failMethod(method: string, error: string, times?: number): void;
+  /** Generate the next message ts (strictly increasing). */
+  nextTs(): string;
+  /** Errors thrown inside the fake while handling requests (should stay empty). */
+  readonly serverErrors: Error[];
+  /**
+   * Forget recorded traffic and state produced by traffic (calls, responses, uploads, downloads, messages,
+   * ephemerals, views, triggers, uploaded files) and all injected faults/limits. Keeps configuration:
+   * tokens and installations, users, channels, files added with `addFile`.
+   */
+  reset(): void;
+  close(): Promise<void>;
+}
+
+/** The bot scopes /manifest.yml requests (`oauth_config.scopes.bot`). The self-test keeps the two in sync. */
+export const MANIFEST_BOT_SCOPES: readonly string[] = [
+  'commands',
+  'chat:write',
+  'users:read',
+  'reactions:write',
+  'files:read',
+  'files:write',
+  'channels:history',
+  'groups:history',
+];
+
+// ---------------------------------------------------------------------------------------------------------
+// Small helpers
+// ---------------------------------------------------------------------------------------------------------
+
+type Json = Record<string, unknown>;
+
+function isObj(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function str(args: SlackArgs, key: string): string | undefined {
+  const v = args[key];
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  return undefined;
+}
+
+function bool(args: SlackArgs, key: string): boolean {
+  const v = args[key];
+  return v === true || v === 1 || v === 'true' || v === '1';
+}
+
+function int(args: SlackArgs, key: string): number | undefined {
+  const s = str(args, key);
+  if (s === undefined || s === '') return undefined;
+  const n = Number.parseInt(s, 10);
+  return Number.isNaN(n) ? undefined : n;
+}
+
+function fail(error: string, extra: Json = {}): Json {
+  return { ok: false, error, ...extra };
+}
+
+function invalidArguments(messages: string[]): Json {
+  return fail('invalid_arguments', { response_metadata: { messages } });
+}
+
+const ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+
+/** Slack-looking id: prefix + 10 upper-case alphanumerics (e.g. `V07ABCD1234`). */
+function slackId(prefix: string): string {
+  const bytes = randomBytes(10);
+  let out = prefix;
+  for (const b of bytes) out += ID_ALPHABET[b % ID_ALPHABET.length];
+  return out;
+}
+
+function hex(bytes: number): string {
+  return randomBytes(bytes).toString('hex');
+}
+
+function tsToMicros(ts: string): number {
+  const [sec, micro = '0'] = ts.split('.');
+  return Number(sec) * 1_000_000 + Number(micro.padEnd(6, '0').slice(0, 6));
+}
+
+function compareTs(a: string, b: string): number {
+  return tsToMicros(a) - tsToMicros(b);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function clone<T>(v: T): T {
+  return structuredClone(v);
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
+  return Buffer.concat(chunks);
+}
+
+/** Fields Slack accepts as JSON strings in form-encoded calls. */
+const JSON_FIELDS = new Set(['blocks', 'attachments', 'view', 'files', 'metadata', 'unfurls', 'user_auth_blocks']);
+
+const FILE_TYPES: Record<string, { filetype: string; mimetype: string; pretty: string }> = {
+  txt: { filetype: 'text', mimetype: 'text/plain', pretty: 'Plain Text' },
+  text: { filetype: 'text', mimetype: 'text/plain', pretty: 'Plain Text' },
+  md: { filetype: 'markdown', mimetype: 'text/plain', pretty: 'Markdown (raw)' },
+  csv: { filetype: 'csv', mimetype: 'text/csv', pretty: 'CSV' },
+  json: { filetype: 'json', mimetype: 'application/json', pretty: 'JSON' },
+  html: { filetype: 'html', mimetype: 'text/html', pretty: 'HTML' },
+  pdf: { filetype: 'pdf', mimetype: 'application/pdf', pretty: 'PDF' },
+  png: { filetype: 'png', mimetype: 'image/png', pretty: 'PNG' },
+  jpg: { filetype: 'jpg', mimetype: 'image/jpeg', pretty: 'JPEG' },
+  jpeg: { filetype: 'jpg', mimetype: 'image/jpeg', pretty: 'JPEG' },
+  gif: { filetype: 'gif', mimetype: 'image/gif', pretty: 'GIF' },
+  mp3: { filetype: 'mp3', mimetype: 'audio/mpeg', pretty: 'MP3' },
+  wav: { filetype: 'wav', mimetype: 'audio/wav', pretty: 'WAV' },
+  m4a: { filetype: 'm4a', mimetype: 'audio/x-m4a', pretty: 'M4A' },
+  ogg: { filetype: 'ogg', mimetype: 'audio/ogg', pretty: 'Ogg Vorbis' },
+  webm: { filetype: 'webm', mimetype: 'audio/webm', pretty: 'WebM' },
+  mp4: { filetype: 'mp4', mimetype: 'video/mp4', pretty: 'MPEG 4 Video' },
+};
+
+function fileTypeFor(name: string, mimetype?: string): { filetype: string; mimetype: string; pretty: string } {
+  const ext = name.includes('.') ? (name.split('.').pop() ?? '').toLowerCase() : '';
+  const known = FILE_TYPES[ext];
+  if (known) return mimetype ? { ...known, mimetype } : known;
+  if (mimetype) {
+    const byMime = Object.values(FILE_TYPES).find((t) => t.mimetype === mimetype);
+    if (byMime) return byMime;
+  }
+  return { filetype: 'binary', mimetype: mimetype ?? 'application/octet-stream', pretty: 'Binary' };
+}
+
+function tzInfo(tz: string): { tz_label: string; tz_offset: number } {
+  const now = new Date();
+  const offsetName =
+    new Intl.DateTimeFormat('en-US', { timeZone: tz, timeZoneName: 'longOffset' })
+      .formatToParts(now)
+      .find((p) => p.type === 'timeZoneName')?.value ?? 'GMT';
+  const m = /GMT([+-])(\d{2}):(\d{2})/.exec(offsetName);
+  const tz_offset = m ? (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 3600 + Number(m[3]) * 60) : 0;
+  const tz_label =
+    new Intl.DateTimeFormat('en-US', { timeZone: tz, timeZoneName: 'long' })
+      .formatToParts(now)
+      .find((p) => p.type === 'timeZoneName')?.value ?? tz;
+  return { tz_label, tz_offset };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Block Kit validation (the subset of Slack's rules that apps commonly trip over)
+// ---------------------------------------------------------------------------------------------------------
+
+const BLOCK_TYPES = new Set([
+  'section', 'divider', 'image', 'actions', 'context', 'input', 'header', 'rich_text', 'file', 'video',
+  'markdown', 'call', 'table', 'context_actions',
+]);
+
+function textObjectErrors(t: unknown, ptr: string, max: number, plainOnly = false): string[] {
+  if (!isObj(t)) return [`[ERROR] must provide an object [json-pointer:${ptr}]`];
+  const type = t.type;
+  if (type !== 'plain_text' && type !== 'mrkdwn') return [`[ERROR] must be one of plain_text, mrkdwn [json-pointer:${ptr}/type]`];
+  if (plainOnly && type !== 'plain_text') return [`[ERROR] must be plain_text [json-pointer:${ptr}/type]`];
+  if (typeof t.text !== 'string') return [`[ERROR] must provide a string [json-pointer:${ptr}/text]`];
+  if (t.text.length === 0) return [`[ERROR] must be more than 0 characters [json-pointer:${ptr}/text]`];
+  if (t.text.length > max) return [`[ERROR] must be less than ${max + 1} characters [json-pointer:${ptr}/text]`];
+  return [];
+}
+
+function elementErrors(el: unknown, ptr: string): string[] {
+  if (!isObj(el)) return [`[ERROR] must provide an object [json-pointer:${ptr}]`];
+  const errors: string[] = [];
+  if (typeof el.action_id === 'string' && el.action_id.length > 255) {
+    errors.push(`[ERROR] must be less than 256 characters [json-pointer:${ptr}/action_id]`);
+  }
+  if (el.type === 'button') {
+    errors.push(...textObjectErrors(el.text, `${ptr}/text`, 75, true));
+    if (typeof el.value === 'string' && el.value.length > 2000) {
+      errors.push(`[ERROR] must be less than 2001 characters [json-pointer:${ptr}/value]`);
+    }
+    if (typeof el.url === 'string' && el.url.length > 3000) {
+      errors.push(`[ERROR] must be less than 3001 characters [json-pointer:${ptr}/url]`);
+    }
+  }
+  if ((el.type === 'static_select' || el.type === 'multi_static_select') && Array.isArray(el.options)) {
+    if (el.options.length > 100) errors.push(`[ERROR] must be less than 101 items [json-pointer:${ptr}/options]`);
+  }
+  return errors;
+}
+
+/** Slack-style `response_metadata.messages` for invalid blocks; empty when valid. */
+export function blockKitErrors(blocks: unknown, maxBlocks: number, root = '/blocks'): string[] {
+  if (!Array.isArray(blocks)) return [`[ERROR] must provide an array [json-pointer:${root}]`];
+  const errors: string[] = [];
+  if (blocks.length > maxBlocks) errors.push(`[ERROR] no more than ${maxBlocks} items allowed [json-pointer:${root}]`);
+  const blockIds = new Set<string>();
+  blocks.forEach((block, i) => {
+    const ptr = `${root}/${i}`;
+    if (!isObj(block)) {
+      errors.push(`[ERROR] must provide an object [json-pointer:${ptr}]`);
+      return;
+    }
+    if (typeof block.type !== 'string' || !BLOCK_TYPES.has(block.type)) {
+      errors.push(`[ERROR] unsupported type: ${String(block.type)} [json-pointer:${ptr}/type]`);
+      return;
+    }
+    if (typeof block.block_id === 'string') {
+      if (block.block_id.length > 255) errors.push(`[ERROR] must be less than 256 characters [json-pointer:${ptr}/block_id]`);
+      if (blockIds.has(block.block_id)) errors.push(`[ERROR] duplicate block_id: ${block.block_id} [json-pointer:${ptr}/block_id]`);
+      blockIds.add(block.block_id);
+    }
+    switch (block.type) {
+      case 'section': {
+        if (block.text === undefined && block.fields === undefined) {
+          errors.push(`[ERROR] must provide either text or fields [json-pointer:${ptr}]`);
+        }
+        if (block.text !== undefined) errors.push(...textObjectErrors(block.text, `${ptr}/text`, 3000));
+        if (block.fields !== undefined) {
+          if (!Array.isArray(block.fields)) errors.push(`[ERROR] must provide an array [json-pointer:${ptr}/fields]`);
+          else {
+            if (block.fields.length > 10) errors.push(`[ERROR] no more than 10 items allowed [json-pointer:${ptr}/fields]`);
+            block.fields.forEach((f, j) => errors.push(...textObjectErrors(f, `${ptr}/fields/${j}`, 2000)));
+          }
+        }
+        if (block.accessory !== undefined) errors.push(...elementErrors(block.accessory, `${ptr}/accessory`));
+        break;
+      }
+      case 'header':
+        errors.push(...textObjectErrors(block.text, `${ptr}/text`, 150, true));
+        break;
+      case 'actions': {
+        if (!Array.isArray(block.elements) || block.elements.length === 0) {
+          errors.push(`[ERROR] must provide at least 1 item [json-pointer:${ptr}/elements]`);
+          break;
+        }
+        if (block.elements.length > 25) errors.push(`[ERROR] no more than 25 items allowed [json-pointer:${ptr}/elements]`);
+        const actionIds = new Set<string>();
+        block.elements.forEach((el, j) => {
+          errors.push(...elementErrors(el, `${ptr}/elements/${j}`));
+          if (isObj(el) && typeof el.action_id === 'string') {
+            if (actionIds.has(el.action_id)) {
+              errors.push(`[ERROR] duplicate action_id: ${el.action_id} [json-pointer:${ptr}/elements/${j}/action_id]`);
+            }
+            actionIds.add(el.action_id);
+          }
+        });
+        break;
+      }
+      case 'context': {
+        if (!Array.isArray(block.elements) || block.elements.length === 0) {
+          errors.push(`[ERROR] must provide at least 1 item [json-pointer:${ptr}/elements]`);
+        } else if (block.elements.length > 10) {
+          errors.push(`[ERROR] no more than 10 items allowed [json-pointer:${ptr}/elements]`);
+        }
+        break;
+      }
+      case 'input': {
+        errors.push(...textObjectErrors(block.label, `${ptr}/label`, 2000, true));
+        if (!isObj(block.element)) errors.push(`[ERROR] must provide an object [json-pointer:${ptr}/element]`);
+        else errors.push(...elementErrors(block.element, `${ptr}/element`));
+        break;
+      }
+      case 'image': {
+        if (typeof block.alt_text !== 'string' || block.alt_text.length === 0) {
+          errors.push(`[ERROR] must provide a string [json-pointer:${ptr}/alt_text]`);
+        }
+        break;
+      }
+      default:
+        break;
+    }
+  });
+  return errors;
+}
+
+function viewErrors(view: Json, kind: 'modal' | 'home'): string[] {
+  const errors: string[] = [];
+  if (view.type !== kind) {
+    errors.push(`[ERROR] must be ${kind} [json-pointer:/view/type]`);
+    return errors;
+  }
+  if (kind === 'modal') {
+    errors.push(...textObjectErrors(view.title, '/view/title', 24, true));
+    if (view.submit !== undefined) errors.push(...textObjectErrors(view.submit, '/view/submit', 24, true));
+    if (view.close !== undefined) errors.push(...textObjectErrors(view.close, '/view/close', 24, true));
+    const hasInput = Array.isArray(view.blocks) && view.blocks.some((b) => isObj(b) && b.type === 'input');
+    if (hasInput && view.submit === undefined) {
+      errors.push(`[ERROR] submit is required when an 'input' block is within the blocks array [json-pointer:/view/submit]`);
+    }
+  }
+  errors.push(...blockKitErrors(view.blocks, 100, '/view/blocks'));
+  if (typeof view.private_metadata === 'string' && view.private_metadata.length > 3000) {
+    errors.push(`[ERROR] must be less than 3001 characters [json-pointer:/view/private_metadata]`);
+  }
+  if (typeof view.callback_id === 'string' && view.callback_id.length > 255) {
+    errors.push(`[ERROR] must be less than 256 characters [json-pointer:/view/callback_id]`);
+  }
+  if (typeof view.external_id === 'string' && view.external_id.length > 255) {
+    errors.push(`[ERROR] must be less than 256 characters [json-pointer:/view/external_id]`);
+  }
+  return errors;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Which scope each method needs (bot token). `null`: no scope. Channel-dependent ones are computed.
+// ---------------------------------------------------------------------------------------------------------
+
+const METHOD_SCOPES: Record<string, string | null> = {
+  'auth.test': null,
+  'auth.revoke': null,
+  'chat.postMessage': 'chat:write',
+  'chat.update': 'chat:write',
+  'chat.delete': 'chat:write',
+  'chat.postEphemeral': 'chat:write',
+  'chat.getPermalink': null,
+  'views.open': null,
+  'views.update': null,
+  'views.push': null,
+  'views.publish': null,
+  'reactions.add': 'reactions:write',
+  'reactions.remove': 'reactions:write',
+  'users.info': 'users:read',
+  'conversations.open': 'im:write',
+  'files.info': 'files:read',
+  'files.getUploadURLExternal': 'files:write',
+  'files.completeUploadExternal': 'files:write',
+  'team.info': 'team:read',
+  'apps.uninstall': null,
+};
+
+function conversationKind(channelId: string): 'channels' | 'groups' | 'im' | 'mpim' {
+  if (channelId.startsWith('D')) return 'im';
+  if (channelId.startsWith('G')) return 'groups';
+  return 'channels';
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The fake
+// ---------------------------------------------------------------------------------------------------------
+
+interface TokenInfo {
+  token: string;
+  kind: 'bot' | 'user';
+  teamId: string;
+  userId: string;
+  botId?: string;
+  scopes: string[];
+  revoked: boolean;
+}
+
+interface Team {
+  id: string;
+  name: string;
+  domain: string;
+  enterpriseId?: string;
+}
+
+interface Trigger {
+  issuedAt: number;
+  used: boolean;
+  userId?: string;
+  viewId?: string;
+}
+
+interface PendingUpload {
+  fileId: string;
+  filename: string;
+  length: number;
+  altText?: string;
+  userId: string;
+  teamId: string;
+  data?: Buffer;
+}
+
+interface StoredFile {
+  file: SlackFile;
+  data: Buffer;
+  teamId: string;
+}
+
+interface ResponseUrlEntry {
+  id: string;
+  url: string;
+  uses: number;
+  createdAt: number;
+  ctx: ResponseUrlContext;
+}
+
+interface RateRule {
+  method?: string;
+  remaining: number;
+  retryAfterSec: number;
+  everyOther: boolean;
+  seen: number;
+}
+
+interface FailRule {
+  method: string;
+  error: string;
+  remaining: number;
+}
+
+type Handler = (args: SlackArgs, auth: TokenInfo) => Json;
+
+const RESPONSE_URL_TTL_MS = 30 * 60_000;
+const OAUTH_CODE_TTL_MS = 10 * 60_000;
+
+class FakeSlackServer implements FakeSlack {
+  readonly calls: SlackCall[] = [];
+  readonly responses: ResponseUrlPost[] = [];
+  readonly uploads: SlackUpload[] = [];
+  readonly downloads: FileDownload[] = [];
+  readonly serverErrors: Error[] = [];
+
+  readonly botToken: string;
+  readonly teamId: string;
+  readonly teamName: string;
+  readonly teamDomain: string;
+  readonly botUserId: string;
+  readonly botId: string;
+  readonly appId: string;
+
+  baseUrl = '';
+  apiUrl = '';
+
+  private server: Server;
+  private readonly opts: FakeSlackOptions;
+  private readonly tokens = new Map<string, TokenInfo>();
+  private readonly teams = new Map<string, Team>();
+  private readonly users = new Map<string, SlackUser>();
+  private readonly channels = new Map<string, SlackChannel>();
+  private readonly store = new Map<string, SlackMessage[]>();
+  private ephemeralList: SlackEphemeral[] = [];
+  private readonly viewStore = new Map<string, StoredView>();
+  private readonly rootStacks = new Map<string, string[]>();
+  private readonly triggers = new Map<string, Trigger>();
+  private readonly files = new Map<string, StoredFile>();
+  private readonly seededFileIds = new Set<string>();
+  private readonly pendingUploads = new Map<string, PendingUpload>();
+  private readonly uploadKeys = new Map<string, string>();
+  private readonly responseUrls = new Map<string, ResponseUrlEntry>();
+  private readonly oauthCodes = new Map<string, OAuthGrant & { issuedAt: number; used: boolean }>();
+  private rateRules: RateRule[] = [];
+  private failRules: FailRule[] = [];
+  private channelLimit: number | undefined;
+  private readonly channelPosts = new Map<string, number[]>();
+  private lastTsMicros = 0;
+  private responseUrlCounter = 0;
+  private readonly handlers: Record<string, Handler>;
+
+  constructor(opts: FakeSlackOptions) {
+    this.opts = opts;
+    this.teamId = opts.teamId ?? 'T0CAMPAIGN1';
+    this.teamName = opts.teamName ?? 'Campaign Test Workspace';
+    this.teamDomain = opts.teamDomain ?? 'campaign-test';
+    this.botUserId = opts.botUserId ?? 'U0CAMPAIGNBOT';
+    this.botId = opts.botId ?? 'B0CAMPAIGNBOT';
+    this.appId = opts.appId ?? 'A0CAMPAIGN01';
+    this.botToken = opts.botToken ?? `xoxb-${Date.now() % 1e11}-${Date.now() % 1e12}-${hex(12)}`;
+    this.teams.set(this.teamId, { id: this.teamId, name: this.teamName, domain: this.teamDomain });
+    this.tokens.set(this.botToken, {
+      token: this.botToken,
+      kind: 'bot',
+      teamId: this.teamId,
+      userId: this.botUserId,
+      botId: this.botId,
+      scopes: [...(opts.scopes ?? MANIFEST_BOT_SCOPES)],
+      revoked: false,
+    });
+    this.users.set(this.botUserId, { id: this.botUserId, name: 'campaign', real_name: 'Campaign', is_bot: true });
+    this.server = createServer((req, res) => {
+      this.route(req, res).catch((err: unknown) => {
+        const error = err instanceof Error ? err : new Error(String(err));
+        this.serverErrors.push(error);
+        if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
+        res.end(`fake slack error: ${error.message}`);
+      });
+    });
+    this.handlers = this.buildHandlers();
+  }
+
+  async listen(): Promise<void> {
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(0, '127.0.0.1', () => resolve());
+    });
+    const { port } = this.server.address() as AddressInfo;
+    this.baseUrl = `http://127.0.0.1:${port}`;
+    this.apiUrl = `${this.baseUrl}/api/`;
+  }
+
+  // ------------------------------------------------------------------ public helpers
+
+  callsTo(method: string): SlackCall[] {
+    return this.calls.filter((c) => c.method === method);
+  }
+
+  responseUrl(id?: string, ctx: ResponseUrlContext = {}): string {
+    this.responseUrlCounter += 1;
+    const key = hex(12);
+    const theId = id ?? `r${this.responseUrlCounter}`;
+    const url = `${this.baseUrl}/commands/${this.teamId}/${1_000_000 + this.responseUrlCounter}/${key}`;
+    this.responseUrls.set(key, { id: theId, url, uses: 0, createdAt: Date.now(), ctx });
+    return url;
+  }
+
+  async waitFor<T>(pick: () => T | undefined | null | false, timeoutMs = 5000): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    let lastError: unknown;
+    for (;;) {
+      let value: T | undefined | null | false;
+      try {
+        value = pick();
+        lastError = undefined;
+      } catch (err) {
+        lastError = err;
+        value = undefined;
+      }
+      if (value) return value;
+      if (Date.now() >= deadline) {
+        const src = pick.toString().replace(/\s+/g, ' ').slice(0, 200);
+        const recent = this.calls
+          .slice(-15)
+          .map((c) => `${c.method}${c.response.ok === false ? `(${String(c.response.error)})` : ''}`)
+          .join(', ');
+        const why = lastError instanceof Error ? `; last error from the predicate: ${lastError.message}` : '';
+        throw new Error(
+          `fakeSlack.waitFor timed out after ${timeoutMs} ms waiting for: ${src}\n` +
+            `  Web API calls so far (${this.calls.length}, last 15): ${recent || 'none'}\n` +
+            `  response_url posts: ${this.responses.length}; uploads: ${this.uploads.length}; ` +
+            `fake errors: ${this.serverErrors.map((e) => e.message).join(' | ') || 'none'}${why}`,
+        );
+      }
+      await sleep(10);
+    }
+  }
+
+  addUser(user: SlackUser): void {
+    if (user.tz !== undefined) tzInfo(user.tz); // throws RangeError for a bad IANA name, at the call site
+    this.users.set(user.id, { ...user });
+  }
+
+  addChannel(channel: SlackChannel): void {
+    this.channels.set(channel.id, { ...channel });
+  }
+
+  channel(id: string): SlackChannel | undefined {
+    const c = this.channels.get(id);
+    return c ? { ...c } : undefined;
+  }
+
+  user(id: string): SlackUser | undefined {
+    const u = this.users.get(id);
+    return u ? { ...u } : undefined;
+  }
+
+  addMessage(m: { channel: string; text?: string; user?: string; ts?: string; thread_ts?: string; blocks?: unknown[]; bot_id?: string; files?: SlackFile[]; subtype?: string }): SlackMessage {
+    const existing = m.ts ? this.message(m.channel, m.ts) : undefined;
+    if (existing) return existing;
+    const ts = m.ts ?? this.nextTs();
+    if (m.ts) this.lastTsMicros = Math.max(this.lastTsMicros, tsToMicros(m.ts));
+    const msg: SlackMessage = {
+      type: 'message',
+      channel: m.channel,
+      ts,
+      text: m.text ?? '',
+      user: m.user ?? 'U0SOMEUSER1',
+      team: this.teamId,
+    };
+    if (m.bot_id) msg.bot_id = m.bot_id;
+    if (m.blocks) msg.blocks = clone(m.blocks);
+    if (m.files) msg.files = clone(m.files);
+    if (m.subtype) msg.subtype = m.subtype;
+    if (m.thread_ts && m.thread_ts !== ts) msg.thread_ts = m.thread_ts;
+    this.insertMessage(msg);
+    return clone(msg);
+  }
+
+  addFile(f: { name: string; mimetype: string; data: Buffer; filetype?: string; title?: string; user?: string }): SlackFile {
+    const file = this.makeFile({
+      name: f.name,
+      title: f.title ?? f.name,
+      mimetype: f.mimetype,
+      filetype: f.filetype,
+      size: f.data.length,
+      user: f.user ?? 'U0SOMEUSER1',
+      teamId: this.teamId,
+    });
+    this.files.set(file.id, { file, data: Buffer.from(f.data), teamId: this.teamId });
+    this.seededFileIds.add(file.id);
+    return clone(file);
+  }
+
+  messages(channel?: string): SlackMessage[] {
+    const all = channel === undefined ? [...this.store.values()].flat() : (this.store.get(channel) ?? []);
+    return clone(all).sort((a, b) => compareTs(a.ts, b.ts));
+  }
+
+  message(channel: string, ts: string): SlackMessage | undefined {
+    const found = this.findMessage(channel, ts);
+    return found ? clone(found) : undefined;
+  }
+
+  thread(channel: string, threadTs: string): SlackMessage[] {
+    return this.messages(channel).filter((m) => m.ts === threadTs || m.thread_ts === threadTs);
+  }
+
+  ephemerals(channel?: string): SlackEphemeral[] {
+    return clone(channel === undefined ? this.ephemeralList : this.ephemeralList.filter((e) => e.channel === channel));
+  }
+
+  views(callbackId?: string): StoredView[] {
+    const all = [...this.viewStore.values()];
+    return clone(callbackId === undefined ? all : all.filter((v) => v.view.callback_id === callbackId));
+  }
+
+  view(id: string): StoredView | undefined {
+    const v = this.viewStore.get(id);
+    return v ? clone(v) : undefined;
+  }
+
+  issueTrigger(ctx: TriggerContext = {}): string {
+    const id = ctx.triggerId ?? `${Math.floor(Date.now() / 1000)}${Math.floor(Math.random() * 1000)}.${Math.floor(Math.random() * 1e12)}.${hex(16)}`;
+    this.triggers.set(id, { issuedAt: Date.now(), used: false, userId: ctx.userId, viewId: ctx.viewId });
+    return id;
+  }
+
+  oauthCode(grant: Partial<Omit<OAuthGrant, 'code'>> & { code?: string } = {}): OAuthGrant {
+    const teamId = grant.teamId ?? slackId('T');
+    const g: OAuthGrant = {
+      code: grant.code ?? `${Date.now()}.${hex(20)}`,
+      teamId,
+      teamName: grant.teamName ?? (teamId === this.teamId ? this.teamName : `Workspace ${teamId}`),
+      botToken: grant.botToken ?? `xoxb-${Date.now() % 1e11}-${hex(6)}-${hex(12)}`,
+      botUserId: grant.botUserId ?? slackId('U'),
+      botId: grant.botId ?? slackId('B'),
+      userToken: grant.userToken ?? ((grant.userScopes?.length ?? 0) > 0 ? `xoxp-${Date.now() % 1e11}-${hex(12)}` : undefined),
+      installerUserId: grant.installerUserId ?? slackId('U'),
+      botScopes: grant.botScopes ?? [...(this.opts.scopes ?? MANIFEST_BOT_SCOPES)],
+      userScopes: grant.userScopes ?? [],
+      redirectUri: grant.redirectUri,
+      enterpriseId: grant.enterpriseId,
+    };
+    this.oauthCodes.set(g.code, { ...g, issuedAt: Date.now(), used: false });
+    return { ...g };
+  }
+
+  rateLimit(rule: { method?: string; times?: number; retryAfterSec: number; everyOther?: boolean }): void {
+    const everyOther = rule.everyOther ?? false;
+    this.rateRules.push({
+      method: rule.method,
+      remaining: rule.times ?? (everyOther ? Number.POSITIVE_INFINITY : 1),
+      retryAfterSec: rule.retryAfterSec,
+      everyOther,
+      seen: 0,
+    });
+  }
+
+  channelRateLimit(perSecond: number): void {
+    this.channelLimit = perSecond;
+  }
+
+  failMethod(method: string, error: string, times?: number): void {
+    this.failRules.push({ method, error, remaining: times ?? Number.POSITIVE_INFINITY });
+  }
+
+  nextTs(): string {
+    this.lastTsMicros = Math.max(Date.now() * 1000, this.lastTsMicros + 1);
+    const sec = Math.floor(this.lastTsMicros / 1_000_000);
+    const micro = this.lastTsMicros % 1_000_000;
+    return `${sec}.${String(micro).padStart(6, '0')}`;
+  }
+
+  reset(): void {
+    this.calls.length = 0;
+    this.responses.length = 0;
+    this.uploads.length = 0;
+    this.downloads.length = 0;
+    this.serverErrors.length = 0;
+    this.store.clear();
+    this.ephemeralList = [];
+    this.viewStore.clear();
+    this.rootStacks.clear();
+    this.triggers.clear();
+    this.pendingUploads.clear();
+    this.uploadKeys.clear();
+    this.responseUrls.clear();
+    for (const id of [...this.files.keys()]) if (!this.seededFileIds.has(id)) this.files.delete(id);
+    this.rateRules = [];
+    this.failRules = [];
+    this.channelLimit = undefined;
+    this.channelPosts.clear();
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  // ------------------------------------------------------------------ HTTP routing
+
+  private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', this.baseUrl);
+    const body = await readBody(req);
+    const path = url.pathname;
+    if (path.startsWith('/api/')) return this.handleApi(req, res, url, body);
+    if (path.startsWith('/upload/v1/')) return this.handleUpload(req, res, path, body);
+    if (path.startsWith('/files-pri/')) return this.handleDownload(req, res, url);
+    if (path.startsWith('/commands/')) return this.handleResponseUrl(req, res, path, body);
+    if (path === '/oauth/v2/authorize') return this.handleAuthorize(res, url);
+    if (path === '/signin') {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(loginPage(this.teamName));
+      return;
+    }
+    res.writeHead(404, { 'content-type': 'text/plain' });
+    res.end('not found');
+  }
+
+  // ------------------------------------------------------------------ Web API
+
+  private async parseApiArgs(
+    req: IncomingMessage,
+    url: URL,
+    body: Buffer,
+  ): Promise<{ args: SlackArgs; encoding: SlackCall['encoding']; invalidJson: boolean }> {
+    const args: SlackArgs = Object.fromEntries(url.searchParams.entries());
+    const ct = (req.headers['content-type'] ?? '').toLowerCase();
+    let encoding: SlackCall['encoding'] = 'query';
+    let invalidJson = false;
+    if (ct.startsWith('application/json')) {
+      encoding = 'json';
+      try {
+        const parsed: unknown = body.length === 0 ? {} : JSON.parse(body.toString('utf8'));
+        if (isObj(parsed)) Object.assign(args, parsed);
+        else invalidJson = true;
+      } catch {
+        invalidJson = true;
+      }
+      return { args, encoding, invalidJson };
+    }
+    if (body.length > 0 && ct.startsWith('multipart/form-data')) {
+      encoding = 'multipart';
+      const form = await new Response(body, { headers: { 'content-type': ct } }).formData();
+      for (const [k, v] of form.entries()) {
+        args[k] = typeof v === 'string' ? v : { filename: v.name, size: v.size };
+      }
+    } else if (body.length > 0 || ct.startsWith('application/x-www-form-urlencoded')) {
+      encoding = 'form';
+      for (const [k, v] of new URLSearchParams(body.toString('utf8')).entries()) args[k] = v;
+    }
+    for (const key of JSON_FIELDS) {
+      const v = args[key];
+      if (typeof v === 'string' && /^\s*[[{]/.test(v)) {
+        try {
+          args[key] = JSON.parse(v) as unknown;
+        } catch {
+          // left as a string: the method answers invalid_blocks_format / invalid_arguments like Slack
+        }
+      }
+    }
+    return { args, encoding, invalidJson };
+  }
+
+  private async handleApi(req: IncomingMessage, res: ServerResponse, url: URL, body: Buffer): Promise<void> {
+    const method = decodeURIComponent(url.pathname.slice('/api/'.length));
+    const { args, encoding, invalidJson } = await this.parseApiArgs(req, url, body);
+    const authHeader = req.headers.authorization;
+    const bearer = authHeader ? /^Bearer\s+(\S+)/i.exec(authHeader)?.[1] : undefined;
+    // Slack ignores a `token` inside a JSON body: JSON callers must use the Authorization header.
+    const bodyToken = encoding === 'json' ? undefined : str(args, 'token');
+    delete args.token;
+    const token = bearer ?? bodyToken;
+
+    const call: SlackCall = { method, args, at: Date.now(), status: 200, response: {}, encoding };
+    if (token !== undefined) call.token = token;
+    this.calls.push(call);
+
+    const send = (status: number, response: Json, headers: Record<string, string> = {}): void => {
+      if (encoding === 'json' && !/charset=/i.test(req.headers['content-type'] ?? '')) {
+        // Slack's nudge for JSON bodies without a charset.
+        response.warning = 'missing_charset';
+        const meta = isObj(response.response_metadata) ? response.response_metadata : {};
+        meta.warnings = ['missing_charset'];
+        response.response_metadata = meta;
+      }
+      call.status = status;
+      call.response = response;
+      res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
+      res.end(JSON.stringify(response));
+    };
+
+    // Injected faults first: a test that asks for a 429 or an error gets it whatever the arguments.
+    const rate = this.matchRateRule(method);
+    if (rate) {
+      send(429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(rate.retryAfterSec) });
+      return;
+    }
+    const failure = this.failRules.find((r) => r.method === method && r.remaining > 0);
+    if (failure) {
+      failure.remaining -= 1;
+      send(200, fail(failure.error));
+      return;
+    }
+    if (invalidJson) {
+      send(200, fail('invalid_json'));
+      return;
+    }
+
+    if (method === 'oauth.v2.access') {
+      send(200, this.oauthV2Access(args, req.headers.authorization));
+      return;
+    }
+    const handler = this.handlers[method];
+    if (!handler) {
+      send(200, fail('unknown_method', { req_method: method }));
+      return;
+    }
+    if (token === undefined || token === '') {
+      send(200, fail('not_authed'));
+      return;
+    }
+    const auth = this.tokens.get(token);
+    if (!auth) {
+      send(200, fail('invalid_auth'));
+      return;
+    }
+    if (auth.revoked) {
+      send(200, fail('token_revoked'));
+      return;
+    }
+    const needed = this.neededScope(method, args);
+    const scopeHeaders: Record<string, string> = { 'x-oauth-scopes': auth.scopes.join(',') };
+    if (needed) scopeHeaders['x-accepted-oauth-scopes'] = needed;
+    if (needed && !auth.scopes.includes(needed)) {
+      send(200, fail('missing_scope', { needed, provided: auth.scopes.join(',') }), scopeHeaders);
+      return;
+    }
+    if (method === 'chat.postMessage' && this.channelLimit !== undefined) {
+      const retryAfter = this.channelRetryAfter(str(args, 'channel') ?? '');
+      if (retryAfter !== undefined) {
+        send(429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(retryAfter) });
+        return;
+      }
+    }
+    const response = handler(args, auth);
+    if (method === 'chat.postMessage' && response.ok === true && typeof response.channel === 'string') {
+      const posts = this.channelPosts.get(response.channel) ?? [];
+      posts.push(Date.now());
+      this.channelPosts.set(response.channel, posts);
+    }
+    send(200, response, scopeHeaders);
+  }
+
+  private matchRateRule(method: string): RateRule | undefined {
+    for (const rule of this.rateRules) {
+      if (rule.remaining <= 0) continue;
+      if (rule.method !== undefined && rule.method !== method) continue;
+      rule.seen += 1;
+      if (rule.everyOther && rule.seen % 2 === 0) continue;
+      rule.remaining -= 1;
+      return rule;
+    }
+    return undefined;
+  }
+
+  private channelRetryAfter(channel: string): number | undefined {
+    const limit = this.channelLimit;
+    if (limit === undefined) return undefined;
+    const now = Date.now();
+    const recent = (this.channelPosts.get(channel) ?? []).filter((t) => now - t < 1000);
+    this.channelPosts.set(channel, recent);
+    if (recent.length < limit) return undefined;
+    const oldest = recent[0] ?? now;
+    return Math.max(1, Math.ceil((oldest + 1000 - now) / 1000));
+  }
+
+  private neededScope(method: string, args: SlackArgs): string | null {
+    if (method === 'conversations.history' || method === 'conversations.replies') {
+      return `${conversationKind(str(args, 'channel') ?? '')}:history`;
+    }
+    if (method === 'conversations.info') return `${conversationKind(str(args, 'channel') ?? '')}:read`;
+    return METHOD_SCOPES[method] ?? null;
+  }
+
+  // ------------------------------------------------------------------ channels & messages
+
+  private team(teamId: string): Team {
+    return this.teams.get(teamId) ?? { id: teamId, name: teamId, domain: teamId.toLowerCase() };
+  }
+
+  /** Resolve a `channel` argument like Slack: ids, `#name`, or a user id (the app's DM with that user). */
+  private resolveChannel(raw: string | undefined): { channel: SlackChannel } | { error: string } {
+    if (!raw) return { error: 'channel_not_found' };
+    if (raw.startsWith('#')) {
+      const byName = [...this.channels.values()].find((c) => c.name === raw.slice(1));
+      return byName ? { channel: byName } : { error: 'channel_not_found' };
+    }
+    if (/^[UW][A-Z0-9]{2,}$/.test(raw)) {
+      if (!this.users.has(raw) && !/^[UW][A-Z0-9]{8,}$/.test(raw)) return { error: 'channel_not_found' };
+      return { channel: this.dmWith(raw) };
+    }
+    const known = this.channels.get(raw);
+    if (known) return { channel: known };
+    if (/^[CGD][A-Z0-9]{2,}$/.test(raw)) {
+      // Any well-formed id is a channel the bot is in unless a test says otherwise (addChannel).
+      const made: SlackChannel = {
+        id: raw,
+        name: raw.startsWith('D') ? undefined : `channel-${raw.toLowerCase()}`,
+        is_private: raw.startsWith('G'),
+        is_member: true,
+      };
+      this.channels.set(raw, made);
+      return { channel: made };
+    }
+    return { error: 'channel_not_found' };
+  }
+
+  private dmWith(userId: string): SlackChannel {
+    const id = `D${userId.slice(1)}`;
+    const existing = this.channels.get(id);
+    if (existing) return existing;
+    const dm: SlackChannel = { id, user: userId, is_member: true };
+    this.channels.set(id, dm);
+    return dm;
+  }
+
+  /** Can `auth` post to / read `channel`? Private channels the bot is not in are invisible (channel_not_found). */
+  private channelAccessError(channel: SlackChannel, auth: TokenInfo, write: boolean): string | undefined {
+    if (channel.is_member === false) {
+      if (channel.is_private || channel.id.startsWith('G')) return 'channel_not_found';
+      if (write && auth.scopes.includes('chat:write.public')) return undefined;
+      return 'not_in_channel';
+    }
+    if (write && channel.is_archived) return 'is_archived';
+    return undefined;
+  }
+
+  private findMessage(channel: string, ts: string): SlackMessage | undefined {
+    return this.store.get(channel)?.find((m) => m.ts === ts);
+  }
+
+  private insertMessage(msg: SlackMessage): void {
+    const list = this.store.get(msg.channel) ?? [];
+    list.push(msg);
+    list.sort((a, b) => compareTs(a.ts, b.ts));
+    this.store.set(msg.channel, list);
+    if (msg.thread_ts && msg.thread_ts !== msg.ts) {
+      const parent = this.findMessage(msg.channel, msg.thread_ts);
+      if (parent) {
+        parent.thread_ts = parent.ts;
+        parent.reply_count = (parent.reply_count ?? 0) + 1;
+        const author = msg.user ?? msg.bot_id ?? '';
+        const users = new Set(parent.reply_users ?? []);
+        if (author) users.add(author);
+        parent.reply_users = [...users];
+        parent.reply_users_count = users.size;
+        parent.latest_reply = msg.ts;
+        if (!msg.parent_user_id && parent.user) msg.parent_user_id = parent.user;
+      }
+    }
+  }
+
+  private botMessage(auth: TokenInfo, channel: string, args: SlackArgs, ts: string): SlackMessage {
+    const msg: SlackMessage = {
+      type: 'message',
+      channel,
+      ts,
+      text: str(args, 'text') ?? '',
+      user: auth.userId,
+      team: auth.teamId,
+      app_id: this.appId,
+    };
+    if (auth.botId) msg.bot_id = auth.botId;
+    if (Array.isArray(args.blocks)) msg.blocks = clone(args.blocks);
+    if (Array.isArray(args.attachments)) msg.attachments = clone(args.attachments);
+    if (args.metadata !== undefined) msg.metadata = clone(args.metadata);
+    const threadTs = str(args, 'thread_ts');
+    if (threadTs) msg.thread_ts = threadTs;
+    if (threadTs && bool(args, 'reply_broadcast')) {
+      msg.reply_broadcast = true;
+      msg.subtype = 'thread_broadcast';
+    }
+    for (const k of ['username', 'icon_emoji', 'icon_url'] as const) {
+      const v = str(args, k);
+      if (v) msg[k] = v;
+    }
+    return msg;
+  }
+
+  /** Shared validation of text/blocks/attachments for message-creating methods. */
+  private contentError(args: SlackArgs, requireContent: boolean): Json | undefined {
+    if (args.blocks !== undefined) {
+      if (typeof args.blocks === 'string' || !Array.isArray(args.blocks)) {
+        if (args.blocks !== '' && args.blocks !== '[]') return fail('invalid_blocks_format');
+      } else {
+        const errors = blockKitErrors(args.blocks, 50);
+        if (errors.length > 0) return fail('invalid_blocks', { response_metadata: { messages: errors } });
+      }
+    }
+    if (args.attachments !== undefined && !Array.isArray(args.attachments) && args.attachments !== '') {
+      return fail('invalid_attachments');
+    }
+    const text = str(args, 'text') ?? '';
+    if (text.length > 40_000) return fail('msg_too_long');
+    const hasBlocks = Array.isArray(args.blocks) && args.blocks.length > 0;
+    const hasAttachments = Array.isArray(args.attachments) && args.attachments.length > 0;
+    if (requireContent && text === '' && !hasBlocks && !hasAttachments) return fail('no_text');
+    return undefined;
+  }
+
+  private apiMessage(m: SlackMessage): Json {
+    const { channel: _channel, ...rest } = clone(m);
+    return rest;
+  }
+
+  // ------------------------------------------------------------------ views
+
+  private makeView(input: Json, teamId: string, botId: string, prev?: SlackView): SlackView {
+    return {
+      id: prev?.id ?? slackId('V'),
+      team_id: teamId,
+      type: typeof input.type === 'string' ? input.type : 'modal',
+      title: clone(input.title),
+      submit: input.submit === undefined ? undefined : clone(input.submit),
+      close: input.close === undefined ? undefined : clone(input.close),
+      blocks: Array.isArray(input.blocks) ? clone(input.blocks) : [],
+      private_metadata: typeof input.private_metadata === 'string' ? input.private_metadata : '',
+      callback_id: typeof input.callback_id === 'string' ? input.callback_id : '',
+      state: { values: {} },
+      hash: `${Math.floor(Date.now() / 1000)}.${hex(4)}`,
+      clear_on_close: input.clear_on_close === true,
+      notify_on_close: input.notify_on_close === true,
+      root_view_id: prev?.root_view_id ?? null,
+      previous_view_id: prev?.previous_view_id ?? null,
+      app_id: this.appId,
+      external_id: typeof input.external_id === 'string' ? input.external_id : (prev?.external_id ?? ''),
+      app_installed_team_id: teamId,
+      bot_id: botId,
+    };
+  }
+
+  private exchangeTrigger(triggerId: string | undefined): { trigger: Trigger } | { error: Json } {
+    if (!triggerId) return { error: invalidArguments(['[ERROR] missing required field: trigger_id']) };
+    const trigger = this.triggers.get(triggerId);
+    if (!trigger) return { error: fail('invalid_trigger_id') };
+    if (trigger.used) return { error: fail('exchanged_trigger_id') };
+    if (Date.now() - trigger.issuedAt > (this.opts.triggerTtlMs ?? 3000)) return { error: fail('expired_trigger_id') };
+    trigger.used = true;
+    return { trigger };
+  }
+
+  private viewArg(args: SlackArgs, kind: 'modal' | 'home'): { view: Json } | { error: Json } {
+    const v = args.view;
+    if (v === undefined) return { error: invalidArguments(['[ERROR] missing required field: view']) };
+    if (!isObj(v)) return { error: invalidArguments(['[ERROR] failed to parse view: invalid JSON [json-pointer:/view]']) };
+    const errors = viewErrors(v, kind);
+    if (errors.length > 0) return { error: invalidArguments(errors) };
+    if (typeof v.external_id === 'string' && v.external_id !== '') {
+      const clash = [...this.viewStore.values()].find((s) => s.view.external_id === v.external_id);
+      if (clash && kind === 'modal') return { error: fail('duplicate_external_id') };
+    }
+    return { view: v };
+  }
+
+  // ------------------------------------------------------------------ files
+
+  private makeFile(f: { name: string; title: string; mimetype?: string; filetype?: string; size: number; user: string; teamId: string; id?: string; altText?: string }): SlackFile {
+    const id = f.id ?? slackId('F');
+    const type = fileTypeFor(f.name, f.mimetype);
+    const team = this.team(f.teamId);
+    const safe = encodeURIComponent(f.name);
+    const now = Math.floor(Date.now() / 1000);
+    const file: SlackFile = {
+      id,
+      created: now,
+      timestamp: now,
+      name: f.name,
+      title: f.title,
+      mimetype: type.mimetype,
+      filetype: f.filetype ?? type.filetype,
+      pretty_type: type.pretty,
+      user: f.user,
+      user_team: f.teamId,
+      editable: false,
+      size: f.size,
+      mode: 'hosted',
+      is_external: false,
+      external_type: '',
+      is_public: false,
+      public_url_shared: false,
+      display_as_bot: false,
+      username: '',
+      url_private: `${this.baseUrl}/files-pri/${f.teamId}-${id}/${safe}`,
+      url_private_download: `${this.baseUrl}/files-pri/${f.teamId}-${id}/download/${safe}`,
+      permalink: `https://${team.domain}.slack.com/files/${f.user}/${id}/${safe}`,
+      permalink_public: `https://slack-files.com/${f.teamId}-${id}-${hex(5)}`,
+      channels: [],
+      groups: [],
+      ims: [],
+      has_rich_preview: false,
+      file_access: 'visible',
+    };
+    if (f.altText) file.alt_txt = f.altText;
+    return file;
+  }
+
+  private async handleUpload(req: IncomingMessage, res: ServerResponse, path: string, body: Buffer): Promise<void> {
+    const key = path.slice('/upload/v1/'.length);
+    const fileId = this.uploadKeys.get(key);
+    const pending = fileId ? this.pendingUploads.get(fileId) : undefined;
+    if (!pending || req.method !== 'POST') {
+      res.writeHead(404, { 'content-type': 'text/plain' });
+      res.end('not found');
+      return;
+    }
+    const ct = req.headers['content-type'] ?? '';
+    let data = body;
+    if (ct.toLowerCase().startsWith('multipart/form-data')) {
+      // WebClient sends the bytes as a multipart part (field `body`); curl users send `file=@...`.
+      const form = await new Response(body, { headers: { 'content-type': ct } }).formData();
+      const part = [...form.values()].find((v): v is File => typeof v !== 'string');
+      data = part ? Buffer.from(await part.arrayBuffer()) : Buffer.alloc(0);
+    }
+    pending.data = data;
+    res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
+    res.end(`OK - ${data.length}`);
+  }
+
+  private handleDownload(req: IncomingMessage, res: ServerResponse, url: URL): void {
+    // /files-pri/<team>-<file>/[download/]<name>
+    const m = /^\/files-pri\/([A-Z0-9]+)-([A-Z0-9]+)\//.exec(url.pathname);
+    const stored = m?.[2] ? this.files.get(m[2]) : undefined;
+    const bearer = req.headers.authorization ? /^Bearer\s+(\S+)/i.exec(req.headers.authorization)?.[1] : undefined;
+    const auth = bearer ? this.tokens.get(bearer) : undefined;
+    const authorized =
+      stored !== undefined && auth !== undefined && !auth.revoked && auth.teamId === stored.teamId && auth.scopes.includes('files:read');
+    const record = (status: number): void => {
+      this.downloads.push({ fileId: m?.[2] ?? '', authorized, status, at: Date.now() });
+    };
+    if (!authorized) {
+      if (this.opts.unauthenticatedFileDownloads === 'login-page') {
+        record(302);
+        res.writeHead(302, { location: `${this.baseUrl}/signin?redir=${encodeURIComponent(url.pathname)}` });
+        res.end();
+        return;
+      }
+      record(403);
+      res.writeHead(403, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(loginPage(this.teamName));
+      return;
+    }
+    const download = url.pathname.includes('/download/');
+    record(200);
+    res.writeHead(200, {
+      'content-type': stored.file.mimetype,
+      'content-length': String(stored.data.length),
+      ...(download ? { 'content-disposition': `attachment; filename="${stored.file.name.replace(/"/g, '')}"` } : {}),
+    });
+    res.end(stored.data);
+  }
+
+  // ------------------------------------------------------------------ response_url
+
+  private handleResponseUrl(req: IncomingMessage, res: ServerResponse, path: string, body: Buffer): void {
+    const key = path.split('/').pop() ?? '';
+    const entry = this.responseUrls.get(key);
+    const reply = (status: number, text: string): void => {
+      res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end(text);
+    };
+    if (!entry || req.method !== 'POST') {
+      reply(404, 'invalid_url');
+      return;
+    }
+    let parsed: unknown;
+    const ct = (req.headers['content-type'] ?? '').toLowerCase();
+    try {
+      const raw = body.toString('utf8');
+      parsed = ct.startsWith('application/x-www-form-urlencoded')
+        ? (JSON.parse(new URLSearchParams(raw).get('payload') ?? '') as unknown)
+        : (JSON.parse(raw) as unknown);
+    } catch {
+      parsed = undefined;
+    }
+    const post: ResponseUrlPost = { id: entry.id, body: isObj(parsed) ? parsed : {}, at: Date.now(), status: 200, url: entry.url };
+    this.responses.push(post);
+    const reject = (status: number, error: string): void => {
+      post.status = status;
+      reply(status, error);
+    };
+    if (!isObj(parsed)) return reject(400, 'invalid_payload');
+    if (Date.now() - entry.createdAt > RESPONSE_URL_TTL_MS) return reject(404, 'expired_url');
+    if (entry.uses >= (this.opts.responseUrlMaxUses ?? 5)) return reject(404, 'used_url');
+    const isDelete = parsed.delete_original === true || parsed.delete_original === 'true';
+    if (!isDelete) {
+      const err = this.contentError(parsed, true);
+      if (err) return reject(400, String(err.error));
+    }
+    entry.uses += 1;
+    this.applyResponseUrlEffects(entry.ctx, parsed, isDelete);
+    reply(200, 'ok');
+  }
+
+  private applyResponseUrlEffects(ctx: ResponseUrlContext, body: Json, isDelete: boolean): void {
+    const channel = ctx.channelId;
+    if (!channel) return;
+    const original = ctx.messageTs ? this.findMessage(channel, ctx.messageTs) : undefined;
+    if (isDelete) {
+      if (original) this.removeMessage(channel, original.ts);
+      return;
+    }
+    const replace = body.replace_original === true || body.replace_original === 'true';
+    if (replace && original) {
+      original.text = str(body, 'text') ?? '';
+      if (Array.isArray(body.blocks)) original.blocks = clone(body.blocks);
+      else delete original.blocks;
+      if (Array.isArray(body.attachments)) original.attachments = clone(body.attachments);
+      return;
+    }
+    const auth = this.tokens.get(this.botToken);
+    if (body.response_type === 'in_channel' && auth) {
+      const threadTs = str(body, 'thread_ts');
+      this.insertMessage(this.botMessage(auth, channel, { ...body, thread_ts: threadTs }, this.nextTs()));
+      return;
+    }
+    const ephemeral: SlackEphemeral = {
+      channel,
+      user: ctx.userId ?? '',
+      ts: this.nextTs(),
+      text: str(body, 'text') ?? '',
+      via: 'response_url',
+      at: Date.now(),
+    };
+    if (Array.isArray(body.blocks)) ephemeral.blocks = clone(body.blocks);
+    if (Array.isArray(body.attachments)) ephemeral.attachments = clone(body.attachments);
+    const threadTs = str(body, 'thread_ts');
+    if (threadTs) ephemeral.thread_ts = threadTs;
+    this.ephemeralList.push(ephemeral);
+  }
+
+  private removeMessage(channel: string, ts: string): void {
+    const list = this.store.get(channel);
+    if (!list) return;
+    const idx = list.findIndex((m) => m.ts === ts);
+    if (idx < 0) return;
+    const [removed] = list.splice(idx, 1);
+    if (removed?.thread_ts && removed.thread_ts !== removed.ts) {
+      const parent = this.findMessage(channel, removed.thread_ts);
+      if (parent && parent.reply_count) {
+        parent.reply_count -= 1;
+        const replies = list.filter((m) => m.thread_ts === parent.ts && m.ts !== parent.ts);
+        parent.latest_reply = replies.at(-1)?.ts ?? parent.ts;
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ OAuth
+
+  private handleAuthorize(res: ServerResponse, url: URL): void {
+    const redirectUri = url.searchParams.get('redirect_uri');
+    const clientId = url.searchParams.get('client_id');
+    if (!redirectUri || !clientId) {
+      res.writeHead(400, { 'content-type': 'text/plain' });
+      res.end('missing client_id or redirect_uri');
+      return;
+    }
+    const split = (v: string | null): string[] => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : []);
+    const grant = this.oauthCode({
+      teamId: url.searchParams.get('team') ?? this.teamId,
+      botScopes: split(url.searchParams.get('scope')),
+      userScopes: split(url.searchParams.get('user_scope')),
+      redirectUri,
+    });
+    const target = new URL(redirectUri);
+    target.searchParams.set('code', grant.code);
+    const state = url.searchParams.get('state');
+    if (state !== null) target.searchParams.set('state', state);
+    res.writeHead(302, { location: target.toString() });
+    res.end();
+  }
+
+  private clientCredentials(args: SlackArgs, authorization: string | undefined): { id?: string; secret?: string } {
+    const basic = authorization ? /^Basic\s+(\S+)/i.exec(authorization)?.[1] : undefined;
+    if (basic) {
+      const [id, secret] = Buffer.from(basic, 'base64').toString('utf8').split(':');
+      return { id, secret };
+    }
+    return { id: str(args, 'client_id'), secret: str(args, 'client_secret') };
+  }
+
+  private clientError(args: SlackArgs, authorization: string | undefined): Json | undefined {
+    const { id, secret } = this.clientCredentials(args, authorization);
+    const expected = this.opts.oauthClient;
+    if (!id || (expected && expected.clientId !== id)) return fail('invalid_client_id');
+    if (!secret || (expected && expected.clientSecret !== secret)) return fail('bad_client_secret');
+    return undefined;
+  }
+
+  private oauthV2Access(args: SlackArgs, authorization: string | undefined): Json {
+    const clientErr = this.clientError(args, authorization);
+    if (clientErr) return clientErr;
+    if (str(args, 'grant_type') === 'refresh_token') return fail('invalid_refresh_token');
+    const code = str(args, 'code');
+    const grant = code ? this.oauthCodes.get(code) : undefined;
+    if (!grant || Date.now() - grant.issuedAt > OAUTH_CODE_TTL_MS) return fail('invalid_code');
+    if (grant.used) return fail('code_already_used');
+    const redirectUri = str(args, 'redirect_uri');
+    if (grant.redirectUri && redirectUri !== undefined && redirectUri !== grant.redirectUri) return fail('bad_redirect_uri');
+    grant.used = true;
+    if (!this.teams.has(grant.teamId)) {
+      this.teams.set(grant.teamId, {
+        id: grant.teamId,
+        name: grant.teamName,
+        domain: grant.teamName.toLowerCase().replace(/[^a-z0-9]+/g, '-'),
+        enterpriseId: grant.enterpriseId,
+      });
+    }
+    this.tokens.set(grant.botToken, {
+      token: grant.botToken,
+      kind: 'bot',
+      teamId: grant.teamId,
+      userId: grant.botUserId,
+      botId: grant.botId,
+      scopes: [...grant.botScopes],
+      revoked: false,
+    });
+    this.users.set(grant.botUserId, { id: grant.botUserId, name: 'campaign', real_name: 'Campaign', is_bot: true, team_id: grant.teamId });
+    if (!this.users.has(grant.installerUserId)) {
+      this.users.set(grant.installerUserId, { id: grant.installerUserId, name: 'installer', real_name: 'Installer', is_admin: true, team_id: grant.teamId });
+    }
+    const authedUser: Json = { id: grant.installerUserId };
+    if (grant.userToken) {
+      this.tokens.set(grant.userToken, {
+        token: grant.userToken,
+        kind: 'user',
+        teamId: grant.teamId,
+        userId: grant.installerUserId,
+        scopes: [...grant.userScopes],
+        revoked: false,
+      });
+      Object.assign(authedUser, { scope: grant.userScopes.join(','), access_token: grant.userToken, token_type: 'user' });
+    }
+    return {
+      ok: true,
+      app_id: this.appId,
+      authed_user: authedUser,
+      scope: grant.botScopes.join(','),
+      token_type: 'bot',
+      access_token: grant.botToken,
+      bot_user_id: grant.botUserId,
+      team: { id: grant.teamId, name: grant.teamName },
+      enterprise: grant.enterpriseId ? { id: grant.enterpriseId, name: `Enterprise ${grant.enterpriseId}` } : null,
+      is_enterprise_install: false,
+    };
+  }
+
+  // ------------------------------------------------------------------ method table
+
+  private buildHandlers(): Record<string, Handler> {
+    return {
+      'auth.test': (_args, auth) => {
+        const team = this.team(auth.teamId);
+        const user = this.users.get(auth.userId);
+        const res: Json = {
+          ok: true,
+          url: `https://${team.domain}.slack.com/`,
+          team: team.name,
+          user: user?.name ?? 'campaign',
+          team_id: team.id,
+          user_id: auth.userId,
+          is_enterprise_install: false,
+        };
+        if (auth.botId) res.bot_id = auth.botId;
+        if (team.enterpriseId) res.enterprise_id = team.enterpriseId;
+        return res;
+      },
+
+      'auth.revoke': (args, auth) => {
+        if (bool(args, 'test')) return { ok: true, revoked: false };
+        auth.revoked = true;
+        return { ok: true, revoked: true };
+      },
+
+      'apps.uninstall': (args, auth) => {
+        const clientErr = this.clientError(args, undefined);
+        if (clientErr) return clientErr;
+        for (const t of this.tokens.values()) if (t.teamId === auth.teamId) t.revoked = true;
+        return { ok: true };
+      },
+
+      'team.info': (_args, auth) => {
+        const team = this.team(auth.teamId);
+        return { ok: true, team: { id: team.id, name: team.name, domain: team.domain, email_domain: '', icon: {} } };
+      },
+
+      'chat.postMessage': (args, auth) => {
+        const resolved = this.resolveChannel(str(args, 'channel'));
+        if ('error' in resolved) return fail(resolved.error);
+        const access = this.channelAccessError(resolved.channel, auth, true);
+        if (access) return fail(access);
+        const invalid = this.contentError(args, true);
+        if (invalid) return invalid;
+        const msg = this.botMessage(auth, resolved.channel.id, args, this.nextTs());
+        this.insertMessage(msg);
+        const out = this.apiMessage(msg);
+        const botProfile = { id: auth.botId, app_id: this.appId, name: 'Campaign', icons: {}, deleted: false, updated: 1700000000, team_id: auth.teamId };
+        return { ok: true, channel: resolved.channel.id, ts: msg.ts, message: { ...out, bot_profile: botProfile } };
+      },
+
+      'chat.update': (args, auth) => {
+        const channel = str(args, 'channel');
+        const ts = str(args, 'ts');
+        if (!channel) return fail('channel_not_found');
+        const resolved = this.resolveChannel(channel);
+        if ('error' in resolved) return fail(resolved.error);
+        const access = this.channelAccessError(resolved.channel, auth, true);
+        if (access) return fail(access);
+        const msg = ts ? this.findMessage(resolved.channel.id, ts) : undefined;
+        if (!msg) return fail('message_not_found');
+        if (msg.user !== auth.userId) return fail('cant_update_message');
+        const invalid = this.contentError(args, false);
+        if (invalid) return invalid;
+        const text = str(args, 'text');
+        if (text !== undefined) msg.text = text;
+        if (args.blocks !== undefined) {
+          if (Array.isArray(args.blocks) && args.blocks.length > 0) msg.blocks = clone(args.blocks);
+          else delete msg.blocks;
+        }
+        if (args.attachments !== undefined) {
+          if (Array.isArray(args.attachments) && args.attachments.length > 0) msg.attachments = clone(args.attachments);
+          else delete msg.attachments;
+        }
+        if (args.metadata !== undefined) msg.metadata = clone(args.metadata);
+        msg.edited = { user: auth.userId, ts: this.nextTs() };
+        if (msg.text === '' && !msg.blocks?.length && !msg.attachments?.length && !msg.files?.length) return fail('no_text');
+        return { ok: true, channel: resolved.channel.id, ts: msg.ts, text: msg.text, message: this.apiMessage(msg) };
+      },
+
+      'chat.delete': (args, auth) => {
+        const channel = str(args, 'channel') ?? '';
+        const ts = str(args, 'ts');
+        const resolved = this.resolveChannel(channel);
+        if ('error' in resolved) return fail(resolved.error);
+        const msg = ts ? this.findMessage(resolved.channel.id, ts) : undefined;
+        if (!msg) return fail('message_not_found');
+        if (msg.user !== auth.userId) return fail('cant_delete_message');
+        this.removeMessage(resolved.channel.id, msg.ts);
+        return { ok: true, channel: resolved.channel.id, ts: msg.ts };
+      },
+
+      'chat.postEphemeral': (args, auth) => {
+        const resolved = this.resolveChannel(str(args, 'channel'));
+        if ('error' in resolved) return fail(resolved.error);
+        const access = this.channelAccessError(resolved.channel, auth, true);
+        if (access) return fail(access);
+        const user = str(args, 'user');
+        if (!user) return fail('user_not_in_channel');
+        const invalid = this.contentError(args, true);
+        if (invalid) return invalid;
+        const eph: SlackEphemeral = {
+          channel: resolved.channel.id,
+          user,
+          ts: this.nextTs(),
+          text: str(args, 'text') ?? '',
+          via: 'chat.postEphemeral',
+          at: Date.now(),
+        };
+        if (Array.isArray(args.blocks)) eph.blocks = clone(args.blocks);
+        if (Array.isArray(args.attachments)) eph.attachments = clone(args.attachments);
+        const threadTs = str(args, 'thread_ts');
+        if (threadTs) eph.thread_ts = threadTs;
+        this.ephemeralList.push(eph);
+        return { ok: true, message_ts: eph.ts };
+      },
+
+      'chat.getPermalink': (args, auth) => {
+        const channel = str(args, 'channel') ?? '';
+        const ts = str(args, 'message_ts') ?? '';
+        const msg = this.findMessage(channel, ts);
+        if (!msg) return fail(this.channels.has(channel) || this.store.has(channel) ? 'message_not_found' : 'channel_not_found');
+        const team = this.team(auth.teamId);
+        let permalink = `https://${team.domain}.slack.com/archives/${channel}/p${ts.replace('.', '')}`;
+        if (msg.thread_ts && msg.thread_ts !== msg.ts) permalink += `?thread_ts=${msg.thread_ts}&cid=${channel}`;
+        return { ok: true, channel, permalink };
+      },
+
+      'reactions.add': (args, auth) => this.react(args, auth, true),
+      'reactions.remove': (args, auth) => this.react(args, auth, false),
+
+      'users.info': (args, auth) => {
+        const id = str(args, 'user');
+        const user = id ? this.users.get(id) : undefined;
+        if (!user) return fail('user_not_found');
+        return { ok: true, user: this.userObject(user, auth.teamId, bool(args, 'include_locale')) };
+      },
+
+      'conversations.info': (args, auth) => {
+        const resolved = this.resolveChannel(str(args, 'channel'));
+        if ('error' in resolved) return fail(resolved.error);
+        const c = resolved.channel;
+        if (c.is_member === false && (c.is_private || c.id.startsWith('G'))) return fail('channel_not_found');
+        return { ok: true, channel: this.channelObject(c, auth) };
+      },
+
+      'conversations.open': (args) => {
+        const users = (str(args, 'users') ?? '').split(',').filter(Boolean);
+        const channelArg = str(args, 'channel');
+        if (channelArg) {
+          const resolved = this.resolveChannel(channelArg);
+          if ('error' in resolved) return fail(resolved.error);
+          return { ok: true, channel: { id: resolved.channel.id } };
+        }
+        if (users.length !== 1 || !users[0]) return fail(users.length === 0 ? 'users_list_not_supplied' : 'not_enough_users');
+        if (!this.users.has(users[0])) return fail('user_not_found');
+        const dm = this.dmWith(users[0]);
+        return { ok: true, no_op: false, already_open: false, channel: { id: dm.id } };
+      },
+
+      'conversations.history': (args, auth) => {
+        const resolved = this.resolveChannel(str(args, 'channel'));
+        if ('error' in resolved) return fail(resolved.error);
+        const access = this.channelAccessError(resolved.channel, auth, false);
+        if (access) return fail(access);
+        const oldest = str(args, 'oldest');
+        const latest = str(args, 'latest');
+        const inclusive = bool(args, 'inclusive');
+        const top = (this.store.get(resolved.channel.id) ?? [])
+          .filter((m) => !m.thread_ts || m.thread_ts === m.ts || m.reply_broadcast)
+          .filter((m) => (oldest === undefined ? true : inclusive ? compareTs(m.ts, oldest) >= 0 : compareTs(m.ts, oldest) > 0))
+          .filter((m) => (latest === undefined ? true : inclusive ? compareTs(m.ts, latest) <= 0 : compareTs(m.ts, latest) < 0))
+          .slice()
+          .reverse();
+        return this.page(top, args, { pin_count: 0, channel_actions_ts: null, channel_actions_count: 0 });
+      },
+
+      'conversations.replies': (args, auth) => {
+        const resolved = this.resolveChannel(str(args, 'channel'));
+        if ('error' in resolved) return fail(resolved.error);
+        const access = this.channelAccessError(resolved.channel, auth, false);
+        if (access) return fail(access);
+        const ts = str(args, 'ts') ?? '';
+        const target = this.findMessage(resolved.channel.id, ts);
+        if (!target) return fail('thread_not_found');
+        const list = (this.store.get(resolved.channel.id) ?? []).filter(
+          target.thread_ts && target.thread_ts !== target.ts ? (m) => m.ts === target.ts : (m) => m.ts === ts || m.thread_ts === ts,
+        );
+        return this.page(list, args, {});
+      },
+
+      'views.open': (args, auth) => {
+        const v = this.viewArg(args, 'modal');
+        if ('error' in v) return v.error;
+        const t = this.exchangeTrigger(str(args, 'trigger_id') ?? str(args, 'interactivity_pointer'));
+        if ('error' in t) return t.error;
+        const view = this.makeView(v.view, auth.teamId, auth.botId ?? '');
+        view.root_view_id = view.id;
+        this.viewStore.set(view.id, { view, userId: t.trigger.userId, via: 'views.open', at: Date.now() });
+        this.rootStacks.set(view.id, [view.id]);
+        return { ok: true, view: clone(view) };
+      },
+
+      'views.push': (args, auth) => {
+        const v = this.viewArg(args, 'modal');
+        if ('error' in v) return v.error;
+        const t = this.exchangeTrigger(str(args, 'trigger_id') ?? str(args, 'interactivity_pointer'));
+        if ('error' in t) return t.error;
+        const from = t.trigger.viewId ? this.viewStore.get(t.trigger.viewId) : undefined;
+        const rootId = from?.view.root_view_id ?? from?.view.id;
+        const stack = rootId ? (this.rootStacks.get(rootId) ?? [rootId]) : [];
+        if (stack.length >= 3) return fail('push_limit_reached');
+        const view = this.makeView(v.view, auth.teamId, auth.botId ?? '');
+        view.root_view_id = rootId ?? view.id;
+        view.previous_view_id = stack.at(-1) ?? null;
+        stack.push(view.id);
+        this.rootStacks.set(view.root_view_id, stack);
+        this.viewStore.set(view.id, { view, userId: t.trigger.userId, via: 'views.push', at: Date.now() });
+        return { ok: true, view: clone(view) };
+      },
+
+      'views.update': (args, auth) => {
+        const viewId = str(args, 'view_id');
+        const externalId = str(args, 'external_id');
+        if (!viewId && !externalId) return invalidArguments(['[ERROR] either view_id or external_id is required']);
+        const stored = viewId
+          ? this.viewStore.get(viewId)
+          : [...this.viewStore.values()].find((s) => s.view.external_id === externalId);
+        if (!stored) return fail('not_found');
+        const input = args.view;
+        if (!isObj(input)) return invalidArguments(['[ERROR] missing required field: view']);
+        const errors = viewErrors(input, stored.view.type === 'home' ? 'home' : 'modal');
+        if (errors.length > 0) return invalidArguments(errors);
+        const hash = str(args, 'hash');
+        if (hash !== undefined && hash !== stored.view.hash) return fail('hash_conflict');
+        stored.view = this.makeView(input, auth.teamId, auth.botId ?? '', stored.view);
+        stored.at = Date.now();
+        return { ok: true, view: clone(stored.view) };
+      },
+
+      'views.publish': (args, auth) => {
+        const userId = str(args, 'user_id');
+        if (!userId) return invalidArguments(['[ERROR] missing required field: user_id']);
+        if (!this.users.has(userId) && !/^[UW][A-Z0-9]{8,}$/.test(userId)) return fail('user_not_found');
+        const v = this.viewArg(args, 'home');
+        if ('error' in v) return v.error;
+        const existing = [...this.viewStore.values()].find((s) => s.via === 'views.publish' && s.userId === userId);
+        const hash = str(args, 'hash');
+        if (existing && hash !== undefined && hash !== existing.view.hash) return fail('hash_conflict');
+        const view = this.makeView(v.view, auth.teamId, auth.botId ?? '', existing?.view);
+        this.viewStore.set(view.id, { view, userId, via: 'views.publish', at: Date.now() });
+        return { ok: true, view: clone(view) };
+      },
+
+      'files.info': (args, auth) => {
+        const id = str(args, 'file');
+        const stored = id ? this.files.get(id) : undefined;
+        if (!stored || stored.teamId !== auth.teamId) return fail('file_not_found');
+        return { ok: true, file: clone(stored.file), comments: [], response_metadata: { next_cursor: '' } };
+      },
+
+      'files.getUploadURLExternal': (args, auth) => {
+        const filename = str(args, 'filename');
+        const length = int(args, 'length');
+        const messages: string[] = [];
+        if (!filename) messages.push('[ERROR] missing required field: filename');
+        if (length === undefined) messages.push('[ERROR] missing required field: length');
+        if (messages.length > 0 || filename === undefined || length === undefined) return invalidArguments(messages);
+        if (length <= 0) return fail('invalid_arguments');
+        const fileId = slackId('F');
+        const key = `Cw${hex(24)}`;
+        this.pendingUploads.set(fileId, { fileId, filename, length, altText: str(args, 'alt_txt') ?? str(args, 'alt_text'), userId: auth.userId, teamId: auth.teamId });
+        this.uploadKeys.set(key, fileId);
+        return { ok: true, upload_url: `${this.baseUrl}/upload/v1/${key}`, file_id: fileId };
+      },
+
+      'files.completeUploadExternal': (args, auth) => {
+        const parsedFiles = z.array(z.object({ id: z.string(), title: z.string().optional() })).min(1).safeParse(args.files);
+        if (!parsedFiles.success) return invalidArguments(['[ERROR] missing or invalid required field: files']);
+        const channelArg = str(args, 'channel_id') ?? str(args, 'channels');
+        const threadTs = str(args, 'thread_ts');
+        const initialComment = str(args, 'initial_comment');
+        let channel: SlackChannel | undefined;
+        if (channelArg) {
+          const resolved = this.resolveChannel(channelArg);
+          if ('error' in resolved) return fail(resolved.error);
+          const access = this.channelAccessError(resolved.channel, auth, true);
+          if (access) return fail(access);
+          channel = resolved.channel;
+        }
+        const pendings: PendingUpload[] = [];
+        for (const f of parsedFiles.data) {
+          const pending = this.pendingUploads.get(f.id);
+          if (!pending || pending.teamId !== auth.teamId || pending.data === undefined) return fail('file_not_found');
+          pendings.push(pending);
+        }
+        const done: SlackFile[] = [];
+        const at = Date.now();
+        parsedFiles.data.forEach((f, i) => {
+          const pending = pendings[i];
+          if (!pending?.data) return;
+          const file = this.makeFile({
+            id: pending.fileId,
+            name: pending.filename,
+            title: f.title ?? pending.filename,
+            size: pending.data.length,
+            user: auth.userId,
+            teamId: auth.teamId,
+            altText: pending.altText,
+          });
+          if (channel) {
+            const list = channel.id.startsWith('D') ? file.ims : channel.id.startsWith('G') || channel.is_private ? file.groups : file.channels;
+            list.push(channel.id);
+          }
+          this.files.set(file.id, { file, data: pending.data, teamId: auth.teamId });
+          this.pendingUploads.delete(pending.fileId);
+          const upload: SlackUpload = { file_id: file.id, filename: file.name, title: file.title, data: pending.data, at };
+          if (channel) upload.channel_id = channel.id;
+          if (threadTs) upload.thread_ts = threadTs;
+          if (initialComment !== undefined) upload.initial_comment = initialComment;
+          this.uploads.push(upload);
+          done.push(file);
+        });
+        if (channel) {
+          // Sharing files into a conversation shows up as one message carrying them (with the comment as text).
+          const msg = this.botMessage(auth, channel.id, { text: initialComment ?? '', thread_ts: threadTs, blocks: args.blocks }, this.nextTs());
+          msg.files = clone(done);
+          msg.upload = true;
+          this.insertMessage(msg);
+        }
+        return { ok: true, files: clone(done) };
+      },
+    };
+  }
+
+  private react(args: SlackArgs, auth: TokenInfo, add: boolean): Json {
+    const channel = str(args, 'channel');
+    const ts = str(args, 'timestamp');
+    const name = (str(args, 'name') ?? '').replace(/^:|:$/g, '');
+    if (!name) return fail('invalid_name');
+    if (!channel || !ts) return fail('no_item_specified');
+    const resolved = this.resolveChannel(channel);
+    if ('error' in resolved) return fail(resolved.error);
+    const access = this.channelAccessError(resolved.channel, auth, false);
+    if (access) return fail(access);
+    const msg = this.findMessage(resolved.channel.id, ts);
+    if (!msg) return fail('message_not_found');
+    const reactions = msg.reactions ?? [];
+    const existing = reactions.find((r) => r.name === name);
+    if (add) {
+      if (existing?.users.includes(auth.userId)) return fail('already_reacted');
+      if (existing) {
+        existing.users.push(auth.userId);
+        existing.count += 1;
+      } else {
+        reactions.push({ name, users: [auth.userId], count: 1 });
+      }
+      msg.reactions = reactions;
+      return { ok: true };
+    }
+    if (!existing?.users.includes(auth.userId)) return fail('no_reaction');
+    existing.users = existing.users.filter((u) => u !== auth.userId);
+    existing.count -= 1;
+    msg.reactions = reactions.filter((r) => r.count > 0);
+    if (msg.reactions.length === 0) delete msg.reactions;
+    return { ok: true };
+  }
+
+  private page(list: SlackMessage[], args: SlackArgs, extra: Json): Json {
+    const limit = Math.min(Math.max(int(args, 'limit') ?? 100, 1), 999);
+    const cursor = str(args, 'cursor');
+    const offset = cursor ? Number.parseInt(Buffer.from(cursor, 'base64').toString('utf8').replace(/^offset:/, ''), 10) || 0 : 0;
+    const slice = list.slice(offset, offset + limit);
+    const hasMore = offset + limit < list.length;
+    return {
+      ok: true,
+      messages: slice.map((m) => this.apiMessage(m)),
+      has_more: hasMore,
+      ...extra,
+      response_metadata: { next_cursor: hasMore ? Buffer.from(`offset:${offset + limit}`).toString('base64') : '' },
+    };
+  }
+
+  private userObject(u: SlackUser, teamId: string, includeLocale: boolean): Json {
+    const tz = u.tz ?? 'America/Los_Angeles';
+    const { tz_label, tz_offset } = tzInfo(tz);
+    const name = u.name ?? u.id.toLowerCase();
+    const realName = u.real_name ?? name;
+    const user: Json = {
+      id: u.id,
+      team_id: u.team_id ?? teamId,
+      name,
+      deleted: u.deleted ?? false,
+      color: '9f69e7',
+      real_name: realName,
+      tz,
+      tz_label,
+      tz_offset,
+      profile: {
+        title: '',
+        phone: '',
+        skype: '',
+        real_name: realName,
+        real_name_normalized: realName,
+        display_name: name,
+        display_name_normalized: name,
+        fields: null,
+        status_text: '',
+        status_emoji: '',
+        status_expiration: 0,
+        avatar_hash: 'g0123456789a',
+        ...(u.email ? { email: u.email } : {}),
+        first_name: realName.split(' ')[0] ?? realName,
+        last_name: realName.split(' ').slice(1).join(' '),
+        image_24: 'https://a.slack-edge.com/80588/img/avatars/user_shapes/ava_0001-24.png',
+        image_72: 'https://a.slack-edge.com/80588/img/avatars/user_shapes/ava_0001-72.png',
+        image_192: 'https://a.slack-edge.com/80588/img/avatars/user_shapes/ava_0001-192.png',
+        team: u.team_id ?? teamId,
+        ...(u.is_bot ? { bot_id: this.botId, api_app_id: this.appId, always_active: true } : {}),
+      },
+      is_admin: u.is_admin ?? false,
+      is_owner: u.is_owner ?? false,
+      is_primary_owner: u.is_primary_owner ?? false,
+      is_restricted: u.is_restricted ?? false,
+      is_ultra_restricted: u.is_ultra_restricted ?? false,
+      is_bot: u.is_bot ?? false,
+      is_app_user: false,
+      updated: 1700000000,
+      is_email_confirmed: !u.is_bot,
+      who_can_share_contact_card: 'EVERYONE',
+    };
+    if (includeLocale) user.locale = 'en-US';
+    return user;
+  }
+
+  private channelObject(c: SlackChannel, auth: TokenInfo): Json {
+    const created = 1600000000;
+    if (c.id.startsWith('D')) {
+      return { id: c.id, created, is_im: true, is_org_shared: false, user: c.user ?? '', is_user_deleted: false, priority: 0 };
+    }
+    const name = c.name ?? `channel-${c.id.toLowerCase()}`;
+    const isPrivate = c.is_private ?? c.id.startsWith('G');
+    return {
+      id: c.id,
+      name,
+      is_channel: !isPrivate,
+      is_group: isPrivate,
+      is_im: false,
+      is_mpim: false,
+      is_private: isPrivate,
+      created,
+      is_archived: c.is_archived ?? false,
+      is_general: name === 'general',
+      unlinked: 0,
+      name_normalized: name,
+      is_shared: false,
+      is_org_shared: false,
+      is_pending_ext_shared: false,
+      pending_shared: [],
+      context_team_id: auth.teamId,
+      updated: created * 1000,
+      parent_conversation: null,
+      creator: 'U0SOMEUSER1',
+      is_ext_shared: false,
+      shared_team_ids: [auth.teamId],
+      is_member: c.is_member ?? true,
+      topic: { value: c.topic ?? '', creator: '', last_set: 0 },
+      purpose: { value: c.purpose ?? '', creator: '', last_set: 0 },
+      previous_names: [],
+      ...(c.num_members !== undefined ? { num_members: c.num_members } : {}),
+    };
+  }
+}
+
+function loginPage(teamName: string): string {
+  return (
+    `<!DOCTYPE html><html lang="en-US"><head><meta charset="utf-8"><title>Slack</title></head>` +
+    `<body><div id="page"><h1>Sign in to ${teamName}</h1><form id="signin_form" action="/signin" method="post">` +
+    `<input type="email" name="email"><input type="password" name="password"><button type="submit">Sign in</button>` +
+    `</form></div></body></html>`
+  );
+}
+
+/** Start a fake Slack on 127.0.0.1 and a free port. Close it with `close()`. */
+export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeSlack> {
+  const fake = new FakeSlackServer(opts);
+  await fake.listen();
+  return fake;
+}

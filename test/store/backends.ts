@@ -1,0 +1,57 @@
+/**
+ * The two store backends the contract suites run against. Every store made here gets its own key prefix
+ * (under the file's Redis prefix) and is closed after its test.
+ */
+import { randomBytes } from 'node:crypto';
+import { afterEach } from 'vitest';
+import { createStore } from '../../src/store/index.js';
+import type { Store } from '../../src/store/index.js';
+import type { RedisTestContext } from '../support/redis.js';
+
+export interface Backend {
+  name: 'memory' | 'redis';
+  create: () => Store;
+}
+
+export function storeBackends(redis: RedisTestContext): Backend[] {
+  const open: Store[] = [];
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((s) => s.close()));
+  });
+  let n = 0;
+  const track = (store: Store): Store => {
+    open.push(store);
+    return store;
+  };
+  return [
+    { name: 'memory', create: () => track(createStore()) },
+    {
+      name: 'redis',
+      create: () =>
+        track(createStore({ redisUrl: redis.url, keyPrefix: `${redis.prefix}${++n}:`, secretsKey: randomBytes(32) })),
+    },
+  ];
+}
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Polls `condition` until it holds; throws with `what` after `timeoutMs`. */
+export async function waitFor(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(10);
+  }
+}
+
+/** A synchronous function as an async handler (a throw becomes a rejection). */
+export function sync<A extends unknown[]>(fn: (...args: A) => unknown): (...args: A) => Promise<void> {
+  return (...args) => {
+    try {
+      fn(...args);
+      return Promise.resolve();
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  };
+}

@@ -1,0 +1,117 @@
+import { describe, expect, it } from 'vitest';
+import { requireRedis } from '../support/redis.js';
+import { sleep, storeBackends } from './backends.js';
+
+const redis = await requireRedis();
+const backends = storeBackends(redis);
+
+describe.each(backends)('KeyValueStore contract ($name)', ({ create }) => {
+  it('gets, sets and deletes strings', async () => {
+    const { kv, keys } = create();
+    const key = keys.cache('kv', 'a');
+    expect(await kv.get(key)).toBeNull();
+    expect(await kv.set(key, 'one')).toBe(true);
+    expect(await kv.get(key)).toBe('one');
+    expect(await kv.set(key, 'two')).toBe(true);
+    expect(await kv.get(key)).toBe('two');
+    expect(await kv.del(key)).toBe(true);
+    expect(await kv.del(key)).toBe(false);
+    expect(await kv.get(key)).toBeNull();
+  });
+
+  it('expires keys after their TTL', async () => {
+    const { kv, keys } = create();
+    const key = keys.cache('kv', 'ttl');
+    await kv.set(key, 'v', { ttlMs: 60 });
+    expect(await kv.get(key)).toBe('v');
+    await sleep(120);
+    expect(await kv.get(key)).toBeNull();
+  });
+
+  it('writes with onlyIfAbsent only when the key is missing (SET NX), and again once it expired', async () => {
+    const { kv, keys } = create();
+    const key = keys.cache('kv', 'nx');
+    expect(await kv.set(key, 'first', { onlyIfAbsent: true, ttlMs: 80 })).toBe(true);
+    expect(await kv.set(key, 'second', { onlyIfAbsent: true, ttlMs: 80 })).toBe(false);
+    expect(await kv.get(key)).toBe('first');
+    await sleep(140);
+    expect(await kv.set(key, 'third', { onlyIfAbsent: true })).toBe(true);
+    expect(await kv.get(key)).toBe('third');
+  });
+
+  it('clears the TTL on a plain set, keeps it on incr', async () => {
+    const { kv, keys } = create();
+    const plain = keys.cache('kv', 'plain');
+    await kv.set(plain, 'v', { ttlMs: 60 });
+    await kv.set(plain, 'w');
+    const counter = keys.cache('kv', 'counter');
+    await kv.set(counter, '5', { ttlMs: 60 });
+    expect(await kv.incr(counter)).toBe(6);
+    await sleep(120);
+    expect(await kv.get(plain)).toBe('w');
+    expect(await kv.get(counter)).toBeNull();
+  });
+
+  it('increments integers and rejects non-integers', async () => {
+    const { kv, keys } = create();
+    const key = keys.cache('kv', 'n');
+    expect(await kv.incr(key)).toBe(1);
+    expect(await kv.incr(key, 5)).toBe(6);
+    expect(await kv.incr(key, -2)).toBe(4);
+    expect(await kv.get(key)).toBe('4');
+    await kv.set(key, 'abc');
+    await expect(kv.incr(key)).rejects.toThrow(/not an integer/);
+  });
+
+  it('sets a TTL on an existing key with expire', async () => {
+    const { kv, keys } = create();
+    const key = keys.cache('kv', 'exp');
+    expect(await kv.expire(key, 50)).toBe(false);
+    await kv.hashSet(key, { a: '1' });
+    expect(await kv.expire(key, 50)).toBe(true);
+    await sleep(110);
+    expect(await kv.hashGetAll(key)).toEqual({});
+  });
+
+  it('stores hashes; removing the last field removes the key', async () => {
+    const { kv, keys } = create();
+    const key = keys.workspace('T-hash');
+    expect(await kv.hashGetAll(key)).toEqual({});
+    expect(await kv.hashGet(key, 'a')).toBeNull();
+    await kv.hashSet(key, { a: '1', b: '2' });
+    await kv.hashSet(key, { b: '3' });
+    expect(await kv.hashGet(key, 'b')).toBe('3');
+    expect(await kv.hashGetAll(key)).toEqual({ a: '1', b: '3' });
+    expect(await kv.hashDel(key, 'a', 'missing')).toBe(1);
+    expect(await kv.hashDel(key, 'b')).toBe(1);
+    // The key is gone: it can be created again as another type.
+    expect(await kv.set(key, 'x', { onlyIfAbsent: true })).toBe(true);
+  });
+
+  it('stores sets; removing the last member removes the key', async () => {
+    const { kv, keys } = create();
+    const key = keys.routes('T-set');
+    expect(await kv.setMembers(key)).toEqual([]);
+    expect(await kv.setAdd(key, 'a', 'b')).toBe(2);
+    expect(await kv.setAdd(key, 'b', 'c')).toBe(1);
+    expect((await kv.setMembers(key)).sort()).toEqual(['a', 'b', 'c']);
+    expect(await kv.setRemove(key, 'a', 'zzz')).toBe(1);
+    expect(await kv.setRemove(key, 'b', 'c')).toBe(2);
+    expect(await kv.set(key, 'x', { onlyIfAbsent: true })).toBe(true);
+  });
+
+  it('refuses to use a key as the wrong type (WRONGTYPE)', async () => {
+    const { kv, keys } = create();
+    const key = keys.cache('kv', 'typed');
+    await kv.hashSet(key, { a: '1' });
+    await expect(kv.get(key)).rejects.toThrow(/WRONGTYPE/);
+    await expect(kv.setAdd(key, 'm')).rejects.toThrow(/WRONGTYPE/);
+    await kv.set(key, 'now a string'); // SET replaces any type
+    await expect(kv.hashGet(key, 'a')).rejects.toThrow(/WRONGTYPE/);
+  });
+
+  it('answers ping', async () => {
+    const { kv } = create();
+    await expect(kv.ping()).resolves.toBeUndefined();
+  });
+});

@@ -1,0 +1,408 @@
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { createStore, RetryLaterError } from '../../src/store/index.js';
+import type { EventQueue, QueueEntry } from '../../src/store/index.js';
+import { MemoryQueueBackend } from '../../src/store/memory-queue.js';
+import { BackendEventQueue } from '../../src/store/queue-consumer.js';
+import { requireRedis } from '../support/redis.js';
+import { sleep, storeBackends, sync, waitFor } from './backends.js';
+
+const redis = await requireRedis();
+const backends = storeBackends(redis);
+
+/** Fast settings for tests. */
+const fast = { blockMs: 50, claimIdleMs: 200, pollMs: 20, retryDelayMs: () => 20 } as const;
+
+const event = (orderKey: string, payload: unknown, teamId = 'T1') => ({ teamId, orderKey, payload });
+
+describe.each(backends)('EventQueue contract ($name)', ({ create }) => {
+  it('queues exactly one of 20 concurrent enqueues of one dedup key', async () => {
+    const { queue } = create();
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => queue.enqueueOnce('call_completed:call-1', event('conv-1', { i }), 60_000)),
+    );
+    expect(results.filter((r) => r === 'queued')).toHaveLength(1);
+    expect(results.filter((r) => r === 'duplicate')).toHaveLength(19);
+    expect((await queue.depth()).total).toBe(1);
+
+    const seen: QueueEntry[] = [];
+    const consumer = queue.consume(sync((e: QueueEntry) => seen.push(e)), { consumer: 'w1', ...fast });
+    await waitFor(() => seen.length === 1, 'the one entry');
+    await sleep(100);
+    await consumer.stop();
+    expect(seen).toHaveLength(1);
+    expect(await queue.depth()).toEqual({ total: 0, pending: 0, lag: 0 });
+  });
+
+  it('scopes dedup keys per team and forgets them after their TTL', async () => {
+    const { queue } = create();
+    expect(await queue.enqueueOnce('k', event('o', 1, 'T1'), 80)).toBe('queued');
+    expect(await queue.enqueueOnce('k', event('o', 1, 'T2'), 80)).toBe('queued');
+    expect(await queue.enqueueOnce('k', event('o', 1, 'T1'), 80)).toBe('duplicate');
+    await sleep(140);
+    expect(await queue.enqueueOnce('k', event('o', 1, 'T1'), 80)).toBe('queued');
+    expect((await queue.depth()).total).toBe(3);
+  });
+
+  it('hands the handler what was queued', async () => {
+    const { queue } = create();
+    const payload = { callId: 'c-1', durationMs: 123456, nested: { list: [1, 'two', null] }, text: 'héllo 👋' };
+    const before = Date.now();
+    await queue.enqueueOnce('d1', event('conv-9', payload, 'T7'), 60_000);
+    const seen: QueueEntry[] = [];
+    const consumer = queue.consume(sync((e: QueueEntry) => seen.push(e)), { consumer: 'w1', ...fast });
+    await waitFor(() => seen.length === 1, 'the entry');
+    await consumer.stop();
+    expect(seen[0]).toMatchObject({ teamId: 'T7', orderKey: 'conv-9', payload, attempt: 1 });
+    expect(seen[0]!.id).toMatch(/^\d+-\d+$/);
+    expect(seen[0]!.enqueuedAt).toBeGreaterThanOrEqual(before);
+  });
+
+  it('keeps order per orderKey under concurrency, a failing entry holding back the later ones of its key', async () => {
+    const { queue } = create();
+    const perKey = 6;
+    const orderKeys = ['A', 'B', 'C'];
+    for (let i = 0; i < perKey; i++) {
+      for (const k of orderKeys) await queue.enqueueOnce(`${k}-${i}`, event(k, { k, i }), 60_000);
+    }
+    const done = new Map<string, number[]>(orderKeys.map((k) => [k, []]));
+    const running = new Set<string>();
+    let overlapOfOneKey = false;
+    let maxParallel = 0;
+    let failedOnce = false;
+    const consumer = queue.consume(
+      async ({ payload }) => {
+        const { k, i } = payload as { k: string; i: number };
+        if (running.has(k)) overlapOfOneKey = true;
+        running.add(k);
+        maxParallel = Math.max(maxParallel, running.size);
+        try {
+          await sleep(5 + Math.floor(Math.random() * 15));
+          if (k === 'A' && i === 2 && !failedOnce) {
+            failedOnce = true;
+            throw new Error('slack hiccup');
+          }
+          done.get(k)!.push(i);
+        } finally {
+          running.delete(k);
+        }
+      },
+      { consumer: 'w1', concurrency: 4, ...fast },
+    );
+    await waitFor(() => [...done.values()].every((d) => d.length === perKey), 'all entries');
+    await consumer.stop();
+    for (const k of orderKeys) expect(done.get(k)).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(failedOnce).toBe(true);
+    expect(overlapOfOneKey).toBe(false);
+    expect(maxParallel).toBeGreaterThan(1);
+    expect((await queue.depth()).total).toBe(0);
+  });
+
+  it('shares the work between two consumers without breaking the order of a key or handling twice', async () => {
+    const { queue } = create();
+    for (let i = 0; i < 10; i++) {
+      for (const k of ['A', 'B', 'C']) await queue.enqueueOnce(`${k}-${i}`, event(k, { k, i }), 60_000);
+    }
+    const done = new Map<string, number[]>();
+    const running = new Set<string>();
+    const by = new Map<string, number>();
+    let overlap = false;
+    const handler = (name: string) => async ({ payload }: QueueEntry) => {
+      const { k, i } = payload as { k: string; i: number };
+      if (running.has(k)) overlap = true;
+      running.add(k);
+      await sleep(3);
+      running.delete(k);
+      done.set(k, [...(done.get(k) ?? []), i]);
+      by.set(name, (by.get(name) ?? 0) + 1);
+    };
+    const c1 = queue.consume(handler('w1'), { consumer: 'w1', concurrency: 2, prefetch: 4, ...fast });
+    const c2 = queue.consume(handler('w2'), { consumer: 'w2', concurrency: 2, prefetch: 4, ...fast });
+    await waitFor(() => [...done.values()].reduce((n, d) => n + d.length, 0) === 30, 'all 30 entries', 10_000);
+    await Promise.all([c1.stop(), c2.stop()]);
+    for (const k of ['A', 'B', 'C']) expect(done.get(k)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(overlap).toBe(false);
+    expect(by.get('w1')).toBeGreaterThan(0);
+    expect(by.get('w2')).toBeGreaterThan(0);
+  });
+
+  it('retries after RetryLaterError without counting an attempt, the key waiting meanwhile', async () => {
+    const { queue } = create();
+    await queue.enqueueOnce('r1', event('conv', 'first'), 60_000);
+    await queue.enqueueOnce('r2', event('conv', 'second'), 60_000);
+    const log: string[] = [];
+    let rateLimited = 0;
+    const consumer = queue.consume(
+      sync(({ payload, attempt }: QueueEntry) => {
+        log.push(`${String(payload)}#${attempt}`);
+        if (payload === 'first' && rateLimited < 3) {
+          rateLimited++;
+          throw new RetryLaterError(30);
+        }
+      }),
+      { consumer: 'w1', ...fast, maxAttempts: 2 },
+    );
+    await waitFor(() => log.includes('second#1'), 'the second entry');
+    await consumer.stop();
+    expect(log).toEqual(['first#1', 'first#1', 'first#1', 'first#1', 'second#1']);
+    expect((await queue.deadLetters()).count).toBe(0);
+  });
+
+  it('dead-letters an entry after maxAttempts with its error, then moves on to the next of its key', async () => {
+    const { queue } = create();
+    await queue.enqueueOnce('p1', event('conv', { poison: true }), 60_000);
+    await queue.enqueueOnce('p2', event('conv', { poison: false }), 60_000);
+    const attempts: number[] = [];
+    let nextHandled = false;
+    const consumer = queue.consume(
+      sync(({ payload, attempt }: QueueEntry) => {
+        if ((payload as { poison: boolean }).poison) {
+          attempts.push(attempt);
+          throw new Error(`channel_not_found (try ${attempt})`);
+        }
+        nextHandled = true;
+      }),
+      { consumer: 'w1', ...fast, maxAttempts: 3 },
+    );
+    await waitFor(() => nextHandled, 'the entry after the dead letter');
+    await consumer.stop();
+    expect(attempts).toEqual([1, 2, 3]);
+
+    const dead = await queue.deadLetters('T1');
+    expect(dead.count).toBe(1);
+    expect(dead.entries).toHaveLength(1);
+    expect(dead.entries[0]).toMatchObject({
+      teamId: 'T1',
+      orderKey: 'conv',
+      payload: { poison: true },
+      error: 'channel_not_found (try 3)',
+      attempts: 3,
+    });
+    expect((await queue.deadLetters()).count).toBe(1);
+    expect(await queue.deadLetters('T-other')).toEqual({ count: 0, entries: [] });
+    expect((await queue.depth()).total).toBe(0);
+  });
+
+  it('lists dead letters most recent first, bounded by the limit', async () => {
+    const { queue } = create();
+    for (let i = 0; i < 4; i++) await queue.enqueueOnce(`d${i}`, event(`k${i}`, i), 60_000);
+    const consumer = queue.consume(
+      async ({ payload }) => {
+        await sleep(Number(payload) * 15); // fail in enqueue order
+        throw new Error(`fail ${String(payload)}`);
+      },
+      { consumer: 'w1', ...fast, maxAttempts: 1 },
+    );
+    await waitFor(async () => (await queue.deadLetters()).count === 4, '4 dead letters');
+    await consumer.stop();
+    const dead = await queue.deadLetters('T1', 2);
+    expect(dead.count).toBe(4);
+    expect(dead.entries.map((d) => d.error)).toEqual(['fail 3', 'fail 2']);
+  });
+
+  it('stop() waits for the handlers in flight, then takes no more work', async () => {
+    const { queue } = create();
+    await queue.enqueueOnce('s1', event('a', 1), 60_000);
+    let started = false;
+    let finished = false;
+    const handled: unknown[] = [];
+    const consumer = queue.consume(
+      async ({ payload }) => {
+        started = true;
+        await sleep(150);
+        finished = true;
+        handled.push(payload);
+      },
+      { consumer: 'w1', ...fast },
+    );
+    await waitFor(() => started, 'the handler to start');
+    await consumer.stop();
+    expect(finished).toBe(true);
+    expect((await queue.depth()).total).toBe(0); // and it was acknowledged
+
+    await queue.enqueueOnce('s2', event('a', 2), 60_000);
+    await sleep(150);
+    expect(handled).toEqual([1]);
+    expect((await queue.depth()).lag).toBe(1);
+  });
+
+  it('does not let another consumer take over a slow handler whose consumer is alive', async () => {
+    const { queue } = create();
+    await queue.enqueueOnce('slow', event('conv', 'slow'), 60_000);
+    const runs: string[] = [];
+    let finished = false;
+    const slow = queue.consume(
+      async () => {
+        runs.push('w1');
+        await sleep(700); // 3.5 × claimIdleMs
+        finished = true;
+      },
+      { consumer: 'w1', ...fast },
+    );
+    await waitFor(() => runs.length === 1, 'w1 to start');
+    const other = queue.consume(sync(() => runs.push('w2')), { consumer: 'w2', ...fast });
+    await waitFor(() => finished, 'the slow handler');
+    await sleep(250);
+    await Promise.all([slow.stop(), other.stop()]);
+    expect(runs).toEqual(['w1']);
+  });
+
+  it('hands entries held by a stopped consumer to another one', async () => {
+    const { queue } = create();
+    for (let i = 0; i < 6; i++) await queue.enqueueOnce(`g${i}`, event('conv', i), 60_000);
+    const done: number[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    // w1 reads all six, blocks on the first, is stopped with five still held.
+    const first = queue.consume(
+      async ({ payload }) => {
+        await gate;
+        done.push(Number(payload));
+      },
+      { consumer: 'w1', ...fast, concurrency: 1, prefetch: 10 },
+    );
+    await waitFor(async () => (await queue.depth()).pending === 6, 'w1 to hold all entries');
+    const stopping = first.stop();
+    release();
+    await stopping;
+    expect(done).toEqual([0]);
+    const second = queue.consume(sync(({ payload }: QueueEntry) => done.push(Number(payload))), { consumer: 'w2', ...fast });
+    await waitFor(() => done.length === 6, 'w2 to take over', 5_000);
+    await second.stop();
+    expect(done).toEqual([0, 1, 2, 3, 4, 5]);
+  });
+});
+
+/**
+ * A consumer that crashed: it read entries (they are pending for it) and will never acknowledge them, and it
+ * may have died in the middle of a handler (its lease on that orderKey is still there).
+ */
+describe('takeover of a crashed consumer', () => {
+  const LEASE_MS = 600;
+  const crashCases: {
+    name: string;
+    setup: () => Promise<{ queue: EventQueue; crash: () => Promise<number>; pendingFor: (c: string) => Promise<number> }>;
+  }[] = [
+    {
+      name: 'redis',
+      setup: () => {
+        const store = backends[1]!.create();
+        const { keys } = store;
+        const stream = keys.queueStream();
+        return Promise.resolve({
+          queue: store.queue,
+          crash: async () => {
+            await redis.redis.call('XGROUP', 'CREATE', stream, 'workers', '0', 'MKSTREAM');
+            const reply = (await redis.redis.call(
+              'XREADGROUP', 'GROUP', 'workers', 'crashed', 'COUNT', 100, 'STREAMS', stream, '>',
+            )) as [string, unknown[]][];
+            // It was in the middle of the first entry of conv-A: its lease on the key outlives the claim.
+            await redis.redis.set(keys.queueLease('conv-A'), 'crashed', 'PX', LEASE_MS);
+            return reply[0]![1].length;
+          },
+          pendingFor: async (consumer) => {
+            const rows = (await redis.redis.call('XPENDING', stream, 'workers', '-', '+', 100, consumer)) as unknown[];
+            return rows.length;
+          },
+        });
+      },
+    },
+    {
+      name: 'memory',
+      setup: () => {
+        const backend = new MemoryQueueBackend();
+        const queue = new BackendEventQueue(backend, pino({ enabled: false }));
+        return Promise.resolve({
+          queue,
+          crash: async () => {
+            const entries = await backend.openReader('crashed').readNew(100, 1);
+            await backend.tryStart('crashed', entries.find((e) => e.orderKey === 'conv-A')!, LEASE_MS);
+            return entries.length;
+          },
+          pendingFor: async (consumer) => (await backend.openReader(consumer).readOwnPending()).length,
+        });
+      },
+    },
+  ];
+
+  it.each(crashCases)('another consumer takes over its pending entries and handles all, in order ($name)', async ({ setup }) => {
+    const { queue, crash, pendingFor } = await setup();
+    for (let i = 0; i < 5; i++) {
+      await queue.enqueueOnce(`a${i}`, event('conv-A', i), 60_000);
+      await queue.enqueueOnce(`b${i}`, event('conv-B', i), 60_000);
+    }
+    const crashedAt = Date.now();
+    expect(await crash()).toBe(10);
+    expect(await pendingFor('crashed')).toBe(10);
+
+    const done = new Map<string, number[]>();
+    let firstOfA = 0;
+    const survivor = queue.consume(
+      sync(({ orderKey, payload }: QueueEntry) => {
+        if (orderKey === 'conv-A') firstOfA ||= Date.now();
+        done.set(orderKey, [...(done.get(orderKey) ?? []), Number(payload)]);
+      }),
+      { consumer: 'survivor', ...fast, claimIdleMs: 200 },
+    );
+    await waitFor(() => (done.get('conv-A')?.length ?? 0) + (done.get('conv-B')?.length ?? 0) === 10, 'the takeover', 5_000);
+    await survivor.stop();
+    expect(done.get('conv-A')).toEqual([0, 1, 2, 3, 4]);
+    expect(done.get('conv-B')).toEqual([0, 1, 2, 3, 4]);
+    // conv-A waited for the crashed consumer's lease to run out (no two handlers of one key at once).
+    expect(firstOfA - crashedAt).toBeGreaterThanOrEqual(LEASE_MS - 20);
+    expect(await pendingFor('crashed')).toBe(0);
+    expect(await queue.depth()).toEqual({ total: 0, pending: 0, lag: 0 });
+    await queue.close();
+  });
+});
+
+describe('redis queue specifics', () => {
+  it('tolerates an existing consumer group (BUSYGROUP) and reads entries queued before any consumer ran', async () => {
+    const store = backends[1]!.create();
+    await store.queue.enqueueOnce('early', event('o', 'early'), 60_000);
+    await redis.redis.call('XGROUP', 'CREATE', store.keys.queueStream(), 'workers', '0', 'MKSTREAM');
+    const seen: unknown[] = [];
+    const consumer = store.queue.consume(sync(({ payload }: QueueEntry) => seen.push(payload)), { consumer: 'w1', ...fast });
+    await waitFor(() => seen.length === 1, 'the early entry');
+    await consumer.stop();
+    expect(seen).toEqual(['early']);
+  });
+
+  it('keeps the dedup mark, the stream and the order list of a key in one hash slot', async () => {
+    const { keys } = backends[1]!.create();
+    const tag = (key: string) => /\{([^}]+)\}/.exec(key)?.[1];
+    const slotKeys = [
+      keys.queueStream(),
+      keys.queueDedup('T1', 'call_started:{x}'),
+      keys.queueOrder('T1:{weird}:conv'),
+      keys.queueLease('T1:conv'),
+      keys.queueAttempts(),
+      keys.queueDead(),
+      keys.queueDeadCounts(),
+    ];
+    expect(new Set(slotKeys.map(tag))).toEqual(new Set(['queue']));
+    const slots = await Promise.all(slotKeys.map((k) => redis.redis.call('CLUSTER', 'KEYSLOT', k).catch(() => null)));
+    if (slots[0] !== null) expect(new Set(slots).size).toBe(1); // CLUSTER KEYSLOT needs cluster mode on some builds
+  });
+
+  it('fails to enqueue (instead of answering success) when Redis is unreachable', async () => {
+    const store = createStore({ redisUrl: 'redis://127.0.0.1:1', secretsKey: Buffer.alloc(32, 1), keyPrefix: `${redis.prefix}down:` });
+    try {
+      await expect(store.queue.enqueueOnce('x', event('o', 1), 60_000)).rejects.toThrow();
+      await expect(store.ping()).rejects.toThrow();
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('removes finished entries from the stream and the pending list', async () => {
+    const store = backends[1]!.create();
+    for (let i = 0; i < 3; i++) await store.queue.enqueueOnce(`f${i}`, event('o', i), 60_000);
+    const consumer = store.queue.consume(() => Promise.resolve(), { consumer: 'w1', ...fast });
+    await waitFor(async () => (await store.queue.depth()).total === 0, 'the entries to finish');
+    await consumer.stop();
+    expect(await redis.redis.xlen(store.keys.queueStream())).toBe(0);
+    expect(await redis.redis.exists(store.keys.queueOrder('o'))).toBe(0);
+    expect(await redis.redis.exists(store.keys.queueAttempts())).toBe(0);
+  });
+});

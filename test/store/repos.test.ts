@@ -1,0 +1,240 @@
+import { describe, expect, it } from 'vitest';
+import { SecretBoxError } from '../../src/store/index.js';
+import { requireRedis } from '../support/redis.js';
+import { sleep, storeBackends } from './backends.js';
+
+const redis = await requireRedis();
+const backends = storeBackends(redis);
+
+describe.each(backends)('WorkspaceRepo ($name)', ({ create }) => {
+  it('stores the API key encrypted and gives it back, with who connected it and when', async () => {
+    const { workspaces, kv, keys } = create();
+    const before = Date.now();
+    await workspaces.setApiKey('T1', 'sk-live-abcdef123456WXYZ', { verifiedBy: 'U1' });
+    const after = Date.now();
+
+    expect(await workspaces.getApiKey('T1')).toBe('sk-live-abcdef123456WXYZ');
+    const connection = await workspaces.getConnection('T1');
+    expect(connection).toMatchObject({ last4: 'WXYZ', verifiedBy: 'U1' });
+    expect(connection!.verifiedAt.getTime()).toBeGreaterThanOrEqual(before);
+    expect(connection!.verifiedAt.getTime()).toBeLessThanOrEqual(after);
+
+    const stored = JSON.stringify(await kv.hashGetAll(keys.workspace('T1')));
+    expect(stored).not.toContain('abcdef123456');
+    expect(stored).toMatch(/"v1\./);
+  });
+
+  it('answers null for a workspace that is not connected, and forgets everything on clear', async () => {
+    const { workspaces } = create();
+    expect(await workspaces.getApiKey('T404')).toBeNull();
+    expect(await workspaces.getConnection('T404')).toBeNull();
+
+    await workspaces.setApiKey('T2', 'key-0000-1111-2222', { verifiedBy: 'U2' });
+    const token = await workspaces.createHookToken('T2');
+    await workspaces.clear('T2');
+    expect(await workspaces.getApiKey('T2')).toBeNull();
+    expect(await workspaces.getConnection('T2')).toBeNull();
+    expect(await workspaces.getHookToken('T2')).toBeNull();
+    expect(await workspaces.resolveHookToken(token)).toBeNull();
+  });
+
+  it('reveals no last4 of a key too short to show any of it', async () => {
+    const { workspaces } = create();
+    await workspaces.setApiKey('T3', 'abc12', { verifiedBy: 'U3' });
+    expect((await workspaces.getConnection('T3'))!.last4).toBe('');
+    expect(await workspaces.getApiKey('T3')).toBe('abc12');
+  });
+
+  it('refuses an encrypted key copied to another workspace', async () => {
+    const { workspaces, kv, keys } = create();
+    await workspaces.setApiKey('T-victim', 'victim-key-123456789', { verifiedBy: 'U1' });
+    await kv.hashSet(keys.workspace('T-attacker'), await kv.hashGetAll(keys.workspace('T-victim')));
+    await expect(workspaces.getApiKey('T-attacker')).rejects.toThrow(SecretBoxError);
+    await expect(workspaces.getApiKey('T-attacker')).rejects.toThrow(/another workspace/);
+  });
+
+  it('issues a hook token that resolves to its team, stores only its hash in the lookup, and can rebuild it', async () => {
+    const { workspaces, kv, keys } = create();
+    const token = await workspaces.createHookToken('T1');
+    expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/); // 256 bits, base64url
+    expect(await workspaces.resolveHookToken(token)).toBe('T1');
+    expect(await workspaces.getHookToken('T1')).toBe(token);
+
+    const other = await workspaces.createHookToken('T2');
+    expect(other).not.toBe(token);
+    expect(await workspaces.resolveHookToken(other)).toBe('T2');
+
+    const fields = await kv.hashGetAll(keys.workspace('T1'));
+    expect(JSON.stringify(fields)).not.toContain(token);
+    const { createHash } = await import('node:crypto');
+    const hash = createHash('sha256').update(token).digest('hex');
+    expect(fields.hookTokenHash).toBe(hash);
+    expect(await kv.get(keys.hookToken(hash))).toBe('T1');
+  });
+
+  it('rejects unknown, malformed and replaced hook tokens', async () => {
+    const { workspaces } = create();
+    const first = await workspaces.createHookToken('T1');
+    expect(await workspaces.resolveHookToken('A'.repeat(43))).toBeNull();
+    expect(await workspaces.resolveHookToken('')).toBeNull();
+    expect(await workspaces.resolveHookToken(`${first}x`)).toBeNull();
+    expect(await workspaces.resolveHookToken('../../etc/passwd')).toBeNull();
+
+    const second = await workspaces.createHookToken('T1');
+    expect(await workspaces.resolveHookToken(first)).toBeNull();
+    expect(await workspaces.resolveHookToken(second)).toBe('T1');
+    expect(await workspaces.getHookToken('T1')).toBe(second);
+  });
+
+  it('does not trust a stale token mapping the workspace no longer names', async () => {
+    const { workspaces, kv, keys } = create();
+    const first = await workspaces.createHookToken('T1');
+    const { createHash } = await import('node:crypto');
+    const firstHash = createHash('sha256').update(first).digest('hex');
+    await workspaces.createHookToken('T1');
+    // As if deleting the old mapping had failed half-way through the rotation.
+    await kv.set(keys.hookToken(firstHash), 'T1');
+    expect(await workspaces.resolveHookToken(first)).toBeNull();
+  });
+});
+
+describe.each(backends)('RouteRepo ($name)', ({ create }) => {
+  const route = (campaignId: string, triggerName: string, channelId: string, teamId = 'T1') => ({
+    teamId,
+    campaignId,
+    triggerName,
+    channelId,
+  });
+
+  it('adds and removes routes once', async () => {
+    const { routes } = create();
+    expect(await routes.add(route('c1', 'call_started', 'C1'))).toBe(true);
+    expect(await routes.add(route('c1', 'call_started', 'C1'))).toBe(false);
+    expect(await routes.remove(route('c1', 'call_started', 'C1'))).toBe(true);
+    expect(await routes.remove(route('c1', 'call_started', 'C1'))).toBe(false);
+    expect(await routes.listForTeam('T1')).toEqual([]);
+  });
+
+  it('lists per team and per channel, sorted, with teams kept apart', async () => {
+    const { routes } = create();
+    await routes.add(route('c2', 'call_completed', 'C1'));
+    await routes.add(route('c1', 'message_sent', 'C2'));
+    await routes.add(route('c1', 'call_started', 'C1'));
+    await routes.add(route('*', 'call_started', 'C9', 'T2'));
+    expect(await routes.listForTeam('T1')).toEqual([
+      route('c1', 'call_started', 'C1'),
+      route('c1', 'message_sent', 'C2'),
+      route('c2', 'call_completed', 'C1'),
+    ]);
+    expect(await routes.listForChannel('T1', 'C1')).toEqual([
+      route('c1', 'call_started', 'C1'),
+      route('c2', 'call_completed', 'C1'),
+    ]);
+    expect(await routes.listForTeam('T2')).toEqual([route('*', 'call_started', 'C9', 'T2')]);
+  });
+
+  it("sends an event to every channel routing its campaign or '*', each channel once", async () => {
+    const { routes } = create();
+    await routes.add(route('c1', 'call_completed', 'C-sales'));
+    await routes.add(route('*', 'call_completed', 'C-sales'));
+    await routes.add(route('*', 'call_completed', 'C-all'));
+    await routes.add(route('c2', 'call_completed', 'C-other'));
+    await routes.add(route('c1', 'call_started', 'C-starts'));
+    await routes.add(route('c1', 'call_completed', 'C-elsewhere', 'T2'));
+    expect((await routes.channelsFor('T1', 'c1', 'call_completed')).sort()).toEqual(['C-all', 'C-sales']);
+    expect((await routes.channelsFor('T1', 'c3', 'call_completed')).sort()).toEqual(['C-all', 'C-sales']);
+    expect(await routes.channelsFor('T1', 'c1', 'message_sent')).toEqual([]);
+  });
+
+  it("tells whether a platform subscription is still needed ('*' only matches '*')", async () => {
+    const { routes } = create();
+    await routes.add(route('c1', 'call_started', 'C1'));
+    await routes.add(route('c1', 'call_started', 'C2'));
+    await routes.add(route('*', 'call_completed', 'C1'));
+    await routes.remove(route('c1', 'call_started', 'C1'));
+    expect(await routes.isNeeded('T1', 'c1', 'call_started')).toBe(true);
+    await routes.remove(route('c1', 'call_started', 'C2'));
+    expect(await routes.isNeeded('T1', 'c1', 'call_started')).toBe(false);
+    expect(await routes.isNeeded('T1', '*', 'call_completed')).toBe(true);
+    expect(await routes.isNeeded('T1', 'c1', 'call_completed')).toBe(false);
+  });
+
+  it('keeps ids with separators and quotes apart', async () => {
+    const { routes } = create();
+    const odd = route('c:1"],["x', 'call_started', 'C:1');
+    await routes.add(odd);
+    await routes.add(route('c', '1', 'C'));
+    expect(await routes.listForTeam('T1')).toContainEqual(odd);
+    expect(await routes.channelsFor('T1', 'c:1"],["x', 'call_started')).toEqual(['C:1']);
+  });
+});
+
+describe.each(backends)('Cache ($name)', ({ create }) => {
+  it('calls the loader once per TTL and shares it with concurrent callers', async () => {
+    const { cache } = create();
+    let calls = 0;
+    const load = async () => {
+      calls++;
+      await sleep(20);
+      return { admin: true };
+    };
+    const results = await Promise.all([1, 2, 3].map(() => cache.remember('admin:T1:U1', 80, load)));
+    expect(results).toEqual([{ admin: true }, { admin: true }, { admin: true }]);
+    expect(await cache.remember('admin:T1:U1', 80, load)).toEqual({ admin: true });
+    expect(calls).toBe(1);
+    await sleep(130);
+    await cache.remember('admin:T1:U1', 80, load);
+    expect(calls).toBe(2);
+  });
+
+  it('caches false, but not undefined nor a failure', async () => {
+    const { cache } = create();
+    let calls = 0;
+    const no = () => {
+      calls++;
+      return Promise.resolve(false);
+    };
+    expect(await cache.remember('k:false', 1_000, no)).toBe(false);
+    expect(await cache.remember('k:false', 1_000, no)).toBe(false);
+    expect(calls).toBe(1);
+
+    let unknownCalls = 0;
+    const unknown = () => {
+      unknownCalls++;
+      return Promise.resolve(undefined);
+    };
+    await cache.remember('k:undef', 1_000, unknown);
+    await cache.remember('k:undef', 1_000, unknown);
+    expect(unknownCalls).toBe(2);
+
+    await expect(cache.remember('k:fail', 1_000, () => Promise.reject(new Error('slack down')))).rejects.toThrow('slack down');
+    expect(await cache.remember('k:fail', 1_000, () => Promise.resolve('ok'))).toBe('ok');
+  });
+
+  it('stores under the store prefix and forgets on request', async () => {
+    const { cache, kv, keys } = create();
+    await cache.remember('admin:T1:U1', 1_000, () => Promise.resolve('yes'));
+    expect(keys.cache('admin:T1:U1').startsWith(keys.prefix)).toBe(true);
+    expect(await kv.get(keys.cache('admin:T1:U1'))).not.toBeNull();
+    await cache.forget('admin:T1:U1');
+    expect(await kv.get(keys.cache('admin:T1:U1'))).toBeNull();
+  });
+});
+
+describe.each(backends)('Dedup ($name)', ({ create }) => {
+  it('marks an id once per TTL and scope', async () => {
+    const { dedup } = create();
+    expect(await dedup.markOnce('slack-event:T1', 'Ev1', 80)).toBe(true);
+    expect(await dedup.markOnce('slack-event:T1', 'Ev1', 80)).toBe(false);
+    expect(await dedup.markOnce('slack-event:T2', 'Ev1', 80)).toBe(true);
+    expect(await dedup.markOnce('slack-event:T1', 'Ev2', 80)).toBe(true);
+    await sleep(140);
+    expect(await dedup.markOnce('slack-event:T1', 'Ev1', 80)).toBe(true);
+  });
+
+  it('lets exactly one of many concurrent marks win', async () => {
+    const { dedup } = create();
+    const results = await Promise.all(Array.from({ length: 20 }, () => dedup.markOnce('s', 'same', 5_000)));
+    expect(results.filter(Boolean)).toHaveLength(1);
+  });
+});

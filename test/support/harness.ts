@@ -1,0 +1,85 @@
+/**
+ * Starts the real bot (through its composition root) against the fake Slack and fake platform,
+ * over real sockets. Each harness gets its own store key prefix, so tests can share one Redis.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { Writable } from 'node:stream';
+import { createBot, type Bot } from '../../src/bot/compose.js';
+import { parseConfig, type Config } from '../../src/config.js';
+import { startFakePlatform, type FakePlatform } from '../fakes/platform.js';
+import { startFakeSlack, type FakeSlack } from '../fakes/slack.js';
+import { SlackSigner } from '../fakes/slack-signer.js';
+
+export const SIGNING_SECRET = 'test-signing-secret-0123456789abcdef';
+export const TEAM_ID = 'T0TEST001';
+export const ADMIN_ID = 'U0ADMIN01';
+export const MEMBER_ID = 'U0MEMBER1';
+
+export interface HarnessOptions {
+  /** Use Redis at this URL (default: in-memory store). */
+  redisUrl?: string;
+  /** Give the bot CAMPAIGN_API_KEY = the fake platform's key (default true). */
+  defaultApiKey?: boolean;
+  env?: Record<string, string>;
+  /** Store key prefix (Redis tests pass one under their file's prefix so it is cleaned up). */
+  keyPrefix?: string;
+}
+
+export interface Harness {
+  bot: Bot;
+  config: Config;
+  slack: FakeSlack;
+  platform: FakePlatform;
+  signer: SlackSigner;
+  url: string;
+  /** Every log line the bot wrote, as text. */
+  logs(): string;
+  close(): Promise<void>;
+}
+
+export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
+  const platform = await startFakePlatform();
+  const slack = await startFakeSlack({ teamId: TEAM_ID });
+  slack.addUser({ id: ADMIN_ID, name: 'ada', real_name: 'Ada Admin', is_admin: true });
+  slack.addUser({ id: MEMBER_ID, name: 'max', real_name: 'Max Member' });
+
+  const env: Record<string, string> = {
+    SLACK_BOT_TOKEN: slack.botToken,
+    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    SLACK_API_URL: slack.apiUrl,
+    CAMPAIGN_API_URL: platform.url,
+    PORT: '0',
+    LOG_LEVEL: 'debug',
+    ...(opts.defaultApiKey === false ? {} : { CAMPAIGN_API_KEY: platform.apiKey }),
+    ...(opts.redisUrl ? { REDIS_URL: opts.redisUrl, SECRETS_KEY: randomBytes(32).toString('base64') } : {}),
+    ...opts.env,
+  };
+  const parsed = parseConfig(env);
+  if (!parsed.ok) throw new Error(`test config invalid: ${parsed.problems.join('; ')}`);
+
+  const lines: string[] = [];
+  const logDestination = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      lines.push(chunk.toString('utf8'));
+      done();
+    },
+  });
+  const bot = createBot(parsed.config, { logDestination, keyPrefix: opts.keyPrefix ?? `test:${randomUUID()}:` });
+  const { port } = await bot.start();
+  const url = `http://127.0.0.1:${port}`;
+  const signer = new SlackSigner({ signingSecret: SIGNING_SECRET, url: `${url}/slack/events`, teamId: TEAM_ID, fake: slack });
+
+  return {
+    bot,
+    config: parsed.config,
+    slack,
+    platform,
+    signer,
+    url,
+    logs: () => lines.join(''),
+    async close() {
+      await bot.stop();
+      await Promise.all([slack.close(), platform.close()]);
+    },
+  };
+}

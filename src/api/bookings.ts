@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { listEnvelope, tableRowFields } from './schema.js';
+import { listEnvelope, openEnum, tableRowFields } from './schema.js';
 import type { PlatformTransport } from './transport.js';
 
 export const BOOKING_STATUSES = ['booking', 'success', 'fail'] as const;
@@ -14,7 +14,7 @@ export const bookingSchema = z.looseObject({
   CalendarId: z.string().optional(),
   /** Why the booking failed (Status 'fail'). */
   Reason: z.string().optional(),
-  Status: z.enum(BOOKING_STATUSES).optional(),
+  Status: openEnum(BOOKING_STATUSES).optional(),
 });
 export type Booking = z.infer<typeof bookingSchema>;
 

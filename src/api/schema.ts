@@ -27,5 +27,13 @@ export function listEnvelope<Row extends z.ZodType>(row: Row) {
 
 /** Review status of the verification profile and its add-ons (spec section 3). */
 export const REVIEW_STATUSES = ['draft', 'pending-review', 'in-review', 'twilio-approved', 'twilio-rejected'] as const;
-export const reviewStatus = z.enum(REVIEW_STATUSES);
+export const reviewStatus = openEnum(REVIEW_STATUSES);
 export type ReviewStatus = z.infer<typeof reviewStatus>;
+
+/**
+ * A documented enum the platform may grow: known values stay typed for renderers, an unknown string is
+ * accepted (a new status must not make a whole list unreadable); a non-string still fails.
+ */
+export function openEnum<const T extends readonly [string, ...string[]]>(_values: T) {
+  return z.string() as unknown as z.ZodType<T[number] | (string & {}), string>;
+}

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { PlatformTransport } from './transport.js';
+import { openEnum } from './schema.js';
 
 /** `outbound`/`inbound` are phone, `web` the voice bubble, `messages` SMS; must match the campaign's channel. */
 export const TEMPLATE_TYPES = ['outbound', 'inbound', 'web', 'messages'] as const;
@@ -10,7 +11,7 @@ export const templateSchema = z.looseObject({
   assistant_id: z.string().optional(),
   title: z.string().optional(),
   description: z.string().optional(),
-  type: z.enum(TEMPLATE_TYPES).optional(),
+  type: openEnum(TEMPLATE_TYPES).optional(),
   order: z.number().optional(),
   /** Extra fields campaign creation needs with this template; empty means none. */
   required_fields: z.array(z.string()).optional(),

@@ -172,7 +172,9 @@ class UndiciTransport implements PlatformTransport {
           apiKey: req.apiKey,
         });
       }
-      const text = body === 'json' ? await res.body.text() : (await res.body.dump(), '');
+      let text = '';
+      if (body === 'json') text = await res.body.text();
+      else await res.body.dump(); // read and discarded, never parsed: '', '{}' or anything else is fine
       reported = res.statusCode;
       return { status: res.statusCode, text };
     } catch (err) {

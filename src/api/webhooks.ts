@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { PlatformTransport } from './transport.js';
+import { openEnum } from './schema.js';
 
 /** Every event name the platform knows (unsubscribe accepts all of them). */
 export const TRIGGER_NAMES = [
@@ -22,7 +23,7 @@ export const webhookSubscriptionSchema = z.looseObject({
   /** Equals the hookUrl: treat it as a secret (deliveries are unsigned). */
   id: z.string().optional(),
   campaignId: z.string().optional(),
-  triggerName: z.enum(TRIGGER_NAMES).optional(),
+  triggerName: openEnum(TRIGGER_NAMES).optional(),
 });
 export type WebhookSubscription = z.infer<typeof webhookSubscriptionSchema>;
 

@@ -11,11 +11,14 @@ import type { Config } from '../config.js';
 import { createLogger, Redactor, type Logger } from '../logger.js';
 import { createStore } from '../store/index.js';
 import { register as registerCommands } from '../commands/index.js';
+import { register as registerHome } from '../home/index.js';
 import { AdminGate } from './admin-gate.js';
 import { boltLogger } from './bolt-logger.js';
 import type { Deps } from './deps.js';
 import { installErrorHandler } from './error-handler.js';
 import { healthRoutes } from './http-routes.js';
+import { createMetrics } from './metrics.js';
+import { Lifecycle } from './lifecycle.js';
 import { PlatformAccess } from './platform-access.js';
 
 export interface Bot {
@@ -47,14 +50,21 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
   if (store.backend === 'memory') {
     logger.warn('REDIS_URL is not set: state and the event queue live in this process only (embedded mode). Use Redis for production and for several replicas.');
   }
-  const transport = createTransport({ baseUrl: config.campaign.apiUrl });
+  const metrics = createMetrics(store.queue);
+  const transport = createTransport({
+    baseUrl: config.campaign.apiUrl,
+    onRequest: ({ endpoint, status, durationMs }) => {
+      metrics.platformRequests.inc({ endpoint, status: String(status) });
+      metrics.platformLatency.observe({ endpoint }, durationMs / 1000);
+    },
+  });
   const platform = new PlatformAccess(transport, store, redactor, config.campaign.apiKey);
   const admins = new AdminGate(config.adminUserIds, store, logger);
-  const deps: Deps = { config, logger, redactor, store, platform, admins };
+  const deps: Deps = { config, logger, redactor, store, platform, admins, metrics, lifecycle: new Lifecycle() };
 
   const receiver = new HTTPReceiver({
     signingSecret: config.slack.signingSecret ?? '',
-    customRoutes: healthRoutes(),
+    customRoutes: healthRoutes(deps),
     logger: boltLogger(logger, 'bolt-receiver'),
     // Ack first, work after: listeners call ack() before any slow I/O.
     processBeforeResponse: false,
@@ -69,6 +79,7 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
 
   installErrorHandler(app, deps);
   registerCommands(app, deps);
+  registerHome(app, deps);
 
   return {
     app,

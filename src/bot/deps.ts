@@ -6,6 +6,8 @@ import type { Logger, Redactor } from '../logger.js';
 import type { Store } from '../store/index.js';
 import type { PlatformAccess } from './platform-access.js';
 import type { AdminGate } from './admin-gate.js';
+import type { Metrics } from './metrics.js';
+import type { Lifecycle } from './lifecycle.js';
 
 export interface Deps {
   config: Config;
@@ -14,4 +16,6 @@ export interface Deps {
   store: Store;
   platform: PlatformAccess;
   admins: AdminGate;
+  metrics: Metrics;
+  lifecycle: Lifecycle;
 }

@@ -1,8 +1,13 @@
 /**
- * Non-Slack HTTP routes served on PORT beside `/slack/events` (Bolt `customRoutes`).
+ * Non-Slack HTTP routes served on PORT beside `/slack/events` (Bolt `customRoutes`):
+ * liveness, readiness and Prometheus metrics.
  */
 import type { CustomRoute } from '@slack/bolt';
 import type { ServerResponse } from 'node:http';
+import type { Deps } from './deps.js';
+import { withDeadline } from '../util/deadline.js';
+
+const READY_TIMEOUT_MS = 1_000;
 
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const payload = JSON.stringify(body);
@@ -10,12 +15,49 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
   res.end(payload);
 }
 
-export function healthRoutes(): CustomRoute[] {
+export function healthRoutes(deps: Pick<Deps, 'store' | 'metrics' | 'logger' | 'lifecycle'>): CustomRoute[] {
   return [
     {
+      // Liveness: the process is up and serving HTTP.
       path: '/healthz',
       method: ['GET'],
       handler: (_req, res) => sendJson(res, 200, { ok: true }),
     },
+    {
+      // Readiness: config was valid (we would not be running otherwise), the store answers, not shutting down.
+      path: '/readyz',
+      method: ['GET'],
+      handler: (_req, res) => {
+        void readiness(deps).then(({ ok, checks }) => sendJson(res, ok ? 200 : 503, { ok, checks }));
+      },
+    },
+    {
+      path: '/metrics',
+      method: ['GET'],
+      handler: (_req, res) => {
+        deps.metrics.registry.metrics().then(
+          (text) => {
+            res.writeHead(200, { 'content-type': deps.metrics.registry.contentType });
+            res.end(text);
+          },
+          (err: unknown) => {
+            deps.logger.error({ err }, 'could not collect metrics');
+            sendJson(res, 500, { ok: false });
+          },
+        );
+      },
+    },
   ];
+}
+
+async function readiness(deps: Pick<Deps, 'store' | 'lifecycle'>): Promise<{ ok: boolean; checks: Record<string, string> }> {
+  const checks: Record<string, string> = { config: 'ok' };
+  try {
+    await withDeadline(deps.store.ping(), READY_TIMEOUT_MS, 'store ping');
+    checks.store = `ok (${deps.store.backend})`;
+  } catch (err) {
+    checks.store = `unreachable (${deps.store.backend}): ${err instanceof Error ? err.message : 'error'}`;
+  }
+  checks.lifecycle = deps.lifecycle.stopping ? 'shutting down' : 'ok';
+  return { ok: Object.values(checks).every((c) => c.startsWith('ok')), checks };
 }

@@ -8,7 +8,7 @@ import { context, escapeMrkdwn, message, section } from '../slack/blocks.js';
 import { readText, textInput } from '../slack/modals.js';
 import { describeFailure } from './failure.js';
 import { onFormSubmit, openForm, type FormResult, type FormSubmission } from './forms.js';
-import type { Subcommand } from './types.js';
+import type { CommandContext, Subcommand } from './types.js';
 
 const CALLBACK_ID = 'connect_modal';
 const TITLE = 'Connect platform';
@@ -21,25 +21,33 @@ export const connect: Subcommand = {
   admin: true,
   args: { min: 0, max: 0 },
   async run(ctx) {
-    const current = await ctx.deps.store.workspaces.getConnection(ctx.teamId);
-    await openForm(ctx, {
-      callbackId: CALLBACK_ID,
-      title: TITLE,
-      submit: 'Verify & save',
-      blocks: [
-        section(
-          current
-            ? `This workspace is connected with key \`••••${escapeMrkdwn(current.last4)}\`. Enter a new key to replace it.`
-            : 'Paste an API key from the platform portal (*Settings › API Keys*). It is verified, then stored encrypted; nobody sees it again in Slack.',
-        ),
-        textInput(KEY_BLOCK, 'API key', { placeholder: 'Your platform API key', maxLength: 500 }),
-      ],
-    });
+    await openConnectForm(ctx.deps, ctx);
   },
   register(app, deps) {
     onFormSubmit(app, deps, { callbackId: CALLBACK_ID, title: TITLE, handle: (s) => verifyAndSave(deps, s) });
   },
 };
+
+/** Opens the connect modal (from the command, or from the App Home button without a response_url). */
+export async function openConnectForm(
+  deps: Deps,
+  ctx: { client: CommandContext['client']; triggerId: string; teamId: string; responseUrl?: string },
+): Promise<void> {
+  const current = await deps.store.workspaces.getConnection(ctx.teamId);
+  await openForm(ctx, {
+    callbackId: CALLBACK_ID,
+    title: TITLE,
+    submit: 'Verify & save',
+    blocks: [
+      section(
+        current
+          ? `This workspace is connected with key \`••••${escapeMrkdwn(current.last4)}\`. Enter a new key to replace it.`
+          : 'Paste an API key from the platform portal (*Settings › API Keys*). It is verified, then stored encrypted; nobody sees it again in Slack.',
+      ),
+      textInput(KEY_BLOCK, 'API key', { placeholder: 'Your platform API key', maxLength: 500 }),
+    ],
+  });
+}
 
 async function verifyAndSave(deps: Deps, { view, teamId, userId, logger }: FormSubmission): Promise<FormResult> {
   const apiKey = readText(view, KEY_BLOCK);

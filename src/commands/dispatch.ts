@@ -66,8 +66,10 @@ export function createDispatcher(commands: readonly Subcommand[], deps: Deps) {
         return;
       }
       await sub.run(ctx);
+      deps.metrics.commands.inc({ subcommand: sub.name, outcome: 'ok' });
       logger.info({ ms: Date.now() - started }, 'command handled');
     } catch (err) {
+      deps.metrics.commands.inc({ subcommand: sub.name, outcome: 'error' });
       logger.warn({ err, ms: Date.now() - started }, 'command failed');
       await tell(describeFailure(err, sub.failures?.(ctx))).catch((e: unknown) => logger.error({ err: e }, 'could not tell the user about a failure'));
     }

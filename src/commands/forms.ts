@@ -30,7 +30,7 @@ export interface FormSubmission {
 
 /** Opens a form modal from a command, remembering where to announce the result. */
 export async function openForm(
-  ctx: Pick<CommandContext, 'client' | 'triggerId' | 'responseUrl'>,
+  ctx: Pick<CommandContext, 'client' | 'triggerId'> & { responseUrl?: string },
   form: { callbackId: string; title: string; submit: string; blocks: KnownBlock[]; extra?: Record<string, string> },
 ): Promise<void> {
   await ctx.client.views.open({
@@ -40,7 +40,7 @@ export async function openForm(
       title: form.title,
       submit: form.submit,
       blocks: form.blocks,
-      privateMetadata: JSON.stringify({ responseUrl: ctx.responseUrl, ...(form.extra ? { extra: form.extra } : {}) }),
+      privateMetadata: JSON.stringify({ ...(ctx.responseUrl ? { responseUrl: ctx.responseUrl } : {}), ...(form.extra ? { extra: form.extra } : {}) }),
     }),
   });
 }

@@ -29,7 +29,7 @@ export function allowanceMs(row: QuotaRow): { plan: bigint | undefined; total: b
 
 export function renderQuota(rows: readonly QuotaRow[]): MessagePayload {
   if (rows.length === 0) return message('No quota on record', [section('The platform has no usage quota on record for this account yet.')]);
-  const sorted = [...rows].sort((a, b) => monthKey(b).localeCompare(monthKey(a)));
+  const sorted = byMonthNewestFirst(rows);
   const current = sorted[0]!;
   const { plan, total } = allowanceMs(current);
   const used = current.TotalUsageMs ?? 0n;
@@ -51,6 +51,15 @@ export function renderQuota(rows: readonly QuotaRow[]): MessagePayload {
     blocks.push(context(...earlier.map((r) => `${monthLabel(r)}: ${hoursMinutes(r.TotalUsageMs ?? 0n)} used`)));
   }
   return message(`Quota ${monthLabel(current)}: ${hoursMinutes(used)} used of ${hoursMinutes(total)}`, blocks);
+}
+
+export function byMonthNewestFirst(rows: readonly QuotaRow[]): QuotaRow[] {
+  return [...rows].sort((a, b) => monthKey(b).localeCompare(monthKey(a)));
+}
+
+/** This month's row: the newest one. */
+export function latestMonth(rows: readonly QuotaRow[]): QuotaRow | undefined {
+  return byMonthNewestFirst(rows)[0];
 }
 
 /** Rows are per month; the month is best read from CreatedAt, else RowKey, else Timestamp. */

@@ -3,7 +3,7 @@
  *
  * Convention: every input's `action_id` is `value`, so a field is addressed by its block id alone.
  */
-import type { InputBlock, KnownBlock, ModalView, PlainTextInput } from '@slack/types';
+import type { Checkboxes, FileInput, InputBlock, KnownBlock, ModalView, PlainTextInput, PlainTextOption } from '@slack/types';
 import type { ViewOutput } from '@slack/bolt';
 import type { z } from 'zod';
 import { LIMITS, plain } from './blocks.js';
@@ -51,6 +51,73 @@ export function textInput(
     ...(opts.hint ? { hint: plain(opts.hint, 2000) } : {}),
     ...(opts.optional ? { optional: true } : {}),
   };
+}
+
+/**
+ * An upload field (modals only). `filetypes` only filters the picker — Slack's docs say to check the
+ * files yourself — and `maxFiles` is at most 10 (Slack's limit).
+ */
+export function fileInput(
+  blockId: string,
+  label: string,
+  opts: { filetypes?: readonly string[]; maxFiles?: number; hint?: string; optional?: boolean } = {},
+): InputBlock {
+  const element: FileInput = {
+    type: 'file_input',
+    action_id: INPUT_ACTION,
+    ...(opts.filetypes ? { filetypes: [...opts.filetypes] } : {}),
+    ...(opts.maxFiles !== undefined ? { max_files: Math.min(Math.max(opts.maxFiles, 1), 10) } : {}),
+  };
+  return {
+    type: 'input',
+    block_id: blockId,
+    label: plain(label, 2000),
+    element,
+    ...(opts.hint ? { hint: plain(opts.hint, 2000) } : {}),
+    ...(opts.optional ? { optional: true } : {}),
+  };
+}
+
+/**
+ * A group of checkboxes. A required checkbox group would force a tick, so on/off settings pass
+ * `optional: true`.
+ */
+export function checkboxes(
+  blockId: string,
+  label: string,
+  options: ReadonlyArray<{ value: string; text: string; description?: string }>,
+  opts: { hint?: string; optional?: boolean; initial?: readonly string[] } = {},
+): InputBlock {
+  const all: PlainTextOption[] = options.slice(0, 10).map((o) => ({
+    text: plain(o.text, 75),
+    value: o.value,
+    ...(o.description ? { description: plain(o.description, 75) } : {}),
+  }));
+  const initial = all.filter((o) => o.value !== undefined && opts.initial?.includes(o.value));
+  const element: Checkboxes = {
+    type: 'checkboxes',
+    action_id: INPUT_ACTION,
+    options: all,
+    ...(initial.length > 0 ? { initial_options: initial } : {}),
+  };
+  return {
+    type: 'input',
+    block_id: blockId,
+    label: plain(label, 2000),
+    element,
+    ...(opts.hint ? { hint: plain(opts.hint, 2000) } : {}),
+    ...(opts.optional ? { optional: true } : {}),
+  };
+}
+
+/** The files of an upload field as Slack sent them (unchecked: narrow them with a schema). */
+export function readFiles(view: ViewOutput, blockId: string): unknown[] {
+  return view.state.values[blockId]?.[INPUT_ACTION]?.files ?? [];
+}
+
+/** The values of the ticked checkboxes. */
+export function readChecked(view: ViewOutput, blockId: string): string[] {
+  return (view.state.values[blockId]?.[INPUT_ACTION]?.selected_options ?? []).map((o) => o.value);
 }
 
 /** A text field's trimmed value, `undefined` when left empty. */

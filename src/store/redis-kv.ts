@@ -1,12 +1,15 @@
 import type { Redis } from 'ioredis';
+import { pino } from 'pino';
+import type { Logger } from 'pino';
 import { assertTtl } from './kv.js';
 import type { KeyValueStore, SetOptions } from './kv.js';
+import { openRedis } from './redis-connection.js';
 
-export interface RedisKeyValueStoreOptions {
-  redis: Redis;
-  /** Whether `close()` should quit the client (true when the store opened it itself). Default false. */
-  ownsClient?: boolean;
-}
+export type RedisKeyValueStoreOptions =
+  /** A client owned by the caller: `close()` leaves it open. */
+  | { redis: Redis }
+  /** Opened here (auto-pipelining on) and quit by `close()`. */
+  | { url: string; logger?: Logger };
 
 /** `KeyValueStore` over an ioredis client; every method is one Redis command. */
 export class RedisKeyValueStore implements KeyValueStore {
@@ -14,8 +17,13 @@ export class RedisKeyValueStore implements KeyValueStore {
   private readonly ownsClient: boolean;
 
   constructor(options: RedisKeyValueStoreOptions) {
-    this.redis = options.redis;
-    this.ownsClient = options.ownsClient ?? false;
+    if ('redis' in options) {
+      this.redis = options.redis;
+      this.ownsClient = false;
+    } else {
+      this.redis = openRedis(options.url, options.logger ?? pino({ enabled: false }));
+      this.ownsClient = true;
+    }
   }
 
   get(key: string): Promise<string | null> {

@@ -115,3 +115,18 @@ describe.each(backends)('KeyValueStore contract ($name)', ({ create }) => {
     await expect(kv.ping()).resolves.toBeUndefined();
   });
 });
+
+describe('RedisKeyValueStore connections', () => {
+  it('opens its own client from a URL and quits it on close; leaves a caller client open', async () => {
+    const { RedisKeyValueStore } = await import('../../src/store/redis-kv.js');
+    const own = new RedisKeyValueStore({ url: redis.url });
+    await own.set(`${redis.prefix}own`, '1');
+    await own.close();
+    await expect(own.get(`${redis.prefix}own`)).rejects.toThrow();
+
+    const client = redis.connect();
+    const borrowed = new RedisKeyValueStore({ redis: client });
+    await borrowed.close();
+    expect(await client.get(`${redis.prefix}own`)).toBe('1');
+  });
+});

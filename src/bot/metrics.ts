@@ -1,0 +1,60 @@
+/**
+ * Prometheus metrics (prom-client), one registry per bot so tests and replicas don't share counters.
+ * Served as text on GET /metrics. Label values are bounded: endpoint templates, status codes, names
+ * from fixed lists — never ids, tokens or user text.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { EventQueue } from '../store/index.js';
+
+export interface Metrics {
+  readonly registry: Registry;
+  readonly commands: Counter<'subcommand' | 'outcome'>;
+  readonly platformRequests: Counter<'endpoint' | 'status'>;
+  readonly platformLatency: Histogram<'endpoint'>;
+  readonly webhookRequests: Counter<'status'>;
+  readonly eventsQueued: Counter<'trigger' | 'result'>;
+  readonly eventsPosted: Counter<'trigger'>;
+  readonly eventsDeadLettered: Counter<'trigger'>;
+  readonly slackRateLimited: Counter<'method'>;
+}
+
+export function createMetrics(queue: EventQueue): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'campaign_bot_' });
+
+  const depth = (pick: 'total' | 'pending' | 'lag') =>
+    async function (this: Gauge) {
+      try {
+        this.set((await queue.depth())[pick]);
+      } catch {
+        // Store unreachable: leave the last value; /readyz reports the outage.
+      }
+    };
+
+  new Gauge({ name: 'campaign_queue_depth', help: 'Events queued and not finished yet', registers: [registry], collect: depth('total') });
+  new Gauge({ name: 'campaign_queue_lag', help: 'Events queued and not yet taken by any worker', registers: [registry], collect: depth('lag') });
+  new Gauge({ name: 'campaign_queue_pending', help: 'Events taken by a worker and not finished', registers: [registry], collect: depth('pending') });
+
+  return {
+    registry,
+    commands: new Counter({ name: 'campaign_commands_total', help: '/campaign subcommands handled', labelNames: ['subcommand', 'outcome'], registers: [registry] }),
+    platformRequests: new Counter({
+      name: 'campaign_platform_requests_total',
+      help: 'HTTP attempts to the campaign platform',
+      labelNames: ['endpoint', 'status'],
+      registers: [registry],
+    }),
+    platformLatency: new Histogram({
+      name: 'campaign_platform_request_seconds',
+      help: 'Latency of platform HTTP attempts',
+      labelNames: ['endpoint'],
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [registry],
+    }),
+    webhookRequests: new Counter({ name: 'campaign_webhook_requests_total', help: 'Webhook deliveries by HTTP status answered', labelNames: ['status'], registers: [registry] }),
+    eventsQueued: new Counter({ name: 'campaign_events_queued_total', help: 'Webhook events accepted (queued or duplicate)', labelNames: ['trigger', 'result'], registers: [registry] }),
+    eventsPosted: new Counter({ name: 'campaign_events_posted_total', help: 'Events delivered to Slack', labelNames: ['trigger'], registers: [registry] }),
+    eventsDeadLettered: new Counter({ name: 'campaign_events_dead_lettered_total', help: 'Events given up after the last attempt', labelNames: ['trigger'], registers: [registry] }),
+    slackRateLimited: new Counter({ name: 'campaign_slack_rate_limited_total', help: 'Slack 429 answers', labelNames: ['method'], registers: [registry] }),
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * The App Home tab, as a pure function of what we know about the workspace.
+ */
+import type { HomeView } from '@slack/types';
+import type { QuotaRow } from '../api/index.js';
+import { hoursMinutes, usageBar } from '../format/numbers.js';
+import { allowanceMs } from '../commands/quota.js';
+import type { Connection, Route } from '../store/index.js';
+import { actions, button, context, divider, escapeMrkdwn, header, section, slackDate, type KnownBlock } from '../slack/blocks.js';
+
+export const HOME_ACTIONS = { stats: 'home_stats', connect: 'home_connect', refresh: 'home_refresh' } as const;
+
+export interface HomeState {
+  connection: Connection | null;
+  /** The app-wide default key's last 4, when CAMPAIGN_API_KEY is set and the workspace has none of its own. */
+  defaultKeyLast4?: string;
+  routes: readonly Route[];
+  deadLetters: number;
+  /** This month's quota row, or the sentence saying why it could not be read. */
+  quota: { row: QuotaRow } | { problem: string } | undefined;
+  isAdmin: boolean;
+}
+
+const MAX_ROUTE_LINES = 30;
+
+export function renderHome(s: HomeState): HomeView {
+  const blocks: KnownBlock[] = [header('Campaign'), section(connectionLine(s))];
+
+  blocks.push(divider(), section('*Usage this month*'));
+  if (!s.quota) blocks.push(context('Connect the workspace to see usage.'));
+  else if ('problem' in s.quota) blocks.push(context(`Usage is unavailable right now: ${s.quota.problem}`));
+  else {
+    const { total } = allowanceMs(s.quota.row);
+    const used = s.quota.row.TotalUsageMs ?? 0n;
+    blocks.push(section(`\`${usageBar(used, total)}\`\n${hoursMinutes(used)} used of ${hoursMinutes(total)}`));
+  }
+
+  blocks.push(divider(), section('*Event routes*'));
+  if (s.routes.length === 0) {
+    blocks.push(context('No channel receives platform events yet. An admin runs `/campaign subscribe <campaignId|*>` in a channel.'));
+  } else {
+    const lines = s.routes
+      .slice(0, MAX_ROUTE_LINES)
+      .map((r) => `• <#${r.channelId}> ← ${r.campaignId === '*' ? 'every campaign' : `campaign \`${escapeMrkdwn(r.campaignId)}\``}: \`${escapeMrkdwn(r.triggerName)}\``);
+    if (s.routes.length > MAX_ROUTE_LINES) lines.push(`…and ${s.routes.length - MAX_ROUTE_LINES} more`);
+    blocks.push(section(lines.join('\n')));
+  }
+  blocks.push(
+    context(
+      s.deadLetters > 0
+        ? `⚠️ ${s.deadLetters} event${s.deadLetters === 1 ? '' : 's'} could not be posted after every retry (see \`/campaign subscriptions\`).`
+        : 'Every event received so far was delivered.',
+    ),
+  );
+
+  const buttons = [button('Show stats', HOME_ACTIONS.stats, { style: 'primary' }), button('Refresh', HOME_ACTIONS.refresh)];
+  if (s.isAdmin) buttons.push(button(s.connection ? 'Change API key' : 'Connect platform', HOME_ACTIONS.connect));
+  blocks.push(divider(), actions(buttons));
+  return { type: 'home', blocks };
+}
+
+function connectionLine(s: HomeState): string {
+  if (s.connection) {
+    return `🟢 Connected to the platform with key \`••••${escapeMrkdwn(s.connection.last4)}\`, verified ${slackDate(s.connection.verifiedAt.toISOString())} by <@${s.connection.verifiedBy}>.`;
+  }
+  if (s.defaultKeyLast4 !== undefined) return `🟢 Connected with the app's default key \`••••${escapeMrkdwn(s.defaultKeyLast4)}\`.`;
+  return '⚪️ Not connected to the platform yet. An admin can connect it with the button below or `/campaign connect`.';
+}

@@ -1,0 +1,85 @@
+/**
+ * What an operator and a workspace see beside commands: App Home, /readyz, /metrics.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_ID, MEMBER_ID, startHarness, type Harness } from '../support/harness.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  await h.close();
+});
+
+async function openHome(userId: string) {
+  const before = h.slack.callsTo('views.publish').length;
+  const res = await h.signer.event({ type: 'app_home_opened', user: userId, tab: 'home', channel: 'D0HOME0001' });
+  expect(res.status).toBe(200);
+  const call = await h.slack.waitFor(() => h.slack.callsTo('views.publish')[before]);
+  expect(call.response.ok).toBe(true);
+  return { userId: call.args.user_id, text: JSON.stringify(call.args.view) };
+}
+
+describe('App Home', () => {
+  it('shows the connection, this month’s usage with a bar, routes and delivery health', async () => {
+    const home = await openHome(MEMBER_ID);
+    expect(home.userId).toBe(MEMBER_ID);
+    expect(home.text).toContain(`default key \`••••${h.platform.apiKey.slice(-4)}\``);
+    expect(home.text).not.toContain(h.platform.apiKey);
+    expect(home.text).toContain('█');
+    expect(home.text).toContain('No channel receives platform events yet');
+    expect(home.text).toContain('Every event received so far was delivered');
+    expect(home.text).toContain('home_stats');
+    expect(home.text).not.toContain('home_connect'); // members get no connect button
+  });
+
+  it('offers admins the connect button, which opens the connect modal', async () => {
+    const home = await openHome(ADMIN_ID);
+    expect(home.text).toContain('home_connect');
+    await h.signer.blockAction({ actionId: 'home_connect', userId: ADMIN_ID });
+    await h.slack.waitFor(() => h.slack.views('connect_modal').length > 0);
+  });
+
+  it('still renders when the platform fails, saying why usage is missing', async () => {
+    h.platform.inject({ path: '/customer-quota', status: 500, times: 1 });
+    const home = await openHome(MEMBER_ID);
+    expect(home.text).toMatch(/Usage is unavailable right now: The platform had an internal error/);
+  });
+});
+
+describe('operations endpoints', () => {
+  it('/readyz reports the store and config', async () => {
+    const res = await fetch(`${h.url}/readyz`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ ok: true, checks: { config: 'ok', store: 'ok (memory)', lifecycle: 'ok' } });
+  });
+
+  it('/metrics counts commands and platform calls by endpoint and status', async () => {
+    await h.signer.command({ text: 'stats', userId: MEMBER_ID, responseUrlId: 'metrics-1' });
+    await h.slack.waitFor(() => h.slack.responses.find((r) => r.id === 'metrics-1'));
+    const res = await fetch(`${h.url}/metrics`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/plain');
+    const text = await res.text();
+    expect(text).toMatch(/campaign_commands_total\{subcommand="stats",outcome="ok"\} [1-9]/);
+    expect(text).toMatch(/campaign_platform_requests_total\{endpoint="GET \/dashboard\/dashboard-stats",status="200"\} [1-9]/);
+    expect(text).toContain('campaign_platform_request_seconds_bucket');
+    expect(text).toContain('campaign_queue_depth 0');
+  });
+});
+
+describe('readiness without the store', () => {
+  it('answers 503 when Redis is unreachable, while /healthz stays 200', async () => {
+    const broken = await startHarness({ redisUrl: 'redis://127.0.0.1:1' });
+    try {
+      const ready = await fetch(`${broken.url}/readyz`);
+      expect(ready.status).toBe(503);
+      const body = (await ready.json()) as { checks: { store: string } };
+      expect(body.checks.store).toMatch(/^unreachable \(redis\)/);
+      expect((await fetch(`${broken.url}/healthz`)).status).toBe(200);
+    } finally {
+      await broken.close();
+    }
+  });
+});

@@ -1,0 +1,104 @@
+/**
+ * Which Slack files `/campaign clone-voice` accepts as voice samples, and how a refusal names the file.
+ *
+ * Slack file objects arrive from a signed upload field, a message shortcut's message or `files.info`;
+ * they are narrowed here to the few fields used. The checks run before anything is downloaded, so a
+ * wrong file is refused in the form (or in the shortcut's answer) rather than after a long upload.
+ */
+import { z } from 'zod';
+import { isSlackFileUrl } from '../slack/file-download.js';
+
+/** Slack's `file_input` takes at most 10 files; the platform's own limit is not documented. */
+export const MAX_VOICE_FILES = 10;
+/** Per-file cap on a voice sample (bytes), unless the bot is built with another (`voiceSampleMaxBytes`). */
+export const DEFAULT_VOICE_SAMPLE_MAX_BYTES = 25 * 1024 * 1024;
+
+/** Audio extensions offered in the upload picker (it only filters; the checks below decide). */
+export const AUDIO_FILETYPES = ['mp3', 'wav', 'm4a', 'ogg', 'oga', 'opus', 'flac', 'aac', 'aiff', 'aif', 'wma', 'amr', 'webm'] as const;
+/** Slack `filetype`s that are audio whatever the mimetype says (Slack sometimes reports octet-stream). */
+const AUDIO_SLACK_FILETYPES = new Set<string>(['mp3', 'wav', 'm4a', 'ogg', 'oga', 'opus', 'flac', 'aac', 'aiff', 'aif', 'wma', 'amr']);
+
+export const slackFileSchema = z.looseObject({
+  id: z.string().min(1),
+  name: z.string().optional(),
+  title: z.string().optional(),
+  mimetype: z.string().optional(),
+  filetype: z.string().optional(),
+  size: z.number().nonnegative().optional(),
+  url_private_download: z.string().optional(),
+  url_private: z.string().optional(),
+  /** `tombstone` for a deleted file, `external` for a linked (e.g. Drive) file. */
+  mode: z.string().optional(),
+});
+export type SlackFileObject = z.infer<typeof slackFileSchema>;
+
+/** Keeps the files that parse; a malformed entry counts as unusable rather than failing the whole list. */
+export function parseSlackFiles(raw: unknown): { files: SlackFileObject[]; malformed: number } {
+  const list = Array.isArray(raw) ? raw : [];
+  const files: SlackFileObject[] = [];
+  let malformed = 0;
+  for (const item of list) {
+    const parsed = slackFileSchema.safeParse(item);
+    if (parsed.success) files.push(parsed.data);
+    else malformed += 1;
+  }
+  return { files, malformed };
+}
+
+export function fileLabel(file: SlackFileObject): string {
+  const name = file.name || file.title || file.id;
+  return name.length > 80 ? `${name.slice(0, 79)}…` : name;
+}
+
+export function isAudio(file: SlackFileObject): boolean {
+  const mime = (file.mimetype ?? '').toLowerCase();
+  if (mime.startsWith('audio/')) return true;
+  return AUDIO_SLACK_FILETYPES.has((file.filetype ?? '').toLowerCase());
+}
+
+/** The content type the sample is uploaded with. */
+export function audioContentType(file: SlackFileObject): string {
+  const mime = (file.mimetype ?? '').toLowerCase();
+  return mime.startsWith('audio/') ? mime : 'application/octet-stream';
+}
+
+/** "830 KB", "12.5 MB". */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`;
+  const mb = bytes / (1024 * 1024);
+  return `${mb >= 10 ? Math.round(mb) : Math.round(mb * 10) / 10} MB`;
+}
+
+export interface SampleLimits {
+  maxBytes: number;
+  /** Slack's file origin (see `slackFileOrigin`). */
+  fileOrigin: string;
+}
+
+/**
+ * Why this file cannot be a voice sample, as a plain sentence naming it (fit for a modal field error,
+ * which Slack shows as plain text); undefined when it can. Checks what the file object says; the download
+ * checks the size and host again.
+ */
+export function sampleProblem(file: SlackFileObject, limits: SampleLimits): string | undefined {
+  const label = `“${fileLabel(file)}”`;
+  if (file.mode === 'tombstone') return `${label} was deleted from Slack.`;
+  if (!isAudio(file)) return `${label} is not an audio file${file.filetype ? ` (${file.filetype})` : ''} — use MP3, WAV, M4A, OGG or FLAC samples.`;
+  if (file.size !== undefined && file.size > limits.maxBytes) {
+    return `${label} is ${formatBytes(file.size)}, over the ${formatBytes(limits.maxBytes)} limit for a voice sample — trim it and try again.`;
+  }
+  const url = downloadUrl(file);
+  if (url !== undefined && !isSlackFileUrl(url, limits.fileOrigin)) {
+    return `${label} is not stored on Slack's file service (its download link points elsewhere), so the bot will not fetch it — upload the audio file itself.`;
+  }
+  return undefined;
+}
+
+export function downloadUrl(file: SlackFileObject): string | undefined {
+  return file.url_private_download || file.url_private || undefined;
+}
+
+export function tooManyFiles(count: number): string {
+  return `A voice is cloned from at most ${MAX_VOICE_FILES} audio files; ${count} were given — pick the best ${MAX_VOICE_FILES}.`;
+}

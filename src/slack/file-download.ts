@@ -1,0 +1,158 @@
+/**
+ * Downloading a file shared in Slack (`url_private_download`) to pass it on, streamed.
+ *
+ * The request carries the bot token, so it may go to Slack's file service and nowhere else: every URL
+ * (from a signed payload or from `files.info`) is checked against the one allowed origin, and redirects
+ * are never followed — undici's `request` follows none unless the redirect interceptor is installed, and a
+ * redirect is how Slack sends an unauthenticated client to its sign-in page. The size cap is enforced from
+ * `content-length` and again while streaming (the header can be absent or wrong). Nothing is buffered: the
+ * bytes are yielded as they arrive, and the request is only made when the stream is first read.
+ */
+import { request } from 'undici';
+
+export type SlackFileProblem =
+  /** The URL is not on Slack's file service (refused before any request). */
+  | 'host'
+  /** 401/403. */
+  | 'forbidden'
+  /** 404/410. */
+  | 'not_found'
+  /** A 3xx: Slack's answer to a client it does not let in. */
+  | 'redirect'
+  /** 200 with an HTML page (a sign-in page) instead of the file. */
+  | 'not_a_file'
+  /** Past the byte cap (declared or streamed). */
+  | 'too_large'
+  /** Any other HTTP status. */
+  | 'http'
+  | 'timeout'
+  | 'network';
+
+/**
+ * A download that failed, with the file's name so the user can be told which one. Deliberately without a
+ * top-level `code` or a `cause` carrying one: this error travels through the platform upload it feeds, and
+ * the platform transport would read such a code as a failure of its own connection.
+ */
+export class SlackFileError extends Error {
+  override name = 'SlackFileError';
+
+  constructor(
+    readonly problem: SlackFileProblem,
+    readonly fileName: string,
+    /** `socketCode`: the undici/system code of a timeout or network failure, for the logs. */
+    readonly detail: { status?: number; maxBytes?: number; socketCode?: string } = {},
+  ) {
+    const extra = detail.status !== undefined ? ` (HTTP ${detail.status})` : detail.socketCode ? ` (${detail.socketCode})` : '';
+    super(`Slack file "${fileName}": ${problem}${extra}`);
+  }
+}
+
+/**
+ * The one origin bot-token downloads may go to. Slack's real API (slack.com, an Enterprise Grid
+ * `*.slack.com` host, or GovSlack) serves files from its `files.` host; any other API URL is a stand-in
+ * (tests, the playground) that serves its own files, so its own origin is the file origin.
+ */
+export function slackFileOrigin(slackApiUrl: string): string {
+  const api = new URL(slackApiUrl);
+  const host = api.hostname.toLowerCase();
+  if (host === 'slack.com' || host.endsWith('.slack.com')) return 'https://files.slack.com';
+  if (host === 'slack-gov.com' || host.endsWith('.slack-gov.com')) return 'https://files.slack-gov.com';
+  return api.origin;
+}
+
+/** Whether `url` points at `origin` exactly (scheme, host and port). */
+export function isSlackFileUrl(url: string, origin: string): boolean {
+  try {
+    return new URL(url).origin === origin;
+  } catch {
+    return false;
+  }
+}
+
+export interface SlackFileSource {
+  /** `url_private_download` (or `url_private`). */
+  url: string;
+  /** For error messages. */
+  name: string;
+  botToken: string;
+  /** From `slackFileOrigin`. */
+  allowedOrigin: string;
+  maxBytes: number;
+  headersTimeoutMs?: number;
+  /** Longest pause between two chunks. */
+  bodyTimeoutMs?: number;
+}
+
+const DEFAULT_HEADERS_TIMEOUT_MS = 20_000;
+const DEFAULT_BODY_TIMEOUT_MS = 30_000;
+const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+
+/**
+ * The file's bytes as a lazy stream: nothing is requested until the first read, so several of these
+ * handed to one multipart upload are fetched one after the other. Fails with `SlackFileError`.
+ */
+export function slackFileStream(source: SlackFileSource): AsyncIterable<Uint8Array> {
+  return { [Symbol.asyncIterator]: () => download(source) };
+}
+
+async function* download(source: SlackFileSource): AsyncGenerator<Uint8Array> {
+  const { name, maxBytes } = source;
+  if (!isSlackFileUrl(source.url, source.allowedOrigin)) throw new SlackFileError('host', name);
+
+  let res: Awaited<ReturnType<typeof request>>;
+  try {
+    res = await request(source.url, {
+      method: 'GET',
+      headers: { authorization: `Bearer ${source.botToken}` },
+      headersTimeout: source.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS,
+      bodyTimeout: source.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS,
+    });
+  } catch (err) {
+    throw connectionError(err, name);
+  }
+
+  const status = res.statusCode;
+  if (status !== 200) {
+    await res.body.dump().catch(() => undefined);
+    throw new SlackFileError(problemForStatus(status), name, { status });
+  }
+  if ((headerValue(res.headers['content-type']) ?? '').toLowerCase().startsWith('text/html')) {
+    await res.body.dump().catch(() => undefined);
+    throw new SlackFileError('not_a_file', name, { status });
+  }
+  const declared = Number(headerValue(res.headers['content-length']));
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    res.body.destroy();
+    throw new SlackFileError('too_large', name, { maxBytes });
+  }
+
+  let received = 0;
+  try {
+    // Leaving this loop early (cap reached, or the upload it feeds failed) destroys the response stream.
+    for await (const chunk of res.body) {
+      const bytes = chunk as Buffer;
+      received += bytes.length;
+      if (received > maxBytes) throw new SlackFileError('too_large', name, { maxBytes });
+      yield bytes;
+    }
+  } catch (err) {
+    if (err instanceof SlackFileError) throw err;
+    throw connectionError(err, name);
+  }
+}
+
+function problemForStatus(status: number): SlackFileProblem {
+  if (status >= 300 && status < 400) return 'redirect';
+  if (status === 401 || status === 403) return 'forbidden';
+  if (status === 404 || status === 410) return 'not_found';
+  return 'http';
+}
+
+function connectionError(err: unknown, name: string): SlackFileError {
+  const code = typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' ? err.code : undefined;
+  return new SlackFileError(code !== undefined && TIMEOUT_CODES.has(code) ? 'timeout' : 'network', name, code !== undefined ? { socketCode: code } : {});
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}

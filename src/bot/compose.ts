@@ -12,6 +12,8 @@ import { createLogger, Redactor, type Logger } from '../logger.js';
 import { createStore } from '../store/index.js';
 import { register as registerCommands } from '../commands/index.js';
 import { register as registerHome } from '../home/index.js';
+import { register as registerUninstall } from './uninstall.js';
+import { BOT_SCOPES } from './scopes.js';
 import { AdminGate } from './admin-gate.js';
 import { boltLogger } from './bolt-logger.js';
 import type { Deps } from './deps.js';
@@ -34,6 +36,8 @@ export interface BotOptions {
   logDestination?: DestinationStream;
   /** Store key prefix (tests isolate themselves with their own). */
   keyPrefix?: string;
+  /** Per-file cap (bytes) on audio samples for `/campaign clone-voice` (tests use a small one). */
+  voiceSampleMaxBytes?: number;
 }
 
 export function createBot(config: Config, options: BotOptions = {}): Bot {
@@ -61,9 +65,29 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
   const platform = new PlatformAccess(transport, store, redactor, config.campaign.apiKey);
   const admins = new AdminGate(config.adminUserIds, store, logger);
   const deps: Deps = { config, logger, redactor, store, platform, admins, metrics, lifecycle: new Lifecycle() };
+  if (options.voiceSampleMaxBytes !== undefined) deps.voiceSampleMaxBytes = options.voiceSampleMaxBytes;
 
+  const mode = config.slack.mode;
   const receiver = new HTTPReceiver({
     signingSecret: config.slack.signingSecret ?? '',
+    // OAuth multi-workspace: Bolt serves /slack/install and /slack/oauth_redirect and authorizes each
+    // request from our InstallationStore; the OAuth state is a signed cookie (works across replicas).
+    ...(mode.kind === 'oauth'
+      ? {
+          clientId: mode.clientId,
+          clientSecret: mode.clientSecret,
+          stateSecret: mode.stateSecret,
+          scopes: [...BOT_SCOPES],
+          installationStore: store.installations,
+          ...(config.publicUrl ? { redirectUri: `${config.publicUrl}/slack/oauth_redirect` } : {}),
+          installerOptions: {
+            directInstall: true,
+            redirectUriPath: '/slack/oauth_redirect',
+            clientOptions: { slackApiUrl: config.slack.apiUrl },
+            ...slackAuthorizationUrl(config.slack.apiUrl),
+          },
+        }
+      : {}),
     customRoutes: healthRoutes(deps),
     logger: boltLogger(logger, 'bolt-receiver'),
     // Ack first, work after: listeners call ack() before any slow I/O.
@@ -71,7 +95,7 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
   });
   const app = new App({
     receiver,
-    ...(config.slack.mode.kind === 'single' ? { token: config.slack.mode.botToken } : {}),
+    ...(mode.kind === 'single' ? { token: mode.botToken } : {}),
     clientOptions: { slackApiUrl: config.slack.apiUrl },
     logger: boltLogger(logger),
     extendedErrorHandler: true,
@@ -80,6 +104,7 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
   installErrorHandler(app, deps);
   registerCommands(app, deps);
   registerHome(app, deps);
+  registerUninstall(app, deps);
 
   return {
     app,
@@ -96,6 +121,12 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
       await store.close();
     },
   };
+}
+
+/** Slack's authorize page lives beside its Web API; only a non-default API base (a test fake) moves it. */
+function slackAuthorizationUrl(apiUrl: string): { authorizationUrl?: string } {
+  const origin = new URL(apiUrl).origin;
+  return origin === 'https://slack.com' ? {} : { authorizationUrl: `${origin}/oauth/v2/authorize` };
 }
 
 function secretsOf(config: Config): Array<string | undefined> {

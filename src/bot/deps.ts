@@ -18,4 +18,6 @@ export interface Deps {
   admins: AdminGate;
   metrics: Metrics;
   lifecycle: Lifecycle;
+  /** Per-file cap (bytes) on audio samples downloaded from Slack for voice cloning; clone-voice's default when absent. */
+  voiceSampleMaxBytes?: number;
 }

@@ -5,6 +5,7 @@
 import type { App } from '@slack/bolt';
 import type { Deps } from '../bot/deps.js';
 import { bookings } from './bookings.js';
+import { cloneVoice } from './clone-voice.js';
 import { connect } from './connect.js';
 import { createDispatcher } from './dispatch.js';
 import { deleteAgent } from './delete-agent.js';
@@ -30,6 +31,7 @@ export const SUBCOMMANDS: readonly Subcommand[] = [
   linkNumber,
   deleteAgent,
   verify,
+  cloneVoice,
 ];
 
 export const COMMAND = '/campaign';

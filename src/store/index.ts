@@ -15,6 +15,7 @@ import { createRedisQueue } from './redis-queue.js';
 import { RouteRepo } from './routes.js';
 import { SecretBox } from './secrets.js';
 import { WorkspaceRepo } from './workspaces.js';
+import { InstallationRepo } from './installations.js';
 
 export interface StoreOptions {
   /** Redis mode when set (or when `redis` is given); in-memory otherwise. */
@@ -34,6 +35,8 @@ export interface Store {
   kv: KeyValueStore;
   secrets: SecretBox;
   workspaces: WorkspaceRepo;
+  /** Slack installations (OAuth mode); also Bolt's InstallationStore. */
+  installations: InstallationRepo;
   routes: RouteRepo;
   cache: Cache;
   dedup: Dedup;
@@ -75,6 +78,7 @@ export function createStore(options: StoreOptions = {}): Store {
     kv,
     secrets,
     workspaces: new WorkspaceRepo(kv, keys, secrets),
+    installations: new InstallationRepo(kv, keys, secrets),
     routes: new RouteRepo(kv, keys),
     cache: new Cache(kv, keys),
     dedup: new Dedup(kv, keys),
@@ -94,6 +98,7 @@ export type { Keys } from './keys.js';
 export type { KeyValueStore, SetOptions } from './kv.js';
 export { SecretBox, SecretBoxError, decodeSecretsKey } from './secrets.js';
 export { WorkspaceRepo } from './workspaces.js';
+export { InstallationRepo } from './installations.js';
 export type { Connection } from './workspaces.js';
 export { RouteRepo, ALL_CAMPAIGNS } from './routes.js';
 export type { Route } from './routes.js';

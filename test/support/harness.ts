@@ -4,7 +4,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { createBot, type Bot } from '../../src/bot/compose.js';
+import { createBot, type Bot, type BotOptions } from '../../src/bot/compose.js';
 import { parseConfig, type Config } from '../../src/config.js';
 import { startFakePlatform, type FakePlatform } from '../fakes/platform.js';
 import { startFakeSlack, type FakeSlack } from '../fakes/slack.js';
@@ -14,6 +14,7 @@ export const SIGNING_SECRET = 'test-signing-secret-0123456789abcdef';
 export const TEAM_ID = 'T0TEST001';
 export const ADMIN_ID = 'U0ADMIN01';
 export const MEMBER_ID = 'U0MEMBER1';
+export const OAUTH_CLIENT = { clientId: '1111.2222', clientSecret: 'test-client-secret-abcdef' };
 
 export interface HarnessOptions {
   /** Use Redis at this URL (default: in-memory store). */
@@ -21,6 +22,10 @@ export interface HarnessOptions {
   /** Give the bot CAMPAIGN_API_KEY = the fake platform's key (default true). */
   defaultApiKey?: boolean;
   env?: Record<string, string>;
+  /** Extra `createBot` options (e.g. a small voice-sample size cap). */
+  bot?: Pick<BotOptions, 'voiceSampleMaxBytes'>;
+  /** OAuth multi-workspace mode (client id/secret/state secret) instead of a bot token. */
+  oauth?: boolean;
   /** Store key prefix (Redis tests pass one under their file's prefix so it is cleaned up). */
   keyPrefix?: string;
 }
@@ -39,12 +44,14 @@ export interface Harness {
 
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
   const platform = await startFakePlatform();
-  const slack = await startFakeSlack({ teamId: TEAM_ID });
+  const slack = await startFakeSlack({ teamId: TEAM_ID, ...(opts.oauth ? { oauthClient: OAUTH_CLIENT } : {}) });
   slack.addUser({ id: ADMIN_ID, name: 'ada', real_name: 'Ada Admin', is_admin: true });
   slack.addUser({ id: MEMBER_ID, name: 'max', real_name: 'Max Member' });
 
   const env: Record<string, string> = {
-    SLACK_BOT_TOKEN: slack.botToken,
+    ...(opts.oauth
+      ? { SLACK_CLIENT_ID: OAUTH_CLIENT.clientId, SLACK_CLIENT_SECRET: OAUTH_CLIENT.clientSecret, SLACK_STATE_SECRET: 'test-state-secret-0123456789' }
+      : { SLACK_BOT_TOKEN: slack.botToken }),
     SLACK_SIGNING_SECRET: SIGNING_SECRET,
     SLACK_API_URL: slack.apiUrl,
     CAMPAIGN_API_URL: platform.url,
@@ -64,7 +71,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       done();
     },
   });
-  const bot = createBot(parsed.config, { logDestination, keyPrefix: opts.keyPrefix ?? `test:${randomUUID()}:` });
+  const bot = createBot(parsed.config, { logDestination, keyPrefix: opts.keyPrefix ?? `test:${randomUUID()}:`, ...opts.bot });
   const { port } = await bot.start();
   const url = `http://127.0.0.1:${port}`;
   const signer = new SlackSigner({ signingSecret: SIGNING_SECRET, url: `${url}/slack/events`, teamId: TEAM_ID, fake: slack });

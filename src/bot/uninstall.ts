@@ -1,0 +1,46 @@
+/**
+ * When a workspace removes the app (`app_uninstalled`) or revokes its bot token (`tokens_revoked`),
+ * everything we keep for it goes: installation, routes (and, best effort, the platform's
+ * subscriptions that fed them), the encrypted API key and the hook token.
+ */
+import type { App } from '@slack/bolt';
+import type { Deps } from './deps.js';
+
+export function register(app: App, deps: Deps): void {
+  app.event('app_uninstalled', async ({ context }) => {
+    await forgetWorkspace(deps, context.teamId, context.enterpriseId, context.isEnterpriseInstall === true);
+  });
+  app.event('tokens_revoked', async ({ event, context }) => {
+    // User tokens alone don't concern us: we only ever hold the bot token.
+    if ((event.tokens.bot ?? []).length === 0) return;
+    await forgetWorkspace(deps, context.teamId, context.enterpriseId, context.isEnterpriseInstall === true);
+  });
+}
+
+export async function forgetWorkspace(deps: Deps, teamId: string | undefined, enterpriseId: string | undefined, isEnterpriseInstall: boolean): Promise<void> {
+  const logger = deps.logger.child({ team: teamId, enterprise: enterpriseId });
+  if (teamId) {
+    const routes = await deps.store.routes.listForTeam(teamId);
+    await unsubscribeUpstream(deps, teamId, routes).catch((err: unknown) => logger.warn({ err }, 'could not unsubscribe the platform hooks of an uninstalled workspace'));
+    for (const route of routes) await deps.store.routes.remove(route);
+    await deps.store.workspaces.clear(teamId);
+  }
+  if (deps.config.slack.mode.kind === 'oauth') {
+    await deps.store.installations
+      .deleteInstallation({ teamId, enterpriseId, isEnterpriseInstall })
+      .catch((err: unknown) => logger.warn({ err }, 'could not delete the installation'));
+  }
+  logger.info('workspace uninstalled: installation, routes, API key and hook token removed');
+}
+
+/** The platform would otherwise keep posting to a hook URL that now answers 404. */
+async function unsubscribeUpstream(deps: Deps, teamId: string, routes: Awaited<ReturnType<Deps['store']['routes']['listForTeam']>>): Promise<void> {
+  const token = await deps.store.workspaces.getHookToken(teamId);
+  if (!token || !deps.config.publicUrl || routes.length === 0) return;
+  const api = await deps.platform.clientFor(teamId);
+  const hookUrl = `${deps.config.publicUrl}/hooks/${token}`;
+  const pairs = new Map(routes.map((r) => [`${r.campaignId}\u0000${r.triggerName}`, r]));
+  for (const r of pairs.values()) {
+    await api.webhooks.unsubscribe({ hookUrl, campaignId: r.campaignId, triggerName: r.triggerName as Parameters<typeof api.webhooks.unsubscribe>[0]['triggerName'] });
+  }
+}

@@ -1,0 +1,380 @@
+/**
+ * `/campaign clone-voice` (admins) and the message shortcut "Clone voice from these files": a modal for
+ * the voice's details, then the audio samples are streamed from Slack into POST /voices (multipart) and
+ * the new voice is reported where the command or shortcut was run.
+ *
+ * The submission is acknowledged at once — downloading and cloning take far longer than Slack's 3 s —
+ * so the modal closes, a "working…" note goes out through the response_url, and the result follows
+ * there. Everything that can be checked from the file objects (type, size, host, count) is checked
+ * before that ack, so those refusals land on the form's upload field.
+ */
+import type {
+  AllMiddlewareArgs,
+  App,
+  MessageShortcut,
+  SlackShortcutMiddlewareArgs,
+  SlackViewMiddlewareArgs,
+  ViewSubmitAction,
+} from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import { ApiTimeoutError, BadRequestError, type Voice } from '../api/index.js';
+import type { Deps } from '../bot/deps.js';
+import { NotConnectedError } from '../bot/platform-access.js';
+import { botTokenFor } from '../bot/slack-token.js';
+import type { Logger } from '../logger.js';
+import { escapeMrkdwn, fields, message, section, truncate, type MessagePayload } from '../slack/blocks.js';
+import { SlackFileError, slackFileOrigin, slackFileStream } from '../slack/file-download.js';
+import { readFiles } from '../slack/modals.js';
+import { postToResponseUrl } from '../slack/response-url.js';
+import { noticeView } from '../slack/submission.js';
+import {
+  DEFAULT_VOICE_SAMPLE_MAX_BYTES,
+  MAX_VOICE_FILES,
+  audioContentType,
+  downloadUrl,
+  fileLabel,
+  formatBytes,
+  parseSlackFiles,
+  sampleProblem,
+  slackFileSchema,
+  tooManyFiles,
+  type SampleLimits,
+  type SlackFileObject,
+} from './clone-voice-files.js';
+import {
+  CLONE_VOICE_CALLBACK_ID,
+  CLONE_VOICE_TITLE,
+  FIELDS,
+  cloneVoiceModal,
+  readCloneVoiceForm,
+  readCloneVoiceMetadata,
+  type CloneVoiceForm,
+} from './clone-voice-form.js';
+import { describeFailure, upstreamRef } from './failure.js';
+import type { Subcommand } from './types.js';
+
+/** The message shortcut's callback_id (manifest.yml). */
+export const CLONE_VOICE_SHORTCUT_ID = 'clone_voice_from_message';
+
+const ADMIN_ONLY = 'Only Slack workspace admins and owners (or users listed in the app’s ADMIN_USER_IDS) can clone voices.';
+const NO_BOT_TOKEN = 'This app has no Slack bot token for this workspace, so it cannot download the audio files — ask a Slack admin to reinstall the app, then try again.';
+const SORRY = 'Something went wrong on our side while handling that — try again; if it keeps happening, tell your Slack admin.';
+
+export const cloneVoice: Subcommand = {
+  name: 'clone-voice',
+  usage: 'clone-voice',
+  summary: 'clone a voice from audio samples (also: the “Clone voice from these files” message shortcut)',
+  admin: true,
+  args: { min: 0, max: 0 },
+  async run(ctx) {
+    const blocker = await whyNot(ctx.deps, ctx.teamId);
+    if (blocker) {
+      await ctx.tell(blocker);
+      return;
+    }
+    await ctx.client.views.open({
+      trigger_id: ctx.triggerId,
+      view: cloneVoiceModal({ maxBytes: maxBytesOf(ctx.deps), metadata: { responseUrl: ctx.responseUrl } }),
+    });
+  },
+  register(app: App, deps: Deps) {
+    app.view<ViewSubmitAction>(CLONE_VOICE_CALLBACK_ID, (args) => onSubmit(deps, args));
+    app.shortcut<MessageShortcut>(CLONE_VOICE_SHORTCUT_ID, (args) => onShortcut(deps, args));
+  },
+};
+
+function maxBytesOf(deps: Deps): number {
+  return deps.voiceSampleMaxBytes ?? DEFAULT_VOICE_SAMPLE_MAX_BYTES;
+}
+
+function limitsOf(deps: Deps): SampleLimits {
+  return { maxBytes: maxBytesOf(deps), fileOrigin: slackFileOrigin(deps.config.slack.apiUrl) };
+}
+
+/** What stops cloning before any form is shown: no bot token to download with, or no platform key. */
+async function whyNot(deps: Deps, teamId: string): Promise<string | undefined> {
+  if (!(await botTokenFor(deps, teamId))) return NO_BOT_TOKEN;
+  if (!(await deps.platform.apiKeyFor(teamId))) return describeFailure(new NotConnectedError(teamId));
+  return undefined;
+}
+
+// ------------------------------------------------------------------------------------------ shortcut
+
+async function onShortcut(deps: Deps, { ack, shortcut, client }: SlackShortcutMiddlewareArgs<MessageShortcut> & AllMiddlewareArgs): Promise<void> {
+  await ack();
+  const teamId = shortcut.team?.id ?? shortcut.user.team_id ?? '';
+  const userId = shortcut.user.id;
+  const logger = deps.logger.child({ team: teamId, user: userId, shortcut: CLONE_VOICE_SHORTCUT_ID });
+  const answer = async (text: string) => {
+    await postToResponseUrl(shortcut.response_url, { response_type: 'ephemeral', replace_original: false, text }, logger);
+  };
+  try {
+    if (!(await deps.admins.isAdmin(client, teamId, userId))) {
+      await answer(ADMIN_ONLY);
+      return;
+    }
+    const blocker = await whyNot(deps, teamId);
+    if (blocker) {
+      await answer(blocker);
+      return;
+    }
+    const { files, malformed } = parseSlackFiles(shortcut.message.files);
+    if (files.length === 0) {
+      await answer(
+        malformed > 0
+          ? 'Slack sent this message’s files in a form this app could not read — run `/campaign clone-voice` and upload them instead.'
+          : 'This message has no files — use the shortcut on a message with audio files, or run `/campaign clone-voice` to upload them.',
+      );
+      return;
+    }
+    const limits = limitsOf(deps);
+    const usable: SlackFileObject[] = [];
+    const skipped: string[] = [];
+    for (const file of files) {
+      const problem = sampleProblem(file, limits);
+      if (problem) skipped.push(problem);
+      else usable.push(file);
+    }
+    if (usable.length === 0) {
+      await answer(escapeMrkdwn(`None of this message’s files can be a voice sample: ${skipped.join(' ')}`));
+      return;
+    }
+    if (usable.length > MAX_VOICE_FILES) {
+      await answer(tooManyFiles(usable.length));
+      return;
+    }
+    await client.views.open({
+      trigger_id: shortcut.trigger_id,
+      view: cloneVoiceModal({
+        maxBytes: limits.maxBytes,
+        metadata: { responseUrl: shortcut.response_url, fileIds: usable.map((f) => f.id) },
+        fromMessage: { files: usable, skipped },
+      }),
+    });
+    logger.info({ files: usable.length, skipped: skipped.length }, 'clone-voice modal opened from a message');
+  } catch (err) {
+    logger.warn({ err }, 'clone-voice shortcut failed');
+    await answer(SORRY);
+  }
+}
+
+// ---------------------------------------------------------------------------------------- submission
+
+/** A sample to clone from: a file object Slack sent in the submission, or a message file's id to look up. */
+type Sample = { file: SlackFileObject } | { id: string };
+
+async function onSubmit(deps: Deps, { ack, body, view, client }: SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs): Promise<void> {
+  const teamId = body.team?.id ?? body.user.team_id ?? view.team_id;
+  const userId = body.user.id;
+  const logger = deps.logger.child({ team: teamId, user: userId, view: CLONE_VOICE_CALLBACK_ID });
+  // Opened for admins only, but checked again: rights can change while a modal is open.
+  if (!(await deps.admins.isAdmin(client, teamId, userId))) {
+    await ack({ response_action: 'update', view: noticeView(CLONE_VOICE_TITLE, ADMIN_ONLY) });
+    return;
+  }
+  const meta = readCloneVoiceMetadata(view);
+  const form = readCloneVoiceForm(view);
+  const errors: Record<string, string> = {};
+  // Slack enforces required inputs; these guard against a submission that skipped that.
+  if (!form.name) errors[FIELDS.name] = 'Enter a name for the voice.';
+  if (!form.language) errors[FIELDS.language] = 'Enter the language of the samples, e.g. en-US.';
+  if (!form.gender) errors[FIELDS.gender] = 'Enter the voice’s gender.';
+  if (!form.provider) errors[FIELDS.provider] = 'Enter the voice provider.';
+
+  let samples: Sample[] = [];
+  if (meta.fileIds) {
+    samples = meta.fileIds.map((id) => ({ id }));
+  } else {
+    const { files, malformed } = parseSlackFiles(readFiles(view, FIELDS.files));
+    const count = files.length + malformed;
+    const problems = files.map((f) => sampleProblem(f, limitsOf(deps))).filter((p): p is string => p !== undefined);
+    if (count === 0) errors[FIELDS.files] = 'Add at least one audio file.';
+    else if (count > MAX_VOICE_FILES) errors[FIELDS.files] = tooManyFiles(count);
+    else if (problems.length > 0) errors[FIELDS.files] = truncate(problems.join(' '), 1900);
+    else if (malformed > 0) errors[FIELDS.files] = 'Slack sent a file this app could not read — remove it and add it again.';
+    samples = files.map((file) => ({ file }));
+  }
+  if (Object.keys(errors).length > 0) {
+    logger.info({ fields: Object.keys(errors) }, 'clone-voice form refused');
+    await ack({ response_action: 'errors', errors });
+    return;
+  }
+  const botToken = await botTokenFor(deps, teamId);
+  if (!botToken) {
+    await ack({ response_action: 'update', view: noticeView(CLONE_VOICE_TITLE, `❌ ${NO_BOT_TOKEN}`) });
+    return;
+  }
+  await ack();
+  await cloneAndReport(deps, { teamId, userId, client, logger, responseUrl: meta.responseUrl, botToken, form, samples });
+}
+
+interface CloneJob {
+  teamId: string;
+  userId: string;
+  client: WebClient;
+  logger: Logger;
+  responseUrl: string | undefined;
+  botToken: string;
+  form: CloneVoiceForm;
+  samples: Sample[];
+}
+
+/** A refusal found after the modal closed (a message file gone or changed): one sentence, already mrkdwn-safe. */
+class SampleRefusal extends Error {
+  override name = 'SampleRefusal';
+}
+
+async function cloneAndReport(deps: Deps, job: CloneJob): Promise<void> {
+  const { logger } = job;
+  const say = async (payload: { text: string; blocks?: MessagePayload['blocks'] }) => {
+    if (!job.responseUrl) {
+      logger.warn('clone-voice has no response_url to report to');
+      return;
+    }
+    await postToResponseUrl(job.responseUrl, { response_type: 'ephemeral', replace_original: false, ...payload }, logger);
+  };
+  const name = job.form.name ?? '';
+  const count = job.samples.length;
+  await say({ text: `⏳ Cloning the voice *${escapeMrkdwn(name)}* from ${count} audio file${count === 1 ? '' : 's'} — this can take a minute; the result will appear here.` });
+
+  const started = Date.now();
+  try {
+    const limits = limitsOf(deps);
+    const files = await Promise.all(job.samples.map((s) => resolveSample(job.client, s, limits)));
+    const api = await deps.platform.clientFor(job.teamId);
+    const voice = await api.voices.clone({
+      files: files.map((f) => ({
+        filename: f.name || `${f.id}${f.filetype ? `.${f.filetype}` : ''}`,
+        contentType: audioContentType(f),
+        // Lazy: each download starts only when the upload reaches that file, so they stream one by one.
+        data: slackFileStream({
+          url: downloadUrl(f) ?? '',
+          name: fileLabel(f),
+          botToken: job.botToken,
+          allowedOrigin: limits.fileOrigin,
+          maxBytes: limits.maxBytes,
+        }),
+      })),
+      name,
+      language: job.form.language ?? '',
+      gender: job.form.gender ?? '',
+      provider: job.form.provider ?? '',
+      ...(job.form.description ? { description: job.form.description } : {}),
+      removeBackgroundNoise: job.form.removeBackgroundNoise,
+    });
+    logger.info({ voice: voice.RowKey, files: files.length, ms: Date.now() - started }, 'voice cloned');
+    await say(renderVoice(voice, job.userId));
+  } catch (err) {
+    logger.warn({ err, ms: Date.now() - started }, 'voice cloning failed');
+    await say({ text: `❌ ${cloneFailure(err, limitsOf(deps))}` });
+  }
+}
+
+/** The file object to download: as sent, or from `files.info` (the authoritative download URL) for a message's file. */
+async function resolveSample(client: WebClient, sample: Sample, limits: SampleLimits): Promise<SlackFileObject> {
+  let file: SlackFileObject;
+  if ('file' in sample) {
+    file = sample.file;
+  } else {
+    let raw: unknown;
+    try {
+      raw = (await client.files.info({ file: sample.id })).file;
+    } catch (err) {
+      const code = slackErrorCode(err);
+      throw new SampleRefusal(
+        code === 'file_not_found' || code === 'file_deleted'
+          ? `A file from the message (${sample.id}) is no longer in Slack — it may have been deleted. Share the samples again and retry.`
+          : `Slack would not describe a file from the message (${sample.id}${code ? `: ${code}` : ''}) — try again in a minute.`,
+      );
+    }
+    const parsed = slackFileSchema.safeParse(raw);
+    if (!parsed.success) throw new SampleRefusal(`Slack described a file from the message (${sample.id}) in a form this app could not read — run \`/campaign clone-voice\` and upload it instead.`);
+    file = parsed.data;
+  }
+  const problem = sampleProblem(file, limits);
+  if (problem) throw new SampleRefusal(escapeMrkdwn(problem));
+  if (!downloadUrl(file)) throw new SampleRefusal(escapeMrkdwn(`Slack gave no download link for “${fileLabel(file)}” — upload it again and retry.`));
+  return file;
+}
+
+function slackErrorCode(err: unknown): string | undefined {
+  if (typeof err !== 'object' || err === null || !('data' in err)) return undefined;
+  const data = (err as { data?: { error?: unknown } }).data;
+  return typeof data?.error === 'string' ? data.error : undefined;
+}
+
+/** One sentence for whatever stopped the clone. Download failures surface through the upload, so look into causes. */
+export function cloneFailure(err: unknown, limits: SampleLimits): string {
+  if (err instanceof SampleRefusal) return err.message;
+  const download = findCause(err, SlackFileError);
+  if (download) return escapeMrkdwn(downloadFailure(download, limits));
+  if (err instanceof BadRequestError) {
+    return `The platform refused to clone the voice: ${escapeMrkdwn(truncate(err.message, 300))} ${upstreamRef(err)}.`;
+  }
+  if (err instanceof ApiTimeoutError && err.phase !== 'connect') {
+    return 'The platform did not answer in time — the voice may still be created, so check the platform’s voice list before trying again.';
+  }
+  return describeFailure(err);
+}
+
+function downloadFailure(err: SlackFileError, limits: SampleLimits): string {
+  const file = `“${err.fileName}”`;
+  switch (err.problem) {
+    case 'host':
+      return `${file} is not stored on Slack’s file service, so the bot did not fetch it — upload the audio file itself.`;
+    case 'forbidden':
+      return `Slack refused the bot access to ${file} (HTTP ${err.detail.status ?? 403}) — share the file where the Campaign app can see it, then try again.`;
+    case 'not_found':
+      return `Slack no longer has ${file} (HTTP ${err.detail.status ?? 404}) — it may have been deleted; upload it again.`;
+    case 'redirect':
+    case 'not_a_file':
+      return `Slack sent a sign-in page instead of ${file}, so the bot was not let in — check that the app has the files:read scope (reinstall it if needed).`;
+    case 'too_large':
+      return `${file} is bigger than the ${formatBytes(err.detail.maxBytes ?? limits.maxBytes)} limit for a voice sample — trim it and try again.`;
+    case 'timeout':
+      return `Downloading ${file} from Slack took too long — try again in a minute.`;
+    case 'network':
+      return `The bot could not download ${file} from Slack (connection failed) — try again in a minute.`;
+    case 'http':
+      return `Slack answered HTTP ${err.detail.status ?? '?'} for ${file} — try again in a minute.`;
+  }
+}
+
+function findCause<T extends Error>(err: unknown, type: new (...args: never[]) => T): T | undefined {
+  let current: unknown = err;
+  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
+    if (current instanceof type) return current;
+    current = current.cause;
+  }
+  return undefined;
+}
+
+// ------------------------------------------------------------------------------------------ result
+
+export function renderVoice(voice: Voice, userId: string): MessagePayload {
+  const name = voice.Name || 'Unnamed voice';
+  const preview = previewLink(voice.PreviewUrl);
+  const text = `✅ Voice ${name} cloned`;
+  return message(text, [
+    section(`✅ <@${userId}> cloned the voice *${escapeMrkdwn(name)}*.`),
+    fields([
+      ['Language', voice.Language ? escapeMrkdwn(voice.Language) : '—'],
+      ['Provider', voice.Provider ? escapeMrkdwn(voice.Provider) : '—'],
+      ['Gender', voice.Gender ? escapeMrkdwn(voice.Gender) : '—'],
+      ['Voice id', voice.RowKey ? `\`${escapeMrkdwn(voice.RowKey)}\`` : '—'],
+      ['Preview', preview ? `<${preview}|Listen to the preview>` : '—'],
+    ]),
+  ]);
+}
+
+/** An http(s) preview URL made safe to put inside a mrkdwn link (`|` and `>` would end it early). */
+function previewLink(url: string | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    const parsed = new URL(url);
+    if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return undefined;
+    return parsed.href.replace(/\|/g, '%7C').replace(/>/g, '%3E').replace(/</g, '%3C');
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * Which deliveries are "the same event" (dedup key) and which events must be posted one after the other
+ * (order key). Delivery is at-least-once (spec §6 Delivery 5), so every copy of an event must map to the
+ * same dedup key, whatever order its JSON fields arrive in.
+ */
+import { createHash } from 'node:crypto';
+import type { ParsedEvent } from './events.js';
+
+/** How long a delivered event is remembered (the platform's redeliveries come well within a day). */
+export const DEDUP_TTL_MS = 48 * 60 * 60 * 1000;
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/** JSON with object keys sorted at every level: equal values, equal text. */
+export function stableStringify(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map((v) => stableStringify(v === undefined ? null : v)).join(',')}]`;
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.entries(value)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableStringify(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/**
+ * - calls: trigger + `callId` (the spec's advice), so a call's start and end are two events;
+ * - messages: trigger + a hash of (campaignId, customerNumber, receivedAt/sentAt, messageContent) — the
+ *   payloads carry no message id;
+ * - anything else (and a call without a callId): trigger + a hash of the whole event.
+ */
+export function dedupKey(event: ParsedEvent): string {
+  if (event.known) {
+    switch (event.trigger) {
+      case 'call_started':
+      case 'call_completed':
+        if (event.data.callId) return `${event.trigger}:${event.data.callId}`;
+        break;
+      case 'message_received':
+      case 'message_sent': {
+        const d = event.data;
+        const at = event.trigger === 'message_received' ? event.data.receivedAt : event.data.sentAt;
+        return `${event.trigger}:${sha256(JSON.stringify([d.campaignId ?? '', d.customerNumber ?? '', at ?? '', d.messageContent ?? '']))}`;
+      }
+      default:
+        break;
+    }
+  }
+  return `${event.trigger}:${sha256(stableStringify(event.data))}`;
+}
+
+/**
+ * Events of one call, or of one conversation (workspace, campaign, customer number), are posted in the
+ * order they arrived. Order keys are global in the queue, so they include the team. An unknown event gets
+ * a key of its own: it must never hold up anything else.
+ */
+export function orderKey(teamId: string, event: ParsedEvent, dedup: string): string {
+  if (event.known) {
+    switch (event.trigger) {
+      case 'call_started':
+      case 'call_completed':
+        return JSON.stringify(['call', teamId, event.data.callId ?? dedup]);
+      default:
+        return JSON.stringify(['conversation', teamId, event.data.campaignId ?? '', event.data.customerNumber ?? '']);
+    }
+  }
+  return JSON.stringify(['unknown', teamId, dedup]);
+}

@@ -1,0 +1,68 @@
+/**
+ * The workspace's webhook URL: `PUBLIC_URL/hooks/<token>`. The token is the only thing that authenticates a
+ * delivery (spec §5.3: deliveries are unsigned), so it is treated as a secret everywhere: registered with
+ * the log redactor, logged only as a hash prefix, and never shown in Slack.
+ */
+import { createHash } from 'node:crypto';
+import type { Redactor } from '../logger.js';
+import type { Store } from '../store/index.js';
+
+export const HOOK_PATH = '/hooks';
+
+const CREATE_LOCK_MS = 10_000;
+const WAIT_STEP_MS = 100;
+
+/** First 12 hex characters of the token's SHA-256: enough to tell tokens apart in logs, useless to an attacker. */
+export function tokenRef(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex').slice(0, 12);
+}
+
+export function hookUrlFor(publicUrl: string, token: string): string {
+  return `${publicUrl}${HOOK_PATH}/${token}`;
+}
+
+/**
+ * The workspace's hook token, created on first use. Creating replaces any previous token, so two admins
+ * subscribing at the same moment must not both create one (the first one's platform subscriptions would
+ * point at a dead URL): creation takes a short lock and the loser waits for the winner's token.
+ */
+export async function ensureHookToken(store: Store, teamId: string, redactor: Redactor): Promise<string> {
+  const existing = await store.workspaces.getHookToken(teamId);
+  if (existing) {
+    redactor.addSecret(existing);
+    return existing;
+  }
+  const lock = store.keys.dedup('hook-token-create', teamId);
+  if (await store.kv.set(lock, '1', { ttlMs: CREATE_LOCK_MS, onlyIfAbsent: true })) {
+    try {
+      const token = (await store.workspaces.getHookToken(teamId)) ?? (await store.workspaces.createHookToken(teamId));
+      redactor.addSecret(token);
+      return token;
+    } finally {
+      await store.kv.del(lock).catch(() => undefined);
+    }
+  }
+  for (let waited = 0; waited < CREATE_LOCK_MS; waited += WAIT_STEP_MS) {
+    await new Promise((resolve) => setTimeout(resolve, WAIT_STEP_MS));
+    const token = await store.workspaces.getHookToken(teamId);
+    if (token) {
+      redactor.addSecret(token);
+      return token;
+    }
+  }
+  throw new Error('timed out waiting for another request to create the hook token');
+}
+
+/**
+ * How a hook URL from the platform is shown in Slack: ours is named, never printed; any other URL is cut to
+ * its origin (it may carry someone's token too).
+ */
+export function describeHookUrl(url: string, ours: { publicUrl?: string | undefined; current?: string | undefined }): string {
+  if (ours.current !== undefined && url === ours.current) return 'this workspace’s hook';
+  if (ours.publicUrl !== undefined && url.startsWith(`${ours.publicUrl}${HOOK_PATH}/`)) return 'an old hook URL of this bot (replaced token)';
+  try {
+    return `another receiver at ${new URL(url).origin}`;
+  } catch {
+    return 'an unreadable URL';
+  }
+}

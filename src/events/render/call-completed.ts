@@ -1,0 +1,81 @@
+/**
+ * `call_completed` → a summary card (customer, number, email, campaign, agent, duration, status, ended
+ * reason, start/end as Slack dates, the summary, a Recording button) and, separately, the transcript that
+ * goes into the card's thread: as a message when it fits one section, as a text file when it does not.
+ */
+import { clockDuration } from '../../format/numbers.js';
+import { LIMITS, actions, button, context, fields, message, section, type KnownBlock, type MessagePayload } from '../../slack/blocks.js';
+import type { CallCompleted } from '../events.js';
+import { campaignLabel, code, customerLabel, customerPlain, dotted, escapeWithin, httpsUrl, inline, orDash, when } from './text.js';
+
+/** action_id of the Recording link button (Slack still sends a block action for link buttons; we ack it). */
+export const RECORDING_ACTION = 'call_recording_open';
+
+const SUMMARY_LABEL = '*Summary*\n';
+const TRANSCRIPT_LABEL = '*Transcript*\n';
+
+/** Duration in ms from whichever of durationMs / durationSeconds / durationMinutes was sent. */
+export function callDurationMs(e: CallCompleted): number | undefined {
+  if (e.durationMs !== undefined) return e.durationMs;
+  if (e.durationSeconds !== undefined) return e.durationSeconds * 1000;
+  if (e.durationMinutes !== undefined) return Math.round(e.durationMinutes * 60_000);
+  return undefined;
+}
+
+export function renderCallCompleted(e: CallCompleted): MessagePayload {
+  const ms = callDurationMs(e);
+  const duration = ms === undefined ? '—' : clockDuration(ms);
+  const blocks: KnownBlock[] = [
+    section(`✅ *Call completed* with ${customerLabel(e)}`),
+    fields([
+      ['Customer', orDash(inline(e.customerName, 150))],
+      ['Number', orDash(inline(e.customerNumber, 60))],
+      ['Email', orDash(inline(e.customerEmail, 150))],
+      ['Campaign', orDash(campaignLabel(e))],
+      ['Agent', orDash(inline(e.agentName, 150))],
+      ['Duration', duration],
+      ['Status', orDash(inline(e.status, 100))],
+      ['Ended reason', orDash(inline(e.endedReason, 150))],
+      ['Started', orDash(when(e.startedAt))],
+      ['Ended', orDash(when(e.endedAt))],
+    ]),
+  ];
+  const summary = e.callSummary?.trim();
+  if (summary) blocks.push(section(`${SUMMARY_LABEL}${escapeWithin(summary, LIMITS.sectionText - SUMMARY_LABEL.length)}`));
+  const recording = httpsUrl(e.audioUrl);
+  if (recording) blocks.push(actions([button('▶️ Recording', RECORDING_ACTION, { url: recording })]));
+  const transcript = e.callTranscript?.trim() ? 'transcript in the thread' : undefined;
+  const meta = dotted(
+    e.callId ? `call ${code(e.callId)}` : undefined,
+    e.campaignId ? `campaign ${code(e.campaignId)}` : undefined,
+    inline(e.campaignType, 40),
+    transcript,
+  );
+  if (meta) blocks.push(context(meta));
+  const campaign = inline(e.campaignName, 60) ?? inline(e.campaignId, 60);
+  const fallback = `Call completed with ${customerPlain(e)}${campaign ? ` — ${campaign}` : ''} (${duration})`;
+  return message(fallback, blocks);
+}
+
+export type TranscriptReply =
+  | { kind: 'message'; payload: MessagePayload }
+  | { kind: 'file'; filename: string; title: string; content: string; comment: string };
+
+/** The transcript for the card's thread, or undefined when the call has none. */
+export function renderTranscript(e: CallCompleted): TranscriptReply | undefined {
+  const raw = e.callTranscript?.trim();
+  if (!raw) return undefined;
+  const escaped = escapeWithin(raw, Number.MAX_SAFE_INTEGER);
+  if (TRANSCRIPT_LABEL.length + escaped.length <= LIMITS.sectionText) {
+    return { kind: 'message', payload: message('Call transcript', [section(`${TRANSCRIPT_LABEL}${escaped}`)]) };
+  }
+  // A file holds the transcript verbatim: file contents are not mrkdwn, so nothing needs escaping.
+  const id = (e.callId ?? 'call').replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 80);
+  return {
+    kind: 'file',
+    filename: `transcript-${id}.txt`,
+    title: 'Call transcript',
+    content: `${raw}\n`,
+    comment: `Transcript of this call (${raw.length.toLocaleString('en-US')} characters — too long for a message, so here it is as a file).`,
+  };
+}

@@ -1,0 +1,41 @@
+/**
+ * One renderer per event (pure: event → Block Kit + fallback text), and the sample marker.
+ */
+import { context, message, type MessagePayload } from '../../slack/blocks.js';
+import type { KnownEvent } from '../events.js';
+import { renderCallCompleted } from './call-completed.js';
+import { renderCallStarted } from './call-started.js';
+import { renderMessageReceived } from './message-received.js';
+import { renderMessageSent } from './message-sent.js';
+import { renderSessionCompleted } from './session-completed.js';
+
+export { renderCallStarted } from './call-started.js';
+export { RECORDING_ACTION, callDurationMs, renderCallCompleted, renderTranscript } from './call-completed.js';
+export type { TranscriptReply } from './call-completed.js';
+export { renderMessageReceived } from './message-received.js';
+export { renderMessageSent } from './message-sent.js';
+export { renderSessionCompleted } from './session-completed.js';
+
+/** The channel post of a known event (for call_completed: the card; its transcript is rendered apart). */
+export function renderEvent(event: KnownEvent): MessagePayload {
+  switch (event.trigger) {
+    case 'call_started':
+      return renderCallStarted(event.data);
+    case 'call_completed':
+      return renderCallCompleted(event.data);
+    case 'message_received':
+      return renderMessageReceived(event.data);
+    case 'message_sent':
+      return renderMessageSent(event.data);
+    case 'message_session_completed':
+      return renderSessionCompleted(event.data);
+  }
+}
+
+/** The same post, marked as a sample so nobody mistakes it for a real call or message. */
+export function markAsSample(payload: MessagePayload, trigger: string): MessagePayload {
+  return message(`[Sample] ${payload.text}`, [
+    context(`🧪 *Sample* \`${trigger}\` event from the platform — this is how it will look in subscribed channels. Not a real ${trigger.startsWith('call') ? 'call' : 'message'}.`),
+    ...payload.blocks,
+  ]);
+}

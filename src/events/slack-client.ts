@@ -1,0 +1,76 @@
+/**
+ * The worker's Slack Web API clients, one per bot token.
+ *
+ * - `rejectRateLimitedCalls`: a 429 comes back to us as an error instead of WebClient sleeping inside the
+ *   handler; `asRetryLater` turns it into the queue's `RetryLaterError`, so the entry waits out Retry-After
+ *   in the queue (keeping its place: later events of the same call/conversation wait behind it).
+ * - no WebClient-level retries: the queue retries with backoff and dead-letters after its bounded attempts.
+ */
+import { ErrorCode, WebClient, type WebAPIRateLimitedError } from '@slack/web-api';
+import { boltLogger } from '../bot/bolt-logger.js';
+import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
+import { RetryLaterError } from '../store/index.js';
+
+const REQUEST_TIMEOUT_MS = 30_000;
+
+/**
+ * The bot token that posts into `teamId`'s channels. The one place that knows: in single-workspace mode it is
+ * SLACK_BOT_TOKEN; OAuth mode will look the installation up here (one line) once installations are stored.
+ */
+export async function tokenFor(config: Config, _teamId: string): Promise<string | undefined> {
+  const mode = config.slack.mode;
+  return Promise.resolve(mode.kind === 'single' ? mode.botToken : undefined);
+}
+
+/** No bot token for the workspace: retried, then dead-lettered (kept) until the workspace is installed. */
+export class NoBotTokenError extends Error {
+  override readonly name = 'NoBotTokenError';
+  constructor(readonly teamId: string) {
+    super(`no Slack bot token for team ${teamId}`);
+  }
+}
+
+export class WorkerSlack {
+  private readonly clients = new Map<string, WebClient>();
+
+  constructor(
+    private readonly config: Config,
+    private readonly logger: Logger,
+  ) {}
+
+  async clientFor(teamId: string): Promise<WebClient> {
+    const token = await tokenFor(this.config, teamId);
+    if (!token) throw new NoBotTokenError(teamId);
+    let client = this.clients.get(token);
+    if (!client) {
+      client = new WebClient(token, {
+        slackApiUrl: this.config.slack.apiUrl,
+        rejectRateLimitedCalls: true,
+        retryConfig: { retries: 0 },
+        timeout: REQUEST_TIMEOUT_MS,
+        logger: boltLogger(this.logger, 'slack-worker'),
+      });
+      this.clients.set(token, client);
+    }
+    return client;
+  }
+}
+
+function isRateLimited(err: unknown): err is WebAPIRateLimitedError {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === ErrorCode.RateLimitedError;
+}
+
+/** A Slack 429 as the queue's "try this entry again after Retry-After"; undefined for any other error. */
+export function asRetryLater(err: unknown): RetryLaterError | undefined {
+  if (!isRateLimited(err)) return undefined;
+  const seconds = Number.isFinite(err.retryAfter) && err.retryAfter >= 0 ? err.retryAfter : 1;
+  return new RetryLaterError(seconds * 1000, `Slack rate limit: retry after ${seconds} s`);
+}
+
+/** The Slack error code of a failed Web API call (`not_in_channel`…), if it is one. */
+export function slackErrorCode(err: unknown): string | undefined {
+  if (typeof err !== 'object' || err === null) return undefined;
+  const data = (err as { data?: { error?: unknown } }).data;
+  return typeof data?.error === 'string' ? data.error : undefined;
+}

@@ -1,0 +1,337 @@
+/**
+ * `/campaign clone-voice` and the "Clone voice from these files" message shortcut, over HTTP against the
+ * fakes: files are downloaded from the fake Slack with the bot token and streamed to the fake platform,
+ * which records the multipart parts byte for byte.
+ */
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { SlackFileError, slackFileOrigin, slackFileStream } from '../../src/slack/file-download.js';
+import type { SlackFile } from '../fakes/slack.js';
+import { startFakeSlack } from '../fakes/slack.js';
+import { ADMIN_ID, MEMBER_ID, startHarness, type Harness } from '../support/harness.js';
+
+const CALLBACK = 'clone_voice_modal';
+const SHORTCUT = 'clone_voice_from_message';
+const CAP = 64 * 1024;
+const CHANNEL = 'C0GENERAL01';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness({ bot: { voiceSampleMaxBytes: CAP } });
+});
+afterAll(async () => {
+  await h.close();
+});
+beforeEach(() => {
+  h.platform.reset();
+  h.platform.resetState();
+  h.slack.reset();
+});
+afterEach(() => {
+  expect(h.slack.serverErrors).toEqual([]);
+});
+
+let seq = 0;
+const text = (value: string) => ({ value: { type: 'plain_text_input', value } });
+const upload = (files: unknown[]) => ({ value: { type: 'file_input', files } });
+const details = (extra: Record<string, Record<string, unknown>> = {}) => ({
+  name: text('Riley'),
+  language: text('en-US'),
+  gender: text('female'),
+  provider: text('elevenlabs'),
+  ...extra,
+});
+
+function audio(name: string, bytes: number, mimetype = name.endsWith('.wav') ? 'audio/wav' : 'audio/mpeg') {
+  const data = randomBytes(bytes);
+  return { file: h.slack.addFile({ name, mimetype, data }), data };
+}
+
+async function openFromCommand(userId = ADMIN_ID): Promise<string> {
+  const id = `cv${++seq}`;
+  const before = h.slack.views(CALLBACK).length;
+  const ack = await h.signer.command({ text: 'clone-voice', userId, responseUrlId: id });
+  expect(ack.status).toBe(200);
+  await h.slack.waitFor(() => h.slack.views(CALLBACK).length > before);
+  return id;
+}
+
+function answers(id: string): string[] {
+  return h.slack.responses.filter((r) => r.id === id).map((r) => JSON.stringify(r.body));
+}
+
+async function finalAnswer(id: string): Promise<string> {
+  return h.slack.waitFor(() => answers(id).find((a) => a.includes('✅') || a.includes('❌')), 10_000);
+}
+
+describe('/campaign clone-voice', () => {
+  it('streams two files to POST /voices byte for byte with the text fields, then reports the voice', async () => {
+    const a = audio('sample-a.mp3', 40_000);
+    const b = audio('sample b.wav', 50_000);
+    const id = await openFromCommand();
+
+    const modal = h.slack.views(CALLBACK).at(-1)!.view;
+    const element = (modal.blocks as Array<{ block_id?: string; element?: { type: string; max_files?: number; filetypes?: string[] } }>).find((bl) => bl.block_id === 'files')?.element;
+    expect(element).toMatchObject({ type: 'file_input', max_files: 10 });
+    expect(element?.filetypes).toContain('mp3');
+
+    const res = await h.signer.viewSubmission({
+      callbackId: CALLBACK,
+      userId: ADMIN_ID,
+      values: details({
+        files: upload([a.file, b.file]),
+        description: text('Warm, friendly front-desk voice'),
+        remove_noise: { value: { type: 'checkboxes', selected_options: [{ text: { type: 'plain_text', text: 'Remove background noise' }, value: 'remove_background_noise' }] } },
+      }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toBe(''); // acked at once: the modal closes
+
+    const done = await finalAnswer(id);
+    expect(answers(id)[0]).toContain('Cloning the voice *Riley* from 2 audio files');
+    expect(done).toContain('cloned the voice *Riley*');
+    expect(done).toContain('en-US');
+    expect(done).toContain('elevenlabs');
+    expect(done).toContain('https://cdn.example.com/voices/voice-1/preview.mp3|Listen to the preview');
+
+    const reqs = h.platform.requests.filter((r) => r.path === '/voices');
+    expect(reqs).toHaveLength(1);
+    const form = reqs[0]!.multipart!;
+    expect(form.fields).toEqual({
+      name: 'Riley',
+      language: 'en-US',
+      gender: 'female',
+      provider: 'elevenlabs',
+      description: 'Warm, friendly front-desk voice',
+      removeBackgroundNoise: 'true',
+    });
+    expect(form.files.map((f) => [f.field, f.filename, f.contentType])).toEqual([
+      ['files', 'sample-a.mp3', 'audio/mpeg'],
+      ['files', 'sample b.wav', 'audio/wav'],
+    ]);
+    expect(form.files[0]!.data.equals(a.data)).toBe(true);
+    expect(form.files[1]!.data.equals(b.data)).toBe(true);
+    // Downloaded with the bot token, each once.
+    expect(h.slack.downloads.map((d) => [d.fileId, d.authorized, d.status])).toEqual([
+      [a.file.id, true, 200],
+      [b.file.id, true, 200],
+    ]);
+    expect(h.logs()).not.toContain(h.slack.botToken);
+  });
+
+  it('sends removeBackgroundNoise=false and no description when left empty', async () => {
+    const a = audio('one.mp3', 1000);
+    const id = await openFromCommand();
+    await h.signer.viewSubmission({ callbackId: CALLBACK, userId: ADMIN_ID, values: details({ files: upload([a.file]) }) });
+    await finalAnswer(id);
+    expect(h.platform.requests.find((r) => r.path === '/voices')?.multipart?.fields).toEqual({
+      name: 'Riley',
+      language: 'en-US',
+      gender: 'female',
+      provider: 'elevenlabs',
+      removeBackgroundNoise: 'false',
+    });
+  });
+
+  it('refuses a non-audio file on the upload field, naming it, and downloads nothing', async () => {
+    const a = audio('ok.mp3', 1000);
+    const pdf = h.slack.addFile({ name: 'notes.pdf', mimetype: 'application/pdf', data: randomBytes(500) });
+    await openFromCommand();
+    const res = await h.signer.viewSubmission({ callbackId: CALLBACK, userId: ADMIN_ID, values: details({ files: upload([a.file, pdf]) }) });
+    expect(res.json).toEqual({ response_action: 'errors', errors: { files: expect.stringContaining('“notes.pdf” is not an audio file') } });
+    expect(h.slack.downloads).toHaveLength(0);
+    expect(h.platform.requests).toHaveLength(0);
+  });
+
+  it('refuses an oversize file on the upload field, naming it and the limit', async () => {
+    const big = audio('long-take.wav', CAP + 1);
+    await openFromCommand();
+    const res = await h.signer.viewSubmission({ callbackId: CALLBACK, userId: ADMIN_ID, values: details({ files: upload([big.file]) }) });
+    expect(res.json).toEqual({ response_action: 'errors', errors: { files: expect.stringMatching(/“long-take\.wav” is 64 KB, over the 64 KB limit/) } });
+    expect(h.slack.downloads).toHaveLength(0);
+  });
+
+  it('stops a download past the cap even when the file object understated its size', async () => {
+    const big = audio('sneaky.mp3', CAP * 2);
+    const id = await openFromCommand();
+    const res = await h.signer.viewSubmission({ callbackId: CALLBACK, userId: ADMIN_ID, values: details({ files: upload([{ ...big.file, size: 10 }]) }) });
+    expect(res.body).toBe('');
+    const done = await finalAnswer(id);
+    expect(done).toContain('“sneaky.mp3” is bigger than the 64 KB limit for a voice sample');
+    expect(h.platform.state.voices).toHaveLength(0);
+  });
+
+  it('refuses a download link that is not on Slack’s file host, without fetching it', async () => {
+    let hits = 0;
+    const elsewhere: Server = createServer((_req, res) => {
+      hits += 1;
+      res.end('audio');
+    });
+    await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = elsewhere.address() as AddressInfo;
+      const a = audio('voice.mp3', 1000);
+      const forged = { ...a.file, url_private_download: `http://127.0.0.1:${port}/voice.mp3`, url_private: `http://127.0.0.1:${port}/voice.mp3` };
+      await openFromCommand();
+      const res = await h.signer.viewSubmission({ callbackId: CALLBACK, userId: ADMIN_ID, values: details({ files: upload([forged]) }) });
+      expect(res.json).toEqual({ response_action: 'errors', errors: { files: expect.stringContaining('“voice.mp3” is not stored on Slack') } });
+      expect(hits).toBe(0);
+      expect(h.platform.requests).toHaveLength(0);
+    } finally {
+      await new Promise<void>((resolve) => elsewhere.close(() => resolve()));
+    }
+  });
+
+  it('refuses more than 10 files', async () => {
+    const files = Array.from({ length: 11 }, (_, i) => audio(`s${i}.mp3`, 100).file);
+    await openFromCommand();
+    const res = await h.signer.viewSubmission({ callbackId: CALLBACK, userId: ADMIN_ID, values: details({ files: upload(files) }) });
+    expect(res.json).toEqual({ response_action: 'errors', errors: { files: expect.stringContaining('at most 10 audio files; 11 were given') } });
+  });
+
+  it('platform 400: one sentence with the platform’s reason and the request id', async () => {
+    const a = audio('a.mp3', 1000);
+    h.platform.inject({ path: '/voices', status: 400, message: 'gender must be one of: female, male, neutral', times: 1 });
+    const id = await openFromCommand();
+    await h.signer.viewSubmission({ callbackId: CALLBACK, userId: ADMIN_ID, values: details({ files: upload([a.file]) }) });
+    const done = await finalAnswer(id);
+    expect(done).toMatch(/The platform refused to clone the voice: gender must be one of: female, male, neutral \(code BAD_REQUEST, request id req_\d+\)/);
+  });
+
+  it('platform 500 and a dropped connection each get one sentence', async () => {
+    const a = audio('a.mp3', 1000);
+    h.platform.inject({ path: '/voices', status: 500, times: 1 });
+    let id = await openFromCommand();
+    await h.signer.viewSubmission({ callbackId: CALLBACK, userId: ADMIN_ID, values: details({ files: upload([a.file]) }) });
+    expect(await finalAnswer(id)).toMatch(/internal error \(code INTERNAL_SERVER_ERROR, request id req_\d+\)/);
+
+    h.platform.inject({ path: '/voices', reset: true, times: 1 });
+    id = await openFromCommand();
+    await h.signer.viewSubmission({ callbackId: CALLBACK, userId: ADMIN_ID, values: details({ files: upload([a.file]) }) });
+    expect(await finalAnswer(id)).toContain('could not be reached');
+  });
+
+  it('Slack refusing a download (403) names the file', async () => {
+    const ghost = { ...audio('ghost.mp3', 1000).file };
+    ghost.url_private_download = `${h.slack.baseUrl}/files-pri/${h.slack.teamId}-F0GONE00001/download/ghost.mp3`;
+    const id = await openFromCommand();
+    await h.signer.viewSubmission({ callbackId: CALLBACK, userId: ADMIN_ID, values: details({ files: upload([ghost]) }) });
+    expect(await finalAnswer(id)).toContain('Slack refused the bot access to “ghost.mp3” (HTTP 403)');
+    expect(h.platform.state.voices).toHaveLength(0);
+  });
+
+  it('refuses non-admins: the command, the shortcut and a submission', async () => {
+    const id = `na${++seq}`;
+    await h.signer.command({ text: 'clone-voice', userId: MEMBER_ID, responseUrlId: id });
+    const refused = await h.slack.waitFor(() => answers(id)[0]);
+    expect(refused).toContain('Only Slack workspace admins and owners');
+
+    const a = audio('a.mp3', 1000);
+    const msg = h.slack.addMessage({ channel: CHANNEL, text: 'samples', files: [a.file] });
+    await h.signer.shortcut({ callbackId: SHORTCUT, type: 'message_action', message: { ts: msg.ts }, channelId: CHANNEL, userId: MEMBER_ID, responseUrlId: 'na-sc' });
+    expect(await h.slack.waitFor(() => answers('na-sc')[0])).toContain('can clone voices');
+
+    const res = await h.signer.viewSubmission({ callbackId: CALLBACK, userId: MEMBER_ID, values: {} });
+    expect(JSON.stringify(res.json)).toContain('can clone voices');
+    expect(h.slack.views(CALLBACK)).toHaveLength(0);
+    expect(h.slack.downloads).toHaveLength(0);
+    expect(h.platform.requests).toHaveLength(0);
+  });
+});
+
+describe('message shortcut “Clone voice from these files”', () => {
+  it('lists the message’s audio files, leaves out the others by name, and clones from them on submit', async () => {
+    const a = audio('intro.mp3', 30_000);
+    const b = audio('outro.wav', 20_000);
+    const pdf = h.slack.addFile({ name: 'script.pdf', mimetype: 'application/pdf', data: randomBytes(100) });
+    const msg = h.slack.addMessage({ channel: CHANNEL, text: 'Here are the samples', files: [a.file, pdf, b.file] });
+
+    const ack = await h.signer.shortcut({ callbackId: SHORTCUT, type: 'message_action', message: { ts: msg.ts }, channelId: CHANNEL, userId: ADMIN_ID, responseUrlId: 'sc1' });
+    expect(ack.status).toBe(200);
+    const opened = await h.slack.waitFor(() => h.slack.views(CALLBACK).at(-1));
+    const shown = JSON.stringify(opened.view.blocks);
+    expect(shown).toContain('intro.mp3');
+    expect(shown).toContain('outro.wav');
+    expect(shown).toContain('Not used: “script.pdf” is not an audio file');
+    expect(shown).not.toContain('file_input');
+    expect(JSON.parse(opened.view.private_metadata)).toMatchObject({ fileIds: [a.file.id, b.file.id] });
+
+    const res = await h.signer.viewSubmission({ callbackId: CALLBACK, userId: ADMIN_ID, values: details() });
+    expect(res.body).toBe('');
+    const done = await finalAnswer('sc1');
+    expect(done).toContain('cloned the voice *Riley*');
+
+    // The authoritative download URL comes from files.info.
+    expect(h.slack.callsTo('files.info').map((c) => c.args.file)).toEqual([a.file.id, b.file.id]);
+    const form = h.platform.requests.find((r) => r.path === '/voices')!.multipart!;
+    expect(form.files.map((f) => f.filename)).toEqual(['intro.mp3', 'outro.wav']);
+    expect(form.files[0]!.data.equals(a.data)).toBe(true);
+    expect(form.files[1]!.data.equals(b.data)).toBe(true);
+    expect(form.fields).toMatchObject({ name: 'Riley', language: 'en-US', gender: 'female', provider: 'elevenlabs' });
+    // The user's message is left alone.
+    expect(h.slack.message(CHANNEL, msg.ts)?.text).toBe('Here are the samples');
+  });
+
+  it('answers with a refusal naming the files when none is usable', async () => {
+    const pdf = h.slack.addFile({ name: 'script.pdf', mimetype: 'application/pdf', data: randomBytes(100) });
+    const big = audio('huge.wav', CAP + 100);
+    const msg = h.slack.addMessage({ channel: CHANNEL, text: 'files', files: [pdf, big.file] });
+    await h.signer.shortcut({ callbackId: SHORTCUT, type: 'message_action', message: { ts: msg.ts }, channelId: CHANNEL, userId: ADMIN_ID, responseUrlId: 'sc2' });
+    const out = await h.slack.waitFor(() => answers('sc2')[0]);
+    expect(out).toContain('“script.pdf” is not an audio file');
+    expect(out).toContain('“huge.wav” is 64 KB, over the 64 KB limit');
+    expect(h.slack.views(CALLBACK)).toHaveLength(0);
+  });
+
+  it('answers when the message has no files, or too many audio files', async () => {
+    const plain = h.slack.addMessage({ channel: CHANNEL, text: 'no files here' });
+    await h.signer.shortcut({ callbackId: SHORTCUT, type: 'message_action', message: { ts: plain.ts }, channelId: CHANNEL, userId: ADMIN_ID, responseUrlId: 'sc3' });
+    expect(await h.slack.waitFor(() => answers('sc3')[0])).toContain('This message has no files');
+
+    const many = h.slack.addMessage({ channel: CHANNEL, text: 'lots', files: Array.from({ length: 11 }, (_, i) => audio(`m${i}.mp3`, 100).file) });
+    await h.signer.shortcut({ callbackId: SHORTCUT, type: 'message_action', message: { ts: many.ts }, channelId: CHANNEL, userId: ADMIN_ID, responseUrlId: 'sc4' });
+    expect(await h.slack.waitFor(() => answers('sc4')[0])).toContain('at most 10 audio files; 11 were given');
+  });
+
+  it('a message file that is gone by submit time is reported, and nothing is uploaded', async () => {
+    const a = audio('kept.mp3', 1000);
+    const gone = { ...a.file, id: 'F0DELETED01', name: 'gone.mp3' } satisfies SlackFile;
+    const msg = h.slack.addMessage({ channel: CHANNEL, text: 'samples', files: [a.file, gone] });
+    await h.signer.shortcut({ callbackId: SHORTCUT, type: 'message_action', message: { ts: msg.ts }, channelId: CHANNEL, userId: ADMIN_ID, responseUrlId: 'sc5' });
+    await h.slack.waitFor(() => h.slack.views(CALLBACK).at(-1));
+    await h.signer.viewSubmission({ callbackId: CALLBACK, userId: ADMIN_ID, values: details() });
+    expect(await finalAnswer('sc5')).toContain('(F0DELETED01) is no longer in Slack');
+    expect(h.platform.requests).toHaveLength(0);
+  });
+});
+
+describe('Slack file download', () => {
+  it('allows only Slack’s file host: files.slack.com for the real API, the stand-in’s own origin otherwise', () => {
+    expect(slackFileOrigin('https://slack.com/api/')).toBe('https://files.slack.com');
+    expect(slackFileOrigin('https://acme.enterprise.slack.com/api/')).toBe('https://files.slack.com');
+    expect(slackFileOrigin(h.config.slack.apiUrl)).toBe(h.slack.baseUrl);
+  });
+
+  it('does not follow Slack’s redirect to a sign-in page', async () => {
+    const fake = await startFakeSlack({ unauthenticatedFileDownloads: 'login-page' });
+    try {
+      const f = fake.addFile({ name: 'a.mp3', mimetype: 'audio/mpeg', data: randomBytes(100) });
+      const stream = slackFileStream({ url: f.url_private_download, name: 'a.mp3', botToken: 'xoxb-not-valid', allowedOrigin: fake.baseUrl, maxBytes: CAP });
+      const err = await (async () => {
+        try {
+          for await (const _ of stream) void _;
+        } catch (e) {
+          return e;
+        }
+        return undefined;
+      })();
+      expect(err).toBeInstanceOf(SlackFileError);
+      expect((err as SlackFileError).problem).toBe('redirect');
+      expect(fake.downloads.map((d) => d.status)).toEqual([302]);
+    } finally {
+      await fake.close();
+    }
+  });
+});

@@ -16,6 +16,7 @@ import { RouteRepo } from './routes.js';
 import { SecretBox } from './secrets.js';
 import { WorkspaceRepo } from './workspaces.js';
 import { InstallationRepo } from './installations.js';
+import { AgentLinkRepo, ConversationRepo } from './conversations.js';
 
 export interface StoreOptions {
   /** Redis mode when set (or when `redis` is given); in-memory otherwise. */
@@ -37,6 +38,10 @@ export interface Store {
   workspaces: WorkspaceRepo;
   /** Slack installations (OAuth mode); also Bolt's InstallationStore. */
   installations: InstallationRepo;
+  /** Handoff conversations ↔ Slack threads ↔ platform sessions. */
+  conversations: ConversationRepo;
+  /** Slack user → platform agent id. */
+  agentLinks: AgentLinkRepo;
   routes: RouteRepo;
   cache: Cache;
   dedup: Dedup;
@@ -79,6 +84,8 @@ export function createStore(options: StoreOptions = {}): Store {
     secrets,
     workspaces: new WorkspaceRepo(kv, keys, secrets),
     installations: new InstallationRepo(kv, keys, secrets),
+    conversations: new ConversationRepo(kv, keys),
+    agentLinks: new AgentLinkRepo(kv, keys),
     routes: new RouteRepo(kv, keys),
     cache: new Cache(kv, keys),
     dedup: new Dedup(kv, keys),
@@ -99,6 +106,8 @@ export type { KeyValueStore, SetOptions } from './kv.js';
 export { SecretBox, SecretBoxError, decodeSecretsKey } from './secrets.js';
 export { WorkspaceRepo } from './workspaces.js';
 export { InstallationRepo } from './installations.js';
+export { AgentLinkRepo, ConversationRepo, ECHO_WINDOW_MS } from './conversations.js';
+export type { CardFacts, ConversationRef, ConversationState, ThreadInfo } from './conversations.js';
 export type { Connection } from './workspaces.js';
 export { RouteRepo, ALL_CAMPAIGNS } from './routes.js';
 export type { Route } from './routes.js';

@@ -32,6 +32,8 @@ export interface Keys {
   conversation(teamId: string, campaignId: string, customerNumber: string): string;
   /** A Slack thread → its conversation / session. */
   thread(teamId: string, channelId: string, threadTs: string): string;
+  /** Hash: Slack user id → platform agent id (`/campaign agent-link`). */
+  agentLinks(teamId: string): string;
 
   // Event queue. All of these share one hash tag.
   queueStream(): string;
@@ -78,6 +80,7 @@ export function createKeys(prefix: string = DEFAULT_KEY_PREFIX): Keys {
       `${p}conversation:${segment(teamId)}:${segment(campaignId)}:${segment(customerNumber)}`,
     thread: (teamId, channelId, threadTs) =>
       `${p}thread:${segment(teamId)}:${segment(channelId)}:${segment(threadTs)}`,
+    agentLinks: (teamId) => `${p}agent-links:${segment(teamId)}`,
     queueStream: () => `${q}stream`,
     queueDedup: (teamId, dedupKey) => `${q}dedup:${segment(teamId)}:${segment(dedupKey)}`,
     queueOrder: (orderKey) => `${q}order:${segment(orderKey)}`,

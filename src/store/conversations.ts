@@ -1,0 +1,182 @@
+/**
+ * Handoff conversations: (workspace, campaign, customer number) ↔ one Slack thread per routed
+ * channel ↔ the platform chat session an agent's replies go to.
+ *
+ * - conversation hash: `thread:<channelId>` → parent ts for every channel it is open in, the card
+ *   facts (names, type) and its state.
+ * - thread hash: the reverse lookup a thread reply needs (campaign, customer number, channel), the
+ *   linked session id and the state.
+ * Both expire after 30 days without activity. Closing a conversation keeps its threads (a reply there
+ * gets "this conversation is closed") but forgets them on the conversation, so the customer's next
+ * message opens a new card.
+ */
+import { createHash } from 'node:crypto';
+import type { Keys } from './keys.js';
+import type { KeyValueStore } from './kv.js';
+
+export interface ConversationRef {
+  teamId: string;
+  campaignId: string;
+  customerNumber: string;
+}
+
+export type ConversationState = 'open' | 'closed';
+
+export interface CardFacts {
+  customerName?: string;
+  campaignName?: string;
+  agentName?: string;
+  campaignType?: string;
+}
+
+export interface ThreadInfo extends ConversationRef {
+  channelId: string;
+  threadTs: string;
+  sessionId?: string;
+  state: ConversationState;
+  facts: CardFacts;
+}
+
+const TTL_MS = 30 * 24 * 3600_000;
+/** How long an agent reply sent from Slack waits for the platform's `message_sent` echo of it. */
+export const ECHO_WINDOW_MS = 5 * 60_000;
+const THREAD_FIELD = 'thread:';
+const FACT_FIELDS = ['customerName', 'campaignName', 'agentName', 'campaignType'] as const;
+
+export class ConversationRepo {
+  constructor(
+    private readonly kv: KeyValueStore,
+    private readonly keys: Keys,
+  ) {}
+
+  /** channelId → parent ts of the conversation's open threads. */
+  async threads(ref: ConversationRef): Promise<Map<string, string>> {
+    const fields = await this.kv.hashGetAll(this.conversationKey(ref));
+    const out = new Map<string, string>();
+    for (const [field, ts] of Object.entries(fields)) if (field.startsWith(THREAD_FIELD)) out.set(field.slice(THREAD_FIELD.length), ts);
+    return out;
+  }
+
+  async facts(ref: ConversationRef): Promise<CardFacts> {
+    const fields = await this.kv.hashGetAll(this.conversationKey(ref));
+    return pickFacts(fields);
+  }
+
+  /** Remembers the parent card posted for the conversation in a channel. */
+  async recordThread(ref: ConversationRef, channelId: string, threadTs: string, facts: CardFacts, sessionId?: string): Promise<void> {
+    const factFields = definedFields(facts);
+    const conv = this.conversationKey(ref);
+    await this.kv.hashSet(conv, { ...factFields, state: 'open', [`${THREAD_FIELD}${channelId}`]: threadTs });
+    await this.kv.expire(conv, TTL_MS);
+    const thread = this.keys.thread(ref.teamId, channelId, threadTs);
+    await this.kv.hashSet(thread, {
+      ...factFields,
+      teamId: ref.teamId,
+      campaignId: ref.campaignId,
+      customerNumber: ref.customerNumber,
+      channelId,
+      threadTs,
+      state: 'open',
+      ...(sessionId ? { sessionId } : {}),
+    });
+    await this.kv.expire(thread, TTL_MS);
+  }
+
+  async findThread(teamId: string, channelId: string, threadTs: string): Promise<ThreadInfo | null> {
+    const f = await this.kv.hashGetAll(this.keys.thread(teamId, channelId, threadTs));
+    if (!f.campaignId || !f.customerNumber) return null;
+    return {
+      teamId,
+      campaignId: f.campaignId,
+      customerNumber: f.customerNumber,
+      channelId,
+      threadTs,
+      state: f.state === 'closed' ? 'closed' : 'open',
+      facts: pickFacts(f),
+      ...(f.sessionId ? { sessionId: f.sessionId } : {}),
+    };
+  }
+
+  async linkSession(teamId: string, channelId: string, threadTs: string, sessionId: string): Promise<void> {
+    const key = this.keys.thread(teamId, channelId, threadTs);
+    await this.kv.hashSet(key, { sessionId });
+    await this.kv.expire(key, TTL_MS);
+  }
+
+  /** A session id the platform sent: every open thread of the conversation uses it. */
+  async linkSessionEverywhere(ref: ConversationRef, sessionId: string): Promise<void> {
+    for (const [channelId, ts] of await this.threads(ref)) await this.linkSession(ref.teamId, channelId, ts, sessionId);
+  }
+
+  /** Closes the conversation: its threads are marked closed with no session; the next message opens a new card. Returns the closed threads. */
+  async close(ref: ConversationRef): Promise<Array<{ channelId: string; threadTs: string }>> {
+    const threads = await this.threads(ref);
+    for (const [channelId, ts] of threads) {
+      const key = this.keys.thread(ref.teamId, channelId, ts);
+      await this.kv.hashDel(key, 'sessionId');
+      await this.kv.hashSet(key, { state: 'closed' });
+    }
+    const conv = this.conversationKey(ref);
+    if (threads.size > 0) await this.kv.hashDel(conv, ...[...threads.keys()].map((c) => `${THREAD_FIELD}${c}`));
+    await this.kv.hashSet(conv, { state: 'closed' });
+    return [...threads].map(([channelId, threadTs]) => ({ channelId, threadTs }));
+  }
+
+  /** Notes that an agent's reply was sent from Slack, so the platform's `message_sent` echo of it is not posted again. */
+  async expectEcho(ref: ConversationRef, message: string): Promise<void> {
+    await this.kv.incr(this.echoKey(ref, message));
+    await this.kv.expire(this.echoKey(ref, message), ECHO_WINDOW_MS);
+  }
+
+  /** True (once per reply sent) when a `message_sent` is the echo of a reply sent from Slack. */
+  async takeEcho(ref: ConversationRef, message: string): Promise<boolean> {
+    const key = this.echoKey(ref, message);
+    if ((await this.kv.get(key)) === null) return false;
+    const left = await this.kv.incr(key, -1);
+    if (left <= 0) await this.kv.del(key);
+    return left >= 0;
+  }
+
+  private conversationKey(ref: ConversationRef): string {
+    return this.keys.conversation(ref.teamId, ref.campaignId, ref.customerNumber);
+  }
+
+  private echoKey(ref: ConversationRef, message: string): string {
+    const digest = createHash('sha256').update(JSON.stringify([ref.campaignId, ref.customerNumber, message.trim()])).digest('hex');
+    return this.keys.dedup(`echo:${ref.teamId}`, digest);
+  }
+}
+
+/** Slack user → platform agent id, set by admins with `/campaign agent-link`. */
+export class AgentLinkRepo {
+  constructor(
+    private readonly kv: KeyValueStore,
+    private readonly keys: Keys,
+  ) {}
+
+  async set(teamId: string, userId: string, agentId: string): Promise<void> {
+    await this.kv.hashSet(this.keys.agentLinks(teamId), { [userId]: agentId });
+  }
+
+  async remove(teamId: string, userId: string): Promise<boolean> {
+    return (await this.kv.hashDel(this.keys.agentLinks(teamId), userId)) > 0;
+  }
+
+  async get(teamId: string, userId: string): Promise<string | undefined> {
+    return (await this.kv.hashGet(this.keys.agentLinks(teamId), userId)) ?? undefined;
+  }
+
+  async all(teamId: string): Promise<Record<string, string>> {
+    return this.kv.hashGetAll(this.keys.agentLinks(teamId));
+  }
+}
+
+function definedFields(facts: CardFacts): Record<string, string> {
+  return Object.fromEntries(Object.entries(facts).filter((e): e is [string, string] => typeof e[1] === 'string' && e[1] !== ''));
+}
+
+function pickFacts(fields: Record<string, string>): CardFacts {
+  const out: CardFacts = {};
+  for (const name of FACT_FIELDS) if (fields[name]) out[name] = fields[name];
+  return out;
+}

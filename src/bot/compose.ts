@@ -2,23 +2,22 @@
  * The composition root: config → logger → store → platform client → Bolt app → listeners.
  * Nothing else constructs long-lived services; tests build the bot through here too.
  */
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { App, HTTPReceiver } from '@slack/bolt';
+import { App } from '@slack/bolt';
 import type { DestinationStream } from 'pino';
 import { createTransport } from '../api/index.js';
 import type { Config } from '../config.js';
 import { createLogger, Redactor, type Logger } from '../logger.js';
 import { createStore } from '../store/index.js';
 import { register as registerCommands } from '../commands/index.js';
+import { createEvents, type EventsOptions } from '../events/index.js';
 import { register as registerHome } from '../home/index.js';
 import { register as registerUninstall } from './uninstall.js';
-import { BOT_SCOPES } from './scopes.js';
 import { AdminGate } from './admin-gate.js';
 import { boltLogger } from './bolt-logger.js';
 import type { Deps } from './deps.js';
 import { installErrorHandler } from './error-handler.js';
 import { healthRoutes } from './http-routes.js';
+import { createReceiver } from './receiver.js';
 import { createMetrics } from './metrics.js';
 import { Lifecycle } from './lifecycle.js';
 import { PlatformAccess } from './platform-access.js';
@@ -38,6 +37,8 @@ export interface BotOptions {
   keyPrefix?: string;
   /** Per-file cap (bytes) on audio samples for `/campaign clone-voice` (tests use a small one). */
   voiceSampleMaxBytes?: number;
+  /** Webhook intake and event worker settings (tests use short takeover/backoff times). */
+  events?: EventsOptions;
 }
 
 export function createBot(config: Config, options: BotOptions = {}): Bot {
@@ -67,35 +68,12 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
   const deps: Deps = { config, logger, redactor, store, platform, admins, metrics, lifecycle: new Lifecycle() };
   if (options.voiceSampleMaxBytes !== undefined) deps.voiceSampleMaxBytes = options.voiceSampleMaxBytes;
 
-  const mode = config.slack.mode;
-  const receiver = new HTTPReceiver({
-    signingSecret: config.slack.signingSecret ?? '',
-    // OAuth multi-workspace: Bolt serves /slack/install and /slack/oauth_redirect and authorizes each
-    // request from our InstallationStore; the OAuth state is a signed cookie (works across replicas).
-    ...(mode.kind === 'oauth'
-      ? {
-          clientId: mode.clientId,
-          clientSecret: mode.clientSecret,
-          stateSecret: mode.stateSecret,
-          scopes: [...BOT_SCOPES],
-          installationStore: store.installations,
-          ...(config.publicUrl ? { redirectUri: `${config.publicUrl}/slack/oauth_redirect` } : {}),
-          installerOptions: {
-            directInstall: true,
-            redirectUriPath: '/slack/oauth_redirect',
-            clientOptions: { slackApiUrl: config.slack.apiUrl },
-            ...slackAuthorizationUrl(config.slack.apiUrl),
-          },
-        }
-      : {}),
-    customRoutes: healthRoutes(deps),
-    logger: boltLogger(logger, 'bolt-receiver'),
-    // Ack first, work after: listeners call ack() before any slow I/O.
-    processBeforeResponse: false,
-  });
+  const events = createEvents(deps, options.events);
+
+  const { receiver, listen } = createReceiver(config, store, [...healthRoutes(deps), events.route], logger);
   const app = new App({
     receiver,
-    ...(mode.kind === 'single' ? { token: mode.botToken } : {}),
+    ...(config.slack.mode.kind === 'single' ? { token: config.slack.mode.botToken } : {}),
     clientOptions: { slackApiUrl: config.slack.apiUrl },
     logger: boltLogger(logger),
     extendedErrorHandler: true,
@@ -105,28 +83,26 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
   registerCommands(app, deps);
   registerHome(app, deps);
   registerUninstall(app, deps);
+  events.register(app);
 
   return {
     app,
     deps,
     async start() {
-      const server = (await app.start(config.port)) as Server;
-      const { port } = server.address() as AddressInfo;
-      logger.info({ port, store: store.backend }, 'campaign bot listening');
+      const port = await listen(app);
+      logger.info({ port, store: store.backend, slack: config.slack.appToken ? 'socket-mode' : 'http', mode: config.slack.mode.kind }, 'campaign bot listening');
+      events.start();
       return { port };
     },
     async stop() {
+      // Intake answers 503 from now on; the worker takes no new work and finishes the posts under way.
+      deps.lifecycle.stopping = true;
+      await events.stop();
       await app.stop();
       await transport.close();
       await store.close();
     },
   };
-}
-
-/** Slack's authorize page lives beside its Web API; only a non-default API base (a test fake) moves it. */
-function slackAuthorizationUrl(apiUrl: string): { authorizationUrl?: string } {
-  const origin = new URL(apiUrl).origin;
-  return origin === 'https://slack.com' ? {} : { authorizationUrl: `${origin}/oauth/v2/authorize` };
 }
 
 function secretsOf(config: Config): Array<string | undefined> {

@@ -211,6 +211,18 @@ describe('Slack request verification', () => {
   });
 });
 
+describe('future-dated requests', () => {
+  it('rejects a correctly signed request dated 10 minutes ahead with 401', async () => {
+    const body = new URLSearchParams({ command: '/campaign', text: 'stats', team_id: 'T1', user_id: 'U1', response_url: h.slack.responseUrl('future') }).toString();
+    const res = await h.signer.raw(body, {}, { timestamp: Math.floor(Date.now() / 1000) + 600, contentType: 'application/x-www-form-urlencoded' });
+    expect(res.status).toBe(401);
+    expect(h.platform.requests).toHaveLength(0);
+    // The same request a minute ahead (ordinary clock skew) is accepted: the signature itself is valid.
+    const skewed = await h.signer.raw(body, {}, { timestamp: Math.floor(Date.now() / 1000) + 60, contentType: 'application/x-www-form-urlencoded' });
+    expect(skewed.status).toBe(200);
+  });
+});
+
 describe('health', () => {
   it('answers /healthz', async () => {
     const res = await fetch(`${h.url}/healthz`);

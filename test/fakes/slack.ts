@@ -18,10 +18,16 @@
  * - files.getUploadURLExternal → POST bytes to upload_url → files.completeUploadExternal (WebClient's
  *   `filesUploadV2`); `url_private(_download)` need `Authorization: Bearer <token with files:read>`.
  * - response_urls: 5 uses, JSON body, `replace_original` / `delete_original` / `in_channel` effects.
+ * - Socket Mode: `apps.connections.open` with the app-level token (`xapp-…`; any other token type is
+ *   `not_allowed_token_type`) returns a one-time `ws://…/link/?ticket=…` URL on this same port; the WebSocket
+ *   (RFC 6455, spoken by hand: the `ws` package is not installed) sends `hello`, answers pings, pings the
+ *   client, collects `{envelope_id, payload}` acks and can send `disconnect`. Envelopes are pushed by
+ *   `pushEnvelope` — tests normally use `SocketModeDriver` (./socket-mode.ts), which builds Slack's payloads.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { randomBytes } from 'node:crypto';
+import { Socket, type AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 
 // ---------------------------------------------------------------------------------------------------------
@@ -248,8 +254,74 @@ export interface TriggerContext {
   triggerId?: string;
 }
 
+/** What Slack sends over a Socket Mode WebSocket for each request (the payloads are the HTTP ones). */
+export interface SocketModeEnvelope {
+  /** A UUID; the bot acks with `{ envelope_id, payload? }`. */
+  envelope_id: string;
+  type: 'slash_commands' | 'interactive' | 'events_api';
+  /** Slash commands: the form fields as a JSON object (string values); interactive: the parsed `payload`; events: the `event_callback`. */
+  payload: Record<string, unknown>;
+  /** Whether the ack may carry a response (`true` for commands and interactions, `false` for events). */
+  accepts_response_payload: boolean;
+  /** Events only: 0 on first delivery (Bolt's `context.retryNum` is then 0, not undefined as over HTTP). */
+  retry_attempt?: number;
+  /** Events only: `''` on first delivery, e.g. `timeout` on a retry. */
+  retry_reason?: string;
+}
+
+/** An envelope to push: `envelope_id` defaults to a fresh UUID. */
+export type SocketModeEnvelopeInput = Omit<SocketModeEnvelope, 'envelope_id'> & { envelope_id?: string };
+
+/** One WebSocket the bot opened with a URL from `apps.connections.open`. */
+export interface SocketModeConnection {
+  /** `ws1`, `ws2`, … in connection order. */
+  id: string;
+  openedAt: number;
+  /** When the fake sent `hello` (right after the upgrade, like Slack). */
+  helloAt?: number;
+  /** When the fake sent a `disconnect` message on it; no envelopes go to it from then on. */
+  disconnectReason?: string;
+  closedAt?: number;
+  /** Who started the close: the bot (close frame), the fake (after `disconnect` / on close()), or the TCP socket just ended. */
+  closedBy?: 'client' | 'fake' | 'socket';
+  closeCode?: number;
+  /** Pings the client sent (each answered with a pong, or the SDK would drop the connection). */
+  pingsReceived: number;
+  /** Pongs the client sent back to the fake's pings. */
+  pongsReceived: number;
+}
+
+/** An ack the bot sent for an envelope. */
+export interface SocketModeAck {
+  envelopeId: string;
+  /** The ack's `payload` as sent. Bolt always sends one: `{}` for a bare `ack()`, `{ text }` for `ack('text')`. */
+  payload?: Record<string, unknown>;
+  /** Milliseconds from the fake sending the envelope to the ack arriving — the latency Slack measures. */
+  ms: number;
+  /** Slack gives up after 3 s (the user sees a timeout error, events get retried). */
+  timedOut: boolean;
+  /** The envelope it acknowledges. */
+  envelope: SocketModeEnvelope;
+  connectionId: string;
+  at: number;
+}
+
+/** An envelope the fake sent to the bot. */
+export interface SentEnvelope {
+  envelope: SocketModeEnvelope;
+  connectionId: string;
+  at: number;
+}
+
 export interface FakeSlackOptions {
   botToken?: string;
+  /**
+   * The app-level token (`xapp-…`, scope `connections:write`) that `apps.connections.open` accepts.
+   * Default: a fresh `xapp-1-<appId>-…` token. Anything not starting with `xapp-` is rejected here.
+   */
+  appToken?: string;
+  /** How often the fake pings each Socket Mode connection (Slack pings too). Default 5000; 0 = never. */
+  socketPingIntervalMs?: number;
   teamId?: string;
   botUserId?: string;
   botId?: string;
@@ -330,12 +402,36 @@ export interface FakeSlack {
   failMethod(method: string, error: string, times?: number): void;
   /** Generate the next message ts (strictly increasing). */
   nextTs(): string;
+  /** The app-level token (`xapp-…`) to give Bolt as `appToken` for Socket Mode. */
+  readonly appToken: string;
+  /** Socket Mode WebSockets the bot opened (open and closed), in connection order. */
+  readonly socketConnections: SocketModeConnection[];
+  /** Envelopes pushed to the bot, in sending order. */
+  readonly socketEnvelopes: SentEnvelope[];
+  /** Acks the bot sent back, in arrival order (late ones too, after `pushEnvelope` gave up). */
+  readonly socketAcks: SocketModeAck[];
+  /**
+   * Send an envelope to the bot over Socket Mode and resolve with its ack. Goes to the newest connection
+   * that got `hello` and no `disconnect`; waits up to `timeoutMs` (default 5000) for one, then up to
+   * `timeoutMs` for the ack. Rejects with what it saw (connections, apps.connections.open results) otherwise.
+   */
+  pushEnvelope(envelope: SocketModeEnvelopeInput, opts?: { timeoutMs?: number }): Promise<SocketModeAck>;
+  /** Resolves with a ready connection (hello sent, no disconnect); rejects after `timeoutMs` (default 5000). */
+  waitForSocketConnection(timeoutMs?: number): Promise<SocketModeConnection>;
+  /**
+   * Send Slack's `{type:'disconnect', reason, debug_info}` to every ready connection (the SDK then closes it
+   * and reconnects through apps.connections.open). The fake closes any that are still open after
+   * `closeAfterMs` (default 10 000, like Slack's warning window). Returns how many got the message.
+   * Slack's reasons: `refresh_requested` (default), `warning` (~10 s before a refresh), `link_disabled`.
+   */
+  disconnectSockets(reason?: string, opts?: { closeAfterMs?: number }): number;
   /** Errors thrown inside the fake while handling requests (should stay empty). */
   readonly serverErrors: Error[];
   /**
    * Forget recorded traffic and state produced by traffic (calls, responses, uploads, downloads, messages,
    * ephemerals, views, triggers, uploaded files) and all injected faults/limits. Keeps configuration:
-   * tokens and installations, users, channels, files added with `addFile`.
+   * tokens and installations, users, channels, files added with `addFile`. Open Socket Mode connections
+   * stay open (the bot stays connected); closed ones, sent envelopes and acks are forgotten.
    */
   reset(): void;
   close(): Promise<void>;
@@ -657,10 +753,215 @@ const METHOD_SCOPES: Record<string, string | null> = {
   'apps.uninstall': null,
 };
 
+/** `a slash_commands envelope (/campaign hello)` — for error messages. */
+function describeEnvelope(e: SocketModeEnvelope): string {
+  const p = e.payload;
+  const detail =
+    e.type === 'slash_commands'
+      ? `${str(p, 'command') ?? '?'} ${str(p, 'text') ?? ''}`.trim()
+      : e.type === 'interactive'
+        ? String(p.type)
+        : isObj(p.event)
+          ? String(p.event.type)
+          : String(p.type);
+  return `a ${e.type} envelope (${detail})`;
+}
+
 function conversationKind(channelId: string): 'channels' | 'groups' | 'im' | 'mpim' {
   if (channelId.startsWith('D')) return 'im';
   if (channelId.startsWith('G')) return 'groups';
   return 'channels';
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// WebSocket server side (RFC 6455), just what Socket Mode uses: text frames, ping/pong, close. Written here
+// because the `ws` package is not installed (@slack/socket-mode 3 connects with undici's WebSocket).
+// ---------------------------------------------------------------------------------------------------------
+
+const WS_GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';
+const WS_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+const OP_CONTINUATION = 0x0;
+const OP_TEXT = 0x1;
+const OP_BINARY = 0x2;
+const OP_CLOSE = 0x8;
+const OP_PING = 0x9;
+const OP_PONG = 0xa;
+
+interface WsEvents {
+  text(data: string): void;
+  ping(payload: Buffer): void;
+  pong(payload: Buffer): void;
+  /** The peer sent a close frame (already answered when the peer started the close). */
+  close(code: number | undefined, initiatedByPeer: boolean): void;
+  /** The TCP socket is gone. */
+  end(): void;
+  /** The peer broke the protocol (the connection is then closed with 1002). */
+  protocolError(message: string): void;
+}
+
+/** `Sec-WebSocket-Accept` for a client's `Sec-WebSocket-Key`. */
+function wsAccept(key: string): string {
+  return createHash('sha1').update(key + WS_GUID).digest('base64');
+}
+
+/** A server frame: FIN set, never masked (clients must reject masked server frames). */
+function wsFrame(opcode: number, payload: Buffer): Buffer {
+  const len = payload.length;
+  let header: Buffer;
+  if (len < 126) {
+    header = Buffer.alloc(2);
+    header.writeUInt8(len, 1);
+  } else if (len < 65_536) {
+    header = Buffer.alloc(4);
+    header.writeUInt8(126, 1);
+    header.writeUInt16BE(len, 2);
+  } else {
+    header = Buffer.alloc(10);
+    header.writeUInt8(127, 1);
+    header.writeBigUInt64BE(BigInt(len), 2);
+  }
+  header.writeUInt8(0x80 | opcode, 0);
+  return Buffer.concat([header, payload]);
+}
+
+class WsPeer {
+  private buffered: Buffer = Buffer.alloc(0);
+  private fragments: Buffer[] = [];
+  private fragmentOpcode = 0;
+  private closeSent = false;
+  private ended = false;
+  private killTimer: NodeJS.Timeout | undefined;
+  /** Settles when the TCP socket is gone. */
+  readonly closed: Promise<void>;
+
+  constructor(
+    private readonly socket: Duplex,
+    private readonly on: WsEvents,
+  ) {
+    this.closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    socket.on('data', (chunk: Buffer) => this.receive(chunk));
+    socket.on('end', () => socket.end());
+    // A client that destroys its socket right after the close handshake (the SDK does) resets it: not an error.
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      this.ended = true;
+      clearTimeout(this.killTimer);
+      this.on.end();
+    });
+  }
+
+  get open(): boolean {
+    return !this.ended && !this.closeSent;
+  }
+
+  sendText(text: string): void {
+    this.write(OP_TEXT, Buffer.from(text, 'utf8'));
+  }
+
+  ping(payload: Buffer): void {
+    this.write(OP_PING, payload);
+  }
+
+  /** Start (or answer) the close handshake; the TCP socket is dropped if the peer does not answer in time. */
+  close(code: number, reason = '', waitMs = 1000): void {
+    if (this.closeSent || this.ended) return;
+    const reasonBytes = Buffer.from(reason, 'utf8').subarray(0, 123);
+    const payload = Buffer.alloc(2 + reasonBytes.length);
+    payload.writeUInt16BE(code, 0);
+    reasonBytes.copy(payload, 2);
+    this.write(OP_CLOSE, payload);
+    this.closeSent = true;
+    this.killTimer = setTimeout(() => this.socket.destroy(), waitMs);
+    this.killTimer.unref();
+  }
+
+  /** Bytes from the client (also those that arrived together with the upgrade request). */
+  receive(chunk: Buffer): void {
+    this.buffered = this.buffered.length === 0 ? chunk : Buffer.concat([this.buffered, chunk]);
+    while (!this.ended) {
+      const frame = this.nextFrame();
+      if (frame === undefined) return;
+      if (typeof frame === 'string') {
+        this.on.protocolError(frame);
+        this.close(1002, 'protocol error');
+        return;
+      }
+      this.handle(frame.fin, frame.opcode, frame.payload);
+    }
+  }
+
+  private write(opcode: number, payload: Buffer): void {
+    if (this.ended || this.socket.destroyed) return;
+    this.socket.write(wsFrame(opcode, payload));
+  }
+
+  /** The next complete frame, `undefined` if more bytes are needed, or a protocol error message. */
+  private nextFrame(): { fin: boolean; opcode: number; payload: Buffer } | string | undefined {
+    const buf = this.buffered;
+    if (buf.length < 2) return undefined;
+    const b0 = buf.readUInt8(0);
+    const b1 = buf.readUInt8(1);
+    if ((b0 & 0x70) !== 0) return 'reserved bits set (no extension was negotiated)';
+    if ((b1 & 0x80) === 0) return 'client frame not masked';
+    let len = b1 & 0x7f;
+    let offset = 2;
+    if (len === 126) {
+      if (buf.length < 4) return undefined;
+      len = buf.readUInt16BE(2);
+      offset = 4;
+    } else if (len === 127) {
+      if (buf.length < 10) return undefined;
+      const big = buf.readBigUInt64BE(2);
+      if (big > BigInt(WS_MAX_MESSAGE_BYTES)) return `frame too large (${big} bytes)`;
+      len = Number(big);
+      offset = 10;
+    }
+    if (len > WS_MAX_MESSAGE_BYTES) return `frame too large (${len} bytes)`;
+    if (buf.length < offset + 4 + len) return undefined;
+    const mask = buf.subarray(offset, offset + 4);
+    const payload = Buffer.from(buf.subarray(offset + 4, offset + 4 + len));
+    for (let i = 0; i < payload.length; i += 1) payload.writeUInt8(payload.readUInt8(i) ^ mask.readUInt8(i % 4), i);
+    this.buffered = buf.subarray(offset + 4 + len);
+    return { fin: (b0 & 0x80) !== 0, opcode: b0 & 0x0f, payload };
+  }
+
+  private handle(fin: boolean, opcode: number, payload: Buffer): void {
+    switch (opcode) {
+      case OP_PING:
+        this.write(OP_PONG, payload);
+        this.on.ping(payload);
+        return;
+      case OP_PONG:
+        this.on.pong(payload);
+        return;
+      case OP_CLOSE: {
+        const code = payload.length >= 2 ? payload.readUInt16BE(0) : undefined;
+        const initiatedByPeer = !this.closeSent;
+        // Echo the close (RFC 6455 §5.5.1), then the server ends the TCP connection.
+        if (initiatedByPeer) this.close(code ?? 1000);
+        this.socket.end();
+        this.on.close(code, initiatedByPeer);
+        return;
+      }
+      case OP_TEXT:
+      case OP_BINARY:
+      case OP_CONTINUATION: {
+        if (opcode !== OP_CONTINUATION) {
+          this.fragments = [];
+          this.fragmentOpcode = opcode;
+        }
+        this.fragments.push(payload);
+        if (!fin) return;
+        const whole = Buffer.concat(this.fragments);
+        this.fragments = [];
+        if (this.fragmentOpcode === OP_TEXT) this.on.text(whole.toString('utf8'));
+        else this.on.protocolError('binary message (Socket Mode only uses text frames)');
+        return;
+      }
+      default:
+        this.on.protocolError(`unknown opcode ${opcode}`);
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -731,6 +1032,24 @@ interface FailRule {
 
 type Handler = (args: SlackArgs, auth: TokenInfo) => Json;
 
+interface LiveSocket {
+  record: SocketModeConnection;
+  peer: WsPeer;
+  pingTimer?: NodeJS.Timeout;
+  /** Closes the connection some time after a `disconnect` message, if the client has not. */
+  closeTimer?: NodeJS.Timeout;
+}
+
+interface PendingAck {
+  resolve(ack: SocketModeAck): void;
+  reject(err: Error): void;
+  timer: NodeJS.Timeout;
+  connectionId: string;
+}
+
+/** Slack's apps.connections.open host names look like this; only informative. */
+const SOCKET_HOST = 'applink-fake-0';
+
 const RESPONSE_URL_TTL_MS = 30 * 60_000;
 const OAUTH_CODE_TTL_MS = 10 * 60_000;
 
@@ -740,6 +1059,9 @@ class FakeSlackServer implements FakeSlack {
   readonly uploads: SlackUpload[] = [];
   readonly downloads: FileDownload[] = [];
   readonly serverErrors: Error[] = [];
+  readonly socketConnections: SocketModeConnection[] = [];
+  readonly socketEnvelopes: SentEnvelope[] = [];
+  readonly socketAcks: SocketModeAck[] = [];
 
   readonly botToken: string;
   readonly teamId: string;
@@ -748,6 +1070,7 @@ class FakeSlackServer implements FakeSlack {
   readonly botUserId: string;
   readonly botId: string;
   readonly appId: string;
+  readonly appToken: string;
 
   baseUrl = '';
   apiUrl = '';
@@ -776,6 +1099,12 @@ class FakeSlackServer implements FakeSlack {
   private lastTsMicros = 0;
   private responseUrlCounter = 0;
   private readonly handlers: Record<string, Handler>;
+  private readonly liveSockets = new Map<string, LiveSocket>();
+  /** One-time tickets from apps.connections.open that a WebSocket upgrade may use. */
+  private readonly socketTickets = new Set<string>();
+  private readonly sentEnvelopes = new Map<string, { envelope: SocketModeEnvelope; connectionId: string; sentAt: number }>();
+  private readonly pendingAcks = new Map<string, PendingAck>();
+  private socketCounter = 0;
 
   constructor(opts: FakeSlackOptions) {
     this.opts = opts;
@@ -786,6 +1115,11 @@ class FakeSlackServer implements FakeSlack {
     this.botId = opts.botId ?? 'B0CAMPAIGNBOT';
     this.appId = opts.appId ?? 'A0CAMPAIGN01';
     this.botToken = opts.botToken ?? `xoxb-${Date.now() % 1e11}-${Date.now() % 1e12}-${hex(12)}`;
+    if (opts.appToken !== undefined && !opts.appToken.startsWith('xapp-')) {
+      // A test that configures a bot/user token here would only ever see not_allowed_token_type.
+      throw new Error(`startFakeSlack: appToken must be an app-level token (xapp-…), got ${opts.appToken.slice(0, 5)}…`);
+    }
+    this.appToken = opts.appToken ?? `xapp-1-${this.appId}-${Date.now() % 1e13}-${hex(32)}`;
     this.teams.set(this.teamId, { id: this.teamId, name: this.teamName, domain: this.teamDomain });
     this.tokens.set(this.botToken, {
       token: this.botToken,
@@ -805,6 +1139,7 @@ class FakeSlackServer implements FakeSlack {
         res.end(`fake slack error: ${error.message}`);
       });
     });
+    this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.handleUpgrade(req, socket, head));
     this.handlers = this.buildHandlers();
   }
 
@@ -1019,9 +1354,29 @@ class FakeSlackServer implements FakeSlack {
     this.failRules = [];
     this.channelLimit = undefined;
     this.channelPosts.clear();
+    this.socketEnvelopes.length = 0;
+    this.socketAcks.length = 0;
+    for (const id of [...this.sentEnvelopes.keys()]) if (!this.pendingAcks.has(id)) this.sentEnvelopes.delete(id);
+    for (let i = this.socketConnections.length - 1; i >= 0; i -= 1) {
+      if (this.socketConnections[i]?.closedAt !== undefined) this.socketConnections.splice(i, 1);
+    }
   }
 
   async close(): Promise<void> {
+    // Upgraded sockets are no longer the HTTP server's: close them ourselves with a proper handshake
+    // (1001 "going away"), so a bot that is stopping sees a clean close rather than a socket error.
+    // Stop the bot first: a running SDK would try to reconnect to a fake that is gone.
+    await Promise.all(
+      [...this.liveSockets.values()].map((live) => {
+        clearTimeout(live.closeTimer);
+        clearInterval(live.pingTimer);
+        if (live.peer.open) {
+          live.record.closedBy ??= 'fake';
+          live.peer.close(1001, 'going away', 1000);
+        }
+        return live.peer.closed;
+      }),
+    );
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
@@ -1140,6 +1495,11 @@ class FakeSlackServer implements FakeSlack {
       send(200, this.oauthV2Access(args, req.headers.authorization));
       return;
     }
+    if (method === 'apps.connections.open') {
+      const opened = this.appsConnectionsOpen(token);
+      send(200, opened, opened.ok === true ? { 'x-oauth-scopes': 'connections:write', 'x-accepted-oauth-scopes': 'connections:write' } : {});
+      return;
+    }
     const handler = this.handlers[method];
     if (!handler) {
       send(200, fail('unknown_method', { req_method: method }));
@@ -1147,6 +1507,11 @@ class FakeSlackServer implements FakeSlack {
     }
     if (token === undefined || token === '') {
       send(200, fail('not_authed'));
+      return;
+    }
+    if (token === this.appToken) {
+      // App-level tokens only open Socket Mode connections; Slack refuses them for everything else.
+      send(200, fail('not_allowed_token_type'));
       return;
     }
     const auth = this.tokens.get(token);
@@ -1210,6 +1575,212 @@ class FakeSlackServer implements FakeSlack {
     }
     if (method === 'conversations.info') return `${conversationKind(str(args, 'channel') ?? '')}:read`;
     return METHOD_SCOPES[method] ?? null;
+  }
+
+  // ------------------------------------------------------------------ Socket Mode
+
+  waitForSocketConnection(timeoutMs = 5000): Promise<SocketModeConnection> {
+    return this.readySocket(timeoutMs, 'to be ready').then((live) => live.record);
+  }
+
+  async pushEnvelope(input: SocketModeEnvelopeInput, opts: { timeoutMs?: number } = {}): Promise<SocketModeAck> {
+    const timeoutMs = opts.timeoutMs ?? 5000;
+    const envelope: SocketModeEnvelope = {
+      envelope_id: input.envelope_id ?? randomUUID(),
+      type: input.type,
+      payload: clone(input.payload),
+      accepts_response_payload: input.accepts_response_payload,
+    };
+    if (input.retry_attempt !== undefined) envelope.retry_attempt = input.retry_attempt;
+    if (input.retry_reason !== undefined) envelope.retry_reason = input.retry_reason;
+    if (this.pendingAcks.has(envelope.envelope_id)) throw new Error(`fakeSlack.pushEnvelope: envelope ${envelope.envelope_id} is already waiting for its ack`);
+    const live = await this.readySocket(timeoutMs, `to deliver ${describeEnvelope(envelope)}`);
+    const connectionId = live.record.id;
+    return new Promise<SocketModeAck>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pendingAcks.delete(envelope.envelope_id);
+        const still = this.liveSockets.get(connectionId)?.peer.open ? 'still open' : 'closed';
+        const consequence = envelope.type === 'events_api' ? 'retried the event' : 'shown the user an error';
+        reject(
+          new Error(
+            `fakeSlack: the bot did not ack ${describeEnvelope(envelope)} (envelope ${envelope.envelope_id}) within ${timeoutMs} ms ` +
+              `on Socket Mode connection ${connectionId} (${still}). Slack gives up after 3000 ms and would have ${consequence}. ` +
+              `Does the listener call ack()?\n  fake errors: ${this.serverErrors.map((e) => e.message).join(' | ') || 'none'}`,
+          ),
+        );
+      }, timeoutMs);
+      this.pendingAcks.set(envelope.envelope_id, { resolve, reject, timer, connectionId });
+      this.sentEnvelopes.set(envelope.envelope_id, { envelope, connectionId, sentAt: performance.now() });
+      this.socketEnvelopes.push({ envelope: clone(envelope), connectionId, at: Date.now() });
+      live.peer.sendText(JSON.stringify(envelope));
+    });
+  }
+
+  disconnectSockets(reason = 'refresh_requested', opts: { closeAfterMs?: number } = {}): number {
+    let sent = 0;
+    for (const live of this.liveSockets.values()) {
+      if (!live.peer.open) continue;
+      live.record.disconnectReason = reason;
+      live.peer.sendText(JSON.stringify({ type: 'disconnect', reason, debug_info: { host: SOCKET_HOST } }));
+      clearTimeout(live.closeTimer);
+      live.closeTimer = setTimeout(() => {
+        if (!live.peer.open) return;
+        live.record.closedBy = 'fake';
+        live.peer.close(1001, 'going away');
+      }, opts.closeAfterMs ?? 10_000);
+      live.closeTimer.unref();
+      sent += 1;
+    }
+    return sent;
+  }
+
+  /** apps.connections.open: only the app-level token; bot/user tokens are real but of the wrong type. */
+  private appsConnectionsOpen(token: string | undefined): Json {
+    if (token === undefined || token === '') return fail('not_authed');
+    if (token !== this.appToken) return fail(this.tokens.has(token) ? 'not_allowed_token_type' : 'invalid_auth');
+    const ticket = randomUUID();
+    this.socketTickets.add(ticket);
+    return { ok: true, url: `${this.baseUrl.replace(/^http/, 'ws')}/link/?ticket=${ticket}&app_id=${hex(32)}` };
+  }
+
+  private handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const refuse = (status: number, text: string): void => {
+      socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`);
+    };
+    try {
+      const url = new URL(req.url ?? '/', this.baseUrl);
+      if (url.pathname !== '/link/' && url.pathname !== '/link') return refuse(404, 'Not Found');
+      const key = req.headers['sec-websocket-key'];
+      if (typeof key !== 'string' || req.headers['sec-websocket-version'] !== '13' || (req.headers.upgrade ?? '').toLowerCase() !== 'websocket') {
+        return refuse(400, 'Bad Request');
+      }
+      // Tickets are one-time: a reconnect must call apps.connections.open again.
+      if (!this.socketTickets.delete(url.searchParams.get('ticket') ?? '')) return refuse(401, 'Unauthorized');
+      socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${wsAccept(key)}\r\n\r\n`);
+      this.acceptSocket(socket, head);
+    } catch (err) {
+      this.serverErrors.push(err instanceof Error ? err : new Error(String(err)));
+      socket.destroy();
+    }
+  }
+
+  private acceptSocket(socket: Duplex, head: Buffer): void {
+    if (socket instanceof Socket) socket.setNoDelay(true);
+    this.socketCounter += 1;
+    const record: SocketModeConnection = { id: `ws${this.socketCounter}`, openedAt: Date.now(), pingsReceived: 0, pongsReceived: 0 };
+    this.socketConnections.push(record);
+    const peer = new WsPeer(socket, {
+      text: (data) => this.onSocketText(record, data),
+      ping: () => {
+        record.pingsReceived += 1;
+      },
+      pong: () => {
+        record.pongsReceived += 1;
+      },
+      close: (code, initiatedByPeer) => {
+        record.closedBy ??= initiatedByPeer ? 'client' : 'fake';
+        record.closeCode ??= code;
+      },
+      end: () => this.onSocketEnd(record),
+      protocolError: (message) => this.serverErrors.push(new Error(`Socket Mode ${record.id}: ${message}`)),
+    });
+    const live: LiveSocket = { record, peer };
+    this.liveSockets.set(record.id, live);
+    const interval = this.opts.socketPingIntervalMs ?? 5000;
+    if (interval > 0) {
+      live.pingTimer = setInterval(() => peer.ping(Buffer.from(`ping ${Date.now()}`)), interval);
+      live.pingTimer.unref();
+    }
+    if (head.length > 0) peer.receive(head);
+    const numConnections = [...this.liveSockets.values()].filter((l) => l.peer.open).length;
+    peer.sendText(
+      JSON.stringify({
+        type: 'hello',
+        num_connections: numConnections,
+        debug_info: { host: SOCKET_HOST, build_number: 1, approximate_connection_time: 18060 },
+        connection_info: { app_id: this.appId },
+      }),
+    );
+    record.helloAt = Date.now();
+  }
+
+  private onSocketText(record: SocketModeConnection, data: string): void {
+    let msg: unknown;
+    try {
+      msg = JSON.parse(data);
+    } catch {
+      this.serverErrors.push(new Error(`Socket Mode ${record.id}: the bot sent a non-JSON message: ${data.slice(0, 200)}`));
+      return;
+    }
+    if (!isObj(msg) || typeof msg.envelope_id !== 'string') {
+      this.serverErrors.push(new Error(`Socket Mode ${record.id}: the bot sent something that is not an ack: ${data.slice(0, 200)}`));
+      return;
+    }
+    const sent = this.sentEnvelopes.get(msg.envelope_id);
+    if (!sent) {
+      this.serverErrors.push(new Error(`Socket Mode ${record.id}: ack for an envelope_id the fake never sent: ${msg.envelope_id}`));
+      return;
+    }
+    if (msg.payload !== undefined && !isObj(msg.payload)) {
+      this.serverErrors.push(new Error(`Socket Mode ${record.id}: ack payload for ${msg.envelope_id} is not an object: ${data.slice(0, 200)}`));
+    }
+    const ms = performance.now() - sent.sentAt;
+    const ack: SocketModeAck = { envelopeId: msg.envelope_id, ms, timedOut: ms > 3000, envelope: clone(sent.envelope), connectionId: record.id, at: Date.now() };
+    if (isObj(msg.payload)) ack.payload = msg.payload;
+    this.socketAcks.push(ack);
+    const pending = this.pendingAcks.get(msg.envelope_id);
+    if (pending) {
+      this.pendingAcks.delete(msg.envelope_id);
+      clearTimeout(pending.timer);
+      pending.resolve(clone(ack));
+    }
+  }
+
+  private onSocketEnd(record: SocketModeConnection): void {
+    record.closedAt ??= Date.now();
+    record.closedBy ??= 'socket';
+    const live = this.liveSockets.get(record.id);
+    if (live) {
+      clearInterval(live.pingTimer);
+      clearTimeout(live.closeTimer);
+      this.liveSockets.delete(record.id);
+    }
+    for (const [id, pending] of this.pendingAcks) {
+      if (pending.connectionId !== record.id) continue;
+      this.pendingAcks.delete(id);
+      clearTimeout(pending.timer);
+      const sent = this.sentEnvelopes.get(id);
+      pending.reject(
+        new Error(
+          `fakeSlack: Socket Mode connection ${record.id} closed (${record.closedBy}${record.closeCode !== undefined ? `, code ${record.closeCode}` : ''}) ` +
+            `before the bot acked ${sent ? describeEnvelope(sent.envelope) : 'an envelope'} (envelope ${id}).`,
+        ),
+      );
+    }
+  }
+
+  /** The newest connection that got `hello` and no `disconnect`, waiting up to `timeoutMs` for one. */
+  private async readySocket(timeoutMs: number, purpose: string): Promise<LiveSocket> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const ready = [...this.liveSockets.values()].filter((l) => l.peer.open && l.record.helloAt !== undefined && l.record.disconnectReason === undefined);
+      const newest = ready.at(-1);
+      if (newest) return newest;
+      if (Date.now() >= deadline) {
+        const opens = this.callsTo('apps.connections.open');
+        const results = opens.map((c) => (c.response.ok === true ? 'ok' : String(c.response.error))).join(', ');
+        const conns = this.socketConnections
+          .map((c) => `${c.id} ${c.closedAt === undefined ? 'open' : `closed by ${c.closedBy ?? '?'}${c.closeCode !== undefined ? ` (${c.closeCode})` : ''}`}${c.disconnectReason ? ` after disconnect:${c.disconnectReason}` : ''}`)
+          .join(', ');
+        throw new Error(
+          `fakeSlack: no Socket Mode connection ${purpose} within ${timeoutMs} ms.\n` +
+            `  apps.connections.open calls: ${opens.length}${opens.length > 0 ? ` (${results})` : ''}; connections: ${conns || 'none'}.\n` +
+            `  The bot needs new App({ socketMode: true, appToken: fake.appToken, token: fake.botToken, clientOptions: { slackApiUrl: fake.apiUrl } }) ` +
+            `and an awaited app.start(); after a disconnect the SDK waits clientPingTimeout (5 s by default) before reconnecting.`,
+        );
+      }
+      await sleep(10);
+    }
   }
 
   // ------------------------------------------------------------------ channels & messages

@@ -3,12 +3,14 @@
  * over real sockets. Each harness gets its own store key prefix, so tests can share one Redis.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer } from 'node:net';
 import { Writable } from 'node:stream';
 import { createBot, type Bot, type BotOptions } from '../../src/bot/compose.js';
 import { parseConfig, type Config } from '../../src/config.js';
 import { startFakePlatform, type FakePlatform } from '../fakes/platform.js';
 import { startFakeSlack, type FakeSlack } from '../fakes/slack.js';
 import { SlackSigner } from '../fakes/slack-signer.js';
+import { SocketModeDriver } from '../fakes/socket-mode.js';
 
 export const SIGNING_SECRET = 'test-signing-secret-0123456789abcdef';
 export const TEAM_ID = 'T0TEST001';
@@ -22,10 +24,12 @@ export interface HarnessOptions {
   /** Give the bot CAMPAIGN_API_KEY = the fake platform's key (default true). */
   defaultApiKey?: boolean;
   env?: Record<string, string>;
-  /** Extra `createBot` options (e.g. a small voice-sample size cap). */
-  bot?: Pick<BotOptions, 'voiceSampleMaxBytes'>;
+  /** Extra `createBot` options (e.g. a small voice-sample size cap, fast event-worker timings). */
+  bot?: Pick<BotOptions, 'voiceSampleMaxBytes' | 'events'>;
   /** OAuth multi-workspace mode (client id/secret/state secret) instead of a bot token. */
   oauth?: boolean;
+  /** Socket Mode (SLACK_APP_TOKEN, no signing secret); drive it with `harness.socket`. */
+  socketMode?: boolean;
   /** Store key prefix (Redis tests pass one under their file's prefix so it is cleaned up). */
   keyPrefix?: string;
 }
@@ -36,6 +40,8 @@ export interface Harness {
   slack: FakeSlack;
   platform: FakePlatform;
   signer: SlackSigner;
+  /** Socket Mode only: pushes envelopes over the bot's WebSocket. */
+  socket?: SocketModeDriver;
   url: string;
   /** Every log line the bot wrote, as text. */
   logs(): string;
@@ -52,10 +58,11 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     ...(opts.oauth
       ? { SLACK_CLIENT_ID: OAUTH_CLIENT.clientId, SLACK_CLIENT_SECRET: OAUTH_CLIENT.clientSecret, SLACK_STATE_SECRET: 'test-state-secret-0123456789' }
       : { SLACK_BOT_TOKEN: slack.botToken }),
-    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    ...(opts.socketMode ? { SLACK_APP_TOKEN: slack.appToken } : { SLACK_SIGNING_SECRET: SIGNING_SECRET }),
     SLACK_API_URL: slack.apiUrl,
     CAMPAIGN_API_URL: platform.url,
-    PORT: '0',
+    // Socket Mode's route server can't report a port it picked: give it a free one.
+    PORT: opts.socketMode ? String(await freePort()) : '0',
     LOG_LEVEL: 'debug',
     ...(opts.defaultApiKey === false ? {} : { CAMPAIGN_API_KEY: platform.apiKey }),
     ...(opts.redisUrl ? { REDIS_URL: opts.redisUrl, SECRETS_KEY: randomBytes(32).toString('base64') } : {}),
@@ -75,6 +82,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   const { port } = await bot.start();
   const url = `http://127.0.0.1:${port}`;
   const signer = new SlackSigner({ signingSecret: SIGNING_SECRET, url: `${url}/slack/events`, teamId: TEAM_ID, fake: slack });
+  const socket = opts.socketMode ? new SocketModeDriver({ fake: slack, teamId: TEAM_ID }) : undefined;
 
   return {
     bot,
@@ -82,11 +90,24 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     slack,
     platform,
     signer,
+    ...(socket ? { socket } : {}),
     url,
     logs: () => lines.join(''),
     async close() {
       await bot.stop();
+      await socket?.close();
       await Promise.all([slack.close(), platform.close()]);
     },
   };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
 }

@@ -1,0 +1,103 @@
+/**
+ * How Slack traffic reaches the app: Bolt's HTTPReceiver on PORT (`/slack/events`), or Socket Mode
+ * when SLACK_APP_TOKEN is set. Either way our own routes (health, metrics, webhooks, OAuth install)
+ * are served on PORT.
+ */
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { HTTPReceiver, SocketModeReceiver, type App, type CustomRoute } from '@slack/bolt';
+import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
+import type { Store } from '../store/index.js';
+import { boltLogger } from './bolt-logger.js';
+import { BOT_SCOPES } from './scopes.js';
+
+/** Slack's own replay window is 5 minutes into the past; we refuse the same into the future. */
+const MAX_FUTURE_SKEW_S = 5 * 60;
+const OAUTH_REDIRECT_PATH = '/slack/oauth_redirect';
+
+export interface SlackReceiver {
+  receiver: HTTPReceiver | SocketModeReceiver;
+  /** Starts the app on it; resolves with the HTTP port serving our routes. */
+  listen(app: App): Promise<number>;
+}
+
+export function createReceiver(config: Config, store: Store, customRoutes: CustomRoute[], logger: Logger): SlackReceiver {
+  const oauth = oauthOptions(config, store);
+  if (config.slack.appToken) {
+    const receiver = new SocketModeReceiver({
+      appToken: config.slack.appToken,
+      customRoutes,
+      logger: boltLogger(logger, 'bolt-socket-mode'),
+      ...oauth.credentials,
+      installerOptions: { ...oauth.installerOptions, port: config.port, clientOptions: { slackApiUrl: config.slack.apiUrl } },
+    });
+    return {
+      receiver,
+      async listen(app) {
+        await app.start();
+        return config.port;
+      },
+    };
+  }
+
+  const receiver = new HTTPReceiver({
+    signingSecret: config.slack.signingSecret ?? '',
+    customRoutes,
+    logger: boltLogger(logger, 'bolt-receiver'),
+    // Ack first, work after: listeners call ack() before any slow I/O.
+    processBeforeResponse: false,
+    ...oauth.credentials,
+    ...(Object.keys(oauth.credentials).length > 0 ? { installerOptions: oauth.installerOptions } : {}),
+  });
+  refuseFutureTimestamps(receiver);
+  return {
+    receiver,
+    async listen(app) {
+      const server = (await app.start(config.port)) as Server;
+      return (server.address() as AddressInfo).port;
+    },
+  };
+}
+
+/** OAuth multi-workspace: Bolt serves /slack/install and the redirect, and authorizes each request from our InstallationStore. */
+function oauthOptions(config: Config, store: Store) {
+  const mode = config.slack.mode;
+  if (mode.kind !== 'oauth') return { credentials: {}, installerOptions: {} };
+  const origin = new URL(config.slack.apiUrl).origin;
+  return {
+    credentials: {
+      clientId: mode.clientId,
+      clientSecret: mode.clientSecret,
+      // The OAuth state travels in a cookie signed with this secret: any replica can finish an install.
+      stateSecret: mode.stateSecret,
+      scopes: [...BOT_SCOPES],
+      installationStore: store.installations,
+      ...(config.publicUrl ? { redirectUri: `${config.publicUrl}${OAUTH_REDIRECT_PATH}` } : {}),
+    },
+    installerOptions: {
+      directInstall: true,
+      redirectUriPath: OAUTH_REDIRECT_PATH,
+      clientOptions: { slackApiUrl: config.slack.apiUrl },
+      // Slack's authorize page lives beside its Web API; only a non-default API base (a test fake) moves it.
+      ...(origin === 'https://slack.com' ? {} : { authorizationUrl: `${origin}/oauth/v2/authorize` }),
+    },
+  };
+}
+
+/**
+ * Bolt rejects stale request timestamps but accepts any future one. A request signed for the future
+ * could be replayed until then, so it gets the same 401 a stale one gets.
+ */
+function refuseFutureTimestamps(receiver: HTTPReceiver): void {
+  const handle = receiver.requestListener;
+  receiver.requestListener = (req: IncomingMessage, res: ServerResponse) => {
+    const ts = Number(req.headers['x-slack-request-timestamp']);
+    if (Number.isFinite(ts) && ts - Date.now() / 1000 > MAX_FUTURE_SKEW_S) {
+      res.writeHead(401, { 'content-type': 'text/plain' });
+      res.end('request timestamp is in the future');
+      return;
+    }
+    handle(req, res);
+  };
+}

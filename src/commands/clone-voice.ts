@@ -67,9 +67,10 @@ export const cloneVoice: Subcommand = {
   admin: true,
   args: { min: 0, max: 0 },
   async run(ctx) {
-    const blocker = await whyNot(ctx.deps, ctx.teamId);
-    if (blocker) {
-      await ctx.tell(blocker);
+    // No bot-token check here: Bolt authorized this very command, so the workspace's installation exists
+    // (and CommandContext carries no enterprise id for an org-wide install). Submission checks it.
+    if (!(await ctx.deps.platform.apiKeyFor(ctx.teamId))) {
+      await ctx.tell(describeFailure(new NotConnectedError(ctx.teamId)));
       return;
     }
     await ctx.client.views.open({
@@ -91,9 +92,9 @@ function limitsOf(deps: Deps): SampleLimits {
   return { maxBytes: maxBytesOf(deps), fileOrigin: slackFileOrigin(deps.config.slack.apiUrl) };
 }
 
-/** What stops cloning before any form is shown: no bot token to download with, or no platform key. */
-async function whyNot(deps: Deps, teamId: string): Promise<string | undefined> {
-  if (!(await botTokenFor(deps, teamId))) return NO_BOT_TOKEN;
+/** What stops cloning before the form is shown: no bot token to download with, or no platform key. */
+async function whyNot(deps: Deps, teamId: string, enterpriseId: string | undefined): Promise<string | undefined> {
+  if (!(await botTokenFor(deps, teamId, enterpriseId))) return NO_BOT_TOKEN;
   if (!(await deps.platform.apiKeyFor(teamId))) return describeFailure(new NotConnectedError(teamId));
   return undefined;
 }
@@ -113,7 +114,7 @@ async function onShortcut(deps: Deps, { ack, shortcut, client }: SlackShortcutMi
       await answer(ADMIN_ONLY);
       return;
     }
-    const blocker = await whyNot(deps, teamId);
+    const blocker = await whyNot(deps, teamId, shortcut.enterprise?.id ?? shortcut.team?.enterprise_id);
     if (blocker) {
       await answer(blocker);
       return;
@@ -199,7 +200,7 @@ async function onSubmit(deps: Deps, { ack, body, view, client }: SlackViewMiddle
     await ack({ response_action: 'errors', errors });
     return;
   }
-  const botToken = await botTokenFor(deps, teamId);
+  const botToken = await botTokenFor(deps, teamId, body.enterprise?.id ?? undefined);
   if (!botToken) {
     await ack({ response_action: 'update', view: noticeView(CLONE_VOICE_TITLE, `❌ ${NO_BOT_TOKEN}`) });
     return;
@@ -273,22 +274,24 @@ async function cloneAndReport(deps: Deps, job: CloneJob): Promise<void> {
 /** The file object to download: as sent, or from `files.info` (the authoritative download URL) for a message's file. */
 async function resolveSample(client: WebClient, sample: Sample, limits: SampleLimits): Promise<SlackFileObject> {
   let file: SlackFileObject;
-  if ('file' in sample) {
+  if ('file' in sample && downloadUrl(sample.file)) {
     file = sample.file;
   } else {
+    // A message's file, or an uploaded one whose object came without a download link: ask Slack.
+    const id = 'file' in sample ? sample.file.id : sample.id;
     let raw: unknown;
     try {
-      raw = (await client.files.info({ file: sample.id })).file;
+      raw = (await client.files.info({ file: id })).file;
     } catch (err) {
       const code = slackErrorCode(err);
       throw new SampleRefusal(
         code === 'file_not_found' || code === 'file_deleted'
-          ? `A file from the message (${sample.id}) is no longer in Slack — it may have been deleted. Share the samples again and retry.`
-          : `Slack would not describe a file from the message (${sample.id}${code ? `: ${code}` : ''}) — try again in a minute.`,
+          ? `The file ${id} is no longer in Slack — it may have been deleted. Share the samples again and retry.`
+          : `Slack would not describe the file ${id}${code ? ` (${code})` : ''} — try again in a minute.`,
       );
     }
     const parsed = slackFileSchema.safeParse(raw);
-    if (!parsed.success) throw new SampleRefusal(`Slack described a file from the message (${sample.id}) in a form this app could not read — run \`/campaign clone-voice\` and upload it instead.`);
+    if (!parsed.success) throw new SampleRefusal(`Slack described the file ${id} in a form this app could not read — run \`/campaign clone-voice\` and upload it instead.`);
     file = parsed.data;
   }
   const problem = sampleProblem(file, limits);

@@ -264,7 +264,7 @@ describe('message shortcut “Clone voice from these files”', () => {
     expect(done).toContain('cloned the voice *Riley*');
 
     // The authoritative download URL comes from files.info.
-    expect(h.slack.callsTo('files.info').map((c) => c.args.file)).toEqual([a.file.id, b.file.id]);
+    expect(h.slack.callsTo('files.info').map((c) => c.args.file).sort()).toEqual([a.file.id, b.file.id].sort());
     const form = h.platform.requests.find((r) => r.path === '/voices')!.multipart!;
     expect(form.files.map((f) => f.filename)).toEqual(['intro.mp3', 'outro.wav']);
     expect(form.files[0]!.data.equals(a.data)).toBe(true);
@@ -302,7 +302,7 @@ describe('message shortcut “Clone voice from these files”', () => {
     await h.signer.shortcut({ callbackId: SHORTCUT, type: 'message_action', message: { ts: msg.ts }, channelId: CHANNEL, userId: ADMIN_ID, responseUrlId: 'sc5' });
     await h.slack.waitFor(() => h.slack.views(CALLBACK).at(-1));
     await h.signer.viewSubmission({ callbackId: CALLBACK, userId: ADMIN_ID, values: details() });
-    expect(await finalAnswer('sc5')).toContain('(F0DELETED01) is no longer in Slack');
+    expect(await finalAnswer('sc5')).toContain('The file F0DELETED01 is no longer in Slack');
     expect(h.platform.requests).toHaveLength(0);
   });
 });
@@ -312,6 +312,40 @@ describe('Slack file download', () => {
     expect(slackFileOrigin('https://slack.com/api/')).toBe('https://files.slack.com');
     expect(slackFileOrigin('https://acme.enterprise.slack.com/api/')).toBe('https://files.slack.com');
     expect(slackFileOrigin(h.config.slack.apiUrl)).toBe(h.slack.baseUrl);
+  });
+
+  it('stops streaming past the cap when there is no content-length, and never fetches another host', async () => {
+    let hits = 0;
+    const chunked: Server = createServer((_req, res) => {
+      hits += 1;
+      res.writeHead(200, { 'content-type': 'audio/mpeg' }); // no content-length: chunked
+      for (let i = 0; i < 8; i++) res.write(randomBytes(16 * 1024));
+      res.end();
+    });
+    await new Promise<void>((resolve) => chunked.listen(0, '127.0.0.1', resolve));
+    try {
+      const origin = `http://127.0.0.1:${(chunked.address() as AddressInfo).port}`;
+      const read = async (allowedOrigin: string) => {
+        let got = 0;
+        try {
+          for await (const chunk of slackFileStream({ url: `${origin}/a.mp3`, name: 'a.mp3', botToken: 'xoxb-t', allowedOrigin, maxBytes: CAP })) got += chunk.length;
+        } catch (e) {
+          return { got, err: e as SlackFileError };
+        }
+        return { got, err: undefined };
+      };
+      const capped = await read(origin);
+      expect(capped.err?.problem).toBe('too_large');
+      expect(capped.got).toBeLessThanOrEqual(CAP);
+      expect(hits).toBe(1);
+
+      const foreign = await read('https://files.slack.com');
+      expect(foreign.err?.problem).toBe('host');
+      expect(hits).toBe(1);
+    } finally {
+      chunked.closeAllConnections();
+      await new Promise<void>((resolve) => chunked.close(() => resolve()));
+    }
   });
 
   it('does not follow Slack’s redirect to a sign-in page', async () => {
@@ -332,6 +366,20 @@ describe('Slack file download', () => {
       expect(fake.downloads.map((d) => d.status)).toEqual([302]);
     } finally {
       await fake.close();
+    }
+  });
+});
+
+describe('a workspace not connected to the platform', () => {
+  it('is told so at once instead of getting the form', async () => {
+    const bare = await startHarness({ defaultApiKey: false });
+    try {
+      await bare.signer.command({ text: 'clone-voice', userId: ADMIN_ID, responseUrlId: 'nc' });
+      const out = await bare.slack.waitFor(() => bare.slack.responses.find((r) => r.id === 'nc'));
+      expect(JSON.stringify(out.body)).toContain('not connected to the campaign platform yet');
+      expect(bare.slack.views(CALLBACK)).toHaveLength(0);
+    } finally {
+      await bare.close();
     }
   });
 });

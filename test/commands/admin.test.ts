@@ -182,3 +182,18 @@ describe('/campaign verify', () => {
     expect((await run('verify')).text).toMatch(/internal error .*request id/);
   });
 });
+
+describe('/campaign agent-link', () => {
+  it('maps a mentioned user to a platform agent, shows it, and removes it', async () => {
+    expect((await run(`agent-link <@${MEMBER_ID}|max> agent-31`)).text).toContain(`Replies from <@${MEMBER_ID}> in handoff threads are now sent as agent \`agent-31\``);
+    expect(await h.bot.deps.store.agentLinks.get(h.signer.teamId, MEMBER_ID)).toBe('agent-31');
+    expect((await run(`agent-link <@${MEMBER_ID}>`)).text).toContain('answers handoff threads as agent `agent-31`');
+    expect((await run(`agent-link <@${MEMBER_ID}> remove`)).text).toContain('no longer linked');
+    expect(await h.bot.deps.store.agentLinks.get(h.signer.teamId, MEMBER_ID)).toBeUndefined();
+  });
+
+  it('asks for a mention when given a plain name, and is admin-only', async () => {
+    expect((await run('agent-link dana agent-31')).text).toContain('Mention the Slack user');
+    expect((await run(`agent-link <@${MEMBER_ID}> agent-31`, MEMBER_ID)).text).toContain('Only Slack workspace admins');
+  });
+});

@@ -2,7 +2,7 @@
  * The composition root: config → logger → store → platform client → Bolt app → listeners.
  * Nothing else constructs long-lived services; tests build the bot through here too.
  */
-import { App } from '@slack/bolt';
+import { App, type CustomRoute } from '@slack/bolt';
 import type { DestinationStream } from 'pino';
 import { createTransport } from '../api/index.js';
 import type { Config } from '../config.js';
@@ -39,6 +39,10 @@ export interface BotOptions {
   voiceSampleMaxBytes?: number;
   /** Webhook intake and event worker settings (tests use short takeover/backoff times). */
   events?: EventsOptions;
+  /** More HTTP routes served on PORT beside ours (the playground's page and API). */
+  extraRoutes?: CustomRoute[];
+  /** Interface to listen on (HTTP mode); all interfaces by default. The playground listens on loopback only. */
+  listenHost?: string;
 }
 
 export function createBot(config: Config, options: BotOptions = {}): Bot {
@@ -70,7 +74,8 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
 
   const events = createEvents(deps, options.events);
 
-  const { receiver, listen } = createReceiver(config, store, [...healthRoutes(deps), events.route], logger);
+  const routes = [...healthRoutes(deps), events.route, ...(options.extraRoutes ?? [])];
+  const { receiver, listen } = createReceiver(config, store, routes, logger, options.listenHost);
   const app = new App({
     receiver,
     ...(config.slack.mode.kind === 'single' ? { token: config.slack.mode.botToken } : {}),

@@ -19,10 +19,10 @@ const OAUTH_REDIRECT_PATH = '/slack/oauth_redirect';
 export interface SlackReceiver {
   receiver: HTTPReceiver | SocketModeReceiver;
   /** Starts the app on it; resolves with the HTTP port serving our routes. */
-  listen(app: App): Promise<number>;
+  listen(this: void, app: App): Promise<number>;
 }
 
-export function createReceiver(config: Config, store: Store, customRoutes: CustomRoute[], logger: Logger): SlackReceiver {
+export function createReceiver(config: Config, store: Store, customRoutes: CustomRoute[], logger: Logger, host?: string): SlackReceiver {
   const oauth = oauthOptions(config, store);
   if (config.slack.appToken) {
     const receiver = new SocketModeReceiver({
@@ -54,7 +54,7 @@ export function createReceiver(config: Config, store: Store, customRoutes: Custo
   return {
     receiver,
     async listen(app) {
-      const server = (await app.start(config.port)) as Server;
+      const server = (await app.start(host === undefined ? config.port : { port: config.port, host })) as Server;
       return (server.address() as AddressInfo).port;
     },
   };

@@ -4,6 +4,7 @@
  */
 import type { App } from '@slack/bolt';
 import type { Deps } from '../bot/deps.js';
+import { agentLink } from './agent-link.js';
 import { bookings } from './bookings.js';
 import { cloneVoice } from './clone-voice.js';
 import { connect } from './connect.js';
@@ -16,15 +17,22 @@ import { verify } from './verify.js';
 import { quota } from './quota.js';
 import { scheduled } from './scheduled.js';
 import { stats } from './stats.js';
+import { subscribe } from './subscribe.js';
+import { unsubscribe } from './unsubscribe.js';
+import { subscriptions } from './subscriptions.js';
+import { sample } from './sample.js';
 import { template } from './template.js';
 import type { Subcommand } from './types.js';
 
+/** In the order of the product brief: read commands, then admin tools, then event routing. */
 export const SUBCOMMANDS: readonly Subcommand[] = [
   stats,
   bookings,
   scheduled,
   quota,
   template,
+  subscriptions,
+  sample,
   connect,
   keys,
   profile,
@@ -32,6 +40,9 @@ export const SUBCOMMANDS: readonly Subcommand[] = [
   deleteAgent,
   verify,
   cloneVoice,
+  subscribe,
+  unsubscribe,
+  agentLink,
 ];
 
 export const COMMAND = '/campaign';

@@ -157,6 +157,7 @@ function describeIssues(error: z.ZodError): string {
  */
 export function parseEvent(value: unknown, forced?: TriggerName): ParseResult {
   if (!isRecord(value)) return { ok: false, problem: 'an event must be a JSON object' };
+  if (depthOf(value) > MAX_DEPTH) return { ok: false, problem: `the event is nested more than ${MAX_DEPTH} levels deep` };
   const event = withoutProtoKeys(value);
   if (Object.keys(event).length === 0) return { ok: false, problem: 'the event is an empty object' };
 
@@ -175,12 +176,29 @@ export function parseEvent(value: unknown, forced?: TriggerName): ParseResult {
   return { ok: true, event: { known: true, trigger, data: parsed.data } as KnownEvent };
 }
 
+/** Platform events are flat; anything this deep is not one (and would cost recursion further on). */
+const MAX_DEPTH = 32;
+
+/** Nesting depth of a JSON value, without recursion (stops counting past MAX_DEPTH). */
+function depthOf(value: unknown): number {
+  let deepest = 0;
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, d] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    deepest = Math.max(deepest, d);
+    if (deepest > MAX_DEPTH) return deepest;
+    for (const child of Object.values(v)) stack.push([child, d + 1]);
+  }
+  return deepest;
+}
+
 /**
  * A deep copy without `__proto__` keys (JSON.parse makes them own properties; copying one with `=` or
  * `Object.assign` would set a prototype). `constructor`/`prototype` as plain own keys are harmless data.
  */
 export function withoutProtoKeys<T>(value: T, depth = 0): T {
-  if (depth > 64 || typeof value !== 'object' || value === null) return value;
+  if (depth > MAX_DEPTH || typeof value !== 'object' || value === null) return value;
   if (Array.isArray(value)) return value.map((v: unknown) => withoutProtoKeys(v, depth + 1)) as T;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {

@@ -8,20 +8,13 @@
  */
 import { ErrorCode, WebClient, type WebAPIRateLimitedError } from '@slack/web-api';
 import { boltLogger } from '../bot/bolt-logger.js';
-import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { RetryLaterError } from '../store/index.js';
 
 const REQUEST_TIMEOUT_MS = 30_000;
 
-/**
- * The bot token that posts into `teamId`'s channels. The one place that knows: in single-workspace mode it is
- * SLACK_BOT_TOKEN; OAuth mode will look the installation up here (one line) once installations are stored.
- */
-export async function tokenFor(config: Config, _teamId: string): Promise<string | undefined> {
-  const mode = config.slack.mode;
-  return Promise.resolve(mode.kind === 'single' ? mode.botToken : undefined);
-}
+/** The bot token for a workspace (`botTokenFor` in src/bot/slack-token.ts: the one place that knows). */
+export type TokenFor = (teamId: string) => Promise<string | undefined>;
 
 /** No bot token for the workspace: retried, then dead-lettered (kept) until the workspace is installed. */
 export class NoBotTokenError extends Error {
@@ -35,17 +28,18 @@ export class WorkerSlack {
   private readonly clients = new Map<string, WebClient>();
 
   constructor(
-    private readonly config: Config,
+    private readonly slackApiUrl: string,
+    private readonly tokenFor: TokenFor,
     private readonly logger: Logger,
   ) {}
 
   async clientFor(teamId: string): Promise<WebClient> {
-    const token = await tokenFor(this.config, teamId);
+    const token = await this.tokenFor(teamId);
     if (!token) throw new NoBotTokenError(teamId);
     let client = this.clients.get(token);
     if (!client) {
       client = new WebClient(token, {
-        slackApiUrl: this.config.slack.apiUrl,
+        slackApiUrl: this.slackApiUrl,
         rejectRateLimitedCalls: true,
         retryConfig: { retries: 0 },
         timeout: REQUEST_TIMEOUT_MS,

@@ -53,7 +53,7 @@ export function renderCallCompleted(e: CallCompleted): MessagePayload {
   );
   if (meta) blocks.push(context(meta));
   const campaign = inline(e.campaignName, 60) ?? inline(e.campaignId, 60);
-  const fallback = `Call completed with ${customerPlain(e)}${campaign ? ` — ${campaign}` : ''} (${duration})`;
+  const fallback = `Call completed with ${customerPlain(e)}${campaign ? ` — ${campaign}` : ''}${ms === undefined ? '' : ` (${duration})`}`;
   return message(fallback, blocks);
 }
 

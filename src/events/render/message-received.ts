@@ -16,7 +16,7 @@ export function renderMessageReceived(e: MessageReceived): MessagePayload {
   const agent = inline(e.agentName, 100);
   const meta = dotted(campaign ? `campaign ${campaign}` : undefined, agent ? `agent ${agent}` : undefined, when(e.receivedAt));
   return message(`Message from ${customerPlain(e)}: ${inline(content, 200) ?? '(empty)'}`, [
-    section(`💬 ${customerLabel(e)} wrote:${body}`),
+    section(`💬 ${customerLabel(e, 'An unknown customer')} wrote:${body}`),
     ...(meta ? [context(meta)] : []),
   ]);
 }

@@ -1,0 +1,53 @@
+/**
+ * `/campaign sample <event> <campaignId>`: asks the platform for a sample event built from a real campaign
+ * (GET /events-gateway/trigger/perform/{event}) and shows it exactly as a real delivery would be posted,
+ * marked as a sample. For call_completed the transcript follows as a second message (in a channel it goes
+ * into the card's thread).
+ */
+import { z } from 'zod';
+import { markAsSample, renderEvent, renderTranscript } from '../events/render/index.js';
+import { parseEvent, SUBSCRIBABLE_TRIGGERS } from '../events/index.js';
+import { campaignIdProblem, campaignPhrase, parseEventNames } from '../events/subscription-text.js';
+import { context, message } from '../slack/blocks.js';
+import type { CommandContext, Subcommand } from './types.js';
+
+/** The sample's envelope is undocumented: a delivery-shaped array, a bare event, or `{ value: [...] }`. */
+const envelope = z.union([z.array(z.unknown()).min(1).transform((a) => a[0]), z.looseObject({ value: z.array(z.unknown()).min(1) }).transform((v) => v.value[0])]);
+
+export const sample: Subcommand = {
+  name: 'sample',
+  usage: 'sample <event> <campaignId>',
+  summary: 'preview how an event is posted, with a sample from the platform',
+  readOnly: true,
+  args: { min: 2, max: 2 },
+  failures: (ctx: CommandContext) => ({ notFound: `The platform has no ${campaignPhrase(ctx.args[1] ?? '')} — check the id.` }),
+  async run(ctx) {
+    const [eventName = '', campaignId = ''] = ctx.args;
+    const names = parseEventNames([eventName], SUBSCRIBABLE_TRIGGERS);
+    if (!names.ok) return ctx.tell(names.sentence);
+    const trigger = names.events[0];
+    if (!trigger) return ctx.tell(`Usage: \`/campaign ${sample.usage}\``);
+    const badId = campaignIdProblem(campaignId);
+    if (badId) return ctx.tell(badId);
+
+    const api = await ctx.deps.platform.clientFor(ctx.teamId);
+    const body = await api.webhooks.sample(trigger, campaignId);
+    const unwrapped = envelope.safeParse(body);
+    const parsed = parseEvent(unwrapped.success ? unwrapped.data : body, trigger);
+    if (!parsed.ok || !parsed.event.known) {
+      ctx.logger.warn({ trigger, problem: parsed.ok ? 'not a known event' : parsed.problem }, 'sample event did not validate');
+      return ctx.tell(`The platform’s sample \`${trigger}\` event has a shape this app does not understand, so it can’t be previewed — tell your Slack admin (the details are in the app logs).`);
+    }
+    const event = parsed.event;
+    await ctx.reply(markAsSample(renderEvent(event), trigger));
+
+    if (event.trigger === 'call_completed') {
+      const transcript = renderTranscript(event.data);
+      if (transcript?.kind === 'message') {
+        await ctx.reply(message(`[Sample] ${transcript.payload.text}`, [context('🧪 In a channel this goes into the card’s thread:'), ...transcript.payload.blocks]));
+      } else if (transcript) {
+        await ctx.reply(message('[Sample] transcript file', [context(`🧪 In a channel, the card’s thread gets the transcript as a file (\`${transcript.filename}\`): ${transcript.comment}`)]));
+      }
+    }
+  },
+};

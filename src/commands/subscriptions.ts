@@ -1,0 +1,130 @@
+/**
+ * `/campaign subscriptions [campaignId]`: what this channel receives (its routes), the delivery health
+ * (dead letters), and — for one campaign — the hooks the platform has registered, side by side with ours.
+ *
+ * The platform's list body is undocumented: a list of subscriptions (`triggerName`, `campaignId`, `id` /
+ * `hookUrl`) is shown as such; anything else is summarised generically. Hook URLs are secrets (the token in
+ * them is all that authenticates a delivery), so none is ever printed: ours is named, others cut to their origin.
+ */
+import { z } from 'zod';
+import { describeHookUrl, hookUrlFor, isTriggerName } from '../events/index.js';
+import { campaignIdProblem, campaignPhrase } from '../events/subscription-text.js';
+import { LIMITS, context, divider, escapeMrkdwn, header, message, section, slackDate, truncate, type KnownBlock } from '../slack/blocks.js';
+import { ALL_CAMPAIGNS, type Route } from '../store/index.js';
+import { describeFailure } from './failure.js';
+import type { CommandContext, Subcommand } from './types.js';
+
+const MAX_HOOK_LINES = 25;
+
+const platformHook = z.looseObject({
+  id: z.string().optional(),
+  hookUrl: z.string().optional(),
+  campaignId: z.string().optional(),
+  triggerName: z.string().optional(),
+});
+const hookList = z.union([z.array(platformHook), z.looseObject({ value: z.array(platformHook) }).transform((v) => v.value)]);
+type PlatformHook = z.infer<typeof platformHook>;
+
+export const subscriptions: Subcommand = {
+  name: 'subscriptions',
+  usage: 'subscriptions [campaignId]',
+  summary: 'what this channel receives, delivery health, and the platform’s hooks for a campaign',
+  readOnly: true,
+  args: { min: 0, max: 1 },
+  async run(ctx) {
+    const { deps, teamId, channelId } = ctx;
+    const campaignId = ctx.args[0];
+    if (campaignId !== undefined) {
+      const badId = campaignIdProblem(campaignId);
+      if (badId) return ctx.tell(badId);
+    }
+    const [routes, dead] = await Promise.all([deps.store.routes.listForChannel(teamId, channelId), deps.store.queue.deadLetters(teamId, 1)]);
+    const shown = campaignId === undefined ? routes : routes.filter((r) => r.campaignId === campaignId || r.campaignId === ALL_CAMPAIGNS);
+
+    const blocks: KnownBlock[] = [header(campaignId === undefined ? 'Event subscriptions' : 'Event subscriptions for one campaign')];
+    blocks.push(section(routesText(shown, campaignId)));
+
+    if (campaignId !== undefined) {
+      blocks.push(divider(), section(await platformHooksText(ctx, campaignId, routes)));
+    }
+
+    const latest = dead.entries[0];
+    blocks.push(
+      context(
+        dead.count === 0
+          ? 'Delivery: no dead letters — every event received was posted or had no channel to go to.'
+          : `Delivery: *${dead.count}* dead letter${dead.count === 1 ? '' : 's'} (events kept after their last failed attempt)${
+              latest ? ` · latest ${slackDate(new Date(latest.failedAt).toISOString())}: ${escapeMrkdwn(truncate(latest.error, 200))}` : ''
+            }`,
+      ),
+    );
+    await ctx.reply(message(`Event subscriptions: ${shown.length} route${shown.length === 1 ? '' : 's'} in this channel`, blocks));
+  },
+};
+
+function routesText(routes: readonly Route[], campaignId: string | undefined): string {
+  if (routes.length === 0) {
+    const scope = campaignId === undefined ? '' : ` for ${campaignPhrase(campaignId)}`;
+    return `*This channel*\n_No events are posted here${scope}._ An admin can run \`/campaign subscribe <campaignId|*> [events…]\`.`;
+  }
+  const byCampaign = new Map<string, string[]>();
+  for (const r of routes) byCampaign.set(r.campaignId, [...(byCampaign.get(r.campaignId) ?? []), r.triggerName]);
+  const lines = [...byCampaign].map(([c, events]) => `• ${campaignPhrase(c)}: ${events.map((e) => `\`${escapeMrkdwn(e)}\``).join(', ')}`);
+  return truncate(`*This channel receives*\n${lines.join('\n')}`, LIMITS.sectionText);
+}
+
+async function platformHooksText(ctx: CommandContext, campaignId: string, teamRoutes: readonly Route[]): Promise<string> {
+  const { deps, teamId } = ctx;
+  const title = `*On the platform* (${campaignPhrase(campaignId)})`;
+  let body: unknown;
+  try {
+    const api = await deps.platform.clientFor(teamId);
+    body = await api.webhooks.listForCampaign(campaignId);
+  } catch (err) {
+    ctx.logger.warn({ err, campaignId }, 'could not list platform hooks');
+    return `${title}\nCould not read the platform’s hooks: ${describeFailure(err, { notFound: `The platform has no ${campaignPhrase(campaignId)}.` })}`;
+  }
+  const token = await deps.store.workspaces.getHookToken(teamId);
+  deps.redactor.addSecret(token ?? undefined);
+  const ours = { publicUrl: deps.config.publicUrl, current: token && deps.config.publicUrl ? hookUrlFor(deps.config.publicUrl, token) : undefined };
+
+  const parsed = hookList.safeParse(body);
+  if (!parsed.success) {
+    return truncate(`${title}\nThe platform answered in a form this app does not know: ${summarise(body, ours)}`, LIMITS.sectionText);
+  }
+  const hooks = parsed.data;
+  const lines = hooks.slice(0, MAX_HOOK_LINES).map((h) => `• \`${escapeMrkdwn(h.triggerName ?? '?')}\` → ${escapeMrkdwn(target(h, ours))}`);
+  if (hooks.length > MAX_HOOK_LINES) lines.push(`…and ${hooks.length - MAX_HOOK_LINES} more`);
+  if (hooks.length === 0) lines.push('_No hooks registered for this campaign._');
+
+  // Side by side: events some channel routes for this campaign, but the platform does not send to us.
+  const registered = new Set(hooks.filter((h) => ours.current !== undefined && urlOf(h) === ours.current).map((h) => h.triggerName));
+  const routed = [...new Set(teamRoutes.filter((r) => r.campaignId === campaignId).map((r) => r.triggerName))];
+  const missing = routed.filter((e) => isTriggerName(e) && !registered.has(e));
+  if (missing.length > 0 && ours.current !== undefined) {
+    lines.push(
+      `⚠️ Routed in this workspace but not registered to this workspace’s hook: ${missing.map((e) => `\`${escapeMrkdwn(e)}\``).join(', ')} — run \`/campaign subscribe ${escapeMrkdwn(campaignId)} ${missing.join(' ')}\` again to repair.`,
+    );
+  }
+  return truncate(`${title}\n${lines.join('\n')}`, LIMITS.sectionText);
+}
+
+function urlOf(h: PlatformHook): string | undefined {
+  return h.hookUrl ?? h.id;
+}
+
+function target(h: PlatformHook, ours: { publicUrl?: string | undefined; current?: string | undefined }): string {
+  const url = urlOf(h);
+  return url === undefined ? 'a hook without a URL' : describeHookUrl(url, ours);
+}
+
+/** A short, safe picture of an unexpected body: its structure with strings masked (any could be a hook URL). */
+function summarise(body: unknown, ours: { publicUrl?: string | undefined; current?: string | undefined }): string {
+  const mask = (v: unknown, depth: number): unknown => {
+    if (typeof v === 'string') return /^https?:\/\//i.test(v) || v.includes('/hooks/') ? describeHookUrl(v, ours) : truncate(v, 60);
+    if (depth > 3 || v === null || typeof v !== 'object') return v;
+    if (Array.isArray(v)) return v.slice(0, 10).map((x) => mask(x, depth + 1));
+    return Object.fromEntries(Object.entries(v).slice(0, 15).map(([k, x]) => [truncate(k, 40), mask(x, depth + 1)]));
+  };
+  return `\`${escapeMrkdwn(truncate(JSON.stringify(mask(body, 0)) ?? 'nothing', 1500).replace(/`/g, "'"))}\``;
+}

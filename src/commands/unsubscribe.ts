@@ -1,0 +1,104 @@
+/**
+ * `/campaign unsubscribe <campaignId|*> [events…]` (admins): removes this channel's routes for those events
+ * (default: every event this channel receives for that campaign). When no channel needs a (campaign, event)
+ * any more, the platform subscription goes too (DELETE /events-gateway/trigger/unsubscribe, with the values
+ * subscribe used) — before the route, so a refused unsubscribe leaves the route and the user can retry.
+ */
+import { BadRequestError } from '../api/index.js';
+import { hookUrlFor, TRIGGER_NAMES, type TriggerName } from '../events/index.js';
+import { campaignIdProblem, campaignPhrase, eventList, parseEventNames } from '../events/subscription-text.js';
+import { describeFailure } from './failure.js';
+import { noPublicUrl } from './subscribe.js';
+import type { CommandContext, Subcommand } from './types.js';
+
+export const unsubscribe: Subcommand = {
+  name: 'unsubscribe',
+  usage: 'unsubscribe <campaignId|*> [events…]',
+  summary: 'stop posting a campaign’s events in this channel',
+  admin: true,
+  args: { min: 1, max: 1 + TRIGGER_NAMES.length * 2 },
+  async run(ctx) {
+    const { deps, teamId, channelId } = ctx;
+    const [campaignId = '', ...words] = ctx.args;
+    const names = parseEventNames(words, TRIGGER_NAMES);
+    if (!names.ok) return ctx.tell(names.sentence);
+    const badId = campaignIdProblem(campaignId);
+    if (badId) return ctx.tell(badId);
+    const what = campaignPhrase(campaignId);
+
+    const routes = await deps.store.routes.listForTeam(teamId);
+    const here = routes.filter((r) => r.channelId === channelId && r.campaignId === campaignId);
+    const hereEvents = new Set<string>(here.map((r) => r.triggerName));
+    const asked: string[] = names.events.length > 0 ? names.events : [...hereEvents];
+    const toRemove = asked.filter((e) => hereEvents.has(e));
+    const notHere = asked.filter((e) => !hereEvents.has(e));
+    if (toRemove.length === 0) {
+      return ctx.tell(
+        names.events.length > 0
+          ? `This channel is not subscribed to ${eventList(notHere)} for ${what} — nothing changed.`
+          : `This channel receives no events for ${what} — nothing changed. \`/campaign subscriptions\` lists what it receives.`,
+      );
+    }
+
+    const token = await deps.store.workspaces.getHookToken(teamId);
+    deps.redactor.addSecret(token ?? undefined);
+    const publicUrl = deps.config.publicUrl;
+    const removed: string[] = [];
+    let leftUpstream = false;
+    for (const triggerName of toRemove) {
+      const stillNeeded = routes.some((r) => r.campaignId === campaignId && r.triggerName === triggerName && r.channelId !== channelId);
+      try {
+        if (!stillNeeded && token) {
+          if (publicUrl) await unsubscribeUpstream(ctx, publicUrl, token, campaignId, triggerName as TriggerName);
+          else leftUpstream = true;
+        }
+        await deps.store.routes.remove({ teamId, campaignId, triggerName, channelId });
+        removed.push(triggerName);
+      } catch (err) {
+        ctx.logger.warn({ err, campaignId, triggerName }, 'unsubscribe failed');
+        const rest = toRemove.filter((e) => !removed.includes(e));
+        const doneText = removed.length > 0 ? `Unsubscribed this channel from ${eventList(removed)} for ${what}; ` : '';
+        await ctx.tell(`${doneText}${eventList(rest)} ${rest.length === 1 ? 'is' : 'are'} still subscribed: ${describeFailure(err)}`);
+        if (removed.length > 0) await notifyChannel(ctx, removed, what);
+        return;
+      }
+    }
+
+    await notifyChannel(ctx, removed, what);
+    const skipped = notHere.length > 0 ? ` (It was not subscribed to ${eventList(notHere)}.)` : '';
+    const upstreamNote = leftUpstream
+      ? ` The platform may keep sending these events to the bot (they are ignored): ${noPublicUrl('Removing the platform subscription')}`
+      : '';
+    await ctx.tell(`🔕 This channel no longer receives ${eventList(removed)} for ${what}.${skipped}${upstreamNote}`);
+  },
+};
+
+async function unsubscribeUpstream(
+  ctx: CommandContext,
+  publicUrl: string,
+  token: string,
+  campaignId: string,
+  triggerName: TriggerName,
+): Promise<void> {
+  const api = await ctx.deps.platform.clientFor(ctx.teamId);
+  try {
+    await api.webhooks.unsubscribe({ hookUrl: hookUrlFor(publicUrl, token), campaignId, triggerName });
+    ctx.logger.info({ campaignId, triggerName }, 'platform webhook unsubscribed');
+  } catch (err) {
+    // 400 is what the platform answers when no subscription matches: already gone, which is what we want.
+    if (!(err instanceof BadRequestError)) throw err;
+    ctx.logger.info({ campaignId, triggerName, code: err.code }, 'platform had no such webhook subscription; removing the route anyway');
+  }
+}
+
+/** Subscribing announced itself in the channel; so does the end of it (best effort). */
+async function notifyChannel(ctx: CommandContext, removed: readonly string[], what: string): Promise<void> {
+  try {
+    await ctx.client.chat.postMessage({
+      channel: ctx.channelId,
+      text: `🔕 This channel no longer receives ${eventList(removed)} events for ${what} (changed by <@${ctx.userId}>).`,
+    });
+  } catch (err) {
+    ctx.logger.info({ err }, 'could not announce the unsubscribe in the channel');
+  }
+}

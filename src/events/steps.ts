@@ -1,0 +1,37 @@
+/**
+ * Idempotent steps of one queue entry. A handler that posts to several channels, or a card and then its
+ * transcript, may fail half-way and run again; every step that succeeded is remembered per
+ * (entry, channel, step) with its result (the card's ts, which the transcript's thread needs), so a retry
+ * — by this worker or one that took the entry over — never posts anything twice.
+ *
+ * The one window left is a crash between Slack's answer and the write of the mark; at-least-once delivery
+ * cannot close it without an idempotency key on Slack's side.
+ */
+import type { Store } from '../store/index.js';
+
+/** Longer than any entry lives: retries are bounded, and even Slack rate limits end within hours. */
+export const STEP_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+
+export interface StepRef {
+  teamId: string;
+  entryId: string;
+  channel: string;
+  step: string;
+}
+
+export class StepLog {
+  constructor(
+    private readonly store: Store,
+    private readonly ttlMs = STEP_TTL_MS,
+  ) {}
+
+  /** Runs `work` unless this step already succeeded; either way returns the step's result. */
+  async once(ref: StepRef, work: () => Promise<string>): Promise<{ result: string; ran: boolean }> {
+    const key = this.store.keys.dedup('event-step', JSON.stringify([ref.teamId, ref.entryId, ref.channel, ref.step]));
+    const done = await this.store.kv.get(key);
+    if (done !== null) return { result: done, ran: false };
+    const result = await work();
+    await this.store.kv.set(key, result, { ttlMs: this.ttlMs });
+    return { result, ran: true };
+  }
+}

@@ -1,0 +1,213 @@
+/**
+ * `POST /hooks/<token>` against real Redis: what the platform gets back for every kind of delivery, and what
+ * is (or is not) stored and posted.
+ */
+import { randomBytes } from 'node:crypto';
+import { request } from 'node:http';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { TEAM_ID, type Harness } from '../support/harness.js';
+import { requireRedis } from '../support/redis.js';
+import { CALL_COMPLETED_FULL, CALL_STARTED_FULL } from './fixtures.js';
+import { deliver, posts, routeTo, sleep, startEventsHarness } from './support.js';
+
+const redis = await requireRedis();
+const CHANNEL = 'C0CALLS001';
+
+let h: Harness;
+let hook: string;
+let prefix: string;
+let n = 0;
+
+beforeAll(async () => {
+  prefix = `${redis.prefix}intake:`;
+  h = await startEventsHarness({ redisUrl: redis.url, keyPrefix: prefix });
+  hook = await routeTo(h, [
+    { campaignId: 'camp-1', triggerName: 'call_completed', channelId: CHANNEL },
+    { campaignId: 'camp-1', triggerName: 'call_started', channelId: CHANNEL },
+  ]);
+});
+afterAll(async () => {
+  await h.close();
+});
+beforeEach(() => {
+  h.slack.reset();
+});
+
+/** A call_started with a fresh call id (so dedup never hides it). */
+const callStarted = (extra: Record<string, unknown> = {}) => ({ ...CALL_STARTED_FULL, callId: `call-${++n}-${Date.now()}`, ...extra });
+
+async function storedKeys(): Promise<string[]> {
+  return (await redis.redis.keys(`${prefix}*`)).sort();
+}
+
+describe('who may deliver', () => {
+  it('answers 404 for an unknown or malformed token and writes nothing', async () => {
+    const before = await storedKeys();
+    for (const token of [randomBytes(32).toString('base64url'), 'short', '..%2F..']) {
+      const res = await deliver(`${h.url}/hooks/${token}`, [callStarted()]);
+      expect(res.status).toBe(404);
+    }
+    await sleep(50);
+    expect(await storedKeys()).toEqual(before);
+    expect(h.slack.calls).toHaveLength(0);
+  });
+
+  it('answers 405 to anything but POST, without logging the token', async () => {
+    const res = await fetch(hook);
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('POST');
+    expect(h.logs()).not.toContain(hook.split('/').at(-1));
+  });
+});
+
+describe('what a delivery may be', () => {
+  it('accepts the spec’s shape (an array with one event) and a bare object', async () => {
+    const a = await deliver(hook, [callStarted()]);
+    expect(a.status).toBe(200);
+    expect(await a.json()).toEqual({ ok: true, queued: 1, duplicates: 0 });
+    const b = await deliver(hook, callStarted());
+    expect(b.status).toBe(200);
+    await h.slack.waitFor(() => posts(h, CHANNEL).length === 2);
+  });
+
+  it('answers 413 past 256 KB (declared length), and accepts exactly 256 KB', async () => {
+    const event = JSON.stringify([callStarted()]);
+    const exact = event + ' '.repeat(256 * 1024 - Buffer.byteLength(event));
+    expect((await deliver(hook, exact)).status).toBe(200);
+    const over = await deliver(hook, `${exact} `);
+    expect(over.status).toBe(413);
+  });
+
+  it('stops reading a streamed (chunked) body at the limit', async () => {
+    const url = new URL(hook);
+    const chunk = Buffer.alloc(64 * 1024, 0x20);
+    const { status, written } = await new Promise<{ status: number; written: number }>((resolve, reject) => {
+      let written = 0;
+      let stop = false;
+      const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+        stop = true;
+        res.resume();
+        resolve({ status: res.statusCode ?? 0, written });
+      });
+      req.on('error', (err) => (stop ? undefined : reject(err)));
+      const pump = () => {
+        while (!stop && written < 50 * 1024 * 1024) {
+          written += chunk.length;
+          if (!req.write(chunk)) return void req.once('drain', pump);
+        }
+        if (!stop) req.end();
+      };
+      req.write('[');
+      pump();
+    });
+    expect(status).toBe(413);
+    expect(written).toBeLessThan(50 * 1024 * 1024);
+  });
+
+  it('answers 400 to a body that is not JSON', async () => {
+    for (const body of ['not json', '[{"callId":', '']) {
+      const res = await deliver(hook, body);
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ error: 'invalid_json' });
+    }
+  });
+
+  it('answers 400 to JSON of the wrong shape', async () => {
+    const wrong = [
+      '"hello"',
+      '42',
+      'null',
+      '[]',
+      '[1]',
+      '[{}]',
+      JSON.stringify([{ campaignId: 'camp-1', callId: 42 }]),
+      JSON.stringify([{ ...CALL_COMPLETED_FULL, callId: 'call-x', durationMs: 'two minutes' }]),
+      JSON.stringify([{ triggerName: 7, campaignId: 'camp-1' }]),
+      `[{"campaignId":"camp-1","callId":"deep","x":${'['.repeat(40)}${']'.repeat(40)}}]`,
+    ];
+    for (const body of wrong) {
+      const res = await deliver(hook, body);
+      expect(res.status, body).toBe(400);
+      expect(await res.json()).toMatchObject({ ok: false });
+    }
+    await sleep(100);
+    expect(h.slack.calls).toHaveLength(0);
+  });
+
+  it('drops __proto__ keys: nothing is polluted and the event is still posted', async () => {
+    const callId = `call-proto-${Date.now()}`;
+    const body = `[{"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}},"campaignId":"camp-1","callId":"${callId}","customerName":"Ada","extra":{"__proto__":{"polluted":"yes"}}}]`;
+    const res = await deliver(hook, body);
+    expect(res.status).toBe(200);
+    const post = await h.slack.waitFor(() => posts(h, CHANNEL).find((m) => JSON.stringify(m.blocks).includes('Ada')));
+    expect(post).toBeDefined();
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(Object.prototype).not.toHaveProperty('polluted');
+  });
+
+  it('keeps and logs an event with an unknown trigger: 200, nothing posted, a dead letter with its payload', async () => {
+    const before = (await h.bot.deps.store.queue.deadLetters(TEAM_ID)).count;
+    const res = await deliver(hook, [{ triggerName: 'call_transferred', campaignId: 'camp-1', callId: 'call-tr-1', transferTo: '+15550001111' }]);
+    expect(res.status).toBe(200);
+    const dead = await waitForDeadLetter(before);
+    expect(dead.entries[0]?.error).toContain('unknown trigger "call_transferred"');
+    expect(dead.entries[0]?.payload).toMatchObject({ trigger: 'call_transferred', event: { callId: 'call-tr-1', transferTo: '+15550001111' } });
+    expect(h.logs()).toContain('unknown trigger');
+    expect(h.slack.calls.filter((c) => c.method === 'chat.postMessage')).toHaveLength(0);
+  });
+});
+
+async function waitForDeadLetter(before: number) {
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    const dead = await h.bot.deps.store.queue.deadLetters(TEAM_ID);
+    if (dead.count > before) return dead;
+    if (Date.now() > deadline) throw new Error('no dead letter');
+    await sleep(20);
+  }
+}
+
+describe('exactly once', () => {
+  it('posts one card for 20 concurrent copies of one event', async () => {
+    const event = { ...CALL_COMPLETED_FULL, callId: `call-dup-${Date.now()}`, customerName: 'Dup Licate', callTranscript: '' };
+    const answers = await Promise.all(Array.from({ length: 20 }, () => deliver(hook, [event]).then(async (r) => ({ status: r.status, body: (await r.json()) as { queued: number } }))));
+    expect(answers.every((a) => a.status === 200)).toBe(true);
+    expect(answers.reduce((sum, a) => sum + a.body.queued, 0)).toBe(1);
+    await h.slack.waitFor(() => posts(h, CHANNEL).length === 1);
+    await sleep(300);
+    expect(posts(h, CHANNEL)).toHaveLength(1);
+    // A redelivery later is still a duplicate.
+    expect(await (await deliver(hook, [event])).json()).toMatchObject({ queued: 0, duplicates: 1 });
+  });
+
+  it('keys call events by trigger + callId: a call’s start and end are two posts', async () => {
+    const callId = `call-pair-${Date.now()}`;
+    await deliver(hook, [{ ...CALL_STARTED_FULL, callId }]);
+    await deliver(hook, [{ ...CALL_COMPLETED_FULL, callId, callTranscript: '' }]);
+    await h.slack.waitFor(() => posts(h, CHANNEL).length === 2);
+    expect(posts(h, CHANNEL).map((m) => m.text.split(' ').slice(0, 2).join(' '))).toEqual(['Call started', 'Call completed']);
+  });
+});
+
+describe('when it cannot queue', () => {
+  it('answers 503 while shutting down', async () => {
+    h.bot.deps.lifecycle.stopping = true;
+    try {
+      expect((await deliver(hook, [callStarted()])).status).toBe(503);
+    } finally {
+      h.bot.deps.lifecycle.stopping = false;
+    }
+  });
+
+  it('answers 503 — never 2xx — when the queue refuses', async () => {
+    const memory = await startEventsHarness();
+    try {
+      const url = await routeTo(memory, [{ campaignId: 'camp-1', triggerName: 'call_started', channelId: CHANNEL }]);
+      await memory.bot.deps.store.queue.close();
+      const res = await deliver(url, [callStarted()]);
+      expect(res.status).toBe(503);
+    } finally {
+      await memory.close();
+    }
+  });
+});

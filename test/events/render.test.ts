@@ -1,0 +1,125 @@
+/**
+ * Every renderer against a full and a minimal payload, compared with golden Block Kit JSON
+ * (test/events/golden/; `npx vitest run -u test/events/render.test.ts` rewrites them after a deliberate change).
+ */
+import { describe, expect, it } from 'vitest';
+import { parseEvent, type KnownEvent } from '../../src/events/events.js';
+import { markAsSample, renderEvent, renderTranscript } from '../../src/events/render/index.js';
+import { LIMITS } from '../../src/slack/blocks.js';
+import {
+  CALL_COMPLETED_FULL,
+  CALL_COMPLETED_MINIMAL,
+  CALL_STARTED_FULL,
+  CALL_STARTED_MINIMAL,
+  INJECTION,
+  MESSAGE_RECEIVED_FULL,
+  MESSAGE_RECEIVED_MINIMAL,
+  MESSAGE_SENT_FULL,
+  MESSAGE_SENT_MINIMAL,
+  SESSION_COMPLETED_FULL,
+  SESSION_COMPLETED_MINIMAL,
+  injectedMarkup,
+} from './fixtures.js';
+
+function known(payload: unknown, expected: KnownEvent['trigger']): KnownEvent {
+  const parsed = parseEvent(JSON.parse(JSON.stringify(payload)));
+  if (!parsed.ok) throw new Error(parsed.problem);
+  if (!parsed.event.known) throw new Error(`not a known event: ${parsed.event.trigger}`);
+  expect(parsed.event.trigger).toBe(expected);
+  return parsed.event;
+}
+
+const cases = [
+  ['call_started', 'full', CALL_STARTED_FULL],
+  ['call_started', 'minimal', CALL_STARTED_MINIMAL],
+  ['call_completed', 'full', CALL_COMPLETED_FULL],
+  ['call_completed', 'minimal', CALL_COMPLETED_MINIMAL],
+  ['message_received', 'full', MESSAGE_RECEIVED_FULL],
+  ['message_received', 'minimal', MESSAGE_RECEIVED_MINIMAL],
+  ['message_sent', 'full', MESSAGE_SENT_FULL],
+  ['message_sent', 'minimal', MESSAGE_SENT_MINIMAL],
+  ['message_session_completed', 'full', SESSION_COMPLETED_FULL],
+  ['message_session_completed', 'minimal', SESSION_COMPLETED_MINIMAL],
+] as const;
+
+describe.each(cases)('%s (%s payload)', (trigger, kind, payload) => {
+  const event = known(payload, trigger);
+  const rendered = renderEvent(event);
+  const json = JSON.stringify(rendered, null, 2);
+
+  it('matches its golden Block Kit JSON', async () => {
+    await expect(`${json}\n`).toMatchFileSnapshot(`./golden/${trigger}.${kind}.json`);
+  });
+
+  it('escapes platform text: no injected mention or link survives', () => {
+    expect(injectedMarkup(json)).toEqual([]);
+    if (kind === 'full' && JSON.stringify(payload).includes('<!channel>')) expect(json).toContain('&lt;!channel&gt;');
+  });
+
+  it('stays within Slack limits and has fallback text', () => {
+    expect(rendered.text.length).toBeGreaterThan(0);
+    expect(rendered.text.length).toBeLessThanOrEqual(LIMITS.fallbackText);
+    expect(rendered.blocks.length).toBeLessThanOrEqual(LIMITS.blocksPerMessage);
+    for (const b of rendered.blocks) {
+      if (b.type === 'section' && b.text) expect(b.text.text.length).toBeLessThanOrEqual(LIMITS.sectionText);
+    }
+  });
+});
+
+describe('call_completed details', () => {
+  const full = known(CALL_COMPLETED_FULL, 'call_completed');
+
+  it('shows mm:ss from durationMs, Slack dates, and a Recording button for an https audioUrl', () => {
+    const json = JSON.stringify(renderEvent(full));
+    expect(json).toContain('02:34');
+    expect(json).toContain('<!date^1709915915^');
+    expect(json).toContain('"url":"https://recordings.example.com/call-0001.mp3"');
+    expect(json).not.toContain('somethingNew');
+  });
+
+  it('leaves the Recording button out for a non-https audioUrl', () => {
+    for (const audioUrl of ['http://recordings.example.com/a.mp3', 'javascript:alert(1)', 'not a url']) {
+      const json = JSON.stringify(renderEvent(known({ ...CALL_COMPLETED_FULL, audioUrl }, 'call_completed')));
+      expect(json).not.toContain('Recording');
+    }
+  });
+
+  it('falls back to durationSeconds when durationMs is missing', () => {
+    const { durationMs: _ms, ...rest } = CALL_COMPLETED_FULL;
+    expect(JSON.stringify(renderEvent(known(rest, 'call_completed')))).toContain('02:34');
+  });
+
+  it('puts a short transcript in a thread message, escaped', async () => {
+    const reply = renderTranscript(full.trigger === 'call_completed' ? full.data : (undefined as never));
+    expect(reply?.kind).toBe('message');
+    const json = JSON.stringify(reply, null, 2);
+    expect(injectedMarkup(json)).toEqual([]);
+    await expect(`${json}\n`).toMatchFileSnapshot('./golden/call_completed.transcript.json');
+  });
+
+  it('turns a transcript over the section limit into a verbatim file', () => {
+    const long = `${'Customer: I have a question about my bill. '.repeat(100)}${INJECTION}`;
+    const event = known({ ...CALL_COMPLETED_FULL, callTranscript: long }, 'call_completed');
+    const reply = event.trigger === 'call_completed' ? renderTranscript(event.data) : undefined;
+    expect(reply).toMatchObject({ kind: 'file', filename: 'transcript-call-0001.txt' });
+    if (reply?.kind === 'file') {
+      expect(reply.content).toBe(`${long.trim()}\n`); // files are not mrkdwn: kept verbatim
+      expect(injectedMarkup(reply.comment)).toEqual([]);
+    }
+  });
+
+  it('has no transcript reply when the call has none', () => {
+    const minimal = known(CALL_COMPLETED_MINIMAL, 'call_completed');
+    expect(minimal.trigger === 'call_completed' && renderTranscript(minimal.data)).toBeUndefined();
+  });
+});
+
+describe('samples', () => {
+  it('are the real rendering plus a sample marker', () => {
+    const real = renderEvent(known(CALL_COMPLETED_FULL, 'call_completed'));
+    const marked = markAsSample(real, 'call_completed');
+    expect(marked.blocks.slice(1)).toEqual(real.blocks);
+    expect(JSON.stringify(marked.blocks[0])).toContain('Sample');
+    expect(marked.text).toBe(`[Sample] ${real.text}`);
+  });
+});

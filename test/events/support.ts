@@ -1,0 +1,63 @@
+/**
+ * Helpers for the event tests: a harness with PUBLIC_URL and fast worker timings, posting to the hook the
+ * way the platform does, and reading what landed in Slack.
+ */
+import { expect } from 'vitest';
+import type { SlackMessage } from '../fakes/slack.js';
+import { ADMIN_ID, TEAM_ID, startHarness, type Harness, type HarnessOptions } from '../support/harness.js';
+
+export const PUBLIC_URL = 'https://bot.example.com';
+
+/** Worker timings for tests: quick retries, quick takeover of a silent consumer's entries. */
+export const FAST_WORKER = { blockMs: 100, claimIdleMs: 600, pollMs: 20, retryDelayMs: () => 20 };
+
+export function startEventsHarness(opts: HarnessOptions & { publicUrl?: string | null } = {}): Promise<Harness> {
+  const { publicUrl, ...rest } = opts;
+  return startHarness({
+    ...rest,
+    env: { ...(publicUrl === null ? {} : { PUBLIC_URL: publicUrl ?? PUBLIC_URL }), ...rest.env },
+    bot: { ...rest.bot, events: { worker: FAST_WORKER, ...rest.bot?.events } },
+  });
+}
+
+let seq = 0;
+
+/** Runs `/campaign <text>` in `channelId` and returns the first answer posted to its response_url. */
+export async function run(h: Harness, text: string, opts: { channelId?: string; userId?: string } = {}) {
+  const id = `ev-${++seq}`;
+  const ack = await h.signer.command({ text, userId: opts.userId ?? ADMIN_ID, responseUrlId: id, ...(opts.channelId ? { channelId: opts.channelId } : {}) });
+  expect(ack.status).toBe(200);
+  const answer = await h.slack.waitFor(() => h.slack.responses.find((r) => r.id === id));
+  return { id, body: answer.body, text: JSON.stringify(answer.body) };
+}
+
+/** The bot's local URL for a hook URL the platform was given (`https://bot.example.com/hooks/<t>` → local). */
+export function localHookUrl(h: Harness, hookUrl: string): string {
+  return `${h.url}${new URL(hookUrl).pathname}`;
+}
+
+/** Routes directly in the store (for tests about intake/delivery, not about the commands) and returns the local hook URL. */
+export async function routeTo(h: Harness, routes: Array<{ campaignId: string; triggerName: string; channelId: string }>): Promise<string> {
+  const store = h.bot.deps.store;
+  for (const r of routes) await store.routes.add({ teamId: TEAM_ID, ...r });
+  const token = (await store.workspaces.getHookToken(TEAM_ID)) ?? (await store.workspaces.createHookToken(TEAM_ID));
+  return `${h.url}/hooks/${token}`;
+}
+
+export function deliver(url: string, body: unknown, init: RequestInit = {}): Promise<Response> {
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+    ...init,
+  });
+}
+
+/** Top-level bot messages in a channel (not thread replies). */
+export function posts(h: Harness, channel: string): SlackMessage[] {
+  return h.slack.messages(channel).filter((m) => m.bot_id !== undefined && (!m.thread_ts || m.thread_ts === m.ts));
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

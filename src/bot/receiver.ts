@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { HTTPReceiver, SocketModeReceiver, type App, type CustomRoute } from '@slack/bolt';
+import { HTTPReceiver, HTTPReceiverDeferredRequestError, SocketModeReceiver, type App, type CustomRoute } from '@slack/bolt';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { Store } from '../store/index.js';
@@ -47,6 +47,14 @@ export function createReceiver(config: Config, store: Store, customRoutes: Custo
     logger: boltLogger(logger, 'bolt-receiver'),
     // Ack first, work after: listeners call ack() before any slow I/O.
     processBeforeResponse: false,
+    dispatchErrorHandler: ({ error, request, response }) => {
+      // Bolt's default logs the full URL, and ours can carry a hook token; a path it can't route
+      // (unknown, or malformed percent-encoding) is a 404, not a 500.
+      const known = error instanceof HTTPReceiverDeferredRequestError || error instanceof URIError;
+      logger.info({ method: request.method, path: maskHookPath(request.url ?? '') }, known ? 'no route for request' : 'request failed before routing');
+      response.writeHead(known ? 404 : 500);
+      response.end();
+    },
     ...oauth.credentials,
     ...(Object.keys(oauth.credentials).length > 0 ? { installerOptions: oauth.installerOptions } : {}),
   });
@@ -100,4 +108,9 @@ function refuseFutureTimestamps(receiver: HTTPReceiver): void {
     }
     handle(req, res);
   };
+}
+
+/** `/hooks/<token>/…` → `/hooks/…`: hook tokens are secrets and never reach a log line. */
+export function maskHookPath(url: string): string {
+  return url.replace(/^\/hooks\/[^/?#]*/, '/hooks/…').slice(0, 200);
 }

@@ -69,6 +69,15 @@ describe('operations endpoints', () => {
   });
 });
 
+describe('unroutable requests', () => {
+  it('answers 404 for unknown paths and malformed hook paths, never logging the hook path', async () => {
+    expect((await fetch(`${h.url}/nope`)).status).toBe(404);
+    const res = await fetch(`${h.url}/hooks/%E0%A4%A-secretish-token`, { method: 'POST', body: '[]' });
+    expect(res.status).toBe(404);
+    expect(h.logs()).not.toContain('secretish-token');
+  });
+});
+
 describe('readiness without the store', () => {
   it('answers 503 when Redis is unreachable, while /healthz stays 200', async () => {
     const broken = await startHarness({ redisUrl: 'redis://127.0.0.1:1' });

@@ -43,14 +43,7 @@ export function textInput(
     ...(opts.initial ? { initial_value: opts.initial } : {}),
     ...(opts.maxLength ? { max_length: opts.maxLength } : {}),
   };
-  return {
-    type: 'input',
-    block_id: blockId,
-    label: plain(label, 2000),
-    element,
-    ...(opts.hint ? { hint: plain(opts.hint, 2000) } : {}),
-    ...(opts.optional ? { optional: true } : {}),
-  };
+  return inputBlock(blockId, label, element, opts);
 }
 
 /**
@@ -68,14 +61,7 @@ export function fileInput(
     ...(opts.filetypes ? { filetypes: [...opts.filetypes] } : {}),
     ...(opts.maxFiles !== undefined ? { max_files: Math.min(Math.max(opts.maxFiles, 1), 10) } : {}),
   };
-  return {
-    type: 'input',
-    block_id: blockId,
-    label: plain(label, 2000),
-    element,
-    ...(opts.hint ? { hint: plain(opts.hint, 2000) } : {}),
-    ...(opts.optional ? { optional: true } : {}),
-  };
+  return inputBlock(blockId, label, element, opts);
 }
 
 /**
@@ -100,14 +86,7 @@ export function checkboxes(
     options: all,
     ...(initial.length > 0 ? { initial_options: initial } : {}),
   };
-  return {
-    type: 'input',
-    block_id: blockId,
-    label: plain(label, 2000),
-    element,
-    ...(opts.hint ? { hint: plain(opts.hint, 2000) } : {}),
-    ...(opts.optional ? { optional: true } : {}),
-  };
+  return inputBlock(blockId, label, element, opts);
 }
 
 /** The files of an upload field as Slack sent them (unchecked: narrow them with a schema). */
@@ -129,4 +108,16 @@ export function readText(view: ViewOutput, blockId: string): string | undefined 
 /** Parses `private_metadata` with a schema; `undefined` when absent or not ours. */
 export function readMetadata<T>(view: ViewOutput, schema: z.ZodType<T>): T | undefined {
   return parseJsonValue(view.private_metadata, schema);
+}
+
+/** The input block around any element: label, hint and whether it may be left empty. */
+function inputBlock(blockId: string, label: string, element: InputBlock['element'], opts: { hint?: string; optional?: boolean }): InputBlock {
+  return {
+    type: 'input',
+    block_id: blockId,
+    label: plain(label, 2000),
+    element,
+    ...(opts.hint ? { hint: plain(opts.hint, 2000) } : {}),
+    ...(opts.optional ? { optional: true } : {}),
+  };
 }

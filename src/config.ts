@@ -166,6 +166,46 @@ export function isUnconfigured(env: Env): boolean {
   return DEPLOYMENT_VARIABLES.every((name) => !env[name]?.trim());
 }
 
+/** Where the playground's embedded Slack stand-in and platform simulator listen, and the secrets made for it. */
+export interface PlaygroundEndpoints {
+  slackApiUrl: string;
+  botToken: string;
+  signingSecret: string;
+  campaignApiUrl: string;
+  campaignApiKey: string;
+  /** 32 bytes, base64. */
+  secretsKey: string;
+  /** The playground's own user, an admin. */
+  adminUserId: string;
+}
+
+/**
+ * Only used to build hook URLs in the playground: `.invalid` can never resolve (RFC 2606), so a hook URL
+ * that leaked out of the playground could not reach anything. The simulator delivers to the bot directly.
+ */
+export const PLAYGROUND_PUBLIC_URL = 'https://playground.invalid';
+
+/**
+ * The Config of the playground (issue 9): the same parser, fed the embedded stand-ins' addresses and fresh
+ * secrets. Only `PORT` and `LOG_LEVEL` are taken from the environment; the playground always keeps its state
+ * in memory (a Redis left over from a real setup must not mix with a throwaway workspace).
+ * Callers decide *whether* to run the playground (`isUnconfigured`); this only builds its Config.
+ */
+export function parsePlaygroundConfig(env: Env, endpoints: PlaygroundEndpoints): ConfigResult {
+  return parseConfig({
+    PORT: env.PORT,
+    LOG_LEVEL: env.LOG_LEVEL,
+    SLACK_BOT_TOKEN: endpoints.botToken,
+    SLACK_SIGNING_SECRET: endpoints.signingSecret,
+    SLACK_API_URL: endpoints.slackApiUrl,
+    CAMPAIGN_API_URL: endpoints.campaignApiUrl,
+    CAMPAIGN_API_KEY: endpoints.campaignApiKey,
+    PUBLIC_URL: PLAYGROUND_PUBLIC_URL,
+    SECRETS_KEY: endpoints.secretsKey,
+    ADMIN_USER_IDS: endpoints.adminUserId,
+  });
+}
+
 /** The one read of `process.env` in the codebase. */
 export function readProcessEnv(): Env {
   return process.env;

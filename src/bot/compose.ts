@@ -11,6 +11,7 @@ import { createStore } from '../store/index.js';
 import { register as registerCommands } from '../commands/index.js';
 import { createEvents, type EventsOptions } from '../events/index.js';
 import { register as registerHome } from '../home/index.js';
+import { register as registerHandoff } from '../handoff/index.js';
 import { register as registerUninstall } from './uninstall.js';
 import { AdminGate } from './admin-gate.js';
 import { boltLogger } from './bolt-logger.js';
@@ -88,6 +89,7 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
   registerCommands(app, deps);
   registerHome(app, deps);
   registerUninstall(app, deps);
+  registerHandoff(app, deps);
   events.register(app);
 
   return {

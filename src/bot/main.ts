@@ -1,18 +1,28 @@
 /**
  * Process entry point: parse config once, build the bot, serve, and shut down cleanly on signals.
+ *
+ * This is the one place that decides between a real deployment and the playground (issue 9): with no
+ * deployment variable set at all (`isUnconfigured`), the bot runs against an embedded Slack stand-in and
+ * platform simulator with a page on PORT. Setting any deployment variable means a real deployment, where a
+ * missing value is an error — never a fallback to the playground.
  */
+import type { Logger } from '../logger.js';
 import { isUnconfigured, parseConfig, readProcessEnv } from '../config.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
 async function main(): Promise<void> {
   const env = readProcessEnv();
+  if (isUnconfigured(env)) {
+    await playground(env);
+    return;
+  }
   const parsed = parseConfig(env);
   if (!parsed.ok) {
     const out = process.stderr;
     out.write(`campaign bot: configuration is incomplete (${parsed.problems.length} problem${parsed.problems.length === 1 ? '' : 's'}):\n`);
     for (const problem of parsed.problems) out.write(`  - ${problem}\n`);
-    if (isUnconfigured(env)) out.write('See README.md › Configuration for a minimal setup.\n');
+    out.write('See README.md › Configuration. (Unset every Slack and platform variable to run the local playground instead.)\n');
     process.exitCode = 1;
     return;
   }
@@ -20,25 +30,42 @@ async function main(): Promise<void> {
   const { createBot } = await import('./compose.js');
   const bot = createBot(parsed.config);
   await bot.start();
+  stopOnSignals(() => bot.stop(), bot.deps.logger);
+}
 
+async function playground(env: Readonly<Record<string, string | undefined>>): Promise<void> {
+  const { startPlayground, PLAYGROUND_BANNER } = await import('../playground/index.js');
+  const running = await startPlayground({ env });
+  const line = '═'.repeat(72);
+  process.stderr.write(
+    `\n${line}\n  ${PLAYGROUND_BANNER}\n\n` +
+      `  Open ${running.url} — a local Slack stand-in and platform simulator,\n` +
+      '  with the real bot in between. Nothing here reaches Slack or the platform.\n' +
+      '  For a real deployment set SLACK_* and CAMPAIGN_API_URL (README › Configuration).\n' +
+      `${line}\n\n`,
+  );
+  stopOnSignals(() => running.stop(), running.bot.deps.logger);
+}
+
+function stopOnSignals(stop: () => Promise<void>, logger: Logger): void {
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    bot.deps.logger.info({ signal }, 'shutting down');
+    logger.info({ signal }, 'shutting down');
     const force = setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS);
     force.unref();
-    bot.stop().then(
+    stop().then(
       () => process.exit(0),
       (err: unknown) => {
-        bot.deps.logger.error({ err }, 'error during shutdown');
+        logger.error({ err }, 'error during shutdown');
         process.exit(1);
       },
     );
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('unhandledRejection', (err) => bot.deps.logger.error({ err }, 'unhandled promise rejection'));
+  process.on('unhandledRejection', (err) => logger.error({ err }, 'unhandled promise rejection'));
 }
 
 main().catch((err: unknown) => {

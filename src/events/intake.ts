@@ -11,6 +11,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CustomRoute } from '@slack/bolt';
 import type { Deps } from '../bot/deps.js';
+import type { Logger } from '../logger.js';
 import { withDeadline } from '../util/deadline.js';
 import { dedupKey, DEDUP_TTL_MS, orderKey } from './dedup-key.js';
 import { parseEvent, type ParsedEvent } from './events.js';
@@ -22,6 +23,9 @@ export const HOOK_BODY_LIMIT = 256 * 1024;
 const MAX_EVENTS_PER_DELIVERY = 100;
 /** How long intake waits for the store before answering 503 (the platform's timeout is unknown; stay well under common ones). */
 const STORE_DEADLINE_MS = 5_000;
+/** How long a token that resolved is trusted without asking the store again (see `HookTokens`). */
+const RESOLVED_TOKEN_TTL_MS = 1_000;
+const RESOLVED_TOKENS_KEPT = 10_000;
 
 type IntakeDeps = Pick<Deps, 'store' | 'logger' | 'redactor' | 'metrics' | 'lifecycle'>;
 
@@ -29,15 +33,45 @@ export interface IntakeOptions {
   bodyLimit?: number;
 }
 
+/**
+ * Hook token → team id, remembered for a moment. Every delivery carries the token and resolving it takes two
+ * store round trips — at webhook rates the largest share of intake's own work. A token that resolved is
+ * trusted for RESOLVED_TOKEN_TTL_MS: one replaced or revoked meanwhile (on any replica) is still accepted here
+ * for at most that long, into the workspace it belonged to. Unknown tokens and failed lookups are never
+ * remembered (a new token works at once, a 404 is always current), and concurrent deliveries share a lookup.
+ */
+class HookTokens {
+  private readonly resolved = new Map<string, { teamId: Promise<string | null>; until: number }>();
+
+  constructor(private readonly store: IntakeDeps['store']) {}
+
+  resolve(token: string): Promise<string | null> {
+    const now = Date.now();
+    const known = this.resolved.get(token);
+    if (known && known.until > now) return known.teamId;
+    const teamId = this.store.workspaces.resolveHookToken(token);
+    const entry = { teamId, until: now + RESOLVED_TOKEN_TTL_MS };
+    this.resolved.delete(token);
+    if (this.resolved.size >= RESOLVED_TOKENS_KEPT) this.resolved.delete(this.resolved.keys().next().value!);
+    this.resolved.set(token, entry);
+    const forget = () => {
+      if (this.resolved.get(token) === entry) this.resolved.delete(token);
+    };
+    void teamId.then((team) => team === null && forget(), forget);
+    return teamId;
+  }
+}
+
 export function hookRoute(deps: IntakeDeps, options: IntakeOptions = {}): CustomRoute {
   const limit = options.bodyLimit ?? HOOK_BODY_LIMIT;
+  const tokens = new HookTokens(deps.store);
   return {
     path: `${HOOK_PATH}/:token`,
     // Every method is ours, so a stray GET gets a 405 here instead of Bolt logging the URL (and its token).
     method: ['POST', 'GET', 'HEAD', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
     handler: (req, res) => {
       const token = typeof req.params?.token === 'string' ? req.params.token : '';
-      handleDelivery(deps, req, res, token, limit).catch((err: unknown) => {
+      handleDelivery(deps, tokens, req, res, token, limit).catch((err: unknown) => {
         deps.logger.error({ err, hook: tokenRef(token) }, 'webhook intake failed unexpectedly');
         answer(deps, res, 500, { ok: false, error: 'internal_error' });
       });
@@ -45,12 +79,11 @@ export function hookRoute(deps: IntakeDeps, options: IntakeOptions = {}): Custom
   };
 }
 
-async function handleDelivery(deps: IntakeDeps, req: IncomingMessage, res: ServerResponse, token: string, limit: number): Promise<void> {
+async function handleDelivery(deps: IntakeDeps, tokens: HookTokens, req: IncomingMessage, res: ServerResponse, token: string, limit: number): Promise<void> {
   if (req.method !== 'POST') {
     answer(deps, res, 405, { ok: false, error: 'method_not_allowed' }, { allow: 'POST' });
     return;
   }
-  const ref = tokenRef(token);
   if (deps.lifecycle.stopping) {
     answer(deps, res, 503, { ok: false, error: 'shutting_down' }, { 'retry-after': '5' });
     return;
@@ -58,24 +91,28 @@ async function handleDelivery(deps: IntakeDeps, req: IncomingMessage, res: Serve
 
   let teamId: string | null;
   try {
-    teamId = await withDeadline(deps.store.workspaces.resolveHookToken(token), STORE_DEADLINE_MS, 'hook token lookup');
+    teamId = await withDeadline(tokens.resolve(token), STORE_DEADLINE_MS, 'hook token lookup');
   } catch (err) {
-    deps.logger.warn({ err, hook: ref }, 'webhook refused with 503: the store is unavailable');
+    deps.logger.warn({ err, hook: tokenRef(token) }, 'webhook refused with 503: the store is unavailable');
     answer(deps, res, 503, { ok: false, error: 'unavailable' }, { 'retry-after': '30' });
     return;
   }
   if (teamId === null) {
-    deps.logger.info({ hook: ref }, 'webhook for an unknown hook token: 404');
+    deps.logger.info({ hook: tokenRef(token) }, 'webhook for an unknown hook token: 404');
     answer(deps, res, 404, { ok: false, error: 'not_found' });
     return;
   }
   // A live token: mask it wherever it might show up in a log line from here on.
   deps.redactor.addSecret(token);
-  const log = deps.logger.child({ team: teamId, hook: ref });
+  // Made only when a line is written (hot path: at LOG_LEVEL=warn a good delivery writes none).
+  const team = teamId;
+  let child: Logger | undefined;
+  const log = () => (child ??= deps.logger.child({ team, hook: tokenRef(token) }));
+  const verbose = deps.logger.isLevelEnabled('info');
 
   const body = await readBody(req, limit);
   if (body === 'too_large') {
-    log.warn({ limit }, 'webhook body over the size limit: 413');
+    log().warn({ limit }, 'webhook body over the size limit: 413');
     answer(deps, res, 413, { ok: false, error: 'payload_too_large', limit }, { connection: 'close' });
     // Stop reading: the rest of an oversized body is never taken in.
     res.once('finish', () => req.destroy());
@@ -85,7 +122,7 @@ async function handleDelivery(deps: IntakeDeps, req: IncomingMessage, res: Serve
 
   const events = parseDelivery(body);
   if (!events.ok) {
-    log.warn({ problem: events.problem }, 'webhook body refused: 400');
+    log().warn({ problem: events.problem }, 'webhook body refused: 400');
     answer(deps, res, 400, { ok: false, error: events.error, problem: events.problem });
     return;
   }
@@ -106,13 +143,13 @@ async function handleDelivery(deps: IntakeDeps, req: IncomingMessage, res: Serve
       if (result === 'queued') queued++;
       else duplicates++;
       if (!event.known) {
-        log.warn({ trigger: event.trigger, fields: Object.keys(event.data).slice(0, 40), result }, 'webhook event with an unknown trigger: kept (it will be dead-lettered, not posted)');
-      } else {
-        log.info({ trigger: event.trigger, dedupKey: key, result }, result === 'queued' ? 'webhook event queued' : 'webhook event was a duplicate');
+        log().warn({ trigger: event.trigger, fields: Object.keys(event.data).slice(0, 40), result }, 'webhook event with an unknown trigger: kept (it will be dead-lettered, not posted)');
+      } else if (verbose) {
+        log().info({ trigger: event.trigger, dedupKey: key, result }, result === 'queued' ? 'webhook event queued' : 'webhook event was a duplicate');
       }
     }
   } catch (err) {
-    log.warn({ err, queued }, 'webhook refused with 503: could not queue');
+    log().warn({ err, queued }, 'webhook refused with 503: could not queue');
     answer(deps, res, 503, { ok: false, error: 'unavailable' }, { 'retry-after': '30' });
     return;
   }
@@ -125,8 +162,11 @@ type Delivery = { ok: true; value: ParsedEvent[] } | { ok: false; error: 'invali
 export function parseDelivery(body: Buffer): Delivery {
   let value: unknown;
   try {
-    // `__proto__` keys are dropped while parsing; nothing downstream ever sees one.
-    value = JSON.parse(body.toString('utf8'), (key, v: unknown) => (key === '__proto__' ? undefined : v));
+    // `__proto__` keys are dropped while parsing; nothing downstream ever sees one. Such a key is either spelled
+    // out or hidden behind a `\u` escape: without either the reviver has nothing to drop, and is skipped (it
+    // costs more than the parse itself).
+    const text = body.toString('utf8');
+    value = text.includes('__proto__') || text.includes('\\u') ? JSON.parse(text, dropProtoKeys) : JSON.parse(text);
   } catch {
     return { ok: false, error: 'invalid_json', problem: 'the body is not valid JSON' };
   }
@@ -142,6 +182,10 @@ export function parseDelivery(body: Buffer): Delivery {
     events.push(parsed.event);
   }
   return { ok: true, value: events };
+}
+
+function dropProtoKeys(key: string, value: unknown): unknown {
+  return key === '__proto__' ? undefined : value;
 }
 
 /** Reads the body up to `limit` bytes; past it, stops reading at once (declared or streamed). */

@@ -9,6 +9,7 @@
 import { ErrorCode, WebClient, type WebAPIRateLimitedError } from '@slack/web-api';
 import { boltLogger } from '../bot/bolt-logger.js';
 import type { Logger } from '../logger.js';
+import type { MessagePayload } from '../slack/blocks.js';
 import { RetryLaterError } from '../store/index.js';
 
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -67,4 +68,19 @@ export function slackErrorCode(err: unknown): string | undefined {
   if (typeof err !== 'object' || err === null) return undefined;
   const data = (err as { data?: { error?: unknown } }).data;
   return typeof data?.error === 'string' ? data.error : undefined;
+}
+
+/** chat.postMessage (in a thread when `threadTs` is given); resolves with the message ts. */
+export async function postMessage(slack: WebClient, to: { channel: string; threadTs?: string | undefined }, payload: MessagePayload): Promise<string> {
+  const res = await slack.chat.postMessage({
+    channel: to.channel,
+    ...(to.threadTs ? { thread_ts: to.threadTs } : {}),
+    text: payload.text,
+    blocks: payload.blocks,
+    // Platform text may contain URLs: never unfurl them into the channel.
+    unfurl_links: false,
+    unfurl_media: false,
+  });
+  if (!res.ts) throw new Error('chat.postMessage answered without a ts');
+  return res.ts;
 }

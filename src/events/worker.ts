@@ -9,19 +9,22 @@
  * - Unknown triggers: logged and dead-lettered on purpose — the payload is kept whole for inspection instead
  *   of being posted half-understood (their order key is their own, so nothing waits behind them).
  * - Several channels, card + transcript: each step is remembered (`StepLog`), so retries never post twice.
+ * - Chat messages: into their conversation's thread (a parent card per channel, `threads.ts`); the platform's
+ *   echo of a reply sent from Slack is dropped; `message_session_completed` closes the conversation's threads.
  */
 import { hostname } from 'node:os';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../bot/metrics.js';
 import { isRetryLaterError, type Consumer, type QueueEntry, type Store } from '../store/index.js';
-import { isTriggerName, parseEvent, type KnownEvent } from './events.js';
+import type { ConversationRef } from '../store/conversations.js';
+import { isTriggerName, parseEvent, type KnownEvent, type SessionCompleted } from './events.js';
 import { eventJobSchema } from './job.js';
-import { renderCallCompleted, renderEvent, renderTranscript } from './render/index.js';
-import { channelsFor, messageDestination } from './router.js';
-import { asRetryLater, slackErrorCode, type WorkerSlack } from './slack-client.js';
+import { renderAgentLine, renderCallCompleted, renderCustomerLine, renderEvent, renderTranscript } from './render/index.js';
+import { channelsFor } from './router.js';
+import { asRetryLater, postMessage as post, slackErrorCode, type WorkerSlack } from './slack-client.js';
 import { StepLog } from './steps.js';
-import type { MessagePayload } from '../slack/blocks.js';
+import { ConversationThreads, conversationOf } from './threads.js';
 
 export interface WorkerOptions {
   /** Consumer name; default `<hostname>:<pid>:<n>` (stable across restarts of the same container). */
@@ -50,6 +53,7 @@ let consumersInProcess = 0;
 export class EventWorker {
   private consumer: Consumer | undefined;
   private readonly steps: StepLog;
+  private readonly threads: ConversationThreads;
 
   constructor(
     private readonly store: Store,
@@ -59,6 +63,7 @@ export class EventWorker {
     private readonly options: WorkerOptions = {},
   ) {
     this.steps = new StepLog(store);
+    this.threads = new ConversationThreads(store, this.steps);
   }
 
   start(): void {
@@ -108,17 +113,60 @@ export class EventWorker {
       throw new UnhandledEventError(`queued ${trigger} event no longer validates: ${parsed.ok ? 'unknown' : parsed.problem}`);
     }
     const event = parsed.event;
+
+    if (event.trigger === 'message_sent') {
+      const ref = conversationOf(entry.teamId, event.data);
+      if (ref && (await this.threads.isEcho(entry.teamId, entry.id, ref, event.data.messageContent))) {
+        log.info({ campaignId: ref.campaignId }, 'message_sent is the echo of a reply sent from a Slack thread: not posted again');
+        return;
+      }
+    }
+    if (event.trigger === 'message_session_completed') {
+      const ref = conversationOf(entry.teamId, event.data);
+      if (ref) {
+        await this.closeConversation(entry, ref, event.data, log);
+        return;
+      }
+      // Without the campaign and number there is no conversation to close: posted where messages go.
+    }
+
     const channels = await channelsFor(this.store, entry.teamId, event);
     if (channels.length === 0) {
       log.info({ campaignId: event.data.campaignId }, 'no channel is subscribed to this event any more: nothing to post');
       return;
     }
-
     const slack = await this.slack.clientFor(entry.teamId);
+    await this.eachChannel(channels, log, (channel) => this.deliver(slack, entry, event, channel, log));
+    this.metrics?.eventsPosted.inc({ trigger });
+    log.info({ channels: channels.length }, 'event posted');
+  }
+
+  /** `message_session_completed`: every open thread of the conversation closed, whatever the routes say now. */
+  private async closeConversation(entry: QueueEntry, ref: ConversationRef, data: SessionCompleted, log: Logger): Promise<void> {
+    const closed = await this.threads.closeOnce(entry.teamId, entry.id, ref);
+    if (closed.length === 0) {
+      log.info({ campaignId: ref.campaignId }, 'chat session completed for a conversation with no open thread: nothing to close');
+      return;
+    }
+    const slack = await this.slack.clientFor(entry.teamId);
+    // One thread per channel (the conversation records them by channel).
+    const byChannel = new Map(closed.map((t) => [t.channelId, t.threadTs]));
+    await this.eachChannel([...byChannel.keys()], log, (channel) =>
+      this.threads.markClosed(slack, entry.id, entry.teamId, { channelId: channel, threadTs: byChannel.get(channel) ?? '' }, data, log),
+    );
+    this.metrics?.eventsPosted.inc({ trigger: 'message_session_completed' });
+    log.info({ threads: closed.length, campaignId: ref.campaignId }, 'conversation closed');
+  }
+
+  /**
+   * Runs `work` for every channel. A Slack 429 stops at once (the entry waits out Retry-After, keeping its
+   * place); other failures are collected and fail the entry after the other channels had their turn.
+   */
+  private async eachChannel(channels: string[], log: Logger, work: (channel: string) => Promise<void>): Promise<void> {
     const failed: string[] = [];
     for (const channel of channels) {
       try {
-        await this.deliver(slack, entry, event, channel);
+        await work(channel);
       } catch (err) {
         const later = asRetryLater(err);
         if (later) {
@@ -134,11 +182,9 @@ export class EventWorker {
     if (failed.length > 0) {
       throw new Error(`posting failed in ${failed.join('; ')}`);
     }
-    this.metrics?.eventsPosted.inc({ trigger });
-    log.info({ channels: channels.length }, 'event posted');
   }
 
-  private async deliver(slack: WebClient, entry: QueueEntry, event: KnownEvent, channel: string): Promise<void> {
+  private async deliver(slack: WebClient, entry: QueueEntry, event: KnownEvent, channel: string, log: Logger): Promise<void> {
     const ref = (step: string) => ({ teamId: entry.teamId, entryId: entry.id, channel, step });
     switch (event.trigger) {
       case 'call_completed': {
@@ -161,29 +207,21 @@ export class EventWorker {
       }
       case 'message_received':
       case 'message_sent': {
-        const to = await messageDestination(entry.teamId, channel, event);
-        await this.steps.once(ref('post'), () => post(slack, to, renderEvent(event)));
+        const conversation = conversationOf(entry.teamId, event.data);
+        if (!conversation) {
+          // No campaign or number: no conversation to thread it into, so a plain channel post.
+          await this.steps.once(ref('post'), () => post(slack, { channel }, renderEvent(event)));
+          return;
+        }
+        const threadTs = await this.threads.threadIn(slack, entry.id, channel, conversation, event.data, log);
+        const line = event.trigger === 'message_received' ? renderCustomerLine(event.data) : renderAgentLine(event.data);
+        await this.steps.once(ref('post'), () => post(slack, { channel, threadTs }, line));
         return;
       }
       default:
         await this.steps.once(ref('post'), () => post(slack, { channel }, renderEvent(event)));
     }
   }
-}
-
-/** chat.postMessage; resolves with the message ts. */
-async function post(slack: WebClient, to: { channel: string; threadTs?: string }, payload: MessagePayload): Promise<string> {
-  const res = await slack.chat.postMessage({
-    channel: to.channel,
-    ...(to.threadTs ? { thread_ts: to.threadTs } : {}),
-    text: payload.text,
-    blocks: payload.blocks,
-    // Platform text may contain URLs: never unfurl them into the channel.
-    unfurl_links: false,
-    unfurl_media: false,
-  });
-  if (!res.ts) throw new Error('chat.postMessage answered without a ts');
-  return res.ts;
 }
 
 function hintFor(code: string | undefined): string {

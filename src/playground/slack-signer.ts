@@ -11,7 +11,7 @@
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { request } from 'undici';
-import type { FakeSlack, SlackMessage, SlackView } from './slack.js';
+import type { FakeSlack, SlackFile, SlackMessage, SlackView } from './slack-standin.js';
 
 export interface SignedResult {
   status: number;
@@ -213,7 +213,11 @@ export class SlackSigner {
         payload.message = message;
       }
       payload.state = { values: p.state ?? {} };
-      payload.response_url = this.makeResponseUrl(p.responseUrlId, { channelId, messageTs: p.ephemeral ? undefined : ts, userId });
+      payload.response_url = this.makeResponseUrl(p.responseUrlId, {
+        channelId,
+        ...(p.ephemeral ? (messageTs ? { ephemeralTs: messageTs } : {}) : { messageTs: ts }),
+        userId,
+      });
     }
     return this.sendPayload(payload);
   }
@@ -356,6 +360,7 @@ export class SlackSigner {
           blocks: Array.isArray(ev.blocks) ? (ev.blocks as unknown[]) : undefined,
           bot_id: typeof ev.bot_id === 'string' ? ev.bot_id : undefined,
           subtype: typeof ev.subtype === 'string' ? ev.subtype : undefined,
+          files: Array.isArray(ev.files) ? (ev.files as SlackFile[]) : undefined,
         });
       }
     }
@@ -459,7 +464,7 @@ export class SlackSigner {
     return result;
   }
 
-  private makeResponseUrl(id: string | undefined, ctx: { channelId?: string; messageTs?: string; userId?: string }): string {
+  private makeResponseUrl(id: string | undefined, ctx: { channelId?: string; messageTs?: string; ephemeralTs?: string; userId?: string }): string {
     const fake = this.opts.fake;
     if (fake) return fake.responseUrl(id, ctx);
     return `https://hooks.slack.com/commands/${this.teamId}/${Date.now()}/${id ?? hex(12)}`;

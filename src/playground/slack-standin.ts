@@ -243,6 +243,11 @@ export interface ResponseUrlContext {
   channelId?: string;
   /** The message a block action / message shortcut came from (for `replace_original` / `delete_original`). */
   messageTs?: string;
+  /**
+   * The ephemeral message a block action came from (`message_ts` of its container): Slack lets that
+   * response_url replace or delete the ephemeral it belongs to.
+   */
+  ephemeralTs?: string;
   userId?: string;
 }
 
@@ -427,6 +432,15 @@ export interface FakeSlack {
   disconnectSockets(reason?: string, opts?: { closeAfterMs?: number }): number;
   /** Errors thrown inside the fake while handling requests (should stay empty). */
   readonly serverErrors: Error[];
+  /** A stored file and its bytes (what `url_private` serves to an authorized token). */
+  file(id: string): { file: SlackFile; data: Buffer } | undefined;
+  /**
+   * What Slack does with a view_submission ack `{ response_action: 'update', view }`: the same view id gets
+   * the new content (so a later views.update by id still finds it). Errors are Slack's validation messages.
+   */
+  replaceView(viewId: string, view: Record<string, unknown>): { ok: true; view: SlackView } | { ok: false; errors: string[] };
+  /** What Slack does with a view_submission ack `{ response_action: 'push', view }`: a new view on top of `fromViewId`'s stack. */
+  pushView(fromViewId: string, view: Record<string, unknown>): { ok: true; view: SlackView } | { ok: false; errors: string[] };
   /**
    * Forget recorded traffic and state produced by traffic (calls, responses, uploads, downloads, messages,
    * ephemerals, views, triggers, uploaded files) and all injected faults/limits. Keeps configuration:
@@ -1216,6 +1230,38 @@ class FakeSlackServer implements FakeSlack {
   user(id: string): SlackUser | undefined {
     const u = this.users.get(id);
     return u ? { ...u } : undefined;
+  }
+
+  file(id: string): { file: SlackFile; data: Buffer } | undefined {
+    const stored = this.files.get(id);
+    return stored ? { file: clone(stored.file), data: Buffer.from(stored.data) } : undefined;
+  }
+
+  replaceView(viewId: string, input: Record<string, unknown>): { ok: true; view: SlackView } | { ok: false; errors: string[] } {
+    const stored = this.viewStore.get(viewId);
+    if (!stored) return { ok: false, errors: [`no view ${viewId}`] };
+    const errors = viewErrors(input, 'modal');
+    if (errors.length > 0) return { ok: false, errors };
+    stored.view = this.makeView(input, stored.view.team_id, stored.view.bot_id, stored.view);
+    stored.at = Date.now();
+    return { ok: true, view: clone(stored.view) };
+  }
+
+  pushView(fromViewId: string, input: Record<string, unknown>): { ok: true; view: SlackView } | { ok: false; errors: string[] } {
+    const from = this.viewStore.get(fromViewId);
+    if (!from) return { ok: false, errors: [`no view ${fromViewId}`] };
+    const errors = viewErrors(input, 'modal');
+    if (errors.length > 0) return { ok: false, errors };
+    const rootId = from.view.root_view_id ?? from.view.id;
+    const stack = this.rootStacks.get(rootId) ?? [rootId];
+    if (stack.length >= 3) return { ok: false, errors: ['push_limit_reached'] };
+    const view = this.makeView(input, from.view.team_id, from.view.bot_id);
+    view.root_view_id = rootId;
+    view.previous_view_id = stack.at(-1) ?? null;
+    stack.push(view.id);
+    this.rootStacks.set(rootId, stack);
+    this.viewStore.set(view.id, { view, userId: from.userId, via: 'views.push', at: Date.now() });
+    return { ok: true, view: clone(view) };
   }
 
   addMessage(m: { channel: string; text?: string; user?: string; ts?: string; thread_ts?: string; blocks?: unknown[]; bot_id?: string; files?: SlackFile[]; subtype?: string }): SlackMessage {
@@ -2105,6 +2151,21 @@ class FakeSlackServer implements FakeSlack {
   private applyResponseUrlEffects(ctx: ResponseUrlContext, body: Json, isDelete: boolean): void {
     const channel = ctx.channelId;
     if (!channel) return;
+    const ownEphemeral = ctx.ephemeralTs === undefined ? undefined : this.ephemeralList.find((e) => e.channel === channel && e.ts === ctx.ephemeralTs);
+    if (ownEphemeral && (isDelete || body.replace_original === true || body.replace_original === 'true')) {
+      // An ephemeral can't be edited through the Web API, but its own response_url replaces or removes it.
+      if (isDelete) {
+        this.ephemeralList = this.ephemeralList.filter((e) => e !== ownEphemeral);
+        return;
+      }
+      ownEphemeral.text = str(body, 'text') ?? '';
+      if (Array.isArray(body.blocks)) ownEphemeral.blocks = clone(body.blocks);
+      else delete ownEphemeral.blocks;
+      if (Array.isArray(body.attachments)) ownEphemeral.attachments = clone(body.attachments);
+      else delete ownEphemeral.attachments;
+      ownEphemeral.at = Date.now();
+      return;
+    }
     const original = ctx.messageTs ? this.findMessage(channel, ctx.messageTs) : undefined;
     if (isDelete) {
       if (original) this.removeMessage(channel, original.ts);

@@ -6,11 +6,14 @@
  *   facts (names, type) and its state.
  * - thread hash: the reverse lookup a thread reply needs (campaign, customer number, channel), the
  *   linked session id and the state.
+ * - reply records (`reply:<ts>` fields of the thread hash): what became of each human reply relayed from
+ *   the thread (its text, sent / refused / failed, the notice posted about it), for Retry and edit notes.
  * Both expire after 30 days without activity. Closing a conversation keeps its threads (a reply there
  * gets "this conversation is closed") but forgets them on the conversation, so the customer's next
  * message opens a new card.
  */
 import { createHash } from 'node:crypto';
+import { z } from 'zod';
 import type { Keys } from './keys.js';
 import type { KeyValueStore } from './kv.js';
 
@@ -37,7 +40,44 @@ export interface ThreadInfo extends ConversationRef {
   facts: CardFacts;
 }
 
+/**
+ * What became of one human reply in a handoff thread:
+ * - `sending`: a send is under way (or a process died mid-send: never sent again automatically);
+ * - `sent`: the platform answered 200;
+ * - `refused`: 400 (session stale, closed or not handed off); `unlinked`: no session, nothing sent;
+ *   `closed`: the conversation had ended, nothing sent; `failed`: 5xx, timeout, unreachable — outcome unknown
+ *   or not delivered; `withdrawn`: deleted or turned into a note before it was sent.
+ */
+export const REPLY_STATES = ['sending', 'sent', 'refused', 'unlinked', 'closed', 'failed', 'withdrawn'] as const;
+export type ReplyState = (typeof REPLY_STATES)[number];
+
+export interface ThreadReply {
+  /** Slack user who wrote it. */
+  user: string;
+  /** The text as the customer gets it (Slack markup already turned into plain text). */
+  text: string;
+  state: ReplyState;
+  /** Sends started so far (the next claim is for this number). */
+  attempts: number;
+  /** Epoch ms of the last state change (a `sending` that is old was cut off mid-send). */
+  updatedAt: number;
+  /** The in-thread notice about it, when one was posted (Retry updates it in place). */
+  noticeTs?: string;
+}
+
+const threadReplySchema = z.object({
+  user: z.string(),
+  text: z.string(),
+  state: z.enum(REPLY_STATES),
+  attempts: z.number().int().nonnegative(),
+  updatedAt: z.number(),
+  noticeTs: z.string().optional(),
+});
+
 const TTL_MS = 30 * 24 * 3600_000;
+/** A send claim outlives any Slack retry (hours) and any Retry click on a notice still on screen. */
+const SEND_CLAIM_TTL_MS = 7 * 24 * 3600_000;
+const REPLY_FIELD = 'reply:';
 /** How long an agent reply sent from Slack waits for the platform's `message_sent` echo of it. */
 export const ECHO_WINDOW_MS = 5 * 60_000;
 const THREAD_FIELD = 'thread:';
@@ -137,6 +177,38 @@ export class ConversationRepo {
     return left >= 0;
   }
 
+  /** The record of a human reply in a thread, or null when it was never relayed (or has expired). */
+  async findReply(teamId: string, channelId: string, threadTs: string, replyTs: string): Promise<ThreadReply | null> {
+    const raw = await this.kv.hashGet(this.keys.thread(teamId, channelId, threadTs), `${REPLY_FIELD}${replyTs}`);
+    if (raw === null) return null;
+    try {
+      const parsed = threadReplySchema.safeParse(JSON.parse(raw));
+      return parsed.success ? stripUndefined(parsed.data) : null;
+    } catch {
+      return null;
+    }
+  }
+
+  async saveReply(teamId: string, channelId: string, threadTs: string, replyTs: string, reply: ThreadReply): Promise<void> {
+    const key = this.keys.thread(teamId, channelId, threadTs);
+    await this.kv.hashSet(key, { [`${REPLY_FIELD}${replyTs}`]: JSON.stringify(reply) });
+    await this.kv.expire(key, TTL_MS);
+  }
+
+  /**
+   * Claims send number `attempt` of a reply (SET NX): true for exactly one caller, however many Slack
+   * retries, replicas or double-clicks ask. A reply is only ever sent after winning a claim.
+   */
+  claimSend(teamId: string, channelId: string, replyTs: string, attempt: number): Promise<boolean> {
+    const key = this.keys.dedup('handoff-send', JSON.stringify([teamId, channelId, replyTs, attempt]));
+    return this.kv.set(key, '1', { ttlMs: SEND_CLAIM_TTL_MS, onlyIfAbsent: true });
+  }
+
+  /** Undoes `expectEcho` for a reply that certainly did not reach the platform (a 400, say). */
+  async forgetEcho(ref: ConversationRef, message: string): Promise<void> {
+    await this.takeEcho(ref, message);
+  }
+
   private conversationKey(ref: ConversationRef): string {
     return this.keys.conversation(ref.teamId, ref.campaignId, ref.customerNumber);
   }
@@ -173,6 +245,11 @@ export class AgentLinkRepo {
 
 function definedFields(facts: CardFacts): Record<string, string> {
   return Object.fromEntries(Object.entries(facts).filter((e): e is [string, string] => typeof e[1] === 'string' && e[1] !== ''));
+}
+
+function stripUndefined(reply: z.output<typeof threadReplySchema>): ThreadReply {
+  const { noticeTs, ...rest } = reply;
+  return noticeTs === undefined ? rest : { ...rest, noticeTs };
 }
 
 function pickFacts(fields: Record<string, string>): CardFacts {

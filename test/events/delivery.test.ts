@@ -113,11 +113,15 @@ describe('Slack 429', () => {
       const res = await deliver(hook, [{ ...MESSAGE_RECEIVED_FULL, customerNumber, messageContent: `message ${i}`, receivedAt: `2024-03-08T16:45:0${i}.000Z` }]);
       expect(res.status).toBe(200);
     }
-    await h.slack.waitFor(() => posts(h, channel).length === 3, 5_000);
+    // One conversation: its card, then the three messages in the card's thread.
+    const card = await h.slack.waitFor(() => posts(h, channel)[0], 5_000);
+    await h.slack.waitFor(() => h.slack.thread(channel, card.ts).length === 4, 5_000);
     const limited = h.slack.callsTo('chat.postMessage').find((c) => c.status === 429)!;
     const delivered = h.slack.callsTo('chat.postMessage').filter((c) => c.status === 200);
     expect(delivered[0]!.at - limited.at).toBeGreaterThanOrEqual(900);
-    expect(posts(h, channel).map((m) => /message (\d)/.exec(JSON.stringify(m.blocks))?.[1])).toEqual(['1', '2', '3']);
+    expect(posts(h, channel)).toHaveLength(1);
+    const replies = h.slack.thread(channel, card.ts).slice(1);
+    expect(replies.map((m) => /message (\d)/.exec(JSON.stringify(m.blocks))?.[1])).toEqual(['1', '2', '3']);
   });
 });
 

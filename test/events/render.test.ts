@@ -4,7 +4,17 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseEvent, type KnownEvent } from '../../src/events/events.js';
-import { markAsSample, renderEvent, renderTranscript } from '../../src/events/render/index.js';
+import {
+  LINK_SESSION_ACTION,
+  markAsSample,
+  renderAgentLine,
+  renderConversationCard,
+  renderCustomerLine,
+  renderEvent,
+  renderSessionClosedLine,
+  renderTranscript,
+  type ConversationCard,
+} from '../../src/events/render/index.js';
 import { LIMITS } from '../../src/slack/blocks.js';
 import {
   CALL_COMPLETED_FULL,
@@ -121,5 +131,49 @@ describe('samples', () => {
     expect(marked.blocks.slice(1)).toEqual(real.blocks);
     expect(JSON.stringify(marked.blocks[0])).toContain('Sample');
     expect(marked.text).toBe(`[Sample] ${real.text}`);
+  });
+});
+
+describe('handoff threads', () => {
+  const received = known(MESSAGE_RECEIVED_FULL, 'message_received');
+  const sent = known(MESSAGE_SENT_FULL, 'message_sent');
+  const closing = known(SESSION_COMPLETED_FULL, 'message_session_completed');
+  const card = (over: Partial<ConversationCard> = {}): ConversationCard => ({
+    campaignId: 'camp-chat',
+    customerNumber: '+14155550199',
+    facts: { customerName: `Noah ${INJECTION}`, campaignName: 'Chat Support', agentName: 'Sam', campaignType: 'messages' },
+    state: 'open',
+    ...over,
+  });
+
+  const goldens = [
+    ['conversation_card.open', () => renderConversationCard(card())],
+    ['conversation_card.linked', () => renderConversationCard(card({ sessionId: 'sess-handoff-1' }))],
+    ['conversation_card.closed', () => renderConversationCard(card({ state: 'closed' }))],
+    ['conversation_card.minimal', () => renderConversationCard(card({ facts: {} }))],
+    ['thread_line.customer', () => renderCustomerLine(received.trigger === 'message_received' ? received.data : (undefined as never))],
+    ['thread_line.agent', () => renderAgentLine(sent.trigger === 'message_sent' ? sent.data : (undefined as never))],
+    ['thread_line.closed', () => renderSessionClosedLine(closing.trigger === 'message_session_completed' ? closing.data : (undefined as never))],
+  ] as const;
+
+  it.each(goldens)('%s matches its golden Block Kit JSON and escapes platform text', async (name, render) => {
+    const json = JSON.stringify(render(), null, 2);
+    expect(injectedMarkup(json)).toEqual([]);
+    await expect(`${json}\n`).toMatchFileSnapshot(`./golden/${name}.json`);
+  });
+
+  it('tells the customer from the agent at a glance', () => {
+    const customer = JSON.stringify(renderCustomerLine(received.trigger === 'message_received' ? received.data : (undefined as never)).blocks);
+    const agent = JSON.stringify(renderAgentLine(sent.trigger === 'message_sent' ? sent.data : (undefined as never)).blocks);
+    expect(customer).toContain('💬 *Noah Wilson*');
+    expect(agent).toContain('🤖 *Sam*');
+  });
+
+  it('offers Link session only while the conversation is open, and shows the linked session', () => {
+    expect(JSON.stringify(renderConversationCard(card()).blocks)).toContain(LINK_SESSION_ACTION);
+    expect(JSON.stringify(renderConversationCard(card({ sessionId: 'sess-9' })).blocks)).toContain('`sess-9`');
+    const closed = JSON.stringify(renderConversationCard(card({ state: 'closed', sessionId: 'sess-9' })).blocks);
+    expect(closed).not.toContain(LINK_SESSION_ACTION);
+    expect(closed).toContain('Closed');
   });
 });

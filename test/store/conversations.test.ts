@@ -59,6 +59,39 @@ describe.each(backends)('ConversationRepo ($name)', ({ create }) => {
   });
 });
 
+describe.each(backends)('ConversationRepo thread replies ($name)', ({ create }) => {
+  it('keeps a record per reply in its thread, and nothing for other threads or teams', async () => {
+    const { conversations } = create();
+    await conversations.recordThread(conv, 'C1', '1.1', {});
+    expect(await conversations.findReply('T1', 'C1', '1.1', '1.5')).toBeNull();
+    const reply = { user: 'U1', text: 'On my way', state: 'sending' as const, attempts: 1, updatedAt: 1_700_000_000_000 };
+    await conversations.saveReply('T1', 'C1', '1.1', '1.5', reply);
+    expect(await conversations.findReply('T1', 'C1', '1.1', '1.5')).toEqual(reply);
+    await conversations.saveReply('T1', 'C1', '1.1', '1.5', { ...reply, state: 'failed', noticeTs: '1.6' });
+    expect(await conversations.findReply('T1', 'C1', '1.1', '1.5')).toEqual({ ...reply, state: 'failed', noticeTs: '1.6' });
+    expect(await conversations.findReply('T2', 'C1', '1.1', '1.5')).toBeNull();
+    expect(await conversations.findReply('T1', 'C1', '2.2', '1.5')).toBeNull();
+    // Reply records live beside the thread's own fields without disturbing them.
+    expect(await conversations.findThread('T1', 'C1', '1.1')).toMatchObject({ state: 'open', facts: {} });
+  });
+
+  it('gives each send attempt of a reply to exactly one caller', async () => {
+    const { conversations } = create();
+    const claims = await Promise.all(Array.from({ length: 5 }, () => conversations.claimSend('T1', 'C1', '1.5', 0)));
+    expect(claims.filter(Boolean)).toHaveLength(1);
+    expect(await conversations.claimSend('T1', 'C1', '1.5', 1)).toBe(true);
+    expect(await conversations.claimSend('T1', 'C1', '1.6', 0)).toBe(true);
+    expect(await conversations.claimSend('T2', 'C1', '1.5', 0)).toBe(true);
+  });
+
+  it('forgets an expected echo for a reply that never reached the platform', async () => {
+    const { conversations } = create();
+    await conversations.expectEcho(conv, 'Not delivered');
+    await conversations.forgetEcho(conv, 'Not delivered');
+    expect(await conversations.takeEcho(conv, 'Not delivered')).toBe(false);
+  });
+});
+
 describe.each(backends)('AgentLinkRepo ($name)', ({ create }) => {
   it('maps Slack users to platform agent ids per workspace', async () => {
     const { agentLinks } = create();

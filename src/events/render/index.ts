@@ -15,6 +15,8 @@ export type { TranscriptReply } from './call-completed.js';
 export { renderMessageReceived } from './message-received.js';
 export { renderMessageSent } from './message-sent.js';
 export { renderSessionCompleted } from './session-completed.js';
+export { LINK_SESSION_ACTION, renderAgentLine, renderConversationCard, renderCustomerLine, renderSessionClosedLine } from './conversation.js';
+export type { ConversationCard } from './conversation.js';
 
 /** The channel post of a known event (for call_completed: the card; its transcript is rendered apart). */
 export function renderEvent(event: KnownEvent): MessagePayload {

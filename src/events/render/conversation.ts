@@ -1,0 +1,80 @@
+/**
+ * Handoff threads: the conversation's parent card, and the lines its thread is made of.
+ *
+ * - The card names the customer, number, campaign, agent, campaign type, the state (open / closed) and the
+ *   linked chat session, with a **Link session** button while the conversation is open. The worker posts it;
+ *   the worker and the handoff listeners re-render it with `chat.update` when the session or state changes.
+ * - Thread lines tell the customer's messages (💬 name) from the agent's (🤖 agent name) at a glance.
+ *
+ * Everything the platform sends is escaped (`text.ts`): nobody can ping a channel through a name or message.
+ */
+import { actions, button, context, fields, message, section, type KnownBlock, type MessagePayload } from '../../slack/blocks.js';
+import type { CardFacts, ConversationState } from '../../store/conversations.js';
+import type { MessageReceived, MessageSent, SessionCompleted } from '../events.js';
+import { MESSAGE_TEXT_MAX } from './message-received.js';
+import { code, customerLabel, customerPlain, dotted, inline, orDash, quote, when } from './text.js';
+
+/** action_id of the card's (and the thread notices') Link session button; handled in src/handoff/. */
+export const LINK_SESSION_ACTION = 'handoff_link_session';
+
+export interface ConversationCard {
+  campaignId: string;
+  customerNumber: string;
+  facts: CardFacts;
+  sessionId?: string | undefined;
+  state: ConversationState;
+}
+
+export function renderConversationCard(c: ConversationCard): MessagePayload {
+  const who = { customerName: c.facts.customerName, customerNumber: c.customerNumber };
+  const open = c.state === 'open';
+  const campaign = inline(c.facts.campaignName, 100);
+  const blocks: KnownBlock[] = [
+    section(`${open ? '💬' : '🏁'} Chat with ${customerLabel(who)}`),
+    fields([
+      ['Customer', orDash(inline(c.facts.customerName, 150))],
+      ['Number', orDash(inline(c.customerNumber, 60))],
+      ['Campaign', campaign ? `${campaign} (${orDash(code(c.campaignId))})` : orDash(code(c.campaignId))],
+      ['Agent', orDash(inline(c.facts.agentName, 150))],
+      ['Campaign type', orDash(inline(c.facts.campaignType, 40))],
+      ['State', open ? '🟢 Open' : '⚪ Closed — the chat session completed'],
+      ['Session', c.sessionId ? orDash(code(c.sessionId)) : open ? '_not linked — replies can’t be sent yet_' : '—'],
+    ]),
+  ];
+  if (open) {
+    blocks.push(actions([button(c.sessionId ? '🔗 Change session' : '🔗 Link session', LINK_SESSION_ACTION)]));
+    blocks.push(context('Reply in this thread to answer the customer. Start a reply with `note:` to keep it in Slack.'));
+  } else {
+    blocks.push(context('This conversation is closed. The customer’s next message opens a new thread.'));
+  }
+  const fallback = `Chat with ${customerPlain(who)}${campaign ? ` — ${campaign}` : ''} (${open ? 'open' : 'closed'})`;
+  return message(fallback, blocks);
+}
+
+function body(content: string | undefined): string {
+  const trimmed = content?.trim();
+  return trimmed ? `\n${quote(trimmed, MESSAGE_TEXT_MAX)}` : '\n_(empty message)_';
+}
+
+/** A customer's message in the conversation's thread. */
+export function renderCustomerLine(e: MessageReceived): MessagePayload {
+  const name = inline(e.customerName, 100) ?? inline(e.customerNumber, 40) ?? 'Customer';
+  const meta = dotted('customer', when(e.receivedAt));
+  return message(`${name}: ${inline(e.messageContent, 200) ?? '(empty)'}`, [section(`💬 *${name}*${body(e.messageContent)}`), context(meta)]);
+}
+
+/** The agent's (AI or platform-side human) message in the conversation's thread. */
+export function renderAgentLine(e: MessageSent): MessagePayload {
+  const name = inline(e.agentName, 100) ?? 'Agent';
+  const meta = dotted('agent', when(e.sentAt));
+  return message(`🤖 ${name}: ${inline(e.messageContent, 200) ?? '(empty)'}`, [section(`🤖 *${name}*${body(e.messageContent)}`), context(meta)]);
+}
+
+/** The last line of a closed conversation's thread. */
+export function renderSessionClosedLine(e: SessionCompleted): MessagePayload {
+  const line = dotted('🏁 *Chat session completed*', when(e.completedAt ?? e.sentAt ?? e.receivedAt));
+  return message('Chat session completed', [
+    section(line),
+    context('This thread is closed: replies here are no longer sent. The customer’s next message opens a new thread.'),
+  ]);
+}

@@ -1,0 +1,143 @@
+/**
+ * Handoff threads, worker side: a conversation (workspace, campaignId, customerNumber) gets one parent card
+ * per routed channel, its messages go into that card's thread, the platform's echo of a reply sent from Slack
+ * is recognised, and `message_session_completed` closes the threads.
+ *
+ * Every Slack write is a `StepLog` step of the queue entry, so a retried entry (this worker or one that took
+ * it over) never posts a card, a line or a closing note twice. The queue's order key serialises one
+ * conversation's events, so two messages of it never race to open a card.
+ */
+import type { WebClient } from '@slack/web-api';
+import { z } from 'zod';
+import type { Logger } from '../logger.js';
+import type { MessagePayload } from '../slack/blocks.js';
+import type { Store } from '../store/index.js';
+import type { CardFacts, ConversationRef, ThreadInfo } from '../store/conversations.js';
+import type { MessageReceived, MessageSent, SessionCompleted } from './events.js';
+import { renderConversationCard, renderSessionClosedLine } from './render/index.js';
+import { postMessage, slackErrorCode } from './slack-client.js';
+import type { StepLog, StepRef } from './steps.js';
+
+/** The conversation an event belongs to; undefined when the payload lacks the campaign or the number. */
+export function conversationOf(
+  teamId: string,
+  data: { campaignId?: string | undefined; customerNumber?: string | undefined },
+): ConversationRef | undefined {
+  const campaignId = data.campaignId?.trim();
+  const customerNumber = data.customerNumber?.trim();
+  if (!campaignId || !customerNumber) return undefined;
+  return { teamId, campaignId, customerNumber };
+}
+
+/** The card of a thread as it is stored now. */
+export function cardOf(info: ThreadInfo): MessagePayload {
+  return renderConversationCard({
+    campaignId: info.campaignId,
+    customerNumber: info.customerNumber,
+    facts: info.facts,
+    sessionId: info.sessionId,
+    state: info.state,
+  });
+}
+
+/** Slack errors that mean the card can't be edited any more (deleted, channel gone): nothing to retry. */
+const CARD_GONE = new Set(['message_not_found', 'cant_update_message', 'channel_not_found', 'not_in_channel', 'is_archived', 'thread_not_found']);
+
+/**
+ * Re-renders a thread's parent card from the store (session, state). A card that is gone is logged and
+ * skipped; any other error (a 429 included) is thrown to the caller.
+ */
+export async function updateCard(slack: WebClient, info: ThreadInfo, logger: Logger): Promise<void> {
+  const card = cardOf(info);
+  try {
+    await slack.chat.update({ channel: info.channelId, ts: info.threadTs, text: card.text, blocks: card.blocks });
+  } catch (err) {
+    const code = slackErrorCode(err);
+    if (code === undefined || !CARD_GONE.has(code)) throw err;
+    logger.warn({ channel: info.channelId, thread: info.threadTs, slackError: code }, 'could not update a conversation card (it is gone); left as it is');
+  }
+}
+
+function factsOf(data: MessageReceived | MessageSent): CardFacts {
+  const facts: CardFacts = {};
+  for (const name of ['customerName', 'campaignName', 'agentName', 'campaignType'] as const) {
+    const value = data[name]?.trim();
+    if (value) facts[name] = value;
+  }
+  return facts;
+}
+
+const closedThreadsSchema = z.array(z.object({ channelId: z.string(), threadTs: z.string() }));
+
+export class ConversationThreads {
+  constructor(
+    private readonly store: Store,
+    private readonly steps: StepLog,
+  ) {}
+
+  /**
+   * Whether a `message_sent` is the platform's echo of a reply sent from a Slack thread. Decided once per
+   * queue entry (a retry must not consume a second echo mark, nor post what it decided to drop).
+   */
+  async isEcho(teamId: string, entryId: string, ref: ConversationRef, content: string | undefined): Promise<boolean> {
+    const text = content?.trim();
+    if (!text) return false;
+    const decision = await this.steps.once(step(teamId, entryId, '*', 'echo'), async () =>
+      (await this.store.conversations.takeEcho(ref, text)) ? 'echo' : 'new',
+    );
+    return decision.result === 'echo';
+  }
+
+  /**
+   * The parent ts of the conversation's thread in `channel`: the open one, or a new card posted now. A
+   * `sessionId` in the payload (not in the spec, taken when sent) is linked to the thread and shown on its card.
+   */
+  async threadIn(slack: WebClient, entryId: string, channel: string, ref: ConversationRef, data: MessageReceived | MessageSent, logger: Logger): Promise<string> {
+    const conversations = this.store.conversations;
+    const sessionId = data.sessionId?.trim() || undefined;
+    const existing = (await conversations.threads(ref)).get(channel);
+    if (existing) {
+      if (sessionId) await this.adoptSession(slack, ref.teamId, channel, existing, sessionId, logger);
+      return existing;
+    }
+    const facts = factsOf(data);
+    const card = await this.steps.once(step(ref.teamId, entryId, channel, 'card'), () =>
+      postMessage(slack, { channel }, renderConversationCard({ ...ref, facts, sessionId, state: 'open' })),
+    );
+    await conversations.recordThread(ref, channel, card.result, facts, sessionId);
+    if (card.ran) logger.info({ channel, thread: card.result, campaignId: ref.campaignId }, 'conversation card opened');
+    return card.result;
+  }
+
+  /** Closes the conversation once per entry; returns the threads that were open (the same list on a retry). */
+  async closeOnce(teamId: string, entryId: string, ref: ConversationRef): Promise<Array<{ channelId: string; threadTs: string }>> {
+    const closed = await this.steps.once(step(teamId, entryId, '*', 'close'), async () => JSON.stringify(await this.store.conversations.close(ref)));
+    const parsed = closedThreadsSchema.safeParse(JSON.parse(closed.result));
+    return parsed.success ? parsed.data : [];
+  }
+
+  /** A closed thread: its card shows "closed" without a session, and the thread gets a closing line. */
+  async markClosed(slack: WebClient, entryId: string, teamId: string, thread: { channelId: string; threadTs: string }, data: SessionCompleted, logger: Logger): Promise<void> {
+    const { channelId, threadTs } = thread;
+    await this.steps.once(step(teamId, entryId, channelId, `closed-card:${threadTs}`), async () => {
+      const info = await this.store.conversations.findThread(teamId, channelId, threadTs);
+      if (info) await updateCard(slack, info, logger);
+      return 'done';
+    });
+    await this.steps.once(step(teamId, entryId, channelId, `closed-line:${threadTs}`), () =>
+      postMessage(slack, { channel: channelId, threadTs }, renderSessionClosedLine(data)),
+    );
+  }
+
+  private async adoptSession(slack: WebClient, teamId: string, channel: string, threadTs: string, sessionId: string, logger: Logger): Promise<void> {
+    const info = await this.store.conversations.findThread(teamId, channel, threadTs);
+    if (!info || info.state !== 'open' || info.sessionId === sessionId) return;
+    await this.store.conversations.linkSession(teamId, channel, threadTs, sessionId);
+    await updateCard(slack, { ...info, sessionId }, logger);
+    logger.info({ channel, thread: threadTs }, 'chat session linked from the platform’s payload');
+  }
+}
+
+function step(teamId: string, entryId: string, channel: string, name: string): StepRef {
+  return { teamId, entryId, channel, step: name };
+}

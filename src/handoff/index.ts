@@ -1,0 +1,79 @@
+/**
+ * Handoff threads, Slack side: a support agent answers a customer's chat from the conversation's thread.
+ *
+ * - `message` events (channels the bot is in: message.channels / message.groups): human replies in a
+ *   conversation thread go to the customer through send-human-response (`relay.ts`);
+ * - the Retry / Send again button under a "not sent" notice sends the same reply again, once;
+ * - the Link session button and modal store the chat session for a thread (`link-session.ts`).
+ *
+ * The worker side — parent cards, thread lines, echo suppression, closing — is in src/events/threads.ts.
+ */
+import type { App } from '@slack/bolt';
+import { z } from 'zod';
+import type { Deps } from '../bot/deps.js';
+import { postToResponseUrl } from '../slack/response-url.js';
+import { registerLinkSession } from './link-session.js';
+import { RETRY_ACTION } from './notices.js';
+import { ReplyRelay } from './relay.js';
+
+export { LINK_SESSION_CALLBACK } from './link-session.js';
+export { RETRY_ACTION } from './notices.js';
+
+const retryValueSchema = z.object({ c: z.string().min(1), t: z.string().min(1), r: z.string().min(1) });
+
+const retryBodySchema = z.looseObject({
+  user: z.looseObject({ id: z.string() }),
+  team: z.looseObject({ id: z.string() }).nullish(),
+  container: z.looseObject({ message_ts: z.string().nullish() }).nullish(),
+  actions: z.array(z.looseObject({ action_id: z.string(), value: z.string().nullish() })),
+  response_url: z.string().nullish(),
+});
+
+export function register(app: App, deps: Deps): void {
+  const relay = new ReplyRelay(deps);
+  const log = deps.logger.child({ component: 'handoff' });
+
+  app.event('message', async ({ event, body, context, client }) => {
+    const teamId = context.teamId ?? body.team_id;
+    try {
+      await relay.onMessageEvent(event, {
+        teamId,
+        eventId: body.event_id,
+        retryNum: context.retryNum,
+        botUserId: context.botUserId,
+        client,
+      });
+    } catch (err) {
+      // Bolt has acked already; nothing to tell Slack. The reply keeps its claim: it is never sent twice.
+      log.error({ err, team: teamId, eventId: body.event_id }, 'handling a message event for handoff threads failed');
+    }
+  });
+
+  app.action(RETRY_ACTION, async ({ ack, body, client }) => {
+    await ack();
+    const parsed = retryBodySchema.safeParse(body);
+    if (!parsed.success) return;
+    const b = parsed.data;
+    const action = b.actions.find((a) => a.action_id === RETRY_ACTION);
+    let value: z.output<typeof retryValueSchema> | undefined;
+    try {
+      value = retryValueSchema.safeParse(JSON.parse(action?.value ?? '')).data;
+    } catch {
+      value = undefined;
+    }
+    if (!value) return;
+    const teamId = b.team?.id ?? '';
+    let sentence: string | undefined;
+    try {
+      sentence = await relay.retry({ channel: value.c, threadTs: value.t, replyTs: value.r }, teamId, b.user.id, client, b.container?.message_ts ?? undefined);
+    } catch (err) {
+      log.error({ err, team: teamId, channel: value.c, reply: value.r }, 'retrying a handoff reply failed');
+      sentence = 'Something went wrong on our side while sending that reply — try again; if it keeps happening, tell your Slack admin.';
+    }
+    if (sentence && b.response_url) {
+      await postToResponseUrl(b.response_url, { response_type: 'ephemeral', replace_original: false, text: sentence }, log);
+    }
+  });
+
+  registerLinkSession(app, deps);
+}

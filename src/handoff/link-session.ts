@@ -1,0 +1,136 @@
+/**
+ * **Link session**: the webhook payloads carry no chat session id, so an agent pastes the customer's current
+ * session id (from the platform) into a modal. It is stored for that thread, shown on the parent card, and
+ * every reply in the thread goes to it from then on. The button sits on the card and under the "not sent"
+ * notices.
+ */
+import type { App } from '@slack/bolt';
+import type { ModalView } from '@slack/types';
+import type { WebClient } from '@slack/web-api';
+import { z } from 'zod';
+import type { Deps } from '../bot/deps.js';
+import { LINK_SESSION_ACTION } from '../events/render/index.js';
+import { code, customerLabel } from '../events/render/text.js';
+import { postMessage, slackErrorCode } from '../events/slack-client.js';
+import { updateCard } from '../events/threads.js';
+import type { Logger } from '../logger.js';
+import { message, section } from '../slack/blocks.js';
+import { modal, readMetadata, readText, textInput } from '../slack/modals.js';
+import { postToResponseUrl } from '../slack/response-url.js';
+import type { ThreadInfo } from '../store/conversations.js';
+
+export const LINK_SESSION_CALLBACK = 'handoff_link_session_modal';
+const SESSION_BLOCK = 'session_id';
+/** Session ids are the platform's; their format is not documented. One token, no spaces or backticks. */
+const SESSION_ID = /^[^\s`]{1,200}$/;
+
+const threadRefSchema = z.object({ c: z.string().min(1), t: z.string().min(1) });
+
+/** The parts of a block_actions body this needs (Bolt's types are a union over every container). */
+const actionBodySchema = z.looseObject({
+  trigger_id: z.string(),
+  user: z.looseObject({ id: z.string() }),
+  team: z.looseObject({ id: z.string() }).nullish(),
+  channel: z.looseObject({ id: z.string() }).nullish(),
+  container: z.looseObject({ message_ts: z.string().nullish(), thread_ts: z.string().nullish() }).nullish(),
+  message: z.looseObject({ ts: z.string().nullish(), thread_ts: z.string().nullish() }).nullish(),
+  response_url: z.string().nullish(),
+});
+
+export function registerLinkSession(app: App, deps: Deps): void {
+  const log = deps.logger.child({ component: 'handoff' });
+
+  app.action(LINK_SESSION_ACTION, async ({ ack, body, client }) => {
+    await ack();
+    const parsed = actionBodySchema.safeParse(body);
+    if (!parsed.success) return;
+    const b = parsed.data;
+    const teamId = b.team?.id ?? '';
+    const channel = b.channel?.id;
+    // On the card itself the message is the thread's parent; under a notice it is a reply in the thread.
+    const threadTs = b.message?.thread_ts ?? b.container?.thread_ts ?? b.message?.ts ?? b.container?.message_ts;
+    const tell = (text: string) => (b.response_url ? postToResponseUrl(b.response_url, { response_type: 'ephemeral', replace_original: false, text }, log) : Promise.resolve(false));
+    if (!channel || !threadTs) return;
+    const thread = await findThreadSoon(deps, teamId, channel, threadTs);
+    if (!thread) {
+      await tell('This conversation is no longer on record (threads are kept 30 days after their last message), so no session can be linked here.');
+      return;
+    }
+    if (thread.state === 'closed') {
+      await tell('This conversation is closed (the chat session completed). The customer’s next message opens a new thread.');
+      return;
+    }
+    await client.views.open({ trigger_id: b.trigger_id, view: linkModal(thread) });
+  });
+
+  app.view(LINK_SESSION_CALLBACK, async ({ ack, body, view, client }) => {
+    const meta = readMetadata(view, threadRefSchema);
+    const teamId = body.team?.id ?? body.user.team_id ?? '';
+    const sessionId = readText(view, SESSION_BLOCK);
+    if (!meta) {
+      await ack({ response_action: 'errors', errors: { [SESSION_BLOCK]: 'This form lost track of its thread — close it and press Link session again.' } });
+      return;
+    }
+    if (!sessionId || !SESSION_ID.test(sessionId)) {
+      await ack({ response_action: 'errors', errors: { [SESSION_BLOCK]: 'Paste the session id as the platform shows it: one word, no spaces, up to 200 characters.' } });
+      return;
+    }
+    const thread = await deps.store.conversations.findThread(teamId, meta.c, meta.t);
+    if (!thread || thread.state === 'closed') {
+      await ack({ response_action: 'errors', errors: { [SESSION_BLOCK]: 'This conversation is closed or no longer on record, so no session can be linked to it.' } });
+      return;
+    }
+    await deps.store.conversations.linkSession(teamId, meta.c, meta.t, sessionId);
+    await ack();
+    log.info({ team: teamId, channel: meta.c, thread: meta.t, user: body.user.id }, 'chat session linked to a handoff thread');
+    await afterLink(client, { ...thread, sessionId }, body.user.id, log);
+  });
+}
+
+/**
+ * The worker records a card right after Slack answers its post, so a click within those milliseconds would
+ * find nothing yet: look again briefly (well within the trigger id's 3 s) before saying it is not on record.
+ */
+async function findThreadSoon(deps: Deps, teamId: string, channel: string, threadTs: string): Promise<ThreadInfo | null> {
+  for (let attempt = 0; ; attempt++) {
+    const thread = await deps.store.conversations.findThread(teamId, channel, threadTs);
+    if (thread || attempt >= 4) return thread;
+    await new Promise((resolve) => setTimeout(resolve, 150));
+  }
+}
+
+function linkModal(thread: ThreadInfo): ModalView {
+  const who = customerLabel({ customerName: thread.facts.customerName, customerNumber: thread.customerNumber });
+  return modal({
+    callbackId: LINK_SESSION_CALLBACK,
+    title: 'Link chat session',
+    submit: 'Link',
+    privateMetadata: JSON.stringify({ c: thread.channelId, t: thread.threadTs }),
+    blocks: [
+      section(
+        `Replies in this thread with ${who} go to the chat session you link here. Use the customer’s *current* session, ` +
+          'handed off to a human on the platform — a stale or closed one is refused.',
+      ),
+      textInput(SESSION_BLOCK, 'Session id', {
+        placeholder: 'The session id from the platform',
+        maxLength: 200,
+        ...(thread.sessionId ? { initial: thread.sessionId } : {}),
+      }),
+    ],
+  });
+}
+
+/** The card shows the new session; the thread says who linked which session. */
+async function afterLink(client: WebClient, thread: ThreadInfo, userId: string, log: Logger): Promise<void> {
+  try {
+    await updateCard(client, thread, log);
+  } catch (err) {
+    log.warn({ err, slackError: slackErrorCode(err) }, 'could not show the linked session on the conversation card');
+  }
+  const text = `🔗 <@${userId}> linked chat session ${code(thread.sessionId)} — replies in this thread now go to it. A reply that was not sent can be sent with its *Send again* button.`;
+  try {
+    await postMessage(client, { channel: thread.channelId, threadTs: thread.threadTs }, message('Chat session linked', [section(text)]));
+  } catch (err) {
+    log.warn({ err, slackError: slackErrorCode(err) }, 'could not confirm the linked session in the thread');
+  }
+}

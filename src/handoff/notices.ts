@@ -1,0 +1,135 @@
+/**
+ * What the bot says in a handoff thread about a reply: one clear sentence per outcome, naming the cause and
+ * the next step, with the buttons that take it (Link session, Send again / Retry).
+ */
+import { LINK_SESSION_ACTION } from '../events/render/index.js';
+import { quote } from '../events/render/text.js';
+import type { Button } from '@slack/types';
+import { actions, button, escapeMrkdwn, message, section, truncate, type KnownBlock, type MessagePayload } from '../slack/blocks.js';
+
+/** action_id of the Send again / Retry button under a notice. */
+export const RETRY_ACTION = 'handoff_retry_reply';
+
+/** Which reply a Retry button is about (its value). */
+export interface ReplyAddress {
+  channel: string;
+  threadTs: string;
+  replyTs: string;
+}
+
+export type SendOutcome =
+  | { kind: 'sent' }
+  /** No session linked to the thread: nothing was sent. */
+  | { kind: 'unlinked' }
+  /** The conversation had ended: nothing was sent. */
+  | { kind: 'closed' }
+  /** 400: the session is stale, closed or not in human handoff (or another refusal the platform named). */
+  | { kind: 'refused'; platformMessage: string; ref: string }
+  /** 5xx, timeout, unreachable, no key: `sentence` says which; `unknown` when it may have arrived anyway. */
+  | { kind: 'failed'; sentence: string; unknown: boolean };
+
+export function encodeAddress(a: ReplyAddress): string {
+  return JSON.stringify({ c: a.channel, t: a.threadTs, r: a.replyTs });
+}
+
+function linkButton(): Button {
+  return button('🔗 Link session', LINK_SESSION_ACTION);
+}
+
+function retryButton(address: ReplyAddress, label: string): Button {
+  return button(label, RETRY_ACTION, { value: encodeAddress(address), style: 'primary' });
+}
+
+/** A 400 is about the session (spec §7 rule 2) unless the platform plainly named something else. */
+function refusalSentence(platformMessage: string, ref: string): string {
+  if (/handoff|hand-off|session/i.test(platformMessage) || platformMessage.trim() === '') {
+    return (
+      'the platform refused it because this chat session is stale, closed or not handed off to a human agent ' +
+      '(its answer, “human handoff is not enabled for the campaign”, is about this session, not a campaign setting). ' +
+      `Link the customer’s current handed-off session, then press *Send again*. ${ref}`
+    );
+  }
+  return `the platform refused it: “${escapeMrkdwn(truncate(platformMessage, 300))}” ${ref}. Link the customer’s current handed-off session if it changed, then press *Send again*.`;
+}
+
+/**
+ * The notice about a reply that did not simply go through (`sent` is only used for a retry that worked).
+ * `who` is the reply's author; `retriedBy` the user who pressed Retry, when it was a retry.
+ */
+export function renderReplyNotice(outcome: SendOutcome, address: ReplyAddress, who: string, retriedBy?: string): MessagePayload {
+  const author = `<@${who}>`;
+  let text: string;
+  let buttons: Button[] = [];
+  switch (outcome.kind) {
+    case 'sent':
+      text = `✅ ${author}’s reply reached the customer${retriedBy ? ` (sent again by <@${retriedBy}>)` : ''}.`;
+      break;
+    case 'unlinked':
+      text =
+        `⚠️ ${author} your reply was not sent: no chat session is linked to this thread, so the platform can’t tell which chat it belongs to. ` +
+        'Press *Link session*, paste the customer’s current session id from the platform, then press *Send again*.';
+      buttons = [linkButton(), retryButton(address, 'Send again')];
+      break;
+    case 'closed':
+      text = `⚠️ ${author} your reply was not sent: this conversation is closed (the chat session completed). The customer’s next message opens a new thread.`;
+      break;
+    case 'refused':
+      text = `⚠️ ${author} your reply was not sent: ${refusalSentence(outcome.platformMessage, outcome.ref)}`;
+      buttons = [linkButton(), retryButton(address, 'Send again')];
+      break;
+    case 'failed':
+      text = outcome.unknown
+        ? `❌ ${author} ${outcome.sentence} We can’t tell whether the customer got your reply — check the conversation on the platform before pressing *Retry*, which sends it again.`
+        : `❌ ${author} your reply did not reach the customer. ${outcome.sentence} Your reply is kept: press *Retry* to send it.`;
+      buttons = [retryButton(address, 'Retry')];
+      break;
+  }
+  if (retriedBy && outcome.kind !== 'sent') text += ` _(tried again by <@${retriedBy}>)_`;
+  const blocks: KnownBlock[] = [section(text)];
+  if (buttons.length > 0) blocks.push(actions(buttons));
+  return message(plainFallback(outcome), blocks);
+}
+
+function plainFallback(outcome: SendOutcome): string {
+  switch (outcome.kind) {
+    case 'sent':
+      return 'Reply sent to the customer';
+    case 'unlinked':
+      return 'Reply not sent: no chat session is linked to this thread';
+    case 'closed':
+      return 'Reply not sent: this conversation is closed';
+    case 'refused':
+      return 'Reply not sent: the chat session is stale, closed or not handed off';
+    case 'failed':
+      return 'Reply not sent: the platform did not accept it';
+  }
+}
+
+/** A reply that was withdrawn (deleted, or turned into a note) before it was ever sent. */
+export function renderWithdrawnNotice(who: string): MessagePayload {
+  const text = `↩️ <@${who}>’s reply was deleted or turned into a note before it was sent, so it will not be sent.`;
+  return message('Reply withdrawn before it was sent', [section(text)]);
+}
+
+export function renderFilesNotice(who: string, fileNames: string[], hasText: boolean): MessagePayload {
+  const names = fileNames.length > 0 ? fileNames.slice(0, 5).map((n) => `*${escapeMrkdwn(truncate(n, 80))}*`).join(', ') : 'the attached files';
+  const more = fileNames.length > 5 ? ` and ${fileNames.length - 5} more` : '';
+  const text =
+    `📎 <@${who}> ${names}${more} ${fileNames.length === 1 ? 'was' : 'were'} not sent: the platform only takes links it can open, and Slack’s file links are private to this workspace. ` +
+    `Share a public link in a reply instead.${hasText ? ' Only the text of your reply goes to the customer.' : ' Nothing was sent to the customer.'}`;
+  return message('Files were not sent to the customer', [section(text)]);
+}
+
+export function renderEditedNote(who: string, kind: 'edited' | 'deleted'): MessagePayload {
+  const text =
+    kind === 'edited'
+      ? `✏️ <@${who}> edited a reply the customer already received. The customer still has the original — send a new reply to correct it.`
+      : `🗑️ A reply by <@${who}> was deleted here, but the customer already received it and still has it.`;
+  return message(kind === 'edited' ? 'A sent reply was edited in Slack' : 'A sent reply was deleted in Slack', [section(text)]);
+}
+
+/** The same reply, shown in the conversation's other channels so every thread tells the whole story. */
+export function renderMirroredReply(agentName: string, fromChannel: string, text: string): MessagePayload {
+  const name = escapeMrkdwn(truncate(agentName.replace(/\s+/g, ' '), 100));
+  return message(`${name} answered the customer from another channel`, [section(`🧑‍💼 *${name}* answered the customer from <#${fromChannel}>:\n${quote(text, 2600)}`)]);
+}

@@ -1,0 +1,389 @@
+/**
+ * Slack → customer: a human's reply in a conversation thread goes out through send-human-response.
+ *
+ *   message event (acked by Bolt at once) → a human's thread reply? (no bot, not us, not an edit) → a thread
+ *   we opened? → `note:` stays in Slack → event id marked (a Slack retry stops here) → send claim for the
+ *   reply (channel, ts) → echo expected → POST → ✅ / ⚠️ + notice / ❌ + notice with Retry.
+ *
+ * No path sends a reply twice: every send first wins a claim (`claimSend`, SET NX) for its attempt number —
+ * Slack's retries, a second replica and a double-clicked Retry all lose it. A reply whose send was cut off
+ * (process died) stays `sending`; it is only sent again when someone presses Retry, with the wording saying
+ * the outcome is unknown.
+ *
+ * Logs carry ids, the agent's display name and outcomes; message text only at debug level.
+ */
+import type { WebClient } from '@slack/web-api';
+import { z } from 'zod';
+import { ApiConnectionError, ApiTimeoutError, BadRequestError } from '../api/index.js';
+import type { Deps } from '../bot/deps.js';
+import { NotConnectedError } from '../bot/platform-access.js';
+import { describeFailure, upstreamRef } from '../commands/failure.js';
+import { postMessage, slackErrorCode } from '../events/slack-client.js';
+import type { Logger } from '../logger.js';
+import type { ReplyState, ThreadInfo, ThreadReply } from '../store/conversations.js';
+import { displayName, platformAgentId } from './agents.js';
+import {
+  renderEditedNote,
+  renderFilesNotice,
+  renderMirroredReply,
+  renderReplyNotice,
+  renderWithdrawnNotice,
+  type ReplyAddress,
+  type SendOutcome,
+} from './notices.js';
+import { isPrivateNote, toCustomerText } from './slack-text.js';
+
+/** Slack retries an event for about an hour; a day is plenty. */
+const EVENT_DEDUP_TTL_MS = 24 * 60 * 60_000;
+/** A `sending` older than this was cut off (the platform client gives up well before). */
+export const STALE_SENDING_MS = 2 * 60_000;
+
+const REACTION: Partial<Record<ReplyState, string>> = {
+  sent: 'white_check_mark',
+  refused: 'warning',
+  unlinked: 'warning',
+  closed: 'warning',
+  failed: 'x',
+};
+
+const text = z
+  .string()
+  .nullish()
+  .transform((v) => v ?? undefined);
+
+const innerMessageSchema = z.looseObject({
+  ts: text,
+  user: text,
+  bot_id: text,
+  subtype: text,
+  text,
+  thread_ts: text,
+});
+
+const messageEventSchema = z.looseObject({
+  type: z.literal('message'),
+  subtype: text,
+  channel: z.string(),
+  ts: text,
+  user: text,
+  bot_id: text,
+  text,
+  thread_ts: text,
+  files: z.array(z.looseObject({ name: text, title: text })).nullish(),
+  message: innerMessageSchema.nullish(),
+  previous_message: innerMessageSchema.nullish(),
+  deleted_ts: text,
+});
+
+type MessageEvent = z.output<typeof messageEventSchema>;
+
+export interface EventContext {
+  teamId: string;
+  eventId: string | undefined;
+  retryNum: number | undefined;
+  botUserId: string | undefined;
+  client: WebClient;
+}
+
+export class ReplyRelay {
+  private readonly log: Logger;
+
+  constructor(private readonly deps: Deps) {
+    this.log = deps.logger.child({ component: 'handoff' });
+  }
+
+  /** Every `message` event of the channels the bot is in. Cheap for anything that is not a handoff reply. */
+  async onMessageEvent(raw: unknown, ctx: EventContext): Promise<void> {
+    const parsed = messageEventSchema.safeParse(raw);
+    if (!parsed.success) return;
+    const ev = parsed.data;
+    switch (ev.subtype) {
+      case undefined:
+      case 'file_share':
+      case 'thread_broadcast':
+        return this.onReply(ev, ctx);
+      case 'message_changed':
+        return this.onEdited(ev, ctx);
+      case 'message_deleted':
+        return this.onDeleted(ev, ctx);
+      default:
+        return;
+    }
+  }
+
+  /** The Retry / Send again button under a notice. Returns the sentence for the presser when nothing was sent. */
+  async retry(address: ReplyAddress, teamId: string, pressedBy: string, client: WebClient, noticeTs: string | undefined): Promise<string | undefined> {
+    const conversations = this.deps.store.conversations;
+    const { channel, threadTs, replyTs } = address;
+    const reply = await conversations.findReply(teamId, channel, threadTs, replyTs);
+    const log = this.log.child({ team: teamId, channel, thread: threadTs, reply: replyTs, pressedBy });
+    if (!reply) return 'That reply is no longer on record — write it again in the thread.';
+    switch (reply.state) {
+      case 'sent':
+        return 'That reply was already sent — the customer has it.';
+      case 'withdrawn':
+        return 'That reply was deleted or turned into a note, so it is not sent.';
+      case 'sending':
+        if (Date.now() - reply.updatedAt < STALE_SENDING_MS) return 'That reply is being sent right now.';
+        break;
+      default:
+        break;
+    }
+    if (!(await conversations.claimSend(teamId, channel, replyTs, reply.attempts))) {
+      log.info('Retry pressed while another press was already sending the reply: not sent twice');
+      return 'Someone just pressed it: that reply is already being sent.';
+    }
+    const sending: ThreadReply = { ...reply, state: 'sending', attempts: reply.attempts + 1, updatedAt: Date.now(), ...(noticeTs && !reply.noticeTs ? { noticeTs } : {}) };
+    await conversations.saveReply(teamId, channel, threadTs, replyTs, sending);
+    const thread = await conversations.findThread(teamId, channel, threadTs);
+    const agentName = await displayName(this.deps, client, teamId, reply.user);
+    const outcome = thread ? await this.send(thread, sending, agentName, log) : ({ kind: 'closed' } as const);
+    await this.settle({ client, teamId, thread, address, reply: sending, previous: reply.state, outcome, agentName, retriedBy: pressedBy, log });
+    return undefined;
+  }
+
+  private async onReply(ev: MessageEvent, ctx: EventContext): Promise<void> {
+    const { teamId, client } = ctx;
+    if (ev.bot_id || !ev.user || ev.user === ctx.botUserId || !ev.ts) return;
+    const threadTs = ev.thread_ts;
+    if (!threadTs || threadTs === ev.ts) return; // a channel message or a thread's parent, not a reply
+    const conversations = this.deps.store.conversations;
+    const thread = await conversations.findThread(teamId, ev.channel, threadTs);
+    if (!thread) return; // a thread that is not a handoff conversation
+    const address: ReplyAddress = { channel: ev.channel, threadTs, replyTs: ev.ts };
+    const log = this.log.child({ team: teamId, channel: ev.channel, thread: threadTs, reply: ev.ts, user: ev.user, campaignId: thread.campaignId });
+
+    if (isPrivateNote(ev.text)) {
+      log.debug('private note in a handoff thread: stays in Slack');
+      return;
+    }
+    if (!(await this.firstDelivery(ctx, log))) return;
+    if (!(await conversations.claimSend(teamId, ev.channel, ev.ts, 0))) {
+      log.info('this reply is already being handled: not sent twice');
+      return;
+    }
+
+    const agentName = await displayName(this.deps, client, teamId, ev.user);
+    const message = await toCustomerText(ev.text ?? '', (id) => displayName(this.deps, client, teamId, id));
+    const files = ev.files ?? [];
+    if (files.length > 0) {
+      const names = files.map((f) => f.name ?? f.title ?? 'file');
+      await this.postInThread(client, address, renderFilesNotice(ev.user, names, message !== ''), log);
+      log.info({ agentName, files: files.length }, 'files on a handoff reply were not sent (Slack file links are private)');
+    }
+    if (message === '') {
+      if (files.length > 0) await this.react(client, address, 'warning', log);
+      return;
+    }
+    const reply: ThreadReply = { user: ev.user, text: message, state: 'sending', attempts: 1, updatedAt: Date.now() };
+    await conversations.saveReply(teamId, ev.channel, threadTs, ev.ts, reply);
+    const outcome = await this.send(thread, reply, agentName, log);
+    await this.settle({ client, teamId, thread, address, reply, previous: undefined, outcome, agentName, log });
+  }
+
+  /** Marks the Slack event id; false for a delivery already seen (Slack's retry of the same event). */
+  private async firstDelivery(ctx: EventContext, log: Logger): Promise<boolean> {
+    if (!ctx.eventId) return true;
+    if (await this.deps.store.dedup.markOnce('slack-event', `${ctx.teamId}:${ctx.eventId}`, EVENT_DEDUP_TTL_MS)) return true;
+    log.info({ eventId: ctx.eventId, retryNum: ctx.retryNum }, 'Slack delivered this event again: already handled, nothing sent twice');
+    return false;
+  }
+
+  /** One send-human-response for a reply whose send claim is already won. */
+  private async send(thread: ThreadInfo, reply: ThreadReply, agentName: string, log: Logger): Promise<SendOutcome> {
+    if (thread.state === 'closed') return { kind: 'closed' };
+    const sessionId = thread.sessionId;
+    if (!sessionId) return { kind: 'unlinked' };
+    const ref = { teamId: thread.teamId, campaignId: thread.campaignId, customerNumber: thread.customerNumber };
+    const conversations = this.deps.store.conversations;
+    let api;
+    let agentId: string | undefined;
+    try {
+      api = await this.deps.platform.clientFor(thread.teamId);
+      agentId = await platformAgentId(this.deps, thread.teamId, reply.user);
+      // Before the send: the platform's `message_sent` echo may arrive before the answer does.
+      await conversations.expectEcho(ref, reply.text);
+    } catch (err) {
+      // Nothing went out (no key, the store failing): the reply waits for Retry.
+      if (!(err instanceof NotConnectedError)) log.error({ err }, 'could not prepare a handoff reply; it was not sent');
+      return { kind: 'failed', sentence: describeFailure(err), unknown: false };
+    }
+    log.debug({ message: reply.text }, 'sending a handoff reply');
+    try {
+      await api.chat.sendHumanResponse(thread.campaignId, { sessionId, message: reply.text, ...(agentId ? { agentId } : {}) });
+      log.info({ agentName, agentId, chars: reply.text.length, attempt: reply.attempts }, 'handoff reply sent to the customer');
+      return { kind: 'sent' };
+    } catch (err) {
+      // Not (known to be) delivered: no echo to wait for. Should it have arrived after all, its echo is then
+      // posted in the thread as the agent's message — which tells the agents it did.
+      await conversations.forgetEcho(ref, reply.text).catch(() => undefined);
+      if (err instanceof BadRequestError) {
+        log.info({ agentName, code: err.code, requestId: err.requestId }, 'handoff reply refused (400): session stale, closed or not handed off');
+        return { kind: 'refused', platformMessage: err.message, ref: upstreamRef(err) };
+      }
+      const unknown = err instanceof ApiTimeoutError || (err instanceof ApiConnectionError && err.code !== 'ECONNREFUSED');
+      log.warn({ err, agentName, attempt: reply.attempts }, 'handoff reply failed');
+      return {
+        kind: 'failed',
+        unknown,
+        sentence:
+          err instanceof ApiTimeoutError
+            ? 'The platform did not answer in time.'
+            : unknown
+              ? 'The connection to the platform broke before it answered.'
+              : describeFailure(err),
+      };
+    }
+  }
+
+  /** Stores the outcome, swaps the reaction, posts or updates the notice, and mirrors a sent reply. */
+  private async settle(a: {
+    client: WebClient;
+    teamId: string;
+    thread: ThreadInfo | null;
+    address: ReplyAddress;
+    reply: ThreadReply;
+    previous: ReplyState | undefined;
+    outcome: SendOutcome;
+    agentName: string;
+    retriedBy?: string;
+    log: Logger;
+  }): Promise<void> {
+    const { client, address, outcome, log } = a;
+    const state: ReplyState = outcome.kind;
+    let noticeTs = a.reply.noticeTs;
+    if (outcome.kind !== 'sent' || (a.retriedBy && noticeTs)) {
+      const notice = renderReplyNotice(outcome, address, a.reply.user, a.retriedBy);
+      if (noticeTs && (await this.updateMessage(client, address.channel, noticeTs, notice, log))) {
+        // updated in place: the old buttons are gone with it
+      } else {
+        noticeTs = await this.postInThread(client, address, notice, log);
+      }
+    }
+    try {
+      await this.deps.store.conversations.saveReply(a.teamId, address.channel, address.threadTs, address.replyTs, {
+        ...a.reply,
+        state,
+        updatedAt: Date.now(),
+        ...(noticeTs ? { noticeTs } : {}),
+      });
+    } catch (err) {
+      // The reply stays `sending` on record: Retry then says the outcome is unknown instead of sending blindly.
+      log.error({ err, outcome: state }, 'could not record the outcome of a handoff reply');
+    }
+    const before = a.previous ? REACTION[a.previous] : undefined;
+    const after = REACTION[state];
+    if (before && before !== after) await this.unreact(client, address, before, log);
+    if (after && after !== before) await this.react(client, address, after, log);
+    if (outcome.kind === 'sent' && a.thread) await this.mirror(client, a.thread, a.reply.text, a.agentName, log);
+  }
+
+  /** A reply sent from one channel's thread, shown in the conversation's threads in the other routed channels. */
+  private async mirror(client: WebClient, thread: ThreadInfo, message: string, agentName: string, log: Logger): Promise<void> {
+    const ref = { teamId: thread.teamId, campaignId: thread.campaignId, customerNumber: thread.customerNumber };
+    for (const [channel, ts] of await this.deps.store.conversations.threads(ref)) {
+      if (channel === thread.channelId) continue;
+      try {
+        await postMessage(client, { channel, threadTs: ts }, renderMirroredReply(agentName, thread.channelId, message));
+      } catch (err) {
+        log.warn({ err, otherChannel: channel, slackError: slackErrorCode(err) }, 'could not show a sent reply in the conversation’s other channel');
+      }
+    }
+  }
+
+  private async onEdited(ev: MessageEvent, ctx: EventContext): Promise<void> {
+    const m = ev.message;
+    if (!m?.ts || !m.user || m.bot_id || m.user === ctx.botUserId) return;
+    const threadTs = m.thread_ts;
+    if (!threadTs || threadTs === m.ts) return;
+    const before = ev.previous_message?.text;
+    if (before !== undefined && before === m.text) return; // an unfurl or a reply count, not an edit
+    const found = await this.replyOf(ctx.teamId, ev.channel, threadTs, m.ts);
+    if (!found) return;
+    const { reply } = found;
+    const log = this.log.child({ team: ctx.teamId, channel: ev.channel, thread: threadTs, reply: m.ts, user: m.user });
+    if (!(await this.firstDelivery(ctx, log))) return;
+    const address: ReplyAddress = { channel: ev.channel, threadTs, replyTs: m.ts };
+    if (reply.state === 'sent' || reply.state === 'sending') {
+      await this.postInThread(ctx.client, address, renderEditedNote(m.user, 'edited'), log);
+      log.info('a sent handoff reply was edited in Slack: the customer keeps the original');
+      return;
+    }
+    if (reply.state === 'withdrawn') return;
+    // Not sent yet: Send again sends what the thread now shows.
+    if (isPrivateNote(m.text)) {
+      await this.withdraw(ctx.client, ctx.teamId, address, reply, log);
+      return;
+    }
+    const message = await toCustomerText(m.text ?? '', (id) => displayName(this.deps, ctx.client, ctx.teamId, id));
+    if (message === '') return;
+    await this.deps.store.conversations.saveReply(ctx.teamId, ev.channel, threadTs, m.ts, { ...reply, text: message, updatedAt: Date.now() });
+    log.info('an unsent handoff reply was edited: Send again sends the new text');
+  }
+
+  private async onDeleted(ev: MessageEvent, ctx: EventContext): Promise<void> {
+    const prev = ev.previous_message;
+    const replyTs = ev.deleted_ts ?? prev?.ts;
+    const threadTs = prev?.thread_ts;
+    if (!prev || prev.bot_id || !replyTs || !threadTs || threadTs === replyTs) return;
+    const found = await this.replyOf(ctx.teamId, ev.channel, threadTs, replyTs);
+    if (!found) return;
+    const { reply } = found;
+    const log = this.log.child({ team: ctx.teamId, channel: ev.channel, thread: threadTs, reply: replyTs, user: reply.user });
+    if (!(await this.firstDelivery(ctx, log))) return;
+    const address: ReplyAddress = { channel: ev.channel, threadTs, replyTs };
+    if (reply.state === 'sent' || reply.state === 'sending') {
+      await this.postInThread(ctx.client, address, renderEditedNote(reply.user, 'deleted'), log);
+      log.info('a sent handoff reply was deleted in Slack: the customer keeps it');
+      return;
+    }
+    if (reply.state !== 'withdrawn') await this.withdraw(ctx.client, ctx.teamId, address, reply, log);
+  }
+
+  /** A reply taken back before it was sent: never sent, its notice (and buttons) replaced. */
+  private async withdraw(client: WebClient, teamId: string, address: ReplyAddress, reply: ThreadReply, log: Logger): Promise<void> {
+    await this.deps.store.conversations.saveReply(teamId, address.channel, address.threadTs, address.replyTs, { ...reply, state: 'withdrawn', updatedAt: Date.now() });
+    if (reply.noticeTs) await this.updateMessage(client, address.channel, reply.noticeTs, renderWithdrawnNotice(reply.user), log);
+    log.info('an unsent handoff reply was withdrawn: it will not be sent');
+  }
+
+  private async replyOf(teamId: string, channel: string, threadTs: string, replyTs: string): Promise<{ reply: ThreadReply } | undefined> {
+    const reply = await this.deps.store.conversations.findReply(teamId, channel, threadTs, replyTs);
+    return reply ? { reply } : undefined;
+  }
+
+  private async postInThread(client: WebClient, address: ReplyAddress, payload: Parameters<typeof postMessage>[2], log: Logger): Promise<string | undefined> {
+    try {
+      return await postMessage(client, { channel: address.channel, threadTs: address.threadTs }, payload);
+    } catch (err) {
+      log.warn({ err, slackError: slackErrorCode(err) }, 'could not post a notice in a handoff thread');
+      return undefined;
+    }
+  }
+
+  private async updateMessage(client: WebClient, channel: string, ts: string, payload: Parameters<typeof postMessage>[2], log: Logger): Promise<boolean> {
+    try {
+      await client.chat.update({ channel, ts, text: payload.text, blocks: payload.blocks });
+      return true;
+    } catch (err) {
+      log.warn({ err, slackError: slackErrorCode(err) }, 'could not update a notice in a handoff thread');
+      return false;
+    }
+  }
+
+  private async react(client: WebClient, address: ReplyAddress, name: string, log: Logger): Promise<void> {
+    try {
+      await client.reactions.add({ channel: address.channel, timestamp: address.replyTs, name });
+    } catch (err) {
+      if (slackErrorCode(err) !== 'already_reacted') log.warn({ err, slackError: slackErrorCode(err), reaction: name }, 'could not react to a handoff reply');
+    }
+  }
+
+  private async unreact(client: WebClient, address: ReplyAddress, name: string, log: Logger): Promise<void> {
+    try {
+      await client.reactions.remove({ channel: address.channel, timestamp: address.replyTs, name });
+    } catch (err) {
+      if (slackErrorCode(err) !== 'no_reaction') log.warn({ err, slackError: slackErrorCode(err), reaction: name }, 'could not remove a reaction from a handoff reply');
+    }
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * The playground (issue 9): the real bot, wired to an embedded Slack stand-in and platform simulator (both on
+ * loopback ports), with a page on the bot's own port where a person can use every feature as in Slack.
+ *
+ * Started only by `src/bot/main.ts`, and only when no deployment variable is set (`isUnconfigured`).
+ */
+import { randomBytes } from 'node:crypto';
+import type { DestinationStream } from 'pino';
+import { createBot, type Bot } from '../bot/compose.js';
+import { parsePlaygroundConfig } from '../config.js';
+import { startFakePlatform, type FakePlatform } from './platform-sim.js';
+import { loadPageFiles, playgroundRoutes } from './routes.js';
+import { PLAYGROUND_CHANNELS, PLAYGROUND_USER, PlaygroundSession } from './session.js';
+import { startFakeSlack, type FakeSlack } from './slack-standin.js';
+
+export const PLAYGROUND_BANNER = 'PLAYGROUND MODE — not connected to Slack or the platform';
+
+export interface PlaygroundOptions {
+  /** Only `PORT` and `LOG_LEVEL` are read from it. */
+  env: Readonly<Record<string, string | undefined>>;
+  logDestination?: DestinationStream;
+}
+
+export interface RunningPlayground {
+  bot: Bot;
+  /** The page, e.g. http://localhost:3000/ */
+  url: string;
+  port: number;
+  slack: FakeSlack;
+  platform: FakePlatform;
+  session: PlaygroundSession;
+  stop(): Promise<void>;
+}
+
+export async function startPlayground(opts: PlaygroundOptions): Promise<RunningPlayground> {
+  // Read first: a broken build (page files missing) stops here, before anything listens.
+  const page = loadPageFiles();
+  const platform = await startFakePlatform();
+  const slack = await startFakeSlack({ teamId: 'T0PLAYGRND1', teamName: 'Campaign Playground', teamDomain: 'campaign-playground' });
+  let bot: Bot | undefined;
+  const stop = async () => {
+    await bot?.stop();
+    await Promise.all([slack.close(), platform.close()]);
+  };
+  try {
+    slack.addUser(PLAYGROUND_USER);
+    for (const channel of PLAYGROUND_CHANNELS) slack.addChannel({ ...channel, is_member: true });
+
+    const signingSecret = randomBytes(24).toString('hex');
+    const parsed = parsePlaygroundConfig(opts.env, {
+      slackApiUrl: slack.apiUrl,
+      botToken: slack.botToken,
+      signingSecret,
+      campaignApiUrl: platform.url,
+      campaignApiKey: platform.apiKey,
+      secretsKey: randomBytes(32).toString('base64'),
+      adminUserId: PLAYGROUND_USER.id,
+    });
+    if (!parsed.ok) throw new Error(`playground configuration: ${parsed.problems.join('; ')}`);
+
+    const session = new PlaygroundSession(slack, platform);
+    bot = createBot(parsed.config, {
+      ...(opts.logDestination ? { logDestination: opts.logDestination } : {}),
+      // Loopback only: the page drives a workspace with admin rights and must not be reachable from the network.
+      listenHost: '127.0.0.1',
+      extraRoutes: playgroundRoutes(session, page),
+    });
+    const { port } = await bot.start();
+    const logger = bot.deps.logger.child({ component: 'playground' });
+    session.connect({ botUrl: `http://127.0.0.1:${port}`, signingSecret, logger });
+    if (opts.env.REDIS_URL?.trim()) logger.warn('REDIS_URL is ignored in the playground: its workspace is throwaway and lives in this process');
+    await session.seed();
+    const url = `http://localhost:${port}/`;
+    logger.warn({ url, slackStandIn: slack.baseUrl, platformSimulator: platform.url }, PLAYGROUND_BANNER);
+    return { bot, url, port, slack, platform, session, stop };
+  } catch (err) {
+    await stop().catch(() => undefined);
+    throw err;
+  }
+}

@@ -1,0 +1,762 @@
+// @ts-check
+/**
+ * The playground page's script (plain JS, type-checked by tsc with ./tsconfig.json, copied to dist at build).
+ *
+ * It polls GET /playground/state and draws what the bot did in the Slack stand-in; everything a person does
+ * goes back through the small JSON API, which signs it like Slack and sends it to the bot's real routes.
+ * Message and view bodies arrive as HTML the server built from Block Kit with every text escaped
+ * (blockkit-html.ts); every other string from the server is put in the page as text (`esc` / textContent).
+ */
+
+/**
+ * @typedef {{ id: string, name: string, size: number, type: string }} PageFile
+ * @typedef {{ ts: string, threadTs?: string, author: string, authorKind: 'bot' | 'user', html: string, files: PageFile[],
+ *   reactions: { name: string, emoji: string, count: number }[], replyCount: number, ephemeral: boolean, edited: boolean }} PageMessage
+ * @typedef {{ id: string, name: string, purpose: string, messages: PageMessage[], threads: Record<string, PageMessage[]> }} PageChannel
+ * @typedef {{ id: string, title: string, submit?: string, close: string, body: string, depth: number, errors: Record<string, string> }} PageModal
+ * @typedef {{ event: Record<string, unknown>, deliveries: { hook: string, status: number, body: string }[], problem?: string, sessionId?: string }} Simulation
+ * @typedef {{
+ *   version: string,
+ *   workspace: { name: string, you: { id: string, name: string }, bot: { name: string } },
+ *   channels: PageChannel[],
+ *   modal: PageModal | null,
+ *   home: { id: string, html: string } | null,
+ *   shortcuts: { callbackId: string, name: string }[],
+ *   simulator: {
+ *     triggers: string[], campaigns: { id: string, name: string, type: string }[],
+ *     sessions: { id: string, campaignId: string, handoff: boolean }[],
+ *     subscriptions: { triggerName: string, campaignId: string }[],
+ *     humanResponses: { sessionId: string, message: string, agentId?: string }[],
+ *     requests: string[], apiKey: string, last?: Simulation
+ *   }
+ * }} PageState
+ * @typedef {{ ok: boolean, error?: string, errors?: Record<string, string>, simulation?: Simulation, file?: { id: string, name: string, size: number } }} Outcome
+ */
+
+const POLL_MS = 400;
+
+/** @type {{ state: PageState | null, version: string, channel: string, view: 'channel' | 'home', thread: { channel: string, ts: string } | null,
+ *   tab: 'simulate' | 'thread', seen: Record<string, number>, modalKey: string, pendingFiles: { id: string, name: string }[] }} */
+const ui = {
+  state: null,
+  version: '',
+  channel: 'C0GENERAL01',
+  view: 'channel',
+  thread: null,
+  tab: 'simulate',
+  seen: {},
+  modalKey: '',
+  pendingFiles: [],
+};
+
+// ------------------------------------------------------------------------------------------------ helpers
+
+/**
+ * @template {HTMLElement} T
+ * @param {string} id
+ * @param {new () => T} type
+ * @returns {T}
+ */
+function byId(id, type) {
+  const el = document.getElementById(id);
+  if (!(el instanceof type)) throw new Error(`missing #${id}`);
+  return el;
+}
+
+/** @param {unknown} text */
+function esc(text) {
+  return String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** @param {string} ts */
+function timeOf(ts) {
+  return new Date(Number(ts.split('.')[0]) * 1000).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+}
+
+/** @param {number} bytes */
+function size(bytes) {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+/**
+ * @param {string} text
+ * @param {boolean} [error]
+ */
+function toast(text, error = false) {
+  const box = byId('toasts', HTMLDivElement);
+  const el = document.createElement('div');
+  el.className = `toast${error ? ' error' : ''}`;
+  el.textContent = text;
+  box.append(el);
+  setTimeout(() => el.remove(), error ? 8000 : 4000);
+}
+
+/**
+ * POST to the playground API; shows failures as a toast and resolves with the outcome.
+ * @param {string} path
+ * @param {unknown} body
+ * @returns {Promise<Outcome>}
+ */
+async function api(path, body) {
+  try {
+    const res = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-playground': '1' }, body: JSON.stringify(body) });
+    /** @type {Outcome} */
+    const outcome = await res.json();
+    if (!outcome.ok && outcome.error) toast(outcome.error, true);
+    void poll();
+    return outcome;
+  } catch (err) {
+    toast(`The playground did not answer: ${err instanceof Error ? err.message : String(err)}`, true);
+    return { ok: false };
+  }
+}
+
+/**
+ * Uploads one file into the Slack stand-in.
+ * @param {File} file
+ * @returns {Promise<{ id: string, name: string } | undefined>}
+ */
+async function upload(file) {
+  const q = new URLSearchParams({ name: file.name, type: file.type });
+  try {
+    const res = await fetch(`/playground/upload?${q}`, { method: 'POST', headers: { 'x-playground': '1' }, body: file });
+    /** @type {Outcome} */
+    const outcome = await res.json();
+    if (!outcome.ok || !outcome.file) {
+      toast(outcome.error ?? `Could not upload ${file.name}.`, true);
+      return undefined;
+    }
+    return { id: outcome.file.id, name: outcome.file.name };
+  } catch {
+    toast(`Could not upload ${file.name}.`, true);
+    return undefined;
+  }
+}
+
+/** Slack dates (`<!date^…>`) arrive with a UTC fallback; show them in the reader's time, as Slack does. */
+/** @param {ParentNode} root */
+function localizeDates(root) {
+  for (const el of root.querySelectorAll('time.bk-date')) {
+    const when = new Date(el.getAttribute('datetime') ?? '');
+    if (Number.isNaN(when.getTime())) continue;
+    if (!el.getAttribute('title')) el.setAttribute('title', el.textContent ?? '');
+    const format = el.getAttribute('data-format') ?? '';
+    el.textContent = /\{time\}/.test(format) || format === ''
+      ? when.toLocaleString([], { dateStyle: 'medium', timeStyle: 'short' })
+      : when.toLocaleDateString([], { dateStyle: 'medium' });
+  }
+}
+
+// ------------------------------------------------------------------------------------------------ state
+
+async function poll() {
+  try {
+    const res = await fetch(`/playground/state?since=${encodeURIComponent(ui.version)}`, { headers: { accept: 'application/json' } });
+    /** @type {PageState | { version: string, unchanged: true }} */
+    const next = await res.json();
+    if ('unchanged' in next) return;
+    ui.version = next.version;
+    ui.state = next;
+    render();
+  } catch {
+    // The bot restarted or is stopping; the next poll tries again.
+  }
+}
+
+function currentChannel() {
+  return ui.state?.channels.find((c) => c.id === ui.channel) ?? ui.state?.channels[0];
+}
+
+function render() {
+  const state = ui.state;
+  if (!state) return;
+  byId('workspace-name', HTMLDivElement).textContent = state.workspace.name;
+  byId('you-name', HTMLElement).textContent = state.workspace.you.name;
+  renderChannelList(state);
+  renderMain(state);
+  renderThread(state);
+  renderSimulator(state);
+  renderModal(state.modal);
+}
+
+/** @param {PageState} state */
+function renderChannelList(state) {
+  const listEl = byId('channel-list', HTMLUListElement);
+  listEl.innerHTML = state.channels
+    .map((c) => {
+      const count = c.messages.length + Object.values(c.threads).reduce((n, t) => n + t.length, 0);
+      const active = ui.view === 'channel' && c.id === ui.channel;
+      if (active) ui.seen[c.id] = count;
+      const unread = !active && count > (ui.seen[c.id] ?? 0);
+      return `<li><button type="button" class="channel-link${active ? ' active' : ''}${unread ? ' unread' : ''}" data-channel-id="${esc(c.id)}"># ${esc(c.name)}</button></li>`;
+    })
+    .join('');
+  byId('home-link', HTMLButtonElement).classList.toggle('active', ui.view === 'home');
+}
+
+/**
+ * @param {PageMessage} m
+ * @param {string} channel
+ * @param {boolean} inThread
+ */
+function messageHtml(m, channel, inThread) {
+  const files = m.files.length
+    ? `<div class="files">${m.files.map((f) => `<a class="file" href="/playground/files/${encodeURIComponent(f.id)}">📎 ${esc(f.name)} <span class="muted">${esc(f.type)} · ${esc(size(f.size))}</span></a>`).join('')}</div>`
+    : '';
+  const reactions = m.reactions.length
+    ? `<div class="reactions">${m.reactions.map((r) => `<span class="reaction" title=":${esc(r.name)}:" data-reaction="${esc(r.name)}">${esc(r.emoji)} ${esc(r.count)}</span>`).join('')}</div>`
+    : '';
+  const replies = !inThread && m.replyCount > 0 ? `<button type="button" class="replies" data-open-thread="${esc(m.ts)}">${esc(m.replyCount)} ${m.replyCount === 1 ? 'reply' : 'replies'}</button>` : '';
+  const tools = m.ephemeral
+    ? ''
+    : `<div class="msg-tools">${inThread ? '' : `<button type="button" title="Reply in thread" data-open-thread="${esc(m.ts)}">💬</button>`}<button type="button" title="More actions" data-shortcuts="${esc(m.ts)}">⋯</button></div>`;
+  return (
+    `<div class="msg${m.ephemeral ? ' ephemeral' : ''}" data-channel="${esc(channel)}" data-ts="${esc(m.ts)}" data-ephemeral="${m.ephemeral}"${m.threadTs ? ` data-thread-ts="${esc(m.threadTs)}"` : ''}>` +
+    `<div class="avatar ${m.authorKind}">${esc(m.author.slice(0, 1).toUpperCase())}</div>` +
+    `<div class="msg-main"><div class="msg-head"><span class="author">${esc(m.author)}</span>${m.authorKind === 'bot' ? '<span class="app-badge">APP</span>' : ''}` +
+    `<span class="msg-time">${esc(timeOf(m.ts))}</span>${m.edited ? '<span class="msg-time">(edited)</span>' : ''}${m.ephemeral ? '<span class="eph-label">Only visible to you</span>' : ''}</div>` +
+    `<div class="msg-body">${m.html}</div>${files}${reactions}${replies}</div>${tools}</div>`
+  );
+}
+
+/**
+ * Replaces a list's content, keeping the reader at the bottom when they were there.
+ * @param {HTMLElement} el
+ * @param {string} html
+ */
+function replaceScrolled(el, html) {
+  if (el.dataset.html === html) return;
+  const atBottom = el.scrollHeight - el.scrollTop - el.clientHeight < 40 || !el.dataset.html;
+  el.innerHTML = html;
+  el.dataset.html = html;
+  localizeDates(el);
+  if (atBottom) el.scrollTop = el.scrollHeight;
+}
+
+/** @param {PageState} state */
+function renderMain(state) {
+  const messages = byId('messages', HTMLDivElement);
+  const home = byId('home', HTMLDivElement);
+  const composer = byId('composer', HTMLFormElement);
+  if (ui.view === 'home') {
+    messages.hidden = true;
+    composer.hidden = true;
+    home.hidden = false;
+    byId('channel-title', HTMLHeadingElement).textContent = '🏠 Campaign — Home';
+    byId('channel-purpose', HTMLDivElement).textContent = 'The app’s Home tab, published by the bot each time it is opened.';
+    const html = state.home ? `<div data-view-id="${esc(state.home.id)}">${state.home.html}</div>` : '<div class="empty">Loading the Home tab…</div>';
+    if (home.dataset.html !== html) {
+      home.innerHTML = html;
+      home.dataset.html = html;
+      localizeDates(home);
+    }
+    return;
+  }
+  messages.hidden = false;
+  composer.hidden = false;
+  home.hidden = true;
+  const channel = currentChannel();
+  if (!channel) return;
+  byId('channel-title', HTMLHeadingElement).textContent = `# ${channel.name}`;
+  byId('channel-purpose', HTMLDivElement).textContent = channel.purpose;
+  byId('composer-input', HTMLTextAreaElement).placeholder = `Message #${channel.name} — try /campaign help`;
+  const html = channel.messages.length
+    ? channel.messages.map((m) => messageHtml(m, channel.id, false)).join('')
+    : `<div class="empty">Nothing in #${esc(channel.name)} yet. Type <code>/campaign help</code> below.</div>`;
+  replaceScrolled(messages, html);
+}
+
+/** @param {PageState} state */
+function renderThread(state) {
+  byId('tab-simulate', HTMLButtonElement).setAttribute('aria-selected', String(ui.tab === 'simulate'));
+  byId('tab-thread', HTMLButtonElement).setAttribute('aria-selected', String(ui.tab === 'thread'));
+  byId('panel-simulate', HTMLElement).hidden = ui.tab !== 'simulate';
+  byId('panel-thread', HTMLElement).hidden = ui.tab !== 'thread';
+  const list = byId('thread-messages', HTMLDivElement);
+  const form = byId('reply-form', HTMLFormElement);
+  const empty = byId('thread-empty', HTMLParagraphElement);
+  const thread = ui.thread;
+  const channel = thread ? state.channels.find((c) => c.id === thread.channel) : undefined;
+  const parent = thread && channel ? channel.messages.find((m) => m.ts === thread.ts) : undefined;
+  if (!thread || !channel || !parent) {
+    form.hidden = true;
+    empty.hidden = false;
+    replaceScrolled(list, '');
+    byId('thread-channel', HTMLSpanElement).textContent = '';
+    return;
+  }
+  form.hidden = false;
+  empty.hidden = true;
+  byId('thread-channel', HTMLSpanElement).textContent = `#${channel.name}`;
+  const replies = channel.threads[thread.ts] ?? [];
+  const html =
+    messageHtml(parent, channel.id, true) +
+    `<div class="thread-divider">${replies.length} ${replies.length === 1 ? 'reply' : 'replies'}</div>` +
+    replies.map((m) => messageHtml(m, channel.id, true)).join('');
+  replaceScrolled(list, html);
+}
+
+/** @param {PageState} state */
+function renderSimulator(state) {
+  const sim = state.simulator;
+  const trigger = byId('sim-trigger', HTMLSelectElement);
+  const campaign = byId('sim-campaign', HTMLSelectElement);
+  if (trigger.options.length === 0) {
+    trigger.innerHTML = sim.triggers.map((t) => `<option value="${esc(t)}">${esc(TRIGGER_LABELS[t] ?? t)}</option>`).join('');
+    trigger.value = 'message_received';
+  }
+  if (campaign.options.length !== sim.campaigns.length) {
+    campaign.innerHTML = sim.campaigns.map((c) => `<option value="${esc(c.id)}">${esc(c.name)} (${esc(c.id)}, ${esc(c.type)})</option>`).join('');
+    pickCampaignFor(trigger.value);
+  }
+  const list = (/** @type {string} */ id, /** @type {string[]} */ items, /** @type {string} */ none) => {
+    const html = items.length ? items.map((i) => `<li>${i}</li>`).join('') : `<li class="muted">${esc(none)}</li>`;
+    const el = byId(id, HTMLUListElement);
+    if (el.dataset.html !== html) {
+      el.innerHTML = html;
+      el.dataset.html = html;
+    }
+  };
+  list(
+    'sim-sessions',
+    sim.sessions.map((s) => `<code>${esc(s.id)}</code> · ${esc(s.campaignId)} · ${s.handoff ? '<strong>in human handoff</strong>' : 'bot / closed'}`),
+    'none',
+  );
+  list(
+    'sim-human',
+    sim.humanResponses.map((r) => `<code>${esc(r.sessionId)}</code>${r.agentId ? ` as ${esc(r.agentId)}` : ''}: ${esc(r.message)}`),
+    'nothing yet — reply in a handoff thread',
+  );
+  list(
+    'sim-subscriptions',
+    sim.subscriptions.map((s) => `${esc(s.triggerName)} · campaign <code>${esc(s.campaignId)}</code>`),
+    'none — run /campaign subscribe',
+  );
+  list('sim-requests', sim.requests.slice().reverse().map((r) => esc(r)), 'none');
+  byId('sim-key', HTMLElement).textContent = sim.apiKey;
+}
+
+/** @type {Record<string, string>} */
+const TRIGGER_LABELS = {
+  call_started: '📞 Call started',
+  call_completed: '✅ Call completed',
+  message_received: '💬 Customer message (message_received)',
+  message_sent: '🤖 Agent message (message_sent)',
+  message_session_completed: '🏁 Chat session completed',
+};
+
+/** @param {string} trigger */
+function pickCampaignFor(trigger) {
+  const sim = ui.state?.simulator;
+  if (!sim) return;
+  const wanted = trigger.startsWith('call') ? 'outbound' : 'messages';
+  const found = sim.campaigns.find((c) => c.type === wanted);
+  if (found) byId('sim-campaign', HTMLSelectElement).value = found.id;
+  byId('sim-text-caption', HTMLSpanElement).textContent =
+    trigger === 'call_completed'
+      ? 'Call summary'
+      : trigger === 'message_received'
+        ? 'Customer message'
+        : trigger === 'message_sent'
+          ? 'Agent message'
+          : 'Text (not used by this event)';
+}
+
+/** @param {Simulation | undefined} result */
+function showSimulation(result) {
+  const box = byId('sim-result', HTMLDivElement);
+  if (!result) {
+    box.textContent = '';
+    return;
+  }
+  const lines = result.deliveries.map(
+    (d) => `<div class="${d.status >= 200 && d.status < 300 ? 'ok' : 'bad'}">POST ${esc(d.hook)} → ${esc(d.status)} <span class="muted mono">${esc(d.body)}</span></div>`,
+  );
+  if (result.problem) lines.push(`<div class="bad">${esc(result.problem)}</div>`);
+  if (result.sessionId) lines.push(`<div>Platform session: <code>${esc(result.sessionId)}</code> (use it in <strong>Link session</strong>)</div>`);
+  box.innerHTML = lines.join('');
+}
+
+// ------------------------------------------------------------------------------------------------ modal
+
+/** @param {PageModal | null} modal */
+function renderModal(modal) {
+  const backdrop = byId('modal', HTMLDivElement);
+  if (!modal) {
+    backdrop.hidden = true;
+    ui.modalKey = '';
+    return;
+  }
+  const key = `${modal.id}|${modal.title}|${modal.submit ?? ''}|${modal.body}`;
+  const body = byId('modal-body', HTMLDivElement);
+  if (key !== ui.modalKey) {
+    const sameView = ui.modalKey.startsWith(`${modal.id}|`);
+    const before = sameView ? collectValues(body) : {};
+    byId('modal-title', HTMLHeadingElement).innerHTML = modal.title;
+    body.innerHTML = modal.body;
+    body.dataset.viewId = modal.id;
+    localizeDates(body);
+    if (sameView) restoreValues(body, before);
+    const submit = byId('modal-submit', HTMLButtonElement);
+    submit.hidden = modal.submit === undefined;
+    submit.innerHTML = modal.submit ?? '';
+    byId('modal-close', HTMLButtonElement).innerHTML = modal.close;
+    ui.modalKey = key;
+    backdrop.hidden = false;
+    const first = body.querySelector('input:not([type=hidden]), textarea, select');
+    if (!sameView && first instanceof HTMLElement) first.focus();
+  }
+  showFieldErrors(body, modal.errors);
+}
+
+/**
+ * @param {HTMLElement} body
+ * @param {Record<string, string>} errors
+ */
+function showFieldErrors(body, errors) {
+  for (const block of body.querySelectorAll('.bk-input')) {
+    if (!(block instanceof HTMLElement)) continue;
+    const message = errors[block.dataset.blockId ?? ''] ?? '';
+    const slot = block.querySelector('.bk-error');
+    if (slot) slot.textContent = message;
+    block.classList.toggle('invalid', message !== '');
+  }
+}
+
+/**
+ * The form's values by block id and action id: text, chosen option values, or uploaded file ids.
+ * @param {ParentNode} root
+ * @returns {Record<string, Record<string, string | string[] | null>>}
+ */
+function collectValues(root) {
+  /** @type {Record<string, Record<string, string | string[] | null>>} */
+  const values = {};
+  for (const el of root.querySelectorAll('[data-input="true"]')) {
+    if (!(el instanceof HTMLElement)) continue;
+    const blockId = el.dataset.blockId ?? '';
+    const actionId = el.dataset.actionId ?? '';
+    /** @type {string | string[] | null} */
+    let value = null;
+    switch (el.dataset.type) {
+      case 'checkboxes':
+        value = [...el.querySelectorAll('input:checked')].map((i) => (i instanceof HTMLInputElement ? i.value : ''));
+        break;
+      case 'radio_buttons': {
+        const checked = el.querySelector('input:checked');
+        value = checked instanceof HTMLInputElement ? checked.value : null;
+        break;
+      }
+      case 'multi_static_select':
+        value = el instanceof HTMLSelectElement ? [...el.selectedOptions].map((o) => o.value) : [];
+        break;
+      case 'file_input':
+        value = /** @type {string[]} */ (JSON.parse(el.dataset.fileIds ?? '[]'));
+        break;
+      default:
+        if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement) value = el.value === '' ? null : el.value;
+    }
+    (values[blockId] ??= {})[actionId] = value;
+  }
+  return values;
+}
+
+/**
+ * After the bot updates an open view, Slack keeps what the person typed in fields that are still there.
+ * @param {ParentNode} root
+ * @param {Record<string, Record<string, string | string[] | null>>} values
+ */
+function restoreValues(root, values) {
+  for (const el of root.querySelectorAll('[data-input="true"]')) {
+    if (!(el instanceof HTMLElement)) continue;
+    const value = values[el.dataset.blockId ?? '']?.[el.dataset.actionId ?? ''];
+    if (value === undefined || value === null) continue;
+    if (el.dataset.type === 'checkboxes' || el.dataset.type === 'radio_buttons') {
+      const chosen = new Set(Array.isArray(value) ? value : [value]);
+      for (const i of el.querySelectorAll('input')) if (i instanceof HTMLInputElement) i.checked = chosen.has(i.value);
+    } else if (el.dataset.type === 'file_input') {
+      el.dataset.fileIds = JSON.stringify(value);
+    } else if ((el instanceof HTMLInputElement && el.type !== 'file') || el instanceof HTMLTextAreaElement) {
+      el.value = Array.isArray(value) ? (value[0] ?? '') : value;
+    } else if (el instanceof HTMLSelectElement) {
+      const chosen = new Set(Array.isArray(value) ? value : [value]);
+      for (const o of el.options) o.selected = chosen.has(o.value);
+    }
+  }
+}
+
+function modalViewId() {
+  return byId('modal-body', HTMLDivElement).dataset.viewId ?? '';
+}
+
+async function submitModal() {
+  const submit = byId('modal-submit', HTMLButtonElement);
+  submit.disabled = true;
+  try {
+    const outcome = await api('/playground/view-submission', { viewId: modalViewId(), values: collectValues(byId('modal-body', HTMLDivElement)) });
+    if (outcome.errors) showFieldErrors(byId('modal-body', HTMLDivElement), outcome.errors);
+  } finally {
+    submit.disabled = false;
+  }
+}
+
+async function closeModal() {
+  const viewId = modalViewId();
+  if (!viewId) return;
+  byId('modal', HTMLDivElement).hidden = true;
+  ui.modalKey = '';
+  await api('/playground/view-closed', { viewId });
+}
+
+// ------------------------------------------------------------------------------------------------ actions
+
+/**
+ * A button, link button, select or overflow menu was used in a message, the Home tab or a modal.
+ * @param {HTMLElement} el
+ * @param {string[] | undefined} selected
+ */
+async function fireAction(el, selected) {
+  const confirmText = el.dataset.confirm;
+  if (confirmText && !window.confirm(confirmText)) return;
+  const actionId = el.dataset.actionId ?? '';
+  const blockId = el.dataset.blockId;
+  const value = el.dataset.value;
+  const common = { actionId, ...(blockId ? { blockId } : {}), ...(value !== undefined ? { value } : {}), ...(selected ? { selected } : {}) };
+  const viewHost = el.closest('[data-view-id]');
+  if (viewHost instanceof HTMLElement) {
+    await api('/playground/action', { container: 'view', viewId: viewHost.dataset.viewId, values: collectValues(viewHost), ...common });
+    return;
+  }
+  const msg = el.closest('.msg');
+  if (!(msg instanceof HTMLElement)) return;
+  await api('/playground/action', {
+    container: 'message',
+    channel: msg.dataset.channel,
+    ts: msg.dataset.ts,
+    ephemeral: msg.dataset.ephemeral === 'true',
+    ...(msg.dataset.threadTs ? { threadTs: msg.dataset.threadTs } : {}),
+    ...common,
+  });
+}
+
+/**
+ * @param {string} channel
+ * @param {string} ts
+ */
+function openThread(channel, ts) {
+  ui.thread = { channel, ts };
+  ui.tab = 'thread';
+  render();
+  byId('reply-input', HTMLTextAreaElement).focus();
+}
+
+/**
+ * @param {HTMLElement} anchor
+ * @param {string} channel
+ * @param {string} ts
+ */
+function showShortcutMenu(anchor, channel, ts) {
+  const menu = byId('shortcut-menu', HTMLDivElement);
+  const shortcuts = ui.state?.shortcuts ?? [];
+  menu.innerHTML = shortcuts.map((s) => `<button type="button" data-shortcut="${esc(s.callbackId)}">${esc(s.name)}</button>`).join('');
+  menu.dataset.channel = channel;
+  menu.dataset.ts = ts;
+  const box = anchor.getBoundingClientRect();
+  menu.style.top = `${Math.round(box.bottom + 4)}px`;
+  menu.style.left = `${Math.round(Math.max(8, box.right - 260))}px`;
+  menu.hidden = false;
+}
+
+/** @param {string} text */
+async function send(text) {
+  const trimmed = text.trim();
+  if (trimmed === '' && ui.pendingFiles.length === 0) return;
+  if (trimmed.startsWith('/')) {
+    const [command = '', ...rest] = trimmed.split(/\s+/);
+    if (command !== '/campaign') {
+      toast(`${command} is not a command here — this workspace has /campaign.`, true);
+      return;
+    }
+    await api('/playground/command', { channel: ui.channel, text: rest.join(' ') });
+    return;
+  }
+  const files = ui.pendingFiles.map((f) => f.id);
+  ui.pendingFiles = [];
+  renderPendingFiles();
+  await api('/playground/message', { channel: ui.channel, text, files });
+}
+
+function renderPendingFiles() {
+  byId('pending-files', HTMLDivElement).innerHTML = ui.pendingFiles.map((f) => `<span class="pending-file">📎 ${esc(f.name)}</span>`).join('');
+}
+
+// ------------------------------------------------------------------------------------------------ wiring
+
+function wire() {
+  document.addEventListener('click', (event) => {
+    const target = event.target instanceof Element ? event.target : null;
+    if (!target) return;
+    const menu = byId('shortcut-menu', HTMLDivElement);
+    const shortcut = target.closest('[data-shortcut]');
+    if (shortcut instanceof HTMLElement) {
+      menu.hidden = true;
+      void api('/playground/shortcut', { channel: menu.dataset.channel, ts: menu.dataset.ts, callbackId: shortcut.dataset.shortcut });
+      return;
+    }
+    if (!menu.hidden && !target.closest('#shortcut-menu')) menu.hidden = true;
+
+    const channelLink = target.closest('[data-channel-id]');
+    if (channelLink instanceof HTMLElement) {
+      ui.view = 'channel';
+      ui.channel = channelLink.dataset.channelId ?? ui.channel;
+      render();
+      return;
+    }
+    if (target.closest('#home-link')) {
+      ui.view = 'home';
+      render();
+      void api('/playground/home', {});
+      return;
+    }
+    const tryChip = target.closest('[data-try]');
+    if (tryChip instanceof HTMLElement) {
+      void send(tryChip.dataset.try ?? '');
+      return;
+    }
+    const tab = target.closest('[data-tab]');
+    if (tab instanceof HTMLElement) {
+      ui.tab = tab.dataset.tab === 'thread' ? 'thread' : 'simulate';
+      render();
+      return;
+    }
+    const threadOpener = target.closest('[data-open-thread]');
+    if (threadOpener instanceof HTMLElement) {
+      const msg = threadOpener.closest('.msg');
+      if (msg instanceof HTMLElement) openThread(msg.dataset.channel ?? ui.channel, threadOpener.dataset.openThread ?? '');
+      return;
+    }
+    const more = target.closest('[data-shortcuts]');
+    if (more instanceof HTMLElement) {
+      const msg = more.closest('.msg');
+      if (msg instanceof HTMLElement) showShortcutMenu(more, msg.dataset.channel ?? ui.channel, msg.dataset.ts ?? '');
+      return;
+    }
+    const actionEl = target.closest('button[data-action-id], a[data-action-id]');
+    if (actionEl instanceof HTMLElement && actionEl.dataset.input !== 'true') {
+      // A link button opens its URL (the browser follows the link) and is also reported to the app, like Slack.
+      if (actionEl instanceof HTMLButtonElement) event.preventDefault();
+      void fireAction(actionEl, undefined);
+    }
+  });
+
+  document.addEventListener('change', (event) => {
+    const el = event.target;
+    if (el instanceof HTMLSelectElement && el.dataset.actionId !== undefined && el.dataset.input !== 'true') {
+      const chosen = [...el.selectedOptions].map((o) => o.value).filter((v) => v !== '');
+      if (el.dataset.type === 'overflow') el.value = '';
+      if (chosen.length > 0) void fireAction(el, chosen);
+      return;
+    }
+    if (el instanceof HTMLInputElement && el.type === 'file' && el.dataset.type === 'file_input') void uploadInto(el);
+  });
+
+  byId('composer', HTMLFormElement).addEventListener('submit', (event) => {
+    event.preventDefault();
+    const input = byId('composer-input', HTMLTextAreaElement);
+    const text = input.value;
+    input.value = '';
+    void send(text);
+  });
+  byId('composer-input', HTMLTextAreaElement).addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' && !event.shiftKey) {
+      event.preventDefault();
+      byId('composer', HTMLFormElement).requestSubmit();
+    }
+  });
+  byId('attach', HTMLInputElement).addEventListener('change', async (event) => {
+    const input = event.target;
+    if (!(input instanceof HTMLInputElement) || !input.files) return;
+    for (const file of input.files) {
+      const uploaded = await upload(file);
+      if (uploaded) ui.pendingFiles.push(uploaded);
+    }
+    input.value = '';
+    renderPendingFiles();
+  });
+
+  byId('reply-form', HTMLFormElement).addEventListener('submit', (event) => {
+    event.preventDefault();
+    const input = byId('reply-input', HTMLTextAreaElement);
+    const text = input.value;
+    if (!ui.thread || text.trim() === '') return;
+    input.value = '';
+    void api('/playground/reply', { channel: ui.thread.channel, threadTs: ui.thread.ts, text });
+  });
+  byId('reply-input', HTMLTextAreaElement).addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' && !event.shiftKey) {
+      event.preventDefault();
+      byId('reply-form', HTMLFormElement).requestSubmit();
+    }
+  });
+  byId('thread-close', HTMLButtonElement).addEventListener('click', () => {
+    ui.thread = null;
+    ui.tab = 'simulate';
+    render();
+  });
+
+  byId('modal-form', HTMLFormElement).addEventListener('submit', (event) => {
+    event.preventDefault();
+    void submitModal();
+  });
+  byId('modal-close', HTMLButtonElement).addEventListener('click', () => void closeModal());
+  byId('modal-x', HTMLButtonElement).addEventListener('click', () => void closeModal());
+  document.addEventListener('keydown', (event) => {
+    if (event.key === 'Escape' && !byId('modal', HTMLDivElement).hidden) void closeModal();
+  });
+
+  byId('sim-trigger', HTMLSelectElement).addEventListener('change', (event) => {
+    if (event.target instanceof HTMLSelectElement) pickCampaignFor(event.target.value);
+  });
+  byId('simulate-form', HTMLFormElement).addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const fire = byId('sim-fire', HTMLButtonElement);
+    fire.disabled = true;
+    try {
+      const outcome = await api('/playground/simulate', {
+        trigger: byId('sim-trigger', HTMLSelectElement).value,
+        campaignId: byId('sim-campaign', HTMLSelectElement).value,
+        customerName: byId('sim-name', HTMLInputElement).value,
+        customerNumber: byId('sim-number', HTMLInputElement).value,
+        text: byId('sim-text', HTMLTextAreaElement).value,
+      });
+      showSimulation(outcome.simulation);
+    } finally {
+      fire.disabled = false;
+    }
+  });
+}
+
+/**
+ * A modal's upload field: each picked file goes into the Slack stand-in; the field keeps their ids.
+ * @param {HTMLInputElement} input
+ */
+async function uploadInto(input) {
+  const files = [...(input.files ?? [])];
+  const max = Number(input.dataset.maxFiles ?? '10');
+  const listEl = input.parentElement?.querySelector('.bk-file-list');
+  if (listEl) listEl.textContent = `Uploading ${files.length} file${files.length === 1 ? '' : 's'}…`;
+  /** @type {{ id: string, name: string }[]} */
+  const done = [];
+  for (const file of files.slice(0, max)) {
+    const uploaded = await upload(file);
+    if (uploaded) done.push(uploaded);
+  }
+  input.dataset.fileIds = JSON.stringify(done.map((f) => f.id));
+  if (listEl) listEl.textContent = done.length ? `Uploaded: ${done.map((f) => f.name).join(', ')}` : '';
+  if (files.length > max) toast(`Slack takes at most ${max} files here; the first ${max} were kept.`, true);
+}
+
+wire();
+void poll();
+setInterval(() => void poll(), POLL_MS);

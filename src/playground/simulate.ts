@@ -1,0 +1,182 @@
+/**
+ * The platform's side of webhooks, for the playground's "Simulate" panel: build an event the way the platform
+ * would (spec §6 payload fields), then deliver it like the platform does — an HTTP POST of a JSON array holding
+ * the event to every hook URL subscribed for that trigger and campaign (or `*`).
+ *
+ * Hook URLs are registered by the real `/campaign subscribe` (so they start with the playground's
+ * `https://playground.invalid`); delivery swaps that origin for the bot's local address and keeps the path, so
+ * the request reaches the real `/hooks/<token>` route with the token the bot made.
+ */
+import { randomBytes } from 'node:crypto';
+import { request } from 'undici';
+import type { PlatformState } from './platform-seed.js';
+
+export const SIMULATED_TRIGGERS = ['call_started', 'call_completed', 'message_received', 'message_sent', 'message_session_completed'] as const;
+export type SimulatedTrigger = (typeof SIMULATED_TRIGGERS)[number];
+
+export interface SimulateInput {
+  trigger: SimulatedTrigger;
+  campaignId: string;
+  customerName?: string;
+  customerNumber?: string;
+  /** Chat text (message events) or the call summary (call_completed). */
+  text?: string;
+}
+
+export interface Delivery {
+  /** The hook path (its token cut to a prefix: the page shows it). */
+  hook: string;
+  status: number;
+  body: string;
+}
+
+export interface SimulateResult {
+  event: Record<string, unknown>;
+  deliveries: Delivery[];
+  /** Set when nothing was delivered, saying why. */
+  problem?: string;
+  /** The platform session of this chat conversation (message events), in human handoff. */
+  sessionId?: string;
+}
+
+/** Conversation → platform session, and customer → the call in progress, so related events line up. */
+export class SimulatorMemory {
+  private readonly calls = new Map<string, string>();
+  private readonly sessions = new Map<string, string>();
+
+  callFor(campaignId: string, number: string, fresh: boolean): string {
+    const key = `${campaignId}|${number}`;
+    const existing = this.calls.get(key);
+    if (existing && !fresh) return existing;
+    const id = `call-${randomBytes(4).toString('hex')}`;
+    this.calls.set(key, id);
+    return id;
+  }
+
+  endCall(campaignId: string, number: string): void {
+    this.calls.delete(`${campaignId}|${number}`);
+  }
+
+  /** The conversation's session, created in handoff state on the platform the first time. */
+  sessionFor(state: PlatformState, campaignId: string, number: string): string {
+    const key = `${campaignId}|${number}`;
+    const existing = this.sessions.get(key);
+    if (existing && state.sessions[existing]) return existing;
+    const id = `sess-${randomBytes(4).toString('hex')}`;
+    state.sessions[id] = { campaignId, handoff: true };
+    this.sessions.set(key, id);
+    return id;
+  }
+
+  endSession(state: PlatformState, campaignId: string, number: string): string | undefined {
+    const key = `${campaignId}|${number}`;
+    const id = this.sessions.get(key);
+    if (id && state.sessions[id]) state.sessions[id].handoff = false;
+    this.sessions.delete(key);
+    return id;
+  }
+}
+
+/** Builds the event. Throws an Error with a readable message for an unknown campaign. */
+export function buildEvent(state: PlatformState, memory: SimulatorMemory, input: SimulateInput, now = new Date()): { event: Record<string, unknown>; sessionId?: string } {
+  const campaign = state.campaigns[input.campaignId];
+  if (!campaign) throw new Error(`The simulator has no campaign ${input.campaignId}.`);
+  const agent = state.agents[campaign.id]?.[0];
+  const customerNumber = input.customerNumber?.trim() || '+14155550123';
+  const common = {
+    campaignId: campaign.id,
+    agentId: agent?.id ?? '',
+    customerNumber,
+    customerName: input.customerName?.trim() || 'Olivia Brown',
+    campaignName: campaign.name,
+    agentName: agent?.name ?? '',
+    campaignType: campaign.type,
+  };
+  const text = input.text?.trim();
+  switch (input.trigger) {
+    case 'call_started':
+      return { event: { ...common, callId: memory.callFor(campaign.id, customerNumber, true) } };
+    case 'call_completed': {
+      const callId = memory.callFor(campaign.id, customerNumber, false);
+      memory.endCall(campaign.id, customerNumber);
+      const durationMs = 60_000 + (randomBytes(2).readUInt16BE(0) % 240_000);
+      const endedAt = now;
+      const startedAt = new Date(endedAt.getTime() - durationMs);
+      const first = common.customerName.split(' ')[0] ?? common.customerName;
+      return {
+        event: {
+          ...common,
+          callId,
+          callSummary: text || `${common.customerName} confirmed the check-up and booked Tuesday 10:00.`,
+          startedAt: startedAt.toISOString(),
+          endedAt: endedAt.toISOString(),
+          durationMs,
+          durationSeconds: Math.round(durationMs / 1000),
+          durationMinutes: Math.round((durationMs / 60_000) * 100) / 100,
+          callTranscript: `AI: Hi ${first}, this is ${agent?.name ?? 'your assistant'} from ${state.profile.company}.\nCustomer: Hi! Yes, Tuesday at 10 works for me.\nAI: Great, you're booked for Tuesday at 10:00. See you then!`,
+          audioUrl: `https://recordings.example.com/${callId}.mp3`,
+          customerEmail: `${first.toLowerCase().replace(/[^a-z]/g, '') || 'customer'}@example.com`,
+          status: 'completed',
+          endedReason: 'customer-ended-call',
+        },
+      };
+    }
+    case 'message_received': {
+      const sessionId = memory.sessionFor(state, campaign.id, customerNumber);
+      return { event: { ...common, messageContent: text || 'Hi, can I move my appointment to Friday?', receivedAt: now.toISOString() }, sessionId };
+    }
+    case 'message_sent': {
+      const sessionId = memory.sessionFor(state, campaign.id, customerNumber);
+      return { event: { ...common, messageContent: text || 'Sure! Friday 9:30 is free. Shall I book it?', sentAt: now.toISOString() }, sessionId };
+    }
+    case 'message_session_completed': {
+      // Payload not documented (spec §6): the conversation's fields, a completion time, and the trigger named.
+      const sessionId = memory.endSession(state, campaign.id, customerNumber);
+      return { event: { triggerName: 'message_session_completed', ...common, completedAt: now.toISOString() }, ...(sessionId ? { sessionId } : {}) };
+    }
+  }
+}
+
+/** Hook URLs subscribed for this trigger and campaign. session_completed goes where the conversation's messages go. */
+export function hookUrlsFor(state: PlatformState, trigger: SimulatedTrigger, campaignId: string): string[] {
+  const triggers: readonly string[] = trigger === 'message_session_completed' ? ['message_received', 'message_sent'] : [trigger];
+  const urls = state.subscriptions
+    .filter((s) => triggers.includes(s.triggerName) && (s.campaignId === campaignId || s.campaignId === '*'))
+    .map((s) => s.hookUrl);
+  return [...new Set(urls)];
+}
+
+/** POSTs `[event]` to each hook URL, at `botUrl` instead of the URL's own origin. */
+export async function deliver(hookUrls: readonly string[], event: Record<string, unknown>, botUrl: string): Promise<Delivery[]> {
+  const body = JSON.stringify([event]);
+  return Promise.all(
+    hookUrls.map(async (hookUrl) => {
+      const path = new URL(hookUrl).pathname;
+      const res = await request(`${botUrl}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'user-agent': 'campaign-platform-simulator' },
+        body,
+        headersTimeout: 10_000,
+        bodyTimeout: 10_000,
+      });
+      const text = await res.body.text();
+      return { hook: `${path.slice(0, '/hooks/'.length + 6)}…`, status: res.statusCode, body: text.slice(0, 500) };
+    }),
+  );
+}
+
+export async function simulate(state: PlatformState, memory: SimulatorMemory, input: SimulateInput, botUrl: string): Promise<SimulateResult> {
+  const { event, sessionId } = buildEvent(state, memory, input);
+  const urls = hookUrlsFor(state, input.trigger, input.campaignId);
+  const extra = sessionId ? { sessionId } : {};
+  if (urls.length === 0) {
+    const what = input.trigger === 'message_session_completed' ? 'chat events' : input.trigger;
+    return {
+      event,
+      deliveries: [],
+      problem: `No webhook is subscribed for ${what} of ${input.campaignId}: run \`/campaign subscribe ${input.campaignId}\` (or \`*\`) in a channel first.`,
+      ...extra,
+    };
+  }
+  return { event, deliveries: await deliver(urls, event, botUrl), ...extra };
+}

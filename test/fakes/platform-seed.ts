@@ -1,0 +1,1 @@
+export * from '../../src/playground/platform-seed.js';

@@ -1,0 +1,1 @@
+export * from '../../src/playground/slack-signer.js';

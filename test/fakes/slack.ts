@@ -1,0 +1,1 @@
+export * from '../../src/playground/slack-standin.js';

@@ -1,0 +1,354 @@
+/**
+ * Handoff threads end to end, over HTTP with the fakes, on both store backends: the platform's chat webhooks
+ * become one card + thread per conversation and channel, a support agent's thread replies reach the customer
+ * through send-human-response (once, whatever Slack retries), and every failure is explained in the thread.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LINK_SESSION_CALLBACK } from '../../src/handoff/index.js';
+import { ADMIN_ID, MEMBER_ID, type Harness } from '../support/harness.js';
+import { requireRedis } from '../support/redis.js';
+import { posts, run, sleep, startEventsHarness } from '../events/support.js';
+import { notices, openConversation, reactions, retryValue, sends, uid } from './support.js';
+
+const redis = await requireRedis();
+
+describe.each(['memory', 'redis'] as const)('handoff threads (%s store)', (backend) => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startEventsHarness(backend === 'redis' ? { redisUrl: redis.url, keyPrefix: `${redis.prefix}handoff:` } : {});
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it('puts a conversation of 5 messages in one thread, in order, customer and agent told apart', async () => {
+    const conv = await openConversation(h);
+    // Every other post is refused with a 429 first: the card and each line still land once, in order.
+    h.slack.rateLimit({ method: 'chat.postMessage', retryAfterSec: 0, everyOther: true, times: 6 });
+    await conv.customer('Hi, can I move my appointment?');
+    await conv.agent('Sure — which day suits you?');
+    await conv.customer('Friday morning <!channel>');
+    await conv.agent('Friday 9:30 is free.');
+    await conv.customer('Perfect, thanks!');
+
+    const replies = await conv.waitThread(5);
+    const [channel] = conv.channels;
+    expect(posts(h, channel!)).toHaveLength(1);
+    const card = await conv.card();
+    const cardJson = JSON.stringify(card.blocks);
+    for (const fact of ['Noah Wilson', conv.customerNumber, 'Chat Support', conv.campaignId, 'Sam', 'messages', 'Open', 'Link session']) expect(cardJson).toContain(fact);
+
+    const lines = replies.map((m) => JSON.stringify(m.blocks));
+    expect(lines.map((l) => (l.includes('💬 *Noah Wilson*') ? 'customer' : l.includes('🤖 *Sam*') ? 'agent' : '?'))).toEqual(['customer', 'agent', 'customer', 'agent', 'customer']);
+    expect(lines[0]).toContain('Hi, can I move my appointment?');
+    expect(lines[2]).toContain('&lt;!channel&gt;');
+    expect(lines[2]).not.toContain('<!channel>');
+    expect(lines[4]).toContain('Perfect, thanks!');
+    expect(h.slack.callsTo('chat.postMessage').filter((c) => c.status === 429).length).toBeGreaterThan(0);
+  });
+
+  it('refuses a session id that can’t be one, on the form', async () => {
+    const conv = await openConversation(h);
+    await conv.customer('Hi');
+    await conv.waitThread(1);
+    const card = await conv.card();
+    const opened = h.slack.callsTo('views.open').length;
+    await h.signer.blockAction({ actionId: 'handoff_link_session', channelId: conv.channels[0]!, messageTs: card.ts, userId: MEMBER_ID });
+    await h.slack.waitFor(() => h.slack.callsTo('views.open').length > opened);
+    expect(h.slack.views(LINK_SESSION_CALLBACK).at(-1)?.view.private_metadata).toContain(card.ts);
+    const res = await h.signer.viewSubmission({
+      callbackId: LINK_SESSION_CALLBACK,
+      userId: MEMBER_ID,
+      values: { session_id: { value: { type: 'plain_text_input', value: 'two words' } } },
+    });
+    expect(res.json).toEqual({ response_action: 'errors', errors: { session_id: expect.stringContaining('no spaces') } });
+    expect((await h.bot.deps.store.conversations.findThread(h.signer.teamId, conv.channels[0]!, card.ts))?.sessionId).toBeUndefined();
+  });
+
+  it('sends a reply in a thread with a linked session to the platform, with ✅ on the reply', async () => {
+    const conv = await openConversation(h);
+    await conv.customer('Is anyone there?');
+    await conv.waitThread(1);
+    const sessionId = conv.session();
+    await conv.linkSession(sessionId);
+    const card = await conv.card();
+    expect(JSON.stringify(card.blocks)).toContain(`\`${sessionId}\``);
+
+    const ts = await conv.reply('Yes &amp; happy to help — see <https://example.com/hours|our hours> <@U0ADMIN01>');
+    await h.slack.waitFor(() => reactions(h, conv.channels[0]!, ts).includes('white_check_mark'));
+    const sent = sends(h, conv.campaignId);
+    expect(sent).toHaveLength(1);
+    // No agent-link for this user: no agentId. Slack markup became plain text for the customer.
+    expect(sent[0]!.body).toEqual({ sessionId, message: 'Yes & happy to help — see our hours (https://example.com/hours) @ada' });
+    expect(h.platform.state.humanResponses.filter((r) => r.sessionId === sessionId)).toHaveLength(1);
+    expect(notices(conv.thread(), 'your reply')).toEqual([]);
+  });
+
+  it('sends agentId only for a Slack user an admin linked to a platform agent', async () => {
+    const conv = await openConversation(h);
+    await conv.customer('Hello?');
+    const sessionId = conv.session();
+    await conv.linkSession(sessionId);
+    await run(h, `agent-link <@${ADMIN_ID}|ada> agent-31`, { userId: ADMIN_ID });
+    const ts = await conv.reply('Hi, Ada here.', { userId: ADMIN_ID });
+    await h.slack.waitFor(() => reactions(h, conv.channels[0]!, ts).includes('white_check_mark'));
+    expect(sends(h, conv.campaignId)[0]!.body).toEqual({ sessionId, message: 'Hi, Ada here.', agentId: 'agent-31' });
+    await run(h, `agent-link <@${ADMIN_ID}|ada> remove`, { userId: ADMIN_ID });
+  });
+
+  it('explains a 400 (session stale, closed or not handed off) with ⚠️, Link session, and Send again that sends once', async () => {
+    const conv = await openConversation(h);
+    await conv.customer('Help please');
+    const stale = conv.session(false);
+    await conv.linkSession(stale);
+    const ts = await conv.reply('We are on it.');
+    const [channel] = conv.channels;
+    await h.slack.waitFor(() => reactions(h, channel!, ts).includes('warning'));
+    const notice = await h.slack.waitFor(() => notices(conv.thread(), 'your reply was not sent')[0]);
+    const text = JSON.stringify(notice.blocks);
+    expect(text).toContain('stale, closed or not handed off');
+    expect(text).toContain('human handoff is not enabled for the campaign');
+    expect(text).toContain('not a campaign setting');
+    expect(text).toMatch(/request id req_\d+/);
+    expect(text).toContain('handoff_link_session');
+    expect(text).toContain('Send again');
+    expect(h.platform.state.humanResponses.filter((r) => r.sessionId === stale)).toHaveLength(0);
+
+    // The agent links the current session and presses Send again — twice, quickly.
+    const current = conv.session();
+    await conv.linkSession(current);
+    await Promise.all([conv.press(notice.ts), conv.press(notice.ts)]);
+    await h.slack.waitFor(() => reactions(h, channel!, ts).includes('white_check_mark'));
+    await sleep(200);
+    expect(reactions(h, channel!, ts)).toEqual(['white_check_mark']);
+    expect(h.platform.state.humanResponses.filter((r) => r.sessionId === current)).toHaveLength(1);
+    expect(JSON.stringify(h.slack.message(channel!, notice.ts)?.blocks)).toContain('reached the customer');
+    expect(JSON.stringify(h.slack.message(channel!, notice.ts)?.blocks)).not.toContain('Send again');
+    // A late press from a screen that still shows the old button sends nothing more.
+    await conv.press(notice.ts, { value: retryValue(notice) });
+    await h.slack.waitFor(() => h.slack.responses.some((r) => JSON.stringify(r.body).includes('already sent')));
+    expect(h.platform.state.humanResponses.filter((r) => r.sessionId === current)).toHaveLength(1);
+  });
+
+  it('sends nothing without a linked session, and says so in the thread', async () => {
+    const conv = await openConversation(h);
+    await conv.customer('Anyone?');
+    const ts = await conv.reply('Hello from support');
+    await h.slack.waitFor(() => reactions(h, conv.channels[0]!, ts).includes('warning'));
+    const notice = await h.slack.waitFor(() => notices(conv.thread(), 'no chat session is linked')[0]);
+    expect(JSON.stringify(notice.blocks)).toContain('handoff_link_session');
+    expect(sends(h, conv.campaignId)).toHaveLength(0);
+  });
+
+  it('keeps `note:` replies, bot messages and the bot’s own messages in Slack', async () => {
+    const conv = await openConversation(h);
+    await conv.customer('Hi');
+    await conv.linkSession(conv.session());
+    const before = conv.thread().length;
+    const note = await conv.reply('Note: customer sounds upset, be gentle');
+    const bot = await conv.reply('automated reminder', { extra: { bot_id: 'B0OTHERAPP', subtype: 'bot_message' } });
+    const own = await conv.reply('our own message', { userId: h.slack.botUserId });
+    // A top-level message and a reply in a thread that is not a conversation are not handoff replies either.
+    await h.signer.event({ type: 'message', channel: conv.channels[0], user: MEMBER_ID, text: 'channel chatter' });
+    const other = h.slack.addMessage({ channel: conv.channels[0]!, user: MEMBER_ID, text: 'unrelated thread' });
+    await h.signer.event({ type: 'message', channel: conv.channels[0], user: MEMBER_ID, text: 'reply elsewhere', thread_ts: other.ts });
+    await sleep(400);
+    expect(sends(h, conv.campaignId)).toHaveLength(0);
+    for (const ts of [note, bot, own]) expect(reactions(h, conv.channels[0]!, ts)).toEqual([]);
+    expect(conv.thread().filter((m) => m.bot_id !== undefined)).toHaveLength(before);
+  });
+
+  it('sends a reply once however often Slack delivers its event (retries, duplicates, at the same time)', async () => {
+    const conv = await openConversation(h);
+    await conv.customer('Hi');
+    const sessionId = conv.session();
+    await conv.linkSession(sessionId);
+    const ts = h.slack.nextTs();
+    const eventId = `Ev${uid().toUpperCase()}`;
+    await conv.reply('Only once, please', { ts, eventId });
+    await Promise.all([
+      conv.reply('Only once, please', { ts, eventId, retryNum: 1 }),
+      conv.reply('Only once, please', { ts, eventId, retryNum: 2 }),
+      // The same message under another event id (a duplicate delivery): the reply's own claim stops it.
+      conv.reply('Only once, please', { ts }),
+    ]);
+    await h.slack.waitFor(() => reactions(h, conv.channels[0]!, ts).includes('white_check_mark'));
+    await sleep(400);
+    expect(h.platform.state.humanResponses.filter((r) => r.sessionId === sessionId)).toHaveLength(1);
+    expect(sends(h, conv.campaignId)).toHaveLength(1);
+    expect(h.logs()).toContain('Slack delivered this event again');
+  });
+
+  it('does not post the platform’s message_sent echo of a reply sent from Slack', async () => {
+    const conv = await openConversation(h);
+    await conv.customer('Question');
+    await conv.linkSession(conv.session());
+    const ts = await conv.reply('Here is the answer');
+    await h.slack.waitFor(() => reactions(h, conv.channels[0]!, ts).includes('white_check_mark'));
+    const before = conv.thread().length;
+    await conv.agent('Here is the answer'); // the echo
+    await conv.agent('Anything else I can help with?'); // a real agent message after it (same conversation: in order)
+    const replies = await conv.waitThread(before + 1);
+    await sleep(200);
+    expect(conv.thread()).toHaveLength(before + 1);
+    expect(JSON.stringify(replies.at(-1)!.blocks)).toContain('Anything else');
+    expect(conv.thread().filter((m) => m.bot_id && JSON.stringify(m.blocks).includes('🤖 *Sam*\\n&gt;Here is the answer'))).toHaveLength(0);
+    expect(h.logs()).toContain('echo of a reply sent from a Slack thread');
+  });
+
+  it('closes the thread on message_session_completed: card closed, session cleared, replies refused, next message opens a new card', async () => {
+    const conv = await openConversation(h);
+    await conv.customer('Thanks, bye');
+    const sessionId = conv.session();
+    await conv.linkSession(sessionId);
+    const card = await conv.card();
+    const channel = conv.channels[0]!;
+    await conv.complete();
+    await h.slack.waitFor(() => JSON.stringify(h.slack.message(channel, card.ts)?.blocks).includes('Closed'));
+    const closed = JSON.stringify(h.slack.message(channel, card.ts)?.blocks);
+    expect(closed).not.toContain(sessionId);
+    expect(closed).not.toContain('handoff_link_session');
+    await h.slack.waitFor(() => conv.thread().some((m) => m.text === 'Chat session completed'));
+    const thread = await h.bot.deps.store.conversations.findThread(h.signer.teamId, channel, card.ts);
+    expect(thread).toMatchObject({ state: 'closed' });
+    expect(thread?.sessionId).toBeUndefined();
+
+    const ts = await conv.reply('One more thing!');
+    await h.slack.waitFor(() => reactions(h, channel, ts).includes('warning'));
+    await h.slack.waitFor(() => notices(conv.thread(), 'this conversation is closed')[0]);
+    expect(sends(h, conv.campaignId)).toHaveLength(0);
+
+    await conv.customer('Hi again, new question');
+    await h.slack.waitFor(() => posts(h, channel).length === 2);
+    const fresh = posts(h, channel)[1]!;
+    expect(JSON.stringify(fresh.blocks)).toContain('Open');
+    await h.slack.waitFor(() => h.slack.thread(channel, fresh.ts).length === 2);
+  });
+
+  it('gives each routed channel its own thread, and shows a reply sent from one in the other', async () => {
+    const conv = await openConversation(h, { channels: 2 });
+    const [a, b] = conv.channels as [string, string];
+    await conv.customer('Hello both');
+    await conv.agent('Hi! An agent will join shortly.');
+    await conv.waitThread(2, a);
+    await conv.waitThread(2, b);
+    const cardA = await conv.card(a);
+    const cardB = await conv.card(b);
+    expect(cardA.ts).not.toBe(cardB.ts);
+    expect(posts(h, a)).toHaveLength(1);
+    expect(posts(h, b)).toHaveLength(1);
+
+    const sessionId = conv.session();
+    await conv.linkSession(sessionId, a);
+    // Linked for A's thread only: B's card still offers Link session without a session.
+    expect(JSON.stringify((await conv.card(b)).blocks)).not.toContain(sessionId);
+    const ts = await conv.reply('Answer from channel A', { channel: a });
+    await h.slack.waitFor(() => reactions(h, a, ts).includes('white_check_mark'));
+    await h.slack.waitFor(() => conv.thread(b).some((m) => JSON.stringify(m.blocks).includes('Answer from channel A')));
+    expect(h.platform.state.humanResponses.filter((r) => r.sessionId === sessionId)).toHaveLength(1);
+  });
+
+  it('keeps a reply the platform failed on (5xx) with ❌, the request id, and a Retry that sends it once', async () => {
+    const conv = await openConversation(h);
+    await conv.customer('Hi');
+    const sessionId = conv.session();
+    await conv.linkSession(sessionId);
+    const channel = conv.channels[0]!;
+    h.platform.inject({ method: 'POST', path: `/campaign-chat/${conv.campaignId}/send-human-response`, status: 500, times: 1 });
+    const ts = await conv.reply('Important answer');
+    await h.slack.waitFor(() => reactions(h, channel, ts).includes('x'));
+    const notice = await h.slack.waitFor(() => notices(conv.thread(), 'did not reach the customer')[0]);
+    const text = JSON.stringify(notice.blocks);
+    expect(text).toMatch(/request id req_\d+/);
+    expect(text).toContain('Retry');
+    expect(h.platform.state.humanResponses.filter((r) => r.sessionId === sessionId)).toHaveLength(0);
+
+    await Promise.all([conv.press(notice.ts), conv.press(notice.ts)]);
+    await h.slack.waitFor(() => reactions(h, channel, ts).includes('white_check_mark'));
+    await sleep(200);
+    expect(reactions(h, channel, ts)).toEqual(['white_check_mark']);
+    expect(h.platform.state.humanResponses.filter((r) => r.sessionId === sessionId)).toEqual([
+      { campaignId: conv.campaignId, sessionId, message: 'Important answer' },
+    ]);
+  });
+
+  it('says the outcome is unknown when the connection breaks mid-request', async () => {
+    const conv = await openConversation(h);
+    await conv.customer('Hi');
+    await conv.linkSession(conv.session());
+    h.platform.inject({ method: 'POST', path: `/campaign-chat/${conv.campaignId}/send-human-response`, reset: true, times: 1 });
+    const ts = await conv.reply('Are you there?');
+    await h.slack.waitFor(() => reactions(h, conv.channels[0]!, ts).includes('x'));
+    const notice = await h.slack.waitFor(() => notices(conv.thread(), 'Retry')[0]);
+    expect(JSON.stringify(notice.blocks)).toContain('can’t tell whether the customer got your reply');
+  });
+
+  it('says attached files are not sent (Slack file links are private) and still sends the text', async () => {
+    const conv = await openConversation(h);
+    await conv.customer('Can you send the form?');
+    const sessionId = conv.session();
+    await conv.linkSession(sessionId);
+    const file = h.slack.addFile({ name: 'form.pdf', mimetype: 'application/pdf', data: Buffer.from('%PDF-1.4') });
+    const ts = await conv.reply('Here is the form', { extra: { subtype: 'file_share', files: [file] } });
+    await h.slack.waitFor(() => reactions(h, conv.channels[0]!, ts).includes('white_check_mark'));
+    const notice = await h.slack.waitFor(() => notices(conv.thread(), 'form.pdf')[0]);
+    expect(JSON.stringify(notice.blocks)).toContain('private');
+    expect(sends(h, conv.campaignId).map((r) => r.body)).toEqual([{ sessionId, message: 'Here is the form' }]);
+
+    const only = await conv.reply('', { extra: { subtype: 'file_share', files: [file] } });
+    await h.slack.waitFor(() => reactions(h, conv.channels[0]!, only).includes('warning'));
+    await h.slack.waitFor(() => notices(conv.thread(), 'Nothing was sent')[0]);
+    expect(sends(h, conv.campaignId)).toHaveLength(1);
+  });
+
+  it('notes in the thread that an edited or deleted sent reply is still the original for the customer', async () => {
+    const conv = await openConversation(h);
+    await conv.customer('Hi');
+    await conv.linkSession(conv.session());
+    const channel = conv.channels[0]!;
+    const card = await conv.card();
+    const ts = await conv.reply('See you at 9');
+    await h.slack.waitFor(() => reactions(h, channel, ts).includes('white_check_mark'));
+    const original = { type: 'message', user: MEMBER_ID, text: 'See you at 9', ts, thread_ts: card.ts };
+    await h.signer.event({
+      type: 'message',
+      subtype: 'message_changed',
+      hidden: true,
+      channel,
+      message: { ...original, text: 'See you at 10', edited: { user: MEMBER_ID, ts: h.slack.nextTs() } },
+      previous_message: original,
+    });
+    await h.slack.waitFor(() => notices(conv.thread(), 'still has the original')[0]);
+    await h.signer.event({ type: 'message', subtype: 'message_deleted', hidden: true, channel, deleted_ts: ts, previous_message: original });
+    await h.slack.waitFor(() => notices(conv.thread(), 'still has it')[0]);
+    expect(sends(h, conv.campaignId)).toHaveLength(1);
+  });
+
+  it('takes the session from the payload when the platform sends one', async () => {
+    const conv = await openConversation(h);
+    const sessionId = conv.session();
+    await conv.customer('Hi there', { sessionId });
+    const card = await conv.card();
+    expect(JSON.stringify(card.blocks)).toContain(sessionId);
+    await conv.waitThread(1);
+    const ts = await conv.reply('Hello!');
+    await h.slack.waitFor(() => reactions(h, conv.channels[0]!, ts).includes('white_check_mark'));
+    expect(sends(h, conv.campaignId)[0]!.body).toEqual({ sessionId, message: 'Hello!' });
+  });
+
+  it('never writes message contents to the log at info level or above', async () => {
+    const conv = await openConversation(h);
+    const secret = `private-words-${uid()}`;
+    await conv.customer(`customer says ${secret}`);
+    await conv.linkSession(conv.session());
+    const ts = await conv.reply(`agent says ${secret}`);
+    await h.slack.waitFor(() => reactions(h, conv.channels[0]!, ts).includes('white_check_mark'));
+    const leaks = h
+      .logs()
+      .split('\n')
+      .filter((l) => l.includes(secret))
+      .filter((l) => (JSON.parse(l) as { level: number }).level >= 30);
+    expect(leaks).toEqual([]);
+    expect(h.logs()).toMatch(/"agentName":"max".*handoff reply sent to the customer/);
+  });
+});

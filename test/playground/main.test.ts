@@ -1,0 +1,67 @@
+/**
+ * `npm start`'s entry decides between the playground and a real deployment: an empty environment serves the
+ * playground page; any deployment variable means a real deployment — a missing value is then an error, and
+ * the playground is never started instead.
+ */
+import { spawn } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { request } from 'undici';
+import { DEPLOYMENT_VARIABLES } from '../../src/config.js';
+
+const BANNER = 'PLAYGROUND MODE — not connected to Slack or the platform';
+
+/** Starts `src/bot/main.ts` with exactly `env` (plus PATH/HOME), collecting its output. */
+function startMain(env: Record<string, string>) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/bot/main.ts'], {
+    cwd: process.cwd(),
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  let stdout = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, exited, stderr: () => stderr, stdout: () => stdout };
+}
+
+const VALUES: Record<(typeof DEPLOYMENT_VARIABLES)[number], string> = {
+  SLACK_BOT_TOKEN: 'xoxb-1-2-abc',
+  SLACK_CLIENT_ID: '1111.2222',
+  SLACK_CLIENT_SECRET: 'client-secret-value',
+  SLACK_STATE_SECRET: 'state-secret-value',
+  SLACK_APP_TOKEN: 'xapp-1-A1-2-abc',
+  SLACK_SIGNING_SECRET: 'signing-secret-value',
+  CAMPAIGN_API_URL: 'https://platform.example.com/v1/api',
+};
+
+describe('npm start', () => {
+  it('with no environment at all, starts the playground and serves its page', async () => {
+    const main = startMain({ PORT: '0' });
+    try {
+      const deadline = Date.now() + 30_000;
+      let url: string | undefined;
+      while (!url && Date.now() < deadline) {
+        url = /Open (http:\/\/localhost:\d+\/)/.exec(main.stderr())?.[1];
+        if (!url) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(main.stderr()).toContain(BANNER);
+      expect(main.stdout()).toContain(BANNER);
+      const page = await request(url ?? 'http://localhost:1/');
+      expect(page.statusCode).toBe(200);
+      expect(await page.body.text()).toContain('<title>/campaign playground</title>');
+    } finally {
+      main.child.kill('SIGTERM');
+      expect(await main.exited).toBe(0);
+    }
+  }, 40_000);
+
+  it.each(DEPLOYMENT_VARIABLES)('with only %s set, reports the missing configuration and never falls back to the playground', async (name) => {
+    const main = startMain({ [name]: VALUES[name], PORT: '0' });
+    const code = await main.exited;
+    expect(code).toBe(1);
+    expect(main.stderr()).toContain('configuration is incomplete');
+    expect(main.stderr()).not.toContain(BANNER);
+    expect(main.stdout()).not.toContain('PLAYGROUND');
+  }, 30_000);
+});

@@ -5,7 +5,7 @@
  * into the card's thread).
  */
 import { z } from 'zod';
-import { markAsSample, renderEvent, renderTranscript } from '../events/render/index.js';
+import { markAsSample, renderConversationCard, renderEvent, renderTranscript } from '../events/render/index.js';
 import { parseEvent, SUBSCRIBABLE_TRIGGERS } from '../events/index.js';
 import { campaignIdProblem, campaignPhrase, parseEventNames } from '../events/subscription-text.js';
 import { context, message } from '../slack/blocks.js';
@@ -39,6 +39,21 @@ export const sample: Subcommand = {
       return ctx.tell(`The platform’s sample \`${trigger}\` event has a shape this app does not understand, so it can’t be previewed — tell your Slack admin (the details are in the app logs).`);
     }
     const event = parsed.event;
+    if (event.trigger === 'message_received' || event.trigger === 'message_sent') {
+      // A chat message is a line in its conversation's thread, under the conversation's card.
+      const d = event.data;
+      const card = renderConversationCard({
+        campaignId: d.campaignId ?? campaignId,
+        customerNumber: d.customerNumber ?? '',
+        facts: { customerName: d.customerName, campaignName: d.campaignName, agentName: d.agentName, campaignType: d.campaignType },
+        sessionId: d.sessionId,
+        state: 'open',
+      });
+      await ctx.reply(markAsSample(card, trigger));
+      const line = renderEvent(event);
+      await ctx.reply(message(`[Sample] ${line.text}`, [context('🧪 In a channel this goes into the card’s thread:'), ...line.blocks]));
+      return;
+    }
     await ctx.reply(markAsSample(renderEvent(event), trigger));
 
     if (event.trigger === 'call_completed') {

@@ -224,10 +224,15 @@ describe('/campaign sample', () => {
     expect(JSON.stringify(transcript.body)).toContain('Tuesday works');
   });
 
-  it('posts in the channel with --public', async () => {
-    const { body } = await run(h, 'sample message_received camp-3 --public');
+  it('posts in the channel with --public: the conversation card, then the line its thread gets', async () => {
+    const { id, body } = await run(h, 'sample message_received camp-3 --public');
     expect(body.response_type).toBe('in_channel');
-    expect(JSON.stringify(body)).toContain('Can I move my appointment to Friday?');
+    expect(JSON.stringify(body)).toContain('Chat with');
+    expect(JSON.stringify(body)).toContain('Link session');
+    const line = await h.slack.waitFor(() => h.slack.responses.filter((r) => r.id === id)[1]);
+    expect(line.body.response_type).toBe('in_channel');
+    expect(JSON.stringify(line.body)).toContain('goes into the card’s thread');
+    expect(JSON.stringify(line.body)).toContain('Can I move my appointment to Friday?');
   });
 
   it('names the valid events for an unknown one, and explains an unknown campaign', async () => {

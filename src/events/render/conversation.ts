@@ -11,8 +11,10 @@
 import { actions, button, context, fields, message, section, type KnownBlock, type MessagePayload } from '../../slack/blocks.js';
 import type { CardFacts, ConversationState } from '../../store/conversations.js';
 import type { MessageReceived, MessageSent, SessionCompleted } from '../events.js';
-import { MESSAGE_TEXT_MAX } from './message-received.js';
 import { code, customerLabel, customerPlain, dotted, inline, orDash, quote, when } from './text.js';
+
+/** Room for the quoted message within one section, after the first line. */
+export const MESSAGE_TEXT_MAX = 2600;
 
 /** action_id of the card's (and the thread notices') Link session button; handled in src/handoff/. */
 export const LINK_SESSION_ACTION = 'handoff_link_session';

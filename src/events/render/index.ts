@@ -5,20 +5,20 @@ import { context, message, type MessagePayload } from '../../slack/blocks.js';
 import type { KnownEvent } from '../events.js';
 import { renderCallCompleted } from './call-completed.js';
 import { renderCallStarted } from './call-started.js';
-import { renderMessageReceived } from './message-received.js';
-import { renderMessageSent } from './message-sent.js';
 import { renderSessionCompleted } from './session-completed.js';
+import { renderAgentLine, renderCustomerLine } from './conversation.js';
 
 export { renderCallStarted } from './call-started.js';
 export { RECORDING_ACTION, callDurationMs, renderCallCompleted, renderTranscript } from './call-completed.js';
 export type { TranscriptReply } from './call-completed.js';
-export { renderMessageReceived } from './message-received.js';
-export { renderMessageSent } from './message-sent.js';
 export { renderSessionCompleted } from './session-completed.js';
 export { LINK_SESSION_ACTION, renderAgentLine, renderConversationCard, renderCustomerLine, renderSessionClosedLine } from './conversation.js';
 export type { ConversationCard } from './conversation.js';
 
-/** The channel post of a known event (for call_completed: the card; its transcript is rendered apart). */
+/**
+ * The post of a known event: for calls the channel post (call_completed: the card; its transcript is rendered
+ * apart), for chat messages the line in the conversation's thread (the card itself: `renderConversationCard`).
+ */
 export function renderEvent(event: KnownEvent): MessagePayload {
   switch (event.trigger) {
     case 'call_started':
@@ -26,9 +26,9 @@ export function renderEvent(event: KnownEvent): MessagePayload {
     case 'call_completed':
       return renderCallCompleted(event.data);
     case 'message_received':
-      return renderMessageReceived(event.data);
+      return renderCustomerLine(event.data);
     case 'message_sent':
-      return renderMessageSent(event.data);
+      return renderAgentLine(event.data);
     case 'message_session_completed':
       return renderSessionCompleted(event.data);
   }

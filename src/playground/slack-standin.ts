@@ -24,6 +24,7 @@
  *   client, collects `{envelope_id, payload}` acks and can send `disconnect`. Envelopes are pushed by
  *   `pushEnvelope` — tests normally use `SocketModeDriver` (./socket-mode.ts), which builds Slack's payloads.
  */
+import { BOT_SCOPES } from '../bot/scopes.js';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Socket, type AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -451,17 +452,8 @@ export interface FakeSlack {
   close(): Promise<void>;
 }
 
-/** The bot scopes /manifest.yml requests (`oauth_config.scopes.bot`). The self-test keeps the two in sync. */
-export const MANIFEST_BOT_SCOPES: readonly string[] = [
-  'commands',
-  'chat:write',
-  'users:read',
-  'reactions:write',
-  'files:read',
-  'files:write',
-  'channels:history',
-  'groups:history',
-];
+/** The bot scopes manifest.yml requests (the app's own list; a self-test parses manifest.yml and compares). */
+export const MANIFEST_BOT_SCOPES: readonly string[] = BOT_SCOPES;
 
 // ---------------------------------------------------------------------------------------------------------
 // Small helpers

@@ -4,6 +4,7 @@
  * Slack gives 3 s to ack. We ack before any I/O (no store read, no platform call), and every answer
  * follows through `respond()` — so a slow platform delays the answer, never the ack.
  */
+import { randomUUID } from 'node:crypto';
 import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import type { Deps } from '../bot/deps.js';
 import { parseCommandText } from './arguments.js';
@@ -17,7 +18,8 @@ export function createDispatcher(commands: readonly Subcommand[], deps: Deps) {
   return async ({ command, ack, respond, client, logger: _boltLogger }: SlackCommandMiddlewareArgs & AllMiddlewareArgs): Promise<void> => {
     await ack();
     const parsed = parseCommandText(command.text);
-    const logger = deps.logger.child({ team: command.team_id, user: command.user_id, subcommand: parsed.name || 'help' });
+    // `req` ties together every line one command writes (its platform calls, its failure).
+    const logger = deps.logger.child({ req: randomUUID().slice(0, 8), team: command.team_id, user: command.user_id, subcommand: parsed.name || 'help' });
     const tell = async (sentence: string) => {
       await respond({ response_type: 'ephemeral', text: sentence });
     };

@@ -157,8 +157,10 @@ function describeIssues(error: z.ZodError): string {
  */
 export function parseEvent(value: unknown, forced?: TriggerName): ParseResult {
   if (!isRecord(value)) return { ok: false, problem: 'an event must be a JSON object' };
-  if (depthOf(value) > MAX_DEPTH) return { ok: false, problem: `the event is nested more than ${MAX_DEPTH} levels deep` };
-  const event = withoutProtoKeys(value);
+  const shape = shapeOf(value);
+  if (shape.depth > MAX_DEPTH) return { ok: false, problem: `the event is nested more than ${MAX_DEPTH} levels deep` };
+  // Copied only when there is a key to drop: most events have none, and intake parses every delivery.
+  const event = shape.protoKeys ? withoutProtoKeys(value) : value;
   if (Object.keys(event).length === 0) return { ok: false, problem: 'the event is an empty object' };
 
   let trigger: string | undefined = forced;
@@ -179,18 +181,36 @@ export function parseEvent(value: unknown, forced?: TriggerName): ParseResult {
 /** Platform events are flat; anything this deep is not one (and would cost recursion further on). */
 const MAX_DEPTH = 32;
 
-/** Nesting depth of a JSON value, without recursion (stops counting past MAX_DEPTH). */
-function depthOf(value: unknown): number {
+/**
+ * Nesting depth of a JSON value (counting stops past MAX_DEPTH) and whether any object in it has a `__proto__`
+ * own key — one walk, without recursion.
+ */
+function shapeOf(value: unknown): { depth: number; protoKeys: boolean } {
   let deepest = 0;
-  const stack: Array<[unknown, number]> = [[value, 1]];
-  while (stack.length > 0) {
-    const [v, d] = stack.pop()!;
-    if (typeof v !== 'object' || v === null) continue;
-    deepest = Math.max(deepest, d);
-    if (deepest > MAX_DEPTH) return deepest;
-    for (const child of Object.values(v)) stack.push([child, d + 1]);
+  let protoKeys = false;
+  const values: object[] = [];
+  const depths: number[] = [];
+  if (typeof value === 'object' && value !== null) {
+    values.push(value);
+    depths.push(1);
   }
-  return deepest;
+  while (values.length > 0) {
+    const v = values.pop()!;
+    const d = depths.pop()!;
+    if (d > deepest) {
+      deepest = d;
+      if (deepest > MAX_DEPTH) break;
+    }
+    const children: unknown[] = Array.isArray(v) ? v : Object.values(v);
+    if (!Array.isArray(v) && Object.hasOwn(v, '__proto__')) protoKeys = true;
+    for (const child of children) {
+      if (typeof child === 'object' && child !== null) {
+        values.push(child);
+        depths.push(d + 1);
+      }
+    }
+  }
+  return { depth: deepest, protoKeys };
 }
 
 /**

@@ -23,6 +23,8 @@ export const HOOK_BODY_LIMIT = 256 * 1024;
 const MAX_EVENTS_PER_DELIVERY = 100;
 /** How long intake waits for the store before answering 503 (the platform's timeout is unknown; stay well under common ones). */
 const STORE_DEADLINE_MS = 5_000;
+/** How long the connection of an oversized delivery stays open after its 413 (see there). */
+const OVERSIZE_LINGER_MS = 1_000;
 /** How long a token that resolved is trusted without asking the store again (see `HookTokens`). */
 const RESOLVED_TOKEN_TTL_MS = 1_000;
 const RESOLVED_TOKENS_KEPT = 10_000;
@@ -113,9 +115,18 @@ async function handleDelivery(deps: IntakeDeps, tokens: HookTokens, req: Incomin
   const body = await readBody(req, limit);
   if (body === 'too_large') {
     log().warn({ limit }, 'webhook body over the size limit: 413');
-    answer(deps, res, 413, { ok: false, error: 'payload_too_large', limit }, { connection: 'close' });
-    // Stop reading: the rest of an oversized body is never taken in.
-    res.once('finish', () => req.destroy());
+    answer(deps, res, 413, { ok: false, error: 'payload_too_large', limit });
+    // The rest of an oversized body is never taken in. But closing a connection while input still arrives
+    // resets it, and the reset can overtake the 413 (the sender then never learns why) — so no
+    // `Connection: close`: what still comes is discarded unread (never buffered) for a moment, then the
+    // connection goes unless the body has ended.
+    res.once('finish', () => {
+      if (req.complete) return;
+      req.resume();
+      setTimeout(() => {
+        if (!req.complete) req.destroy();
+      }, OVERSIZE_LINGER_MS).unref();
+    });
     return;
   }
   if (body === 'aborted') return;

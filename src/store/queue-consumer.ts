@@ -150,9 +150,12 @@ export class QueueConsumer implements Consumer {
         this.logger.warn({ err: errorMessage(error), consumer: this.name }, 'queue: reading own pending entries failed');
       }
     }
+    // Under a backlog, reading again as soon as one entry finishes means one more round trip per entry: while
+    // every handler slot is busy, the next read waits until half the read-ahead is free, and takes that much.
+    const batch = Math.ceil(this.settings.prefetch / 2);
     while (!this.stopping) {
       const room = this.settings.prefetch - this.held.size;
-      if (room <= 0) {
+      if (room <= 0 || (room < batch && this.active.size >= this.settings.concurrency)) {
         await new Promise<void>((resolve) => (this.roomWaiter = resolve));
         this.roomWaiter = undefined;
         continue;
@@ -277,6 +280,7 @@ export class QueueConsumer implements Consumer {
       })
       .finally(() => {
         this.active.delete(key);
+        this.roomWaiter?.(); // a free handler slot: the fetch loop may read now (see fetchLoop)
         // Round robin: a busy key goes to the back so other keys get their turn.
         const list = this.byKey.get(key);
         if (list) {

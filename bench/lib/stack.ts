@@ -1,0 +1,78 @@
+/**
+ * Everything a benchmark or fault test runs against, started in one call: its own redis-server, the fake
+ * Slack and fake platform (in this process, over real sockets), a store handle for setting up and inspecting
+ * state, and `startBot()` to run real bot processes (any number, sharing that Redis) configured through env.
+ */
+import { SlackSigner } from '../../test/fakes/slack-signer.js';
+import { startFakePlatform, type FakePlatform } from '../../test/fakes/platform.js';
+import { startFakeSlack, type FakeSlack } from '../../test/fakes/slack.js';
+import type { Store } from '../../src/store/index.js';
+import { SIGNING_SECRET, startBotProcess, type BotProcess, type BotProcessOptions } from './bot-process.js';
+import { startRedisServer, type RedisServer } from './redis-server.js';
+import { newSecretsKey, openStore, provisionWorkspace, type RouteSpec } from './workspace.js';
+
+export const TEAM_ID = 'T0BENCH001';
+export const ADMIN_ID = 'U0BENCHADM';
+export const MEMBER_ID = 'U0BENCHMEM';
+
+export interface Stack {
+  redis: RedisServer;
+  slack: FakeSlack;
+  platform: FakePlatform;
+  secretsKey: string;
+  /** The bots' store (same Redis, prefix and SECRETS_KEY), for setup and for checking what was stored. */
+  store: Store;
+  /** Routes events to channels and returns the local hook path `/hooks/<token>`. */
+  route(routes: readonly RouteSpec[]): Promise<string>;
+  startBot(opts?: Partial<BotProcessOptions>): Promise<BotProcess>;
+  /** A signer for a running bot's `/slack/events`. */
+  signer(bot: BotProcess): SlackSigner;
+  /** Every bot started here, running or not. */
+  readonly bots: BotProcess[];
+  close(): Promise<void>;
+}
+
+export async function startStack(opts: { durableRedis?: boolean; entry?: 'dist' | 'source' } = {}): Promise<Stack> {
+  const redis = await startRedisServer({ durable: opts.durableRedis ?? false });
+  const slack = await startFakeSlack({ teamId: TEAM_ID });
+  slack.addUser({ id: ADMIN_ID, name: 'ada', real_name: 'Ada Admin', is_admin: true });
+  slack.addUser({ id: MEMBER_ID, name: 'max', real_name: 'Max Member' });
+  const platform = await startFakePlatform();
+  const secretsKey = newSecretsKey();
+  const store = openStore(redis.url, secretsKey);
+  const bots: BotProcess[] = [];
+
+  return {
+    redis,
+    slack,
+    platform,
+    secretsKey,
+    store,
+    bots,
+    async route(routes) {
+      return `/hooks/${await provisionWorkspace(store, TEAM_ID, routes)}`;
+    },
+    async startBot(extra = {}) {
+      const bot = await startBotProcess({
+        slackApiUrl: slack.apiUrl,
+        botToken: slack.botToken,
+        campaignApiUrl: platform.url,
+        campaignApiKey: platform.apiKey,
+        redisUrl: redis.url,
+        secretsKey,
+        adminUserIds: [ADMIN_ID],
+        entry: opts.entry ?? 'source',
+        ...extra,
+      });
+      bots.push(bot);
+      return bot;
+    },
+    signer: (bot) => new SlackSigner({ signingSecret: SIGNING_SECRET, url: `${bot.url}/slack/events`, teamId: TEAM_ID, fake: slack }),
+    async close() {
+      await Promise.all(bots.map((b) => b.stop('SIGKILL')));
+      await store.close();
+      await Promise.all([slack.close(), platform.close()]);
+      await redis.close();
+    },
+  };
+}

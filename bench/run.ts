@@ -1,0 +1,148 @@
+/**
+ * `npm run bench`: every benchmark in one go on this machine, baseline and candidate in the same run, printed
+ * as a table of target / measured / command. Needs `npm run build` first (the npm script does it) and
+ * `redis-server` on PATH (each run starts its own, on a free port). Never asserts: it prints figures.
+ *
+ *   BENCH_QUICK=1                          shorter runs (for trying things out; the README's come from full runs)
+ *   BENCH_ONLY=start,ingest,e2e,commands   a subset (e.g. `BENCH_ONLY=ingest npm run bench`)
+ */
+import { cpus, loadavg } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { runCommands } from './commands.js';
+import { runLatency, runRateLimited } from './end-to-end.js';
+import { runIngest } from './ingest.js';
+import type { BotProcess } from './lib/bot-process.js';
+import { until } from './lib/net.js';
+import { startStack, type Stack } from './lib/stack.js';
+import { mb } from './lib/stats.js';
+
+const quick = process.env.BENCH_QUICK === '1';
+const only = new Set((process.env.BENCH_ONLY ?? 'start,ingest,e2e,commands').split(','));
+const STARTS = 3;
+const INGEST = { connections: 32, durationS: quick ? 4 : 10, warmupS: quick ? 1 : 3, rounds: 2, fixedRate: 2000 };
+const MB = 1024 * 1024;
+
+interface Row {
+  figure: string;
+  target: string;
+  measured: string;
+  met: boolean | null;
+  section: string;
+}
+const rows: Row[] = [];
+let section = '';
+function row(figure: string, target: string, measured: string, met: boolean | null): void {
+  rows.push({ figure, target, measured, met, section });
+  console.log(`  ${met === null ? '·' : met ? '✓' : '✗'} ${figure}: ${measured}${target ? ` (target ${target})` : ''}`);
+}
+const f0 = (n: number) => Math.round(n).toLocaleString('en-US');
+const f1 = (n: number) => n.toFixed(1);
+const f2 = (n: number) => n.toFixed(2);
+
+/** Three fresh starts of the built entry point; the last one is left running. */
+async function startAndIdle(stack: Stack): Promise<BotProcess> {
+  console.log('\n— start and idle memory (node dist/bot/main.js, configured through env, with Redis)');
+  let bot = await stack.startBot();
+  const starts: number[] = [bot.startupMs];
+  for (let i = 1; i < STARTS; i++) {
+    await bot.stop();
+    bot = await stack.startBot();
+    starts.push(bot.startupMs);
+  }
+  const median = [...starts].sort((a, b) => a - b)[Math.floor(starts.length / 2)]!;
+  row(`start → /healthz 200 (median of ${STARTS})`, '≤ 1.5 s', `${f2(median / 1000)} s (${starts.map((s) => f2(s / 1000)).join(', ')})`, median <= 1500);
+  await sleep(5_000);
+  const idle = bot.rss();
+  row('RSS idle (5 s after start)', '≤ 150 MB', mb(idle), idle <= 150 * MB);
+  return bot;
+}
+
+async function ingest(stack: Stack, bot: BotProcess): Promise<void> {
+  console.log(`\n— ingest: distinct call_completed deliveries, ${INGEST.connections} connections, ${INGEST.durationS} s runs after ${INGEST.warmupS} s warm-up`);
+  const hookPath = await stack.route([]);
+  const drained = () => until(async () => (await stack.store.queue.depth()).total === 0, 'the queue drained', 120_000, 200).then(() => undefined);
+  const r = await runIngest(bot, hookPath, INGEST, drained);
+  row(
+    `ack latency at a steady ${f0(r.fixed.rate)} req/s`,
+    'p99 ≤ 10 ms',
+    `p50 ${f1(r.fixed.p50)} ms, p99 ${f1(r.fixed.p99)} ms (achieved ${f0(r.fixed.achieved)} req/s, ${JSON.stringify(r.fixed.statuses)})`,
+    r.fixed.p99 <= 10,
+  );
+  row(
+    'throughput: bot / bare Node http (req/s)',
+    '≥ 0.35',
+    `${f2(r.ratio)} — bot ${f0(r.botRps)}, bare ${f0(r.bareRps)} (per round ${r.rounds.map(f2).join(', ')}; bot answers ${JSON.stringify(r.botStatuses)})`,
+    r.ratio >= 0.35,
+  );
+  row('RSS at the end of the ingest run', '≤ 300 MB', mb(r.rssEndBytes), r.rssEndBytes <= 300 * MB);
+}
+
+async function endToEnd(stack: Stack, bot: BotProcess): Promise<void> {
+  console.log('\n— end to end: webhook → chat.postMessage at the fake Slack');
+  const l = await runLatency(stack, bot, { events: quick ? 100 : 300, rate: 20 });
+  row(`webhook → card posted, unthrottled (${l.events} events at ${l.rate}/s)`, 'median ≤ 25 ms', `p50 ${f1(l.p50)} ms, p99 ${f1(l.p99)} ms, lost ${l.lost}`, l.p50 <= 25 && l.lost === 0);
+  const r = await runRateLimited(stack, bot, { channels: 10, perChannel: quick ? 8 : 20 });
+  row(
+    `Slack limiting 1 msg/s/channel (${r.channels} channels × ${r.perChannel} events)`,
+    '≥ 0.95 × limit, none lost',
+    `${f2(r.ratio)} × limit (mean ${f2(r.achievedPerChannel)} msg/s per channel, slowest ${f2(r.slowestChannel)}); posted ${r.posted}, lost ${r.lost}, duplicates ${r.duplicates}; ${r.rateLimited} × 429; ${f1(r.seconds)} s`,
+    r.ratio >= 0.95 && r.lost === 0 && r.duplicates === 0,
+  );
+}
+
+async function commands(stack: Stack, bot: BotProcess): Promise<void> {
+  console.log('\n— command ack under a slow platform (every platform request held 10 s)');
+  const r = await runCommands(stack, bot, { commands: 200, perSecond: 40, platformDelayMs: 10_000 });
+  row(
+    `/campaign stats ack (${r.commands} signed commands at ${r.perSecond}/s)`,
+    'p99 ≤ 50 ms',
+    `p50 ${f1(r.ackP50)} ms, p99 ${f1(r.ackP99)} ms, max ${f1(r.ackMax)} ms; non-200 ${r.non200}`,
+    r.ackP99 <= 50 && r.non200 === 0,
+  );
+  row(
+    'their answers via response_url',
+    'every one delivered',
+    `${r.answered}/${r.commands} (${r.answeredWithStats} with the stats), p50 ${f1(r.answerP50 / 1000)} s, p99 ${f1(r.answerP99 / 1000)} s after the command`,
+    r.answered === r.commands,
+  );
+  row(`/campaign stats ack, ${r.commands} sent at the same instant`, '–', `p50 ${f1(r.burst.ackP50)} ms, p99 ${f1(r.burst.ackP99)} ms`, null);
+}
+
+const loadBefore = loadavg()[0]!;
+console.log(`campaign bot benchmarks — ${new Date().toISOString()}, Node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), load average ${f2(loadBefore)}`);
+if (loadBefore > 1) console.log(`  note: the machine was already busy (load average ${f2(loadBefore)}): figures will be lower than on an idle machine`);
+
+const stack = await startStack({ entry: 'dist' });
+try {
+  let bot = await stack.startBot();
+  if (only.has('start')) {
+    section = 'start';
+    await bot.stop();
+    bot = await startAndIdle(stack);
+  }
+  if (only.has('ingest')) {
+    section = 'ingest';
+    await ingest(stack, bot);
+    // A fresh process and an empty Redis: the ingest backlog must not delay what follows.
+    await bot.stop('SIGKILL');
+    await stack.redis.client.flushall();
+    bot = await stack.startBot();
+  }
+  if (only.has('e2e')) {
+    section = 'e2e';
+    await endToEnd(stack, bot);
+  }
+  if (only.has('commands')) {
+    section = 'commands';
+    await commands(stack, bot);
+  }
+} finally {
+  await stack.close();
+}
+
+console.log(`\nload average at the end: ${f2(loadavg()[0]!)}`);
+console.log('\n| Figure | Target | Measured | Met | Command |\n|---|---|---|---|---|');
+for (const r of rows) {
+  console.log(`| ${r.figure} | ${r.target || '–'} | ${r.measured} | ${r.met === null ? '–' : r.met ? 'yes' : '**no**'} | \`BENCH_ONLY=${r.section} npm run bench\` |`);
+}
+process.exit(0);

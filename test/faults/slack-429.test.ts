@@ -1,0 +1,69 @@
+/**
+ * Fault: Slack answers half of the bot's Web API calls with 429 and a Retry-After of 1–3 s. Three customer
+ * conversations of 50 messages each arrive at once. Must hold: every message is posted, each exactly once,
+ * and each conversation's messages appear in the order they were sent, in one thread per conversation.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { deliveryBody, figure, messageReceived, postJson, sleep, startRateLimitProxy, startStack, until, type RateLimitProxy, type Stack } from './support.js';
+
+let stack: Stack;
+let proxy: RateLimitProxy;
+beforeAll(async () => {
+  stack = await startStack();
+  proxy = await startRateLimitProxy(stack.slack);
+});
+afterAll(async () => {
+  await stack?.close();
+  await proxy?.close();
+});
+
+const CONVERSATIONS = 3;
+const MESSAGES = 50;
+
+it('429 with Retry-After 1–3 s on half the calls, 3 conversations × 50 messages → all posted, in order per thread', async () => {
+  const bot = await stack.startBot({ slackApiUrl: proxy.apiUrl });
+  const channel = 'C0LIMITED1';
+  const hook = `${bot.url}${await stack.route([{ campaignId: 'camp-429', triggerName: 'message_received', channelId: channel }])}`;
+  proxy.arm([1, 2, 3]);
+
+  const run = Date.now().toString(36);
+  const marker = (c: number, m: number) => `msg-${run}-${c}-${m}.`;
+  const started = Date.now();
+  // Interleaved across conversations, in order within each: what the platform does for concurrent chats.
+  for (let m = 1; m <= MESSAGES; m++) {
+    for (let c = 0; c < CONVERSATIONS; c++) {
+      const at = new Date(Date.UTC(2024, 2, 8, 16, 0, 0) + m * 1000).toISOString();
+      const res = await postJson(hook, deliveryBody(messageReceived(`+1415555${run.slice(-2)}${c}0`.slice(0, 12), `Hello ${marker(c, m)}`, at, 'camp-429')));
+      expect(res.status).toBe(200);
+    }
+  }
+
+  const linePattern = new RegExp(`msg-${run}-(\\d)-(\\d+)\\.`);
+  const lines = () =>
+    stack.slack.messages(channel).flatMap((msg) => {
+      const found = linePattern.exec(JSON.stringify(msg.blocks ?? msg.text));
+      return found ? [{ conversation: Number(found[1]), n: Number(found[2]), thread: msg.thread_ts ?? msg.ts }] : [];
+    });
+  await until(() => lines().length >= CONVERSATIONS * MESSAGES, `${CONVERSATIONS * MESSAGES} messages posted`, 220_000, 500);
+  const tookS = (Date.now() - started) / 1000;
+  await sleep(1_500);
+
+  const all = lines();
+  const calls = proxy.passed + proxy.limited.length;
+  const retryAfters = [...new Set(proxy.limited.map((l) => l.retryAfterSec))].sort();
+  figure(
+    'Slack 429 on half the calls',
+    `${CONVERSATIONS} × ${MESSAGES} messages posted in ${tookS.toFixed(0)} s; ${proxy.limited.length} of ${calls} Web API calls answered 429 (Retry-After ${retryAfters.join('/')} s); ${all.length} lines in Slack`,
+  );
+  expect(proxy.limited.length).toBeGreaterThanOrEqual(CONVERSATIONS * MESSAGES - 1);
+  expect(all).toHaveLength(CONVERSATIONS * MESSAGES);
+  for (let c = 0; c < CONVERSATIONS; c++) {
+    const mine = all.filter((l) => l.conversation === c);
+    // In the order sent (the fake keeps Slack's order: oldest first), each once…
+    expect(mine.map((l) => l.n)).toEqual(Array.from({ length: MESSAGES }, (_, i) => i + 1));
+    // …and all in one thread of its own.
+    expect(new Set(mine.map((l) => l.thread)).size).toBe(1);
+  }
+  expect(new Set(all.map((l) => l.thread)).size).toBe(CONVERSATIONS);
+  expect(bot.alive()).toBe(true);
+}, 240_000);

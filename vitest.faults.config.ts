@@ -1,0 +1,16 @@
+/**
+ * The fault suite (`npm run test:faults`): real bot processes, a real redis-server per test file, faults
+ * injected on purpose. Slow by nature (takeovers wait out idle timeouts, Redis stays down 10 s), so it is kept
+ * out of `npm test` and run by CI after it. Two files at a time: the long ones mostly wait.
+ */
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/faults/**/*.test.ts'],
+    testTimeout: 180_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+    maxWorkers: 2,
+  },
+});

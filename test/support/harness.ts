@@ -3,7 +3,6 @@
  * over real sockets. Each harness gets its own store key prefix, so tests can share one Redis.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
 import { Writable } from 'node:stream';
 import { createBot, type Bot, type BotOptions } from '../../src/bot/compose.js';
 import { parseConfig, type Config } from '../../src/config.js';
@@ -11,6 +10,7 @@ import { startFakePlatform, type FakePlatform } from '../fakes/platform.js';
 import { startFakeSlack, type FakeSlack } from '../fakes/slack.js';
 import { SlackSigner } from '../fakes/slack-signer.js';
 import { SocketModeDriver } from '../fakes/socket-mode.js';
+import { freePort } from '../../bench/lib/net.js';
 
 export const SIGNING_SECRET = 'test-signing-secret-0123456789abcdef';
 export const TEAM_ID = 'T0TEST001';
@@ -101,13 +101,3 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   };
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}

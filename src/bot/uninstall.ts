@@ -4,6 +4,8 @@
  * subscriptions that fed them), the encrypted API key and the hook token.
  */
 import type { App } from '@slack/bolt';
+import { TRIGGER_NAMES } from '../api/index.js';
+import { hookUrlFor } from '../events/hook-url.js';
 import type { Deps } from './deps.js';
 
 export function register(app: App, deps: Deps): void {
@@ -38,9 +40,10 @@ async function unsubscribeUpstream(deps: Deps, teamId: string, routes: Awaited<R
   const token = await deps.store.workspaces.getHookToken(teamId);
   if (!token || !deps.config.publicUrl || routes.length === 0) return;
   const api = await deps.platform.clientFor(teamId);
-  const hookUrl = `${deps.config.publicUrl}/hooks/${token}`;
+  const hookUrl = hookUrlFor(deps.config.publicUrl, token);
   const pairs = new Map(routes.map((r) => [`${r.campaignId}\u0000${r.triggerName}`, r]));
   for (const r of pairs.values()) {
-    await api.webhooks.unsubscribe({ hookUrl, campaignId: r.campaignId, triggerName: r.triggerName as Parameters<typeof api.webhooks.unsubscribe>[0]['triggerName'] });
+    const triggerName = TRIGGER_NAMES.find((t) => t === r.triggerName);
+    if (triggerName) await api.webhooks.unsubscribe({ hookUrl, campaignId: r.campaignId, triggerName });
   }
 }

@@ -30,9 +30,9 @@ export default tseslint.config(
   },
   { files: ['**/*.js'], ...tseslint.configs.disableTypeChecked },
   {
-    // The playground page's browser script: tsc (src/playground/page/tsconfig.json, checkJs with the DOM lib)
+    // The playground page's browser script: tsc (playground/page/tsconfig.json, checkJs with the DOM lib)
     // checks its names and types, so ESLint's Node-only globals list must not.
-    files: ['src/playground/page/**/*.js'],
+    files: ['playground/page/**/*.js'],
     rules: { 'no-undef': 'off' },
   },
 );

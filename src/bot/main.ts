@@ -1,13 +1,14 @@
 /**
  * Process entry point: parse config once, build the bot, serve, and shut down cleanly on signals.
  *
- * This is the one place that decides between a real deployment and the playground (issue 9): with no
+ * This is the one place that decides between a real deployment and the playground: with no
  * deployment variable set at all (`isUnconfigured`), the bot runs against an embedded Slack stand-in and
  * platform simulator with a page on PORT. Setting any deployment variable means a real deployment, where a
  * missing value is an error — never a fallback to the playground.
  */
 import type { Logger } from '../logger.js';
 import { isUnconfigured, parseConfig, readProcessEnv } from '../config.js';
+import type { PlaygroundModule } from './playground-module.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -33,8 +34,31 @@ async function main(): Promise<void> {
   stopOnSignals(() => bot.stop(), bot.deps.logger);
 }
 
+/**
+ * The playground runs from TypeScript source (it is not in the build): outside tsx, register it first.
+ * Only the stateless config module is loaded before it, so the bot's modules (metrics…) exist once, from source.
+ */
+async function loadPlayground(): Promise<PlaygroundModule | undefined> {
+  if (!import.meta.url.endsWith('.ts')) {
+    try {
+      const { register } = await import('tsx/esm/api');
+      register();
+    } catch {
+      return undefined;
+    }
+  }
+  // The same file from src/bot/main.ts and dist/bot/main.js.
+  return (await import(new URL('../../playground/index.ts', import.meta.url).href)) as PlaygroundModule;
+}
+
 async function playground(env: Readonly<Record<string, string | undefined>>): Promise<void> {
-  const { startPlayground, PLAYGROUND_BANNER } = await import('../playground/index.js');
+  const loaded = await loadPlayground();
+  if (!loaded) {
+    process.stderr.write('campaign bot: the playground runs from source and needs the dev dependencies: run npm install\n');
+    process.exitCode = 1;
+    return;
+  }
+  const { startPlayground, PLAYGROUND_BANNER } = loaded;
   const running = await startPlayground({ env });
   const line = '═'.repeat(72);
   process.stderr.write(

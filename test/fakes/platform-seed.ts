@@ -1,1 +1,1 @@
-export * from '../../src/playground/platform-seed.js';
+export * from '../../fakes/platform/seed.js';

@@ -1,1 +1,1 @@
-export * from '../../src/playground/platform-sim.js';
+export * from '../../fakes/platform/index.js';

@@ -1,1 +1,1 @@
-export * from '../../src/playground/slack-signer.js';
+export * from '../../fakes/slack/signer.js';

@@ -1,1 +1,1 @@
-export * from '../../src/playground/socket-mode.js';
+export * from '../../fakes/slack/socket-mode-driver.js';

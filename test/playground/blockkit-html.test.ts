@@ -12,7 +12,7 @@ import {
   plainToHtml,
   safeUrl,
   viewToHtml,
-} from '../../src/playground/blockkit-html.js';
+} from '../../playground/blockkit-html.js';
 import { fields, header, section, context, divider, actions, button } from '../../src/slack/blocks.js';
 
 const HOSTILE = [

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { PLAYGROUND_PUBLIC_URL } from '../../src/config.js';
-import type { PageChannel, PageState } from '../../src/playground/session.js';
+import type { PageChannel, PageState } from '../../playground/session.js';
 import { eventually, startTestPlayground, type PlaygroundHarness } from './support.js';
 
 const GENERAL = 'C0GENERAL01';

@@ -4,8 +4,13 @@
  */
 import { Writable } from 'node:stream';
 import { request } from 'undici';
-import { startPlayground, type RunningPlayground } from '../../src/playground/index.js';
-import type { Outcome, PageState } from '../../src/playground/session.js';
+import type { PlaygroundModule } from '../../src/bot/playground-module.js';
+import * as playgroundModule from '../../playground/index.js';
+import { startPlayground, type RunningPlayground } from '../../playground/index.js';
+import type { Outcome, PageState } from '../../playground/session.js';
+
+// main imports the playground by URL and types it with PlaygroundModule: this keeps the two in step.
+const _loadedByMain: PlaygroundModule = playgroundModule;
 
 export interface PlaygroundHarness {
   pg: RunningPlayground;

@@ -3,7 +3,7 @@
  * required ones left empty (Slack would not send such a submission).
  */
 import { describe, expect, it } from 'vitest';
-import { buildStateValues, REQUIRED_MESSAGE } from '../../src/playground/view-state.js';
+import { buildStateValues, REQUIRED_MESSAGE } from '../../playground/view-state.js';
 import { checkboxes, fileInput, textInput } from '../../src/slack/modals.js';
 
 const english = { text: { type: 'plain_text', text: 'English' }, value: 'en' };

@@ -1,17 +1,18 @@
 /**
- * The playground (issue 9): the real bot, wired to an embedded Slack stand-in and platform simulator (both on
+ * The playground: the real bot, wired to an embedded Slack stand-in and platform simulator (both on
  * loopback ports), with a page on the bot's own port where a person can use every feature as in Slack.
  *
  * Started only by `src/bot/main.ts`, and only when no deployment variable is set (`isUnconfigured`).
  */
 import { randomBytes } from 'node:crypto';
 import type { DestinationStream } from 'pino';
-import { createBot, type Bot } from '../bot/compose.js';
-import { parsePlaygroundConfig } from '../config.js';
-import { startFakePlatform, type FakePlatform } from './platform-sim.js';
+import { createBot, type Bot } from '../src/bot/compose.js';
+import { BOT_SCOPES } from '../src/bot/scopes.js';
+import { parsePlaygroundConfig } from '../src/config.js';
+import { startFakePlatform, type FakePlatform } from '../fakes/platform/index.js';
 import { loadPageFiles, playgroundRoutes } from './routes.js';
 import { PLAYGROUND_CHANNELS, PLAYGROUND_USER, PlaygroundSession } from './session.js';
-import { startFakeSlack, type FakeSlack } from './slack-standin.js';
+import { startFakeSlack, type FakeSlack } from '../fakes/slack/index.js';
 
 export const PLAYGROUND_BANNER = 'PLAYGROUND MODE — not connected to Slack or the platform';
 
@@ -36,7 +37,12 @@ export async function startPlayground(opts: PlaygroundOptions): Promise<RunningP
   // Read first: a broken build (page files missing) stops here, before anything listens.
   const page = loadPageFiles();
   const platform = await startFakePlatform();
-  const slack = await startFakeSlack({ teamId: 'T0PLAYGRND1', teamName: 'Campaign Playground', teamDomain: 'campaign-playground' });
+  const slack = await startFakeSlack({
+    teamId: 'T0PLAYGRND1',
+    teamName: 'Campaign Playground',
+    teamDomain: 'campaign-playground',
+    scopes: BOT_SCOPES,
+  });
   let bot: Bot | undefined;
   const stop = async () => {
     await bot?.stop();

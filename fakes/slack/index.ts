@@ -24,7 +24,6 @@
  *   client, collects `{envelope_id, payload}` acks and can send `disconnect`. Envelopes are pushed by
  *   `pushEnvelope` — tests normally use `SocketModeDriver` (./socket-mode.ts), which builds Slack's payloads.
  */
-import { BOT_SCOPES } from '../bot/scopes.js';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Socket, type AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -335,8 +334,8 @@ export interface FakeSlackOptions {
   teamName?: string;
   /** Workspace subdomain: permalinks are `https://<domain>.slack.com/...`. */
   teamDomain?: string;
-  /** Bot token scopes. Default: the bot scopes of /manifest.yml (`MANIFEST_BOT_SCOPES`). */
-  scopes?: string[];
+  /** Scopes of the bot token and of OAuth grants by default (callers pass the app manifest's bot scopes). */
+  scopes: readonly string[];
   /** trigger_id lifetime (Slack: 3 s). */
   triggerTtlMs?: number;
   /** How many posts a response_url accepts (Slack: 5, within 30 minutes). */
@@ -452,8 +451,6 @@ export interface FakeSlack {
   close(): Promise<void>;
 }
 
-/** The bot scopes manifest.yml requests (the app's own list; a self-test parses manifest.yml and compares). */
-export const MANIFEST_BOT_SCOPES: readonly string[] = BOT_SCOPES;
 
 // ---------------------------------------------------------------------------------------------------------
 // Small helpers
@@ -1133,7 +1130,7 @@ class FakeSlackServer implements FakeSlack {
       teamId: this.teamId,
       userId: this.botUserId,
       botId: this.botId,
-      scopes: [...(opts.scopes ?? MANIFEST_BOT_SCOPES)],
+      scopes: [...opts.scopes],
       revoked: false,
     });
     this.users.set(this.botUserId, { id: this.botUserId, name: 'campaign', real_name: 'Campaign', is_bot: true });
@@ -1338,7 +1335,7 @@ class FakeSlackServer implements FakeSlack {
       botId: grant.botId ?? slackId('B'),
       userToken: grant.userToken ?? ((grant.userScopes?.length ?? 0) > 0 ? `xoxp-${Date.now() % 1e11}-${hex(12)}` : undefined),
       installerUserId: grant.installerUserId ?? slackId('U'),
-      botScopes: grant.botScopes ?? [...(this.opts.scopes ?? MANIFEST_BOT_SCOPES)],
+      botScopes: grant.botScopes ?? [...this.opts.scopes],
       userScopes: grant.userScopes ?? [],
       redirectUri: grant.redirectUri,
       enterpriseId: grant.enterpriseId,
@@ -2794,7 +2791,7 @@ function loginPage(teamName: string): string {
 }
 
 /** Start a fake Slack on 127.0.0.1 and a free port. Close it with `close()`. */
-export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeSlack> {
+export async function startFakeSlack(opts: FakeSlackOptions): Promise<FakeSlack> {
   const fake = new FakeSlackServer(opts);
   await fake.listen();
   return fake;

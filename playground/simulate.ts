@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { request } from 'undici';
-import type { PlatformState } from './platform-seed.js';
+import type { PlatformState } from '../fakes/platform/seed.js';
 
 export const SIMULATED_TRIGGERS = ['call_started', 'call_completed', 'message_received', 'message_sent', 'message_session_completed'] as const;
 export type SimulatedTrigger = (typeof SIMULATED_TRIGGERS)[number];

@@ -11,7 +11,7 @@
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { request } from 'undici';
-import type { FakeSlack, SlackFile, SlackMessage, SlackView } from './slack-standin.js';
+import type { FakeSlack, SlackFile, SlackMessage, SlackView } from './index.js';
 
 export interface SignedResult {
   status: number;

@@ -5,11 +5,11 @@
  * by the simulator. What the page shows is what the bot did to the Slack stand-in (messages, threads,
  * ephemerals, reactions, views) and to the platform simulator.
  */
-import type { Logger } from '../logger.js';
+import type { Logger } from '../src/logger.js';
 import { emojiFor, messageToHtml, optionsOf, viewToHtml, type RenderContext } from './blockkit-html.js';
-import type { FakePlatform } from './platform-sim.js';
-import { SlackSigner, type SignedResult } from './slack-signer.js';
-import type { FakeSlack, SlackChannel, SlackEphemeral, SlackFile, SlackMessage, SlackUser } from './slack-standin.js';
+import type { FakePlatform } from '../fakes/platform/index.js';
+import { SlackSigner, type SignedResult } from '../fakes/slack/signer.js';
+import type { FakeSlack, SlackChannel, SlackEphemeral, SlackFile, SlackMessage, SlackUser } from '../fakes/slack/index.js';
 import { SIMULATED_TRIGGERS, simulate, SimulatorMemory, type SimulateInput, type SimulateResult } from './simulate.js';
 import { buildStateValues, type RawValues } from './view-state.js';
 

@@ -3,7 +3,7 @@
  * only in playground mode:
  *
  *   GET  /                              the page
- *   GET  /playground/assets/<file>      its script and stylesheet (src/playground/page, copied to dist at build)
+ *   GET  /playground/assets/<file>      its script and stylesheet (playground/page, read at start)
  *   GET  /playground/state[?since=v]    everything the page shows (`{ version, unchanged: true }` when nothing changed)
  *   POST /playground/command            { channel, text }                     → a signed slash command
  *   POST /playground/message            { channel, text, files? }             → a message event

@@ -19,11 +19,11 @@
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createSeedState } from './platform-seed.js';
-import type { FakeCampaign, PlatformState, SubscriptionState, VoiceRow } from './platform-seed.js';
+import { createSeedState } from './seed.js';
+import type { FakeCampaign, PlatformState, SubscriptionState, VoiceRow } from './seed.js';
 
-export type { PlatformState } from './platform-seed.js';
-export { DEFAULT_API_KEY, createSeedState } from './platform-seed.js';
+export type { PlatformState } from './seed.js';
+export { DEFAULT_API_KEY, createSeedState } from './seed.js';
 
 export const BASE_PATH = '/v1/api';
 

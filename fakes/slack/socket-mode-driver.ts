@@ -23,8 +23,8 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { SlackSigner, type SignedResult } from './slack-signer.js';
-import type { FakeSlack, SocketModeAck, SocketModeConnection, SocketModeEnvelopeInput } from './slack-standin.js';
+import { SlackSigner, type SignedResult } from './signer.js';
+import type { FakeSlack, SocketModeAck, SocketModeConnection, SocketModeEnvelopeInput } from './index.js';
 
 export interface SocketModeDriverOptions {
   fake: FakeSlack;

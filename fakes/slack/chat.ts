@@ -1,0 +1,175 @@
+/** chat.* methods and the message shapes they share with response_urls and file shares. */
+import { blockKitErrors } from './block-kit.js';
+import type { SlackState, Handler, TokenInfo } from './state.js';
+import type { SlackArgs, SlackEphemeral, SlackFile, SlackMessage } from './types.js';
+import { bool, clone, fail, str, tsToMicros, type Json } from './util.js';
+
+export function botMessage(s: SlackState, auth: TokenInfo, channel: string, args: SlackArgs, ts: string): SlackMessage {
+  const msg: SlackMessage = {
+    type: 'message',
+    channel,
+    ts,
+    text: str(args, 'text') ?? '',
+    user: auth.userId,
+    team: auth.teamId,
+    app_id: s.appId,
+  };
+  if (auth.botId) msg.bot_id = auth.botId;
+  if (Array.isArray(args.blocks)) msg.blocks = clone(args.blocks);
+  if (Array.isArray(args.attachments)) msg.attachments = clone(args.attachments);
+  if (args.metadata !== undefined) msg.metadata = clone(args.metadata);
+  const threadTs = str(args, 'thread_ts');
+  if (threadTs) msg.thread_ts = threadTs;
+  if (threadTs && bool(args, 'reply_broadcast')) {
+    msg.reply_broadcast = true;
+    msg.subtype = 'thread_broadcast';
+  }
+  for (const k of ['username', 'icon_emoji', 'icon_url'] as const) {
+    const v = str(args, k);
+    if (v) msg[k] = v;
+  }
+  return msg;
+}
+
+/** Shared validation of text/blocks/attachments for message-creating methods. */
+export function contentError(args: SlackArgs, requireContent: boolean): Json | undefined {
+  if (args.blocks !== undefined) {
+    if (typeof args.blocks === 'string' || !Array.isArray(args.blocks)) {
+      if (args.blocks !== '' && args.blocks !== '[]') return fail('invalid_blocks_format');
+    } else {
+      const errors = blockKitErrors(args.blocks, 50);
+      if (errors.length > 0) return fail('invalid_blocks', { response_metadata: { messages: errors } });
+    }
+  }
+  if (args.attachments !== undefined && !Array.isArray(args.attachments) && args.attachments !== '') {
+    return fail('invalid_attachments');
+  }
+  const text = str(args, 'text') ?? '';
+  if (text.length > 40_000) return fail('msg_too_long');
+  const hasBlocks = Array.isArray(args.blocks) && args.blocks.length > 0;
+  const hasAttachments = Array.isArray(args.attachments) && args.attachments.length > 0;
+  if (requireContent && text === '' && !hasBlocks && !hasAttachments) return fail('no_text');
+  return undefined;
+}
+
+export function apiMessage(m: SlackMessage): Json {
+  const { channel: _channel, ...rest } = clone(m);
+  return rest;
+}
+
+export function addMessage(s: SlackState, m: { channel: string; text?: string; user?: string; ts?: string; thread_ts?: string; blocks?: unknown[]; bot_id?: string; files?: SlackFile[]; subtype?: string }): SlackMessage {
+  const existing = m.ts ? s.findMessage(m.channel, m.ts) : undefined;
+  if (existing) return clone(existing);
+  const ts = m.ts ?? s.nextTs();
+  if (m.ts) s.lastTsMicros = Math.max(s.lastTsMicros, tsToMicros(m.ts));
+  const msg: SlackMessage = {
+    type: 'message',
+    channel: m.channel,
+    ts,
+    text: m.text ?? '',
+    user: m.user ?? 'U0SOMEUSER1',
+    team: s.teamId,
+  };
+  if (m.bot_id) msg.bot_id = m.bot_id;
+  if (m.blocks) msg.blocks = clone(m.blocks);
+  if (m.files) msg.files = clone(m.files);
+  if (m.subtype) msg.subtype = m.subtype;
+  if (m.thread_ts && m.thread_ts !== ts) msg.thread_ts = m.thread_ts;
+  s.insertMessage(msg);
+  return clone(msg);
+}
+
+export function chatHandlers(s: SlackState): Record<string, Handler> {
+  return {
+    'chat.postMessage': (args, auth) => {
+      const resolved = s.resolveChannel(str(args, 'channel'));
+      if ('error' in resolved) return fail(resolved.error);
+      const access = s.channelAccessError(resolved.channel, auth, true);
+      if (access) return fail(access);
+      const invalid = contentError(args, true);
+      if (invalid) return invalid;
+      const msg = botMessage(s, auth, resolved.channel.id, args, s.nextTs());
+      s.insertMessage(msg);
+      const out = apiMessage(msg);
+      const botProfile = { id: auth.botId, app_id: s.appId, name: 'Campaign', icons: {}, deleted: false, updated: 1700000000, team_id: auth.teamId };
+      return { ok: true, channel: resolved.channel.id, ts: msg.ts, message: { ...out, bot_profile: botProfile } };
+    },
+
+    'chat.update': (args, auth) => {
+      const channel = str(args, 'channel');
+      const ts = str(args, 'ts');
+      if (!channel) return fail('channel_not_found');
+      const resolved = s.resolveChannel(channel);
+      if ('error' in resolved) return fail(resolved.error);
+      const access = s.channelAccessError(resolved.channel, auth, true);
+      if (access) return fail(access);
+      const msg = ts ? s.findMessage(resolved.channel.id, ts) : undefined;
+      if (!msg) return fail('message_not_found');
+      if (msg.user !== auth.userId) return fail('cant_update_message');
+      const invalid = contentError(args, false);
+      if (invalid) return invalid;
+      const text = str(args, 'text');
+      if (text !== undefined) msg.text = text;
+      if (args.blocks !== undefined) {
+        if (Array.isArray(args.blocks) && args.blocks.length > 0) msg.blocks = clone(args.blocks);
+        else delete msg.blocks;
+      }
+      if (args.attachments !== undefined) {
+        if (Array.isArray(args.attachments) && args.attachments.length > 0) msg.attachments = clone(args.attachments);
+        else delete msg.attachments;
+      }
+      if (args.metadata !== undefined) msg.metadata = clone(args.metadata);
+      msg.edited = { user: auth.userId, ts: s.nextTs() };
+      if (msg.text === '' && !msg.blocks?.length && !msg.attachments?.length && !msg.files?.length) return fail('no_text');
+      return { ok: true, channel: resolved.channel.id, ts: msg.ts, text: msg.text, message: apiMessage(msg) };
+    },
+
+    'chat.delete': (args, auth) => {
+      const channel = str(args, 'channel') ?? '';
+      const ts = str(args, 'ts');
+      const resolved = s.resolveChannel(channel);
+      if ('error' in resolved) return fail(resolved.error);
+      const msg = ts ? s.findMessage(resolved.channel.id, ts) : undefined;
+      if (!msg) return fail('message_not_found');
+      if (msg.user !== auth.userId) return fail('cant_delete_message');
+      s.removeMessage(resolved.channel.id, msg.ts);
+      return { ok: true, channel: resolved.channel.id, ts: msg.ts };
+    },
+
+    'chat.postEphemeral': (args, auth) => {
+      const resolved = s.resolveChannel(str(args, 'channel'));
+      if ('error' in resolved) return fail(resolved.error);
+      const access = s.channelAccessError(resolved.channel, auth, true);
+      if (access) return fail(access);
+      const user = str(args, 'user');
+      if (!user) return fail('user_not_in_channel');
+      const invalid = contentError(args, true);
+      if (invalid) return invalid;
+      const eph: SlackEphemeral = {
+        channel: resolved.channel.id,
+        user,
+        ts: s.nextTs(),
+        text: str(args, 'text') ?? '',
+        via: 'chat.postEphemeral',
+        at: Date.now(),
+      };
+      if (Array.isArray(args.blocks)) eph.blocks = clone(args.blocks);
+      if (Array.isArray(args.attachments)) eph.attachments = clone(args.attachments);
+      const threadTs = str(args, 'thread_ts');
+      if (threadTs) eph.thread_ts = threadTs;
+      s.ephemeralList.push(eph);
+      return { ok: true, message_ts: eph.ts };
+    },
+
+    'chat.getPermalink': (args, auth) => {
+      const channel = str(args, 'channel') ?? '';
+      const ts = str(args, 'message_ts') ?? '';
+      const msg = s.findMessage(channel, ts);
+      if (!msg) return fail(s.channels.has(channel) || s.store.has(channel) ? 'message_not_found' : 'channel_not_found');
+      const team = s.team(auth.teamId);
+      let permalink = `https://${team.domain}.slack.com/archives/${channel}/p${ts.replace('.', '')}`;
+      if (msg.thread_ts && msg.thread_ts !== msg.ts) permalink += `?thread_ts=${msg.thread_ts}&cid=${channel}`;
+      return { ok: true, channel, permalink };
+    },
+  };
+}

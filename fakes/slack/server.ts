@@ -1,0 +1,465 @@
+/**
+ * A fake Slack (Web API + files + response_urls + OAuth + Socket Mode) on a real HTTP port, for driving the
+ * bot end-to-end with the real `@slack/web-api` WebClient and `@slack/bolt` App.
+ *
+ * What it copies from Slack, because our bot (or the Slack SDKs) depend on it:
+ * - Web API transport: POST/GET `/api/<method>`, form-encoded args (JSON-typed args such as `blocks`/`view`
+ *   arrive as JSON strings and are decoded here), or a JSON body with the token *only* in
+ *   `Authorization: Bearer` (a JSON body without it is `not_authed`, like Slack). HTTP 200 with
+ *   `{ok:false,error}` for every platform error; 429 + `Retry-After` + `{ok:false,error:'ratelimited'}`.
+ * - Tokens: missing → `not_authed`, unknown → `invalid_auth`, revoked (apps.uninstall / auth.revoke) →
+ *   `token_revoked`. Scopes are enforced (`missing_scope` with `needed`/`provided`) against the `scopes`
+ *   option, so a call the app's manifest would not allow fails here as it would in Slack.
+ * - The API families live beside this file: chat, views, files, reactions, users (and conversations),
+ *   oauth, response-url, socket-mode; Block Kit limits in block-kit.ts.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { addMessage, chatHandlers } from './chat.js';
+import { addFile, fileHandlers, handleDownload, handleUpload, loginPage } from './files.js';
+import { handleAuthorize, oauthCode, oauthHandlers, oauthV2Access } from './oauth.js';
+import { reactionHandlers } from './reactions.js';
+import { handleResponseUrl, responseUrl } from './response-url.js';
+import { InjectedFaults } from './faults.js';
+import { SocketModeHub } from './socket-mode.js';
+import { SlackState, type Handler } from './state.js';
+import type {
+  FakeSlack,
+  FakeSlackOptions,
+  OAuthGrant,
+  ResponseUrlContext,
+  SentEnvelope,
+  SlackArgs,
+  SlackCall,
+  SlackChannel,
+  SlackEphemeral,
+  SlackFile,
+  SlackMessage,
+  SlackUser,
+  SlackView,
+  SocketModeAck,
+  SocketModeConnection,
+  SocketModeEnvelopeInput,
+  StoredView,
+  TriggerContext,
+} from './types.js';
+import { tzInfo, userHandlers } from './users.js';
+import { clone, compareTs, fail, isObj, JSON_FIELDS, readBody, sleep, str, type Json } from './util.js';
+import { issueTrigger, pushView, replaceView, viewHandlers } from './views.js';
+
+/** Which scope each method needs (bot token). `null`: no scope. Channel-dependent ones are computed. */
+const METHOD_SCOPES: Record<string, string | null> = {
+  'auth.test': null,
+  'auth.revoke': null,
+  'chat.postMessage': 'chat:write',
+  'chat.update': 'chat:write',
+  'chat.delete': 'chat:write',
+  'chat.postEphemeral': 'chat:write',
+  'chat.getPermalink': null,
+  'views.open': null,
+  'views.update': null,
+  'views.push': null,
+  'views.publish': null,
+  'reactions.add': 'reactions:write',
+  'reactions.remove': 'reactions:write',
+  'users.info': 'users:read',
+  'conversations.open': 'im:write',
+  'files.info': 'files:read',
+  'files.getUploadURLExternal': 'files:write',
+  'files.completeUploadExternal': 'files:write',
+  'team.info': 'team:read',
+  'apps.uninstall': null,
+};
+
+function conversationKind(channelId: string): 'channels' | 'groups' | 'im' | 'mpim' {
+  if (channelId.startsWith('D')) return 'im';
+  if (channelId.startsWith('G')) return 'groups';
+  return 'channels';
+}
+
+class FakeSlackServer extends SlackState implements FakeSlack {
+  private readonly server: Server;
+  private readonly sockets: SocketModeHub;
+  private readonly handlers: Record<string, Handler>;
+  private readonly faults = new InjectedFaults();
+
+  constructor(opts: FakeSlackOptions) {
+    super(opts);
+    this.sockets = new SocketModeHub(this);
+    this.server = createServer((req, res) => {
+      this.route(req, res).catch((err: unknown) => {
+        const error = err instanceof Error ? err : new Error(String(err));
+        this.serverErrors.push(error);
+        if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
+        res.end(`fake slack error: ${error.message}`);
+      });
+    });
+    this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.sockets.handleUpgrade(req, socket, head));
+    this.handlers = {
+      ...userHandlers(this),
+      ...oauthHandlers(this),
+      ...chatHandlers(this),
+      ...reactionHandlers(this),
+      ...viewHandlers(this),
+      ...fileHandlers(this),
+    };
+  }
+
+  async listen(): Promise<void> {
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(0, '127.0.0.1', () => resolve());
+    });
+    const { port } = this.server.address() as AddressInfo;
+    this.baseUrl = `http://127.0.0.1:${port}`;
+    this.apiUrl = `${this.baseUrl}/api/`;
+  }
+
+  // ------------------------------------------------------------------ public helpers
+
+  get socketConnections(): SocketModeConnection[] {
+    return this.sockets.connections;
+  }
+
+  get socketEnvelopes(): SentEnvelope[] {
+    return this.sockets.envelopes;
+  }
+
+  get socketAcks(): SocketModeAck[] {
+    return this.sockets.acks;
+  }
+
+  responseUrl(id?: string, ctx: ResponseUrlContext = {}): string {
+    return responseUrl(this, id, ctx);
+  }
+
+  async waitFor<T>(pick: () => T | undefined | null | false, timeoutMs = 5000): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    let lastError: unknown;
+    for (;;) {
+      let value: T | undefined | null | false;
+      try {
+        value = pick();
+        lastError = undefined;
+      } catch (err) {
+        lastError = err;
+        value = undefined;
+      }
+      if (value) return value;
+      if (Date.now() >= deadline) {
+        const src = pick.toString().replace(/\s+/g, ' ').slice(0, 200);
+        const recent = this.calls
+          .slice(-15)
+          .map((c) => `${c.method}${c.response.ok === false ? `(${String(c.response.error)})` : ''}`)
+          .join(', ');
+        const why = lastError instanceof Error ? `; last error from the predicate: ${lastError.message}` : '';
+        throw new Error(
+          `fakeSlack.waitFor timed out after ${timeoutMs} ms waiting for: ${src}\n` +
+            `  Web API calls so far (${this.calls.length}, last 15): ${recent || 'none'}\n` +
+            `  response_url posts: ${this.responses.length}; uploads: ${this.uploads.length}; ` +
+            `fake errors: ${this.serverErrors.map((e) => e.message).join(' | ') || 'none'}${why}`,
+        );
+      }
+      await sleep(10);
+    }
+  }
+
+  addUser(user: SlackUser): void {
+    if (user.tz !== undefined) tzInfo(user.tz); // throws RangeError for a bad IANA name, at the call site
+    this.users.set(user.id, { ...user });
+  }
+
+  addChannel(channel: SlackChannel): void {
+    this.channels.set(channel.id, { ...channel });
+  }
+
+  channel(id: string): SlackChannel | undefined {
+    const c = this.channels.get(id);
+    return c ? { ...c } : undefined;
+  }
+
+  user(id: string): SlackUser | undefined {
+    const u = this.users.get(id);
+    return u ? { ...u } : undefined;
+  }
+
+  file(id: string): { file: SlackFile; data: Buffer } | undefined {
+    const stored = this.files.get(id);
+    return stored ? { file: clone(stored.file), data: Buffer.from(stored.data) } : undefined;
+  }
+
+  replaceView(viewId: string, input: Record<string, unknown>): { ok: true; view: SlackView } | { ok: false; errors: string[] } {
+    return replaceView(this, viewId, input);
+  }
+
+  pushView(fromViewId: string, input: Record<string, unknown>): { ok: true; view: SlackView } | { ok: false; errors: string[] } {
+    return pushView(this, fromViewId, input);
+  }
+
+  addMessage(m: Parameters<FakeSlack['addMessage']>[0]): SlackMessage {
+    return addMessage(this, m);
+  }
+
+  addFile(f: Parameters<FakeSlack['addFile']>[0]): SlackFile {
+    return addFile(this, f);
+  }
+
+  messages(channel?: string): SlackMessage[] {
+    const all = channel === undefined ? [...this.store.values()].flat() : (this.store.get(channel) ?? []);
+    return clone(all).sort((a, b) => compareTs(a.ts, b.ts));
+  }
+
+  message(channel: string, ts: string): SlackMessage | undefined {
+    const found = this.findMessage(channel, ts);
+    return found ? clone(found) : undefined;
+  }
+
+  thread(channel: string, threadTs: string): SlackMessage[] {
+    return this.messages(channel).filter((m) => m.ts === threadTs || m.thread_ts === threadTs);
+  }
+
+  ephemerals(channel?: string): SlackEphemeral[] {
+    return clone(channel === undefined ? this.ephemeralList : this.ephemeralList.filter((e) => e.channel === channel));
+  }
+
+  views(callbackId?: string): StoredView[] {
+    const all = [...this.viewStore.values()];
+    return clone(callbackId === undefined ? all : all.filter((v) => v.view.callback_id === callbackId));
+  }
+
+  view(id: string): StoredView | undefined {
+    const v = this.viewStore.get(id);
+    return v ? clone(v) : undefined;
+  }
+
+  issueTrigger(ctx: TriggerContext = {}): string {
+    return issueTrigger(this, ctx);
+  }
+
+  oauthCode(grant: Partial<Omit<OAuthGrant, 'code'>> & { code?: string } = {}): OAuthGrant {
+    return oauthCode(this, grant);
+  }
+
+  rateLimit(rule: { method?: string; times?: number; retryAfterSec: number; everyOther?: boolean }): void {
+    this.faults.rateLimit(rule);
+  }
+
+  channelRateLimit(perSecond: number): void {
+    this.faults.channelRateLimit(perSecond);
+  }
+
+  failMethod(method: string, error: string, times?: number): void {
+    this.faults.failMethod(method, error, times);
+  }
+
+  waitForSocketConnection(timeoutMs = 5000): Promise<SocketModeConnection> {
+    return this.sockets.waitForConnection(timeoutMs);
+  }
+
+  pushEnvelope(input: SocketModeEnvelopeInput, opts: { timeoutMs?: number } = {}): Promise<SocketModeAck> {
+    return this.sockets.pushEnvelope(input, opts);
+  }
+
+  disconnectSockets(reason = 'refresh_requested', opts: { closeAfterMs?: number } = {}): number {
+    return this.sockets.disconnect(reason, opts);
+  }
+
+  reset(): void {
+    this.calls.length = 0;
+    this.responses.length = 0;
+    this.uploads.length = 0;
+    this.downloads.length = 0;
+    this.serverErrors.length = 0;
+    this.store.clear();
+    this.ephemeralList = [];
+    this.viewStore.clear();
+    this.rootStacks.clear();
+    this.triggers.clear();
+    this.pendingUploads.clear();
+    this.uploadKeys.clear();
+    this.responseUrls.clear();
+    for (const id of [...this.files.keys()]) if (!this.seededFileIds.has(id)) this.files.delete(id);
+    this.faults.reset();
+    this.sockets.reset();
+  }
+
+  async close(): Promise<void> {
+    // Upgraded sockets are no longer the HTTP server's: the hub closes them with a proper handshake.
+    // Stop the bot first: a running SDK would try to reconnect to a fake that is gone.
+    await this.sockets.close();
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', this.baseUrl);
+    const body = await readBody(req);
+    const path = url.pathname;
+    if (path.startsWith('/api/')) return this.handleApi(req, res, url, body);
+    if (path.startsWith('/upload/v1/')) return handleUpload(this, req, res, path, body);
+    if (path.startsWith('/files-pri/')) return handleDownload(this, req, res, url);
+    if (path.startsWith('/commands/')) return handleResponseUrl(this, req, res, path, body);
+    if (path === '/oauth/v2/authorize') return handleAuthorize(this, res, url);
+    if (path === '/signin') {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(loginPage(this.teamName));
+      return;
+    }
+    res.writeHead(404, { 'content-type': 'text/plain' });
+    res.end('not found');
+  }
+
+  private async parseApiArgs(
+    req: IncomingMessage,
+    url: URL,
+    body: Buffer,
+  ): Promise<{ args: SlackArgs; encoding: SlackCall['encoding']; invalidJson: boolean }> {
+    const args: SlackArgs = Object.fromEntries(url.searchParams.entries());
+    const ct = (req.headers['content-type'] ?? '').toLowerCase();
+    let encoding: SlackCall['encoding'] = 'query';
+    let invalidJson = false;
+    if (ct.startsWith('application/json')) {
+      encoding = 'json';
+      try {
+        const parsed: unknown = body.length === 0 ? {} : JSON.parse(body.toString('utf8'));
+        if (isObj(parsed)) Object.assign(args, parsed);
+        else invalidJson = true;
+      } catch {
+        invalidJson = true;
+      }
+      return { args, encoding, invalidJson };
+    }
+    if (body.length > 0 && ct.startsWith('multipart/form-data')) {
+      encoding = 'multipart';
+      const form = await new Response(body, { headers: { 'content-type': ct } }).formData();
+      for (const [k, v] of form.entries()) {
+        args[k] = typeof v === 'string' ? v : { filename: v.name, size: v.size };
+      }
+    } else if (body.length > 0 || ct.startsWith('application/x-www-form-urlencoded')) {
+      encoding = 'form';
+      for (const [k, v] of new URLSearchParams(body.toString('utf8')).entries()) args[k] = v;
+    }
+    for (const key of JSON_FIELDS) {
+      const v = args[key];
+      if (typeof v === 'string' && /^\s*[[{]/.test(v)) {
+        try {
+          args[key] = JSON.parse(v) as unknown;
+        } catch {
+          // left as a string: the method answers invalid_blocks_format / invalid_arguments like Slack
+        }
+      }
+    }
+    return { args, encoding, invalidJson };
+  }
+
+  private async handleApi(req: IncomingMessage, res: ServerResponse, url: URL, body: Buffer): Promise<void> {
+    const method = decodeURIComponent(url.pathname.slice('/api/'.length));
+    const { args, encoding, invalidJson } = await this.parseApiArgs(req, url, body);
+    const authHeader = req.headers.authorization;
+    const bearer = authHeader ? /^Bearer\s+(\S+)/i.exec(authHeader)?.[1] : undefined;
+    // Slack ignores a `token` inside a JSON body: JSON callers must use the Authorization header.
+    const bodyToken = encoding === 'json' ? undefined : str(args, 'token');
+    delete args.token;
+    const token = bearer ?? bodyToken;
+
+    const call: SlackCall = { method, args, at: Date.now(), status: 200, response: {}, encoding };
+    if (token !== undefined) call.token = token;
+    this.calls.push(call);
+
+    const send = (status: number, response: Json, headers: Record<string, string> = {}): void => {
+      if (encoding === 'json' && !/charset=/i.test(req.headers['content-type'] ?? '')) {
+        // Slack's nudge for JSON bodies without a charset.
+        response.warning = 'missing_charset';
+        const meta = isObj(response.response_metadata) ? response.response_metadata : {};
+        meta.warnings = ['missing_charset'];
+        response.response_metadata = meta;
+      }
+      call.status = status;
+      call.response = response;
+      res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
+      res.end(JSON.stringify(response));
+    };
+
+    // Injected faults first: a test that asks for a 429 or an error gets it whatever the arguments.
+    const rate = this.faults.rateLimited(method);
+    if (rate) {
+      send(429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(rate.retryAfterSec) });
+      return;
+    }
+    const failure = this.faults.failure(method);
+    if (failure) {
+      send(200, fail(failure));
+      return;
+    }
+    if (invalidJson) {
+      send(200, fail('invalid_json'));
+      return;
+    }
+
+    if (method === 'oauth.v2.access') {
+      send(200, oauthV2Access(this, args, req.headers.authorization));
+      return;
+    }
+    if (method === 'apps.connections.open') {
+      const opened = this.sockets.open(token);
+      send(200, opened, opened.ok === true ? { 'x-oauth-scopes': 'connections:write', 'x-accepted-oauth-scopes': 'connections:write' } : {});
+      return;
+    }
+    const handler = this.handlers[method];
+    if (!handler) {
+      send(200, fail('unknown_method', { req_method: method }));
+      return;
+    }
+    if (token === undefined || token === '') {
+      send(200, fail('not_authed'));
+      return;
+    }
+    if (token === this.appToken) {
+      // App-level tokens only open Socket Mode connections; Slack refuses them for everything else.
+      send(200, fail('not_allowed_token_type'));
+      return;
+    }
+    const auth = this.tokens.get(token);
+    if (!auth) {
+      send(200, fail('invalid_auth'));
+      return;
+    }
+    if (auth.revoked) {
+      send(200, fail('token_revoked'));
+      return;
+    }
+    const needed = this.neededScope(method, args);
+    const scopeHeaders: Record<string, string> = { 'x-oauth-scopes': auth.scopes.join(',') };
+    if (needed) scopeHeaders['x-accepted-oauth-scopes'] = needed;
+    if (needed && !auth.scopes.includes(needed)) {
+      send(200, fail('missing_scope', { needed, provided: auth.scopes.join(',') }), scopeHeaders);
+      return;
+    }
+    if (method === 'chat.postMessage') {
+      const retryAfter = this.faults.channelRetryAfter(str(args, 'channel') ?? '');
+      if (retryAfter !== undefined) {
+        send(429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(retryAfter) });
+        return;
+      }
+    }
+    const response = handler(args, auth);
+    if (method === 'chat.postMessage' && response.ok === true && typeof response.channel === 'string') this.faults.posted(response.channel);
+    send(200, response, scopeHeaders);
+  }
+
+  private neededScope(method: string, args: SlackArgs): string | null {
+    if (method === 'conversations.history' || method === 'conversations.replies') {
+      return `${conversationKind(str(args, 'channel') ?? '')}:history`;
+    }
+    if (method === 'conversations.info') return `${conversationKind(str(args, 'channel') ?? '')}:read`;
+    return METHOD_SCOPES[method] ?? null;
+  }
+}
+
+/** Start a fake Slack on 127.0.0.1 and a free port. Close it with `close()`. */
+export async function startFakeSlack(opts: FakeSlackOptions): Promise<FakeSlack> {
+  const fake = new FakeSlackServer(opts);
+  await fake.listen();
+  return fake;
+}

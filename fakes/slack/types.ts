@@ -1,0 +1,420 @@
+/**
+ * The Slack stand-in's public types: what it records, what tests seed, and the `FakeSlack` handle that
+ * `startFakeSlack` returns.
+ */
+export type SlackArgs = Record<string, unknown>;
+
+export interface SlackCall {
+  /** e.g. `chat.postMessage` */
+  method: string;
+  /** Arguments as Slack parsed them: form values are strings; `blocks`/`view`/`attachments`/… decoded. */
+  args: SlackArgs;
+  /** The token used (Authorization header, or `token` form field). Never part of `args`. */
+  token?: string;
+  /** `Date.now()` when the request arrived. */
+  at: number;
+  /** HTTP status the fake answered (200, or 429 when rate limited). */
+  status: number;
+  /** The JSON body the fake answered. */
+  response: Record<string, unknown>;
+  /** `form` | `json` | `multipart` | `query` — how the args were encoded. */
+  encoding: 'form' | 'json' | 'multipart' | 'query';
+}
+
+export interface ResponseUrlPost {
+  /** The id given to `responseUrl(id)` (or the generated one). */
+  id: string;
+  /** Parsed JSON body the bot posted. */
+  body: Record<string, unknown>;
+  at: number;
+  /** What the fake answered: 200, or 404 (`used_url`/`expired_url`), 400 (`invalid_payload`, `no_text`, …). */
+  status: number;
+  url: string;
+}
+
+export interface SlackFile {
+  id: string;
+  created: number;
+  timestamp: number;
+  name: string;
+  title: string;
+  mimetype: string;
+  filetype: string;
+  pretty_type: string;
+  user: string;
+  user_team: string;
+  editable: boolean;
+  size: number;
+  mode: 'hosted';
+  is_external: boolean;
+  external_type: string;
+  is_public: boolean;
+  public_url_shared: boolean;
+  display_as_bot: boolean;
+  username: string;
+  url_private: string;
+  url_private_download: string;
+  permalink: string;
+  permalink_public: string;
+  channels: string[];
+  groups: string[];
+  ims: string[];
+  has_rich_preview: boolean;
+  file_access: 'visible';
+  alt_txt?: string;
+}
+
+export interface SlackReaction {
+  name: string;
+  users: string[];
+  count: number;
+}
+
+export interface SlackMessage {
+  type: 'message';
+  /** The channel the message lives in (Slack's history API omits it; `messages()` includes it). */
+  channel: string;
+  ts: string;
+  text: string;
+  user?: string;
+  bot_id?: string;
+  app_id?: string;
+  team?: string;
+  subtype?: string;
+  thread_ts?: string;
+  parent_user_id?: string;
+  blocks?: unknown[];
+  attachments?: unknown[];
+  metadata?: unknown;
+  reply_count?: number;
+  reply_users?: string[];
+  reply_users_count?: number;
+  latest_reply?: string;
+  reply_broadcast?: boolean;
+  edited?: { user: string; ts: string };
+  reactions?: SlackReaction[];
+  files?: SlackFile[];
+  upload?: boolean;
+  username?: string;
+  icon_emoji?: string;
+  icon_url?: string;
+}
+
+export interface SlackEphemeral {
+  channel: string;
+  user: string;
+  /** `message_ts` as returned by chat.postEphemeral. */
+  ts: string;
+  thread_ts?: string;
+  text: string;
+  blocks?: unknown[];
+  attachments?: unknown[];
+  via: 'chat.postEphemeral' | 'response_url';
+  at: number;
+}
+
+export interface SlackView {
+  id: string;
+  team_id: string;
+  type: string;
+  title?: unknown;
+  submit?: unknown;
+  close?: unknown;
+  blocks: unknown[];
+  private_metadata: string;
+  callback_id: string;
+  state: { values: Record<string, unknown> };
+  hash: string;
+  clear_on_close: boolean;
+  notify_on_close: boolean;
+  root_view_id: string | null;
+  previous_view_id: string | null;
+  app_id: string;
+  external_id: string;
+  app_installed_team_id: string;
+  bot_id: string;
+}
+
+export interface StoredView {
+  view: SlackView;
+  /** The user the modal was opened for (from the trigger) or the home tab belongs to. */
+  userId?: string;
+  via: 'views.open' | 'views.push' | 'views.publish';
+  at: number;
+}
+
+export interface SlackUser {
+  id: string;
+  name?: string;
+  real_name?: string;
+  is_admin?: boolean;
+  is_owner?: boolean;
+  is_primary_owner?: boolean;
+  is_restricted?: boolean;
+  is_ultra_restricted?: boolean;
+  tz?: string;
+  is_bot?: boolean;
+  deleted?: boolean;
+  email?: string;
+  team_id?: string;
+}
+
+export interface SlackChannel {
+  id: string;
+  name?: string;
+  is_private?: boolean;
+  /** Whether the bot is in the channel (default true). */
+  is_member?: boolean;
+  is_archived?: boolean;
+  /** For a DM (id starting with D): the other user. */
+  user?: string;
+  topic?: string;
+  purpose?: string;
+  num_members?: number;
+}
+
+export interface SlackUpload {
+  file_id: string;
+  filename: string;
+  title?: string;
+  data: Buffer;
+  channel_id?: string;
+  thread_ts?: string;
+  initial_comment?: string;
+  at: number;
+}
+
+export interface FileDownload {
+  fileId: string;
+  /** Whether a valid bearer token with files:read was presented. */
+  authorized: boolean;
+  status: number;
+  at: number;
+}
+
+export interface OAuthGrant {
+  code: string;
+  teamId: string;
+  teamName: string;
+  botToken: string;
+  botUserId: string;
+  botId: string;
+  userToken?: string;
+  installerUserId: string;
+  botScopes: string[];
+  userScopes: string[];
+  redirectUri?: string;
+  enterpriseId?: string;
+}
+
+export interface ResponseUrlContext {
+  channelId?: string;
+  /** The message a block action / message shortcut came from (for `replace_original` / `delete_original`). */
+  messageTs?: string;
+  /**
+   * The ephemeral message a block action came from (`message_ts` of its container): Slack lets that
+   * response_url replace or delete the ephemeral it belongs to.
+   */
+  ephemeralTs?: string;
+  userId?: string;
+}
+
+export interface TriggerContext {
+  userId?: string;
+  /** The view the interaction came from (a views.push from it stacks on that view's root). */
+  viewId?: string;
+  /** Use this exact trigger_id string instead of generating one. */
+  triggerId?: string;
+}
+
+/** What Slack sends over a Socket Mode WebSocket for each request (the payloads are the HTTP ones). */
+export interface SocketModeEnvelope {
+  /** A UUID; the bot acks with `{ envelope_id, payload? }`. */
+  envelope_id: string;
+  type: 'slash_commands' | 'interactive' | 'events_api';
+  /** Slash commands: the form fields as a JSON object (string values); interactive: the parsed `payload`; events: the `event_callback`. */
+  payload: Record<string, unknown>;
+  /** Whether the ack may carry a response (`true` for commands and interactions, `false` for events). */
+  accepts_response_payload: boolean;
+  /** Events only: 0 on first delivery (Bolt's `context.retryNum` is then 0, not undefined as over HTTP). */
+  retry_attempt?: number;
+  /** Events only: `''` on first delivery, e.g. `timeout` on a retry. */
+  retry_reason?: string;
+}
+
+/** An envelope to push: `envelope_id` defaults to a fresh UUID. */
+export type SocketModeEnvelopeInput = Omit<SocketModeEnvelope, 'envelope_id'> & { envelope_id?: string };
+
+/** One WebSocket the bot opened with a URL from `apps.connections.open`. */
+export interface SocketModeConnection {
+  /** `ws1`, `ws2`, … in connection order. */
+  id: string;
+  openedAt: number;
+  /** When the fake sent `hello` (right after the upgrade, like Slack). */
+  helloAt?: number;
+  /** When the fake sent a `disconnect` message on it; no envelopes go to it from then on. */
+  disconnectReason?: string;
+  closedAt?: number;
+  /** Who started the close: the bot (close frame), the fake (after `disconnect` / on close()), or the TCP socket just ended. */
+  closedBy?: 'client' | 'fake' | 'socket';
+  closeCode?: number;
+  /** Pings the client sent (each answered with a pong, or the SDK would drop the connection). */
+  pingsReceived: number;
+  /** Pongs the client sent back to the fake's pings. */
+  pongsReceived: number;
+}
+
+/** An ack the bot sent for an envelope. */
+export interface SocketModeAck {
+  envelopeId: string;
+  /** The ack's `payload` as sent. Bolt always sends one: `{}` for a bare `ack()`, `{ text }` for `ack('text')`. */
+  payload?: Record<string, unknown>;
+  /** Milliseconds from the fake sending the envelope to the ack arriving — the latency Slack measures. */
+  ms: number;
+  /** Slack gives up after 3 s (the user sees a timeout error, events get retried). */
+  timedOut: boolean;
+  /** The envelope it acknowledges. */
+  envelope: SocketModeEnvelope;
+  connectionId: string;
+  at: number;
+}
+
+/** An envelope the fake sent to the bot. */
+export interface SentEnvelope {
+  envelope: SocketModeEnvelope;
+  connectionId: string;
+  at: number;
+}
+
+export interface FakeSlackOptions {
+  botToken?: string;
+  /**
+   * The app-level token (`xapp-…`, scope `connections:write`) that `apps.connections.open` accepts.
+   * Default: a fresh `xapp-1-<appId>-…` token. Anything not starting with `xapp-` is rejected here.
+   */
+  appToken?: string;
+  /** How often the fake pings each Socket Mode connection (Slack pings too). Default 5000; 0 = never. */
+  socketPingIntervalMs?: number;
+  teamId?: string;
+  botUserId?: string;
+  botId?: string;
+  appId?: string;
+  teamName?: string;
+  /** Workspace subdomain: permalinks are `https://<domain>.slack.com/...`. */
+  teamDomain?: string;
+  /** Scopes of the bot token and of OAuth grants by default (callers pass the app manifest's bot scopes). */
+  scopes: readonly string[];
+  /** trigger_id lifetime (Slack: 3 s). */
+  triggerTtlMs?: number;
+  /** How many posts a response_url accepts (Slack: 5, within 30 minutes). */
+  responseUrlMaxUses?: number;
+  /** When set, oauth.v2.access / apps.uninstall check these credentials (otherwise any non-empty pair). */
+  oauthClient?: { clientId: string; clientSecret: string };
+  /**
+   * What a file download without a valid token gets. `'forbidden'` (default): 403 + an HTML page.
+   * `'login-page'`: what slack.com really does for browsers — 302 to a sign-in page that answers 200 HTML,
+   * which a naive `fetch` follows and then mistakes for the file.
+   */
+  unauthenticatedFileDownloads?: 'forbidden' | 'login-page';
+}
+
+export interface FakeSlack {
+  /** `http://127.0.0.1:PORT/api/` — give to WebClient/Bolt as `slackApiUrl`. */
+  readonly apiUrl: string;
+  /** `http://127.0.0.1:PORT` */
+  readonly baseUrl: string;
+  readonly botToken: string;
+  readonly teamId: string;
+  readonly teamName: string;
+  readonly teamDomain: string;
+  readonly botUserId: string;
+  readonly botId: string;
+  readonly appId: string;
+  /** Every Web API call, in arrival order (including rate-limited and failed ones). */
+  readonly calls: SlackCall[];
+  callsTo(method: string): SlackCall[];
+  /** Posts to response_urls, in arrival order. */
+  readonly responses: ResponseUrlPost[];
+  /** A response_url on this server. `ctx` lets `replace_original`/`delete_original`/`in_channel` take effect. */
+  responseUrl(id?: string, ctx?: ResponseUrlContext): string;
+  /** Completed filesUploadV2 uploads. */
+  readonly uploads: SlackUpload[];
+  /** GETs of url_private / url_private_download. */
+  readonly downloads: FileDownload[];
+  /** Polls `pick` (every 10 ms) until it returns something truthy; rejects after `timeoutMs` (default 5000). */
+  waitFor<T>(pick: () => T | undefined | null | false, timeoutMs?: number): Promise<T>;
+  addUser(user: SlackUser): void;
+  addChannel(channel: SlackChannel): void;
+  /** A channel the fake knows (added, or seen in a call). */
+  channel(id: string): SlackChannel | undefined;
+  /** A user the fake knows (added, the bot, installers). */
+  user(id: string): SlackUser | undefined;
+  /** Seed a message (e.g. a user's message the bot will react to). `ts` defaults to a fresh one. */
+  addMessage(message: { channel: string; text?: string; user?: string; ts?: string; thread_ts?: string; blocks?: unknown[]; bot_id?: string; files?: SlackFile[]; subtype?: string }): SlackMessage;
+  addFile(file: { name: string; mimetype: string; data: Buffer; filetype?: string; title?: string; user?: string }): SlackFile;
+  /** Messages (top-level and thread replies), oldest first; optionally of one channel. */
+  messages(channel?: string): SlackMessage[];
+  /** One stored message, or undefined. */
+  message(channel: string, ts: string): SlackMessage | undefined;
+  /** A thread: parent first, then replies. */
+  thread(channel: string, threadTs: string): SlackMessage[];
+  /** Ephemeral messages (chat.postEphemeral and ephemeral response_url posts). */
+  ephemerals(channel?: string): SlackEphemeral[];
+  /** Views opened/pushed/published, latest state. Optionally filtered by callback_id. */
+  views(callbackId?: string): StoredView[];
+  view(id: string): StoredView | undefined;
+  /** Issue a trigger_id (what Slack puts in interaction payloads). Valid for `triggerTtlMs`, usable once. */
+  issueTrigger(ctx?: TriggerContext): string;
+  /** Make a code that oauth.v2.access exchanges for a fresh installation (new tokens become valid). */
+  oauthCode(grant?: Partial<Omit<OAuthGrant, 'code'>> & { code?: string }): OAuthGrant;
+  /** Answer 429 + Retry-After. `times` defaults to 1 (Infinity with `everyOther`); no `method` = every method. */
+  rateLimit(rule: { method?: string; times?: number; retryAfterSec: number; everyOther?: boolean }): void;
+  /** Per-channel chat.postMessage limit; beyond `perSecond` posts in a rolling second → 429 Retry-After. */
+  channelRateLimit(perSecond: number): void;
+  /** Answer `{ok:false,error}` for `method`, `times` times (default: until reset). */
+  failMethod(method: string, error: string, times?: number): void;
+  /** Generate the next message ts (strictly increasing). */
+  nextTs(): string;
+  /** The app-level token (`xapp-…`) to give Bolt as `appToken` for Socket Mode. */
+  readonly appToken: string;
+  /** Socket Mode WebSockets the bot opened (open and closed), in connection order. */
+  readonly socketConnections: SocketModeConnection[];
+  /** Envelopes pushed to the bot, in sending order. */
+  readonly socketEnvelopes: SentEnvelope[];
+  /** Acks the bot sent back, in arrival order (late ones too, after `pushEnvelope` gave up). */
+  readonly socketAcks: SocketModeAck[];
+  /**
+   * Send an envelope to the bot over Socket Mode and resolve with its ack. Goes to the newest connection
+   * that got `hello` and no `disconnect`; waits up to `timeoutMs` (default 5000) for one, then up to
+   * `timeoutMs` for the ack. Rejects with what it saw (connections, apps.connections.open results) otherwise.
+   */
+  pushEnvelope(envelope: SocketModeEnvelopeInput, opts?: { timeoutMs?: number }): Promise<SocketModeAck>;
+  /** Resolves with a ready connection (hello sent, no disconnect); rejects after `timeoutMs` (default 5000). */
+  waitForSocketConnection(timeoutMs?: number): Promise<SocketModeConnection>;
+  /**
+   * Send Slack's `{type:'disconnect', reason, debug_info}` to every ready connection (the SDK then closes it
+   * and reconnects through apps.connections.open). The fake closes any that are still open after
+   * `closeAfterMs` (default 10 000, like Slack's warning window). Returns how many got the message.
+   * Slack's reasons: `refresh_requested` (default), `warning` (~10 s before a refresh), `link_disabled`.
+   */
+  disconnectSockets(reason?: string, opts?: { closeAfterMs?: number }): number;
+  /** Errors thrown inside the fake while handling requests (should stay empty). */
+  readonly serverErrors: Error[];
+  /** A stored file and its bytes (what `url_private` serves to an authorized token). */
+  file(id: string): { file: SlackFile; data: Buffer } | undefined;
+  /**
+   * What Slack does with a view_submission ack `{ response_action: 'update', view }`: the same view id gets
+   * the new content (so a later views.update by id still finds it). Errors are Slack's validation messages.
+   */
+  replaceView(viewId: string, view: Record<string, unknown>): { ok: true; view: SlackView } | { ok: false; errors: string[] };
+  /** What Slack does with a view_submission ack `{ response_action: 'push', view }`: a new view on top of `fromViewId`'s stack. */
+  pushView(fromViewId: string, view: Record<string, unknown>): { ok: true; view: SlackView } | { ok: false; errors: string[] };
+  /**
+   * Forget recorded traffic and state produced by traffic (calls, responses, uploads, downloads, messages,
+   * ephemerals, views, triggers, uploaded files) and all injected faults/limits. Keeps configuration:
+   * tokens and installations, users, channels, files added with `addFile`. Open Socket Mode connections
+   * stay open (the bot stays connected); closed ones, sent envelopes and acks are forgotten.
+   */
+  reset(): void;
+  close(): Promise<void>;
+}

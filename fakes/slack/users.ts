@@ -1,0 +1,217 @@
+/** auth.*, team.info, users.info and conversations.*: who is who, and reading channels and threads. */
+import { apiMessage } from './chat.js';
+import type { SlackState, Handler, TokenInfo } from './state.js';
+import type { SlackArgs, SlackChannel, SlackMessage, SlackUser } from './types.js';
+import { bool, compareTs, fail, int, str, type Json } from './util.js';
+
+export function tzInfo(tz: string): { tz_label: string; tz_offset: number } {
+  const now = new Date();
+  const offsetName =
+    new Intl.DateTimeFormat('en-US', { timeZone: tz, timeZoneName: 'longOffset' })
+      .formatToParts(now)
+      .find((p) => p.type === 'timeZoneName')?.value ?? 'GMT';
+  const m = /GMT([+-])(\d{2}):(\d{2})/.exec(offsetName);
+  const tz_offset = m ? (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 3600 + Number(m[3]) * 60) : 0;
+  const tz_label =
+    new Intl.DateTimeFormat('en-US', { timeZone: tz, timeZoneName: 'long' })
+      .formatToParts(now)
+      .find((p) => p.type === 'timeZoneName')?.value ?? tz;
+  return { tz_label, tz_offset };
+}
+
+export function page(list: SlackMessage[], args: SlackArgs, extra: Json): Json {
+  const limit = Math.min(Math.max(int(args, 'limit') ?? 100, 1), 999);
+  const cursor = str(args, 'cursor');
+  const offset = cursor ? Number.parseInt(Buffer.from(cursor, 'base64').toString('utf8').replace(/^offset:/, ''), 10) || 0 : 0;
+  const slice = list.slice(offset, offset + limit);
+  const hasMore = offset + limit < list.length;
+  return {
+    ok: true,
+    messages: slice.map((m) => apiMessage(m)),
+    has_more: hasMore,
+    ...extra,
+    response_metadata: { next_cursor: hasMore ? Buffer.from(`offset:${offset + limit}`).toString('base64') : '' },
+  };
+}
+
+export function userObject(s: SlackState, u: SlackUser, teamId: string, includeLocale: boolean): Json {
+  const tz = u.tz ?? 'America/Los_Angeles';
+  const { tz_label, tz_offset } = tzInfo(tz);
+  const name = u.name ?? u.id.toLowerCase();
+  const realName = u.real_name ?? name;
+  const user: Json = {
+    id: u.id,
+    team_id: u.team_id ?? teamId,
+    name,
+    deleted: u.deleted ?? false,
+    color: '9f69e7',
+    real_name: realName,
+    tz,
+    tz_label,
+    tz_offset,
+    profile: {
+      title: '',
+      phone: '',
+      skype: '',
+      real_name: realName,
+      real_name_normalized: realName,
+      display_name: name,
+      display_name_normalized: name,
+      fields: null,
+      status_text: '',
+      status_emoji: '',
+      status_expiration: 0,
+      avatar_hash: 'g0123456789a',
+      ...(u.email ? { email: u.email } : {}),
+      first_name: realName.split(' ')[0] ?? realName,
+      last_name: realName.split(' ').slice(1).join(' '),
+      image_24: 'https://a.slack-edge.com/80588/img/avatars/user_shapes/ava_0001-24.png',
+      image_72: 'https://a.slack-edge.com/80588/img/avatars/user_shapes/ava_0001-72.png',
+      image_192: 'https://a.slack-edge.com/80588/img/avatars/user_shapes/ava_0001-192.png',
+      team: u.team_id ?? teamId,
+      ...(u.is_bot ? { bot_id: s.botId, api_app_id: s.appId, always_active: true } : {}),
+    },
+    is_admin: u.is_admin ?? false,
+    is_owner: u.is_owner ?? false,
+    is_primary_owner: u.is_primary_owner ?? false,
+    is_restricted: u.is_restricted ?? false,
+    is_ultra_restricted: u.is_ultra_restricted ?? false,
+    is_bot: u.is_bot ?? false,
+    is_app_user: false,
+    updated: 1700000000,
+    is_email_confirmed: !u.is_bot,
+    who_can_share_contact_card: 'EVERYONE',
+  };
+  if (includeLocale) user.locale = 'en-US';
+  return user;
+}
+
+export function channelObject(c: SlackChannel, auth: TokenInfo): Json {
+  const created = 1600000000;
+  if (c.id.startsWith('D')) {
+    return { id: c.id, created, is_im: true, is_org_shared: false, user: c.user ?? '', is_user_deleted: false, priority: 0 };
+  }
+  const name = c.name ?? `channel-${c.id.toLowerCase()}`;
+  const isPrivate = c.is_private ?? c.id.startsWith('G');
+  return {
+    id: c.id,
+    name,
+    is_channel: !isPrivate,
+    is_group: isPrivate,
+    is_im: false,
+    is_mpim: false,
+    is_private: isPrivate,
+    created,
+    is_archived: c.is_archived ?? false,
+    is_general: name === 'general',
+    unlinked: 0,
+    name_normalized: name,
+    is_shared: false,
+    is_org_shared: false,
+    is_pending_ext_shared: false,
+    pending_shared: [],
+    context_team_id: auth.teamId,
+    updated: created * 1000,
+    parent_conversation: null,
+    creator: 'U0SOMEUSER1',
+    is_ext_shared: false,
+    shared_team_ids: [auth.teamId],
+    is_member: c.is_member ?? true,
+    topic: { value: c.topic ?? '', creator: '', last_set: 0 },
+    purpose: { value: c.purpose ?? '', creator: '', last_set: 0 },
+    previous_names: [],
+    ...(c.num_members !== undefined ? { num_members: c.num_members } : {}),
+  };
+}
+
+export function userHandlers(s: SlackState): Record<string, Handler> {
+  return {
+    'auth.test': (_args, auth) => {
+      const team = s.team(auth.teamId);
+      const user = s.users.get(auth.userId);
+      const res: Json = {
+        ok: true,
+        url: `https://${team.domain}.slack.com/`,
+        team: team.name,
+        user: user?.name ?? 'campaign',
+        team_id: team.id,
+        user_id: auth.userId,
+        is_enterprise_install: false,
+      };
+      if (auth.botId) res.bot_id = auth.botId;
+      if (team.enterpriseId) res.enterprise_id = team.enterpriseId;
+      return res;
+    },
+
+    'auth.revoke': (args, auth) => {
+      if (bool(args, 'test')) return { ok: true, revoked: false };
+      auth.revoked = true;
+      return { ok: true, revoked: true };
+    },
+
+    'team.info': (_args, auth) => {
+      const team = s.team(auth.teamId);
+      return { ok: true, team: { id: team.id, name: team.name, domain: team.domain, email_domain: '', icon: {} } };
+    },
+
+    'users.info': (args, auth) => {
+      const id = str(args, 'user');
+      const user = id ? s.users.get(id) : undefined;
+      if (!user) return fail('user_not_found');
+      return { ok: true, user: userObject(s, user, auth.teamId, bool(args, 'include_locale')) };
+    },
+
+    'conversations.info': (args, auth) => {
+      const resolved = s.resolveChannel(str(args, 'channel'));
+      if ('error' in resolved) return fail(resolved.error);
+      const c = resolved.channel;
+      if (c.is_member === false && (c.is_private || c.id.startsWith('G'))) return fail('channel_not_found');
+      return { ok: true, channel: channelObject(c, auth) };
+    },
+
+    'conversations.open': (args) => {
+      const users = (str(args, 'users') ?? '').split(',').filter(Boolean);
+      const channelArg = str(args, 'channel');
+      if (channelArg) {
+        const resolved = s.resolveChannel(channelArg);
+        if ('error' in resolved) return fail(resolved.error);
+        return { ok: true, channel: { id: resolved.channel.id } };
+      }
+      if (users.length !== 1 || !users[0]) return fail(users.length === 0 ? 'users_list_not_supplied' : 'not_enough_users');
+      if (!s.users.has(users[0])) return fail('user_not_found');
+      const dm = s.dmWith(users[0]);
+      return { ok: true, no_op: false, already_open: false, channel: { id: dm.id } };
+    },
+
+    'conversations.history': (args, auth) => {
+      const resolved = s.resolveChannel(str(args, 'channel'));
+      if ('error' in resolved) return fail(resolved.error);
+      const access = s.channelAccessError(resolved.channel, auth, false);
+      if (access) return fail(access);
+      const oldest = str(args, 'oldest');
+      const latest = str(args, 'latest');
+      const inclusive = bool(args, 'inclusive');
+      const top = (s.store.get(resolved.channel.id) ?? [])
+        .filter((m) => !m.thread_ts || m.thread_ts === m.ts || m.reply_broadcast)
+        .filter((m) => (oldest === undefined ? true : inclusive ? compareTs(m.ts, oldest) >= 0 : compareTs(m.ts, oldest) > 0))
+        .filter((m) => (latest === undefined ? true : inclusive ? compareTs(m.ts, latest) <= 0 : compareTs(m.ts, latest) < 0))
+        .slice()
+        .reverse();
+      return page(top, args, { pin_count: 0, channel_actions_ts: null, channel_actions_count: 0 });
+    },
+
+    'conversations.replies': (args, auth) => {
+      const resolved = s.resolveChannel(str(args, 'channel'));
+      if ('error' in resolved) return fail(resolved.error);
+      const access = s.channelAccessError(resolved.channel, auth, false);
+      if (access) return fail(access);
+      const ts = str(args, 'ts') ?? '';
+      const target = s.findMessage(resolved.channel.id, ts);
+      if (!target) return fail('thread_not_found');
+      const list = (s.store.get(resolved.channel.id) ?? []).filter(
+        target.thread_ts && target.thread_ts !== target.ts ? (m) => m.ts === target.ts : (m) => m.ts === ts || m.thread_ts === ts,
+      );
+      return page(list, args, {});
+    },
+  };
+}

@@ -1,6 +1,7 @@
 /**
  * Block Kit validation: the subset of Slack's rules that apps commonly trip over, answered as Slack's
- * `response_metadata.messages`. Self-contained, so a stricter version can replace this file as a whole.
+ * `response_metadata.messages` (50 blocks per message, 100 per view, 3000-char section text, 24-char modal
+ * titles, empty text objects, duplicate block_ids…). Self-contained, so a stricter version can replace it whole.
  */
 
 function isObj(v: unknown): v is Record<string, unknown> {

@@ -1,4 +1,7 @@
-/** chat.* methods and the message shapes they share with response_urls and file shares. */
+/**
+ * chat.* methods. Messages are stored per channel (threads, reply counts, reactions, edits, deletes); ts
+ * values are `seconds.micros` strings that strictly increase.
+ */
 import { blockKitErrors } from './block-kit.js';
 import type { SlackState, Handler, TokenInfo } from './state.js';
 import type { SlackArgs, SlackEphemeral, SlackFile, SlackMessage } from './types.js';

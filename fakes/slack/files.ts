@@ -1,4 +1,7 @@
-/** files.* methods, the upload_url step of filesUploadV2, and url_private downloads. */
+/**
+ * Files: files.getUploadURLExternal → POST the bytes to upload_url → files.completeUploadExternal (WebClient's
+ * `filesUploadV2`); `url_private(_download)` need `Authorization: Bearer <token with files:read>`.
+ */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { botMessage } from './chat.js';
@@ -37,7 +40,7 @@ function fileTypeFor(name: string, mimetype?: string): { filetype: string; mimet
   return { filetype: 'binary', mimetype: mimetype ?? 'application/octet-stream', pretty: 'Binary' };
 }
 
-export function makeFile(s: SlackState, f: { name: string; title: string; mimetype?: string; filetype?: string; size: number; user: string; teamId: string; id?: string; altText?: string }): SlackFile {
+function makeFile(s: SlackState, f: { name: string; title: string; mimetype?: string; filetype?: string; size: number; user: string; teamId: string; id?: string; altText?: string }): SlackFile {
   const id = f.id ?? slackId('F');
   const type = fileTypeFor(f.name, f.mimetype);
   const team = s.team(f.teamId);

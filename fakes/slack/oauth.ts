@@ -49,7 +49,7 @@ export function handleAuthorize(s: SlackState, res: ServerResponse, url: URL): v
   res.end();
 }
 
-export function clientCredentials(args: SlackArgs, authorization: string | undefined): { id?: string; secret?: string } {
+function clientCredentials(args: SlackArgs, authorization: string | undefined): { id?: string; secret?: string } {
   const basic = authorization ? /^Basic\s+(\S+)/i.exec(authorization)?.[1] : undefined;
   if (basic) {
     const [id, secret] = Buffer.from(basic, 'base64').toString('utf8').split(':');
@@ -58,7 +58,7 @@ export function clientCredentials(args: SlackArgs, authorization: string | undef
   return { id: str(args, 'client_id'), secret: str(args, 'client_secret') };
 }
 
-export function clientError(s: SlackState, args: SlackArgs, authorization: string | undefined): Json | undefined {
+function clientError(s: SlackState, args: SlackArgs, authorization: string | undefined): Json | undefined {
   const { id, secret } = clientCredentials(args, authorization);
   const expected = s.opts.oauthClient;
   if (!id || (expected && expected.clientId !== id)) return fail('invalid_client_id');

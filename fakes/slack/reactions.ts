@@ -3,7 +3,7 @@ import type { SlackState, Handler, TokenInfo } from './state.js';
 import type { SlackArgs } from './types.js';
 import { fail, str, type Json } from './util.js';
 
-export function react(s: SlackState, args: SlackArgs, auth: TokenInfo, add: boolean): Json {
+function react(s: SlackState, args: SlackArgs, auth: TokenInfo, add: boolean): Json {
   const channel = str(args, 'channel');
   const ts = str(args, 'timestamp');
   const name = (str(args, 'name') ?? '').replace(/^:|:$/g, '');

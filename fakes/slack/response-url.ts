@@ -56,7 +56,7 @@ export function handleResponseUrl(s: SlackState, req: IncomingMessage, res: Serv
   reply(200, 'ok');
 }
 
-export function applyResponseUrlEffects(s: SlackState, ctx: ResponseUrlContext, body: Json, isDelete: boolean): void {
+function applyResponseUrlEffects(s: SlackState, ctx: ResponseUrlContext, body: Json, isDelete: boolean): void {
   const channel = ctx.channelId;
   if (!channel) return;
   const ownEphemeral = ctx.ephemeralTs === undefined ? undefined : s.ephemeralList.find((e) => e.channel === channel && e.ts === ctx.ephemeralTs);

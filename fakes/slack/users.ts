@@ -19,7 +19,7 @@ export function tzInfo(tz: string): { tz_label: string; tz_offset: number } {
   return { tz_label, tz_offset };
 }
 
-export function page(list: SlackMessage[], args: SlackArgs, extra: Json): Json {
+function page(list: SlackMessage[], args: SlackArgs, extra: Json): Json {
   const limit = Math.min(Math.max(int(args, 'limit') ?? 100, 1), 999);
   const cursor = str(args, 'cursor');
   const offset = cursor ? Number.parseInt(Buffer.from(cursor, 'base64').toString('utf8').replace(/^offset:/, ''), 10) || 0 : 0;
@@ -34,7 +34,7 @@ export function page(list: SlackMessage[], args: SlackArgs, extra: Json): Json {
   };
 }
 
-export function userObject(s: SlackState, u: SlackUser, teamId: string, includeLocale: boolean): Json {
+function userObject(s: SlackState, u: SlackUser, teamId: string, includeLocale: boolean): Json {
   const tz = u.tz ?? 'America/Los_Angeles';
   const { tz_label, tz_offset } = tzInfo(tz);
   const name = u.name ?? u.id.toLowerCase();
@@ -86,7 +86,7 @@ export function userObject(s: SlackState, u: SlackUser, teamId: string, includeL
   return user;
 }
 
-export function channelObject(c: SlackChannel, auth: TokenInfo): Json {
+function channelObject(c: SlackChannel, auth: TokenInfo): Json {
   const created = 1600000000;
   if (c.id.startsWith('D')) {
     return { id: c.id, created, is_im: true, is_org_shared: false, user: c.user ?? '', is_user_deleted: false, priority: 0 };

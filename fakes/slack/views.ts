@@ -1,10 +1,13 @@
-/** views.* methods, trigger_ids, and what Slack does with view_submission acks (update / push). */
+/**
+ * views.* methods and what Slack does with view_submission acks (update / push). trigger_ids expire after
+ * 3 s and can be exchanged once (`expired_trigger_id` / `exchanged_trigger_id`), like Slack's.
+ */
 import { viewErrors } from './block-kit.js';
 import type { SlackState, Handler, Trigger } from './state.js';
 import type { SlackArgs, SlackView, TriggerContext } from './types.js';
 import { clone, fail, hex, invalidArguments, isObj, slackId, str, type Json } from './util.js';
 
-export function makeView(s: SlackState, input: Json, teamId: string, botId: string, prev?: SlackView): SlackView {
+function makeView(s: SlackState, input: Json, teamId: string, botId: string, prev?: SlackView): SlackView {
   return {
     id: prev?.id ?? slackId('V'),
     team_id: teamId,
@@ -28,7 +31,7 @@ export function makeView(s: SlackState, input: Json, teamId: string, botId: stri
   };
 }
 
-export function exchangeTrigger(s: SlackState, triggerId: string | undefined): { trigger: Trigger } | { error: Json } {
+function exchangeTrigger(s: SlackState, triggerId: string | undefined): { trigger: Trigger } | { error: Json } {
   if (!triggerId) return { error: invalidArguments(['[ERROR] missing required field: trigger_id']) };
   const trigger = s.triggers.get(triggerId);
   if (!trigger) return { error: fail('invalid_trigger_id') };
@@ -38,7 +41,7 @@ export function exchangeTrigger(s: SlackState, triggerId: string | undefined): {
   return { trigger };
 }
 
-export function viewArg(s: SlackState, args: SlackArgs, kind: 'modal' | 'home'): { view: Json } | { error: Json } {
+function viewArg(s: SlackState, args: SlackArgs, kind: 'modal' | 'home'): { view: Json } | { error: Json } {
   const v = args.view;
   if (v === undefined) return { error: invalidArguments(['[ERROR] missing required field: view']) };
   if (!isObj(v)) return { error: invalidArguments(['[ERROR] failed to parse view: invalid JSON [json-pointer:/view]']) };

@@ -9,22 +9,11 @@
  * action_id lives in), view submissions default to the latest view the bot opened with that callback_id,
  * and message events are stored so the bot can react / reply / read the thread.
  */
-import { createHmac, randomBytes } from 'node:crypto';
-import { request } from 'undici';
-import type { FakeSlack, SlackFile, SlackMessage, SlackView } from './index.js';
+import { randomBytes } from 'node:crypto';
+import { postAsSlack, SLACK_USER_AGENT, slackSignature, type SignedResult } from './signed-post.js';
+import type { FakeSlack, SlackFile, SlackMessage, SlackView } from './types.js';
 
-export interface SignedResult {
-  status: number;
-  /** Raw response body. */
-  body: string;
-  /** The body parsed as JSON, when it is JSON. */
-  json?: unknown;
-  /** Milliseconds from sending to the whole response being read — the ack latency Slack measures. */
-  ms: number;
-  /** Slack gives up on an ack after 3 s (the user sees a timeout error, events get retried). */
-  timedOut: boolean;
-  headers: Record<string, string>;
-}
+export { slackSignature, type SignedResult } from './signed-post.js';
 
 export interface SlackSignerOptions {
   signingSecret: string;
@@ -40,20 +29,12 @@ export interface SlackSignerOptions {
 
 type Json = Record<string, unknown>;
 
-const SLACK_USER_AGENT = 'Slackbot 1.0 (+https://api.slack.com/robots)';
-const SLACK_ACK_DEADLINE_MS = 3000;
-
 function isObj(v: unknown): v is Json {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function hex(n: number): string {
   return randomBytes(n).toString('hex');
-}
-
-/** Slack's signature for `body` sent at `timestamp` (seconds). */
-export function slackSignature(signingSecret: string, timestamp: number, body: string): string {
-  return `v0=${createHmac('sha256', signingSecret).update(`v0:${timestamp}:${body}`).digest('hex')}`;
 }
 
 /** Find the block and element holding `actionId` (sections' accessories, actions/input elements). */
@@ -395,7 +376,7 @@ export class SlackSigner {
   /** Slack's SSL check for slash commands: form `ssl_check=1`, *unsigned* (Slack sends it without a signature). */
   async sslCheck(): Promise<SignedResult> {
     const body = new URLSearchParams({ ssl_check: '1', token: this.verificationToken }).toString();
-    return this.post(body, { 'Content-Type': 'application/x-www-form-urlencoded', 'User-Agent': SLACK_USER_AGENT });
+    return postAsSlack(this.opts.url, body, { 'Content-Type': 'application/x-www-form-urlencoded', 'User-Agent': SLACK_USER_AGENT });
   }
 
   /**
@@ -428,7 +409,7 @@ export class SlackSigner {
     timestamp = Math.floor(Date.now() / 1000),
     signature?: string,
   ): Promise<SignedResult> {
-    return this.post(body, {
+    return postAsSlack(this.opts.url, body, {
       'Content-Type': contentType,
       'User-Agent': SLACK_USER_AGENT,
       Accept: '*/*',
@@ -436,32 +417,6 @@ export class SlackSigner {
       'X-Slack-Signature': signature ?? slackSignature(this.opts.signingSecret, timestamp, body),
       ...extraHeaders,
     });
-  }
-
-  private async post(body: string, headers: Record<string, string>): Promise<SignedResult> {
-    const started = performance.now();
-    const res = await request(this.opts.url, {
-      method: 'POST',
-      headers,
-      body,
-      headersTimeout: 30_000,
-      bodyTimeout: 30_000,
-    });
-    const text = await res.body.text();
-    const ms = performance.now() - started;
-    const resHeaders: Record<string, string> = {};
-    for (const [k, v] of Object.entries(res.headers)) {
-      if (v !== undefined) resHeaders[k] = Array.isArray(v) ? v.join(', ') : v;
-    }
-    const result: SignedResult = { status: res.statusCode, body: text, ms, timedOut: ms > SLACK_ACK_DEADLINE_MS, headers: resHeaders };
-    if (text !== '') {
-      try {
-        result.json = JSON.parse(text) as unknown;
-      } catch {
-        // not JSON (e.g. a plain-text ack): `body` has it
-      }
-    }
-    return result;
   }
 
   private makeResponseUrl(id: string | undefined, ctx: { channelId?: string; messageTs?: string; ephemeralTs?: string; userId?: string }): string {

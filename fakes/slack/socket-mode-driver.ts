@@ -24,7 +24,7 @@ import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { SlackSigner, type SignedResult } from './signer.js';
-import type { FakeSlack, SocketModeAck, SocketModeConnection, SocketModeEnvelopeInput } from './index.js';
+import type { FakeSlack, SocketModeAck, SocketModeConnection, SocketModeEnvelopeInput } from './types.js';
 
 export interface SocketModeDriverOptions {
   fake: FakeSlack;

@@ -1,0 +1,53 @@
+/** The platform simulator's public types: what it records, the faults a test injects, its handle. */
+import type { IncomingHttpHeaders } from 'node:http';
+import type { PlatformState } from './seed.js';
+
+export interface RecordedFile {
+  field: string;
+  filename: string;
+  contentType: string;
+  data: Buffer;
+}
+
+export interface RecordedRequest {
+  method: string;
+  /** Path below the base, still URL-encoded as sent, e.g. '/campaign/camp%2F1/bookings'. */
+  path: string;
+  query: Record<string, string>;
+  headers: IncomingHttpHeaders;
+  /** Parsed JSON body, or undefined when there was none or it was not JSON. */
+  body: unknown;
+  raw: Buffer;
+  /** Client port of the TCP connection: equal ports on consecutive requests mean the socket was kept alive. */
+  remotePort: number | undefined;
+  multipart?: { fields: Record<string, string>; files: RecordedFile[] };
+}
+
+export type Fault = {
+  method?: string;
+  /** Exact path below the base (as recorded), or a RegExp tested against it. */
+  path?: string | RegExp;
+  /** How many matching requests the fault applies to; every one when omitted. */
+  times?: number;
+} & (
+  | { status: number; code?: string; message?: string }
+  | { delayMs: number }
+  | { reset: true }
+  | { body: string; status?: number; contentType?: string }
+);
+
+export interface FakePlatform {
+  /** Base URL including /v1/api, e.g. http://127.0.0.1:PORT/v1/api */
+  readonly url: string;
+  /** A valid key (the first active one). */
+  readonly apiKey: string;
+  readonly requests: RecordedRequest[];
+  readonly state: PlatformState;
+  inject(fault: Fault): void;
+  clearFaults(): void;
+  /** Clears recorded requests and faults (state is kept; see resetState). */
+  reset(): void;
+  /** Puts the default seed back into `state`, in place (references to `state` stay valid). */
+  resetState(): void;
+  close(): Promise<void>;
+}

@@ -4,11 +4,8 @@
  * WebSocket the bot opened on the fake Slack (`apps.connections.open` → `hello`); each call resolves with
  * the bot's ack `{ envelopeId, payload, ms, timedOut, envelope }`.
  *
- * Why payloads come from a SlackSigner: both transports must carry byte-for-byte the same payloads (and the
- * same fake-side effects: response_urls, trigger_ids, stored messages). The signer only exposes "build and
- * POST", so the driver points a private signer at a small local capture endpoint that turns each request
- * back into what Slack would put in the envelope (form fields → JSON object for commands, the parsed
- * `payload` for interactions, the `event_callback` plus retry_attempt/retry_reason for events).
+ * Payloads come from a private SlackSigner posting to a local capture endpoint, so both transports carry the
+ * same payloads and fake-side effects (response_urls, trigger_ids, stored messages).
  *
  *   const fake = await startFakeSlack();
  *   const app = new App({ socketMode: true, appToken: fake.appToken, token: fake.botToken,

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { App, LogLevel, SocketModeReceiver, type Logger } from '@slack/bolt';
 import { WebClient } from '@slack/web-api';
+import { WebSocket } from 'ws';
 import { startFakeSlack, type FakeSlack } from '../fakes/slack.js';
 import { SocketModeDriver } from '../fakes/socket-mode.js';
 
@@ -282,5 +283,45 @@ describe('Socket Mode: token mistakes fail visibly', () => {
 
   it('startFakeSlack refuses an appToken that is not an app-level token', async () => {
     await expect(startFakeSlack({ appToken: 'xoxb-123-456-abc' })).rejects.toThrow(/xapp-/);
+  });
+});
+
+describe('Socket Mode: the WebSocket endpoint', () => {
+  let fake: FakeSlack;
+
+  beforeAll(async () => {
+    fake = await startFakeSlack({ socketPingIntervalMs: 0 });
+  });
+  afterAll(async () => {
+    await fake.close();
+  });
+
+  it('a ticket opens one connection, hello first; reusing it is refused (401); binary frames are reported', async () => {
+    const opened = await new WebClient(fake.appToken, { slackApiUrl: fake.apiUrl }).apps.connections.open();
+    const url = String(opened.url);
+    const first = new WebSocket(url);
+    const hello = await new Promise<unknown>((resolve, reject) => {
+      first.once('message', (data: Buffer) => resolve(JSON.parse(data.toString('utf8'))));
+      first.once('error', reject);
+    });
+    expect(hello).toMatchObject({ type: 'hello', num_connections: 1, connection_info: { app_id: fake.appId } });
+
+    const second = new WebSocket(url);
+    second.on('error', () => undefined);
+    const status = await new Promise<number | undefined>((resolve) => {
+      second.once('unexpected-response', (req, res) => {
+        resolve(res.statusCode);
+        req.destroy();
+      });
+    });
+    expect(status).toBe(401);
+    expect(fake.socketConnections).toHaveLength(1);
+
+    first.send(Buffer.from([1, 2, 3]), { binary: true });
+    await fake.waitFor(() => fake.serverErrors.find((e) => e.message.includes('binary message')));
+
+    first.close(1000);
+    const conn = await fake.waitFor(() => fake.socketConnections.find((c) => c.closedAt !== undefined));
+    expect(conn).toMatchObject({ id: 'ws1', closedBy: 'client', closeCode: 1000 });
   });
 });

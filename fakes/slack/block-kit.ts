@@ -1,159 +1,196 @@
 /**
- * Block Kit validation: the subset of Slack's rules that apps commonly trip over, answered as Slack's
- * `response_metadata.messages` (50 blocks per message, 100 per view, 3000-char section text, 24-char modal
- * titles, empty text objects, duplicate block_ids…). Self-contained, so a stricter version can replace it whole.
+ * Slack's Block Kit validation as the stand-in applies it: what real Slack refuses with `invalid_blocks`
+ * (messages) or `invalid_arguments` (views), with Slack's `response_metadata.messages` wording and JSON pointers.
+ * Self-contained on purpose: the stand-in is the only caller.
  */
-
-function isObj(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+import {
+  ACCESSORY_ELEMENTS,
+  ACTIONS_ELEMENTS,
+  CONTEXT_ACTIONS_ELEMENTS,
+  INPUT_ELEMENTS,
+  elementErrors,
+  imageElementErrors,
+} from './block-kit-elements.js';
+import {
+  arrayErrors,
+  err,
+  idErrors,
+  isObj,
+  optionalPlain,
+  stringErrors,
+  textObjectErrors,
+  type Json,
+} from './block-kit-objects.js';
 
 const BLOCK_TYPES = new Set([
   'section', 'divider', 'image', 'actions', 'context', 'input', 'header', 'rich_text', 'file', 'video',
   'markdown', 'call', 'table', 'context_actions',
 ]);
 
-function textObjectErrors(t: unknown, ptr: string, max: number, plainOnly = false): string[] {
-  if (!isObj(t)) return [`[ERROR] must provide an object [json-pointer:${ptr}]`];
-  const type = t.type;
-  if (type !== 'plain_text' && type !== 'mrkdwn') return [`[ERROR] must be one of plain_text, mrkdwn [json-pointer:${ptr}/type]`];
-  if (plainOnly && type !== 'plain_text') return [`[ERROR] must be plain_text [json-pointer:${ptr}/type]`];
-  if (typeof t.text !== 'string') return [`[ERROR] must provide a string [json-pointer:${ptr}/text]`];
-  if (t.text.length === 0) return [`[ERROR] must be more than 0 characters [json-pointer:${ptr}/text]`];
-  if (t.text.length > max) return [`[ERROR] must be less than ${max + 1} characters [json-pointer:${ptr}/text]`];
-  return [];
-}
-
-function elementErrors(el: unknown, ptr: string): string[] {
-  if (!isObj(el)) return [`[ERROR] must provide an object [json-pointer:${ptr}]`];
-  const errors: string[] = [];
-  if (typeof el.action_id === 'string' && el.action_id.length > 255) {
-    errors.push(`[ERROR] must be less than 256 characters [json-pointer:${ptr}/action_id]`);
-  }
-  if (el.type === 'button') {
-    errors.push(...textObjectErrors(el.text, `${ptr}/text`, 75, true));
-    if (typeof el.value === 'string' && el.value.length > 2000) {
-      errors.push(`[ERROR] must be less than 2001 characters [json-pointer:${ptr}/value]`);
-    }
-    if (typeof el.url === 'string' && el.url.length > 3000) {
-      errors.push(`[ERROR] must be less than 3001 characters [json-pointer:${ptr}/url]`);
-    }
-  }
-  if ((el.type === 'static_select' || el.type === 'multi_static_select') && Array.isArray(el.options)) {
-    if (el.options.length > 100) errors.push(`[ERROR] must be less than 101 items [json-pointer:${ptr}/options]`);
-  }
-  return errors;
-}
-
 /** Slack-style `response_metadata.messages` for invalid blocks; empty when valid. */
 export function blockKitErrors(blocks: unknown, maxBlocks: number, root = '/blocks'): string[] {
-  if (!Array.isArray(blocks)) return [`[ERROR] must provide an array [json-pointer:${root}]`];
+  if (!Array.isArray(blocks)) return [err('must provide an array', root)];
   const errors: string[] = [];
-  if (blocks.length > maxBlocks) errors.push(`[ERROR] no more than ${maxBlocks} items allowed [json-pointer:${root}]`);
+  if (blocks.length > maxBlocks) errors.push(err(`no more than ${maxBlocks} items allowed`, root));
   const blockIds = new Set<string>();
   blocks.forEach((block, i) => {
     const ptr = `${root}/${i}`;
     if (!isObj(block)) {
-      errors.push(`[ERROR] must provide an object [json-pointer:${ptr}]`);
+      errors.push(err('must provide an object', ptr));
       return;
     }
     if (typeof block.type !== 'string' || !BLOCK_TYPES.has(block.type)) {
-      errors.push(`[ERROR] unsupported type: ${String(block.type)} [json-pointer:${ptr}/type]`);
+      errors.push(err(`unsupported type: ${String(block.type)}`, `${ptr}/type`));
       return;
     }
-    if (typeof block.block_id === 'string') {
-      if (block.block_id.length > 255) errors.push(`[ERROR] must be less than 256 characters [json-pointer:${ptr}/block_id]`);
-      if (blockIds.has(block.block_id)) errors.push(`[ERROR] duplicate block_id: ${block.block_id} [json-pointer:${ptr}/block_id]`);
-      blockIds.add(block.block_id);
+    if (block.block_id !== undefined) {
+      errors.push(...idErrors(block.block_id, `${ptr}/block_id`));
+      // Unique across the whole message or view, not just among neighbours.
+      if (typeof block.block_id === 'string') {
+        if (blockIds.has(block.block_id)) errors.push(err(`duplicate block_id: ${block.block_id}`, `${ptr}/block_id`));
+        blockIds.add(block.block_id);
+      }
     }
-    switch (block.type) {
-      case 'section': {
-        if (block.text === undefined && block.fields === undefined) {
-          errors.push(`[ERROR] must provide either text or fields [json-pointer:${ptr}]`);
-        }
-        if (block.text !== undefined) errors.push(...textObjectErrors(block.text, `${ptr}/text`, 3000));
-        if (block.fields !== undefined) {
-          if (!Array.isArray(block.fields)) errors.push(`[ERROR] must provide an array [json-pointer:${ptr}/fields]`);
-          else {
-            if (block.fields.length > 10) errors.push(`[ERROR] no more than 10 items allowed [json-pointer:${ptr}/fields]`);
-            block.fields.forEach((f, j) => errors.push(...textObjectErrors(f, `${ptr}/fields/${j}`, 2000)));
-          }
-        }
-        if (block.accessory !== undefined) errors.push(...elementErrors(block.accessory, `${ptr}/accessory`));
-        break;
-      }
-      case 'header':
-        errors.push(...textObjectErrors(block.text, `${ptr}/text`, 150, true));
-        break;
-      case 'actions': {
-        if (!Array.isArray(block.elements) || block.elements.length === 0) {
-          errors.push(`[ERROR] must provide at least 1 item [json-pointer:${ptr}/elements]`);
-          break;
-        }
-        if (block.elements.length > 25) errors.push(`[ERROR] no more than 25 items allowed [json-pointer:${ptr}/elements]`);
-        const actionIds = new Set<string>();
-        block.elements.forEach((el, j) => {
-          errors.push(...elementErrors(el, `${ptr}/elements/${j}`));
-          if (isObj(el) && typeof el.action_id === 'string') {
-            if (actionIds.has(el.action_id)) {
-              errors.push(`[ERROR] duplicate action_id: ${el.action_id} [json-pointer:${ptr}/elements/${j}/action_id]`);
-            }
-            actionIds.add(el.action_id);
-          }
-        });
-        break;
-      }
-      case 'context': {
-        if (!Array.isArray(block.elements) || block.elements.length === 0) {
-          errors.push(`[ERROR] must provide at least 1 item [json-pointer:${ptr}/elements]`);
-        } else if (block.elements.length > 10) {
-          errors.push(`[ERROR] no more than 10 items allowed [json-pointer:${ptr}/elements]`);
-        }
-        break;
-      }
-      case 'input': {
-        errors.push(...textObjectErrors(block.label, `${ptr}/label`, 2000, true));
-        if (!isObj(block.element)) errors.push(`[ERROR] must provide an object [json-pointer:${ptr}/element]`);
-        else errors.push(...elementErrors(block.element, `${ptr}/element`));
-        break;
-      }
-      case 'image': {
-        if (typeof block.alt_text !== 'string' || block.alt_text.length === 0) {
-          errors.push(`[ERROR] must provide a string [json-pointer:${ptr}/alt_text]`);
-        }
-        break;
-      }
-      default:
-        break;
+    errors.push(...blockErrors(block.type, block, ptr));
+  });
+  return errors;
+}
+
+function blockErrors(type: string, block: Json, ptr: string): string[] {
+  switch (type) {
+    case 'section':
+      return sectionErrors(block, ptr);
+    case 'header':
+      return textObjectErrors(block.text, `${ptr}/text`, 150, true);
+    case 'actions':
+      return elementListErrors(block.elements, `${ptr}/elements`, 25, ACTIONS_ELEMENTS);
+    case 'context_actions':
+      return elementListErrors(block.elements, `${ptr}/elements`, 5, CONTEXT_ACTIONS_ELEMENTS);
+    case 'context':
+      return contextErrors(block, ptr);
+    case 'input':
+      return [
+        ...textObjectErrors(block.label, `${ptr}/label`, 2000, true),
+        ...optionalPlain(block.hint, `${ptr}/hint`, 2000),
+        ...(block.element === undefined
+          ? [err('must provide an object', `${ptr}/element`)]
+          : elementErrors(block.element, `${ptr}/element`, INPUT_ELEMENTS)),
+      ];
+    case 'image':
+      return [...imageElementErrors(block, ptr), ...optionalPlain(block.title, `${ptr}/title`, 2000)];
+    case 'markdown':
+      // Slack caps the markdown block's text at 12,000 characters.
+      return stringErrors(block.text, `${ptr}/text`, 12_000, { required: true, min: 1 });
+    case 'rich_text':
+      return arrayErrors(block.elements, `${ptr}/elements`, Number.MAX_SAFE_INTEGER, { required: true });
+    default:
+      return [];
+  }
+}
+
+function sectionErrors(block: Json, ptr: string): string[] {
+  const errors: string[] = [];
+  if (block.text === undefined && block.fields === undefined) errors.push(err('must provide either text or fields', ptr));
+  if (block.text !== undefined) errors.push(...textObjectErrors(block.text, `${ptr}/text`, 3000));
+  if (block.fields !== undefined) {
+    errors.push(...arrayErrors(block.fields, `${ptr}/fields`, 10, { min: 1 }));
+    if (Array.isArray(block.fields)) block.fields.forEach((f, j) => errors.push(...textObjectErrors(f, `${ptr}/fields/${j}`, 2000)));
+  }
+  if (block.accessory !== undefined) errors.push(...elementErrors(block.accessory, `${ptr}/accessory`, ACCESSORY_ELEMENTS));
+  return errors;
+}
+
+function contextErrors(block: Json, ptr: string): string[] {
+  const errors = arrayErrors(block.elements, `${ptr}/elements`, 10, { required: true, min: 1 });
+  if (!Array.isArray(block.elements)) return errors;
+  block.elements.forEach((el, j) => {
+    const p = `${ptr}/elements/${j}`;
+    if (isObj(el) && el.type === 'image') errors.push(...imageElementErrors(el, p));
+    else errors.push(...textObjectErrors(el, p));
+  });
+  return errors;
+}
+
+/** Elements of an actions-like block: 1..`max`, allowed types, action_id unique within the block. */
+function elementListErrors(elements: unknown, ptr: string, max: number, allowed: ReadonlySet<string>): string[] {
+  const errors = arrayErrors(elements, ptr, max, { required: true, min: 1 });
+  if (!Array.isArray(elements)) return errors;
+  const actionIds = new Set<string>();
+  elements.forEach((el, j) => {
+    errors.push(...elementErrors(el, `${ptr}/${j}`, allowed));
+    if (isObj(el) && typeof el.action_id === 'string') {
+      if (actionIds.has(el.action_id)) errors.push(err(`duplicate action_id: ${el.action_id}`, `${ptr}/${j}/action_id`));
+      actionIds.add(el.action_id);
     }
   });
   return errors;
 }
 
-export function viewErrors(view: Record<string, unknown>, kind: 'modal' | 'home'): string[] {
+/**
+ * A message body (chat.postMessage / postEphemeral / update, or a response_url post): ≤ 50 blocks, and no
+ * `input` blocks — those collect values only in modals and Home tabs.
+ */
+export function messageErrors(payload: Record<string, unknown>): string[] {
   const errors: string[] = [];
-  if (view.type !== kind) {
-    errors.push(`[ERROR] must be ${kind} [json-pointer:/view/type]`);
-    return errors;
+  const check = (blocks: unknown, root: string): void => {
+    if (blocks === undefined) return;
+    errors.push(...blockKitErrors(blocks, 50, root));
+    if (!Array.isArray(blocks)) return;
+    blocks.forEach((b, i) => {
+      if (isObj(b) && b.type === 'input') errors.push(err('input blocks are only allowed in modals and Home tabs', `${root}/${i}/type`));
+    });
+  };
+  check(payload.blocks, '/blocks');
+  if (Array.isArray(payload.attachments)) {
+    payload.attachments.forEach((a, i) => {
+      if (isObj(a)) check(a.blocks, `/attachments/${i}/blocks`);
+    });
   }
+  return errors;
+}
+
+/** A modal or Home tab view: ≤ 100 blocks plus the view's own fields. */
+export function viewErrors(view: Record<string, unknown>, kind: 'modal' | 'home'): string[] {
+  if (view.type !== kind) return [err(`must be ${kind}`, '/view/type')];
+  const errors: string[] = [];
   if (kind === 'modal') {
     errors.push(...textObjectErrors(view.title, '/view/title', 24, true));
-    if (view.submit !== undefined) errors.push(...textObjectErrors(view.submit, '/view/submit', 24, true));
-    if (view.close !== undefined) errors.push(...textObjectErrors(view.close, '/view/close', 24, true));
+    errors.push(...optionalPlain(view.submit, '/view/submit', 24));
+    errors.push(...optionalPlain(view.close, '/view/close', 24));
     const hasInput = Array.isArray(view.blocks) && view.blocks.some((b) => isObj(b) && b.type === 'input');
     if (hasInput && view.submit === undefined) {
-      errors.push(`[ERROR] submit is required when an 'input' block is within the blocks array [json-pointer:/view/submit]`);
+      errors.push(err(`submit is required when an 'input' block is within the blocks array`, '/view/submit'));
     }
   }
   errors.push(...blockKitErrors(view.blocks, 100, '/view/blocks'));
-  if (typeof view.private_metadata === 'string' && view.private_metadata.length > 3000) {
-    errors.push(`[ERROR] must be less than 3001 characters [json-pointer:/view/private_metadata]`);
-  }
-  if (typeof view.callback_id === 'string' && view.callback_id.length > 255) {
-    errors.push(`[ERROR] must be less than 256 characters [json-pointer:/view/callback_id]`);
-  }
-  if (typeof view.external_id === 'string' && view.external_id.length > 255) {
-    errors.push(`[ERROR] must be less than 256 characters [json-pointer:/view/external_id]`);
-  }
+  errors.push(...stringErrors(view.private_metadata, '/view/private_metadata', 3000));
+  errors.push(...stringErrors(view.callback_id, '/view/callback_id', 255));
+  errors.push(...stringErrors(view.external_id, '/view/external_id', 255));
   return errors;
+}
+
+/**
+ * Every image URL in blocks, with its JSON pointer: image blocks and image elements wherever they sit
+ * (section accessories, context elements, …). Slack fetches each and refuses the message when one fails.
+ */
+export function imageUrls(blocks: unknown, root = '/blocks'): { url: string; pointer: string }[] {
+  const found: { url: string; pointer: string }[] = [];
+  const walk = (v: unknown, ptr: string): void => {
+    if (Array.isArray(v)) {
+      v.forEach((item, i) => walk(item, `${ptr}/${i}`));
+      return;
+    }
+    if (!isObj(v)) return;
+    if (v.type === 'image' && typeof v.image_url === 'string') found.push({ url: v.image_url, pointer: `${ptr}/image_url` });
+    for (const [key, child] of Object.entries(v)) {
+      if (typeof child === 'object' && child !== null) walk(child, `${ptr}/${escapePointer(key)}`);
+    }
+  };
+  walk(blocks, root);
+  return found;
+}
+
+/** RFC 6901: `~` and `/` in a key are escaped in a JSON pointer. */
+function escapePointer(key: string): string {
+  return key.replace(/~/g, '~0').replace(/\//g, '~1');
 }

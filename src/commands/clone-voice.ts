@@ -1,5 +1,5 @@
 /**
- * `/campaign clone-voice` (admins) and the message shortcut "Clone voice from these files": a modal for
+ * `/campaign clone-voice` (admins) and the message shortcut "Clone voice from files": a modal for
  * the voice's details, then the audio samples are streamed from Slack into POST /voices (multipart) and
  * the new voice is reported where the command or shortcut was run.
  *
@@ -63,7 +63,7 @@ const SORRY = 'Something went wrong on our side while handling that — try agai
 export const cloneVoice: Subcommand = {
   name: 'clone-voice',
   usage: 'clone-voice',
-  summary: 'clone a voice from audio samples (also: the “Clone voice from these files” message shortcut)',
+  summary: 'clone a voice from audio samples (also: the “Clone voice from files” message shortcut)',
   admin: true,
   args: { min: 0, max: 0 },
   async run(ctx) {

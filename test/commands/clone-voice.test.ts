@@ -1,5 +1,5 @@
 /**
- * `/campaign clone-voice` and the "Clone voice from these files" message shortcut, over HTTP against the
+ * `/campaign clone-voice` and the "Clone voice from files" message shortcut, over HTTP against the
  * fakes: files are downloaded from the fake Slack with the bot token and streamed to the fake platform,
  * which records the multipart parts byte for byte.
  */
@@ -241,7 +241,7 @@ describe('/campaign clone-voice', () => {
   });
 });
 
-describe('message shortcut “Clone voice from these files”', () => {
+describe('message shortcut “Clone voice from files”', () => {
   it('lists the message’s audio files, leaves out the others by name, and clones from them on submit', async () => {
     const a = audio('intro.mp3', 30_000);
     const b = audio('outro.wav', 20_000);

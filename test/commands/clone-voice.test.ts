@@ -370,6 +370,38 @@ describe('Slack file download', () => {
   });
 });
 
+// Slack's file_input takes files of at most 10 MB ("There is a 10MB file size limit"):
+// https://docs.slack.dev/reference/block-kit/block-elements/file-input-element
+describe('the default size cap: Slack’s 10 MB upload limit', () => {
+  const TEN_MB = 10 * 1024 * 1024;
+
+  it('is promised in the modal, refuses a bigger file by name, and stops a download past it', async () => {
+    const d = await startHarness();
+    try {
+      await d.signer.command({ text: 'clone-voice', userId: ADMIN_ID, responseUrlId: 'cap-open' });
+      const opened = await d.slack.waitFor(() => d.slack.views(CALLBACK).at(-1));
+      const files = (opened.view.blocks as Array<{ block_id?: string; hint?: { text: string } }>).find((b) => b.block_id === 'files');
+      expect(files?.hint?.text).toContain('each at most 10 MB');
+      expect(d.slack.callsTo('views.open').at(-1)?.response.ok).toBe(true);
+
+      const big = d.slack.addFile({ name: 'long-take.wav', mimetype: 'audio/wav', data: randomBytes(TEN_MB + 1) });
+      const refused = await d.signer.viewSubmission({ callbackId: CALLBACK, userId: ADMIN_ID, values: details({ files: upload([big]) }) });
+      expect(refused.json).toEqual({ response_action: 'errors', errors: { files: expect.stringContaining('“long-take.wav” is 10 MB, over the 10 MB limit') } });
+
+      // A file object that understates its size is stopped while streaming, at the same cap.
+      await d.signer.command({ text: 'clone-voice', userId: ADMIN_ID, responseUrlId: 'cap-stream' });
+      await d.slack.waitFor(() => d.slack.views(CALLBACK).length >= 2);
+      const sneaky = d.slack.addFile({ name: 'sneaky.wav', mimetype: 'audio/wav', data: randomBytes(TEN_MB + 64 * 1024) });
+      await d.signer.viewSubmission({ callbackId: CALLBACK, userId: ADMIN_ID, values: details({ files: upload([{ ...sneaky, size: 1000 }]) }) });
+      const done = await d.slack.waitFor(() => d.slack.responses.filter((r) => r.id === 'cap-stream').map((r) => JSON.stringify(r.body)).find((a) => a.includes('❌')), 10_000);
+      expect(done).toContain('“sneaky.wav” is bigger than the 10 MB limit for a voice sample');
+      expect(d.platform.state.voices).toHaveLength(0);
+    } finally {
+      await d.close();
+    }
+  });
+});
+
 describe('a workspace not connected to the platform', () => {
   it('is told so at once instead of getting the form', async () => {
     const bare = await startHarness({ defaultApiKey: false });

@@ -219,10 +219,12 @@ export interface SlackUpload {
 
 export interface FileDownload {
   fileId: string;
-  /** Whether a valid bearer token with files:read was presented. */
+  /** Whether a valid bearer token with files:read was presented (on the CDN: a valid, unexpired signature). */
   authorized: boolean;
   status: number;
   at: number;
+  /** A hit on the signed CDN URL (`fileDownloads: 'cdn-redirect'`): whether it carried an Authorization header. */
+  cdn?: { authorizationHeader: boolean };
 }
 
 export interface OAuthGrant {
@@ -349,6 +351,12 @@ export interface FakeSlackOptions {
    * which a naive `fetch` follows and then mistakes for the file.
    */
   unauthenticatedFileDownloads?: 'forbidden' | 'login-page';
+  /**
+   * How an authorized file download is answered. `'direct'` (default): 200 with the bytes. `'cdn-redirect'`:
+   * what Slack does for many files — a 302 to a signed, expiring URL on its file CDN (here another port of
+   * this stand-in) that needs no token. CDN hits are recorded in `downloads` with `cdn` set.
+   */
+  fileDownloads?: 'direct' | 'cdn-redirect';
 }
 
 export interface FakeSlack {
@@ -2088,6 +2096,7 @@ class FakeSlackServer implements FakeSlack {
       res.end(loginPage(this.teamName));
       return;
     }
+    if (this.opts.fileDownloads === 'cdn-redirect') return void this.redirectToCdn(res, stored, m?.[2] ?? '', record);
     const download = url.pathname.includes('/download/');
     record(200);
     res.writeHead(200, {
@@ -2096,6 +2105,61 @@ class FakeSlackServer implements FakeSlack {
       ...(download ? { 'content-disposition': `attachment; filename="${stored.file.name.replace(/"/g, '')}"` } : {}),
     });
     res.end(stored.data);
+  }
+
+  // ------------------------------------------------------------------ signed CDN downloads
+  // `fileDownloads: 'cdn-redirect'`: Slack answers many authorized downloads with a 302 to a signed, expiring
+  // URL on its file CDN, another host that needs no token. Here the CDN is a second port of this stand-in,
+  // started on first use and closed with it; its hits land in `downloads` with `cdn` set.
+
+  private cdn: Promise<{ origin: string; key: Buffer }> | undefined;
+
+  private async redirectToCdn(res: ServerResponse, stored: StoredFile, fileId: string, record: (status: number) => void): Promise<void> {
+    try {
+      const { origin, key } = await (this.cdn ??= this.startCdn());
+      const path = `/files-cdn/${stored.teamId}-${fileId}/${encodeURIComponent(stored.file.name)}`;
+      const expires = Math.floor(Date.now() / 1000) + 300;
+      record(302);
+      res.writeHead(302, { location: `${origin}${path}?exp=${expires}&sig=${this.cdnSignature(key, path, expires)}` });
+      res.end();
+    } catch (err) {
+      this.serverErrors.push(err instanceof Error ? err : new Error(String(err)));
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
+      res.end('fake slack error: CDN unavailable');
+    }
+  }
+
+  private cdnSignature(key: Buffer, path: string, expires: number): string {
+    return createHash('sha256').update(key).update(`${path}\n${expires}`).digest('hex');
+  }
+
+  private async startCdn(): Promise<{ origin: string; key: Buffer }> {
+    const key = randomBytes(32);
+    const cdn = createServer((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://cdn.invalid');
+      const m = /^\/files-cdn\/([A-Z0-9]+)-([A-Z0-9]+)\//.exec(url.pathname);
+      const stored = m?.[2] ? this.files.get(m[2]) : undefined;
+      const expires = Number(url.searchParams.get('exp'));
+      const valid =
+        stored !== undefined && expires * 1000 >= Date.now() && url.searchParams.get('sig') === this.cdnSignature(key, url.pathname, expires);
+      this.downloads.push({ fileId: m?.[2] ?? '', authorized: valid, status: valid ? 200 : 403, at: Date.now(), cdn: { authorizationHeader: req.headers.authorization !== undefined } });
+      if (!valid) {
+        res.writeHead(403, { 'content-type': 'text/plain' });
+        res.end('signature invalid or expired');
+        return;
+      }
+      res.writeHead(200, { 'content-type': stored.file.mimetype, 'content-length': String(stored.data.length) });
+      res.end(stored.data);
+    });
+    await new Promise<void>((resolve, reject) => {
+      cdn.once('error', reject);
+      cdn.listen(0, '127.0.0.1', () => resolve());
+    });
+    this.server.once('close', () => {
+      cdn.closeAllConnections();
+      cdn.close();
+    });
+    return { origin: `http://127.0.0.1:${(cdn.address() as AddressInfo).port}`, key };
   }
 
   // ------------------------------------------------------------------ response_url

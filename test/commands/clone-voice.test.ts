@@ -7,9 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { SlackFileError, slackFileOrigin, slackFileStream } from '../../src/slack/file-download.js';
 import type { SlackFile } from '../fakes/slack.js';
-import { startFakeSlack } from '../fakes/slack.js';
 import { ADMIN_ID, MEMBER_ID, startHarness, type Harness } from '../support/harness.js';
 
 const CALLBACK = 'clone_voice_modal';
@@ -304,69 +302,6 @@ describe('message shortcut “Clone voice from files”', () => {
     await h.signer.viewSubmission({ callbackId: CALLBACK, userId: ADMIN_ID, values: details() });
     expect(await finalAnswer('sc5')).toContain('The file F0DELETED01 is no longer in Slack');
     expect(h.platform.requests).toHaveLength(0);
-  });
-});
-
-describe('Slack file download', () => {
-  it('allows only Slack’s file host: files.slack.com for the real API, the stand-in’s own origin otherwise', () => {
-    expect(slackFileOrigin('https://slack.com/api/')).toBe('https://files.slack.com');
-    expect(slackFileOrigin('https://acme.enterprise.slack.com/api/')).toBe('https://files.slack.com');
-    expect(slackFileOrigin(h.config.slack.apiUrl)).toBe(h.slack.baseUrl);
-  });
-
-  it('stops streaming past the cap when there is no content-length, and never fetches another host', async () => {
-    let hits = 0;
-    const chunked: Server = createServer((_req, res) => {
-      hits += 1;
-      res.writeHead(200, { 'content-type': 'audio/mpeg' }); // no content-length: chunked
-      for (let i = 0; i < 8; i++) res.write(randomBytes(16 * 1024));
-      res.end();
-    });
-    await new Promise<void>((resolve) => chunked.listen(0, '127.0.0.1', resolve));
-    try {
-      const origin = `http://127.0.0.1:${(chunked.address() as AddressInfo).port}`;
-      const read = async (allowedOrigin: string) => {
-        let got = 0;
-        try {
-          for await (const chunk of slackFileStream({ url: `${origin}/a.mp3`, name: 'a.mp3', botToken: 'xoxb-t', allowedOrigin, maxBytes: CAP })) got += chunk.length;
-        } catch (e) {
-          return { got, err: e as SlackFileError };
-        }
-        return { got, err: undefined };
-      };
-      const capped = await read(origin);
-      expect(capped.err?.problem).toBe('too_large');
-      expect(capped.got).toBeLessThanOrEqual(CAP);
-      expect(hits).toBe(1);
-
-      const foreign = await read('https://files.slack.com');
-      expect(foreign.err?.problem).toBe('host');
-      expect(hits).toBe(1);
-    } finally {
-      chunked.closeAllConnections();
-      await new Promise<void>((resolve) => chunked.close(() => resolve()));
-    }
-  });
-
-  it('does not follow Slack’s redirect to a sign-in page', async () => {
-    const fake = await startFakeSlack({ unauthenticatedFileDownloads: 'login-page' });
-    try {
-      const f = fake.addFile({ name: 'a.mp3', mimetype: 'audio/mpeg', data: randomBytes(100) });
-      const stream = slackFileStream({ url: f.url_private_download, name: 'a.mp3', botToken: 'xoxb-not-valid', allowedOrigin: fake.baseUrl, maxBytes: CAP });
-      const err = await (async () => {
-        try {
-          for await (const _ of stream) void _;
-        } catch (e) {
-          return e;
-        }
-        return undefined;
-      })();
-      expect(err).toBeInstanceOf(SlackFileError);
-      expect((err as SlackFileError).problem).toBe('redirect');
-      expect(fake.downloads.map((d) => d.status)).toEqual([302]);
-    } finally {
-      await fake.close();
-    }
   });
 });
 

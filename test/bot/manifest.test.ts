@@ -107,6 +107,17 @@ describe('manifest.yml and the code', () => {
     expect(readFileSync(new URL('../../README.md', import.meta.url), 'utf8')).toContain(`**${shortcut?.name}**`);
   });
 
+  it('sends every Slack request to /slack/events and OAuth back to /slack/oauth_redirect, on one host', () => {
+    // One host to replace (README › Set up the Slack app); the paths are the ones the receiver serves.
+    const urls = [
+      ...(manifest.features.slash_commands ?? []).map((c) => c.url),
+      manifest.settings.event_subscriptions.request_url,
+      manifest.settings.interactivity.request_url,
+    ];
+    expect(new Set(urls)).toEqual(new Set(['https://bot.example.com/slack/events']));
+    expect(manifest.oauth_config.redirect_urls).toEqual(['https://bot.example.com/slack/oauth_redirect']);
+  });
+
   it('subscribes to exactly the events the code handles', () => {
     const handled = new Set(sources.flatMap(({ text }) => [...text.matchAll(/\bapp\.event\(\s*'([\w.]+)'/g)].map((m) => m[1]!)));
     // A `message` listener receives message.channels / message.groups / … — the subscriptions name the channel kind.

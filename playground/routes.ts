@@ -37,7 +37,7 @@ function param(req: RouteRequest, name: string): string {
 }
 
 const JSON_LIMIT = 256 * 1024;
-/** Audio samples go up to 25 MB each on the platform; a bit more lets the page show the bot refusing a bigger one. */
+/** Audio samples go up to 10 MB each (Slack's upload limit); more lets the page show the bot refusing a bigger one. */
 const UPLOAD_LIMIT = 40 * 1024 * 1024;
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 

@@ -36,7 +36,7 @@ export const SEED_SUBSCRIPTIONS: ReadonlyArray<{ channel: string; text: string }
 
 /** The message shortcuts of manifest.yml (Slack lists them under a message's "More actions"). */
 export const MESSAGE_SHORTCUTS: ReadonlyArray<{ callbackId: string; name: string }> = [
-  { callbackId: 'clone_voice_from_message', name: 'Clone voice from these files' },
+  { callbackId: 'clone_voice_from_message', name: 'Clone voice from files' },
 ];
 
 export interface Outcome {

@@ -140,6 +140,7 @@ export function handleDownload(s: SlackState, req: IncomingMessage, res: ServerR
     res.end(loginPage(s.teamName));
     return;
   }
+  if (s.opts.fileDownloads === 'cdn-redirect') return void s.fileCdn.redirect(res, stored, m?.[2] ?? '', record);
   const download = url.pathname.includes('/download/');
   record(200);
   res.writeHead(200, {

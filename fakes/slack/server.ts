@@ -288,6 +288,7 @@ class FakeSlackServer extends SlackState implements FakeSlack {
     // Upgraded sockets are no longer the HTTP server's: the hub closes them with a proper handshake.
     // Stop the bot first: a running SDK would try to reconnect to a fake that is gone.
     await this.sockets.close();
+    await this.fileCdn.close();
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }

@@ -2,6 +2,7 @@
  * What the stand-in knows, shared by its API families: the workspace, tokens, channels, messages, views,
  * files, and every request it recorded. The families (chat.ts, views.ts, …) are functions over this.
  */
+import { FileCdn } from './file-cdn.js';
 import { hex, compareTs, type Json } from './util.js';
 import type {
   FakeSlackOptions,
@@ -108,6 +109,7 @@ export class SlackState {
   readonly uploadKeys = new Map<string, string>();
   readonly responseUrls = new Map<string, ResponseUrlEntry>();
   readonly oauthCodes = new Map<string, OAuthCode>();
+  readonly fileCdn = new FileCdn(this);
   lastTsMicros = 0;
   responseUrlCounter = 0;
 

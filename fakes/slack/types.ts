@@ -186,10 +186,12 @@ export interface SlackUpload {
 
 export interface FileDownload {
   fileId: string;
-  /** Whether a valid bearer token with files:read was presented. */
+  /** Whether a valid bearer token with files:read was presented (on the CDN: a valid, unexpired signature). */
   authorized: boolean;
   status: number;
   at: number;
+  /** A hit on the signed CDN URL (`fileDownloads: 'cdn-redirect'`): whether it carried an Authorization header. */
+  cdn?: { authorizationHeader: boolean };
 }
 
 export interface OAuthGrant {
@@ -316,6 +318,11 @@ export interface FakeSlackOptions {
    * which a naive `fetch` follows and then mistakes for the file.
    */
   unauthenticatedFileDownloads?: 'forbidden' | 'login-page';
+  /**
+   * How an authorized file download is answered. `'direct'` (default): 200 with the bytes. `'cdn-redirect'`:
+   * what Slack does for many files — a 302 to a signed, expiring URL on its file CDN that needs no token.
+   */
+  fileDownloads?: 'direct' | 'cdn-redirect';
 }
 
 export interface FakeSlack {

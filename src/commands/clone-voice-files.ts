@@ -10,8 +10,11 @@ import { isSlackFileUrl } from '../slack/file-download.js';
 
 /** Slack's `file_input` takes at most 10 files; the platform's own limit is not documented. */
 export const MAX_VOICE_FILES = 10;
-/** Per-file cap on a voice sample (bytes), unless the bot is built with another (`voiceSampleMaxBytes`). */
-export const DEFAULT_VOICE_SAMPLE_MAX_BYTES = 25 * 1024 * 1024;
+/**
+ * Per-file cap on a voice sample (bytes), unless the bot is built with another (`voiceSampleMaxBytes`): Slack's
+ * `file_input` takes files of at most 10 MB, so the modal promises that and message files are held to it too.
+ */
+export const DEFAULT_VOICE_SAMPLE_MAX_BYTES = 10 * 1024 * 1024;
 
 /** Audio extensions offered in the upload picker (it only filters; the checks below decide). */
 export const AUDIO_FILETYPES = ['mp3', 'wav', 'm4a', 'ogg', 'oga', 'opus', 'flac', 'aac', 'aiff', 'aif', 'wma', 'amr', 'webm'] as const;

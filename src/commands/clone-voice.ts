@@ -1,5 +1,5 @@
 /**
- * `/campaign clone-voice` (admins) and the message shortcut "Clone voice from these files": a modal for
+ * `/campaign clone-voice` (admins) and the message shortcut "Clone voice from files": a modal for
  * the voice's details, then the audio samples are streamed from Slack into POST /voices (multipart) and
  * the new voice is reported where the command or shortcut was run.
  *
@@ -63,7 +63,7 @@ const SORRY = 'Something went wrong on our side while handling that — try agai
 export const cloneVoice: Subcommand = {
   name: 'clone-voice',
   usage: 'clone-voice',
-  summary: 'clone a voice from audio samples (also: the “Clone voice from these files” message shortcut)',
+  summary: 'clone a voice from audio samples (also: the “Clone voice from files” message shortcut)',
   admin: true,
   args: { min: 0, max: 0 },
   async run(ctx) {
@@ -329,9 +329,13 @@ function downloadFailure(err: SlackFileError, limits: SampleLimits): string {
       return `Slack refused the bot access to ${file} (HTTP ${err.detail.status ?? 403}) — share the file where the Campaign app can see it, then try again.`;
     case 'not_found':
       return `Slack no longer has ${file} (HTTP ${err.detail.status ?? 404}) — it may have been deleted; upload it again.`;
-    case 'redirect':
+    case 'sign_in':
     case 'not_a_file':
       return `Slack sent a sign-in page instead of ${file}, so the bot was not let in — check that the app has the files:read scope (reinstall it if needed).`;
+    case 'redirect':
+      return `Slack sent the download of ${file} on to ${err.detail.host ?? 'another site'}, which is not Slack’s file service, so the bot did not follow it — try again; if it keeps happening, tell your Slack admin.`;
+    case 'too_many_redirects':
+      return `Slack kept redirecting the download of ${file} — try again in a minute.`;
     case 'too_large':
       return `${file} is bigger than the ${formatBytes(err.detail.maxBytes ?? limits.maxBytes)} limit for a voice sample — trim it and try again.`;
     case 'timeout':

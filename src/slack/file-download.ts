@@ -1,12 +1,15 @@
 /**
  * Downloading a file shared in Slack (`url_private_download`) to pass it on, streamed.
  *
- * The request carries the bot token, so it may go to Slack's file service and nowhere else: every URL
- * (from a signed payload or from `files.info`) is checked against the one allowed origin, and redirects
- * are never followed — undici's `request` follows none unless the redirect interceptor is installed, and a
- * redirect is how Slack sends an unauthenticated client to its sign-in page. The size cap is enforced from
- * `content-length` and again while streaming (the header can be absent or wrong). Nothing is buffered: the
- * bytes are yielded as they arrive, and the request is only made when the stream is first read.
+ * The request carries the bot token, so the token goes to Slack's file service and nowhere else: every URL
+ * (from a signed payload or from `files.info`) must be on the one allowed origin. Slack answers many
+ * authorized downloads with a redirect — to its file host, or to a signed, expiring address on its CDN that
+ * needs no token — so redirects are followed by hand, a few hops at most: a hop on the file origin carries
+ * the token, a hop to Slack's CDN goes without it, and a redirect anywhere else is refused unfollowed. A
+ * redirect to the sign-in page means Slack did not accept the token (Slack's answer to a client it does not
+ * let in), and is not followed either. The size cap is enforced from `content-length` and again while
+ * streaming (the header can be absent or wrong). Nothing is buffered: the bytes are yielded as they arrive,
+ * and the first request is only made when the stream is first read.
  */
 import { request } from 'undici';
 
@@ -17,8 +20,12 @@ export type SlackFileProblem =
   | 'forbidden'
   /** 404/410. */
   | 'not_found'
-  /** A 3xx: Slack's answer to a client it does not let in. */
+  /** A redirect to a host outside Slack's file service and CDN (not followed). */
   | 'redirect'
+  /** More redirects than a download takes. */
+  | 'too_many_redirects'
+  /** A redirect to Slack's sign-in page: the token was not accepted for this file (not followed). */
+  | 'sign_in'
   /** 200 with an HTML page (a sign-in page) instead of the file. */
   | 'not_a_file'
   /** Past the byte cap (declared or streamed). */
@@ -39,8 +46,8 @@ export class SlackFileError extends Error {
   constructor(
     readonly problem: SlackFileProblem,
     readonly fileName: string,
-    /** `socketCode`: the undici/system code of a timeout or network failure, for the logs. */
-    readonly detail: { status?: number; maxBytes?: number; socketCode?: string } = {},
+    /** `socketCode`: the undici/system code of a timeout or network failure, for the logs; `host`: where a refused redirect led. */
+    readonly detail: { status?: number; maxBytes?: number; socketCode?: string; host?: string } = {},
   ) {
     const extra = detail.status !== undefined ? ` (HTTP ${detail.status})` : detail.socketCode ? ` (${detail.socketCode})` : '';
     super(`Slack file "${fileName}": ${problem}${extra}`);
@@ -58,6 +65,24 @@ export function slackFileOrigin(slackApiUrl: string): string {
   if (host === 'slack.com' || host.endsWith('.slack.com')) return 'https://files.slack.com';
   if (host === 'slack-gov.com' || host.endsWith('.slack-gov.com')) return 'https://files.slack-gov.com';
   return api.origin;
+}
+
+/** Slack's hosts a download may be redirected to (its file host and CDNs), besides their subdomains. */
+const SLACK_HOSTS = ['slack.com', 'slack-edge.com', 'slack-files.com'];
+const SLACK_GOV_HOSTS = ['slack-gov.com'];
+
+/**
+ * Whether a download from `fileOrigin` may follow a redirect to `url` (without the token unless it is that
+ * origin): Slack's own hosts over https for the real service; a stand-in's own host (any port) otherwise.
+ */
+export function isSlackRedirectTarget(url: URL, fileOrigin: string): boolean {
+  const origin = new URL(fileOrigin);
+  if (url.protocol !== origin.protocol || url.username !== '' || url.password !== '') return false;
+  const host = url.hostname.toLowerCase();
+  const within = (domains: string[]) => domains.some((d) => host === d || host.endsWith(`.${d}`));
+  if (origin.hostname === 'files.slack.com') return within(SLACK_HOSTS);
+  if (origin.hostname === 'files.slack-gov.com') return within(SLACK_GOV_HOSTS);
+  return host === origin.hostname;
 }
 
 /** Whether `url` points at `origin` exactly (scheme, host and port). */
@@ -85,6 +110,8 @@ export interface SlackFileSource {
 
 const DEFAULT_HEADERS_TIMEOUT_MS = 20_000;
 const DEFAULT_BODY_TIMEOUT_MS = 30_000;
+/** Slack's file host → its CDN is one hop; a few more leave room without looping for long. */
+const MAX_REDIRECTS = 3;
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
 
 /**
@@ -96,19 +123,21 @@ export function slackFileStream(source: SlackFileSource): AsyncIterable<Uint8Arr
 }
 
 async function* download(source: SlackFileSource): AsyncGenerator<Uint8Array> {
-  const { name, maxBytes } = source;
-  if (!isSlackFileUrl(source.url, source.allowedOrigin)) throw new SlackFileError('host', name);
+  const { name, maxBytes, allowedOrigin } = source;
+  if (!isSlackFileUrl(source.url, allowedOrigin)) throw new SlackFileError('host', name);
 
-  let res: Awaited<ReturnType<typeof request>>;
-  try {
-    res = await request(source.url, {
-      method: 'GET',
-      headers: { authorization: `Bearer ${source.botToken}` },
-      headersTimeout: source.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS,
-      bodyTimeout: source.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS,
-    });
-  } catch (err) {
-    throw connectionError(err, name);
+  let url = new URL(source.url);
+  let res = await get(url, source);
+  for (let followed = 0; res.statusCode >= 300 && res.statusCode < 400; followed++) {
+    const status = res.statusCode;
+    await res.body.dump().catch(() => undefined);
+    const next = redirectTarget(res.headers.location, url);
+    if (next === undefined) throw new SlackFileError('http', name, { status });
+    if (!isSlackRedirectTarget(next, allowedOrigin)) throw new SlackFileError('redirect', name, { status, host: next.hostname });
+    if (isSignInPage(next)) throw new SlackFileError('sign_in', name, { status });
+    if (followed >= MAX_REDIRECTS) throw new SlackFileError('too_many_redirects', name, { status });
+    url = next;
+    res = await get(url, source);
   }
 
   const status = res.statusCode;
@@ -141,8 +170,36 @@ async function* download(source: SlackFileSource): AsyncGenerator<Uint8Array> {
   }
 }
 
+/** One GET; the token only when the URL is on Slack's file origin (a signed CDN address needs none). */
+async function get(url: URL, source: SlackFileSource): Promise<Awaited<ReturnType<typeof request>>> {
+  try {
+    return await request(url, {
+      method: 'GET',
+      headers: url.origin === source.allowedOrigin ? { authorization: `Bearer ${source.botToken}` } : {},
+      headersTimeout: source.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS,
+      bodyTimeout: source.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS,
+    });
+  } catch (err) {
+    throw connectionError(err, source.name);
+  }
+}
+
+function redirectTarget(location: string | string[] | undefined, base: URL): URL | undefined {
+  const value = headerValue(location);
+  if (!value) return undefined;
+  try {
+    return new URL(value, base);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Slack sends a client it does not let in to a sign-in page that carries the file's path in `redir`. */
+function isSignInPage(url: URL): boolean {
+  return url.searchParams.has('redir') || /^\/(signin|sign_in|login)\b/i.test(url.pathname);
+}
+
 function problemForStatus(status: number): SlackFileProblem {
-  if (status >= 300 && status < 400) return 'redirect';
   if (status === 401 || status === 403) return 'forbidden';
   if (status === 404 || status === 410) return 'not_found';
   return 'http';

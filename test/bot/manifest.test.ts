@@ -1,19 +1,227 @@
 /**
- * manifest.yml and the code must agree (the bot scopes are compared in test/fakes-selftest/manifest-scopes.test.ts).
+ * manifest.yml must import into Slack as it is and agree with the code: every field within Slack's app
+ * manifest limits, the command, shortcut and events the code listens to declared, and the bot scopes exactly
+ * what the code's Web API calls, events and features need — none missing (the call would fail with
+ * missing_scope), none unused (least privilege; every scope is on the install screen).
+ *
+ * Limits: https://docs.slack.dev/reference/app-manifest and Slack's manifest JSON schema, which the
+ * importer enforces: https://github.com/slackapi/manifest-schema/blob/main/schemas/manifest.schema.1.0.0.json
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { WebClient } from '@slack/web-api';
+import { parseDocument } from 'yaml';
+import { BOT_SCOPES } from '../../src/bot/scopes.js';
+import { CLONE_VOICE_SHORTCUT_ID, cloneVoice } from '../../src/commands/clone-voice.js';
 import { COMMAND } from '../../src/commands/index.js';
+import { MANIFEST_BOT_SCOPES } from '../fakes/slack.js';
 
-const manifest = readFileSync(new URL('../../manifest.yml', import.meta.url), 'utf8');
+interface Manifest {
+  display_information: { name: string; description?: string; long_description?: string; background_color?: string };
+  features: {
+    bot_user: { display_name: string };
+    slash_commands?: Array<{ command: string; url?: string; description: string; usage_hint?: string }>;
+    shortcuts?: Array<{ name: string; type: string; callback_id: string; description: string }>;
+  };
+  oauth_config: { redirect_urls?: string[]; scopes: { bot: string[] } };
+  settings: { event_subscriptions: { request_url?: string; bot_events: string[] }; interactivity: { request_url?: string } };
+}
 
-describe('manifest.yml', () => {
-  it('declares the slash command and the message shortcut the code listens to', () => {
-    expect(manifest).toContain(`command: ${COMMAND}`);
-    expect(manifest).toContain('callback_id: clone_voice_from_message');
+const manifestText = readFileSync(new URL('../../manifest.yml', import.meta.url), 'utf8');
+const doc = parseDocument(manifestText, { uniqueKeys: true });
+const manifest = doc.toJS() as Manifest;
+
+/** The bot's own code: src/ without the playground (the Slack stand-in and simulator are not the bot). */
+const sources: Array<{ path: string; text: string }> = readdirSync(new URL('../../src/', import.meta.url), { recursive: true, encoding: 'utf8' })
+  .filter((path) => path.endsWith('.ts') && !path.startsWith('playground'))
+  .map((path) => ({ path, text: readFileSync(new URL(`../../src/${path}`, import.meta.url), 'utf8') }));
+
+describe('manifest.yml import', () => {
+  it('is valid YAML without duplicate keys', () => {
+    expect(doc.errors.map(String)).toEqual([]);
+    expect(doc.warnings.map(String)).toEqual([]);
   });
 
-  it('subscribes to the events the code handles', () => {
-    for (const event of ['app_home_opened', 'app_uninstalled', 'tokens_revoked']) expect(manifest).toContain(`- ${event}`);
+  it('keeps every field within Slack’s app manifest limits', () => {
+    const problems: string[] = [];
+    const length = (where: string, value: string | undefined, min: number, max: number, required = true) => {
+      if (value === undefined) {
+        if (required) problems.push(`${where}: missing`);
+        return;
+      }
+      // Slack counts characters, not UTF-16 units (the descriptions use "—" and "&").
+      const n = [...value].length;
+      if (n < min || n > max) problems.push(`${where}: ${n} characters, allowed ${min}–${max} (“${value}”)`);
+    };
+    const https = (where: string, url: string | undefined) => {
+      if (url !== undefined && !/^https:\/\/[^/\s]+/.test(url)) problems.push(`${where}: not an https URL (${url})`);
+    };
+
+    const info = manifest.display_information;
+    length('display_information.name', info.name, 1, 35);
+    length('display_information.description', info.description, 1, 140, false);
+    // The reference says 174 minimum; the schema says 175: hold the stricter.
+    length('display_information.long_description', info.long_description, 175, 4000, false);
+    if (info.background_color !== undefined && !/^#([0-9a-f]{3}){1,2}$/i.test(info.background_color)) problems.push(`background_color: ${info.background_color}`);
+    length('features.bot_user.display_name', manifest.features.bot_user.display_name, 1, 80);
+
+    const commands = manifest.features.slash_commands ?? [];
+    if (commands.length > 50) problems.push(`slash_commands: ${commands.length}, at most 50`);
+    for (const [i, c] of commands.entries()) {
+      length(`slash_commands[${i}].command`, c.command, 2, 32);
+      if (!/^\/\S+$/.test(c.command)) problems.push(`slash_commands[${i}].command: must start with "/" and have no spaces (${c.command})`);
+      length(`slash_commands[${i}].description`, c.description, 1, 2000);
+      length(`slash_commands[${i}].usage_hint`, c.usage_hint, 1, 1000, false);
+      https(`slash_commands[${i}].url`, c.url);
+    }
+
+    const shortcuts = manifest.features.shortcuts ?? [];
+    if (shortcuts.length > 10) problems.push(`shortcuts: ${shortcuts.length}, at most 10`);
+    for (const [i, s] of shortcuts.entries()) {
+      length(`shortcuts[${i}].name`, s.name, 1, 24);
+      length(`shortcuts[${i}].description`, s.description, 1, 150);
+      length(`shortcuts[${i}].callback_id`, s.callback_id, 1, 255);
+      if (s.type !== 'message' && s.type !== 'global') problems.push(`shortcuts[${i}].type: ${s.type}`);
+    }
+
+    https('settings.event_subscriptions.request_url', manifest.settings.event_subscriptions.request_url);
+    https('settings.interactivity.request_url', manifest.settings.interactivity.request_url);
+    for (const [i, url] of (manifest.oauth_config.redirect_urls ?? []).entries()) https(`oauth_config.redirect_urls[${i}]`, url);
+    const events = manifest.settings.event_subscriptions.bot_events;
+    if (new Set(events).size !== events.length) problems.push('bot_events: duplicates');
+    if (events.length > 100) problems.push(`bot_events: ${events.length}, at most 100`);
+    const scopes = manifest.oauth_config.scopes.bot;
+    if (new Set(scopes).size !== scopes.length) problems.push('scopes.bot: duplicates');
+
+    expect(problems).toEqual([]);
   });
 });
+
+describe('manifest.yml and the code', () => {
+  it('declares the slash command and the message shortcut the code listens to, under the name help and README use', () => {
+    expect(manifest.features.slash_commands?.map((c) => c.command)).toEqual([COMMAND]);
+    const shortcut = manifest.features.shortcuts?.find((s) => s.callback_id === CLONE_VOICE_SHORTCUT_ID);
+    expect(shortcut?.type).toBe('message');
+    // Users look for the shortcut by the name Slack shows: help and the README must use the same one.
+    expect(cloneVoice.summary).toContain(`“${shortcut?.name}”`);
+    expect(readFileSync(new URL('../../README.md', import.meta.url), 'utf8')).toContain(`**${shortcut?.name}**`);
+  });
+
+  it('sends every Slack request to /slack/events and OAuth back to /slack/oauth_redirect, on one host', () => {
+    // One host to replace (README › Set up the Slack app); the paths are the ones the receiver serves.
+    const urls = [
+      ...(manifest.features.slash_commands ?? []).map((c) => c.url),
+      manifest.settings.event_subscriptions.request_url,
+      manifest.settings.interactivity.request_url,
+    ];
+    expect(new Set(urls)).toEqual(new Set(['https://bot.example.com/slack/events']));
+    expect(manifest.oauth_config.redirect_urls).toEqual(['https://bot.example.com/slack/oauth_redirect']);
+  });
+
+  it('subscribes to exactly the events the code handles', () => {
+    const handled = new Set(sources.flatMap(({ text }) => [...text.matchAll(/\bapp\.event\(\s*'([\w.]+)'/g)].map((m) => m[1]!)));
+    // A `message` listener receives message.channels / message.groups / … — the subscriptions name the channel kind.
+    const subscribed = manifest.settings.event_subscriptions.bot_events;
+    expect(new Set(subscribed.map((e) => e.split('.')[0]!))).toEqual(handled);
+  });
+
+  it('asks for exactly the bot scopes the code needs', () => {
+    const called = webApiMethods();
+    const unknown = [...called].filter((m) => !(m in METHOD_SCOPES));
+    expect(unknown, 'Web API methods the code calls but the table below does not list: add each with its docs page').toEqual([]);
+
+    const needed = new Map<string, string[]>();
+    const need = (scope: string, why: string) => needed.set(scope, [...(needed.get(scope) ?? []), why]);
+    for (const method of called) for (const scope of METHOD_SCOPES[method]!.scopes) need(scope, method);
+    for (const event of manifest.settings.event_subscriptions.bot_events) {
+      const row = EVENT_SCOPES[event];
+      expect(row, `event ${event} is not in the table below: add it with its docs page`).toBeDefined();
+      for (const scope of row!.scopes) need(scope, `event ${event}`);
+    }
+    for (const feature of FEATURE_SCOPES) if (feature.used()) need(feature.scope, feature.use);
+
+    const granted = manifest.oauth_config.scopes.bot;
+    expect([...needed.keys()].filter((s) => !granted.includes(s)), 'needed but not in manifest.yml').toEqual([]);
+    expect(granted.filter((s) => !needed.has(s)), 'in manifest.yml but used by nothing').toEqual([]);
+  });
+
+  it('OAuth installs and the Slack stand-in use the manifest’s bot scopes', () => {
+    const granted = [...manifest.oauth_config.scopes.bot].sort();
+    expect([...BOT_SCOPES].sort()).toEqual(granted);
+    // The stand-in grants these by default, so a call the real app would not be allowed fails in tests too.
+    expect([...MANIFEST_BOT_SCOPES].sort()).toEqual(granted);
+  });
+});
+
+/**
+ * The Web API methods the bot's code calls: `client.<family>.<method>(` / `slack.<family>.<method>(` (Bolt's
+ * `client`, `ctx.client`, our own WebClients), `apiCall('<method>'`, the `filesUploadV2` helper, and Bolt's
+ * `say` (chat.postMessage). `respond` posts to a response_url and needs no scope.
+ */
+function webApiMethods(): Set<string> {
+  // The platform's API client is also called `client` (client.bookings.list): a path counts as a Web API
+  // method only if WebClient has it.
+  const web = new WebClient();
+  const isWebApiMethod = (path: string) => typeof path.split('.').reduce<unknown>((o, key) => (o as Record<string, unknown> | undefined)?.[key], web) === 'function';
+  const methods = new Set<string>();
+  for (const { text } of sources) {
+    for (const m of text.matchAll(/\b(?:client|slack)\s*\.\s*([a-z]+(?:\.[a-zA-Z]+)+)\s*\(/g)) if (isWebApiMethod(m[1]!)) methods.add(m[1]!);
+    for (const m of text.matchAll(/\bapiCall\(\s*['"`]([\w.]+)['"`]/g)) methods.add(m[1]!);
+    // WebClient's upload helper: files.getUploadURLExternal, a POST of the bytes, files.completeUploadExternal.
+    if (/\.filesUploadV2\(/.test(text)) for (const m of ['files.getUploadURLExternal', 'files.completeUploadExternal']) methods.add(m);
+    if (/[{,]\s*say\s*[,}]/.test(text)) methods.add('chat.postMessage');
+  }
+  return methods;
+}
+
+type ScopeRow = { scopes: string[]; doc: string };
+const method = (name: string, scopes: string[]): ScopeRow => ({ scopes, doc: `https://docs.slack.dev/reference/methods/${name}` });
+
+/** Bot-token scopes per Web API method, from each method's docs page (`doc`). */
+const METHOD_SCOPES: Record<string, ScopeRow> = {
+  'chat.postMessage': method('chat.postMessage', ['chat:write']),
+  'chat.update': method('chat.update', ['chat:write']),
+  'chat.delete': method('chat.delete', ['chat:write']),
+  'views.open': method('views.open', []),
+  'views.update': method('views.update', []),
+  'views.publish': method('views.publish', []),
+  'users.info': method('users.info', ['users:read']),
+  'reactions.add': method('reactions.add', ['reactions:write']),
+  'reactions.remove': method('reactions.remove', ['reactions:write']),
+  'files.info': method('files.info', ['files:read']),
+  'files.getUploadURLExternal': method('files.getUploadURLExternal', ['files:write']),
+  'files.completeUploadExternal': method('files.completeUploadExternal', ['files:write']),
+};
+
+const event = (name: string, scopes: string[]): ScopeRow => ({ scopes, doc: `https://docs.slack.dev/reference/events/${name}` });
+
+/** Scopes a bot event subscription requires, from each event's docs page. */
+const EVENT_SCOPES: Record<string, ScopeRow> = {
+  app_home_opened: event('app_home_opened', []),
+  app_uninstalled: event('app_uninstalled', []),
+  tokens_revoked: event('tokens_revoked', []),
+  'message.channels': event('message.channels', ['channels:history']),
+  'message.groups': event('message.groups', ['groups:history']),
+};
+
+/** Scopes that features need without a Web API call of their own. */
+const FEATURE_SCOPES: Array<{ use: string; scope: string; doc: string; used: () => boolean }> = [
+  {
+    use: 'slash command and shortcuts',
+    scope: 'commands',
+    doc: 'https://docs.slack.dev/reference/scopes/commands',
+    used: () => (manifest.features.slash_commands?.length ?? 0) + (manifest.features.shortcuts?.length ?? 0) > 0,
+  },
+  {
+    use: 'file_input element in a modal',
+    scope: 'files:read',
+    doc: 'https://docs.slack.dev/reference/block-kit/block-elements/file-input-element',
+    used: () => sources.some(({ path, text }) => !path.endsWith('modals.ts') && /\bfileInput\(/.test(text)),
+  },
+  {
+    use: 'downloading url_private_download with the bot token',
+    scope: 'files:read',
+    doc: 'https://docs.slack.dev/reference/objects/file-object',
+    used: () => sources.some(({ path, text }) => !path.endsWith('file-download.ts') && /\bslackFileStream\(/.test(text)),
+  },
+];

@@ -1,5 +1,5 @@
 /**
- * `/campaign clone-voice` and the "Clone voice from these files" message shortcut, over HTTP against the
+ * `/campaign clone-voice` and the "Clone voice from files" message shortcut, over HTTP against the
  * fakes: files are downloaded from the fake Slack with the bot token and streamed to the fake platform,
  * which records the multipart parts byte for byte.
  */
@@ -7,9 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { SlackFileError, slackFileOrigin, slackFileStream } from '../../src/slack/file-download.js';
 import type { SlackFile } from '../fakes/slack.js';
-import { startFakeSlack } from '../fakes/slack.js';
 import { ADMIN_ID, MEMBER_ID, startHarness, type Harness } from '../support/harness.js';
 
 const CALLBACK = 'clone_voice_modal';
@@ -241,7 +239,7 @@ describe('/campaign clone-voice', () => {
   });
 });
 
-describe('message shortcut “Clone voice from these files”', () => {
+describe('message shortcut “Clone voice from files”', () => {
   it('lists the message’s audio files, leaves out the others by name, and clones from them on submit', async () => {
     const a = audio('intro.mp3', 30_000);
     const b = audio('outro.wav', 20_000);
@@ -307,65 +305,34 @@ describe('message shortcut “Clone voice from these files”', () => {
   });
 });
 
-describe('Slack file download', () => {
-  it('allows only Slack’s file host: files.slack.com for the real API, the stand-in’s own origin otherwise', () => {
-    expect(slackFileOrigin('https://slack.com/api/')).toBe('https://files.slack.com');
-    expect(slackFileOrigin('https://acme.enterprise.slack.com/api/')).toBe('https://files.slack.com');
-    expect(slackFileOrigin(h.config.slack.apiUrl)).toBe(h.slack.baseUrl);
-  });
+// Slack's file_input takes files of at most 10 MB ("There is a 10MB file size limit"):
+// https://docs.slack.dev/reference/block-kit/block-elements/file-input-element
+describe('the default size cap: Slack’s 10 MB upload limit', () => {
+  const TEN_MB = 10 * 1024 * 1024;
 
-  it('stops streaming past the cap when there is no content-length, and never fetches another host', async () => {
-    let hits = 0;
-    const chunked: Server = createServer((_req, res) => {
-      hits += 1;
-      res.writeHead(200, { 'content-type': 'audio/mpeg' }); // no content-length: chunked
-      for (let i = 0; i < 8; i++) res.write(randomBytes(16 * 1024));
-      res.end();
-    });
-    await new Promise<void>((resolve) => chunked.listen(0, '127.0.0.1', resolve));
+  it('is promised in the modal, refuses a bigger file by name, and stops a download past it', async () => {
+    const d = await startHarness();
     try {
-      const origin = `http://127.0.0.1:${(chunked.address() as AddressInfo).port}`;
-      const read = async (allowedOrigin: string) => {
-        let got = 0;
-        try {
-          for await (const chunk of slackFileStream({ url: `${origin}/a.mp3`, name: 'a.mp3', botToken: 'xoxb-t', allowedOrigin, maxBytes: CAP })) got += chunk.length;
-        } catch (e) {
-          return { got, err: e as SlackFileError };
-        }
-        return { got, err: undefined };
-      };
-      const capped = await read(origin);
-      expect(capped.err?.problem).toBe('too_large');
-      expect(capped.got).toBeLessThanOrEqual(CAP);
-      expect(hits).toBe(1);
+      await d.signer.command({ text: 'clone-voice', userId: ADMIN_ID, responseUrlId: 'cap-open' });
+      const opened = await d.slack.waitFor(() => d.slack.views(CALLBACK).at(-1));
+      const files = (opened.view.blocks as Array<{ block_id?: string; hint?: { text: string } }>).find((b) => b.block_id === 'files');
+      expect(files?.hint?.text).toContain('each at most 10 MB');
+      expect(d.slack.callsTo('views.open').at(-1)?.response.ok).toBe(true);
 
-      const foreign = await read('https://files.slack.com');
-      expect(foreign.err?.problem).toBe('host');
-      expect(hits).toBe(1);
-    } finally {
-      chunked.closeAllConnections();
-      await new Promise<void>((resolve) => chunked.close(() => resolve()));
-    }
-  });
+      const big = d.slack.addFile({ name: 'long-take.wav', mimetype: 'audio/wav', data: randomBytes(TEN_MB + 1) });
+      const refused = await d.signer.viewSubmission({ callbackId: CALLBACK, userId: ADMIN_ID, values: details({ files: upload([big]) }) });
+      expect(refused.json).toEqual({ response_action: 'errors', errors: { files: expect.stringContaining('“long-take.wav” is 10 MB, over the 10 MB limit') } });
 
-  it('does not follow Slack’s redirect to a sign-in page', async () => {
-    const fake = await startFakeSlack({ unauthenticatedFileDownloads: 'login-page' });
-    try {
-      const f = fake.addFile({ name: 'a.mp3', mimetype: 'audio/mpeg', data: randomBytes(100) });
-      const stream = slackFileStream({ url: f.url_private_download, name: 'a.mp3', botToken: 'xoxb-not-valid', allowedOrigin: fake.baseUrl, maxBytes: CAP });
-      const err = await (async () => {
-        try {
-          for await (const _ of stream) void _;
-        } catch (e) {
-          return e;
-        }
-        return undefined;
-      })();
-      expect(err).toBeInstanceOf(SlackFileError);
-      expect((err as SlackFileError).problem).toBe('redirect');
-      expect(fake.downloads.map((d) => d.status)).toEqual([302]);
+      // A file object that understates its size is stopped while streaming, at the same cap.
+      await d.signer.command({ text: 'clone-voice', userId: ADMIN_ID, responseUrlId: 'cap-stream' });
+      await d.slack.waitFor(() => d.slack.views(CALLBACK).length >= 2);
+      const sneaky = d.slack.addFile({ name: 'sneaky.wav', mimetype: 'audio/wav', data: randomBytes(TEN_MB + 64 * 1024) });
+      await d.signer.viewSubmission({ callbackId: CALLBACK, userId: ADMIN_ID, values: details({ files: upload([{ ...sneaky, size: 1000 }]) }) });
+      const done = await d.slack.waitFor(() => d.slack.responses.filter((r) => r.id === 'cap-stream').map((r) => JSON.stringify(r.body)).find((a) => a.includes('❌')), 10_000);
+      expect(done).toContain('“sneaky.wav” is bigger than the 10 MB limit for a voice sample');
+      expect(d.platform.state.voices).toHaveLength(0);
     } finally {
-      await fake.close();
+      await d.close();
     }
   });
 });

@@ -93,6 +93,37 @@ describe('fake Slack files', () => {
     }
   });
 
+  it('can answer authorized downloads with a 302 to a signed CDN URL on another origin that needs no token', async () => {
+    const cdnLike = await startFakeSlack({ fileDownloads: 'cdn-redirect' });
+    try {
+      const data = Buffer.from('ID3 fake audio bytes');
+      const file = cdnLike.addFile({ name: 'a b.mp3', mimetype: 'audio/mpeg', data });
+      const first = await fetch(file.url_private_download, { headers: { authorization: `Bearer ${cdnLike.botToken}` }, redirect: 'manual' });
+      expect(first.status).toBe(302);
+      const cdnUrl = new URL(first.headers.get('location') ?? '');
+      expect(cdnUrl.origin).not.toBe(cdnLike.baseUrl);
+      expect(cdnUrl.searchParams.get('sig')).toMatch(/^[0-9a-f]{64}$/);
+
+      const bytes = await fetch(cdnUrl);
+      expect(bytes.status).toBe(200);
+      expect(Buffer.from(await bytes.arrayBuffer()).equals(data)).toBe(true);
+      const tampered = new URL(cdnUrl);
+      tampered.searchParams.set('sig', '0'.repeat(64));
+      expect((await fetch(tampered)).status).toBe(403);
+      // Without a token the file's own URL is still refused.
+      expect((await fetch(file.url_private_download, { redirect: 'manual' })).status).toBe(403);
+
+      expect(cdnLike.downloads.map((d) => [d.status, d.authorized, d.cdn])).toEqual([
+        [302, true, undefined],
+        [200, true, { authorizationHeader: false }],
+        [403, false, { authorizationHeader: false }],
+        [403, false, undefined],
+      ]);
+    } finally {
+      await cdnLike.close();
+    }
+  });
+
   it('refuses downloads to a token without files:read', async () => {
     const noFiles = await startFakeSlack({ scopes: ['chat:write'] });
     try {

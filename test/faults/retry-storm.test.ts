@@ -34,7 +34,12 @@ it('an Events API retry storm of one thread reply → the customer receives it o
   // A customer writes; the conversation's card and its first line appear.
   const customerNumber = '+14155550777';
   expect((await postJson(`${a.url}${hook}`, deliveryBody(messageReceived(customerNumber, 'Can someone help me?', '2024-03-08T16:00:01.000Z', campaignId)))).status).toBe(200);
-  const card = await stack.slack.waitFor(() => stack.slack.messages(channel).find((m) => m.bot_id !== undefined && m.thread_ts === undefined), 10_000);
+  // The card is the bot's top-level message: once its first line is threaded under it, Slack (and the stand-in)
+  // gives the parent `thread_ts === ts`, so "no thread_ts" alone would miss it depending on timing.
+  const card = await stack.slack.waitFor(
+    () => stack.slack.messages(channel).find((m) => m.bot_id !== undefined && (m.thread_ts === undefined || m.thread_ts === m.ts)),
+    10_000,
+  );
   await stack.slack.waitFor(() => stack.slack.thread(channel, card.ts).length >= 2, 10_000);
 
   // An agent links the platform's chat session to the thread.

@@ -181,7 +181,7 @@ describe('simulated platform events', () => {
 });
 
 describe('files and shortcuts', () => {
-  it('uploads a file, posts it, and runs the "Clone voice from these files" shortcut on it', async () => {
+  it('uploads a file, posts it, and runs the "Clone voice from files" shortcut on it', async () => {
     const up = await request(`${h.base}/playground/upload?name=sample.mp3&type=audio%2Fmpeg`, {
       method: 'POST',
       headers: { 'x-playground': '1', 'content-type': 'application/octet-stream' },

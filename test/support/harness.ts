@@ -7,7 +7,7 @@ import { Writable } from 'node:stream';
 import { createBot, type Bot, type BotOptions } from '../../src/bot/compose.js';
 import { parseConfig, type Config } from '../../src/config.js';
 import { startFakePlatform, type FakePlatform } from '../fakes/platform.js';
-import { startFakeSlack, type FakeSlack } from '../fakes/slack.js';
+import { startFakeSlack, type FakeSlack, type FakeSlackOptions } from '../fakes/slack.js';
 import { SlackSigner } from '../fakes/slack-signer.js';
 import { SocketModeDriver } from '../fakes/socket-mode.js';
 import { freePort } from '../../bench/lib/net.js';
@@ -32,6 +32,8 @@ export interface HarnessOptions {
   socketMode?: boolean;
   /** Store key prefix (Redis tests pass one under their file's prefix so it is cleaned up). */
   keyPrefix?: string;
+  /** How the Slack stand-in serves file downloads (e.g. Slack's redirect to a signed CDN URL). */
+  slack?: Pick<FakeSlackOptions, 'fileDownloads' | 'unauthenticatedFileDownloads'>;
 }
 
 export interface Harness {
@@ -50,7 +52,7 @@ export interface Harness {
 
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
   const platform = await startFakePlatform();
-  const slack = await startFakeSlack({ teamId: TEAM_ID, ...(opts.oauth ? { oauthClient: OAUTH_CLIENT } : {}) });
+  const slack = await startFakeSlack({ teamId: TEAM_ID, ...(opts.oauth ? { oauthClient: OAUTH_CLIENT } : {}), ...opts.slack });
   slack.addUser({ id: ADMIN_ID, name: 'ada', real_name: 'Ada Admin', is_admin: true });
   slack.addUser({ id: MEMBER_ID, name: 'max', real_name: 'Max Member' });
 

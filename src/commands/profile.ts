@@ -5,7 +5,7 @@
 import type { App } from '@slack/bolt';
 import { BadRequestError, type UserProfile } from '../api/index.js';
 import type { Deps } from '../bot/deps.js';
-import { escapeMrkdwn, fields, message, section, type MessagePayload } from '../slack/blocks.js';
+import { escapeMrkdwn, fields, linkTo, message, section, type MessagePayload } from '../slack/blocks.js';
 import { readText, textInput } from '../slack/modals.js';
 import { describeFailure } from './failure.js';
 import { onFormSubmit, openForm, type FormResult, type FormSubmission } from './forms.js';
@@ -75,13 +75,13 @@ async function save(deps: Deps, { view, teamId, logger }: FormSubmission): Promi
 export function renderProfile(p: UserProfile): MessagePayload {
   const company = p.user_metadata?.company;
   const name = p.user_metadata?.full_name;
-  const pictureOk = p.picture && isHttpsUrl(p.picture);
   return message('Account profile updated', [
-    section('✅ Account profile updated.', pictureOk ? { accessory: { type: 'image', image_url: p.picture ?? '', alt_text: 'Profile picture' } } : {}),
+    section('✅ Account profile updated.'),
     fields([
       ['Company', company ? escapeMrkdwn(company) : '—'],
       ['Full name', name ? escapeMrkdwn(name) : '—'],
-      ['Picture', p.picture ? escapeMrkdwn(p.picture) : '—'],
+      // A link, not an image accessory: Slack downloads image URLs and refuses the message when it can't.
+      ['Picture', p.picture ? linkTo(p.picture) : '—'],
     ]),
   ]);
 }

@@ -36,6 +36,25 @@ export function escapeMrkdwn(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
+/**
+ * A link to an https URL the platform gave, as mrkdwn: never an image (Slack would have to download it, and
+ * refuses the whole message when it can't). The label is the address without its scheme, shortened; any
+ * other text is shown escaped, unlinked.
+ */
+export function linkTo(raw: string, maxLabel = 80): string {
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    return escapeMrkdwn(truncate(raw, maxLabel));
+  }
+  if (url.protocol !== 'https:') return escapeMrkdwn(truncate(raw, maxLabel));
+  // `|` would end the address part of `<url|label>`; `&`, `<`, `>` are Slack's control characters.
+  const href = escapeMrkdwn(url.href.replace(/\|/g, '%7C'));
+  const label = escapeMrkdwn(truncate(url.href.slice('https://'.length).replace(/\/$/, ''), maxLabel));
+  return `<${href}|${label}>`;
+}
+
 /** Cuts text to `max` characters, marking the cut with an ellipsis. Counts UTF-16 units like Slack does. */
 export function truncate(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, Math.max(0, max - 1))}…`;

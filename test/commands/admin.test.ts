@@ -85,6 +85,22 @@ describe('/campaign profile', () => {
     expect(out).toContain('Dana Whitfield'); // unchanged full name, as returned
   });
 
+  it('shows the saved picture as a link, not as an image Slack would have to download', async () => {
+    // Slack fetches every image_url itself and refuses the whole message when it can't ("downloading
+    // image failed"): https://api.slack.com/reference/block-kit/blocks#image
+    const picture = 'https://img.example/p.png?size=200&v=<2>';
+    const id = await openModal('profile', 'profile_modal');
+    await h.signer.viewSubmission({ callbackId: 'profile_modal', userId: ADMIN_ID, values: { picture: text(picture) } });
+    const done = await h.slack.waitFor(() => h.slack.responses.find((r) => r.id === id));
+    expect(done.status).toBe(200);
+    const out = JSON.stringify(done.body);
+    expect(out).not.toContain('image_url');
+    expect(out).not.toContain('"type":"image"');
+    const fields = (done.body.blocks as Array<{ fields?: Array<{ text: string }> }>).flatMap((b) => b.fields ?? []);
+    const shown = fields.find((f) => f.text.startsWith('*Picture*'))?.text;
+    expect(shown).toBe('*Picture*\n<https://img.example/p.png?size=200&amp;v=%3C2%3E|img.example/p.png?size=200&amp;v=%3C2%3E>');
+  });
+
   it('refuses a picture that is not an https URL on its field', async () => {
     await openModal('profile', 'profile_modal');
     const res = await h.signer.viewSubmission({ callbackId: 'profile_modal', userId: ADMIN_ID, values: { picture: text('http://insecure/p.png') } });

@@ -10,7 +10,7 @@ import type { Logger } from '../logger.js';
 import type { MessagePayload } from '../slack/blocks.js';
 import { modal, readMetadata } from '../slack/modals.js';
 import { postToResponseUrl } from '../slack/response-url.js';
-import { noticeView, settleSubmission } from '../slack/submission.js';
+import { noticeView, settleSubmission, type SubmissionOutcome } from '../slack/submission.js';
 import type { CommandContext } from './types.js';
 
 const formMetadata = z.object({ responseUrl: z.string().url().optional(), extra: z.record(z.string(), z.string()).optional() });
@@ -56,26 +56,19 @@ export function onFormSubmit(
     const userId = body.user.id;
     const logger = deps.logger.child({ team: teamId, user: userId, view: form.callbackId });
     const meta = readMetadata(view, formMetadata);
-    // Forms are opened for admins only, but a submission is checked again: rights can change.
-    if (!(await deps.admins.isAdmin(client, teamId, userId))) {
-      await ack({ response_action: 'update', view: noticeView(form.title, 'Only Slack workspace admins (or users in ADMIN_USER_IDS) can do this.') });
-      return;
-    }
     let announce: MessagePayload | undefined;
-    const outcome = await settleSubmission({
-      ack,
-      client,
-      viewId: view.id,
-      title: form.title,
-      logger,
-      work: form.handle({ view, teamId, userId, logger, extra: meta?.extra ?? {} }).then((result) => {
-        if (result.kind === 'done') {
-          announce = result.announce;
-          return { kind: 'done' as const };
-        }
-        return result;
-      }),
-    });
+    const work = async (): Promise<SubmissionOutcome> => {
+      // Forms are opened for admins only, but a submission is checked again: rights can change. The check
+      // (users.info, which may wait out a rate limit) counts against the same 3 s as the platform work.
+      if (!(await deps.admins.isAdmin(client, teamId, userId))) {
+        return { kind: 'done', view: noticeView(form.title, 'Only Slack workspace admins (or users in ADMIN_USER_IDS) can do this.') };
+      }
+      const result = await form.handle({ view, teamId, userId, logger, extra: meta?.extra ?? {} });
+      if (result.kind === 'invalid') return result;
+      announce = result.announce;
+      return { kind: 'done' };
+    };
+    const outcome = await settleSubmission({ ack, client, viewId: view.id, title: form.title, logger, work: work() });
     if (outcome.kind === 'done' && announce && meta?.responseUrl) {
       await postToResponseUrl(meta.responseUrl, { response_type: 'ephemeral', ...announce }, logger);
     }

@@ -4,7 +4,7 @@
  */
 import { AuthenticationError, maskKey } from '../api/index.js';
 import type { Deps } from '../bot/deps.js';
-import { context, escapeMrkdwn, message, section } from '../slack/blocks.js';
+import { context, escapeMrkdwn, literal, message, section } from '../slack/blocks.js';
 import { readText, textInput } from '../slack/modals.js';
 import { describeFailure } from './failure.js';
 import { onFormSubmit, openForm, type FormResult, type FormSubmission } from './forms.js';
@@ -58,7 +58,7 @@ async function verifyAndSave(deps: Deps, { view, teamId, userId, logger }: FormS
     await deps.store.workspaces.setApiKey(teamId, apiKey, { verifiedBy: userId });
     const company = keys.find((k) => k.RowKey === apiKey)?.CompanyName ?? keys[0]?.CompanyName;
     logger.info({ key: maskKey(apiKey) }, 'workspace connected to the platform');
-    const text = `✅ <@${userId}> connected this workspace to the campaign platform${company ? ` (*${escapeMrkdwn(company)}*)` : ''} with key \`${maskKey(apiKey)}\`.`;
+    const text = `✅ <@${userId}> connected this workspace to the campaign platform${company ? ` (*${literal(company)}*)` : ''} with key \`${maskKey(apiKey)}\`.`;
     return { kind: 'done', announce: message(text, [section(text), context('Try `/campaign stats`.')]) };
   } catch (err) {
     logger.warn({ err, key: maskKey(apiKey) }, 'API key verification failed');

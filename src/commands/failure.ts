@@ -22,10 +22,13 @@ export interface FailureWording {
   byStatus?: Partial<Record<number, string>>;
 }
 
-/** The reference a user can quote: the platform's code and request id when there are any. */
+/**
+ * The reference a user can quote: the platform's code and request id when there are any. Both are the
+ * platform's text, so they are escaped like any other (and bounded: they are references, not prose).
+ */
 export function upstreamRef(err: ApiError): string {
-  const parts = [`code ${err.code || 'unknown'}`];
-  if (err.requestId) parts.push(`request id ${err.requestId}`);
+  const parts = [`code ${escapeMrkdwn(truncate(err.code || 'unknown', 100))}`];
+  if (err.requestId) parts.push(`request id ${escapeMrkdwn(truncate(err.requestId, 100))}`);
   return `(${parts.join(', ')})`;
 }
 

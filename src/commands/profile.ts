@@ -5,7 +5,7 @@
 import type { App } from '@slack/bolt';
 import { BadRequestError, type UserProfile } from '../api/index.js';
 import type { Deps } from '../bot/deps.js';
-import { escapeMrkdwn, fields, linkTo, message, section, type MessagePayload } from '../slack/blocks.js';
+import { fields, linkTo, literal, message, section, type MessagePayload } from '../slack/blocks.js';
 import { readText, textInput } from '../slack/modals.js';
 import { describeFailure } from './failure.js';
 import { onFormSubmit, openForm, type FormResult, type FormSubmission } from './forms.js';
@@ -78,8 +78,8 @@ export function renderProfile(p: UserProfile): MessagePayload {
   return message('Account profile updated', [
     section('✅ Account profile updated.'),
     fields([
-      ['Company', company ? escapeMrkdwn(company) : '—'],
-      ['Full name', name ? escapeMrkdwn(name) : '—'],
+      ['Company', company ? literal(company) : '—'],
+      ['Full name', name ? literal(name) : '—'],
       // A link, not an image accessory: Slack downloads image URLs and refuses the message when it can't.
       ['Picture', p.picture ? linkTo(p.picture) : '—'],
     ]),

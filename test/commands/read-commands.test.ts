@@ -114,6 +114,12 @@ describe('/campaign bookings', () => {
     expect(JSON.stringify(back.body)).toContain('Showing 1–20 of 200 bookings');
   });
 
+  it('keeps a customer name with * and _ inside its bold', async () => {
+    h.platform.state.bookings['camp-1']![0]!.CustomerName = '*Star* _Client_';
+    const { text } = await ask('bookings camp-1');
+    expect(text).toContain('*∗Star∗ ˍClientˍ*');
+  });
+
   it('says so when a campaign has no bookings', async () => {
     const { text } = await ask('bookings camp-none');
     expect(text).toContain('has no bookings yet');
@@ -174,6 +180,16 @@ describe('/campaign template', () => {
     const { text } = await ask(`template ${template.assistant_id}`);
     expect(text).toContain(template.required_fields[0]);
     expect(text).toContain(`*Order*\\n${template.order}`);
+  });
+
+  it('escapes the platform’s title and type in the notification text too, and marks mrkdwn verbatim', async () => {
+    const template = Object.values(h.platform.state.templates)[0]!;
+    template.title = 'Promo <!channel> & friends';
+    const { answer } = await ask(`template ${template.assistant_id}`);
+    // The fallback `text` is mrkdwn as well: it is what notifications and screen readers show.
+    expect(answer.text).toBe(`Template Promo &lt;!channel&gt; &amp; friends (${template.type})`);
+    const objects = (answer.blocks as Array<{ text?: { type: string }; fields?: Array<{ type: string }> }>).flatMap((b) => [...(b.text ? [b.text] : []), ...(b.fields ?? [])]);
+    for (const t of objects.filter((o) => o.type === 'mrkdwn')) expect(t).toMatchObject({ verbatim: true });
   });
 
   it('answers a 404 with the template id', async () => {

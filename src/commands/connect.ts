@@ -7,7 +7,7 @@ import type { Deps } from '../bot/deps.js';
 import { publishHome } from '../home/publish.js';
 import { context, escapeMrkdwn, literal, message, section } from '../slack/blocks.js';
 import { modal, readText, textInput } from '../slack/modals.js';
-import { describeFailure } from './failure.js';
+import { describeFailure, logFailure } from './failure.js';
 import { onFormSubmit, openForm, type FormResult, type FormSubmission } from './forms.js';
 import type { CommandContext, Subcommand } from './types.js';
 
@@ -76,7 +76,7 @@ async function verifyAndSave(deps: Deps, { view, teamId, userId, client, logger,
     }
     return { kind: 'done', announce: message(text, [section(text), context('Try `/campaign stats`.')]) };
   } catch (err) {
-    logger.warn({ err, key: maskKey(apiKey) }, 'API key verification failed');
+    logFailure(logger, err, { key: maskKey(apiKey) }, 'API key verification failed');
     if (err instanceof AuthenticationError) {
       const sentence = 'The platform rejected this key. Copy it again from Settings › API Keys in the portal.';
       return { kind: 'invalid', errors: { [KEY_BLOCK]: sentence }, sentence };

@@ -6,7 +6,7 @@ import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } 
 import { z } from 'zod';
 import { actions, button, escapeMrkdwn, message, mrkdwn, section } from '../slack/blocks.js';
 import { parseJsonValue } from '../slack/json-value.js';
-import { describeFailure } from './failure.js';
+import { describeFailure, logFailure } from './failure.js';
 import type { Subcommand } from './types.js';
 
 const CONFIRM_ACTION = 'delete_agent_confirm';
@@ -64,7 +64,7 @@ export const deleteAgent: Subcommand = {
         deps.logger.info({ team: teamId, user: body.user.id, campaignId, agentId }, 'agent deleted');
         await respond({ replace_original: true, text: `🗑️ Deleted ${what}.` });
       } catch (err) {
-        deps.logger.warn({ err, team: teamId, campaignId, agentId }, 'agent delete failed');
+        logFailure(deps.logger, err, { team: teamId, campaignId, agentId }, 'agent delete failed');
         await respond({
           replace_original: true,
           text: describeFailure(err, { notFound: `There is no ${what} — nothing was deleted.` }),

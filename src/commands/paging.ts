@@ -8,7 +8,7 @@ import type { Deps } from '../bot/deps.js';
 import type { CampaignClient } from '../api/index.js';
 import { actions, button, context, type KnownBlock, type MessagePayload } from '../slack/blocks.js';
 import { parseJsonValue } from '../slack/json-value.js';
-import { describeFailure, type FailureWording } from './failure.js';
+import { describeFailure, logFailure, type FailureWording } from './failure.js';
 
 export interface Page<T> {
   items: T[];
@@ -66,7 +66,7 @@ export function registerPager(
       const client = await deps.platform.clientFor(teamId);
       await respond({ replace_original: true, ...(await render(client, id, page)) });
     } catch (err) {
-      deps.logger.warn({ err, actionId, team: teamId }, 'paging failed');
+      logFailure(deps.logger, err, { actionId, team: teamId }, 'paging failed');
       await respond({ response_type: 'ephemeral', replace_original: false, text: describeFailure(err, wording(id)) });
     }
   });

@@ -7,7 +7,7 @@ import { BadRequestError, type UserProfile } from '../api/index.js';
 import type { Deps } from '../bot/deps.js';
 import { fields, linkTo, literal, message, section, type MessagePayload } from '../slack/blocks.js';
 import { readText, textInput } from '../slack/modals.js';
-import { describeFailure } from './failure.js';
+import { describeFailure, logFailure } from './failure.js';
 import { onFormSubmit, openForm, type FormResult, type FormSubmission } from './forms.js';
 import type { Subcommand } from './types.js';
 
@@ -60,7 +60,7 @@ async function save(deps: Deps, { view, teamId, logger }: FormSubmission): Promi
     logger.info({ fields: Object.keys(filled) }, 'account profile updated');
     return { kind: 'done', announce: renderProfile(saved) };
   } catch (err) {
-    logger.warn({ err }, 'profile update failed');
+    logFailure(logger, err, {}, 'profile update failed');
     const sentence = describeFailure(err);
     if (err instanceof BadRequestError) {
       // Put the platform's complaint on the field it names, else on the first one filled.

@@ -5,7 +5,7 @@
 import type { App } from '@slack/bolt';
 import type { Deps } from '../bot/deps.js';
 import { openConnectForm } from '../commands/connect.js';
-import { describeFailure } from '../commands/failure.js';
+import { describeFailure, logFailure } from '../commands/failure.js';
 import { renderStats } from '../commands/stats.js';
 import { modal } from '../slack/modals.js';
 import { noticeView } from '../slack/submission.js';
@@ -43,7 +43,7 @@ export function register(app: App, deps: Deps): void {
       const api = await deps.platform.clientFor(teamId);
       view = modal({ callbackId: 'home_stats_view', title: 'Campaign stats', blocks: renderStats(await api.dashboard.getStats()).blocks });
     } catch (err) {
-      deps.logger.warn({ err, team: teamId }, 'stats for the home tab failed');
+      logFailure(deps.logger, err, { team: teamId }, 'stats for the home tab failed');
       view = noticeView('Campaign stats', describeFailure(err));
     }
     await client.views.update({ view_id: viewId, view });

@@ -5,7 +5,7 @@
 import type { WebClient } from '@slack/web-api';
 import { maskKey } from '../api/index.js';
 import type { Deps } from '../bot/deps.js';
-import { describeFailure } from '../commands/failure.js';
+import { describeFailure, logFailure } from '../commands/failure.js';
 import { latestMonth } from '../commands/quota.js';
 import { DeadlineError, withDeadline } from '../util/deadline.js';
 import { renderHome, type HomeState } from './render.js';
@@ -43,7 +43,7 @@ async function loadQuota(deps: Deps, teamId: string, connected: boolean): Promis
     const latest = latestMonth(await withDeadline(api.quota.list(), QUOTA_BUDGET_MS, 'quota for the home tab'));
     return latest ? { row: latest } : { problem: 'the platform has no quota on record yet.' };
   } catch (err) {
-    deps.logger.warn({ err, team: teamId }, 'quota for the home tab failed');
+    logFailure(deps.logger, err, { team: teamId }, 'quota for the home tab failed');
     return { problem: err instanceof DeadlineError ? 'the platform is slow to answer; refresh in a moment.' : describeFailure(err) };
   }
 }

@@ -3,7 +3,7 @@
  * paged past Slack's per-message block limit.
  */
 import type { Booking, CampaignClient } from '../api/index.js';
-import { context, escapeMrkdwn, header, message, section, slackDate, truncate, type KnownBlock, type MessagePayload } from '../slack/blocks.js';
+import { context, escapeMrkdwn, header, literal, message, section, slackDate, truncate, type KnownBlock, type MessagePayload } from '../slack/blocks.js';
 import { paginate, pagerBlocks, registerPager } from './paging.js';
 import type { Subcommand } from './types.js';
 
@@ -39,7 +39,7 @@ async function renderBookingsPage(client: CampaignClient, campaignId: string, pa
 export function renderBookings(campaignId: string, rows: readonly Booking[], pageNumber: number): MessagePayload {
   const id = escapeMrkdwn(campaignId);
   if (rows.length === 0) {
-    return message(`No bookings for campaign ${campaignId}`, [section(`Campaign \`${id}\` has no bookings yet.`)]);
+    return message(`No bookings for campaign ${id}`, [section(`Campaign \`${id}\` has no bookings yet.`)]);
   }
   // Newest first: the booking people ask about is usually the latest.
   const sorted = [...rows].sort((a, b) => dateValue(b.BookingDate) - dateValue(a.BookingDate));
@@ -53,12 +53,12 @@ export function renderBookings(campaignId: string, rows: readonly Booking[], pag
     ...page.items.map((b) => section(bookingLine(b))),
     ...pagerBlocks(PAGE_ACTION, campaignId, page, 'bookings'),
   ];
-  return message(`${rows.length} bookings for campaign ${campaignId}`, blocks);
+  return message(`${rows.length} bookings for campaign ${id}`, blocks);
 }
 
 function bookingLine(b: Booking): string {
   const icon = STATUS_ICON[b.Status ?? ''] ?? '•';
-  const who = escapeMrkdwn(b.CustomerName || 'Unknown customer');
+  const who = literal(b.CustomerName || 'Unknown customer');
   const email = b.CustomerEmail ? ` · ${escapeMrkdwn(b.CustomerEmail)}` : '';
   const lines = [`${icon} *${who}*${email}`, `${slackDate(b.BookingDate)} · ${escapeMrkdwn(b.Status ?? 'unknown')}${b.CallId ? ` · call \`${escapeMrkdwn(b.CallId)}\`` : ''}`];
   if (b.Status === 'fail') lines.push(`> ${escapeMrkdwn(truncate(b.Reason || 'no reason given', 500))}`);

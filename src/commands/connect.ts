@@ -4,15 +4,19 @@
  */
 import { AuthenticationError, maskKey } from '../api/index.js';
 import type { Deps } from '../bot/deps.js';
-import { context, escapeMrkdwn, message, section } from '../slack/blocks.js';
-import { readText, textInput } from '../slack/modals.js';
-import { describeFailure } from './failure.js';
+import { publishHome } from '../home/publish.js';
+import { context, escapeMrkdwn, literal, message, section } from '../slack/blocks.js';
+import { modal, readText, textInput } from '../slack/modals.js';
+import { describeFailure, logFailure } from './failure.js';
 import { onFormSubmit, openForm, type FormResult, type FormSubmission } from './forms.js';
 import type { CommandContext, Subcommand } from './types.js';
 
 const CALLBACK_ID = 'connect_modal';
 const TITLE = 'Connect platform';
 const KEY_BLOCK = 'api_key';
+/** Where the modal was opened from, kept in its metadata. */
+const ORIGIN = 'origin';
+const HOME_ORIGIN = 'home';
 
 export const connect: Subcommand = {
   name: 'connect',
@@ -28,16 +32,20 @@ export const connect: Subcommand = {
   },
 };
 
-/** Opens the connect modal (from the command, or from the App Home button without a response_url). */
+/**
+ * Opens the connect modal: from the command (the outcome is announced through its response_url), or from
+ * the App Home button (no channel to answer in: the modal says how it went and Home is republished).
+ */
 export async function openConnectForm(
   deps: Deps,
-  ctx: { client: CommandContext['client']; triggerId: string; teamId: string; responseUrl?: string },
+  ctx: { client: CommandContext['client']; triggerId: string; teamId: string; responseUrl?: string; fromHome?: boolean },
 ): Promise<void> {
   const current = await deps.store.workspaces.getConnection(ctx.teamId);
   await openForm(ctx, {
     callbackId: CALLBACK_ID,
     title: TITLE,
     submit: 'Verify & save',
+    ...(ctx.fromHome ? { extra: { [ORIGIN]: HOME_ORIGIN } } : {}),
     blocks: [
       section(
         current
@@ -49,7 +57,7 @@ export async function openConnectForm(
   });
 }
 
-async function verifyAndSave(deps: Deps, { view, teamId, userId, logger }: FormSubmission): Promise<FormResult> {
+async function verifyAndSave(deps: Deps, { view, teamId, userId, client, logger, extra }: FormSubmission): Promise<FormResult> {
   const apiKey = readText(view, KEY_BLOCK);
   if (!apiKey) return { kind: 'invalid', errors: { [KEY_BLOCK]: 'Enter the API key.' }, sentence: 'Enter the API key.' };
   deps.redactor.addSecret(apiKey);
@@ -58,10 +66,17 @@ async function verifyAndSave(deps: Deps, { view, teamId, userId, logger }: FormS
     await deps.store.workspaces.setApiKey(teamId, apiKey, { verifiedBy: userId });
     const company = keys.find((k) => k.RowKey === apiKey)?.CompanyName ?? keys[0]?.CompanyName;
     logger.info({ key: maskKey(apiKey) }, 'workspace connected to the platform');
-    const text = `✅ <@${userId}> connected this workspace to the campaign platform${company ? ` (*${escapeMrkdwn(company)}*)` : ''} with key \`${maskKey(apiKey)}\`.`;
+    const text = `✅ <@${userId}> connected this workspace to the campaign platform${company ? ` (*${literal(company)}*)` : ''} with key \`${maskKey(apiKey)}\`.`;
+    if (extra[ORIGIN] === HOME_ORIGIN) {
+      return {
+        kind: 'done',
+        view: modal({ callbackId: 'connect_done', title: TITLE, blocks: [section(text), context('Try `/campaign stats` in any channel.')] }),
+        after: () => publishHome(deps, client, teamId, userId),
+      };
+    }
     return { kind: 'done', announce: message(text, [section(text), context('Try `/campaign stats`.')]) };
   } catch (err) {
-    logger.warn({ err, key: maskKey(apiKey) }, 'API key verification failed');
+    logFailure(logger, err, { key: maskKey(apiKey) }, 'API key verification failed');
     if (err instanceof AuthenticationError) {
       const sentence = 'The platform rejected this key. Copy it again from Settings › API Keys in the portal.';
       return { kind: 'invalid', errors: { [KEY_BLOCK]: sentence }, sentence };

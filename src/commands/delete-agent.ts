@@ -4,9 +4,9 @@
  */
 import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
-import { actions, button, escapeMrkdwn, message, section } from '../slack/blocks.js';
+import { actions, button, escapeMrkdwn, message, mrkdwn, section } from '../slack/blocks.js';
 import { parseJsonValue } from '../slack/json-value.js';
-import { describeFailure } from './failure.js';
+import { describeFailure, logFailure } from './failure.js';
 import type { Subcommand } from './types.js';
 
 const CONFIRM_ACTION = 'delete_agent_confirm';
@@ -26,13 +26,13 @@ export const deleteAgent: Subcommand = {
     const confirm = button('Delete agent', CONFIRM_ACTION, { value, style: 'danger' });
     confirm.confirm = {
       title: { type: 'plain_text', text: 'Delete this agent?' },
-      text: { type: 'mrkdwn', text: `This permanently deletes ${what}.` },
+      text: mrkdwn(`This permanently deletes ${what}.`, 300),
       confirm: { type: 'plain_text', text: 'Delete' },
       deny: { type: 'plain_text', text: 'Keep it' },
       style: 'danger',
     };
     await ctx.reply(
-      message(`Delete agent ${agentId} from campaign ${campaignId}?`, [
+      message(`Delete ${what}?`, [
         section(`⚠️ Delete ${what}? This cannot be undone.`),
         actions([confirm, button('Cancel', CANCEL_ACTION)]),
       ]),
@@ -64,7 +64,7 @@ export const deleteAgent: Subcommand = {
         deps.logger.info({ team: teamId, user: body.user.id, campaignId, agentId }, 'agent deleted');
         await respond({ replace_original: true, text: `🗑️ Deleted ${what}.` });
       } catch (err) {
-        deps.logger.warn({ err, team: teamId, campaignId, agentId }, 'agent delete failed');
+        logFailure(deps.logger, err, { team: teamId, campaignId, agentId }, 'agent delete failed');
         await respond({
           replace_original: true,
           text: describeFailure(err, { notFound: `There is no ${what} — nothing was deleted.` }),

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import type { Deps } from '../bot/deps.js';
 import { parseCommandText } from './arguments.js';
-import { describeFailure } from './failure.js';
+import { describeFailure, logFailure } from './failure.js';
 import { renderHelp } from './help.js';
 import type { CommandContext, Subcommand } from './types.js';
 
@@ -72,7 +72,7 @@ export function createDispatcher(commands: readonly Subcommand[], deps: Deps) {
       logger.info({ ms: Date.now() - started }, 'command handled');
     } catch (err) {
       deps.metrics.commands.inc({ subcommand: sub.name, outcome: 'error' });
-      logger.warn({ err, ms: Date.now() - started }, 'command failed');
+      logFailure(logger, err, { ms: Date.now() - started }, 'command failed');
       await tell(describeFailure(err, sub.failures?.(ctx))).catch((e: unknown) => logger.error({ err: e }, 'could not tell the user about a failure'));
     }
   };

@@ -13,7 +13,24 @@ import {
   ServerError,
 } from '../api/index.js';
 import { NotConnectedError } from '../bot/platform-access.js';
+import type { Logger } from '../logger.js';
 import { escapeMrkdwn, truncate } from '../slack/blocks.js';
+
+/** Platform refusals a user can act on (each is told as one sentence): expected, not a fault to chase. */
+const EXPECTED_STATUSES: ReadonlySet<number> = new Set([400, 404, 409, 422]);
+
+/**
+ * Logs a failure that was told to the user: an expected platform refusal as one info line (its code and
+ * request id are what support needs, a stack trace adds nothing); anything else as a warning with the
+ * error and its stack.
+ */
+export function logFailure(logger: Logger, err: unknown, fields: Record<string, unknown>, msg: string): void {
+  if (err instanceof ApiError && EXPECTED_STATUSES.has(err.status)) {
+    logger.info({ ...fields, status: err.status, code: err.code, requestId: err.requestId, endpoint: err.endpoint }, `${msg}: the platform refused it`);
+    return;
+  }
+  logger.warn({ ...fields, err }, msg);
+}
 
 export interface FailureWording {
   /** Sentence for a 404, e.g. "Campaign `x` was not found." */
@@ -22,10 +39,13 @@ export interface FailureWording {
   byStatus?: Partial<Record<number, string>>;
 }
 
-/** The reference a user can quote: the platform's code and request id when there are any. */
+/**
+ * The reference a user can quote: the platform's code and request id when there are any. Both are the
+ * platform's text, so they are escaped like any other (and bounded: they are references, not prose).
+ */
 export function upstreamRef(err: ApiError): string {
-  const parts = [`code ${err.code || 'unknown'}`];
-  if (err.requestId) parts.push(`request id ${err.requestId}`);
+  const parts = [`code ${escapeMrkdwn(truncate(err.code || 'unknown', 100))}`];
+  if (err.requestId) parts.push(`request id ${escapeMrkdwn(truncate(err.requestId, 100))}`);
   return `(${parts.join(', ')})`;
 }
 

@@ -3,26 +3,36 @@
  * (see `settleSubmission`), and the outcome is announced where the command was run.
  */
 import type { AllMiddlewareArgs, App, SlackViewMiddlewareArgs, ViewOutput, ViewSubmitAction } from '@slack/bolt';
-import type { KnownBlock } from '@slack/types';
+import type { KnownBlock, ModalView } from '@slack/types';
+import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
 import type { Deps } from '../bot/deps.js';
 import type { Logger } from '../logger.js';
 import type { MessagePayload } from '../slack/blocks.js';
 import { modal, readMetadata } from '../slack/modals.js';
 import { postToResponseUrl } from '../slack/response-url.js';
-import { noticeView, settleSubmission } from '../slack/submission.js';
+import { noticeView, settleSubmission, type SubmissionOutcome } from '../slack/submission.js';
 import type { CommandContext } from './types.js';
 
 const formMetadata = z.object({ responseUrl: z.string().url().optional(), extra: z.record(z.string(), z.string()).optional() });
 
 export type FormResult =
-  | { kind: 'done'; announce?: MessagePayload }
+  | {
+      kind: 'done';
+      /** Posted where the form was opened from (when that was a command). */
+      announce?: MessagePayload;
+      /** The modal's final state; without one it closes. */
+      view?: ModalView;
+      /** Runs once the modal has its answer (outside Slack's 3 s), e.g. refreshing App Home. */
+      after?: () => Promise<void>;
+    }
   | { kind: 'invalid'; errors: Record<string, string>; sentence: string };
 
 export interface FormSubmission {
   view: ViewOutput;
   teamId: string;
   userId: string;
+  client: WebClient;
   logger: Logger;
   /** Extra values the form was opened with (e.g. ids chosen before the modal). */
   extra: Record<string, string>;
@@ -56,28 +66,23 @@ export function onFormSubmit(
     const userId = body.user.id;
     const logger = deps.logger.child({ team: teamId, user: userId, view: form.callbackId });
     const meta = readMetadata(view, formMetadata);
-    // Forms are opened for admins only, but a submission is checked again: rights can change.
-    if (!(await deps.admins.isAdmin(client, teamId, userId))) {
-      await ack({ response_action: 'update', view: noticeView(form.title, 'Only Slack workspace admins (or users in ADMIN_USER_IDS) can do this.') });
-      return;
+    let done: Extract<FormResult, { kind: 'done' }> | undefined;
+    const work = async (): Promise<SubmissionOutcome> => {
+      // Forms are opened for admins only, but a submission is checked again: rights can change. The check
+      // (users.info, which may wait out a rate limit) counts against the same 3 s as the platform work.
+      if (!(await deps.admins.isAdmin(client, teamId, userId))) {
+        return { kind: 'done', view: noticeView(form.title, 'Only Slack workspace admins (or users in ADMIN_USER_IDS) can do this.') };
+      }
+      const result = await form.handle({ view, teamId, userId, client, logger, extra: meta?.extra ?? {} });
+      if (result.kind === 'invalid') return result;
+      done = result;
+      return { kind: 'done', ...(result.view ? { view: result.view } : {}) };
+    };
+    const outcome = await settleSubmission({ ack, client, viewId: view.id, title: form.title, logger, work: work() });
+    if (outcome.kind !== 'done' || !done) return;
+    if (done.announce && meta?.responseUrl) {
+      await postToResponseUrl(meta.responseUrl, { response_type: 'ephemeral', ...done.announce }, logger);
     }
-    let announce: MessagePayload | undefined;
-    const outcome = await settleSubmission({
-      ack,
-      client,
-      viewId: view.id,
-      title: form.title,
-      logger,
-      work: form.handle({ view, teamId, userId, logger, extra: meta?.extra ?? {} }).then((result) => {
-        if (result.kind === 'done') {
-          announce = result.announce;
-          return { kind: 'done' as const };
-        }
-        return result;
-      }),
-    });
-    if (outcome.kind === 'done' && announce && meta?.responseUrl) {
-      await postToResponseUrl(meta.responseUrl, { response_type: 'ephemeral', ...announce }, logger);
-    }
+    await done.after?.().catch((err: unknown) => logger.warn({ err }, 'follow-up of a form submission failed'));
   });
 }

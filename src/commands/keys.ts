@@ -4,7 +4,7 @@
  */
 import type { ApiKeyRow } from '../api/index.js';
 import { maskKey } from '../api/index.js';
-import { context, escapeMrkdwn, header, message, section, slackDate, type KnownBlock, type MessagePayload } from '../slack/blocks.js';
+import { context, escapeMrkdwn, header, literal, message, section, slackDate, type KnownBlock, type MessagePayload } from '../slack/blocks.js';
 import type { Subcommand } from './types.js';
 
 const MAX_KEYS_SHOWN = 40;
@@ -33,7 +33,7 @@ export function renderKeys(rows: readonly ApiKeyRow[]): MessagePayload {
       section(
         [
           `${k.Active === false ? '⚪️' : '🟢'} \`${k.RowKey ? maskKey(k.RowKey) : '••••'}\` — ${k.Active === false ? 'inactive' : 'active'}`,
-          `${escapeMrkdwn(k.CompanyName || 'No company')} · customer \`${escapeMrkdwn(k.CustomerId || '—')}\` · created ${slackDate(k.CreatedAt ?? k.Timestamp)}`,
+          `${literal(k.CompanyName || 'No company')} · customer \`${escapeMrkdwn(k.CustomerId || '—')}\` · created ${slackDate(k.CreatedAt ?? k.Timestamp)}`,
         ].join('\n'),
       ),
     ),

@@ -7,7 +7,7 @@ import { BadRequestError } from '../api/index.js';
 import type { Deps } from '../bot/deps.js';
 import { escapeMrkdwn, message, section } from '../slack/blocks.js';
 import { readText, textInput } from '../slack/modals.js';
-import { describeFailure } from './failure.js';
+import { describeFailure, logFailure } from './failure.js';
 import { onFormSubmit, openForm, type FormResult, type FormSubmission } from './forms.js';
 import type { Subcommand } from './types.js';
 
@@ -54,7 +54,7 @@ async function link(deps: Deps, { view, teamId, logger }: FormSubmission): Promi
     const text = `📞 Phone number \`${escapeMrkdwn(phoneNumberId)}\` is now linked to campaign \`${escapeMrkdwn(campaignId)}\`.`;
     return { kind: 'done', announce: message(text, [section(text)]) };
   } catch (err) {
-    logger.warn({ err, phoneNumberId, campaignId }, 'phone number link failed');
+    logFailure(logger, err, { phoneNumberId, campaignId }, 'phone number link failed');
     const sentence = describeFailure(err);
     if (err instanceof BadRequestError) {
       const onCampaign = /campaign/i.test(err.message) && !/phone/i.test(err.message);

@@ -8,7 +8,7 @@ import type { Deps } from '../bot/deps.js';
 import type { CampaignClient } from '../api/index.js';
 import { actions, button, context, type KnownBlock, type MessagePayload } from '../slack/blocks.js';
 import { parseJsonValue } from '../slack/json-value.js';
-import { describeFailure, type FailureWording } from './failure.js';
+import { describeFailure, logFailure, type FailureWording } from './failure.js';
 
 export interface Page<T> {
   items: T[];
@@ -27,14 +27,22 @@ export function paginate<T>(all: readonly T[], page: number, size: number): Page
 
 const pageValue = z.object({ id: z.string().max(200), page: z.number().int().min(0) });
 
-/** The footer of a paged list: where we are, and buttons to move. */
+/**
+ * The footer of a paged list: where we are, and buttons to move. Each button has its own action_id
+ * (`<base>:prev`, `<base>:next`): Slack refuses a block that repeats one.
+ */
 export function pagerBlocks(actionId: string, id: string, page: Page<unknown>, noun: string): KnownBlock[] {
   const shown = `Showing ${page.firstIndex + 1}–${page.firstIndex + page.items.length} of ${page.total} ${noun}`;
   if (page.pages <= 1) return [context(shown)];
   const buttons = [];
-  if (page.page > 0) buttons.push(button('◀ Previous', actionId, { value: JSON.stringify({ id, page: page.page - 1 }) }));
-  if (page.page < page.pages - 1) buttons.push(button('Next ▶', actionId, { value: JSON.stringify({ id, page: page.page + 1 }) }));
+  if (page.page > 0) buttons.push(button('◀ Previous', `${actionId}:prev`, { value: JSON.stringify({ id, page: page.page - 1 }) }));
+  if (page.page < page.pages - 1) buttons.push(button('Next ▶', `${actionId}:next`, { value: JSON.stringify({ id, page: page.page + 1 }) }));
   return [context(`${shown} · page ${page.page + 1} of ${page.pages}`), actions(buttons)];
+}
+
+/** Both buttons of a pager, and the bare base id that lists posted before the split still carry. */
+function pagerActionIds(actionId: string): RegExp {
+  return new RegExp(`^${actionId.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?::prev|:next)?$`);
 }
 
 /** Registers the button handler of one paged list. `render` re-reads the data for the asked page. */
@@ -45,7 +53,7 @@ export function registerPager(
   render: (client: CampaignClient, id: string, page: number) => Promise<MessagePayload>,
   wording: (id: string) => FailureWording = () => ({}),
 ): void {
-  app.action<BlockButtonAction>(actionId, async ({ ack, action, body, respond }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs) => {
+  app.action<BlockButtonAction>(pagerActionIds(actionId), async ({ ack, action, body, respond }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs) => {
     await ack();
     const parsed = parseJsonValue(action.value, pageValue);
     if (!parsed) {
@@ -58,7 +66,7 @@ export function registerPager(
       const client = await deps.platform.clientFor(teamId);
       await respond({ replace_original: true, ...(await render(client, id, page)) });
     } catch (err) {
-      deps.logger.warn({ err, actionId, team: teamId }, 'paging failed');
+      logFailure(deps.logger, err, { actionId, team: teamId }, 'paging failed');
       await respond({ response_type: 'ephemeral', replace_original: false, text: describeFailure(err, wording(id)) });
     }
   });

@@ -5,9 +5,9 @@
 import type { App } from '@slack/bolt';
 import { BadRequestError, type UserProfile } from '../api/index.js';
 import type { Deps } from '../bot/deps.js';
-import { escapeMrkdwn, fields, message, section, type MessagePayload } from '../slack/blocks.js';
+import { fields, linkTo, literal, message, section, type MessagePayload } from '../slack/blocks.js';
 import { readText, textInput } from '../slack/modals.js';
-import { describeFailure } from './failure.js';
+import { describeFailure, logFailure } from './failure.js';
 import { onFormSubmit, openForm, type FormResult, type FormSubmission } from './forms.js';
 import type { Subcommand } from './types.js';
 
@@ -60,7 +60,7 @@ async function save(deps: Deps, { view, teamId, logger }: FormSubmission): Promi
     logger.info({ fields: Object.keys(filled) }, 'account profile updated');
     return { kind: 'done', announce: renderProfile(saved) };
   } catch (err) {
-    logger.warn({ err }, 'profile update failed');
+    logFailure(logger, err, {}, 'profile update failed');
     const sentence = describeFailure(err);
     if (err instanceof BadRequestError) {
       // Put the platform's complaint on the field it names, else on the first one filled.
@@ -75,13 +75,13 @@ async function save(deps: Deps, { view, teamId, logger }: FormSubmission): Promi
 export function renderProfile(p: UserProfile): MessagePayload {
   const company = p.user_metadata?.company;
   const name = p.user_metadata?.full_name;
-  const pictureOk = p.picture && isHttpsUrl(p.picture);
   return message('Account profile updated', [
-    section('✅ Account profile updated.', pictureOk ? { accessory: { type: 'image', image_url: p.picture ?? '', alt_text: 'Profile picture' } } : {}),
+    section('✅ Account profile updated.'),
     fields([
-      ['Company', company ? escapeMrkdwn(company) : '—'],
-      ['Full name', name ? escapeMrkdwn(name) : '—'],
-      ['Picture', p.picture ? escapeMrkdwn(p.picture) : '—'],
+      ['Company', company ? literal(company) : '—'],
+      ['Full name', name ? literal(name) : '—'],
+      // A link, not an image accessory: Slack downloads image URLs and refuses the message when it can't.
+      ['Picture', p.picture ? linkTo(p.picture) : '—'],
     ]),
   ]);
 }

@@ -35,6 +35,7 @@ export function renderQuota(rows: readonly QuotaRow[]): MessagePayload {
   const used = current.TotalUsageMs ?? 0n;
   const left = total - used;
   const blocks: KnownBlock[] = [
+    // A header is plain text: the month goes in as written; mrkdwn uses below escape it.
     header(`Usage quota — ${monthLabel(current)}`),
     section(`\`${usageBar(used, total)}\``),
     fields([
@@ -48,9 +49,9 @@ export function renderQuota(rows: readonly QuotaRow[]): MessagePayload {
   ];
   const earlier = sorted.slice(1, 1 + EARLIER_MONTHS_SHOWN);
   if (earlier.length > 0) {
-    blocks.push(context(...earlier.map((r) => `${monthLabel(r)}: ${hoursMinutes(r.TotalUsageMs ?? 0n)} used`)));
+    blocks.push(context(...earlier.map((r) => `${escapeMrkdwn(monthLabel(r))}: ${hoursMinutes(r.TotalUsageMs ?? 0n)} used`)));
   }
-  return message(`Quota ${monthLabel(current)}: ${hoursMinutes(used)} used of ${hoursMinutes(total)}`, blocks);
+  return message(`Quota ${escapeMrkdwn(monthLabel(current))}: ${hoursMinutes(used)} used of ${hoursMinutes(total)}`, blocks);
 }
 
 export function byMonthNewestFirst(rows: readonly QuotaRow[]): QuotaRow[] {
@@ -69,6 +70,6 @@ function monthKey(r: QuotaRow): string {
 
 function monthLabel(r: QuotaRow): string {
   const t = Date.parse(monthKey(r));
-  if (Number.isNaN(t)) return escapeMrkdwn(r.RowKey ?? 'this month');
+  if (Number.isNaN(t)) return r.RowKey ?? 'this month';
   return new Date(t).toLocaleString('en-US', { month: 'long', year: 'numeric', timeZone: 'UTC' });
 }

@@ -3,7 +3,7 @@
  * local time through Slack's date formatting.
  */
 import type { CampaignClient, ScheduledCall } from '../api/index.js';
-import { escapeMrkdwn, header, message, section, slackDate, truncate, type KnownBlock, type MessagePayload } from '../slack/blocks.js';
+import { escapeMrkdwn, header, literal, message, section, slackDate, truncate, type KnownBlock, type MessagePayload } from '../slack/blocks.js';
 import { paginate, pagerBlocks, registerPager } from './paging.js';
 import type { Subcommand } from './types.js';
 
@@ -35,10 +35,9 @@ async function renderScheduledPage(client: CampaignClient, campaignId: string, p
 }
 
 export function renderScheduled(campaignId: string, rows: readonly ScheduledCall[], pageNumber: number): MessagePayload {
+  const id = escapeMrkdwn(campaignId);
   if (rows.length === 0) {
-    return message(`No scheduled calls for campaign ${campaignId}`, [
-      section(`Campaign \`${escapeMrkdwn(campaignId)}\` has no scheduled calls.`),
-    ]);
+    return message(`No scheduled calls for campaign ${id}`, [section(`Campaign \`${id}\` has no scheduled calls.`)]);
   }
   // Rows without a date go last rather than first: they can't be "soonest".
   const when = (r: ScheduledCall) => {
@@ -48,7 +47,7 @@ export function renderScheduled(campaignId: string, rows: readonly ScheduledCall
   const sorted = [...rows].sort((a, b) => when(a) - when(b));
   const page = paginate(sorted, pageNumber, PAGE_SIZE);
   const lines = page.items.map(
-    (r) => `🗓️ ${slackDate(r.ScheduledDate)} — *${escapeMrkdwn(r.Name || 'Unnamed contact')}* ${r.PhoneNumber ? escapeMrkdwn(r.PhoneNumber) : ''}`.trim(),
+    (r) => `🗓️ ${slackDate(r.ScheduledDate)} — *${literal(r.Name || 'Unnamed contact')}* ${r.PhoneNumber ? escapeMrkdwn(r.PhoneNumber) : ''}`.trim(),
   );
   const blocks: KnownBlock[] = [
     header(truncate(`Scheduled calls — ${campaignId}`, 150)),
@@ -56,7 +55,7 @@ export function renderScheduled(campaignId: string, rows: readonly ScheduledCall
     ...chunkLines(lines, 2900).map((text) => section(text)),
     ...pagerBlocks(PAGE_ACTION, campaignId, page, 'scheduled calls'),
   ];
-  return message(`${rows.length} scheduled calls for campaign ${campaignId}`, blocks);
+  return message(`${rows.length} scheduled calls for campaign ${id}`, blocks);
 }
 
 function chunkLines(lines: readonly string[], maxChars: number): string[] {

@@ -15,7 +15,7 @@ import { ensureHookToken, hookUrlFor, SUBSCRIBABLE_TRIGGERS, type SubscribableTr
 import { slackErrorCode } from '../events/slack-client.js';
 import { campaignIdProblem, campaignPhrase, eventList, parseEventNames } from '../events/subscription-text.js';
 import { escapeMrkdwn } from '../slack/blocks.js';
-import { describeFailure, type FailureWording } from './failure.js';
+import { describeFailure, logFailure, type FailureWording } from './failure.js';
 import type { CommandContext, Subcommand } from './types.js';
 
 export const NOT_IN_CHANNEL =
@@ -73,7 +73,7 @@ export const subscribe: Subcommand = {
         done.push(triggerName);
       } catch (err) {
         failure = err instanceof Error ? err : new Error(String(err));
-        ctx.logger.warn({ err, campaignId, triggerName }, 'subscribe failed');
+        logFailure(ctx.logger, err, { campaignId, triggerName }, 'subscribe failed');
         break;
       }
     }

@@ -11,7 +11,7 @@ import { describeHookUrl, hookUrlFor, isTriggerName } from '../events/index.js';
 import { campaignIdProblem, campaignPhrase } from '../events/subscription-text.js';
 import { LIMITS, context, divider, escapeMrkdwn, header, message, section, slackDate, truncate, type KnownBlock } from '../slack/blocks.js';
 import { ALL_CAMPAIGNS, type Route } from '../store/index.js';
-import { describeFailure } from './failure.js';
+import { describeFailure, logFailure } from './failure.js';
 import type { CommandContext, Subcommand } from './types.js';
 
 const MAX_HOOK_LINES = 25;
@@ -69,36 +69,47 @@ function routesText(routes: readonly Route[], campaignId: string | undefined): s
   }
   const byCampaign = new Map<string, string[]>();
   for (const r of routes) byCampaign.set(r.campaignId, [...(byCampaign.get(r.campaignId) ?? []), r.triggerName]);
-  const lines = [...byCampaign].map(([c, events]) => `• ${campaignPhrase(c)}: ${events.map((e) => `\`${escapeMrkdwn(e)}\``).join(', ')}`);
+  // Asked about one campaign, a `*` route is how this channel gets that campaign's events: say so.
+  const through = campaignId !== undefined && campaignId !== ALL_CAMPAIGNS ? `, which includes ${campaignPhrase(campaignId)}` : '';
+  const lines = [...byCampaign].map(
+    ([c, events]) => `• ${campaignPhrase(c)}${c === ALL_CAMPAIGNS ? through : ''}: ${events.map((e) => `\`${escapeMrkdwn(e)}\``).join(', ')}`,
+  );
   return truncate(`*This channel receives*\n${lines.join('\n')}`, LIMITS.sectionText);
 }
 
+interface OurHook {
+  publicUrl?: string | undefined;
+  current?: string | undefined;
+}
+
+type HookListing = { ok: true; hooks: PlatformHook[] } | { ok: false; text: string };
+
+/**
+ * The platform's hooks for the campaign, beside ours. For one campaign the `*` hooks are read too: they
+ * deliver its events as well, so "no hooks" for the campaign alone would be wrong.
+ */
 async function platformHooksText(ctx: CommandContext, campaignId: string, teamRoutes: readonly Route[]): Promise<string> {
   const { deps, teamId } = ctx;
   const title = `*On the platform* (${campaignPhrase(campaignId)})`;
-  let body: unknown;
-  try {
-    const api = await deps.platform.clientFor(teamId);
-    body = await api.webhooks.listForCampaign(campaignId);
-  } catch (err) {
-    ctx.logger.warn({ err, campaignId }, 'could not list platform hooks');
-    return `${title}\nCould not read the platform’s hooks: ${describeFailure(err, { notFound: `The platform has no ${campaignPhrase(campaignId)}.` })}`;
-  }
+  const withStar = campaignId !== ALL_CAMPAIGNS;
   const token = await deps.store.workspaces.getHookToken(teamId);
   deps.redactor.addSecret(token ?? undefined);
-  const ours = { publicUrl: deps.config.publicUrl, current: token && deps.config.publicUrl ? hookUrlFor(deps.config.publicUrl, token) : undefined };
+  const ours: OurHook = { publicUrl: deps.config.publicUrl, current: token && deps.config.publicUrl ? hookUrlFor(deps.config.publicUrl, token) : undefined };
+  const [own, star] = await Promise.all([listHooks(ctx, campaignId, ours), withStar ? listHooks(ctx, ALL_CAMPAIGNS, ours) : undefined]);
+  if (!own.ok) return truncate(`${title}\n${own.text}`, LIMITS.sectionText);
 
-  const parsed = hookList.safeParse(body);
-  if (!parsed.success) {
-    return truncate(`${title}\nThe platform answered in a form this app does not know: ${summarise(body, ours)}`, LIMITS.sectionText);
+  const starHooks = star?.ok ? star.hooks : [];
+  const lines = hookLines(own.hooks, ours);
+  if (own.hooks.length === 0 && starHooks.length === 0) lines.push('_No hooks registered for this campaign._');
+  if (starHooks.length > 0) {
+    lines.push(`${own.hooks.length > 0 ? 'Also through' : 'Through'} ${campaignPhrase(ALL_CAMPAIGNS)}, which delivers this campaign’s events too:`);
+    lines.push(...hookLines(starHooks, ours));
+  } else if (star && !star.ok) {
+    lines.push(`About ${campaignPhrase(ALL_CAMPAIGNS)}: ${star.text}`);
   }
-  const hooks = parsed.data;
-  const lines = hooks.slice(0, MAX_HOOK_LINES).map((h) => `• \`${escapeMrkdwn(h.triggerName ?? '?')}\` → ${escapeMrkdwn(target(h, ours))}`);
-  if (hooks.length > MAX_HOOK_LINES) lines.push(`…and ${hooks.length - MAX_HOOK_LINES} more`);
-  if (hooks.length === 0) lines.push('_No hooks registered for this campaign._');
 
   // Side by side: events some channel routes for this campaign, but the platform does not send to us.
-  const registered = new Set(hooks.filter((h) => ours.current !== undefined && urlOf(h) === ours.current).map((h) => h.triggerName));
+  const registered = new Set([...own.hooks, ...starHooks].filter((h) => ours.current !== undefined && urlOf(h) === ours.current).map((h) => h.triggerName));
   const routed = [...new Set(teamRoutes.filter((r) => r.campaignId === campaignId).map((r) => r.triggerName))];
   const missing = routed.filter((e) => isTriggerName(e) && !registered.has(e));
   if (missing.length > 0 && ours.current !== undefined) {
@@ -109,17 +120,38 @@ async function platformHooksText(ctx: CommandContext, campaignId: string, teamRo
   return truncate(`${title}\n${lines.join('\n')}`, LIMITS.sectionText);
 }
 
+/** One campaign's (or `*`'s) hooks, or the sentence saying why they can't be shown. */
+async function listHooks(ctx: CommandContext, campaignId: string, ours: OurHook): Promise<HookListing> {
+  let body: unknown;
+  try {
+    const api = await ctx.deps.platform.clientFor(ctx.teamId);
+    body = await api.webhooks.listForCampaign(campaignId);
+  } catch (err) {
+    logFailure(ctx.logger, err, { campaignId }, 'could not list platform hooks');
+    return { ok: false, text: `Could not read the platform’s hooks: ${describeFailure(err, { notFound: `The platform has no ${campaignPhrase(campaignId)}.` })}` };
+  }
+  const parsed = hookList.safeParse(body);
+  if (!parsed.success) return { ok: false, text: `The platform answered in a form this app does not know: ${summarise(body, ours)}` };
+  return { ok: true, hooks: parsed.data };
+}
+
+function hookLines(hooks: readonly PlatformHook[], ours: OurHook): string[] {
+  const lines = hooks.slice(0, MAX_HOOK_LINES).map((h) => `• \`${escapeMrkdwn(h.triggerName ?? '?')}\` → ${escapeMrkdwn(target(h, ours))}`);
+  if (hooks.length > MAX_HOOK_LINES) lines.push(`…and ${hooks.length - MAX_HOOK_LINES} more`);
+  return lines;
+}
+
 function urlOf(h: PlatformHook): string | undefined {
   return h.hookUrl ?? h.id;
 }
 
-function target(h: PlatformHook, ours: { publicUrl?: string | undefined; current?: string | undefined }): string {
+function target(h: PlatformHook, ours: OurHook): string {
   const url = urlOf(h);
   return url === undefined ? 'a hook without a URL' : describeHookUrl(url, ours);
 }
 
 /** A short, safe picture of an unexpected body: its structure with strings masked (any could be a hook URL). */
-function summarise(body: unknown, ours: { publicUrl?: string | undefined; current?: string | undefined }): string {
+function summarise(body: unknown, ours: OurHook): string {
   const mask = (v: unknown, depth: number): unknown => {
     if (typeof v === 'string') return /^https?:\/\//i.test(v) || v.includes('/hooks/') ? describeHookUrl(v, ours) : truncate(v, 60);
     if (depth > 3 || v === null || typeof v !== 'object') return v;

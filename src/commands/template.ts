@@ -37,7 +37,7 @@ export function renderTemplate(t: Template): MessagePayload {
       ['Required fields', required.length > 0 ? required.map((f) => `\`${escapeMrkdwn(f)}\``).join(', ') : 'none beyond the standard payload'],
     ]),
   ];
-  if (t.description) blocks.push(section(escapeMrkdwn(t.description)));
+  if (t.description) blocks.push(section(escapeMrkdwn(truncate(t.description, 2900))));
   blocks.push(context(`Use it as \`TemplateId\` when creating a campaign of type \`${escapeMrkdwn(t.type ?? '?')}\`.`));
-  return message(`Template ${title} (${t.type ?? 'unknown type'})`, blocks);
+  return message(`Template ${escapeMrkdwn(title)} (${escapeMrkdwn(t.type ?? 'unknown type')})`, blocks);
 }

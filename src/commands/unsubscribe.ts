@@ -7,7 +7,7 @@
 import { BadRequestError } from '../api/index.js';
 import { hookUrlFor, TRIGGER_NAMES, type TriggerName } from '../events/index.js';
 import { campaignIdProblem, campaignPhrase, eventList, parseEventNames } from '../events/subscription-text.js';
-import { describeFailure } from './failure.js';
+import { describeFailure, logFailure } from './failure.js';
 import { noPublicUrl } from './subscribe.js';
 import type { CommandContext, Subcommand } from './types.js';
 
@@ -55,7 +55,7 @@ export const unsubscribe: Subcommand = {
         await deps.store.routes.remove({ teamId, campaignId, triggerName, channelId });
         removed.push(triggerName);
       } catch (err) {
-        ctx.logger.warn({ err, campaignId, triggerName }, 'unsubscribe failed');
+        logFailure(ctx.logger, err, { campaignId, triggerName }, 'unsubscribe failed');
         const rest = toRemove.filter((e) => !removed.includes(e));
         const doneText = removed.length > 0 ? `Unsubscribed this channel from ${eventList(removed)} for ${what}; ` : '';
         await ctx.tell(`${doneText}${eventList(rest)} ${rest.length === 1 ? 'is' : 'are'} still subscribed: ${describeFailure(err)}`);

@@ -21,8 +21,24 @@ import type { ThreadInfo } from '../store/conversations.js';
 
 export const LINK_SESSION_CALLBACK = 'handoff_link_session_modal';
 const SESSION_BLOCK = 'session_id';
-/** Session ids are the platform's; their format is not documented. One token, no spaces or backticks. */
-const SESSION_ID = /^[^\s`]{1,200}$/;
+/**
+ * Session ids are the platform's and their format is not documented (campaign-api.md §3): accept one token
+ * of letters, digits and `- _ . :` (what the platform hands out, e.g. `sess-4f9c2a1b`), nothing that is
+ * clearly something else — a sentence, a link, a paragraph.
+ */
+const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
+const SESSION_ID_MAX = 128;
+const SESSION_ID_HINT = 'The customer’s current chat session id from the platform, e.g. sess-4f9c2a1b: one word of letters, digits and - _ . : only.';
+
+/** Undefined when `value` can be a session id, else what is wrong with it (shown on the field). */
+export function sessionIdProblem(value: string | undefined): string | undefined {
+  if (!value) return 'Paste the session id from the platform.';
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value) || /^www\./i.test(value)) return 'That is a link, not a session id — paste only the id, e.g. sess-4f9c2a1b.';
+  if (/\s/.test(value)) return 'A session id is one word, with no spaces — paste only the id, e.g. sess-4f9c2a1b.';
+  if (value.length > SESSION_ID_MAX) return `A session id is at most ${SESSION_ID_MAX} characters — paste only the id, e.g. sess-4f9c2a1b.`;
+  if (!SESSION_ID.test(value)) return 'A session id has only letters, digits and - _ . : (starting with a letter or digit), e.g. sess-4f9c2a1b.';
+  return undefined;
+}
 
 const threadRefSchema = z.object({ c: z.string().min(1), t: z.string().min(1) });
 
@@ -71,8 +87,9 @@ export function registerLinkSession(app: App, deps: Deps): void {
       await ack({ response_action: 'errors', errors: { [SESSION_BLOCK]: 'This form lost track of its thread — close it and press Link session again.' } });
       return;
     }
-    if (!sessionId || !SESSION_ID.test(sessionId)) {
-      await ack({ response_action: 'errors', errors: { [SESSION_BLOCK]: 'Paste the session id as the platform shows it: one word, no spaces, up to 200 characters.' } });
+    const problem = sessionIdProblem(sessionId);
+    if (problem || !sessionId) {
+      await ack({ response_action: 'errors', errors: { [SESSION_BLOCK]: problem ?? 'Paste the session id from the platform.' } });
       return;
     }
     const thread = await deps.store.conversations.findThread(teamId, meta.c, meta.t);
@@ -112,8 +129,9 @@ function linkModal(thread: ThreadInfo): ModalView {
           'handed off to a human on the platform — a stale or closed one is refused.',
       ),
       textInput(SESSION_BLOCK, 'Session id', {
-        placeholder: 'The session id from the platform',
-        maxLength: 200,
+        placeholder: 'sess-…',
+        hint: SESSION_ID_HINT,
+        maxLength: SESSION_ID_MAX,
         ...(thread.sessionId ? { initial: thread.sessionId } : {}),
       }),
     ],

@@ -5,7 +5,7 @@
 import { LINK_SESSION_ACTION } from '../events/render/index.js';
 import { quote } from '../events/render/text.js';
 import type { Button } from '@slack/types';
-import { actions, button, escapeMrkdwn, message, section, truncate, type KnownBlock, type MessagePayload } from '../slack/blocks.js';
+import { actions, button, escapeMrkdwn, literal, message, section, truncate, type KnownBlock, type MessagePayload } from '../slack/blocks.js';
 
 /** action_id of the Send again / Retry button under a notice. */
 export const RETRY_ACTION = 'handoff_retry_reply';
@@ -112,7 +112,7 @@ export function renderWithdrawnNotice(who: string): MessagePayload {
 }
 
 export function renderFilesNotice(who: string, fileNames: string[], hasText: boolean): MessagePayload {
-  const names = fileNames.length > 0 ? fileNames.slice(0, 5).map((n) => `*${escapeMrkdwn(truncate(n, 80))}*`).join(', ') : 'the attached files';
+  const names = fileNames.length > 0 ? fileNames.slice(0, 5).map((n) => `*${literal(truncate(n, 80))}*`).join(', ') : 'the attached files';
   const more = fileNames.length > 5 ? ` and ${fileNames.length - 5} more` : '';
   const text =
     `📎 <@${who}> ${names}${more} ${fileNames.length === 1 ? 'was' : 'were'} not sent: the platform only takes links it can open, and Slack’s file links are private to this workspace. ` +
@@ -130,6 +130,6 @@ export function renderEditedNote(who: string, kind: 'edited' | 'deleted'): Messa
 
 /** The same reply, shown in the conversation's other channels so every thread tells the whole story. */
 export function renderMirroredReply(agentName: string, fromChannel: string, text: string): MessagePayload {
-  const name = escapeMrkdwn(truncate(agentName.replace(/\s+/g, ' '), 100));
+  const name = literal(truncate(agentName.replace(/\s+/g, ' '), 100));
   return message(`${name} answered the customer from another channel`, [section(`🧑‍💼 *${name}* answered the customer from <#${fromChannel}>:\n${quote(text, 2600)}`)]);
 }

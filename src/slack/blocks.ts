@@ -36,6 +36,51 @@ export function escapeMrkdwn(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
+/**
+ * mrkdwn has no escape for its formatting characters, so where one could open or close bold, italic,
+ * strike or code it becomes its look-alike; inside a word (`snake_case`, `a*b`) it can't and is kept.
+ */
+const FORMATTING_LOOKALIKES: Readonly<Record<string, string>> = { '*': '∗', _: 'ˍ', '~': '∼', '`': 'ˋ' };
+const WORD_CHAR = /[\p{L}\p{N}]/u;
+
+/** One character of `chars` as literal mrkdwn (see `literal`); `chars` gives its neighbours. */
+export function literalChar(chars: readonly string[], i: number): string {
+  const ch = chars[i] ?? '';
+  const lookalike = FORMATTING_LOOKALIKES[ch];
+  if (lookalike === undefined) return escapeMrkdwn(ch);
+  const inWord = ch !== '`' && WORD_CHAR.test(chars[i - 1] ?? '') && WORD_CHAR.test(chars[i + 1] ?? '');
+  return inWord ? ch : lookalike;
+}
+
+/**
+ * Platform or customer text shown as written inside our own mrkdwn (a name in bold, a field value):
+ * escaped, and unable to open or close formatting around it. Not for ids in code spans — there the
+ * characters are already literal and must stay copyable.
+ */
+export function literal(text: string): string {
+  const chars = [...text];
+  return chars.map((_, i) => literalChar(chars, i)).join('');
+}
+
+/**
+ * A link to an https URL the platform gave, as mrkdwn: never an image (Slack would have to download it, and
+ * refuses the whole message when it can't). The label is the address without its scheme, shortened; any
+ * other text is shown escaped, unlinked.
+ */
+export function linkTo(raw: string, maxLabel = 80): string {
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    return escapeMrkdwn(truncate(raw, maxLabel));
+  }
+  if (url.protocol !== 'https:') return escapeMrkdwn(truncate(raw, maxLabel));
+  // `|` would end the address part of `<url|label>`; `&`, `<`, `>` are Slack's control characters.
+  const href = escapeMrkdwn(url.href.replace(/\|/g, '%7C'));
+  const label = escapeMrkdwn(truncate(url.href.slice('https://'.length).replace(/\/$/, ''), maxLabel));
+  return `<${href}|${label}>`;
+}
+
 /** Cuts text to `max` characters, marking the cut with an ellipsis. Counts UTF-16 units like Slack does. */
 export function truncate(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, Math.max(0, max - 1))}…`;
@@ -45,8 +90,12 @@ export function plain(text: string, max: number = LIMITS.sectionText): PlainText
   return { type: 'plain_text', text: truncate(text, max), emoji: true };
 }
 
+/**
+ * `verbatim`: Slack then links only our explicit `<…>` markup, never a bare URL, `#channel` or `@here` that
+ * platform or customer text happens to contain.
+ */
 export function mrkdwn(text: string, max: number = LIMITS.sectionText): MrkdwnElement {
-  return { type: 'mrkdwn', text: truncate(text, max) };
+  return { type: 'mrkdwn', text: truncate(text, max), verbatim: true };
 }
 
 export function header(text: string): HeaderBlock {

@@ -3,7 +3,7 @@
  * confirmation, and verify's statuses — over HTTP against the fakes.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ADMIN_ID, MEMBER_ID, startHarness, type Harness } from '../support/harness.js';
+import { ADMIN_ID, MEMBER_ID, TEAM_ID, startHarness, type Harness } from '../support/harness.js';
 
 const ALLOWED_ID = 'U0ALLOWED1';
 const CANARY_KEY = 'ck_live_CANARY_7d1e5b2a90c4f3e8a6b1d0c9';
@@ -85,6 +85,22 @@ describe('/campaign profile', () => {
     expect(out).toContain('Dana Whitfield'); // unchanged full name, as returned
   });
 
+  it('shows the saved picture as a link, not as an image Slack would have to download', async () => {
+    // Slack fetches every image_url itself and refuses the whole message when it can't ("downloading
+    // image failed"): https://api.slack.com/reference/block-kit/blocks#image
+    const picture = 'https://img.example/p.png?size=200&v=<2>';
+    const id = await openModal('profile', 'profile_modal');
+    await h.signer.viewSubmission({ callbackId: 'profile_modal', userId: ADMIN_ID, values: { picture: text(picture) } });
+    const done = await h.slack.waitFor(() => h.slack.responses.find((r) => r.id === id));
+    expect(done.status).toBe(200);
+    const out = JSON.stringify(done.body);
+    expect(out).not.toContain('image_url');
+    expect(out).not.toContain('"type":"image"');
+    const fields = (done.body.blocks as Array<{ fields?: Array<{ text: string }> }>).flatMap((b) => b.fields ?? []);
+    const shown = fields.find((f) => f.text.startsWith('*Picture*'))?.text;
+    expect(shown).toBe('*Picture*\n<https://img.example/p.png?size=200&amp;v=%3C2%3E|img.example/p.png?size=200&amp;v=%3C2%3E>');
+  });
+
   it('refuses a picture that is not an https URL on its field', async () => {
     await openModal('profile', 'profile_modal');
     const res = await h.signer.viewSubmission({ callbackId: 'profile_modal', userId: ADMIN_ID, values: { picture: text('http://insecure/p.png') } });
@@ -122,6 +138,37 @@ describe('/campaign link-number', () => {
     });
     expect(res.json).toEqual({ response_action: 'errors', errors: { campaign_id: expect.stringMatching(/camp-missing does not exist.*request id/) } });
   });
+});
+
+describe('a form submission while users.info is rate limited', () => {
+  it('is answered within Slack’s 3 s with the working view, then updated with the outcome', async () => {
+    const id = await openModal('link-number', 'link_number_modal');
+    const viewId = h.slack.views('link_number_modal').at(-1)!.view.id;
+    // The admin verdict cached when the modal opened has expired by the time the form is sent.
+    await h.bot.deps.store.cache.forget(`admin:${TEAM_ID}:${ADMIN_ID}`);
+    // Slack answers 429 + Retry-After and the Web API client waits it out before asking again
+    // (https://api.slack.com/apis/rate-limits).
+    h.slack.rateLimit({ method: 'users.info', retryAfterSec: 3 });
+    const res = await h.signer.viewSubmission({
+      callbackId: 'link_number_modal',
+      userId: ADMIN_ID,
+      values: { phone_number_id: text('pn-1'), campaign_id: text('camp-1') },
+    });
+    expect(res.status).toBe(200);
+    expect(res.timedOut).toBe(false);
+    const ack = res.json as { response_action: string; view: Record<string, unknown> };
+    expect(ack.response_action).toBe('update');
+    expect(JSON.stringify(ack.view)).toContain('Working on it');
+    expect(h.slack.replaceView(viewId, ack.view).ok).toBe(true);
+
+    const update = await h.slack.waitFor(() => h.slack.callsTo('views.update').find((c) => c.args.view_id === viewId), 10_000);
+    expect(update.response.ok).toBe(true);
+    expect(JSON.stringify(h.slack.view(viewId)?.view.blocks)).toContain('Done');
+    expect(h.platform.requests.find((r) => r.path === '/phone-number/link')?.body).toEqual({ phoneNumberId: 'pn-1', campaignId: 'camp-1' });
+    const done = await h.slack.waitFor(() => h.slack.responses.find((r) => r.id === id));
+    expect(done.status).toBe(200);
+    expect(JSON.stringify(done.body)).toContain('is now linked to campaign `camp-1`');
+  }, 15_000);
 });
 
 describe('/campaign delete-agent', () => {

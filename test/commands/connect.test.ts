@@ -93,3 +93,50 @@ async function dump(key: string): Promise<unknown> {
   if (type === 'stream') return redis.redis.xrange(key, '-', '+');
   return type;
 }
+
+describe('connect from App Home, day one', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ defaultApiKey: false });
+    h.platform.state.apiKeys.push({ ...h.platform.state.apiKeys[0]!, RowKey: NEW_KEY, CompanyName: 'Second Co', Active: true });
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  async function published(n: number) {
+    const call = await h.slack.waitFor(() => h.slack.callsTo('views.publish')[n]);
+    expect(call.response.ok).toBe(true);
+    return { call, text: JSON.stringify(call.args.view) };
+  }
+
+  it('says connected in the modal and republishes Home showing the connection', async () => {
+    await h.signer.event({ type: 'app_home_opened', user: ADMIN_ID, tab: 'home', channel: 'D0HOME0001' });
+    const before = await published(0);
+    expect(before.text).toContain('Not connected to the platform yet');
+    const homeViewId = (before.call.response.view as { id: string }).id;
+
+    await h.signer.blockAction({ actionId: 'home_connect', viewId: homeViewId, userId: ADMIN_ID });
+    const modal = await h.slack.waitFor(() => h.slack.views('connect_modal')[0]);
+    const res = await h.signer.viewSubmission({
+      callbackId: 'connect_modal',
+      userId: ADMIN_ID,
+      values: { api_key: { value: { type: 'plain_text_input', value: NEW_KEY } } },
+    });
+    expect(res.status).toBe(200);
+    // Opened from Home there is no channel to answer in: the modal itself says how it went.
+    const ack = res.json as { response_action: string; view: Record<string, unknown> };
+    expect(ack.response_action).toBe('update');
+    const final = JSON.stringify(ack.view);
+    expect(final).toContain('connected this workspace');
+    expect(final).toContain('••••1706');
+    expect(final).not.toContain(NEW_KEY);
+    expect(h.slack.replaceView(modal.view.id, ack.view).ok).toBe(true);
+
+    const after = await published(1);
+    expect(after.call.args.user_id).toBe(ADMIN_ID);
+    expect(after.text).toContain('Connected to the platform with key `••••1706`');
+    expect(after.text).not.toContain(NEW_KEY);
+    expect(await h.bot.deps.store.workspaces.getApiKey(h.signer.teamId)).toBe(NEW_KEY);
+  });
+});

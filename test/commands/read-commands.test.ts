@@ -17,6 +17,15 @@ beforeEach(() => {
   h.platform.resetState();
 });
 
+type PagedBlocks = Array<{ type: string; elements?: Array<{ action_id?: string; value?: string }> }>;
+
+/** The pager button with this action_id (its value says which page it asks for). */
+function pagerButton(blocks: PagedBlocks, actionId: string): { action_id: string; value: string } {
+  const found = blocks.flatMap((b) => b.elements ?? []).find((e) => e.action_id === actionId);
+  expect(found?.value).toBeDefined();
+  return { action_id: actionId, value: found!.value! };
+}
+
 /** Runs `/campaign <text>` and returns the first response_url post (the answer). */
 async function ask(text: string, responseUrlId = `r-${Math.random().toString(36).slice(2)}`) {
   const ack = await h.signer.command({ text, userId: MEMBER_ID, responseUrlId });
@@ -70,7 +79,7 @@ describe('/campaign bookings', () => {
     expect(text).toContain('<!date^');
   });
 
-  it('pages 200 bookings within Slack limits and moves with Next', async () => {
+  it('pages 200 bookings within Slack limits and moves to page 2 and back, each page accepted by Slack', async () => {
     const base = h.platform.state.bookings['camp-1']![0]!;
     h.platform.state.bookings['camp-big'] = Array.from({ length: 200 }, (_, i) => ({
       ...base,
@@ -79,22 +88,36 @@ describe('/campaign bookings', () => {
       BookingDate: new Date(Date.UTC(2024, 0, 1) + i * 3_600_000).toISOString(),
     }));
     const { answer } = await ask('bookings camp-big', 'big-1');
-    const blocks = answer.blocks as Array<{ type: string; elements?: Array<{ action_id?: string; value?: string }> }>;
+    expect(h.slack.responses.find((r) => r.id === 'big-1')?.status).toBe(200);
+    const blocks = answer.blocks as PagedBlocks;
     expect(blocks.length).toBeLessThanOrEqual(50);
     expect(JSON.stringify(blocks)).toContain('Showing 1–20 of 200 bookings');
     // Newest first.
     expect(JSON.stringify(blocks)).toContain('Customer 199');
-    const next = blocks.flatMap((b) => b.elements ?? []).find((e) => e.action_id === 'bookings_page');
-    expect(next?.value).toBeDefined();
+    const next = pagerButton(blocks, 'bookings_page:next');
 
-    const click = await h.signer.blockAction({ actionId: 'bookings_page', value: next!.value!, userId: MEMBER_ID, responseUrlId: 'big-2' });
+    const click = await h.signer.blockAction({ actionId: next.action_id, value: next.value, userId: MEMBER_ID, responseUrlId: 'big-2' });
     expect(click.status).toBe(200);
     const page2 = await h.slack.waitFor(() => h.slack.responses.find((r) => r.id === 'big-2'));
+    // Page 2 has both Previous and Next: Slack refuses a message whose block repeats an action_id.
+    expect(page2.status).toBe(200);
     expect(page2.body.replace_original).toBe(true);
     const text2 = JSON.stringify(page2.body);
     expect(text2).toContain('Showing 21–40 of 200 bookings');
     expect(text2).toContain('Customer 179');
     expect(text2).not.toContain('Customer 199');
+
+    const previous = pagerButton(page2.body.blocks as PagedBlocks, 'bookings_page:prev');
+    await h.signer.blockAction({ actionId: previous.action_id, value: previous.value, userId: MEMBER_ID, responseUrlId: 'big-3' });
+    const back = await h.slack.waitFor(() => h.slack.responses.find((r) => r.id === 'big-3'));
+    expect(back.status).toBe(200);
+    expect(JSON.stringify(back.body)).toContain('Showing 1–20 of 200 bookings');
+  });
+
+  it('keeps a customer name with * and _ inside its bold', async () => {
+    h.platform.state.bookings['camp-1']![0]!.CustomerName = '*Star* _Client_';
+    const { text } = await ask('bookings camp-1');
+    expect(text).toContain('*∗Star∗ ˍClientˍ*');
   });
 
   it('says so when a campaign has no bookings', async () => {
@@ -113,6 +136,23 @@ describe('/campaign scheduled', () => {
     expect(text).toContain('2024-03-09 17:30:00 UTC');
     expect(first).toBeGreaterThan(-1);
     expect(second).toBeGreaterThan(first);
+  });
+
+  it('pages a long list: page 2 (Previous and Next) is accepted by Slack', async () => {
+    const base = h.platform.state.scheduled['camp-1']![0]!;
+    h.platform.state.scheduled['camp-2'] = Array.from({ length: 60 }, (_, i) => ({
+      ...base,
+      RowKey: `sc-${i}`,
+      Name: `Contact ${String(i).padStart(2, '0')}`,
+      ScheduledDate: new Date(Date.UTC(2024, 5, 1) + i * 3_600_000).toISOString(),
+    }));
+    const { answer } = await ask('scheduled camp-2', 'long-1');
+    const next = pagerButton(answer.blocks as PagedBlocks, 'scheduled_page:next');
+    await h.signer.blockAction({ actionId: next.action_id, value: next.value, userId: MEMBER_ID, responseUrlId: 'long-2' });
+    const page2 = await h.slack.waitFor(() => h.slack.responses.find((r) => r.id === 'long-2'));
+    expect(page2.status).toBe(200);
+    expect(JSON.stringify(page2.body)).toContain('Contact 25');
+    expect(pagerButton(page2.body.blocks as PagedBlocks, 'scheduled_page:prev').value).toBeDefined();
   });
 
   it('answers a 404 with the campaign it could not find', async () => {
@@ -140,6 +180,16 @@ describe('/campaign template', () => {
     const { text } = await ask(`template ${template.assistant_id}`);
     expect(text).toContain(template.required_fields[0]);
     expect(text).toContain(`*Order*\\n${template.order}`);
+  });
+
+  it('escapes the platform’s title and type in the notification text too, and marks mrkdwn verbatim', async () => {
+    const template = Object.values(h.platform.state.templates)[0]!;
+    template.title = 'Promo <!channel> & friends';
+    const { answer } = await ask(`template ${template.assistant_id}`);
+    // The fallback `text` is mrkdwn as well: it is what notifications and screen readers show.
+    expect(answer.text).toBe(`Template Promo &lt;!channel&gt; &amp; friends (${template.type})`);
+    const objects = (answer.blocks as Array<{ text?: { type: string }; fields?: Array<{ type: string }> }>).flatMap((b) => [...(b.text ? [b.text] : []), ...(b.fields ?? [])]);
+    for (const t of objects.filter((o) => o.type === 'mrkdwn')) expect(t).toMatchObject({ verbatim: true });
   });
 
   it('answers a 404 with the template id', async () => {

@@ -178,12 +178,25 @@ describe('/campaign subscriptions', () => {
     const { body, text } = await run(h, 'subscriptions camp-1', { channelId: CHANNEL, userId: MEMBER_ID });
     expect(body.response_type).toBe('ephemeral');
     expect(text).toContain('campaign `camp-1`: `call_completed`, `call_started`');
-    expect(text).toContain('every campaign (`*`): `message_received`');
+    expect(text).toContain('every campaign (`*`), which includes campaign `camp-1`: `message_received`');
     expect(text).toContain('`call_completed` → this workspace’s hook');
     expect(text).toContain('another receiver at https://other.example.com');
     expect(text).not.toContain('s3cr3t-t0ken');
     expect(text).not.toContain((await hookUrl()).split('/').at(-1));
     expect(text).toContain('no dead letters');
+  });
+
+  it('shows that this channel gets a campaign’s events through `*`, with the `*` hooks, instead of “no hooks”', async () => {
+    await run(h, 'subscribe *', { channelId: CHANNEL });
+    const { text } = await run(h, 'subscriptions camp-1', { channelId: CHANNEL });
+    expect(h.platform.requests.some((r) => r.path === '/events-gateway/triggers/campaign/camp-1')).toBe(true);
+    expect(h.platform.requests.some((r) => r.path === '/events-gateway/triggers/campaign/*')).toBe(true);
+    expect(text).not.toContain('No hooks registered');
+    expect(text).not.toContain('No events are posted here');
+    expect(text).toContain('every campaign (`*`), which includes campaign `camp-1`: `call_completed`, `call_started`');
+    expect(text).toContain('Through every campaign (`*`)');
+    expect(text).toContain('`call_completed` → this workspace’s hook');
+    expect(text).not.toContain('not registered to this workspace’s hook');
   });
 
   it('flags routed events the platform does not send to this workspace', async () => {

@@ -6,6 +6,9 @@
 /** What a customer could type into a name or a chat message to ping everyone or smuggle a link. */
 export const INJECTION = '<!channel> <@U0ADMIN01> <https://evil.example/login|Reset your password> & more';
 
+/** A name using every mrkdwn formatting character: it must not open or close bold/italic/strike/code around it. */
+export const FORMATTING_NAME = 'Ann *VIP* _Marie_ ~x~ `y` snake_case';
+
 export const CALL_STARTED_FULL = {
   campaignId: 'camp-1',
   agentId: 'agent-7',

@@ -28,6 +28,7 @@ import {
   MESSAGE_SENT_MINIMAL,
   SESSION_COMPLETED_FULL,
   SESSION_COMPLETED_MINIMAL,
+  FORMATTING_NAME,
   injectedMarkup,
 } from './fixtures.js';
 
@@ -151,6 +152,7 @@ describe('handoff threads', () => {
     ['conversation_card.linked', () => renderConversationCard(card({ sessionId: 'sess-handoff-1' }))],
     ['conversation_card.closed', () => renderConversationCard(card({ state: 'closed' }))],
     ['conversation_card.minimal', () => renderConversationCard(card({ facts: {} }))],
+    ['conversation_card.formatting', () => renderConversationCard(card({ facts: { customerName: FORMATTING_NAME, campaignName: 'Chat Support', agentName: 'Sam_Bot' } }))],
     ['thread_line.customer', () => renderCustomerLine(received.trigger === 'message_received' ? received.data : (undefined as never))],
     ['thread_line.agent', () => renderAgentLine(sent.trigger === 'message_sent' ? sent.data : (undefined as never))],
     ['thread_line.closed', () => renderSessionClosedLine(closing.trigger === 'message_session_completed' ? closing.data : (undefined as never))],
@@ -160,6 +162,15 @@ describe('handoff threads', () => {
     const json = JSON.stringify(render(), null, 2);
     expect(injectedMarkup(json)).toEqual([]);
     await expect(`${json}\n`).toMatchFileSnapshot(`./golden/${name}.json`);
+  });
+
+  it('keeps a customer name with mrkdwn formatting characters inside the card’s bold header', () => {
+    const header = renderConversationCard(card({ facts: { customerName: FORMATTING_NAME } })).blocks[0];
+    // Look-alikes where a character could open or close formatting; `snake_case` inside a word stays.
+    expect(header).toEqual({
+      type: 'section',
+      text: { type: 'mrkdwn', text: '💬 Chat with *Ann ∗VIP∗ ˍMarieˍ ∼x∼ ˋyˋ snake_case* (+14155550199)', verbatim: true },
+    });
   });
 
   it('tells the customer from the agent at a glance', () => {

@@ -55,13 +55,21 @@ describe.each(['memory', 'redis'] as const)('handoff threads (%s store)', (backe
     const opened = h.slack.callsTo('views.open').length;
     await h.signer.blockAction({ actionId: 'handoff_link_session', channelId: conv.channels[0]!, messageTs: card.ts, userId: MEMBER_ID });
     await h.slack.waitFor(() => h.slack.callsTo('views.open').length > opened);
-    expect(h.slack.views(LINK_SESSION_CALLBACK).at(-1)?.view.private_metadata).toContain(card.ts);
-    const res = await h.signer.viewSubmission({
-      callbackId: LINK_SESSION_CALLBACK,
-      userId: MEMBER_ID,
-      values: { session_id: { value: { type: 'plain_text_input', value: 'two words' } } },
-    });
-    expect(res.json).toEqual({ response_action: 'errors', errors: { session_id: expect.stringContaining('no spaces') } });
+    const modal = h.slack.views(LINK_SESSION_CALLBACK).at(-1)!.view;
+    expect(modal.private_metadata).toContain(card.ts);
+    // The form says what a session id looks like before anyone gets it wrong.
+    expect(JSON.stringify(modal.blocks)).toMatch(/"hint":\{"type":"plain_text","text":"[^"]*sess-/);
+    const submit = (value: string) =>
+      h.signer.viewSubmission({ callbackId: LINK_SESSION_CALLBACK, userId: MEMBER_ID, values: { session_id: { value: { type: 'plain_text_input', value } } } });
+    const refused = async (value: string, why: string) => {
+      const res = await submit(value);
+      expect(res.status).toBe(200);
+      expect(res.json).toEqual({ response_action: 'errors', errors: { session_id: expect.stringContaining(why) } });
+    };
+    await refused('two words', 'no spaces');
+    await refused('https://portal.example.com/chats/sess-4f9c2a1b', 'is a link');
+    await refused('s'.repeat(129), 'at most 128 characters');
+    await refused('sess:<@U0ADMIN01>', 'letters, digits');
     expect((await h.bot.deps.store.conversations.findThread(h.signer.teamId, conv.channels[0]!, card.ts))?.sessionId).toBeUndefined();
   });
 

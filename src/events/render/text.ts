@@ -3,32 +3,43 @@
  * agent-controlled, so it goes through `escapeMrkdwn` here before it reaches a Slack text object —
  * nobody can inject `<!channel>`, `<@U…>` or `<https://…|links>` through a name or a message.
  */
-import { escapeMrkdwn, slackDate } from '../../slack/blocks.js';
+import { escapeMrkdwn, literalChar, slackDate } from '../../slack/blocks.js';
 
-/** Escapes, then cuts to at most `max` characters without splitting an `&amp;`-style entity. */
-export function escapeWithin(raw: string, max: number): string {
-  const escaped = escapeMrkdwn(raw);
-  if (escaped.length <= max) return escaped;
+/**
+ * Escapes each character with `piece` (default: `escapeMrkdwn`), then cuts to at most `max` characters
+ * without splitting an `&amp;`-style entity.
+ */
+export function escapeWithin(raw: string, max: number, piece: (chars: readonly string[], i: number) => string = (chars, i) => escapeMrkdwn(chars[i] ?? '')): string {
+  const chars = [...raw];
+  const pieces = chars.map((_, i) => piece(chars, i));
+  const whole = pieces.join('');
+  if (whole.length <= max) return whole;
   let out = '';
-  for (const ch of raw) {
-    const piece = escapeMrkdwn(ch);
-    if (out.length + piece.length > max - 1) break;
-    out += piece;
+  for (const p of pieces) {
+    if (out.length + p.length > max - 1) break;
+    out += p;
   }
   return `${out}…`;
 }
 
-/** A one-line value: whitespace (newlines included) collapsed, escaped, bounded. Undefined when blank. */
-export function inline(raw: string | undefined, max = 200): string | undefined {
-  if (raw === undefined) return undefined;
-  const flat = raw.replace(/\s+/g, ' ').trim();
-  return flat === '' ? undefined : escapeWithin(flat, max);
+function flatten(raw: string | undefined): string | undefined {
+  const flat = raw?.replace(/\s+/g, ' ').trim();
+  return flat ? flat : undefined;
 }
 
-/** Ids shown in code spans (a backtick in an id would end the span early; it is dropped). */
+/**
+ * A one-line value (name, number, status): whitespace collapsed, escaped, unable to start or end mrkdwn
+ * formatting (a `*` in a name would end the bold around it), bounded. Undefined when blank.
+ */
+export function inline(raw: string | undefined, max = 200): string | undefined {
+  const flat = flatten(raw);
+  return flat === undefined ? undefined : escapeWithin(flat, max, literalChar);
+}
+
+/** Ids shown in code spans, kept exact (a backtick in an id would end the span early; it is dropped). */
 export function code(raw: string | undefined): string | undefined {
-  const v = inline(raw?.replace(/`/g, ''), 120);
-  return v === undefined ? undefined : `\`${v}\``;
+  const flat = flatten(raw?.replace(/`/g, ''));
+  return flat === undefined ? undefined : `\`${escapeWithin(flat, 120)}\``;
 }
 
 export interface Who {

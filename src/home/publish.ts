@@ -1,0 +1,49 @@
+/**
+ * Publishing the App Home tab for one user: what we know of the workspace, rendered by `renderHome`.
+ * Apart from the listeners so a flow that changes the workspace (connect) can republish it too.
+ */
+import type { WebClient } from '@slack/web-api';
+import { maskKey } from '../api/index.js';
+import type { Deps } from '../bot/deps.js';
+import { describeFailure, logFailure } from '../commands/failure.js';
+import { latestMonth } from '../commands/quota.js';
+import { DeadlineError, withDeadline } from '../util/deadline.js';
+import { renderHome, type HomeState } from './render.js';
+
+/** Home must render even when the platform is slow: usage is left out after this long. */
+const QUOTA_BUDGET_MS = 2_500;
+
+export async function publishHome(deps: Deps, client: WebClient, teamId: string, userId: string): Promise<void> {
+  const state = await loadHomeState(deps, client, teamId, userId);
+  await client.views.publish({ user_id: userId, view: renderHome(state) });
+}
+
+async function loadHomeState(deps: Deps, client: WebClient, teamId: string, userId: string): Promise<HomeState> {
+  const [connection, routes, dead, isAdmin] = await Promise.all([
+    deps.store.workspaces.getConnection(teamId),
+    deps.store.routes.listForTeam(teamId),
+    deps.store.queue.deadLetters(teamId, 0).then((d) => d.count),
+    deps.admins.isAdmin(client, teamId, userId),
+  ]);
+  const defaultKey = deps.config.campaign.apiKey;
+  return {
+    connection,
+    ...(defaultKey && !connection ? { defaultKeyLast4: maskKey(defaultKey).replace(/^•+/, '') } : {}),
+    routes,
+    deadLetters: dead,
+    quota: await loadQuota(deps, teamId, Boolean(connection ?? defaultKey)),
+    isAdmin,
+  };
+}
+
+async function loadQuota(deps: Deps, teamId: string, connected: boolean): Promise<HomeState['quota']> {
+  if (!connected) return undefined;
+  try {
+    const api = await deps.platform.clientFor(teamId);
+    const latest = latestMonth(await withDeadline(api.quota.list(), QUOTA_BUDGET_MS, 'quota for the home tab'));
+    return latest ? { row: latest } : { problem: 'the platform has no quota on record yet.' };
+  } catch (err) {
+    logFailure(deps.logger, err, { team: teamId }, 'quota for the home tab failed');
+    return { problem: err instanceof DeadlineError ? 'the platform is slow to answer; refresh in a moment.' : describeFailure(err) };
+  }
+}

@@ -48,7 +48,7 @@ export interface BotOptions {
 
 export function createBot(config: Config, options: BotOptions = {}): Bot {
   const redactor = new Redactor();
-  for (const secret of secretsOf(config)) redactor.addSecret(secret);
+  for (const secret of secretsOf(config)) redactor.pinSecret(secret);
   const logger: Logger = createLogger({ level: config.logLevel, redactor, ...(options.logDestination ? { destination: options.logDestination } : {}) });
 
   const store = createStore({
@@ -112,7 +112,7 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
   };
 }
 
-/** The configuration's secrets, registered with the log redactor. */
+/** The configuration's secrets: pinned in the log redactor, so no number of run-time secrets pushes them out. */
 function secretsOf(config: Config): Array<string | undefined> {
   const mode = config.slack.mode;
   return [

@@ -28,13 +28,17 @@ export interface Config {
     apiUrl: string;
     /** Default key for a single workspace; workspaces may store their own with `/campaign connect`. */
     apiKey?: string;
+    /** The one workspace `apiKey` serves (required in OAuth mode); any workspace when absent (single-workspace mode). */
+    apiKeyTeam?: string;
   };
   redisUrl?: string;
   port: number;
   /** Public https base of this bot, used to build webhook hook URLs. */
   publicUrl?: string;
-  /** 32-byte AES-256-GCM key for stored secrets. */
-  secretsKey?: Buffer;
+  /** 32-byte AES-256-GCM keys for stored secrets: the first encrypts, every one decrypts (key rotation). */
+  secretsKeys?: readonly Buffer[];
+  /** When set, `GET /metrics` requires `Authorization: Bearer <metricsToken>`. */
+  metricsToken?: string;
   adminUserIds: readonly string[];
   logLevel: LogLevel;
 }
@@ -63,16 +67,25 @@ const optionalText = z
 const httpUrl = (httpsOnly: boolean) =>
   z.url({ protocol: httpsOnly ? /^https$/ : /^https?$/, error: httpsOnly ? 'must be an https URL' : 'must be an http(s) URL' });
 
-const secretsKey = z
-  .string()
-  .transform((v, ctx) => {
-    const key = Buffer.from(v, 'base64');
-    if (key.length !== 32 || !/^[A-Za-z0-9+/_-]+={0,2}$/.test(v)) {
-      ctx.addIssue({ code: 'custom', message: 'must be 32 bytes encoded in base64 (e.g. `openssl rand -base64 32`)' });
-      return z.NEVER;
-    }
-    return key;
-  });
+/** Keys and tokens travel to this URL: https, or plain http only to this machine (a local fake or a sidecar). */
+const serviceUrl = z.string().superRefine((v, ctx) => {
+  const url = URL.canParse(v) ? new URL(v) : undefined;
+  if (!url || !/^https?:$/.test(url.protocol)) ctx.addIssue({ code: 'custom', message: 'must be an http(s) URL' });
+  else if (url.protocol === 'http:' && !isLoopback(url.hostname)) {
+    ctx.addIssue({ code: 'custom', message: 'must be https (plain http only to loopback: localhost, 127.0.0.0/8, ::1), or secrets would travel in clear' });
+  }
+});
+
+/** Comma-separated ring of 32-byte base64 keys; the first encrypts, all decrypt. Problems name the position, never the value. */
+const secretsKeyRing = z.string().transform((v, ctx) => {
+  const parts = v.split(',').map((p) => p.trim()).filter(Boolean);
+  const keys = parts.map((p) => (/^[A-Za-z0-9+/_-]+={0,2}$/.test(p) ? Buffer.from(p, 'base64') : Buffer.alloc(0)));
+  const bad = keys.flatMap((k, i) => (k.length === 32 ? [] : [i + 1]));
+  if (bad.length === 0) return keys;
+  const which = parts.length > 1 ? `key ${bad.join(', ')} of ${parts.length} ` : '';
+  ctx.addIssue({ code: 'custom', message: `${which}must be 32 bytes encoded in base64 (e.g. \`openssl rand -base64 32\`); to rotate, list the new key first, comma-separated` });
+  return z.NEVER;
+});
 
 const envSchema = z.object({
   SLACK_SIGNING_SECRET: optionalText,
@@ -81,13 +94,15 @@ const envSchema = z.object({
   ),
   SLACK_CLIENT_ID: optionalText,
   SLACK_CLIENT_SECRET: optionalText,
-  SLACK_STATE_SECRET: optionalText,
+  SLACK_STATE_SECRET: optionalText.pipe(z.string().min(32, 'must have at least 32 characters (e.g. `openssl rand -hex 32`)').optional()),
   SLACK_APP_TOKEN: optionalText.pipe(
     z.string().startsWith('xapp-', 'must be an app-level token (starts with xapp-)').optional(),
   ),
-  SLACK_API_URL: optionalText.pipe(httpUrl(false).optional()),
-  CAMPAIGN_API_URL: optionalText.pipe(httpUrl(false).optional()),
+  SLACK_API_URL: optionalText.pipe(serviceUrl.optional()),
+  CAMPAIGN_API_URL: optionalText.pipe(serviceUrl.optional()),
   CAMPAIGN_API_KEY: optionalText,
+  CAMPAIGN_API_KEY_TEAM: optionalText.pipe(z.string().regex(/^T[A-Z0-9]+$/, 'must be a Slack team id like T0123ABC').optional()),
+  METRICS_TOKEN: optionalText.pipe(z.string().min(16, 'must have at least 16 characters').optional()),
   REDIS_URL: optionalText.pipe(z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }).optional()),
   PORT: optionalText.pipe(
     z
@@ -98,7 +113,7 @@ const envSchema = z.object({
       .optional(),
   ),
   PUBLIC_URL: optionalText.pipe(httpUrl(true).optional()),
-  SECRETS_KEY: optionalText.pipe(secretsKey.optional()),
+  SECRETS_KEY: optionalText.pipe(secretsKeyRing.optional()),
   ADMIN_USER_IDS: optionalText.pipe(
     z
       .string()
@@ -129,6 +144,11 @@ export function parseConfig(env: Env): ConfigResult {
     problems.push('SLACK_SIGNING_SECRET: required in HTTP mode (or set SLACK_APP_TOKEN for Socket Mode)');
   }
   if (!isSet('CAMPAIGN_API_URL')) problems.push('CAMPAIGN_API_URL: required (the platform base URL, ending in /v1/api)');
+  if (anyOauth && !isSet('SLACK_BOT_TOKEN') && isSet('CAMPAIGN_API_KEY') && !isSet('CAMPAIGN_API_KEY_TEAM')) {
+    // Without it every workspace that installs the app would run on the operator's platform account.
+    problems.push('CAMPAIGN_API_KEY_TEAM: required with CAMPAIGN_API_KEY in OAuth mode (the team id of the one workspace the key serves; others run /campaign connect)');
+  }
+  if (isSet('CAMPAIGN_API_KEY_TEAM') && !isSet('CAMPAIGN_API_KEY')) problems.push('CAMPAIGN_API_KEY_TEAM: set only together with CAMPAIGN_API_KEY');
   if (isSet('REDIS_URL') && !isSet('SECRETS_KEY')) {
     problems.push('SECRETS_KEY: required when REDIS_URL is set (stored API keys are encrypted with it)');
   }
@@ -150,11 +170,13 @@ export function parseConfig(env: Env): ConfigResult {
     campaign: {
       apiUrl: campaignApiUrl.replace(/\/+$/, ''),
       ...(e.CAMPAIGN_API_KEY ? { apiKey: e.CAMPAIGN_API_KEY } : {}),
+      ...(e.CAMPAIGN_API_KEY_TEAM ? { apiKeyTeam: e.CAMPAIGN_API_KEY_TEAM } : {}),
     },
     ...(e.REDIS_URL ? { redisUrl: e.REDIS_URL } : {}),
     port: e.PORT ?? 3000,
     ...(e.PUBLIC_URL ? { publicUrl: e.PUBLIC_URL.replace(/\/+$/, '') } : {}),
-    ...(e.SECRETS_KEY ? { secretsKey: e.SECRETS_KEY } : {}),
+    ...(e.SECRETS_KEY ? { secretsKeys: e.SECRETS_KEY } : {}),
+    ...(e.METRICS_TOKEN ? { metricsToken: e.METRICS_TOKEN } : {}),
     adminUserIds: e.ADMIN_USER_IDS ?? [],
     logLevel: e.LOG_LEVEL ?? 'info',
   };
@@ -209,6 +231,11 @@ export function parsePlaygroundConfig(env: Env, endpoints: PlaygroundEndpoints):
 /** The one read of `process.env` in the codebase. */
 export function readProcessEnv(): Env {
   return process.env;
+}
+
+function isLoopback(hostname: string): boolean {
+  // WHATWG URL parsing already normalised the host (`127.1` → `127.0.0.1`, `[0::1]` → `[::1]`, lower case).
+  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(hostname);
 }
 
 function withTrailingSlash(url: string): string {

@@ -2,41 +2,61 @@
  * Structured JSON logging (pino) with a redaction layer.
  *
  * Two nets catch secrets before a line is written:
- *  - known secret values (bot token, signing secret, API keys, hook tokens) registered with
- *    `redactor.addSecret()` are replaced wherever they appear in any string of the line;
- *  - token-shaped strings (Slack `xox?-…`/`xapp-…`) are masked even when nobody registered them.
+ *  - known secret values are replaced wherever they appear in any string of the line: the configuration's
+ *    (`pinSecret`, kept for the life of the process) and those met at run time (`addSecret`: API keys, hook
+ *    tokens; the most recent 10,000, oldest forgotten first);
+ *  - secret-shaped strings are masked even when nobody registered them (or they were forgotten): Slack
+ *    `xox?-…`/`xapp-…` tokens, hook tokens (43 base64url characters) and any `/hooks/<token>` path.
  * Field names that always hold secrets (`apiKey`, `token`, `authorization`…) are censored by pino's
  * path redaction as well.
  */
 import { pino, type Logger, type LoggerOptions, type DestinationStream } from 'pino';
 import type { LogLevel } from './config.js';
+import { maskSecretShapes } from './util/secret-shapes.js';
 
 export type { Logger } from 'pino';
 
-const SLACK_TOKEN = /\b(xox[abposre]|xapp)-[A-Za-z0-9-]{6,}/g;
 const MAX_KNOWN_SECRETS = 10_000;
 
 export class Redactor {
-  private readonly secrets = new Set<string>();
+  /** Configuration secrets: never evicted. */
+  private readonly pinned = new Set<string>();
+  /** Secrets met at run time, least recently registered first. */
+  private readonly recent = new Set<string>();
   private pattern: RegExp | undefined;
 
-  /** Registers a secret value; short values are ignored (they would mask ordinary words). */
+  /** Registers a configuration secret for the life of the process; short values are ignored (they would mask ordinary words). */
+  pinSecret(value: string | undefined): void {
+    if (!value || value.length < 8 || this.pinned.has(value)) return;
+    this.pinned.add(value);
+    this.recent.delete(value);
+    this.pattern = undefined;
+  }
+
+  /** Registers a secret met at run time; registering it again makes it the most recent (forgotten last). */
   addSecret(value: string | undefined): void {
-    if (!value || value.length < 8 || this.secrets.has(value)) return;
-    if (this.secrets.size >= MAX_KNOWN_SECRETS) {
-      const oldest = this.secrets.values().next().value;
-      if (oldest !== undefined) this.secrets.delete(oldest);
+    if (!value || value.length < 8 || this.pinned.has(value)) return;
+    if (this.recent.delete(value)) {
+      this.recent.add(value); // same members: the pattern stays valid
+      return;
     }
-    this.secrets.add(value);
+    if (this.recent.size >= MAX_KNOWN_SECRETS) {
+      const oldest = this.recent.values().next().value;
+      if (oldest !== undefined) this.recent.delete(oldest);
+    }
+    this.recent.add(value);
     this.pattern = undefined;
   }
 
   redact(text: string): string {
-    let out = text.replace(SLACK_TOKEN, (m) => `${m.slice(0, m.indexOf('-') + 1)}[redacted]`);
-    if (this.secrets.size === 0) return out;
-    this.pattern ??= new RegExp([...this.secrets].map(escapeRegExp).join('|'), 'g');
-    out = out.replace(this.pattern, (m) => `[redacted…${m.slice(-4)}]`);
-    return out;
+    let out = text;
+    // Known values first: a shape rule could otherwise mask only part of one and leave the rest unmatched.
+    if (this.pinned.size + this.recent.size > 0) {
+      // Longest first, so a secret that starts with a shorter one is masked whole.
+      this.pattern ??= new RegExp([...this.pinned, ...this.recent].sort((a, b) => b.length - a.length).map(escapeRegExp).join('|'), 'g');
+      out = out.replace(this.pattern, (m) => `[redacted…${m.slice(-4)}]`);
+    }
+    return maskSecretShapes(out);
   }
 
   /** Deep copy of a log payload with every string redacted. */

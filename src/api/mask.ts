@@ -1,3 +1,5 @@
+import { maskSecretShapes } from '../util/secret-shapes.js';
+
 /** Keys shorter than this are masked entirely: showing 4 characters of a short key gives too much of it away. */
 const MIN_LENGTH_TO_SHOW_TAIL = 12;
 const MASK = '••••';
@@ -8,8 +10,10 @@ export function maskKey(key: string): string {
   return MASK + key.slice(-4);
 }
 
-/** Replaces every occurrence of `apiKey` in `text` with its masked form (the platform may echo it back). */
+/**
+ * Replaces every occurrence of `apiKey` in `text` with its masked form, and masks Slack and hook tokens (the
+ * platform may echo back what it was sent, e.g. a hookUrl, and its messages are shown in Slack).
+ */
 export function redactKey(text: string, apiKey: string): string {
-  if (apiKey === '') return text;
-  return text.split(apiKey).join(maskKey(apiKey));
+  return maskSecretShapes(apiKey === '' ? text : text.split(apiKey).join(maskKey(apiKey)));
 }

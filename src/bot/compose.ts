@@ -48,12 +48,12 @@ export interface BotOptions {
 
 export function createBot(config: Config, options: BotOptions = {}): Bot {
   const redactor = new Redactor();
-  for (const secret of secretsOf(config)) redactor.addSecret(secret);
+  for (const secret of secretsOf(config)) redactor.pinSecret(secret);
   const logger: Logger = createLogger({ level: config.logLevel, redactor, ...(options.logDestination ? { destination: options.logDestination } : {}) });
 
   const store = createStore({
     ...(config.redisUrl ? { redisUrl: config.redisUrl } : {}),
-    ...(config.secretsKey ? { secretsKey: config.secretsKey } : {}),
+    ...(config.secretsKeys ? { secretsKey: config.secretsKeys } : {}),
     ...(options.keyPrefix ? { keyPrefix: options.keyPrefix } : {}),
     logger,
   });
@@ -68,7 +68,7 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
       metrics.platformLatency.observe({ endpoint }, durationMs / 1000);
     },
   });
-  const platform = new PlatformAccess(transport, store, redactor, config.campaign.apiKey);
+  const platform = new PlatformAccess(transport, store, redactor, config.campaign.apiKey, config.campaign.apiKeyTeam);
   const admins = new AdminGate(config.adminUserIds, store, logger);
   const deps: Deps = { config, logger, redactor, store, platform, admins, metrics, lifecycle: new Lifecycle() };
   if (options.voiceSampleMaxBytes !== undefined) deps.voiceSampleMaxBytes = options.voiceSampleMaxBytes;
@@ -112,13 +112,17 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
   };
 }
 
+/** The configuration's secrets: pinned in the log redactor, so no number of run-time secrets pushes them out. */
 function secretsOf(config: Config): Array<string | undefined> {
   const mode = config.slack.mode;
   return [
     config.slack.signingSecret,
     config.slack.appToken,
     config.campaign.apiKey,
+    config.metricsToken,
     mode.kind === 'single' ? mode.botToken : mode.clientSecret,
     mode.kind === 'oauth' ? mode.stateSecret : undefined,
+    // As SECRETS_KEY may spell them: standard base64 (with or without padding) or url-safe.
+    ...(config.secretsKeys ?? []).flatMap((key) => [key.toString('base64').replace(/=+$/, ''), key.toString('base64url')]),
   ];
 }

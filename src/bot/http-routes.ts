@@ -3,7 +3,8 @@
  * liveness, readiness and Prometheus metrics.
  */
 import type { CustomRoute } from '@slack/bolt';
-import type { ServerResponse } from 'node:http';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Deps } from './deps.js';
 import { withDeadline } from '../util/deadline.js';
 
@@ -15,7 +16,7 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
   res.end(payload);
 }
 
-export function healthRoutes(deps: Pick<Deps, 'store' | 'metrics' | 'logger' | 'lifecycle'>): CustomRoute[] {
+export function healthRoutes(deps: Pick<Deps, 'config' | 'store' | 'metrics' | 'logger' | 'lifecycle'>): CustomRoute[] {
   return [
     {
       // Liveness: the process is up and serving HTTP.
@@ -34,7 +35,14 @@ export function healthRoutes(deps: Pick<Deps, 'store' | 'metrics' | 'logger' | '
     {
       path: '/metrics',
       method: ['GET'],
-      handler: (_req, res) => {
+      handler: (req, res) => {
+        const { metricsToken } = deps.config;
+        if (metricsToken !== undefined && !bearerMatches(req, metricsToken)) {
+          // RFC 6750 §3: a protected resource answers 401 with the scheme it expects.
+          res.writeHead(401, { 'www-authenticate': 'Bearer realm="metrics"', 'content-type': 'text/plain; charset=utf-8' });
+          res.end('metrics need Authorization: Bearer <METRICS_TOKEN>\n');
+          return;
+        }
         deps.metrics.registry.metrics().then(
           (text) => {
             res.writeHead(200, { 'content-type': deps.metrics.registry.contentType });
@@ -48,6 +56,13 @@ export function healthRoutes(deps: Pick<Deps, 'store' | 'metrics' | 'logger' | '
       },
     },
   ];
+}
+
+/** Compares digests in constant time, so neither the token's content nor its length leaks through timing. */
+function bearerMatches(req: IncomingMessage, token: string): boolean {
+  const given = /^Bearer +(\S+) *$/i.exec(req.headers.authorization ?? '')?.[1] ?? '';
+  const digest = (v: string) => createHash('sha256').update(v, 'utf8').digest();
+  return timingSafeEqual(digest(given), digest(token));
 }
 
 async function readiness(deps: Pick<Deps, 'store' | 'lifecycle'>): Promise<{ ok: boolean; checks: Record<string, string> }> {

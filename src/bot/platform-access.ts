@@ -1,8 +1,10 @@
 /**
  * Which platform API key a workspace uses, and a client bound to it.
  *
- * A workspace's own key (stored encrypted by `/campaign connect`) wins; `CAMPAIGN_API_KEY` is the
- * single-workspace default. All clients share one transport (one keep-alive pool to the platform).
+ * A workspace's own key (stored encrypted by `/campaign connect`) wins; `CAMPAIGN_API_KEY` is the default
+ * of one workspace only: the installed one in single-workspace mode, `CAMPAIGN_API_KEY_TEAM` in OAuth mode
+ * (any other workspace that installs the app must not run on the operator's platform account).
+ * All clients share one transport (one keep-alive pool to the platform).
  */
 import { CampaignClient, type PlatformTransport } from '../api/index.js';
 import type { Redactor } from '../logger.js';
@@ -22,13 +24,20 @@ export class PlatformAccess {
     private readonly store: Store,
     private readonly redactor: Redactor,
     private readonly defaultApiKey: string | undefined,
+    /** The only workspace `defaultApiKey` serves; every workspace when absent (single-workspace mode). */
+    private readonly defaultApiKeyTeam?: string,
   ) {
     redactor.addSecret(defaultApiKey);
   }
 
+  /** `CAMPAIGN_API_KEY` when it serves this workspace. */
+  defaultKeyFor(teamId: string): string | undefined {
+    return this.defaultApiKeyTeam === undefined || this.defaultApiKeyTeam === teamId ? this.defaultApiKey : undefined;
+  }
+
   async apiKeyFor(teamId: string): Promise<string | undefined> {
     const stored = await this.store.workspaces.getApiKey(teamId);
-    const key = stored ?? this.defaultApiKey;
+    const key = stored ?? this.defaultKeyFor(teamId);
     this.redactor.addSecret(key);
     return key;
   }

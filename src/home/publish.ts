@@ -25,7 +25,7 @@ async function loadHomeState(deps: Deps, client: WebClient, teamId: string, user
     deps.store.queue.deadLetters(teamId, 0).then((d) => d.count),
     deps.admins.isAdmin(client, teamId, userId),
   ]);
-  const defaultKey = deps.config.campaign.apiKey;
+  const defaultKey = deps.platform.defaultKeyFor(teamId);
   return {
     connection,
     ...(defaultKey && !connection ? { defaultKeyLast4: maskKey(defaultKey).replace(/^•+/, '') } : {}),

@@ -23,8 +23,11 @@ export interface StoreOptions {
   redisUrl?: string;
   /** An existing ioredis client to use instead of `redisUrl`; not closed by `close()`. */
   redis?: Redis;
-  /** 32-byte key for stored secrets. Required in Redis mode; in-memory mode uses a per-process key without it. */
-  secretsKey?: Buffer;
+  /**
+   * 32-byte key(s) for stored secrets: a ring seals with its first key and opens with any. Required in Redis
+   * mode; in-memory mode uses a per-process key without it.
+   */
+  secretsKey?: Buffer | readonly Buffer[];
   /** Prefix of every key. Default `campaign:`. */
   keyPrefix?: string;
   logger?: Logger;
@@ -57,11 +60,12 @@ export function createStore(options: StoreOptions = {}): Store {
   const keys = createKeys(options.keyPrefix);
   const useRedis = options.redis !== undefined || options.redisUrl !== undefined;
 
-  if (useRedis && !options.secretsKey) {
+  const ring = options.secretsKey === undefined ? [] : Buffer.isBuffer(options.secretsKey) ? [options.secretsKey] : options.secretsKey;
+  if (useRedis && ring.length === 0) {
     // Secrets stored in a shared, persistent Redis must be readable after a restart: no ephemeral key.
     throw new Error('SECRETS_KEY is required when Redis is used');
   }
-  const secrets = options.secretsKey ? new SecretBox(options.secretsKey) : SecretBox.ephemeral();
+  const secrets = ring.length > 0 ? new SecretBox(ring) : SecretBox.ephemeral();
 
   let kv: KeyValueStore;
   let queue: EventQueue;
@@ -104,6 +108,8 @@ export { createKeys, DEFAULT_KEY_PREFIX } from './keys.js';
 export type { Keys } from './keys.js';
 export type { KeyValueStore, SetOptions } from './kv.js';
 export { SecretBox, SecretBoxError, decodeSecretsKey } from './secrets.js';
+export { rekeyStore } from './rekey.js';
+export type { RekeyReport } from './rekey.js';
 export { WorkspaceRepo } from './workspaces.js';
 export { InstallationRepo } from './installations.js';
 export { AgentLinkRepo, ConversationRepo, ECHO_WINDOW_MS } from './conversations.js';

@@ -63,6 +63,11 @@ export class InstallationRepo implements InstallationStore {
   }
 }
 
+/** Associated data of the installation stored under `key` (also used by `npm run rekey`). */
+export function installationContext(key: string): string {
+  return context(key);
+}
+
 function context(key: string): string {
   return `installation:${key}`;
 }

@@ -34,6 +34,8 @@ export interface Keys {
   thread(teamId: string, channelId: string, threadTs: string): string;
   /** Hash: Slack user id → platform agent id (`/campaign agent-link`). */
   agentLinks(teamId: string): string;
+  /** What every `workspace()` / `installation()` key starts with (full scans: `npm run rekey`). */
+  kindPrefix(kind: 'workspace' | 'installation'): string;
 
   // Event queue. All of these share one hash tag.
   queueStream(): string;
@@ -60,6 +62,11 @@ export function segment(value: string): string {
   return value.replace(/[%:{}\s\x00-\x1f\x7f]/g, (c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }
 
+/** The value `segment()` was given. */
+export function unsegment(text: string): string {
+  return text.replace(/%([0-9a-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+}
+
 export function createKeys(prefix: string = DEFAULT_KEY_PREFIX): Keys {
   if (/[{}]/.test(prefix)) {
     // A brace in the prefix would become the hash tag of every key and defeat the queue's own tag.
@@ -81,6 +88,7 @@ export function createKeys(prefix: string = DEFAULT_KEY_PREFIX): Keys {
     thread: (teamId, channelId, threadTs) =>
       `${p}thread:${segment(teamId)}:${segment(channelId)}:${segment(threadTs)}`,
     agentLinks: (teamId) => `${p}agent-links:${segment(teamId)}`,
+    kindPrefix: (kind) => `${p}${kind}:`,
     queueStream: () => `${q}stream`,
     queueDedup: (teamId, dedupKey) => `${q}dedup:${segment(teamId)}:${segment(dedupKey)}`,
     queueOrder: (orderKey) => `${q}order:${segment(orderKey)}`,

@@ -38,6 +38,13 @@ export interface KeyValueStore {
   setRemove(key: string, ...members: string[]): Promise<number>;
   setMembers(key: string): Promise<string[]>;
 
+  /** Every live key starting with `prefix` (Redis `SCAN`): for maintenance jobs, never a request path. */
+  keysWithPrefix(prefix: string): Promise<string[]>;
+  /** Writes a string only while it still holds `expected`, keeping its TTL; returns whether it was written. */
+  setIfEqual(key: string, expected: string, value: string): Promise<boolean>;
+  /** Writes a hash field only while it still holds `expected`; returns whether it was written. */
+  hashSetIfEqual(key: string, field: string, expected: string, value: string): Promise<boolean>;
+
   /** Resolves when the backend answers (readiness probe); rejects otherwise. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -171,6 +171,29 @@ export class MemoryKeyValueStore implements KeyValueStore {
     });
   }
 
+  keysWithPrefix(prefix: string): Promise<string[]> {
+    return this.run(() => [...this.items.keys()].filter((key) => key.startsWith(prefix) && this.live(key)));
+  }
+
+  setIfEqual(key: string, expected: string, value: string): Promise<boolean> {
+    return this.run(() => {
+      const item = this.live(key);
+      if (!item || this.expect(item, 'string').data !== expected) return false;
+      item.value = { kind: 'string', data: value };
+      return true;
+    });
+  }
+
+  hashSetIfEqual(key: string, field: string, expected: string, value: string): Promise<boolean> {
+    return this.run(() => {
+      const item = this.live(key);
+      const hash = item ? this.expect(item, 'hash').data : undefined;
+      if (!hash || hash.get(field) !== expected) return false;
+      hash.set(field, value);
+      return true;
+    });
+  }
+
   ping(): Promise<void> {
     return this.run(() => undefined);
   }

@@ -11,7 +11,11 @@ export type RedisKeyValueStoreOptions =
   /** Opened here (auto-pipelining on) and quit by `close()`. */
   | { url: string; logger?: Logger };
 
-/** `KeyValueStore` over an ioredis client; every method is one Redis command. */
+// Compare-and-set, so a maintenance rewrite never overwrites a value a request changed in between.
+const SET_IF_EQUAL = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL') return 1 end return 0`;
+const HSET_IF_EQUAL = `if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('HSET', KEYS[1], ARGV[1], ARGV[3]) return 1 end return 0`;
+
+/** `KeyValueStore` over an ioredis client; every method is one Redis command (`keysWithPrefix`: one SCAN walk). */
 export class RedisKeyValueStore implements KeyValueStore {
   private readonly redis: Redis;
   private readonly ownsClient: boolean;
@@ -87,6 +91,27 @@ export class RedisKeyValueStore implements KeyValueStore {
 
   setMembers(key: string): Promise<string[]> {
     return this.redis.smembers(key);
+  }
+
+  async keysWithPrefix(prefix: string): Promise<string[]> {
+    const found = new Set<string>();
+    // SCAN may return a key twice; MATCH is a glob, so the prefix's own glob characters are escaped.
+    const match = `${prefix.replace(/[*?[\]\\]/g, '\\$&')}*`;
+    let cursor = '0';
+    do {
+      const [next, batch] = await this.redis.scan(cursor, 'MATCH', match, 'COUNT', 1000);
+      for (const key of batch) found.add(key);
+      cursor = next;
+    } while (cursor !== '0');
+    return [...found];
+  }
+
+  async setIfEqual(key: string, expected: string, value: string): Promise<boolean> {
+    return (await this.redis.eval(SET_IF_EQUAL, 1, key, expected, value)) === 1;
+  }
+
+  async hashSetIfEqual(key: string, field: string, expected: string, value: string): Promise<boolean> {
+    return (await this.redis.eval(HSET_IF_EQUAL, 1, key, field, expected, value)) === 1;
   }
 
   async ping(): Promise<void> {

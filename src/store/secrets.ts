@@ -34,17 +34,23 @@ export function decodeSecretsKey(base64: string): Buffer {
  * IV per value, and associated data that binds a sealed value to where it belongs (e.g. the workspace id),
  * so a ciphertext copied to another workspace does not open there.
  *
+ * A box holds a key ring (`SECRETS_KEY=new,old`): the first key seals, every key opens, so an operator can
+ * rotate without downtime and then re-seal what is stored (`reseal`, used by `npm run rekey`).
+ *
  * Sealed format: `v1.<iv>.<tag>.<ciphertext>`, each part base64url.
  */
 export class SecretBox {
-  readonly #key: KeyObject;
+  /** The sealing key first. */
+  readonly #keys: readonly KeyObject[];
 
-  constructor(key: Buffer) {
-    if (key.length !== KEY_BYTES) {
-      throw new SecretBoxError(`secrets key must be ${KEY_BYTES} bytes, got ${key.length}`);
+  constructor(keys: Buffer | readonly Buffer[]) {
+    const ring = Buffer.isBuffer(keys) ? [keys] : keys;
+    if (ring.length === 0) throw new SecretBoxError('secrets key ring is empty');
+    for (const key of ring) {
+      if (key.length !== KEY_BYTES) throw new SecretBoxError(`secrets key must be ${KEY_BYTES} bytes, got ${key.length}`);
     }
     // A KeyObject keeps the raw bytes out of util.inspect / accidental logging of this instance.
-    this.#key = createSecretKey(Buffer.from(key));
+    this.#keys = ring.map((key) => createSecretKey(Buffer.from(key)));
   }
 
   static fromBase64(base64: string): SecretBox {
@@ -61,7 +67,7 @@ export class SecretBox {
 
   seal(plaintext: string, associatedData: string): string {
     const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv('aes-256-gcm', this.#key, iv, { authTagLength: TAG_BYTES });
+    const cipher = createCipheriv('aes-256-gcm', this.#keys[0]!, iv, { authTagLength: TAG_BYTES });
     cipher.setAAD(Buffer.from(associatedData, 'utf8'));
     const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
     const tag = cipher.getAuthTag();
@@ -70,6 +76,19 @@ export class SecretBox {
 
   /** Throws `SecretBoxError` if the value is malformed, was tampered with, or belongs to other associated data. */
   open(sealed: string, associatedData: string): string {
+    return this.#open(sealed, associatedData).plaintext;
+  }
+
+  /**
+   * The value sealed again with the first key, or null when it already is (nothing to rewrite). Throws like
+   * `open` when no key of the ring opens it.
+   */
+  reseal(sealed: string, associatedData: string): string | null {
+    const { plaintext, keyIndex } = this.#open(sealed, associatedData);
+    return keyIndex === 0 ? null : this.seal(plaintext, associatedData);
+  }
+
+  #open(sealed: string, associatedData: string): { plaintext: string; keyIndex: number } {
     const parts = sealed.split('.');
     if (parts.length !== 4 || parts[0] !== VERSION || !parts.slice(1).every((p) => BASE64URL.test(p))) {
       throw new SecretBoxError(`sealed secret is malformed (expected ${VERSION}.<iv>.<tag>.<ciphertext>)`);
@@ -80,16 +99,20 @@ export class SecretBox {
     if (iv.length !== IV_BYTES || tag.length !== TAG_BYTES) {
       throw new SecretBoxError('sealed secret is malformed (bad IV or tag length)');
     }
-    try {
-      const decipher = createDecipheriv('aes-256-gcm', this.#key, iv, { authTagLength: TAG_BYTES });
-      decipher.setAAD(Buffer.from(associatedData, 'utf8'));
-      decipher.setAuthTag(tag);
-      const plaintext = Buffer.concat([decipher.update(Buffer.from(ciphertextText, 'base64url')), decipher.final()]);
-      return plaintext.toString('utf8');
-    } catch {
-      throw new SecretBoxError(
-        'sealed secret failed authentication: it was tampered with, sealed with another key, or belongs to another workspace',
-      );
+    const ciphertext = Buffer.from(ciphertextText, 'base64url');
+    for (const [keyIndex, key] of this.#keys.entries()) {
+      try {
+        const decipher = createDecipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
+        decipher.setAAD(Buffer.from(associatedData, 'utf8'));
+        decipher.setAuthTag(tag);
+        const plaintext = Buffer.concat([decipher.update(ciphertext), decipher.final()]);
+        return { plaintext: plaintext.toString('utf8'), keyIndex };
+      } catch {
+        // GCM authentication fails for every key but the one that sealed it: try the next.
+      }
     }
+    throw new SecretBoxError(
+      'sealed secret failed authentication: it was tampered with, sealed with another key, or belongs to another workspace',
+    );
   }
 }

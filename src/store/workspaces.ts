@@ -121,6 +121,14 @@ export class WorkspaceRepo {
   }
 }
 
+/**
+ * The sealed fields of a workspace hash, each with the associated data it is bound to. `npm run rekey`
+ * re-seals exactly these: a new sealed field must be listed here.
+ */
+export function sealedWorkspaceFields(teamId: string): Readonly<Record<string, string>> {
+  return { [FIELD.apiKey]: apiKeyContext(teamId), [FIELD.hookToken]: hookTokenContext(teamId) };
+}
+
 // Associated data: the team id plus what the value is, so values cannot be swapped between fields either.
 function apiKeyContext(teamId: string): string {
   return `api-key:${teamId}`;

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { isUnconfigured, parseConfig } from '../../src/config.js';
 
 const run = promisify(execFile);
+const STATE_SECRET = 'state-secret-0123456789abcdef-0123456789';
 
 const minimal = {
   SLACK_BOT_TOKEN: 'xoxb-1-abcdefabcdef',
@@ -60,16 +61,69 @@ describe('parseConfig', () => {
     const partial = parseConfig({ ...minimal, SLACK_BOT_TOKEN: undefined, SLACK_CLIENT_ID: '123.456' });
     expect(partial.ok).toBe(false);
     if (!partial.ok) expect(partial.problems.map((p) => p.split(':')[0]).sort()).toEqual(['SLACK_CLIENT_SECRET', 'SLACK_STATE_SECRET']);
-    const both = parseConfig({ ...minimal, SLACK_CLIENT_ID: 'a', SLACK_CLIENT_SECRET: 'b', SLACK_STATE_SECRET: 'c' });
+    const both = parseConfig({ ...minimal, SLACK_CLIENT_ID: 'a', SLACK_CLIENT_SECRET: 'b', SLACK_STATE_SECRET: STATE_SECRET });
     expect(both.ok).toBe(false);
   });
 
   it('decodes a 32-byte base64 SECRETS_KEY and rejects other lengths', () => {
     const key = randomBytes(32);
     const good = parseConfig({ ...minimal, REDIS_URL: 'redis://127.0.0.1:6379', SECRETS_KEY: key.toString('base64') });
-    expect(good.ok && good.config.secretsKey?.equals(key)).toBe(true);
+    expect(good.ok && good.config.secretsKeys).toEqual([key]);
     const bad = parseConfig({ ...minimal, SECRETS_KEY: randomBytes(16).toString('base64') });
     expect(bad.ok).toBe(false);
+  });
+
+  it('takes SECRETS_KEY as a comma-separated ring, first key first, and names a bad key by position only', () => {
+    const [a, b] = [randomBytes(32), randomBytes(32)];
+    const ring = parseConfig({ ...minimal, SECRETS_KEY: `${b.toString('base64')}, ${a.toString('base64url')}` });
+    expect(ring.ok && ring.config.secretsKeys).toEqual([b, a]);
+    const short = randomBytes(16).toString('base64');
+    const bad = parseConfig({ ...minimal, SECRETS_KEY: `${b.toString('base64')},${short}` });
+    expect(bad.ok).toBe(false);
+    if (bad.ok) return;
+    expect(bad.problems).toHaveLength(1);
+    expect(bad.problems[0]).toMatch(/^SECRETS_KEY: key 2 of 2 must be 32 bytes/);
+    expect(bad.problems[0]).not.toContain(short);
+    expect(bad.problems[0]).not.toContain(b.toString('base64'));
+  });
+
+  it('requires CAMPAIGN_API_KEY_TEAM with CAMPAIGN_API_KEY in OAuth mode only', () => {
+    const oauth = { ...minimal, SLACK_BOT_TOKEN: undefined, SLACK_CLIENT_ID: '123.456', SLACK_CLIENT_SECRET: 'client-secret-value', SLACK_STATE_SECRET: STATE_SECRET };
+    const apiKey = 'ck_live_operator_key_0000000000001111';
+    const missing = parseConfig({ ...oauth, CAMPAIGN_API_KEY: apiKey });
+    expect(missing.ok).toBe(false);
+    if (!missing.ok) {
+      expect(missing.problems).toHaveLength(1);
+      expect(missing.problems[0]).toMatch(/^CAMPAIGN_API_KEY_TEAM: required with CAMPAIGN_API_KEY in OAuth mode/);
+      expect(missing.problems[0]).not.toContain(apiKey);
+    }
+    const scoped = parseConfig({ ...oauth, CAMPAIGN_API_KEY: apiKey, CAMPAIGN_API_KEY_TEAM: 'T0OWNER01' });
+    expect(scoped.ok && scoped.config.campaign).toMatchObject({ apiKey, apiKeyTeam: 'T0OWNER01' });
+    expect(parseConfig(oauth).ok).toBe(true); // no default key at all: every workspace connects its own
+    expect(parseConfig({ ...minimal, CAMPAIGN_API_KEY: apiKey }).ok).toBe(true); // single workspace: as before
+    expect(parseConfig({ ...oauth, CAMPAIGN_API_KEY: apiKey, CAMPAIGN_API_KEY_TEAM: 'acme' }).ok).toBe(false);
+    expect(parseConfig({ ...oauth, CAMPAIGN_API_KEY_TEAM: 'T0OWNER01' }).ok).toBe(false);
+  });
+
+  it('refuses a plain-http platform or Slack URL unless it is loopback', () => {
+    for (const url of ['http://platform.example/v1/api', 'http://10.0.0.5:8080/v1/api', 'http://127.0.0.1.nip.io/v1/api', 'ftp://platform.example/v1/api']) {
+      const r = parseConfig({ ...minimal, CAMPAIGN_API_URL: url, SLACK_API_URL: url.replace('/v1/api', '/api/') });
+      expect(r.ok, url).toBe(false);
+      if (!r.ok) expect(r.problems.map((p) => p.split(':')[0]).sort()).toEqual(['CAMPAIGN_API_URL', 'SLACK_API_URL']);
+    }
+    for (const url of ['http://127.0.0.1:9/v1/api', 'http://127.3.2.1/v1/api', 'http://localhost:8080/v1/api', 'http://[::1]:9/v1/api', 'https://platform.example/v1/api']) {
+      expect(parseConfig({ ...minimal, CAMPAIGN_API_URL: url }).ok, url).toBe(true);
+    }
+  });
+
+  it('wants a state secret of at least 32 characters and a metrics token of at least 16', () => {
+    const oauth = { ...minimal, SLACK_BOT_TOKEN: undefined, SLACK_CLIENT_ID: '123.456', SLACK_CLIENT_SECRET: 'client-secret-value' };
+    const short = parseConfig({ ...oauth, SLACK_STATE_SECRET: 'x'.repeat(31) });
+    expect(!short.ok && short.problems).toEqual(['SLACK_STATE_SECRET: must have at least 32 characters (e.g. `openssl rand -hex 32`)']);
+    expect(parseConfig({ ...oauth, SLACK_STATE_SECRET: 'x'.repeat(32) }).ok).toBe(true);
+    expect(parseConfig({ ...minimal, METRICS_TOKEN: 'short' }).ok).toBe(false);
+    const metrics = parseConfig({ ...minimal, METRICS_TOKEN: 'metrics-token-0123456789' });
+    expect(metrics.ok && metrics.config.metricsToken).toBe('metrics-token-0123456789');
   });
 
   it('parses ADMIN_USER_IDS and treats empty values as unset', () => {
@@ -99,5 +153,29 @@ describe('npm start with a bad environment', () => {
     expect(err?.stderr).toContain('CAMPAIGN_API_URL');
     expect(err?.stderr).toContain('PORT');
     expect(err?.stderr).not.toContain(secret);
+  });
+
+  it('refuses OAuth mode with CAMPAIGN_API_KEY but no CAMPAIGN_API_KEY_TEAM, in one line naming both', async () => {
+    const apiKey = 'ck_live_OPERATOR_CANARY_0123456789';
+    const env = {
+      PATH: process.env.PATH ?? '',
+      SLACK_CLIENT_ID: '123.456',
+      SLACK_CLIENT_SECRET: 'client-secret-canary-0123',
+      SLACK_STATE_SECRET: STATE_SECRET,
+      SLACK_SIGNING_SECRET: 'signing-secret-canary-0123',
+      CAMPAIGN_API_URL: 'https://platform.example/v1/api',
+      CAMPAIGN_API_KEY: apiKey,
+      PORT: '0',
+    };
+    const err = await run(process.execPath, ['--import', 'tsx', 'src/bot/main.ts'], { env, cwd: process.cwd(), timeout: 20_000 }).then(
+      () => undefined,
+      (e: unknown) => e as { code: number; stderr: string },
+    );
+    expect(err?.code).toBe(1);
+    const lines = (err?.stderr ?? '').split('\n').filter((l) => l.startsWith('  - '));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('CAMPAIGN_API_KEY_TEAM');
+    expect(lines[0]).toContain('CAMPAIGN_API_KEY ');
+    for (const value of Object.values(env).slice(1)) if (value.length > 3) expect(err?.stderr).not.toContain(value);
   });
 });

@@ -110,6 +110,36 @@ describe.each(backends)('KeyValueStore contract ($name)', ({ create }) => {
     await expect(kv.hashGet(key, 'a')).rejects.toThrow(/WRONGTYPE/);
   });
 
+  it('lists live keys by prefix, taking the prefix literally (no glob)', async () => {
+    const { kv, keys } = create();
+    const p = keys.prefix;
+    await kv.set(`${p}scan[x]*:a`, '1');
+    await kv.hashSet(`${p}scan[x]*:b`, { f: '1' });
+    await kv.set(`${p}scanx:c`, '1');
+    await kv.set(`${p}scan[x]*:gone`, '1', { ttlMs: 40 });
+    await sleep(80);
+    expect((await kv.keysWithPrefix(`${p}scan[x]*:`)).sort()).toEqual([`${p}scan[x]*:a`, `${p}scan[x]*:b`]);
+    expect(await kv.keysWithPrefix(`${p}nothing-here:`)).toEqual([]);
+  });
+
+  it('compare-and-sets strings (keeping the TTL) and hash fields', async () => {
+    const { kv, keys } = create();
+    const key = keys.cache('kv', 'cas');
+    expect(await kv.setIfEqual(key, 'old', 'new')).toBe(false); // missing
+    await kv.set(key, 'old', { ttlMs: 80 });
+    expect(await kv.setIfEqual(key, 'other', 'new')).toBe(false);
+    expect(await kv.setIfEqual(key, 'old', 'new')).toBe(true);
+    expect(await kv.get(key)).toBe('new');
+    const hash = keys.cache('kv', 'cas-hash');
+    expect(await kv.hashSetIfEqual(hash, 'f', 'a', 'b')).toBe(false); // missing
+    await kv.hashSet(hash, { f: 'a', g: 'x' });
+    expect(await kv.hashSetIfEqual(hash, 'f', 'z', 'b')).toBe(false);
+    expect(await kv.hashSetIfEqual(hash, 'f', 'a', 'b')).toBe(true);
+    expect(await kv.hashGetAll(hash)).toEqual({ f: 'b', g: 'x' });
+    await sleep(140);
+    expect(await kv.get(key)).toBeNull();
+  });
+
   it('answers ping', async () => {
     const { kv } = create();
     await expect(kv.ping()).resolves.toBeUndefined();

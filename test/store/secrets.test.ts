@@ -62,6 +62,24 @@ describe('SecretBox', () => {
     expect(new SecretBox(key).open(fromEnv.seal('x', 'T'), 'T')).toBe('x');
   });
 
+  it('seals with the first key of a ring, opens with any, and reseals only what the first key did not seal', () => {
+    const [a, b] = [randomBytes(32), randomBytes(32)];
+    const old = new SecretBox(a).seal('sk-live-1234', 'T1');
+    const ring = new SecretBox([b, a]);
+    expect(ring.open(old, 'T1')).toBe('sk-live-1234');
+    expect(() => ring.open(old, 'T2')).toThrow(/another workspace/);
+    const fresh = ring.seal('sk-live-5678', 'T1');
+    expect(new SecretBox(b).open(fresh, 'T1')).toBe('sk-live-5678');
+    expect(() => new SecretBox(a).open(fresh, 'T1')).toThrow(SecretBoxError);
+
+    expect(ring.reseal(fresh, 'T1')).toBeNull();
+    const resealed = ring.reseal(old, 'T1');
+    expect(resealed).not.toBeNull();
+    expect(new SecretBox(b).open(resealed!, 'T1')).toBe('sk-live-1234');
+    expect(() => new SecretBox(randomBytes(32)).reseal(old, 'T1')).toThrow(SecretBoxError);
+    expect(() => new SecretBox([])).toThrow(/empty/);
+  });
+
   it('has per-process ephemeral boxes for the in-memory mode', () => {
     const a = SecretBox.ephemeral();
     const b = SecretBox.ephemeral();

@@ -17,6 +17,8 @@ export const TEAM_ID = 'T0TEST001';
 export const ADMIN_ID = 'U0ADMIN01';
 export const MEMBER_ID = 'U0MEMBER1';
 export const OAUTH_CLIENT = { clientId: '1111.2222', clientSecret: 'test-client-secret-abcdef' };
+/** At least 32 characters, as config requires. */
+export const STATE_SECRET = 'test-state-secret-0123456789abcdef';
 
 export interface HarnessOptions {
   /** Use Redis at this URL (default: in-memory store). */
@@ -34,6 +36,8 @@ export interface HarnessOptions {
   keyPrefix?: string;
   /** How the Slack stand-in serves file downloads (e.g. Slack's redirect to a signed CDN URL). */
   slack?: Pick<FakeSlackOptions, 'fileDownloads' | 'unauthenticatedFileDownloads'>;
+  /** Run against these fakes instead of new ones, and leave them open on close: a bot restart. */
+  fakes?: { slack: FakeSlack; platform: FakePlatform };
 }
 
 export interface Harness {
@@ -42,6 +46,8 @@ export interface Harness {
   slack: FakeSlack;
   platform: FakePlatform;
   signer: SlackSigner;
+  /** The environment the bot's config was parsed from. */
+  env: Readonly<Record<string, string>>;
   /** Socket Mode only: pushes envelopes over the bot's WebSocket. */
   socket?: SocketModeDriver;
   url: string;
@@ -51,14 +57,15 @@ export interface Harness {
 }
 
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
-  const platform = await startFakePlatform();
-  const slack = await startFakeSlack({ teamId: TEAM_ID, ...(opts.oauth ? { oauthClient: OAUTH_CLIENT } : {}), ...opts.slack });
+  const platform = opts.fakes?.platform ?? (await startFakePlatform());
+  const slack =
+    opts.fakes?.slack ?? (await startFakeSlack({ teamId: TEAM_ID, ...(opts.oauth ? { oauthClient: OAUTH_CLIENT } : {}), ...opts.slack }));
   slack.addUser({ id: ADMIN_ID, name: 'ada', real_name: 'Ada Admin', is_admin: true });
   slack.addUser({ id: MEMBER_ID, name: 'max', real_name: 'Max Member' });
 
   const env: Record<string, string> = {
     ...(opts.oauth
-      ? { SLACK_CLIENT_ID: OAUTH_CLIENT.clientId, SLACK_CLIENT_SECRET: OAUTH_CLIENT.clientSecret, SLACK_STATE_SECRET: 'test-state-secret-0123456789' }
+      ? { SLACK_CLIENT_ID: OAUTH_CLIENT.clientId, SLACK_CLIENT_SECRET: OAUTH_CLIENT.clientSecret, SLACK_STATE_SECRET: STATE_SECRET }
       : { SLACK_BOT_TOKEN: slack.botToken }),
     ...(opts.socketMode ? { SLACK_APP_TOKEN: slack.appToken } : { SLACK_SIGNING_SECRET: SIGNING_SECRET }),
     SLACK_API_URL: slack.apiUrl,
@@ -66,7 +73,8 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     // Socket Mode's route server can't report a port it picked: give it a free one.
     PORT: opts.socketMode ? String(await freePort()) : '0',
     LOG_LEVEL: 'debug',
-    ...(opts.defaultApiKey === false ? {} : { CAMPAIGN_API_KEY: platform.apiKey }),
+    // In OAuth mode the default key serves exactly one workspace: the harness's own.
+    ...(opts.defaultApiKey === false ? {} : { CAMPAIGN_API_KEY: platform.apiKey, ...(opts.oauth ? { CAMPAIGN_API_KEY_TEAM: TEAM_ID } : {}) }),
     ...(opts.redisUrl ? { REDIS_URL: opts.redisUrl, SECRETS_KEY: randomBytes(32).toString('base64') } : {}),
     ...opts.env,
   };
@@ -92,13 +100,14 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     slack,
     platform,
     signer,
+    env,
     ...(socket ? { socket } : {}),
     url,
     logs: () => lines.join(''),
     async close() {
       await bot.stop();
       await socket?.close();
-      await Promise.all([slack.close(), platform.close()]);
+      if (!opts.fakes) await Promise.all([slack.close(), platform.close()]);
     },
   };
 }

@@ -1,0 +1,18 @@
+/**
+ * Strings that are secrets by their shape alone, masked wherever text leaves the process (log lines, platform
+ * error messages shown in Slack) even when nobody registered them as secrets.
+ */
+
+/** Slack bot/user/app tokens: `xoxb-…`, `xapp-…`. */
+const SLACK_TOKEN = /\b(xox[abposre]|xapp)-[A-Za-z0-9-]{6,}/g;
+/** A hook token is 32 random bytes in base64url (store/workspaces.ts): exactly 43 such characters, standing alone. */
+const HOOK_TOKEN = /(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g;
+/** Whatever follows `/hooks/` in a URL or path is a hook token, well-formed or not. */
+const HOOK_PATH = /\/hooks\/[^/?#\s"'<>`|]+/g;
+
+export function maskSecretShapes(text: string): string {
+  return text
+    .replace(SLACK_TOKEN, (m) => `${m.slice(0, m.indexOf('-') + 1)}[redacted]`)
+    .replace(HOOK_PATH, '/hooks/[redacted]')
+    .replace(HOOK_TOKEN, '[redacted]');
+}

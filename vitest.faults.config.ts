@@ -11,6 +11,7 @@ export default defineConfig({
     testTimeout: 180_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    setupFiles: ['test/support/refusal-guard.ts'],
     maxWorkers: 2,
   },
 });

@@ -2,7 +2,7 @@
  * chat.* methods. Messages are stored per channel (threads, reply counts, reactions, edits, deletes); ts
  * values are `seconds.micros` strings that strictly increase.
  */
-import { blockKitErrors } from './block-kit.js';
+import { messageErrors } from './block-kit.js';
 import type { SlackState, Handler, TokenInfo } from './state.js';
 import type { SlackArgs, SlackEphemeral, SlackFile, SlackMessage } from './types.js';
 import { bool, clone, fail, str, tsToMicros, type Json } from './util.js';
@@ -36,17 +36,13 @@ export function botMessage(s: SlackState, auth: TokenInfo, channel: string, args
 
 /** Shared validation of text/blocks/attachments for message-creating methods. */
 export function contentError(args: SlackArgs, requireContent: boolean): Json | undefined {
-  if (args.blocks !== undefined) {
-    if (typeof args.blocks === 'string' || !Array.isArray(args.blocks)) {
-      if (args.blocks !== '' && args.blocks !== '[]') return fail('invalid_blocks_format');
-    } else {
-      const errors = blockKitErrors(args.blocks, 50);
-      if (errors.length > 0) return fail('invalid_blocks', { response_metadata: { messages: errors } });
-    }
-  }
+  const blocksGiven = Array.isArray(args.blocks);
+  if (args.blocks !== undefined && !blocksGiven && args.blocks !== '' && args.blocks !== '[]') return fail('invalid_blocks_format');
   if (args.attachments !== undefined && !Array.isArray(args.attachments) && args.attachments !== '') {
     return fail('invalid_attachments');
   }
+  const errors = messageErrors(blocksGiven ? args : { ...args, blocks: undefined });
+  if (errors.length > 0) return fail('invalid_blocks', { response_metadata: { messages: errors } });
   const text = str(args, 'text') ?? '';
   if (text.length > 40_000) return fail('msg_too_long');
   const hasBlocks = Array.isArray(args.blocks) && args.blocks.length > 0;

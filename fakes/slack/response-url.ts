@@ -1,6 +1,7 @@
 /** response_urls: 5 uses within 30 minutes; replace_original / delete_original / in_channel effects. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { botMessage, contentError } from './chat.js';
+import { imageDownloadErrors, payloadImages } from './images.js';
 import type { SlackState } from './state.js';
 import type { ResponseUrlContext, ResponseUrlPost, SlackEphemeral } from './types.js';
 import { clone, hex, isObj, str, type Json } from './util.js';
@@ -16,7 +17,7 @@ export function responseUrl(s: SlackState, id?: string, ctx: ResponseUrlContext 
   return url;
 }
 
-export function handleResponseUrl(s: SlackState, req: IncomingMessage, res: ServerResponse, path: string, body: Buffer): void {
+export async function handleResponseUrl(s: SlackState, req: IncomingMessage, res: ServerResponse, path: string, body: Buffer): Promise<void> {
   const key = path.split('/').pop() ?? '';
   const entry = s.responseUrls.get(key);
   const reply = (status: number, text: string): void => {
@@ -39,8 +40,10 @@ export function handleResponseUrl(s: SlackState, req: IncomingMessage, res: Serv
   }
   const post: ResponseUrlPost = { id: entry.id, body: isObj(parsed) ? parsed : {}, at: Date.now(), status: 200, url: entry.url };
   s.responses.push(post);
-  const reject = (status: number, error: string): void => {
+  const reject = (status: number, error: string, messages?: unknown): void => {
     post.status = status;
+    post.error = error;
+    if (Array.isArray(messages)) post.messages = messages.map(String);
     reply(status, error);
   };
   if (!isObj(parsed)) return reject(400, 'invalid_payload');
@@ -49,7 +52,9 @@ export function handleResponseUrl(s: SlackState, req: IncomingMessage, res: Serv
   const isDelete = parsed.delete_original === true || parsed.delete_original === 'true';
   if (!isDelete) {
     const err = contentError(parsed, true);
-    if (err) return reject(400, String(err.error));
+    if (err) return reject(400, String(err.error), (err.response_metadata as { messages?: unknown } | undefined)?.messages);
+    const images = await imageDownloadErrors(payloadImages(parsed, 'message'));
+    if (images.length > 0) return reject(400, 'invalid_blocks', images);
   }
   entry.uses += 1;
   applyResponseUrlEffects(s, entry.ctx, parsed, isDelete);

@@ -22,6 +22,8 @@ import { handleAuthorize, oauthCode, oauthHandlers, oauthV2Access } from './oaut
 import { reactionHandlers } from './reactions.js';
 import { handleResponseUrl, responseUrl } from './response-url.js';
 import { InjectedFaults } from './faults.js';
+import { imageDownloadErrors, payloadImages } from './images.js';
+import { RefusalLedger } from './refusals.js';
 import { SocketModeHub } from './socket-mode.js';
 import { SlackState, type Handler } from './state.js';
 import type {
@@ -83,6 +85,7 @@ class FakeSlackServer extends SlackState implements FakeSlack {
   private readonly sockets: SocketModeHub;
   private readonly handlers: Record<string, Handler>;
   private readonly faults = new InjectedFaults();
+  private readonly refusals = new RefusalLedger(this.calls, this.responses, 'Slack stand-in');
 
   constructor(opts: FakeSlackOptions) {
     super(opts);
@@ -114,6 +117,11 @@ class FakeSlackServer extends SlackState implements FakeSlack {
     const { port } = this.server.address() as AddressInfo;
     this.baseUrl = `http://127.0.0.1:${port}`;
     this.apiUrl = `${this.baseUrl}/api/`;
+    this.refusals.open();
+  }
+
+  expectRefusal(method: string, error?: string): void {
+    this.refusals.expect(method, error);
   }
 
   // ------------------------------------------------------------------ public helpers
@@ -268,6 +276,7 @@ class FakeSlackServer extends SlackState implements FakeSlack {
   reset(): void {
     this.calls.length = 0;
     this.responses.length = 0;
+    this.refusals.reset();
     this.uploads.length = 0;
     this.downloads.length = 0;
     this.serverErrors.length = 0;
@@ -287,6 +296,7 @@ class FakeSlackServer extends SlackState implements FakeSlack {
   async close(): Promise<void> {
     // Upgraded sockets are no longer the HTTP server's: the hub closes them with a proper handshake.
     // Stop the bot first: a running SDK would try to reconnect to a fake that is gone.
+    this.refusals.close();
     await this.sockets.close();
     await this.fileCdn.close();
     this.server.closeAllConnections();
@@ -385,11 +395,13 @@ class FakeSlackServer extends SlackState implements FakeSlack {
     // Injected faults first: a test that asks for a 429 or an error gets it whatever the arguments.
     const rate = this.faults.rateLimited(method);
     if (rate) {
+      call.injected = true;
       send(429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(rate.retryAfterSec) });
       return;
     }
     const failure = this.faults.failure(method);
     if (failure) {
+      call.injected = true;
       send(200, fail(failure));
       return;
     }
@@ -440,7 +452,16 @@ class FakeSlackServer extends SlackState implements FakeSlack {
     if (method === 'chat.postMessage') {
       const retryAfter = this.faults.channelRetryAfter(str(args, 'channel') ?? '');
       if (retryAfter !== undefined) {
+        call.injected = true;
         send(429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(retryAfter) });
+        return;
+      }
+    }
+    const images = IMAGE_CHECKED[method];
+    if (images) {
+      const errors = await imageDownloadErrors(payloadImages(args, images.kind));
+      if (errors.length > 0) {
+        send(200, fail(images.error, { response_metadata: { messages: errors } }), scopeHeaders);
         return;
       }
     }
@@ -457,6 +478,17 @@ class FakeSlackServer extends SlackState implements FakeSlack {
     return METHOD_SCOPES[method] ?? null;
   }
 }
+
+/** Methods whose image URLs Slack downloads before accepting the payload, and the error it answers. */
+const IMAGE_CHECKED: Record<string, { kind: 'message' | 'view'; error: string }> = {
+  'chat.postMessage': { kind: 'message', error: 'invalid_blocks' },
+  'chat.postEphemeral': { kind: 'message', error: 'invalid_blocks' },
+  'chat.update': { kind: 'message', error: 'invalid_blocks' },
+  'views.open': { kind: 'view', error: 'invalid_arguments' },
+  'views.push': { kind: 'view', error: 'invalid_arguments' },
+  'views.update': { kind: 'view', error: 'invalid_arguments' },
+  'views.publish': { kind: 'view', error: 'invalid_arguments' },
+};
 
 /** Start a fake Slack on 127.0.0.1 and a free port. Close it with `close()`. */
 export async function startFakeSlack(opts: FakeSlackOptions): Promise<FakeSlack> {

@@ -19,6 +19,8 @@ export interface SlackCall {
   response: Record<string, unknown>;
   /** `form` | `json` | `multipart` | `query` — how the args were encoded. */
   encoding: 'form' | 'json' | 'multipart' | 'query';
+  /** The answer came from a fault the test injected (`rateLimit`, `failMethod`, `channelRateLimit`). */
+  injected?: true;
 }
 
 export interface ResponseUrlPost {
@@ -30,6 +32,9 @@ export interface ResponseUrlPost {
   /** What the fake answered: 200, or 404 (`used_url`/`expired_url`), 400 (`invalid_payload`, `no_text`, …). */
   status: number;
   url: string;
+  /** The refusal's error (`invalid_blocks`, `used_url`, …) and Slack's messages for it. */
+  error?: string;
+  messages?: string[];
 }
 
 export interface SlackFile {
@@ -423,5 +428,11 @@ export interface FakeSlack {
    * stay open (the bot stays connected); closed ones, sent envelopes and acks are forgotten.
    */
   reset(): void;
+  /**
+   * Declares that this test expects Slack to refuse `method` (a Web API method, or `response_url`), with
+   * `error` or any error. Undeclared refusals fail the test (test/support/refusal-guard.ts); declarations
+   * last until the end of the test.
+   */
+  expectRefusal(method: string, error?: string): void;
   close(): Promise<void>;
 }

@@ -297,6 +297,7 @@ describe('message shortcut “Clone voice from files”', () => {
     const a = audio('kept.mp3', 1000);
     const gone = { ...a.file, id: 'F0DELETED01', name: 'gone.mp3' } satisfies SlackFile;
     const msg = h.slack.addMessage({ channel: CHANNEL, text: 'samples', files: [a.file, gone] });
+    h.slack.expectRefusal('files.info', 'file_not_found');
     await h.signer.shortcut({ callbackId: SHORTCUT, type: 'message_action', message: { ts: msg.ts }, channelId: CHANNEL, userId: ADMIN_ID, responseUrlId: 'sc5' });
     await h.slack.waitFor(() => h.slack.views(CALLBACK).at(-1));
     await h.signer.viewSubmission({ callbackId: CALLBACK, userId: ADMIN_ID, values: details() });

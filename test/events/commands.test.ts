@@ -94,6 +94,7 @@ describe('/campaign subscribe', () => {
 
   it('asks for an invite when the bot is not in the channel, and stores nothing', async () => {
     h.slack.addChannel({ id: 'C0NOTIN001', name: 'closed-door', is_member: false });
+    h.slack.expectRefusal('chat.postMessage', 'not_in_channel'); // the confirmation post is the membership check
     const { text } = await run(h, 'subscribe camp-1', { channelId: 'C0NOTIN001' });
     expect(text).toContain('/invite @Campaign');
     expect(subscribeRequests()).toHaveLength(0);

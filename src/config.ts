@@ -41,6 +41,8 @@ export interface Config {
   metricsToken?: string;
   adminUserIds: readonly string[];
   logLevel: LogLevel;
+  /** Webhook intake: per-workspace backlog cap (events) and how long a rotated-out hook token still works (s). */
+  hooks: { maxBacklog: number; tokenGraceS: number };
 }
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: string[] };
@@ -87,6 +89,13 @@ const secretsKeyRing = z.string().transform((v, ctx) => {
   return z.NEVER;
 });
 
+const wholeNumber = (min: number) =>
+  z
+    .string()
+    .regex(/^\d{1,9}$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().min(min, `must be at least ${min}`));
+
 const envSchema = z.object({
   SLACK_SIGNING_SECRET: optionalText,
   SLACK_BOT_TOKEN: optionalText.pipe(
@@ -122,6 +131,8 @@ const envSchema = z.object({
       .optional(),
   ),
   LOG_LEVEL: optionalText.pipe(z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).optional()),
+  HOOK_MAX_BACKLOG: optionalText.pipe(wholeNumber(1).optional()),
+  HOOK_TOKEN_GRACE_S: optionalText.pipe(wholeNumber(0).optional()),
 });
 
 /** Parses an environment. Pure: callers pass `process.env` (see `loadConfig`). */
@@ -179,6 +190,7 @@ export function parseConfig(env: Env): ConfigResult {
     ...(e.METRICS_TOKEN ? { metricsToken: e.METRICS_TOKEN } : {}),
     adminUserIds: e.ADMIN_USER_IDS ?? [],
     logLevel: e.LOG_LEVEL ?? 'info',
+    hooks: { maxBacklog: e.HOOK_MAX_BACKLOG ?? 100_000, tokenGraceS: e.HOOK_TOKEN_GRACE_S ?? 600 },
   };
   return { ok: true, config };
 }

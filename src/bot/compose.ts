@@ -44,6 +44,8 @@ export interface BotOptions {
   extraRoutes?: CustomRoute[];
   /** Interface to listen on (HTTP mode); all interfaces by default. The playground listens on loopback only. */
   listenHost?: string;
+  /** The clock hook-token expiry is judged by (tests move it past a grace period). Default `Date.now`. */
+  now?: () => number;
 }
 
 export function createBot(config: Config, options: BotOptions = {}): Bot {
@@ -55,6 +57,7 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
     ...(config.redisUrl ? { redisUrl: config.redisUrl } : {}),
     ...(config.secretsKeys ? { secretsKey: config.secretsKeys } : {}),
     ...(options.keyPrefix ? { keyPrefix: options.keyPrefix } : {}),
+    ...(options.now ? { now: options.now } : {}),
     logger,
   });
   if (store.backend === 'memory') {

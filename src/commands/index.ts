@@ -19,6 +19,7 @@ import { scheduled } from './scheduled.js';
 import { stats } from './stats.js';
 import { subscribe } from './subscribe.js';
 import { unsubscribe } from './unsubscribe.js';
+import { rotateHook } from './rotate-hook.js';
 import { subscriptions } from './subscriptions.js';
 import { sample } from './sample.js';
 import { template } from './template.js';
@@ -42,6 +43,7 @@ export const SUBCOMMANDS: readonly Subcommand[] = [
   cloneVoice,
   subscribe,
   unsubscribe,
+  rotateHook,
   agentLink,
 ];
 

@@ -3,10 +3,12 @@
  *
  *   token → workspace (404 when unknown; nothing written) → body ≤ 256 KB (413, reading stops there) →
  *   JSON (400) → array of events or one bare event, each validated (400 naming the problem) →
- *   dedup mark + enqueue, atomically, per event → 200.
+ *   dedup mark + backlog check + enqueue, atomically, per event → 200.
  *
  * Only an event that is safely queued is acknowledged: if the store cannot be reached the answer is 503, so
- * the platform may retry (and a retry of an event that did get queued is recognised as a duplicate).
+ * the platform may retry (and a retry of an event that did get queued is recognised as a duplicate). A
+ * workspace with HOOK_MAX_BACKLOG events not yet posted gets 429 + Retry-After: a leaked or replayed hook URL
+ * cannot fill the store, and nothing it refused was taken in.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CustomRoute } from '@slack/bolt';
@@ -25,11 +27,15 @@ const MAX_EVENTS_PER_DELIVERY = 100;
 const STORE_DEADLINE_MS = 5_000;
 /** How long the connection of an oversized delivery stays open after its 413 (see there). */
 const OVERSIZE_LINGER_MS = 1_000;
+/** What a workspace over its backlog cap is told to wait: posting to Slack drains roughly one event a second per channel. */
+const BACKLOG_RETRY_AFTER_S = 60;
+/** A workspace over its cap is logged as a warning at most this often (a flood must not flood the logs). */
+const BACKLOG_WARN_EVERY_MS = 60_000;
 /** How long a token that resolved is trusted without asking the store again (see `HookTokens`). */
 const RESOLVED_TOKEN_TTL_MS = 1_000;
 const RESOLVED_TOKENS_KEPT = 10_000;
 
-type IntakeDeps = Pick<Deps, 'store' | 'logger' | 'redactor' | 'metrics' | 'lifecycle'>;
+type IntakeDeps = Pick<Deps, 'config' | 'store' | 'logger' | 'redactor' | 'metrics' | 'lifecycle'>;
 
 export interface IntakeOptions {
   bodyLimit?: number;
@@ -48,7 +54,8 @@ class HookTokens {
   constructor(private readonly store: IntakeDeps['store']) {}
 
   resolve(token: string): Promise<string | null> {
-    const now = Date.now();
+    // The store's clock: the one a rotated-out token's grace period is judged by.
+    const now = this.store.now();
     const known = this.resolved.get(token);
     if (known && known.until > now) return known.teamId;
     const teamId = this.store.workspaces.resolveHookToken(token);
@@ -67,13 +74,14 @@ class HookTokens {
 export function hookRoute(deps: IntakeDeps, options: IntakeOptions = {}): CustomRoute {
   const limit = options.bodyLimit ?? HOOK_BODY_LIMIT;
   const tokens = new HookTokens(deps.store);
+  const overCap = new BacklogWarnings();
   return {
     path: `${HOOK_PATH}/:token`,
     // Every method is ours, so a stray GET gets a 405 here instead of Bolt logging the URL (and its token).
     method: ['POST', 'GET', 'HEAD', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
     handler: (req, res) => {
       const token = typeof req.params?.token === 'string' ? req.params.token : '';
-      handleDelivery(deps, tokens, req, res, token, limit).catch((err: unknown) => {
+      handleDelivery(deps, tokens, overCap, req, res, token, limit).catch((err: unknown) => {
         deps.logger.error({ err, hook: tokenRef(token) }, 'webhook intake failed unexpectedly');
         answer(deps, res, 500, { ok: false, error: 'internal_error' });
       });
@@ -81,7 +89,7 @@ export function hookRoute(deps: IntakeDeps, options: IntakeOptions = {}): Custom
   };
 }
 
-async function handleDelivery(deps: IntakeDeps, tokens: HookTokens, req: IncomingMessage, res: ServerResponse, token: string, limit: number): Promise<void> {
+async function handleDelivery(deps: IntakeDeps, tokens: HookTokens, overCap: BacklogWarnings, req: IncomingMessage, res: ServerResponse, token: string, limit: number): Promise<void> {
   if (req.method !== 'POST') {
     answer(deps, res, 405, { ok: false, error: 'method_not_allowed' }, { allow: 'POST' });
     return;
@@ -139,6 +147,7 @@ async function handleDelivery(deps: IntakeDeps, tokens: HookTokens, req: Incomin
   }
 
   const receivedAt = Date.now();
+  const maxBacklog = deps.config.hooks.maxBacklog;
   let queued = 0;
   let duplicates = 0;
   try {
@@ -146,10 +155,19 @@ async function handleDelivery(deps: IntakeDeps, tokens: HookTokens, req: Incomin
       const key = dedupKey(event);
       const job: EventJob = { v: 1, trigger: event.trigger, dedupKey: key, event: event.data, receivedAt };
       const result = await withDeadline(
-        deps.store.queue.enqueueOnce(key, { teamId, orderKey: orderKey(teamId, event, key), payload: job }, DEDUP_TTL_MS),
+        deps.store.queue.enqueueOnce(key, { teamId, orderKey: orderKey(teamId, event, key), payload: job }, DEDUP_TTL_MS, { maxBacklog }),
         STORE_DEADLINE_MS,
         'enqueue',
       );
+      if (result === 'full') {
+        // Events of this delivery queued before are duplicates when the platform retries it.
+        const line = { maxBacklog, queued, retryAfterS: BACKLOG_RETRY_AFTER_S };
+        const message = 'webhook refused with 429: the workspace has HOOK_MAX_BACKLOG events not yet posted';
+        if (overCap.due(team)) log().warn(line, message);
+        else if (verbose) log().info(line, message);
+        answer(deps, res, 429, { ok: false, error: 'backlog_full', queued, duplicates }, { 'retry-after': String(BACKLOG_RETRY_AFTER_S) });
+        return;
+      }
       deps.metrics.eventsQueued.inc({ trigger: event.known ? event.trigger : 'unknown', result });
       if (result === 'queued') queued++;
       else duplicates++;
@@ -165,6 +183,19 @@ async function handleDelivery(deps: IntakeDeps, tokens: HookTokens, req: Incomin
     return;
   }
   answer(deps, res, 200, { ok: true, queued, duplicates });
+}
+
+/** Per workspace, whether a warning about its full backlog is due (at most one per BACKLOG_WARN_EVERY_MS). */
+class BacklogWarnings {
+  private readonly lastAt = new Map<string, number>();
+
+  due(teamId: string): boolean {
+    const now = Date.now();
+    if (now - (this.lastAt.get(teamId) ?? Number.NEGATIVE_INFINITY) < BACKLOG_WARN_EVERY_MS) return false;
+    if (this.lastAt.size >= RESOLVED_TOKENS_KEPT) this.lastAt.clear();
+    this.lastAt.set(teamId, now);
+    return true;
+  }
 }
 
 type Delivery = { ok: true; value: ParsedEvent[] } | { ok: false; error: 'invalid_json' | 'invalid_event'; problem: string };

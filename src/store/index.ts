@@ -31,10 +31,14 @@ export interface StoreOptions {
   /** Prefix of every key. Default `campaign:`. */
   keyPrefix?: string;
   logger?: Logger;
+  /** The clock expiry decisions are made with (a rotated-out hook token's grace period). Default `Date.now`. */
+  now?: () => number;
 }
 
 export interface Store {
   backend: 'memory' | 'redis';
+  /** See `StoreOptions.now`. */
+  now: () => number;
   keys: Keys;
   kv: KeyValueStore;
   secrets: SecretBox;
@@ -58,6 +62,7 @@ export interface Store {
 export function createStore(options: StoreOptions = {}): Store {
   const logger = options.logger ?? pino({ enabled: false });
   const keys = createKeys(options.keyPrefix);
+  const now = options.now ?? Date.now;
   const useRedis = options.redis !== undefined || options.redisUrl !== undefined;
 
   const ring = options.secretsKey === undefined ? [] : Buffer.isBuffer(options.secretsKey) ? [options.secretsKey] : options.secretsKey;
@@ -83,10 +88,11 @@ export function createStore(options: StoreOptions = {}): Store {
   let closing: Promise<void> | undefined;
   return {
     backend: useRedis ? 'redis' : 'memory',
+    now,
     keys,
     kv,
     secrets,
-    workspaces: new WorkspaceRepo(kv, keys, secrets),
+    workspaces: new WorkspaceRepo(kv, keys, secrets, now),
     installations: new InstallationRepo(kv, keys, secrets),
     conversations: new ConversationRepo(kv, keys),
     agentLinks: new AgentLinkRepo(kv, keys),

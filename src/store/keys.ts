@@ -38,6 +38,13 @@ export interface Keys {
   kindPrefix(kind: 'workspace' | 'installation'): string;
 
   // Event queue. All of these share one hash tag.
+  /** Stream of one workspace's events (consumer group `workers`); its length is the workspace's backlog. */
+  queueTeamStream(teamId: string): string;
+  /** Set: team ids whose stream may hold entries (what workers read, round robin). */
+  queueTeams(): string;
+  /** Stream: one short entry whenever a workspace's stream gets work again, to wake blocked readers. */
+  queueBell(): string;
+  /** The single stream of earlier versions: read until it is drained, never written. */
   queueStream(): string;
   queueDedup(teamId: string, dedupKey: string): string;
   /** List: ids of the not-yet-finished entries of one orderKey, oldest first. */
@@ -89,6 +96,9 @@ export function createKeys(prefix: string = DEFAULT_KEY_PREFIX): Keys {
       `${p}thread:${segment(teamId)}:${segment(channelId)}:${segment(threadTs)}`,
     agentLinks: (teamId) => `${p}agent-links:${segment(teamId)}`,
     kindPrefix: (kind) => `${p}${kind}:`,
+    queueTeamStream: (teamId) => `${q}stream:${segment(teamId)}`,
+    queueTeams: () => `${q}teams`,
+    queueBell: () => `${q}bell`,
     queueStream: () => `${q}stream`,
     queueDedup: (teamId, dedupKey) => `${q}dedup:${segment(teamId)}:${segment(dedupKey)}`,
     queueOrder: (orderKey) => `${q}order:${segment(orderKey)}`,

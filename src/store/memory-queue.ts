@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { BackendEventQueue } from './queue-consumer.js';
 import type { FailResult, QueueBackend, QueueReader, StartResult, StoredEntry } from './queue-backend.js';
 import { DEAD_LETTER_CAP } from './queue.js';
-import type { DeadLetter, DeadLetters, EnqueueResult, EventQueue, QueueDepth, QueueEvent } from './queue.js';
+import type { DeadLetter, DeadLetters, EnqueueOptions, EnqueueResult, EventQueue, QueueDepth, QueueEvent } from './queue.js';
 
 interface Pending {
   consumer: string;
@@ -19,7 +19,10 @@ interface Pending {
 export class MemoryQueueBackend implements QueueBackend {
   /** Unfinished entries; Map order is enqueue order. */
   private readonly entries = new Map<string, StoredEntry>();
-  private readonly waiting: string[] = [];
+  /** Not yet delivered ids per team, oldest first; Map order is the round-robin order between teams. */
+  private readonly waiting = new Map<string, string[]>();
+  /** Unfinished entries per team. */
+  private readonly backlog = new Map<string, number>();
   private readonly pending = new Map<string, Pending>();
   private readonly order = new Map<string, string[]>();
   private readonly leases = new Map<string, { owner: string; expiresAt: number }>();
@@ -34,13 +37,15 @@ export class MemoryQueueBackend implements QueueBackend {
   private seq = 0;
   private closed = false;
 
-  enqueueOnce(dedupKey: string, event: QueueEvent, dedupTtlMs: number): Promise<EnqueueResult> {
+  enqueueOnce(dedupKey: string, event: QueueEvent, dedupTtlMs: number, options: EnqueueOptions): Promise<EnqueueResult> {
     if (this.closed) return Promise.reject(new Error('queue is closed'));
     const now = Date.now();
     this.pruneDedup(now);
     const markKey = JSON.stringify([event.teamId, dedupKey]);
     const expiresAt = this.dedupMarks.get(markKey);
     if (expiresAt !== undefined && expiresAt > now) return Promise.resolve('duplicate');
+    const backlog = this.backlog.get(event.teamId) ?? 0;
+    if (options.maxBacklog !== undefined && backlog >= options.maxBacklog) return Promise.resolve('full');
     let payload: unknown;
     try {
       // Stored as JSON like the Redis backend does, so handlers see the same values in both modes.
@@ -52,7 +57,10 @@ export class MemoryQueueBackend implements QueueBackend {
     this.dedupMarks.set(markKey, now + dedupTtlMs);
     const id = this.nextId(now);
     this.entries.set(id, { id, teamId: event.teamId, orderKey: event.orderKey, payload, enqueuedAt: now });
-    this.waiting.push(id);
+    this.backlog.set(event.teamId, backlog + 1);
+    const waiting = this.waiting.get(event.teamId);
+    if (waiting) waiting.push(id);
+    else this.waiting.set(event.teamId, [id]);
     const list = this.order.get(event.orderKey);
     if (list) list.push(id);
     else this.order.set(event.orderKey, [id]);
@@ -63,14 +71,18 @@ export class MemoryQueueBackend implements QueueBackend {
   openReader(consumer: string): QueueReader {
     let closed = false;
     let wake: (() => void) | undefined;
+    // One entry per team in turn; a team that got one goes to the back (re-added, so this loop meets it again).
     const take = (count: number): StoredEntry[] => {
       const now = Date.now();
       const taken: StoredEntry[] = [];
-      while (taken.length < count && this.waiting.length > 0) {
-        const id = this.waiting.shift()!;
-        const entry = this.entries.get(id);
+      for (const [team, ids] of this.waiting) {
+        if (taken.length >= count) break;
+        const id = ids.shift();
+        this.waiting.delete(team);
+        if (ids.length > 0) this.waiting.set(team, ids);
+        const entry = id === undefined ? undefined : this.entries.get(id);
         if (!entry) continue;
-        this.pending.set(id, { consumer, seenAt: now });
+        this.pending.set(entry.id, { consumer, seenAt: now });
         taken.push(entry);
       }
       return taken;
@@ -118,13 +130,13 @@ export class MemoryQueueBackend implements QueueBackend {
     return Promise.resolve(claimed);
   }
 
-  heartbeat(consumer: string, ids: readonly string[], orderKeys: readonly string[], leaseMs: number): Promise<string[]> {
+  heartbeat(consumer: string, entries: readonly StoredEntry[], orderKeys: readonly string[], leaseMs: number): Promise<StoredEntry[]> {
     const now = Date.now();
-    const lost: string[] = [];
-    for (const id of ids) {
-      const p = this.pending.get(id);
+    const lost: StoredEntry[] = [];
+    for (const entry of entries) {
+      const p = this.pending.get(entry.id);
       if (p?.consumer === consumer) p.seenAt = now;
-      else lost.push(id);
+      else lost.push(entry);
     }
     for (const key of orderKeys) {
       const lease = this.leases.get(key);
@@ -197,7 +209,11 @@ export class MemoryQueueBackend implements QueueBackend {
   }
 
   private finish(consumer: string, entry: StoredEntry): void {
-    this.entries.delete(entry.id);
+    if (this.entries.delete(entry.id)) {
+      const left = (this.backlog.get(entry.teamId) ?? 1) - 1;
+      if (left > 0) this.backlog.set(entry.teamId, left);
+      else this.backlog.delete(entry.teamId);
+    }
     this.pending.delete(entry.id);
     this.attempts.delete(entry.id);
     const list = this.order.get(entry.orderKey);

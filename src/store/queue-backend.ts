@@ -1,4 +1,4 @@
-import type { DeadLetters, EnqueueResult, QueueDepth, QueueEvent } from './queue.js';
+import type { DeadLetters, EnqueueOptions, EnqueueResult, QueueDepth, QueueEvent } from './queue.js';
 
 /**
  * The primitives a queue backend provides; the consumer logic (ordering, retries, dead letters, takeover) is
@@ -6,7 +6,8 @@ import type { DeadLetters, EnqueueResult, QueueDepth, QueueEvent } from './queue
  *
  * Model (that of a Redis Streams consumer group): every entry is either waiting or pending for exactly one
  * consumer. Per orderKey the backend keeps the ids of unfinished entries in enqueue order; only the first of
- * them (the head) may be started, and only by one consumer at a time (a lease with a TTL).
+ * them (the head) may be started, and only by one consumer at a time (a lease with a TTL). Waiting entries
+ * are kept per team and handed out round robin between teams.
  */
 export interface StoredEntry {
   id: string;
@@ -14,6 +15,13 @@ export interface StoredEntry {
   orderKey: string;
   payload: unknown;
   enqueuedAt: number;
+  /** Where the backend keeps the entry when ids are only unique within it (Redis: the stream key). */
+  source?: string;
+}
+
+/** Identifies an entry among all of a backend's: its id, qualified by its source when it has one. */
+export function entryRef(entry: StoredEntry): string {
+  return entry.source === undefined ? entry.id : `${entry.source}\u0000${entry.id}`;
 }
 
 export type StartResult =
@@ -30,7 +38,10 @@ export interface FailResult {
 }
 
 export interface QueueReader {
-  /** Delivers up to `count` waiting entries to this consumer, waiting up to `blockMs` for some to arrive. */
+  /**
+   * Delivers waiting entries to this consumer — about `count`, shared round robin between the teams that have
+   * some — waiting up to `blockMs` for some to arrive.
+   */
   readNew(count: number, blockMs: number): Promise<StoredEntry[]>;
   /** Entries already pending for this consumer name (from before a restart). */
   readOwnPending(): Promise<StoredEntry[]>;
@@ -39,15 +50,15 @@ export interface QueueReader {
 }
 
 export interface QueueBackend {
-  enqueueOnce(dedupKey: string, event: QueueEvent, dedupTtlMs: number): Promise<EnqueueResult>;
+  enqueueOnce(dedupKey: string, event: QueueEvent, dedupTtlMs: number, options: EnqueueOptions): Promise<EnqueueResult>;
   openReader(consumer: string): QueueReader;
   /** Takes over up to `count` entries pending (for any consumer) without a heartbeat for `minIdleMs`. */
   claimStale(consumer: string, minIdleMs: number, count: number): Promise<StoredEntry[]>;
   /**
-   * Keeps `ids` from being claimed by others and extends the leases this consumer holds on `orderKeys`.
-   * Returns the ids that no longer belong to this consumer.
+   * Keeps `entries` from being claimed by others and extends the leases this consumer holds on `orderKeys`.
+   * Returns those of `entries` that no longer belong to this consumer.
    */
-  heartbeat(consumer: string, ids: readonly string[], orderKeys: readonly string[], leaseMs: number): Promise<string[]>;
+  heartbeat(consumer: string, entries: readonly StoredEntry[], orderKeys: readonly string[], leaseMs: number): Promise<StoredEntry[]>;
   tryStart(consumer: string, entry: StoredEntry, leaseMs: number): Promise<StartResult>;
   /** Gives the lease up without finishing the entry (retry later). */
   release(consumer: string, entry: StoredEntry): Promise<void>;

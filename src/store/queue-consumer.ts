@@ -1,11 +1,12 @@
 import type { Logger } from 'pino';
-import { compareEntryIds } from './queue-backend.js';
+import { compareEntryIds, entryRef } from './queue-backend.js';
 import type { QueueBackend, QueueReader, StoredEntry } from './queue-backend.js';
 import { isRetryLaterError } from './queue.js';
 import type {
   ConsumeOptions,
   Consumer,
   DeadLetters,
+  EnqueueOptions,
   EnqueueResult,
   EventQueue,
   QueueDepth,
@@ -92,12 +93,14 @@ export class QueueConsumer implements Consumer {
   readonly name: string;
   private readonly settings: Settings;
   private readonly reader: QueueReader;
-  /** Entries this consumer holds, by id. */
+  /** Entries this consumer holds, by `entryRef`. */
   private readonly held = new Map<string, Held>();
   /** The same entries per orderKey, oldest first. Map order = round-robin order between keys. */
   private readonly byKey = new Map<string, Held[]>();
   /** orderKey → its running task (at most one per key; the task works on `byKey.get(key)[0]`). */
   private readonly active = new Map<string, Promise<void>>();
+  /** team id → how many of its orderKeys are running. */
+  private readonly activeTeams = new Map<string, number>();
   private readonly takeWork = new AbortController();
   private readonly beat = new AbortController();
   private readonly loops: Promise<void>[];
@@ -196,12 +199,12 @@ export class QueueConsumer implements Consumer {
       try {
         const lost = await this.backend.heartbeat(
           this.name,
-          [...this.held.keys()],
+          [...this.held.values()].map((h) => h.entry),
           [...this.active.keys()],
           this.settings.claimIdleMs,
         );
-        for (const id of lost) {
-          const h = this.held.get(id);
+        for (const entry of lost) {
+          const h = this.held.get(entryRef(entry));
           // A running entry finishes; its completion is safe whoever holds it now (the lease guards the run).
           if (h && !this.isRunning(h)) this.drop(h);
         }
@@ -217,9 +220,10 @@ export class QueueConsumer implements Consumer {
 
   private add(entries: readonly StoredEntry[]): void {
     for (const entry of entries) {
-      if (this.held.has(entry.id)) continue;
+      const ref = entryRef(entry);
+      if (this.held.has(ref)) continue;
       const h: Held = { entry, notBefore: 0, handled: false };
-      this.held.set(entry.id, h);
+      this.held.set(ref, h);
       const list = this.byKey.get(entry.orderKey);
       if (!list) {
         this.byKey.set(entry.orderKey, [h]);
@@ -235,7 +239,7 @@ export class QueueConsumer implements Consumer {
   }
 
   private drop(h: Held): void {
-    this.held.delete(h.entry.id);
+    this.held.delete(entryRef(h.entry));
     const list = this.byKey.get(h.entry.orderKey);
     if (list) {
       const at = list.indexOf(h);
@@ -245,21 +249,27 @@ export class QueueConsumer implements Consumer {
     this.roomWaiter?.();
   }
 
-  /** Starts the first entry of every idle orderKey that is due, up to `concurrency`; arms a timer for the rest. */
+  /**
+   * Starts the first entry of every idle orderKey that is due, up to `concurrency`; arms a timer for the rest.
+   * Teams with nothing running go first, so one team's many calls cannot keep every slot from another team.
+   */
   private schedule(): void {
     if (this.stopping) return;
     const now = Date.now();
     let nextWake = Number.POSITIVE_INFINITY;
-    for (const [key, list] of this.byKey) {
-      if (this.active.size >= this.settings.concurrency) break;
-      if (this.active.has(key)) continue;
-      const first = list[0];
-      if (!first) continue;
-      if (first.notBefore > now) {
-        nextWake = Math.min(nextWake, first.notBefore);
-        continue;
+    for (const idleTeamsOnly of [true, false]) {
+      for (const [key, list] of this.byKey) {
+        if (this.active.size >= this.settings.concurrency) break;
+        if (this.active.has(key)) continue;
+        const first = list[0];
+        if (!first) continue;
+        if (first.notBefore > now) {
+          nextWake = Math.min(nextWake, first.notBefore);
+          continue;
+        }
+        if (idleTeamsOnly && this.activeTeams.has(first.entry.teamId)) continue;
+        this.launch(key, first);
       }
-      this.launch(key, first);
     }
     if (nextWake < this.wakeAt) {
       clearTimeout(this.wakeTimer);
@@ -273,6 +283,8 @@ export class QueueConsumer implements Consumer {
   }
 
   private launch(key: string, h: Held): void {
+    const team = h.entry.teamId;
+    this.activeTeams.set(team, (this.activeTeams.get(team) ?? 0) + 1);
     const task = this.process(h)
       .catch((error: unknown) => {
         this.logger.error({ err: errorMessage(error), consumer: this.name, id: h.entry.id }, 'queue: unexpected error');
@@ -280,6 +292,9 @@ export class QueueConsumer implements Consumer {
       })
       .finally(() => {
         this.active.delete(key);
+        const running = (this.activeTeams.get(team) ?? 1) - 1;
+        if (running > 0) this.activeTeams.set(team, running);
+        else this.activeTeams.delete(team);
         this.roomWaiter?.(); // a free handler slot: the fetch loop may read now (see fetchLoop)
         // Round robin: a busy key goes to the back so other keys get their turn.
         const list = this.byKey.get(key);
@@ -367,11 +382,15 @@ export class BackendEventQueue implements EventQueue {
     private readonly logger: Logger,
   ) {}
 
-  enqueueOnce(dedupKey: string, event: QueueEvent, dedupTtlMs: number): Promise<EnqueueResult> {
+  enqueueOnce(dedupKey: string, event: QueueEvent, dedupTtlMs: number, options: EnqueueOptions = {}): Promise<EnqueueResult> {
     if (!Number.isSafeInteger(dedupTtlMs) || dedupTtlMs <= 0) {
       return Promise.reject(new RangeError('enqueueOnce: dedupTtlMs must be a positive integer'));
     }
-    return this.backend.enqueueOnce(dedupKey, event, dedupTtlMs);
+    const { maxBacklog } = options;
+    if (maxBacklog !== undefined && (!Number.isSafeInteger(maxBacklog) || maxBacklog <= 0)) {
+      return Promise.reject(new RangeError('enqueueOnce: maxBacklog must be a positive integer'));
+    }
+    return this.backend.enqueueOnce(dedupKey, event, dedupTtlMs, options);
   }
 
   consume(handler: QueueHandler, options: ConsumeOptions): QueueConsumer {

@@ -3,9 +3,11 @@
  *
  * - `enqueueOnce` records the dedup mark and appends the event in one atomic step, so an event is either
  *   queued exactly once or not at all (then it throws and the receiver answers 5xx so the platform retries).
+ * - Each team's entries form a backlog of their own, capped per call of `enqueueOnce` (`maxBacklog`).
  * - `consume` runs handlers with at-least-once delivery: entries of one `orderKey` strictly one after the
  *   other in enqueue order (a failing entry holds back the later ones of its key until it succeeds or is
  *   dead-lettered), different keys in parallel. Entries held by a crashed consumer are taken over by another.
+ *   Teams are read and run round robin, so one team's flood never starves another team's entries.
  *
  * Implementations: `createMemoryQueue` (embedded mode) and `createRedisQueue` (Redis Streams consumer group),
  * both running the same consumer logic (`queue-consumer.ts`) over backend primitives (`queue-backend.ts`).
@@ -28,7 +30,13 @@ export interface QueueEntry extends QueueEvent {
   attempt: number;
 }
 
-export type EnqueueResult = 'queued' | 'duplicate';
+/** `full`: the team already has `maxBacklog` unfinished entries; nothing was written. */
+export type EnqueueResult = 'queued' | 'duplicate' | 'full';
+
+export interface EnqueueOptions {
+  /** Unfinished entries (waiting, running or retrying) the team may have; beyond, `enqueueOnce` answers `full`. */
+  maxBacklog?: number;
+}
 
 export type QueueHandler = (entry: QueueEntry) => Promise<void>;
 
@@ -86,8 +94,11 @@ export interface QueueDepth {
 }
 
 export interface EventQueue {
-  /** Queues the event unless `dedupKey` was seen (for this team) within `dedupTtlMs`. Throws if it cannot queue. */
-  enqueueOnce(dedupKey: string, event: QueueEvent, dedupTtlMs: number): Promise<EnqueueResult>;
+  /**
+   * Queues the event unless `dedupKey` was seen (for this team) within `dedupTtlMs` (`duplicate`, checked
+   * first) or the team's backlog is full (`full`). Throws if it cannot queue.
+   */
+  enqueueOnce(dedupKey: string, event: QueueEvent, dedupTtlMs: number, options?: EnqueueOptions): Promise<EnqueueResult>;
   consume(handler: QueueHandler, options: ConsumeOptions): Consumer;
   deadLetters(teamId?: string, limit?: number): Promise<DeadLetters>;
   depth(): Promise<QueueDepth>;

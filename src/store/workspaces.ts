@@ -1,4 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { z } from 'zod';
 import type { Keys } from './keys.js';
 import type { KeyValueStore } from './kv.js';
 import type { SecretBox } from './secrets.js';
@@ -19,14 +20,34 @@ const FIELD = {
   verifiedBy: 'verifiedBy',
   hookToken: 'hookToken',
   hookTokenHash: 'hookTokenHash',
+  retiredHookTokens: 'retiredHookTokens',
 } as const;
 
 /** 256 random bits, base64url (43 characters). */
 const HOOK_TOKEN_BYTES = 32;
 const HOOK_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+/** Rotated-out tokens remembered at most; beyond, the oldest are forgotten (their grace is long over). */
+const RETIRED_KEPT = 10;
+
+/** A hook token replaced by a rotation: sealed like the current one, accepted until `until` (epoch ms). */
+const retiredSchema = z.array(z.object({ sealed: z.string(), hash: z.string(), until: z.number(), cleared: z.boolean() }));
+type Retired = z.infer<typeof retiredSchema>[number];
+
+/** A rotated-out token whose platform hooks may still be registered (see `rotateHookToken`). */
+export interface RetiredHookToken {
+  token: string;
+  /** Epoch ms until which it is still accepted. */
+  until: number;
+}
 
 function sha256Hex(value: string): string {
   return createHash('sha256').update(value, 'utf8').digest('hex');
+}
+
+function sameHash(hexA: string, hexB: string): boolean {
+  const a = Buffer.from(hexA, 'hex');
+  const b = Buffer.from(hexB, 'hex');
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 /**
@@ -35,7 +56,8 @@ function sha256Hex(value: string): string {
  *
  * The hook token is stored twice: as SHA-256 hash → team id (what an incoming webhook is resolved with, so a
  * Redis dump does not hand out working hook URLs) and encrypted on the workspace (so the bot can rebuild the
- * hookUrl it subscribed with, which unsubscribe needs).
+ * hookUrl it subscribed with, which unsubscribe needs). A token replaced by `rotateHookToken` is kept the same
+ * way for its grace period (and, sealed, until its platform hooks are known to be removed).
  */
 export class WorkspaceRepo {
   constructor(
@@ -72,12 +94,13 @@ export class WorkspaceRepo {
     };
   }
 
-  /** Forgets everything about the workspace: API key, connection details and hook token (which stops resolving). */
+  /** Forgets everything about the workspace: API key, connection details and hook tokens (which stop resolving). */
   async clear(teamId: string): Promise<void> {
     const key = this.keys.workspace(teamId);
-    const hash = await this.kv.hashGet(key, FIELD.hookTokenHash);
+    const fields = await this.kv.hashGetAll(key);
     await this.kv.del(key);
-    if (hash !== null) await this.kv.del(this.keys.hookToken(hash));
+    const hashes = [fields[FIELD.hookTokenHash], ...parseRetired(fields[FIELD.retiredHookTokens]).map((r) => r.hash)];
+    for (const hash of hashes) if (hash !== undefined) await this.kv.del(this.keys.hookToken(hash));
   }
 
   /**
@@ -99,25 +122,83 @@ export class WorkspaceRepo {
     return token;
   }
 
+  /**
+   * Replaces the workspace's hook token with a new one (or creates the first). The replaced token keeps
+   * resolving for `graceMs`, and is remembered until `markRetiredCleared` names it, so that hooks the platform
+   * still has registered with it can be removed by this or a later rotation. Returns the new token and every
+   * remembered token not cleared yet. Callers serialize rotations of one workspace.
+   */
+  async rotateHookToken(teamId: string, graceMs: number): Promise<{ token: string; retired: RetiredHookToken[] }> {
+    const key = this.keys.workspace(teamId);
+    const fields = await this.kv.hashGetAll(key);
+    const now = this.now();
+    let retired = parseRetired(fields[FIELD.retiredHookTokens]).filter((r) => !(r.cleared && r.until <= now));
+    const sealed = fields[FIELD.hookToken];
+    const hash = fields[FIELD.hookTokenHash];
+    if (sealed !== undefined && hash !== undefined) {
+      retired.push({ sealed, hash, until: now + graceMs, cleared: false });
+      // The lookup entry also expires by itself; `until` is what resolving checks.
+      if (graceMs > 0) await this.kv.expire(this.keys.hookToken(hash), graceMs);
+      else await this.kv.del(this.keys.hookToken(hash));
+    }
+    for (const gone of retired.slice(0, -RETIRED_KEPT)) await this.kv.del(this.keys.hookToken(gone.hash));
+    retired = retired.slice(-RETIRED_KEPT);
+
+    const token = randomBytes(HOOK_TOKEN_BYTES).toString('base64url');
+    const newHash = sha256Hex(token);
+    await this.kv.set(this.keys.hookToken(newHash), teamId);
+    await this.kv.hashSet(key, {
+      [FIELD.hookToken]: this.secrets.seal(token, hookTokenContext(teamId)),
+      [FIELD.hookTokenHash]: newHash,
+      [FIELD.retiredHookTokens]: JSON.stringify(retired),
+    });
+    const open = retired.filter((r) => !r.cleared).map((r) => ({ token: this.secrets.open(r.sealed, hookTokenContext(teamId)), until: r.until }));
+    return { token, retired: open };
+  }
+
+  /** Rotated-out tokens the platform has no more hooks registered with: forgotten once their grace is over. */
+  async markRetiredCleared(teamId: string, tokens: readonly string[]): Promise<void> {
+    if (tokens.length === 0) return;
+    const key = this.keys.workspace(teamId);
+    const hashes = new Set(tokens.map(sha256Hex));
+    const retired = parseRetired(await this.kv.hashGet(key, FIELD.retiredHookTokens));
+    const marked = retired.map((r) => (hashes.has(r.hash) ? { ...r, cleared: true } : r));
+    await this.kv.hashSet(key, { [FIELD.retiredHookTokens]: JSON.stringify(marked) });
+  }
+
   /** The workspace's current hook token (to rebuild its hookUrl), or null if none was created. */
   async getHookToken(teamId: string): Promise<string | null> {
     const sealed = await this.kv.hashGet(this.keys.workspace(teamId), FIELD.hookToken);
     return sealed === null ? null : this.secrets.open(sealed, hookTokenContext(teamId));
   }
 
-  /** The team id a webhook token belongs to, or null for an unknown, replaced or malformed token. */
+  /**
+   * The team id a webhook token belongs to, or null for an unknown, replaced or malformed token. A token
+   * replaced by `rotateHookToken` still resolves until its grace period is over.
+   */
   async resolveHookToken(token: string): Promise<string | null> {
     if (!HOOK_TOKEN_PATTERN.test(token)) return null;
     const hash = sha256Hex(token);
     const teamId = await this.kv.get(this.keys.hookToken(hash));
     if (teamId === null) return null;
-    // The mapping is only trusted while the workspace still names this token as its current one (a replaced
-    // token whose mapping removal failed must not keep working). Compared in constant time on principle.
-    const current = await this.kv.hashGet(this.keys.workspace(teamId), FIELD.hookTokenHash);
+    // The mapping is only trusted while the workspace still names this token as its current one, or as one
+    // rotated out and still in its grace period (a replaced token whose mapping removal failed must not keep
+    // working). Compared in constant time on principle.
+    const key = this.keys.workspace(teamId);
+    const current = await this.kv.hashGet(key, FIELD.hookTokenHash);
     if (current === null) return null;
-    const a = Buffer.from(current, 'hex');
-    const b = Buffer.from(hash, 'hex');
-    return a.length === b.length && timingSafeEqual(a, b) ? teamId : null;
+    if (sameHash(current, hash)) return teamId;
+    const retired = parseRetired(await this.kv.hashGet(key, FIELD.retiredHookTokens)).find((r) => sameHash(r.hash, hash));
+    return retired !== undefined && retired.until > this.now() ? teamId : null;
+  }
+}
+
+function parseRetired(raw: string | null | undefined): Retired[] {
+  if (!raw) return [];
+  try {
+    return retiredSchema.safeParse(JSON.parse(raw)).data ?? [];
+  } catch {
+    return [];
   }
 }
 

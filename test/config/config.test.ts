@@ -133,6 +133,15 @@ describe('parseConfig', () => {
     expect(parseConfig({ ...minimal, ADMIN_USER_IDS: 'alice' }).ok).toBe(false);
   });
 
+  it('caps each workspace’s webhook backlog and keeps a rotated-out hook token for a grace period', () => {
+    const defaults = parseConfig(minimal);
+    expect(defaults.ok && defaults.config.hooks).toEqual({ maxBacklog: 100_000, tokenGraceS: 600 });
+    const set = parseConfig({ ...minimal, HOOK_MAX_BACKLOG: '500', HOOK_TOKEN_GRACE_S: '0' });
+    expect(set.ok && set.config.hooks).toEqual({ maxBacklog: 500, tokenGraceS: 0 });
+    const bad = parseConfig({ ...minimal, HOOK_MAX_BACKLOG: '0', HOOK_TOKEN_GRACE_S: 'ten minutes' });
+    expect(bad.ok ? [] : bad.problems).toEqual(['HOOK_MAX_BACKLOG: must be at least 1', 'HOOK_TOKEN_GRACE_S: must be a whole number']);
+  });
+
   it('knows when nothing at all is configured', () => {
     expect(isUnconfigured({})).toBe(true);
     expect(isUnconfigured({ PORT: '3000', LOG_LEVEL: 'debug' })).toBe(true);

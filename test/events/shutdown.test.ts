@@ -9,6 +9,7 @@ import { afterAll, expect, it } from 'vitest';
 import { requireRedis } from '../support/redis.js';
 import { startFakeSlack } from '../fakes/slack.js';
 import { CALL_STARTED_FULL } from './fixtures.js';
+import { TEAM_ID } from '../support/harness.js';
 import { deliver, routeTo, sleep, startEventsHarness } from './support.js';
 
 const redis = await requireRedis();
@@ -71,5 +72,5 @@ it('lets the post in flight finish, acknowledges it, and refuses new deliveries 
   expect(botPosts(channel)).toHaveLength(1);
   expect(JSON.stringify(botPosts(channel)[0]!.blocks)).toContain('Olivia');
   // Acknowledged before stop() resolved: nothing left in the stream for another worker to post again.
-  expect(await redis.redis.xlen(`${prefix}{queue}:stream`)).toBe(0);
+  expect(await redis.redis.xlen(h.bot.deps.store.keys.queueTeamStream(TEAM_ID))).toBe(0);
 }, 15_000);

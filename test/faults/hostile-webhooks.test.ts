@@ -7,7 +7,7 @@ import { request } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { BotProcess } from '../../bench/lib/bot-process.js';
-import { callCompleted, figure, mb, startStack, type Stack } from './support.js';
+import { callCompleted, figure, mb, startStack, TEAM_ID, type Stack } from './support.js';
 
 let stack: Stack;
 let bot: BotProcess;
@@ -95,7 +95,7 @@ function send(url: URL, h: Hostile): Promise<number | string> {
 
 it('1,000 malformed / oversized / hostile webhook bodies → only 4xx, process alive, RSS bounded', async () => {
   const hook = new URL(`${bot.url}${await stack.route([{ campaignId: '*', triggerName: 'call_completed', channelId: 'C0HOSTILE1' }])}`);
-  const streamBefore = await stack.redis.client.xlen(stack.store.keys.queueStream());
+  const streamBefore = await stack.redis.client.xlen(stack.store.keys.queueTeamStream(TEAM_ID));
   const rssBefore = bot.rss();
   let rssPeak = rssBefore;
   const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, bot.rss())), 100);
@@ -127,7 +127,7 @@ it('1,000 malformed / oversized / hostile webhook bodies → only 4xx, process a
   expect(wrong).toEqual([]);
   expect(bot.alive()).toBe(true);
   expect(health.status).toBe(200);
-  expect(await stack.redis.client.xlen(stack.store.keys.queueStream())).toBe(streamBefore);
+  expect(await stack.redis.client.xlen(stack.store.keys.queueTeamStream(TEAM_ID))).toBe(streamBefore);
   expect(stack.slack.callsTo('chat.postMessage')).toHaveLength(0);
   expect(rssPeak).toBeLessThan(300 * 1024 * 1024);
   expect(rssAfter - rssBefore).toBeLessThan(100 * 1024 * 1024);

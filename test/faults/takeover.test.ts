@@ -5,7 +5,7 @@
  * posts every one of them exactly once — lost = 0.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { callCompleted, cardCounts, deliveryBody, figure, postJson, sleep, startStack, until, type Stack } from './support.js';
+import { callCompleted, cardCounts, deliveryBody, figure, postJson, sleep, startStack, TEAM_ID, until, type Stack } from './support.js';
 
 let stack: Stack;
 beforeAll(async () => {
@@ -19,7 +19,7 @@ const EVENTS = 20;
 
 /** Entries pending in the consumer group, per consumer name. */
 async function pendingByConsumer(): Promise<Map<string, number>> {
-  const stream = stack.store.keys.queueStream();
+  const stream = stack.store.keys.queueTeamStream(TEAM_ID);
   const summary = (await stack.redis.client.call('XPENDING', stream, 'workers')) as [number, string | null, string | null, Array<[string, string]> | null];
   return new Map((summary[3] ?? []).map(([name, count]) => [name, Number(count)]));
 }

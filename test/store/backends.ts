@@ -10,7 +10,8 @@ import type { RedisTestContext } from '../support/redis.js';
 
 export interface Backend {
   name: 'memory' | 'redis';
-  create: () => Store;
+  /** `now`: the store's clock (expiry decisions), when a test moves it. */
+  create: (options?: { now?: () => number }) => Store;
 }
 
 export function storeBackends(redis: RedisTestContext): Backend[] {
@@ -24,11 +25,11 @@ export function storeBackends(redis: RedisTestContext): Backend[] {
     return store;
   };
   return [
-    { name: 'memory', create: () => track(createStore()) },
+    { name: 'memory', create: (options = {}) => track(createStore(options)) },
     {
       name: 'redis',
-      create: () =>
-        track(createStore({ redisUrl: redis.url, keyPrefix: `${redis.prefix}${++n}:`, secretsKey: randomBytes(32) })),
+      create: (options = {}) =>
+        track(createStore({ ...options, redisUrl: redis.url, keyPrefix: `${redis.prefix}${++n}:`, secretsKey: randomBytes(32) })),
     },
   ];
 }

@@ -273,6 +273,54 @@ describe.each(backends)('EventQueue contract ($name)', ({ create }) => {
   });
 });
 
+describe.each(backends)('one team among many ($name)', ({ create }) => {
+  it('caps each team’s unfinished entries at maxBacklog: duplicates still recognised, other teams apart, room again once entries finish or are dead-lettered', async () => {
+    const { queue } = create();
+    const cap = { maxBacklog: 2 };
+    expect(await queue.enqueueOnce('c1', event('c1', 'ok'), 60_000, cap)).toBe('queued');
+    expect(await queue.enqueueOnce('c2', event('c2', 'poison'), 60_000, cap)).toBe('queued');
+    expect(await queue.enqueueOnce('c3', event('c3', 'ok'), 60_000, cap)).toBe('full');
+    expect(await queue.enqueueOnce('c1', event('c1', 'ok'), 60_000, cap)).toBe('duplicate');
+    expect(await queue.enqueueOnce('c3', event('c3', 'ok', 'T2'), 60_000, cap)).toBe('queued');
+    // Refused means not written: the same event is queued later, not taken for a duplicate.
+    expect((await queue.depth()).total).toBe(3);
+
+    const handled: string[] = [];
+    const consumer = queue.consume(
+      sync(({ teamId, orderKey, payload }: QueueEntry) => {
+        if (payload === 'poison') throw new Error('poison');
+        handled.push(`${teamId}:${orderKey}`);
+      }),
+      { consumer: 'w1', ...fast, maxAttempts: 1 },
+    );
+    await waitFor(async () => (await queue.depth()).total === 0, 'both entries of T1 to finish (one as a dead letter)');
+    await consumer.stop();
+    expect(handled.sort()).toEqual(['T1:c1', 'T2:c3']);
+    expect((await queue.deadLetters('T1')).count).toBe(1);
+    expect(await queue.enqueueOnce('c3', event('c3', 'ok'), 60_000, cap)).toBe('queued');
+    expect(await queue.enqueueOnce('c4', event('c4', 'ok'), 60_000, cap)).toBe('queued');
+    expect(await queue.enqueueOnce('c5', event('c5', 'ok'), 60_000, cap)).toBe('full');
+  });
+
+  it('hands out waiting entries round robin between teams: one team’s backlog does not delay another’s entry', async () => {
+    const { queue } = create();
+    for (let i = 0; i < 60; i++) await queue.enqueueOnce(`flood-${i}`, event(`flood-${i}`, i, 'T-FLOOD'), 60_000);
+    await queue.enqueueOnce('quiet', event('quiet', 'quiet', 'T-QUIET'), 60_000);
+    const handled: string[] = [];
+    const consumer = queue.consume(
+      async ({ teamId }) => {
+        handled.push(teamId);
+        await sleep(2);
+      },
+      { consumer: 'w1', ...fast, concurrency: 2, prefetch: 4 },
+    );
+    await waitFor(() => handled.length === 61, 'every entry');
+    await consumer.stop();
+    // Behind the whole flood it would be last; round robin puts it in the first read.
+    expect(handled.indexOf('T-QUIET')).toBeLessThan(4);
+  });
+});
+
 /**
  * A consumer that crashed: it read entries (they are pending for it) and will never acknowledge them, and it
  * may have died in the middle of a handler (its lease on that orderKey is still there).
@@ -288,11 +336,10 @@ describe('takeover of a crashed consumer', () => {
       setup: () => {
         const store = backends[1]!.create();
         const { keys } = store;
-        const stream = keys.queueStream();
+        const stream = keys.queueTeamStream('T1');
         return Promise.resolve({
           queue: store.queue,
           crash: async () => {
-            await redis.redis.call('XGROUP', 'CREATE', stream, 'workers', '0', 'MKSTREAM');
             const reply = (await redis.redis.call(
               'XREADGROUP', 'GROUP', 'workers', 'crashed', 'COUNT', 100, 'STREAMS', stream, '>',
             )) as [string, unknown[]][];
@@ -357,15 +404,21 @@ describe('takeover of a crashed consumer', () => {
 });
 
 describe('redis queue specifics', () => {
-  it('tolerates an existing consumer group (BUSYGROUP) and reads entries queued before any consumer ran', async () => {
+  it('reads entries queued before any consumer ran, also those left in the single stream of earlier versions, in order', async () => {
     const store = backends[1]!.create();
+    const { keys } = store;
+    // What an earlier version left behind: one stream for every team, its group, the key's order list.
+    const old = await redis.redis.xadd(keys.queueStream(), '*', 'teamId', 'T1', 'orderKey', 'o', 'payload', '"old"', 'enqueuedAt', String(Date.now()), 'dedupKey', 'old');
+    await redis.redis.call('XGROUP', 'CREATE', keys.queueStream(), 'workers', '0');
+    await redis.redis.rpush(keys.queueOrder('o'), old!);
     await store.queue.enqueueOnce('early', event('o', 'early'), 60_000);
-    await redis.redis.call('XGROUP', 'CREATE', store.keys.queueStream(), 'workers', '0', 'MKSTREAM');
+    expect(await store.queue.depth()).toEqual({ total: 2, pending: 0, lag: 2 });
     const seen: unknown[] = [];
     const consumer = store.queue.consume(sync(({ payload }: QueueEntry) => seen.push(payload)), { consumer: 'w1', ...fast });
-    await waitFor(() => seen.length === 1, 'the early entry');
+    await waitFor(() => seen.length === 2, 'both entries');
     await consumer.stop();
-    expect(seen).toEqual(['early']);
+    expect(seen).toEqual(['old', 'early']);
+    expect(await store.queue.depth()).toEqual({ total: 0, pending: 0, lag: 0 });
   });
 
   it('keeps the dedup mark, the stream and the order list of a key in one hash slot', async () => {
@@ -373,6 +426,9 @@ describe('redis queue specifics', () => {
     const tag = (key: string) => /\{([^}]+)\}/.exec(key)?.[1];
     const slotKeys = [
       keys.queueStream(),
+      keys.queueTeamStream('T{1}'),
+      keys.queueTeams(),
+      keys.queueBell(),
       keys.queueDedup('T1', 'call_started:{x}'),
       keys.queueOrder('T1:{weird}:conv'),
       keys.queueLease('T1:conv'),
@@ -401,7 +457,8 @@ describe('redis queue specifics', () => {
     const consumer = store.queue.consume(() => Promise.resolve(), { consumer: 'w1', ...fast });
     await waitFor(async () => (await store.queue.depth()).total === 0, 'the entries to finish');
     await consumer.stop();
-    expect(await redis.redis.xlen(store.keys.queueStream())).toBe(0);
+    expect(await redis.redis.xlen(store.keys.queueTeamStream('T1'))).toBe(0);
+    expect(await redis.redis.exists(store.keys.queueTeams())).toBe(0);
     expect(await redis.redis.exists(store.keys.queueOrder('o'))).toBe(0);
     expect(await redis.redis.exists(store.keys.queueAttempts())).toBe(0);
   });

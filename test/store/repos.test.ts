@@ -98,6 +98,44 @@ describe.each(backends)('WorkspaceRepo ($name)', ({ create }) => {
   });
 });
 
+describe.each(backends)('WorkspaceRepo hook token rotation ($name)', ({ create }) => {
+  it('keeps a rotated-out token working for the grace period only, and remembers it until its hooks are cleared', async () => {
+    let clock = 1_700_000_000_000;
+    const { workspaces, kv, keys } = create({ now: () => clock });
+    const first = await workspaces.createHookToken('T1');
+    const rotated = await workspaces.rotateHookToken('T1', 600_000);
+    expect(rotated.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(rotated.retired).toEqual([{ token: first, until: clock + 600_000 }]);
+    expect(await workspaces.getHookToken('T1')).toBe(rotated.token);
+    expect(await workspaces.resolveHookToken(rotated.token)).toBe('T1');
+    expect(await workspaces.resolveHookToken(first)).toBe('T1');
+    // Stored sealed like the current one: no token in plain text.
+    const stored = JSON.stringify(await kv.hashGetAll(keys.workspace('T1')));
+    expect(stored).toContain('retiredHookTokens');
+    expect(stored).not.toContain(first);
+
+    clock += 600_000;
+    expect(await workspaces.resolveHookToken(first)).toBeNull();
+    expect(await workspaces.resolveHookToken(rotated.token)).toBe('T1');
+
+    // Not cleared yet: the next rotation hands it out again, with the one it replaces.
+    const again = await workspaces.rotateHookToken('T1', 0);
+    expect(again.retired.map((r) => r.token)).toEqual([first, rotated.token]);
+    expect(await workspaces.resolveHookToken(rotated.token)).toBeNull(); // no grace at all
+    await workspaces.markRetiredCleared('T1', [first, rotated.token]);
+    expect((await workspaces.rotateHookToken('T1', 1_000)).retired.map((r) => r.token)).toEqual([again.token]);
+  });
+
+  it('forgets rotated-out tokens with the workspace', async () => {
+    const { workspaces } = create();
+    const first = await workspaces.createHookToken('T1');
+    const { token } = await workspaces.rotateHookToken('T1', 600_000);
+    await workspaces.clear('T1');
+    expect(await workspaces.resolveHookToken(first)).toBeNull();
+    expect(await workspaces.resolveHookToken(token)).toBeNull();
+  });
+});
+
 describe.each(backends)('RouteRepo ($name)', ({ create }) => {
   const route = (campaignId: string, triggerName: string, channelId: string, teamId = 'T1') => ({
     teamId,

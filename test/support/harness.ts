@@ -26,8 +26,8 @@ export interface HarnessOptions {
   /** Give the bot CAMPAIGN_API_KEY = the fake platform's key (default true). */
   defaultApiKey?: boolean;
   env?: Record<string, string>;
-  /** Extra `createBot` options (e.g. a small voice-sample size cap, fast event-worker timings). */
-  bot?: Pick<BotOptions, 'voiceSampleMaxBytes' | 'events'>;
+  /** Extra `createBot` options (e.g. a small voice-sample size cap, fast event-worker timings, a clock). */
+  bot?: Pick<BotOptions, 'voiceSampleMaxBytes' | 'events' | 'now'>;
   /** OAuth multi-workspace mode (client id/secret/state secret) instead of a bot token. */
   oauth?: boolean;
   /** Socket Mode (SLACK_APP_TOKEN, no signing secret); drive it with `harness.socket`. */

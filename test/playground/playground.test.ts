@@ -92,6 +92,19 @@ describe('commands', () => {
     expect(h.pg.platform.requests.some((r) => r.path === '/dashboard/dashboard-stats')).toBe(true);
   });
 
+  it('/campaign quota shows a believable account at first: a few hundred hours of the plan, under 100 %', async () => {
+    expect(await h.post('/playground/command', { channel: GENERAL, text: 'quota' })).toEqual({ ok: true });
+    const answer = await eventually(async () => channel(await h.state(), GENERAL).messages.find((m) => m.html.includes('Usage quota')));
+    const percent = /(\d+(?:\.\d)?)%/.exec(answer.html);
+    expect(Number(percent?.[1])).toBeGreaterThan(0);
+    expect(Number(percent?.[1])).toBeLessThan(100);
+    const usedHours = /Used<\/strong>\D*([\d,]+) h/.exec(answer.html);
+    expect(Number(usedHours?.[1]?.replace(/,/g, ''))).toBeGreaterThanOrEqual(100);
+    expect(Number(usedHours?.[1]?.replace(/,/g, ''))).toBeLessThan(1000);
+    expect(answer.html).toContain('Left');
+    expect(answer.html).not.toContain('Over by');
+  });
+
   it('runs a modal: /campaign profile opens a form whose submission reaches the platform', async () => {
     await h.post('/playground/command', { channel: GENERAL, text: 'profile' });
     const modal = await eventually(async () => (await h.state()).modal);

@@ -105,6 +105,22 @@ describe('commands', () => {
     expect(answer.html).not.toContain('Over by');
   });
 
+  it('offers a Try chip for /campaign template with an id the simulator has, and it answers with that template', async () => {
+    const page = await (await request(`${h.base}/`)).body.text();
+    const chips = [...page.matchAll(/data-try="([^"]*)"/g)].map((m) => m[1]!);
+    const chip = chips.find((c) => c.startsWith('/campaign template '));
+    expect(chip).toBeDefined();
+    const id = chip!.slice('/campaign template '.length);
+    const seeded = h.pg.platform.state.templates[id];
+    expect(seeded).toBeDefined();
+    // The page sends what follows "/campaign" as the command text.
+    expect(await h.post('/playground/command', { channel: GENERAL, text: `template ${id}` })).toEqual({ ok: true });
+    const answer = await eventually(async () => channel(await h.state(), GENERAL).messages.find((m) => m.html.includes(id) && m.html.includes('Required fields')));
+    expect(answer.html).toContain(seeded!.title);
+    expect(answer.html).not.toContain('was not found');
+    expect(h.pg.platform.requests.some((r) => r.path === `/campaign/templates/${id}`)).toBe(true);
+  });
+
   it('runs a modal: /campaign profile opens a form whose submission reaches the platform', async () => {
     await h.post('/playground/command', { channel: GENERAL, text: 'profile' });
     const modal = await eventually(async () => (await h.state()).modal);

@@ -18,5 +18,5 @@
  */
 export * from './types.js';
 export { BASE_PATH, startFakePlatform } from './server.js';
-export type { PlatformState } from './seed.js';
-export { DEFAULT_API_KEY, createSeedState } from './seed.js';
+export type { PlatformState, QuotaSeed } from './seed.js';
+export { DEFAULT_API_KEY, createSeedState, seedQuota } from './seed.js';

@@ -208,8 +208,37 @@ function keyRow(key: string, active: boolean, createdAt: string): ApiKeyRow {
   return { ...row(CUSTOMER_ID, key, createdAt), CompanyName: COMPANY, CustomerId: CUSTOMER_ID, CreatedAt: createdAt, Active: active };
 }
 
+/**
+ * Which quota the simulator holds. 'believable' is what a person trying the playground sees first;
+ * 'beyond-2^53' puts this month above 2^53 ms (exact only as strings/bigint), for tests that prove the
+ * 64-bit handling (campaign-api.md §8: quota milliseconds are 64-bit integers carried as strings).
+ */
+export type QuotaSeed = 'believable' | 'beyond-2^53';
+
+/** February on a small plan, then March on a bigger one with February's unused minutes rolled over. */
+export function seedQuota(kind: QuotaSeed = 'believable'): QuotaRow[] {
+  const february: QuotaRow = {
+    ...row(CUSTOMER_ID, '2024-02', '2024-03-01T00:00:02.000Z'),
+    PlanQuota: 'growth-3000min',
+    PurchasedMs: '180000000',
+    RolloverMs: '0',
+    TotalUsageMs: '154328771',
+    CreatedAt: '2024-02-01T00:00:00.000Z',
+  };
+  const march = { ...row(CUSTOMER_ID, '2024-03', '2024-03-08T09:12:44.000Z'), CreatedAt: '2024-03-01T00:00:00.000Z' };
+  if (kind === 'beyond-2^53') {
+    // Enterprise pool: values above 2^53, exact only as strings/bigint.
+    return [
+      february,
+      { ...march, PlanQuota: 'enterprise-pooled', PurchasedMs: '9007199254740993', RolloverMs: '25826771', TotalUsageMs: '18014398509481985' },
+    ];
+  }
+  // 500 h bought plus February's unused time; 313 h 11 min used (about 62 %).
+  return [february, { ...march, PlanQuota: 'scale-30000min', PurchasedMs: '1800000000', RolloverMs: '25671229', TotalUsageMs: '1127482913' }];
+}
+
 /** A fresh copy of the default data. `apiKeys` replaces the seeded keys (all of them active). */
-export function createSeedState(apiKeys?: readonly string[]): PlatformState {
+export function createSeedState(apiKeys?: readonly string[], opts: { quota?: QuotaSeed } = {}): PlatformState {
   const keys =
     apiKeys && apiKeys.length > 0
       ? apiKeys.map((k) => keyRow(k, true, '2024-01-15T09:30:00.000Z'))
@@ -331,25 +360,7 @@ export function createSeedState(apiKeys?: readonly string[]): PlatformState {
       ],
       'camp-4': [],
     },
-    quota: [
-      {
-        ...row(CUSTOMER_ID, '2024-02', '2024-03-01T00:00:02.000Z'),
-        PlanQuota: 'growth-3000min',
-        PurchasedMs: '180000000',
-        RolloverMs: '0',
-        TotalUsageMs: '154328771',
-        CreatedAt: '2024-02-01T00:00:00.000Z',
-      },
-      {
-        // Enterprise pool: values above 2^53, exact only as strings/bigint.
-        ...row(CUSTOMER_ID, '2024-03', '2024-03-08T09:12:44.000Z'),
-        PlanQuota: 'enterprise-pooled',
-        PurchasedMs: '9007199254740993',
-        RolloverMs: '25826771',
-        TotalUsageMs: '18014398509481985',
-        CreatedAt: '2024-03-01T00:00:00.000Z',
-      },
-    ],
+    quota: seedQuota(opts.quota),
     stats: {
       totals: {
         Outbound: {

@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { HttpError, matchRoute } from './routes.js';
-import { createSeedState } from './seed.js';
+import { createSeedState, type QuotaSeed } from './seed.js';
 import type { FakePlatform, Fault, RecordedFile, RecordedRequest } from './types.js';
 
 export const BASE_PATH = '/v1/api';
@@ -44,8 +44,8 @@ function faultMatches(fault: Fault, req: RecordedRequest): boolean {
   return typeof fault.path === 'string' ? fault.path === req.path : fault.path.test(req.path);
 }
 
-export async function startFakePlatform(opts: { apiKeys?: string[] } = {}): Promise<FakePlatform> {
-  const state = createSeedState(opts.apiKeys);
+export async function startFakePlatform(opts: { apiKeys?: string[]; quota?: QuotaSeed } = {}): Promise<FakePlatform> {
+  const state = createSeedState(opts.apiKeys, opts);
   const requests: RecordedRequest[] = [];
   let faults: Fault[] = [];
   const timers = new Set<NodeJS.Timeout>();
@@ -169,7 +169,7 @@ export async function startFakePlatform(opts: { apiKeys?: string[] } = {}): Prom
       faults = [];
     },
     resetState() {
-      Object.assign(state, createSeedState(opts.apiKeys));
+      Object.assign(state, createSeedState(opts.apiKeys, opts));
     },
     async close() {
       for (const timer of timers) clearTimeout(timer);

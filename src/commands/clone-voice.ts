@@ -3,19 +3,13 @@
  * the voice's details, then the audio samples are streamed from Slack into POST /voices (multipart) and
  * the new voice is reported where the command or shortcut was run.
  *
- * The submission is acknowledged at once — downloading and cloning take far longer than Slack's 3 s —
- * so the modal closes, a "working…" note goes out through the response_url, and the result follows
- * there. Everything that can be checked from the file objects (type, size, host, count) is checked
- * before that ack, so those refusals land on the form's upload field.
+ * The submission is answered as soon as it is checked — downloading and cloning take far longer than
+ * Slack's 3 s — so the modal closes, a "working…" note goes out through the response_url, and the result
+ * follows there. The checks (admin rights, then everything the file objects tell: type, size, host,
+ * count) run within the budget of `onFormSubmit`, so those refusals land on the form's upload field; when
+ * the admin check is slow (a rate-limited users.info) the modal shows "working…" and is updated instead.
  */
-import type {
-  AllMiddlewareArgs,
-  App,
-  MessageShortcut,
-  SlackShortcutMiddlewareArgs,
-  SlackViewMiddlewareArgs,
-  ViewSubmitAction,
-} from '@slack/bolt';
+import type { AllMiddlewareArgs, App, MessageShortcut, SlackShortcutMiddlewareArgs } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { ApiTimeoutError, BadRequestError, type Voice } from '../api/index.js';
 import type { Deps } from '../bot/deps.js';
@@ -51,6 +45,7 @@ import {
   type CloneVoiceForm,
 } from './clone-voice-form.js';
 import { describeFailure, upstreamRef } from './failure.js';
+import { onFormSubmit, type FormResult, type FormSubmission } from './forms.js';
 import type { Subcommand } from './types.js';
 
 /** The message shortcut's callback_id (manifest.yml). */
@@ -58,6 +53,7 @@ export const CLONE_VOICE_SHORTCUT_ID = 'clone_voice_from_message';
 
 const ADMIN_ONLY = 'Only Slack workspace admins and owners (or users listed in the app’s ADMIN_USER_IDS) can clone voices.';
 const NO_BOT_TOKEN = 'This app has no Slack bot token for this workspace, so it cannot download the audio files — ask a Slack admin to reinstall the app, then try again.';
+const CLONING_STARTED = '⏳ Cloning has started — the result will appear where you ran the command or shortcut. You can close this window.';
 const SORRY = 'Something went wrong on our side while handling that — try again; if it keeps happening, tell your Slack admin.';
 
 export const cloneVoice: Subcommand = {
@@ -79,7 +75,7 @@ export const cloneVoice: Subcommand = {
     });
   },
   register(app: App, deps: Deps) {
-    app.view<ViewSubmitAction>(CLONE_VOICE_CALLBACK_ID, (args) => onSubmit(deps, args));
+    onFormSubmit(app, deps, { callbackId: CLONE_VOICE_CALLBACK_ID, title: CLONE_VOICE_TITLE, adminOnly: ADMIN_ONLY, handle: (s) => checkSubmission(deps, s) });
     app.shortcut<MessageShortcut>(CLONE_VOICE_SHORTCUT_ID, (args) => onShortcut(deps, args));
   },
 };
@@ -164,15 +160,11 @@ async function onShortcut(deps: Deps, { ack, shortcut, client }: SlackShortcutMi
 /** A sample to clone from: a file object Slack sent in the submission, or a message file's id to look up. */
 type Sample = { file: SlackFileObject } | { id: string };
 
-async function onSubmit(deps: Deps, { ack, body, view, client }: SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs): Promise<void> {
-  const teamId = body.team?.id ?? body.user.team_id ?? view.team_id;
-  const userId = body.user.id;
-  const logger = deps.logger.child({ team: teamId, user: userId, view: CLONE_VOICE_CALLBACK_ID });
-  // Opened for admins only, but checked again: rights can change while a modal is open.
-  if (!(await deps.admins.isAdmin(client, teamId, userId))) {
-    await ack({ response_action: 'update', view: noticeView(CLONE_VOICE_TITLE, ADMIN_ONLY) });
-    return;
-  }
+/**
+ * The checks a submission gets before the modal is answered (run by `onFormSubmit`, after its admin check,
+ * all within Slack's 3 s); the download and upload follow once it is answered.
+ */
+async function checkSubmission(deps: Deps, { view, teamId, enterpriseId, userId, client, logger }: FormSubmission): Promise<FormResult> {
   const meta = readCloneVoiceMetadata(view);
   const form = readCloneVoiceForm(view);
   const errors: Record<string, string> = {};
@@ -197,16 +189,13 @@ async function onSubmit(deps: Deps, { ack, body, view, client }: SlackViewMiddle
   }
   if (Object.keys(errors).length > 0) {
     logger.info({ fields: Object.keys(errors) }, 'clone-voice form refused');
-    await ack({ response_action: 'errors', errors });
-    return;
+    // The sentence is shown (mrkdwn) only when the answer came late and the fields are gone.
+    return { kind: 'invalid', errors, sentence: escapeMrkdwn(truncate(Object.values(errors).join(' '), 1900)) };
   }
-  const botToken = await botTokenFor(deps, teamId, body.enterprise?.id ?? undefined);
-  if (!botToken) {
-    await ack({ response_action: 'update', view: noticeView(CLONE_VOICE_TITLE, `❌ ${NO_BOT_TOKEN}`) });
-    return;
-  }
-  await ack();
-  await cloneAndReport(deps, { teamId, userId, client, logger, responseUrl: meta.responseUrl, botToken, form, samples });
+  const botToken = await botTokenFor(deps, teamId, enterpriseId);
+  if (!botToken) return { kind: 'done', view: noticeView(CLONE_VOICE_TITLE, `❌ ${NO_BOT_TOKEN}`) };
+  const job: CloneJob = { teamId, userId, client, logger, responseUrl: meta.responseUrl, botToken, form, samples };
+  return { kind: 'done', lateNote: CLONING_STARTED, after: () => cloneAndReport(deps, job) };
 }
 
 interface CloneJob {

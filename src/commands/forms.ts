@@ -25,12 +25,16 @@ export type FormResult =
       view?: ModalView;
       /** Runs once the modal has its answer (outside Slack's 3 s), e.g. refreshing App Home. */
       after?: () => Promise<void>;
+      /** What the modal says when the answer came late and there is no `view` (see `SubmissionOutcome`). */
+      lateNote?: string;
     }
   | { kind: 'invalid'; errors: Record<string, string>; sentence: string };
 
 export interface FormSubmission {
   view: ViewOutput;
   teamId: string;
+  /** Set for an org-wide (Enterprise Grid) installation. */
+  enterpriseId: string | undefined;
   userId: string;
   client: WebClient;
   logger: Logger;
@@ -59,7 +63,13 @@ export async function openForm(
 export function onFormSubmit(
   app: App,
   deps: Deps,
-  form: { callbackId: string; title: string; handle(submission: FormSubmission): Promise<FormResult> },
+  form: {
+    callbackId: string;
+    title: string;
+    handle(submission: FormSubmission): Promise<FormResult>;
+    /** The refusal shown to a submitter who is (no longer) an admin. */
+    adminOnly?: string;
+  },
 ): void {
   app.view<ViewSubmitAction>(form.callbackId, async ({ ack, body, view, client }: SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs) => {
     const teamId = body.team?.id ?? body.user.team_id ?? view.team_id;
@@ -71,12 +81,13 @@ export function onFormSubmit(
       // Forms are opened for admins only, but a submission is checked again: rights can change. The check
       // (users.info, which may wait out a rate limit) counts against the same 3 s as the platform work.
       if (!(await deps.admins.isAdmin(client, teamId, userId))) {
-        return { kind: 'done', view: noticeView(form.title, 'Only Slack workspace admins (or users in ADMIN_USER_IDS) can do this.') };
+        return { kind: 'done', view: noticeView(form.title, form.adminOnly ?? 'Only Slack workspace admins (or users in ADMIN_USER_IDS) can do this.') };
       }
-      const result = await form.handle({ view, teamId, userId, client, logger, extra: meta?.extra ?? {} });
+      const enterpriseId = body.enterprise?.id ?? undefined;
+      const result = await form.handle({ view, teamId, enterpriseId, userId, client, logger, extra: meta?.extra ?? {} });
       if (result.kind === 'invalid') return result;
       done = result;
-      return { kind: 'done', ...(result.view ? { view: result.view } : {}) };
+      return { kind: 'done', ...(result.view ? { view: result.view } : {}), ...(result.lateNote ? { lateNote: result.lateNote } : {}) };
     };
     const outcome = await settleSubmission({ ack, client, viewId: view.id, title: form.title, logger, work: work() });
     if (outcome.kind !== 'done' || !done) return;

@@ -14,8 +14,11 @@ import { section } from './blocks.js';
 import { modal } from './modals.js';
 
 export type SubmissionOutcome =
-  /** Done. `view` replaces the modal; without one the modal closes. */
-  | { kind: 'done'; view?: ModalView }
+  /**
+   * Done. `view` replaces the modal; without one the modal closes — or, when the answer came late and the
+   * modal already shows "working…", shows `lateNote` (default "✅ Done.": say so when work carries on).
+   */
+  | { kind: 'done'; view?: ModalView; lateNote?: string }
   /** Input the platform or our checks refused: errors by input block id, and one sentence for late display. */
   | { kind: 'invalid'; errors: Record<string, string>; sentence: string };
 
@@ -57,7 +60,8 @@ export async function settleSubmission(args: {
 
   await ack({ response_action: 'update', view: noticeView(title, '⏳ Working on it — the platform is taking a moment. You can close this window; the result will appear here.') });
   const late = await guarded;
-  const view = late.kind === 'done' ? (late.view ?? noticeView(title, '✅ Done.')) : noticeView(title, `❌ ${late.sentence}\nOpen the form again to retry.`);
+  const view =
+    late.kind === 'done' ? (late.view ?? noticeView(title, late.lateNote ?? '✅ Done.')) : noticeView(title, `❌ ${late.sentence}\nOpen the form again to retry.`);
   try {
     await client.views.update({ view_id: viewId, view });
   } catch (err) {

@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { BadRequestError, NotFoundError } from '../../src/api/index.js';
+import { seedQuota } from '../fakes/platform.js';
 import { rejectionOf, usePlatform } from './support.js';
 
 const h = usePlatform();
@@ -169,6 +170,7 @@ describe('POST /phone-number/link — phoneNumbers.link', () => {
 
 describe('GET /customer-quota — quota.list', () => {
   it('parses millisecond strings to exact bigints, above 2^53 too', async () => {
+    h.platform.state.quota = seedQuota('beyond-2^53');
     const rows = await h.client.quota.list();
 
     expect(only(h.received('GET', '/customer-quota')).headers['api-key']).toBe(h.platform.apiKey);

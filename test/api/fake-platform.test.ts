@@ -52,6 +52,25 @@ describe('fake platform', () => {
     }
   });
 
+  it('seeds a believable quota by default, and this month above 2^53 ms when asked (kept across resetState)', async () => {
+    const believable = await call('GET', '/customer-quota');
+    const rows = (believable.body as { value: Array<Record<string, string>> }).value;
+    for (const row of rows) {
+      for (const field of ['PurchasedMs', 'RolloverMs', 'TotalUsageMs']) expect(BigInt(row[field]!)).toBeLessThan(2n ** 53n);
+      expect(BigInt(row.TotalUsageMs!)).toBeLessThan(BigInt(row.PurchasedMs!) + BigInt(row.RolloverMs!));
+    }
+
+    const big = await startFakePlatform({ quota: 'beyond-2^53' });
+    try {
+      big.resetState();
+      const res = await fetch(`${big.url}/customer-quota`, { headers: { 'api-key': big.apiKey } });
+      // Read as text: JSON.parse would round the value the case is there to carry.
+      expect(await res.text()).toContain('"TotalUsageMs":"18014398509481985"');
+    } finally {
+      await big.close();
+    }
+  });
+
   it('every response carries x-request-id, unique per request', async () => {
     const a = await call('GET', '/customer-quota');
     const b = await call('GET', '/customer-quota');

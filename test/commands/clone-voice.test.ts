@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { SlackFile } from '../fakes/slack.js';
-import { ADMIN_ID, MEMBER_ID, startHarness, type Harness } from '../support/harness.js';
+import { ADMIN_ID, MEMBER_ID, TEAM_ID, startHarness, type Harness } from '../support/harness.js';
 
 const CALLBACK = 'clone_voice_modal';
 const SHORTCUT = 'clone_voice_from_message';
@@ -237,6 +237,68 @@ describe('/campaign clone-voice', () => {
     expect(h.slack.downloads).toHaveLength(0);
     expect(h.platform.requests).toHaveLength(0);
   });
+});
+
+describe('a submission while users.info is rate limited', () => {
+  it('is answered within Slack’s 3 s with the working view, then updated, and the voice is still cloned', async () => {
+    const a = audio('patient.mp3', 2000);
+    const id = await openFromCommand();
+    const viewId = h.slack.views(CALLBACK).at(-1)!.view.id;
+    // The admin verdict cached when the modal opened has expired by the time the form is sent.
+    await h.bot.deps.store.cache.forget(`admin:${TEAM_ID}:${ADMIN_ID}`);
+    // Slack answers 429 + Retry-After and the Web API client waits it out before asking again
+    // (https://api.slack.com/apis/rate-limits), longer than a view submission may take to be answered
+    // (https://api.slack.com/surfaces/modals#interactions: "within 3 seconds").
+    h.slack.rateLimit({ method: 'users.info', retryAfterSec: 3 });
+    const res = await h.signer.viewSubmission({ callbackId: CALLBACK, userId: ADMIN_ID, values: details({ files: upload([a.file]) }) });
+    expect(res.status).toBe(200);
+    expect(res.timedOut).toBe(false);
+    const ack = res.json as { response_action: string; view: Record<string, unknown> };
+    expect(ack.response_action).toBe('update');
+    expect(JSON.stringify(ack.view)).toContain('Working on it');
+    expect(h.slack.replaceView(viewId, ack.view).ok).toBe(true);
+
+    // Once the check passes, the modal says the cloning has started (not "Done": the voice is not there yet).
+    const update = await h.slack.waitFor(() => h.slack.callsTo('views.update').find((c) => c.args.view_id === viewId), 10_000);
+    expect(update.response.ok).toBe(true);
+    const shown = JSON.stringify(h.slack.view(viewId)?.view.blocks);
+    expect(shown).toContain('Cloning has started');
+    expect(shown).not.toContain('Done');
+
+    const done = await finalAnswer(id);
+    expect(done).toContain('cloned the voice *Riley*');
+    expect(h.slack.responses.filter((r) => r.id === id).every((r) => r.status === 200)).toBe(true);
+    const form = h.platform.requests.find((r) => r.path === '/voices')?.multipart;
+    expect(form?.files.map((f) => f.filename)).toEqual(['patient.mp3']);
+    expect(form?.files[0]!.data.equals(a.data)).toBe(true);
+  }, 15_000);
+
+  it('an admin demoted while the modal was open is refused in the modal after a slow check, and nothing is cloned', async () => {
+    const a = audio('late.mp3', 1000);
+    const id = await openFromCommand();
+    const viewId = h.slack.views(CALLBACK).at(-1)!.view.id;
+    const admin = h.slack.user(ADMIN_ID)!;
+    h.slack.addUser({ ...admin, is_admin: false });
+    try {
+      await h.bot.deps.store.cache.forget(`admin:${TEAM_ID}:${ADMIN_ID}`);
+      h.slack.rateLimit({ method: 'users.info', retryAfterSec: 3, times: 1 });
+      const res = await h.signer.viewSubmission({ callbackId: CALLBACK, userId: ADMIN_ID, values: details({ files: upload([a.file]) }) });
+      expect(res.status).toBe(200);
+      expect(res.timedOut).toBe(false);
+      const ack = res.json as { response_action: string; view: Record<string, unknown> };
+      expect(JSON.stringify(ack.view)).toContain('Working on it');
+      expect(h.slack.replaceView(viewId, ack.view).ok).toBe(true);
+      const update = await h.slack.waitFor(() => h.slack.callsTo('views.update').find((c) => c.args.view_id === viewId), 10_000);
+      expect(update.response.ok).toBe(true);
+      expect(JSON.stringify(h.slack.view(viewId)?.view.blocks)).toContain('can clone voices');
+      expect(answers(id)).toEqual([]);
+      expect(h.slack.downloads).toHaveLength(0);
+      expect(h.platform.requests).toHaveLength(0);
+    } finally {
+      h.slack.addUser(admin);
+      await h.bot.deps.store.cache.forget(`admin:${TEAM_ID}:${ADMIN_ID}`); // the refusal was cached
+    }
+  }, 15_000);
 });
 
 describe('message shortcut “Clone voice from files”', () => {

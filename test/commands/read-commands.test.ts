@@ -2,6 +2,7 @@
  * The read subcommands, driven over HTTP with signed slash commands against the fakes.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { seedQuota } from '../fakes/platform.js';
 import { MEMBER_ID, startHarness, type Harness } from '../support/harness.js';
 
 let h: Harness;
@@ -163,6 +164,7 @@ describe('/campaign scheduled', () => {
 
 describe('/campaign quota', () => {
   it('renders 64-bit millisecond values exactly, in hours and minutes, with a usage bar', async () => {
+    h.platform.state.quota = seedQuota('beyond-2^53');
     const { text } = await ask('quota');
     // March 2024: purchased 9007199254740993 + rollover 25826771 ms; used 18014398509481985 ms.
     const used = 18014398509481985n / 60000n;

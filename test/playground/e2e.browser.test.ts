@@ -72,6 +72,21 @@ describe.skipIf(!haveChromium && !inCi)('playground in a browser', () => {
     expect(pageErrors).toEqual([]);
   });
 
+  it('shows a template from the Try chips without having to know a template id', async () => {
+    const chip = page.locator('#try').getByRole('button', { name: /^template / });
+    const id = ((await chip.getAttribute('data-try')) ?? '').replace('/campaign template ', '');
+    const seeded = h.pg.platform.state.templates[id];
+    expect(seeded).toBeDefined();
+    await chip.click();
+    const answer = page.locator('#messages .msg.ephemeral', { hasText: 'Required fields' });
+    await answer.waitFor();
+    const text = await answer.innerText();
+    expect(text).toContain(seeded!.title);
+    expect(text).toContain(id);
+    expect(text).not.toContain('was not found');
+    expect(pageErrors).toEqual([]);
+  });
+
   it('simulates a customer message, links its session, replies in the thread and sees ✅', async () => {
     await page.getByRole('button', { name: '# support' }).click();
     await page.locator('#sim-trigger').selectOption('message_received');

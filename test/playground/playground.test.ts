@@ -92,6 +92,35 @@ describe('commands', () => {
     expect(h.pg.platform.requests.some((r) => r.path === '/dashboard/dashboard-stats')).toBe(true);
   });
 
+  it('/campaign quota shows a believable account at first: a few hundred hours of the plan, under 100 %', async () => {
+    expect(await h.post('/playground/command', { channel: GENERAL, text: 'quota' })).toEqual({ ok: true });
+    const answer = await eventually(async () => channel(await h.state(), GENERAL).messages.find((m) => m.html.includes('Usage quota')));
+    const percent = /(\d+(?:\.\d)?)%/.exec(answer.html);
+    expect(Number(percent?.[1])).toBeGreaterThan(0);
+    expect(Number(percent?.[1])).toBeLessThan(100);
+    const usedHours = /Used<\/strong>\D*([\d,]+) h/.exec(answer.html);
+    expect(Number(usedHours?.[1]?.replace(/,/g, ''))).toBeGreaterThanOrEqual(100);
+    expect(Number(usedHours?.[1]?.replace(/,/g, ''))).toBeLessThan(1000);
+    expect(answer.html).toContain('Left');
+    expect(answer.html).not.toContain('Over by');
+  });
+
+  it('offers a Try chip for /campaign template with an id the simulator has, and it answers with that template', async () => {
+    const page = await (await request(`${h.base}/`)).body.text();
+    const chips = [...page.matchAll(/data-try="([^"]*)"/g)].map((m) => m[1]!);
+    const chip = chips.find((c) => c.startsWith('/campaign template '));
+    expect(chip).toBeDefined();
+    const id = chip!.slice('/campaign template '.length);
+    const seeded = h.pg.platform.state.templates[id];
+    expect(seeded).toBeDefined();
+    // The page sends what follows "/campaign" as the command text.
+    expect(await h.post('/playground/command', { channel: GENERAL, text: `template ${id}` })).toEqual({ ok: true });
+    const answer = await eventually(async () => channel(await h.state(), GENERAL).messages.find((m) => m.html.includes(id) && m.html.includes('Required fields')));
+    expect(answer.html).toContain(seeded!.title);
+    expect(answer.html).not.toContain('was not found');
+    expect(h.pg.platform.requests.some((r) => r.path === `/campaign/templates/${id}`)).toBe(true);
+  });
+
   it('runs a modal: /campaign profile opens a form whose submission reaches the platform', async () => {
     await h.post('/playground/command', { channel: GENERAL, text: 'profile' });
     const modal = await eventually(async () => (await h.state()).modal);

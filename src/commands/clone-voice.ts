@@ -107,7 +107,7 @@ async function onShortcut(deps: Deps, { ack, shortcut, client }: SlackShortcutMi
   const userId = shortcut.user.id;
   const logger = deps.logger.child({ team: teamId, user: userId, shortcut: CLONE_VOICE_SHORTCUT_ID });
   const answer = async (text: string) => {
-    await postToResponseUrl(shortcut.response_url, { response_type: 'ephemeral', replace_original: false, text }, logger);
+    await postToResponseUrl(shortcut.response_url, { response_type: 'ephemeral', replace_original: false, text }, logger, deps.config.slack.apiUrl);
   };
   try {
     if (!(await deps.admins.isAdmin(client, teamId, userId))) {
@@ -168,8 +168,8 @@ async function onSubmit(deps: Deps, { ack, body, view, client }: SlackViewMiddle
   const teamId = body.team?.id ?? body.user.team_id ?? view.team_id;
   const userId = body.user.id;
   const logger = deps.logger.child({ team: teamId, user: userId, view: CLONE_VOICE_CALLBACK_ID });
-  // Opened for admins only, but checked again: rights can change while a modal is open.
-  if (!(await deps.admins.isAdmin(client, teamId, userId))) {
+  // Opened for admins only, but checked again, uncached: rights can change while a modal is open.
+  if (!(await deps.admins.isAdmin(client, teamId, userId, { fresh: true, enterpriseId: body.enterprise?.id ?? undefined }))) {
     await ack({ response_action: 'update', view: noticeView(CLONE_VOICE_TITLE, ADMIN_ONLY) });
     return;
   }
@@ -232,7 +232,7 @@ async function cloneAndReport(deps: Deps, job: CloneJob): Promise<void> {
       logger.warn('clone-voice has no response_url to report to');
       return;
     }
-    await postToResponseUrl(job.responseUrl, { response_type: 'ephemeral', replace_original: false, ...payload }, logger);
+    await postToResponseUrl(job.responseUrl, { response_type: 'ephemeral', replace_original: false, ...payload }, logger, deps.config.slack.apiUrl);
   };
   const name = job.form.name ?? '';
   const count = job.samples.length;

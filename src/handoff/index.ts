@@ -71,7 +71,7 @@ export function register(app: App, deps: Deps): void {
       sentence = 'Something went wrong on our side while sending that reply — try again; if it keeps happening, tell your Slack admin.';
     }
     if (sentence && b.response_url) {
-      await postToResponseUrl(b.response_url, { response_type: 'ephemeral', replace_original: false, text: sentence }, log);
+      await postToResponseUrl(b.response_url, { response_type: 'ephemeral', replace_original: false, text: sentence }, log, deps.config.slack.apiUrl);
     }
   });
 

@@ -15,8 +15,9 @@ import { postMessage, slackErrorCode } from '../events/slack-client.js';
 import { updateCard } from '../events/threads.js';
 import type { Logger } from '../logger.js';
 import { message, section } from '../slack/blocks.js';
-import { modal, readMetadata, readText, textInput } from '../slack/modals.js';
+import { modal, readText, textInput } from '../slack/modals.js';
 import { postToResponseUrl } from '../slack/response-url.js';
+import { metadataKey, openMetadata, sealMetadata } from '../slack/sealed-metadata.js';
 import type { ThreadInfo } from '../store/conversations.js';
 
 export const LINK_SESSION_CALLBACK = 'handoff_link_session_modal';
@@ -65,7 +66,7 @@ export function registerLinkSession(app: App, deps: Deps): void {
     const channel = b.channel?.id;
     // On the card itself the message is the thread's parent; under a notice it is a reply in the thread.
     const threadTs = b.message?.thread_ts ?? b.container?.thread_ts ?? b.message?.ts ?? b.container?.message_ts;
-    const tell = (text: string) => (b.response_url ? postToResponseUrl(b.response_url, { response_type: 'ephemeral', replace_original: false, text }, log) : Promise.resolve(false));
+    const tell = (text: string) => (b.response_url ? postToResponseUrl(b.response_url, { response_type: 'ephemeral', replace_original: false, text }, log, deps.config.slack.apiUrl) : Promise.resolve(false));
     if (!channel || !threadTs) return;
     const thread = await findThreadSoon(deps, teamId, channel, threadTs);
     if (!thread) {
@@ -76,14 +77,16 @@ export function registerLinkSession(app: App, deps: Deps): void {
       await tell('This conversation is closed (the chat session completed). The customer’s next message opens a new thread.');
       return;
     }
-    await client.views.open({ trigger_id: b.trigger_id, view: linkModal(thread) });
+    await client.views.open({ trigger_id: b.trigger_id, view: linkModal(thread, metadataKey(deps.config)) });
   });
 
   app.view(LINK_SESSION_CALLBACK, async ({ ack, body, view, client }) => {
-    const meta = readMetadata(view, threadRefSchema);
     const teamId = body.team?.id ?? body.user.team_id ?? '';
+    // Sealed when the modal opened: a submission can only link the thread whose button opened it.
+    const meta = openMetadata(metadataKey(deps.config), { callbackId: LINK_SESSION_CALLBACK, teamId }, view.private_metadata, threadRefSchema);
     const sessionId = readText(view, SESSION_BLOCK);
     if (!meta) {
+      if (view.private_metadata) log.warn({ team: teamId, user: body.user.id }, 'Link session submitted with private_metadata the bot did not seal: refused');
       await ack({ response_action: 'errors', errors: { [SESSION_BLOCK]: 'This form lost track of its thread — close it and press Link session again.' } });
       return;
     }
@@ -116,13 +119,13 @@ async function findThreadSoon(deps: Deps, teamId: string, channel: string, threa
   }
 }
 
-function linkModal(thread: ThreadInfo): ModalView {
+function linkModal(thread: ThreadInfo, key: Buffer): ModalView {
   const who = customerLabel({ customerName: thread.facts.customerName, customerNumber: thread.customerNumber });
   return modal({
     callbackId: LINK_SESSION_CALLBACK,
     title: 'Link chat session',
     submit: 'Link',
-    privateMetadata: JSON.stringify({ c: thread.channelId, t: thread.threadTs }),
+    privateMetadata: sealMetadata(key, { callbackId: LINK_SESSION_CALLBACK, teamId: thread.teamId }, { c: thread.channelId, t: thread.threadTs }),
     blocks: [
       section(
         `Replies in this thread with ${who} go to the chat session you link here. Use the customer’s *current* session, ` +

@@ -46,5 +46,5 @@ export function standingOf(ws: Workspace, user: SlackUserFacts): Standing {
 /** users.info → standing. Throws what the Web API throws (callers fail closed). */
 export async function lookUpStanding(client: WebClient, ws: Workspace, userId: string): Promise<Standing> {
   const res = await client.users.info({ user: userId });
-  return standingOf(ws, (res.user ?? {}) as SlackUserFacts);
+  return standingOf(ws, (res.user ?? {}));
 }

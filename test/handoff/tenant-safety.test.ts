@@ -170,7 +170,7 @@ describe('a sessionId in a webhook payload', () => {
       const c = h.slack.message(conv.channels[0]!, conv.thread()[0]!.thread_ts!);
       return JSON.stringify(c?.blocks ?? []).includes(SWITCH_SESSION_ACTION) ? c : undefined;
     });
-    expect(JSON.stringify(card!.blocks)).toContain(`The platform reports session \`${reported}\`; replies still go to \`${linked}\``);
+    expect(JSON.stringify(card.blocks)).toContain(`The platform reports session \`${reported}\`; replies still go to \`${linked}\``);
     const update = h.slack.callsTo('chat.update').filter((c) => JSON.stringify(c.args.blocks ?? '').includes(SWITCH_SESSION_ACTION)).at(-1);
     expect(update?.response.ok).toBe(true);
 
@@ -179,18 +179,18 @@ describe('a sessionId in a webhook payload', () => {
     expect(sends(h, conv.campaignId)[0]!.body).toMatchObject({ sessionId: linked });
 
     const press = (userId: string, value = reported) =>
-      h.signer.blockAction({ actionId: SWITCH_SESSION_ACTION, channelId: conv.channels[0]!, messageTs: card!.ts, userId, value });
+      h.signer.blockAction({ actionId: SWITCH_SESSION_ACTION, channelId: conv.channels[0]!, messageTs: card.ts, userId, value });
     // A guest can't switch, and a value the card does not offer is refused.
     await press(GUEST_ID);
     await ephemeral('The session was not switched: only full members of this workspace can answer customers');
     await press(MEMBER_ID, 'sess-forged');
     await ephemeral('That button is out of date, so the session was not switched');
-    expect((await h.bot.deps.store.conversations.findThread(TEAM_ID, conv.channels[0]!, card!.ts))?.sessionId).toBe(linked);
+    expect((await h.bot.deps.store.conversations.findThread(TEAM_ID, conv.channels[0]!, card.ts))?.sessionId).toBe(linked);
 
     await press(MEMBER_ID);
     await h.slack.waitFor(() => notices(conv.thread(), `switched this thread from session \`${linked}\` to \`${reported}\``)[0]);
     expect(h.logs()).toContain('handoff thread switched to the session the platform reported');
-    const after = h.slack.message(conv.channels[0]!, card!.ts)!;
+    const after = h.slack.message(conv.channels[0]!, card.ts)!;
     expect(JSON.stringify(after.blocks)).not.toContain(SWITCH_SESSION_ACTION);
     await conv.reply('Now on the new chat');
     await h.slack.waitFor(() => sends(h, conv.campaignId).length === 2);

@@ -23,6 +23,7 @@ export class RefusalLedger {
   private callsSeen = 0;
   private responsesSeen = 0;
   private expected: Expectation[] = [];
+  private closed = false;
 
   constructor(
     private readonly calls: readonly SlackCall[],
@@ -34,8 +35,9 @@ export class RefusalLedger {
     live.add(this);
   }
 
+  /** A closed stand-in stays listed until its last refusals have been taken by the after-each check. */
   close(): void {
-    live.delete(this);
+    this.closed = true;
   }
 
   /** The stand-in's `reset()` empties the recordings: start counting from zero again. */
@@ -71,6 +73,7 @@ export class RefusalLedger {
     this.callsSeen = this.calls.length;
     this.responsesSeen = this.responses.length;
     this.expected = [];
+    if (this.closed) live.delete(this);
     return found;
   }
 

@@ -87,13 +87,16 @@ describe('fake Slack OAuth', () => {
     // The same code cannot be exchanged twice.
     const code = new URL(callbackUrl).searchParams.get('code') ?? '';
     const anon = new WebClient(undefined, { slackApiUrl: fake.apiUrl, logLevel: WebLogLevel.ERROR });
+    fake.expectRefusal('oauth.v2.access', 'code_already_used');
     await expect(anon.oauth.v2.access({ client_id: clientId, client_secret: clientSecret, code })).rejects.toMatchObject({ data: { error: 'code_already_used' } });
   });
 
   it('exchanges a configured code, checks client credentials, and apps.uninstall revokes the tokens', async () => {
     const grant = fake.oauthCode({ teamId: 'T0OTHERWS01', teamName: 'Other Workspace', userScopes: ['search:read'] });
     const anon = new WebClient(undefined, { slackApiUrl: fake.apiUrl, logLevel: WebLogLevel.ERROR });
+    fake.expectRefusal('oauth.v2.access', 'bad_client_secret');
     await expect(anon.oauth.v2.access({ client_id: clientId, client_secret: 'wrong', code: grant.code })).rejects.toMatchObject({ data: { error: 'bad_client_secret' } });
+    fake.expectRefusal('oauth.v2.access', 'invalid_code');
     await expect(anon.oauth.v2.access({ client_id: clientId, client_secret: clientSecret, code: 'nope' })).rejects.toMatchObject({ data: { error: 'invalid_code' } });
     const res = await anon.oauth.v2.access({ client_id: clientId, client_secret: clientSecret, code: grant.code });
     expect(res).toMatchObject({
@@ -109,6 +112,7 @@ describe('fake Slack OAuth', () => {
     const bot = new WebClient(grant.botToken, { slackApiUrl: fake.apiUrl, logLevel: WebLogLevel.ERROR });
     expect(await bot.auth.test()).toMatchObject({ team_id: 'T0OTHERWS01', team: 'Other Workspace' });
     await bot.apps.uninstall({ client_id: clientId, client_secret: clientSecret });
+    fake.expectRefusal('auth.test', 'token_revoked');
     await expect(bot.auth.test()).rejects.toMatchObject({ data: { error: 'token_revoked' } });
     // the default workspace is untouched
     const main = new WebClient(fake.botToken, { slackApiUrl: fake.apiUrl, logLevel: WebLogLevel.ERROR });

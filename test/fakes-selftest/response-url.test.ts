@@ -43,8 +43,10 @@ describe('fake Slack response_urls', () => {
 
   it('rejects bad payloads and a sixth use like Slack', async () => {
     const url = fake.responseUrl('limited');
+    fake.expectRefusal('response_url', 'no_text');
     expect((await post(url, {})).status).toBe(400);
     for (let i = 0; i < 5; i += 1) expect((await post(url, { text: `#${i}` })).status).toBe(200);
+    fake.expectRefusal('response_url', 'used_url');
     const sixth = await post(url, { text: 'one too many' });
     expect(sixth.status).toBe(404);
     expect(await sixth.text()).toBe('used_url');

@@ -248,6 +248,7 @@ describe('Socket Mode: token mistakes fail visibly', () => {
 
   it('a bot token as appToken: apps.connections.open answers not_allowed_token_type and no socket opens', async () => {
     const lines: string[] = [];
+    fake.expectRefusal('apps.connections.open', 'not_allowed_token_type');
     const app = new App({ socketMode: true, appToken: fake.botToken, token: fake.botToken, clientOptions: { slackApiUrl: fake.apiUrl }, logger: captureLogger(lines) });
     // The SDK treats this error as recoverable and retries forever, so start() never settles.
     void app.start().catch(() => undefined);
@@ -268,6 +269,7 @@ describe('Socket Mode: token mistakes fail visibly', () => {
 
   it('an unknown app-level token: app.start() rejects with invalid_auth', async () => {
     const lines: string[] = [];
+    fake.expectRefusal('apps.connections.open', 'invalid_auth');
     const app = new App({ socketMode: true, appToken: 'xapp-1-A0CAMPAIGN01-1-unknown', token: fake.botToken, clientOptions: { slackApiUrl: fake.apiUrl }, logger: captureLogger(lines) });
     try {
       await expect(app.start()).rejects.toThrow(/invalid_auth/);
@@ -278,6 +280,7 @@ describe('Socket Mode: token mistakes fail visibly', () => {
 
   it('the app-level token is refused for Web API methods (not_allowed_token_type)', async () => {
     const client = new WebClient(fake.appToken, { slackApiUrl: fake.apiUrl, retryConfig: { retries: 0 } });
+    fake.expectRefusal('chat.postMessage', 'not_allowed_token_type');
     await expect(client.chat.postMessage({ channel: 'C0TEST00001', text: 'hi' })).rejects.toThrow(/not_allowed_token_type/);
   });
 

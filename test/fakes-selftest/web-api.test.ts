@@ -43,8 +43,10 @@ describe('fake Slack Web API with a real WebClient', () => {
 
   it('rejects missing and unknown tokens like Slack', async () => {
     const noToken = new WebClient(undefined, { slackApiUrl: fake.apiUrl, logLevel: LogLevel.ERROR });
+    fake.expectRefusal('auth.test', 'not_authed');
     expect((await errorOf(noToken.auth.test())).data.error).toBe('not_authed');
     const wrong = new WebClient('xoxb-not-a-real-token', { slackApiUrl: fake.apiUrl, logLevel: LogLevel.ERROR });
+    fake.expectRefusal('chat.postMessage', 'invalid_auth');
     expect((await errorOf(wrong.chat.postMessage({ channel: 'C0TEST00001', text: 'hi' }))).data.error).toBe('invalid_auth');
   });
 
@@ -74,6 +76,7 @@ describe('fake Slack Web API with a real WebClient', () => {
     expect(await res.json()).toMatchObject({ ok: true, channel: 'C0TEST00001' });
     expect(fake.callsTo('chat.postMessage')[0]).toMatchObject({ encoding: 'json', args: { blocks: [{ type: 'divider' }] } });
     // ...but, like Slack, not a token inside a JSON body
+    fake.expectRefusal('auth.test', 'not_authed');
     const noHeader = await fetch(`${fake.apiUrl}auth.test`, {
       method: 'POST',
       headers: { 'content-type': 'application/json; charset=utf-8' },
@@ -92,6 +95,7 @@ describe('fake Slack Web API with a real WebClient', () => {
     expect(replies.messages?.[0]).toMatchObject({ reply_count: 2, thread_ts: parent.ts, latest_reply: r2.ts });
     const history = await client.conversations.history({ channel: 'C0TEST00001' });
     expect(history.messages?.map((m) => m.text)).toEqual(['parent']);
+    fake.expectRefusal('conversations.replies', 'thread_not_found');
     expect((await errorOf(client.conversations.replies({ channel: 'C0TEST00001', ts: '1.000001' }))).data.error).toBe('thread_not_found');
   });
 
@@ -101,7 +105,9 @@ describe('fake Slack Web API with a real WebClient', () => {
     expect(updated).toMatchObject({ ok: true, ts: posted.ts, text: 'v2' });
     expect(fake.message('C0TEST00001', posted.ts!)).toMatchObject({ text: 'v2', edited: { user: 'U0SELFBOT01' } });
     const human = fake.addMessage({ channel: 'C0TEST00001', user: 'U0HUMAN0001', text: 'mine' });
+    fake.expectRefusal('chat.update', 'cant_update_message');
     expect((await errorOf(client.chat.update({ channel: 'C0TEST00001', ts: human.ts, text: 'x' }))).data.error).toBe('cant_update_message');
+    fake.expectRefusal('chat.update', 'message_not_found');
     expect((await errorOf(client.chat.update({ channel: 'C0TEST00001', ts: '1700000000.000001', text: 'x' }))).data.error).toBe('message_not_found');
     await client.chat.delete({ channel: 'C0TEST00001', ts: posted.ts! });
     expect(fake.message('C0TEST00001', posted.ts!)).toBeUndefined();
@@ -112,7 +118,9 @@ describe('fake Slack Web API with a real WebClient', () => {
     await client.reactions.add({ channel: 'C0TEST00001', timestamp: human.ts, name: 'white_check_mark' });
     expect(fake.callsTo('reactions.add')[0]?.args).toEqual({ channel: 'C0TEST00001', timestamp: human.ts, name: 'white_check_mark' });
     expect(fake.message('C0TEST00001', human.ts)?.reactions).toEqual([{ name: 'white_check_mark', users: ['U0SELFBOT01'], count: 1 }]);
+    fake.expectRefusal('reactions.add', 'already_reacted');
     expect((await errorOf(client.reactions.add({ channel: 'C0TEST00001', timestamp: human.ts, name: 'white_check_mark' }))).data.error).toBe('already_reacted');
+    fake.expectRefusal('reactions.add', 'message_not_found');
     expect((await errorOf(client.reactions.add({ channel: 'C0TEST00001', timestamp: '1.000002', name: 'x' }))).data.error).toBe('message_not_found');
   });
 
@@ -122,6 +130,7 @@ describe('fake Slack Web API with a real WebClient', () => {
     expect(res.user).toMatchObject({ id: 'U0ADMIN0001', name: 'ada', real_name: 'Ada Admin', is_admin: true, is_owner: false, tz: 'Europe/Berlin', profile: { real_name: 'Ada Admin' } });
     expect([3600, 7200]).toContain(res.user?.tz_offset);
     expect(fake.callsTo('users.info')[0]?.args).toEqual({ user: 'U0ADMIN0001' });
+    fake.expectRefusal('users.info', 'user_not_found');
     expect((await errorOf(client.users.info({ user: 'U0NOBODY001' }))).data.error).toBe('user_not_found');
   });
 
@@ -163,26 +172,33 @@ describe('fake Slack Web API with a real WebClient', () => {
   });
 
   it('answers unknown methods with unknown_method', async () => {
+    fake.expectRefusal('campaign.doesNotExist', 'unknown_method');
     expect((await errorOf(client.apiCall('campaign.doesNotExist', {}))).data.error).toBe('unknown_method');
   });
 
   it('enforces Slack’s Block Kit limits and the manifest’s scopes', async () => {
     const tooMany = Array.from({ length: 51 }, () => ({ type: 'divider' }));
+    fake.expectRefusal('chat.postMessage', 'invalid_blocks');
     const err = await errorOf(client.chat.postMessage({ channel: 'C0TEST00001', text: 'x', blocks: tooMany }));
     expect(err.data.error).toBe('invalid_blocks');
     expect(err.data.response_metadata?.messages?.[0]).toContain('[json-pointer:/blocks]');
+    fake.expectRefusal('chat.postMessage', 'invalid_blocks');
     const empty = await errorOf(client.chat.postMessage({ channel: 'C0TEST00001', blocks: [{ type: 'section', text: { type: 'mrkdwn', text: '' } }] }));
     expect(empty.data.error).toBe('invalid_blocks');
+    fake.expectRefusal('chat.postMessage', 'no_text');
     expect((await errorOf(client.chat.postMessage({ channel: 'C0TEST00001', text: '' }))).data.error).toBe('no_text');
     // conversations.info needs channels:read, which /manifest.yml does not request
+    fake.expectRefusal('conversations.info', 'missing_scope');
     const scope = await errorOf(client.conversations.info({ channel: 'C0TEST00001' }));
     expect(scope.data).toMatchObject({ error: 'missing_scope', needed: 'channels:read' });
   });
 
   it('posts to channels the bot is not in fail with not_in_channel (no chat:write.public)', async () => {
     fake.addChannel({ id: 'C0OUTSIDE01', name: 'outside', is_member: false });
+    fake.expectRefusal('chat.postMessage', 'not_in_channel');
     expect((await errorOf(client.chat.postMessage({ channel: 'C0OUTSIDE01', text: 'x' }))).data.error).toBe('not_in_channel');
     fake.addChannel({ id: 'C0ARCHIVED1', name: 'old', is_archived: true });
+    fake.expectRefusal('chat.postMessage', 'is_archived');
     expect((await errorOf(client.chat.postMessage({ channel: 'C0ARCHIVED1', text: 'x' }))).data.error).toBe('is_archived');
   });
 
@@ -200,12 +216,16 @@ describe('fake Slack Web API with a real WebClient', () => {
     expect(opened.view).toMatchObject({ id: expect.stringMatching(/^V/), callback_id: 'connect', private_metadata: 'C0TEST00001', type: 'modal' });
     expect(fake.callsTo('views.open')[0]?.args.view).toEqual(view);
     expect(fake.views('connect')).toEqual([expect.objectContaining({ userId: 'U0ADMIN0001', via: 'views.open' })]);
+    fake.expectRefusal('views.open', 'exchanged_trigger_id');
     expect((await errorOf(client.views.open({ trigger_id: trigger, view }))).data.error).toBe('exchanged_trigger_id');
+    fake.expectRefusal('views.open', 'invalid_trigger_id');
     expect((await errorOf(client.views.open({ trigger_id: 'made-up', view }))).data.error).toBe('invalid_trigger_id');
 
     const updated = await client.views.update({ view_id: opened.view!.id!, view: { ...view, title: { type: 'plain_text', text: 'Connected' } } });
     expect(updated.view?.title).toMatchObject({ text: 'Connected' });
+    fake.expectRefusal('views.update', 'not_found');
     expect((await errorOf(client.views.update({ view_id: 'V0NOPE00001', view }))).data.error).toBe('not_found');
+    fake.expectRefusal('views.open', 'invalid_arguments');
     const badTitle = await errorOf(client.views.open({ trigger_id: fake.issueTrigger(), view: { ...view, title: { type: 'plain_text', text: 'A title that is far too long for Slack' } } }));
     expect(badTitle.data.error).toBe('invalid_arguments');
     expect(badTitle.data.response_metadata?.messages?.[0]).toContain('/view/title/text');
@@ -221,6 +241,7 @@ describe('fake Slack Web API with a real WebClient', () => {
       const trigger = quick.issueTrigger();
       await new Promise((r) => setTimeout(r, 80));
       const view = { type: 'modal' as const, title: { type: 'plain_text' as const, text: 'x' }, blocks: [] };
+      quick.expectRefusal('views.open', 'expired_trigger_id');
       expect((await errorOf(c.views.open({ trigger_id: trigger, view }))).data.error).toBe('expired_trigger_id');
     } finally {
       await quick.close();

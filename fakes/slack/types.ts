@@ -162,6 +162,8 @@ export interface SlackUser {
   deleted?: boolean;
   email?: string;
   team_id?: string;
+  /** An Enterprise Grid user: users.info then carries `enterprise_user` with this org id. */
+  enterprise_id?: string;
 }
 
 export interface SlackChannel {

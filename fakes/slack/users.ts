@@ -82,6 +82,17 @@ function userObject(s: SlackState, u: SlackUser, teamId: string, includeLocale: 
     is_email_confirmed: !u.is_bot,
     who_can_share_contact_card: 'EVERYONE',
   };
+  if (u.enterprise_id) {
+    user.enterprise_user = {
+      id: u.id,
+      enterprise_id: u.enterprise_id,
+      enterprise_name: `Enterprise ${u.enterprise_id}`,
+      is_admin: u.is_admin ?? false,
+      is_owner: u.is_owner ?? false,
+      is_primary_owner: u.is_primary_owner ?? false,
+      teams: [u.team_id ?? teamId],
+    };
+  }
   if (includeLocale) user.locale = 'en-US';
   return user;
 }

@@ -18,6 +18,6 @@ export function installErrorHandler(app: App, deps: Deps): void {
     deps.logger.error({ err: original, code: error.code }, 'unhandled error in a Slack listener');
     const target = withResponseUrl.safeParse(body);
     if (!target.success) return;
-    await postToResponseUrl(target.data.response_url, { response_type: 'ephemeral', replace_original: false, text: SORRY }, deps.logger);
+    await postToResponseUrl(target.data.response_url, { response_type: 'ephemeral', replace_original: false, text: SORRY }, deps.logger, deps.config.slack.apiUrl);
   });
 }

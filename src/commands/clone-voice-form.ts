@@ -8,7 +8,9 @@ import type { KnownBlock } from '@slack/types';
 import type { ModalView } from '@slack/types';
 import { z } from 'zod';
 import { context, escapeMrkdwn, section } from '../slack/blocks.js';
-import { checkboxes, fileInput, modal, readChecked, readMetadata, readText, textInput } from '../slack/modals.js';
+import type { Config } from '../config.js';
+import { checkboxes, fileInput, modal, readChecked, readText, textInput } from '../slack/modals.js';
+import { metadataKey, openMetadata, sealMetadata } from '../slack/sealed-metadata.js';
 import { AUDIO_FILETYPES, MAX_VOICE_FILES, fileLabel, formatBytes, type SlackFileObject } from './clone-voice-files.js';
 
 export const CLONE_VOICE_CALLBACK_ID = 'clone_voice_modal';
@@ -33,8 +35,13 @@ const metadataSchema = z.object({
 });
 export type CloneVoiceMetadata = z.infer<typeof metadataSchema>;
 
-export function readCloneVoiceMetadata(view: ViewOutput): CloneVoiceMetadata {
-  return readMetadata(view, metadataSchema) ?? {};
+/** Sealed like every form's (`onFormSubmit` refuses one the bot did not seal), so the file ids can't be swapped. */
+export function sealCloneVoiceMetadata(config: Config, teamId: string, metadata: CloneVoiceMetadata): string {
+  return sealMetadata(metadataKey(config), { callbackId: CLONE_VOICE_CALLBACK_ID, teamId }, metadata);
+}
+
+export function openCloneVoiceMetadata(config: Config, teamId: string, view: ViewOutput): CloneVoiceMetadata {
+  return openMetadata(metadataKey(config), { callbackId: CLONE_VOICE_CALLBACK_ID, teamId }, view.private_metadata, metadataSchema) ?? {};
 }
 
 export interface CloneVoiceForm {
@@ -60,7 +67,8 @@ export function readCloneVoiceForm(view: ViewOutput): CloneVoiceForm {
 /** The modal. `fromMessage` lists those files (and the ones left out, with why) instead of the upload field. */
 export function cloneVoiceModal(opts: {
   maxBytes: number;
-  metadata: CloneVoiceMetadata;
+  /** From `sealCloneVoiceMetadata`. */
+  privateMetadata: string;
   fromMessage?: { files: SlackFileObject[]; skipped: string[] };
 }): ModalView {
   const limit = `Up to ${MAX_VOICE_FILES} audio files (MP3, WAV, M4A, OGG, FLAC…), each at most ${formatBytes(opts.maxBytes)}.`;
@@ -78,7 +86,7 @@ export function cloneVoiceModal(opts: {
     callbackId: CLONE_VOICE_CALLBACK_ID,
     title: CLONE_VOICE_TITLE,
     submit: 'Clone voice',
-    privateMetadata: JSON.stringify(opts.metadata),
+    privateMetadata: opts.privateMetadata,
     blocks: [
       ...samples,
       textInput(FIELDS.name, 'Voice name', { placeholder: 'e.g. Riley — front desk', maxLength: 200 }),

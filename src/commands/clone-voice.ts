@@ -41,7 +41,8 @@ import {
   FIELDS,
   cloneVoiceModal,
   readCloneVoiceForm,
-  readCloneVoiceMetadata,
+  openCloneVoiceMetadata,
+  sealCloneVoiceMetadata,
   type CloneVoiceForm,
 } from './clone-voice-form.js';
 import { describeFailure, upstreamRef } from './failure.js';
@@ -71,7 +72,7 @@ export const cloneVoice: Subcommand = {
     }
     await ctx.client.views.open({
       trigger_id: ctx.triggerId,
-      view: cloneVoiceModal({ maxBytes: maxBytesOf(ctx.deps), metadata: { responseUrl: ctx.responseUrl } }),
+      view: cloneVoiceModal({ maxBytes: maxBytesOf(ctx.deps), privateMetadata: sealCloneVoiceMetadata(ctx.deps.config, ctx.teamId, { responseUrl: ctx.responseUrl }) }),
     });
   },
   register(app: App, deps: Deps) {
@@ -103,7 +104,7 @@ async function onShortcut(deps: Deps, { ack, shortcut, client }: SlackShortcutMi
   const userId = shortcut.user.id;
   const logger = deps.logger.child({ team: teamId, user: userId, shortcut: CLONE_VOICE_SHORTCUT_ID });
   const answer = async (text: string) => {
-    await postToResponseUrl(shortcut.response_url, { response_type: 'ephemeral', replace_original: false, text }, logger);
+    await postToResponseUrl(shortcut.response_url, { response_type: 'ephemeral', replace_original: false, text }, logger, deps.config.slack.apiUrl);
   };
   try {
     if (!(await deps.admins.isAdmin(client, teamId, userId))) {
@@ -144,7 +145,7 @@ async function onShortcut(deps: Deps, { ack, shortcut, client }: SlackShortcutMi
       trigger_id: shortcut.trigger_id,
       view: cloneVoiceModal({
         maxBytes: limits.maxBytes,
-        metadata: { responseUrl: shortcut.response_url, fileIds: usable.map((f) => f.id) },
+        privateMetadata: sealCloneVoiceMetadata(deps.config, teamId, { responseUrl: shortcut.response_url, fileIds: usable.map((f) => f.id) }),
         fromMessage: { files: usable, skipped },
       }),
     });
@@ -165,7 +166,7 @@ type Sample = { file: SlackFileObject } | { id: string };
  * all within Slack's 3 s); the download and upload follow once it is answered.
  */
 async function checkSubmission(deps: Deps, { view, teamId, enterpriseId, userId, client, logger }: FormSubmission): Promise<FormResult> {
-  const meta = readCloneVoiceMetadata(view);
+  const meta = openCloneVoiceMetadata(deps.config, teamId, view);
   const form = readCloneVoiceForm(view);
   const errors: Record<string, string> = {};
   // Slack enforces required inputs; these guard against a submission that skipped that.
@@ -221,7 +222,7 @@ async function cloneAndReport(deps: Deps, job: CloneJob): Promise<void> {
       logger.warn('clone-voice has no response_url to report to');
       return;
     }
-    await postToResponseUrl(job.responseUrl, { response_type: 'ephemeral', replace_original: false, ...payload }, logger);
+    await postToResponseUrl(job.responseUrl, { response_type: 'ephemeral', replace_original: false, ...payload }, logger, deps.config.slack.apiUrl);
   };
   const name = job.form.name ?? '';
   const count = job.samples.length;

@@ -41,7 +41,7 @@ export async function openConnectForm(
   ctx: { client: CommandContext['client']; triggerId: string; teamId: string; responseUrl?: string; fromHome?: boolean },
 ): Promise<void> {
   const current = await deps.store.workspaces.getConnection(ctx.teamId);
-  await openForm(ctx, {
+  await openForm(deps, ctx, {
     callbackId: CALLBACK_ID,
     title: TITLE,
     submit: 'Verify & save',

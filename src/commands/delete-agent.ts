@@ -54,7 +54,7 @@ export const deleteAgent: Subcommand = {
       const { campaignId, agentId } = parsed;
       const what = `agent \`${escapeMrkdwn(agentId)}\` from campaign \`${escapeMrkdwn(campaignId)}\``;
       // The button lives in an ephemeral message, but re-check: rights may have changed since.
-      if (!(await deps.admins.isAdmin(client, teamId, body.user.id))) {
+      if (!(await deps.admins.isAdmin(client, teamId, body.user.id, { fresh: true, enterpriseId: body.enterprise?.id }))) {
         await respond({ replace_original: true, text: 'Only Slack workspace admins can delete agents.' });
         return;
       }

@@ -63,7 +63,7 @@ export function createDispatcher(commands: readonly Subcommand[], deps: Deps) {
 
     const started = Date.now();
     try {
-      if (sub.admin && !(await deps.admins.isAdmin(client, command.team_id, command.user_id))) {
+      if (sub.admin && !(await deps.admins.isAdmin(client, command.team_id, command.user_id, { fresh: sub.destructive === true, enterpriseId: command.enterprise_id }))) {
         await tell(`Only Slack workspace admins and owners (or users listed in the app's ADMIN_USER_IDS) can run \`/campaign ${sub.name}\`.`);
         return;
       }

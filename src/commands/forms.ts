@@ -9,8 +9,9 @@ import { z } from 'zod';
 import type { Deps } from '../bot/deps.js';
 import type { Logger } from '../logger.js';
 import type { MessagePayload } from '../slack/blocks.js';
-import { modal, readMetadata } from '../slack/modals.js';
+import { modal } from '../slack/modals.js';
 import { postToResponseUrl } from '../slack/response-url.js';
+import { metadataKey, openMetadata, sealMetadata } from '../slack/sealed-metadata.js';
 import { noticeView, settleSubmission, type SubmissionOutcome } from '../slack/submission.js';
 import type { CommandContext } from './types.js';
 
@@ -42,9 +43,10 @@ export interface FormSubmission {
   extra: Record<string, string>;
 }
 
-/** Opens a form modal from a command, remembering where to announce the result. */
+/** Opens a form modal from a command, remembering (sealed) where to announce the result. */
 export async function openForm(
-  ctx: Pick<CommandContext, 'client' | 'triggerId'> & { responseUrl?: string },
+  deps: Pick<Deps, 'config'>,
+  ctx: Pick<CommandContext, 'client' | 'triggerId' | 'teamId'> & { responseUrl?: string },
   form: { callbackId: string; title: string; submit: string; blocks: KnownBlock[]; extra?: Record<string, string> },
 ): Promise<void> {
   await ctx.client.views.open({
@@ -54,7 +56,10 @@ export async function openForm(
       title: form.title,
       submit: form.submit,
       blocks: form.blocks,
-      privateMetadata: JSON.stringify({ ...(ctx.responseUrl ? { responseUrl: ctx.responseUrl } : {}), ...(form.extra ? { extra: form.extra } : {}) }),
+      privateMetadata: sealMetadata(metadataKey(deps.config), { callbackId: form.callbackId, teamId: ctx.teamId }, {
+        ...(ctx.responseUrl ? { responseUrl: ctx.responseUrl } : {}),
+        ...(form.extra ? { extra: form.extra } : {}),
+      }),
     }),
   });
 }
@@ -75,16 +80,21 @@ export function onFormSubmit(
     const teamId = body.team?.id ?? body.user.team_id ?? view.team_id;
     const userId = body.user.id;
     const logger = deps.logger.child({ team: teamId, user: userId, view: form.callbackId });
-    const meta = readMetadata(view, formMetadata);
+    const meta = openMetadata(metadataKey(deps.config), { callbackId: form.callbackId, teamId }, view.private_metadata, formMetadata);
     let done: Extract<FormResult, { kind: 'done' }> | undefined;
     const work = async (): Promise<SubmissionOutcome> => {
-      // Forms are opened for admins only, but a submission is checked again: rights can change. The check
-      // (users.info, which may wait out a rate limit) counts against the same 3 s as the platform work.
-      if (!(await deps.admins.isAdmin(client, teamId, userId))) {
+      // Forms are opened for admins only, but a submission is checked again, uncached: rights can change, and
+      // every form replaces something. The check (users.info) counts against the same 3 s as the platform work.
+      const enterpriseId = body.enterprise?.id ?? undefined;
+      if (!(await deps.admins.isAdmin(client, teamId, userId, { fresh: true, enterpriseId }))) {
         return { kind: 'done', view: noticeView(form.title, form.adminOnly ?? 'Only Slack workspace admins (or users in ADMIN_USER_IDS) can do this.') };
       }
-      const enterpriseId = body.enterprise?.id ?? undefined;
-      const result = await form.handle({ view, teamId, enterpriseId, userId, client, logger, extra: meta?.extra ?? {} });
+      if (!meta) {
+        // Not what the bot sealed into this form (altered, or another form's): nothing it names is trusted.
+        logger.warn('form submitted with private_metadata the bot did not seal: refused');
+        return { kind: 'done', view: noticeView(form.title, 'This form could not be verified, so nothing was changed — run the command again to open a fresh one.') };
+      }
+      const result = await form.handle({ view, teamId, enterpriseId, userId, client, logger, extra: meta.extra ?? {} });
       if (result.kind === 'invalid') return result;
       done = result;
       return { kind: 'done', ...(result.view ? { view: result.view } : {}), ...(result.lateNote ? { lateNote: result.lateNote } : {}) };
@@ -92,7 +102,7 @@ export function onFormSubmit(
     const outcome = await settleSubmission({ ack, client, viewId: view.id, title: form.title, logger, work: work() });
     if (outcome.kind !== 'done' || !done) return;
     if (done.announce && meta?.responseUrl) {
-      await postToResponseUrl(meta.responseUrl, { response_type: 'ephemeral', ...done.announce }, logger);
+      await postToResponseUrl(meta.responseUrl, { response_type: 'ephemeral', ...done.announce }, logger, deps.config.slack.apiUrl);
     }
     await done.after?.().catch((err: unknown) => logger.warn({ err }, 'follow-up of a form submission failed'));
   });

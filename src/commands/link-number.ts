@@ -23,7 +23,7 @@ export const linkNumber: Subcommand = {
   admin: true,
   args: { min: 0, max: 0 },
   async run(ctx) {
-    await openForm(ctx, {
+    await openForm(ctx.deps, ctx, {
       callbackId: CALLBACK_ID,
       title: TITLE,
       submit: 'Link',

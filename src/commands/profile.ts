@@ -22,7 +22,7 @@ export const profile: Subcommand = {
   admin: true,
   args: { min: 0, max: 0 },
   async run(ctx) {
-    await openForm(ctx, {
+    await openForm(ctx.deps, ctx, {
       callbackId: CALLBACK_ID,
       title: TITLE,
       submit: 'Save',

@@ -36,6 +36,7 @@ export const rotateHook: Subcommand = {
   usage: 'rotate-hook',
   summary: 'give this workspace a new webhook URL and move every platform hook to it (if the old one may have leaked)',
   admin: true,
+  destructive: true,
   args: { min: 0, max: 0 },
   async run(ctx) {
     const { deps, teamId } = ctx;

@@ -15,6 +15,8 @@ export interface Subcommand {
   summary: string;
   /** Admin subcommands run only for workspace admins/owners or ADMIN_USER_IDS. */
   admin?: boolean;
+  /** It deletes or replaces something: the admin check asks Slack afresh instead of trusting the cache. */
+  destructive?: boolean;
   /** Read commands accept `--public` to post the answer in the channel. */
   readOnly?: boolean;
   /** Positional argument count accepted (after flags are removed). */

@@ -16,6 +16,7 @@ export const unsubscribe: Subcommand = {
   usage: 'unsubscribe <campaignId|*> [events…]',
   summary: 'stop posting a campaign’s events in this channel',
   admin: true,
+  destructive: true,
   args: { min: 1, max: 1 + TRIGGER_NAMES.length * 2 },
   async run(ctx) {
     const { deps, teamId, channelId } = ctx;

@@ -36,6 +36,7 @@ export function cardOf(info: ThreadInfo): MessagePayload {
     customerNumber: info.customerNumber,
     facts: info.facts,
     sessionId: info.sessionId,
+    reportedSessionId: info.reportedSessionId,
     state: info.state,
   });
 }
@@ -90,7 +91,8 @@ export class ConversationThreads {
 
   /**
    * The parent ts of the conversation's thread in `channel`: the open one, or a new card posted now. A
-   * `sessionId` in the payload (not in the spec, taken when sent) is linked to the thread and shown on its card.
+   * `sessionId` in the payload (not in the spec) is linked only where none is; it never replaces the session a
+   * person linked — a payload can be forged — the card shows it with a button to switch instead.
    */
   async threadIn(slack: WebClient, entryId: string, channel: string, ref: ConversationRef, data: MessageReceived | MessageSent, logger: Logger): Promise<string> {
     const conversations = this.store.conversations;
@@ -130,11 +132,18 @@ export class ConversationThreads {
   }
 
   private async adoptSession(slack: WebClient, teamId: string, channel: string, threadTs: string, sessionId: string, logger: Logger): Promise<void> {
-    const info = await this.store.conversations.findThread(teamId, channel, threadTs);
-    if (!info || info.state !== 'open' || info.sessionId === sessionId) return;
-    await this.store.conversations.linkSession(teamId, channel, threadTs, sessionId);
-    await updateCard(slack, { ...info, sessionId }, logger);
-    logger.info({ channel, thread: threadTs }, 'chat session linked from the platform’s payload');
+    const conversations = this.store.conversations;
+    const info = await conversations.findThread(teamId, channel, threadTs);
+    if (!info || info.state !== 'open' || info.sessionId === sessionId || info.reportedSessionId === sessionId) return;
+    if (!info.sessionId) {
+      await conversations.linkSession(teamId, channel, threadTs, sessionId);
+      await updateCard(slack, { ...info, sessionId }, logger);
+      logger.info({ channel, thread: threadTs }, 'chat session linked from the platform’s payload');
+      return;
+    }
+    await conversations.reportSession(teamId, channel, threadTs, sessionId);
+    await updateCard(slack, { ...info, reportedSessionId: sessionId }, logger);
+    logger.warn({ channel, thread: threadTs }, 'the platform’s payload names another session than the linked one: shown on the card, replies unchanged');
   }
 }
 

@@ -22,9 +22,12 @@ export { RETRY_ACTION } from './notices.js';
 const retryValueSchema = z.object({ c: z.string().min(1), t: z.string().min(1), r: z.string().min(1) });
 
 const retryBodySchema = z.looseObject({
-  user: z.looseObject({ id: z.string() }),
-  team: z.looseObject({ id: z.string() }).nullish(),
-  container: z.looseObject({ message_ts: z.string().nullish() }).nullish(),
+  user: z.looseObject({ id: z.string(), team_id: z.string().nullish() }),
+  team: z.looseObject({ id: z.string(), enterprise_id: z.string().nullish() }).nullish(),
+  enterprise: z.looseObject({ id: z.string() }).nullish(),
+  channel: z.looseObject({ id: z.string() }).nullish(),
+  container: z.looseObject({ message_ts: z.string().nullish(), channel_id: z.string().nullish(), thread_ts: z.string().nullish() }).nullish(),
+  message: z.looseObject({ thread_ts: z.string().nullish() }).nullish(),
   actions: z.array(z.looseObject({ action_id: z.string(), value: z.string().nullish() })),
   response_url: z.string().nullish(),
 });
@@ -38,6 +41,7 @@ export function register(app: App, deps: Deps): void {
     try {
       await relay.onMessageEvent(event, {
         teamId,
+        enterpriseId: context.enterpriseId,
         eventId: body.event_id,
         retryNum: context.retryNum,
         botUserId: context.botUserId,
@@ -64,16 +68,34 @@ export function register(app: App, deps: Deps): void {
     if (!value) return;
     const teamId = b.team?.id ?? '';
     let sentence: string | undefined;
-    try {
-      sentence = await relay.retry({ channel: value.c, threadTs: value.t, replyTs: value.r }, teamId, b.user.id, client, b.container?.message_ts ?? undefined);
-    } catch (err) {
-      log.error({ err, team: teamId, channel: value.c, reply: value.r }, 'retrying a handoff reply failed');
-      sentence = 'Something went wrong on our side while sending that reply — try again; if it keeps happening, tell your Slack admin.';
+    if (!clickedIn(b, value)) {
+      // The value comes back through the user's client: it may only name the thread its notice sits in.
+      log.warn({ team: teamId, user: b.user.id, channel: b.channel?.id ?? b.container?.channel_id, named: value.c }, 'a Send again button named another thread than its own: refused');
+      sentence = 'That button does not belong to this conversation, so nothing was sent — use the *Send again* button under the reply’s own notice.';
+    } else {
+      try {
+        sentence = await relay.retry(
+          { channel: value.c, threadTs: value.t, replyTs: value.r },
+          { teamId, enterpriseId: b.enterprise?.id ?? b.team?.enterprise_id ?? undefined, userId: b.user.id, userTeam: b.user.team_id ?? undefined },
+          client,
+          b.container?.message_ts ?? undefined,
+        );
+      } catch (err) {
+        log.error({ err, team: teamId, channel: value.c, reply: value.r }, 'retrying a handoff reply failed');
+        sentence = 'Something went wrong on our side while sending that reply — try again; if it keeps happening, tell your Slack admin.';
+      }
     }
     if (sentence && b.response_url) {
-      await postToResponseUrl(b.response_url, { response_type: 'ephemeral', replace_original: false, text: sentence }, log);
+      await postToResponseUrl(b.response_url, { response_type: 'ephemeral', replace_original: false, text: sentence }, log, deps.config.slack.apiUrl);
     }
   });
 
   registerLinkSession(app, deps);
+}
+
+/** Whether a Retry value names the channel and thread of the message its button was clicked on. */
+function clickedIn(b: z.output<typeof retryBodySchema>, value: z.output<typeof retryValueSchema>): boolean {
+  const channel = b.channel?.id ?? b.container?.channel_id;
+  const threadTs = b.message?.thread_ts ?? b.container?.thread_ts;
+  return channel === value.c && threadTs === value.t;
 }

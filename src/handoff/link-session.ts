@@ -2,22 +2,25 @@
  * **Link session**: the webhook payloads carry no chat session id, so an agent pastes the customer's current
  * session id (from the platform) into a modal. It is stored for that thread, shown on the parent card, and
  * every reply in the thread goes to it from then on. The button sits on the card and under the "not sent"
- * notices.
+ * notices. When a payload names another session than the linked one, the card offers **Switch to reported
+ * session**. Only full members of the workspace may link or switch (`standing.ts`); both are logged.
  */
 import type { App } from '@slack/bolt';
 import type { ModalView } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
 import type { Deps } from '../bot/deps.js';
-import { LINK_SESSION_ACTION } from '../events/render/index.js';
+import { LINK_SESSION_ACTION, SWITCH_SESSION_ACTION } from '../events/render/index.js';
 import { code, customerLabel } from '../events/render/text.js';
 import { postMessage, slackErrorCode } from '../events/slack-client.js';
 import { updateCard } from '../events/threads.js';
 import type { Logger } from '../logger.js';
 import { message, section } from '../slack/blocks.js';
-import { modal, readMetadata, readText, textInput } from '../slack/modals.js';
+import { modal, readText, textInput } from '../slack/modals.js';
 import { postToResponseUrl } from '../slack/response-url.js';
+import { metadataKey, openMetadata, sealMetadata } from '../slack/sealed-metadata.js';
 import type { ThreadInfo } from '../store/conversations.js';
+import { refusalReason, replyRefusal } from './standing.js';
 
 export const LINK_SESSION_CALLBACK = 'handoff_link_session_modal';
 const SESSION_BLOCK = 'session_id';
@@ -45,8 +48,10 @@ const threadRefSchema = z.object({ c: z.string().min(1), t: z.string().min(1) })
 /** The parts of a block_actions body this needs (Bolt's types are a union over every container). */
 const actionBodySchema = z.looseObject({
   trigger_id: z.string(),
-  user: z.looseObject({ id: z.string() }),
-  team: z.looseObject({ id: z.string() }).nullish(),
+  user: z.looseObject({ id: z.string(), team_id: z.string().nullish() }),
+  team: z.looseObject({ id: z.string(), enterprise_id: z.string().nullish() }).nullish(),
+  enterprise: z.looseObject({ id: z.string() }).nullish(),
+  actions: z.array(z.looseObject({ action_id: z.string(), value: z.string().nullish() })).optional(),
   channel: z.looseObject({ id: z.string() }).nullish(),
   container: z.looseObject({ message_ts: z.string().nullish(), thread_ts: z.string().nullish() }).nullish(),
   message: z.looseObject({ ts: z.string().nullish(), thread_ts: z.string().nullish() }).nullish(),
@@ -65,7 +70,7 @@ export function registerLinkSession(app: App, deps: Deps): void {
     const channel = b.channel?.id;
     // On the card itself the message is the thread's parent; under a notice it is a reply in the thread.
     const threadTs = b.message?.thread_ts ?? b.container?.thread_ts ?? b.message?.ts ?? b.container?.message_ts;
-    const tell = (text: string) => (b.response_url ? postToResponseUrl(b.response_url, { response_type: 'ephemeral', replace_original: false, text }, log) : Promise.resolve(false));
+    const tell = (text: string) => (b.response_url ? postToResponseUrl(b.response_url, { response_type: 'ephemeral', replace_original: false, text }, log, deps.config.slack.apiUrl) : Promise.resolve(false));
     if (!channel || !threadTs) return;
     const thread = await findThreadSoon(deps, teamId, channel, threadTs);
     if (!thread) {
@@ -76,14 +81,16 @@ export function registerLinkSession(app: App, deps: Deps): void {
       await tell('This conversation is closed (the chat session completed). The customer’s next message opens a new thread.');
       return;
     }
-    await client.views.open({ trigger_id: b.trigger_id, view: linkModal(thread) });
+    await client.views.open({ trigger_id: b.trigger_id, view: linkModal(thread, metadataKey(deps.config)) });
   });
 
   app.view(LINK_SESSION_CALLBACK, async ({ ack, body, view, client }) => {
-    const meta = readMetadata(view, threadRefSchema);
     const teamId = body.team?.id ?? body.user.team_id ?? '';
+    // Sealed when the modal opened: a submission can only link the thread whose button opened it.
+    const meta = openMetadata(metadataKey(deps.config), { callbackId: LINK_SESSION_CALLBACK, teamId }, view.private_metadata, threadRefSchema);
     const sessionId = readText(view, SESSION_BLOCK);
     if (!meta) {
+      if (view.private_metadata) log.warn({ team: teamId, user: body.user.id }, 'Link session submitted with private_metadata the bot did not seal: refused');
       await ack({ response_action: 'errors', errors: { [SESSION_BLOCK]: 'This form lost track of its thread — close it and press Link session again.' } });
       return;
     }
@@ -97,10 +104,55 @@ export function registerLinkSession(app: App, deps: Deps): void {
       await ack({ response_action: 'errors', errors: { [SESSION_BLOCK]: 'This conversation is closed or no longer on record, so no session can be linked to it.' } });
       return;
     }
+    const ws = { teamId, enterpriseId: body.enterprise?.id ?? body.team?.enterprise_id ?? undefined };
+    const refusal = await replyRefusal(deps, client, ws, { id: body.user.id, team: body.user.team_id }, log);
+    if (refusal) {
+      log.info({ team: teamId, user: body.user.id, refusal }, 'Link session refused: not a full member of the workspace');
+      await ack({ response_action: 'errors', errors: { [SESSION_BLOCK]: `Not linked: ${refusalReason(refusal)}` } });
+      return;
+    }
     await deps.store.conversations.linkSession(teamId, meta.c, meta.t, sessionId);
     await ack();
     log.info({ team: teamId, channel: meta.c, thread: meta.t, user: body.user.id }, 'chat session linked to a handoff thread');
-    await afterLink(client, { ...thread, sessionId }, body.user.id, log);
+    const text = `🔗 <@${body.user.id}> linked chat session ${code(sessionId)} — replies in this thread now go to it. A reply that was not sent can be sent with its *Send again* button.`;
+    await afterLink(client, { ...thread, sessionId }, text, log);
+  });
+
+  app.action(SWITCH_SESSION_ACTION, async ({ ack, body, client }) => {
+    await ack();
+    const parsed = actionBodySchema.safeParse(body);
+    if (!parsed.success) return;
+    const b = parsed.data;
+    const teamId = b.team?.id ?? '';
+    const channel = b.channel?.id;
+    // The button is on the card, the thread's parent.
+    const cardTs = b.message?.ts ?? b.container?.message_ts;
+    const value = b.actions?.find((a) => a.action_id === SWITCH_SESSION_ACTION)?.value ?? undefined;
+    const tell = (text: string) => (b.response_url ? postToResponseUrl(b.response_url, { response_type: 'ephemeral', replace_original: false, text }, log, deps.config.slack.apiUrl) : Promise.resolve(false));
+    if (!channel || !cardTs) return;
+    const thread = await deps.store.conversations.findThread(teamId, channel, cardTs);
+    if (!thread || thread.state === 'closed') {
+      await tell('This conversation is closed or no longer on record, so its session can’t be switched.');
+      return;
+    }
+    const ws = { teamId, enterpriseId: b.enterprise?.id ?? b.team?.enterprise_id ?? undefined };
+    const refusal = await replyRefusal(deps, client, ws, { id: b.user.id, team: b.user.team_id ?? undefined }, log);
+    if (refusal) {
+      log.info({ team: teamId, user: b.user.id, refusal }, 'session switch refused: not a full member of the workspace');
+      await tell(`The session was not switched: ${refusalReason(refusal)}`);
+      return;
+    }
+    // The value comes back through the user's client: only the session this card reports can be switched to.
+    const to = thread.reportedSessionId;
+    if (!to || value !== to) {
+      log.warn({ team: teamId, channel, thread: cardTs, user: b.user.id }, 'a session switch named a session this card does not report: refused');
+      await tell('That button is out of date, so the session was not switched — the card shows where replies go now.');
+      return;
+    }
+    await deps.store.conversations.linkSession(teamId, channel, cardTs, to);
+    log.info({ team: teamId, channel, thread: cardTs, user: b.user.id, from: thread.sessionId, to }, 'handoff thread switched to the session the platform reported');
+    const text = `🔁 <@${b.user.id}> switched this thread from session ${code(thread.sessionId)} to ${code(to)}, which the platform reported — replies now go to it.`;
+    await afterLink(client, { ...thread, sessionId: to, reportedSessionId: undefined }, text, log);
   });
 }
 
@@ -116,13 +168,13 @@ async function findThreadSoon(deps: Deps, teamId: string, channel: string, threa
   }
 }
 
-function linkModal(thread: ThreadInfo): ModalView {
+function linkModal(thread: ThreadInfo, key: Buffer): ModalView {
   const who = customerLabel({ customerName: thread.facts.customerName, customerNumber: thread.customerNumber });
   return modal({
     callbackId: LINK_SESSION_CALLBACK,
     title: 'Link chat session',
     submit: 'Link',
-    privateMetadata: JSON.stringify({ c: thread.channelId, t: thread.threadTs }),
+    privateMetadata: sealMetadata(key, { callbackId: LINK_SESSION_CALLBACK, teamId: thread.teamId }, { c: thread.channelId, t: thread.threadTs }),
     blocks: [
       section(
         `Replies in this thread with ${who} go to the chat session you link here. Use the customer’s *current* session, ` +
@@ -138,14 +190,13 @@ function linkModal(thread: ThreadInfo): ModalView {
   });
 }
 
-/** The card shows the new session; the thread says who linked which session. */
-async function afterLink(client: WebClient, thread: ThreadInfo, userId: string, log: Logger): Promise<void> {
+/** The card shows the new session; the thread says who linked (or switched to) which session. */
+async function afterLink(client: WebClient, thread: ThreadInfo, text: string, log: Logger): Promise<void> {
   try {
     await updateCard(client, thread, log);
   } catch (err) {
     log.warn({ err, slackError: slackErrorCode(err) }, 'could not show the linked session on the conversation card');
   }
-  const text = `🔗 <@${userId}> linked chat session ${code(thread.sessionId)} — replies in this thread now go to it. A reply that was not sent can be sent with its *Send again* button.`;
   try {
     await postMessage(client, { channel: thread.channelId, threadTs: thread.threadTs }, message('Chat session linked', [section(text)]));
   } catch (err) {

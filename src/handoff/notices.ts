@@ -105,6 +105,12 @@ function plainFallback(outcome: SendOutcome): string {
   }
 }
 
+/** A reply from someone who may not answer customers (a guest, another organisation): `reason` says which. */
+export function renderNotAllowedNotice(who: string, reason: string): MessagePayload {
+  const text = `🚫 <@${who}> your reply was not sent to the customer: ${escapeMrkdwn(reason)}`;
+  return message('Reply not sent: only full members of this workspace can answer customers', [section(text)]);
+}
+
 /** A reply that was withdrawn (deleted, or turned into a note) before it was ever sent. */
 export function renderWithdrawnNotice(who: string): MessagePayload {
   const text = `↩️ <@${who}>’s reply was deleted or turned into a note before it was sent, so it will not be sent.`;

@@ -26,12 +26,14 @@ import {
   renderEditedNote,
   renderFilesNotice,
   renderMirroredReply,
+  renderNotAllowedNotice,
   renderReplyNotice,
   renderWithdrawnNotice,
   type ReplyAddress,
   type SendOutcome,
 } from './notices.js';
 import { isPrivateNote, toCustomerText } from './slack-text.js';
+import { refusalReason, replyRefusal } from './standing.js';
 
 /** Slack retries an event for about an hour; a day is plenty. */
 const EVENT_DEDUP_TTL_MS = 24 * 60 * 60_000;
@@ -73,6 +75,9 @@ const messageEventSchema = z.looseObject({
   message: innerMessageSchema.nullish(),
   previous_message: innerMessageSchema.nullish(),
   deleted_ts: text,
+  /** In a shared channel: the author's team, and the team the message was posted from. */
+  user_team: text,
+  source_team: text,
 });
 
 type MessageEvent = z.output<typeof messageEventSchema>;
@@ -82,6 +87,8 @@ export interface EventContext {
   eventId: string | undefined;
   retryNum: number | undefined;
   botUserId: string | undefined;
+  /** The installing workspace's Enterprise Grid org, when it has one. */
+  enterpriseId?: string | undefined;
   client: WebClient;
 }
 
@@ -112,11 +119,22 @@ export class ReplyRelay {
   }
 
   /** The Retry / Send again button under a notice. Returns the sentence for the presser when nothing was sent. */
-  async retry(address: ReplyAddress, teamId: string, pressedBy: string, client: WebClient, noticeTs: string | undefined): Promise<string | undefined> {
+  async retry(
+    address: ReplyAddress,
+    presser: { teamId: string; enterpriseId?: string | undefined; userId: string; userTeam?: string | undefined },
+    client: WebClient,
+    noticeTs: string | undefined,
+  ): Promise<string | undefined> {
     const conversations = this.deps.store.conversations;
     const { channel, threadTs, replyTs } = address;
-    const reply = await conversations.findReply(teamId, channel, threadTs, replyTs);
+    const { teamId, userId: pressedBy } = presser;
     const log = this.log.child({ team: teamId, channel, thread: threadTs, reply: replyTs, pressedBy });
+    const refusal = await replyRefusal(this.deps, client, { teamId, enterpriseId: presser.enterpriseId }, { id: pressedBy, team: presser.userTeam }, log);
+    if (refusal) {
+      log.info({ refusal }, 'Retry pressed by someone who may not answer customers: nothing sent');
+      return `Nothing was sent: ${refusalReason(refusal)}`;
+    }
+    const reply = await conversations.findReply(teamId, channel, threadTs, replyTs);
     if (!reply) return 'That reply is no longer on record — write it again in the thread.';
     switch (reply.state) {
       case 'sent':
@@ -160,6 +178,13 @@ export class ReplyRelay {
     if (!(await this.firstDelivery(ctx, log))) return;
     if (!(await conversations.claimSend(teamId, ev.channel, ev.ts, 0))) {
       log.info('this reply is already being handled: not sent twice');
+      return;
+    }
+    const refusal = await replyRefusal(this.deps, client, { teamId, enterpriseId: ctx.enterpriseId }, { id: ev.user, team: ev.user_team }, log);
+    if (refusal) {
+      await this.postInThread(client, address, renderNotAllowedNotice(ev.user, refusalReason(refusal)), log);
+      await this.react(client, address, 'warning', log);
+      log.info({ refusal, userTeam: ev.user_team, sourceTeam: ev.source_team }, 'a reply from someone who may not answer customers: nothing sent');
       return;
     }
 

@@ -1,10 +1,41 @@
 /**
  * Posting to a `response_url` outside a listener's own `respond()` (e.g. after a modal closes).
- * The URL comes from a Slack payload we issued or received signed; it is never user-typed.
+ * The URL comes back from Slack — in a payload, or in a modal's `private_metadata` — so it is only POSTed
+ * to Slack's hooks host: `hooks.slack.com`, or the origin of SLACK_API_URL when that is not Slack (a
+ * stand-in serves response_urls on its own origin). Anything else is refused, logged and never fetched.
  */
 import type { Logger } from '../logger.js';
 
-export async function postToResponseUrl(url: string, payload: Record<string, unknown>, logger: Logger): Promise<boolean> {
+const SLACK_HOOKS_HOST = 'hooks.slack.com';
+
+/** Whether `url` is one of Slack's response_urls for an app talking to `slackApiUrl`. */
+export function isSlackResponseUrl(url: string, slackApiUrl: string): boolean {
+  let target: URL;
+  let api: URL;
+  try {
+    target = new URL(url);
+    api = new URL(slackApiUrl);
+  } catch {
+    return false;
+  }
+  if (target.username || target.password) return false;
+  if (target.protocol === 'https:' && target.host === SLACK_HOOKS_HOST) return true;
+  // Slack's own API host never serves response_urls; only a stand-in for it does, on its own origin.
+  const apiIsSlack = api.hostname === 'slack.com' || api.hostname.endsWith('.slack.com');
+  return !apiIsSlack && target.origin === api.origin;
+}
+
+export async function postToResponseUrl(url: string, payload: Record<string, unknown>, logger: Logger, slackApiUrl: string): Promise<boolean> {
+  if (!isSlackResponseUrl(url, slackApiUrl)) {
+    let host = '(not a URL)';
+    try {
+      host = new URL(url).host;
+    } catch {
+      // logged as not a URL
+    }
+    logger.warn({ host }, 'refused to post to a response_url that is not Slack’s: nothing was sent');
+    return false;
+  }
   try {
     const res = await fetch(url, {
       method: 'POST',

@@ -36,6 +36,8 @@ export interface ThreadInfo extends ConversationRef {
   channelId: string;
   threadTs: string;
   sessionId?: string;
+  /** A session the platform's payload named that differs from the linked one (not used until switched to). */
+  reportedSessionId?: string;
   state: ConversationState;
   facts: CardFacts;
 }
@@ -134,18 +136,23 @@ export class ConversationRepo {
       state: f.state === 'closed' ? 'closed' : 'open',
       facts: pickFacts(f),
       ...(f.sessionId ? { sessionId: f.sessionId } : {}),
+      ...(f.reportedSessionId ? { reportedSessionId: f.reportedSessionId } : {}),
     };
   }
 
+  /** The session replies go to from now on; a session the platform reported is forgotten with it. */
   async linkSession(teamId: string, channelId: string, threadTs: string, sessionId: string): Promise<void> {
     const key = this.keys.thread(teamId, channelId, threadTs);
     await this.kv.hashSet(key, { sessionId });
+    await this.kv.hashDel(key, 'reportedSessionId');
     await this.kv.expire(key, TTL_MS);
   }
 
-  /** A session id the platform sent: every open thread of the conversation uses it. */
-  async linkSessionEverywhere(ref: ConversationRef, sessionId: string): Promise<void> {
-    for (const [channelId, ts] of await this.threads(ref)) await this.linkSession(ref.teamId, channelId, ts, sessionId);
+  /** Notes a session id the platform's payload named while another one is linked: shown, never used unasked. */
+  async reportSession(teamId: string, channelId: string, threadTs: string, sessionId: string): Promise<void> {
+    const key = this.keys.thread(teamId, channelId, threadTs);
+    await this.kv.hashSet(key, { reportedSessionId: sessionId });
+    await this.kv.expire(key, TTL_MS);
   }
 
   /** Closes the conversation: its threads are marked closed with no session; the next message opens a new card. Returns the closed threads. */
@@ -153,7 +160,7 @@ export class ConversationRepo {
     const threads = await this.threads(ref);
     for (const [channelId, ts] of threads) {
       const key = this.keys.thread(ref.teamId, channelId, ts);
-      await this.kv.hashDel(key, 'sessionId');
+      await this.kv.hashDel(key, 'sessionId', 'reportedSessionId');
       await this.kv.hashSet(key, { state: 'closed' });
     }
     const conv = this.conversationKey(ref);

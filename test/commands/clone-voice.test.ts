@@ -316,7 +316,8 @@ describe('message shortcut “Clone voice from files”', () => {
     expect(shown).toContain('outro.wav');
     expect(shown).toContain('Not used: “script.pdf” is not an audio file');
     expect(shown).not.toContain('file_input');
-    expect(JSON.parse(opened.view.private_metadata)).toMatchObject({ fileIds: [a.file.id, b.file.id] });
+    // The metadata is sealed (`{ d, s }`): the file ids travel in `d`, bound to this form by the seal.
+    expect(JSON.parse(JSON.parse(opened.view.private_metadata).d)).toMatchObject({ fileIds: [a.file.id, b.file.id] });
 
     const res = await h.signer.viewSubmission({ callbackId: CALLBACK, userId: ADMIN_ID, values: details() });
     expect(res.body).toBe('');
@@ -353,6 +354,20 @@ describe('message shortcut “Clone voice from files”', () => {
     const many = h.slack.addMessage({ channel: CHANNEL, text: 'lots', files: Array.from({ length: 11 }, (_, i) => audio(`m${i}.mp3`, 100).file) });
     await h.signer.shortcut({ callbackId: SHORTCUT, type: 'message_action', message: { ts: many.ts }, channelId: CHANNEL, userId: ADMIN_ID, responseUrlId: 'sc4' });
     expect(await h.slack.waitFor(() => answers('sc4')[0])).toContain('at most 10 audio files; 11 were given');
+  });
+
+  it('a submission whose file ids were swapped (metadata not sealed by the bot) is refused, and nothing is read or uploaded', async () => {
+    const a = audio('mine.mp3', 1000);
+    const other = audio('someone-elses.mp3', 1000);
+    const msg = h.slack.addMessage({ channel: CHANNEL, text: 'samples', files: [a.file] });
+    await h.signer.shortcut({ callbackId: SHORTCUT, type: 'message_action', message: { ts: msg.ts }, channelId: CHANNEL, userId: ADMIN_ID, responseUrlId: 'sc6' });
+    await h.slack.waitFor(() => h.slack.views(CALLBACK).at(-1));
+    const forged = JSON.stringify({ fileIds: [other.file.id] });
+    const res = await h.signer.viewSubmission({ callbackId: CALLBACK, userId: ADMIN_ID, values: details(), privateMetadata: forged });
+    expect(JSON.stringify(res.json)).toContain('could not be verified');
+    expect(h.slack.callsTo('files.info')).toHaveLength(0);
+    expect(h.slack.downloads).toHaveLength(0);
+    expect(h.platform.requests).toHaveLength(0);
   });
 
   it('a message file that is gone by submit time is reported, and nothing is uploaded', async () => {

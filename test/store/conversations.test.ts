@@ -24,16 +24,19 @@ describe.each(backends)('ConversationRepo ($name)', ({ create }) => {
     expect(await conversations.findThread('T2', 'C2', '200.2')).toBeNull();
   });
 
-  it('links a session per thread, or on every thread when the platform names it', async () => {
+  it('links a session per thread; a session the platform reports is kept apart until someone links it', async () => {
     const { conversations } = create();
     await conversations.recordThread(conv, 'C1', '1.1', {});
     await conversations.recordThread(conv, 'C2', '2.2', {});
     await conversations.linkSession('T1', 'C1', '1.1', 'sess-a');
     expect((await conversations.findThread('T1', 'C1', '1.1'))?.sessionId).toBe('sess-a');
     expect((await conversations.findThread('T1', 'C2', '2.2'))?.sessionId).toBeUndefined();
-    await conversations.linkSessionEverywhere(conv, 'sess-b');
-    expect((await conversations.findThread('T1', 'C1', '1.1'))?.sessionId).toBe('sess-b');
-    expect((await conversations.findThread('T1', 'C2', '2.2'))?.sessionId).toBe('sess-b');
+    await conversations.reportSession('T1', 'C1', '1.1', 'sess-b');
+    expect(await conversations.findThread('T1', 'C1', '1.1')).toMatchObject({ sessionId: 'sess-a', reportedSessionId: 'sess-b' });
+    await conversations.linkSession('T1', 'C1', '1.1', 'sess-b');
+    const switched = await conversations.findThread('T1', 'C1', '1.1');
+    expect(switched?.sessionId).toBe('sess-b');
+    expect(switched?.reportedSessionId).toBeUndefined();
   });
 
   it('closing clears sessions, marks threads closed and lets the next message open a new card', async () => {

@@ -18,12 +18,16 @@ export const MESSAGE_TEXT_MAX = 2600;
 
 /** action_id of the card's (and the thread notices') Link session button; handled in src/handoff/. */
 export const LINK_SESSION_ACTION = 'handoff_link_session';
+/** action_id of the card's "Switch to the reported session" button; its value is that session id. */
+export const SWITCH_SESSION_ACTION = 'handoff_switch_session';
 
 export interface ConversationCard {
   campaignId: string;
   customerNumber: string;
   facts: CardFacts;
   sessionId?: string | undefined;
+  /** A different session the platform reported; replies keep going to `sessionId` until someone switches. */
+  reportedSessionId?: string | undefined;
   state: ConversationState;
 }
 
@@ -43,8 +47,14 @@ export function renderConversationCard(c: ConversationCard): MessagePayload {
       ['Session', c.sessionId ? orDash(code(c.sessionId)) : open ? '_not linked — replies can’t be sent yet_' : '—'],
     ]),
   ];
+  const reported = open && c.sessionId && c.reportedSessionId && c.reportedSessionId !== c.sessionId ? c.reportedSessionId : undefined;
+  if (reported) {
+    blocks.push(section(`⚠️ The platform reports session ${code(reported)}; replies still go to ${code(c.sessionId)}. Switch only if that is the customer’s current chat.`));
+  }
   if (open) {
-    blocks.push(actions([button(c.sessionId ? '🔗 Change session' : '🔗 Link session', LINK_SESSION_ACTION)]));
+    const buttons = [button(c.sessionId ? '🔗 Change session' : '🔗 Link session', LINK_SESSION_ACTION)];
+    if (reported) buttons.push(button('🔁 Switch to reported session', SWITCH_SESSION_ACTION, { value: reported }));
+    blocks.push(actions(buttons));
     blocks.push(context('Reply in this thread to answer the customer. Start a reply with `note:` to keep it in Slack.'));
   } else {
     blocks.push(context('This conversation is closed. The customer’s next message opens a new thread.'));

@@ -12,7 +12,7 @@ export { renderCallStarted } from './call-started.js';
 export { RECORDING_ACTION, callDurationMs, renderCallCompleted, renderTranscript } from './call-completed.js';
 export type { TranscriptReply } from './call-completed.js';
 export { renderSessionCompleted } from './session-completed.js';
-export { LINK_SESSION_ACTION, renderAgentLine, renderConversationCard, renderCustomerLine, renderSessionClosedLine } from './conversation.js';
+export { LINK_SESSION_ACTION, SWITCH_SESSION_ACTION, renderAgentLine, renderConversationCard, renderCustomerLine, renderSessionClosedLine } from './conversation.js';
 export type { ConversationCard } from './conversation.js';
 
 /**

@@ -1,0 +1,199 @@
+/**
+ * Who may reach customers from a handoff thread, and what the bot trusts of what comes back to it: replies go
+ * out only from full members of the installing workspace; a Send again button or a Link session form only
+ * acts on the thread it belongs to; a `sessionId` in a webhook payload never replaces the session a person
+ * linked. Driven through the bot's edges: signed Slack events and clicks, platform webhooks, the stand-ins.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SWITCH_SESSION_ACTION } from '../../src/events/render/index.js';
+import { LINK_SESSION_CALLBACK } from '../../src/handoff/index.js';
+import { MEMBER_ID, TEAM_ID, type Harness } from '../support/harness.js';
+import { startEventsHarness } from '../events/support.js';
+import { notices, openConversation, retryValue, sends, type Conversation } from './support.js';
+
+const GUEST_ID = 'U0GUEST001';
+const SINGLE_CHANNEL_GUEST_ID = 'U0GUEST002';
+/** A user of another organisation in a Slack Connect channel: users.info names their own team. */
+const PARTNER_ID = 'U0PARTNER1';
+const PARTNER_TEAM = 'T0PARTNER1';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startEventsHarness();
+  h.slack.addUser({ id: GUEST_ID, name: 'gus', real_name: 'Gus Guest', is_restricted: true });
+  h.slack.addUser({ id: SINGLE_CHANNEL_GUEST_ID, name: 'sia', real_name: 'Sia Single', is_restricted: true, is_ultra_restricted: true });
+  h.slack.addUser({ id: PARTNER_ID, name: 'pat', real_name: 'Pat Partner', team_id: PARTNER_TEAM, is_admin: true });
+});
+afterAll(async () => {
+  await h.close();
+});
+
+/** A conversation whose thread has its first line and a linked, handed-off session. */
+async function linkedConversation(): Promise<{ conv: Conversation; sessionId: string }> {
+  const conv = await openConversation(h);
+  await conv.customer('Hi, I need a person');
+  await conv.waitThread(1);
+  const sessionId = conv.session();
+  await conv.linkSession(sessionId);
+  return { conv, sessionId };
+}
+
+/** The ephemeral sentence the bot posted to a click's response_url, found by its wording. */
+async function ephemeral(text: string) {
+  const answer = await h.slack.waitFor(() => h.slack.responses.find((r) => JSON.stringify(r.body).includes(text)));
+  expect(answer.status).toBe(200);
+  return answer;
+}
+
+/** The notice the bot posted in the thread (and Slack accepted), found by its wording. */
+async function acceptedNotice(conv: Conversation, text: string) {
+  const notice = await h.slack.waitFor(() => notices(conv.thread(), text)[0]);
+  const post = h.slack.callsTo('chat.postMessage').find((c) => c.response.ts === notice.ts);
+  expect(post?.response.ok).toBe(true);
+  return notice;
+}
+
+describe('who may answer customers', () => {
+  it.each([
+    ['a guest', GUEST_ID, 'guests can’t'],
+    ['a single-channel guest', SINGLE_CHANNEL_GUEST_ID, 'guests can’t'],
+    ['an admin of another organisation (users.info names their team)', PARTNER_ID, 'from another organisation'],
+  ])('sends nothing from %s, and says why in the thread', async (_who, userId, why) => {
+    const { conv } = await linkedConversation();
+    await conv.reply('I can refund you right away', { userId });
+    const notice = await acceptedNotice(conv, why);
+    expect(JSON.stringify(notice.blocks)).toContain(`<@${userId}> your reply was not sent to the customer`);
+    expect(sends(h, conv.campaignId)).toHaveLength(0);
+    // A full member's reply in the same thread still goes out.
+    await conv.reply('Happy to help');
+    await h.slack.waitFor(() => sends(h, conv.campaignId).length === 1);
+    expect(sends(h, conv.campaignId)[0]!.body).toMatchObject({ message: 'Happy to help' });
+  });
+
+  it('refuses a Slack Connect author by the event’s user_team, without asking users.info', async () => {
+    // In a shared channel the message event names the author's team (user_team) and where it was posted
+    // from (source_team): https://api.slack.com/apis/channels-between-orgs
+    const { conv } = await linkedConversation();
+    const lookups = h.slack.callsTo('users.info').length;
+    await conv.reply('Partner here, refund approved', { userId: 'U0UNKNOWN9', extra: { user_team: PARTNER_TEAM, source_team: PARTNER_TEAM } });
+    await acceptedNotice(conv, 'from another organisation');
+    expect(sends(h, conv.campaignId)).toHaveLength(0);
+    expect(h.slack.callsTo('users.info').slice(lookups).filter((c) => c.args.user === 'U0UNKNOWN9')).toHaveLength(0);
+  });
+
+  it('lets a guest’s Send again press send nothing, with a sentence for the guest', async () => {
+    const conv = await openConversation(h);
+    await conv.customer('Hello?');
+    await conv.waitThread(1);
+    await conv.reply('Let me check that for you'); // a member's reply, no session yet
+    const notice = await h.slack.waitFor(() => notices(conv.thread(), 'no chat session is linked')[0]);
+    await conv.linkSession(conv.session());
+    await conv.press(notice.ts, { userId: GUEST_ID });
+    await ephemeral('Nothing was sent: only full members of this workspace can answer customers');
+    expect(sends(h, conv.campaignId)).toHaveLength(0);
+  });
+});
+
+describe('values Slack echoes back', () => {
+  it('refuses a Send again whose value names another conversation’s reply', async () => {
+    // Conversation B has an unsent reply and a linked session: its own Send again would send it.
+    const b = await openConversation(h);
+    await b.customer('Hi from B');
+    await b.waitThread(1);
+    await b.reply('Reply meant for B');
+    const bNotice = await h.slack.waitFor(() => notices(b.thread(), 'no chat session is linked')[0]);
+    await b.linkSession(b.session());
+    // A's notice is pressed with B's value (a client can send any value).
+    const a = await openConversation(h);
+    await a.customer('Hi from A');
+    await a.waitThread(1);
+    await a.reply('Reply in A');
+    const aNotice = await h.slack.waitFor(() => notices(a.thread(), 'no chat session is linked')[0]);
+    await a.press(aNotice.ts, { value: retryValue(bNotice) });
+    await ephemeral('That button does not belong to this conversation, so nothing was sent');
+    expect(sends(h, b.campaignId)).toHaveLength(0);
+    expect(sends(h, a.campaignId)).toHaveLength(0);
+    expect(h.logs()).toContain('a Send again button named another thread than its own: refused');
+    // B's own button still works.
+    await b.press(bNotice.ts);
+    await h.slack.waitFor(() => sends(h, b.campaignId).length === 1);
+  });
+
+  it('refuses a Link session form whose private_metadata names another thread, forged or altered', async () => {
+    const { conv: other, sessionId: otherSession } = await linkedConversation();
+    const otherCard = await other.card();
+    const conv = await openConversation(h);
+    await conv.customer('Hi');
+    await conv.waitThread(1);
+    const card = await conv.card();
+    const opened = h.slack.callsTo('views.open').length;
+    await h.signer.blockAction({ actionId: 'handoff_link_session', channelId: conv.channels[0]!, messageTs: card.ts, userId: MEMBER_ID });
+    await h.slack.waitFor(() => h.slack.callsTo('views.open').length > opened);
+    const sealed = h.slack.views(LINK_SESSION_CALLBACK).at(-1)!.view.private_metadata;
+    const target = { c: other.channels[0]!, t: otherCard.ts };
+    const altered = JSON.stringify({ ...(JSON.parse(sealed) as { s: string }), d: JSON.stringify(target) });
+    for (const privateMetadata of [JSON.stringify(target), altered]) {
+      const res = await h.signer.viewSubmission({
+        callbackId: LINK_SESSION_CALLBACK,
+        userId: MEMBER_ID,
+        privateMetadata,
+        values: { session_id: { value: { type: 'plain_text_input', value: 'sess-attacker' } } },
+      });
+      expect(res.status).toBe(200);
+      expect(res.json).toEqual({ response_action: 'errors', errors: { session_id: expect.stringContaining('lost track of its thread') } });
+    }
+    expect((await h.bot.deps.store.conversations.findThread(TEAM_ID, target.c, target.t))?.sessionId).toBe(otherSession);
+    // The form as the bot sealed it links its own thread.
+    const ok = conv.session();
+    const res = await h.signer.viewSubmission({ callbackId: LINK_SESSION_CALLBACK, userId: MEMBER_ID, values: { session_id: { value: { type: 'plain_text_input', value: ok } } } });
+    expect(res.body).toBe('');
+    expect((await h.bot.deps.store.conversations.findThread(TEAM_ID, conv.channels[0]!, card.ts))?.sessionId).toBe(ok);
+  });
+});
+
+describe('a sessionId in a webhook payload', () => {
+  it('is linked when none is', async () => {
+    const conv = await openConversation(h);
+    const sessionId = conv.session();
+    await conv.customer('Hi', { sessionId });
+    await conv.waitThread(1);
+    await conv.reply('Hello!');
+    await h.slack.waitFor(() => sends(h, conv.campaignId).length === 1);
+    expect(sends(h, conv.campaignId)[0]!.body).toMatchObject({ sessionId });
+  });
+
+  it('never replaces a linked session: the card says so, and a member switches explicitly', async () => {
+    const { conv, sessionId: linked } = await linkedConversation();
+    const reported = conv.session();
+    await conv.customer('Are you still there?', { sessionId: reported });
+    const card = await h.slack.waitFor(() => {
+      const c = h.slack.message(conv.channels[0]!, conv.thread()[0]!.thread_ts!);
+      return JSON.stringify(c?.blocks ?? []).includes(SWITCH_SESSION_ACTION) ? c : undefined;
+    });
+    expect(JSON.stringify(card.blocks)).toContain(`The platform reports session \`${reported}\`; replies still go to \`${linked}\``);
+    const update = h.slack.callsTo('chat.update').filter((c) => JSON.stringify(c.args.blocks ?? '').includes(SWITCH_SESSION_ACTION)).at(-1);
+    expect(update?.response.ok).toBe(true);
+
+    await conv.reply('Yes, still here');
+    await h.slack.waitFor(() => sends(h, conv.campaignId).length === 1);
+    expect(sends(h, conv.campaignId)[0]!.body).toMatchObject({ sessionId: linked });
+
+    const press = (userId: string, value = reported) =>
+      h.signer.blockAction({ actionId: SWITCH_SESSION_ACTION, channelId: conv.channels[0]!, messageTs: card.ts, userId, value });
+    // A guest can't switch, and a value the card does not offer is refused.
+    await press(GUEST_ID);
+    await ephemeral('The session was not switched: only full members of this workspace can answer customers');
+    await press(MEMBER_ID, 'sess-forged');
+    await ephemeral('That button is out of date, so the session was not switched');
+    expect((await h.bot.deps.store.conversations.findThread(TEAM_ID, conv.channels[0]!, card.ts))?.sessionId).toBe(linked);
+
+    await press(MEMBER_ID);
+    await h.slack.waitFor(() => notices(conv.thread(), `switched this thread from session \`${linked}\` to \`${reported}\``)[0]);
+    expect(h.logs()).toContain('handoff thread switched to the session the platform reported');
+    const after = h.slack.message(conv.channels[0]!, card.ts)!;
+    expect(JSON.stringify(after.blocks)).not.toContain(SWITCH_SESSION_ACTION);
+    await conv.reply('Now on the new chat');
+    await h.slack.waitFor(() => sends(h, conv.campaignId).length === 2);
+    expect(sends(h, conv.campaignId)[1]!.body).toMatchObject({ sessionId: reported });
+  });
+});

@@ -47,7 +47,7 @@ export interface Config {
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: string[] };
 
-/** Names whose presence means "this is a real deployment" (issue 9: the playground starts only without them). */
+/** Names whose presence means "this is a real deployment" (the playground starts only without them). */
 export const DEPLOYMENT_VARIABLES = [
   'SLACK_BOT_TOKEN',
   'SLACK_CLIENT_ID',
@@ -195,7 +195,7 @@ export function parseConfig(env: Env): ConfigResult {
   return { ok: true, config };
 }
 
-/** True when no deployment variable is set at all: the brief's "playground" situation. */
+/** True when no deployment variable is set at all: then `npm start` runs the playground (PRODUCT.md › Runtime contract). */
 export function isUnconfigured(env: Env): boolean {
   return DEPLOYMENT_VARIABLES.every((name) => !env[name]?.trim());
 }
@@ -220,7 +220,7 @@ export interface PlaygroundEndpoints {
 export const PLAYGROUND_PUBLIC_URL = 'https://playground.invalid';
 
 /**
- * The Config of the playground (issue 9): the same parser, fed the embedded stand-ins' addresses and fresh
+ * The Config of the playground: the same parser, fed the embedded stand-ins' addresses and fresh
  * secrets. Only `PORT` and `LOG_LEVEL` are taken from the environment; the playground always keeps its state
  * in memory (a Redis left over from a real setup must not mix with a throwaway workspace).
  * Callers decide *whether* to run the playground (`isUnconfigured`); this only builds its Config.

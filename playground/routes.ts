@@ -41,7 +41,11 @@ const JSON_LIMIT = 256 * 1024;
 const UPLOAD_LIMIT = 40 * 1024 * 1024;
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
-const ASSETS: Record<string, string> = { 'app.js': 'text/javascript; charset=utf-8', 'app.css': 'text/css; charset=utf-8' };
+const ASSETS: Record<string, string> = {
+  'app.js': 'text/javascript; charset=utf-8',
+  'dom.js': 'text/javascript; charset=utf-8',
+  'app.css': 'text/css; charset=utf-8',
+};
 
 /** The page's files, read once at start (a missing file is a broken build: fail loudly then, not per request). */
 export function loadPageFiles(dir = new URL('./page/', import.meta.url)): Record<string, Buffer> {

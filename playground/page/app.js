@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * The playground page's script (plain JS, type-checked by tsc with ./tsconfig.json, copied to dist at build).
+ * The playground page's script (plain JS modules, type-checked by tsc with ./tsconfig.json; helpers in dom.js).
  *
  * It polls GET /playground/state and draws what the bot did in the Slack stand-in; everything a person does
  * goes back through the small JSON API, which signs it like Slack and sends it to the bot's real routes.
@@ -33,6 +33,8 @@
  * @typedef {{ ok: boolean, error?: string, errors?: Record<string, string>, simulation?: Simulation, file?: { id: string, name: string, size: number } }} Outcome
  */
 
+import { byId, collectValues, esc, localizeDates, messageHtml, replaceScrolled, restoreValues, showFieldErrors, toast } from './dom.js';
+
 const POLL_MS = 400;
 
 /** @type {{ state: PageState | null, version: string, channel: string, view: 'channel' | 'home', thread: { channel: string, ts: string } | null,
@@ -50,48 +52,6 @@ const ui = {
 };
 
 // ------------------------------------------------------------------------------------------------ helpers
-
-/**
- * @template {HTMLElement} T
- * @param {string} id
- * @param {new () => T} type
- * @returns {T}
- */
-function byId(id, type) {
-  const el = document.getElementById(id);
-  if (!(el instanceof type)) throw new Error(`missing #${id}`);
-  return el;
-}
-
-/** @param {unknown} text */
-function esc(text) {
-  return String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
-/** @param {string} ts */
-function timeOf(ts) {
-  return new Date(Number(ts.split('.')[0]) * 1000).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
-}
-
-/** @param {number} bytes */
-function size(bytes) {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-}
-
-/**
- * @param {string} text
- * @param {boolean} [error]
- */
-function toast(text, error = false) {
-  const box = byId('toasts', HTMLDivElement);
-  const el = document.createElement('div');
-  el.className = `toast${error ? ' error' : ''}`;
-  el.textContent = text;
-  box.append(el);
-  setTimeout(() => el.remove(), error ? 8000 : 4000);
-}
 
 /**
  * POST to the playground API; shows failures as a toast and resolves with the outcome.
@@ -132,20 +92,6 @@ async function upload(file) {
   } catch {
     toast(`Could not upload ${file.name}.`, true);
     return undefined;
-  }
-}
-
-/** Slack dates (`<!date^…>`) arrive with a UTC fallback; show them in the reader's time, as Slack does. */
-/** @param {ParentNode} root */
-function localizeDates(root) {
-  for (const el of root.querySelectorAll('time.bk-date')) {
-    const when = new Date(el.getAttribute('datetime') ?? '');
-    if (Number.isNaN(when.getTime())) continue;
-    if (!el.getAttribute('title')) el.setAttribute('title', el.textContent ?? '');
-    const format = el.getAttribute('data-format') ?? '';
-    el.textContent = /\{time\}/.test(format) || format === ''
-      ? when.toLocaleString([], { dateStyle: 'medium', timeStyle: 'short' })
-      : when.toLocaleDateString([], { dateStyle: 'medium' });
   }
 }
 
@@ -194,45 +140,6 @@ function renderChannelList(state) {
     })
     .join('');
   byId('home-link', HTMLButtonElement).classList.toggle('active', ui.view === 'home');
-}
-
-/**
- * @param {PageMessage} m
- * @param {string} channel
- * @param {boolean} inThread
- */
-function messageHtml(m, channel, inThread) {
-  const files = m.files.length
-    ? `<div class="files">${m.files.map((f) => `<a class="file" href="/playground/files/${encodeURIComponent(f.id)}">📎 ${esc(f.name)} <span class="muted">${esc(f.type)} · ${esc(size(f.size))}</span></a>`).join('')}</div>`
-    : '';
-  const reactions = m.reactions.length
-    ? `<div class="reactions">${m.reactions.map((r) => `<span class="reaction" title=":${esc(r.name)}:" data-reaction="${esc(r.name)}">${esc(r.emoji)} ${esc(r.count)}</span>`).join('')}</div>`
-    : '';
-  const replies = !inThread && m.replyCount > 0 ? `<button type="button" class="replies" data-open-thread="${esc(m.ts)}">${esc(m.replyCount)} ${m.replyCount === 1 ? 'reply' : 'replies'}</button>` : '';
-  const tools = m.ephemeral
-    ? ''
-    : `<div class="msg-tools">${inThread ? '' : `<button type="button" title="Reply in thread" data-open-thread="${esc(m.ts)}">💬</button>`}<button type="button" title="More actions" data-shortcuts="${esc(m.ts)}">⋯</button></div>`;
-  return (
-    `<div class="msg${m.ephemeral ? ' ephemeral' : ''}" data-channel="${esc(channel)}" data-ts="${esc(m.ts)}" data-ephemeral="${m.ephemeral}"${m.threadTs ? ` data-thread-ts="${esc(m.threadTs)}"` : ''}>` +
-    `<div class="avatar ${m.authorKind}">${esc(m.author.slice(0, 1).toUpperCase())}</div>` +
-    `<div class="msg-main"><div class="msg-head"><span class="author">${esc(m.author)}</span>${m.authorKind === 'bot' ? '<span class="app-badge">APP</span>' : ''}` +
-    `<span class="msg-time">${esc(timeOf(m.ts))}</span>${m.edited ? '<span class="msg-time">(edited)</span>' : ''}${m.ephemeral ? '<span class="eph-label">Only visible to you</span>' : ''}</div>` +
-    `<div class="msg-body">${m.html}</div>${files}${reactions}${replies}</div>${tools}</div>`
-  );
-}
-
-/**
- * Replaces a list's content, keeping the reader at the bottom when they were there.
- * @param {HTMLElement} el
- * @param {string} html
- */
-function replaceScrolled(el, html) {
-  if (el.dataset.html === html) return;
-  const atBottom = el.scrollHeight - el.scrollTop - el.clientHeight < 40 || !el.dataset.html;
-  el.innerHTML = html;
-  el.dataset.html = html;
-  localizeDates(el);
-  if (atBottom) el.scrollTop = el.scrollHeight;
 }
 
 /** @param {PageState} state */
@@ -409,81 +316,6 @@ function renderModal(modal) {
     if (!sameView && first instanceof HTMLElement) first.focus();
   }
   showFieldErrors(body, modal.errors);
-}
-
-/**
- * @param {HTMLElement} body
- * @param {Record<string, string>} errors
- */
-function showFieldErrors(body, errors) {
-  for (const block of body.querySelectorAll('.bk-input')) {
-    if (!(block instanceof HTMLElement)) continue;
-    const message = errors[block.dataset.blockId ?? ''] ?? '';
-    const slot = block.querySelector('.bk-error');
-    if (slot) slot.textContent = message;
-    block.classList.toggle('invalid', message !== '');
-  }
-}
-
-/**
- * The form's values by block id and action id: text, chosen option values, or uploaded file ids.
- * @param {ParentNode} root
- * @returns {Record<string, Record<string, string | string[] | null>>}
- */
-function collectValues(root) {
-  /** @type {Record<string, Record<string, string | string[] | null>>} */
-  const values = {};
-  for (const el of root.querySelectorAll('[data-input="true"]')) {
-    if (!(el instanceof HTMLElement)) continue;
-    const blockId = el.dataset.blockId ?? '';
-    const actionId = el.dataset.actionId ?? '';
-    /** @type {string | string[] | null} */
-    let value = null;
-    switch (el.dataset.type) {
-      case 'checkboxes':
-        value = [...el.querySelectorAll('input:checked')].map((i) => (i instanceof HTMLInputElement ? i.value : ''));
-        break;
-      case 'radio_buttons': {
-        const checked = el.querySelector('input:checked');
-        value = checked instanceof HTMLInputElement ? checked.value : null;
-        break;
-      }
-      case 'multi_static_select':
-        value = el instanceof HTMLSelectElement ? [...el.selectedOptions].map((o) => o.value) : [];
-        break;
-      case 'file_input':
-        value = /** @type {string[]} */ (JSON.parse(el.dataset.fileIds ?? '[]'));
-        break;
-      default:
-        if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement) value = el.value === '' ? null : el.value;
-    }
-    (values[blockId] ??= {})[actionId] = value;
-  }
-  return values;
-}
-
-/**
- * After the bot updates an open view, Slack keeps what the person typed in fields that are still there.
- * @param {ParentNode} root
- * @param {Record<string, Record<string, string | string[] | null>>} values
- */
-function restoreValues(root, values) {
-  for (const el of root.querySelectorAll('[data-input="true"]')) {
-    if (!(el instanceof HTMLElement)) continue;
-    const value = values[el.dataset.blockId ?? '']?.[el.dataset.actionId ?? ''];
-    if (value === undefined || value === null) continue;
-    if (el.dataset.type === 'checkboxes' || el.dataset.type === 'radio_buttons') {
-      const chosen = new Set(Array.isArray(value) ? value : [value]);
-      for (const i of el.querySelectorAll('input')) if (i instanceof HTMLInputElement) i.checked = chosen.has(i.value);
-    } else if (el.dataset.type === 'file_input') {
-      el.dataset.fileIds = JSON.stringify(value);
-    } else if ((el instanceof HTMLInputElement && el.type !== 'file') || el instanceof HTMLTextAreaElement) {
-      el.value = Array.isArray(value) ? (value[0] ?? '') : value;
-    } else if (el instanceof HTMLSelectElement) {
-      const chosen = new Set(Array.isArray(value) ? value : [value]);
-      for (const o of el.options) o.selected = chosen.has(o.value);
-    }
-  }
 }
 
 function modalViewId() {

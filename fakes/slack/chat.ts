@@ -51,6 +51,17 @@ export function contentError(args: SlackArgs, requireContent: boolean): Json | u
   return undefined;
 }
 
+/** An ephemeral message (chat.postEphemeral or an ephemeral response_url post), stored for `ephemerals()`. */
+export function addEphemeral(s: SlackState, to: Pick<SlackEphemeral, 'channel' | 'user' | 'via'>, payload: SlackArgs): SlackEphemeral {
+  const eph: SlackEphemeral = { ...to, ts: s.nextTs(), text: str(payload, 'text') ?? '', at: Date.now() };
+  if (Array.isArray(payload.blocks)) eph.blocks = clone(payload.blocks);
+  if (Array.isArray(payload.attachments)) eph.attachments = clone(payload.attachments);
+  const threadTs = str(payload, 'thread_ts');
+  if (threadTs) eph.thread_ts = threadTs;
+  s.ephemeralList.push(eph);
+  return eph;
+}
+
 export function apiMessage(m: SlackMessage): Json {
   const { channel: _channel, ...rest } = clone(m);
   return rest;
@@ -144,19 +155,7 @@ export function chatHandlers(s: SlackState): Record<string, Handler> {
       if (!user) return fail('user_not_in_channel');
       const invalid = contentError(args, true);
       if (invalid) return invalid;
-      const eph: SlackEphemeral = {
-        channel: resolved.channel.id,
-        user,
-        ts: s.nextTs(),
-        text: str(args, 'text') ?? '',
-        via: 'chat.postEphemeral',
-        at: Date.now(),
-      };
-      if (Array.isArray(args.blocks)) eph.blocks = clone(args.blocks);
-      if (Array.isArray(args.attachments)) eph.attachments = clone(args.attachments);
-      const threadTs = str(args, 'thread_ts');
-      if (threadTs) eph.thread_ts = threadTs;
-      s.ephemeralList.push(eph);
+      const eph = addEphemeral(s, { channel: resolved.channel.id, user, via: 'chat.postEphemeral' }, args);
       return { ok: true, message_ts: eph.ts };
     },
 

@@ -1,4 +1,3 @@
 /** The Slack stand-in: `startFakeSlack` and its public types (see server.ts for what it copies from Slack). */
 export * from './types.js';
 export { startFakeSlack } from './server.js';
-export { blockKitErrors } from './block-kit.js';

@@ -1,9 +1,9 @@
 /** response_urls: 5 uses within 30 minutes; replace_original / delete_original / in_channel effects. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { botMessage, contentError } from './chat.js';
+import { addEphemeral, botMessage, contentError } from './chat.js';
 import { imageDownloadErrors, payloadImages } from './images.js';
 import type { SlackState } from './state.js';
-import type { ResponseUrlContext, ResponseUrlPost, SlackEphemeral } from './types.js';
+import type { ResponseUrlContext, ResponseUrlPost } from './types.js';
 import { clone, hex, isObj, str, type Json } from './util.js';
 
 const RESPONSE_URL_TTL_MS = 30 * 60_000;
@@ -98,17 +98,5 @@ function applyResponseUrlEffects(s: SlackState, ctx: ResponseUrlContext, body: J
     s.insertMessage(botMessage(s, auth, channel, { ...body, thread_ts: threadTs }, s.nextTs()));
     return;
   }
-  const ephemeral: SlackEphemeral = {
-    channel,
-    user: ctx.userId ?? '',
-    ts: s.nextTs(),
-    text: str(body, 'text') ?? '',
-    via: 'response_url',
-    at: Date.now(),
-  };
-  if (Array.isArray(body.blocks)) ephemeral.blocks = clone(body.blocks);
-  if (Array.isArray(body.attachments)) ephemeral.attachments = clone(body.attachments);
-  const threadTs = str(body, 'thread_ts');
-  if (threadTs) ephemeral.thread_ts = threadTs;
-  s.ephemeralList.push(ephemeral);
+  addEphemeral(s, { channel, user: ctx.userId ?? '', via: 'response_url' }, body);
 }

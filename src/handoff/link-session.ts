@@ -58,19 +58,28 @@ const actionBodySchema = z.looseObject({
   response_url: z.string().nullish(),
 });
 
+/** The click's body, workspace and channel, and a way to answer the clicker privately (its response_url). */
+function readClick(deps: Deps, body: unknown, log: Logger) {
+  const parsed = actionBodySchema.safeParse(body);
+  if (!parsed.success) return undefined;
+  const b = parsed.data;
+  const tell = (text: string): Promise<boolean> =>
+    b.response_url
+      ? postToResponseUrl(b.response_url, { response_type: 'ephemeral', replace_original: false, text }, log, deps.config.slack.apiUrl)
+      : Promise.resolve(false);
+  return { b, teamId: b.team?.id ?? '', channel: b.channel?.id, tell };
+}
+
 export function registerLinkSession(app: App, deps: Deps): void {
   const log = deps.logger.child({ component: 'handoff' });
 
   app.action(LINK_SESSION_ACTION, async ({ ack, body, client }) => {
     await ack();
-    const parsed = actionBodySchema.safeParse(body);
-    if (!parsed.success) return;
-    const b = parsed.data;
-    const teamId = b.team?.id ?? '';
-    const channel = b.channel?.id;
+    const click = readClick(deps, body, log);
+    if (!click) return;
+    const { b, teamId, channel, tell } = click;
     // On the card itself the message is the thread's parent; under a notice it is a reply in the thread.
     const threadTs = b.message?.thread_ts ?? b.container?.thread_ts ?? b.message?.ts ?? b.container?.message_ts;
-    const tell = (text: string) => (b.response_url ? postToResponseUrl(b.response_url, { response_type: 'ephemeral', replace_original: false, text }, log, deps.config.slack.apiUrl) : Promise.resolve(false));
     if (!channel || !threadTs) return;
     const thread = await findThreadSoon(deps, teamId, channel, threadTs);
     if (!thread) {
@@ -120,15 +129,12 @@ export function registerLinkSession(app: App, deps: Deps): void {
 
   app.action(SWITCH_SESSION_ACTION, async ({ ack, body, client }) => {
     await ack();
-    const parsed = actionBodySchema.safeParse(body);
-    if (!parsed.success) return;
-    const b = parsed.data;
-    const teamId = b.team?.id ?? '';
-    const channel = b.channel?.id;
+    const click = readClick(deps, body, log);
+    if (!click) return;
+    const { b, teamId, channel, tell } = click;
     // The button is on the card, the thread's parent.
     const cardTs = b.message?.ts ?? b.container?.message_ts;
     const value = b.actions?.find((a) => a.action_id === SWITCH_SESSION_ACTION)?.value ?? undefined;
-    const tell = (text: string) => (b.response_url ? postToResponseUrl(b.response_url, { response_type: 'ephemeral', replace_original: false, text }, log, deps.config.slack.apiUrl) : Promise.resolve(false));
     if (!channel || !cardTs) return;
     const thread = await deps.store.conversations.findThread(teamId, channel, cardTs);
     if (!thread || thread.state === 'closed') {

@@ -5,9 +5,7 @@
  */
 import type { Checkboxes, FileInput, InputBlock, KnownBlock, ModalView, PlainTextInput, PlainTextOption } from '@slack/types';
 import type { ViewOutput } from '@slack/bolt';
-import type { z } from 'zod';
 import { LIMITS, plain } from './blocks.js';
-import { parseJsonValue } from './json-value.js';
 
 export const INPUT_ACTION = 'value';
 
@@ -103,11 +101,6 @@ export function readChecked(view: ViewOutput, blockId: string): string[] {
 export function readText(view: ViewOutput, blockId: string): string | undefined {
   const v = view.state.values[blockId]?.[INPUT_ACTION]?.value?.trim();
   return v ? v : undefined;
-}
-
-/** Parses `private_metadata` with a schema; `undefined` when absent or not ours. */
-export function readMetadata<T>(view: ViewOutput, schema: z.ZodType<T>): T | undefined {
-  return parseJsonValue(view.private_metadata, schema);
 }
 
 /** The input block around any element: label, hint and whether it may be left empty. */

@@ -13,15 +13,17 @@ import { createEvents, type EventsOptions } from '../events/index.js';
 import { register as registerHome } from '../home/index.js';
 import { register as registerHandoff } from '../handoff/index.js';
 import { register as registerUninstall } from './uninstall.js';
-import { AdminGate } from './admin-gate.js';
-import { boltLogger } from './bolt-logger.js';
-import type { Deps } from './deps.js';
+import { AdminGate } from '../app/admin-gate.js';
+import { boltLogger } from '../slack/logger.js';
+import type { Deps, Surfaces } from '../app/deps.js';
+import { openConnectForm } from '../commands/connect.js';
+import { publishHome } from '../home/publish.js';
 import { installErrorHandler } from './error-handler.js';
 import { healthRoutes } from './http-routes.js';
 import { createReceiver } from './receiver.js';
-import { createMetrics } from './metrics.js';
-import { Lifecycle } from './lifecycle.js';
-import { PlatformAccess } from './platform-access.js';
+import { createMetrics } from '../app/metrics.js';
+import { Lifecycle } from '../app/lifecycle.js';
+import { PlatformAccess } from '../app/platform-access.js';
 
 export interface Bot {
   readonly app: App;
@@ -73,7 +75,11 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
   });
   const platform = new PlatformAccess(transport, store, redactor, config.campaign.apiKey, config.campaign.apiKeyTeam);
   const admins = new AdminGate(config.adminUserIds, store, logger);
-  const deps: Deps = { config, logger, redactor, store, platform, admins, metrics, lifecycle: new Lifecycle() };
+  const surfaces: Surfaces = {
+    publishHome: (client, teamId, userId) => publishHome(deps, client, teamId, userId),
+    openConnectForm: (client, triggerId, teamId) => openConnectForm(deps, { client, triggerId, teamId, fromHome: true }),
+  };
+  const deps: Deps = { config, logger, redactor, store, platform, admins, metrics, surfaces, lifecycle: new Lifecycle() };
   if (options.voiceSampleMaxBytes !== undefined) deps.voiceSampleMaxBytes = options.voiceSampleMaxBytes;
 
   const events = createEvents(deps, options.events);
@@ -92,7 +98,7 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
   registerCommands(app, deps);
   registerHome(app, deps);
   registerUninstall(app, deps);
-  registerHandoff(app, deps);
+  registerHandoff(app, deps, events);
   events.register(app);
 
   return {

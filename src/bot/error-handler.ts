@@ -4,7 +4,7 @@
  */
 import type { App, CodedError } from '@slack/bolt';
 import { z } from 'zod';
-import type { Deps } from './deps.js';
+import type { Deps } from '../app/deps.js';
 import { postToResponseUrl } from '../slack/response-url.js';
 
 const withResponseUrl = z.object({ response_url: z.string().url() });

@@ -5,7 +5,7 @@
 import type { CustomRoute } from '@slack/bolt';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Deps } from './deps.js';
+import type { Deps } from '../app/deps.js';
 import { withDeadline } from '../util/deadline.js';
 
 const READY_TIMEOUT_MS = 1_000;

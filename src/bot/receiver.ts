@@ -9,7 +9,7 @@ import { HTTPReceiver, HTTPReceiverDeferredRequestError, SocketModeReceiver, typ
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { Store } from '../store/index.js';
-import { boltLogger } from './bolt-logger.js';
+import { boltLogger } from '../slack/logger.js';
 import { BOT_SCOPES } from './scopes.js';
 
 /** Slack's own replay window is 5 minutes into the past; we refuse the same into the future. */

@@ -6,7 +6,7 @@
 import type { App } from '@slack/bolt';
 import { TRIGGER_NAMES } from '../api/index.js';
 import { hookUrlFor } from '../events/hook-url.js';
-import type { Deps } from './deps.js';
+import type { Deps } from '../app/deps.js';
 
 export function register(app: App, deps: Deps): void {
   app.event('app_uninstalled', async ({ context }) => {

@@ -12,13 +12,14 @@
 import type { AllMiddlewareArgs, App, MessageShortcut, SlackShortcutMiddlewareArgs } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { ApiTimeoutError, BadRequestError, type Voice } from '../api/index.js';
-import type { Deps } from '../bot/deps.js';
-import { NotConnectedError } from '../bot/platform-access.js';
-import { botTokenFor } from '../bot/slack-token.js';
+import type { Deps } from '../app/deps.js';
+import { NotConnectedError } from '../app/platform-access.js';
+import { botTokenFor } from '../app/slack-token.js';
 import type { Logger } from '../logger.js';
 import { escapeMrkdwn, fields, message, section, truncate, type MessagePayload } from '../slack/blocks.js';
 import { SlackFileError, slackFileOrigin, slackFileStream } from '../slack/file-download.js';
 import { readFiles } from '../slack/modals.js';
+import { slackErrorCode } from '../slack/post.js';
 import { postToResponseUrl } from '../slack/response-url.js';
 import { noticeView } from '../slack/submission.js';
 import {
@@ -45,7 +46,7 @@ import {
   sealCloneVoiceMetadata,
   type CloneVoiceForm,
 } from './clone-voice-form.js';
-import { describeFailure, upstreamRef } from './failure.js';
+import { describeFailure, upstreamRef } from '../app/failure.js';
 import { onFormSubmit, type FormResult, type FormSubmission } from './forms.js';
 import type { Subcommand } from './types.js';
 
@@ -288,12 +289,6 @@ async function resolveSample(client: WebClient, sample: Sample, limits: SampleLi
   if (problem) throw new SampleRefusal(escapeMrkdwn(problem));
   if (!downloadUrl(file)) throw new SampleRefusal(escapeMrkdwn(`Slack gave no download link for “${fileLabel(file)}” — upload it again and retry.`));
   return file;
-}
-
-function slackErrorCode(err: unknown): string | undefined {
-  if (typeof err !== 'object' || err === null || !('data' in err)) return undefined;
-  const data = (err as { data?: { error?: unknown } }).data;
-  return typeof data?.error === 'string' ? data.error : undefined;
 }
 
 /** One sentence for whatever stopped the clone. Download failures surface through the upload, so look into causes. */

@@ -3,11 +3,10 @@
  * GET /open-api, then stored encrypted for this workspace. A rejected key is reported on the field.
  */
 import { AuthenticationError, maskKey } from '../api/index.js';
-import type { Deps } from '../bot/deps.js';
-import { publishHome } from '../home/publish.js';
+import type { Deps } from '../app/deps.js';
 import { context, escapeMrkdwn, literal, message, section } from '../slack/blocks.js';
 import { modal, readText, textInput } from '../slack/modals.js';
-import { describeFailure, logFailure } from './failure.js';
+import { describeFailure, logFailure } from '../app/failure.js';
 import { onFormSubmit, openForm, type FormResult, type FormSubmission } from './forms.js';
 import type { CommandContext, Subcommand } from './types.js';
 
@@ -71,7 +70,7 @@ async function verifyAndSave(deps: Deps, { view, teamId, userId, client, logger,
       return {
         kind: 'done',
         view: modal({ callbackId: 'connect_done', title: TITLE, blocks: [section(text), context('Try `/campaign stats` in any channel.')] }),
-        after: () => publishHome(deps, client, teamId, userId),
+        after: () => deps.surfaces.publishHome(client, teamId, userId),
       };
     }
     return { kind: 'done', announce: message(text, [section(text), context('Try `/campaign stats`.')]) };

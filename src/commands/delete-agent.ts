@@ -6,7 +6,7 @@ import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } 
 import { z } from 'zod';
 import { actions, button, escapeMrkdwn, message, mrkdwn, section } from '../slack/blocks.js';
 import { parseJsonValue } from '../slack/json-value.js';
-import { describeFailure, logFailure } from './failure.js';
+import { describeFailure, logFailure } from '../app/failure.js';
 import type { Subcommand } from './types.js';
 
 const CONFIRM_ACTION = 'delete_agent_confirm';

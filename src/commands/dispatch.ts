@@ -6,9 +6,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
-import type { Deps } from '../bot/deps.js';
+import type { Deps } from '../app/deps.js';
 import { parseCommandText } from './arguments.js';
-import { describeFailure, logFailure } from './failure.js';
+import { describeFailure, logFailure } from '../app/failure.js';
 import { renderHelp } from './help.js';
 import type { CommandContext, Subcommand } from './types.js';
 

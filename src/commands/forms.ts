@@ -6,7 +6,7 @@ import type { AllMiddlewareArgs, App, SlackViewMiddlewareArgs, ViewOutput, ViewS
 import type { KnownBlock, ModalView } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
-import type { Deps } from '../bot/deps.js';
+import type { Deps } from '../app/deps.js';
 import type { Logger } from '../logger.js';
 import type { MessagePayload } from '../slack/blocks.js';
 import { modal } from '../slack/modals.js';

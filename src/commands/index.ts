@@ -3,7 +3,7 @@
  * one `register` that wires the dispatcher and every subcommand's modals and actions.
  */
 import type { App } from '@slack/bolt';
-import type { Deps } from '../bot/deps.js';
+import type { Deps } from '../app/deps.js';
 import { agentLink } from './agent-link.js';
 import { bookings } from './bookings.js';
 import { cloneVoice } from './clone-voice.js';

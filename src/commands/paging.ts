@@ -4,11 +4,11 @@
  */
 import type { App, BlockButtonAction, AllMiddlewareArgs, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
-import type { Deps } from '../bot/deps.js';
+import type { Deps } from '../app/deps.js';
 import type { CampaignClient } from '../api/index.js';
 import { actions, button, context, type KnownBlock, type MessagePayload } from '../slack/blocks.js';
 import { parseJsonValue } from '../slack/json-value.js';
-import { describeFailure, logFailure, type FailureWording } from './failure.js';
+import { describeFailure, logFailure, type FailureWording } from '../app/failure.js';
 
 export interface Page<T> {
   items: T[];

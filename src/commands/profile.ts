@@ -4,10 +4,10 @@
  */
 import type { App } from '@slack/bolt';
 import { BadRequestError, type UserProfile } from '../api/index.js';
-import type { Deps } from '../bot/deps.js';
+import type { Deps } from '../app/deps.js';
 import { fields, linkTo, literal, message, section, type MessagePayload } from '../slack/blocks.js';
 import { readText, textInput } from '../slack/modals.js';
-import { describeFailure, logFailure } from './failure.js';
+import { describeFailure, logFailure } from '../app/failure.js';
 import { onFormSubmit, openForm, type FormResult, type FormSubmission } from './forms.js';
 import type { Subcommand } from './types.js';
 

@@ -12,7 +12,7 @@ import { ApiConnectionError, ApiError, ApiTimeoutError, BadRequestError } from '
 import { hookUrlFor, SUBSCRIBABLE_TRIGGERS, type SubscribableTrigger } from '../events/index.js';
 import { campaignPhrase, eventList } from '../events/subscription-text.js';
 import { escapeMrkdwn, truncate } from '../slack/blocks.js';
-import { upstreamRef } from './failure.js';
+import { upstreamRef } from '../app/failure.js';
 import { noPublicUrl } from './subscribe.js';
 import type { Subcommand } from './types.js';
 

@@ -5,7 +5,8 @@
  * into the card's thread).
  */
 import { z } from 'zod';
-import { markAsSample, renderConversationCard, renderEvent, renderTranscript } from '../events/render/index.js';
+import { markAsSample, renderEvent, renderTranscript } from '../events/render/index.js';
+import { renderConversationCard } from '../handoff/card.js';
 import { parseEvent, SUBSCRIBABLE_TRIGGERS } from '../events/index.js';
 import { campaignIdProblem, campaignPhrase, parseEventNames } from '../events/subscription-text.js';
 import { context, message } from '../slack/blocks.js';

@@ -12,10 +12,10 @@
  */
 import type { WebClient } from '@slack/web-api';
 import { ensureHookToken, hookUrlFor, SUBSCRIBABLE_TRIGGERS, type SubscribableTrigger } from '../events/index.js';
-import { slackErrorCode } from '../events/slack-client.js';
+import { slackErrorCode } from '../slack/post.js';
 import { campaignIdProblem, campaignPhrase, eventList, parseEventNames } from '../events/subscription-text.js';
 import { escapeMrkdwn } from '../slack/blocks.js';
-import { describeFailure, logFailure, type FailureWording } from './failure.js';
+import { describeFailure, logFailure, type FailureWording } from '../app/failure.js';
 import type { CommandContext, Subcommand } from './types.js';
 
 export const NOT_IN_CHANNEL =

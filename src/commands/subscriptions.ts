@@ -11,7 +11,7 @@ import { describeHookUrl, hookUrlFor, isTriggerName } from '../events/index.js';
 import { campaignIdProblem, campaignPhrase } from '../events/subscription-text.js';
 import { LIMITS, context, divider, escapeMrkdwn, header, message, section, slackDate, truncate, type KnownBlock } from '../slack/blocks.js';
 import { ALL_CAMPAIGNS, type Route } from '../store/index.js';
-import { describeFailure, logFailure } from './failure.js';
+import { describeFailure, logFailure } from '../app/failure.js';
 import type { CommandContext, Subcommand } from './types.js';
 
 const MAX_HOOK_LINES = 25;

@@ -5,8 +5,8 @@ import type { App, RespondFn } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../logger.js';
 import type { MessagePayload } from '../slack/blocks.js';
-import type { Deps } from '../bot/deps.js';
-import type { FailureWording } from './failure.js';
+import type { Deps } from '../app/deps.js';
+import type { FailureWording } from '../app/failure.js';
 
 export interface Subcommand {
   name: string;

@@ -7,7 +7,7 @@
 import { BadRequestError } from '../api/index.js';
 import { hookUrlFor, TRIGGER_NAMES, type TriggerName } from '../events/index.js';
 import { campaignIdProblem, campaignPhrase, eventList, parseEventNames } from '../events/subscription-text.js';
-import { describeFailure, logFailure } from './failure.js';
+import { describeFailure, logFailure } from '../app/failure.js';
 import { noPublicUrl } from './subscribe.js';
 import type { CommandContext, Subcommand } from './types.js';
 

@@ -1,13 +1,15 @@
 /**
  * Event notifications, as the composition root sees them: the webhook route, the Recording button's ack,
  * and the worker that posts queued events (started once the server listens, stopped first on shutdown).
+ * Call events are handled here; features add handlers for their triggers with `on` (handoff: chat messages).
  */
 import type { App, CustomRoute } from '@slack/bolt';
-import type { Deps } from '../bot/deps.js';
-import { botTokenFor } from '../bot/slack-token.js';
+import type { Deps } from '../app/deps.js';
+import { botTokenFor } from '../app/slack-token.js';
 import { hookRoute, type IntakeOptions } from './intake.js';
 import { RECORDING_ACTION } from './render/index.js';
-import { WorkerSlack } from './slack-client.js';
+import { WorkerSlack } from './slack-clients.js';
+import { registerCallHandlers } from './calls.js';
 import { EventWorker, type WorkerOptions } from './worker.js';
 
 export interface EventsOptions {
@@ -17,6 +19,8 @@ export interface EventsOptions {
 
 export interface Events {
   route: CustomRoute;
+  /** Registers the worker's handler of one trigger. */
+  on: EventWorker['on'];
   register(app: App): void;
   start(): void;
   stop(): Promise<void>;
@@ -26,8 +30,10 @@ export function createEvents(deps: Deps, options: EventsOptions = {}): Events {
   const logger = deps.logger.child({ component: 'events' });
   const slack = new WorkerSlack(deps.config.slack.apiUrl, (teamId) => botTokenFor(deps, teamId), logger);
   const worker = new EventWorker(deps.store, slack, logger, deps.metrics, options.worker);
+  registerCallHandlers(worker);
   return {
     route: hookRoute(deps, options.intake),
+    on: (trigger, handler) => worker.on(trigger, handler),
     register(app) {
       // A link button still sends a block action; acknowledging it keeps Slack from showing an error.
       app.action(RECORDING_ACTION, async ({ ack }) => {
@@ -43,4 +49,4 @@ export { HOOK_BODY_LIMIT, parseDelivery } from './intake.js';
 export { ensureHookToken, hookUrlFor, describeHookUrl, tokenRef } from './hook-url.js';
 export { dedupKey, orderKey, DEDUP_TTL_MS } from './dedup-key.js';
 export * from './events.js';
-export type { WorkerOptions } from './worker.js';
+export type { Delivery, DeliveryHandler, DeliveryOutcome, EventOf, WorkerOptions } from './worker.js';

@@ -12,7 +12,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CustomRoute } from '@slack/bolt';
-import type { Deps } from '../bot/deps.js';
+import type { Deps } from '../app/deps.js';
 import type { Logger } from '../logger.js';
 import { withDeadline } from '../util/deadline.js';
 import { dedupKey, DEDUP_TTL_MS, orderKey } from './dedup-key.js';

@@ -1,30 +1,24 @@
 /**
- * The queue consumer that turns queued webhook events into Slack posts.
+ * The queue consumer that turns queued webhook events into Slack posts: a typed dispatcher. Features register
+ * one handler per trigger (`on`); the worker parses the entry, finds the handler and gives it a `Delivery`.
  *
  * - Order: entries of one call / conversation run one at a time in arrival order (the queue's orderKey).
- * - Slack 429: the entry is retried after Retry-After without counting an attempt and without letting later
- *   events of the same call/conversation overtake it.
- * - Any other failure: retried with backoff, then dead-lettered after `maxAttempts` (kept with its payload,
- *   counted in `/campaign subscriptions`).
- * - Unknown triggers: logged and dead-lettered on purpose — the payload is kept whole for inspection instead
- *   of being posted half-understood (their order key is their own, so nothing waits behind them).
+ * - Slack 429: the entry is retried after Retry-After without counting an attempt, keeping its place.
+ * - Any other failure: retried with backoff, then dead-lettered after `maxAttempts` (kept, counted).
+ * - Unknown triggers, and known ones nobody handles: dead-lettered on purpose, the payload kept whole.
  * - Several channels, card + transcript: each step is remembered (`StepLog`), so retries never post twice.
- * - Chat messages: into their conversation's thread (a parent card per channel, `threads.ts`); the platform's
- *   echo of a reply sent from Slack is dropped; `message_session_completed` closes the conversation's threads.
  */
 import { hostname } from 'node:os';
 import type { WebClient } from '@slack/web-api';
+import type { Metrics } from '../app/metrics.js';
 import type { Logger } from '../logger.js';
-import type { Metrics } from '../bot/metrics.js';
+import { slackErrorCode } from '../slack/post.js';
 import { isRetryLaterError, type Consumer, type QueueEntry, type Store } from '../store/index.js';
-import type { ConversationRef } from '../store/conversations.js';
-import { isTriggerName, parseEvent, type KnownEvent, type SessionCompleted } from './events.js';
+import { isTriggerName, parseEvent, type EventMap, type KnownEvent, type TriggerName } from './events.js';
 import { eventJobSchema } from './job.js';
-import { renderAgentLine, renderCallCompleted, renderCustomerLine, renderEvent, renderTranscript } from './render/index.js';
 import { channelsFor } from './router.js';
-import { asRetryLater, postMessage as post, slackErrorCode, type WorkerSlack } from './slack-client.js';
-import { StepLog } from './steps.js';
-import { ConversationThreads, conversationOf } from './threads.js';
+import { asRetryLater, type WorkerSlack } from './slack-clients.js';
+import { StepLog, type StepRef } from './steps.js';
 
 export interface WorkerOptions {
   /** Consumer name; default `<hostname>:<pid>:<n>` (stable across restarts of the same container). */
@@ -41,6 +35,35 @@ export interface WorkerOptions {
   pollMs?: number;
 }
 
+export type EventOf<T extends TriggerName> = { [K in T]: { known: true; trigger: K; data: EventMap[K] } }[T];
+
+/** What a handler gets for one queue entry. */
+export interface Delivery<T extends TriggerName = TriggerName> {
+  readonly entry: QueueEntry;
+  readonly event: EventOf<T>;
+  readonly log: Logger;
+  readonly store: Store;
+  /** Idempotent steps of this entry (see `steps.ts`). */
+  readonly steps: StepLog;
+  /** The step `name` of this entry in `channel` (`*` for one that is not per channel). */
+  step(channel: string, name: string): StepRef;
+  /** The workspace's Slack client; throws (and the entry is retried) while the workspace has no bot token. */
+  slack(): Promise<WebClient>;
+  /** The channels routed to this event now. */
+  channels(): Promise<string[]>;
+  /**
+   * Runs `work` for every channel. A Slack 429 stops at once (the entry waits out Retry-After, keeping its
+   * place); other failures are collected and fail the entry after the other channels had their turn.
+   */
+  eachChannel(channels: readonly string[], work: (channel: string) => Promise<void>): Promise<void>;
+  /** `post` in every routed channel; `skipped` when none is routed. */
+  toEachRoute(post: (slack: WebClient, channel: string) => Promise<void>): Promise<DeliveryOutcome>;
+}
+
+/** `posted` counts in `campaign_events_posted_total`; `skipped` is an event with nowhere to go (or an echo). */
+export type DeliveryOutcome = 'posted' | 'skipped';
+export type DeliveryHandler<T extends TriggerName> = (delivery: Delivery<T>) => Promise<DeliveryOutcome>;
+
 /** Raised for an event this app cannot handle: after the retries it is a dead letter (kept, counted). */
 export class UnhandledEventError extends Error {
   override readonly name = 'UnhandledEventError';
@@ -53,7 +76,7 @@ let consumersInProcess = 0;
 export class EventWorker {
   private consumer: Consumer | undefined;
   private readonly steps: StepLog;
-  private readonly threads: ConversationThreads;
+  private readonly handlers = new Map<TriggerName, DeliveryHandler<TriggerName>>();
 
   constructor(
     private readonly store: Store,
@@ -63,7 +86,12 @@ export class EventWorker {
     private readonly options: WorkerOptions = {},
   ) {
     this.steps = new StepLog(store);
-    this.threads = new ConversationThreads(store, this.steps);
+  }
+
+  /** Registers the handler of one trigger (one each; a second registration is a wiring mistake). */
+  on<T extends TriggerName>(trigger: T, handler: DeliveryHandler<T>): void {
+    if (this.handlers.has(trigger)) throw new Error(`a handler for ${trigger} is registered already`);
+    this.handlers.set(trigger, handler as unknown as DeliveryHandler<TriggerName>);
   }
 
   start(): void {
@@ -112,57 +140,39 @@ export class EventWorker {
     if (!parsed.ok || !parsed.event.known) {
       throw new UnhandledEventError(`queued ${trigger} event no longer validates: ${parsed.ok ? 'unknown' : parsed.problem}`);
     }
-    const event = parsed.event;
-
-    if (event.trigger === 'message_sent') {
-      const ref = conversationOf(entry.teamId, event.data);
-      if (ref && (await this.threads.isEcho(entry.teamId, entry.id, ref, event.data.messageContent))) {
-        log.info({ campaignId: ref.campaignId }, 'message_sent is the echo of a reply sent from a Slack thread: not posted again');
-        return;
-      }
-    }
-    if (event.trigger === 'message_session_completed') {
-      const ref = conversationOf(entry.teamId, event.data);
-      if (ref) {
-        await this.closeConversation(entry, ref, event.data, log);
-        return;
-      }
-      // Without the campaign and number there is no conversation to close: posted where messages go.
-    }
-
-    const channels = await channelsFor(this.store, entry.teamId, event);
-    if (channels.length === 0) {
-      log.info({ campaignId: event.data.campaignId }, 'no channel is subscribed to this event any more: nothing to post');
-      return;
-    }
-    const slack = await this.slack.clientFor(entry.teamId);
-    await this.eachChannel(channels, log, (channel) => this.deliver(slack, entry, event, channel, log));
-    this.metrics?.eventsPosted.inc({ trigger });
-    log.info({ channels: channels.length }, 'event posted');
+    const handler = this.handlers.get(trigger);
+    if (!handler) throw new UnhandledEventError(`no handler for ${trigger}: not posted, kept for inspection`);
+    const outcome = await handler(this.delivery(entry, parsed.event, log));
+    if (outcome === 'posted') this.metrics?.eventsPosted.inc({ trigger });
   }
 
-  /** `message_session_completed`: every open thread of the conversation closed, whatever the routes say now. */
-  private async closeConversation(entry: QueueEntry, ref: ConversationRef, data: SessionCompleted, log: Logger): Promise<void> {
-    const closed = await this.threads.closeOnce(entry.teamId, entry.id, ref);
-    if (closed.length === 0) {
-      log.info({ campaignId: ref.campaignId }, 'chat session completed for a conversation with no open thread: nothing to close');
-      return;
-    }
-    const slack = await this.slack.clientFor(entry.teamId);
-    // One thread per channel (the conversation records them by channel).
-    const byChannel = new Map(closed.map((t) => [t.channelId, t.threadTs]));
-    await this.eachChannel([...byChannel.keys()], log, (channel) =>
-      this.threads.markClosed(slack, entry.id, entry.teamId, { channelId: channel, threadTs: byChannel.get(channel) ?? '' }, data, log),
-    );
-    this.metrics?.eventsPosted.inc({ trigger: 'message_session_completed' });
-    log.info({ threads: closed.length, campaignId: ref.campaignId }, 'conversation closed');
+  private delivery(entry: QueueEntry, event: KnownEvent, log: Logger): Delivery {
+    const delivery: Delivery = {
+      entry,
+      event,
+      log,
+      store: this.store,
+      steps: this.steps,
+      step: (channel, step) => ({ teamId: entry.teamId, entryId: entry.id, channel, step }),
+      slack: () => this.slack.clientFor(entry.teamId),
+      channels: () => channelsFor(this.store, entry.teamId, event),
+      eachChannel: (channels, work) => this.eachChannel(channels, log, work),
+      toEachRoute: async (post) => {
+        const channels = await delivery.channels();
+        if (channels.length === 0) {
+          log.info({ campaignId: event.data.campaignId }, 'no channel is subscribed to this event any more: nothing to post');
+          return 'skipped';
+        }
+        const slack = await delivery.slack();
+        await delivery.eachChannel(channels, (channel) => post(slack, channel));
+        log.info({ channels: channels.length }, 'event posted');
+        return 'posted';
+      },
+    };
+    return delivery;
   }
 
-  /**
-   * Runs `work` for every channel. A Slack 429 stops at once (the entry waits out Retry-After, keeping its
-   * place); other failures are collected and fail the entry after the other channels had their turn.
-   */
-  private async eachChannel(channels: string[], log: Logger, work: (channel: string) => Promise<void>): Promise<void> {
+  private async eachChannel(channels: readonly string[], log: Logger, work: (channel: string) => Promise<void>): Promise<void> {
     const failed: string[] = [];
     for (const channel of channels) {
       try {
@@ -181,45 +191,6 @@ export class EventWorker {
     }
     if (failed.length > 0) {
       throw new Error(`posting failed in ${failed.join('; ')}`);
-    }
-  }
-
-  private async deliver(slack: WebClient, entry: QueueEntry, event: KnownEvent, channel: string, log: Logger): Promise<void> {
-    const ref = (step: string) => ({ teamId: entry.teamId, entryId: entry.id, channel, step });
-    switch (event.trigger) {
-      case 'call_completed': {
-        const card = await this.steps.once(ref('card'), () => post(slack, { channel }, renderCallCompleted(event.data)));
-        const transcript = renderTranscript(event.data);
-        if (!transcript) return;
-        await this.steps.once(ref('transcript'), async () => {
-          if (transcript.kind === 'message') return post(slack, { channel, threadTs: card.result }, transcript.payload);
-          await slack.filesUploadV2({
-            channel_id: channel,
-            thread_ts: card.result,
-            file: Buffer.from(transcript.content, 'utf8'),
-            filename: transcript.filename,
-            title: transcript.title,
-            initial_comment: transcript.comment,
-          });
-          return 'file';
-        });
-        return;
-      }
-      case 'message_received':
-      case 'message_sent': {
-        const conversation = conversationOf(entry.teamId, event.data);
-        if (!conversation) {
-          // No campaign or number: no conversation to thread it into, so a plain channel post.
-          await this.steps.once(ref('post'), () => post(slack, { channel }, renderEvent(event)));
-          return;
-        }
-        const threadTs = await this.threads.threadIn(slack, entry.id, channel, conversation, event.data, log);
-        const line = event.trigger === 'message_received' ? renderCustomerLine(event.data) : renderAgentLine(event.data);
-        await this.steps.once(ref('post'), () => post(slack, { channel, threadTs }, line));
-        return;
-      }
-      default:
-        await this.steps.once(ref('post'), () => post(slack, { channel }, renderEvent(event)));
     }
   }
 }

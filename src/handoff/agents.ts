@@ -3,7 +3,7 @@
  * agent id an admin mapped them to with `/campaign agent-link` (sent as `agentId`, omitted when unmapped).
  */
 import type { WebClient } from '@slack/web-api';
-import type { Deps } from '../bot/deps.js';
+import type { Deps } from '../app/deps.js';
 
 const NAME_CACHE_MS = 60 * 60_000;
 

@@ -1,17 +1,19 @@
 /**
- * Handoff threads, Slack side: a support agent answers a customer's chat from the conversation's thread.
+ * Handoff: a support agent answers a customer's chat from the conversation's thread.
  *
+ * - worker side (`deliveries.ts`, `threads.ts`, `card.ts`): a card per conversation and routed channel, its
+ *   messages in the card's thread, the platform's echo of a Slack reply dropped, closing on session end;
  * - `message` events (channels the bot is in: message.channels / message.groups): human replies in a
  *   conversation thread go to the customer through send-human-response (`relay.ts`);
  * - the Retry / Send again button under a "not sent" notice sends the same reply again, once;
  * - the Link session button and modal store the chat session for a thread (`link-session.ts`).
- *
- * The worker side — parent cards, thread lines, echo suppression, closing — is in src/events/threads.ts.
  */
 import type { App } from '@slack/bolt';
 import { z } from 'zod';
-import type { Deps } from '../bot/deps.js';
+import type { Deps } from '../app/deps.js';
+import type { Events } from '../events/index.js';
 import { postToResponseUrl } from '../slack/response-url.js';
+import { registerChatHandlers } from './deliveries.js';
 import { registerLinkSession } from './link-session.js';
 import { RETRY_ACTION } from './notices.js';
 import { ReplyRelay } from './relay.js';
@@ -32,7 +34,8 @@ const retryBodySchema = z.looseObject({
   response_url: z.string().nullish(),
 });
 
-export function register(app: App, deps: Deps): void {
+export function register(app: App, deps: Deps, events: Pick<Events, 'on'>): void {
+  registerChatHandlers(events);
   const relay = new ReplyRelay(deps);
   const log = deps.logger.child({ component: 'handoff' });
 

@@ -2,8 +2,8 @@
  * What the bot says in a handoff thread about a reply: one clear sentence per outcome, naming the cause and
  * the next step, with the buttons that take it (Link session, Send again / Retry).
  */
-import { LINK_SESSION_ACTION } from '../events/render/index.js';
-import { quote } from '../events/render/text.js';
+import { LINK_SESSION_ACTION } from './card.js';
+import { quote } from '../slack/text.js';
 import type { Button } from '@slack/types';
 import { actions, button, escapeMrkdwn, literal, message, section, truncate, type KnownBlock, type MessagePayload } from '../slack/blocks.js';
 

@@ -15,10 +15,10 @@
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
 import { ApiConnectionError, ApiTimeoutError, BadRequestError } from '../api/index.js';
-import type { Deps } from '../bot/deps.js';
-import { NotConnectedError } from '../bot/platform-access.js';
-import { describeFailure, upstreamRef } from '../commands/failure.js';
-import { postMessage, slackErrorCode } from '../events/slack-client.js';
+import type { Deps } from '../app/deps.js';
+import { NotConnectedError } from '../app/platform-access.js';
+import { describeFailure, upstreamRef } from '../app/failure.js';
+import { postMessage, slackErrorCode } from '../slack/post.js';
 import type { Logger } from '../logger.js';
 import type { ReplyState, ThreadInfo, ThreadReply } from '../store/conversations.js';
 import { displayName, platformAgentId } from './agents.js';

@@ -8,8 +8,8 @@
  * refuses at once; otherwise `users.info` (cached briefly) tells guests from members.
  */
 import type { WebClient } from '@slack/web-api';
-import type { Deps } from '../bot/deps.js';
-import { lookUpStanding, sameOrganisation, type Standing, type Workspace } from '../bot/membership.js';
+import type { Deps } from '../app/deps.js';
+import { lookUpStanding, sameOrganisation, type Standing, type Workspace } from '../app/membership.js';
 import type { Logger } from '../logger.js';
 
 const STANDING_CACHE_MS = 5 * 60_000;

@@ -3,10 +3,9 @@
  * the tab is opened, with quick buttons (stats for everyone, connect for admins).
  */
 import type { App } from '@slack/bolt';
-import type { Deps } from '../bot/deps.js';
-import { openConnectForm } from '../commands/connect.js';
-import { describeFailure, logFailure } from '../commands/failure.js';
-import { renderStats } from '../commands/stats.js';
+import type { Deps } from '../app/deps.js';
+import { describeFailure, logFailure } from '../app/failure.js';
+import { renderStats } from '../views/usage.js';
 import { modal } from '../slack/modals.js';
 import { noticeView } from '../slack/submission.js';
 import { publishHome } from './publish.js';
@@ -27,7 +26,7 @@ export function register(app: App, deps: Deps): void {
     await ack();
     const teamId = body.team?.id ?? '';
     if (!('trigger_id' in body) || !(await deps.admins.isAdmin(client, teamId, body.user.id))) return;
-    await openConnectForm(deps, { client, triggerId: body.trigger_id, teamId, fromHome: true });
+    await deps.surfaces.openConnectForm(client, body.trigger_id, teamId);
   });
 
   app.action(HOME_ACTIONS.stats, async ({ ack, body, client }) => {

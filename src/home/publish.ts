@@ -4,9 +4,9 @@
  */
 import type { WebClient } from '@slack/web-api';
 import { maskKey } from '../api/index.js';
-import type { Deps } from '../bot/deps.js';
-import { describeFailure, logFailure } from '../commands/failure.js';
-import { latestMonth } from '../commands/quota.js';
+import type { Deps } from '../app/deps.js';
+import { describeFailure, logFailure } from '../app/failure.js';
+import { latestMonth } from '../views/usage.js';
 import { DeadlineError, withDeadline } from '../util/deadline.js';
 import { renderHome, type HomeState } from './render.js';
 

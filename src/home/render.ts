@@ -4,7 +4,7 @@
 import type { HomeView } from '@slack/types';
 import type { QuotaRow } from '../api/index.js';
 import { hoursMinutes, usageBar } from '../format/numbers.js';
-import { allowanceMs } from '../commands/quota.js';
+import { allowanceMs } from '../views/usage.js';
 import type { Connection, Route } from '../store/index.js';
 import { actions, button, context, divider, escapeMrkdwn, header, section, slackDate, type KnownBlock } from '../slack/blocks.js';
 

@@ -4,17 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseEvent, type KnownEvent } from '../../src/events/events.js';
-import {
-  LINK_SESSION_ACTION,
-  markAsSample,
-  renderAgentLine,
-  renderConversationCard,
-  renderCustomerLine,
-  renderEvent,
-  renderSessionClosedLine,
-  renderTranscript,
-  type ConversationCard,
-} from '../../src/events/render/index.js';
+import { markAsSample, renderAgentLine, renderCustomerLine, renderEvent, renderTranscript } from '../../src/events/render/index.js';
+import { LINK_SESSION_ACTION, renderConversationCard, renderSessionClosedLine, type ConversationCard } from '../../src/handoff/card.js';
 import { LIMITS } from '../../src/slack/blocks.js';
 import {
   CALL_COMPLETED_FULL,

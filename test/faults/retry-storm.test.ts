@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { LINK_SESSION_ACTION } from '../../src/events/render/index.js';
+import { LINK_SESSION_ACTION } from '../../src/handoff/card.js';
 import { LINK_SESSION_CALLBACK } from '../../src/handoff/index.js';
 import type { SignedResult } from '../fakes/slack-signer.js';
 import { deliveryBody, figure, MEMBER_ID, messageReceived, postJson, sleep, startStack, until, type Stack } from './support.js';

@@ -4,7 +4,7 @@
  * what reached the fake platform.
  */
 import { randomBytes } from 'node:crypto';
-import { LINK_SESSION_ACTION } from '../../src/events/render/index.js';
+import { LINK_SESSION_ACTION } from '../../src/handoff/card.js';
 import { LINK_SESSION_CALLBACK, RETRY_ACTION } from '../../src/handoff/index.js';
 import type { SlackMessage } from '../fakes/slack.js';
 import { MEMBER_ID, TEAM_ID, type Harness } from '../support/harness.js';

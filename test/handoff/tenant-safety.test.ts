@@ -5,7 +5,7 @@
  * linked. Driven through the bot's edges: signed Slack events and clicks, platform webhooks, the stand-ins.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SWITCH_SESSION_ACTION } from '../../src/events/render/index.js';
+import { SWITCH_SESSION_ACTION } from '../../src/handoff/card.js';
 import { LINK_SESSION_CALLBACK } from '../../src/handoff/index.js';
 import { MEMBER_ID, TEAM_ID, type Harness } from '../support/harness.js';
 import { startEventsHarness } from '../events/support.js';

@@ -6,7 +6,7 @@
 import { clockDuration } from '../../format/numbers.js';
 import { LIMITS, actions, button, context, fields, message, section, type KnownBlock, type MessagePayload } from '../../slack/blocks.js';
 import type { CallCompleted } from '../events.js';
-import { campaignLabel, code, customerLabel, customerPlain, dotted, escapeWithin, httpsUrl, inline, orDash, when } from './text.js';
+import { campaignLabel, code, customerLabel, customerPlain, dotted, escapeWithin, httpsUrl, inline, orDash, when } from '../../slack/text.js';
 
 /** action_id of the Recording link button (Slack still sends a block action for link buttons; we ack it). */
 export const RECORDING_ACTION = 'call_recording_open';

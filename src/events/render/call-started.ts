@@ -3,7 +3,7 @@
  */
 import { message, section, type MessagePayload } from '../../slack/blocks.js';
 import type { CallStarted } from '../events.js';
-import { campaignLabel, customerLabel, customerPlain, dotted, inline } from './text.js';
+import { campaignLabel, customerLabel, customerPlain, dotted, inline } from '../../slack/text.js';
 
 export function renderCallStarted(e: CallStarted): MessagePayload {
   const campaign = campaignLabel(e);

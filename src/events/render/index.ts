@@ -6,14 +6,13 @@ import type { KnownEvent } from '../events.js';
 import { renderCallCompleted } from './call-completed.js';
 import { renderCallStarted } from './call-started.js';
 import { renderSessionCompleted } from './session-completed.js';
-import { renderAgentLine, renderCustomerLine } from './conversation.js';
+import { renderAgentLine, renderCustomerLine } from './messages.js';
 
 export { renderCallStarted } from './call-started.js';
 export { RECORDING_ACTION, callDurationMs, renderCallCompleted, renderTranscript } from './call-completed.js';
 export type { TranscriptReply } from './call-completed.js';
 export { renderSessionCompleted } from './session-completed.js';
-export { LINK_SESSION_ACTION, SWITCH_SESSION_ACTION, renderAgentLine, renderConversationCard, renderCustomerLine, renderSessionClosedLine } from './conversation.js';
-export type { ConversationCard } from './conversation.js';
+export { MESSAGE_TEXT_MAX, renderAgentLine, renderCustomerLine } from './messages.js';
 
 /**
  * The post of a known event: for calls the channel post (call_completed: the card; its transcript is rendered

@@ -4,7 +4,7 @@
  */
 import { message, section, type MessagePayload } from '../../slack/blocks.js';
 import type { SessionCompleted } from '../events.js';
-import { campaignLabel, customerLabel, customerPlain, dotted, when } from './text.js';
+import { campaignLabel, customerLabel, customerPlain, dotted, when } from '../../slack/text.js';
 
 export function renderSessionCompleted(e: SessionCompleted): MessagePayload {
   const campaign = campaignLabel(e);

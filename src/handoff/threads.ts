@@ -13,10 +13,10 @@ import type { Logger } from '../logger.js';
 import type { MessagePayload } from '../slack/blocks.js';
 import type { Store } from '../store/index.js';
 import type { CardFacts, ConversationRef, ThreadInfo } from '../store/conversations.js';
-import type { MessageReceived, MessageSent, SessionCompleted } from './events.js';
-import { renderConversationCard, renderSessionClosedLine } from './render/index.js';
-import { postMessage, slackErrorCode } from './slack-client.js';
-import type { StepLog, StepRef } from './steps.js';
+import type { MessageReceived, MessageSent, SessionCompleted } from '../events/events.js';
+import { renderConversationCard, renderSessionClosedLine } from './card.js';
+import { postMessage, slackErrorCode } from '../slack/post.js';
+import type { StepLog, StepRef } from '../events/steps.js';
 
 /** The conversation an event belongs to; undefined when the payload lacks the campaign or the number. */
 export function conversationOf(

@@ -1,6 +1,7 @@
 /**
  * What listeners receive from the composition root. One object, built once in `compose.ts`.
  */
+import type { WebClient } from '@slack/web-api';
 import type { Config } from '../config.js';
 import type { Logger, Redactor } from '../logger.js';
 import type { Store } from '../store/index.js';
@@ -18,6 +19,15 @@ export interface Deps {
   admins: AdminGate;
   metrics: Metrics;
   lifecycle: Lifecycle;
+  /** What one surface offers another, wired by the composition root: features never import each other. */
+  surfaces: Surfaces;
   /** Per-file cap (bytes) on audio samples downloaded from Slack for voice cloning; clone-voice's default when absent. */
   voiceSampleMaxBytes?: number;
+}
+
+export interface Surfaces {
+  /** Republishes a user's App Home (after the workspace changed, e.g. connected from Home). */
+  publishHome(client: WebClient, teamId: string, userId: string): Promise<void>;
+  /** Opens the connect modal from App Home's button. */
+  openConnectForm(client: WebClient, triggerId: string, teamId: string): Promise<void>;
 }

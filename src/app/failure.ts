@@ -12,7 +12,7 @@ import {
   RateLimitError,
   ServerError,
 } from '../api/index.js';
-import { NotConnectedError } from '../bot/platform-access.js';
+import { NotConnectedError } from './platform-access.js';
 import type { Logger } from '../logger.js';
 import { escapeMrkdwn, truncate } from '../slack/blocks.js';
 

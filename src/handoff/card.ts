@@ -1,22 +1,14 @@
 /**
- * Handoff threads: the conversation's parent card, and the lines its thread is made of.
- *
- * - The card names the customer, number, campaign, agent, campaign type, the state (open / closed) and the
- *   linked chat session, with a **Link session** button while the conversation is open. The worker posts it;
- *   the worker and the handoff listeners re-render it with `chat.update` when the session or state changes.
- * - Thread lines tell the customer's messages (💬 name) from the agent's (🤖 agent name) at a glance.
- *
- * Everything the platform sends is escaped (`text.ts`): nobody can ping a channel through a name or message.
+ * A handoff conversation's parent card and its closing line. The card names the customer, number, campaign,
+ * agent, campaign type, state and linked chat session, with a **Link session** button while it is open; it is
+ * re-rendered with `chat.update` when the session or state changes. Platform text is escaped (`slack/text.ts`).
  */
-import { actions, button, context, fields, message, section, type KnownBlock, type MessagePayload } from '../../slack/blocks.js';
-import type { CardFacts, ConversationState } from '../../store/conversations.js';
-import type { MessageReceived, MessageSent, SessionCompleted } from '../events.js';
-import { code, customerLabel, customerPlain, dotted, inline, orDash, quote, when } from './text.js';
+import type { SessionCompleted } from '../events/index.js';
+import { actions, button, context, fields, message, section, type KnownBlock, type MessagePayload } from '../slack/blocks.js';
+import { code, customerLabel, customerPlain, dotted, inline, orDash, when } from '../slack/text.js';
+import type { CardFacts, ConversationState } from '../store/index.js';
 
-/** Room for the quoted message within one section, after the first line. */
-export const MESSAGE_TEXT_MAX = 2600;
-
-/** action_id of the card's (and the thread notices') Link session button; handled in src/handoff/. */
+/** action_id of the card's (and the thread notices') Link session button. */
 export const LINK_SESSION_ACTION = 'handoff_link_session';
 /** action_id of the card's "Switch to the reported session" button; its value is that session id. */
 export const SWITCH_SESSION_ACTION = 'handoff_switch_session';
@@ -61,25 +53,6 @@ export function renderConversationCard(c: ConversationCard): MessagePayload {
   }
   const fallback = `Chat with ${customerPlain(who)}${campaign ? ` — ${campaign}` : ''} (${open ? 'open' : 'closed'})`;
   return message(fallback, blocks);
-}
-
-function body(content: string | undefined): string {
-  const trimmed = content?.trim();
-  return trimmed ? `\n${quote(trimmed, MESSAGE_TEXT_MAX)}` : '\n_(empty message)_';
-}
-
-/** A customer's message in the conversation's thread. */
-export function renderCustomerLine(e: MessageReceived): MessagePayload {
-  const name = inline(e.customerName, 100) ?? inline(e.customerNumber, 40) ?? 'Customer';
-  const meta = dotted('customer', when(e.receivedAt));
-  return message(`${name}: ${inline(e.messageContent, 200) ?? '(empty)'}`, [section(`💬 *${name}*${body(e.messageContent)}`), context(meta)]);
-}
-
-/** The agent's (AI or platform-side human) message in the conversation's thread. */
-export function renderAgentLine(e: MessageSent): MessagePayload {
-  const name = inline(e.agentName, 100) ?? 'Agent';
-  const meta = dotted('agent', when(e.sentAt));
-  return message(`🤖 ${name}: ${inline(e.messageContent, 200) ?? '(empty)'}`, [section(`🤖 *${name}*${body(e.messageContent)}`), context(meta)]);
 }
 
 /** The last line of a closed conversation's thread. */

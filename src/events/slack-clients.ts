@@ -7,9 +7,8 @@
  * - no WebClient-level retries: the queue retries with backoff and dead-letters after its bounded attempts.
  */
 import { ErrorCode, WebClient, type WebAPIRateLimitedError } from '@slack/web-api';
-import { boltLogger } from '../bot/bolt-logger.js';
+import { boltLogger } from '../slack/logger.js';
 import type { Logger } from '../logger.js';
-import type { MessagePayload } from '../slack/blocks.js';
 import { RetryLaterError } from '../store/index.js';
 
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -61,26 +60,4 @@ export function asRetryLater(err: unknown): RetryLaterError | undefined {
   if (!isRateLimited(err)) return undefined;
   const seconds = Number.isFinite(err.retryAfter) && err.retryAfter >= 0 ? err.retryAfter : 1;
   return new RetryLaterError(seconds * 1000, `Slack rate limit: retry after ${seconds} s`);
-}
-
-/** The Slack error code of a failed Web API call (`not_in_channel`…), if it is one. */
-export function slackErrorCode(err: unknown): string | undefined {
-  if (typeof err !== 'object' || err === null) return undefined;
-  const data = (err as { data?: { error?: unknown } }).data;
-  return typeof data?.error === 'string' ? data.error : undefined;
-}
-
-/** chat.postMessage (in a thread when `threadTs` is given); resolves with the message ts. */
-export async function postMessage(slack: WebClient, to: { channel: string; threadTs?: string | undefined }, payload: MessagePayload): Promise<string> {
-  const res = await slack.chat.postMessage({
-    channel: to.channel,
-    ...(to.threadTs ? { thread_ts: to.threadTs } : {}),
-    text: payload.text,
-    blocks: payload.blocks,
-    // Platform text may contain URLs: never unfurl them into the channel.
-    unfurl_links: false,
-    unfurl_media: false,
-  });
-  if (!res.ts) throw new Error('chat.postMessage answered without a ts');
-  return res.ts;
 }

@@ -3,7 +3,7 @@
  * agent-controlled, so it goes through `escapeMrkdwn` here before it reaches a Slack text object —
  * nobody can inject `<!channel>`, `<@U…>` or `<https://…|links>` through a name or a message.
  */
-import { escapeMrkdwn, literalChar, slackDate } from '../../slack/blocks.js';
+import { escapeMrkdwn, literalChar, slackDate } from './blocks.js';
 
 /**
  * Escapes each character with `piece` (default: `escapeMrkdwn`), then cuts to at most `max` characters

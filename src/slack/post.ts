@@ -1,0 +1,28 @@
+/**
+ * The Slack Web API calls every surface makes the same way: a message post that never unfurls platform
+ * URLs, and reading Slack's error code from a failed call.
+ */
+import type { WebClient } from '@slack/web-api';
+import type { MessagePayload } from './blocks.js';
+
+/** The Slack error code of a failed Web API call (`not_in_channel`…), if it is one. */
+export function slackErrorCode(err: unknown): string | undefined {
+  if (typeof err !== 'object' || err === null) return undefined;
+  const data = (err as { data?: { error?: unknown } }).data;
+  return typeof data?.error === 'string' ? data.error : undefined;
+}
+
+/** chat.postMessage (in a thread when `threadTs` is given); resolves with the message ts. */
+export async function postMessage(slack: WebClient, to: { channel: string; threadTs?: string | undefined }, payload: MessagePayload): Promise<string> {
+  const res = await slack.chat.postMessage({
+    channel: to.channel,
+    ...(to.threadTs ? { thread_ts: to.threadTs } : {}),
+    text: payload.text,
+    blocks: payload.blocks,
+    // Platform text may contain URLs: never unfurl them into the channel.
+    unfurl_links: false,
+    unfurl_media: false,
+  });
+  if (!res.ts) throw new Error('chat.postMessage answered without a ts');
+  return res.ts;
+}

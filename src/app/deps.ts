@@ -9,6 +9,7 @@ import type { PlatformAccess } from './platform-access.js';
 import type { AdminGate } from './admin-gate.js';
 import type { Metrics } from './metrics.js';
 import type { Lifecycle } from './lifecycle.js';
+import type { Timers } from './timers.js';
 
 export interface Deps {
   config: Config;
@@ -19,6 +20,8 @@ export interface Deps {
   admins: AdminGate;
   metrics: Metrics;
   lifecycle: Lifecycle;
+  /** Store-kept timers that fire on one replica (register a kind with `timers.on`). */
+  timers: Timers;
   /** What one surface offers another, wired by the composition root: features never import each other. */
   surfaces: Surfaces;
   /** Per-file cap (bytes) on audio samples downloaded from Slack for voice cloning; clone-voice's default when absent. */

@@ -24,6 +24,7 @@ import { createReceiver } from './receiver.js';
 import { createMetrics } from '../app/metrics.js';
 import { Lifecycle } from '../app/lifecycle.js';
 import { PlatformAccess } from '../app/platform-access.js';
+import { Timers } from '../app/timers.js';
 
 export interface Bot {
   readonly app: App;
@@ -46,8 +47,10 @@ export interface BotOptions {
   extraRoutes?: CustomRoute[];
   /** Interface to listen on (HTTP mode); all interfaces by default. The playground listens on loopback only. */
   listenHost?: string;
-  /** The clock hook-token expiry is judged by (tests move it past a grace period). Default `Date.now`. */
+  /** The clock hook-token expiry and timers are judged by (tests move it instead of waiting). Default `Date.now`. */
   now?: () => number;
+  /** How often store-kept timers (digests, quota checks, SLAs) are looked at. Default 15 s; tests use less. */
+  timerTickMs?: number;
 }
 
 export function createBot(config: Config, options: BotOptions = {}): Bot {
@@ -75,11 +78,12 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
   });
   const platform = new PlatformAccess(transport, store, redactor, config.campaign.apiKey, config.campaign.apiKeyTeam);
   const admins = new AdminGate(config.adminUserIds, store, logger);
+  const timers = new Timers(store, logger.child({ component: 'timers' }), options.timerTickMs !== undefined ? { tickMs: options.timerTickMs } : {});
   const surfaces: Surfaces = {
     publishHome: (client, teamId, userId) => publishHome(deps, client, teamId, userId),
     openConnectForm: (client, triggerId, teamId) => openConnectForm(deps, { client, triggerId, teamId, fromHome: true }),
   };
-  const deps: Deps = { config, logger, redactor, store, platform, admins, metrics, surfaces, lifecycle: new Lifecycle() };
+  const deps: Deps = { config, logger, redactor, store, platform, admins, metrics, surfaces, lifecycle: new Lifecycle(), timers };
   if (options.voiceSampleMaxBytes !== undefined) deps.voiceSampleMaxBytes = options.voiceSampleMaxBytes;
 
   const events = createEvents(deps, options.events);
@@ -108,11 +112,13 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
       const port = await listen(app);
       logger.info({ port, store: store.backend, slack: config.slack.appToken ? 'socket-mode' : 'http', mode: config.slack.mode.kind }, 'campaign bot listening');
       events.start();
+      timers.start();
       return { port };
     },
     async stop() {
       // Intake answers 503 from now on; the worker takes no new work and finishes the posts under way.
       deps.lifecycle.stopping = true;
+      await timers.stop();
       await events.stop();
       await app.stop();
       await transport.close();

@@ -17,6 +17,7 @@ import { SecretBox } from './secrets.js';
 import { WorkspaceRepo } from './workspaces.js';
 import { InstallationRepo } from './installations.js';
 import { AgentLinkRepo, ConversationRepo } from './conversations.js';
+import { TimerRepo } from './timers.js';
 
 export interface StoreOptions {
   /** Redis mode when set (or when `redis` is given); in-memory otherwise. */
@@ -50,6 +51,8 @@ export interface Store {
   /** Slack user → platform agent id. */
   agentLinks: AgentLinkRepo;
   routes: RouteRepo;
+  /** Timers that survive restarts and fire on one replica (digests, quota checks, handoff SLAs). */
+  timers: TimerRepo;
   cache: Cache;
   dedup: Dedup;
   queue: EventQueue;
@@ -97,6 +100,7 @@ export function createStore(options: StoreOptions = {}): Store {
     conversations: new ConversationRepo(kv, keys),
     agentLinks: new AgentLinkRepo(kv, keys),
     routes: new RouteRepo(kv, keys),
+    timers: new TimerRepo(kv, keys),
     cache: new Cache(kv, keys),
     dedup: new Dedup(kv, keys),
     queue,
@@ -124,6 +128,8 @@ export type { Connection } from './workspaces.js';
 export { RouteRepo, ALL_CAMPAIGNS } from './routes.js';
 export type { Route } from './routes.js';
 export { Cache } from './cache.js';
+export { TimerRepo } from './timers.js';
+export type { DueTimer } from './timers.js';
 export { Dedup } from './dedup.js';
 export { RetryLaterError, isRetryLaterError } from './queue.js';
 export type {

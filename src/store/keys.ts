@@ -34,6 +34,10 @@ export interface Keys {
   thread(teamId: string, channelId: string, threadTs: string): string;
   /** Hash: Slack user id → platform agent id (`/campaign agent-link`). */
   agentLinks(teamId: string): string;
+  /** Hash: timer id → when it is due (epoch ms), one hash per kind of timer (see `TimerRepo`). */
+  timers(kind: string): string;
+  /** String with TTL: which replica is running one firing of a timer. */
+  timerLease(kind: string, id: string, dueAt: number): string;
   /** What every `workspace()` / `installation()` key starts with (full scans: `npm run rekey`). */
   kindPrefix(kind: 'workspace' | 'installation'): string;
 
@@ -95,6 +99,8 @@ export function createKeys(prefix: string = DEFAULT_KEY_PREFIX): Keys {
     thread: (teamId, channelId, threadTs) =>
       `${p}thread:${segment(teamId)}:${segment(channelId)}:${segment(threadTs)}`,
     agentLinks: (teamId) => `${p}agent-links:${segment(teamId)}`,
+    timers: (kind) => `${p}timers:${segment(kind)}`,
+    timerLease: (kind, id, dueAt) => `${p}timer-lease:${segment(kind)}:${segment(id)}:${dueAt}`,
     kindPrefix: (kind) => `${p}${kind}:`,
     queueTeamStream: (teamId) => `${q}stream:${segment(teamId)}`,
     queueTeams: () => `${q}teams`,

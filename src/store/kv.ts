@@ -44,6 +44,8 @@ export interface KeyValueStore {
   setIfEqual(key: string, expected: string, value: string): Promise<boolean>;
   /** Writes a hash field only while it still holds `expected`; returns whether it was written. */
   hashSetIfEqual(key: string, field: string, expected: string, value: string): Promise<boolean>;
+  /** Deletes a hash field only while it still holds `expected`; returns whether it was deleted. */
+  hashDelIfEqual(key: string, field: string, expected: string): Promise<boolean>;
 
   /** Resolves when the backend answers (readiness probe); rejects otherwise. */
   ping(): Promise<void>;

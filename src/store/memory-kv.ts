@@ -194,6 +194,17 @@ export class MemoryKeyValueStore implements KeyValueStore {
     });
   }
 
+  hashDelIfEqual(key: string, field: string, expected: string): Promise<boolean> {
+    return this.run(() => {
+      const item = this.live(key);
+      const hash = item ? this.expect(item, 'hash').data : undefined;
+      if (!hash || hash.get(field) !== expected) return false;
+      hash.delete(field);
+      if (hash.size === 0) this.items.delete(key);
+      return true;
+    });
+  }
+
   ping(): Promise<void> {
     return this.run(() => undefined);
   }

@@ -14,6 +14,7 @@ export type RedisKeyValueStoreOptions =
 // Compare-and-set, so a maintenance rewrite never overwrites a value a request changed in between.
 const SET_IF_EQUAL = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL') return 1 end return 0`;
 const HSET_IF_EQUAL = `if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('HSET', KEYS[1], ARGV[1], ARGV[3]) return 1 end return 0`;
+const HDEL_IF_EQUAL = `if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('HDEL', KEYS[1], ARGV[1]) return 1 end return 0`;
 
 /** `KeyValueStore` over an ioredis client; every method is one Redis command (`keysWithPrefix`: one SCAN walk). */
 export class RedisKeyValueStore implements KeyValueStore {
@@ -112,6 +113,10 @@ export class RedisKeyValueStore implements KeyValueStore {
 
   async hashSetIfEqual(key: string, field: string, expected: string, value: string): Promise<boolean> {
     return (await this.redis.eval(HSET_IF_EQUAL, 1, key, field, expected, value)) === 1;
+  }
+
+  async hashDelIfEqual(key: string, field: string, expected: string): Promise<boolean> {
+    return (await this.redis.eval(HDEL_IF_EQUAL, 1, key, field, expected)) === 1;
   }
 
   async ping(): Promise<void> {

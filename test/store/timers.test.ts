@@ -1,0 +1,102 @@
+/**
+ * Store-kept timers (TimerRepo + Timers): due on the store's clock, fired once across replicas, moved on or
+ * ended by their handler, never overwriting a timer re-set meanwhile, retried after a failed firing's lease.
+ */
+import { randomBytes } from 'node:crypto';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Timers } from '../../src/app/timers.js';
+import { createStore, type Store } from '../../src/store/index.js';
+import { requireRedis } from '../support/redis.js';
+
+const redis = await requireRedis();
+const quiet = pino({ enabled: false });
+const open: Array<Store | Timers> = [];
+afterEach(async () => {
+  for (const item of open.splice(0)) await (item instanceof Timers ? item.stop() : item.close());
+});
+
+let n = 0;
+/** Two stores on one state (two replicas), sharing the test's clock. */
+function replicas(backend: 'memory' | 'redis', clock: { now: number }): [Store, Store] {
+  const now = () => clock.now;
+  if (backend === 'memory') {
+    const store = createStore({ now });
+    open.push(store);
+    return [store, store];
+  }
+  const options = { redisUrl: redis.url, keyPrefix: `${redis.prefix}${++n}:`, secretsKey: randomBytes(32), now };
+  const stores: [Store, Store] = [createStore(options), createStore(options)];
+  open.push(...stores);
+  return stores;
+}
+
+function timersOn(store: Store, leaseMs = 60_000): Timers {
+  const timers = new Timers(store, quiet, { leaseMs });
+  open.push(timers);
+  return timers;
+}
+
+describe.each(['memory', 'redis'] as const)('timers (%s)', (backend) => {
+  it('fires a due timer once across two replicas, then at the time its handler returns', async () => {
+    const clock = { now: 1_000_000 };
+    const [a, b] = replicas(backend, clock);
+    const fired: string[] = [];
+    const [ta, tb] = [timersOn(a), timersOn(b)];
+    for (const [name, t] of [['a', ta], ['b', tb]] as const) {
+      t.on('digest', async (timer, now) => {
+        fired.push(`${name}:${timer.id}@${timer.dueAt}`);
+        return now + 60_000;
+      });
+    }
+    await a.timers.set('digest', 'C1', clock.now + 30_000);
+
+    expect(await Promise.all([ta.runDue(), tb.runDue()])).toEqual([0, 0]);
+    clock.now += 30_000;
+    const counts = await Promise.all([ta.runDue(), tb.runDue()]);
+    expect(counts.reduce((x, y) => x + y)).toBe(1);
+    expect(fired).toHaveLength(1);
+    expect(await a.timers.dueAt('digest', 'C1')).toBe(clock.now + 60_000);
+
+    clock.now += 60_000;
+    await Promise.all([tb.runDue(), ta.runDue()]);
+    expect(fired).toHaveLength(2);
+  });
+
+  it('ends a timer whose handler returns nothing, unless it was set again while it fired', async () => {
+    const clock = { now: 5_000 };
+    const [store] = replicas(backend, clock);
+    const timers = timersOn(store);
+    timers.on('sla', async (timer) => {
+      if (timer.id === 'moved') await store.timers.set('sla', 'moved', clock.now + 300_000);
+      return undefined;
+    });
+    await store.timers.set('sla', 'ended', 5_000);
+    await store.timers.set('sla', 'moved', 5_000);
+
+    expect(await timers.runDue()).toBe(2);
+    expect(await store.timers.dueAt('sla', 'ended')).toBeUndefined();
+    expect(await store.timers.dueAt('sla', 'moved')).toBe(305_000);
+  });
+
+  it('keeps a failed firing due and tries it again once its lease has expired', async () => {
+    const clock = { now: 0 };
+    const [store] = replicas(backend, clock);
+    const timers = timersOn(store, 50);
+    let calls = 0;
+    timers.on('quota', async () => {
+      calls++;
+      if (calls === 1) throw new Error('platform down');
+      return undefined;
+    });
+    await store.timers.set('quota', 'T1', 0);
+
+    expect(await timers.runDue()).toBe(1);
+    expect(await timers.runDue()).toBe(0); // the lease still holds
+    expect(await store.timers.dueAt('quota', 'T1')).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 80)); // the lease's own TTL (store-side) runs out
+    expect(await timers.runDue()).toBe(1);
+    expect(calls).toBe(2);
+    expect(await store.timers.dueAt('quota', 'T1')).toBeUndefined();
+  });
+});

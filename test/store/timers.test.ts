@@ -44,9 +44,9 @@ describe.each(['memory', 'redis'] as const)('timers (%s)', (backend) => {
     const fired: string[] = [];
     const [ta, tb] = [timersOn(a), timersOn(b)];
     for (const [name, t] of [['a', ta], ['b', tb]] as const) {
-      t.on('digest', async (timer, now) => {
+      t.on('digest', (timer, now) => {
         fired.push(`${name}:${timer.id}@${timer.dueAt}`);
-        return now + 60_000;
+        return Promise.resolve(now + 60_000);
       });
     }
     await a.timers.set('digest', 'C1', clock.now + 30_000);
@@ -84,10 +84,9 @@ describe.each(['memory', 'redis'] as const)('timers (%s)', (backend) => {
     const [store] = replicas(backend, clock);
     const timers = timersOn(store, 50);
     let calls = 0;
-    timers.on('quota', async () => {
+    timers.on('quota', () => {
       calls++;
-      if (calls === 1) throw new Error('platform down');
-      return undefined;
+      return calls === 1 ? Promise.reject(new Error('platform down')) : Promise.resolve(undefined);
     });
     await store.timers.set('quota', 'T1', 0);
 

@@ -32,6 +32,8 @@ export interface Config {
     apiKeyTeam?: string;
   };
   redisUrl?: string;
+  /** A Redis Cluster instead of `redisUrl` (its seed nodes; `password` from REDIS_PASSWORD). */
+  redisCluster?: { nodes: ReadonlyArray<{ host: string; port: number }>; password?: string };
   port: number;
   /** Public https base of this bot, used to build webhook hook URLs. */
   publicUrl?: string;
@@ -113,6 +115,15 @@ const envSchema = z.object({
   CAMPAIGN_API_KEY_TEAM: optionalText.pipe(z.string().regex(/^T[A-Z0-9]+$/, 'must be a Slack team id like T0123ABC').optional()),
   METRICS_TOKEN: optionalText.pipe(z.string().min(16, 'must have at least 16 characters').optional()),
   REDIS_URL: optionalText.pipe(z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }).optional()),
+  REDIS_CLUSTER_NODES: optionalText.pipe(
+    z
+      .string()
+      .transform((v) => v.split(',').map((node) => node.trim()).filter(Boolean))
+      .pipe(z.array(z.string().regex(/^[A-Za-z0-9.-]+:\d{1,5}$/, 'must be host:port pairs, comma-separated')).min(1))
+      .transform((nodes) => nodes.map((node) => ({ host: node.slice(0, node.lastIndexOf(':')), port: Number(node.slice(node.lastIndexOf(':') + 1)) })))
+      .optional(),
+  ),
+  REDIS_PASSWORD: optionalText,
   PORT: optionalText.pipe(
     z
       .string()
@@ -160,8 +171,14 @@ export function parseConfig(env: Env): ConfigResult {
     problems.push('CAMPAIGN_API_KEY_TEAM: required with CAMPAIGN_API_KEY in OAuth mode (the team id of the one workspace the key serves; others run /campaign connect)');
   }
   if (isSet('CAMPAIGN_API_KEY_TEAM') && !isSet('CAMPAIGN_API_KEY')) problems.push('CAMPAIGN_API_KEY_TEAM: set only together with CAMPAIGN_API_KEY');
-  if (isSet('REDIS_URL') && !isSet('SECRETS_KEY')) {
-    problems.push('SECRETS_KEY: required when REDIS_URL is set (stored API keys are encrypted with it)');
+  if (isSet('REDIS_URL') && isSet('REDIS_CLUSTER_NODES')) {
+    problems.push('REDIS_CLUSTER_NODES: set either it (a Redis Cluster) or REDIS_URL (one Redis), not both');
+  }
+  for (const name of ['REDIS_URL', 'REDIS_CLUSTER_NODES']) {
+    if (isSet(name) && !isSet('SECRETS_KEY')) problems.push(`SECRETS_KEY: required when ${name} is set (stored API keys are encrypted with it)`);
+  }
+  if (isSet('REDIS_PASSWORD') && !isSet('REDIS_CLUSTER_NODES')) {
+    problems.push('REDIS_PASSWORD: used with REDIS_CLUSTER_NODES only (for REDIS_URL, put the password in the URL)');
   }
   if (!parsed.success || problems.length > 0) return { ok: false, problems };
 
@@ -184,6 +201,9 @@ export function parseConfig(env: Env): ConfigResult {
       ...(e.CAMPAIGN_API_KEY_TEAM ? { apiKeyTeam: e.CAMPAIGN_API_KEY_TEAM } : {}),
     },
     ...(e.REDIS_URL ? { redisUrl: e.REDIS_URL } : {}),
+    ...(e.REDIS_CLUSTER_NODES
+      ? { redisCluster: { nodes: e.REDIS_CLUSTER_NODES, ...(e.REDIS_PASSWORD ? { password: e.REDIS_PASSWORD } : {}) } }
+      : {}),
     port: e.PORT ?? 3000,
     ...(e.PUBLIC_URL ? { publicUrl: e.PUBLIC_URL.replace(/\/+$/, '') } : {}),
     ...(e.SECRETS_KEY ? { secretsKeys: e.SECRETS_KEY } : {}),

@@ -20,7 +20,9 @@ export interface BotProcessOptions {
   botToken: string;
   campaignApiUrl: string;
   campaignApiKey?: string;
-  redisUrl: string;
+  /** One Redis (REDIS_URL), or a cluster's `host:port,…` (REDIS_CLUSTER_NODES). */
+  redisUrl?: string;
+  redisClusterNodes?: string;
   /** base64, 32 bytes; the same one the store was provisioned with. */
   secretsKey: string;
   adminUserIds?: string[];
@@ -65,7 +67,7 @@ export async function startBotProcess(opts: BotProcessOptions): Promise<BotProce
     SLACK_API_URL: opts.slackApiUrl,
     CAMPAIGN_API_URL: opts.campaignApiUrl,
     ...(opts.campaignApiKey ? { CAMPAIGN_API_KEY: opts.campaignApiKey } : {}),
-    REDIS_URL: opts.redisUrl,
+    ...(opts.redisClusterNodes ? { REDIS_CLUSTER_NODES: opts.redisClusterNodes } : { REDIS_URL: opts.redisUrl ?? '' }),
     SECRETS_KEY: opts.secretsKey,
     PORT: String(port),
     PUBLIC_URL: 'https://bench.invalid',

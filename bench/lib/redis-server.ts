@@ -29,7 +29,7 @@ export interface RedisServer {
   close(): Promise<void>;
 }
 
-export async function startRedisServer(opts: { durable?: boolean } = {}): Promise<RedisServer> {
+export async function startRedisServer(opts: { durable?: boolean; extraArgs?: string[] } = {}): Promise<RedisServer> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'campaign-redis-'));
   const args = [
@@ -39,6 +39,7 @@ export async function startRedisServer(opts: { durable?: boolean } = {}): Promis
     '--save', '',
     '--appendonly', opts.durable ? 'yes' : 'no',
     ...(opts.durable ? ['--appendfsync', 'always'] : []),
+    ...(opts.extraArgs ?? []),
   ];
   let child: ChildProcess | undefined;
   const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => 100 });

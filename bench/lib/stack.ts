@@ -8,6 +8,7 @@ import { startFakePlatform, type FakePlatform } from '../../test/fakes/platform.
 import { startFakeSlack, type FakeSlack } from '../../test/fakes/slack.js';
 import type { Store } from '../../src/store/index.js';
 import { SIGNING_SECRET, startBotProcess, type BotProcess, type BotProcessOptions } from './bot-process.js';
+import { startRedisCluster, type RedisCluster } from './redis-cluster.js';
 import { startRedisServer, type RedisServer } from './redis-server.js';
 import { newSecretsKey, openStore, provisionWorkspace, type RouteSpec } from './workspace.js';
 
@@ -16,7 +17,10 @@ export const ADMIN_ID = 'U0BENCHADM';
 export const MEMBER_ID = 'U0BENCHMEM';
 
 export interface Stack {
+  /** The Redis (with `cluster`: the cluster's first master). */
   redis: RedisServer;
+  /** The Redis Cluster the bots run on, when the stack was started with `cluster`. */
+  cluster?: RedisCluster;
   slack: FakeSlack;
   platform: FakePlatform;
   secretsKey: string;
@@ -32,18 +36,20 @@ export interface Stack {
   close(): Promise<void>;
 }
 
-export async function startStack(opts: { durableRedis?: boolean; entry?: 'dist' | 'source' } = {}): Promise<Stack> {
-  const redis = await startRedisServer({ durable: opts.durableRedis ?? false });
+export async function startStack(opts: { durableRedis?: boolean; entry?: 'dist' | 'source'; cluster?: boolean } = {}): Promise<Stack> {
+  const cluster = opts.cluster ? await startRedisCluster({ durable: opts.durableRedis ?? false }) : undefined;
+  const redis = cluster?.nodes[0] ?? (await startRedisServer({ durable: opts.durableRedis ?? false }));
   const slack = await startFakeSlack({ teamId: TEAM_ID });
   slack.addUser({ id: ADMIN_ID, name: 'ada', real_name: 'Ada Admin', is_admin: true });
   slack.addUser({ id: MEMBER_ID, name: 'max', real_name: 'Max Member' });
   const platform = await startFakePlatform();
   const secretsKey = newSecretsKey();
-  const store = openStore(redis.url, secretsKey);
+  const store = openStore(cluster ? { cluster: cluster.seeds } : redis.url, secretsKey);
   const bots: BotProcess[] = [];
 
   return {
     redis,
+    ...(cluster ? { cluster } : {}),
     slack,
     platform,
     secretsKey,
@@ -58,7 +64,7 @@ export async function startStack(opts: { durableRedis?: boolean; entry?: 'dist' 
         botToken: slack.botToken,
         campaignApiUrl: platform.url,
         campaignApiKey: platform.apiKey,
-        redisUrl: redis.url,
+        ...(cluster ? { redisClusterNodes: cluster.spec } : { redisUrl: redis.url }),
         secretsKey,
         adminUserIds: [ADMIN_ID],
         entry: opts.entry ?? 'source',
@@ -72,7 +78,7 @@ export async function startStack(opts: { durableRedis?: boolean; entry?: 'dist' 
       await Promise.all(bots.map((b) => b.stop('SIGKILL')));
       await store.close();
       await Promise.all([slack.close(), platform.close()]);
-      await redis.close();
+      await (cluster ?? redis).close();
     },
   };
 }

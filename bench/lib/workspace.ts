@@ -17,9 +17,10 @@ export function newSecretsKey(): string {
   return randomBytes(32).toString('base64');
 }
 
-/** Opens the store the bot processes share (caller closes it). */
-export function openStore(redisUrl: string, secretsKey: string): Store {
-  return createStore({ redisUrl, secretsKey: Buffer.from(secretsKey, 'base64') });
+/** Opens the store the bot processes share (caller closes it): one Redis by URL, or a cluster by its seeds. */
+export function openStore(redis: string | { cluster: ReadonlyArray<{ host: string; port: number }> }, secretsKey: string): Store {
+  const where = typeof redis === 'string' ? { redisUrl: redis } : { redisCluster: { nodes: redis.cluster } };
+  return createStore({ ...where, secretsKey: Buffer.from(secretsKey, 'base64') });
 }
 
 /** Adds `routes` for `teamId` and returns the workspace's hook token (created on first use). */

@@ -261,6 +261,10 @@ class FakeSlackServer extends SlackState implements FakeSlack {
     this.faults.failMethod(method, error, times);
   }
 
+  clearFaults(): void {
+    this.faults.reset();
+  }
+
   waitForSocketConnection(timeoutMs = 5000): Promise<SocketModeConnection> {
     return this.sockets.waitForConnection(timeoutMs);
   }

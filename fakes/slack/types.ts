@@ -387,6 +387,8 @@ export interface FakeSlack {
   channelRateLimit(perSecond: number): void;
   /** Answer `{ok:false,error}` for `method`, `times` times (default: until reset). */
   failMethod(method: string, error: string, times?: number): void;
+  /** Lifts every injected fault (Slack answers normally again); what was posted stays. */
+  clearFaults(): void;
   /** Generate the next message ts (strictly increasing). */
   nextTs(): string;
   /** The app-level token (`xapp-…`) to give Bolt as `appToken` for Socket Mode. */

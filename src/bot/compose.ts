@@ -60,13 +60,14 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
 
   const store = createStore({
     ...(config.redisUrl ? { redisUrl: config.redisUrl } : {}),
+    ...(config.redisCluster ? { redisCluster: config.redisCluster } : {}),
     ...(config.secretsKeys ? { secretsKey: config.secretsKeys } : {}),
     ...(options.keyPrefix ? { keyPrefix: options.keyPrefix } : {}),
     ...(options.now ? { now: options.now } : {}),
     logger,
   });
   if (store.backend === 'memory') {
-    logger.warn('REDIS_URL is not set: state and the event queue live in this process only (embedded mode). Use Redis for production and for several replicas.');
+    logger.warn('Neither REDIS_URL nor REDIS_CLUSTER_NODES is set: state and the event queue live in this process only (embedded mode). Use Redis for production and for several replicas.');
   }
   const metrics = createMetrics(store.queue);
   const transport = createTransport({
@@ -135,6 +136,7 @@ function secretsOf(config: Config): Array<string | undefined> {
     config.slack.appToken,
     config.campaign.apiKey,
     config.metricsToken,
+    config.redisCluster?.password,
     mode.kind === 'single' ? mode.botToken : mode.clientSecret,
     mode.kind === 'oauth' ? mode.stateSecret : undefined,
     // As SECRETS_KEY may spell them: standard base64 (with or without padding) or url-safe.

@@ -30,6 +30,7 @@ export async function runRekey(env: Env, write: (line: string) => void, options:
   const { config } = parsed;
   const store = createStore({
     ...(config.redisUrl ? { redisUrl: config.redisUrl } : {}),
+    ...(config.redisCluster ? { redisCluster: config.redisCluster } : {}),
     ...(config.secretsKeys ? { secretsKey: config.secretsKeys } : {}),
     ...(options.keyPrefix ? { keyPrefix: options.keyPrefix } : {}),
   });

@@ -1,4 +1,3 @@
-import type { Redis } from 'ioredis';
 import { pino } from 'pino';
 import type { Logger } from 'pino';
 import { Cache } from './cache.js';
@@ -9,7 +8,7 @@ import type { KeyValueStore } from './kv.js';
 import { MemoryKeyValueStore } from './memory-kv.js';
 import { createMemoryQueue } from './memory-queue.js';
 import type { EventQueue } from './queue.js';
-import { openRedis } from './redis-connection.js';
+import { openRedis, openRedisCluster, type ClusterSettings, type RedisClient } from './redis-connection.js';
 import { RedisKeyValueStore } from './redis-kv.js';
 import { createRedisQueue } from './redis-queue.js';
 import { RouteRepo } from './routes.js';
@@ -22,8 +21,10 @@ import { TimerRepo } from './timers.js';
 export interface StoreOptions {
   /** Redis mode when set (or when `redis` is given); in-memory otherwise. */
   redisUrl?: string;
-  /** An existing ioredis client to use instead of `redisUrl`; not closed by `close()`. */
-  redis?: Redis;
+  /** A Redis Cluster instead of one Redis (REDIS_CLUSTER_NODES). */
+  redisCluster?: ClusterSettings;
+  /** An existing ioredis client (or cluster) to use instead of `redisUrl`; not closed by `close()`. */
+  redis?: RedisClient;
   /**
    * 32-byte key(s) for stored secrets: a ring seals with its first key and opens with any. Required in Redis
    * mode; in-memory mode uses a per-process key without it.
@@ -66,7 +67,7 @@ export function createStore(options: StoreOptions = {}): Store {
   const logger = options.logger ?? pino({ enabled: false });
   const keys = createKeys(options.keyPrefix);
   const now = options.now ?? Date.now;
-  const useRedis = options.redis !== undefined || options.redisUrl !== undefined;
+  const useRedis = options.redis !== undefined || options.redisUrl !== undefined || options.redisCluster !== undefined;
 
   const ring = options.secretsKey === undefined ? [] : Buffer.isBuffer(options.secretsKey) ? [options.secretsKey] : options.secretsKey;
   if (useRedis && ring.length === 0) {
@@ -77,9 +78,9 @@ export function createStore(options: StoreOptions = {}): Store {
 
   let kv: KeyValueStore;
   let queue: EventQueue;
-  let ownedClient: Redis | undefined;
+  let ownedClient: RedisClient | undefined;
   if (useRedis) {
-    const redis = options.redis ?? openRedis(options.redisUrl!, logger);
+    const redis = options.redis ?? (options.redisCluster ? openRedisCluster(options.redisCluster, logger) : openRedis(options.redisUrl!, logger));
     if (!options.redis) ownedClient = redis;
     kv = new RedisKeyValueStore({ redis });
     queue = createRedisQueue({ redis, keys, logger });

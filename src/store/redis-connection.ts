@@ -1,6 +1,14 @@
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import type { RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
+
+/** One Redis or a Redis Cluster: every store, dedup and queue operation runs on either. */
+export type RedisClient = Redis | Cluster;
+
+export interface ClusterSettings {
+  nodes: ReadonlyArray<{ host: string; port: number }>;
+  password?: string;
+}
 
 /**
  * Opens an ioredis client with the settings this app relies on:
@@ -20,8 +28,28 @@ export function openRedis(url: string, logger: Logger, overrides: RedisOptions =
   return redis;
 }
 
+/**
+ * A Redis Cluster client with the same settings. Keys a script touches together share a hash tag
+ * (`src/store/keys.ts`), so every script runs on one node; `MOVED`/`ASK` redirects are followed by ioredis.
+ */
+export function openRedisCluster(settings: ClusterSettings, logger: Logger): Cluster {
+  const password = settings.password;
+  const cluster = new Cluster(
+    settings.nodes.map((n) => ({ host: n.host, port: n.port })),
+    {
+      enableAutoPipelining: true,
+      // While a master fails over or restarts, commands wait for the slot map instead of failing at once.
+      retryDelayOnClusterDown: 200,
+      retryDelayOnFailover: 200,
+      redisOptions: { maxRetriesPerRequest: 3, connectTimeout: 5_000, ...(password ? { password } : {}) },
+    },
+  );
+  watchErrors(cluster, logger);
+  return cluster;
+}
+
 /** Logs connection errors through pino, at most once per 10 s per connection (reconnect loops are noisy). */
-export function watchErrors(redis: Redis, logger: Logger): void {
+export function watchErrors(redis: RedisClient, logger: Logger): void {
   let lastLoggedAt = 0;
   redis.on('error', (error: unknown) => {
     const now = Date.now();
@@ -29,4 +57,14 @@ export function watchErrors(redis: Redis, logger: Logger): void {
     lastLoggedAt = now;
     logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'redis connection error');
   });
+}
+
+/** A second connection to the same Redis or Cluster (blocking reads must not share one with other commands). */
+export function duplicateConnection(client: RedisClient): RedisClient {
+  return client instanceof Cluster ? client.duplicate([], { enableAutoPipelining: false }) : client.duplicate({ enableAutoPipelining: false });
+}
+
+/** The connections a full key scan must walk: every master of a cluster, or the one Redis. */
+export function scanTargets(client: RedisClient): Redis[] {
+  return client instanceof Cluster ? client.nodes('master') : [client];
 }

@@ -1,13 +1,12 @@
-import type { Redis } from 'ioredis';
 import { pino } from 'pino';
 import type { Logger } from 'pino';
 import { assertTtl } from './kv.js';
 import type { KeyValueStore, SetOptions } from './kv.js';
-import { openRedis } from './redis-connection.js';
+import { openRedis, scanTargets, type RedisClient } from './redis-connection.js';
 
 export type RedisKeyValueStoreOptions =
   /** A client owned by the caller: `close()` leaves it open. */
-  | { redis: Redis }
+  | { redis: RedisClient }
   /** Opened here (auto-pipelining on) and quit by `close()`. */
   | { url: string; logger?: Logger };
 
@@ -16,9 +15,9 @@ const SET_IF_EQUAL = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('
 const HSET_IF_EQUAL = `if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('HSET', KEYS[1], ARGV[1], ARGV[3]) return 1 end return 0`;
 const HDEL_IF_EQUAL = `if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('HDEL', KEYS[1], ARGV[1]) return 1 end return 0`;
 
-/** `KeyValueStore` over an ioredis client; every method is one Redis command (`keysWithPrefix`: one SCAN walk). */
+/** `KeyValueStore` over an ioredis client; every method is one Redis command (`keysWithPrefix`: a SCAN walk of every master). */
 export class RedisKeyValueStore implements KeyValueStore {
-  private readonly redis: Redis;
+  private readonly redis: RedisClient;
   private readonly ownsClient: boolean;
 
   constructor(options: RedisKeyValueStoreOptions) {
@@ -98,12 +97,14 @@ export class RedisKeyValueStore implements KeyValueStore {
     const found = new Set<string>();
     // SCAN may return a key twice; MATCH is a glob, so the prefix's own glob characters are escaped.
     const match = `${prefix.replace(/[*?[\]\\]/g, '\\$&')}*`;
-    let cursor = '0';
-    do {
-      const [next, batch] = await this.redis.scan(cursor, 'MATCH', match, 'COUNT', 1000);
-      for (const key of batch) found.add(key);
-      cursor = next;
-    } while (cursor !== '0');
+    for (const node of scanTargets(this.redis)) {
+      let cursor = '0';
+      do {
+        const [next, batch] = await node.scan(cursor, 'MATCH', match, 'COUNT', 1000);
+        for (const key of batch) found.add(key);
+        cursor = next;
+      } while (cursor !== '0');
+    }
     return [...found];
   }
 

@@ -1,4 +1,3 @@
-import type { Redis } from 'ioredis';
 import { pino } from 'pino';
 import type { Logger } from 'pino';
 import { z } from 'zod';
@@ -8,7 +7,7 @@ import { BackendEventQueue } from './queue-consumer.js';
 import type { FailResult, QueueBackend, QueueReader, StartResult, StoredEntry } from './queue-backend.js';
 import { DEAD_LETTER_CAP } from './queue.js';
 import type { DeadLetter, DeadLetters, EnqueueOptions, EnqueueResult, EventQueue, QueueDepth, QueueEvent } from './queue.js';
-import { watchErrors } from './redis-connection.js';
+import { duplicateConnection, watchErrors, type RedisClient } from './redis-connection.js';
 
 /*
  * Every script only touches keys of the queue's `{queue}` hash tag (see keys.ts), passed in KEYS.
@@ -191,7 +190,7 @@ function isError(error: unknown, code: string): boolean {
 }
 
 export interface RedisQueueOptions {
-  redis: Redis;
+  redis: RedisClient;
   keys: Keys;
   logger?: Logger;
   /** Consumer group name. Default `workers`. */
@@ -204,7 +203,7 @@ export interface RedisQueueOptions {
  * reads with its own connection, because XREADGROUP BLOCK holds a connection for its whole wait.
  */
 export class RedisQueueBackend implements QueueBackend {
-  private readonly redis: Redis;
+  private readonly redis: RedisClient;
   private readonly keys: Keys;
   private readonly logger: Logger;
   private readonly group: string;
@@ -241,7 +240,7 @@ export class RedisQueueBackend implements QueueBackend {
 
   openReader(consumer: string): QueueReader {
     // Blocking reads get their own connection; pipelining them with other commands would stall those.
-    const connection = this.redis.duplicate({ enableAutoPipelining: false });
+    const connection = duplicateConnection(this.redis);
     watchErrors(connection, this.logger);
     let closed = false;
     let turn = 0;

@@ -1,155 +1,165 @@
 /**
- * From webhook to Slack post, against real Redis: the admin's subscribe to a card in the channel, the
- * transcript in its thread, several channels, Slack 429s, and a second bot taking over a stopped one's work.
+ * From webhook to Slack post, against real Redis and a real Redis Cluster: the admin's subscribe to a card in
+ * the channel, the transcript in its thread, several channels, Slack 429s, and a second bot taking over a
+ * stopped one's work.
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { TEAM_ID, type Harness } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
+import { requireCluster } from '../support/redis-cluster.js';
 import { CALL_COMPLETED_FULL, CALL_STARTED_FULL, MESSAGE_RECEIVED_FULL, injectedMarkup } from './fixtures.js';
 import { deliver, localHookUrl, posts, routeTo, run, sleep, startEventsHarness } from './support.js';
 
 const redis = await requireRedis();
+const cluster = await requireCluster();
+const stores = {
+  redis: (keyPrefix: string) => ({ redisUrl: redis.url, keyPrefix }),
+  cluster: (keyPrefix: string) => ({ redisClusterNodes: cluster.spec, keyPrefix }),
+};
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startEventsHarness({ redisUrl: redis.url, keyPrefix: `${redis.prefix}delivery:` });
-});
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(() => {
-  h.slack.reset();
-  h.platform.reset();
-});
-
-const uid = () => randomBytes(4).toString('hex');
-const cards = (channel: string) => posts(h, channel).filter((m) => m.text.startsWith('Call completed'));
-
-describe('an admin subscribes a channel; a completed call becomes one card there', () => {
-  it('posts the card, the transcript in its thread, and nothing more for a duplicate delivery', async () => {
-    const channel = 'C0MANAGERS';
-    await run(h, 'subscribe camp-1 call_completed', { channelId: channel });
-    const sub = h.platform.state.subscriptions.find((s) => s.campaignId === 'camp-1' && s.triggerName === 'call_completed');
-    expect(sub?.hookUrl).toMatch(/^https:\/\/bot\.example\.com\/hooks\/[A-Za-z0-9_-]{43}$/);
-
-    // What the platform POSTs (spec §6 Delivery): JSON array holding one event.
-    const event = { ...CALL_COMPLETED_FULL, callId: `call-${uid()}` };
-    const res = await deliver(localHookUrl(h, sub!.hookUrl), [event]);
-    expect(res.status).toBe(200);
-
-    const card = await h.slack.waitFor(() => cards(channel)[0]);
-    const cardJson = JSON.stringify(card.blocks);
-    for (const text of ['Olivia', '+14155550123', 'olivia.brown@example.com', 'Spring Recall', 'Riley', '02:34', 'completed', 'customer-ended-call', 'Customer confirmed the check-up']) {
-      expect(cardJson).toContain(text);
-    }
-    expect(injectedMarkup(cardJson)).toEqual([]);
-    const thread = await h.slack.waitFor(() => {
-      const t = h.slack.thread(channel, card.ts);
-      return t.length === 2 ? t : undefined;
-    });
-    expect(JSON.stringify(thread[1]!.blocks)).toContain('Tuesday works');
-
-    expect((await deliver(localHookUrl(h, sub!.hookUrl), [event])).status).toBe(200);
-    await sleep(300);
-    expect(cards(channel)).toHaveLength(1);
-    expect(h.slack.thread(channel, card.ts)).toHaveLength(2);
+describe.each(['redis', 'cluster'] as const)('delivery (%s)', (backend) => {
+  const store = stores[backend];
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startEventsHarness(store(`${redis.prefix}delivery:${backend}:`));
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+  beforeEach(() => {
+    h.slack.reset();
+    h.platform.reset();
   });
 
-  it('uploads a transcript too long for a message as a file in the card’s thread', async () => {
-    const channel = 'C0LONGTX01';
-    const hook = await routeTo(h, [{ campaignId: 'camp-long', triggerName: 'call_completed', channelId: channel }]);
-    const transcript = 'AI: Hello, how can I help?\nCustomer: I would like to talk about my bill. '.repeat(80);
-    await deliver(hook, [{ ...CALL_COMPLETED_FULL, campaignId: 'camp-long', callId: `call-${uid()}`, callTranscript: transcript }]);
-    const card = await h.slack.waitFor(() => cards(channel)[0]);
-    const upload = await h.slack.waitFor(() => h.slack.uploads.find((u) => u.channel_id === channel));
-    expect(upload.thread_ts).toBe(card.ts);
-    expect(upload.data.toString('utf8')).toBe(`${transcript.trim()}\n`);
-    expect(upload.filename).toMatch(/^transcript-call-[0-9a-f]+\.txt$/);
-  });
-});
+  const uid = () => randomBytes(4).toString('hex');
+  const cards = (channel: string) => posts(h, channel).filter((m) => m.text.startsWith('Call completed'));
 
-describe('routing', () => {
-  it('posts once in every matching channel (campaign and *), and a retry never re-posts a step already done', async () => {
-    const hook = await routeTo(h, [
-      { campaignId: 'camp-route', triggerName: 'call_completed', channelId: 'C0ROUTE001' },
-      { campaignId: '*', triggerName: 'call_completed', channelId: 'C0ROUTE002' },
-      { campaignId: 'camp-other', triggerName: 'call_completed', channelId: 'C0ROUTE003' },
-    ]);
-    // Every other chat.postMessage is refused with 429: each step fails once, then succeeds on its retry.
-    h.slack.rateLimit({ method: 'chat.postMessage', retryAfterSec: 0, everyOther: true, times: 100 });
-    await deliver(hook, [{ ...CALL_COMPLETED_FULL, campaignId: 'camp-route', callId: `call-${uid()}` }]);
-    for (const channel of ['C0ROUTE001', 'C0ROUTE002']) {
-      const card = await h.slack.waitFor(() => cards(channel)[0]);
-      await h.slack.waitFor(() => h.slack.thread(channel, card.ts).length === 2);
-    }
-    await sleep(200);
-    expect(h.slack.callsTo('chat.postMessage').some((c) => c.status === 429)).toBe(true);
-    for (const channel of ['C0ROUTE001', 'C0ROUTE002']) {
-      expect(cards(channel)).toHaveLength(1);
-      expect(h.slack.thread(channel, cards(channel)[0]!.ts)).toHaveLength(2);
-    }
-    expect(h.slack.messages('C0ROUTE003')).toHaveLength(0);
-  });
+  describe('an admin subscribes a channel; a completed call becomes one card there', () => {
+    it('posts the card, the transcript in its thread, and nothing more for a duplicate delivery', async () => {
+      const channel = 'C0MANAGERS';
+      await run(h, 'subscribe camp-1 call_completed', { channelId: channel });
+      const sub = h.platform.state.subscriptions.find((s) => s.campaignId === 'camp-1' && s.triggerName === 'call_completed');
+      expect(sub?.hookUrl).toMatch(/^https:\/\/bot\.example\.com\/hooks\/[A-Za-z0-9_-]{43}$/);
 
-  it('drops an event no channel routes any more, without a dead letter', async () => {
-    const hook = await routeTo(h, []);
-    const before = (await h.bot.deps.store.queue.deadLetters(TEAM_ID)).count;
-    // (call_started: the routing test above routes call_completed of every campaign somewhere.)
-    await deliver(hook, [{ ...CALL_STARTED_FULL, campaignId: 'camp-nobody', callId: `call-${uid()}` }]);
-    await h.slack.waitFor(() => h.logs().includes('no channel is subscribed to this event'));
-    expect(h.slack.callsTo('chat.postMessage')).toHaveLength(0);
-    expect((await h.bot.deps.store.queue.deadLetters(TEAM_ID)).count).toBe(before);
-  });
-});
-
-describe('Slack 429', () => {
-  it('waits out Retry-After and posts later, without dropping or reordering a conversation', async () => {
-    const channel = 'C0CHAT0001';
-    const hook = await routeTo(h, [{ campaignId: 'camp-chat', triggerName: 'message_received', channelId: channel }]);
-    h.slack.rateLimit({ method: 'chat.postMessage', retryAfterSec: 1, times: 1 });
-    const customerNumber = `+1415555${uid().slice(0, 4)}`;
-    for (let i = 1; i <= 3; i++) {
-      const res = await deliver(hook, [{ ...MESSAGE_RECEIVED_FULL, customerNumber, messageContent: `message ${i}`, receivedAt: `2024-03-08T16:45:0${i}.000Z` }]);
+      // What the platform POSTs (spec §6 Delivery): JSON array holding one event.
+      const event = { ...CALL_COMPLETED_FULL, callId: `call-${uid()}` };
+      const res = await deliver(localHookUrl(h, sub!.hookUrl), [event]);
       expect(res.status).toBe(200);
-    }
-    // One conversation: its card, then the three messages in the card's thread.
-    const card = await h.slack.waitFor(() => posts(h, channel)[0], 5_000);
-    await h.slack.waitFor(() => h.slack.thread(channel, card.ts).length === 4, 5_000);
-    const limited = h.slack.callsTo('chat.postMessage').find((c) => c.status === 429)!;
-    const delivered = h.slack.callsTo('chat.postMessage').filter((c) => c.status === 200);
-    expect(delivered[0]!.at - limited.at).toBeGreaterThanOrEqual(900);
-    expect(posts(h, channel)).toHaveLength(1);
-    const replies = h.slack.thread(channel, card.ts).slice(1);
-    expect(replies.map((m) => /message (\d)/.exec(JSON.stringify(m.blocks))?.[1])).toEqual(['1', '2', '3']);
-  });
-});
 
-describe('two bots on one Redis', () => {
-  it('the second takes over what a stopped first one was holding, and posts it once', async () => {
-    const prefix = `${redis.prefix}takeover:${uid()}:`;
-    const secretsKey = randomBytes(32).toString('base64');
-    const first = await startEventsHarness({ redisUrl: redis.url, keyPrefix: prefix, env: { SECRETS_KEY: secretsKey } });
-    let second: Harness | undefined;
-    try {
-      const channel = 'C0TAKEOVER';
-      const hook = await routeTo(first, [{ campaignId: 'camp-1', triggerName: 'call_completed', channelId: channel }]);
-      // The first bot's Slack answers 429 with a long Retry-After: it holds the entries, waiting.
-      first.slack.rateLimit({ method: 'chat.postMessage', retryAfterSec: 60, times: 100 });
-      const ids = [`call-a-${uid()}`, `call-b-${uid()}`];
-      for (const callId of ids) expect((await deliver(hook, [{ ...CALL_COMPLETED_FULL, callId, callTranscript: '' }])).status).toBe(200);
-      await first.slack.waitFor(() => first.slack.callsTo('chat.postMessage').filter((c) => c.status === 429).length >= 2);
-      await first.close(); // stopped while holding both entries (pending in the consumer group)
+      const card = await h.slack.waitFor(() => cards(channel)[0]);
+      const cardJson = JSON.stringify(card.blocks);
+      for (const text of ['Olivia', '+14155550123', 'olivia.brown@example.com', 'Spring Recall', 'Riley', '02:34', 'completed', 'customer-ended-call', 'Customer confirmed the check-up']) {
+        expect(cardJson).toContain(text);
+      }
+      expect(injectedMarkup(cardJson)).toEqual([]);
+      const thread = await h.slack.waitFor(() => {
+        const t = h.slack.thread(channel, card.ts);
+        return t.length === 2 ? t : undefined;
+      });
+      expect(JSON.stringify(thread[1]!.blocks)).toContain('Tuesday works');
 
-      second = await startEventsHarness({ redisUrl: redis.url, keyPrefix: prefix, env: { SECRETS_KEY: secretsKey } });
-      const s = second;
-      await s.slack.waitFor(() => posts(s, channel).length === 2, 8_000);
+      expect((await deliver(localHookUrl(h, sub!.hookUrl), [event])).status).toBe(200);
       await sleep(300);
-      const posted = posts(s, channel).map((m) => ids.find((id) => JSON.stringify(m.blocks).includes(id)));
-      expect(posted.sort()).toEqual([...ids].sort());
-      expect(first.slack.callsTo('chat.postMessage').every((c) => c.status === 429)).toBe(true);
-    } finally {
-      await second?.close();
-    }
-  }, 20_000);
+      expect(cards(channel)).toHaveLength(1);
+      expect(h.slack.thread(channel, card.ts)).toHaveLength(2);
+    });
+
+    it('uploads a transcript too long for a message as a file in the card’s thread', async () => {
+      const channel = 'C0LONGTX01';
+      const hook = await routeTo(h, [{ campaignId: 'camp-long', triggerName: 'call_completed', channelId: channel }]);
+      const transcript = 'AI: Hello, how can I help?\nCustomer: I would like to talk about my bill. '.repeat(80);
+      await deliver(hook, [{ ...CALL_COMPLETED_FULL, campaignId: 'camp-long', callId: `call-${uid()}`, callTranscript: transcript }]);
+      const card = await h.slack.waitFor(() => cards(channel)[0]);
+      const upload = await h.slack.waitFor(() => h.slack.uploads.find((u) => u.channel_id === channel));
+      expect(upload.thread_ts).toBe(card.ts);
+      expect(upload.data.toString('utf8')).toBe(`${transcript.trim()}\n`);
+      expect(upload.filename).toMatch(/^transcript-call-[0-9a-f]+\.txt$/);
+    });
+  });
+
+  describe('routing', () => {
+    it('posts once in every matching channel (campaign and *), and a retry never re-posts a step already done', async () => {
+      const hook = await routeTo(h, [
+        { campaignId: 'camp-route', triggerName: 'call_completed', channelId: 'C0ROUTE001' },
+        { campaignId: '*', triggerName: 'call_completed', channelId: 'C0ROUTE002' },
+        { campaignId: 'camp-other', triggerName: 'call_completed', channelId: 'C0ROUTE003' },
+      ]);
+      // Every other chat.postMessage is refused with 429: each step fails once, then succeeds on its retry.
+      h.slack.rateLimit({ method: 'chat.postMessage', retryAfterSec: 0, everyOther: true, times: 100 });
+      await deliver(hook, [{ ...CALL_COMPLETED_FULL, campaignId: 'camp-route', callId: `call-${uid()}` }]);
+      for (const channel of ['C0ROUTE001', 'C0ROUTE002']) {
+        const card = await h.slack.waitFor(() => cards(channel)[0]);
+        await h.slack.waitFor(() => h.slack.thread(channel, card.ts).length === 2);
+      }
+      await sleep(200);
+      expect(h.slack.callsTo('chat.postMessage').some((c) => c.status === 429)).toBe(true);
+      for (const channel of ['C0ROUTE001', 'C0ROUTE002']) {
+        expect(cards(channel)).toHaveLength(1);
+        expect(h.slack.thread(channel, cards(channel)[0]!.ts)).toHaveLength(2);
+      }
+      expect(h.slack.messages('C0ROUTE003')).toHaveLength(0);
+    });
+
+    it('drops an event no channel routes any more, without a dead letter', async () => {
+      const hook = await routeTo(h, []);
+      const before = (await h.bot.deps.store.queue.deadLetters(TEAM_ID)).count;
+      // (call_started: the routing test above routes call_completed of every campaign somewhere.)
+      await deliver(hook, [{ ...CALL_STARTED_FULL, campaignId: 'camp-nobody', callId: `call-${uid()}` }]);
+      await h.slack.waitFor(() => h.logs().includes('no channel is subscribed to this event'));
+      expect(h.slack.callsTo('chat.postMessage')).toHaveLength(0);
+      expect((await h.bot.deps.store.queue.deadLetters(TEAM_ID)).count).toBe(before);
+    });
+  });
+
+  describe('Slack 429', () => {
+    it('waits out Retry-After and posts later, without dropping or reordering a conversation', async () => {
+      const channel = 'C0CHAT0001';
+      const hook = await routeTo(h, [{ campaignId: 'camp-chat', triggerName: 'message_received', channelId: channel }]);
+      h.slack.rateLimit({ method: 'chat.postMessage', retryAfterSec: 1, times: 1 });
+      const customerNumber = `+1415555${uid().slice(0, 4)}`;
+      for (let i = 1; i <= 3; i++) {
+        const res = await deliver(hook, [{ ...MESSAGE_RECEIVED_FULL, customerNumber, messageContent: `message ${i}`, receivedAt: `2024-03-08T16:45:0${i}.000Z` }]);
+        expect(res.status).toBe(200);
+      }
+      // One conversation: its card, then the three messages in the card's thread.
+      const card = await h.slack.waitFor(() => posts(h, channel)[0], 5_000);
+      await h.slack.waitFor(() => h.slack.thread(channel, card.ts).length === 4, 5_000);
+      const limited = h.slack.callsTo('chat.postMessage').find((c) => c.status === 429)!;
+      const delivered = h.slack.callsTo('chat.postMessage').filter((c) => c.status === 200);
+      expect(delivered[0]!.at - limited.at).toBeGreaterThanOrEqual(900);
+      expect(posts(h, channel)).toHaveLength(1);
+      const replies = h.slack.thread(channel, card.ts).slice(1);
+      expect(replies.map((m) => /message (\d)/.exec(JSON.stringify(m.blocks))?.[1])).toEqual(['1', '2', '3']);
+    });
+  });
+
+  describe(`two bots on one ${backend === 'cluster' ? 'Redis Cluster' : 'Redis'}`, () => {
+    it('the second takes over what a stopped first one was holding, and posts it once', async () => {
+      const prefix = `${redis.prefix}takeover:${uid()}:`;
+      const secretsKey = randomBytes(32).toString('base64');
+      const first = await startEventsHarness({ ...store(prefix), env: { SECRETS_KEY: secretsKey } });
+      let second: Harness | undefined;
+      try {
+        const channel = 'C0TAKEOVER';
+        const hook = await routeTo(first, [{ campaignId: 'camp-1', triggerName: 'call_completed', channelId: channel }]);
+        // The first bot's Slack answers 429 with a long Retry-After: it holds the entries, waiting.
+        first.slack.rateLimit({ method: 'chat.postMessage', retryAfterSec: 60, times: 100 });
+        const ids = [`call-a-${uid()}`, `call-b-${uid()}`];
+        for (const callId of ids) expect((await deliver(hook, [{ ...CALL_COMPLETED_FULL, callId, callTranscript: '' }])).status).toBe(200);
+        await first.slack.waitFor(() => first.slack.callsTo('chat.postMessage').filter((c) => c.status === 429).length >= 2);
+        await first.close(); // stopped while holding both entries (pending in the consumer group)
+
+        second = await startEventsHarness({ ...store(prefix), env: { SECRETS_KEY: secretsKey } });
+        const s = second;
+        await s.slack.waitFor(() => posts(s, channel).length === 2, 8_000);
+        await sleep(300);
+        const posted = posts(s, channel).map((m) => ids.find((id) => JSON.stringify(m.blocks).includes(id)));
+        expect(posted.sort()).toEqual([...ids].sort());
+        expect(first.slack.callsTo('chat.postMessage').every((c) => c.status === 429)).toBe(true);
+      } finally {
+        await second?.close();
+      }
+    }, 20_000);
+  });
 });

@@ -7,15 +7,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LINK_SESSION_CALLBACK } from '../../src/handoff/index.js';
 import { ADMIN_ID, MEMBER_ID, type Harness } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
+import { requireCluster } from '../support/redis-cluster.js';
 import { posts, run, sleep, startEventsHarness } from '../events/support.js';
 import { notices, openConversation, reactions, retryValue, sends, uid } from './support.js';
 
 const redis = await requireRedis();
+const cluster = await requireCluster();
 
-describe.each(['memory', 'redis'] as const)('handoff threads (%s store)', (backend) => {
+describe.each(['memory', 'redis', 'cluster'] as const)('handoff threads (%s store)', (backend) => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startEventsHarness(backend === 'redis' ? { redisUrl: redis.url, keyPrefix: `${redis.prefix}handoff:` } : {});
+    h = await startEventsHarness(
+      backend === 'redis'
+        ? { redisUrl: redis.url, keyPrefix: `${redis.prefix}handoff:` }
+        : backend === 'cluster'
+          ? { redisClusterNodes: cluster.spec, keyPrefix: `${redis.prefix}handoff:` }
+          : {},
+    );
   });
   afterAll(async () => {
     await h.close();

@@ -6,15 +6,17 @@ import { randomBytes } from 'node:crypto';
 import { afterEach } from 'vitest';
 import { createStore } from '../../src/store/index.js';
 import type { Store } from '../../src/store/index.js';
+import type { RedisCluster } from '../../bench/lib/redis-cluster.js';
 import type { RedisTestContext } from '../support/redis.js';
 
 export interface Backend {
-  name: 'memory' | 'redis';
+  name: 'memory' | 'redis' | 'cluster';
   /** `now`: the store's clock (expiry decisions), when a test moves it. */
   create: (options?: { now?: () => number }) => Store;
 }
 
-export function storeBackends(redis: RedisTestContext): Backend[] {
+/** Memory, one Redis and, when given, a Redis Cluster (keys under the file's prefix there too). */
+export function storeBackends(redis: RedisTestContext, cluster?: RedisCluster): Backend[] {
   const open: Store[] = [];
   afterEach(async () => {
     await Promise.all(open.splice(0).map((s) => s.close()));
@@ -24,7 +26,7 @@ export function storeBackends(redis: RedisTestContext): Backend[] {
     open.push(store);
     return store;
   };
-  return [
+  const backends: Backend[] = [
     { name: 'memory', create: (options = {}) => track(createStore(options)) },
     {
       name: 'redis',
@@ -32,6 +34,14 @@ export function storeBackends(redis: RedisTestContext): Backend[] {
         track(createStore({ ...options, redisUrl: redis.url, keyPrefix: `${redis.prefix}${++n}:`, secretsKey: randomBytes(32) })),
     },
   ];
+  if (cluster) {
+    backends.push({
+      name: 'cluster',
+      create: (options = {}) =>
+        track(createStore({ ...options, redisCluster: { nodes: cluster.seeds }, keyPrefix: `${redis.prefix}${++n}:`, secretsKey: randomBytes(32) })),
+    });
+  }
+  return backends;
 }
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

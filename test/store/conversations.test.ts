@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { requireRedis } from '../support/redis.js';
+import { requireCluster } from '../support/redis-cluster.js';
 import { storeBackends } from './backends.js';
 
 const redis = await requireRedis();
-const backends = storeBackends(redis);
+const backends = storeBackends(redis, await requireCluster());
 const conv = { teamId: 'T1', campaignId: 'camp-3', customerNumber: '+15550001111' };
 
 describe.each(backends)('ConversationRepo ($name)', ({ create }) => {

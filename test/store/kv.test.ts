@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { requireRedis } from '../support/redis.js';
+import { requireCluster } from '../support/redis-cluster.js';
 import { sleep, storeBackends } from './backends.js';
 
 const redis = await requireRedis();
-const backends = storeBackends(redis);
+const backends = storeBackends(redis, await requireCluster());
 
 describe.each(backends)('KeyValueStore contract ($name)', ({ create }) => {
   it('gets, sets and deletes strings', async () => {

@@ -5,10 +5,11 @@ import type { EventQueue, QueueEntry } from '../../src/store/index.js';
 import { MemoryQueueBackend } from '../../src/store/memory-queue.js';
 import { BackendEventQueue } from '../../src/store/queue-consumer.js';
 import { requireRedis } from '../support/redis.js';
+import { requireCluster } from '../support/redis-cluster.js';
 import { sleep, storeBackends, sync, waitFor } from './backends.js';
 
 const redis = await requireRedis();
-const backends = storeBackends(redis);
+const backends = storeBackends(redis, await requireCluster());
 
 /** Fast settings for tests. */
 const fast = { blockMs: 50, claimIdleMs: 200, pollMs: 20, retryDelayMs: () => 20 } as const;

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { SecretBoxError } from '../../src/store/index.js';
 import { requireRedis } from '../support/redis.js';
+import { requireCluster } from '../support/redis-cluster.js';
 import { sleep, storeBackends } from './backends.js';
 
 const redis = await requireRedis();
-const backends = storeBackends(redis);
+const backends = storeBackends(redis, await requireCluster());
 
 describe.each(backends)('WorkspaceRepo ($name)', ({ create }) => {
   it('stores the API key encrypted and gives it back, with who connected it and when', async () => {

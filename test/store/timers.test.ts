@@ -8,8 +8,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Timers } from '../../src/app/timers.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import { requireRedis } from '../support/redis.js';
+import { requireCluster } from '../support/redis-cluster.js';
 
 const redis = await requireRedis();
+const cluster = await requireCluster();
 const quiet = pino({ enabled: false });
 const open: Array<Store | Timers> = [];
 afterEach(async () => {
@@ -18,14 +20,15 @@ afterEach(async () => {
 
 let n = 0;
 /** Two stores on one state (two replicas), sharing the test's clock. */
-function replicas(backend: 'memory' | 'redis', clock: { now: number }): [Store, Store] {
+function replicas(backend: 'memory' | 'redis' | 'cluster', clock: { now: number }): [Store, Store] {
   const now = () => clock.now;
   if (backend === 'memory') {
     const store = createStore({ now });
     open.push(store);
     return [store, store];
   }
-  const options = { redisUrl: redis.url, keyPrefix: `${redis.prefix}${++n}:`, secretsKey: randomBytes(32), now };
+  const where = backend === 'redis' ? { redisUrl: redis.url } : { redisCluster: { nodes: cluster.seeds } };
+  const options = { ...where, keyPrefix: `${redis.prefix}${++n}:`, secretsKey: randomBytes(32), now };
   const stores: [Store, Store] = [createStore(options), createStore(options)];
   open.push(...stores);
   return stores;
@@ -37,7 +40,7 @@ function timersOn(store: Store, leaseMs = 60_000): Timers {
   return timers;
 }
 
-describe.each(['memory', 'redis'] as const)('timers (%s)', (backend) => {
+describe.each(['memory', 'redis', 'cluster'] as const)('timers (%s)', (backend) => {
   it('fires a due timer once across two replicas, then at the time its handler returns', async () => {
     const clock = { now: 1_000_000 };
     const [a, b] = replicas(backend, clock);

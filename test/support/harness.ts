@@ -23,6 +23,8 @@ export const STATE_SECRET = 'test-state-secret-0123456789abcdef';
 export interface HarnessOptions {
   /** Use Redis at this URL (default: in-memory store). */
   redisUrl?: string;
+  /** Use this Redis Cluster (`host:port,…`, REDIS_CLUSTER_NODES) instead. */
+  redisClusterNodes?: string;
   /** Give the bot CAMPAIGN_API_KEY = the fake platform's key (default true). */
   defaultApiKey?: boolean;
   env?: Record<string, string>;
@@ -76,6 +78,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     // In OAuth mode the default key serves exactly one workspace: the harness's own.
     ...(opts.defaultApiKey === false ? {} : { CAMPAIGN_API_KEY: platform.apiKey, ...(opts.oauth ? { CAMPAIGN_API_KEY_TEAM: TEAM_ID } : {}) }),
     ...(opts.redisUrl ? { REDIS_URL: opts.redisUrl, SECRETS_KEY: randomBytes(32).toString('base64') } : {}),
+    ...(opts.redisClusterNodes ? { REDIS_CLUSTER_NODES: opts.redisClusterNodes, SECRETS_KEY: randomBytes(32).toString('base64') } : {}),
     ...opts.env,
   };
   const parsed = parseConfig(env);

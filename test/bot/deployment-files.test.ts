@@ -253,20 +253,21 @@ const K8S_FILES = readdirSync(new URL(K8S_DIR, ROOT)).filter((f) => f.endsWith('
 const K8S: Array<K8sObject & { file: string }> = K8S_FILES.flatMap((file) =>
   parseAllDocuments(read(`${K8S_DIR}${file}`)).map((d) => ({ ...(d.toJS() as K8sObject), file })),
 );
-function one(kind: string): K8sObject & { file: string } {
+/** The one object of `kind` in the folder, typed as far as the checks read it. */
+function one<T extends object>(kind: string): K8sObject & { file: string } & T {
   const found = K8S.filter((o) => o.kind === kind);
   if (found.length !== 1) throw new Error(`${K8S_DIR}: ${found.length} objects of kind ${kind}, expected 1`);
-  return found[0]!;
+  return found[0] as K8sObject & { file: string } & T;
 }
 
 const probesOf = (c: Container) => [c.readinessProbe, c.livenessProbe, c.startupProbe].filter((p) => p !== undefined);
 
 describe('deploy/k8s', () => {
-  const deployment = one('Deployment') as K8sObject & { spec: { selector: { matchLabels: Record<string, string> }; template: { metadata: { labels: Record<string, string> }; spec: PodSpec } } };
+  const deployment = one<{ spec: { selector: { matchLabels: Record<string, string> }; template: { metadata: { labels: Record<string, string> }; spec: PodSpec } } }>('Deployment');
   const pod = deployment.spec.template.spec;
   const container = pod.containers[0]!;
-  const configMap = one('ConfigMap') as K8sObject & { data: Record<string, string> };
-  const secret = one('Secret') as K8sObject & { stringData: Record<string, string> };
+  const configMap = one<{ data: Record<string, string> }>('ConfigMap');
+  const secret = one<{ stringData: Record<string, string> }>('Secret');
   const env: Record<string, string> = {
     ...configMap.data,
     ...secret.stringData,
@@ -280,7 +281,7 @@ describe('deploy/k8s', () => {
     expect(container.envFrom).toEqual(expect.arrayContaining([{ configMapRef: { name: configMap.metadata.name } }, { secretRef: { name: secret.metadata.name } }]));
     // Secrets ship blank in a template that is not applied with the rest.
     expect(Object.values(secret.stringData).filter((v) => v !== '')).toEqual([]);
-    const kustomization = one('Kustomization') as K8sObject & { resources: string[] };
+    const kustomization = one<{ resources: string[] }>('Kustomization');
     expect(kustomization.resources).not.toContain(secret.file);
     for (const file of kustomization.resources) expect(K8S_FILES).toContain(file);
   });
@@ -311,16 +312,16 @@ describe('deploy/k8s', () => {
   });
 
   it('scales the Deployment with an HPA of at least 2 replicas (state in the shared Redis), behind a Service and a PDB', () => {
-    const hpa = one('HorizontalPodAutoscaler') as K8sObject & { spec: { scaleTargetRef: { kind: string; name: string }; minReplicas: number } };
+    const hpa = one<{ spec: { scaleTargetRef: { kind: string; name: string }; minReplicas: number } }>('HorizontalPodAutoscaler');
     expect(hpa.spec.scaleTargetRef).toMatchObject({ kind: 'Deployment', name: deployment.metadata.name });
     expect(hpa.spec.minReplicas).toBeGreaterThanOrEqual(2);
     expect(Object.keys(env)).toContain('REDIS_URL');
     const labels = deployment.spec.template.metadata.labels;
     expect(labels).toMatchObject(deployment.spec.selector.matchLabels);
-    const service = one('Service') as K8sObject & { spec: { selector: Record<string, string>; ports: Array<{ targetPort: string | number }> } };
+    const service = one<{ spec: { selector: Record<string, string>; ports: Array<{ targetPort: string | number }> } }>('Service');
     expect(labels).toMatchObject(service.spec.selector);
     expect(service.spec.ports.map((p) => portOf(p.targetPort))).toEqual([DEFAULT_PORT]);
-    const pdb = one('PodDisruptionBudget') as K8sObject & { spec: { selector: { matchLabels: Record<string, string> } } };
+    const pdb = one<{ spec: { selector: { matchLabels: Record<string, string> } } }>('PodDisruptionBudget');
     expect(labels).toMatchObject(pdb.spec.selector.matchLabels);
   });
 });
@@ -337,7 +338,7 @@ describe('on a running bot', () => {
   });
 
   it('answers 200 on every probe path the files use (and 404 elsewhere)', async () => {
-    const { containers } = (one('Deployment') as K8sObject & { spec: { template: { spec: PodSpec } } }).spec.template.spec;
+    const { containers } = one<{ spec: { template: { spec: PodSpec } } }>('Deployment').spec.template.spec;
     const probePaths = new Set([HEALTHCHECK_PATH ?? '(none)', ...containers.flatMap(probesOf).map((p) => p.httpGet.path)]);
     expect([...probePaths].sort()).toEqual(['/healthz', '/readyz']);
     for (const path of probePaths) expect((await fetch(`${h.url}${path}`)).status, path).toBe(200);

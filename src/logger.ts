@@ -12,6 +12,7 @@
  */
 import { pino, type Logger, type LoggerOptions, type DestinationStream } from 'pino';
 import type { LogLevel } from './config.js';
+import { stdoutLog } from './log-output.js';
 import { maskSecretShapes } from './util/secret-shapes.js';
 
 export type { Logger } from 'pino';
@@ -81,7 +82,7 @@ export class Redactor {
 export interface LoggerSetup {
   level: LogLevel;
   redactor: Redactor;
-  /** Where lines go; tests pass a capture stream. Defaults to stdout. */
+  /** Where lines go; tests pass a capture stream. Defaults to stdout, bounded and never blocking (log-output.ts). */
   destination?: DestinationStream;
 }
 
@@ -105,7 +106,7 @@ export function createLogger({ level, redactor, destination }: LoggerSetup): Log
       },
     },
   };
-  return destination ? pino(options, destination) : pino(options);
+  return pino(options, destination ?? stdoutLog());
 }
 
 function escapeRegExp(s: string): string {

@@ -5,6 +5,7 @@
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { EventQueue } from '../store/index.js';
+import { droppedLogLines } from '../log-output.js';
 
 export interface Metrics {
   readonly registry: Registry;
@@ -34,6 +35,16 @@ export function createMetrics(queue: EventQueue): Metrics {
   new Gauge({ name: 'campaign_queue_depth', help: 'Events queued and not finished yet', registers: [registry], collect: depth('total') });
   new Gauge({ name: 'campaign_queue_lag', help: 'Events queued and not yet taken by any worker', registers: [registry], collect: depth('lag') });
   new Gauge({ name: 'campaign_queue_pending', help: 'Events taken by a worker and not finished', registers: [registry], collect: depth('pending') });
+
+  new Counter({
+    name: 'campaign_log_lines_dropped_total',
+    help: 'Log lines dropped because the reader of stdout fell behind',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(droppedLogLines());
+    },
+  });
 
   return {
     registry,

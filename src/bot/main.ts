@@ -8,9 +8,13 @@
  */
 import type { Logger } from '../logger.js';
 import { isUnconfigured, parseConfig, readProcessEnv } from '../config.js';
+import { stdoutLog } from '../log-output.js';
 import type { PlaygroundModule } from './playground-module.js';
 
+/** From the signal to the exit, whatever is still running then. */
 const SHUTDOWN_GRACE_MS = 10_000;
+/** How long buffered log lines may take to reach a slow log reader before the exit. */
+const LOG_FLUSH_MS = 2_000;
 
 async function main(): Promise<void> {
   const env = readProcessEnv();
@@ -71,25 +75,49 @@ async function playground(env: Readonly<Record<string, string | undefined>>): Pr
   stopOnSignals(() => running.stop(), running.bot.deps.logger);
 }
 
+/**
+ * SIGTERM/SIGINT: stop, give buffered log lines a short deadline, exit. Logging never blocks (log-output.ts),
+ * so the force timer fires on time even when the log reader has stopped reading; a second signal exits at once.
+ */
 function stopOnSignals(stop: () => Promise<void>, logger: Logger): void {
   let stopping = false;
   const shutdown = (signal: string) => {
-    if (stopping) return;
+    if (stopping) {
+      exitNow(1);
+      return;
+    }
     stopping = true;
+    const deadline = Date.now() + SHUTDOWN_GRACE_MS;
     logger.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS);
-    force.unref();
+    setTimeout(() => {
+      logger.error({ graceMs: SHUTDOWN_GRACE_MS }, 'shutdown did not finish in time: exiting anyway');
+      exitNow(1);
+    }, SHUTDOWN_GRACE_MS);
+    const exitAfterFlush = (code: number) => {
+      void stdoutLog()
+        .flush(Math.min(LOG_FLUSH_MS, deadline - Date.now()))
+        .then(() => exitNow(code));
+    };
     stop().then(
-      () => process.exit(0),
+      () => exitAfterFlush(0),
       (err: unknown) => {
         logger.error({ err }, 'error during shutdown');
-        process.exit(1);
+        exitAfterFlush(1);
       },
     );
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('unhandledRejection', (err) => logger.error({ err }, 'unhandled promise rejection'));
+}
+
+/** Exits without waiting on anything; log lines a stalled reader never took are reported on stderr. */
+function exitNow(code: number): never {
+  const log = stdoutLog();
+  if (log.pending > 0) {
+    process.stderr.write(`campaign bot: ${log.pending} log lines not delivered: the log reader stopped reading (${log.dropped} dropped before)\n`);
+  }
+  process.exit(code);
 }
 
 main().catch((err: unknown) => {

@@ -1,0 +1,88 @@
+/**
+ * Where log lines go: stdout through a bounded buffer that never blocks the process.
+ *
+ * A log reader that stops reading (a stuck log shipper) must not hold the bot hostage: writes to stdout go
+ * through libuv without blocking, at most `LOG_BUFFER_BYTES` wait for the reader, and lines beyond that are
+ * dropped and counted (`campaign_log_lines_dropped_total`). When the reader catches up, one line says how
+ * many were dropped. On shutdown the buffer gets a deadline to drain (`flush`); nothing here ever waits
+ * synchronously, so the exit always happens.
+ */
+import type { Writable } from 'node:stream';
+
+/** Log bytes kept for a reader that fell behind; past this, lines are dropped. */
+export const LOG_BUFFER_BYTES = 1024 * 1024;
+
+export class BoundedLogOutput {
+  /** Lines dropped since start because the reader fell behind (or went away). */
+  dropped = 0;
+  /** Lines accepted and not yet handed to the operating system. */
+  pending = 0;
+  private droppedUnreported = 0;
+  private readerGone = false;
+  private idle: Array<() => void> = [];
+
+  constructor(
+    private readonly out: Writable,
+    private readonly maxBytes = LOG_BUFFER_BYTES,
+  ) {
+    // EPIPE and the like: nobody will ever read what follows, so it is dropped (and counted) from now on.
+    out.on('error', () => {
+      this.readerGone = true;
+    });
+    // Only emitted after a write found the buffer over its high-water mark, which every drop implies.
+    out.on('drain', () => this.reportDrops());
+  }
+
+  write(line: string): void {
+    if (this.readerGone || this.out.writableLength + Buffer.byteLength(line) > this.maxBytes) {
+      this.dropped++;
+      this.droppedUnreported++;
+      return;
+    }
+    this.pending++;
+    this.out.write(line, this.written);
+  }
+
+  /** Resolves true once every accepted line reached the operating system, false if `timeoutMs` passed first. */
+  flush(timeoutMs: number): Promise<boolean> {
+    if (this.pending === 0 || this.readerGone) return Promise.resolve(this.pending === 0);
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      const timer = setTimeout(() => {
+        this.idle = this.idle.filter((f) => f !== done);
+        resolve(false);
+      }, Math.max(0, timeoutMs));
+      this.idle.push(done);
+    });
+  }
+
+  private readonly written = (): void => {
+    this.pending--;
+    if (this.pending > 0) return;
+    const waiting = this.idle;
+    this.idle = [];
+    for (const resolve of waiting) resolve();
+  };
+
+  private reportDrops(): void {
+    if (this.droppedUnreported === 0 || this.readerGone) return;
+    const count = this.droppedUnreported;
+    this.droppedUnreported = 0;
+    this.write(`${JSON.stringify({ level: 'warn', time: new Date().toISOString(), dropped: count, msg: `the log reader fell behind: ${count} log lines dropped` })}\n`);
+  }
+}
+
+let stdoutOutput: BoundedLogOutput | undefined;
+
+/** The process's stdout as a bounded log output; one per process, shared by every logger writing to stdout. */
+export function stdoutLog(): BoundedLogOutput {
+  return (stdoutOutput ??= new BoundedLogOutput(process.stdout));
+}
+
+/** Lines dropped from stdout since start (0 while nothing has logged to it). */
+export function droppedLogLines(): number {
+  return stdoutOutput?.dropped ?? 0;
+}

@@ -9,6 +9,7 @@ import tseslint from 'typescript-eslint';
 const FLOORS = [
   ['util', 'format'],
   ['config'],
+  ['log-output'],
   ['logger'],
   ['api', 'store'],
   ['slack'],
@@ -27,7 +28,7 @@ function floorRules() {
   return FLOORS.flatMap((floor, level) =>
     floor.map((name) => {
       const banned = [...FLOORS.slice(level + 1).flat(), ...floor.filter((other) => other !== name)];
-      const files = ['config', 'logger'].includes(name) ? [`src/${name}.ts`] : [`src/${name}/**/*.ts`];
+      const files = ['config', 'log-output', 'logger'].includes(name) ? [`src/${name}.ts`] : [`src/${name}/**/*.ts`];
       return {
         files,
         rules: {

@@ -37,7 +37,9 @@ export function openRedisCluster(settings: ClusterSettings, logger: Logger): Clu
   const cluster = new Cluster(
     settings.nodes.map((n) => ({ host: n.host, port: n.port })),
     {
-      enableAutoPipelining: true,
+      // Off on a cluster: ioredis batches auto-pipelined commands per node, and a batch spanning slots (or made
+      // only of `call()` commands) comes back MOVED instead of being redirected (redis/ioredis#1890, #2075).
+      enableAutoPipelining: false,
       // While a master fails over or restarts, commands wait for the slot map instead of failing at once.
       retryDelayOnClusterDown: 200,
       retryDelayOnFailover: 200,

@@ -108,8 +108,8 @@ export const subscribe: Subcommand = {
       );
     }
     const notes = [
-      ...filterNotes(parsed.filters, names.events.length === 0, done),
       ...replacedNote(done.flatMap((d) => here.get(d.triggerName) ?? [])),
+      ...filterNotes(parsed.filters, names.events.length === 0, done),
       already.length > 0 ? `(Already subscribed before: ${routeList(already)}.)` : '',
     ].filter(Boolean);
     await ctx.tell(`✅ This channel now receives ${routeList(done)} for ${what}.${notes.map((n) => ` ${n}`).join('')} See \`/campaign subscriptions\`.`);
@@ -136,7 +136,7 @@ function filterNotes(filters: RouteFilters | undefined, defaultEvents: boolean, 
 /** Routes of the same events this channel had: the new ones replace them. */
 function replacedNote(before: readonly Route[]): string[] {
   if (before.length === 0) return [];
-  return [`This replaces what the channel had for them: ${routeList(before.map((r) => ({ triggerName: r.triggerName, filters: r.filters })))}.`];
+  return [`It replaces what this channel had: ${routeList(before)} (the latest subscribe sets a channel’s filters).`];
 }
 
 function wording(ctx: CommandContext): FailureWording {

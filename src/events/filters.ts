@@ -110,7 +110,7 @@ export function matchesFilters(filters: RouteFilters | undefined, event: KnownEv
   // Its payload is undocumented: a field it does not carry cannot rule it out.
   const missing = event.trigger === 'message_session_completed';
   const word = (allowed: readonly string[] | undefined, value: string | undefined) =>
-    allowed === undefined || (value === undefined || value.trim() === '' ? missing : allowed.includes(value.trim().toLowerCase()));
+    allowed === undefined || (value === undefined || value.trim() === '' ? missing : allowed.some((a) => sameWord(a, value)));
   if (!word(filters.type, event.data.campaignType) || !word(filters.agent, event.data.agentId)) return false;
   if (!hasCallOnlyFilters(filters)) return true;
   if (event.trigger !== 'call_completed') return event.trigger !== 'call_started';
@@ -120,6 +120,15 @@ export function matchesFilters(filters: RouteFilters | undefined, event: KnownEv
   const ms = callDurationMs(data);
   if (ms === undefined) return false;
   return (filters.minMs === undefined || ms >= filters.minMs) && (filters.maxMs === undefined || ms <= filters.maxMs);
+}
+
+/**
+ * Case-insensitive, and `-`, `_` and spaces count as one separator: the platform's values are undocumented
+ * (campaign-api.md §6), so `no_answer` finds `no-answer` and `No answer`.
+ */
+function sameWord(a: string, b: string): boolean {
+  const norm = (v: string) => v.trim().toLowerCase().replace(/[\s_-]+/g, '-');
+  return norm(a) === norm(b);
 }
 
 /** The filters as the user would type them, each a code span: `` `status:busy,failed` `min:1m30s` ``. */

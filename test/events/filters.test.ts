@@ -79,10 +79,12 @@ describe.each(['memory', 'redis'] as const)('filtered routes (%s)', (mode) => {
       completed({ status: 'busy', durationMinutes: 1.5 }),
       completed({ status: 'failed' }), // no duration: can't be 90 s or more
       completed({ status: undefined, durationMs: 600_000 }),
+      completed({ status: 'Busy ', durationMs: 90_000 }), // bounds included
+      completed({ status: 'busy_signal', durationMs: 600_000 }),
     ];
     await deliverAll(calls);
     expect(callIdsIn(EVERYTHING).sort()).toEqual(calls.map((c) => c.callId).sort());
-    expect(callIdsIn(FILTERED).sort()).toEqual([calls[0]!.callId, calls[3]!.callId, calls[4]!.callId].sort());
+    expect(callIdsIn(FILTERED).sort()).toEqual([calls[0]!.callId, calls[3]!.callId, calls[4]!.callId, calls[7]!.callId].sort());
   });
 
   it('shows the filters in /campaign subscriptions and in App Home', async () => {

@@ -1,7 +1,8 @@
 /**
- * `/campaign subscribe <campaignId|*> [events…]` (admins): routes those events of that campaign to this
- * channel and makes sure the platform sends them (POST /events-gateway/trigger/subscribe, once per event,
- * to this workspace's hook URL).
+ * `/campaign subscribe <campaignId|*> [events…] [filters…]` (admins): routes those events of that campaign to
+ * this channel and makes sure the platform sends them (POST /events-gateway/trigger/subscribe, once per event,
+ * to this workspace's hook URL). Filters (`events/filters.ts`) stay on our side: the platform sends every
+ * event and the router keeps the matching ones; subscribing an event routed here already replaces its filters.
  *
  * Order of work, so that a failure leaves nothing half-made:
  * 1. checks that need no I/O (event names, PUBLIC_URL), then what is already routed here;
@@ -13,7 +14,9 @@
 import type { WebClient } from '@slack/web-api';
 import { ensureHookToken, hookUrlFor, SUBSCRIBABLE_TRIGGERS, type SubscribableTrigger } from '../events/index.js';
 import { slackErrorCode } from '../slack/post.js';
-import { campaignIdProblem, campaignPhrase, eventList, parseEventNames } from '../events/subscription-text.js';
+import { campaignIdProblem, campaignPhrase, parseEventNames, routeList } from '../events/subscription-text.js';
+import { filtersForEvent, hasCallOnlyFilters, isFilterWord, parseFilters, sameFilters, splitFilterWords } from '../events/filters.js';
+import type { Route, RouteFilters } from '../store/index.js';
 import { escapeMrkdwn } from '../slack/blocks.js';
 import { describeFailure, logFailure, type FailureWording } from '../app/failure.js';
 import type { CommandContext, Subcommand } from './types.js';
@@ -25,32 +28,49 @@ export function noPublicUrl(what: string): string {
   return `${what} needs this bot’s public address, and none is configured: ask whoever runs the bot to set \`PUBLIC_URL\` (the https address the platform can reach, e.g. \`https://bot.example.com\`) and restart it.`;
 }
 
+/** Filter words a subscribe accepts (beyond the event names): plenty for every field, values comma-separated. */
+const MAX_FILTER_WORDS = 24;
+
+const CALL_STARTED_UNFILTERED =
+  '`call_started` can’t be filtered by status, ended reason or duration: a call that has just started has none yet. Subscribe `call_completed` with these filters, and `call_started` in its own `/campaign subscribe` without them. Nothing was subscribed.';
+
 export const subscribe: Subcommand = {
   name: 'subscribe',
-  usage: 'subscribe <campaignId|*> [events…]',
-  summary: 'post a campaign’s call and chat events in this channel (default: all four)',
+  usage: 'subscribe <campaignId|*> [events…] [filters…]',
+  summary:
+    'post a campaign’s call and chat events in this channel (default: all four); filters keep only matching ones: `status:` `reason:` `type:` `agent:` `min:90s` `max:5m`',
   admin: true,
-  args: { min: 1, max: 1 + SUBSCRIBABLE_TRIGGERS.length * 2 },
+  args: { min: 1, max: 1 + SUBSCRIBABLE_TRIGGERS.length * 2 + MAX_FILTER_WORDS },
   failures: wording,
   async run(ctx) {
     const { deps, teamId, channelId } = ctx;
     const [campaignId = '', ...words] = ctx.args;
-    const names = parseEventNames(words, SUBSCRIBABLE_TRIGGERS);
+    if (parseFilters([campaignId]).ok && isFilterWord(campaignId)) {
+      return ctx.tell(`The campaign id (or \`*\`) comes first, then events, then filters: \`/campaign ${subscribe.usage}\`. Nothing was subscribed.`);
+    }
+    const split = splitFilterWords(words);
+    const names = parseEventNames(split.events, SUBSCRIBABLE_TRIGGERS);
     if (!names.ok) return ctx.tell(names.sentence);
+    const parsed = parseFilters(split.filters);
+    if (!parsed.ok) return ctx.tell(`${parsed.sentence} Nothing was subscribed.`);
     const badId = campaignIdProblem(campaignId);
     if (badId) return ctx.tell(badId);
     const publicUrl = deps.config.publicUrl;
     if (!publicUrl) return ctx.tell(`${noPublicUrl('Subscribing to events')} Nothing was subscribed.`);
 
-    const wanted = names.events.length > 0 ? names.events : [...SUBSCRIBABLE_TRIGGERS];
-    const here = new Set(
-      (await deps.store.routes.listForChannel(teamId, channelId)).filter((r) => r.campaignId === campaignId).map((r) => r.triggerName),
+    const callOnly = hasCallOnlyFilters(parsed.filters);
+    if (callOnly && names.events.includes('call_started')) return ctx.tell(CALL_STARTED_UNFILTERED);
+    // Status, reason and duration exist only on call_completed: with them, that is the default event.
+    const events = names.events.length > 0 ? names.events : callOnly ? ['call_completed' as const] : [...SUBSCRIBABLE_TRIGGERS];
+    const wanted: Planned[] = events.map((triggerName) => ({ triggerName, filters: filtersForEvent(triggerName, parsed.filters) }));
+    const here = new Map(
+      (await deps.store.routes.listForChannel(teamId, channelId)).filter((r) => r.campaignId === campaignId).map((r) => [r.triggerName, r]),
     );
-    const already = wanted.filter((e) => here.has(e));
-    const toAdd = wanted.filter((e) => !here.has(e));
+    const already = wanted.filter((p) => here.has(p.triggerName) && sameFilters(here.get(p.triggerName)?.filters, p.filters));
+    const toAdd = wanted.filter((p) => !already.includes(p));
     const what = campaignPhrase(campaignId);
     if (toAdd.length === 0) {
-      return ctx.tell(`This channel is already subscribed to ${eventList(already)} for ${what} — nothing changed.`);
+      return ctx.tell(`This channel is already subscribed to ${routeList(already)} for ${what} — nothing changed.`);
     }
 
     const api = await deps.platform.clientFor(teamId);
@@ -60,17 +80,18 @@ export const subscribe: Subcommand = {
     const notice = await announce(ctx.client, channelId, confirmation(ctx.userId, toAdd, what));
     if (notice === 'not_in_channel') return ctx.tell(NOT_IN_CHANNEL);
 
-    const done: SubscribableTrigger[] = [];
+    const done: Planned[] = [];
     let failure: Error | undefined;
-    for (const triggerName of toAdd) {
+    for (const { triggerName, filters } of toAdd) {
       try {
         // One platform subscription per (campaign, event) serves every channel: only the first route makes it.
         if (!(await deps.store.routes.isNeeded(teamId, campaignId, triggerName))) {
           await api.webhooks.subscribe({ hookUrl, campaignId, triggerName });
           ctx.logger.info({ campaignId, triggerName }, 'platform webhook subscribed');
         }
-        await deps.store.routes.add({ teamId, campaignId, triggerName, channelId });
-        done.push(triggerName);
+        // Replaces this channel's route of the same event: the latest subscribe sets its filters.
+        await deps.store.routes.add({ teamId, campaignId, triggerName, channelId, ...(filters ? { filters } : {}) });
+        done.push({ triggerName, filters });
       } catch (err) {
         failure = err instanceof Error ? err : new Error(String(err));
         logFailure(ctx.logger, err, { campaignId, triggerName }, 'subscribe failed');
@@ -81,23 +102,50 @@ export const subscribe: Subcommand = {
     if (failure !== undefined) {
       await correctNotice(ctx, notice, done.length > 0 ? confirmation(ctx.userId, done, what) : undefined);
       if (done.length === 0) throw failure;
-      const rest = toAdd.filter((e) => !done.includes(e));
+      const rest = toAdd.filter((p) => !done.some((d) => d.triggerName === p.triggerName));
       return ctx.tell(
-        `Subscribed this channel to ${eventList(done)} for ${what}, but not to ${eventList(rest)}: ${describeFailure(failure, wording(ctx))}`,
+        `Subscribed this channel to ${routeList(done)} for ${what}, but not to ${routeList(rest)}: ${describeFailure(failure, wording(ctx))}`,
       );
     }
-    const also = already.length > 0 ? ` (Already subscribed before: ${eventList(already)}.)` : '';
-    await ctx.tell(`✅ This channel now receives ${eventList(done)} for ${what}.${also} See \`/campaign subscriptions\`.`);
+    const notes = [
+      ...replacedNote(done.flatMap((d) => here.get(d.triggerName) ?? [])),
+      ...filterNotes(parsed.filters, names.events.length === 0, done),
+      already.length > 0 ? `(Already subscribed before: ${routeList(already)}.)` : '',
+    ].filter(Boolean);
+    await ctx.tell(`✅ This channel now receives ${routeList(done)} for ${what}.${notes.map((n) => ` ${n}`).join('')} See \`/campaign subscriptions\`.`);
   },
 };
+
+interface Planned {
+  triggerName: SubscribableTrigger;
+  filters: RouteFilters | undefined;
+}
+
+/** What the filters mean for the events subscribed, where a manager could expect otherwise. */
+function filterNotes(filters: RouteFilters | undefined, defaultEvents: boolean, done: readonly Planned[]): string[] {
+  if (!filters) return [];
+  const notes: string[] = [];
+  if (hasCallOnlyFilters(filters)) {
+    if (defaultEvents) notes.push('Only `call_completed` has a status, ended reason and duration, so it is the event subscribed.');
+    if (done.some((d) => d.triggerName.startsWith('message_'))) notes.push('Chat messages have no status, ended reason nor duration: those filters apply to calls only.');
+  }
+  notes.push('An event that does not carry a filtered field is not posted here.');
+  return notes;
+}
+
+/** Routes of the same events this channel had: the new ones replace them. */
+function replacedNote(before: readonly Route[]): string[] {
+  if (before.length === 0) return [];
+  return [`It replaces what this channel had: ${routeList(before)} (the latest subscribe sets a channel’s filters).`];
+}
 
 function wording(ctx: CommandContext): FailureWording {
   const campaignId = ctx.args[0] ?? '';
   return { notFound: `The platform has no ${campaignPhrase(campaignId)} — check the id.` };
 }
 
-function confirmation(userId: string, events: readonly string[], what: string): string {
-  return `📣 This channel now receives ${eventList(events)} events for ${what} (set up by <@${escapeMrkdwn(userId)}>).`;
+function confirmation(userId: string, routes: readonly Planned[], what: string): string {
+  return `📣 This channel now receives ${routeList(routes)} events for ${what} (set up by <@${escapeMrkdwn(userId)}>).`;
 }
 
 /** Posts the confirmation; `not_in_channel` when the bot cannot post here. Other Slack errors are thrown. */

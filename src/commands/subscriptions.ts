@@ -1,5 +1,5 @@
 /**
- * `/campaign subscriptions [campaignId]`: what this channel receives (its routes), the delivery health
+ * `/campaign subscriptions [campaignId]`: what this channel receives (its routes and their filters), the delivery health
  * (dead letters), and — for one campaign — the hooks the platform has registered, side by side with ours.
  *
  * The platform's list body is undocumented: a list of subscriptions (`triggerName`, `campaignId`, `id` /
@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { describeHookUrl, hookUrlFor, isTriggerName } from '../events/index.js';
-import { campaignIdProblem, campaignPhrase } from '../events/subscription-text.js';
+import { campaignIdProblem, campaignPhrase, routeList } from '../events/subscription-text.js';
 import { LIMITS, context, divider, escapeMrkdwn, header, message, section, slackDate, truncate, type KnownBlock } from '../slack/blocks.js';
 import { ALL_CAMPAIGNS, type Route } from '../store/index.js';
 import { describeFailure, logFailure } from '../app/failure.js';
@@ -65,14 +65,14 @@ export const subscriptions: Subcommand = {
 function routesText(routes: readonly Route[], campaignId: string | undefined): string {
   if (routes.length === 0) {
     const scope = campaignId === undefined ? '' : ` for ${campaignPhrase(campaignId)}`;
-    return `*This channel*\n_No events are posted here${scope}._ An admin can run \`/campaign subscribe <campaignId|*> [events…]\`.`;
+    return `*This channel*\n_No events are posted here${scope}._ An admin can run \`/campaign subscribe <campaignId|*> [events…] [filters…]\`.`;
   }
-  const byCampaign = new Map<string, string[]>();
-  for (const r of routes) byCampaign.set(r.campaignId, [...(byCampaign.get(r.campaignId) ?? []), r.triggerName]);
+  const byCampaign = new Map<string, Route[]>();
+  for (const r of routes) byCampaign.set(r.campaignId, [...(byCampaign.get(r.campaignId) ?? []), r]);
   // Asked about one campaign, a `*` route is how this channel gets that campaign's events: say so.
   const through = campaignId !== undefined && campaignId !== ALL_CAMPAIGNS ? `, which includes ${campaignPhrase(campaignId)}` : '';
   const lines = [...byCampaign].map(
-    ([c, events]) => `• ${campaignPhrase(c)}${c === ALL_CAMPAIGNS ? through : ''}: ${events.map((e) => `\`${escapeMrkdwn(e)}\``).join(', ')}`,
+    ([c, events]) => `• ${campaignPhrase(c)}${c === ALL_CAMPAIGNS ? through : ''}: ${routeList(events)}`,
   );
   return truncate(`*This channel receives*\n${lines.join('\n')}`, LIMITS.sectionText);
 }

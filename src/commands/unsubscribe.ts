@@ -1,12 +1,13 @@
 /**
  * `/campaign unsubscribe <campaignId|*> [events…]` (admins): removes this channel's routes for those events
- * (default: every event this channel receives for that campaign). When no channel needs a (campaign, event)
+ * (default: every event this channel receives for that campaign), whatever their filters. When no channel needs a (campaign, event)
  * any more, the platform subscription goes too (DELETE /events-gateway/trigger/unsubscribe, with the values
  * subscribe used) — before the route, so a refused unsubscribe leaves the route and the user can retry.
  */
 import { BadRequestError } from '../api/index.js';
 import { hookUrlFor, TRIGGER_NAMES, type TriggerName } from '../events/index.js';
 import { campaignIdProblem, campaignPhrase, eventList, parseEventNames } from '../events/subscription-text.js';
+import { isFilterWord } from '../events/filters.js';
 import { describeFailure, logFailure } from '../app/failure.js';
 import { noPublicUrl } from './subscribe.js';
 import type { CommandContext, Subcommand } from './types.js';
@@ -21,6 +22,11 @@ export const unsubscribe: Subcommand = {
   async run(ctx) {
     const { deps, teamId, channelId } = ctx;
     const [campaignId = '', ...words] = ctx.args;
+    if (words.some(isFilterWord)) {
+      return ctx.tell(
+        `\`/campaign unsubscribe\` takes no filters: it removes this channel’s routes for those events whatever their filters — run it with the campaign and events only (\`/campaign ${unsubscribe.usage}\`). To change filters, run \`/campaign subscribe\` again with the new ones.`,
+      );
+    }
     const names = parseEventNames(words, TRIGGER_NAMES);
     if (!names.ok) return ctx.tell(names.sentence);
     const badId = campaignIdProblem(campaignId);

@@ -2,7 +2,8 @@
  * Arguments and wording shared by `/campaign subscribe`, `unsubscribe`, `subscriptions` and `sample`.
  */
 import { escapeMrkdwn, truncate } from '../slack/blocks.js';
-import { ALL_CAMPAIGNS } from '../store/index.js';
+import { ALL_CAMPAIGNS, type RouteFilters } from '../store/index.js';
+import { describeFilters } from './filters.js';
 
 /** Campaign ids are path segments upstream; anything longer than this is not one. */
 const MAX_CAMPAIGN_ID = 200;
@@ -40,4 +41,15 @@ export function campaignPhrase(campaignId: string): string {
 /** `\`call_started\`, \`call_completed\`` */
 export function eventList(events: readonly string[]): string {
   return events.map((e) => `\`${escapeMrkdwn(e)}\``).join(', ');
+}
+
+/** `\`call_completed\`` or `\`call_completed\` (only \`status:failed\`)`: an event of a route, with its filters. */
+export function routeLabel(triggerName: string, filters: RouteFilters | undefined): string {
+  const only = describeFilters(filters);
+  return `\`${escapeMrkdwn(triggerName)}\`${only ? ` (only ${only})` : ''}`;
+}
+
+/** Events with their filters, comma-separated. */
+export function routeList(routes: ReadonlyArray<{ triggerName: string; filters?: RouteFilters | undefined }>): string {
+  return routes.map((r) => routeLabel(r.triggerName, r.filters)).join(', ');
 }

@@ -6,6 +6,7 @@ import type { QuotaRow } from '../api/index.js';
 import { hoursMinutes, usageBar } from '../format/numbers.js';
 import { allowanceMs } from '../views/usage.js';
 import type { Connection, Route } from '../store/index.js';
+import { routeLabel } from '../events/subscription-text.js';
 import { actions, button, context, divider, escapeMrkdwn, header, section, slackDate, type KnownBlock } from '../slack/blocks.js';
 
 export const HOME_ACTIONS = { stats: 'home_stats', connect: 'home_connect', refresh: 'home_refresh' } as const;
@@ -41,7 +42,7 @@ export function renderHome(s: HomeState): HomeView {
   } else {
     const lines = s.routes
       .slice(0, MAX_ROUTE_LINES)
-      .map((r) => `• <#${r.channelId}> ← ${r.campaignId === '*' ? 'every campaign' : `campaign \`${escapeMrkdwn(r.campaignId)}\``}: \`${escapeMrkdwn(r.triggerName)}\``);
+      .map((r) => `• <#${r.channelId}> ← ${r.campaignId === '*' ? 'every campaign' : `campaign \`${escapeMrkdwn(r.campaignId)}\``}: ${routeLabel(r.triggerName, r.filters)}`);
     if (s.routes.length > MAX_ROUTE_LINES) lines.push(`…and ${s.routes.length - MAX_ROUTE_LINES} more`);
     blocks.push(section(lines.join('\n')));
   }

@@ -2,6 +2,20 @@ import { z } from 'zod';
 import type { Keys } from './keys.js';
 import type { KeyValueStore } from './kv.js';
 
+/**
+ * Which events of a route reach its channel (PRODUCT.md "Route filters"). Words are kept lower-case and
+ * sorted; durations in ms. Parsing and matching live with the events (`events/filters.ts`).
+ */
+export const routeFiltersSchema = z.object({
+  status: z.array(z.string()).optional(),
+  reason: z.array(z.string()).optional(),
+  type: z.array(z.string()).optional(),
+  agent: z.array(z.string()).optional(),
+  minMs: z.number().int().nonnegative().optional(),
+  maxMs: z.number().int().nonnegative().optional(),
+});
+export type RouteFilters = z.infer<typeof routeFiltersSchema>;
+
 /** Events of one campaign (or of every campaign, `campaignId: '*'`) posted to a channel. */
 export interface Route {
   teamId: string;
@@ -9,12 +23,15 @@ export interface Route {
   campaignId: string;
   triggerName: string;
   channelId: string;
+  /** Absent: every event of the route. */
+  filters?: RouteFilters;
 }
 
 export const ALL_CAMPAIGNS = '*';
 
-// Set members are JSON arrays: unambiguous whatever characters the ids contain.
-const member = z.tuple([z.string(), z.string(), z.string()]);
+// Set members are JSON arrays: unambiguous whatever characters the ids contain. A route without filters is
+// the 3-element array routes have always been; a filtered one adds its filters as a 4th element.
+const member = z.union([z.tuple([z.string(), z.string(), z.string()]), z.tuple([z.string(), z.string(), z.string(), routeFiltersSchema])]);
 
 /** The workspace's event routes, one Redis set per team. */
 export class RouteRepo {
@@ -23,14 +40,31 @@ export class RouteRepo {
     private readonly keys: Keys,
   ) {}
 
-  /** Returns false when the route already existed. */
+  /**
+   * Stores the route; one of the same channel, campaign and event with other filters is replaced (the latest
+   * subscribe sets the channel's filters). Returns false when exactly this route already existed.
+   */
   async add(route: Route): Promise<boolean> {
-    return (await this.kv.setAdd(this.keys.routes(route.teamId), encode(route))) === 1;
+    const key = this.keys.routes(route.teamId);
+    const encoded = encode(route);
+    const replaced = (await this.membersLike(route)).filter((m) => m !== encoded);
+    const added = (await this.kv.setAdd(key, encoded)) === 1;
+    // Added before the old one goes, so the channel never misses an event in between.
+    if (replaced.length > 0) await this.kv.setRemove(key, ...replaced);
+    return added || replaced.length > 0;
   }
 
-  /** Returns false when there was no such route. */
+  /** Removes the channel's route for that campaign and event, whatever its filters. False when there was none. */
   async remove(route: Route): Promise<boolean> {
-    return (await this.kv.setRemove(this.keys.routes(route.teamId), encode(route))) === 1;
+    const members = await this.membersLike(route);
+    if (members.length === 0) return false;
+    return (await this.kv.setRemove(this.keys.routes(route.teamId), ...members)) > 0;
+  }
+
+  /** The stored members of the same (campaign, event, channel) as `route`, whatever their filters. */
+  private async membersLike(route: Route): Promise<string[]> {
+    const members = await this.kv.setMembers(this.keys.routes(route.teamId));
+    return members.filter((m) => decode(route.teamId, m).some((r) => sameTarget(r, route)));
   }
 
   /** All routes of the team, sorted by campaign, event, channel. */
@@ -50,15 +84,16 @@ export class RouteRepo {
     return (await this.listForTeam(teamId)).filter((r) => r.channelId === channelId);
   }
 
-  /** Channels an event of this campaign goes to: routes of the campaign itself or of '*', each channel once. */
+  /** Routes an event of this campaign may take: those of the campaign itself or of '*' (filters not applied). */
+  async routesFor(teamId: string, campaignId: string, triggerName: string): Promise<Route[]> {
+    return (await this.listForTeam(teamId)).filter(
+      (r) => r.triggerName === triggerName && (r.campaignId === campaignId || r.campaignId === ALL_CAMPAIGNS),
+    );
+  }
+
+  /** Channels routing this campaign's event (itself or '*'), each once, whatever the routes' filters. */
   async channelsFor(teamId: string, campaignId: string, triggerName: string): Promise<string[]> {
-    const channels = new Set<string>();
-    for (const r of await this.listForTeam(teamId)) {
-      if (r.triggerName === triggerName && (r.campaignId === campaignId || r.campaignId === ALL_CAMPAIGNS)) {
-        channels.add(r.channelId);
-      }
-    }
-    return [...channels];
+    return [...new Set((await this.routesFor(teamId, campaignId, triggerName)).map((r) => r.channelId))];
   }
 
   /**
@@ -73,8 +108,26 @@ export class RouteRepo {
   }
 }
 
+function sameTarget(a: Route, b: Route): boolean {
+  return a.campaignId === b.campaignId && a.triggerName === b.triggerName && a.channelId === b.channelId;
+}
+
+/** Same filters, same string: keys in one order, words sorted, empty lists dropped. */
+export function canonicalFilters(filters: RouteFilters | undefined): RouteFilters | undefined {
+  if (!filters) return undefined;
+  const out: RouteFilters = {};
+  for (const field of ['status', 'reason', 'type', 'agent'] as const) {
+    const words = filters[field];
+    if (words && words.length > 0) out[field] = [...new Set(words)].sort();
+  }
+  if (filters.minMs !== undefined) out.minMs = filters.minMs;
+  if (filters.maxMs !== undefined) out.maxMs = filters.maxMs;
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
 function encode(route: Route): string {
-  return JSON.stringify([route.campaignId, route.triggerName, route.channelId]);
+  const filters = canonicalFilters(route.filters);
+  return JSON.stringify(filters ? [route.campaignId, route.triggerName, route.channelId, filters] : [route.campaignId, route.triggerName, route.channelId]);
 }
 
 function decode(teamId: string, raw: string): Route[] {
@@ -86,6 +139,7 @@ function decode(teamId: string, raw: string): Route[] {
   }
   const result = member.safeParse(parsed);
   if (!result.success) return [];
-  const [campaignId, triggerName, channelId] = result.data;
-  return [{ teamId, campaignId, triggerName, channelId }];
+  const [campaignId, triggerName, channelId, stored] = result.data;
+  const filters = canonicalFilters(stored);
+  return [{ teamId, campaignId, triggerName, channelId, ...(filters ? { filters } : {}) }];
 }

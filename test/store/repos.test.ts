@@ -206,6 +206,44 @@ describe.each(backends)('RouteRepo ($name)', ({ create }) => {
     expect(await routes.listForTeam('T1')).toContainEqual(odd);
     expect(await routes.channelsFor('T1', 'c:1"],["x', 'call_started')).toEqual(['C:1']);
   });
+
+  it('keeps filters with a route: one route per channel, campaign and event, the latest filters replacing', async () => {
+    const { routes } = create();
+    const failed = { ...route('c1', 'call_completed', 'C1'), filters: { status: ['failed', 'busy'], minMs: 90_000 } };
+    expect(await routes.add(failed)).toBe(true);
+    expect(await routes.add({ ...failed, filters: { minMs: 90_000, status: ['busy', 'failed', 'busy'] } })).toBe(false);
+    expect(await routes.listForTeam('T1')).toEqual([{ ...failed, filters: { status: ['busy', 'failed'], minMs: 90_000 } }]);
+
+    const agentOnly = { ...route('c1', 'call_completed', 'C1'), filters: { agent: ['agent-7'] } };
+    expect(await routes.add(agentOnly)).toBe(true);
+    expect(await routes.listForTeam('T1')).toEqual([agentOnly]);
+    // Back to no filters: the plain route.
+    expect(await routes.add(route('c1', 'call_completed', 'C1'))).toBe(true);
+    expect(await routes.listForTeam('T1')).toEqual([route('c1', 'call_completed', 'C1')]);
+
+    await routes.add({ ...route('*', 'call_completed', 'C2'), filters: { type: ['outbound'] } });
+    expect((await routes.routesFor('T1', 'c1', 'call_completed')).map((r) => [r.channelId, r.filters])).toEqual([
+      ['C2', { type: ['outbound'] }],
+      ['C1', undefined],
+    ]);
+    // Removing ignores filters.
+    expect(await routes.remove(route('*', 'call_completed', 'C2'))).toBe(true);
+    expect(await routes.isNeeded('T1', '*', 'call_completed')).toBe(false);
+  });
+
+  it('reads routes stored before filters existed, and stores unfiltered ones the same way', async () => {
+    const { routes, kv, keys } = create();
+    await kv.setAdd(keys.routes('T1'), JSON.stringify(['c1', 'call_started', 'C1']));
+    expect(await routes.listForTeam('T1')).toEqual([route('c1', 'call_started', 'C1')]);
+    expect(await routes.add(route('c1', 'call_started', 'C1'))).toBe(false);
+    await routes.add({ ...route('c1', 'call_completed', 'C1'), filters: { reason: ['voicemail'] } });
+    expect((await kv.setMembers(keys.routes('T1'))).sort()).toEqual([
+      JSON.stringify(['c1', 'call_completed', 'C1', { reason: ['voicemail'] }]),
+      JSON.stringify(['c1', 'call_started', 'C1']),
+    ]);
+    expect(await routes.remove(route('c1', 'call_completed', 'C1'))).toBe(true);
+    expect(await kv.setMembers(keys.routes('T1'))).toEqual([JSON.stringify(['c1', 'call_started', 'C1'])]);
+  });
 });
 
 describe.each(backends)('Cache ($name)', ({ create }) => {

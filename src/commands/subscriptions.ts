@@ -114,7 +114,7 @@ async function platformHooksText(ctx: CommandContext, campaignId: string, teamRo
   const missing = routed.filter((e) => isTriggerName(e) && !registered.has(e));
   if (missing.length > 0 && ours.current !== undefined) {
     lines.push(
-      `⚠️ Routed in this workspace but not registered to this workspace’s hook: ${missing.map((e) => `\`${escapeMrkdwn(e)}\``).join(', ')} — run \`/campaign subscribe ${escapeMrkdwn(campaignId)} ${missing.join(' ')}\` again to repair.`,
+      `⚠️ Routed in this workspace but not registered to this workspace’s hook: ${missing.map((e) => `\`${escapeMrkdwn(e)}\``).join(', ')} — an admin can run \`/campaign rotate-hook\` to register every route with the platform again.`,
     );
   }
   return truncate(`${title}\n${lines.join('\n')}`, LIMITS.sectionText);

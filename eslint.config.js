@@ -16,6 +16,7 @@ const FLOORS = [
   ['app'],
   ['events'],
   ['handoff'],
+  ['digests'],
   ['commands'],
   ['home'],
   ['bot'],

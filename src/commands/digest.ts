@@ -79,6 +79,7 @@ async function postNow(ctx: CommandContext, rest: string[]): Promise<void> {
   const outcome = await postDigest(deps, ctx.client, ctx.logger, { teamId, channelId }, { campaignId, cadence: schedule?.cadence }, deps.store.now());
   if (!outcome.posted) return ctx.tell(notInChannel('Nothing was posted.'));
   ctx.logger.info({ campaignId }, 'digest posted on demand');
+  await ctx.tell(schedule ? '✅ Posted. The scheduled digests go on; the next one shows the changes since this one.' : '✅ Posted.');
 }
 
 type Parsed = { ok: true; campaignId: string; time?: string; timeZone?: string } | { ok: false; sentence: string };

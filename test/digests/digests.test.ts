@@ -118,6 +118,12 @@ describe.each(['memory', 'redis'] as const)('digests (%s)', (backend) => {
     expect(cards(h)[0]).toContain('Counted for the campaigns routed to Slack and the dashboard');
     expect(h.platform.requests.filter((r) => /^\/campaign\/camp-[124]\/bookings$/.test(r.path))).toHaveLength(3);
 
+    // App Home lists the channel's digest beside the routes.
+    await h.signer.event({ type: 'app_home_opened', user: MEMBER_ID, tab: 'home', channel: 'D0HOME0001' });
+    const home = await h.slack.waitFor(() => h.slack.callsTo('views.publish')[0]);
+    expect(home.response.ok).toBe(true);
+    expect(JSON.stringify(home.args.view)).toContain(`<#${CHANNEL}> 🗞️ digest weekly on Mondays at 08:30 (Europe/Berlin) for every campaign`);
+
     expect((await run(h, 'digest off', { channelId: CHANNEL })).text).toContain('digest is stopped');
     expect(await h.bot.deps.store.timers.dueAt('digest', timerId)).toBeUndefined();
     expect(await h.bot.deps.store.reports.digest(TEAM_ID, CHANNEL)).toBeUndefined();

@@ -110,22 +110,29 @@ function quotaBlocks(row: QuotaRow, now: number): KnownBlock[] {
   const { total } = allowanceMs(row);
   const used = row.TotalUsageMs ?? 0n;
   return [
-    section(`\`${usageBar(used, total)}\`\n${hoursMinutes(used)} used of ${hoursMinutes(total)} · ${daysLeftText(row, used, total, now)}`),
+    section(`\`${usageBar(used, total)}\`\n${usageLine(row, used, total, now)}`),
     context(`Updated ${slackDate(row.Timestamp)}`),
   ];
 }
 
-function daysLeftText(row: QuotaRow, used: bigint, total: bigint, now: number): string {
+function usageLine(row: QuotaRow, used: bigint, total: bigint, now: number): string {
+  const rate = daysLeftText(row, used, total, now);
+  return `${hoursMinutes(used)} used of ${hoursMinutes(total)}${rate ? ` · ${rate}` : ''}`;
+}
+
+/** How long the allowance lasts at this month's rate; undefined when the row's month is not the current one. */
+function daysLeftText(row: QuotaRow, used: bigint, total: bigint, now: number): string | undefined {
   const left = total - used;
   if (left <= 0n) return total > 0n ? '*the allowance is used up*' : 'no allowance this month';
   const start = monthStart(row, now);
+  const end = new Date(start);
+  end.setUTCMonth(end.getUTCMonth() + 1);
+  const daysToMonthEnd = (end.getTime() - now) / DAY_MS;
+  if (daysToMonthEnd <= 0) return undefined;
   const elapsedDays = (now - start) / DAY_MS;
   if (used <= 0n || elapsedDays <= 0) return 'no usage yet this month';
   const perDay = Number(used) / elapsedDays;
   const days = Number(left) / perDay;
-  const end = new Date(start);
-  end.setUTCMonth(end.getUTCMonth() + 1);
-  const daysToMonthEnd = (end.getTime() - now) / DAY_MS;
   if (days >= daysToMonthEnd) return 'lasts past the end of the month at the current rate';
   const whole = Math.floor(days);
   return `about *${whole < 1 ? 'less than a day' : `${whole} day${whole === 1 ? '' : 's'}`}* left at the current rate`;
@@ -155,7 +162,7 @@ export function renderQuotaAlert(row: QuotaRow, threshold: number, thresholds: r
   const headline = `${icon} Usage crossed ${threshold}% of this month's allowance`;
   return message(`${headline}: ${hoursMinutes(used)} used of ${hoursMinutes(total)}`, [
     section(`*${headline}*`),
-    section(`\`${usageBar(used, total)}\`\n${hoursMinutes(used)} used of ${hoursMinutes(total)} · ${daysLeftText(row, used, total, now)}`),
+    section(`\`${usageBar(used, total)}\`\n${usageLine(row, used, total, now)}`),
     context(`Alerts in this channel at ${thresholds.map((t) => `${t}%`).join(', ')} · details: \`/campaign quota\``),
   ]);
 }

@@ -162,6 +162,21 @@ describe.each(['memory', 'redis'] as const)('digests (%s)', (backend) => {
   });
 });
 
+describe('uninstalling the app', () => {
+  it('ends the workspace’s digests and quota alerts', async () => {
+    const clock = { now: at('2024-03-08T12:00:00Z') };
+    const h = await start('memory', clock);
+    await run(h, 'digest weekly', { channelId: CHANNEL });
+    await run(h, 'quota-alert 99', { channelId: CHANNEL });
+    expect((await h.signer.event({ type: 'app_uninstalled' })).status).toBe(200);
+    for (let i = 0; i < 100 && (await h.bot.deps.store.reports.digests(TEAM_ID)).length > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await h.bot.deps.store.reports.digests(TEAM_ID)).toEqual([]);
+    expect(await h.bot.deps.store.reports.quotaAlerts(TEAM_ID)).toEqual([]);
+    expect(await h.bot.deps.store.timers.dueAt('digest', timerId)).toBeUndefined();
+    expect(await h.bot.deps.store.timers.dueAt('quota-alert', timerId)).toBeUndefined();
+  });
+});
+
 describe('digests on two replicas sharing Redis', () => {
   it('posts each slot once, even when a firing is retried after it posted', async () => {
     const clock = { now: at('2024-03-08T08:00:00Z') };

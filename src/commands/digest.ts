@@ -76,6 +76,7 @@ async function postNow(ctx: CommandContext, rest: string[]): Promise<void> {
   const campaignId = rest[0] ?? schedule?.campaignId ?? ALL_CAMPAIGNS;
   const badId = campaignIdProblem(campaignId);
   if (badId) return ctx.tell(badId);
+  await deps.platform.clientFor(teamId); // not connected: said once, privately, instead of a card saying it
   const outcome = await postDigest(deps, ctx.client, ctx.logger, { teamId, channelId }, { campaignId, cadence: schedule?.cadence }, deps.store.now());
   if (!outcome.posted) return ctx.tell(notInChannel('Nothing was posted.'));
   ctx.logger.info({ campaignId }, 'digest posted on demand');
@@ -123,6 +124,7 @@ async function setSchedule(ctx: CommandContext, cadence: DigestCadence, words: s
   if (!options.ok) return ctx.tell(options.sentence);
   const badId = campaignIdProblem(options.campaignId);
   if (badId) return ctx.tell(badId);
+  await deps.platform.clientFor(teamId); // a workspace that is not connected gets told now, not at 09:00
   const zone = options.timeZone ? { timeZone: options.timeZone, fallback: false } : await adminTimeZone(ctx);
   const schedule: DigestSchedule = {
     cadence,

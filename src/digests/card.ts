@@ -14,7 +14,7 @@ const FAILURES_SHOWN = 5;
 
 export function renderDigest(d: DigestData, cadence: DigestCadence | undefined): MessagePayload {
   const title = `${cadence === 'weekly' ? 'Weekly' : cadence === 'daily' ? 'Daily' : 'Campaign'} digest`;
-  const what = d.campaignId === ALL_CAMPAIGNS ? 'every campaign' : `campaign \`${escapeMrkdwn(d.campaignId)}\``;
+  const what = d.campaignId === ALL_CAMPAIGNS ? 'every campaign' : `campaign \`${escapeMrkdwn(d.campaignId.replace(/`/g, ''))}\``;
   const blocks: KnownBlock[] = [
     header(title),
     context(`${what} · ${slackDate(new Date(d.since).toISOString())} → ${slackDate(new Date(d.until).toISOString())}`),

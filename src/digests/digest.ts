@@ -54,7 +54,7 @@ export async function stopDigest(deps: Deps, teamId: string, channelId: string):
 /** `daily at 09:00 (Europe/Berlin) for every campaign`. */
 export function describeSchedule(s: DigestSchedule): string {
   const when = s.cadence === 'weekly' ? `weekly on Mondays at ${s.time}` : `daily at ${s.time}`;
-  const what = s.campaignId === ALL_CAMPAIGNS ? 'every campaign' : `campaign \`${escapeMrkdwn(s.campaignId)}\``;
+  const what = s.campaignId === ALL_CAMPAIGNS ? 'every campaign' : `campaign \`${escapeMrkdwn(s.campaignId.replace(/`/g, ''))}\``;
   return `${when} (${escapeMrkdwn(s.timeZone)}) for ${what}`;
 }
 

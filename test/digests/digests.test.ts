@@ -199,3 +199,21 @@ describe('digests on two replicas sharing Redis', () => {
     expect(await b.bot.deps.store.timers.dueAt('digest', timerId)).toBe(at('2024-03-09T09:00:00Z'));
   });
 });
+
+describe('a workspace that is not connected', () => {
+  it('is told when it sets a digest, and a scheduled one says so in the channel instead of failing silently', async () => {
+    const clock = { now: at('2024-03-08T12:00:00Z') };
+    const h = await startHarness({ defaultApiKey: false, bot: { now: () => clock.now } });
+    open.push(h);
+    expect((await run(h, 'digest daily', { channelId: CHANNEL })).text).toContain('not connected to the campaign platform');
+    expect(await h.bot.deps.store.reports.digest(TEAM_ID, CHANNEL)).toBeUndefined();
+
+    // A schedule made while it was connected, its key gone since.
+    const schedule = { cadence: 'daily' as const, campaignId: '*', time: '09:00', timeZone: 'UTC', setBy: MEMBER_ID, setAt: clock.now };
+    await h.bot.deps.store.reports.setDigest(TEAM_ID, CHANNEL, schedule);
+    await h.bot.deps.store.timers.set('digest', timerId, clock.now);
+    await h.bot.deps.timers.runDue();
+    expect(cards(h)).toEqual([expect.stringContaining('This digest could not be made: This workspace is not connected')]);
+    expect(await h.bot.deps.store.reports.lastFigures(TEAM_ID, CHANNEL)).toBeUndefined();
+  });
+});

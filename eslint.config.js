@@ -17,6 +17,7 @@ const FLOORS = [
   ['app'],
   ['events'],
   ['handoff'],
+  ['digests'],
   ['commands'],
   ['home'],
   ['bot'],

@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import type { DestinationStream } from 'pino';
 import { createBot, type Bot } from '../src/bot/compose.js';
+import { PlaygroundReports } from './reports.js';
 import { BOT_SCOPES } from '../src/bot/scopes.js';
 import { parsePlaygroundConfig } from '../src/config.js';
 import { startFakePlatform, type FakePlatform } from '../fakes/platform/index.js';
@@ -73,7 +74,7 @@ export async function startPlayground(opts: PlaygroundOptions): Promise<RunningP
     });
     const { port } = await bot.start();
     const logger = bot.deps.logger.child({ component: 'playground' });
-    session.connect({ botUrl: `http://127.0.0.1:${port}`, signingSecret, logger });
+    session.connect({ botUrl: `http://127.0.0.1:${port}`, signingSecret, logger, reports: new PlaygroundReports(bot, platform, slack.teamId) });
     if (opts.env.REDIS_URL?.trim()) logger.warn('REDIS_URL is ignored in the playground: its workspace is throwaway and lives in this process');
     await session.seed();
     const url = `http://localhost:${port}/`;

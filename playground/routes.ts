@@ -15,6 +15,7 @@
  *   POST /playground/shortcut           { channel, ts, callbackId }           → a message shortcut
  *   POST /playground/upload?name=&type= raw bytes                             → a file in the Slack stand-in
  *   POST /playground/simulate           { trigger, campaignId, … }            → the platform's webhook delivery
+ *   POST /playground/report             { digest: true } | { usagePercent }   → digests fired now / usage moved
  *   GET  /playground/files/<id>         a file's bytes
  *
  * Only for the person at this machine: requests must name a loopback host (no DNS rebinding), and POSTs must
@@ -94,6 +95,7 @@ const schemas = {
     customerNumber: z.string().max(40).optional(),
     text: z.string().max(4000).optional(),
   }),
+  report: z.union([z.object({ digest: z.literal(true) }), z.object({ usagePercent: z.number().min(0).max(200) })]),
 };
 
 class HttpProblem extends Error {
@@ -245,6 +247,7 @@ export function playgroundRoutes(session: PlaygroundSession, page: Record<string
     post('/playground/home', z.object({}), () => session.openHome()),
     post('/playground/shortcut', schemas.shortcut, (b) => session.shortcut(b.channel, b.ts, b.callbackId)),
     post('/playground/simulate', schemas.simulate, (b) => session.simulate(b)),
+    post('/playground/report', schemas.report, (b) => session.report(b)),
   ];
 }
 

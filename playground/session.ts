@@ -10,6 +10,7 @@ import { emojiFor, messageToHtml, optionsOf, viewToHtml, type RenderContext } fr
 import type { FakePlatform } from '../fakes/platform/index.js';
 import { SlackSigner, type SignedResult } from '../fakes/slack/signer.js';
 import type { FakeSlack, SlackChannel, SlackEphemeral, SlackFile, SlackMessage, SlackUser } from '../fakes/slack/index.js';
+import type { PlaygroundReports } from './reports.js';
 import { SIMULATED_TRIGGERS, simulate, SimulatorMemory, type SimulateInput, type SimulateResult } from './simulate.js';
 import { buildStateValues, type RawValues } from './view-state.js';
 
@@ -130,6 +131,8 @@ export class PlaygroundSession {
 
   /** The bot's logger once connected (the bot is built after the routes that hold this session). */
   logger: Logger | undefined;
+  /** The Simulate panel's digest and usage buttons, once the bot is built. */
+  reports: PlaygroundReports | undefined;
 
   constructor(
     readonly slack: FakeSlack,
@@ -137,9 +140,10 @@ export class PlaygroundSession {
   ) {}
 
   /** Called once the bot listens: where to send Slack's requests and the platform's webhooks. */
-  connect(opts: { botUrl: string; signingSecret: string; logger: Logger }): void {
+  connect(opts: { botUrl: string; signingSecret: string; logger: Logger; reports?: PlaygroundReports }): void {
     this.botUrl = opts.botUrl;
     this.logger = opts.logger;
+    this.reports = opts.reports;
     this.signer = new SlackSigner({ signingSecret: opts.signingSecret, url: `${opts.botUrl}/slack/events`, fake: this.slack });
   }
 
@@ -359,6 +363,14 @@ export class PlaygroundSession {
     if (result.problem) return { ok: false, error: result.problem, simulation: result };
     if (failed) return { ok: false, error: `The bot answered ${failed.status}: ${failed.body}`, simulation: result };
     return { ok: true, simulation: result };
+  }
+
+  /** Simulate › Reports: the scheduled digests now, or this month's usage moved (quota alerts checked at once). */
+  async report(input: { digest: true } | { usagePercent: number }): Promise<Outcome> {
+    if (!this.reports) throw new Error('the playground is not connected to the bot yet');
+    const outcome = 'digest' in input ? await this.reports.fireDigests() : await this.reports.setUsage(input.usagePercent);
+    this.changed();
+    return outcome;
   }
 
   // ---------------------------------------------------------------------------------------- state

@@ -45,6 +45,8 @@ export interface Config {
   logLevel: LogLevel;
   /** Webhook intake: per-workspace backlog cap (events) and how long a rotated-out hook token still works (s). */
   hooks: { maxBacklog: number; tokenGraceS: number };
+  /** How often channels with quota alerts have the month's usage checked (s). */
+  quotaCheckS: number;
 }
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: string[] };
@@ -144,6 +146,7 @@ const envSchema = z.object({
   LOG_LEVEL: optionalText.pipe(z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).optional()),
   HOOK_MAX_BACKLOG: optionalText.pipe(wholeNumber(1).optional()),
   HOOK_TOKEN_GRACE_S: optionalText.pipe(wholeNumber(0).optional()),
+  QUOTA_CHECK_S: optionalText.pipe(wholeNumber(60).optional()),
 });
 
 /** Parses an environment. Pure: callers pass `process.env` (see `loadConfig`). */
@@ -211,6 +214,7 @@ export function parseConfig(env: Env): ConfigResult {
     adminUserIds: e.ADMIN_USER_IDS ?? [],
     logLevel: e.LOG_LEVEL ?? 'info',
     hooks: { maxBacklog: e.HOOK_MAX_BACKLOG ?? 100_000, tokenGraceS: e.HOOK_TOKEN_GRACE_S ?? 600 },
+    quotaCheckS: e.QUOTA_CHECK_S ?? 900,
   };
   return { ok: true, config };
 }

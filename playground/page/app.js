@@ -550,6 +550,10 @@ function wire() {
   byId('sim-trigger', HTMLSelectElement).addEventListener('change', (event) => {
     if (event.target instanceof HTMLSelectElement) pickCampaignFor(event.target.value);
   });
+  byId('sim-digest', HTMLButtonElement).addEventListener('click', () => void api('/playground/report', { digest: true }));
+  byId('sim-usage-set', HTMLButtonElement).addEventListener('click', () => {
+    void api('/playground/report', { usagePercent: Number(byId('sim-usage', HTMLInputElement).value) });
+  });
   byId('simulate-form', HTMLFormElement).addEventListener('submit', async (event) => {
     event.preventDefault();
     const fire = byId('sim-fire', HTMLButtonElement);

@@ -12,6 +12,7 @@ import { register as registerCommands } from '../commands/index.js';
 import { createEvents, type EventsOptions } from '../events/index.js';
 import { register as registerHome } from '../home/index.js';
 import { register as registerHandoff } from '../handoff/index.js';
+import { register as registerDigests } from '../digests/index.js';
 import { register as registerUninstall } from './uninstall.js';
 import { AdminGate } from '../app/admin-gate.js';
 import { boltLogger } from '../slack/logger.js';
@@ -104,6 +105,7 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
   registerHome(app, deps);
   registerUninstall(app, deps);
   registerHandoff(app, deps, events);
+  registerDigests(deps);
   events.register(app);
 
   return {

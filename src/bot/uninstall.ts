@@ -1,12 +1,13 @@
 /**
  * When a workspace removes the app (`app_uninstalled`) or revokes its bot token (`tokens_revoked`),
  * everything we keep for it goes: installation, routes (and, best effort, the platform's
- * subscriptions that fed them), the encrypted API key and the hook token.
+ * subscriptions that fed them), digests and quota alerts, the encrypted API key and the hook token.
  */
 import type { App } from '@slack/bolt';
 import { TRIGGER_NAMES } from '../api/index.js';
 import { hookUrlFor } from '../events/hook-url.js';
 import type { Deps } from '../app/deps.js';
+import { stopDigest, stopQuotaAlerts } from '../digests/index.js';
 
 export function register(app: App, deps: Deps): void {
   app.event('app_uninstalled', async ({ context }) => {
@@ -25,6 +26,8 @@ export async function forgetWorkspace(deps: Deps, teamId: string | undefined, en
     const routes = await deps.store.routes.listForTeam(teamId);
     await unsubscribeUpstream(deps, teamId, routes).catch((err: unknown) => logger.warn({ err }, 'could not unsubscribe the platform hooks of an uninstalled workspace'));
     for (const route of routes) await deps.store.routes.remove(route);
+    for (const { channelId } of await deps.store.reports.digests(teamId)) await stopDigest(deps, teamId, channelId);
+    for (const { channelId } of await deps.store.reports.quotaAlerts(teamId)) await stopQuotaAlerts(deps, teamId, channelId);
     await deps.store.workspaces.clear(teamId);
   }
   if (deps.config.slack.mode.kind === 'oauth') {
@@ -32,7 +35,7 @@ export async function forgetWorkspace(deps: Deps, teamId: string | undefined, en
       .deleteInstallation({ teamId, enterpriseId, isEnterpriseInstall })
       .catch((err: unknown) => logger.warn({ err }, 'could not delete the installation'));
   }
-  logger.info('workspace uninstalled: installation, routes, API key and hook token removed');
+  logger.info('workspace uninstalled: installation, routes, digests, quota alerts, API key and hook token removed');
 }
 
 /** The platform would otherwise keep posting to a hook URL that now answers 404. */

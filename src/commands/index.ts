@@ -23,6 +23,8 @@ import { rotateHook } from './rotate-hook.js';
 import { subscriptions } from './subscriptions.js';
 import { sample } from './sample.js';
 import { template } from './template.js';
+import { digest } from './digest.js';
+import { quotaAlert } from './quota-alert.js';
 import type { Subcommand } from './types.js';
 
 /** In the order of the product brief: read commands, then admin tools, then event routing. */
@@ -45,6 +47,8 @@ export const SUBCOMMANDS: readonly Subcommand[] = [
   unsubscribe,
   rotateHook,
   agentLink,
+  digest,
+  quotaAlert,
 ];
 
 export const COMMAND = '/campaign';

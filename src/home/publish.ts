@@ -19,9 +19,11 @@ export async function publishHome(deps: Deps, client: WebClient, teamId: string,
 }
 
 async function loadHomeState(deps: Deps, client: WebClient, teamId: string, userId: string): Promise<HomeState> {
-  const [connection, routes, dead, isAdmin] = await Promise.all([
+  const [connection, routes, digests, quotaAlerts, dead, isAdmin] = await Promise.all([
     deps.store.workspaces.getConnection(teamId),
     deps.store.routes.listForTeam(teamId),
+    deps.store.reports.digests(teamId),
+    deps.store.reports.quotaAlerts(teamId),
     deps.store.queue.deadLetters(teamId, 0).then((d) => d.count),
     deps.admins.isAdmin(client, teamId, userId),
   ]);
@@ -30,6 +32,8 @@ async function loadHomeState(deps: Deps, client: WebClient, teamId: string, user
     connection,
     ...(defaultKey && !connection ? { defaultKeyLast4: maskKey(defaultKey).replace(/^•+/, '') } : {}),
     routes,
+    digests,
+    quotaAlerts,
     deadLetters: dead,
     quota: await loadQuota(deps, teamId, Boolean(connection ?? defaultKey)),
     isAdmin,

@@ -5,8 +5,9 @@ import type { HomeView } from '@slack/types';
 import type { QuotaRow } from '../api/index.js';
 import { hoursMinutes, usageBar } from '../format/numbers.js';
 import { allowanceMs } from '../views/usage.js';
-import type { Connection, Route } from '../store/index.js';
+import type { Connection, DigestSchedule, QuotaAlertSetting, Route } from '../store/index.js';
 import { routeLabel } from '../events/subscription-text.js';
+import { describeSchedule } from '../digests/index.js';
 import { actions, button, context, divider, escapeMrkdwn, header, section, slackDate, type KnownBlock } from '../slack/blocks.js';
 
 export const HOME_ACTIONS = { stats: 'home_stats', connect: 'home_connect', refresh: 'home_refresh' } as const;
@@ -17,6 +18,9 @@ export interface HomeState {
   defaultKeyLast4?: string;
   routes: readonly Route[];
   deadLetters: number;
+  /** Channel digests and quota alerts (`/campaign digest`, `/campaign quota-alert`). */
+  digests?: ReadonlyArray<{ channelId: string; schedule: DigestSchedule }>;
+  quotaAlerts?: ReadonlyArray<{ channelId: string; setting: QuotaAlertSetting }>;
   /** This month's quota row, or the sentence saying why it could not be read. */
   quota: { row: QuotaRow } | { problem: string } | undefined;
   isAdmin: boolean;
@@ -54,10 +58,25 @@ export function renderHome(s: HomeState): HomeView {
     ),
   );
 
+  blocks.push(divider(), section('*Digests and quota alerts*'), ...reportLines(s));
+
   const buttons = [button('Show stats', HOME_ACTIONS.stats, { style: 'primary' }), button('Refresh', HOME_ACTIONS.refresh)];
   if (s.isAdmin) buttons.push(button(s.connection ? 'Change API key' : 'Connect platform', HOME_ACTIONS.connect));
   blocks.push(divider(), actions(buttons));
   return { type: 'home', blocks };
+}
+
+function reportLines(s: HomeState): KnownBlock[] {
+  const lines = [
+    ...(s.digests ?? []).map((d) => `• <#${d.channelId}> 🗞️ digest ${describeSchedule(d.schedule)}`),
+    ...(s.quotaAlerts ?? []).map((a) => `• <#${a.channelId}> 📈 quota alerts at ${a.setting.thresholds.map((t) => `${t}%`).join(', ')}`),
+  ];
+  if (lines.length === 0) {
+    return [context('No channel gets digests or quota alerts yet. An admin runs `/campaign digest daily` or `/campaign quota-alert 80 90 100` in a channel.')];
+  }
+  const shown = lines.slice(0, MAX_ROUTE_LINES);
+  if (lines.length > MAX_ROUTE_LINES) shown.push(`…and ${lines.length - MAX_ROUTE_LINES} more`);
+  return [section(shown.join('\n'))];
 }
 
 function connectionLine(s: HomeState): string {

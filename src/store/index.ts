@@ -17,6 +17,7 @@ import { WorkspaceRepo } from './workspaces.js';
 import { InstallationRepo } from './installations.js';
 import { AgentLinkRepo, ConversationRepo } from './conversations.js';
 import { TimerRepo } from './timers.js';
+import { ReportRepo } from './reports.js';
 
 export interface StoreOptions {
   /** Redis mode when set (or when `redis` is given); in-memory otherwise. */
@@ -54,6 +55,8 @@ export interface Store {
   routes: RouteRepo;
   /** Timers that survive restarts and fire on one replica (digests, quota checks, handoff SLAs). */
   timers: TimerRepo;
+  /** Channel digests and quota alerts: schedules, previous figures, "posted" marks. */
+  reports: ReportRepo;
   cache: Cache;
   dedup: Dedup;
   queue: EventQueue;
@@ -102,6 +105,7 @@ export function createStore(options: StoreOptions = {}): Store {
     agentLinks: new AgentLinkRepo(kv, keys),
     routes: new RouteRepo(kv, keys),
     timers: new TimerRepo(kv, keys),
+    reports: new ReportRepo(kv, keys),
     cache: new Cache(kv, keys),
     dedup: new Dedup(kv, keys),
     queue,
@@ -131,6 +135,8 @@ export type { Route, RouteFilters } from './routes.js';
 export { Cache } from './cache.js';
 export { TimerRepo } from './timers.js';
 export type { DueTimer } from './timers.js';
+export { ReportRepo, CALL_CATEGORIES, DIGEST_CADENCES } from './reports.js';
+export type { CallCategory, DigestCadence, DigestFigures, DigestSchedule, QuotaAlertSetting } from './reports.js';
 export { Dedup } from './dedup.js';
 export { RetryLaterError, isRetryLaterError } from './queue.js';
 export type {

@@ -38,6 +38,14 @@ export interface Keys {
   timers(kind: string): string;
   /** String with TTL: which replica is running one firing of a timer. */
   timerLease(kind: string, id: string, dueAt: number): string;
+  /** Hash: channel id → that channel's digest schedule (JSON). */
+  digests(teamId: string): string;
+  /** Hash: channel id → the figures of the channel's previous digest (JSON), for the next one's changes. */
+  digestFigures(teamId: string): string;
+  /** Hash: channel id → that channel's quota-alert thresholds (JSON). */
+  quotaAlerts(teamId: string): string;
+  /** String with TTL: "posted" mark of one report (a digest slot, a quota threshold of a month) in one channel. */
+  reportMark(kind: string, teamId: string, channelId: string, period: string): string;
   /** What every `workspace()` / `installation()` key starts with (full scans: `npm run rekey`). */
   kindPrefix(kind: 'workspace' | 'installation'): string;
 
@@ -101,6 +109,11 @@ export function createKeys(prefix: string = DEFAULT_KEY_PREFIX): Keys {
     agentLinks: (teamId) => `${p}agent-links:${segment(teamId)}`,
     timers: (kind) => `${p}timers:${segment(kind)}`,
     timerLease: (kind, id, dueAt) => `${p}timer-lease:${segment(kind)}:${segment(id)}:${dueAt}`,
+    digests: (teamId) => `${p}digests:${segment(teamId)}`,
+    digestFigures: (teamId) => `${p}digest-figures:${segment(teamId)}`,
+    quotaAlerts: (teamId) => `${p}quota-alerts:${segment(teamId)}`,
+    reportMark: (kind, teamId, channelId, period) =>
+      `${p}report-mark:${segment(kind)}:${segment(teamId)}:${segment(channelId)}:${segment(period)}`,
     kindPrefix: (kind) => `${p}${kind}:`,
     queueTeamStream: (teamId) => `${q}stream:${segment(teamId)}`,
     queueTeams: () => `${q}teams`,

@@ -142,6 +142,13 @@ describe('parseConfig', () => {
     expect(bad.ok ? [] : bad.problems).toEqual(['HOOK_MAX_BACKLOG: must be at least 1', 'HOOK_TOKEN_GRACE_S: must be a whole number']);
   });
 
+  it('checks quota alerts every QUOTA_CHECK_S seconds, 900 by default, at least a minute', () => {
+    expect(parseConfig(minimal).ok && parseConfig(minimal)).toMatchObject({ config: { quotaCheckS: 900 } });
+    expect(parseConfig({ ...minimal, QUOTA_CHECK_S: '300' })).toMatchObject({ config: { quotaCheckS: 300 } });
+    const bad = parseConfig({ ...minimal, QUOTA_CHECK_S: '5' });
+    expect(bad.ok ? [] : bad.problems).toEqual(['QUOTA_CHECK_S: must be at least 60']);
+  });
+
   it('knows when nothing at all is configured', () => {
     expect(isUnconfigured({})).toBe(true);
     expect(isUnconfigured({ PORT: '3000', LOG_LEVEL: 'debug' })).toBe(true);

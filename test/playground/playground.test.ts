@@ -209,6 +209,28 @@ describe('simulated platform events', () => {
   });
 });
 
+describe('reports', () => {
+  it('fires a channel’s scheduled digest, and pushes usage over a quota-alert threshold, from the Simulate panel', async () => {
+    const none = await h.post('/playground/report', { digest: true });
+    expect(none.ok).toBe(false);
+    expect(none.error).toContain('/campaign digest daily');
+
+    expect(await h.post('/playground/command', { channel: GENERAL, text: 'digest daily * at 09:00' })).toEqual({ ok: true });
+    await eventually(async () => channel(await h.state(), GENERAL).messages.find((m) => m.html.includes('now gets a digest')));
+    expect(await h.post('/playground/report', { digest: true })).toEqual({ ok: true });
+    const card = await eventually(async () => channel(await h.state(), GENERAL).messages.find((m) => m.html.includes('Daily digest')));
+    expect(card.ephemeral).toBe(false);
+    expect(card.html).toContain('1,284 calls');
+
+    expect(await h.post('/playground/command', { channel: GENERAL, text: 'quota-alert 90' })).toEqual({ ok: true });
+    await eventually(async () => channel(await h.state(), GENERAL).messages.find((m) => m.html.includes('gets a quota alert')));
+    expect(channel(await h.state(), GENERAL).messages.some((m) => m.html.includes('Usage crossed'))).toBe(false);
+    expect(await h.post('/playground/report', { usagePercent: 95 })).toEqual({ ok: true });
+    const alert = await eventually(async () => channel(await h.state(), GENERAL).messages.find((m) => m.html.includes('Usage crossed 90%')));
+    expect(alert.html).toContain('95.0%');
+  });
+});
+
 describe('files and shortcuts', () => {
   it('uploads a file, posts it, and runs the "Clone voice from files" shortcut on it', async () => {
     const up = await request(`${h.base}/playground/upload?name=sample.mp3&type=audio%2Fmpeg`, {

@@ -1,0 +1,177 @@
+/**
+ * The digest card and the quota-alert card (Block Kit, within Slack's limits). Platform text (campaign ids,
+ * failure reasons, plan names) is escaped; dates use Slack's date formatting, so each reader sees local time.
+ */
+import type { CategoryStats, QuotaRow } from '../api/index.js';
+import { groupDigits, hoursMinutes, usageBar } from '../format/numbers.js';
+import { ALL_CAMPAIGNS, CALL_CATEGORIES, type DigestCadence } from '../store/index.js';
+import { context, divider, escapeMrkdwn, fields, header, message, section, slackDate, truncate, type KnownBlock, type MessagePayload } from '../slack/blocks.js';
+import { allowanceMs } from '../views/usage.js';
+import { MAX_BOOKING_CAMPAIGNS, type BookingTally, type DigestData } from './figures.js';
+
+const DAY_MS = 86_400_000;
+const FAILURES_SHOWN = 5;
+
+export function renderDigest(d: DigestData, cadence: DigestCadence | undefined): MessagePayload {
+  const title = `${cadence === 'weekly' ? 'Weekly' : cadence === 'daily' ? 'Daily' : 'Campaign'} digest`;
+  const what = d.campaignId === ALL_CAMPAIGNS ? 'every campaign' : `campaign \`${escapeMrkdwn(d.campaignId.replace(/`/g, ''))}\``;
+  const blocks: KnownBlock[] = [
+    header(title),
+    context(`${what} · ${slackDate(new Date(d.since).toISOString())} → ${slackDate(new Date(d.until).toISOString())}`),
+  ];
+  let summary: string[] = [];
+  if (!d.stats.ok && !d.quota.ok && !d.bookings.ok && d.stats.problem === d.quota.problem && d.quota.problem === d.bookings.problem) {
+    blocks.push(section(`⚠️ This digest could not be made: ${d.stats.problem}`));
+    return message(truncate(`${title} could not be made: ${d.stats.problem}`, 300), blocks);
+  }
+
+  blocks.push(section('*Calls*'));
+  if (!d.stats.ok) blocks.push(context(`Call figures are unavailable right now: ${d.stats.problem}`));
+  else {
+    const rows = CALL_CATEGORIES.flatMap((name) => {
+      const now = d.stats.ok ? d.stats.value.totals?.[name] : undefined;
+      return now ? [[name, callLine(now, d.previous?.totals[name])] as const] : [];
+    });
+    if (rows.length === 0) blocks.push(context('No calls recorded yet.'));
+    else blocks.push(fields(rows.map(([name, line]) => [name, line])));
+    summary = rows.map(([name]) => `${name} ${deltaWord(d.stats.ok ? d.stats.value.totals?.[name]?.calls : 0, d.previous?.totals[name]?.calls)}`);
+    blocks.push(
+      context(
+        d.previous
+          ? `Changes since the previous digest (${slackDate(new Date(d.previous.at).toISOString())}). Call figures are account-wide.`
+          : 'First digest in this channel: the changes since the previous one show from the next digest on. Call figures are account-wide.',
+      ),
+    );
+  }
+
+  blocks.push(divider(), section('*Bookings in this period*'));
+  if (!d.bookings.ok) blocks.push(context(`Bookings are unavailable right now: ${d.bookings.problem}`));
+  else blocks.push(...bookingBlocks(d.bookings.value, d.campaignId));
+
+  blocks.push(divider(), section('*Quota this month*'));
+  if (!d.quota.ok) blocks.push(context(`Usage is unavailable right now: ${d.quota.problem}`));
+  else if (!d.quota.value) blocks.push(context('The platform has no usage quota on record yet.'));
+  else blocks.push(...quotaBlocks(d.quota.value, d.until));
+
+  const text = `${title} for ${what}${summary.length > 0 ? `: ${summary.join(', ')}` : ''}`;
+  return message(truncate(text, 300), blocks);
+}
+
+/** `1,300 calls (+16) · 27 h 26 min talk time (+12 min)`; without a previous digest, the totals alone. */
+function callLine(now: CategoryStats, before: { calls: number; durationMs: number } | undefined): string {
+  const calls = now.calls ?? 0;
+  const ms = BigInt(Math.trunc(now.durationMs ?? 0));
+  const callsText = `${groupDigits(calls)} calls`;
+  const timeText = `${hoursMinutes(ms)} talk time`;
+  if (!before) return `${callsText}\n${timeText}`;
+  const dMs = ms - BigInt(Math.trunc(before.durationMs));
+  return `${callsText} (${signed(calls - before.calls)})\n${timeText} (${dMs < 0n ? hoursMinutes(dMs) : `+${hoursMinutes(dMs)}`})`;
+}
+
+function signed(n: number): string {
+  return n < 0 ? `−${groupDigits(-n)}` : `+${groupDigits(n)}`;
+}
+
+function deltaWord(now: number | undefined, before: number | undefined): string {
+  return before === undefined ? `${groupDigits(now ?? 0)} calls` : `${signed((now ?? 0) - before)} calls`;
+}
+
+function bookingBlocks(t: BookingTally, campaignId: string): KnownBlock[] {
+  const blocks: KnownBlock[] = [];
+  if (t.campaigns.length === 0 && t.unreadable.length === 0) {
+    return [context('No campaigns to count bookings for: route one to Slack with `/campaign subscribe <campaignId>`, or pick one with `/campaign digest daily <campaignId>`.')];
+  }
+  const parts = [`✅ ${groupDigits(t.made)} made`, `❌ ${groupDigits(t.failed)} failed`];
+  if (t.pending > 0) parts.push(`⏳ ${groupDigits(t.pending)} in progress`);
+  blocks.push(section(parts.join('   ')));
+  if (t.failures.length > 0) {
+    const lines = t.failures.slice(0, FAILURES_SHOWN).map(({ campaignId: c, booking: b }) => {
+      const who = escapeMrkdwn(truncate(b.CustomerName ?? b.CustomerEmail ?? 'unknown customer', 80));
+      const why = escapeMrkdwn(truncate(b.Reason ?? 'no reason given', 200));
+      return `• ${who}${campaignId === ALL_CAMPAIGNS ? ` (\`${escapeMrkdwn(c)}\`)` : ''}: ${why}`;
+    });
+    if (t.failures.length > FAILURES_SHOWN) lines.push(`…and ${t.failures.length - FAILURES_SHOWN} more (\`/campaign bookings <campaignId>\`)`);
+    blocks.push(section(lines.join('\n')));
+  }
+  const notes: string[] = [];
+  if (campaignId === ALL_CAMPAIGNS) {
+    const list = t.campaigns.map((c) => `\`${escapeMrkdwn(c)}\``).join(', ');
+    notes.push(
+      `Counted for the campaigns routed to Slack and the dashboard's top campaigns (at most ${MAX_BOOKING_CAMPAIGNS}): ${list || 'none'}.`,
+    );
+  }
+  if (t.unreadable.length > 0) notes.push(`Could not read the bookings of ${t.unreadable.map((c) => `\`${escapeMrkdwn(c)}\``).join(', ')}.`);
+  if (notes.length > 0) blocks.push(context(truncate(notes.join(' '), 2900)));
+  return blocks;
+}
+
+/** The usage bar, and how long the allowance lasts at this month's rate so far. */
+function quotaBlocks(row: QuotaRow, now: number): KnownBlock[] {
+  const { total } = allowanceMs(row);
+  const used = row.TotalUsageMs ?? 0n;
+  return [
+    section(`\`${usageBar(used, total)}\`\n${usageLine(row, used, total, now)}`),
+    context(`Updated ${slackDate(row.Timestamp)}`),
+  ];
+}
+
+function usageLine(row: QuotaRow, used: bigint, total: bigint, now: number): string {
+  const rate = daysLeftText(row, used, total, now);
+  return `${hoursMinutes(used)} used of ${hoursMinutes(total)}${rate ? ` · ${rate}` : ''}`;
+}
+
+/** How long the allowance lasts at this month's rate; undefined when the row's month is not the current one. */
+function daysLeftText(row: QuotaRow, used: bigint, total: bigint, now: number): string | undefined {
+  const left = total - used;
+  if (left <= 0n) return total > 0n ? '*the allowance is used up*' : 'no allowance this month';
+  const start = monthStart(row, now);
+  const end = new Date(start);
+  end.setUTCMonth(end.getUTCMonth() + 1);
+  const daysToMonthEnd = (end.getTime() - now) / DAY_MS;
+  if (daysToMonthEnd <= 0) return undefined;
+  const elapsedDays = (now - start) / DAY_MS;
+  if (used <= 0n || elapsedDays <= 0) return 'no usage yet this month';
+  const perDay = Number(used) / elapsedDays;
+  const days = Number(left) / perDay;
+  if (days >= daysToMonthEnd) return 'lasts past the end of the month at the current rate';
+  const whole = Math.floor(days);
+  return `about *${whole < 1 ? 'less than a day' : `${whole} day${whole === 1 ? '' : 's'}`}* left at the current rate`;
+}
+
+/** The first instant of the row's month (UTC): from CreatedAt, else a `YYYY-MM` RowKey, else this month. */
+export function monthStart(row: QuotaRow, now: number): number {
+  const id = monthId(row, now);
+  const [y, m] = id.split('-').map(Number);
+  return Date.UTC(y ?? 1970, (m ?? 1) - 1, 1);
+}
+
+/** `YYYY-MM` of a quota row (its month), for "once per month" marks. */
+export function monthId(row: QuotaRow, now: number): string {
+  for (const candidate of [row.CreatedAt, row.RowKey]) {
+    const m = /^(\d{4})-(\d{2})/.exec(candidate ?? '');
+    if (m) return `${m[1]}-${m[2]}`;
+  }
+  return new Date(now).toISOString().slice(0, 7);
+}
+
+/** The alert posted when usage crosses `threshold` % (the highest one crossed since the last check). */
+export function renderQuotaAlert(row: QuotaRow, threshold: number, thresholds: readonly number[], now: number): MessagePayload {
+  const { total } = allowanceMs(row);
+  const used = row.TotalUsageMs ?? 0n;
+  const icon = threshold >= 100 ? '🚨' : '⚠️';
+  const headline = `${icon} Usage crossed ${threshold}% of this month's allowance`;
+  return message(`${headline}: ${hoursMinutes(used)} used of ${hoursMinutes(total)}`, [
+    section(`*${headline}*`),
+    section(`\`${usageBar(used, total)}\`\n${usageLine(row, used, total, now)}`),
+    context(`Alerts in this channel at ${thresholds.map((t) => `${t}%`).join(', ')} · details: \`/campaign quota\``),
+  ]);
+}
+
+/** Percentage of the allowance used (Infinity when there is usage and no allowance). */
+export function usedPercent(row: QuotaRow): number {
+  const { total } = allowanceMs(row);
+  const used = row.TotalUsageMs ?? 0n;
+  if (total <= 0n) return used > 0n ? Infinity : 0;
+  // Basis points in bigint first: the values may be beyond 2^53.
+  return Number((used * 10_000n) / total) / 100;
+}

@@ -1,0 +1,21 @@
+/**
+ * Reports a channel gets on a schedule: digests (`/campaign digest`) and quota alerts (`/campaign
+ * quota-alert`). `register` hands their timer kinds to the store-kept timers; the subcommands live in
+ * src/commands and use what is exported here.
+ */
+import type { Deps } from '../app/deps.js';
+import { fireDigest, DIGEST_TIMER } from './digest.js';
+import { ReportClients } from './post.js';
+import { fireQuotaAlert, QUOTA_TIMER } from './quota-alerts.js';
+
+export function register(deps: Deps): void {
+  const clients = new ReportClients(deps);
+  deps.timers.on(DIGEST_TIMER, (timer, now) => fireDigest(deps, clients, timer, now));
+  deps.timers.on(QUOTA_TIMER, (timer, now) => fireQuotaAlert(deps, clients, timer, now));
+}
+
+export { DIGEST_TIMER, describeSchedule, postDigest, scheduleDigest, slackTime, stopDigest, timerId } from './digest.js';
+export { QUOTA_TIMER, checkQuotaAlerts, setQuotaAlerts, stopQuotaAlerts } from './quota-alerts.js';
+export { isTimeZone, nextSlot, parseTimeOfDay } from './clock.js';
+export { postReport } from './post.js';
+export type { PostOutcome } from './post.js';

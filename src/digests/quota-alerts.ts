@@ -1,0 +1,111 @@
+/**
+ * Quota alerts: a channel names thresholds (percent of the month's allowance); every QUOTA_CHECK_S one
+ * replica reads the quota (one `quota-alert` timer per channel) and posts when usage has crossed a threshold
+ * not yet posted this month. A "posted" mark per (channel, month, threshold) makes each one post once; a
+ * jump over several thresholds at once posts one card, for the highest.
+ */
+import type { WebClient } from '@slack/web-api';
+import type { QuotaRow } from '../api/index.js';
+import type { Deps } from '../app/deps.js';
+import { logFailure } from '../app/failure.js';
+import type { DueTimer, QuotaAlertSetting } from '../store/index.js';
+import type { Logger } from '../logger.js';
+import { latestMonth } from '../views/usage.js';
+import { monthId, renderQuotaAlert, usedPercent } from './card.js';
+import { parseTimerId, timerId } from './digest.js';
+import { postReport, type PostOutcome, type ReportClients } from './post.js';
+
+export const QUOTA_TIMER = 'quota-alert';
+/** A month and a bit: a mark must outlive the month it is for. */
+const MARK_TTL_MS = 40 * 86_400_000;
+
+export async function setQuotaAlerts(deps: Deps, teamId: string, channelId: string, setting: QuotaAlertSetting): Promise<void> {
+  await deps.store.reports.setQuotaAlert(teamId, channelId, setting);
+  await deps.store.timers.set(QUOTA_TIMER, timerId(teamId, channelId), deps.store.now() + deps.config.quotaCheckS * 1000);
+}
+
+/** Returns whether the channel had alerts. */
+export async function stopQuotaAlerts(deps: Deps, teamId: string, channelId: string): Promise<boolean> {
+  await deps.store.timers.cancel(QUOTA_TIMER, timerId(teamId, channelId));
+  return deps.store.reports.removeQuotaAlert(teamId, channelId);
+}
+
+export interface AlertCheck {
+  /** Usage now, in percent of the allowance. */
+  percent: number;
+  /** Thresholds newly crossed and posted by this check. */
+  posted: number[];
+  /** Set when a post was due and Slack refused it. */
+  refused?: Exclude<PostOutcome, { posted: true }>['reason'];
+}
+
+/** Compares this month's usage with the thresholds and posts the ones newly crossed. */
+export async function checkQuotaAlerts(
+  deps: Deps,
+  client: WebClient,
+  to: { teamId: string; channelId: string },
+  thresholds: readonly number[],
+  rows: readonly QuotaRow[],
+  now: number,
+): Promise<AlertCheck> {
+  const row = latestMonth(rows);
+  if (!row) return { percent: 0, posted: [] };
+  const percent = usedPercent(row);
+  const month = monthId(row, now);
+  const fresh: number[] = [];
+  for (const t of thresholds.filter((t) => percent >= t)) {
+    if (await deps.store.reports.mark(QUOTA_TIMER, to.teamId, to.channelId, `${month}:${t}`, MARK_TTL_MS)) fresh.push(t);
+  }
+  if (fresh.length === 0) return { percent, posted: [] };
+  const unmark = () => Promise.all(fresh.map((t) => deps.store.reports.unmark(QUOTA_TIMER, to.teamId, to.channelId, `${month}:${t}`)));
+  let outcome: PostOutcome;
+  try {
+    outcome = await postReport(client, to.channelId, renderQuotaAlert(row, Math.max(...fresh), thresholds, now));
+  } catch (err) {
+    await unmark();
+    throw err;
+  }
+  if (!outcome.posted) {
+    // Not seen by anyone: post it once the bot can.
+    await unmark();
+    return { percent, posted: [], refused: outcome.reason };
+  }
+  return { percent, posted: fresh };
+}
+
+/** The `quota-alert` timer: check, then again in QUOTA_CHECK_S (or end when the channel is gone). */
+export async function fireQuotaAlert(deps: Deps, clients: ReportClients, timer: DueTimer, now: number): Promise<number | undefined> {
+  const ref = parseTimerId(timer.id);
+  if (!ref) return undefined;
+  const setting = await deps.store.reports.quotaAlert(ref.teamId, ref.channelId);
+  if (!setting) return undefined;
+  const next = now + deps.config.quotaCheckS * 1000;
+  const logger = deps.logger.child({ team: ref.teamId, channel: ref.channelId, timer: QUOTA_TIMER });
+  const client = await clients.clientFor(ref.teamId);
+  if (!client) {
+    logger.warn('no Slack bot token for the workspace (uninstalled?): quota check skipped');
+    return next;
+  }
+  const rows = await readQuota(deps, logger, ref.teamId);
+  if (!rows) return next;
+  const check = await checkQuotaAlerts(deps, client, ref, setting.thresholds, rows, now);
+  if (check.posted.length > 0) logger.info({ percent: check.percent, thresholds: check.posted }, 'quota alert posted');
+  if (check.refused === 'channel_gone') {
+    logger.warn('the channel is archived or gone: its quota alerts end');
+    await deps.store.reports.removeQuotaAlert(ref.teamId, ref.channelId);
+    return undefined;
+  }
+  if (check.refused) logger.warn('the bot is not in the channel (removed?): quota alert not posted; kept for when it is invited back');
+  return next;
+}
+
+/** The quota rows, or undefined when the platform cannot say right now (the next check tries again). */
+async function readQuota(deps: Deps, logger: Logger, teamId: string): Promise<QuotaRow[] | undefined> {
+  try {
+    const api = await deps.platform.clientFor(teamId);
+    return await api.quota.list();
+  } catch (err) {
+    logFailure(logger, err, {}, 'quota check: the quota could not be read; trying again at the next check');
+    return undefined;
+  }
+}

@@ -1,0 +1,219 @@
+/**
+ * `/campaign digest` and the digests the channel then gets, driven with signed slash commands against the
+ * Slack stand-in and the platform simulator, on a fake clock (timers fired with `runDue`, never waited for),
+ * in memory and on Redis: the card's figures and changes, a missed slot posted once, DST, one post when two
+ * replicas share Redis, and what happens when the bot was removed from the channel.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { MEMBER_ID, TEAM_ID, startHarness, type Harness } from '../support/harness.js';
+import { requireRedis } from '../support/redis.js';
+import { run } from '../events/support.js';
+
+const redis = await requireRedis();
+const CHANNEL = 'C0DIGEST01';
+const timerId = JSON.stringify([TEAM_ID, CHANNEL]);
+const at = (iso: string) => Date.parse(iso);
+
+const open: Harness[] = [];
+afterEach(async () => {
+  for (const h of open.splice(0).reverse()) await h.close();
+});
+
+let n = 0;
+async function start(backend: 'memory' | 'redis', clock: { now: number }, extra: { keyPrefix?: string; fakes?: Harness } = {}): Promise<Harness> {
+  const h = await startHarness({
+    ...(backend === 'redis' ? { redisUrl: redis.url, keyPrefix: extra.keyPrefix ?? `${redis.prefix}${++n}:` } : {}),
+    ...(extra.fakes ? { fakes: { slack: extra.fakes.slack, platform: extra.fakes.platform } } : {}),
+    bot: { now: () => clock.now },
+  });
+  open.push(h);
+  return h;
+}
+
+/** The channel's digest cards (not the notices), as text with their blocks. */
+function cards(h: Harness): string[] {
+  return h.slack
+    .messages(CHANNEL)
+    .filter((m) => JSON.stringify(m.blocks ?? []).includes('digest'))
+    .filter((m) => m.text.includes('digest for') || m.text.includes('digest could not'))
+    .map((m) => `${m.text}\n${JSON.stringify(m.blocks)}`);
+}
+
+describe.each(['memory', 'redis'] as const)('digests (%s)', (backend) => {
+  it('posts the daily card at the admin’s local time, then the change against the previous digest; a missed slot once; across DST', async () => {
+    // Friday 8 March 2024, 04:00 in Los Angeles (the admin's Slack time zone); DST starts there on Sunday 10 March.
+    const clock = { now: at('2024-03-08T12:00:00Z') };
+    const h = await start(backend, clock);
+    const state = h.platform.state;
+    state.bookings['camp-1']!.push(
+      { ...state.bookings['camp-1']![0]!, RowKey: 'bk-new1', Timestamp: '2024-03-08T16:00:00.000Z', Status: 'success' },
+      { ...state.bookings['camp-1']![2]!, RowKey: 'bk-new2', Timestamp: '2024-03-08T16:30:00.000Z', CustomerName: 'Ann <Lee>' },
+    );
+
+    const { text } = await run(h, 'digest daily camp-1 at 9:00', { channelId: CHANNEL });
+    expect(text).toContain('Digest set: daily at 09:00 (America/Los_Angeles) for campaign `camp-1`');
+    expect(h.slack.messages(CHANNEL).map((m) => m.text)).toEqual([expect.stringContaining('This channel now gets a digest daily at 09:00')]);
+    expect(await h.bot.deps.store.timers.dueAt('digest', timerId)).toBe(at('2024-03-08T17:00:00Z'));
+
+    expect(await h.bot.deps.timers.runDue()).toBe(0);
+    clock.now = at('2024-03-08T17:00:20Z');
+    await h.bot.deps.timers.runDue();
+    expect(cards(h)).toHaveLength(1);
+    const first = cards(h)[0]!;
+    expect(first).toContain('Daily digest');
+    expect(first).toContain('1,284 calls'); // Outbound total
+    expect(first).toContain('First digest in this channel');
+    expect(first).toContain('✅ 1 made');
+    expect(first).toContain('❌ 1 failed');
+    expect(first).toContain('Ann &lt;Lee&gt;: The requested slot is no longer available');
+    expect(first).toContain('61.7%`'); // the quota bar, as `/campaign quota` shows it
+    expect(first).toContain('313 h 11 min used of 507 h 7 min');
+    expect(first).toContain('left at the current rate');
+    expect(h.platform.requests.filter((r) => r.path === '/campaign/camp-1/bookings')).toHaveLength(1);
+    expect(await h.bot.deps.store.timers.dueAt('digest', timerId)).toBe(at('2024-03-09T17:00:00Z'));
+
+    // 16 more outbound calls, 12 more minutes; then the bot is down over two slots (one of them after the DST change).
+    state.stats.totals.Outbound!.calls += 16;
+    state.stats.totals.Outbound!.durationMs += 12 * 60_000;
+    clock.now = at('2024-03-10T18:00:00Z');
+    await h.bot.deps.timers.runDue();
+    await h.bot.deps.timers.runDue();
+    expect(cards(h)).toHaveLength(2);
+    const second = cards(h)[1]!;
+    expect(second).toContain('1,300 calls (+16)');
+    expect(second).toContain('(+12 min)');
+    expect(second).toContain('412 calls (+0)');
+    expect(second).toContain('Changes since the previous digest');
+    // 09:00 in Los Angeles is 16:00 UTC from now on (PDT).
+    expect(await h.bot.deps.store.timers.dueAt('digest', timerId)).toBe(at('2024-03-11T16:00:00Z'));
+
+    const figures = await h.bot.deps.store.reports.lastFigures(TEAM_ID, CHANNEL);
+    expect(figures).toEqual({ at: clock.now, totals: expect.objectContaining({ Outbound: { calls: 1300, durationMs: 98_765_432 + 720_000 } }) });
+  });
+
+  it('lists the schedule for everyone, lets only admins change it, posts on demand, explains bad times and zones', async () => {
+    const clock = { now: at('2024-03-08T12:00:00Z') };
+    const h = await start(backend, clock);
+
+    expect((await run(h, 'digest', { channelId: CHANNEL, userId: MEMBER_ID })).text).toContain('This channel gets no digest');
+    expect((await run(h, 'digest weekly', { channelId: CHANNEL, userId: MEMBER_ID })).text).toContain('Only Slack workspace admins');
+    expect(await h.bot.deps.store.reports.digest(TEAM_ID, CHANNEL)).toBeUndefined();
+
+    expect((await run(h, 'digest daily * at 25:00', { channelId: CHANNEL })).text).toContain('is not a time of day: write `at HH:MM` in 24-hour form');
+    expect((await run(h, 'digest daily * tz Mars/Olympus', { channelId: CHANNEL })).text).toContain('is not a time zone I know: write `tz Area/City`');
+    expect((await run(h, 'digest hourly', { channelId: CHANNEL })).text).toContain('use `daily`, `weekly` (Mondays), `off` or `now`');
+    expect(h.slack.messages(CHANNEL)).toHaveLength(0);
+
+    await run(h, 'digest weekly * at 08:30 tz Europe/Berlin', { channelId: CHANNEL });
+    // Monday 11 March, 08:30 in Berlin (CET).
+    expect(await h.bot.deps.store.timers.dueAt('digest', timerId)).toBe(at('2024-03-11T07:30:00Z'));
+    const listed = (await run(h, 'digest', { channelId: CHANNEL, userId: MEMBER_ID })).text;
+    expect(listed).toContain('weekly on Mondays at 08:30 (Europe/Berlin) for every campaign');
+    expect(listed).toContain(`<!date^${at('2024-03-11T07:30:00Z') / 1000}^`);
+
+    expect((await run(h, 'digest now', { channelId: CHANNEL })).text).toContain('Posted');
+    expect(cards(h)).toHaveLength(1);
+    expect(cards(h)[0]).toContain('Weekly digest');
+    // `*`: bookings of the dashboard's top campaigns (nothing is routed here), named on the card.
+    expect(cards(h)[0]).toContain('Counted for the campaigns routed to Slack and the dashboard');
+    expect(h.platform.requests.filter((r) => /^\/campaign\/camp-[124]\/bookings$/.test(r.path))).toHaveLength(3);
+
+    // App Home lists the channel's digest beside the routes.
+    await h.signer.event({ type: 'app_home_opened', user: MEMBER_ID, tab: 'home', channel: 'D0HOME0001' });
+    const home = await h.slack.waitFor(() => h.slack.callsTo('views.publish')[0]);
+    expect(home.response.ok).toBe(true);
+    expect(JSON.stringify(home.args.view)).toContain(`<#${CHANNEL}> 🗞️ digest weekly on Mondays at 08:30 (Europe/Berlin) for every campaign`);
+
+    expect((await run(h, 'digest off', { channelId: CHANNEL })).text).toContain('digest is stopped');
+    expect(await h.bot.deps.store.timers.dueAt('digest', timerId)).toBeUndefined();
+    expect(await h.bot.deps.store.reports.digest(TEAM_ID, CHANNEL)).toBeUndefined();
+  });
+
+  it('keeps the schedule when the bot was removed from the channel, and ends it when the channel is archived', async () => {
+    const clock = { now: at('2024-03-08T12:00:00Z') };
+    const h = await start(backend, clock);
+    await run(h, 'digest daily', { channelId: CHANNEL });
+
+    h.slack.addChannel({ id: CHANNEL, name: 'digests', is_member: false });
+    h.slack.expectRefusal('chat.postMessage', 'not_in_channel');
+    clock.now = at('2024-03-08T17:01:00Z');
+    await h.bot.deps.timers.runDue();
+    expect(cards(h)).toHaveLength(0);
+    expect(await h.bot.deps.store.reports.digest(TEAM_ID, CHANNEL)).toBeDefined();
+    expect(await h.bot.deps.store.timers.dueAt('digest', timerId)).toBe(at('2024-03-09T17:00:00Z'));
+    expect(h.logs()).toContain('the schedule is kept');
+
+    h.slack.addChannel({ id: CHANNEL, name: 'digests', is_member: true, is_archived: true });
+    h.slack.expectRefusal('chat.postMessage', 'is_archived');
+    clock.now = at('2024-03-09T17:01:00Z');
+    await h.bot.deps.timers.runDue();
+    expect(await h.bot.deps.store.reports.digest(TEAM_ID, CHANNEL)).toBeUndefined();
+    expect(await h.bot.deps.store.timers.dueAt('digest', timerId)).toBeUndefined();
+  });
+
+  it('asks for an invite and schedules nothing when the bot is not in the channel', async () => {
+    const clock = { now: at('2024-03-08T12:00:00Z') };
+    const h = await start(backend, clock);
+    h.slack.addChannel({ id: CHANNEL, name: 'digests', is_member: false });
+    h.slack.expectRefusal('chat.postMessage', 'not_in_channel');
+    expect((await run(h, 'digest daily', { channelId: CHANNEL })).text).toContain('/invite @Campaign');
+    expect(await h.bot.deps.store.reports.digest(TEAM_ID, CHANNEL)).toBeUndefined();
+    expect(await h.bot.deps.store.timers.dueAt('digest', timerId)).toBeUndefined();
+  });
+});
+
+describe('uninstalling the app', () => {
+  it('ends the workspace’s digests and quota alerts', async () => {
+    const clock = { now: at('2024-03-08T12:00:00Z') };
+    const h = await start('memory', clock);
+    await run(h, 'digest weekly', { channelId: CHANNEL });
+    await run(h, 'quota-alert 99', { channelId: CHANNEL });
+    expect((await h.signer.event({ type: 'app_uninstalled' })).status).toBe(200);
+    for (let i = 0; i < 100 && (await h.bot.deps.store.reports.digests(TEAM_ID)).length > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await h.bot.deps.store.reports.digests(TEAM_ID)).toEqual([]);
+    expect(await h.bot.deps.store.reports.quotaAlerts(TEAM_ID)).toEqual([]);
+    expect(await h.bot.deps.store.timers.dueAt('digest', timerId)).toBeUndefined();
+    expect(await h.bot.deps.store.timers.dueAt('quota-alert', timerId)).toBeUndefined();
+  });
+});
+
+describe('digests on two replicas sharing Redis', () => {
+  it('posts each slot once, even when a firing is retried after it posted', async () => {
+    const clock = { now: at('2024-03-08T08:00:00Z') };
+    const keyPrefix = `${redis.prefix}shared:`;
+    const a = await start('redis', clock, { keyPrefix });
+    const b = await start('redis', clock, { keyPrefix, fakes: a });
+    await run(a, 'digest daily * at 09:00 tz UTC', { channelId: CHANNEL });
+
+    clock.now = at('2024-03-08T09:00:05Z');
+    const fired = await Promise.all([a.bot.deps.timers.runDue(), b.bot.deps.timers.runDue()]);
+    expect(fired.reduce((x, y) => x + y)).toBe(1);
+    expect(cards(a)).toHaveLength(1);
+
+    // As if the replica that posted had died before moving the timer on: the slot is due again, its lease gone.
+    const slot = at('2024-03-08T09:00:00Z');
+    await a.bot.deps.store.timers.set('digest', timerId, slot);
+    await a.bot.deps.store.kv.del(a.bot.deps.store.keys.timerLease('digest', timerId, slot));
+    await Promise.all([b.bot.deps.timers.runDue(), a.bot.deps.timers.runDue()]);
+    expect(cards(a)).toHaveLength(1);
+    expect(await b.bot.deps.store.timers.dueAt('digest', timerId)).toBe(at('2024-03-09T09:00:00Z'));
+  });
+});
+
+describe('a workspace that is not connected', () => {
+  it('is told when it sets a digest, and a scheduled one says so in the channel instead of failing silently', async () => {
+    const clock = { now: at('2024-03-08T12:00:00Z') };
+    const h = await startHarness({ defaultApiKey: false, bot: { now: () => clock.now } });
+    open.push(h);
+    expect((await run(h, 'digest daily', { channelId: CHANNEL })).text).toContain('not connected to the campaign platform');
+    expect(await h.bot.deps.store.reports.digest(TEAM_ID, CHANNEL)).toBeUndefined();
+
+    // A schedule made while it was connected, its key gone since.
+    const schedule = { cadence: 'daily' as const, campaignId: '*', time: '09:00', timeZone: 'UTC', setBy: MEMBER_ID, setAt: clock.now };
+    await h.bot.deps.store.reports.setDigest(TEAM_ID, CHANNEL, schedule);
+    await h.bot.deps.store.timers.set('digest', timerId, clock.now);
+    await h.bot.deps.timers.runDue();
+    expect(cards(h)).toEqual([expect.stringContaining('This digest could not be made: This workspace is not connected')]);
+    expect(await h.bot.deps.store.reports.lastFigures(TEAM_ID, CHANNEL)).toBeUndefined();
+  });
+});

@@ -13,9 +13,10 @@
 import type { WebClient } from '@slack/web-api';
 import { ensureHookToken, hookUrlFor, SUBSCRIBABLE_TRIGGERS, type SubscribableTrigger } from '../events/index.js';
 import { slackErrorCode } from '../slack/post.js';
-import { campaignIdProblem, campaignPhrase, eventList, parseEventNames } from '../events/subscription-text.js';
+import { campaignPhrase, eventList } from '../events/subscription-text.js';
 import { escapeMrkdwn } from '../slack/blocks.js';
 import { describeFailure, logFailure, type FailureWording } from '../app/failure.js';
+import { parseRouteArguments } from './route-arguments.js';
 import type { CommandContext, Subcommand } from './types.js';
 
 export const NOT_IN_CHANNEL =
@@ -34,15 +35,13 @@ export const subscribe: Subcommand = {
   failures: wording,
   async run(ctx) {
     const { deps, teamId, channelId } = ctx;
-    const [campaignId = '', ...words] = ctx.args;
-    const names = parseEventNames(words, SUBSCRIBABLE_TRIGGERS);
-    if (!names.ok) return ctx.tell(names.sentence);
-    const badId = campaignIdProblem(campaignId);
-    if (badId) return ctx.tell(badId);
+    const parsed = parseRouteArguments(ctx.args, SUBSCRIBABLE_TRIGGERS);
+    if (!parsed.ok) return ctx.tell(parsed.sentence);
+    const { campaignId, events } = parsed;
     const publicUrl = deps.config.publicUrl;
     if (!publicUrl) return ctx.tell(`${noPublicUrl('Subscribing to events')} Nothing was subscribed.`);
 
-    const wanted = names.events.length > 0 ? names.events : [...SUBSCRIBABLE_TRIGGERS];
+    const wanted = events.length > 0 ? events : [...SUBSCRIBABLE_TRIGGERS];
     const here = new Set(
       (await deps.store.routes.listForChannel(teamId, channelId)).filter((r) => r.campaignId === campaignId).map((r) => r.triggerName),
     );

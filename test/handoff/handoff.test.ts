@@ -4,7 +4,9 @@
  * through send-human-response (once, whatever Slack retries), and every failure is explained in the thread.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LINK_SESSION_CALLBACK } from '../../src/handoff/index.js';
+import { LINK_SESSION_ACTION } from '../../src/handoff/card.js';
+import { LINK_SESSION_CALLBACK, RETRY_ACTION } from '../../src/handoff/index.js';
+import { findAction, findBlock, textOf } from '../support/blocks.js';
 import { ADMIN_ID, MEMBER_ID, type Harness } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
 import { posts, run, sleep, startEventsHarness } from '../events/support.js';
@@ -35,8 +37,9 @@ describe.each(['memory', 'redis'] as const)('handoff threads (%s store)', (backe
     const [channel] = conv.channels;
     expect(posts(h, channel!)).toHaveLength(1);
     const card = await conv.card();
-    const cardJson = JSON.stringify(card.blocks);
-    for (const fact of ['Noah Wilson', conv.customerNumber, 'Chat Support', conv.campaignId, 'Sam', 'messages', 'Open', 'Link session']) expect(cardJson).toContain(fact);
+    const cardText = textOf(card.blocks);
+    for (const fact of ['Noah Wilson', conv.customerNumber, 'Chat Support', conv.campaignId, 'Sam', 'messages', 'Open']) expect(cardText).toContain(fact);
+    expect(findAction(card.blocks, LINK_SESSION_ACTION)?.text?.text).toBe('🔗 Link session');
 
     const lines = replies.map((m) => JSON.stringify(m.blocks));
     expect(lines.map((l) => (l.includes('💬 *Noah Wilson*') ? 'customer' : l.includes('🤖 *Sam*') ? 'agent' : '?'))).toEqual(['customer', 'agent', 'customer', 'agent', 'customer']);
@@ -53,12 +56,12 @@ describe.each(['memory', 'redis'] as const)('handoff threads (%s store)', (backe
     await conv.waitThread(1);
     const card = await conv.card();
     const opened = h.slack.callsTo('views.open').length;
-    await h.signer.blockAction({ actionId: 'handoff_link_session', channelId: conv.channels[0]!, messageTs: card.ts, userId: MEMBER_ID });
+    await h.signer.blockAction({ actionId: LINK_SESSION_ACTION, channelId: conv.channels[0]!, messageTs: card.ts, userId: MEMBER_ID });
     await h.slack.waitFor(() => h.slack.callsTo('views.open').length > opened);
     const modal = h.slack.views(LINK_SESSION_CALLBACK).at(-1)!.view;
     expect(modal.private_metadata).toContain(card.ts);
     // The form says what a session id looks like before anyone gets it wrong.
-    expect(JSON.stringify(modal.blocks)).toMatch(/"hint":\{"type":"plain_text","text":"[^"]*sess-/);
+    expect(findBlock(modal.blocks, 'session_id')?.hint?.text).toContain('sess-');
     const submit = (value: string) =>
       h.signer.viewSubmission({ callbackId: LINK_SESSION_CALLBACK, userId: MEMBER_ID, values: { session_id: { value: { type: 'plain_text_input', value } } } });
     const refused = async (value: string, why: string) => {
@@ -118,8 +121,8 @@ describe.each(['memory', 'redis'] as const)('handoff threads (%s store)', (backe
     expect(text).toContain('human handoff is not enabled for the campaign');
     expect(text).toContain('not a campaign setting');
     expect(text).toMatch(/request id req_\d+/);
-    expect(text).toContain('handoff_link_session');
-    expect(text).toContain('Send again');
+    expect(findAction(notice.blocks, LINK_SESSION_ACTION)).toBeDefined();
+    expect(findAction(notice.blocks, RETRY_ACTION)?.text?.text).toContain('Send again');
     expect(h.platform.state.humanResponses.filter((r) => r.sessionId === stale)).toHaveLength(0);
 
     // The agent links the current session and presses Send again — twice, quickly.
@@ -130,8 +133,9 @@ describe.each(['memory', 'redis'] as const)('handoff threads (%s store)', (backe
     await sleep(200);
     expect(reactions(h, channel!, ts)).toEqual(['white_check_mark']);
     expect(h.platform.state.humanResponses.filter((r) => r.sessionId === current)).toHaveLength(1);
-    expect(JSON.stringify(h.slack.message(channel!, notice.ts)?.blocks)).toContain('reached the customer');
-    expect(JSON.stringify(h.slack.message(channel!, notice.ts)?.blocks)).not.toContain('Send again');
+    const settled = h.slack.message(channel!, notice.ts)?.blocks;
+    expect(textOf(settled)).toContain('reached the customer');
+    expect(findAction(settled, RETRY_ACTION)).toBeUndefined();
     // A late press from a screen that still shows the old button sends nothing more.
     await conv.press(notice.ts, { value: retryValue(notice) });
     await h.slack.waitFor(() => h.slack.responses.some((r) => JSON.stringify(r.body).includes('already sent')));
@@ -144,7 +148,7 @@ describe.each(['memory', 'redis'] as const)('handoff threads (%s store)', (backe
     const ts = await conv.reply('Hello from support');
     await h.slack.waitFor(() => reactions(h, conv.channels[0]!, ts).includes('warning'));
     const notice = await h.slack.waitFor(() => notices(conv.thread(), 'no chat session is linked')[0]);
-    expect(JSON.stringify(notice.blocks)).toContain('handoff_link_session');
+    expect(findAction(notice.blocks, LINK_SESSION_ACTION)).toBeDefined();
     expect(sends(h, conv.campaignId)).toHaveLength(0);
   });
 
@@ -215,7 +219,7 @@ describe.each(['memory', 'redis'] as const)('handoff threads (%s store)', (backe
     await h.slack.waitFor(() => JSON.stringify(h.slack.message(channel, card.ts)?.blocks).includes('Closed'));
     const closed = JSON.stringify(h.slack.message(channel, card.ts)?.blocks);
     expect(closed).not.toContain(sessionId);
-    expect(closed).not.toContain('handoff_link_session');
+    expect(findAction(h.slack.message(channel, card.ts)?.blocks, LINK_SESSION_ACTION)).toBeUndefined();
     await h.slack.waitFor(() => conv.thread().some((m) => m.text === 'Chat session completed'));
     const thread = await h.bot.deps.store.conversations.findThread(h.signer.teamId, channel, card.ts);
     expect(thread).toMatchObject({ state: 'closed' });
@@ -268,7 +272,7 @@ describe.each(['memory', 'redis'] as const)('handoff threads (%s store)', (backe
     const notice = await h.slack.waitFor(() => notices(conv.thread(), 'did not reach the customer')[0]);
     const text = JSON.stringify(notice.blocks);
     expect(text).toMatch(/request id req_\d+/);
-    expect(text).toContain('Retry');
+    expect(findAction(notice.blocks, RETRY_ACTION)?.text?.text).toContain('Retry');
     expect(h.platform.state.humanResponses.filter((r) => r.sessionId === sessionId)).toHaveLength(0);
 
     await Promise.all([conv.press(notice.ts), conv.press(notice.ts)]);

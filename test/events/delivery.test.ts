@@ -7,7 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { TEAM_ID, type Harness } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
 import { CALL_COMPLETED_FULL, CALL_STARTED_FULL, MESSAGE_RECEIVED_FULL, injectedMarkup } from './fixtures.js';
-import { deliver, localHookUrl, posts, routeTo, run, sleep, startEventsHarness } from './support.js';
+import { deliver, localHookUrl, posts, queueDrained, routeTo, run, startEventsHarness } from './support.js';
 
 const redis = await requireRedis();
 
@@ -51,7 +51,7 @@ describe('an admin subscribes a channel; a completed call becomes one card there
     expect(JSON.stringify(thread[1]!.blocks)).toContain('Tuesday works');
 
     expect((await deliver(localHookUrl(h, sub!.hookUrl), [event])).status).toBe(200);
-    await sleep(300);
+    await queueDrained(h);
     expect(cards(channel)).toHaveLength(1);
     expect(h.slack.thread(channel, card.ts)).toHaveLength(2);
   });
@@ -83,7 +83,7 @@ describe('routing', () => {
       const card = await h.slack.waitFor(() => cards(channel)[0]);
       await h.slack.waitFor(() => h.slack.thread(channel, card.ts).length === 2);
     }
-    await sleep(200);
+    await queueDrained(h);
     expect(h.slack.callsTo('chat.postMessage').some((c) => c.status === 429)).toBe(true);
     for (const channel of ['C0ROUTE001', 'C0ROUTE002']) {
       expect(cards(channel)).toHaveLength(1);
@@ -144,7 +144,7 @@ describe('two bots on one Redis', () => {
       second = await startEventsHarness({ redisUrl: redis.url, keyPrefix: prefix, env: { SECRETS_KEY: secretsKey } });
       const s = second;
       await s.slack.waitFor(() => posts(s, channel).length === 2, 8_000);
-      await sleep(300);
+      await queueDrained(s);
       const posted = posts(s, channel).map((m) => ids.find((id) => JSON.stringify(m.blocks).includes(id)));
       expect(posted.sort()).toEqual([...ids].sort());
       expect(first.slack.callsTo('chat.postMessage').every((c) => c.status === 429)).toBe(true);

@@ -25,7 +25,7 @@ import { sample } from './sample.js';
 import { template } from './template.js';
 import type { Subcommand } from './types.js';
 
-/** In the order of the product brief: read commands, then admin tools, then event routing. */
+/** In the order of PRODUCT.md › Command grammar: read commands, then admin tools, then event routing. */
 export const SUBCOMMANDS: readonly Subcommand[] = [
   stats,
   bookings,

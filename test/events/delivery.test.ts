@@ -33,7 +33,7 @@ describe('an admin subscribes a channel; a completed call becomes one card there
     const sub = h.platform.state.subscriptions.find((s) => s.campaignId === 'camp-1' && s.triggerName === 'call_completed');
     expect(sub?.hookUrl).toMatch(/^https:\/\/bot\.example\.com\/hooks\/[A-Za-z0-9_-]{43}$/);
 
-    // What the platform POSTs (spec §6 Delivery): JSON array holding one event.
+    // What the platform POSTs (campaign-api.md §6 Delivery): JSON array holding one event.
     const event = { ...CALL_COMPLETED_FULL, callId: `call-${uid()}` };
     const res = await deliver(localHookUrl(h, sub!.hookUrl), [event]);
     expect(res.status).toBe(200);

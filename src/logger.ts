@@ -1,14 +1,7 @@
 /**
- * Structured JSON logging (pino) with a redaction layer.
- *
- * Two nets catch secrets before a line is written:
- *  - known secret values are replaced wherever they appear in any string of the line: the configuration's
- *    (`pinSecret`, kept for the life of the process) and those met at run time (`addSecret`: API keys, hook
- *    tokens; the most recent 10,000, oldest forgotten first);
- *  - secret-shaped strings are masked even when nobody registered them (or they were forgotten): Slack
- *    `xox?-…`/`xapp-…` tokens, hook tokens (43 base64url characters) and any `/hooks/<token>` path.
- * Field names that always hold secrets (`apiKey`, `token`, `authorization`…) are censored by pino's
- * path redaction as well.
+ * Structured JSON logging (pino) that never writes a secret: registered values (`pinSecret`, `addSecret`)
+ * and secret-shaped strings (Slack tokens, hook tokens and `/hooks/<token>` paths) are masked in every
+ * string, and fields that always hold secrets are censored by pino's path redaction.
  */
 import { pino, type Logger, type LoggerOptions, type DestinationStream } from 'pino';
 import type { LogLevel } from './config.js';

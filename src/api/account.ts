@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { PlatformTransport } from './transport.js';
+import type { KeyedTransport } from './transport.js';
 
 export interface ProfileUpdate {
   company?: string;
@@ -23,14 +23,13 @@ export interface AccountApi {
   updateProfile(body: ProfileUpdate): Promise<UserProfile>;
 }
 
-export function accountApi(transport: PlatformTransport, apiKey: string): AccountApi {
+export function accountApi(transport: KeyedTransport): AccountApi {
   return {
     updateProfile(body) {
       return transport.requestJson(
         {
           method: 'POST',
           path: '/account/profile',
-          apiKey,
           json: { company: body.company, full_name: body.full_name, picture: body.picture },
         },
         userProfileSchema,

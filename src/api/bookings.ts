@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { listEnvelope, openEnum, tableRowFields } from './schema.js';
-import type { PlatformTransport } from './transport.js';
+import type { KeyedTransport } from './transport.js';
 
 export const BOOKING_STATUSES = ['booking', 'success', 'fail'] as const;
 export type BookingStatus = (typeof BOOKING_STATUSES)[number];
@@ -24,11 +24,11 @@ export interface BookingsApi {
   list(campaignId: string): Promise<Booking[]>;
 }
 
-export function bookingsApi(transport: PlatformTransport, apiKey: string): BookingsApi {
+export function bookingsApi(transport: KeyedTransport): BookingsApi {
   return {
     async list(campaignId) {
       const body = await transport.requestJson(
-        { method: 'GET', path: '/campaign/{campaignId}/bookings', params: { campaignId }, apiKey },
+        { method: 'GET', path: '/campaign/{campaignId}/bookings', params: { campaignId } },
         bookingListSchema,
       );
       return body.value;

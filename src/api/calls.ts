@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { listEnvelope, tableRowFields } from './schema.js';
-import type { PlatformTransport } from './transport.js';
+import type { KeyedTransport } from './transport.js';
 
 /** A scheduled call ("ScheduledMessage" on the platform). */
 export const scheduledCallSchema = z.looseObject({
@@ -20,11 +20,11 @@ export interface CallsApi {
   listScheduled(campaignId: string): Promise<ScheduledCall[]>;
 }
 
-export function callsApi(transport: PlatformTransport, apiKey: string): CallsApi {
+export function callsApi(transport: KeyedTransport): CallsApi {
   return {
     async listScheduled(campaignId) {
       const body = await transport.requestJson(
-        { method: 'GET', path: '/call/scheduled/{campaignId}', params: { campaignId }, apiKey },
+        { method: 'GET', path: '/call/scheduled/{campaignId}', params: { campaignId } },
         scheduledCallListSchema,
       );
       return body.value;

@@ -1,4 +1,4 @@
-import type { PlatformTransport } from './transport.js';
+import type { KeyedTransport } from './transport.js';
 
 export interface HumanResponse {
   /** Must be the contact's current session, already in human-handoff state (else 400 BAD_REQUEST). */
@@ -12,14 +12,13 @@ export interface ChatApi {
   sendHumanResponse(campaignId: string, body: HumanResponse): Promise<void>;
 }
 
-export function chatApi(transport: PlatformTransport, apiKey: string): ChatApi {
+export function chatApi(transport: KeyedTransport): ChatApi {
   return {
     sendHumanResponse(campaignId, body) {
       return transport.requestEmpty({
         method: 'POST',
         path: '/campaign-chat/{campaignId}/send-human-response',
         params: { campaignId },
-        apiKey,
         json: {
           sessionId: body.sessionId,
           message: body.message,

@@ -49,19 +49,20 @@ export class CampaignClient {
   readonly agents: AgentsApi;
   readonly webhooks: WebhooksApi;
 
-  constructor(transport: PlatformTransport, apiKey: string) {
-    this.keys = keysApi(transport, apiKey);
-    this.templates = templatesApi(transport, apiKey);
-    this.chat = chatApi(transport, apiKey);
-    this.verification = verificationApi(transport, apiKey);
-    this.calls = callsApi(transport, apiKey);
-    this.bookings = bookingsApi(transport, apiKey);
-    this.dashboard = dashboardApi(transport, apiKey);
-    this.account = accountApi(transport, apiKey);
-    this.phoneNumbers = phoneNumbersApi(transport, apiKey);
-    this.quota = quotaApi(transport, apiKey);
-    this.voices = voicesApi(transport, apiKey);
-    this.agents = agentsApi(transport, apiKey);
-    this.webhooks = webhooksApi(transport, apiKey);
+  constructor(platform: PlatformTransport, apiKey: string) {
+    const transport = platform.withKey(apiKey);
+    this.keys = keysApi(transport);
+    this.templates = templatesApi(transport);
+    this.chat = chatApi(transport);
+    this.verification = verificationApi(transport);
+    this.calls = callsApi(transport);
+    this.bookings = bookingsApi(transport);
+    this.dashboard = dashboardApi(transport);
+    this.account = accountApi(transport);
+    this.phoneNumbers = phoneNumbersApi(transport);
+    this.quota = quotaApi(transport);
+    this.voices = voicesApi(transport);
+    this.agents = agentsApi(transport);
+    this.webhooks = webhooksApi(transport);
   }
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { PlatformTransport } from './transport.js';
+import type { KeyedTransport } from './transport.js';
 
 export const categoryStatsSchema = z.looseObject({
   calls: z.number().optional(),
@@ -44,11 +44,11 @@ export interface DashboardApi {
   getStats(): Promise<DashboardStats>;
 }
 
-export function dashboardApi(transport: PlatformTransport, apiKey: string): DashboardApi {
+export function dashboardApi(transport: KeyedTransport): DashboardApi {
   return {
     getStats() {
       return transport.requestJson(
-        { method: 'GET', path: '/dashboard/dashboard-stats', apiKey },
+        { method: 'GET', path: '/dashboard/dashboard-stats' },
         dashboardStatsSchema,
       );
     },

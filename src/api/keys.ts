@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { listEnvelope, tableRowFields } from './schema.js';
-import type { PlatformTransport } from './transport.js';
+import type { KeyedTransport } from './transport.js';
 
 /** One API key of the account. The key value itself is `RowKey`: mask it (`maskKey`) before showing it anywhere. */
 export const apiKeyRowSchema = z.looseObject({
@@ -18,10 +18,10 @@ export interface KeysApi {
   list(): Promise<ApiKeyRow[]>;
 }
 
-export function keysApi(transport: PlatformTransport, apiKey: string): KeysApi {
+export function keysApi(transport: KeyedTransport): KeysApi {
   return {
     async list() {
-      const body = await transport.requestJson({ method: 'GET', path: '/open-api', apiKey }, apiKeyListSchema);
+      const body = await transport.requestJson({ method: 'GET', path: '/open-api' }, apiKeyListSchema);
       return body.value;
     },
   };

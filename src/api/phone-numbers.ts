@@ -1,4 +1,4 @@
-import type { PlatformTransport } from './transport.js';
+import type { KeyedTransport } from './transport.js';
 
 export interface PhoneNumberLink {
   phoneNumberId: string;
@@ -9,13 +9,12 @@ export interface PhoneNumbersApi {
   link(body: PhoneNumberLink): Promise<void>;
 }
 
-export function phoneNumbersApi(transport: PlatformTransport, apiKey: string): PhoneNumbersApi {
+export function phoneNumbersApi(transport: KeyedTransport): PhoneNumbersApi {
   return {
     link(body) {
       return transport.requestEmpty({
         method: 'POST',
         path: '/phone-number/link',
-        apiKey,
         json: { phoneNumberId: body.phoneNumberId, campaignId: body.campaignId },
       });
     },

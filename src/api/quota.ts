@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { listEnvelope, tableRowFields } from './schema.js';
-import type { PlatformTransport } from './transport.js';
+import type { KeyedTransport } from './transport.js';
 
 /**
  * Milliseconds are 64-bit integers sent as strings; they can exceed 2^53, so they become bigint and never
@@ -29,10 +29,10 @@ export interface QuotaApi {
   list(): Promise<QuotaRow[]>;
 }
 
-export function quotaApi(transport: PlatformTransport, apiKey: string): QuotaApi {
+export function quotaApi(transport: KeyedTransport): QuotaApi {
   return {
     async list() {
-      const body = await transport.requestJson({ method: 'GET', path: '/customer-quota', apiKey }, quotaListSchema);
+      const body = await transport.requestJson({ method: 'GET', path: '/customer-quota' }, quotaListSchema);
       return body.value;
     },
   };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { PlatformTransport } from './transport.js';
+import type { KeyedTransport } from './transport.js';
 import { openEnum } from './schema.js';
 
 /** `outbound`/`inbound` are phone, `web` the voice bubble, `messages` SMS; must match the campaign's channel. */
@@ -22,11 +22,11 @@ export interface TemplatesApi {
   get(id: string): Promise<Template>;
 }
 
-export function templatesApi(transport: PlatformTransport, apiKey: string): TemplatesApi {
+export function templatesApi(transport: KeyedTransport): TemplatesApi {
   return {
     get(id) {
       return transport.requestJson(
-        { method: 'GET', path: '/campaign/templates/{id}', params: { id }, apiKey },
+        { method: 'GET', path: '/campaign/templates/{id}', params: { id } },
         templateSchema,
       );
     },

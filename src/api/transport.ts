@@ -43,20 +43,27 @@ export interface TransportRequest {
   /** Values for the `{name}` placeholders in `path`; URL-encoded here. */
   params?: Record<string, string>;
   query?: Record<string, string>;
-  apiKey: string;
   json?: unknown;
   multipart?: MultipartBody;
   /** The platform does heavy work before answering: use `slowHeadersTimeoutMs`. */
   slow?: boolean;
 }
 
-export interface PlatformTransport {
+/** The transport with one workspace's API key bound: every request it sends carries that key. */
+export interface KeyedTransport {
   /** Sends the request and validates the 2xx JSON body with `schema` (ApiSchemaError when it does not match). */
   requestJson<S extends z.ZodType>(req: TransportRequest, schema: S): Promise<z.output<S>>;
   /** Sends the request and discards the 2xx body unread (204s and the "no schema" 200s). */
   requestEmpty(req: TransportRequest): Promise<void>;
+}
+
+export interface PlatformTransport {
+  /** Binds an API key; the key stays in closures, never on a property, so inspecting a client cannot leak it. */
+  withKey(apiKey: string): KeyedTransport;
   close(): Promise<void>;
 }
+
+type KeyedRequest = TransportRequest & { apiKey: string };
 
 const DEFAULTS = {
   connections: 32,
@@ -108,7 +115,16 @@ class UndiciTransport implements PlatformTransport {
     });
   }
 
-  async requestJson<S extends z.ZodType>(req: TransportRequest, schema: S): Promise<z.output<S>> {
+  withKey(apiKey: string): KeyedTransport {
+    return {
+      requestJson: (req, schema) => this.#requestJson({ ...req, apiKey }, schema),
+      requestEmpty: async (req) => {
+        await this.#send({ ...req, apiKey }, 'empty');
+      },
+    };
+  }
+
+  async #requestJson<S extends z.ZodType>(req: KeyedRequest, schema: S): Promise<z.output<S>> {
     const { status, text } = await this.#send(req, 'json');
     const ctx = contextOf(req);
     let data: unknown;
@@ -122,16 +138,12 @@ class UndiciTransport implements PlatformTransport {
     return parsed.data;
   }
 
-  async requestEmpty(req: TransportRequest): Promise<void> {
-    await this.#send(req, 'empty');
-  }
-
   async close(): Promise<void> {
     await this.#pool.close();
   }
 
   /** Runs the attempts: retries only GETs, only on connection failures, timeouts and 502/503/504. */
-  async #send(req: TransportRequest, body: Body): Promise<{ status: number; text: string }> {
+  async #send(req: KeyedRequest, body: Body): Promise<{ status: number; text: string }> {
     const ctx = contextOf(req);
     const path = this.#basePath + buildPath(req.path, req.params ?? {}, ctx) + buildQuery(req.query);
     const attempts = req.method === 'GET' ? 1 + this.#retries : 1;
@@ -146,7 +158,7 @@ class UndiciTransport implements PlatformTransport {
   }
 
   async #attempt(
-    req: TransportRequest,
+    req: KeyedRequest,
     ctx: ErrorContext,
     path: string,
     body: Body,
@@ -203,7 +215,7 @@ function contextOf(req: TransportRequest): ErrorContext {
   return { method: req.method, endpoint: `${req.method} ${req.path}` };
 }
 
-function requestBody(req: TransportRequest): Pick<Dispatcher.RequestOptions, 'headers' | 'body'> {
+function requestBody(req: KeyedRequest): Pick<Dispatcher.RequestOptions, 'headers' | 'body'> {
   const headers: Record<string, string> = { 'api-key': req.apiKey, accept: 'application/json' };
   if (req.multipart) {
     headers['content-type'] = req.multipart.contentType;

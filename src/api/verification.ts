@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { reviewStatus } from './schema.js';
-import type { PlatformTransport } from './transport.js';
+import type { KeyedTransport } from './transport.js';
 
 /** A customer-actionable failure reported by the telephony provider. */
 export const providerFailureSchema = z.looseObject({
@@ -102,11 +102,11 @@ export interface VerificationApi {
   submit(): Promise<VerificationProfile>;
 }
 
-export function verificationApi(transport: PlatformTransport, apiKey: string): VerificationApi {
+export function verificationApi(transport: KeyedTransport): VerificationApi {
   return {
     submit() {
       return transport.requestJson(
-        { method: 'POST', path: '/business-verification/submit', apiKey },
+        { method: 'POST', path: '/business-verification/submit' },
         verificationProfileSchema,
       );
     },

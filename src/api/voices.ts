@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { encodeMultipart } from './multipart.js';
 import type { FileData } from './multipart.js';
 import { tableRowFields } from './schema.js';
-import type { PlatformTransport } from './transport.js';
+import type { KeyedTransport } from './transport.js';
 
 /** An audio sample to upload. Streams/iterables are streamed to the platform, never buffered whole. */
 export type VoiceFile = {
@@ -42,7 +42,7 @@ export interface VoicesApi {
   clone(input: CloneVoiceInput): Promise<Voice>;
 }
 
-export function voicesApi(transport: PlatformTransport, apiKey: string): VoicesApi {
+export function voicesApi(transport: KeyedTransport): VoicesApi {
   return {
     clone(input) {
       const fields: [string, string][] = [
@@ -60,7 +60,7 @@ export function voicesApi(transport: PlatformTransport, apiKey: string): VoicesA
         input.files.map((f) => ({ field: 'files', ...f })),
       );
       // Cloning runs the samples through the voice provider before answering, so allow a slow answer.
-      return transport.requestJson({ method: 'POST', path: '/voices', apiKey, multipart, slow: true }, voiceSchema);
+      return transport.requestJson({ method: 'POST', path: '/voices', multipart, slow: true }, voiceSchema);
     },
   };
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { PlatformTransport } from './transport.js';
+import type { KeyedTransport } from './transport.js';
 import { openEnum } from './schema.js';
 
 /** Every event name the platform knows (unsubscribe accepts all of them). */
@@ -44,14 +44,13 @@ export interface WebhooksApi {
   sample(triggerName: SubscribableTrigger, campaignId: string): Promise<unknown>;
 }
 
-export function webhooksApi(transport: PlatformTransport, apiKey: string): WebhooksApi {
+export function webhooksApi(transport: KeyedTransport): WebhooksApi {
   return {
     subscribe(body) {
       return transport.requestJson(
         {
           method: 'POST',
           path: '/events-gateway/trigger/subscribe',
-          apiKey,
           json: { hookUrl: body.hookUrl, campaignId: body.campaignId, triggerName: body.triggerName, provider: PROVIDER },
         },
         webhookSubscriptionSchema,
@@ -61,13 +60,12 @@ export function webhooksApi(transport: PlatformTransport, apiKey: string): Webho
       return transport.requestEmpty({
         method: 'DELETE',
         path: '/events-gateway/trigger/unsubscribe',
-        apiKey,
         json: { hookUrl: body.hookUrl, campaignId: body.campaignId, triggerName: body.triggerName, provider: PROVIDER },
       });
     },
     listForCampaign(campaignId) {
       return transport.requestJson(
-        { method: 'GET', path: '/events-gateway/triggers/campaign/{campaignId}', params: { campaignId }, apiKey },
+        { method: 'GET', path: '/events-gateway/triggers/campaign/{campaignId}', params: { campaignId } },
         z.unknown(),
       );
     },
@@ -78,7 +76,6 @@ export function webhooksApi(transport: PlatformTransport, apiKey: string): Webho
           path: '/events-gateway/trigger/perform/{triggerName}',
           params: { triggerName },
           query: { campaignId },
-          apiKey,
         },
         z.unknown(),
       );

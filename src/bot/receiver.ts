@@ -104,13 +104,8 @@ interface CompiledRoute {
 }
 
 /**
- * Bolt matches custom routes by compiling each route's path pattern again on every request (path-to-regexp
- * inside its request listener), for every route before the one that matches — a measurable share of the
- * webhook hot path. When every custom route has a simple path, they are compiled once here and served before
- * Bolt looks at the request, with Bolt's rules: routes in the order given (same path: methods merged), matched
- * case-insensitively with an optional trailing slash, parameters percent-decoded (a malformed one throws
- * URIError, which the dispatch error handler answers 404 like Bolt's own). A request no route takes — Slack's
- * `/slack/events`, the OAuth paths, unknown paths — goes to Bolt unchanged.
+ * Serves simple custom routes before Bolt, compiled once: Bolt compiles every route pattern again on each
+ * request, a measurable share of the webhook hot path. Bolt's matching rules are kept; the rest goes to Bolt.
  */
 function serveSimpleRoutesFirst(receiver: HTTPReceiver, customRoutes: readonly CustomRoute[]): void {
   if (customRoutes.length === 0 || !customRoutes.every((r) => SIMPLE_ROUTE.test(r.path))) return;

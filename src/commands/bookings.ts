@@ -4,7 +4,7 @@
  */
 import type { Booking, CampaignClient } from '../api/index.js';
 import { context, escapeMrkdwn, header, literal, message, section, slackDate, truncate, type KnownBlock, type MessagePayload } from '../slack/blocks.js';
-import { paginate, pagerBlocks, registerPager } from './paging.js';
+import { campaignNotFound, paginate, pagerBlocks, registerPager } from './paging.js';
 import type { Subcommand } from './types.js';
 
 const PAGE_SIZE = 20;
@@ -22,15 +22,11 @@ export const bookings: Subcommand = {
     const client = await ctx.deps.platform.clientFor(ctx.teamId);
     await ctx.reply(await renderBookingsPage(client, ctx.args[0] ?? '', 0));
   },
-  failures: (ctx) => notFound(ctx.args[0] ?? ''),
+  failures: (ctx) => campaignNotFound(ctx.args[0] ?? ''),
   register(app, deps) {
-    registerPager(app, deps, PAGE_ACTION, renderBookingsPage, notFound);
+    registerPager(app, deps, PAGE_ACTION, renderBookingsPage, campaignNotFound);
   },
 };
-
-function notFound(campaignId: string) {
-  return { notFound: `Campaign \`${escapeMrkdwn(campaignId)}\` was not found on the platform.` };
-}
 
 async function renderBookingsPage(client: CampaignClient, campaignId: string, page: number): Promise<MessagePayload> {
   return renderBookings(campaignId, await client.bookings.list(campaignId), page);

@@ -1,13 +1,7 @@
 /**
- * `/campaign clone-voice` (admins) and the message shortcut "Clone voice from files": a modal for
- * the voice's details, then the audio samples are streamed from Slack into POST /voices (multipart) and
- * the new voice is reported where the command or shortcut was run.
- *
- * The submission is answered as soon as it is checked — downloading and cloning take far longer than
- * Slack's 3 s — so the modal closes, a "working…" note goes out through the response_url, and the result
- * follows there. The checks (admin rights, then everything the file objects tell: type, size, host,
- * count) run within the budget of `onFormSubmit`, so those refusals land on the form's upload field; when
- * the admin check is slow (a rate-limited users.info) the modal shows "working…" and is updated instead.
+ * `/campaign clone-voice` (admins) and the "Clone voice from files" shortcut: a modal, then the samples are
+ * streamed from Slack into POST /voices. The form is answered once checked (cloning outlasts Slack's 3 s):
+ * refusals land on the form, the result follows through the response_url.
  */
 import type { AllMiddlewareArgs, App, MessageShortcut, SlackShortcutMiddlewareArgs } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';

@@ -27,7 +27,7 @@ import { digest } from './digest.js';
 import { quotaAlert } from './quota-alert.js';
 import type { Subcommand } from './types.js';
 
-/** In the order of the product brief: read commands, then admin tools, then event routing. */
+/** In the order of PRODUCT.md › Command grammar: read commands, then admin tools, then event routing. */
 export const SUBCOMMANDS: readonly Subcommand[] = [
   stats,
   bookings,

@@ -6,7 +6,7 @@ import type { App, BlockButtonAction, AllMiddlewareArgs, SlackActionMiddlewareAr
 import { z } from 'zod';
 import type { Deps } from '../app/deps.js';
 import type { CampaignClient } from '../api/index.js';
-import { actions, button, context, type KnownBlock, type MessagePayload } from '../slack/blocks.js';
+import { actions, button, context, escapeMrkdwn, type KnownBlock, type MessagePayload } from '../slack/blocks.js';
 import { parseJsonValue } from '../slack/json-value.js';
 import { describeFailure, logFailure, type FailureWording } from '../app/failure.js';
 
@@ -43,6 +43,11 @@ export function pagerBlocks(actionId: string, id: string, page: Page<unknown>, n
 /** Both buttons of a pager, and the bare base id that lists posted before the split still carry. */
 function pagerActionIds(actionId: string): RegExp {
   return new RegExp(`^${actionId.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?::prev|:next)?$`);
+}
+
+/** The paged lists are a campaign's: a 404 from the platform means the campaign id is wrong. */
+export function campaignNotFound(campaignId: string): FailureWording {
+  return { notFound: `Campaign \`${escapeMrkdwn(campaignId)}\` was not found on the platform.` };
 }
 
 /** Registers the button handler of one paged list. `render` re-reads the data for the asked page. */

@@ -4,7 +4,7 @@
  */
 import type { CampaignClient, ScheduledCall } from '../api/index.js';
 import { escapeMrkdwn, header, literal, message, section, slackDate, truncate, type KnownBlock, type MessagePayload } from '../slack/blocks.js';
-import { paginate, pagerBlocks, registerPager } from './paging.js';
+import { campaignNotFound, paginate, pagerBlocks, registerPager } from './paging.js';
 import type { Subcommand } from './types.js';
 
 const PAGE_SIZE = 25;
@@ -20,15 +20,11 @@ export const scheduled: Subcommand = {
     const client = await ctx.deps.platform.clientFor(ctx.teamId);
     await ctx.reply(await renderScheduledPage(client, ctx.args[0] ?? '', 0));
   },
-  failures: (ctx) => notFound(ctx.args[0] ?? ''),
+  failures: (ctx) => campaignNotFound(ctx.args[0] ?? ''),
   register(app, deps) {
-    registerPager(app, deps, PAGE_ACTION, renderScheduledPage, notFound);
+    registerPager(app, deps, PAGE_ACTION, renderScheduledPage, campaignNotFound);
   },
 };
-
-function notFound(campaignId: string) {
-  return { notFound: `Campaign \`${escapeMrkdwn(campaignId)}\` was not found on the platform.` };
-}
 
 async function renderScheduledPage(client: CampaignClient, campaignId: string, page: number): Promise<MessagePayload> {
   return renderScheduled(campaignId, await client.calls.listScheduled(campaignId), page);

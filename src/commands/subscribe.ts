@@ -14,11 +14,12 @@
 import type { WebClient } from '@slack/web-api';
 import { ensureHookToken, hookUrlFor, SUBSCRIBABLE_TRIGGERS, type SubscribableTrigger } from '../events/index.js';
 import { slackErrorCode } from '../slack/post.js';
-import { campaignIdProblem, campaignPhrase, parseEventNames, routeList } from '../events/subscription-text.js';
-import { filtersForEvent, hasCallOnlyFilters, isFilterWord, parseFilters, sameFilters, splitFilterWords } from '../events/filters.js';
+import { campaignPhrase, routeList } from '../events/subscription-text.js';
+import { filtersForEvent, hasCallOnlyFilters, isFilterWord, parseFilters, sameFilters } from '../events/filters.js';
 import type { Route, RouteFilters } from '../store/index.js';
 import { escapeMrkdwn } from '../slack/blocks.js';
 import { describeFailure, logFailure, type FailureWording } from '../app/failure.js';
+import { parseRouteArguments } from './route-arguments.js';
 import type { CommandContext, Subcommand } from './types.js';
 
 export const NOT_IN_CHANNEL =
@@ -44,24 +45,22 @@ export const subscribe: Subcommand = {
   failures: wording,
   async run(ctx) {
     const { deps, teamId, channelId } = ctx;
-    const [campaignId = '', ...words] = ctx.args;
-    if (parseFilters([campaignId]).ok && isFilterWord(campaignId)) {
+    const [first = ''] = ctx.args;
+    if (parseFilters([first]).ok && isFilterWord(first)) {
       return ctx.tell(`The campaign id (or \`*\`) comes first, then events, then filters: \`/campaign ${subscribe.usage}\`. Nothing was subscribed.`);
     }
-    const split = splitFilterWords(words);
-    const names = parseEventNames(split.events, SUBSCRIBABLE_TRIGGERS);
-    if (!names.ok) return ctx.tell(names.sentence);
-    const parsed = parseFilters(split.filters);
+    const args = parseRouteArguments(ctx.args, SUBSCRIBABLE_TRIGGERS);
+    if (!args.ok) return ctx.tell(args.sentence);
+    const { campaignId } = args;
+    const parsed = parseFilters(args.filterWords);
     if (!parsed.ok) return ctx.tell(`${parsed.sentence} Nothing was subscribed.`);
-    const badId = campaignIdProblem(campaignId);
-    if (badId) return ctx.tell(badId);
     const publicUrl = deps.config.publicUrl;
     if (!publicUrl) return ctx.tell(`${noPublicUrl('Subscribing to events')} Nothing was subscribed.`);
 
     const callOnly = hasCallOnlyFilters(parsed.filters);
-    if (callOnly && names.events.includes('call_started')) return ctx.tell(CALL_STARTED_UNFILTERED);
+    if (callOnly && args.events.includes('call_started')) return ctx.tell(CALL_STARTED_UNFILTERED);
     // Status, reason and duration exist only on call_completed: with them, that is the default event.
-    const events = names.events.length > 0 ? names.events : callOnly ? ['call_completed' as const] : [...SUBSCRIBABLE_TRIGGERS];
+    const events = args.events.length > 0 ? args.events : callOnly ? ['call_completed' as const] : [...SUBSCRIBABLE_TRIGGERS];
     const wanted: Planned[] = events.map((triggerName) => ({ triggerName, filters: filtersForEvent(triggerName, parsed.filters) }));
     const here = new Map(
       (await deps.store.routes.listForChannel(teamId, channelId)).filter((r) => r.campaignId === campaignId).map((r) => [r.triggerName, r]),
@@ -109,7 +108,7 @@ export const subscribe: Subcommand = {
     }
     const notes = [
       ...replacedNote(done.flatMap((d) => here.get(d.triggerName) ?? [])),
-      ...filterNotes(parsed.filters, names.events.length === 0, done),
+      ...filterNotes(parsed.filters, args.events.length === 0, done),
       already.length > 0 ? `(Already subscribed before: ${routeList(already)}.)` : '',
     ].filter(Boolean);
     await ctx.tell(`✅ This channel now receives ${routeList(done)} for ${what}.${notes.map((n) => ` ${n}`).join('')} See \`/campaign subscriptions\`.`);

@@ -6,10 +6,10 @@
  */
 import { BadRequestError } from '../api/index.js';
 import { hookUrlFor, TRIGGER_NAMES, type TriggerName } from '../events/index.js';
-import { campaignIdProblem, campaignPhrase, eventList, parseEventNames } from '../events/subscription-text.js';
-import { isFilterWord } from '../events/filters.js';
+import { campaignPhrase, eventList } from '../events/subscription-text.js';
 import { describeFailure, logFailure } from '../app/failure.js';
 import { noPublicUrl } from './subscribe.js';
+import { parseRouteArguments } from './route-arguments.js';
 import type { CommandContext, Subcommand } from './types.js';
 
 export const unsubscribe: Subcommand = {
@@ -21,27 +21,25 @@ export const unsubscribe: Subcommand = {
   args: { min: 1, max: 1 + TRIGGER_NAMES.length * 2 },
   async run(ctx) {
     const { deps, teamId, channelId } = ctx;
-    const [campaignId = '', ...words] = ctx.args;
-    if (words.some(isFilterWord)) {
+    const parsed = parseRouteArguments(ctx.args, TRIGGER_NAMES);
+    if (!parsed.ok) return ctx.tell(parsed.sentence);
+    if (parsed.filterWords.length > 0) {
       return ctx.tell(
         `\`/campaign unsubscribe\` takes no filters: it removes this channel’s routes for those events whatever their filters — run it with the campaign and events only (\`/campaign ${unsubscribe.usage}\`). To change filters, run \`/campaign subscribe\` again with the new ones.`,
       );
     }
-    const names = parseEventNames(words, TRIGGER_NAMES);
-    if (!names.ok) return ctx.tell(names.sentence);
-    const badId = campaignIdProblem(campaignId);
-    if (badId) return ctx.tell(badId);
+    const { campaignId, events } = parsed;
     const what = campaignPhrase(campaignId);
 
     const routes = await deps.store.routes.listForTeam(teamId);
     const here = routes.filter((r) => r.channelId === channelId && r.campaignId === campaignId);
     const hereEvents = new Set<string>(here.map((r) => r.triggerName));
-    const asked: string[] = names.events.length > 0 ? names.events : [...hereEvents];
+    const asked: string[] = events.length > 0 ? events : [...hereEvents];
     const toRemove = asked.filter((e) => hereEvents.has(e));
     const notHere = asked.filter((e) => !hereEvents.has(e));
     if (toRemove.length === 0) {
       return ctx.tell(
-        names.events.length > 0
+        events.length > 0
           ? `This channel is not subscribed to ${eventList(notHere)} for ${what} — nothing changed.`
           : `This channel receives no events for ${what} — nothing changed. \`/campaign subscriptions\` lists what it receives.`,
       );

@@ -131,7 +131,7 @@ const COMPLETION_FIELDS = [
 ] as const;
 
 /**
- * The trigger of an event without a `triggerName`, from the fields only that trigger has (spec §6):
+ * The trigger of an event without a `triggerName`, from the fields only that trigger has (campaign-api.md §6):
  * `receivedAt` → message_received, `sentAt` → message_sent, a `callId` with any end-of-call field →
  * call_completed, a `callId` alone → call_started. Anything else is unknown (and kept).
  */

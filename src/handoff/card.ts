@@ -12,6 +12,8 @@ import type { CardFacts, ConversationState } from '../store/index.js';
 export const LINK_SESSION_ACTION = 'handoff_link_session';
 /** action_id of the card's "Switch to the reported session" button; its value is that session id. */
 export const SWITCH_SESSION_ACTION = 'handoff_switch_session';
+/** block_id of the card's warning that the platform reports another session than the linked one. */
+export const REPORTED_SESSION_BLOCK = 'handoff_reported_session';
 
 export interface ConversationCard {
   campaignId: string;
@@ -41,7 +43,7 @@ export function renderConversationCard(c: ConversationCard): MessagePayload {
   ];
   const reported = open && c.sessionId && c.reportedSessionId && c.reportedSessionId !== c.sessionId ? c.reportedSessionId : undefined;
   if (reported) {
-    blocks.push(section(`⚠️ The platform reports session ${code(reported)}; replies still go to ${code(c.sessionId)}. Switch only if that is the customer’s current chat.`));
+    blocks.push(section(`⚠️ The platform reports session ${code(reported)}; replies still go to ${code(c.sessionId)}. Switch only if that is the customer’s current chat.`, { block_id: REPORTED_SESSION_BLOCK }));
   }
   if (open) {
     const buttons = [button(c.sessionId ? '🔗 Change session' : '🔗 Link session', LINK_SESSION_ACTION)];

@@ -1,15 +1,7 @@
 /**
- * Downloading a file shared in Slack (`url_private_download`) to pass it on, streamed.
- *
- * The request carries the bot token, so the token goes to Slack's file service and nowhere else: every URL
- * (from a signed payload or from `files.info`) must be on the one allowed origin. Slack answers many
- * authorized downloads with a redirect — to its file host, or to a signed, expiring address on its CDN that
- * needs no token — so redirects are followed by hand, a few hops at most: a hop on the file origin carries
- * the token, a hop to Slack's CDN goes without it, and a redirect anywhere else is refused unfollowed. A
- * redirect to the sign-in page means Slack did not accept the token (Slack's answer to a client it does not
- * let in), and is not followed either. The size cap is enforced from `content-length` and again while
- * streaming (the header can be absent or wrong). Nothing is buffered: the bytes are yielded as they arrive,
- * and the first request is only made when the stream is first read.
+ * Streams a file shared in Slack (`url_private_download`). The bot token goes only to Slack's file origin:
+ * redirects are followed by hand (with the token on that origin, without it to Slack's CDN; anywhere else or
+ * the sign-in page is refused), and the size cap is checked from content-length and again while streaming.
  */
 import { request } from 'undici';
 

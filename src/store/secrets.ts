@@ -30,14 +30,9 @@ export function decodeSecretsKey(base64: string): Buffer {
 }
 
 /**
- * Authenticated encryption for secrets at rest (platform API keys, hook tokens): AES-256-GCM, a random 96-bit
- * IV per value, and associated data that binds a sealed value to where it belongs (e.g. the workspace id),
- * so a ciphertext copied to another workspace does not open there.
- *
- * A box holds a key ring (`SECRETS_KEY=new,old`): the first key seals, every key opens, so an operator can
- * rotate without downtime and then re-seal what is stored (`reseal`, used by `npm run rekey`).
- *
- * Sealed format: `v1.<iv>.<tag>.<ciphertext>`, each part base64url.
+ * AES-256-GCM for secrets at rest, bound by associated data to where they belong (a value copied to another
+ * workspace does not open). A key ring: the first key seals, every key opens (rotation, then `reseal`).
+ * Sealed format: `v1.<iv>.<tag>.<ciphertext>`, base64url parts.
  */
 export class SecretBox {
   /** The sealing key first. */

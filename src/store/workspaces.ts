@@ -51,13 +51,9 @@ function sameHash(hexA: string, hexB: string): boolean {
 }
 
 /**
- * Per-workspace settings: the platform API key (encrypted, bound to the team id) with who verified it and
- * when, and the webhook token that identifies the workspace in `POST /hooks/<token>`.
- *
- * The hook token is stored twice: as SHA-256 hash → team id (what an incoming webhook is resolved with, so a
- * Redis dump does not hand out working hook URLs) and encrypted on the workspace (so the bot can rebuild the
- * hookUrl it subscribed with, which unsubscribe needs). A token replaced by `rotateHookToken` is kept the same
- * way for its grace period (and, sealed, until its platform hooks are known to be removed).
+ * Per-workspace settings: the platform API key (encrypted) with who verified it and when, and the hook token,
+ * kept as hash → team (what webhooks resolve with; a Redis dump hands out no working URL) and sealed on the
+ * workspace (to rebuild the hookUrl unsubscribe needs) — a rotated token too, for its grace period.
  */
 export class WorkspaceRepo {
   constructor(

@@ -3,6 +3,7 @@
  * confirmation, and verify's statuses — over HTTP against the fakes.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { findAction } from '../support/blocks.js';
 import { ADMIN_ID, MEMBER_ID, TEAM_ID, startHarness, type Harness } from '../support/harness.js';
 
 const ALLOWED_ID = 'U0ALLOWED1';
@@ -177,8 +178,7 @@ describe('/campaign delete-agent', () => {
     const out = JSON.stringify(body);
     expect(out).toContain('agent `agent-21` from campaign `camp-2`');
     expect(h.platform.requests).toHaveLength(0);
-    const blocks = body.blocks as Array<{ elements?: Array<{ action_id: string; value?: string; confirm?: unknown }> }>;
-    const confirm = blocks.flatMap((b) => b.elements ?? []).find((e) => e.action_id === 'delete_agent_confirm')!;
+    const confirm = findAction(body.blocks, 'delete_agent_confirm')!;
     expect(confirm.confirm).toBeDefined();
     await h.signer.blockAction({ actionId: 'delete_agent_confirm', value: confirm.value!, userId: ADMIN_ID, responseUrlId: 'del-1' });
     const done = await h.slack.waitFor(() => h.slack.responses.find((r) => r.id === 'del-1'));

@@ -5,10 +5,8 @@
  * origin; a redirect to the sign-in page or to another host is refused with a sentence naming the file.
  *
  * Slack: the file URLs need `Authorization: Bearer` with files:read
- * (https://docs.slack.dev/reference/objects/file-object#authentication); the redirect to the CDN and what
- * clients that mishandle it get (Slack's sign-in page, or an error): https://github.com/openclaw/openclaw/issues/18642
- * (fixed by sending the token on the first request only and following the redirect without it) and
- * https://github.com/enechange/collmbo/pull/447 (302 answers to file downloads treated as failures).
+ * (https://docs.slack.dev/reference/objects/file-object#authentication); a client that sends the token past
+ * the redirect, or treats the 302 as a failure, gets Slack's sign-in page or an error.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';

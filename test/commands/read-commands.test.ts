@@ -3,6 +3,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { seedQuota } from '../fakes/platform.js';
+import { findAction } from '../support/blocks.js';
 import { MEMBER_ID, startHarness, type Harness } from '../support/harness.js';
 
 let h: Harness;
@@ -18,11 +19,9 @@ beforeEach(() => {
   h.platform.resetState();
 });
 
-type PagedBlocks = Array<{ type: string; elements?: Array<{ action_id?: string; value?: string }> }>;
-
 /** The pager button with this action_id (its value says which page it asks for). */
-function pagerButton(blocks: PagedBlocks, actionId: string): { action_id: string; value: string } {
-  const found = blocks.flatMap((b) => b.elements ?? []).find((e) => e.action_id === actionId);
+function pagerButton(blocks: unknown, actionId: string): { action_id: string; value: string } {
+  const found = findAction(blocks, actionId);
   expect(found?.value).toBeDefined();
   return { action_id: actionId, value: found!.value! };
 }
@@ -90,7 +89,7 @@ describe('/campaign bookings', () => {
     }));
     const { answer } = await ask('bookings camp-big', 'big-1');
     expect(h.slack.responses.find((r) => r.id === 'big-1')?.status).toBe(200);
-    const blocks = answer.blocks as PagedBlocks;
+    const blocks = answer.blocks as unknown[];
     expect(blocks.length).toBeLessThanOrEqual(50);
     expect(JSON.stringify(blocks)).toContain('Showing 1–20 of 200 bookings');
     // Newest first.
@@ -108,7 +107,7 @@ describe('/campaign bookings', () => {
     expect(text2).toContain('Customer 179');
     expect(text2).not.toContain('Customer 199');
 
-    const previous = pagerButton(page2.body.blocks as PagedBlocks, 'bookings_page:prev');
+    const previous = pagerButton(page2.body.blocks, 'bookings_page:prev');
     await h.signer.blockAction({ actionId: previous.action_id, value: previous.value, userId: MEMBER_ID, responseUrlId: 'big-3' });
     const back = await h.slack.waitFor(() => h.slack.responses.find((r) => r.id === 'big-3'));
     expect(back.status).toBe(200);
@@ -148,12 +147,12 @@ describe('/campaign scheduled', () => {
       ScheduledDate: new Date(Date.UTC(2024, 5, 1) + i * 3_600_000).toISOString(),
     }));
     const { answer } = await ask('scheduled camp-2', 'long-1');
-    const next = pagerButton(answer.blocks as PagedBlocks, 'scheduled_page:next');
+    const next = pagerButton(answer.blocks, 'scheduled_page:next');
     await h.signer.blockAction({ actionId: next.action_id, value: next.value, userId: MEMBER_ID, responseUrlId: 'long-2' });
     const page2 = await h.slack.waitFor(() => h.slack.responses.find((r) => r.id === 'long-2'));
     expect(page2.status).toBe(200);
     expect(JSON.stringify(page2.body)).toContain('Contact 25');
-    expect(pagerButton(page2.body.blocks as PagedBlocks, 'scheduled_page:prev').value).toBeDefined();
+    expect(pagerButton(page2.body.blocks, 'scheduled_page:prev').value).toBeDefined();
   });
 
   it('answers a 404 with the campaign it could not find', async () => {

@@ -3,6 +3,9 @@
  * the fake Slack and the fake platform (which checks request bodies like the spec says).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { RECORDING_ACTION, SAMPLE_MARKER_BLOCK } from '../../src/events/render/index.js';
+import { LINK_SESSION_ACTION } from '../../src/handoff/card.js';
+import { findAction, findBlock, textOf } from '../support/blocks.js';
 import { MEMBER_ID, TEAM_ID, type Harness } from '../support/harness.js';
 import { PUBLIC_URL, run, startEventsHarness } from './support.js';
 
@@ -230,10 +233,10 @@ describe('/campaign sample', () => {
     const req = h.platform.requests.find((r) => r.path === '/events-gateway/trigger/perform/call_completed');
     expect(req?.query).toEqual({ campaignId: 'camp-1' });
     expect(body.response_type).toBe('ephemeral');
-    expect(text).toContain('Sample');
+    expect(textOf(findBlock(body.blocks, SAMPLE_MARKER_BLOCK))).toContain('Sample');
     expect(text).toContain('Call completed');
     expect(text).toContain('02:34'); // 154250 ms
-    expect(text).toContain('https://recordings.example.com/call-sample-0001.mp3');
+    expect(findAction(body.blocks, RECORDING_ACTION)?.url).toBe('https://recordings.example.com/call-sample-0001.mp3');
     const transcript = await h.slack.waitFor(() => h.slack.responses.filter((r) => r.id === id)[1]);
     expect(JSON.stringify(transcript.body)).toContain('Tuesday works');
   });
@@ -241,8 +244,9 @@ describe('/campaign sample', () => {
   it('posts in the channel with --public: the conversation card, then the line its thread gets', async () => {
     const { id, body } = await run(h, 'sample message_received camp-3 --public');
     expect(body.response_type).toBe('in_channel');
-    expect(JSON.stringify(body)).toContain('Chat with');
-    expect(JSON.stringify(body)).toContain('Link session');
+    expect(textOf(body.blocks)).toContain('Chat with');
+    expect(findAction(body.blocks, LINK_SESSION_ACTION)).toBeDefined();
+    expect(findBlock(body.blocks, SAMPLE_MARKER_BLOCK)).toBeDefined();
     const line = await h.slack.waitFor(() => h.slack.responses.filter((r) => r.id === id)[1]);
     expect(line.body.response_type).toBe('in_channel');
     expect(JSON.stringify(line.body)).toContain('goes into the card’s thread');

@@ -9,7 +9,7 @@ import { TEAM_ID, type Harness } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
 import { requireCluster } from '../support/redis-cluster.js';
 import { CALL_COMPLETED_FULL, CALL_STARTED_FULL, MESSAGE_RECEIVED_FULL, injectedMarkup } from './fixtures.js';
-import { deliver, localHookUrl, posts, routeTo, run, sleep, startEventsHarness } from './support.js';
+import { deliver, localHookUrl, posts, queueDrained, routeTo, run, startEventsHarness } from './support.js';
 
 const redis = await requireRedis();
 const cluster = await requireCluster();
@@ -42,7 +42,7 @@ describe.each(['redis', 'cluster'] as const)('delivery (%s)', (backend) => {
       const sub = h.platform.state.subscriptions.find((s) => s.campaignId === 'camp-1' && s.triggerName === 'call_completed');
       expect(sub?.hookUrl).toMatch(/^https:\/\/bot\.example\.com\/hooks\/[A-Za-z0-9_-]{43}$/);
 
-      // What the platform POSTs (spec §6 Delivery): JSON array holding one event.
+      // What the platform POSTs (campaign-api.md §6 Delivery): JSON array holding one event.
       const event = { ...CALL_COMPLETED_FULL, callId: `call-${uid()}` };
       const res = await deliver(localHookUrl(h, sub!.hookUrl), [event]);
       expect(res.status).toBe(200);
@@ -60,7 +60,7 @@ describe.each(['redis', 'cluster'] as const)('delivery (%s)', (backend) => {
       expect(JSON.stringify(thread[1]!.blocks)).toContain('Tuesday works');
 
       expect((await deliver(localHookUrl(h, sub!.hookUrl), [event])).status).toBe(200);
-      await sleep(300);
+      await queueDrained(h);
       expect(cards(channel)).toHaveLength(1);
       expect(h.slack.thread(channel, card.ts)).toHaveLength(2);
     });
@@ -92,7 +92,7 @@ describe.each(['redis', 'cluster'] as const)('delivery (%s)', (backend) => {
         const card = await h.slack.waitFor(() => cards(channel)[0]);
         await h.slack.waitFor(() => h.slack.thread(channel, card.ts).length === 2);
       }
-      await sleep(200);
+      await queueDrained(h);
       expect(h.slack.callsTo('chat.postMessage').some((c) => c.status === 429)).toBe(true);
       for (const channel of ['C0ROUTE001', 'C0ROUTE002']) {
         expect(cards(channel)).toHaveLength(1);
@@ -153,7 +153,7 @@ describe.each(['redis', 'cluster'] as const)('delivery (%s)', (backend) => {
         second = await startEventsHarness({ ...store(prefix), env: { SECRETS_KEY: secretsKey } });
         const s = second;
         await s.slack.waitFor(() => posts(s, channel).length === 2, 8_000);
-        await sleep(300);
+        await queueDrained(s);
         const posted = posts(s, channel).map((m) => ids.find((id) => JSON.stringify(m.blocks).includes(id)));
         expect(posted.sort()).toEqual([...ids].sort());
         expect(first.slack.callsTo('chat.postMessage').every((c) => c.status === 429)).toBe(true);

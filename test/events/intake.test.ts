@@ -8,7 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { TEAM_ID, type Harness } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
 import { CALL_COMPLETED_FULL, CALL_STARTED_FULL } from './fixtures.js';
-import { deliver, posts, routeTo, sleep, startEventsHarness } from './support.js';
+import { deliver, posts, queueDrained, routeTo, sleep, startEventsHarness } from './support.js';
 
 const redis = await requireRedis();
 const CHANNEL = 'C0CALLS001';
@@ -47,7 +47,7 @@ describe('who may deliver', () => {
       const res = await deliver(`${h.url}/hooks/${token}`, [callStarted()]);
       expect(res.status).toBe(404);
     }
-    await sleep(50);
+    await queueDrained(h);
     expect(await storedKeys()).toEqual(before);
     expect(h.slack.calls).toHaveLength(0);
   });
@@ -130,7 +130,7 @@ describe('what a delivery may be', () => {
       expect(res.status, body).toBe(400);
       expect(await res.json()).toMatchObject({ ok: false });
     }
-    await sleep(100);
+    await queueDrained(h);
     expect(h.slack.calls).toHaveLength(0);
   });
 
@@ -174,7 +174,7 @@ describe('exactly once', () => {
     expect(answers.every((a) => a.status === 200)).toBe(true);
     expect(answers.reduce((sum, a) => sum + a.body.queued, 0)).toBe(1);
     await h.slack.waitFor(() => posts(h, CHANNEL).length === 1);
-    await sleep(300);
+    await queueDrained(h);
     expect(posts(h, CHANNEL)).toHaveLength(1);
     // A redelivery later is still a duplicate.
     expect(await (await deliver(hook, [event])).json()).toMatchObject({ queued: 0, duplicates: 1 });

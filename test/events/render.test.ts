@@ -4,9 +4,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseEvent, type KnownEvent } from '../../src/events/events.js';
-import { markAsSample, renderAgentLine, renderCustomerLine, renderEvent, renderTranscript } from '../../src/events/render/index.js';
-import { LINK_SESSION_ACTION, renderConversationCard, renderSessionClosedLine, type ConversationCard } from '../../src/handoff/card.js';
+import { RECORDING_ACTION, SAMPLE_MARKER_BLOCK, markAsSample, renderAgentLine, renderCustomerLine, renderEvent, renderTranscript } from '../../src/events/render/index.js';
+import { LINK_SESSION_ACTION, SWITCH_SESSION_ACTION, REPORTED_SESSION_BLOCK, renderConversationCard, renderSessionClosedLine, type ConversationCard } from '../../src/handoff/card.js';
 import { LIMITS } from '../../src/slack/blocks.js';
+import { findAction, findBlock, textOf } from '../support/blocks.js';
 import {
   CALL_COMPLETED_FULL,
   CALL_COMPLETED_MINIMAL,
@@ -72,17 +73,18 @@ describe('call_completed details', () => {
   const full = known(CALL_COMPLETED_FULL, 'call_completed');
 
   it('shows mm:ss from durationMs, Slack dates, and a Recording button for an https audioUrl', () => {
-    const json = JSON.stringify(renderEvent(full));
-    expect(json).toContain('02:34');
-    expect(json).toContain('<!date^1709915915^');
-    expect(json).toContain('"url":"https://recordings.example.com/call-0001.mp3"');
+    const rendered = renderEvent(full);
+    const json = JSON.stringify(rendered);
+    expect(textOf(rendered.blocks)).toContain('02:34');
+    expect(textOf(rendered.blocks)).toContain('<!date^1709915915^');
+    expect(findAction(rendered.blocks, RECORDING_ACTION)?.url).toBe('https://recordings.example.com/call-0001.mp3');
     expect(json).not.toContain('somethingNew');
   });
 
   it('leaves the Recording button out for a non-https audioUrl', () => {
     for (const audioUrl of ['http://recordings.example.com/a.mp3', 'javascript:alert(1)', 'not a url']) {
-      const json = JSON.stringify(renderEvent(known({ ...CALL_COMPLETED_FULL, audioUrl }, 'call_completed')));
-      expect(json).not.toContain('Recording');
+      const { blocks } = renderEvent(known({ ...CALL_COMPLETED_FULL, audioUrl }, 'call_completed'));
+      expect(findAction(blocks, RECORDING_ACTION)).toBeUndefined();
     }
   });
 
@@ -121,7 +123,8 @@ describe('samples', () => {
     const real = renderEvent(known(CALL_COMPLETED_FULL, 'call_completed'));
     const marked = markAsSample(real, 'call_completed');
     expect(marked.blocks.slice(1)).toEqual(real.blocks);
-    expect(JSON.stringify(marked.blocks[0])).toContain('Sample');
+    expect(marked.blocks[0]).toBe(findBlock(marked.blocks, SAMPLE_MARKER_BLOCK));
+    expect(textOf(marked.blocks[0])).toContain('Sample');
     expect(marked.text).toBe(`[Sample] ${real.text}`);
   });
 });
@@ -172,10 +175,21 @@ describe('handoff threads', () => {
   });
 
   it('offers Link session only while the conversation is open, and shows the linked session', () => {
-    expect(JSON.stringify(renderConversationCard(card()).blocks)).toContain(LINK_SESSION_ACTION);
-    expect(JSON.stringify(renderConversationCard(card({ sessionId: 'sess-9' })).blocks)).toContain('`sess-9`');
-    const closed = JSON.stringify(renderConversationCard(card({ state: 'closed', sessionId: 'sess-9' })).blocks);
-    expect(closed).not.toContain(LINK_SESSION_ACTION);
-    expect(closed).toContain('Closed');
+    expect(findAction(renderConversationCard(card()).blocks, LINK_SESSION_ACTION)?.text?.text).toBe('🔗 Link session');
+    const linked = renderConversationCard(card({ sessionId: 'sess-9' })).blocks;
+    expect(textOf(linked)).toContain('`sess-9`');
+    expect(findAction(linked, LINK_SESSION_ACTION)?.text?.text).toBe('🔗 Change session');
+    const closed = renderConversationCard(card({ state: 'closed', sessionId: 'sess-9' })).blocks;
+    expect(findAction(closed, LINK_SESSION_ACTION)).toBeUndefined();
+    expect(textOf(closed)).toContain('Closed');
+  });
+
+  it('warns of a session the platform reports and offers to switch to it, while open', () => {
+    const reported = renderConversationCard(card({ sessionId: 'sess-9', reportedSessionId: 'sess-10' })).blocks;
+    expect(textOf(findBlock(reported, REPORTED_SESSION_BLOCK))).toContain('The platform reports session `sess-10`');
+    expect(findAction(reported, SWITCH_SESSION_ACTION)?.value).toBe('sess-10');
+    const same = renderConversationCard(card({ sessionId: 'sess-9', reportedSessionId: 'sess-9' })).blocks;
+    expect(findBlock(same, REPORTED_SESSION_BLOCK)).toBeUndefined();
+    expect(findAction(same, SWITCH_SESSION_ACTION)).toBeUndefined();
   });
 });

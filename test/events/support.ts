@@ -61,3 +61,17 @@ export function posts(h: Harness, channel: string): SlackMessage[] {
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/**
+ * Resolves once no queued event is waiting or being handled (retries included): everything the webhooks
+ * accepted so far has been posted or given up, so "nothing more was posted" can be asserted right after.
+ */
+export async function queueDrained(h: Harness, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const depth = await h.bot.deps.store.queue.depth();
+    if (depth.total === 0 && depth.pending === 0) return;
+    if (Date.now() > deadline) throw new Error(`the queue did not drain within ${timeoutMs} ms: ${JSON.stringify(depth)}`);
+    await sleep(10);
+  }
+}

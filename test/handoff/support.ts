@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { LINK_SESSION_ACTION } from '../../src/handoff/card.js';
 import { LINK_SESSION_CALLBACK, RETRY_ACTION } from '../../src/handoff/index.js';
 import type { SlackMessage } from '../fakes/slack.js';
+import { findAction } from '../support/blocks.js';
 import { MEMBER_ID, TEAM_ID, type Harness } from '../support/harness.js';
 import { deliver, posts, routeTo } from '../events/support.js';
 
@@ -158,11 +159,9 @@ export function sends(h: Harness, campaignId: string) {
 
 /** The value of the Retry / Send again button on a notice (what a screen still showing it would send). */
 export function retryValue(message: SlackMessage): string {
-  for (const block of (message.blocks ?? []) as Array<{ elements?: Array<{ action_id?: string; value?: string }> }>) {
-    const retry = block.elements?.find((e) => e.action_id === RETRY_ACTION);
-    if (retry?.value) return retry.value;
-  }
-  throw new Error('the notice has no Retry button');
+  const value = findAction(message.blocks, RETRY_ACTION)?.value;
+  if (value === undefined) throw new Error('the notice has no Retry button');
+  return value;
 }
 
 /** Bot messages in a thread whose blocks mention `text`. */

@@ -5,8 +5,9 @@
  * linked. Driven through the bot's edges: signed Slack events and clicks, platform webhooks, the stand-ins.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SWITCH_SESSION_ACTION } from '../../src/handoff/card.js';
+import { REPORTED_SESSION_BLOCK, SWITCH_SESSION_ACTION } from '../../src/handoff/card.js';
 import { LINK_SESSION_CALLBACK } from '../../src/handoff/index.js';
+import { findAction, findBlock, textOf } from '../support/blocks.js';
 import { MEMBER_ID, TEAM_ID, type Harness } from '../support/harness.js';
 import { startEventsHarness } from '../events/support.js';
 import { notices, openConversation, retryValue, sends, type Conversation } from './support.js';
@@ -168,10 +169,10 @@ describe('a sessionId in a webhook payload', () => {
     await conv.customer('Are you still there?', { sessionId: reported });
     const card = await h.slack.waitFor(() => {
       const c = h.slack.message(conv.channels[0]!, conv.thread()[0]!.thread_ts!);
-      return JSON.stringify(c?.blocks ?? []).includes(SWITCH_SESSION_ACTION) ? c : undefined;
+      return findAction(c?.blocks, SWITCH_SESSION_ACTION) ? c : undefined;
     });
-    expect(JSON.stringify(card.blocks)).toContain(`The platform reports session \`${reported}\`; replies still go to \`${linked}\``);
-    const update = h.slack.callsTo('chat.update').filter((c) => JSON.stringify(c.args.blocks ?? '').includes(SWITCH_SESSION_ACTION)).at(-1);
+    expect(textOf(findBlock(card.blocks, REPORTED_SESSION_BLOCK))).toContain(`The platform reports session \`${reported}\`; replies still go to \`${linked}\``);
+    const update = h.slack.callsTo('chat.update').filter((c) => findAction(c.args.blocks, SWITCH_SESSION_ACTION)).at(-1);
     expect(update?.response.ok).toBe(true);
 
     await conv.reply('Yes, still here');
@@ -191,7 +192,8 @@ describe('a sessionId in a webhook payload', () => {
     await h.slack.waitFor(() => notices(conv.thread(), `switched this thread from session \`${linked}\` to \`${reported}\``)[0]);
     expect(h.logs()).toContain('handoff thread switched to the session the platform reported');
     const after = h.slack.message(conv.channels[0]!, card.ts)!;
-    expect(JSON.stringify(after.blocks)).not.toContain(SWITCH_SESSION_ACTION);
+    expect(findAction(after.blocks, SWITCH_SESSION_ACTION)).toBeUndefined();
+    expect(findBlock(after.blocks, REPORTED_SESSION_BLOCK)).toBeUndefined();
     await conv.reply('Now on the new chat');
     await h.slack.waitFor(() => sends(h, conv.campaignId).length === 2);
     expect(sends(h, conv.campaignId)[1]!.body).toMatchObject({ sessionId: reported });

@@ -33,10 +33,16 @@ export function renderEvent(event: KnownEvent): MessagePayload {
   }
 }
 
+/** block_id of the sample marker above a sample post. */
+export const SAMPLE_MARKER_BLOCK = 'sample_marker';
+
 /** The same post, marked as a sample so nobody mistakes it for a real call or message. */
 export function markAsSample(payload: MessagePayload, trigger: string): MessagePayload {
   return message(`[Sample] ${payload.text}`, [
-    context(`🧪 *Sample* \`${trigger}\` event from the platform — this is how it will look in subscribed channels. Not a real ${trigger.startsWith('call') ? 'call' : 'message'}.`),
+    {
+      ...context(`🧪 *Sample* \`${trigger}\` event from the platform — this is how it will look in subscribed channels. Not a real ${trigger.startsWith('call') ? 'call' : 'message'}.`),
+      block_id: SAMPLE_MARKER_BLOCK,
+    },
     ...payload.blocks,
   ]);
 }

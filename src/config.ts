@@ -43,6 +43,8 @@ export interface Config {
   logLevel: LogLevel;
   /** Webhook intake: per-workspace backlog cap (events) and how long a rotated-out hook token still works (s). */
   hooks: { maxBacklog: number; tokenGraceS: number };
+  /** Handoff threads: a customer message unanswered this long (seconds) gets one nudge, unless a channel sets its own. */
+  handoff: { slaS: number };
 }
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: string[] };
@@ -133,6 +135,7 @@ const envSchema = z.object({
   LOG_LEVEL: optionalText.pipe(z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).optional()),
   HOOK_MAX_BACKLOG: optionalText.pipe(wholeNumber(1).optional()),
   HOOK_TOKEN_GRACE_S: optionalText.pipe(wholeNumber(0).optional()),
+  HANDOFF_SLA_S: optionalText.pipe(wholeNumber(1).optional()),
 });
 
 /** Parses an environment. Pure: callers pass `process.env` (see `loadConfig`). */
@@ -191,6 +194,7 @@ export function parseConfig(env: Env): ConfigResult {
     adminUserIds: e.ADMIN_USER_IDS ?? [],
     logLevel: e.LOG_LEVEL ?? 'info',
     hooks: { maxBacklog: e.HOOK_MAX_BACKLOG ?? 100_000, tokenGraceS: e.HOOK_TOKEN_GRACE_S ?? 600 },
+    handoff: { slaS: e.HANDOFF_SLA_S ?? 300 },
   };
   return { ok: true, config };
 }

@@ -47,9 +47,9 @@ export function register(app: App, deps: Deps, events: Pick<Events, 'on'>): void
   const relay = new ReplyRelay(deps, waiting);
   const log = deps.logger.child({ component: 'handoff' });
   const clients = new Map<string, WebClient>();
-  const clientFor = async (teamId: string): Promise<WebClient> => {
+  const clientFor = async (teamId: string): Promise<WebClient | undefined> => {
     const token = await botTokenFor(deps, teamId);
-    if (!token) throw new Error(`no Slack bot token for team ${teamId}`);
+    if (!token) return undefined;
     let client = clients.get(token);
     if (!client) clients.set(token, (client = new WebClient(token, { slackApiUrl: deps.config.slack.apiUrl, retryConfig: { retries: 2 }, timeout: 30_000, logger: boltLogger(log, 'slack-handoff') })));
     return client;

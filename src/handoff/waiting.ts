@@ -37,6 +37,9 @@ export function waitedFor(ms: number): string {
   return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, '0')} min`;
 }
 
+/** Slack errors after which a nudge can never be posted in that thread: nothing to retry. */
+const THREAD_GONE = new Set(['channel_not_found', 'not_in_channel', 'is_archived', 'thread_not_found', 'message_not_found']);
+
 export interface ThreadAt {
   channelId: string;
   threadTs: string;
@@ -88,7 +91,7 @@ export class Waiting {
    * The `handoff-sla` timer of a thread fired. Returns when to look again (the SLA was raised since the timer
    * was set), or undefined: nudged, or nothing to nudge (answered, closed, nudged already).
    */
-  async fire(timerId: string, now: number, clientFor: (teamId: string) => Promise<WebClient>, logger: Logger): Promise<number | undefined> {
+  async fire(timerId: string, now: number, clientFor: (teamId: string) => Promise<WebClient | undefined>, logger: Logger): Promise<number | undefined> {
     const where = parseTimerId(timerId);
     if (!where) return undefined;
     const { teamId, channelId, threadTs } = where;
@@ -97,8 +100,20 @@ export class Waiting {
     const dueAt = info.waitingSince + (await this.slaMs(teamId, channelId));
     if (dueAt > now) return dueAt;
     const slack = await clientFor(teamId);
+    if (!slack) {
+      logger.warn({ team: teamId, channel: channelId, thread: threadTs }, 'a handoff customer waited past the SLA, but the workspace has no Slack token (uninstalled?): not nudged');
+      return undefined;
+    }
     const group = info.owner ? undefined : (await this.store.handoffSla.get(teamId, channelId))?.userGroup;
-    await postMessage(slack, { channel: channelId, threadTs }, renderNudge(info, now, group));
+    try {
+      await postMessage(slack, { channel: channelId, threadTs }, renderNudge(info, now, group));
+    } catch (err) {
+      const code = slackErrorCode(err);
+      // The thread or channel is gone, or the bot left it: there is nobody to nudge there, now or later.
+      if (code === undefined || !THREAD_GONE.has(code)) throw err;
+      logger.warn({ team: teamId, channel: channelId, thread: threadTs, slackError: code }, 'could not nudge a handoff thread (it is gone or the bot left the channel); the wait stays on the card');
+      return undefined;
+    }
     await this.store.conversations.markOverdue(teamId, channelId, threadTs, info.waitingSince);
     logger.info({ team: teamId, channel: channelId, thread: threadTs, owner: info.owner, userGroup: group, waitedMs: now - info.waitingSince }, 'handoff customer waited past the SLA: thread nudged');
     try {

@@ -205,6 +205,19 @@ describe.each(['memory', 'redis'] as const)('support agents (%s store)', (backen
     expect(text).not.toContain('<!subteam');
   });
 
+  it('ends a wait’s timer, without retrying, when the bot was removed from the channel', async () => {
+    const conv = await openConversation(h);
+    await conv.customer('Hi');
+    await waitCard(conv, (t) => t.includes('waiting since'));
+    const timer = slaTimerId(TEAM_ID, channelOf(conv), (await conv.card()).ts);
+    expect(await h.bot.deps.store.timers.dueAt(SLA_TIMER, timer)).toBe(now + DEFAULT_SLA_S * 1000);
+    h.slack.addChannel({ id: channelOf(conv), is_member: false });
+    h.slack.expectRefusal('chat.postMessage', 'not_in_channel');
+    await advance((DEFAULT_SLA_S + 1) * 1000);
+    expect(nudges(conv)).toEqual([]);
+    expect(await h.bot.deps.store.timers.dueAt(SLA_TIMER, timer)).toBeUndefined();
+  });
+
   it('lists the open conversations of the channels the user is in, longest wait first, with owner, wait and thread link', async () => {
     const older = await openConversation(h);
     const newer = await openConversation(h);

@@ -51,7 +51,8 @@ export async function startPlayground(opts: PlaygroundOptions): Promise<RunningP
   };
   try {
     slack.addUser(PLAYGROUND_USER);
-    for (const channel of PLAYGROUND_CHANNELS) slack.addChannel({ ...channel, is_member: true });
+    // The playground user is in every channel (so `/campaign handoffs` lists their conversations).
+    for (const channel of PLAYGROUND_CHANNELS) slack.addChannel({ ...channel, is_member: true, members: [PLAYGROUND_USER.id] });
 
     const signingSecret = randomBytes(24).toString('hex');
     const parsed = parsePlaygroundConfig(opts.env, {

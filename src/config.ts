@@ -47,6 +47,8 @@ export interface Config {
   hooks: { maxBacklog: number; tokenGraceS: number };
   /** How often channels with quota alerts have the month's usage checked (s). */
   quotaCheckS: number;
+  /** Handoff threads: a customer message unanswered this long (seconds) gets one nudge, unless a channel sets its own. */
+  handoff: { slaS: number };
 }
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: string[] };
@@ -147,6 +149,7 @@ const envSchema = z.object({
   HOOK_MAX_BACKLOG: optionalText.pipe(wholeNumber(1).optional()),
   HOOK_TOKEN_GRACE_S: optionalText.pipe(wholeNumber(0).optional()),
   QUOTA_CHECK_S: optionalText.pipe(wholeNumber(60).optional()),
+  HANDOFF_SLA_S: optionalText.pipe(wholeNumber(1).optional()),
 });
 
 /** Parses an environment. Pure: callers pass `process.env` (see `loadConfig`). */
@@ -215,6 +218,7 @@ export function parseConfig(env: Env): ConfigResult {
     logLevel: e.LOG_LEVEL ?? 'info',
     hooks: { maxBacklog: e.HOOK_MAX_BACKLOG ?? 100_000, tokenGraceS: e.HOOK_TOKEN_GRACE_S ?? 600 },
     quotaCheckS: e.QUOTA_CHECK_S ?? 900,
+    handoff: { slaS: e.HANDOFF_SLA_S ?? 300 },
   };
   return { ok: true, config };
 }

@@ -46,7 +46,7 @@ import type {
   StoredView,
   TriggerContext,
 } from './types.js';
-import { tzInfo, userHandlers } from './users.js';
+import { CONVERSATION_TYPE_SCOPES, tzInfo, userHandlers, usersConversationTypes } from './users.js';
 import { clone, compareTs, fail, isObj, JSON_FIELDS, readBody, sleep, str, type Json } from './util.js';
 import { issueTrigger, pushView, replaceView, viewHandlers } from './views.js';
 
@@ -67,6 +67,7 @@ const METHOD_SCOPES: Record<string, string | null> = {
   'reactions.remove': 'reactions:write',
   'users.info': 'users:read',
   'conversations.open': 'im:write',
+  // users.conversations: computed from its `types` (see neededScope).
   'files.info': 'files:read',
   'files.getUploadURLExternal': 'files:write',
   'files.completeUploadExternal': 'files:write',
@@ -446,7 +447,7 @@ class FakeSlackServer extends SlackState implements FakeSlack {
       send(200, fail('token_revoked'));
       return;
     }
-    const needed = this.neededScope(method, args);
+    const needed = this.neededScope(method, args, auth.scopes);
     const scopeHeaders: Record<string, string> = { 'x-oauth-scopes': auth.scopes.join(',') };
     if (needed) scopeHeaders['x-accepted-oauth-scopes'] = needed;
     if (needed && !auth.scopes.includes(needed)) {
@@ -474,11 +475,18 @@ class FakeSlackServer extends SlackState implements FakeSlack {
     send(200, response, scopeHeaders);
   }
 
-  private neededScope(method: string, args: SlackArgs): string | null {
+  private neededScope(method: string, args: SlackArgs, granted: readonly string[]): string | null {
     if (method === 'conversations.history' || method === 'conversations.replies') {
       return `${conversationKind(str(args, 'channel') ?? '')}:history`;
     }
     if (method === 'conversations.info') return `${conversationKind(str(args, 'channel') ?? '')}:read`;
+    if (method === 'users.conversations') {
+      // Each requested type needs its own read scope; the first one missing is the one Slack names.
+      const types = usersConversationTypes(args);
+      if ('error' in types) return null;
+      const scopes = types.kinds.map((k) => CONVERSATION_TYPE_SCOPES[k]);
+      return scopes.find((scope) => !granted.includes(scope)) ?? scopes[0] ?? null;
+    }
     return METHOD_SCOPES[method] ?? null;
   }
 }

@@ -178,6 +178,8 @@ export interface SlackChannel {
   topic?: string;
   purpose?: string;
   num_members?: number;
+  /** Users in the channel besides the bot (users.conversations with `user`); none unless a test says. */
+  members?: string[];
 }
 
 export interface SlackUpload {

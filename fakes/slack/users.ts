@@ -135,6 +135,28 @@ function channelObject(c: SlackChannel, auth: TokenInfo): Json {
   };
 }
 
+const CONVERSATION_TYPES = ['public_channel', 'private_channel', 'mpim', 'im'] as const;
+type ConversationType = (typeof CONVERSATION_TYPES)[number];
+
+/** The `types` of users.conversations (default `public_channel`); Slack refuses an unknown one. */
+export function usersConversationTypes(args: SlackArgs): { kinds: ConversationType[] } | { error: string } {
+  const raw = (str(args, 'types') ?? 'public_channel').split(',').map((t) => t.trim()).filter(Boolean);
+  const kinds: ConversationType[] = [];
+  for (const t of raw) {
+    if (!(CONVERSATION_TYPES as readonly string[]).includes(t)) return { error: 'invalid_types' };
+    kinds.push(t as ConversationType);
+  }
+  return { kinds: kinds.length > 0 ? kinds : ['public_channel'] };
+}
+
+/** The read scope each conversation type needs. */
+export const CONVERSATION_TYPE_SCOPES: Record<ConversationType, string> = {
+  public_channel: 'channels:read',
+  private_channel: 'groups:read',
+  mpim: 'mpim:read',
+  im: 'im:read',
+};
+
 export function userHandlers(s: SlackState): Record<string, Handler> {
   return {
     'auth.test': (_args, auth) => {
@@ -170,6 +192,31 @@ export function userHandlers(s: SlackState): Record<string, Handler> {
       const user = id ? s.users.get(id) : undefined;
       if (!user) return fail('user_not_found');
       return { ok: true, user: userObject(s, user, auth.teamId, bool(args, 'include_locale')) };
+    },
+
+    'users.conversations': (args, auth) => {
+      const user = str(args, 'user') ?? auth.userId;
+      const types = usersConversationTypes(args);
+      if ('error' in types) return fail(types.error);
+      const excludeArchived = bool(args, 'exclude_archived');
+      // Through a bot token, channels of another user are listed only where the bot is a member too.
+      const list = [...s.channels.values()].filter((c) => {
+        if (c.id.startsWith('D')) return false;
+        const isPrivate = c.is_private ?? c.id.startsWith('G');
+        if (!types.kinds.includes(isPrivate ? 'private_channel' : 'public_channel')) return false;
+        if (excludeArchived && c.is_archived) return false;
+        if (isPrivate && c.is_member === false) return false;
+        return (c.members ?? []).includes(user);
+      });
+      const limit = Math.min(Math.max(int(args, 'limit') ?? 100, 1), 1000);
+      const cursor = str(args, 'cursor');
+      const offset = cursor ? Number.parseInt(Buffer.from(cursor, 'base64').toString('utf8').replace(/^offset:/, ''), 10) || 0 : 0;
+      const hasMore = offset + limit < list.length;
+      return {
+        ok: true,
+        channels: list.slice(offset, offset + limit).map((c) => channelObject(c, auth)),
+        response_metadata: { next_cursor: hasMore ? Buffer.from(`offset:${offset + limit}`).toString('base64') : '' },
+      };
     },
 
     'conversations.info': (args, auth) => {

@@ -11,4 +11,6 @@ export const BOT_SCOPES = [
   'files:write',
   'channels:history',
   'groups:history',
+  'channels:read',
+  'groups:read',
 ] as const;

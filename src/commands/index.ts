@@ -5,6 +5,8 @@
 import type { App } from '@slack/bolt';
 import type { Deps } from '../app/deps.js';
 import { agentLink } from './agent-link.js';
+import { handoffs } from './handoffs.js';
+import { handoffSla } from './handoff-sla.js';
 import { bookings } from './bookings.js';
 import { cloneVoice } from './clone-voice.js';
 import { connect } from './connect.js';
@@ -36,6 +38,7 @@ export const SUBCOMMANDS: readonly Subcommand[] = [
   template,
   subscriptions,
   sample,
+  handoffs,
   connect,
   keys,
   profile,
@@ -49,6 +52,7 @@ export const SUBCOMMANDS: readonly Subcommand[] = [
   agentLink,
   digest,
   quotaAlert,
+  handoffSla,
 ];
 
 export const COMMAND = '/campaign';

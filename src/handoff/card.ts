@@ -1,12 +1,14 @@
 /**
  * A handoff conversation's parent card and its closing line. The card names the customer, number, campaign,
- * agent, campaign type, state and linked chat session, with a **Link session** button while it is open; it is
- * re-rendered with `chat.update` when the session or state changes. Platform text is escaped (`slack/text.ts`).
+ * agent, campaign type, state and linked chat session, who owns it and who answered last, and since when the
+ * customer waits (overdue past the SLA), with **Link session** and **Claim** / **Unclaim** / **Take over**
+ * buttons while it is open; it is re-rendered with `chat.update` when any of that changes. Platform text is
+ * escaped (`slack/text.ts`).
  */
 import type { SessionCompleted } from '../events/index.js';
 import { actions, button, context, fields, message, section, type KnownBlock, type MessagePayload } from '../slack/blocks.js';
 import { code, customerLabel, customerPlain, dotted, inline, orDash, when } from '../slack/text.js';
-import type { CardFacts, ConversationState } from '../store/index.js';
+import type { Answerer, CardFacts, ConversationState } from '../store/index.js';
 
 /** action_id of the card's (and the thread notices') Link session button. */
 export const LINK_SESSION_ACTION = 'handoff_link_session';
@@ -14,6 +16,10 @@ export const LINK_SESSION_ACTION = 'handoff_link_session';
 export const SWITCH_SESSION_ACTION = 'handoff_switch_session';
 /** block_id of the card's warning that the platform reports another session than the linked one. */
 export const REPORTED_SESSION_BLOCK = 'handoff_reported_session';
+/** action_ids of the ownership buttons; Unclaim's and Take over's value is the owner the card showed. */
+export const CLAIM_ACTION = 'handoff_claim';
+export const UNCLAIM_ACTION = 'handoff_unclaim';
+export const TAKE_OVER_ACTION = 'handoff_take_over';
 
 export interface ConversationCard {
   campaignId: string;
@@ -23,6 +29,13 @@ export interface ConversationCard {
   /** A different session the platform reported; replies keep going to `sessionId` until someone switches. */
   reportedSessionId?: string | undefined;
   state: ConversationState;
+  /** The Slack user who claimed it. */
+  owner?: string | undefined;
+  answeredBy?: Answerer | undefined;
+  /** Epoch ms of the first customer message not answered yet. */
+  waitingSince?: number | undefined;
+  /** That wait passed the SLA (the thread was nudged). */
+  overdue?: boolean | undefined;
 }
 
 export function renderConversationCard(c: ConversationCard): MessagePayload {
@@ -39,8 +52,20 @@ export function renderConversationCard(c: ConversationCard): MessagePayload {
       ['Campaign type', orDash(inline(c.facts.campaignType, 40))],
       ['State', open ? '🟢 Open' : '⚪ Closed — the chat session completed'],
       ['Session', c.sessionId ? orDash(code(c.sessionId)) : open ? '_not linked — replies can’t be sent yet_' : '—'],
+      ['Owner', c.owner ? `<@${c.owner}>` : open ? '_unclaimed_' : '—'],
+      ['Last answered by', answererLabel(c.answeredBy)],
     ]),
   ];
+  if (open && c.waitingSince !== undefined) {
+    const since = clockTime(c.waitingSince);
+    blocks.push(
+      section(
+        c.overdue
+          ? `🔴 *Overdue* — the customer has been waiting since ${since}, longer than this channel’s answer time.`
+          : `⏳ The customer has been waiting since ${since}.`,
+      ),
+    );
+  }
   const reported = open && c.sessionId && c.reportedSessionId && c.reportedSessionId !== c.sessionId ? c.reportedSessionId : undefined;
   if (reported) {
     blocks.push(section(`⚠️ The platform reports session ${code(reported)}; replies still go to ${code(c.sessionId)}. Switch only if that is the customer’s current chat.`, { block_id: REPORTED_SESSION_BLOCK }));
@@ -48,6 +73,8 @@ export function renderConversationCard(c: ConversationCard): MessagePayload {
   if (open) {
     const buttons = [button(c.sessionId ? '🔗 Change session' : '🔗 Link session', LINK_SESSION_ACTION)];
     if (reported) buttons.push(button('🔁 Switch to reported session', SWITCH_SESSION_ACTION, { value: reported }));
+    if (c.owner) buttons.push(button('Unclaim', UNCLAIM_ACTION, { value: c.owner }), button('Take over', TAKE_OVER_ACTION, { value: c.owner }));
+    else buttons.push(button('🙋 Claim', CLAIM_ACTION, { style: 'primary', value: 'unclaimed' }));
     blocks.push(actions(buttons));
     blocks.push(context('Reply in this thread to answer the customer. Start a reply with `note:` to keep it in Slack.'));
   } else {
@@ -55,6 +82,18 @@ export function renderConversationCard(c: ConversationCard): MessagePayload {
   }
   const fallback = `Chat with ${customerPlain(who)}${campaign ? ` — ${campaign}` : ''} (${open ? 'open' : 'closed'})`;
   return message(fallback, blocks);
+}
+
+function answererLabel(by: Answerer | undefined): string {
+  if (!by) return '—';
+  if ('user' in by) return `<@${by.user}>`;
+  return `🤖 ${orDash(inline(by.platformAgent, 100))} (on the platform)`;
+}
+
+/** A time Slack shows in each reader's own time zone (hh:mm), with UTC as the fallback. */
+export function clockTime(epochMs: number): string {
+  const fallback = `${new Date(epochMs).toISOString().slice(11, 16)} UTC`;
+  return `<!date^${Math.floor(epochMs / 1000)}^{time}|${fallback}>`;
 }
 
 /** The last line of a closed conversation's thread. */

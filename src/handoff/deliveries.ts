@@ -1,23 +1,42 @@
 /**
  * Chat events on the worker side: each conversation (workspace, campaignId, customerNumber) gets one parent
  * card per routed channel and its messages go into that card's thread; the platform's echo of a reply sent
- * from Slack is dropped; `message_session_completed` closes the conversation's threads. A payload without the
- * campaign or the number names no conversation: it is a plain post in the routed channels.
+ * from Slack is dropped; `message_session_completed` closes the conversation's threads. A customer message
+ * starts the wait for an answer; the platform's own answer (`message_sent`) ends it (`waiting.ts`). A payload
+ * without the campaign or the number names no conversation: it is a plain post in the routed channels.
  */
+import { z } from 'zod';
 import type { Delivery, DeliveryOutcome, Events } from '../events/index.js';
 import { renderAgentLine, renderCustomerLine, renderEvent } from '../events/render/index.js';
 import { postMessage } from '../slack/post.js';
 import { ConversationThreads, conversationOf } from './threads.js';
+import type { Waiting } from './waiting.js';
 
-export function registerChatHandlers(events: Pick<Events, 'on'>): void {
-  events.on('message_received', (d) => deliverChatMessage(d));
+const threadListSchema = z.array(z.object({ channelId: z.string(), threadTs: z.string() }));
+
+export function registerChatHandlers(events: Pick<Events, 'on'>, waiting: Waiting): void {
+  events.on('message_received', (d) => deliverChatMessage(d, waiting));
   events.on('message_sent', async (d) => {
     const ref = conversationOf(d.entry.teamId, d.event.data);
     if (ref && (await threadsOf(d).isEcho(d.entry.teamId, d.entry.id, ref, d.event.data.messageContent))) {
       d.log.info({ campaignId: ref.campaignId }, 'message_sent is the echo of a reply sent from a Slack thread: not posted again');
       return 'skipped';
     }
-    return deliverChatMessage(d);
+    const outcome = await deliverChatMessage(d, waiting);
+    if (ref && outcome === 'posted') {
+      // The platform answered the customer (its AI, or a human on the platform): nobody waits any more.
+      const agent = d.event.data.agentName?.trim() || 'the platform’s agent';
+      const changed = await d.steps.once(d.step('*', 'answered'), async () => JSON.stringify(await waiting.answered(ref, { platformAgent: agent })));
+      const cards = threadListSchema.safeParse(JSON.parse(changed.result)).data ?? [];
+      const slack = await d.slack();
+      for (const at of cards) {
+        await d.steps.once(d.step(at.channelId, `answered-card:${at.threadTs}`), async () => {
+          await waiting.showCard(slack, d.entry.teamId, at, d.log);
+          return 'done';
+        });
+      }
+    }
+    return outcome;
   });
   events.on('message_session_completed', async (d) => {
     const ref = conversationOf(d.entry.teamId, d.event.data);
@@ -43,7 +62,7 @@ function threadsOf(d: Delivery): ConversationThreads {
   return new ConversationThreads(d.store, d.steps);
 }
 
-function deliverChatMessage(d: Delivery<'message_received' | 'message_sent'>): Promise<DeliveryOutcome> {
+function deliverChatMessage(d: Delivery<'message_received' | 'message_sent'>, waiting: Waiting): Promise<DeliveryOutcome> {
   const conversation = conversationOf(d.entry.teamId, d.event.data);
   if (!conversation) return d.toEachRoute(plainPost(d));
   const threads = threadsOf(d);
@@ -51,6 +70,15 @@ function deliverChatMessage(d: Delivery<'message_received' | 'message_sent'>): P
     const threadTs = await threads.threadIn(slack, d.entry.id, channel, conversation, d.event.data, d.log);
     const line = d.event.trigger === 'message_received' ? renderCustomerLine(d.event.data) : renderAgentLine(d.event.data);
     await d.steps.once(d.step(channel, 'post'), () => postMessage(slack, { channel, threadTs }, line));
+    if (d.event.trigger === 'message_received') {
+      const started = await d.steps.once(d.step(channel, 'waiting'), async () => ((await waiting.customerWrote(d.entry.teamId, channel, threadTs)) ? 'started' : 'waiting'));
+      if (started.result === 'started') {
+        await d.steps.once(d.step(channel, 'waiting-card'), async () => {
+          await waiting.showCard(slack, d.entry.teamId, { channelId: channel, threadTs }, d.log);
+          return 'done';
+        });
+      }
+    }
   });
 }
 

@@ -6,17 +6,24 @@
  * - `message` events (channels the bot is in: message.channels / message.groups): human replies in a
  *   conversation thread go to the customer through send-human-response (`relay.ts`);
  * - the Retry / Send again button under a "not sent" notice sends the same reply again, once;
- * - the Link session button and modal store the chat session for a thread (`link-session.ts`).
+ * - the Link session button and modal store the chat session for a thread (`link-session.ts`);
+ * - Claim / Unclaim / Take over on the card (`claim.ts`); the customer's wait and the SLA nudge, a
+ *   store-kept `handoff-sla` timer per thread (`waiting.ts`).
  */
 import type { App } from '@slack/bolt';
+import { WebClient } from '@slack/web-api';
 import { z } from 'zod';
 import type { Deps } from '../app/deps.js';
+import { botTokenFor } from '../app/slack-token.js';
+import { boltLogger } from '../slack/logger.js';
 import type { Events } from '../events/index.js';
 import { postToResponseUrl } from '../slack/response-url.js';
 import { registerChatHandlers } from './deliveries.js';
 import { registerLinkSession } from './link-session.js';
 import { RETRY_ACTION } from './notices.js';
 import { ReplyRelay } from './relay.js';
+import { registerClaim } from './claim.js';
+import { SLA_TIMER, Waiting } from './waiting.js';
 
 export { LINK_SESSION_CALLBACK } from './link-session.js';
 export { RETRY_ACTION } from './notices.js';
@@ -35,9 +42,19 @@ const retryBodySchema = z.looseObject({
 });
 
 export function register(app: App, deps: Deps, events: Pick<Events, 'on'>): void {
-  registerChatHandlers(events);
-  const relay = new ReplyRelay(deps);
+  const waiting = new Waiting(deps.store, deps.config.handoff.slaS);
+  registerChatHandlers(events, waiting);
+  const relay = new ReplyRelay(deps, waiting);
   const log = deps.logger.child({ component: 'handoff' });
+  const clients = new Map<string, WebClient>();
+  const clientFor = async (teamId: string): Promise<WebClient | undefined> => {
+    const token = await botTokenFor(deps, teamId);
+    if (!token) return undefined;
+    let client = clients.get(token);
+    if (!client) clients.set(token, (client = new WebClient(token, { slackApiUrl: deps.config.slack.apiUrl, retryConfig: { retries: 2 }, timeout: 30_000, logger: boltLogger(log, 'slack-handoff') })));
+    return client;
+  };
+  deps.timers.on(SLA_TIMER, (timer, now) => waiting.fire(timer.id, now, clientFor, log));
 
   app.event('message', async ({ event, body, context, client }) => {
     const teamId = context.teamId ?? body.team_id;
@@ -94,6 +111,7 @@ export function register(app: App, deps: Deps, events: Pick<Events, 'on'>): void
   });
 
   registerLinkSession(app, deps);
+  registerClaim(app, deps);
 }
 
 /** Whether a Retry value names the channel and thread of the message its button was clicked on. */

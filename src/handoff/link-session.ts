@@ -59,7 +59,7 @@ const actionBodySchema = z.looseObject({
 });
 
 /** The click's body, workspace and channel, and a way to answer the clicker privately (its response_url). */
-function readClick(deps: Deps, body: unknown, log: Logger) {
+export function readClick(deps: Deps, body: unknown, log: Logger) {
   const parsed = actionBodySchema.safeParse(body);
   if (!parsed.success) return undefined;
   const b = parsed.data;

@@ -34,6 +34,7 @@ import {
 } from './notices.js';
 import { isPrivateNote, toCustomerText } from './slack-text.js';
 import { refusalReason, replyRefusal } from './standing.js';
+import type { Waiting } from './waiting.js';
 
 /** Slack retries an event for about an hour; a day is plenty. */
 const EVENT_DEDUP_TTL_MS = 24 * 60 * 60_000;
@@ -95,7 +96,10 @@ export interface EventContext {
 export class ReplyRelay {
   private readonly log: Logger;
 
-  constructor(private readonly deps: Deps) {
+  constructor(
+    private readonly deps: Deps,
+    private readonly waiting: Waiting,
+  ) {
     this.log = deps.logger.child({ component: 'handoff' });
   }
 
@@ -300,7 +304,10 @@ export class ReplyRelay {
     const after = REACTION[state];
     if (before && before !== after) await this.unreact(client, address, before, log);
     if (after && after !== before) await this.react(client, address, after, log);
-    if (outcome.kind === 'sent' && a.thread) await this.mirror(client, a.thread, a.reply.text, a.agentName, log);
+    if (outcome.kind === 'sent' && a.thread) {
+      await this.mirror(client, a.thread, a.reply.text, a.agentName, log);
+      await this.cardsAfterAnswer(client, a.thread, a.reply.user, log);
+    }
   }
 
   /** A reply sent from one channel's thread, shown in the conversation's threads in the other routed channels. */
@@ -313,6 +320,16 @@ export class ReplyRelay {
       } catch (err) {
         log.warn({ err, otherChannel: channel, slackError: slackErrorCode(err) }, 'could not show a sent reply in the conversation’s other channel');
       }
+    }
+  }
+
+  /** The customer got an answer: the conversation's cards stop the wait and name who answered. */
+  private async cardsAfterAnswer(client: WebClient, thread: ThreadInfo, user: string, log: Logger): Promise<void> {
+    const ref = { teamId: thread.teamId, campaignId: thread.campaignId, customerNumber: thread.customerNumber };
+    try {
+      for (const at of await this.waiting.answered(ref, { user })) await this.waiting.showCard(client, thread.teamId, at, log);
+    } catch (err) {
+      log.warn({ err, slackError: slackErrorCode(err) }, 'could not show on the conversation cards that the customer was answered');
     }
   }
 

@@ -38,6 +38,10 @@ export function cardOf(info: ThreadInfo): MessagePayload {
     sessionId: info.sessionId,
     reportedSessionId: info.reportedSessionId,
     state: info.state,
+    owner: info.owner,
+    answeredBy: info.answeredBy,
+    waitingSince: info.waitingSince,
+    overdue: info.overdue,
   });
 }
 

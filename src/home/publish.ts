@@ -8,10 +8,13 @@ import type { Deps } from '../app/deps.js';
 import { describeFailure, logFailure } from '../app/failure.js';
 import { latestMonth } from '../views/usage.js';
 import { DeadlineError, withDeadline } from '../util/deadline.js';
+import { byLongestWait, withPermalinks, type OpenConversation } from '../handoff/open-list.js';
 import { renderHome, type HomeState } from './render.js';
 
 /** Home must render even when the platform is slow: usage is left out after this long. */
 const QUOTA_BUDGET_MS = 2_500;
+/** "My open conversations" lists this many, longest wait first. */
+const MY_CONVERSATIONS_SHOWN = 10;
 
 export async function publishHome(deps: Deps, client: WebClient, teamId: string, userId: string): Promise<void> {
   const state = await loadHomeState(deps, client, teamId, userId);
@@ -19,13 +22,14 @@ export async function publishHome(deps: Deps, client: WebClient, teamId: string,
 }
 
 async function loadHomeState(deps: Deps, client: WebClient, teamId: string, userId: string): Promise<HomeState> {
-  const [connection, routes, digests, quotaAlerts, dead, isAdmin] = await Promise.all([
+  const [connection, routes, digests, quotaAlerts, dead, isAdmin, mine] = await Promise.all([
     deps.store.workspaces.getConnection(teamId),
     deps.store.routes.listForTeam(teamId),
     deps.store.reports.digests(teamId),
     deps.store.reports.quotaAlerts(teamId),
     deps.store.queue.deadLetters(teamId, 0).then((d) => d.count),
     deps.admins.isAdmin(client, teamId, userId),
+    loadMyConversations(deps, client, teamId, userId),
   ]);
   const defaultKey = deps.platform.defaultKeyFor(teamId);
   return {
@@ -37,7 +41,15 @@ async function loadHomeState(deps: Deps, client: WebClient, teamId: string, user
     deadLetters: dead,
     quota: await loadQuota(deps, teamId, Boolean(connection ?? defaultKey)),
     isAdmin,
+    myConversations: mine,
+    now: deps.store.now(),
   };
+}
+
+/** The open handoff conversations this user claimed, longest wait first (the first few, with the total). */
+async function loadMyConversations(deps: Deps, client: WebClient, teamId: string, userId: string): Promise<{ shown: OpenConversation[]; total: number }> {
+  const mine = (await deps.store.conversations.openThreads(teamId)).filter((t) => t.owner === userId).sort(byLongestWait);
+  return { shown: await withPermalinks(client, mine.slice(0, MY_CONVERSATIONS_SHOWN)), total: mine.length };
 }
 
 async function loadQuota(deps: Deps, teamId: string, connected: boolean): Promise<HomeState['quota']> {

@@ -8,6 +8,7 @@ import { allowanceMs } from '../views/usage.js';
 import type { Connection, DigestSchedule, QuotaAlertSetting, Route } from '../store/index.js';
 import { routeLabel } from '../events/subscription-text.js';
 import { describeSchedule } from '../digests/index.js';
+import { renderConversationLine, type OpenConversation } from '../handoff/open-list.js';
 import { actions, button, context, divider, escapeMrkdwn, header, section, slackDate, type KnownBlock } from '../slack/blocks.js';
 
 export const HOME_ACTIONS = { stats: 'home_stats', connect: 'home_connect', refresh: 'home_refresh' } as const;
@@ -24,6 +25,10 @@ export interface HomeState {
   /** This month's quota row, or the sentence saying why it could not be read. */
   quota: { row: QuotaRow } | { problem: string } | undefined;
   isAdmin: boolean;
+  /** Open handoff conversations the viewer claimed: the first few, and how many in all. */
+  myConversations: { shown: readonly OpenConversation[]; total: number };
+  /** The time the waits are measured to (epoch ms). */
+  now: number;
 }
 
 const MAX_ROUTE_LINES = 30;
@@ -38,6 +43,15 @@ export function renderHome(s: HomeState): HomeView {
     const { total } = allowanceMs(s.quota.row);
     const used = s.quota.row.TotalUsageMs ?? 0n;
     blocks.push(section(`\`${usageBar(used, total)}\`\n${hoursMinutes(used)} used of ${hoursMinutes(total)}`));
+  }
+
+  blocks.push(divider(), section('*My open conversations*'));
+  const mine = s.myConversations;
+  if (mine.total === 0) {
+    blocks.push(context('You have not claimed any open handoff conversation. Press *Claim* on a conversation card; `/campaign handoffs` lists the open ones.'));
+  } else {
+    blocks.push(section(mine.shown.map((c) => `• ${renderConversationLine(c, s.now)}`).join('\n')));
+    if (mine.total > mine.shown.length) blocks.push(context(`…and ${mine.total - mine.shown.length} more — \`/campaign handoffs\` lists them all.`));
   }
 
   blocks.push(divider(), section('*Event routes*'));

@@ -8,6 +8,9 @@
  *   linked session id and the state.
  * - reply records (`reply:<ts>` fields of the thread hash): what became of each human reply relayed from
  *   the thread (its text, sent / refused / failed, the notice posted about it), for Retry and edit notes.
+ * - agent work on a thread: who claimed it (a string key of its own, so claims are compare-and-set), since
+ *   when the customer waits for an answer (the first unanswered message), whether that wait was nudged, and
+ *   who answered last; the workspace's open threads are indexed for `/campaign handoffs` and App Home.
  * Both expire after 30 days without activity. Closing a conversation keeps its threads (a reply there
  * gets "this conversation is closed") but forgets them on the conversation, so the customer's next
  * message opens a new card.
@@ -40,7 +43,20 @@ export interface ThreadInfo extends ConversationRef {
   reportedSessionId?: string;
   state: ConversationState;
   facts: CardFacts;
+  /** The Slack user who claimed the conversation in this channel. */
+  owner?: string;
+  /** Epoch ms of the customer's first message not answered yet; absent when nobody waits. */
+  waitingSince?: number;
+  /** The current wait passed the SLA and the thread was nudged. */
+  overdue?: boolean;
+  /** Who answered the customer last: a Slack user (from the thread) or the platform (its agent's name). */
+  answeredBy?: Answerer;
 }
+
+export type Answerer = { user: string } | { platformAgent: string };
+
+/** The outcome of a claim: `ok`, or who holds the conversation instead. */
+export type ClaimResult = { ok: true } | { ok: false; owner: string | undefined };
 
 /**
  * What became of one human reply in a handoff thread:
@@ -122,11 +138,17 @@ export class ConversationRepo {
       ...(sessionId ? { sessionId } : {}),
     });
     await this.kv.expire(thread, TTL_MS);
+    await this.kv.setAdd(this.keys.openThreads(ref.teamId), openMember(channelId, threadTs));
   }
 
   async findThread(teamId: string, channelId: string, threadTs: string): Promise<ThreadInfo | null> {
-    const f = await this.kv.hashGetAll(this.keys.thread(teamId, channelId, threadTs));
+    const [f, owner] = await Promise.all([
+      this.kv.hashGetAll(this.keys.thread(teamId, channelId, threadTs)),
+      this.kv.get(this.keys.threadOwner(teamId, channelId, threadTs)),
+    ]);
     if (!f.campaignId || !f.customerNumber) return null;
+    const waitingSince = f.waitingSince ? Number(f.waitingSince) : NaN;
+    const answeredBy: Answerer | undefined = f.answeredBy ? { user: f.answeredBy } : f.answeredByAgent ? { platformAgent: f.answeredByAgent } : undefined;
     return {
       teamId,
       campaignId: f.campaignId,
@@ -137,7 +159,65 @@ export class ConversationRepo {
       facts: pickFacts(f),
       ...(f.sessionId ? { sessionId: f.sessionId } : {}),
       ...(f.reportedSessionId ? { reportedSessionId: f.reportedSessionId } : {}),
+      ...(owner ? { owner } : {}),
+      ...(Number.isFinite(waitingSince) ? { waitingSince, ...(f.nudgedFor === f.waitingSince ? { overdue: true } : {}) } : {}),
+      ...(answeredBy ? { answeredBy } : {}),
     };
+  }
+
+  /** The workspace's open threads (in channels where the conversation is open), oldest first. */
+  async openThreads(teamId: string): Promise<ThreadInfo[]> {
+    const index = this.keys.openThreads(teamId);
+    const found: ThreadInfo[] = [];
+    for (const member of await this.kv.setMembers(index)) {
+      const [channelId = '', threadTs = ''] = member.split(' ');
+      const info = await this.findThread(teamId, channelId, threadTs);
+      if (info?.state === 'open') found.push(info);
+      else await this.kv.setRemove(index, member); // expired or closed elsewhere
+    }
+    return found.sort((a, b) => Number(a.threadTs) - Number(b.threadTs));
+  }
+
+  /**
+   * A customer message: starts the wait for an answer unless one is under way (the wait counts from the
+   * first unanswered message). Returns whether a new waiting period started.
+   */
+  async startWaiting(teamId: string, channelId: string, threadTs: string, at: number): Promise<boolean> {
+    const key = this.keys.thread(teamId, channelId, threadTs);
+    if ((await this.kv.hashGet(key, 'waitingSince')) !== null) return false;
+    await this.kv.hashSet(key, { waitingSince: String(Math.trunc(at)) });
+    return true;
+  }
+
+  /** An answer reached the customer: nobody waits any more, and the card says who answered. */
+  async answered(teamId: string, channelId: string, threadTs: string, by: Answerer): Promise<void> {
+    const key = this.keys.thread(teamId, channelId, threadTs);
+    await this.kv.hashDel(key, 'waitingSince', 'nudgedFor', 'user' in by ? 'answeredByAgent' : 'answeredBy');
+    await this.kv.hashSet(key, 'user' in by ? { answeredBy: by.user } : { answeredByAgent: by.platformAgent });
+  }
+
+  /** The wait that started at `waitingSince` was nudged (once per waiting period). */
+  async markOverdue(teamId: string, channelId: string, threadTs: string, waitingSince: number): Promise<void> {
+    await this.kv.hashSet(this.keys.thread(teamId, channelId, threadTs), { nudgedFor: String(waitingSince) });
+  }
+
+  /** Claims an unclaimed conversation (one claimer wins a race); else says who holds it. */
+  async claim(teamId: string, channelId: string, threadTs: string, userId: string): Promise<ClaimResult> {
+    const key = this.keys.threadOwner(teamId, channelId, threadTs);
+    if ((await this.kv.set(key, userId, { onlyIfAbsent: true, ttlMs: TTL_MS })) || (await this.kv.setIfEqual(key, '', userId))) return { ok: true };
+    return { ok: false, owner: (await this.kv.get(key)) || undefined };
+  }
+
+  /** Moves the conversation from `from` (the owner the taker saw) to `to`; fails when it changed hands since. */
+  async takeOver(teamId: string, channelId: string, threadTs: string, from: string, to: string): Promise<ClaimResult> {
+    const key = this.keys.threadOwner(teamId, channelId, threadTs);
+    if (await this.kv.setIfEqual(key, from, to)) return { ok: true };
+    return { ok: false, owner: (await this.kv.get(key)) || undefined };
+  }
+
+  /** The owner lets go; false when `userId` does not hold it (any more). */
+  unclaim(teamId: string, channelId: string, threadTs: string, userId: string): Promise<boolean> {
+    return this.kv.setIfEqual(this.keys.threadOwner(teamId, channelId, threadTs), userId, '');
   }
 
   /** The session replies go to from now on; a session the platform reported is forgotten with it. */
@@ -162,6 +242,8 @@ export class ConversationRepo {
       const key = this.keys.thread(ref.teamId, channelId, ts);
       await this.kv.hashDel(key, 'sessionId', 'reportedSessionId');
       await this.kv.hashSet(key, { state: 'closed' });
+      await this.kv.hashDel(key, 'waitingSince', 'nudgedFor');
+      await this.kv.setRemove(this.keys.openThreads(ref.teamId), openMember(channelId, ts));
     }
     const conv = this.conversationKey(ref);
     if (threads.size > 0) await this.kv.hashDel(conv, ...[...threads.keys()].map((c) => `${THREAD_FIELD}${c}`));
@@ -248,6 +330,10 @@ export class AgentLinkRepo {
   async all(teamId: string): Promise<Record<string, string>> {
     return this.kv.hashGetAll(this.keys.agentLinks(teamId));
   }
+}
+
+function openMember(channelId: string, threadTs: string): string {
+  return `${channelId} ${threadTs}`;
 }
 
 function definedFields(facts: CardFacts): Record<string, string> {

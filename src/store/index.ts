@@ -18,6 +18,7 @@ import { InstallationRepo } from './installations.js';
 import { AgentLinkRepo, ConversationRepo } from './conversations.js';
 import { TimerRepo } from './timers.js';
 import { ReportRepo } from './reports.js';
+import { HandoffSlaRepo } from './handoff-sla.js';
 
 export interface StoreOptions {
   /** Redis mode when set (or when `redis` is given); in-memory otherwise. */
@@ -52,6 +53,8 @@ export interface Store {
   conversations: ConversationRepo;
   /** Slack user → platform agent id. */
   agentLinks: AgentLinkRepo;
+  /** Per channel: the handoff SLA and the user group nudged. */
+  handoffSla: HandoffSlaRepo;
   routes: RouteRepo;
   /** Timers that survive restarts and fire on one replica (digests, quota checks, handoff SLAs). */
   timers: TimerRepo;
@@ -103,6 +106,7 @@ export function createStore(options: StoreOptions = {}): Store {
     installations: new InstallationRepo(kv, keys, secrets),
     conversations: new ConversationRepo(kv, keys),
     agentLinks: new AgentLinkRepo(kv, keys),
+    handoffSla: new HandoffSlaRepo(kv, keys),
     routes: new RouteRepo(kv, keys),
     timers: new TimerRepo(kv, keys),
     reports: new ReportRepo(kv, keys),
@@ -128,7 +132,9 @@ export type { RekeyReport } from './rekey.js';
 export { WorkspaceRepo } from './workspaces.js';
 export { InstallationRepo } from './installations.js';
 export { AgentLinkRepo, ConversationRepo, ECHO_WINDOW_MS } from './conversations.js';
-export type { CardFacts, ConversationRef, ConversationState, ThreadInfo } from './conversations.js';
+export type { Answerer, CardFacts, ClaimResult, ConversationRef, ConversationState, ThreadInfo } from './conversations.js';
+export { HandoffSlaRepo } from './handoff-sla.js';
+export type { ChannelSla } from './handoff-sla.js';
 export type { Connection } from './workspaces.js';
 export { RouteRepo, ALL_CAMPAIGNS, canonicalFilters, routeFiltersSchema } from './routes.js';
 export type { Route, RouteFilters } from './routes.js';

@@ -34,6 +34,12 @@ export interface Keys {
   thread(teamId: string, channelId: string, threadTs: string): string;
   /** Hash: Slack user id → platform agent id (`/campaign agent-link`). */
   agentLinks(teamId: string): string;
+  /** String: the Slack user who claimed a handoff thread (`''` once unclaimed). */
+  threadOwner(teamId: string, channelId: string, threadTs: string): string;
+  /** Set: the workspace's open handoff threads (`<channelId> <threadTs>`), for `/campaign handoffs` and App Home. */
+  openThreads(teamId: string): string;
+  /** Hash: channel id → that channel's handoff SLA and who is nudged (`/campaign handoff-sla`). */
+  handoffSla(teamId: string): string;
   /** Hash: timer id → when it is due (epoch ms), one hash per kind of timer (see `TimerRepo`). */
   timers(kind: string): string;
   /** String with TTL: which replica is running one firing of a timer. */
@@ -107,6 +113,10 @@ export function createKeys(prefix: string = DEFAULT_KEY_PREFIX): Keys {
     thread: (teamId, channelId, threadTs) =>
       `${p}thread:${segment(teamId)}:${segment(channelId)}:${segment(threadTs)}`,
     agentLinks: (teamId) => `${p}agent-links:${segment(teamId)}`,
+    threadOwner: (teamId, channelId, threadTs) =>
+      `${p}thread-owner:${segment(teamId)}:${segment(channelId)}:${segment(threadTs)}`,
+    openThreads: (teamId) => `${p}open-threads:${segment(teamId)}`,
+    handoffSla: (teamId) => `${p}handoff-sla:${segment(teamId)}`,
     timers: (kind) => `${p}timers:${segment(kind)}`,
     timerLease: (kind, id, dueAt) => `${p}timer-lease:${segment(kind)}:${segment(id)}:${dueAt}`,
     digests: (teamId) => `${p}digests:${segment(teamId)}`,

@@ -191,6 +191,9 @@ const METHOD_SCOPES: Record<string, ScopeRow> = {
   'files.info': method('files.info', ['files:read']),
   'files.getUploadURLExternal': method('files.getUploadURLExternal', ['files:write']),
   'files.completeUploadExternal': method('files.completeUploadExternal', ['files:write']),
+  'chat.getPermalink': method('chat.getPermalink', []),
+  // Scopes by the `types` asked for: the bot asks for public_channel,private_channel.
+  'users.conversations': method('users.conversations', ['channels:read', 'groups:read']),
 };
 
 const event = (name: string, scopes: string[]): ScopeRow => ({ scopes, doc: `https://docs.slack.dev/reference/events/${name}` });

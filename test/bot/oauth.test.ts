@@ -27,7 +27,7 @@ async function install(teamId: string): Promise<void> {
   expect(start.status).toBe(302);
   const cookie = (start.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
   const authorize = new URL(start.headers.get('location') ?? '');
-  expect(authorize.searchParams.get('scope')).toBe('commands,chat:write,users:read,reactions:write,files:read,files:write,channels:history,groups:history');
+  expect(authorize.searchParams.get('scope')).toBe('commands,chat:write,users:read,reactions:write,files:read,files:write,channels:history,groups:history,channels:read,groups:read');
   authorize.searchParams.set('team', teamId);
   authorize.searchParams.set('redirect_uri', `${h.url}/slack/oauth_redirect`);
   const granted = await fetch(authorize, { redirect: 'manual' });

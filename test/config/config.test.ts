@@ -149,6 +149,15 @@ describe('parseConfig', () => {
     expect(bad.ok ? [] : bad.problems).toEqual(['QUOTA_CHECK_S: must be at least 60']);
   });
 
+  it('holds handoff customers to HANDOFF_SLA_S seconds (default 5 minutes)', () => {
+    const defaults = parseConfig(minimal);
+    expect(defaults.ok && defaults.config.handoff).toEqual({ slaS: 300 });
+    const set = parseConfig({ ...minimal, HANDOFF_SLA_S: '90' });
+    expect(set.ok && set.config.handoff).toEqual({ slaS: 90 });
+    const bad = parseConfig({ ...minimal, HANDOFF_SLA_S: '0' });
+    expect(bad.ok ? [] : bad.problems).toEqual(['HANDOFF_SLA_S: must be at least 1']);
+  });
+
   it('knows when nothing at all is configured', () => {
     expect(isUnconfigured({})).toBe(true);
     expect(isUnconfigured({ PORT: '3000', LOG_LEVEL: 'debug' })).toBe(true);

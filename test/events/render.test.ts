@@ -146,6 +146,8 @@ describe('handoff threads', () => {
     ['conversation_card.linked', () => renderConversationCard(card({ sessionId: 'sess-handoff-1' }))],
     ['conversation_card.closed', () => renderConversationCard(card({ state: 'closed' }))],
     ['conversation_card.minimal', () => renderConversationCard(card({ facts: {} }))],
+    ['conversation_card.claimed', () => renderConversationCard(card({ sessionId: 'sess-handoff-1', owner: 'U0AGENT001', answeredBy: { user: 'U0AGENT002' }, waitingSince: Date.UTC(2024, 2, 8, 16, 5) }))],
+    ['conversation_card.overdue', () => renderConversationCard(card({ answeredBy: { platformAgent: `Sam ${INJECTION}` }, waitingSince: Date.UTC(2024, 2, 8, 16, 5), overdue: true }))],
     ['conversation_card.formatting', () => renderConversationCard(card({ facts: { customerName: FORMATTING_NAME, campaignName: 'Chat Support', agentName: 'Sam_Bot' } }))],
     ['thread_line.customer', () => renderCustomerLine(received.trigger === 'message_received' ? received.data : (undefined as never))],
     ['thread_line.agent', () => renderAgentLine(sent.trigger === 'message_sent' ? sent.data : (undefined as never))],

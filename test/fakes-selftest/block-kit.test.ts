@@ -267,7 +267,7 @@ describe('what the bot renders today', () => {
   });
 
   it('the Home tab passes as a home view', () => {
-    const home = renderHome({ connection: null, routes: [], deadLetters: 2, quota: { problem: 'down' }, isAdmin: true });
+    const home = renderHome({ connection: null, routes: [], deadLetters: 2, quota: { problem: 'down' }, isAdmin: true, myConversations: { shown: [], total: 0 }, now: 0 });
     expect(viewErrors(home as unknown as Record<string, unknown>, 'home')).toEqual([]);
   });
 

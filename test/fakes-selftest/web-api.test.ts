@@ -187,10 +187,24 @@ describe('fake Slack Web API with a real WebClient', () => {
     expect(empty.data.error).toBe('invalid_blocks');
     fake.expectRefusal('chat.postMessage', 'no_text');
     expect((await errorOf(client.chat.postMessage({ channel: 'C0TEST00001', text: '' }))).data.error).toBe('no_text');
-    // conversations.info needs channels:read, which /manifest.yml does not request
-    fake.expectRefusal('conversations.info', 'missing_scope');
-    const scope = await errorOf(client.conversations.info({ channel: 'C0TEST00001' }));
-    expect(scope.data).toMatchObject({ error: 'missing_scope', needed: 'channels:read' });
+    // users.conversations for DMs needs im:read, which /manifest.yml does not request
+    fake.expectRefusal('users.conversations', 'missing_scope');
+    const scope = await errorOf(client.users.conversations({ user: 'U0ADMIN0001', types: 'public_channel,im' }));
+    expect(scope.data).toMatchObject({ error: 'missing_scope', needed: 'im:read' });
+  });
+
+  it('lists a user’s channels with users.conversations: private ones only where the bot is too', async () => {
+    fake.addChannel({ id: 'C0PUBLIC001', name: 'support', members: ['U0LISTED001'] });
+    fake.addChannel({ id: 'C0PRIVATE01', name: 'vip', is_private: true, members: ['U0LISTED001'] });
+    fake.addChannel({ id: 'C0PRIVATE02', name: 'secret', is_private: true, is_member: false, members: ['U0LISTED001'] });
+    fake.addChannel({ id: 'C0PUBLIC002', name: 'random', members: ['U0SOMEONE01'] });
+    const ids = async (types?: string) =>
+      ((await client.users.conversations({ user: 'U0LISTED001', ...(types ? { types } : {}) })).channels ?? []).map((c) => c.id).sort();
+    expect(await ids()).toEqual(['C0PUBLIC001']);
+    expect(await ids('public_channel,private_channel')).toEqual(['C0PRIVATE01', 'C0PUBLIC001']);
+    const paged = await client.users.conversations({ user: 'U0LISTED001', types: 'public_channel,private_channel', limit: 1 });
+    expect(paged.channels).toHaveLength(1);
+    expect(paged.response_metadata?.next_cursor).not.toBe('');
   });
 
   it('posts to channels the bot is not in fail with not_in_channel (no chat:write.public)', async () => {

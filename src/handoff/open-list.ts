@@ -1,0 +1,62 @@
+/**
+ * Open handoff conversations as a list (`/campaign handoffs`, App Home's "my open conversations"): one line
+ * each — customer, campaign, owner, how long the customer has waited, a link to the thread — the
+ * longest-waiting first, answered ones after, oldest first.
+ */
+import type { WebClient } from '@slack/web-api';
+import { escapeMrkdwn } from '../slack/blocks.js';
+import { campaignLabel, customerLabel } from '../slack/text.js';
+import type { ThreadInfo } from '../store/index.js';
+import { waitedFor } from './waiting.js';
+
+export interface OpenConversation {
+  info: ThreadInfo;
+  /** The thread's permalink, when Slack gave one. */
+  permalink?: string;
+}
+
+/** Waiting customers first, longest wait first; then the answered ones, oldest thread first. */
+export function byLongestWait(a: ThreadInfo, b: ThreadInfo): number {
+  if (a.waitingSince !== undefined && b.waitingSince !== undefined) return a.waitingSince - b.waitingSince;
+  if (a.waitingSince !== undefined) return -1;
+  if (b.waitingSince !== undefined) return 1;
+  return Number(a.threadTs) - Number(b.threadTs);
+}
+
+/** Each thread with its permalink (`chat.getPermalink`); a thread Slack can't link to is listed by channel. */
+export async function withPermalinks(client: WebClient, threads: readonly ThreadInfo[]): Promise<OpenConversation[]> {
+  return Promise.all(
+    threads.map(async (info) => {
+      try {
+        const res = await client.chat.getPermalink({ channel: info.channelId, message_ts: info.threadTs });
+        return res.permalink ? { info, permalink: res.permalink } : { info };
+      } catch {
+        return { info };
+      }
+    }),
+  );
+}
+
+export function renderConversationLine(c: OpenConversation, now: number): string {
+  const { info } = c;
+  const customer = customerLabel({ customerName: info.facts.customerName, customerNumber: info.customerNumber });
+  const campaign = campaignLabel({ campaignName: info.facts.campaignName, campaignId: info.campaignId }) ?? '—';
+  const owner = info.owner ? `<@${info.owner}>` : '_unclaimed_';
+  const wait =
+    info.waitingSince === undefined
+      ? '✅ answered'
+      : `${info.overdue ? '🔴 overdue, ' : '⏳ '}waiting ${waitedFor(now - info.waitingSince)}`;
+  const link = threadLink(c.permalink);
+  return `${customer} · ${campaign} · ${owner} · ${wait} · ${link ? `${link} in <#${info.channelId}>` : `in <#${info.channelId}>`}`;
+}
+
+function threadLink(permalink: string | undefined): string | undefined {
+  if (!permalink) return undefined;
+  try {
+    const url = new URL(permalink);
+    if (url.protocol !== 'https:') return undefined;
+    return `<${escapeMrkdwn(url.href.replace(/\|/g, '%7C'))}|open thread>`;
+  } catch {
+    return undefined;
+  }
+}

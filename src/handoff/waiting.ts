@@ -1,0 +1,146 @@
+/**
+ * How long a customer waits for an answer, and the SLA nudge.
+ *
+ * A customer message starts a waiting period in each of its threads unless one is under way (the wait counts
+ * from the first unanswered message), with a store-kept `handoff-sla` timer at the channel's SLA. An answer
+ * that reached the customer — a reply sent from a Slack thread, or the platform's `message_sent` (its AI or a
+ * human on the platform) — ends the period in every thread of the conversation and cancels the timer. A timer
+ * that fires while the customer still waits posts one nudge in the thread (the owner, else the channel's user
+ * group) and marks the card overdue; it then ends, so each waiting period is nudged once, on one replica.
+ */
+import type { WebClient } from '@slack/web-api';
+import type { Logger } from '../logger.js';
+import { message, section } from '../slack/blocks.js';
+import { postMessage, slackErrorCode } from '../slack/post.js';
+import { customerLabel, customerPlain } from '../slack/text.js';
+import type { Answerer, ConversationRef, Store, ThreadInfo } from '../store/index.js';
+import { clockTime } from './card.js';
+import { updateCard } from './threads.js';
+
+/** The kind of the store-kept timers of handoff waits. */
+export const SLA_TIMER = 'handoff-sla';
+
+export function slaTimerId(teamId: string, channelId: string, threadTs: string): string {
+  return `${teamId}/${channelId}/${threadTs}`;
+}
+
+function parseTimerId(id: string): { teamId: string; channelId: string; threadTs: string } | undefined {
+  const [teamId, channelId, threadTs, ...rest] = id.split('/');
+  if (!teamId || !channelId || !threadTs || rest.length > 0) return undefined;
+  return { teamId, channelId, threadTs };
+}
+
+/** "4 min", "1 h 05 min": how long someone has waited. */
+export function waitedFor(ms: number): string {
+  const minutes = Math.max(0, Math.floor(ms / 60_000));
+  if (minutes < 60) return `${minutes} min`;
+  return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, '0')} min`;
+}
+
+/** Slack errors after which a nudge can never be posted in that thread: nothing to retry. */
+const THREAD_GONE = new Set(['channel_not_found', 'not_in_channel', 'is_archived', 'thread_not_found', 'message_not_found']);
+
+export interface ThreadAt {
+  channelId: string;
+  threadTs: string;
+}
+
+export class Waiting {
+  constructor(
+    private readonly store: Store,
+    private readonly defaultSlaS: number,
+  ) {}
+
+  /** The SLA of a channel in ms (its own setting, else `HANDOFF_SLA_S`). */
+  async slaMs(teamId: string, channelId: string): Promise<number> {
+    return ((await this.store.handoffSla.get(teamId, channelId))?.slaS ?? this.defaultSlaS) * 1000;
+  }
+
+  /** A customer message landed in a thread: true when it started a new waiting period (with its SLA timer). */
+  async customerWrote(teamId: string, channelId: string, threadTs: string): Promise<boolean> {
+    const now = this.store.now();
+    if (!(await this.store.conversations.startWaiting(teamId, channelId, threadTs, now))) return false;
+    await this.store.timers.set(SLA_TIMER, slaTimerId(teamId, channelId, threadTs), now + (await this.slaMs(teamId, channelId)));
+    return true;
+  }
+
+  /**
+   * An answer reached the customer: nobody waits in any of the conversation's threads any more, and they name
+   * who answered. Returns the threads whose card now reads differently.
+   */
+  async answered(ref: ConversationRef, by: Answerer): Promise<ThreadAt[]> {
+    const conversations = this.store.conversations;
+    const changed: ThreadAt[] = [];
+    for (const [channelId, threadTs] of await conversations.threads(ref)) {
+      const before = await conversations.findThread(ref.teamId, channelId, threadTs);
+      if (!before) continue;
+      await conversations.answered(ref.teamId, channelId, threadTs, by);
+      await this.store.timers.cancel(SLA_TIMER, slaTimerId(ref.teamId, channelId, threadTs));
+      if (before.waitingSince !== undefined || !sameAnswerer(before.answeredBy, by)) changed.push({ channelId, threadTs });
+    }
+    return changed;
+  }
+
+  /** Re-renders a thread's card from the store (Slack errors other than a gone card are thrown). */
+  async showCard(slack: WebClient, teamId: string, at: ThreadAt, logger: Logger): Promise<void> {
+    const info = await this.store.conversations.findThread(teamId, at.channelId, at.threadTs);
+    if (info) await updateCard(slack, info, logger);
+  }
+
+  /**
+   * The `handoff-sla` timer of a thread fired. Returns when to look again (the SLA was raised since the timer
+   * was set), or undefined: nudged, or nothing to nudge (answered, closed, nudged already).
+   */
+  async fire(timerId: string, now: number, clientFor: (teamId: string) => Promise<WebClient | undefined>, logger: Logger): Promise<number | undefined> {
+    const where = parseTimerId(timerId);
+    if (!where) return undefined;
+    const { teamId, channelId, threadTs } = where;
+    const info = await this.store.conversations.findThread(teamId, channelId, threadTs);
+    if (!info || info.state !== 'open' || info.waitingSince === undefined || info.overdue) return undefined;
+    const dueAt = info.waitingSince + (await this.slaMs(teamId, channelId));
+    if (dueAt > now) return dueAt;
+    const slack = await clientFor(teamId);
+    if (!slack) {
+      logger.warn({ team: teamId, channel: channelId, thread: threadTs }, 'a handoff customer waited past the SLA, but the workspace has no Slack token (uninstalled?): not nudged');
+      return undefined;
+    }
+    const group = info.owner ? undefined : (await this.store.handoffSla.get(teamId, channelId))?.userGroup;
+    try {
+      await postMessage(slack, { channel: channelId, threadTs }, renderNudge(info, now, group));
+    } catch (err) {
+      const code = slackErrorCode(err);
+      // The thread or channel is gone, or the bot left it: there is nobody to nudge there, now or later.
+      if (code === undefined || !THREAD_GONE.has(code)) throw err;
+      logger.warn({ team: teamId, channel: channelId, thread: threadTs, slackError: code }, 'could not nudge a handoff thread (it is gone or the bot left the channel); the wait stays on the card');
+      return undefined;
+    }
+    await this.store.conversations.markOverdue(teamId, channelId, threadTs, info.waitingSince);
+    logger.info({ team: teamId, channel: channelId, thread: threadTs, owner: info.owner, userGroup: group, waitedMs: now - info.waitingSince }, 'handoff customer waited past the SLA: thread nudged');
+    try {
+      await updateCard(slack, { ...info, overdue: true }, logger);
+    } catch (err) {
+      logger.warn({ err, channel: channelId, thread: threadTs, slackError: slackErrorCode(err) }, 'could not mark a conversation card overdue');
+    }
+    return undefined;
+  }
+}
+
+function sameAnswerer(a: Answerer | undefined, b: Answerer): boolean {
+  if (!a) return false;
+  return 'user' in a && 'user' in b ? a.user === b.user : 'platformAgent' in a && 'platformAgent' in b && a.platformAgent === b.platformAgent;
+}
+
+/** The nudge: who should answer (the owner, else the user group), and for how long the customer has waited. */
+export function renderNudge(info: ThreadInfo, now: number, userGroup: string | undefined) {
+  const who = { customerName: info.facts.customerName, customerNumber: info.customerNumber };
+  const waited = `${waitedFor(now - (info.waitingSince ?? now))} (since ${clockTime(info.waitingSince ?? now)})`;
+  const mention = info.owner ? `<@${info.owner}>` : userGroup ? `<!subteam^${userGroup}>` : undefined;
+  const text = info.owner
+    ? `⏰ ${mention} ${customerLabel(who)} has been waiting ${waited} for an answer — reply in this thread.`
+    : mention
+      ? `⏰ ${mention} nobody has claimed this conversation and ${customerLabel(who)} has been waiting ${waited} for an answer — press *Claim* on the card and reply in this thread.`
+      : `⏰ Nobody has claimed this conversation and ${customerLabel(who)} has been waiting ${waited} for an answer — press *Claim* on the card and reply in this thread. ` +
+        '_An admin can choose a user group to mention here with `/campaign handoff-sla <minutes> @group`._';
+  // The mention leads the fallback text too, so the notification reaches whoever it names.
+  return message(`${mention ? `${mention} ` : ''}${customerPlain(who)} is waiting for an answer`, [section(text)]);
+}

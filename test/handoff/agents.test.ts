@@ -1,0 +1,316 @@
+/**
+ * Support agents at work on handoff threads, on both store backends, with a fake clock: claiming a conversation
+ * (Claim / Unclaim / Take over on the card, members only), how long the customer has waited (shown on the card,
+ * cleared by an answer that reached the customer), one SLA nudge per waiting period — on one replica, after a
+ * restart — `/campaign handoffs` and `/campaign handoff-sla`, and App Home's "my open conversations".
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLAIM_ACTION, TAKE_OVER_ACTION, UNCLAIM_ACTION } from '../../src/handoff/card.js';
+import { SLA_TIMER, slaTimerId } from '../../src/handoff/waiting.js';
+import { ADMIN_ID, MEMBER_ID, TEAM_ID, startHarness, type Harness } from '../support/harness.js';
+import { requireRedis } from '../support/redis.js';
+import { FAST_WORKER, PUBLIC_URL, posts, run, sleep } from '../events/support.js';
+import { openConversation, reactions, type Conversation } from './support.js';
+
+const redis = await requireRedis();
+
+const GUEST_ID = 'U0GUEST001';
+const OTHER_ID = 'U0OTHER001';
+const SUPPORT_GROUP = 'S0SUPPORT1';
+/** HANDOFF_SLA_S of these bots: two minutes. */
+const DEFAULT_SLA_S = 120;
+const START = Date.UTC(2025, 0, 6, 15, 0, 0);
+
+describe.each(['memory', 'redis'] as const)('support agents (%s store)', (backend) => {
+  let h: Harness;
+  let now = START;
+  const keyPrefix = `${redis.prefix}agents-${backend}:`;
+  const start = (fakes?: Pick<Harness, 'slack' | 'platform'>) =>
+    startHarness({
+      ...(backend === 'redis' ? { redisUrl: redis.url, keyPrefix } : {}),
+      env: { PUBLIC_URL, HANDOFF_SLA_S: String(DEFAULT_SLA_S) },
+      bot: { events: { worker: FAST_WORKER }, now: () => now },
+      ...(fakes ? { fakes: { slack: fakes.slack, platform: fakes.platform } } : {}),
+    });
+
+  beforeAll(async () => {
+    h = await start();
+    h.slack.addUser({ id: GUEST_ID, name: 'gus', real_name: 'Gus Guest', is_restricted: true });
+    h.slack.addUser({ id: OTHER_ID, name: 'olga', real_name: 'Olga Other' });
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  const channelOf = (conv: Conversation) => conv.channels[0]!;
+  const cardText = async (conv: Conversation) => JSON.stringify(h.slack.message(channelOf(conv), (await conv.card()).ts)?.blocks ?? []);
+  const waitCard = async (conv: Conversation, check: (text: string) => boolean) => {
+    const card = await conv.card();
+    return h.slack.waitFor(() => {
+      const text = JSON.stringify(h.slack.message(channelOf(conv), card.ts)?.blocks ?? []);
+      return check(text) ? text : undefined;
+    });
+  };
+  const press = async (conv: Conversation, actionId: string, userId: string, value?: string) => {
+    const card = await conv.card();
+    const res = await h.signer.blockAction({ actionId, channelId: channelOf(conv), messageTs: card.ts, userId, ...(value !== undefined ? { value } : {}) });
+    expect(res.status).toBe(200);
+  };
+  const ephemeral = (text: string) => h.slack.waitFor(() => h.slack.responses.find((r) => JSON.stringify(r.body).includes(text)));
+  const nudges = (conv: Conversation) => conv.thread().filter((m) => m.bot_id !== undefined && JSON.stringify(m.blocks).includes('⏰'));
+  const ownerOf = async (conv: Conversation) => (await h.bot.deps.store.conversations.findThread(TEAM_ID, channelOf(conv), (await conv.card()).ts))?.owner;
+  /** Moves the fake clock and runs one tick of the store-kept timers. */
+  const advance = async (ms: number) => {
+    now += ms;
+    await h.bot.deps.timers.runDue();
+  };
+  const waitingSinceOnCard = (at: number) => `<!date^${Math.floor(at / 1000)}^{time}|`;
+
+  it('lets a member claim a conversation, the owner unclaim it, and someone else take it over — each shown on the card and in the thread', async () => {
+    const conv = await openConversation(h);
+    await conv.customer('Hello, anyone?');
+    await conv.waitThread(1);
+    expect(await cardText(conv)).toContain('_unclaimed_');
+    expect(await cardText(conv)).toContain(CLAIM_ACTION);
+
+    await press(conv, CLAIM_ACTION, MEMBER_ID);
+    const claimed = await waitCard(conv, (t) => t.includes(`<@${MEMBER_ID}>`));
+    expect(claimed).toContain('*Owner*');
+    expect(claimed).toContain(UNCLAIM_ACTION);
+    expect(claimed).toContain(TAKE_OVER_ACTION);
+    expect(claimed).not.toContain(CLAIM_ACTION + '"');
+    await h.slack.waitFor(() => conv.thread().find((m) => JSON.stringify(m.blocks).includes(`<@${MEMBER_ID}> claimed this conversation`)));
+
+    // Someone else can't unclaim it; they can take it over.
+    await press(conv, UNCLAIM_ACTION, ADMIN_ID);
+    await ephemeral(`Only <@${MEMBER_ID}>, who owns this conversation, can unclaim it`);
+    expect(await ownerOf(conv)).toBe(MEMBER_ID);
+    await press(conv, TAKE_OVER_ACTION, ADMIN_ID);
+    await waitCard(conv, (t) => t.includes(`<@${ADMIN_ID}>`) && !t.includes(`<@${MEMBER_ID}>`));
+    await h.slack.waitFor(() => conv.thread().find((m) => JSON.stringify(m.blocks).includes(`<@${ADMIN_ID}> took this conversation over from <@${MEMBER_ID}>`)));
+
+    // A Take over pressed on a screen that still shows the old owner changes nothing.
+    await press(conv, TAKE_OVER_ACTION, OTHER_ID, MEMBER_ID);
+    await ephemeral(`the card was out of date — <@${ADMIN_ID}> owns this conversation now`);
+    expect(await ownerOf(conv)).toBe(ADMIN_ID);
+
+    await press(conv, UNCLAIM_ACTION, ADMIN_ID);
+    await waitCard(conv, (t) => t.includes('_unclaimed_'));
+    expect(await ownerOf(conv)).toBeUndefined();
+    await press(conv, CLAIM_ACTION, OTHER_ID);
+    await waitCard(conv, (t) => t.includes(`<@${OTHER_ID}>`));
+  });
+
+  it('gives one owner when two press Claim at once, and refuses a guest with a sentence', async () => {
+    const conv = await openConversation(h);
+    await conv.customer('Hi');
+    await conv.waitThread(1);
+    await press(conv, CLAIM_ACTION, GUEST_ID);
+    await ephemeral('You can’t own this conversation: only full members of this workspace can answer customers');
+    expect(await ownerOf(conv)).toBeUndefined();
+
+    await Promise.all([press(conv, CLAIM_ACTION, MEMBER_ID), press(conv, CLAIM_ACTION, OTHER_ID)]);
+    const card = await waitCard(conv, (t) => t.includes(UNCLAIM_ACTION));
+    const owner = [MEMBER_ID, OTHER_ID].find((id) => card.includes(`<@${id}>`));
+    expect(await ownerOf(conv)).toBe(owner);
+    const loser = owner === MEMBER_ID ? OTHER_ID : MEMBER_ID;
+    await ephemeral(`<@${owner}> owns this conversation now`);
+    await waitCard(conv, (t) => t.includes(`<@${owner}>`));
+    expect(await cardText(conv)).not.toContain(`<@${loser}>`);
+  });
+
+  it('shows since when the customer waits; a reply sent from Slack or the platform’s own answer clears it, a note does not', async () => {
+    const conv = await openConversation(h);
+    const firstAt = now;
+    await conv.customer('Where is my order?');
+    await waitCard(conv, (t) => t.includes(waitingSinceOnCard(firstAt)));
+    expect(await cardText(conv)).toContain('waiting since');
+    // A second message while waiting keeps the first one's time.
+    now += 30_000;
+    await conv.customer('Hello??');
+    await conv.waitThread(2);
+    await sleep(100);
+    expect(await cardText(conv)).toContain(waitingSinceOnCard(firstAt));
+
+    const sessionId = conv.session();
+    await conv.linkSession(sessionId);
+    await conv.reply('note: checking the warehouse');
+    await sleep(200);
+    expect(await cardText(conv)).toContain('waiting since');
+
+    const ts = await conv.reply('It ships today.', { userId: OTHER_ID });
+    await h.slack.waitFor(() => reactions(h, channelOf(conv), ts).includes('white_check_mark'));
+    const answered = await waitCard(conv, (t) => !t.includes('waiting since'));
+    expect(answered).toContain(`*Last answered by*\\n<@${OTHER_ID}>`);
+    expect(await h.bot.deps.store.timers.dueAt(SLA_TIMER, slaTimerId(TEAM_ID, channelOf(conv), (await conv.card()).ts))).toBeUndefined();
+
+    // A new waiting period; the platform's agent (AI or a human there) answers it.
+    now += 60_000;
+    const secondAt = now;
+    await conv.customer('Thanks! And the invoice?');
+    await waitCard(conv, (t) => t.includes(waitingSinceOnCard(secondAt)));
+    await conv.agent('The invoice is in your email.');
+    const byPlatform = await waitCard(conv, (t) => !t.includes('waiting since'));
+    expect(byPlatform).toContain('🤖 Sam (on the platform)');
+  });
+
+  it('nudges once per waiting period: the channel’s user group while unclaimed, the owner once claimed; the card turns overdue', async () => {
+    const conv = await openConversation(h);
+    const channel = channelOf(conv);
+    await run(h, `handoff-sla 10 <!subteam^${SUPPORT_GROUP}|@support>`, { channelId: channel, userId: ADMIN_ID });
+    await conv.customer('Is anybody there?');
+    await waitCard(conv, (t) => t.includes('waiting since'));
+
+    await advance(9 * 60_000);
+    expect(nudges(conv)).toEqual([]);
+    await advance(61_000);
+    const [nudge] = await h.slack.waitFor(() => (nudges(conv).length > 0 ? nudges(conv) : undefined));
+    expect(JSON.stringify(nudge!.blocks)).toContain(`<!subteam^${SUPPORT_GROUP}> nobody has claimed this conversation`);
+    expect(JSON.stringify(nudge!.blocks)).toContain('waiting 10 min');
+    expect(nudge!.text).toContain(`<!subteam^${SUPPORT_GROUP}>`);
+    const overdue = await waitCard(conv, (t) => t.includes('Overdue'));
+    expect(overdue).toContain('🔴');
+
+    // More customer messages and time in the same waiting period: no second nudge.
+    await conv.customer('Hello???');
+    await conv.waitThread(3);
+    await advance(30 * 60_000);
+    await advance(60_000);
+    expect(nudges(conv)).toHaveLength(1);
+
+    // Claimed and answered; the next message starts a new period, and its nudge names the owner.
+    await press(conv, CLAIM_ACTION, MEMBER_ID);
+    await waitCard(conv, (t) => t.includes(`<@${MEMBER_ID}>`));
+    await conv.agent('Sorry for the wait — on it now.');
+    await waitCard(conv, (t) => !t.includes('Overdue') && !t.includes('waiting since'));
+    await conv.customer('Great, thanks');
+    await waitCard(conv, (t) => t.includes('waiting since'));
+    await advance(10 * 60_000 + 1_000);
+    const second = await h.slack.waitFor(() => (nudges(conv).length > 1 ? nudges(conv)[1] : undefined));
+    expect(JSON.stringify(second.blocks)).toContain(`⏰ <@${MEMBER_ID}>`);
+    expect(JSON.stringify(second.blocks)).not.toContain('subteam');
+  });
+
+  it('uses HANDOFF_SLA_S where the channel has no setting, and mentions nobody when unclaimed', async () => {
+    const conv = await openConversation(h);
+    await conv.customer('Hi there');
+    await waitCard(conv, (t) => t.includes('waiting since'));
+    await advance((DEFAULT_SLA_S - 1) * 1000);
+    expect(nudges(conv)).toEqual([]);
+    await advance(2_000);
+    const [nudge] = await h.slack.waitFor(() => (nudges(conv).length > 0 ? nudges(conv) : undefined));
+    const text = JSON.stringify(nudge!.blocks);
+    expect(text).toContain('Nobody has claimed this conversation');
+    expect(text).toContain('/campaign handoff-sla');
+    expect(text).not.toContain('<!subteam');
+  });
+
+  it('ends a wait’s timer, without retrying, when the bot was removed from the channel', async () => {
+    const conv = await openConversation(h);
+    await conv.customer('Hi');
+    await waitCard(conv, (t) => t.includes('waiting since'));
+    const timer = slaTimerId(TEAM_ID, channelOf(conv), (await conv.card()).ts);
+    expect(await h.bot.deps.store.timers.dueAt(SLA_TIMER, timer)).toBe(now + DEFAULT_SLA_S * 1000);
+    h.slack.addChannel({ id: channelOf(conv), is_member: false });
+    h.slack.expectRefusal('chat.postMessage', 'not_in_channel');
+    await advance((DEFAULT_SLA_S + 1) * 1000);
+    expect(nudges(conv)).toEqual([]);
+    expect(await h.bot.deps.store.timers.dueAt(SLA_TIMER, timer)).toBeUndefined();
+  });
+
+  it('lists the open conversations of the channels the user is in, longest wait first, with owner, wait and thread link', async () => {
+    const older = await openConversation(h);
+    const newer = await openConversation(h);
+    const elsewhere = await openConversation(h);
+    // `older` and `newer` in one channel the user is in: reroute `newer` there.
+    const shared = channelOf(older);
+    h.slack.addChannel({ id: shared, members: [OTHER_ID] });
+    h.slack.addChannel({ id: channelOf(elsewhere), members: [MEMBER_ID] });
+    await h.bot.deps.store.routes.add({ teamId: TEAM_ID, campaignId: newer.campaignId, triggerName: 'message_received', channelId: shared });
+    await h.bot.deps.store.routes.remove({ teamId: TEAM_ID, campaignId: newer.campaignId, triggerName: 'message_received', channelId: channelOf(newer) });
+    const olderAt = now;
+    await older.customer('First in line');
+    await waitCard(older, (t) => t.includes(waitingSinceOnCard(olderAt)));
+    now += 5 * 60_000;
+    await newer.customer('Second in line');
+    await elsewhere.customer('In a channel the user is not in');
+    await h.slack.waitFor(() => posts(h, shared).length >= 2 || undefined);
+    await elsewhere.waitThread(1);
+    await press(older, CLAIM_ACTION, OTHER_ID);
+    await waitCard(older, (t) => t.includes(`<@${OTHER_ID}>`));
+    now += 60_000;
+
+    const answer = await run(h, 'handoffs', { userId: OTHER_ID, channelId: shared });
+    const text = answer.text;
+    expect(text).toContain('Open handoff conversations');
+    expect(text).not.toContain(elsewhere.customerNumber);
+    const first = text.indexOf(older.customerNumber);
+    const second = text.indexOf(newer.customerNumber);
+    expect(first).toBeGreaterThan(0);
+    expect(second).toBeGreaterThan(first);
+    expect(text).toContain(`<@${OTHER_ID}> · ⏳ waiting ${Math.floor((now - olderAt) / 60_000)} min`);
+    expect(text).toContain('_unclaimed_ · ⏳ waiting 1 min');
+    expect(text).toContain(`slack.com/archives/${shared}/p${(await older.card()).ts.replace('.', '')}|open thread>`);
+    expect(h.slack.callsTo('users.conversations').at(-1)?.args).toMatchObject({ user: OTHER_ID, types: 'public_channel,private_channel' });
+    expect(answer.body).toMatchObject({ response_type: 'ephemeral' });
+
+    // App Home: the conversations this user claimed.
+    const before = h.slack.callsTo('views.publish').length;
+    await h.signer.event({ type: 'app_home_opened', user: OTHER_ID, tab: 'home', channel: 'D0HOME0001' });
+    const publish = await h.slack.waitFor(() => h.slack.callsTo('views.publish')[before]);
+    expect(publish.response.ok).toBe(true);
+    const home = JSON.stringify(publish.args.view);
+    expect(home).toContain('My open conversations');
+    expect(home).toContain(older.customerNumber);
+    expect(home).not.toContain(newer.customerNumber);
+  });
+
+  it('sets, shows and checks a channel’s handoff SLA (admins only)', async () => {
+    const channel = 'C0SLASET01';
+    expect((await run(h, 'handoff-sla', { channelId: channel })).text).toContain(`more than ${DEFAULT_SLA_S / 60} min`);
+    expect((await run(h, 'handoff-sla 15', { channelId: channel, userId: MEMBER_ID })).text).toContain('Only Slack workspace admins');
+    expect((await run(h, 'handoff-sla soon', { channelId: channel })).text).toContain('whole number from 1 to');
+    expect((await run(h, 'handoff-sla 15 @support', { channelId: channel })).text).toContain('Mention a Slack user group');
+    expect((await run(h, `handoff-sla 15 <!subteam^${SUPPORT_GROUP}|@support>`, { channelId: channel })).text).toContain(`more than 15 min`);
+    expect(await h.bot.deps.store.handoffSla.get(TEAM_ID, channel)).toEqual({ slaS: 900, userGroup: SUPPORT_GROUP });
+    // Minutes alone keep the group; `none` drops it.
+    await run(h, 'handoff-sla 20', { channelId: channel });
+    expect(await h.bot.deps.store.handoffSla.get(TEAM_ID, channel)).toEqual({ slaS: 1200, userGroup: SUPPORT_GROUP });
+    await run(h, 'handoff-sla 20 none', { channelId: channel });
+    expect(await h.bot.deps.store.handoffSla.get(TEAM_ID, channel)).toEqual({ slaS: 1200 });
+  });
+
+  if (backend === 'redis') {
+    it('nudges once across replicas, and after a restart', async () => {
+      const conv = await openConversation(h);
+      await conv.customer('Still there?');
+      await waitCard(conv, (t) => t.includes('waiting since'));
+      // A second replica on the same Redis, then both tick at once past the SLA.
+      const replica = await start(h);
+      try {
+        now += (DEFAULT_SLA_S + 1) * 1000;
+        await Promise.all([h.bot.deps.timers.runDue(), replica.bot.deps.timers.runDue()]);
+        await h.slack.waitFor(() => (nudges(conv).length > 0 ? true : undefined));
+        await sleep(200);
+        expect(nudges(conv)).toHaveLength(1);
+      } finally {
+        await replica.close();
+      }
+
+      // A wait that starts before a restart is nudged by the restarted bot.
+      const later = await openConversation(h);
+      await later.customer('Hello after hours');
+      await waitCard(later, (t) => t.includes('waiting since'));
+      const restarted = await start(h);
+      try {
+        await h.bot.deps.timers.stop();
+        now += (DEFAULT_SLA_S + 1) * 1000;
+        await restarted.bot.deps.timers.runDue();
+        await h.slack.waitFor(() => (nudges(later).length > 0 ? true : undefined));
+        expect(await waitCard(later, (t) => t.includes('Overdue'))).toContain('Overdue');
+      } finally {
+        await restarted.close();
+      }
+    });
+  }
+});

@@ -13,8 +13,8 @@ import { describeFailure, logFailure } from './failure.js';
 import { renderHelp } from './help.js';
 import type { CommandContext, Subcommand } from './types.js';
 
-/** Under Slack's 3 s, so the notice reaches the user within it even after a slow round trip. */
-export const SLOW_NOTICE_MS = 2_500;
+/** Well under 3 s, so the notice reaches the user within them even when the machine is busy. */
+export const SLOW_NOTICE_MS = 2_000;
 export const SLOW_NOTICE = 'Still working on it: the campaign platform is slow to answer right now. I’ll post the result here as soon as it does.';
 
 /**

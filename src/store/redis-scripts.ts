@@ -1,0 +1,185 @@
+/**
+ * The Lua scripts of the Redis store, defined once per client with ioredis `defineCommand` (EVALSHA, loaded
+ * by ioredis on NOSCRIPT; pipelined like any command) and called as the typed commands declared below.
+ */
+import type { Redis, Result } from 'ioredis';
+
+/*
+ * Every script only touches keys of the queue's `{queue}` hash tag (see keys.ts), passed in KEYS.
+ *
+ * One stream per team, each with the same consumer group: a team's stream length is its backlog, and
+ * readers go through the teams' streams side by side (fairness). `teams` lists the teams whose stream may
+ * hold entries; the bell wakes readers blocked on the other streams when a team's stream gets work again.
+ */
+
+/**
+ * KEYS: dedup, stream, order, teams, bell. ARGV: ttlMs, teamId, orderKey, payload, enqueuedAt, dedupKey,
+ * maxBacklog (0: none), group. → id | 'duplicate' | 'full'
+ */
+const ENQUEUE = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return 'duplicate' end
+if redis.call('EXISTS', KEYS[2]) == 0 then
+  redis.call('XGROUP', 'CREATE', KEYS[2], ARGV[8], '0', 'MKSTREAM')
+elseif tonumber(ARGV[7]) > 0 and redis.call('XLEN', KEYS[2]) >= tonumber(ARGV[7]) then
+  return 'full'
+end
+local id = redis.call('XADD', KEYS[2], '*', 'teamId', ARGV[2], 'orderKey', ARGV[3], 'payload', ARGV[4],
+  'enqueuedAt', ARGV[5], 'dedupKey', ARGV[6])
+redis.call('SET', KEYS[1], id, 'PX', ARGV[1])
+redis.call('RPUSH', KEYS[3], id)
+if redis.call('SADD', KEYS[4], ARGV[2]) == 1 then
+  redis.call('XADD', KEYS[5], 'MAXLEN', '100', '*', 'teamId', ARGV[2])
+end
+return id
+`;
+
+/**
+ * KEYS: stream, order, lease, attempts, the other stream the orderKey's ids may be in (old single stream ↔
+ * team stream). ARGV: group, consumer, id, leaseMs. → {'started', n} | {'wait'} | {'gone'}
+ */
+const TRY_START = `
+local id = ARGV[3]
+local p = redis.call('XPENDING', KEYS[1], ARGV[1], id, id, 1)
+if #p == 0 or p[1][2] ~= ARGV[2] then return {'gone'} end
+if #redis.call('XRANGE', KEYS[1], id, id) == 0 then
+  redis.call('XACK', KEYS[1], ARGV[1], id)
+  redis.call('LREM', KEYS[2], 1, id)
+  return {'gone'}
+end
+local function exists(e)
+  return #redis.call('XRANGE', KEYS[1], e, e) > 0 or #redis.call('XRANGE', KEYS[5], e, e) > 0
+end
+local head = redis.call('LINDEX', KEYS[2], 0)
+-- Self-healing: a head whose entry no longer exists would block its key forever.
+while head and head ~= id and not exists(head) do
+  redis.call('LPOP', KEYS[2])
+  head = redis.call('LINDEX', KEYS[2], 0)
+end
+if head and head ~= id then return {'wait'} end
+local owner = redis.call('GET', KEYS[3])
+if owner and owner ~= ARGV[2] then return {'wait'} end
+redis.call('SET', KEYS[3], ARGV[2], 'PX', ARGV[4])
+return {'started', tonumber(redis.call('HGET', KEYS[4], id) or '0')}
+`;
+
+/** KEYS: stream, lease…. ARGV: group, consumer, leaseMs, id…. → ids no longer pending for this consumer */
+const HEARTBEAT = `
+local lost = {}
+for i = 4, #ARGV do
+  local id = ARGV[i]
+  local p = redis.call('XPENDING', KEYS[1], ARGV[1], id, id, 1)
+  if #p == 0 or p[1][2] ~= ARGV[2] then
+    lost[#lost + 1] = id
+  else
+    -- Resets the idle time (JUSTID: without counting a delivery), so XAUTOCLAIM leaves the entry alone.
+    redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, id, 'JUSTID')
+  end
+end
+for i = 2, #KEYS do
+  if redis.call('GET', KEYS[i]) == ARGV[2] then redis.call('PEXPIRE', KEYS[i], ARGV[3]) end
+end
+return lost
+`;
+
+/** KEYS: lease. ARGV: consumer. */
+const RELEASE = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 1
+`;
+
+/** KEYS: stream, order, lease, attempts, teams. ARGV: group, consumer, id, team ('' for the old single stream). */
+const FINISH_LUA = `
+local function finish()
+  redis.call('XACK', KEYS[1], ARGV[1], ARGV[3])
+  redis.call('XDEL', KEYS[1], ARGV[3])
+  redis.call('LREM', KEYS[2], 1, ARGV[3])
+  redis.call('HDEL', KEYS[4], ARGV[3])
+  if redis.call('GET', KEYS[3]) == ARGV[2] then redis.call('DEL', KEYS[3]) end
+  -- A drained team leaves the readers' list; its next enqueue puts it back (and rings the bell).
+  if ARGV[4] ~= '' and redis.call('XLEN', KEYS[1]) == 0 then redis.call('SREM', KEYS[5], ARGV[4]) end
+end
+`;
+
+/** KEYS and ARGV: those of FINISH_LUA. */
+const COMPLETE = `${FINISH_LUA}
+finish()
+return 1
+`;
+
+/**
+ * KEYS: those of FINISH_LUA, dead, deadCounts.
+ * ARGV: those of FINISH_LUA, maxAttempts, dead-letter JSON without its closing brace, cap, teamId.
+ * → {attempts, deadLettered (0/1)}
+ */
+const FAIL = `${FINISH_LUA}
+local n = redis.call('HINCRBY', KEYS[4], ARGV[3], 1)
+if redis.call('GET', KEYS[3]) == ARGV[2] then redis.call('DEL', KEYS[3]) end
+if n < tonumber(ARGV[5]) then return {n, 0} end
+finish()
+redis.call('LPUSH', KEYS[6], ARGV[6] .. ',"attempts":' .. n .. '}')
+redis.call('LTRIM', KEYS[6], 0, tonumber(ARGV[7]) - 1)
+redis.call('HINCRBY', KEYS[7], ARGV[8], 1)
+redis.call('HINCRBY', KEYS[7], '*', 1)
+return {n, 1}
+`;
+
+/** KEYS: streams. ARGV: group. → {entries, pending} summed over the streams */
+const DEPTH = `
+local total, pending = 0, 0
+for i = 1, #KEYS do
+  total = total + redis.call('XLEN', KEYS[i])
+  local summary = redis.pcall('XPENDING', KEYS[i], ARGV[1])
+  if type(summary) == 'table' and summary.err == nil then pending = pending + tonumber(summary[1]) end
+end
+return {total, pending}
+`;
+
+
+// Compare-and-set, so a maintenance rewrite never overwrites a value a request changed in between.
+const SET_IF_EQUAL = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL') return 1 end return 0`;
+const HSET_IF_EQUAL = `if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('HSET', KEYS[1], ARGV[1], ARGV[3]) return 1 end return 0`;
+
+type Arg = string | number;
+
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    /** See ENQUEUE. */
+    campaignQueueEnqueue(dedup: string, stream: string, order: string, teams: string, bell: string, ...args: Arg[]): Result<unknown, Context>;
+    /** See TRY_START. */
+    campaignQueueTryStart(stream: string, order: string, lease: string, attempts: string, otherStream: string, ...args: Arg[]): Result<unknown, Context>;
+    /** See HEARTBEAT: the number of keys first. */
+    campaignQueueHeartbeat(numKeys: number, ...keysThenArgs: Arg[]): Result<unknown, Context>;
+    /** See RELEASE. */
+    campaignQueueRelease(lease: string, consumer: string): Result<unknown, Context>;
+    /** See COMPLETE. */
+    campaignQueueComplete(stream: string, order: string, lease: string, attempts: string, teams: string, ...args: Arg[]): Result<unknown, Context>;
+    /** See FAIL. */
+    campaignQueueFail(stream: string, order: string, lease: string, attempts: string, teams: string, dead: string, deadCounts: string, ...args: Arg[]): Result<unknown, Context>;
+    /** See DEPTH: the number of keys first. */
+    campaignQueueDepth(numKeys: number, ...keysThenArgs: Arg[]): Result<unknown, Context>;
+    campaignSetIfEqual(key: string, expected: string, value: string): Result<unknown, Context>;
+    campaignHashSetIfEqual(key: string, field: string, expected: string, value: string): Result<unknown, Context>;
+  }
+}
+
+const SCRIPTS: Record<string, { lua: string; numberOfKeys?: number }> = {
+  campaignQueueEnqueue: { lua: ENQUEUE, numberOfKeys: 5 },
+  campaignQueueTryStart: { lua: TRY_START, numberOfKeys: 5 },
+  campaignQueueHeartbeat: { lua: HEARTBEAT },
+  campaignQueueRelease: { lua: RELEASE, numberOfKeys: 1 },
+  campaignQueueComplete: { lua: COMPLETE, numberOfKeys: 5 },
+  campaignQueueFail: { lua: FAIL, numberOfKeys: 7 },
+  campaignQueueDepth: { lua: DEPTH },
+  campaignSetIfEqual: { lua: SET_IF_EQUAL, numberOfKeys: 1 },
+  campaignHashSetIfEqual: { lua: HSET_IF_EQUAL, numberOfKeys: 1 },
+};
+
+const defined = new WeakSet<Redis>();
+
+/** Defines the scripts on `redis` (once per client; the store's parts share one). Returns the client. */
+export function withScripts(redis: Redis): Redis {
+  if (defined.has(redis)) return redis;
+  for (const [name, definition] of Object.entries(SCRIPTS)) redis.defineCommand(name, definition);
+  defined.add(redis);
+  return redis;
+}

@@ -13,13 +13,6 @@ import { withScripts } from './redis-scripts.js';
 /** Streams one read goes through at most (beyond, the window moves on with every read). */
 const MAX_STREAMS_PER_READ = 200;
 
-const entryFields = z.object({
-  teamId: z.string(),
-  orderKey: z.string(),
-  payload: z.string(),
-  enqueuedAt: z.coerce.number(),
-});
-
 /** `[id, [field, value, …] | null]` as XREADGROUP / XAUTOCLAIM return them (null: deleted while pending). */
 const rawEntries = z.array(z.tuple([z.string(), z.array(z.string()).nullable()]));
 const readGroupReply = z.array(z.tuple([z.string(), rawEntries])).nullable();
@@ -42,18 +35,39 @@ const deadLetter = z.object({
   failedAt: z.number(),
 });
 
+/** A stream entry's fields (teamId, orderKey, payload JSON, enqueuedAt) read by hand: one per event read. */
 function toEntry(id: string, flat: readonly string[], source: string): StoredEntry | null {
-  const fields: Record<string, string> = {};
-  for (let i = 0; i + 1 < flat.length; i += 2) fields[flat[i]!] = flat[i + 1]!;
-  const parsed = entryFields.safeParse(fields);
-  if (!parsed.success) return null;
+  let teamId: string | undefined;
+  let orderKey: string | undefined;
+  let payloadText: string | undefined;
+  let enqueuedAt = Number.NaN;
+  for (let i = 0; i + 1 < flat.length; i += 2) {
+    const value = flat[i + 1]!;
+    switch (flat[i]) {
+      case 'teamId':
+        teamId = value;
+        break;
+      case 'orderKey':
+        orderKey = value;
+        break;
+      case 'payload':
+        payloadText = value;
+        break;
+      case 'enqueuedAt':
+        enqueuedAt = Number(value);
+        break;
+      default:
+        break;
+    }
+  }
+  if (teamId === undefined || orderKey === undefined || payloadText === undefined || Number.isNaN(enqueuedAt)) return null;
   let payload: unknown;
   try {
-    payload = JSON.parse(parsed.data.payload);
+    payload = JSON.parse(payloadText);
   } catch {
     return null;
   }
-  return { id, teamId: parsed.data.teamId, orderKey: parsed.data.orderKey, payload, enqueuedAt: parsed.data.enqueuedAt, source };
+  return { id, teamId, orderKey, payload, enqueuedAt, source };
 }
 
 function isError(error: unknown, code: string): boolean {

@@ -10,6 +10,18 @@ import type { DeadLetter, DeadLetters, EnqueueOptions, EnqueueResult, EventQueue
 import { watchErrors } from './redis-connection.js';
 import { withScripts } from './redis-scripts.js';
 
+/** Events per enqueue script call at most (keeps each call short: Redis runs nothing else meanwhile). */
+const ENQUEUE_BATCH = 64;
+
+interface PendingEnqueue {
+  /** dedup, stream, order */
+  keys: [string, string, string];
+  /** ttlMs, teamId, orderKey, payload, enqueuedAt, dedupKey, maxBacklog */
+  args: Array<string | number>;
+  resolve(result: EnqueueResult): void;
+  reject(error: Error): void;
+}
+
 /** Streams one read goes through at most (beyond, the window moves on with every read). */
 const MAX_STREAMS_PER_READ = 200;
 
@@ -97,6 +109,7 @@ export class RedisQueueBackend implements QueueBackend {
   private readonly bell: string;
   private bellReady: Promise<void> | undefined;
   private readonly readers = new Set<QueueReader>();
+  private readonly enqueues: PendingEnqueue[] = [];
 
   constructor(options: RedisQueueOptions) {
     this.redis = withScripts(options.redis);
@@ -107,24 +120,40 @@ export class RedisQueueBackend implements QueueBackend {
     this.bell = this.keys.queueBell();
   }
 
-  async enqueueOnce(dedupKey: string, event: QueueEvent, dedupTtlMs: number, options: EnqueueOptions): Promise<EnqueueResult> {
-    const reply = await this.redis.campaignQueueEnqueue(
-      this.keys.queueDedup(event.teamId, dedupKey),
-      this.keys.queueTeamStream(event.teamId),
-      this.keys.queueOrder(event.orderKey),
-      this.keys.queueTeams(),
-      this.bell,
-      dedupTtlMs,
-      event.teamId,
-      event.orderKey,
-      JSON.stringify(event.payload) ?? 'null',
-      Date.now(),
-      dedupKey,
-      options.maxBacklog ?? 0,
-      this.group,
-    );
-    const result = enqueueReply.parse(reply);
-    return result === 'duplicate' || result === 'full' ? result : 'queued';
+  enqueueOnce(dedupKey: string, event: QueueEvent, dedupTtlMs: number, options: EnqueueOptions): Promise<EnqueueResult> {
+    return new Promise((resolve, reject) => {
+      const payload = JSON.stringify(event.payload) ?? 'null'; // a throw here rejects
+      this.enqueues.push({
+        keys: [this.keys.queueDedup(event.teamId, dedupKey), this.keys.queueTeamStream(event.teamId), this.keys.queueOrder(event.orderKey)],
+        args: [dedupTtlMs, event.teamId, event.orderKey, payload, Date.now(), dedupKey, options.maxBacklog ?? 0],
+        resolve,
+        reject,
+      });
+      // Everything enqueued until the event loop comes round again goes in one script call.
+      if (this.enqueues.length === 1) setImmediate(() => this.flushEnqueues());
+    });
+  }
+
+  /** Sends the waiting enqueues, ENQUEUE_BATCH to a script call; each caller gets its event's result. */
+  private flushEnqueues(): void {
+    const waiting = this.enqueues.splice(0);
+    for (let from = 0; from < waiting.length; from += ENQUEUE_BATCH) {
+      const batch = waiting.slice(from, from + ENQUEUE_BATCH);
+      const keys = [this.keys.queueTeams(), this.bell, ...batch.flatMap((e) => e.keys)];
+      this.redis.campaignQueueEnqueue(keys.length, ...keys, this.group, ...batch.flatMap((e) => e.args)).then(
+        (reply) => {
+          const results = Array.isArray(reply) ? reply : [];
+          batch.forEach((e, i) => {
+            const parsed = enqueueReply.safeParse(results[i]);
+            if (!parsed.success) e.reject(new Error(`unexpected enqueue reply: ${JSON.stringify(results[i])}`));
+            else e.resolve(parsed.data === 'duplicate' || parsed.data === 'full' ? parsed.data : 'queued');
+          });
+        },
+        (error: unknown) => {
+          for (const e of batch) e.reject(error instanceof Error ? error : new Error(String(error)));
+        },
+      );
+    }
   }
 
   openReader(consumer: string): QueueReader {

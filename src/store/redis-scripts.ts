@@ -13,24 +13,37 @@ import type { Redis, Result } from 'ioredis';
  */
 
 /**
- * KEYS: dedup, stream, order, teams, bell. ARGV: ttlMs, teamId, orderKey, payload, enqueuedAt, dedupKey,
- * maxBacklog (0: none), group. → id | 'duplicate' | 'full'
+ * Enqueues a batch of events, each as if alone and in order (a later copy of an earlier event in the same
+ * batch is its duplicate). KEYS: teams, bell, then per event: dedup, stream, order. ARGV: group, then per
+ * event: ttlMs, teamId, orderKey, payload, enqueuedAt, dedupKey, maxBacklog (0: none).
+ * → per event: id | 'duplicate' | 'full'
  */
 const ENQUEUE = `
-if redis.call('EXISTS', KEYS[1]) == 1 then return 'duplicate' end
-if redis.call('EXISTS', KEYS[2]) == 0 then
-  redis.call('XGROUP', 'CREATE', KEYS[2], ARGV[8], '0', 'MKSTREAM')
-elseif tonumber(ARGV[7]) > 0 and redis.call('XLEN', KEYS[2]) >= tonumber(ARGV[7]) then
-  return 'full'
+local results = {}
+for i = 0, (#KEYS - 2) / 3 - 1 do
+  local dedup, stream, order = KEYS[3 + i * 3], KEYS[4 + i * 3], KEYS[5 + i * 3]
+  local a = 1 + i * 7
+  local result
+  if redis.call('EXISTS', dedup) == 1 then
+    result = 'duplicate'
+  elseif redis.call('EXISTS', stream) == 0 then
+    redis.call('XGROUP', 'CREATE', stream, ARGV[1], '0', 'MKSTREAM')
+  elseif tonumber(ARGV[a + 7]) > 0 and redis.call('XLEN', stream) >= tonumber(ARGV[a + 7]) then
+    result = 'full'
+  end
+  if not result then
+    local team = ARGV[a + 2]
+    result = redis.call('XADD', stream, '*', 'teamId', team, 'orderKey', ARGV[a + 3], 'payload', ARGV[a + 4],
+      'enqueuedAt', ARGV[a + 5], 'dedupKey', ARGV[a + 6])
+    redis.call('SET', dedup, result, 'PX', ARGV[a + 1])
+    redis.call('RPUSH', order, result)
+    if redis.call('SADD', KEYS[1], team) == 1 then
+      redis.call('XADD', KEYS[2], 'MAXLEN', '100', '*', 'teamId', team)
+    end
+  end
+  results[#results + 1] = result
 end
-local id = redis.call('XADD', KEYS[2], '*', 'teamId', ARGV[2], 'orderKey', ARGV[3], 'payload', ARGV[4],
-  'enqueuedAt', ARGV[5], 'dedupKey', ARGV[6])
-redis.call('SET', KEYS[1], id, 'PX', ARGV[1])
-redis.call('RPUSH', KEYS[3], id)
-if redis.call('SADD', KEYS[4], ARGV[2]) == 1 then
-  redis.call('XADD', KEYS[5], 'MAXLEN', '100', '*', 'teamId', ARGV[2])
-end
-return id
+return results
 `;
 
 /**
@@ -143,8 +156,8 @@ type Arg = string | number;
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
-    /** See ENQUEUE. */
-    campaignQueueEnqueue(dedup: string, stream: string, order: string, teams: string, bell: string, ...args: Arg[]): Result<unknown, Context>;
+    /** See ENQUEUE: the number of keys first. */
+    campaignQueueEnqueue(numKeys: number, ...keysThenArgs: Arg[]): Result<unknown, Context>;
     /** See TRY_START. */
     campaignQueueTryStart(stream: string, order: string, lease: string, attempts: string, otherStream: string, ...args: Arg[]): Result<unknown, Context>;
     /** See HEARTBEAT: the number of keys first. */
@@ -163,7 +176,7 @@ declare module 'ioredis' {
 }
 
 const SCRIPTS: Record<string, { lua: string; numberOfKeys?: number }> = {
-  campaignQueueEnqueue: { lua: ENQUEUE, numberOfKeys: 5 },
+  campaignQueueEnqueue: { lua: ENQUEUE },
   campaignQueueTryStart: { lua: TRY_START, numberOfKeys: 5 },
   campaignQueueHeartbeat: { lua: HEARTBEAT },
   campaignQueueRelease: { lua: RELEASE, numberOfKeys: 1 },

@@ -34,6 +34,29 @@ describe.each(backends)('EventQueue contract ($name)', ({ create }) => {
     expect(await queue.depth()).toEqual({ total: 0, pending: 0, lag: 0 });
   });
 
+  it('answers each of 150 enqueues arriving at once on its own: queued in order, copies duplicates, a capped team full', async () => {
+    const { queue } = create();
+    const calls = Array.from({ length: 150 }, (_, i) => {
+      if (i === 49 || i === 99 || i === 139) return queue.enqueueOnce(`k-${i - 1}`, event('conv-a', i), 60_000); // a copy of the one before
+      if (i >= 140) return queue.enqueueOnce(`capped-${i}`, event(`cap-${i}`, i, 'T9'), 60_000, { maxBacklog: 5 });
+      return queue.enqueueOnce(`k-${i}`, event(i % 2 === 0 ? 'conv-a' : 'conv-b', i), 60_000);
+    });
+    const results = await Promise.all(calls);
+    expect([results[49], results[99], results[139]]).toEqual(['duplicate', 'duplicate', 'duplicate']);
+    expect(results.slice(140)).toEqual(['queued', 'queued', 'queued', 'queued', 'queued', 'full', 'full', 'full', 'full', 'full']);
+    expect(results.filter((r) => r === 'queued')).toHaveLength(150 - 3 - 5);
+    expect((await queue.depth()).total).toBe(142);
+
+    const seen: QueueEntry[] = [];
+    const consumer = queue.consume(sync((e: QueueEntry) => seen.push(e)), { consumer: 'w1', ...fast });
+    await waitFor(() => seen.length === 142, 'every queued entry');
+    await consumer.stop();
+    for (const key of ['conv-a', 'conv-b']) {
+      const order = seen.filter((e) => e.orderKey === key).map((e) => e.payload as number);
+      expect(order).toEqual([...order].sort((a, b) => a - b));
+    }
+  });
+
   it('scopes dedup keys per team and forgets them after their TTL', async () => {
     const { queue } = create();
     expect(await queue.enqueueOnce('k', event('o', 1, 'T1'), 80)).toBe('queued');

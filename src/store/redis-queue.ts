@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import { ReplyError, type Redis } from 'ioredis';
 import { pino } from 'pino';
 import type { Logger } from 'pino';
 import { z } from 'zod';
@@ -7,19 +7,29 @@ import { BackendEventQueue } from './queue-consumer.js';
 import type { FailResult, QueueBackend, QueueReader, StartResult, StoredEntry } from './queue-backend.js';
 import { DEAD_LETTER_CAP } from './queue.js';
 import type { DeadLetter, DeadLetters, EnqueueOptions, EnqueueResult, EventQueue, QueueDepth, QueueEvent } from './queue.js';
+import { Batcher } from './queue-batch.js';
 import { watchErrors } from './redis-connection.js';
 import { withScripts } from './redis-scripts.js';
 
-/** Events per enqueue script call at most (keeps each call short: Redis runs nothing else meanwhile). */
-const ENQUEUE_BATCH = 64;
+/** Entries per script call at most (keeps each call short: Redis runs nothing else meanwhile). */
+const BATCH_MAX = 64;
 
-interface PendingEnqueue {
+interface EnqueueInput {
   /** dedup, stream, order */
   keys: [string, string, string];
   /** ttlMs, teamId, orderKey, payload, enqueuedAt, dedupKey, maxBacklog */
   args: Array<string | number>;
-  resolve(result: EnqueueResult): void;
-  reject(error: Error): void;
+}
+
+interface StartInput {
+  consumer: string;
+  entry: StoredEntry;
+  leaseMs: number;
+}
+
+interface CompleteInput {
+  consumer: string;
+  entry: StoredEntry;
 }
 
 /** Streams one read goes through at most (beyond, the window moves on with every read). */
@@ -29,7 +39,7 @@ const MAX_STREAMS_PER_READ = 200;
 const rawEntries = z.array(z.tuple([z.string(), z.array(z.string()).nullable()]));
 const readGroupReply = z.array(z.tuple([z.string(), rawEntries])).nullable();
 const autoClaimReply = z.tuple([z.string(), rawEntries]).rest(z.unknown());
-const enqueueReply = z.union([z.literal('duplicate'), z.literal('full'), z.string().regex(/^\d+-\d+$/)]);
+const enqueueReply = z.union([z.literal('duplicate'), z.literal('full'), z.string().regex(/^\d+-\d+$/), z.string().startsWith('error: ')]);
 const startReply = z.union([
   z.tuple([z.literal('started'), z.number()]),
   z.tuple([z.literal('wait')]),
@@ -82,6 +92,11 @@ function toEntry(id: string, flat: readonly string[], source: string): StoredEnt
   return { id, teamId, orderKey, payload, enqueuedAt, source };
 }
 
+/** An error Redis answered (not a lost connection); NOGROUP is handled where groups are. */
+function isReplyError(error: unknown): boolean {
+  return error instanceof ReplyError && !isError(error, 'NOGROUP');
+}
+
 function isError(error: unknown, code: string): boolean {
   return error instanceof Error && error.message.startsWith(code);
 }
@@ -109,7 +124,10 @@ export class RedisQueueBackend implements QueueBackend {
   private readonly bell: string;
   private bellReady: Promise<void> | undefined;
   private readonly readers = new Set<QueueReader>();
-  private readonly enqueues: PendingEnqueue[] = [];
+  // An error reply is one entry's doing (a key of the wrong type…): its batch is retried entry by entry.
+  private readonly enqueues = new Batcher<EnqueueInput, EnqueueResult>((batch) => this.enqueueBatch(batch), BATCH_MAX, isReplyError);
+  private readonly starts = new Batcher<StartInput, StartResult>((batch) => this.startBatch(batch), BATCH_MAX, isReplyError);
+  private readonly completions = new Batcher<CompleteInput, true>((batch) => this.completeBatch(batch), BATCH_MAX, isReplyError);
 
   constructor(options: RedisQueueOptions) {
     this.redis = withScripts(options.redis);
@@ -121,39 +139,27 @@ export class RedisQueueBackend implements QueueBackend {
   }
 
   enqueueOnce(dedupKey: string, event: QueueEvent, dedupTtlMs: number, options: EnqueueOptions): Promise<EnqueueResult> {
-    return new Promise((resolve, reject) => {
-      const payload = JSON.stringify(event.payload) ?? 'null'; // a throw here rejects
-      this.enqueues.push({
-        keys: [this.keys.queueDedup(event.teamId, dedupKey), this.keys.queueTeamStream(event.teamId), this.keys.queueOrder(event.orderKey)],
-        args: [dedupTtlMs, event.teamId, event.orderKey, payload, Date.now(), dedupKey, options.maxBacklog ?? 0],
-        resolve,
-        reject,
-      });
-      // Everything enqueued until the event loop comes round again goes in one script call.
-      if (this.enqueues.length === 1) setImmediate(() => this.flushEnqueues());
+    let payload: string;
+    try {
+      payload = JSON.stringify(event.payload) ?? 'null';
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+    return this.enqueues.call({
+      keys: [this.keys.queueDedup(event.teamId, dedupKey), this.keys.queueTeamStream(event.teamId), this.keys.queueOrder(event.orderKey)],
+      args: [dedupTtlMs, event.teamId, event.orderKey, payload, Date.now(), dedupKey, options.maxBacklog ?? 0],
     });
   }
 
-  /** Sends the waiting enqueues, ENQUEUE_BATCH to a script call; each caller gets its event's result. */
-  private flushEnqueues(): void {
-    const waiting = this.enqueues.splice(0);
-    for (let from = 0; from < waiting.length; from += ENQUEUE_BATCH) {
-      const batch = waiting.slice(from, from + ENQUEUE_BATCH);
-      const keys = [this.keys.queueTeams(), this.bell, ...batch.flatMap((e) => e.keys)];
-      this.redis.campaignQueueEnqueue(keys.length, ...keys, this.group, ...batch.flatMap((e) => e.args)).then(
-        (reply) => {
-          const results = Array.isArray(reply) ? reply : [];
-          batch.forEach((e, i) => {
-            const parsed = enqueueReply.safeParse(results[i]);
-            if (!parsed.success) e.reject(new Error(`unexpected enqueue reply: ${JSON.stringify(results[i])}`));
-            else e.resolve(parsed.data === 'duplicate' || parsed.data === 'full' ? parsed.data : 'queued');
-          });
-        },
-        (error: unknown) => {
-          for (const e of batch) e.reject(error instanceof Error ? error : new Error(String(error)));
-        },
-      );
-    }
+  /** One ENQUEUE call for a batch of events. */
+  private async enqueueBatch(batch: EnqueueInput[]): Promise<Array<EnqueueResult | Error>> {
+    const keys = [this.keys.queueTeams(), this.bell, ...batch.flatMap((e) => e.keys)];
+    const reply = await this.redis.campaignQueueEnqueue(keys.length, ...keys, this.group, ...batch.flatMap((e) => e.args));
+    return z
+      .array(enqueueReply)
+      .length(batch.length)
+      .parse(reply)
+      .map((result) => (result.startsWith('error: ') ? new Error(result.slice(7)) : result === 'duplicate' || result === 'full' ? result : 'queued'));
   }
 
   openReader(consumer: string): QueueReader {
@@ -253,16 +259,27 @@ export class RedisQueueBackend implements QueueBackend {
     return lost;
   }
 
-  async tryStart(consumer: string, entry: StoredEntry, leaseMs: number): Promise<StartResult> {
-    const stream = this.streamOf(entry);
-    const other = stream === this.oldStream ? this.keys.queueTeamStream(entry.teamId) : this.oldStream;
-    const { orderKey } = entry;
-    const reply = startReply.parse(
-      await this.withGroups([stream], () =>
-        this.redis.campaignQueueTryStart(stream, this.keys.queueOrder(orderKey), this.keys.queueLease(orderKey), this.keys.queueAttempts(), other, this.group, consumer, entry.id, leaseMs),
-      ),
-    );
-    return reply[0] === 'started' ? { status: 'started', failedAttempts: reply[1] } : { status: reply[0] };
+  tryStart(consumer: string, entry: StoredEntry, leaseMs: number): Promise<StartResult> {
+    return this.starts.call({ consumer, entry, leaseMs });
+  }
+
+  /** One TRY_START call for a batch of entries (from any consumer of this process). */
+  private async startBatch(batch: StartInput[]): Promise<StartResult[]> {
+    const keys: string[] = [];
+    const args: Array<string | number> = [];
+    for (const { consumer, entry, leaseMs } of batch) {
+      const stream = this.streamOf(entry);
+      const other = stream === this.oldStream ? this.keys.queueTeamStream(entry.teamId) : this.oldStream;
+      keys.push(stream, this.keys.queueOrder(entry.orderKey), this.keys.queueLease(entry.orderKey), this.keys.queueAttempts(), other);
+      args.push(consumer, entry.id, leaseMs);
+    }
+    const streams = [...new Set(batch.map(({ entry }) => this.streamOf(entry)))];
+    const reply = await this.withGroups(streams, () => this.redis.campaignQueueTryStart(keys.length, ...keys, this.group, ...args));
+    return z
+      .array(startReply)
+      .length(batch.length)
+      .parse(reply)
+      .map((r) => (r[0] === 'started' ? { status: 'started', failedAttempts: r[1] } : { status: r[0] }));
   }
 
   async release(consumer: string, entry: StoredEntry): Promise<void> {
@@ -270,7 +287,15 @@ export class RedisQueueBackend implements QueueBackend {
   }
 
   async complete(consumer: string, entry: StoredEntry): Promise<void> {
-    await this.redis.campaignQueueComplete(...this.finishKeys(entry), ...this.finishArgs(consumer, entry));
+    await this.completions.call({ consumer, entry });
+  }
+
+  /** One COMPLETE call for a batch of entries. */
+  private async completeBatch(batch: CompleteInput[]): Promise<true[]> {
+    const keys = batch.flatMap(({ entry }) => this.finishKeys(entry));
+    const args = batch.flatMap(({ consumer, entry }) => this.finishArgs(consumer, entry).slice(1));
+    await this.redis.campaignQueueComplete(keys.length, ...keys, this.group, ...args);
+    return batch.map(() => true);
   }
 
   async fail(consumer: string, entry: StoredEntry, error: string, maxAttempts: number): Promise<FailResult> {

@@ -16,63 +16,72 @@ import type { Redis, Result } from 'ioredis';
  * Enqueues a batch of events, each as if alone and in order (a later copy of an earlier event in the same
  * batch is its duplicate). KEYS: teams, bell, then per event: dedup, stream, order. ARGV: group, then per
  * event: ttlMs, teamId, orderKey, payload, enqueuedAt, dedupKey, maxBacklog (0: none).
- * → per event: id | 'duplicate' | 'full'
+ * → per event: id | 'duplicate' | 'full' | 'error: <Redis error>'
  */
 const ENQUEUE = `
-local results = {}
-for i = 0, (#KEYS - 2) / 3 - 1 do
-  local dedup, stream, order = KEYS[3 + i * 3], KEYS[4 + i * 3], KEYS[5 + i * 3]
-  local a = 1 + i * 7
-  local result
-  if redis.call('EXISTS', dedup) == 1 then
-    result = 'duplicate'
-  elseif redis.call('EXISTS', stream) == 0 then
+local function enqueue(dedup, stream, order, a)
+  if redis.call('EXISTS', dedup) == 1 then return 'duplicate' end
+  if redis.call('EXISTS', stream) == 0 then
     redis.call('XGROUP', 'CREATE', stream, ARGV[1], '0', 'MKSTREAM')
   elseif tonumber(ARGV[a + 7]) > 0 and redis.call('XLEN', stream) >= tonumber(ARGV[a + 7]) then
-    result = 'full'
+    return 'full'
   end
-  if not result then
-    local team = ARGV[a + 2]
-    result = redis.call('XADD', stream, '*', 'teamId', team, 'orderKey', ARGV[a + 3], 'payload', ARGV[a + 4],
-      'enqueuedAt', ARGV[a + 5], 'dedupKey', ARGV[a + 6])
-    redis.call('SET', dedup, result, 'PX', ARGV[a + 1])
-    redis.call('RPUSH', order, result)
-    if redis.call('SADD', KEYS[1], team) == 1 then
-      redis.call('XADD', KEYS[2], 'MAXLEN', '100', '*', 'teamId', team)
-    end
+  local team = ARGV[a + 2]
+  local id = redis.call('XADD', stream, '*', 'teamId', team, 'orderKey', ARGV[a + 3], 'payload', ARGV[a + 4],
+    'enqueuedAt', ARGV[a + 5], 'dedupKey', ARGV[a + 6])
+  redis.call('SET', dedup, id, 'PX', ARGV[a + 1])
+  redis.call('RPUSH', order, id)
+  if redis.call('SADD', KEYS[1], team) == 1 then
+    redis.call('XADD', KEYS[2], 'MAXLEN', '100', '*', 'teamId', team)
   end
+  return id
+end
+local results = {}
+for i = 0, (#KEYS - 2) / 3 - 1 do
+  -- An event Redis refuses (a key of the wrong type…) fails alone; the others of the batch go on.
+  local ok, result = pcall(enqueue, KEYS[3 + i * 3], KEYS[4 + i * 3], KEYS[5 + i * 3], 1 + i * 7)
+  if not ok then result = 'error: ' .. tostring(type(result) == 'table' and result.err or result) end
   results[#results + 1] = result
 end
 return results
 `;
 
 /**
- * KEYS: stream, order, lease, attempts, the other stream the orderKey's ids may be in (old single stream ↔
- * team stream). ARGV: group, consumer, id, leaseMs. → {'started', n} | {'wait'} | {'gone'}
+ * Tries to start a batch of entries, each on its own. KEYS per entry: stream, order, lease, attempts, the other
+ * stream the orderKey's ids may be in (old single stream ↔ team stream). ARGV: group, then per entry:
+ * consumer, id, leaseMs. → per entry: {'started', n} | {'wait'} | {'gone'}
  */
 const TRY_START = `
-local id = ARGV[3]
-local p = redis.call('XPENDING', KEYS[1], ARGV[1], id, id, 1)
-if #p == 0 or p[1][2] ~= ARGV[2] then return {'gone'} end
-if #redis.call('XRANGE', KEYS[1], id, id) == 0 then
-  redis.call('XACK', KEYS[1], ARGV[1], id)
-  redis.call('LREM', KEYS[2], 1, id)
-  return {'gone'}
+local group = ARGV[1]
+local function start(stream, order, lease, attempts, other, consumer, id, leaseMs)
+  local p = redis.call('XPENDING', stream, group, id, id, 1)
+  if #p == 0 or p[1][2] ~= consumer then return {'gone'} end
+  if #redis.call('XRANGE', stream, id, id) == 0 then
+    redis.call('XACK', stream, group, id)
+    redis.call('LREM', order, 1, id)
+    return {'gone'}
+  end
+  local function exists(e)
+    return #redis.call('XRANGE', stream, e, e) > 0 or #redis.call('XRANGE', other, e, e) > 0
+  end
+  local head = redis.call('LINDEX', order, 0)
+  -- Self-healing: a head whose entry no longer exists would block its key forever.
+  while head and head ~= id and not exists(head) do
+    redis.call('LPOP', order)
+    head = redis.call('LINDEX', order, 0)
+  end
+  if head and head ~= id then return {'wait'} end
+  local owner = redis.call('GET', lease)
+  if owner and owner ~= consumer then return {'wait'} end
+  redis.call('SET', lease, consumer, 'PX', leaseMs)
+  return {'started', tonumber(redis.call('HGET', attempts, id) or '0')}
 end
-local function exists(e)
-  return #redis.call('XRANGE', KEYS[1], e, e) > 0 or #redis.call('XRANGE', KEYS[5], e, e) > 0
+local results = {}
+for i = 0, #KEYS / 5 - 1 do
+  local k, a = i * 5, 1 + i * 3
+  results[#results + 1] = start(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], KEYS[k + 5], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3])
 end
-local head = redis.call('LINDEX', KEYS[2], 0)
--- Self-healing: a head whose entry no longer exists would block its key forever.
-while head and head ~= id and not exists(head) do
-  redis.call('LPOP', KEYS[2])
-  head = redis.call('LINDEX', KEYS[2], 0)
-end
-if head and head ~= id then return {'wait'} end
-local owner = redis.call('GET', KEYS[3])
-if owner and owner ~= ARGV[2] then return {'wait'} end
-redis.call('SET', KEYS[3], ARGV[2], 'PX', ARGV[4])
-return {'started', tonumber(redis.call('HGET', KEYS[4], id) or '0')}
+return results
 `;
 
 /** KEYS: stream, lease…. ARGV: group, consumer, leaseMs, id…. → ids no longer pending for this consumer */
@@ -100,35 +109,41 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 1
 `;
 
-/** KEYS: stream, order, lease, attempts, teams. ARGV: group, consumer, id, team ('' for the old single stream). */
+/** Finishes one entry; `team` is '' for the old single stream. */
 const FINISH_LUA = `
-local function finish()
-  redis.call('XACK', KEYS[1], ARGV[1], ARGV[3])
-  redis.call('XDEL', KEYS[1], ARGV[3])
-  redis.call('LREM', KEYS[2], 1, ARGV[3])
-  redis.call('HDEL', KEYS[4], ARGV[3])
-  if redis.call('GET', KEYS[3]) == ARGV[2] then redis.call('DEL', KEYS[3]) end
+local function finish(stream, order, lease, attempts, teams, group, consumer, id, team)
+  redis.call('XACK', stream, group, id)
+  redis.call('XDEL', stream, id)
+  redis.call('LREM', order, 1, id)
+  redis.call('HDEL', attempts, id)
+  if redis.call('GET', lease) == consumer then redis.call('DEL', lease) end
   -- A drained team leaves the readers' list; its next enqueue puts it back (and rings the bell).
-  if ARGV[4] ~= '' and redis.call('XLEN', KEYS[1]) == 0 then redis.call('SREM', KEYS[5], ARGV[4]) end
+  if team ~= '' and redis.call('XLEN', stream) == 0 then redis.call('SREM', teams, team) end
 end
 `;
 
-/** KEYS and ARGV: those of FINISH_LUA. */
+/**
+ * Finishes a batch of entries. KEYS per entry: stream, order, lease, attempts, teams. ARGV: group, then per
+ * entry: consumer, id, team ('' for the old single stream). → the number finished
+ */
 const COMPLETE = `${FINISH_LUA}
-finish()
-return 1
+for i = 0, #KEYS / 5 - 1 do
+  local k, a = i * 5, 1 + i * 3
+  finish(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], KEYS[k + 5], ARGV[1], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3])
+end
+return #KEYS / 5
 `;
 
 /**
- * KEYS: those of FINISH_LUA, dead, deadCounts.
- * ARGV: those of FINISH_LUA, maxAttempts, dead-letter JSON without its closing brace, cap, teamId.
- * → {attempts, deadLettered (0/1)}
+ * KEYS: stream, order, lease, attempts, teams, dead, deadCounts.
+ * ARGV: group, consumer, id, team ('' for the old single stream), maxAttempts, dead-letter JSON without its
+ * closing brace, cap, teamId. → {attempts, deadLettered (0/1)}
  */
 const FAIL = `${FINISH_LUA}
 local n = redis.call('HINCRBY', KEYS[4], ARGV[3], 1)
 if redis.call('GET', KEYS[3]) == ARGV[2] then redis.call('DEL', KEYS[3]) end
 if n < tonumber(ARGV[5]) then return {n, 0} end
-finish()
+finish(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], ARGV[1], ARGV[2], ARGV[3], ARGV[4])
 redis.call('LPUSH', KEYS[6], ARGV[6] .. ',"attempts":' .. n .. '}')
 redis.call('LTRIM', KEYS[6], 0, tonumber(ARGV[7]) - 1)
 redis.call('HINCRBY', KEYS[7], ARGV[8], 1)
@@ -158,14 +173,14 @@ declare module 'ioredis' {
   interface RedisCommander<Context> {
     /** See ENQUEUE: the number of keys first. */
     campaignQueueEnqueue(numKeys: number, ...keysThenArgs: Arg[]): Result<unknown, Context>;
-    /** See TRY_START. */
-    campaignQueueTryStart(stream: string, order: string, lease: string, attempts: string, otherStream: string, ...args: Arg[]): Result<unknown, Context>;
+    /** See TRY_START: the number of keys first. */
+    campaignQueueTryStart(numKeys: number, ...keysThenArgs: Arg[]): Result<unknown, Context>;
     /** See HEARTBEAT: the number of keys first. */
     campaignQueueHeartbeat(numKeys: number, ...keysThenArgs: Arg[]): Result<unknown, Context>;
     /** See RELEASE. */
     campaignQueueRelease(lease: string, consumer: string): Result<unknown, Context>;
-    /** See COMPLETE. */
-    campaignQueueComplete(stream: string, order: string, lease: string, attempts: string, teams: string, ...args: Arg[]): Result<unknown, Context>;
+    /** See COMPLETE: the number of keys first. */
+    campaignQueueComplete(numKeys: number, ...keysThenArgs: Arg[]): Result<unknown, Context>;
     /** See FAIL. */
     campaignQueueFail(stream: string, order: string, lease: string, attempts: string, teams: string, dead: string, deadCounts: string, ...args: Arg[]): Result<unknown, Context>;
     /** See DEPTH: the number of keys first. */
@@ -177,10 +192,10 @@ declare module 'ioredis' {
 
 const SCRIPTS: Record<string, { lua: string; numberOfKeys?: number }> = {
   campaignQueueEnqueue: { lua: ENQUEUE },
-  campaignQueueTryStart: { lua: TRY_START, numberOfKeys: 5 },
+  campaignQueueTryStart: { lua: TRY_START },
   campaignQueueHeartbeat: { lua: HEARTBEAT },
   campaignQueueRelease: { lua: RELEASE, numberOfKeys: 1 },
-  campaignQueueComplete: { lua: COMPLETE, numberOfKeys: 5 },
+  campaignQueueComplete: { lua: COMPLETE },
   campaignQueueFail: { lua: FAIL, numberOfKeys: 7 },
   campaignQueueDepth: { lua: DEPTH },
   campaignSetIfEqual: { lua: SET_IF_EQUAL, numberOfKeys: 1 },

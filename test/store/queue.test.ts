@@ -474,6 +474,25 @@ describe('redis queue specifics', () => {
     }
   });
 
+  it('an event Redis refuses fails alone: the others arriving with it are queued, each once', async () => {
+    const store = backends[1]!.create();
+    // Its team's stream is not a stream: Redis answers WRONGTYPE for this one event, before writing anything.
+    await redis.redis.set(store.keys.queueTeamStream('T-broken'), 'not a stream');
+    const results = await Promise.allSettled(
+      Array.from({ length: 10 }, (_, i) => store.queue.enqueueOnce(`e${i}`, event(`o-${i}`, i, i === 4 ? 'T-broken' : 'T1'), 60_000)),
+    );
+    expect(results[4]!.status).toBe('rejected');
+    expect(String((results[4] as PromiseRejectedResult).reason)).toContain('WRONGTYPE');
+    for (const [i, r] of results.entries()) if (i !== 4) expect(r, `event ${i}`).toEqual({ status: 'fulfilled', value: 'queued' });
+    const seen: number[] = [];
+    const consumer = store.queue.consume(sync((e: QueueEntry) => void seen.push(e.payload as number)), { consumer: 'w1', ...fast });
+    await waitFor(() => seen.length === 9, 'the nine other events');
+    await sleep(100);
+    await consumer.stop();
+    expect(seen.sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 5, 6, 7, 8, 9]);
+    expect(await redis.redis.exists(store.keys.queueDedup('T-broken', 'e4'))).toBe(0);
+  });
+
   it('removes finished entries from the stream and the pending list', async () => {
     const store = backends[1]!.create();
     for (let i = 0; i < 3; i++) await store.queue.enqueueOnce(`f${i}`, event('o', i), 60_000);

@@ -1,8 +1,9 @@
 /**
  * Ingest, for the bot with Redis and the bot in memory mode (two processes of their own, both running, at
  * LOG_LEVEL=info with their output discarded), two figures each:
- * - ack latency at a steady 2,000 req/s (paced, see lib/paced.ts; with the queue drained first, so no
- *   backlog left by another run competes with it);
+ * - ack latency at a steady 2,000 req/s (`wrk` with a pause per connection, see lib/wrk.ts; the bare server
+ *   too, as the floor the machine and generator set; with the queue drained first, so no backlog left by
+ *   another run competes with it);
  * - throughput: `wrk -t1` POSTs real-shaped call_completed deliveries, each with its own callId, as fast as
  *   they are answered, at the bots' `/hooks/<token>` (their workers consuming alongside) and at a bare Node
  *   `http` server that only parses the same JSON — same connections, same duration, in alternating rounds
@@ -17,11 +18,8 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import type { BotProcess } from './lib/bot-process.js';
 import { ROOT } from './lib/bot-process.js';
-import { distinctCallBodies } from './lib/events.js';
-import { paced } from './lib/paced.js';
 import { freePort, until, waitForOk } from './lib/net.js';
 import { ADMIN_ID, type Stack } from './lib/stack.js';
-import { percentile } from './lib/stats.js';
 import { ensureWrk, wrk, type WrkResult } from './lib/wrk.js';
 
 export interface IngestOptions {
@@ -59,6 +57,8 @@ export interface ModeFigures {
 
 export interface IngestFigures {
   bareRps: number;
+  /** The bare server at the steady rate: what the machine and the generator leave for latency. */
+  bareFixed: FixedFigures;
   modes: ModeFigures[];
   wrkArgs: string;
 }
@@ -134,23 +134,25 @@ export async function runIngest(stack: Stack, opts: IngestOptions): Promise<Inge
   ];
   const tag = Date.now().toString(36);
   try {
+    const bare = await startBare();
+    const steady = async (url: string, prefix: string) => {
+      const r = await wrk({ url, prefix, connections: opts.connections, durationS: opts.durationS, rate: opts.fixedRate });
+      return { rate: opts.fixedRate, achieved: r.rps, p50: r.p50, p99: r.p99, statuses: { ...r.statuses, ...(r.errors ? { errors: r.errors } : {}) } };
+    };
     const fixed = new Map<string, FixedFigures>();
-    for (const t of targets) {
-      const body = distinctCallBodies(`paced-${t.mode}-${tag}`);
-      await paced({ url: t.url, body, connections: opts.connections, durationS: opts.warmupS, rate: opts.fixedRate / 2 });
-      await drain(t.bot);
-      const r = await paced({ url: t.url, body, connections: opts.connections, durationS: opts.durationS, rate: opts.fixedRate });
-      await drain(t.bot);
-      fixed.set(t.mode, {
-        rate: opts.fixedRate,
-        achieved: r.achieved,
-        p50: percentile(r.latencies, 50),
-        p99: percentile(r.latencies, 99),
-        statuses: { ...r.statuses, ...(r.errors ? { errors: r.errors } : {}) },
-      });
+    try {
+      fixed.set('bare', await steady(bare.url, `steady-bare-${tag}-`));
+      for (const t of targets) {
+        await wrk({ url: t.url, prefix: `warm-steady-${t.mode}-${tag}-`, connections: opts.connections, durationS: opts.warmupS, rate: opts.fixedRate / 2 });
+        await drain(t.bot);
+        fixed.set(t.mode, await steady(t.url, `steady-${t.mode}-${tag}-`));
+        await drain(t.bot);
+      }
+    } catch (error) {
+      bare.stop();
+      throw error;
     }
 
-    const bare = await startBare();
     const bareRuns: WrkResult[] = [];
     const runs = new Map<string, WrkResult[]>(targets.map((t) => [t.mode, []]));
     const drains = new Map<string, number[]>(targets.map((t) => [t.mode, []]));
@@ -180,6 +182,7 @@ export async function runIngest(stack: Stack, opts: IngestOptions): Promise<Inge
     const bareRps = mean(bareRuns);
     return {
       bareRps,
+      bareFixed: fixed.get('bare')!,
       wrkArgs: `wrk -t1 -c${opts.connections} -d${opts.durationS}s`,
       modes: targets.map((t) => {
         const mine = runs.get(t.mode)!;

@@ -59,6 +59,8 @@ async function startAndIdle(stack: Stack): Promise<BotProcess> {
 async function ingest(stack: Stack): Promise<void> {
   console.log(`\n— ingest: distinct call_completed deliveries, wrk -t1 -c${INGEST.connections}, ${INGEST.durationS} s rounds after ${INGEST.warmupS} s warm-up; bot with Redis and bot in memory mode`);
   const r = await runIngest(stack, INGEST);
+  const b = r.bareFixed;
+  row(`bare Node http at a steady ${f0(b.rate)} req/s (the floor)`, '–', `p50 ${f1(b.p50)} ms, p99 ${f1(b.p99)} ms (achieved ${f0(b.achieved)} req/s)`, null);
   for (const m of r.modes) {
     const name = m.mode === 'redis' ? 'with Redis' : 'in memory mode';
     row(
@@ -99,6 +101,12 @@ async function commands(stack: Stack, bot: BotProcess): Promise<void> {
     'p99 ≤ 50 ms',
     `p50 ${f1(r.ackP50)} ms, p99 ${f1(r.ackP99)} ms, max ${f1(r.ackMax)} ms; non-200 ${r.non200}`,
     r.ackP99 <= 50 && r.non200 === 0,
+  );
+  row(
+    '"the platform is slow" notice via response_url',
+    'every one, ≤ 3 s',
+    `${r.noticed}/${r.commands}, the latest ${f1(r.noticeMax / 1000)} s after its command`,
+    r.noticed === r.commands && r.noticeMax <= 3000,
   );
   row(
     'their answers via response_url',

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { callCompleted, deliveryBody } from './events.js';
+import { callBodyParts } from './events.js';
 
 const run = promisify(execFile);
 
@@ -47,10 +47,12 @@ export function ensureWrk(): void {
   }
 }
 
-/** Lua for wrk: distinct bodies, per-status counts gathered from every thread, one JSON line at the end. */
-function script(prefix: string): string {
-  const marker = '\u0000CALLID\u0000';
-  const [head, middle, tail] = deliveryBody(callCompleted(marker)).split(JSON.stringify(marker).slice(1, -1)) as [string, string, string];
+/**
+ * Lua for wrk: distinct bodies, per-status counts gathered from every thread, one JSON line at the end. With
+ * `delayMs`, each connection waits that long after an answer before its next request (a steady rate).
+ */
+function script(prefix: string, delayMs?: number): string {
+  const [head, middle, tail] = callBodyParts();
   const long = (s: string) => {
     if (s.includes(']==]')) throw new Error('body part cannot be a Lua long string');
     return `[==[${s}]==]`;
@@ -72,6 +74,7 @@ function request()
   local id = prefix .. tid .. "-" .. n
   return wrk.format(nil, nil, nil, head .. id .. middle .. id .. tail)
 end
+${delayMs === undefined ? '' : `function delay() return ${Math.round(delayMs)} end`}
 function response(status)
   statuses[status] = (statuses[status] or 0) + 1
 end
@@ -88,12 +91,16 @@ end
 `;
 }
 
-/** POSTs distinct call_completed deliveries at `url` as fast as they are answered. */
-export async function wrk(opts: { url: string; prefix: string; connections: number; durationS: number; threads?: number }): Promise<WrkResult> {
+/**
+ * POSTs distinct call_completed deliveries at `url` as fast as they are answered, or with `rate` at about
+ * that many per second: each connection sends one every connections/rate seconds (a little less often, by
+ * the time its answers take — `rps` says what was achieved; latencies count from each request's send).
+ */
+export async function wrk(opts: { url: string; prefix: string; connections: number; durationS: number; threads?: number; rate?: number }): Promise<WrkResult> {
   const dir = mkdtempSync(join(tmpdir(), 'campaign-wrk-'));
   try {
     const file = join(dir, 'post.lua');
-    writeFileSync(file, script(opts.prefix));
+    writeFileSync(file, script(opts.prefix, opts.rate ? (opts.connections * 1000) / opts.rate : undefined));
     const args = ['-t', String(opts.threads ?? 1), '-c', String(opts.connections), '-d', `${opts.durationS}s`, '--timeout', '10s', '-s', file, opts.url];
     const { stdout } = await run('wrk', args, { maxBuffer: 1024 * 1024 });
     const line = stdout.split('\n').find((l) => l.startsWith('WRK '));

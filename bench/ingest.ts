@@ -15,6 +15,7 @@
  * drain figure.
  */
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BotProcess } from './lib/bot-process.js';
 import { ROOT } from './lib/bot-process.js';
@@ -53,6 +54,8 @@ export interface ModeFigures {
   drainS: number;
   /** Right after the last round (its backlog not yet drained). */
   rssEndBytes: number;
+  /** CPU per answered delivery over the rounds, intake and worker (until drained), in µs: the bot's, its Redis's. */
+  cpuUs: { bot: number; redis: number | null };
 }
 
 export interface IngestFigures {
@@ -81,6 +84,16 @@ async function startBare(): Promise<{ url: string; stop(): void }> {
       child.kill('SIGKILL');
     },
   };
+}
+
+/** CPU time (user + system) a process has used so far, in ms; NaN where /proc is not there. */
+function cpuMs(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10; // clock ticks of 10 ms
+  } catch {
+    return Number.NaN;
+  }
 }
 
 /** The bot's queue depth as its `/metrics` reports it. */
@@ -157,6 +170,7 @@ export async function runIngest(stack: Stack, opts: IngestOptions): Promise<Inge
     const runs = new Map<string, WrkResult[]>(targets.map((t) => [t.mode, []]));
     const drains = new Map<string, number[]>(targets.map((t) => [t.mode, []]));
     const rssEnd = new Map<string, number>();
+    const cpu = new Map<string, { bot: number; redis: number; answered: number }>(targets.map((t) => [t.mode, { bot: 0, redis: 0, answered: 0 }]));
     const shape = { connections: opts.connections, durationS: opts.durationS };
     try {
       await wrk({ url: bare.url, prefix: `warm-bare-${tag}-`, ...shape, durationS: opts.warmupS });
@@ -167,9 +181,16 @@ export async function runIngest(stack: Stack, opts: IngestOptions): Promise<Inge
       for (let round = 0; round < opts.rounds; round++) {
         bareRuns.push(await wrk({ url: bare.url, prefix: `bare-${tag}-${round}-`, ...shape }));
         for (const t of targets) {
-          runs.get(t.mode)!.push(await wrk({ url: t.url, prefix: `${t.mode}-${tag}-${round}-`, ...shape }));
+          const bot0 = cpuMs(t.bot.pid);
+          const redis0 = cpuMs(stack.redis.pid);
+          const run = await wrk({ url: t.url, prefix: `${t.mode}-${tag}-${round}-`, ...shape });
+          runs.get(t.mode)!.push(run);
           rssEnd.set(t.mode, t.bot.rss());
           drains.get(t.mode)!.push(await drain(t.bot));
+          const used = cpu.get(t.mode)!;
+          used.bot += cpuMs(t.bot.pid) - bot0;
+          used.redis += cpuMs(stack.redis.pid) - redis0;
+          used.answered += run.total;
         }
       }
     } finally {
@@ -201,6 +222,7 @@ export async function runIngest(stack: Stack, opts: IngestOptions): Promise<Inge
           fixed: fixed.get(t.mode)!,
           drainS: Math.max(...drains.get(t.mode)!),
           rssEndBytes: rssEnd.get(t.mode)!,
+          cpuUs: (({ bot, redis, answered }) => ({ bot: (bot * 1000) / answered, redis: t.mode === 'redis' ? (redis * 1000) / answered : null }))(cpu.get(t.mode)!),
         };
       }),
     };

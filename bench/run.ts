@@ -76,6 +76,12 @@ async function ingest(stack: Stack): Promise<void> {
       `${f2(m.ratio)} — bot ${f0(m.rps)}, bare ${f0(r.bareRps)} req/s (per round ${m.rounds.map(f2).join(', ')}; p99 ${f1(m.p99)} ms; answers ${JSON.stringify(m.statuses)}; backlog drained in ≤ ${f1(m.drainS)} s)`,
       m.ratio >= 0.35 && non2xx === 0,
     );
+    row(
+      `CPU per delivery, intake and worker, ${name}`,
+      '–',
+      `bot ${f0(m.cpuUs.bot)} µs${m.cpuUs.redis === null ? '' : `, Redis ${f0(m.cpuUs.redis)} µs`} (CPU time over the rounds ÷ deliveries answered)`,
+      null,
+    );
     row(`RSS at the end of the ingest run, ${name}`, '≤ 300 MB', mb(m.rssEndBytes), m.rssEndBytes <= 300 * MB);
   }
 }

@@ -1,47 +1,69 @@
 /**
- * Ingest, two figures:
- * - ack latency at a steady 2,000 req/s (paced, see lib/paced.ts; first, with the queue drained, so no backlog
- *   left by the other runs competes with it);
- * - throughput: autocannon POSTs real-shaped call_completed deliveries, each with its own callId, as fast as
- *   they are answered, at the bot's `/hooks/<token>` (Redis behind it, its worker consuming alongside) and at a
- *   bare Node `http` server that only parses the same JSON — same connections, same duration, in alternating
- *   rounds (bare, bot, bare, bot…) so that what else the machine does hits both alike.
+ * Ingest, for the bot with Redis and the bot in memory mode (two processes of their own, both running, at
+ * LOG_LEVEL=info with their output discarded), two figures each:
+ * - ack latency at a steady 2,000 req/s (`wrk` with a pause per connection, see lib/wrk.ts; the bare server
+ *   too, as the floor the machine and generator set; with the queue drained first, so no backlog left by
+ *   another run competes with it);
+ * - throughput: `wrk -t1` POSTs real-shaped call_completed deliveries, each with its own callId, as fast as
+ *   they are answered, at the bots' `/hooks/<token>` (their workers consuming alongside) and at a bare Node
+ *   `http` server that only parses the same JSON — same connections, same duration, in alternating rounds
+ *   (bare, Redis, memory, bare, …) so that what else the machine does hits all alike.
  *
  * No channel routes these events: the worker takes each one, finds nothing subscribed, and finishes it, so
- * the fake Slack (in this process, beside the load generator) stays out of the measurement.
+ * the fake Slack stays out of the measurement. Before each bot round the bot's queue is drained (its
+ * `/metrics` queue depth back to 0), so every round starts from the same state; how long that took is the
+ * drain figure.
  */
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BotProcess } from './lib/bot-process.js';
 import { ROOT } from './lib/bot-process.js';
-import { distinctCallBodies } from './lib/events.js';
-import { load, type LoadResult } from './lib/load.js';
-import { paced } from './lib/paced.js';
-import { freePort, waitForOk } from './lib/net.js';
-import { percentile } from './lib/stats.js';
+import { freePort, until, waitForOk } from './lib/net.js';
+import { ADMIN_ID, type Stack } from './lib/stack.js';
+import { ensureWrk, wrk, type WrkResult } from './lib/wrk.js';
 
 export interface IngestOptions {
   connections: number;
   durationS: number;
   warmupS: number;
-  /** bare, bot, bare, bot…: this many of each. */
+  /** bare, Redis, memory, bare…: this many of each. */
   rounds: number;
   fixedRate: number;
 }
 
-export interface IngestFigures {
-  bareRps: number;
-  botRps: number;
-  ratio: number;
-  /** bot / bare of each round. */
-  rounds: number[];
-  botStatuses: Record<string, number>;
-  fixed: { rate: number; achieved: number; p50: number; p99: number; statuses: Record<string, number> };
-  rssEndBytes: number;
+export interface FixedFigures {
+  rate: number;
+  achieved: number;
+  p50: number;
+  p99: number;
+  statuses: Record<string, number>;
 }
 
-function only2xx(r: LoadResult): boolean {
-  return Object.keys(r.statuses).every((code) => code.startsWith('2')) && r.errors === 0;
+export interface ModeFigures {
+  mode: 'redis' | 'memory';
+  rps: number;
+  /** bot / bare of the same rounds. */
+  ratio: number;
+  rounds: number[];
+  statuses: Record<string, number>;
+  /** wrk's p99 of the bot's answers under full load (the worst round). */
+  p99: number;
+  fixed: FixedFigures;
+  /** Queue back to empty after a round: the slowest, in seconds. */
+  drainS: number;
+  /** Right after the last round (its backlog not yet drained). */
+  rssEndBytes: number;
+  /** CPU per answered delivery over the rounds, intake and worker (until drained), in µs: the bot's, its Redis's. */
+  cpuUs: { bot: number; redis: number | null };
+}
+
+export interface IngestFigures {
+  bareRps: number;
+  /** The bare server at the steady rate: what the machine and the generator leave for latency. */
+  bareFixed: FixedFigures;
+  modes: ModeFigures[];
+  wrkArgs: string;
 }
 
 /** The bare baseline, in its own process like the bot. */
@@ -64,51 +86,147 @@ async function startBare(): Promise<{ url: string; stop(): void }> {
   };
 }
 
-/** `drained()` resolves once the bot's queue is empty again. */
-export async function runIngest(bot: BotProcess, hookPath: string, opts: IngestOptions, drained: () => Promise<void>): Promise<IngestFigures> {
-  const url = `${bot.url}${hookPath}`;
-  const bareBody = distinctCallBodies(`bare-${Date.now()}`);
-  const botBody = distinctCallBodies(`ingest-${Date.now()}`);
-
-  await paced({ url, body: botBody, connections: opts.connections, durationS: opts.warmupS, rate: opts.fixedRate / 2 });
-  await drained();
-  const fixed = await paced({ url, body: botBody, connections: opts.connections, durationS: opts.durationS, rate: opts.fixedRate });
-  await drained();
-
-  const bare = await startBare();
-  const bareRuns: LoadResult[] = [];
-  const botRuns: LoadResult[] = [];
+/** CPU time (user + system) a process has used so far, in ms; NaN where /proc is not there. */
+function cpuMs(pid: number | undefined): number {
   try {
-    await load({ url: bare.url, body: bareBody, connections: opts.connections, durationS: opts.warmupS });
-    await load({ url, body: botBody, connections: opts.connections, durationS: opts.warmupS });
-    // Alternating rounds, so that a change in what else the machine is doing hits both sides alike.
-    for (let round = 0; round < opts.rounds; round++) {
-      bareRuns.push(await load({ url: bare.url, body: bareBody, connections: opts.connections, durationS: opts.durationS }));
-      botRuns.push(await load({ url, body: botBody, connections: opts.connections, durationS: opts.durationS }));
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10; // clock ticks of 10 ms
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** The bot's queue depth as its `/metrics` reports it. */
+async function queueDepth(bot: BotProcess): Promise<number> {
+  const text = await (await fetch(`${bot.url}/metrics`)).text();
+  const value = /^campaign_queue_depth (\d+)/m.exec(text)?.[1];
+  if (value === undefined) throw new Error('/metrics has no campaign_queue_depth');
+  return Number(value);
+}
+
+/** Seconds until the bot's queue is empty. */
+async function drain(bot: BotProcess): Promise<number> {
+  const started = performance.now();
+  await until(async () => (await queueDepth(bot)) === 0, 'the queue drained', 300_000, 100);
+  return (performance.now() - started) / 1000;
+}
+
+/**
+ * A memory-mode bot's hook path: its store lives in its process, so the workspace gets its hook token the way
+ * an admin gives it one — a signed `/campaign subscribe` (of another campaign: the bench's events stay
+ * unrouted) — and the token is read from the hook URL the bot registered at the platform.
+ */
+async function memoryHookPath(stack: Stack, bot: BotProcess): Promise<string> {
+  const channel = 'C0BENCHMEM';
+  stack.slack.addChannel({ id: channel, name: 'bench-memory' });
+  const res = await stack.signer(bot).command({ text: 'subscribe camp-elsewhere call_started', userId: ADMIN_ID, channelId: channel });
+  if (res.status !== 200) throw new Error(`subscribe answered ${res.status}`);
+  const hookUrl = await until(() => {
+    for (const r of stack.platform.requests) {
+      const body = r.body as { hookUrl?: unknown } | undefined;
+      if (r.path === '/events-gateway/trigger/subscribe' && typeof body?.hookUrl === 'string' && r.headers['api-key']) return body.hookUrl;
     }
+    return undefined;
+  }, 'the memory-mode bot’s platform subscription', 10_000);
+  return new URL(hookUrl).pathname;
+}
+
+function sum(into: Record<string, number>, from: Record<string, number>): void {
+  for (const [code, n] of Object.entries(from)) into[code] = (into[code] ?? 0) + n;
+}
+
+export async function runIngest(stack: Stack, opts: IngestOptions): Promise<IngestFigures> {
+  ensureWrk();
+  // As deployed by default (LOG_LEVEL=info: a line per event), the lines going nowhere.
+  const quiet = { entry: 'dist', logLevel: 'info', discardStdout: true } as const;
+  const redisBot = await stack.startBot(quiet);
+  const memoryBot = await stack.startBot({ ...quiet, env: { REDIS_URL: '' } });
+  const targets = [
+    { mode: 'redis' as const, bot: redisBot, url: `${redisBot.url}${await stack.route([])}` },
+    { mode: 'memory' as const, bot: memoryBot, url: `${memoryBot.url}${await memoryHookPath(stack, memoryBot)}` },
+  ];
+  const tag = Date.now().toString(36);
+  try {
+    const bare = await startBare();
+    const steady = async (url: string, prefix: string) => {
+      const r = await wrk({ url, prefix, connections: opts.connections, durationS: opts.durationS, rate: opts.fixedRate });
+      return { rate: opts.fixedRate, achieved: r.rps, p50: r.p50, p99: r.p99, statuses: { ...r.statuses, ...(r.errors ? { errors: r.errors } : {}) } };
+    };
+    const fixed = new Map<string, FixedFigures>();
+    try {
+      fixed.set('bare', await steady(bare.url, `steady-bare-${tag}-`));
+      for (const t of targets) {
+        await wrk({ url: t.url, prefix: `warm-steady-${t.mode}-${tag}-`, connections: opts.connections, durationS: opts.warmupS, rate: opts.fixedRate / 2 });
+        await drain(t.bot);
+        fixed.set(t.mode, await steady(t.url, `steady-${t.mode}-${tag}-`));
+        await drain(t.bot);
+      }
+    } catch (error) {
+      bare.stop();
+      throw error;
+    }
+
+    const bareRuns: WrkResult[] = [];
+    const runs = new Map<string, WrkResult[]>(targets.map((t) => [t.mode, []]));
+    const drains = new Map<string, number[]>(targets.map((t) => [t.mode, []]));
+    const rssEnd = new Map<string, number>();
+    const cpu = new Map<string, { bot: number; redis: number; answered: number }>(targets.map((t) => [t.mode, { bot: 0, redis: 0, answered: 0 }]));
+    const shape = { connections: opts.connections, durationS: opts.durationS };
+    try {
+      await wrk({ url: bare.url, prefix: `warm-bare-${tag}-`, ...shape, durationS: opts.warmupS });
+      for (const t of targets) {
+        await wrk({ url: t.url, prefix: `warm-${t.mode}-${tag}-`, ...shape, durationS: opts.warmupS });
+        await drain(t.bot);
+      }
+      for (let round = 0; round < opts.rounds; round++) {
+        bareRuns.push(await wrk({ url: bare.url, prefix: `bare-${tag}-${round}-`, ...shape }));
+        for (const t of targets) {
+          const bot0 = cpuMs(t.bot.pid);
+          const redis0 = cpuMs(stack.redis.pid);
+          const run = await wrk({ url: t.url, prefix: `${t.mode}-${tag}-${round}-`, ...shape });
+          runs.get(t.mode)!.push(run);
+          rssEnd.set(t.mode, t.bot.rss());
+          drains.get(t.mode)!.push(await drain(t.bot));
+          const used = cpu.get(t.mode)!;
+          used.bot += cpuMs(t.bot.pid) - bot0;
+          used.redis += cpuMs(stack.redis.pid) - redis0;
+          used.answered += run.total;
+        }
+      }
+    } finally {
+      bare.stop();
+    }
+    for (const run of bareRuns) {
+      if (run.errors > 0 || Object.keys(run.statuses).some((c) => !c.startsWith('2'))) throw new Error(`bare server answered ${JSON.stringify(run.statuses)} (errors ${run.errors})`);
+    }
+    const mean = (xs: WrkResult[]) => xs.reduce((a, r) => a + r.rps, 0) / xs.length;
+    const bareRps = mean(bareRuns);
+    return {
+      bareRps,
+      bareFixed: fixed.get('bare')!,
+      wrkArgs: `wrk -t1 -c${opts.connections} -d${opts.durationS}s`,
+      modes: targets.map((t) => {
+        const mine = runs.get(t.mode)!;
+        const statuses: Record<string, number> = {};
+        for (const r of mine) {
+          sum(statuses, r.statuses);
+          if (r.errors) sum(statuses, { errors: r.errors });
+        }
+        return {
+          mode: t.mode,
+          rps: mean(mine),
+          ratio: mean(mine) / bareRps,
+          rounds: mine.map((r, i) => r.rps / bareRuns[i]!.rps),
+          statuses,
+          p99: Math.max(...mine.map((r) => r.p99)),
+          fixed: fixed.get(t.mode)!,
+          drainS: Math.max(...drains.get(t.mode)!),
+          rssEndBytes: rssEnd.get(t.mode)!,
+          cpuUs: (({ bot, redis, answered }) => ({ bot: (bot * 1000) / answered, redis: t.mode === 'redis' ? (redis * 1000) / answered : null }))(cpu.get(t.mode)!),
+        };
+      }),
+    };
   } finally {
-    bare.stop();
+    await Promise.all([redisBot.stop('SIGKILL'), memoryBot.stop('SIGKILL')]);
   }
-  for (const run of bareRuns) if (!only2xx(run)) throw new Error(`bare server answered ${JSON.stringify(run.statuses)} (errors ${run.errors})`);
-  const mean = (runs: LoadResult[]) => runs.reduce((a, r) => a + r.rps, 0) / runs.length;
-  const statuses: Record<string, number> = {};
-  for (const run of botRuns) {
-    for (const [code, n] of Object.entries(run.statuses)) statuses[code] = (statuses[code] ?? 0) + n;
-    if (run.errors) statuses.errors = (statuses.errors ?? 0) + run.errors;
-  }
-  return {
-    bareRps: mean(bareRuns),
-    botRps: mean(botRuns),
-    ratio: mean(botRuns) / mean(bareRuns),
-    rounds: botRuns.map((r, i) => r.rps / bareRuns[i]!.rps),
-    botStatuses: statuses,
-    fixed: {
-      rate: opts.fixedRate,
-      achieved: fixed.achieved,
-      p50: percentile(fixed.latencies, 50),
-      p99: percentile(fixed.latencies, 99),
-      statuses: { ...fixed.statuses, ...(fixed.errors ? { errors: fixed.errors } : {}) },
-    },
-    rssEndBytes: bot.rss(),
-  };
 }

@@ -32,6 +32,8 @@ export interface BotProcessOptions {
   env?: Record<string, string>;
   /** Flags for node itself (e.g. `--cpu-prof` while tuning). */
   nodeArgs?: string[];
+  /** stdout (the log lines) goes nowhere: for load runs at LOG_LEVEL=info, where reading it would cost the bench. */
+  discardStdout?: boolean;
   /** How long to wait for /healthz. */
   startTimeoutMs?: number;
 }
@@ -80,14 +82,14 @@ export async function startBotProcess(opts: BotProcessOptions): Promise<BotProce
   const args = [...(opts.nodeArgs ?? []), ...(entry === 'dist' ? [] : ['--import', 'tsx']), main];
 
   const started = performance.now();
-  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', opts.discardStdout ? 'ignore' : 'pipe', 'pipe'] });
   let output = '';
   const keep = (chunk: Buffer) => {
     output += chunk.toString('utf8');
     if (output.length > OUTPUT_CAP) output = output.slice(-OUTPUT_CAP);
   };
-  child.stdout.on('data', keep);
-  child.stderr.on('data', keep);
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
   const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
   // Never outlive the process that started it (a benchmark or test that dies half-way).
   const reap = () => child.kill('SIGKILL');

@@ -65,15 +65,11 @@ export function postJson(url: string, body: string, signal?: AbortSignal): Promi
 }
 
 /**
- * Bodies of distinct completed calls, cheaply: the JSON is built once and only the call id is spliced in,
- * so the load generator spends its CPU on sending, not on JSON.stringify.
+ * The delivery body of a completed call in three parts, to be joined around its call id (twice: `callId` and
+ * the recording URL): `head + id + middle + id + tail`. The load generator builds distinct bodies from them
+ * without serialising JSON per request.
  */
-export function distinctCallBodies(prefix: string): () => string {
+export function callBodyParts(): [head: string, middle: string, tail: string] {
   const marker = '\u0000CALLID\u0000';
-  const [head, middle, tail] = deliveryBody(callCompleted(marker)).split(JSON.stringify(marker).slice(1, -1)) as [string, string, string];
-  let n = 0;
-  return () => {
-    const id = `${prefix}-${++n}`;
-    return head + id + middle + id + tail;
-  };
+  return deliveryBody(callCompleted(marker)).split(JSON.stringify(marker).slice(1, -1)) as [string, string, string];
 }

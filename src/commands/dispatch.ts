@@ -2,24 +2,53 @@
  * The `/campaign` listener: ack at once, then parse, gate and run the subcommand.
  *
  * Slack gives 3 s to ack. We ack before any I/O (no store read, no platform call), and every answer
- * follows through `respond()` — so a slow platform delays the answer, never the ack.
+ * follows through `respond()` — so a slow platform delays the answer, never the ack. When the answer is not
+ * on its way within SLOW_NOTICE_MS the user is told the platform is slow; the answer follows when it comes.
  */
 import { randomUUID } from 'node:crypto';
-import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
+import type { AllMiddlewareArgs, RespondFn, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import type { Deps } from '../app/deps.js';
 import { parseCommandText } from './arguments.js';
 import { describeFailure, logFailure } from '../app/failure.js';
 import { renderHelp } from './help.js';
 import type { CommandContext, Subcommand } from './types.js';
 
+/** Well under 3 s, so the notice reaches the user within them even when the machine is busy. */
+export const SLOW_NOTICE_MS = 2_000;
+export const SLOW_NOTICE = 'Still working on it: the campaign platform is slow to answer right now. I’ll post the result here as soon as it does.';
+
+/**
+ * `respond`, plus the slow notice: sent once SLOW_NOTICE_MS pass with nothing answered; an answer sent after
+ * it waits for it, so the two reach the user in that order. `done()` cancels a notice not yet due.
+ */
+function withSlowNotice(respond: RespondFn, onError: (err: unknown) => void): { respond: RespondFn; done(): void } {
+  let answered = false;
+  let notice: Promise<unknown> | undefined;
+  const timer = setTimeout(() => {
+    if (answered) return;
+    notice = respond({ response_type: 'ephemeral', text: SLOW_NOTICE }).catch(onError);
+  }, SLOW_NOTICE_MS);
+  return {
+    respond: async (message) => {
+      answered = true;
+      clearTimeout(timer);
+      if (notice) await notice;
+      return respond(message);
+    },
+    done: () => clearTimeout(timer),
+  };
+}
+
 export function createDispatcher(commands: readonly Subcommand[], deps: Deps) {
   const byName = new Map(commands.map((c) => [c.name, c]));
 
-  return async ({ command, ack, respond, client, logger: _boltLogger }: SlackCommandMiddlewareArgs & AllMiddlewareArgs): Promise<void> => {
+  return async ({ command, ack, respond: respondNow, client, logger: _boltLogger }: SlackCommandMiddlewareArgs & AllMiddlewareArgs): Promise<void> => {
     await ack();
     const parsed = parseCommandText(command.text);
     // `req` ties together every line one command writes (its platform calls, its failure).
     const logger = deps.logger.child({ req: randomUUID().slice(0, 8), team: command.team_id, user: command.user_id, subcommand: parsed.name || 'help' });
+    const slow = withSlowNotice(respondNow, (err) => logger.warn({ err }, 'could not tell the user the platform is slow'));
+    const respond = slow.respond;
     const tell = async (sentence: string) => {
       await respond({ response_type: 'ephemeral', text: sentence });
     };
@@ -74,6 +103,8 @@ export function createDispatcher(commands: readonly Subcommand[], deps: Deps) {
       deps.metrics.commands.inc({ subcommand: sub.name, outcome: 'error' });
       logFailure(logger, err, { ms: Date.now() - started }, 'command failed');
       await tell(describeFailure(err, sub.failures?.(ctx))).catch((e: unknown) => logger.error({ err: e }, 'could not tell the user about a failure'));
+    } finally {
+      slow.done();
     }
   };
 }

@@ -18,7 +18,7 @@ import { withDeadline } from '../util/deadline.js';
 import { dedupKey, DEDUP_TTL_MS, orderKey } from './dedup-key.js';
 import { parseEvent, type ParsedEvent } from './events.js';
 import { HOOK_PATH, tokenRef } from './hook-url.js';
-import type { EventJob } from './job.js';
+import { EVENT_SCHEMA_REVISION, type EventJob } from './job.js';
 
 export const HOOK_BODY_LIMIT = 256 * 1024;
 /** Events in one delivery (the spec sends one; a batch beyond this is not a delivery we understand). */
@@ -49,9 +49,15 @@ export interface IntakeOptions {
  * remembered (a new token works at once, a 404 is always current), and concurrent deliveries share a lookup.
  */
 class HookTokens {
-  private readonly resolved = new Map<string, { teamId: Promise<string | null>; until: number }>();
+  private readonly resolved = new Map<string, { teamId: Promise<string | null>; until: number; team?: string }>();
 
   constructor(private readonly store: IntakeDeps['store']) {}
+
+  /** The team of a token that resolved less than RESOLVED_TOKEN_TTL_MS ago; no promise, no store. */
+  known(token: string): string | undefined {
+    const known = this.resolved.get(token);
+    return known?.team !== undefined && known.until > this.store.now() ? known.team : undefined;
+  }
 
   resolve(token: string): Promise<string | null> {
     // The store's clock: the one a rotated-out token's grace period is judged by.
@@ -59,14 +65,14 @@ class HookTokens {
     const known = this.resolved.get(token);
     if (known && known.until > now) return known.teamId;
     const teamId = this.store.workspaces.resolveHookToken(token);
-    const entry = { teamId, until: now + RESOLVED_TOKEN_TTL_MS };
+    const entry: { teamId: Promise<string | null>; until: number; team?: string } = { teamId, until: now + RESOLVED_TOKEN_TTL_MS };
     this.resolved.delete(token);
     if (this.resolved.size >= RESOLVED_TOKENS_KEPT) this.resolved.delete(this.resolved.keys().next().value!);
     this.resolved.set(token, entry);
     const forget = () => {
       if (this.resolved.get(token) === entry) this.resolved.delete(token);
     };
-    void teamId.then((team) => team === null && forget(), forget);
+    void teamId.then((team) => (team === null ? forget() : (entry.team = team)), forget);
     return teamId;
   }
 }
@@ -99,18 +105,21 @@ async function handleDelivery(deps: IntakeDeps, tokens: HookTokens, overCap: Bac
     return;
   }
 
-  let teamId: string | null;
-  try {
-    teamId = await withDeadline(tokens.resolve(token), STORE_DEADLINE_MS, 'hook token lookup');
-  } catch (err) {
-    deps.logger.warn({ err, hook: tokenRef(token) }, 'webhook refused with 503: the store is unavailable');
-    answer(deps, res, 503, { ok: false, error: 'unavailable' }, { 'retry-after': '30' });
-    return;
-  }
-  if (teamId === null) {
-    deps.logger.info({ hook: tokenRef(token) }, 'webhook for an unknown hook token: 404');
-    answer(deps, res, 404, { ok: false, error: 'not_found' });
-    return;
+  // Most deliveries come with a token that resolved a moment ago: no lookup, no deadline timer.
+  let teamId: string | null | undefined = tokens.known(token);
+  if (teamId === undefined) {
+    try {
+      teamId = await withDeadline(tokens.resolve(token), STORE_DEADLINE_MS, 'hook token lookup');
+    } catch (err) {
+      deps.logger.warn({ err, hook: tokenRef(token) }, 'webhook refused with 503: the store is unavailable');
+      answer(deps, res, 503, { ok: false, error: 'unavailable' }, { 'retry-after': '30' });
+      return;
+    }
+    if (teamId === null) {
+      deps.logger.info({ hook: tokenRef(token) }, 'webhook for an unknown hook token: 404');
+      answer(deps, res, 404, { ok: false, error: 'not_found' });
+      return;
+    }
   }
   // A live token: mask it wherever it might show up in a log line from here on.
   deps.redactor.addSecret(token);
@@ -119,6 +128,8 @@ async function handleDelivery(deps: IntakeDeps, tokens: HookTokens, overCap: Bac
   let child: Logger | undefined;
   const log = () => (child ??= deps.logger.child({ team, hook: tokenRef(token) }));
   const verbose = deps.logger.isLevelEnabled('info');
+  // The line per queued event is the worker's (what became of it); intake's own is for debugging.
+  const traced = deps.logger.isLevelEnabled('debug');
 
   const body = await readBody(req, limit);
   if (body === 'too_large') {
@@ -153,7 +164,7 @@ async function handleDelivery(deps: IntakeDeps, tokens: HookTokens, overCap: Bac
   try {
     for (const event of events.value) {
       const key = dedupKey(event);
-      const job: EventJob = { v: 1, trigger: event.trigger, dedupKey: key, event: event.data, receivedAt };
+      const job: EventJob = { v: 1, trigger: event.trigger, dedupKey: key, event: event.data, receivedAt, ...(event.known ? { checked: EVENT_SCHEMA_REVISION } : {}) };
       const result = await withDeadline(
         deps.store.queue.enqueueOnce(key, { teamId, orderKey: orderKey(teamId, event, key), payload: job }, DEDUP_TTL_MS, { maxBacklog }),
         STORE_DEADLINE_MS,
@@ -173,8 +184,10 @@ async function handleDelivery(deps: IntakeDeps, tokens: HookTokens, overCap: Bac
       else duplicates++;
       if (!event.known) {
         log().warn({ trigger: event.trigger, fields: Object.keys(event.data).slice(0, 40), result }, 'webhook event with an unknown trigger: kept (it will be dead-lettered, not posted)');
-      } else if (verbose) {
-        log().info({ trigger: event.trigger, dedupKey: key, result }, result === 'queued' ? 'webhook event queued' : 'webhook event was a duplicate');
+      } else if (result === 'duplicate' && verbose) {
+        log().info({ trigger: event.trigger, dedupKey: key, result }, 'webhook event was a duplicate');
+      } else if (traced) {
+        log().debug({ trigger: event.trigger, dedupKey: key, result }, 'webhook event queued');
       }
     }
   } catch (err) {

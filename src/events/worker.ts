@@ -14,8 +14,8 @@ import type { Metrics } from '../app/metrics.js';
 import type { Logger } from '../logger.js';
 import { slackErrorCode } from '../slack/post.js';
 import { isRetryLaterError, type Consumer, type QueueEntry, type Store } from '../store/index.js';
-import { isTriggerName, parseEvent, type EventMap, type KnownEvent, type TriggerName } from './events.js';
-import { eventJobSchema } from './job.js';
+import { isTriggerName, type EventMap, type KnownEvent, type TriggerName } from './events.js';
+import { jobEvent, readJob } from './job.js';
 import { channelsFor } from './router.js';
 import { asRetryLater, type WorkerSlack } from './slack-clients.js';
 import { StepLog, type StepRef } from './steps.js';
@@ -119,7 +119,7 @@ export class EventWorker {
       await this.handle(entry);
     } catch (err) {
       if (!isRetryLaterError(err) && entry.attempt >= (this.options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS)) {
-        const trigger = eventJobSchema.safeParse(entry.payload).data?.trigger ?? 'unknown';
+        const trigger = readJob(entry.payload).data?.trigger ?? 'unknown';
         this.metrics?.eventsDeadLettered.inc({ trigger: isTriggerName(trigger) ? trigger : 'unknown' });
       }
       throw err;
@@ -127,7 +127,7 @@ export class EventWorker {
   }
 
   async handle(entry: QueueEntry): Promise<void> {
-    const job = eventJobSchema.safeParse(entry.payload);
+    const job = readJob(entry.payload);
     if (!job.success) throw new UnhandledEventError('queue entry is not an event job (v1): kept as a dead letter');
     const { trigger, event: raw } = job.data;
     const log = this.logger.child({ team: entry.teamId, trigger, entry: entry.id, attempt: entry.attempt });
@@ -136,7 +136,7 @@ export class EventWorker {
       log.warn({ fields: Object.keys(raw).slice(0, 40) }, 'event with an unknown trigger: kept as a dead letter, not posted');
       throw new UnhandledEventError(`unknown trigger "${trigger}": not posted, kept for inspection`);
     }
-    const parsed = parseEvent(raw, trigger);
+    const parsed = jobEvent(job.data);
     if (!parsed.ok || !parsed.event.known) {
       throw new UnhandledEventError(`queued ${trigger} event no longer validates: ${parsed.ok ? 'unknown' : parsed.problem}`);
     }

@@ -3,17 +3,13 @@ import type { Logger } from 'pino';
 import { assertTtl } from './kv.js';
 import type { KeyValueStore, SetOptions } from './kv.js';
 import { openRedis, scanTargets, type RedisClient } from './redis-connection.js';
+import { withScripts } from './redis-scripts.js';
 
 export type RedisKeyValueStoreOptions =
   /** A client owned by the caller: `close()` leaves it open. */
   | { redis: RedisClient }
   /** Opened here (auto-pipelining on) and quit by `close()`. */
   | { url: string; logger?: Logger };
-
-// Compare-and-set, so a maintenance rewrite never overwrites a value a request changed in between.
-const SET_IF_EQUAL = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL') return 1 end return 0`;
-const HSET_IF_EQUAL = `if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('HSET', KEYS[1], ARGV[1], ARGV[3]) return 1 end return 0`;
-const HDEL_IF_EQUAL = `if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('HDEL', KEYS[1], ARGV[1]) return 1 end return 0`;
 
 /** `KeyValueStore` over an ioredis client; every method is one Redis command (`keysWithPrefix`: a SCAN walk of every master). */
 export class RedisKeyValueStore implements KeyValueStore {
@@ -22,10 +18,10 @@ export class RedisKeyValueStore implements KeyValueStore {
 
   constructor(options: RedisKeyValueStoreOptions) {
     if ('redis' in options) {
-      this.redis = options.redis;
+      this.redis = withScripts(options.redis);
       this.ownsClient = false;
     } else {
-      this.redis = openRedis(options.url, options.logger ?? pino({ enabled: false }));
+      this.redis = withScripts(openRedis(options.url, options.logger ?? pino({ enabled: false })));
       this.ownsClient = true;
     }
   }
@@ -109,15 +105,15 @@ export class RedisKeyValueStore implements KeyValueStore {
   }
 
   async setIfEqual(key: string, expected: string, value: string): Promise<boolean> {
-    return (await this.redis.eval(SET_IF_EQUAL, 1, key, expected, value)) === 1;
+    return (await this.redis.campaignSetIfEqual(key, expected, value)) === 1;
   }
 
   async hashSetIfEqual(key: string, field: string, expected: string, value: string): Promise<boolean> {
-    return (await this.redis.eval(HSET_IF_EQUAL, 1, key, field, expected, value)) === 1;
+    return (await this.redis.campaignHashSetIfEqual(key, field, expected, value)) === 1;
   }
 
   async hashDelIfEqual(key: string, field: string, expected: string): Promise<boolean> {
-    return (await this.redis.eval(HDEL_IF_EQUAL, 1, key, field, expected)) === 1;
+    return (await this.redis.campaignHashDelIfEqual(key, field, expected)) === 1;
   }
 
   async ping(): Promise<void> {

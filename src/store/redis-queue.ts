@@ -1,159 +1,45 @@
+import { ReplyError } from 'ioredis';
 import { pino } from 'pino';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Keys } from './keys.js';
-import { LuaScript } from './lua.js';
 import { BackendEventQueue } from './queue-consumer.js';
 import type { FailResult, QueueBackend, QueueReader, StartResult, StoredEntry } from './queue-backend.js';
 import { DEAD_LETTER_CAP } from './queue.js';
 import type { DeadLetter, DeadLetters, EnqueueOptions, EnqueueResult, EventQueue, QueueDepth, QueueEvent } from './queue.js';
+import { Batcher } from './queue-batch.js';
 import { duplicateConnection, watchErrors, type RedisClient } from './redis-connection.js';
+import { withScripts } from './redis-scripts.js';
 
-/*
- * Every script only touches keys of the queue's `{queue}` hash tag (see keys.ts), passed in KEYS.
- *
- * One stream per team, each with the same consumer group: a team's stream length is its backlog, and
- * readers go through the teams' streams side by side (fairness). `teams` lists the teams whose stream may
- * hold entries; the bell wakes readers blocked on the other streams when a team's stream gets work again.
- */
+/** Entries per script call at most (keeps each call short: Redis runs nothing else meanwhile). */
+const BATCH_MAX = 64;
 
-/**
- * KEYS: dedup, stream, order, teams, bell. ARGV: ttlMs, teamId, orderKey, payload, enqueuedAt, dedupKey,
- * maxBacklog (0: none), group. → id | 'duplicate' | 'full'
- */
-const ENQUEUE = new LuaScript(`
-if redis.call('EXISTS', KEYS[1]) == 1 then return 'duplicate' end
-if redis.call('EXISTS', KEYS[2]) == 0 then
-  redis.call('XGROUP', 'CREATE', KEYS[2], ARGV[8], '0', 'MKSTREAM')
-elseif tonumber(ARGV[7]) > 0 and redis.call('XLEN', KEYS[2]) >= tonumber(ARGV[7]) then
-  return 'full'
-end
-local id = redis.call('XADD', KEYS[2], '*', 'teamId', ARGV[2], 'orderKey', ARGV[3], 'payload', ARGV[4],
-  'enqueuedAt', ARGV[5], 'dedupKey', ARGV[6])
-redis.call('SET', KEYS[1], id, 'PX', ARGV[1])
-redis.call('RPUSH', KEYS[3], id)
-if redis.call('SADD', KEYS[4], ARGV[2]) == 1 then
-  redis.call('XADD', KEYS[5], 'MAXLEN', '100', '*', 'teamId', ARGV[2])
-end
-return id
-`);
+interface EnqueueInput {
+  /** dedup, stream, order */
+  keys: [string, string, string];
+  /** ttlMs, teamId, orderKey, payload, enqueuedAt, dedupKey, maxBacklog */
+  args: Array<string | number>;
+}
 
-/**
- * KEYS: stream, order, lease, attempts, the other stream the orderKey's ids may be in (old single stream ↔
- * team stream). ARGV: group, consumer, id, leaseMs. → {'started', n} | {'wait'} | {'gone'}
- */
-const TRY_START = new LuaScript(`
-local id = ARGV[3]
-local p = redis.call('XPENDING', KEYS[1], ARGV[1], id, id, 1)
-if #p == 0 or p[1][2] ~= ARGV[2] then return {'gone'} end
-if #redis.call('XRANGE', KEYS[1], id, id) == 0 then
-  redis.call('XACK', KEYS[1], ARGV[1], id)
-  redis.call('LREM', KEYS[2], 1, id)
-  return {'gone'}
-end
-local function exists(e)
-  return #redis.call('XRANGE', KEYS[1], e, e) > 0 or #redis.call('XRANGE', KEYS[5], e, e) > 0
-end
-local head = redis.call('LINDEX', KEYS[2], 0)
--- Self-healing: a head whose entry no longer exists would block its key forever.
-while head and head ~= id and not exists(head) do
-  redis.call('LPOP', KEYS[2])
-  head = redis.call('LINDEX', KEYS[2], 0)
-end
-if head and head ~= id then return {'wait'} end
-local owner = redis.call('GET', KEYS[3])
-if owner and owner ~= ARGV[2] then return {'wait'} end
-redis.call('SET', KEYS[3], ARGV[2], 'PX', ARGV[4])
-return {'started', tonumber(redis.call('HGET', KEYS[4], id) or '0')}
-`);
+interface StartInput {
+  consumer: string;
+  entry: StoredEntry;
+  leaseMs: number;
+}
 
-/** KEYS: stream, lease…. ARGV: group, consumer, leaseMs, id…. → ids no longer pending for this consumer */
-const HEARTBEAT = new LuaScript(`
-local lost = {}
-for i = 4, #ARGV do
-  local id = ARGV[i]
-  local p = redis.call('XPENDING', KEYS[1], ARGV[1], id, id, 1)
-  if #p == 0 or p[1][2] ~= ARGV[2] then
-    lost[#lost + 1] = id
-  else
-    -- Resets the idle time (JUSTID: without counting a delivery), so XAUTOCLAIM leaves the entry alone.
-    redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, id, 'JUSTID')
-  end
-end
-for i = 2, #KEYS do
-  if redis.call('GET', KEYS[i]) == ARGV[2] then redis.call('PEXPIRE', KEYS[i], ARGV[3]) end
-end
-return lost
-`);
-
-/** KEYS: lease. ARGV: consumer. */
-const RELEASE = new LuaScript(`
-if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
-return 1
-`);
-
-/** KEYS: stream, order, lease, attempts, teams. ARGV: group, consumer, id, team ('' for the old single stream). */
-const FINISH_LUA = `
-local function finish()
-  redis.call('XACK', KEYS[1], ARGV[1], ARGV[3])
-  redis.call('XDEL', KEYS[1], ARGV[3])
-  redis.call('LREM', KEYS[2], 1, ARGV[3])
-  redis.call('HDEL', KEYS[4], ARGV[3])
-  if redis.call('GET', KEYS[3]) == ARGV[2] then redis.call('DEL', KEYS[3]) end
-  -- A drained team leaves the readers' list; its next enqueue puts it back (and rings the bell).
-  if ARGV[4] ~= '' and redis.call('XLEN', KEYS[1]) == 0 then redis.call('SREM', KEYS[5], ARGV[4]) end
-end
-`;
-
-/** KEYS and ARGV: those of FINISH_LUA. */
-const COMPLETE = new LuaScript(`${FINISH_LUA}
-finish()
-return 1
-`);
-
-/**
- * KEYS: those of FINISH_LUA, dead, deadCounts.
- * ARGV: those of FINISH_LUA, maxAttempts, dead-letter JSON without its closing brace, cap, teamId.
- * → {attempts, deadLettered (0/1)}
- */
-const FAIL = new LuaScript(`${FINISH_LUA}
-local n = redis.call('HINCRBY', KEYS[4], ARGV[3], 1)
-if redis.call('GET', KEYS[3]) == ARGV[2] then redis.call('DEL', KEYS[3]) end
-if n < tonumber(ARGV[5]) then return {n, 0} end
-finish()
-redis.call('LPUSH', KEYS[6], ARGV[6] .. ',"attempts":' .. n .. '}')
-redis.call('LTRIM', KEYS[6], 0, tonumber(ARGV[7]) - 1)
-redis.call('HINCRBY', KEYS[7], ARGV[8], 1)
-redis.call('HINCRBY', KEYS[7], '*', 1)
-return {n, 1}
-`);
-
-/** KEYS: streams. ARGV: group. → {entries, pending} summed over the streams */
-const DEPTH = new LuaScript(`
-local total, pending = 0, 0
-for i = 1, #KEYS do
-  total = total + redis.call('XLEN', KEYS[i])
-  local summary = redis.pcall('XPENDING', KEYS[i], ARGV[1])
-  if type(summary) == 'table' and summary.err == nil then pending = pending + tonumber(summary[1]) end
-end
-return {total, pending}
-`);
+interface CompleteInput {
+  consumer: string;
+  entry: StoredEntry;
+}
 
 /** Streams one read goes through at most (beyond, the window moves on with every read). */
 const MAX_STREAMS_PER_READ = 200;
-
-const entryFields = z.object({
-  teamId: z.string(),
-  orderKey: z.string(),
-  payload: z.string(),
-  enqueuedAt: z.coerce.number(),
-});
 
 /** `[id, [field, value, …] | null]` as XREADGROUP / XAUTOCLAIM return them (null: deleted while pending). */
 const rawEntries = z.array(z.tuple([z.string(), z.array(z.string()).nullable()]));
 const readGroupReply = z.array(z.tuple([z.string(), rawEntries])).nullable();
 const autoClaimReply = z.tuple([z.string(), rawEntries]).rest(z.unknown());
-const enqueueReply = z.union([z.literal('duplicate'), z.literal('full'), z.string().regex(/^\d+-\d+$/)]);
+const enqueueReply = z.union([z.literal('duplicate'), z.literal('full'), z.string().regex(/^\d+-\d+$/), z.string().startsWith('error: ')]);
 const startReply = z.union([
   z.tuple([z.literal('started'), z.number()]),
   z.tuple([z.literal('wait')]),
@@ -171,18 +57,44 @@ const deadLetter = z.object({
   failedAt: z.number(),
 });
 
+/** A stream entry's fields (teamId, orderKey, payload JSON, enqueuedAt) read by hand: one per event read. */
 function toEntry(id: string, flat: readonly string[], source: string): StoredEntry | null {
-  const fields: Record<string, string> = {};
-  for (let i = 0; i + 1 < flat.length; i += 2) fields[flat[i]!] = flat[i + 1]!;
-  const parsed = entryFields.safeParse(fields);
-  if (!parsed.success) return null;
+  let teamId: string | undefined;
+  let orderKey: string | undefined;
+  let payloadText: string | undefined;
+  let enqueuedAt = Number.NaN;
+  for (let i = 0; i + 1 < flat.length; i += 2) {
+    const value = flat[i + 1]!;
+    switch (flat[i]) {
+      case 'teamId':
+        teamId = value;
+        break;
+      case 'orderKey':
+        orderKey = value;
+        break;
+      case 'payload':
+        payloadText = value;
+        break;
+      case 'enqueuedAt':
+        enqueuedAt = Number(value);
+        break;
+      default:
+        break;
+    }
+  }
+  if (teamId === undefined || orderKey === undefined || payloadText === undefined || Number.isNaN(enqueuedAt)) return null;
   let payload: unknown;
   try {
-    payload = JSON.parse(parsed.data.payload);
+    payload = JSON.parse(payloadText);
   } catch {
     return null;
   }
-  return { id, teamId: parsed.data.teamId, orderKey: parsed.data.orderKey, payload, enqueuedAt: parsed.data.enqueuedAt, source };
+  return { id, teamId, orderKey, payload, enqueuedAt, source };
+}
+
+/** An error Redis answered (not a lost connection); NOGROUP is handled where groups are. */
+function isReplyError(error: unknown): boolean {
+  return error instanceof ReplyError && !isError(error, 'NOGROUP');
 }
 
 function isError(error: unknown, code: string): boolean {
@@ -212,9 +124,13 @@ export class RedisQueueBackend implements QueueBackend {
   private readonly bell: string;
   private bellReady: Promise<void> | undefined;
   private readonly readers = new Set<QueueReader>();
+  // An error reply is one entry's doing (a key of the wrong type…): its batch is retried entry by entry.
+  private readonly enqueues = new Batcher<EnqueueInput, EnqueueResult>((batch) => this.enqueueBatch(batch), BATCH_MAX, isReplyError);
+  private readonly starts = new Batcher<StartInput, StartResult>((batch) => this.startBatch(batch), BATCH_MAX, isReplyError);
+  private readonly completions = new Batcher<CompleteInput, true>((batch) => this.completeBatch(batch), BATCH_MAX, isReplyError);
 
   constructor(options: RedisQueueOptions) {
-    this.redis = options.redis;
+    this.redis = withScripts(options.redis);
     this.keys = options.keys;
     this.logger = options.logger ?? pino({ enabled: false });
     this.group = options.group ?? 'workers';
@@ -222,20 +138,28 @@ export class RedisQueueBackend implements QueueBackend {
     this.bell = this.keys.queueBell();
   }
 
-  async enqueueOnce(dedupKey: string, event: QueueEvent, dedupTtlMs: number, options: EnqueueOptions): Promise<EnqueueResult> {
-    const reply = await ENQUEUE.run(
-      this.redis,
-      [
-        this.keys.queueDedup(event.teamId, dedupKey),
-        this.keys.queueTeamStream(event.teamId),
-        this.keys.queueOrder(event.orderKey),
-        this.keys.queueTeams(),
-        this.bell,
-      ],
-      [dedupTtlMs, event.teamId, event.orderKey, JSON.stringify(event.payload) ?? 'null', Date.now(), dedupKey, options.maxBacklog ?? 0, this.group],
-    );
-    const result = enqueueReply.parse(reply);
-    return result === 'duplicate' || result === 'full' ? result : 'queued';
+  enqueueOnce(dedupKey: string, event: QueueEvent, dedupTtlMs: number, options: EnqueueOptions): Promise<EnqueueResult> {
+    let payload: string;
+    try {
+      payload = JSON.stringify(event.payload) ?? 'null';
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+    return this.enqueues.call({
+      keys: [this.keys.queueDedup(event.teamId, dedupKey), this.keys.queueTeamStream(event.teamId), this.keys.queueOrder(event.orderKey)],
+      args: [dedupTtlMs, event.teamId, event.orderKey, payload, Date.now(), dedupKey, options.maxBacklog ?? 0],
+    });
+  }
+
+  /** One ENQUEUE call for a batch of events. */
+  private async enqueueBatch(batch: EnqueueInput[]): Promise<Array<EnqueueResult | Error>> {
+    const keys = [this.keys.queueTeams(), this.bell, ...batch.flatMap((e) => e.keys)];
+    const reply = await this.redis.campaignQueueEnqueue(keys.length, ...keys, this.group, ...batch.flatMap((e) => e.args));
+    return z
+      .array(enqueueReply)
+      .length(batch.length)
+      .parse(reply)
+      .map((result) => (result.startsWith('error: ') ? new Error(result.slice(7)) : result === 'duplicate' || result === 'full' ? result : 'queued'));
   }
 
   openReader(consumer: string): QueueReader {
@@ -323,7 +247,8 @@ export class RedisQueueBackend implements QueueBackend {
       const list = [...ids.keys()];
       // Chunked to keep single scripts short; leases ride along with the first one.
       for (let i = 0; i < Math.max(list.length, 1); i += 200) {
-        const reply = await HEARTBEAT.run(this.redis, [stream, ...leases], [this.group, consumer, leaseMs, ...list.slice(i, i + 200)]);
+        const keys = [stream, ...leases];
+        const reply = await this.redis.campaignQueueHeartbeat(keys.length, ...keys, this.group, consumer, leaseMs, ...list.slice(i, i + 200));
         leases = [];
         for (const id of z.array(z.string()).parse(reply)) {
           const entry = ids.get(id);
@@ -334,20 +259,43 @@ export class RedisQueueBackend implements QueueBackend {
     return lost;
   }
 
-  async tryStart(consumer: string, entry: StoredEntry, leaseMs: number): Promise<StartResult> {
-    const stream = this.streamOf(entry);
-    const other = stream === this.oldStream ? this.keys.queueTeamStream(entry.teamId) : this.oldStream;
-    const keys = [stream, this.keys.queueOrder(entry.orderKey), this.keys.queueLease(entry.orderKey), this.keys.queueAttempts(), other];
-    const reply = startReply.parse(await this.withGroups([stream], () => TRY_START.run(this.redis, keys, [this.group, consumer, entry.id, leaseMs])));
-    return reply[0] === 'started' ? { status: 'started', failedAttempts: reply[1] } : { status: reply[0] };
+  tryStart(consumer: string, entry: StoredEntry, leaseMs: number): Promise<StartResult> {
+    return this.starts.call({ consumer, entry, leaseMs });
+  }
+
+  /** One TRY_START call for a batch of entries (from any consumer of this process). */
+  private async startBatch(batch: StartInput[]): Promise<StartResult[]> {
+    const keys: string[] = [];
+    const args: Array<string | number> = [];
+    for (const { consumer, entry, leaseMs } of batch) {
+      const stream = this.streamOf(entry);
+      const other = stream === this.oldStream ? this.keys.queueTeamStream(entry.teamId) : this.oldStream;
+      keys.push(stream, this.keys.queueOrder(entry.orderKey), this.keys.queueLease(entry.orderKey), this.keys.queueAttempts(), other);
+      args.push(consumer, entry.id, leaseMs);
+    }
+    const streams = [...new Set(batch.map(({ entry }) => this.streamOf(entry)))];
+    const reply = await this.withGroups(streams, () => this.redis.campaignQueueTryStart(keys.length, ...keys, this.group, ...args));
+    return z
+      .array(startReply)
+      .length(batch.length)
+      .parse(reply)
+      .map((r) => (r[0] === 'started' ? { status: 'started', failedAttempts: r[1] } : { status: r[0] }));
   }
 
   async release(consumer: string, entry: StoredEntry): Promise<void> {
-    await RELEASE.run(this.redis, [this.keys.queueLease(entry.orderKey)], [consumer]);
+    await this.redis.campaignQueueRelease(this.keys.queueLease(entry.orderKey), consumer);
   }
 
   async complete(consumer: string, entry: StoredEntry): Promise<void> {
-    await COMPLETE.run(this.redis, this.finishKeys(entry), this.finishArgs(consumer, entry));
+    await this.completions.call({ consumer, entry });
+  }
+
+  /** One COMPLETE call for a batch of entries. */
+  private async completeBatch(batch: CompleteInput[]): Promise<true[]> {
+    const keys = batch.flatMap(({ entry }) => this.finishKeys(entry));
+    const args = batch.flatMap(({ consumer, entry }) => this.finishArgs(consumer, entry).slice(1));
+    await this.redis.campaignQueueComplete(keys.length, ...keys, this.group, ...args);
+    return batch.map(() => true);
   }
 
   async fail(consumer: string, entry: StoredEntry, error: string, maxAttempts: number): Promise<FailResult> {
@@ -361,10 +309,15 @@ export class RedisQueueBackend implements QueueBackend {
       failedAt: Date.now(),
     });
     const [attempts, dead] = pairReply.parse(
-      await FAIL.run(
-        this.redis,
-        [...this.finishKeys(entry), this.keys.queueDead(), this.keys.queueDeadCounts()],
-        [...this.finishArgs(consumer, entry), maxAttempts, record.slice(0, -1), DEAD_LETTER_CAP, entry.teamId],
+      await this.redis.campaignQueueFail(
+        ...this.finishKeys(entry),
+        this.keys.queueDead(),
+        this.keys.queueDeadCounts(),
+        ...this.finishArgs(consumer, entry),
+        maxAttempts,
+        record.slice(0, -1),
+        DEAD_LETTER_CAP,
+        entry.teamId,
       ),
     );
     return { attempts, deadLettered: dead === 1 };
@@ -392,7 +345,7 @@ export class RedisQueueBackend implements QueueBackend {
 
   async depth(): Promise<QueueDepth> {
     const streams = await this.dataStreams(0, Number.POSITIVE_INFINITY);
-    const [total, pending] = pairReply.parse(await DEPTH.run(this.redis, streams, [this.group]));
+    const [total, pending] = pairReply.parse(await this.redis.campaignQueueDepth(streams.length, ...streams, this.group));
     return { total, pending, lag: Math.max(0, total - pending) };
   }
 
@@ -405,7 +358,7 @@ export class RedisQueueBackend implements QueueBackend {
     return entry.source ?? this.keys.queueTeamStream(entry.teamId);
   }
 
-  private finishKeys(entry: StoredEntry): string[] {
+  private finishKeys(entry: StoredEntry): [stream: string, order: string, lease: string, attempts: string, teams: string] {
     return [
       this.streamOf(entry),
       this.keys.queueOrder(entry.orderKey),

@@ -54,18 +54,35 @@ describe('/campaign stats', () => {
     expect(answer.response_type).toBe('in_channel');
   });
 
-  it('acks at once while the platform takes 10 s, and answers when it does', async () => {
-    h.platform.inject({ path: '/dashboard/dashboard-stats', delayMs: 10_000, times: 1 });
+  it('acks at once while the platform takes 5 s, says within 3 s that the platform is slow, and answers when it does', async () => {
+    h.platform.inject({ path: '/dashboard/dashboard-stats', delayMs: 5_000, times: 1 });
     const id = 'slow-stats';
+    const sentAt = Date.now();
     const ack = await h.signer.command({ text: 'stats', userId: MEMBER_ID, responseUrlId: id });
     expect(ack.status).toBe(200);
     expect(ack.timedOut).toBe(false);
-    // The platform gets the request after the ack and holds it; nothing is posted meanwhile.
     await h.slack.waitFor(() => h.platform.requests.some((r) => r.path === '/dashboard/dashboard-stats'));
-    expect(h.slack.responses.some((r) => r.id === id)).toBe(false);
-    const answer = await h.slack.waitFor(() => h.slack.responses.find((r) => r.id === id), 15_000);
+    // First the notice, privately and within Slack's 3 s…
+    const notice = await h.slack.waitFor(() => h.slack.responses.find((r) => r.id === id), 3_000);
+    expect(notice.at - sentAt).toBeLessThan(3_000);
+    expect(notice.status).toBe(200);
+    expect(notice.body).toMatchObject({ response_type: 'ephemeral' });
+    expect(String(notice.body.text)).toContain('platform is slow to answer');
+    // …then the answer, once the platform gives it: two posts to the response_url, in that order.
+    const answer = await h.slack.waitFor(() => h.slack.responses.filter((r) => r.id === id)[1], 10_000);
+    expect(answer.at - sentAt).toBeGreaterThanOrEqual(5_000);
     expect(JSON.stringify(answer.body)).toContain('Campaign dashboard');
+    expect(h.slack.responses.filter((r) => r.id === id)).toHaveLength(2);
   }, 20_000);
+
+  it('sends no slow notice when the platform answers in time', async () => {
+    h.platform.inject({ path: '/dashboard/dashboard-stats', delayMs: 1_000, times: 1 });
+    const { text } = await ask('stats', 'quick-stats');
+    expect(text).toContain('Campaign dashboard');
+    // Past the moment a notice would have gone: still the one answer.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect(h.slack.responses.filter((r) => r.id === 'quick-stats')).toHaveLength(1);
+  }, 10_000);
 });
 
 describe('/campaign bookings', () => {

@@ -112,6 +112,38 @@ describe.each(['redis', 'cluster'] as const)('delivery (%s)', (backend) => {
     });
   });
 
+  describe('entries queued by an older bot', () => {
+    it('validates their event again (no intake check mark on it) and posts it like any other', async () => {
+      const channel = 'C0OLDERBOT';
+      await routeTo(h, [{ campaignId: 'camp-older', triggerName: 'call_completed', channelId: channel }]);
+      const callId = `call-${uid()}`;
+      // As a bot without the mark queued it: the schemas' input, not their output (duration as a string).
+      const event = { ...CALL_COMPLETED_FULL, campaignId: 'camp-older', callId, durationMs: '154250' };
+      const job = { v: 1, trigger: 'call_completed', dedupKey: `call_completed:${callId}`, event, receivedAt: Date.now() };
+      const queued = await h.bot.deps.store.queue.enqueueOnce(job.dedupKey, { teamId: TEAM_ID, orderKey: JSON.stringify(['call', TEAM_ID, callId]), payload: job }, 60_000);
+      expect(queued).toBe('queued');
+      const card = await h.slack.waitFor(() => cards(channel)[0]);
+      expect(JSON.stringify(card.blocks)).toContain('02:34');
+    });
+
+    it('dead-letters one whose event no longer validates, without posting it', async () => {
+      const channel = 'C0OLDERBAD';
+      await routeTo(h, [{ campaignId: 'camp-older-bad', triggerName: 'call_completed', channelId: channel }]);
+      const before = (await h.bot.deps.store.queue.deadLetters(TEAM_ID)).count;
+      const event = { ...CALL_COMPLETED_FULL, campaignId: 'camp-older-bad', callId: 12345 };
+      const job = { v: 1, trigger: 'call_completed', dedupKey: `call_completed:bad-${uid()}`, event, receivedAt: Date.now() };
+      await h.bot.deps.store.queue.enqueueOnce(job.dedupKey, { teamId: TEAM_ID, orderKey: JSON.stringify(['unknown', TEAM_ID, job.dedupKey]), payload: job }, 60_000);
+      let dead: { error: string } | undefined;
+      for (let i = 0; i < 200 && !dead; i++) {
+        const letters = await h.bot.deps.store.queue.deadLetters(TEAM_ID);
+        if (letters.count > before) dead = letters.entries[0];
+        else await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(dead?.error).toContain('no longer validates');
+      expect(posts(h, channel)).toHaveLength(0);
+    });
+  });
+
   describe('Slack 429', () => {
     it('waits out Retry-After and posts later, without dropping or reordering a conversation', async () => {
       const channel = 'C0CHAT0001';

@@ -36,6 +36,29 @@ describe.each(backends)('EventQueue contract ($name)', ({ create }) => {
     expect(await queue.depth()).toEqual({ total: 0, pending: 0, lag: 0 });
   });
 
+  it('answers each of 150 enqueues arriving at once on its own: queued in order, copies duplicates, a capped team full', async () => {
+    const { queue } = create();
+    const calls = Array.from({ length: 150 }, (_, i) => {
+      if (i === 49 || i === 99 || i === 139) return queue.enqueueOnce(`k-${i - 1}`, event('conv-a', i), 60_000); // a copy of the one before
+      if (i >= 140) return queue.enqueueOnce(`capped-${i}`, event(`cap-${i}`, i, 'T9'), 60_000, { maxBacklog: 5 });
+      return queue.enqueueOnce(`k-${i}`, event(i % 2 === 0 ? 'conv-a' : 'conv-b', i), 60_000);
+    });
+    const results = await Promise.all(calls);
+    expect([results[49], results[99], results[139]]).toEqual(['duplicate', 'duplicate', 'duplicate']);
+    expect(results.slice(140)).toEqual(['queued', 'queued', 'queued', 'queued', 'queued', 'full', 'full', 'full', 'full', 'full']);
+    expect(results.filter((r) => r === 'queued')).toHaveLength(150 - 3 - 5);
+    expect((await queue.depth()).total).toBe(142);
+
+    const seen: QueueEntry[] = [];
+    const consumer = queue.consume(sync((e: QueueEntry) => seen.push(e)), { consumer: 'w1', ...fast });
+    await waitFor(() => seen.length === 142, 'every queued entry');
+    await consumer.stop();
+    for (const key of ['conv-a', 'conv-b']) {
+      const order = seen.filter((e) => e.orderKey === key).map((e) => e.payload as number);
+      expect(order).toEqual([...order].sort((a, b) => a - b));
+    }
+  });
+
   it('scopes dedup keys per team and forgets them after their TTL', async () => {
     const { queue } = create();
     expect(await queue.enqueueOnce('k', event('o', 1, 'T1'), 80)).toBe('queued');
@@ -490,6 +513,25 @@ describe('redis queue specifics', () => {
     } finally {
       await store.close();
     }
+  });
+
+  it('an event Redis refuses fails alone: the others arriving with it are queued, each once', async () => {
+    const store = backends[1]!.create();
+    // Its team's stream is not a stream: Redis answers WRONGTYPE for this one event, before writing anything.
+    await redis.redis.set(store.keys.queueTeamStream('T-broken'), 'not a stream');
+    const results = await Promise.allSettled(
+      Array.from({ length: 10 }, (_, i) => store.queue.enqueueOnce(`e${i}`, event(`o-${i}`, i, i === 4 ? 'T-broken' : 'T1'), 60_000)),
+    );
+    expect(results[4]!.status).toBe('rejected');
+    expect(String((results[4] as PromiseRejectedResult).reason)).toContain('WRONGTYPE');
+    for (const [i, r] of results.entries()) if (i !== 4) expect(r, `event ${i}`).toEqual({ status: 'fulfilled', value: 'queued' });
+    const seen: number[] = [];
+    const consumer = store.queue.consume(sync((e: QueueEntry) => void seen.push(e.payload as number)), { consumer: 'w1', ...fast });
+    await waitFor(() => seen.length === 9, 'the nine other events');
+    await sleep(100);
+    await consumer.stop();
+    expect(seen.sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 5, 6, 7, 8, 9]);
+    expect(await redis.redis.exists(store.keys.queueDedup('T-broken', 'e4'))).toBe(0);
   });
 
   it('removes finished entries from the stream and the pending list', async () => {

@@ -1,0 +1,115 @@
+/**
+ * `wrk` (a native load generator, Debian package `wrk`) for the throughput figures: a Node generator on this
+ * 2-core machine tops out near 11k req/s and would measure itself. Every request carries a distinct call id
+ * (spliced into a body built once, in wrk's Lua), statuses are counted per code, latencies come from wrk's
+ * own histogram. Installed with `apt-get install -y wrk` when missing and allowed (root), else an error.
+ */
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { callBodyParts } from './events.js';
+
+const run = promisify(execFile);
+
+export interface WrkResult {
+  /** Requests completed per second (any status). */
+  rps: number;
+  total: number;
+  statuses: Record<string, number>;
+  /** Socket errors and timeouts (wrk's connect/read/write/timeout). */
+  errors: number;
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+function has(binary: string): boolean {
+  try {
+    execFileSync('sh', ['-c', `command -v ${binary}`], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Makes sure `wrk` is on PATH (installing the Debian package when it is not and this process may). */
+export function ensureWrk(): void {
+  if (has('wrk')) return;
+  if (process.getuid?.() !== 0 || !has('apt-get')) throw new Error('wrk is not installed: apt-get install -y wrk (or your system’s package)');
+  console.log('  installing wrk (apt-get install -y wrk)…');
+  try {
+    execFileSync('apt-get', ['install', '-y', 'wrk'], { stdio: 'ignore' });
+  } catch {
+    execFileSync('apt-get', ['update'], { stdio: 'ignore' });
+    execFileSync('apt-get', ['install', '-y', 'wrk'], { stdio: 'ignore' });
+  }
+}
+
+/**
+ * Lua for wrk: distinct bodies, per-status counts gathered from every thread, one JSON line at the end. With
+ * `delayMs`, each connection waits that long after an answer before its next request (a steady rate).
+ */
+function script(prefix: string, delayMs?: number): string {
+  const [head, middle, tail] = callBodyParts();
+  const long = (s: string) => {
+    if (s.includes(']==]')) throw new Error('body part cannot be a Lua long string');
+    return `[==[${s}]==]`;
+  };
+  return `
+local head, middle, tail = ${long(head)}, ${long(middle)}, ${long(tail)}
+local prefix = ${long(prefix)}
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+local threads = {}
+function setup(thread)
+  thread:set("tid", #threads)
+  table.insert(threads, thread)
+end
+local n = 0
+statuses = {}
+function request()
+  n = n + 1
+  local id = prefix .. tid .. "-" .. n
+  return wrk.format(nil, nil, nil, head .. id .. middle .. id .. tail)
+end
+${delayMs === undefined ? '' : `function delay() return ${Math.round(delayMs)} end`}
+function response(status)
+  statuses[status] = (statuses[status] or 0) + 1
+end
+function done(summary, latency)
+  local codes = {}
+  for _, t in ipairs(threads) do
+    for code, count in pairs(t:get("statuses")) do codes[#codes + 1] = string.format('"%d":%d', code, count) end
+  end
+  local e = summary.errors
+  io.write(string.format('WRK {"requests":%d,"us":%d,"errors":%d,"p50":%d,"p99":%d,"max":%d,"statuses":{%s}}\\n',
+    summary.requests, summary.duration, e.connect + e.read + e.write + e.timeout,
+    latency:percentile(50), latency:percentile(99), latency.max, table.concat(codes, ",")))
+end
+`;
+}
+
+/**
+ * POSTs distinct call_completed deliveries at `url` as fast as they are answered, or with `rate` at about
+ * that many per second: each connection sends one every connections/rate seconds (a little less often, by
+ * the time its answers take — `rps` says what was achieved; latencies count from each request's send).
+ */
+export async function wrk(opts: { url: string; prefix: string; connections: number; durationS: number; threads?: number; rate?: number }): Promise<WrkResult> {
+  const dir = mkdtempSync(join(tmpdir(), 'campaign-wrk-'));
+  try {
+    const file = join(dir, 'post.lua');
+    writeFileSync(file, script(opts.prefix, opts.rate ? (opts.connections * 1000) / opts.rate : undefined));
+    const args = ['-t', String(opts.threads ?? 1), '-c', String(opts.connections), '-d', `${opts.durationS}s`, '--timeout', '10s', '-s', file, opts.url];
+    const { stdout } = await run('wrk', args, { maxBuffer: 1024 * 1024 });
+    const line = stdout.split('\n').find((l) => l.startsWith('WRK '));
+    if (!line) throw new Error(`wrk printed no summary:\n${stdout}`);
+    const r = JSON.parse(line.slice(4)) as { requests: number; us: number; errors: number; p50: number; p99: number; max: number; statuses: Record<string, number> };
+    // Completed requests only: wrk counts one it gave up on as an error, not as a status.
+    const total = Object.values(r.statuses).reduce((a, b) => a + b, 0);
+    return { rps: total / (r.us / 1e6), total, statuses: r.statuses, errors: r.errors, p50: r.p50 / 1000, p99: r.p99 / 1000, max: r.max / 1000 };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,217 @@
+/**
+ * The Lua scripts of the Redis store, defined once per client with ioredis `defineCommand` (EVALSHA, loaded
+ * by ioredis on NOSCRIPT; pipelined like any command) and called as the typed commands declared below.
+ */
+import type { Result } from 'ioredis';
+import type { RedisClient } from './redis-connection.js';
+
+/*
+ * Every script only touches keys of the queue's `{queue}` hash tag (see keys.ts), passed in KEYS.
+ *
+ * One stream per team, each with the same consumer group: a team's stream length is its backlog, and
+ * readers go through the teams' streams side by side (fairness). `teams` lists the teams whose stream may
+ * hold entries; the bell wakes readers blocked on the other streams when a team's stream gets work again.
+ */
+
+/**
+ * Enqueues a batch of events, each as if alone and in order (a later copy of an earlier event in the same
+ * batch is its duplicate). KEYS: teams, bell, then per event: dedup, stream, order. ARGV: group, then per
+ * event: ttlMs, teamId, orderKey, payload, enqueuedAt, dedupKey, maxBacklog (0: none).
+ * → per event: id | 'duplicate' | 'full' | 'error: <Redis error>'
+ */
+const ENQUEUE = `
+local function enqueue(dedup, stream, order, a)
+  if redis.call('EXISTS', dedup) == 1 then return 'duplicate' end
+  if redis.call('EXISTS', stream) == 0 then
+    redis.call('XGROUP', 'CREATE', stream, ARGV[1], '0', 'MKSTREAM')
+  elseif tonumber(ARGV[a + 7]) > 0 and redis.call('XLEN', stream) >= tonumber(ARGV[a + 7]) then
+    return 'full'
+  end
+  local team = ARGV[a + 2]
+  local id = redis.call('XADD', stream, '*', 'teamId', team, 'orderKey', ARGV[a + 3], 'payload', ARGV[a + 4],
+    'enqueuedAt', ARGV[a + 5], 'dedupKey', ARGV[a + 6])
+  redis.call('SET', dedup, id, 'PX', ARGV[a + 1])
+  redis.call('RPUSH', order, id)
+  if redis.call('SADD', KEYS[1], team) == 1 then
+    redis.call('XADD', KEYS[2], 'MAXLEN', '100', '*', 'teamId', team)
+  end
+  return id
+end
+local results = {}
+for i = 0, (#KEYS - 2) / 3 - 1 do
+  -- An event Redis refuses (a key of the wrong type…) fails alone; the others of the batch go on.
+  local ok, result = pcall(enqueue, KEYS[3 + i * 3], KEYS[4 + i * 3], KEYS[5 + i * 3], 1 + i * 7)
+  if not ok then result = 'error: ' .. tostring(type(result) == 'table' and result.err or result) end
+  results[#results + 1] = result
+end
+return results
+`;
+
+/**
+ * Tries to start a batch of entries, each on its own. KEYS per entry: stream, order, lease, attempts, the other
+ * stream the orderKey's ids may be in (old single stream ↔ team stream). ARGV: group, then per entry:
+ * consumer, id, leaseMs. → per entry: {'started', n} | {'wait'} | {'gone'}
+ */
+const TRY_START = `
+local group = ARGV[1]
+local function start(stream, order, lease, attempts, other, consumer, id, leaseMs)
+  local p = redis.call('XPENDING', stream, group, id, id, 1)
+  if #p == 0 or p[1][2] ~= consumer then return {'gone'} end
+  if #redis.call('XRANGE', stream, id, id) == 0 then
+    redis.call('XACK', stream, group, id)
+    redis.call('LREM', order, 1, id)
+    return {'gone'}
+  end
+  local function exists(e)
+    return #redis.call('XRANGE', stream, e, e) > 0 or #redis.call('XRANGE', other, e, e) > 0
+  end
+  local head = redis.call('LINDEX', order, 0)
+  -- Self-healing: a head whose entry no longer exists would block its key forever.
+  while head and head ~= id and not exists(head) do
+    redis.call('LPOP', order)
+    head = redis.call('LINDEX', order, 0)
+  end
+  if head and head ~= id then return {'wait'} end
+  local owner = redis.call('GET', lease)
+  if owner and owner ~= consumer then return {'wait'} end
+  redis.call('SET', lease, consumer, 'PX', leaseMs)
+  return {'started', tonumber(redis.call('HGET', attempts, id) or '0')}
+end
+local results = {}
+for i = 0, #KEYS / 5 - 1 do
+  local k, a = i * 5, 1 + i * 3
+  results[#results + 1] = start(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], KEYS[k + 5], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3])
+end
+return results
+`;
+
+/** KEYS: stream, lease…. ARGV: group, consumer, leaseMs, id…. → ids no longer pending for this consumer */
+const HEARTBEAT = `
+local lost = {}
+for i = 4, #ARGV do
+  local id = ARGV[i]
+  local p = redis.call('XPENDING', KEYS[1], ARGV[1], id, id, 1)
+  if #p == 0 or p[1][2] ~= ARGV[2] then
+    lost[#lost + 1] = id
+  else
+    -- Resets the idle time (JUSTID: without counting a delivery), so XAUTOCLAIM leaves the entry alone.
+    redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, id, 'JUSTID')
+  end
+end
+for i = 2, #KEYS do
+  if redis.call('GET', KEYS[i]) == ARGV[2] then redis.call('PEXPIRE', KEYS[i], ARGV[3]) end
+end
+return lost
+`;
+
+/** KEYS: lease. ARGV: consumer. */
+const RELEASE = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 1
+`;
+
+/** Finishes one entry; `team` is '' for the old single stream. */
+const FINISH_LUA = `
+local function finish(stream, order, lease, attempts, teams, group, consumer, id, team)
+  redis.call('XACK', stream, group, id)
+  redis.call('XDEL', stream, id)
+  redis.call('LREM', order, 1, id)
+  redis.call('HDEL', attempts, id)
+  if redis.call('GET', lease) == consumer then redis.call('DEL', lease) end
+  -- A drained team leaves the readers' list; its next enqueue puts it back (and rings the bell).
+  if team ~= '' and redis.call('XLEN', stream) == 0 then redis.call('SREM', teams, team) end
+end
+`;
+
+/**
+ * Finishes a batch of entries. KEYS per entry: stream, order, lease, attempts, teams. ARGV: group, then per
+ * entry: consumer, id, team ('' for the old single stream). → the number finished
+ */
+const COMPLETE = `${FINISH_LUA}
+for i = 0, #KEYS / 5 - 1 do
+  local k, a = i * 5, 1 + i * 3
+  finish(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], KEYS[k + 5], ARGV[1], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3])
+end
+return #KEYS / 5
+`;
+
+/**
+ * KEYS: stream, order, lease, attempts, teams, dead, deadCounts.
+ * ARGV: group, consumer, id, team ('' for the old single stream), maxAttempts, dead-letter JSON without its
+ * closing brace, cap, teamId. → {attempts, deadLettered (0/1)}
+ */
+const FAIL = `${FINISH_LUA}
+local n = redis.call('HINCRBY', KEYS[4], ARGV[3], 1)
+if redis.call('GET', KEYS[3]) == ARGV[2] then redis.call('DEL', KEYS[3]) end
+if n < tonumber(ARGV[5]) then return {n, 0} end
+finish(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], ARGV[1], ARGV[2], ARGV[3], ARGV[4])
+redis.call('LPUSH', KEYS[6], ARGV[6] .. ',"attempts":' .. n .. '}')
+redis.call('LTRIM', KEYS[6], 0, tonumber(ARGV[7]) - 1)
+redis.call('HINCRBY', KEYS[7], ARGV[8], 1)
+redis.call('HINCRBY', KEYS[7], '*', 1)
+return {n, 1}
+`;
+
+/** KEYS: streams. ARGV: group. → {entries, pending} summed over the streams */
+const DEPTH = `
+local total, pending = 0, 0
+for i = 1, #KEYS do
+  total = total + redis.call('XLEN', KEYS[i])
+  local summary = redis.pcall('XPENDING', KEYS[i], ARGV[1])
+  if type(summary) == 'table' and summary.err == nil then pending = pending + tonumber(summary[1]) end
+end
+return {total, pending}
+`;
+
+
+// Compare-and-set, so a maintenance rewrite never overwrites a value a request changed in between.
+const SET_IF_EQUAL = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL') return 1 end return 0`;
+const HSET_IF_EQUAL = `if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('HSET', KEYS[1], ARGV[1], ARGV[3]) return 1 end return 0`;
+const HDEL_IF_EQUAL = `if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('HDEL', KEYS[1], ARGV[1]) return 1 end return 0`;
+
+type Arg = string | number;
+
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    /** See ENQUEUE: the number of keys first. */
+    campaignQueueEnqueue(numKeys: number, ...keysThenArgs: Arg[]): Result<unknown, Context>;
+    /** See TRY_START: the number of keys first. */
+    campaignQueueTryStart(numKeys: number, ...keysThenArgs: Arg[]): Result<unknown, Context>;
+    /** See HEARTBEAT: the number of keys first. */
+    campaignQueueHeartbeat(numKeys: number, ...keysThenArgs: Arg[]): Result<unknown, Context>;
+    /** See RELEASE. */
+    campaignQueueRelease(lease: string, consumer: string): Result<unknown, Context>;
+    /** See COMPLETE: the number of keys first. */
+    campaignQueueComplete(numKeys: number, ...keysThenArgs: Arg[]): Result<unknown, Context>;
+    /** See FAIL. */
+    campaignQueueFail(stream: string, order: string, lease: string, attempts: string, teams: string, dead: string, deadCounts: string, ...args: Arg[]): Result<unknown, Context>;
+    /** See DEPTH: the number of keys first. */
+    campaignQueueDepth(numKeys: number, ...keysThenArgs: Arg[]): Result<unknown, Context>;
+    campaignSetIfEqual(key: string, expected: string, value: string): Result<unknown, Context>;
+    campaignHashSetIfEqual(key: string, field: string, expected: string, value: string): Result<unknown, Context>;
+    campaignHashDelIfEqual(key: string, field: string, expected: string): Result<unknown, Context>;
+  }
+}
+
+const SCRIPTS: Record<string, { lua: string; numberOfKeys?: number }> = {
+  campaignQueueEnqueue: { lua: ENQUEUE },
+  campaignQueueTryStart: { lua: TRY_START },
+  campaignQueueHeartbeat: { lua: HEARTBEAT },
+  campaignQueueRelease: { lua: RELEASE, numberOfKeys: 1 },
+  campaignQueueComplete: { lua: COMPLETE },
+  campaignQueueFail: { lua: FAIL, numberOfKeys: 7 },
+  campaignQueueDepth: { lua: DEPTH },
+  campaignSetIfEqual: { lua: SET_IF_EQUAL, numberOfKeys: 1 },
+  campaignHashSetIfEqual: { lua: HSET_IF_EQUAL, numberOfKeys: 1 },
+  campaignHashDelIfEqual: { lua: HDEL_IF_EQUAL, numberOfKeys: 1 },
+};
+
+const defined = new WeakSet<RedisClient>();
+
+/** Defines the scripts on `redis` (once per client; the store's parts share one). Returns the client. */
+export function withScripts<C extends RedisClient>(redis: C): C {
+  if (defined.has(redis)) return redis;
+  for (const [name, definition] of Object.entries(SCRIPTS)) redis.defineCommand(name, definition);
+  defined.add(redis);
+  return redis;
+}

@@ -7,7 +7,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { BotProcess } from '../../bench/lib/bot-process.js';
 import { SIGNING_SECRET } from '../../bench/lib/bot-process.js';
-import { callCompleted, deliveryBody, figure, MEMBER_ID, postJson, sleep, snapshotDiff, startStack, storeSnapshot, TEAM_ID, type Stack } from './support.js';
+import { callCompleted, deliveryBody, figure, MEMBER_ID, postJson, sleep, snapshotDiff, startStack, storeSnapshot, TEAM_ID, until, type Stack } from './support.js';
 
 let stack: Stack;
 let bot: BotProcess;
@@ -16,6 +16,8 @@ beforeAll(async () => {
   stack = await startStack();
   bot = await stack.startBot();
   hook = await stack.route([{ campaignId: '*', triggerName: 'call_completed', channelId: 'C0SIGNED01' }]);
+  // The worker's first read creates the queue's wake-up stream: wait for it, so no snapshot sees it appear.
+  await until(async () => (await stack.redis.client.exists(stack.store.keys.queueBell())) === 1, 'the event worker’s first read', 20_000);
 });
 afterAll(async () => {
   await stack?.close();

@@ -32,7 +32,7 @@ export interface IngestOptions {
   fixedRate: number;
 }
 
-export interface FixedFigures {
+interface FixedFigures {
   rate: number;
   achieved: number;
   p50: number;
@@ -40,7 +40,7 @@ export interface FixedFigures {
   statuses: Record<string, number>;
 }
 
-export interface ModeFigures {
+interface ModeFigures {
   mode: 'redis' | 'memory';
   rps: number;
   /** bot / bare of the same rounds. */

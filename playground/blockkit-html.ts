@@ -202,14 +202,14 @@ export function mrkdwnToHtml(input: string, ctx: RenderContext = {}): string {
 }
 
 /** A text object (`plain_text` or `mrkdwn`) → HTML. Anything else renders as nothing. */
-export function textToHtml(t: unknown, ctx: RenderContext = {}): string {
+function textToHtml(t: unknown, ctx: RenderContext = {}): string {
   if (!isObj(t)) return '';
   const text = str(t.text) ?? '';
   return t.type === 'mrkdwn' ? mrkdwnToHtml(text, ctx) : plainToHtml(text, t.emoji !== false);
 }
 
 /** The words of a text object, without markup (for `title` attributes and confirm dialogs). */
-export function textToPlain(t: unknown): string {
+function textToPlain(t: unknown): string {
   if (!isObj(t)) return '';
   const text = str(t.text) ?? '';
   return t.type === 'mrkdwn' ? decodeSlackEntities(text.replace(/<[^<>|]*\|([^<>]*)>/g, '$1').replace(/<([^<>]*)>/g, '$1')) : text;
@@ -393,7 +393,7 @@ function richTextToHtml(block: Json, ctx: RenderContext): string {
 }
 
 /** One block → HTML. */
-export function blockToHtml(block: unknown, index: number, ctx: RenderContext = {}): string {
+function blockToHtml(block: unknown, index: number, ctx: RenderContext = {}): string {
   if (!isObj(block)) return '';
   const blockId = blockIdOf(block, index);
   switch (block.type) {

@@ -30,13 +30,13 @@ export const PLAYGROUND_CHANNELS: ReadonlyArray<SlackChannel & { name: string }>
 ];
 
 /** Routes made at start with the real `/campaign subscribe`, so notifications work at once. */
-export const SEED_SUBSCRIPTIONS: ReadonlyArray<{ channel: string; text: string }> = [
+const SEED_SUBSCRIPTIONS: ReadonlyArray<{ channel: string; text: string }> = [
   { channel: 'C0CALLS0001', text: 'subscribe * call_started call_completed' },
   { channel: 'C0SUPPORT01', text: 'subscribe * message_received message_sent' },
 ];
 
 /** The message shortcuts of manifest.yml (Slack lists them under a message's "More actions"). */
-export const MESSAGE_SHORTCUTS: ReadonlyArray<{ callbackId: string; name: string }> = [
+const MESSAGE_SHORTCUTS: ReadonlyArray<{ callbackId: string; name: string }> = [
   { callbackId: 'clone_voice_from_message', name: 'Clone voice from files' },
 ];
 
@@ -54,7 +54,7 @@ export type ActionInput =
   | { container: 'message'; channel: string; ts: string; ephemeral: boolean; threadTs?: string; actionId: string; blockId?: string; value?: string; selected?: string[] }
   | { container: 'view'; viewId: string; actionId: string; blockId?: string; value?: string; selected?: string[]; values?: RawValues };
 
-export interface PageFile {
+interface PageFile {
   id: string;
   name: string;
   size: number;

@@ -12,7 +12,7 @@ import { request } from 'undici';
 import type { PlatformState } from '../fakes/platform/seed.js';
 
 export const SIMULATED_TRIGGERS = ['call_started', 'call_completed', 'message_received', 'message_sent', 'message_session_completed'] as const;
-export type SimulatedTrigger = (typeof SIMULATED_TRIGGERS)[number];
+type SimulatedTrigger = (typeof SIMULATED_TRIGGERS)[number];
 
 export interface SimulateInput {
   trigger: SimulatedTrigger;
@@ -23,7 +23,7 @@ export interface SimulateInput {
   text?: string;
 }
 
-export interface Delivery {
+interface Delivery {
   /** The hook path (its token cut to a prefix: the page shows it). */
   hook: string;
   status: number;
@@ -78,7 +78,7 @@ export class SimulatorMemory {
 }
 
 /** Builds the event. Throws an Error with a readable message for an unknown campaign. */
-export function buildEvent(state: PlatformState, memory: SimulatorMemory, input: SimulateInput, now = new Date()): { event: Record<string, unknown>; sessionId?: string } {
+function buildEvent(state: PlatformState, memory: SimulatorMemory, input: SimulateInput, now = new Date()): { event: Record<string, unknown>; sessionId?: string } {
   const campaign = state.campaigns[input.campaignId];
   if (!campaign) throw new Error(`The simulator has no campaign ${input.campaignId}.`);
   const agent = state.agents[campaign.id]?.[0];
@@ -138,7 +138,7 @@ export function buildEvent(state: PlatformState, memory: SimulatorMemory, input:
 }
 
 /** Hook URLs subscribed for this trigger and campaign. session_completed goes where the conversation's messages go. */
-export function hookUrlsFor(state: PlatformState, trigger: SimulatedTrigger, campaignId: string): string[] {
+function hookUrlsFor(state: PlatformState, trigger: SimulatedTrigger, campaignId: string): string[] {
   const triggers: readonly string[] = trigger === 'message_session_completed' ? ['message_received', 'message_sent'] : [trigger];
   const urls = state.subscriptions
     .filter((s) => triggers.includes(s.triggerName) && (s.campaignId === campaignId || s.campaignId === '*'))
@@ -147,7 +147,7 @@ export function hookUrlsFor(state: PlatformState, trigger: SimulatedTrigger, cam
 }
 
 /** POSTs `[event]` to each hook URL, at `botUrl` instead of the URL's own origin. */
-export async function deliver(hookUrls: readonly string[], event: Record<string, unknown>, botUrl: string): Promise<Delivery[]> {
+async function deliver(hookUrls: readonly string[], event: Record<string, unknown>, botUrl: string): Promise<Delivery[]> {
   const body = JSON.stringify([event]);
   return Promise.all(
     hookUrls.map(async (hookUrl) => {

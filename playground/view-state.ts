@@ -19,7 +19,7 @@ function isObj(v: unknown): v is Json {
 /** Slack's own wording when a required field is left empty. */
 export const REQUIRED_MESSAGE = 'Please complete this required field.';
 
-export interface InputSlot {
+interface InputSlot {
   blockId: string;
   actionId: string;
   element: Json;
@@ -27,7 +27,7 @@ export interface InputSlot {
 }
 
 /** The input blocks of a view, each with the block id the page rendered it under. */
-export function inputSlots(blocks: unknown): InputSlot[] {
+function inputSlots(blocks: unknown): InputSlot[] {
   if (!Array.isArray(blocks)) return [];
   const slots: InputSlot[] = [];
   blocks.forEach((block, index) => {

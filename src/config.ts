@@ -7,10 +7,10 @@
  */
 import { z } from 'zod';
 
-export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-export type SlackMode =
+type SlackMode =
   | { kind: 'single'; botToken: string }
   | { kind: 'oauth'; clientId: string; clientSecret: string; stateSecret: string };
 

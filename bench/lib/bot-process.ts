@@ -127,7 +127,7 @@ export async function startBotProcess(opts: BotProcessOptions): Promise<BotProce
 }
 
 /** RSS of a process in bytes: /proc on Linux, `ps` elsewhere. */
-export function rssOf(pid: number): number {
+function rssOf(pid: number): number {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     const kb = /^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1];

@@ -17,6 +17,6 @@
  *   await platform.close();
  */
 export * from './types.js';
-export { BASE_PATH, startFakePlatform } from './server.js';
-export type { PlatformState, QuotaSeed } from './seed.js';
-export { DEFAULT_API_KEY, createSeedState, seedQuota } from './seed.js';
+export {  startFakePlatform } from './server.js';
+;
+export {   seedQuota } from './seed.js';

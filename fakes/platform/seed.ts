@@ -6,8 +6,8 @@
  * may mutate it freely through `FakePlatform.state`.
  */
 
-export type CampaignType = 'outbound' | 'inbound' | 'web' | 'messages';
-export type ReviewStatus = 'draft' | 'pending-review' | 'in-review' | 'twilio-approved' | 'twilio-rejected';
+type CampaignType = 'outbound' | 'inbound' | 'web' | 'messages';
+type ReviewStatus = 'draft' | 'pending-review' | 'in-review' | 'twilio-approved' | 'twilio-rejected';
 
 /** Not a documented resource: the fake's own record, used for 404s and sample payloads. */
 export interface FakeCampaign {
@@ -16,12 +16,12 @@ export interface FakeCampaign {
   type: CampaignType;
 }
 
-export interface FakeAgent {
+interface FakeAgent {
   id: string;
   name: string;
 }
 
-export interface ApiKeyRow {
+interface ApiKeyRow {
   PartitionKey: string;
   RowKey: string;
   Timestamp: string;
@@ -32,7 +32,7 @@ export interface ApiKeyRow {
   Active: boolean;
 }
 
-export interface TemplateRecord {
+interface TemplateRecord {
   assistant_id: string;
   title: string;
   description?: string;
@@ -41,7 +41,7 @@ export interface TemplateRecord {
   required_fields: string[];
 }
 
-export interface ScheduledCallRow {
+interface ScheduledCallRow {
   'odata.etag': string;
   PartitionKey: string;
   RowKey: string;
@@ -52,7 +52,7 @@ export interface ScheduledCallRow {
   ScheduledDate: string;
 }
 
-export interface BookingRow {
+interface BookingRow {
   'odata.etag': string;
   PartitionKey: string;
   RowKey: string;
@@ -79,7 +79,7 @@ export interface QuotaRow {
   CreatedAt: string;
 }
 
-export interface CategoryStats {
+interface CategoryStats {
   calls: number;
   durationMs: number;
   connectionRate: number;
@@ -89,25 +89,25 @@ export interface CategoryStats {
   lastCallDate: string;
 }
 
-export interface DashboardStats {
+interface DashboardStats {
   totals: { Outbound?: CategoryStats; Inbound?: CategoryStats; Web?: CategoryStats };
   topCampaigns: { campaignId: string; calls: number; connectionRate: number }[];
   elements: { agents: number; contacts: number; knowledgeFiles: number; actions: number };
 }
 
-export interface ProfileState {
+interface ProfileState {
   company: string;
   full_name: string;
   picture: string;
 }
 
-export interface ProviderFailure {
+interface ProviderFailure {
   code: string;
   message: string;
 }
 
 /** The verification profile as the submit endpoint returns it (spec 2.9). */
-export interface VerificationProfile {
+interface VerificationProfile {
   [field: string]: unknown;
   secondaryProfileStatus?: ReviewStatus;
   trustProductStatus?: ReviewStatus;
@@ -119,7 +119,7 @@ export interface VerificationProfile {
   cnamData: { cnam_display_name: string; phoneNumbers: string[] } | null;
 }
 
-export interface VerificationState {
+interface VerificationState {
   /**
    * 'not-configured' → submit answers 422, 'processing' → 409, 'ready' → 202 with `profile`.
    * Submitting does not move the state on by itself; tests set it explicitly.
@@ -128,13 +128,13 @@ export interface VerificationState {
   profile: VerificationProfile;
 }
 
-export interface SessionState {
+interface SessionState {
   campaignId: string;
   /** Whether the session is the contact's current one and in human-handoff state. */
   handoff: boolean;
 }
 
-export interface HumanResponseRecord {
+interface HumanResponseRecord {
   campaignId: string;
   sessionId: string;
   message: string;
@@ -142,7 +142,7 @@ export interface HumanResponseRecord {
   attachments?: string[];
 }
 
-export interface PhoneNumberState {
+interface PhoneNumberState {
   id: string;
   number: string;
   /** The campaign the number is linked to, or null. */
@@ -192,7 +192,7 @@ export interface PlatformState {
   voices: VoiceRow[];
 }
 
-export const DEFAULT_API_KEY = 'ck_live_4f9a2c7e81d34b6f9e0a5c2d7b1e8f36';
+const DEFAULT_API_KEY = 'ck_live_4f9a2c7e81d34b6f9e0a5c2d7b1e8f36';
 const CUSTOMER_ID = 'cust-7f3a91';
 const COMPANY = 'Acme Dental Group';
 

@@ -6,7 +6,7 @@ import { HttpError, matchRoute } from './routes.js';
 import { createSeedState, type QuotaSeed } from './seed.js';
 import type { FakePlatform, Fault, RecordedFile, RecordedRequest } from './types.js';
 
-export const BASE_PATH = '/v1/api';
+const BASE_PATH = '/v1/api';
 
 async function readBody(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];

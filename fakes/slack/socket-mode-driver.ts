@@ -51,7 +51,7 @@ function header(headers: IncomingHttpHeaders, name: string): string | undefined 
  * What Slack puts in a Socket Mode envelope for a request it would otherwise POST to the Request URL.
  * Throws for requests that have no Socket Mode equivalent (url_verification, ssl_check).
  */
-export function envelopeFromHttpRequest(contentType: string, body: string, headers: IncomingHttpHeaders = {}): SocketModeEnvelopeInput {
+function envelopeFromHttpRequest(contentType: string, body: string, headers: IncomingHttpHeaders = {}): SocketModeEnvelopeInput {
   if (contentType.toLowerCase().startsWith('application/json')) {
     const json: unknown = JSON.parse(body);
     const parsed = z.looseObject({ type: z.string() }).parse(json);

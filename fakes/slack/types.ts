@@ -69,7 +69,7 @@ export interface SlackFile {
   alt_txt?: string;
 }
 
-export interface SlackReaction {
+interface SlackReaction {
   name: string;
   users: string[];
   count: number;

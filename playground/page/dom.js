@@ -19,12 +19,12 @@ export function esc(text) {
 }
 
 /** @param {string} ts */
-export function timeOf(ts) {
+function timeOf(ts) {
   return new Date(Number(ts.split('.')[0]) * 1000).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
 }
 
 /** @param {number} bytes */
-export function size(bytes) {
+function size(bytes) {
   if (bytes < 1024) return `${bytes} B`;
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;

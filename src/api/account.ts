@@ -1,14 +1,14 @@
 import { z } from 'zod';
 import type { KeyedTransport } from './transport.js';
 
-export interface ProfileUpdate {
+interface ProfileUpdate {
   company?: string;
   full_name?: string;
   /** Profile picture URL. */
   picture?: string;
 }
 
-export const userProfileSchema = z.looseObject({
+const userProfileSchema = z.looseObject({
   user_metadata: z
     .looseObject({
       company: z.string().optional(),

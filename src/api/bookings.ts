@@ -2,10 +2,9 @@ import { z } from 'zod';
 import { listEnvelope, openEnum, tableRowFields } from './schema.js';
 import type { KeyedTransport } from './transport.js';
 
-export const BOOKING_STATUSES = ['booking', 'success', 'fail'] as const;
-export type BookingStatus = (typeof BOOKING_STATUSES)[number];
+const BOOKING_STATUSES = ['booking', 'success', 'fail'] as const;
 
-export const bookingSchema = z.looseObject({
+const bookingSchema = z.looseObject({
   ...tableRowFields,
   BookingDate: z.string().optional(),
   CallId: z.string().optional(),
@@ -18,7 +17,7 @@ export const bookingSchema = z.looseObject({
 });
 export type Booking = z.infer<typeof bookingSchema>;
 
-export const bookingListSchema = listEnvelope(bookingSchema);
+const bookingListSchema = listEnvelope(bookingSchema);
 
 export interface BookingsApi {
   list(campaignId: string): Promise<Booking[]>;

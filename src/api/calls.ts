@@ -3,7 +3,7 @@ import { listEnvelope, tableRowFields } from './schema.js';
 import type { KeyedTransport } from './transport.js';
 
 /** A scheduled call ("ScheduledMessage" on the platform). */
-export const scheduledCallSchema = z.looseObject({
+const scheduledCallSchema = z.looseObject({
   ...tableRowFields,
   Name: z.string().optional(),
   PhoneNumber: z.string().optional(),
@@ -13,7 +13,7 @@ export const scheduledCallSchema = z.looseObject({
 });
 export type ScheduledCall = z.infer<typeof scheduledCallSchema>;
 
-export const scheduledCallListSchema = listEnvelope(scheduledCallSchema);
+const scheduledCallListSchema = listEnvelope(scheduledCallSchema);
 
 export interface CallsApi {
   /** NotFoundError (404) for an unknown campaign. */

@@ -1,6 +1,6 @@
 import type { KeyedTransport } from './transport.js';
 
-export interface HumanResponse {
+interface HumanResponse {
   /** Must be the contact's current session, already in human-handoff state (else 400 BAD_REQUEST). */
   sessionId: string;
   message: string;

@@ -26,9 +26,9 @@ import type { VoicesApi } from './voices.js';
 import { webhooksApi } from './webhooks.js';
 import type { WebhooksApi } from './webhooks.js';
 
-export type { VoiceFile } from './voices.js';
-export { SUBSCRIBABLE_TRIGGERS, TRIGGER_NAMES } from './webhooks.js';
-export type { SubscribableTrigger, TriggerName } from './webhooks.js';
+;
+;
+;
 
 /**
  * The platform API for one workspace's key. Cheap to create: all clients share the transport's connection

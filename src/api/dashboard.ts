@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { KeyedTransport } from './transport.js';
 
-export const categoryStatsSchema = z.looseObject({
+const categoryStatsSchema = z.looseObject({
   calls: z.number().optional(),
   durationMs: z.number().optional(),
   connectionRate: z.number().optional(),
@@ -12,7 +12,7 @@ export const categoryStatsSchema = z.looseObject({
 });
 export type CategoryStats = z.infer<typeof categoryStatsSchema>;
 
-export const dashboardStatsSchema = z.looseObject({
+const dashboardStatsSchema = z.looseObject({
   totals: z
     .looseObject({
       Outbound: categoryStatsSchema.optional(),

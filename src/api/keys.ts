@@ -3,7 +3,7 @@ import { listEnvelope, tableRowFields } from './schema.js';
 import type { KeyedTransport } from './transport.js';
 
 /** One API key of the account. The key value itself is `RowKey`: mask it (`maskKey`) before showing it anywhere. */
-export const apiKeyRowSchema = z.looseObject({
+const apiKeyRowSchema = z.looseObject({
   ...tableRowFields,
   CompanyName: z.string().optional(),
   CustomerId: z.string().optional(),
@@ -12,7 +12,7 @@ export const apiKeyRowSchema = z.looseObject({
 });
 export type ApiKeyRow = z.infer<typeof apiKeyRowSchema>;
 
-export const apiKeyListSchema = listEnvelope(apiKeyRowSchema);
+const apiKeyListSchema = listEnvelope(apiKeyRowSchema);
 
 export interface KeysApi {
   list(): Promise<ApiKeyRow[]>;

@@ -1,6 +1,6 @@
 import type { KeyedTransport } from './transport.js';
 
-export interface PhoneNumberLink {
+interface PhoneNumberLink {
   phoneNumberId: string;
   campaignId: string;
 }

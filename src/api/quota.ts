@@ -11,7 +11,7 @@ const milliseconds = z
   .regex(/^-?\d+$/, 'expected an integer string')
   .transform((s) => BigInt(s));
 
-export const quotaRowSchema = z.looseObject({
+const quotaRowSchema = z.looseObject({
   ...tableRowFields,
   /** Plan name/amount as the platform sends it; kept as a string. */
   PlanQuota: z.string().optional(),
@@ -22,7 +22,7 @@ export const quotaRowSchema = z.looseObject({
 });
 export type QuotaRow = z.infer<typeof quotaRowSchema>;
 
-export const quotaListSchema = listEnvelope(quotaRowSchema);
+const quotaListSchema = listEnvelope(quotaRowSchema);
 
 export interface QuotaApi {
   /** One row per month. */

@@ -26,9 +26,8 @@ export function listEnvelope<Row extends z.ZodType>(row: Row) {
 }
 
 /** Review status of the verification profile and its add-ons (spec section 3). */
-export const REVIEW_STATUSES = ['draft', 'pending-review', 'in-review', 'twilio-approved', 'twilio-rejected'] as const;
+const REVIEW_STATUSES = ['draft', 'pending-review', 'in-review', 'twilio-approved', 'twilio-rejected'] as const;
 export const reviewStatus = openEnum(REVIEW_STATUSES);
-export type ReviewStatus = z.infer<typeof reviewStatus>;
 
 /**
  * A documented enum the platform may grow: known values stay typed for renderers, an unknown string is

@@ -3,10 +3,9 @@ import type { KeyedTransport } from './transport.js';
 import { openEnum } from './schema.js';
 
 /** `outbound`/`inbound` are phone, `web` the voice bubble, `messages` SMS; must match the campaign's channel. */
-export const TEMPLATE_TYPES = ['outbound', 'inbound', 'web', 'messages'] as const;
-export type TemplateType = (typeof TEMPLATE_TYPES)[number];
+const TEMPLATE_TYPES = ['outbound', 'inbound', 'web', 'messages'] as const;
 
-export const templateSchema = z.looseObject({
+const templateSchema = z.looseObject({
   /** The template id, passed as `TemplateId` when a campaign is created. */
   assistant_id: z.string().optional(),
   title: z.string().optional(),

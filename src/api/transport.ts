@@ -36,7 +36,7 @@ export interface TransportOptions {
   onRequest?: (info: { endpoint: string; status: number | 'error'; durationMs: number }) => void;
 }
 
-export interface TransportRequest {
+interface TransportRequest {
   method: HttpMethod;
   /** Route template relative to the base URL, e.g. '/campaign/{campaignId}/bookings'. Also the error/metric label. */
   path: string;
@@ -233,7 +233,7 @@ function requestBody(req: KeyedRequest): Pick<Dispatcher.RequestOptions, 'header
  * Fills `{name}` placeholders with URL-encoded values. Empty, '.' and '..' values are refused: servers
  * normalise dot segments (even encoded ones), so they would address a different resource.
  */
-export function buildPath(template: string, params: Record<string, string>, ctx: ErrorContext): string {
+function buildPath(template: string, params: Record<string, string>, ctx: ErrorContext): string {
   return template.replace(/\{(\w+)\}/g, (_, name: string) => {
     const value = params[name];
     if (value === undefined || value === '' || value === '.' || value === '..') {

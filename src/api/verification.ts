@@ -3,7 +3,7 @@ import { reviewStatus } from './schema.js';
 import type { KeyedTransport } from './transport.js';
 
 /** A customer-actionable failure reported by the telephony provider. */
-export const providerFailureSchema = z.looseObject({
+const providerFailureSchema = z.looseObject({
   code: z.string().optional(),
   message: z.string().optional(),
 });
@@ -11,21 +11,19 @@ export type ProviderFailure = z.infer<typeof providerFailureSchema>;
 
 const failureList = z.array(providerFailureSchema).nullable().optional();
 
-export const voiceIntegrityDataSchema = z.looseObject({
+const voiceIntegrityDataSchema = z.looseObject({
   use_case: z.string(),
   business_employee_count: z.string(),
   average_business_day_call_volume: z.string(),
   notes: z.string().optional(),
 });
-export type VoiceIntegrityData = z.infer<typeof voiceIntegrityDataSchema>;
 
-export const cnamDataSchema = z.looseObject({
+const cnamDataSchema = z.looseObject({
   cnam_display_name: z.string(),
   phoneNumbers: z.array(z.string()),
 });
-export type CnamData = z.infer<typeof cnamDataSchema>;
 
-export const addressSchema = z.looseObject({
+const addressSchema = z.looseObject({
   customerName: z.string(),
   street: z.string(),
   city: z.string(),
@@ -33,11 +31,10 @@ export const addressSchema = z.looseObject({
   postalCode: z.string(),
   isoCountry: z.string(),
 });
-export type Address = z.infer<typeof addressSchema>;
 
-export const BUSINESS_IDENTITIES = ['direct_customer', 'isv_reseller_or_partner'] as const;
+const BUSINESS_IDENTITIES = ['direct_customer', 'isv_reseller_or_partner'] as const;
 
-export const businessInfoSchema = z.looseObject({
+const businessInfoSchema = z.looseObject({
   business_type: z.string(),
   business_registration_number: z.string(),
   business_name: z.string(),
@@ -48,9 +45,8 @@ export const businessInfoSchema = z.looseObject({
   business_regions_of_operation: z.string(),
   social_media_profile_urls: z.string().optional(),
 });
-export type BusinessInfo = z.infer<typeof businessInfoSchema>;
 
-export const authorizedRepSchema = z.looseObject({
+const authorizedRepSchema = z.looseObject({
   first_name: z.string(),
   last_name: z.string(),
   email: z.string(),
@@ -58,9 +54,8 @@ export const authorizedRepSchema = z.looseObject({
   business_title: z.string(),
   job_position: z.string(),
 });
-export type AuthorizedRep = z.infer<typeof authorizedRepSchema>;
 
-export const businessVerificationFormDataSchema = z.looseObject({
+const businessVerificationFormDataSchema = z.looseObject({
   address: addressSchema.nullable().optional(),
   businessInformation: businessInfoSchema.nullable().optional(),
   authorizedRep1: authorizedRepSchema.nullable().optional(),
@@ -68,9 +63,8 @@ export const businessVerificationFormDataSchema = z.looseObject({
   email: z.string().optional(),
   friendlyName: z.string().optional(),
 });
-export type BusinessVerificationFormData = z.infer<typeof businessVerificationFormDataSchema>;
 
-export const verificationProfileSchema = z.looseObject({
+const verificationProfileSchema = z.looseObject({
   secondaryProfileSid: z.string().optional(),
   addressSid: z.string().optional(),
   addressDocumentSid: z.string().optional(),

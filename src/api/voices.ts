@@ -5,7 +5,7 @@ import { tableRowFields } from './schema.js';
 import type { KeyedTransport } from './transport.js';
 
 /** An audio sample to upload. Streams/iterables are streamed to the platform, never buffered whole. */
-export type VoiceFile = {
+type VoiceFile = {
   filename: string;
   contentType: string;
   data: FileData;
@@ -13,7 +13,7 @@ export type VoiceFile = {
   size?: number;
 };
 
-export interface CloneVoiceInput {
+interface CloneVoiceInput {
   files: VoiceFile[];
   name: string;
   language: string;
@@ -24,7 +24,7 @@ export interface CloneVoiceInput {
   removeBackgroundNoise?: boolean;
 }
 
-export const voiceSchema = z.looseObject({
+const voiceSchema = z.looseObject({
   ...tableRowFields,
   Name: z.string().optional(),
   Description: z.string().optional(),

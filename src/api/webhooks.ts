@@ -19,15 +19,15 @@ export type SubscribableTrigger = (typeof SUBSCRIBABLE_TRIGGERS)[number];
 /** The only provider value for direct API use; the client adds it. */
 const PROVIDER = 'custom';
 
-export const webhookSubscriptionSchema = z.looseObject({
+const webhookSubscriptionSchema = z.looseObject({
   /** Equals the hookUrl: treat it as a secret (deliveries are unsigned). */
   id: z.string().optional(),
   campaignId: z.string().optional(),
   triggerName: openEnum(TRIGGER_NAMES).optional(),
 });
-export type WebhookSubscription = z.infer<typeof webhookSubscriptionSchema>;
+type WebhookSubscription = z.infer<typeof webhookSubscriptionSchema>;
 
-export interface WebhookTarget<T extends TriggerName> {
+interface WebhookTarget<T extends TriggerName> {
   /** HTTPS URL receiving the events. */
   hookUrl: string;
   /** A campaign id, or '*' for every campaign. */

@@ -19,7 +19,7 @@ export type Standing =
   | { kind: 'external'; userTeam: string | undefined };
 
 /** The parts of a users.info `user` this reads. */
-export interface SlackUserFacts {
+interface SlackUserFacts {
   team_id?: string | undefined;
   is_admin?: boolean | undefined;
   is_owner?: boolean | undefined;
@@ -37,7 +37,7 @@ export function sameOrganisation(ws: Workspace, teamId: string | undefined, ente
   return teamId === ws.enterpriseId || enterpriseId === ws.enterpriseId;
 }
 
-export function standingOf(ws: Workspace, user: SlackUserFacts): Standing {
+function standingOf(ws: Workspace, user: SlackUserFacts): Standing {
   if (!sameOrganisation(ws, user.team_id, user.enterprise_user?.enterprise_id)) return { kind: 'external', userTeam: user.team_id };
   if (user.is_restricted === true || user.is_ultra_restricted === true) return { kind: 'guest' };
   return { kind: 'member', isAdmin: user.is_admin === true || user.is_owner === true || user.is_primary_owner === true };

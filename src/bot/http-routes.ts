@@ -10,7 +10,7 @@ import { withDeadline } from '../util/deadline.js';
 
 const READY_TIMEOUT_MS = 1_000;
 
-export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const payload = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(payload) });
   res.end(payload);

@@ -20,7 +20,7 @@ export function register(app: App, deps: Deps): void {
   });
 }
 
-export async function forgetWorkspace(deps: Deps, teamId: string | undefined, enterpriseId: string | undefined, isEnterpriseInstall: boolean): Promise<void> {
+async function forgetWorkspace(deps: Deps, teamId: string | undefined, enterpriseId: string | undefined, isEnterpriseInstall: boolean): Promise<void> {
   const logger = deps.logger.child({ team: teamId, enterprise: enterpriseId });
   if (teamId) {
     const routes = await deps.store.routes.listForTeam(teamId);

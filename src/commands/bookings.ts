@@ -32,7 +32,7 @@ async function renderBookingsPage(client: CampaignClient, campaignId: string, pa
   return renderBookings(campaignId, await client.bookings.list(campaignId), page);
 }
 
-export function renderBookings(campaignId: string, rows: readonly Booking[], pageNumber: number): MessagePayload {
+function renderBookings(campaignId: string, rows: readonly Booking[], pageNumber: number): MessagePayload {
   const id = escapeMrkdwn(campaignId);
   if (rows.length === 0) {
     return message(`No bookings for campaign ${id}`, [section(`Campaign \`${id}\` has no bookings yet.`)]);

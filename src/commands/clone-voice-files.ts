@@ -53,7 +53,7 @@ export function fileLabel(file: SlackFileObject): string {
   return name.length > 80 ? `${name.slice(0, 79)}…` : name;
 }
 
-export function isAudio(file: SlackFileObject): boolean {
+function isAudio(file: SlackFileObject): boolean {
   const mime = (file.mimetype ?? '').toLowerCase();
   if (mime.startsWith('audio/')) return true;
   return AUDIO_SLACK_FILETYPES.has((file.filetype ?? '').toLowerCase());

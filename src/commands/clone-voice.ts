@@ -337,7 +337,7 @@ function findCause<T extends Error>(err: unknown, type: new (...args: never[]) =
 
 // ------------------------------------------------------------------------------------------ result
 
-export function renderVoice(voice: Voice, userId: string): MessagePayload {
+function renderVoice(voice: Voice, userId: string): MessagePayload {
   const name = voice.Name || 'Unnamed voice';
   const preview = previewLink(voice.PreviewUrl);
   const text = `✅ Voice ${name} cloned`;

@@ -25,7 +25,7 @@ import { checkInterval, notInChannel } from './report-text.js';
 import type { CommandContext, Subcommand } from './types.js';
 
 const USAGE = 'digest <daily|weekly|off|now> [campaignId|*] [at HH:MM] [tz Area/City]';
-export const DEFAULT_DIGEST_TIME = '09:00';
+const DEFAULT_DIGEST_TIME = '09:00';
 
 export const digest: Subcommand = {
   name: 'digest',
@@ -86,7 +86,7 @@ async function postNow(ctx: CommandContext, rest: string[]): Promise<void> {
 type Parsed = { ok: true; campaignId: string; time?: string; timeZone?: string } | { ok: false; sentence: string };
 
 /** `[campaignId|*] [at HH:MM] [tz Area/City]`, the options in any order after the campaign. */
-export function parseDigestOptions(words: readonly string[]): Parsed {
+function parseDigestOptions(words: readonly string[]): Parsed {
   let campaignId: string | undefined;
   let time: string | undefined;
   let timeZone: string | undefined;

@@ -14,7 +14,7 @@ import { renderHelp } from './help.js';
 import type { CommandContext, Subcommand } from './types.js';
 
 /** Well under 3 s, so the notice reaches the user within them even when the machine is busy. */
-export const SLOW_NOTICE_MS = 2_000;
+const SLOW_NOTICE_MS = 2_000;
 export const SLOW_NOTICE = 'Still working on it: the campaign platform is slow to answer right now. I’ll post the result here as soon as it does.';
 
 /**

@@ -20,7 +20,7 @@ export function renderHelp(commands: readonly Subcommand[], unknown?: string): M
 }
 
 /** The nearest subcommand name, if it is plausibly a typo (at most 2 edits, or a prefix). */
-export function didYouMean(word: string, commands: readonly Subcommand[]): string | undefined {
+function didYouMean(word: string, commands: readonly Subcommand[]): string | undefined {
   const names = commands.map((c) => c.name);
   const prefixed = names.find((n) => n.startsWith(word) && word.length >= 2);
   if (prefixed) return prefixed;

@@ -30,7 +30,7 @@ import { quotaAlert } from './quota-alert.js';
 import type { Subcommand } from './types.js';
 
 /** In the order of PRODUCT.md › Command grammar: read commands, then admin tools, then event routing. */
-export const SUBCOMMANDS: readonly Subcommand[] = [
+const SUBCOMMANDS: readonly Subcommand[] = [
   stats,
   bookings,
   scheduled,

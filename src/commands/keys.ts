@@ -24,7 +24,7 @@ export const keys: Subcommand = {
   },
 };
 
-export function renderKeys(rows: readonly ApiKeyRow[]): MessagePayload {
+function renderKeys(rows: readonly ApiKeyRow[]): MessagePayload {
   if (rows.length === 0) return message('No API keys', [section('The account has no API keys.')]);
   const shown = rows.slice(0, MAX_KEYS_SHOWN);
   const blocks: KnownBlock[] = [

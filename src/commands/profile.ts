@@ -72,7 +72,7 @@ async function save(deps: Deps, { view, teamId, logger }: FormSubmission): Promi
   }
 }
 
-export function renderProfile(p: UserProfile): MessagePayload {
+function renderProfile(p: UserProfile): MessagePayload {
   const company = p.user_metadata?.company;
   const name = p.user_metadata?.full_name;
   return message('Account profile updated', [

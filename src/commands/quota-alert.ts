@@ -43,7 +43,7 @@ export const quotaAlert: Subcommand = {
 };
 
 /** Ascending, without repeats; a sentence saying what is wrong otherwise. */
-export function parseThresholds(words: readonly string[]): number[] | string {
+function parseThresholds(words: readonly string[]): number[] | string {
   const values = new Set<number>();
   for (const word of words) {
     const m = /^(\d{1,4})%?$/.exec(word);

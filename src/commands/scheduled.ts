@@ -30,7 +30,7 @@ async function renderScheduledPage(client: CampaignClient, campaignId: string, p
   return renderScheduled(campaignId, await client.calls.listScheduled(campaignId), page);
 }
 
-export function renderScheduled(campaignId: string, rows: readonly ScheduledCall[], pageNumber: number): MessagePayload {
+function renderScheduled(campaignId: string, rows: readonly ScheduledCall[], pageNumber: number): MessagePayload {
   const id = escapeMrkdwn(campaignId);
   if (rows.length === 0) {
     return message(`No scheduled calls for campaign ${id}`, [section(`Campaign \`${id}\` has no scheduled calls.`)]);

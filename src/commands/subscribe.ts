@@ -22,7 +22,7 @@ import { describeFailure, logFailure, type FailureWording } from '../app/failure
 import { parseRouteArguments } from './route-arguments.js';
 import type { CommandContext, Subcommand } from './types.js';
 
-export const NOT_IN_CHANNEL =
+const NOT_IN_CHANNEL =
   'I’m not a member of this channel yet, so I couldn’t post here — run `/invite @Campaign` in this channel, then run the command again. Nothing was subscribed.';
 
 export function noPublicUrl(what: string): string {

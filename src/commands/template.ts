@@ -25,7 +25,7 @@ export const template: Subcommand = {
   failures: (ctx) => ({ notFound: `Template \`${escapeMrkdwn(ctx.args[0] ?? '')}\` was not found on the platform.` }),
 };
 
-export function renderTemplate(t: Template): MessagePayload {
+function renderTemplate(t: Template): MessagePayload {
   const title = t.title || t.assistant_id || 'Template';
   const required = t.required_fields ?? [];
   const blocks: KnownBlock[] = [

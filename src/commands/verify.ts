@@ -49,7 +49,7 @@ function failureLines(list: readonly ProviderFailure[] | null | undefined): stri
   return lines.join('\n');
 }
 
-export function renderVerification(p: VerificationProfile): MessagePayload {
+function renderVerification(p: VerificationProfile): MessagePayload {
   const blocks: KnownBlock[] = [
     header('Business verification submitted'),
     fields([

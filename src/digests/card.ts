@@ -139,7 +139,7 @@ function daysLeftText(row: QuotaRow, used: bigint, total: bigint, now: number): 
 }
 
 /** The first instant of the row's month (UTC): from CreatedAt, else a `YYYY-MM` RowKey, else this month. */
-export function monthStart(row: QuotaRow, now: number): number {
+function monthStart(row: QuotaRow, now: number): number {
   const id = monthId(row, now);
   const [y, m] = id.split('-').map(Number);
   return Date.UTC(y ?? 1970, (m ?? 1) - 1, 1);

@@ -7,7 +7,7 @@ import type { DigestCadence } from '../store/index.js';
 
 const DAY_MS = 86_400_000;
 /** Weekly digests go out on Mondays (ISO weekday 1): the week just ended, at the start of the new one. */
-export const WEEKLY_WEEKDAY = 1;
+const WEEKLY_WEEKDAY = 1;
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
@@ -63,7 +63,7 @@ interface LocalParts {
 
 const WEEKDAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
 
-export function localParts(at: number, timeZone: string): LocalParts {
+function localParts(at: number, timeZone: string): LocalParts {
   const parts: Record<string, string> = {};
   for (const p of formatterFor(timeZone).formatToParts(new Date(at))) parts[p.type] = p.value;
   return {
@@ -85,7 +85,7 @@ function offsetAt(at: number, timeZone: string): number {
 }
 
 /** The instant a local date and time happen in the zone (see the header for skipped and doubled times). */
-export function instantOf(date: { year: number; month: number; day: number }, time: { hour: number; minute: number }, timeZone: string): number {
+function instantOf(date: { year: number; month: number; day: number }, time: { hour: number; minute: number }, timeZone: string): number {
   const wall = Date.UTC(date.year, date.month - 1, date.day, time.hour, time.minute);
   // The offset just before and just after the wall time brackets any change that night.
   const before = offsetAt(wall - DAY_MS / 2, timeZone);

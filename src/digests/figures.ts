@@ -14,7 +14,7 @@ import { latestMonth } from '../views/usage.js';
 /** Bookings of at most this many campaigns are read for a `*` digest (one platform request each). */
 export const MAX_BOOKING_CAMPAIGNS = 10;
 
-export type Part<T> = { ok: true; value: T } | { ok: false; problem: string };
+type Part<T> = { ok: true; value: T } | { ok: false; problem: string };
 
 export interface BookingTally {
   /** Campaigns whose bookings were read, and those that could not be. */

@@ -18,4 +18,4 @@ export { DIGEST_TIMER, describeSchedule, postDigest, scheduleDigest, slackTime, 
 export { QUOTA_TIMER, checkQuotaAlerts, setQuotaAlerts, stopQuotaAlerts } from './quota-alerts.js';
 export { isTimeZone, nextSlot, parseTimeOfDay } from './clock.js';
 export { postReport } from './post.js';
-export type { PostOutcome } from './post.js';
+;

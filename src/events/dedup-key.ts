@@ -14,7 +14,7 @@ function sha256(text: string): string {
 }
 
 /** JSON with object keys sorted at every level: equal values, equal text. */
-export function stableStringify(value: unknown): string {
+function stableStringify(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map((v) => stableStringify(v === undefined ? null : v)).join(',')}]`;
   if (typeof value === 'object' && value !== null) {
     const entries = Object.entries(value)

@@ -50,9 +50,9 @@ const common = {
   sessionId: text,
 };
 
-export const callStartedSchema = z.looseObject({ ...common, callId: text });
+const callStartedSchema = z.looseObject({ ...common, callId: text });
 
-export const callCompletedSchema = z.looseObject({
+const callCompletedSchema = z.looseObject({
   ...common,
   callId: text,
   callSummary: text,
@@ -68,14 +68,14 @@ export const callCompletedSchema = z.looseObject({
   endedReason: text,
 });
 
-export const messageReceivedSchema = z.looseObject({ ...common, messageContent: text, receivedAt: text });
+const messageReceivedSchema = z.looseObject({ ...common, messageContent: text, receivedAt: text });
 
-export const messageSentSchema = z.looseObject({ ...common, messageContent: text, sentAt: text });
+const messageSentSchema = z.looseObject({ ...common, messageContent: text, sentAt: text });
 
 /** Payload not documented: the conversation fields are read when present, everything else kept. */
-export const sessionCompletedSchema = z.looseObject({ ...common, receivedAt: text, sentAt: text, completedAt: text });
+const sessionCompletedSchema = z.looseObject({ ...common, receivedAt: text, sentAt: text, completedAt: text });
 
-export const EVENT_SCHEMAS = {
+const EVENT_SCHEMAS = {
   call_started: callStartedSchema,
   call_completed: callCompletedSchema,
   message_received: messageReceivedSchema,
@@ -93,7 +93,7 @@ export type SessionCompleted = EventMap['message_session_completed'];
 export type KnownEvent = { [K in TriggerName]: { known: true; trigger: K; data: EventMap[K] } }[TriggerName];
 
 /** A trigger this app has no schema for: kept whole, never rendered. */
-export interface UnknownEvent {
+interface UnknownEvent {
   known: false;
   /** The name the body gave, or `unknown` when neither the body nor the shape says. */
   trigger: string;
@@ -104,15 +104,11 @@ export type ParsedEvent = KnownEvent | UnknownEvent;
 
 export type ParseResult = { ok: true; event: ParsedEvent } | { ok: false; problem: string };
 
-export const UNKNOWN_TRIGGER = 'unknown';
+const UNKNOWN_TRIGGER = 'unknown';
 const MAX_TRIGGER_NAME = 100;
 
 export function isTriggerName(name: string): name is TriggerName {
   return (TRIGGER_NAMES as readonly string[]).includes(name);
-}
-
-export function isSubscribable(name: string): name is SubscribableTrigger {
-  return (SUBSCRIBABLE_TRIGGERS as readonly string[]).includes(name);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -135,7 +131,7 @@ const COMPLETION_FIELDS = [
  * `receivedAt` → message_received, `sentAt` → message_sent, a `callId` with any end-of-call field →
  * call_completed, a `callId` alone → call_started. Anything else is unknown (and kept).
  */
-export function inferTrigger(event: Record<string, unknown>): TriggerName | undefined {
+function inferTrigger(event: Record<string, unknown>): TriggerName | undefined {
   const has = (k: string) => event[k] !== undefined && event[k] !== null;
   if (has('callId')) return COMPLETION_FIELDS.some(has) ? 'call_completed' : 'call_started';
   if (has('receivedAt') && !has('sentAt')) return 'message_received';
@@ -217,7 +213,7 @@ function shapeOf(value: unknown): { depth: number; protoKeys: boolean } {
  * A deep copy without `__proto__` keys (JSON.parse makes them own properties; copying one with `=` or
  * `Object.assign` would set a prototype). `constructor`/`prototype` as plain own keys are harmless data.
  */
-export function withoutProtoKeys<T>(value: T, depth = 0): T {
+function withoutProtoKeys<T>(value: T, depth = 0): T {
   if (depth > MAX_DEPTH || typeof value !== 'object' || value === null) return value;
   if (Array.isArray(value)) return value.map((v: unknown) => withoutProtoKeys(v, depth + 1)) as T;
   const out: Record<string, unknown> = {};

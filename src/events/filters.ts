@@ -13,7 +13,7 @@ import { escapeMrkdwn, truncate } from '../slack/blocks.js';
 import type { KnownEvent } from './events.js';
 import { callDurationMs } from './render/call-completed.js';
 
-export type WordField = 'status' | 'reason' | 'type' | 'agent';
+type WordField = 'status' | 'reason' | 'type' | 'agent';
 type Field = WordField | 'min' | 'max';
 
 const FIELDS: readonly Field[] = ['status', 'reason', 'type', 'agent', 'min', 'max'];
@@ -26,7 +26,7 @@ const MAX_VALUES = 20;
 const MAX_DURATION_MS = 24 * 3_600_000;
 
 /** The grammar, as told after a mistake (and in help). */
-export const FILTER_GRAMMAR =
+const FILTER_GRAMMAR =
   'Filters: `status:<a,b>`, `reason:<endedReason,…>`, `type:<campaignType,…>`, `agent:<agentId,…>`, `min:<duration>`, `max:<duration>` (durations like `90s`, `5m`, `1m30s`, `1h`), e.g. `status:failed,busy min:90s`.';
 
 export type ParsedFilters = { ok: true; filters: RouteFilters | undefined } | { ok: false; sentence: string };
@@ -146,7 +146,7 @@ export function describeFilters(filters: RouteFilters | undefined): string {
 }
 
 /** `90s`, `5m`, `1m30s`, `1h`, `2.5m` → ms; undefined when it is not a duration. */
-export function parseDuration(text: string): number | undefined {
+function parseDuration(text: string): number | undefined {
   const m = /^(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m)?(?:(\d+(?:\.\d+)?)s)?$/i.exec(text.trim());
   if (!m || (m[1] === undefined && m[2] === undefined && m[3] === undefined)) return undefined;
   const ms = Math.round(Number(m[1] ?? 0) * 3_600_000 + Number(m[2] ?? 0) * 60_000 + Number(m[3] ?? 0) * 1000);
@@ -154,7 +154,7 @@ export function parseDuration(text: string): number | undefined {
 }
 
 /** ms → `1h`, `5m`, `1m30s`, `2.5s`: the shortest form `parseDuration` reads back. */
-export function formatDuration(ms: number): string {
+function formatDuration(ms: number): string {
   const h = Math.floor(ms / 3_600_000);
   const m = Math.floor((ms % 3_600_000) / 60_000);
   const s = (ms % 60_000) / 1000;

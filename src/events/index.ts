@@ -45,8 +45,8 @@ export function createEvents(deps: Deps, options: EventsOptions = {}): Events {
   };
 }
 
-export { HOOK_BODY_LIMIT, parseDelivery } from './intake.js';
-export { ensureHookToken, hookUrlFor, describeHookUrl, tokenRef } from './hook-url.js';
-export { dedupKey, orderKey, DEDUP_TTL_MS } from './dedup-key.js';
+;
+export { ensureHookToken, hookUrlFor, describeHookUrl,  } from './hook-url.js';
+;
 export * from './events.js';
-export type { Delivery, DeliveryHandler, DeliveryOutcome, EventOf, WorkerOptions } from './worker.js';
+export type { Delivery,  DeliveryOutcome,   } from './worker.js';

@@ -20,7 +20,7 @@ import { parseEvent, type ParsedEvent } from './events.js';
 import { HOOK_PATH, tokenRef } from './hook-url.js';
 import { EVENT_SCHEMA_REVISION, type EventJob } from './job.js';
 
-export const HOOK_BODY_LIMIT = 256 * 1024;
+const HOOK_BODY_LIMIT = 256 * 1024;
 /** Events in one delivery (the spec sends one; a batch beyond this is not a delivery we understand). */
 const MAX_EVENTS_PER_DELIVERY = 100;
 /** How long intake waits for the store before answering 503 (the platform's timeout is unknown; stay well under common ones). */
@@ -214,7 +214,7 @@ class BacklogWarnings {
 type Delivery = { ok: true; value: ParsedEvent[] } | { ok: false; error: 'invalid_json' | 'invalid_event'; problem: string };
 
 /** The body: a JSON array of events (the spec: exactly one) or one bare event object. */
-export function parseDelivery(body: Buffer): Delivery {
+function parseDelivery(body: Buffer): Delivery {
   let value: unknown;
   try {
     // `__proto__` keys are dropped while parsing; nothing downstream ever sees one. Such a key is either spelled

@@ -6,7 +6,6 @@
  * marked with `checked`: the worker takes such an event as it is instead of validating it a second time. An
  * entry without the mark (queued by an older bot), or with another schema revision's, is validated again.
  */
-import { z } from 'zod';
 import { isTriggerName, parseEvent, type KnownEvent, type ParseResult } from './events.js';
 
 /** The revision of the event schemas (events.ts). Bump it when they change what they accept or produce. */
@@ -25,14 +24,6 @@ export interface EventJob {
   checked?: number;
 }
 
-export const eventJobSchema = z.object({
-  v: z.literal(1),
-  trigger: z.string().min(1),
-  dedupKey: z.string().min(1),
-  event: z.record(z.string(), z.unknown()),
-  receivedAt: z.number(),
-  checked: z.number().optional(),
-});
 
 type JobRead = { success: true; data: EventJob } | { success: false; data?: undefined };
 

@@ -17,7 +17,7 @@ const REQUEST_TIMEOUT_MS = 30_000;
 export type TokenFor = (teamId: string) => Promise<string | undefined>;
 
 /** No bot token for the workspace: retried, then dead-lettered (kept) until the workspace is installed. */
-export class NoBotTokenError extends Error {
+class NoBotTokenError extends Error {
   override readonly name = 'NoBotTokenError';
   constructor(readonly teamId: string) {
     super(`no Slack bot token for team ${teamId}`);

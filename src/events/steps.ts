@@ -10,7 +10,7 @@
 import type { Store } from '../store/index.js';
 
 /** Longer than any entry lives: retries are bounded, and even Slack rate limits end within hours. */
-export const STEP_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+const STEP_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
 export interface StepRef {
   teamId: string;

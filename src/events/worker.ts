@@ -35,7 +35,7 @@ export interface WorkerOptions {
   pollMs?: number;
 }
 
-export type EventOf<T extends TriggerName> = { [K in T]: { known: true; trigger: K; data: EventMap[K] } }[T];
+type EventOf<T extends TriggerName> = { [K in T]: { known: true; trigger: K; data: EventMap[K] } }[T];
 
 /** What a handler gets for one queue entry. */
 export interface Delivery<T extends TriggerName = TriggerName> {
@@ -65,11 +65,11 @@ export type DeliveryOutcome = 'posted' | 'skipped';
 export type DeliveryHandler<T extends TriggerName> = (delivery: Delivery<T>) => Promise<DeliveryOutcome>;
 
 /** Raised for an event this app cannot handle: after the retries it is a dead letter (kept, counted). */
-export class UnhandledEventError extends Error {
+class UnhandledEventError extends Error {
   override readonly name = 'UnhandledEventError';
 }
 
-export const DEFAULT_MAX_ATTEMPTS = 5;
+const DEFAULT_MAX_ATTEMPTS = 5;
 
 let consumersInProcess = 0;
 

@@ -34,7 +34,7 @@ const SESSION_ID_MAX = 128;
 const SESSION_ID_HINT = 'The customer’s current chat session id from the platform, e.g. sess-4f9c2a1b: one word of letters, digits and - _ . : only.';
 
 /** Undefined when `value` can be a session id, else what is wrong with it (shown on the field). */
-export function sessionIdProblem(value: string | undefined): string | undefined {
+function sessionIdProblem(value: string | undefined): string | undefined {
   if (!value) return 'Paste the session id from the platform.';
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value) || /^www\./i.test(value)) return 'That is a link, not a session id — paste only the id, e.g. sess-4f9c2a1b.';
   if (/\s/.test(value)) return 'A session id is one word, with no spaces — paste only the id, e.g. sess-4f9c2a1b.';

@@ -28,7 +28,7 @@ export type SendOutcome =
   /** 5xx, timeout, unreachable, no key: `sentence` says which; `unknown` when it may have arrived anyway. */
   | { kind: 'failed'; sentence: string; unknown: boolean };
 
-export function encodeAddress(a: ReplyAddress): string {
+function encodeAddress(a: ReplyAddress): string {
   return JSON.stringify({ c: a.channel, t: a.threadTs, r: a.replyTs });
 }
 

@@ -39,7 +39,7 @@ import type { Waiting } from './waiting.js';
 /** Slack retries an event for about an hour; a day is plenty. */
 const EVENT_DEDUP_TTL_MS = 24 * 60 * 60_000;
 /** A `sending` older than this was cut off (the platform client gives up well before). */
-export const STALE_SENDING_MS = 2 * 60_000;
+const STALE_SENDING_MS = 2 * 60_000;
 
 const REACTION: Partial<Record<ReplyState, string>> = {
   sent: 'white_check_mark',

@@ -30,7 +30,7 @@ export function conversationOf(
 }
 
 /** The card of a thread as it is stored now. */
-export function cardOf(info: ThreadInfo): MessagePayload {
+function cardOf(info: ThreadInfo): MessagePayload {
   return renderConversationCard({
     campaignId: info.campaignId,
     customerNumber: info.customerNumber,

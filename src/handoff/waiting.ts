@@ -131,7 +131,7 @@ function sameAnswerer(a: Answerer | undefined, b: Answerer): boolean {
 }
 
 /** The nudge: who should answer (the owner, else the user group), and for how long the customer has waited. */
-export function renderNudge(info: ThreadInfo, now: number, userGroup: string | undefined) {
+function renderNudge(info: ThreadInfo, now: number, userGroup: string | undefined) {
   const who = { customerName: info.facts.customerName, customerNumber: info.customerNumber };
   const waited = `${waitedFor(now - (info.waitingSince ?? now))} (since ${clockTime(info.waitingSince ?? now)})`;
   const mention = info.owner ? `<@${info.owner}>` : userGroup ? `<!subteam^${userGroup}>` : undefined;

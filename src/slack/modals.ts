@@ -7,7 +7,7 @@ import type { Checkboxes, FileInput, InputBlock, KnownBlock, ModalView, PlainTex
 import type { ViewOutput } from '@slack/bolt';
 import { LIMITS, plain } from './blocks.js';
 
-export const INPUT_ACTION = 'value';
+const INPUT_ACTION = 'value';
 
 export function modal(opts: {
   callbackId: string;

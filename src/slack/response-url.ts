@@ -9,7 +9,7 @@ import type { Logger } from '../logger.js';
 const SLACK_HOOKS_HOST = 'hooks.slack.com';
 
 /** Whether `url` is one of Slack's response_urls for an app talking to `slackApiUrl`. */
-export function isSlackResponseUrl(url: string, slackApiUrl: string): boolean {
+function isSlackResponseUrl(url: string, slackApiUrl: string): boolean {
   let target: URL;
   let api: URL;
   try {

@@ -22,7 +22,7 @@ export type SubmissionOutcome =
   /** Input the platform or our checks refused: errors by input block id, and one sentence for late display. */
   | { kind: 'invalid'; errors: Record<string, string>; sentence: string };
 
-export const SUBMISSION_BUDGET_MS = 2_200;
+const SUBMISSION_BUDGET_MS = 2_200;
 
 export async function settleSubmission(args: {
   ack: AckFn<ViewResponseAction>;

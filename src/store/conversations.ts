@@ -66,7 +66,7 @@ export type ClaimResult = { ok: true } | { ok: false; owner: string | undefined 
  *   `closed`: the conversation had ended, nothing sent; `failed`: 5xx, timeout, unreachable — outcome unknown
  *   or not delivered; `withdrawn`: deleted or turned into a note before it was sent.
  */
-export const REPLY_STATES = ['sending', 'sent', 'refused', 'unlinked', 'closed', 'failed', 'withdrawn'] as const;
+const REPLY_STATES = ['sending', 'sent', 'refused', 'unlinked', 'closed', 'failed', 'withdrawn'] as const;
 export type ReplyState = (typeof REPLY_STATES)[number];
 
 export interface ThreadReply {
@@ -97,7 +97,7 @@ const TTL_MS = 30 * 24 * 3600_000;
 const SEND_CLAIM_TTL_MS = 7 * 24 * 3600_000;
 const REPLY_FIELD = 'reply:';
 /** How long an agent reply sent from Slack waits for the platform's `message_sent` echo of it. */
-export const ECHO_WINDOW_MS = 5 * 60_000;
+const ECHO_WINDOW_MS = 5 * 60_000;
 const THREAD_FIELD = 'thread:';
 const FACT_FIELDS = ['customerName', 'campaignName', 'agentName', 'campaignType'] as const;
 

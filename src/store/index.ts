@@ -124,36 +124,36 @@ export function createStore(options: StoreOptions = {}): Store {
 }
 
 export { createKeys, DEFAULT_KEY_PREFIX } from './keys.js';
-export type { Keys } from './keys.js';
-export type { KeyValueStore, SetOptions } from './kv.js';
+;
+;
 export { SecretBox, SecretBoxError, decodeSecretsKey } from './secrets.js';
 export { rekeyStore } from './rekey.js';
-export type { RekeyReport } from './rekey.js';
-export { WorkspaceRepo } from './workspaces.js';
-export { InstallationRepo } from './installations.js';
-export { AgentLinkRepo, ConversationRepo, ECHO_WINDOW_MS } from './conversations.js';
+;
+;
+;
+;
 export type { Answerer, CardFacts, ClaimResult, ConversationRef, ConversationState, ThreadInfo } from './conversations.js';
-export { HandoffSlaRepo } from './handoff-sla.js';
-export type { ChannelSla } from './handoff-sla.js';
+;
+;
 export type { Connection } from './workspaces.js';
-export { RouteRepo, ALL_CAMPAIGNS, canonicalFilters, routeFiltersSchema } from './routes.js';
+export {  ALL_CAMPAIGNS, canonicalFilters,  } from './routes.js';
 export type { Route, RouteFilters } from './routes.js';
-export { Cache } from './cache.js';
-export { TimerRepo } from './timers.js';
+;
+;
 export type { DueTimer } from './timers.js';
-export { ReportRepo, CALL_CATEGORIES, DIGEST_CADENCES } from './reports.js';
-export type { CallCategory, DigestCadence, DigestFigures, DigestSchedule, QuotaAlertSetting } from './reports.js';
-export { Dedup } from './dedup.js';
+export {  CALL_CATEGORIES, DIGEST_CADENCES } from './reports.js';
+export type {  DigestCadence, DigestFigures, DigestSchedule, QuotaAlertSetting } from './reports.js';
+;
 export { RetryLaterError, isRetryLaterError } from './queue.js';
 export type {
-  ConsumeOptions,
+  
   Consumer,
-  DeadLetter,
-  DeadLetters,
-  EnqueueResult,
+  
+  
+  
   EventQueue,
-  QueueDepth,
+  
   QueueEntry,
-  QueueEvent,
-  QueueHandler,
+  
+  
 } from './queue.js';

@@ -22,7 +22,7 @@ const ERROR_BACKOFF_MS = 1_000;
 const CLAIM_BATCH = 100;
 const MAX_ERROR_LENGTH = 2_000;
 
-export function defaultRetryDelayMs(attempt: number): number {
+function defaultRetryDelayMs(attempt: number): number {
   return Math.min(1_000 * 2 ** Math.max(0, attempt - 1), 60_000);
 }
 

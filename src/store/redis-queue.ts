@@ -114,7 +114,7 @@ export interface RedisQueueOptions {
  * leases, attempt counters and the dead-letter list next to them under the same hash tag. Each consumer
  * reads with its own connection, because XREADGROUP BLOCK holds a connection for its whole wait.
  */
-export class RedisQueueBackend implements QueueBackend {
+class RedisQueueBackend implements QueueBackend {
   private readonly redis: RedisClient;
   private readonly keys: Keys;
   private readonly logger: Logger;

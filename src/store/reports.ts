@@ -11,7 +11,6 @@ import type { KeyValueStore } from './kv.js';
 export const DIGEST_CADENCES = ['daily', 'weekly'] as const;
 export type DigestCadence = (typeof DIGEST_CADENCES)[number];
 export const CALL_CATEGORIES = ['Outbound', 'Inbound', 'Web'] as const;
-export type CallCategory = (typeof CALL_CATEGORIES)[number];
 
 const digestScheduleSchema = z.object({
   cadence: z.enum(DIGEST_CADENCES),

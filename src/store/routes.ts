@@ -6,7 +6,7 @@ import type { KeyValueStore } from './kv.js';
  * Which events of a route reach its channel (PRODUCT.md "Route filters"). Words are kept lower-case and
  * sorted; durations in ms. Parsing and matching live with the events (`events/filters.ts`).
  */
-export const routeFiltersSchema = z.object({
+const routeFiltersSchema = z.object({
   status: z.array(z.string()).optional(),
   reason: z.array(z.string()).optional(),
   type: z.array(z.string()).optional(),

@@ -87,7 +87,7 @@ export function renderQuota(rows: readonly QuotaRow[]): MessagePayload {
   return message(`Quota ${escapeMrkdwn(monthLabel(current))}: ${hoursMinutes(used)} used of ${hoursMinutes(total)}`, blocks);
 }
 
-export function byMonthNewestFirst(rows: readonly QuotaRow[]): QuotaRow[] {
+function byMonthNewestFirst(rows: readonly QuotaRow[]): QuotaRow[] {
   return [...rows].sort((a, b) => monthKey(b).localeCompare(monthKey(a)));
 }
 

@@ -6,7 +6,7 @@
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Redis } from 'ioredis';
-import type { FakeSlack, SlackCall, SlackMessage } from '../fakes/slack.js';
+import type { FakeSlack, SlackCall } from '../fakes/slack.js';
 
 export { startStack, TEAM_ID, ADMIN_ID, MEMBER_ID, type Stack } from '../../bench/lib/stack.js';
 export { callCompleted, deliveryBody, messageReceived, postJson } from '../../bench/lib/events.js';
@@ -33,10 +33,6 @@ export function cardCounts(slack: FakeSlack, pattern: RegExp): Map<string, numbe
   return counts;
 }
 
-/** Messages (top-level and replies) in `channel` whose blocks or text match `pattern`, oldest first. */
-export function messagesMatching(slack: FakeSlack, channel: string, pattern: RegExp): SlackMessage[] {
-  return slack.messages(channel).filter((m) => pattern.test(JSON.stringify(m.blocks ?? m.text)));
-}
 
 /**
  * Everything stored in Redis, by key: the serialized value (DUMP), except streams, whose consumers' "last

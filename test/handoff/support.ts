@@ -8,7 +8,7 @@ import { LINK_SESSION_ACTION } from '../../src/handoff/card.js';
 import { LINK_SESSION_CALLBACK, RETRY_ACTION } from '../../src/handoff/index.js';
 import type { SlackMessage } from '../fakes/slack.js';
 import { findAction } from '../support/blocks.js';
-import { MEMBER_ID, TEAM_ID, type Harness } from '../support/harness.js';
+import { MEMBER_ID, type Harness } from '../support/harness.js';
 import { deliver, posts, routeTo } from '../events/support.js';
 
 export const uid = () => randomBytes(4).toString('hex');
@@ -51,7 +51,7 @@ export interface Conversation {
   press(noticeTs: string, opts?: { channel?: string; userId?: string; actionId?: string; value?: string }): Promise<void>;
 }
 
-export const FULL = {
+const FULL = {
   agentId: 'agent-31',
   customerName: 'Noah Wilson',
   campaignName: 'Chat Support',
@@ -169,4 +169,4 @@ export function notices(replies: SlackMessage[], text: string): SlackMessage[] {
   return replies.filter((m) => m.bot_id !== undefined && JSON.stringify(m.blocks ?? m.text).includes(text));
 }
 
-export { TEAM_ID };
+;

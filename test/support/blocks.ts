@@ -3,7 +3,7 @@
  * `action_id` — so a test checks that a button or block is there, not that some JSON mentions a word.
  */
 
-export interface TextObject {
+interface TextObject {
   type: 'plain_text' | 'mrkdwn';
   text: string;
 }

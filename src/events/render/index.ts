@@ -9,10 +9,10 @@ import { renderSessionCompleted } from './session-completed.js';
 import { renderAgentLine, renderCustomerLine } from './messages.js';
 
 export { renderCallStarted } from './call-started.js';
-export { RECORDING_ACTION, callDurationMs, renderCallCompleted, renderTranscript } from './call-completed.js';
-export type { TranscriptReply } from './call-completed.js';
-export { renderSessionCompleted } from './session-completed.js';
-export { MESSAGE_TEXT_MAX, renderAgentLine, renderCustomerLine } from './messages.js';
+export { RECORDING_ACTION,  renderCallCompleted, renderTranscript } from './call-completed.js';
+;
+;
+export {  renderAgentLine, renderCustomerLine } from './messages.js';
 
 /**
  * The post of a known event: for calls the channel post (call_completed: the card; its transcript is rendered

@@ -7,7 +7,7 @@ import { dotted, inline, quote, when } from '../../slack/text.js';
 import type { MessageReceived, MessageSent } from '../events.js';
 
 /** Room for the quoted message within one section, after the first line. */
-export const MESSAGE_TEXT_MAX = 2600;
+const MESSAGE_TEXT_MAX = 2600;
 
 function body(content: string | undefined): string {
   const trimmed = content?.trim();

@@ -75,7 +75,12 @@ export default tseslint.config(
     // The environment is read once, in src/config.ts.
     files: ['src/**/*.ts'],
     ignores: ['src/config.ts'],
-    rules: { 'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read the environment in src/config.ts only.' }] },
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        { object: 'process', property: 'env', message: 'Read the environment in src/config.ts only.' },
+      ],
+    },
   },
   {
     files: ['test/**', 'bench/**'],

@@ -23,7 +23,10 @@ createServer((req, res) => {
       res.writeHead(400).end();
       return;
     }
-    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(reply)) });
+    res.writeHead(200, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': String(Buffer.byteLength(reply)),
+    });
     res.end(reply);
   });
 }).listen(port, '127.0.0.1');

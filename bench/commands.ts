@@ -35,7 +35,11 @@ export interface CommandFigures {
   burst: { ackP50: number; ackP99: number };
 }
 
-export async function runCommands(stack: Stack, bot: BotProcess, opts: { commands: number; perSecond: number; platformDelayMs: number }): Promise<CommandFigures> {
+export async function runCommands(
+  stack: Stack,
+  bot: BotProcess,
+  opts: { commands: number; perSecond: number; platformDelayMs: number },
+): Promise<CommandFigures> {
   const signer = stack.signer(bot);
   stack.slack.reset();
   stack.platform.reset();
@@ -59,7 +63,12 @@ export async function runCommands(stack: Stack, bot: BotProcess, opts: { command
   // The fake platform's pool of answers: 10 s each, as many at once as the bot's connection pool sends.
   // Each user is told first that the platform is slow (the notice), then gets the answer.
   const paced = () => stack.slack.responses.filter((r) => r.id.startsWith('paced-'));
-  await until(() => paced().filter((r) => !isNotice(r.body)).length >= opts.commands, 'every answer', 180_000, 200).catch(() => undefined);
+  await until(
+    () => paced().filter((r) => !isNotice(r.body)).length >= opts.commands,
+    'every answer',
+    180_000,
+    200,
+  ).catch(() => undefined);
   const answers = paced().filter((r) => !isNotice(r.body));
   const notices = paced().filter((r) => isNotice(r.body));
   const answerLatency = answers.map((r) => r.at - (sentAt.get(r.id) ?? r.at));
@@ -67,7 +76,11 @@ export async function runCommands(stack: Stack, bot: BotProcess, opts: { command
   const ms = results.map((r) => r.ms);
 
   // The burst: all at once.
-  const burst = await Promise.all(Array.from({ length: opts.commands }, (_, i) => signer.command({ text: 'stats', userId: MEMBER_ID, responseUrlId: `burst-${i}` })));
+  const burst = await Promise.all(
+    Array.from({ length: opts.commands }, (_, i) =>
+      signer.command({ text: 'stats', userId: MEMBER_ID, responseUrlId: `burst-${i}` }),
+    ),
+  );
   const burstMs = burst.map((r) => r.ms);
 
   return {

@@ -38,7 +38,11 @@ export interface LatencyFigures {
   lost: number;
 }
 
-export async function runLatency(stack: Stack, bot: BotProcess, opts: { events: number; rate: number }): Promise<LatencyFigures> {
+export async function runLatency(
+  stack: Stack,
+  bot: BotProcess,
+  opts: { events: number; rate: number },
+): Promise<LatencyFigures> {
   stack.slack.reset();
   const hook = `${bot.url}${await stack.route([{ campaignId: 'camp-e2e', triggerName: 'call_completed', channelId: 'C0E2ELATEN' }])}`;
   const run = Date.now().toString(36);
@@ -50,13 +54,19 @@ export async function runLatency(stack: Stack, bot: BotProcess, opts: { events: 
     if (wait > 0) await sleep(wait);
     const callId = `e2e-${run}-${i}`;
     sentAt.set(callId, Date.now());
-    sends.push(postJson(hook, deliveryBody(callCompleted(callId, { campaignId: 'camp-e2e' }))).then((r) => r.arrayBuffer()));
+    sends.push(
+      postJson(hook, deliveryBody(callCompleted(callId, { campaignId: 'camp-e2e' }))).then((r) => r.arrayBuffer()),
+    );
   }
   await Promise.all(sends);
-  const cards = await until(() => {
-    const found = cardsByCallId(stack.slack);
-    return found.size >= opts.events ? found : undefined;
-  }, `${opts.events} cards`, 30_000).catch(() => cardsByCallId(stack.slack));
+  const cards = await until(
+    () => {
+      const found = cardsByCallId(stack.slack);
+      return found.size >= opts.events ? found : undefined;
+    },
+    `${opts.events} cards`,
+    30_000,
+  ).catch(() => cardsByCallId(stack.slack));
   const latencies = [...sentAt].flatMap(([id, at]) => {
     const card = cards.get(id)?.[0];
     return card ? [card.at - at] : [];
@@ -86,7 +96,11 @@ export interface RateLimitFigures {
   seconds: number;
 }
 
-export async function runRateLimited(stack: Stack, bot: BotProcess, opts: { channels: number; perChannel: number }): Promise<RateLimitFigures> {
+export async function runRateLimited(
+  stack: Stack,
+  bot: BotProcess,
+  opts: { channels: number; perChannel: number },
+): Promise<RateLimitFigures> {
   stack.slack.reset();
   const channels = Array.from({ length: opts.channels }, (_, c) => `C0RATE${String(c).padStart(4, '0')}`);
   const hook = `${bot.url}${await stack.route(channels.map((channelId, c) => ({ campaignId: `camp-rate-${c}`, triggerName: 'call_completed', channelId })))}`;
@@ -99,14 +113,21 @@ export async function runRateLimited(stack: Stack, bot: BotProcess, opts: { chan
     const c = i % opts.channels;
     const wait = started + i * 10 - Date.now();
     if (wait > 0) await sleep(wait);
-    const res = await postJson(hook, deliveryBody(callCompleted(`e2e-${run}-${i}`, { campaignId: `camp-rate-${c}`, callTranscript: undefined })));
+    const res = await postJson(
+      hook,
+      deliveryBody(callCompleted(`e2e-${run}-${i}`, { campaignId: `camp-rate-${c}`, callTranscript: undefined })),
+    );
     if (res.status !== 200) throw new Error(`webhook answered ${res.status}`);
     await res.arrayBuffer();
   }
-  const cards = await until(() => {
-    const found = cardsByCallId(stack.slack);
-    return found.size >= total ? found : undefined;
-  }, `${total} cards`, opts.perChannel * 1000 * 3 + 10_000).catch(() => cardsByCallId(stack.slack));
+  const cards = await until(
+    () => {
+      const found = cardsByCallId(stack.slack);
+      return found.size >= total ? found : undefined;
+    },
+    `${total} cards`,
+    opts.perChannel * 1000 * 3 + 10_000,
+  ).catch(() => cardsByCallId(stack.slack));
   const seconds = (Date.now() - started) / 1000;
   await sleep(1500); // a duplicate would come after its original
   const posts = stack.slack.callsTo('chat.postMessage').filter((c) => c.status === 200);

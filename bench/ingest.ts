@@ -119,15 +119,22 @@ async function drain(bot: BotProcess): Promise<number> {
 async function memoryHookPath(stack: Stack, bot: BotProcess): Promise<string> {
   const channel = 'C0BENCHMEM';
   stack.slack.addChannel({ id: channel, name: 'bench-memory' });
-  const res = await stack.signer(bot).command({ text: 'subscribe camp-elsewhere call_started', userId: ADMIN_ID, channelId: channel });
+  const res = await stack
+    .signer(bot)
+    .command({ text: 'subscribe camp-elsewhere call_started', userId: ADMIN_ID, channelId: channel });
   if (res.status !== 200) throw new Error(`subscribe answered ${res.status}`);
-  const hookUrl = await until(() => {
-    for (const r of stack.platform.requests) {
-      const body = r.body as { hookUrl?: unknown } | undefined;
-      if (r.path === '/events-gateway/trigger/subscribe' && typeof body?.hookUrl === 'string' && r.headers['api-key']) return body.hookUrl;
-    }
-    return undefined;
-  }, 'the memory-mode bot’s platform subscription', 10_000);
+  const hookUrl = await until(
+    () => {
+      for (const r of stack.platform.requests) {
+        const body = r.body as { hookUrl?: unknown } | undefined;
+        if (r.path === '/events-gateway/trigger/subscribe' && typeof body?.hookUrl === 'string' && r.headers['api-key'])
+          return body.hookUrl;
+      }
+      return undefined;
+    },
+    'the memory-mode bot’s platform subscription',
+    10_000,
+  );
   return new URL(hookUrl).pathname;
 }
 
@@ -149,14 +156,32 @@ export async function runIngest(stack: Stack, opts: IngestOptions): Promise<Inge
   try {
     const bare = await startBare();
     const steady = async (url: string, prefix: string) => {
-      const r = await wrk({ url, prefix, connections: opts.connections, durationS: opts.durationS, rate: opts.fixedRate });
-      return { rate: opts.fixedRate, achieved: r.rps, p50: r.p50, p99: r.p99, statuses: { ...r.statuses, ...(r.errors ? { errors: r.errors } : {}) } };
+      const r = await wrk({
+        url,
+        prefix,
+        connections: opts.connections,
+        durationS: opts.durationS,
+        rate: opts.fixedRate,
+      });
+      return {
+        rate: opts.fixedRate,
+        achieved: r.rps,
+        p50: r.p50,
+        p99: r.p99,
+        statuses: { ...r.statuses, ...(r.errors ? { errors: r.errors } : {}) },
+      };
     };
     const fixed = new Map<string, FixedFigures>();
     try {
       fixed.set('bare', await steady(bare.url, `steady-bare-${tag}-`));
       for (const t of targets) {
-        await wrk({ url: t.url, prefix: `warm-steady-${t.mode}-${tag}-`, connections: opts.connections, durationS: opts.warmupS, rate: opts.fixedRate / 2 });
+        await wrk({
+          url: t.url,
+          prefix: `warm-steady-${t.mode}-${tag}-`,
+          connections: opts.connections,
+          durationS: opts.warmupS,
+          rate: opts.fixedRate / 2,
+        });
         await drain(t.bot);
         fixed.set(t.mode, await steady(t.url, `steady-${t.mode}-${tag}-`));
         await drain(t.bot);
@@ -170,7 +195,9 @@ export async function runIngest(stack: Stack, opts: IngestOptions): Promise<Inge
     const runs = new Map<string, WrkResult[]>(targets.map((t) => [t.mode, []]));
     const drains = new Map<string, number[]>(targets.map((t) => [t.mode, []]));
     const rssEnd = new Map<string, number>();
-    const cpu = new Map<string, { bot: number; redis: number; answered: number }>(targets.map((t) => [t.mode, { bot: 0, redis: 0, answered: 0 }]));
+    const cpu = new Map<string, { bot: number; redis: number; answered: number }>(
+      targets.map((t) => [t.mode, { bot: 0, redis: 0, answered: 0 }]),
+    );
     const shape = { connections: opts.connections, durationS: opts.durationS };
     try {
       await wrk({ url: bare.url, prefix: `warm-bare-${tag}-`, ...shape, durationS: opts.warmupS });
@@ -197,7 +224,8 @@ export async function runIngest(stack: Stack, opts: IngestOptions): Promise<Inge
       bare.stop();
     }
     for (const run of bareRuns) {
-      if (run.errors > 0 || Object.keys(run.statuses).some((c) => !c.startsWith('2'))) throw new Error(`bare server answered ${JSON.stringify(run.statuses)} (errors ${run.errors})`);
+      if (run.errors > 0 || Object.keys(run.statuses).some((c) => !c.startsWith('2')))
+        throw new Error(`bare server answered ${JSON.stringify(run.statuses)} (errors ${run.errors})`);
     }
     const mean = (xs: WrkResult[]) => xs.reduce((a, r) => a + r.rps, 0) / xs.length;
     const bareRps = mean(bareRuns);
@@ -222,7 +250,10 @@ export async function runIngest(stack: Stack, opts: IngestOptions): Promise<Inge
           fixed: fixed.get(t.mode)!,
           drainS: Math.max(...drains.get(t.mode)!),
           rssEndBytes: rssEnd.get(t.mode)!,
-          cpuUs: (({ bot, redis, answered }) => ({ bot: (bot * 1000) / answered, redis: t.mode === 'redis' ? (redis * 1000) / answered : null }))(cpu.get(t.mode)!),
+          cpuUs: (({ bot, redis, answered }) => ({
+            bot: (bot * 1000) / answered,
+            redis: t.mode === 'redis' ? (redis * 1000) / answered : null,
+          }))(cpu.get(t.mode)!),
         };
       }),
     };

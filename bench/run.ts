@@ -18,7 +18,13 @@ import { mb } from './lib/stats.js';
 const quick = process.env.BENCH_QUICK === '1';
 const only = new Set((process.env.BENCH_ONLY ?? 'start,ingest,e2e,commands').split(','));
 const STARTS = 3;
-const INGEST = { connections: 50, durationS: quick ? 3 : 6, warmupS: quick ? 1 : 3, rounds: quick ? 1 : 3, fixedRate: 2000 };
+const INGEST = {
+  connections: 50,
+  durationS: quick ? 3 : 6,
+  warmupS: quick ? 1 : 3,
+  rounds: quick ? 1 : 3,
+  fixedRate: 2000,
+};
 const MB = 1024 * 1024;
 
 interface Row {
@@ -49,7 +55,12 @@ async function startAndIdle(stack: Stack): Promise<BotProcess> {
     starts.push(bot.startupMs);
   }
   const median = [...starts].sort((a, b) => a - b)[Math.floor(starts.length / 2)]!;
-  row(`start → /healthz 200 (median of ${STARTS})`, '≤ 1 s', `${f2(median / 1000)} s (${starts.map((s) => f2(s / 1000)).join(', ')})`, median <= 1000);
+  row(
+    `start → /healthz 200 (median of ${STARTS})`,
+    '≤ 1 s',
+    `${f2(median / 1000)} s (${starts.map((s) => f2(s / 1000)).join(', ')})`,
+    median <= 1000,
+  );
   await sleep(5_000);
   const idle = bot.rss();
   row('RSS idle (5 s after start)', '≤ 150 MB', mb(idle), idle <= 150 * MB);
@@ -57,10 +68,17 @@ async function startAndIdle(stack: Stack): Promise<BotProcess> {
 }
 
 async function ingest(stack: Stack): Promise<void> {
-  console.log(`\n— ingest: distinct call_completed deliveries, wrk -t1 -c${INGEST.connections}, ${INGEST.durationS} s rounds after ${INGEST.warmupS} s warm-up; bot with Redis and bot in memory mode`);
+  console.log(
+    `\n— ingest: distinct call_completed deliveries, wrk -t1 -c${INGEST.connections}, ${INGEST.durationS} s rounds after ${INGEST.warmupS} s warm-up; bot with Redis and bot in memory mode`,
+  );
   const r = await runIngest(stack, INGEST);
   const b = r.bareFixed;
-  row(`bare Node http at a steady ${f0(b.rate)} req/s (the floor)`, '–', `p50 ${f1(b.p50)} ms, p99 ${f1(b.p99)} ms (achieved ${f0(b.achieved)} req/s)`, null);
+  row(
+    `bare Node http at a steady ${f0(b.rate)} req/s (the floor)`,
+    '–',
+    `p50 ${f1(b.p50)} ms, p99 ${f1(b.p99)} ms (achieved ${f0(b.achieved)} req/s)`,
+    null,
+  );
   for (const m of r.modes) {
     const name = m.mode === 'redis' ? 'with Redis' : 'in memory mode';
     row(
@@ -69,7 +87,9 @@ async function ingest(stack: Stack): Promise<void> {
       `p50 ${f1(m.fixed.p50)} ms, p99 ${f1(m.fixed.p99)} ms (achieved ${f0(m.fixed.achieved)} req/s, ${JSON.stringify(m.fixed.statuses)})`,
       m.fixed.p99 <= 10,
     );
-    const non2xx = Object.entries(m.statuses).filter(([code]) => !code.startsWith('2')).reduce((a, [, n]) => a + n, 0);
+    const non2xx = Object.entries(m.statuses)
+      .filter(([code]) => !code.startsWith('2'))
+      .reduce((a, [, n]) => a + n, 0);
     row(
       `throughput ${name} ÷ bare Node http (${r.wrkArgs})`,
       '≥ 0.35, 0 non-2xx',
@@ -89,7 +109,12 @@ async function ingest(stack: Stack): Promise<void> {
 async function endToEnd(stack: Stack, bot: BotProcess): Promise<void> {
   console.log('\n— end to end: webhook → chat.postMessage at the fake Slack');
   const l = await runLatency(stack, bot, { events: quick ? 100 : 300, rate: 20 });
-  row(`webhook → card posted, unthrottled (${l.events} events at ${l.rate}/s)`, 'p50 ≤ 10 ms', `p50 ${f1(l.p50)} ms, p99 ${f1(l.p99)} ms, lost ${l.lost}`, l.p50 <= 10 && l.lost === 0);
+  row(
+    `webhook → card posted, unthrottled (${l.events} events at ${l.rate}/s)`,
+    'p50 ≤ 10 ms',
+    `p50 ${f1(l.p50)} ms, p99 ${f1(l.p99)} ms, lost ${l.lost}`,
+    l.p50 <= 10 && l.lost === 0,
+  );
   const r = await runRateLimited(stack, bot, { channels: 10, perChannel: quick ? 8 : 20 });
   row(
     `Slack limiting 1 msg/s/channel (${r.channels} channels × ${r.perChannel} events)`,
@@ -120,12 +145,22 @@ async function commands(stack: Stack, bot: BotProcess): Promise<void> {
     `${r.answered}/${r.commands} (${r.answeredWithStats} with the stats), p50 ${f1(r.answerP50 / 1000)} s, p99 ${f1(r.answerP99 / 1000)} s after the command`,
     r.answered === r.commands,
   );
-  row(`/campaign stats ack, ${r.commands} sent at the same instant`, '–', `p50 ${f1(r.burst.ackP50)} ms, p99 ${f1(r.burst.ackP99)} ms`, null);
+  row(
+    `/campaign stats ack, ${r.commands} sent at the same instant`,
+    '–',
+    `p50 ${f1(r.burst.ackP50)} ms, p99 ${f1(r.burst.ackP99)} ms`,
+    null,
+  );
 }
 
 const loadBefore = loadavg()[0]!;
-console.log(`campaign bot benchmarks — ${new Date().toISOString()}, Node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), load average ${f2(loadBefore)}`);
-if (loadBefore > 1) console.log(`  note: the machine was already busy (load average ${f2(loadBefore)}): figures will be lower than on an idle machine`);
+console.log(
+  `campaign bot benchmarks — ${new Date().toISOString()}, Node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), load average ${f2(loadBefore)}`,
+);
+if (loadBefore > 1)
+  console.log(
+    `  note: the machine was already busy (load average ${f2(loadBefore)}): figures will be lower than on an idle machine`,
+  );
 
 const stack = await startStack({ entry: 'dist' });
 try {
@@ -158,6 +193,8 @@ try {
 console.log(`\nload average at the end: ${f2(loadavg()[0]!)}`);
 console.log('\n| Figure | Target | Measured | Met | Command |\n|---|---|---|---|---|');
 for (const r of rows) {
-  console.log(`| ${r.figure} | ${r.target || '–'} | ${r.measured} | ${r.met === null ? '–' : r.met ? 'yes' : '**no**'} | \`BENCH_ONLY=${r.section} npm run bench\` |`);
+  console.log(
+    `| ${r.figure} | ${r.target || '–'} | ${r.measured} | ${r.met === null ? '–' : r.met ? 'yes' : '**no**'} | \`BENCH_ONLY=${r.section} npm run bench\` |`,
+  );
 }
 process.exit(0);

@@ -175,8 +175,12 @@ export function mrkdwnToHtml(input: string, ctx: RenderContext = {}): string {
     return `${PH_OPEN}${pieces.length - 1}${PH_CLOSE}`;
   };
   let text = input.replace(/[\uE000\uE001]/g, '');
-  text = text.replace(/```([\s\S]*?)```/g, (_, code: string) => hold(`<pre class="bk-pre">${escapeHtml(decodeSlackEntities(code.replace(/^\n/, '')))}</pre>`));
-  text = text.replace(/`([^`\n]+)`/g, (_, code: string) => hold(`<code>${escapeHtml(decodeSlackEntities(code))}</code>`));
+  text = text.replace(/```([\s\S]*?)```/g, (_, code: string) =>
+    hold(`<pre class="bk-pre">${escapeHtml(decodeSlackEntities(code.replace(/^\n/, '')))}</pre>`),
+  );
+  text = text.replace(/`([^`\n]+)`/g, (_, code: string) =>
+    hold(`<code>${escapeHtml(decodeSlackEntities(code))}</code>`),
+  );
   text = text.replace(/<([^<>\n]+)>/g, (_, body: string) => hold(controlToHtml(body, ctx)));
 
   // Quotes are recognised on the raw text: a literal `>` at the start of a line (escaped `&gt;` is just text).
@@ -212,7 +216,9 @@ function textToHtml(t: unknown, ctx: RenderContext = {}): string {
 function textToPlain(t: unknown): string {
   if (!isObj(t)) return '';
   const text = str(t.text) ?? '';
-  return t.type === 'mrkdwn' ? decodeSlackEntities(text.replace(/<[^<>|]*\|([^<>]*)>/g, '$1').replace(/<([^<>]*)>/g, '$1')) : text;
+  return t.type === 'mrkdwn'
+    ? decodeSlackEntities(text.replace(/<[^<>|]*\|([^<>]*)>/g, '$1').replace(/<([^<>]*)>/g, '$1'))
+    : text;
 }
 
 function attrs(pairs: Record<string, string | undefined>): string {
@@ -245,7 +251,11 @@ export function optionsOf(element: Json): Array<Json & { value: string }> {
 }
 
 function optionHtml(o: Json & { value: string }, ctx: RenderContext): Options {
-  return { text: textToHtml(o.text, ctx), value: o.value, ...(o.description !== undefined ? { description: textToHtml(o.description, ctx) } : {}) };
+  return {
+    text: textToHtml(o.text, ctx),
+    value: o.value,
+    ...(o.description !== undefined ? { description: textToHtml(o.description, ctx) } : {}),
+  };
 }
 
 function confirmText(confirm: unknown): string | undefined {
@@ -254,7 +264,10 @@ function confirmText(confirm: unknown): string | undefined {
 }
 
 function selectedValues(element: Json): string[] {
-  const one = isObj(element.initial_option) && typeof element.initial_option.value === 'string' ? [element.initial_option.value] : [];
+  const one =
+    isObj(element.initial_option) && typeof element.initial_option.value === 'string'
+      ? [element.initial_option.value]
+      : [];
   const many = list(element.initial_options).flatMap((o) => (isObj(o) && typeof o.value === 'string' ? [o.value] : []));
   return [...one, ...many];
 }
@@ -282,7 +295,8 @@ export function elementToHtml(el: unknown, blockId: string, ctx: RenderContext, 
       const cls = `bk-button${style === 'primary' ? ' bk-primary' : style === 'danger' ? ' bk-danger' : ''}`;
       const a = attrs({ ...common, 'data-value': str(el.value), 'data-confirm': confirmText(el.confirm) });
       const href = safeUrl(str(el.url));
-      if (href) return `<a class="${cls}" href="${escapeHtml(href)}" target="_blank" rel="noopener noreferrer"${a}>${textToHtml(el.text, ctx)} ↗</a>`;
+      if (href)
+        return `<a class="${cls}" href="${escapeHtml(href)}" target="_blank" rel="noopener noreferrer"${a}>${textToHtml(el.text, ctx)} ↗</a>`;
       return `<button type="button" class="${cls}"${a}>${textToHtml(el.text, ctx)}</button>`;
     }
     case 'static_select':
@@ -291,9 +305,16 @@ export function elementToHtml(el: unknown, blockId: string, ctx: RenderContext, 
       const chosen = new Set(selectedValues(el));
       const multiple = type === 'multi_static_select';
       const first =
-        type === 'overflow' ? '<option value="">⋯</option>' : multiple ? '' : `<option value="">${escapeHtml(placeholder ?? 'Select an option')}</option>`;
+        type === 'overflow'
+          ? '<option value="">⋯</option>'
+          : multiple
+            ? ''
+            : `<option value="">${escapeHtml(placeholder ?? 'Select an option')}</option>`;
       const opts = optionsOf(el)
-        .map((o) => `<option value="${escapeHtml(o.value)}"${chosen.has(o.value) ? ' selected' : ''}>${escapeHtml(textToPlain(o.text))}</option>`)
+        .map(
+          (o) =>
+            `<option value="${escapeHtml(o.value)}"${chosen.has(o.value) ? ' selected' : ''}>${escapeHtml(textToPlain(o.text))}</option>`,
+        )
         .join('');
       return `<select class="bk-select"${multiple ? ' multiple' : ''}${attrs({ ...common, 'data-confirm': confirmText(el.confirm) })}>${first}${opts}</select>`;
     }
@@ -324,8 +345,16 @@ export function elementToHtml(el: unknown, blockId: string, ctx: RenderContext, 
         maxlength: typeof el.max_length === 'number' ? String(el.max_length) : undefined,
         minlength: typeof el.min_length === 'number' ? String(el.min_length) : undefined,
       });
-      if (el.multiline === true) return `<textarea class="bk-text" rows="4"${a}>${escapeHtml(initial ?? '')}</textarea>`;
-      const inputType = type === 'email_text_input' ? 'email' : type === 'url_text_input' ? 'url' : type === 'number_input' ? 'number' : 'text';
+      if (el.multiline === true)
+        return `<textarea class="bk-text" rows="4"${a}>${escapeHtml(initial ?? '')}</textarea>`;
+      const inputType =
+        type === 'email_text_input'
+          ? 'email'
+          : type === 'url_text_input'
+            ? 'url'
+            : type === 'number_input'
+              ? 'number'
+              : 'text';
       return `<input class="bk-text" type="${inputType}"${a}${attrs({ value: initial })}>`;
     }
     case 'datepicker':
@@ -384,7 +413,9 @@ function richTextToHtml(block: Json, ctx: RenderContext): string {
       case 'rich_text_quote':
         return `<blockquote>${list(el.elements).map(render).join('')}</blockquote>`;
       case 'rich_text_list':
-        return `<ul>${list(el.elements).map((item) => `<li>${render(item)}</li>`).join('')}</ul>`;
+        return `<ul>${list(el.elements)
+          .map((item) => `<li>${render(item)}</li>`)
+          .join('')}</ul>`;
       default:
         return '';
     }
@@ -404,8 +435,14 @@ function blockToHtml(block: unknown, index: number, ctx: RenderContext = {}): st
     case 'section': {
       const text = block.text !== undefined ? `<div class="bk-section-text">${textToHtml(block.text, ctx)}</div>` : '';
       const fields = list(block.fields);
-      const grid = fields.length > 0 ? `<div class="bk-fields">${fields.map((f) => `<div class="bk-field">${textToHtml(f, ctx)}</div>`).join('')}</div>` : '';
-      const accessory = block.accessory !== undefined ? `<div class="bk-accessory">${elementToHtml(block.accessory, blockId, ctx)}</div>` : '';
+      const grid =
+        fields.length > 0
+          ? `<div class="bk-fields">${fields.map((f) => `<div class="bk-field">${textToHtml(f, ctx)}</div>`).join('')}</div>`
+          : '';
+      const accessory =
+        block.accessory !== undefined
+          ? `<div class="bk-accessory">${elementToHtml(block.accessory, blockId, ctx)}</div>`
+          : '';
       return `<div class="bk-section"><div class="bk-section-body">${text}${grid}</div>${accessory}</div>`;
     }
     case 'context': {
@@ -416,7 +453,9 @@ function blockToHtml(block: unknown, index: number, ctx: RenderContext = {}): st
       return `<div class="bk-context">${items.join('')}</div>`;
     }
     case 'actions':
-      return `<div class="bk-actions">${list(block.elements).map((el) => elementToHtml(el, blockId, ctx)).join('')}</div>`;
+      return `<div class="bk-actions">${list(block.elements)
+        .map((el) => elementToHtml(el, blockId, ctx))
+        .join('')}</div>`;
     case 'image':
       return `<div class="bk-image">${imageLink(block, 'bk-image-link')}</div>`;
     case 'input': {
@@ -450,13 +489,22 @@ export function blocksToHtml(blocks: unknown, ctx: RenderContext = {}): string {
 }
 
 /** A message body: its blocks when it has any, else its text as mrkdwn; legacy attachments after. */
-export function messageToHtml(message: { text?: unknown; blocks?: unknown; attachments?: unknown }, ctx: RenderContext = {}): string {
+export function messageToHtml(
+  message: { text?: unknown; blocks?: unknown; attachments?: unknown },
+  ctx: RenderContext = {},
+): string {
   const blocks = list(message.blocks);
-  const body = blocks.length > 0 ? blocksToHtml(blocks, ctx) : `<div class="bk-text-body">${mrkdwnToHtml(str(message.text) ?? '', ctx)}</div>`;
+  const body =
+    blocks.length > 0
+      ? blocksToHtml(blocks, ctx)
+      : `<div class="bk-text-body">${mrkdwnToHtml(str(message.text) ?? '', ctx)}</div>`;
   const attachments = list(message.attachments)
     .filter(isObj)
     .map((a) => {
-      const inner = list(a.blocks).length > 0 ? blocksToHtml(a.blocks, ctx) : mrkdwnToHtml(str(a.text) ?? str(a.fallback) ?? '', ctx);
+      const inner =
+        list(a.blocks).length > 0
+          ? blocksToHtml(a.blocks, ctx)
+          : mrkdwnToHtml(str(a.text) ?? str(a.fallback) ?? '', ctx);
       return `<div class="bk-attachment">${inner}</div>`;
     })
     .join('');
@@ -464,7 +512,10 @@ export function messageToHtml(message: { text?: unknown; blocks?: unknown; attac
 }
 
 /** A modal (or home tab) view → its title, buttons and body HTML. */
-export function viewToHtml(view: unknown, ctx: RenderContext = {}): { title: string; submit?: string; close: string; body: string } {
+export function viewToHtml(
+  view: unknown,
+  ctx: RenderContext = {},
+): { title: string; submit?: string; close: string; body: string } {
   const v = isObj(view) ? view : {};
   return {
     title: textToHtml(v.title, ctx),

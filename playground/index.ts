@@ -52,7 +52,8 @@ export async function startPlayground(opts: PlaygroundOptions): Promise<RunningP
   try {
     slack.addUser(PLAYGROUND_USER);
     // The playground user is in every channel (so `/campaign handoffs` lists their conversations).
-    for (const channel of PLAYGROUND_CHANNELS) slack.addChannel({ ...channel, is_member: true, members: [PLAYGROUND_USER.id] });
+    for (const channel of PLAYGROUND_CHANNELS)
+      slack.addChannel({ ...channel, is_member: true, members: [PLAYGROUND_USER.id] });
 
     const signingSecret = randomBytes(24).toString('hex');
     const parsed = parsePlaygroundConfig(opts.env, {
@@ -75,8 +76,14 @@ export async function startPlayground(opts: PlaygroundOptions): Promise<RunningP
     });
     const { port } = await bot.start();
     const logger = bot.deps.logger.child({ component: 'playground' });
-    session.connect({ botUrl: `http://127.0.0.1:${port}`, signingSecret, logger, reports: new PlaygroundReports(bot, platform, slack.teamId) });
-    if (opts.env.REDIS_URL?.trim()) logger.warn('REDIS_URL is ignored in the playground: its workspace is throwaway and lives in this process');
+    session.connect({
+      botUrl: `http://127.0.0.1:${port}`,
+      signingSecret,
+      logger,
+      reports: new PlaygroundReports(bot, platform, slack.teamId),
+    });
+    if (opts.env.REDIS_URL?.trim())
+      logger.warn('REDIS_URL is ignored in the playground: its workspace is throwaway and lives in this process');
     await session.seed();
     const url = `http://localhost:${port}/`;
     logger.warn({ url, slackStandIn: slack.baseUrl, platformSimulator: platform.url }, PLAYGROUND_BANNER);

@@ -18,7 +18,10 @@ export class PlaygroundReports {
   async fireDigests(): Promise<Outcome> {
     const channels = (await this.bot.deps.store.reports.digests(this.teamId)).map((d) => d.channelId);
     if (channels.length === 0) {
-      return { ok: false, error: 'No channel has a digest yet: run `/campaign digest daily` in a channel first (e.g. #general).' };
+      return {
+        ok: false,
+        error: 'No channel has a digest yet: run `/campaign digest daily` in a channel first (e.g. #general).',
+      };
     }
     await this.fireNow(DIGEST_TIMER, channels);
     return { ok: true };

@@ -107,7 +107,13 @@ class HttpProblem extends Error {
   }
 }
 
-function send(res: ServerResponse, status: number, body: Buffer | string, type: string, extra: Record<string, string> = {}): void {
+function send(
+  res: ServerResponse,
+  status: number,
+  body: Buffer | string,
+  type: string,
+  extra: Record<string, string> = {},
+): void {
   if (res.headersSent) return;
   res.writeHead(status, {
     'content-type': type,
@@ -150,7 +156,11 @@ async function readJson<T>(req: IncomingMessage, schema: z.ZodType<T>): Promise<
     throw new HttpProblem(400, 'the body is not JSON');
   }
   const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new HttpProblem(400, parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
+  if (!parsed.success)
+    throw new HttpProblem(
+      400,
+      parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '),
+    );
   return parsed.data;
 }
 
@@ -160,7 +170,10 @@ function hostIsLoopback(req: IncomingMessage): boolean {
   return LOOPBACK_HOSTS.has(name.toLowerCase());
 }
 
-export function playgroundRoutes(session: PlaygroundSession, page: Record<string, Buffer> = loadPageFiles()): CustomRoute[] {
+export function playgroundRoutes(
+  session: PlaygroundSession,
+  page: Record<string, Buffer> = loadPageFiles(),
+): CustomRoute[] {
   /** Wraps a handler: loopback check, the custom header on POSTs, errors → JSON. */
   const guarded =
     (handler: (req: RouteRequest, res: ServerResponse) => Promise<void> | void) =>
@@ -194,7 +207,9 @@ export function playgroundRoutes(session: PlaygroundSession, page: Record<string
     {
       path: '/',
       method: ['GET'],
-      handler: guarded((_req, res) => send(res, 200, page['index.html'] ?? '', 'text/html; charset=utf-8', { 'content-security-policy': CSP })),
+      handler: guarded((_req, res) =>
+        send(res, 200, page['index.html'] ?? '', 'text/html; charset=utf-8', { 'content-security-policy': CSP }),
+      ),
     },
     {
       path: '/playground/assets/:name',
@@ -224,7 +239,9 @@ export function playgroundRoutes(session: PlaygroundSession, page: Record<string
         const file = session.download(param(req, 'id'));
         if (!file) return send(res, 404, 'no such file', 'text/plain; charset=utf-8');
         const safeName = file.name.replace(/[^\w.\- ]/g, '_');
-        send(res, 200, file.data, 'application/octet-stream', { 'content-disposition': `attachment; filename="${safeName}"` });
+        send(res, 200, file.data, 'application/octet-stream', {
+          'content-disposition': `attachment; filename="${safeName}"`,
+        });
       }),
     },
     {
@@ -252,4 +269,5 @@ export function playgroundRoutes(session: PlaygroundSession, page: Record<string
 }
 
 /** The page runs only its own script and stylesheet; links to recordings and images open in new tabs. */
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";

@@ -9,7 +9,14 @@ import type { Logger } from '../src/logger.js';
 import { emojiFor, messageToHtml, optionsOf, viewToHtml, type RenderContext } from './blockkit-html.js';
 import type { FakePlatform } from '../fakes/platform/index.js';
 import { SlackSigner, type SignedResult } from '../fakes/slack/signer.js';
-import type { FakeSlack, SlackChannel, SlackEphemeral, SlackFile, SlackMessage, SlackUser } from '../fakes/slack/index.js';
+import type {
+  FakeSlack,
+  SlackChannel,
+  SlackEphemeral,
+  SlackFile,
+  SlackMessage,
+  SlackUser,
+} from '../fakes/slack/index.js';
 import type { PlaygroundReports } from './reports.js';
 import { SIMULATED_TRIGGERS, simulate, SimulatorMemory, type SimulateInput, type SimulateResult } from './simulate.js';
 import { buildStateValues, type RawValues } from './view-state.js';
@@ -51,8 +58,26 @@ export interface Outcome {
 }
 
 export type ActionInput =
-  | { container: 'message'; channel: string; ts: string; ephemeral: boolean; threadTs?: string; actionId: string; blockId?: string; value?: string; selected?: string[] }
-  | { container: 'view'; viewId: string; actionId: string; blockId?: string; value?: string; selected?: string[]; values?: RawValues };
+  | {
+      container: 'message';
+      channel: string;
+      ts: string;
+      ephemeral: boolean;
+      threadTs?: string;
+      actionId: string;
+      blockId?: string;
+      value?: string;
+      selected?: string[];
+    }
+  | {
+      container: 'view';
+      viewId: string;
+      actionId: string;
+      blockId?: string;
+      value?: string;
+      selected?: string[];
+      values?: RawValues;
+    };
 
 interface PageFile {
   id: string;
@@ -144,7 +169,11 @@ export class PlaygroundSession {
     this.botUrl = opts.botUrl;
     this.logger = opts.logger;
     this.reports = opts.reports;
-    this.signer = new SlackSigner({ signingSecret: opts.signingSecret, url: `${opts.botUrl}/slack/events`, fake: this.slack });
+    this.signer = new SlackSigner({
+      signingSecret: opts.signingSecret,
+      url: `${opts.botUrl}/slack/events`,
+      fake: this.slack,
+    });
   }
 
   /** Subscribes the seed routes through the real command and waits for the bot to confirm them. */
@@ -164,7 +193,12 @@ export class PlaygroundSession {
 
   /** Changes whenever anything the page shows may have changed. */
   version(): string {
-    return [this.slack.calls.length, this.slack.responses.length, this.platform.requests.length, this.localChanges].join('.');
+    return [
+      this.slack.calls.length,
+      this.slack.responses.length,
+      this.platform.requests.length,
+      this.localChanges,
+    ].join('.');
   }
 
   private changed(): void {
@@ -189,7 +223,8 @@ export class PlaygroundSession {
     this.requireChannel(channel);
     const files = fileIds.flatMap((id) => this.files.get(id) ?? []);
     if (text.trim() === '' && files.length === 0) return { ok: false, error: 'Type a message first.' };
-    if (threadTs !== undefined && !this.slack.message(channel, threadTs)) return { ok: false, error: 'That thread no longer exists.' };
+    if (threadTs !== undefined && !this.slack.message(channel, threadTs))
+      return { ok: false, error: 'That thread no longer exists.' };
     const res = await this.sign.event({
       type: 'message',
       channel,
@@ -239,7 +274,9 @@ export class PlaygroundSession {
     if (input.selected === undefined) return undefined;
     const chosen = input.selected[0];
     const blocks =
-      input.container === 'view' ? this.slack.view(input.viewId)?.view.blocks : this.findMessageBlocks(input.channel, input.ts, input.ephemeral);
+      input.container === 'view'
+        ? this.slack.view(input.viewId)?.view.blocks
+        : this.findMessageBlocks(input.channel, input.ts, input.ephemeral);
     const element = findElement(blocks, input.actionId);
     const options = element ? optionsOf(element) : [];
     const pick = (v: string) => options.find((o) => o.value === v);
@@ -291,7 +328,8 @@ export class PlaygroundSession {
       return { ok: false, errors };
     }
     if ((action === 'update' || action === 'push') && isObj(ack.view)) {
-      const done = action === 'update' ? this.slack.replaceView(viewId, ack.view) : this.slack.pushView(viewId, ack.view);
+      const done =
+        action === 'update' ? this.slack.replaceView(viewId, ack.view) : this.slack.pushView(viewId, ack.view);
       if (!done.ok) return { ok: false, error: `Slack refused the bot's ${action}: ${done.errors.join('; ')}` };
       this.syncViews();
       return { ok: true };
@@ -316,7 +354,12 @@ export class PlaygroundSession {
 
   /** Opening the app's Home tab (Slack sends `app_home_opened` every time). */
   async openHome(): Promise<Outcome> {
-    const res = await this.sign.event({ type: 'app_home_opened', user: this.you.id, channel: `D${this.you.id.slice(1)}`, tab: 'home' });
+    const res = await this.sign.event({
+      type: 'app_home_opened',
+      user: this.you.id,
+      channel: `D${this.you.id.slice(1)}`,
+      tab: 'home',
+    });
     this.changed();
     const problem = this.ackProblem(res, 'the Home tab');
     return problem ? { ok: false, error: problem } : { ok: true };
@@ -327,7 +370,13 @@ export class PlaygroundSession {
     this.requireChannel(channel);
     if (!MESSAGE_SHORTCUTS.some((s) => s.callbackId === callbackId)) return { ok: false, error: 'No such shortcut.' };
     if (!this.slack.message(channel, ts)) return { ok: false, error: 'That message is gone.' };
-    const res = await this.sign.shortcut({ callbackId, type: 'message_action', message: { ts }, channelId: channel, userId: this.you.id });
+    const res = await this.sign.shortcut({
+      callbackId,
+      type: 'message_action',
+      message: { ts },
+      channelId: channel,
+      userId: this.you.id,
+    });
     this.changed();
     const problem = this.ackProblem(res, 'the shortcut');
     return problem ? { ok: false, error: problem } : { ok: true };
@@ -335,7 +384,12 @@ export class PlaygroundSession {
 
   /** A file picked in the page (for a modal's upload field or a message): stored in the Slack stand-in. */
   upload(name: string, mimetype: string, data: Buffer): Outcome {
-    const file = this.slack.addFile({ name, mimetype: mimetype || 'application/octet-stream', data, user: this.you.id });
+    const file = this.slack.addFile({
+      name,
+      mimetype: mimetype || 'application/octet-stream',
+      data,
+      user: this.you.id,
+    });
     this.files.set(file.id, file);
     this.changed();
     return { ok: true, file: { id: file.id, name: file.name, size: file.size } };
@@ -358,7 +412,10 @@ export class PlaygroundSession {
     }
     this.lastSimulation = result;
     this.changed();
-    this.logger?.info({ trigger: input.trigger, campaignId: input.campaignId, deliveries: result.deliveries.map((d) => d.status) }, 'playground: simulated a platform event');
+    this.logger?.info(
+      { trigger: input.trigger, campaignId: input.campaignId, deliveries: result.deliveries.map((d) => d.status) },
+      'playground: simulated a platform event',
+    );
     const failed = result.deliveries.find((d) => d.status < 200 || d.status >= 300);
     if (result.problem) return { ok: false, error: result.problem, simulation: result };
     if (failed) return { ok: false, error: `The bot answered ${failed.status}: ${failed.body}`, simulation: result };
@@ -368,7 +425,8 @@ export class PlaygroundSession {
   /** Simulate › Reports: the scheduled digests now, or this month's usage moved (quota alerts checked at once). */
   async report(input: { digest: true } | { usagePercent: number }): Promise<Outcome> {
     if (!this.reports) throw new Error('the playground is not connected to the bot yet');
-    const outcome = 'digest' in input ? await this.reports.fireDigests() : await this.reports.setUsage(input.usagePercent);
+    const outcome =
+      'digest' in input ? await this.reports.fireDigests() : await this.reports.setUsage(input.usagePercent);
     this.changed();
     return outcome;
   }
@@ -385,7 +443,11 @@ export class PlaygroundSession {
     const state = this.platform.state;
     return {
       version: this.version(),
-      workspace: { name: this.slack.teamName, you: { id: this.you.id, name: this.you.name ?? 'you' }, bot: { name: 'Campaign' } },
+      workspace: {
+        name: this.slack.teamName,
+        you: { id: this.you.id, name: this.you.name ?? 'you' },
+        bot: { name: 'Campaign' },
+      },
       channels: PLAYGROUND_CHANNELS.map((c) => this.pageChannel(c, ctx)),
       modal: this.pageModal(ctx),
       home: this.pageHome(ctx),
@@ -393,9 +455,15 @@ export class PlaygroundSession {
       simulator: {
         triggers: SIMULATED_TRIGGERS,
         campaigns: Object.values(state.campaigns).map((c) => ({ id: c.id, name: c.name, type: c.type })),
-        sessions: Object.entries(state.sessions).map(([id, s]) => ({ id, campaignId: s.campaignId, handoff: s.handoff })),
+        sessions: Object.entries(state.sessions).map(([id, s]) => ({
+          id,
+          campaignId: s.campaignId,
+          handoff: s.handoff,
+        })),
         subscriptions: state.subscriptions.map((s) => ({ triggerName: s.triggerName, campaignId: s.campaignId })),
-        humanResponses: state.humanResponses.slice(-10).map((r) => ({ sessionId: r.sessionId, message: r.message, ...(r.agentId ? { agentId: r.agentId } : {}) })),
+        humanResponses: state.humanResponses
+          .slice(-10)
+          .map((r) => ({ sessionId: r.sessionId, message: r.message, ...(r.agentId ? { agentId: r.agentId } : {}) })),
         requests: this.platform.requests.slice(-12).map((r) => `${r.method} ${r.path}`),
         apiKey: this.platform.apiKey,
         ...(this.lastSimulation ? { last: this.lastSimulation } : {}),
@@ -491,7 +559,8 @@ export class PlaygroundSession {
   // ---------------------------------------------------------------------------------------- helpers
 
   private requireChannel(channel: string): void {
-    if (!PLAYGROUND_CHANNELS.some((c) => c.id === channel)) throw new PlaygroundInputError(`unknown channel ${channel}`);
+    if (!PLAYGROUND_CHANNELS.some((c) => c.id === channel))
+      throw new PlaygroundInputError(`unknown channel ${channel}`);
   }
 
   /** What Slack would show when the bot's answer to a request is not a timely 200. */
@@ -500,7 +569,8 @@ export class PlaygroundSession {
       this.logger?.warn({ status: res.status, body: res.body.slice(0, 200) }, `playground: the bot refused ${what}`);
       return `The bot answered ${what} with HTTP ${res.status} — Slack would show an error.`;
     }
-    if (res.ms > ACK_DEADLINE_MS) return `The bot took ${Math.round(res.ms)} ms to acknowledge ${what}; Slack gives up after 3 s and shows an error.`;
+    if (res.ms > ACK_DEADLINE_MS)
+      return `The bot took ${Math.round(res.ms)} ms to acknowledge ${what}; Slack gives up after 3 s and shows an error.`;
     return undefined;
   }
 
@@ -526,7 +596,11 @@ function findElement(blocks: unknown, actionId: string): Json | undefined {
   if (!Array.isArray(blocks)) return undefined;
   for (const block of blocks) {
     if (!isObj(block)) continue;
-    const candidates: unknown[] = [...(Array.isArray(block.elements) ? (block.elements as unknown[]) : []), block.accessory, block.element];
+    const candidates: unknown[] = [
+      ...(Array.isArray(block.elements) ? (block.elements as unknown[]) : []),
+      block.accessory,
+      block.element,
+    ];
     for (const el of candidates) if (isObj(el) && el.action_id === actionId) return el;
   }
   return undefined;

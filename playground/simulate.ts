@@ -11,7 +11,13 @@ import { randomBytes } from 'node:crypto';
 import { request } from 'undici';
 import type { PlatformState } from '../fakes/platform/seed.js';
 
-export const SIMULATED_TRIGGERS = ['call_started', 'call_completed', 'message_received', 'message_sent', 'message_session_completed'] as const;
+export const SIMULATED_TRIGGERS = [
+  'call_started',
+  'call_completed',
+  'message_received',
+  'message_sent',
+  'message_session_completed',
+] as const;
 type SimulatedTrigger = (typeof SIMULATED_TRIGGERS)[number];
 
 export interface SimulateInput {
@@ -78,7 +84,12 @@ export class SimulatorMemory {
 }
 
 /** Builds the event. Throws an Error with a readable message for an unknown campaign. */
-function buildEvent(state: PlatformState, memory: SimulatorMemory, input: SimulateInput, now = new Date()): { event: Record<string, unknown>; sessionId?: string } {
+function buildEvent(
+  state: PlatformState,
+  memory: SimulatorMemory,
+  input: SimulateInput,
+  now = new Date(),
+): { event: Record<string, unknown>; sessionId?: string } {
   const campaign = state.campaigns[input.campaignId];
   if (!campaign) throw new Error(`The simulator has no campaign ${input.campaignId}.`);
   const agent = state.agents[campaign.id]?.[0];
@@ -123,23 +134,41 @@ function buildEvent(state: PlatformState, memory: SimulatorMemory, input: Simula
     }
     case 'message_received': {
       const sessionId = memory.sessionFor(state, campaign.id, customerNumber);
-      return { event: { ...common, messageContent: text || 'Hi, can I move my appointment to Friday?', receivedAt: now.toISOString() }, sessionId };
+      return {
+        event: {
+          ...common,
+          messageContent: text || 'Hi, can I move my appointment to Friday?',
+          receivedAt: now.toISOString(),
+        },
+        sessionId,
+      };
     }
     case 'message_sent': {
       const sessionId = memory.sessionFor(state, campaign.id, customerNumber);
-      return { event: { ...common, messageContent: text || 'Sure! Friday 9:30 is free. Shall I book it?', sentAt: now.toISOString() }, sessionId };
+      return {
+        event: {
+          ...common,
+          messageContent: text || 'Sure! Friday 9:30 is free. Shall I book it?',
+          sentAt: now.toISOString(),
+        },
+        sessionId,
+      };
     }
     case 'message_session_completed': {
       // Payload not documented (campaign-api.md §6): the conversation's fields, a completion time, and the trigger named.
       const sessionId = memory.endSession(state, campaign.id, customerNumber);
-      return { event: { triggerName: 'message_session_completed', ...common, completedAt: now.toISOString() }, ...(sessionId ? { sessionId } : {}) };
+      return {
+        event: { triggerName: 'message_session_completed', ...common, completedAt: now.toISOString() },
+        ...(sessionId ? { sessionId } : {}),
+      };
     }
   }
 }
 
 /** Hook URLs subscribed for this trigger and campaign. session_completed goes where the conversation's messages go. */
 function hookUrlsFor(state: PlatformState, trigger: SimulatedTrigger, campaignId: string): string[] {
-  const triggers: readonly string[] = trigger === 'message_session_completed' ? ['message_received', 'message_sent'] : [trigger];
+  const triggers: readonly string[] =
+    trigger === 'message_session_completed' ? ['message_received', 'message_sent'] : [trigger];
   const urls = state.subscriptions
     .filter((s) => triggers.includes(s.triggerName) && (s.campaignId === campaignId || s.campaignId === '*'))
     .map((s) => s.hookUrl);
@@ -147,7 +176,11 @@ function hookUrlsFor(state: PlatformState, trigger: SimulatedTrigger, campaignId
 }
 
 /** POSTs `[event]` to each hook URL, at `botUrl` instead of the URL's own origin. */
-async function deliver(hookUrls: readonly string[], event: Record<string, unknown>, botUrl: string): Promise<Delivery[]> {
+async function deliver(
+  hookUrls: readonly string[],
+  event: Record<string, unknown>,
+  botUrl: string,
+): Promise<Delivery[]> {
   const body = JSON.stringify([event]);
   return Promise.all(
     hookUrls.map(async (hookUrl) => {
@@ -165,7 +198,12 @@ async function deliver(hookUrls: readonly string[], event: Record<string, unknow
   );
 }
 
-export async function simulate(state: PlatformState, memory: SimulatorMemory, input: SimulateInput, botUrl: string): Promise<SimulateResult> {
+export async function simulate(
+  state: PlatformState,
+  memory: SimulatorMemory,
+  input: SimulateInput,
+  botUrl: string,
+): Promise<SimulateResult> {
   const { event, sessionId } = buildEvent(state, memory, input);
   const urls = hookUrlsFor(state, input.trigger, input.campaignId);
   const extra = sessionId ? { sessionId } : {};

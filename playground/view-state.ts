@@ -53,7 +53,11 @@ function asText(raw: string | string[] | null | undefined): string | null {
 }
 
 /** One element's state entry, as Slack puts it in `state.values[block][action]`. */
-function entry(element: Json, raw: string | string[] | null | undefined, fileById: (id: string) => unknown): { value: Record<string, unknown>; empty: boolean } {
+function entry(
+  element: Json,
+  raw: string | string[] | null | undefined,
+  fileById: (id: string) => unknown,
+): { value: Record<string, unknown>; empty: boolean } {
   const type = typeof element.type === 'string' ? element.type : '';
   const options = optionsOf(element);
   const option = (value: string) => options.find((o) => o.value === value);
@@ -94,7 +98,11 @@ function entry(element: Json, raw: string | string[] | null | undefined, fileByI
  * `state.values` for every input of the view (Slack includes untouched ones too), and the required inputs
  * left empty (block id → message) — a non-empty `missing` means Slack would not send the submission at all.
  */
-export function buildStateValues(blocks: unknown, raw: RawValues, fileById: (id: string) => unknown): { values: StateValues; missing: Record<string, string> } {
+export function buildStateValues(
+  blocks: unknown,
+  raw: RawValues,
+  fileById: (id: string) => unknown,
+): { values: StateValues; missing: Record<string, string> } {
   const values: StateValues = {};
   const missing: Record<string, string> = {};
   for (const slot of inputSlots(blocks)) {

@@ -11,8 +11,7 @@ const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 type SlackMode =
-  | { kind: 'single'; botToken: string }
-  | { kind: 'oauth'; clientId: string; clientSecret: string; stateSecret: string };
+  { kind: 'single'; botToken: string } | { kind: 'oauth'; clientId: string; clientSecret: string; stateSecret: string };
 
 export interface Config {
   slack: {
@@ -73,25 +72,38 @@ const optionalText = z
   .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
 
 const httpUrl = (httpsOnly: boolean) =>
-  z.url({ protocol: httpsOnly ? /^https$/ : /^https?$/, error: httpsOnly ? 'must be an https URL' : 'must be an http(s) URL' });
+  z.url({
+    protocol: httpsOnly ? /^https$/ : /^https?$/,
+    error: httpsOnly ? 'must be an https URL' : 'must be an http(s) URL',
+  });
 
 /** Keys and tokens travel to this URL: https, or plain http only to this machine (a local fake or a sidecar). */
 const serviceUrl = z.string().superRefine((v, ctx) => {
   const url = URL.canParse(v) ? new URL(v) : undefined;
   if (!url || !/^https?:$/.test(url.protocol)) ctx.addIssue({ code: 'custom', message: 'must be an http(s) URL' });
   else if (url.protocol === 'http:' && !isLoopback(url.hostname)) {
-    ctx.addIssue({ code: 'custom', message: 'must be https (plain http only to loopback: localhost, 127.0.0.0/8, ::1), or secrets would travel in clear' });
+    ctx.addIssue({
+      code: 'custom',
+      message:
+        'must be https (plain http only to loopback: localhost, 127.0.0.0/8, ::1), or secrets would travel in clear',
+    });
   }
 });
 
 /** Comma-separated ring of 32-byte base64 keys; the first encrypts, all decrypt. Problems name the position, never the value. */
 const secretsKeyRing = z.string().transform((v, ctx) => {
-  const parts = v.split(',').map((p) => p.trim()).filter(Boolean);
+  const parts = v
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
   const keys = parts.map((p) => (/^[A-Za-z0-9+/_-]+={0,2}$/.test(p) ? Buffer.from(p, 'base64') : Buffer.alloc(0)));
   const bad = keys.flatMap((k, i) => (k.length === 32 ? [] : [i + 1]));
   if (bad.length === 0) return keys;
   const which = parts.length > 1 ? `key ${bad.join(', ')} of ${parts.length} ` : '';
-  ctx.addIssue({ code: 'custom', message: `${which}must be 32 bytes encoded in base64 (e.g. \`openssl rand -base64 32\`); to rotate, list the new key first, comma-separated` });
+  ctx.addIssue({
+    code: 'custom',
+    message: `${which}must be 32 bytes encoded in base64 (e.g. \`openssl rand -base64 32\`); to rotate, list the new key first, comma-separated`,
+  });
   return z.NEVER;
 });
 
@@ -109,22 +121,41 @@ const envSchema = z.object({
   ),
   SLACK_CLIENT_ID: optionalText,
   SLACK_CLIENT_SECRET: optionalText,
-  SLACK_STATE_SECRET: optionalText.pipe(z.string().min(32, 'must have at least 32 characters (e.g. `openssl rand -hex 32`)').optional()),
+  SLACK_STATE_SECRET: optionalText.pipe(
+    z.string().min(32, 'must have at least 32 characters (e.g. `openssl rand -hex 32`)').optional(),
+  ),
   SLACK_APP_TOKEN: optionalText.pipe(
     z.string().startsWith('xapp-', 'must be an app-level token (starts with xapp-)').optional(),
   ),
   SLACK_API_URL: optionalText.pipe(serviceUrl.optional()),
   CAMPAIGN_API_URL: optionalText.pipe(serviceUrl.optional()),
   CAMPAIGN_API_KEY: optionalText,
-  CAMPAIGN_API_KEY_TEAM: optionalText.pipe(z.string().regex(/^T[A-Z0-9]+$/, 'must be a Slack team id like T0123ABC').optional()),
+  CAMPAIGN_API_KEY_TEAM: optionalText.pipe(
+    z
+      .string()
+      .regex(/^T[A-Z0-9]+$/, 'must be a Slack team id like T0123ABC')
+      .optional(),
+  ),
   METRICS_TOKEN: optionalText.pipe(z.string().min(16, 'must have at least 16 characters').optional()),
-  REDIS_URL: optionalText.pipe(z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }).optional()),
+  REDIS_URL: optionalText.pipe(
+    z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }).optional(),
+  ),
   REDIS_CLUSTER_NODES: optionalText.pipe(
     z
       .string()
-      .transform((v) => v.split(',').map((node) => node.trim()).filter(Boolean))
+      .transform((v) =>
+        v
+          .split(',')
+          .map((node) => node.trim())
+          .filter(Boolean),
+      )
       .pipe(z.array(z.string().regex(/^[A-Za-z0-9.-]+:\d{1,5}$/, 'must be host:port pairs, comma-separated')).min(1))
-      .transform((nodes) => nodes.map((node) => ({ host: node.slice(0, node.lastIndexOf(':')), port: Number(node.slice(node.lastIndexOf(':') + 1)) })))
+      .transform((nodes) =>
+        nodes.map((node) => ({
+          host: node.slice(0, node.lastIndexOf(':')),
+          port: Number(node.slice(node.lastIndexOf(':') + 1)),
+        })),
+      )
       .optional(),
   ),
   REDIS_PASSWORD: optionalText,
@@ -141,7 +172,12 @@ const envSchema = z.object({
   ADMIN_USER_IDS: optionalText.pipe(
     z
       .string()
-      .transform((v) => v.split(',').map((id) => id.trim()).filter(Boolean))
+      .transform((v) =>
+        v
+          .split(',')
+          .map((id) => id.trim())
+          .filter(Boolean),
+      )
       .pipe(z.array(z.string().regex(/^[UW][A-Z0-9]+$/, 'must be Slack user ids like U0123ABC, comma-separated')))
       .optional(),
   ),
@@ -162,26 +198,35 @@ export function parseConfig(env: Env): ConfigResult {
   const oauthNames = ['SLACK_CLIENT_ID', 'SLACK_CLIENT_SECRET', 'SLACK_STATE_SECRET'] as const;
   const anyOauth = oauthNames.some(isSet);
   if (isSet('SLACK_BOT_TOKEN') && anyOauth) {
-    problems.push('SLACK_BOT_TOKEN: set either it (one workspace) or SLACK_CLIENT_ID/SLACK_CLIENT_SECRET/SLACK_STATE_SECRET (OAuth), not both');
+    problems.push(
+      'SLACK_BOT_TOKEN: set either it (one workspace) or SLACK_CLIENT_ID/SLACK_CLIENT_SECRET/SLACK_STATE_SECRET (OAuth), not both',
+    );
   } else if (anyOauth) {
     for (const name of oauthNames) if (!isSet(name)) problems.push(`${name}: required for OAuth multi-workspace mode`);
   } else if (!isSet('SLACK_BOT_TOKEN')) {
-    problems.push('SLACK_BOT_TOKEN: required (or SLACK_CLIENT_ID, SLACK_CLIENT_SECRET and SLACK_STATE_SECRET for OAuth)');
+    problems.push(
+      'SLACK_BOT_TOKEN: required (or SLACK_CLIENT_ID, SLACK_CLIENT_SECRET and SLACK_STATE_SECRET for OAuth)',
+    );
   }
   if (!isSet('SLACK_APP_TOKEN') && !isSet('SLACK_SIGNING_SECRET')) {
     problems.push('SLACK_SIGNING_SECRET: required in HTTP mode (or set SLACK_APP_TOKEN for Socket Mode)');
   }
-  if (!isSet('CAMPAIGN_API_URL')) problems.push('CAMPAIGN_API_URL: required (the platform base URL, ending in /v1/api)');
+  if (!isSet('CAMPAIGN_API_URL'))
+    problems.push('CAMPAIGN_API_URL: required (the platform base URL, ending in /v1/api)');
   if (anyOauth && !isSet('SLACK_BOT_TOKEN') && isSet('CAMPAIGN_API_KEY') && !isSet('CAMPAIGN_API_KEY_TEAM')) {
     // Without it every workspace that installs the app would run on the operator's platform account.
-    problems.push('CAMPAIGN_API_KEY_TEAM: required with CAMPAIGN_API_KEY in OAuth mode (the team id of the one workspace the key serves; others run /campaign connect)');
+    problems.push(
+      'CAMPAIGN_API_KEY_TEAM: required with CAMPAIGN_API_KEY in OAuth mode (the team id of the one workspace the key serves; others run /campaign connect)',
+    );
   }
-  if (isSet('CAMPAIGN_API_KEY_TEAM') && !isSet('CAMPAIGN_API_KEY')) problems.push('CAMPAIGN_API_KEY_TEAM: set only together with CAMPAIGN_API_KEY');
+  if (isSet('CAMPAIGN_API_KEY_TEAM') && !isSet('CAMPAIGN_API_KEY'))
+    problems.push('CAMPAIGN_API_KEY_TEAM: set only together with CAMPAIGN_API_KEY');
   if (isSet('REDIS_URL') && isSet('REDIS_CLUSTER_NODES')) {
     problems.push('REDIS_CLUSTER_NODES: set either it (a Redis Cluster) or REDIS_URL (one Redis), not both');
   }
   for (const name of ['REDIS_URL', 'REDIS_CLUSTER_NODES']) {
-    if (isSet(name) && !isSet('SECRETS_KEY')) problems.push(`SECRETS_KEY: required when ${name} is set (stored API keys are encrypted with it)`);
+    if (isSet(name) && !isSet('SECRETS_KEY'))
+      problems.push(`SECRETS_KEY: required when ${name} is set (stored API keys are encrypted with it)`);
   }
   if (isSet('REDIS_PASSWORD') && !isSet('REDIS_CLUSTER_NODES')) {
     problems.push('REDIS_PASSWORD: used with REDIS_CLUSTER_NODES only (for REDIS_URL, put the password in the URL)');
@@ -191,7 +236,12 @@ export function parseConfig(env: Env): ConfigResult {
   const e = parsed.data;
   const mode: SlackMode = e.SLACK_BOT_TOKEN
     ? { kind: 'single', botToken: e.SLACK_BOT_TOKEN }
-    : { kind: 'oauth', clientId: e.SLACK_CLIENT_ID ?? '', clientSecret: e.SLACK_CLIENT_SECRET ?? '', stateSecret: e.SLACK_STATE_SECRET ?? '' };
+    : {
+        kind: 'oauth',
+        clientId: e.SLACK_CLIENT_ID ?? '',
+        clientSecret: e.SLACK_CLIENT_SECRET ?? '',
+        stateSecret: e.SLACK_STATE_SECRET ?? '',
+      };
   const campaignApiUrl = e.CAMPAIGN_API_URL ?? '';
 
   const config: Config = {

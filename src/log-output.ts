@@ -51,10 +51,13 @@ export class BoundedLogOutput {
         clearTimeout(timer);
         resolve(true);
       };
-      const timer = setTimeout(() => {
-        this.idle = this.idle.filter((f) => f !== done);
-        resolve(false);
-      }, Math.max(0, timeoutMs));
+      const timer = setTimeout(
+        () => {
+          this.idle = this.idle.filter((f) => f !== done);
+          resolve(false);
+        },
+        Math.max(0, timeoutMs),
+      );
       this.idle.push(done);
     });
   }
@@ -71,7 +74,9 @@ export class BoundedLogOutput {
     if (this.droppedUnreported === 0 || this.readerGone) return;
     const count = this.droppedUnreported;
     this.droppedUnreported = 0;
-    this.write(`${JSON.stringify({ level: 'warn', time: new Date().toISOString(), dropped: count, msg: `the log reader fell behind: ${count} log lines dropped` })}\n`);
+    this.write(
+      `${JSON.stringify({ level: 'warn', time: new Date().toISOString(), dropped: count, msg: `the log reader fell behind: ${count} log lines dropped` })}\n`,
+    );
   }
 }
 

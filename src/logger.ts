@@ -47,7 +47,13 @@ export class Redactor {
     // Known values first: a shape rule could otherwise mask only part of one and leave the rest unmatched.
     if (this.pinned.size + this.recent.size > 0) {
       // Longest first, so a secret that starts with a shorter one is masked whole.
-      this.pattern ??= new RegExp([...this.pinned, ...this.recent].sort((a, b) => b.length - a.length).map(escapeRegExp).join('|'), 'g');
+      this.pattern ??= new RegExp(
+        [...this.pinned, ...this.recent]
+          .sort((a, b) => b.length - a.length)
+          .map(escapeRegExp)
+          .join('|'),
+        'g',
+      );
       out = out.replace(this.pattern, (m) => `[redacted…${m.slice(-4)}]`);
     }
     return maskSecretShapes(out);
@@ -58,7 +64,12 @@ export class Redactor {
     if (typeof value === 'string') return this.redact(value);
     if (depth > 8 || value === null || typeof value !== 'object') return value;
     if (value instanceof Error) {
-      return { type: value.name, message: this.redact(value.message), stack: value.stack ? this.redact(value.stack) : undefined, ...this.redactEntries(value, depth) };
+      return {
+        type: value.name,
+        message: this.redact(value.message),
+        stack: value.stack ? this.redact(value.stack) : undefined,
+        ...this.redactEntries(value, depth),
+      };
     }
     if (Array.isArray(value)) return value.map((v) => this.redactValue(v, depth + 1));
     if (Buffer.isBuffer(value)) return `[${value.length} bytes]`;
@@ -89,13 +100,27 @@ export function createLogger({ level, redactor, destination }: LoggerSetup): Log
       log: (obj) => redactor.redactValue(obj) as Record<string, unknown>,
     },
     redact: {
-      paths: ['apiKey', '*.apiKey', 'token', '*.token', 'authorization', '*.authorization', 'headers.authorization', 'headers["api-key"]', 'botToken', 'signingSecret'],
+      paths: [
+        'apiKey',
+        '*.apiKey',
+        'token',
+        '*.token',
+        'authorization',
+        '*.authorization',
+        'headers.authorization',
+        'headers["api-key"]',
+        'botToken',
+        'signingSecret',
+      ],
       censor: '[redacted]',
     },
     hooks: {
       // The message string is not seen by formatters.log: redact it here.
       logMethod(args, method) {
-        method.apply(this, args.map((a) => (typeof a === 'string' ? redactor.redact(a) : a)) as Parameters<typeof method>);
+        method.apply(
+          this,
+          args.map((a) => (typeof a === 'string' ? redactor.redact(a) : a)) as Parameters<typeof method>,
+        );
       },
     },
   };

@@ -82,7 +82,11 @@ export async function startBotProcess(opts: BotProcessOptions): Promise<BotProce
   const args = [...(opts.nodeArgs ?? []), ...(entry === 'dist' ? [] : ['--import', 'tsx']), main];
 
   const started = performance.now();
-  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', opts.discardStdout ? 'ignore' : 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', opts.discardStdout ? 'ignore' : 'pipe', 'pipe'],
+  });
   let output = '';
   const keep = (chunk: Buffer) => {
     output += chunk.toString('utf8');
@@ -90,7 +94,9 @@ export async function startBotProcess(opts: BotProcessOptions): Promise<BotProce
   };
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
-  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
+  const exited = new Promise<number | string>((resolve) =>
+    child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')),
+  );
   // Never outlive the process that started it (a benchmark or test that dies half-way).
   const reap = () => child.kill('SIGKILL');
   process.once('exit', reap);

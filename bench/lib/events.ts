@@ -25,7 +25,8 @@ export function callCompleted(callId: string, overrides: Record<string, unknown>
     campaignName: 'Spring Recall',
     agentName: 'Riley',
     campaignType: 'outbound',
-    callSummary: 'Customer confirmed the check-up and booked Tuesday 10:00 with Dr. Patel; asked about insurance coverage.',
+    callSummary:
+      'Customer confirmed the check-up and booked Tuesday 10:00 with Dr. Patel; asked about insurance coverage.',
     startedAt: '2024-03-08T16:38:35.000Z',
     endedAt: '2024-03-08T16:41:09.250Z',
     durationMs: 154_250,
@@ -46,7 +47,12 @@ export function deliveryBody(event: Record<string, unknown>): string {
 }
 
 /** One customer chat message (a conversation is campaignId + customerNumber). */
-export function messageReceived(customerNumber: string, content: string, receivedAt: string, campaignId = 'camp-chat'): Record<string, unknown> {
+export function messageReceived(
+  customerNumber: string,
+  content: string,
+  receivedAt: string,
+  campaignId = 'camp-chat',
+): Record<string, unknown> {
   return {
     campaignId,
     agentId: 'agent-9',
@@ -61,7 +67,12 @@ export function messageReceived(customerNumber: string, content: string, receive
 }
 
 export function postJson(url: string, body: string, signal?: AbortSignal): Promise<Response> {
-  return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body, ...(signal ? { signal } : {}) });
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+    ...(signal ? { signal } : {}),
+  });
 }
 
 /**

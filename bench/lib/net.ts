@@ -17,7 +17,12 @@ export function freePort(): Promise<number> {
 }
 
 /** Polls `GET url` every `everyMs` until it answers 200; resolves with the time it took (ms). */
-export async function waitForOk(url: string, timeoutMs = 10_000, everyMs = 5, isAlive: () => boolean = () => true): Promise<number> {
+export async function waitForOk(
+  url: string,
+  timeoutMs = 10_000,
+  everyMs = 5,
+  isAlive: () => boolean = () => true,
+): Promise<number> {
   const started = performance.now();
   for (;;) {
     try {
@@ -34,7 +39,12 @@ export async function waitForOk(url: string, timeoutMs = 10_000, everyMs = 5, is
 }
 
 /** Polls `check` every `everyMs` until it returns something truthy; rejects after `timeoutMs` naming `what`. */
-export async function until<T>(check: () => T | undefined | null | false | Promise<T | undefined | null | false>, what: string, timeoutMs = 10_000, everyMs = 20): Promise<T> {
+export async function until<T>(
+  check: () => T | undefined | null | false | Promise<T | undefined | null | false>,
+  what: string,
+  timeoutMs = 10_000,
+  everyMs = 20,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

@@ -34,7 +34,16 @@ export async function startRedisCluster(opts: { durable?: boolean } = {}): Promi
       nodes.push(
         await startRedisServer({
           ...opts,
-          extraArgs: ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '2000', '--cluster-port', String(busPort)],
+          extraArgs: [
+            '--cluster-enabled',
+            'yes',
+            '--cluster-config-file',
+            'nodes.conf',
+            '--cluster-node-timeout',
+            '2000',
+            '--cluster-port',
+            String(busPort),
+          ],
         }),
       );
     }

@@ -33,16 +33,27 @@ export async function startRedisServer(opts: { durable?: boolean; extraArgs?: st
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'campaign-redis-'));
   const args = [
-    '--port', String(port),
-    '--bind', '127.0.0.1',
-    '--dir', dir,
-    '--save', '',
-    '--appendonly', opts.durable ? 'yes' : 'no',
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    dir,
+    '--save',
+    '',
+    '--appendonly',
+    opts.durable ? 'yes' : 'no',
     ...(opts.durable ? ['--appendfsync', 'always'] : []),
     ...(opts.extraArgs ?? []),
   ];
   let child: ChildProcess | undefined;
-  const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => 100 });
+  const client = new Redis({
+    port,
+    host: '127.0.0.1',
+    lazyConnect: true,
+    maxRetriesPerRequest: 1,
+    retryStrategy: () => 100,
+  });
   client.on('error', () => undefined); // surfaced through the failing command
 
   const start = async () => {
@@ -54,7 +65,13 @@ export async function startRedisServer(opts: { durable?: boolean; extraArgs?: st
     const reap = () => proc.kill('SIGKILL');
     process.once('exit', reap);
     proc.once('exit', () => process.off('exit', reap));
-    const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    const probe = new Redis({
+      port,
+      host: '127.0.0.1',
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    });
     probe.on('error', () => undefined);
     try {
       for (let i = 0; i < 200; i++) {

@@ -36,7 +36,9 @@ export interface Stack {
   close(): Promise<void>;
 }
 
-export async function startStack(opts: { durableRedis?: boolean; entry?: 'dist' | 'source'; cluster?: boolean } = {}): Promise<Stack> {
+export async function startStack(
+  opts: { durableRedis?: boolean; entry?: 'dist' | 'source'; cluster?: boolean } = {},
+): Promise<Stack> {
   const cluster = opts.cluster ? await startRedisCluster({ durable: opts.durableRedis ?? false }) : undefined;
   const redis = cluster?.nodes[0] ?? (await startRedisServer({ durable: opts.durableRedis ?? false }));
   const slack = await startFakeSlack({ teamId: TEAM_ID });
@@ -73,7 +75,8 @@ export async function startStack(opts: { durableRedis?: boolean; entry?: 'dist' 
       bots.push(bot);
       return bot;
     },
-    signer: (bot) => new SlackSigner({ signingSecret: SIGNING_SECRET, url: `${bot.url}/slack/events`, teamId: TEAM_ID, fake: slack }),
+    signer: (bot) =>
+      new SlackSigner({ signingSecret: SIGNING_SECRET, url: `${bot.url}/slack/events`, teamId: TEAM_ID, fake: slack }),
     async close() {
       await Promise.all(bots.map((b) => b.stop('SIGKILL')));
       await store.close();

@@ -18,7 +18,10 @@ export function newSecretsKey(): string {
 }
 
 /** Opens the store the bot processes share (caller closes it): one Redis by URL, or a cluster by its seeds. */
-export function openStore(redis: string | { cluster: ReadonlyArray<{ host: string; port: number }> }, secretsKey: string): Store {
+export function openStore(
+  redis: string | { cluster: ReadonlyArray<{ host: string; port: number }> },
+  secretsKey: string,
+): Store {
   const where = typeof redis === 'string' ? { redisUrl: redis } : { redisCluster: { nodes: redis.cluster } };
   return createStore({ ...where, secretsKey: Buffer.from(secretsKey, 'base64') });
 }

@@ -37,7 +37,8 @@ function has(binary: string): boolean {
 /** Makes sure `wrk` is on PATH (installing the Debian package when it is not and this process may). */
 export function ensureWrk(): void {
   if (has('wrk')) return;
-  if (process.getuid?.() !== 0 || !has('apt-get')) throw new Error('wrk is not installed: apt-get install -y wrk (or your system’s package)');
+  if (process.getuid?.() !== 0 || !has('apt-get'))
+    throw new Error('wrk is not installed: apt-get install -y wrk (or your system’s package)');
   console.log('  installing wrk (apt-get install -y wrk)…');
   try {
     execFileSync('apt-get', ['install', '-y', 'wrk'], { stdio: 'ignore' });
@@ -96,19 +97,54 @@ end
  * that many per second: each connection sends one every connections/rate seconds (a little less often, by
  * the time its answers take — `rps` says what was achieved; latencies count from each request's send).
  */
-export async function wrk(opts: { url: string; prefix: string; connections: number; durationS: number; threads?: number; rate?: number }): Promise<WrkResult> {
+export async function wrk(opts: {
+  url: string;
+  prefix: string;
+  connections: number;
+  durationS: number;
+  threads?: number;
+  rate?: number;
+}): Promise<WrkResult> {
   const dir = mkdtempSync(join(tmpdir(), 'campaign-wrk-'));
   try {
     const file = join(dir, 'post.lua');
     writeFileSync(file, script(opts.prefix, opts.rate ? (opts.connections * 1000) / opts.rate : undefined));
-    const args = ['-t', String(opts.threads ?? 1), '-c', String(opts.connections), '-d', `${opts.durationS}s`, '--timeout', '10s', '-s', file, opts.url];
+    const args = [
+      '-t',
+      String(opts.threads ?? 1),
+      '-c',
+      String(opts.connections),
+      '-d',
+      `${opts.durationS}s`,
+      '--timeout',
+      '10s',
+      '-s',
+      file,
+      opts.url,
+    ];
     const { stdout } = await run('wrk', args, { maxBuffer: 1024 * 1024 });
     const line = stdout.split('\n').find((l) => l.startsWith('WRK '));
     if (!line) throw new Error(`wrk printed no summary:\n${stdout}`);
-    const r = JSON.parse(line.slice(4)) as { requests: number; us: number; errors: number; p50: number; p99: number; max: number; statuses: Record<string, number> };
+    const r = JSON.parse(line.slice(4)) as {
+      requests: number;
+      us: number;
+      errors: number;
+      p50: number;
+      p99: number;
+      max: number;
+      statuses: Record<string, number>;
+    };
     // Completed requests only: wrk counts one it gave up on as an error, not as a status.
     const total = Object.values(r.statuses).reduce((a, b) => a + b, 0);
-    return { rps: total / (r.us / 1e6), total, statuses: r.statuses, errors: r.errors, p50: r.p50 / 1000, p99: r.p99 / 1000, max: r.max / 1000 };
+    return {
+      rps: total / (r.us / 1e6),
+      total,
+      statuses: r.statuses,
+      errors: r.errors,
+      p50: r.p50 / 1000,
+      p99: r.p99 / 1000,
+      max: r.max / 1000,
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -17,6 +17,5 @@
  *   await platform.close();
  */
 export * from './types.js';
-export {  startFakePlatform } from './server.js';
-;
-export {   seedQuota } from './seed.js';
+export { startFakePlatform } from './server.js';
+export { seedQuota } from './seed.js';

@@ -130,9 +130,17 @@ function sampleEvent(state: PlatformState, campaign: FakeCampaign, triggerName: 
       };
     }
     case 'message_received':
-      return { ...common, messageContent: 'Can I move my appointment to Friday?', receivedAt: '2024-03-08T16:45:00.000Z' };
+      return {
+        ...common,
+        messageContent: 'Can I move my appointment to Friday?',
+        receivedAt: '2024-03-08T16:45:00.000Z',
+      };
     default:
-      return { ...common, messageContent: 'Sure! Friday 9:30 is free. Shall I book it?', sentAt: '2024-03-08T16:45:04.000Z' };
+      return {
+        ...common,
+        messageContent: 'Sure! Friday 9:30 is free. Shall I book it?',
+        sentAt: '2024-03-08T16:45:04.000Z',
+      };
   }
 }
 
@@ -151,7 +159,13 @@ function route(method: string, path: string, handle: Route['handle']): Route {
 }
 
 function subscriptionView(s: SubscriptionState) {
-  return { id: s.hookUrl, hookUrl: s.hookUrl, campaignId: s.campaignId, triggerName: s.triggerName, provider: s.provider };
+  return {
+    id: s.hookUrl,
+    hookUrl: s.hookUrl,
+    campaignId: s.campaignId,
+    triggerName: s.triggerName,
+    provider: s.provider,
+  };
 }
 
 function tableEnvelope(table: string, value: unknown[]) {
@@ -173,7 +187,10 @@ const routes: Route[] = [
     const message = requiredString(body, 'message');
     const agentId = optionalString(body, 'agentId');
     const attachments = body.attachments;
-    if (attachments !== undefined && (!Array.isArray(attachments) || !attachments.every((a) => typeof a === 'string'))) {
+    if (
+      attachments !== undefined &&
+      (!Array.isArray(attachments) || !attachments.every((a) => typeof a === 'string'))
+    ) {
       throw new HttpError(400, 'attachments must be a list of strings');
     }
     const session = state.sessions[sessionId];
@@ -325,7 +342,10 @@ const routes: Route[] = [
   }),
 ];
 
-export function matchRoute(method: string, path: string): { route: Route; params: Record<string, string> } | 'wrong-method' | undefined {
+export function matchRoute(
+  method: string,
+  path: string,
+): { route: Route; params: Record<string, string> } | 'wrong-method' | undefined {
   let pathMatched = false;
   for (const r of routes) {
     const m = r.pattern.exec(path);

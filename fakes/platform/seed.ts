@@ -205,7 +205,13 @@ function row(partitionKey: string, rowKey: string, ts: string) {
 }
 
 function keyRow(key: string, active: boolean, createdAt: string): ApiKeyRow {
-  return { ...row(CUSTOMER_ID, key, createdAt), CompanyName: COMPANY, CustomerId: CUSTOMER_ID, CreatedAt: createdAt, Active: active };
+  return {
+    ...row(CUSTOMER_ID, key, createdAt),
+    CompanyName: COMPANY,
+    CustomerId: CUSTOMER_ID,
+    CreatedAt: createdAt,
+    Active: active,
+  };
 }
 
 /**
@@ -230,11 +236,26 @@ export function seedQuota(kind: QuotaSeed = 'believable'): QuotaRow[] {
     // Enterprise pool: values above 2^53, exact only as strings/bigint.
     return [
       february,
-      { ...march, PlanQuota: 'enterprise-pooled', PurchasedMs: '9007199254740993', RolloverMs: '25826771', TotalUsageMs: '18014398509481985' },
+      {
+        ...march,
+        PlanQuota: 'enterprise-pooled',
+        PurchasedMs: '9007199254740993',
+        RolloverMs: '25826771',
+        TotalUsageMs: '18014398509481985',
+      },
     ];
   }
   // 500 h bought plus February's unused time; 313 h 11 min used (about 62 %).
-  return [february, { ...march, PlanQuota: 'scale-30000min', PurchasedMs: '1800000000', RolloverMs: '25671229', TotalUsageMs: '1127482913' }];
+  return [
+    february,
+    {
+      ...march,
+      PlanQuota: 'scale-30000min',
+      PurchasedMs: '1800000000',
+      RolloverMs: '25671229',
+      TotalUsageMs: '1127482913',
+    },
+  ];
 }
 
 /** A fresh copy of the default data. `apiKeys` replaces the seeded keys (all of them active). */

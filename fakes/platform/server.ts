@@ -21,7 +21,13 @@ async function parseMultipart(raw: Buffer, contentType: string): Promise<Recorde
     const files: RecordedFile[] = [];
     for (const [field, value] of form.entries()) {
       if (typeof value === 'string') fields[field] = value;
-      else files.push({ field, filename: value.name, contentType: value.type, data: Buffer.from(await value.arrayBuffer()) });
+      else
+        files.push({
+          field,
+          filename: value.name,
+          contentType: value.type,
+          data: Buffer.from(await value.arrayBuffer()),
+        });
     }
     return { fields, files };
   } catch {
@@ -137,7 +143,8 @@ export async function startFakePlatform(opts: { apiKeys?: string[]; quota?: Quot
     try {
       const match = matchRoute(recorded.method, recorded.path);
       if (match === undefined) throw new HttpError(404, `no such endpoint: ${recorded.method} ${recorded.path}`);
-      if (match === 'wrong-method') throw new HttpError(405, `method ${recorded.method} not allowed`, 'METHOD_NOT_ALLOWED');
+      if (match === 'wrong-method')
+        throw new HttpError(405, `method ${recorded.method} not allowed`, 'METHOD_NOT_ALLOWED');
       const reply = match.route.handle({ req: recorded, params: match.params, state });
       send(res, requestId, reply.status, reply.body);
     } catch (err) {

@@ -24,19 +24,45 @@ const SELECTS = SELECT_SOURCES.flatMap((s) => [`${s}_select`, `multi_${s}_select
 
 /** Elements an `actions` block may hold. */
 export const ACTIONS_ELEMENTS = new Set([
-  'button', 'checkboxes', 'datepicker', 'datetimepicker', 'overflow', 'radio_buttons', 'timepicker', 'workflow_button',
-  'rich_text_input', ...SELECTS,
+  'button',
+  'checkboxes',
+  'datepicker',
+  'datetimepicker',
+  'overflow',
+  'radio_buttons',
+  'timepicker',
+  'workflow_button',
+  'rich_text_input',
+  ...SELECTS,
 ]);
 
 /** Elements a `section` block's accessory may be. */
 export const ACCESSORY_ELEMENTS = new Set([
-  'button', 'checkboxes', 'datepicker', 'image', 'overflow', 'radio_buttons', 'timepicker', 'workflow_button', ...SELECTS,
+  'button',
+  'checkboxes',
+  'datepicker',
+  'image',
+  'overflow',
+  'radio_buttons',
+  'timepicker',
+  'workflow_button',
+  ...SELECTS,
 ]);
 
 /** Elements an `input` block may wrap. */
 export const INPUT_ELEMENTS = new Set([
-  'checkboxes', 'datepicker', 'datetimepicker', 'email_text_input', 'file_input', 'number_input', 'plain_text_input',
-  'radio_buttons', 'rich_text_input', 'timepicker', 'url_text_input', ...SELECTS,
+  'checkboxes',
+  'datepicker',
+  'datetimepicker',
+  'email_text_input',
+  'file_input',
+  'number_input',
+  'plain_text_input',
+  'radio_buttons',
+  'rich_text_input',
+  'timepicker',
+  'url_text_input',
+  ...SELECTS,
 ]);
 
 /** Elements a `context_actions` block may hold. */
@@ -56,7 +82,8 @@ export function imageElementErrors(el: Record<string, unknown>, ptr: string): st
 /** One element of a block, refused when its type is not one `allowed` there. */
 export function elementErrors(el: unknown, ptr: string, allowed: ReadonlySet<string>): string[] {
   if (!isObj(el)) return [err('must provide an object', ptr)];
-  if (typeof el.type !== 'string' || !allowed.has(el.type)) return [err(`unsupported type: ${String(el.type)}`, `${ptr}/type`)];
+  if (typeof el.type !== 'string' || !allowed.has(el.type))
+    return [err(`unsupported type: ${String(el.type)}`, `${ptr}/type`)];
   const errors: string[] = [];
   if (el.action_id !== undefined) errors.push(...idErrors(el.action_id, `${ptr}/action_id`));
   // Every element that has them shares these limits.
@@ -89,7 +116,9 @@ function typeErrors(type: string, el: Record<string, unknown>, ptr: string): str
     case 'radio_buttons':
       return [
         ...optionListErrors(el.options, `${ptr}/options`, 1, 10, { mrkdwn: true }),
-        ...(el.initial_option === undefined ? [] : optionErrors(el.initial_option, `${ptr}/initial_option`, { mrkdwn: true })),
+        ...(el.initial_option === undefined
+          ? []
+          : optionErrors(el.initial_option, `${ptr}/initial_option`, { mrkdwn: true })),
       ];
     case 'plain_text_input':
       return [

@@ -15,7 +15,12 @@ export function err(message: string, ptr: string): string {
 }
 
 /** A string no longer than `max` (UTF-16 units, as Slack counts); `undefined` passes unless `required`. */
-export function stringErrors(v: unknown, ptr: string, max: number, opts: { required?: boolean; min?: number } = {}): string[] {
+export function stringErrors(
+  v: unknown,
+  ptr: string,
+  max: number,
+  opts: { required?: boolean; min?: number } = {},
+): string[] {
   if (v === undefined) return opts.required ? [err('must provide a string', ptr)] : [];
   if (typeof v !== 'string') return [err('must provide a string', ptr)];
   const min = opts.min ?? 0;
@@ -25,7 +30,12 @@ export function stringErrors(v: unknown, ptr: string, max: number, opts: { requi
 }
 
 /** An array of `min`..`max` items; `undefined` passes unless `required`. Returns the array when it is one. */
-export function arrayErrors(v: unknown, ptr: string, max: number, opts: { required?: boolean; min?: number } = {}): string[] {
+export function arrayErrors(
+  v: unknown,
+  ptr: string,
+  max: number,
+  opts: { required?: boolean; min?: number } = {},
+): string[] {
   if (v === undefined) return opts.required ? [err('must provide an array', ptr)] : [];
   if (!Array.isArray(v)) return [err('must provide an array', ptr)];
   const min = opts.min ?? 0;
@@ -88,9 +98,14 @@ export function optionErrors(o: unknown, ptr: string, rules: OptionRules = {}): 
   if (!isObj(o)) return [err('must provide an object', ptr)];
   const errors = textObjectErrors(o.text, `${ptr}/text`, 75, !rules.mrkdwn);
   errors.push(...stringErrors(o.value, `${ptr}/value`, 150, { required: true, min: 1 }));
-  if (o.description !== undefined) errors.push(...textObjectErrors(o.description, `${ptr}/description`, 75, !rules.mrkdwn));
+  if (o.description !== undefined)
+    errors.push(...textObjectErrors(o.description, `${ptr}/description`, 75, !rules.mrkdwn));
   if (o.url !== undefined) {
-    errors.push(...(rules.url ? stringErrors(o.url, `${ptr}/url`, 3000) : [err('url is only allowed in overflow menus', `${ptr}/url`)]));
+    errors.push(
+      ...(rules.url
+        ? stringErrors(o.url, `${ptr}/url`, 3000)
+        : [err('url is only allowed in overflow menus', `${ptr}/url`)]),
+    );
   }
   return errors;
 }
@@ -105,7 +120,10 @@ export function optionListErrors(v: unknown, ptr: string, min: number, max: numb
 /** An option group: label plain_text ≤ 75, 1..100 options. */
 export function optionGroupErrors(g: unknown, ptr: string): string[] {
   if (!isObj(g)) return [err('must provide an object', ptr)];
-  return [...textObjectErrors(g.label, `${ptr}/label`, 75, true), ...optionListErrors(g.options, `${ptr}/options`, 1, 100)];
+  return [
+    ...textObjectErrors(g.label, `${ptr}/label`, 75, true),
+    ...optionListErrors(g.options, `${ptr}/options`, 1, 100),
+  ];
 }
 
 /** A confirmation dialog: title 100, text 300, confirm and deny 30 (plain_text buttons and title). */

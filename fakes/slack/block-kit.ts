@@ -23,8 +23,20 @@ import {
 } from './block-kit-objects.js';
 
 const BLOCK_TYPES = new Set([
-  'section', 'divider', 'image', 'actions', 'context', 'input', 'header', 'rich_text', 'file', 'video',
-  'markdown', 'call', 'table', 'context_actions',
+  'section',
+  'divider',
+  'image',
+  'actions',
+  'context',
+  'input',
+  'header',
+  'rich_text',
+  'file',
+  'video',
+  'markdown',
+  'call',
+  'table',
+  'context_actions',
 ]);
 
 /** Slack-style `response_metadata.messages` for invalid blocks; empty when valid. */
@@ -90,13 +102,16 @@ function blockErrors(type: string, block: Json, ptr: string): string[] {
 
 function sectionErrors(block: Json, ptr: string): string[] {
   const errors: string[] = [];
-  if (block.text === undefined && block.fields === undefined) errors.push(err('must provide either text or fields', ptr));
+  if (block.text === undefined && block.fields === undefined)
+    errors.push(err('must provide either text or fields', ptr));
   if (block.text !== undefined) errors.push(...textObjectErrors(block.text, `${ptr}/text`, 3000));
   if (block.fields !== undefined) {
     errors.push(...arrayErrors(block.fields, `${ptr}/fields`, 10, { min: 1 }));
-    if (Array.isArray(block.fields)) block.fields.forEach((f, j) => errors.push(...textObjectErrors(f, `${ptr}/fields/${j}`, 2000)));
+    if (Array.isArray(block.fields))
+      block.fields.forEach((f, j) => errors.push(...textObjectErrors(f, `${ptr}/fields/${j}`, 2000)));
   }
-  if (block.accessory !== undefined) errors.push(...elementErrors(block.accessory, `${ptr}/accessory`, ACCESSORY_ELEMENTS));
+  if (block.accessory !== undefined)
+    errors.push(...elementErrors(block.accessory, `${ptr}/accessory`, ACCESSORY_ELEMENTS));
   return errors;
 }
 
@@ -119,7 +134,8 @@ function elementListErrors(elements: unknown, ptr: string, max: number, allowed:
   elements.forEach((el, j) => {
     errors.push(...elementErrors(el, `${ptr}/${j}`, allowed));
     if (isObj(el) && typeof el.action_id === 'string') {
-      if (actionIds.has(el.action_id)) errors.push(err(`duplicate action_id: ${el.action_id}`, `${ptr}/${j}/action_id`));
+      if (actionIds.has(el.action_id))
+        errors.push(err(`duplicate action_id: ${el.action_id}`, `${ptr}/${j}/action_id`));
       actionIds.add(el.action_id);
     }
   });
@@ -137,7 +153,8 @@ export function messageErrors(payload: Record<string, unknown>): string[] {
     errors.push(...blockKitErrors(blocks, 50, root));
     if (!Array.isArray(blocks)) return;
     blocks.forEach((b, i) => {
-      if (isObj(b) && b.type === 'input') errors.push(err('input blocks are only allowed in modals and Home tabs', `${root}/${i}/type`));
+      if (isObj(b) && b.type === 'input')
+        errors.push(err('input blocks are only allowed in modals and Home tabs', `${root}/${i}/type`));
     });
   };
   check(payload.blocks, '/blocks');
@@ -181,7 +198,8 @@ export function imageUrls(blocks: unknown, root = '/blocks'): { url: string; poi
       return;
     }
     if (!isObj(v)) return;
-    if (v.type === 'image' && typeof v.image_url === 'string') found.push({ url: v.image_url, pointer: `${ptr}/image_url` });
+    if (v.type === 'image' && typeof v.image_url === 'string')
+      found.push({ url: v.image_url, pointer: `${ptr}/image_url` });
     for (const [key, child] of Object.entries(v)) {
       if (typeof child === 'object' && child !== null) walk(child, `${ptr}/${escapePointer(key)}`);
     }

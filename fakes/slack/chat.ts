@@ -37,7 +37,8 @@ export function botMessage(s: SlackState, auth: TokenInfo, channel: string, args
 /** Shared validation of text/blocks/attachments for message-creating methods. */
 export function contentError(args: SlackArgs, requireContent: boolean): Json | undefined {
   const blocksGiven = Array.isArray(args.blocks);
-  if (args.blocks !== undefined && !blocksGiven && args.blocks !== '' && args.blocks !== '[]') return fail('invalid_blocks_format');
+  if (args.blocks !== undefined && !blocksGiven && args.blocks !== '' && args.blocks !== '[]')
+    return fail('invalid_blocks_format');
   if (args.attachments !== undefined && !Array.isArray(args.attachments) && args.attachments !== '') {
     return fail('invalid_attachments');
   }
@@ -52,7 +53,11 @@ export function contentError(args: SlackArgs, requireContent: boolean): Json | u
 }
 
 /** An ephemeral message (chat.postEphemeral or an ephemeral response_url post), stored for `ephemerals()`. */
-export function addEphemeral(s: SlackState, to: Pick<SlackEphemeral, 'channel' | 'user' | 'via'>, payload: SlackArgs): SlackEphemeral {
+export function addEphemeral(
+  s: SlackState,
+  to: Pick<SlackEphemeral, 'channel' | 'user' | 'via'>,
+  payload: SlackArgs,
+): SlackEphemeral {
   const eph: SlackEphemeral = { ...to, ts: s.nextTs(), text: str(payload, 'text') ?? '', at: Date.now() };
   if (Array.isArray(payload.blocks)) eph.blocks = clone(payload.blocks);
   if (Array.isArray(payload.attachments)) eph.attachments = clone(payload.attachments);
@@ -67,7 +72,20 @@ export function apiMessage(m: SlackMessage): Json {
   return rest;
 }
 
-export function addMessage(s: SlackState, m: { channel: string; text?: string; user?: string; ts?: string; thread_ts?: string; blocks?: unknown[]; bot_id?: string; files?: SlackFile[]; subtype?: string }): SlackMessage {
+export function addMessage(
+  s: SlackState,
+  m: {
+    channel: string;
+    text?: string;
+    user?: string;
+    ts?: string;
+    thread_ts?: string;
+    blocks?: unknown[];
+    bot_id?: string;
+    files?: SlackFile[];
+    subtype?: string;
+  },
+): SlackMessage {
   const existing = m.ts ? s.findMessage(m.channel, m.ts) : undefined;
   if (existing) return clone(existing);
   const ts = m.ts ?? s.nextTs();
@@ -101,7 +119,15 @@ export function chatHandlers(s: SlackState): Record<string, Handler> {
       const msg = botMessage(s, auth, resolved.channel.id, args, s.nextTs());
       s.insertMessage(msg);
       const out = apiMessage(msg);
-      const botProfile = { id: auth.botId, app_id: s.appId, name: 'Campaign', icons: {}, deleted: false, updated: 1700000000, team_id: auth.teamId };
+      const botProfile = {
+        id: auth.botId,
+        app_id: s.appId,
+        name: 'Campaign',
+        icons: {},
+        deleted: false,
+        updated: 1700000000,
+        team_id: auth.teamId,
+      };
       return { ok: true, channel: resolved.channel.id, ts: msg.ts, message: { ...out, bot_profile: botProfile } };
     },
 
@@ -130,7 +156,8 @@ export function chatHandlers(s: SlackState): Record<string, Handler> {
       }
       if (args.metadata !== undefined) msg.metadata = clone(args.metadata);
       msg.edited = { user: auth.userId, ts: s.nextTs() };
-      if (msg.text === '' && !msg.blocks?.length && !msg.attachments?.length && !msg.files?.length) return fail('no_text');
+      if (msg.text === '' && !msg.blocks?.length && !msg.attachments?.length && !msg.files?.length)
+        return fail('no_text');
       return { ok: true, channel: resolved.channel.id, ts: msg.ts, text: msg.text, message: apiMessage(msg) };
     },
 
@@ -163,7 +190,8 @@ export function chatHandlers(s: SlackState): Record<string, Handler> {
       const channel = str(args, 'channel') ?? '';
       const ts = str(args, 'message_ts') ?? '';
       const msg = s.findMessage(channel, ts);
-      if (!msg) return fail(s.channels.has(channel) || s.store.has(channel) ? 'message_not_found' : 'channel_not_found');
+      if (!msg)
+        return fail(s.channels.has(channel) || s.store.has(channel) ? 'message_not_found' : 'channel_not_found');
       const team = s.team(auth.teamId);
       let permalink = `https://${team.domain}.slack.com/archives/${channel}/p${ts.replace('.', '')}`;
       if (msg.thread_ts && msg.thread_ts !== msg.ts) permalink += `?thread_ts=${msg.thread_ts}&cid=${channel}`;

@@ -22,7 +22,12 @@ export class FileCdn {
   constructor(private readonly host: CdnHost) {}
 
   /** Answers an authorized download with a 302 to the file's signed CDN URL (valid 5 minutes). */
-  async redirect(res: ServerResponse, stored: StoredFile, fileId: string, record: (status: number) => void): Promise<void> {
+  async redirect(
+    res: ServerResponse,
+    stored: StoredFile,
+    fileId: string,
+    record: (status: number) => void,
+  ): Promise<void> {
     try {
       const { origin } = await (this.running ??= this.start());
       const path = `/files-cdn/${stored.teamId}-${fileId}/${encodeURIComponent(stored.file.name)}`;
@@ -55,7 +60,9 @@ export class FileCdn {
       const stored = m?.[2] ? this.host.files.get(m[2]) : undefined;
       const expires = Number(url.searchParams.get('exp'));
       const valid =
-        stored !== undefined && expires * 1000 >= Date.now() && url.searchParams.get('sig') === this.signature(url.pathname, expires);
+        stored !== undefined &&
+        expires * 1000 >= Date.now() &&
+        url.searchParams.get('sig') === this.signature(url.pathname, expires);
       this.host.downloads.push({
         fileId: m?.[2] ?? '',
         authorized: valid,

@@ -40,7 +40,20 @@ function fileTypeFor(name: string, mimetype?: string): { filetype: string; mimet
   return { filetype: 'binary', mimetype: mimetype ?? 'application/octet-stream', pretty: 'Binary' };
 }
 
-function makeFile(s: SlackState, f: { name: string; title: string; mimetype?: string; filetype?: string; size: number; user: string; teamId: string; id?: string; altText?: string }): SlackFile {
+function makeFile(
+  s: SlackState,
+  f: {
+    name: string;
+    title: string;
+    mimetype?: string;
+    filetype?: string;
+    size: number;
+    user: string;
+    teamId: string;
+    id?: string;
+    altText?: string;
+  },
+): SlackFile {
   const id = f.id ?? slackId('F');
   const type = fileTypeFor(f.name, f.mimetype);
   const team = s.team(f.teamId);
@@ -80,7 +93,10 @@ function makeFile(s: SlackState, f: { name: string; title: string; mimetype?: st
   return file;
 }
 
-export function addFile(s: SlackState, f: { name: string; mimetype: string; data: Buffer; filetype?: string; title?: string; user?: string }): SlackFile {
+export function addFile(
+  s: SlackState,
+  f: { name: string; mimetype: string; data: Buffer; filetype?: string; title?: string; user?: string },
+): SlackFile {
   const file = makeFile(s, {
     name: f.name,
     title: f.title ?? f.name,
@@ -95,7 +111,13 @@ export function addFile(s: SlackState, f: { name: string; mimetype: string; data
   return clone(file);
 }
 
-export async function handleUpload(s: SlackState, req: IncomingMessage, res: ServerResponse, path: string, body: Buffer): Promise<void> {
+export async function handleUpload(
+  s: SlackState,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  body: Buffer,
+): Promise<void> {
   const key = path.slice('/upload/v1/'.length);
   const fileId = s.uploadKeys.get(key);
   const pending = fileId ? s.pendingUploads.get(fileId) : undefined;
@@ -124,7 +146,11 @@ export function handleDownload(s: SlackState, req: IncomingMessage, res: ServerR
   const bearer = req.headers.authorization ? /^Bearer\s+(\S+)/i.exec(req.headers.authorization)?.[1] : undefined;
   const auth = bearer ? s.tokens.get(bearer) : undefined;
   const authorized =
-    stored !== undefined && auth !== undefined && !auth.revoked && auth.teamId === stored.teamId && auth.scopes.includes('files:read');
+    stored !== undefined &&
+    auth !== undefined &&
+    !auth.revoked &&
+    auth.teamId === stored.teamId &&
+    auth.scopes.includes('files:read');
   const record = (status: number): void => {
     s.downloads.push({ fileId: m?.[2] ?? '', authorized, status, at: Date.now() });
   };
@@ -170,13 +196,23 @@ export function fileHandlers(s: SlackState): Record<string, Handler> {
       if (length <= 0) return fail('invalid_arguments');
       const fileId = slackId('F');
       const key = `Cw${hex(24)}`;
-      s.pendingUploads.set(fileId, { fileId, filename, length, altText: str(args, 'alt_txt') ?? str(args, 'alt_text'), userId: auth.userId, teamId: auth.teamId });
+      s.pendingUploads.set(fileId, {
+        fileId,
+        filename,
+        length,
+        altText: str(args, 'alt_txt') ?? str(args, 'alt_text'),
+        userId: auth.userId,
+        teamId: auth.teamId,
+      });
       s.uploadKeys.set(key, fileId);
       return { ok: true, upload_url: `${s.baseUrl}/upload/v1/${key}`, file_id: fileId };
     },
 
     'files.completeUploadExternal': (args, auth) => {
-      const parsedFiles = z.array(z.object({ id: z.string(), title: z.string().optional() })).min(1).safeParse(args.files);
+      const parsedFiles = z
+        .array(z.object({ id: z.string(), title: z.string().optional() }))
+        .min(1)
+        .safeParse(args.files);
       if (!parsedFiles.success) return invalidArguments(['[ERROR] missing or invalid required field: files']);
       const channelArg = str(args, 'channel_id') ?? str(args, 'channels');
       const threadTs = str(args, 'thread_ts');
@@ -210,12 +246,22 @@ export function fileHandlers(s: SlackState): Record<string, Handler> {
           altText: pending.altText,
         });
         if (channel) {
-          const list = channel.id.startsWith('D') ? file.ims : channel.id.startsWith('G') || channel.is_private ? file.groups : file.channels;
+          const list = channel.id.startsWith('D')
+            ? file.ims
+            : channel.id.startsWith('G') || channel.is_private
+              ? file.groups
+              : file.channels;
           list.push(channel.id);
         }
         s.files.set(file.id, { file, data: pending.data, teamId: auth.teamId });
         s.pendingUploads.delete(pending.fileId);
-        const upload: SlackUpload = { file_id: file.id, filename: file.name, title: file.title, data: pending.data, at };
+        const upload: SlackUpload = {
+          file_id: file.id,
+          filename: file.name,
+          title: file.title,
+          data: pending.data,
+          at,
+        };
         if (channel) upload.channel_id = channel.id;
         if (threadTs) upload.thread_ts = threadTs;
         if (initialComment !== undefined) upload.initial_comment = initialComment;
@@ -224,7 +270,13 @@ export function fileHandlers(s: SlackState): Record<string, Handler> {
       });
       if (channel) {
         // Sharing files into a conversation shows up as one message carrying them (with the comment as text).
-        const msg = botMessage(s, auth, channel.id, { text: initialComment ?? '', thread_ts: threadTs, blocks: args.blocks }, s.nextTs());
+        const msg = botMessage(
+          s,
+          auth,
+          channel.id,
+          { text: initialComment ?? '', thread_ts: threadTs, blocks: args.blocks },
+          s.nextTs(),
+        );
         msg.files = clone(done);
         msg.upload = true;
         s.insertMessage(msg);

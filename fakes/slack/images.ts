@@ -13,7 +13,10 @@ const FETCH_TIMEOUT_MS = 2_000;
 const LOOPBACK = /^(127(?:\.\d{1,3}){3}|localhost|\[::1\])$/i;
 
 /** Image URLs of a message payload or a view, with Slack's JSON pointers. */
-export function payloadImages(payload: Record<string, unknown>, kind: 'message' | 'view'): { url: string; pointer: string }[] {
+export function payloadImages(
+  payload: Record<string, unknown>,
+  kind: 'message' | 'view',
+): { url: string; pointer: string }[] {
   if (kind === 'view') return isObj(payload.view) ? imageUrls(payload.view.blocks, '/view/blocks') : [];
   const found = imageUrls(payload.blocks, '/blocks');
   if (Array.isArray(payload.attachments)) {
@@ -26,8 +29,12 @@ export function payloadImages(payload: Record<string, unknown>, kind: 'message' 
 
 /** Slack's messages for the images it could not download; empty when every one resolved to an image. */
 export async function imageDownloadErrors(images: { url: string; pointer: string }[]): Promise<string[]> {
-  const results = await Promise.all(images.map(async ({ url, pointer }) => ((await downloads(url)) ? undefined : pointer)));
-  return results.filter((p): p is string => p !== undefined).map((p) => `[ERROR] downloading image failed [json-pointer:${p}]`);
+  const results = await Promise.all(
+    images.map(async ({ url, pointer }) => ((await downloads(url)) ? undefined : pointer)),
+  );
+  return results
+    .filter((p): p is string => p !== undefined)
+    .map((p) => `[ERROR] downloading image failed [json-pointer:${p}]`);
 }
 
 async function downloads(raw: string): Promise<boolean> {

@@ -6,7 +6,10 @@ import { fail, hex, slackId, str, type Json } from './util.js';
 
 const OAUTH_CODE_TTL_MS = 10 * 60_000;
 
-export function oauthCode(s: SlackState, grant: Partial<Omit<OAuthGrant, 'code'>> & { code?: string } = {}): OAuthGrant {
+export function oauthCode(
+  s: SlackState,
+  grant: Partial<Omit<OAuthGrant, 'code'>> & { code?: string } = {},
+): OAuthGrant {
   const teamId = grant.teamId ?? slackId('T');
   const g: OAuthGrant = {
     code: grant.code ?? `${Date.now()}.${hex(20)}`,
@@ -15,7 +18,8 @@ export function oauthCode(s: SlackState, grant: Partial<Omit<OAuthGrant, 'code'>
     botToken: grant.botToken ?? `xoxb-${Date.now() % 1e11}-${hex(6)}-${hex(12)}`,
     botUserId: grant.botUserId ?? slackId('U'),
     botId: grant.botId ?? slackId('B'),
-    userToken: grant.userToken ?? ((grant.userScopes?.length ?? 0) > 0 ? `xoxp-${Date.now() % 1e11}-${hex(12)}` : undefined),
+    userToken:
+      grant.userToken ?? ((grant.userScopes?.length ?? 0) > 0 ? `xoxp-${Date.now() % 1e11}-${hex(12)}` : undefined),
     installerUserId: grant.installerUserId ?? slackId('U'),
     botScopes: grant.botScopes ?? [...s.opts.scopes],
     userScopes: grant.userScopes ?? [],
@@ -34,7 +38,13 @@ export function handleAuthorize(s: SlackState, res: ServerResponse, url: URL): v
     res.end('missing client_id or redirect_uri');
     return;
   }
-  const split = (v: string | null): string[] => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : []);
+  const split = (v: string | null): string[] =>
+    v
+      ? v
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : [];
   const grant = oauthCode(s, {
     teamId: url.searchParams.get('team') ?? s.teamId,
     botScopes: split(url.searchParams.get('scope')),
@@ -75,7 +85,8 @@ export function oauthV2Access(s: SlackState, args: SlackArgs, authorization: str
   if (!grant || Date.now() - grant.issuedAt > OAUTH_CODE_TTL_MS) return fail('invalid_code');
   if (grant.used) return fail('code_already_used');
   const redirectUri = str(args, 'redirect_uri');
-  if (grant.redirectUri && redirectUri !== undefined && redirectUri !== grant.redirectUri) return fail('bad_redirect_uri');
+  if (grant.redirectUri && redirectUri !== undefined && redirectUri !== grant.redirectUri)
+    return fail('bad_redirect_uri');
   grant.used = true;
   if (!s.teams.has(grant.teamId)) {
     s.teams.set(grant.teamId, {
@@ -94,9 +105,21 @@ export function oauthV2Access(s: SlackState, args: SlackArgs, authorization: str
     scopes: [...grant.botScopes],
     revoked: false,
   });
-  s.users.set(grant.botUserId, { id: grant.botUserId, name: 'campaign', real_name: 'Campaign', is_bot: true, team_id: grant.teamId });
+  s.users.set(grant.botUserId, {
+    id: grant.botUserId,
+    name: 'campaign',
+    real_name: 'Campaign',
+    is_bot: true,
+    team_id: grant.teamId,
+  });
   if (!s.users.has(grant.installerUserId)) {
-    s.users.set(grant.installerUserId, { id: grant.installerUserId, name: 'installer', real_name: 'Installer', is_admin: true, team_id: grant.teamId });
+    s.users.set(grant.installerUserId, {
+      id: grant.installerUserId,
+      name: 'installer',
+      real_name: 'Installer',
+      is_admin: true,
+      team_id: grant.teamId,
+    });
   }
   const authedUser: Json = { id: grant.installerUserId };
   if (grant.userToken) {

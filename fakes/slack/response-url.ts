@@ -17,7 +17,13 @@ export function responseUrl(s: SlackState, id?: string, ctx: ResponseUrlContext 
   return url;
 }
 
-export async function handleResponseUrl(s: SlackState, req: IncomingMessage, res: ServerResponse, path: string, body: Buffer): Promise<void> {
+export async function handleResponseUrl(
+  s: SlackState,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  body: Buffer,
+): Promise<void> {
   const key = path.split('/').pop() ?? '';
   const entry = s.responseUrls.get(key);
   const reply = (status: number, text: string): void => {
@@ -38,7 +44,13 @@ export async function handleResponseUrl(s: SlackState, req: IncomingMessage, res
   } catch {
     parsed = undefined;
   }
-  const post: ResponseUrlPost = { id: entry.id, body: isObj(parsed) ? parsed : {}, at: Date.now(), status: 200, url: entry.url };
+  const post: ResponseUrlPost = {
+    id: entry.id,
+    body: isObj(parsed) ? parsed : {},
+    at: Date.now(),
+    status: 200,
+    url: entry.url,
+  };
   s.responses.push(post);
   const reject = (status: number, error: string, messages?: unknown): void => {
     post.status = status;
@@ -52,7 +64,8 @@ export async function handleResponseUrl(s: SlackState, req: IncomingMessage, res
   const isDelete = parsed.delete_original === true || parsed.delete_original === 'true';
   if (!isDelete) {
     const err = contentError(parsed, true);
-    if (err) return reject(400, String(err.error), (err.response_metadata as { messages?: unknown } | undefined)?.messages);
+    if (err)
+      return reject(400, String(err.error), (err.response_metadata as { messages?: unknown } | undefined)?.messages);
     const images = await imageDownloadErrors(payloadImages(parsed, 'message'));
     if (images.length > 0) return reject(400, 'invalid_blocks', images);
   }
@@ -64,7 +77,10 @@ export async function handleResponseUrl(s: SlackState, req: IncomingMessage, res
 function applyResponseUrlEffects(s: SlackState, ctx: ResponseUrlContext, body: Json, isDelete: boolean): void {
   const channel = ctx.channelId;
   if (!channel) return;
-  const ownEphemeral = ctx.ephemeralTs === undefined ? undefined : s.ephemeralList.find((e) => e.channel === channel && e.ts === ctx.ephemeralTs);
+  const ownEphemeral =
+    ctx.ephemeralTs === undefined
+      ? undefined
+      : s.ephemeralList.find((e) => e.channel === channel && e.ts === ctx.ephemeralTs);
   if (ownEphemeral && (isDelete || body.replace_original === true || body.replace_original === 'true')) {
     // An ephemeral can't be edited through the Web API, but its own response_url replaces or removes it.
     if (isDelete) {

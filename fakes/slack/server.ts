@@ -99,7 +99,9 @@ class FakeSlackServer extends SlackState implements FakeSlack {
         res.end(`fake slack error: ${error.message}`);
       });
     });
-    this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.sockets.handleUpgrade(req, socket, head));
+    this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) =>
+      this.sockets.handleUpgrade(req, socket, head),
+    );
     this.handlers = {
       ...userHandlers(this),
       ...oauthHandlers(this),
@@ -198,11 +200,17 @@ class FakeSlackServer extends SlackState implements FakeSlack {
     return stored ? { file: clone(stored.file), data: Buffer.from(stored.data) } : undefined;
   }
 
-  replaceView(viewId: string, input: Record<string, unknown>): { ok: true; view: SlackView } | { ok: false; errors: string[] } {
+  replaceView(
+    viewId: string,
+    input: Record<string, unknown>,
+  ): { ok: true; view: SlackView } | { ok: false; errors: string[] } {
     return replaceView(this, viewId, input);
   }
 
-  pushView(fromViewId: string, input: Record<string, unknown>): { ok: true; view: SlackView } | { ok: false; errors: string[] } {
+  pushView(
+    fromViewId: string,
+    input: Record<string, unknown>,
+  ): { ok: true; view: SlackView } | { ok: false; errors: string[] } {
     return pushView(this, fromViewId, input);
   }
 
@@ -421,7 +429,13 @@ class FakeSlackServer extends SlackState implements FakeSlack {
     }
     if (method === 'apps.connections.open') {
       const opened = this.sockets.open(token);
-      send(200, opened, opened.ok === true ? { 'x-oauth-scopes': 'connections:write', 'x-accepted-oauth-scopes': 'connections:write' } : {});
+      send(
+        200,
+        opened,
+        opened.ok === true
+          ? { 'x-oauth-scopes': 'connections:write', 'x-accepted-oauth-scopes': 'connections:write' }
+          : {},
+      );
       return;
     }
     const handler = this.handlers[method];
@@ -471,7 +485,8 @@ class FakeSlackServer extends SlackState implements FakeSlack {
       }
     }
     const response = handler(args, auth);
-    if (method === 'chat.postMessage' && response.ok === true && typeof response.channel === 'string') this.faults.posted(response.channel);
+    if (method === 'chat.postMessage' && response.ok === true && typeof response.channel === 'string')
+      this.faults.posted(response.channel);
     send(200, response, scopeHeaders);
   }
 

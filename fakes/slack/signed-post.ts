@@ -39,7 +39,13 @@ export async function postAsSlack(url: string, body: string, headers: Record<str
   for (const [k, v] of Object.entries(res.headers)) {
     if (v !== undefined) resHeaders[k] = Array.isArray(v) ? v.join(', ') : v;
   }
-  const result: SignedResult = { status: res.statusCode, body: text, ms, timedOut: ms > SLACK_ACK_DEADLINE_MS, headers: resHeaders };
+  const result: SignedResult = {
+    status: res.statusCode,
+    body: text,
+    ms,
+    timedOut: ms > SLACK_ACK_DEADLINE_MS,
+    headers: resHeaders,
+  };
   if (text !== '') {
     try {
       result.json = JSON.parse(text) as unknown;

@@ -172,7 +172,11 @@ export class SlackSigner {
       user: { id: userId, username: this.userName(userId), name: this.userName(userId), team_id: this.teamId },
       api_app_id: this.apiAppId,
       token: this.verificationToken,
-      trigger_id: this.makeTrigger({ userId, viewId: typeof view?.id === 'string' ? view.id : undefined, triggerId: p.triggerId }),
+      trigger_id: this.makeTrigger({
+        userId,
+        viewId: typeof view?.id === 'string' ? view.id : undefined,
+        triggerId: p.triggerId,
+      }),
       team: { id: this.teamId, domain: this.teamDomain },
       enterprise: null,
       is_enterprise_install: false,
@@ -184,7 +188,13 @@ export class SlackSigner {
       payload.state = view.state ?? { values: {} };
     } else if (channelId) {
       const ts = messageTs ?? this.actionTs();
-      payload.container = { type: 'message', message_ts: ts, channel_id: channelId, is_ephemeral: p.ephemeral ?? false, ...(p.threadTs ? { thread_ts: p.threadTs } : {}) };
+      payload.container = {
+        type: 'message',
+        message_ts: ts,
+        channel_id: channelId,
+        is_ephemeral: p.ephemeral ?? false,
+        ...(p.threadTs ? { thread_ts: p.threadTs } : {}),
+      };
       payload.channel = { id: channelId, name: this.channelName(channelId) };
       if (!p.ephemeral) {
         const message: Json = stored
@@ -257,7 +267,11 @@ export class SlackSigner {
   viewClosed(p: { viewId?: string; callbackId?: string; userId?: string; isCleared?: boolean }): Promise<SignedResult> {
     const userId = p.userId ?? 'U0SOMEUSER1';
     const fake = this.opts.fake;
-    const stored = p.viewId ? fake?.view(p.viewId)?.view : p.callbackId ? fake?.views(p.callbackId).at(-1)?.view : undefined;
+    const stored = p.viewId
+      ? fake?.view(p.viewId)?.view
+      : p.callbackId
+        ? fake?.views(p.callbackId).at(-1)?.view
+        : undefined;
     const view = stored ?? { ...this.syntheticView(p.viewId), callback_id: p.callbackId ?? '' };
     return this.sendPayload({
       type: 'view_closed',
@@ -300,12 +314,23 @@ export class SlackSigner {
       const ts = typeof given.ts === 'string' ? given.ts : undefined;
       const stored = ts ? this.opts.fake?.message(channelId, ts) : undefined;
       const storedJson: Json = stored ? (({ channel: _c, ...rest }) => rest)(stored) : {};
-      const message: Json = { type: 'message', text: '', user: 'U0SOMEUSER1', ts: ts ?? this.actionTs(), ...storedJson, ...given };
+      const message: Json = {
+        type: 'message',
+        text: '',
+        user: 'U0SOMEUSER1',
+        ts: ts ?? this.actionTs(),
+        ...storedJson,
+        ...given,
+      };
       Object.assign(base, {
         channel: { id: channelId, name: this.channelName(channelId) },
         message_ts: message.ts,
         message,
-        response_url: this.makeResponseUrl(p.responseUrlId, { channelId, userId, messageTs: typeof message.ts === 'string' ? message.ts : undefined }),
+        response_url: this.makeResponseUrl(p.responseUrlId, {
+          channelId,
+          userId,
+          messageTs: typeof message.ts === 'string' ? message.ts : undefined,
+        }),
       });
     }
     return this.sendPayload(base);
@@ -316,22 +341,37 @@ export class SlackSigner {
    * filled in; with a fake, message/app_mention events are stored there (the message now exists in Slack).
    * Retries add `X-Slack-Retry-Num` / `X-Slack-Retry-Reason`; reuse `eventId` to make them the same event.
    */
-  event(event: Record<string, unknown>, opts: { eventId?: string; retryNum?: number; retryReason?: string; teamId?: string } = {}): Promise<SignedResult> {
+  event(
+    event: Record<string, unknown>,
+    opts: { eventId?: string; retryNum?: number; retryReason?: string; teamId?: string } = {},
+  ): Promise<SignedResult> {
     const fake = this.opts.fake;
     const ev: Json = { ...event };
     const messageLike = ev.type === 'message' || ev.type === 'app_mention';
     if (messageLike && typeof ev.ts !== 'string') ev.ts = fake?.nextTs() ?? this.actionTs();
-    if (typeof ev.event_ts !== 'string') ev.event_ts = typeof ev.ts === 'string' ? ev.ts : (fake?.nextTs() ?? this.actionTs());
+    if (typeof ev.event_ts !== 'string')
+      ev.event_ts = typeof ev.ts === 'string' ? ev.ts : (fake?.nextTs() ?? this.actionTs());
     if (messageLike) {
       if (ev.team === undefined && ev.bot_id === undefined) ev.team = opts.teamId ?? this.teamId;
       if (ev.type === 'message' && ev.channel_type === undefined && typeof ev.channel === 'string') {
         ev.channel_type = ev.channel.startsWith('D') ? 'im' : ev.channel.startsWith('G') ? 'group' : 'channel';
       }
-      if (fake && typeof ev.channel === 'string' && typeof ev.thread_ts === 'string' && ev.thread_ts !== ev.ts && ev.parent_user_id === undefined) {
+      if (
+        fake &&
+        typeof ev.channel === 'string' &&
+        typeof ev.thread_ts === 'string' &&
+        ev.thread_ts !== ev.ts &&
+        ev.parent_user_id === undefined
+      ) {
         const parentUser = fake.message(ev.channel, ev.thread_ts)?.user;
         if (parentUser) ev.parent_user_id = parentUser;
       }
-      if (fake && typeof ev.channel === 'string' && typeof ev.ts === 'string' && (ev.subtype === undefined || ev.subtype === 'file_share' || ev.subtype === 'thread_broadcast')) {
+      if (
+        fake &&
+        typeof ev.channel === 'string' &&
+        typeof ev.ts === 'string' &&
+        (ev.subtype === undefined || ev.subtype === 'file_share' || ev.subtype === 'thread_broadcast')
+      ) {
         fake.addMessage({
           channel: ev.channel,
           ts: ev.ts,
@@ -357,7 +397,13 @@ export class SlackSigner {
       event_id: opts.eventId ?? `Ev${randomBytes(5).toString('hex').toUpperCase()}`,
       event_time: Math.floor(Date.now() / 1000),
       authorizations: [
-        { enterprise_id: null, team_id: teamId, user_id: fake?.botUserId ?? 'U0CAMPAIGNBOT', is_bot: true, is_enterprise_install: false },
+        {
+          enterprise_id: null,
+          team_id: teamId,
+          user_id: fake?.botUserId ?? 'U0CAMPAIGNBOT',
+          is_bot: true,
+          is_enterprise_install: false,
+        },
       ],
       is_ext_shared_channel: false,
       event_context: `4-${Buffer.from(JSON.stringify({ t: teamId })).toString('base64url')}`,
@@ -370,13 +416,19 @@ export class SlackSigner {
 
   /** Slack's Request URL check (signed JSON `url_verification`); the bot must echo `challenge`. */
   urlVerification(challenge = hex(20)): Promise<SignedResult> {
-    return this.send(JSON.stringify({ token: this.verificationToken, challenge, type: 'url_verification' }), 'application/json');
+    return this.send(
+      JSON.stringify({ token: this.verificationToken, challenge, type: 'url_verification' }),
+      'application/json',
+    );
   }
 
   /** Slack's SSL check for slash commands: form `ssl_check=1`, *unsigned* (Slack sends it without a signature). */
   async sslCheck(): Promise<SignedResult> {
     const body = new URLSearchParams({ ssl_check: '1', token: this.verificationToken }).toString();
-    return postAsSlack(this.opts.url, body, { 'Content-Type': 'application/x-www-form-urlencoded', 'User-Agent': SLACK_USER_AGENT });
+    return postAsSlack(this.opts.url, body, {
+      'Content-Type': 'application/x-www-form-urlencoded',
+      'User-Agent': SLACK_USER_AGENT,
+    });
   }
 
   /**
@@ -388,7 +440,8 @@ export class SlackSigner {
     headers: Record<string, string> = {},
     opts: { timestamp?: number; signature?: string; contentType?: string } = {},
   ): Promise<SignedResult> {
-    const contentType = opts.contentType ?? (/^\s*[[{]/.test(body) ? 'application/json' : 'application/x-www-form-urlencoded');
+    const contentType =
+      opts.contentType ?? (/^\s*[[{]/.test(body) ? 'application/json' : 'application/x-www-form-urlencoded');
     return this.send(body, contentType, headers, opts.timestamp, opts.signature);
   }
 
@@ -419,7 +472,10 @@ export class SlackSigner {
     });
   }
 
-  private makeResponseUrl(id: string | undefined, ctx: { channelId?: string; messageTs?: string; ephemeralTs?: string; userId?: string }): string {
+  private makeResponseUrl(
+    id: string | undefined,
+    ctx: { channelId?: string; messageTs?: string; ephemeralTs?: string; userId?: string },
+  ): string {
     const fake = this.opts.fake;
     if (fake) return fake.responseUrl(id, ctx);
     return `https://hooks.slack.com/commands/${this.teamId}/${Date.now()}/${id ?? hex(12)}`;

@@ -51,7 +51,11 @@ function header(headers: IncomingHttpHeaders, name: string): string | undefined 
  * What Slack puts in a Socket Mode envelope for a request it would otherwise POST to the Request URL.
  * Throws for requests that have no Socket Mode equivalent (url_verification, ssl_check).
  */
-function envelopeFromHttpRequest(contentType: string, body: string, headers: IncomingHttpHeaders = {}): SocketModeEnvelopeInput {
+function envelopeFromHttpRequest(
+  contentType: string,
+  body: string,
+  headers: IncomingHttpHeaders = {},
+): SocketModeEnvelopeInput {
   if (contentType.toLowerCase().startsWith('application/json')) {
     const json: unknown = JSON.parse(body);
     const parsed = z.looseObject({ type: z.string() }).parse(json);
@@ -69,7 +73,11 @@ function envelopeFromHttpRequest(contentType: string, body: string, headers: Inc
   const form = new URLSearchParams(body);
   const payload = form.get('payload');
   if (payload !== null) {
-    return { type: 'interactive', payload: z.record(z.string(), z.unknown()).parse(JSON.parse(payload)), accepts_response_payload: true };
+    return {
+      type: 'interactive',
+      payload: z.record(z.string(), z.unknown()).parse(JSON.parse(payload)),
+      accepts_response_payload: true,
+    };
   }
   if (form.has('command')) {
     // The command's form fields, as a JSON object of strings (`is_enterprise_install: 'false'` included).
@@ -90,7 +98,11 @@ class EnvelopeCapture {
         req.on('data', (c: Buffer) => chunks.push(c));
         req.on('end', () => {
           try {
-            const envelope = envelopeFromHttpRequest(header(req.headers, 'content-type') ?? '', Buffer.concat(chunks).toString('utf8'), req.headers);
+            const envelope = envelopeFromHttpRequest(
+              header(req.headers, 'content-type') ?? '',
+              Buffer.concat(chunks).toString('utf8'),
+              req.headers,
+            );
             res.writeHead(200, { 'content-type': 'application/json' });
             res.end(JSON.stringify(envelope));
           } catch (err) {
@@ -102,7 +114,9 @@ class EnvelopeCapture {
       // Never keeps the test process alive if a test forgets close().
       server.unref();
       server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}/capture`));
+      server.listen(0, '127.0.0.1', () =>
+        resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}/capture`),
+      );
       this.server = server;
     });
     return this.url;

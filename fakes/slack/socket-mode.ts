@@ -10,7 +10,13 @@ import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import type { SlackState } from './state.js';
-import type { SentEnvelope, SocketModeAck, SocketModeConnection, SocketModeEnvelope, SocketModeEnvelopeInput } from './types.js';
+import type {
+  SentEnvelope,
+  SocketModeAck,
+  SocketModeConnection,
+  SocketModeEnvelope,
+  SocketModeEnvelopeInput,
+} from './types.js';
 import { clone, fail, hex, isObj, sleep, str, type Json } from './util.js';
 
 /** Slack's apps.connections.open host names look like this; only informative. */
@@ -62,7 +68,11 @@ export class SocketModeHub {
   readonly envelopes: SentEnvelope[] = [];
   readonly acks: SocketModeAck[] = [];
 
-  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES, perMessageDeflate: false });
+  private readonly wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: MAX_MESSAGE_BYTES,
+    perMessageDeflate: false,
+  });
   private readonly live = new Map<string, LiveSocket>();
   /** One-time tickets from apps.connections.open that a WebSocket upgrade may use. */
   private readonly tickets = new Set<string>();
@@ -83,14 +93,20 @@ export class SocketModeHub {
 
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     const refuse = (status: number, text: string): void => {
-      socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`);
+      socket.end(
+        `HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`,
+      );
     };
     try {
       const url = new URL(req.url ?? '/', this.s.baseUrl);
       if (url.pathname !== '/link/' && url.pathname !== '/link') return refuse(404, 'Not Found');
       const key = req.headers['sec-websocket-key'];
       // Checked before the ticket, so a malformed request does not use it up.
-      if (typeof key !== 'string' || req.headers['sec-websocket-version'] !== '13' || (req.headers.upgrade ?? '').toLowerCase() !== 'websocket') {
+      if (
+        typeof key !== 'string' ||
+        req.headers['sec-websocket-version'] !== '13' ||
+        (req.headers.upgrade ?? '').toLowerCase() !== 'websocket'
+      ) {
         return refuse(400, 'Bad Request');
       }
       // Tickets are one-time: a reconnect must call apps.connections.open again.
@@ -116,7 +132,8 @@ export class SocketModeHub {
     };
     if (input.retry_attempt !== undefined) envelope.retry_attempt = input.retry_attempt;
     if (input.retry_reason !== undefined) envelope.retry_reason = input.retry_reason;
-    if (this.pendingAcks.has(envelope.envelope_id)) throw new Error(`fakeSlack.pushEnvelope: envelope ${envelope.envelope_id} is already waiting for its ack`);
+    if (this.pendingAcks.has(envelope.envelope_id))
+      throw new Error(`fakeSlack.pushEnvelope: envelope ${envelope.envelope_id} is already waiting for its ack`);
     const live = await this.readySocket(timeoutMs, `to deliver ${describeEnvelope(envelope)}`);
     const connectionId = live.record.id;
     return new Promise<SocketModeAck>((resolve, reject) => {
@@ -194,7 +211,12 @@ export class SocketModeHub {
 
   private accept(ws: WebSocket): void {
     this.counter += 1;
-    const record: SocketModeConnection = { id: `ws${this.counter}`, openedAt: Date.now(), pingsReceived: 0, pongsReceived: 0 };
+    const record: SocketModeConnection = {
+      id: `ws${this.counter}`,
+      openedAt: Date.now(),
+      pingsReceived: 0,
+      pongsReceived: 0,
+    };
     this.connections.push(record);
     const closed = new Promise<void>((resolve) => ws.once('close', () => resolve()));
     const live: LiveSocket = { record, ws, closed, closedByFake: false };
@@ -265,7 +287,14 @@ export class SocketModeHub {
       this.protocolError(record, `ack payload for ${msg.envelope_id} is not an object: ${data.slice(0, 200)}`);
     }
     const ms = performance.now() - sent.sentAt;
-    const ack: SocketModeAck = { envelopeId: msg.envelope_id, ms, timedOut: ms > 3000, envelope: clone(sent.envelope), connectionId: record.id, at: Date.now() };
+    const ack: SocketModeAck = {
+      envelopeId: msg.envelope_id,
+      ms,
+      timedOut: ms > 3000,
+      envelope: clone(sent.envelope),
+      connectionId: record.id,
+      at: Date.now(),
+    };
     if (isObj(msg.payload)) ack.payload = msg.payload;
     this.acks.push(ack);
     const pending = this.pendingAcks.get(msg.envelope_id);
@@ -304,14 +333,19 @@ export class SocketModeHub {
   private async readySocket(timeoutMs: number, purpose: string): Promise<LiveSocket> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const ready = [...this.live.values()].filter((l) => isOpen(l) && l.record.helloAt !== undefined && l.record.disconnectReason === undefined);
+      const ready = [...this.live.values()].filter(
+        (l) => isOpen(l) && l.record.helloAt !== undefined && l.record.disconnectReason === undefined,
+      );
       const newest = ready.at(-1);
       if (newest) return newest;
       if (Date.now() >= deadline) {
         const opens = this.s.callsTo('apps.connections.open');
         const results = opens.map((c) => (c.response.ok === true ? 'ok' : String(c.response.error))).join(', ');
         const conns = this.connections
-          .map((c) => `${c.id} ${c.closedAt === undefined ? 'open' : `closed by ${c.closedBy ?? '?'}${c.closeCode !== undefined ? ` (${c.closeCode})` : ''}`}${c.disconnectReason ? ` after disconnect:${c.disconnectReason}` : ''}`)
+          .map(
+            (c) =>
+              `${c.id} ${c.closedAt === undefined ? 'open' : `closed by ${c.closedBy ?? '?'}${c.closeCode !== undefined ? ` (${c.closeCode})` : ''}`}${c.disconnectReason ? ` after disconnect:${c.disconnectReason}` : ''}`,
+          )
           .join(', ');
         throw new Error(
           `fakeSlack: no Socket Mode connection ${purpose} within ${timeoutMs} ms.\n` +

@@ -124,7 +124,9 @@ export class SlackState {
     this.botToken = opts.botToken ?? `xoxb-${Date.now() % 1e11}-${Date.now() % 1e12}-${hex(12)}`;
     if (opts.appToken !== undefined && !opts.appToken.startsWith('xapp-')) {
       // A test that configures a bot/user token here would only ever see not_allowed_token_type.
-      throw new Error(`startFakeSlack: appToken must be an app-level token (xapp-…), got ${opts.appToken.slice(0, 5)}…`);
+      throw new Error(
+        `startFakeSlack: appToken must be an app-level token (xapp-…), got ${opts.appToken.slice(0, 5)}…`,
+      );
     }
     this.appToken = opts.appToken ?? `xapp-1-${this.appId}-${Date.now() % 1e13}-${hex(32)}`;
     this.teams.set(this.teamId, { id: this.teamId, name: this.teamName, domain: this.teamDomain });

@@ -366,8 +366,25 @@ export interface FakeSlack {
   /** A user the fake knows (added, the bot, installers). */
   user(id: string): SlackUser | undefined;
   /** Seed a message (e.g. a user's message the bot will react to). `ts` defaults to a fresh one. */
-  addMessage(message: { channel: string; text?: string; user?: string; ts?: string; thread_ts?: string; blocks?: unknown[]; bot_id?: string; files?: SlackFile[]; subtype?: string }): SlackMessage;
-  addFile(file: { name: string; mimetype: string; data: Buffer; filetype?: string; title?: string; user?: string }): SlackFile;
+  addMessage(message: {
+    channel: string;
+    text?: string;
+    user?: string;
+    ts?: string;
+    thread_ts?: string;
+    blocks?: unknown[];
+    bot_id?: string;
+    files?: SlackFile[];
+    subtype?: string;
+  }): SlackMessage;
+  addFile(file: {
+    name: string;
+    mimetype: string;
+    data: Buffer;
+    filetype?: string;
+    title?: string;
+    user?: string;
+  }): SlackFile;
   /** Messages (top-level and thread replies), oldest first; optionally of one channel. */
   messages(channel?: string): SlackMessage[];
   /** One stored message, or undefined. */
@@ -424,9 +441,15 @@ export interface FakeSlack {
    * What Slack does with a view_submission ack `{ response_action: 'update', view }`: the same view id gets
    * the new content (so a later views.update by id still finds it). Errors are Slack's validation messages.
    */
-  replaceView(viewId: string, view: Record<string, unknown>): { ok: true; view: SlackView } | { ok: false; errors: string[] };
+  replaceView(
+    viewId: string,
+    view: Record<string, unknown>,
+  ): { ok: true; view: SlackView } | { ok: false; errors: string[] };
   /** What Slack does with a view_submission ack `{ response_action: 'push', view }`: a new view on top of `fromViewId`'s stack. */
-  pushView(fromViewId: string, view: Record<string, unknown>): { ok: true; view: SlackView } | { ok: false; errors: string[] };
+  pushView(
+    fromViewId: string,
+    view: Record<string, unknown>,
+  ): { ok: true; view: SlackView } | { ok: false; errors: string[] };
   /**
    * Forget recorded traffic and state produced by traffic (calls, responses, uploads, downloads, messages,
    * ephemerals, views, triggers, uploaded files) and all injected faults/limits. Keeps configuration:

@@ -22,7 +22,14 @@ export function tzInfo(tz: string): { tz_label: string; tz_offset: number } {
 function page(list: SlackMessage[], args: SlackArgs, extra: Json): Json {
   const limit = Math.min(Math.max(int(args, 'limit') ?? 100, 1), 999);
   const cursor = str(args, 'cursor');
-  const offset = cursor ? Number.parseInt(Buffer.from(cursor, 'base64').toString('utf8').replace(/^offset:/, ''), 10) || 0 : 0;
+  const offset = cursor
+    ? Number.parseInt(
+        Buffer.from(cursor, 'base64')
+          .toString('utf8')
+          .replace(/^offset:/, ''),
+        10,
+      ) || 0
+    : 0;
   const slice = list.slice(offset, offset + limit);
   const hasMore = offset + limit < list.length;
   return {
@@ -100,7 +107,15 @@ function userObject(s: SlackState, u: SlackUser, teamId: string, includeLocale: 
 function channelObject(c: SlackChannel, auth: TokenInfo): Json {
   const created = 1600000000;
   if (c.id.startsWith('D')) {
-    return { id: c.id, created, is_im: true, is_org_shared: false, user: c.user ?? '', is_user_deleted: false, priority: 0 };
+    return {
+      id: c.id,
+      created,
+      is_im: true,
+      is_org_shared: false,
+      user: c.user ?? '',
+      is_user_deleted: false,
+      priority: 0,
+    };
   }
   const name = c.name ?? `channel-${c.id.toLowerCase()}`;
   const isPrivate = c.is_private ?? c.id.startsWith('G');
@@ -140,7 +155,10 @@ type ConversationType = (typeof CONVERSATION_TYPES)[number];
 
 /** The `types` of users.conversations (default `public_channel`); Slack refuses an unknown one. */
 export function usersConversationTypes(args: SlackArgs): { kinds: ConversationType[] } | { error: string } {
-  const raw = (str(args, 'types') ?? 'public_channel').split(',').map((t) => t.trim()).filter(Boolean);
+  const raw = (str(args, 'types') ?? 'public_channel')
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean);
   const kinds: ConversationType[] = [];
   for (const t of raw) {
     if (!(CONVERSATION_TYPES as readonly string[]).includes(t)) return { error: 'invalid_types' };
@@ -210,7 +228,14 @@ export function userHandlers(s: SlackState): Record<string, Handler> {
       });
       const limit = Math.min(Math.max(int(args, 'limit') ?? 100, 1), 1000);
       const cursor = str(args, 'cursor');
-      const offset = cursor ? Number.parseInt(Buffer.from(cursor, 'base64').toString('utf8').replace(/^offset:/, ''), 10) || 0 : 0;
+      const offset = cursor
+        ? Number.parseInt(
+            Buffer.from(cursor, 'base64')
+              .toString('utf8')
+              .replace(/^offset:/, ''),
+            10,
+          ) || 0
+        : 0;
       const hasMore = offset + limit < list.length;
       return {
         ok: true,
@@ -235,7 +260,8 @@ export function userHandlers(s: SlackState): Record<string, Handler> {
         if ('error' in resolved) return fail(resolved.error);
         return { ok: true, channel: { id: resolved.channel.id } };
       }
-      if (users.length !== 1 || !users[0]) return fail(users.length === 0 ? 'users_list_not_supplied' : 'not_enough_users');
+      if (users.length !== 1 || !users[0])
+        return fail(users.length === 0 ? 'users_list_not_supplied' : 'not_enough_users');
       if (!s.users.has(users[0])) return fail('user_not_found');
       const dm = s.dmWith(users[0]);
       return { ok: true, no_op: false, already_open: false, channel: { id: dm.id } };
@@ -251,8 +277,12 @@ export function userHandlers(s: SlackState): Record<string, Handler> {
       const inclusive = bool(args, 'inclusive');
       const top = (s.store.get(resolved.channel.id) ?? [])
         .filter((m) => !m.thread_ts || m.thread_ts === m.ts || m.reply_broadcast)
-        .filter((m) => (oldest === undefined ? true : inclusive ? compareTs(m.ts, oldest) >= 0 : compareTs(m.ts, oldest) > 0))
-        .filter((m) => (latest === undefined ? true : inclusive ? compareTs(m.ts, latest) <= 0 : compareTs(m.ts, latest) < 0))
+        .filter((m) =>
+          oldest === undefined ? true : inclusive ? compareTs(m.ts, oldest) >= 0 : compareTs(m.ts, oldest) > 0,
+        )
+        .filter((m) =>
+          latest === undefined ? true : inclusive ? compareTs(m.ts, latest) <= 0 : compareTs(m.ts, latest) < 0,
+        )
         .slice()
         .reverse();
       return page(top, args, { pin_count: 0, channel_actions_ts: null, channel_actions_count: 0 });
@@ -267,7 +297,9 @@ export function userHandlers(s: SlackState): Record<string, Handler> {
       const target = s.findMessage(resolved.channel.id, ts);
       if (!target) return fail('thread_not_found');
       const list = (s.store.get(resolved.channel.id) ?? []).filter(
-        target.thread_ts && target.thread_ts !== target.ts ? (m) => m.ts === target.ts : (m) => m.ts === ts || m.thread_ts === ts,
+        target.thread_ts && target.thread_ts !== target.ts
+          ? (m) => m.ts === target.ts
+          : (m) => m.ts === ts || m.thread_ts === ts,
       );
       return page(list, args, {});
     },

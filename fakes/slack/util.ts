@@ -74,4 +74,12 @@ export async function readBody(req: IncomingMessage): Promise<Buffer> {
 }
 
 /** Fields Slack accepts as JSON strings in form-encoded calls. */
-export const JSON_FIELDS = new Set(['blocks', 'attachments', 'view', 'files', 'metadata', 'unfurls', 'user_auth_blocks']);
+export const JSON_FIELDS = new Set([
+  'blocks',
+  'attachments',
+  'view',
+  'files',
+  'metadata',
+  'unfurls',
+  'user_auth_blocks',
+]);

@@ -44,7 +44,8 @@ function exchangeTrigger(s: SlackState, triggerId: string | undefined): { trigge
 function viewArg(s: SlackState, args: SlackArgs, kind: 'modal' | 'home'): { view: Json } | { error: Json } {
   const v = args.view;
   if (v === undefined) return { error: invalidArguments(['[ERROR] missing required field: view']) };
-  if (!isObj(v)) return { error: invalidArguments(['[ERROR] failed to parse view: invalid JSON [json-pointer:/view]']) };
+  if (!isObj(v))
+    return { error: invalidArguments(['[ERROR] failed to parse view: invalid JSON [json-pointer:/view]']) };
   const errors = viewErrors(v, kind);
   if (errors.length > 0) return { error: invalidArguments(errors) };
   if (typeof v.external_id === 'string' && v.external_id !== '') {
@@ -55,12 +56,18 @@ function viewArg(s: SlackState, args: SlackArgs, kind: 'modal' | 'home'): { view
 }
 
 export function issueTrigger(s: SlackState, ctx: TriggerContext = {}): string {
-  const id = ctx.triggerId ?? `${Math.floor(Date.now() / 1000)}${Math.floor(Math.random() * 1000)}.${Math.floor(Math.random() * 1e12)}.${hex(16)}`;
+  const id =
+    ctx.triggerId ??
+    `${Math.floor(Date.now() / 1000)}${Math.floor(Math.random() * 1000)}.${Math.floor(Math.random() * 1e12)}.${hex(16)}`;
   s.triggers.set(id, { issuedAt: Date.now(), used: false, userId: ctx.userId, viewId: ctx.viewId });
   return id;
 }
 
-export function replaceView(s: SlackState, viewId: string, input: Record<string, unknown>): { ok: true; view: SlackView } | { ok: false; errors: string[] } {
+export function replaceView(
+  s: SlackState,
+  viewId: string,
+  input: Record<string, unknown>,
+): { ok: true; view: SlackView } | { ok: false; errors: string[] } {
   const stored = s.viewStore.get(viewId);
   if (!stored) return { ok: false, errors: [`no view ${viewId}`] };
   const errors = viewErrors(input, 'modal');
@@ -70,7 +77,11 @@ export function replaceView(s: SlackState, viewId: string, input: Record<string,
   return { ok: true, view: clone(stored.view) };
 }
 
-export function pushView(s: SlackState, fromViewId: string, input: Record<string, unknown>): { ok: true; view: SlackView } | { ok: false; errors: string[] } {
+export function pushView(
+  s: SlackState,
+  fromViewId: string,
+  input: Record<string, unknown>,
+): { ok: true; view: SlackView } | { ok: false; errors: string[] } {
   const from = s.viewStore.get(fromViewId);
   if (!from) return { ok: false, errors: [`no view ${fromViewId}`] };
   const errors = viewErrors(input, 'modal');

@@ -33,7 +33,17 @@
  * @typedef {{ ok: boolean, error?: string, errors?: Record<string, string>, simulation?: Simulation, file?: { id: string, name: string, size: number } }} Outcome
  */
 
-import { byId, collectValues, esc, localizeDates, messageHtml, replaceScrolled, restoreValues, showFieldErrors, toast } from './dom.js';
+import {
+  byId,
+  collectValues,
+  esc,
+  localizeDates,
+  messageHtml,
+  replaceScrolled,
+  restoreValues,
+  showFieldErrors,
+  toast,
+} from './dom.js';
 
 const POLL_MS = 400;
 
@@ -61,7 +71,11 @@ const ui = {
  */
 async function api(path, body) {
   try {
-    const res = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-playground': '1' }, body: JSON.stringify(body) });
+    const res = await fetch(path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-playground': '1' },
+      body: JSON.stringify(body),
+    });
     /** @type {Outcome} */
     const outcome = await res.json();
     if (!outcome.ok && outcome.error) toast(outcome.error, true);
@@ -81,7 +95,11 @@ async function api(path, body) {
 async function upload(file) {
   const q = new URLSearchParams({ name: file.name, type: file.type });
   try {
-    const res = await fetch(`/playground/upload?${q}`, { method: 'POST', headers: { 'x-playground': '1' }, body: file });
+    const res = await fetch(`/playground/upload?${q}`, {
+      method: 'POST',
+      headers: { 'x-playground': '1' },
+      body: file,
+    });
     /** @type {Outcome} */
     const outcome = await res.json();
     if (!outcome.ok || !outcome.file) {
@@ -99,7 +117,9 @@ async function upload(file) {
 
 async function poll() {
   try {
-    const res = await fetch(`/playground/state?since=${encodeURIComponent(ui.version)}`, { headers: { accept: 'application/json' } });
+    const res = await fetch(`/playground/state?since=${encodeURIComponent(ui.version)}`, {
+      headers: { accept: 'application/json' },
+    });
     /** @type {PageState | { version: string, unchanged: true }} */
     const next = await res.json();
     if ('unchanged' in next) return;
@@ -152,8 +172,11 @@ function renderMain(state) {
     composer.hidden = true;
     home.hidden = false;
     byId('channel-title', HTMLHeadingElement).textContent = '🏠 Campaign — Home';
-    byId('channel-purpose', HTMLDivElement).textContent = 'The app’s Home tab, published by the bot each time it is opened.';
-    const html = state.home ? `<div data-view-id="${esc(state.home.id)}">${state.home.html}</div>` : '<div class="empty">Loading the Home tab…</div>';
+    byId('channel-purpose', HTMLDivElement).textContent =
+      'The app’s Home tab, published by the bot each time it is opened.';
+    const html = state.home
+      ? `<div data-view-id="${esc(state.home.id)}">${state.home.html}</div>`
+      : '<div class="empty">Loading the Home tab…</div>';
     if (home.dataset.html !== html) {
       home.innerHTML = html;
       home.dataset.html = html;
@@ -211,11 +234,15 @@ function renderSimulator(state) {
   const trigger = byId('sim-trigger', HTMLSelectElement);
   const campaign = byId('sim-campaign', HTMLSelectElement);
   if (trigger.options.length === 0) {
-    trigger.innerHTML = sim.triggers.map((t) => `<option value="${esc(t)}">${esc(TRIGGER_LABELS[t] ?? t)}</option>`).join('');
+    trigger.innerHTML = sim.triggers
+      .map((t) => `<option value="${esc(t)}">${esc(TRIGGER_LABELS[t] ?? t)}</option>`)
+      .join('');
     trigger.value = 'message_received';
   }
   if (campaign.options.length !== sim.campaigns.length) {
-    campaign.innerHTML = sim.campaigns.map((c) => `<option value="${esc(c.id)}">${esc(c.name)} (${esc(c.id)}, ${esc(c.type)})</option>`).join('');
+    campaign.innerHTML = sim.campaigns
+      .map((c) => `<option value="${esc(c.id)}">${esc(c.name)} (${esc(c.id)}, ${esc(c.type)})</option>`)
+      .join('');
     pickCampaignFor(trigger.value);
   }
   const list = (/** @type {string} */ id, /** @type {string[]} */ items, /** @type {string} */ none) => {
@@ -228,12 +255,17 @@ function renderSimulator(state) {
   };
   list(
     'sim-sessions',
-    sim.sessions.map((s) => `<code>${esc(s.id)}</code> · ${esc(s.campaignId)} · ${s.handoff ? '<strong>in human handoff</strong>' : 'bot / closed'}`),
+    sim.sessions.map(
+      (s) =>
+        `<code>${esc(s.id)}</code> · ${esc(s.campaignId)} · ${s.handoff ? '<strong>in human handoff</strong>' : 'bot / closed'}`,
+    ),
     'none',
   );
   list(
     'sim-human',
-    sim.humanResponses.map((r) => `<code>${esc(r.sessionId)}</code>${r.agentId ? ` as ${esc(r.agentId)}` : ''}: ${esc(r.message)}`),
+    sim.humanResponses.map(
+      (r) => `<code>${esc(r.sessionId)}</code>${r.agentId ? ` as ${esc(r.agentId)}` : ''}: ${esc(r.message)}`,
+    ),
     'nothing yet — reply in a handoff thread',
   );
   list(
@@ -241,7 +273,14 @@ function renderSimulator(state) {
     sim.subscriptions.map((s) => `${esc(s.triggerName)} · campaign <code>${esc(s.campaignId)}</code>`),
     'none — run /campaign subscribe',
   );
-  list('sim-requests', sim.requests.slice().reverse().map((r) => esc(r)), 'none');
+  list(
+    'sim-requests',
+    sim.requests
+      .slice()
+      .reverse()
+      .map((r) => esc(r)),
+    'none',
+  );
   byId('sim-key', HTMLElement).textContent = sim.apiKey;
 }
 
@@ -279,10 +318,14 @@ function showSimulation(result) {
     return;
   }
   const lines = result.deliveries.map(
-    (d) => `<div class="${d.status >= 200 && d.status < 300 ? 'ok' : 'bad'}">POST ${esc(d.hook)} → ${esc(d.status)} <span class="muted mono">${esc(d.body)}</span></div>`,
+    (d) =>
+      `<div class="${d.status >= 200 && d.status < 300 ? 'ok' : 'bad'}">POST ${esc(d.hook)} → ${esc(d.status)} <span class="muted mono">${esc(d.body)}</span></div>`,
   );
   if (result.problem) lines.push(`<div class="bad">${esc(result.problem)}</div>`);
-  if (result.sessionId) lines.push(`<div>Platform session: <code>${esc(result.sessionId)}</code> (use it in <strong>Link session</strong>)</div>`);
+  if (result.sessionId)
+    lines.push(
+      `<div>Platform session: <code>${esc(result.sessionId)}</code> (use it in <strong>Link session</strong>)</div>`,
+    );
   box.innerHTML = lines.join('');
 }
 
@@ -326,7 +369,10 @@ async function submitModal() {
   const submit = byId('modal-submit', HTMLButtonElement);
   submit.disabled = true;
   try {
-    const outcome = await api('/playground/view-submission', { viewId: modalViewId(), values: collectValues(byId('modal-body', HTMLDivElement)) });
+    const outcome = await api('/playground/view-submission', {
+      viewId: modalViewId(),
+      values: collectValues(byId('modal-body', HTMLDivElement)),
+    });
     if (outcome.errors) showFieldErrors(byId('modal-body', HTMLDivElement), outcome.errors);
   } finally {
     submit.disabled = false;
@@ -354,10 +400,20 @@ async function fireAction(el, selected) {
   const actionId = el.dataset.actionId ?? '';
   const blockId = el.dataset.blockId;
   const value = el.dataset.value;
-  const common = { actionId, ...(blockId ? { blockId } : {}), ...(value !== undefined ? { value } : {}), ...(selected ? { selected } : {}) };
+  const common = {
+    actionId,
+    ...(blockId ? { blockId } : {}),
+    ...(value !== undefined ? { value } : {}),
+    ...(selected ? { selected } : {}),
+  };
   const viewHost = el.closest('[data-view-id]');
   if (viewHost instanceof HTMLElement) {
-    await api('/playground/action', { container: 'view', viewId: viewHost.dataset.viewId, values: collectValues(viewHost), ...common });
+    await api('/playground/action', {
+      container: 'view',
+      viewId: viewHost.dataset.viewId,
+      values: collectValues(viewHost),
+      ...common,
+    });
     return;
   }
   const msg = el.closest('.msg');
@@ -391,7 +447,9 @@ function openThread(channel, ts) {
 function showShortcutMenu(anchor, channel, ts) {
   const menu = byId('shortcut-menu', HTMLDivElement);
   const shortcuts = ui.state?.shortcuts ?? [];
-  menu.innerHTML = shortcuts.map((s) => `<button type="button" data-shortcut="${esc(s.callbackId)}">${esc(s.name)}</button>`).join('');
+  menu.innerHTML = shortcuts
+    .map((s) => `<button type="button" data-shortcut="${esc(s.callbackId)}">${esc(s.name)}</button>`)
+    .join('');
   menu.dataset.channel = channel;
   menu.dataset.ts = ts;
   const box = anchor.getBoundingClientRect();
@@ -420,7 +478,9 @@ async function send(text) {
 }
 
 function renderPendingFiles() {
-  byId('pending-files', HTMLDivElement).innerHTML = ui.pendingFiles.map((f) => `<span class="pending-file">📎 ${esc(f.name)}</span>`).join('');
+  byId('pending-files', HTMLDivElement).innerHTML = ui.pendingFiles
+    .map((f) => `<span class="pending-file">📎 ${esc(f.name)}</span>`)
+    .join('');
 }
 
 // ------------------------------------------------------------------------------------------------ wiring
@@ -433,7 +493,11 @@ function wire() {
     const shortcut = target.closest('[data-shortcut]');
     if (shortcut instanceof HTMLElement) {
       menu.hidden = true;
-      void api('/playground/shortcut', { channel: menu.dataset.channel, ts: menu.dataset.ts, callbackId: shortcut.dataset.shortcut });
+      void api('/playground/shortcut', {
+        channel: menu.dataset.channel,
+        ts: menu.dataset.ts,
+        callbackId: shortcut.dataset.shortcut,
+      });
       return;
     }
     if (!menu.hidden && !target.closest('#shortcut-menu')) menu.hidden = true;
@@ -465,7 +529,8 @@ function wire() {
     const threadOpener = target.closest('[data-open-thread]');
     if (threadOpener instanceof HTMLElement) {
       const msg = threadOpener.closest('.msg');
-      if (msg instanceof HTMLElement) openThread(msg.dataset.channel ?? ui.channel, threadOpener.dataset.openThread ?? '');
+      if (msg instanceof HTMLElement)
+        openThread(msg.dataset.channel ?? ui.channel, threadOpener.dataset.openThread ?? '');
       return;
     }
     const more = target.closest('[data-shortcuts]');
@@ -550,7 +615,10 @@ function wire() {
   byId('sim-trigger', HTMLSelectElement).addEventListener('change', (event) => {
     if (event.target instanceof HTMLSelectElement) pickCampaignFor(event.target.value);
   });
-  byId('sim-digest', HTMLButtonElement).addEventListener('click', () => void api('/playground/report', { digest: true }));
+  byId('sim-digest', HTMLButtonElement).addEventListener(
+    'click',
+    () => void api('/playground/report', { digest: true }),
+  );
   byId('sim-usage-set', HTMLButtonElement).addEventListener('click', () => {
     void api('/playground/report', { usagePercent: Number(byId('sim-usage', HTMLInputElement).value) });
   });

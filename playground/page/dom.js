@@ -51,9 +51,10 @@ export function localizeDates(root) {
     if (Number.isNaN(when.getTime())) continue;
     if (!el.getAttribute('title')) el.setAttribute('title', el.textContent ?? '');
     const format = el.getAttribute('data-format') ?? '';
-    el.textContent = /\{time\}/.test(format) || format === ''
-      ? when.toLocaleString([], { dateStyle: 'medium', timeStyle: 'short' })
-      : when.toLocaleDateString([], { dateStyle: 'medium' });
+    el.textContent =
+      /\{time\}/.test(format) || format === ''
+        ? when.toLocaleString([], { dateStyle: 'medium', timeStyle: 'short' })
+        : when.toLocaleDateString([], { dateStyle: 'medium' });
   }
 }
 
@@ -101,7 +102,8 @@ export function collectValues(root) {
         value = /** @type {string[]} */ (JSON.parse(el.dataset.fileIds ?? '[]'));
         break;
       default:
-        if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement) value = el.value === '' ? null : el.value;
+        if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement)
+          value = el.value === '' ? null : el.value;
     }
     (values[blockId] ??= {})[actionId] = value;
   }
@@ -144,7 +146,10 @@ export function messageHtml(m, channel, inThread) {
   const reactions = m.reactions.length
     ? `<div class="reactions">${m.reactions.map((r) => `<span class="reaction" title=":${esc(r.name)}:" data-reaction="${esc(r.name)}">${esc(r.emoji)} ${esc(r.count)}</span>`).join('')}</div>`
     : '';
-  const replies = !inThread && m.replyCount > 0 ? `<button type="button" class="replies" data-open-thread="${esc(m.ts)}">${esc(m.replyCount)} ${m.replyCount === 1 ? 'reply' : 'replies'}</button>` : '';
+  const replies =
+    !inThread && m.replyCount > 0
+      ? `<button type="button" class="replies" data-open-thread="${esc(m.ts)}">${esc(m.replyCount)} ${m.replyCount === 1 ? 'reply' : 'replies'}</button>`
+      : '';
   const tools = m.ephemeral
     ? ''
     : `<div class="msg-tools">${inThread ? '' : `<button type="button" title="Reply in thread" data-open-thread="${esc(m.ts)}">💬</button>`}<button type="button" title="More actions" data-shortcuts="${esc(m.ts)}">⋯</button></div>`;

@@ -26,10 +26,6 @@ import type { VoicesApi } from './voices.js';
 import { webhooksApi } from './webhooks.js';
 import type { WebhooksApi } from './webhooks.js';
 
-;
-;
-;
-
 /**
  * The platform API for one workspace's key. Cheap to create: all clients share the transport's connection
  * pool. The key lives only in closures, never on a property, so logging or inspecting a client cannot leak it.

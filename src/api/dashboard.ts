@@ -47,10 +47,7 @@ export interface DashboardApi {
 export function dashboardApi(transport: KeyedTransport): DashboardApi {
   return {
     getStats() {
-      return transport.requestJson(
-        { method: 'GET', path: '/dashboard/dashboard-stats' },
-        dashboardStatsSchema,
-      );
+      return transport.requestJson({ method: 'GET', path: '/dashboard/dashboard-stats' }, dashboardStatsSchema);
     },
   };
 }

@@ -18,33 +18,16 @@ export {
   ApiSchemaError,
   apiErrorClassFor,
 } from './errors.js';
-export type { HttpMethod,  } from './errors.js';
+export type { HttpMethod } from './errors.js';
 
-export type { ApiKeyRow,  } from './keys.js';
-;
-export type { Template,   } from './templates.js';
-;
-;
-;
-export type {
-  
-  
-  
-  
-  
-  ProviderFailure,
-  
-  VerificationProfile,
-  
-} from './verification.js';
-export type {  ScheduledCall } from './calls.js';
-;
-export type { Booking,   } from './bookings.js';
-export type { CategoryStats,  DashboardStats } from './dashboard.js';
-export type {   UserProfile } from './account.js';
-;
-export type {  QuotaRow } from './quota.js';
-export type {  Voice,   } from './voices.js';
-;
+export type { ApiKeyRow } from './keys.js';
+export type { Template } from './templates.js';
+export type { ProviderFailure, VerificationProfile } from './verification.js';
+export type { ScheduledCall } from './calls.js';
+export type { Booking } from './bookings.js';
+export type { CategoryStats, DashboardStats } from './dashboard.js';
+export type { UserProfile } from './account.js';
+export type { QuotaRow } from './quota.js';
+export type { Voice } from './voices.js';
 export { SUBSCRIBABLE_TRIGGERS, TRIGGER_NAMES } from './webhooks.js';
-export type { SubscribableTrigger, TriggerName,    } from './webhooks.js';
+export type { SubscribableTrigger, TriggerName } from './webhooks.js';

@@ -24,10 +24,7 @@ export interface TemplatesApi {
 export function templatesApi(transport: KeyedTransport): TemplatesApi {
   return {
     get(id) {
-      return transport.requestJson(
-        { method: 'GET', path: '/campaign/templates/{id}', params: { id } },
-        templateSchema,
-      );
+      return transport.requestJson({ method: 'GET', path: '/campaign/templates/{id}', params: { id } }, templateSchema);
     },
   };
 }

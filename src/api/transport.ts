@@ -271,7 +271,8 @@ function errorCode(err: unknown): string | undefined {
 
 function toPlatformError(err: unknown, ctx: ErrorContext, apiKey: string): PlatformError {
   if (err instanceof PlatformError) return err;
-  if (err instanceof FileSizeMismatchError) return new PlatformError(`${ctx.endpoint}: ${err.message}`, ctx, { cause: err });
+  if (err instanceof FileSizeMismatchError)
+    return new PlatformError(`${ctx.endpoint}: ${err.message}`, ctx, { cause: err });
   const code = errorCode(err);
   const phase = code === undefined ? undefined : TIMEOUT_CODES[code];
   if (phase) return new ApiTimeoutError(ctx, phase, { cause: err });

@@ -51,7 +51,12 @@ export function webhooksApi(transport: KeyedTransport): WebhooksApi {
         {
           method: 'POST',
           path: '/events-gateway/trigger/subscribe',
-          json: { hookUrl: body.hookUrl, campaignId: body.campaignId, triggerName: body.triggerName, provider: PROVIDER },
+          json: {
+            hookUrl: body.hookUrl,
+            campaignId: body.campaignId,
+            triggerName: body.triggerName,
+            provider: PROVIDER,
+          },
         },
         webhookSubscriptionSchema,
       );

@@ -39,7 +39,11 @@ export class AdminGate {
     const verdict = await this.store.cache.remember(key, ADMIN_CACHE_MS, async () => {
       try {
         const standing = await lookUpStanding(client, ws, userId);
-        if (standing.kind === 'external') this.logger.warn({ team: teamId, userId, userTeam: standing.userTeam }, 'admin check: the user belongs to another organisation');
+        if (standing.kind === 'external')
+          this.logger.warn(
+            { team: teamId, userId, userTeam: standing.userTeam },
+            'admin check: the user belongs to another organisation',
+          );
         return standing.kind === 'member' && standing.isAdmin ? 'yes' : 'no';
       } catch (err) {
         // Fail closed, and don't cache the failure: the next try asks Slack again.

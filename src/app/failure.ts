@@ -26,7 +26,10 @@ const EXPECTED_STATUSES: ReadonlySet<number> = new Set([400, 404, 409, 422]);
  */
 export function logFailure(logger: Logger, err: unknown, fields: Record<string, unknown>, msg: string): void {
   if (err instanceof ApiError && EXPECTED_STATUSES.has(err.status)) {
-    logger.info({ ...fields, status: err.status, code: err.code, requestId: err.requestId, endpoint: err.endpoint }, `${msg}: the platform refused it`);
+    logger.info(
+      { ...fields, status: err.status, code: err.code, requestId: err.requestId, endpoint: err.endpoint },
+      `${msg}: the platform refused it`,
+    );
     return;
   }
   logger.warn({ ...fields, err }, msg);

@@ -14,9 +14,7 @@ export interface Workspace {
 
 export type Standing =
   /** A full member of the workspace (or of its enterprise). */
-  | { kind: 'member'; isAdmin: boolean }
-  | { kind: 'guest' }
-  | { kind: 'external'; userTeam: string | undefined };
+  { kind: 'member'; isAdmin: boolean } | { kind: 'guest' } | { kind: 'external'; userTeam: string | undefined };
 
 /** The parts of a users.info `user` this reads. */
 interface SlackUserFacts {
@@ -38,13 +36,17 @@ export function sameOrganisation(ws: Workspace, teamId: string | undefined, ente
 }
 
 function standingOf(ws: Workspace, user: SlackUserFacts): Standing {
-  if (!sameOrganisation(ws, user.team_id, user.enterprise_user?.enterprise_id)) return { kind: 'external', userTeam: user.team_id };
+  if (!sameOrganisation(ws, user.team_id, user.enterprise_user?.enterprise_id))
+    return { kind: 'external', userTeam: user.team_id };
   if (user.is_restricted === true || user.is_ultra_restricted === true) return { kind: 'guest' };
-  return { kind: 'member', isAdmin: user.is_admin === true || user.is_owner === true || user.is_primary_owner === true };
+  return {
+    kind: 'member',
+    isAdmin: user.is_admin === true || user.is_owner === true || user.is_primary_owner === true,
+  };
 }
 
 /** users.info → standing. Throws what the Web API throws (callers fail closed). */
 export async function lookUpStanding(client: WebClient, ws: Workspace, userId: string): Promise<Standing> {
   const res = await client.users.info({ user: userId });
-  return standingOf(ws, (res.user ?? {}));
+  return standingOf(ws, res.user ?? {});
 }

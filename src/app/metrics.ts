@@ -32,9 +32,24 @@ export function createMetrics(queue: EventQueue): Metrics {
       }
     };
 
-  new Gauge({ name: 'campaign_queue_depth', help: 'Events queued and not finished yet', registers: [registry], collect: depth('total') });
-  new Gauge({ name: 'campaign_queue_lag', help: 'Events queued and not yet taken by any worker', registers: [registry], collect: depth('lag') });
-  new Gauge({ name: 'campaign_queue_pending', help: 'Events taken by a worker and not finished', registers: [registry], collect: depth('pending') });
+  new Gauge({
+    name: 'campaign_queue_depth',
+    help: 'Events queued and not finished yet',
+    registers: [registry],
+    collect: depth('total'),
+  });
+  new Gauge({
+    name: 'campaign_queue_lag',
+    help: 'Events queued and not yet taken by any worker',
+    registers: [registry],
+    collect: depth('lag'),
+  });
+  new Gauge({
+    name: 'campaign_queue_pending',
+    help: 'Events taken by a worker and not finished',
+    registers: [registry],
+    collect: depth('pending'),
+  });
 
   new Counter({
     name: 'campaign_log_lines_dropped_total',
@@ -48,7 +63,12 @@ export function createMetrics(queue: EventQueue): Metrics {
 
   return {
     registry,
-    commands: new Counter({ name: 'campaign_commands_total', help: '/campaign subcommands handled', labelNames: ['subcommand', 'outcome'], registers: [registry] }),
+    commands: new Counter({
+      name: 'campaign_commands_total',
+      help: '/campaign subcommands handled',
+      labelNames: ['subcommand', 'outcome'],
+      registers: [registry],
+    }),
     platformRequests: new Counter({
       name: 'campaign_platform_requests_total',
       help: 'HTTP attempts to the campaign platform',
@@ -62,10 +82,35 @@ export function createMetrics(queue: EventQueue): Metrics {
       buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers: [registry],
     }),
-    webhookRequests: new Counter({ name: 'campaign_webhook_requests_total', help: 'Webhook deliveries by HTTP status answered', labelNames: ['status'], registers: [registry] }),
-    eventsQueued: new Counter({ name: 'campaign_events_queued_total', help: 'Webhook events accepted (queued or duplicate)', labelNames: ['trigger', 'result'], registers: [registry] }),
-    eventsPosted: new Counter({ name: 'campaign_events_posted_total', help: 'Events delivered to Slack', labelNames: ['trigger'], registers: [registry] }),
-    eventsDeadLettered: new Counter({ name: 'campaign_events_dead_lettered_total', help: 'Events given up after the last attempt', labelNames: ['trigger'], registers: [registry] }),
-    slackRateLimited: new Counter({ name: 'campaign_slack_rate_limited_total', help: 'Slack 429 answers', labelNames: ['method'], registers: [registry] }),
+    webhookRequests: new Counter({
+      name: 'campaign_webhook_requests_total',
+      help: 'Webhook deliveries by HTTP status answered',
+      labelNames: ['status'],
+      registers: [registry],
+    }),
+    eventsQueued: new Counter({
+      name: 'campaign_events_queued_total',
+      help: 'Webhook events accepted (queued or duplicate)',
+      labelNames: ['trigger', 'result'],
+      registers: [registry],
+    }),
+    eventsPosted: new Counter({
+      name: 'campaign_events_posted_total',
+      help: 'Events delivered to Slack',
+      labelNames: ['trigger'],
+      registers: [registry],
+    }),
+    eventsDeadLettered: new Counter({
+      name: 'campaign_events_dead_lettered_total',
+      help: 'Events given up after the last attempt',
+      labelNames: ['trigger'],
+      registers: [registry],
+    }),
+    slackRateLimited: new Counter({
+      name: 'campaign_slack_rate_limited_total',
+      help: 'Slack 429 answers',
+      labelNames: ['method'],
+      registers: [registry],
+    }),
   };
 }

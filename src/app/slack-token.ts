@@ -8,7 +8,11 @@
  */
 import type { Deps } from './deps.js';
 
-export async function botTokenFor(deps: Pick<Deps, 'config' | 'store'>, teamId: string, enterpriseId?: string): Promise<string | undefined> {
+export async function botTokenFor(
+  deps: Pick<Deps, 'config' | 'store'>,
+  teamId: string,
+  enterpriseId?: string,
+): Promise<string | undefined> {
   const mode = deps.config.slack.mode;
   if (mode.kind === 'single') return mode.botToken;
   return (await deps.store.installations.botToken(teamId, enterpriseId)) ?? undefined;

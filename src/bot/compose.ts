@@ -57,7 +57,11 @@ export interface BotOptions {
 export function createBot(config: Config, options: BotOptions = {}): Bot {
   const redactor = new Redactor();
   for (const secret of secretsOf(config)) redactor.pinSecret(secret);
-  const logger: Logger = createLogger({ level: config.logLevel, redactor, ...(options.logDestination ? { destination: options.logDestination } : {}) });
+  const logger: Logger = createLogger({
+    level: config.logLevel,
+    redactor,
+    ...(options.logDestination ? { destination: options.logDestination } : {}),
+  });
 
   const store = createStore({
     ...(config.redisUrl ? { redisUrl: config.redisUrl } : {}),
@@ -68,7 +72,9 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
     logger,
   });
   if (store.backend === 'memory') {
-    logger.warn('Neither REDIS_URL nor REDIS_CLUSTER_NODES is set: state and the event queue live in this process only (embedded mode). Use Redis for production and for several replicas.');
+    logger.warn(
+      'Neither REDIS_URL nor REDIS_CLUSTER_NODES is set: state and the event queue live in this process only (embedded mode). Use Redis for production and for several replicas.',
+    );
   }
   const metrics = createMetrics(store.queue);
   const transport = createTransport({
@@ -80,12 +86,28 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
   });
   const platform = new PlatformAccess(transport, store, redactor, config.campaign.apiKey, config.campaign.apiKeyTeam);
   const admins = new AdminGate(config.adminUserIds, store, logger);
-  const timers = new Timers(store, logger.child({ component: 'timers' }), options.timerTickMs !== undefined ? { tickMs: options.timerTickMs } : {});
+  const timers = new Timers(
+    store,
+    logger.child({ component: 'timers' }),
+    options.timerTickMs !== undefined ? { tickMs: options.timerTickMs } : {},
+  );
   const surfaces: Surfaces = {
     publishHome: (client, teamId, userId) => publishHome(deps, client, teamId, userId),
-    openConnectForm: (client, triggerId, teamId) => openConnectForm(deps, { client, triggerId, teamId, fromHome: true }),
+    openConnectForm: (client, triggerId, teamId) =>
+      openConnectForm(deps, { client, triggerId, teamId, fromHome: true }),
   };
-  const deps: Deps = { config, logger, redactor, store, platform, admins, metrics, surfaces, lifecycle: new Lifecycle(), timers };
+  const deps: Deps = {
+    config,
+    logger,
+    redactor,
+    store,
+    platform,
+    admins,
+    metrics,
+    surfaces,
+    lifecycle: new Lifecycle(),
+    timers,
+  };
   if (options.voiceSampleMaxBytes !== undefined) deps.voiceSampleMaxBytes = options.voiceSampleMaxBytes;
 
   const events = createEvents(deps, options.events);
@@ -113,7 +135,15 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
     deps,
     async start() {
       const port = await listen(app);
-      logger.info({ port, store: store.backend, slack: config.slack.appToken ? 'socket-mode' : 'http', mode: config.slack.mode.kind }, 'campaign bot listening');
+      logger.info(
+        {
+          port,
+          store: store.backend,
+          slack: config.slack.appToken ? 'socket-mode' : 'http',
+          mode: config.slack.mode.kind,
+        },
+        'campaign bot listening',
+      );
       events.start();
       timers.start();
       return { port };
@@ -142,6 +172,9 @@ function secretsOf(config: Config): Array<string | undefined> {
     mode.kind === 'single' ? mode.botToken : mode.clientSecret,
     mode.kind === 'oauth' ? mode.stateSecret : undefined,
     // As SECRETS_KEY may spell them: standard base64 (with or without padding) or url-safe.
-    ...(config.secretsKeys ?? []).flatMap((key) => [key.toString('base64').replace(/=+$/, ''), key.toString('base64url')]),
+    ...(config.secretsKeys ?? []).flatMap((key) => [
+      key.toString('base64').replace(/=+$/, ''),
+      key.toString('base64url'),
+    ]),
   ];
 }

@@ -9,7 +9,8 @@ import { postToResponseUrl } from '../slack/response-url.js';
 
 const withResponseUrl = z.object({ response_url: z.string().url() });
 
-const SORRY = 'Something went wrong on our side while handling that — try again; if it keeps happening, tell your Slack admin.';
+const SORRY =
+  'Something went wrong on our side while handling that — try again; if it keeps happening, tell your Slack admin.';
 
 export function installErrorHandler(app: App, deps: Deps): void {
   // With `extendedErrorHandler: true` Bolt passes the request body too (its args type isn't exported).
@@ -18,6 +19,11 @@ export function installErrorHandler(app: App, deps: Deps): void {
     deps.logger.error({ err: original, code: error.code }, 'unhandled error in a Slack listener');
     const target = withResponseUrl.safeParse(body);
     if (!target.success) return;
-    await postToResponseUrl(target.data.response_url, { response_type: 'ephemeral', replace_original: false, text: SORRY }, deps.logger, deps.config.slack.apiUrl);
+    await postToResponseUrl(
+      target.data.response_url,
+      { response_type: 'ephemeral', replace_original: false, text: SORRY },
+      deps.logger,
+      deps.config.slack.apiUrl,
+    );
   });
 }

@@ -12,7 +12,10 @@ const READY_TIMEOUT_MS = 1_000;
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const payload = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(payload) });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(payload),
+  });
   res.end(payload);
 }
 
@@ -39,7 +42,10 @@ export function healthRoutes(deps: Pick<Deps, 'config' | 'store' | 'metrics' | '
         const { metricsToken } = deps.config;
         if (metricsToken !== undefined && !bearerMatches(req, metricsToken)) {
           // RFC 6750 §3: a protected resource answers 401 with the scheme it expects.
-          res.writeHead(401, { 'www-authenticate': 'Bearer realm="metrics"', 'content-type': 'text/plain; charset=utf-8' });
+          res.writeHead(401, {
+            'www-authenticate': 'Bearer realm="metrics"',
+            'content-type': 'text/plain; charset=utf-8',
+          });
           res.end('metrics need Authorization: Bearer <METRICS_TOKEN>\n');
           return;
         }
@@ -65,7 +71,9 @@ function bearerMatches(req: IncomingMessage, token: string): boolean {
   return timingSafeEqual(digest(given), digest(token));
 }
 
-async function readiness(deps: Pick<Deps, 'store' | 'lifecycle'>): Promise<{ ok: boolean; checks: Record<string, string> }> {
+async function readiness(
+  deps: Pick<Deps, 'store' | 'lifecycle'>,
+): Promise<{ ok: boolean; checks: Record<string, string> }> {
   const checks: Record<string, string> = { config: 'ok' };
   try {
     await withDeadline(deps.store.ping(), READY_TIMEOUT_MS, 'store ping');

@@ -25,9 +25,13 @@ async function main(): Promise<void> {
   const parsed = parseConfig(env);
   if (!parsed.ok) {
     const out = process.stderr;
-    out.write(`campaign bot: configuration is incomplete (${parsed.problems.length} problem${parsed.problems.length === 1 ? '' : 's'}):\n`);
+    out.write(
+      `campaign bot: configuration is incomplete (${parsed.problems.length} problem${parsed.problems.length === 1 ? '' : 's'}):\n`,
+    );
     for (const problem of parsed.problems) out.write(`  - ${problem}\n`);
-    out.write('See README.md › Configuration. (Unset every Slack and platform variable to run the local playground instead.)\n');
+    out.write(
+      'See README.md › Configuration. (Unset every Slack and platform variable to run the local playground instead.)\n',
+    );
     process.exitCode = 1;
     return;
   }
@@ -58,7 +62,9 @@ async function loadPlayground(): Promise<PlaygroundModule | undefined> {
 async function playground(env: Readonly<Record<string, string | undefined>>): Promise<void> {
   const loaded = await loadPlayground();
   if (!loaded) {
-    process.stderr.write('campaign bot: the playground runs from source and needs the dev dependencies: run npm install\n');
+    process.stderr.write(
+      'campaign bot: the playground runs from source and needs the dev dependencies: run npm install\n',
+    );
     process.exitCode = 1;
     return;
   }
@@ -115,7 +121,9 @@ function stopOnSignals(stop: () => Promise<void>, logger: Logger): void {
 function exitNow(code: number): never {
   const log = stdoutLog();
   if (log.pending > 0) {
-    process.stderr.write(`campaign bot: ${log.pending} log lines not delivered: the log reader stopped reading (${log.dropped} dropped before)\n`);
+    process.stderr.write(
+      `campaign bot: ${log.pending} log lines not delivered: the log reader stopped reading (${log.dropped} dropped before)\n`,
+    );
   }
   process.exit(code);
 }

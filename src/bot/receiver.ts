@@ -5,7 +5,13 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { HTTPReceiver, HTTPReceiverDeferredRequestError, SocketModeReceiver, type App, type CustomRoute } from '@slack/bolt';
+import {
+  HTTPReceiver,
+  HTTPReceiverDeferredRequestError,
+  SocketModeReceiver,
+  type App,
+  type CustomRoute,
+} from '@slack/bolt';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { Store } from '../store/index.js';
@@ -22,7 +28,13 @@ export interface SlackReceiver {
   listen(this: void, app: App): Promise<number>;
 }
 
-export function createReceiver(config: Config, store: Store, customRoutes: CustomRoute[], logger: Logger, host?: string): SlackReceiver {
+export function createReceiver(
+  config: Config,
+  store: Store,
+  customRoutes: CustomRoute[],
+  logger: Logger,
+  host?: string,
+): SlackReceiver {
   const oauth = oauthOptions(config, store);
   if (config.slack.appToken) {
     const receiver = new SocketModeReceiver({
@@ -30,7 +42,11 @@ export function createReceiver(config: Config, store: Store, customRoutes: Custo
       customRoutes,
       logger: boltLogger(logger, 'bolt-socket-mode'),
       ...oauth.credentials,
-      installerOptions: { ...oauth.installerOptions, port: config.port, clientOptions: { slackApiUrl: config.slack.apiUrl } },
+      installerOptions: {
+        ...oauth.installerOptions,
+        port: config.port,
+        clientOptions: { slackApiUrl: config.slack.apiUrl },
+      },
     });
     return {
       receiver,
@@ -51,7 +67,10 @@ export function createReceiver(config: Config, store: Store, customRoutes: Custo
       // Bolt's default logs the full URL, and ours can carry a hook token; a path it can't route
       // (unknown, or malformed percent-encoding) is a 404, not a 500.
       const known = error instanceof HTTPReceiverDeferredRequestError || error instanceof URIError;
-      logger.info({ method: request.method, path: maskHookPath(request.url ?? '') }, known ? 'no route for request' : 'request failed before routing');
+      logger.info(
+        { method: request.method, path: maskHookPath(request.url ?? '') },
+        known ? 'no route for request' : 'request failed before routing',
+      );
       response.writeHead(known ? 404 : 500);
       response.end();
     },
@@ -126,7 +145,8 @@ function serveSimpleRoutesFirst(receiver: HTTPReceiver, customRoutes: readonly C
       compiled = { pattern: new RegExp(`^${source}(?:/)?$`, 'i'), names, handlers: new Map() };
       byPath.set(route.path, compiled);
     }
-    for (const method of Array.isArray(route.method) ? route.method : [route.method]) compiled.handlers.set(method.toUpperCase(), route.handler);
+    for (const method of Array.isArray(route.method) ? route.method : [route.method])
+      compiled.handlers.set(method.toUpperCase(), route.handler);
   }
   const routes = [...byPath.values()];
   const handle = receiver.requestListener;

@@ -21,7 +21,10 @@ export interface RekeyOptions {
 export async function runRekey(env: Env, write: (line: string) => void, options: RekeyOptions = {}): Promise<number> {
   const parsed = parseConfig(env);
   const problems = parsed.ok ? [] : [...parsed.problems];
-  if (!env.REDIS_URL?.trim()) problems.push('REDIS_URL: required: rekey rewrites the secrets the bot stores in Redis (in-memory mode keeps none across restarts)');
+  if (!env.REDIS_URL?.trim())
+    problems.push(
+      'REDIS_URL: required: rekey rewrites the secrets the bot stores in Redis (in-memory mode keeps none across restarts)',
+    );
   if (!parsed.ok || problems.length > 0) {
     write(`rekey: configuration is incomplete (${problems.length} problem${problems.length === 1 ? '' : 's'}):`);
     for (const problem of problems) write(`  - ${problem}`);
@@ -44,7 +47,8 @@ export async function runRekey(env: Env, write: (line: string) => void, options:
         `${kinds.length > 0 ? ` (${kinds.map(([kind, n]) => `${kind}: ${n}`).join(', ')})` : ''}; ${report.current} already current.`,
     );
     for (const where of report.busy) write(`  changed during the run, run rekey again: ${where}`);
-    for (const where of report.unreadable) write(`  opens with no key of SECRETS_KEY (left as is; was a key dropped too early?): ${where}`);
+    for (const where of report.unreadable)
+      write(`  opens with no key of SECRETS_KEY (left as is; was a key dropped too early?): ${where}`);
     return report.unreadable.length + report.busy.length > 0 ? 1 : 0;
   } finally {
     await store.close();

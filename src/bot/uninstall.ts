@@ -20,14 +20,22 @@ export function register(app: App, deps: Deps): void {
   });
 }
 
-async function forgetWorkspace(deps: Deps, teamId: string | undefined, enterpriseId: string | undefined, isEnterpriseInstall: boolean): Promise<void> {
+async function forgetWorkspace(
+  deps: Deps,
+  teamId: string | undefined,
+  enterpriseId: string | undefined,
+  isEnterpriseInstall: boolean,
+): Promise<void> {
   const logger = deps.logger.child({ team: teamId, enterprise: enterpriseId });
   if (teamId) {
     const routes = await deps.store.routes.listForTeam(teamId);
-    await unsubscribeUpstream(deps, teamId, routes).catch((err: unknown) => logger.warn({ err }, 'could not unsubscribe the platform hooks of an uninstalled workspace'));
+    await unsubscribeUpstream(deps, teamId, routes).catch((err: unknown) =>
+      logger.warn({ err }, 'could not unsubscribe the platform hooks of an uninstalled workspace'),
+    );
     for (const route of routes) await deps.store.routes.remove(route);
     for (const { channelId } of await deps.store.reports.digests(teamId)) await stopDigest(deps, teamId, channelId);
-    for (const { channelId } of await deps.store.reports.quotaAlerts(teamId)) await stopQuotaAlerts(deps, teamId, channelId);
+    for (const { channelId } of await deps.store.reports.quotaAlerts(teamId))
+      await stopQuotaAlerts(deps, teamId, channelId);
     await deps.store.workspaces.clear(teamId);
   }
   if (deps.config.slack.mode.kind === 'oauth') {
@@ -39,7 +47,11 @@ async function forgetWorkspace(deps: Deps, teamId: string | undefined, enterpris
 }
 
 /** The platform would otherwise keep posting to a hook URL that now answers 404. */
-async function unsubscribeUpstream(deps: Deps, teamId: string, routes: Awaited<ReturnType<Deps['store']['routes']['listForTeam']>>): Promise<void> {
+async function unsubscribeUpstream(
+  deps: Deps,
+  teamId: string,
+  routes: Awaited<ReturnType<Deps['store']['routes']['listForTeam']>>,
+): Promise<void> {
   const token = await deps.store.workspaces.getHookToken(teamId);
   if (!token || !deps.config.publicUrl || routes.length === 0) return;
   const api = await deps.platform.clientFor(teamId);

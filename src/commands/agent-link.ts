@@ -33,15 +33,23 @@ export const agentLink: Subcommand = {
     }
     if (agentId.toLowerCase() === 'remove') {
       const removed = await links.remove(ctx.teamId, userId);
-      await ctx.tell(removed ? `<@${userId}> is no longer linked to a platform agent.` : `<@${userId}> was not linked to a platform agent.`);
+      await ctx.tell(
+        removed
+          ? `<@${userId}> is no longer linked to a platform agent.`
+          : `<@${userId}> was not linked to a platform agent.`,
+      );
       return;
     }
     if (!/^[\w.:-]{1,200}$/.test(agentId)) {
-      await ctx.tell('That agent id has characters the platform does not use in ids — copy it from the platform portal.');
+      await ctx.tell(
+        'That agent id has characters the platform does not use in ids — copy it from the platform portal.',
+      );
       return;
     }
     await links.set(ctx.teamId, userId, agentId);
     ctx.logger.info({ linkedUser: userId, agentId }, 'agent linked');
-    await ctx.tell(`✅ Replies from <@${userId}> in handoff threads are now sent as agent \`${escapeMrkdwn(agentId)}\`.`);
+    await ctx.tell(
+      `✅ Replies from <@${userId}> in handoff threads are now sent as agent \`${escapeMrkdwn(agentId)}\`.`,
+    );
   },
 };

@@ -9,7 +9,11 @@ export interface ParsedCommand {
 
 export function parseCommandText(text: string): ParsedCommand {
   // Slack sends “smart quotes” and non-breaking spaces from some clients; treat them as plain.
-  const words = text.replace(/\u00a0/g, ' ').trim().split(/\s+/).filter(Boolean);
+  const words = text
+    .replace(/\u00a0/g, ' ')
+    .trim()
+    .split(/\s+/)
+    .filter(Boolean);
   const flags = new Set<string>();
   const positional: string[] = [];
   for (const word of words) {

@@ -3,7 +3,18 @@
  * paged past Slack's per-message block limit.
  */
 import type { Booking, CampaignClient } from '../api/index.js';
-import { context, escapeMrkdwn, header, literal, message, section, slackDate, truncate, type KnownBlock, type MessagePayload } from '../slack/blocks.js';
+import {
+  context,
+  escapeMrkdwn,
+  header,
+  literal,
+  message,
+  section,
+  slackDate,
+  truncate,
+  type KnownBlock,
+  type MessagePayload,
+} from '../slack/blocks.js';
 import { campaignNotFound, paginate, pagerBlocks, registerPager } from './paging.js';
 import type { Subcommand } from './types.js';
 
@@ -56,7 +67,10 @@ function bookingLine(b: Booking): string {
   const icon = STATUS_ICON[b.Status ?? ''] ?? '•';
   const who = literal(b.CustomerName || 'Unknown customer');
   const email = b.CustomerEmail ? ` · ${escapeMrkdwn(b.CustomerEmail)}` : '';
-  const lines = [`${icon} *${who}*${email}`, `${slackDate(b.BookingDate)} · ${escapeMrkdwn(b.Status ?? 'unknown')}${b.CallId ? ` · call \`${escapeMrkdwn(b.CallId)}\`` : ''}`];
+  const lines = [
+    `${icon} *${who}*${email}`,
+    `${slackDate(b.BookingDate)} · ${escapeMrkdwn(b.Status ?? 'unknown')}${b.CallId ? ` · call \`${escapeMrkdwn(b.CallId)}\`` : ''}`,
+  ];
   if (b.Status === 'fail') lines.push(`> ${escapeMrkdwn(truncate(b.Reason || 'no reason given', 500))}`);
   return lines.join('\n');
 }

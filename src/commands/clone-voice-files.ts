@@ -17,9 +17,36 @@ export const MAX_VOICE_FILES = 10;
 export const DEFAULT_VOICE_SAMPLE_MAX_BYTES = 10 * 1024 * 1024;
 
 /** Audio extensions offered in the upload picker (it only filters; the checks below decide). */
-export const AUDIO_FILETYPES = ['mp3', 'wav', 'm4a', 'ogg', 'oga', 'opus', 'flac', 'aac', 'aiff', 'aif', 'wma', 'amr', 'webm'] as const;
+export const AUDIO_FILETYPES = [
+  'mp3',
+  'wav',
+  'm4a',
+  'ogg',
+  'oga',
+  'opus',
+  'flac',
+  'aac',
+  'aiff',
+  'aif',
+  'wma',
+  'amr',
+  'webm',
+] as const;
 /** Slack `filetype`s that are audio whatever the mimetype says (Slack sometimes reports octet-stream). */
-const AUDIO_SLACK_FILETYPES = new Set<string>(['mp3', 'wav', 'm4a', 'ogg', 'oga', 'opus', 'flac', 'aac', 'aiff', 'aif', 'wma', 'amr']);
+const AUDIO_SLACK_FILETYPES = new Set<string>([
+  'mp3',
+  'wav',
+  'm4a',
+  'ogg',
+  'oga',
+  'opus',
+  'flac',
+  'aac',
+  'aiff',
+  'aif',
+  'wma',
+  'amr',
+]);
 
 export const slackFileSchema = z.looseObject({
   id: z.string().min(1),
@@ -87,7 +114,8 @@ export interface SampleLimits {
 export function sampleProblem(file: SlackFileObject, limits: SampleLimits): string | undefined {
   const label = `“${fileLabel(file)}”`;
   if (file.mode === 'tombstone') return `${label} was deleted from Slack.`;
-  if (!isAudio(file)) return `${label} is not an audio file${file.filetype ? ` (${file.filetype})` : ''} — use MP3, WAV, M4A, OGG or FLAC samples.`;
+  if (!isAudio(file))
+    return `${label} is not an audio file${file.filetype ? ` (${file.filetype})` : ''} — use MP3, WAV, M4A, OGG or FLAC samples.`;
   if (file.size !== undefined && file.size > limits.maxBytes) {
     return `${label} is ${formatBytes(file.size)}, over the ${formatBytes(limits.maxBytes)} limit for a voice sample — trim it and try again.`;
   }

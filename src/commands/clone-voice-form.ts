@@ -41,7 +41,14 @@ export function sealCloneVoiceMetadata(config: Config, teamId: string, metadata:
 }
 
 export function openCloneVoiceMetadata(config: Config, teamId: string, view: ViewOutput): CloneVoiceMetadata {
-  return openMetadata(metadataKey(config), { callbackId: CLONE_VOICE_CALLBACK_ID, teamId }, view.private_metadata, metadataSchema) ?? {};
+  return (
+    openMetadata(
+      metadataKey(config),
+      { callbackId: CLONE_VOICE_CALLBACK_ID, teamId },
+      view.private_metadata,
+      metadataSchema,
+    ) ?? {}
+  );
 }
 
 export interface CloneVoiceForm {
@@ -76,11 +83,21 @@ export function cloneVoiceModal(opts: {
     ? [
         section(
           `*Audio samples from the message* (${opts.fromMessage.files.length}):\n` +
-            opts.fromMessage.files.map((f) => `• ${escapeMrkdwn(fileLabel(f))}${f.size !== undefined ? ` — ${formatBytes(f.size)}` : ''}`).join('\n'),
+            opts.fromMessage.files
+              .map((f) => `• ${escapeMrkdwn(fileLabel(f))}${f.size !== undefined ? ` — ${formatBytes(f.size)}` : ''}`)
+              .join('\n'),
         ),
-        ...(opts.fromMessage.skipped.length > 0 ? [context(`Not used: ${opts.fromMessage.skipped.map(escapeMrkdwn).join(' ')}`)] : []),
+        ...(opts.fromMessage.skipped.length > 0
+          ? [context(`Not used: ${opts.fromMessage.skipped.map(escapeMrkdwn).join(' ')}`)]
+          : []),
       ]
-    : [fileInput(FIELDS.files, 'Audio samples', { filetypes: AUDIO_FILETYPES, maxFiles: MAX_VOICE_FILES, hint: limit })];
+    : [
+        fileInput(FIELDS.files, 'Audio samples', {
+          filetypes: AUDIO_FILETYPES,
+          maxFiles: MAX_VOICE_FILES,
+          hint: limit,
+        }),
+      ];
 
   return modal({
     callbackId: CLONE_VOICE_CALLBACK_ID,
@@ -93,12 +110,25 @@ export function cloneVoiceModal(opts: {
       textInput(FIELDS.language, 'Language', { placeholder: 'e.g. en-US', maxLength: 50 }),
       // The platform's allowed values for gender and provider are not documented yet, so both are free
       // text and the platform's own refusal (which names the allowed values) comes back to the user.
-      textInput(FIELDS.gender, 'Gender', { placeholder: 'e.g. female', hint: 'As the platform names it.', maxLength: 50 }),
-      textInput(FIELDS.provider, 'Provider', { placeholder: 'e.g. elevenlabs', hint: 'The voice provider, as the platform names it.', maxLength: 100 }),
-      textInput(FIELDS.description, 'Description', { optional: true, multiline: true, maxLength: 1000 }),
-      checkboxes(FIELDS.removeNoise, 'Audio cleanup', [{ value: REMOVE_NOISE, text: 'Remove background noise', description: 'Clean the samples before cloning.' }], {
-        optional: true,
+      textInput(FIELDS.gender, 'Gender', {
+        placeholder: 'e.g. female',
+        hint: 'As the platform names it.',
+        maxLength: 50,
       }),
+      textInput(FIELDS.provider, 'Provider', {
+        placeholder: 'e.g. elevenlabs',
+        hint: 'The voice provider, as the platform names it.',
+        maxLength: 100,
+      }),
+      textInput(FIELDS.description, 'Description', { optional: true, multiline: true, maxLength: 1000 }),
+      checkboxes(
+        FIELDS.removeNoise,
+        'Audio cleanup',
+        [{ value: REMOVE_NOISE, text: 'Remove background noise', description: 'Clean the samples before cloning.' }],
+        {
+          optional: true,
+        },
+      ),
     ],
   });
 }

@@ -47,10 +47,14 @@ import type { Subcommand } from './types.js';
 /** The message shortcut's callback_id (manifest.yml). */
 export const CLONE_VOICE_SHORTCUT_ID = 'clone_voice_from_message';
 
-const ADMIN_ONLY = 'Only Slack workspace admins and owners (or users listed in the app’s ADMIN_USER_IDS) can clone voices.';
-const NO_BOT_TOKEN = 'This app has no Slack bot token for this workspace, so it cannot download the audio files — ask a Slack admin to reinstall the app, then try again.';
-const CLONING_STARTED = '⏳ Cloning has started — the result will appear where you ran the command or shortcut. You can close this window.';
-const SORRY = 'Something went wrong on our side while handling that — try again; if it keeps happening, tell your Slack admin.';
+const ADMIN_ONLY =
+  'Only Slack workspace admins and owners (or users listed in the app’s ADMIN_USER_IDS) can clone voices.';
+const NO_BOT_TOKEN =
+  'This app has no Slack bot token for this workspace, so it cannot download the audio files — ask a Slack admin to reinstall the app, then try again.';
+const CLONING_STARTED =
+  '⏳ Cloning has started — the result will appear where you ran the command or shortcut. You can close this window.';
+const SORRY =
+  'Something went wrong on our side while handling that — try again; if it keeps happening, tell your Slack admin.';
 
 export const cloneVoice: Subcommand = {
   name: 'clone-voice',
@@ -67,11 +71,19 @@ export const cloneVoice: Subcommand = {
     }
     await ctx.client.views.open({
       trigger_id: ctx.triggerId,
-      view: cloneVoiceModal({ maxBytes: maxBytesOf(ctx.deps), privateMetadata: sealCloneVoiceMetadata(ctx.deps.config, ctx.teamId, { responseUrl: ctx.responseUrl }) }),
+      view: cloneVoiceModal({
+        maxBytes: maxBytesOf(ctx.deps),
+        privateMetadata: sealCloneVoiceMetadata(ctx.deps.config, ctx.teamId, { responseUrl: ctx.responseUrl }),
+      }),
     });
   },
   register(app: App, deps: Deps) {
-    onFormSubmit(app, deps, { callbackId: CLONE_VOICE_CALLBACK_ID, title: CLONE_VOICE_TITLE, adminOnly: ADMIN_ONLY, handle: (s) => checkSubmission(deps, s) });
+    onFormSubmit(app, deps, {
+      callbackId: CLONE_VOICE_CALLBACK_ID,
+      title: CLONE_VOICE_TITLE,
+      adminOnly: ADMIN_ONLY,
+      handle: (s) => checkSubmission(deps, s),
+    });
     app.shortcut<MessageShortcut>(CLONE_VOICE_SHORTCUT_ID, (args) => onShortcut(deps, args));
   },
 };
@@ -93,13 +105,21 @@ async function whyNot(deps: Deps, teamId: string, enterpriseId: string | undefin
 
 // ------------------------------------------------------------------------------------------ shortcut
 
-async function onShortcut(deps: Deps, { ack, shortcut, client }: SlackShortcutMiddlewareArgs<MessageShortcut> & AllMiddlewareArgs): Promise<void> {
+async function onShortcut(
+  deps: Deps,
+  { ack, shortcut, client }: SlackShortcutMiddlewareArgs<MessageShortcut> & AllMiddlewareArgs,
+): Promise<void> {
   await ack();
   const teamId = shortcut.team?.id ?? shortcut.user.team_id ?? '';
   const userId = shortcut.user.id;
   const logger = deps.logger.child({ team: teamId, user: userId, shortcut: CLONE_VOICE_SHORTCUT_ID });
   const answer = async (text: string) => {
-    await postToResponseUrl(shortcut.response_url, { response_type: 'ephemeral', replace_original: false, text }, logger, deps.config.slack.apiUrl);
+    await postToResponseUrl(
+      shortcut.response_url,
+      { response_type: 'ephemeral', replace_original: false, text },
+      logger,
+      deps.config.slack.apiUrl,
+    );
   };
   try {
     if (!(await deps.admins.isAdmin(client, teamId, userId))) {
@@ -140,7 +160,10 @@ async function onShortcut(deps: Deps, { ack, shortcut, client }: SlackShortcutMi
       trigger_id: shortcut.trigger_id,
       view: cloneVoiceModal({
         maxBytes: limits.maxBytes,
-        privateMetadata: sealCloneVoiceMetadata(deps.config, teamId, { responseUrl: shortcut.response_url, fileIds: usable.map((f) => f.id) }),
+        privateMetadata: sealCloneVoiceMetadata(deps.config, teamId, {
+          responseUrl: shortcut.response_url,
+          fileIds: usable.map((f) => f.id),
+        }),
         fromMessage: { files: usable, skipped },
       }),
     });
@@ -160,7 +183,10 @@ type Sample = { file: SlackFileObject } | { id: string };
  * The checks a submission gets before the modal is answered (run by `onFormSubmit`, after its admin check,
  * all within Slack's 3 s); the download and upload follow once it is answered.
  */
-async function checkSubmission(deps: Deps, { view, teamId, enterpriseId, userId, client, logger }: FormSubmission): Promise<FormResult> {
+async function checkSubmission(
+  deps: Deps,
+  { view, teamId, enterpriseId, userId, client, logger }: FormSubmission,
+): Promise<FormResult> {
   const meta = openCloneVoiceMetadata(deps.config, teamId, view);
   const form = readCloneVoiceForm(view);
   const errors: Record<string, string> = {};
@@ -180,7 +206,8 @@ async function checkSubmission(deps: Deps, { view, teamId, enterpriseId, userId,
     if (count === 0) errors[FIELDS.files] = 'Add at least one audio file.';
     else if (count > MAX_VOICE_FILES) errors[FIELDS.files] = tooManyFiles(count);
     else if (problems.length > 0) errors[FIELDS.files] = truncate(problems.join(' '), 1900);
-    else if (malformed > 0) errors[FIELDS.files] = 'Slack sent a file this app could not read — remove it and add it again.';
+    else if (malformed > 0)
+      errors[FIELDS.files] = 'Slack sent a file this app could not read — remove it and add it again.';
     samples = files.map((file) => ({ file }));
   }
   if (Object.keys(errors).length > 0) {
@@ -217,11 +244,18 @@ async function cloneAndReport(deps: Deps, job: CloneJob): Promise<void> {
       logger.warn('clone-voice has no response_url to report to');
       return;
     }
-    await postToResponseUrl(job.responseUrl, { response_type: 'ephemeral', replace_original: false, ...payload }, logger, deps.config.slack.apiUrl);
+    await postToResponseUrl(
+      job.responseUrl,
+      { response_type: 'ephemeral', replace_original: false, ...payload },
+      logger,
+      deps.config.slack.apiUrl,
+    );
   };
   const name = job.form.name ?? '';
   const count = job.samples.length;
-  await say({ text: `⏳ Cloning the voice *${escapeMrkdwn(name)}* from ${count} audio file${count === 1 ? '' : 's'} — this can take a minute; the result will appear here.` });
+  await say({
+    text: `⏳ Cloning the voice *${escapeMrkdwn(name)}* from ${count} audio file${count === 1 ? '' : 's'} — this can take a minute; the result will appear here.`,
+  });
 
   const started = Date.now();
   try {
@@ -276,12 +310,18 @@ async function resolveSample(client: WebClient, sample: Sample, limits: SampleLi
       );
     }
     const parsed = slackFileSchema.safeParse(raw);
-    if (!parsed.success) throw new SampleRefusal(`Slack described the file ${id} in a form this app could not read — run \`/campaign clone-voice\` and upload it instead.`);
+    if (!parsed.success)
+      throw new SampleRefusal(
+        `Slack described the file ${id} in a form this app could not read — run \`/campaign clone-voice\` and upload it instead.`,
+      );
     file = parsed.data;
   }
   const problem = sampleProblem(file, limits);
   if (problem) throw new SampleRefusal(escapeMrkdwn(problem));
-  if (!downloadUrl(file)) throw new SampleRefusal(escapeMrkdwn(`Slack gave no download link for “${fileLabel(file)}” — upload it again and retry.`));
+  if (!downloadUrl(file))
+    throw new SampleRefusal(
+      escapeMrkdwn(`Slack gave no download link for “${fileLabel(file)}” — upload it again and retry.`),
+    );
   return file;
 }
 

@@ -37,7 +37,13 @@ export const connect: Subcommand = {
  */
 export async function openConnectForm(
   deps: Deps,
-  ctx: { client: CommandContext['client']; triggerId: string; teamId: string; responseUrl?: string; fromHome?: boolean },
+  ctx: {
+    client: CommandContext['client'];
+    triggerId: string;
+    teamId: string;
+    responseUrl?: string;
+    fromHome?: boolean;
+  },
 ): Promise<void> {
   const current = await deps.store.workspaces.getConnection(ctx.teamId);
   await openForm(deps, ctx, {
@@ -56,9 +62,13 @@ export async function openConnectForm(
   });
 }
 
-async function verifyAndSave(deps: Deps, { view, teamId, userId, client, logger, extra }: FormSubmission): Promise<FormResult> {
+async function verifyAndSave(
+  deps: Deps,
+  { view, teamId, userId, client, logger, extra }: FormSubmission,
+): Promise<FormResult> {
   const apiKey = readText(view, KEY_BLOCK);
-  if (!apiKey) return { kind: 'invalid', errors: { [KEY_BLOCK]: 'Enter the API key.' }, sentence: 'Enter the API key.' };
+  if (!apiKey)
+    return { kind: 'invalid', errors: { [KEY_BLOCK]: 'Enter the API key.' }, sentence: 'Enter the API key.' };
   deps.redactor.addSecret(apiKey);
   try {
     const keys = await deps.platform.clientForKey(apiKey).keys.list();
@@ -69,7 +79,11 @@ async function verifyAndSave(deps: Deps, { view, teamId, userId, client, logger,
     if (extra[ORIGIN] === HOME_ORIGIN) {
       return {
         kind: 'done',
-        view: modal({ callbackId: 'connect_done', title: TITLE, blocks: [section(text), context('Try `/campaign stats` in any channel.')] }),
+        view: modal({
+          callbackId: 'connect_done',
+          title: TITLE,
+          blocks: [section(text), context('Try `/campaign stats` in any channel.')],
+        }),
         after: () => deps.surfaces.publishHome(client, teamId, userId),
       };
     }

@@ -43,34 +43,47 @@ export const deleteAgent: Subcommand = {
       await ack();
       await respond({ replace_original: true, text: 'Cancelled — nothing was deleted.' });
     });
-    app.action<BlockButtonAction>(CONFIRM_ACTION, async ({ ack, action, body, respond, client }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs) => {
-      await ack();
-      const teamId = body.team?.id ?? body.user.team_id ?? '';
-      const parsed = parseJsonValue(action.value, target);
-      if (!parsed) {
-        await respond({ replace_original: true, text: 'That confirmation is out of date — run `/campaign delete-agent` again.' });
-        return;
-      }
-      const { campaignId, agentId } = parsed;
-      const what = `agent \`${escapeMrkdwn(agentId)}\` from campaign \`${escapeMrkdwn(campaignId)}\``;
-      // The button lives in an ephemeral message, but re-check: rights may have changed since.
-      if (!(await deps.admins.isAdmin(client, teamId, body.user.id, { fresh: true, enterpriseId: body.enterprise?.id }))) {
-        await respond({ replace_original: true, text: 'Only Slack workspace admins can delete agents.' });
-        return;
-      }
-      try {
-        const api = await deps.platform.clientFor(teamId);
-        await api.agents.delete(campaignId, agentId);
-        deps.logger.info({ team: teamId, user: body.user.id, campaignId, agentId }, 'agent deleted');
-        await respond({ replace_original: true, text: `🗑️ Deleted ${what}.` });
-      } catch (err) {
-        logFailure(deps.logger, err, { team: teamId, campaignId, agentId }, 'agent delete failed');
-        await respond({
-          replace_original: true,
-          text: describeFailure(err, { notFound: `There is no ${what} — nothing was deleted.` }),
-        });
-      }
-    });
+    app.action<BlockButtonAction>(
+      CONFIRM_ACTION,
+      async ({
+        ack,
+        action,
+        body,
+        respond,
+        client,
+      }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs) => {
+        await ack();
+        const teamId = body.team?.id ?? body.user.team_id ?? '';
+        const parsed = parseJsonValue(action.value, target);
+        if (!parsed) {
+          await respond({
+            replace_original: true,
+            text: 'That confirmation is out of date — run `/campaign delete-agent` again.',
+          });
+          return;
+        }
+        const { campaignId, agentId } = parsed;
+        const what = `agent \`${escapeMrkdwn(agentId)}\` from campaign \`${escapeMrkdwn(campaignId)}\``;
+        // The button lives in an ephemeral message, but re-check: rights may have changed since.
+        if (
+          !(await deps.admins.isAdmin(client, teamId, body.user.id, { fresh: true, enterpriseId: body.enterprise?.id }))
+        ) {
+          await respond({ replace_original: true, text: 'Only Slack workspace admins can delete agents.' });
+          return;
+        }
+        try {
+          const api = await deps.platform.clientFor(teamId);
+          await api.agents.delete(campaignId, agentId);
+          deps.logger.info({ team: teamId, user: body.user.id, campaignId, agentId }, 'agent deleted');
+          await respond({ replace_original: true, text: `🗑️ Deleted ${what}.` });
+        } catch (err) {
+          logFailure(deps.logger, err, { team: teamId, campaignId, agentId }, 'agent delete failed');
+          await respond({
+            replace_original: true,
+            text: describeFailure(err, { notFound: `There is no ${what} — nothing was deleted.` }),
+          });
+        }
+      },
+    );
   },
 };
-

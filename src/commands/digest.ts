@@ -30,19 +30,24 @@ const DEFAULT_DIGEST_TIME = '09:00';
 export const digest: Subcommand = {
   name: 'digest',
   usage: USAGE,
-  summary: 'a summary card in this channel — calls, bookings, quota — daily or weekly (Mondays), or `now`; alone: this channel’s schedule (admins set it)',
+  summary:
+    'a summary card in this channel — calls, bookings, quota — daily or weekly (Mondays), or `now`; alone: this channel’s schedule (admins set it)',
   args: { min: 0, max: 6 },
   async run(ctx) {
     const [mode = '', ...rest] = ctx.args;
     if (mode === '') return showSchedule(ctx);
     if (!(await ctx.deps.admins.isAdmin(ctx.client, ctx.teamId, ctx.userId))) {
-      return ctx.tell('Only Slack workspace admins and owners (or users listed in the app’s ADMIN_USER_IDS) can set, stop or post digests; `/campaign digest` alone shows this channel’s schedule.');
+      return ctx.tell(
+        'Only Slack workspace admins and owners (or users listed in the app’s ADMIN_USER_IDS) can set, stop or post digests; `/campaign digest` alone shows this channel’s schedule.',
+      );
     }
     const word = mode.toLowerCase();
     if (word === 'off') return rest.length > 0 ? ctx.tell(`Usage: \`/campaign ${USAGE}\``) : turnOff(ctx);
     if (word === 'now') return postNow(ctx, rest);
     if ((DIGEST_CADENCES as readonly string[]).includes(word)) return setSchedule(ctx, word as DigestCadence, rest);
-    return ctx.tell(`\`${escapeMrkdwn(truncate(mode, 40))}\` is not a digest schedule: use \`daily\`, \`weekly\` (Mondays), \`off\` or \`now\`, e.g. \`/campaign digest daily * at 09:00 tz Europe/Berlin\`.`);
+    return ctx.tell(
+      `\`${escapeMrkdwn(truncate(mode, 40))}\` is not a digest schedule: use \`daily\`, \`weekly\` (Mondays), \`off\` or \`now\`, e.g. \`/campaign digest daily * at 09:00 tz Europe/Berlin\`.`,
+    );
   },
 };
 
@@ -77,10 +82,19 @@ async function postNow(ctx: CommandContext, rest: string[]): Promise<void> {
   const badId = campaignIdProblem(campaignId);
   if (badId) return ctx.tell(badId);
   await deps.platform.clientFor(teamId); // not connected: said once, privately, instead of a card saying it
-  const outcome = await postDigest(deps, ctx.client, ctx.logger, { teamId, channelId }, { campaignId, cadence: schedule?.cadence }, deps.store.now());
+  const outcome = await postDigest(
+    deps,
+    ctx.client,
+    ctx.logger,
+    { teamId, channelId },
+    { campaignId, cadence: schedule?.cadence },
+    deps.store.now(),
+  );
   if (!outcome.posted) return ctx.tell(notInChannel('Nothing was posted.'));
   ctx.logger.info({ campaignId }, 'digest posted on demand');
-  await ctx.tell(schedule ? '✅ Posted. The scheduled digests go on; the next one shows the changes since this one.' : '✅ Posted.');
+  await ctx.tell(
+    schedule ? '✅ Posted. The scheduled digests go on; the next one shows the changes since this one.' : '✅ Posted.',
+  );
 }
 
 type Parsed = { ok: true; campaignId: string; time?: string; timeZone?: string } | { ok: false; sentence: string };
@@ -95,23 +109,38 @@ function parseDigestOptions(words: readonly string[]): Parsed {
     const key = word.toLowerCase();
     if (key === 'at') {
       const parsed = parseTimeOfDay(words[i + 1] ?? '');
-      if (!parsed) return { ok: false, sentence: `${shown(words[i + 1])}is not a time of day: write \`at HH:MM\` in 24-hour form, e.g. \`at 09:00\` or \`at 17:30\`.` };
+      if (!parsed)
+        return {
+          ok: false,
+          sentence: `${shown(words[i + 1])}is not a time of day: write \`at HH:MM\` in 24-hour form, e.g. \`at 09:00\` or \`at 17:30\`.`,
+        };
       time = parsed.text;
       i++;
     } else if (key === 'tz') {
       const zone = words[i + 1] ?? '';
       if (!isTimeZone(zone)) {
-        return { ok: false, sentence: `${shown(words[i + 1])}is not a time zone I know: write \`tz Area/City\` with an IANA name, e.g. \`tz Europe/Berlin\`, \`tz America/New_York\` or \`tz UTC\`.` };
+        return {
+          ok: false,
+          sentence: `${shown(words[i + 1])}is not a time zone I know: write \`tz Area/City\` with an IANA name, e.g. \`tz Europe/Berlin\`, \`tz America/New_York\` or \`tz UTC\`.`,
+        };
       }
       timeZone = zone;
       i++;
     } else if (campaignId === undefined && time === undefined && timeZone === undefined) {
       campaignId = word;
     } else {
-      return { ok: false, sentence: `I didn’t understand \`${escapeMrkdwn(truncate(word, 40))}\`. Usage: \`/campaign ${USAGE}\`` };
+      return {
+        ok: false,
+        sentence: `I didn’t understand \`${escapeMrkdwn(truncate(word, 40))}\`. Usage: \`/campaign ${USAGE}\``,
+      };
     }
   }
-  return { ok: true, campaignId: campaignId ?? ALL_CAMPAIGNS, ...(time ? { time } : {}), ...(timeZone ? { timeZone } : {}) };
+  return {
+    ok: true,
+    campaignId: campaignId ?? ALL_CAMPAIGNS,
+    ...(time ? { time } : {}),
+    ...(timeZone ? { timeZone } : {}),
+  };
 }
 
 function shown(word: string | undefined): string {
@@ -139,8 +168,12 @@ async function setSchedule(ctx: CommandContext, cadence: DigestCadence, words: s
   const notice = await postReport(ctx.client, channelId, message(announcement, [section(announcement)]));
   if (!notice.posted) return ctx.tell(notInChannel('Nothing was scheduled.'));
   await scheduleDigest(deps, teamId, channelId, schedule);
-  const zoneNote = zone.fallback ? ' I couldn’t read your Slack time zone, so it is UTC: add `tz Area/City` to change it.' : '';
-  await ctx.tell(`✅ Digest set: ${describeSchedule(schedule)}, next ${slackTime(next)}.${zoneNote} \`/campaign digest now\` posts one at once.`);
+  const zoneNote = zone.fallback
+    ? ' I couldn’t read your Slack time zone, so it is UTC: add `tz Area/City` to change it.'
+    : '';
+  await ctx.tell(
+    `✅ Digest set: ${describeSchedule(schedule)}, next ${slackTime(next)}.${zoneNote} \`/campaign digest now\` posts one at once.`,
+  );
 }
 
 /** The admin's own Slack time zone (`users.info`), else UTC. */

@@ -15,7 +15,8 @@ import type { CommandContext, Subcommand } from './types.js';
 
 /** Well under 3 s, so the notice reaches the user within them even when the machine is busy. */
 const SLOW_NOTICE_MS = 2_000;
-export const SLOW_NOTICE = 'Still working on it: the campaign platform is slow to answer right now. I’ll post the result here as soon as it does.';
+export const SLOW_NOTICE =
+  'Still working on it: the campaign platform is slow to answer right now. I’ll post the result here as soon as it does.';
 
 /**
  * `respond`, plus the slow notice: sent once SLOW_NOTICE_MS pass with nothing answered; an answer sent after
@@ -42,12 +43,25 @@ function withSlowNotice(respond: RespondFn, onError: (err: unknown) => void): { 
 export function createDispatcher(commands: readonly Subcommand[], deps: Deps) {
   const byName = new Map(commands.map((c) => [c.name, c]));
 
-  return async ({ command, ack, respond: respondNow, client, logger: _boltLogger }: SlackCommandMiddlewareArgs & AllMiddlewareArgs): Promise<void> => {
+  return async ({
+    command,
+    ack,
+    respond: respondNow,
+    client,
+    logger: _boltLogger,
+  }: SlackCommandMiddlewareArgs & AllMiddlewareArgs): Promise<void> => {
     await ack();
     const parsed = parseCommandText(command.text);
     // `req` ties together every line one command writes (its platform calls, its failure).
-    const logger = deps.logger.child({ req: randomUUID().slice(0, 8), team: command.team_id, user: command.user_id, subcommand: parsed.name || 'help' });
-    const slow = withSlowNotice(respondNow, (err) => logger.warn({ err }, 'could not tell the user the platform is slow'));
+    const logger = deps.logger.child({
+      req: randomUUID().slice(0, 8),
+      team: command.team_id,
+      user: command.user_id,
+      subcommand: parsed.name || 'help',
+    });
+    const slow = withSlowNotice(respondNow, (err) =>
+      logger.warn({ err }, 'could not tell the user the platform is slow'),
+    );
     const respond = slow.respond;
     const tell = async (sentence: string) => {
       await respond({ response_type: 'ephemeral', text: sentence });
@@ -92,8 +106,16 @@ export function createDispatcher(commands: readonly Subcommand[], deps: Deps) {
 
     const started = Date.now();
     try {
-      if (sub.admin && !(await deps.admins.isAdmin(client, command.team_id, command.user_id, { fresh: sub.destructive === true, enterpriseId: command.enterprise_id }))) {
-        await tell(`Only Slack workspace admins and owners (or users listed in the app's ADMIN_USER_IDS) can run \`/campaign ${sub.name}\`.`);
+      if (
+        sub.admin &&
+        !(await deps.admins.isAdmin(client, command.team_id, command.user_id, {
+          fresh: sub.destructive === true,
+          enterpriseId: command.enterprise_id,
+        }))
+      ) {
+        await tell(
+          `Only Slack workspace admins and owners (or users listed in the app's ADMIN_USER_IDS) can run \`/campaign ${sub.name}\`.`,
+        );
         return;
       }
       await sub.run(ctx);
@@ -102,7 +124,9 @@ export function createDispatcher(commands: readonly Subcommand[], deps: Deps) {
     } catch (err) {
       deps.metrics.commands.inc({ subcommand: sub.name, outcome: 'error' });
       logFailure(logger, err, { ms: Date.now() - started }, 'command failed');
-      await tell(describeFailure(err, sub.failures?.(ctx))).catch((e: unknown) => logger.error({ err: e }, 'could not tell the user about a failure'));
+      await tell(describeFailure(err, sub.failures?.(ctx))).catch((e: unknown) =>
+        logger.error({ err: e }, 'could not tell the user about a failure'),
+      );
     } finally {
       slow.done();
     }

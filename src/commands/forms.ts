@@ -15,7 +15,10 @@ import { metadataKey, openMetadata, sealMetadata } from '../slack/sealed-metadat
 import { noticeView, settleSubmission, type SubmissionOutcome } from '../slack/submission.js';
 import type { CommandContext } from './types.js';
 
-const formMetadata = z.object({ responseUrl: z.string().url().optional(), extra: z.record(z.string(), z.string()).optional() });
+const formMetadata = z.object({
+  responseUrl: z.string().url().optional(),
+  extra: z.record(z.string(), z.string()).optional(),
+});
 
 export type FormResult =
   | {
@@ -56,10 +59,14 @@ export async function openForm(
       title: form.title,
       submit: form.submit,
       blocks: form.blocks,
-      privateMetadata: sealMetadata(metadataKey(deps.config), { callbackId: form.callbackId, teamId: ctx.teamId }, {
-        ...(ctx.responseUrl ? { responseUrl: ctx.responseUrl } : {}),
-        ...(form.extra ? { extra: form.extra } : {}),
-      }),
+      privateMetadata: sealMetadata(
+        metadataKey(deps.config),
+        { callbackId: form.callbackId, teamId: ctx.teamId },
+        {
+          ...(ctx.responseUrl ? { responseUrl: ctx.responseUrl } : {}),
+          ...(form.extra ? { extra: form.extra } : {}),
+        },
+      ),
     }),
   });
 }
@@ -76,34 +83,71 @@ export function onFormSubmit(
     adminOnly?: string;
   },
 ): void {
-  app.view<ViewSubmitAction>(form.callbackId, async ({ ack, body, view, client }: SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs) => {
-    const teamId = body.team?.id ?? body.user.team_id ?? view.team_id;
-    const userId = body.user.id;
-    const logger = deps.logger.child({ team: teamId, user: userId, view: form.callbackId });
-    const meta = openMetadata(metadataKey(deps.config), { callbackId: form.callbackId, teamId }, view.private_metadata, formMetadata);
-    let done: Extract<FormResult, { kind: 'done' }> | undefined;
-    const work = async (): Promise<SubmissionOutcome> => {
-      // Forms are opened for admins only, but a submission is checked again, uncached: rights can change, and
-      // every form replaces something. The check (users.info) counts against the same 3 s as the platform work.
-      const enterpriseId = body.enterprise?.id ?? undefined;
-      if (!(await deps.admins.isAdmin(client, teamId, userId, { fresh: true, enterpriseId }))) {
-        return { kind: 'done', view: noticeView(form.title, form.adminOnly ?? 'Only Slack workspace admins (or users in ADMIN_USER_IDS) can do this.') };
+  app.view<ViewSubmitAction>(
+    form.callbackId,
+    async ({ ack, body, view, client }: SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs) => {
+      const teamId = body.team?.id ?? body.user.team_id ?? view.team_id;
+      const userId = body.user.id;
+      const logger = deps.logger.child({ team: teamId, user: userId, view: form.callbackId });
+      const meta = openMetadata(
+        metadataKey(deps.config),
+        { callbackId: form.callbackId, teamId },
+        view.private_metadata,
+        formMetadata,
+      );
+      let done: Extract<FormResult, { kind: 'done' }> | undefined;
+      const work = async (): Promise<SubmissionOutcome> => {
+        // Forms are opened for admins only, but a submission is checked again, uncached: rights can change, and
+        // every form replaces something. The check (users.info) counts against the same 3 s as the platform work.
+        const enterpriseId = body.enterprise?.id ?? undefined;
+        if (!(await deps.admins.isAdmin(client, teamId, userId, { fresh: true, enterpriseId }))) {
+          return {
+            kind: 'done',
+            view: noticeView(
+              form.title,
+              form.adminOnly ?? 'Only Slack workspace admins (or users in ADMIN_USER_IDS) can do this.',
+            ),
+          };
+        }
+        if (!meta) {
+          // Not what the bot sealed into this form (altered, or another form's): nothing it names is trusted.
+          logger.warn('form submitted with private_metadata the bot did not seal: refused');
+          return {
+            kind: 'done',
+            view: noticeView(
+              form.title,
+              'This form could not be verified, so nothing was changed — run the command again to open a fresh one.',
+            ),
+          };
+        }
+        const result = await form.handle({
+          view,
+          teamId,
+          enterpriseId,
+          userId,
+          client,
+          logger,
+          extra: meta.extra ?? {},
+        });
+        if (result.kind === 'invalid') return result;
+        done = result;
+        return {
+          kind: 'done',
+          ...(result.view ? { view: result.view } : {}),
+          ...(result.lateNote ? { lateNote: result.lateNote } : {}),
+        };
+      };
+      const outcome = await settleSubmission({ ack, client, viewId: view.id, title: form.title, logger, work: work() });
+      if (outcome.kind !== 'done' || !done) return;
+      if (done.announce && meta?.responseUrl) {
+        await postToResponseUrl(
+          meta.responseUrl,
+          { response_type: 'ephemeral', ...done.announce },
+          logger,
+          deps.config.slack.apiUrl,
+        );
       }
-      if (!meta) {
-        // Not what the bot sealed into this form (altered, or another form's): nothing it names is trusted.
-        logger.warn('form submitted with private_metadata the bot did not seal: refused');
-        return { kind: 'done', view: noticeView(form.title, 'This form could not be verified, so nothing was changed — run the command again to open a fresh one.') };
-      }
-      const result = await form.handle({ view, teamId, enterpriseId, userId, client, logger, extra: meta.extra ?? {} });
-      if (result.kind === 'invalid') return result;
-      done = result;
-      return { kind: 'done', ...(result.view ? { view: result.view } : {}), ...(result.lateNote ? { lateNote: result.lateNote } : {}) };
-    };
-    const outcome = await settleSubmission({ ack, client, viewId: view.id, title: form.title, logger, work: work() });
-    if (outcome.kind !== 'done' || !done) return;
-    if (done.announce && meta?.responseUrl) {
-      await postToResponseUrl(meta.responseUrl, { response_type: 'ephemeral', ...done.announce }, logger, deps.config.slack.apiUrl);
-    }
-    await done.after?.().catch((err: unknown) => logger.warn({ err }, 'follow-up of a form submission failed'));
-  });
+      await done.after?.().catch((err: unknown) => logger.warn({ err }, 'follow-up of a form submission failed'));
+    },
+  );
 }

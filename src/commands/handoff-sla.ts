@@ -25,13 +25,17 @@ export const handoffSla: Subcommand = {
       const minutes = Math.round((current?.slaS ?? ctx.deps.config.handoff.slaS) / 60);
       await ctx.tell(
         `In <#${ctx.channelId}>, a customer waiting more than ${minutes} min for an answer gets a nudge in the thread, mentioning the conversation’s owner` +
-          (current?.userGroup ? ` or <!subteam^${current.userGroup}> when nobody claimed it.` : ' (nobody when it is unclaimed).') +
+          (current?.userGroup
+            ? ` or <!subteam^${current.userGroup}> when nobody claimed it.`
+            : ' (nobody when it is unclaimed).') +
           (current ? '' : ' That is the app’s default; change it with `/campaign handoff-sla <minutes> @user-group`.'),
       );
       return;
     }
     if (!/^\d{1,5}$/.test(minutesArg) || Number(minutesArg) < 1 || Number(minutesArg) > MAX_MINUTES) {
-      await ctx.tell(`Give the minutes as a whole number from 1 to ${MAX_MINUTES}, e.g. \`/campaign handoff-sla 10 @support\`.`);
+      await ctx.tell(
+        `Give the minutes as a whole number from 1 to ${MAX_MINUTES}, e.g. \`/campaign handoff-sla 10 @support\`.`,
+      );
       return;
     }
     let userGroup = current?.userGroup;
@@ -40,7 +44,9 @@ export const handoffSla: Subcommand = {
       else {
         userGroup = USER_GROUP.exec(groupArg)?.[1];
         if (!userGroup) {
-          await ctx.tell('Mention a Slack user group, e.g. `/campaign handoff-sla 10 @support` (Slack completes it as you type), or `none` to mention nobody.');
+          await ctx.tell(
+            'Mention a Slack user group, e.g. `/campaign handoff-sla 10 @support` (Slack completes it as you type), or `none` to mention nobody.',
+          );
           return;
         }
       }
@@ -51,7 +57,11 @@ export const handoffSla: Subcommand = {
     let moved = 0;
     for (const t of await ctx.deps.store.conversations.openThreads(ctx.teamId)) {
       if (t.channelId !== ctx.channelId || t.waitingSince === undefined || t.overdue) continue;
-      await ctx.deps.store.timers.set(SLA_TIMER, slaTimerId(ctx.teamId, t.channelId, t.threadTs), t.waitingSince + slaS * 1000);
+      await ctx.deps.store.timers.set(
+        SLA_TIMER,
+        slaTimerId(ctx.teamId, t.channelId, t.threadTs),
+        t.waitingSince + slaS * 1000,
+      );
       moved++;
     }
     ctx.logger.info({ channel: ctx.channelId, slaS, userGroup, waitingNow: moved }, 'handoff SLA set for a channel');

@@ -32,13 +32,20 @@ export const handoffs: Subcommand = {
     try {
       channels = await channelsOf(ctx.client, ctx.userId);
     } catch (err) {
-      ctx.logger.warn({ err, slackError: slackErrorCode(err) }, 'users.conversations failed while listing handoff conversations');
-      await ctx.tell('Slack could not tell which channels you are in just now, so no conversations are listed — try again in a minute.');
+      ctx.logger.warn(
+        { err, slackError: slackErrorCode(err) },
+        'users.conversations failed while listing handoff conversations',
+      );
+      await ctx.tell(
+        'Slack could not tell which channels you are in just now, so no conversations are listed — try again in a minute.',
+      );
       return;
     }
     const visible = open.filter((t) => channels.has(t.channelId)).sort(byLongestWait);
     if (visible.length === 0) {
-      await ctx.tell(`No handoff conversation is open in the channels you are in (${open.length} open elsewhere in this workspace).`);
+      await ctx.tell(
+        `No handoff conversation is open in the channels you are in (${open.length} open elsewhere in this workspace).`,
+      );
       return;
     }
     const now = ctx.deps.store.now();

@@ -4,7 +4,17 @@
  */
 import type { ApiKeyRow } from '../api/index.js';
 import { maskKey } from '../api/index.js';
-import { context, escapeMrkdwn, header, literal, message, section, slackDate, type KnownBlock, type MessagePayload } from '../slack/blocks.js';
+import {
+  context,
+  escapeMrkdwn,
+  header,
+  literal,
+  message,
+  section,
+  slackDate,
+  type KnownBlock,
+  type MessagePayload,
+} from '../slack/blocks.js';
 import type { Subcommand } from './types.js';
 
 const MAX_KEYS_SHOWN = 40;
@@ -37,7 +47,11 @@ function renderKeys(rows: readonly ApiKeyRow[]): MessagePayload {
         ].join('\n'),
       ),
     ),
-    context(rows.length > shown.length ? `Showing ${shown.length} of ${rows.length} keys.` : 'Keys are shown by their last 4 characters only. Manage them in the platform portal.'),
+    context(
+      rows.length > shown.length
+        ? `Showing ${shown.length} of ${rows.length} keys.`
+        : 'Keys are shown by their last 4 characters only. Manage them in the platform portal.',
+    ),
   ];
   return message(`${rows.length} API keys`, blocks);
 }

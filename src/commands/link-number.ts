@@ -28,8 +28,14 @@ export const linkNumber: Subcommand = {
       title: TITLE,
       submit: 'Link',
       blocks: [
-        textInput(PHONE_BLOCK, 'Phone number id', { placeholder: 'The platform id of the phone number', maxLength: 200 }),
-        textInput(CAMPAIGN_BLOCK, 'Campaign id', { placeholder: 'The campaign that answers or places calls on it', maxLength: 200 }),
+        textInput(PHONE_BLOCK, 'Phone number id', {
+          placeholder: 'The platform id of the phone number',
+          maxLength: 200,
+        }),
+        textInput(CAMPAIGN_BLOCK, 'Campaign id', {
+          placeholder: 'The campaign that answers or places calls on it',
+          maxLength: 200,
+        }),
       ],
     });
   },
@@ -58,7 +64,11 @@ async function link(deps: Deps, { view, teamId, logger }: FormSubmission): Promi
     const sentence = describeFailure(err);
     if (err instanceof BadRequestError) {
       const onCampaign = /campaign/i.test(err.message) && !/phone/i.test(err.message);
-      return { kind: 'invalid', errors: { [onCampaign ? CAMPAIGN_BLOCK : PHONE_BLOCK]: sentence.slice(0, 1900) }, sentence };
+      return {
+        kind: 'invalid',
+        errors: { [onCampaign ? CAMPAIGN_BLOCK : PHONE_BLOCK]: sentence.slice(0, 1900) },
+        sentence,
+      };
     }
     return { kind: 'invalid', errors: {}, sentence };
   }

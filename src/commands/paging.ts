@@ -35,8 +35,10 @@ export function pagerBlocks(actionId: string, id: string, page: Page<unknown>, n
   const shown = `Showing ${page.firstIndex + 1}–${page.firstIndex + page.items.length} of ${page.total} ${noun}`;
   if (page.pages <= 1) return [context(shown)];
   const buttons = [];
-  if (page.page > 0) buttons.push(button('◀ Previous', `${actionId}:prev`, { value: JSON.stringify({ id, page: page.page - 1 }) }));
-  if (page.page < page.pages - 1) buttons.push(button('Next ▶', `${actionId}:next`, { value: JSON.stringify({ id, page: page.page + 1 }) }));
+  if (page.page > 0)
+    buttons.push(button('◀ Previous', `${actionId}:prev`, { value: JSON.stringify({ id, page: page.page - 1 }) }));
+  if (page.page < page.pages - 1)
+    buttons.push(button('Next ▶', `${actionId}:next`, { value: JSON.stringify({ id, page: page.page + 1 }) }));
   return [context(`${shown} · page ${page.page + 1} of ${page.pages}`), actions(buttons)];
 }
 
@@ -58,22 +60,28 @@ export function registerPager(
   render: (client: CampaignClient, id: string, page: number) => Promise<MessagePayload>,
   wording: (id: string) => FailureWording = () => ({}),
 ): void {
-  app.action<BlockButtonAction>(pagerActionIds(actionId), async ({ ack, action, body, respond }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs) => {
-    await ack();
-    const parsed = parseJsonValue(action.value, pageValue);
-    if (!parsed) {
-      await respond({ response_type: 'ephemeral', replace_original: false, text: 'That button is out of date — run the command again.' });
-      return;
-    }
-    const { id, page } = parsed;
-    const teamId = body.team?.id ?? body.user.team_id ?? '';
-    try {
-      const client = await deps.platform.clientFor(teamId);
-      await respond({ replace_original: true, ...(await render(client, id, page)) });
-    } catch (err) {
-      logFailure(deps.logger, err, { actionId, team: teamId }, 'paging failed');
-      await respond({ response_type: 'ephemeral', replace_original: false, text: describeFailure(err, wording(id)) });
-    }
-  });
+  app.action<BlockButtonAction>(
+    pagerActionIds(actionId),
+    async ({ ack, action, body, respond }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs) => {
+      await ack();
+      const parsed = parseJsonValue(action.value, pageValue);
+      if (!parsed) {
+        await respond({
+          response_type: 'ephemeral',
+          replace_original: false,
+          text: 'That button is out of date — run the command again.',
+        });
+        return;
+      }
+      const { id, page } = parsed;
+      const teamId = body.team?.id ?? body.user.team_id ?? '';
+      try {
+        const client = await deps.platform.clientFor(teamId);
+        await respond({ replace_original: true, ...(await render(client, id, page)) });
+      } catch (err) {
+        logFailure(deps.logger, err, { actionId, team: teamId }, 'paging failed');
+        await respond({ response_type: 'ephemeral', replace_original: false, text: describeFailure(err, wording(id)) });
+      }
+    },
+  );
 }
-

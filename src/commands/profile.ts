@@ -29,7 +29,11 @@ export const profile: Subcommand = {
       blocks: [
         section('Fill only what should change; empty fields are left as they are.'),
         textInput(FIELDS.company, 'Company', { optional: true, maxLength: 200 }),
-        textInput(FIELDS.full_name, 'Full name', { optional: true, maxLength: 200, hint: 'The administrator display name on the platform.' }),
+        textInput(FIELDS.full_name, 'Full name', {
+          optional: true,
+          maxLength: 200,
+          hint: 'The administrator display name on the platform.',
+        }),
         textInput(FIELDS.picture, 'Picture URL', { optional: true, placeholder: 'https://…', maxLength: 2000 }),
       ],
     });
@@ -49,7 +53,9 @@ async function save(deps: Deps, { view, teamId, logger }: FormSubmission): Promi
     const sentence = 'Enter a full https:// address of an image.';
     return { kind: 'invalid', errors: { [FIELDS.picture]: sentence }, sentence };
   }
-  const filled = Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined)) as Partial<Record<keyof typeof body, string>>;
+  const filled = Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined)) as Partial<
+    Record<keyof typeof body, string>
+  >;
   if (Object.keys(filled).length === 0) {
     const sentence = 'Fill at least one field.';
     return { kind: 'invalid', errors: { [FIELDS.company]: sentence }, sentence };
@@ -64,7 +70,9 @@ async function save(deps: Deps, { view, teamId, logger }: FormSubmission): Promi
     const sentence = describeFailure(err);
     if (err instanceof BadRequestError) {
       // Put the platform's complaint on the field it names, else on the first one filled.
-      const named = (Object.keys(filled) as Array<keyof typeof FIELDS>).find((f) => err.message.toLowerCase().includes(f.replace('_', ' ')) || err.message.includes(f));
+      const named = (Object.keys(filled) as Array<keyof typeof FIELDS>).find(
+        (f) => err.message.toLowerCase().includes(f.replace('_', ' ')) || err.message.includes(f),
+      );
       const field = named ?? (Object.keys(filled)[0] as keyof typeof FIELDS);
       return { kind: 'invalid', errors: { [FIELDS[field]]: sentence.slice(0, 1900) }, sentence };
     }

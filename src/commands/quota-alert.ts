@@ -21,7 +21,9 @@ export const quotaAlert: Subcommand = {
     const { deps, teamId, channelId } = ctx;
     if (ctx.args.length === 1 && ctx.args[0]!.toLowerCase() === 'off') {
       const had = await stopQuotaAlerts(deps, teamId, channelId);
-      return ctx.tell(had ? '✅ Quota alerts are off in this channel.' : 'This channel has no quota alerts — nothing changed.');
+      return ctx.tell(
+        had ? '✅ Quota alerts are off in this channel.' : 'This channel has no quota alerts — nothing changed.',
+      );
     }
     const parsed = parseThresholds(ctx.args);
     if (typeof parsed === 'string') return ctx.tell(parsed);
@@ -36,9 +38,16 @@ export const quotaAlert: Subcommand = {
     await setQuotaAlerts(deps, teamId, channelId, { thresholds: parsed, setBy: ctx.userId, setAt: deps.store.now() });
     const check = await checkQuotaAlerts(deps, ctx.client, { teamId, channelId }, parsed, rows, deps.store.now());
     // Rounded down like the usage bar, so both say the same.
-    const now = Number.isFinite(check.percent) ? `${(Math.floor(check.percent * 10) / 10).toFixed(1)}%` : 'over an allowance of zero';
-    const posted = check.posted.length > 0 ? ` It is past ${check.posted.map((t) => `${t}%`).join(', ')} already: the alert is posted.` : '';
-    await ctx.tell(`✅ Quota alerts set at ${list}. Usage this month is at ${now}.${posted} I check ${checkInterval(deps.config.quotaCheckS)}.`);
+    const now = Number.isFinite(check.percent)
+      ? `${(Math.floor(check.percent * 10) / 10).toFixed(1)}%`
+      : 'over an allowance of zero';
+    const posted =
+      check.posted.length > 0
+        ? ` It is past ${check.posted.map((t) => `${t}%`).join(', ')} already: the alert is posted.`
+        : '';
+    await ctx.tell(
+      `✅ Quota alerts set at ${list}. Usage this month is at ${now}.${posted} I check ${checkInterval(deps.config.quotaCheckS)}.`,
+    );
   },
 };
 

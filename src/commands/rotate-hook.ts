@@ -47,7 +47,9 @@ export const rotateHook: Subcommand = {
 
     const lock = deps.store.keys.dedup('hook-token-rotate', teamId);
     if (!(await deps.store.kv.set(lock, '1', { ttlMs: ROTATE_LOCK_MS, onlyIfAbsent: true }))) {
-      return ctx.tell('The hook URL of this workspace is being rotated right now (by another admin?) — wait a minute, then check with `/campaign subscriptions`.');
+      return ctx.tell(
+        'The hook URL of this workspace is being rotated right now (by another admin?) — wait a minute, then check with `/campaign subscriptions`.',
+      );
     }
     try {
       const hooks = hooksOf(await deps.store.routes.listForTeam(teamId));
@@ -79,12 +81,22 @@ export const rotateHook: Subcommand = {
           }
         }
       }
-      await deps.store.workspaces.markRetiredCleared(teamId, retired.map((r) => r.token).filter((t) => !stillRegistered.has(t)));
+      await deps.store.workspaces.markRetiredCleared(
+        teamId,
+        retired.map((r) => r.token).filter((t) => !stillRegistered.has(t)),
+      );
       ctx.logger.info(
-        { hooks: hooks.length, moved: hooks.length - notMoved.length, notMoved: notMoved.length, notRemoved: notRemoved.length, oldUrls: retired.length },
+        {
+          hooks: hooks.length,
+          moved: hooks.length - notMoved.length,
+          notMoved: notMoved.length,
+          notRemoved: notRemoved.length,
+          oldUrls: retired.length,
+        },
         'hook token rotated',
       );
-      for (const f of [...notMoved, ...notRemoved]) ctx.logger.warn({ err: f.err, ...f.hook }, 'hook rotation: a platform call failed');
+      for (const f of [...notMoved, ...notRemoved])
+        ctx.logger.warn({ err: f.err, ...f.hook }, 'hook rotation: a platform call failed');
       await ctx.tell(answer(hooks.length, notMoved, notRemoved, retired.length, graceS));
     } finally {
       await deps.store.kv.del(lock).catch(() => undefined);
@@ -103,34 +115,62 @@ function hooksOf(routes: ReadonlyArray<{ campaignId: string; triggerName: string
 }
 
 /** `oldUrls`: how many earlier URLs hooks were removed from (the one just replaced, and any left by an earlier run). */
-function answer(total: number, notMoved: readonly Failure[], notRemoved: readonly Failure[], oldUrls: number, graceS: number): string {
+function answer(
+  total: number,
+  notMoved: readonly Failure[],
+  notRemoved: readonly Failure[],
+  oldUrls: number,
+  graceS: number,
+): string {
   const lines = ['🔁 This workspace has a new hook URL (it is never shown: only the platform needs it).'];
   const moved = total - notMoved.length;
-  const from = oldUrls === 0 ? '' : oldUrls === 1 ? ' and removed them from the old one' : ` and removed them from the ${oldUrls} old ones`;
+  const from =
+    oldUrls === 0
+      ? ''
+      : oldUrls === 1
+        ? ' and removed them from the old one'
+        : ` and removed them from the ${oldUrls} old ones`;
   if (total === 0) lines.push('No channel is subscribed to events, so there was no platform hook to move.');
   else if (notMoved.length === 0) lines.push(`Re-registered ${hookCount(total)} with the new URL${from}.`);
-  else lines.push(`Re-registered ${moved} of ${hookCount(total)} with the new URL. Not re-registered (the old URL still gets these):`, ...list(notMoved));
+  else
+    lines.push(
+      `Re-registered ${moved} of ${hookCount(total)} with the new URL. Not re-registered (the old URL still gets these):`,
+      ...list(notMoved),
+    );
   if (notRemoved.length > 0) {
-    lines.push(`Could not remove ${hookCount(notRemoved.length)} from the old URL (the platform may keep sending there; once the old URL stops working those deliveries are refused):`, ...list(notRemoved));
+    lines.push(
+      `Could not remove ${hookCount(notRemoved.length)} from the old URL (the platform may keep sending there; once the old URL stops working those deliveries are refused):`,
+      ...list(notRemoved),
+    );
   }
   if (oldUrls > 0) {
-    lines.push(graceS > 0 ? `The old URL keeps working for ${duration(graceS)}, then answers 404.` : 'The old URL stopped working at once.');
+    lines.push(
+      graceS > 0
+        ? `The old URL keeps working for ${duration(graceS)}, then answers 404.`
+        : 'The old URL stopped working at once.',
+    );
   }
   if (notMoved.length > 0 || notRemoved.length > 0) {
-    lines.push('Running `/campaign rotate-hook` again is safe: it issues another URL, registers every hook with it and removes the old ones.');
+    lines.push(
+      'Running `/campaign rotate-hook` again is safe: it issues another URL, registers every hook with it and removes the old ones.',
+    );
   }
   return lines.join('\n');
 }
 
 function list(failures: readonly Failure[]): string[] {
-  const shown = failures.slice(0, LISTED_FAILURES).map(({ hook, err }) => `• ${campaignPhrase(hook.campaignId)} · ${eventList([hook.triggerName])}: ${reason(err)}`);
-  if (failures.length > LISTED_FAILURES) shown.push(`• …and ${failures.length - LISTED_FAILURES} more (see the app logs)`);
+  const shown = failures
+    .slice(0, LISTED_FAILURES)
+    .map(({ hook, err }) => `• ${campaignPhrase(hook.campaignId)} · ${eventList([hook.triggerName])}: ${reason(err)}`);
+  if (failures.length > LISTED_FAILURES)
+    shown.push(`• …and ${failures.length - LISTED_FAILURES} more (see the app logs)`);
   return shown;
 }
 
 /** Short, with what support needs to find the request: the platform's code and request id. */
 function reason(err: unknown): string {
-  if (err instanceof ApiError) return `HTTP ${err.status}${err.message ? ` ${escapeMrkdwn(truncate(err.message, 120))}` : ''} ${upstreamRef(err)}`;
+  if (err instanceof ApiError)
+    return `HTTP ${err.status}${err.message ? ` ${escapeMrkdwn(truncate(err.message, 120))}` : ''} ${upstreamRef(err)}`;
   if (err instanceof ApiTimeoutError) return 'the platform did not answer in time';
   if (err instanceof ApiConnectionError) return 'the platform could not be reached';
   return 'something went wrong on our side (see the app logs)';

@@ -3,8 +3,7 @@ import { splitFilterWords } from '../events/filters.js';
 import { campaignIdProblem, parseEventNames } from '../events/subscription-text.js';
 
 export type RouteArguments<T extends string> =
-  | { ok: true; campaignId: string; events: T[]; filterWords: string[] }
-  | { ok: false; sentence: string };
+  { ok: true; campaignId: string; events: T[]; filterWords: string[] } | { ok: false; sentence: string };
 
 /** `events` empty means "the default"; a bad event name or campaign id gets the sentence to tell. */
 export function parseRouteArguments<T extends string>(args: readonly string[], valid: readonly T[]): RouteArguments<T> {

@@ -13,7 +13,13 @@ import { context, message } from '../slack/blocks.js';
 import type { CommandContext, Subcommand } from './types.js';
 
 /** The sample's envelope is undocumented: a delivery-shaped array, a bare event, or `{ value: [...] }`. */
-const envelope = z.union([z.array(z.unknown()).min(1).transform((a) => a[0]), z.looseObject({ value: z.array(z.unknown()).min(1) }).transform((v) => v.value[0])]);
+const envelope = z.union([
+  z
+    .array(z.unknown())
+    .min(1)
+    .transform((a) => a[0]),
+  z.looseObject({ value: z.array(z.unknown()).min(1) }).transform((v) => v.value[0]),
+]);
 
 export const sample: Subcommand = {
   name: 'sample',
@@ -21,7 +27,9 @@ export const sample: Subcommand = {
   summary: 'preview how an event is posted, with a sample from the platform',
   readOnly: true,
   args: { min: 2, max: 2 },
-  failures: (ctx: CommandContext) => ({ notFound: `The platform has no ${campaignPhrase(ctx.args[1] ?? '')} — check the id.` }),
+  failures: (ctx: CommandContext) => ({
+    notFound: `The platform has no ${campaignPhrase(ctx.args[1] ?? '')} — check the id.`,
+  }),
   async run(ctx) {
     const [eventName = '', campaignId = ''] = ctx.args;
     const names = parseEventNames([eventName], SUBSCRIBABLE_TRIGGERS);
@@ -36,8 +44,13 @@ export const sample: Subcommand = {
     const unwrapped = envelope.safeParse(body);
     const parsed = parseEvent(unwrapped.success ? unwrapped.data : body, trigger);
     if (!parsed.ok || !parsed.event.known) {
-      ctx.logger.warn({ trigger, problem: parsed.ok ? 'not a known event' : parsed.problem }, 'sample event did not validate');
-      return ctx.tell(`The platform’s sample \`${trigger}\` event has a shape this app does not understand, so it can’t be previewed — tell your Slack admin (the details are in the app logs).`);
+      ctx.logger.warn(
+        { trigger, problem: parsed.ok ? 'not a known event' : parsed.problem },
+        'sample event did not validate',
+      );
+      return ctx.tell(
+        `The platform’s sample \`${trigger}\` event has a shape this app does not understand, so it can’t be previewed — tell your Slack admin (the details are in the app logs).`,
+      );
     }
     const event = parsed.event;
     if (event.trigger === 'message_received' || event.trigger === 'message_sent') {
@@ -46,13 +59,23 @@ export const sample: Subcommand = {
       const card = renderConversationCard({
         campaignId: d.campaignId ?? campaignId,
         customerNumber: d.customerNumber ?? '',
-        facts: { customerName: d.customerName, campaignName: d.campaignName, agentName: d.agentName, campaignType: d.campaignType },
+        facts: {
+          customerName: d.customerName,
+          campaignName: d.campaignName,
+          agentName: d.agentName,
+          campaignType: d.campaignType,
+        },
         sessionId: d.sessionId,
         state: 'open',
       });
       await ctx.reply(markAsSample(card, trigger));
       const line = renderEvent(event);
-      await ctx.reply(message(`[Sample] ${line.text}`, [context('🧪 In a channel this goes into the card’s thread:'), ...line.blocks]));
+      await ctx.reply(
+        message(`[Sample] ${line.text}`, [
+          context('🧪 In a channel this goes into the card’s thread:'),
+          ...line.blocks,
+        ]),
+      );
       return;
     }
     await ctx.reply(markAsSample(renderEvent(event), trigger));
@@ -60,9 +83,20 @@ export const sample: Subcommand = {
     if (event.trigger === 'call_completed') {
       const transcript = renderTranscript(event.data);
       if (transcript?.kind === 'message') {
-        await ctx.reply(message(`[Sample] ${transcript.payload.text}`, [context('🧪 In a channel this goes into the card’s thread:'), ...transcript.payload.blocks]));
+        await ctx.reply(
+          message(`[Sample] ${transcript.payload.text}`, [
+            context('🧪 In a channel this goes into the card’s thread:'),
+            ...transcript.payload.blocks,
+          ]),
+        );
       } else if (transcript) {
-        await ctx.reply(message('[Sample] transcript file', [context(`🧪 In a channel, the card’s thread gets the transcript as a file (\`${transcript.filename}\`): ${transcript.comment}`)]));
+        await ctx.reply(
+          message('[Sample] transcript file', [
+            context(
+              `🧪 In a channel, the card’s thread gets the transcript as a file (\`${transcript.filename}\`): ${transcript.comment}`,
+            ),
+          ]),
+        );
       }
     }
   },

@@ -3,7 +3,17 @@
  * local time through Slack's date formatting.
  */
 import type { CampaignClient, ScheduledCall } from '../api/index.js';
-import { escapeMrkdwn, header, literal, message, section, slackDate, truncate, type KnownBlock, type MessagePayload } from '../slack/blocks.js';
+import {
+  escapeMrkdwn,
+  header,
+  literal,
+  message,
+  section,
+  slackDate,
+  truncate,
+  type KnownBlock,
+  type MessagePayload,
+} from '../slack/blocks.js';
 import { campaignNotFound, paginate, pagerBlocks, registerPager } from './paging.js';
 import type { Subcommand } from './types.js';
 
@@ -42,8 +52,8 @@ function renderScheduled(campaignId: string, rows: readonly ScheduledCall[], pag
   };
   const sorted = [...rows].sort((a, b) => when(a) - when(b));
   const page = paginate(sorted, pageNumber, PAGE_SIZE);
-  const lines = page.items.map(
-    (r) => `🗓️ ${slackDate(r.ScheduledDate)} — *${literal(r.Name || 'Unnamed contact')}* ${r.PhoneNumber ? escapeMrkdwn(r.PhoneNumber) : ''}`.trim(),
+  const lines = page.items.map((r) =>
+    `🗓️ ${slackDate(r.ScheduledDate)} — *${literal(r.Name || 'Unnamed contact')}* ${r.PhoneNumber ? escapeMrkdwn(r.PhoneNumber) : ''}`.trim(),
   );
   const blocks: KnownBlock[] = [
     header(truncate(`Scheduled calls — ${campaignId}`, 150)),

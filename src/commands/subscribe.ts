@@ -47,7 +47,9 @@ export const subscribe: Subcommand = {
     const { deps, teamId, channelId } = ctx;
     const [first = ''] = ctx.args;
     if (parseFilters([first]).ok && isFilterWord(first)) {
-      return ctx.tell(`The campaign id (or \`*\`) comes first, then events, then filters: \`/campaign ${subscribe.usage}\`. Nothing was subscribed.`);
+      return ctx.tell(
+        `The campaign id (or \`*\`) comes first, then events, then filters: \`/campaign ${subscribe.usage}\`. Nothing was subscribed.`,
+      );
     }
     const args = parseRouteArguments(ctx.args, SUBSCRIBABLE_TRIGGERS);
     if (!args.ok) return ctx.tell(args.sentence);
@@ -60,12 +62,20 @@ export const subscribe: Subcommand = {
     const callOnly = hasCallOnlyFilters(parsed.filters);
     if (callOnly && args.events.includes('call_started')) return ctx.tell(CALL_STARTED_UNFILTERED);
     // Status, reason and duration exist only on call_completed: with them, that is the default event.
-    const events = args.events.length > 0 ? args.events : callOnly ? ['call_completed' as const] : [...SUBSCRIBABLE_TRIGGERS];
-    const wanted: Planned[] = events.map((triggerName) => ({ triggerName, filters: filtersForEvent(triggerName, parsed.filters) }));
+    const events =
+      args.events.length > 0 ? args.events : callOnly ? ['call_completed' as const] : [...SUBSCRIBABLE_TRIGGERS];
+    const wanted: Planned[] = events.map((triggerName) => ({
+      triggerName,
+      filters: filtersForEvent(triggerName, parsed.filters),
+    }));
     const here = new Map(
-      (await deps.store.routes.listForChannel(teamId, channelId)).filter((r) => r.campaignId === campaignId).map((r) => [r.triggerName, r]),
+      (await deps.store.routes.listForChannel(teamId, channelId))
+        .filter((r) => r.campaignId === campaignId)
+        .map((r) => [r.triggerName, r]),
     );
-    const already = wanted.filter((p) => here.has(p.triggerName) && sameFilters(here.get(p.triggerName)?.filters, p.filters));
+    const already = wanted.filter(
+      (p) => here.has(p.triggerName) && sameFilters(here.get(p.triggerName)?.filters, p.filters),
+    );
     const toAdd = wanted.filter((p) => !already.includes(p));
     const what = campaignPhrase(campaignId);
     if (toAdd.length === 0) {
@@ -111,7 +121,9 @@ export const subscribe: Subcommand = {
       ...filterNotes(parsed.filters, args.events.length === 0, done),
       already.length > 0 ? `(Already subscribed before: ${routeList(already)}.)` : '',
     ].filter(Boolean);
-    await ctx.tell(`✅ This channel now receives ${routeList(done)} for ${what}.${notes.map((n) => ` ${n}`).join('')} See \`/campaign subscriptions\`.`);
+    await ctx.tell(
+      `✅ This channel now receives ${routeList(done)} for ${what}.${notes.map((n) => ` ${n}`).join('')} See \`/campaign subscriptions\`.`,
+    );
   },
 };
 
@@ -125,8 +137,10 @@ function filterNotes(filters: RouteFilters | undefined, defaultEvents: boolean, 
   if (!filters) return [];
   const notes: string[] = [];
   if (hasCallOnlyFilters(filters)) {
-    if (defaultEvents) notes.push('Only `call_completed` has a status, ended reason and duration, so it is the event subscribed.');
-    if (done.some((d) => d.triggerName.startsWith('message_'))) notes.push('Chat messages have no status, ended reason nor duration: those filters apply to calls only.');
+    if (defaultEvents)
+      notes.push('Only `call_completed` has a status, ended reason and duration, so it is the event subscribed.');
+    if (done.some((d) => d.triggerName.startsWith('message_')))
+      notes.push('Chat messages have no status, ended reason nor duration: those filters apply to calls only.');
   }
   notes.push('An event that does not carry a filtered field is not posted here.');
   return notes;
@@ -148,7 +162,11 @@ function confirmation(userId: string, routes: readonly Planned[], what: string):
 }
 
 /** Posts the confirmation; `not_in_channel` when the bot cannot post here. Other Slack errors are thrown. */
-async function announce(client: WebClient, channel: string, text: string): Promise<{ channel: string; ts: string } | 'not_in_channel'> {
+async function announce(
+  client: WebClient,
+  channel: string,
+  text: string,
+): Promise<{ channel: string; ts: string } | 'not_in_channel'> {
   try {
     const res = await client.chat.postMessage({ channel, text, unfurl_links: false });
     return { channel: res.channel ?? channel, ts: res.ts ?? '' };
@@ -160,7 +178,11 @@ async function announce(client: WebClient, channel: string, text: string): Promi
 }
 
 /** After a failure the channel must not claim more than is true: rewrite the notice, or remove it. */
-async function correctNotice(ctx: CommandContext, notice: { channel: string; ts: string }, text: string | undefined): Promise<void> {
+async function correctNotice(
+  ctx: CommandContext,
+  notice: { channel: string; ts: string },
+  text: string | undefined,
+): Promise<void> {
   if (!notice.ts) return;
   try {
     if (text) await ctx.client.chat.update({ channel: notice.channel, ts: notice.ts, text });

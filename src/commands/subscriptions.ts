@@ -9,7 +9,18 @@
 import { z } from 'zod';
 import { describeHookUrl, hookUrlFor, isTriggerName } from '../events/index.js';
 import { campaignIdProblem, campaignPhrase, routeList } from '../events/subscription-text.js';
-import { LIMITS, context, divider, escapeMrkdwn, header, message, section, slackDate, truncate, type KnownBlock } from '../slack/blocks.js';
+import {
+  LIMITS,
+  context,
+  divider,
+  escapeMrkdwn,
+  header,
+  message,
+  section,
+  slackDate,
+  truncate,
+  type KnownBlock,
+} from '../slack/blocks.js';
 import { ALL_CAMPAIGNS, type Route } from '../store/index.js';
 import { describeFailure, logFailure } from '../app/failure.js';
 import type { CommandContext, Subcommand } from './types.js';
@@ -22,7 +33,10 @@ const platformHook = z.looseObject({
   campaignId: z.string().optional(),
   triggerName: z.string().optional(),
 });
-const hookList = z.union([z.array(platformHook), z.looseObject({ value: z.array(platformHook) }).transform((v) => v.value)]);
+const hookList = z.union([
+  z.array(platformHook),
+  z.looseObject({ value: z.array(platformHook) }).transform((v) => v.value),
+]);
 type PlatformHook = z.infer<typeof platformHook>;
 
 export const subscriptions: Subcommand = {
@@ -38,10 +52,18 @@ export const subscriptions: Subcommand = {
       const badId = campaignIdProblem(campaignId);
       if (badId) return ctx.tell(badId);
     }
-    const [routes, dead] = await Promise.all([deps.store.routes.listForChannel(teamId, channelId), deps.store.queue.deadLetters(teamId, 1)]);
-    const shown = campaignId === undefined ? routes : routes.filter((r) => r.campaignId === campaignId || r.campaignId === ALL_CAMPAIGNS);
+    const [routes, dead] = await Promise.all([
+      deps.store.routes.listForChannel(teamId, channelId),
+      deps.store.queue.deadLetters(teamId, 1),
+    ]);
+    const shown =
+      campaignId === undefined
+        ? routes
+        : routes.filter((r) => r.campaignId === campaignId || r.campaignId === ALL_CAMPAIGNS);
 
-    const blocks: KnownBlock[] = [header(campaignId === undefined ? 'Event subscriptions' : 'Event subscriptions for one campaign')];
+    const blocks: KnownBlock[] = [
+      header(campaignId === undefined ? 'Event subscriptions' : 'Event subscriptions for one campaign'),
+    ];
     blocks.push(section(routesText(shown, campaignId)));
 
     if (campaignId !== undefined) {
@@ -54,11 +76,15 @@ export const subscriptions: Subcommand = {
         dead.count === 0
           ? 'Delivery: no dead letters — every event received was posted or had no channel to go to.'
           : `Delivery: *${dead.count}* dead letter${dead.count === 1 ? '' : 's'} (events kept after their last failed attempt)${
-              latest ? ` · latest ${slackDate(new Date(latest.failedAt).toISOString())}: ${escapeMrkdwn(truncate(latest.error, 200))}` : ''
+              latest
+                ? ` · latest ${slackDate(new Date(latest.failedAt).toISOString())}: ${escapeMrkdwn(truncate(latest.error, 200))}`
+                : ''
             }`,
       ),
     );
-    await ctx.reply(message(`Event subscriptions: ${shown.length} route${shown.length === 1 ? '' : 's'} in this channel`, blocks));
+    await ctx.reply(
+      message(`Event subscriptions: ${shown.length} route${shown.length === 1 ? '' : 's'} in this channel`, blocks),
+    );
   },
 };
 
@@ -70,7 +96,8 @@ function routesText(routes: readonly Route[], campaignId: string | undefined): s
   const byCampaign = new Map<string, Route[]>();
   for (const r of routes) byCampaign.set(r.campaignId, [...(byCampaign.get(r.campaignId) ?? []), r]);
   // Asked about one campaign, a `*` route is how this channel gets that campaign's events: say so.
-  const through = campaignId !== undefined && campaignId !== ALL_CAMPAIGNS ? `, which includes ${campaignPhrase(campaignId)}` : '';
+  const through =
+    campaignId !== undefined && campaignId !== ALL_CAMPAIGNS ? `, which includes ${campaignPhrase(campaignId)}` : '';
   const lines = [...byCampaign].map(
     ([c, events]) => `• ${campaignPhrase(c)}${c === ALL_CAMPAIGNS ? through : ''}: ${routeList(events)}`,
   );
@@ -88,28 +115,44 @@ type HookListing = { ok: true; hooks: PlatformHook[] } | { ok: false; text: stri
  * The platform's hooks for the campaign, beside ours. For one campaign the `*` hooks are read too: they
  * deliver its events as well, so "no hooks" for the campaign alone would be wrong.
  */
-async function platformHooksText(ctx: CommandContext, campaignId: string, teamRoutes: readonly Route[]): Promise<string> {
+async function platformHooksText(
+  ctx: CommandContext,
+  campaignId: string,
+  teamRoutes: readonly Route[],
+): Promise<string> {
   const { deps, teamId } = ctx;
   const title = `*On the platform* (${campaignPhrase(campaignId)})`;
   const withStar = campaignId !== ALL_CAMPAIGNS;
   const token = await deps.store.workspaces.getHookToken(teamId);
   deps.redactor.addSecret(token ?? undefined);
-  const ours: OurHook = { publicUrl: deps.config.publicUrl, current: token && deps.config.publicUrl ? hookUrlFor(deps.config.publicUrl, token) : undefined };
-  const [own, star] = await Promise.all([listHooks(ctx, campaignId, ours), withStar ? listHooks(ctx, ALL_CAMPAIGNS, ours) : undefined]);
+  const ours: OurHook = {
+    publicUrl: deps.config.publicUrl,
+    current: token && deps.config.publicUrl ? hookUrlFor(deps.config.publicUrl, token) : undefined,
+  };
+  const [own, star] = await Promise.all([
+    listHooks(ctx, campaignId, ours),
+    withStar ? listHooks(ctx, ALL_CAMPAIGNS, ours) : undefined,
+  ]);
   if (!own.ok) return truncate(`${title}\n${own.text}`, LIMITS.sectionText);
 
   const starHooks = star?.ok ? star.hooks : [];
   const lines = hookLines(own.hooks, ours);
   if (own.hooks.length === 0 && starHooks.length === 0) lines.push('_No hooks registered for this campaign._');
   if (starHooks.length > 0) {
-    lines.push(`${own.hooks.length > 0 ? 'Also through' : 'Through'} ${campaignPhrase(ALL_CAMPAIGNS)}, which delivers this campaign’s events too:`);
+    lines.push(
+      `${own.hooks.length > 0 ? 'Also through' : 'Through'} ${campaignPhrase(ALL_CAMPAIGNS)}, which delivers this campaign’s events too:`,
+    );
     lines.push(...hookLines(starHooks, ours));
   } else if (star && !star.ok) {
     lines.push(`About ${campaignPhrase(ALL_CAMPAIGNS)}: ${star.text}`);
   }
 
   // Side by side: events some channel routes for this campaign, but the platform does not send to us.
-  const registered = new Set([...own.hooks, ...starHooks].filter((h) => ours.current !== undefined && urlOf(h) === ours.current).map((h) => h.triggerName));
+  const registered = new Set(
+    [...own.hooks, ...starHooks]
+      .filter((h) => ours.current !== undefined && urlOf(h) === ours.current)
+      .map((h) => h.triggerName),
+  );
   const routed = [...new Set(teamRoutes.filter((r) => r.campaignId === campaignId).map((r) => r.triggerName))];
   const missing = routed.filter((e) => isTriggerName(e) && !registered.has(e));
   if (missing.length > 0 && ours.current !== undefined) {
@@ -128,15 +171,21 @@ async function listHooks(ctx: CommandContext, campaignId: string, ours: OurHook)
     body = await api.webhooks.listForCampaign(campaignId);
   } catch (err) {
     logFailure(ctx.logger, err, { campaignId }, 'could not list platform hooks');
-    return { ok: false, text: `Could not read the platform’s hooks: ${describeFailure(err, { notFound: `The platform has no ${campaignPhrase(campaignId)}.` })}` };
+    return {
+      ok: false,
+      text: `Could not read the platform’s hooks: ${describeFailure(err, { notFound: `The platform has no ${campaignPhrase(campaignId)}.` })}`,
+    };
   }
   const parsed = hookList.safeParse(body);
-  if (!parsed.success) return { ok: false, text: `The platform answered in a form this app does not know: ${summarise(body, ours)}` };
+  if (!parsed.success)
+    return { ok: false, text: `The platform answered in a form this app does not know: ${summarise(body, ours)}` };
   return { ok: true, hooks: parsed.data };
 }
 
 function hookLines(hooks: readonly PlatformHook[], ours: OurHook): string[] {
-  const lines = hooks.slice(0, MAX_HOOK_LINES).map((h) => `• \`${escapeMrkdwn(h.triggerName ?? '?')}\` → ${escapeMrkdwn(target(h, ours))}`);
+  const lines = hooks
+    .slice(0, MAX_HOOK_LINES)
+    .map((h) => `• \`${escapeMrkdwn(h.triggerName ?? '?')}\` → ${escapeMrkdwn(target(h, ours))}`);
   if (hooks.length > MAX_HOOK_LINES) lines.push(`…and ${hooks.length - MAX_HOOK_LINES} more`);
   return lines;
 }
@@ -153,10 +202,15 @@ function target(h: PlatformHook, ours: OurHook): string {
 /** A short, safe picture of an unexpected body: its structure with strings masked (any could be a hook URL). */
 function summarise(body: unknown, ours: OurHook): string {
   const mask = (v: unknown, depth: number): unknown => {
-    if (typeof v === 'string') return /^https?:\/\//i.test(v) || v.includes('/hooks/') ? describeHookUrl(v, ours) : truncate(v, 60);
+    if (typeof v === 'string')
+      return /^https?:\/\//i.test(v) || v.includes('/hooks/') ? describeHookUrl(v, ours) : truncate(v, 60);
     if (depth > 3 || v === null || typeof v !== 'object') return v;
     if (Array.isArray(v)) return v.slice(0, 10).map((x) => mask(x, depth + 1));
-    return Object.fromEntries(Object.entries(v).slice(0, 15).map(([k, x]) => [truncate(k, 40), mask(x, depth + 1)]));
+    return Object.fromEntries(
+      Object.entries(v)
+        .slice(0, 15)
+        .map(([k, x]) => [truncate(k, 40), mask(x, depth + 1)]),
+    );
   };
   return `\`${escapeMrkdwn(truncate(JSON.stringify(mask(body, 0)) ?? 'nothing', 1500).replace(/`/g, "'"))}\``;
 }

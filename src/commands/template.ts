@@ -2,7 +2,17 @@
  * `/campaign template <id>`: what a campaign template is and which fields it requires.
  */
 import type { Template } from '../api/index.js';
-import { context, escapeMrkdwn, fields, header, message, section, truncate, type KnownBlock, type MessagePayload } from '../slack/blocks.js';
+import {
+  context,
+  escapeMrkdwn,
+  fields,
+  header,
+  message,
+  section,
+  truncate,
+  type KnownBlock,
+  type MessagePayload,
+} from '../slack/blocks.js';
 import type { Subcommand } from './types.js';
 
 const TYPE_LABEL: Record<string, string> = {
@@ -34,7 +44,12 @@ function renderTemplate(t: Template): MessagePayload {
       ['Template id', `\`${escapeMrkdwn(t.assistant_id ?? '—')}\``],
       ['Type', t.type ? (TYPE_LABEL[t.type] ?? escapeMrkdwn(t.type)) : '—'],
       ['Order', t.order !== undefined ? String(t.order) : '—'],
-      ['Required fields', required.length > 0 ? required.map((f) => `\`${escapeMrkdwn(f)}\``).join(', ') : 'none beyond the standard payload'],
+      [
+        'Required fields',
+        required.length > 0
+          ? required.map((f) => `\`${escapeMrkdwn(f)}\``).join(', ')
+          : 'none beyond the standard payload',
+      ],
     ]),
   ];
   if (t.description) blocks.push(section(escapeMrkdwn(truncate(t.description, 2900))));

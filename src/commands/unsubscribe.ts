@@ -51,7 +51,9 @@ export const unsubscribe: Subcommand = {
     const removed: string[] = [];
     let leftUpstream = false;
     for (const triggerName of toRemove) {
-      const stillNeeded = routes.some((r) => r.campaignId === campaignId && r.triggerName === triggerName && r.channelId !== channelId);
+      const stillNeeded = routes.some(
+        (r) => r.campaignId === campaignId && r.triggerName === triggerName && r.channelId !== channelId,
+      );
       try {
         if (!stillNeeded && token) {
           if (publicUrl) await unsubscribeUpstream(ctx, publicUrl, token, campaignId, triggerName as TriggerName);
@@ -63,7 +65,9 @@ export const unsubscribe: Subcommand = {
         logFailure(ctx.logger, err, { campaignId, triggerName }, 'unsubscribe failed');
         const rest = toRemove.filter((e) => !removed.includes(e));
         const doneText = removed.length > 0 ? `Unsubscribed this channel from ${eventList(removed)} for ${what}; ` : '';
-        await ctx.tell(`${doneText}${eventList(rest)} ${rest.length === 1 ? 'is' : 'are'} still subscribed: ${describeFailure(err)}`);
+        await ctx.tell(
+          `${doneText}${eventList(rest)} ${rest.length === 1 ? 'is' : 'are'} still subscribed: ${describeFailure(err)}`,
+        );
         if (removed.length > 0) await notifyChannel(ctx, removed, what);
         return;
       }
@@ -92,7 +96,10 @@ async function unsubscribeUpstream(
   } catch (err) {
     // 400 is what the platform answers when no subscription matches: already gone, which is what we want.
     if (!(err instanceof BadRequestError)) throw err;
-    ctx.logger.info({ campaignId, triggerName, code: err.code }, 'platform had no such webhook subscription; removing the route anyway');
+    ctx.logger.info(
+      { campaignId, triggerName, code: err.code },
+      'platform had no such webhook subscription; removing the route anyway',
+    );
   }
 }
 

@@ -3,7 +3,20 @@
  * four review statuses, provider failures per product, CNAM numbers and when it was last updated.
  */
 import type { ProviderFailure, VerificationProfile } from '../api/index.js';
-import { context, divider, escapeMrkdwn, fields, header, literal, message, section, slackDate, truncate, type KnownBlock, type MessagePayload } from '../slack/blocks.js';
+import {
+  context,
+  divider,
+  escapeMrkdwn,
+  fields,
+  header,
+  literal,
+  message,
+  section,
+  slackDate,
+  truncate,
+  type KnownBlock,
+  type MessagePayload,
+} from '../slack/blocks.js';
 import type { Subcommand } from './types.js';
 
 const STATUS_ICON: Record<string, string> = {
@@ -66,8 +79,12 @@ function renderVerification(p: VerificationProfile): MessagePayload {
       `*CNAM numbers*\n${p.cnamPhoneNumbers && p.cnamPhoneNumbers.length > 0 ? p.cnamPhoneNumbers.map((n) => `\`${escapeMrkdwn(n)}\``).join(', ') : 'none'}` +
         (p.cnamData?.cnam_display_name ? `\nDisplay name: *${literal(p.cnamData.cnam_display_name)}*` : ''),
     ),
-    context(`Last updated ${slackDate(p.lastUpdated ?? undefined)} · the review is asynchronous; run \`/campaign verify\` again later to see progress.`),
+    context(
+      `Last updated ${slackDate(p.lastUpdated ?? undefined)} · the review is asynchronous; run \`/campaign verify\` again later to see progress.`,
+    ),
   ];
-  const summary = [p.secondaryProfileStatus, p.trustProductStatus, p.voiceIntegrityStatus, p.cnamStatus].map((s) => s ?? 'none').join(' / ');
+  const summary = [p.secondaryProfileStatus, p.trustProductStatus, p.voiceIntegrityStatus, p.cnamStatus]
+    .map((s) => s ?? 'none')
+    .join(' / ');
   return message(`Business verification submitted: ${escapeMrkdwn(summary)}`, blocks);
 }

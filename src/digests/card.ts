@@ -5,7 +5,19 @@
 import type { CategoryStats, QuotaRow } from '../api/index.js';
 import { groupDigits, hoursMinutes, usageBar } from '../format/numbers.js';
 import { ALL_CAMPAIGNS, CALL_CATEGORIES, type DigestCadence } from '../store/index.js';
-import { context, divider, escapeMrkdwn, fields, header, message, section, slackDate, truncate, type KnownBlock, type MessagePayload } from '../slack/blocks.js';
+import {
+  context,
+  divider,
+  escapeMrkdwn,
+  fields,
+  header,
+  message,
+  section,
+  slackDate,
+  truncate,
+  type KnownBlock,
+  type MessagePayload,
+} from '../slack/blocks.js';
 import { allowanceMs } from '../views/usage.js';
 import { MAX_BOOKING_CAMPAIGNS, type BookingTally, type DigestData } from './figures.js';
 
@@ -14,13 +26,20 @@ const FAILURES_SHOWN = 5;
 
 export function renderDigest(d: DigestData, cadence: DigestCadence | undefined): MessagePayload {
   const title = `${cadence === 'weekly' ? 'Weekly' : cadence === 'daily' ? 'Daily' : 'Campaign'} digest`;
-  const what = d.campaignId === ALL_CAMPAIGNS ? 'every campaign' : `campaign \`${escapeMrkdwn(d.campaignId.replace(/`/g, ''))}\``;
+  const what =
+    d.campaignId === ALL_CAMPAIGNS ? 'every campaign' : `campaign \`${escapeMrkdwn(d.campaignId.replace(/`/g, ''))}\``;
   const blocks: KnownBlock[] = [
     header(title),
     context(`${what} · ${slackDate(new Date(d.since).toISOString())} → ${slackDate(new Date(d.until).toISOString())}`),
   ];
   let summary: string[] = [];
-  if (!d.stats.ok && !d.quota.ok && !d.bookings.ok && d.stats.problem === d.quota.problem && d.quota.problem === d.bookings.problem) {
+  if (
+    !d.stats.ok &&
+    !d.quota.ok &&
+    !d.bookings.ok &&
+    d.stats.problem === d.quota.problem &&
+    d.quota.problem === d.bookings.problem
+  ) {
     blocks.push(section(`⚠️ This digest could not be made: ${d.stats.problem}`));
     return message(truncate(`${title} could not be made: ${d.stats.problem}`, 300), blocks);
   }
@@ -34,7 +53,10 @@ export function renderDigest(d: DigestData, cadence: DigestCadence | undefined):
     });
     if (rows.length === 0) blocks.push(context('No calls recorded yet.'));
     else blocks.push(fields(rows.map(([name, line]) => [name, line])));
-    summary = rows.map(([name]) => `${name} ${deltaWord(d.stats.ok ? d.stats.value.totals?.[name]?.calls : 0, d.previous?.totals[name]?.calls)}`);
+    summary = rows.map(
+      ([name]) =>
+        `${name} ${deltaWord(d.stats.ok ? d.stats.value.totals?.[name]?.calls : 0, d.previous?.totals[name]?.calls)}`,
+    );
     blocks.push(
       context(
         d.previous
@@ -79,7 +101,11 @@ function deltaWord(now: number | undefined, before: number | undefined): string 
 function bookingBlocks(t: BookingTally, campaignId: string): KnownBlock[] {
   const blocks: KnownBlock[] = [];
   if (t.campaigns.length === 0 && t.unreadable.length === 0) {
-    return [context('No campaigns to count bookings for: route one to Slack with `/campaign subscribe <campaignId>`, or pick one with `/campaign digest daily <campaignId>`.')];
+    return [
+      context(
+        'No campaigns to count bookings for: route one to Slack with `/campaign subscribe <campaignId>`, or pick one with `/campaign digest daily <campaignId>`.',
+      ),
+    ];
   }
   const parts = [`✅ ${groupDigits(t.made)} made`, `❌ ${groupDigits(t.failed)} failed`];
   if (t.pending > 0) parts.push(`⏳ ${groupDigits(t.pending)} in progress`);
@@ -90,7 +116,8 @@ function bookingBlocks(t: BookingTally, campaignId: string): KnownBlock[] {
       const why = escapeMrkdwn(truncate(b.Reason ?? 'no reason given', 200));
       return `• ${who}${campaignId === ALL_CAMPAIGNS ? ` (\`${escapeMrkdwn(c)}\`)` : ''}: ${why}`;
     });
-    if (t.failures.length > FAILURES_SHOWN) lines.push(`…and ${t.failures.length - FAILURES_SHOWN} more (\`/campaign bookings <campaignId>\`)`);
+    if (t.failures.length > FAILURES_SHOWN)
+      lines.push(`…and ${t.failures.length - FAILURES_SHOWN} more (\`/campaign bookings <campaignId>\`)`);
     blocks.push(section(lines.join('\n')));
   }
   const notes: string[] = [];
@@ -100,7 +127,8 @@ function bookingBlocks(t: BookingTally, campaignId: string): KnownBlock[] {
       `Counted for the campaigns routed to Slack and the dashboard's top campaigns (at most ${MAX_BOOKING_CAMPAIGNS}): ${list || 'none'}.`,
     );
   }
-  if (t.unreadable.length > 0) notes.push(`Could not read the bookings of ${t.unreadable.map((c) => `\`${escapeMrkdwn(c)}\``).join(', ')}.`);
+  if (t.unreadable.length > 0)
+    notes.push(`Could not read the bookings of ${t.unreadable.map((c) => `\`${escapeMrkdwn(c)}\``).join(', ')}.`);
   if (notes.length > 0) blocks.push(context(truncate(notes.join(' '), 2900)));
   return blocks;
 }
@@ -155,7 +183,12 @@ export function monthId(row: QuotaRow, now: number): string {
 }
 
 /** The alert posted when usage crosses `threshold` % (the highest one crossed since the last check). */
-export function renderQuotaAlert(row: QuotaRow, threshold: number, thresholds: readonly number[], now: number): MessagePayload {
+export function renderQuotaAlert(
+  row: QuotaRow,
+  threshold: number,
+  thresholds: readonly number[],
+  now: number,
+): MessagePayload {
   const { total } = allowanceMs(row);
   const used = row.TotalUsageMs ?? 0n;
   const icon = threshold >= 100 ? '🚨' : '⚠️';

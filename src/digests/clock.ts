@@ -85,7 +85,11 @@ function offsetAt(at: number, timeZone: string): number {
 }
 
 /** The instant a local date and time happen in the zone (see the header for skipped and doubled times). */
-function instantOf(date: { year: number; month: number; day: number }, time: { hour: number; minute: number }, timeZone: string): number {
+function instantOf(
+  date: { year: number; month: number; day: number },
+  time: { hour: number; minute: number },
+  timeZone: string,
+): number {
   const wall = Date.UTC(date.year, date.month - 1, date.day, time.hour, time.minute);
   // The offset just before and just after the wall time brackets any change that night.
   const before = offsetAt(wall - DAY_MS / 2, timeZone);

@@ -38,7 +38,12 @@ export function parseTimerId(id: string): { teamId: string; channelId: string } 
 }
 
 /** Stores the channel's schedule and sets its timer to the next slot; returns when that is. */
-export async function scheduleDigest(deps: Deps, teamId: string, channelId: string, schedule: DigestSchedule): Promise<number> {
+export async function scheduleDigest(
+  deps: Deps,
+  teamId: string,
+  channelId: string,
+  schedule: DigestSchedule,
+): Promise<number> {
   const next = nextSlot(deps.store.now(), schedule);
   await deps.store.reports.setDigest(teamId, channelId, schedule);
   await deps.store.timers.set(DIGEST_TIMER, timerId(teamId, channelId), next);
@@ -54,7 +59,8 @@ export async function stopDigest(deps: Deps, teamId: string, channelId: string):
 /** `daily at 09:00 (Europe/Berlin) for every campaign`. */
 export function describeSchedule(s: DigestSchedule): string {
   const when = s.cadence === 'weekly' ? `weekly on Mondays at ${s.time}` : `daily at ${s.time}`;
-  const what = s.campaignId === ALL_CAMPAIGNS ? 'every campaign' : `campaign \`${escapeMrkdwn(s.campaignId.replace(/`/g, ''))}\``;
+  const what =
+    s.campaignId === ALL_CAMPAIGNS ? 'every campaign' : `campaign \`${escapeMrkdwn(s.campaignId.replace(/`/g, ''))}\``;
   return `${when} (${escapeMrkdwn(s.timeZone)}) for ${what}`;
 }
 
@@ -77,14 +83,25 @@ export async function postDigest(
 ): Promise<PostOutcome> {
   const previous = await deps.store.reports.lastFigures(to.teamId, to.channelId);
   const since = previous?.at ?? now - periodMs(what.cadence ?? 'daily');
-  const data = await gatherDigest(deps, logger, to.teamId, { campaignId: what.campaignId, since, until: now, previous });
+  const data = await gatherDigest(deps, logger, to.teamId, {
+    campaignId: what.campaignId,
+    since,
+    until: now,
+    previous,
+  });
   const outcome = await postReport(client, to.channelId, renderDigest(data, what.cadence));
-  if (outcome.posted && data.stats.ok) await deps.store.reports.setLastFigures(to.teamId, to.channelId, figuresOf(data.stats.value, now));
+  if (outcome.posted && data.stats.ok)
+    await deps.store.reports.setLastFigures(to.teamId, to.channelId, figuresOf(data.stats.value, now));
   return outcome;
 }
 
 /** The `digest` timer: post this slot's digest once, then move on to the next slot (or end). */
-export async function fireDigest(deps: Deps, clients: ReportClients, timer: DueTimer, now: number): Promise<number | undefined> {
+export async function fireDigest(
+  deps: Deps,
+  clients: ReportClients,
+  timer: DueTimer,
+  now: number,
+): Promise<number | undefined> {
   const ref = parseTimerId(timer.id);
   if (!ref) return undefined;
   const schedule = await deps.store.reports.digest(ref.teamId, ref.channelId);
@@ -103,7 +120,14 @@ export async function fireDigest(deps: Deps, clients: ReportClients, timer: DueT
   }
   let outcome: PostOutcome;
   try {
-    outcome = await postDigest(deps, client, logger, ref, { campaignId: schedule.campaignId, cadence: schedule.cadence }, now);
+    outcome = await postDigest(
+      deps,
+      client,
+      logger,
+      ref,
+      { campaignId: schedule.campaignId, cadence: schedule.cadence },
+      now,
+    );
   } catch (err) {
     // Not posted: the retried firing (after the lease) may post it.
     await deps.store.reports.unmark(DIGEST_TIMER, ref.teamId, ref.channelId, slot);
@@ -118,6 +142,8 @@ export async function fireDigest(deps: Deps, clients: ReportClients, timer: DueT
     await deps.store.reports.removeDigest(ref.teamId, ref.channelId);
     return undefined;
   }
-  logger.warn('the bot is not in the channel (removed?): digest not posted; the schedule is kept for when it is invited back');
+  logger.warn(
+    'the bot is not in the channel (removed?): digest not posted; the schedule is kept for when it is invited back',
+  );
   return next;
 }

@@ -59,8 +59,12 @@ export async function gatherDigest(
     part(logger, 'quota', async () => latestMonth(await api.quota.list())),
   ]);
   const campaigns =
-    input.campaignId === ALL_CAMPAIGNS ? await campaignsOfWorkspace(deps, teamId, stats.ok ? stats.value : undefined) : [input.campaignId];
-  const bookings = await part(logger, 'bookings', () => tallyBookings(api, logger, campaigns, input.since, input.until));
+    input.campaignId === ALL_CAMPAIGNS
+      ? await campaignsOfWorkspace(deps, teamId, stats.ok ? stats.value : undefined)
+      : [input.campaignId];
+  const bookings = await part(logger, 'bookings', () =>
+    tallyBookings(api, logger, campaigns, input.since, input.until),
+  );
   return { ...input, stats, quota, bookings };
 }
 
@@ -93,7 +97,13 @@ async function campaignsOfWorkspace(deps: Deps, teamId: string, stats: Dashboard
   return [...new Set([...routed, ...top])].filter((id) => id !== ALL_CAMPAIGNS).slice(0, MAX_BOOKING_CAMPAIGNS);
 }
 
-async function tallyBookings(api: CampaignClient, logger: Logger, campaigns: readonly string[], since: number, until: number): Promise<BookingTally> {
+async function tallyBookings(
+  api: CampaignClient,
+  logger: Logger,
+  campaigns: readonly string[],
+  since: number,
+  until: number,
+): Promise<BookingTally> {
   const tally: BookingTally = { campaigns: [], unreadable: [], made: 0, failed: 0, pending: 0, failures: [] };
   let firstError: Error | undefined;
   const lists = await Promise.all(

@@ -14,8 +14,15 @@ export function register(deps: Deps): void {
   deps.timers.on(QUOTA_TIMER, (timer, now) => fireQuotaAlert(deps, clients, timer, now));
 }
 
-export { DIGEST_TIMER, describeSchedule, postDigest, scheduleDigest, slackTime, stopDigest, timerId } from './digest.js';
+export {
+  DIGEST_TIMER,
+  describeSchedule,
+  postDigest,
+  scheduleDigest,
+  slackTime,
+  stopDigest,
+  timerId,
+} from './digest.js';
 export { QUOTA_TIMER, checkQuotaAlerts, setQuotaAlerts, stopQuotaAlerts } from './quota-alerts.js';
 export { isTimeZone, nextSlot, parseTimeOfDay } from './clock.js';
 export { postReport } from './post.js';
-;

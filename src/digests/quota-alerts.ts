@@ -19,9 +19,18 @@ export const QUOTA_TIMER = 'quota-alert';
 /** A month and a bit: a mark must outlive the month it is for. */
 const MARK_TTL_MS = 40 * 86_400_000;
 
-export async function setQuotaAlerts(deps: Deps, teamId: string, channelId: string, setting: QuotaAlertSetting): Promise<void> {
+export async function setQuotaAlerts(
+  deps: Deps,
+  teamId: string,
+  channelId: string,
+  setting: QuotaAlertSetting,
+): Promise<void> {
   await deps.store.reports.setQuotaAlert(teamId, channelId, setting);
-  await deps.store.timers.set(QUOTA_TIMER, timerId(teamId, channelId), deps.store.now() + deps.config.quotaCheckS * 1000);
+  await deps.store.timers.set(
+    QUOTA_TIMER,
+    timerId(teamId, channelId),
+    deps.store.now() + deps.config.quotaCheckS * 1000,
+  );
 }
 
 /** Returns whether the channel had alerts. */
@@ -54,10 +63,12 @@ export async function checkQuotaAlerts(
   const month = monthId(row, now);
   const fresh: number[] = [];
   for (const t of thresholds.filter((t) => percent >= t)) {
-    if (await deps.store.reports.mark(QUOTA_TIMER, to.teamId, to.channelId, `${month}:${t}`, MARK_TTL_MS)) fresh.push(t);
+    if (await deps.store.reports.mark(QUOTA_TIMER, to.teamId, to.channelId, `${month}:${t}`, MARK_TTL_MS))
+      fresh.push(t);
   }
   if (fresh.length === 0) return { percent, posted: [] };
-  const unmark = () => Promise.all(fresh.map((t) => deps.store.reports.unmark(QUOTA_TIMER, to.teamId, to.channelId, `${month}:${t}`)));
+  const unmark = () =>
+    Promise.all(fresh.map((t) => deps.store.reports.unmark(QUOTA_TIMER, to.teamId, to.channelId, `${month}:${t}`)));
   let outcome: PostOutcome;
   try {
     outcome = await postReport(client, to.channelId, renderQuotaAlert(row, Math.max(...fresh), thresholds, now));
@@ -74,7 +85,12 @@ export async function checkQuotaAlerts(
 }
 
 /** The `quota-alert` timer: check, then again in QUOTA_CHECK_S (or end when the channel is gone). */
-export async function fireQuotaAlert(deps: Deps, clients: ReportClients, timer: DueTimer, now: number): Promise<number | undefined> {
+export async function fireQuotaAlert(
+  deps: Deps,
+  clients: ReportClients,
+  timer: DueTimer,
+  now: number,
+): Promise<number | undefined> {
   const ref = parseTimerId(timer.id);
   if (!ref) return undefined;
   const setting = await deps.store.reports.quotaAlert(ref.teamId, ref.channelId);
@@ -95,7 +111,8 @@ export async function fireQuotaAlert(deps: Deps, clients: ReportClients, timer: 
     await deps.store.reports.removeQuotaAlert(ref.teamId, ref.channelId);
     return undefined;
   }
-  if (check.refused) logger.warn('the bot is not in the channel (removed?): quota alert not posted; kept for when it is invited back');
+  if (check.refused)
+    logger.warn('the bot is not in the channel (removed?): quota alert not posted; kept for when it is invited back');
   return next;
 }
 

@@ -64,17 +64,28 @@ export function parseFilters(words: readonly string[]): ParsedFilters {
     if (field === 'min' || field === 'max') {
       const ms = parseDuration(raw);
       if (ms === undefined) {
-        return { ok: false, sentence: `\`${field}:\` takes a duration like \`90s\`, \`5m\`, \`1m30s\` or \`1h\` (at most 24h), not ${shown(raw)}.` };
+        return {
+          ok: false,
+          sentence: `\`${field}:\` takes a duration like \`90s\`, \`5m\`, \`1m30s\` or \`1h\` (at most 24h), not ${shown(raw)}.`,
+        };
       }
       const key = field === 'min' ? 'minMs' : 'maxMs';
       if (filters[key] !== undefined) return { ok: false, sentence: `\`${field}:\` is given twice — keep one.` };
       filters[key] = ms;
       continue;
     }
-    const values = raw.split(',').map((v) => v.trim().toLowerCase()).filter(Boolean);
+    const values = raw
+      .split(',')
+      .map((v) => v.trim().toLowerCase())
+      .filter(Boolean);
     const bad = values.find((v) => !VALUE.test(v));
     if (values.length === 0 || bad !== undefined || values.length > MAX_VALUES) {
-      const what = values.length > MAX_VALUES ? `at most ${MAX_VALUES} of them` : bad !== undefined ? `${shown(bad)} is not one` : 'none was given';
+      const what =
+        values.length > MAX_VALUES
+          ? `at most ${MAX_VALUES} of them`
+          : bad !== undefined
+            ? `${shown(bad)} is not one`
+            : 'none was given';
       return {
         ok: false,
         sentence: `\`${field}:\` takes one or more ${valueName(field)} separated by commas (letters, digits and \`. _ - + @ # /\`), e.g. \`${field}:${example(field)}\`; ${what}. ${FILTER_GRAMMAR}`,
@@ -83,7 +94,10 @@ export function parseFilters(words: readonly string[]): ParsedFilters {
     filters[field] = [...(filters[field] ?? []), ...values];
   }
   if (filters.minMs !== undefined && filters.maxMs !== undefined && filters.minMs > filters.maxMs) {
-    return { ok: false, sentence: `\`min:${formatDuration(filters.minMs)}\` is longer than \`max:${formatDuration(filters.maxMs)}\`: no call would match.` };
+    return {
+      ok: false,
+      sentence: `\`min:${formatDuration(filters.minMs)}\` is longer than \`max:${formatDuration(filters.maxMs)}\`: no call would match.`,
+    };
   }
   return { ok: true, filters: canonicalFilters(filters) };
 }
@@ -91,13 +105,18 @@ export function parseFilters(words: readonly string[]): ParsedFilters {
 /** Whether the filters judge what only an ended call has (status, ended reason, duration). */
 export function hasCallOnlyFilters(filters: RouteFilters | undefined): boolean {
   if (!filters) return false;
-  return CALL_ONLY_WORDS.some((f) => filters[f] !== undefined) || filters.minMs !== undefined || filters.maxMs !== undefined;
+  return (
+    CALL_ONLY_WORDS.some((f) => filters[f] !== undefined) || filters.minMs !== undefined || filters.maxMs !== undefined
+  );
 }
 
 /** The filters a route of this event keeps: chat events drop the call-only ones (they ignore them). */
 export function filtersForEvent(triggerName: string, filters: RouteFilters | undefined): RouteFilters | undefined {
   if (!filters || !triggerName.startsWith('message_')) return filters;
-  return canonicalFilters({ ...(filters.type ? { type: filters.type } : {}), ...(filters.agent ? { agent: filters.agent } : {}) });
+  return canonicalFilters({
+    ...(filters.type ? { type: filters.type } : {}),
+    ...(filters.agent ? { agent: filters.agent } : {}),
+  });
 }
 
 export function sameFilters(a: RouteFilters | undefined, b: RouteFilters | undefined): boolean {
@@ -110,7 +129,8 @@ export function matchesFilters(filters: RouteFilters | undefined, event: KnownEv
   // Its payload is undocumented: a field it does not carry cannot rule it out.
   const missing = event.trigger === 'message_session_completed';
   const word = (allowed: readonly string[] | undefined, value: string | undefined) =>
-    allowed === undefined || (value === undefined || value.trim() === '' ? missing : allowed.some((a) => sameWord(a, value)));
+    allowed === undefined ||
+    (value === undefined || value.trim() === '' ? missing : allowed.some((a) => sameWord(a, value)));
   if (!word(filters.type, event.data.campaignType) || !word(filters.agent, event.data.agentId)) return false;
   if (!hasCallOnlyFilters(filters)) return true;
   if (event.trigger !== 'call_completed') return event.trigger !== 'call_started';
@@ -127,7 +147,11 @@ export function matchesFilters(filters: RouteFilters | undefined, event: KnownEv
  * (campaign-api.md §6), so `no_answer` finds `no-answer` and `No answer`.
  */
 function sameWord(a: string, b: string): boolean {
-  const norm = (v: string) => v.trim().toLowerCase().replace(/[\s_-]+/g, '-');
+  const norm = (v: string) =>
+    v
+      .trim()
+      .toLowerCase()
+      .replace(/[\s_-]+/g, '-');
   return norm(a) === norm(b);
 }
 

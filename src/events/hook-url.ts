@@ -57,9 +57,13 @@ export async function ensureHookToken(store: Store, teamId: string, redactor: Re
  * How a hook URL from the platform is shown in Slack: ours is named, never printed; any other URL is cut to
  * its origin (it may carry someone's token too).
  */
-export function describeHookUrl(url: string, ours: { publicUrl?: string | undefined; current?: string | undefined }): string {
+export function describeHookUrl(
+  url: string,
+  ours: { publicUrl?: string | undefined; current?: string | undefined },
+): string {
   if (ours.current !== undefined && url === ours.current) return 'this workspace’s hook';
-  if (ours.publicUrl !== undefined && url.startsWith(`${ours.publicUrl}${HOOK_PATH}/`)) return 'an old hook URL of this bot (replaced token)';
+  if (ours.publicUrl !== undefined && url.startsWith(`${ours.publicUrl}${HOOK_PATH}/`))
+    return 'an old hook URL of this bot (replaced token)';
   try {
     return `another receiver at ${new URL(url).origin}`;
   } catch {

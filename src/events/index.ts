@@ -45,8 +45,6 @@ export function createEvents(deps: Deps, options: EventsOptions = {}): Events {
   };
 }
 
-;
-export { ensureHookToken, hookUrlFor, describeHookUrl,  } from './hook-url.js';
-;
+export { ensureHookToken, hookUrlFor, describeHookUrl } from './hook-url.js';
 export * from './events.js';
-export type { Delivery,  DeliveryOutcome,   } from './worker.js';
+export type { Delivery, DeliveryOutcome } from './worker.js';

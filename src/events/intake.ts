@@ -65,7 +65,10 @@ class HookTokens {
     const known = this.resolved.get(token);
     if (known && known.until > now) return known.teamId;
     const teamId = this.store.workspaces.resolveHookToken(token);
-    const entry: { teamId: Promise<string | null>; until: number; team?: string } = { teamId, until: now + RESOLVED_TOKEN_TTL_MS };
+    const entry: { teamId: Promise<string | null>; until: number; team?: string } = {
+      teamId,
+      until: now + RESOLVED_TOKEN_TTL_MS,
+    };
     this.resolved.delete(token);
     if (this.resolved.size >= RESOLVED_TOKENS_KEPT) this.resolved.delete(this.resolved.keys().next().value!);
     this.resolved.set(token, entry);
@@ -95,7 +98,15 @@ export function hookRoute(deps: IntakeDeps, options: IntakeOptions = {}): Custom
   };
 }
 
-async function handleDelivery(deps: IntakeDeps, tokens: HookTokens, overCap: BacklogWarnings, req: IncomingMessage, res: ServerResponse, token: string, limit: number): Promise<void> {
+async function handleDelivery(
+  deps: IntakeDeps,
+  tokens: HookTokens,
+  overCap: BacklogWarnings,
+  req: IncomingMessage,
+  res: ServerResponse,
+  token: string,
+  limit: number,
+): Promise<void> {
   if (req.method !== 'POST') {
     answer(deps, res, 405, { ok: false, error: 'method_not_allowed' }, { allow: 'POST' });
     return;
@@ -164,9 +175,21 @@ async function handleDelivery(deps: IntakeDeps, tokens: HookTokens, overCap: Bac
   try {
     for (const event of events.value) {
       const key = dedupKey(event);
-      const job: EventJob = { v: 1, trigger: event.trigger, dedupKey: key, event: event.data, receivedAt, ...(event.known ? { checked: EVENT_SCHEMA_REVISION } : {}) };
+      const job: EventJob = {
+        v: 1,
+        trigger: event.trigger,
+        dedupKey: key,
+        event: event.data,
+        receivedAt,
+        ...(event.known ? { checked: EVENT_SCHEMA_REVISION } : {}),
+      };
       const result = await withDeadline(
-        deps.store.queue.enqueueOnce(key, { teamId, orderKey: orderKey(teamId, event, key), payload: job }, DEDUP_TTL_MS, { maxBacklog }),
+        deps.store.queue.enqueueOnce(
+          key,
+          { teamId, orderKey: orderKey(teamId, event, key), payload: job },
+          DEDUP_TTL_MS,
+          { maxBacklog },
+        ),
         STORE_DEADLINE_MS,
         'enqueue',
       );
@@ -176,14 +199,23 @@ async function handleDelivery(deps: IntakeDeps, tokens: HookTokens, overCap: Bac
         const message = 'webhook refused with 429: the workspace has HOOK_MAX_BACKLOG events not yet posted';
         if (overCap.due(team)) log().warn(line, message);
         else if (verbose) log().info(line, message);
-        answer(deps, res, 429, { ok: false, error: 'backlog_full', queued, duplicates }, { 'retry-after': String(BACKLOG_RETRY_AFTER_S) });
+        answer(
+          deps,
+          res,
+          429,
+          { ok: false, error: 'backlog_full', queued, duplicates },
+          { 'retry-after': String(BACKLOG_RETRY_AFTER_S) },
+        );
         return;
       }
       deps.metrics.eventsQueued.inc({ trigger: event.known ? event.trigger : 'unknown', result });
       if (result === 'queued') queued++;
       else duplicates++;
       if (!event.known) {
-        log().warn({ trigger: event.trigger, fields: Object.keys(event.data).slice(0, 40), result }, 'webhook event with an unknown trigger: kept (it will be dead-lettered, not posted)');
+        log().warn(
+          { trigger: event.trigger, fields: Object.keys(event.data).slice(0, 40), result },
+          'webhook event with an unknown trigger: kept (it will be dead-lettered, not posted)',
+        );
       } else if (result === 'duplicate' && verbose) {
         log().info({ trigger: event.trigger, dedupKey: key, result }, 'webhook event was a duplicate');
       } else if (traced) {
@@ -211,7 +243,8 @@ class BacklogWarnings {
   }
 }
 
-type Delivery = { ok: true; value: ParsedEvent[] } | { ok: false; error: 'invalid_json' | 'invalid_event'; problem: string };
+type Delivery =
+  { ok: true; value: ParsedEvent[] } | { ok: false; error: 'invalid_json' | 'invalid_event'; problem: string };
 
 /** The body: a JSON array of events (the spec: exactly one) or one bare event object. */
 function parseDelivery(body: Buffer): Delivery {
@@ -233,7 +266,12 @@ function parseDelivery(body: Buffer): Delivery {
   const events: ParsedEvent[] = [];
   for (const [i, item] of list.entries()) {
     const parsed = parseEvent(item);
-    if (!parsed.ok) return { ok: false, error: 'invalid_event', problem: list.length > 1 ? `event ${i}: ${parsed.problem}` : parsed.problem };
+    if (!parsed.ok)
+      return {
+        ok: false,
+        error: 'invalid_event',
+        problem: list.length > 1 ? `event ${i}: ${parsed.problem}` : parsed.problem,
+      };
     events.push(parsed.event);
   }
   return { ok: true, value: events };
@@ -276,10 +314,20 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too_la
   });
 }
 
-function answer(deps: IntakeDeps, res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+function answer(
+  deps: IntakeDeps,
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   deps.metrics.webhookRequests.inc({ status: String(status) });
   if (res.headersSent) return;
   const payload = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(payload)), ...headers });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(Buffer.byteLength(payload)),
+    ...headers,
+  });
   res.end(payload);
 }

@@ -24,7 +24,6 @@ export interface EventJob {
   checked?: number;
 }
 
-
 type JobRead = { success: true; data: EventJob } | { success: false; data?: undefined };
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -45,7 +44,10 @@ export function readJob(payload: unknown): JobRead {
     typeof receivedAt === 'number' &&
     (checked === undefined || typeof checked === 'number');
   if (!ok) return { success: false };
-  return { success: true, data: { v, trigger, dedupKey, event, receivedAt, ...(checked === undefined ? {} : { checked }) } };
+  return {
+    success: true,
+    data: { v, trigger, dedupKey, event, receivedAt, ...(checked === undefined ? {} : { checked }) },
+  };
 }
 
 /** The job's event: as intake validated it when marked for the current schemas, else validated now. */

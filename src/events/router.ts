@@ -11,7 +11,8 @@ export async function channelsFor(store: Store, teamId: string, event: KnownEven
   const campaignId = event.data.campaignId ?? '';
   // Nobody subscribes to message_session_completed (the platform's subscribe does not accept it): it goes
   // where the conversation's messages go.
-  const triggers = event.trigger === 'message_session_completed' ? ['message_received', 'message_sent'] : [event.trigger];
+  const triggers =
+    event.trigger === 'message_session_completed' ? ['message_received', 'message_sent'] : [event.trigger];
   const channels = new Set<string>();
   for (const trigger of triggers) {
     for (const route of await store.routes.routesFor(teamId, campaignId, trigger)) {

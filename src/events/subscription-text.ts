@@ -15,10 +15,16 @@ export type EventNames<T extends string> = { ok: true; events: T[] } | { ok: fal
  * An empty list means "the default". Unknown names get the list of valid ones.
  */
 export function parseEventNames<T extends string>(words: readonly string[], valid: readonly T[]): EventNames<T> {
-  const names = words.flatMap((w) => w.split(',')).map((w) => w.trim().toLowerCase()).filter(Boolean);
+  const names = words
+    .flatMap((w) => w.split(','))
+    .map((w) => w.trim().toLowerCase())
+    .filter(Boolean);
   const unknown = names.filter((n) => !(valid as readonly string[]).includes(n));
   if (unknown.length > 0) {
-    const shown = unknown.slice(0, 3).map((n) => `\`${escapeMrkdwn(truncate(n.replace(/`/g, ''), 40))}\``).join(', ');
+    const shown = unknown
+      .slice(0, 3)
+      .map((n) => `\`${escapeMrkdwn(truncate(n.replace(/`/g, ''), 40))}\``)
+      .join(', ');
     return {
       ok: false,
       sentence: `Unknown event${unknown.length > 1 ? 's' : ''} ${shown}. Valid events: ${valid.map((v) => `\`${v}\``).join(', ')}.`,
@@ -29,13 +35,16 @@ export function parseEventNames<T extends string>(words: readonly string[], vali
 
 /** Undefined when fine, else the sentence to tell. */
 export function campaignIdProblem(campaignId: string): string | undefined {
-  if (campaignId.length > MAX_CAMPAIGN_ID) return `That campaign id is too long (at most ${MAX_CAMPAIGN_ID} characters).`;
+  if (campaignId.length > MAX_CAMPAIGN_ID)
+    return `That campaign id is too long (at most ${MAX_CAMPAIGN_ID} characters).`;
   return undefined;
 }
 
 /** `campaign \`camp-1\`` or `every campaign (\`*\`)`. */
 export function campaignPhrase(campaignId: string): string {
-  return campaignId === ALL_CAMPAIGNS ? 'every campaign (`*`)' : `campaign \`${escapeMrkdwn(campaignId.replace(/`/g, ''))}\``;
+  return campaignId === ALL_CAMPAIGNS
+    ? 'every campaign (`*`)'
+    : `campaign \`${escapeMrkdwn(campaignId.replace(/`/g, ''))}\``;
 }
 
 /** `\`call_started\`, \`call_completed\`` */

@@ -133,12 +133,17 @@ export class EventWorker {
     const log = this.logger.child({ team: entry.teamId, trigger, entry: entry.id, attempt: entry.attempt });
 
     if (!isTriggerName(trigger)) {
-      log.warn({ fields: Object.keys(raw).slice(0, 40) }, 'event with an unknown trigger: kept as a dead letter, not posted');
+      log.warn(
+        { fields: Object.keys(raw).slice(0, 40) },
+        'event with an unknown trigger: kept as a dead letter, not posted',
+      );
       throw new UnhandledEventError(`unknown trigger "${trigger}": not posted, kept for inspection`);
     }
     const parsed = jobEvent(job.data);
     if (!parsed.ok || !parsed.event.known) {
-      throw new UnhandledEventError(`queued ${trigger} event no longer validates: ${parsed.ok ? 'unknown' : parsed.problem}`);
+      throw new UnhandledEventError(
+        `queued ${trigger} event no longer validates: ${parsed.ok ? 'unknown' : parsed.problem}`,
+      );
     }
     const handler = this.handlers.get(trigger);
     if (!handler) throw new UnhandledEventError(`no handler for ${trigger}: not posted, kept for inspection`);
@@ -160,7 +165,10 @@ export class EventWorker {
       toEachRoute: async (post) => {
         const channels = await delivery.channels();
         if (channels.length === 0) {
-          log.info({ campaignId: event.data.campaignId }, 'no channel is subscribed to this event any more: nothing to post');
+          log.info(
+            { campaignId: event.data.campaignId },
+            'no channel is subscribed to this event any more: nothing to post',
+          );
           return 'skipped';
         }
         const slack = await delivery.slack();
@@ -172,7 +180,11 @@ export class EventWorker {
     return delivery;
   }
 
-  private async eachChannel(channels: readonly string[], log: Logger, work: (channel: string) => Promise<void>): Promise<void> {
+  private async eachChannel(
+    channels: readonly string[],
+    log: Logger,
+    work: (channel: string) => Promise<void>,
+  ): Promise<void> {
     const failed: string[] = [];
     for (const channel of channels) {
       try {

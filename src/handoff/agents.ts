@@ -7,12 +7,19 @@ import type { Deps } from '../app/deps.js';
 
 const NAME_CACHE_MS = 60 * 60_000;
 
-export async function displayName(deps: Pick<Deps, 'store' | 'logger'>, client: WebClient, teamId: string, userId: string): Promise<string> {
+export async function displayName(
+  deps: Pick<Deps, 'store' | 'logger'>,
+  client: WebClient,
+  teamId: string,
+  userId: string,
+): Promise<string> {
   const name = await deps.store.cache.remember(`slack-user-name:${teamId}:${userId}`, NAME_CACHE_MS, async () => {
     try {
       const res = await client.users.info({ user: userId });
       const u = res.user;
-      const best = [u?.profile?.display_name, u?.real_name, u?.profile?.real_name, u?.name].find((n) => typeof n === 'string' && n.trim() !== '');
+      const best = [u?.profile?.display_name, u?.real_name, u?.profile?.real_name, u?.name].find(
+        (n) => typeof n === 'string' && n.trim() !== '',
+      );
       return best?.trim();
     } catch (err) {
       // Not cached: the next reply asks Slack again. The user id stands in meanwhile.
@@ -23,6 +30,10 @@ export async function displayName(deps: Pick<Deps, 'store' | 'logger'>, client: 
   return name ?? userId;
 }
 
-export async function platformAgentId(deps: Pick<Deps, 'store'>, teamId: string, userId: string): Promise<string | undefined> {
+export async function platformAgentId(
+  deps: Pick<Deps, 'store'>,
+  teamId: string,
+  userId: string,
+): Promise<string | undefined> {
   return deps.store.agentLinks.get(teamId, userId);
 }

@@ -6,7 +6,16 @@
  * escaped (`slack/text.ts`).
  */
 import type { SessionCompleted } from '../events/index.js';
-import { actions, button, context, fields, message, section, type KnownBlock, type MessagePayload } from '../slack/blocks.js';
+import {
+  actions,
+  button,
+  context,
+  fields,
+  message,
+  section,
+  type KnownBlock,
+  type MessagePayload,
+} from '../slack/blocks.js';
 import { code, customerLabel, customerPlain, dotted, inline, orDash, when } from '../slack/text.js';
 import type { Answerer, CardFacts, ConversationState } from '../store/index.js';
 
@@ -66,17 +75,29 @@ export function renderConversationCard(c: ConversationCard): MessagePayload {
       ),
     );
   }
-  const reported = open && c.sessionId && c.reportedSessionId && c.reportedSessionId !== c.sessionId ? c.reportedSessionId : undefined;
+  const reported =
+    open && c.sessionId && c.reportedSessionId && c.reportedSessionId !== c.sessionId ? c.reportedSessionId : undefined;
   if (reported) {
-    blocks.push(section(`⚠️ The platform reports session ${code(reported)}; replies still go to ${code(c.sessionId)}. Switch only if that is the customer’s current chat.`, { block_id: REPORTED_SESSION_BLOCK }));
+    blocks.push(
+      section(
+        `⚠️ The platform reports session ${code(reported)}; replies still go to ${code(c.sessionId)}. Switch only if that is the customer’s current chat.`,
+        { block_id: REPORTED_SESSION_BLOCK },
+      ),
+    );
   }
   if (open) {
     const buttons = [button(c.sessionId ? '🔗 Change session' : '🔗 Link session', LINK_SESSION_ACTION)];
     if (reported) buttons.push(button('🔁 Switch to reported session', SWITCH_SESSION_ACTION, { value: reported }));
-    if (c.owner) buttons.push(button('Unclaim', UNCLAIM_ACTION, { value: c.owner }), button('Take over', TAKE_OVER_ACTION, { value: c.owner }));
+    if (c.owner)
+      buttons.push(
+        button('Unclaim', UNCLAIM_ACTION, { value: c.owner }),
+        button('Take over', TAKE_OVER_ACTION, { value: c.owner }),
+      );
     else buttons.push(button('🙋 Claim', CLAIM_ACTION, { style: 'primary', value: 'unclaimed' }));
     blocks.push(actions(buttons));
-    blocks.push(context('Reply in this thread to answer the customer. Start a reply with `note:` to keep it in Slack.'));
+    blocks.push(
+      context('Reply in this thread to answer the customer. Start a reply with `note:` to keep it in Slack.'),
+    );
   } else {
     blocks.push(context('This conversation is closed. The customer’s next message opens a new thread.'));
   }

@@ -42,9 +42,18 @@ export function registerClaim(app: App, deps: Deps): void {
         return;
       }
       const user = b.user.id;
-      const refusal = await replyRefusal(deps, client, { teamId, enterpriseId: b.enterprise?.id ?? b.team?.enterprise_id ?? undefined }, { id: user, team: b.user.team_id ?? undefined }, log);
+      const refusal = await replyRefusal(
+        deps,
+        client,
+        { teamId, enterpriseId: b.enterprise?.id ?? b.team?.enterprise_id ?? undefined },
+        { id: user, team: b.user.team_id ?? undefined },
+        log,
+      );
       if (refusal) {
-        log.info({ team: teamId, user, refusal, action: actionId }, 'conversation ownership change refused: not a full member of the workspace');
+        log.info(
+          { team: teamId, user, refusal, action: actionId },
+          'conversation ownership change refused: not a full member of the workspace',
+        );
         await tell(`You can’t own this conversation: ${refusalReason(refusal)}`);
         return;
       }
@@ -52,7 +61,10 @@ export function registerClaim(app: App, deps: Deps): void {
         const sentence = await change(deps, client, thread, actionId, user, value, log);
         if (sentence) await tell(sentence);
       } catch (err) {
-        log.error({ err, team: teamId, channel, thread: cardTs, action: actionId }, 'changing who owns a conversation failed');
+        log.error(
+          { err, team: teamId, channel, thread: cardTs, action: actionId },
+          'changing who owns a conversation failed',
+        );
         await tell('Something went wrong on our side and the owner was not changed — try again in a moment.');
       }
     });
@@ -60,7 +72,15 @@ export function registerClaim(app: App, deps: Deps): void {
 }
 
 /** Applies one press; returns the sentence for the presser when nothing changed. */
-async function change(deps: Deps, client: WebClient, thread: ThreadInfo, actionId: OwnershipAction, user: string, shown: string | undefined, log: Logger): Promise<string | undefined> {
+async function change(
+  deps: Deps,
+  client: WebClient,
+  thread: ThreadInfo,
+  actionId: OwnershipAction,
+  user: string,
+  shown: string | undefined,
+  log: Logger,
+): Promise<string | undefined> {
   const conversations = deps.store.conversations;
   const { teamId, channelId, threadTs } = thread;
   const owner = thread.owner;
@@ -73,9 +93,14 @@ async function change(deps: Deps, client: WebClient, thread: ThreadInfo, actionI
       line = `🙋 <@${user}> claimed this conversation.`;
       break;
     case UNCLAIM_ACTION:
-      if (owner !== user) return owner ? `Only <@${owner}>, who owns this conversation, can unclaim it — press *Take over* to make it yours.` : 'Nobody owns this conversation any more.';
+      if (owner !== user)
+        return owner
+          ? `Only <@${owner}>, who owns this conversation, can unclaim it — press *Take over* to make it yours.`
+          : 'Nobody owns this conversation any more.';
       if (shown !== user) return staleCard(owner);
-      result = (await conversations.unclaim(teamId, channelId, threadTs, user)) ? { ok: true } : { ok: false, owner: (await conversations.findThread(teamId, channelId, threadTs))?.owner };
+      result = (await conversations.unclaim(teamId, channelId, threadTs, user))
+        ? { ok: true }
+        : { ok: false, owner: (await conversations.findThread(teamId, channelId, threadTs))?.owner };
       line = `👋 <@${user}> unclaimed this conversation — anyone can claim it.`;
       break;
     case TAKE_OVER_ACTION:
@@ -87,7 +112,10 @@ async function change(deps: Deps, client: WebClient, thread: ThreadInfo, actionI
   }
   if (!result.ok) return staleCard(result.owner);
   const fresh = (await conversations.findThread(teamId, channelId, threadTs)) ?? thread;
-  log.info({ team: teamId, channel: channelId, thread: threadTs, user, from: owner, to: fresh.owner, action: actionId }, 'conversation owner changed');
+  log.info(
+    { team: teamId, channel: channelId, thread: threadTs, user, from: owner, to: fresh.owner, action: actionId },
+    'conversation owner changed',
+  );
   try {
     await updateCard(client, fresh, log);
   } catch (err) {

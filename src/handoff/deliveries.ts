@@ -19,14 +19,19 @@ export function registerChatHandlers(events: Pick<Events, 'on'>, waiting: Waitin
   events.on('message_sent', async (d) => {
     const ref = conversationOf(d.entry.teamId, d.event.data);
     if (ref && (await threadsOf(d).isEcho(d.entry.teamId, d.entry.id, ref, d.event.data.messageContent))) {
-      d.log.info({ campaignId: ref.campaignId }, 'message_sent is the echo of a reply sent from a Slack thread: not posted again');
+      d.log.info(
+        { campaignId: ref.campaignId },
+        'message_sent is the echo of a reply sent from a Slack thread: not posted again',
+      );
       return 'skipped';
     }
     const outcome = await deliverChatMessage(d, waiting);
     if (ref && outcome === 'posted') {
       // The platform answered the customer (its AI, or a human on the platform): nobody waits any more.
       const agent = d.event.data.agentName?.trim() || 'the platform’s agent';
-      const changed = await d.steps.once(d.step('*', 'answered'), async () => JSON.stringify(await waiting.answered(ref, { platformAgent: agent })));
+      const changed = await d.steps.once(d.step('*', 'answered'), async () =>
+        JSON.stringify(await waiting.answered(ref, { platformAgent: agent })),
+      );
       const cards = threadListSchema.safeParse(JSON.parse(changed.result)).data ?? [];
       const slack = await d.slack();
       for (const at of cards) {
@@ -44,14 +49,24 @@ export function registerChatHandlers(events: Pick<Events, 'on'>, waiting: Waitin
     const threads = threadsOf(d);
     const closed = await threads.closeOnce(d.entry.teamId, d.entry.id, ref);
     if (closed.length === 0) {
-      d.log.info({ campaignId: ref.campaignId }, 'chat session completed for a conversation with no open thread: nothing to close');
+      d.log.info(
+        { campaignId: ref.campaignId },
+        'chat session completed for a conversation with no open thread: nothing to close',
+      );
       return 'skipped';
     }
     // Every open thread of the conversation is closed, whatever the routes say now; one per channel.
     const slack = await d.slack();
     const byChannel = new Map(closed.map((t) => [t.channelId, t.threadTs]));
     await d.eachChannel([...byChannel.keys()], (channel) =>
-      threads.markClosed(slack, d.entry.id, d.entry.teamId, { channelId: channel, threadTs: byChannel.get(channel) ?? '' }, d.event.data, d.log),
+      threads.markClosed(
+        slack,
+        d.entry.id,
+        d.entry.teamId,
+        { channelId: channel, threadTs: byChannel.get(channel) ?? '' },
+        d.event.data,
+        d.log,
+      ),
     );
     d.log.info({ threads: closed.length, campaignId: ref.campaignId }, 'conversation closed');
     return 'posted';
@@ -62,16 +77,22 @@ function threadsOf(d: Delivery): ConversationThreads {
   return new ConversationThreads(d.store, d.steps);
 }
 
-function deliverChatMessage(d: Delivery<'message_received' | 'message_sent'>, waiting: Waiting): Promise<DeliveryOutcome> {
+function deliverChatMessage(
+  d: Delivery<'message_received' | 'message_sent'>,
+  waiting: Waiting,
+): Promise<DeliveryOutcome> {
   const conversation = conversationOf(d.entry.teamId, d.event.data);
   if (!conversation) return d.toEachRoute(plainPost(d));
   const threads = threadsOf(d);
   return d.toEachRoute(async (slack, channel) => {
     const threadTs = await threads.threadIn(slack, d.entry.id, channel, conversation, d.event.data, d.log);
-    const line = d.event.trigger === 'message_received' ? renderCustomerLine(d.event.data) : renderAgentLine(d.event.data);
+    const line =
+      d.event.trigger === 'message_received' ? renderCustomerLine(d.event.data) : renderAgentLine(d.event.data);
     await d.steps.once(d.step(channel, 'post'), () => postMessage(slack, { channel, threadTs }, line));
     if (d.event.trigger === 'message_received') {
-      const started = await d.steps.once(d.step(channel, 'waiting'), async () => ((await waiting.customerWrote(d.entry.teamId, channel, threadTs)) ? 'started' : 'waiting'));
+      const started = await d.steps.once(d.step(channel, 'waiting'), async () =>
+        (await waiting.customerWrote(d.entry.teamId, channel, threadTs)) ? 'started' : 'waiting',
+      );
       if (started.result === 'started') {
         await d.steps.once(d.step(channel, 'waiting-card'), async () => {
           await waiting.showCard(slack, d.entry.teamId, { channelId: channel, threadTs }, d.log);

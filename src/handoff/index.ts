@@ -35,7 +35,13 @@ const retryBodySchema = z.looseObject({
   team: z.looseObject({ id: z.string(), enterprise_id: z.string().nullish() }).nullish(),
   enterprise: z.looseObject({ id: z.string() }).nullish(),
   channel: z.looseObject({ id: z.string() }).nullish(),
-  container: z.looseObject({ message_ts: z.string().nullish(), channel_id: z.string().nullish(), thread_ts: z.string().nullish() }).nullish(),
+  container: z
+    .looseObject({
+      message_ts: z.string().nullish(),
+      channel_id: z.string().nullish(),
+      thread_ts: z.string().nullish(),
+    })
+    .nullish(),
   message: z.looseObject({ thread_ts: z.string().nullish() }).nullish(),
   actions: z.array(z.looseObject({ action_id: z.string(), value: z.string().nullish() })),
   response_url: z.string().nullish(),
@@ -51,7 +57,16 @@ export function register(app: App, deps: Deps, events: Pick<Events, 'on'>): void
     const token = await botTokenFor(deps, teamId);
     if (!token) return undefined;
     let client = clients.get(token);
-    if (!client) clients.set(token, (client = new WebClient(token, { slackApiUrl: deps.config.slack.apiUrl, retryConfig: { retries: 2 }, timeout: 30_000, logger: boltLogger(log, 'slack-handoff') })));
+    if (!client)
+      clients.set(
+        token,
+        (client = new WebClient(token, {
+          slackApiUrl: deps.config.slack.apiUrl,
+          retryConfig: { retries: 2 },
+          timeout: 30_000,
+          logger: boltLogger(log, 'slack-handoff'),
+        })),
+      );
     return client;
   };
   deps.timers.on(SLA_TIMER, (timer, now) => waiting.fire(timer.id, now, clientFor, log));
@@ -90,23 +105,38 @@ export function register(app: App, deps: Deps, events: Pick<Events, 'on'>): void
     let sentence: string | undefined;
     if (!clickedIn(b, value)) {
       // The value comes back through the user's client: it may only name the thread its notice sits in.
-      log.warn({ team: teamId, user: b.user.id, channel: b.channel?.id ?? b.container?.channel_id, named: value.c }, 'a Send again button named another thread than its own: refused');
-      sentence = 'That button does not belong to this conversation, so nothing was sent — use the *Send again* button under the reply’s own notice.';
+      log.warn(
+        { team: teamId, user: b.user.id, channel: b.channel?.id ?? b.container?.channel_id, named: value.c },
+        'a Send again button named another thread than its own: refused',
+      );
+      sentence =
+        'That button does not belong to this conversation, so nothing was sent — use the *Send again* button under the reply’s own notice.';
     } else {
       try {
         sentence = await relay.retry(
           { channel: value.c, threadTs: value.t, replyTs: value.r },
-          { teamId, enterpriseId: b.enterprise?.id ?? b.team?.enterprise_id ?? undefined, userId: b.user.id, userTeam: b.user.team_id ?? undefined },
+          {
+            teamId,
+            enterpriseId: b.enterprise?.id ?? b.team?.enterprise_id ?? undefined,
+            userId: b.user.id,
+            userTeam: b.user.team_id ?? undefined,
+          },
           client,
           b.container?.message_ts ?? undefined,
         );
       } catch (err) {
         log.error({ err, team: teamId, channel: value.c, reply: value.r }, 'retrying a handoff reply failed');
-        sentence = 'Something went wrong on our side while sending that reply — try again; if it keeps happening, tell your Slack admin.';
+        sentence =
+          'Something went wrong on our side while sending that reply — try again; if it keeps happening, tell your Slack admin.';
       }
     }
     if (sentence && b.response_url) {
-      await postToResponseUrl(b.response_url, { response_type: 'ephemeral', replace_original: false, text: sentence }, log, deps.config.slack.apiUrl);
+      await postToResponseUrl(
+        b.response_url,
+        { response_type: 'ephemeral', replace_original: false, text: sentence },
+        log,
+        deps.config.slack.apiUrl,
+      );
     }
   });
 

@@ -31,15 +31,19 @@ const SESSION_BLOCK = 'session_id';
  */
 const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
 const SESSION_ID_MAX = 128;
-const SESSION_ID_HINT = 'The customer’s current chat session id from the platform, e.g. sess-4f9c2a1b: one word of letters, digits and - _ . : only.';
+const SESSION_ID_HINT =
+  'The customer’s current chat session id from the platform, e.g. sess-4f9c2a1b: one word of letters, digits and - _ . : only.';
 
 /** Undefined when `value` can be a session id, else what is wrong with it (shown on the field). */
 function sessionIdProblem(value: string | undefined): string | undefined {
   if (!value) return 'Paste the session id from the platform.';
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value) || /^www\./i.test(value)) return 'That is a link, not a session id — paste only the id, e.g. sess-4f9c2a1b.';
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value) || /^www\./i.test(value))
+    return 'That is a link, not a session id — paste only the id, e.g. sess-4f9c2a1b.';
   if (/\s/.test(value)) return 'A session id is one word, with no spaces — paste only the id, e.g. sess-4f9c2a1b.';
-  if (value.length > SESSION_ID_MAX) return `A session id is at most ${SESSION_ID_MAX} characters — paste only the id, e.g. sess-4f9c2a1b.`;
-  if (!SESSION_ID.test(value)) return 'A session id has only letters, digits and - _ . : (starting with a letter or digit), e.g. sess-4f9c2a1b.';
+  if (value.length > SESSION_ID_MAX)
+    return `A session id is at most ${SESSION_ID_MAX} characters — paste only the id, e.g. sess-4f9c2a1b.`;
+  if (!SESSION_ID.test(value))
+    return 'A session id has only letters, digits and - _ . : (starting with a letter or digit), e.g. sess-4f9c2a1b.';
   return undefined;
 }
 
@@ -65,7 +69,12 @@ export function readClick(deps: Deps, body: unknown, log: Logger) {
   const b = parsed.data;
   const tell = (text: string): Promise<boolean> =>
     b.response_url
-      ? postToResponseUrl(b.response_url, { response_type: 'ephemeral', replace_original: false, text }, log, deps.config.slack.apiUrl)
+      ? postToResponseUrl(
+          b.response_url,
+          { response_type: 'ephemeral', replace_original: false, text },
+          log,
+          deps.config.slack.apiUrl,
+        )
       : Promise.resolve(false);
   return { b, teamId: b.team?.id ?? '', channel: b.channel?.id, tell };
 }
@@ -83,11 +92,15 @@ export function registerLinkSession(app: App, deps: Deps): void {
     if (!channel || !threadTs) return;
     const thread = await findThreadSoon(deps, teamId, channel, threadTs);
     if (!thread) {
-      await tell('This conversation is no longer on record (threads are kept 30 days after their last message), so no session can be linked here.');
+      await tell(
+        'This conversation is no longer on record (threads are kept 30 days after their last message), so no session can be linked here.',
+      );
       return;
     }
     if (thread.state === 'closed') {
-      await tell('This conversation is closed (the chat session completed). The customer’s next message opens a new thread.');
+      await tell(
+        'This conversation is closed (the chat session completed). The customer’s next message opens a new thread.',
+      );
       return;
     }
     await client.views.open({ trigger_id: b.trigger_id, view: linkModal(thread, metadataKey(deps.config)) });
@@ -96,33 +109,59 @@ export function registerLinkSession(app: App, deps: Deps): void {
   app.view(LINK_SESSION_CALLBACK, async ({ ack, body, view, client }) => {
     const teamId = body.team?.id ?? body.user.team_id ?? '';
     // Sealed when the modal opened: a submission can only link the thread whose button opened it.
-    const meta = openMetadata(metadataKey(deps.config), { callbackId: LINK_SESSION_CALLBACK, teamId }, view.private_metadata, threadRefSchema);
+    const meta = openMetadata(
+      metadataKey(deps.config),
+      { callbackId: LINK_SESSION_CALLBACK, teamId },
+      view.private_metadata,
+      threadRefSchema,
+    );
     const sessionId = readText(view, SESSION_BLOCK);
     if (!meta) {
-      if (view.private_metadata) log.warn({ team: teamId, user: body.user.id }, 'Link session submitted with private_metadata the bot did not seal: refused');
-      await ack({ response_action: 'errors', errors: { [SESSION_BLOCK]: 'This form lost track of its thread — close it and press Link session again.' } });
+      if (view.private_metadata)
+        log.warn(
+          { team: teamId, user: body.user.id },
+          'Link session submitted with private_metadata the bot did not seal: refused',
+        );
+      await ack({
+        response_action: 'errors',
+        errors: { [SESSION_BLOCK]: 'This form lost track of its thread — close it and press Link session again.' },
+      });
       return;
     }
     const problem = sessionIdProblem(sessionId);
     if (problem || !sessionId) {
-      await ack({ response_action: 'errors', errors: { [SESSION_BLOCK]: problem ?? 'Paste the session id from the platform.' } });
+      await ack({
+        response_action: 'errors',
+        errors: { [SESSION_BLOCK]: problem ?? 'Paste the session id from the platform.' },
+      });
       return;
     }
     const thread = await deps.store.conversations.findThread(teamId, meta.c, meta.t);
     if (!thread || thread.state === 'closed') {
-      await ack({ response_action: 'errors', errors: { [SESSION_BLOCK]: 'This conversation is closed or no longer on record, so no session can be linked to it.' } });
+      await ack({
+        response_action: 'errors',
+        errors: {
+          [SESSION_BLOCK]: 'This conversation is closed or no longer on record, so no session can be linked to it.',
+        },
+      });
       return;
     }
     const ws = { teamId, enterpriseId: body.enterprise?.id ?? body.team?.enterprise_id ?? undefined };
     const refusal = await replyRefusal(deps, client, ws, { id: body.user.id, team: body.user.team_id }, log);
     if (refusal) {
-      log.info({ team: teamId, user: body.user.id, refusal }, 'Link session refused: not a full member of the workspace');
+      log.info(
+        { team: teamId, user: body.user.id, refusal },
+        'Link session refused: not a full member of the workspace',
+      );
       await ack({ response_action: 'errors', errors: { [SESSION_BLOCK]: `Not linked: ${refusalReason(refusal)}` } });
       return;
     }
     await deps.store.conversations.linkSession(teamId, meta.c, meta.t, sessionId);
     await ack();
-    log.info({ team: teamId, channel: meta.c, thread: meta.t, user: body.user.id }, 'chat session linked to a handoff thread');
+    log.info(
+      { team: teamId, channel: meta.c, thread: meta.t, user: body.user.id },
+      'chat session linked to a handoff thread',
+    );
     const text = `🔗 <@${body.user.id}> linked chat session ${code(sessionId)} — replies in this thread now go to it. A reply that was not sent can be sent with its *Send again* button.`;
     await afterLink(client, { ...thread, sessionId }, text, log);
   });
@@ -144,19 +183,28 @@ export function registerLinkSession(app: App, deps: Deps): void {
     const ws = { teamId, enterpriseId: b.enterprise?.id ?? b.team?.enterprise_id ?? undefined };
     const refusal = await replyRefusal(deps, client, ws, { id: b.user.id, team: b.user.team_id ?? undefined }, log);
     if (refusal) {
-      log.info({ team: teamId, user: b.user.id, refusal }, 'session switch refused: not a full member of the workspace');
+      log.info(
+        { team: teamId, user: b.user.id, refusal },
+        'session switch refused: not a full member of the workspace',
+      );
       await tell(`The session was not switched: ${refusalReason(refusal)}`);
       return;
     }
     // The value comes back through the user's client: only the session this card reports can be switched to.
     const to = thread.reportedSessionId;
     if (!to || value !== to) {
-      log.warn({ team: teamId, channel, thread: cardTs, user: b.user.id }, 'a session switch named a session this card does not report: refused');
+      log.warn(
+        { team: teamId, channel, thread: cardTs, user: b.user.id },
+        'a session switch named a session this card does not report: refused',
+      );
       await tell('That button is out of date, so the session was not switched — the card shows where replies go now.');
       return;
     }
     await deps.store.conversations.linkSession(teamId, channel, cardTs, to);
-    log.info({ team: teamId, channel, thread: cardTs, user: b.user.id, from: thread.sessionId, to }, 'handoff thread switched to the session the platform reported');
+    log.info(
+      { team: teamId, channel, thread: cardTs, user: b.user.id, from: thread.sessionId, to },
+      'handoff thread switched to the session the platform reported',
+    );
     const text = `🔁 <@${b.user.id}> switched this thread from session ${code(thread.sessionId)} to ${code(to)}, which the platform reported — replies now go to it.`;
     await afterLink(client, { ...thread, sessionId: to, reportedSessionId: undefined }, text, log);
   });
@@ -166,7 +214,12 @@ export function registerLinkSession(app: App, deps: Deps): void {
  * The worker records a card right after Slack answers its post, so a click within those milliseconds would
  * find nothing yet: look again briefly (well within the trigger id's 3 s) before saying it is not on record.
  */
-async function findThreadSoon(deps: Deps, teamId: string, channel: string, threadTs: string): Promise<ThreadInfo | null> {
+async function findThreadSoon(
+  deps: Deps,
+  teamId: string,
+  channel: string,
+  threadTs: string,
+): Promise<ThreadInfo | null> {
   for (let attempt = 0; ; attempt++) {
     const thread = await deps.store.conversations.findThread(teamId, channel, threadTs);
     if (thread || attempt >= 4) return thread;
@@ -180,7 +233,11 @@ function linkModal(thread: ThreadInfo, key: Buffer): ModalView {
     callbackId: LINK_SESSION_CALLBACK,
     title: 'Link chat session',
     submit: 'Link',
-    privateMetadata: sealMetadata(key, { callbackId: LINK_SESSION_CALLBACK, teamId: thread.teamId }, { c: thread.channelId, t: thread.threadTs }),
+    privateMetadata: sealMetadata(
+      key,
+      { callbackId: LINK_SESSION_CALLBACK, teamId: thread.teamId },
+      { c: thread.channelId, t: thread.threadTs },
+    ),
     blocks: [
       section(
         `Replies in this thread with ${who} go to the chat session you link here. Use the customer’s *current* session, ` +
@@ -204,7 +261,11 @@ async function afterLink(client: WebClient, thread: ThreadInfo, text: string, lo
     log.warn({ err, slackError: slackErrorCode(err) }, 'could not show the linked session on the conversation card');
   }
   try {
-    await postMessage(client, { channel: thread.channelId, threadTs: thread.threadTs }, message('Chat session linked', [section(text)]));
+    await postMessage(
+      client,
+      { channel: thread.channelId, threadTs: thread.threadTs },
+      message('Chat session linked', [section(text)]),
+    );
   } catch (err) {
     log.warn({ err, slackError: slackErrorCode(err) }, 'could not confirm the linked session in the thread');
   }

@@ -5,7 +5,17 @@
 import { LINK_SESSION_ACTION } from './card.js';
 import { quote } from '../slack/text.js';
 import type { Button } from '@slack/types';
-import { actions, button, escapeMrkdwn, literal, message, section, truncate, type KnownBlock, type MessagePayload } from '../slack/blocks.js';
+import {
+  actions,
+  button,
+  escapeMrkdwn,
+  literal,
+  message,
+  section,
+  truncate,
+  type KnownBlock,
+  type MessagePayload,
+} from '../slack/blocks.js';
 
 /** action_id of the Send again / Retry button under a notice. */
 export const RETRY_ACTION = 'handoff_retry_reply';
@@ -56,7 +66,12 @@ function refusalSentence(platformMessage: string, ref: string): string {
  * The notice about a reply that did not simply go through (`sent` is only used for a retry that worked).
  * `who` is the reply's author; `retriedBy` the user who pressed Retry, when it was a retry.
  */
-export function renderReplyNotice(outcome: SendOutcome, address: ReplyAddress, who: string, retriedBy?: string): MessagePayload {
+export function renderReplyNotice(
+  outcome: SendOutcome,
+  address: ReplyAddress,
+  who: string,
+  retriedBy?: string,
+): MessagePayload {
   const author = `<@${who}>`;
   let text: string;
   let buttons: Button[] = [];
@@ -118,7 +133,13 @@ export function renderWithdrawnNotice(who: string): MessagePayload {
 }
 
 export function renderFilesNotice(who: string, fileNames: string[], hasText: boolean): MessagePayload {
-  const names = fileNames.length > 0 ? fileNames.slice(0, 5).map((n) => `*${literal(truncate(n, 80))}*`).join(', ') : 'the attached files';
+  const names =
+    fileNames.length > 0
+      ? fileNames
+          .slice(0, 5)
+          .map((n) => `*${literal(truncate(n, 80))}*`)
+          .join(', ')
+      : 'the attached files';
   const more = fileNames.length > 5 ? ` and ${fileNames.length - 5} more` : '';
   const text =
     `📎 <@${who}> ${names}${more} ${fileNames.length === 1 ? 'was' : 'were'} not sent: the platform only takes links it can open, and Slack’s file links are private to this workspace. ` +
@@ -131,11 +152,15 @@ export function renderEditedNote(who: string, kind: 'edited' | 'deleted'): Messa
     kind === 'edited'
       ? `✏️ <@${who}> edited a reply the customer already received. The customer still has the original — send a new reply to correct it.`
       : `🗑️ A reply by <@${who}> was deleted here, but the customer already received it and still has it.`;
-  return message(kind === 'edited' ? 'A sent reply was edited in Slack' : 'A sent reply was deleted in Slack', [section(text)]);
+  return message(kind === 'edited' ? 'A sent reply was edited in Slack' : 'A sent reply was deleted in Slack', [
+    section(text),
+  ]);
 }
 
 /** The same reply, shown in the conversation's other channels so every thread tells the whole story. */
 export function renderMirroredReply(agentName: string, fromChannel: string, text: string): MessagePayload {
   const name = literal(truncate(agentName.replace(/\s+/g, ' '), 100));
-  return message(`${name} answered the customer from another channel`, [section(`🧑‍💼 *${name}* answered the customer from <#${fromChannel}>:\n${quote(text, 2600)}`)]);
+  return message(`${name} answered the customer from another channel`, [
+    section(`🧑‍💼 *${name}* answered the customer from <#${fromChannel}>:\n${quote(text, 2600)}`),
+  ]);
 }

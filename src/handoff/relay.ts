@@ -133,7 +133,13 @@ export class ReplyRelay {
     const { channel, threadTs, replyTs } = address;
     const { teamId, userId: pressedBy } = presser;
     const log = this.log.child({ team: teamId, channel, thread: threadTs, reply: replyTs, pressedBy });
-    const refusal = await replyRefusal(this.deps, client, { teamId, enterpriseId: presser.enterpriseId }, { id: pressedBy, team: presser.userTeam }, log);
+    const refusal = await replyRefusal(
+      this.deps,
+      client,
+      { teamId, enterpriseId: presser.enterpriseId },
+      { id: pressedBy, team: presser.userTeam },
+      log,
+    );
     if (refusal) {
       log.info({ refusal }, 'Retry pressed by someone who may not answer customers: nothing sent');
       return `Nothing was sent: ${refusalReason(refusal)}`;
@@ -155,12 +161,29 @@ export class ReplyRelay {
       log.info('Retry pressed while another press was already sending the reply: not sent twice');
       return 'Someone just pressed it: that reply is already being sent.';
     }
-    const sending: ThreadReply = { ...reply, state: 'sending', attempts: reply.attempts + 1, updatedAt: Date.now(), ...(noticeTs && !reply.noticeTs ? { noticeTs } : {}) };
+    const sending: ThreadReply = {
+      ...reply,
+      state: 'sending',
+      attempts: reply.attempts + 1,
+      updatedAt: Date.now(),
+      ...(noticeTs && !reply.noticeTs ? { noticeTs } : {}),
+    };
     await conversations.saveReply(teamId, channel, threadTs, replyTs, sending);
     const thread = await conversations.findThread(teamId, channel, threadTs);
     const agentName = await displayName(this.deps, client, teamId, reply.user);
     const outcome = thread ? await this.send(thread, sending, agentName, log) : ({ kind: 'closed' } as const);
-    await this.settle({ client, teamId, thread, address, reply: sending, previous: reply.state, outcome, agentName, retriedBy: pressedBy, log });
+    await this.settle({
+      client,
+      teamId,
+      thread,
+      address,
+      reply: sending,
+      previous: reply.state,
+      outcome,
+      agentName,
+      retriedBy: pressedBy,
+      log,
+    });
     return undefined;
   }
 
@@ -173,7 +196,14 @@ export class ReplyRelay {
     const thread = await conversations.findThread(teamId, ev.channel, threadTs);
     if (!thread) return; // a thread that is not a handoff conversation
     const address: ReplyAddress = { channel: ev.channel, threadTs, replyTs: ev.ts };
-    const log = this.log.child({ team: teamId, channel: ev.channel, thread: threadTs, reply: ev.ts, user: ev.user, campaignId: thread.campaignId });
+    const log = this.log.child({
+      team: teamId,
+      channel: ev.channel,
+      thread: threadTs,
+      reply: ev.ts,
+      user: ev.user,
+      campaignId: thread.campaignId,
+    });
 
     if (isPrivateNote(ev.text)) {
       log.debug('private note in a handoff thread: stays in Slack');
@@ -184,11 +214,20 @@ export class ReplyRelay {
       log.info('this reply is already being handled: not sent twice');
       return;
     }
-    const refusal = await replyRefusal(this.deps, client, { teamId, enterpriseId: ctx.enterpriseId }, { id: ev.user, team: ev.user_team }, log);
+    const refusal = await replyRefusal(
+      this.deps,
+      client,
+      { teamId, enterpriseId: ctx.enterpriseId },
+      { id: ev.user, team: ev.user_team },
+      log,
+    );
     if (refusal) {
       await this.postInThread(client, address, renderNotAllowedNotice(ev.user, refusalReason(refusal)), log);
       await this.react(client, address, 'warning', log);
-      log.info({ refusal, userTeam: ev.user_team, sourceTeam: ev.source_team }, 'a reply from someone who may not answer customers: nothing sent');
+      log.info(
+        { refusal, userTeam: ev.user_team, sourceTeam: ev.source_team },
+        'a reply from someone who may not answer customers: nothing sent',
+      );
       return;
     }
 
@@ -198,7 +237,10 @@ export class ReplyRelay {
     if (files.length > 0) {
       const names = files.map((f) => f.name ?? f.title ?? 'file');
       await this.postInThread(client, address, renderFilesNotice(ev.user, names, message !== ''), log);
-      log.info({ agentName, files: files.length }, 'files on a handoff reply were not sent (Slack file links are private)');
+      log.info(
+        { agentName, files: files.length },
+        'files on a handoff reply were not sent (Slack file links are private)',
+      );
     }
     if (message === '') {
       if (files.length > 0) await this.react(client, address, 'warning', log);
@@ -213,8 +255,12 @@ export class ReplyRelay {
   /** Marks the Slack event id; false for a delivery already seen (Slack's retry of the same event). */
   private async firstDelivery(ctx: EventContext, log: Logger): Promise<boolean> {
     if (!ctx.eventId) return true;
-    if (await this.deps.store.dedup.markOnce('slack-event', `${ctx.teamId}:${ctx.eventId}`, EVENT_DEDUP_TTL_MS)) return true;
-    log.info({ eventId: ctx.eventId, retryNum: ctx.retryNum }, 'Slack delivered this event again: already handled, nothing sent twice');
+    if (await this.deps.store.dedup.markOnce('slack-event', `${ctx.teamId}:${ctx.eventId}`, EVENT_DEDUP_TTL_MS))
+      return true;
+    log.info(
+      { eventId: ctx.eventId, retryNum: ctx.retryNum },
+      'Slack delivered this event again: already handled, nothing sent twice',
+    );
     return false;
   }
 
@@ -239,18 +285,29 @@ export class ReplyRelay {
     }
     log.debug({ message: reply.text }, 'sending a handoff reply');
     try {
-      await api.chat.sendHumanResponse(thread.campaignId, { sessionId, message: reply.text, ...(agentId ? { agentId } : {}) });
-      log.info({ agentName, agentId, chars: reply.text.length, attempt: reply.attempts }, 'handoff reply sent to the customer');
+      await api.chat.sendHumanResponse(thread.campaignId, {
+        sessionId,
+        message: reply.text,
+        ...(agentId ? { agentId } : {}),
+      });
+      log.info(
+        { agentName, agentId, chars: reply.text.length, attempt: reply.attempts },
+        'handoff reply sent to the customer',
+      );
       return { kind: 'sent' };
     } catch (err) {
       // Not (known to be) delivered: no echo to wait for. Should it have arrived after all, its echo is then
       // posted in the thread as the agent's message — which tells the agents it did.
       await conversations.forgetEcho(ref, reply.text).catch(() => undefined);
       if (err instanceof BadRequestError) {
-        log.info({ agentName, code: err.code, requestId: err.requestId }, 'handoff reply refused (400): session stale, closed or not handed off');
+        log.info(
+          { agentName, code: err.code, requestId: err.requestId },
+          'handoff reply refused (400): session stale, closed or not handed off',
+        );
         return { kind: 'refused', platformMessage: err.message, ref: upstreamRef(err) };
       }
-      const unknown = err instanceof ApiTimeoutError || (err instanceof ApiConnectionError && err.code !== 'ECONNREFUSED');
+      const unknown =
+        err instanceof ApiTimeoutError || (err instanceof ApiConnectionError && err.code !== 'ECONNREFUSED');
       log.warn({ err, agentName, attempt: reply.attempts }, 'handoff reply failed');
       return {
         kind: 'failed',
@@ -311,14 +368,23 @@ export class ReplyRelay {
   }
 
   /** A reply sent from one channel's thread, shown in the conversation's threads in the other routed channels. */
-  private async mirror(client: WebClient, thread: ThreadInfo, message: string, agentName: string, log: Logger): Promise<void> {
+  private async mirror(
+    client: WebClient,
+    thread: ThreadInfo,
+    message: string,
+    agentName: string,
+    log: Logger,
+  ): Promise<void> {
     const ref = { teamId: thread.teamId, campaignId: thread.campaignId, customerNumber: thread.customerNumber };
     for (const [channel, ts] of await this.deps.store.conversations.threads(ref)) {
       if (channel === thread.channelId) continue;
       try {
         await postMessage(client, { channel, threadTs: ts }, renderMirroredReply(agentName, thread.channelId, message));
       } catch (err) {
-        log.warn({ err, otherChannel: channel, slackError: slackErrorCode(err) }, 'could not show a sent reply in the conversation’s other channel');
+        log.warn(
+          { err, otherChannel: channel, slackError: slackErrorCode(err) },
+          'could not show a sent reply in the conversation’s other channel',
+        );
       }
     }
   }
@@ -327,9 +393,13 @@ export class ReplyRelay {
   private async cardsAfterAnswer(client: WebClient, thread: ThreadInfo, user: string, log: Logger): Promise<void> {
     const ref = { teamId: thread.teamId, campaignId: thread.campaignId, customerNumber: thread.customerNumber };
     try {
-      for (const at of await this.waiting.answered(ref, { user })) await this.waiting.showCard(client, thread.teamId, at, log);
+      for (const at of await this.waiting.answered(ref, { user }))
+        await this.waiting.showCard(client, thread.teamId, at, log);
     } catch (err) {
-      log.warn({ err, slackError: slackErrorCode(err) }, 'could not show on the conversation cards that the customer was answered');
+      log.warn(
+        { err, slackError: slackErrorCode(err) },
+        'could not show on the conversation cards that the customer was answered',
+      );
     }
   }
 
@@ -359,7 +429,11 @@ export class ReplyRelay {
     }
     const message = await toCustomerText(m.text ?? '', (id) => displayName(this.deps, ctx.client, ctx.teamId, id));
     if (message === '') return;
-    await this.deps.store.conversations.saveReply(ctx.teamId, ev.channel, threadTs, m.ts, { ...reply, text: message, updatedAt: Date.now() });
+    await this.deps.store.conversations.saveReply(ctx.teamId, ev.channel, threadTs, m.ts, {
+      ...reply,
+      text: message,
+      updatedAt: Date.now(),
+    });
     log.info('an unsent handoff reply was edited: Send again sends the new text');
   }
 
@@ -371,7 +445,13 @@ export class ReplyRelay {
     const found = await this.replyOf(ctx.teamId, ev.channel, threadTs, replyTs);
     if (!found) return;
     const { reply } = found;
-    const log = this.log.child({ team: ctx.teamId, channel: ev.channel, thread: threadTs, reply: replyTs, user: reply.user });
+    const log = this.log.child({
+      team: ctx.teamId,
+      channel: ev.channel,
+      thread: threadTs,
+      reply: replyTs,
+      user: reply.user,
+    });
     if (!(await this.firstDelivery(ctx, log))) return;
     const address: ReplyAddress = { channel: ev.channel, threadTs, replyTs };
     if (reply.state === 'sent' || reply.state === 'sending') {
@@ -383,18 +463,39 @@ export class ReplyRelay {
   }
 
   /** A reply taken back before it was sent: never sent, its notice (and buttons) replaced. */
-  private async withdraw(client: WebClient, teamId: string, address: ReplyAddress, reply: ThreadReply, log: Logger): Promise<void> {
-    await this.deps.store.conversations.saveReply(teamId, address.channel, address.threadTs, address.replyTs, { ...reply, state: 'withdrawn', updatedAt: Date.now() });
-    if (reply.noticeTs) await this.updateMessage(client, address.channel, reply.noticeTs, renderWithdrawnNotice(reply.user), log);
+  private async withdraw(
+    client: WebClient,
+    teamId: string,
+    address: ReplyAddress,
+    reply: ThreadReply,
+    log: Logger,
+  ): Promise<void> {
+    await this.deps.store.conversations.saveReply(teamId, address.channel, address.threadTs, address.replyTs, {
+      ...reply,
+      state: 'withdrawn',
+      updatedAt: Date.now(),
+    });
+    if (reply.noticeTs)
+      await this.updateMessage(client, address.channel, reply.noticeTs, renderWithdrawnNotice(reply.user), log);
     log.info('an unsent handoff reply was withdrawn: it will not be sent');
   }
 
-  private async replyOf(teamId: string, channel: string, threadTs: string, replyTs: string): Promise<{ reply: ThreadReply } | undefined> {
+  private async replyOf(
+    teamId: string,
+    channel: string,
+    threadTs: string,
+    replyTs: string,
+  ): Promise<{ reply: ThreadReply } | undefined> {
     const reply = await this.deps.store.conversations.findReply(teamId, channel, threadTs, replyTs);
     return reply ? { reply } : undefined;
   }
 
-  private async postInThread(client: WebClient, address: ReplyAddress, payload: Parameters<typeof postMessage>[2], log: Logger): Promise<string | undefined> {
+  private async postInThread(
+    client: WebClient,
+    address: ReplyAddress,
+    payload: Parameters<typeof postMessage>[2],
+    log: Logger,
+  ): Promise<string | undefined> {
     try {
       return await postMessage(client, { channel: address.channel, threadTs: address.threadTs }, payload);
     } catch (err) {
@@ -403,7 +504,13 @@ export class ReplyRelay {
     }
   }
 
-  private async updateMessage(client: WebClient, channel: string, ts: string, payload: Parameters<typeof postMessage>[2], log: Logger): Promise<boolean> {
+  private async updateMessage(
+    client: WebClient,
+    channel: string,
+    ts: string,
+    payload: Parameters<typeof postMessage>[2],
+    log: Logger,
+  ): Promise<boolean> {
     try {
       await client.chat.update({ channel, ts, text: payload.text, blocks: payload.blocks });
       return true;
@@ -417,7 +524,8 @@ export class ReplyRelay {
     try {
       await client.reactions.add({ channel: address.channel, timestamp: address.replyTs, name });
     } catch (err) {
-      if (slackErrorCode(err) !== 'already_reacted') log.warn({ err, slackError: slackErrorCode(err), reaction: name }, 'could not react to a handoff reply');
+      if (slackErrorCode(err) !== 'already_reacted')
+        log.warn({ err, slackError: slackErrorCode(err), reaction: name }, 'could not react to a handoff reply');
     }
   }
 
@@ -425,7 +533,11 @@ export class ReplyRelay {
     try {
       await client.reactions.remove({ channel: address.channel, timestamp: address.replyTs, name });
     } catch (err) {
-      if (slackErrorCode(err) !== 'no_reaction') log.warn({ err, slackError: slackErrorCode(err), reaction: name }, 'could not remove a reaction from a handoff reply');
+      if (slackErrorCode(err) !== 'no_reaction')
+        log.warn(
+          { err, slackError: slackErrorCode(err), reaction: name },
+          'could not remove a reaction from a handoff reply',
+        );
     }
   }
 }

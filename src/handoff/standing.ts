@@ -25,16 +25,20 @@ export async function replyRefusal(
   log: Logger,
 ): Promise<Refusal | undefined> {
   if (user.team && !sameOrganisation(ws, user.team)) return 'external';
-  const kind = await deps.store.cache.remember(`slack-user-standing:${ws.teamId}:${user.id}`, STANDING_CACHE_MS, async () => {
-    try {
-      const standing: Standing = await lookUpStanding(client, ws, user.id);
-      return standing.kind;
-    } catch (err) {
-      // Not cached: the next reply asks again. Meanwhile nothing is sent (fail closed).
-      log.warn({ err, user: user.id }, 'users.info failed while checking who answers a customer');
-      return undefined;
-    }
-  });
+  const kind = await deps.store.cache.remember(
+    `slack-user-standing:${ws.teamId}:${user.id}`,
+    STANDING_CACHE_MS,
+    async () => {
+      try {
+        const standing: Standing = await lookUpStanding(client, ws, user.id);
+        return standing.kind;
+      } catch (err) {
+        // Not cached: the next reply asks again. Meanwhile nothing is sent (fail closed).
+        log.warn({ err, user: user.id }, 'users.info failed while checking who answers a customer');
+        return undefined;
+      }
+    },
+  );
   if (kind === undefined) return 'unknown';
   return kind === 'member' ? undefined : kind;
 }

@@ -46,7 +46,14 @@ function cardOf(info: ThreadInfo): MessagePayload {
 }
 
 /** Slack errors that mean the card can't be edited any more (deleted, channel gone): nothing to retry. */
-const CARD_GONE = new Set(['message_not_found', 'cant_update_message', 'channel_not_found', 'not_in_channel', 'is_archived', 'thread_not_found']);
+const CARD_GONE = new Set([
+  'message_not_found',
+  'cant_update_message',
+  'channel_not_found',
+  'not_in_channel',
+  'is_archived',
+  'thread_not_found',
+]);
 
 /**
  * Re-renders a thread's parent card from the store (session, state). A card that is gone is logged and
@@ -59,7 +66,10 @@ export async function updateCard(slack: WebClient, info: ThreadInfo, logger: Log
   } catch (err) {
     const code = slackErrorCode(err);
     if (code === undefined || !CARD_GONE.has(code)) throw err;
-    logger.warn({ channel: info.channelId, thread: info.threadTs, slackError: code }, 'could not update a conversation card (it is gone); left as it is');
+    logger.warn(
+      { channel: info.channelId, thread: info.threadTs, slackError: code },
+      'could not update a conversation card (it is gone); left as it is',
+    );
   }
 }
 
@@ -98,7 +108,14 @@ export class ConversationThreads {
    * `sessionId` in the payload (not in the spec) is linked only where none is; it never replaces the session a
    * person linked — a payload can be forged — the card shows it with a button to switch instead.
    */
-  async threadIn(slack: WebClient, entryId: string, channel: string, ref: ConversationRef, data: MessageReceived | MessageSent, logger: Logger): Promise<string> {
+  async threadIn(
+    slack: WebClient,
+    entryId: string,
+    channel: string,
+    ref: ConversationRef,
+    data: MessageReceived | MessageSent,
+    logger: Logger,
+  ): Promise<string> {
     const conversations = this.store.conversations;
     const sessionId = data.sessionId?.trim() || undefined;
     const existing = (await conversations.threads(ref)).get(channel);
@@ -116,14 +133,27 @@ export class ConversationThreads {
   }
 
   /** Closes the conversation once per entry; returns the threads that were open (the same list on a retry). */
-  async closeOnce(teamId: string, entryId: string, ref: ConversationRef): Promise<Array<{ channelId: string; threadTs: string }>> {
-    const closed = await this.steps.once(step(teamId, entryId, '*', 'close'), async () => JSON.stringify(await this.store.conversations.close(ref)));
+  async closeOnce(
+    teamId: string,
+    entryId: string,
+    ref: ConversationRef,
+  ): Promise<Array<{ channelId: string; threadTs: string }>> {
+    const closed = await this.steps.once(step(teamId, entryId, '*', 'close'), async () =>
+      JSON.stringify(await this.store.conversations.close(ref)),
+    );
     const parsed = closedThreadsSchema.safeParse(JSON.parse(closed.result));
     return parsed.success ? parsed.data : [];
   }
 
   /** A closed thread: its card shows "closed" without a session, and the thread gets a closing line. */
-  async markClosed(slack: WebClient, entryId: string, teamId: string, thread: { channelId: string; threadTs: string }, data: SessionCompleted, logger: Logger): Promise<void> {
+  async markClosed(
+    slack: WebClient,
+    entryId: string,
+    teamId: string,
+    thread: { channelId: string; threadTs: string },
+    data: SessionCompleted,
+    logger: Logger,
+  ): Promise<void> {
     const { channelId, threadTs } = thread;
     await this.steps.once(step(teamId, entryId, channelId, `closed-card:${threadTs}`), async () => {
       const info = await this.store.conversations.findThread(teamId, channelId, threadTs);
@@ -135,7 +165,14 @@ export class ConversationThreads {
     );
   }
 
-  private async adoptSession(slack: WebClient, teamId: string, channel: string, threadTs: string, sessionId: string, logger: Logger): Promise<void> {
+  private async adoptSession(
+    slack: WebClient,
+    teamId: string,
+    channel: string,
+    threadTs: string,
+    sessionId: string,
+    logger: Logger,
+  ): Promise<void> {
     const conversations = this.store.conversations;
     const info = await conversations.findThread(teamId, channel, threadTs);
     if (!info || info.state !== 'open' || info.sessionId === sessionId || info.reportedSessionId === sessionId) return;
@@ -147,7 +184,10 @@ export class ConversationThreads {
     }
     await conversations.reportSession(teamId, channel, threadTs, sessionId);
     await updateCard(slack, { ...info, reportedSessionId: sessionId }, logger);
-    logger.warn({ channel, thread: threadTs }, 'the platform’s payload names another session than the linked one: shown on the card, replies unchanged');
+    logger.warn(
+      { channel, thread: threadTs },
+      'the platform’s payload names another session than the linked one: shown on the card, replies unchanged',
+    );
   }
 }
 

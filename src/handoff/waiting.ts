@@ -38,7 +38,13 @@ export function waitedFor(ms: number): string {
 }
 
 /** Slack errors after which a nudge can never be posted in that thread: nothing to retry. */
-const THREAD_GONE = new Set(['channel_not_found', 'not_in_channel', 'is_archived', 'thread_not_found', 'message_not_found']);
+const THREAD_GONE = new Set([
+  'channel_not_found',
+  'not_in_channel',
+  'is_archived',
+  'thread_not_found',
+  'message_not_found',
+]);
 
 export interface ThreadAt {
   channelId: string;
@@ -60,7 +66,11 @@ export class Waiting {
   async customerWrote(teamId: string, channelId: string, threadTs: string): Promise<boolean> {
     const now = this.store.now();
     if (!(await this.store.conversations.startWaiting(teamId, channelId, threadTs, now))) return false;
-    await this.store.timers.set(SLA_TIMER, slaTimerId(teamId, channelId, threadTs), now + (await this.slaMs(teamId, channelId)));
+    await this.store.timers.set(
+      SLA_TIMER,
+      slaTimerId(teamId, channelId, threadTs),
+      now + (await this.slaMs(teamId, channelId)),
+    );
     return true;
   }
 
@@ -76,7 +86,8 @@ export class Waiting {
       if (!before) continue;
       await conversations.answered(ref.teamId, channelId, threadTs, by);
       await this.store.timers.cancel(SLA_TIMER, slaTimerId(ref.teamId, channelId, threadTs));
-      if (before.waitingSince !== undefined || !sameAnswerer(before.answeredBy, by)) changed.push({ channelId, threadTs });
+      if (before.waitingSince !== undefined || !sameAnswerer(before.answeredBy, by))
+        changed.push({ channelId, threadTs });
     }
     return changed;
   }
@@ -91,7 +102,12 @@ export class Waiting {
    * The `handoff-sla` timer of a thread fired. Returns when to look again (the SLA was raised since the timer
    * was set), or undefined: nudged, or nothing to nudge (answered, closed, nudged already).
    */
-  async fire(timerId: string, now: number, clientFor: (teamId: string) => Promise<WebClient | undefined>, logger: Logger): Promise<number | undefined> {
+  async fire(
+    timerId: string,
+    now: number,
+    clientFor: (teamId: string) => Promise<WebClient | undefined>,
+    logger: Logger,
+  ): Promise<number | undefined> {
     const where = parseTimerId(timerId);
     if (!where) return undefined;
     const { teamId, channelId, threadTs } = where;
@@ -101,7 +117,10 @@ export class Waiting {
     if (dueAt > now) return dueAt;
     const slack = await clientFor(teamId);
     if (!slack) {
-      logger.warn({ team: teamId, channel: channelId, thread: threadTs }, 'a handoff customer waited past the SLA, but the workspace has no Slack token (uninstalled?): not nudged');
+      logger.warn(
+        { team: teamId, channel: channelId, thread: threadTs },
+        'a handoff customer waited past the SLA, but the workspace has no Slack token (uninstalled?): not nudged',
+      );
       return undefined;
     }
     const group = info.owner ? undefined : (await this.store.handoffSla.get(teamId, channelId))?.userGroup;
@@ -111,15 +130,31 @@ export class Waiting {
       const code = slackErrorCode(err);
       // The thread or channel is gone, or the bot left it: there is nobody to nudge there, now or later.
       if (code === undefined || !THREAD_GONE.has(code)) throw err;
-      logger.warn({ team: teamId, channel: channelId, thread: threadTs, slackError: code }, 'could not nudge a handoff thread (it is gone or the bot left the channel); the wait stays on the card');
+      logger.warn(
+        { team: teamId, channel: channelId, thread: threadTs, slackError: code },
+        'could not nudge a handoff thread (it is gone or the bot left the channel); the wait stays on the card',
+      );
       return undefined;
     }
     await this.store.conversations.markOverdue(teamId, channelId, threadTs, info.waitingSince);
-    logger.info({ team: teamId, channel: channelId, thread: threadTs, owner: info.owner, userGroup: group, waitedMs: now - info.waitingSince }, 'handoff customer waited past the SLA: thread nudged');
+    logger.info(
+      {
+        team: teamId,
+        channel: channelId,
+        thread: threadTs,
+        owner: info.owner,
+        userGroup: group,
+        waitedMs: now - info.waitingSince,
+      },
+      'handoff customer waited past the SLA: thread nudged',
+    );
     try {
       await updateCard(slack, { ...info, overdue: true }, logger);
     } catch (err) {
-      logger.warn({ err, channel: channelId, thread: threadTs, slackError: slackErrorCode(err) }, 'could not mark a conversation card overdue');
+      logger.warn(
+        { err, channel: channelId, thread: threadTs, slackError: slackErrorCode(err) },
+        'could not mark a conversation card overdue',
+      );
     }
     return undefined;
   }
@@ -127,7 +162,9 @@ export class Waiting {
 
 function sameAnswerer(a: Answerer | undefined, b: Answerer): boolean {
   if (!a) return false;
-  return 'user' in a && 'user' in b ? a.user === b.user : 'platformAgent' in a && 'platformAgent' in b && a.platformAgent === b.platformAgent;
+  return 'user' in a && 'user' in b
+    ? a.user === b.user
+    : 'platformAgent' in a && 'platformAgent' in b && a.platformAgent === b.platformAgent;
 }
 
 /** The nudge: who should answer (the owner, else the user group), and for how long the customer has waited. */

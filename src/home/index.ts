@@ -34,13 +34,20 @@ export function register(app: App, deps: Deps): void {
     if (!('trigger_id' in body)) return;
     const teamId = body.team?.id ?? '';
     // Open at once (trigger ids expire in 3 s), then fill in when the platform answers.
-    const opened = await client.views.open({ trigger_id: body.trigger_id, view: noticeView('Campaign stats', '⏳ Loading…') });
+    const opened = await client.views.open({
+      trigger_id: body.trigger_id,
+      view: noticeView('Campaign stats', '⏳ Loading…'),
+    });
     const viewId = opened.view?.id;
     if (!viewId) return;
     let view;
     try {
       const api = await deps.platform.clientFor(teamId);
-      view = modal({ callbackId: 'home_stats_view', title: 'Campaign stats', blocks: renderStats(await api.dashboard.getStats()).blocks });
+      view = modal({
+        callbackId: 'home_stats_view',
+        title: 'Campaign stats',
+        blocks: renderStats(await api.dashboard.getStats()).blocks,
+      });
     } catch (err) {
       logFailure(deps.logger, err, { team: teamId }, 'stats for the home tab failed');
       view = noticeView('Campaign stats', describeFailure(err));

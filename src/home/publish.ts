@@ -47,8 +47,15 @@ async function loadHomeState(deps: Deps, client: WebClient, teamId: string, user
 }
 
 /** The open handoff conversations this user claimed, longest wait first (the first few, with the total). */
-async function loadMyConversations(deps: Deps, client: WebClient, teamId: string, userId: string): Promise<{ shown: OpenConversation[]; total: number }> {
-  const mine = (await deps.store.conversations.openThreads(teamId)).filter((t) => t.owner === userId).sort(byLongestWait);
+async function loadMyConversations(
+  deps: Deps,
+  client: WebClient,
+  teamId: string,
+  userId: string,
+): Promise<{ shown: OpenConversation[]; total: number }> {
+  const mine = (await deps.store.conversations.openThreads(teamId))
+    .filter((t) => t.owner === userId)
+    .sort(byLongestWait);
   return { shown: await withPermalinks(client, mine.slice(0, MY_CONVERSATIONS_SHOWN)), total: mine.length };
 }
 
@@ -60,6 +67,9 @@ async function loadQuota(deps: Deps, teamId: string, connected: boolean): Promis
     return latest ? { row: latest } : { problem: 'the platform has no quota on record yet.' };
   } catch (err) {
     logFailure(deps.logger, err, { team: teamId }, 'quota for the home tab failed');
-    return { problem: err instanceof DeadlineError ? 'the platform is slow to answer; refresh in a moment.' : describeFailure(err) };
+    return {
+      problem:
+        err instanceof DeadlineError ? 'the platform is slow to answer; refresh in a moment.' : describeFailure(err),
+    };
   }
 }

@@ -9,7 +9,17 @@ import type { Connection, DigestSchedule, QuotaAlertSetting, Route } from '../st
 import { routeLabel } from '../events/subscription-text.js';
 import { describeSchedule } from '../digests/index.js';
 import { renderConversationLine, type OpenConversation } from '../handoff/open-list.js';
-import { actions, button, context, divider, escapeMrkdwn, header, section, slackDate, type KnownBlock } from '../slack/blocks.js';
+import {
+  actions,
+  button,
+  context,
+  divider,
+  escapeMrkdwn,
+  header,
+  section,
+  slackDate,
+  type KnownBlock,
+} from '../slack/blocks.js';
 
 export const HOME_ACTIONS = { stats: 'home_stats', connect: 'home_connect', refresh: 'home_refresh' } as const;
 
@@ -48,19 +58,31 @@ export function renderHome(s: HomeState): HomeView {
   blocks.push(divider(), section('*My open conversations*'));
   const mine = s.myConversations;
   if (mine.total === 0) {
-    blocks.push(context('You have not claimed any open handoff conversation. Press *Claim* on a conversation card; `/campaign handoffs` lists the open ones.'));
+    blocks.push(
+      context(
+        'You have not claimed any open handoff conversation. Press *Claim* on a conversation card; `/campaign handoffs` lists the open ones.',
+      ),
+    );
   } else {
     blocks.push(section(mine.shown.map((c) => `• ${renderConversationLine(c, s.now)}`).join('\n')));
-    if (mine.total > mine.shown.length) blocks.push(context(`…and ${mine.total - mine.shown.length} more — \`/campaign handoffs\` lists them all.`));
+    if (mine.total > mine.shown.length)
+      blocks.push(context(`…and ${mine.total - mine.shown.length} more — \`/campaign handoffs\` lists them all.`));
   }
 
   blocks.push(divider(), section('*Event routes*'));
   if (s.routes.length === 0) {
-    blocks.push(context('No channel receives platform events yet. An admin runs `/campaign subscribe <campaignId|*>` in a channel.'));
+    blocks.push(
+      context(
+        'No channel receives platform events yet. An admin runs `/campaign subscribe <campaignId|*>` in a channel.',
+      ),
+    );
   } else {
     const lines = s.routes
       .slice(0, MAX_ROUTE_LINES)
-      .map((r) => `• <#${r.channelId}> ← ${r.campaignId === '*' ? 'every campaign' : `campaign \`${escapeMrkdwn(r.campaignId)}\``}: ${routeLabel(r.triggerName, r.filters)}`);
+      .map(
+        (r) =>
+          `• <#${r.channelId}> ← ${r.campaignId === '*' ? 'every campaign' : `campaign \`${escapeMrkdwn(r.campaignId)}\``}: ${routeLabel(r.triggerName, r.filters)}`,
+      );
     if (s.routes.length > MAX_ROUTE_LINES) lines.push(`…and ${s.routes.length - MAX_ROUTE_LINES} more`);
     blocks.push(section(lines.join('\n')));
   }
@@ -74,7 +96,10 @@ export function renderHome(s: HomeState): HomeView {
 
   blocks.push(divider(), section('*Digests and quota alerts*'), ...reportLines(s));
 
-  const buttons = [button('Show stats', HOME_ACTIONS.stats, { style: 'primary' }), button('Refresh', HOME_ACTIONS.refresh)];
+  const buttons = [
+    button('Show stats', HOME_ACTIONS.stats, { style: 'primary' }),
+    button('Refresh', HOME_ACTIONS.refresh),
+  ];
   if (s.isAdmin) buttons.push(button(s.connection ? 'Change API key' : 'Connect platform', HOME_ACTIONS.connect));
   blocks.push(divider(), actions(buttons));
   return { type: 'home', blocks };
@@ -83,10 +108,16 @@ export function renderHome(s: HomeState): HomeView {
 function reportLines(s: HomeState): KnownBlock[] {
   const lines = [
     ...(s.digests ?? []).map((d) => `• <#${d.channelId}> 🗞️ digest ${describeSchedule(d.schedule)}`),
-    ...(s.quotaAlerts ?? []).map((a) => `• <#${a.channelId}> 📈 quota alerts at ${a.setting.thresholds.map((t) => `${t}%`).join(', ')}`),
+    ...(s.quotaAlerts ?? []).map(
+      (a) => `• <#${a.channelId}> 📈 quota alerts at ${a.setting.thresholds.map((t) => `${t}%`).join(', ')}`,
+    ),
   ];
   if (lines.length === 0) {
-    return [context('No channel gets digests or quota alerts yet. An admin runs `/campaign digest daily` or `/campaign quota-alert 80 90 100` in a channel.')];
+    return [
+      context(
+        'No channel gets digests or quota alerts yet. An admin runs `/campaign digest daily` or `/campaign quota-alert 80 90 100` in a channel.',
+      ),
+    ];
   }
   const shown = lines.slice(0, MAX_ROUTE_LINES);
   if (lines.length > MAX_ROUTE_LINES) shown.push(`…and ${lines.length - MAX_ROUTE_LINES} more`);
@@ -97,6 +128,7 @@ function connectionLine(s: HomeState): string {
   if (s.connection) {
     return `🟢 Connected to the platform with key \`••••${escapeMrkdwn(s.connection.last4)}\`, verified ${slackDate(s.connection.verifiedAt.toISOString())} by <@${s.connection.verifiedBy}>.`;
   }
-  if (s.defaultKeyLast4 !== undefined) return `🟢 Connected with the app's default key \`••••${escapeMrkdwn(s.defaultKeyLast4)}\`.`;
+  if (s.defaultKeyLast4 !== undefined)
+    return `🟢 Connected with the app's default key \`••••${escapeMrkdwn(s.defaultKeyLast4)}\`.`;
   return '⚪️ Not connected to the platform yet. An admin can connect it with the button below or `/campaign connect`.';
 }

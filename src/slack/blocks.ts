@@ -110,7 +110,9 @@ export function section(text: string, extra: Partial<Omit<SectionBlock, 'type' |
 export function fields(pairs: ReadonlyArray<readonly [label: string, value: string]>): SectionBlock {
   return {
     type: 'section',
-    fields: pairs.slice(0, LIMITS.sectionFields).map(([label, value]) => mrkdwn(`*${label}*\n${value}`, LIMITS.fieldText)),
+    fields: pairs
+      .slice(0, LIMITS.sectionFields)
+      .map(([label, value]) => mrkdwn(`*${label}*\n${value}`, LIMITS.fieldText)),
   };
 }
 
@@ -138,7 +140,11 @@ export function button(
 }
 
 export function actions(elements: Button[], blockId?: string): ActionsBlock {
-  return { type: 'actions', elements: elements.slice(0, LIMITS.actionsElements), ...(blockId ? { block_id: blockId } : {}) };
+  return {
+    type: 'actions',
+    elements: elements.slice(0, LIMITS.actionsElements),
+    ...(blockId ? { block_id: blockId } : {}),
+  };
 }
 
 /**
@@ -149,7 +155,10 @@ export function slackDate(iso: string | undefined, format = '{date_short_pretty}
   if (!iso) return '—';
   const ms = Date.parse(iso);
   if (Number.isNaN(ms)) return escapeMrkdwn(iso);
-  const fallback = new Date(ms).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
+  const fallback = new Date(ms)
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, ' UTC');
   return `<!date^${Math.floor(ms / 1000)}^${format}|${fallback}>`;
 }
 

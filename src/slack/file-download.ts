@@ -41,7 +41,8 @@ export class SlackFileError extends Error {
     /** `socketCode`: the undici/system code of a timeout or network failure, for the logs; `host`: where a refused redirect led. */
     readonly detail: { status?: number; maxBytes?: number; socketCode?: string; host?: string } = {},
   ) {
-    const extra = detail.status !== undefined ? ` (HTTP ${detail.status})` : detail.socketCode ? ` (${detail.socketCode})` : '';
+    const extra =
+      detail.status !== undefined ? ` (HTTP ${detail.status})` : detail.socketCode ? ` (${detail.socketCode})` : '';
     super(`Slack file "${fileName}": ${problem}${extra}`);
   }
 }
@@ -104,7 +105,12 @@ const DEFAULT_HEADERS_TIMEOUT_MS = 20_000;
 const DEFAULT_BODY_TIMEOUT_MS = 30_000;
 /** Slack's file host → its CDN is one hop; a few more leave room without looping for long. */
 const MAX_REDIRECTS = 3;
-const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+const TIMEOUT_CODES = new Set([
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'ETIMEDOUT',
+]);
 
 /**
  * The file's bytes as a lazy stream: nothing is requested until the first read, so several of these
@@ -125,7 +131,8 @@ async function* download(source: SlackFileSource): AsyncGenerator<Uint8Array> {
     await res.body.dump().catch(() => undefined);
     const next = redirectTarget(res.headers.location, url);
     if (next === undefined) throw new SlackFileError('http', name, { status });
-    if (!isSlackRedirectTarget(next, allowedOrigin)) throw new SlackFileError('redirect', name, { status, host: next.hostname });
+    if (!isSlackRedirectTarget(next, allowedOrigin))
+      throw new SlackFileError('redirect', name, { status, host: next.hostname });
     if (isSignInPage(next)) throw new SlackFileError('sign_in', name, { status });
     if (followed >= MAX_REDIRECTS) throw new SlackFileError('too_many_redirects', name, { status });
     url = next;
@@ -198,8 +205,13 @@ function problemForStatus(status: number): SlackFileProblem {
 }
 
 function connectionError(err: unknown, name: string): SlackFileError {
-  const code = typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' ? err.code : undefined;
-  return new SlackFileError(code !== undefined && TIMEOUT_CODES.has(code) ? 'timeout' : 'network', name, code !== undefined ? { socketCode: code } : {});
+  const code =
+    typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' ? err.code : undefined;
+  return new SlackFileError(
+    code !== undefined && TIMEOUT_CODES.has(code) ? 'timeout' : 'network',
+    name,
+    code !== undefined ? { socketCode: code } : {},
+  );
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {

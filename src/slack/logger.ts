@@ -14,9 +14,11 @@ const TO_PINO: Record<LogLevel, 'debug' | 'info' | 'warn' | 'error'> = {
 
 export function boltLogger(base: Logger, name = 'bolt'): SlackLogger {
   let logger = base.child({ component: name });
-  const write = (level: 'debug' | 'info' | 'warn' | 'error') => (...msg: unknown[]) => {
-    logger[level](msg.map((m) => (typeof m === 'string' ? m : safeString(m))).join(' '));
-  };
+  const write =
+    (level: 'debug' | 'info' | 'warn' | 'error') =>
+    (...msg: unknown[]) => {
+      logger[level](msg.map((m) => (typeof m === 'string' ? m : safeString(m))).join(' '));
+    };
   return {
     debug: write('debug'),
     info: write('info'),
@@ -24,7 +26,8 @@ export function boltLogger(base: Logger, name = 'bolt'): SlackLogger {
     error: write('error'),
     // Our LOG_LEVEL governs; Bolt's own calls to setLevel must not lower it.
     setLevel: () => undefined,
-    getLevel: () => (Object.entries(TO_PINO).find(([, v]) => v === base.level)?.[0] as LogLevel | undefined) ?? LogLevel.INFO,
+    getLevel: () =>
+      (Object.entries(TO_PINO).find(([, v]) => v === base.level)?.[0] as LogLevel | undefined) ?? LogLevel.INFO,
     setName: (n: string) => {
       logger = base.child({ component: n });
     },

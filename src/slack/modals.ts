@@ -3,7 +3,15 @@
  *
  * Convention: every input's `action_id` is `value`, so a field is addressed by its block id alone.
  */
-import type { Checkboxes, FileInput, InputBlock, KnownBlock, ModalView, PlainTextInput, PlainTextOption } from '@slack/types';
+import type {
+  Checkboxes,
+  FileInput,
+  InputBlock,
+  KnownBlock,
+  ModalView,
+  PlainTextInput,
+  PlainTextOption,
+} from '@slack/types';
 import type { ViewOutput } from '@slack/bolt';
 import { LIMITS, plain } from './blocks.js';
 
@@ -31,7 +39,14 @@ export function modal(opts: {
 export function textInput(
   blockId: string,
   label: string,
-  opts: { placeholder?: string; hint?: string; optional?: boolean; multiline?: boolean; initial?: string; maxLength?: number } = {},
+  opts: {
+    placeholder?: string;
+    hint?: string;
+    optional?: boolean;
+    multiline?: boolean;
+    initial?: string;
+    maxLength?: number;
+  } = {},
 ): InputBlock {
   const element: PlainTextInput = {
     type: 'plain_text_input',
@@ -104,7 +119,12 @@ export function readText(view: ViewOutput, blockId: string): string | undefined 
 }
 
 /** The input block around any element: label, hint and whether it may be left empty. */
-function inputBlock(blockId: string, label: string, element: InputBlock['element'], opts: { hint?: string; optional?: boolean }): InputBlock {
+function inputBlock(
+  blockId: string,
+  label: string,
+  element: InputBlock['element'],
+  opts: { hint?: string; optional?: boolean },
+): InputBlock {
   return {
     type: 'input',
     block_id: blockId,

@@ -13,7 +13,11 @@ export function slackErrorCode(err: unknown): string | undefined {
 }
 
 /** chat.postMessage (in a thread when `threadTs` is given); resolves with the message ts. */
-export async function postMessage(slack: WebClient, to: { channel: string; threadTs?: string | undefined }, payload: MessagePayload): Promise<string> {
+export async function postMessage(
+  slack: WebClient,
+  to: { channel: string; threadTs?: string | undefined },
+  payload: MessagePayload,
+): Promise<string> {
   const res = await slack.chat.postMessage({
     channel: to.channel,
     ...(to.threadTs ? { thread_ts: to.threadTs } : {}),

@@ -25,7 +25,12 @@ function isSlackResponseUrl(url: string, slackApiUrl: string): boolean {
   return !apiIsSlack && target.origin === api.origin;
 }
 
-export async function postToResponseUrl(url: string, payload: Record<string, unknown>, logger: Logger, slackApiUrl: string): Promise<boolean> {
+export async function postToResponseUrl(
+  url: string,
+  payload: Record<string, unknown>,
+  logger: Logger,
+  slackApiUrl: string,
+): Promise<boolean> {
   if (!isSlackResponseUrl(url, slackApiUrl)) {
     let host = '(not a URL)';
     try {

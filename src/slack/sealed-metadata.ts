@@ -19,14 +19,20 @@ const sealedSchema = z.object({ d: z.string(), s: z.string() });
 /** The sealing key: never the secret itself, so a leak of one can't be turned into the other. */
 export function metadataKey(config: Config): Buffer {
   const slack = config.slack;
-  const secret = [slack.signingSecret, slack.appToken, slack.mode.kind === 'oauth' ? slack.mode.stateSecret : slack.mode.botToken]
+  const secret = [
+    slack.signingSecret,
+    slack.appToken,
+    slack.mode.kind === 'oauth' ? slack.mode.stateSecret : slack.mode.botToken,
+  ]
     .filter((s): s is string => typeof s === 'string' && s !== '')
     .join('\n');
   return createHmac('sha256', secret).update('campaign-slack private_metadata v1').digest();
 }
 
 function mac(key: Buffer, scope: MetadataScope, data: string): Buffer {
-  return createHmac('sha256', key).update(JSON.stringify([scope.callbackId, scope.teamId, data])).digest();
+  return createHmac('sha256', key)
+    .update(JSON.stringify([scope.callbackId, scope.teamId, data]))
+    .digest();
 }
 
 export function sealMetadata(key: Buffer, scope: MetadataScope, value: unknown): string {
@@ -35,7 +41,12 @@ export function sealMetadata(key: Buffer, scope: MetadataScope, value: unknown):
 }
 
 /** The value sealed for this scope, or undefined when absent, altered, or sealed for another form. */
-export function openMetadata<T>(key: Buffer, scope: MetadataScope, text: string | undefined, schema: z.ZodType<T>): T | undefined {
+export function openMetadata<T>(
+  key: Buffer,
+  scope: MetadataScope,
+  text: string | undefined,
+  schema: z.ZodType<T>,
+): T | undefined {
   const sealed = parseJsonValue(text, sealedSchema);
   if (!sealed) return undefined;
   const given = Buffer.from(sealed.s, 'base64url');

@@ -36,7 +36,11 @@ export async function settleSubmission(args: {
   const { ack, client, viewId, title, logger, work } = args;
   const guarded = work.catch((err: unknown): SubmissionOutcome => {
     logger.error({ err }, 'modal submission failed unexpectedly');
-    return { kind: 'invalid', errors: {}, sentence: 'Something went wrong on our side — try again; if it keeps happening, tell your Slack admin.' };
+    return {
+      kind: 'invalid',
+      errors: {},
+      sentence: 'Something went wrong on our side — try again; if it keeps happening, tell your Slack admin.',
+    };
   });
   let timer: NodeJS.Timeout | undefined;
   const early = await Promise.race([
@@ -58,10 +62,18 @@ export async function settleSubmission(args: {
     return early;
   }
 
-  await ack({ response_action: 'update', view: noticeView(title, '⏳ Working on it — the platform is taking a moment. You can close this window; the result will appear here.') });
+  await ack({
+    response_action: 'update',
+    view: noticeView(
+      title,
+      '⏳ Working on it — the platform is taking a moment. You can close this window; the result will appear here.',
+    ),
+  });
   const late = await guarded;
   const view =
-    late.kind === 'done' ? (late.view ?? noticeView(title, late.lateNote ?? '✅ Done.')) : noticeView(title, `❌ ${late.sentence}\nOpen the form again to retry.`);
+    late.kind === 'done'
+      ? (late.view ?? noticeView(title, late.lateNote ?? '✅ Done.'))
+      : noticeView(title, `❌ ${late.sentence}\nOpen the form again to retry.`);
   try {
     await client.views.update({ view_id: viewId, view });
   } catch (err) {

@@ -9,7 +9,11 @@ import { escapeMrkdwn, literalChar, slackDate } from './blocks.js';
  * Escapes each character with `piece` (default: `escapeMrkdwn`), then cuts to at most `max` characters
  * without splitting an `&amp;`-style entity.
  */
-export function escapeWithin(raw: string, max: number, piece: (chars: readonly string[], i: number) => string = (chars, i) => escapeMrkdwn(chars[i] ?? '')): string {
+export function escapeWithin(
+  raw: string,
+  max: number,
+  piece: (chars: readonly string[], i: number) => string = (chars, i) => escapeMrkdwn(chars[i] ?? ''),
+): string {
   const chars = [...raw];
   const pieces = chars.map((_, i) => piece(chars, i));
   const whole = pieces.join('');

@@ -111,7 +111,8 @@ export class ConversationRepo {
   async threads(ref: ConversationRef): Promise<Map<string, string>> {
     const fields = await this.kv.hashGetAll(this.conversationKey(ref));
     const out = new Map<string, string>();
-    for (const [field, ts] of Object.entries(fields)) if (field.startsWith(THREAD_FIELD)) out.set(field.slice(THREAD_FIELD.length), ts);
+    for (const [field, ts] of Object.entries(fields))
+      if (field.startsWith(THREAD_FIELD)) out.set(field.slice(THREAD_FIELD.length), ts);
     return out;
   }
 
@@ -121,7 +122,13 @@ export class ConversationRepo {
   }
 
   /** Remembers the parent card posted for the conversation in a channel. */
-  async recordThread(ref: ConversationRef, channelId: string, threadTs: string, facts: CardFacts, sessionId?: string): Promise<void> {
+  async recordThread(
+    ref: ConversationRef,
+    channelId: string,
+    threadTs: string,
+    facts: CardFacts,
+    sessionId?: string,
+  ): Promise<void> {
     const factFields = definedFields(facts);
     const conv = this.conversationKey(ref);
     await this.kv.hashSet(conv, { ...factFields, state: 'open', [`${THREAD_FIELD}${channelId}`]: threadTs });
@@ -148,7 +155,11 @@ export class ConversationRepo {
     ]);
     if (!f.campaignId || !f.customerNumber) return null;
     const waitingSince = f.waitingSince ? Number(f.waitingSince) : NaN;
-    const answeredBy: Answerer | undefined = f.answeredBy ? { user: f.answeredBy } : f.answeredByAgent ? { platformAgent: f.answeredByAgent } : undefined;
+    const answeredBy: Answerer | undefined = f.answeredBy
+      ? { user: f.answeredBy }
+      : f.answeredByAgent
+        ? { platformAgent: f.answeredByAgent }
+        : undefined;
     return {
       teamId,
       campaignId: f.campaignId,
@@ -160,7 +171,9 @@ export class ConversationRepo {
       ...(f.sessionId ? { sessionId: f.sessionId } : {}),
       ...(f.reportedSessionId ? { reportedSessionId: f.reportedSessionId } : {}),
       ...(owner ? { owner } : {}),
-      ...(Number.isFinite(waitingSince) ? { waitingSince, ...(f.nudgedFor === f.waitingSince ? { overdue: true } : {}) } : {}),
+      ...(Number.isFinite(waitingSince)
+        ? { waitingSince, ...(f.nudgedFor === f.waitingSince ? { overdue: true } : {}) }
+        : {}),
       ...(answeredBy ? { answeredBy } : {}),
     };
   }
@@ -204,7 +217,11 @@ export class ConversationRepo {
   /** Claims an unclaimed conversation (one claimer wins a race); else says who holds it. */
   async claim(teamId: string, channelId: string, threadTs: string, userId: string): Promise<ClaimResult> {
     const key = this.keys.threadOwner(teamId, channelId, threadTs);
-    if ((await this.kv.set(key, userId, { onlyIfAbsent: true, ttlMs: TTL_MS })) || (await this.kv.setIfEqual(key, '', userId))) return { ok: true };
+    if (
+      (await this.kv.set(key, userId, { onlyIfAbsent: true, ttlMs: TTL_MS })) ||
+      (await this.kv.setIfEqual(key, '', userId))
+    )
+      return { ok: true };
     return { ok: false, owner: (await this.kv.get(key)) || undefined };
   }
 
@@ -278,7 +295,13 @@ export class ConversationRepo {
     }
   }
 
-  async saveReply(teamId: string, channelId: string, threadTs: string, replyTs: string, reply: ThreadReply): Promise<void> {
+  async saveReply(
+    teamId: string,
+    channelId: string,
+    threadTs: string,
+    replyTs: string,
+    reply: ThreadReply,
+  ): Promise<void> {
     const key = this.keys.thread(teamId, channelId, threadTs);
     await this.kv.hashSet(key, { [`${REPLY_FIELD}${replyTs}`]: JSON.stringify(reply) });
     await this.kv.expire(key, TTL_MS);
@@ -303,7 +326,9 @@ export class ConversationRepo {
   }
 
   private echoKey(ref: ConversationRef, message: string): string {
-    const digest = createHash('sha256').update(JSON.stringify([ref.campaignId, ref.customerNumber, message.trim()])).digest('hex');
+    const digest = createHash('sha256')
+      .update(JSON.stringify([ref.campaignId, ref.customerNumber, message.trim()]))
+      .digest('hex');
     return this.keys.dedup(`echo:${ref.teamId}`, digest);
   }
 }
@@ -337,7 +362,9 @@ function openMember(channelId: string, threadTs: string): string {
 }
 
 function definedFields(facts: CardFacts): Record<string, string> {
-  return Object.fromEntries(Object.entries(facts).filter((e): e is [string, string] => typeof e[1] === 'string' && e[1] !== ''));
+  return Object.fromEntries(
+    Object.entries(facts).filter((e): e is [string, string] => typeof e[1] === 'string' && e[1] !== ''),
+  );
 }
 
 function stripUndefined(reply: z.output<typeof threadReplySchema>): ThreadReply {

@@ -75,7 +75,12 @@ export function createStore(options: StoreOptions = {}): Store {
   const now = options.now ?? Date.now;
   const useRedis = options.redis !== undefined || options.redisUrl !== undefined || options.redisCluster !== undefined;
 
-  const ring = options.secretsKey === undefined ? [] : Buffer.isBuffer(options.secretsKey) ? [options.secretsKey] : options.secretsKey;
+  const ring =
+    options.secretsKey === undefined
+      ? []
+      : Buffer.isBuffer(options.secretsKey)
+        ? [options.secretsKey]
+        : options.secretsKey;
   if (useRedis && ring.length === 0) {
     // Secrets stored in a shared, persistent Redis must be readable after a restart: no ephemeral key.
     throw new Error('SECRETS_KEY is required when Redis is used');
@@ -86,7 +91,9 @@ export function createStore(options: StoreOptions = {}): Store {
   let queue: EventQueue;
   let ownedClient: RedisClient | undefined;
   if (useRedis) {
-    const redis = options.redis ?? (options.redisCluster ? openRedisCluster(options.redisCluster, logger) : openRedis(options.redisUrl!, logger));
+    const redis =
+      options.redis ??
+      (options.redisCluster ? openRedisCluster(options.redisCluster, logger) : openRedis(options.redisUrl!, logger));
     if (!options.redis) ownedClient = redis;
     kv = new RedisKeyValueStore({ redis });
     queue = createRedisQueue({ redis, keys, logger });
@@ -124,36 +131,21 @@ export function createStore(options: StoreOptions = {}): Store {
 }
 
 export { createKeys, DEFAULT_KEY_PREFIX } from './keys.js';
-;
-;
 export { SecretBox, SecretBoxError, decodeSecretsKey } from './secrets.js';
 export { rekeyStore } from './rekey.js';
-;
-;
-;
-;
-export type { Answerer, CardFacts, ClaimResult, ConversationRef, ConversationState, ThreadInfo } from './conversations.js';
-;
-;
-export type { Connection } from './workspaces.js';
-export {  ALL_CAMPAIGNS, canonicalFilters,  } from './routes.js';
-export type { Route, RouteFilters } from './routes.js';
-;
-;
-export type { DueTimer } from './timers.js';
-export {  CALL_CATEGORIES, DIGEST_CADENCES } from './reports.js';
-export type {  DigestCadence, DigestFigures, DigestSchedule, QuotaAlertSetting } from './reports.js';
-;
-export { RetryLaterError, isRetryLaterError } from './queue.js';
 export type {
-  
-  Consumer,
-  
-  
-  
-  EventQueue,
-  
-  QueueEntry,
-  
-  
-} from './queue.js';
+  Answerer,
+  CardFacts,
+  ClaimResult,
+  ConversationRef,
+  ConversationState,
+  ThreadInfo,
+} from './conversations.js';
+export type { Connection } from './workspaces.js';
+export { ALL_CAMPAIGNS, canonicalFilters } from './routes.js';
+export type { Route, RouteFilters } from './routes.js';
+export type { DueTimer } from './timers.js';
+export { CALL_CATEGORIES, DIGEST_CADENCES } from './reports.js';
+export type { DigestCadence, DigestFigures, DigestSchedule, QuotaAlertSetting } from './reports.js';
+export { RetryLaterError, isRetryLaterError } from './queue.js';
+export type { Consumer, EventQueue, QueueEntry } from './queue.js';

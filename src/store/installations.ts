@@ -20,7 +20,9 @@ export class InstallationRepo implements InstallationStore {
     private readonly secrets: SecretBox,
   ) {}
 
-  async storeInstallation<AuthVersion extends 'v1' | 'v2'>(installation: Installation<AuthVersion, boolean>): Promise<void> {
+  async storeInstallation<AuthVersion extends 'v1' | 'v2'>(
+    installation: Installation<AuthVersion, boolean>,
+  ): Promise<void> {
     const key = this.keyFor({
       isEnterpriseInstall: installation.isEnterpriseInstall === true,
       teamId: installation.team?.id,
@@ -56,7 +58,11 @@ export class InstallationRepo implements InstallationStore {
     return null;
   }
 
-  private keyFor(q: { isEnterpriseInstall?: boolean; teamId?: string | undefined; enterpriseId?: string | undefined }): string {
+  private keyFor(q: {
+    isEnterpriseInstall?: boolean;
+    teamId?: string | undefined;
+    enterpriseId?: string | undefined;
+  }): string {
     if (q.isEnterpriseInstall && q.enterpriseId) return this.keys.installation('org', q.enterpriseId);
     if (!q.teamId) throw new Error('installation query without a team id');
     return this.keys.installation(q.teamId, q.enterpriseId);

@@ -104,14 +104,12 @@ export function createKeys(prefix: string = DEFAULT_KEY_PREFIX): Keys {
     workspace: (teamId) => `${p}workspace:${segment(teamId)}`,
     hookToken: (tokenHash) => `${p}hook-token:${segment(tokenHash)}`,
     routes: (teamId) => `${p}routes:${segment(teamId)}`,
-    installation: (teamId, enterpriseId) =>
-      `${p}installation:${segment(enterpriseId ?? '-')}:${segment(teamId)}`,
+    installation: (teamId, enterpriseId) => `${p}installation:${segment(enterpriseId ?? '-')}:${segment(teamId)}`,
     dedup: (scope, id) => `${p}dedup:${segment(scope)}:${segment(id)}`,
     cache: (name, id) => `${p}cache:${segment(name)}${id === undefined ? '' : `:${segment(id)}`}`,
     conversation: (teamId, campaignId, customerNumber) =>
       `${p}conversation:${segment(teamId)}:${segment(campaignId)}:${segment(customerNumber)}`,
-    thread: (teamId, channelId, threadTs) =>
-      `${p}thread:${segment(teamId)}:${segment(channelId)}:${segment(threadTs)}`,
+    thread: (teamId, channelId, threadTs) => `${p}thread:${segment(teamId)}:${segment(channelId)}:${segment(threadTs)}`,
     agentLinks: (teamId) => `${p}agent-links:${segment(teamId)}`,
     threadOwner: (teamId, channelId, threadTs) =>
       `${p}thread-owner:${segment(teamId)}:${segment(channelId)}:${segment(threadTs)}`,

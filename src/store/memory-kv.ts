@@ -2,9 +2,7 @@ import { assertTtl, WRONGTYPE_MESSAGE } from './kv.js';
 import type { KeyValueStore, SetOptions } from './kv.js';
 
 type Value =
-  | { kind: 'string'; data: string }
-  | { kind: 'hash'; data: Map<string, string> }
-  | { kind: 'set'; data: Set<string> };
+  { kind: 'string'; data: string } | { kind: 'hash'; data: Map<string, string> } | { kind: 'set'; data: Set<string> };
 
 interface Item {
   value: Value;

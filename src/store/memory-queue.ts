@@ -3,7 +3,15 @@ import type { Logger } from 'pino';
 import { BackendEventQueue } from './queue-consumer.js';
 import type { FailResult, QueueBackend, QueueReader, StartResult, StoredEntry } from './queue-backend.js';
 import { DEAD_LETTER_CAP } from './queue.js';
-import type { DeadLetter, DeadLetters, EnqueueOptions, EnqueueResult, EventQueue, QueueDepth, QueueEvent } from './queue.js';
+import type {
+  DeadLetter,
+  DeadLetters,
+  EnqueueOptions,
+  EnqueueResult,
+  EventQueue,
+  QueueDepth,
+  QueueEvent,
+} from './queue.js';
 
 interface Pending {
   consumer: string;
@@ -37,7 +45,12 @@ export class MemoryQueueBackend implements QueueBackend {
   private seq = 0;
   private closed = false;
 
-  enqueueOnce(dedupKey: string, event: QueueEvent, dedupTtlMs: number, options: EnqueueOptions): Promise<EnqueueResult> {
+  enqueueOnce(
+    dedupKey: string,
+    event: QueueEvent,
+    dedupTtlMs: number,
+    options: EnqueueOptions,
+  ): Promise<EnqueueResult> {
     if (this.closed) return Promise.reject(new Error('queue is closed'));
     const now = Date.now();
     this.pruneDedup(now);
@@ -130,7 +143,12 @@ export class MemoryQueueBackend implements QueueBackend {
     return Promise.resolve(claimed);
   }
 
-  heartbeat(consumer: string, entries: readonly StoredEntry[], orderKeys: readonly string[], leaseMs: number): Promise<StoredEntry[]> {
+  heartbeat(
+    consumer: string,
+    entries: readonly StoredEntry[],
+    orderKeys: readonly string[],
+    leaseMs: number,
+  ): Promise<StoredEntry[]> {
     const now = Date.now();
     const lost: StoredEntry[] = [];
     for (const entry of entries) {

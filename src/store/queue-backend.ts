@@ -58,7 +58,12 @@ export interface QueueBackend {
    * Keeps `entries` from being claimed by others and extends the leases this consumer holds on `orderKeys`.
    * Returns those of `entries` that no longer belong to this consumer.
    */
-  heartbeat(consumer: string, entries: readonly StoredEntry[], orderKeys: readonly string[], leaseMs: number): Promise<StoredEntry[]>;
+  heartbeat(
+    consumer: string,
+    entries: readonly StoredEntry[],
+    orderKeys: readonly string[],
+    leaseMs: number,
+  ): Promise<StoredEntry[]>;
   tryStart(consumer: string, entry: StoredEntry, leaseMs: number): Promise<StartResult>;
   /** Gives the lease up without finishing the entry (retry later). */
   release(consumer: string, entry: StoredEntry): Promise<void>;

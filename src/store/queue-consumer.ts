@@ -150,7 +150,10 @@ export class QueueConsumer implements Consumer {
       this.add(await this.reader.readOwnPending());
     } catch (error) {
       if (!this.stopping) {
-        this.logger.warn({ err: errorMessage(error), consumer: this.name }, 'queue: reading own pending entries failed');
+        this.logger.warn(
+          { err: errorMessage(error), consumer: this.name },
+          'queue: reading own pending entries failed',
+        );
       }
     }
     // Under a backlog, reading again as soon as one entry finishes means one more round trip per entry: while
@@ -338,7 +341,10 @@ export class QueueConsumer implements Consumer {
       this.drop(h);
     } catch (error) {
       // The handler already ran; only the acknowledgement is retried.
-      this.logger.warn({ err: errorMessage(error), consumer: this.name, id: h.entry.id }, 'queue: could not acknowledge entry');
+      this.logger.warn(
+        { err: errorMessage(error), consumer: this.name, id: h.entry.id },
+        'queue: could not acknowledge entry',
+      );
       h.notBefore = Date.now() + ERROR_BACKOFF_MS;
     }
   }
@@ -382,7 +388,12 @@ export class BackendEventQueue implements EventQueue {
     private readonly logger: Logger,
   ) {}
 
-  enqueueOnce(dedupKey: string, event: QueueEvent, dedupTtlMs: number, options: EnqueueOptions = {}): Promise<EnqueueResult> {
+  enqueueOnce(
+    dedupKey: string,
+    event: QueueEvent,
+    dedupTtlMs: number,
+    options: EnqueueOptions = {},
+  ): Promise<EnqueueResult> {
     if (!Number.isSafeInteger(dedupTtlMs) || dedupTtlMs <= 0) {
       return Promise.reject(new RangeError('enqueueOnce: dedupTtlMs must be a positive integer'));
     }

@@ -98,7 +98,12 @@ export interface EventQueue {
    * Queues the event unless `dedupKey` was seen (for this team) within `dedupTtlMs` (`duplicate`, checked
    * first) or the team's backlog is full (`full`). Throws if it cannot queue.
    */
-  enqueueOnce(dedupKey: string, event: QueueEvent, dedupTtlMs: number, options?: EnqueueOptions): Promise<EnqueueResult>;
+  enqueueOnce(
+    dedupKey: string,
+    event: QueueEvent,
+    dedupTtlMs: number,
+    options?: EnqueueOptions,
+  ): Promise<EnqueueResult>;
   consume(handler: QueueHandler, options: ConsumeOptions): Consumer;
   deadLetters(teamId?: string, limit?: number): Promise<DeadLetters>;
   depth(): Promise<QueueDepth>;

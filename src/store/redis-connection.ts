@@ -63,7 +63,9 @@ export function watchErrors(redis: RedisClient, logger: Logger): void {
 
 /** A second connection to the same Redis or Cluster (blocking reads must not share one with other commands). */
 export function duplicateConnection(client: RedisClient): RedisClient {
-  return client instanceof Cluster ? client.duplicate([], { enableAutoPipelining: false }) : client.duplicate({ enableAutoPipelining: false });
+  return client instanceof Cluster
+    ? client.duplicate([], { enableAutoPipelining: false })
+    : client.duplicate({ enableAutoPipelining: false });
 }
 
 /** The connections a full key scan must walk: every master of a cluster, or the one Redis. */

@@ -6,7 +6,15 @@ import type { Keys } from './keys.js';
 import { BackendEventQueue } from './queue-consumer.js';
 import type { FailResult, QueueBackend, QueueReader, StartResult, StoredEntry } from './queue-backend.js';
 import { DEAD_LETTER_CAP } from './queue.js';
-import type { DeadLetter, DeadLetters, EnqueueOptions, EnqueueResult, EventQueue, QueueDepth, QueueEvent } from './queue.js';
+import type {
+  DeadLetter,
+  DeadLetters,
+  EnqueueOptions,
+  EnqueueResult,
+  EventQueue,
+  QueueDepth,
+  QueueEvent,
+} from './queue.js';
 import { Batcher } from './queue-batch.js';
 import { duplicateConnection, watchErrors, type RedisClient } from './redis-connection.js';
 import { withScripts } from './redis-scripts.js';
@@ -39,7 +47,12 @@ const MAX_STREAMS_PER_READ = 200;
 const rawEntries = z.array(z.tuple([z.string(), z.array(z.string()).nullable()]));
 const readGroupReply = z.array(z.tuple([z.string(), rawEntries])).nullable();
 const autoClaimReply = z.tuple([z.string(), rawEntries]).rest(z.unknown());
-const enqueueReply = z.union([z.literal('duplicate'), z.literal('full'), z.string().regex(/^\d+-\d+$/), z.string().startsWith('error: ')]);
+const enqueueReply = z.union([
+  z.literal('duplicate'),
+  z.literal('full'),
+  z.string().regex(/^\d+-\d+$/),
+  z.string().startsWith('error: '),
+]);
 const startReply = z.union([
   z.tuple([z.literal('started'), z.number()]),
   z.tuple([z.literal('wait')]),
@@ -82,7 +95,8 @@ function toEntry(id: string, flat: readonly string[], source: string): StoredEnt
         break;
     }
   }
-  if (teamId === undefined || orderKey === undefined || payloadText === undefined || Number.isNaN(enqueuedAt)) return null;
+  if (teamId === undefined || orderKey === undefined || payloadText === undefined || Number.isNaN(enqueuedAt))
+    return null;
   let payload: unknown;
   try {
     payload = JSON.parse(payloadText);
@@ -125,9 +139,21 @@ class RedisQueueBackend implements QueueBackend {
   private bellReady: Promise<void> | undefined;
   private readonly readers = new Set<QueueReader>();
   // An error reply is one entry's doing (a key of the wrong type…): its batch is retried entry by entry.
-  private readonly enqueues = new Batcher<EnqueueInput, EnqueueResult>((batch) => this.enqueueBatch(batch), BATCH_MAX, isReplyError);
-  private readonly starts = new Batcher<StartInput, StartResult>((batch) => this.startBatch(batch), BATCH_MAX, isReplyError);
-  private readonly completions = new Batcher<CompleteInput, true>((batch) => this.completeBatch(batch), BATCH_MAX, isReplyError);
+  private readonly enqueues = new Batcher<EnqueueInput, EnqueueResult>(
+    (batch) => this.enqueueBatch(batch),
+    BATCH_MAX,
+    isReplyError,
+  );
+  private readonly starts = new Batcher<StartInput, StartResult>(
+    (batch) => this.startBatch(batch),
+    BATCH_MAX,
+    isReplyError,
+  );
+  private readonly completions = new Batcher<CompleteInput, true>(
+    (batch) => this.completeBatch(batch),
+    BATCH_MAX,
+    isReplyError,
+  );
 
   constructor(options: RedisQueueOptions) {
     this.redis = withScripts(options.redis);
@@ -138,7 +164,12 @@ class RedisQueueBackend implements QueueBackend {
     this.bell = this.keys.queueBell();
   }
 
-  enqueueOnce(dedupKey: string, event: QueueEvent, dedupTtlMs: number, options: EnqueueOptions): Promise<EnqueueResult> {
+  enqueueOnce(
+    dedupKey: string,
+    event: QueueEvent,
+    dedupTtlMs: number,
+    options: EnqueueOptions,
+  ): Promise<EnqueueResult> {
     let payload: string;
     try {
       payload = JSON.stringify(event.payload) ?? 'null';
@@ -146,7 +177,11 @@ class RedisQueueBackend implements QueueBackend {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
     return this.enqueues.call({
-      keys: [this.keys.queueDedup(event.teamId, dedupKey), this.keys.queueTeamStream(event.teamId), this.keys.queueOrder(event.orderKey)],
+      keys: [
+        this.keys.queueDedup(event.teamId, dedupKey),
+        this.keys.queueTeamStream(event.teamId),
+        this.keys.queueOrder(event.orderKey),
+      ],
       args: [dedupTtlMs, event.teamId, event.orderKey, payload, Date.now(), dedupKey, options.maxBacklog ?? 0],
     });
   }
@@ -154,12 +189,23 @@ class RedisQueueBackend implements QueueBackend {
   /** One ENQUEUE call for a batch of events. */
   private async enqueueBatch(batch: EnqueueInput[]): Promise<Array<EnqueueResult | Error>> {
     const keys = [this.keys.queueTeams(), this.bell, ...batch.flatMap((e) => e.keys)];
-    const reply = await this.redis.campaignQueueEnqueue(keys.length, ...keys, this.group, ...batch.flatMap((e) => e.args));
+    const reply = await this.redis.campaignQueueEnqueue(
+      keys.length,
+      ...keys,
+      this.group,
+      ...batch.flatMap((e) => e.args),
+    );
     return z
       .array(enqueueReply)
       .length(batch.length)
       .parse(reply)
-      .map((result) => (result.startsWith('error: ') ? new Error(result.slice(7)) : result === 'duplicate' || result === 'full' ? result : 'queued'));
+      .map((result) =>
+        result.startsWith('error: ')
+          ? new Error(result.slice(7))
+          : result === 'duplicate' || result === 'full'
+            ? result
+            : 'queued',
+      );
   }
 
   openReader(consumer: string): QueueReader {
@@ -176,7 +222,19 @@ class RedisQueueBackend implements QueueBackend {
         // COUNT applies per stream: every team with waiting entries gets its share of this read.
         const each = Math.max(1, Math.ceil(count / Math.max(1, streams.length)));
         const reply = await this.withGroups(keys, () =>
-          connection.call('XREADGROUP', 'GROUP', this.group, consumer, 'COUNT', each, 'BLOCK', blockMs, 'STREAMS', ...keys, ...keys.map(() => '>')),
+          connection.call(
+            'XREADGROUP',
+            'GROUP',
+            this.group,
+            consumer,
+            'COUNT',
+            each,
+            'BLOCK',
+            blockMs,
+            'STREAMS',
+            ...keys,
+            ...keys.map(() => '>'),
+          ),
         );
         const entries: StoredEntry[] = [];
         const rung: string[] = [];
@@ -220,7 +278,16 @@ class RedisQueueBackend implements QueueBackend {
       let cursor = '0-0';
       while (claimed.length < count) {
         const reply = await this.withGroups([stream], () =>
-          this.redis.call('XAUTOCLAIM', stream, this.group, consumer, minIdleMs, cursor, 'COUNT', count - claimed.length),
+          this.redis.call(
+            'XAUTOCLAIM',
+            stream,
+            this.group,
+            consumer,
+            minIdleMs,
+            cursor,
+            'COUNT',
+            count - claimed.length,
+          ),
         );
         const [next, batch] = autoClaimReply.parse(reply);
         claimed.push(...(await this.entriesOf(batch, stream)));
@@ -232,7 +299,12 @@ class RedisQueueBackend implements QueueBackend {
     return claimed;
   }
 
-  async heartbeat(consumer: string, entries: readonly StoredEntry[], orderKeys: readonly string[], leaseMs: number): Promise<StoredEntry[]> {
+  async heartbeat(
+    consumer: string,
+    entries: readonly StoredEntry[],
+    orderKeys: readonly string[],
+    leaseMs: number,
+  ): Promise<StoredEntry[]> {
     const byStream = new Map<string, Map<string, StoredEntry>>();
     for (const entry of entries) {
       const stream = this.streamOf(entry);
@@ -248,7 +320,14 @@ class RedisQueueBackend implements QueueBackend {
       // Chunked to keep single scripts short; leases ride along with the first one.
       for (let i = 0; i < Math.max(list.length, 1); i += 200) {
         const keys = [stream, ...leases];
-        const reply = await this.redis.campaignQueueHeartbeat(keys.length, ...keys, this.group, consumer, leaseMs, ...list.slice(i, i + 200));
+        const reply = await this.redis.campaignQueueHeartbeat(
+          keys.length,
+          ...keys,
+          this.group,
+          consumer,
+          leaseMs,
+          ...list.slice(i, i + 200),
+        );
         leases = [];
         for (const id of z.array(z.string()).parse(reply)) {
           const entry = ids.get(id);
@@ -270,11 +349,19 @@ class RedisQueueBackend implements QueueBackend {
     for (const { consumer, entry, leaseMs } of batch) {
       const stream = this.streamOf(entry);
       const other = stream === this.oldStream ? this.keys.queueTeamStream(entry.teamId) : this.oldStream;
-      keys.push(stream, this.keys.queueOrder(entry.orderKey), this.keys.queueLease(entry.orderKey), this.keys.queueAttempts(), other);
+      keys.push(
+        stream,
+        this.keys.queueOrder(entry.orderKey),
+        this.keys.queueLease(entry.orderKey),
+        this.keys.queueAttempts(),
+        other,
+      );
       args.push(consumer, entry.id, leaseMs);
     }
     const streams = [...new Set(batch.map(({ entry }) => this.streamOf(entry)))];
-    const reply = await this.withGroups(streams, () => this.redis.campaignQueueTryStart(keys.length, ...keys, this.group, ...args));
+    const reply = await this.withGroups(streams, () =>
+      this.redis.campaignQueueTryStart(keys.length, ...keys, this.group, ...args),
+    );
     return z
       .array(startReply)
       .length(batch.length)
@@ -345,7 +432,9 @@ class RedisQueueBackend implements QueueBackend {
 
   async depth(): Promise<QueueDepth> {
     const streams = await this.dataStreams(0, Number.POSITIVE_INFINITY);
-    const [total, pending] = pairReply.parse(await this.redis.campaignQueueDepth(streams.length, ...streams, this.group));
+    const [total, pending] = pairReply.parse(
+      await this.redis.campaignQueueDepth(streams.length, ...streams, this.group),
+    );
     return { total, pending, lag: Math.max(0, total - pending) };
   }
 
@@ -358,7 +447,9 @@ class RedisQueueBackend implements QueueBackend {
     return entry.source ?? this.keys.queueTeamStream(entry.teamId);
   }
 
-  private finishKeys(entry: StoredEntry): [stream: string, order: string, lease: string, attempts: string, teams: string] {
+  private finishKeys(
+    entry: StoredEntry,
+  ): [stream: string, order: string, lease: string, attempts: string, teams: string] {
     return [
       this.streamOf(entry),
       this.keys.queueOrder(entry.orderKey),
@@ -377,7 +468,10 @@ class RedisQueueBackend implements QueueBackend {
    * `turn` (so that beyond the limit every team gets its turn) — and the old single stream until it is empty.
    */
   private async dataStreams(turn: number, limit = MAX_STREAMS_PER_READ): Promise<string[]> {
-    const [teams, oldLength] = await Promise.all([this.redis.smembers(this.keys.queueTeams()), this.redis.xlen(this.oldStream)]);
+    const [teams, oldLength] = await Promise.all([
+      this.redis.smembers(this.keys.queueTeams()),
+      this.redis.xlen(this.oldStream),
+    ]);
     const start = teams.length > limit ? turn % teams.length : 0;
     const window = [...teams.slice(start), ...teams.slice(0, start)].slice(0, limit);
     const streams = window.map((team) => this.keys.queueTeamStream(team));

@@ -163,7 +163,6 @@ end
 return {total, pending}
 `;
 
-
 // Compare-and-set, so a maintenance rewrite never overwrites a value a request changed in between.
 const SET_IF_EQUAL = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL') return 1 end return 0`;
 const HSET_IF_EQUAL = `if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('HSET', KEYS[1], ARGV[1], ARGV[3]) return 1 end return 0`;
@@ -184,7 +183,16 @@ declare module 'ioredis' {
     /** See COMPLETE: the number of keys first. */
     campaignQueueComplete(numKeys: number, ...keysThenArgs: Arg[]): Result<unknown, Context>;
     /** See FAIL. */
-    campaignQueueFail(stream: string, order: string, lease: string, attempts: string, teams: string, dead: string, deadCounts: string, ...args: Arg[]): Result<unknown, Context>;
+    campaignQueueFail(
+      stream: string,
+      order: string,
+      lease: string,
+      attempts: string,
+      teams: string,
+      dead: string,
+      deadCounts: string,
+      ...args: Arg[]
+    ): Result<unknown, Context>;
     /** See DEPTH: the number of keys first. */
     campaignQueueDepth(numKeys: number, ...keysThenArgs: Arg[]): Result<unknown, Context>;
     campaignSetIfEqual(key: string, expected: string, value: string): Result<unknown, Context>;

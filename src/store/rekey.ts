@@ -40,7 +40,11 @@ export async function rekeyStore(store: Pick<Store, 'kv' | 'keys' | 'secrets'>):
   };
 
   /** Reads, re-seals and writes back one value until it is current or the write lands unchanged. */
-  const rekeyOne = async (read: () => Promise<string | null>, write: (expected: string, next: string) => Promise<boolean>, context: string): Promise<Outcome> => {
+  const rekeyOne = async (
+    read: () => Promise<string | null>,
+    write: (expected: string, next: string) => Promise<boolean>,
+    context: string,
+  ): Promise<Outcome> => {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const sealed = await read();
       if (sealed === null) return 'gone';

@@ -63,7 +63,9 @@ export class ReportRepo {
 
   /** Every channel's digest schedule in the workspace, by channel id. */
   async digests(teamId: string): Promise<Array<{ channelId: string; schedule: DigestSchedule }>> {
-    return entries(digestScheduleSchema, await this.kv.hashGetAll(this.keys.digests(teamId))).map(([channelId, schedule]) => ({ channelId, schedule }));
+    return entries(digestScheduleSchema, await this.kv.hashGetAll(this.keys.digests(teamId))).map(
+      ([channelId, schedule]) => ({ channelId, schedule }),
+    );
   }
 
   async lastFigures(teamId: string, channelId: string): Promise<DigestFigures | undefined> {
@@ -87,12 +89,17 @@ export class ReportRepo {
   }
 
   async quotaAlerts(teamId: string): Promise<Array<{ channelId: string; setting: QuotaAlertSetting }>> {
-    return entries(quotaAlertSchema, await this.kv.hashGetAll(this.keys.quotaAlerts(teamId))).map(([channelId, setting]) => ({ channelId, setting }));
+    return entries(quotaAlertSchema, await this.kv.hashGetAll(this.keys.quotaAlerts(teamId))).map(
+      ([channelId, setting]) => ({ channelId, setting }),
+    );
   }
 
   /** Marks one report of a period as posted; false when it already was (by this or another replica). */
   mark(kind: string, teamId: string, channelId: string, period: string, ttlMs: number): Promise<boolean> {
-    return this.kv.set(this.keys.reportMark(kind, teamId, channelId, period), String(Date.now()), { onlyIfAbsent: true, ttlMs });
+    return this.kv.set(this.keys.reportMark(kind, teamId, channelId, period), String(Date.now()), {
+      onlyIfAbsent: true,
+      ttlMs,
+    });
   }
 
   /** Takes a mark back after the post failed, so the retried firing may post. */

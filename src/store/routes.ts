@@ -31,7 +31,10 @@ export const ALL_CAMPAIGNS = '*';
 
 // Set members are JSON arrays: unambiguous whatever characters the ids contain. A route without filters is
 // the 3-element array routes have always been; a filtered one adds its filters as a 4th element.
-const member = z.union([z.tuple([z.string(), z.string(), z.string()]), z.tuple([z.string(), z.string(), z.string(), routeFiltersSchema])]);
+const member = z.union([
+  z.tuple([z.string(), z.string(), z.string()]),
+  z.tuple([z.string(), z.string(), z.string(), routeFiltersSchema]),
+]);
 
 /** The workspace's event routes, one Redis set per team. */
 export class RouteRepo {
@@ -102,9 +105,7 @@ export class RouteRepo {
    * because the platform keeps a subscription for '*' apart from those of single campaigns.
    */
   async isNeeded(teamId: string, campaignId: string, triggerName: string): Promise<boolean> {
-    return (await this.listForTeam(teamId)).some(
-      (r) => r.campaignId === campaignId && r.triggerName === triggerName,
-    );
+    return (await this.listForTeam(teamId)).some((r) => r.campaignId === campaignId && r.triggerName === triggerName);
   }
 }
 
@@ -127,7 +128,11 @@ export function canonicalFilters(filters: RouteFilters | undefined): RouteFilter
 
 function encode(route: Route): string {
   const filters = canonicalFilters(route.filters);
-  return JSON.stringify(filters ? [route.campaignId, route.triggerName, route.channelId, filters] : [route.campaignId, route.triggerName, route.channelId]);
+  return JSON.stringify(
+    filters
+      ? [route.campaignId, route.triggerName, route.channelId, filters]
+      : [route.campaignId, route.triggerName, route.channelId],
+  );
 }
 
 function decode(teamId: string, raw: string): Route[] {

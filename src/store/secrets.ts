@@ -42,7 +42,8 @@ export class SecretBox {
     const ring = Buffer.isBuffer(keys) ? [keys] : keys;
     if (ring.length === 0) throw new SecretBoxError('secrets key ring is empty');
     for (const key of ring) {
-      if (key.length !== KEY_BYTES) throw new SecretBoxError(`secrets key must be ${KEY_BYTES} bytes, got ${key.length}`);
+      if (key.length !== KEY_BYTES)
+        throw new SecretBoxError(`secrets key must be ${KEY_BYTES} bytes, got ${key.length}`);
     }
     // A KeyObject keeps the raw bytes out of util.inspect / accidental logging of this instance.
     this.#keys = ring.map((key) => createSecretKey(Buffer.from(key)));

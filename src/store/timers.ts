@@ -47,7 +47,10 @@ export class TimerRepo {
 
   /** Claims one firing for `leaseMs`; false when another replica has it (or had it and finished). */
   claim(kind: string, timer: DueTimer, owner: string, leaseMs: number): Promise<boolean> {
-    return this.kv.set(this.keys.timerLease(kind, timer.id, timer.dueAt), owner, { onlyIfAbsent: true, ttlMs: leaseMs });
+    return this.kv.set(this.keys.timerLease(kind, timer.id, timer.dueAt), owner, {
+      onlyIfAbsent: true,
+      ttlMs: leaseMs,
+    });
   }
 
   /** After a firing: the next due time, or none — only while the timer still holds the time that fired. */

@@ -30,7 +30,9 @@ const HOOK_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 const RETIRED_KEPT = 10;
 
 /** A hook token replaced by a rotation: sealed like the current one, accepted until `until` (epoch ms). */
-const retiredSchema = z.array(z.object({ sealed: z.string(), hash: z.string(), until: z.number(), cleared: z.boolean() }));
+const retiredSchema = z.array(
+  z.object({ sealed: z.string(), hash: z.string(), until: z.number(), cleared: z.boolean() }),
+);
 type Retired = z.infer<typeof retiredSchema>[number];
 
 /** A rotated-out token whose platform hooks may still be registered (see `rotateHookToken`). */
@@ -148,7 +150,9 @@ export class WorkspaceRepo {
       [FIELD.hookTokenHash]: newHash,
       [FIELD.retiredHookTokens]: JSON.stringify(retired),
     });
-    const open = retired.filter((r) => !r.cleared).map((r) => ({ token: this.secrets.open(r.sealed, hookTokenContext(teamId)), until: r.until }));
+    const open = retired
+      .filter((r) => !r.cleared)
+      .map((r) => ({ token: this.secrets.open(r.sealed, hookTokenContext(teamId)), until: r.until }));
     return { token, retired: open };
   }
 
@@ -184,7 +188,9 @@ export class WorkspaceRepo {
     const current = await this.kv.hashGet(key, FIELD.hookTokenHash);
     if (current === null) return null;
     if (sameHash(current, hash)) return teamId;
-    const retired = parseRetired(await this.kv.hashGet(key, FIELD.retiredHookTokens)).find((r) => sameHash(r.hash, hash));
+    const retired = parseRetired(await this.kv.hashGet(key, FIELD.retiredHookTokens)).find((r) =>
+      sameHash(r.hash, hash),
+    );
     return retired !== undefined && retired.until > this.now() ? teamId : null;
   }
 }

@@ -4,7 +4,10 @@
  */
 export class DeadlineError extends Error {
   override readonly name = 'DeadlineError';
-  constructor(readonly what: string, readonly ms: number) {
+  constructor(
+    readonly what: string,
+    readonly ms: number,
+  ) {
     super(`${what} took longer than ${ms} ms`);
   }
 }

@@ -4,7 +4,18 @@
  */
 import type { DashboardStats, QuotaRow } from '../api/index.js';
 import { groupDigits, hoursMinutes, percent, usageBar } from '../format/numbers.js';
-import { context, divider, escapeMrkdwn, fields, header, message, section, slackDate, type KnownBlock, type MessagePayload } from '../slack/blocks.js';
+import {
+  context,
+  divider,
+  escapeMrkdwn,
+  fields,
+  header,
+  message,
+  section,
+  slackDate,
+  type KnownBlock,
+  type MessagePayload,
+} from '../slack/blocks.js';
 
 const CATEGORIES = ['Outbound', 'Inbound', 'Web'] as const;
 const TOP_CAMPAIGNS_SHOWN = 10;
@@ -35,7 +46,8 @@ export function renderStats(s: DashboardStats): MessagePayload {
   const top = (s.topCampaigns ?? []).slice(0, TOP_CAMPAIGNS_SHOWN);
   if (top.length > 0) {
     const lines = top.map(
-      (t, i) => `${i + 1}. \`${escapeMrkdwn(t.campaignId ?? '?')}\` — ${groupDigits(t.calls ?? 0)} calls, ${percent(t.connectionRate)} connected`,
+      (t, i) =>
+        `${i + 1}. \`${escapeMrkdwn(t.campaignId ?? '?')}\` — ${groupDigits(t.calls ?? 0)} calls, ${percent(t.connectionRate)} connected`,
     );
     blocks.push(divider(), section(`*Top campaigns*\n${lines.join('\n')}`));
   }
@@ -56,12 +68,14 @@ export function renderStats(s: DashboardStats): MessagePayload {
 
 /** The allowance of a month in ms: the plan (when it is a number of ms) plus purchased and rollover time. */
 export function allowanceMs(row: QuotaRow): { plan: bigint | undefined; total: bigint } {
-  const plan = row.PlanQuota !== undefined && /^\d+$/.test(row.PlanQuota.trim()) ? BigInt(row.PlanQuota.trim()) : undefined;
+  const plan =
+    row.PlanQuota !== undefined && /^\d+$/.test(row.PlanQuota.trim()) ? BigInt(row.PlanQuota.trim()) : undefined;
   return { plan, total: (plan ?? 0n) + (row.PurchasedMs ?? 0n) + (row.RolloverMs ?? 0n) };
 }
 
 export function renderQuota(rows: readonly QuotaRow[]): MessagePayload {
-  if (rows.length === 0) return message('No quota on record', [section('The platform has no usage quota on record for this account yet.')]);
+  if (rows.length === 0)
+    return message('No quota on record', [section('The platform has no usage quota on record for this account yet.')]);
   const sorted = byMonthNewestFirst(rows);
   const current = sorted[0]!;
   const { plan, total } = allowanceMs(current);
@@ -82,9 +96,14 @@ export function renderQuota(rows: readonly QuotaRow[]): MessagePayload {
   ];
   const earlier = sorted.slice(1, 1 + EARLIER_MONTHS_SHOWN);
   if (earlier.length > 0) {
-    blocks.push(context(...earlier.map((r) => `${escapeMrkdwn(monthLabel(r))}: ${hoursMinutes(r.TotalUsageMs ?? 0n)} used`)));
+    blocks.push(
+      context(...earlier.map((r) => `${escapeMrkdwn(monthLabel(r))}: ${hoursMinutes(r.TotalUsageMs ?? 0n)} used`)),
+    );
   }
-  return message(`Quota ${escapeMrkdwn(monthLabel(current))}: ${hoursMinutes(used)} used of ${hoursMinutes(total)}`, blocks);
+  return message(
+    `Quota ${escapeMrkdwn(monthLabel(current))}: ${hoursMinutes(used)} used of ${hoursMinutes(total)}`,
+    blocks,
+  );
 }
 
 function byMonthNewestFirst(rows: readonly QuotaRow[]): QuotaRow[] {

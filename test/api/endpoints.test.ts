@@ -40,7 +40,13 @@ describe('GET /campaign/templates/{id} — templates.get', () => {
   });
 
   it('URL-encodes the id', async () => {
-    h.platform.state.templates['tpl/ä b?'] = { assistant_id: 'tpl/ä b?', title: 'odd', type: 'web', order: 9, required_fields: [] };
+    h.platform.state.templates['tpl/ä b?'] = {
+      assistant_id: 'tpl/ä b?',
+      title: 'odd',
+      type: 'web',
+      order: 9,
+      required_fields: [],
+    };
     const template = await h.client.templates.get('tpl/ä b?');
     expect(template.title).toBe('odd');
     expect(h.platform.requests[0]!.path).toBe('/campaign/templates/tpl%2F%C3%A4%20b%3F');
@@ -215,7 +221,11 @@ describe('webhooks', () => {
 
   it('subscribe with a non-https hookUrl is a 400 naming the field', async () => {
     const err = await rejectionOf(
-      h.client.webhooks.subscribe({ hookUrl: 'http://hooks.example.com/x', campaignId: 'camp-1', triggerName: 'call_started' }),
+      h.client.webhooks.subscribe({
+        hookUrl: 'http://hooks.example.com/x',
+        campaignId: 'camp-1',
+        triggerName: 'call_started',
+      }),
     );
     expect(err).toBeInstanceOf(BadRequestError);
     expect((err as BadRequestError).message).toMatch(/hookUrl/);
@@ -228,7 +238,9 @@ describe('webhooks', () => {
 
     const list = await h.client.webhooks.listForCampaign('camp-2');
 
-    expect(only(h.received('GET', '/events-gateway/triggers/campaign/camp-2')).headers['api-key']).toBe(h.platform.apiKey);
+    expect(only(h.received('GET', '/events-gateway/triggers/campaign/camp-2')).headers['api-key']).toBe(
+      h.platform.apiKey,
+    );
     expect(list).toEqual([
       expect.objectContaining({ id: hookUrl, campaignId: 'camp-2', triggerName: 'call_started' }),
       expect.objectContaining({ id: hookUrl, campaignId: 'camp-2', triggerName: 'call_completed' }),
@@ -255,7 +267,13 @@ describe('webhooks', () => {
 
   it('sample of message_received carries receivedAt and the message', async () => {
     const sample = await h.client.webhooks.sample('message_received', 'camp-3');
-    expect(sample).toEqual([expect.objectContaining({ campaignId: 'camp-3', messageContent: expect.any(String), receivedAt: expect.any(String) })]);
+    expect(sample).toEqual([
+      expect.objectContaining({
+        campaignId: 'camp-3',
+        messageContent: expect.any(String),
+        receivedAt: expect.any(String),
+      }),
+    ]);
   });
 
   it('unsubscribe sends DELETE with a JSON body (provider "custom") and resolves void', async () => {

@@ -25,33 +25,80 @@ type Call = (c: CampaignClient) => Promise<unknown>;
 
 const endpoints: { endpoint: string; method: HttpMethod; path: string; call: Call }[] = [
   { endpoint: 'GET /open-api', method: 'GET', path: '/open-api', call: (c) => c.keys.list() },
-  { endpoint: 'GET /campaign/templates/{id}', method: 'GET', path: '/campaign/templates/tpl-web-concierge', call: (c) => c.templates.get('tpl-web-concierge') },
+  {
+    endpoint: 'GET /campaign/templates/{id}',
+    method: 'GET',
+    path: '/campaign/templates/tpl-web-concierge',
+    call: (c) => c.templates.get('tpl-web-concierge'),
+  },
   {
     endpoint: 'POST /campaign-chat/{campaignId}/send-human-response',
     method: 'POST',
     path: '/campaign-chat/camp-3/send-human-response',
     call: (c) => c.chat.sendHumanResponse('camp-3', { sessionId: 'sess-handoff-1', message: 'hi' }),
   },
-  { endpoint: 'POST /business-verification/submit', method: 'POST', path: '/business-verification/submit', call: (c) => c.verification.submit() },
-  { endpoint: 'GET /call/scheduled/{campaignId}', method: 'GET', path: '/call/scheduled/camp-1', call: (c) => c.calls.listScheduled('camp-1') },
-  { endpoint: 'GET /campaign/{campaignId}/bookings', method: 'GET', path: '/campaign/camp-1/bookings', call: (c) => c.bookings.list('camp-1') },
-  { endpoint: 'GET /dashboard/dashboard-stats', method: 'GET', path: '/dashboard/dashboard-stats', call: (c) => c.dashboard.getStats() },
-  { endpoint: 'POST /account/profile', method: 'POST', path: '/account/profile', call: (c) => c.account.updateProfile({ full_name: 'D' }) },
-  { endpoint: 'POST /phone-number/link', method: 'POST', path: '/phone-number/link', call: (c) => c.phoneNumbers.link({ phoneNumberId: 'pn-2', campaignId: 'camp-1' }) },
+  {
+    endpoint: 'POST /business-verification/submit',
+    method: 'POST',
+    path: '/business-verification/submit',
+    call: (c) => c.verification.submit(),
+  },
+  {
+    endpoint: 'GET /call/scheduled/{campaignId}',
+    method: 'GET',
+    path: '/call/scheduled/camp-1',
+    call: (c) => c.calls.listScheduled('camp-1'),
+  },
+  {
+    endpoint: 'GET /campaign/{campaignId}/bookings',
+    method: 'GET',
+    path: '/campaign/camp-1/bookings',
+    call: (c) => c.bookings.list('camp-1'),
+  },
+  {
+    endpoint: 'GET /dashboard/dashboard-stats',
+    method: 'GET',
+    path: '/dashboard/dashboard-stats',
+    call: (c) => c.dashboard.getStats(),
+  },
+  {
+    endpoint: 'POST /account/profile',
+    method: 'POST',
+    path: '/account/profile',
+    call: (c) => c.account.updateProfile({ full_name: 'D' }),
+  },
+  {
+    endpoint: 'POST /phone-number/link',
+    method: 'POST',
+    path: '/phone-number/link',
+    call: (c) => c.phoneNumbers.link({ phoneNumberId: 'pn-2', campaignId: 'camp-1' }),
+  },
   { endpoint: 'GET /customer-quota', method: 'GET', path: '/customer-quota', call: (c) => c.quota.list() },
   {
     endpoint: 'POST /voices',
     method: 'POST',
     path: '/voices',
     call: (c) =>
-      c.voices.clone({ name: 'v', language: 'en', gender: 'female', provider: 'p', files: [{ filename: 'a.wav', contentType: 'audio/wav', data: Buffer.from('x') }] }),
+      c.voices.clone({
+        name: 'v',
+        language: 'en',
+        gender: 'female',
+        provider: 'p',
+        files: [{ filename: 'a.wav', contentType: 'audio/wav', data: Buffer.from('x') }],
+      }),
   },
-  { endpoint: 'DELETE /agent/{campaignId}/{id}', method: 'DELETE', path: '/agent/camp-1/agent-11', call: (c) => c.agents.delete('camp-1', 'agent-11') },
+  {
+    endpoint: 'DELETE /agent/{campaignId}/{id}',
+    method: 'DELETE',
+    path: '/agent/camp-1/agent-11',
+    call: (c) => c.agents.delete('camp-1', 'agent-11'),
+  },
   {
     endpoint: 'POST /events-gateway/trigger/subscribe',
     method: 'POST',
     path: '/events-gateway/trigger/subscribe',
-    call: (c) => c.webhooks.subscribe({ hookUrl: 'https://h.example.com/x', campaignId: 'camp-1', triggerName: 'call_started' }),
+    call: (c) =>
+      c.webhooks.subscribe({ hookUrl: 'https://h.example.com/x', campaignId: 'camp-1', triggerName: 'call_started' }),
   },
   {
     endpoint: 'GET /events-gateway/trigger/perform/{triggerName}',
@@ -69,7 +116,8 @@ const endpoints: { endpoint: string; method: HttpMethod; path: string; call: Cal
     endpoint: 'DELETE /events-gateway/trigger/unsubscribe',
     method: 'DELETE',
     path: '/events-gateway/trigger/unsubscribe',
-    call: (c) => c.webhooks.unsubscribe({ hookUrl: 'https://h.example.com/x', campaignId: 'camp-1', triggerName: 'call_started' }),
+    call: (c) =>
+      c.webhooks.unsubscribe({ hookUrl: 'https://h.example.com/x', campaignId: 'camp-1', triggerName: 'call_started' }),
   },
 ];
 
@@ -103,7 +151,9 @@ describe('documented error statuses from the platform rules', () => {
   });
 
   it('send-human-response 400 when the session belongs to another campaign', async () => {
-    const err = await rejectionOf(h.client.chat.sendHumanResponse('camp-1', { sessionId: 'sess-handoff-1', message: 'hi' }));
+    const err = await rejectionOf(
+      h.client.chat.sendHumanResponse('camp-1', { sessionId: 'sess-handoff-1', message: 'hi' }),
+    );
     expectEnvelope(err, BadRequestError, 400, 'BAD_REQUEST');
   });
 
@@ -157,7 +207,11 @@ describe('documented error statuses from the platform rules', () => {
 
   it('unsubscribe 400 for a subscription that does not exist', async () => {
     const err = await rejectionOf(
-      h.client.webhooks.unsubscribe({ hookUrl: 'https://h.example.com/x', campaignId: 'camp-1', triggerName: 'message_session_completed' }),
+      h.client.webhooks.unsubscribe({
+        hookUrl: 'https://h.example.com/x',
+        campaignId: 'camp-1',
+        triggerName: 'message_session_completed',
+      }),
     );
     expectEnvelope(err, BadRequestError, 400, 'BAD_REQUEST');
   });
@@ -165,7 +219,12 @@ describe('documented error statuses from the platform rules', () => {
   it('401 for an unknown api key → AuthenticationError, and the key is not in the message', async () => {
     const secret = 'ck_live_this_key_is_not_known_0001';
     const client = new CampaignClient(h.transport, secret);
-    const err = expectEnvelope(await rejectionOf(client.dashboard.getStats()), AuthenticationError, 401, 'UNAUTHORIZED');
+    const err = expectEnvelope(
+      await rejectionOf(client.dashboard.getStats()),
+      AuthenticationError,
+      401,
+      'UNAUTHORIZED',
+    );
     expect(h.platform.requests[0]!.headers['api-key']).toBe(secret);
     expect(err.message).not.toContain(secret);
   });
@@ -206,9 +265,16 @@ describe('status → class', () => {
   });
 
   it('subclasses are distinct', () => {
-    expect(new NotFoundError({ method: 'GET', endpoint: 'GET /x', status: 404, code: 'C', message: 'm', requestId: undefined })).not.toBeInstanceOf(
-      ServerError,
-    );
+    expect(
+      new NotFoundError({
+        method: 'GET',
+        endpoint: 'GET /x',
+        status: 404,
+        code: 'C',
+        message: 'm',
+        requestId: undefined,
+      }),
+    ).not.toBeInstanceOf(ServerError);
   });
 });
 
@@ -257,7 +323,12 @@ describe('the api key never reaches an error message', () => {
 
   it('is masked in a non-JSON body', async () => {
     const key = h.platform.apiKey;
-    h.platform.inject({ path: '/open-api', status: 500, body: `crash while handling api-key=${key}`, contentType: 'text/plain' });
+    h.platform.inject({
+      path: '/open-api',
+      status: 500,
+      body: `crash while handling api-key=${key}`,
+      contentType: 'text/plain',
+    });
     const err = (await rejectionOf(h.client.keys.list())) as ServerError;
     expect(err.message).not.toContain(key);
     expect(err.message).toContain('••••');

@@ -28,7 +28,11 @@ async function call(method: string, path: string, init: { key?: string | null; j
     body: init.json === undefined ? undefined : JSON.stringify(init.json),
   });
   const text = await res.text();
-  return { status: res.status, requestId: res.headers.get('x-request-id'), body: text ? (JSON.parse(text) as unknown) : undefined };
+  return {
+    status: res.status,
+    requestId: res.headers.get('x-request-id'),
+    body: text ? (JSON.parse(text) as unknown) : undefined,
+  };
 }
 
 describe('fake platform', () => {
@@ -37,7 +41,9 @@ describe('fake platform', () => {
     for (const key of [null, 'nope', inactive]) {
       const res = await call('GET', '/customer-quota', { key });
       expect(res.status).toBe(401);
-      expect(res.body).toEqual({ error: { message: expect.any(String), code: 'UNAUTHORIZED', requestId: res.requestId } });
+      expect(res.body).toEqual({
+        error: { message: expect.any(String), code: 'UNAUTHORIZED', requestId: res.requestId },
+      });
     }
   });
 
@@ -56,7 +62,8 @@ describe('fake platform', () => {
     const believable = await call('GET', '/customer-quota');
     const rows = (believable.body as { value: Array<Record<string, string>> }).value;
     for (const row of rows) {
-      for (const field of ['PurchasedMs', 'RolloverMs', 'TotalUsageMs']) expect(BigInt(row[field]!)).toBeLessThan(2n ** 53n);
+      for (const field of ['PurchasedMs', 'RolloverMs', 'TotalUsageMs'])
+        expect(BigInt(row[field]!)).toBeLessThan(2n ** 53n);
       expect(BigInt(row.TotalUsageMs!)).toBeLessThan(BigInt(row.PurchasedMs!) + BigInt(row.RolloverMs!));
     }
 
@@ -79,9 +86,23 @@ describe('fake platform', () => {
   });
 
   it.each([
-    [{ hookUrl: 'https://x.example.com', campaignId: 'camp-1', triggerName: 'message_session_completed', provider: 'custom' }, /triggerName/],
-    [{ hookUrl: 'https://x.example.com', campaignId: 'camp-1', triggerName: 'call_started', provider: 'zapier' }, /provider/],
-    [{ hookUrl: 'ftp://x.example.com', campaignId: 'camp-1', triggerName: 'call_started', provider: 'custom' }, /hookUrl/],
+    [
+      {
+        hookUrl: 'https://x.example.com',
+        campaignId: 'camp-1',
+        triggerName: 'message_session_completed',
+        provider: 'custom',
+      },
+      /triggerName/,
+    ],
+    [
+      { hookUrl: 'https://x.example.com', campaignId: 'camp-1', triggerName: 'call_started', provider: 'zapier' },
+      /provider/,
+    ],
+    [
+      { hookUrl: 'ftp://x.example.com', campaignId: 'camp-1', triggerName: 'call_started', provider: 'custom' },
+      /hookUrl/,
+    ],
     [{ hookUrl: 'https://x.example.com', triggerName: 'call_started', provider: 'custom' }, /campaignId/],
   ])('subscribe validates %j', async (json, field) => {
     const res = await call('POST', '/events-gateway/trigger/subscribe', { json });
@@ -91,9 +112,16 @@ describe('fake platform', () => {
   });
 
   it("subscribe accepts '*' for every campaign", async () => {
-    const json = { hookUrl: 'https://x.example.com/t', campaignId: '*', triggerName: 'message_sent', provider: 'custom' };
+    const json = {
+      hookUrl: 'https://x.example.com/t',
+      campaignId: '*',
+      triggerName: 'message_sent',
+      provider: 'custom',
+    };
     expect((await call('POST', '/events-gateway/trigger/subscribe', { json })).status).toBe(201);
-    expect((await call('GET', '/events-gateway/triggers/campaign/*')).body).toEqual([expect.objectContaining({ campaignId: '*' })]);
+    expect((await call('GET', '/events-gateway/triggers/campaign/*')).body).toEqual([
+      expect.objectContaining({ campaignId: '*' }),
+    ]);
   });
 
   it('perform needs a known campaign', async () => {

@@ -53,13 +53,20 @@ describe('wrong shapes → ApiSchemaError with the path', () => {
   });
 
   it('a required field of nested verification data is missing', async () => {
-    h.platform.state.verification.profile.voiceIntegrityData = { use_case: 'appointments', business_employee_count: '10-50' };
+    h.platform.state.verification.profile.voiceIntegrityData = {
+      use_case: 'appointments',
+      business_employee_count: '10-50',
+    };
     const err = schemaError(await rejectionOf(h.client.verification.submit()));
     expect(err.paths).toEqual(['voiceIntegrityData.average_business_day_call_volume']);
   });
 
   it('a 200 that is not JSON', async () => {
-    h.platform.inject({ path: '/dashboard/dashboard-stats', body: '<html>maintenance</html>', contentType: 'text/html' });
+    h.platform.inject({
+      path: '/dashboard/dashboard-stats',
+      body: '<html>maintenance</html>',
+      contentType: 'text/html',
+    });
     const err = schemaError(await rejectionOf(h.client.dashboard.getStats()));
     expect(err.paths).toEqual(['']);
     expect(err.message).toMatch(/not JSON/);
@@ -104,7 +111,12 @@ describe('tolerance', () => {
       lastEvaluationErrors: { legacy: ['anything'] },
     });
     const profile = await h.client.verification.submit();
-    expect(profile).toMatchObject({ providerFailures: null, voiceIntegrityFailures: null, cnamFailures: null, cnamData: null });
+    expect(profile).toMatchObject({
+      providerFailures: null,
+      voiceIntegrityFailures: null,
+      cnamFailures: null,
+      cnamData: null,
+    });
     expect(profile.lastEvaluationErrors).toEqual({ legacy: ['anything'] });
   });
 
@@ -116,12 +128,19 @@ describe('tolerance', () => {
   it('a "no schema" 200 that is not JSON still resolves void (the body is not parsed)', async () => {
     h.platform.inject({ path: '/events-gateway/trigger/unsubscribe', body: 'OK', contentType: 'text/plain' });
     await expect(
-      h.client.webhooks.unsubscribe({ hookUrl: 'https://h.example.com/x', campaignId: 'camp-1', triggerName: 'call_started' }),
+      h.client.webhooks.unsubscribe({
+        hookUrl: 'https://h.example.com/x',
+        campaignId: 'camp-1',
+        triggerName: 'call_started',
+      }),
     ).resolves.toBeUndefined();
   });
 
   it('undocumented bodies (webhook list) come back as parsed JSON of any shape', async () => {
-    h.platform.inject({ path: '/events-gateway/triggers/campaign/camp-1', body: '{"hooks":[{"url":"https://x"}],"count":1}' });
+    h.platform.inject({
+      path: '/events-gateway/triggers/campaign/camp-1',
+      body: '{"hooks":[{"url":"https://x"}],"count":1}',
+    });
     expect(await h.client.webhooks.listForCampaign('camp-1')).toEqual({ hooks: [{ url: 'https://x' }], count: 1 });
   });
 });

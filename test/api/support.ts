@@ -22,7 +22,8 @@ export function usePlatform(transportOptions: Omit<TransportOptions, 'baseUrl'> 
     harness.platform = await startFakePlatform();
     harness.transport = createTransport({ baseUrl: harness.platform.url, retryBaseDelayMs: 5, ...transportOptions });
     harness.client = new CampaignClient(harness.transport, harness.platform.apiKey);
-    harness.received = (method, path) => harness.platform.requests.filter((r) => r.method === method && r.path === path);
+    harness.received = (method, path) =>
+      harness.platform.requests.filter((r) => r.method === method && r.path === path);
   });
   beforeEach(() => {
     harness.platform.reset();

@@ -24,7 +24,10 @@ type RequestInfo = Parameters<NonNullable<TransportOptions['onRequest']>>[0];
 
 /** A client on its own transport (so options can differ per test); closed after the test. */
 const extra: PlatformTransport[] = [];
-function clientWith(opts: Omit<TransportOptions, 'baseUrl'>, baseUrl = h.platform.url): { client: CampaignClient; seen: RequestInfo[] } {
+function clientWith(
+  opts: Omit<TransportOptions, 'baseUrl'>,
+  baseUrl = h.platform.url,
+): { client: CampaignClient; seen: RequestInfo[] } {
   const seen: RequestInfo[] = [];
   const transport = createTransport({ baseUrl, retryBaseDelayMs: 5, onRequest: (i) => seen.push(i), ...opts });
   extra.push(transport);
@@ -46,7 +49,9 @@ describe('timeouts', () => {
     expect(err).toBeInstanceOf(ApiTimeoutError);
     expect(err).toMatchObject({ phase: 'headers', endpoint: 'GET /dashboard/dashboard-stats', method: 'GET' });
     expect(Date.now() - started).toBeLessThan(2_500);
-    expect(seen).toEqual([{ endpoint: 'GET /dashboard/dashboard-stats', status: 'error', durationMs: expect.any(Number) }]);
+    expect(seen).toEqual([
+      { endpoint: 'GET /dashboard/dashboard-stats', status: 'error', durationMs: expect.any(Number) },
+    ]);
   });
 
   it('a slow POST times out once and is not retried', async () => {
@@ -181,7 +186,9 @@ describe('retries', () => {
     h.platform.inject({ path: '/phone-number/link', status: 503, times: 1 });
     const { client } = clientWith({ getRetries: 3 });
 
-    expect(await rejectionOf(client.phoneNumbers.link({ phoneNumberId: 'pn-2', campaignId: 'camp-1' }))).toBeInstanceOf(ServerError);
+    expect(await rejectionOf(client.phoneNumbers.link({ phoneNumberId: 'pn-2', campaignId: 'camp-1' }))).toBeInstanceOf(
+      ServerError,
+    );
     expect(h.received('POST', '/phone-number/link')).toHaveLength(1);
     expect(h.platform.state.phoneNumbers.find((p) => p.id === 'pn-2')?.campaignId).toBeNull();
   });
@@ -190,7 +197,9 @@ describe('retries', () => {
     h.platform.inject({ path: '/campaign-chat/camp-3/send-human-response', reset: true, times: 1 });
     const { client } = clientWith({ getRetries: 3 });
 
-    const err = await rejectionOf(client.chat.sendHumanResponse('camp-3', { sessionId: 'sess-handoff-1', message: 'hi' }));
+    const err = await rejectionOf(
+      client.chat.sendHumanResponse('camp-3', { sessionId: 'sess-handoff-1', message: 'hi' }),
+    );
 
     expect(err).toBeInstanceOf(ApiConnectionError);
     expect(h.received('POST', '/campaign-chat/camp-3/send-human-response')).toHaveLength(1);
@@ -213,7 +222,12 @@ describe('keep-alive', () => {
   it('reuses one socket across successes, errors, 204s and empty-object 200s (bodies are drained)', async () => {
     const { client } = clientWith({ connections: 1 });
     // Bodies bigger than undici's 64 KiB buffer: left unread they would hold the only socket.
-    h.platform.inject({ path: '/campaign/templates/tpl-x', status: 404, body: 'x'.repeat(200_000), contentType: 'text/plain' });
+    h.platform.inject({
+      path: '/campaign/templates/tpl-x',
+      status: 404,
+      body: 'x'.repeat(200_000),
+      contentType: 'text/plain',
+    });
     h.platform.inject({ path: '/phone-number/link', body: JSON.stringify({ padding: 'y'.repeat(100_000) }) });
 
     await client.dashboard.getStats();
@@ -234,7 +248,10 @@ describe('requests', () => {
     await rejectionOf(h.client.agents.delete('camp 1/..', 'ä'));
     await h.client.bookings.list('a?b#c&d');
 
-    expect(h.platform.requests.map((r) => r.path)).toEqual(['/agent/camp%201%2F../%C3%A4', '/campaign/a%3Fb%23c%26d/bookings']);
+    expect(h.platform.requests.map((r) => r.path)).toEqual([
+      '/agent/camp%201%2F../%C3%A4',
+      '/campaign/a%3Fb%23c%26d/bookings',
+    ]);
     expect(h.platform.requests[1]!.query).toEqual({});
   });
 
@@ -257,7 +274,9 @@ describe('requests', () => {
 
     await Promise.all([a.quota.list(), b.quota.list(), a.dashboard.getStats()]);
 
-    expect(h.platform.requests.map((r) => r.headers['api-key']).sort()).toEqual([h.platform.apiKey, h.platform.apiKey, other].sort());
+    expect(h.platform.requests.map((r) => r.headers['api-key']).sort()).toEqual(
+      [h.platform.apiKey, h.platform.apiKey, other].sort(),
+    );
   });
 
   it('the client object does not expose its key', () => {

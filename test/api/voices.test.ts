@@ -5,7 +5,13 @@
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { ApiConnectionError, ApiTimeoutError, CampaignClient, PlatformError, createTransport } from '../../src/api/index.js';
+import {
+  ApiConnectionError,
+  ApiTimeoutError,
+  CampaignClient,
+  PlatformError,
+  createTransport,
+} from '../../src/api/index.js';
 import { encodeMultipart } from '../../src/api/multipart.js';
 import { rejectionOf, usePlatform } from './support.js';
 
@@ -135,7 +141,10 @@ describe('voices.clone', () => {
     const raw = req.raw.toString('utf8');
     expect(raw).toContain('filename="take %22one%22%0D%0AContent-Type: text/html.wav"');
     expect(raw).not.toContain('X-Evil');
-    expect(req.multipart!.files.map((f) => f.filename)).toEqual(['take "one"\r\nContent-Type: text/html.wav', 'stimme-ü.wav']);
+    expect(req.multipart!.files.map((f) => f.filename)).toEqual([
+      'take "one"\r\nContent-Type: text/html.wav',
+      'stimme-ü.wav',
+    ]);
     expect(req.multipart!.files[0]!.contentType).toBe('application/octet-stream');
     expect(Object.keys(req.multipart!.fields)).toEqual(['name', 'language', 'gender', 'provider']);
   });
@@ -174,14 +183,25 @@ describe('voices.clone', () => {
 describe('voices.clone timeouts', () => {
   it('waits up to slowHeadersTimeoutMs, not headersTimeoutMs, for the clone to answer', async () => {
     // undici's header timer ticks at ~1 s resolution, hence the generous gaps.
-    const transport = createTransport({ baseUrl: h.platform.url, headersTimeoutMs: 100, slowHeadersTimeoutMs: 6_000, getRetries: 0 });
+    const transport = createTransport({
+      baseUrl: h.platform.url,
+      headersTimeoutMs: 100,
+      slowHeadersTimeoutMs: 6_000,
+      getRetries: 0,
+    });
     try {
       const client = new CampaignClient(transport, h.platform.apiKey);
       h.platform.inject({ path: '/voices', delayMs: 2_500 });
       h.platform.inject({ path: '/customer-quota', delayMs: 2_500 });
       const file = { filename: 'a.wav', contentType: 'audio/wav', data: Buffer.from('RIFF') };
 
-      const voice = await client.voices.clone({ name: 'slow', language: 'en', gender: 'male', provider: 'p', files: [file] });
+      const voice = await client.voices.clone({
+        name: 'slow',
+        language: 'en',
+        gender: 'male',
+        provider: 'p',
+        files: [file],
+      });
 
       expect(voice.Name).toBe('slow');
       expect(await rejectionOf(client.quota.list())).toBeInstanceOf(ApiTimeoutError);
@@ -201,7 +221,10 @@ describe('encodeMultipart', () => {
         yield new Uint8Array(1024);
       }
     }
-    const body = encodeMultipart([['name', 'n']], [{ field: 'files', filename: 'a.wav', contentType: 'audio/wav', data: source() }]);
+    const body = encodeMultipart(
+      [['name', 'n']],
+      [{ field: 'files', filename: 'a.wav', contentType: 'audio/wav', data: source() }],
+    );
     const chunks = body.chunks();
 
     for (let i = 0; i < 5; i++) await chunks.next();
@@ -216,7 +239,13 @@ describe('encodeMultipart', () => {
       [['name', 'ñame']],
       [
         { field: 'files', filename: 'ä.wav', contentType: 'audio/wav', data: Buffer.from('abc') },
-        { field: 'files', filename: 'b.wav', contentType: 'audio/wav', data: Readable.from([Buffer.from('defg')]), size: 4 },
+        {
+          field: 'files',
+          filename: 'b.wav',
+          contentType: 'audio/wav',
+          data: Readable.from([Buffer.from('defg')]),
+          size: 4,
+        },
       ],
       'BOUNDARY',
     );

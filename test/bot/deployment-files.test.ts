@@ -55,7 +55,9 @@ it('knows what config reads and requires (the checks below rest on it)', () => {
   expect(CONFIG_VARIABLES).toContain('SLACK_SIGNING_SECRET');
   expect(CONFIG_VARIABLES).toContain('LOG_LEVEL');
   expect(CONFIG_VARIABLES.size).toBeGreaterThanOrEqual(19);
-  expect(REQUIRED).toEqual(expect.arrayContaining(['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'CAMPAIGN_API_URL', 'SECRETS_KEY']));
+  expect(REQUIRED).toEqual(
+    expect.arrayContaining(['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'CAMPAIGN_API_URL', 'SECRETS_KEY']),
+  );
   expect(DEFAULT_PORT).toBe(3000);
 });
 
@@ -83,7 +85,9 @@ function dockerfile(text: string): Instruction[] {
 const DOCKERFILE = dockerfile(read('Dockerfile'));
 const RUNTIME_STAGE = Math.max(...DOCKERFILE.map((i) => i.stage));
 const runtime = (op: string) => DOCKERFILE.filter((i) => i.stage === RUNTIME_STAGE && i.op === op);
-const HEALTHCHECK = JSON.parse(/\bCMD\s+(\[.*\])$/.exec(runtime('HEALTHCHECK')[0]?.args ?? '')?.[1] ?? '[]') as string[];
+const HEALTHCHECK = JSON.parse(
+  /\bCMD\s+(\[.*\])$/.exec(runtime('HEALTHCHECK')[0]?.args ?? '')?.[1] ?? '[]',
+) as string[];
 
 /** The path the image's HEALTHCHECK requests. */
 const HEALTHCHECK_PATH = /\/[a-z]+z\b/.exec(HEALTHCHECK.join(' '))?.[0];
@@ -93,7 +97,9 @@ describe('Dockerfile', () => {
     expect(RUNTIME_STAGE).toBeGreaterThanOrEqual(1);
     expect(runtime('RUN').some((i) => /\bnpm ci\b[^&|;]*--omit=dev/.test(i.args))).toBe(true);
     expect(runtime('COPY').some((i) => /^--from=\S+\s+\S*\/dist\s+\S*dist/.test(i.args))).toBe(true);
-    expect(DOCKERFILE.filter((i) => i.stage < RUNTIME_STAGE && i.op === 'RUN').some((i) => /npm run build/.test(i.args))).toBe(true);
+    expect(
+      DOCKERFILE.filter((i) => i.stage < RUNTIME_STAGE && i.op === 'RUN').some((i) => /npm run build/.test(i.args)),
+    ).toBe(true);
   });
 
   it('starts `node dist/bot/main.js` in exec form (node gets the signals), the built form of the real entry point', () => {
@@ -104,7 +110,9 @@ describe('Dockerfile', () => {
     const build = parse(read('tsconfig.build.json')) as { compilerOptions: { rootDir: string; outDir: string } };
     expect(build.compilerOptions).toMatchObject({ rootDir: 'src', outDir: 'dist' });
     expect(exists('src/bot/main.ts')).toBe(true);
-    expect((JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts.start).toContain('node dist/bot/main.js');
+    expect((JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts.start).toContain(
+      'node dist/bot/main.js',
+    );
   });
 
   it('runs as a non-root user, by numeric id', () => {
@@ -139,10 +147,13 @@ describe('Dockerfile', () => {
       }
       return keep;
     };
-    const copied = DOCKERFILE.filter((i) => i.op === 'COPY' && !i.args.startsWith('--from')).flatMap((i) => i.args.split(/\s+/).slice(0, -1));
+    const copied = DOCKERFILE.filter((i) => i.op === 'COPY' && !i.args.startsWith('--from')).flatMap((i) =>
+      i.args.split(/\s+/).slice(0, -1),
+    );
     expect(copied).toEqual(expect.arrayContaining(['package.json', 'package-lock.json', 'src']));
     for (const path of copied) expect(included(path), path).toBe(true);
-    for (const path of ['node_modules', 'dist', '.env', '.git', 'test', 'fakes', 'playground']) expect(included(path), path).toBe(false);
+    for (const path of ['node_modules', 'dist', '.env', '.git', 'test', 'fakes', 'playground'])
+      expect(included(path), path).toBe(false);
   });
 });
 
@@ -170,7 +181,8 @@ const COMPOSE_TEXT = read('docker-compose.yml');
 const COMPOSE = parse(COMPOSE_TEXT) as { services: Record<string, ComposeService> };
 
 /** Compose's `${NAME:-default}` with the values of .env (compose reads it for interpolation). */
-const interpolate = (value: string) => value.replace(/\$\{([A-Z0-9_]+):-([^}]*)\}/g, (_m, name: string, fallback: string) => ENV_EXAMPLE[name] || fallback);
+const interpolate = (value: string) =>
+  value.replace(/\$\{([A-Z0-9_]+):-([^}]*)\}/g, (_m, name: string, fallback: string) => ENV_EXAMPLE[name] || fallback);
 
 describe('.env.example', () => {
   it('lists every variable config reads, once, each under a comment, and nothing else', () => {
@@ -211,9 +223,14 @@ describe('docker-compose.yml', () => {
   });
 
   it('gives a configuration that parses once the blanks of .env are filled in, listening on the published port', () => {
-    const environment = Object.fromEntries(Object.entries(bot.environment ?? {}).map(([k, v]) => [k, interpolate(String(v))]));
+    const environment = Object.fromEntries(
+      Object.entries(bot.environment ?? {}).map(([k, v]) => [k, interpolate(String(v))]),
+    );
     const parsed = parseConfig(filledIn({ ...ENV_EXAMPLE, ...environment }));
-    expect(parsed.ok ? parsed.config : parsed.problems).toMatchObject({ port: DEFAULT_PORT, redisUrl: 'redis://redis:6379' });
+    expect(parsed.ok ? parsed.config : parsed.problems).toMatchObject({
+      port: DEFAULT_PORT,
+      redisUrl: 'redis://redis:6379',
+    });
     expect((bot.ports ?? []).map(interpolate)).toEqual([`${DEFAULT_PORT}:${DEFAULT_PORT}`]);
   });
 
@@ -263,7 +280,12 @@ function one<T extends object>(kind: string): K8sObject & { file: string } & T {
 const probesOf = (c: Container) => [c.readinessProbe, c.livenessProbe, c.startupProbe].filter((p) => p !== undefined);
 
 describe('deploy/k8s', () => {
-  const deployment = one<{ spec: { selector: { matchLabels: Record<string, string> }; template: { metadata: { labels: Record<string, string> }; spec: PodSpec } } }>('Deployment');
+  const deployment = one<{
+    spec: {
+      selector: { matchLabels: Record<string, string> };
+      template: { metadata: { labels: Record<string, string> }; spec: PodSpec };
+    };
+  }>('Deployment');
   const pod = deployment.spec.template.spec;
   const container = pod.containers[0]!;
   const configMap = one<{ data: Record<string, string> }>('ConfigMap');
@@ -273,12 +295,18 @@ describe('deploy/k8s', () => {
     ...secret.stringData,
     ...Object.fromEntries((container.env ?? []).map((e) => [e.name, e.value ?? ''])),
   };
-  const portOf = (port: string | number) => (typeof port === 'number' ? port : container.ports.find((p) => p.name === port)?.containerPort);
+  const portOf = (port: string | number) =>
+    typeof port === 'number' ? port : container.ports.find((p) => p.name === port)?.containerPort;
 
   it('sets only variables config reads, all the required ones among them, from the ConfigMap and the Secret', () => {
     for (const name of Object.keys(env)) expect(CONFIG_VARIABLES).toContain(name);
     for (const name of REQUIRED) expect(Object.keys(env)).toContain(name);
-    expect(container.envFrom).toEqual(expect.arrayContaining([{ configMapRef: { name: configMap.metadata.name } }, { secretRef: { name: secret.metadata.name } }]));
+    expect(container.envFrom).toEqual(
+      expect.arrayContaining([
+        { configMapRef: { name: configMap.metadata.name } },
+        { secretRef: { name: secret.metadata.name } },
+      ]),
+    );
     // Secrets ship blank in a template that is not applied with the rest.
     expect(Object.values(secret.stringData).filter((v) => v !== '')).toEqual([]);
     const kustomization = one<{ resources: string[] }>('Kustomization');
@@ -312,13 +340,17 @@ describe('deploy/k8s', () => {
   });
 
   it('scales the Deployment with an HPA of at least 2 replicas (state in the shared Redis), behind a Service and a PDB', () => {
-    const hpa = one<{ spec: { scaleTargetRef: { kind: string; name: string }; minReplicas: number } }>('HorizontalPodAutoscaler');
+    const hpa = one<{ spec: { scaleTargetRef: { kind: string; name: string }; minReplicas: number } }>(
+      'HorizontalPodAutoscaler',
+    );
     expect(hpa.spec.scaleTargetRef).toMatchObject({ kind: 'Deployment', name: deployment.metadata.name });
     expect(hpa.spec.minReplicas).toBeGreaterThanOrEqual(2);
     expect(Object.keys(env)).toContain('REDIS_URL');
     const labels = deployment.spec.template.metadata.labels;
     expect(labels).toMatchObject(deployment.spec.selector.matchLabels);
-    const service = one<{ spec: { selector: Record<string, string>; ports: Array<{ targetPort: string | number }> } }>('Service');
+    const service = one<{ spec: { selector: Record<string, string>; ports: Array<{ targetPort: string | number }> } }>(
+      'Service',
+    );
     expect(labels).toMatchObject(service.spec.selector);
     expect(service.spec.ports.map((p) => portOf(p.targetPort))).toEqual([DEFAULT_PORT]);
     const pdb = one<{ spec: { selector: { matchLabels: Record<string, string> } } }>('PodDisruptionBudget');
@@ -339,7 +371,10 @@ describe('on a running bot', () => {
 
   it('answers 200 on every probe path the files use (and 404 elsewhere)', async () => {
     const { containers } = one<{ spec: { template: { spec: PodSpec } } }>('Deployment').spec.template.spec;
-    const probePaths = new Set([HEALTHCHECK_PATH ?? '(none)', ...containers.flatMap(probesOf).map((p) => p.httpGet.path)]);
+    const probePaths = new Set([
+      HEALTHCHECK_PATH ?? '(none)',
+      ...containers.flatMap(probesOf).map((p) => p.httpGet.path),
+    ]);
     expect([...probePaths].sort()).toEqual(['/healthz', '/readyz']);
     for (const path of probePaths) expect((await fetch(`${h.url}${path}`)).status, path).toBe(200);
     expect((await fetch(`${h.url}/livez`)).status).toBe(404);
@@ -348,7 +383,9 @@ describe('on a running bot', () => {
   it('passes the image’s HEALTHCHECK command, which fails when nothing listens', async () => {
     const run = (port: string) =>
       new Promise<number>((resolve) => {
-        execFile(process.execPath, HEALTHCHECK.slice(1), { env: { PORT: port }, timeout: 10_000 }, (err) => resolve(err ? Number(err.code ?? 1) : 0));
+        execFile(process.execPath, HEALTHCHECK.slice(1), { env: { PORT: port }, timeout: 10_000 }, (err) =>
+          resolve(err ? Number(err.code ?? 1) : 0),
+        );
       });
     expect(await run(new URL(h.url).port)).toBe(0);
     expect(await run('1')).toBe(1);

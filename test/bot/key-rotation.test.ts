@@ -44,7 +44,14 @@ afterAll(async () => {
 /** (Re)starts the bot with this SECRETS_KEY, on the same fakes and Redis prefix. */
 async function restart(secretsKey: string): Promise<Harness> {
   await h?.close();
-  h = await startHarness({ oauth: true, defaultApiKey: false, redisUrl: redis.url, keyPrefix: prefix, fakes: { slack, platform }, env: { SECRETS_KEY: secretsKey, PUBLIC_URL } });
+  h = await startHarness({
+    oauth: true,
+    defaultApiKey: false,
+    redisUrl: redis.url,
+    keyPrefix: prefix,
+    fakes: { slack, platform },
+    env: { SECRETS_KEY: secretsKey, PUBLIC_URL },
+  });
   return h;
 }
 
@@ -67,7 +74,9 @@ async function expectWorkspaceWorks(bot: Harness): Promise<void> {
   expect(await command(bot, 'subscribe camp-2 call_started')).not.toContain('❌');
   const announced = slack.callsTo('chat.postMessage');
   expect(announced.map((c) => [c.token, c.response.ok])).toEqual([[botToken, true]]);
-  expect(platform.requests.find((r) => r.path === '/events-gateway/trigger/subscribe')?.body).toMatchObject({ hookUrl });
+  expect(platform.requests.find((r) => r.path === '/events-gateway/trigger/subscribe')?.body).toMatchObject({
+    hookUrl,
+  });
   await command(bot, 'unsubscribe camp-2 call_started');
 }
 
@@ -84,7 +93,10 @@ async function storedValues(): Promise<string> {
 async function opensWith(secretsKey: string): Promise<boolean> {
   const store = createStore({ redisUrl: redis.url, secretsKey: Buffer.from(secretsKey, 'base64'), keyPrefix: prefix });
   try {
-    return (await store.workspaces.getApiKey(TEAM_ID)) === API_KEY && (await store.installations.botToken(TEAM_ID)) === botToken;
+    return (
+      (await store.workspaces.getApiKey(TEAM_ID)) === API_KEY &&
+      (await store.installations.botToken(TEAM_ID)) === botToken
+    );
   } catch {
     return false;
   } finally {
@@ -98,11 +110,18 @@ describe('rotating SECRETS_KEY', () => {
     botToken = await installApp(bot, TEAM_ID);
     await bot.signer.command({ text: 'connect', userId: ADMIN_ID, responseUrlId: 'rot-connect' });
     await slack.waitFor(() => slack.views('connect_modal').length > 0);
-    const res = await bot.signer.viewSubmission({ callbackId: 'connect_modal', userId: ADMIN_ID, values: { api_key: { value: { type: 'plain_text_input', value: API_KEY } } } });
+    const res = await bot.signer.viewSubmission({
+      callbackId: 'connect_modal',
+      userId: ADMIN_ID,
+      values: { api_key: { value: { type: 'plain_text_input', value: API_KEY } } },
+    });
     expect(res.status).toBe(200);
     await slack.waitFor(() => slack.responses.find((r) => r.id === 'rot-connect'));
     expect(await command(bot, 'subscribe camp-1 call_completed')).not.toContain('❌');
-    hookUrl = String((platform.requests.find((r) => r.path === '/events-gateway/trigger/subscribe')?.body as { hookUrl?: string })?.hookUrl);
+    hookUrl = String(
+      (platform.requests.find((r) => r.path === '/events-gateway/trigger/subscribe')?.body as { hookUrl?: string })
+        ?.hookUrl,
+    );
     expect(hookUrl).toMatch(/^https:\/\/bot\.example\.com\/hooks\/[A-Za-z0-9_-]{43}$/);
     await expectWorkspaceWorks(bot);
   });
@@ -114,16 +133,25 @@ describe('rotating SECRETS_KEY', () => {
 
   it('rekey re-encrypts the API key, hook token and installation with B, printing counts and never a value', async () => {
     const lines: string[] = [];
-    const code = await runRekey({ ...h!.env, SECRETS_KEY: `${KEY_B},${KEY_A}` }, (line) => lines.push(line), { keyPrefix: prefix });
+    const code = await runRekey({ ...h!.env, SECRETS_KEY: `${KEY_B},${KEY_A}` }, (line) => lines.push(line), {
+      keyPrefix: prefix,
+    });
     const out = lines.join('\n');
     expect(code, out).toBe(0);
-    expect(out).toBe('rekey: rewrote 3 secrets with the first of 2 SECRETS_KEY keys (API keys: 1, hook tokens: 1, installations: 1); 0 already current.');
-    for (const secret of [API_KEY, botToken, hookUrl.split('/').at(-1)!, KEY_A, KEY_B]) expect(out).not.toContain(secret);
+    expect(out).toBe(
+      'rekey: rewrote 3 secrets with the first of 2 SECRETS_KEY keys (API keys: 1, hook tokens: 1, installations: 1); 0 already current.',
+    );
+    for (const secret of [API_KEY, botToken, hookUrl.split('/').at(-1)!, KEY_A, KEY_B])
+      expect(out).not.toContain(secret);
     expect(await opensWith(KEY_B)).toBe(true);
     expect(await opensWith(KEY_A)).toBe(false);
 
     const again: string[] = [];
-    expect(await runRekey({ ...h!.env, SECRETS_KEY: `${KEY_B},${KEY_A}` }, (line) => again.push(line), { keyPrefix: prefix })).toBe(0);
+    expect(
+      await runRekey({ ...h!.env, SECRETS_KEY: `${KEY_B},${KEY_A}` }, (line) => again.push(line), {
+        keyPrefix: prefix,
+      }),
+    ).toBe(0);
     expect(again.join('\n')).toBe('rekey: rewrote 0 secrets with the first of 2 SECRETS_KEY keys; 3 already current.');
   });
 
@@ -156,12 +184,17 @@ describe('npm run rekey', () => {
       CAMPAIGN_API_URL: 'https://platform.example/v1/api',
       SECRETS_KEY: secretsKey,
     };
-    const err = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/bot/rekey.ts'], { env, cwd: process.cwd(), timeout: 20_000 }).then(
+    const err = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/bot/rekey.ts'], {
+      env,
+      cwd: process.cwd(),
+      timeout: 20_000,
+    }).then(
       () => undefined,
       (e: unknown) => e as { code: number; stdout: string; stderr: string },
     );
     expect(err?.code).toBe(1);
     expect(err?.stdout).toContain('REDIS_URL: required');
-    for (const value of [env.SLACK_BOT_TOKEN, env.SLACK_SIGNING_SECRET, secretsKey]) expect(`${err?.stdout}${err?.stderr}`).not.toContain(value);
+    for (const value of [env.SLACK_BOT_TOKEN, env.SLACK_SIGNING_SECRET, secretsKey])
+      expect(`${err?.stdout}${err?.stderr}`).not.toContain(value);
   });
 });

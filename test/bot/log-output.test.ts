@@ -54,11 +54,19 @@ it('keeps at most LOG_BUFFER_BYTES for a stalled reader, drops and counts the re
   reader.resume();
   expect(await output.flush(5_000)).toBe(true);
   await new Promise((resolve) => setTimeout(resolve, 50));
-  const lines = received.trimEnd().split('\n').map((l) => JSON.parse(l) as { n?: number; dropped?: number; msg: string });
+  const lines = received
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { n?: number; dropped?: number; msg: string });
   const kept = lines.filter((l) => l.n !== undefined).map((l) => l.n!);
   expect(kept.length).toBe(LINES - output.dropped);
   expect(kept).toEqual([...kept].sort((a, b) => a - b)); // in order, none twice
-  expect(lines.at(-1)).toEqual(expect.objectContaining({ dropped: output.dropped, msg: `the log reader fell behind: ${output.dropped} log lines dropped` }));
+  expect(lines.at(-1)).toEqual(
+    expect.objectContaining({
+      dropped: output.dropped,
+      msg: `the log reader fell behind: ${output.dropped} log lines dropped`,
+    }),
+  );
 });
 
 it('drops and counts everything once the reader has gone away, and never throws', async () => {

@@ -24,7 +24,10 @@ interface Manifest {
     shortcuts?: Array<{ name: string; type: string; callback_id: string; description: string }>;
   };
   oauth_config: { redirect_urls?: string[]; scopes: { bot: string[] } };
-  settings: { event_subscriptions: { request_url?: string; bot_events: string[] }; interactivity: { request_url?: string } };
+  settings: {
+    event_subscriptions: { request_url?: string; bot_events: string[] };
+    interactivity: { request_url?: string };
+  };
 }
 
 const manifestText = readFileSync(new URL('../../manifest.yml', import.meta.url), 'utf8');
@@ -32,7 +35,10 @@ const doc = parseDocument(manifestText, { uniqueKeys: true });
 const manifest = doc.toJS() as Manifest;
 
 /** The bot's own code: src/ without the playground (the Slack stand-in and simulator are not the bot). */
-const sources: Array<{ path: string; text: string }> = readdirSync(new URL('../../src/', import.meta.url), { recursive: true, encoding: 'utf8' })
+const sources: Array<{ path: string; text: string }> = readdirSync(new URL('../../src/', import.meta.url), {
+  recursive: true,
+  encoding: 'utf8',
+})
   .filter((path) => path.endsWith('.ts') && !path.startsWith('playground'))
   .map((path) => ({ path, text: readFileSync(new URL(`../../src/${path}`, import.meta.url), 'utf8') }));
 
@@ -62,14 +68,16 @@ describe('manifest.yml import', () => {
     length('display_information.description', info.description, 1, 140, false);
     // The reference says 174 minimum; the schema says 175: hold the stricter.
     length('display_information.long_description', info.long_description, 175, 4000, false);
-    if (info.background_color !== undefined && !/^#([0-9a-f]{3}){1,2}$/i.test(info.background_color)) problems.push(`background_color: ${info.background_color}`);
+    if (info.background_color !== undefined && !/^#([0-9a-f]{3}){1,2}$/i.test(info.background_color))
+      problems.push(`background_color: ${info.background_color}`);
     length('features.bot_user.display_name', manifest.features.bot_user.display_name, 1, 80);
 
     const commands = manifest.features.slash_commands ?? [];
     if (commands.length > 50) problems.push(`slash_commands: ${commands.length}, at most 50`);
     for (const [i, c] of commands.entries()) {
       length(`slash_commands[${i}].command`, c.command, 2, 32);
-      if (!/^\/\S+$/.test(c.command)) problems.push(`slash_commands[${i}].command: must start with "/" and have no spaces (${c.command})`);
+      if (!/^\/\S+$/.test(c.command))
+        problems.push(`slash_commands[${i}].command: must start with "/" and have no spaces (${c.command})`);
       length(`slash_commands[${i}].description`, c.description, 1, 2000);
       length(`slash_commands[${i}].usage_hint`, c.usage_hint, 1, 1000, false);
       https(`slash_commands[${i}].url`, c.url);
@@ -86,7 +94,8 @@ describe('manifest.yml import', () => {
 
     https('settings.event_subscriptions.request_url', manifest.settings.event_subscriptions.request_url);
     https('settings.interactivity.request_url', manifest.settings.interactivity.request_url);
-    for (const [i, url] of (manifest.oauth_config.redirect_urls ?? []).entries()) https(`oauth_config.redirect_urls[${i}]`, url);
+    for (const [i, url] of (manifest.oauth_config.redirect_urls ?? []).entries())
+      https(`oauth_config.redirect_urls[${i}]`, url);
     const events = manifest.settings.event_subscriptions.bot_events;
     if (new Set(events).size !== events.length) problems.push('bot_events: duplicates');
     if (events.length > 100) problems.push(`bot_events: ${events.length}, at most 100`);
@@ -119,7 +128,9 @@ describe('manifest.yml and the code', () => {
   });
 
   it('subscribes to exactly the events the code handles', () => {
-    const handled = new Set(sources.flatMap(({ text }) => [...text.matchAll(/\bapp\.event\(\s*'([\w.]+)'/g)].map((m) => m[1]!)));
+    const handled = new Set(
+      sources.flatMap(({ text }) => [...text.matchAll(/\bapp\.event\(\s*'([\w.]+)'/g)].map((m) => m[1]!)),
+    );
     // A `message` listener receives message.channels / message.groups / … — the subscriptions name the channel kind.
     const subscribed = manifest.settings.event_subscriptions.bot_events;
     expect(new Set(subscribed.map((e) => e.split('.')[0]!))).toEqual(handled);
@@ -128,7 +139,10 @@ describe('manifest.yml and the code', () => {
   it('asks for exactly the bot scopes the code needs', () => {
     const called = webApiMethods();
     const unknown = [...called].filter((m) => !(m in METHOD_SCOPES));
-    expect(unknown, 'Web API methods the code calls but the table below does not list: add each with its docs page').toEqual([]);
+    expect(
+      unknown,
+      'Web API methods the code calls but the table below does not list: add each with its docs page',
+    ).toEqual([]);
 
     const needed = new Map<string, string[]>();
     const need = (scope: string, why: string) => needed.set(scope, [...(needed.get(scope) ?? []), why]);
@@ -141,8 +155,14 @@ describe('manifest.yml and the code', () => {
     for (const feature of FEATURE_SCOPES) if (feature.used()) need(feature.scope, feature.use);
 
     const granted = manifest.oauth_config.scopes.bot;
-    expect([...needed.keys()].filter((s) => !granted.includes(s)), 'needed but not in manifest.yml').toEqual([]);
-    expect(granted.filter((s) => !needed.has(s)), 'in manifest.yml but used by nothing').toEqual([]);
+    expect(
+      [...needed.keys()].filter((s) => !granted.includes(s)),
+      'needed but not in manifest.yml',
+    ).toEqual([]);
+    expect(
+      granted.filter((s) => !needed.has(s)),
+      'in manifest.yml but used by nothing',
+    ).toEqual([]);
   });
 
   it('OAuth installs and the Slack stand-in use the manifest’s bot scopes', () => {
@@ -162,20 +182,27 @@ function webApiMethods(): Set<string> {
   // The platform's API client is also called `client` (client.bookings.list): a path counts as a Web API
   // method only if WebClient has it.
   const web = new WebClient();
-  const isWebApiMethod = (path: string) => typeof path.split('.').reduce<unknown>((o, key) => (o as Record<string, unknown> | undefined)?.[key], web) === 'function';
+  const isWebApiMethod = (path: string) =>
+    typeof path.split('.').reduce<unknown>((o, key) => (o as Record<string, unknown> | undefined)?.[key], web) ===
+    'function';
   const methods = new Set<string>();
   for (const { text } of sources) {
-    for (const m of text.matchAll(/\b(?:client|slack)\s*\.\s*([a-z]+(?:\.[a-zA-Z]+)+)\s*\(/g)) if (isWebApiMethod(m[1]!)) methods.add(m[1]!);
+    for (const m of text.matchAll(/\b(?:client|slack)\s*\.\s*([a-z]+(?:\.[a-zA-Z]+)+)\s*\(/g))
+      if (isWebApiMethod(m[1]!)) methods.add(m[1]!);
     for (const m of text.matchAll(/\bapiCall\(\s*['"`]([\w.]+)['"`]/g)) methods.add(m[1]!);
     // WebClient's upload helper: files.getUploadURLExternal, a POST of the bytes, files.completeUploadExternal.
-    if (/\.filesUploadV2\(/.test(text)) for (const m of ['files.getUploadURLExternal', 'files.completeUploadExternal']) methods.add(m);
+    if (/\.filesUploadV2\(/.test(text))
+      for (const m of ['files.getUploadURLExternal', 'files.completeUploadExternal']) methods.add(m);
     if (/[{,]\s*say\s*[,}]/.test(text)) methods.add('chat.postMessage');
   }
   return methods;
 }
 
 type ScopeRow = { scopes: string[]; doc: string };
-const method = (name: string, scopes: string[]): ScopeRow => ({ scopes, doc: `https://docs.slack.dev/reference/methods/${name}` });
+const method = (name: string, scopes: string[]): ScopeRow => ({
+  scopes,
+  doc: `https://docs.slack.dev/reference/methods/${name}`,
+});
 
 /** Bot-token scopes per Web API method, from each method's docs page (`doc`). */
 const METHOD_SCOPES: Record<string, ScopeRow> = {
@@ -196,7 +223,10 @@ const METHOD_SCOPES: Record<string, ScopeRow> = {
   'users.conversations': method('users.conversations', ['channels:read', 'groups:read']),
 };
 
-const event = (name: string, scopes: string[]): ScopeRow => ({ scopes, doc: `https://docs.slack.dev/reference/events/${name}` });
+const event = (name: string, scopes: string[]): ScopeRow => ({
+  scopes,
+  doc: `https://docs.slack.dev/reference/events/${name}`,
+});
 
 /** Scopes a bot event subscription requires, from each event's docs page. */
 const EVENT_SCOPES: Record<string, ScopeRow> = {
@@ -225,6 +255,7 @@ const FEATURE_SCOPES: Array<{ use: string; scope: string; doc: string; used: () 
     use: 'downloading url_private_download with the bot token',
     scope: 'files:read',
     doc: 'https://docs.slack.dev/reference/objects/file-object',
-    used: () => sources.some(({ path, text }) => !path.endsWith('file-download.ts') && /\bslackFileStream\(/.test(text)),
+    used: () =>
+      sources.some(({ path, text }) => !path.endsWith('file-download.ts') && /\bslackFileStream\(/.test(text)),
   },
 ];

@@ -16,7 +16,8 @@ afterAll(async () => {
   await h.close();
 });
 
-const metrics = (authorization?: string) => fetch(`${h.url}/metrics`, authorization === undefined ? {} : { headers: { authorization } });
+const metrics = (authorization?: string) =>
+  fetch(`${h.url}/metrics`, authorization === undefined ? {} : { headers: { authorization } });
 
 describe('GET /metrics with METRICS_TOKEN', () => {
   it('serves Prometheus text to the right bearer token', async () => {
@@ -28,7 +29,14 @@ describe('GET /metrics with METRICS_TOKEN', () => {
   });
 
   it('answers 401 with WWW-Authenticate: Bearer to no, wrong, truncated or non-bearer credentials', async () => {
-    for (const auth of [undefined, 'Bearer wrong-token', `Bearer ${METRICS_TOKEN.slice(0, -1)}`, `Bearer ${METRICS_TOKEN}x`, `Basic ${Buffer.from(`x:${METRICS_TOKEN}`).toString('base64')}`, METRICS_TOKEN]) {
+    for (const auth of [
+      undefined,
+      'Bearer wrong-token',
+      `Bearer ${METRICS_TOKEN.slice(0, -1)}`,
+      `Bearer ${METRICS_TOKEN}x`,
+      `Basic ${Buffer.from(`x:${METRICS_TOKEN}`).toString('base64')}`,
+      METRICS_TOKEN,
+    ]) {
       const res = await metrics(auth);
       expect(res.status, String(auth).slice(0, 8)).toBe(401);
       expect(res.headers.get('www-authenticate')).toMatch(/^Bearer\b/);

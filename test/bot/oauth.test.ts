@@ -14,8 +14,14 @@ const KEY_B = 'ck_live_workspace_B_000000000000bbbb';
 
 let h: Harness;
 beforeAll(async () => {
-  h = await startHarness({ oauth: true, defaultApiKey: false, redisUrl: redis.url, keyPrefix: `${redis.prefix}oauth:` });
-  for (const key of [KEY_A, KEY_B]) h.platform.state.apiKeys.push({ ...h.platform.state.apiKeys[0]!, RowKey: key, Active: true });
+  h = await startHarness({
+    oauth: true,
+    defaultApiKey: false,
+    redisUrl: redis.url,
+    keyPrefix: `${redis.prefix}oauth:`,
+  });
+  for (const key of [KEY_A, KEY_B])
+    h.platform.state.apiKeys.push({ ...h.platform.state.apiKeys[0]!, RowKey: key, Active: true });
 });
 afterAll(async () => {
   await h.close();
@@ -27,7 +33,9 @@ async function install(teamId: string): Promise<void> {
   expect(start.status).toBe(302);
   const cookie = (start.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
   const authorize = new URL(start.headers.get('location') ?? '');
-  expect(authorize.searchParams.get('scope')).toBe('commands,chat:write,users:read,reactions:write,files:read,files:write,channels:history,groups:history,channels:read,groups:read');
+  expect(authorize.searchParams.get('scope')).toBe(
+    'commands,chat:write,users:read,reactions:write,files:read,files:write,channels:history,groups:history,channels:read,groups:read',
+  );
   authorize.searchParams.set('team', teamId);
   authorize.searchParams.set('redirect_uri', `${h.url}/slack/oauth_redirect`);
   const granted = await fetch(authorize, { redirect: 'manual' });
@@ -39,7 +47,9 @@ describe('OAuth installs', () => {
   it('stores each workspace’s installation encrypted and answers its commands with its own token', async () => {
     await install(h.slack.teamId);
     await install(OTHER_TEAM);
-    const grants = h.slack.callsTo('oauth.v2.access').map((c) => c.response as { team: { id: string }; access_token: string });
+    const grants = h.slack
+      .callsTo('oauth.v2.access')
+      .map((c) => c.response as { team: { id: string }; access_token: string });
     expect(grants.map((g) => g.team.id)).toEqual([h.slack.teamId, OTHER_TEAM]);
     const tokenB = grants[1]!.access_token;
 
@@ -61,7 +71,9 @@ describe('OAuth installs', () => {
     h.platform.reset();
     await h.signer.command({ text: 'quota', userId: MEMBER_ID, responseUrlId: 'qa' });
     await h.signer.command({ text: 'quota', userId: 'U0MEMBERB1', teamId: OTHER_TEAM, responseUrlId: 'qb' });
-    await h.slack.waitFor(() => h.slack.responses.find((r) => r.id === 'qa') && h.slack.responses.find((r) => r.id === 'qb'));
+    await h.slack.waitFor(
+      () => h.slack.responses.find((r) => r.id === 'qa') && h.slack.responses.find((r) => r.id === 'qb'),
+    );
     const keys = h.platform.requests.filter((r) => r.path === '/customer-quota').map((r) => r.headers['api-key']);
     expect(keys.sort()).toEqual([KEY_A, KEY_B]);
   });
@@ -72,7 +84,13 @@ describe('OAuth installs', () => {
     const store = h.bot.deps.store;
     await waitFor(async () => (await store.installations.botToken(OTHER_TEAM)) === null, 'installation deleted');
     expect(await store.workspaces.getApiKey(OTHER_TEAM)).toBeNull();
-    await expect(store.installations.fetchInstallation({ teamId: OTHER_TEAM, enterpriseId: undefined, isEnterpriseInstall: false })).rejects.toThrow();
+    await expect(
+      store.installations.fetchInstallation({
+        teamId: OTHER_TEAM,
+        enterpriseId: undefined,
+        isEnterpriseInstall: false,
+      }),
+    ).rejects.toThrow();
     expect(await store.workspaces.getApiKey(h.slack.teamId)).toBe(KEY_A);
     expect(await store.installations.botToken(h.slack.teamId)).toMatch(/^xoxb-/);
   });

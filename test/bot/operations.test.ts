@@ -66,7 +66,9 @@ describe('operations endpoints', () => {
     expect(res.headers.get('content-type')).toContain('text/plain');
     const text = await res.text();
     expect(text).toMatch(/campaign_commands_total\{subcommand="stats",outcome="ok"\} [1-9]/);
-    expect(text).toMatch(/campaign_platform_requests_total\{endpoint="GET \/dashboard\/dashboard-stats",status="200"\} [1-9]/);
+    expect(text).toMatch(
+      /campaign_platform_requests_total\{endpoint="GET \/dashboard\/dashboard-stats",status="200"\} [1-9]/,
+    );
     expect(text).toContain('campaign_platform_request_seconds_bucket');
     expect(text).toContain('campaign_queue_depth 0');
   });

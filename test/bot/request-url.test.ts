@@ -34,7 +34,11 @@ describe.each([
 
   it('refuses one with a forged signature, without echoing the challenge', async () => {
     const challenge = randomBytes(24).toString('base64url');
-    const res = await h.signer.raw(JSON.stringify({ token: 'x', challenge, type: 'url_verification' }), {}, { signature: `v0=${'0'.repeat(64)}` });
+    const res = await h.signer.raw(
+      JSON.stringify({ token: 'x', challenge, type: 'url_verification' }),
+      {},
+      { signature: `v0=${'0'.repeat(64)}` },
+    );
     expect(res.status).toBe(401);
     expect(res.body).not.toContain(challenge);
   });

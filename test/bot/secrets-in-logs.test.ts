@@ -6,7 +6,16 @@ import { randomBytes } from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redactor, createLogger } from '../../src/logger.js';
-import { ADMIN_ID, MEMBER_ID, OAUTH_CLIENT, SIGNING_SECRET, STATE_SECRET, TEAM_ID, startHarness, type Harness } from '../support/harness.js';
+import {
+  ADMIN_ID,
+  MEMBER_ID,
+  OAUTH_CLIENT,
+  SIGNING_SECRET,
+  STATE_SECRET,
+  TEAM_ID,
+  startHarness,
+  type Harness,
+} from '../support/harness.js';
 import { installApp } from '../support/oauth.js';
 import { requireRedis } from '../support/redis.js';
 import { CALL_COMPLETED_FULL } from '../events/fixtures.js';
@@ -22,7 +31,9 @@ describe('Redactor', () => {
     const r = new Redactor();
     r.addSecret('my-very-secret-value');
     expect(r.redact('x my-very-secret-value y')).toBe('x [redacted…alue] y');
-    expect(r.redact('token xoxb-123-456-abcdef and xapp-1-A1-xyz123')).toBe('token xoxb-[redacted] and xapp-[redacted]');
+    expect(r.redact('token xoxb-123-456-abcdef and xapp-1-A1-xyz123')).toBe(
+      'token xoxb-[redacted] and xapp-[redacted]',
+    );
     expect(r.redactValue({ nested: [{ err: new Error('failed with my-very-secret-value') }] })).toMatchObject({
       nested: [{ err: { message: 'failed with [redacted…alue]' } }],
     });
@@ -47,7 +58,9 @@ describe('Redactor', () => {
     const token = randomBytes(32).toString('base64url');
     expect(token).toHaveLength(43);
     expect(r.redact(`token=${token}.`)).toBe('token=[redacted].');
-    expect(r.redact(`POST https://bot.example.com/hooks/${token}?x=1 failed`)).toBe('POST https://bot.example.com/hooks/[redacted]?x=1 failed');
+    expect(r.redact(`POST https://bot.example.com/hooks/${token}?x=1 failed`)).toBe(
+      'POST https://bot.example.com/hooks/[redacted]?x=1 failed',
+    );
     expect(r.redact('/hooks/short-or-odd%20token')).toBe('/hooks/[redacted]');
     // Only exactly 43 such characters standing alone: longer ids and ordinary words stay readable.
     const longer = 'a'.repeat(44);
@@ -72,11 +85,23 @@ describe('configuration secrets after 20,000 run-time secrets', () => {
   it('are still redacted in the bot’s log lines', async () => {
     const secretsKey = randomBytes(32);
     const metricsToken = 'metrics-canary-0123456789abcdef';
-    const h = await startHarness({ oauth: true, env: { SECRETS_KEY: secretsKey.toString('base64'), METRICS_TOKEN: metricsToken } });
+    const h = await startHarness({
+      oauth: true,
+      env: { SECRETS_KEY: secretsKey.toString('base64'), METRICS_TOKEN: metricsToken },
+    });
     try {
       // What 20,000 workspaces' hook tokens and API keys would do to the redactor.
-      for (let i = 0; i < 20_000; i++) h.bot.deps.redactor.addSecret(`ck_live_seen_${i}_${randomBytes(6).toString('hex')}`);
-      const config = [SIGNING_SECRET, OAUTH_CLIENT.clientSecret, STATE_SECRET, secretsKey.toString('base64'), secretsKey.toString('base64url'), h.platform.apiKey, metricsToken];
+      for (let i = 0; i < 20_000; i++)
+        h.bot.deps.redactor.addSecret(`ck_live_seen_${i}_${randomBytes(6).toString('hex')}`);
+      const config = [
+        SIGNING_SECRET,
+        OAUTH_CLIENT.clientSecret,
+        STATE_SECRET,
+        secretsKey.toString('base64'),
+        secretsKey.toString('base64url'),
+        h.platform.apiKey,
+        metricsToken,
+      ];
       h.bot.deps.logger.error({ detail: config.join(' | ') }, `leak attempt: ${config.join(' ')}`);
       const logs = h.logs();
       expect(logs).toContain('leak attempt');
@@ -116,7 +141,11 @@ describe('canary secrets through the bot’s error paths', () => {
     // A rejected key typed into the connect modal.
     await ask('connect', ADMIN_ID).catch(() => undefined);
     await h.slack.waitFor(() => h.slack.views('connect_modal').length > 0);
-    await h.signer.viewSubmission({ callbackId: 'connect_modal', userId: ADMIN_ID, values: { api_key: { value: { type: 'plain_text_input', value: WRONG_KEY } } } });
+    await h.signer.viewSubmission({
+      callbackId: 'connect_modal',
+      userId: ADMIN_ID,
+      values: { api_key: { value: { type: 'plain_text_input', value: WRONG_KEY } } },
+    });
     // Slack refusing a call.
     h.slack.failMethod('views.publish', 'invalid_auth', 1);
     await h.signer.event({ type: 'app_home_opened', user: MEMBER_ID, tab: 'home', channel: 'D0SWEEP001' });
@@ -166,7 +195,11 @@ describe('canary secrets through install, subscribe, webhooks, clone-voice and u
     const installToken = await installApp(h, TEAM_ID);
     await h.signer.command({ text: 'connect', userId: ADMIN_ID, responseUrlId: 'oauth-sweep-connect' });
     await h.slack.waitFor(() => h.slack.views('connect_modal').length > 0);
-    await h.signer.viewSubmission({ callbackId: 'connect_modal', userId: ADMIN_ID, values: { api_key: { value: { type: 'plain_text_input', value: apiKey } } } });
+    await h.signer.viewSubmission({
+      callbackId: 'connect_modal',
+      userId: ADMIN_ID,
+      values: { api_key: { value: { type: 'plain_text_input', value: apiKey } } },
+    });
     await h.slack.waitFor(() => h.slack.responses.find((r) => r.id === 'oauth-sweep-connect'));
 
     // Subscribe: the hook token goes to the platform (its only legitimate reader) and nowhere else.
@@ -174,30 +207,60 @@ describe('canary secrets through install, subscribe, webhooks, clone-voice and u
     const hookUrl = h.platform.state.subscriptions.find((s) => s.campaignId === 'camp-1')!.hookUrl;
     const hookToken = hookUrl.split('/').at(-1)!;
     // Many workspaces later, the run-time secrets this one registered are long forgotten by the redactor.
-    for (let i = 0; i < 20_000; i++) h.bot.deps.redactor.addSecret(`ck_live_other_${i}_${randomBytes(6).toString('hex')}`);
-    h.platform.inject({ path: '/events-gateway/trigger/subscribe', status: 400, message: `hookUrl ${hookUrl} rejected for key ${apiKey}`, times: 1 });
+    for (let i = 0; i < 20_000; i++)
+      h.bot.deps.redactor.addSecret(`ck_live_other_${i}_${randomBytes(6).toString('hex')}`);
+    h.platform.inject({
+      path: '/events-gateway/trigger/subscribe',
+      status: 400,
+      message: `hookUrl ${hookUrl} rejected for key ${apiKey}`,
+      times: 1,
+    });
     // The user still learns why, with the echoed hook URL masked.
-    expect(await ask('subscribe camp-2 call_started')).toContain('hookUrl https://bot.example.com/hooks/[redacted] rejected for key ••••3333');
+    expect(await ask('subscribe camp-2 call_started')).toContain(
+      'hookUrl https://bot.example.com/hooks/[redacted] rejected for key ••••3333',
+    );
     await ask('subscriptions camp-1');
-    expect((await deliver(localHookUrl(h, hookUrl), [{ ...CALL_COMPLETED_FULL, callId: 'call-sweep-1' }])).status).toBe(200);
-    const card = await h.slack.waitFor(() => h.slack.callsTo('chat.postMessage').find((c) => JSON.stringify(c.args).includes('call-sweep-1')));
+    expect((await deliver(localHookUrl(h, hookUrl), [{ ...CALL_COMPLETED_FULL, callId: 'call-sweep-1' }])).status).toBe(
+      200,
+    );
+    const card = await h.slack.waitFor(() =>
+      h.slack.callsTo('chat.postMessage').find((c) => JSON.stringify(c.args).includes('call-sweep-1')),
+    );
     expect(card.response.ok).toBe(true);
 
     // Clone-voice: the installation token fetches the file; the platform echoes what it was sent.
     const file = h.slack.addFile({ name: 'canary.mp3', mimetype: 'audio/mpeg', data: randomBytes(2000) });
-    h.platform.inject({ path: '/voices', status: 400, message: `key ${apiKey} and token ${installToken} not allowed`, times: 1 });
+    h.platform.inject({
+      path: '/voices',
+      status: 400,
+      message: `key ${apiKey} and token ${installToken} not allowed`,
+      times: 1,
+    });
     await h.signer.command({ text: 'clone-voice', userId: ADMIN_ID, responseUrlId: 'oauth-sweep-cv' });
     await h.slack.waitFor(() => h.slack.views('clone_voice_modal').length > 0);
     const text = (value: string) => ({ value: { type: 'plain_text_input', value } });
     await h.signer.viewSubmission({
       callbackId: 'clone_voice_modal',
       userId: ADMIN_ID,
-      values: { name: text('Canary'), language: text('en-US'), gender: text('female'), provider: text('elevenlabs'), files: { value: { type: 'file_input', files: [file] } } },
+      values: {
+        name: text('Canary'),
+        language: text('en-US'),
+        gender: text('female'),
+        provider: text('elevenlabs'),
+        files: { value: { type: 'file_input', files: [file] } },
+      },
     });
-    await h.slack.waitFor(() => h.slack.responses.filter((r) => r.id === 'oauth-sweep-cv').find((r) => JSON.stringify(r.body).includes('❌')));
+    await h.slack.waitFor(() =>
+      h.slack.responses.filter((r) => r.id === 'oauth-sweep-cv').find((r) => JSON.stringify(r.body).includes('❌')),
+    );
 
     // Uninstall: the platform refuses to drop the hook and echoes its URL back.
-    h.platform.inject({ path: '/events-gateway/trigger/unsubscribe', status: 400, message: `unknown hook ${hookUrl}`, times: 1 });
+    h.platform.inject({
+      path: '/events-gateway/trigger/unsubscribe',
+      status: 400,
+      message: `unknown hook ${hookUrl}`,
+      times: 1,
+    });
     expect((await h.signer.event({ type: 'app_uninstalled' })).status).toBe(200);
     await h.slack.waitFor(() => (h.logs().includes('workspace uninstalled') ? true : undefined));
 
@@ -207,13 +270,16 @@ describe('canary secrets through install, subscribe, webhooks, clone-voice and u
       'installation token': installToken,
       'OAuth client secret': OAUTH_CLIENT.clientSecret,
       'OAuth state secret': STATE_SECRET,
-      'SECRETS_KEY': secretsKey.toString('base64').replace(/=+$/, ''),
+      SECRETS_KEY: secretsKey.toString('base64').replace(/=+$/, ''),
       'SECRETS_KEY (url-safe)': secretsKey.toString('base64url'),
       'signing secret': SIGNING_SECRET,
     };
     const logs = h.logs();
     // Slack's OAuth token exchange is where the client secret belongs; everything else Slack saw must be clean.
-    const slackSaw = JSON.stringify([h.slack.calls.filter((c) => c.method !== 'oauth.v2.access').map((c) => c.args), h.slack.responses]);
+    const slackSaw = JSON.stringify([
+      h.slack.calls.filter((c) => c.method !== 'oauth.v2.access').map((c) => c.args),
+      h.slack.responses,
+    ]);
     const stored: string[] = [];
     for (const key of await redis.keys('sweep:*')) {
       const type = await redis.redis.type(key);

@@ -16,11 +16,21 @@ let h: Harness;
 let stranger: SlackSigner;
 beforeAll(async () => {
   h = await startHarness({ oauth: true }); // CAMPAIGN_API_KEY, serving TEAM_ID only
-  h.platform.state.apiKeys.push({ ...h.platform.state.apiKeys[0]!, RowKey: STRANGER_KEY, CompanyName: 'Stranger Co', Active: true });
+  h.platform.state.apiKeys.push({
+    ...h.platform.state.apiKeys[0]!,
+    RowKey: STRANGER_KEY,
+    CompanyName: 'Stranger Co',
+    Active: true,
+  });
   h.slack.addUser({ id: STRANGER_ADMIN, name: 'sam', is_admin: true });
   await installApp(h, TEAM_ID);
   await installApp(h, STRANGER_TEAM);
-  stranger = new SlackSigner({ signingSecret: SIGNING_SECRET, url: `${h.url}/slack/events`, teamId: STRANGER_TEAM, fake: h.slack });
+  stranger = new SlackSigner({
+    signingSecret: SIGNING_SECRET,
+    url: `${h.url}/slack/events`,
+    teamId: STRANGER_TEAM,
+    fake: h.slack,
+  });
 });
 afterAll(async () => {
   await h.close();
@@ -37,7 +47,9 @@ describe('CAMPAIGN_API_KEY in OAuth mode', () => {
     h.platform.reset();
     await h.signer.command({ text: 'quota', userId: MEMBER_ID, responseUrlId: 'own-quota' });
     expect(await answerTo('own-quota')).not.toContain('not connected');
-    expect(h.platform.requests.map((r) => [r.path, r.headers['api-key']])).toEqual([['/customer-quota', h.platform.apiKey]]);
+    expect(h.platform.requests.map((r) => [r.path, r.headers['api-key']])).toEqual([
+      ['/customer-quota', h.platform.apiKey],
+    ]);
   });
 
   it('leaves every other workspace not connected: nothing reaches the platform with the operator’s key', async () => {
@@ -65,6 +77,8 @@ describe('CAMPAIGN_API_KEY in OAuth mode', () => {
     await h.signer.command({ text: 'quota', userId: MEMBER_ID, responseUrlId: 'own-quota-2' });
     expect(await answerTo('stranger-quota-2')).not.toContain('not connected');
     expect(await answerTo('own-quota-2')).not.toContain('not connected');
-    expect(h.platform.requests.map((r) => r.headers['api-key']).sort()).toEqual([h.platform.apiKey, STRANGER_KEY].sort());
+    expect(h.platform.requests.map((r) => r.headers['api-key']).sort()).toEqual(
+      [h.platform.apiKey, STRANGER_KEY].sort(),
+    );
   });
 });

@@ -21,7 +21,12 @@ let trapHits: string[] = [];
 let trapUrl = '';
 beforeAll(async () => {
   h = await startEventsHarness();
-  h.platform.state.apiKeys.push({ ...h.platform.state.apiKeys[0]!, RowKey: NEW_KEY, CompanyName: 'Tenancy Co', Active: true });
+  h.platform.state.apiKeys.push({
+    ...h.platform.state.apiKeys[0]!,
+    RowKey: NEW_KEY,
+    CompanyName: 'Tenancy Co',
+    Active: true,
+  });
   // Admin in their own organisation, present in ours through a Slack Connect channel.
   h.slack.addUser({ id: PARTNER_ADMIN, name: 'pam', team_id: 'T0PARTNER1', is_admin: true });
   // Admin of another workspace of the same Enterprise Grid org.
@@ -98,24 +103,32 @@ describe('admin gate: asked afresh before anything is deleted or replaced', () =
     const admin = newAdmin();
     expect((await run(h, 'keys', { userId: admin })).text).toContain('API keys'); // cached as admin
     demote(admin);
-    await h.signer.blockAction({ actionId: 'delete_agent_confirm', value: JSON.stringify({ campaignId: 'camp-2', agentId: 'agent-21' }), userId: admin, responseUrlId: 'del-demoted' });
+    await h.signer.blockAction({
+      actionId: 'delete_agent_confirm',
+      value: JSON.stringify({ campaignId: 'camp-2', agentId: 'agent-21' }),
+      userId: admin,
+      responseUrlId: 'del-demoted',
+    });
     const done = await h.slack.waitFor(() => h.slack.responses.find((r) => r.id === 'del-demoted'));
     expect(done.status).toBe(200);
     expect(done.body.text).toContain('Only Slack workspace admins');
     expect(h.platform.requests.filter((r) => r.method === 'DELETE')).toHaveLength(0);
   });
 
-  it.each(['rotate-hook', 'unsubscribe * call_started'])('refuses `%s` from an admin demoted since the cached check', async (command) => {
-    const admin = newAdmin();
-    expect((await run(h, 'keys', { userId: admin })).text).toContain('API keys');
-    demote(admin);
-    h.platform.reset();
-    const token = await h.bot.deps.store.workspaces.getHookToken(TEAM_ID);
-    const { text } = await run(h, command, { userId: admin });
-    expect(text).toContain('Only Slack workspace admins and owners');
-    expect(h.platform.requests).toHaveLength(0);
-    expect(await h.bot.deps.store.workspaces.getHookToken(TEAM_ID)).toBe(token);
-  });
+  it.each(['rotate-hook', 'unsubscribe * call_started'])(
+    'refuses `%s` from an admin demoted since the cached check',
+    async (command) => {
+      const admin = newAdmin();
+      expect((await run(h, 'keys', { userId: admin })).text).toContain('API keys');
+      demote(admin);
+      h.platform.reset();
+      const token = await h.bot.deps.store.workspaces.getHookToken(TEAM_ID);
+      const { text } = await run(h, command, { userId: admin });
+      expect(text).toContain('Only Slack workspace admins and owners');
+      expect(h.platform.requests).toHaveLength(0);
+      expect(await h.bot.deps.store.workspaces.getHookToken(TEAM_ID)).toBe(token);
+    },
+  );
 
   it('refuses a connect submission from an admin demoted while the form was open', async () => {
     const admin = newAdmin();
@@ -138,7 +151,12 @@ describe('form metadata and response_urls', () => {
     await h.signer.command({ text: 'connect', userId: ADMIN_ID, responseUrlId: 'forged-meta' });
     await h.slack.waitFor(() => h.slack.views('connect_modal').length > opened);
     const before = await h.bot.deps.store.workspaces.getConnection(TEAM_ID);
-    const res = await h.signer.viewSubmission({ callbackId: 'connect_modal', userId: ADMIN_ID, values: keyValues, privateMetadata: JSON.stringify({ responseUrl: trapUrl }) });
+    const res = await h.signer.viewSubmission({
+      callbackId: 'connect_modal',
+      userId: ADMIN_ID,
+      values: keyValues,
+      privateMetadata: JSON.stringify({ responseUrl: trapUrl }),
+    });
     expect(res.status).toBe(200);
     expect(JSON.stringify(res.json)).toContain('This form could not be verified, so nothing was changed');
     expect(h.platform.requests).toHaveLength(0);
@@ -151,7 +169,11 @@ describe('form metadata and response_urls', () => {
     const res = await rawCommand('connect', ADMIN_ID, { response_url: trapUrl });
     expect(res.status).toBe(200);
     await h.slack.waitFor(() => h.slack.views('connect_modal').length > opened);
-    const submitted = await h.signer.viewSubmission({ callbackId: 'connect_modal', userId: ADMIN_ID, values: keyValues });
+    const submitted = await h.signer.viewSubmission({
+      callbackId: 'connect_modal',
+      userId: ADMIN_ID,
+      values: keyValues,
+    });
     expect(submitted.status).toBe(200);
     // The key is saved (the modal tells how it went); only the announcement to the foreign URL is dropped.
     await h.slack.waitFor(() => h.logs().includes('refused to post to a response_url that is not Slack’s'));

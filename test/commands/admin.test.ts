@@ -56,7 +56,12 @@ describe('admin gate', () => {
 
 describe('/campaign keys', () => {
   it('shows each key as its last 4 characters only — never whole, in Slack or in logs', async () => {
-    h.platform.state.apiKeys.push({ ...h.platform.state.apiKeys[0]!, RowKey: CANARY_KEY, CompanyName: 'Canary Inc', Active: false });
+    h.platform.state.apiKeys.push({
+      ...h.platform.state.apiKeys[0]!,
+      RowKey: CANARY_KEY,
+      CompanyName: 'Canary Inc',
+      Active: false,
+    });
     const { text: out } = await run('keys');
     expect(out).toContain('••••d0c9');
     expect(out).toContain('Canary Inc');
@@ -74,7 +79,11 @@ describe('/campaign profile', () => {
     const res = await h.signer.viewSubmission({
       callbackId: 'profile_modal',
       userId: ADMIN_ID,
-      values: { company: text('Globex'), full_name: { value: { type: 'plain_text_input', value: null } }, picture: text('https://img.example/p.png') },
+      values: {
+        company: text('Globex'),
+        full_name: { value: { type: 'plain_text_input', value: null } },
+        picture: text('https://img.example/p.png'),
+      },
     });
     expect(res.status).toBe(200);
     expect(res.body).toBe('');
@@ -91,7 +100,11 @@ describe('/campaign profile', () => {
     // image failed"): https://api.slack.com/reference/block-kit/blocks#image
     const picture = 'https://img.example/p.png?size=200&v=<2>';
     const id = await openModal('profile', 'profile_modal');
-    await h.signer.viewSubmission({ callbackId: 'profile_modal', userId: ADMIN_ID, values: { picture: text(picture) } });
+    await h.signer.viewSubmission({
+      callbackId: 'profile_modal',
+      userId: ADMIN_ID,
+      values: { picture: text(picture) },
+    });
     const done = await h.slack.waitFor(() => h.slack.responses.find((r) => r.id === id));
     expect(done.status).toBe(200);
     const out = JSON.stringify(done.body);
@@ -99,12 +112,18 @@ describe('/campaign profile', () => {
     expect(out).not.toContain('"type":"image"');
     const fields = (done.body.blocks as Array<{ fields?: Array<{ text: string }> }>).flatMap((b) => b.fields ?? []);
     const shown = fields.find((f) => f.text.startsWith('*Picture*'))?.text;
-    expect(shown).toBe('*Picture*\n<https://img.example/p.png?size=200&amp;v=%3C2%3E|img.example/p.png?size=200&amp;v=%3C2%3E>');
+    expect(shown).toBe(
+      '*Picture*\n<https://img.example/p.png?size=200&amp;v=%3C2%3E|img.example/p.png?size=200&amp;v=%3C2%3E>',
+    );
   });
 
   it('refuses a picture that is not an https URL on its field', async () => {
     await openModal('profile', 'profile_modal');
-    const res = await h.signer.viewSubmission({ callbackId: 'profile_modal', userId: ADMIN_ID, values: { picture: text('http://insecure/p.png') } });
+    const res = await h.signer.viewSubmission({
+      callbackId: 'profile_modal',
+      userId: ADMIN_ID,
+      values: { picture: text('http://insecure/p.png') },
+    });
     expect(res.json).toEqual({ response_action: 'errors', errors: { picture: expect.stringContaining('https://') } });
     expect(h.platform.requests).toHaveLength(0);
   });
@@ -125,7 +144,10 @@ describe('/campaign link-number', () => {
       values: { phone_number_id: text('pn-1'), campaign_id: text('camp-1') },
     });
     expect(res.body).toBe('');
-    expect(h.platform.requests.find((r) => r.path === '/phone-number/link')?.body).toEqual({ phoneNumberId: 'pn-1', campaignId: 'camp-1' });
+    expect(h.platform.requests.find((r) => r.path === '/phone-number/link')?.body).toEqual({
+      phoneNumberId: 'pn-1',
+      campaignId: 'camp-1',
+    });
     const done = await h.slack.waitFor(() => h.slack.responses.find((r) => r.id === id));
     expect(JSON.stringify(done.body)).toContain('is now linked to campaign `camp-1`');
   });
@@ -137,7 +159,10 @@ describe('/campaign link-number', () => {
       userId: ADMIN_ID,
       values: { phone_number_id: text('pn-1'), campaign_id: text('camp-missing') },
     });
-    expect(res.json).toEqual({ response_action: 'errors', errors: { campaign_id: expect.stringMatching(/camp-missing does not exist.*request id/) } });
+    expect(res.json).toEqual({
+      response_action: 'errors',
+      errors: { campaign_id: expect.stringMatching(/camp-missing does not exist.*request id/) },
+    });
   });
 });
 
@@ -162,10 +187,16 @@ describe('a form submission while users.info is rate limited', () => {
     expect(JSON.stringify(ack.view)).toContain('Working on it');
     expect(h.slack.replaceView(viewId, ack.view).ok).toBe(true);
 
-    const update = await h.slack.waitFor(() => h.slack.callsTo('views.update').find((c) => c.args.view_id === viewId), 10_000);
+    const update = await h.slack.waitFor(
+      () => h.slack.callsTo('views.update').find((c) => c.args.view_id === viewId),
+      10_000,
+    );
     expect(update.response.ok).toBe(true);
     expect(JSON.stringify(h.slack.view(viewId)?.view.blocks)).toContain('Done');
-    expect(h.platform.requests.find((r) => r.path === '/phone-number/link')?.body).toEqual({ phoneNumberId: 'pn-1', campaignId: 'camp-1' });
+    expect(h.platform.requests.find((r) => r.path === '/phone-number/link')?.body).toEqual({
+      phoneNumberId: 'pn-1',
+      campaignId: 'camp-1',
+    });
     const done = await h.slack.waitFor(() => h.slack.responses.find((r) => r.id === id));
     expect(done.status).toBe(200);
     expect(JSON.stringify(done.body)).toContain('is now linked to campaign `camp-1`');
@@ -180,7 +211,12 @@ describe('/campaign delete-agent', () => {
     expect(h.platform.requests).toHaveLength(0);
     const confirm = findAction(body.blocks, 'delete_agent_confirm')!;
     expect(confirm.confirm).toBeDefined();
-    await h.signer.blockAction({ actionId: 'delete_agent_confirm', value: confirm.value!, userId: ADMIN_ID, responseUrlId: 'del-1' });
+    await h.signer.blockAction({
+      actionId: 'delete_agent_confirm',
+      value: confirm.value!,
+      userId: ADMIN_ID,
+      responseUrlId: 'del-1',
+    });
     const done = await h.slack.waitFor(() => h.slack.responses.find((r) => r.id === 'del-1'));
     expect(done.body.text).toContain('Deleted agent `agent-21`');
     const req = h.platform.requests.find((r) => r.method === 'DELETE');
@@ -189,13 +225,23 @@ describe('/campaign delete-agent', () => {
   });
 
   it('says there is no such agent on 404', async () => {
-    await h.signer.blockAction({ actionId: 'delete_agent_confirm', value: JSON.stringify({ campaignId: 'camp-2', agentId: 'ghost' }), userId: ADMIN_ID, responseUrlId: 'del-2' });
+    await h.signer.blockAction({
+      actionId: 'delete_agent_confirm',
+      value: JSON.stringify({ campaignId: 'camp-2', agentId: 'ghost' }),
+      userId: ADMIN_ID,
+      responseUrlId: 'del-2',
+    });
     const done = await h.slack.waitFor(() => h.slack.responses.find((r) => r.id === 'del-2'));
     expect(done.body.text).toContain('There is no agent `ghost` from campaign `camp-2`');
   });
 
   it('does nothing when a non-admin presses the button', async () => {
-    await h.signer.blockAction({ actionId: 'delete_agent_confirm', value: JSON.stringify({ campaignId: 'camp-2', agentId: 'agent-21' }), userId: MEMBER_ID, responseUrlId: 'del-3' });
+    await h.signer.blockAction({
+      actionId: 'delete_agent_confirm',
+      value: JSON.stringify({ campaignId: 'camp-2', agentId: 'agent-21' }),
+      userId: MEMBER_ID,
+      responseUrlId: 'del-3',
+    });
     const done = await h.slack.waitFor(() => h.slack.responses.find((r) => r.id === 'del-3'));
     expect(done.body.text).toContain('Only Slack workspace admins');
     expect(h.platform.requests.filter((r) => r.method === 'DELETE')).toHaveLength(0);
@@ -208,12 +254,19 @@ describe('/campaign verify', () => {
     const req = h.platform.requests.find((r) => r.path === '/business-verification/submit');
     expect(req?.method).toBe('POST');
     expect(req?.raw.length).toBe(0);
-    for (const label of ['Secondary profile', 'Trust product', 'Voice integrity', 'CNAM (caller ID name)']) expect(out).toContain(label);
+    for (const label of ['Secondary profile', 'Trust product', 'Voice integrity', 'CNAM (caller ID name)'])
+      expect(out).toContain(label);
     expect(out).toContain('+14155550100'); // the seed's CNAM number
   });
 
   it('renders null lists and null objects as none', async () => {
-    Object.assign(h.platform.state.verification.profile, { providerFailures: null, voiceIntegrityFailures: null, cnamFailures: null, cnamData: null, cnamPhoneNumbers: [] });
+    Object.assign(h.platform.state.verification.profile, {
+      providerFailures: null,
+      voiceIntegrityFailures: null,
+      cnamFailures: null,
+      cnamData: null,
+      cnamPhoneNumbers: [],
+    });
     const { text: out } = await run('verify');
     expect(out).toContain('*Business profile failures*\\nnone');
     expect(out).toContain('*CNAM numbers*\\nnone');
@@ -232,7 +285,9 @@ describe('/campaign verify', () => {
 
 describe('/campaign agent-link', () => {
   it('maps a mentioned user to a platform agent, shows it, and removes it', async () => {
-    expect((await run(`agent-link <@${MEMBER_ID}|max> agent-31`)).text).toContain(`Replies from <@${MEMBER_ID}> in handoff threads are now sent as agent \`agent-31\``);
+    expect((await run(`agent-link <@${MEMBER_ID}|max> agent-31`)).text).toContain(
+      `Replies from <@${MEMBER_ID}> in handoff threads are now sent as agent \`agent-31\``,
+    );
     expect(await h.bot.deps.store.agentLinks.get(h.signer.teamId, MEMBER_ID)).toBe('agent-31');
     expect((await run(`agent-link <@${MEMBER_ID}>`)).text).toContain('answers handoff threads as agent `agent-31`');
     expect((await run(`agent-link <@${MEMBER_ID}> remove`)).text).toContain('no longer linked');

@@ -13,7 +13,12 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { cloneFailure } from '../../src/commands/clone-voice.js';
-import { isSlackRedirectTarget, SlackFileError, slackFileOrigin, slackFileStream } from '../../src/slack/file-download.js';
+import {
+  isSlackRedirectTarget,
+  SlackFileError,
+  slackFileOrigin,
+  slackFileStream,
+} from '../../src/slack/file-download.js';
 import { startFakeSlack } from '../fakes/slack.js';
 import { ADMIN_ID, startHarness, type Harness } from '../support/harness.js';
 
@@ -39,7 +44,12 @@ afterEach(() => {
 });
 
 const text = (value: string) => ({ value: { type: 'plain_text_input', value } });
-const details = () => ({ name: text('Riley'), language: text('en-US'), gender: text('female'), provider: text('elevenlabs') });
+const details = () => ({
+  name: text('Riley'),
+  language: text('en-US'),
+  gender: text('female'),
+  provider: text('elevenlabs'),
+});
 
 function audio(name: string, bytes: number) {
   const data = randomBytes(bytes);
@@ -47,7 +57,14 @@ function audio(name: string, bytes: number) {
 }
 
 async function finalAnswer(id: string): Promise<string> {
-  return h.slack.waitFor(() => h.slack.responses.filter((r) => r.id === id).map((r) => JSON.stringify(r.body)).find((a) => a.includes('✅') || a.includes('❌')), 10_000);
+  return h.slack.waitFor(
+    () =>
+      h.slack.responses
+        .filter((r) => r.id === id)
+        .map((r) => JSON.stringify(r.body))
+        .find((a) => a.includes('✅') || a.includes('❌')),
+    10_000,
+  );
 }
 
 /** Each download as Slack saw it: the file origin's 302 (with the token), then the CDN's 200 (without). */
@@ -64,7 +81,11 @@ describe('voice samples Slack serves through its CDN', () => {
     expect(h.slack.callsTo('views.open').at(-1)?.response.ok).toBe(true);
 
     const files = { value: { type: 'file_input', files: [a.file, b.file] } };
-    const res = await h.signer.viewSubmission({ callbackId: CALLBACK, userId: ADMIN_ID, values: { ...details(), files } });
+    const res = await h.signer.viewSubmission({
+      callbackId: CALLBACK,
+      userId: ADMIN_ID,
+      values: { ...details(), files },
+    });
     expect(res.status).toBe(200);
     expect(await finalAnswer('cdn1')).toContain('cloned the voice *Riley*');
 
@@ -86,7 +107,14 @@ describe('voice samples Slack serves through its CDN', () => {
   it('“Clone voice from files” on a message: cloned from the download URLs files.info gives, through the CDN', async () => {
     const a = audio('take-1.mp3', 10_000);
     const msg = h.slack.addMessage({ channel: CHANNEL, text: 'samples', files: [a.file] });
-    await h.signer.shortcut({ callbackId: SHORTCUT, type: 'message_action', message: { ts: msg.ts }, channelId: CHANNEL, userId: ADMIN_ID, responseUrlId: 'cdn2' });
+    await h.signer.shortcut({
+      callbackId: SHORTCUT,
+      type: 'message_action',
+      message: { ts: msg.ts },
+      channelId: CHANNEL,
+      userId: ADMIN_ID,
+      responseUrlId: 'cdn2',
+    });
     await h.slack.waitFor(() => h.slack.views(CALLBACK).at(-1));
     await h.signer.viewSubmission({ callbackId: CALLBACK, userId: ADMIN_ID, values: details() });
     expect(await finalAnswer('cdn2')).toContain('cloned the voice *Riley*');
@@ -134,7 +162,8 @@ function redirect(res: ServerResponse, location: string): void {
 async function read(url: string, allowedOrigin: string): Promise<{ bytes: Buffer; err: SlackFileError | undefined }> {
   const chunks: Uint8Array[] = [];
   try {
-    for await (const chunk of slackFileStream({ url, name: 'a.mp3', botToken: 'xoxb-t', allowedOrigin, maxBytes: CAP })) chunks.push(chunk);
+    for await (const chunk of slackFileStream({ url, name: 'a.mp3', botToken: 'xoxb-t', allowedOrigin, maxBytes: CAP }))
+      chunks.push(chunk);
   } catch (e) {
     if (!(e instanceof SlackFileError)) throw e;
     return { bytes: Buffer.concat(chunks), err: e };
@@ -142,7 +171,8 @@ async function read(url: string, allowedOrigin: string): Promise<{ bytes: Buffer
   return { bytes: Buffer.concat(chunks), err: undefined };
 }
 
-const sentence = (err: SlackFileError | undefined, origin: string) => cloneFailure(err, { maxBytes: CAP, fileOrigin: origin });
+const sentence = (err: SlackFileError | undefined, origin: string) =>
+  cloneFailure(err, { maxBytes: CAP, fileOrigin: origin });
 
 describe('Slack file download', () => {
   it('allows only Slack’s file host: files.slack.com for the real API, the stand-in’s own origin otherwise', () => {
@@ -174,7 +204,8 @@ describe('Slack file download', () => {
       res.end(data);
     });
     const files = await site((req, res) => {
-      if (req.url === '/files-pri/T1-F1/download/a.mp3') redirect(res, '/files-pri/T1-F1/a.mp3'); // relative: same origin
+      if (req.url === '/files-pri/T1-F1/download/a.mp3')
+        redirect(res, '/files-pri/T1-F1/a.mp3'); // relative: same origin
       else redirect(res, `${cdn.origin}/T1-F1/a.mp3?exp=1&sig=abc`);
     });
     try {

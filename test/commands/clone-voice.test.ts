@@ -71,7 +71,9 @@ describe('/campaign clone-voice', () => {
     const id = await openFromCommand();
 
     const modal = h.slack.views(CALLBACK).at(-1)!.view;
-    const element = (modal.blocks as Array<{ block_id?: string; element?: { type: string; max_files?: number; filetypes?: string[] } }>).find((bl) => bl.block_id === 'files')?.element;
+    const element = (
+      modal.blocks as Array<{ block_id?: string; element?: { type: string; max_files?: number; filetypes?: string[] } }>
+    ).find((bl) => bl.block_id === 'files')?.element;
     expect(element).toMatchObject({ type: 'file_input', max_files: 10 });
     expect(element?.filetypes).toContain('mp3');
 
@@ -81,7 +83,14 @@ describe('/campaign clone-voice', () => {
       values: details({
         files: upload([a.file, b.file]),
         description: text('Warm, friendly front-desk voice'),
-        remove_noise: { value: { type: 'checkboxes', selected_options: [{ text: { type: 'plain_text', text: 'Remove background noise' }, value: 'remove_background_noise' }] } },
+        remove_noise: {
+          value: {
+            type: 'checkboxes',
+            selected_options: [
+              { text: { type: 'plain_text', text: 'Remove background noise' }, value: 'remove_background_noise' },
+            ],
+          },
+        },
       }),
     });
     expect(res.status).toBe(200);
@@ -122,7 +131,11 @@ describe('/campaign clone-voice', () => {
   it('sends removeBackgroundNoise=false and no description when left empty', async () => {
     const a = audio('one.mp3', 1000);
     const id = await openFromCommand();
-    await h.signer.viewSubmission({ callbackId: CALLBACK, userId: ADMIN_ID, values: details({ files: upload([a.file]) }) });
+    await h.signer.viewSubmission({
+      callbackId: CALLBACK,
+      userId: ADMIN_ID,
+      values: details({ files: upload([a.file]) }),
+    });
     await finalAnswer(id);
     expect(h.platform.requests.find((r) => r.path === '/voices')?.multipart?.fields).toEqual({
       name: 'Riley',
@@ -137,8 +150,15 @@ describe('/campaign clone-voice', () => {
     const a = audio('ok.mp3', 1000);
     const pdf = h.slack.addFile({ name: 'notes.pdf', mimetype: 'application/pdf', data: randomBytes(500) });
     await openFromCommand();
-    const res = await h.signer.viewSubmission({ callbackId: CALLBACK, userId: ADMIN_ID, values: details({ files: upload([a.file, pdf]) }) });
-    expect(res.json).toEqual({ response_action: 'errors', errors: { files: expect.stringContaining('“notes.pdf” is not an audio file') } });
+    const res = await h.signer.viewSubmission({
+      callbackId: CALLBACK,
+      userId: ADMIN_ID,
+      values: details({ files: upload([a.file, pdf]) }),
+    });
+    expect(res.json).toEqual({
+      response_action: 'errors',
+      errors: { files: expect.stringContaining('“notes.pdf” is not an audio file') },
+    });
     expect(h.slack.downloads).toHaveLength(0);
     expect(h.platform.requests).toHaveLength(0);
   });
@@ -146,15 +166,26 @@ describe('/campaign clone-voice', () => {
   it('refuses an oversize file on the upload field, naming it and the limit', async () => {
     const big = audio('long-take.wav', CAP + 1);
     await openFromCommand();
-    const res = await h.signer.viewSubmission({ callbackId: CALLBACK, userId: ADMIN_ID, values: details({ files: upload([big.file]) }) });
-    expect(res.json).toEqual({ response_action: 'errors', errors: { files: expect.stringMatching(/“long-take\.wav” is 64 KB, over the 64 KB limit/) } });
+    const res = await h.signer.viewSubmission({
+      callbackId: CALLBACK,
+      userId: ADMIN_ID,
+      values: details({ files: upload([big.file]) }),
+    });
+    expect(res.json).toEqual({
+      response_action: 'errors',
+      errors: { files: expect.stringMatching(/“long-take\.wav” is 64 KB, over the 64 KB limit/) },
+    });
     expect(h.slack.downloads).toHaveLength(0);
   });
 
   it('stops a download past the cap even when the file object understated its size', async () => {
     const big = audio('sneaky.mp3', CAP * 2);
     const id = await openFromCommand();
-    const res = await h.signer.viewSubmission({ callbackId: CALLBACK, userId: ADMIN_ID, values: details({ files: upload([{ ...big.file, size: 10 }]) }) });
+    const res = await h.signer.viewSubmission({
+      callbackId: CALLBACK,
+      userId: ADMIN_ID,
+      values: details({ files: upload([{ ...big.file, size: 10 }]) }),
+    });
     expect(res.body).toBe('');
     const done = await finalAnswer(id);
     expect(done).toContain('“sneaky.mp3” is bigger than the 64 KB limit for a voice sample');
@@ -171,10 +202,21 @@ describe('/campaign clone-voice', () => {
     try {
       const { port } = elsewhere.address() as AddressInfo;
       const a = audio('voice.mp3', 1000);
-      const forged = { ...a.file, url_private_download: `http://127.0.0.1:${port}/voice.mp3`, url_private: `http://127.0.0.1:${port}/voice.mp3` };
+      const forged = {
+        ...a.file,
+        url_private_download: `http://127.0.0.1:${port}/voice.mp3`,
+        url_private: `http://127.0.0.1:${port}/voice.mp3`,
+      };
       await openFromCommand();
-      const res = await h.signer.viewSubmission({ callbackId: CALLBACK, userId: ADMIN_ID, values: details({ files: upload([forged]) }) });
-      expect(res.json).toEqual({ response_action: 'errors', errors: { files: expect.stringContaining('“voice.mp3” is not stored on Slack') } });
+      const res = await h.signer.viewSubmission({
+        callbackId: CALLBACK,
+        userId: ADMIN_ID,
+        values: details({ files: upload([forged]) }),
+      });
+      expect(res.json).toEqual({
+        response_action: 'errors',
+        errors: { files: expect.stringContaining('“voice.mp3” is not stored on Slack') },
+      });
       expect(hits).toBe(0);
       expect(h.platform.requests).toHaveLength(0);
     } finally {
@@ -185,29 +227,55 @@ describe('/campaign clone-voice', () => {
   it('refuses more than 10 files', async () => {
     const files = Array.from({ length: 11 }, (_, i) => audio(`s${i}.mp3`, 100).file);
     await openFromCommand();
-    const res = await h.signer.viewSubmission({ callbackId: CALLBACK, userId: ADMIN_ID, values: details({ files: upload(files) }) });
-    expect(res.json).toEqual({ response_action: 'errors', errors: { files: expect.stringContaining('at most 10 audio files; 11 were given') } });
+    const res = await h.signer.viewSubmission({
+      callbackId: CALLBACK,
+      userId: ADMIN_ID,
+      values: details({ files: upload(files) }),
+    });
+    expect(res.json).toEqual({
+      response_action: 'errors',
+      errors: { files: expect.stringContaining('at most 10 audio files; 11 were given') },
+    });
   });
 
   it('platform 400: one sentence with the platform’s reason and the request id', async () => {
     const a = audio('a.mp3', 1000);
-    h.platform.inject({ path: '/voices', status: 400, message: 'gender must be one of: female, male, neutral', times: 1 });
+    h.platform.inject({
+      path: '/voices',
+      status: 400,
+      message: 'gender must be one of: female, male, neutral',
+      times: 1,
+    });
     const id = await openFromCommand();
-    await h.signer.viewSubmission({ callbackId: CALLBACK, userId: ADMIN_ID, values: details({ files: upload([a.file]) }) });
+    await h.signer.viewSubmission({
+      callbackId: CALLBACK,
+      userId: ADMIN_ID,
+      values: details({ files: upload([a.file]) }),
+    });
     const done = await finalAnswer(id);
-    expect(done).toMatch(/The platform refused to clone the voice: gender must be one of: female, male, neutral \(code BAD_REQUEST, request id req_\d+\)/);
+    expect(done).toMatch(
+      /The platform refused to clone the voice: gender must be one of: female, male, neutral \(code BAD_REQUEST, request id req_\d+\)/,
+    );
   });
 
   it('platform 500 and a dropped connection each get one sentence', async () => {
     const a = audio('a.mp3', 1000);
     h.platform.inject({ path: '/voices', status: 500, times: 1 });
     let id = await openFromCommand();
-    await h.signer.viewSubmission({ callbackId: CALLBACK, userId: ADMIN_ID, values: details({ files: upload([a.file]) }) });
+    await h.signer.viewSubmission({
+      callbackId: CALLBACK,
+      userId: ADMIN_ID,
+      values: details({ files: upload([a.file]) }),
+    });
     expect(await finalAnswer(id)).toMatch(/internal error \(code INTERNAL_SERVER_ERROR, request id req_\d+\)/);
 
     h.platform.inject({ path: '/voices', reset: true, times: 1 });
     id = await openFromCommand();
-    await h.signer.viewSubmission({ callbackId: CALLBACK, userId: ADMIN_ID, values: details({ files: upload([a.file]) }) });
+    await h.signer.viewSubmission({
+      callbackId: CALLBACK,
+      userId: ADMIN_ID,
+      values: details({ files: upload([a.file]) }),
+    });
     expect(await finalAnswer(id)).toContain('could not be reached');
   });
 
@@ -215,7 +283,11 @@ describe('/campaign clone-voice', () => {
     const ghost = { ...audio('ghost.mp3', 1000).file };
     ghost.url_private_download = `${h.slack.baseUrl}/files-pri/${h.slack.teamId}-F0GONE00001/download/ghost.mp3`;
     const id = await openFromCommand();
-    await h.signer.viewSubmission({ callbackId: CALLBACK, userId: ADMIN_ID, values: details({ files: upload([ghost]) }) });
+    await h.signer.viewSubmission({
+      callbackId: CALLBACK,
+      userId: ADMIN_ID,
+      values: details({ files: upload([ghost]) }),
+    });
     expect(await finalAnswer(id)).toContain('Slack refused the bot access to “ghost.mp3” (HTTP 403)');
     expect(h.platform.state.voices).toHaveLength(0);
   });
@@ -228,7 +300,14 @@ describe('/campaign clone-voice', () => {
 
     const a = audio('a.mp3', 1000);
     const msg = h.slack.addMessage({ channel: CHANNEL, text: 'samples', files: [a.file] });
-    await h.signer.shortcut({ callbackId: SHORTCUT, type: 'message_action', message: { ts: msg.ts }, channelId: CHANNEL, userId: MEMBER_ID, responseUrlId: 'na-sc' });
+    await h.signer.shortcut({
+      callbackId: SHORTCUT,
+      type: 'message_action',
+      message: { ts: msg.ts },
+      channelId: CHANNEL,
+      userId: MEMBER_ID,
+      responseUrlId: 'na-sc',
+    });
     expect(await h.slack.waitFor(() => answers('na-sc')[0])).toContain('can clone voices');
 
     const res = await h.signer.viewSubmission({ callbackId: CALLBACK, userId: MEMBER_ID, values: {} });
@@ -250,7 +329,11 @@ describe('a submission while users.info is rate limited', () => {
     // (https://api.slack.com/apis/rate-limits), longer than a view submission may take to be answered
     // (https://api.slack.com/surfaces/modals#interactions: "within 3 seconds").
     h.slack.rateLimit({ method: 'users.info', retryAfterSec: 3 });
-    const res = await h.signer.viewSubmission({ callbackId: CALLBACK, userId: ADMIN_ID, values: details({ files: upload([a.file]) }) });
+    const res = await h.signer.viewSubmission({
+      callbackId: CALLBACK,
+      userId: ADMIN_ID,
+      values: details({ files: upload([a.file]) }),
+    });
     expect(res.status).toBe(200);
     expect(res.timedOut).toBe(false);
     const ack = res.json as { response_action: string; view: Record<string, unknown> };
@@ -259,7 +342,10 @@ describe('a submission while users.info is rate limited', () => {
     expect(h.slack.replaceView(viewId, ack.view).ok).toBe(true);
 
     // Once the check passes, the modal says the cloning has started (not "Done": the voice is not there yet).
-    const update = await h.slack.waitFor(() => h.slack.callsTo('views.update').find((c) => c.args.view_id === viewId), 10_000);
+    const update = await h.slack.waitFor(
+      () => h.slack.callsTo('views.update').find((c) => c.args.view_id === viewId),
+      10_000,
+    );
     expect(update.response.ok).toBe(true);
     const shown = JSON.stringify(h.slack.view(viewId)?.view.blocks);
     expect(shown).toContain('Cloning has started');
@@ -282,13 +368,20 @@ describe('a submission while users.info is rate limited', () => {
     try {
       await h.bot.deps.store.cache.forget(`admin:${TEAM_ID}:${ADMIN_ID}`);
       h.slack.rateLimit({ method: 'users.info', retryAfterSec: 3, times: 1 });
-      const res = await h.signer.viewSubmission({ callbackId: CALLBACK, userId: ADMIN_ID, values: details({ files: upload([a.file]) }) });
+      const res = await h.signer.viewSubmission({
+        callbackId: CALLBACK,
+        userId: ADMIN_ID,
+        values: details({ files: upload([a.file]) }),
+      });
       expect(res.status).toBe(200);
       expect(res.timedOut).toBe(false);
       const ack = res.json as { response_action: string; view: Record<string, unknown> };
       expect(JSON.stringify(ack.view)).toContain('Working on it');
       expect(h.slack.replaceView(viewId, ack.view).ok).toBe(true);
-      const update = await h.slack.waitFor(() => h.slack.callsTo('views.update').find((c) => c.args.view_id === viewId), 10_000);
+      const update = await h.slack.waitFor(
+        () => h.slack.callsTo('views.update').find((c) => c.args.view_id === viewId),
+        10_000,
+      );
       expect(update.response.ok).toBe(true);
       expect(JSON.stringify(h.slack.view(viewId)?.view.blocks)).toContain('can clone voices');
       expect(answers(id)).toEqual([]);
@@ -308,7 +401,14 @@ describe('message shortcut “Clone voice from files”', () => {
     const pdf = h.slack.addFile({ name: 'script.pdf', mimetype: 'application/pdf', data: randomBytes(100) });
     const msg = h.slack.addMessage({ channel: CHANNEL, text: 'Here are the samples', files: [a.file, pdf, b.file] });
 
-    const ack = await h.signer.shortcut({ callbackId: SHORTCUT, type: 'message_action', message: { ts: msg.ts }, channelId: CHANNEL, userId: ADMIN_ID, responseUrlId: 'sc1' });
+    const ack = await h.signer.shortcut({
+      callbackId: SHORTCUT,
+      type: 'message_action',
+      message: { ts: msg.ts },
+      channelId: CHANNEL,
+      userId: ADMIN_ID,
+      responseUrlId: 'sc1',
+    });
     expect(ack.status).toBe(200);
     const opened = await h.slack.waitFor(() => h.slack.views(CALLBACK).at(-1));
     const shown = JSON.stringify(opened.view.blocks);
@@ -325,7 +425,12 @@ describe('message shortcut “Clone voice from files”', () => {
     expect(done).toContain('cloned the voice *Riley*');
 
     // The authoritative download URL comes from files.info.
-    expect(h.slack.callsTo('files.info').map((c) => c.args.file).sort()).toEqual([a.file.id, b.file.id].sort());
+    expect(
+      h.slack
+        .callsTo('files.info')
+        .map((c) => c.args.file)
+        .sort(),
+    ).toEqual([a.file.id, b.file.id].sort());
     const form = h.platform.requests.find((r) => r.path === '/voices')!.multipart!;
     expect(form.files.map((f) => f.filename)).toEqual(['intro.mp3', 'outro.wav']);
     expect(form.files[0]!.data.equals(a.data)).toBe(true);
@@ -339,7 +444,14 @@ describe('message shortcut “Clone voice from files”', () => {
     const pdf = h.slack.addFile({ name: 'script.pdf', mimetype: 'application/pdf', data: randomBytes(100) });
     const big = audio('huge.wav', CAP + 100);
     const msg = h.slack.addMessage({ channel: CHANNEL, text: 'files', files: [pdf, big.file] });
-    await h.signer.shortcut({ callbackId: SHORTCUT, type: 'message_action', message: { ts: msg.ts }, channelId: CHANNEL, userId: ADMIN_ID, responseUrlId: 'sc2' });
+    await h.signer.shortcut({
+      callbackId: SHORTCUT,
+      type: 'message_action',
+      message: { ts: msg.ts },
+      channelId: CHANNEL,
+      userId: ADMIN_ID,
+      responseUrlId: 'sc2',
+    });
     const out = await h.slack.waitFor(() => answers('sc2')[0]);
     expect(out).toContain('“script.pdf” is not an audio file');
     expect(out).toContain('“huge.wav” is 64 KB, over the 64 KB limit');
@@ -348,11 +460,29 @@ describe('message shortcut “Clone voice from files”', () => {
 
   it('answers when the message has no files, or too many audio files', async () => {
     const plain = h.slack.addMessage({ channel: CHANNEL, text: 'no files here' });
-    await h.signer.shortcut({ callbackId: SHORTCUT, type: 'message_action', message: { ts: plain.ts }, channelId: CHANNEL, userId: ADMIN_ID, responseUrlId: 'sc3' });
+    await h.signer.shortcut({
+      callbackId: SHORTCUT,
+      type: 'message_action',
+      message: { ts: plain.ts },
+      channelId: CHANNEL,
+      userId: ADMIN_ID,
+      responseUrlId: 'sc3',
+    });
     expect(await h.slack.waitFor(() => answers('sc3')[0])).toContain('This message has no files');
 
-    const many = h.slack.addMessage({ channel: CHANNEL, text: 'lots', files: Array.from({ length: 11 }, (_, i) => audio(`m${i}.mp3`, 100).file) });
-    await h.signer.shortcut({ callbackId: SHORTCUT, type: 'message_action', message: { ts: many.ts }, channelId: CHANNEL, userId: ADMIN_ID, responseUrlId: 'sc4' });
+    const many = h.slack.addMessage({
+      channel: CHANNEL,
+      text: 'lots',
+      files: Array.from({ length: 11 }, (_, i) => audio(`m${i}.mp3`, 100).file),
+    });
+    await h.signer.shortcut({
+      callbackId: SHORTCUT,
+      type: 'message_action',
+      message: { ts: many.ts },
+      channelId: CHANNEL,
+      userId: ADMIN_ID,
+      responseUrlId: 'sc4',
+    });
     expect(await h.slack.waitFor(() => answers('sc4')[0])).toContain('at most 10 audio files; 11 were given');
   });
 
@@ -360,10 +490,22 @@ describe('message shortcut “Clone voice from files”', () => {
     const a = audio('mine.mp3', 1000);
     const other = audio('someone-elses.mp3', 1000);
     const msg = h.slack.addMessage({ channel: CHANNEL, text: 'samples', files: [a.file] });
-    await h.signer.shortcut({ callbackId: SHORTCUT, type: 'message_action', message: { ts: msg.ts }, channelId: CHANNEL, userId: ADMIN_ID, responseUrlId: 'sc6' });
+    await h.signer.shortcut({
+      callbackId: SHORTCUT,
+      type: 'message_action',
+      message: { ts: msg.ts },
+      channelId: CHANNEL,
+      userId: ADMIN_ID,
+      responseUrlId: 'sc6',
+    });
     await h.slack.waitFor(() => h.slack.views(CALLBACK).at(-1));
     const forged = JSON.stringify({ fileIds: [other.file.id] });
-    const res = await h.signer.viewSubmission({ callbackId: CALLBACK, userId: ADMIN_ID, values: details(), privateMetadata: forged });
+    const res = await h.signer.viewSubmission({
+      callbackId: CALLBACK,
+      userId: ADMIN_ID,
+      values: details(),
+      privateMetadata: forged,
+    });
     expect(JSON.stringify(res.json)).toContain('could not be verified');
     expect(h.slack.callsTo('files.info')).toHaveLength(0);
     expect(h.slack.downloads).toHaveLength(0);
@@ -375,7 +517,14 @@ describe('message shortcut “Clone voice from files”', () => {
     const gone = { ...a.file, id: 'F0DELETED01', name: 'gone.mp3' } satisfies SlackFile;
     const msg = h.slack.addMessage({ channel: CHANNEL, text: 'samples', files: [a.file, gone] });
     h.slack.expectRefusal('files.info', 'file_not_found');
-    await h.signer.shortcut({ callbackId: SHORTCUT, type: 'message_action', message: { ts: msg.ts }, channelId: CHANNEL, userId: ADMIN_ID, responseUrlId: 'sc5' });
+    await h.signer.shortcut({
+      callbackId: SHORTCUT,
+      type: 'message_action',
+      message: { ts: msg.ts },
+      channelId: CHANNEL,
+      userId: ADMIN_ID,
+      responseUrlId: 'sc5',
+    });
     await h.slack.waitFor(() => h.slack.views(CALLBACK).at(-1));
     await h.signer.viewSubmission({ callbackId: CALLBACK, userId: ADMIN_ID, values: details() });
     expect(await finalAnswer('sc5')).toContain('The file F0DELETED01 is no longer in Slack');
@@ -393,20 +542,44 @@ describe('the default size cap: Slack’s 10 MB upload limit', () => {
     try {
       await d.signer.command({ text: 'clone-voice', userId: ADMIN_ID, responseUrlId: 'cap-open' });
       const opened = await d.slack.waitFor(() => d.slack.views(CALLBACK).at(-1));
-      const files = (opened.view.blocks as Array<{ block_id?: string; hint?: { text: string } }>).find((b) => b.block_id === 'files');
+      const files = (opened.view.blocks as Array<{ block_id?: string; hint?: { text: string } }>).find(
+        (b) => b.block_id === 'files',
+      );
       expect(files?.hint?.text).toContain('each at most 10 MB');
       expect(d.slack.callsTo('views.open').at(-1)?.response.ok).toBe(true);
 
       const big = d.slack.addFile({ name: 'long-take.wav', mimetype: 'audio/wav', data: randomBytes(TEN_MB + 1) });
-      const refused = await d.signer.viewSubmission({ callbackId: CALLBACK, userId: ADMIN_ID, values: details({ files: upload([big]) }) });
-      expect(refused.json).toEqual({ response_action: 'errors', errors: { files: expect.stringContaining('“long-take.wav” is 10 MB, over the 10 MB limit') } });
+      const refused = await d.signer.viewSubmission({
+        callbackId: CALLBACK,
+        userId: ADMIN_ID,
+        values: details({ files: upload([big]) }),
+      });
+      expect(refused.json).toEqual({
+        response_action: 'errors',
+        errors: { files: expect.stringContaining('“long-take.wav” is 10 MB, over the 10 MB limit') },
+      });
 
       // A file object that understates its size is stopped while streaming, at the same cap.
       await d.signer.command({ text: 'clone-voice', userId: ADMIN_ID, responseUrlId: 'cap-stream' });
       await d.slack.waitFor(() => d.slack.views(CALLBACK).length >= 2);
-      const sneaky = d.slack.addFile({ name: 'sneaky.wav', mimetype: 'audio/wav', data: randomBytes(TEN_MB + 64 * 1024) });
-      await d.signer.viewSubmission({ callbackId: CALLBACK, userId: ADMIN_ID, values: details({ files: upload([{ ...sneaky, size: 1000 }]) }) });
-      const done = await d.slack.waitFor(() => d.slack.responses.filter((r) => r.id === 'cap-stream').map((r) => JSON.stringify(r.body)).find((a) => a.includes('❌')), 10_000);
+      const sneaky = d.slack.addFile({
+        name: 'sneaky.wav',
+        mimetype: 'audio/wav',
+        data: randomBytes(TEN_MB + 64 * 1024),
+      });
+      await d.signer.viewSubmission({
+        callbackId: CALLBACK,
+        userId: ADMIN_ID,
+        values: details({ files: upload([{ ...sneaky, size: 1000 }]) }),
+      });
+      const done = await d.slack.waitFor(
+        () =>
+          d.slack.responses
+            .filter((r) => r.id === 'cap-stream')
+            .map((r) => JSON.stringify(r.body))
+            .find((a) => a.includes('❌')),
+        10_000,
+      );
       expect(done).toContain('“sneaky.wav” is bigger than the 10 MB limit for a voice sample');
       expect(d.platform.state.voices).toHaveLength(0);
     } finally {

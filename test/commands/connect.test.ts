@@ -17,7 +17,12 @@ describe.each(['memory', 'redis'] as const)('connect (%s store)', (backend) => {
       defaultApiKey: false,
       ...(backend === 'redis' ? { redisUrl: redis.url, keyPrefix: `${redis.prefix}${backend}:` } : {}),
     });
-    h.platform.state.apiKeys.push({ ...h.platform.state.apiKeys[0]!, RowKey: NEW_KEY, CompanyName: 'Second Co', Active: true });
+    h.platform.state.apiKeys.push({
+      ...h.platform.state.apiKeys[0]!,
+      RowKey: NEW_KEY,
+      CompanyName: 'Second Co',
+      Active: true,
+    });
   });
   afterAll(async () => {
     await h.close();
@@ -46,7 +51,10 @@ describe.each(['memory', 'redis'] as const)('connect (%s store)', (backend) => {
       values: { api_key: { value: { type: 'plain_text_input', value: 'ck_wrong_key_123456' } } },
     });
     expect(res.status).toBe(200);
-    expect(res.json).toEqual({ response_action: 'errors', errors: { api_key: expect.stringContaining('rejected this key') } });
+    expect(res.json).toEqual({
+      response_action: 'errors',
+      errors: { api_key: expect.stringContaining('rejected this key') },
+    });
     expect(await h.bot.deps.store.workspaces.getApiKey(h.signer.teamId)).toBeNull();
   });
 
@@ -98,7 +106,12 @@ describe('connect from App Home, day one', () => {
   let h: Harness;
   beforeAll(async () => {
     h = await startHarness({ defaultApiKey: false });
-    h.platform.state.apiKeys.push({ ...h.platform.state.apiKeys[0]!, RowKey: NEW_KEY, CompanyName: 'Second Co', Active: true });
+    h.platform.state.apiKeys.push({
+      ...h.platform.state.apiKeys[0]!,
+      RowKey: NEW_KEY,
+      CompanyName: 'Second Co',
+      Active: true,
+    });
   });
   afterAll(async () => {
     await h.close();

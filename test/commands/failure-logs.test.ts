@@ -45,7 +45,12 @@ describe('logs of failed commands', () => {
     expect(answer).toContain('Template `tpl-missing` was not found');
     const [line, ...more] = failureLines(lines);
     expect(more).toEqual([]);
-    expect(line).toMatchObject({ level: 'info', status: 404, code: expect.any(String), requestId: expect.stringMatching(/^req_/) });
+    expect(line).toMatchObject({
+      level: 'info',
+      status: 404,
+      code: expect.any(String),
+      requestId: expect.stringMatching(/^req_/),
+    });
     expect(line).not.toHaveProperty('err');
     expect(JSON.stringify(lines)).not.toContain('"stack"');
     expect(lines.filter((l) => l.level === 'warn' || l.level === 'error')).toEqual([]);
@@ -55,7 +60,9 @@ describe('logs of failed commands', () => {
     h.platform.state.verification.status = 'processing';
     const { answer, lines } = await runAndLog('verify', ADMIN_ID);
     expect(answer).toContain('being processed');
-    expect(failureLines(lines)).toEqual([expect.objectContaining({ level: 'info', status: 409, requestId: expect.stringMatching(/^req_/) })]);
+    expect(failureLines(lines)).toEqual([
+      expect.objectContaining({ level: 'info', status: 409, requestId: expect.stringMatching(/^req_/) }),
+    ]);
     expect(JSON.stringify(lines)).not.toContain('"stack"');
   });
 

@@ -113,7 +113,12 @@ describe('/campaign bookings', () => {
     expect(JSON.stringify(blocks)).toContain('Customer 199');
     const next = pagerButton(blocks, 'bookings_page:next');
 
-    const click = await h.signer.blockAction({ actionId: next.action_id, value: next.value, userId: MEMBER_ID, responseUrlId: 'big-2' });
+    const click = await h.signer.blockAction({
+      actionId: next.action_id,
+      value: next.value,
+      userId: MEMBER_ID,
+      responseUrlId: 'big-2',
+    });
     expect(click.status).toBe(200);
     const page2 = await h.slack.waitFor(() => h.slack.responses.find((r) => r.id === 'big-2'));
     // Page 2 has both Previous and Next: Slack refuses a message whose block repeats an action_id.
@@ -125,7 +130,12 @@ describe('/campaign bookings', () => {
     expect(text2).not.toContain('Customer 199');
 
     const previous = pagerButton(page2.body.blocks, 'bookings_page:prev');
-    await h.signer.blockAction({ actionId: previous.action_id, value: previous.value, userId: MEMBER_ID, responseUrlId: 'big-3' });
+    await h.signer.blockAction({
+      actionId: previous.action_id,
+      value: previous.value,
+      userId: MEMBER_ID,
+      responseUrlId: 'big-3',
+    });
     const back = await h.slack.waitFor(() => h.slack.responses.find((r) => r.id === 'big-3'));
     expect(back.status).toBe(200);
     expect(JSON.stringify(back.body)).toContain('Showing 1–20 of 200 bookings');
@@ -165,7 +175,12 @@ describe('/campaign scheduled', () => {
     }));
     const { answer } = await ask('scheduled camp-2', 'long-1');
     const next = pagerButton(answer.blocks, 'scheduled_page:next');
-    await h.signer.blockAction({ actionId: next.action_id, value: next.value, userId: MEMBER_ID, responseUrlId: 'long-2' });
+    await h.signer.blockAction({
+      actionId: next.action_id,
+      value: next.value,
+      userId: MEMBER_ID,
+      responseUrlId: 'long-2',
+    });
     const page2 = await h.slack.waitFor(() => h.slack.responses.find((r) => r.id === 'long-2'));
     expect(page2.status).toBe(200);
     expect(JSON.stringify(page2.body)).toContain('Contact 25');
@@ -206,7 +221,9 @@ describe('/campaign template', () => {
     const { answer } = await ask(`template ${template.assistant_id}`);
     // The fallback `text` is mrkdwn as well: it is what notifications and screen readers show.
     expect(answer.text).toBe(`Template Promo &lt;!channel&gt; &amp; friends (${template.type})`);
-    const objects = (answer.blocks as Array<{ text?: { type: string }; fields?: Array<{ type: string }> }>).flatMap((b) => [...(b.text ? [b.text] : []), ...(b.fields ?? [])]);
+    const objects = (answer.blocks as Array<{ text?: { type: string }; fields?: Array<{ type: string }> }>).flatMap(
+      (b) => [...(b.text ? [b.text] : []), ...(b.fields ?? [])],
+    );
     for (const t of objects.filter((o) => o.type === 'mrkdwn')) expect(t).toMatchObject({ verbatim: true });
   });
 
@@ -266,27 +283,55 @@ describe('help and grammar', () => {
 
 describe('Slack request verification', () => {
   it('rejects a forged signature with 401 and runs nothing', async () => {
-    const body = new URLSearchParams({ command: '/campaign', text: 'stats', team_id: 'T1', user_id: 'U1', response_url: h.slack.responseUrl('forged') }).toString();
-    const res = await h.signer.raw(body, {}, { signature: 'v0=deadbeef', contentType: 'application/x-www-form-urlencoded' });
+    const body = new URLSearchParams({
+      command: '/campaign',
+      text: 'stats',
+      team_id: 'T1',
+      user_id: 'U1',
+      response_url: h.slack.responseUrl('forged'),
+    }).toString();
+    const res = await h.signer.raw(
+      body,
+      {},
+      { signature: 'v0=deadbeef', contentType: 'application/x-www-form-urlencoded' },
+    );
     expect(res.status).toBe(401);
     expect(h.platform.requests).toHaveLength(0);
   });
 
   it('rejects a stale timestamp with 401', async () => {
     const body = new URLSearchParams({ command: '/campaign', text: 'stats' }).toString();
-    const res = await h.signer.raw(body, {}, { timestamp: Math.floor(Date.now() / 1000) - 600, contentType: 'application/x-www-form-urlencoded' });
+    const res = await h.signer.raw(
+      body,
+      {},
+      { timestamp: Math.floor(Date.now() / 1000) - 600, contentType: 'application/x-www-form-urlencoded' },
+    );
     expect(res.status).toBe(401);
   });
 });
 
 describe('future-dated requests', () => {
   it('rejects a correctly signed request dated 10 minutes ahead with 401', async () => {
-    const body = new URLSearchParams({ command: '/campaign', text: 'stats', team_id: 'T1', user_id: 'U1', response_url: h.slack.responseUrl('future') }).toString();
-    const res = await h.signer.raw(body, {}, { timestamp: Math.floor(Date.now() / 1000) + 600, contentType: 'application/x-www-form-urlencoded' });
+    const body = new URLSearchParams({
+      command: '/campaign',
+      text: 'stats',
+      team_id: 'T1',
+      user_id: 'U1',
+      response_url: h.slack.responseUrl('future'),
+    }).toString();
+    const res = await h.signer.raw(
+      body,
+      {},
+      { timestamp: Math.floor(Date.now() / 1000) + 600, contentType: 'application/x-www-form-urlencoded' },
+    );
     expect(res.status).toBe(401);
     expect(h.platform.requests).toHaveLength(0);
     // The same request a minute ahead (ordinary clock skew) is accepted: the signature itself is valid.
-    const skewed = await h.signer.raw(body, {}, { timestamp: Math.floor(Date.now() / 1000) + 60, contentType: 'application/x-www-form-urlencoded' });
+    const skewed = await h.signer.raw(
+      body,
+      {},
+      { timestamp: Math.floor(Date.now() / 1000) + 60, contentType: 'application/x-www-form-urlencoded' },
+    );
     expect(skewed.status).toBe(200);
   });
 });

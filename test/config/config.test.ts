@@ -39,7 +39,14 @@ describe('parseConfig', () => {
     expect(r.ok).toBe(false);
     if (r.ok) return;
     const text = r.problems.join('\n');
-    expect(r.problems.map((p) => p.split(':')[0]).sort()).toEqual(['CAMPAIGN_API_URL', 'LOG_LEVEL', 'PORT', 'PUBLIC_URL', 'SECRETS_KEY', 'SLACK_BOT_TOKEN']);
+    expect(r.problems.map((p) => p.split(':')[0]).sort()).toEqual([
+      'CAMPAIGN_API_URL',
+      'LOG_LEVEL',
+      'PORT',
+      'PUBLIC_URL',
+      'SECRETS_KEY',
+      'SLACK_BOT_TOKEN',
+    ]);
     expect(text).not.toContain(secret);
     expect(text).not.toContain('not-a-bot-token-secret-999');
     expect(text).not.toContain('eighty');
@@ -49,19 +56,36 @@ describe('parseConfig', () => {
     const r = parseConfig({ SLACK_BOT_TOKEN: 'xoxb-1-abc', REDIS_URL: 'redis://127.0.0.1:6379' });
     expect(r.ok).toBe(false);
     if (r.ok) return;
-    expect(r.problems.map((p) => p.split(':')[0]).sort()).toEqual(['CAMPAIGN_API_URL', 'SECRETS_KEY', 'SLACK_SIGNING_SECRET']);
+    expect(r.problems.map((p) => p.split(':')[0]).sort()).toEqual([
+      'CAMPAIGN_API_URL',
+      'SECRETS_KEY',
+      'SLACK_SIGNING_SECRET',
+    ]);
   });
 
   it('takes Socket Mode without a signing secret', () => {
-    const r = parseConfig({ SLACK_BOT_TOKEN: 'xoxb-1-abc', SLACK_APP_TOKEN: 'xapp-1-abc', CAMPAIGN_API_URL: 'http://127.0.0.1:9/v1/api' });
+    const r = parseConfig({
+      SLACK_BOT_TOKEN: 'xoxb-1-abc',
+      SLACK_APP_TOKEN: 'xapp-1-abc',
+      CAMPAIGN_API_URL: 'http://127.0.0.1:9/v1/api',
+    });
     expect(r.ok && r.config.slack.appToken).toBe('xapp-1-abc');
   });
 
   it('requires all three OAuth values together, and not with a bot token', () => {
     const partial = parseConfig({ ...minimal, SLACK_BOT_TOKEN: undefined, SLACK_CLIENT_ID: '123.456' });
     expect(partial.ok).toBe(false);
-    if (!partial.ok) expect(partial.problems.map((p) => p.split(':')[0]).sort()).toEqual(['SLACK_CLIENT_SECRET', 'SLACK_STATE_SECRET']);
-    const both = parseConfig({ ...minimal, SLACK_CLIENT_ID: 'a', SLACK_CLIENT_SECRET: 'b', SLACK_STATE_SECRET: STATE_SECRET });
+    if (!partial.ok)
+      expect(partial.problems.map((p) => p.split(':')[0]).sort()).toEqual([
+        'SLACK_CLIENT_SECRET',
+        'SLACK_STATE_SECRET',
+      ]);
+    const both = parseConfig({
+      ...minimal,
+      SLACK_CLIENT_ID: 'a',
+      SLACK_CLIENT_SECRET: 'b',
+      SLACK_STATE_SECRET: STATE_SECRET,
+    });
     expect(both.ok).toBe(false);
   });
 
@@ -88,7 +112,13 @@ describe('parseConfig', () => {
   });
 
   it('requires CAMPAIGN_API_KEY_TEAM with CAMPAIGN_API_KEY in OAuth mode only', () => {
-    const oauth = { ...minimal, SLACK_BOT_TOKEN: undefined, SLACK_CLIENT_ID: '123.456', SLACK_CLIENT_SECRET: 'client-secret-value', SLACK_STATE_SECRET: STATE_SECRET };
+    const oauth = {
+      ...minimal,
+      SLACK_BOT_TOKEN: undefined,
+      SLACK_CLIENT_ID: '123.456',
+      SLACK_CLIENT_SECRET: 'client-secret-value',
+      SLACK_STATE_SECRET: STATE_SECRET,
+    };
     const apiKey = 'ck_live_operator_key_0000000000001111';
     const missing = parseConfig({ ...oauth, CAMPAIGN_API_KEY: apiKey });
     expect(missing.ok).toBe(false);
@@ -106,20 +136,38 @@ describe('parseConfig', () => {
   });
 
   it('refuses a plain-http platform or Slack URL unless it is loopback', () => {
-    for (const url of ['http://platform.example/v1/api', 'http://10.0.0.5:8080/v1/api', 'http://127.0.0.1.nip.io/v1/api', 'ftp://platform.example/v1/api']) {
+    for (const url of [
+      'http://platform.example/v1/api',
+      'http://10.0.0.5:8080/v1/api',
+      'http://127.0.0.1.nip.io/v1/api',
+      'ftp://platform.example/v1/api',
+    ]) {
       const r = parseConfig({ ...minimal, CAMPAIGN_API_URL: url, SLACK_API_URL: url.replace('/v1/api', '/api/') });
       expect(r.ok, url).toBe(false);
       if (!r.ok) expect(r.problems.map((p) => p.split(':')[0]).sort()).toEqual(['CAMPAIGN_API_URL', 'SLACK_API_URL']);
     }
-    for (const url of ['http://127.0.0.1:9/v1/api', 'http://127.3.2.1/v1/api', 'http://localhost:8080/v1/api', 'http://[::1]:9/v1/api', 'https://platform.example/v1/api']) {
+    for (const url of [
+      'http://127.0.0.1:9/v1/api',
+      'http://127.3.2.1/v1/api',
+      'http://localhost:8080/v1/api',
+      'http://[::1]:9/v1/api',
+      'https://platform.example/v1/api',
+    ]) {
       expect(parseConfig({ ...minimal, CAMPAIGN_API_URL: url }).ok, url).toBe(true);
     }
   });
 
   it('wants a state secret of at least 32 characters and a metrics token of at least 16', () => {
-    const oauth = { ...minimal, SLACK_BOT_TOKEN: undefined, SLACK_CLIENT_ID: '123.456', SLACK_CLIENT_SECRET: 'client-secret-value' };
+    const oauth = {
+      ...minimal,
+      SLACK_BOT_TOKEN: undefined,
+      SLACK_CLIENT_ID: '123.456',
+      SLACK_CLIENT_SECRET: 'client-secret-value',
+    };
     const short = parseConfig({ ...oauth, SLACK_STATE_SECRET: 'x'.repeat(31) });
-    expect(!short.ok && short.problems).toEqual(['SLACK_STATE_SECRET: must have at least 32 characters (e.g. `openssl rand -hex 32`)']);
+    expect(!short.ok && short.problems).toEqual([
+      'SLACK_STATE_SECRET: must have at least 32 characters (e.g. `openssl rand -hex 32`)',
+    ]);
     expect(parseConfig({ ...oauth, SLACK_STATE_SECRET: 'x'.repeat(32) }).ok).toBe(true);
     expect(parseConfig({ ...minimal, METRICS_TOKEN: 'short' }).ok).toBe(false);
     const metrics = parseConfig({ ...minimal, METRICS_TOKEN: 'metrics-token-0123456789' });
@@ -139,7 +187,10 @@ describe('parseConfig', () => {
     const set = parseConfig({ ...minimal, HOOK_MAX_BACKLOG: '500', HOOK_TOKEN_GRACE_S: '0' });
     expect(set.ok && set.config.hooks).toEqual({ maxBacklog: 500, tokenGraceS: 0 });
     const bad = parseConfig({ ...minimal, HOOK_MAX_BACKLOG: '0', HOOK_TOKEN_GRACE_S: 'ten minutes' });
-    expect(bad.ok ? [] : bad.problems).toEqual(['HOOK_MAX_BACKLOG: must be at least 1', 'HOOK_TOKEN_GRACE_S: must be a whole number']);
+    expect(bad.ok ? [] : bad.problems).toEqual([
+      'HOOK_MAX_BACKLOG: must be at least 1',
+      'HOOK_TOKEN_GRACE_S: must be a whole number',
+    ]);
   });
 
   it('checks quota alerts every QUOTA_CHECK_S seconds, 900 by default, at least a minute', () => {
@@ -192,7 +243,11 @@ describe('npm start with a bad environment', () => {
       CAMPAIGN_API_KEY: apiKey,
       PORT: '0',
     };
-    const err = await run(process.execPath, ['--import', 'tsx', 'src/bot/main.ts'], { env, cwd: process.cwd(), timeout: 20_000 }).then(
+    const err = await run(process.execPath, ['--import', 'tsx', 'src/bot/main.ts'], {
+      env,
+      cwd: process.cwd(),
+      timeout: 20_000,
+    }).then(
       () => undefined,
       (e: unknown) => e as { code: number; stderr: string },
     );

@@ -20,7 +20,11 @@ afterEach(async () => {
 });
 
 let n = 0;
-async function start(backend: 'memory' | 'redis', clock: { now: number }, extra: { keyPrefix?: string; fakes?: Harness } = {}): Promise<Harness> {
+async function start(
+  backend: 'memory' | 'redis',
+  clock: { now: number },
+  extra: { keyPrefix?: string; fakes?: Harness } = {},
+): Promise<Harness> {
   const h = await startHarness({
     ...(backend === 'redis' ? { redisUrl: redis.url, keyPrefix: extra.keyPrefix ?? `${redis.prefix}${++n}:` } : {}),
     ...(extra.fakes ? { fakes: { slack: extra.fakes.slack, platform: extra.fakes.platform } } : {}),
@@ -47,12 +51,19 @@ describe.each(['memory', 'redis'] as const)('digests (%s)', (backend) => {
     const state = h.platform.state;
     state.bookings['camp-1']!.push(
       { ...state.bookings['camp-1']![0]!, RowKey: 'bk-new1', Timestamp: '2024-03-08T16:00:00.000Z', Status: 'success' },
-      { ...state.bookings['camp-1']![2]!, RowKey: 'bk-new2', Timestamp: '2024-03-08T16:30:00.000Z', CustomerName: 'Ann <Lee>' },
+      {
+        ...state.bookings['camp-1']![2]!,
+        RowKey: 'bk-new2',
+        Timestamp: '2024-03-08T16:30:00.000Z',
+        CustomerName: 'Ann <Lee>',
+      },
     );
 
     const { text } = await run(h, 'digest daily camp-1 at 9:00', { channelId: CHANNEL });
     expect(text).toContain('Digest set: daily at 09:00 (America/Los_Angeles) for campaign `camp-1`');
-    expect(h.slack.messages(CHANNEL).map((m) => m.text)).toEqual([expect.stringContaining('This channel now gets a digest daily at 09:00')]);
+    expect(h.slack.messages(CHANNEL).map((m) => m.text)).toEqual([
+      expect.stringContaining('This channel now gets a digest daily at 09:00'),
+    ]);
     expect(await h.bot.deps.store.timers.dueAt('digest', timerId)).toBe(at('2024-03-08T17:00:00Z'));
 
     expect(await h.bot.deps.timers.runDue()).toBe(0);
@@ -88,20 +99,33 @@ describe.each(['memory', 'redis'] as const)('digests (%s)', (backend) => {
     expect(await h.bot.deps.store.timers.dueAt('digest', timerId)).toBe(at('2024-03-11T16:00:00Z'));
 
     const figures = await h.bot.deps.store.reports.lastFigures(TEAM_ID, CHANNEL);
-    expect(figures).toEqual({ at: clock.now, totals: expect.objectContaining({ Outbound: { calls: 1300, durationMs: 98_765_432 + 720_000 } }) });
+    expect(figures).toEqual({
+      at: clock.now,
+      totals: expect.objectContaining({ Outbound: { calls: 1300, durationMs: 98_765_432 + 720_000 } }),
+    });
   });
 
   it('lists the schedule for everyone, lets only admins change it, posts on demand, explains bad times and zones', async () => {
     const clock = { now: at('2024-03-08T12:00:00Z') };
     const h = await start(backend, clock);
 
-    expect((await run(h, 'digest', { channelId: CHANNEL, userId: MEMBER_ID })).text).toContain('This channel gets no digest');
-    expect((await run(h, 'digest weekly', { channelId: CHANNEL, userId: MEMBER_ID })).text).toContain('Only Slack workspace admins');
+    expect((await run(h, 'digest', { channelId: CHANNEL, userId: MEMBER_ID })).text).toContain(
+      'This channel gets no digest',
+    );
+    expect((await run(h, 'digest weekly', { channelId: CHANNEL, userId: MEMBER_ID })).text).toContain(
+      'Only Slack workspace admins',
+    );
     expect(await h.bot.deps.store.reports.digest(TEAM_ID, CHANNEL)).toBeUndefined();
 
-    expect((await run(h, 'digest daily * at 25:00', { channelId: CHANNEL })).text).toContain('is not a time of day: write `at HH:MM` in 24-hour form');
-    expect((await run(h, 'digest daily * tz Mars/Olympus', { channelId: CHANNEL })).text).toContain('is not a time zone I know: write `tz Area/City`');
-    expect((await run(h, 'digest hourly', { channelId: CHANNEL })).text).toContain('use `daily`, `weekly` (Mondays), `off` or `now`');
+    expect((await run(h, 'digest daily * at 25:00', { channelId: CHANNEL })).text).toContain(
+      'is not a time of day: write `at HH:MM` in 24-hour form',
+    );
+    expect((await run(h, 'digest daily * tz Mars/Olympus', { channelId: CHANNEL })).text).toContain(
+      'is not a time zone I know: write `tz Area/City`',
+    );
+    expect((await run(h, 'digest hourly', { channelId: CHANNEL })).text).toContain(
+      'use `daily`, `weekly` (Mondays), `off` or `now`',
+    );
     expect(h.slack.messages(CHANNEL)).toHaveLength(0);
 
     await run(h, 'digest weekly * at 08:30 tz Europe/Berlin', { channelId: CHANNEL });
@@ -122,7 +146,9 @@ describe.each(['memory', 'redis'] as const)('digests (%s)', (backend) => {
     await h.signer.event({ type: 'app_home_opened', user: MEMBER_ID, tab: 'home', channel: 'D0HOME0001' });
     const home = await h.slack.waitFor(() => h.slack.callsTo('views.publish')[0]);
     expect(home.response.ok).toBe(true);
-    expect(JSON.stringify(home.args.view)).toContain(`<#${CHANNEL}> 🗞️ digest weekly on Mondays at 08:30 (Europe/Berlin) for every campaign`);
+    expect(JSON.stringify(home.args.view)).toContain(
+      `<#${CHANNEL}> 🗞️ digest weekly on Mondays at 08:30 (Europe/Berlin) for every campaign`,
+    );
 
     expect((await run(h, 'digest off', { channelId: CHANNEL })).text).toContain('digest is stopped');
     expect(await h.bot.deps.store.timers.dueAt('digest', timerId)).toBeUndefined();
@@ -169,7 +195,8 @@ describe('uninstalling the app', () => {
     await run(h, 'digest weekly', { channelId: CHANNEL });
     await run(h, 'quota-alert 99', { channelId: CHANNEL });
     expect((await h.signer.event({ type: 'app_uninstalled' })).status).toBe(200);
-    for (let i = 0; i < 100 && (await h.bot.deps.store.reports.digests(TEAM_ID)).length > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 100 && (await h.bot.deps.store.reports.digests(TEAM_ID)).length > 0; i++)
+      await new Promise((r) => setTimeout(r, 20));
     expect(await h.bot.deps.store.reports.digests(TEAM_ID)).toEqual([]);
     expect(await h.bot.deps.store.reports.quotaAlerts(TEAM_ID)).toEqual([]);
     expect(await h.bot.deps.store.timers.dueAt('digest', timerId)).toBeUndefined();
@@ -205,15 +232,26 @@ describe('a workspace that is not connected', () => {
     const clock = { now: at('2024-03-08T12:00:00Z') };
     const h = await startHarness({ defaultApiKey: false, bot: { now: () => clock.now } });
     open.push(h);
-    expect((await run(h, 'digest daily', { channelId: CHANNEL })).text).toContain('not connected to the campaign platform');
+    expect((await run(h, 'digest daily', { channelId: CHANNEL })).text).toContain(
+      'not connected to the campaign platform',
+    );
     expect(await h.bot.deps.store.reports.digest(TEAM_ID, CHANNEL)).toBeUndefined();
 
     // A schedule made while it was connected, its key gone since.
-    const schedule = { cadence: 'daily' as const, campaignId: '*', time: '09:00', timeZone: 'UTC', setBy: MEMBER_ID, setAt: clock.now };
+    const schedule = {
+      cadence: 'daily' as const,
+      campaignId: '*',
+      time: '09:00',
+      timeZone: 'UTC',
+      setBy: MEMBER_ID,
+      setAt: clock.now,
+    };
     await h.bot.deps.store.reports.setDigest(TEAM_ID, CHANNEL, schedule);
     await h.bot.deps.store.timers.set('digest', timerId, clock.now);
     await h.bot.deps.timers.runDue();
-    expect(cards(h)).toEqual([expect.stringContaining('This digest could not be made: This workspace is not connected')]);
+    expect(cards(h)).toEqual([
+      expect.stringContaining('This digest could not be made: This workspace is not connected'),
+    ]);
     expect(await h.bot.deps.store.reports.lastFigures(TEAM_ID, CHANNEL)).toBeUndefined();
   });
 });

@@ -57,7 +57,10 @@ describe.each(['memory', 'redis'] as const)('quota alerts (%s)', (backend) => {
     useQuota(h, 95);
     clock.now += 600_000;
     await h.bot.deps.timers.runDue();
-    expect(alerts(h).map((m) => m.text)).toEqual([expect.stringContaining('60%'), expect.stringContaining('Usage crossed 90%')]);
+    expect(alerts(h).map((m) => m.text)).toEqual([
+      expect.stringContaining('60%'),
+      expect.stringContaining('Usage crossed 90%'),
+    ]);
 
     // Set again the same month: thresholds already told are not told again.
     await run(h, 'quota-alert 90 100', { channelId: CHANNEL });
@@ -76,7 +79,9 @@ describe.each(['memory', 'redis'] as const)('quota alerts (%s)', (backend) => {
     const clock = { now: Date.parse('2024-03-08T12:00:00Z') };
     const h = await start(backend, clock);
 
-    expect((await run(h, 'quota-alert 80', { channelId: CHANNEL, userId: MEMBER_ID })).text).toContain('Only Slack workspace admins');
+    expect((await run(h, 'quota-alert 80', { channelId: CHANNEL, userId: MEMBER_ID })).text).toContain(
+      'Only Slack workspace admins',
+    );
     expect((await run(h, 'quota-alert 80 lots', { channelId: CHANNEL })).text).toContain('`lots` is not a percentage');
 
     h.platform.inject({ path: '/customer-quota', status: 500, code: 'INTERNAL', times: 1 });

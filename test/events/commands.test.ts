@@ -49,7 +49,9 @@ describe('/campaign subscribe', () => {
         provider: 'custom',
       })),
     );
-    expect(subscribeRequests().every((r) => r.method === 'POST' && r.headers['api-key'] === h.platform.apiKey)).toBe(true);
+    expect(subscribeRequests().every((r) => r.method === 'POST' && r.headers['api-key'] === h.platform.apiKey)).toBe(
+      true,
+    );
     expect((await routes()).map((r) => [r.campaignId, r.triggerName, r.channelId])).toEqual([
       ['camp-1', 'call_completed', CHANNEL],
       ['camp-1', 'call_started', CHANNEL],
@@ -178,7 +180,12 @@ describe('/campaign subscriptions', () => {
     await run(h, 'subscribe camp-1 call_completed call_started', { channelId: CHANNEL });
     await run(h, 'subscribe * message_received', { channelId: CHANNEL });
     // A hook registered by someone else for the same campaign.
-    h.platform.state.subscriptions.push({ hookUrl: 'https://other.example.com/in/s3cr3t-t0ken', campaignId: 'camp-1', triggerName: 'message_sent', provider: 'custom' });
+    h.platform.state.subscriptions.push({
+      hookUrl: 'https://other.example.com/in/s3cr3t-t0ken',
+      campaignId: 'camp-1',
+      triggerName: 'message_sent',
+      provider: 'custom',
+    });
     const { body, text } = await run(h, 'subscriptions camp-1', { channelId: CHANNEL, userId: MEMBER_ID });
     expect(body.response_type).toBe('ephemeral');
     expect(text).toContain('campaign `camp-1`: `call_completed`, `call_started`');
@@ -213,7 +220,11 @@ describe('/campaign subscriptions', () => {
   it('summarises an unexpected platform body safely', async () => {
     await run(h, 'subscribe camp-1 call_completed', { channelId: CHANNEL });
     const url = await hookUrl();
-    h.platform.inject({ path: '/events-gateway/triggers/campaign/camp-1', body: JSON.stringify({ hooks: { weird: [url, '<!channel>'] } }), times: 1 });
+    h.platform.inject({
+      path: '/events-gateway/triggers/campaign/camp-1',
+      body: JSON.stringify({ hooks: { weird: [url, '<!channel>'] } }),
+      times: 1,
+    });
     const { text } = await run(h, 'subscriptions camp-1', { channelId: CHANNEL });
     expect(text).toContain('in a form this app does not know');
     expect(text).not.toContain(url.split('/').at(-1));

@@ -39,7 +39,9 @@ describe.each(['redis', 'cluster'] as const)('delivery (%s)', (backend) => {
     it('posts the card, the transcript in its thread, and nothing more for a duplicate delivery', async () => {
       const channel = 'C0MANAGERS';
       await run(h, 'subscribe camp-1 call_completed', { channelId: channel });
-      const sub = h.platform.state.subscriptions.find((s) => s.campaignId === 'camp-1' && s.triggerName === 'call_completed');
+      const sub = h.platform.state.subscriptions.find(
+        (s) => s.campaignId === 'camp-1' && s.triggerName === 'call_completed',
+      );
       expect(sub?.hookUrl).toMatch(/^https:\/\/bot\.example\.com\/hooks\/[A-Za-z0-9_-]{43}$/);
 
       // What the platform POSTs (campaign-api.md §6 Delivery): JSON array holding one event.
@@ -49,7 +51,17 @@ describe.each(['redis', 'cluster'] as const)('delivery (%s)', (backend) => {
 
       const card = await h.slack.waitFor(() => cards(channel)[0]);
       const cardJson = JSON.stringify(card.blocks);
-      for (const text of ['Olivia', '+14155550123', 'olivia.brown@example.com', 'Spring Recall', 'Riley', '02:34', 'completed', 'customer-ended-call', 'Customer confirmed the check-up']) {
+      for (const text of [
+        'Olivia',
+        '+14155550123',
+        'olivia.brown@example.com',
+        'Spring Recall',
+        'Riley',
+        '02:34',
+        'completed',
+        'customer-ended-call',
+        'Customer confirmed the check-up',
+      ]) {
         expect(cardJson).toContain(text);
       }
       expect(injectedMarkup(cardJson)).toEqual([]);
@@ -69,7 +81,9 @@ describe.each(['redis', 'cluster'] as const)('delivery (%s)', (backend) => {
       const channel = 'C0LONGTX01';
       const hook = await routeTo(h, [{ campaignId: 'camp-long', triggerName: 'call_completed', channelId: channel }]);
       const transcript = 'AI: Hello, how can I help?\nCustomer: I would like to talk about my bill. '.repeat(80);
-      await deliver(hook, [{ ...CALL_COMPLETED_FULL, campaignId: 'camp-long', callId: `call-${uid()}`, callTranscript: transcript }]);
+      await deliver(hook, [
+        { ...CALL_COMPLETED_FULL, campaignId: 'camp-long', callId: `call-${uid()}`, callTranscript: transcript },
+      ]);
       const card = await h.slack.waitFor(() => cards(channel)[0]);
       const upload = await h.slack.waitFor(() => h.slack.uploads.find((u) => u.channel_id === channel));
       expect(upload.thread_ts).toBe(card.ts);
@@ -119,8 +133,18 @@ describe.each(['redis', 'cluster'] as const)('delivery (%s)', (backend) => {
       const callId = `call-${uid()}`;
       // As a bot without the mark queued it: the schemas' input, not their output (duration as a string).
       const event = { ...CALL_COMPLETED_FULL, campaignId: 'camp-older', callId, durationMs: '154250' };
-      const job = { v: 1, trigger: 'call_completed', dedupKey: `call_completed:${callId}`, event, receivedAt: Date.now() };
-      const queued = await h.bot.deps.store.queue.enqueueOnce(job.dedupKey, { teamId: TEAM_ID, orderKey: JSON.stringify(['call', TEAM_ID, callId]), payload: job }, 60_000);
+      const job = {
+        v: 1,
+        trigger: 'call_completed',
+        dedupKey: `call_completed:${callId}`,
+        event,
+        receivedAt: Date.now(),
+      };
+      const queued = await h.bot.deps.store.queue.enqueueOnce(
+        job.dedupKey,
+        { teamId: TEAM_ID, orderKey: JSON.stringify(['call', TEAM_ID, callId]), payload: job },
+        60_000,
+      );
       expect(queued).toBe('queued');
       const card = await h.slack.waitFor(() => cards(channel)[0]);
       expect(JSON.stringify(card.blocks)).toContain('02:34');
@@ -131,8 +155,18 @@ describe.each(['redis', 'cluster'] as const)('delivery (%s)', (backend) => {
       await routeTo(h, [{ campaignId: 'camp-older-bad', triggerName: 'call_completed', channelId: channel }]);
       const before = (await h.bot.deps.store.queue.deadLetters(TEAM_ID)).count;
       const event = { ...CALL_COMPLETED_FULL, campaignId: 'camp-older-bad', callId: 12345 };
-      const job = { v: 1, trigger: 'call_completed', dedupKey: `call_completed:bad-${uid()}`, event, receivedAt: Date.now() };
-      await h.bot.deps.store.queue.enqueueOnce(job.dedupKey, { teamId: TEAM_ID, orderKey: JSON.stringify(['unknown', TEAM_ID, job.dedupKey]), payload: job }, 60_000);
+      const job = {
+        v: 1,
+        trigger: 'call_completed',
+        dedupKey: `call_completed:bad-${uid()}`,
+        event,
+        receivedAt: Date.now(),
+      };
+      await h.bot.deps.store.queue.enqueueOnce(
+        job.dedupKey,
+        { teamId: TEAM_ID, orderKey: JSON.stringify(['unknown', TEAM_ID, job.dedupKey]), payload: job },
+        60_000,
+      );
       let dead: { error: string } | undefined;
       for (let i = 0; i < 200 && !dead; i++) {
         const letters = await h.bot.deps.store.queue.deadLetters(TEAM_ID);
@@ -151,7 +185,14 @@ describe.each(['redis', 'cluster'] as const)('delivery (%s)', (backend) => {
       h.slack.rateLimit({ method: 'chat.postMessage', retryAfterSec: 1, times: 1 });
       const customerNumber = `+1415555${uid().slice(0, 4)}`;
       for (let i = 1; i <= 3; i++) {
-        const res = await deliver(hook, [{ ...MESSAGE_RECEIVED_FULL, customerNumber, messageContent: `message ${i}`, receivedAt: `2024-03-08T16:45:0${i}.000Z` }]);
+        const res = await deliver(hook, [
+          {
+            ...MESSAGE_RECEIVED_FULL,
+            customerNumber,
+            messageContent: `message ${i}`,
+            receivedAt: `2024-03-08T16:45:0${i}.000Z`,
+          },
+        ]);
         expect(res.status).toBe(200);
       }
       // One conversation: its card, then the three messages in the card's thread.
@@ -174,12 +215,17 @@ describe.each(['redis', 'cluster'] as const)('delivery (%s)', (backend) => {
       let second: Harness | undefined;
       try {
         const channel = 'C0TAKEOVER';
-        const hook = await routeTo(first, [{ campaignId: 'camp-1', triggerName: 'call_completed', channelId: channel }]);
+        const hook = await routeTo(first, [
+          { campaignId: 'camp-1', triggerName: 'call_completed', channelId: channel },
+        ]);
         // The first bot's Slack answers 429 with a long Retry-After: it holds the entries, waiting.
         first.slack.rateLimit({ method: 'chat.postMessage', retryAfterSec: 60, times: 100 });
         const ids = [`call-a-${uid()}`, `call-b-${uid()}`];
-        for (const callId of ids) expect((await deliver(hook, [{ ...CALL_COMPLETED_FULL, callId, callTranscript: '' }])).status).toBe(200);
-        await first.slack.waitFor(() => first.slack.callsTo('chat.postMessage').filter((c) => c.status === 429).length >= 2);
+        for (const callId of ids)
+          expect((await deliver(hook, [{ ...CALL_COMPLETED_FULL, callId, callTranscript: '' }])).status).toBe(200);
+        await first.slack.waitFor(
+          () => first.slack.callsTo('chat.postMessage').filter((c) => c.status === 429).length >= 2,
+        );
         await first.close(); // stopped while holding both entries (pending in the consumer group)
 
         second = await startEventsHarness({ ...store(prefix), env: { SECRETS_KEY: secretsKey } });

@@ -66,9 +66,16 @@ describe.each(['memory', 'redis'] as const)('filtered routes (%s)', (mode) => {
     expect(text).toContain('Only `call_completed` has a status, ended reason and duration');
     // The platform knows nothing of filters: one hook for the one event.
     expect(subscribeRequests().map((r) => r.body)).toEqual([
-      { hookUrl: expect.stringMatching(new RegExp(`^${PUBLIC_URL}/hooks/`)) as unknown, campaignId: '*', triggerName: 'call_completed', provider: 'custom' },
+      {
+        hookUrl: expect.stringMatching(new RegExp(`^${PUBLIC_URL}/hooks/`)) as unknown,
+        campaignId: '*',
+        triggerName: 'call_completed',
+        provider: 'custom',
+      },
     ]);
-    expect(h.slack.messages(FILTERED)[0]?.text).toContain('`call_completed` (only `status:busy,failed` `min:1m30s`) events for every campaign');
+    expect(h.slack.messages(FILTERED)[0]?.text).toContain(
+      '`call_completed` (only `status:busy,failed` `min:1m30s`) events for every campaign',
+    );
     await run(h, 'subscribe * call_completed', { channelId: EVERYTHING });
 
     const calls = [
@@ -84,20 +91,30 @@ describe.each(['memory', 'redis'] as const)('filtered routes (%s)', (mode) => {
     ];
     await deliverAll(calls);
     expect(callIdsIn(EVERYTHING).sort()).toEqual(calls.map((c) => c.callId).sort());
-    expect(callIdsIn(FILTERED).sort()).toEqual([calls[0]!.callId, calls[3]!.callId, calls[4]!.callId, calls[7]!.callId].sort());
+    expect(callIdsIn(FILTERED).sort()).toEqual(
+      [calls[0]!.callId, calls[3]!.callId, calls[4]!.callId, calls[7]!.callId].sort(),
+    );
   });
 
   it('shows the filters in /campaign subscriptions and in App Home', async () => {
-    await run(h, 'subscribe camp-1 call_completed reason:Voicemail,no-answer max:5m agent:agent-7', { channelId: FILTERED });
+    await run(h, 'subscribe camp-1 call_completed reason:Voicemail,no-answer max:5m agent:agent-7', {
+      channelId: FILTERED,
+    });
     await run(h, 'subscribe camp-1 call_started', { channelId: FILTERED });
     const { text } = await run(h, 'subscriptions', { channelId: FILTERED });
-    expect(text).toContain('campaign `camp-1`: `call_completed` (only `reason:no-answer,voicemail` `agent:agent-7` `max:5m`), `call_started`');
+    expect(text).toContain(
+      'campaign `camp-1`: `call_completed` (only `reason:no-answer,voicemail` `agent:agent-7` `max:5m`), `call_started`',
+    );
 
     const before = h.slack.callsTo('views.publish').length;
-    expect((await h.signer.event({ type: 'app_home_opened', user: ADMIN_ID, tab: 'home', channel: 'D0HOME0001' })).status).toBe(200);
+    expect(
+      (await h.signer.event({ type: 'app_home_opened', user: ADMIN_ID, tab: 'home', channel: 'D0HOME0001' })).status,
+    ).toBe(200);
     const home = await h.slack.waitFor(() => h.slack.callsTo('views.publish')[before]);
     const view = JSON.stringify(home.args.view);
-    expect(view).toContain('campaign `camp-1`: `call_completed` (only `reason:no-answer,voicemail` `agent:agent-7` `max:5m`)');
+    expect(view).toContain(
+      'campaign `camp-1`: `call_completed` (only `reason:no-answer,voicemail` `agent:agent-7` `max:5m`)',
+    );
     expect(view).toContain('campaign `camp-1`: `call_started`"');
   });
 
@@ -106,11 +123,15 @@ describe.each(['memory', 'redis'] as const)('filtered routes (%s)', (mode) => {
     h.platform.reset();
     const replaced = await run(h, 'subscribe * call_completed agent:agent-7', { channelId: FILTERED });
     expect(replaced.text).toContain('now receives `call_completed` (only `agent:agent-7`)');
-    expect(replaced.text).toContain('It replaces what this channel had: `call_completed` (only `status:failed`) (the latest subscribe sets a channel’s filters)');
+    expect(replaced.text).toContain(
+      'It replaces what this channel had: `call_completed` (only `status:failed`) (the latest subscribe sets a channel’s filters)',
+    );
     expect((await routesIn(FILTERED)).map((r) => r.filters)).toEqual([{ agent: ['agent-7'] }]);
 
     const same = await run(h, 'subscribe * call_completed AGENT:Agent-7', { channelId: FILTERED });
-    expect(same.text).toContain('already subscribed to `call_completed` (only `agent:agent-7`) for every campaign (`*`) — nothing changed');
+    expect(same.text).toContain(
+      'already subscribed to `call_completed` (only `agent:agent-7`) for every campaign (`*`) — nothing changed',
+    );
 
     const cleared = await run(h, 'subscribe * call_completed', { channelId: FILTERED });
     expect(cleared.text).toContain('now receives `call_completed` for every campaign');
@@ -120,11 +141,17 @@ describe.each(['memory', 'redis'] as const)('filtered routes (%s)', (mode) => {
   });
 
   it('filters every event by campaign type and agent; chat messages ignore the call-only filters', async () => {
-    const { text } = await run(h, 'subscribe * call_started message_received type:Inbound,messages agent:agent-9 min:5m', { channelId: FILTERED });
+    const { text } = await run(
+      h,
+      'subscribe * call_started message_received type:Inbound,messages agent:agent-9 min:5m',
+      { channelId: FILTERED },
+    );
     expect(text).toContain('`call_started` can’t be filtered by status, ended reason or duration');
     expect(await routesIn(FILTERED)).toEqual([]);
 
-    const chats = await run(h, 'subscribe * message_received type:Inbound,messages agent:agent-9 min:5m', { channelId: FILTERED });
+    const chats = await run(h, 'subscribe * message_received type:Inbound,messages agent:agent-9 min:5m', {
+      channelId: FILTERED,
+    });
     expect(chats.text).toContain('`message_received` (only `type:inbound,messages` `agent:agent-9`)');
     expect(chats.text).toContain('Chat messages have no status, ended reason nor duration');
     await run(h, 'subscribe * call_started type:inbound', { channelId: FILTERED });
@@ -132,7 +159,12 @@ describe.each(['memory', 'redis'] as const)('filtered routes (%s)', (mode) => {
 
     await deliverAll([
       { ...MESSAGE_RECEIVED_FULL, customerNumber: '+14155550901', messageContent: 'from the right agent' },
-      { ...MESSAGE_RECEIVED_FULL, customerNumber: '+14155550902', agentId: 'agent-3', messageContent: 'from another agent' },
+      {
+        ...MESSAGE_RECEIVED_FULL,
+        customerNumber: '+14155550902',
+        agentId: 'agent-3',
+        messageContent: 'from another agent',
+      },
       { ...MESSAGE_RECEIVED_FULL, customerNumber: '+14155550903', agentId: undefined, messageContent: 'from no agent' },
       { ...CALL_STARTED_FULL, callId: `start-${mode}-out`, customerNumber: '+14155550911', campaignType: 'outbound' },
       { ...CALL_STARTED_FULL, callId: `start-${mode}-in`, customerNumber: '+14155550912', campaignType: 'INBOUND' },
@@ -143,7 +175,9 @@ describe.each(['memory', 'redis'] as const)('filtered routes (%s)', (mode) => {
     expect(here.some((m) => m.includes('+14155550901'))).toBe(true);
     expect(here.some((m) => m.includes('+14155550912'))).toBe(true);
     const card = eventPosts(FILTERED).find((m) => JSON.stringify(m).includes('+14155550901'))!;
-    await h.slack.waitFor(() => h.slack.thread(FILTERED, card.ts).some((m) => JSON.stringify(m).includes('from the right agent')));
+    await h.slack.waitFor(() =>
+      h.slack.thread(FILTERED, card.ts).some((m) => JSON.stringify(m).includes('from the right agent')),
+    );
   });
 
   it('answers an unknown filter or a bad value with the valid ones, and changes nothing', async () => {
@@ -169,8 +203,13 @@ describe.each(['memory', 'redis'] as const)('filtered routes (%s)', (mode) => {
     await run(h, 'subscribe camp-1 call_completed status:failed', { channelId: FILTERED });
     await run(h, 'subscribe camp-1 call_started call_completed', { channelId: EVERYTHING });
     await run(h, 'rotate-hook', { channelId: FILTERED });
-    expect((await routesIn(FILTERED)).map((r) => [r.triggerName, r.filters])).toEqual([['call_completed', { status: ['failed'] }]]);
-    await deliverAll([completed({ campaignId: 'camp-1', status: 'failed' }), completed({ campaignId: 'camp-1', status: 'completed' })]);
+    expect((await routesIn(FILTERED)).map((r) => [r.triggerName, r.filters])).toEqual([
+      ['call_completed', { status: ['failed'] }],
+    ]);
+    await deliverAll([
+      completed({ campaignId: 'camp-1', status: 'failed' }),
+      completed({ campaignId: 'camp-1', status: 'completed' }),
+    ]);
     expect(callIdsIn(FILTERED)).toHaveLength(1);
 
     const refused = await run(h, 'unsubscribe camp-1 call_completed status:failed', { channelId: FILTERED });

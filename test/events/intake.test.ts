@@ -34,7 +34,11 @@ beforeEach(() => {
 });
 
 /** A call_started with a fresh call id (so dedup never hides it). */
-const callStarted = (extra: Record<string, unknown> = {}) => ({ ...CALL_STARTED_FULL, callId: `call-${++n}-${Date.now()}`, ...extra });
+const callStarted = (extra: Record<string, unknown> = {}) => ({
+  ...CALL_STARTED_FULL,
+  callId: `call-${++n}-${Date.now()}`,
+  ...extra,
+});
 
 async function storedKeys(): Promise<string[]> {
   return (await redis.redis.keys(`${prefix}*`)).sort();
@@ -84,11 +88,20 @@ describe('what a delivery may be', () => {
     const { status, written } = await new Promise<{ status: number; written: number }>((resolve, reject) => {
       let written = 0;
       let stop = false;
-      const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
-        stop = true;
-        res.resume();
-        resolve({ status: res.statusCode ?? 0, written });
-      });
+      const req = request(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+        },
+        (res) => {
+          stop = true;
+          res.resume();
+          resolve({ status: res.statusCode ?? 0, written });
+        },
+      );
       req.on('error', (err) => (stop ? undefined : reject(err)));
       const pump = () => {
         while (!stop && written < 50 * 1024 * 1024) {
@@ -147,11 +160,16 @@ describe('what a delivery may be', () => {
 
   it('keeps and logs an event with an unknown trigger: 200, nothing posted, a dead letter with its payload', async () => {
     const before = (await h.bot.deps.store.queue.deadLetters(TEAM_ID)).count;
-    const res = await deliver(hook, [{ triggerName: 'call_transferred', campaignId: 'camp-1', callId: 'call-tr-1', transferTo: '+15550001111' }]);
+    const res = await deliver(hook, [
+      { triggerName: 'call_transferred', campaignId: 'camp-1', callId: 'call-tr-1', transferTo: '+15550001111' },
+    ]);
     expect(res.status).toBe(200);
     const dead = await waitForDeadLetter(before);
     expect(dead.entries[0]?.error).toContain('unknown trigger "call_transferred"');
-    expect(dead.entries[0]?.payload).toMatchObject({ trigger: 'call_transferred', event: { callId: 'call-tr-1', transferTo: '+15550001111' } });
+    expect(dead.entries[0]?.payload).toMatchObject({
+      trigger: 'call_transferred',
+      event: { callId: 'call-tr-1', transferTo: '+15550001111' },
+    });
     expect(h.logs()).toContain('unknown trigger');
     expect(h.slack.calls.filter((c) => c.method === 'chat.postMessage')).toHaveLength(0);
   });
@@ -169,8 +187,17 @@ async function waitForDeadLetter(before: number) {
 
 describe('exactly once', () => {
   it('posts one card for 20 concurrent copies of one event', async () => {
-    const event = { ...CALL_COMPLETED_FULL, callId: `call-dup-${Date.now()}`, customerName: 'Dup Licate', callTranscript: '' };
-    const answers = await Promise.all(Array.from({ length: 20 }, () => deliver(hook, [event]).then(async (r) => ({ status: r.status, body: (await r.json()) as { queued: number } }))));
+    const event = {
+      ...CALL_COMPLETED_FULL,
+      callId: `call-dup-${Date.now()}`,
+      customerName: 'Dup Licate',
+      callTranscript: '',
+    };
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        deliver(hook, [event]).then(async (r) => ({ status: r.status, body: (await r.json()) as { queued: number } })),
+      ),
+    );
     expect(answers.every((a) => a.status === 200)).toBe(true);
     expect(answers.reduce((sum, a) => sum + a.body.queued, 0)).toBe(1);
     await h.slack.waitFor(() => posts(h, CHANNEL).length === 1);
@@ -185,7 +212,10 @@ describe('exactly once', () => {
     await deliver(hook, [{ ...CALL_STARTED_FULL, callId }]);
     await deliver(hook, [{ ...CALL_COMPLETED_FULL, callId, callTranscript: '' }]);
     await h.slack.waitFor(() => posts(h, CHANNEL).length === 2);
-    expect(posts(h, CHANNEL).map((m) => m.text.split(' ').slice(0, 2).join(' '))).toEqual(['Call started', 'Call completed']);
+    expect(posts(h, CHANNEL).map((m) => m.text.split(' ').slice(0, 2).join(' '))).toEqual([
+      'Call started',
+      'Call completed',
+    ]);
   });
 });
 

@@ -4,8 +4,23 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseEvent, type KnownEvent } from '../../src/events/events.js';
-import { RECORDING_ACTION, SAMPLE_MARKER_BLOCK, markAsSample, renderAgentLine, renderCustomerLine, renderEvent, renderTranscript } from '../../src/events/render/index.js';
-import { LINK_SESSION_ACTION, SWITCH_SESSION_ACTION, REPORTED_SESSION_BLOCK, renderConversationCard, renderSessionClosedLine, type ConversationCard } from '../../src/handoff/card.js';
+import {
+  RECORDING_ACTION,
+  SAMPLE_MARKER_BLOCK,
+  markAsSample,
+  renderAgentLine,
+  renderCustomerLine,
+  renderEvent,
+  renderTranscript,
+} from '../../src/events/render/index.js';
+import {
+  LINK_SESSION_ACTION,
+  SWITCH_SESSION_ACTION,
+  REPORTED_SESSION_BLOCK,
+  renderConversationCard,
+  renderSessionClosedLine,
+  type ConversationCard,
+} from '../../src/handoff/card.js';
 import { LIMITS } from '../../src/slack/blocks.js';
 import { findAction, findBlock, textOf } from '../support/blocks.js';
 import {
@@ -136,7 +151,12 @@ describe('handoff threads', () => {
   const card = (over: Partial<ConversationCard> = {}): ConversationCard => ({
     campaignId: 'camp-chat',
     customerNumber: '+14155550199',
-    facts: { customerName: `Noah ${INJECTION}`, campaignName: 'Chat Support', agentName: 'Sam', campaignType: 'messages' },
+    facts: {
+      customerName: `Noah ${INJECTION}`,
+      campaignName: 'Chat Support',
+      agentName: 'Sam',
+      campaignType: 'messages',
+    },
     state: 'open',
     ...over,
   });
@@ -146,12 +166,46 @@ describe('handoff threads', () => {
     ['conversation_card.linked', () => renderConversationCard(card({ sessionId: 'sess-handoff-1' }))],
     ['conversation_card.closed', () => renderConversationCard(card({ state: 'closed' }))],
     ['conversation_card.minimal', () => renderConversationCard(card({ facts: {} }))],
-    ['conversation_card.claimed', () => renderConversationCard(card({ sessionId: 'sess-handoff-1', owner: 'U0AGENT001', answeredBy: { user: 'U0AGENT002' }, waitingSince: Date.UTC(2024, 2, 8, 16, 5) }))],
-    ['conversation_card.overdue', () => renderConversationCard(card({ answeredBy: { platformAgent: `Sam ${INJECTION}` }, waitingSince: Date.UTC(2024, 2, 8, 16, 5), overdue: true }))],
-    ['conversation_card.formatting', () => renderConversationCard(card({ facts: { customerName: FORMATTING_NAME, campaignName: 'Chat Support', agentName: 'Sam_Bot' } }))],
-    ['thread_line.customer', () => renderCustomerLine(received.trigger === 'message_received' ? received.data : (undefined as never))],
+    [
+      'conversation_card.claimed',
+      () =>
+        renderConversationCard(
+          card({
+            sessionId: 'sess-handoff-1',
+            owner: 'U0AGENT001',
+            answeredBy: { user: 'U0AGENT002' },
+            waitingSince: Date.UTC(2024, 2, 8, 16, 5),
+          }),
+        ),
+    ],
+    [
+      'conversation_card.overdue',
+      () =>
+        renderConversationCard(
+          card({
+            answeredBy: { platformAgent: `Sam ${INJECTION}` },
+            waitingSince: Date.UTC(2024, 2, 8, 16, 5),
+            overdue: true,
+          }),
+        ),
+    ],
+    [
+      'conversation_card.formatting',
+      () =>
+        renderConversationCard(
+          card({ facts: { customerName: FORMATTING_NAME, campaignName: 'Chat Support', agentName: 'Sam_Bot' } }),
+        ),
+    ],
+    [
+      'thread_line.customer',
+      () => renderCustomerLine(received.trigger === 'message_received' ? received.data : (undefined as never)),
+    ],
     ['thread_line.agent', () => renderAgentLine(sent.trigger === 'message_sent' ? sent.data : (undefined as never))],
-    ['thread_line.closed', () => renderSessionClosedLine(closing.trigger === 'message_session_completed' ? closing.data : (undefined as never))],
+    [
+      'thread_line.closed',
+      () =>
+        renderSessionClosedLine(closing.trigger === 'message_session_completed' ? closing.data : (undefined as never)),
+    ],
   ] as const;
 
   it.each(goldens)('%s matches its golden Block Kit JSON and escapes platform text', async (name, render) => {
@@ -165,13 +219,21 @@ describe('handoff threads', () => {
     // Look-alikes where a character could open or close formatting; `snake_case` inside a word stays.
     expect(header).toEqual({
       type: 'section',
-      text: { type: 'mrkdwn', text: '💬 Chat with *Ann ∗VIP∗ ˍMarieˍ ∼x∼ ˋyˋ snake_case* (+14155550199)', verbatim: true },
+      text: {
+        type: 'mrkdwn',
+        text: '💬 Chat with *Ann ∗VIP∗ ˍMarieˍ ∼x∼ ˋyˋ snake_case* (+14155550199)',
+        verbatim: true,
+      },
     });
   });
 
   it('tells the customer from the agent at a glance', () => {
-    const customer = JSON.stringify(renderCustomerLine(received.trigger === 'message_received' ? received.data : (undefined as never)).blocks);
-    const agent = JSON.stringify(renderAgentLine(sent.trigger === 'message_sent' ? sent.data : (undefined as never)).blocks);
+    const customer = JSON.stringify(
+      renderCustomerLine(received.trigger === 'message_received' ? received.data : (undefined as never)).blocks,
+    );
+    const agent = JSON.stringify(
+      renderAgentLine(sent.trigger === 'message_sent' ? sent.data : (undefined as never)).blocks,
+    );
     expect(customer).toContain('💬 *Noah Wilson*');
     expect(agent).toContain('🤖 *Sam*');
   });

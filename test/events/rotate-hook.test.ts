@@ -30,7 +30,8 @@ beforeEach(async () => {
 
 const currentHookUrl = async () => `${PUBLIC_URL}/hooks/${await h.bot.deps.store.workspaces.getHookToken(TEAM_ID)}`;
 /** The platform's registered hooks as `campaignId triggerName → hookUrl`. */
-const registered = () => h.platform.state.subscriptions.map((s) => `${s.campaignId} ${s.triggerName} → ${s.hookUrl}`).sort();
+const registered = () =>
+  h.platform.state.subscriptions.map((s) => `${s.campaignId} ${s.triggerName} → ${s.hookUrl}`).sort();
 let n = 0;
 const callStarted = () => [{ ...CALL_STARTED_FULL, callId: `call-rotate-${++n}-${Date.now()}` }];
 
@@ -51,12 +52,18 @@ describe('/campaign rotate-hook', () => {
 
     // Every hook the platform has is on the new URL (subscribed first), none is left on the old one.
     expect(registered()).toEqual(
-      ['* call_started', '* message_received', 'camp-1 call_completed', 'camp-1 call_started'].map((hook) => `${hook} → ${newUrl}`),
+      ['* call_started', '* message_received', 'camp-1 call_completed', 'camp-1 call_started'].map(
+        (hook) => `${hook} → ${newUrl}`,
+      ),
     );
-    const calls = h.platform.requests.map((r) => `${r.method} ${r.path} ${(r.body as { hookUrl?: string }).hookUrl === newUrl ? 'new' : 'old'}`);
+    const calls = h.platform.requests.map(
+      (r) => `${r.method} ${r.path} ${(r.body as { hookUrl?: string }).hookUrl === newUrl ? 'new' : 'old'}`,
+    );
     expect(calls.filter((c) => c.startsWith('DELETE')).every((c) => c.endsWith('old'))).toBe(true);
     expect(calls.filter((c) => c.startsWith('POST')).every((c) => c.endsWith('new'))).toBe(true);
-    expect(calls.indexOf('POST /events-gateway/trigger/subscribe new')).toBeLessThan(calls.indexOf('DELETE /events-gateway/trigger/unsubscribe old'));
+    expect(calls.indexOf('POST /events-gateway/trigger/subscribe new')).toBeLessThan(
+      calls.indexOf('DELETE /events-gateway/trigger/unsubscribe old'),
+    );
 
     // Within the grace period both URLs deliver.
     expect((await deliver(localHookUrl(h, oldUrl), callStarted())).status).toBe(200);
@@ -87,12 +94,17 @@ describe('/campaign rotate-hook', () => {
     expect(first.text).toContain('Running `/campaign rotate-hook` again is safe');
     // The refused hook still delivers to the old URL: it was not removed there.
     expect(registered()).toEqual(
-      [`camp-1 ${refusedHook} → ${firstUrl}`, `camp-1 ${refusedHook === 'call_started' ? 'call_completed' : 'call_started'} → ${secondUrl}`].sort(),
+      [
+        `camp-1 ${refusedHook} → ${firstUrl}`,
+        `camp-1 ${refusedHook === 'call_started' ? 'call_completed' : 'call_started'} → ${secondUrl}`,
+      ].sort(),
     );
 
     const second = await run(h, 'rotate-hook');
     const thirdUrl = await currentHookUrl();
-    expect(second.text).toContain('Re-registered 2 platform hooks with the new URL and removed them from the 2 old ones');
+    expect(second.text).toContain(
+      'Re-registered 2 platform hooks with the new URL and removed them from the 2 old ones',
+    );
     expect(second.text).not.toContain('again is safe');
     expect(registered()).toEqual([`camp-1 call_completed → ${thirdUrl}`, `camp-1 call_started → ${thirdUrl}`]);
   });

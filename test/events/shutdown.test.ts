@@ -28,9 +28,16 @@ async function delayingProxy(target: string): Promise<{ url: string; inFlight: (
         try {
           if (method.startsWith('chat.postMessage')) await sleep(POST_DELAY_MS);
           const headers: Record<string, string> = {};
-          for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k !== 'host' && k !== 'content-length') headers[k] = v;
-          const upstream = await fetch(`${target}${method}`, { method: req.method ?? 'POST', headers, body: Buffer.concat(chunks) });
-          res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' });
+          for (const [k, v] of Object.entries(req.headers))
+            if (typeof v === 'string' && k !== 'host' && k !== 'content-length') headers[k] = v;
+          const upstream = await fetch(`${target}${method}`, {
+            method: req.method ?? 'POST',
+            headers,
+            body: Buffer.concat(chunks),
+          });
+          res.writeHead(upstream.status, {
+            'content-type': upstream.headers.get('content-type') ?? 'application/json',
+          });
           res.end(Buffer.from(await upstream.arrayBuffer()));
         } finally {
           inFlight--;
@@ -55,7 +62,11 @@ it('lets the post in flight finish, acknowledges it, and refuses new deliveries 
   cleanups.push(() => new Promise((resolve) => proxy.server.close(resolve)));
 
   const prefix = `${redis.prefix}shutdown:`;
-  const h = await startEventsHarness({ redisUrl: redis.url, keyPrefix: prefix, env: { SLACK_API_URL: proxy.url, SLACK_BOT_TOKEN: slack.botToken } });
+  const h = await startEventsHarness({
+    redisUrl: redis.url,
+    keyPrefix: prefix,
+    env: { SLACK_API_URL: proxy.url, SLACK_BOT_TOKEN: slack.botToken },
+  });
   cleanups.push(() => Promise.all([h.slack.close(), h.platform.close()]));
 
   const channel = 'C0SHUTDOWN';

@@ -25,7 +25,12 @@ let seq = 0;
 /** Runs `/campaign <text>` in `channelId` and returns the first answer posted to its response_url. */
 export async function run(h: Harness, text: string, opts: { channelId?: string; userId?: string } = {}) {
   const id = `ev-${++seq}`;
-  const ack = await h.signer.command({ text, userId: opts.userId ?? ADMIN_ID, responseUrlId: id, ...(opts.channelId ? { channelId: opts.channelId } : {}) });
+  const ack = await h.signer.command({
+    text,
+    userId: opts.userId ?? ADMIN_ID,
+    responseUrlId: id,
+    ...(opts.channelId ? { channelId: opts.channelId } : {}),
+  });
   expect(ack.status).toBe(200);
   const answer = await h.slack.waitFor(() => h.slack.responses.find((r) => r.id === id));
   return { id, body: answer.body, text: JSON.stringify(answer.body) };
@@ -37,7 +42,10 @@ export function localHookUrl(h: Harness, hookUrl: string): string {
 }
 
 /** Routes directly in the store (for tests about intake/delivery, not about the commands) and returns the local hook URL. */
-export async function routeTo(h: Harness, routes: Array<{ campaignId: string; triggerName: string; channelId: string }>): Promise<string> {
+export async function routeTo(
+  h: Harness,
+  routes: Array<{ campaignId: string; triggerName: string; channelId: string }>,
+): Promise<string> {
   const store = h.bot.deps.store;
   for (const r of routes) await store.routes.add({ teamId: TEAM_ID, ...r });
   const token = (await store.workspaces.getHookToken(TEAM_ID)) ?? (await store.workspaces.createHookToken(TEAM_ID));
@@ -71,7 +79,8 @@ export async function queueDrained(h: Harness, timeoutMs = 5_000): Promise<void>
   for (;;) {
     const depth = await h.bot.deps.store.queue.depth();
     if (depth.total === 0 && depth.pending === 0) return;
-    if (Date.now() > deadline) throw new Error(`the queue did not drain within ${timeoutMs} ms: ${JSON.stringify(depth)}`);
+    if (Date.now() > deadline)
+      throw new Error(`the queue did not drain within ${timeoutMs} ms: ${JSON.stringify(depth)}`);
     await sleep(10);
   }
 }

@@ -16,7 +16,10 @@ const OTHER_TEAM = 'T0OTHERWS1';
 
 const modes: { name: string; store: () => HarnessOptions }[] = [
   { name: 'memory', store: () => ({}) },
-  { name: 'redis', store: () => ({ redisUrl: redis.url, keyPrefix: `${redis.prefix}${Math.random().toString(36).slice(2)}:` }) },
+  {
+    name: 'redis',
+    store: () => ({ redisUrl: redis.url, keyPrefix: `${redis.prefix}${Math.random().toString(36).slice(2)}:` }),
+  },
 ];
 
 /** Runs Slack's install flow for a team: /slack/install → authorize → /slack/oauth_redirect. */
@@ -133,7 +136,9 @@ describe.each(modes)('one workspace’s flood does not hold up another’s posts
 
     const channelOf = (c: SlackCall) => c.args.channel;
     await h.slack.waitFor(
-      () => acceptedPosts(h).some((c) => channelOf(c) === quietChannel) || acceptedPosts(h).filter((c) => channelOf(c) === floodChannel).length === FLOOD,
+      () =>
+        acceptedPosts(h).some((c) => channelOf(c) === quietChannel) ||
+        acceptedPosts(h).filter((c) => channelOf(c) === floodChannel).length === FLOOD,
       120_000,
     );
     const order = acceptedPosts(h).map(channelOf);

@@ -38,10 +38,26 @@ const plain = (text: string) => ({ type: 'plain_text', text });
 const md = (text: string) => ({ type: 'mrkdwn', text });
 const option = (i: number, text = `Option ${i}`, value = `v${i}`) => ({ text: plain(text), value });
 const options = (n: number) => Array.from({ length: n }, (_, i) => option(i));
-const button = (extra: Record<string, unknown> = {}) => ({ type: 'button', text: plain('Go'), action_id: 'go', ...extra });
+const button = (extra: Record<string, unknown> = {}) => ({
+  type: 'button',
+  text: plain('Go'),
+  action_id: 'go',
+  ...extra,
+});
 const actions = (...elements: unknown[]) => ({ type: 'actions', elements });
-const input = (element: unknown, extra: Record<string, unknown> = {}) => ({ type: 'input', label: plain('Field'), element, ...extra });
-const confirm = (extra: Record<string, unknown> = {}) => ({ title: plain('Sure?'), text: plain('Really.'), confirm: plain('Yes'), deny: plain('No'), ...extra });
+const input = (element: unknown, extra: Record<string, unknown> = {}) => ({
+  type: 'input',
+  label: plain('Field'),
+  element,
+  ...extra,
+});
+const confirm = (extra: Record<string, unknown> = {}) => ({
+  title: plain('Sure?'),
+  text: plain('Really.'),
+  confirm: plain('Yes'),
+  deny: plain('No'),
+  ...extra,
+});
 
 const inMessage = (...blocks: unknown[]): string[] => messageErrors({ text: 'fallback', blocks });
 const inModal = (blocks: unknown[], extra: Record<string, unknown> = {}): string[] =>
@@ -54,7 +70,12 @@ const cases: LimitCase[] = [
   ['blocks in a message', 50, (n) => inMessage(...Array.from({ length: n }, () => ({ type: 'divider' }))), '/blocks'],
   ['blocks in a modal', 100, (n) => inModal(Array.from({ length: n }, () => ({ type: 'divider' }))), '/view/blocks'],
   ['section text', 3000, (n) => inMessage({ type: 'section', text: md(s(n)) }), '/blocks/0/text/text'],
-  ['section fields', 10, (n) => inMessage({ type: 'section', fields: Array.from({ length: n }, () => md('f')) }), '/blocks/0/fields'],
+  [
+    'section fields',
+    10,
+    (n) => inMessage({ type: 'section', fields: Array.from({ length: n }, () => md('f')) }),
+    '/blocks/0/fields',
+  ],
   ['section field text', 2000, (n) => inMessage({ type: 'section', fields: [md(s(n))] }), '/blocks/0/fields/0/text'],
   ['header text', 150, (n) => inMessage({ type: 'header', text: plain(s(n)) }), '/blocks/0/text/text'],
   ['button text', 75, (n) => inMessage(actions(button({ text: plain(s(n)) }))), '/blocks/0/elements/0/text/text'],
@@ -62,7 +83,12 @@ const cases: LimitCase[] = [
   ['button url', 3000, (n) => inMessage(actions(button({ url: s(n) }))), '/blocks/0/elements/0/url'],
   ['action_id', 255, (n) => inMessage(actions(button({ action_id: s(n) }))), '/blocks/0/elements/0/action_id'],
   ['block_id', 255, (n) => inMessage({ type: 'divider', block_id: s(n) }), '/blocks/0/block_id'],
-  ['context elements', 10, (n) => inMessage({ type: 'context', elements: Array.from({ length: n }, () => md('c')) }), '/blocks/0/elements'],
+  [
+    'context elements',
+    10,
+    (n) => inMessage({ type: 'context', elements: Array.from({ length: n }, () => md('c')) }),
+    '/blocks/0/elements',
+  ],
   [
     'actions elements',
     25,
@@ -94,9 +120,24 @@ const cases: LimitCase[] = [
       ),
     '/blocks/0/elements/0/option_groups',
   ],
-  ['overflow options', 5, (n) => inMessage(actions({ type: 'overflow', action_id: 'more', options: options(n) })), '/blocks/0/elements/0/options'],
-  ['checkboxes options', 10, (n) => inModal([input({ type: 'checkboxes', options: options(n) })]), '/view/blocks/0/element/options'],
-  ['radio_buttons options', 10, (n) => inModal([input({ type: 'radio_buttons', options: options(n) })]), '/view/blocks/0/element/options'],
+  [
+    'overflow options',
+    5,
+    (n) => inMessage(actions({ type: 'overflow', action_id: 'more', options: options(n) })),
+    '/blocks/0/elements/0/options',
+  ],
+  [
+    'checkboxes options',
+    10,
+    (n) => inModal([input({ type: 'checkboxes', options: options(n) })]),
+    '/view/blocks/0/element/options',
+  ],
+  [
+    'radio_buttons options',
+    10,
+    (n) => inModal([input({ type: 'radio_buttons', options: options(n) })]),
+    '/view/blocks/0/element/options',
+  ],
   [
     'option text',
     75,
@@ -115,29 +156,84 @@ const cases: LimitCase[] = [
     (n) => inMessage(actions({ type: 'users_select', action_id: 'who', placeholder: plain(s(n)) })),
     '/blocks/0/elements/0/placeholder/text',
   ],
-  ['plain_text_input max_length', 3000, (n) => inModal([input({ type: 'plain_text_input', max_length: n })]), '/view/blocks/0/element/max_length'],
-  ['plain_text_input min_length', 3000, (n) => inModal([input({ type: 'plain_text_input', min_length: n })]), '/view/blocks/0/element/min_length'],
-  ['file_input max_files', 10, (n) => inModal([input({ type: 'file_input', max_files: n })]), '/view/blocks/0/element/max_files'],
-  ['image alt_text', 2000, (n) => inMessage({ type: 'image', image_url: 'https://img.example/a.png', alt_text: s(n) }), '/blocks/0/alt_text'],
+  [
+    'plain_text_input max_length',
+    3000,
+    (n) => inModal([input({ type: 'plain_text_input', max_length: n })]),
+    '/view/blocks/0/element/max_length',
+  ],
+  [
+    'plain_text_input min_length',
+    3000,
+    (n) => inModal([input({ type: 'plain_text_input', min_length: n })]),
+    '/view/blocks/0/element/min_length',
+  ],
+  [
+    'file_input max_files',
+    10,
+    (n) => inModal([input({ type: 'file_input', max_files: n })]),
+    '/view/blocks/0/element/max_files',
+  ],
+  [
+    'image alt_text',
+    2000,
+    (n) => inMessage({ type: 'image', image_url: 'https://img.example/a.png', alt_text: s(n) }),
+    '/blocks/0/alt_text',
+  ],
   ['image image_url', 3000, (n) => inMessage({ type: 'image', image_url: s(n), alt_text: 'a' }), '/blocks/0/image_url'],
   [
     'image element alt_text (section accessory)',
     2000,
-    (n) => inMessage({ type: 'section', text: md('t'), accessory: { type: 'image', image_url: 'https://img.example/a.png', alt_text: s(n) } }),
+    (n) =>
+      inMessage({
+        type: 'section',
+        text: md('t'),
+        accessory: { type: 'image', image_url: 'https://img.example/a.png', alt_text: s(n) },
+      }),
     '/blocks/0/accessory/alt_text',
   ],
-  ['input label', 2000, (n) => inModal([{ ...input({ type: 'plain_text_input' }), label: plain(s(n)) }]), '/view/blocks/0/label/text'],
-  ['input hint', 2000, (n) => inModal([input({ type: 'plain_text_input' }, { hint: plain(s(n)) })]), '/view/blocks/0/hint/text'],
+  [
+    'input label',
+    2000,
+    (n) => inModal([{ ...input({ type: 'plain_text_input' }), label: plain(s(n)) }]),
+    '/view/blocks/0/label/text',
+  ],
+  [
+    'input hint',
+    2000,
+    (n) => inModal([input({ type: 'plain_text_input' }, { hint: plain(s(n)) })]),
+    '/view/blocks/0/hint/text',
+  ],
   ['modal title', 24, (n) => inModal([], { title: plain(s(n)) }), '/view/title/text'],
   ['modal submit', 24, (n) => inModal([], { submit: plain(s(n)) }), '/view/submit/text'],
   ['modal close', 24, (n) => inModal([], { close: plain(s(n)) }), '/view/close/text'],
   ['private_metadata', 3000, (n) => inModal([], { private_metadata: s(n) }), '/view/private_metadata'],
   ['callback_id', 255, (n) => inModal([], { callback_id: s(n) }), '/view/callback_id'],
   ['external_id', 255, (n) => inModal([], { external_id: s(n) }), '/view/external_id'],
-  ['confirm title', 100, (n) => inMessage(actions(button({ confirm: confirm({ title: plain(s(n)) }) }))), '/blocks/0/elements/0/confirm/title/text'],
-  ['confirm text', 300, (n) => inMessage(actions(button({ confirm: confirm({ text: plain(s(n)) }) }))), '/blocks/0/elements/0/confirm/text/text'],
-  ['confirm button', 30, (n) => inMessage(actions(button({ confirm: confirm({ confirm: plain(s(n)) }) }))), '/blocks/0/elements/0/confirm/confirm/text'],
-  ['deny button', 30, (n) => inMessage(actions(button({ confirm: confirm({ deny: plain(s(n)) }) }))), '/blocks/0/elements/0/confirm/deny/text'],
+  [
+    'confirm title',
+    100,
+    (n) => inMessage(actions(button({ confirm: confirm({ title: plain(s(n)) }) }))),
+    '/blocks/0/elements/0/confirm/title/text',
+  ],
+  [
+    'confirm text',
+    300,
+    (n) => inMessage(actions(button({ confirm: confirm({ text: plain(s(n)) }) }))),
+    '/blocks/0/elements/0/confirm/text/text',
+  ],
+  [
+    'confirm button',
+    30,
+    (n) => inMessage(actions(button({ confirm: confirm({ confirm: plain(s(n)) }) }))),
+    '/blocks/0/elements/0/confirm/confirm/text',
+  ],
+  [
+    'deny button',
+    30,
+    (n) => inMessage(actions(button({ confirm: confirm({ deny: plain(s(n)) }) }))),
+    '/blocks/0/elements/0/confirm/deny/text',
+  ],
 ];
 
 describe.each(cases)('%s (limit %i)', (_what, limit, errorsFor, pointer) => {
@@ -160,16 +256,24 @@ describe('Slack’s wording and minimums', () => {
 
   it('refuses file_input max_files below 1 and an overflow without options', () => {
     expect(inModal([input({ type: 'file_input', max_files: 1 })])).toEqual([]);
-    expect(inModal([input({ type: 'file_input', max_files: 0 })])).toEqual([expect.stringContaining('[json-pointer:/view/blocks/0/element/max_files]')]);
+    expect(inModal([input({ type: 'file_input', max_files: 0 })])).toEqual([
+      expect.stringContaining('[json-pointer:/view/blocks/0/element/max_files]'),
+    ]);
     expect(inMessage(actions({ type: 'overflow', action_id: 'more', options: [] }))).toEqual([
       expect.stringContaining('[json-pointer:/blocks/0/elements/0/options]'),
     ]);
   });
 
   it('refuses an empty text object, mrkdwn where only plain_text goes, and unknown types', () => {
-    expect(inMessage({ type: 'section', text: md('') })).toEqual(['[ERROR] must be more than 0 characters [json-pointer:/blocks/0/text/text]']);
-    expect(inMessage({ type: 'header', text: md('Title') })).toEqual([expect.stringContaining('[json-pointer:/blocks/0/text/type]')]);
-    expect(inMessage({ type: 'carousel_of_dreams' })).toEqual(['[ERROR] unsupported type: carousel_of_dreams [json-pointer:/blocks/0/type]']);
+    expect(inMessage({ type: 'section', text: md('') })).toEqual([
+      '[ERROR] must be more than 0 characters [json-pointer:/blocks/0/text/text]',
+    ]);
+    expect(inMessage({ type: 'header', text: md('Title') })).toEqual([
+      expect.stringContaining('[json-pointer:/blocks/0/text/type]'),
+    ]);
+    expect(inMessage({ type: 'carousel_of_dreams' })).toEqual([
+      '[ERROR] unsupported type: carousel_of_dreams [json-pointer:/blocks/0/type]',
+    ]);
     // An input element is not an actions element.
     expect(inMessage(actions({ type: 'plain_text_input', action_id: 'x' }))).toEqual([
       '[ERROR] unsupported type: plain_text_input [json-pointer:/blocks/0/elements/0/type]',
@@ -187,15 +291,24 @@ describe('uniqueness', () => {
 
   it('lets the same action_id appear in different blocks', () => {
     expect(inMessage(actions(button({ action_id: 'a' })), actions(button({ action_id: 'a' })))).toEqual([]);
-    expect(inModal([input({ type: 'plain_text_input', action_id: 'value' }), input({ type: 'plain_text_input', action_id: 'value' })])).toEqual([]);
+    expect(
+      inModal([
+        input({ type: 'plain_text_input', action_id: 'value' }),
+        input({ type: 'plain_text_input', action_id: 'value' }),
+      ]),
+    ).toEqual([]);
   });
 
   it('refuses a block_id used twice anywhere in the message or view', () => {
-    const errors = inMessage({ type: 'divider', block_id: 'b1' }, { type: 'section', text: md('t') }, { type: 'divider', block_id: 'b1' });
+    const errors = inMessage(
+      { type: 'divider', block_id: 'b1' },
+      { type: 'section', text: md('t') },
+      { type: 'divider', block_id: 'b1' },
+    );
     expect(errors).toEqual(['[ERROR] duplicate block_id: b1 [json-pointer:/blocks/2/block_id]']);
-    expect(inModal([{ type: 'divider', block_id: 'x' }, input({ type: 'plain_text_input' }, { block_id: 'x' })])).toEqual([
-      '[ERROR] duplicate block_id: x [json-pointer:/view/blocks/1/block_id]',
-    ]);
+    expect(
+      inModal([{ type: 'divider', block_id: 'x' }, input({ type: 'plain_text_input' }, { block_id: 'x' })]),
+    ).toEqual(['[ERROR] duplicate block_id: x [json-pointer:/view/blocks/1/block_id]']);
   });
 });
 
@@ -223,7 +336,9 @@ describe('surfaces', () => {
   });
 
   it('refuses a view of the wrong kind', () => {
-    expect(viewErrors({ type: 'home', blocks: [] }, 'modal')).toEqual(['[ERROR] must be modal [json-pointer:/view/type]']);
+    expect(viewErrors({ type: 'home', blocks: [] }, 'modal')).toEqual([
+      '[ERROR] must be modal [json-pointer:/view/type]',
+    ]);
   });
 });
 
@@ -231,7 +346,11 @@ describe('imageUrls', () => {
   it('finds image blocks and image elements wherever they are nested', () => {
     const blocks = [
       { type: 'image', image_url: 'https://img.example/block.png', alt_text: 'block' },
-      { type: 'section', text: md('t'), accessory: { type: 'image', image_url: 'https://img.example/accessory.png', alt_text: 'acc' } },
+      {
+        type: 'section',
+        text: md('t'),
+        accessory: { type: 'image', image_url: 'https://img.example/accessory.png', alt_text: 'acc' },
+      },
       { type: 'divider' },
       {
         type: 'context',
@@ -267,7 +386,15 @@ describe('what the bot renders today', () => {
   });
 
   it('the Home tab passes as a home view', () => {
-    const home = renderHome({ connection: null, routes: [], deadLetters: 2, quota: { problem: 'down' }, isAdmin: true, myConversations: { shown: [], total: 0 }, now: 0 });
+    const home = renderHome({
+      connection: null,
+      routes: [],
+      deadLetters: 2,
+      quota: { problem: 'down' },
+      isAdmin: true,
+      myConversations: { shown: [], total: 0 },
+      now: 0,
+    });
     expect(viewErrors(home as unknown as Record<string, unknown>, 'home')).toEqual([]);
   });
 
@@ -280,7 +407,12 @@ describe('what the bot renders today', () => {
       blocks: [
         textInput('name', 'Name', { placeholder: 'Your name', hint: 'As customers see it', maxLength: 3000 }),
         fileInput('upload', 'Upload', { maxFiles: 50, filetypes: ['csv'] }),
-        checkboxes('flags', 'Flags', Array.from({ length: 12 }, (_, i) => ({ value: `f${i}`, text: `Flag ${i}` })), { optional: true, initial: ['f1'] }),
+        checkboxes(
+          'flags',
+          'Flags',
+          Array.from({ length: 12 }, (_, i) => ({ value: `f${i}`, text: `Flag ${i}` })),
+          { optional: true, initial: ['f1'] },
+        ),
       ],
     });
     expect(viewErrors(view as unknown as Record<string, unknown>, 'modal')).toEqual([]);

@@ -32,8 +32,15 @@ describe('fake Slack files', () => {
     });
     expect(res.ok).toBe(true);
 
-    expect(fake.calls.map((c) => c.method)).toEqual(['chat.postMessage', 'files.getUploadURLExternal', 'files.completeUploadExternal']);
-    expect(fake.callsTo('files.getUploadURLExternal')[0]?.args).toMatchObject({ filename: 'transcript.txt', length: String(Buffer.byteLength(transcript)) });
+    expect(fake.calls.map((c) => c.method)).toEqual([
+      'chat.postMessage',
+      'files.getUploadURLExternal',
+      'files.completeUploadExternal',
+    ]);
+    expect(fake.callsTo('files.getUploadURLExternal')[0]?.args).toMatchObject({
+      filename: 'transcript.txt',
+      length: String(Buffer.byteLength(transcript)),
+    });
     expect(fake.callsTo('files.completeUploadExternal')[0]?.args).toMatchObject({
       channel_id: 'C0CALLS0001',
       thread_ts: parent.ts,
@@ -43,12 +50,22 @@ describe('fake Slack files', () => {
 
     expect(fake.uploads).toHaveLength(1);
     const upload = fake.uploads[0]!;
-    expect(upload).toMatchObject({ filename: 'transcript.txt', title: 'Full transcript', channel_id: 'C0CALLS0001', thread_ts: parent.ts, initial_comment: 'Full transcript attached' });
+    expect(upload).toMatchObject({
+      filename: 'transcript.txt',
+      title: 'Full transcript',
+      channel_id: 'C0CALLS0001',
+      thread_ts: parent.ts,
+      initial_comment: 'Full transcript attached',
+    });
     expect(upload.data.equals(Buffer.from(transcript, 'utf8'))).toBe(true);
 
     // The share shows up in the thread, like Slack's file message.
     const thread = fake.thread('C0CALLS0001', parent.ts!);
-    expect(thread.at(-1)).toMatchObject({ text: 'Full transcript attached', thread_ts: parent.ts, files: [expect.objectContaining({ name: 'transcript.txt', mimetype: 'text/plain' })] });
+    expect(thread.at(-1)).toMatchObject({
+      text: 'Full transcript attached',
+      thread_ts: parent.ts,
+      files: [expect.objectContaining({ name: 'transcript.txt', mimetype: 'text/plain' })],
+    });
   });
 
   it('uploads binary Buffers byte-for-byte', async () => {
@@ -62,7 +79,13 @@ describe('fake Slack files', () => {
   it('serves url_private_download only with the bearer token (403 HTML without)', async () => {
     const data = Buffer.from('RIFF....WAVEfmt fake audio');
     const file = fake.addFile({ name: 'sample.wav', mimetype: 'audio/wav', data });
-    expect(file).toMatchObject({ id: expect.stringMatching(/^F/), name: 'sample.wav', mimetype: 'audio/wav', filetype: 'wav', size: data.length });
+    expect(file).toMatchObject({
+      id: expect.stringMatching(/^F/),
+      name: 'sample.wav',
+      mimetype: 'audio/wav',
+      filetype: 'wav',
+      size: data.length,
+    });
 
     const anonymous = await fetch(file.url_private_download);
     expect(anonymous.status).toBe(403);
@@ -74,7 +97,11 @@ describe('fake Slack files', () => {
     expect(ok.status).toBe(200);
     expect(ok.headers.get('content-type')).toBe('audio/wav');
     expect(Buffer.from(await ok.arrayBuffer()).equals(data)).toBe(true);
-    expect(fake.downloads.map((d) => [d.fileId, d.status])).toEqual([[file.id, 403], [file.id, 403], [file.id, 200]]);
+    expect(fake.downloads.map((d) => [d.fileId, d.status])).toEqual([
+      [file.id, 403],
+      [file.id, 403],
+      [file.id, 200],
+    ]);
 
     const info = await client.files.info({ file: file.id });
     expect(info.file?.url_private_download).toBe(file.url_private_download);
@@ -98,7 +125,10 @@ describe('fake Slack files', () => {
     try {
       const data = Buffer.from('ID3 fake audio bytes');
       const file = cdnLike.addFile({ name: 'a b.mp3', mimetype: 'audio/mpeg', data });
-      const first = await fetch(file.url_private_download, { headers: { authorization: `Bearer ${cdnLike.botToken}` }, redirect: 'manual' });
+      const first = await fetch(file.url_private_download, {
+        headers: { authorization: `Bearer ${cdnLike.botToken}` },
+        redirect: 'manual',
+      });
       expect(first.status).toBe(302);
       const cdnUrl = new URL(first.headers.get('location') ?? '');
       expect(cdnUrl.origin).not.toBe(cdnLike.baseUrl);

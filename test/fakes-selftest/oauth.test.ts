@@ -75,36 +75,58 @@ describe('fake Slack OAuth', () => {
 
     const access = fake.callsTo('oauth.v2.access')[0];
     expect(access?.args).toMatchObject({ client_id: clientId, client_secret: clientSecret, code: expect.any(String) });
-    expect(access?.response).toMatchObject({ ok: true, token_type: 'bot', scope: 'commands,chat:write', access_token: expect.stringMatching(/^xoxb-/), team: { id: fake.teamId } });
+    expect(access?.response).toMatchObject({
+      ok: true,
+      token_type: 'bot',
+      scope: 'commands,chat:write',
+      access_token: expect.stringMatching(/^xoxb-/),
+      team: { id: fake.teamId },
+    });
     expect(installations).toHaveLength(1);
     const inst = installations[0]!;
     expect(inst.team?.id).toBe(fake.teamId);
     expect(inst.bot?.scopes).toEqual(['commands', 'chat:write']);
 
     const client = new WebClient(inst.bot?.token, { slackApiUrl: fake.apiUrl, logLevel: WebLogLevel.ERROR });
-    expect(await client.auth.test()).toMatchObject({ ok: true, team_id: fake.teamId, user_id: inst.bot?.userId, bot_id: inst.bot?.id });
+    expect(await client.auth.test()).toMatchObject({
+      ok: true,
+      team_id: fake.teamId,
+      user_id: inst.bot?.userId,
+      bot_id: inst.bot?.id,
+    });
 
     // The same code cannot be exchanged twice.
     const code = new URL(callbackUrl).searchParams.get('code') ?? '';
     const anon = new WebClient(undefined, { slackApiUrl: fake.apiUrl, logLevel: WebLogLevel.ERROR });
     fake.expectRefusal('oauth.v2.access', 'code_already_used');
-    await expect(anon.oauth.v2.access({ client_id: clientId, client_secret: clientSecret, code })).rejects.toMatchObject({ data: { error: 'code_already_used' } });
+    await expect(
+      anon.oauth.v2.access({ client_id: clientId, client_secret: clientSecret, code }),
+    ).rejects.toMatchObject({ data: { error: 'code_already_used' } });
   });
 
   it('exchanges a configured code, checks client credentials, and apps.uninstall revokes the tokens', async () => {
     const grant = fake.oauthCode({ teamId: 'T0OTHERWS01', teamName: 'Other Workspace', userScopes: ['search:read'] });
     const anon = new WebClient(undefined, { slackApiUrl: fake.apiUrl, logLevel: WebLogLevel.ERROR });
     fake.expectRefusal('oauth.v2.access', 'bad_client_secret');
-    await expect(anon.oauth.v2.access({ client_id: clientId, client_secret: 'wrong', code: grant.code })).rejects.toMatchObject({ data: { error: 'bad_client_secret' } });
+    await expect(
+      anon.oauth.v2.access({ client_id: clientId, client_secret: 'wrong', code: grant.code }),
+    ).rejects.toMatchObject({ data: { error: 'bad_client_secret' } });
     fake.expectRefusal('oauth.v2.access', 'invalid_code');
-    await expect(anon.oauth.v2.access({ client_id: clientId, client_secret: clientSecret, code: 'nope' })).rejects.toMatchObject({ data: { error: 'invalid_code' } });
+    await expect(
+      anon.oauth.v2.access({ client_id: clientId, client_secret: clientSecret, code: 'nope' }),
+    ).rejects.toMatchObject({ data: { error: 'invalid_code' } });
     const res = await anon.oauth.v2.access({ client_id: clientId, client_secret: clientSecret, code: grant.code });
     expect(res).toMatchObject({
       ok: true,
       access_token: grant.botToken,
       bot_user_id: grant.botUserId,
       team: { id: 'T0OTHERWS01', name: 'Other Workspace' },
-      authed_user: { id: grant.installerUserId, access_token: grant.userToken, scope: 'search:read', token_type: 'user' },
+      authed_user: {
+        id: grant.installerUserId,
+        access_token: grant.userToken,
+        scope: 'search:read',
+        token_type: 'user',
+      },
       enterprise: null,
       is_enterprise_install: false,
     });

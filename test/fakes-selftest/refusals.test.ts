@@ -29,7 +29,11 @@ function ledger(): RefusalLedger {
   return all[0]!;
 }
 
-const button = (text: string, actionId: string) => ({ type: 'button', text: { type: 'plain_text', text }, action_id: actionId });
+const button = (text: string, actionId: string) => ({
+  type: 'button',
+  text: { type: 'plain_text', text },
+  action_id: actionId,
+});
 const imageBlock = (url: string) => ({ type: 'image', image_url: url, alt_text: 'picture' });
 
 async function post(blocks: unknown[]): Promise<Record<string, unknown>> {
@@ -40,7 +44,11 @@ async function post(blocks: unknown[]): Promise<Record<string, unknown>> {
 beforeAll(async () => {
   fake = await startFakeSlack({ teamId: 'T0REFUSAL01' });
   fake.addChannel({ id: CHANNEL, name: 'refusals', is_member: true });
-  client = new WebClient(fake.botToken, { slackApiUrl: fake.apiUrl, logLevel: LogLevel.ERROR, retryConfig: { retries: 0 } });
+  client = new WebClient(fake.botToken, {
+    slackApiUrl: fake.apiUrl,
+    logLevel: LogLevel.ERROR,
+    retryConfig: { retries: 0 },
+  });
   images = createServer((req, res) => {
     if (req.url === '/pic.png') res.writeHead(200, { 'content-type': 'image/png' }).end(PNG);
     else if (req.url === '/page.html') res.writeHead(200, { 'content-type': 'text/html' }).end('<p>not an image</p>');
@@ -61,7 +69,9 @@ describe('the Slack stand-in refuses what Slack refuses, and the suite notices',
     const answer = await post(blocks);
     expect(answer).toMatchObject({ ok: false, error: 'invalid_blocks' });
     expect(JSON.stringify(answer.response_metadata)).toContain('duplicate action_id: page');
-    expect(ledger().takeUnexpected()).toEqual([expect.stringMatching(/^chat\.postMessage → invalid_blocks .*duplicate action_id: page/)]);
+    expect(ledger().takeUnexpected()).toEqual([
+      expect.stringMatching(/^chat\.postMessage → invalid_blocks .*duplicate action_id: page/),
+    ]);
 
     fake.expectRefusal('chat.postMessage', 'invalid_blocks');
     await post(blocks);
@@ -71,7 +81,9 @@ describe('the Slack stand-in refuses what Slack refuses, and the suite notices',
   it('an over-long button text (76 characters) is refused with its JSON pointer', async () => {
     fake.expectRefusal('chat.postMessage', 'invalid_blocks');
     const answer = await post([{ type: 'actions', elements: [button('x'.repeat(76), 'long')] }]);
-    expect(JSON.stringify(answer.response_metadata)).toContain('must be less than 76 characters [json-pointer:/blocks/0/elements/0/text/text]');
+    expect(JSON.stringify(answer.response_metadata)).toContain(
+      'must be less than 76 characters [json-pointer:/blocks/0/elements/0/text/text]',
+    );
     expect((await post([{ type: 'actions', elements: [button('x'.repeat(75), 'long')] }])).ok).toBe(true);
   });
 
@@ -92,21 +104,39 @@ describe('the Slack stand-in refuses what Slack refuses, and the suite notices',
 
   it('an accessory image in a view that cannot be downloaded: views.publish answers invalid_arguments', async () => {
     fake.expectRefusal('views.publish', 'invalid_arguments');
-    const section = (url: string) => ({ type: 'section', text: { type: 'mrkdwn', text: 'hi' }, accessory: { type: 'image', image_url: url, alt_text: 'a' } });
-    await client.views.publish({ user_id: 'U0SOMEUSER1', view: { type: 'home', blocks: [section('https://example.invalid/a.png')] } as never }).catch(() => undefined);
+    const section = (url: string) => ({
+      type: 'section',
+      text: { type: 'mrkdwn', text: 'hi' },
+      accessory: { type: 'image', image_url: url, alt_text: 'a' },
+    });
+    await client.views
+      .publish({
+        user_id: 'U0SOMEUSER1',
+        view: { type: 'home', blocks: [section('https://example.invalid/a.png')] } as never,
+      })
+      .catch(() => undefined);
     expect(fake.callsTo('views.publish').at(-1)?.response).toMatchObject({
       ok: false,
       error: 'invalid_arguments',
-      response_metadata: { messages: ['[ERROR] downloading image failed [json-pointer:/view/blocks/0/accessory/image_url]'] },
+      response_metadata: {
+        messages: ['[ERROR] downloading image failed [json-pointer:/view/blocks/0/accessory/image_url]'],
+      },
     });
-    const ok = await client.views.publish({ user_id: 'U0SOMEUSER1', view: { type: 'home', blocks: [section(`${imageBase}/pic.png`)] } as never });
+    const ok = await client.views.publish({
+      user_id: 'U0SOMEUSER1',
+      view: { type: 'home', blocks: [section(`${imageBase}/pic.png`)] } as never,
+    });
     expect(ok.ok).toBe(true);
   });
 
   it('a response_url answers 400 to invalid blocks and to an unreachable image, and the ledger reports both', async () => {
     const url = fake.responseUrl('bad', { channelId: CHANNEL, userId: 'U0SOMEUSER1' });
-    const send = (body: unknown) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    expect((await send({ text: 'x', blocks: [{ type: 'actions', elements: [button('a', 'same'), button('b', 'same')] }] })).status).toBe(400);
+    const send = (body: unknown) =>
+      fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    expect(
+      (await send({ text: 'x', blocks: [{ type: 'actions', elements: [button('a', 'same'), button('b', 'same')] }] }))
+        .status,
+    ).toBe(400);
     expect((await send({ text: 'x', blocks: [imageBlock('https://example.invalid/x.png')] })).status).toBe(400);
     expect(ledger().takeUnexpected()).toEqual([
       expect.stringMatching(/^response_url → HTTP 400 invalid_blocks .*duplicate action_id: same/),
@@ -117,7 +147,11 @@ describe('the Slack stand-in refuses what Slack refuses, and the suite notices',
 
   it('input blocks are refused in messages', async () => {
     fake.expectRefusal('chat.postMessage', 'invalid_blocks');
-    const input = { type: 'input', label: { type: 'plain_text', text: 'Name' }, element: { type: 'plain_text_input', action_id: 'name' } };
+    const input = {
+      type: 'input',
+      label: { type: 'plain_text', text: 'Name' },
+      element: { type: 'plain_text_input', action_id: 'name' },
+    };
     expect(await post([input])).toMatchObject({ ok: false, error: 'invalid_blocks' });
   });
 

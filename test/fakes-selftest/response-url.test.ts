@@ -24,8 +24,12 @@ describe('fake Slack response_urls', () => {
     const url = fake.responseUrl('cmd-1', { channelId: 'C0TEST00001', userId: 'U0HUMAN0001' });
     const res = await post(url, { text: 'Working on it…' });
     expect(res.status).toBe(200);
-    expect(fake.responses).toEqual([expect.objectContaining({ id: 'cmd-1', body: { text: 'Working on it…' }, status: 200 })]);
-    expect(fake.ephemerals('C0TEST00001')).toEqual([expect.objectContaining({ user: 'U0HUMAN0001', text: 'Working on it…', via: 'response_url' })]);
+    expect(fake.responses).toEqual([
+      expect.objectContaining({ id: 'cmd-1', body: { text: 'Working on it…' }, status: 200 }),
+    ]);
+    expect(fake.ephemerals('C0TEST00001')).toEqual([
+      expect.objectContaining({ user: 'U0HUMAN0001', text: 'Working on it…', via: 'response_url' }),
+    ]);
     expect(fake.messages('C0TEST00001')).toEqual([]);
   });
 

@@ -22,13 +22,25 @@ const connectModal = (metadata: string) => ({
   private_metadata: metadata,
   title: { type: 'plain_text' as const, text: 'Connect' },
   submit: { type: 'plain_text' as const, text: 'Save' },
-  blocks: [{ type: 'input', block_id: 'key', label: { type: 'plain_text', text: 'API key' }, element: { type: 'plain_text_input', action_id: 'value' } }],
+  blocks: [
+    {
+      type: 'input',
+      block_id: 'key',
+      label: { type: 'plain_text', text: 'API key' },
+      element: { type: 'plain_text_input', action_id: 'value' },
+    },
+  ],
 });
 
 beforeAll(async () => {
   fake = await startFakeSlack();
   const receiver = new HTTPReceiver({ signingSecret, logLevel: LogLevel.ERROR });
-  app = new App({ token: fake.botToken, receiver, clientOptions: { slackApiUrl: fake.apiUrl }, logLevel: LogLevel.ERROR });
+  app = new App({
+    token: fake.botToken,
+    receiver,
+    clientOptions: { slackApiUrl: fake.apiUrl },
+    logLevel: LogLevel.ERROR,
+  });
 
   app.command('/campaign', async ({ ack, command, respond, client }) => {
     seen.push({ kind: 'command', body: command });
@@ -45,7 +57,13 @@ beforeAll(async () => {
         text: 'Campaign card',
         blocks: [
           { type: 'section', text: { type: 'mrkdwn', text: '*Campaign*' } },
-          { type: 'actions', block_id: 'card_actions', elements: [{ type: 'button', action_id: 'refresh', value: 'camp_1', text: { type: 'plain_text', text: 'Refresh' } }] },
+          {
+            type: 'actions',
+            block_id: 'card_actions',
+            elements: [
+              { type: 'button', action_id: 'refresh', value: 'camp_1', text: { type: 'plain_text', text: 'Refresh' } },
+            ],
+          },
         ],
       });
     } else {
@@ -71,7 +89,8 @@ beforeAll(async () => {
   });
   app.event('message', async ({ event, context, client }) => {
     seen.push({ kind: 'event', body: event, retryNum: context.retryNum, retryReason: context.retryReason });
-    if ('channel' in event && 'ts' in event) await client.reactions.add({ channel: event.channel, timestamp: event.ts, name: 'eyes' });
+    if ('channel' in event && 'ts' in event)
+      await client.reactions.add({ channel: event.channel, timestamp: event.ts, name: 'eyes' });
   });
 
   const server = await app.start({ port: 0, host: '127.0.0.1' });
@@ -91,23 +110,42 @@ describe('SlackSigner against a real Bolt App', () => {
     const body = 'token=x&text=hello';
     const ts = Math.floor(Date.now() / 1000);
     expect(() =>
-      verifySlackRequest({ signingSecret, body, headers: { 'x-slack-signature': slackSignature(signingSecret, ts, body), 'x-slack-request-timestamp': ts } }),
+      verifySlackRequest({
+        signingSecret,
+        body,
+        headers: { 'x-slack-signature': slackSignature(signingSecret, ts, body), 'x-slack-request-timestamp': ts },
+      }),
     ).not.toThrow();
   });
 
   it('the App called auth.test on the fake at start (with the bot token)', async () => {
     const call = await fake.waitFor(() => fake.callsTo('auth.test')[0]);
-    expect(call).toMatchObject({ token: fake.botToken, response: { ok: true, user_id: fake.botUserId, bot_id: fake.botId } });
+    expect(call).toMatchObject({
+      token: fake.botToken,
+      response: { ok: true, user_id: fake.botUserId, bot_id: fake.botId },
+    });
   });
 
   it('delivers a slash command (200, fast ack) whose respond() lands in fake.responses', async () => {
-    const res = await signer.command({ text: 'hello there', userId: 'U0HUMAN0001', channelId: 'C0TEST00001', responseUrlId: 'cmd-hello' });
+    const res = await signer.command({
+      text: 'hello there',
+      userId: 'U0HUMAN0001',
+      channelId: 'C0TEST00001',
+      responseUrlId: 'cmd-hello',
+    });
     expect(res.status).toBe(200);
     expect(res.timedOut).toBe(false);
     expect(res.ms).toBeLessThan(3000);
     const post = await fake.waitFor(() => fake.responses.find((r) => r.id === 'cmd-hello'));
     expect(post.body).toEqual({ text: 'You said: hello there' });
-    expect(seen[0]?.body).toMatchObject({ command: '/campaign', text: 'hello there', user_id: 'U0HUMAN0001', channel_id: 'C0TEST00001', team_id: fake.teamId, api_app_id: fake.appId });
+    expect(seen[0]?.body).toMatchObject({
+      command: '/campaign',
+      text: 'hello there',
+      user_id: 'U0HUMAN0001',
+      channel_id: 'C0TEST00001',
+      team_id: fake.teamId,
+      api_app_id: fake.appId,
+    });
   });
 
   it('returns the ack body', async () => {
@@ -118,7 +156,11 @@ describe('SlackSigner against a real Bolt App', () => {
 
   it('rejects a forged signature with 401', async () => {
     const body = new URLSearchParams({ command: '/campaign', text: 'help', user_id: 'U0HUMAN0001' }).toString();
-    const res = await signer.raw(body, {}, { signature: slackSignature('not-the-secret', Math.floor(Date.now() / 1000), body) });
+    const res = await signer.raw(
+      body,
+      {},
+      { signature: slackSignature('not-the-secret', Math.floor(Date.now() / 1000), body) },
+    );
     expect(res.status).toBe(401);
     expect(seen).toEqual([]);
   });
@@ -131,7 +173,12 @@ describe('SlackSigner against a real Bolt App', () => {
   });
 
   it('documents Bolt 5.1: a future-dated timestamp is NOT rejected (only staleness is checked)', async () => {
-    const body = new URLSearchParams({ command: '/campaign', text: 'ephemeral', user_id: 'U0HUMAN0001', channel_id: 'C0TEST00001' }).toString();
+    const body = new URLSearchParams({
+      command: '/campaign',
+      text: 'ephemeral',
+      user_id: 'U0HUMAN0001',
+      channel_id: 'C0TEST00001',
+    }).toString();
     const res = await signer.raw(body, {}, { timestamp: Math.floor(Date.now() / 1000) + 60 * 60 });
     expect(res.status).toBe(200);
   });
@@ -142,45 +189,89 @@ describe('SlackSigner against a real Bolt App', () => {
     expect(opened).toMatchObject({ userId: 'U0ADMIN0001', view: { private_metadata: 'C0ADMIN0001' } });
     expect(fake.callsTo('views.open')[0]?.response.ok).toBe(true);
 
-    const good = await signer.viewSubmission({ callbackId: 'connect', userId: 'U0ADMIN0001', values: { key: { value: { type: 'plain_text_input', value: 'sk_live_1' } } } });
+    const good = await signer.viewSubmission({
+      callbackId: 'connect',
+      userId: 'U0ADMIN0001',
+      values: { key: { value: { type: 'plain_text_input', value: 'sk_live_1' } } },
+    });
     expect(good.status).toBe(200);
     expect(good.body).toBe('');
-    expect(seen.at(-1)?.body).toMatchObject({ type: 'view_submission', view: { id: opened.view.id, private_metadata: 'C0ADMIN0001', callback_id: 'connect' } });
+    expect(seen.at(-1)?.body).toMatchObject({
+      type: 'view_submission',
+      view: { id: opened.view.id, private_metadata: 'C0ADMIN0001', callback_id: 'connect' },
+    });
 
-    const bad = await signer.viewSubmission({ callbackId: 'connect', values: { key: { value: { type: 'plain_text_input', value: 'bad' } } } });
+    const bad = await signer.viewSubmission({
+      callbackId: 'connect',
+      values: { key: { value: { type: 'plain_text_input', value: 'bad' } } },
+    });
     expect(bad.json).toEqual({ response_action: 'errors', errors: { key: 'That key was rejected' } });
 
-    await expect(signer.viewSubmission({ callbackId: 'connect', values: { nope: { value: { type: 'plain_text_input', value: 'x' } } } })).rejects.toThrow(/has no input nope\/value/);
+    await expect(
+      signer.viewSubmission({
+        callbackId: 'connect',
+        values: { nope: { value: { type: 'plain_text_input', value: 'x' } } },
+      }),
+    ).rejects.toThrow(/has no input nope\/value/);
   });
 
   it('delivers a block action carrying the stored message; the App updates it', async () => {
     await signer.command({ text: 'card', channelId: 'C0CARDS0001' });
     const card = await fake.waitFor(() => fake.messages('C0CARDS0001')[0]);
-    const res = await signer.blockAction({ actionId: 'refresh', channelId: 'C0CARDS0001', messageTs: card.ts, userId: 'U0HUMAN0001' });
+    const res = await signer.blockAction({
+      actionId: 'refresh',
+      channelId: 'C0CARDS0001',
+      messageTs: card.ts,
+      userId: 'U0HUMAN0001',
+    });
     expect(res.status).toBe(200);
     await fake.waitFor(() => fake.message('C0CARDS0001', card.ts)?.text === 'refreshed');
     expect(seen.find((s) => s.kind === 'action')?.body).toMatchObject({
       type: 'block_actions',
       container: { type: 'message', message_ts: card.ts, channel_id: 'C0CARDS0001' },
       message: { ts: card.ts, blocks: card.blocks },
-      actions: [{ action_id: 'refresh', block_id: 'card_actions', value: 'camp_1', type: 'button', text: { text: 'Refresh' } }],
+      actions: [
+        { action_id: 'refresh', block_id: 'card_actions', value: 'camp_1', type: 'button', text: { text: 'Refresh' } },
+      ],
     });
   });
 
   it('delivers a message shortcut', async () => {
-    const res = await signer.shortcut({ type: 'message_action', callbackId: 'clone_voice_from_message', channelId: 'C0TEST00001', message: { ts: '1700000000.000100', text: 'voice files', user: 'U0HUMAN0001' } });
+    const res = await signer.shortcut({
+      type: 'message_action',
+      callbackId: 'clone_voice_from_message',
+      channelId: 'C0TEST00001',
+      message: { ts: '1700000000.000100', text: 'voice files', user: 'U0HUMAN0001' },
+    });
     expect(res.status).toBe(200);
-    expect(seen[0]?.body).toMatchObject({ type: 'message_action', callback_id: 'clone_voice_from_message', message: { text: 'voice files' }, channel: { id: 'C0TEST00001' } });
+    expect(seen[0]?.body).toMatchObject({
+      type: 'message_action',
+      callback_id: 'clone_voice_from_message',
+      message: { text: 'voice files' },
+      channel: { id: 'C0TEST00001' },
+    });
   });
 
   it('delivers events with retry headers, and the message exists in the fake for the App to react to', async () => {
-    const first = await signer.event({ type: 'message', channel: 'C0HANDOFF01', user: 'U0HUMAN0001', text: 'customer reply', thread_ts: '1700000000.000100' }, { eventId: 'Ev0SELFTEST1' });
+    const first = await signer.event(
+      {
+        type: 'message',
+        channel: 'C0HANDOFF01',
+        user: 'U0HUMAN0001',
+        text: 'customer reply',
+        thread_ts: '1700000000.000100',
+      },
+      { eventId: 'Ev0SELFTEST1' },
+    );
     expect(first.status).toBe(200);
     const reaction = await fake.waitFor(() => fake.callsTo('reactions.add')[0]);
     expect(reaction.response.ok).toBe(true);
     expect(fake.messages('C0HANDOFF01')[0]).toMatchObject({ text: 'customer reply', reactions: [{ name: 'eyes' }] });
 
-    const retry = await signer.event({ type: 'message', channel: 'C0HANDOFF01', user: 'U0HUMAN0001', text: 'again', ts: '1700000001.000100' }, { eventId: 'Ev0SELFTEST1', retryNum: 1, retryReason: 'http_timeout' });
+    const retry = await signer.event(
+      { type: 'message', channel: 'C0HANDOFF01', user: 'U0HUMAN0001', text: 'again', ts: '1700000001.000100' },
+      { eventId: 'Ev0SELFTEST1', retryNum: 1, retryReason: 'http_timeout' },
+    );
     expect(retry.status).toBe(200);
     await fake.waitFor(() => seen.find((s) => s.retryNum === 1));
     expect(seen.find((s) => s.retryNum === 1)).toMatchObject({ retryReason: 'http_timeout' });

@@ -34,12 +34,14 @@ function listen(app: App): void {
   });
   app.view('connect', async ({ ack, view }) => {
     seen.push({ kind: 'view', body: view });
-    if (view.state.values.key?.value?.value === 'bad') await ack({ response_action: 'errors', errors: { key: 'That key was rejected' } });
+    if (view.state.values.key?.value?.value === 'bad')
+      await ack({ response_action: 'errors', errors: { key: 'That key was rejected' } });
     else await ack();
   });
   app.event('message', async ({ event, context, client }) => {
     seen.push({ kind: 'event', body: event, retryNum: context.retryNum, retryReason: context.retryReason });
-    if ('channel' in event && 'ts' in event) await client.reactions.add({ channel: event.channel, timestamp: event.ts, name: 'eyes' });
+    if ('channel' in event && 'ts' in event)
+      await client.reactions.add({ channel: event.channel, timestamp: event.ts, name: 'eyes' });
   });
 }
 
@@ -107,14 +109,26 @@ describe('Socket Mode: a Bolt App configured like production (socketMode: true)'
   });
 
   it('delivers a slash command as a slash_commands envelope; the ack returns over the socket; respond() lands in fake.responses', async () => {
-    const ack = await slack.command({ text: 'hello there', userId: 'U0HUMAN0001', channelId: 'C0TEST00001', responseUrlId: 'sm-hello' });
+    const ack = await slack.command({
+      text: 'hello there',
+      userId: 'U0HUMAN0001',
+      channelId: 'C0TEST00001',
+      responseUrlId: 'sm-hello',
+    });
     expect(ack.payload).toEqual({}); // Bolt's bare ack()
     expect(ack.timedOut).toBe(false);
     expect(ack.ms).toBeLessThan(3000);
     expect(ack.envelope).toMatchObject({
       type: 'slash_commands',
       accepts_response_payload: true,
-      payload: { command: '/campaign', text: 'hello there', user_id: 'U0HUMAN0001', channel_id: 'C0TEST00001', team_id: fake.teamId, is_enterprise_install: 'false' },
+      payload: {
+        command: '/campaign',
+        text: 'hello there',
+        user_id: 'U0HUMAN0001',
+        channel_id: 'C0TEST00001',
+        team_id: fake.teamId,
+        is_enterprise_install: 'false',
+      },
     });
     const post = await fake.waitFor(() => fake.responses.find((r) => r.id === 'sm-hello'));
     expect(post.body).toEqual({ text: 'You said: hello there' });
@@ -132,41 +146,67 @@ describe('Socket Mode: a Bolt App configured like production (socketMode: true)'
       channel: 'C0TEST00001',
       user: fake.botUserId,
       text: 'card',
-      blocks: [{ type: 'actions', block_id: 'card_actions', elements: [{ type: 'button', action_id: 'refresh', value: 'camp_1', text: { type: 'plain_text', text: 'Refresh' } }] }],
+      blocks: [
+        {
+          type: 'actions',
+          block_id: 'card_actions',
+          elements: [
+            { type: 'button', action_id: 'refresh', value: 'camp_1', text: { type: 'plain_text', text: 'Refresh' } },
+          ],
+        },
+      ],
     });
     const ack = await slack.blockAction({ actionId: 'refresh', channelId: 'C0TEST00001', messageTs: msg.ts });
     expect(ack.envelope).toMatchObject({
       type: 'interactive',
       accepts_response_payload: true,
-      payload: { type: 'block_actions', actions: [{ action_id: 'refresh', block_id: 'card_actions', value: 'camp_1' }], message: { ts: msg.ts } },
+      payload: {
+        type: 'block_actions',
+        actions: [{ action_id: 'refresh', block_id: 'card_actions', value: 'camp_1' }],
+        message: { ts: msg.ts },
+      },
     });
     const update = await fake.waitFor(() => fake.callsTo('chat.update')[0]);
     expect(update.args).toMatchObject({ channel: 'C0TEST00001', ts: msg.ts, text: 'refreshed' });
   });
 
   it('carries a view_submission ack’s response_action back to Slack', async () => {
-    const ack = await slack.viewSubmission({ callbackId: 'connect', values: { key: { value: { type: 'plain_text_input', value: 'bad' } } } });
+    const ack = await slack.viewSubmission({
+      callbackId: 'connect',
+      values: { key: { value: { type: 'plain_text_input', value: 'bad' } } },
+    });
     expect(ack.payload).toEqual({ response_action: 'errors', errors: { key: 'That key was rejected' } });
   });
 
   it('acks an event; the first delivery has retry_attempt 0 (Bolt’s retryNum is 0, not undefined as over HTTP)', async () => {
     const ack = await slack.event({ type: 'message', channel: 'C0TEST00001', user: 'U0HUMAN0001', text: 'hi bot' });
     expect(ack.payload).toEqual({});
-    expect(ack.envelope).toMatchObject({ type: 'events_api', accepts_response_payload: false, retry_attempt: 0, retry_reason: '', payload: { type: 'event_callback', event: { type: 'message', text: 'hi bot' } } });
+    expect(ack.envelope).toMatchObject({
+      type: 'events_api',
+      accepts_response_payload: false,
+      retry_attempt: 0,
+      retry_reason: '',
+      payload: { type: 'event_callback', event: { type: 'message', text: 'hi bot' } },
+    });
     const react = await fake.waitFor(() => fake.callsTo('reactions.add')[0]);
     expect(react.args).toMatchObject({ channel: 'C0TEST00001', name: 'eyes' });
     expect(seen.find((s) => s.kind === 'event')).toMatchObject({ retryNum: 0, retryReason: '' });
   });
 
   it('passes a retry’s number and reason through', async () => {
-    await slack.event({ type: 'message', channel: 'C0TEST00001', user: 'U0HUMAN0001', text: 'again' }, { eventId: 'Ev0RETRY01', retryNum: 2, retryReason: 'timeout' });
+    await slack.event(
+      { type: 'message', channel: 'C0TEST00001', user: 'U0HUMAN0001', text: 'again' },
+      { eventId: 'Ev0RETRY01', retryNum: 2, retryReason: 'timeout' },
+    );
     expect(seen.find((s) => s.kind === 'event')).toMatchObject({ retryNum: 2, retryReason: 'timeout' });
   });
 
   it('rejects with a helpful message when the listener never acks', async () => {
     const quick = new SocketModeDriver({ fake, timeoutMs: 300 });
     try {
-      await expect(quick.command({ text: 'silent' })).rejects.toThrow(/did not ack a slash_commands envelope \(\/campaign silent\).*within 300 ms.*Does the listener call ack\(\)/s);
+      await expect(quick.command({ text: 'silent' })).rejects.toThrow(
+        /did not ack a slash_commands envelope \(\/campaign silent\).*within 300 ms.*Does the listener call ack\(\)/s,
+      );
     } finally {
       await quick.close();
     }
@@ -188,7 +228,12 @@ describe('Socket Mode: pings and Slack’s disconnect/reconnect', () => {
       installerOptions: { clientOptions: { slackApiUrl: fake.apiUrl } },
       logLevel: LogLevel.ERROR,
     });
-    app = new App({ receiver, token: fake.botToken, clientOptions: { slackApiUrl: fake.apiUrl }, logLevel: LogLevel.ERROR });
+    app = new App({
+      receiver,
+      token: fake.botToken,
+      clientOptions: { slackApiUrl: fake.apiUrl },
+      logLevel: LogLevel.ERROR,
+    });
     listen(app);
     await app.start();
     slack = new SocketModeDriver({ fake });
@@ -249,7 +294,13 @@ describe('Socket Mode: token mistakes fail visibly', () => {
   it('a bot token as appToken: apps.connections.open answers not_allowed_token_type and no socket opens', async () => {
     const lines: string[] = [];
     fake.expectRefusal('apps.connections.open', 'not_allowed_token_type');
-    const app = new App({ socketMode: true, appToken: fake.botToken, token: fake.botToken, clientOptions: { slackApiUrl: fake.apiUrl }, logger: captureLogger(lines) });
+    const app = new App({
+      socketMode: true,
+      appToken: fake.botToken,
+      token: fake.botToken,
+      clientOptions: { slackApiUrl: fake.apiUrl },
+      logger: captureLogger(lines),
+    });
     // The SDK treats this error as recoverable and retries forever, so start() never settles.
     void app.start().catch(() => undefined);
     try {
@@ -258,9 +309,9 @@ describe('Socket Mode: token mistakes fail visibly', () => {
       await fake.waitFor(() => lines.find((l) => l.includes('not_allowed_token_type')));
       expect(fake.socketConnections).toEqual([]);
       const driver = new SocketModeDriver({ fake, timeoutMs: 200 });
-      await expect(driver.event({ type: 'app_mention', channel: 'C0TEST00001', user: 'U0HUMAN0001', text: 'hi' })).rejects.toThrow(
-        /apps\.connections\.open calls: 1 \(not_allowed_token_type\)/,
-      );
+      await expect(
+        driver.event({ type: 'app_mention', channel: 'C0TEST00001', user: 'U0HUMAN0001', text: 'hi' }),
+      ).rejects.toThrow(/apps\.connections\.open calls: 1 \(not_allowed_token_type\)/);
       await driver.close();
     } finally {
       await app.stop();
@@ -270,7 +321,13 @@ describe('Socket Mode: token mistakes fail visibly', () => {
   it('an unknown app-level token: app.start() rejects with invalid_auth', async () => {
     const lines: string[] = [];
     fake.expectRefusal('apps.connections.open', 'invalid_auth');
-    const app = new App({ socketMode: true, appToken: 'xapp-1-A0CAMPAIGN01-1-unknown', token: fake.botToken, clientOptions: { slackApiUrl: fake.apiUrl }, logger: captureLogger(lines) });
+    const app = new App({
+      socketMode: true,
+      appToken: 'xapp-1-A0CAMPAIGN01-1-unknown',
+      token: fake.botToken,
+      clientOptions: { slackApiUrl: fake.apiUrl },
+      logger: captureLogger(lines),
+    });
     try {
       await expect(app.start()).rejects.toThrow(/invalid_auth/);
     } finally {
@@ -281,7 +338,9 @@ describe('Socket Mode: token mistakes fail visibly', () => {
   it('the app-level token is refused for Web API methods (not_allowed_token_type)', async () => {
     const client = new WebClient(fake.appToken, { slackApiUrl: fake.apiUrl, retryConfig: { retries: 0 } });
     fake.expectRefusal('chat.postMessage', 'not_allowed_token_type');
-    await expect(client.chat.postMessage({ channel: 'C0TEST00001', text: 'hi' })).rejects.toThrow(/not_allowed_token_type/);
+    await expect(client.chat.postMessage({ channel: 'C0TEST00001', text: 'hi' })).rejects.toThrow(
+      /not_allowed_token_type/,
+    );
   });
 
   it('startFakeSlack refuses an appToken that is not an app-level token', async () => {

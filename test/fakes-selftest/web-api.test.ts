@@ -47,24 +47,37 @@ describe('fake Slack Web API with a real WebClient', () => {
     expect((await errorOf(noToken.auth.test())).data.error).toBe('not_authed');
     const wrong = new WebClient('xoxb-not-a-real-token', { slackApiUrl: fake.apiUrl, logLevel: LogLevel.ERROR });
     fake.expectRefusal('chat.postMessage', 'invalid_auth');
-    expect((await errorOf(wrong.chat.postMessage({ channel: 'C0TEST00001', text: 'hi' }))).data.error).toBe('invalid_auth');
+    expect((await errorOf(wrong.chat.postMessage({ channel: 'C0TEST00001', text: 'hi' }))).data.error).toBe(
+      'invalid_auth',
+    );
   });
 
   it('records chat.postMessage with blocks decoded from the form body and returns Slack’s shape', async () => {
     const blocks = [
       { type: 'section', block_id: 'summary', text: { type: 'mrkdwn', text: '*Campaign* ready' } },
-      { type: 'actions', elements: [{ type: 'button', action_id: 'open', text: { type: 'plain_text', text: 'Open' }, value: 'c1' }] },
+      {
+        type: 'actions',
+        elements: [{ type: 'button', action_id: 'open', text: { type: 'plain_text', text: 'Open' }, value: 'c1' }],
+      },
     ];
     const res = await client.chat.postMessage({ channel: 'C0TEST00001', text: 'Campaign ready', blocks });
     expect(res.ok).toBe(true);
     expect(res.channel).toBe('C0TEST00001');
     expect(res.ts).toMatch(/^\d{10}\.\d{6}$/);
-    expect(res.message).toMatchObject({ type: 'message', text: 'Campaign ready', user: 'U0SELFBOT01', bot_id: fake.botId, blocks });
+    expect(res.message).toMatchObject({
+      type: 'message',
+      text: 'Campaign ready',
+      user: 'U0SELFBOT01',
+      bot_id: fake.botId,
+      blocks,
+    });
 
     const [call] = fake.callsTo('chat.postMessage');
     expect(call?.args).toMatchObject({ channel: 'C0TEST00001', text: 'Campaign ready', blocks });
     expect(Array.isArray(call?.args.blocks)).toBe(true);
-    expect(fake.messages('C0TEST00001')).toEqual([expect.objectContaining({ ts: res.ts, text: 'Campaign ready', blocks })]);
+    expect(fake.messages('C0TEST00001')).toEqual([
+      expect.objectContaining({ ts: res.ts, text: 'Campaign ready', blocks }),
+    ]);
   });
 
   it('accepts a JSON body with a bearer token (and records it decoded)', async () => {
@@ -74,7 +87,10 @@ describe('fake Slack Web API with a real WebClient', () => {
       body: JSON.stringify({ channel: 'C0TEST00001', text: 'json', blocks: [{ type: 'divider' }] }),
     });
     expect(await res.json()).toMatchObject({ ok: true, channel: 'C0TEST00001' });
-    expect(fake.callsTo('chat.postMessage')[0]).toMatchObject({ encoding: 'json', args: { blocks: [{ type: 'divider' }] } });
+    expect(fake.callsTo('chat.postMessage')[0]).toMatchObject({
+      encoding: 'json',
+      args: { blocks: [{ type: 'divider' }] },
+    });
     // ...but, like Slack, not a token inside a JSON body
     fake.expectRefusal('auth.test', 'not_authed');
     const noHeader = await fetch(`${fake.apiUrl}auth.test`, {
@@ -96,7 +112,9 @@ describe('fake Slack Web API with a real WebClient', () => {
     const history = await client.conversations.history({ channel: 'C0TEST00001' });
     expect(history.messages?.map((m) => m.text)).toEqual(['parent']);
     fake.expectRefusal('conversations.replies', 'thread_not_found');
-    expect((await errorOf(client.conversations.replies({ channel: 'C0TEST00001', ts: '1.000001' }))).data.error).toBe('thread_not_found');
+    expect((await errorOf(client.conversations.replies({ channel: 'C0TEST00001', ts: '1.000001' }))).data.error).toBe(
+      'thread_not_found',
+    );
   });
 
   it('updates and deletes only the bot’s own messages', async () => {
@@ -106,9 +124,13 @@ describe('fake Slack Web API with a real WebClient', () => {
     expect(fake.message('C0TEST00001', posted.ts!)).toMatchObject({ text: 'v2', edited: { user: 'U0SELFBOT01' } });
     const human = fake.addMessage({ channel: 'C0TEST00001', user: 'U0HUMAN0001', text: 'mine' });
     fake.expectRefusal('chat.update', 'cant_update_message');
-    expect((await errorOf(client.chat.update({ channel: 'C0TEST00001', ts: human.ts, text: 'x' }))).data.error).toBe('cant_update_message');
+    expect((await errorOf(client.chat.update({ channel: 'C0TEST00001', ts: human.ts, text: 'x' }))).data.error).toBe(
+      'cant_update_message',
+    );
     fake.expectRefusal('chat.update', 'message_not_found');
-    expect((await errorOf(client.chat.update({ channel: 'C0TEST00001', ts: '1700000000.000001', text: 'x' }))).data.error).toBe('message_not_found');
+    expect(
+      (await errorOf(client.chat.update({ channel: 'C0TEST00001', ts: '1700000000.000001', text: 'x' }))).data.error,
+    ).toBe('message_not_found');
     await client.chat.delete({ channel: 'C0TEST00001', ts: posted.ts! });
     expect(fake.message('C0TEST00001', posted.ts!)).toBeUndefined();
   });
@@ -116,18 +138,37 @@ describe('fake Slack Web API with a real WebClient', () => {
   it('adds reactions to stored messages (already_reacted / message_not_found like Slack)', async () => {
     const human = fake.addMessage({ channel: 'C0TEST00001', user: 'U0HUMAN0001', text: 'please relay' });
     await client.reactions.add({ channel: 'C0TEST00001', timestamp: human.ts, name: 'white_check_mark' });
-    expect(fake.callsTo('reactions.add')[0]?.args).toEqual({ channel: 'C0TEST00001', timestamp: human.ts, name: 'white_check_mark' });
-    expect(fake.message('C0TEST00001', human.ts)?.reactions).toEqual([{ name: 'white_check_mark', users: ['U0SELFBOT01'], count: 1 }]);
+    expect(fake.callsTo('reactions.add')[0]?.args).toEqual({
+      channel: 'C0TEST00001',
+      timestamp: human.ts,
+      name: 'white_check_mark',
+    });
+    expect(fake.message('C0TEST00001', human.ts)?.reactions).toEqual([
+      { name: 'white_check_mark', users: ['U0SELFBOT01'], count: 1 },
+    ]);
     fake.expectRefusal('reactions.add', 'already_reacted');
-    expect((await errorOf(client.reactions.add({ channel: 'C0TEST00001', timestamp: human.ts, name: 'white_check_mark' }))).data.error).toBe('already_reacted');
+    expect(
+      (await errorOf(client.reactions.add({ channel: 'C0TEST00001', timestamp: human.ts, name: 'white_check_mark' })))
+        .data.error,
+    ).toBe('already_reacted');
     fake.expectRefusal('reactions.add', 'message_not_found');
-    expect((await errorOf(client.reactions.add({ channel: 'C0TEST00001', timestamp: '1.000002', name: 'x' }))).data.error).toBe('message_not_found');
+    expect(
+      (await errorOf(client.reactions.add({ channel: 'C0TEST00001', timestamp: '1.000002', name: 'x' }))).data.error,
+    ).toBe('message_not_found');
   });
 
   it('answers users.info from added users, user_not_found otherwise', async () => {
     fake.addUser({ id: 'U0ADMIN0001', name: 'ada', real_name: 'Ada Admin', is_admin: true, tz: 'Europe/Berlin' });
     const res = await client.users.info({ user: 'U0ADMIN0001' });
-    expect(res.user).toMatchObject({ id: 'U0ADMIN0001', name: 'ada', real_name: 'Ada Admin', is_admin: true, is_owner: false, tz: 'Europe/Berlin', profile: { real_name: 'Ada Admin' } });
+    expect(res.user).toMatchObject({
+      id: 'U0ADMIN0001',
+      name: 'ada',
+      real_name: 'Ada Admin',
+      is_admin: true,
+      is_owner: false,
+      tz: 'Europe/Berlin',
+      profile: { real_name: 'Ada Admin' },
+    });
     expect([3600, 7200]).toContain(res.user?.tz_offset);
     expect(fake.callsTo('users.info')[0]?.args).toEqual({ user: 'U0ADMIN0001' });
     fake.expectRefusal('users.info', 'user_not_found');
@@ -153,21 +194,37 @@ describe('fake Slack Web API with a real WebClient', () => {
 
   it('rejects rate-limited calls when the client asks for that (rejectRateLimitedCalls)', async () => {
     fake.rateLimit({ method: 'users.info', retryAfterSec: 7 });
-    const strict = new WebClient(fake.botToken, { slackApiUrl: fake.apiUrl, rejectRateLimitedCalls: true, logLevel: LogLevel.ERROR });
-    await expect(strict.users.info({ user: 'U0SELFBOT01' })).rejects.toMatchObject({ code: ErrorCode.RateLimitedError, retryAfter: 7 });
+    const strict = new WebClient(fake.botToken, {
+      slackApiUrl: fake.apiUrl,
+      rejectRateLimitedCalls: true,
+      logLevel: LogLevel.ERROR,
+    });
+    await expect(strict.users.info({ user: 'U0SELFBOT01' })).rejects.toMatchObject({
+      code: ErrorCode.RateLimitedError,
+      retryAfter: 7,
+    });
   });
 
   it('limits chat.postMessage per channel when asked', async () => {
     fake.channelRateLimit(1);
-    const strict = new WebClient(fake.botToken, { slackApiUrl: fake.apiUrl, rejectRateLimitedCalls: true, logLevel: LogLevel.ERROR });
+    const strict = new WebClient(fake.botToken, {
+      slackApiUrl: fake.apiUrl,
+      rejectRateLimitedCalls: true,
+      logLevel: LogLevel.ERROR,
+    });
     await strict.chat.postMessage({ channel: 'C0BUSY00001', text: '1' });
     await strict.chat.postMessage({ channel: 'C0CALM00001', text: 'other channel is fine' });
-    await expect(strict.chat.postMessage({ channel: 'C0BUSY00001', text: '2' })).rejects.toMatchObject({ code: ErrorCode.RateLimitedError, retryAfter: 1 });
+    await expect(strict.chat.postMessage({ channel: 'C0BUSY00001', text: '2' })).rejects.toMatchObject({
+      code: ErrorCode.RateLimitedError,
+      retryAfter: 1,
+    });
   });
 
   it('fails a method on demand, then recovers', async () => {
     fake.failMethod('chat.postMessage', 'channel_not_found', 1);
-    expect((await errorOf(client.chat.postMessage({ channel: 'C0TEST00001', text: 'x' }))).data.error).toBe('channel_not_found');
+    expect((await errorOf(client.chat.postMessage({ channel: 'C0TEST00001', text: 'x' }))).data.error).toBe(
+      'channel_not_found',
+    );
     expect((await client.chat.postMessage({ channel: 'C0TEST00001', text: 'x' })).ok).toBe(true);
   });
 
@@ -183,7 +240,12 @@ describe('fake Slack Web API with a real WebClient', () => {
     expect(err.data.error).toBe('invalid_blocks');
     expect(err.data.response_metadata?.messages?.[0]).toContain('[json-pointer:/blocks]');
     fake.expectRefusal('chat.postMessage', 'invalid_blocks');
-    const empty = await errorOf(client.chat.postMessage({ channel: 'C0TEST00001', blocks: [{ type: 'section', text: { type: 'mrkdwn', text: '' } }] }));
+    const empty = await errorOf(
+      client.chat.postMessage({
+        channel: 'C0TEST00001',
+        blocks: [{ type: 'section', text: { type: 'mrkdwn', text: '' } }],
+      }),
+    );
     expect(empty.data.error).toBe('invalid_blocks');
     fake.expectRefusal('chat.postMessage', 'no_text');
     expect((await errorOf(client.chat.postMessage({ channel: 'C0TEST00001', text: '' }))).data.error).toBe('no_text');
@@ -196,13 +258,25 @@ describe('fake Slack Web API with a real WebClient', () => {
   it('lists a user’s channels with users.conversations: private ones only where the bot is too', async () => {
     fake.addChannel({ id: 'C0PUBLIC001', name: 'support', members: ['U0LISTED001'] });
     fake.addChannel({ id: 'C0PRIVATE01', name: 'vip', is_private: true, members: ['U0LISTED001'] });
-    fake.addChannel({ id: 'C0PRIVATE02', name: 'secret', is_private: true, is_member: false, members: ['U0LISTED001'] });
+    fake.addChannel({
+      id: 'C0PRIVATE02',
+      name: 'secret',
+      is_private: true,
+      is_member: false,
+      members: ['U0LISTED001'],
+    });
     fake.addChannel({ id: 'C0PUBLIC002', name: 'random', members: ['U0SOMEONE01'] });
     const ids = async (types?: string) =>
-      ((await client.users.conversations({ user: 'U0LISTED001', ...(types ? { types } : {}) })).channels ?? []).map((c) => c.id).sort();
+      ((await client.users.conversations({ user: 'U0LISTED001', ...(types ? { types } : {}) })).channels ?? [])
+        .map((c) => c.id)
+        .sort();
     expect(await ids()).toEqual(['C0PUBLIC001']);
     expect(await ids('public_channel,private_channel')).toEqual(['C0PRIVATE01', 'C0PUBLIC001']);
-    const paged = await client.users.conversations({ user: 'U0LISTED001', types: 'public_channel,private_channel', limit: 1 });
+    const paged = await client.users.conversations({
+      user: 'U0LISTED001',
+      types: 'public_channel,private_channel',
+      limit: 1,
+    });
     expect(paged.channels).toHaveLength(1);
     expect(paged.response_metadata?.next_cursor).not.toBe('');
   });
@@ -210,10 +284,14 @@ describe('fake Slack Web API with a real WebClient', () => {
   it('posts to channels the bot is not in fail with not_in_channel (no chat:write.public)', async () => {
     fake.addChannel({ id: 'C0OUTSIDE01', name: 'outside', is_member: false });
     fake.expectRefusal('chat.postMessage', 'not_in_channel');
-    expect((await errorOf(client.chat.postMessage({ channel: 'C0OUTSIDE01', text: 'x' }))).data.error).toBe('not_in_channel');
+    expect((await errorOf(client.chat.postMessage({ channel: 'C0OUTSIDE01', text: 'x' }))).data.error).toBe(
+      'not_in_channel',
+    );
     fake.addChannel({ id: 'C0ARCHIVED1', name: 'old', is_archived: true });
     fake.expectRefusal('chat.postMessage', 'is_archived');
-    expect((await errorOf(client.chat.postMessage({ channel: 'C0ARCHIVED1', text: 'x' }))).data.error).toBe('is_archived');
+    expect((await errorOf(client.chat.postMessage({ channel: 'C0ARCHIVED1', text: 'x' }))).data.error).toBe(
+      'is_archived',
+    );
   });
 
   it('opens, updates and pushes views with single-use, 3-second trigger_ids', async () => {
@@ -223,11 +301,23 @@ describe('fake Slack Web API with a real WebClient', () => {
       title: { type: 'plain_text' as const, text: 'Connect' },
       submit: { type: 'plain_text' as const, text: 'Save' },
       private_metadata: 'C0TEST00001',
-      blocks: [{ type: 'input', block_id: 'key', label: { type: 'plain_text', text: 'API key' }, element: { type: 'plain_text_input', action_id: 'value' } }],
+      blocks: [
+        {
+          type: 'input',
+          block_id: 'key',
+          label: { type: 'plain_text', text: 'API key' },
+          element: { type: 'plain_text_input', action_id: 'value' },
+        },
+      ],
     };
     const trigger = fake.issueTrigger({ userId: 'U0ADMIN0001' });
     const opened = await client.views.open({ trigger_id: trigger, view });
-    expect(opened.view).toMatchObject({ id: expect.stringMatching(/^V/), callback_id: 'connect', private_metadata: 'C0TEST00001', type: 'modal' });
+    expect(opened.view).toMatchObject({
+      id: expect.stringMatching(/^V/),
+      callback_id: 'connect',
+      private_metadata: 'C0TEST00001',
+      type: 'modal',
+    });
     expect(fake.callsTo('views.open')[0]?.args.view).toEqual(view);
     expect(fake.views('connect')).toEqual([expect.objectContaining({ userId: 'U0ADMIN0001', via: 'views.open' })]);
     fake.expectRefusal('views.open', 'exchanged_trigger_id');
@@ -235,12 +325,20 @@ describe('fake Slack Web API with a real WebClient', () => {
     fake.expectRefusal('views.open', 'invalid_trigger_id');
     expect((await errorOf(client.views.open({ trigger_id: 'made-up', view }))).data.error).toBe('invalid_trigger_id');
 
-    const updated = await client.views.update({ view_id: opened.view!.id!, view: { ...view, title: { type: 'plain_text', text: 'Connected' } } });
+    const updated = await client.views.update({
+      view_id: opened.view!.id!,
+      view: { ...view, title: { type: 'plain_text', text: 'Connected' } },
+    });
     expect(updated.view?.title).toMatchObject({ text: 'Connected' });
     fake.expectRefusal('views.update', 'not_found');
     expect((await errorOf(client.views.update({ view_id: 'V0NOPE00001', view }))).data.error).toBe('not_found');
     fake.expectRefusal('views.open', 'invalid_arguments');
-    const badTitle = await errorOf(client.views.open({ trigger_id: fake.issueTrigger(), view: { ...view, title: { type: 'plain_text', text: 'A title that is far too long for Slack' } } }));
+    const badTitle = await errorOf(
+      client.views.open({
+        trigger_id: fake.issueTrigger(),
+        view: { ...view, title: { type: 'plain_text', text: 'A title that is far too long for Slack' } },
+      }),
+    );
     expect(badTitle.data.error).toBe('invalid_arguments');
     expect(badTitle.data.response_metadata?.messages?.[0]).toContain('/view/title/text');
 
@@ -265,12 +363,17 @@ describe('fake Slack Web API with a real WebClient', () => {
   it('supports ephemerals, permalinks, DMs by user id and home tabs', async () => {
     const eph = await client.chat.postEphemeral({ channel: 'C0TEST00001', user: 'U0HUMAN0001', text: 'only you' });
     expect(eph.message_ts).toMatch(/^\d+\.\d{6}$/);
-    expect(fake.ephemerals('C0TEST00001')).toEqual([expect.objectContaining({ user: 'U0HUMAN0001', text: 'only you' })]);
+    expect(fake.ephemerals('C0TEST00001')).toEqual([
+      expect.objectContaining({ user: 'U0HUMAN0001', text: 'only you' }),
+    ]);
     const dm = await client.chat.postMessage({ channel: 'U0HUMAN0001', text: 'hello' });
     expect(dm.channel).toMatch(/^D/);
     const link = await client.chat.getPermalink({ channel: dm.channel!, message_ts: dm.ts! });
     expect(link.permalink).toBe(`https://campaign-test.slack.com/archives/${dm.channel}/p${dm.ts!.replace('.', '')}`);
-    const home = await client.views.publish({ user_id: 'U0HUMAN0001', view: { type: 'home', blocks: [{ type: 'divider' }] } });
+    const home = await client.views.publish({
+      user_id: 'U0HUMAN0001',
+      view: { type: 'home', blocks: [{ type: 'divider' }] },
+    });
     expect(home.view?.type).toBe('home');
   });
 
@@ -278,6 +381,8 @@ describe('fake Slack Web API with a real WebClient', () => {
     setTimeout(() => void client.chat.postMessage({ channel: 'C0TEST00001', text: 'later' }), 50);
     const call = await fake.waitFor(() => fake.callsTo('chat.postMessage')[0]);
     expect(call.args.text).toBe('later');
-    await expect(fake.waitFor(() => fake.callsTo('chat.delete').length > 0, 100)).rejects.toThrow(/timed out after 100 ms.*chat\.delete[\s\S]*chat\.postMessage/);
+    await expect(fake.waitFor(() => fake.callsTo('chat.delete').length > 0, 100)).rejects.toThrow(
+      /timed out after 100 ms.*chat\.delete[\s\S]*chat\.postMessage/,
+    );
   });
 });

@@ -23,7 +23,12 @@ const PER_CONVERSATION = 15;
 const CHANNEL = 'C0CLUSTER';
 
 /** The platform's behaviour: a delivery is sent again until a bot answers 2xx (a 503 means "not taken in"). */
-async function deliverUntilAccepted(bots: () => BotProcess[], hook: string, body: string, turn: number): Promise<number> {
+async function deliverUntilAccepted(
+  bots: () => BotProcess[],
+  hook: string,
+  body: string,
+  turn: number,
+): Promise<number> {
   for (let attempt = 0; ; attempt++) {
     const live = bots();
     const bot = live[(turn + attempt) % live.length]!;
@@ -52,7 +57,12 @@ it('kill -9 of a bot and of the queue’s master → every accepted event posted
   const send = async (i: number) => {
     for (let c = 0; c < CONVERSATIONS; c++) {
       const at = new Date(Date.UTC(2026, 0, 1, 0, 0, i, c)).toISOString();
-      retried += await deliverUntilAccepted(live, hook, deliveryBody(messageReceived(numbers[c]!, text(c, i), at)), turn++);
+      retried += await deliverUntilAccepted(
+        live,
+        hook,
+        deliveryBody(messageReceived(numbers[c]!, text(c, i), at)),
+        turn++,
+      );
     }
   };
 

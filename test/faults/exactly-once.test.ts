@@ -35,10 +35,16 @@ it('50 concurrent copies of one event across 2 bot processes → exactly 1 Slack
 
   await stack.slack.waitFor(() => cardsFor(stack.slack, callId).length >= 1, 10_000);
   const card = cardsFor(stack.slack, callId)[0]!;
-  await stack.slack.waitFor(() => stack.slack.messages(channel).some((m) => m.thread_ts !== undefined && m.thread_ts !== m.ts), 10_000);
+  await stack.slack.waitFor(
+    () => stack.slack.messages(channel).some((m) => m.thread_ts !== undefined && m.thread_ts !== m.ts),
+    10_000,
+  );
   await sleep(2_000); // a second post would come within the worker's retry window
   const posts = stack.slack.callsTo('chat.postMessage').filter((c) => c.status === 200);
-  figure('exactly once', `50 copies over 2 processes → ${queued} queued, ${duplicates} duplicates, ${cardsFor(stack.slack, callId).length} card, ${posts.length} posts in all (card + transcript)`);
+  figure(
+    'exactly once',
+    `50 copies over 2 processes → ${queued} queued, ${duplicates} duplicates, ${cardsFor(stack.slack, callId).length} card, ${posts.length} posts in all (card + transcript)`,
+  );
   expect(cardsFor(stack.slack, callId)).toHaveLength(1);
   expect(posts).toHaveLength(2);
   expect(posts[1]!.args.thread_ts).toBe((card.response.ts as string | undefined) ?? 'missing');

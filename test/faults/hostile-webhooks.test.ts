@@ -47,13 +47,19 @@ const KINDS: Array<(i: number) => Hostile> = [
   () => ({ kind: 'array of scalars', body: '[1,"two",null]' }),
   () => ({ kind: '101 events', body: JSON.stringify(Array.from({ length: 101 }, valid)) }),
   () => ({ kind: 'callId of the wrong type', body: JSON.stringify([{ ...valid(), callId: { $gt: '' } }]) }),
-  () => ({ kind: 'duration not a number', body: JSON.stringify([{ ...valid(), durationMs: '<!channel> two minutes' }]) }),
+  () => ({
+    kind: 'duration not a number',
+    body: JSON.stringify([{ ...valid(), durationMs: '<!channel> two minutes' }]),
+  }),
   () => ({ kind: 'triggerName not a name', body: JSON.stringify([{ ...valid(), triggerName: ['call_completed'] }]) }),
   () => ({ kind: '__proto__ only', body: '[{"__proto__":{"polluted":"yes","isAdmin":true}}]' }),
   () => ({ kind: 'escaped __proto__ only', body: '[{"\\u005f_proto__":{"polluted":"yes"}}]' }),
   () => ({ kind: 'nested 40 deep', body: `[{"callId":"deep","x":${deep(40)}}]` }),
   () => ({ kind: 'nested 100,000 deep', body: `[${deep(100_000)}]` }),
-  () => ({ kind: 'nested 50,000 deep with __proto__', body: `[{"__proto__":1,"x":${deep(50_000, '{"a":', '}').replace(/\{"a":\}/, '{"a":1}')}}]` }),
+  () => ({
+    kind: 'nested 50,000 deep with __proto__',
+    body: `[{"__proto__":1,"x":${deep(50_000, '{"a":', '}').replace(/\{"a":\}/, '{"a":1}')}}]`,
+  }),
   () => ({ kind: 'one byte over the limit', body: `[${' '.repeat(LIMIT - 1)}]` }),
   () => ({ kind: '1 MB declared', body: Buffer.alloc(1024 * 1024, 0x20) }),
   () => ({ kind: '2 MB streamed (chunked)', stream: 2 * 1024 * 1024 }),
@@ -67,12 +73,15 @@ function send(url: URL, h: Hostile): Promise<number | string> {
     const body = h.body === undefined ? undefined : Buffer.isBuffer(h.body) ? h.body : Buffer.from(h.body, 'utf8');
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (body) headers['content-length'] = String(body.length);
-    const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: h.method ?? 'POST', headers }, (res) => {
-      answered = true;
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-      res.on('error', () => resolve(res.statusCode ?? 0));
-    });
+    const req = request(
+      { host: url.hostname, port: url.port, path: url.pathname, method: h.method ?? 'POST', headers },
+      (res) => {
+        answered = true;
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+        res.on('error', () => resolve(res.statusCode ?? 0));
+      },
+    );
     // The bot may close the connection once it has answered (413): that is not a failure.
     req.on('error', (err) => (answered ? undefined : resolve(`error: ${err.message}`)));
     if (h.stream !== undefined) {
@@ -94,7 +103,9 @@ function send(url: URL, h: Hostile): Promise<number | string> {
 }
 
 it('1,000 malformed / oversized / hostile webhook bodies → only 4xx, process alive, RSS bounded', async () => {
-  const hook = new URL(`${bot.url}${await stack.route([{ campaignId: '*', triggerName: 'call_completed', channelId: 'C0HOSTILE1' }])}`);
+  const hook = new URL(
+    `${bot.url}${await stack.route([{ campaignId: '*', triggerName: 'call_completed', channelId: 'C0HOSTILE1' }])}`,
+  );
   const streamBefore = await stack.redis.client.xlen(stack.store.keys.queueTeamStream(TEAM_ID));
   const rssBefore = bot.rss();
   let rssPeak = rssBefore;

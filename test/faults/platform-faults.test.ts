@@ -54,11 +54,21 @@ async function everyCommand(): Promise<Array<{ command: string; ms: number; text
     return { command: c.text, id, at: Date.now(), ack: signer.command({ text: c.text, userId, responseUrlId: id }) };
   });
   for (const s of sent) expect((await s.ack).status, s.command).toBe(200);
-  await until(() => sent.every((s) => stack.slack.responses.some((r) => r.id === s.id && !isNotice(r.body))), 'an answer to every command', 60_000, 50);
+  await until(
+    () => sent.every((s) => stack.slack.responses.some((r) => r.id === s.id && !isNotice(r.body))),
+    'an answer to every command',
+    60_000,
+    50,
+  );
   return sent.map((s) => {
     const answer = stack.slack.responses.find((r) => r.id === s.id && !isNotice(r.body))!;
     const notice = stack.slack.responses.find((r) => r.id === s.id && isNotice(r.body));
-    return { command: s.command, ms: answer.at - s.at, text: JSON.stringify(answer.body), ...(notice ? { noticeMs: notice.at - s.at } : {}) };
+    return {
+      command: s.command,
+      ms: answer.at - s.at,
+      text: JSON.stringify(answer.body),
+      ...(notice ? { noticeMs: notice.at - s.at } : {}),
+    };
   });
 }
 
@@ -83,7 +93,10 @@ for (const { name, fault } of FAULTS) {
     const answers = await everyCommand();
     stack.platform.clearFaults();
     const times = answers.map((a) => a.ms);
-    figure(`platform ${name}`, `${answers.length} commands answered after p50 ${percentile(times, 50)} ms, max ${Math.max(...times)} ms; e.g. ${JSON.stringify(answers[0]!.text.slice(0, 160))}`);
+    figure(
+      `platform ${name}`,
+      `${answers.length} commands answered after p50 ${percentile(times, 50)} ms, max ${Math.max(...times)} ms; e.g. ${JSON.stringify(answers[0]!.text.slice(0, 160))}`,
+    );
     expectClear(answers);
     for (const a of answers) expect(a.ms, `${a.command}: ${a.text}`).toBeLessThanOrEqual(3_000);
     expect(bot.alive()).toBe(true);
@@ -103,12 +116,17 @@ it('a platform that never answers → every user is told within 3 s that it is s
   );
   for (const a of answers) expect(a.noticeMs, `${a.command}: told the platform is slow`).toBeLessThanOrEqual(3_000);
   expectClear(answers);
-  for (const a of answers) expect(a.text, a.command).toMatch(/did not answer in time|could not be reached|internal error/);
+  for (const a of answers)
+    expect(a.text, a.command).toMatch(/did not answer in time|could not be reached|internal error/);
   expect(bot.alive()).toBe(true);
 
   // And it still works once the platform does.
   const signer = stack.signer(bot);
   await signer.command({ text: 'stats', userId: 'U0FAULT999', responseUrlId: 'after' });
-  const after = await until(() => stack.slack.responses.find((r) => r.id === 'after'), 'the answer after the faults', 10_000);
+  const after = await until(
+    () => stack.slack.responses.find((r) => r.id === 'after'),
+    'the answer after the faults',
+    10_000,
+  );
   expect(JSON.stringify(after.body)).toContain('Campaign dashboard');
 }, 120_000);

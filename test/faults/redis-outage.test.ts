@@ -6,7 +6,17 @@
  * 503s, so the test does too, and then every event is posted.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { callCompleted, cardCounts, deliveryBody, figure, postJson, sleep, startStack, until, type Stack } from './support.js';
+import {
+  callCompleted,
+  cardCounts,
+  deliveryBody,
+  figure,
+  postJson,
+  sleep,
+  startStack,
+  until,
+  type Stack,
+} from './support.js';
 
 let stack: Stack;
 beforeAll(async () => {
@@ -26,7 +36,8 @@ it('Redis stopped for 10 s during intake → only 2xx or 503, nothing answered 2
   const channel = 'C0OUTAGE01';
   const hook = `${bot.url}${await stack.route([{ campaignId: 'camp-outage', triggerName: 'call_completed', channelId: channel }])}`;
   const run = Date.now().toString(36);
-  const bodyOf = (callId: string) => deliveryBody(callCompleted(callId, { campaignId: 'camp-outage', callTranscript: undefined }));
+  const bodyOf = (callId: string) =>
+    deliveryBody(callCompleted(callId, { campaignId: 'camp-outage', callTranscript: undefined }));
 
   type Outcome = { callId: string; sentAt: number; status: number | string; ms: number };
   const outcomes: Outcome[] = [];
@@ -40,7 +51,12 @@ it('Redis stopped for 10 s during intake → only 2xx or 503, nothing answered 2
           outcomes.push({ callId, sentAt, status: res.status, ms: Date.now() - sentAt });
         },
         (err: unknown) => {
-          outcomes.push({ callId, sentAt, status: `error: ${err instanceof Error ? err.message : String(err)}`, ms: Date.now() - sentAt });
+          outcomes.push({
+            callId,
+            sentAt,
+            status: `error: ${err instanceof Error ? err.message : String(err)}`,
+            ms: Date.now() - sentAt,
+          });
         },
       ),
     );
@@ -78,12 +94,22 @@ it('Redis stopped for 10 s during intake → only 2xx or 503, nothing answered 2
   expect(bot.alive()).toBe(true);
 
   const pattern = new RegExp(`outage-${run}-\\d+`);
-  await until(() => accepted.every((o) => cardCounts(stack.slack, pattern).has(o.callId)), 'every accepted event posted', 60_000, 250);
+  await until(
+    () => accepted.every((o) => cardCounts(stack.slack, pattern).has(o.callId)),
+    'every accepted event posted',
+    60_000,
+    250,
+  );
   const lostAccepted = accepted.filter((o) => !cardCounts(stack.slack, pattern).has(o.callId)).length;
 
   // The platform retries the 503s.
   for (const o of refused) expect((await postJson(hook, bodyOf(o.callId))).status).toBe(200);
-  await until(() => cardCounts(stack.slack, pattern).size === outcomes.length, 'every event posted after the retries', 60_000, 250);
+  await until(
+    () => cardCounts(stack.slack, pattern).size === outcomes.length,
+    'every event posted after the retries',
+    60_000,
+    250,
+  );
   await sleep(1_500);
   const counts = cardCounts(stack.slack, pattern);
   const duplicates = [...counts.values()].reduce((a, c) => a + c - 1, 0);

@@ -7,7 +7,20 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { BotProcess } from '../../bench/lib/bot-process.js';
 import { SIGNING_SECRET } from '../../bench/lib/bot-process.js';
-import { callCompleted, deliveryBody, figure, MEMBER_ID, postJson, sleep, snapshotDiff, startStack, storeSnapshot, TEAM_ID, until, type Stack } from './support.js';
+import {
+  callCompleted,
+  deliveryBody,
+  figure,
+  MEMBER_ID,
+  postJson,
+  sleep,
+  snapshotDiff,
+  startStack,
+  storeSnapshot,
+  TEAM_ID,
+  until,
+  type Stack,
+} from './support.js';
 
 let stack: Stack;
 let bot: BotProcess;
@@ -17,13 +30,18 @@ beforeAll(async () => {
   bot = await stack.startBot();
   hook = await stack.route([{ campaignId: '*', triggerName: 'call_completed', channelId: 'C0SIGNED01' }]);
   // The worker's first read creates the queue's wake-up stream: wait for it, so no snapshot sees it appear.
-  await until(async () => (await stack.redis.client.exists(stack.store.keys.queueBell())) === 1, 'the event worker’s first read', 20_000);
+  await until(
+    async () => (await stack.redis.client.exists(stack.store.keys.queueBell())) === 1,
+    'the event worker’s first read',
+    20_000,
+  );
 });
 afterAll(async () => {
   await stack?.close();
 });
 
-const sign = (secret: string, ts: number, body: string) => `v0=${createHmac('sha256', secret).update(`v0:${ts}:${body}`).digest('hex')}`;
+const sign = (secret: string, ts: number, body: string) =>
+  `v0=${createHmac('sha256', secret).update(`v0:${ts}:${body}`).digest('hex')}`;
 const now = () => Math.floor(Date.now() / 1000);
 
 function bodies(): Array<{ kind: string; body: string; contentType: string }> {
@@ -58,7 +76,14 @@ function bodies(): Array<{ kind: string; body: string; contentType: string }> {
     api_app_id: stack.slack.appId,
     event_id: `Ev${randomBytes(5).toString('hex').toUpperCase()}`,
     event_time: now(),
-    event: { type: 'message', channel: 'C0SIGNED01', user: MEMBER_ID, text: 'send this to the customer', ts: `${now()}.000200`, thread_ts: `${now() - 60}.000100` },
+    event: {
+      type: 'message',
+      channel: 'C0SIGNED01',
+      user: MEMBER_ID,
+      text: 'send this to the customer',
+      ts: `${now()}.000200`,
+      thread_ts: `${now() - 60}.000100`,
+    },
   });
   return [
     { kind: 'slash command', body: command, contentType: 'application/x-www-form-urlencoded' },
@@ -73,7 +98,12 @@ it('forged, stale and future-dated Slack signatures → 401, and nothing happens
   stack.slack.reset();
   stack.platform.reset();
 
-  const cases: Array<{ name: string; headers?: Record<string, string>; timestamp?: number; signature?: (body: string, ts: number) => string }> = [
+  const cases: Array<{
+    name: string;
+    headers?: Record<string, string>;
+    timestamp?: number;
+    signature?: (body: string, ts: number) => string;
+  }> = [
     { name: 'signed with another secret', signature: (b, ts) => sign('not-the-signing-secret', ts, b) },
     { name: 'random signature', signature: () => `v0=${randomBytes(32).toString('hex')}` },
     { name: 'signature of another body', signature: (_b, ts) => sign(SIGNING_SECRET, ts, 'text=help') },
@@ -101,7 +131,10 @@ it('forged, stale and future-dated Slack signatures → 401, and nothing happens
   }
   await sleep(1_000);
   const changed = snapshotDiff(before, await storeSnapshot(stack.redis.client));
-  figure('bad Slack signatures', `${results.length} requests (${cases.length} forgeries × 3 payload kinds) → all 401; store changes ${changed.length}, Slack calls ${stack.slack.calls.length}, response_url posts ${stack.slack.responses.length}, platform requests ${stack.platform.requests.length}`);
+  figure(
+    'bad Slack signatures',
+    `${results.length} requests (${cases.length} forgeries × 3 payload kinds) → all 401; store changes ${changed.length}, Slack calls ${stack.slack.calls.length}, response_url posts ${stack.slack.responses.length}, platform requests ${stack.platform.requests.length}`,
+  );
   expect(changed).toEqual([]);
   expect(stack.slack.calls).toHaveLength(0);
   expect(stack.slack.responses).toHaveLength(0);
@@ -137,17 +170,25 @@ it('wrong hook tokens → 404, and nothing is written', async () => {
   stack.slack.reset();
   const statuses: string[] = [];
   for (const t of wrong) {
-    const res = await postJson(`${bot.url}/hooks/${t}`, deliveryBody(callCompleted(`wrong-token-${randomBytes(3).toString('hex')}`)));
+    const res = await postJson(
+      `${bot.url}/hooks/${t}`,
+      deliveryBody(callCompleted(`wrong-token-${randomBytes(3).toString('hex')}`)),
+    );
     await res.arrayBuffer();
     statuses.push(`${t.slice(0, 12)}…: ${res.status}`);
     expect(res.status, `token ${t.slice(0, 40)}`).toBe(404);
   }
   await sleep(1_000);
   const changed = snapshotDiff(before, await storeSnapshot(stack.redis.client));
-  figure('wrong hook tokens', `${wrong.length} tokens (random, replaced, one character off, case-flipped, truncated, extended, malformed) → all 404; store changes ${changed.length}, Slack calls ${stack.slack.calls.length}`);
+  figure(
+    'wrong hook tokens',
+    `${wrong.length} tokens (random, replaced, one character off, case-flipped, truncated, extended, malformed) → all 404; store changes ${changed.length}, Slack calls ${stack.slack.calls.length}`,
+  );
   expect(changed).toEqual([]);
   expect(stack.slack.calls).toHaveLength(0);
 
   // The current token works.
-  expect((await postJson(`${bot.url}/hooks/${newToken}`, deliveryBody(callCompleted(`right-token-${Date.now()}`)))).status).toBe(200);
+  expect(
+    (await postJson(`${bot.url}/hooks/${newToken}`, deliveryBody(callCompleted(`right-token-${Date.now()}`)))).status,
+  ).toBe(200);
 });

@@ -4,7 +4,18 @@
  * and each conversation's messages appear in the order they were sent, in one thread per conversation.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { deliveryBody, figure, messageReceived, postJson, sleep, startRateLimitProxy, startStack, until, type RateLimitProxy, type Stack } from './support.js';
+import {
+  deliveryBody,
+  figure,
+  messageReceived,
+  postJson,
+  sleep,
+  startRateLimitProxy,
+  startStack,
+  until,
+  type RateLimitProxy,
+  type Stack,
+} from './support.js';
 
 let stack: Stack;
 let proxy: RateLimitProxy;
@@ -33,7 +44,12 @@ it('429 with Retry-After 1–3 s on half the calls, 3 conversations × 50 messag
   for (let m = 1; m <= MESSAGES; m++) {
     for (let c = 0; c < CONVERSATIONS; c++) {
       const at = new Date(Date.UTC(2024, 2, 8, 16, 0, 0) + m * 1000).toISOString();
-      const res = await postJson(hook, deliveryBody(messageReceived(`+1415555${run.slice(-2)}${c}0`.slice(0, 12), `Hello ${marker(c, m)}`, at, 'camp-429')));
+      const res = await postJson(
+        hook,
+        deliveryBody(
+          messageReceived(`+1415555${run.slice(-2)}${c}0`.slice(0, 12), `Hello ${marker(c, m)}`, at, 'camp-429'),
+        ),
+      );
       expect(res.status).toBe(200);
     }
   }
@@ -44,7 +60,12 @@ it('429 with Retry-After 1–3 s on half the calls, 3 conversations × 50 messag
       const found = linePattern.exec(JSON.stringify(msg.blocks ?? msg.text));
       return found ? [{ conversation: Number(found[1]), n: Number(found[2]), thread: msg.thread_ts ?? msg.ts }] : [];
     });
-  await until(() => lines().length >= CONVERSATIONS * MESSAGES, `${CONVERSATIONS * MESSAGES} messages posted`, 220_000, 500);
+  await until(
+    () => lines().length >= CONVERSATIONS * MESSAGES,
+    `${CONVERSATIONS * MESSAGES} messages posted`,
+    220_000,
+    500,
+  );
   const tookS = (Date.now() - started) / 1000;
   await sleep(1_500);
 

@@ -69,7 +69,10 @@ it('a log reader that stops reading: the bot keeps answering, memory stays bound
 
   const signalled = performance.now();
   bot.child.kill('SIGTERM');
-  const exit = await Promise.race([bot.exited, new Promise<string>((resolve) => setTimeout(() => resolve('still running'), SHUTDOWN_GRACE_MS + 2_000))]);
+  const exit = await Promise.race([
+    bot.exited,
+    new Promise<string>((resolve) => setTimeout(() => resolve('still running'), SHUTDOWN_GRACE_MS + 2_000)),
+  ]);
   const exitMs = performance.now() - signalled;
   figure(
     'stalled log reader',
@@ -78,7 +81,11 @@ it('a log reader that stops reading: the bot keeps answering, memory stays bound
   expect(exit).toBe(0);
   expect(exitMs).toBeLessThan(SHUTDOWN_GRACE_MS);
   // What was left in the buffer at exit is reported on stderr, which still had a reader.
-  await until(() => /log lines? (were )?not delivered/.test(bot.output()), 'the undelivered-lines notice on stderr', 2_000);
+  await until(
+    () => /log lines? (were )?not delivered/.test(bot.output()),
+    'the undelivered-lines notice on stderr',
+    2_000,
+  );
 });
 
 it('a stalled log reader and a shutdown that cannot finish (Slack never answers a post): exit 1 when the grace ends', async () => {
@@ -90,18 +97,38 @@ it('a stalled log reader and a shutdown that cannot finish (Slack never answers 
     blackHole.closeAllConnections();
     blackHole.close();
   });
-  const bot = await stack.startBot({ logLevel: 'info', slackApiUrl: `http://127.0.0.1:${(blackHole.address() as AddressInfo).port}/api/` });
+  const bot = await stack.startBot({
+    logLevel: 'info',
+    slackApiUrl: `http://127.0.0.1:${(blackHole.address() as AddressInfo).port}/api/`,
+  });
   const hook = await stack.route([{ campaignId: 'camp-held', triggerName: 'call_completed', channelId: 'C0HELD0001' }]);
   bot.child.stdout!.pause();
   expect(await flood(bot.url, FILL)).toEqual(new Map([[404, FILL]]));
-  expect((await postJson(`${bot.url}${hook}`, deliveryBody(callCompleted(`held-${Date.now()}`, { campaignId: 'camp-held' })))).status).toBe(200);
-  await until(() => heldCalls.some((r) => r.url?.includes('chat.postMessage')), 'the card post reaching the unanswering Slack', 10_000);
+  expect(
+    (
+      await postJson(
+        `${bot.url}${hook}`,
+        deliveryBody(callCompleted(`held-${Date.now()}`, { campaignId: 'camp-held' })),
+      )
+    ).status,
+  ).toBe(200);
+  await until(
+    () => heldCalls.some((r) => r.url?.includes('chat.postMessage')),
+    'the card post reaching the unanswering Slack',
+    10_000,
+  );
 
   const signalled = performance.now();
   bot.child.kill('SIGTERM');
-  const exit = await Promise.race([bot.exited, new Promise<string>((resolve) => setTimeout(() => resolve('still running'), SHUTDOWN_GRACE_MS + 3_000))]);
+  const exit = await Promise.race([
+    bot.exited,
+    new Promise<string>((resolve) => setTimeout(() => resolve('still running'), SHUTDOWN_GRACE_MS + 3_000)),
+  ]);
   const exitMs = performance.now() - signalled;
-  figure('stalled log reader + shutdown stuck on Slack', `SIGTERM → exit ${String(exit)} after ${(exitMs / 1000).toFixed(1)} s (grace ${SHUTDOWN_GRACE_MS / 1000} s)`);
+  figure(
+    'stalled log reader + shutdown stuck on Slack',
+    `SIGTERM → exit ${String(exit)} after ${(exitMs / 1000).toFixed(1)} s (grace ${SHUTDOWN_GRACE_MS / 1000} s)`,
+  );
   expect(exit).toBe(1);
   expect(exitMs).toBeGreaterThanOrEqual(SHUTDOWN_GRACE_MS - 100);
   expect(exitMs).toBeLessThan(SHUTDOWN_GRACE_MS + 1_500);

@@ -17,9 +17,14 @@ export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
 
 /** Cards (top-level chat.postMessage answered 200) showing `callId`. */
 export function cardsFor(slack: FakeSlack, callId: string): SlackCall[] {
-  return slack.callsTo('chat.postMessage').filter(
-    (c) => c.status === 200 && c.args.thread_ts === undefined && JSON.stringify(c.args.blocks ?? '').includes(`\`${callId}\``),
-  );
+  return slack
+    .callsTo('chat.postMessage')
+    .filter(
+      (c) =>
+        c.status === 200 &&
+        c.args.thread_ts === undefined &&
+        JSON.stringify(c.args.blocks ?? '').includes(`\`${callId}\``),
+    );
 }
 
 /** How many top-level cards each call id got (ids matched by `pattern`). */
@@ -32,7 +37,6 @@ export function cardCounts(slack: FakeSlack, pattern: RegExp): Map<string, numbe
   }
   return counts;
 }
-
 
 /**
  * Everything stored in Redis, by key: the serialized value (DUMP), except streams, whose consumers' "last
@@ -66,7 +70,8 @@ export async function storeSnapshot(redis: Redis): Promise<Map<string, string>> 
 /** Keys added, removed or changed between two snapshots. */
 export function snapshotDiff(before: Map<string, string>, after: Map<string, string>): string[] {
   const changed: string[] = [];
-  for (const [key, value] of after) if (before.get(key) !== value) changed.push(before.has(key) ? `changed ${key}` : `added ${key}`);
+  for (const [key, value] of after)
+    if (before.get(key) !== value) changed.push(before.has(key) ? `changed ${key}` : `added ${key}`);
   for (const key of before.keys()) if (!after.has(key)) changed.push(`removed ${key}`);
   return changed;
 }
@@ -108,10 +113,13 @@ export async function startRateLimitProxy(slack: FakeSlack): Promise<RateLimitPr
     }
     state.passed++;
     const headers: IncomingHttpHeaders = { ...req.headers, host: target.host };
-    const upstream = httpRequest({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers }, (up) => {
-      res.writeHead(up.statusCode ?? 502, up.headers);
-      up.pipe(res);
-    });
+    const upstream = httpRequest(
+      { host: target.hostname, port: target.port, path: req.url, method: req.method, headers },
+      (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+      },
+    );
     upstream.on('error', () => {
       if (!res.headersSent) res.writeHead(502);
       res.end();

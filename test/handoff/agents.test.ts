@@ -43,7 +43,8 @@ describe.each(['memory', 'redis'] as const)('support agents (%s store)', (backen
   });
 
   const channelOf = (conv: Conversation) => conv.channels[0]!;
-  const cardText = async (conv: Conversation) => JSON.stringify(h.slack.message(channelOf(conv), (await conv.card()).ts)?.blocks ?? []);
+  const cardText = async (conv: Conversation) =>
+    JSON.stringify(h.slack.message(channelOf(conv), (await conv.card()).ts)?.blocks ?? []);
   const waitCard = async (conv: Conversation, check: (text: string) => boolean) => {
     const card = await conv.card();
     return h.slack.waitFor(() => {
@@ -53,12 +54,21 @@ describe.each(['memory', 'redis'] as const)('support agents (%s store)', (backen
   };
   const press = async (conv: Conversation, actionId: string, userId: string, value?: string) => {
     const card = await conv.card();
-    const res = await h.signer.blockAction({ actionId, channelId: channelOf(conv), messageTs: card.ts, userId, ...(value !== undefined ? { value } : {}) });
+    const res = await h.signer.blockAction({
+      actionId,
+      channelId: channelOf(conv),
+      messageTs: card.ts,
+      userId,
+      ...(value !== undefined ? { value } : {}),
+    });
     expect(res.status).toBe(200);
   };
-  const ephemeral = (text: string) => h.slack.waitFor(() => h.slack.responses.find((r) => JSON.stringify(r.body).includes(text)));
-  const nudges = (conv: Conversation) => conv.thread().filter((m) => m.bot_id !== undefined && JSON.stringify(m.blocks).includes('⏰'));
-  const ownerOf = async (conv: Conversation) => (await h.bot.deps.store.conversations.findThread(TEAM_ID, channelOf(conv), (await conv.card()).ts))?.owner;
+  const ephemeral = (text: string) =>
+    h.slack.waitFor(() => h.slack.responses.find((r) => JSON.stringify(r.body).includes(text)));
+  const nudges = (conv: Conversation) =>
+    conv.thread().filter((m) => m.bot_id !== undefined && JSON.stringify(m.blocks).includes('⏰'));
+  const ownerOf = async (conv: Conversation) =>
+    (await h.bot.deps.store.conversations.findThread(TEAM_ID, channelOf(conv), (await conv.card()).ts))?.owner;
   /** Moves the fake clock and runs one tick of the store-kept timers. */
   const advance = async (ms: number) => {
     now += ms;
@@ -79,7 +89,9 @@ describe.each(['memory', 'redis'] as const)('support agents (%s store)', (backen
     expect(claimed).toContain(UNCLAIM_ACTION);
     expect(claimed).toContain(TAKE_OVER_ACTION);
     expect(claimed).not.toContain(CLAIM_ACTION + '"');
-    await h.slack.waitFor(() => conv.thread().find((m) => JSON.stringify(m.blocks).includes(`<@${MEMBER_ID}> claimed this conversation`)));
+    await h.slack.waitFor(() =>
+      conv.thread().find((m) => JSON.stringify(m.blocks).includes(`<@${MEMBER_ID}> claimed this conversation`)),
+    );
 
     // Someone else can't unclaim it; they can take it over.
     await press(conv, UNCLAIM_ACTION, ADMIN_ID);
@@ -87,7 +99,13 @@ describe.each(['memory', 'redis'] as const)('support agents (%s store)', (backen
     expect(await ownerOf(conv)).toBe(MEMBER_ID);
     await press(conv, TAKE_OVER_ACTION, ADMIN_ID);
     await waitCard(conv, (t) => t.includes(`<@${ADMIN_ID}>`) && !t.includes(`<@${MEMBER_ID}>`));
-    await h.slack.waitFor(() => conv.thread().find((m) => JSON.stringify(m.blocks).includes(`<@${ADMIN_ID}> took this conversation over from <@${MEMBER_ID}>`)));
+    await h.slack.waitFor(() =>
+      conv
+        .thread()
+        .find((m) =>
+          JSON.stringify(m.blocks).includes(`<@${ADMIN_ID}> took this conversation over from <@${MEMBER_ID}>`),
+        ),
+    );
 
     // A Take over pressed on a screen that still shows the old owner changes nothing.
     await press(conv, TAKE_OVER_ACTION, OTHER_ID, MEMBER_ID);
@@ -142,7 +160,9 @@ describe.each(['memory', 'redis'] as const)('support agents (%s store)', (backen
     await h.slack.waitFor(() => reactions(h, channelOf(conv), ts).includes('white_check_mark'));
     const answered = await waitCard(conv, (t) => !t.includes('waiting since'));
     expect(answered).toContain(`*Last answered by*\\n<@${OTHER_ID}>`);
-    expect(await h.bot.deps.store.timers.dueAt(SLA_TIMER, slaTimerId(TEAM_ID, channelOf(conv), (await conv.card()).ts))).toBeUndefined();
+    expect(
+      await h.bot.deps.store.timers.dueAt(SLA_TIMER, slaTimerId(TEAM_ID, channelOf(conv), (await conv.card()).ts)),
+    ).toBeUndefined();
 
     // A new waiting period; the platform's agent (AI or a human there) answers it.
     now += 60_000;
@@ -226,8 +246,18 @@ describe.each(['memory', 'redis'] as const)('support agents (%s store)', (backen
     const shared = channelOf(older);
     h.slack.addChannel({ id: shared, members: [OTHER_ID] });
     h.slack.addChannel({ id: channelOf(elsewhere), members: [MEMBER_ID] });
-    await h.bot.deps.store.routes.add({ teamId: TEAM_ID, campaignId: newer.campaignId, triggerName: 'message_received', channelId: shared });
-    await h.bot.deps.store.routes.remove({ teamId: TEAM_ID, campaignId: newer.campaignId, triggerName: 'message_received', channelId: channelOf(newer) });
+    await h.bot.deps.store.routes.add({
+      teamId: TEAM_ID,
+      campaignId: newer.campaignId,
+      triggerName: 'message_received',
+      channelId: shared,
+    });
+    await h.bot.deps.store.routes.remove({
+      teamId: TEAM_ID,
+      campaignId: newer.campaignId,
+      triggerName: 'message_received',
+      channelId: channelOf(newer),
+    });
     const olderAt = now;
     await older.customer('First in line');
     await waitCard(older, (t) => t.includes(waitingSinceOnCard(olderAt)));
@@ -251,7 +281,10 @@ describe.each(['memory', 'redis'] as const)('support agents (%s store)', (backen
     expect(text).toContain(`<@${OTHER_ID}> · ⏳ waiting ${Math.floor((now - olderAt) / 60_000)} min`);
     expect(text).toContain('_unclaimed_ · ⏳ waiting 1 min');
     expect(text).toContain(`slack.com/archives/${shared}/p${(await older.card()).ts.replace('.', '')}|open thread>`);
-    expect(h.slack.callsTo('users.conversations').at(-1)?.args).toMatchObject({ user: OTHER_ID, types: 'public_channel,private_channel' });
+    expect(h.slack.callsTo('users.conversations').at(-1)?.args).toMatchObject({
+      user: OTHER_ID,
+      types: 'public_channel,private_channel',
+    });
     expect(answer.body).toMatchObject({ response_type: 'ephemeral' });
 
     // App Home: the conversations this user claimed.
@@ -268,10 +301,16 @@ describe.each(['memory', 'redis'] as const)('support agents (%s store)', (backen
   it('sets, shows and checks a channel’s handoff SLA (admins only)', async () => {
     const channel = 'C0SLASET01';
     expect((await run(h, 'handoff-sla', { channelId: channel })).text).toContain(`more than ${DEFAULT_SLA_S / 60} min`);
-    expect((await run(h, 'handoff-sla 15', { channelId: channel, userId: MEMBER_ID })).text).toContain('Only Slack workspace admins');
+    expect((await run(h, 'handoff-sla 15', { channelId: channel, userId: MEMBER_ID })).text).toContain(
+      'Only Slack workspace admins',
+    );
     expect((await run(h, 'handoff-sla soon', { channelId: channel })).text).toContain('whole number from 1 to');
-    expect((await run(h, 'handoff-sla 15 @support', { channelId: channel })).text).toContain('Mention a Slack user group');
-    expect((await run(h, `handoff-sla 15 <!subteam^${SUPPORT_GROUP}|@support>`, { channelId: channel })).text).toContain(`more than 15 min`);
+    expect((await run(h, 'handoff-sla 15 @support', { channelId: channel })).text).toContain(
+      'Mention a Slack user group',
+    );
+    expect(
+      (await run(h, `handoff-sla 15 <!subteam^${SUPPORT_GROUP}|@support>`, { channelId: channel })).text,
+    ).toContain(`more than 15 min`);
     expect(await h.bot.deps.store.handoffSla.get(TEAM_ID, channel)).toEqual({ slaS: 900, userGroup: SUPPORT_GROUP });
     // Minutes alone keep the group; `none` drops it.
     await run(h, 'handoff-sla 20', { channelId: channel });

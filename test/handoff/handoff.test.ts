@@ -35,7 +35,9 @@ describe.each(['memory', 'redis', 'cluster'] as const)('handoff threads (%s stor
 
   /** Of two quick presses of one button, one sends; the other answers its presser that the reply is (being) sent. */
   const secondPressTurnedAway = (answeredBefore: number) =>
-    h.slack.waitFor(() => h.slack.responses.slice(answeredBefore).find((r) => /already sent|being sent/.test(JSON.stringify(r.body))));
+    h.slack.waitFor(() =>
+      h.slack.responses.slice(answeredBefore).find((r) => /already sent|being sent/.test(JSON.stringify(r.body))),
+    );
 
   it('puts a conversation of 5 messages in one thread, in order, customer and agent told apart', async () => {
     const conv = await openConversation(h);
@@ -52,11 +54,14 @@ describe.each(['memory', 'redis', 'cluster'] as const)('handoff threads (%s stor
     expect(posts(h, channel!)).toHaveLength(1);
     const card = await conv.card();
     const cardText = textOf(card.blocks);
-    for (const fact of ['Noah Wilson', conv.customerNumber, 'Chat Support', conv.campaignId, 'Sam', 'messages', 'Open']) expect(cardText).toContain(fact);
+    for (const fact of ['Noah Wilson', conv.customerNumber, 'Chat Support', conv.campaignId, 'Sam', 'messages', 'Open'])
+      expect(cardText).toContain(fact);
     expect(findAction(card.blocks, LINK_SESSION_ACTION)?.text?.text).toBe('🔗 Link session');
 
     const lines = replies.map((m) => JSON.stringify(m.blocks));
-    expect(lines.map((l) => (l.includes('💬 *Noah Wilson*') ? 'customer' : l.includes('🤖 *Sam*') ? 'agent' : '?'))).toEqual(['customer', 'agent', 'customer', 'agent', 'customer']);
+    expect(
+      lines.map((l) => (l.includes('💬 *Noah Wilson*') ? 'customer' : l.includes('🤖 *Sam*') ? 'agent' : '?')),
+    ).toEqual(['customer', 'agent', 'customer', 'agent', 'customer']);
     expect(lines[0]).toContain('Hi, can I move my appointment?');
     expect(lines[2]).toContain('&lt;!channel&gt;');
     expect(lines[2]).not.toContain('<!channel>');
@@ -70,14 +75,23 @@ describe.each(['memory', 'redis', 'cluster'] as const)('handoff threads (%s stor
     await conv.waitThread(1);
     const card = await conv.card();
     const opened = h.slack.callsTo('views.open').length;
-    await h.signer.blockAction({ actionId: LINK_SESSION_ACTION, channelId: conv.channels[0]!, messageTs: card.ts, userId: MEMBER_ID });
+    await h.signer.blockAction({
+      actionId: LINK_SESSION_ACTION,
+      channelId: conv.channels[0]!,
+      messageTs: card.ts,
+      userId: MEMBER_ID,
+    });
     await h.slack.waitFor(() => h.slack.callsTo('views.open').length > opened);
     const modal = h.slack.views(LINK_SESSION_CALLBACK).at(-1)!.view;
     expect(modal.private_metadata).toContain(card.ts);
     // The form says what a session id looks like before anyone gets it wrong.
     expect(findBlock(modal.blocks, 'session_id')?.hint?.text).toContain('sess-');
     const submit = (value: string) =>
-      h.signer.viewSubmission({ callbackId: LINK_SESSION_CALLBACK, userId: MEMBER_ID, values: { session_id: { value: { type: 'plain_text_input', value } } } });
+      h.signer.viewSubmission({
+        callbackId: LINK_SESSION_CALLBACK,
+        userId: MEMBER_ID,
+        values: { session_id: { value: { type: 'plain_text_input', value } } },
+      });
     const refused = async (value: string, why: string) => {
       const res = await submit(value);
       expect(res.status).toBe(200);
@@ -87,7 +101,9 @@ describe.each(['memory', 'redis', 'cluster'] as const)('handoff threads (%s stor
     await refused('https://portal.example.com/chats/sess-4f9c2a1b', 'is a link');
     await refused('s'.repeat(129), 'at most 128 characters');
     await refused('sess:<@U0ADMIN01>', 'letters, digits');
-    expect((await h.bot.deps.store.conversations.findThread(h.signer.teamId, conv.channels[0]!, card.ts))?.sessionId).toBeUndefined();
+    expect(
+      (await h.bot.deps.store.conversations.findThread(h.signer.teamId, conv.channels[0]!, card.ts))?.sessionId,
+    ).toBeUndefined();
   });
 
   it('sends a reply in a thread with a linked session to the platform, with ✅ on the reply', async () => {
@@ -104,7 +120,10 @@ describe.each(['memory', 'redis', 'cluster'] as const)('handoff threads (%s stor
     const sent = sends(h, conv.campaignId);
     expect(sent).toHaveLength(1);
     // No agent-link for this user: no agentId. Slack markup became plain text for the customer.
-    expect(sent[0]!.body).toEqual({ sessionId, message: 'Yes & happy to help — see our hours (https://example.com/hours) @ada' });
+    expect(sent[0]!.body).toEqual({
+      sessionId,
+      message: 'Yes & happy to help — see our hours (https://example.com/hours) @ada',
+    });
     expect(h.platform.state.humanResponses.filter((r) => r.sessionId === sessionId)).toHaveLength(1);
     expect(notices(conv.thread(), 'your reply')).toEqual([]);
   });
@@ -178,7 +197,13 @@ describe.each(['memory', 'redis', 'cluster'] as const)('handoff threads (%s stor
     // A top-level message and a reply in a thread that is not a conversation are not handoff replies either.
     await h.signer.event({ type: 'message', channel: conv.channels[0], user: MEMBER_ID, text: 'channel chatter' });
     const other = h.slack.addMessage({ channel: conv.channels[0]!, user: MEMBER_ID, text: 'unrelated thread' });
-    await h.signer.event({ type: 'message', channel: conv.channels[0], user: MEMBER_ID, text: 'reply elsewhere', thread_ts: other.ts });
+    await h.signer.event({
+      type: 'message',
+      channel: conv.channels[0],
+      user: MEMBER_ID,
+      text: 'reply elsewhere',
+      thread_ts: other.ts,
+    });
     await sleep(400);
     expect(sends(h, conv.campaignId)).toHaveLength(0);
     for (const ts of [note, bot, own]) expect(reactions(h, conv.channels[0]!, ts)).toEqual([]);
@@ -203,7 +228,11 @@ describe.each(['memory', 'redis', 'cluster'] as const)('handoff threads (%s stor
     ]);
     await h.slack.waitFor(() => reactions(h, conv.channels[0]!, ts).includes('white_check_mark'));
     // The three extra deliveries were turned away: two by event id, one by the reply's own claim.
-    await h.slack.waitFor(() => logCount('Slack delivered this event again') === seenAgain + 2 && logCount('this reply is already being handled') === claimed + 1);
+    await h.slack.waitFor(
+      () =>
+        logCount('Slack delivered this event again') === seenAgain + 2 &&
+        logCount('this reply is already being handled') === claimed + 1,
+    );
     expect(h.platform.state.humanResponses.filter((r) => r.sessionId === sessionId)).toHaveLength(1);
     expect(sends(h, conv.campaignId)).toHaveLength(1);
   });
@@ -221,7 +250,9 @@ describe.each(['memory', 'redis', 'cluster'] as const)('handoff threads (%s stor
     await queueDrained(h);
     expect(conv.thread()).toHaveLength(before + 1);
     expect(JSON.stringify(replies.at(-1)!.blocks)).toContain('Anything else');
-    expect(conv.thread().filter((m) => m.bot_id && JSON.stringify(m.blocks).includes('🤖 *Sam*\\n&gt;Here is the answer'))).toHaveLength(0);
+    expect(
+      conv.thread().filter((m) => m.bot_id && JSON.stringify(m.blocks).includes('🤖 *Sam*\\n&gt;Here is the answer')),
+    ).toHaveLength(0);
     expect(h.logs()).toContain('echo of a reply sent from a Slack thread');
   });
 
@@ -283,7 +314,12 @@ describe.each(['memory', 'redis', 'cluster'] as const)('handoff threads (%s stor
     const sessionId = conv.session();
     await conv.linkSession(sessionId);
     const channel = conv.channels[0]!;
-    h.platform.inject({ method: 'POST', path: `/campaign-chat/${conv.campaignId}/send-human-response`, status: 500, times: 1 });
+    h.platform.inject({
+      method: 'POST',
+      path: `/campaign-chat/${conv.campaignId}/send-human-response`,
+      status: 500,
+      times: 1,
+    });
     const ts = await conv.reply('Important answer');
     await h.slack.waitFor(() => reactions(h, channel, ts).includes('x'));
     const notice = await h.slack.waitFor(() => notices(conv.thread(), 'did not reach the customer')[0]);
@@ -306,7 +342,12 @@ describe.each(['memory', 'redis', 'cluster'] as const)('handoff threads (%s stor
     const conv = await openConversation(h);
     await conv.customer('Hi');
     await conv.linkSession(conv.session());
-    h.platform.inject({ method: 'POST', path: `/campaign-chat/${conv.campaignId}/send-human-response`, reset: true, times: 1 });
+    h.platform.inject({
+      method: 'POST',
+      path: `/campaign-chat/${conv.campaignId}/send-human-response`,
+      reset: true,
+      times: 1,
+    });
     const ts = await conv.reply('Are you there?');
     await h.slack.waitFor(() => reactions(h, conv.channels[0]!, ts).includes('x'));
     const notice = await h.slack.waitFor(() => notices(conv.thread(), 'Retry')[0]);
@@ -349,7 +390,14 @@ describe.each(['memory', 'redis', 'cluster'] as const)('handoff threads (%s stor
       previous_message: original,
     });
     await h.slack.waitFor(() => notices(conv.thread(), 'still has the original')[0]);
-    await h.signer.event({ type: 'message', subtype: 'message_deleted', hidden: true, channel, deleted_ts: ts, previous_message: original });
+    await h.signer.event({
+      type: 'message',
+      subtype: 'message_deleted',
+      hidden: true,
+      channel,
+      deleted_ts: ts,
+      previous_message: original,
+    });
     await h.slack.waitFor(() => notices(conv.thread(), 'still has it')[0]);
     expect(sends(h, conv.campaignId)).toHaveLength(1);
   });

@@ -20,11 +20,13 @@ type TextObject = { type: string; text: string; verbatim?: boolean };
 
 /** Every text object in a message's blocks (section text and fields, context elements). */
 function textObjects(m: SlackMessage): TextObject[] {
-  return ((m.blocks ?? []) as Array<{ text?: TextObject; fields?: TextObject[]; elements?: TextObject[] }>).flatMap((b) => [
-    ...(b.text ? [b.text] : []),
-    ...(b.fields ?? []),
-    ...(b.elements ?? []).filter((e) => e.type === 'mrkdwn' || e.type === 'plain_text'),
-  ]);
+  return ((m.blocks ?? []) as Array<{ text?: TextObject; fields?: TextObject[]; elements?: TextObject[] }>).flatMap(
+    (b) => [
+      ...(b.text ? [b.text] : []),
+      ...(b.fields ?? []),
+      ...(b.elements ?? []).filter((e) => e.type === 'mrkdwn' || e.type === 'plain_text'),
+    ],
+  );
 }
 
 /** The chat.postMessage call that posted `ts`, as Slack answered it. */
@@ -35,7 +37,9 @@ function postCall(ts: string) {
 describe('customer text in handoff threads', () => {
   it('keeps a name with * _ ~ ` inside the card’s bold header, and never lets Slack auto-link a typed @channel', async () => {
     const conv = await openConversation(h);
-    await conv.customer('Please call me back @channel @here — see www.example.com or #general', { customerName: 'Ann *VIP* _Marie_ ~x~ `y`' });
+    await conv.customer('Please call me back @channel @here — see www.example.com or #general', {
+      customerName: 'Ann *VIP* _Marie_ ~x~ `y`',
+    });
     const [line] = await conv.waitThread(1);
     const card = await conv.card();
     expect(postCall(card.ts)?.response.ok).toBe(true);
@@ -58,7 +62,13 @@ describe('customer text in handoff threads', () => {
     h.platform.inject({
       path: `/campaign-chat/${conv.campaignId}/send-human-response`,
       status: 400,
-      body: JSON.stringify({ error: { message: 'human handoff is not enabled for the campaign', code: 'BAD_<!channel>', requestId: 'req_<@U0ADMIN01>' } }),
+      body: JSON.stringify({
+        error: {
+          message: 'human handoff is not enabled for the campaign',
+          code: 'BAD_<!channel>',
+          requestId: 'req_<@U0ADMIN01>',
+        },
+      }),
       times: 1,
     });
     const ts = await conv.reply('On it.');

@@ -38,7 +38,13 @@ describe('notices', () => {
   const address = { channel: 'C1', threadTs: '1.1', replyTs: '1.5' };
 
   it('shows a 400 that names something other than the session as the platform put it, escaped', () => {
-    const text = JSON.stringify(renderReplyNotice({ kind: 'refused', platformMessage: 'message too long <!channel>', ref: '(code BAD_REQUEST)' }, address, 'U1'));
+    const text = JSON.stringify(
+      renderReplyNotice(
+        { kind: 'refused', platformMessage: 'message too long <!channel>', ref: '(code BAD_REQUEST)' },
+        address,
+        'U1',
+      ),
+    );
     expect(text).toContain('message too long &lt;!channel&gt;');
     expect(text).not.toContain('<!channel>');
   });

@@ -46,9 +46,22 @@ export interface Conversation {
   /** Link session button on the card, then the modal submitted with `sessionId`. */
   linkSession(sessionId: string, channel?: string, userId?: string): Promise<void>;
   /** A human's thread reply as a Slack message event; returns its ts. */
-  reply(text: string, opts?: { channel?: string; userId?: string; eventId?: string; retryNum?: number; ts?: string; extra?: Record<string, unknown> }): Promise<string>;
+  reply(
+    text: string,
+    opts?: {
+      channel?: string;
+      userId?: string;
+      eventId?: string;
+      retryNum?: number;
+      ts?: string;
+      extra?: Record<string, unknown>;
+    },
+  ): Promise<string>;
   /** Presses the button `actionId` (Retry by default) under the notice `noticeTs`. */
-  press(noticeTs: string, opts?: { channel?: string; userId?: string; actionId?: string; value?: string }): Promise<void>;
+  press(
+    noticeTs: string,
+    opts?: { channel?: string; userId?: string; actionId?: string; value?: string },
+  ): Promise<void>;
 }
 
 const FULL = {
@@ -106,7 +119,12 @@ export async function openConversation(h: Harness, opts: { channels?: number } =
       const card = await cardIn(c);
       await conv.waitThread(1, c); // the card is on record once the first line follows it
       const opened = h.slack.callsTo('views.open').length;
-      const res = await h.signer.blockAction({ actionId: LINK_SESSION_ACTION, channelId: c, messageTs: card.ts, userId });
+      const res = await h.signer.blockAction({
+        actionId: LINK_SESSION_ACTION,
+        channelId: c,
+        messageTs: card.ts,
+        userId,
+      });
       if (res.status !== 200) throw new Error(`Link session click answered ${res.status}`);
       await h.slack.waitFor(() => h.slack.callsTo('views.open').length > opened);
       const submitted = await h.signer.viewSubmission({
@@ -114,9 +132,14 @@ export async function openConversation(h: Harness, opts: { channels?: number } =
         userId,
         values: { session_id: { value: { type: 'plain_text_input', value: sessionId } } },
       });
-      if (submitted.status !== 200 || submitted.body !== '') throw new Error(`Link session submit answered ${submitted.status} ${submitted.body}`);
+      if (submitted.status !== 200 || submitted.body !== '')
+        throw new Error(`Link session submit answered ${submitted.status} ${submitted.body}`);
       await h.slack.waitFor(() => JSON.stringify(h.slack.message(c, card.ts)?.blocks ?? []).includes(sessionId));
-      await h.slack.waitFor(() => h.slack.thread(c, card.ts).some((m) => m.text === 'Chat session linked' && JSON.stringify(m.blocks).includes(sessionId)));
+      await h.slack.waitFor(() =>
+        h.slack
+          .thread(c, card.ts)
+          .some((m) => m.text === 'Chat session linked' && JSON.stringify(m.blocks).includes(sessionId)),
+      );
     },
     async reply(text, o = {}) {
       const c = o.channel ?? first;
@@ -154,7 +177,9 @@ export function reactions(h: Harness, channel: string, ts: string): string[] {
 
 /** What the fake platform received for send-human-response of a campaign. */
 export function sends(h: Harness, campaignId: string) {
-  return h.platform.requests.filter((r) => r.method === 'POST' && r.path === `/campaign-chat/${campaignId}/send-human-response`);
+  return h.platform.requests.filter(
+    (r) => r.method === 'POST' && r.path === `/campaign-chat/${campaignId}/send-human-response`,
+  );
 }
 
 /** The value of the Retry / Send again button on a notice (what a screen still showing it would send). */
@@ -168,5 +193,3 @@ export function retryValue(message: SlackMessage): string {
 export function notices(replies: SlackMessage[], text: string): SlackMessage[] {
   return replies.filter((m) => m.bot_id !== undefined && JSON.stringify(m.blocks ?? m.text).includes(text));
 }
-
-;

@@ -22,7 +22,13 @@ let h: Harness;
 beforeAll(async () => {
   h = await startEventsHarness();
   h.slack.addUser({ id: GUEST_ID, name: 'gus', real_name: 'Gus Guest', is_restricted: true });
-  h.slack.addUser({ id: SINGLE_CHANNEL_GUEST_ID, name: 'sia', real_name: 'Sia Single', is_restricted: true, is_ultra_restricted: true });
+  h.slack.addUser({
+    id: SINGLE_CHANNEL_GUEST_ID,
+    name: 'sia',
+    real_name: 'Sia Single',
+    is_restricted: true,
+    is_ultra_restricted: true,
+  });
   h.slack.addUser({ id: PARTNER_ID, name: 'pat', real_name: 'Pat Partner', team_id: PARTNER_TEAM, is_admin: true });
 });
 afterAll(async () => {
@@ -76,10 +82,18 @@ describe('who may answer customers', () => {
     // from (source_team): https://api.slack.com/apis/channels-between-orgs
     const { conv } = await linkedConversation();
     const lookups = h.slack.callsTo('users.info').length;
-    await conv.reply('Partner here, refund approved', { userId: 'U0UNKNOWN9', extra: { user_team: PARTNER_TEAM, source_team: PARTNER_TEAM } });
+    await conv.reply('Partner here, refund approved', {
+      userId: 'U0UNKNOWN9',
+      extra: { user_team: PARTNER_TEAM, source_team: PARTNER_TEAM },
+    });
     await acceptedNotice(conv, 'from another organisation');
     expect(sends(h, conv.campaignId)).toHaveLength(0);
-    expect(h.slack.callsTo('users.info').slice(lookups).filter((c) => c.args.user === 'U0UNKNOWN9')).toHaveLength(0);
+    expect(
+      h.slack
+        .callsTo('users.info')
+        .slice(lookups)
+        .filter((c) => c.args.user === 'U0UNKNOWN9'),
+    ).toHaveLength(0);
   });
 
   it('lets a guest’s Send again press send nothing, with a sentence for the guest', async () => {
@@ -128,7 +142,12 @@ describe('values Slack echoes back', () => {
     await conv.waitThread(1);
     const card = await conv.card();
     const opened = h.slack.callsTo('views.open').length;
-    await h.signer.blockAction({ actionId: 'handoff_link_session', channelId: conv.channels[0]!, messageTs: card.ts, userId: MEMBER_ID });
+    await h.signer.blockAction({
+      actionId: 'handoff_link_session',
+      channelId: conv.channels[0]!,
+      messageTs: card.ts,
+      userId: MEMBER_ID,
+    });
     await h.slack.waitFor(() => h.slack.callsTo('views.open').length > opened);
     const sealed = h.slack.views(LINK_SESSION_CALLBACK).at(-1)!.view.private_metadata;
     const target = { c: other.channels[0]!, t: otherCard.ts };
@@ -141,12 +160,21 @@ describe('values Slack echoes back', () => {
         values: { session_id: { value: { type: 'plain_text_input', value: 'sess-attacker' } } },
       });
       expect(res.status).toBe(200);
-      expect(res.json).toEqual({ response_action: 'errors', errors: { session_id: expect.stringContaining('lost track of its thread') } });
+      expect(res.json).toEqual({
+        response_action: 'errors',
+        errors: { session_id: expect.stringContaining('lost track of its thread') },
+      });
     }
-    expect((await h.bot.deps.store.conversations.findThread(TEAM_ID, target.c, target.t))?.sessionId).toBe(otherSession);
+    expect((await h.bot.deps.store.conversations.findThread(TEAM_ID, target.c, target.t))?.sessionId).toBe(
+      otherSession,
+    );
     // The form as the bot sealed it links its own thread.
     const ok = conv.session();
-    const res = await h.signer.viewSubmission({ callbackId: LINK_SESSION_CALLBACK, userId: MEMBER_ID, values: { session_id: { value: { type: 'plain_text_input', value: ok } } } });
+    const res = await h.signer.viewSubmission({
+      callbackId: LINK_SESSION_CALLBACK,
+      userId: MEMBER_ID,
+      values: { session_id: { value: { type: 'plain_text_input', value: ok } } },
+    });
     expect(res.body).toBe('');
     expect((await h.bot.deps.store.conversations.findThread(TEAM_ID, conv.channels[0]!, card.ts))?.sessionId).toBe(ok);
   });
@@ -171,8 +199,13 @@ describe('a sessionId in a webhook payload', () => {
       const c = h.slack.message(conv.channels[0]!, conv.thread()[0]!.thread_ts!);
       return findAction(c?.blocks, SWITCH_SESSION_ACTION) ? c : undefined;
     });
-    expect(textOf(findBlock(card.blocks, REPORTED_SESSION_BLOCK))).toContain(`The platform reports session \`${reported}\`; replies still go to \`${linked}\``);
-    const update = h.slack.callsTo('chat.update').filter((c) => findAction(c.args.blocks, SWITCH_SESSION_ACTION)).at(-1);
+    expect(textOf(findBlock(card.blocks, REPORTED_SESSION_BLOCK))).toContain(
+      `The platform reports session \`${reported}\`; replies still go to \`${linked}\``,
+    );
+    const update = h.slack
+      .callsTo('chat.update')
+      .filter((c) => findAction(c.args.blocks, SWITCH_SESSION_ACTION))
+      .at(-1);
     expect(update?.response.ok).toBe(true);
 
     await conv.reply('Yes, still here');
@@ -180,16 +213,26 @@ describe('a sessionId in a webhook payload', () => {
     expect(sends(h, conv.campaignId)[0]!.body).toMatchObject({ sessionId: linked });
 
     const press = (userId: string, value = reported) =>
-      h.signer.blockAction({ actionId: SWITCH_SESSION_ACTION, channelId: conv.channels[0]!, messageTs: card.ts, userId, value });
+      h.signer.blockAction({
+        actionId: SWITCH_SESSION_ACTION,
+        channelId: conv.channels[0]!,
+        messageTs: card.ts,
+        userId,
+        value,
+      });
     // A guest can't switch, and a value the card does not offer is refused.
     await press(GUEST_ID);
     await ephemeral('The session was not switched: only full members of this workspace can answer customers');
     await press(MEMBER_ID, 'sess-forged');
     await ephemeral('That button is out of date, so the session was not switched');
-    expect((await h.bot.deps.store.conversations.findThread(TEAM_ID, conv.channels[0]!, card.ts))?.sessionId).toBe(linked);
+    expect((await h.bot.deps.store.conversations.findThread(TEAM_ID, conv.channels[0]!, card.ts))?.sessionId).toBe(
+      linked,
+    );
 
     await press(MEMBER_ID);
-    await h.slack.waitFor(() => notices(conv.thread(), `switched this thread from session \`${linked}\` to \`${reported}\``)[0]);
+    await h.slack.waitFor(
+      () => notices(conv.thread(), `switched this thread from session \`${linked}\` to \`${reported}\``)[0],
+    );
     expect(h.logs()).toContain('handoff thread switched to the session the platform reported');
     const after = h.slack.message(conv.channels[0]!, card.ts)!;
     expect(findAction(after.blocks, SWITCH_SESSION_ACTION)).toBeUndefined();

@@ -32,8 +32,30 @@ const HOSTILE = [
 ];
 
 /** Tags and attributes the renderer itself writes; anything else in the output would have come from the input. */
-const TAGS = new Set(['div', 'span', 'strong', 'em', 'del', 'code', 'pre', 'br', 'blockquote', 'a', 'time', 'hr', 'label', 'button', 'select', 'option', 'input', 'textarea', 'ul', 'li']);
-const ATTRIBUTES = /^(aria-label|class|href|target|rel|type|value|name|placeholder|maxlength|minlength|accept|datetime|role|title|data-[a-z-]+)$/;
+const TAGS = new Set([
+  'div',
+  'span',
+  'strong',
+  'em',
+  'del',
+  'code',
+  'pre',
+  'br',
+  'blockquote',
+  'a',
+  'time',
+  'hr',
+  'label',
+  'button',
+  'select',
+  'option',
+  'input',
+  'textarea',
+  'ul',
+  'li',
+]);
+const ATTRIBUTES =
+  /^(aria-label|class|href|target|rel|type|value|name|placeholder|maxlength|minlength|accept|datetime|role|title|data-[a-z-]+)$/;
 const FLAGS = new Set(['multiple', 'selected', 'checked']);
 
 /**
@@ -56,7 +78,9 @@ function assertNoInjectedMarkup(html: string): void {
 
 describe('escaping', () => {
   it('escapes the five HTML-significant characters', () => {
-    expect(escapeHtml(`<a href="x" title='y'>&</a>`)).toBe('&#60;a href=&#34;x&#34; title=&#39;y&#39;&#62;&#38;&#60;/a&#62;');
+    expect(escapeHtml(`<a href="x" title='y'>&</a>`)).toBe(
+      '&#60;a href=&#34;x&#34; title=&#39;y&#39;&#62;&#38;&#60;/a&#62;',
+    );
   });
 
   it.each(HOSTILE)('mrkdwn %j never becomes markup', (text) => {
@@ -72,14 +96,47 @@ describe('escaping', () => {
     const p = { type: 'plain_text', text };
     const blocks = [
       { type: 'header', text: p },
-      { type: 'section', text: t, fields: [t, p], accessory: { type: 'button', text: p, action_id: text, value: text, url: text } },
+      {
+        type: 'section',
+        text: t,
+        fields: [t, p],
+        accessory: { type: 'button', text: p, action_id: text, value: text, url: text },
+      },
       { type: 'context', elements: [t, p, { type: 'image', image_url: text, alt_text: text }] },
-      { type: 'actions', block_id: text, elements: [{ type: 'button', text: p, action_id: text, value: text, confirm: { title: p, text: t } }] },
-      { type: 'actions', elements: [{ type: 'static_select', action_id: 'a', placeholder: p, options: [{ text: p, value: text }] }] },
+      {
+        type: 'actions',
+        block_id: text,
+        elements: [{ type: 'button', text: p, action_id: text, value: text, confirm: { title: p, text: t } }],
+      },
+      {
+        type: 'actions',
+        elements: [{ type: 'static_select', action_id: 'a', placeholder: p, options: [{ text: p, value: text }] }],
+      },
       { type: 'image', image_url: `https://ok.example/${text}`, alt_text: text, title: p },
-      { type: 'input', block_id: text, label: p, hint: t, element: { type: 'plain_text_input', action_id: text, initial_value: text, placeholder: p } },
-      { type: 'input', label: p, element: { type: 'checkboxes', action_id: 'c', options: [{ text: t, value: text, description: t }] } },
-      { type: 'rich_text', elements: [{ type: 'rich_text_section', elements: [{ type: 'text', text }, { type: 'link', url: text, text }] }] },
+      {
+        type: 'input',
+        block_id: text,
+        label: p,
+        hint: t,
+        element: { type: 'plain_text_input', action_id: text, initial_value: text, placeholder: p },
+      },
+      {
+        type: 'input',
+        label: p,
+        element: { type: 'checkboxes', action_id: 'c', options: [{ text: t, value: text, description: t }] },
+      },
+      {
+        type: 'rich_text',
+        elements: [
+          {
+            type: 'rich_text_section',
+            elements: [
+              { type: 'text', text },
+              { type: 'link', url: text, text },
+            ],
+          },
+        ],
+      },
       { type: text },
     ];
     const html = blocksToHtml(blocks);
@@ -89,12 +146,19 @@ describe('escaping', () => {
   });
 
   it('keeps a hostile value intact inside attributes (the page sends it back as the action value)', () => {
-    const html = elementToHtml({ type: 'button', action_id: 'go', value: '"><script>', text: { type: 'plain_text', text: 'Go' } }, 'b1', {});
+    const html = elementToHtml(
+      { type: 'button', action_id: 'go', value: '"><script>', text: { type: 'plain_text', text: 'Go' } },
+      'b1',
+      {},
+    );
     expect(html).toContain('data-value="&#34;&#62;&#60;script&#62;"');
   });
 
   it('renders message text and legacy attachments escaped', () => {
-    const html = messageToHtml({ text: 'Hi <script>', attachments: [{ text: '<img src=x>', color: 'red;background:url(x)' }] });
+    const html = messageToHtml({
+      text: 'Hi <script>',
+      attachments: [{ text: '<img src=x>', color: 'red;background:url(x)' }],
+    });
     assertNoInjectedMarkup(html);
     expect(html).not.toContain('style=');
   });
@@ -118,7 +182,9 @@ describe('links', () => {
   });
 
   it('shows images as links', () => {
-    expect(blocksToHtml([{ type: 'image', image_url: 'https://cdn.example/p.png', alt_text: 'Profile picture' }])).toContain(
+    expect(
+      blocksToHtml([{ type: 'image', image_url: 'https://cdn.example/p.png', alt_text: 'Profile picture' }]),
+    ).toContain(
       '<a class="bk-image-link" href="https://cdn.example/p.png" target="_blank" rel="noopener noreferrer">🖼 Profile picture</a>',
     );
   });
@@ -126,7 +192,9 @@ describe('links', () => {
 
 describe('mrkdwn', () => {
   it('formats bold, italic, strike, code, quotes and line breaks', () => {
-    expect(mrkdwnToHtml('*Calls* _today_ ~none~ `camp-1`')).toBe('<strong>Calls</strong> <em>today</em> <del>none</del> <code>camp-1</code>');
+    expect(mrkdwnToHtml('*Calls* _today_ ~none~ `camp-1`')).toBe(
+      '<strong>Calls</strong> <em>today</em> <del>none</del> <code>camp-1</code>',
+    );
     expect(mrkdwnToHtml('a\nb')).toBe('a<br>b');
     expect(mrkdwnToHtml('> quoted\n> more\nafter')).toBe('<blockquote>quoted<br>more</blockquote>after');
   });
@@ -144,7 +212,9 @@ describe('mrkdwn', () => {
 
   it('names mentioned users and channels', () => {
     const ctx = { userName: (id: string) => (id === 'U1' ? 'ada' : undefined), channelName: () => 'support' };
-    expect(mrkdwnToHtml('<@U1> in <#C1>', ctx)).toBe('<span class="bk-mention">@ada</span> in <span class="bk-mention">#support</span>');
+    expect(mrkdwnToHtml('<@U1> in <#C1>', ctx)).toBe(
+      '<span class="bk-mention">@ada</span> in <span class="bk-mention">#support</span>',
+    );
     expect(mrkdwnToHtml('<@U2>', ctx)).toBe('<span class="bk-mention">@U2</span>');
   });
 
@@ -169,7 +239,13 @@ describe('blocks', () => {
       ]),
       context('Last call: today'),
       divider(),
-      actions([button('Next', 'page_next', { value: '{"p":2}', style: 'primary' }), button('Recording', 'rec', { url: 'https://rec.example/x.mp3' })], 'paging'),
+      actions(
+        [
+          button('Next', 'page_next', { value: '{"p":2}', style: 'primary' }),
+          button('Recording', 'rec', { url: 'https://rec.example/x.mp3' }),
+        ],
+        'paging',
+      ),
       section('*Top campaigns*'),
     ]);
     expect(html).toContain('<div class="bk-header">Campaign stats</div>');
@@ -179,7 +255,9 @@ describe('blocks', () => {
     expect(html).toContain(
       '<button type="button" class="bk-button bk-primary" data-action-id="page_next" data-block-id="paging" data-type="button" data-value="{&#34;p&#34;:2}">Next</button>',
     );
-    expect(html).toContain('<a class="bk-button" href="https://rec.example/x.mp3" target="_blank" rel="noopener noreferrer" data-action-id="rec"');
+    expect(html).toContain(
+      '<a class="bk-button" href="https://rec.example/x.mp3" target="_blank" rel="noopener noreferrer" data-action-id="rec"',
+    );
     expect(html).toContain('<div class="bk-section-text"><strong>Top campaigns</strong></div>');
   });
 
@@ -189,7 +267,9 @@ describe('blocks', () => {
 
   it('marks unsupported blocks and elements instead of dropping them', () => {
     expect(blocksToHtml([{ type: 'call' }])).toContain('[unsupported block: call]');
-    expect(elementToHtml({ type: 'users_select', action_id: 'u' }, 'b', {})).toContain('[unsupported element: users_select]');
+    expect(elementToHtml({ type: 'users_select', action_id: 'u' }, 'b', {})).toContain(
+      '[unsupported element: users_select]',
+    );
   });
 });
 
@@ -200,7 +280,12 @@ describe('modals', () => {
       title: { type: 'plain_text', text: 'Clone a voice' },
       submit: { type: 'plain_text', text: 'Clone' },
       blocks: [
-        { type: 'input', block_id: 'name', label: { type: 'plain_text', text: 'Name' }, element: { type: 'plain_text_input', action_id: 'value', initial_value: 'Riley' } },
+        {
+          type: 'input',
+          block_id: 'name',
+          label: { type: 'plain_text', text: 'Name' },
+          element: { type: 'plain_text_input', action_id: 'value', initial_value: 'Riley' },
+        },
         {
           type: 'input',
           block_id: 'lang',
@@ -220,19 +305,32 @@ describe('modals', () => {
           block_id: 'noise',
           optional: true,
           label: { type: 'plain_text', text: 'Options' },
-          element: { type: 'checkboxes', action_id: 'value', options: [{ text: { type: 'plain_text', text: 'Remove background noise' }, value: 'yes' }] },
+          element: {
+            type: 'checkboxes',
+            action_id: 'value',
+            options: [{ text: { type: 'plain_text', text: 'Remove background noise' }, value: 'yes' }],
+          },
         },
-        { type: 'input', block_id: 'files', label: { type: 'plain_text', text: 'Samples' }, element: { type: 'file_input', action_id: 'value', filetypes: ['mp3', 'wav'], max_files: 10 } },
+        {
+          type: 'input',
+          block_id: 'files',
+          label: { type: 'plain_text', text: 'Samples' },
+          element: { type: 'file_input', action_id: 'value', filetypes: ['mp3', 'wav'], max_files: 10 },
+        },
       ],
     };
     const { title, submit, close, body } = viewToHtml(view);
     expect(title).toBe('Clone a voice');
     expect(submit).toBe('Clone');
     expect(close).toBe('Cancel');
-    expect(body).toContain('<input class="bk-text" type="text" data-action-id="value" data-block-id="name" data-type="plain_text_input" data-input="true" aria-label="Name" value="Riley">');
+    expect(body).toContain(
+      '<input class="bk-text" type="text" data-action-id="value" data-block-id="name" data-type="plain_text_input" data-input="true" aria-label="Name" value="Riley">',
+    );
     expect(body).toContain('<option value="en" selected>English</option><option value="es">Español</option>');
     expect(body).toContain('<input type="checkbox" name="noise/value" value="yes">');
     expect(body).toContain('<span class="bk-optional">(optional)</span>');
-    expect(body).toContain('type="file" multiple data-action-id="value" data-block-id="files" data-type="file_input" data-input="true" aria-label="Samples" accept=".mp3,.wav" data-max-files="10"');
+    expect(body).toContain(
+      'type="file" multiple data-action-id="value" data-block-id="files" data-type="file_input" data-input="true" aria-label="Samples" accept=".mp3,.wav" data-max-files="10"',
+    );
   });
 });

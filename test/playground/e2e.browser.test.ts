@@ -17,7 +17,9 @@ const haveChromium = existsSync(CHROMIUM);
 const inCi = Boolean(process.env.CI);
 
 if (!haveChromium && !inCi) {
-  console.warn(`\n!!! ${CHROMIUM} is missing: SKIPPING the playground browser test (apt-get install -y chromium). CI fails instead.\n`);
+  console.warn(
+    `\n!!! ${CHROMIUM} is missing: SKIPPING the playground browser test (apt-get install -y chromium). CI fails instead.\n`,
+  );
 }
 
 describe.skipIf(!haveChromium && !inCi)('playground in a browser', () => {
@@ -28,7 +30,8 @@ describe.skipIf(!haveChromium && !inCi)('playground in a browser', () => {
   const pageErrors: string[] = [];
 
   beforeAll(async () => {
-    if (!haveChromium) throw new Error(`${CHROMIUM} is missing: install it (apt-get install -y chromium) — .ci/run does`);
+    if (!haveChromium)
+      throw new Error(`${CHROMIUM} is missing: install it (apt-get install -y chromium) — .ci/run does`);
     h = await startTestPlayground();
     profileDir = mkdtempSync(join(tmpdir(), 'playground-chromium-'));
     context = await chromium.launchPersistentContext(profileDir, {

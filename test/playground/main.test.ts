@@ -58,20 +58,28 @@ describe('npm start', () => {
     }
   }, 40_000);
 
-  it.each(DEPLOYMENT_VARIABLES)('with only %s set, reports the missing configuration and never falls back to the playground', async (name) => {
-    const main = startMain({ [name]: VALUES[name], PORT: '0' });
-    const code = await main.exited;
-    expect(code).toBe(1);
-    expect(main.stderr()).toContain('configuration is incomplete');
-    expect(main.stderr()).not.toContain(BANNER);
-    expect(main.stdout()).not.toContain('PLAYGROUND');
-  }, 30_000);
+  it.each(DEPLOYMENT_VARIABLES)(
+    'with only %s set, reports the missing configuration and never falls back to the playground',
+    async (name) => {
+      const main = startMain({ [name]: VALUES[name], PORT: '0' });
+      const code = await main.exited;
+      expect(code).toBe(1);
+      expect(main.stderr()).toContain('configuration is incomplete');
+      expect(main.stderr()).not.toContain(BANNER);
+      expect(main.stdout()).not.toContain('PLAYGROUND');
+    },
+    30_000,
+  );
 });
 
 describe('npm run build', () => {
   it('compiles src/ only: no stand-in, simulator or playground file is part of the program', () => {
     const root = process.cwd();
-    const config = ts.getParsedCommandLineOfConfigFile('tsconfig.build.json', {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined });
+    const config = ts.getParsedCommandLineOfConfigFile(
+      'tsconfig.build.json',
+      {},
+      { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined },
+    );
     expect(config?.errors).toEqual([]);
     const program = ts.createProgram({ rootNames: config?.fileNames ?? [], options: config?.options ?? {} });
     const ours = program
@@ -83,4 +91,3 @@ describe('npm run build', () => {
     expect(ours.filter((f) => !f.startsWith('src/') || /(^|\/)(playground|fakes)\//.test(f))).toEqual([]);
   }, 30_000);
 });
-

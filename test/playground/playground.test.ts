@@ -45,8 +45,16 @@ describe('start', () => {
     ]);
     expect(subs.every((s) => s.hookUrl.startsWith(`${PLAYGROUND_PUBLIC_URL}/hooks/`))).toBe(true);
     const state = await h.state();
-    expect(channel(state, CALLS).messages.map((m) => m.html).join('\n')).toContain('This channel now receives');
-    expect(channel(state, SUPPORT).messages.map((m) => m.html).join('\n')).toContain('<code>message_received</code>');
+    expect(
+      channel(state, CALLS)
+        .messages.map((m) => m.html)
+        .join('\n'),
+    ).toContain('This channel now receives');
+    expect(
+      channel(state, SUPPORT)
+        .messages.map((m) => m.html)
+        .join('\n'),
+    ).toContain('<code>message_received</code>');
   });
 
   it('serves the page with a strict content security policy, and its assets', async () => {
@@ -86,7 +94,9 @@ describe('start', () => {
 describe('commands', () => {
   it('/campaign stats answers with the platform figures, only to the person who asked', async () => {
     expect(await h.post('/playground/command', { channel: GENERAL, text: 'stats' })).toEqual({ ok: true });
-    const answer = await eventually(async () => channel(await h.state(), GENERAL).messages.find((m) => m.html.includes('1,284')));
+    const answer = await eventually(async () =>
+      channel(await h.state(), GENERAL).messages.find((m) => m.html.includes('1,284')),
+    );
     expect(answer.ephemeral).toBe(true);
     expect(answer.author).toBe('Campaign');
     expect(h.pg.platform.requests.some((r) => r.path === '/dashboard/dashboard-stats')).toBe(true);
@@ -94,7 +104,9 @@ describe('commands', () => {
 
   it('/campaign quota shows a believable account at first: a few hundred hours of the plan, under 100 %', async () => {
     expect(await h.post('/playground/command', { channel: GENERAL, text: 'quota' })).toEqual({ ok: true });
-    const answer = await eventually(async () => channel(await h.state(), GENERAL).messages.find((m) => m.html.includes('Usage quota')));
+    const answer = await eventually(async () =>
+      channel(await h.state(), GENERAL).messages.find((m) => m.html.includes('Usage quota')),
+    );
     const percent = /(\d+(?:\.\d)?)%/.exec(answer.html);
     expect(Number(percent?.[1])).toBeGreaterThan(0);
     expect(Number(percent?.[1])).toBeLessThan(100);
@@ -115,7 +127,9 @@ describe('commands', () => {
     expect(seeded).toBeDefined();
     // The page sends what follows "/campaign" as the command text.
     expect(await h.post('/playground/command', { channel: GENERAL, text: `template ${id}` })).toEqual({ ok: true });
-    const answer = await eventually(async () => channel(await h.state(), GENERAL).messages.find((m) => m.html.includes(id) && m.html.includes('Required fields')));
+    const answer = await eventually(async () =>
+      channel(await h.state(), GENERAL).messages.find((m) => m.html.includes(id) && m.html.includes('Required fields')),
+    );
     expect(answer.html).toContain(seeded!.title);
     expect(answer.html).not.toContain('was not found');
     expect(h.pg.platform.requests.some((r) => r.path === `/campaign/templates/${id}`)).toBe(true);
@@ -126,11 +140,16 @@ describe('commands', () => {
     const modal = await eventually(async () => (await h.state()).modal);
     expect(modal.title).toBe('Account profile');
     expect(modal.body).toContain('data-block-id="company"');
-    const outcome = await h.post('/playground/view-submission', { viewId: modal.id, values: { company: { value: 'Acme & <Sons>' } } });
+    const outcome = await h.post('/playground/view-submission', {
+      viewId: modal.id,
+      values: { company: { value: 'Acme & <Sons>' } },
+    });
     expect(outcome.ok).toBe(true);
     await eventually(() => Promise.resolve(h.pg.platform.requests.find((r) => r.path === '/account/profile')));
     expect(h.pg.platform.state.profile.company).toBe('Acme & <Sons>');
-    const confirmation = await eventually(async () => channel(await h.state(), GENERAL).messages.find((m) => m.html.includes('Account profile updated')));
+    const confirmation = await eventually(async () =>
+      channel(await h.state(), GENERAL).messages.find((m) => m.html.includes('Account profile updated')),
+    );
     expect(confirmation.html).toContain('Acme &#38; &#60;Sons&#62;');
     expect((await h.state()).modal).toBeNull();
   });
@@ -168,7 +187,9 @@ describe('simulated platform events', () => {
     });
     expect(outcome.ok).toBe(true);
     expect(outcome.simulation?.deliveries).toEqual([expect.objectContaining({ status: 200 })]);
-    const card = await eventually(async () => channel(await h.state(), CALLS).messages.find((m) => m.html.includes('Booked a cleaning for Tuesday.')));
+    const card = await eventually(async () =>
+      channel(await h.state(), CALLS).messages.find((m) => m.html.includes('Booked a cleaning for Tuesday.')),
+    );
     expect(card.html).toContain('Maria Lopez');
     expect(card.authorKind).toBe('bot');
   });
@@ -215,18 +236,28 @@ describe('reports', () => {
     expect(none.ok).toBe(false);
     expect(none.error).toContain('/campaign digest daily');
 
-    expect(await h.post('/playground/command', { channel: GENERAL, text: 'digest daily * at 09:00' })).toEqual({ ok: true });
-    await eventually(async () => channel(await h.state(), GENERAL).messages.find((m) => m.html.includes('now gets a digest')));
+    expect(await h.post('/playground/command', { channel: GENERAL, text: 'digest daily * at 09:00' })).toEqual({
+      ok: true,
+    });
+    await eventually(async () =>
+      channel(await h.state(), GENERAL).messages.find((m) => m.html.includes('now gets a digest')),
+    );
     expect(await h.post('/playground/report', { digest: true })).toEqual({ ok: true });
-    const card = await eventually(async () => channel(await h.state(), GENERAL).messages.find((m) => m.html.includes('Daily digest')));
+    const card = await eventually(async () =>
+      channel(await h.state(), GENERAL).messages.find((m) => m.html.includes('Daily digest')),
+    );
     expect(card.ephemeral).toBe(false);
     expect(card.html).toContain('1,284 calls');
 
     expect(await h.post('/playground/command', { channel: GENERAL, text: 'quota-alert 90' })).toEqual({ ok: true });
-    await eventually(async () => channel(await h.state(), GENERAL).messages.find((m) => m.html.includes('gets a quota alert')));
+    await eventually(async () =>
+      channel(await h.state(), GENERAL).messages.find((m) => m.html.includes('gets a quota alert')),
+    );
     expect(channel(await h.state(), GENERAL).messages.some((m) => m.html.includes('Usage crossed'))).toBe(false);
     expect(await h.post('/playground/report', { usagePercent: 95 })).toEqual({ ok: true });
-    const alert = await eventually(async () => channel(await h.state(), GENERAL).messages.find((m) => m.html.includes('Usage crossed 90%')));
+    const alert = await eventually(async () =>
+      channel(await h.state(), GENERAL).messages.find((m) => m.html.includes('Usage crossed 90%')),
+    );
     expect(alert.html).toContain('95.0%');
   });
 });
@@ -239,8 +270,12 @@ describe('files and shortcuts', () => {
       body: Buffer.alloc(2048, 7),
     });
     const { file } = (await up.body.json()) as { file: { id: string } };
-    expect(await h.post('/playground/message', { channel: GENERAL, text: 'my voice', files: [file.id] })).toEqual({ ok: true });
-    const posted = await eventually(async () => channel(await h.state(), GENERAL).messages.find((m) => m.files.some((f) => f.id === file.id)));
+    expect(await h.post('/playground/message', { channel: GENERAL, text: 'my voice', files: [file.id] })).toEqual({
+      ok: true,
+    });
+    const posted = await eventually(async () =>
+      channel(await h.state(), GENERAL).messages.find((m) => m.files.some((f) => f.id === file.id)),
+    );
     const download = await request(`${h.base}/playground/files/${file.id}`);
     expect(Buffer.from(await download.body.arrayBuffer())).toEqual(Buffer.alloc(2048, 7));
     await h.post('/playground/shortcut', { channel: GENERAL, ts: posted.ts, callbackId: 'clone_voice_from_message' });

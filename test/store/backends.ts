@@ -31,14 +31,28 @@ export function storeBackends(redis: RedisTestContext, cluster?: RedisCluster): 
     {
       name: 'redis',
       create: (options = {}) =>
-        track(createStore({ ...options, redisUrl: redis.url, keyPrefix: `${redis.prefix}${++n}:`, secretsKey: randomBytes(32) })),
+        track(
+          createStore({
+            ...options,
+            redisUrl: redis.url,
+            keyPrefix: `${redis.prefix}${++n}:`,
+            secretsKey: randomBytes(32),
+          }),
+        ),
     },
   ];
   if (cluster) {
     backends.push({
       name: 'cluster',
       create: (options = {}) =>
-        track(createStore({ ...options, redisCluster: { nodes: cluster.seeds }, keyPrefix: `${redis.prefix}${++n}:`, secretsKey: randomBytes(32) })),
+        track(
+          createStore({
+            ...options,
+            redisCluster: { nodes: cluster.seeds },
+            keyPrefix: `${redis.prefix}${++n}:`,
+            secretsKey: randomBytes(32),
+          }),
+        ),
     });
   }
   return backends;
@@ -47,7 +61,11 @@ export function storeBackends(redis: RedisTestContext, cluster?: RedisCluster): 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Polls `condition` until it holds; throws with `what` after `timeoutMs`. */
-export async function waitFor(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 5_000): Promise<void> {
+export async function waitFor(
+  condition: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 5_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);

@@ -13,7 +13,12 @@ describe.each(backends)('ConversationRepo ($name)', ({ create }) => {
     expect(await conversations.threads(conv)).toEqual(new Map());
     await conversations.recordThread(conv, 'C1', '100.1', { customerName: 'Ann', campaignName: 'SMS' });
     await conversations.recordThread(conv, 'C2', '200.2', { customerName: 'Ann' });
-    expect(await conversations.threads(conv)).toEqual(new Map([['C1', '100.1'], ['C2', '200.2']]));
+    expect(await conversations.threads(conv)).toEqual(
+      new Map([
+        ['C1', '100.1'],
+        ['C2', '200.2'],
+      ]),
+    );
     expect(await conversations.findThread('T1', 'C2', '200.2')).toEqual({
       ...conv,
       channelId: 'C2',
@@ -33,7 +38,10 @@ describe.each(backends)('ConversationRepo ($name)', ({ create }) => {
     expect((await conversations.findThread('T1', 'C1', '1.1'))?.sessionId).toBe('sess-a');
     expect((await conversations.findThread('T1', 'C2', '2.2'))?.sessionId).toBeUndefined();
     await conversations.reportSession('T1', 'C1', '1.1', 'sess-b');
-    expect(await conversations.findThread('T1', 'C1', '1.1')).toMatchObject({ sessionId: 'sess-a', reportedSessionId: 'sess-b' });
+    expect(await conversations.findThread('T1', 'C1', '1.1')).toMatchObject({
+      sessionId: 'sess-a',
+      reportedSessionId: 'sess-b',
+    });
     await conversations.linkSession('T1', 'C1', '1.1', 'sess-b');
     const switched = await conversations.findThread('T1', 'C1', '1.1');
     expect(switched?.sessionId).toBe('sess-b');
@@ -68,11 +76,21 @@ describe.each(backends)('ConversationRepo thread replies ($name)', ({ create }) 
     const { conversations } = create();
     await conversations.recordThread(conv, 'C1', '1.1', {});
     expect(await conversations.findReply('T1', 'C1', '1.1', '1.5')).toBeNull();
-    const reply = { user: 'U1', text: 'On my way', state: 'sending' as const, attempts: 1, updatedAt: 1_700_000_000_000 };
+    const reply = {
+      user: 'U1',
+      text: 'On my way',
+      state: 'sending' as const,
+      attempts: 1,
+      updatedAt: 1_700_000_000_000,
+    };
     await conversations.saveReply('T1', 'C1', '1.1', '1.5', reply);
     expect(await conversations.findReply('T1', 'C1', '1.1', '1.5')).toEqual(reply);
     await conversations.saveReply('T1', 'C1', '1.1', '1.5', { ...reply, state: 'failed', noticeTs: '1.6' });
-    expect(await conversations.findReply('T1', 'C1', '1.1', '1.5')).toEqual({ ...reply, state: 'failed', noticeTs: '1.6' });
+    expect(await conversations.findReply('T1', 'C1', '1.1', '1.5')).toEqual({
+      ...reply,
+      state: 'failed',
+      noticeTs: '1.6',
+    });
     expect(await conversations.findReply('T2', 'C1', '1.1', '1.5')).toBeNull();
     expect(await conversations.findReply('T1', 'C1', '2.2', '1.5')).toBeNull();
     // Reply records live beside the thread's own fields without disturbing them.

@@ -21,7 +21,12 @@ describe('keys', () => {
   it('gives every queue key the {queue} hash tag, which user input cannot displace', () => {
     const keys = createKeys('p:');
     const firstTag = (key: string) => /\{([^}]*)\}/.exec(key)?.[1];
-    for (const key of [keys.queueStream(), keys.queueDedup('T{1}', '{d}'), keys.queueOrder('{o}'), keys.queueLease('{o}')]) {
+    for (const key of [
+      keys.queueStream(),
+      keys.queueDedup('T{1}', '{d}'),
+      keys.queueOrder('{o}'),
+      keys.queueLease('{o}'),
+    ]) {
       expect(firstTag(key)).toBe('queue');
       expect(key.match(/[{}]/g)).toEqual(['{', '}']);
     }

@@ -28,7 +28,10 @@ describe.each(backends)('EventQueue contract ($name)', ({ create }) => {
     expect((await queue.depth()).total).toBe(1);
 
     const seen: QueueEntry[] = [];
-    const consumer = queue.consume(sync((e: QueueEntry) => seen.push(e)), { consumer: 'w1', ...fast });
+    const consumer = queue.consume(
+      sync((e: QueueEntry) => seen.push(e)),
+      { consumer: 'w1', ...fast },
+    );
     await waitFor(() => seen.length === 1, 'the one entry');
     await waitFor(async () => (await queue.depth()).total === 0, 'the queue to drain');
     await consumer.stop();
@@ -45,12 +48,26 @@ describe.each(backends)('EventQueue contract ($name)', ({ create }) => {
     });
     const results = await Promise.all(calls);
     expect([results[49], results[99], results[139]]).toEqual(['duplicate', 'duplicate', 'duplicate']);
-    expect(results.slice(140)).toEqual(['queued', 'queued', 'queued', 'queued', 'queued', 'full', 'full', 'full', 'full', 'full']);
+    expect(results.slice(140)).toEqual([
+      'queued',
+      'queued',
+      'queued',
+      'queued',
+      'queued',
+      'full',
+      'full',
+      'full',
+      'full',
+      'full',
+    ]);
     expect(results.filter((r) => r === 'queued')).toHaveLength(150 - 3 - 5);
     expect((await queue.depth()).total).toBe(142);
 
     const seen: QueueEntry[] = [];
-    const consumer = queue.consume(sync((e: QueueEntry) => seen.push(e)), { consumer: 'w1', ...fast });
+    const consumer = queue.consume(
+      sync((e: QueueEntry) => seen.push(e)),
+      { consumer: 'w1', ...fast },
+    );
     await waitFor(() => seen.length === 142, 'every queued entry');
     await consumer.stop();
     for (const key of ['conv-a', 'conv-b']) {
@@ -75,7 +92,10 @@ describe.each(backends)('EventQueue contract ($name)', ({ create }) => {
     const before = Date.now();
     await queue.enqueueOnce('d1', event('conv-9', payload, 'T7'), 60_000);
     const seen: QueueEntry[] = [];
-    const consumer = queue.consume(sync((e: QueueEntry) => seen.push(e)), { consumer: 'w1', ...fast });
+    const consumer = queue.consume(
+      sync((e: QueueEntry) => seen.push(e)),
+      { consumer: 'w1', ...fast },
+    );
     await waitFor(() => seen.length === 1, 'the entry');
     await consumer.stop();
     expect(seen[0]).toMatchObject({ teamId: 'T7', orderKey: 'conv-9', payload, attempt: 1 });
@@ -132,15 +152,17 @@ describe.each(backends)('EventQueue contract ($name)', ({ create }) => {
     const running = new Set<string>();
     const by = new Map<string, number>();
     let overlap = false;
-    const handler = (name: string) => async ({ payload }: QueueEntry) => {
-      const { k, i } = payload as { k: string; i: number };
-      if (running.has(k)) overlap = true;
-      running.add(k);
-      await sleep(3);
-      running.delete(k);
-      done.set(k, [...(done.get(k) ?? []), i]);
-      by.set(name, (by.get(name) ?? 0) + 1);
-    };
+    const handler =
+      (name: string) =>
+      async ({ payload }: QueueEntry) => {
+        const { k, i } = payload as { k: string; i: number };
+        if (running.has(k)) overlap = true;
+        running.add(k);
+        await sleep(3);
+        running.delete(k);
+        done.set(k, [...(done.get(k) ?? []), i]);
+        by.set(name, (by.get(name) ?? 0) + 1);
+      };
     const c1 = queue.consume(handler('w1'), { consumer: 'w1', concurrency: 2, prefetch: 4, ...fast });
     const c2 = queue.consume(handler('w2'), { consumer: 'w2', concurrency: 2, prefetch: 4, ...fast });
     await waitFor(() => [...done.values()].reduce((n, d) => n + d.length, 0) === 30, 'all 30 entries', 10_000);
@@ -265,7 +287,10 @@ describe.each(backends)('EventQueue contract ($name)', ({ create }) => {
       { consumer: 'w1', ...fast },
     );
     await waitFor(() => runs.length === 1, 'w1 to start');
-    const other = queue.consume(sync(() => runs.push('w2')), { consumer: 'w2', ...fast });
+    const other = queue.consume(
+      sync(() => runs.push('w2')),
+      { consumer: 'w2', ...fast },
+    );
     await waitFor(() => finished, 'the slow handler');
     await sleep(250);
     await Promise.all([slow.stop(), other.stop()]);
@@ -291,7 +316,10 @@ describe.each(backends)('EventQueue contract ($name)', ({ create }) => {
     release();
     await stopping;
     expect(done).toEqual([0]);
-    const second = queue.consume(sync(({ payload }: QueueEntry) => done.push(Number(payload))), { consumer: 'w2', ...fast });
+    const second = queue.consume(
+      sync(({ payload }: QueueEntry) => done.push(Number(payload))),
+      { consumer: 'w2', ...fast },
+    );
     await waitFor(() => done.length === 6, 'w2 to take over', 5_000);
     await second.stop();
     expect(done).toEqual([0, 1, 2, 3, 4, 5]);
@@ -354,7 +382,11 @@ describe('takeover of a crashed consumer', () => {
   const LEASE_MS = 600;
   const crashCases: {
     name: string;
-    setup: () => Promise<{ queue: EventQueue; crash: () => Promise<number>; pendingFor: (c: string) => Promise<number> }>;
+    setup: () => Promise<{
+      queue: EventQueue;
+      crash: () => Promise<number>;
+      pendingFor: (c: string) => Promise<number>;
+    }>;
   }[] = [
     {
       name: 'redis',
@@ -366,7 +398,15 @@ describe('takeover of a crashed consumer', () => {
           queue: store.queue,
           crash: async () => {
             const reply = (await redis.redis.call(
-              'XREADGROUP', 'GROUP', 'workers', 'crashed', 'COUNT', 100, 'STREAMS', stream, '>',
+              'XREADGROUP',
+              'GROUP',
+              'workers',
+              'crashed',
+              'COUNT',
+              100,
+              'STREAMS',
+              stream,
+              '>',
             )) as [string, unknown[]][];
             // It was in the middle of the first entry of conv-A: its lease on the key outlives the claim.
             await redis.redis.set(keys.queueLease('conv-A'), 'crashed', 'PX', LEASE_MS);
@@ -388,7 +428,11 @@ describe('takeover of a crashed consumer', () => {
           queue,
           crash: async () => {
             const entries = await backend.openReader('crashed').readNew(100, 1);
-            await backend.tryStart('crashed', entries.find((e) => e.orderKey === 'conv-A')!, LEASE_MS);
+            await backend.tryStart(
+              'crashed',
+              entries.find((e) => e.orderKey === 'conv-A')!,
+              LEASE_MS,
+            );
             return entries.length;
           },
           pendingFor: async (consumer) => (await backend.openReader(consumer).readOwnPending()).length,
@@ -397,35 +441,42 @@ describe('takeover of a crashed consumer', () => {
     },
   ];
 
-  it.each(crashCases)('another consumer takes over its pending entries and handles all, in order ($name)', async ({ setup }) => {
-    const { queue, crash, pendingFor } = await setup();
-    for (let i = 0; i < 5; i++) {
-      await queue.enqueueOnce(`a${i}`, event('conv-A', i), 60_000);
-      await queue.enqueueOnce(`b${i}`, event('conv-B', i), 60_000);
-    }
-    const crashedAt = Date.now();
-    expect(await crash()).toBe(10);
-    expect(await pendingFor('crashed')).toBe(10);
+  it.each(crashCases)(
+    'another consumer takes over its pending entries and handles all, in order ($name)',
+    async ({ setup }) => {
+      const { queue, crash, pendingFor } = await setup();
+      for (let i = 0; i < 5; i++) {
+        await queue.enqueueOnce(`a${i}`, event('conv-A', i), 60_000);
+        await queue.enqueueOnce(`b${i}`, event('conv-B', i), 60_000);
+      }
+      const crashedAt = Date.now();
+      expect(await crash()).toBe(10);
+      expect(await pendingFor('crashed')).toBe(10);
 
-    const done = new Map<string, number[]>();
-    let firstOfA = 0;
-    const survivor = queue.consume(
-      sync(({ orderKey, payload }: QueueEntry) => {
-        if (orderKey === 'conv-A') firstOfA ||= Date.now();
-        done.set(orderKey, [...(done.get(orderKey) ?? []), Number(payload)]);
-      }),
-      { consumer: 'survivor', ...fast, claimIdleMs: 200 },
-    );
-    await waitFor(() => (done.get('conv-A')?.length ?? 0) + (done.get('conv-B')?.length ?? 0) === 10, 'the takeover', 5_000);
-    await survivor.stop();
-    expect(done.get('conv-A')).toEqual([0, 1, 2, 3, 4]);
-    expect(done.get('conv-B')).toEqual([0, 1, 2, 3, 4]);
-    // conv-A waited for the crashed consumer's lease to run out (no two handlers of one key at once).
-    expect(firstOfA - crashedAt).toBeGreaterThanOrEqual(LEASE_MS - 20);
-    expect(await pendingFor('crashed')).toBe(0);
-    expect(await queue.depth()).toEqual({ total: 0, pending: 0, lag: 0 });
-    await queue.close();
-  });
+      const done = new Map<string, number[]>();
+      let firstOfA = 0;
+      const survivor = queue.consume(
+        sync(({ orderKey, payload }: QueueEntry) => {
+          if (orderKey === 'conv-A') firstOfA ||= Date.now();
+          done.set(orderKey, [...(done.get(orderKey) ?? []), Number(payload)]);
+        }),
+        { consumer: 'survivor', ...fast, claimIdleMs: 200 },
+      );
+      await waitFor(
+        () => (done.get('conv-A')?.length ?? 0) + (done.get('conv-B')?.length ?? 0) === 10,
+        'the takeover',
+        5_000,
+      );
+      await survivor.stop();
+      expect(done.get('conv-A')).toEqual([0, 1, 2, 3, 4]);
+      expect(done.get('conv-B')).toEqual([0, 1, 2, 3, 4]);
+      // conv-A waited for the crashed consumer's lease to run out (no two handlers of one key at once).
+      expect(firstOfA - crashedAt).toBeGreaterThanOrEqual(LEASE_MS - 20);
+      expect(await pendingFor('crashed')).toBe(0);
+      expect(await queue.depth()).toEqual({ total: 0, pending: 0, lag: 0 });
+      await queue.close();
+    },
+  );
 });
 
 describe('redis queue specifics', () => {
@@ -433,13 +484,29 @@ describe('redis queue specifics', () => {
     const store = backends[1]!.create();
     const { keys } = store;
     // What an earlier version left behind: one stream for every team, its group, the key's order list.
-    const old = await redis.redis.xadd(keys.queueStream(), '*', 'teamId', 'T1', 'orderKey', 'o', 'payload', '"old"', 'enqueuedAt', String(Date.now()), 'dedupKey', 'old');
+    const old = await redis.redis.xadd(
+      keys.queueStream(),
+      '*',
+      'teamId',
+      'T1',
+      'orderKey',
+      'o',
+      'payload',
+      '"old"',
+      'enqueuedAt',
+      String(Date.now()),
+      'dedupKey',
+      'old',
+    );
     await redis.redis.call('XGROUP', 'CREATE', keys.queueStream(), 'workers', '0');
     await redis.redis.rpush(keys.queueOrder('o'), old!);
     await store.queue.enqueueOnce('early', event('o', 'early'), 60_000);
     expect(await store.queue.depth()).toEqual({ total: 2, pending: 0, lag: 2 });
     const seen: unknown[] = [];
-    const consumer = store.queue.consume(sync(({ payload }: QueueEntry) => seen.push(payload)), { consumer: 'w1', ...fast });
+    const consumer = store.queue.consume(
+      sync(({ payload }: QueueEntry) => seen.push(payload)),
+      { consumer: 'w1', ...fast },
+    );
     await waitFor(() => seen.length === 2, 'both entries');
     await consumer.stop();
     expect(seen).toEqual(['old', 'early']);
@@ -506,7 +573,11 @@ describe('redis queue specifics', () => {
   });
 
   it('fails to enqueue (instead of answering success) when Redis is unreachable', async () => {
-    const store = createStore({ redisUrl: 'redis://127.0.0.1:1', secretsKey: Buffer.alloc(32, 1), keyPrefix: `${redis.prefix}down:` });
+    const store = createStore({
+      redisUrl: 'redis://127.0.0.1:1',
+      secretsKey: Buffer.alloc(32, 1),
+      keyPrefix: `${redis.prefix}down:`,
+    });
     try {
       await expect(store.queue.enqueueOnce('x', event('o', 1), 60_000)).rejects.toThrow();
       await expect(store.ping()).rejects.toThrow();
@@ -520,13 +591,19 @@ describe('redis queue specifics', () => {
     // Its team's stream is not a stream: Redis answers WRONGTYPE for this one event, before writing anything.
     await redis.redis.set(store.keys.queueTeamStream('T-broken'), 'not a stream');
     const results = await Promise.allSettled(
-      Array.from({ length: 10 }, (_, i) => store.queue.enqueueOnce(`e${i}`, event(`o-${i}`, i, i === 4 ? 'T-broken' : 'T1'), 60_000)),
+      Array.from({ length: 10 }, (_, i) =>
+        store.queue.enqueueOnce(`e${i}`, event(`o-${i}`, i, i === 4 ? 'T-broken' : 'T1'), 60_000),
+      ),
     );
     expect(results[4]!.status).toBe('rejected');
     expect(String((results[4] as PromiseRejectedResult).reason)).toContain('WRONGTYPE');
-    for (const [i, r] of results.entries()) if (i !== 4) expect(r, `event ${i}`).toEqual({ status: 'fulfilled', value: 'queued' });
+    for (const [i, r] of results.entries())
+      if (i !== 4) expect(r, `event ${i}`).toEqual({ status: 'fulfilled', value: 'queued' });
     const seen: number[] = [];
-    const consumer = store.queue.consume(sync((e: QueueEntry) => void seen.push(e.payload as number)), { consumer: 'w1', ...fast });
+    const consumer = store.queue.consume(
+      sync((e: QueueEntry) => void seen.push(e.payload as number)),
+      { consumer: 'w1', ...fast },
+    );
     await waitFor(() => seen.length === 9, 'the nine other events');
     await sleep(100);
     await consumer.stop();

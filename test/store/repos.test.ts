@@ -212,7 +212,9 @@ describe.each(backends)('RouteRepo ($name)', ({ create }) => {
     const failed = { ...route('c1', 'call_completed', 'C1'), filters: { status: ['failed', 'busy'], minMs: 90_000 } };
     expect(await routes.add(failed)).toBe(true);
     expect(await routes.add({ ...failed, filters: { minMs: 90_000, status: ['busy', 'failed', 'busy'] } })).toBe(false);
-    expect(await routes.listForTeam('T1')).toEqual([{ ...failed, filters: { status: ['busy', 'failed'], minMs: 90_000 } }]);
+    expect(await routes.listForTeam('T1')).toEqual([
+      { ...failed, filters: { status: ['busy', 'failed'], minMs: 90_000 } },
+    ]);
 
     const agentOnly = { ...route('c1', 'call_completed', 'C1'), filters: { agent: ['agent-7'] } };
     expect(await routes.add(agentOnly)).toBe(true);
@@ -284,7 +286,9 @@ describe.each(backends)('Cache ($name)', ({ create }) => {
     await cache.remember('k:undef', 1_000, unknown);
     expect(unknownCalls).toBe(2);
 
-    await expect(cache.remember('k:fail', 1_000, () => Promise.reject(new Error('slack down')))).rejects.toThrow('slack down');
+    await expect(cache.remember('k:fail', 1_000, () => Promise.reject(new Error('slack down')))).rejects.toThrow(
+      'slack down',
+    );
     expect(await cache.remember('k:fail', 1_000, () => Promise.resolve('ok'))).toBe('ok');
   });
 

@@ -89,7 +89,9 @@ describe('SecretBox', () => {
 
   it('does not show its key when inspected or serialized', async () => {
     const key = randomBytes(32);
-    const shown = JSON.stringify(new SecretBox(key)) + (await import('node:util')).inspect(new SecretBox(key), { showHidden: true, depth: 5 });
+    const shown =
+      JSON.stringify(new SecretBox(key)) +
+      (await import('node:util')).inspect(new SecretBox(key), { showHidden: true, depth: 5 });
     expect(shown).not.toContain(key.toString('hex'));
     expect(shown).not.toContain(key.toString('base64'));
   });

@@ -46,7 +46,10 @@ describe.each(['memory', 'redis', 'cluster'] as const)('timers (%s)', (backend) 
     const [a, b] = replicas(backend, clock);
     const fired: string[] = [];
     const [ta, tb] = [timersOn(a), timersOn(b)];
-    for (const [name, t] of [['a', ta], ['b', tb]] as const) {
+    for (const [name, t] of [
+      ['a', ta],
+      ['b', tb],
+    ] as const) {
       t.on('digest', (timer, now) => {
         fired.push(`${name}:${timer.id}@${timer.dueAt}`);
         return Promise.resolve(now + 60_000);

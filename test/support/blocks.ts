@@ -34,7 +34,8 @@ function blocksOf(blocks: unknown): Block[] {
 function actionsOf(block: Block): BlockElement[] {
   const candidates = [...(Array.isArray(block.elements) ? block.elements : []), block.accessory, block.element];
   return candidates.filter(
-    (e): e is BlockElement => typeof e === 'object' && e !== null && typeof (e as { action_id?: unknown }).action_id === 'string',
+    (e): e is BlockElement =>
+      typeof e === 'object' && e !== null && typeof (e as { action_id?: unknown }).action_id === 'string',
   );
 }
 

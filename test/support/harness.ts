@@ -61,13 +61,18 @@ export interface Harness {
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
   const platform = opts.fakes?.platform ?? (await startFakePlatform());
   const slack =
-    opts.fakes?.slack ?? (await startFakeSlack({ teamId: TEAM_ID, ...(opts.oauth ? { oauthClient: OAUTH_CLIENT } : {}), ...opts.slack }));
+    opts.fakes?.slack ??
+    (await startFakeSlack({ teamId: TEAM_ID, ...(opts.oauth ? { oauthClient: OAUTH_CLIENT } : {}), ...opts.slack }));
   slack.addUser({ id: ADMIN_ID, name: 'ada', real_name: 'Ada Admin', is_admin: true });
   slack.addUser({ id: MEMBER_ID, name: 'max', real_name: 'Max Member' });
 
   const env: Record<string, string> = {
     ...(opts.oauth
-      ? { SLACK_CLIENT_ID: OAUTH_CLIENT.clientId, SLACK_CLIENT_SECRET: OAUTH_CLIENT.clientSecret, SLACK_STATE_SECRET: STATE_SECRET }
+      ? {
+          SLACK_CLIENT_ID: OAUTH_CLIENT.clientId,
+          SLACK_CLIENT_SECRET: OAUTH_CLIENT.clientSecret,
+          SLACK_STATE_SECRET: STATE_SECRET,
+        }
       : { SLACK_BOT_TOKEN: slack.botToken }),
     ...(opts.socketMode ? { SLACK_APP_TOKEN: slack.appToken } : { SLACK_SIGNING_SECRET: SIGNING_SECRET }),
     SLACK_API_URL: slack.apiUrl,
@@ -76,9 +81,13 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     PORT: opts.socketMode ? String(await freePort()) : '0',
     LOG_LEVEL: 'debug',
     // In OAuth mode the default key serves exactly one workspace: the harness's own.
-    ...(opts.defaultApiKey === false ? {} : { CAMPAIGN_API_KEY: platform.apiKey, ...(opts.oauth ? { CAMPAIGN_API_KEY_TEAM: TEAM_ID } : {}) }),
+    ...(opts.defaultApiKey === false
+      ? {}
+      : { CAMPAIGN_API_KEY: platform.apiKey, ...(opts.oauth ? { CAMPAIGN_API_KEY_TEAM: TEAM_ID } : {}) }),
     ...(opts.redisUrl ? { REDIS_URL: opts.redisUrl, SECRETS_KEY: randomBytes(32).toString('base64') } : {}),
-    ...(opts.redisClusterNodes ? { REDIS_CLUSTER_NODES: opts.redisClusterNodes, SECRETS_KEY: randomBytes(32).toString('base64') } : {}),
+    ...(opts.redisClusterNodes
+      ? { REDIS_CLUSTER_NODES: opts.redisClusterNodes, SECRETS_KEY: randomBytes(32).toString('base64') }
+      : {}),
     ...opts.env,
   };
   const parsed = parseConfig(env);
@@ -91,10 +100,19 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       done();
     },
   });
-  const bot = createBot(parsed.config, { logDestination, keyPrefix: opts.keyPrefix ?? `test:${randomUUID()}:`, ...opts.bot });
+  const bot = createBot(parsed.config, {
+    logDestination,
+    keyPrefix: opts.keyPrefix ?? `test:${randomUUID()}:`,
+    ...opts.bot,
+  });
   const { port } = await bot.start();
   const url = `http://127.0.0.1:${port}`;
-  const signer = new SlackSigner({ signingSecret: SIGNING_SECRET, url: `${url}/slack/events`, teamId: TEAM_ID, fake: slack });
+  const signer = new SlackSigner({
+    signingSecret: SIGNING_SECRET,
+    url: `${url}/slack/events`,
+    teamId: TEAM_ID,
+    fake: slack,
+  });
   const socket = opts.socketMode ? new SocketModeDriver({ fake: slack, teamId: TEAM_ID }) : undefined;
 
   return {
@@ -114,4 +132,3 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     },
   };
 }
-

@@ -4,9 +4,30 @@
  * goes into the card's thread: as a message when it fits one section, as a text file when it does not.
  */
 import { clockDuration } from '../../format/numbers.js';
-import { LIMITS, actions, button, context, fields, message, section, type KnownBlock, type MessagePayload } from '../../slack/blocks.js';
+import {
+  LIMITS,
+  actions,
+  button,
+  context,
+  fields,
+  message,
+  section,
+  type KnownBlock,
+  type MessagePayload,
+} from '../../slack/blocks.js';
 import type { CallCompleted } from '../events.js';
-import { campaignLabel, code, customerLabel, customerPlain, dotted, escapeWithin, httpsUrl, inline, orDash, when } from '../../slack/text.js';
+import {
+  campaignLabel,
+  code,
+  customerLabel,
+  customerPlain,
+  dotted,
+  escapeWithin,
+  httpsUrl,
+  inline,
+  orDash,
+  when,
+} from '../../slack/text.js';
 
 /** action_id of the Recording link button (Slack still sends a block action for link buttons; we ack it). */
 export const RECORDING_ACTION = 'call_recording_open';
@@ -41,7 +62,8 @@ export function renderCallCompleted(e: CallCompleted): MessagePayload {
     ]),
   ];
   const summary = e.callSummary?.trim();
-  if (summary) blocks.push(section(`${SUMMARY_LABEL}${escapeWithin(summary, LIMITS.sectionText - SUMMARY_LABEL.length)}`));
+  if (summary)
+    blocks.push(section(`${SUMMARY_LABEL}${escapeWithin(summary, LIMITS.sectionText - SUMMARY_LABEL.length)}`));
   const recording = httpsUrl(e.audioUrl);
   if (recording) blocks.push(actions([button('▶️ Recording', RECORDING_ACTION, { url: recording })]));
   const transcript = e.callTranscript?.trim() ? 'transcript in the thread' : undefined;

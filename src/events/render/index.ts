@@ -9,10 +9,8 @@ import { renderSessionCompleted } from './session-completed.js';
 import { renderAgentLine, renderCustomerLine } from './messages.js';
 
 export { renderCallStarted } from './call-started.js';
-export { RECORDING_ACTION,  renderCallCompleted, renderTranscript } from './call-completed.js';
-;
-;
-export {  renderAgentLine, renderCustomerLine } from './messages.js';
+export { RECORDING_ACTION, renderCallCompleted, renderTranscript } from './call-completed.js';
+export { renderAgentLine, renderCustomerLine } from './messages.js';
 
 /**
  * The post of a known event: for calls the channel post (call_completed: the card; its transcript is rendered
@@ -40,7 +38,9 @@ export const SAMPLE_MARKER_BLOCK = 'sample_marker';
 export function markAsSample(payload: MessagePayload, trigger: string): MessagePayload {
   return message(`[Sample] ${payload.text}`, [
     {
-      ...context(`🧪 *Sample* \`${trigger}\` event from the platform — this is how it will look in subscribed channels. Not a real ${trigger.startsWith('call') ? 'call' : 'message'}.`),
+      ...context(
+        `🧪 *Sample* \`${trigger}\` event from the platform — this is how it will look in subscribed channels. Not a real ${trigger.startsWith('call') ? 'call' : 'message'}.`,
+      ),
       block_id: SAMPLE_MARKER_BLOCK,
     },
     ...payload.blocks,

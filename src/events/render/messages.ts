@@ -18,13 +18,18 @@ function body(content: string | undefined): string {
 export function renderCustomerLine(e: MessageReceived): MessagePayload {
   const name = inline(e.customerName, 100) ?? inline(e.customerNumber, 40) ?? 'Customer';
   const meta = dotted('customer', when(e.receivedAt));
-  return message(`${name}: ${inline(e.messageContent, 200) ?? '(empty)'}`, [section(`💬 *${name}*${body(e.messageContent)}`), context(meta)]);
+  return message(`${name}: ${inline(e.messageContent, 200) ?? '(empty)'}`, [
+    section(`💬 *${name}*${body(e.messageContent)}`),
+    context(meta),
+  ]);
 }
 
 /** The agent's (AI or platform-side human) message in the conversation's thread. */
 export function renderAgentLine(e: MessageSent): MessagePayload {
   const name = inline(e.agentName, 100) ?? 'Agent';
   const meta = dotted('agent', when(e.sentAt));
-  return message(`🤖 ${name}: ${inline(e.messageContent, 200) ?? '(empty)'}`, [section(`🤖 *${name}*${body(e.messageContent)}`), context(meta)]);
+  return message(`🤖 ${name}: ${inline(e.messageContent, 200) ?? '(empty)'}`, [
+    section(`🤖 *${name}*${body(e.messageContent)}`),
+    context(meta),
+  ]);
 }
-

@@ -89,7 +89,7 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
  * One consumer: reads entries, runs the handler per orderKey in order, retries, dead-letters, keeps its
  * entries alive with heartbeats and takes over entries of consumers that went silent.
  */
-export class QueueConsumer implements Consumer {
+class QueueConsumer implements Consumer {
   readonly name: string;
   private readonly settings: Settings;
   private readonly reader: QueueReader;

@@ -32,21 +32,11 @@ export const AUDIO_FILETYPES = [
   'amr',
   'webm',
 ] as const;
-/** Slack `filetype`s that are audio whatever the mimetype says (Slack sometimes reports octet-stream). */
-const AUDIO_SLACK_FILETYPES = new Set<string>([
-  'mp3',
-  'wav',
-  'm4a',
-  'ogg',
-  'oga',
-  'opus',
-  'flac',
-  'aac',
-  'aiff',
-  'aif',
-  'wma',
-  'amr',
-]);
+/**
+ * Slack `filetype`s that are audio whatever the mimetype says (Slack sometimes reports octet-stream); not
+ * webm, which may as well be a video.
+ */
+const AUDIO_SLACK_FILETYPES = new Set<string>(AUDIO_FILETYPES.filter((type) => type !== 'webm'));
 
 export const slackFileSchema = z.looseObject({
   id: z.string().min(1),

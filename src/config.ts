@@ -1,5 +1,5 @@
 /**
- * The runtime contract of ../shared/PRODUCT.md, parsed once at start.
+ * The runtime contract of PRODUCT.md (› Runtime contract), parsed once at start.
  *
  * This is the only module that reads `process.env`. Everything else receives a typed `Config`.
  * A bad or missing value produces one readable line per problem — the variable name and what is

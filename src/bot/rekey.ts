@@ -21,9 +21,9 @@ export interface RekeyOptions {
 export async function runRekey(env: Env, write: (line: string) => void, options: RekeyOptions = {}): Promise<number> {
   const parsed = parseConfig(env);
   const problems = parsed.ok ? [] : [...parsed.problems];
-  if (!env.REDIS_URL?.trim())
+  if (parsed.ok && !parsed.config.redisUrl && !parsed.config.redisCluster)
     problems.push(
-      'REDIS_URL: required: rekey rewrites the secrets the bot stores in Redis (in-memory mode keeps none across restarts)',
+      'REDIS_URL: required (or REDIS_CLUSTER_NODES): rekey rewrites the secrets the bot stores in Redis (in-memory mode keeps none across restarts)',
     );
   if (!parsed.ok || problems.length > 0) {
     write(`rekey: configuration is incomplete (${problems.length} problem${problems.length === 1 ? '' : 's'}):`);

@@ -2,8 +2,8 @@
  * `/campaign digest <daily|weekly|off> [campaignId|*] [at HH:MM] [tz Area/City]`, `digest now`, `digest`:
  * a summary card in this channel on a schedule (admins), or at once; alone, this channel's schedule (all).
  *
- * Setting a schedule posts a notice in the channel first — the membership check (the manifest has no
- * channels:read): when the bot is not in the channel, nothing is scheduled.
+ * Setting a schedule posts a notice in the channel first — the membership check (one call, and true of
+ * private channels too): when the bot is not in the channel, nothing is scheduled.
  */
 import { campaignIdProblem } from '../events/subscription-text.js';
 import { ALL_CAMPAIGNS, DIGEST_CADENCES, type DigestCadence, type DigestSchedule } from '../store/index.js';

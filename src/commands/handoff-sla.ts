@@ -13,7 +13,7 @@ const MAX_MINUTES = 7 * 24 * 60;
 
 export const handoffSla: Subcommand = {
   name: 'handoff-sla',
-  usage: 'handoff-sla <minutes> [@user-group]',
+  usage: 'handoff-sla [<minutes> [@user-group|none]]',
   summary: 'how long customers in this channel wait before a nudge, and who is nudged',
   admin: true,
   args: { min: 0, max: 2 },

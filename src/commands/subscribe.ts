@@ -6,8 +6,8 @@
  *
  * Order of work, so that a failure leaves nothing half-made:
  * 1. checks that need no I/O (event names, PUBLIC_URL), then what is already routed here;
- * 2. the confirmation post in the channel — which is also the membership check (the manifest has no
- *    channels:read): `not_in_channel` → ask for `/invite @Campaign`, nothing stored, nothing subscribed;
+ * 2. the confirmation post in the channel — which is also the membership check (one call, and true of
+ *    private channels too): `not_in_channel` → ask for `/invite @Campaign`, nothing stored, nothing subscribed;
  * 3. per event: the platform subscription (skipped when another channel's route already needs it), then
  *    the route. A failure stops there; the confirmation is corrected (or removed) to say only what is true.
  */

@@ -68,7 +68,17 @@ export function duplicateConnection(client: RedisClient): RedisClient {
     : client.duplicate({ enableAutoPipelining: false });
 }
 
-/** The connections a full key scan must walk: every master of a cluster, or the one Redis. */
-export function scanTargets(client: RedisClient): Redis[] {
-  return client instanceof Cluster ? client.nodes('master') : [client];
+/**
+ * The connections a full key scan must walk: every master of a cluster, or the one Redis. A cluster client
+ * knows its masters only once it has loaded the slot map, so this waits for that first.
+ */
+export async function scanTargets(client: RedisClient): Promise<Redis[]> {
+  if (!(client instanceof Cluster)) return [client];
+  if (client.status !== 'ready') {
+    await new Promise<void>((resolve, reject) => {
+      client.once('ready', resolve);
+      client.once('end', () => reject(new Error('the Redis Cluster connection ended before it was ready')));
+    });
+  }
+  return client.nodes('master');
 }

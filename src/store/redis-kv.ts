@@ -93,7 +93,7 @@ export class RedisKeyValueStore implements KeyValueStore {
     const found = new Set<string>();
     // SCAN may return a key twice; MATCH is a glob, so the prefix's own glob characters are escaped.
     const match = `${prefix.replace(/[*?[\]\\]/g, '\\$&')}*`;
-    for (const node of scanTargets(this.redis)) {
+    for (const node of await scanTargets(this.redis)) {
       let cursor = '0';
       do {
         const [next, batch] = await node.scan(cursor, 'MATCH', match, 'COUNT', 1000);

@@ -6,7 +6,7 @@
 import type { Bot } from '../src/bot/compose.js';
 import { DIGEST_TIMER, QUOTA_TIMER, timerId } from '../src/digests/index.js';
 import type { FakePlatform } from '../fakes/platform/index.js';
-import type { Outcome } from './session.js';
+import type { Outcome } from './page-api.js';
 
 export class PlaygroundReports {
   constructor(

@@ -26,7 +26,8 @@ import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CustomRoute } from '@slack/bolt';
 import { z } from 'zod';
-import { PlaygroundInputError, type Outcome, type PlaygroundSession } from './session.js';
+import type { Outcome } from './page-api.js';
+import { PlaygroundInputError, type PlaygroundSession } from './session.js';
 import { SIMULATED_TRIGGERS } from './simulate.js';
 
 /** What Bolt hands a custom route: the request with its `:params`. */
@@ -45,6 +46,8 @@ const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 const ASSETS: Record<string, string> = {
   'app.js': 'text/javascript; charset=utf-8',
   'dom.js': 'text/javascript; charset=utf-8',
+  'simulator.js': 'text/javascript; charset=utf-8',
+  'uploads.js': 'text/javascript; charset=utf-8',
   'app.css': 'text/css; charset=utf-8',
 };
 

@@ -20,6 +20,7 @@ import type {
 import type { PlaygroundReports } from './reports.js';
 import { SIMULATED_TRIGGERS, simulate, SimulatorMemory, type SimulateInput, type SimulateResult } from './simulate.js';
 import { buildStateValues, type RawValues } from './view-state.js';
+import type { ActionInput, Outcome, PageChannel, PageMessage, PageModal, PageState } from './page-api.js';
 
 /** The person at the page: a workspace admin, so every subcommand can be tried. */
 export const PLAYGROUND_USER: SlackUser = {
@@ -46,97 +47,6 @@ const SEED_SUBSCRIPTIONS: ReadonlyArray<{ channel: string; text: string }> = [
 const MESSAGE_SHORTCUTS: ReadonlyArray<{ callbackId: string; name: string }> = [
   { callbackId: 'clone_voice_from_message', name: 'Clone voice from files' },
 ];
-
-export interface Outcome {
-  ok: boolean;
-  /** What went wrong, in words for the page. */
-  error?: string;
-  /** Field errors to show on the open modal (block id → message). */
-  errors?: Record<string, string>;
-  simulation?: SimulateResult;
-  file?: { id: string; name: string; size: number };
-}
-
-export type ActionInput =
-  | {
-      container: 'message';
-      channel: string;
-      ts: string;
-      ephemeral: boolean;
-      threadTs?: string;
-      actionId: string;
-      blockId?: string;
-      value?: string;
-      selected?: string[];
-    }
-  | {
-      container: 'view';
-      viewId: string;
-      actionId: string;
-      blockId?: string;
-      value?: string;
-      selected?: string[];
-      values?: RawValues;
-    };
-
-interface PageFile {
-  id: string;
-  name: string;
-  size: number;
-  type: string;
-}
-
-export interface PageMessage {
-  ts: string;
-  threadTs?: string;
-  author: string;
-  authorKind: 'bot' | 'user';
-  /** Rendered, escaped HTML of the message body. */
-  html: string;
-  files: PageFile[];
-  reactions: Array<{ name: string; emoji: string; count: number }>;
-  replyCount: number;
-  ephemeral: boolean;
-  edited: boolean;
-}
-
-export interface PageChannel {
-  id: string;
-  name: string;
-  purpose: string;
-  messages: PageMessage[];
-  /** Thread replies by parent ts. */
-  threads: Record<string, PageMessage[]>;
-}
-
-export interface PageModal {
-  id: string;
-  title: string;
-  submit?: string;
-  close: string;
-  body: string;
-  depth: number;
-  errors: Record<string, string>;
-}
-
-export interface PageState {
-  version: string;
-  workspace: { name: string; you: { id: string; name: string }; bot: { name: string } };
-  channels: PageChannel[];
-  modal: PageModal | null;
-  home: { id: string; html: string } | null;
-  shortcuts: ReadonlyArray<{ callbackId: string; name: string }>;
-  simulator: {
-    triggers: readonly string[];
-    campaigns: Array<{ id: string; name: string; type: string }>;
-    sessions: Array<{ id: string; campaignId: string; handoff: boolean }>;
-    subscriptions: Array<{ triggerName: string; campaignId: string }>;
-    humanResponses: Array<{ sessionId: string; message: string; agentId?: string }>;
-    requests: string[];
-    apiKey: string;
-    last?: SimulateResult;
-  };
-}
 
 const ACK_DEADLINE_MS = 3000;
 

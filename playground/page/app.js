@@ -1,6 +1,7 @@
 // @ts-check
 /**
- * The playground page's script (plain JS modules, type-checked by tsc with ./tsconfig.json; helpers in dom.js).
+ * The playground page's script (plain JS modules, type-checked by tsc with ./tsconfig.json; DOM helpers in dom.js,
+ * the Simulate panel in simulator.js, file uploads in uploads.js).
  *
  * It polls GET /playground/state and draws what the bot did in the Slack stand-in; everything a person does
  * goes back through the small JSON API, which signs it like Slack and sends it to the bot's real routes.
@@ -44,6 +45,8 @@ import {
   showFieldErrors,
   toast,
 } from './dom.js';
+import { pickCampaignFor, renderSimulator, showSimulation } from './simulator.js';
+import { upload, uploadInto } from './uploads.js';
 
 const POLL_MS = 400;
 
@@ -87,32 +90,6 @@ async function api(path, body) {
   }
 }
 
-/**
- * Uploads one file into the Slack stand-in.
- * @param {File} file
- * @returns {Promise<{ id: string, name: string } | undefined>}
- */
-async function upload(file) {
-  const q = new URLSearchParams({ name: file.name, type: file.type });
-  try {
-    const res = await fetch(`/playground/upload?${q}`, {
-      method: 'POST',
-      headers: { 'x-playground': '1' },
-      body: file,
-    });
-    /** @type {Outcome} */
-    const outcome = await res.json();
-    if (!outcome.ok || !outcome.file) {
-      toast(outcome.error ?? `Could not upload ${file.name}.`, true);
-      return undefined;
-    }
-    return { id: outcome.file.id, name: outcome.file.name };
-  } catch {
-    toast(`Could not upload ${file.name}.`, true);
-    return undefined;
-  }
-}
-
 // ------------------------------------------------------------------------------------------------ state
 
 async function poll() {
@@ -143,7 +120,7 @@ function render() {
   renderChannelList(state);
   renderMain(state);
   renderThread(state);
-  renderSimulator(state);
+  renderSimulator(state.simulator);
   renderModal(state.modal);
 }
 
@@ -226,107 +203,6 @@ function renderThread(state) {
     `<div class="thread-divider">${replies.length} ${replies.length === 1 ? 'reply' : 'replies'}</div>` +
     replies.map((m) => messageHtml(m, channel.id, true)).join('');
   replaceScrolled(list, html);
-}
-
-/** @param {PageState} state */
-function renderSimulator(state) {
-  const sim = state.simulator;
-  const trigger = byId('sim-trigger', HTMLSelectElement);
-  const campaign = byId('sim-campaign', HTMLSelectElement);
-  if (trigger.options.length === 0) {
-    trigger.innerHTML = sim.triggers
-      .map((t) => `<option value="${esc(t)}">${esc(TRIGGER_LABELS[t] ?? t)}</option>`)
-      .join('');
-    trigger.value = 'message_received';
-  }
-  if (campaign.options.length !== sim.campaigns.length) {
-    campaign.innerHTML = sim.campaigns
-      .map((c) => `<option value="${esc(c.id)}">${esc(c.name)} (${esc(c.id)}, ${esc(c.type)})</option>`)
-      .join('');
-    pickCampaignFor(trigger.value);
-  }
-  const list = (/** @type {string} */ id, /** @type {string[]} */ items, /** @type {string} */ none) => {
-    const html = items.length ? items.map((i) => `<li>${i}</li>`).join('') : `<li class="muted">${esc(none)}</li>`;
-    const el = byId(id, HTMLUListElement);
-    if (el.dataset.html !== html) {
-      el.innerHTML = html;
-      el.dataset.html = html;
-    }
-  };
-  list(
-    'sim-sessions',
-    sim.sessions.map(
-      (s) =>
-        `<code>${esc(s.id)}</code> · ${esc(s.campaignId)} · ${s.handoff ? '<strong>in human handoff</strong>' : 'bot / closed'}`,
-    ),
-    'none',
-  );
-  list(
-    'sim-human',
-    sim.humanResponses.map(
-      (r) => `<code>${esc(r.sessionId)}</code>${r.agentId ? ` as ${esc(r.agentId)}` : ''}: ${esc(r.message)}`,
-    ),
-    'nothing yet — reply in a handoff thread',
-  );
-  list(
-    'sim-subscriptions',
-    sim.subscriptions.map((s) => `${esc(s.triggerName)} · campaign <code>${esc(s.campaignId)}</code>`),
-    'none — run /campaign subscribe',
-  );
-  list(
-    'sim-requests',
-    sim.requests
-      .slice()
-      .reverse()
-      .map((r) => esc(r)),
-    'none',
-  );
-  byId('sim-key', HTMLElement).textContent = sim.apiKey;
-}
-
-/** @type {Record<string, string>} */
-const TRIGGER_LABELS = {
-  call_started: '📞 Call started',
-  call_completed: '✅ Call completed',
-  message_received: '💬 Customer message (message_received)',
-  message_sent: '🤖 Agent message (message_sent)',
-  message_session_completed: '🏁 Chat session completed',
-};
-
-/** @param {string} trigger */
-function pickCampaignFor(trigger) {
-  const sim = ui.state?.simulator;
-  if (!sim) return;
-  const wanted = trigger.startsWith('call') ? 'outbound' : 'messages';
-  const found = sim.campaigns.find((c) => c.type === wanted);
-  if (found) byId('sim-campaign', HTMLSelectElement).value = found.id;
-  byId('sim-text-caption', HTMLSpanElement).textContent =
-    trigger === 'call_completed'
-      ? 'Call summary'
-      : trigger === 'message_received'
-        ? 'Customer message'
-        : trigger === 'message_sent'
-          ? 'Agent message'
-          : 'Text (not used by this event)';
-}
-
-/** @param {Simulation | undefined} result */
-function showSimulation(result) {
-  const box = byId('sim-result', HTMLDivElement);
-  if (!result) {
-    box.textContent = '';
-    return;
-  }
-  const lines = result.deliveries.map(
-    (d) =>
-      `<div class="${d.status >= 200 && d.status < 300 ? 'ok' : 'bad'}">POST ${esc(d.hook)} → ${esc(d.status)} <span class="muted mono">${esc(d.body)}</span></div>`,
-  );
-  if (result.problem) lines.push(`<div class="bad">${esc(result.problem)}</div>`);
-  if (result.sessionId)
-    lines.push(
-      `<div>Platform session: <code>${esc(result.sessionId)}</code> (use it in <strong>Link session</strong>)</div>`,
-    );
-  box.innerHTML = lines.join('');
 }
 
 // ------------------------------------------------------------------------------------------------ modal
@@ -613,7 +489,7 @@ function wire() {
   });
 
   byId('sim-trigger', HTMLSelectElement).addEventListener('change', (event) => {
-    if (event.target instanceof HTMLSelectElement) pickCampaignFor(event.target.value);
+    if (event.target instanceof HTMLSelectElement) pickCampaignFor(ui.state?.simulator, event.target.value);
   });
   byId('sim-digest', HTMLButtonElement).addEventListener(
     'click',
@@ -639,26 +515,6 @@ function wire() {
       fire.disabled = false;
     }
   });
-}
-
-/**
- * A modal's upload field: each picked file goes into the Slack stand-in; the field keeps their ids.
- * @param {HTMLInputElement} input
- */
-async function uploadInto(input) {
-  const files = [...(input.files ?? [])];
-  const max = Number(input.dataset.maxFiles ?? '10');
-  const listEl = input.parentElement?.querySelector('.bk-file-list');
-  if (listEl) listEl.textContent = `Uploading ${files.length} file${files.length === 1 ? '' : 's'}…`;
-  /** @type {{ id: string, name: string }[]} */
-  const done = [];
-  for (const file of files.slice(0, max)) {
-    const uploaded = await upload(file);
-    if (uploaded) done.push(uploaded);
-  }
-  input.dataset.fileIds = JSON.stringify(done.map((f) => f.id));
-  if (listEl) listEl.textContent = done.length ? `Uploaded: ${done.map((f) => f.name).join(', ')}` : '';
-  if (files.length > max) toast(`Slack takes at most ${max} files here; the first ${max} were kept.`, true);
 }
 
 wire();

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { PLAYGROUND_PUBLIC_URL } from '../../src/config.js';
-import type { PageChannel, PageState } from '../../playground/session.js';
+import type { PageChannel, PageState } from '../../playground/page-api.js';
 import { eventually, startTestPlayground, type PlaygroundHarness } from './support.js';
 
 const GENERAL = 'C0GENERAL01';
@@ -62,10 +62,16 @@ describe('start', () => {
     expect(page.statusCode).toBe(200);
     expect(page.headers['content-security-policy']).toContain("script-src 'self'");
     expect(await page.body.text()).toContain('PLAYGROUND MODE');
-    const js = await request(`${h.base}/playground/assets/app.js`);
-    expect(js.statusCode).toBe(200);
-    expect(js.headers['content-type']).toContain('javascript');
-    await js.body.text();
+    // The script and every module it imports, however deep (a module left unserved breaks the whole page).
+    const modules = ['app.js'];
+    for (const name of modules) {
+      const js = await request(`${h.base}/playground/assets/${name}`);
+      expect(js.statusCode, name).toBe(200);
+      expect(js.headers['content-type']).toContain('javascript');
+      for (const [, imported] of (await js.body.text()).matchAll(/^import [^;]*? from '\.\/([\w-]+\.js)';$/gm))
+        if (imported && !modules.includes(imported)) modules.push(imported);
+    }
+    expect(modules.sort()).toEqual(['app.js', 'dom.js', 'simulator.js', 'uploads.js']);
     const missing = await request(`${h.base}/playground/assets/..%2F..%2Fconfig.ts`);
     expect(missing.statusCode).toBe(404);
     await missing.body.text();

@@ -7,7 +7,7 @@ import { request } from 'undici';
 import type { PlaygroundModule } from '../../src/bot/playground-module.js';
 import * as playgroundModule from '../../playground/index.js';
 import { startPlayground, type RunningPlayground } from '../../playground/index.js';
-import type { Outcome, PageState } from '../../playground/session.js';
+import type { Outcome, PageState } from '../../playground/page-api.js';
 
 // main imports the playground by URL and types it with PlaygroundModule: this keeps the two in step.
 const _loadedByMain: PlaygroundModule = playgroundModule;

@@ -1,0 +1,164 @@
+/**
+ * The Redis event queue beyond the contract every backend keeps: streams left by earlier versions, hash
+ * slots (Redis Cluster), Redis being down or refusing one event, and what is left behind once entries finish.
+ */
+import { describe, expect, it } from 'vitest';
+import { createStore } from '../../src/store/index.js';
+import type { QueueEntry } from '../../src/store/index.js';
+import { hashSlot } from '../support/hash-slot.js';
+import { requireRedis } from '../support/redis.js';
+import { requireCluster } from '../support/redis-cluster.js';
+import { sleep, storeBackends, sync, waitFor } from './backends.js';
+
+const redis = await requireRedis();
+const backends = storeBackends(redis, await requireCluster());
+
+/** Fast settings for tests. */
+const fast = { blockMs: 50, claimIdleMs: 200, pollMs: 20, retryDelayMs: () => 20 } as const;
+
+const event = (orderKey: string, payload: unknown, teamId = 'T1') => ({ teamId, orderKey, payload });
+
+describe('redis queue specifics', () => {
+  it('reads entries queued before any consumer ran, also those left in the single stream of earlier versions, in order', async () => {
+    const store = backends[1]!.create();
+    const { keys } = store;
+    // What an earlier version left behind: one stream for every team, its group, the key's order list.
+    const old = await redis.redis.xadd(
+      keys.queueStream(),
+      '*',
+      'teamId',
+      'T1',
+      'orderKey',
+      'o',
+      'payload',
+      '"old"',
+      'enqueuedAt',
+      String(Date.now()),
+      'dedupKey',
+      'old',
+    );
+    await redis.redis.call('XGROUP', 'CREATE', keys.queueStream(), 'workers', '0');
+    await redis.redis.rpush(keys.queueOrder('o'), old!);
+    await store.queue.enqueueOnce('early', event('o', 'early'), 60_000);
+    expect(await store.queue.depth()).toEqual({ total: 2, pending: 0, lag: 2 });
+    const seen: unknown[] = [];
+    const consumer = store.queue.consume(
+      sync(({ payload }: QueueEntry) => seen.push(payload)),
+      { consumer: 'w1', ...fast },
+    );
+    await waitFor(() => seen.length === 2, 'both entries');
+    await consumer.stop();
+    expect(seen).toEqual(['old', 'early']);
+    expect(await store.queue.depth()).toEqual({ total: 0, pending: 0, lag: 0 });
+  });
+
+  it('keeps the dedup mark, the stream and the order list of a key in one hash slot', () => {
+    const { keys } = backends[1]!.create();
+    const tag = (key: string) => /\{([^}]+)\}/.exec(key)?.[1];
+    const slotKeys = [
+      keys.queueStream(),
+      keys.queueTeamStream('T{1}'),
+      keys.queueTeams(),
+      keys.queueBell(),
+      keys.queueDedup('T1', 'call_started:{x}'),
+      keys.queueOrder('T1:{weird}:conv'),
+      keys.queueLease('T1:conv'),
+      keys.queueAttempts(),
+      keys.queueDead(),
+      keys.queueDeadCounts(),
+    ];
+    expect(new Set(slotKeys.map(tag))).toEqual(new Set(['queue']));
+    expect(new Set(slotKeys.map(hashSlot)).size).toBe(1);
+  });
+
+  it('runs every multi-key script on keys of one hash slot (what Redis Cluster requires)', async () => {
+    const store = backends[1]!.create();
+    const monitor = await redis.redis.monitor();
+    const scripts: string[][] = [];
+    const end = `${redis.prefix}monitor-end:${Date.now()}`;
+    let ended = false;
+    monitor.on('monitor', (_time: string, args: string[]) => {
+      const command = args[0]?.toLowerCase();
+      if (command === 'get' && args[1] === end) ended = true;
+      if (command !== 'eval' && command !== 'evalsha' && command !== 'fcall') return;
+      const keys = args.slice(3, 3 + Number(args[2]));
+      if (keys.length > 1 && keys.every((k) => k.startsWith(redis.prefix))) scripts.push(keys);
+    });
+    try {
+      // Enqueue (two teams), start, fail and retry, dead-letter, complete, depth: every script the queue runs.
+      await store.queue.enqueueOnce('a', event('conv-a', 'fail-once', 'T1'), 60_000);
+      await store.queue.enqueueOnce('b', event('conv-b', 'always-fail', 'T2'), 60_000);
+      await store.queue.enqueueOnce('c', event('conv-a', 'ok', 'T1'), 60_000);
+      let failedOnce = false;
+      const consumer = store.queue.consume(
+        sync(({ payload }: QueueEntry) => {
+          if (payload === 'always-fail' || (payload === 'fail-once' && !failedOnce)) {
+            failedOnce = true;
+            throw new Error('handler failed');
+          }
+        }),
+        { consumer: 'w1', ...fast, maxAttempts: 2 },
+      );
+      await waitFor(async () => (await store.queue.depth()).total === 0, 'the queue to drain');
+      await consumer.stop();
+      expect((await store.queue.deadLetters()).count).toBe(1);
+      await redis.redis.get(end);
+      await waitFor(() => ended, 'the monitor to catch up');
+    } finally {
+      monitor.disconnect();
+    }
+    expect(scripts.length).toBeGreaterThanOrEqual(6);
+    for (const keys of scripts) expect(new Set(keys.map(hashSlot)), keys.join(' ')).toHaveProperty('size', 1);
+  });
+
+  it('fails to enqueue (instead of answering success) when Redis is unreachable', async () => {
+    const store = createStore({
+      redisUrl: 'redis://127.0.0.1:1',
+      secretsKey: Buffer.alloc(32, 1),
+      keyPrefix: `${redis.prefix}down:`,
+    });
+    try {
+      await expect(store.queue.enqueueOnce('x', event('o', 1), 60_000)).rejects.toThrow();
+      await expect(store.ping()).rejects.toThrow();
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('an event Redis refuses fails alone: the others arriving with it are queued, each once', async () => {
+    const store = backends[1]!.create();
+    // Its team's stream is not a stream: Redis answers WRONGTYPE for this one event, before writing anything.
+    await redis.redis.set(store.keys.queueTeamStream('T-broken'), 'not a stream');
+    const results = await Promise.allSettled(
+      Array.from({ length: 10 }, (_, i) =>
+        store.queue.enqueueOnce(`e${i}`, event(`o-${i}`, i, i === 4 ? 'T-broken' : 'T1'), 60_000),
+      ),
+    );
+    expect(results[4]!.status).toBe('rejected');
+    expect(String((results[4] as PromiseRejectedResult).reason)).toContain('WRONGTYPE');
+    for (const [i, r] of results.entries())
+      if (i !== 4) expect(r, `event ${i}`).toEqual({ status: 'fulfilled', value: 'queued' });
+    const seen: number[] = [];
+    const consumer = store.queue.consume(
+      sync((e: QueueEntry) => void seen.push(e.payload as number)),
+      { consumer: 'w1', ...fast },
+    );
+    await waitFor(() => seen.length === 9, 'the nine other events');
+    await sleep(100);
+    await consumer.stop();
+    expect(seen.sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 5, 6, 7, 8, 9]);
+    expect(await redis.redis.exists(store.keys.queueDedup('T-broken', 'e4'))).toBe(0);
+  });
+
+  it('removes finished entries from the stream and the pending list', async () => {
+    const store = backends[1]!.create();
+    for (let i = 0; i < 3; i++) await store.queue.enqueueOnce(`f${i}`, event('o', i), 60_000);
+    const consumer = store.queue.consume(() => Promise.resolve(), { consumer: 'w1', ...fast });
+    await waitFor(async () => (await store.queue.depth()).total === 0, 'the entries to finish');
+    await consumer.stop();
+    expect(await redis.redis.xlen(store.keys.queueTeamStream('T1'))).toBe(0);
+    expect(await redis.redis.exists(store.keys.queueTeams())).toBe(0);
+    expect(await redis.redis.exists(store.keys.queueOrder('o'))).toBe(0);
+    expect(await redis.redis.exists(store.keys.queueAttempts())).toBe(0);
+  });
+});

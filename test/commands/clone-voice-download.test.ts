@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { cloneFailure } from '../../src/commands/clone-voice.js';
 import {
   isSlackRedirectTarget,
@@ -20,52 +20,17 @@ import {
   slackFileStream,
 } from '../../src/slack/file-download.js';
 import { startFakeSlack } from '../fakes/slack.js';
-import { ADMIN_ID, startHarness, type Harness } from '../support/harness.js';
+import { ADMIN_ID, type Harness } from '../support/harness.js';
+import { CALLBACK, CAP, SHORTCUT, cloneVoiceBot, details } from './clone-voice-support.js';
 
-const CALLBACK = 'clone_voice_modal';
-const SHORTCUT = 'clone_voice_from_message';
-const CAP = 64 * 1024;
 const CHANNEL = 'C0VOICES001';
 
+const bot = cloneVoiceBot({ fileDownloads: 'cdn-redirect' });
+const { audio, finalAnswer } = bot;
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness({ bot: { voiceSampleMaxBytes: CAP }, slack: { fileDownloads: 'cdn-redirect' } });
+beforeAll(() => {
+  h = bot.h;
 });
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(() => {
-  h.platform.reset();
-  h.platform.resetState();
-  h.slack.reset();
-});
-afterEach(() => {
-  expect(h.slack.serverErrors).toEqual([]);
-});
-
-const text = (value: string) => ({ value: { type: 'plain_text_input', value } });
-const details = () => ({
-  name: text('Riley'),
-  language: text('en-US'),
-  gender: text('female'),
-  provider: text('elevenlabs'),
-});
-
-function audio(name: string, bytes: number) {
-  const data = randomBytes(bytes);
-  return { file: h.slack.addFile({ name, mimetype: name.endsWith('.wav') ? 'audio/wav' : 'audio/mpeg', data }), data };
-}
-
-async function finalAnswer(id: string): Promise<string> {
-  return h.slack.waitFor(
-    () =>
-      h.slack.responses
-        .filter((r) => r.id === id)
-        .map((r) => JSON.stringify(r.body))
-        .find((a) => a.includes('✅') || a.includes('❌')),
-    10_000,
-  );
-}
 
 /** Each download as Slack saw it: the file origin's 302 (with the token), then the CDN's 200 (without). */
 function downloadTrail() {

@@ -3,51 +3,19 @@
  * audio files, and on submit they are downloaded from the fake Slack and streamed to the fake platform.
  */
 import { randomBytes } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { SlackFile } from '../fakes/slack.js';
-import { ADMIN_ID, startHarness, type Harness } from '../support/harness.js';
+import { ADMIN_ID, type Harness } from '../support/harness.js';
+import { CALLBACK, CAP, SHORTCUT, cloneVoiceBot, details } from './clone-voice-support.js';
 
-const CALLBACK = 'clone_voice_modal';
-const SHORTCUT = 'clone_voice_from_message';
-const CAP = 64 * 1024;
 const CHANNEL = 'C0GENERAL01';
 
+const bot = cloneVoiceBot();
+const { audio, answers, finalAnswer } = bot;
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness({ bot: { voiceSampleMaxBytes: CAP } });
+beforeAll(() => {
+  h = bot.h;
 });
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(() => {
-  h.platform.reset();
-  h.platform.resetState();
-  h.slack.reset();
-});
-afterEach(() => {
-  expect(h.slack.serverErrors).toEqual([]);
-});
-
-const text = (value: string) => ({ value: { type: 'plain_text_input', value } });
-const details = () => ({
-  name: text('Riley'),
-  language: text('en-US'),
-  gender: text('female'),
-  provider: text('elevenlabs'),
-});
-
-function audio(name: string, bytes: number, mimetype = name.endsWith('.wav') ? 'audio/wav' : 'audio/mpeg') {
-  const data = randomBytes(bytes);
-  return { file: h.slack.addFile({ name, mimetype, data }), data };
-}
-
-function answers(id: string): string[] {
-  return h.slack.responses.filter((r) => r.id === id).map((r) => JSON.stringify(r.body));
-}
-
-async function finalAnswer(id: string): Promise<string> {
-  return h.slack.waitFor(() => answers(id).find((a) => a.includes('✅') || a.includes('❌')), 10_000);
-}
 
 describe('message shortcut “Clone voice from files”', () => {
   it('lists the message’s audio files, leaves out the others by name, and clones from them on submit', async () => {

@@ -6,46 +6,20 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_ID, MEMBER_ID, TEAM_ID, startHarness, type Harness } from '../support/harness.js';
+import { CALLBACK, CAP, SHORTCUT, cloneVoiceBot, details, text, upload } from './clone-voice-support.js';
 
-const CALLBACK = 'clone_voice_modal';
-const SHORTCUT = 'clone_voice_from_message';
-const CAP = 64 * 1024;
 const CHANNEL = 'C0GENERAL01';
 
+const bot = cloneVoiceBot();
+const { audio, answers, finalAnswer } = bot;
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness({ bot: { voiceSampleMaxBytes: CAP } });
-});
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(() => {
-  h.platform.reset();
-  h.platform.resetState();
-  h.slack.reset();
-});
-afterEach(() => {
-  expect(h.slack.serverErrors).toEqual([]);
+beforeAll(() => {
+  h = bot.h;
 });
 
 let seq = 0;
-const text = (value: string) => ({ value: { type: 'plain_text_input', value } });
-const upload = (files: unknown[]) => ({ value: { type: 'file_input', files } });
-const details = (extra: Record<string, Record<string, unknown>> = {}) => ({
-  name: text('Riley'),
-  language: text('en-US'),
-  gender: text('female'),
-  provider: text('elevenlabs'),
-  ...extra,
-});
-
-function audio(name: string, bytes: number, mimetype = name.endsWith('.wav') ? 'audio/wav' : 'audio/mpeg') {
-  const data = randomBytes(bytes);
-  return { file: h.slack.addFile({ name, mimetype, data }), data };
-}
-
 async function openFromCommand(userId = ADMIN_ID): Promise<string> {
   const id = `cv${++seq}`;
   const before = h.slack.views(CALLBACK).length;
@@ -53,14 +27,6 @@ async function openFromCommand(userId = ADMIN_ID): Promise<string> {
   expect(ack.status).toBe(200);
   await h.slack.waitFor(() => h.slack.views(CALLBACK).length > before);
   return id;
-}
-
-function answers(id: string): string[] {
-  return h.slack.responses.filter((r) => r.id === id).map((r) => JSON.stringify(r.body));
-}
-
-async function finalAnswer(id: string): Promise<string> {
-  return h.slack.waitFor(() => answers(id).find((a) => a.includes('✅') || a.includes('❌')), 10_000);
 }
 
 describe('/campaign clone-voice', () => {

@@ -49,6 +49,7 @@ const ASSETS: Record<string, string> = {
   'simulator.js': 'text/javascript; charset=utf-8',
   'uploads.js': 'text/javascript; charset=utf-8',
   'app.css': 'text/css; charset=utf-8',
+  'blocks.css': 'text/css; charset=utf-8',
 };
 
 /** The page's files, read once at start (a missing file is a broken build: fail loudly then, not per request). */

@@ -20,6 +20,9 @@ export class BoundedLogOutput {
   private droppedUnreported = 0;
   private readerGone = false;
   private idle: Array<() => void> = [];
+  /** Lines of this event-loop turn, written together at its end: one write for many lines. */
+  private batch: string[] = [];
+  private batchBytes = 0;
 
   constructor(
     private readonly out: Writable,
@@ -34,14 +37,26 @@ export class BoundedLogOutput {
   }
 
   write(line: string): void {
-    if (this.readerGone || this.out.writableLength + Buffer.byteLength(line) > this.maxBytes) {
+    const bytes = Buffer.byteLength(line);
+    if (this.readerGone || this.out.writableLength + this.batchBytes + bytes > this.maxBytes) {
       this.dropped++;
       this.droppedUnreported++;
       return;
     }
     this.pending++;
-    this.out.write(line, this.written);
+    this.batch.push(line);
+    this.batchBytes += bytes;
+    if (this.batch.length === 1) setImmediate(this.writeBatch);
   }
+
+  /** Hands the turn's lines over now; also at exit, where stdout to a file or pipe is written synchronously. */
+  readonly writeBatch = (): void => {
+    const lines = this.batch;
+    if (lines.length === 0) return;
+    this.batch = [];
+    this.batchBytes = 0;
+    this.out.write(lines.length === 1 ? lines[0]! : lines.join(''), () => this.written(lines.length));
+  };
 
   /** Resolves true once every accepted line reached the operating system, false if `timeoutMs` passed first. */
   flush(timeoutMs: number): Promise<boolean> {
@@ -62,13 +77,13 @@ export class BoundedLogOutput {
     });
   }
 
-  private readonly written = (): void => {
-    this.pending--;
+  private written(lines: number): void {
+    this.pending -= lines;
     if (this.pending > 0) return;
     const waiting = this.idle;
     this.idle = [];
     for (const resolve of waiting) resolve();
-  };
+  }
 
   private reportDrops(): void {
     if (this.droppedUnreported === 0 || this.readerGone) return;
@@ -84,7 +99,12 @@ let stdoutOutput: BoundedLogOutput | undefined;
 
 /** The process's stdout as a bounded log output; one per process, shared by every logger writing to stdout. */
 export function stdoutLog(): BoundedLogOutput {
-  return (stdoutOutput ??= new BoundedLogOutput(process.stdout));
+  if (!stdoutOutput) {
+    stdoutOutput = new BoundedLogOutput(process.stdout);
+    // The last lines before an exit (a crash's own) are written rather than left in the turn's batch.
+    process.once('exit', stdoutOutput.writeBatch);
+  }
+  return stdoutOutput;
 }
 
 /** Lines dropped from stdout since start (0 while nothing has logged to it). */

@@ -50,7 +50,10 @@ export function ensureWrk(): void {
 
 /**
  * Lua for wrk: distinct bodies, per-status counts gathered from every thread, one JSON line at the end. With
- * `delayMs`, each connection waits that long after an answer before its next request (a steady rate).
+ * `delayMs`, each connection waits about that long after an answer before its next request (a steady rate):
+ * a pause drawn evenly from ½–1½ × `delayMs`, so the connections drift apart instead of all sending at the
+ * same instant (a fixed pause keeps every connection in step: bursts of `connections` requests at once, not
+ * a steady rate).
  */
 function script(prefix: string, delayMs?: number): string {
   const [head, middle, tail] = callBodyParts();
@@ -75,7 +78,12 @@ function request()
   local id = prefix .. tid .. "-" .. n
   return wrk.format(nil, nil, nil, head .. id .. middle .. id .. tail)
 end
-${delayMs === undefined ? '' : `function delay() return ${Math.round(delayMs)} end`}
+${
+  delayMs === undefined
+    ? ''
+    : `function init() math.randomseed(tid * 7919 + 17) end
+function delay() return math.random(${Math.round(delayMs / 2)}, ${Math.round((delayMs * 3) / 2)}) end`
+}
 function response(status)
   statuses[status] = (statuses[status] or 0) + 1
 end

@@ -116,6 +116,9 @@ function oauthOptions(config: Config, store: Store) {
 /** A custom route path made of literal segments and `:name` parameters only, e.g. `/hooks/:token`. */
 const SIMPLE_ROUTE = /^(\/(?:[A-Za-z0-9_.-]+|:[A-Za-z_][A-Za-z0-9_]*))*\/?$/;
 
+/** A request target `new URL` would not change: letters, digits, `_`, `-` and single slashes, no query. */
+const PLAIN_PATH = /^(?:\/[A-Za-z0-9_-]+)+$/;
+
 interface CompiledRoute {
   pattern: RegExp;
   names: string[];
@@ -151,7 +154,9 @@ function serveSimpleRoutesFirst(receiver: HTTPReceiver, customRoutes: readonly C
   const routes = [...byPath.values()];
   const handle = receiver.requestListener;
   receiver.requestListener = (req: IncomingMessage, res: ServerResponse) => {
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    const url = req.url ?? '/';
+    // A plain path (the webhooks' own) is its own pathname; anything else is normalised as Bolt would.
+    const path = PLAIN_PATH.test(url) ? url : new URL(url, 'http://localhost').pathname;
     const method = (req.method ?? '').toUpperCase();
     for (const route of routes) {
       const match = route.pattern.exec(path);

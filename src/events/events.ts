@@ -17,11 +17,12 @@ import { SUBSCRIBABLE_TRIGGERS, TRIGGER_NAMES, type SubscribableTrigger, type Tr
 export { SUBSCRIBABLE_TRIGGERS, TRIGGER_NAMES };
 export type { SubscribableTrigger, TriggerName };
 
-/** A string field; `null` is read as absent. */
-const text = z
-  .string()
-  .nullish()
-  .transform((v) => v ?? undefined);
+/*
+ * `null` counts as missing: `parseEvent` drops null-valued fields before the schema sees them, so the field
+ * schemas are plain optionals. No per-field transform: intake parses every delivery, and a transform per field
+ * is most of zod's work and garbage.
+ */
+const text = z.string().optional();
 
 /** A number, also accepted as a numeric string (the platform serializes some integers as strings). */
 const num = z
@@ -33,8 +34,7 @@ const num = z
       .regex(/^-?\d+(\.\d+)?$/, 'expected a number')
       .transform(Number),
   ])
-  .nullish()
-  .transform((v) => v ?? undefined);
+  .optional();
 
 const common = {
   /** Only present if the platform ever names the trigger in the body. */
@@ -156,7 +156,7 @@ export function parseEvent(value: unknown, forced?: TriggerName): ParseResult {
   const shape = shapeOf(value);
   if (shape.depth > MAX_DEPTH) return { ok: false, problem: `the event is nested more than ${MAX_DEPTH} levels deep` };
   // Copied only when there is a key to drop: most events have none, and intake parses every delivery.
-  const event = shape.protoKeys ? withoutProtoKeys(value) : value;
+  const event = withoutNulls(shape.protoKeys ? withoutProtoKeys(value) : value);
   if (Object.keys(event).length === 0) return { ok: false, problem: 'the event is an empty object' };
 
   let trigger: string | undefined = forced;
@@ -172,6 +172,17 @@ export function parseEvent(value: unknown, forced?: TriggerName): ParseResult {
   const parsed = EVENT_SCHEMAS[trigger].safeParse(event);
   if (!parsed.success) return { ok: false, problem: `${trigger}: ${describeIssues(parsed.error)}` };
   return { ok: true, event: { known: true, trigger, data: parsed.data } as KnownEvent };
+}
+
+/** The event without its null-valued fields (`null` reads as missing); the same object when it has none. */
+function withoutNulls(event: Record<string, unknown>): Record<string, unknown> {
+  let copy: Record<string, unknown> | undefined;
+  for (const key in event) {
+    if (event[key] !== null) continue;
+    copy ??= { ...event };
+    delete copy[key];
+  }
+  return copy ?? event;
 }
 
 /** Platform events are flat; anything this deep is not one (and would cost recursion further on). */

@@ -6,7 +6,7 @@
 import type { App, CustomRoute } from '@slack/bolt';
 import type { Deps } from '../app/deps.js';
 import { botTokenFor } from '../app/slack-token.js';
-import { hookRoute, type IntakeOptions } from './intake.js';
+import { hookRoute, IntakeLoad, type IntakeOptions } from './intake.js';
 import { RECORDING_ACTION } from './render/index.js';
 import { WorkerSlack } from './slack-clients.js';
 import { registerCallHandlers } from './calls.js';
@@ -29,10 +29,15 @@ export interface Events {
 export function createEvents(deps: Deps, options: EventsOptions = {}): Events {
   const logger = deps.logger.child({ component: 'events' });
   const slack = new WorkerSlack(deps.config.slack.apiUrl, (teamId) => botTokenFor(deps, teamId), logger);
-  const worker = new EventWorker(deps.store, slack, logger, deps.metrics, options.worker);
+  const load = new IntakeLoad();
+  // Acknowledging webhooks comes first: while many wait, queued posts go one at a time (they are safe in the queue).
+  const worker = new EventWorker(deps.store, slack, logger, deps.metrics, {
+    yieldWhile: () => load.busy(),
+    ...options.worker,
+  });
   registerCallHandlers(worker);
   return {
-    route: hookRoute(deps, options.intake),
+    route: hookRoute(deps, options.intake, load),
     on: (trigger, handler) => worker.on(trigger, handler),
     register(app) {
       // A link button still sends a block action; acknowledging it keeps Slack from showing an error.

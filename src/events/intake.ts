@@ -80,17 +80,36 @@ class HookTokens {
   }
 }
 
-export function hookRoute(deps: IntakeDeps, options: IntakeOptions = {}): CustomRoute {
+/**
+ * Webhook deliveries being handled right now. Acknowledging them is this process's most urgent work (the
+ * platform waits, and retries what times out); the worker holds back while many wait (`busy`).
+ */
+export class IntakeLoad {
+  inFlight = 0;
+
+  /** More deliveries waiting for their answer than the worker runs posts at once. */
+  busy(): boolean {
+    return this.inFlight > BUSY_IN_FLIGHT;
+  }
+}
+
+/** In-flight deliveries above which intake counts as busy: at a steady pace a delivery is answered long before the next few arrive. */
+const BUSY_IN_FLIGHT = 8;
+
+export function hookRoute(deps: IntakeDeps, options: IntakeOptions = {}, load = new IntakeLoad()): CustomRoute {
   const limit = options.bodyLimit ?? HOOK_BODY_LIMIT;
   const tokens = new HookTokens(deps.store);
   const overCap = new BacklogWarnings();
+  const done = () => void load.inFlight--;
   return {
     path: `${HOOK_PATH}/:token`,
     // Every method is ours, so a stray GET gets a 405 here instead of Bolt logging the URL (and its token).
     method: ['POST', 'GET', 'HEAD', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
     handler: (req, res) => {
       const token = typeof req.params?.token === 'string' ? req.params.token : '';
-      handleDelivery(deps, tokens, overCap, req, res, token, limit).catch((err: unknown) => {
+      load.inFlight++;
+      handleDelivery(deps, tokens, overCap, req, res, token, limit).then(done, (err: unknown) => {
+        done();
         deps.logger.error({ err, hook: tokenRef(token) }, 'webhook intake failed unexpectedly');
         answer(deps, res, 500, { ok: false, error: 'internal_error' });
       });

@@ -33,6 +33,8 @@ export interface WorkerOptions {
   blockMs?: number;
   retryDelayMs?: (attempt: number) => number;
   pollMs?: number;
+  /** While true, posts go one at a time, each on a later event-loop turn (see `ConsumeOptions.yieldWhile`). */
+  yieldWhile?: () => boolean;
 }
 
 type EventOf<T extends TriggerName> = { [K in T]: { known: true; trigger: K; data: EventMap[K] } }[T];

@@ -43,6 +43,7 @@ interface Settings {
   retryDelayMs: (attempt: number) => number;
   prefetch: number;
   pollMs: number;
+  yieldWhile: () => boolean;
 }
 
 function positiveInt(value: number | undefined, fallback: number, name: string): number {
@@ -63,6 +64,7 @@ function settingsFrom(options: ConsumeOptions): Settings {
     retryDelayMs: options.retryDelayMs ?? defaultRetryDelayMs,
     prefetch: positiveInt(options.prefetch, concurrency * 4, 'prefetch'),
     pollMs: positiveInt(options.pollMs, 100, 'pollMs'),
+    yieldWhile: options.yieldWhile ?? (() => false),
   };
 }
 
@@ -108,6 +110,7 @@ class QueueConsumer implements Consumer {
   private stopping = false;
   private stopped: Promise<void> | undefined;
   private wakeTimer: NodeJS.Timeout | undefined;
+  private yielded: NodeJS.Immediate | undefined;
   private wakeAt = Number.POSITIVE_INFINITY;
   private roomWaiter: (() => void) | undefined;
 
@@ -134,6 +137,7 @@ class QueueConsumer implements Consumer {
     this.stopping = true;
     this.takeWork.abort();
     clearTimeout(this.wakeTimer);
+    clearImmediate(this.yielded);
     this.reader.close();
     this.roomWaiter?.();
     await Promise.all(this.loops);
@@ -259,10 +263,11 @@ class QueueConsumer implements Consumer {
   private schedule(): void {
     if (this.stopping) return;
     const now = Date.now();
+    const limit = this.settings.yieldWhile() ? 1 : this.settings.concurrency;
     let nextWake = Number.POSITIVE_INFINITY;
     for (const idleTeamsOnly of [true, false]) {
       for (const [key, list] of this.byKey) {
-        if (this.active.size >= this.settings.concurrency) break;
+        if (this.active.size >= limit) break;
         if (this.active.has(key)) continue;
         const first = list[0];
         if (!first) continue;
@@ -285,6 +290,18 @@ class QueueConsumer implements Consumer {
     }
   }
 
+  /** After a handler: the next ones start now, or on the next event-loop turn while `yieldWhile` says so. */
+  private scheduleNext(): void {
+    if (!this.settings.yieldWhile()) {
+      this.schedule();
+      return;
+    }
+    this.yielded ??= setImmediate(() => {
+      this.yielded = undefined;
+      this.schedule();
+    });
+  }
+
   private launch(key: string, h: Held): void {
     const team = h.entry.teamId;
     this.activeTeams.set(team, (this.activeTeams.get(team) ?? 0) + 1);
@@ -305,7 +322,7 @@ class QueueConsumer implements Consumer {
           this.byKey.delete(key);
           this.byKey.set(key, list);
         }
-        this.schedule();
+        this.scheduleNext();
       });
     this.active.set(key, task);
   }

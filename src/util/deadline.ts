@@ -12,16 +12,19 @@ export class DeadlineError extends Error {
   }
 }
 
-export async function withDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      work,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new DeadlineError(what, ms)), ms);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
+export function withDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  // No race and no async frame: this wraps every webhook's enqueue.
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new DeadlineError(what, ms)), ms);
+    work.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
 }

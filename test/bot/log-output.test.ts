@@ -6,6 +6,7 @@
  */
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { once } from 'node:events';
+import { Writable } from 'node:stream';
 import { afterEach, expect, it } from 'vitest';
 import { BoundedLogOutput, LOG_BUFFER_BYTES } from '../../src/log-output.js';
 
@@ -80,4 +81,28 @@ it('drops and counts everything once the reader has gone away, and never throws'
   for (let i = 0; i < 100; i++) output.write(line(i));
   expect(output.dropped).toBe(100);
   expect(await output.flush(10)).toBe(true);
+});
+
+it('hands the lines of one event-loop turn to the reader in one write, in order, and says when they got there', async () => {
+  const writes: string[] = [];
+  const out = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      writes.push(chunk.toString('utf8'));
+      callback();
+    },
+  });
+  const output = new BoundedLogOutput(out);
+  for (let i = 0; i < 100; i++) output.write(line(i));
+  expect(output.pending).toBe(100);
+  expect(await output.flush(1_000)).toBe(true);
+  output.write(line(100));
+  expect(await output.flush(1_000)).toBe(true);
+  expect(writes).toHaveLength(2);
+  const numbers = writes
+    .join('')
+    .trimEnd()
+    .split('\n')
+    .map((l) => (JSON.parse(l) as { n: number }).n);
+  expect(numbers).toEqual(Array.from({ length: 101 }, (_, i) => i));
+  expect(output.pending).toBe(0);
 });

@@ -84,6 +84,34 @@ describe.each(cases)('%s (%s payload)', (trigger, kind, payload) => {
   });
 });
 
+describe('reading a delivery’s fields', () => {
+  it('reads null as missing, numeric strings as numbers, and refuses a documented field of the wrong type', () => {
+    const withNulls = parseEvent({
+      ...CALL_COMPLETED_MINIMAL,
+      customerName: null,
+      durationMs: '154250',
+      audioUrl: null,
+    });
+    expect(withNulls).toMatchObject({ ok: true, event: { known: true, trigger: 'call_completed' } });
+    if (!withNulls.ok) throw new Error(withNulls.problem);
+    expect(withNulls.event.data).not.toHaveProperty('customerName');
+    expect(withNulls.event.data).not.toHaveProperty('audioUrl');
+    expect(withNulls.event.data).toMatchObject({ durationMs: 154_250 });
+    // The same as leaving the fields out: the card renders the same.
+    const without = known({ ...CALL_COMPLETED_MINIMAL, durationMs: 154_250 }, 'call_completed');
+    expect(renderEvent(withNulls.event as KnownEvent)).toEqual(renderEvent(without));
+
+    expect(parseEvent({ ...CALL_COMPLETED_MINIMAL, durationMs: 'two minutes' })).toEqual({
+      ok: false,
+      problem: expect.stringContaining('durationMs') as string,
+    });
+    expect(parseEvent({ ...CALL_COMPLETED_MINIMAL, callId: 42 })).toEqual({
+      ok: false,
+      problem: expect.stringContaining('callId') as string,
+    });
+  });
+});
+
 describe('call_completed details', () => {
   const full = known(CALL_COMPLETED_FULL, 'call_completed');
 

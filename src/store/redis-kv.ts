@@ -8,7 +8,7 @@ import { withScripts } from './redis-scripts.js';
 export type RedisKeyValueStoreOptions =
   /** A client owned by the caller: `close()` leaves it open. */
   | { redis: RedisClient }
-  /** Opened here (auto-pipelining on) and quit by `close()`. */
+  /** Opened here and quit by `close()`. */
   | { url: string; logger?: Logger };
 
 /** `KeyValueStore` over an ioredis client; every method is one Redis command (`keysWithPrefix`: a SCAN walk of every master). */

@@ -53,6 +53,7 @@ const enqueueReply = z.union([
   z.string().regex(/^\d+-\d+$/),
   z.string().startsWith('error: '),
 ]);
+const enqueueReplies = z.array(enqueueReply);
 const startReply = z.union([
   z.tuple([z.literal('started'), z.number()]),
   z.tuple([z.literal('wait')]),
@@ -195,17 +196,16 @@ class RedisQueueBackend implements QueueBackend {
       this.group,
       ...batch.flatMap((e) => e.args),
     );
-    return z
-      .array(enqueueReply)
-      .length(batch.length)
-      .parse(reply)
-      .map((result) =>
-        result.startsWith('error: ')
-          ? new Error(result.slice(7))
-          : result === 'duplicate' || result === 'full'
-            ? result
-            : 'queued',
-      );
+    const results = enqueueReplies.parse(reply);
+    if (results.length !== batch.length)
+      throw new Error(`enqueue answered ${results.length} results for ${batch.length} events`);
+    return results.map((result) =>
+      result.startsWith('error: ')
+        ? new Error(result.slice(7))
+        : result === 'duplicate' || result === 'full'
+          ? result
+          : 'queued',
+    );
   }
 
   openReader(consumer: string): QueueReader {

@@ -4,7 +4,7 @@
  */
 import { messageErrors } from './block-kit.js';
 import type { SlackState, Handler, TokenInfo } from './state.js';
-import type { SlackArgs, SlackEphemeral, SlackFile, SlackMessage } from './types.js';
+import type { SeedMessage, SlackArgs, SlackEphemeral, SlackMessage } from './types.js';
 import { bool, clone, fail, str, tsToMicros, type Json } from './util.js';
 
 export function botMessage(s: SlackState, auth: TokenInfo, channel: string, args: SlackArgs, ts: string): SlackMessage {
@@ -72,20 +72,7 @@ export function apiMessage(m: SlackMessage): Json {
   return rest;
 }
 
-export function addMessage(
-  s: SlackState,
-  m: {
-    channel: string;
-    text?: string;
-    user?: string;
-    ts?: string;
-    thread_ts?: string;
-    blocks?: unknown[];
-    bot_id?: string;
-    files?: SlackFile[];
-    subtype?: string;
-  },
-): SlackMessage {
+export function addMessage(s: SlackState, m: SeedMessage): SlackMessage {
   const existing = m.ts ? s.findMessage(m.channel, m.ts) : undefined;
   if (existing) return clone(existing);
   const ts = m.ts ?? s.nextTs();

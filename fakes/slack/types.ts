@@ -297,6 +297,19 @@ export interface SentEnvelope {
   at: number;
 }
 
+/** A message seeded into the fake (a user's message the bot will react to…); `ts` defaults to a fresh one. */
+export interface SeedMessage {
+  channel: string;
+  text?: string;
+  user?: string;
+  ts?: string;
+  thread_ts?: string;
+  blocks?: unknown[];
+  bot_id?: string;
+  files?: SlackFile[];
+  subtype?: string;
+}
+
 export interface FakeSlackOptions {
   botToken?: string;
   /**
@@ -366,17 +379,7 @@ export interface FakeSlack {
   /** A user the fake knows (added, the bot, installers). */
   user(id: string): SlackUser | undefined;
   /** Seed a message (e.g. a user's message the bot will react to). `ts` defaults to a fresh one. */
-  addMessage(message: {
-    channel: string;
-    text?: string;
-    user?: string;
-    ts?: string;
-    thread_ts?: string;
-    blocks?: unknown[];
-    bot_id?: string;
-    files?: SlackFile[];
-    subtype?: string;
-  }): SlackMessage;
+  addMessage(message: SeedMessage): SlackMessage;
   addFile(file: {
     name: string;
     mimetype: string;

@@ -19,8 +19,13 @@ export function tzInfo(tz: string): { tz_label: string; tz_offset: number } {
   return { tz_label, tz_offset };
 }
 
-function page(list: SlackMessage[], args: SlackArgs, extra: Json): Json {
-  const limit = Math.min(Math.max(int(args, 'limit') ?? 100, 1), 999);
+/** One page of `list` by Slack's cursor scheme (`limit` clamped to 1…`maxLimit`; the cursor is opaque to callers). */
+function cursorPage<T>(
+  list: T[],
+  args: SlackArgs,
+  maxLimit: number,
+): { items: T[]; hasMore: boolean; nextCursor: string } {
+  const limit = Math.min(Math.max(int(args, 'limit') ?? 100, 1), maxLimit);
   const cursor = str(args, 'cursor');
   const offset = cursor
     ? Number.parseInt(
@@ -30,14 +35,22 @@ function page(list: SlackMessage[], args: SlackArgs, extra: Json): Json {
         10,
       ) || 0
     : 0;
-  const slice = list.slice(offset, offset + limit);
   const hasMore = offset + limit < list.length;
   return {
+    items: list.slice(offset, offset + limit),
+    hasMore,
+    nextCursor: hasMore ? Buffer.from(`offset:${offset + limit}`).toString('base64') : '',
+  };
+}
+
+function page(list: SlackMessage[], args: SlackArgs, extra: Json): Json {
+  const { items, hasMore, nextCursor } = cursorPage(list, args, 999);
+  return {
     ok: true,
-    messages: slice.map((m) => apiMessage(m)),
+    messages: items.map((m) => apiMessage(m)),
     has_more: hasMore,
     ...extra,
-    response_metadata: { next_cursor: hasMore ? Buffer.from(`offset:${offset + limit}`).toString('base64') : '' },
+    response_metadata: { next_cursor: nextCursor },
   };
 }
 
@@ -226,21 +239,11 @@ export function userHandlers(s: SlackState): Record<string, Handler> {
         if (isPrivate && c.is_member === false) return false;
         return (c.members ?? []).includes(user);
       });
-      const limit = Math.min(Math.max(int(args, 'limit') ?? 100, 1), 1000);
-      const cursor = str(args, 'cursor');
-      const offset = cursor
-        ? Number.parseInt(
-            Buffer.from(cursor, 'base64')
-              .toString('utf8')
-              .replace(/^offset:/, ''),
-            10,
-          ) || 0
-        : 0;
-      const hasMore = offset + limit < list.length;
+      const { items, nextCursor } = cursorPage(list, args, 1000);
       return {
         ok: true,
-        channels: list.slice(offset, offset + limit).map((c) => channelObject(c, auth)),
-        response_metadata: { next_cursor: hasMore ? Buffer.from(`offset:${offset + limit}`).toString('base64') : '' },
+        channels: items.map((c) => channelObject(c, auth)),
+        response_metadata: { next_cursor: nextCursor },
       };
     },
 

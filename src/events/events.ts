@@ -129,10 +129,11 @@ const COMPLETION_FIELDS = [
 /**
  * The trigger of an event without a `triggerName`, from the fields only that trigger has (campaign-api.md §6):
  * `receivedAt` → message_received, `sentAt` → message_sent, a `callId` with any end-of-call field →
- * call_completed, a `callId` alone → call_started. Anything else is unknown (and kept).
+ * call_completed, a `callId` alone → call_started. Anything else is unknown (and kept). Null fields are gone by
+ * then (`withoutNulls`).
  */
 function inferTrigger(event: Record<string, unknown>): TriggerName | undefined {
-  const has = (k: string) => event[k] !== undefined && event[k] !== null;
+  const has = (k: string) => event[k] !== undefined;
   if (has('callId')) return COMPLETION_FIELDS.some(has) ? 'call_completed' : 'call_started';
   if (has('receivedAt') && !has('sentAt')) return 'message_received';
   if (has('sentAt') && !has('receivedAt')) return 'message_sent';
@@ -160,7 +161,7 @@ export function parseEvent(value: unknown, forced?: TriggerName): ParseResult {
   if (Object.keys(event).length === 0) return { ok: false, problem: 'the event is an empty object' };
 
   let trigger: string | undefined = forced;
-  if (trigger === undefined && event.triggerName !== undefined && event.triggerName !== null) {
+  if (trigger === undefined && event.triggerName !== undefined) {
     if (typeof event.triggerName !== 'string' || event.triggerName.trim() === '') {
       return { ok: false, problem: 'triggerName: expected a non-empty string' };
     }

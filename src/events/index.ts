@@ -6,11 +6,15 @@
 import type { App, CustomRoute } from '@slack/bolt';
 import type { Deps } from '../app/deps.js';
 import { botTokenFor } from '../app/slack-token.js';
+import { GiveWay } from './give-way.js';
 import { hookRoute, IntakeLoad, type IntakeOptions } from './intake.js';
 import { RECORDING_ACTION } from './render/index.js';
 import { WorkerSlack } from './slack-clients.js';
 import { registerCallHandlers } from './calls.js';
 import { EventWorker, type WorkerOptions } from './worker.js';
+
+/** Queued events up to which the worker gives way to a busy intake; past it, a flood that lasts is worked off at full pace. */
+const GIVE_WAY_UP_TO = 20_000;
 
 export interface EventsOptions {
   worker?: WorkerOptions;
@@ -30,9 +34,13 @@ export function createEvents(deps: Deps, options: EventsOptions = {}): Events {
   const logger = deps.logger.child({ component: 'events' });
   const slack = new WorkerSlack(deps.config.slack.apiUrl, (teamId) => botTokenFor(deps, teamId), logger);
   const load = new IntakeLoad();
-  // Acknowledging webhooks comes first: while many wait, queued posts go one at a time (they are safe in the queue).
+  // Acknowledging webhooks comes first: while intake is busy, queued posts go one at a time (they are safe in
+  // the queue) — up to a backlog of GIVE_WAY_UP_TO events. Not where the queue is this process's memory: there
+  // a held-back event costs heap, and lives long enough to be kept until a full GC (RSS grows by the backlog).
+  const inProcessQueue = !deps.config.redisUrl && !deps.config.redisCluster;
+  const giveWay = new GiveWay(load, deps.store.queue, GIVE_WAY_UP_TO);
   const worker = new EventWorker(deps.store, slack, logger, deps.metrics, {
-    yieldWhile: () => load.busy(),
+    yieldWhile: inProcessQueue ? () => false : () => giveWay.yielding(),
     ...options.worker,
   });
   registerCallHandlers(worker);

@@ -13,6 +13,15 @@ import type {
   QueueEvent,
 } from './queue.js';
 
+/** An entry as kept here: its payload as JSON text (compact while it waits), parsed each time it is handed out. */
+interface Kept extends Omit<StoredEntry, 'payload'> {
+  text: string;
+}
+
+function handedOut({ text, ...entry }: Kept): StoredEntry {
+  return { ...entry, payload: JSON.parse(text) as unknown };
+}
+
 interface Pending {
   consumer: string;
   /** Last delivery or heartbeat (epoch ms). */
@@ -26,9 +35,9 @@ interface Pending {
  */
 export class MemoryQueueBackend implements QueueBackend {
   /** Unfinished entries; Map order is enqueue order. */
-  private readonly entries = new Map<string, StoredEntry>();
+  private readonly entries = new Map<string, Kept>();
   /** Not yet delivered ids per team, oldest first; Map order is the round-robin order between teams. */
-  private readonly waiting = new Map<string, string[]>();
+  private readonly waiting = new Map<string, Fifo<string>>();
   /** Unfinished entries per team. */
   private readonly backlog = new Map<string, number>();
   private readonly pending = new Map<string, Pending>();
@@ -54,30 +63,31 @@ export class MemoryQueueBackend implements QueueBackend {
     if (this.closed) return Promise.reject(new Error('queue is closed'));
     const now = Date.now();
     this.pruneDedup(now);
-    const markKey = JSON.stringify([event.teamId, dedupKey]);
+    // Team ids hold no newline: one key per (team, dedup key) without building JSON.
+    const markKey = `${event.teamId}\n${dedupKey}`;
     const expiresAt = this.dedupMarks.get(markKey);
     if (expiresAt !== undefined && expiresAt > now) return Promise.resolve('duplicate');
     const backlog = this.backlog.get(event.teamId) ?? 0;
     if (options.maxBacklog !== undefined && backlog >= options.maxBacklog) return Promise.resolve('full');
-    let payload: unknown;
+    let text: string;
     try {
       // Stored as JSON like the Redis backend does, so handlers see the same values in both modes.
-      payload = JSON.parse(JSON.stringify(event.payload) ?? 'null');
+      text = JSON.stringify(event.payload) ?? 'null';
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
     // Mark and append with no await in between: atomic within this process.
     this.dedupMarks.set(markKey, now + dedupTtlMs);
     const id = this.nextId(now);
-    this.entries.set(id, { id, teamId: event.teamId, orderKey: event.orderKey, payload, enqueuedAt: now });
+    this.entries.set(id, { id, teamId: event.teamId, orderKey: event.orderKey, text, enqueuedAt: now });
     this.backlog.set(event.teamId, backlog + 1);
     const waiting = this.waiting.get(event.teamId);
     if (waiting) waiting.push(id);
-    else this.waiting.set(event.teamId, [id]);
+    else this.waiting.set(event.teamId, new Fifo(id));
     const list = this.order.get(event.orderKey);
     if (list) list.push(id);
     else this.order.set(event.orderKey, [id]);
-    for (const wake of [...this.wakeReaders]) wake();
+    if (this.wakeReaders.size > 0) for (const wake of [...this.wakeReaders]) wake();
     return Promise.resolve('queued');
   }
 
@@ -92,11 +102,11 @@ export class MemoryQueueBackend implements QueueBackend {
         if (taken.length >= count) break;
         const id = ids.shift();
         this.waiting.delete(team);
-        if (ids.length > 0) this.waiting.set(team, ids);
+        if (ids.size > 0) this.waiting.set(team, ids);
         const entry = id === undefined ? undefined : this.entries.get(id);
         if (!entry) continue;
         this.pending.set(entry.id, { consumer, seenAt: now });
-        taken.push(entry);
+        taken.push(handedOut(entry));
       }
       return taken;
     };
@@ -138,7 +148,7 @@ export class MemoryQueueBackend implements QueueBackend {
         continue;
       }
       this.pending.set(id, { consumer, seenAt: now });
-      claimed.push(entry);
+      claimed.push(handedOut(entry));
     }
     return Promise.resolve(claimed);
   }
@@ -221,7 +231,7 @@ export class MemoryQueueBackend implements QueueBackend {
     const own: StoredEntry[] = [];
     for (const [id, p] of this.pending) {
       const entry = this.entries.get(id);
-      if (p.consumer === consumer && entry) own.push(entry);
+      if (p.consumer === consumer && entry) own.push(handedOut(entry));
     }
     return own;
   }
@@ -262,6 +272,39 @@ export class MemoryQueueBackend implements QueueBackend {
     if (now - this.lastPruneAt < 10_000) return;
     this.lastPruneAt = now;
     for (const [key, expiresAt] of this.dedupMarks) if (expiresAt <= now) this.dedupMarks.delete(key);
+  }
+}
+
+/**
+ * First in, first out, each end O(1): `Array#shift` copies the whole array once it is large (a backlog of
+ * tens of thousands of ids made every take cost more than the delivery itself).
+ */
+class Fifo<T> {
+  private items: (T | undefined)[];
+  private head = 0;
+
+  constructor(first: T) {
+    this.items = [first];
+  }
+
+  get size(): number {
+    return this.items.length - this.head;
+  }
+
+  push(item: T): void {
+    this.items.push(item);
+  }
+
+  shift(): T | undefined {
+    if (this.head >= this.items.length) return undefined;
+    const item = this.items[this.head];
+    this.items[this.head++] = undefined;
+    // Taken slots are dropped once they are most of the array (amortised O(1) per item).
+    if (this.head >= 1024 && this.head * 2 >= this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+    return item;
   }
 }
 

@@ -44,8 +44,13 @@ export class MemoryQueueBackend implements QueueBackend {
   private readonly order = new Map<string, string[]>();
   private readonly leases = new Map<string, { owner: string; expiresAt: number }>();
   private readonly attempts = new Map<string, number>();
-  /** dedup key → expiry (epoch ms). */
+  /**
+   * `[team, dedup key]` as JSON → expiry, in ms after `markEpoch`. A busy process holds the marks of two days
+   * of webhooks, and the GC traces every one of them on each full collection: each mark is one flat string and
+   * a small integer (no boxed number, no concatenated string), for as few heap objects as possible.
+   */
   private readonly dedupMarks = new Map<string, number>();
+  private readonly markEpoch = Date.now();
   private lastPruneAt = 0;
   private readonly dead: DeadLetter[] = [];
   private readonly deadCounts = new Map<string, number>();
@@ -63,10 +68,9 @@ export class MemoryQueueBackend implements QueueBackend {
     if (this.closed) return Promise.reject(new Error('queue is closed'));
     const now = Date.now();
     this.pruneDedup(now);
-    // Team ids hold no newline: one key per (team, dedup key) without building JSON.
-    const markKey = `${event.teamId}\n${dedupKey}`;
+    const markKey = JSON.stringify([event.teamId, dedupKey]);
     const expiresAt = this.dedupMarks.get(markKey);
-    if (expiresAt !== undefined && expiresAt > now) return Promise.resolve('duplicate');
+    if (expiresAt !== undefined && expiresAt > now - this.markEpoch) return Promise.resolve('duplicate');
     const backlog = this.backlog.get(event.teamId) ?? 0;
     if (options.maxBacklog !== undefined && backlog >= options.maxBacklog) return Promise.resolve('full');
     let text: string;
@@ -77,7 +81,7 @@ export class MemoryQueueBackend implements QueueBackend {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
     // Mark and append with no await in between: atomic within this process.
-    this.dedupMarks.set(markKey, now + dedupTtlMs);
+    this.dedupMarks.set(markKey, now - this.markEpoch + dedupTtlMs);
     const id = this.nextId(now);
     this.entries.set(id, { id, teamId: event.teamId, orderKey: event.orderKey, text, enqueuedAt: now });
     this.backlog.set(event.teamId, backlog + 1);
@@ -271,7 +275,8 @@ export class MemoryQueueBackend implements QueueBackend {
   private pruneDedup(now: number): void {
     if (now - this.lastPruneAt < 10_000) return;
     this.lastPruneAt = now;
-    for (const [key, expiresAt] of this.dedupMarks) if (expiresAt <= now) this.dedupMarks.delete(key);
+    const at = now - this.markEpoch;
+    for (const [key, expiresAt] of this.dedupMarks) if (expiresAt <= at) this.dedupMarks.delete(key);
   }
 }
 

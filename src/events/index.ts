@@ -38,9 +38,9 @@ export function createEvents(deps: Deps, options: EventsOptions = {}): Events {
   // the queue) — up to a backlog of GIVE_WAY_UP_TO events. Not where the queue is this process's memory: there
   // a held-back event costs heap, and lives long enough to be kept until a full GC (RSS grows by the backlog).
   const inProcessQueue = !deps.config.redisUrl && !deps.config.redisCluster;
-  const giveWay = new GiveWay(load, deps.store.queue, GIVE_WAY_UP_TO);
+  const giveWay = inProcessQueue ? undefined : new GiveWay(load, deps.store.queue, GIVE_WAY_UP_TO);
   const worker = new EventWorker(deps.store, slack, logger, deps.metrics, {
-    yieldWhile: inProcessQueue ? () => false : () => giveWay.yielding(),
+    ...(giveWay ? { yieldWhile: () => giveWay.yielding() } : {}),
     ...options.worker,
   });
   registerCallHandlers(worker);

@@ -172,9 +172,11 @@ try {
   }
   if (only.has('ingest')) {
     section = 'ingest';
+    // Ingest measures its own bots alone: another bot on the same Redis would take half of their queue (and
+    // its CPU) while they are measured.
+    await bot.stop('SIGKILL');
     await ingest(stack);
     // An empty Redis and a fresh process: what the ingest runs left must not weigh on what follows.
-    await bot.stop('SIGKILL');
     await stack.redis.client.flushall();
     bot = await stack.startBot();
   }

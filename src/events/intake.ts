@@ -15,6 +15,7 @@ import type { CustomRoute } from '@slack/bolt';
 import type { Deps } from '../app/deps.js';
 import type { Logger } from '../logger.js';
 import { withDeadline } from '../util/deadline.js';
+import { TurnAnswers } from './answers.js';
 import { dedupKey, DEDUP_TTL_MS, orderKey } from './dedup-key.js';
 import { parseEvent, type ParsedEvent } from './events.js';
 import { HOOK_PATH, tokenRef } from './hook-url.js';
@@ -97,9 +98,13 @@ export class IntakeLoad {
 const BUSY_IN_FLIGHT = 8;
 
 export function hookRoute(deps: IntakeDeps, options: IntakeOptions = {}, load = new IntakeLoad()): CustomRoute {
-  const limit = options.bodyLimit ?? HOOK_BODY_LIMIT;
-  const tokens = new HookTokens(deps.store);
-  const overCap = new BacklogWarnings();
+  const ctx: DeliveryContext = {
+    deps,
+    tokens: new HookTokens(deps.store),
+    overCap: new BacklogWarnings(),
+    answers: new TurnAnswers((err) => deps.logger.error({ err }, 'a webhook answer could not be written')),
+    limit: options.bodyLimit ?? HOOK_BODY_LIMIT,
+  };
   const done = () => void load.inFlight--;
   return {
     path: `${HOOK_PATH}/:token`,
@@ -108,30 +113,37 @@ export function hookRoute(deps: IntakeDeps, options: IntakeOptions = {}, load = 
     handler: (req, res) => {
       const token = typeof req.params?.token === 'string' ? req.params.token : '';
       load.inFlight++;
-      handleDelivery(deps, tokens, overCap, req, res, token, limit).then(done, (err: unknown) => {
+      handleDelivery(ctx, req, res, token).then(done, (err: unknown) => {
         done();
         deps.logger.error({ err, hook: tokenRef(token) }, 'webhook intake failed unexpectedly');
-        answer(deps, res, 500, { ok: false, error: 'internal_error' });
+        answer(ctx, res, 500, { ok: false, error: 'internal_error' });
       });
     },
   };
 }
 
+/** What every delivery of one hook route shares. */
+interface DeliveryContext {
+  deps: IntakeDeps;
+  tokens: HookTokens;
+  overCap: BacklogWarnings;
+  answers: TurnAnswers;
+  limit: number;
+}
+
 async function handleDelivery(
-  deps: IntakeDeps,
-  tokens: HookTokens,
-  overCap: BacklogWarnings,
+  ctx: DeliveryContext,
   req: IncomingMessage,
   res: ServerResponse,
   token: string,
-  limit: number,
 ): Promise<void> {
+  const { deps, tokens, overCap, limit } = ctx;
   if (req.method !== 'POST') {
-    answer(deps, res, 405, { ok: false, error: 'method_not_allowed' }, { allow: 'POST' });
+    answer(ctx, res, 405, { ok: false, error: 'method_not_allowed' }, { allow: 'POST' });
     return;
   }
   if (deps.lifecycle.stopping) {
-    answer(deps, res, 503, { ok: false, error: 'shutting_down' }, { 'retry-after': '5' });
+    answer(ctx, res, 503, { ok: false, error: 'shutting_down' }, { 'retry-after': '5' });
     return;
   }
 
@@ -142,12 +154,12 @@ async function handleDelivery(
       teamId = await withDeadline(tokens.resolve(token), STORE_DEADLINE_MS, 'hook token lookup');
     } catch (err) {
       deps.logger.warn({ err, hook: tokenRef(token) }, 'webhook refused with 503: the store is unavailable');
-      answer(deps, res, 503, { ok: false, error: 'unavailable' }, { 'retry-after': '30' });
+      answer(ctx, res, 503, { ok: false, error: 'unavailable' }, { 'retry-after': '30' });
       return;
     }
     if (teamId === null) {
       deps.logger.info({ hook: tokenRef(token) }, 'webhook for an unknown hook token: 404');
-      answer(deps, res, 404, { ok: false, error: 'not_found' });
+      answer(ctx, res, 404, { ok: false, error: 'not_found' });
       return;
     }
   }
@@ -164,7 +176,7 @@ async function handleDelivery(
   const body = await readBody(req, limit);
   if (body === 'too_large') {
     log().warn({ limit }, 'webhook body over the size limit: 413');
-    answer(deps, res, 413, { ok: false, error: 'payload_too_large', limit });
+    answer(ctx, res, 413, { ok: false, error: 'payload_too_large', limit });
     // The rest of an oversized body is never taken in. But closing a connection while input still arrives
     // resets it, and the reset can overtake the 413 (the sender then never learns why) — so no
     // `Connection: close`: what still comes is discarded unread (never buffered) for a moment, then the
@@ -183,7 +195,7 @@ async function handleDelivery(
   const events = parseDelivery(body);
   if (!events.ok) {
     log().warn({ problem: events.problem }, 'webhook body refused: 400');
-    answer(deps, res, 400, { ok: false, error: events.error, problem: events.problem });
+    answer(ctx, res, 400, { ok: false, error: events.error, problem: events.problem });
     return;
   }
 
@@ -219,7 +231,7 @@ async function handleDelivery(
         if (overCap.due(team)) log().warn(line, message);
         else if (verbose) log().info(line, message);
         answer(
-          deps,
+          ctx,
           res,
           429,
           { ok: false, error: 'backlog_full', queued, duplicates },
@@ -243,10 +255,10 @@ async function handleDelivery(
     }
   } catch (err) {
     log().warn({ err, queued }, 'webhook refused with 503: could not queue');
-    answer(deps, res, 503, { ok: false, error: 'unavailable' }, { 'retry-after': '30' });
+    answer(ctx, res, 503, { ok: false, error: 'unavailable' }, { 'retry-after': '30' });
     return;
   }
-  answer(deps, res, 200, { ok: true, queued, duplicates });
+  answer(ctx, res, 200, { ok: true, queued, duplicates });
 }
 
 /** Per workspace, whether a warning about its full backlog is due (at most one per BACKLOG_WARN_EVERY_MS). */
@@ -334,19 +346,11 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too_la
 }
 
 function answer(
-  deps: IntakeDeps,
+  ctx: Pick<DeliveryContext, 'deps' | 'answers'>,
   res: ServerResponse,
   status: number,
   body: unknown,
   headers: Record<string, string> = {},
 ): void {
-  deps.metrics.webhookRequests.inc({ status: String(status) });
-  if (res.headersSent) return;
-  const payload = JSON.stringify(body);
-  res.writeHead(status, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': String(Buffer.byteLength(payload)),
-    ...headers,
-  });
-  res.end(payload);
+  if (ctx.answers.send(res, status, body, headers)) ctx.deps.metrics.webhookRequests.inc({ status: String(status) });
 }

@@ -1,5 +1,6 @@
 import { pino } from 'pino';
 import type { Logger } from 'pino';
+import { DedupMarks } from './dedup-marks.js';
 import { BackendEventQueue } from './queue-consumer.js';
 import type { FailResult, QueueBackend, QueueReader, StartResult, StoredEntry } from './queue-backend.js';
 import { DEAD_LETTER_CAP } from './queue.js';
@@ -13,13 +14,49 @@ import type {
   QueueEvent,
 } from './queue.js';
 
-/** An entry as kept here: its payload as JSON text (compact while it waits), parsed each time it is handed out. */
-interface Kept extends Omit<StoredEntry, 'payload'> {
-  text: string;
+/** An entry as kept here: its payload as the Redis backend would hand it back (see `asJson`). */
+type Kept = StoredEntry;
+
+function handedOut(entry: Kept): StoredEntry {
+  return { ...entry };
 }
 
-function handedOut({ text, ...entry }: Kept): StoredEntry {
-  return { ...entry, payload: JSON.parse(text) as unknown };
+/** Objects nested deeper than this are copied through JSON rather than walked. */
+const MAX_WALK_DEPTH = 32;
+
+/**
+ * The payload as JSON would hand it back, without a copy when it is plain JSON data already (the common case:
+ * intake's parsed events). Anything JSON would alter (`undefined`, a Date, NaN, a class instance…) makes it a
+ * JSON copy; what JSON cannot hold (a cycle, a BigInt) throws, as it would with Redis.
+ */
+function asJson(value: unknown): unknown {
+  if (isPlainJson(value, 0)) return value;
+  const text = JSON.stringify(value);
+  return text === undefined ? null : (JSON.parse(text) as unknown);
+}
+
+function isPlainJson(value: unknown, depth: number): boolean {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(value);
+    case 'object': {
+      if (value === null) return true;
+      if (depth >= MAX_WALK_DEPTH) return false;
+      if (Array.isArray(value)) return value.every((v) => isPlainJson(v, depth + 1));
+      const proto = Object.getPrototypeOf(value) as unknown;
+      if (proto !== Object.prototype && proto !== null) return false;
+      for (const key in value) {
+        if (!isPlainJson((value as Record<string, unknown>)[key], depth + 1)) return false;
+      }
+      // A non-enumerable key is not JSON's either.
+      return Object.getOwnPropertyNames(value).length === Object.keys(value).length;
+    }
+    default:
+      return false;
+  }
 }
 
 interface Pending {
@@ -44,14 +81,7 @@ export class MemoryQueueBackend implements QueueBackend {
   private readonly order = new Map<string, string[]>();
   private readonly leases = new Map<string, { owner: string; expiresAt: number }>();
   private readonly attempts = new Map<string, number>();
-  /**
-   * `[team, dedup key]` as JSON → expiry, in ms after `markEpoch`. A busy process holds the marks of two days
-   * of webhooks, and the GC traces every one of them on each full collection: each mark is one flat string and
-   * a small integer (no boxed number, no concatenated string), for as few heap objects as possible.
-   */
-  private readonly dedupMarks = new Map<string, number>();
-  private readonly markEpoch = Date.now();
-  private lastPruneAt = 0;
+  private readonly dedupMarks = new DedupMarks();
   private readonly dead: DeadLetter[] = [];
   private readonly deadCounts = new Map<string, number>();
   private readonly wakeReaders = new Set<() => void>();
@@ -67,23 +97,20 @@ export class MemoryQueueBackend implements QueueBackend {
   ): Promise<EnqueueResult> {
     if (this.closed) return Promise.reject(new Error('queue is closed'));
     const now = Date.now();
-    this.pruneDedup(now);
-    const markKey = JSON.stringify([event.teamId, dedupKey]);
-    const expiresAt = this.dedupMarks.get(markKey);
-    if (expiresAt !== undefined && expiresAt > now - this.markEpoch) return Promise.resolve('duplicate');
     const backlog = this.backlog.get(event.teamId) ?? 0;
-    if (options.maxBacklog !== undefined && backlog >= options.maxBacklog) return Promise.resolve('full');
-    let text: string;
+    if (options.maxBacklog !== undefined && backlog >= options.maxBacklog) {
+      return Promise.resolve(this.dedupMarks.holds(event.teamId, dedupKey, now) ? 'duplicate' : 'full');
+    }
+    let payload: unknown;
     try {
-      // Stored as JSON like the Redis backend does, so handlers see the same values in both modes.
-      text = JSON.stringify(event.payload) ?? 'null';
+      payload = asJson(event.payload);
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
     // Mark and append with no await in between: atomic within this process.
-    this.dedupMarks.set(markKey, now - this.markEpoch + dedupTtlMs);
+    if (!this.dedupMarks.markOnce(event.teamId, dedupKey, now, now + dedupTtlMs)) return Promise.resolve('duplicate');
     const id = this.nextId(now);
-    this.entries.set(id, { id, teamId: event.teamId, orderKey: event.orderKey, text, enqueuedAt: now });
+    this.entries.set(id, { id, teamId: event.teamId, orderKey: event.orderKey, payload, enqueuedAt: now });
     this.backlog.set(event.teamId, backlog + 1);
     const waiting = this.waiting.get(event.teamId);
     if (waiting) waiting.push(id);
@@ -269,14 +296,6 @@ export class MemoryQueueBackend implements QueueBackend {
       this.seq++;
     }
     return `${this.lastMs}-${this.seq}`;
-  }
-
-  /** Drops expired dedup marks now and then (they are also ignored once expired). */
-  private pruneDedup(now: number): void {
-    if (now - this.lastPruneAt < 10_000) return;
-    this.lastPruneAt = now;
-    const at = now - this.markEpoch;
-    for (const [key, expiresAt] of this.dedupMarks) if (expiresAt <= at) this.dedupMarks.delete(key);
   }
 }
 

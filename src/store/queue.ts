@@ -17,7 +17,10 @@ export interface QueueEvent {
   teamId: string;
   /** Entries with the same orderKey are handled one at a time, in enqueue order (e.g. one conversation). */
   orderKey: string;
-  /** Must survive JSON (it is stored as JSON by every backend). */
+  /**
+   * Must survive JSON: Redis stores it as JSON; memory keeps it as given when it is plain JSON data (so never
+   * change it after enqueueing) and as a JSON copy otherwise. Either way handlers read the same values.
+   */
   payload: unknown;
 }
 

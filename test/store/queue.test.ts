@@ -102,6 +102,31 @@ describe.each(backends)('EventQueue contract ($name)', ({ create }) => {
     expect(seen[0]!.enqueuedAt).toBeGreaterThanOrEqual(before);
   });
 
+  it('hands out what JSON makes of a payload', async () => {
+    const { queue } = create();
+    const payload = { at: new Date(Date.UTC(2024, 2, 8)), gone: undefined, ratio: Number.NaN, data: { list: [1] } };
+    await queue.enqueueOnce('d-json', event('o-json', payload), 60_000);
+    const seen: unknown[] = [];
+    const consumer = queue.consume(
+      sync(({ payload: p }: QueueEntry) => seen.push(p)),
+      { consumer: 'w1', ...fast },
+    );
+    await waitFor(() => seen.length === 1, 'the entry');
+    await consumer.stop();
+    expect(seen[0]).toStrictEqual({ at: '2024-03-08T00:00:00.000Z', ratio: null, data: { list: [1] } });
+  });
+
+  it('refuses a payload JSON cannot hold, and queues nothing for it', async () => {
+    const { queue } = create();
+    const cyclic: Record<string, unknown> = { a: 1 };
+    cyclic.self = cyclic;
+    await expect(queue.enqueueOnce('d-cyclic', event('o-cyclic', cyclic), 60_000)).rejects.toThrow();
+    await expect(queue.enqueueOnce('d-bigint', event('o-bigint', { n: 1n }), 60_000)).rejects.toThrow();
+    expect((await queue.depth()).total).toBe(0);
+    // Not marked either: the same key with a good payload is queued.
+    expect(await queue.enqueueOnce('d-cyclic', event('o-cyclic', { a: 1 }), 60_000)).toBe('queued');
+  });
+
   it('keeps order per orderKey under concurrency, a failing entry holding back the later ones of its key', async () => {
     const { queue } = create();
     const perKey = 6;

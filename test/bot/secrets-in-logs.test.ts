@@ -47,10 +47,26 @@ describe('Redactor', () => {
     out.on('data', (c: Buffer) => lines.push(c.toString()));
     const logger = createLogger({ level: 'info', redactor: r, destination: out });
     logger.info({ apiKey: 'whatever-it-is', detail: 'has s3cr3t-s3cr3t inside' }, 'message with s3cr3t-s3cr3t');
+    // Secret-named fields deeper down, and in a child's bindings, are censored too.
+    logger
+      .child({ token: 'bound-token-value', team: 'T1' })
+      .warn({ request: { headers: { authorization: 'Bearer abc', 'api-key': 'key-value' } }, ok: 1 }, 'child line');
     const text = lines.join('');
-    expect(text).not.toContain('s3cr3t-s3cr3t');
-    expect(text).not.toContain('whatever-it-is');
-    expect(JSON.parse(text)).toMatchObject({ level: 'info', apiKey: '[redacted]' });
+    for (const secret of ['s3cr3t-s3cr3t', 'whatever-it-is', 'bound-token-value', 'Bearer abc', 'key-value'])
+      expect(text).not.toContain(secret);
+    const [first, second] = text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(first).toMatchObject({ level: 'info', apiKey: '[redacted]' });
+    expect(second).toMatchObject({
+      level: 'warn',
+      token: '[redacted]',
+      team: 'T1',
+      request: { headers: { authorization: '[redacted]', 'api-key': '[redacted]' } },
+      ok: 1,
+      msg: 'child line',
+    });
   });
 
   it('masks hook-token-shaped strings and /hooks/<token> paths nobody registered', () => {

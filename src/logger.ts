@@ -103,7 +103,7 @@ export function createLogger({ level, redactor, destination }: LoggerSetup): Log
   const options: LoggerOptions = {
     level,
     base: undefined,
-    timestamp: pino.stdTimeFunctions.isoTime,
+    timestamp: isoTime,
     formatters: {
       level: (label) => ({ level: label }),
       log: (obj) => redactor.redactValue(obj) as Record<string, unknown>,
@@ -121,6 +121,19 @@ export function createLogger({ level, redactor, destination }: LoggerSetup): Log
     },
   };
   return pino(options, destination ?? stdoutLog());
+}
+
+let timeMs = Number.NaN;
+let timeField = '';
+
+/** pino's `isoTime`, made once per millisecond: a burst writes many lines in one (and the Date costs ~0.5 µs). */
+function isoTime(): string {
+  const now = Date.now();
+  if (now !== timeMs) {
+    timeMs = now;
+    timeField = `,"time":"${new Date(now).toISOString()}"`;
+  }
+  return timeField;
 }
 
 function escapeRegExp(s: string): string {

@@ -1,10 +1,9 @@
 /**
  * Structured JSON logging (pino) that never writes a secret: registered values (`pinSecret`, `addSecret`)
  * and secret-shaped strings (Slack tokens, hook tokens and `/hooks/<token>` paths) are masked in every
- * string of a line's message and fields, and fields that always hold secrets (`SECRET_FIELDS`) are censored: at
- * any depth of a line's fields (in the one copy `Redactor.redactValue` makes of them), and at the top of a child
- * logger's bindings (pino serializers). pino's path redaction did the censoring before; it cost as much again as
- * the rest of a line.
+ * string, and fields that always hold secrets (`SECRET_FIELDS`) are censored at any depth — in a line's message
+ * and fields and in a child logger's bindings, in the one copy `Redactor.redactValue` makes of them. (pino's path
+ * redaction did the censoring before: it cost as much again as the rest of a line.)
  */
 import { pino, type Logger, type LoggerOptions, type DestinationStream } from 'pino';
 import type { LogLevel } from './config.js';
@@ -108,8 +107,6 @@ export function createLogger({ level, redactor, destination }: LoggerSetup): Log
       level: (label) => ({ level: label }),
       log: (obj) => redactor.redactValue(obj) as Record<string, unknown>,
     },
-    // Applied to child bindings too, which formatters.log never sees.
-    serializers: Object.fromEntries([...SECRET_FIELDS].map((field) => [field, () => CENSORED])),
     hooks: {
       // The message string is not seen by formatters.log: redact it here.
       logMethod(args, method) {
@@ -120,7 +117,15 @@ export function createLogger({ level, redactor, destination }: LoggerSetup): Log
       },
     },
   };
-  return pino(options, destination ?? stdoutLog());
+  const logger = pino(options, destination ?? stdoutLog());
+  // Child loggers' bindings never reach formatters.log (and pino resets formatters.bindings for children): they
+  // are redacted here, once per child. Children are made with Object.create(parent), so theirs inherit this too.
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- called with each logger as `this` below
+  const child = logger.child;
+  logger.child = function (this: Logger, bindings, childOptions) {
+    return child.call(this, redactor.redactValue(bindings) as typeof bindings, childOptions);
+  } as Logger['child'];
+  return logger;
 }
 
 let timeMs = Number.NaN;

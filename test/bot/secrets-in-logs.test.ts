@@ -49,11 +49,12 @@ describe('Redactor', () => {
     logger.info({ apiKey: 'whatever-it-is', detail: 'has s3cr3t-s3cr3t inside' }, 'message with s3cr3t-s3cr3t');
     // Secret-named fields deeper down, and in a child's bindings, are censored too.
     logger
-      .child({ token: 'bound-token-value', team: 'T1' })
+      .child({ token: 'bound-token-value', team: 'T1', note: 'bound s3cr3t-s3cr3t', slack: { botToken: 'nested-bot' } })
+      .child({ headers: { authorization: 'Bearer grandchild' } })
       .warn({ request: { headers: { authorization: 'Bearer abc', 'api-key': 'key-value' } }, ok: 1 }, 'child line');
     const text = lines.join('');
-    for (const secret of ['s3cr3t-s3cr3t', 'whatever-it-is', 'bound-token-value', 'Bearer abc', 'key-value'])
-      expect(text).not.toContain(secret);
+    const secrets = ['s3cr3t-s3cr3t', 'whatever-it-is', 'bound-token-value', 'nested-bot', 'Bearer', 'key-value'];
+    for (const secret of secrets) expect(text).not.toContain(secret);
     const [first, second] = text
       .trim()
       .split('\n')
@@ -63,6 +64,9 @@ describe('Redactor', () => {
       level: 'warn',
       token: '[redacted]',
       team: 'T1',
+      note: 'bound [redacted…cr3t]',
+      slack: { botToken: '[redacted]' },
+      headers: { authorization: '[redacted]' },
       request: { headers: { authorization: '[redacted]', 'api-key': '[redacted]' } },
       ok: 1,
       msg: 'child line',

@@ -24,8 +24,9 @@ export class TurnAnswers {
   /** False when this request was answered already. */
   send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): boolean {
     if (res.headersSent || this.answered.has(res)) return false;
+    const payload = JSON.stringify(body);
     this.answered.add(res);
-    this.due.push({ res, status, payload: JSON.stringify(body), headers });
+    this.due.push({ res, status, payload, headers });
     this.flushing ??= setImmediate(() => this.flush());
     return true;
   }
@@ -43,8 +44,10 @@ export class TurnAnswers {
         });
         res.end(payload);
       } catch (err) {
-        // One answer that cannot be written (a header refused) must not keep the others from going out.
+        // One answer that cannot be written (a header refused) must not keep the others from going out; its
+        // connection is closed, so the sender sees a failure (and retries) instead of waiting for its timeout.
         this.onError(err);
+        res.destroy();
       }
     }
   }

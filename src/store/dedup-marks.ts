@@ -26,6 +26,12 @@ const C4 = 0xa1e38b93;
 
 const rotl = (x: number, r: number) => (x << r) | (x >>> (32 - r));
 
+/** One lane's step of a block: its word `k` mixed in, then the lane mixed with the next one. */
+function lane(h: number, k: number, ca: number, cb: number, rk: number, rh: number, next: number, add: number): number {
+  h ^= Math.imul(rotl(Math.imul(k, ca), rk), cb);
+  return (Math.imul(rotl(h, rh) + next, 5) + add) | 0;
+}
+
 function fmix(h: number): number {
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
@@ -48,22 +54,10 @@ function murmur3x86x128(text: string, out: Uint32Array): void {
   const word = (i: number) =>
     (i < text.length ? text.charCodeAt(i) : 0) | ((i + 1 < text.length ? text.charCodeAt(i + 1) : 0) << 16);
   for (let i = 0; i < text.length; i += 8) {
-    let k1 = word(i);
-    let k2 = word(i + 2);
-    let k3 = word(i + 4);
-    let k4 = word(i + 6);
-    k1 = Math.imul(rotl(Math.imul(k1, C1), 15), C2);
-    h1 ^= k1;
-    h1 = (Math.imul(rotl(h1, 19) + h2, 5) + 0x561ccd1b) | 0;
-    k2 = Math.imul(rotl(Math.imul(k2, C2), 16), C3);
-    h2 ^= k2;
-    h2 = (Math.imul(rotl(h2, 17) + h3, 5) + 0x0bcaa747) | 0;
-    k3 = Math.imul(rotl(Math.imul(k3, C3), 17), C4);
-    h3 ^= k3;
-    h3 = (Math.imul(rotl(h3, 15) + h4, 5) + 0x96cd1c35) | 0;
-    k4 = Math.imul(rotl(Math.imul(k4, C4), 18), C1);
-    h4 ^= k4;
-    h4 = (Math.imul(rotl(h4, 13) + h1, 5) + 0x32ac3b17) | 0;
+    h1 = lane(h1, word(i), C1, C2, 15, 19, h2, 0x561ccd1b);
+    h2 = lane(h2, word(i + 2), C2, C3, 16, 17, h3, 0x0bcaa747);
+    h3 = lane(h3, word(i + 4), C3, C4, 17, 15, h4, 0x96cd1c35);
+    h4 = lane(h4, word(i + 6), C4, C1, 18, 13, h1, 0x32ac3b17);
   }
   const length = text.length * 2;
   h1 ^= length;
@@ -169,7 +163,7 @@ export class DedupMarks {
     const mask = capacity - 1;
     for (let old = 0; old < expiries.length; old++) {
       const expiry = expiries[old]!;
-      if (expiry <= now) continue;
+      if (!(expiry > now)) continue;
       const at = old * FP;
       let slot = fingerprints[at]! & mask;
       while (this.expiries[slot] !== 0) slot = (slot + 1) & mask;

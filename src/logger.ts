@@ -13,6 +13,8 @@ import { maskSecretShapes } from './util/secret-shapes.js';
 export type { Logger } from 'pino';
 
 const MAX_KNOWN_SECRETS = 10_000;
+/** Shorter values are never registered as secrets: they would mask ordinary words. */
+const MIN_SECRET_LENGTH = 8;
 
 /** Field names whose values are secrets whatever they hold: censored wherever they appear. */
 const SECRET_FIELDS = new Set(['apiKey', 'api-key', 'token', 'authorization', 'botToken', 'signingSecret']);
@@ -27,7 +29,7 @@ export class Redactor {
 
   /** Registers a configuration secret for the life of the process; short values are ignored (they would mask ordinary words). */
   pinSecret(value: string | undefined): void {
-    if (!value || value.length < 8 || this.pinned.has(value)) return;
+    if (!value || value.length < MIN_SECRET_LENGTH || this.pinned.has(value)) return;
     this.pinned.add(value);
     this.recent.delete(value);
     this.pattern = undefined;
@@ -35,7 +37,7 @@ export class Redactor {
 
   /** Registers a secret met at run time; registering it again makes it the most recent (forgotten last). */
   addSecret(value: string | undefined): void {
-    if (!value || value.length < 8 || this.pinned.has(value)) return;
+    if (!value || value.length < MIN_SECRET_LENGTH || this.pinned.has(value)) return;
     if (this.recent.delete(value)) {
       this.recent.add(value); // same members: the pattern stays valid
       return;
@@ -51,7 +53,8 @@ export class Redactor {
   redact(text: string): string {
     let out = text;
     // Known values first: a shape rule could otherwise mask only part of one and leave the rest unmatched.
-    if (this.pinned.size + this.recent.size > 0) {
+    // No registered secret is shorter than MIN_SECRET_LENGTH, so a shorter string holds none.
+    if (text.length >= MIN_SECRET_LENGTH && this.pinned.size + this.recent.size > 0) {
       // Longest first, so a secret that starts with a shorter one is masked whole.
       this.pattern ??= new RegExp(
         [...this.pinned, ...this.recent]

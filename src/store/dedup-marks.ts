@@ -134,7 +134,7 @@ export class DedupMarks {
     return true;
   }
 
-  /** Live marks (for tests and metrics); counts by walking the table. */
+  /** Live marks, counted by walking the table (for rebuilds and tests). */
   size(now: number): number {
     let live = 0;
     for (const expiry of this.expiries) if (expiry > now) live++;

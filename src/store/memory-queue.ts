@@ -14,10 +14,8 @@ import type {
   QueueEvent,
 } from './queue.js';
 
-/** An entry as kept here: its payload as the Redis backend would hand it back (see `asJson`). */
-type Kept = StoredEntry;
-
-function handedOut(entry: Kept): StoredEntry {
+/** A copy of a kept entry (its payload as the Redis backend would hand it back, see `asJson`) for a consumer. */
+function handedOut(entry: StoredEntry): StoredEntry {
   return { ...entry };
 }
 
@@ -41,11 +39,16 @@ function isPlainJson(value: unknown, depth: number): boolean {
     case 'boolean':
       return true;
     case 'number':
-      return Number.isFinite(value);
+      // JSON writes -0 as 0, and NaN and the infinities as null.
+      return Number.isFinite(value) && !Object.is(value, -0);
     case 'object': {
       if (value === null) return true;
       if (depth >= MAX_WALK_DEPTH) return false;
-      if (Array.isArray(value)) return value.every((v) => isPlainJson(v, depth + 1));
+      if (Array.isArray(value)) {
+        // Indexed, not `every`: a hole (JSON writes null there) must be seen.
+        for (let i = 0; i < value.length; i++) if (!isPlainJson(value[i], depth + 1)) return false;
+        return true;
+      }
       const proto = Object.getPrototypeOf(value) as unknown;
       if (proto !== Object.prototype && proto !== null) return false;
       for (const key in value) {
@@ -72,7 +75,7 @@ interface Pending {
  */
 export class MemoryQueueBackend implements QueueBackend {
   /** Unfinished entries; Map order is enqueue order. */
-  private readonly entries = new Map<string, Kept>();
+  private readonly entries = new Map<string, StoredEntry>();
   /** Not yet delivered ids per team, oldest first; Map order is the round-robin order between teams. */
   private readonly waiting = new Map<string, Fifo<string>>();
   /** Unfinished entries per team. */

@@ -105,15 +105,20 @@ describe.each(backends)('EventQueue contract ($name)', ({ create }) => {
   it('hands out what JSON makes of a payload', async () => {
     const { queue } = create();
     const payload = { at: new Date(Date.UTC(2024, 2, 8)), gone: undefined, ratio: Number.NaN, data: { list: [1] } };
+    // eslint-disable-next-line no-sparse-arrays -- a hole, which JSON writes as null
+    const plainButNotJson = { zero: -0, holes: [1, , 3] };
     await queue.enqueueOnce('d-json', event('o-json', payload), 60_000);
+    await queue.enqueueOnce('d-json-2', event('o-json', plainButNotJson), 60_000);
     const seen: unknown[] = [];
     const consumer = queue.consume(
       sync(({ payload: p }: QueueEntry) => seen.push(p)),
       { consumer: 'w1', ...fast },
     );
-    await waitFor(() => seen.length === 1, 'the entry');
+    await waitFor(() => seen.length === 2, 'the entries');
     await consumer.stop();
     expect(seen[0]).toStrictEqual({ at: '2024-03-08T00:00:00.000Z', ratio: null, data: { list: [1] } });
+    expect(seen[1]).toStrictEqual({ zero: 0, holes: [1, null, 3] });
+    expect(Object.is((seen[1] as { zero: number }).zero, 0)).toBe(true);
   });
 
   it('refuses a payload JSON cannot hold, and queues nothing for it', async () => {

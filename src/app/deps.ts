@@ -5,6 +5,7 @@ import type { WebClient } from '@slack/web-api';
 import type { Config } from '../config.js';
 import type { Logger, Redactor } from '../logger.js';
 import type { Store } from '../store/index.js';
+import type { SlackPace } from '../slack/pace.js';
 import type { PlatformAccess } from './platform-access.js';
 import type { AdminGate } from './admin-gate.js';
 import type { Metrics } from './metrics.js';
@@ -19,6 +20,8 @@ export interface Deps {
   platform: PlatformAccess;
   admins: AdminGate;
   metrics: Metrics;
+  /** Slack's rate limits: every Web API client sends through `pace.fetch(…)` (src/slack/pace.ts). */
+  pace: SlackPace;
   lifecycle: Lifecycle;
   /** Store-kept timers that fire on one replica (register a kind with `timers.on`). */
   timers: Timers;

@@ -26,6 +26,7 @@ import { createMetrics } from '../app/metrics.js';
 import { Lifecycle } from '../app/lifecycle.js';
 import { PlatformAccess } from '../app/platform-access.js';
 import { Timers } from '../app/timers.js';
+import { SlackPace, type SlackLimits } from '../slack/pace.js';
 
 export interface Bot {
   readonly app: App;
@@ -52,6 +53,8 @@ export interface BotOptions {
   now?: () => number;
   /** How often store-kept timers (digests, quota checks, SLAs) are looked at. Default 15 s; tests use less. */
   timerTickMs?: number;
+  /** Slack's limits the bot paces itself to (`SLACK_LIMITS`); a test against an unlimited stand-in lifts them. */
+  slackLimits?: SlackLimits;
 }
 
 export function createBot(config: Config, options: BotOptions = {}): Bot {
@@ -77,6 +80,11 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
     );
   }
   const metrics = createMetrics(store.queue);
+  const pace = new SlackPace(
+    store.budgets,
+    { onRateLimited: (method) => metrics.slackRateLimited.inc({ method }) },
+    options.slackLimits,
+  );
   const transport = createTransport({
     baseUrl: config.campaign.apiUrl,
     onRequest: ({ endpoint, status, durationMs }) => {
@@ -104,6 +112,7 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
     platform,
     admins,
     metrics,
+    pace,
     surfaces,
     lifecycle: new Lifecycle(),
     timers,
@@ -117,7 +126,8 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
   const app = new App({
     receiver,
     ...(config.slack.mode.kind === 'single' ? { token: config.slack.mode.botToken } : {}),
-    clientOptions: { slackApiUrl: config.slack.apiUrl },
+    // A person's request waits for its Slack budget (a few seconds at most) rather than being refused.
+    clientOptions: { slackApiUrl: config.slack.apiUrl, fetch: pace.fetch({ background: false, urgency: 'urgent' }) },
     logger: boltLogger(logger),
     extendedErrorHandler: true,
   });

@@ -41,6 +41,7 @@ export class ReportClients {
         slackApiUrl: this.deps.config.slack.apiUrl,
         retryConfig: { retries: 2 },
         timeout: 30_000,
+        fetch: this.deps.pace.fetch({ background: false, urgency: 'routine' }),
         logger: boltLogger(this.deps.logger, 'slack-reports'),
       });
       this.clients.set(token, client);

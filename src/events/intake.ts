@@ -81,23 +81,7 @@ class HookTokens {
   }
 }
 
-/**
- * Webhook deliveries being handled right now. Acknowledging them is this process's most urgent work (the
- * platform waits, and retries what times out); the worker holds back while many wait (`busy`).
- */
-export class IntakeLoad {
-  inFlight = 0;
-
-  /** More deliveries waiting for their answer than the worker runs posts at once. */
-  busy(): boolean {
-    return this.inFlight > BUSY_IN_FLIGHT;
-  }
-}
-
-/** In-flight deliveries above which intake counts as busy: at a steady pace a delivery is answered long before the next few arrive. */
-const BUSY_IN_FLIGHT = 8;
-
-export function hookRoute(deps: IntakeDeps, options: IntakeOptions = {}, load = new IntakeLoad()): CustomRoute {
+export function hookRoute(deps: IntakeDeps, options: IntakeOptions = {}): CustomRoute {
   const ctx: DeliveryContext = {
     deps,
     tokens: new HookTokens(deps.store),
@@ -105,16 +89,13 @@ export function hookRoute(deps: IntakeDeps, options: IntakeOptions = {}, load = 
     answers: new TurnAnswers((err) => deps.logger.error({ err }, 'a webhook answer could not be written')),
     limit: options.bodyLimit ?? HOOK_BODY_LIMIT,
   };
-  const done = () => void load.inFlight--;
   return {
     path: `${HOOK_PATH}/:token`,
     // Every method is ours, so a stray GET gets a 405 here instead of Bolt logging the URL (and its token).
     method: ['POST', 'GET', 'HEAD', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
     handler: (req, res) => {
       const token = typeof req.params?.token === 'string' ? req.params.token : '';
-      load.inFlight++;
-      handleDelivery(ctx, req, res, token).then(done, (err: unknown) => {
-        done();
+      handleDelivery(ctx, req, res, token).catch((err: unknown) => {
         deps.logger.error({ err, hook: tokenRef(token) }, 'webhook intake failed unexpectedly');
         answer(ctx, res, 500, { ok: false, error: 'internal_error' });
       });

@@ -25,9 +25,18 @@ export class StepLog {
     private readonly ttlMs = STEP_TTL_MS,
   ) {}
 
+  /** Whether this step already succeeded. */
+  async done(ref: StepRef): Promise<boolean> {
+    return (await this.store.kv.get(this.key(ref))) !== null;
+  }
+
+  private key(ref: StepRef): string {
+    return this.store.keys.dedup('event-step', JSON.stringify([ref.teamId, ref.entryId, ref.channel, ref.step]));
+  }
+
   /** Runs `work` unless this step already succeeded; either way returns the step's result. */
   async once(ref: StepRef, work: () => Promise<string>): Promise<{ result: string; ran: boolean }> {
-    const key = this.store.keys.dedup('event-step', JSON.stringify([ref.teamId, ref.entryId, ref.channel, ref.step]));
+    const key = this.key(ref);
     const done = await this.store.kv.get(key);
     if (done !== null) return { result: done, ran: false };
     const result = await work();

@@ -3,7 +3,9 @@
  * one handler per trigger (`on`); the worker parses the entry, finds the handler and gives it a `Delivery`.
  *
  * - Order: entries of one call / conversation run one at a time in arrival order (the queue's orderKey).
- * - Slack 429: the entry is retried after Retry-After without counting an attempt, keeping its place.
+ * - What time heals — a channel's Slack budget spent, a 429, Slack down (5xx, timeouts, refused connections) —
+ *   never counts as a failed try: the entry waits (keeping its place, holding no worker) and is tried again,
+ *   for up to `RETENTION_MS` after it was queued. Other channels of the same entry go on meanwhile.
  * - Any other failure: retried with backoff, then dead-lettered after `maxAttempts` (kept, counted).
  * - Unknown triggers, and known ones nobody handles: dead-lettered on purpose, the payload kept whole.
  * - Several channels, card + transcript: each step is remembered (`StepLog`), so retries never post twice.
@@ -13,11 +15,12 @@ import type { WebClient } from '@slack/web-api';
 import type { Metrics } from '../app/metrics.js';
 import type { Logger } from '../logger.js';
 import { slackErrorCode } from '../slack/post.js';
-import { isRetryLaterError, type Consumer, type QueueEntry, type Store } from '../store/index.js';
+import type { SlackPace } from '../slack/pace.js';
+import { isRetryLaterError, RetryLaterError, type Consumer, type QueueEntry, type Store } from '../store/index.js';
 import { isTriggerName, type EventMap, type KnownEvent, type TriggerName } from './events.js';
 import { jobEvent, readJob } from './job.js';
 import { channelsFor } from './router.js';
-import { asRetryLater, type WorkerSlack } from './slack-clients.js';
+import type { WorkerSlack } from './slack-clients.js';
 import { StepLog, type StepRef } from './steps.js';
 
 export interface WorkerOptions {
@@ -33,8 +36,6 @@ export interface WorkerOptions {
   blockMs?: number;
   retryDelayMs?: (attempt: number) => number;
   pollMs?: number;
-  /** While true, posts go one at a time, each on a later event-loop turn (see `ConsumeOptions.yieldWhile`). */
-  yieldWhile?: () => boolean;
 }
 
 type EventOf<T extends TriggerName> = { [K in T]: { known: true; trigger: K; data: EventMap[K] } }[T];
@@ -54,16 +55,20 @@ export interface Delivery<T extends TriggerName = TriggerName> {
   /** The channels routed to this event now. */
   channels(): Promise<string[]>;
   /**
-   * Runs `work` for every channel. A Slack 429 stops at once (the entry waits out Retry-After, keeping its
-   * place); other failures are collected and fail the entry after the other channels had their turn.
+   * Runs `work` for every channel. A channel Slack cannot take now (budget, 429, Slack down) waits while the
+   * others go on, and the entry is tried again later; other failures are collected and fail the entry after
+   * the other channels had their turn.
    */
   eachChannel(channels: readonly string[], work: (channel: string) => Promise<void>): Promise<void>;
   /** `post` in every routed channel; `skipped` when none is routed. */
   toEachRoute(post: (slack: WebClient, channel: string) => Promise<void>): Promise<DeliveryOutcome>;
 }
 
-/** `posted` counts in `campaign_events_posted_total`; `skipped` is an event with nowhere to go (or an echo). */
-export type DeliveryOutcome = 'posted' | 'skipped';
+/**
+ * `posted` counts in `campaign_events_posted_total`; `skipped` is an event with nowhere to go (or an echo);
+ * `handed-on`: another part posts it and counts it when it does (call notifications: the call outbox).
+ */
+export type DeliveryOutcome = 'posted' | 'skipped' | 'handed-on';
 export type DeliveryHandler<T extends TriggerName> = (delivery: Delivery<T>) => Promise<DeliveryOutcome>;
 
 /** Raised for an event this app cannot handle: after the retries it is a dead letter (kept, counted). */
@@ -72,6 +77,8 @@ class UnhandledEventError extends Error {
 }
 
 const DEFAULT_MAX_ATTEMPTS = 5;
+/** How long an event waits for a Slack that is down or over its limits before its failures count. */
+export const RETENTION_MS = 24 * 60 * 60_000;
 
 let consumersInProcess = 0;
 
@@ -83,6 +90,7 @@ export class EventWorker {
   constructor(
     private readonly store: Store,
     private readonly slack: WorkerSlack,
+    private readonly pace: SlackPace,
     private readonly logger: Logger,
     private readonly metrics: Metrics | undefined,
     private readonly options: WorkerOptions = {},
@@ -119,7 +127,9 @@ export class EventWorker {
   private async handleCounted(entry: QueueEntry): Promise<void> {
     try {
       await this.handle(entry);
-    } catch (err) {
+    } catch (caught) {
+      const heals = this.timeHeals(entry, caught);
+      const err = heals === undefined ? caught : new RetryLaterError(heals, 'Slack is busy or down: the event waits');
       if (!isRetryLaterError(err) && entry.attempt >= (this.options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS)) {
         const trigger = readJob(entry.payload).data?.trigger ?? 'unknown';
         this.metrics?.eventsDeadLettered.inc({ trigger: isTriggerName(trigger) ? trigger : 'unknown' });
@@ -151,6 +161,7 @@ export class EventWorker {
     if (!handler) throw new UnhandledEventError(`no handler for ${trigger}: not posted, kept for inspection`);
     const outcome = await handler(this.delivery(entry, parsed.event, log));
     if (outcome === 'posted') this.metrics?.eventsPosted.inc({ trigger });
+    if (outcome === 'handed-on') log.debug('event handed on');
   }
 
   private delivery(entry: QueueEntry, event: KnownEvent, log: Logger): Delivery {
@@ -163,7 +174,7 @@ export class EventWorker {
       step: (channel, step) => ({ teamId: entry.teamId, entryId: entry.id, channel, step }),
       slack: () => this.slack.clientFor(entry.teamId),
       channels: () => channelsFor(this.store, entry.teamId, event),
-      eachChannel: (channels, work) => this.eachChannel(channels, log, work),
+      eachChannel: (channels, work) => this.eachChannel(entry, channels, log, work),
       toEachRoute: async (post) => {
         const channels = await delivery.channels();
         if (channels.length === 0) {
@@ -182,21 +193,31 @@ export class EventWorker {
     return delivery;
   }
 
+  /** ms to wait before trying `entry` again when time heals `err` (and the entry is young enough); else undefined. */
+  private timeHeals(entry: QueueEntry, err: unknown): number | undefined {
+    if (isRetryLaterError(err)) return err.delayMs;
+    if (Date.now() - entry.enqueuedAt > RETENTION_MS) return undefined;
+    return this.pace.retryDelayMs(err);
+  }
+
   private async eachChannel(
+    entry: QueueEntry,
     channels: readonly string[],
     log: Logger,
     work: (channel: string) => Promise<void>,
   ): Promise<void> {
     const failed: string[] = [];
+    let waitMs: number | undefined;
     for (const channel of channels) {
       try {
         await work(channel);
       } catch (err) {
-        const later = asRetryLater(err);
-        if (later) {
-          this.metrics?.slackRateLimited.inc({ method: 'chat.postMessage' });
-          log.info({ channel, retryInMs: later.delayMs }, 'Slack rate limit: the event waits its turn');
-          throw later;
+        const heals = this.timeHeals(entry, err);
+        if (heals !== undefined) {
+          // This channel waits; the others go on (each step is remembered, so nothing is posted twice).
+          log.debug({ channel, retryInMs: heals }, 'Slack is busy or down for this channel: the event waits its turn');
+          waitMs = Math.min(waitMs ?? heals, heals);
+          continue;
         }
         const code = slackErrorCode(err);
         log.warn({ err, channel, slackError: code }, hintFor(code));
@@ -206,6 +227,7 @@ export class EventWorker {
     if (failed.length > 0) {
       throw new Error(`posting failed in ${failed.join('; ')}`);
     }
+    if (waitMs !== undefined) throw new RetryLaterError(waitMs, 'Slack is busy or down: the event waits');
   }
 }
 

@@ -4,6 +4,7 @@
  */
 import { LogLevel, type Logger as SlackLogger } from '@slack/logger';
 import type { Logger } from '../logger.js';
+import { isPaceWait } from './pace.js';
 
 const TO_PINO: Record<LogLevel, 'debug' | 'info' | 'warn' | 'error'> = {
   [LogLevel.DEBUG]: 'debug',
@@ -17,7 +18,9 @@ export function boltLogger(base: Logger, name = 'bolt'): SlackLogger {
   const write =
     (level: 'debug' | 'info' | 'warn' | 'error') =>
     (...msg: unknown[]) => {
-      logger[level](msg.map((m) => (typeof m === 'string' ? m : safeString(m))).join(' '));
+      const line = msg.map((m) => (typeof m === 'string' ? m : safeString(m))).join(' ');
+      // WebClient reports a call held back for Slack's limits as a failed request: it is routine.
+      logger[level === 'warn' && isPaceWait(line) ? 'debug' : level](line);
     };
   return {
     debug: write('debug'),

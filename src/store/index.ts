@@ -19,6 +19,8 @@ import { AgentLinkRepo, ConversationRepo } from './conversations.js';
 import { TimerRepo } from './timers.js';
 import { ReportRepo } from './reports.js';
 import { HandoffSlaRepo } from './handoff-sla.js';
+import { CallOutboxRepo } from './call-outbox.js';
+import { MemoryRateBudget, RedisRateBudget, type RateBudget } from './rate-budget.js';
 
 export interface StoreOptions {
   /** Redis mode when set (or when `redis` is given); in-memory otherwise. */
@@ -63,6 +65,10 @@ export interface Store {
   cache: Cache;
   dedup: Dedup;
   queue: EventQueue;
+  /** Call notifications waiting for their channel. */
+  callOutbox: CallOutboxRepo;
+  /** Slack call budgets shared by every replica (how the bot stays inside Slack's rate limits). */
+  budgets: RateBudget;
   /** Resolves when the backend answers (for /readyz); rejects otherwise. */
   ping(): Promise<void>;
   /** Stops queue consumers (waiting for in-flight handlers), then closes connections this store opened. */
@@ -89,6 +95,7 @@ export function createStore(options: StoreOptions = {}): Store {
 
   let kv: KeyValueStore;
   let queue: EventQueue;
+  let budgets: RateBudget;
   let ownedClient: RedisClient | undefined;
   if (useRedis) {
     const redis =
@@ -97,9 +104,12 @@ export function createStore(options: StoreOptions = {}): Store {
     if (!options.redis) ownedClient = redis;
     kv = new RedisKeyValueStore({ redis });
     queue = createRedisQueue({ redis, keys, logger });
+    budgets = new RedisRateBudget(redis, keys);
   } else {
     kv = new MemoryKeyValueStore();
     queue = createMemoryQueue({ logger });
+    // Real time, not `now`: a test's frozen clock would never let a budget refill.
+    budgets = new MemoryRateBudget();
   }
 
   let closing: Promise<void> | undefined;
@@ -120,6 +130,8 @@ export function createStore(options: StoreOptions = {}): Store {
     cache: new Cache(kv, keys),
     dedup: new Dedup(kv, keys),
     queue,
+    callOutbox: new CallOutboxRepo(kv, keys),
+    budgets,
     ping: () => kv.ping(),
     close: () =>
       (closing ??= (async () => {
@@ -149,3 +161,5 @@ export { CALL_CATEGORIES, DIGEST_CADENCES } from './reports.js';
 export type { DigestCadence, DigestFigures, DigestSchedule, QuotaAlertSetting } from './reports.js';
 export { RetryLaterError, isRetryLaterError } from './queue.js';
 export type { Consumer, EventQueue, QueueEntry } from './queue.js';
+export type { PaceRule, RateBudget } from './rate-budget.js';
+export type { ChannelRef, WaitingCall } from './call-outbox.js';

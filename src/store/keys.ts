@@ -52,6 +52,16 @@ export interface Keys {
   quotaAlerts(teamId: string): string;
   /** String with TTL: "posted" mark of one report (a digest slot, a quota threshold of a month) in one channel. */
   reportMark(kind: string, teamId: string, channelId: string, period: string): string;
+  /** Hash: queue entry id → a call notification waiting for its channel (see `CallOutboxRepo`). */
+  callOutbox(teamId: string, channelId: string): string;
+  /** Set: `<team>:<channel>` of the channels that may hold waiting call notifications. */
+  callOutboxChannels(): string;
+  /** String with TTL: which replica is posting a channel's waiting calls. */
+  callOutboxLease(teamId: string, channelId: string): string;
+  /** String with TTL: the entry ids (JSON) of the roll-up under way in a channel. */
+  callRollup(teamId: string, channelId: string): string;
+  /** String with TTL: one Slack call budget's next free slot (see `RateBudget`). */
+  rateBudget(id: string): string;
   /** What every `workspace()` / `installation()` key starts with (full scans: `npm run rekey`). */
   kindPrefix(kind: 'workspace' | 'installation'): string;
 
@@ -122,6 +132,11 @@ export function createKeys(prefix: string = DEFAULT_KEY_PREFIX): Keys {
     quotaAlerts: (teamId) => `${p}quota-alerts:${segment(teamId)}`,
     reportMark: (kind, teamId, channelId, period) =>
       `${p}report-mark:${segment(kind)}:${segment(teamId)}:${segment(channelId)}:${segment(period)}`,
+    callOutbox: (teamId, channelId) => `${p}call-outbox:${segment(teamId)}:${segment(channelId)}`,
+    callOutboxChannels: () => `${p}call-outbox-channels`,
+    callOutboxLease: (teamId, channelId) => `${p}call-outbox-lease:${segment(teamId)}:${segment(channelId)}`,
+    callRollup: (teamId, channelId) => `${p}call-rollup:${segment(teamId)}:${segment(channelId)}`,
+    rateBudget: (id) => `${p}rate-budget:${segment(id)}`,
     kindPrefix: (kind) => `${p}${kind}:`,
     queueTeamStream: (teamId) => `${q}stream:${segment(teamId)}`,
     queueTeams: () => `${q}teams`,

@@ -31,6 +31,8 @@ export interface KeyValueStore {
   hashDel(key: string, ...fields: string[]): Promise<number>;
   /** All fields; `{}` when the key does not exist. */
   hashGetAll(key: string): Promise<Record<string, string>>;
+  /** How many fields the hash has (0 when the key does not exist). */
+  hashLen(key: string): Promise<number>;
 
   /** Returns how many members were new. */
   setAdd(key: string, ...members: string[]): Promise<number>;

@@ -132,6 +132,13 @@ export class MemoryKeyValueStore implements KeyValueStore {
     });
   }
 
+  hashLen(key: string): Promise<number> {
+    return this.run(() => {
+      const item = this.live(key);
+      return item ? this.expect(item, 'hash').data.size : 0;
+    });
+  }
+
   setAdd(key: string, ...members: string[]): Promise<number> {
     return this.run(() => {
       if (members.length === 0) return 0;

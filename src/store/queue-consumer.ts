@@ -50,7 +50,6 @@ interface Settings {
   retryDelayMs: (attempt: number) => number;
   prefetch: number;
   pollMs: number;
-  yieldWhile: () => boolean;
 }
 
 function positiveInt(value: number | undefined, fallback: number, name: string): number {
@@ -71,7 +70,6 @@ function settingsFrom(options: ConsumeOptions): Settings {
     retryDelayMs: options.retryDelayMs ?? defaultRetryDelayMs,
     prefetch: positiveInt(options.prefetch, concurrency * 4, 'prefetch'),
     pollMs: positiveInt(options.pollMs, 100, 'pollMs'),
-    yieldWhile: options.yieldWhile ?? (() => false),
   };
 }
 
@@ -274,7 +272,7 @@ class QueueConsumer implements Consumer {
   private schedule(): void {
     if (this.stopping) return;
     const now = Date.now();
-    const limit = this.settings.yieldWhile() ? 1 : this.settings.concurrency;
+    const limit = this.settings.concurrency;
     let nextWake = Number.POSITIVE_INFINITY;
     for (const idleTeamsOnly of [true, false]) {
       for (const [key, list] of this.byKey) {
@@ -301,12 +299,9 @@ class QueueConsumer implements Consumer {
     }
   }
 
-  /**
-   * After a handler or a read: the next ones start now, or on the next event-loop turn while `yieldWhile` says
-   * so or this turn has started STARTS_PER_TURN already.
-   */
+  /** After a handler or a read: the next ones start now, or on the next event-loop turn once this turn has started STARTS_PER_TURN. */
   private scheduleNext(): void {
-    if (this.startedInTurn < STARTS_PER_TURN && !this.settings.yieldWhile()) {
+    if (this.startedInTurn < STARTS_PER_TURN) {
       this.schedule();
       return;
     }

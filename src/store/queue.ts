@@ -60,12 +60,6 @@ export interface ConsumeOptions {
   prefetch?: number;
   /** How often an entry waiting on its orderKey's head (held by another consumer) is re-checked. Default 100 ms. */
   pollMs?: number;
-  /**
-   * While this answers true (the process has more urgent work, e.g. webhooks waiting for their answer), one
-   * handler runs at a time and each next one starts on a later event-loop turn: queued entries wait a little,
-   * and never stop moving.
-   */
-  yieldWhile?: () => boolean;
 }
 
 export interface Consumer {

@@ -75,6 +75,10 @@ export class RedisKeyValueStore implements KeyValueStore {
     return this.redis.hgetall(key);
   }
 
+  hashLen(key: string): Promise<number> {
+    return this.redis.hlen(key);
+  }
+
   setAdd(key: string, ...members: string[]): Promise<number> {
     if (members.length === 0) return Promise.resolve(0);
     return this.redis.sadd(key, ...members);

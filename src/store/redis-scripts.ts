@@ -164,6 +164,27 @@ return {total, pending}
 `;
 
 // Compare-and-set, so a maintenance rewrite never overwrites a value a request changed in between.
+/*
+ * Rate budgets (rate-budget.ts): KEYS[1] holds the budget's theoretical arrival time (epoch ms on the Redis
+ * clock) of its next call. TAKE — ARGV: intervalMs, toleranceMs → 0 (taken) or ms to wait (nothing taken).
+ * HOLD — ARGV: ms from now before which nothing is taken → 0.
+ */
+const REDIS_NOW_MS = `local t = redis.call('TIME') local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
+const TAKE_BUDGET = `${REDIS_NOW_MS}
+local due = tonumber(redis.call('GET', KEYS[1]) or '0')
+if due < now then due = now end
+local wait = due - now - tonumber(ARGV[2])
+if wait > 0 then return math.ceil(wait) end
+due = due + tonumber(ARGV[1])
+redis.call('SET', KEYS[1], tostring(due), 'PX', math.max(1, due - now))
+return 0`;
+const HOLD_BUDGET = `${REDIS_NOW_MS}
+local due = tonumber(redis.call('GET', KEYS[1]) or '0')
+local upto = now + tonumber(ARGV[1])
+if upto > due then due = upto end
+if due > now then redis.call('SET', KEYS[1], tostring(due), 'PX', math.max(1, due - now)) end
+return 0`;
+
 const SET_IF_EQUAL = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL') return 1 end return 0`;
 const HSET_IF_EQUAL = `if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('HSET', KEYS[1], ARGV[1], ARGV[3]) return 1 end return 0`;
 const HDEL_IF_EQUAL = `if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('HDEL', KEYS[1], ARGV[1]) return 1 end return 0`;
@@ -196,6 +217,10 @@ declare module 'ioredis' {
     /** See DEPTH: the number of keys first. */
     campaignQueueDepth(numKeys: number, ...keysThenArgs: Arg[]): Result<unknown, Context>;
     campaignSetIfEqual(key: string, expected: string, value: string): Result<unknown, Context>;
+    /** See TAKE_BUDGET. */
+    campaignTakeBudget(key: string, intervalMs: number, toleranceMs: number): Result<number, Context>;
+    /** See HOLD_BUDGET. */
+    campaignHoldBudget(key: string, ms: number): Result<number, Context>;
     campaignHashSetIfEqual(key: string, field: string, expected: string, value: string): Result<unknown, Context>;
     campaignHashDelIfEqual(key: string, field: string, expected: string): Result<unknown, Context>;
   }
@@ -210,6 +235,8 @@ const SCRIPTS: Record<string, { lua: string; numberOfKeys?: number }> = {
   campaignQueueFail: { lua: FAIL, numberOfKeys: 7 },
   campaignQueueDepth: { lua: DEPTH },
   campaignSetIfEqual: { lua: SET_IF_EQUAL, numberOfKeys: 1 },
+  campaignTakeBudget: { lua: TAKE_BUDGET, numberOfKeys: 1 },
+  campaignHoldBudget: { lua: HOLD_BUDGET, numberOfKeys: 1 },
   campaignHashSetIfEqual: { lua: HSET_IF_EQUAL, numberOfKeys: 1 },
   campaignHashDelIfEqual: { lua: HDEL_IF_EQUAL, numberOfKeys: 1 },
 };

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { TEAM_ID, type Harness } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
+import { waitFor } from '../store/backends.js';
 import { requireCluster } from '../support/redis-cluster.js';
 import { CALL_COMPLETED_FULL, CALL_STARTED_FULL, MESSAGE_RECEIVED_FULL, injectedMarkup } from './fixtures.js';
 import { deliver, localHookUrl, posts, queueDrained, routeTo, run, startEventsHarness } from './support.js';
@@ -198,8 +199,9 @@ describe.each(['redis', 'cluster'] as const)('delivery (%s)', (backend) => {
       // One conversation: its card, then the three messages in the card's thread.
       const card = await h.slack.waitFor(() => posts(h, channel)[0], 5_000);
       await h.slack.waitFor(() => h.slack.thread(channel, card.ts).length === 4, 5_000);
-      const limited = h.slack.callsTo('chat.postMessage').find((c) => c.status === 429)!;
-      const delivered = h.slack.callsTo('chat.postMessage').filter((c) => c.status === 200);
+      const inChannel = h.slack.callsTo('chat.postMessage').filter((c) => c.args.channel === channel);
+      const limited = inChannel.find((c) => c.status === 429)!;
+      const delivered = inChannel.filter((c) => c.status === 200);
       expect(delivered[0]!.at - limited.at).toBeGreaterThanOrEqual(900);
       expect(posts(h, channel)).toHaveLength(1);
       const replies = h.slack.thread(channel, card.ts).slice(1);
@@ -218,15 +220,17 @@ describe.each(['redis', 'cluster'] as const)('delivery (%s)', (backend) => {
         const hook = await routeTo(first, [
           { campaignId: 'camp-1', triggerName: 'call_completed', channelId: channel },
         ]);
-        // The first bot's Slack answers 429 with a long Retry-After: it holds the entries, waiting.
+        // The first bot's Slack answers 429 with a long Retry-After: the channel waits, its calls kept in Redis.
         first.slack.rateLimit({ method: 'chat.postMessage', retryAfterSec: 60, times: 100 });
         const ids = [`call-a-${uid()}`, `call-b-${uid()}`];
         for (const callId of ids)
           expect((await deliver(hook, [{ ...CALL_COMPLETED_FULL, callId, callTranscript: '' }])).status).toBe(200);
-        await first.slack.waitFor(
-          () => first.slack.callsTo('chat.postMessage').filter((c) => c.status === 429).length >= 2,
-        );
-        await first.close(); // stopped while holding both entries (pending in the consumer group)
+        await first.slack.waitFor(() => first.slack.callsTo('chat.postMessage').some((c) => c.status === 429));
+        const waiting = () => first.bot.deps.store.callOutbox.size({ teamId: TEAM_ID, channelId: channel });
+        await waitFor(async () => (await waiting()) === 2, 'both calls waiting for the channel');
+        await first.close(); // stopped while both calls wait for the channel
+        // Told to wait 60 s, the first bot sent nothing more to that channel: one refused call, not a retry storm.
+        expect(first.slack.callsTo('chat.postMessage').filter((c) => c.status === 429)).toHaveLength(1);
 
         second = await startEventsHarness({ ...store(prefix), env: { SECRETS_KEY: secretsKey } });
         const s = second;

@@ -11,12 +11,18 @@ export const PUBLIC_URL = 'https://bot.example.com';
 /** Worker timings for tests: quick retries, quick takeover of a silent consumer's entries. */
 export const FAST_WORKER = { blockMs: 100, claimIdleMs: 600, pollMs: 20, retryDelayMs: () => 20 };
 
+/**
+ * Call outbox for tests: channels looked at often; calls roll up only after a minute, so a test about routing
+ * or rendering sees one card per call (roll-ups have tests of their own, which set `rollupAfterMs`).
+ */
+export const ONE_BY_ONE_CALLS = { scanMs: 50, rollupAfterMs: 60_000 };
+
 export function startEventsHarness(opts: HarnessOptions & { publicUrl?: string | null } = {}): Promise<Harness> {
   const { publicUrl, ...rest } = opts;
   return startHarness({
     ...rest,
     env: { ...(publicUrl === null ? {} : { PUBLIC_URL: publicUrl ?? PUBLIC_URL }), ...rest.env },
-    bot: { ...rest.bot, events: { worker: FAST_WORKER, ...rest.bot?.events } },
+    bot: { ...rest.bot, events: { worker: FAST_WORKER, calls: ONE_BY_ONE_CALLS, ...rest.bot?.events } },
   });
 }
 
@@ -71,16 +77,32 @@ export function sleep(ms: number): Promise<void> {
 }
 
 /**
- * Resolves once no queued event is waiting or being handled (retries included): everything the webhooks
- * accepted so far has been posted or given up, so "nothing more was posted" can be asserted right after.
+ * Resolves once no queued event is waiting or being handled (retries included) and no call waits for its
+ * channel: everything the webhooks accepted so far has been posted or given up, so "nothing more was posted"
+ * can be asserted right after. Posts go at Slack's pace (about one a second per channel after a burst of 3).
  */
-export async function queueDrained(h: Harness, timeoutMs = 5_000): Promise<void> {
+export async function queueDrained(h: Harness, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
+  const { store } = h.bot.deps;
   for (;;) {
-    const depth = await h.bot.deps.store.queue.depth();
-    if (depth.total === 0 && depth.pending === 0) return;
+    const depth = await store.queue.depth();
+    const channels = await store.callOutbox.channels();
+    if (depth.total === 0 && depth.pending === 0 && channels.length === 0) return;
+    if (Date.now() > deadline && process.env.DEBUG_DRAIN)
+      console.log(
+        h
+          .logs()
+          .split('\n')
+          .filter((l) => /outbox|rolled|Slack|slack/.test(l))
+          .slice(-30)
+          .join('\n'),
+        JSON.stringify(channels),
+        JSON.stringify(await store.callOutbox.waiting(channels[0]!)),
+      );
     if (Date.now() > deadline)
-      throw new Error(`the queue did not drain within ${timeoutMs} ms: ${JSON.stringify(depth)}`);
+      throw new Error(
+        `the queue did not drain within ${timeoutMs} ms: ${JSON.stringify(depth)}, calls waiting in ${channels.length} channel(s)`,
+      );
     await sleep(10);
   }
 }

@@ -1,7 +1,8 @@
 /**
  * Tenant safety at the webhook, with two workspaces installed through OAuth, in both store modes:
- * - each workspace's backlog (queued, not yet posted events) is capped by HOOK_MAX_BACKLOG; over it the
- *   platform is answered 429 + Retry-After — never a 5xx, never an event accepted and then dropped;
+ * - each workspace's backlog (queued events) is capped by HOOK_MAX_BACKLOG, and so are the calls waiting for
+ *   one channel (beyond, they stay queued); over it the platform is answered 429 + Retry-After — never a 5xx,
+ *   never an event accepted and then dropped;
  * - one workspace's flood never holds up another workspace's posts.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -10,6 +11,7 @@ import type { Harness, HarnessOptions } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
 import { CALL_STARTED_FULL } from './fixtures.js';
 import { deliver, posts, startEventsHarness } from './support.js';
+import { waitFor } from '../store/backends.js';
 
 const redis = await requireRedis();
 const OTHER_TEAM = 'T0OTHERWS1';
@@ -69,11 +71,15 @@ describe.each(modes)('a workspace’s backlog is capped by HOOK_MAX_BACKLOG ($na
   it('answers 429 + Retry-After over the cap, keeps what it accepted, counts each workspace apart, and frees room as events are posted', async () => {
     const channel = 'C0CAPPED01';
     const hook = await hookFor(h, h.slack.teamId, channel);
-    // Slack refuses every post for now: the accepted events stay queued.
+    const waitingFor = () => h.bot.deps.store.callOutbox.size({ teamId: h.slack.teamId, channelId: channel });
+    // Slack refuses every post for now: the channel's calls wait, up to HOOK_MAX_BACKLOG of them...
     h.slack.rateLimit({ method: 'chat.postMessage', retryAfterSec: 1, times: Number.POSITIVE_INFINITY });
-
-    const accepted = [callStarted('a'), callStarted('a'), callStarted('a')];
-    for (const body of accepted) expect((await deliver(hook, body)).status).toBe(200);
+    const waiting = [callStarted('a'), callStarted('a'), callStarted('a')];
+    for (const body of waiting) expect((await deliver(hook, body)).status).toBe(200);
+    await waitFor(async () => (await waitingFor()) === 3, 'three calls waiting for the channel');
+    // ...and the next ones stay queued, where the workspace's backlog cap counts them.
+    const queued = [callStarted('a'), callStarted('a'), callStarted('a')];
+    for (const body of queued) expect((await deliver(hook, body)).status).toBe(200);
 
     const over = callStarted('a');
     const refused = await deliver(hook, over);
@@ -81,7 +87,7 @@ describe.each(modes)('a workspace’s backlog is capped by HOOK_MAX_BACKLOG ($na
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(await refused.json()).toMatchObject({ ok: false, error: 'backlog_full' });
     // A copy of an event already queued is not more backlog: still acknowledged as a duplicate.
-    const copy = await deliver(hook, accepted[0]);
+    const copy = await deliver(hook, queued[0]);
     expect(copy.status).toBe(200);
     expect(await copy.json()).toEqual({ ok: true, queued: 0, duplicates: 1 });
 
@@ -89,13 +95,13 @@ describe.each(modes)('a workspace’s backlog is capped by HOOK_MAX_BACKLOG ($na
     const otherHook = await hookFor(h, OTHER_TEAM, 'C0OTHERWS1');
     expect((await deliver(otherHook, callStarted('b'))).status).toBe(200);
 
-    // Slack recovers: exactly the accepted events are posted, the refused one is not.
+    // Slack recovers: exactly the accepted events are posted (at Slack's pace), the refused one is not.
     h.slack.reset();
-    await h.slack.waitFor(() => posts(h, channel).length === 3 && posts(h, 'C0OTHERWS1').length === 1);
+    await h.slack.waitFor(() => posts(h, channel).length === 6 && posts(h, 'C0OTHERWS1').length === 1, 15_000);
     // Posting freed the room: the platform's retry of the refused event is queued and posted once.
     expect((await deliver(hook, over)).status).toBe(200);
-    await h.slack.waitFor(() => posts(h, channel).length === 4);
-    expect(new Set(posts(h, channel).map((m) => m.ts)).size).toBe(4);
+    await h.slack.waitFor(() => posts(h, channel).length === 7, 5_000);
+    expect(new Set(posts(h, channel).map((m) => m.ts)).size).toBe(7);
   });
 });
 

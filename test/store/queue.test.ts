@@ -172,36 +172,6 @@ describe.each(backends)('EventQueue contract ($name)', ({ create }) => {
     expect((await queue.depth()).total).toBe(0);
   });
 
-  it('runs one handler at a time while yieldWhile says so, and goes back to full concurrency after', async () => {
-    const { queue } = create();
-    const keys = Array.from({ length: 8 }, (_, i) => `K${i}`);
-    for (const k of keys) for (let i = 0; i < 3; i++) await queue.enqueueOnce(`${k}-${i}`, event(k, { k, i }), 60_000);
-    let busy = true;
-    let running = 0;
-    let maxWhileBusy = 0;
-    let maxAfter = 0;
-    let handled = 0;
-    const consumer = queue.consume(
-      async () => {
-        running++;
-        if (busy) maxWhileBusy = Math.max(maxWhileBusy, running);
-        else maxAfter = Math.max(maxAfter, running);
-        await sleep(5);
-        running--;
-        handled++;
-      },
-      { consumer: 'w1', concurrency: 4, ...fast, yieldWhile: () => busy },
-    );
-    // Busy: the queue keeps moving, one entry at a time.
-    await waitFor(() => handled >= 6, 'entries handled while busy');
-    busy = false;
-    await waitFor(() => handled === keys.length * 3, 'every entry');
-    await consumer.stop();
-    expect(maxWhileBusy).toBe(1);
-    expect(maxAfter).toBeGreaterThan(1);
-    expect((await queue.depth()).total).toBe(0);
-  });
-
   it('lets the event loop turn while it works off a backlog (at most 256 handlers started per turn)', async () => {
     const { queue } = create();
     for (let i = 0; i < 1500; i++) await queue.enqueueOnce(`e-${i}`, event(`K${i}`, i), 60_000);

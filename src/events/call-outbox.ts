@@ -1,0 +1,350 @@
+/**
+ * Call notifications, posted at Slack's pace. The worker hands each routed call event to its channel's outbox
+ * (in the store, so every replica sees it) and is done with it; this part posts a channel's waiting calls:
+ *
+ * - one by one (card, then transcript in its thread) while the channel keeps up;
+ * - rolled up once the channel's oldest waiting call is older than `rollupAfterMs`: the next post carries
+ *   every waiting call (ROLLUP_MAX_CALLS a post), their transcripts together in its thread.
+ *
+ * Calls are routine traffic: they leave one post of a channel's burst to customer conversations, and they
+ * never hold a queue worker while a channel waits for its Slack budget, so other channels, workspaces and
+ * conversations go on. A channel waits out its budget, a 429 or a Slack outage (time heals those) for up to
+ * RETENTION_MS; one replica at a time posts for a channel (a short lease); every post is a remembered step, so
+ * a retry never posts twice, and a roll-up tried again covers the same calls.
+ */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Metrics } from '../app/metrics.js';
+import type { Logger } from '../logger.js';
+import type { SlackPace } from '../slack/pace.js';
+import { postMessage, slackErrorCode } from '../slack/post.js';
+import { RetryLaterError, type ChannelRef, type QueueEntry, type Store } from '../store/index.js';
+import { parseEvent } from './events.js';
+import { renderCallStarted } from './render/call-started.js';
+import { renderCallCompleted, renderTranscript, type TranscriptReply } from './render/call-completed.js';
+import {
+  callsToShow,
+  renderRollup,
+  renderRollupTranscripts,
+  ROLLUP_MAX_CALLS,
+  type RolledCall,
+} from './render/call-rollup.js';
+import type { WorkerSlack } from './slack-clients.js';
+import { StepLog, type StepRef } from './steps.js';
+import { RETENTION_MS } from './worker.js';
+import type { WebClient } from '@slack/web-api';
+
+export interface CallOutboxOptions {
+  /** A channel whose oldest waiting call is older than this rolls up every waiting call in its next post. Default 3 s. */
+  rollupAfterMs?: number;
+  /** How often the channels with waiting calls are looked at (calls other replicas added). Default 500 ms. */
+  scanMs?: number;
+  /** Channels posted for at the same time by this process. Default 8. */
+  concurrency?: number;
+  /**
+   * Calls that may wait for one channel (HOOK_MAX_BACKLOG); beyond, the queue keeps the next ones (where the
+   * workspace's backlog cap counts them) until the channel has room. Default 100,000.
+   */
+  maxWaitingPerChannel?: number;
+}
+
+/** A channel's lease: longer than one post and its transcript take, short enough that a crash is soon forgotten. */
+const LEASE_MS = 60_000;
+/** Failures time does not heal (a refused payload…) before the calls concerned are given up (logged, counted). */
+const MAX_FAILURES = 5;
+/** Channels Slack will not take posts in until someone acts: their waiting calls are given up at once. */
+const CHANNEL_GONE = new Set(['not_in_channel', 'channel_not_found', 'is_archived']);
+const STEP_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+/** A full channel: how long the next call waits in the queue before it tries again. */
+const FULL_RETRY_MS = 1_000;
+
+type Waiting = RolledCall & { id: string; enqueuedAt: number };
+
+function member(at: ChannelRef): string {
+  return `${at.teamId} ${at.channelId}`;
+}
+
+export class CallOutbox {
+  private readonly owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  private readonly steps: StepLog;
+  private readonly rollupAfterMs: number;
+  private readonly concurrency: number;
+  /** Channels being posted for by this process. */
+  private readonly busy = new Set<string>();
+  /** Channel → when it may be tried again (its budget, a 429, Slack down, a failure's backoff). */
+  private readonly notBefore = new Map<string, number>();
+  /** Channel → failures in a row that time does not heal. */
+  private readonly failures = new Map<string, number>();
+  private readonly wakeups = new Set<NodeJS.Timeout>();
+  private readonly running = new Set<Promise<void>>();
+  private scanTimer: NodeJS.Timeout | undefined;
+  private scanning = false;
+  private stopped = true;
+
+  constructor(
+    private readonly store: Store,
+    private readonly slack: WorkerSlack,
+    private readonly pace: SlackPace,
+    private readonly logger: Logger,
+    private readonly metrics: Metrics | undefined,
+    private readonly options: CallOutboxOptions = {},
+  ) {
+    this.steps = new StepLog(store);
+    this.rollupAfterMs = options.rollupAfterMs ?? 3_000;
+    this.concurrency = options.concurrency ?? 8;
+  }
+
+  /**
+   * Queues a call event for a channel (again: no second copy) and starts posting if this process may. A full
+   * channel throws RetryLaterError: the entry stays queued and is tried again.
+   */
+  async add(to: ChannelRef, entry: QueueEntry, call: RolledCall): Promise<void> {
+    const max = this.options.maxWaitingPerChannel ?? 100_000;
+    if ((await this.store.callOutbox.size(to)) >= max) {
+      this.kick(to);
+      throw new RetryLaterError(FULL_RETRY_MS, `${max} calls already wait for this channel`);
+    }
+    const json = JSON.stringify({ trigger: call.trigger, data: call.data, enqueuedAt: entry.enqueuedAt });
+    await this.store.callOutbox.add(to, { id: entry.id, json });
+    this.kick(to);
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.scanTimer = setInterval(() => this.scan(), this.options.scanMs ?? 500);
+    this.scan();
+  }
+
+  /** Stops taking work; resolves when the posts under way are done. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.scanTimer);
+    for (const t of this.wakeups) clearTimeout(t);
+    this.wakeups.clear();
+    while (this.running.size > 0) await Promise.allSettled([...this.running]);
+  }
+
+  private scan(): void {
+    if (this.scanning || this.stopped) return;
+    this.scanning = true;
+    this.store.callOutbox
+      .channels()
+      .then((channels) => {
+        for (const at of channels) this.kick(at);
+      })
+      .catch((err: unknown) => this.logger.warn({ err }, 'call outbox: could not list the channels with waiting calls'))
+      .finally(() => (this.scanning = false));
+  }
+
+  private kick(at: ChannelRef): void {
+    const id = member(at);
+    if (this.stopped || this.busy.has(id) || this.busy.size >= this.concurrency) return;
+    if ((this.notBefore.get(id) ?? 0) > Date.now()) return;
+    this.busy.add(id);
+    const task = this.drain(at)
+      .catch((err: unknown) => this.logger.warn({ err, channel: at.channelId }, 'call outbox: posting stopped early'))
+      .finally(() => {
+        this.busy.delete(id);
+        this.running.delete(task);
+      });
+    this.running.add(task);
+  }
+
+  /** Posts the channel's waiting calls until none is left or the channel has to wait. */
+  private async drain(at: ChannelRef): Promise<void> {
+    if (!(await this.store.callOutbox.lease(at, this.owner, LEASE_MS))) return;
+    try {
+      while (!this.stopped) {
+        const waiting = this.parse(at, await this.store.callOutbox.waiting(at));
+        if (waiting.length === 0) {
+          await this.store.callOutbox.forgetIfEmpty(at);
+          return;
+        }
+        const waitMs = await this.postNext(at, waiting);
+        if (waitMs !== undefined) {
+          this.later(at, waitMs);
+          return;
+        }
+      }
+    } finally {
+      await this.store.callOutbox.release(at);
+    }
+  }
+
+  private later(at: ChannelRef, ms: number): void {
+    this.notBefore.set(member(at), Date.now() + ms);
+    const timer = setTimeout(() => {
+      this.wakeups.delete(timer);
+      this.kick(at);
+    }, ms);
+    this.wakeups.add(timer);
+  }
+
+  private parse(at: ChannelRef, stored: Array<{ id: string; json: string }>): Waiting[] {
+    const calls: Waiting[] = [];
+    const broken: string[] = [];
+    for (const { id, json } of stored) {
+      try {
+        const raw = JSON.parse(json) as { trigger?: unknown; data?: unknown; enqueuedAt?: unknown };
+        const trigger = raw.trigger === 'call_started' || raw.trigger === 'call_completed' ? raw.trigger : undefined;
+        const parsed = trigger ? parseEvent(raw.data, trigger) : undefined;
+        if (
+          parsed?.ok &&
+          parsed.event.known &&
+          (parsed.event.trigger === 'call_started' || parsed.event.trigger === 'call_completed')
+        ) {
+          const enqueuedAt = typeof raw.enqueuedAt === 'number' ? raw.enqueuedAt : Date.now();
+          calls.push({ id, enqueuedAt, trigger: parsed.event.trigger, data: parsed.event.data });
+          continue;
+        }
+      } catch {
+        // fall through: kept out of the posts below
+      }
+      broken.push(id);
+    }
+    if (broken.length > 0) {
+      this.logger.error(
+        { channel: at.channelId, count: broken.length },
+        'call outbox: waiting calls that no longer read as call events were dropped',
+      );
+      void this.store.callOutbox.remove(at, broken);
+    }
+    return calls;
+  }
+
+  /** Posts the next call (or roll-up) of the channel; undefined when done, else ms to wait. */
+  private async postNext(at: ChannelRef, waiting: Waiting[]): Promise<number | undefined> {
+    const first = waiting[0]!;
+    const underWay = await this.store.callOutbox.rollupUnderWay(at);
+    let batch: Waiting[] | undefined;
+    if (underWay) {
+      batch = waiting.filter((c) => underWay.includes(c.id));
+      if (batch.length === 0) {
+        await this.store.callOutbox.finishRollup(at, underWay);
+        return undefined;
+      }
+    } else if (
+      waiting.length >= 2 &&
+      Date.now() - first.enqueuedAt >= this.rollupAfterMs &&
+      // A card already out finishes on its own (its transcript), so no call shows twice.
+      !(await this.steps.done(this.stepOf(at, first.id, 'card')))
+    ) {
+      batch = waiting.slice(0, ROLLUP_MAX_CALLS);
+      await this.store.callOutbox.startRollup(
+        at,
+        batch.map((c) => c.id),
+        STEP_TTL_MS,
+      );
+    }
+    const concerned = batch ?? [first];
+    try {
+      const slack = await this.slack.clientFor(at.teamId, 'routine');
+      if (batch) {
+        await this.postRollup(slack, at, batch);
+        await this.store.callOutbox.finishRollup(
+          at,
+          batch.map((c) => c.id),
+        );
+      } else {
+        await this.postOne(slack, at, first);
+        await this.store.callOutbox.remove(at, [first.id]);
+      }
+    } catch (err) {
+      return this.failed(at, concerned, err);
+    }
+    this.failures.delete(member(at));
+    for (const c of concerned) this.metrics?.eventsPosted.inc({ trigger: c.trigger });
+    return undefined;
+  }
+
+  private stepOf(at: ChannelRef, entryId: string, step: string): StepRef {
+    return { teamId: at.teamId, entryId, channel: at.channelId, step };
+  }
+
+  private async postOne(slack: WebClient, at: ChannelRef, call: Waiting): Promise<void> {
+    const channel = at.channelId;
+    if (call.trigger === 'call_started') {
+      await this.steps.once(this.stepOf(at, call.id, 'post'), () =>
+        postMessage(slack, { channel }, renderCallStarted(call.data)),
+      );
+      return;
+    }
+    const card = await this.steps.once(this.stepOf(at, call.id, 'card'), () =>
+      postMessage(slack, { channel }, renderCallCompleted(call.data)),
+    );
+    const transcript = renderTranscript(call.data);
+    if (transcript) await this.postTranscript(slack, this.stepOf(at, call.id, 'transcript'), card.result, transcript);
+  }
+
+  private async postRollup(slack: WebClient, at: ChannelRef, batch: Waiting[]): Promise<void> {
+    const id = `rollup:${batch[0]!.id}:${batch.length}`;
+    const shown = callsToShow(batch);
+    const post = await this.steps.once(this.stepOf(at, id, 'post'), () =>
+      postMessage(slack, { channel: at.channelId }, renderRollup(shown)),
+    );
+    const transcripts = renderRollupTranscripts(shown);
+    if (transcripts) await this.postTranscript(slack, this.stepOf(at, id, 'transcript'), post.result, transcripts);
+    this.logger.info({ channel: at.channelId, calls: batch.length }, 'calls rolled up into one post');
+  }
+
+  private async postTranscript(
+    slack: WebClient,
+    step: StepRef,
+    threadTs: string,
+    reply: TranscriptReply,
+  ): Promise<void> {
+    await this.steps.once(step, async () => {
+      if (reply.kind === 'message') return postMessage(slack, { channel: step.channel, threadTs }, reply.payload);
+      await slack.filesUploadV2({
+        channel_id: step.channel,
+        thread_ts: threadTs,
+        file: Buffer.from(reply.content, 'utf8'),
+        filename: reply.filename,
+        title: reply.title,
+        initial_comment: reply.comment,
+      });
+      return 'file';
+    });
+  }
+
+  /** What a failed post means: ms to wait (time heals it), or undefined once the calls concerned are given up. */
+  private async failed(at: ChannelRef, concerned: Waiting[], err: unknown): Promise<number | undefined> {
+    const oldest = Math.min(...concerned.map((c) => c.enqueuedAt));
+    const heals = Date.now() - oldest > RETENTION_MS ? undefined : this.pace.retryDelayMs(err);
+    if (heals !== undefined) return heals;
+    const code = slackErrorCode(err);
+    const log = { err, channel: at.channelId, team: at.teamId, slackError: code };
+    if (code && CHANNEL_GONE.has(code)) {
+      // Retrying cannot help until someone invites the bot back or unsubscribes the channel: no retry storm.
+      const all = this.parse(at, await this.store.callOutbox.waiting(at));
+      this.logger.error({ ...log, calls: all.length }, `call notifications given up: ${goneHint(code)}`);
+      await this.giveUp(at, all);
+      return undefined;
+    }
+    const failures = (this.failures.get(member(at)) ?? 0) + 1;
+    this.failures.set(member(at), failures);
+    if (failures < MAX_FAILURES) {
+      this.logger.warn({ ...log, failures }, 'could not post a call notification; it will be tried again');
+      return Math.min(1_000 * 2 ** (failures - 1), 60_000);
+    }
+    this.logger.error({ ...log, calls: concerned.length }, 'call notifications given up after repeated failures');
+    this.failures.delete(member(at));
+    await this.giveUp(at, concerned);
+    return undefined;
+  }
+
+  private async giveUp(at: ChannelRef, calls: Waiting[]): Promise<void> {
+    const ids = calls.map((c) => c.id);
+    const underWay = await this.store.callOutbox.rollupUnderWay(at);
+    if (underWay?.some((id) => ids.includes(id))) await this.store.callOutbox.finishRollup(at, underWay);
+    await this.store.callOutbox.remove(at, ids);
+    for (const c of calls) this.metrics?.eventsDeadLettered.inc({ trigger: c.trigger });
+  }
+}
+
+function goneHint(code: string): string {
+  return code === 'is_archived'
+    ? 'the channel is archived (/campaign unsubscribe there)'
+    : 'the bot is not in this channel (invite @Campaign, or /campaign unsubscribe there)';
+}

@@ -1,0 +1,124 @@
+/**
+ * A roll-up: the calls that waited for a channel that could not keep up with Slack's posting limit, in one
+ * post. Per call: customer, outcome, duration, one summary line, the recording link; the transcripts go into
+ * the roll-up's thread together (one message, or one text file when they do not fit a message).
+ */
+import { clockDuration } from '../../format/numbers.js';
+import { LIMITS, button, context, message, section, type KnownBlock, type MessagePayload } from '../../slack/blocks.js';
+import type { CallCompleted, CallStarted } from '../events.js';
+import { code, customerLabel, customerPlain, dotted, escapeWithin, httpsUrl, inline } from '../../slack/text.js';
+import { callDurationMs, RECORDING_ACTION, type TranscriptReply } from './call-completed.js';
+
+export type RolledCall =
+  { trigger: 'call_started'; data: CallStarted } | { trigger: 'call_completed'; data: CallCompleted };
+
+/** Calls in one roll-up post: two blocks each, plus the heading and the footer, within Slack's 50 blocks. */
+export const ROLLUP_MAX_CALLS = 20;
+const SUMMARY_LINE_MAX = 200;
+const TRANSCRIPT_LABEL = '*Transcripts*';
+
+/**
+ * The calls to show: a call that both started and completed while waiting shows once, as completed.
+ * Order is kept (oldest first).
+ */
+export function callsToShow(calls: readonly RolledCall[]): RolledCall[] {
+  const completed = new Set(
+    calls.flatMap((c) => (c.trigger === 'call_completed' && c.data.callId ? [c.data.callId] : [])),
+  );
+  return calls.filter((c) => c.trigger === 'call_completed' || !c.data.callId || !completed.has(c.data.callId));
+}
+
+function firstLine(text: string | undefined): string | undefined {
+  const line = text
+    ?.trim()
+    .split(/\r?\n/)
+    .find((l) => l.trim() !== '');
+  return line === undefined ? undefined : escapeWithin(line.trim(), SUMMARY_LINE_MAX);
+}
+
+function callBlocks(call: RolledCall, withTranscript: boolean): KnownBlock[] {
+  if (call.trigger === 'call_started') {
+    const e = call.data;
+    return [
+      section(dotted(`📞 ${customerLabel(e)}`, 'in progress', inline(e.agentName, 100))),
+      context(
+        dotted(
+          e.callId ? `call ${code(e.callId)}` : undefined,
+          e.campaignId ? `campaign ${code(e.campaignId)}` : undefined,
+        ),
+      ),
+    ];
+  }
+  const e = call.data;
+  const ms = callDurationMs(e);
+  const outcome = inline(e.status, 100) ?? inline(e.endedReason, 100) ?? 'completed';
+  const head = dotted(`✅ ${customerLabel(e)}`, outcome, ms === undefined ? undefined : clockDuration(ms));
+  const summary = firstLine(e.callSummary);
+  const recording = httpsUrl(e.audioUrl);
+  return [
+    section(
+      summary ? `${head}\n${summary}` : head,
+      recording ? { accessory: button('▶️ Recording', RECORDING_ACTION, { url: recording }) } : {},
+    ),
+    context(
+      dotted(
+        e.callId ? `call ${code(e.callId)}` : undefined,
+        e.campaignId ? `campaign ${code(e.campaignId)}` : undefined,
+        inline(e.agentName, 100),
+        withTranscript && e.callTranscript?.trim() ? 'transcript in the thread' : undefined,
+      ),
+    ),
+  ];
+}
+
+/** One roll-up post of at most ROLLUP_MAX_CALLS calls; `part` / `parts` when a backlog needs several. */
+export function renderRollup(calls: readonly RolledCall[]): MessagePayload {
+  const completed = calls.filter((c) => c.trigger === 'call_completed').length;
+  const started = calls.length - completed;
+  const counts = dotted(
+    completed > 0 ? `${completed} completed` : undefined,
+    started > 0 ? `${started} in progress` : undefined,
+  );
+  const blocks: KnownBlock[] = [
+    section(
+      `🗂️ *${calls.length} call${calls.length === 1 ? '' : 's'}* came in faster than Slack lets this channel show them one by one (${counts})`,
+    ),
+  ];
+  for (const call of calls.slice(0, ROLLUP_MAX_CALLS)) blocks.push(...callBlocks(call, true));
+  const names = calls
+    .slice(0, 5)
+    .map((c) => customerPlain(c.data))
+    .join(', ');
+  return message(
+    `${calls.length} calls: ${names}${calls.length > 5 ? ', …' : ''}`,
+    blocks.slice(0, LIMITS.blocksPerMessage),
+  );
+}
+
+/** The transcripts of a roll-up's completed calls, for its thread; undefined when none has one. */
+export function renderRollupTranscripts(calls: readonly RolledCall[]): TranscriptReply | undefined {
+  const withText = calls.flatMap((c) =>
+    c.trigger === 'call_completed' && c.data.callTranscript?.trim() ? [c.data] : [],
+  );
+  if (withText.length === 0) return undefined;
+  const title = (e: CallCompleted) => `${customerPlain(e)}${e.callId ? ` (call ${e.callId})` : ''}`;
+  const sections = withText.map(
+    (e) => `*${escapeWithin(title(e), 200)}*\n${escapeWithin(e.callTranscript!.trim(), Number.MAX_SAFE_INTEGER)}`,
+  );
+  const fits = sections.every((s) => s.length <= LIMITS.sectionText) && sections.length + 1 <= LIMITS.blocksPerMessage;
+  if (fits) {
+    return {
+      kind: 'message',
+      payload: message('Call transcripts', [section(TRANSCRIPT_LABEL), ...sections.map((s) => section(s))]),
+    };
+  }
+  // A file holds the transcripts verbatim: file contents are not mrkdwn, so nothing needs escaping.
+  const content = withText.map((e) => `== ${title(e)} ==\n${e.callTranscript!.trim()}\n`).join('\n');
+  return {
+    kind: 'file',
+    filename: 'transcripts.txt',
+    title: 'Call transcripts',
+    content,
+    comment: `Transcripts of the ${withText.length} calls above, as a file (too long for a message).`,
+  };
+}

@@ -1,0 +1,224 @@
+/**
+ * The one place that knows Slack's rate limits. Every Web API client the bot makes sends through `fetch` from
+ * here, which takes each call from a budget shared by every replica (`RateBudget`) before it goes out:
+ *
+ * - `chat.postMessage` (and a file shared into a channel): one per second per channel, short bursts allowed;
+ * - Tier 3 methods the bot uses (`chat.update`, `chat.delete`, `reactions.add` / `reactions.remove`): 50+ a
+ *   minute per method per workspace.
+ *
+ * Source: https://docs.slack.dev/apis/web-api/rate-limits ("chat.postMessage generally allows posting one
+ * message per second per channel", "Short bursts >1 allowed"; tiers apply "per API method per workspace per
+ * app"). A 429 that still happens holds that budget — that method and channel only — for its Retry-After.
+ *
+ * Two ways to wait for a budget: background work (the event worker) is *refused* at once with the time to
+ * wait (`SlackPaceWait`), so the entry waits in the queue without holding a worker; a person's request waits
+ * here, briefly, and then goes out. Slack being down (5xx, timeouts, refused connections) is tracked per
+ * process: background calls are refused until the next probe, so a queue of events does not hammer a Slack
+ * that is down, and resumes within seconds of its return.
+ */
+import { createHash } from 'node:crypto';
+import { ErrorCode, type FetchFunction } from '@slack/web-api';
+import type { PaceRule, RateBudget } from '../store/index.js';
+
+export interface SlackLimits {
+  /** Posts into one channel. */
+  channelPosts: PaceRule;
+  /** Each Tier 3 method, per workspace. */
+  tier3: PaceRule;
+}
+
+export const SLACK_LIMITS: SlackLimits = {
+  // A bit under Slack's one a second, bursts of 3 (Slack: "short bursts >1 allowed").
+  channelPosts: { intervalMs: 1_050, burst: 3 },
+  // Tier 3 ("50+ per minute"): at most 5 + 43 in any minute, under 50 whatever the burst.
+  tier3: { intervalMs: 1_400, burst: 5 },
+};
+
+const TIER_3_METHODS = new Set(['chat.update', 'chat.delete', 'reactions.add', 'reactions.remove']);
+/** Methods that put a message in a channel (files.completeUploadExternal does when given `channel_id`). */
+const CHANNEL_POST_METHODS = new Set(['chat.postMessage', 'files.completeUploadExternal']);
+
+/** How long a person's request waits for its budget at most before going out anyway. */
+const MAX_INTERACTIVE_WAIT_MS = 5_000;
+/** Slack down: the first probe after this long, doubling up to the cap. */
+const FIRST_PROBE_MS = 1_000;
+const MAX_PROBE_MS = 5_000;
+
+/**
+ * `urgent`: customer conversations, a person's request — may use the whole burst. `routine`: call notifications
+ * — leave one call of a channel's burst to urgent traffic, so a waiting customer never queues behind them.
+ */
+export type Urgency = 'urgent' | 'routine';
+
+/** How a SlackPaceWait's message starts (WebClient logs the failed fetch; `isPaceWait` quiets that line). */
+const PACE_WAIT = 'paced, not sent:';
+
+/** A background call not sent: its budget (or Slack's health) says wait `delayMs`. Nothing reached Slack. */
+export class SlackPaceWait extends Error {
+  override readonly name = 'SlackPaceWait';
+  constructor(
+    readonly delayMs: number,
+    readonly reason: 'rate-limit' | 'slack-down',
+    readonly method: string,
+  ) {
+    super(
+      `${PACE_WAIT} ${method} (${reason === 'rate-limit' ? 'its Slack budget' : 'Slack is down'}), retry in ${delayMs} ms`,
+    );
+  }
+}
+
+/** A log line about a call this module held back on purpose (not a failure). */
+export function isPaceWait(line: string): boolean {
+  return line.includes(PACE_WAIT);
+}
+
+/** One budget of one call: its key (workspace by token hash, method family, channel) and rule. */
+function budgetFor(
+  limits: SlackLimits,
+  method: string,
+  token: string,
+  channel: string | undefined,
+): { key: string; rule: PaceRule } | undefined {
+  const team = createHash('sha256').update(token).digest('base64url').slice(0, 16);
+  if (CHANNEL_POST_METHODS.has(method) && channel) return { key: `${team}:post:${channel}`, rule: limits.channelPosts };
+  if (TIER_3_METHODS.has(method)) return { key: `${team}:${method}`, rule: limits.tier3 };
+  return undefined;
+}
+
+/** Slack's reachability as this process sees it (every client of the process feeds it). */
+class SlackHealth {
+  private down = false;
+  private probeEveryMs = FIRST_PROBE_MS;
+  private nextProbeAt = 0;
+
+  constructor(private readonly now: () => number) {}
+
+  /** 0: send (as a probe while Slack is down); otherwise ms until the next probe. */
+  waitMs(): number {
+    if (!this.down) return 0;
+    const now = this.now();
+    if (now < this.nextProbeAt) return this.nextProbeAt - now;
+    this.nextProbeAt = now + this.probeEveryMs; // this call is the probe; the others wait for its outcome
+    return 0;
+  }
+
+  /** ms until background work should try again after a call failed for Slack's sake. */
+  failed(): number {
+    const now = this.now();
+    if (!this.down) {
+      this.down = true;
+      this.probeEveryMs = FIRST_PROBE_MS;
+    } else {
+      this.probeEveryMs = Math.min(this.probeEveryMs * 2, MAX_PROBE_MS);
+    }
+    this.nextProbeAt = Math.max(this.nextProbeAt, now + this.probeEveryMs);
+    return this.nextProbeAt - now;
+  }
+
+  answered(): void {
+    this.down = false;
+  }
+
+  retryInMs(): number {
+    return this.down ? Math.max(FIRST_PROBE_MS, this.nextProbeAt - this.now()) : FIRST_PROBE_MS;
+  }
+}
+
+export interface SlackPaceHooks {
+  /** Slack answered 429 (counted per method). */
+  onRateLimited?(method: string): void;
+}
+
+export class SlackPace {
+  private readonly health: SlackHealth;
+
+  constructor(
+    private readonly budgets: RateBudget,
+    private readonly hooks: SlackPaceHooks = {},
+    private readonly limits: SlackLimits = SLACK_LIMITS,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.health = new SlackHealth(now);
+  }
+
+  /**
+   * A `fetch` for WebClient. `background`: a call over budget (or while Slack is down) is refused with
+   * `SlackPaceWait` instead of waiting; otherwise it waits for its budget (at most a few seconds).
+   */
+  fetch(mode: { background: boolean; urgency: Urgency }): FetchFunction {
+    const reserve = mode.urgency === 'routine' ? 1 : 0;
+    return async (url, init) => {
+      const method = methodOf(url);
+      const budget = method ? budgetFor(this.limits, method, tokenOf(init) ?? '', channelOf(init?.body)) : undefined;
+      if (method && mode.background) {
+        const down = this.health.waitMs();
+        if (down > 0) throw new SlackPaceWait(down, 'slack-down', method);
+      }
+      if (method && budget) {
+        const waited = this.now();
+        for (;;) {
+          const wait = await this.budgets.take(budget.key, budget.rule, reserve);
+          if (wait === 0) break;
+          if (mode.background) throw new SlackPaceWait(wait, 'rate-limit', method);
+          if (this.now() - waited + wait > MAX_INTERACTIVE_WAIT_MS) break;
+          await new Promise((resolve) => setTimeout(resolve, wait));
+        }
+      }
+      let response;
+      try {
+        response = await fetch(url, init);
+      } catch (err) {
+        if (method) this.health.failed();
+        throw err;
+      }
+      if (method && response.status >= 500) this.health.failed();
+      else if (method) this.health.answered();
+      if (method && response.status === 429) {
+        this.hooks.onRateLimited?.(method);
+        const seconds = Number.parseInt(response.headers.get('retry-after') ?? '', 10);
+        if (budget) await this.budgets.hold(budget.key, budget.rule, (Number.isFinite(seconds) ? seconds : 1) * 1000);
+      }
+      return response;
+    };
+  }
+
+  /**
+   * How long background work should wait before trying a failed call again, when time heals the failure
+   * (over budget, 429, Slack 5xx, timeouts, refused connections); undefined when retrying cannot fix it.
+   */
+  retryDelayMs(err: unknown): number | undefined {
+    if (typeof err !== 'object' || err === null) return undefined;
+    const { code, original, retryAfter } = err as { code?: unknown; original?: unknown; retryAfter?: unknown };
+    if (err instanceof SlackPaceWait) return err.delayMs;
+    if (original instanceof SlackPaceWait) return original.delayMs;
+    if (code === ErrorCode.RateLimitedError)
+      return typeof retryAfter === 'number' && retryAfter >= 0 ? retryAfter * 1000 : 1000;
+    if (code === ErrorCode.RequestError) return this.health.retryInMs();
+    if (code === ErrorCode.HTTPError) {
+      const status = (err as { statusCode?: unknown }).statusCode;
+      if (typeof status === 'number' && status >= 500) return this.health.retryInMs();
+    }
+    return undefined;
+  }
+}
+
+function methodOf(url: string | URL): string | undefined {
+  const path = typeof url === 'string' ? new URL(url).pathname : url.pathname;
+  return /\/api\/([A-Za-z0-9.]+)$/.exec(path)?.[1];
+}
+
+function tokenOf(init: Parameters<FetchFunction>[1]): string | undefined {
+  const auth = init?.headers?.Authorization ?? init?.headers?.authorization;
+  if (auth) return auth.replace(/^Bearer\s+/i, '');
+  const body = init?.body;
+  if (typeof body === 'string') return new URLSearchParams(body).get('token') ?? undefined;
+  const token = body?.get('token');
+  return typeof token === 'string' ? token : undefined;
+}
+
+function channelOf(body: string | FormData | undefined): string | undefined {
+  if (body === undefined) return undefined;
+  const form = typeof body === 'string' ? new URLSearchParams(body) : body;
+  const channel = form.get('channel') ?? form.get('channel_id');
+  return typeof channel === 'string' && channel !== '' ? channel : undefined;
+}

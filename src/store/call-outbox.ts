@@ -1,0 +1,97 @@
+/**
+ * Call notifications waiting for their channel (see src/events/call-outbox.ts, which posts them at Slack's
+ * pace). One hash per (workspace, channel): queue entry id → the event as JSON, so adding the same entry
+ * twice (a retried queue entry) keeps one copy. A set lists the channels that may hold calls; a short lease
+ * makes one replica at a time post for a channel; the ids of a roll-up under way are kept, so a roll-up that
+ * is tried again covers the same calls and is never posted twice.
+ */
+import type { Keys } from './keys.js';
+import type { KeyValueStore } from './kv.js';
+import { compareEntryIds } from './queue-backend.js';
+import { segment, unsegment } from './keys.js';
+
+export interface WaitingCall {
+  /** The queue entry's id (orders the calls of a channel). */
+  id: string;
+  /** The event as its handler queued it (JSON). */
+  json: string;
+}
+
+export interface ChannelRef {
+  teamId: string;
+  channelId: string;
+}
+
+export class CallOutboxRepo {
+  constructor(
+    private readonly kv: KeyValueStore,
+    private readonly keys: Keys,
+  ) {}
+
+  async add(to: ChannelRef, call: WaitingCall): Promise<void> {
+    await this.kv.hashSet(this.keys.callOutbox(to.teamId, to.channelId), { [call.id]: call.json });
+    await this.kv.setAdd(this.keys.callOutboxChannels(), member(to));
+  }
+
+  /** How many calls wait for the channel. */
+  size(at: ChannelRef): Promise<number> {
+    return this.kv.hashLen(this.keys.callOutbox(at.teamId, at.channelId));
+  }
+
+  /** Channels that may hold waiting calls. */
+  async channels(): Promise<ChannelRef[]> {
+    return (await this.kv.setMembers(this.keys.callOutboxChannels())).flatMap((m) => {
+      const [team, channel] = m.split(':');
+      return team && channel ? [{ teamId: unsegment(team), channelId: unsegment(channel) }] : [];
+    });
+  }
+
+  /** The channel's waiting calls, oldest first. */
+  async waiting(at: ChannelRef): Promise<WaitingCall[]> {
+    const all = await this.kv.hashGetAll(this.keys.callOutbox(at.teamId, at.channelId));
+    return Object.entries(all)
+      .map(([id, json]) => ({ id, json }))
+      .sort((a, b) => compareEntryIds(a.id, b.id));
+  }
+
+  async remove(at: ChannelRef, ids: readonly string[]): Promise<void> {
+    if (ids.length > 0) await this.kv.hashDel(this.keys.callOutbox(at.teamId, at.channelId), ...ids);
+  }
+
+  /** Drops the channel from the list when it holds no calls (checked again after, so a call added meanwhile keeps it listed). */
+  async forgetIfEmpty(at: ChannelRef): Promise<void> {
+    if ((await this.waiting(at)).length > 0) return;
+    await this.kv.setRemove(this.keys.callOutboxChannels(), member(at));
+    if ((await this.waiting(at)).length > 0) await this.kv.setAdd(this.keys.callOutboxChannels(), member(at));
+  }
+
+  /** True when `owner` may post for the channel for `ttlMs` (no other replica holds it). */
+  lease(at: ChannelRef, owner: string, ttlMs: number): Promise<boolean> {
+    return this.kv.set(this.keys.callOutboxLease(at.teamId, at.channelId), owner, { onlyIfAbsent: true, ttlMs });
+  }
+
+  async release(at: ChannelRef): Promise<void> {
+    await this.kv.del(this.keys.callOutboxLease(at.teamId, at.channelId));
+  }
+
+  /** The ids of the roll-up under way in the channel, if one was started and not finished. */
+  async rollupUnderWay(at: ChannelRef): Promise<string[] | undefined> {
+    const raw = await this.kv.get(this.keys.callRollup(at.teamId, at.channelId));
+    if (raw === null) return undefined;
+    const ids: unknown = JSON.parse(raw);
+    return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string') : undefined;
+  }
+
+  async startRollup(at: ChannelRef, ids: readonly string[], ttlMs: number): Promise<void> {
+    await this.kv.set(this.keys.callRollup(at.teamId, at.channelId), JSON.stringify(ids), { ttlMs });
+  }
+
+  async finishRollup(at: ChannelRef, ids: readonly string[]): Promise<void> {
+    await this.remove(at, ids);
+    await this.kv.del(this.keys.callRollup(at.teamId, at.channelId));
+  }
+}
+
+function member(at: ChannelRef): string {
+  return `${segment(at.teamId)}:${segment(at.channelId)}`;
+}

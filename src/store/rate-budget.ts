@@ -1,0 +1,97 @@
+/**
+ * Call budgets shared by every replica: how the bot paces itself to Slack's rate limits instead of sending
+ * calls Slack would refuse. One budget per key (e.g. one workspace's posts to one channel), each a GCRA
+ * bucket: one call per `intervalMs` on average, up to `burst` back to back after a quiet spell. With Redis the
+ * state is one key per budget, updated atomically by a script on the Redis clock (one clock for every
+ * replica, and one key, so Redis Cluster is fine); without Redis it lives in this process.
+ */
+import type { Keys } from './keys.js';
+import type { RedisClient } from './redis-connection.js';
+import { withScripts } from './redis-scripts.js';
+
+export interface PaceRule {
+  /** One call per this many ms on average. */
+  intervalMs: number;
+  /** Calls that may go back to back after a quiet spell (≥ 1). */
+  burst: number;
+}
+
+export interface RateBudget {
+  /**
+   * Takes one call from the budget `key`: 0 when taken, otherwise how many ms until one could be (nothing is
+   * taken then). `reserve`: calls of the burst this caller leaves to more urgent traffic on the same budget.
+   */
+  take(key: string, rule: PaceRule, reserve?: number): Promise<number>;
+  /** Slack refused a call with Retry-After: nothing is taken from `key` for `ms`, by any replica. */
+  hold(key: string, rule: PaceRule, ms: number): Promise<void>;
+}
+
+/** How far ahead of now a budget's next free call may sit before `take` says wait (GCRA's tolerance). */
+function tolerance(rule: PaceRule, reserve: number): number {
+  return Math.max(0, rule.burst - 1 - reserve) * rule.intervalMs;
+}
+
+function checkRule(rule: PaceRule): void {
+  if (!(rule.intervalMs > 0) || !Number.isSafeInteger(rule.burst) || rule.burst < 1) {
+    throw new RangeError('a pace rule needs intervalMs > 0 and an integer burst ≥ 1');
+  }
+}
+
+/** In-process budgets (embedded mode), on `now`. */
+export class MemoryRateBudget implements RateBudget {
+  /** key → theoretical arrival time (epoch ms) of the next call; dropped once in the past. */
+  private readonly due = new Map<string, number>();
+  private takes = 0;
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  take(key: string, rule: PaceRule, reserve = 0): Promise<number> {
+    checkRule(rule);
+    const now = this.now();
+    if (++this.takes % 1024 === 0) this.sweep(now);
+    const due = Math.max(this.due.get(key) ?? now, now);
+    const wait = due - now - tolerance(rule, reserve);
+    if (wait > 0) return Promise.resolve(Math.ceil(wait));
+    this.due.set(key, due + rule.intervalMs);
+    return Promise.resolve(0);
+  }
+
+  hold(key: string, rule: PaceRule, ms: number): Promise<void> {
+    checkRule(rule);
+    const now = this.now();
+    const until = now + Math.max(0, ms) + tolerance(rule, 0);
+    this.due.set(key, Math.max(this.due.get(key) ?? now, until));
+    return Promise.resolve();
+  }
+
+  private sweep(now: number): void {
+    for (const [key, due] of this.due) if (due <= now) this.due.delete(key);
+  }
+}
+
+/** Budgets in Redis (see TAKE_BUDGET / HOLD_BUDGET in redis-scripts.ts). */
+export class RedisRateBudget implements RateBudget {
+  private readonly redis: RedisClient;
+
+  constructor(
+    redis: RedisClient,
+    private readonly keys: Keys,
+  ) {
+    this.redis = withScripts(redis);
+  }
+
+  async take(key: string, rule: PaceRule, reserve = 0): Promise<number> {
+    checkRule(rule);
+    const wait = await this.redis.campaignTakeBudget(
+      this.keys.rateBudget(key),
+      Math.ceil(rule.intervalMs),
+      Math.ceil(tolerance(rule, reserve)),
+    );
+    return Number(wait);
+  }
+
+  async hold(key: string, rule: PaceRule, ms: number): Promise<void> {
+    checkRule(rule);
+    await this.redis.campaignHoldBudget(this.keys.rateBudget(key), Math.ceil(Math.max(0, ms) + tolerance(rule, 0)));
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * The roll-up post a channel gets when its calls came in faster than Slack lets it show them one by one:
+ * golden Block Kit JSON, what a manager reads per call, Slack's message limits at the largest roll-up, and the
+ * transcripts for its thread.
+ */
+import { describe, expect, it } from 'vitest';
+import { parseEvent } from '../../src/events/events.js';
+import {
+  ROLLUP_MAX_CALLS,
+  callsToShow,
+  renderRollup,
+  renderRollupTranscripts,
+  type RolledCall,
+} from '../../src/events/render/call-rollup.js';
+import { LIMITS } from '../../src/slack/blocks.js';
+import { messageErrors } from '../../fakes/slack/block-kit.js';
+import { CALL_COMPLETED_FULL, CALL_COMPLETED_MINIMAL, CALL_STARTED_FULL, injectedMarkup } from './fixtures.js';
+
+function call(trigger: 'call_started' | 'call_completed', data: object): RolledCall {
+  const parsed = parseEvent(data, trigger);
+  if (!parsed.ok || !parsed.event.known) throw new Error('fixture does not parse');
+  return { trigger, data: parsed.event.data };
+}
+
+const completed = (i: number, extra: object = {}) =>
+  call('call_completed', { ...CALL_COMPLETED_FULL, callId: `call-${i}`, customerName: `Customer ${i}`, ...extra });
+
+describe('a roll-up of waiting calls', () => {
+  const calls = [
+    call('call_completed', CALL_COMPLETED_FULL),
+    call('call_completed', CALL_COMPLETED_MINIMAL),
+    call('call_started', { ...CALL_STARTED_FULL, callId: 'call-live' }),
+  ];
+
+  it('matches its golden Block Kit JSON', async () => {
+    await expect(`${JSON.stringify(renderRollup(calls), null, 2)}\n`).toMatchFileSnapshot('./golden/call_rollup.json');
+  });
+
+  it('says how many calls it covers, and per call the customer, outcome, duration, summary line and recording', () => {
+    const json = JSON.stringify(renderRollup(calls));
+    expect(json).toContain('*3 calls*');
+    expect(json).toContain('2 completed · 1 in progress');
+    for (const text of ['Olivia', 'completed', '02:34', 'Customer confirmed the check-up', 'call-live', 'in progress'])
+      expect(json).toContain(text);
+    expect(json).toContain(CALL_COMPLETED_FULL.audioUrl);
+    expect(json).toContain('transcript in the thread');
+    // Platform text cannot mention, link or break out of its formatting.
+    expect(injectedMarkup(json)).toEqual([]);
+  });
+
+  it('fits Slack’s message limits with the most calls one roll-up carries, each call with a long summary', () => {
+    const many = Array.from({ length: ROLLUP_MAX_CALLS }, (_, i) =>
+      completed(i, { callSummary: `${'a very long summary '.repeat(400)}\nsecond line` }),
+    );
+    const payload = renderRollup(many);
+    expect(messageErrors({ text: payload.text, blocks: payload.blocks })).toEqual([]);
+    expect(payload.blocks.length).toBeLessThanOrEqual(LIMITS.blocksPerMessage);
+    expect(JSON.stringify(payload)).not.toContain('second line');
+    expect(payload.blocks.filter((b) => JSON.stringify(b).includes('Customer ')).length).toBe(ROLLUP_MAX_CALLS);
+  });
+
+  it('shows a call that started and completed while waiting once, as completed', () => {
+    const shown = callsToShow([
+      call('call_started', { ...CALL_STARTED_FULL, callId: 'call-9' }),
+      call('call_started', { ...CALL_STARTED_FULL, callId: 'call-10' }),
+      completed(9),
+    ]);
+    expect(shown.map((c) => `${c.trigger}:${c.data.callId}`)).toEqual([
+      'call_started:call-10',
+      'call_completed:call-9',
+    ]);
+  });
+
+  it('puts the transcripts in its thread: one message when they fit, otherwise one text file', () => {
+    const short = renderRollupTranscripts([completed(1), completed(2), call('call_started', CALL_STARTED_FULL)]);
+    expect(short?.kind).toBe('message');
+    const text = JSON.stringify(short);
+    expect(text).toContain('Customer 1');
+    expect(text).toContain('Customer 2');
+    expect(injectedMarkup(text)).toEqual([]);
+
+    const long = renderRollupTranscripts([completed(1, { callTranscript: 'x'.repeat(4_000) }), completed(2)]);
+    expect(long).toMatchObject({ kind: 'file', filename: 'transcripts.txt' });
+    expect(long?.kind === 'file' && long.content).toContain('== Customer 1 (+14155550123) (call call-1) ==');
+
+    expect(renderRollupTranscripts([completed(3, { callTranscript: '' })])).toBeUndefined();
+  });
+});

@@ -163,7 +163,6 @@ end
 return {total, pending}
 `;
 
-// Compare-and-set, so a maintenance rewrite never overwrites a value a request changed in between.
 /*
  * Rate budgets (rate-budget.ts): KEYS[1] holds the budget's theoretical arrival time (epoch ms on the Redis
  * clock) of its next call. TAKE — ARGV: intervalMs, toleranceMs → 0 (taken) or ms to wait (nothing taken).
@@ -185,6 +184,7 @@ if upto > due then due = upto end
 if due > now then redis.call('SET', KEYS[1], tostring(due), 'PX', math.max(1, due - now)) end
 return 0`;
 
+// Compare-and-set, so a maintenance rewrite never overwrites a value a request changed in between.
 const SET_IF_EQUAL = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL') return 1 end return 0`;
 const HSET_IF_EQUAL = `if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('HSET', KEYS[1], ARGV[1], ARGV[3]) return 1 end return 0`;
 const HDEL_IF_EQUAL = `if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('HDEL', KEYS[1], ARGV[1]) return 1 end return 0`;

@@ -85,22 +85,39 @@ export interface RateLimitProxy {
   readonly limited: Array<{ method: string; retryAfterSec: number; at: number }>;
   /** Calls passed on to the fake. */
   passed: number;
+  /** Slack's edge is down: every Web API call gets this HTTP status (e.g. 503) until `recover()`. */
+  outage(status: number): void;
+  recover(): void;
+  /** Calls answered by the outage so far. */
+  readonly failedByOutage: number;
   close(): Promise<void>;
 }
 
 /**
  * A proxy in front of the fake Slack's Web API: once armed, every other call gets `429` + `Retry-After`
  * (1, 2, 3 s, 1, 2, 3 s, …) without reaching the fake; the rest are passed through unchanged. The fake's own
- * `rateLimit()` takes one Retry-After per rule and `everyOther` rules cannot be combined, hence this.
+ * `rateLimit()` takes one Retry-After per rule and `everyOther` rules cannot be combined, hence this. During an
+ * `outage` every call gets that status (Slack's edge answering 503) without reaching the fake.
  */
 export async function startRateLimitProxy(slack: FakeSlack): Promise<RateLimitProxy> {
   const target = new URL(slack.baseUrl);
   const limited: RateLimitProxy['limited'] = [];
   let armed: readonly number[] | undefined;
   let calls = 0;
-  const state = { passed: 0 };
+  let down: number | undefined;
+  const state = { passed: 0, failedByOutage: 0 };
   const server: Server = createServer((req, res) => {
     const method = (req.url ?? '').replace(/^\/api\//, '').split('?')[0] ?? '';
+    if (down !== undefined && (req.url ?? '').startsWith('/api/')) {
+      const status = down;
+      state.failedByOutage++;
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(status, { 'content-type': 'text/html' });
+        res.end('<html><body>Service Unavailable</body></html>');
+      });
+      return;
+    }
     if (armed && (req.url ?? '').startsWith('/api/') && calls++ % 2 === 0) {
       const retryAfterSec = armed[limited.length % armed.length]!;
       limited.push({ method, retryAfterSec, at: Date.now() });
@@ -136,6 +153,15 @@ export async function startRateLimitProxy(slack: FakeSlack): Promise<RateLimitPr
     limited,
     get passed() {
       return state.passed;
+    },
+    outage(status) {
+      down = status;
+    },
+    recover() {
+      down = undefined;
+    },
+    get failedByOutage() {
+      return state.failedByOutage;
     },
     async close() {
       server.closeAllConnections();

@@ -36,4 +36,9 @@ export interface Surfaces {
   publishHome(client: WebClient, teamId: string, userId: string): Promise<void>;
   /** Opens the connect modal from App Home's button. */
   openConnectForm(client: WebClient, triggerId: string, teamId: string): Promise<void>;
+  /**
+   * Posts a dead letter again (`/campaign failed` › Retry). `gone`: retried already; `full`: the workspace's
+   * backlog is full; `unreadable`: the event cannot be posted by this version of the app.
+   */
+  retryDeadLetter(teamId: string, id: string): Promise<'queued' | 'gone' | 'full' | 'unreadable'>;
 }

@@ -103,6 +103,7 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
     publishHome: (client, teamId, userId) => publishHome(deps, client, teamId, userId),
     openConnectForm: (client, triggerId, teamId) =>
       openConnectForm(deps, { client, triggerId, teamId, fromHome: true }),
+    retryDeadLetter: (teamId, id) => events.retryDeadLetter(teamId, id),
   };
   const deps: Deps = {
     config,

@@ -27,6 +27,7 @@ import { sample } from './sample.js';
 import { template } from './template.js';
 import { digest } from './digest.js';
 import { quotaAlert } from './quota-alert.js';
+import { failed } from './failed.js';
 import type { Subcommand } from './types.js';
 
 /** In the order of PRODUCT.md › Command grammar: read commands, then admin tools, then event routing. */
@@ -53,6 +54,7 @@ const SUBCOMMANDS: readonly Subcommand[] = [
   digest,
   quotaAlert,
   handoffSla,
+  failed,
 ];
 
 export const COMMAND = '/campaign';

@@ -20,8 +20,7 @@ import type { SlackPace } from '../slack/pace.js';
 import { postMessage, slackErrorCode } from '../slack/post.js';
 import { RetryLaterError, type ChannelRef, type QueueEntry, type Store } from '../store/index.js';
 import { parseEvent } from './events.js';
-import { renderCallStarted } from './render/call-started.js';
-import { renderCallCompleted, renderTranscript, type TranscriptReply } from './render/call-completed.js';
+import { renderCallCompleted, renderCallStarted, renderTranscript, type TranscriptReply } from './render/index.js';
 import {
   callsToShow,
   renderRollup,
@@ -59,6 +58,13 @@ const STEP_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 const FULL_RETRY_MS = 1_000;
 
 type Waiting = RolledCall & { id: string; enqueuedAt: number };
+
+/** What a given-up call's dead letter holds (its `payload.outbox`). */
+interface OutboxLetter {
+  channelId: string;
+  trigger: RolledCall['trigger'];
+  data: unknown;
+}
 
 function member(at: ChannelRef): string {
   return `${at.teamId} ${at.channelId}`;
@@ -319,7 +325,7 @@ export class CallOutbox {
       // Retrying cannot help until someone invites the bot back or unsubscribes the channel: no retry storm.
       const all = this.parse(at, await this.store.callOutbox.waiting(at));
       this.logger.error({ ...log, calls: all.length }, `call notifications given up: ${goneHint(code)}`);
-      await this.giveUp(at, all);
+      await this.giveUp(at, all, code, 1);
       return undefined;
     }
     const failures = (this.failures.get(member(at)) ?? 0) + 1;
@@ -330,16 +336,49 @@ export class CallOutbox {
     }
     this.logger.error({ ...log, calls: concerned.length }, 'call notifications given up after repeated failures');
     this.failures.delete(member(at));
-    await this.giveUp(at, concerned);
+    await this.giveUp(at, concerned, code ?? (err instanceof Error ? err.message : String(err)), failures);
     return undefined;
   }
 
-  private async giveUp(at: ChannelRef, calls: Waiting[]): Promise<void> {
+  /** The calls become dead letters (an admin sees them in `/campaign failed` and can post them again). */
+  private async giveUp(at: ChannelRef, calls: Waiting[], cause: string, attempts: number): Promise<void> {
     const ids = calls.map((c) => c.id);
+    const failedAt = Date.now();
+    for (const c of calls) {
+      const outbox: OutboxLetter = { channelId: at.channelId, trigger: c.trigger, data: c.data };
+      await this.store.queue.bury({
+        id: c.id,
+        teamId: at.teamId,
+        orderKey: `call-outbox:${at.channelId}`,
+        payload: { outbox },
+        error: `posting failed in ${at.channelId}: ${cause}`,
+        causes: [{ channel: at.channelId, error: cause }],
+        attempts,
+        enqueuedAt: c.enqueuedAt,
+        failedAt,
+      });
+      this.metrics?.eventsDeadLettered.inc({ trigger: c.trigger });
+    }
     const underWay = await this.store.callOutbox.rollupUnderWay(at);
     if (underWay?.some((id) => ids.includes(id))) await this.store.callOutbox.finishRollup(at, underWay);
     await this.store.callOutbox.remove(at, ids);
-    for (const c of calls) this.metrics?.eventsDeadLettered.inc({ trigger: c.trigger });
+  }
+
+  /** A dead letter of this outbox back in its channel, under its own id (so nothing posted before is posted again). */
+  async retry(teamId: string, id: string, payload: unknown): Promise<boolean> {
+    const outbox = (payload as { outbox?: Partial<OutboxLetter> } | null)?.outbox;
+    if (!outbox || typeof outbox.channelId !== 'string') return false;
+    const parsed =
+      outbox.trigger === 'call_started' || outbox.trigger === 'call_completed'
+        ? parseEvent(outbox.data, outbox.trigger)
+        : undefined;
+    if (!parsed?.ok || !parsed.event.known) return false;
+    const json = JSON.stringify({ trigger: parsed.event.trigger, data: parsed.event.data, enqueuedAt: Date.now() });
+    const to = { teamId, channelId: outbox.channelId };
+    this.failures.delete(member(to));
+    await this.store.callOutbox.add(to, { id, json });
+    this.kick(to);
+    return true;
   }
 }
 

@@ -12,6 +12,7 @@ import { WorkerSlack } from './slack-clients.js';
 import { registerCallHandlers } from './calls.js';
 import { CallOutbox, type CallOutboxOptions } from './call-outbox.js';
 import { EventWorker, type WorkerOptions } from './worker.js';
+import { retryDeadLetter, type RetryOutcome } from './dead-letters.js';
 
 export interface EventsOptions {
   worker?: WorkerOptions;
@@ -24,6 +25,8 @@ export interface Events {
   /** Registers the worker's handler of one trigger. */
   on: EventWorker['on'];
   register(app: App): void;
+  /** Posts a dead letter again (see dead-letters.ts). */
+  retryDeadLetter(teamId: string, id: string): Promise<RetryOutcome>;
   start(): void;
   stop(): Promise<void>;
 }
@@ -46,6 +49,7 @@ export function createEvents(deps: Deps, options: EventsOptions = {}): Events {
         await ack();
       });
     },
+    retryDeadLetter: (teamId, id) => retryDeadLetter(deps.store, outbox, teamId, id, deps.config.hooks.maxBacklog),
     start() {
       worker.start();
       outbox.start();

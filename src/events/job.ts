@@ -22,6 +22,8 @@ export interface EventJob {
   receivedAt: number;
   /** `event` is the schemas' output for `trigger` at this revision (a known trigger only). */
   checked?: number;
+  /** An admin retried a dead letter: its entry id, so steps already done in some channels are not done again. */
+  retryOf?: string;
 }
 
 type JobRead = { success: true; data: EventJob } | { success: false; data?: undefined };
@@ -33,7 +35,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 /** A queued payload as an event job (what `eventJobSchema` accepts), checked by hand: one per event read. */
 export function readJob(payload: unknown): JobRead {
   if (!isPlainObject(payload)) return { success: false };
-  const { v, trigger, dedupKey, event, receivedAt, checked } = payload;
+  const { v, trigger, dedupKey, event, receivedAt, checked, retryOf } = payload;
   const ok =
     v === 1 &&
     typeof trigger === 'string' &&
@@ -42,11 +44,20 @@ export function readJob(payload: unknown): JobRead {
     dedupKey.length > 0 &&
     isPlainObject(event) &&
     typeof receivedAt === 'number' &&
-    (checked === undefined || typeof checked === 'number');
+    (checked === undefined || typeof checked === 'number') &&
+    (retryOf === undefined || typeof retryOf === 'string');
   if (!ok) return { success: false };
   return {
     success: true,
-    data: { v, trigger, dedupKey, event, receivedAt, ...(checked === undefined ? {} : { checked }) },
+    data: {
+      v,
+      trigger,
+      dedupKey,
+      event,
+      receivedAt,
+      ...(checked === undefined ? {} : { checked }),
+      ...(retryOf === undefined ? {} : { retryOf }),
+    },
   };
 }
 

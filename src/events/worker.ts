@@ -16,7 +16,15 @@ import type { Metrics } from '../app/metrics.js';
 import type { Logger } from '../logger.js';
 import { slackErrorCode } from '../slack/post.js';
 import type { SlackPace } from '../slack/pace.js';
-import { isRetryLaterError, RetryLaterError, type Consumer, type QueueEntry, type Store } from '../store/index.js';
+import {
+  ChannelFailures,
+  isRetryLaterError,
+  RetryLaterError,
+  type ChannelCause,
+  type Consumer,
+  type QueueEntry,
+  type Store,
+} from '../store/index.js';
 import { isTriggerName, type EventMap, type KnownEvent, type TriggerName } from './events.js';
 import { jobEvent, readJob } from './job.js';
 import { channelsFor } from './router.js';
@@ -48,6 +56,8 @@ export interface Delivery<T extends TriggerName = TriggerName> {
   readonly store: Store;
   /** Idempotent steps of this entry (see `steps.ts`). */
   readonly steps: StepLog;
+  /** The id this entry's steps are remembered under: its own, or that of the dead letter an admin retried. */
+  readonly stepsOf: string;
   /** The step `name` of this entry in `channel` (`*` for one that is not per channel). */
   step(channel: string, name: string): StepRef;
   /** The workspace's Slack client; throws (and the entry is retried) while the workspace has no bot token. */
@@ -159,19 +169,21 @@ export class EventWorker {
     }
     const handler = this.handlers.get(trigger);
     if (!handler) throw new UnhandledEventError(`no handler for ${trigger}: not posted, kept for inspection`);
-    const outcome = await handler(this.delivery(entry, parsed.event, log));
+    const outcome = await handler(this.delivery(entry, parsed.event, log, job.data.retryOf ?? entry.id));
     if (outcome === 'posted') this.metrics?.eventsPosted.inc({ trigger });
     if (outcome === 'handed-on') log.debug('event handed on');
   }
 
-  private delivery(entry: QueueEntry, event: KnownEvent, log: Logger): Delivery {
+  /** `stepsOf`: the entry whose steps count as done (the dead letter's, when an admin retried one). */
+  private delivery(entry: QueueEntry, event: KnownEvent, log: Logger, stepsOf: string): Delivery {
     const delivery: Delivery = {
       entry,
       event,
       log,
       store: this.store,
       steps: this.steps,
-      step: (channel, step) => ({ teamId: entry.teamId, entryId: entry.id, channel, step }),
+      stepsOf,
+      step: (channel, step) => ({ teamId: entry.teamId, entryId: stepsOf, channel, step }),
       slack: () => this.slack.clientFor(entry.teamId),
       channels: () => channelsFor(this.store, entry.teamId, event),
       eachChannel: (channels, work) => this.eachChannel(entry, channels, log, work),
@@ -206,7 +218,7 @@ export class EventWorker {
     log: Logger,
     work: (channel: string) => Promise<void>,
   ): Promise<void> {
-    const failed: string[] = [];
+    const failed: ChannelCause[] = [];
     let waitMs: number | undefined;
     for (const channel of channels) {
       try {
@@ -221,12 +233,10 @@ export class EventWorker {
         }
         const code = slackErrorCode(err);
         log.warn({ err, channel, slackError: code }, hintFor(code));
-        failed.push(`${channel}: ${code ?? (err instanceof Error ? err.message : String(err))}`);
+        failed.push({ channel, error: code ?? (err instanceof Error ? err.message : String(err)) });
       }
     }
-    if (failed.length > 0) {
-      throw new Error(`posting failed in ${failed.join('; ')}`);
-    }
+    if (failed.length > 0) throw new ChannelFailures(failed);
     if (waitMs !== undefined) throw new RetryLaterError(waitMs, 'Slack is busy or down: the event waits');
   }
 }

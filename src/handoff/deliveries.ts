@@ -18,7 +18,7 @@ export function registerChatHandlers(events: Pick<Events, 'on'>, waiting: Waitin
   events.on('message_received', (d) => deliverChatMessage(d, waiting));
   events.on('message_sent', async (d) => {
     const ref = conversationOf(d.entry.teamId, d.event.data);
-    if (ref && (await threadsOf(d).isEcho(d.entry.teamId, d.entry.id, ref, d.event.data.messageContent))) {
+    if (ref && (await threadsOf(d).isEcho(d.entry.teamId, d.stepsOf, ref, d.event.data.messageContent))) {
       d.log.info(
         { campaignId: ref.campaignId },
         'message_sent is the echo of a reply sent from a Slack thread: not posted again',
@@ -47,7 +47,7 @@ export function registerChatHandlers(events: Pick<Events, 'on'>, waiting: Waitin
     const ref = conversationOf(d.entry.teamId, d.event.data);
     if (!ref) return d.toEachRoute(plainPost(d));
     const threads = threadsOf(d);
-    const closed = await threads.closeOnce(d.entry.teamId, d.entry.id, ref);
+    const closed = await threads.closeOnce(d.entry.teamId, d.stepsOf, ref);
     if (closed.length === 0) {
       d.log.info(
         { campaignId: ref.campaignId },
@@ -61,7 +61,7 @@ export function registerChatHandlers(events: Pick<Events, 'on'>, waiting: Waitin
     await d.eachChannel([...byChannel.keys()], (channel) =>
       threads.markClosed(
         slack,
-        d.entry.id,
+        d.stepsOf,
         d.entry.teamId,
         { channelId: channel, threadTs: byChannel.get(channel) ?? '' },
         d.event.data,
@@ -85,7 +85,7 @@ function deliverChatMessage(
   if (!conversation) return d.toEachRoute(plainPost(d));
   const threads = threadsOf(d);
   return d.toEachRoute(async (slack, channel) => {
-    const threadTs = await threads.threadIn(slack, d.entry.id, channel, conversation, d.event.data, d.log);
+    const threadTs = await threads.threadIn(slack, d.stepsOf, channel, conversation, d.event.data, d.log);
     const line =
       d.event.trigger === 'message_received' ? renderCustomerLine(d.event.data) : renderAgentLine(d.event.data);
     await d.steps.once(d.step(channel, 'post'), () => postMessage(slack, { channel, threadTs }, line));

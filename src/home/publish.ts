@@ -13,6 +13,8 @@ import { renderHome, type HomeState } from './render.js';
 
 /** Home must render even when the platform is slow: usage is left out after this long. */
 const QUOTA_BUDGET_MS = 2_500;
+/** Dead letters the Home tab counts at most (it says "100+" past that). */
+const DEAD_LETTERS_COUNTED = 100;
 /** "My open conversations" lists this many, longest wait first. */
 const MY_CONVERSATIONS_SHOWN = 10;
 
@@ -27,7 +29,8 @@ async function loadHomeState(deps: Deps, client: WebClient, teamId: string, user
     deps.store.routes.listForTeam(teamId),
     deps.store.reports.digests(teamId),
     deps.store.reports.quotaAlerts(teamId),
-    deps.store.queue.deadLetters(teamId, 0).then((d) => d.count),
+    // The ones kept (not yet retried), not every one ever.
+    deps.store.queue.deadLetters(teamId, DEAD_LETTERS_COUNTED).then((d) => d.entries.length),
     deps.admins.isAdmin(client, teamId, userId),
     loadMyConversations(deps, client, teamId, userId),
   ]);

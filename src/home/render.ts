@@ -89,8 +89,8 @@ export function renderHome(s: HomeState): HomeView {
   blocks.push(
     context(
       s.deadLetters > 0
-        ? `⚠️ ${s.deadLetters} event${s.deadLetters === 1 ? '' : 's'} could not be posted after every retry (see \`/campaign subscriptions\`).`
-        : 'Every event received so far was delivered.',
+        ? `⚠️ ${s.deadLetters >= 100 ? '100+' : s.deadLetters} event${s.deadLetters === 1 ? '' : 's'} could not be posted — an admin sees why, and posts them again, with \`/campaign failed\`.`
+        : 'Every event received so far was delivered (or is on its way).',
     ),
   );
 

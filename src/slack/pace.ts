@@ -27,7 +27,7 @@ export interface SlackLimits {
   tier3: PaceRule;
 }
 
-export const SLACK_LIMITS: SlackLimits = {
+const SLACK_LIMITS: SlackLimits = {
   // A bit under Slack's one a second, bursts of 3 (Slack: "short bursts >1 allowed").
   channelPosts: { intervalMs: 1_050, burst: 3 },
   // Tier 3 ("50+ per minute"): at most 5 + 43 in any minute, under 50 whatever the burst.
@@ -54,7 +54,7 @@ export type Urgency = 'urgent' | 'routine';
 const PACE_WAIT = 'paced, not sent:';
 
 /** A background call not sent: its budget (or Slack's health) says wait `delayMs`. Nothing reached Slack. */
-export class SlackPaceWait extends Error {
+class SlackPaceWait extends Error {
   override readonly name = 'SlackPaceWait';
   constructor(
     readonly delayMs: number,

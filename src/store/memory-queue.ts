@@ -5,6 +5,7 @@ import { BackendEventQueue } from './queue-consumer.js';
 import type { FailResult, QueueBackend, QueueReader, StartResult, StoredEntry } from './queue-backend.js';
 import { DEAD_LETTER_CAP } from './queue.js';
 import type {
+  ChannelCause,
   DeadLetter,
   DeadLetters,
   EnqueueOptions,
@@ -232,16 +233,38 @@ export class MemoryQueueBackend implements QueueBackend {
     return Promise.resolve();
   }
 
-  fail(consumer: string, entry: StoredEntry, error: string, maxAttempts: number): Promise<FailResult> {
+  fail(
+    consumer: string,
+    entry: StoredEntry,
+    error: string,
+    maxAttempts: number,
+    causes?: ChannelCause[],
+  ): Promise<FailResult> {
     const attempts = (this.attempts.get(entry.id) ?? 0) + 1;
     this.attempts.set(entry.id, attempts);
     this.releaseLease(consumer, entry.orderKey);
     if (attempts < maxAttempts) return Promise.resolve({ attempts, deadLettered: false });
     this.finish(consumer, entry);
-    this.dead.unshift({ ...entry, error, attempts, failedAt: Date.now() });
-    this.dead.length = Math.min(this.dead.length, DEAD_LETTER_CAP);
-    for (const key of [entry.teamId, '*']) this.deadCounts.set(key, (this.deadCounts.get(key) ?? 0) + 1);
+    const { id, teamId, orderKey, payload, enqueuedAt } = entry;
+    const letter = { id, teamId, orderKey, payload, enqueuedAt, error, attempts, failedAt: Date.now() };
+    this.keepDead(causes ? { ...letter, causes } : letter);
     return Promise.resolve({ attempts, deadLettered: true });
+  }
+
+  bury(letter: DeadLetter): Promise<void> {
+    this.keepDead(letter);
+    return Promise.resolve();
+  }
+
+  takeDeadLetter(teamId: string, id: string): Promise<DeadLetter | undefined> {
+    const at = this.dead.findIndex((d) => d.teamId === teamId && d.id === id);
+    return Promise.resolve(at < 0 ? undefined : this.dead.splice(at, 1)[0]);
+  }
+
+  private keepDead(letter: DeadLetter): void {
+    this.dead.unshift(letter);
+    this.dead.length = Math.min(this.dead.length, DEAD_LETTER_CAP);
+    for (const key of [letter.teamId, '*']) this.deadCounts.set(key, (this.deadCounts.get(key) ?? 0) + 1);
   }
 
   deadLetters(teamId: string | undefined, limit: number): Promise<DeadLetters> {

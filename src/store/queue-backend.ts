@@ -1,4 +1,12 @@
-import type { DeadLetters, EnqueueOptions, EnqueueResult, QueueDepth, QueueEvent } from './queue.js';
+import type {
+  ChannelCause,
+  DeadLetter,
+  DeadLetters,
+  EnqueueOptions,
+  EnqueueResult,
+  QueueDepth,
+  QueueEvent,
+} from './queue.js';
 
 /**
  * The primitives a queue backend provides; the consumer logic (ordering, retries, dead letters, takeover) is
@@ -70,8 +78,16 @@ export interface QueueBackend {
   /** Finishes the entry: acknowledged, removed, its orderKey moves on. */
   complete(consumer: string, entry: StoredEntry): Promise<void>;
   /** Counts a failed try; at `maxAttempts` the entry is dead-lettered and finished in the same step. */
-  fail(consumer: string, entry: StoredEntry, error: string, maxAttempts: number): Promise<FailResult>;
+  fail(
+    consumer: string,
+    entry: StoredEntry,
+    error: string,
+    maxAttempts: number,
+    causes?: ChannelCause[],
+  ): Promise<FailResult>;
   deadLetters(teamId: string | undefined, limit: number): Promise<DeadLetters>;
+  bury(letter: DeadLetter): Promise<void>;
+  takeDeadLetter(teamId: string, id: string): Promise<DeadLetter | undefined>;
   depth(): Promise<QueueDepth>;
   close(): Promise<void>;
 }

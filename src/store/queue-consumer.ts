@@ -1,10 +1,11 @@
 import type { Logger } from 'pino';
 import { compareEntryIds, entryRef } from './queue-backend.js';
 import type { QueueBackend, QueueReader, StoredEntry } from './queue-backend.js';
-import { isRetryLaterError } from './queue.js';
+import { ChannelFailures, isRetryLaterError } from './queue.js';
 import type {
   ConsumeOptions,
   Consumer,
+  DeadLetter,
   DeadLetters,
   EnqueueOptions,
   EnqueueResult,
@@ -391,9 +392,10 @@ class QueueConsumer implements Consumer {
       return;
     }
     const message = errorMessage(error);
+    const causes = error instanceof ChannelFailures ? error.causes : undefined;
     let result;
     try {
-      result = await this.backend.fail(this.name, entry, message, this.settings.maxAttempts);
+      result = await this.backend.fail(this.name, entry, message, this.settings.maxAttempts, causes);
     } catch (backendError) {
       this.logger.warn({ ...log, err: errorMessage(backendError) }, 'queue: could not record failure');
       h.notBefore = Date.now() + ERROR_BACKOFF_MS;
@@ -443,6 +445,14 @@ export class BackendEventQueue implements EventQueue {
 
   deadLetters(teamId?: string, limit = 50): Promise<DeadLetters> {
     return this.backend.deadLetters(teamId, limit);
+  }
+
+  bury(letter: DeadLetter): Promise<void> {
+    return this.backend.bury(letter);
+  }
+
+  takeDeadLetter(teamId: string, id: string): Promise<DeadLetter | undefined> {
+    return this.backend.takeDeadLetter(teamId, id);
   }
 
   depth(): Promise<QueueDepth> {

@@ -68,6 +68,12 @@ export interface Consumer {
   stop(): Promise<void>;
 }
 
+/** Why one channel could not take an event (Slack's error code, or the error's message). */
+export interface ChannelCause {
+  channel: string;
+  error: string;
+}
+
 export interface DeadLetter {
   id: string;
   teamId: string;
@@ -75,6 +81,8 @@ export interface DeadLetter {
   payload: unknown;
   /** Message of the last error. */
   error: string;
+  /** Per channel, when the event failed in some channels: each one's own cause. */
+  causes?: ChannelCause[];
   attempts: number;
   enqueuedAt: number;
   failedAt: number;
@@ -109,6 +117,10 @@ export interface EventQueue {
   ): Promise<EnqueueResult>;
   consume(handler: QueueHandler, options: ConsumeOptions): Consumer;
   deadLetters(teamId?: string, limit?: number): Promise<DeadLetters>;
+  /** Records a dead letter for work given up outside a consumer (e.g. a call waiting for its channel). */
+  bury(letter: DeadLetter): Promise<void>;
+  /** Removes and returns one of the team's dead letters (to try it again); undefined when it is gone. */
+  takeDeadLetter(teamId: string, id: string): Promise<DeadLetter | undefined>;
   depth(): Promise<QueueDepth>;
   /** Stops every consumer started from this queue (waiting for their in-flight handlers) and releases resources. */
   close(): Promise<void>;
@@ -131,6 +143,14 @@ export class RetryLaterError extends Error {
 
 export function isRetryLaterError(error: unknown): error is RetryLaterError {
   return error instanceof RetryLaterError;
+}
+
+/** A handler's error that failed in some channels: the dead letter keeps each channel's cause. */
+export class ChannelFailures extends Error {
+  override readonly name = 'ChannelFailures';
+  constructor(readonly causes: ChannelCause[]) {
+    super(`posting failed in ${causes.map((c) => `${c.channel}: ${c.error}`).join('; ')}`);
+  }
 }
 
 /** Newest dead letters kept (older ones are dropped; their count is kept). */

@@ -7,6 +7,7 @@ import { BackendEventQueue } from './queue-consumer.js';
 import type { FailResult, QueueBackend, QueueReader, StartResult, StoredEntry } from './queue-backend.js';
 import { DEAD_LETTER_CAP } from './queue.js';
 import type {
+  ChannelCause,
   DeadLetter,
   DeadLetters,
   EnqueueOptions,
@@ -66,10 +67,24 @@ const deadLetter = z.object({
   orderKey: z.string(),
   payload: z.unknown(),
   error: z.string(),
+  causes: z.array(z.object({ channel: z.string(), error: z.string() })).optional(),
   attempts: z.number(),
   enqueuedAt: z.number(),
   failedAt: z.number(),
 });
+
+function parseDeadLetter(raw: string): DeadLetter | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+  const parsed = deadLetter.safeParse(value);
+  if (!parsed.success) return undefined;
+  const { causes, ...rest } = parsed.data;
+  return causes ? { ...rest, causes } : rest;
+}
 
 /** A stream entry's fields (teamId, orderKey, payload JSON, enqueuedAt) read by hand: one per event read. */
 function toEntry(id: string, flat: readonly string[], source: string): StoredEntry | null {
@@ -385,13 +400,20 @@ class RedisQueueBackend implements QueueBackend {
     return batch.map(() => true);
   }
 
-  async fail(consumer: string, entry: StoredEntry, error: string, maxAttempts: number): Promise<FailResult> {
+  async fail(
+    consumer: string,
+    entry: StoredEntry,
+    error: string,
+    maxAttempts: number,
+    causes?: ChannelCause[],
+  ): Promise<FailResult> {
     const record = JSON.stringify({
       id: entry.id,
       teamId: entry.teamId,
       orderKey: entry.orderKey,
       payload: entry.payload,
       error,
+      ...(causes ? { causes } : {}),
       enqueuedAt: entry.enqueuedAt,
       failedAt: Date.now(),
     });
@@ -410,6 +432,27 @@ class RedisQueueBackend implements QueueBackend {
     return { attempts, deadLettered: dead === 1 };
   }
 
+  async bury(letter: DeadLetter): Promise<void> {
+    // Every key here shares the queue's hash tag: one MULTI on a Cluster too.
+    await this.redis
+      .multi()
+      .lpush(this.keys.queueDead(), JSON.stringify(letter))
+      .ltrim(this.keys.queueDead(), 0, DEAD_LETTER_CAP - 1)
+      .hincrby(this.keys.queueDeadCounts(), letter.teamId, 1)
+      .hincrby(this.keys.queueDeadCounts(), '*', 1)
+      .exec();
+  }
+
+  async takeDeadLetter(teamId: string, id: string): Promise<DeadLetter | undefined> {
+    for (const raw of await this.redis.lrange(this.keys.queueDead(), 0, DEAD_LETTER_CAP - 1)) {
+      const letter = parseDeadLetter(raw);
+      if (letter?.teamId !== teamId || letter.id !== id) continue;
+      // Removing that exact item: of two admins retrying it at once, one gets it.
+      return (await this.redis.lrem(this.keys.queueDead(), 1, raw)) === 1 ? letter : undefined;
+    }
+    return undefined;
+  }
+
   async deadLetters(teamId: string | undefined, limit: number): Promise<DeadLetters> {
     const [count, raw] = await Promise.all([
       this.redis.hget(this.keys.queueDeadCounts(), teamId ?? '*'),
@@ -418,14 +461,8 @@ class RedisQueueBackend implements QueueBackend {
     const entries: DeadLetter[] = [];
     for (const item of raw) {
       if (entries.length >= limit) break;
-      let value: unknown;
-      try {
-        value = JSON.parse(item);
-      } catch {
-        continue;
-      }
-      const parsed = deadLetter.safeParse(value);
-      if (parsed.success && (teamId === undefined || parsed.data.teamId === teamId)) entries.push(parsed.data);
+      const letter = parseDeadLetter(item);
+      if (letter && (teamId === undefined || letter.teamId === teamId)) entries.push(letter);
     }
     return { count: Number(count ?? 0), entries };
   }

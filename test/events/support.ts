@@ -15,7 +15,7 @@ export const FAST_WORKER = { blockMs: 100, claimIdleMs: 600, pollMs: 20, retryDe
  * Call outbox for tests: channels looked at often; calls roll up only after a minute, so a test about routing
  * or rendering sees one card per call (roll-ups have tests of their own, which set `rollupAfterMs`).
  */
-export const ONE_BY_ONE_CALLS = { scanMs: 50, rollupAfterMs: 60_000 };
+const ONE_BY_ONE_CALLS = { scanMs: 50, rollupAfterMs: 60_000 };
 
 export function startEventsHarness(opts: HarnessOptions & { publicUrl?: string | null } = {}): Promise<Harness> {
   const { publicUrl, ...rest } = opts;

@@ -1,0 +1,126 @@
+/**
+ * `/campaign failed` (admins): the events this workspace received that could not be posted — dead letters,
+ * newest first — with the reason in each channel, what to do about it, and a Retry button that posts one again
+ * (in the channels that did not get it). Slack being slow or down never puts an event here: only what retrying
+ * alone cannot fix (a channel the bot was removed from, a message Slack refused, an event the app cannot read).
+ */
+import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
+import { describeFailure, logFailure } from '../app/failure.js';
+import type { ChannelCause, DeadLetter } from '../store/index.js';
+import { button, context, escapeMrkdwn, header, message, section, type KnownBlock } from '../slack/blocks.js';
+import { code } from '../slack/text.js';
+import type { Subcommand } from './types.js';
+
+const RETRY_ACTION = 'dead_letter_retry';
+/** Listed in one answer (two blocks each, within a message's 50). */
+const MAX_LISTED = 15;
+const CHANNEL_ID = /^[CGD][A-Z0-9]{2,}$/;
+
+/** What an admin can do about a channel's cause. */
+function advice(error: string): string {
+  switch (error) {
+    case 'not_in_channel':
+    case 'channel_not_found':
+      return 'the bot is not in that channel — `/invite @Campaign` there (or `/campaign unsubscribe` there), then Retry';
+    case 'is_archived':
+      return 'the channel is archived — unarchive it, or `/campaign unsubscribe` there';
+    case 'invalid_blocks':
+    case 'msg_too_long':
+      return 'Slack refused the message itself — Retry will not help; the event is kept here for reference';
+    case 'invalid_auth':
+    case 'token_revoked':
+    case 'account_inactive':
+      return 'the app is not installed in this workspace any more — reinstall it, then Retry';
+    default:
+      return 'Retry once the cause is fixed';
+  }
+}
+
+function channelRef(channel: string): string {
+  return CHANNEL_ID.test(channel) ? `<#${channel}>` : (code(channel) ?? '—');
+}
+
+function causeLines(letter: DeadLetter): string[] {
+  const causes: ChannelCause[] = letter.causes ?? [];
+  if (causes.length === 0) return [`• ${escapeMrkdwn(letter.error.slice(0, 300))}`];
+  return causes
+    .slice(0, 5)
+    .map((c) => `• ${channelRef(c.channel)}: ${code(c.error.slice(0, 100))} — ${advice(c.error)}`);
+}
+
+function triggerOf(letter: DeadLetter): string {
+  const p = letter.payload as { trigger?: unknown; outbox?: { trigger?: unknown } } | null;
+  const trigger = p?.trigger ?? p?.outbox?.trigger;
+  return typeof trigger === 'string' ? trigger : 'event';
+}
+
+function letterBlocks(letter: DeadLetter): KnownBlock[] {
+  const at = Math.floor(letter.failedAt / 1000);
+  const head = `*${escapeMrkdwn(triggerOf(letter))}* · given up <!date^${at}^{date_short_pretty} at {time}|${new Date(letter.failedAt).toISOString()}> after ${letter.attempts} ${letter.attempts === 1 ? 'try' : 'tries'}`;
+  return [
+    section(`${head}\n${causeLines(letter).join('\n')}`, {
+      accessory: button('Retry', RETRY_ACTION, { value: letter.id }),
+    }),
+  ];
+}
+
+export const failed: Subcommand = {
+  name: 'failed',
+  usage: 'failed',
+  summary: 'events that could not be posted, why, and a Retry button',
+  admin: true,
+  args: { min: 0, max: 0 },
+  async run(ctx) {
+    const { entries } = await ctx.deps.store.queue.deadLetters(ctx.teamId, MAX_LISTED + 1);
+    if (entries.length === 0) {
+      await ctx.tell('No event is waiting here: everything this workspace received was posted (or is on its way).');
+      return;
+    }
+    const blocks: KnownBlock[] = [
+      header('Events that could not be posted'),
+      context('Newest first. Slack being slow or down never lands an event here — only what needs someone to act.'),
+      ...entries.slice(0, MAX_LISTED).flatMap(letterBlocks),
+    ];
+    if (entries.length > MAX_LISTED) blocks.push(context(`…and more: retry these first to see the rest.`));
+    await ctx.reply(message(`${entries.length} event(s) could not be posted`, blocks));
+  },
+  register(app, deps) {
+    app.action<BlockButtonAction>(
+      RETRY_ACTION,
+      async ({
+        ack,
+        action,
+        body,
+        respond,
+        client,
+      }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs) => {
+        await ack();
+        const teamId = body.team?.id ?? body.user.team_id ?? '';
+        const log = { team: teamId, user: body.user.id, deadLetter: action.value };
+        // The button lives in an ephemeral message, but re-check: rights may have changed since.
+        if (
+          !(await deps.admins.isAdmin(client, teamId, body.user.id, { fresh: true, enterpriseId: body.enterprise?.id }))
+        ) {
+          await respond({ replace_original: false, text: 'Only Slack workspace admins can post failed events again.' });
+          return;
+        }
+        try {
+          const outcome = await deps.surfaces.retryDeadLetter(teamId, action.value ?? '');
+          deps.logger.info({ ...log, outcome }, 'dead letter retried');
+          await respond({ replace_original: false, text: RETRY_ANSWERS[outcome] });
+        } catch (err) {
+          logFailure(deps.logger, err, log, 'dead letter retry failed');
+          await respond({ replace_original: false, text: describeFailure(err) });
+        }
+      },
+    );
+  },
+};
+
+const RETRY_ANSWERS = {
+  queued: '🔁 Queued again: it will be posted in a moment, in the channels that did not get it.',
+  gone: 'That event is not in the list any more — someone retried it already. Run `/campaign failed` to see what is left.',
+  full: 'This workspace has too many events waiting to be posted right now — try again in a few minutes.',
+  unreadable:
+    'This version of the app cannot read that event, so it cannot post it again. It stays in the list for reference.',
+} as const;

@@ -1,0 +1,43 @@
+/**
+ * Posting a dead letter again, when an admin presses Retry in `/campaign failed`: a call given up in its
+ * channel goes back to that channel's outbox; any other event is queued again. Either way under the dead
+ * letter's own id for its steps, so channels that had it already do not get it twice.
+ */
+import type { Store } from '../store/index.js';
+import type { CallOutbox } from './call-outbox.js';
+import { readJob } from './job.js';
+
+/** `gone`: another admin retried it already (or it aged out); `full`: the workspace's backlog is full. */
+export type RetryOutcome = 'queued' | 'gone' | 'full' | 'unreadable';
+
+/** Long enough that a retry is queued once, whatever the platform does meanwhile. */
+const RETRY_DEDUP_TTL_MS = 24 * 60 * 60_000;
+
+export async function retryDeadLetter(
+  store: Store,
+  outbox: CallOutbox,
+  teamId: string,
+  id: string,
+  maxBacklog: number,
+): Promise<RetryOutcome> {
+  const letter = await store.queue.takeDeadLetter(teamId, id);
+  if (!letter) return 'gone';
+  if (await outbox.retry(teamId, letter.id, letter.payload)) return 'queued';
+  const job = readJob(letter.payload);
+  if (!job.success) {
+    await store.queue.bury(letter);
+    return 'unreadable';
+  }
+  const payload = { ...job.data, retryOf: job.data.retryOf ?? letter.id };
+  const result = await store.queue.enqueueOnce(
+    `retry:${letter.id}:${Date.now()}`,
+    { teamId, orderKey: letter.orderKey, payload },
+    RETRY_DEDUP_TTL_MS,
+    { maxBacklog },
+  );
+  if (result === 'full') {
+    await store.queue.bury(letter);
+    return 'full';
+  }
+  return 'queued';
+}

@@ -9,6 +9,7 @@ import { describeFailure, logFailure } from '../app/failure.js';
 import type { ChannelCause, DeadLetter } from '../store/index.js';
 import { button, context, escapeMrkdwn, header, message, section, type KnownBlock } from '../slack/blocks.js';
 import { code } from '../slack/text.js';
+import { pauseAdvice } from '../events/channel-pause.js';
 import type { Subcommand } from './types.js';
 
 const RETRY_ACTION = 'dead_letter_retry';
@@ -71,14 +72,20 @@ export const failed: Subcommand = {
   admin: true,
   args: { min: 0, max: 0 },
   async run(ctx) {
-    const { entries } = await ctx.deps.store.queue.deadLetters(ctx.teamId, MAX_LISTED + 1);
-    if (entries.length === 0) {
+    const [{ entries }, paused] = await Promise.all([
+      ctx.deps.store.queue.deadLetters(ctx.teamId, MAX_LISTED + 1),
+      ctx.deps.store.channelPauses.list(ctx.teamId),
+    ]);
+    if (entries.length === 0 && paused.length === 0) {
       await ctx.tell('No event is waiting here: everything this workspace received was posted (or is on its way).');
       return;
     }
     const blocks: KnownBlock[] = [
       header('Events that could not be posted'),
       context('Newest first. Slack being slow or down never lands an event here — only what needs someone to act.'),
+      ...paused.map((p) =>
+        section(`⏸️ Posting in <#${p.channelId}> is paused: ${pauseAdvice(p.channelId, p.reason)}, then Retry below.`),
+      ),
       ...entries.slice(0, MAX_LISTED).flatMap(letterBlocks),
     ];
     if (entries.length > MAX_LISTED) blocks.push(context(`…and more: retry these first to see the rest.`));

@@ -88,6 +88,9 @@ export const subscribe: Subcommand = {
 
     const notice = await announce(ctx.client, channelId, confirmation(ctx.userId, toAdd, what));
     if (notice === 'not_in_channel') return ctx.tell(NOT_IN_CHANNEL);
+    // The bot can post here again (the notice went out), and this admin is the one told if that stops.
+    await deps.store.channelPauses.resume(teamId, channelId);
+    await deps.store.channelPauses.setSubscriber(teamId, channelId, ctx.userId);
 
     const done: Planned[] = [];
     let failure: Error | undefined;

@@ -29,6 +29,7 @@ import {
   type RolledCall,
 } from './render/call-rollup.js';
 import type { WorkerSlack } from './slack-clients.js';
+import { isChannelGone, pauseAdvice, type ChannelPauses } from './channel-pause.js';
 import { StepLog, type StepRef } from './steps.js';
 import { RETENTION_MS } from './worker.js';
 import type { WebClient } from '@slack/web-api';
@@ -51,8 +52,6 @@ export interface CallOutboxOptions {
 const LEASE_MS = 60_000;
 /** Failures time does not heal (a refused payload…) before the calls concerned are given up (logged, counted). */
 const MAX_FAILURES = 5;
-/** Channels Slack will not take posts in until someone acts: their waiting calls are given up at once. */
-const CHANNEL_GONE = new Set(['not_in_channel', 'channel_not_found', 'is_archived']);
 const STEP_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 /** A full channel: how long the next call waits in the queue before it tries again. */
 const FULL_RETRY_MS = 1_000;
@@ -91,6 +90,7 @@ export class CallOutbox {
     private readonly store: Store,
     private readonly slack: WorkerSlack,
     private readonly pace: SlackPace,
+    private readonly pauses: ChannelPauses,
     private readonly logger: Logger,
     private readonly metrics: Metrics | undefined,
     private readonly options: CallOutboxOptions = {},
@@ -166,6 +166,12 @@ export class CallOutbox {
         if (waiting.length === 0) {
           await this.store.callOutbox.forgetIfEmpty(at);
           return;
+        }
+        const paused = await this.pauses.reasonFor(at.teamId, at.channelId);
+        if (paused) {
+          // Slack would refuse them: kept as dead letters for Retry, without a call to Slack.
+          await this.giveUp(at, waiting, paused, 0);
+          continue;
         }
         const waitMs = await this.postNext(at, waiting);
         if (waitMs !== undefined) {
@@ -321,10 +327,14 @@ export class CallOutbox {
     if (heals !== undefined) return heals;
     const code = slackErrorCode(err);
     const log = { err, channel: at.channelId, team: at.teamId, slackError: code };
-    if (code && CHANNEL_GONE.has(code)) {
+    if (isChannelGone(code)) {
       // Retrying cannot help until someone invites the bot back or unsubscribes the channel: no retry storm.
+      await this.pauses.pause(at.teamId, at.channelId, code);
       const all = this.parse(at, await this.store.callOutbox.waiting(at));
-      this.logger.error({ ...log, calls: all.length }, `call notifications given up: ${goneHint(code)}`);
+      this.logger.error(
+        { ...log, calls: all.length },
+        `call notifications kept as dead letters: ${pauseAdvice(at.channelId, code)}`,
+      );
       await this.giveUp(at, all, code, 1);
       return undefined;
     }
@@ -376,14 +386,9 @@ export class CallOutbox {
     const json = JSON.stringify({ trigger: parsed.event.trigger, data: parsed.event.data, enqueuedAt: Date.now() });
     const to = { teamId, channelId: outbox.channelId };
     this.failures.delete(member(to));
+    await this.store.channelPauses.resume(teamId, outbox.channelId);
     await this.store.callOutbox.add(to, { id, json });
     this.kick(to);
     return true;
   }
-}
-
-function goneHint(code: string): string {
-  return code === 'is_archived'
-    ? 'the channel is archived (/campaign unsubscribe there)'
-    : 'the bot is not in this channel (invite @Campaign, or /campaign unsubscribe there)';
 }

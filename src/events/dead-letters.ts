@@ -22,6 +22,8 @@ export async function retryDeadLetter(
 ): Promise<RetryOutcome> {
   const letter = await store.queue.takeDeadLetter(teamId, id);
   if (!letter) return 'gone';
+  // An admin retrying says the channels are fixed: they take posts again.
+  for (const cause of letter.causes ?? []) await store.channelPauses.resume(teamId, cause.channel);
   if (await outbox.retry(teamId, letter.id, letter.payload)) return 'queued';
   const job = readJob(letter.payload);
   if (!job.success) {

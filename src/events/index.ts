@@ -13,6 +13,7 @@ import { registerCallHandlers } from './calls.js';
 import { CallOutbox, type CallOutboxOptions } from './call-outbox.js';
 import { EventWorker, type WorkerOptions } from './worker.js';
 import { retryDeadLetter, type RetryOutcome } from './dead-letters.js';
+import { ChannelPauses } from './channel-pause.js';
 
 export interface EventsOptions {
   worker?: WorkerOptions;
@@ -34,8 +35,9 @@ export interface Events {
 export function createEvents(deps: Deps, options: EventsOptions = {}): Events {
   const logger = deps.logger.child({ component: 'events' });
   const slack = new WorkerSlack(deps.config.slack.apiUrl, (teamId) => botTokenFor(deps, teamId), deps.pace, logger);
-  const worker = new EventWorker(deps.store, slack, deps.pace, logger, deps.metrics, options.worker);
-  const outbox = new CallOutbox(deps.store, slack, deps.pace, logger, deps.metrics, {
+  const pauses = new ChannelPauses(deps.store, slack, logger);
+  const worker = new EventWorker(deps.store, slack, deps.pace, pauses, logger, deps.metrics, options.worker);
+  const outbox = new CallOutbox(deps.store, slack, deps.pace, pauses, logger, deps.metrics, {
     maxWaitingPerChannel: deps.config.hooks.maxBacklog,
     ...options.calls,
   });

@@ -29,6 +29,7 @@ import { isTriggerName, type EventMap, type KnownEvent, type TriggerName } from 
 import { jobEvent, readJob } from './job.js';
 import { channelsFor } from './router.js';
 import type { WorkerSlack } from './slack-clients.js';
+import { isChannelGone, type ChannelPauses } from './channel-pause.js';
 import { StepLog, type StepRef } from './steps.js';
 
 export interface WorkerOptions {
@@ -101,6 +102,7 @@ export class EventWorker {
     private readonly store: Store,
     private readonly slack: WorkerSlack,
     private readonly pace: SlackPace,
+    private readonly pauses: ChannelPauses,
     private readonly logger: Logger,
     private readonly metrics: Metrics | undefined,
     private readonly options: WorkerOptions = {},
@@ -140,7 +142,10 @@ export class EventWorker {
     } catch (caught) {
       const heals = this.timeHeals(entry, caught);
       const err = heals === undefined ? caught : new RetryLaterError(heals, 'Slack is busy or down: the event waits');
-      if (!isRetryLaterError(err) && entry.attempt >= (this.options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS)) {
+      const last =
+        entry.attempt >= (this.options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS) ||
+        (err instanceof ChannelFailures && err.final);
+      if (!isRetryLaterError(err) && last) {
         const trigger = readJob(entry.payload).data?.trigger ?? 'unknown';
         this.metrics?.eventsDeadLettered.inc({ trigger: isTriggerName(trigger) ? trigger : 'unknown' });
       }
@@ -221,6 +226,12 @@ export class EventWorker {
     const failed: ChannelCause[] = [];
     let waitMs: number | undefined;
     for (const channel of channels) {
+      const paused = await this.pauses.reasonFor(entry.teamId, channel);
+      if (paused) {
+        // Slack would refuse it: a dead letter for this channel at once, without a call to Slack.
+        failed.push({ channel, error: paused });
+        continue;
+      }
       try {
         await work(channel);
       } catch (err) {
@@ -233,10 +244,16 @@ export class EventWorker {
         }
         const code = slackErrorCode(err);
         log.warn({ err, channel, slackError: code }, hintFor(code));
+        if (isChannelGone(code)) await this.pauses.pause(entry.teamId, channel, code);
         failed.push({ channel, error: code ?? (err instanceof Error ? err.message : String(err)) });
       }
     }
-    if (failed.length > 0) throw new ChannelFailures(failed);
+    // Only channels Slack will take nothing in until someone acts: no use trying again before that.
+    if (failed.length > 0)
+      throw new ChannelFailures(
+        failed,
+        failed.every((f) => isChannelGone(f.error)),
+      );
     if (waitMs !== undefined) throw new RetryLaterError(waitMs, 'Slack is busy or down: the event waits');
   }
 }

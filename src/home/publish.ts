@@ -24,7 +24,7 @@ export async function publishHome(deps: Deps, client: WebClient, teamId: string,
 }
 
 async function loadHomeState(deps: Deps, client: WebClient, teamId: string, userId: string): Promise<HomeState> {
-  const [connection, routes, digests, quotaAlerts, dead, isAdmin, mine] = await Promise.all([
+  const [connection, routes, digests, quotaAlerts, dead, isAdmin, mine, paused] = await Promise.all([
     deps.store.workspaces.getConnection(teamId),
     deps.store.routes.listForTeam(teamId),
     deps.store.reports.digests(teamId),
@@ -33,6 +33,7 @@ async function loadHomeState(deps: Deps, client: WebClient, teamId: string, user
     deps.store.queue.deadLetters(teamId, DEAD_LETTERS_COUNTED).then((d) => d.entries.length),
     deps.admins.isAdmin(client, teamId, userId),
     loadMyConversations(deps, client, teamId, userId),
+    deps.store.channelPauses.list(teamId),
   ]);
   const defaultKey = deps.platform.defaultKeyFor(teamId);
   return {
@@ -42,6 +43,7 @@ async function loadHomeState(deps: Deps, client: WebClient, teamId: string, user
     digests,
     quotaAlerts,
     deadLetters: dead,
+    pausedChannels: paused,
     quota: await loadQuota(deps, teamId, Boolean(connection ?? defaultKey)),
     isAdmin,
     myConversations: mine,

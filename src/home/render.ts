@@ -7,6 +7,7 @@ import { hoursMinutes, usageBar } from '../format/numbers.js';
 import { allowanceMs } from '../views/usage.js';
 import type { Connection, DigestSchedule, QuotaAlertSetting, Route } from '../store/index.js';
 import { routeLabel } from '../events/subscription-text.js';
+import { pauseAdvice } from '../events/channel-pause.js';
 import { describeSchedule } from '../digests/index.js';
 import { renderConversationLine, type OpenConversation } from '../handoff/open-list.js';
 import {
@@ -29,6 +30,8 @@ export interface HomeState {
   defaultKeyLast4?: string;
   routes: readonly Route[];
   deadLetters: number;
+  /** Channels the bot cannot post in until someone acts (see src/events/channel-pause.ts). */
+  pausedChannels?: ReadonlyArray<{ channelId: string; reason: string; since: number }>;
   /** Channel digests and quota alerts (`/campaign digest`, `/campaign quota-alert`). */
   digests?: ReadonlyArray<{ channelId: string; schedule: DigestSchedule }>;
   quotaAlerts?: ReadonlyArray<{ channelId: string; setting: QuotaAlertSetting }>;
@@ -93,6 +96,14 @@ export function renderHome(s: HomeState): HomeView {
         : 'Every event received so far was delivered (or is on its way).',
     ),
   );
+  for (const p of s.pausedChannels ?? []) {
+    const since = `<!date^${Math.floor(p.since / 1000)}^{date_short_pretty} at {time}|${new Date(p.since).toISOString()}>`;
+    blocks.push(
+      context(
+        `⏸️ Posting in <#${p.channelId}> is paused since ${since}: ${pauseAdvice(p.channelId, p.reason)}, then Retry in \`/campaign failed\`.`,
+      ),
+    );
+  }
 
   blocks.push(divider(), section('*Digests and quota alerts*'), ...reportLines(s));
 

@@ -20,6 +20,7 @@ import { TimerRepo } from './timers.js';
 import { ReportRepo } from './reports.js';
 import { HandoffSlaRepo } from './handoff-sla.js';
 import { CallOutboxRepo } from './call-outbox.js';
+import { ChannelPauseRepo } from './channel-pauses.js';
 import { MemoryRateBudget, RedisRateBudget, type RateBudget } from './rate-budget.js';
 
 export interface StoreOptions {
@@ -67,6 +68,8 @@ export interface Store {
   queue: EventQueue;
   /** Call notifications waiting for their channel. */
   callOutbox: CallOutboxRepo;
+  /** Channels the bot cannot post in until someone acts, and who subscribed each channel. */
+  channelPauses: ChannelPauseRepo;
   /** Slack call budgets shared by every replica (how the bot stays inside Slack's rate limits). */
   budgets: RateBudget;
   /** Resolves when the backend answers (for /readyz); rejects otherwise. */
@@ -131,6 +134,7 @@ export function createStore(options: StoreOptions = {}): Store {
     dedup: new Dedup(kv, keys),
     queue,
     callOutbox: new CallOutboxRepo(kv, keys),
+    channelPauses: new ChannelPauseRepo(kv, keys),
     budgets,
     ping: () => kv.ping(),
     close: () =>
@@ -163,3 +167,4 @@ export { ChannelFailures, RetryLaterError, isRetryLaterError } from './queue.js'
 export type { ChannelCause, Consumer, DeadLetter, EventQueue, QueueEntry } from './queue.js';
 export type { PaceRule, RateBudget } from './rate-budget.js';
 export type { ChannelRef, WaitingCall } from './call-outbox.js';
+export type { ChannelPause } from './channel-pauses.js';

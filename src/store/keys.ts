@@ -62,6 +62,10 @@ export interface Keys {
   callRollup(teamId: string, channelId: string): string;
   /** String with TTL: one Slack call budget's next free slot (see `RateBudget`). */
   rateBudget(id: string): string;
+  /** Hash: channel id → why the bot cannot post there and since when (see `ChannelPauseRepo`). */
+  channelPauses(teamId: string): string;
+  /** Hash: channel id → the Slack user who subscribed it (told when it is paused). */
+  channelSubscribers(teamId: string): string;
   /** What every `workspace()` / `installation()` key starts with (full scans: `npm run rekey`). */
   kindPrefix(kind: 'workspace' | 'installation'): string;
 
@@ -137,6 +141,8 @@ export function createKeys(prefix: string = DEFAULT_KEY_PREFIX): Keys {
     callOutboxLease: (teamId, channelId) => `${p}call-outbox-lease:${segment(teamId)}:${segment(channelId)}`,
     callRollup: (teamId, channelId) => `${p}call-rollup:${segment(teamId)}:${segment(channelId)}`,
     rateBudget: (id) => `${p}rate-budget:${segment(id)}`,
+    channelPauses: (teamId) => `${p}channel-pauses:${segment(teamId)}`,
+    channelSubscribers: (teamId) => `${p}channel-subscribers:${segment(teamId)}`,
     kindPrefix: (kind) => `${p}${kind}:`,
     queueTeamStream: (teamId) => `${q}stream:${segment(teamId)}`,
     queueTeams: () => `${q}teams`,

@@ -393,9 +393,10 @@ class QueueConsumer implements Consumer {
     }
     const message = errorMessage(error);
     const causes = error instanceof ChannelFailures ? error.causes : undefined;
+    const maxAttempts = error instanceof ChannelFailures && error.final ? attempt : this.settings.maxAttempts;
     let result;
     try {
-      result = await this.backend.fail(this.name, entry, message, this.settings.maxAttempts, causes);
+      result = await this.backend.fail(this.name, entry, message, maxAttempts, causes);
     } catch (backendError) {
       this.logger.warn({ ...log, err: errorMessage(backendError) }, 'queue: could not record failure');
       h.notBefore = Date.now() + ERROR_BACKOFF_MS;

@@ -148,7 +148,11 @@ export function isRetryLaterError(error: unknown): error is RetryLaterError {
 /** A handler's error that failed in some channels: the dead letter keeps each channel's cause. */
 export class ChannelFailures extends Error {
   override readonly name = 'ChannelFailures';
-  constructor(readonly causes: ChannelCause[]) {
+  /** `final`: trying again cannot help (e.g. every channel removed the bot): dead-lettered at once. */
+  constructor(
+    readonly causes: ChannelCause[],
+    readonly final = false,
+  ) {
     super(`posting failed in ${causes.map((c) => `${c.channel}: ${c.error}`).join('; ')}`);
   }
 }

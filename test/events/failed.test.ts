@@ -31,14 +31,16 @@ describe.each(['memory', 'redis'] as const)('/campaign failed (%s)', (mode) => {
   });
 
   const deadLetters = async () => (await h.bot.deps.store.queue.deadLetters(TEAM_ID, 50)).entries;
-  const retryValue = (body: unknown) =>
-    /"action_id":"dead_letter_retry","value":"([^"]+)"/.exec(JSON.stringify(body))?.[1];
+  const retryValues = (body: unknown) =>
+    [...JSON.stringify(body).matchAll(/"action_id":"dead_letter_retry","value":"([^"]+)"/g)].map((m) => m[1]);
 
   it('keeps a call the bot could not post because it was removed from the channel, and Retry posts it once invited back', async () => {
     const channel = `C0GONE${uid().toUpperCase().slice(-4)}`;
     h.slack.addChannel({ id: channel, name: 'removed', is_member: false });
     h.slack.expectRefusal('chat.postMessage', 'not_in_channel');
     const hook = await routeTo(h, [{ campaignId: '*', triggerName: 'call_completed', channelId: channel }]);
+    // The admin who subscribed the channel (as `/campaign subscribe` records it) is the one told.
+    await h.bot.deps.store.channelPauses.setSubscriber(TEAM_ID, channel, ADMIN_ID);
     const callId = `call-${uid()}`;
     expect((await deliver(hook, [{ ...CALL_COMPLETED_FULL, callId, callTranscript: '' }])).status).toBe(200);
     await waitFor(
@@ -48,6 +50,17 @@ describe.each(['memory', 'redis'] as const)('/campaign failed (%s)', (mode) => {
     await queueDrained(h);
     // One refused post: retrying cannot help until someone acts, so the bot did not try again.
     expect(h.slack.callsTo('chat.postMessage').filter((c) => c.args.channel === channel)).toHaveLength(1);
+    // The channel is paused: the next call is kept without a call to Slack, and the admin was told once.
+    const laterId = `call-${uid()}`;
+    expect((await deliver(hook, [{ ...CALL_COMPLETED_FULL, callId: laterId, callTranscript: '' }])).status).toBe(200);
+    await waitFor(
+      async () => (await deadLetters()).some((d) => JSON.stringify(d.payload).includes(laterId)),
+      'the second dead letter',
+    );
+    expect(h.slack.callsTo('chat.postMessage').filter((c) => c.args.channel === channel)).toHaveLength(1);
+    const told = h.slack.callsTo('chat.postMessage').filter((c) => c.args.channel === ADMIN_ID && c.status === 200);
+    expect(told).toHaveLength(1);
+    expect(JSON.stringify(told[0]!.args.blocks)).toContain('/invite @Campaign');
 
     // A member may not see them; an admin sees the channel, Slack's reason and what to do.
     expect((await run(h, 'failed', { userId: MEMBER_ID })).text).toMatch(/admin/i);
@@ -56,8 +69,11 @@ describe.each(['memory', 'redis'] as const)('/campaign failed (%s)', (mode) => {
     expect(answer.text).toContain(`<#${channel}>`);
     expect(answer.text).toContain('`not_in_channel`');
     expect(answer.text).toContain('/invite @Campaign');
-    const id = retryValue(answer.body);
+    expect(answer.text).toContain('is paused');
+    // Each kept event has its Retry button; this one is the first call's.
+    const id = (await deadLetters()).find((d) => JSON.stringify(d.payload).includes(callId))?.id;
     expect(id).toBeDefined();
+    expect(retryValues(answer.body)).toContain(id);
 
     // Invited back: Retry posts the call there, once; the list is empty again.
     h.slack.addChannel({ id: channel, name: 'removed', is_member: true });
@@ -75,6 +91,8 @@ describe.each(['memory', 'redis'] as const)('/campaign failed (%s)', (mode) => {
     await queueDrained(h);
     expect(posts(h, channel).filter((m) => JSON.stringify(m.blocks).includes(callId))).toHaveLength(1);
     expect(await deadLetters()).not.toContainEqual(expect.objectContaining({ id }));
+    // The retry lifted the pause: the channel takes new calls again.
+    expect(await h.bot.deps.store.channelPauses.get(TEAM_ID, channel)).toBeUndefined();
 
     // A second press of the same button finds nothing to retry.
     await h.signer.blockAction({

@@ -18,7 +18,11 @@ const EVERYTHING = 'C0EVERYTHG';
 describe.each(['memory', 'redis'] as const)('filtered routes (%s)', (mode) => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startEventsHarness(mode === 'redis' ? { redisUrl: redis.url, keyPrefix: `${redis.prefix}filters:` } : {});
+    h = await startEventsHarness({
+      ...(mode === 'redis' ? { redisUrl: redis.url, keyPrefix: `${redis.prefix}filters:` } : {}),
+      unlimitedSlackBecause:
+        'which events reach which channel, not pace: each test posts a dozen cards into one channel (pacing: test/events/pacing.test.ts)',
+    });
   });
   afterAll(async () => {
     await h.close();

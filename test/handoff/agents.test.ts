@@ -30,6 +30,8 @@ describe.each(['memory', 'redis'] as const)('support agents (%s store)', (backen
       ...(backend === 'redis' ? { redisUrl: redis.url, keyPrefix } : {}),
       env: { PUBLIC_URL, HANDOFF_SLA_S: String(DEFAULT_SLA_S) },
       bot: { events: { worker: FAST_WORKER }, now: () => now },
+      unlimitedSlackBecause:
+        'claims, waiting times and nudges, not pace: many card updates and thread lines in one channel (pacing: test/events/pacing.test.ts)',
       ...(fakes ? { fakes: { slack: fakes.slack, platform: fakes.platform } } : {}),
     });
 

@@ -19,13 +19,15 @@ const cluster = await requireCluster();
 describe.each(['memory', 'redis', 'cluster'] as const)('handoff threads (%s store)', (backend) => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startEventsHarness(
-      backend === 'redis'
+    h = await startEventsHarness({
+      ...(backend === 'redis'
         ? { redisUrl: redis.url, keyPrefix: `${redis.prefix}handoff:` }
         : backend === 'cluster'
           ? { redisClusterNodes: cluster.spec, keyPrefix: `${redis.prefix}handoff:` }
-          : {},
-    );
+          : {}),
+      unlimitedSlackBecause:
+        'conversation threads, not pace: each test posts a card, many lines and card updates into one channel (pacing: test/events/pacing.test.ts)',
+    });
   });
   afterAll(async () => {
     await h.close();

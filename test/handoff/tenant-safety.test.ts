@@ -20,7 +20,10 @@ const PARTNER_TEAM = 'T0PARTNER1';
 
 let h: Harness;
 beforeAll(async () => {
-  h = await startEventsHarness();
+  h = await startEventsHarness({
+    unlimitedSlackBecause:
+      'who may reach customers, not pace: many card updates and notices in one channel (pacing: test/events/pacing.test.ts)',
+  });
   h.slack.addUser({ id: GUEST_ID, name: 'gus', real_name: 'Gus Guest', is_restricted: true });
   h.slack.addUser({
     id: SINGLE_CHANNEL_GUEST_ID,

@@ -40,7 +40,19 @@ export interface HarnessOptions {
   slack?: Pick<FakeSlackOptions, 'fileDownloads' | 'unauthenticatedFileDownloads'>;
   /** Run against these fakes instead of new ones, and leave them open on close: a bot restart. */
   fakes?: { slack: FakeSlack; platform: FakePlatform };
+  /**
+   * Why this test runs against a Slack without rate limits (the stand-in's `unlimitedBecause`), with the bot's
+   * pacing lifted to match. Only for tests about something else than pace, whose many posts into one channel
+   * would otherwise take a second each.
+   */
+  unlimitedSlackBecause?: string;
 }
+
+/** The bot's pace when the stand-in has no limits: every budget as good as endless. */
+const NO_LIMITS = {
+  channelPosts: { intervalMs: 1, burst: 1_000_000 },
+  tier3: { intervalMs: 1, burst: 1_000_000 },
+};
 
 export interface Harness {
   bot: Bot;
@@ -62,7 +74,12 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   const platform = opts.fakes?.platform ?? (await startFakePlatform());
   const slack =
     opts.fakes?.slack ??
-    (await startFakeSlack({ teamId: TEAM_ID, ...(opts.oauth ? { oauthClient: OAUTH_CLIENT } : {}), ...opts.slack }));
+    (await startFakeSlack({
+      teamId: TEAM_ID,
+      ...(opts.oauth ? { oauthClient: OAUTH_CLIENT } : {}),
+      ...(opts.unlimitedSlackBecause ? { unlimitedBecause: opts.unlimitedSlackBecause } : {}),
+      ...opts.slack,
+    }));
   slack.addUser({ id: ADMIN_ID, name: 'ada', real_name: 'Ada Admin', is_admin: true });
   slack.addUser({ id: MEMBER_ID, name: 'max', real_name: 'Max Member' });
 
@@ -103,6 +120,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   const bot = createBot(parsed.config, {
     logDestination,
     keyPrefix: opts.keyPrefix ?? `test:${randomUUID()}:`,
+    ...(opts.unlimitedSlackBecause ? { slackLimits: NO_LIMITS } : {}),
     ...opts.bot,
   });
   const { port } = await bot.start();

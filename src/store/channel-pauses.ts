@@ -1,0 +1,66 @@
+/**
+ * Channels the bot cannot post in until someone acts (it was removed, the channel was archived or deleted):
+ * while paused, events routed there become dead letters without a call to Slack, and the admin who subscribed
+ * the channel is told once. One hash per workspace, channel id → why and since when; another remembers who
+ * subscribed each channel (the person to tell).
+ */
+import { z } from 'zod';
+import type { Keys } from './keys.js';
+import type { KeyValueStore } from './kv.js';
+
+const pauseSchema = z.object({ reason: z.string(), since: z.number() });
+export type ChannelPause = z.infer<typeof pauseSchema>;
+
+export class ChannelPauseRepo {
+  constructor(
+    private readonly kv: KeyValueStore,
+    private readonly keys: Keys,
+  ) {}
+
+  /** Pauses the channel; true when it was not paused already (so whoever pauses it tells the admin, once). */
+  async pause(teamId: string, channelId: string, reason: string, now = Date.now()): Promise<boolean> {
+    const key = this.keys.channelPauses(teamId);
+    if ((await this.kv.hashGet(key, channelId)) !== null) return false;
+    await this.kv.hashSet(key, { [channelId]: JSON.stringify({ reason, since: now }) });
+    return true;
+  }
+
+  async get(teamId: string, channelId: string): Promise<ChannelPause | undefined> {
+    return parse(await this.kv.hashGet(this.keys.channelPauses(teamId), channelId));
+  }
+
+  /** Paused channels of the workspace, longest paused first. */
+  async list(teamId: string): Promise<Array<{ channelId: string } & ChannelPause>> {
+    const all = await this.kv.hashGetAll(this.keys.channelPauses(teamId));
+    return Object.entries(all)
+      .flatMap(([channelId, raw]) => {
+        const pause = parse(raw);
+        return pause ? [{ channelId, ...pause }] : [];
+      })
+      .sort((a, b) => a.since - b.since);
+  }
+
+  /** True when the channel was paused. */
+  async resume(teamId: string, channelId: string): Promise<boolean> {
+    return (await this.kv.hashDel(this.keys.channelPauses(teamId), channelId)) > 0;
+  }
+
+  /** Remembers who subscribed the channel (the admin told if it is paused). */
+  async setSubscriber(teamId: string, channelId: string, userId: string): Promise<void> {
+    await this.kv.hashSet(this.keys.channelSubscribers(teamId), { [channelId]: userId });
+  }
+
+  async subscriber(teamId: string, channelId: string): Promise<string | undefined> {
+    return (await this.kv.hashGet(this.keys.channelSubscribers(teamId), channelId)) ?? undefined;
+  }
+}
+
+function parse(raw: string | null): ChannelPause | undefined {
+  if (raw === null) return undefined;
+  try {
+    const parsed = pauseSchema.safeParse(JSON.parse(raw));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}

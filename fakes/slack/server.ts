@@ -7,6 +7,11 @@
  *   arrive as JSON strings and are decoded here), or a JSON body with the token *only* in
  *   `Authorization: Bearer` (a JSON body without it is `not_authed`, like Slack). HTTP 200 with
  *   `{ok:false,error}` for every platform error; 429 + `Retry-After` + `{ok:false,error:'ratelimited'}`.
+ * - Rate limits, on by default (rate-limits.ts, https://docs.slack.dev/apis/web-api/rate-limits):
+ *   chat.postMessage takes a burst of 4 per workspace and channel, then 1 a second; the Tier 3 methods
+ *   chat.update, chat.delete, reactions.add and reactions.remove a burst of 10 per workspace and method, then
+ *   50 a minute. Beyond that: 429, which the refusal check reports like any refusal. A test that drives the
+ *   stand-in itself at speed opts out with `unlimitedBecause: '<why>'`; `rateLimits` changes the numbers.
  * - Tokens: missing → `not_authed`, unknown → `invalid_auth`, revoked (apps.uninstall / auth.revoke) →
  *   `token_revoked`. Scopes are enforced (`missing_scope` with `needed`/`provided`) against the `scopes`
  *   option, so a call the app's manifest would not allow fails here as it would in Slack.
@@ -23,6 +28,7 @@ import { reactionHandlers } from './reactions.js';
 import { handleResponseUrl, responseUrl } from './response-url.js';
 import { InjectedFaults } from './faults.js';
 import { imageDownloadErrors, payloadImages } from './images.js';
+import { DefaultRateLimits } from './rate-limits.js';
 import { RefusalLedger } from './refusals.js';
 import { SocketModeHub } from './socket-mode.js';
 import { SlackState, type Handler } from './state.js';
@@ -87,9 +93,11 @@ class FakeSlackServer extends SlackState implements FakeSlack {
   private readonly handlers: Record<string, Handler>;
   private readonly faults = new InjectedFaults();
   private readonly refusals = new RefusalLedger(this.calls, this.responses, 'Slack stand-in');
+  private readonly limits: DefaultRateLimits;
 
   constructor(opts: FakeSlackOptions) {
     super(opts);
+    this.limits = new DefaultRateLimits(opts);
     this.sockets = new SocketModeHub(this);
     this.server = createServer((req, res) => {
       this.route(req, res).catch((err: unknown) => {
@@ -303,6 +311,7 @@ class FakeSlackServer extends SlackState implements FakeSlack {
     this.responseUrls.clear();
     for (const id of [...this.files.keys()]) if (!this.seededFileIds.has(id)) this.files.delete(id);
     this.faults.reset();
+    this.limits.reset();
     this.sockets.reset();
   }
 
@@ -476,6 +485,12 @@ class FakeSlackServer extends SlackState implements FakeSlack {
         return;
       }
     }
+    // Slack's own limits (not a fault: the refusal ledger reports these).
+    const limited = this.limits.retryAfter(method, auth.teamId, () => this.channelKey(str(args, 'channel')));
+    if (limited !== undefined) {
+      send(429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(limited) });
+      return;
+    }
     const images = IMAGE_CHECKED[method];
     if (images) {
       const errors = await imageDownloadErrors(payloadImages(args, images.kind));
@@ -488,6 +503,14 @@ class FakeSlackServer extends SlackState implements FakeSlack {
     if (method === 'chat.postMessage' && response.ok === true && typeof response.channel === 'string')
       this.faults.posted(response.channel);
     send(200, response, scopeHeaders);
+  }
+
+  /** The channel a `channel` argument names, without creating it: a user id is the DM with that user. */
+  private channelKey(raw: string | undefined): string {
+    if (!raw) return '';
+    if (raw.startsWith('#')) return [...this.channels.values()].find((c) => c.name === raw.slice(1))?.id ?? raw;
+    if (/^[UW][A-Z0-9]{2,}$/.test(raw)) return `D${raw.slice(1)}`;
+    return raw;
   }
 
   private neededScope(method: string, args: SlackArgs, granted: readonly string[]): string | null {

@@ -19,7 +19,10 @@ export interface SlackCall {
   response: Record<string, unknown>;
   /** `form` | `json` | `multipart` | `query` — how the args were encoded. */
   encoding: 'form' | 'json' | 'multipart' | 'query';
-  /** The answer came from a fault the test injected (`rateLimit`, `failMethod`, `channelRateLimit`). */
+  /**
+   * The answer came from a fault the test injected (`rateLimit`, `failMethod`, `channelRateLimit`). A 429
+   * from the stand-in's default rate limits is not injected: it is a refusal like any other.
+   */
   injected?: true;
 }
 
@@ -345,6 +348,20 @@ export interface FakeSlackOptions {
    * what Slack does for many files — a 302 to a signed, expiring URL on its file CDN that needs no token.
    */
   fileDownloads?: 'direct' | 'cdn-redirect';
+  /**
+   * Turns off the rate limits every stand-in applies by default (rate-limits.ts): chat.postMessage 4 in a
+   * burst then 1 per second per workspace and channel; chat.update, chat.delete, reactions.add and
+   * reactions.remove (Tier 3) 10 in a burst then 50 per minute per workspace and method. Beyond them Slack,
+   * and the stand-in, answer 429 + Retry-After, which the refusal check reports. Only for a test that drives
+   * the stand-in itself at speed as a tool, never for one about the app: say why (a non-empty reason).
+   * Injected faults (`rateLimit`, `channelRateLimit`) still apply.
+   */
+  unlimitedBecause?: string;
+  /** Other numbers for the default limits (a field left out keeps Slack's). Not with `unlimitedBecause`. */
+  rateLimits?: {
+    postPerChannel?: { capacity?: number; perSecond?: number };
+    tier3?: { capacity?: number; perMinute?: number };
+  };
 }
 
 export interface FakeSlack {
@@ -405,11 +422,14 @@ export interface FakeSlack {
   oauthCode(grant?: Partial<Omit<OAuthGrant, 'code'>> & { code?: string }): OAuthGrant;
   /** Answer 429 + Retry-After. `times` defaults to 1 (Infinity with `everyOther`); no `method` = every method. */
   rateLimit(rule: { method?: string; times?: number; retryAfterSec: number; everyOther?: boolean }): void;
-  /** Per-channel chat.postMessage limit; beyond `perSecond` posts in a rolling second → 429 Retry-After. */
+  /**
+   * An extra per-channel chat.postMessage limit (a fault, on top of the default limits): beyond `perSecond`
+   * posts in a rolling second → 429 Retry-After.
+   */
   channelRateLimit(perSecond: number): void;
   /** Answer `{ok:false,error}` for `method`, `times` times (default: until reset). */
   failMethod(method: string, error: string, times?: number): void;
-  /** Lifts every injected fault (Slack answers normally again); what was posted stays. */
+  /** Lifts every injected fault (Slack answers normally again; the default rate limits stay); what was posted stays. */
   clearFaults(): void;
   /** Generate the next message ts (strictly increasing). */
   nextTs(): string;
@@ -455,7 +475,8 @@ export interface FakeSlack {
   ): { ok: true; view: SlackView } | { ok: false; errors: string[] };
   /**
    * Forget recorded traffic and state produced by traffic (calls, responses, uploads, downloads, messages,
-   * ephemerals, views, triggers, uploaded files) and all injected faults/limits. Keeps configuration:
+   * ephemerals, views, triggers, uploaded files) and all injected faults/limits; the default rate limits'
+   * buckets are full again. Keeps configuration:
    * tokens and installations, users, channels, files added with `addFile`. Open Socket Mode connections
    * stay open (the bot stays connected); closed ones, sent envelopes and acks are forgotten.
    */

@@ -4,19 +4,20 @@
  * `redis-server` on PATH (each run starts its own, on a free port). Never asserts: it prints figures.
  *
  *   BENCH_QUICK=1                          shorter runs (for trying things out; the README's come from full runs)
- *   BENCH_ONLY=start,ingest,e2e,commands   a subset (e.g. `BENCH_ONLY=ingest npm run bench`)
+ *   BENCH_ONLY=start,ingest,e2e,commands,storm   a subset (e.g. `BENCH_ONLY=ingest npm run bench`)
  */
 import { cpus, loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { runCommands } from './commands.js';
 import { runLatency, runRateLimited } from './end-to-end.js';
 import { runIngest } from './ingest.js';
+import { runStorm } from './storm.js';
 import type { BotProcess } from './lib/bot-process.js';
 import { startStack, type Stack } from './lib/stack.js';
 import { mb } from './lib/stats.js';
 
 const quick = process.env.BENCH_QUICK === '1';
-const only = new Set((process.env.BENCH_ONLY ?? 'start,ingest,e2e,commands').split(','));
+const only = new Set((process.env.BENCH_ONLY ?? 'start,ingest,e2e,commands,storm').split(','));
 const STARTS = 3;
 const INGEST = {
   connections: 50,
@@ -153,6 +154,58 @@ async function commands(stack: Stack, bot: BotProcess): Promise<void> {
   );
 }
 
+async function storm(stack: Stack): Promise<void> {
+  const calls = quick ? 100 : 300;
+  const perSecond = 10;
+  console.log(
+    `\n— storm: ${calls} call_completed webhooks at ${perSecond}/s into one calls channel, one customer message 10 s in into a chat channel; the fake Slack at its default limits`,
+  );
+  for (const mode of ['memory', 'replicas'] as const) {
+    const s = await runStorm(stack, { mode, replicas: 3, calls, perSecond, messageAtMs: 10_000 });
+    const name = mode === 'memory' ? 'one bot in memory mode' : `${s.bots} replicas on one Redis`;
+    const { cardMs, lineMs } = s.customer;
+    const secs = (ms: number | undefined) => (ms === undefined ? 'never' : `${f2(ms / 1000)} s`);
+    row(
+      `storm, ${name}: customer message shown (webhook → card, → its line in the thread)`,
+      '≤ 1 s (never > 2 s)',
+      `card ${secs(cardMs)}, line ${secs(lineMs)}`,
+      cardMs !== undefined && lineMs !== undefined && Math.max(cardMs, lineMs) <= 1000,
+    );
+    const minimum = Math.ceil(s.calls * 0.95);
+    row(
+      `storm, ${name}: calls shown within 10 s of their webhook (card or roll-up)`,
+      `≥ ${minimum}/${s.calls}; each shown once`,
+      `${s.withinTenS}/${s.calls}; lag p50 ${f1(s.lagP50 / 1000)} s, p95 ${f1(s.lagP95 / 1000)} s, max ${f1(s.lagMax / 1000)} s; shown ${s.shown}/${s.calls}, twice ${s.twice}; ${s.cards} cards, ${s.rollupPosts} roll-ups of ${s.rolledCalls} calls; all shown ${f1(s.drainedS)} s after the last webhook${s.webhookErrors ? `; ${s.webhookErrors} webhooks not answered 200` : ''}`,
+      s.withinTenS >= minimum && s.shown === s.calls && s.twice === 0 && s.webhookErrors === 0,
+    );
+    const share = s.chatCalls === 0 ? 0 : s.chat429 / s.chatCalls;
+    const others = Object.entries(s.other429).map(([m, n]) => `${m} ${n}`);
+    row(
+      `storm, ${name}: Slack 429s, share of chat.* calls`,
+      '≤ 5 %',
+      `${f1(share * 100)} % (${s.chat429} of ${s.chatCalls})${others.length ? `; other 429s: ${others.join(', ')}` : ''}`,
+      share <= 0.05,
+    );
+    row(
+      `storm, ${name}: posts per second in the calls channel, busiest 10 s`,
+      '≤ 1.2/s',
+      `${f1(s.postsPerSecondMax10s)}/s (${s.callsChannelPosts} posts, thread replies included)`,
+      s.postsPerSecondMax10s <= 1.2,
+    );
+    const worst = Math.max(...s.rss.map((r) => r.peakBytes));
+    row(
+      `storm, ${name}: RSS per bot process`,
+      '≤ 300 MB',
+      s.rss.map((r) => `end ${mb(r.endBytes)} (peak ${mb(r.peakBytes)})`).join('; '),
+      worst <= 300 * MB,
+    );
+    if (s.logs.warn + s.logs.error > 0)
+      console.log(
+        `  note: the bots logged ${s.logs.warn} warn and ${s.logs.error} error lines, e.g.\n    ${s.logs.sample.join('\n    ')}`,
+      );
+  }
+}
+
 const loadBefore = loadavg()[0]!;
 console.log(
   `campaign bot benchmarks — ${new Date().toISOString()}, Node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), load average ${f2(loadBefore)}`,
@@ -187,6 +240,12 @@ try {
   if (only.has('commands')) {
     section = 'commands';
     await commands(stack, bot);
+  }
+  if (only.has('storm')) {
+    section = 'storm';
+    // The storm starts its own bots: another one on the same Redis would be a replica it does not count.
+    await bot.stop();
+    await storm(stack);
   }
 } finally {
   await stack.close();

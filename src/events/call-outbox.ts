@@ -14,11 +14,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Metrics } from '../app/metrics.js';
-import type { Logger } from '../logger.js';
-import type { SlackPace } from '../slack/pace.js';
 import { postMessage, slackErrorCode } from '../slack/post.js';
-import { RetryLaterError, type ChannelRef, type QueueEntry, type Store } from '../store/index.js';
+import { RetryLaterError, type ChannelRef, type QueueEntry } from '../store/index.js';
 import { parseEvent } from './events.js';
 import { renderCallCompleted, renderCallStarted, renderTranscript, type TranscriptReply } from './render/index.js';
 import {
@@ -28,8 +25,8 @@ import {
   ROLLUP_MAX_CALLS,
   type RolledCall,
 } from './render/call-rollup.js';
-import type { WorkerSlack } from './slack-clients.js';
-import { isChannelGone, pauseAdvice, type ChannelPauses } from './channel-pause.js';
+import type { PostingKit } from './slack-clients.js';
+import { isChannelGone, pauseAdvice } from './channel-pause.js';
 import { StepLog, type StepRef } from './steps.js';
 import { RETENTION_MS } from './worker.js';
 import type { WebClient } from '@slack/web-api';
@@ -48,8 +45,11 @@ export interface CallOutboxOptions {
   maxWaitingPerChannel?: number;
 }
 
-/** A channel's lease: longer than one post and its transcript take, short enough that a crash is soon forgotten. */
-const LEASE_MS = 60_000;
+/**
+ * A channel's lease: longer than a post and its transcript take (renewed after each), short enough that the
+ * calls of a process that crashed mid-post are soon posted by another (the queue takes over after 30 s too).
+ */
+const LEASE_MS = 30_000;
 /** Failures time does not heal (a refused payload…) before the calls concerned are given up (logged, counted). */
 const MAX_FAILURES = 5;
 const STEP_TTL_MS = 7 * 24 * 60 * 60 * 1000;
@@ -87,15 +87,10 @@ export class CallOutbox {
   private stopped = true;
 
   constructor(
-    private readonly store: Store,
-    private readonly slack: WorkerSlack,
-    private readonly pace: SlackPace,
-    private readonly pauses: ChannelPauses,
-    private readonly logger: Logger,
-    private readonly metrics: Metrics | undefined,
+    private readonly kit: PostingKit,
     private readonly options: CallOutboxOptions = {},
   ) {
-    this.steps = new StepLog(store);
+    this.steps = new StepLog(this.kit.store);
     this.rollupAfterMs = options.rollupAfterMs ?? 3_000;
     this.concurrency = options.concurrency ?? 8;
   }
@@ -106,12 +101,12 @@ export class CallOutbox {
    */
   async add(to: ChannelRef, entry: QueueEntry, call: RolledCall): Promise<void> {
     const max = this.options.maxWaitingPerChannel ?? 100_000;
-    if ((await this.store.callOutbox.size(to)) >= max) {
+    if ((await this.kit.store.callOutbox.size(to)) >= max) {
       this.kick(to);
       throw new RetryLaterError(FULL_RETRY_MS, `${max} calls already wait for this channel`);
     }
     const json = JSON.stringify({ trigger: call.trigger, data: call.data, enqueuedAt: entry.enqueuedAt });
-    await this.store.callOutbox.add(to, { id: entry.id, json });
+    await this.kit.store.callOutbox.add(to, { id: entry.id, json });
     this.kick(to);
   }
 
@@ -134,12 +129,14 @@ export class CallOutbox {
   private scan(): void {
     if (this.scanning || this.stopped) return;
     this.scanning = true;
-    this.store.callOutbox
+    this.kit.store.callOutbox
       .channels()
       .then((channels) => {
         for (const at of channels) this.kick(at);
       })
-      .catch((err: unknown) => this.logger.warn({ err }, 'call outbox: could not list the channels with waiting calls'))
+      .catch((err: unknown) =>
+        this.kit.logger.warn({ err }, 'call outbox: could not list the channels with waiting calls'),
+      )
       .finally(() => (this.scanning = false));
   }
 
@@ -149,7 +146,9 @@ export class CallOutbox {
     if ((this.notBefore.get(id) ?? 0) > Date.now()) return;
     this.busy.add(id);
     const task = this.drain(at)
-      .catch((err: unknown) => this.logger.warn({ err, channel: at.channelId }, 'call outbox: posting stopped early'))
+      .catch((err: unknown) =>
+        this.kit.logger.warn({ err, channel: at.channelId }, 'call outbox: posting stopped early'),
+      )
       .finally(() => {
         this.busy.delete(id);
         this.running.delete(task);
@@ -159,15 +158,15 @@ export class CallOutbox {
 
   /** Posts the channel's waiting calls until none is left or the channel has to wait. */
   private async drain(at: ChannelRef): Promise<void> {
-    if (!(await this.store.callOutbox.lease(at, this.owner, LEASE_MS))) return;
+    if (!(await this.kit.store.callOutbox.lease(at, this.owner, LEASE_MS))) return;
     try {
       while (!this.stopped) {
-        const waiting = this.parse(at, await this.store.callOutbox.waiting(at));
+        const waiting = this.parse(at, await this.kit.store.callOutbox.waiting(at));
         if (waiting.length === 0) {
-          await this.store.callOutbox.forgetIfEmpty(at);
+          await this.kit.store.callOutbox.forgetIfEmpty(at);
           return;
         }
-        const paused = await this.pauses.reasonFor(at.teamId, at.channelId);
+        const paused = await this.kit.pauses.reasonFor(at.teamId, at.channelId);
         if (paused) {
           // Slack would refuse them: kept as dead letters for Retry, without a call to Slack.
           await this.giveUp(at, waiting, paused, 0);
@@ -180,7 +179,7 @@ export class CallOutbox {
         }
       }
     } finally {
-      await this.store.callOutbox.release(at);
+      await this.kit.store.callOutbox.release(at);
     }
   }
 
@@ -216,11 +215,11 @@ export class CallOutbox {
       broken.push(id);
     }
     if (broken.length > 0) {
-      this.logger.error(
+      this.kit.logger.error(
         { channel: at.channelId, count: broken.length },
         'call outbox: waiting calls that no longer read as call events were dropped',
       );
-      void this.store.callOutbox.remove(at, broken);
+      void this.kit.store.callOutbox.remove(at, broken);
     }
     return calls;
   }
@@ -228,12 +227,12 @@ export class CallOutbox {
   /** Posts the next call (or roll-up) of the channel; undefined when done, else ms to wait. */
   private async postNext(at: ChannelRef, waiting: Waiting[]): Promise<number | undefined> {
     const first = waiting[0]!;
-    const underWay = await this.store.callOutbox.rollupUnderWay(at);
+    const underWay = await this.kit.store.callOutbox.rollupUnderWay(at);
     let batch: Waiting[] | undefined;
     if (underWay) {
       batch = waiting.filter((c) => underWay.includes(c.id));
       if (batch.length === 0) {
-        await this.store.callOutbox.finishRollup(at, underWay);
+        await this.kit.store.callOutbox.finishRollup(at, underWay);
         return undefined;
       }
     } else if (
@@ -243,7 +242,7 @@ export class CallOutbox {
       !(await this.steps.done(this.stepOf(at, first.id, 'card')))
     ) {
       batch = waiting.slice(0, ROLLUP_MAX_CALLS);
-      await this.store.callOutbox.startRollup(
+      await this.kit.store.callOutbox.startRollup(
         at,
         batch.map((c) => c.id),
         STEP_TTL_MS,
@@ -251,22 +250,22 @@ export class CallOutbox {
     }
     const concerned = batch ?? [first];
     try {
-      const slack = await this.slack.clientFor(at.teamId, 'routine');
+      const slack = await this.kit.slack.clientFor(at.teamId, 'routine');
       if (batch) {
         await this.postRollup(slack, at, batch);
-        await this.store.callOutbox.finishRollup(
+        await this.kit.store.callOutbox.finishRollup(
           at,
           batch.map((c) => c.id),
         );
       } else {
         await this.postOne(slack, at, first);
-        await this.store.callOutbox.remove(at, [first.id]);
+        await this.kit.store.callOutbox.remove(at, [first.id]);
       }
     } catch (err) {
       return this.failed(at, concerned, err);
     }
     this.failures.delete(member(at));
-    for (const c of concerned) this.metrics?.eventsPosted.inc({ trigger: c.trigger });
+    for (const c of concerned) this.kit.metrics?.eventsPosted.inc({ trigger: c.trigger });
     return undefined;
   }
 
@@ -297,7 +296,7 @@ export class CallOutbox {
     );
     const transcripts = renderRollupTranscripts(shown);
     if (transcripts) await this.postTranscript(slack, this.stepOf(at, id, 'transcript'), post.result, transcripts);
-    this.logger.info({ channel: at.channelId, calls: batch.length }, 'calls rolled up into one post');
+    this.kit.logger.info({ channel: at.channelId, calls: batch.length }, 'calls rolled up into one post');
   }
 
   private async postTranscript(
@@ -323,15 +322,15 @@ export class CallOutbox {
   /** What a failed post means: ms to wait (time heals it), or undefined once the calls concerned are given up. */
   private async failed(at: ChannelRef, concerned: Waiting[], err: unknown): Promise<number | undefined> {
     const oldest = Math.min(...concerned.map((c) => c.enqueuedAt));
-    const heals = Date.now() - oldest > RETENTION_MS ? undefined : this.pace.retryDelayMs(err);
+    const heals = Date.now() - oldest > RETENTION_MS ? undefined : this.kit.pace.retryDelayMs(err);
     if (heals !== undefined) return heals;
     const code = slackErrorCode(err);
     const log = { err, channel: at.channelId, team: at.teamId, slackError: code };
     if (isChannelGone(code)) {
       // Retrying cannot help until someone invites the bot back or unsubscribes the channel: no retry storm.
-      await this.pauses.pause(at.teamId, at.channelId, code);
-      const all = this.parse(at, await this.store.callOutbox.waiting(at));
-      this.logger.error(
+      await this.kit.pauses.pause(at.teamId, at.channelId, code);
+      const all = this.parse(at, await this.kit.store.callOutbox.waiting(at));
+      this.kit.logger.error(
         { ...log, calls: all.length },
         `call notifications kept as dead letters: ${pauseAdvice(at.channelId, code)}`,
       );
@@ -341,10 +340,10 @@ export class CallOutbox {
     const failures = (this.failures.get(member(at)) ?? 0) + 1;
     this.failures.set(member(at), failures);
     if (failures < MAX_FAILURES) {
-      this.logger.warn({ ...log, failures }, 'could not post a call notification; it will be tried again');
+      this.kit.logger.warn({ ...log, failures }, 'could not post a call notification; it will be tried again');
       return Math.min(1_000 * 2 ** (failures - 1), 60_000);
     }
-    this.logger.error({ ...log, calls: concerned.length }, 'call notifications given up after repeated failures');
+    this.kit.logger.error({ ...log, calls: concerned.length }, 'call notifications given up after repeated failures');
     this.failures.delete(member(at));
     await this.giveUp(at, concerned, code ?? (err instanceof Error ? err.message : String(err)), failures);
     return undefined;
@@ -356,7 +355,7 @@ export class CallOutbox {
     const failedAt = Date.now();
     for (const c of calls) {
       const outbox: OutboxLetter = { channelId: at.channelId, trigger: c.trigger, data: c.data };
-      await this.store.queue.bury({
+      await this.kit.store.queue.bury({
         id: c.id,
         teamId: at.teamId,
         orderKey: `call-outbox:${at.channelId}`,
@@ -367,11 +366,11 @@ export class CallOutbox {
         enqueuedAt: c.enqueuedAt,
         failedAt,
       });
-      this.metrics?.eventsDeadLettered.inc({ trigger: c.trigger });
+      this.kit.metrics?.eventsDeadLettered.inc({ trigger: c.trigger });
     }
-    const underWay = await this.store.callOutbox.rollupUnderWay(at);
-    if (underWay?.some((id) => ids.includes(id))) await this.store.callOutbox.finishRollup(at, underWay);
-    await this.store.callOutbox.remove(at, ids);
+    const underWay = await this.kit.store.callOutbox.rollupUnderWay(at);
+    if (underWay?.some((id) => ids.includes(id))) await this.kit.store.callOutbox.finishRollup(at, underWay);
+    await this.kit.store.callOutbox.remove(at, ids);
   }
 
   /** A dead letter of this outbox back in its channel, under its own id (so nothing posted before is posted again). */
@@ -386,8 +385,8 @@ export class CallOutbox {
     const json = JSON.stringify({ trigger: parsed.event.trigger, data: parsed.event.data, enqueuedAt: Date.now() });
     const to = { teamId, channelId: outbox.channelId };
     this.failures.delete(member(to));
-    await this.store.channelPauses.resume(teamId, outbox.channelId);
-    await this.store.callOutbox.add(to, { id, json });
+    await this.kit.store.channelPauses.resume(teamId, outbox.channelId);
+    await this.kit.store.callOutbox.add(to, { id, json });
     this.kick(to);
     return true;
   }

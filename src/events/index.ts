@@ -36,8 +36,9 @@ export function createEvents(deps: Deps, options: EventsOptions = {}): Events {
   const logger = deps.logger.child({ component: 'events' });
   const slack = new WorkerSlack(deps.config.slack.apiUrl, (teamId) => botTokenFor(deps, teamId), deps.pace, logger);
   const pauses = new ChannelPauses(deps.store, slack, logger);
-  const worker = new EventWorker(deps.store, slack, deps.pace, pauses, logger, deps.metrics, options.worker);
-  const outbox = new CallOutbox(deps.store, slack, deps.pace, pauses, logger, deps.metrics, {
+  const kit = { store: deps.store, slack, pace: deps.pace, pauses, logger, metrics: deps.metrics };
+  const worker = new EventWorker(kit, options.worker);
+  const outbox = new CallOutbox(kit, {
     maxWaitingPerChannel: deps.config.hooks.maxBacklog,
     ...options.calls,
   });

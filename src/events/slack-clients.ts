@@ -8,6 +8,9 @@ import { WebClient } from '@slack/web-api';
 import { boltLogger } from '../slack/logger.js';
 import type { SlackPace, Urgency } from '../slack/pace.js';
 import type { Logger } from '../logger.js';
+import type { Metrics } from '../app/metrics.js';
+import type { Store } from '../store/index.js';
+import type { ChannelPauses } from './channel-pause.js';
 
 const REQUEST_TIMEOUT_MS = 30_000;
 
@@ -50,4 +53,14 @@ export class WorkerSlack {
     }
     return client;
   }
+}
+
+/** What the parts that post queued events share: the worker (conversations) and the call outbox. */
+export interface PostingKit {
+  store: Store;
+  slack: WorkerSlack;
+  pace: SlackPace;
+  pauses: ChannelPauses;
+  logger: Logger;
+  metrics: Metrics | undefined;
 }

@@ -12,10 +12,8 @@
  */
 import { hostname } from 'node:os';
 import type { WebClient } from '@slack/web-api';
-import type { Metrics } from '../app/metrics.js';
 import type { Logger } from '../logger.js';
 import { slackErrorCode } from '../slack/post.js';
-import type { SlackPace } from '../slack/pace.js';
 import {
   ChannelFailures,
   isRetryLaterError,
@@ -28,8 +26,8 @@ import {
 import { isTriggerName, type EventMap, type KnownEvent, type TriggerName } from './events.js';
 import { jobEvent, readJob } from './job.js';
 import { channelsFor } from './router.js';
-import type { WorkerSlack } from './slack-clients.js';
-import { isChannelGone, type ChannelPauses } from './channel-pause.js';
+import type { PostingKit } from './slack-clients.js';
+import { isChannelGone } from './channel-pause.js';
 import { StepLog, type StepRef } from './steps.js';
 
 export interface WorkerOptions {
@@ -99,15 +97,10 @@ export class EventWorker {
   private readonly handlers = new Map<TriggerName, DeliveryHandler<TriggerName>>();
 
   constructor(
-    private readonly store: Store,
-    private readonly slack: WorkerSlack,
-    private readonly pace: SlackPace,
-    private readonly pauses: ChannelPauses,
-    private readonly logger: Logger,
-    private readonly metrics: Metrics | undefined,
+    private readonly kit: PostingKit,
     private readonly options: WorkerOptions = {},
   ) {
-    this.steps = new StepLog(store);
+    this.steps = new StepLog(this.kit.store);
   }
 
   /** Registers the handler of one trigger (one each; a second registration is a wiring mistake). */
@@ -120,12 +113,12 @@ export class EventWorker {
     if (this.consumer) return;
     const { consumer, ...settings } = this.options;
     const name = consumer ?? `${hostname()}:${process.pid}:${++consumersInProcess}`;
-    this.consumer = this.store.queue.consume((entry) => this.handleCounted(entry), {
+    this.consumer = this.kit.store.queue.consume((entry) => this.handleCounted(entry), {
       consumer: name,
       ...definedOnly(settings),
       maxAttempts: this.options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
     });
-    this.logger.info({ consumer: name }, 'event worker started');
+    this.kit.logger.info({ consumer: name }, 'event worker started');
   }
 
   /** Stops taking work; resolves when the posts already under way are done. */
@@ -147,7 +140,7 @@ export class EventWorker {
         (err instanceof ChannelFailures && err.final);
       if (!isRetryLaterError(err) && last) {
         const trigger = readJob(entry.payload).data?.trigger ?? 'unknown';
-        this.metrics?.eventsDeadLettered.inc({ trigger: isTriggerName(trigger) ? trigger : 'unknown' });
+        this.kit.metrics?.eventsDeadLettered.inc({ trigger: isTriggerName(trigger) ? trigger : 'unknown' });
       }
       throw err;
     }
@@ -157,7 +150,7 @@ export class EventWorker {
     const job = readJob(entry.payload);
     if (!job.success) throw new UnhandledEventError('queue entry is not an event job (v1): kept as a dead letter');
     const { trigger, event: raw } = job.data;
-    const log = this.logger.child({ team: entry.teamId, trigger, entry: entry.id, attempt: entry.attempt });
+    const log = this.kit.logger.child({ team: entry.teamId, trigger, entry: entry.id, attempt: entry.attempt });
 
     if (!isTriggerName(trigger)) {
       log.warn(
@@ -175,7 +168,7 @@ export class EventWorker {
     const handler = this.handlers.get(trigger);
     if (!handler) throw new UnhandledEventError(`no handler for ${trigger}: not posted, kept for inspection`);
     const outcome = await handler(this.delivery(entry, parsed.event, log, job.data.retryOf ?? entry.id));
-    if (outcome === 'posted') this.metrics?.eventsPosted.inc({ trigger });
+    if (outcome === 'posted') this.kit.metrics?.eventsPosted.inc({ trigger });
     if (outcome === 'handed-on') log.debug('event handed on');
   }
 
@@ -185,12 +178,12 @@ export class EventWorker {
       entry,
       event,
       log,
-      store: this.store,
+      store: this.kit.store,
       steps: this.steps,
       stepsOf,
       step: (channel, step) => ({ teamId: entry.teamId, entryId: stepsOf, channel, step }),
-      slack: () => this.slack.clientFor(entry.teamId),
-      channels: () => channelsFor(this.store, entry.teamId, event),
+      slack: () => this.kit.slack.clientFor(entry.teamId),
+      channels: () => channelsFor(this.kit.store, entry.teamId, event),
       eachChannel: (channels, work) => this.eachChannel(entry, channels, log, work),
       toEachRoute: async (post) => {
         const channels = await delivery.channels();
@@ -214,7 +207,7 @@ export class EventWorker {
   private timeHeals(entry: QueueEntry, err: unknown): number | undefined {
     if (isRetryLaterError(err)) return err.delayMs;
     if (Date.now() - entry.enqueuedAt > RETENTION_MS) return undefined;
-    return this.pace.retryDelayMs(err);
+    return this.kit.pace.retryDelayMs(err);
   }
 
   private async eachChannel(
@@ -226,7 +219,7 @@ export class EventWorker {
     const failed: ChannelCause[] = [];
     let waitMs: number | undefined;
     for (const channel of channels) {
-      const paused = await this.pauses.reasonFor(entry.teamId, channel);
+      const paused = await this.kit.pauses.reasonFor(entry.teamId, channel);
       if (paused) {
         // Slack would refuse it: a dead letter for this channel at once, without a call to Slack.
         failed.push({ channel, error: paused });
@@ -244,7 +237,7 @@ export class EventWorker {
         }
         const code = slackErrorCode(err);
         log.warn({ err, channel, slackError: code }, hintFor(code));
-        if (isChannelGone(code)) await this.pauses.pause(entry.teamId, channel, code);
+        if (isChannelGone(code)) await this.kit.pauses.pause(entry.teamId, channel, code);
         failed.push({ channel, error: code ?? (err instanceof Error ? err.message : String(err)) });
       }
     }

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import type { Keys } from './keys.js';
 import type { KeyValueStore } from './kv.js';
+import { parseStored } from './stored-json.js';
 
 const pauseSchema = z.object({ reason: z.string(), since: z.number() });
 export type ChannelPause = z.infer<typeof pauseSchema>;
@@ -26,7 +27,7 @@ export class ChannelPauseRepo {
   }
 
   async get(teamId: string, channelId: string): Promise<ChannelPause | undefined> {
-    return parse(await this.kv.hashGet(this.keys.channelPauses(teamId), channelId));
+    return parseStored(pauseSchema, await this.kv.hashGet(this.keys.channelPauses(teamId), channelId));
   }
 
   /** Paused channels of the workspace, longest paused first. */
@@ -34,7 +35,7 @@ export class ChannelPauseRepo {
     const all = await this.kv.hashGetAll(this.keys.channelPauses(teamId));
     return Object.entries(all)
       .flatMap(([channelId, raw]) => {
-        const pause = parse(raw);
+        const pause = parseStored(pauseSchema, raw);
         return pause ? [{ channelId, ...pause }] : [];
       })
       .sort((a, b) => a.since - b.since);
@@ -52,15 +53,5 @@ export class ChannelPauseRepo {
 
   async subscriber(teamId: string, channelId: string): Promise<string | undefined> {
     return (await this.kv.hashGet(this.keys.channelSubscribers(teamId), channelId)) ?? undefined;
-  }
-}
-
-function parse(raw: string | null): ChannelPause | undefined {
-  if (raw === null) return undefined;
-  try {
-    const parsed = pauseSchema.safeParse(JSON.parse(raw));
-    return parsed.success ? parsed.data : undefined;
-  } catch {
-    return undefined;
   }
 }

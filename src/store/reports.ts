@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import type { Keys } from './keys.js';
 import type { KeyValueStore } from './kv.js';
+import { parseStored } from './stored-json.js';
 
 export const DIGEST_CADENCES = ['daily', 'weekly'] as const;
 export type DigestCadence = (typeof DIGEST_CADENCES)[number];
@@ -48,7 +49,7 @@ export class ReportRepo {
   ) {}
 
   async digest(teamId: string, channelId: string): Promise<DigestSchedule | undefined> {
-    return parse(digestScheduleSchema, await this.kv.hashGet(this.keys.digests(teamId), channelId));
+    return parseStored(digestScheduleSchema, await this.kv.hashGet(this.keys.digests(teamId), channelId));
   }
 
   async setDigest(teamId: string, channelId: string, schedule: DigestSchedule): Promise<void> {
@@ -69,7 +70,7 @@ export class ReportRepo {
   }
 
   async lastFigures(teamId: string, channelId: string): Promise<DigestFigures | undefined> {
-    return parse(digestFiguresSchema, await this.kv.hashGet(this.keys.digestFigures(teamId), channelId));
+    return parseStored(digestFiguresSchema, await this.kv.hashGet(this.keys.digestFigures(teamId), channelId));
   }
 
   async setLastFigures(teamId: string, channelId: string, figures: DigestFigures): Promise<void> {
@@ -77,7 +78,7 @@ export class ReportRepo {
   }
 
   async quotaAlert(teamId: string, channelId: string): Promise<QuotaAlertSetting | undefined> {
-    return parse(quotaAlertSchema, await this.kv.hashGet(this.keys.quotaAlerts(teamId), channelId));
+    return parseStored(quotaAlertSchema, await this.kv.hashGet(this.keys.quotaAlerts(teamId), channelId));
   }
 
   async setQuotaAlert(teamId: string, channelId: string, setting: QuotaAlertSetting): Promise<void> {
@@ -108,20 +109,10 @@ export class ReportRepo {
   }
 }
 
-function parse<T>(schema: z.ZodType<T>, raw: string | null): T | undefined {
-  if (raw === null) return undefined;
-  try {
-    const result = schema.safeParse(JSON.parse(raw));
-    return result.success ? result.data : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 function entries<T>(schema: z.ZodType<T>, all: Record<string, string>): Array<[string, T]> {
   return Object.entries(all)
     .flatMap(([channelId, raw]): Array<[string, T]> => {
-      const value = parse(schema, raw);
+      const value = parseStored(schema, raw);
       return value === undefined ? [] : [[channelId, value]];
     })
     .sort(([a], [b]) => a.localeCompare(b));

@@ -20,7 +20,10 @@ afterAll(async () => {
 
 const CONVERSATIONS = 6;
 const PER_CONVERSATION = 15;
-const CHANNEL = 'C0CLUSTER';
+/** A channel per conversation: a channel takes about a post a second, and this test is about the queue. */
+const channelOf = (c: number) => `C0CLUSTER${c}`;
+const messages = () =>
+  Array.from({ length: CONVERSATIONS }, (_, c) => channelOf(c)).flatMap((channel) => stack.slack.messages(channel));
 
 /** The platform's behaviour: a delivery is sent again until a bot answers 2xx (a 503 means "not taken in"). */
 async function deliverUntilAccepted(
@@ -47,7 +50,13 @@ it('kill -9 of a bot and of the queue’s master → every accepted event posted
   const cluster = stack.cluster!;
   const bots = [await stack.startBot(), await stack.startBot(), await stack.startBot()];
   const live = () => bots.filter((b) => b.alive());
-  const hook = await stack.route([{ campaignId: 'camp-chat', triggerName: 'message_received', channelId: CHANNEL }]);
+  const hook = await stack.route(
+    Array.from({ length: CONVERSATIONS }, (_, c) => ({
+      campaignId: `camp-chat-${c}`,
+      triggerName: 'message_received',
+      channelId: channelOf(c),
+    })),
+  );
 
   const run = Date.now().toString(36);
   const numbers = Array.from({ length: CONVERSATIONS }, (_, c) => `+1555${run.slice(-4)}${String(c).padStart(3, '0')}`);
@@ -60,7 +69,7 @@ it('kill -9 of a bot and of the queue’s master → every accepted event posted
       retried += await deliverUntilAccepted(
         live,
         hook,
-        deliveryBody(messageReceived(numbers[c]!, text(c, i), at)),
+        deliveryBody(messageReceived(numbers[c]!, text(c, i), at, `camp-chat-${c}`)),
         turn++,
       );
     }
@@ -90,7 +99,7 @@ it('kill -9 of a bot and of the queue’s master → every accepted event posted
 
   const threadLines = () => {
     const lines = new Map<number, string[]>();
-    for (const m of stack.slack.messages(CHANNEL)) {
+    for (const m of messages()) {
       const match = new RegExp(`cluster ${run} conv (\\d+) message (\\d+)`).exec(JSON.stringify(m.blocks ?? ''));
       if (!match || m.thread_ts === undefined || m.thread_ts === m.ts) continue;
       const c = Number(match[1]);
@@ -106,7 +115,7 @@ it('kill -9 of a bot and of the queue’s master → every accepted event posted
   const lines = threadLines();
   const expected = Array.from({ length: PER_CONVERSATION }, (_, i) => String(i).padStart(2, '0'));
   for (let c = 0; c < CONVERSATIONS; c++) expect(lines.get(c), `conversation ${c}`).toEqual(expected);
-  const cards = stack.slack.messages(CHANNEL).filter((m) => m.thread_ts === undefined || m.thread_ts === m.ts);
+  const cards = messages().filter((m) => m.thread_ts === undefined || m.thread_ts === m.ts);
   expect(cards).toHaveLength(CONVERSATIONS);
   figure(
     'cluster: kill -9 of a bot and of the queue master',

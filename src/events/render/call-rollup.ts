@@ -4,7 +4,7 @@
  * the roll-up's thread together (one message, or one text file when they do not fit a message).
  */
 import { clockDuration } from '../../format/numbers.js';
-import { LIMITS, button, context, message, section, type KnownBlock, type MessagePayload } from '../../slack/blocks.js';
+import { LIMITS, button, message, section, type KnownBlock, type MessagePayload } from '../../slack/blocks.js';
 import type { CallCompleted, CallStarted } from '../events.js';
 import { code, customerLabel, customerPlain, dotted, escapeWithin, httpsUrl, inline } from '../../slack/text.js';
 import { callDurationMs, RECORDING_ACTION, type TranscriptReply } from './call-completed.js';
@@ -12,8 +12,8 @@ import { callDurationMs, RECORDING_ACTION, type TranscriptReply } from './call-c
 export type RolledCall =
   { trigger: 'call_started'; data: CallStarted } | { trigger: 'call_completed'; data: CallCompleted };
 
-/** Calls in one roll-up post: two blocks each, plus the heading and the footer, within Slack's 50 blocks. */
-export const ROLLUP_MAX_CALLS = 20;
+/** Calls in one roll-up post: a block each, plus the heading, within Slack's 50 blocks (with room to spare). */
+export const ROLLUP_MAX_CALLS = 45;
 const SUMMARY_LINE_MAX = 200;
 const TRANSCRIPT_LABEL = '*Transcripts*';
 
@@ -36,42 +36,33 @@ function firstLine(text: string | undefined): string | undefined {
   return line === undefined ? undefined : escapeWithin(line.trim(), SUMMARY_LINE_MAX);
 }
 
-function callBlocks(call: RolledCall, withTranscript: boolean): KnownBlock[] {
-  if (call.trigger === 'call_started') {
-    const e = call.data;
-    return [
-      section(dotted(`📞 ${customerLabel(e)}`, 'in progress', inline(e.agentName, 100))),
-      context(
-        dotted(
-          e.callId ? `call ${code(e.callId)}` : undefined,
-          e.campaignId ? `campaign ${code(e.campaignId)}` : undefined,
-        ),
-      ),
-    ];
-  }
+/** One section per call: who and how it went, the summary's first line, then where it belongs (in italics). */
+function callBlock(call: RolledCall, withTranscript: boolean): KnownBlock {
   const e = call.data;
-  const ms = callDurationMs(e);
-  const outcome = inline(e.status, 100) ?? inline(e.endedReason, 100) ?? 'completed';
-  const head = dotted(`✅ ${customerLabel(e)}`, outcome, ms === undefined ? undefined : clockDuration(ms));
-  const summary = firstLine(e.callSummary);
-  const recording = httpsUrl(e.audioUrl);
-  return [
-    section(
-      summary ? `${head}\n${summary}` : head,
-      recording ? { accessory: button('▶️ Recording', RECORDING_ACTION, { url: recording }) } : {},
-    ),
-    context(
-      dotted(
-        e.callId ? `call ${code(e.callId)}` : undefined,
-        e.campaignId ? `campaign ${code(e.campaignId)}` : undefined,
-        inline(e.agentName, 100),
-        withTranscript && e.callTranscript?.trim() ? 'transcript in the thread' : undefined,
-      ),
-    ),
-  ];
+  const where = dotted(
+    e.callId ? `call ${code(e.callId)}` : undefined,
+    e.campaignId ? `campaign ${code(e.campaignId)}` : undefined,
+    inline(e.agentName, 100),
+  );
+  if (call.trigger === 'call_started') {
+    return section([`📞 ${customerLabel(e)} · in progress`, where].filter(Boolean).join('\n'));
+  }
+  const c = call.data;
+  const ms = callDurationMs(c);
+  const outcome = inline(c.status, 100) ?? inline(c.endedReason, 100) ?? 'completed';
+  const head = dotted(`✅ ${customerLabel(c)}`, outcome, ms === undefined ? undefined : clockDuration(ms));
+  const meta = dotted(
+    where || undefined,
+    withTranscript && c.callTranscript?.trim() ? 'transcript in the thread' : undefined,
+  );
+  const recording = httpsUrl(c.audioUrl);
+  return section(
+    [head, firstLine(c.callSummary), meta ? `_${meta}_` : undefined].filter(Boolean).join('\n'),
+    recording ? { accessory: button('▶️ Recording', RECORDING_ACTION, { url: recording }) } : {},
+  );
 }
 
-/** One roll-up post of at most ROLLUP_MAX_CALLS calls; `part` / `parts` when a backlog needs several. */
+/** One roll-up post of at most ROLLUP_MAX_CALLS calls (a longer backlog takes the next post too). */
 export function renderRollup(calls: readonly RolledCall[]): MessagePayload {
   const completed = calls.filter((c) => c.trigger === 'call_completed').length;
   const started = calls.length - completed;
@@ -84,7 +75,7 @@ export function renderRollup(calls: readonly RolledCall[]): MessagePayload {
       `🗂️ *${calls.length} call${calls.length === 1 ? '' : 's'}* came in faster than Slack lets this channel show them one by one (${counts})`,
     ),
   ];
-  for (const call of calls.slice(0, ROLLUP_MAX_CALLS)) blocks.push(...callBlocks(call, true));
+  for (const call of calls.slice(0, ROLLUP_MAX_CALLS)) blocks.push(callBlock(call, true));
   const names = calls
     .slice(0, 5)
     .map((c) => customerPlain(c.data))

@@ -177,6 +177,7 @@ export class CallOutbox {
           this.later(at, waitMs);
           return;
         }
+        await this.kit.store.callOutbox.renew(at, LEASE_MS);
       }
     } finally {
       await this.kit.store.callOutbox.release(at);

@@ -70,6 +70,11 @@ export class CallOutboxRepo {
     return this.kv.set(this.keys.callOutboxLease(at.teamId, at.channelId), owner, { onlyIfAbsent: true, ttlMs });
   }
 
+  /** Keeps the lease for another `ttlMs` (after each post, so a long backlog never outlives it). */
+  async renew(at: ChannelRef, ttlMs: number): Promise<void> {
+    await this.kv.expire(this.keys.callOutboxLease(at.teamId, at.channelId), ttlMs);
+  }
+
   async release(at: ChannelRef): Promise<void> {
     await this.kv.del(this.keys.callOutboxLease(at.teamId, at.channelId));
   }

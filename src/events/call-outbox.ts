@@ -4,7 +4,8 @@
  *
  * - one by one (card, then transcript in its thread) while the channel keeps up;
  * - rolled up once the channel's oldest waiting call is older than `rollupAfterMs`: the next post carries
- *   every waiting call (ROLLUP_MAX_CALLS a post), their transcripts together in its thread.
+ *   every waiting call (ROLLUP_MAX_CALLS a post), their transcripts together in its thread — unless a call route
+ *   of the channel says `compact:off`.
  *
  * Calls are routine traffic: they leave one post of a channel's burst to customer conversations, and they
  * never hold a queue worker while a channel waits for its Slack budget, so other channels, workspaces and
@@ -239,6 +240,7 @@ export class CallOutbox {
     } else if (
       waiting.length >= 2 &&
       Date.now() - first.enqueuedAt >= this.rollupAfterMs &&
+      (await this.mayRollUp(at)) &&
       // A card already out finishes on its own (its transcript), so no call shows twice.
       !(await this.steps.done(this.stepOf(at, first.id, 'card')))
     ) {
@@ -268,6 +270,12 @@ export class CallOutbox {
     this.failures.delete(member(at));
     for (const c of concerned) this.kit.metrics?.eventsPosted.inc({ trigger: c.trigger });
     return undefined;
+  }
+
+  /** False when a call route of the channel says `compact:off`: its calls then go one by one, and lag. */
+  private async mayRollUp(at: ChannelRef): Promise<boolean> {
+    const routes = await this.kit.store.routes.listForChannel(at.teamId, at.channelId);
+    return !routes.some((r) => r.triggerName.startsWith('call_') && r.filters?.compact === false);
   }
 
   private stepOf(at: ChannelRef, entryId: string, step: string): StepRef {

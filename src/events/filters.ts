@@ -27,7 +27,7 @@ const MAX_DURATION_MS = 24 * 3_600_000;
 
 /** The grammar, as told after a mistake (and in help). */
 const FILTER_GRAMMAR =
-  'Filters: `status:<a,b>`, `reason:<endedReason,…>`, `type:<campaignType,…>`, `agent:<agentId,…>`, `min:<duration>`, `max:<duration>` (durations like `90s`, `5m`, `1m30s`, `1h`), e.g. `status:failed,busy min:90s`.';
+  'Filters: `status:<a,b>`, `reason:<endedReason,…>`, `type:<campaignType,…>`, `agent:<agentId,…>`, `min:<duration>`, `max:<duration>` (durations like `90s`, `5m`, `1m30s`, `1h`), e.g. `status:failed,busy min:90s`; option `compact:off` (never roll calls up).';
 
 export type ParsedFilters = { ok: true; filters: RouteFilters | undefined } | { ok: false; sentence: string };
 
@@ -58,6 +58,19 @@ export function parseFilters(words: readonly string[]): ParsedFilters {
   for (const word of words) {
     const colon = word.indexOf(':');
     const name = word.slice(0, colon).toLowerCase();
+    if (name === 'compact') {
+      // A route option, not a filter: whether the channel's calls may be rolled up when it falls behind.
+      const value = word.slice(colon + 1).toLowerCase();
+      if (value !== 'off' && value !== 'on') {
+        return {
+          ok: false,
+          sentence: `\`compact:\` takes \`off\` (never roll calls up) or \`on\` (the default), not ${shown(value)}.`,
+        };
+      }
+      if (value === 'off') filters.compact = false;
+      else delete filters.compact;
+      continue;
+    }
     const field = (FIELDS as readonly string[]).includes(name) ? (name as Field) : ALIASES[name];
     const raw = word.slice(colon + 1);
     if (field === undefined) return { ok: false, sentence: `Unknown filter ${shown(name || word)}. ${FILTER_GRAMMAR}` };
@@ -166,6 +179,7 @@ export function describeFilters(filters: RouteFilters | undefined): string {
   }
   if (f.minMs !== undefined) parts.push(`min:${formatDuration(f.minMs)}`);
   if (f.maxMs !== undefined) parts.push(`max:${formatDuration(f.maxMs)}`);
+  if (f.compact === false) parts.push('compact:off');
   return parts.map((p) => `\`${escapeMrkdwn(p.replace(/`/g, ''))}\``).join(' ');
 }
 

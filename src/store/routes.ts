@@ -13,6 +13,8 @@ const routeFiltersSchema = z.object({
   agent: z.array(z.string()).optional(),
   minMs: z.number().int().nonnegative().optional(),
   maxMs: z.number().int().nonnegative().optional(),
+  /** Route option `compact:off`: the channel's calls are never rolled up (they lag instead). */
+  compact: z.literal(false).optional(),
 });
 export type RouteFilters = z.infer<typeof routeFiltersSchema>;
 
@@ -123,6 +125,7 @@ export function canonicalFilters(filters: RouteFilters | undefined): RouteFilter
   }
   if (filters.minMs !== undefined) out.minMs = filters.minMs;
   if (filters.maxMs !== undefined) out.maxMs = filters.maxMs;
+  if (filters.compact === false) out.compact = false;
   return Object.keys(out).length > 0 ? out : undefined;
 }
 

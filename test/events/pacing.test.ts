@@ -9,7 +9,7 @@ import type { SlackMessage } from '../fakes/slack.js';
 import { TEAM_ID, type Harness } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
 import { CALL_COMPLETED_FULL, MESSAGE_RECEIVED_FULL } from './fixtures.js';
-import { FAST_WORKER, deliver, posts, queueDrained, routeTo, startEventsHarness } from './support.js';
+import { FAST_WORKER, deliver, posts, queueDrained, routeTo, run, startEventsHarness } from './support.js';
 
 const redis = await requireRedis();
 let n = 0;
@@ -19,7 +19,7 @@ const uid = () => `${Date.now().toString(36)}${++n}`;
 function callsShown(h: Harness, channel: string, ids: readonly string[]): Map<string, number> {
   const shown = new Map<string, number>();
   for (const m of posts(h, channel)) {
-    const json = JSON.stringify(m.blocks);
+    const json = JSON.stringify(m.blocks ?? []);
     for (const id of ids) if (json.includes(`\`${id}\``)) shown.set(id, (shown.get(id) ?? 0) + 1);
   }
   return shown;
@@ -68,6 +68,21 @@ describe.each(['memory', 'redis'] as const)('calls at Slack’s pace (%s)', (mod
     // Every post Slack got for the channel, it accepted (the stand-in enforces Slack's per-channel limit).
     const refused = h.slack.callsTo('chat.postMessage').filter((c) => c.args.channel === channel && c.status !== 200);
     expect(refused).toEqual([]);
+  });
+  it('never rolls up the calls of a channel subscribed with compact:off: they come one by one, and lag', async () => {
+    const channel = 'C0NOROLLUP';
+    const { text } = await run(h, 'subscribe * call_completed compact:off', { channelId: channel });
+    expect(text).toContain('`compact:off`');
+    const hook = await routeTo(h, []);
+    const ids = Array.from({ length: 8 }, () => `call-${uid()}`);
+    for (const callId of ids)
+      expect((await deliver(hook, [{ ...CALL_COMPLETED_FULL, callId, callTranscript: '' }])).status).toBe(200);
+    await queueDrained(h, 15_000);
+    const shown = callsShown(h, channel, ids);
+    expect([...shown.keys()].sort()).toEqual([...ids].sort());
+    // One card per call, though the channel fell seconds behind (roll-ups here start after 300 ms).
+    expect(posts(h, channel).filter(isRollup)).toEqual([]);
+    expect(posts(h, channel).filter((m) => m.text.startsWith('Call completed'))).toHaveLength(ids.length);
   });
 });
 

@@ -26,8 +26,11 @@ afterAll(async () => {
 });
 
 const EVENTS = 10;
-/** Long enough for the first process to be killed while it waits; the budget it holds has ended by the takeover. */
-const RETRY_AFTER_S = 5;
+/**
+ * Long enough for the first process to be killed while the channel waits (whatever the pending check takes); the
+ * budget it holds in Redis has ended before the takeover (30 s of silence) anyway.
+ */
+const RETRY_AFTER_S = 15;
 
 /** Entries pending in the consumer group, per consumer name. */
 async function pendingByConsumer(): Promise<Map<string, number>> {
@@ -74,7 +77,7 @@ it('kill -9 with events pending → a second process posts them all; lost = 0', 
 
   const killedAt = Date.now();
   await first.stop('SIGKILL');
-  stack.slack.reset(); // Slack is fine again; the dead process never posted anything
+  // Slack is fine again (the 429 was a single one). Its messages stay: a real Slack keeps what it accepted.
   const second = await stack.startBot();
 
   const pattern = new RegExp(`takeover-${run}-\\d+`);

@@ -13,8 +13,9 @@ import { pauseAdvice } from '../events/channel-pause.js';
 import type { Subcommand } from './types.js';
 
 const RETRY_ACTION = 'dead_letter_retry';
-/** Listed in one answer (two blocks each, within a message's 50). */
+/** Listed in one answer (a block each, within a message's 50 with the paused channels). */
 const MAX_LISTED = 15;
+const MAX_PAUSED_LISTED = 10;
 const CHANNEL_ID = /^[CGD][A-Z0-9]{2,}$/;
 
 /** What an admin can do about a channel's cause. */
@@ -83,9 +84,13 @@ export const failed: Subcommand = {
     const blocks: KnownBlock[] = [
       header('Events that could not be posted'),
       context('Newest first. Slack being slow or down never lands an event here — only what needs someone to act.'),
-      ...paused.map((p) =>
-        section(`⏸️ Posting in <#${p.channelId}> is paused: ${pauseAdvice(p.channelId, p.reason)}, then Retry below.`),
-      ),
+      ...paused
+        .slice(0, MAX_PAUSED_LISTED)
+        .map((p) =>
+          section(
+            `⏸️ Posting in <#${p.channelId}> is paused: ${pauseAdvice(p.channelId, p.reason)}, then Retry below.`,
+          ),
+        ),
       ...entries.slice(0, MAX_LISTED).flatMap(letterBlocks),
     ];
     if (entries.length > MAX_LISTED) blocks.push(context(`…and more: retry these first to see the rest.`));

@@ -20,6 +20,7 @@ import { RetryLaterError, type ChannelRef, type QueueEntry } from '../store/inde
 import { parseEvent } from './events.js';
 import { renderCallCompleted, renderCallStarted, renderTranscript, type TranscriptReply } from './render/index.js';
 import {
+  rollupFits,
   callsToShow,
   renderRollup,
   renderRollupTranscripts,
@@ -47,10 +48,11 @@ export interface CallOutboxOptions {
 }
 
 /**
- * A channel's lease: longer than a post and its transcript take (renewed after each), short enough that the
- * calls of a process that crashed mid-post are soon posted by another (the queue takes over after 30 s too).
+ * A channel's lease: longer than one step takes at worst (a post, or a file upload's three calls, 30 s each;
+ * renewed after each step), short enough that the calls of a process that crashed mid-post are soon posted by
+ * another.
  */
-const LEASE_MS = 30_000;
+const LEASE_MS = 120_000;
 /** Failures time does not heal (a refused payload…) before the calls concerned are given up (logged, counted). */
 const MAX_FAILURES = 5;
 const STEP_TTL_MS = 7 * 24 * 60 * 60 * 1000;
@@ -64,6 +66,11 @@ interface OutboxLetter {
   channelId: string;
   trigger: RolledCall['trigger'];
   data: unknown;
+}
+
+/** The steps of a roll-up are remembered under its first call and size (its ids are written down first). */
+function rollupId(batch: readonly Waiting[]): string {
+  return `rollup:${batch[0]!.id}:${batch.length}`;
 }
 
 function member(at: ChannelRef): string {
@@ -144,7 +151,11 @@ export class CallOutbox {
   private kick(at: ChannelRef): void {
     const id = member(at);
     if (this.stopped || this.busy.has(id) || this.busy.size >= this.concurrency) return;
-    if ((this.notBefore.get(id) ?? 0) > Date.now()) return;
+    const notBefore = this.notBefore.get(id);
+    if (notBefore !== undefined) {
+      if (notBefore > Date.now()) return;
+      this.notBefore.delete(id);
+    }
     this.busy.add(id);
     const task = this.drain(at)
       .catch((err: unknown) =>
@@ -164,6 +175,7 @@ export class CallOutbox {
       while (!this.stopped) {
         const waiting = this.parse(at, await this.kit.store.callOutbox.waiting(at));
         if (waiting.length === 0) {
+          this.failures.delete(member(at));
           await this.kit.store.callOutbox.forgetIfEmpty(at);
           return;
         }
@@ -181,11 +193,12 @@ export class CallOutbox {
         await this.kit.store.callOutbox.renew(at, LEASE_MS);
       }
     } finally {
-      await this.kit.store.callOutbox.release(at);
+      await this.kit.store.callOutbox.release(at, this.owner);
     }
   }
 
   private later(at: ChannelRef, ms: number): void {
+    if (this.stopped) return;
     this.notBefore.set(member(at), Date.now() + ms);
     const timer = setTimeout(() => {
       this.wakeups.delete(timer);
@@ -241,10 +254,10 @@ export class CallOutbox {
       waiting.length >= 2 &&
       Date.now() - first.enqueuedAt >= this.rollupAfterMs &&
       (await this.mayRollUp(at)) &&
-      // A card already out finishes on its own (its transcript), so no call shows twice.
-      !(await this.steps.done(this.stepOf(at, first.id, 'card')))
+      // A call already (partly) posted on its own finishes that way, so no call shows twice.
+      !(await this.anyStarted(at, waiting.slice(0, ROLLUP_MAX_CALLS)))
     ) {
-      batch = waiting.slice(0, ROLLUP_MAX_CALLS);
+      batch = waiting.slice(0, rollupFits(waiting));
       await this.kit.store.callOutbox.startRollup(
         at,
         batch.map((c) => c.id),
@@ -265,11 +278,30 @@ export class CallOutbox {
         await this.kit.store.callOutbox.remove(at, [first.id]);
       }
     } catch (err) {
+      if (batch && (await this.steps.done(this.stepOf(at, rollupId(batch), 'post')))) {
+        // The roll-up is out and shows these calls; only its transcripts are missing.
+        const heals = this.kit.pace.retryDelayMs(err);
+        if (heals !== undefined) return heals;
+        this.kit.logger.warn({ err, channel: at.channelId }, 'a roll-up was posted, its transcripts could not be');
+        await this.kit.store.callOutbox.finishRollup(
+          at,
+          batch.map((c) => c.id),
+        );
+        return undefined;
+      }
       return this.failed(at, concerned, err);
     }
     this.failures.delete(member(at));
     for (const c of concerned) this.kit.metrics?.eventsPosted.inc({ trigger: c.trigger });
     return undefined;
+  }
+
+  /** Whether one of these calls has a post of its own already (its card, or its call_started line). */
+  private async anyStarted(at: ChannelRef, calls: readonly Waiting[]): Promise<boolean> {
+    const done = await Promise.all(
+      calls.map((c) => this.steps.done(this.stepOf(at, c.id, c.trigger === 'call_started' ? 'post' : 'card'))),
+    );
+    return done.some(Boolean);
   }
 
   /** False when a call route of the channel says `compact:off`: its calls then go one by one, and lag. */
@@ -298,7 +330,7 @@ export class CallOutbox {
   }
 
   private async postRollup(slack: WebClient, at: ChannelRef, batch: Waiting[]): Promise<void> {
-    const id = `rollup:${batch[0]!.id}:${batch.length}`;
+    const id = rollupId(batch);
     const shown = callsToShow(batch);
     const post = await this.steps.once(this.stepOf(at, id, 'post'), () =>
       postMessage(slack, { channel: at.channelId }, renderRollup(shown)),

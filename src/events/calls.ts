@@ -16,7 +16,11 @@ export function registerCallHandlers(worker: EventWorker, outbox: CallOutbox): v
       return 'skipped' as const;
     }
     for (const channelId of channels) {
-      await outbox.add({ teamId: d.entry.teamId, channelId }, d.entry, d.event);
+      // Remembered per channel: a retry of this entry (another channel was full) never hands a call on twice.
+      await d.steps.once(d.step(channelId, 'outbox'), async () => {
+        await outbox.add({ teamId: d.entry.teamId, channelId }, d.entry, d.event);
+        return 'added';
+      });
     }
     return 'handed-on' as const;
   };

@@ -45,7 +45,7 @@ export class ChannelPauses {
       'channel paused: Slack takes no post there until someone acts',
     );
     if (!user) return;
-    const text = `⏸️ Campaign stopped posting in <#${channelId}>: ${pauseAdvice(channelId, code)}. Events meant for it are kept — once that is done, post them with *Retry* in \`/campaign failed\`.`;
+    const text = `⏸️ Campaign stopped posting in <#${channelId}>: ${pauseAdvice(channelId, code)}. Events meant for it are kept as failed events — once that is done, post them with *Retry* in \`/campaign failed\`.`;
     try {
       // A user id as the channel: the app's direct message with that person.
       await postMessage(

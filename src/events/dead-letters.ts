@@ -3,7 +3,7 @@
  * channel goes back to that channel's outbox; any other event is queued again. Either way under the dead
  * letter's own id for its steps, so channels that had it already do not get it twice.
  */
-import type { Store } from '../store/index.js';
+import type { DeadLetter, Store } from '../store/index.js';
 import type { CallOutbox } from './call-outbox.js';
 import { readJob } from './job.js';
 
@@ -22,6 +22,22 @@ export async function retryDeadLetter(
 ): Promise<RetryOutcome> {
   const letter = await store.queue.takeDeadLetter(teamId, id);
   if (!letter) return 'gone';
+  try {
+    return await requeue(store, outbox, teamId, letter, maxBacklog);
+  } catch (err) {
+    // Nothing was queued: the letter goes back to the list, for another try.
+    await store.queue.bury(letter);
+    throw err;
+  }
+}
+
+async function requeue(
+  store: Store,
+  outbox: CallOutbox,
+  teamId: string,
+  letter: DeadLetter,
+  maxBacklog: number,
+): Promise<RetryOutcome> {
   // An admin retrying says the channels are fixed: they take posts again.
   for (const cause of letter.causes ?? []) await store.channelPauses.resume(teamId, cause.channel);
   if (await outbox.retry(teamId, letter.id, letter.payload)) return 'queued';

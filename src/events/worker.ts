@@ -241,13 +241,14 @@ export class EventWorker {
         failed.push({ channel, error: code ?? (err instanceof Error ? err.message : String(err)) });
       }
     }
+    // A channel that only has to wait gets its post first: the failed ones are judged once it is done.
+    if (waitMs !== undefined) throw new RetryLaterError(waitMs, 'Slack is busy or down: the event waits');
     // Only channels Slack will take nothing in until someone acts: no use trying again before that.
     if (failed.length > 0)
       throw new ChannelFailures(
         failed,
         failed.every((f) => isChannelGone(f.error)),
       );
-    if (waitMs !== undefined) throw new RetryLaterError(waitMs, 'Slack is busy or down: the event waits');
   }
 }
 

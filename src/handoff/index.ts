@@ -64,6 +64,7 @@ export function register(app: App, deps: Deps, events: Pick<Events, 'on'>): void
           slackApiUrl: deps.config.slack.apiUrl,
           retryConfig: { retries: 2 },
           timeout: 30_000,
+          fetch: deps.pace.fetch({ background: false, urgency: 'urgent' }),
           logger: boltLogger(log, 'slack-handoff'),
         })),
       );

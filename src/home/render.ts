@@ -96,14 +96,18 @@ export function renderHome(s: HomeState): HomeView {
         : 'Every event received so far was delivered (or is on its way).',
     ),
   );
-  for (const p of s.pausedChannels ?? []) {
-    const since = `<!date^${Math.floor(p.since / 1000)}^{date_short_pretty} at {time}|${new Date(p.since).toISOString()}>`;
-    blocks.push(
-      context(
-        `⏸️ Posting in <#${p.channelId}> is paused since ${since}: ${pauseAdvice(p.channelId, p.reason)}, then Retry in \`/campaign failed\`.`,
-      ),
-    );
-  }
+  const paused = s.pausedChannels ?? [];
+  if (paused.length > 5)
+    blocks.push(context(`⏸️ Posting is paused in ${paused.length} channels — see \`/campaign failed\`.`));
+  else
+    for (const p of paused) {
+      const since = `<!date^${Math.floor(p.since / 1000)}^{date_short_pretty} at {time}|${new Date(p.since).toISOString()}>`;
+      blocks.push(
+        context(
+          `⏸️ Posting in <#${p.channelId}> is paused since ${since}: ${pauseAdvice(p.channelId, p.reason)}, then Retry in \`/campaign failed\`.`,
+        ),
+      );
+    }
 
   blocks.push(divider(), section('*Digests and quota alerts*'), ...reportLines(s));
 

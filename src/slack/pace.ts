@@ -157,7 +157,15 @@ export class SlackPace {
       if (method && budget) {
         const waited = this.now();
         for (;;) {
-          const wait = await this.budgets.take(budget.key, budget.rule, reserve);
+          let wait: number;
+          try {
+            wait = await this.budgets.take(budget.key, budget.rule, reserve);
+          } catch (err) {
+            // The budget store is unreachable: background work waits (it is failing anyway); a person's request
+            // goes out unpaced rather than hang.
+            if (mode.background) throw err;
+            break;
+          }
           if (wait === 0) break;
           if (mode.background) throw new SlackPaceWait(wait, 'rate-limit', method);
           if (this.now() - waited + wait > MAX_INTERACTIVE_WAIT_MS) break;

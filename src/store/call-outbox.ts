@@ -75,8 +75,10 @@ export class CallOutboxRepo {
     await this.kv.expire(this.keys.callOutboxLease(at.teamId, at.channelId), ttlMs);
   }
 
-  async release(at: ChannelRef): Promise<void> {
-    await this.kv.del(this.keys.callOutboxLease(at.teamId, at.channelId));
+  /** Gives the lease up, unless it expired and another replica holds it now. */
+  async release(at: ChannelRef, owner: string): Promise<void> {
+    const key = this.keys.callOutboxLease(at.teamId, at.channelId);
+    if ((await this.kv.get(key)) === owner) await this.kv.del(key);
   }
 
   /** The ids of the roll-up under way in the channel, if one was started and not finished. */

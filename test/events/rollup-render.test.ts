@@ -8,6 +8,7 @@ import { parseEvent } from '../../src/events/events.js';
 import {
   ROLLUP_MAX_CALLS,
   callsToShow,
+  rollupFits,
   renderRollup,
   renderRollupTranscripts,
   type RolledCall,
@@ -57,6 +58,16 @@ describe('a roll-up of waiting calls', () => {
     expect(payload.blocks.length).toBeLessThanOrEqual(LIMITS.blocksPerMessage);
     expect(JSON.stringify(payload)).not.toContain('second line');
     expect(payload.blocks.filter((b) => JSON.stringify(b).includes('Customer ')).length).toBe(ROLLUP_MAX_CALLS);
+    // Slack also refuses a message whose blocks hold too much text altogether: long calls take fewer a post.
+    const fit = rollupFits(many);
+    expect(fit).toBeGreaterThanOrEqual(2);
+    expect(fit).toBeLessThan(ROLLUP_MAX_CALLS);
+    const text = renderRollup(many.slice(0, fit)).blocks.reduce(
+      (n, b) => n + (b.type === 'section' ? (b.text?.text.length ?? 0) : 0),
+      0,
+    );
+    expect(text).toBeLessThanOrEqual(11_000);
+    expect(rollupFits(many.slice(0, 3).map((c) => ({ ...c, data: { ...c.data, callSummary: 'short' } })))).toBe(3);
   });
 
   it('shows a call that started and completed while waiting once, as completed', () => {

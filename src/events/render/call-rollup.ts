@@ -14,6 +14,11 @@ export type RolledCall =
 
 /** Calls in one roll-up post: a block each, plus the heading, within Slack's 50 blocks (with room to spare). */
 export const ROLLUP_MAX_CALLS = 45;
+/**
+ * Text one roll-up (or its transcripts message) carries at most. Slack refuses a message whose blocks hold too
+ * much text altogether (`msg_blocks_too_long`) at a limit it does not publish; reports put it near 12,000.
+ */
+const MAX_MESSAGE_TEXT = 11_000;
 const SUMMARY_LINE_MAX = 200;
 const TRANSCRIPT_LABEL = '*Transcripts*';
 
@@ -62,6 +67,19 @@ function callBlock(call: RolledCall, withTranscript: boolean): KnownBlock {
   );
 }
 
+/** How many of the oldest `calls` one roll-up post can carry (at least 2, at most ROLLUP_MAX_CALLS). */
+export function rollupFits(calls: readonly RolledCall[]): number {
+  let text = 200;
+  let n = 0;
+  for (const call of calls.slice(0, ROLLUP_MAX_CALLS)) {
+    const block = callBlock(call, true);
+    text += block.type === 'section' ? (block.text?.text.length ?? 0) : 0;
+    if (n >= 2 && text > MAX_MESSAGE_TEXT) break;
+    n++;
+  }
+  return n;
+}
+
 /** One roll-up post of at most ROLLUP_MAX_CALLS calls (a longer backlog takes the next post too). */
 export function renderRollup(calls: readonly RolledCall[]): MessagePayload {
   const completed = calls.filter((c) => c.trigger === 'call_completed').length;
@@ -92,11 +110,22 @@ export function renderRollupTranscripts(calls: readonly RolledCall[]): Transcrip
     c.trigger === 'call_completed' && c.data.callTranscript?.trim() ? [c.data] : [],
   );
   if (withText.length === 0) return undefined;
-  const title = (e: CallCompleted) => `${customerPlain(e)}${e.callId ? ` (call ${e.callId})` : ''}`;
+  // customerPlain and code() escape already; the file below is plain text and gets the values as sent.
+  const heading = (e: CallCompleted) => `*${customerPlain(e)}*${e.callId ? ` (call ${code(e.callId)})` : ''}`;
+  const title = (e: CallCompleted) => {
+    const who =
+      e.customerName && e.customerNumber
+        ? `${e.customerName} (${e.customerNumber})`
+        : (e.customerName ?? e.customerNumber ?? 'unknown customer');
+    return `${who}${e.callId ? ` (call ${e.callId})` : ''}`;
+  };
   const sections = withText.map(
-    (e) => `*${escapeWithin(title(e), 200)}*\n${escapeWithin(e.callTranscript!.trim(), Number.MAX_SAFE_INTEGER)}`,
+    (e) => `${heading(e)}\n${escapeWithin(e.callTranscript!.trim(), Number.MAX_SAFE_INTEGER)}`,
   );
-  const fits = sections.every((s) => s.length <= LIMITS.sectionText) && sections.length + 1 <= LIMITS.blocksPerMessage;
+  const fits =
+    sections.every((s) => s.length <= LIMITS.sectionText) &&
+    sections.length + 1 <= LIMITS.blocksPerMessage &&
+    sections.reduce((n, s) => n + s.length, 0) <= MAX_MESSAGE_TEXT;
   if (fits) {
     return {
       kind: 'message',

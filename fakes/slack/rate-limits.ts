@@ -67,7 +67,10 @@ export class DefaultRateLimits {
   private readonly numbers: RateLimitNumbers | undefined;
   private readonly buckets = new Map<string, TokenBucket>();
 
-  constructor(opts: Pick<FakeSlackOptions, 'unlimitedBecause' | 'rateLimits'>) {
+  private readonly now: () => number;
+
+  constructor(opts: Pick<FakeSlackOptions, 'unlimitedBecause' | 'rateLimits' | 'rateLimitClock'>) {
+    this.now = opts.rateLimitClock ?? Date.now;
     if (opts.unlimitedBecause !== undefined && opts.unlimitedBecause.trim() === '') {
       throw new Error('startFakeSlack: unlimitedBecause must say why this stand-in has no rate limits');
     }
@@ -108,7 +111,7 @@ export class DefaultRateLimits {
   private bucket(key: string, capacity: number, perMs: number): TokenBucket {
     let bucket = this.buckets.get(key);
     if (!bucket) {
-      bucket = new TokenBucket(capacity, perMs);
+      bucket = new TokenBucket(capacity, perMs, this.now);
       this.buckets.set(key, bucket);
     }
     return bucket;

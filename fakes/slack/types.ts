@@ -362,6 +362,8 @@ export interface FakeSlackOptions {
     postPerChannel?: { capacity?: number; perSecond?: number };
     tier3?: { capacity?: number; perMinute?: number };
   };
+  /** The clock the rate limits refill by (a test moves it instead of waiting out a Retry-After). Default `Date.now`. */
+  rateLimitClock?: () => number;
 }
 
 export interface FakeSlack {

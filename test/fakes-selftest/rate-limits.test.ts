@@ -7,7 +7,6 @@
  *
  * Waits here are the Retry-After the stand-in answered, never a guess.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ErrorCode, LogLevel, WebClient, type WebAPIRateLimitedError } from '@slack/web-api';
 import { TokenBucket } from '../../fakes/slack/rate-limits.js';
@@ -42,8 +41,11 @@ async function refusedFor(call: Promise<unknown>): Promise<number> {
 
 const post = (text: string, channel = CHANNEL, c = client) => c.chat.postMessage({ channel, text });
 
+/** The limits' clock: a test moves it past a Retry-After instead of waiting it out. */
+let now = Date.now();
+
 beforeAll(async () => {
-  fake = await startFakeSlack({ teamId: 'T0LIMITS001' });
+  fake = await startFakeSlack({ teamId: 'T0LIMITS001', rateLimitClock: () => now });
   client = strictClient(fake.botToken, fake.apiUrl);
 });
 afterAll(async () => {
@@ -67,7 +69,7 @@ describe('chat.postMessage: a burst of 4 per channel, then 1 a second', () => {
 
     expect((await post('elsewhere', OTHER_CHANNEL)).ok).toBe(true);
 
-    await sleep(retryAfter * 1000);
+    now += retryAfter * 1000;
     expect((await post('after waiting')).ok).toBe(true);
     expect(fake.messages(CHANNEL)).toHaveLength(5);
   });
@@ -121,7 +123,7 @@ describe('Tier 3 methods: 10 in a burst, then 50 a minute, per workspace and met
 
     expect((await client.reactions.add({ channel: CHANNEL, timestamp: ts!, name: 'eyes' })).ok).toBe(true);
 
-    await sleep(retryAfter * 1000);
+    now += retryAfter * 1000;
     expect((await client.chat.update({ channel: CHANNEL, ts: ts!, text: 'edit 12' })).ok).toBe(true);
   });
 

@@ -55,6 +55,8 @@ export interface CallOutboxOptions {
 const LEASE_MS = 120_000;
 /** Failures time does not heal (a refused payload…) before the calls concerned are given up (logged, counted). */
 const MAX_FAILURES = 5;
+/** Waiting calls read per post: a roll-up's worth and more (the rest of a long backlog is read as it comes up). */
+const READ_AHEAD = 2 * ROLLUP_MAX_CALLS;
 const STEP_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 /** A full channel: how long the next call waits in the queue before it tries again. */
 const FULL_RETRY_MS = 1_000;
@@ -173,7 +175,7 @@ export class CallOutbox {
     if (!(await this.kit.store.callOutbox.lease(at, this.owner, LEASE_MS))) return;
     try {
       while (!this.stopped) {
-        const waiting = this.parse(at, await this.kit.store.callOutbox.waiting(at));
+        const waiting = this.parse(at, await this.kit.store.callOutbox.waiting(at, READ_AHEAD));
         if (waiting.length === 0) {
           this.failures.delete(member(at));
           await this.kit.store.callOutbox.forgetIfEmpty(at);
@@ -370,7 +372,7 @@ export class CallOutbox {
     if (isChannelGone(code)) {
       // Retrying cannot help until someone invites the bot back or unsubscribes the channel: no retry storm.
       await this.kit.pauses.pause(at.teamId, at.channelId, code);
-      const all = this.parse(at, await this.kit.store.callOutbox.waiting(at));
+      const all = this.parse(at, await this.kit.store.callOutbox.waiting(at, READ_AHEAD));
       this.kit.logger.error(
         { ...log, calls: all.length },
         `call notifications kept as dead letters: ${pauseAdvice(at.channelId, code)}`,

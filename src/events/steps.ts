@@ -30,6 +30,16 @@ export class StepLog {
     return (await this.store.kv.get(this.key(ref))) !== null;
   }
 
+  /** The step's result when it succeeded, else null. */
+  read(ref: StepRef): Promise<string | null> {
+    return this.store.kv.get(this.key(ref));
+  }
+
+  /** Records (or replaces) the step's result without running anything. */
+  async record(ref: StepRef, result: string): Promise<void> {
+    await this.store.kv.set(this.key(ref), result, { ttlMs: this.ttlMs });
+  }
+
   private key(ref: StepRef): string {
     return this.store.keys.dedup('event-step', JSON.stringify([ref.teamId, ref.entryId, ref.channel, ref.step]));
   }

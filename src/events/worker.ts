@@ -20,6 +20,7 @@ import {
   RetryLaterError,
   type ChannelCause,
   type Consumer,
+  type HandlerResult,
   type QueueEntry,
   type Store,
 } from '../store/index.js';
@@ -71,6 +72,18 @@ export interface Delivery<T extends TriggerName = TriggerName> {
   eachChannel(channels: readonly string[], work: (channel: string) => Promise<void>): Promise<void>;
   /** `post` in every routed channel; `skipped` when none is routed. */
   toEachRoute(post: (slack: WebClient, channel: string) => Promise<void>): Promise<DeliveryOutcome>;
+  /**
+   * Events of the same conversation / call already waiting right behind this one with the same trigger,
+   * oldest first (none of them started): what a handler may carry in its own post (see `absorb`).
+   */
+  waitingBehind(): { entryId: string; event: EventOf<T> }[];
+  /**
+   * This entry does the work of these waiting entries: recorded for each (a later run of one does nothing,
+   * see `absorbedBy`) and the queue acknowledges them without running them.
+   */
+  absorb(entryIds: readonly string[]): Promise<void>;
+  /** The entry that took over this one's work (`absorb`), if one did. */
+  absorbedBy(): Promise<string | undefined>;
 }
 
 /**
@@ -129,9 +142,9 @@ export class EventWorker {
   }
 
   /** `handle`, counting the entries its last failed attempt turns into dead letters. */
-  private async handleCounted(entry: QueueEntry): Promise<void> {
+  private async handleCounted(entry: QueueEntry): Promise<HandlerResult> {
     try {
-      await this.handle(entry);
+      return await this.handle(entry);
     } catch (caught) {
       const heals = this.timeHeals(entry, caught);
       const err = heals === undefined ? caught : new RetryLaterError(heals, 'Slack is busy or down: the event waits');
@@ -146,7 +159,7 @@ export class EventWorker {
     }
   }
 
-  async handle(entry: QueueEntry): Promise<void> {
+  async handle(entry: QueueEntry): Promise<HandlerResult> {
     const job = readJob(entry.payload);
     if (!job.success) throw new UnhandledEventError('queue entry is not an event job (v1): kept as a dead letter');
     const { trigger, event: raw } = job.data;
@@ -167,13 +180,35 @@ export class EventWorker {
     }
     const handler = this.handlers.get(trigger);
     if (!handler) throw new UnhandledEventError(`no handler for ${trigger}: not posted, kept for inspection`);
-    const outcome = await handler(this.delivery(entry, parsed.event, log, job.data.retryOf ?? entry.id));
+    const alsoDone: string[] = [];
+    const delivery = this.delivery(entry, parsed.event, log, job.data.retryOf ?? entry.id, alsoDone);
+    const outcome = await handler(delivery);
     if (outcome === 'posted') this.kit.metrics?.eventsPosted.inc({ trigger });
     if (outcome === 'handed-on') log.debug('event handed on');
+    return { alsoDone };
+  }
+
+  /** The waiting entries behind `entry` with its trigger, up to the first that has another (or does not read). */
+  private waitingBehind(entry: QueueEntry, trigger: TriggerName): { entryId: string; event: KnownEvent }[] {
+    const found: { entryId: string; event: KnownEvent }[] = [];
+    for (const next of entry.behind ?? []) {
+      const job = readJob(next.payload);
+      if (!job.success || job.data.trigger !== trigger || job.data.retryOf !== undefined) break;
+      const parsed = jobEvent(job.data);
+      if (!parsed.ok || !parsed.event.known) break;
+      found.push({ entryId: next.id, event: parsed.event });
+    }
+    return found;
   }
 
   /** `stepsOf`: the entry whose steps count as done (the dead letter's, when an admin retried one). */
-  private delivery(entry: QueueEntry, event: KnownEvent, log: Logger, stepsOf: string): Delivery {
+  private delivery(entry: QueueEntry, event: KnownEvent, log: Logger, stepsOf: string, alsoDone: string[]): Delivery {
+    const absorbedStep = (entryId: string): StepRef => ({
+      teamId: entry.teamId,
+      entryId,
+      channel: '*',
+      step: 'absorbed',
+    });
     const delivery: Delivery = {
       entry,
       event,
@@ -199,6 +234,14 @@ export class EventWorker {
         log.info({ channels: channels.length }, 'event posted');
         return 'posted';
       },
+      waitingBehind: () => this.waitingBehind(entry, event.trigger),
+      absorb: async (entryIds) => {
+        for (const id of entryIds) {
+          await this.steps.once(absorbedStep(id), () => Promise.resolve(stepsOf));
+          alsoDone.push(id);
+        }
+      },
+      absorbedBy: async () => (await this.steps.read(absorbedStep(entry.id))) ?? undefined,
     };
     return delivery;
   }

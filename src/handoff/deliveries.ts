@@ -7,15 +7,28 @@
  */
 import { z } from 'zod';
 import type { Delivery, DeliveryOutcome, Events } from '../events/index.js';
-import { renderAgentLine, renderCustomerLine, renderEvent } from '../events/render/index.js';
+import type { MessageReceived } from '../events/events.js';
+import { renderAgentLine, renderCustomerLines, renderEvent } from '../events/render/index.js';
+import type { MessagePayload } from '../slack/blocks.js';
 import { postMessage } from '../slack/post.js';
 import { ConversationThreads, conversationOf } from './threads.js';
 import type { Waiting } from './waiting.js';
 
 const threadListSchema = z.array(z.object({ channelId: z.string(), threadTs: z.string() }));
 
+/** Most customer messages one thread post carries (each is two blocks; Slack takes 50 a message). */
+const MAX_LINES_PER_POST = 10;
+const mergedSchema = z.array(z.object({ entryId: z.string(), data: z.unknown() }));
+
 export function registerChatHandlers(events: Pick<Events, 'on'>, waiting: Waiting): void {
-  events.on('message_received', (d) => deliverChatMessage(d, waiting));
+  events.on('message_received', async (d) => {
+    const into = await d.absorbedBy();
+    if (into !== undefined) {
+      d.log.info({ into }, 'customer message was posted together with the one before it: nothing left to do');
+      return 'skipped';
+    }
+    return deliverChatMessage(d, waiting);
+  });
   events.on('message_sent', async (d) => {
     const ref = conversationOf(d.entry.teamId, d.event.data);
     if (ref && (await threadsOf(d).isEcho(d.entry.teamId, d.stepsOf, ref, d.event.data.messageContent))) {
@@ -84,11 +97,15 @@ function deliverChatMessage(
   const conversation = conversationOf(d.entry.teamId, d.event.data);
   if (!conversation) return d.toEachRoute(plainPost(d));
   const threads = threadsOf(d);
+  let line: Promise<MessagePayload> | undefined;
   return d.toEachRoute(async (slack, channel) => {
     const threadTs = await threads.threadIn(slack, d.stepsOf, channel, conversation, d.event.data, d.log);
-    const line =
-      d.event.trigger === 'message_received' ? renderCustomerLine(d.event.data) : renderAgentLine(d.event.data);
-    await d.steps.once(d.step(channel, 'post'), () => postMessage(slack, { channel, threadTs }, line));
+    line ??=
+      d.event.trigger === 'message_received'
+        ? customerLines(d as Delivery<'message_received'>).then(renderCustomerLines)
+        : Promise.resolve(renderAgentLine(d.event.data));
+    const payload = await line;
+    await d.steps.once(d.step(channel, 'post'), () => postMessage(slack, { channel, threadTs }, payload));
     if (d.event.trigger === 'message_received') {
       const started = await d.steps.once(d.step(channel, 'waiting'), async () =>
         (await waiting.customerWrote(d.entry.teamId, channel, threadTs)) ? 'started' : 'waiting',
@@ -101,6 +118,32 @@ function deliverChatMessage(
       }
     }
   });
+}
+
+/**
+ * The customer messages this post carries: this one, and those of the same conversation that waited right
+ * behind it (Slack's pace kept it waiting). The set only grows until the first channel has the post, and is
+ * recorded with the messages themselves, so a retry anywhere posts the same lines and the absorbed entries
+ * post nothing.
+ */
+async function customerLines(d: Delivery<'message_received'>): Promise<MessageReceived[]> {
+  const recordRef = d.step('*', 'merged');
+  const stored = await d.steps.read(recordRef);
+  const recorded = stored === null ? [] : (mergedSchema.safeParse(JSON.parse(stored)).data ?? []);
+  const channels = await d.channels();
+  const posted = await Promise.all(channels.map((c) => d.steps.done(d.step(c, 'post'))));
+  let merged = recorded;
+  if (!posted.some(Boolean)) {
+    const known = new Set(recorded.map((r) => r.entryId));
+    const more = d
+      .waitingBehind()
+      .filter((b) => !known.has(b.entryId))
+      .map((b) => ({ entryId: b.entryId, data: b.event.data }));
+    merged = [...recorded, ...more].slice(0, MAX_LINES_PER_POST - 1);
+    if (merged.length > recorded.length) await d.steps.record(recordRef, JSON.stringify(merged));
+  }
+  await d.absorb(merged.map((m) => m.entryId));
+  return [d.event.data, ...merged.map((m) => m.data as MessageReceived)];
 }
 
 function plainPost(d: Delivery): Parameters<Delivery['toEachRoute']>[0] {

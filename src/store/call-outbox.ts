@@ -46,12 +46,18 @@ export class CallOutboxRepo {
     });
   }
 
-  /** The channel's waiting calls, oldest first. */
-  async waiting(at: ChannelRef): Promise<WaitingCall[]> {
-    const all = await this.kv.hashGetAll(this.keys.callOutbox(at.teamId, at.channelId));
-    return Object.entries(all)
-      .map(([id, json]) => ({ id, json }))
-      .sort((a, b) => compareEntryIds(a.id, b.id));
+  /**
+   * The channel's oldest `limit` waiting calls, oldest first. Only their ids are read for the whole backlog:
+   * a channel thousands of calls behind reads a post's worth of events per post, not all of them.
+   */
+  async waiting(at: ChannelRef, limit: number): Promise<WaitingCall[]> {
+    const key = this.keys.callOutbox(at.teamId, at.channelId);
+    const ids = (await this.kv.hashFields(key)).sort(compareEntryIds).slice(0, limit);
+    const values = await this.kv.hashGetMany(key, ids);
+    return ids.flatMap((id, i) => {
+      const json = values[i];
+      return json === null || json === undefined ? [] : [{ id, json }];
+    });
   }
 
   async remove(at: ChannelRef, ids: readonly string[]): Promise<void> {
@@ -60,9 +66,9 @@ export class CallOutboxRepo {
 
   /** Drops the channel from the list when it holds no calls (checked again after, so a call added meanwhile keeps it listed). */
   async forgetIfEmpty(at: ChannelRef): Promise<void> {
-    if ((await this.waiting(at)).length > 0) return;
+    if ((await this.size(at)) > 0) return;
     await this.kv.setRemove(this.keys.callOutboxChannels(), member(at));
-    if ((await this.waiting(at)).length > 0) await this.kv.setAdd(this.keys.callOutboxChannels(), member(at));
+    if ((await this.size(at)) > 0) await this.kv.setAdd(this.keys.callOutboxChannels(), member(at));
   }
 
   /** True when `owner` may post for the channel for `ttlMs` (no other replica holds it). */

@@ -20,10 +20,8 @@ export class ChannelPauseRepo {
 
   /** Pauses the channel; true when it was not paused already (so whoever pauses it tells the admin, once). */
   async pause(teamId: string, channelId: string, reason: string, now = Date.now()): Promise<boolean> {
-    const key = this.keys.channelPauses(teamId);
-    if ((await this.kv.hashGet(key, channelId)) !== null) return false;
-    await this.kv.hashSet(key, { [channelId]: JSON.stringify({ reason, since: now }) });
-    return true;
+    // Only one of the replicas and workers that see Slack refuse the channel pauses it (and tells the admin).
+    return this.kv.hashSetIfAbsent(this.keys.channelPauses(teamId), channelId, JSON.stringify({ reason, since: now }));
   }
 
   async get(teamId: string, channelId: string): Promise<ChannelPause | undefined> {

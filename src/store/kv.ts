@@ -33,6 +33,10 @@ export interface KeyValueStore {
   hashGetAll(key: string): Promise<Record<string, string>>;
   /** How many fields the hash has (0 when the key does not exist). */
   hashLen(key: string): Promise<number>;
+  /** The hash's field names, without their values (`[]` when the key does not exist). */
+  hashFields(key: string): Promise<string[]>;
+  /** The values of `fields`, in their order (null for a field that does not exist). */
+  hashGetMany(key: string, fields: readonly string[]): Promise<(string | null)[]>;
 
   /** Returns how many members were new. */
   setAdd(key: string, ...members: string[]): Promise<number>;
@@ -45,6 +49,8 @@ export interface KeyValueStore {
   /** Writes a string only while it still holds `expected`, keeping its TTL; returns whether it was written. */
   setIfEqual(key: string, expected: string, value: string): Promise<boolean>;
   /** Writes a hash field only while it still holds `expected`; returns whether it was written. */
+  /** Writes a hash field only when it does not exist yet (Redis `HSETNX`); returns whether it was written. */
+  hashSetIfAbsent(key: string, field: string, value: string): Promise<boolean>;
   hashSetIfEqual(key: string, field: string, expected: string, value: string): Promise<boolean>;
   /** Deletes a hash field only while it still holds `expected`; returns whether it was deleted. */
   hashDelIfEqual(key: string, field: string, expected: string): Promise<boolean>;

@@ -139,6 +139,21 @@ export class MemoryKeyValueStore implements KeyValueStore {
     });
   }
 
+  hashFields(key: string): Promise<string[]> {
+    return this.run(() => {
+      const item = this.live(key);
+      return item ? [...this.expect(item, 'hash').data.keys()] : [];
+    });
+  }
+
+  hashGetMany(key: string, fields: readonly string[]): Promise<(string | null)[]> {
+    return this.run(() => {
+      const item = this.live(key);
+      const hash = item ? this.expect(item, 'hash').data : undefined;
+      return fields.map((f) => hash?.get(f) ?? null);
+    });
+  }
+
   setAdd(key: string, ...members: string[]): Promise<number> {
     return this.run(() => {
       if (members.length === 0) return 0;
@@ -185,6 +200,17 @@ export class MemoryKeyValueStore implements KeyValueStore {
       const item = this.live(key);
       if (!item || this.expect(item, 'string').data !== expected) return false;
       item.value = { kind: 'string', data: value };
+      return true;
+    });
+  }
+
+  hashSetIfAbsent(key: string, field: string, value: string): Promise<boolean> {
+    return this.run(() => {
+      const item = this.live(key);
+      const hash = item ? this.expect(item, 'hash').data : new Map<string, string>();
+      if (hash.has(field)) return false;
+      hash.set(field, value);
+      if (!item) this.items.set(key, { value: { kind: 'hash', data: hash }, expiresAt: undefined });
       return true;
     });
   }

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { compareEntryIds, entryRef } from './queue-backend.js';
 import type { QueueBackend, QueueReader, StoredEntry } from './queue-backend.js';
-import { ChannelFailures, isRetryLaterError } from './queue.js';
+import { ChannelFailures, isRetryLaterError, MAX_BEHIND } from './queue.js';
 import type {
   ConsumeOptions,
   Consumer,
@@ -12,6 +12,7 @@ import type {
   EventQueue,
   QueueDepth,
   QueueEvent,
+  QueueEntry,
   QueueHandler,
 } from './queue.js';
 
@@ -40,6 +41,8 @@ interface Held {
   notBefore: number;
   /** The handler succeeded; only the completion still has to be recorded. */
   handled: boolean;
+  /** An earlier entry's handler did this one's work (`HandlerResult.alsoDone`): acknowledged without running. */
+  absorbed?: boolean;
 }
 
 interface Settings {
@@ -358,13 +361,35 @@ class QueueConsumer implements Consumer {
       h.notBefore = Date.now() + this.settings.pollMs;
       return;
     }
+    if (h.absorbed) {
+      h.handled = true;
+      return this.finish(h);
+    }
+    let result;
     try {
-      await this.handler({ ...entry, attempt: start.failedAttempts + 1 });
+      result = await this.handler({ ...entry, attempt: start.failedAttempts + 1, behind: this.behind(h) });
     } catch (error) {
       return this.handlerFailed(h, start.failedAttempts + 1, error);
     }
     h.handled = true;
+    this.absorb(h, result?.alsoDone ?? []);
     return this.finish(h);
+  }
+
+  /** The entries waiting right behind `h` in its orderKey, as a handler sees them. */
+  private behind(h: Held): QueueEntry[] {
+    const list = this.byKey.get(h.entry.orderKey) ?? [];
+    return list
+      .slice(list.indexOf(h) + 1)
+      .filter((w) => !w.handled && !w.absorbed)
+      .slice(0, MAX_BEHIND)
+      .map((w) => ({ ...w.entry, attempt: 1 }));
+  }
+
+  private absorb(h: Held, ids: readonly string[]): void {
+    if (ids.length === 0) return;
+    const done = new Set(ids);
+    for (const w of this.byKey.get(h.entry.orderKey) ?? []) if (done.has(w.entry.id)) w.absorbed = true;
   }
 
   private async finish(h: Held): Promise<void> {

@@ -79,6 +79,15 @@ export class RedisKeyValueStore implements KeyValueStore {
     return this.redis.hlen(key);
   }
 
+  hashFields(key: string): Promise<string[]> {
+    return this.redis.hkeys(key);
+  }
+
+  hashGetMany(key: string, fields: readonly string[]): Promise<(string | null)[]> {
+    if (fields.length === 0) return Promise.resolve([]);
+    return this.redis.hmget(key, ...fields);
+  }
+
   setAdd(key: string, ...members: string[]): Promise<number> {
     if (members.length === 0) return Promise.resolve(0);
     return this.redis.sadd(key, ...members);
@@ -110,6 +119,10 @@ export class RedisKeyValueStore implements KeyValueStore {
 
   async setIfEqual(key: string, expected: string, value: string): Promise<boolean> {
     return (await this.redis.campaignSetIfEqual(key, expected, value)) === 1;
+  }
+
+  async hashSetIfAbsent(key: string, field: string, value: string): Promise<boolean> {
+    return (await this.redis.hsetnx(key, field, value)) === 1;
   }
 
   async hashSetIfEqual(key: string, field: string, expected: string, value: string): Promise<boolean> {

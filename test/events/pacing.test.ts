@@ -176,3 +176,49 @@ describe('two replicas on one Redis', () => {
     expect(first.slack.callsTo('chat.postMessage').filter((c) => c.status !== 200)).toEqual([]);
   });
 });
+
+describe.each(['memory', 'redis'] as const)('a customer writing while the thread must wait (%s)', (mode) => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startEventsHarness({
+      ...(mode === 'redis' ? { redisUrl: redis.url, keyPrefix: `${redis.prefix}merge:${mode}:` } : {}),
+      bot: {
+        // A channel burst of two: the conversation's card and its first line; the next lines must wait.
+        slackLimits: { channelPosts: { intervalMs: 1_000, burst: 2 }, tier3: { intervalMs: 1_400, burst: 5 } },
+      },
+    });
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it('posts the messages that waited for the same thread together, each once and in order', async () => {
+    const channel = 'C0MERGE001';
+    const hook = await routeTo(h, [{ campaignId: '*', triggerName: 'message_received', channelId: channel }]);
+    const customerNumber = `+1415557${String(++n).padStart(4, '0')}`;
+    const texts = ['Hi there', 'Are you open on Friday?', 'I mean this Friday', 'Around 10?', 'Thanks!'];
+    const events = texts.map((messageContent, i) => ({
+      ...MESSAGE_RECEIVED_FULL,
+      customerNumber,
+      messageContent,
+      receivedAt: new Date(Date.UTC(2024, 2, 8, 16, 45, i)).toISOString(),
+    }));
+    // One webhook carrying the five messages: all five wait in the queue at once.
+    expect((await deliver(hook, events)).status).toBe(200);
+    await queueDrained(h, 15_000);
+
+    const card = posts(h, channel).find((m) => m.text.startsWith('Chat with'));
+    expect(card).toBeDefined();
+    const lines = h.slack.thread(channel, card!.ts).slice(1);
+    const shown = lines.map((m) => JSON.stringify(m.blocks ?? []));
+    // Every message once, in the order the customer wrote them...
+    const at = texts.map((t) => shown.findIndex((json) => json.includes(t)));
+    expect(at.every((i) => i >= 0)).toBe(true);
+    expect([...at].sort((a, b) => a - b)).toEqual(at);
+    for (const t of texts) expect(shown.join('\n').split(t).length - 1).toBe(1);
+    // ...in fewer posts than messages: those that waited went out as one.
+    expect(lines.length).toBeLessThan(texts.length);
+    expect(lines.some((m) => m.text.includes('more)'))).toBe(true);
+    expect(h.slack.callsTo('chat.postMessage').filter((c) => c.status !== 200)).toEqual([]);
+  });
+});

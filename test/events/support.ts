@@ -97,7 +97,7 @@ export async function queueDrained(h: Harness, timeoutMs = 10_000): Promise<void
           .slice(-30)
           .join('\n'),
         JSON.stringify(channels),
-        JSON.stringify(await store.callOutbox.waiting(channels[0]!)),
+        JSON.stringify(await store.callOutbox.waiting(channels[0]!, 10)),
       );
     if (Date.now() > deadline)
       throw new Error(

@@ -78,11 +78,22 @@ describe.each(backends)('KeyValueStore contract ($name)', ({ create }) => {
     const { kv, keys } = create();
     const key = keys.workspace('T-hash');
     expect(await kv.hashGetAll(key)).toEqual({});
+    expect(await kv.hashFields(key)).toEqual([]);
+    expect(await kv.hashGetMany(key, ['a'])).toEqual([null]);
+    const fresh = keys.workspace('T-hash-nx');
+    expect(await kv.hashSetIfAbsent(fresh, 'a', '1')).toBe(true);
+    expect(await kv.hashGetAll(fresh)).toEqual({ a: '1' });
+    await kv.del(fresh);
     expect(await kv.hashGet(key, 'a')).toBeNull();
     await kv.hashSet(key, { a: '1', b: '2' });
     await kv.hashSet(key, { b: '3' });
     expect(await kv.hashGet(key, 'b')).toBe('3');
     expect(await kv.hashGetAll(key)).toEqual({ a: '1', b: '3' });
+    expect((await kv.hashFields(key)).sort()).toEqual(['a', 'b']);
+    expect(await kv.hashGetMany(key, ['b', 'missing', 'a'])).toEqual(['3', null, '1']);
+    expect(await kv.hashSetIfAbsent(key, 'a', 'other')).toBe(false);
+    expect(await kv.hashSetIfAbsent(key, 'c', '4')).toBe(true);
+    expect(await kv.hashDel(key, 'c')).toBe(1);
     expect(await kv.hashDel(key, 'a', 'missing')).toBe(1);
     expect(await kv.hashDel(key, 'b')).toBe(1);
     // The key is gone: it can be created again as another type.

@@ -10,7 +10,7 @@ import { renderAgentLine, renderCustomerLine } from './messages.js';
 
 export { renderCallStarted } from './call-started.js';
 export { RECORDING_ACTION, renderCallCompleted, renderTranscript, type TranscriptReply } from './call-completed.js';
-export { renderAgentLine, renderCustomerLine } from './messages.js';
+export { renderAgentLine, renderCustomerLine, renderCustomerLines } from './messages.js';
 
 /**
  * The post of a known event: for calls the channel post (call_completed: the card; its transcript is rendered

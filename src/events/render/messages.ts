@@ -24,6 +24,22 @@ export function renderCustomerLine(e: MessageReceived): MessagePayload {
   ]);
 }
 
+/**
+ * Several messages of one customer that waited for the same thread, in one post (oldest first): one line
+ * each, under one name. A single message is `renderCustomerLine`.
+ */
+export function renderCustomerLines(lines: readonly MessageReceived[]): MessagePayload {
+  const [first, ...more] = lines;
+  if (!first) throw new RangeError('renderCustomerLines: no message');
+  if (more.length === 0) return renderCustomerLine(first);
+  const name = inline(first.customerName, 100) ?? inline(first.customerNumber, 40) ?? 'Customer';
+  return message(`${name}: ${inline(first.messageContent, 200) ?? '(empty)'} (+${more.length} more)`, [
+    section(`💬 *${name}*${body(first.messageContent)}`),
+    context(dotted('customer', when(first.receivedAt))),
+    ...more.flatMap((e) => [section(body(e.messageContent).slice(1)), context(dotted('customer', when(e.receivedAt)))]),
+  ]);
+}
+
 /** The agent's (AI or platform-side human) message in the conversation's thread. */
 export function renderAgentLine(e: MessageSent): MessagePayload {
   const name = inline(e.agentName, 100) ?? 'Agent';

@@ -132,6 +132,13 @@ export function renderWithdrawnNotice(who: string): MessagePayload {
   return message('Reply withdrawn before it was sent', [section(text)]);
 }
 
+/** What only the agent needs to know about a sent SMS reply: it went out as several SMS. */
+export function renderSmsSegmentsNotice(segments: number, characters: number, unicode: boolean): MessagePayload {
+  const why = unicode ? ' — emoji and some letters make each SMS hold 70 characters instead of 160' : '';
+  const text = `✅ Your reply went out as *${segments} SMS* (${characters} characters${why}); the customer’s phone shows them as one message.`;
+  return message(`Your reply went out as ${segments} SMS`, [section(text)]);
+}
+
 export function renderFilesNotice(who: string, fileNames: string[], hasText: boolean): MessagePayload {
   const names =
     fileNames.length > 0

@@ -12,6 +12,7 @@
  *
  * Logs carry ids, the agent's display name and outcomes; message text only at debug level.
  */
+import { SegmentedMessage } from 'sms-segments-calculator';
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
 import { ApiConnectionError, ApiTimeoutError, BadRequestError } from '../api/index.js';
@@ -28,6 +29,7 @@ import {
   renderMirroredReply,
   renderNotAllowedNotice,
   renderReplyNotice,
+  renderSmsSegmentsNotice,
   renderWithdrawnNotice,
   type ReplyAddress,
   type SendOutcome,
@@ -357,6 +359,9 @@ export class ReplyRelay {
       // The reply stays `sending` on record: Retry then says the outcome is unknown instead of sending blindly.
       log.error({ err, outcome: state }, 'could not record the outcome of a handoff reply');
     }
+    // Before the ✅: whoever sees the receipt can count on the SMS note being there when there is one.
+    if (outcome.kind === 'sent' && a.thread && !a.retriedBy)
+      await this.tellSmsSegments(client, a.thread, address, a.reply, log);
     const before = a.previous ? REACTION[a.previous] : undefined;
     const after = REACTION[state];
     if (before && before !== after) await this.unreact(client, address, before, log);
@@ -364,6 +369,34 @@ export class ReplyRelay {
     if (outcome.kind === 'sent' && a.thread) {
       await this.mirror(client, a.thread, a.reply.text, a.agentName, log);
       await this.cardsAfterAnswer(client, a.thread, a.reply.user, log);
+    }
+  }
+
+  /**
+   * On an SMS campaign, a reply longer than one SMS: its author is told (only them) how many it took. Segments
+   * as carriers count them: GSM-7 160 characters (153 when joined), UCS-2 70 (67).
+   */
+  private async tellSmsSegments(
+    client: WebClient,
+    thread: ThreadInfo,
+    address: ReplyAddress,
+    reply: ThreadReply,
+    log: Logger,
+  ): Promise<void> {
+    if (thread.facts.campaignType !== 'messages') return;
+    const sms = new SegmentedMessage(reply.text, 'auto');
+    if (sms.segmentsCount < 2) return;
+    const notice = renderSmsSegmentsNotice(sms.segmentsCount, [...reply.text].length, sms.encodingName === 'UCS-2');
+    try {
+      await client.chat.postEphemeral({
+        channel: address.channel,
+        thread_ts: address.threadTs,
+        user: reply.user,
+        text: notice.text,
+        blocks: notice.blocks,
+      });
+    } catch (err) {
+      log.info({ err, slackError: slackErrorCode(err) }, 'could not tell the agent how many SMS their reply took');
     }
   }
 

@@ -1,8 +1,11 @@
 /**
  * A Slack message as the customer should read it. Slack's `text` carries its own markup — `<@U123>`
- * mentions, `<#C123|name>` channels, `<https://…|label>` links, `&amp;`-style entities — none of which means
- * anything outside Slack, so it becomes plain text before it is sent with send-human-response.
+ * mentions, `<#C123|name>` channels, `<https://…|label>` links, `&amp;`-style entities, `:emoji:` shortcodes,
+ * and the formatting an agent typed (`*bold*`, `_italic_`, `~strike~`, `` `code` ``, `> quote`) — none of which
+ * means anything in an SMS or a chat widget, so it becomes plain text before it is sent with
+ * send-human-response. Slack's formats: https://docs.slack.dev/messaging/formatting-message-text
  */
+import { emojify } from './emoji.js';
 
 /** `note:` at the start of a reply keeps it in Slack (a private note for the other agents). */
 export function isPrivateNote(text: string | undefined): boolean {
@@ -14,22 +17,53 @@ export type NameOf = (userId: string) => Promise<string>;
 
 const TOKEN = /<([^<>]*)>/g;
 
+/** Stands for a token or a code span while the text around it is unmarked; a private-use character, taken out of the agent's text first. */
+const HOLE = /\uE000(\d+)\uE000/g;
+const CODE = /```([\s\S]*?)```|`([^`\n]+)`/g;
+/** `>` (sent as `&gt;`) quoting a line, `>>>` the rest of the message. */
+const QUOTE = /^(?:&gt;){1,3}[ \t]?/gm;
+
 export async function toCustomerText(text: string, nameOf: NameOf): Promise<string> {
-  const parts: string[] = [];
+  // Links, mentions and code keep their characters as typed: they are set aside while the rest is unmarked.
+  text = text.replace(/\uE000/g, '');
+  const kept: string[] = [];
+  const hole = (value: string) => `\uE000${kept.push(value) - 1}\uE000`;
+  let rest = '';
   let last = 0;
   for (const match of text.matchAll(TOKEN)) {
-    parts.push(decodeEntities(text.slice(last, match.index)));
-    parts.push(await plainToken(match[1] ?? '', nameOf));
+    rest += text.slice(last, match.index) + hole(await plainToken(match[1] ?? '', nameOf));
     last = match.index + match[0].length;
   }
-  parts.push(decodeEntities(text.slice(last)));
-  return parts.join('').trim();
+  rest += text.slice(last);
+  rest = rest.replace(CODE, (_, block: string | undefined, inline: string | undefined) =>
+    hole(decodeEntities((block ?? inline ?? '').replace(/^\n|\n$/g, ''))),
+  );
+  const plain = decodeEntities(emojify(unmark(rest.replace(QUOTE, ''))));
+  return plain.replace(HOLE, (_, i: string) => kept[Number(i)] ?? '').trim();
+}
+
+/**
+ * Slack's formatting markers dropped, the words kept: a marker opens after a blank, punctuation or the start
+ * and closes before one of those or the end, with no blank just inside — so `snake_case` and `2*3*4` stay.
+ */
+function unmark(text: string): string {
+  let out = text;
+  for (const m of ['\\*', '_', '~']) {
+    const marked = new RegExp(
+      `(^|[^\\p{L}\\p{N}${m}])${m}(?=\\S)([^\\n]*?[^\\s${m}]|[^\\s${m}])${m}(?=$|[^\\p{L}\\p{N}${m}])`,
+      'gu',
+    );
+    // Twice: markers nested in one another (`*_both_*`) come off one layer per pass.
+    for (let pass = 0; pass < 2; pass++) out = out.replace(marked, '$1$2');
+  }
+  return out;
 }
 
 async function plainToken(inner: string, nameOf: NameOf): Promise<string> {
   const bar = inner.indexOf('|');
   const target = bar === -1 ? inner : inner.slice(0, bar);
-  const label = bar === -1 ? undefined : decodeEntities(inner.slice(bar + 1));
+  // A label reads like the text around it (a mailto or URL target is kept exactly).
+  const label = bar === -1 ? undefined : decodeEntities(emojify(unmark(inner.slice(bar + 1))));
   if (target.startsWith('@')) return `@${label ?? (await nameOf(target.slice(1)))}`;
   if (target.startsWith('#')) return `#${label ?? 'channel'}`;
   if (target.startsWith('!')) {

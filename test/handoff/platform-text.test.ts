@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SlackMessage } from '../fakes/slack.js';
 import type { Harness } from '../support/harness.js';
 import { startEventsHarness } from '../events/support.js';
-import { notices, openConversation, reactions } from './support.js';
+import { notices, openConversation, reactions, sends } from './support.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -33,6 +33,40 @@ function textObjects(m: SlackMessage): TextObject[] {
 function postCall(ts: string) {
   return h.slack.callsTo('chat.postMessage').find((c) => (c.response as { ts?: string }).ts === ts);
 }
+
+describe('what the customer reads of an agent’s reply', () => {
+  it('gets the reply as the agent meant it: entities decoded, emoji as emoji, no formatting marks, names for mentions', async () => {
+    const conv = await openConversation(h);
+    await conv.customer('Is the Q&A on?');
+    const sessionId = conv.session();
+    await conv.linkSession(sessionId);
+    // What Slack's Events API delivers for what the agent typed (entities, shortcodes, markers, a mention).
+    const ts = await conv.reply(
+      'Q&amp;A at 10:00 :tada: see you *Friday* &lt;3 — _ask_ <@U0ADMIN01> :+1::skin-tone-3: `code_v2` ~maybe~',
+    );
+    await h.slack.waitFor(() => reactions(h, conv.channels[0]!, ts).includes('white_check_mark'));
+    expect(sends(h, conv.campaignId).map((s) => s.body)).toEqual([
+      { sessionId, message: 'Q&A at 10:00 🎉 see you Friday <3 — ask @ada 👍🏼 code_v2 maybe' },
+    ]);
+  });
+
+  it('tells only the agent, on an SMS campaign, that a long reply went out as several SMS', async () => {
+    const conv = await openConversation(h);
+    await conv.customer('Tell me everything');
+    await conv.linkSession(conv.session());
+    const long = `Here is everything 🎉 ${'we are open every day from nine to five. '.repeat(3)}`;
+    const ts = await conv.reply(long);
+    const [channel] = conv.channels;
+    await h.slack.waitFor(() => reactions(h, channel!, ts).includes('white_check_mark'));
+    const told = await h.slack.waitFor(() => h.slack.ephemerals(channel).find((e) => e.text.includes('SMS')));
+    // 143 characters with an emoji: UCS-2, 67 a segment once joined.
+    expect(told.text).toBe('Your reply went out as 3 SMS');
+    expect(JSON.stringify(told.blocks)).toContain('143 characters');
+    const short = await conv.reply('See you soon.');
+    await h.slack.waitFor(() => reactions(h, channel!, short).includes('white_check_mark'));
+    expect(h.slack.ephemerals(channel).filter((e) => e.text.includes('SMS'))).toHaveLength(1);
+  });
+});
 
 describe('customer text in handoff threads', () => {
   it('keeps a name with * _ ~ ` inside the card’s bold header, and never lets Slack auto-link a typed @channel', async () => {

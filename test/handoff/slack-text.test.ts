@@ -19,7 +19,17 @@ describe('toCustomerText', () => {
     ['mail <mailto:help@example.com|help@example.com>', 'mail help@example.com'],
     ['in <#C0123|support> <!here>', 'in #support @here'],
     ['<!subteam^S1|@oncall> <!date^1700000000^{date}|Nov 14>', '@oncall Nov 14'],
-    ['  *bold* _kept_ as typed  ', '*bold* _kept_ as typed'],
+    ['Q&amp;A at 10:00 :tada: see you *Friday* &lt;3', 'Q&A at 10:00 🎉 see you Friday <3'],
+    ['  *bold* _italic_ ~gone~ `code`  ', 'bold italic gone code'],
+    ['*_both_* and _*both*_', 'both and both'],
+    [':+1::skin-tone-4: :thumbsup: :THUMBSUP:', '👍🏽 👍️ 👍️'],
+    [':our-custom-emoji: :tada::skin-tone-2: 12:30:45', ':our-custom-emoji: 🎉 12:30:45'],
+    ['snake_case_name, 2*3*4, file_v2_final.txt', 'snake_case_name, 2*3*4, file_v2_final.txt'],
+    ['&gt; you asked\nyes, *Friday*', 'you asked\nyes, Friday'],
+    ['```\nline *one*\n:tada:\n```', 'line *one*\n:tada:'],
+    ['see <https://example.com/my_page_x|*our* _page_>', 'see our page (https://example.com/my_page_x)'],
+    ['*see <https://example.com/a_b_c>*', 'see https://example.com/a_b_c'],
+    ['ping <@U0ADA> :wave:', 'ping @ada 👋'],
   ])('%s → %s', async (slack, plain) => {
     expect(await toCustomerText(slack, nameOf)).toBe(plain);
   });

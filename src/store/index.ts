@@ -11,6 +11,7 @@ import type { EventQueue } from './queue.js';
 import { openRedis, openRedisCluster, type ClusterSettings, type RedisClient } from './redis-connection.js';
 import { RedisKeyValueStore } from './redis-kv.js';
 import { createRedisQueue } from './redis-queue.js';
+import { VerificationRepo } from './verification.js';
 import { RouteRepo } from './routes.js';
 import { SecretBox } from './secrets.js';
 import { WorkspaceRepo } from './workspaces.js';
@@ -72,6 +73,8 @@ export interface Store {
   channelPauses: ChannelPauseRepo;
   /** Slack call budgets shared by every replica (how the bot stays inside Slack's rate limits). */
   budgets: RateBudget;
+  /** The last business-verification submission of each workspace. */
+  verification: VerificationRepo;
   /** Resolves when the backend answers (for /readyz); rejects otherwise. */
   ping(): Promise<void>;
   /** Stops queue consumers (waiting for in-flight handlers), then closes connections this store opened. */
@@ -136,6 +139,7 @@ export function createStore(options: StoreOptions = {}): Store {
     callOutbox: new CallOutboxRepo(kv, keys),
     channelPauses: new ChannelPauseRepo(kv, keys),
     budgets,
+    verification: new VerificationRepo(kv, keys),
     ping: () => kv.ping(),
     close: () =>
       (closing ??= (async () => {
@@ -168,3 +172,4 @@ export type { ChannelCause, Consumer, DeadLetter, EventQueue, HandlerResult, Que
 export type { PaceRule, RateBudget } from './rate-budget.js';
 export type { ChannelRef, WaitingCall } from './call-outbox.js';
 export type { ChannelPause } from './channel-pauses.js';
+export type { VerificationSubmission } from './verification.js';

@@ -66,6 +66,8 @@ export interface Keys {
   channelPauses(teamId: string): string;
   /** Hash: channel id → the Slack user who subscribed it (told when it is paused). */
   channelSubscribers(teamId: string): string;
+  /** String: the workspace's last business-verification submission (see `VerificationRepo`). */
+  verification(teamId: string): string;
   /** What every `workspace()` / `installation()` key starts with (full scans: `npm run rekey`). */
   kindPrefix(kind: 'workspace' | 'installation'): string;
 
@@ -143,6 +145,7 @@ export function createKeys(prefix: string = DEFAULT_KEY_PREFIX): Keys {
     rateBudget: (id) => `${p}rate-budget:${segment(id)}`,
     channelPauses: (teamId) => `${p}channel-pauses:${segment(teamId)}`,
     channelSubscribers: (teamId) => `${p}channel-subscribers:${segment(teamId)}`,
+    verification: (teamId) => `${p}verification:${segment(teamId)}`,
     kindPrefix: (kind) => `${p}${kind}:`,
     queueTeamStream: (teamId) => `${q}stream:${segment(teamId)}`,
     queueTeams: () => `${q}teams`,

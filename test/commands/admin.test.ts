@@ -249,14 +249,49 @@ describe('/campaign delete-agent', () => {
 });
 
 describe('/campaign verify', () => {
-  it('202: shows the four statuses, failures per product and CNAM numbers', async () => {
-    const { text: out } = await run('verify');
-    const req = h.platform.requests.find((r) => r.path === '/business-verification/submit');
-    expect(req?.method).toBe('POST');
-    expect(req?.raw.length).toBe(0);
-    for (const label of ['Secondary profile', 'Trust product', 'Voice integrity', 'CNAM (caller ID name)'])
+  const submits = () => h.platform.requests.filter((r) => r.path === '/business-verification/submit');
+  let clicks = 0;
+  /** Presses the answer's Submit for review button (behind its confirm dialog); returns what the user saw. */
+  async function submit(answer: { blocks?: unknown }, userId = ADMIN_ID) {
+    const pressed = findAction(answer.blocks, 'verification_submit')!;
+    expect(pressed.confirm).toBeDefined();
+    const id = `verify-${++clicks}`;
+    await h.signer.blockAction({ actionId: 'verification_submit', userId, responseUrlId: id, ephemeral: true });
+    const told = await h.slack.waitFor(() => h.slack.responses.find((r) => r.id === id));
+    return { body: told.body, text: JSON.stringify(told.body) };
+  }
+
+  it('looks before it submits: with no submission on record it says so and offers Submit for review', async () => {
+    const store = h.bot.deps.store;
+    await store.kv.del(store.keys.verification(TEAM_ID));
+    const { body, text: out } = await run('verify');
+    expect(out).toContain('No submission is on record here yet');
+    expect(findAction(body.blocks, 'verification_submit')).toBeDefined();
+    expect(submits()).toHaveLength(0);
+  });
+
+  it('202: submits once on the button, shows the four statuses, failures and CNAM numbers, and shows them again without submitting', async () => {
+    const { body } = await run('verify');
+    const { text: out } = await submit(body);
+    expect(submits()).toHaveLength(1);
+    expect(submits()[0]?.method).toBe('POST');
+    expect(submits()[0]?.raw.length).toBe(0);
+    for (const label of [
+      'Business verification submitted',
+      'Secondary profile',
+      'Trust product',
+      'Voice integrity',
+      'CNAM (caller ID name)',
+    ])
       expect(out).toContain(label);
     expect(out).toContain('+14155550100'); // the seed's CNAM number
+
+    // Looking again reads what was recorded: no second review is queued.
+    const again = await run('verify');
+    expect(again.text).toContain(`Submitted by <@${ADMIN_ID}>`);
+    expect(again.text).toContain('+14155550100');
+    expect(findAction(again.body.blocks, 'verification_submit')?.text?.text).toBe('Submit again for review');
+    expect(submits()).toHaveLength(1);
   });
 
   it('renders null lists and null objects as none', async () => {
@@ -267,19 +302,27 @@ describe('/campaign verify', () => {
       cnamData: null,
       cnamPhoneNumbers: [],
     });
-    const { text: out } = await run('verify');
+    const { text: out } = await submit((await run('verify')).body);
     expect(out).toContain('*Business profile failures*\\nnone');
     expect(out).toContain('*CNAM numbers*\\nnone');
   });
 
   it('409 and 422 and 500 each get a sentence a user can act on', async () => {
+    const { body } = await run('verify');
     h.platform.state.verification.status = 'processing';
-    expect((await run('verify')).text).toContain('being processed — try again when it settles');
+    expect((await submit(body)).text).toContain('being processed — submit again when it settles');
     h.platform.state.verification.status = 'not-configured';
-    expect((await run('verify')).text).toContain('not configured on the platform');
+    expect((await submit(body)).text).toContain('not configured on the platform');
     h.platform.state.verification.status = 'ready';
     h.platform.inject({ path: '/business-verification/submit', status: 500, times: 1 });
-    expect((await run('verify')).text).toMatch(/internal error .*request id/);
+    expect((await submit(body)).text).toMatch(/internal error .*request id/);
+  });
+
+  it('submits nothing when a member presses the button', async () => {
+    const { body } = await run('verify');
+    const { text: out } = await submit(body, MEMBER_ID);
+    expect(out).toContain('Only Slack workspace admins can submit business verification');
+    expect(submits()).toHaveLength(0);
   });
 });
 

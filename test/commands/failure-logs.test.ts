@@ -56,11 +56,19 @@ describe('logs of failed commands', () => {
     expect(lines.filter((l) => l.level === 'warn' || l.level === 'error')).toEqual([]);
   });
 
-  it('a 409 from verify likewise', async () => {
+  it('a 409 from verify’s Submit for review button likewise', async () => {
     h.platform.state.verification.status = 'processing';
-    const { answer, lines } = await runAndLog('verify', ADMIN_ID);
-    expect(answer).toContain('being processed');
-    expect(failureLines(lines)).toEqual([
+    const before = h.logs().length;
+    await h.signer.blockAction({ actionId: 'verification_submit', userId: ADMIN_ID, responseUrlId: 'log-verify' });
+    const answer = await h.slack.waitFor(() => h.slack.responses.find((r) => r.id === 'log-verify'));
+    expect(JSON.stringify(answer.body)).toContain('being processed');
+    const lines = h
+      .logs()
+      .slice(before)
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as LogLine);
+    expect(lines.filter((l) => l.msg.startsWith('business verification submit failed'))).toEqual([
       expect.objectContaining({ level: 'info', status: 409, requestId: expect.stringMatching(/^req_/) }),
     ]);
     expect(JSON.stringify(lines)).not.toContain('"stack"');

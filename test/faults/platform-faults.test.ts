@@ -33,7 +33,6 @@ const COMMANDS: Array<{ text: string; admin?: boolean }> = [
   { text: 'template tpl-outbound-recall' },
   { text: 'sample call_completed camp-1' },
   { text: 'keys', admin: true },
-  { text: 'verify', admin: true },
   { text: 'subscribe camp-2 call_started', admin: true },
 ];
 

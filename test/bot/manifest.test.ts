@@ -207,6 +207,7 @@ const method = (name: string, scopes: string[]): ScopeRow => ({
 /** Bot-token scopes per Web API method, from each method's docs page (`doc`). */
 const METHOD_SCOPES: Record<string, ScopeRow> = {
   'chat.postMessage': method('chat.postMessage', ['chat:write']),
+  'chat.postEphemeral': method('chat.postEphemeral', ['chat:write']),
   'chat.update': method('chat.update', ['chat:write']),
   'chat.delete': method('chat.delete', ['chat:write']),
   'views.open': method('views.open', []),

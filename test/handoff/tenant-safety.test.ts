@@ -5,7 +5,7 @@
  * linked. Driven through the bot's edges: signed Slack events and clicks, platform webhooks, the stand-ins.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPORTED_SESSION_BLOCK, SWITCH_SESSION_ACTION } from '../../src/handoff/card.js';
+import { LINK_SESSION_ACTION, REPORTED_SESSION_BLOCK, SWITCH_SESSION_ACTION } from '../../src/handoff/card.js';
 import { LINK_SESSION_CALLBACK } from '../../src/handoff/index.js';
 import { findAction, findBlock, textOf } from '../support/blocks.js';
 import { MEMBER_ID, TEAM_ID, type Harness } from '../support/harness.js';
@@ -163,6 +163,24 @@ describe('who may answer customers', () => {
     });
     await acceptedNotice(conv, 'from another organisation');
     expect(sends(h, conv.campaignId)).toHaveLength(0);
+  });
+
+  it('opens no Link session form (it names the customer and the session) for a guest, and says why', async () => {
+    const { conv, sessionId } = await linkedConversation();
+    const card = await conv.card();
+    const opened = h.slack.callsTo('views.open').length;
+    await h.signer.blockAction({
+      actionId: LINK_SESSION_ACTION,
+      channelId: conv.channels[0]!,
+      messageTs: card.ts,
+      userId: GUEST_ID,
+      responseUrlId: 'guest-link',
+    });
+    const answer = await h.slack.waitFor(() => h.slack.responses.find((r) => r.id === 'guest-link'));
+    expect(answer.status).toBe(200);
+    expect(String(answer.body.text)).toContain('No session can be linked: only full members of this workspace');
+    expect(h.slack.callsTo('views.open')).toHaveLength(opened);
+    expect(JSON.stringify(answer.body)).not.toContain(sessionId);
   });
 
   it('lets a guest’s Send again press send nothing, with a sentence for the guest', async () => {

@@ -10,8 +10,10 @@
  * - guests — `is_restricted` (multi-channel) / `is_ultra_restricted` (single-channel);
  * - everyone else is a full member (an admin when `is_admin` / `is_owner` / `is_primary_owner`).
  *
- * One cached verdict per workspace and user serves every gate (admin, customer data, handoff replies), so a
- * busy user costs one `users.info` (Tier 4, paced by `src/slack/pace.ts`) every few minutes.
+ * One cached verdict per workspace and user, shared by every replica, serves every gate (admin, customer data,
+ * Home, handoff replies and buttons): a busy user costs one `users.info` (Tier 4, "100+ per minute") every five
+ * minutes. The call goes through the caller's paced client (`src/slack/pace.ts`: Slack-down probing, 429s
+ * counted) and WebClient waits out a 429's Retry-After.
  */
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../logger.js';

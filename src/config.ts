@@ -40,7 +40,8 @@ export interface Config {
   secretsKeys?: readonly Buffer[];
   /** When set, `GET /metrics` requires `Authorization: Bearer <metricsToken>`. */
   metricsToken?: string;
-  adminUserIds: readonly string[];
+  /** ADMIN_USER_IDS: admins besides Slack's own; in OAuth mode each names its workspace. */
+  adminUsers: readonly AdminUser[];
   logLevel: LogLevel;
   /** Webhook intake: per-workspace backlog cap (events) and how long a rotated-out hook token still works (s). */
   hooks: { maxBacklog: number; tokenGraceS: number };
@@ -48,6 +49,12 @@ export interface Config {
   quotaCheckS: number;
   /** Handoff threads: a customer message unanswered this long (seconds) gets one nudge, unless a channel sets its own. */
   handoff: { slaS: number };
+}
+
+/** A user ADMIN_USER_IDS makes an admin: of `teamId` only (`TEAMID:USERID`), or of the one workspace (a bare id). */
+export interface AdminUser {
+  teamId?: string;
+  userId: string;
 }
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: string[] };
@@ -114,6 +121,14 @@ const wholeNumber = (min: number) =>
     .transform(Number)
     .pipe(z.number().min(min, `must be at least ${min}`));
 
+/** One ADMIN_USER_IDS entry: `U…` / `W…`, optionally after its workspace's team id (`T…:`). */
+const ADMIN_USER = /^(?:(T[A-Z0-9]+):)?([UW][A-Z0-9]+)$/;
+
+function adminUser(entry: string): AdminUser {
+  const [, teamId, userId = ''] = ADMIN_USER.exec(entry) ?? [];
+  return teamId ? { teamId, userId } : { userId };
+}
+
 const envSchema = z.object({
   SLACK_SIGNING_SECRET: optionalText,
   SLACK_BOT_TOKEN: optionalText.pipe(
@@ -178,7 +193,17 @@ const envSchema = z.object({
           .map((id) => id.trim())
           .filter(Boolean),
       )
-      .pipe(z.array(z.string().regex(/^[UW][A-Z0-9]+$/, 'must be Slack user ids like U0123ABC, comma-separated')))
+      .pipe(
+        z.array(
+          z
+            .string()
+            .regex(
+              ADMIN_USER,
+              'must be Slack user ids like U0123ABC, or TEAMID:USERID pairs like T0123ABC:U0456DEF, comma-separated',
+            )
+            .transform(adminUser),
+        ),
+      )
       .optional(),
   ),
   LOG_LEVEL: optionalText.pipe(z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).optional()),
@@ -218,6 +243,16 @@ export function parseConfig(env: Env): ConfigResult {
     problems.push(
       'CAMPAIGN_API_KEY_TEAM: required with CAMPAIGN_API_KEY in OAuth mode (the team id of the one workspace the key serves; others run /campaign connect)',
     );
+  }
+  if (anyOauth && !isSet('SLACK_BOT_TOKEN')) {
+    // A bare id would make that user an admin of every workspace that installs the app (e.g. able to replace
+    // another workspace's platform key).
+    const listed = envSchema.shape.ADMIN_USER_IDS.safeParse(env.ADMIN_USER_IDS).data ?? [];
+    const bare = listed.filter((a) => a.teamId === undefined).length;
+    if (bare > 0)
+      problems.push(
+        `ADMIN_USER_IDS: in OAuth mode each entry names its workspace, TEAMID:USERID (e.g. T0123ABC:U0456DEF); ${bare} of ${listed.length} do not`,
+      );
   }
   if (isSet('CAMPAIGN_API_KEY_TEAM') && !isSet('CAMPAIGN_API_KEY'))
     problems.push('CAMPAIGN_API_KEY_TEAM: set only together with CAMPAIGN_API_KEY');
@@ -264,7 +299,7 @@ export function parseConfig(env: Env): ConfigResult {
     ...(e.PUBLIC_URL ? { publicUrl: e.PUBLIC_URL.replace(/\/+$/, '') } : {}),
     ...(e.SECRETS_KEY ? { secretsKeys: e.SECRETS_KEY } : {}),
     ...(e.METRICS_TOKEN ? { metricsToken: e.METRICS_TOKEN } : {}),
-    adminUserIds: e.ADMIN_USER_IDS ?? [],
+    adminUsers: e.ADMIN_USER_IDS ?? [],
     logLevel: e.LOG_LEVEL ?? 'info',
     hooks: { maxBacklog: e.HOOK_MAX_BACKLOG ?? 100_000, tokenGraceS: e.HOOK_TOKEN_GRACE_S ?? 600 },
     quotaCheckS: e.QUOTA_CHECK_S ?? 900,

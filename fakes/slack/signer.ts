@@ -343,7 +343,14 @@ export class SlackSigner {
    */
   event(
     event: Record<string, unknown>,
-    opts: { eventId?: string; retryNum?: number; retryReason?: string; teamId?: string } = {},
+    opts: {
+      eventId?: string;
+      retryNum?: number;
+      retryReason?: string;
+      teamId?: string;
+      /** The workspace's Enterprise Grid org (Slack then names it in the envelope and its authorizations). */
+      enterpriseId?: string;
+    } = {},
   ): Promise<SignedResult> {
     const fake = this.opts.fake;
     const ev: Json = { ...event };
@@ -390,7 +397,8 @@ export class SlackSigner {
       token: this.verificationToken,
       team_id: teamId,
       context_team_id: teamId,
-      context_enterprise_id: null,
+      ...(opts.enterpriseId ? { enterprise_id: opts.enterpriseId } : {}),
+      context_enterprise_id: opts.enterpriseId ?? null,
       api_app_id: this.apiAppId,
       event: ev,
       type: 'event_callback',
@@ -398,7 +406,7 @@ export class SlackSigner {
       event_time: Math.floor(Date.now() / 1000),
       authorizations: [
         {
-          enterprise_id: null,
+          enterprise_id: opts.enterpriseId ?? null,
           team_id: teamId,
           user_id: fake?.botUserId ?? 'U0CAMPAIGNBOT',
           is_bot: true,

@@ -167,6 +167,11 @@ export interface SlackUser {
   team_id?: string;
   /** An Enterprise Grid user: users.info then carries `enterprise_user` with this org id. */
   enterprise_id?: string;
+  /**
+   * A user of a foreign workspace party to a shared (Slack Connect) channel: users.info then carries
+   * `is_stranger` ("Shared channels", https://docs.slack.dev/reference/methods/users.info).
+   */
+  is_stranger?: boolean;
 }
 
 export interface SlackChannel {

@@ -102,6 +102,7 @@ function userObject(s: SlackState, u: SlackUser, teamId: string, includeLocale: 
     is_email_confirmed: !u.is_bot,
     who_can_share_contact_card: 'EVERYONE',
   };
+  if (u.is_stranger !== undefined) user.is_stranger = u.is_stranger;
   if (u.enterprise_id) {
     user.enterprise_user = {
       id: u.id,

@@ -1,17 +1,16 @@
 /**
- * Who may run admin subcommands: admins/owners who are full members of the workspace (from `users.info`,
- * cached briefly) and the users listed in ADMIN_USER_IDS. An admin of another organisation in a shared
- * channel is `is_admin` in *their* workspace, not ours: `standingOf` refuses them.
+ * Who may run admin subcommands: active full members of the workspace (`Membership`, from `users.info`, cached
+ * briefly) who are its admins/owners, or who are listed in ADMIN_USER_IDS for this workspace. An admin of
+ * another organisation in a shared channel is `is_admin` in *their* workspace, not ours; a deactivated admin is
+ * nobody's; both are refused, listed or not.
  *
  * Actions that delete or replace something ask with `fresh: true`: a right revoked a minute ago must not
  * still delete an agent or swap the workspace's key.
  */
 import type { WebClient } from '@slack/web-api';
-import type { Store } from '../store/index.js';
+import type { AdminUser } from '../config.js';
 import type { Logger } from '../logger.js';
-import { lookUpStanding, type Workspace } from './membership.js';
-
-const ADMIN_CACHE_MS = 5 * 60_000;
+import type { Membership, Workspace } from './membership.js';
 
 export interface AdminCheck {
   /** Ask Slack now instead of trusting the cached verdict. */
@@ -21,36 +20,28 @@ export interface AdminCheck {
 }
 
 export class AdminGate {
-  private readonly allowList: ReadonlySet<string>;
-
   constructor(
-    adminUserIds: readonly string[],
-    private readonly store: Store,
+    /** ADMIN_USER_IDS: a user with a team is an admin of that workspace only; without one (one workspace), of it. */
+    private readonly listed: readonly AdminUser[],
+    private readonly members: Membership,
     private readonly logger: Logger,
-  ) {
-    this.allowList = new Set(adminUserIds);
-  }
+  ) {}
 
   async isAdmin(client: WebClient, teamId: string, userId: string, check: AdminCheck = {}): Promise<boolean> {
-    if (this.allowList.has(userId)) return true;
-    const key = `admin:${teamId}:${userId}`;
-    if (check.fresh) await this.store.cache.forget(key);
     const ws: Workspace = { teamId, enterpriseId: check.enterpriseId };
-    const verdict = await this.store.cache.remember(key, ADMIN_CACHE_MS, async () => {
-      try {
-        const standing = await lookUpStanding(client, ws, userId);
-        if (standing.kind === 'external')
-          this.logger.warn(
-            { team: teamId, userId, userTeam: standing.userTeam },
-            'admin check: the user belongs to another organisation',
-          );
-        return standing.kind === 'member' && standing.isAdmin ? 'yes' : 'no';
-      } catch (err) {
-        // Fail closed, and don't cache the failure: the next try asks Slack again.
-        this.logger.warn({ err, userId }, 'users.info failed while checking admin rights');
-        return undefined;
-      }
-    });
-    return verdict === 'yes';
+    const standing = await this.members.standing(client, ws, userId, { fresh: check.fresh === true });
+    // Slack could not tell: fail closed (the failure is not cached, the next try asks again).
+    if (!standing) return false;
+    if (standing.kind === 'external')
+      this.logger.warn(
+        { team: teamId, userId, userTeam: standing.userTeam },
+        'admin check: the user belongs to another organisation',
+      );
+    if (standing.kind !== 'member') return false;
+    return standing.isAdmin || this.isListed(teamId, userId);
+  }
+
+  private isListed(teamId: string, userId: string): boolean {
+    return this.listed.some((a) => a.userId === userId && (a.teamId === undefined || a.teamId === teamId));
   }
 }

@@ -8,6 +8,7 @@ import type { Store } from '../store/index.js';
 import type { SlackPace } from '../slack/pace.js';
 import type { PlatformAccess } from './platform-access.js';
 import type { AdminGate } from './admin-gate.js';
+import type { Membership } from './membership.js';
 import type { Metrics } from './metrics.js';
 import type { Lifecycle } from './lifecycle.js';
 import type { Timers } from './timers.js';
@@ -18,6 +19,8 @@ export interface Deps {
   redactor: Redactor;
   store: Store;
   platform: PlatformAccess;
+  /** Who is a full member of the workspace (guests, other organisations and deactivated users are not). */
+  members: Membership;
   admins: AdminGate;
   metrics: Metrics;
   /** Slack's rate limits: every Web API client sends through `pace.fetch(…)` (src/slack/pace.ts). */

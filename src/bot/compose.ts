@@ -15,6 +15,7 @@ import { register as registerHandoff } from '../handoff/index.js';
 import { register as registerDigests } from '../digests/index.js';
 import { register as registerUninstall } from './uninstall.js';
 import { AdminGate } from '../app/admin-gate.js';
+import { Membership } from '../app/membership.js';
 import { boltLogger } from '../slack/logger.js';
 import type { Deps, Surfaces } from '../app/deps.js';
 import { openConnectForm } from '../commands/connect.js';
@@ -93,7 +94,8 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
     },
   });
   const platform = new PlatformAccess(transport, store, redactor, config.campaign.apiKey, config.campaign.apiKeyTeam);
-  const admins = new AdminGate(config.adminUserIds, store, logger);
+  const members = new Membership(store, logger);
+  const admins = new AdminGate(config.adminUsers, members, logger);
   const timers = new Timers(
     store,
     logger.child({ component: 'timers' }),
@@ -111,6 +113,7 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
     redactor,
     store,
     platform,
+    members,
     admins,
     metrics,
     pace,

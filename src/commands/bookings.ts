@@ -28,6 +28,7 @@ export const bookings: Subcommand = {
   usage: 'bookings <campaignId>',
   summary: 'bookings of a campaign, with status and failure reason',
   readOnly: true,
+  audience: 'members',
   args: { min: 1, max: 1 },
   async run(ctx) {
     const client = await ctx.deps.platform.clientFor(ctx.teamId);
@@ -35,7 +36,7 @@ export const bookings: Subcommand = {
   },
   failures: (ctx) => campaignNotFound(ctx.args[0] ?? ''),
   register(app, deps) {
-    registerPager(app, deps, PAGE_ACTION, renderBookingsPage, campaignNotFound);
+    registerPager(app, deps, bookings, PAGE_ACTION, renderBookingsPage, campaignNotFound);
   },
 };
 

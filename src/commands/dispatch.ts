@@ -10,6 +10,7 @@ import type { AllMiddlewareArgs, RespondFn, SlackCommandMiddlewareArgs } from '@
 import type { Deps } from '../app/deps.js';
 import { parseCommandText } from './arguments.js';
 import { describeFailure, logFailure } from '../app/failure.js';
+import { customerDataRefusal } from '../app/membership.js';
 import { renderHelp } from './help.js';
 import type { CommandContext, Subcommand } from './types.js';
 
@@ -48,6 +49,7 @@ export function createDispatcher(commands: readonly Subcommand[], deps: Deps) {
     ack,
     respond: respondNow,
     client,
+    context,
     logger: _boltLogger,
   }: SlackCommandMiddlewareArgs & AllMiddlewareArgs): Promise<void> => {
     await ack();
@@ -104,19 +106,33 @@ export function createDispatcher(commands: readonly Subcommand[], deps: Deps) {
       },
     };
 
+    // The workspace the app is installed in, as Bolt authorized the request (in a shared channel the payload's
+    // team can be another one); it decides who counts as a member.
+    const ws = {
+      teamId: context.teamId ?? command.team_id,
+      enterpriseId: context.enterpriseId ?? command.enterprise_id,
+    };
     const started = Date.now();
     try {
       if (
         sub.admin &&
-        !(await deps.admins.isAdmin(client, command.team_id, command.user_id, {
+        !(await deps.admins.isAdmin(client, ws.teamId, command.user_id, {
           fresh: sub.destructive === true,
-          enterpriseId: command.enterprise_id,
+          enterpriseId: ws.enterpriseId,
         }))
       ) {
         await tell(
           `Only Slack workspace admins and owners (or users listed in the app's ADMIN_USER_IDS) can run \`/campaign ${sub.name}\`.`,
         );
         return;
+      }
+      if (sub.audience === 'members') {
+        const refusal = await deps.members.refusal(client, ws, command.user_id);
+        if (refusal) {
+          logger.info({ refusal }, 'customer data refused: not a full member of the workspace');
+          await tell(customerDataRefusal(`\`/campaign ${sub.name}\``, refusal));
+          return;
+        }
       }
       await sub.run(ctx);
       deps.metrics.commands.inc({ subcommand: sub.name, outcome: 'ok' });

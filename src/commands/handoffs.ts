@@ -22,6 +22,7 @@ export const handoffs: Subcommand = {
   usage: 'handoffs',
   summary: 'open handoff conversations in your channels, longest-waiting first',
   args: { min: 0, max: 0 },
+  audience: 'members',
   async run(ctx) {
     const open = await ctx.deps.store.conversations.openThreads(ctx.teamId);
     if (open.length === 0) {

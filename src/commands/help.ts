@@ -7,7 +7,7 @@ import { context, escapeMrkdwn, header, message, section, truncate, type Message
 import type { Subcommand } from './types.js';
 
 export function renderHelp(commands: readonly Subcommand[], unknown?: string): MessagePayload {
-  const lines = commands.map((c) => `• \`/campaign ${c.usage}\` — ${c.summary}${c.admin ? ' _(admins)_' : ''}`);
+  const lines = commands.map((c) => `• \`/campaign ${c.usage}\` — ${c.summary}${audienceNote(c)}`);
   const suggestion = unknown ? didYouMean(unknown, commands) : undefined;
   const intro = unknown
     ? `There is no \`/campaign ${escapeMrkdwn(truncate(unknown, 40))}\`.${suggestion ? ` Did you mean \`/campaign ${suggestion}\`?` : ''}`
@@ -15,8 +15,15 @@ export function renderHelp(commands: readonly Subcommand[], unknown?: string): M
   return message(intro ?? 'How to use /campaign', [
     ...(intro ? [section(intro)] : [header('/campaign')]),
     section(lines.join('\n')),
-    context('Read commands accept `--public` to post the answer in the channel. Answers are private otherwise.'),
+    context(
+      'Read commands accept `--public` to post the answer in the channel. Answers are private otherwise. _(members)_: it shows customer details, so it is for full members of this workspace, not guests or people of another organisation.',
+    ),
   ]);
+}
+
+function audienceNote(c: Subcommand): string {
+  if (c.admin) return ' _(admins)_';
+  return c.audience === 'members' ? ' _(members)_' : '';
 }
 
 /** The nearest subcommand name, if it is plausibly a typo (at most 2 edits, or a prefix). */

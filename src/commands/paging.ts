@@ -9,6 +9,8 @@ import type { CampaignClient } from '../api/index.js';
 import { actions, button, context, escapeMrkdwn, type KnownBlock, type MessagePayload } from '../slack/blocks.js';
 import { parseJsonValue } from '../slack/json-value.js';
 import { describeFailure, logFailure, type FailureWording } from '../app/failure.js';
+import { customerDataRefusal } from '../app/membership.js';
+import type { Subcommand } from './types.js';
 
 export interface Page<T> {
   items: T[];
@@ -52,18 +54,45 @@ export function campaignNotFound(campaignId: string): FailureWording {
   return { notFound: `Campaign \`${escapeMrkdwn(campaignId)}\` was not found on the platform.` };
 }
 
-/** Registers the button handler of one paged list. `render` re-reads the data for the asked page. */
+/**
+ * Registers the button handler of one paged list of `sub`. `render` re-reads the data for the asked page. The
+ * subcommand's audience holds for each press too: a list posted with `--public` can be paged by anyone in the
+ * channel, and a list of customers is paged only by full members.
+ */
 export function registerPager(
   app: App,
   deps: Deps,
+  sub: Pick<Subcommand, 'name' | 'audience'>,
   actionId: string,
   render: (client: CampaignClient, id: string, page: number) => Promise<MessagePayload>,
   wording: (id: string) => FailureWording = () => ({}),
 ): void {
   app.action<BlockButtonAction>(
     pagerActionIds(actionId),
-    async ({ ack, action, body, respond }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs) => {
+    async ({
+      ack,
+      action,
+      body,
+      respond,
+      client,
+      context,
+    }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs) => {
       await ack();
+      if (sub.audience === 'members') {
+        const ws = {
+          teamId: context.teamId ?? body.team?.id ?? body.user.team_id ?? '',
+          enterpriseId: context.enterpriseId ?? body.enterprise?.id ?? body.team?.enterprise_id,
+        };
+        const refusal = await deps.members.refusal(client, ws, body.user.id);
+        if (refusal) {
+          await respond({
+            response_type: 'ephemeral',
+            replace_original: false,
+            text: customerDataRefusal(`\`/campaign ${sub.name}\``, refusal),
+          });
+          return;
+        }
+      }
       const parsed = parseJsonValue(action.value, pageValue);
       if (!parsed) {
         await respond({

@@ -26,6 +26,7 @@ export const sample: Subcommand = {
   usage: 'sample <event> <campaignId>',
   summary: 'preview how an event is posted, with a sample from the platform',
   readOnly: true,
+  audience: 'members',
   args: { min: 2, max: 2 },
   failures: (ctx: CommandContext) => ({
     notFound: `The platform has no ${campaignPhrase(ctx.args[1] ?? '')} — check the id.`,

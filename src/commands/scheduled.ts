@@ -25,6 +25,7 @@ export const scheduled: Subcommand = {
   usage: 'scheduled <campaignId>',
   summary: 'scheduled calls of a campaign, soonest first',
   readOnly: true,
+  audience: 'members',
   args: { min: 1, max: 1 },
   async run(ctx) {
     const client = await ctx.deps.platform.clientFor(ctx.teamId);
@@ -32,7 +33,7 @@ export const scheduled: Subcommand = {
   },
   failures: (ctx) => campaignNotFound(ctx.args[0] ?? ''),
   register(app, deps) {
-    registerPager(app, deps, PAGE_ACTION, renderScheduledPage, campaignNotFound);
+    registerPager(app, deps, scheduled, PAGE_ACTION, renderScheduledPage, campaignNotFound);
   },
 };
 

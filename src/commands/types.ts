@@ -13,8 +13,14 @@ export interface Subcommand {
   /** Shown in help, e.g. `bookings <campaignId>`. */
   usage: string;
   summary: string;
-  /** Admin subcommands run only for workspace admins/owners or ADMIN_USER_IDS. */
+  /** Admin subcommands run only for workspace admins/owners or ADMIN_USER_IDS (full members, always). */
   admin?: boolean;
+  /**
+   * `members`: it shows customer data (names, numbers, e-mails, message texts), so it runs only for active
+   * full members of the workspace — not guests, people of another organisation, or deactivated users.
+   * Without it, everyone in the workspace may run it. The dispatcher (and the list's Previous/Next) enforce it.
+   */
+  audience?: 'members';
   /** It deletes or replaces something: the admin check asks Slack afresh instead of trusting the cache. */
   destructive?: boolean;
   /** Read commands accept `--public` to post the answer in the channel. */

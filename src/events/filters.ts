@@ -17,8 +17,16 @@ type WordField = 'status' | 'reason' | 'type' | 'agent';
 type Field = WordField | 'min' | 'max';
 
 const FIELDS: readonly Field[] = ['status', 'reason', 'type', 'agent', 'min', 'max'];
-/** The spec's own field names are accepted too. */
-const ALIASES: Readonly<Record<string, Field>> = { endedreason: 'reason', campaigntype: 'type', agentid: 'agent' };
+/**
+ * The filter a typed name means (the spec's own field names are accepted too). A Map, not an object: a name
+ * typed by a user must never find an inherited property (`constructor:x` would find `Object`).
+ */
+const FIELD_NAMES: ReadonlyMap<string, Field> = new Map<string, Field>([
+  ...FIELDS.map((f): [string, Field] => [f, f]),
+  ['endedreason', 'reason'],
+  ['campaigntype', 'type'],
+  ['agentid', 'agent'],
+]);
 const CALL_ONLY_WORDS: readonly WordField[] = ['status', 'reason'];
 
 const VALUE = /^[\p{L}\p{N}._+@#/-]{1,100}$/u;
@@ -71,7 +79,7 @@ export function parseFilters(words: readonly string[]): ParsedFilters {
       else delete filters.compact;
       continue;
     }
-    const field = (FIELDS as readonly string[]).includes(name) ? (name as Field) : ALIASES[name];
+    const field = FIELD_NAMES.get(name);
     const raw = word.slice(colon + 1);
     if (field === undefined) return { ok: false, sentence: `Unknown filter ${shown(name || word)}. ${FILTER_GRAMMAR}` };
     if (field === 'min' || field === 'max') {

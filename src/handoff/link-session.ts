@@ -103,6 +103,13 @@ export function registerLinkSession(app: App, deps: Deps): void {
       );
       return;
     }
+    // The form names the customer and the linked session: only for those who may answer them.
+    const ws = { teamId, enterpriseId: b.enterprise?.id ?? b.team?.enterprise_id ?? undefined };
+    const refusal = await replyRefusal(deps, client, ws, { id: b.user.id, team: b.user.team_id ?? undefined }, log);
+    if (refusal) {
+      await tell(`No session can be linked: ${refusalReason(refusal)}`);
+      return;
+    }
     await client.views.open({ trigger_id: b.trigger_id, view: linkModal(thread, metadataKey(deps.config)) });
   });
 

@@ -14,18 +14,19 @@ import { HOME_ACTIONS } from './render.js';
 export function register(app: App, deps: Deps): void {
   app.event('app_home_opened', async ({ event, client, context }) => {
     if (event.tab !== 'home') return;
-    await publishHome(deps, client, context.teamId ?? '', event.user);
+    await publishHome(deps, client, context.teamId ?? '', event.user, context.enterpriseId);
   });
 
-  app.action(HOME_ACTIONS.refresh, async ({ ack, body, client }) => {
+  app.action(HOME_ACTIONS.refresh, async ({ ack, body, client, context }) => {
     await ack();
-    await publishHome(deps, client, body.team?.id ?? '', body.user.id);
+    await publishHome(deps, client, context.teamId ?? body.team?.id ?? '', body.user.id, context.enterpriseId);
   });
 
-  app.action(HOME_ACTIONS.connect, async ({ ack, body, client }) => {
+  app.action(HOME_ACTIONS.connect, async ({ ack, body, client, context }) => {
     await ack();
     const teamId = body.team?.id ?? '';
-    if (!('trigger_id' in body) || !(await deps.admins.isAdmin(client, teamId, body.user.id))) return;
+    const check = { enterpriseId: context.enterpriseId };
+    if (!('trigger_id' in body) || !(await deps.admins.isAdmin(client, teamId, body.user.id, check))) return;
     await deps.surfaces.openConnectForm(client, body.trigger_id, teamId);
   });
 

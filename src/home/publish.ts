@@ -5,6 +5,7 @@
 import type { WebClient } from '@slack/web-api';
 import { maskKey } from '../api/index.js';
 import type { Deps } from '../app/deps.js';
+import type { Workspace } from '../app/membership.js';
 import { describeFailure, logFailure } from '../app/failure.js';
 import { latestMonth } from '../views/usage.js';
 import { DeadlineError, withDeadline } from '../util/deadline.js';
@@ -18,12 +19,23 @@ const DEAD_LETTERS_COUNTED = 100;
 /** "My open conversations" lists this many, longest wait first. */
 const MY_CONVERSATIONS_SHOWN = 10;
 
-export async function publishHome(deps: Deps, client: WebClient, teamId: string, userId: string): Promise<void> {
-  const state = await loadHomeState(deps, client, teamId, userId);
+/** `enterpriseId`: the workspace's Enterprise Grid org, when Slack named one (its members count as ours). */
+export async function publishHome(
+  deps: Deps,
+  client: WebClient,
+  teamId: string,
+  userId: string,
+  enterpriseId?: string,
+): Promise<void> {
+  const state = await loadHomeState(deps, client, { teamId, enterpriseId }, userId);
   await client.views.publish({ user_id: userId, view: renderHome(state) });
 }
 
-async function loadHomeState(deps: Deps, client: WebClient, teamId: string, userId: string): Promise<HomeState> {
+async function loadHomeState(deps: Deps, client: WebClient, ws: Workspace, userId: string): Promise<HomeState> {
+  const { teamId } = ws;
+  // Conversations show customers: a guest, someone of another organisation or a deactivated user gets the
+  // rest of the tab without them (one users.info, cached, serves this and the admin check).
+  const refusal = await deps.members.refusal(client, ws, userId);
   const [connection, routes, digests, quotaAlerts, dead, isAdmin, mine, paused] = await Promise.all([
     deps.store.workspaces.getConnection(teamId),
     deps.store.routes.listForTeam(teamId),
@@ -31,8 +43,8 @@ async function loadHomeState(deps: Deps, client: WebClient, teamId: string, user
     deps.store.reports.quotaAlerts(teamId),
     // The ones kept (not yet retried), not every one ever.
     deps.store.queue.deadLetters(teamId, DEAD_LETTERS_COUNTED).then((d) => d.entries.length),
-    deps.admins.isAdmin(client, teamId, userId),
-    loadMyConversations(deps, client, teamId, userId),
+    refusal ? false : deps.admins.isAdmin(client, teamId, userId, { enterpriseId: ws.enterpriseId }),
+    refusal ? { hidden: refusal } : loadMyConversations(deps, client, teamId, userId),
     deps.store.channelPauses.list(teamId),
   ]);
   const defaultKey = deps.platform.defaultKeyFor(teamId);

@@ -3,6 +3,7 @@
  */
 import type { HomeView } from '@slack/types';
 import type { QuotaRow } from '../api/index.js';
+import { customerDataRefusal, type Refusal } from '../app/membership.js';
 import { hoursMinutes, usageBar } from '../format/numbers.js';
 import { allowanceMs } from '../views/usage.js';
 import type { Connection, DigestSchedule, QuotaAlertSetting, Route } from '../store/index.js';
@@ -38,8 +39,11 @@ export interface HomeState {
   /** This month's quota row, or the sentence saying why it could not be read. */
   quota: { row: QuotaRow } | { problem: string } | undefined;
   isAdmin: boolean;
-  /** Open handoff conversations the viewer claimed: the first few, and how many in all. */
-  myConversations: { shown: readonly OpenConversation[]; total: number };
+  /**
+   * Open handoff conversations the viewer claimed: the first few, and how many in all — or, for someone who is
+   * not a full member of the workspace, why they are not shown (they name customers).
+   */
+  myConversations: { shown: readonly OpenConversation[]; total: number } | { hidden: Refusal };
   /** The time the waits are measured to (epoch ms). */
   now: number;
 }
@@ -60,7 +64,9 @@ export function renderHome(s: HomeState): HomeView {
 
   blocks.push(divider(), section('*My open conversations*'));
   const mine = s.myConversations;
-  if (mine.total === 0) {
+  if ('hidden' in mine) {
+    blocks.push(context(customerDataRefusal('The list of open conversations', mine.hidden)));
+  } else if (mine.total === 0) {
     blocks.push(
       context(
         'You have not claimed any open handoff conversation. Press *Claim* on a conversation card; `/campaign handoffs` lists the open ones.',

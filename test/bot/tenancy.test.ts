@@ -11,11 +11,14 @@ import { installApp } from '../support/oauth.js';
 const STRANGER_TEAM = 'T0STRANGER1';
 const STRANGER_ADMIN = 'U0STRADMIN1';
 const STRANGER_KEY = 'ck_live_stranger_own_key_0000ssss';
+/** Listed in ADMIN_USER_IDS for TEAM_ID only (`TEAMID:USERID`); in Slack an ordinary member everywhere. */
+const OPERATOR = 'U0OPERATOR1';
 
 let h: Harness;
 let stranger: SlackSigner;
 beforeAll(async () => {
-  h = await startHarness({ oauth: true }); // CAMPAIGN_API_KEY, serving TEAM_ID only
+  // CAMPAIGN_API_KEY, serving TEAM_ID only; ADMIN_USER_IDS, the same.
+  h = await startHarness({ oauth: true, env: { ADMIN_USER_IDS: `${TEAM_ID}:${OPERATOR}` } });
   h.platform.state.apiKeys.push({
     ...h.platform.state.apiKeys[0]!,
     RowKey: STRANGER_KEY,
@@ -23,6 +26,7 @@ beforeAll(async () => {
     Active: true,
   });
   h.slack.addUser({ id: STRANGER_ADMIN, name: 'sam', is_admin: true });
+  h.slack.addUser({ id: OPERATOR, name: 'ops' });
   await installApp(h, TEAM_ID);
   await installApp(h, STRANGER_TEAM);
   stranger = new SlackSigner({
@@ -80,5 +84,22 @@ describe('CAMPAIGN_API_KEY in OAuth mode', () => {
     expect(h.platform.requests.map((r) => r.headers['api-key']).sort()).toEqual(
       [h.platform.apiKey, STRANGER_KEY].sort(),
     );
+  });
+});
+
+describe('ADMIN_USER_IDS in OAuth mode', () => {
+  it('makes a TEAMID:USERID pair an admin of that workspace only: another workspace’s key stays out of reach', async () => {
+    // Where listed: an admin.
+    await h.signer.command({ text: 'keys', userId: OPERATOR, responseUrlId: 'operator-keys' });
+    expect(await answerTo('operator-keys')).toContain('API keys');
+    // Anywhere else: a member like any other — no connect modal, so no way to replace that workspace's key.
+    const opened = h.slack.views('connect_modal').length;
+    const before = await h.bot.deps.store.workspaces.getConnection(STRANGER_TEAM);
+    await stranger.command({ text: 'connect', userId: OPERATOR, responseUrlId: 'operator-connect' });
+    expect(await answerTo('operator-connect')).toContain('Only Slack workspace admins and owners');
+    await stranger.command({ text: 'rotate-hook', userId: OPERATOR, responseUrlId: 'operator-rotate' });
+    expect(await answerTo('operator-rotate')).toContain('Only Slack workspace admins and owners');
+    expect(h.slack.views('connect_modal')).toHaveLength(opened);
+    expect(await h.bot.deps.store.workspaces.getConnection(STRANGER_TEAM)).toEqual(before);
   });
 });

@@ -175,10 +175,39 @@ describe('parseConfig', () => {
   });
 
   it('parses ADMIN_USER_IDS and treats empty values as unset', () => {
-    const r = parseConfig({ ...minimal, ADMIN_USER_IDS: 'U01ABC, W02DEF ,', PORT: '' });
-    expect(r.ok && r.config.adminUserIds).toEqual(['U01ABC', 'W02DEF']);
+    const r = parseConfig({ ...minimal, ADMIN_USER_IDS: 'U01ABC, W02DEF ,T0TEAM1:U03GHI', PORT: '' });
+    expect(r.ok && r.config.adminUsers).toEqual([
+      { userId: 'U01ABC' },
+      { userId: 'W02DEF' },
+      { teamId: 'T0TEAM1', userId: 'U03GHI' },
+    ]);
     expect(r.ok && r.config.port).toBe(3000);
     expect(parseConfig({ ...minimal, ADMIN_USER_IDS: 'alice' }).ok).toBe(false);
+    expect(parseConfig({ ...minimal, ADMIN_USER_IDS: 'U01ABC:T0TEAM1' }).ok).toBe(false);
+  });
+
+  it('takes ADMIN_USER_IDS only as TEAMID:USERID pairs in OAuth mode, and lists bare ids without their values', () => {
+    const oauth = {
+      ...minimal,
+      SLACK_BOT_TOKEN: undefined,
+      SLACK_CLIENT_ID: '123.456',
+      SLACK_CLIENT_SECRET: 'client-secret-value',
+      SLACK_STATE_SECRET: STATE_SECRET,
+    };
+    // A bare id would be an admin of every workspace that installs the app.
+    const bare = parseConfig({ ...oauth, ADMIN_USER_IDS: 'T0TEAM1:U01ABC,U0BARE01,W0BARE02' });
+    expect(bare.ok ? [] : bare.problems).toEqual([
+      'ADMIN_USER_IDS: in OAuth mode each entry names its workspace, TEAMID:USERID (e.g. T0123ABC:U0456DEF); 2 of 3 do not',
+    ]);
+    const pairs = parseConfig({ ...oauth, ADMIN_USER_IDS: 'T0TEAM1:U01ABC,T0TEAM2:U01ABC' });
+    expect(pairs.ok && pairs.config.adminUsers).toEqual([
+      { teamId: 'T0TEAM1', userId: 'U01ABC' },
+      { teamId: 'T0TEAM2', userId: 'U01ABC' },
+    ]);
+    // Reported with the other problems when something else is wrong too.
+    const both = parseConfig({ ...oauth, ADMIN_USER_IDS: 'U0BARE01', PORT: 'eighty' });
+    expect(both.ok ? [] : both.problems.map((p) => p.split(':')[0]).sort()).toEqual(['ADMIN_USER_IDS', 'PORT']);
+    expect(JSON.stringify(both)).not.toContain('U0BARE01');
   });
 
   it('caps each workspace’s webhook backlog and keeps a rotated-out hook token for a grace period', () => {

@@ -55,6 +55,8 @@ export interface Conversation {
       retryNum?: number;
       ts?: string;
       extra?: Record<string, unknown>;
+      /** The workspace's Enterprise Grid org, named in the event's envelope as Slack does. */
+      enterpriseId?: string;
     },
   ): Promise<string>;
   /** Presses the button `actionId` (Retry by default) under the notice `noticeTs`. */
@@ -148,7 +150,11 @@ export async function openConversation(h: Harness, opts: { channels?: number } =
       const ts = o.ts ?? h.slack.nextTs();
       const res = await h.signer.event(
         { type: 'message', channel: c, user: o.userId ?? MEMBER_ID, text, ts, thread_ts: card.ts, ...o.extra },
-        { ...(o.eventId ? { eventId: o.eventId } : {}), ...(o.retryNum !== undefined ? { retryNum: o.retryNum } : {}) },
+        {
+          ...(o.eventId ? { eventId: o.eventId } : {}),
+          ...(o.retryNum !== undefined ? { retryNum: o.retryNum } : {}),
+          ...(o.enterpriseId ? { enterpriseId: o.enterpriseId } : {}),
+        },
       );
       if (res.status !== 200) throw new Error(`message event answered ${res.status}`);
       return ts;

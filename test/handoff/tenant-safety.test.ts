@@ -5,7 +5,7 @@
  * linked. Driven through the bot's edges: signed Slack events and clicks, platform webhooks, the stand-ins.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPORTED_SESSION_BLOCK, SWITCH_SESSION_ACTION } from '../../src/handoff/card.js';
+import { LINK_SESSION_ACTION, REPORTED_SESSION_BLOCK, SWITCH_SESSION_ACTION } from '../../src/handoff/card.js';
 import { LINK_SESSION_CALLBACK } from '../../src/handoff/index.js';
 import { findAction, findBlock, textOf } from '../support/blocks.js';
 import { MEMBER_ID, TEAM_ID, type Harness } from '../support/harness.js';
@@ -17,6 +17,15 @@ const SINGLE_CHANNEL_GUEST_ID = 'U0GUEST002';
 /** A user of another organisation in a Slack Connect channel: users.info names their own team. */
 const PARTNER_ID = 'U0PARTNER1';
 const PARTNER_TEAM = 'T0PARTNER1';
+/** A deactivated account (`deleted: true`): nobody, whatever it was. */
+const DEACTIVATED_ID = 'U0GONE0001';
+/** users.info's `is_stranger`: a user of a foreign workspace party to a shared channel. */
+const STRANGER_ID = 'U0STRANGE1';
+/** Enterprise Grid: the installing workspace's org, a member of a sibling workspace of it, and another org's user. */
+const ENTERPRISE = 'E0GRID0001';
+const SIBLING_TEAM = 'T0SIBLING1';
+const SIBLING_ID = 'U0SIBLING1';
+const OTHER_ORG_ID = 'U0OTHERORG';
 
 let h: Harness;
 beforeAll(async () => {
@@ -33,6 +42,22 @@ beforeAll(async () => {
     is_ultra_restricted: true,
   });
   h.slack.addUser({ id: PARTNER_ID, name: 'pat', real_name: 'Pat Partner', team_id: PARTNER_TEAM, is_admin: true });
+  h.slack.addUser({ id: DEACTIVATED_ID, name: 'del', real_name: 'Del Gone', deleted: true, is_admin: true });
+  h.slack.addUser({
+    id: STRANGER_ID,
+    name: 'sam',
+    real_name: 'Sam Stranger',
+    team_id: PARTNER_TEAM,
+    is_stranger: true,
+  });
+  h.slack.addUser({
+    id: SIBLING_ID,
+    name: 'sib',
+    real_name: 'Sib Ling',
+    team_id: SIBLING_TEAM,
+    enterprise_id: ENTERPRISE,
+  });
+  h.slack.addUser({ id: OTHER_ORG_ID, name: 'oto', team_id: PARTNER_TEAM, enterprise_id: 'E0OTHER001' });
 });
 afterAll(async () => {
   await h.close();
@@ -68,6 +93,8 @@ describe('who may answer customers', () => {
     ['a guest', GUEST_ID, 'guests can’t'],
     ['a single-channel guest', SINGLE_CHANNEL_GUEST_ID, 'guests can’t'],
     ['an admin of another organisation (users.info names their team)', PARTNER_ID, 'from another organisation'],
+    ['a user users.info calls a stranger (Slack Connect)', STRANGER_ID, 'from another organisation'],
+    ['a deactivated admin (users.info: deleted)', DEACTIVATED_ID, 'this account is deactivated'],
   ])('sends nothing from %s, and says why in the thread', async (_who, userId, why) => {
     const { conv } = await linkedConversation();
     await conv.reply('I can refund you right away', { userId });
@@ -97,6 +124,63 @@ describe('who may answer customers', () => {
         .slice(lookups)
         .filter((c) => c.args.user === 'U0UNKNOWN9'),
     ).toHaveLength(0);
+  });
+
+  it('sends the reply of a member of a sibling workspace of the same Enterprise Grid org', async () => {
+    // Their message names their own workspace (user_team) — not ours, yet the same org: users.info's
+    // enterprise_user.enterprise_id says so.
+    const { conv, sessionId } = await linkedConversation();
+    const lookups = h.slack.callsTo('users.info').length;
+    const ts = await conv.reply('Colleague from the sister office here', {
+      userId: SIBLING_ID,
+      enterpriseId: ENTERPRISE,
+      extra: { user_team: SIBLING_TEAM, source_team: SIBLING_TEAM },
+    });
+    await h.slack.waitFor(() => sends(h, conv.campaignId).length === 1);
+    expect(sends(h, conv.campaignId)[0]!.body).toMatchObject({
+      sessionId,
+      message: 'Colleague from the sister office here',
+    });
+    const checkmark = await h.slack.waitFor(() =>
+      h.slack.callsTo('reactions.add').find((c) => c.args.timestamp === ts),
+    );
+    expect(checkmark.response.ok).toBe(true);
+    expect(notices(conv.thread(), 'your reply was not sent')).toEqual([]);
+    expect(
+      h.slack
+        .callsTo('users.info')
+        .slice(lookups)
+        .map((c) => c.args.user),
+    ).toContain(SIBLING_ID);
+  });
+
+  it('refuses someone of another organisation in a Grid workspace’s shared channel (another enterprise)', async () => {
+    const { conv } = await linkedConversation();
+    await conv.reply('Not one of yours', {
+      userId: OTHER_ORG_ID,
+      enterpriseId: ENTERPRISE,
+      extra: { user_team: PARTNER_TEAM, source_team: PARTNER_TEAM },
+    });
+    await acceptedNotice(conv, 'from another organisation');
+    expect(sends(h, conv.campaignId)).toHaveLength(0);
+  });
+
+  it('opens no Link session form (it names the customer and the session) for a guest, and says why', async () => {
+    const { conv, sessionId } = await linkedConversation();
+    const card = await conv.card();
+    const opened = h.slack.callsTo('views.open').length;
+    await h.signer.blockAction({
+      actionId: LINK_SESSION_ACTION,
+      channelId: conv.channels[0]!,
+      messageTs: card.ts,
+      userId: GUEST_ID,
+      responseUrlId: 'guest-link',
+    });
+    const answer = await h.slack.waitFor(() => h.slack.responses.find((r) => r.id === 'guest-link'));
+    expect(answer.status).toBe(200);
+    expect(String(answer.body.text)).toContain('No session can be linked: only full members of this workspace');
+    expect(h.slack.callsTo('views.open')).toHaveLength(opened);
+    expect(JSON.stringify(answer.body)).not.toContain(sessionId);
   });
 
   it('lets a guest’s Send again press send nothing, with a sentence for the guest', async () => {

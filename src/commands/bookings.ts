@@ -21,7 +21,12 @@ import type { Subcommand } from './types.js';
 const PAGE_SIZE = 20;
 const PAGE_ACTION = 'bookings_page';
 
-const STATUS_ICON: Record<string, string> = { success: '✅', fail: '❌', booking: '⏳' };
+/** A Map, not an object: a status the platform sends is looked up as data (`constructor` is no key here). */
+const STATUS_ICON = new Map([
+  ['success', '✅'],
+  ['fail', '❌'],
+  ['booking', '⏳'],
+]);
 
 export const bookings: Subcommand = {
   name: 'bookings',
@@ -55,9 +60,7 @@ function renderBookings(campaignId: string, rows: readonly Booking[], pageNumber
   const page = paginate(sorted, pageNumber, PAGE_SIZE);
   const blocks: KnownBlock[] = [
     header(truncate(`Bookings — ${campaignId}`, 150)),
-    context(
-      ...Object.entries(counts).map(([status, n]) => `${STATUS_ICON[status] ?? '•'} ${escapeMrkdwn(status)}: *${n}*`),
-    ),
+    context(...[...counts].map(([status, n]) => `${STATUS_ICON.get(status) ?? '•'} ${escapeMrkdwn(status)}: *${n}*`)),
     ...page.items.map((b) => section(bookingLine(b))),
     ...pagerBlocks(PAGE_ACTION, campaignId, page, 'bookings'),
   ];
@@ -65,7 +68,7 @@ function renderBookings(campaignId: string, rows: readonly Booking[], pageNumber
 }
 
 function bookingLine(b: Booking): string {
-  const icon = STATUS_ICON[b.Status ?? ''] ?? '•';
+  const icon = STATUS_ICON.get(b.Status ?? '') ?? '•';
   const who = literal(b.CustomerName || 'Unknown customer');
   const email = b.CustomerEmail ? ` · ${escapeMrkdwn(b.CustomerEmail)}` : '';
   const lines = [
@@ -81,8 +84,8 @@ function dateValue(iso: string | undefined): number {
   return Number.isNaN(t) ? 0 : t;
 }
 
-function countBy<T>(items: readonly T[], key: (item: T) => string): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const item of items) out[key(item)] = (out[key(item)] ?? 0) + 1;
+function countBy<T>(items: readonly T[], key: (item: T) => string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const item of items) out.set(key(item), (out.get(key(item)) ?? 0) + 1);
   return out;
 }

@@ -15,12 +15,12 @@ import {
 } from '../slack/blocks.js';
 import type { Subcommand } from './types.js';
 
-const TYPE_LABEL: Record<string, string> = {
-  outbound: '📞 Outbound phone',
-  inbound: '📲 Inbound phone',
-  web: '🌐 Web voice bubble',
-  messages: '💬 SMS / chat messages',
-};
+const TYPE_LABEL = new Map([
+  ['outbound', '📞 Outbound phone'],
+  ['inbound', '📲 Inbound phone'],
+  ['web', '🌐 Web voice bubble'],
+  ['messages', '💬 SMS / chat messages'],
+]);
 
 export const template: Subcommand = {
   name: 'template',
@@ -42,7 +42,7 @@ function renderTemplate(t: Template): MessagePayload {
     header(truncate(title, 150)),
     fields([
       ['Template id', `\`${escapeMrkdwn(t.assistant_id ?? '—')}\``],
-      ['Type', t.type ? (TYPE_LABEL[t.type] ?? escapeMrkdwn(t.type)) : '—'],
+      ['Type', t.type ? (TYPE_LABEL.get(t.type) ?? escapeMrkdwn(t.type)) : '—'],
       ['Order', t.order !== undefined ? String(t.order) : '—'],
       [
         'Required fields',

@@ -31,13 +31,13 @@ import type { Subcommand } from './types.js';
 
 const SUBMIT_ACTION = 'verification_submit';
 
-const STATUS_ICON: Record<string, string> = {
-  draft: '📝',
-  'pending-review': '⏳',
-  'in-review': '🔎',
-  'twilio-approved': '✅',
-  'twilio-rejected': '❌',
-};
+const STATUS_ICON = new Map([
+  ['draft', '📝'],
+  ['pending-review', '⏳'],
+  ['in-review', '🔎'],
+  ['twilio-approved', '✅'],
+  ['twilio-rejected', '❌'],
+]);
 
 const MAX_FAILURES_PER_PRODUCT = 10;
 
@@ -133,7 +133,7 @@ function submitButton(again: boolean): Button {
 
 function status(value: string | null | undefined): string {
   if (!value) return '— none';
-  return `${STATUS_ICON[value] ?? '•'} ${escapeMrkdwn(value)}`;
+  return `${STATUS_ICON.get(value) ?? '•'} ${escapeMrkdwn(value)}`;
 }
 
 function failureLines(list: VerificationSubmission['providerFailures']): string {

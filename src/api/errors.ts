@@ -133,6 +133,8 @@ export function apiErrorClassFor(status: number): ApiErrorClass {
 }
 
 const MAX_ERROR_TEXT = 200;
+/** A code or request id is a reference, not prose: longer than this is cut. */
+const MAX_REFERENCE_TEXT = 100;
 
 const errorEnvelope = z.looseObject({
   error: z.looseObject({
@@ -142,9 +144,9 @@ const errorEnvelope = z.looseObject({
   }),
 });
 
-function truncate(text: string): string {
+function truncate(text: string, max = MAX_ERROR_TEXT): string {
   const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > MAX_ERROR_TEXT ? `${flat.slice(0, MAX_ERROR_TEXT)}…` : flat;
+  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
 }
 
 function tryParseJson(text: string): unknown {
@@ -157,7 +159,9 @@ function tryParseJson(text: string): unknown {
 
 /**
  * Builds the error for a non-2xx answer. Reads the `error` envelope when there is one; otherwise keeps a
- * readable, truncated copy of the body with code 'UNKNOWN'. The API key is scrubbed from all text.
+ * readable, truncated copy of the body with code 'UNKNOWN'. Every text the platform sent — message, code,
+ * request id — is scrubbed alike: the API key and secret-shaped strings masked (they are shown in Slack and
+ * logged); code and request id are also made one bounded line. Escaping for Slack is the renderer's job.
  */
 export function createApiError(args: {
   ctx: ErrorContext;
@@ -169,14 +173,17 @@ export function createApiError(args: {
   const { ctx, status, bodyText, headerRequestId, apiKey } = args;
   const envelope = errorEnvelope.safeParse(tryParseJson(bodyText));
   const error = envelope.success ? envelope.data.error : undefined;
-  const rawMessage = error?.message ?? (bodyText.trim() ? truncate(bodyText) : `HTTP ${status}`);
+  const rawMessage = error?.message ?? (bodyText.trim() ? truncate(redactKey(bodyText, apiKey)) : `HTTP ${status}`);
+  const requestId = error?.requestId ?? headerRequestId;
+  // Masked before it is cut, so a cut can't leave part of a key unrecognised.
+  const reference = (text: string) => truncate(redactKey(text, apiKey), MAX_REFERENCE_TEXT);
   const ErrorClass = apiErrorClassFor(status);
   return new ErrorClass({
     ...ctx,
     status,
-    code: error?.code ?? 'UNKNOWN',
+    code: error?.code?.trim() ? reference(error.code) : 'UNKNOWN',
     message: redactKey(rawMessage, apiKey),
-    requestId: error?.requestId ?? headerRequestId,
+    requestId: requestId?.trim() ? reference(requestId) : undefined,
   });
 }
 

@@ -91,6 +91,38 @@ export class ApiConnectionError extends PlatformError {
   }
 }
 
+/** Which of a workspace's turns a request waits for: ordinary calls, or uploads (voice cloning). */
+export type PlatformLane = 'calls' | 'uploads';
+
+/**
+ * The request was never sent: its workspace already had as many requests waiting in this lane as it may
+ * (`full`), or its turn did not come in time (`waited`). Other workspaces are not affected.
+ */
+export class PlatformBusyError extends PlatformError {
+  override name = 'PlatformBusyError';
+  readonly lane: PlatformLane;
+  readonly reason: 'full' | 'waited';
+  /** The lane's limits per workspace: running at once, waiting beyond those, and the longest wait. */
+  readonly limits: { concurrency: number; maxWaiting: number; maxWaitMs: number };
+
+  constructor(
+    ctx: ErrorContext,
+    lane: PlatformLane,
+    reason: 'full' | 'waited',
+    limits: { concurrency: number; maxWaiting: number; maxWaitMs: number },
+  ) {
+    super(
+      reason === 'full'
+        ? `${ctx.endpoint}: not sent, ${limits.maxWaiting} of this workspace's ${lane} were already waiting for their turn`
+        : `${ctx.endpoint}: not sent, its turn among this workspace's ${lane} did not come within ${limits.maxWaitMs} ms`,
+      ctx,
+    );
+    this.lane = lane;
+    this.reason = reason;
+    this.limits = limits;
+  }
+}
+
 export interface SchemaIssue {
   /** Dotted path into the response body, e.g. `value.0.Status`; '' for the body itself. */
   path: string;

@@ -4,7 +4,7 @@
  */
 import { App, type CustomRoute } from '@slack/bolt';
 import type { DestinationStream } from 'pino';
-import { createTransport } from '../api/index.js';
+import { createTransport, type TransportOptions } from '../api/index.js';
 import type { Config } from '../config.js';
 import { createLogger, Redactor, type Logger } from '../logger.js';
 import { createStore } from '../store/index.js';
@@ -55,6 +55,8 @@ export interface BotOptions {
   timerTickMs?: number;
   /** Slack's limits the bot paces itself to (`SLACK_LIMITS`); a test against an unlimited stand-in lifts them. */
   slackLimits?: SlackLimits;
+  /** Per-workspace turns for platform requests (tests shorten the longest wait instead of waiting it out). */
+  platformTurns?: TransportOptions['turns'];
 }
 
 export function createBot(config: Config, options: BotOptions = {}): Bot {
@@ -91,6 +93,8 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
       metrics.platformRequests.inc({ endpoint, status: String(status) });
       metrics.platformLatency.observe({ endpoint }, durationMs / 1000);
     },
+    onTurnRefused: ({ lane, reason }) => metrics.platformTurnsRefused.inc({ lane, reason }),
+    ...(options.platformTurns ? { turns: options.platformTurns } : {}),
   });
   const platform = new PlatformAccess(transport, store, redactor, config.campaign.apiKey, config.campaign.apiKeyTeam);
   const admins = new AdminGate(config.adminUserIds, store, logger);

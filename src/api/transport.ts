@@ -31,6 +31,8 @@ export interface TransportOptions {
    * workspace from taking every socket of a pool; in this process only (see turns.ts).
    */
   turns?: { [lane in PlatformLane]?: Partial<TurnLimits> };
+  /** Only one workspace uses this transport (single-workspace mode): its calls may take the whole call pool. */
+  oneWorkspace?: boolean;
   /** Called when a request is refused its turn (the user is told; nothing was sent). Must not throw. */
   onTurnRefused?: (info: { lane: PlatformLane; reason: 'full' | 'waited' }) => void;
   connectTimeoutMs?: number;
@@ -162,12 +164,14 @@ class UndiciTransport implements PlatformTransport {
         headersTimeout: opts.headersTimeoutMs ?? DEFAULTS.headersTimeoutMs,
         bodyTimeout: opts.bodyTimeoutMs ?? DEFAULTS.bodyTimeoutMs,
       });
+    const connections = opts.connections ?? DEFAULTS.connections;
     this.#pools = {
-      calls: pool(opts.connections ?? DEFAULTS.connections),
+      calls: pool(connections),
       uploads: pool(opts.uploadConnections ?? DEFAULTS.uploadConnections),
     };
+    const callTurns = opts.oneWorkspace ? { ...CALL_TURNS, concurrency: connections } : CALL_TURNS;
     this.#turns = {
-      calls: new KeyedTurns({ ...CALL_TURNS, ...opts.turns?.calls }),
+      calls: new KeyedTurns({ ...callTurns, ...opts.turns?.calls }),
       uploads: new KeyedTurns({ ...UPLOAD_TURNS, ...opts.turns?.uploads }),
     };
   }

@@ -93,6 +93,8 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
       metrics.platformRequests.inc({ endpoint, status: String(status) });
       metrics.platformLatency.observe({ endpoint }, durationMs / 1000);
     },
+    // With one workspace there is nobody to share the call pool with; its uploads still go 2 at a time.
+    oneWorkspace: config.slack.mode.kind === 'single',
     onTurnRefused: ({ lane, reason }) => metrics.platformTurnsRefused.inc({ lane, reason }),
     ...(options.platformTurns ? { turns: options.platformTurns } : {}),
   });

@@ -59,6 +59,21 @@ describe('fair use of the platform', () => {
     expect(h.platform.requests.filter((r) => r.headers['api-key'] === h.platform.apiKey)).toHaveLength(3);
   });
 
+  it('takes 8 calls of one workspace at once by default; the whole pool when it is the only workspace', async () => {
+    h.platform.inject({ path: '/customer-quota', hold: true });
+    const shared = workspaces(transportWith({ connections: 12 })).a;
+    const first = Array.from({ length: 10 }, () => shared.quota.list());
+    await waitFor(() => held('/customer-quota').length === 8, 'eight calls at the platform');
+
+    const alone = new CampaignClient(transportWith({ connections: 12, oneWorkspace: true }), h.platform.apiKey, 'T0A');
+    const second = Array.from({ length: 10 }, () => alone.quota.list());
+    await waitFor(() => held('/customer-quota').length === 18, 'all ten of the only workspace at the platform');
+
+    h.platform.clearFaults();
+    h.platform.release();
+    await Promise.all([...first, ...second]);
+  });
+
   it('uploads use a pool of their own: a held clone never takes the socket calls need', async () => {
     const transport = transportWith({ connections: 1, uploadConnections: 1 });
     const { a } = workspaces(transport);

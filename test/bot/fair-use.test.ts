@@ -6,7 +6,7 @@
  * - A's calls all stuck: the platform sees at most A's share at once, A's next command gets one clear sentence
  *   once it has waited its (here shortened) longest wait, and B's `/campaign stats` is answered meanwhile.
  * - Voice clones: 2 at a time per workspace; the third is told it is queued behind 2, and starts (and says so)
- *   when one finishes; B's clone is not queued behind A's.
+ *   when one finishes; one past the waiting list is refused in a sentence; B's clone is not queued behind A's.
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -32,8 +32,9 @@ beforeAll(async () => {
     defaultApiKey: false,
     redisUrl: redis.url,
     keyPrefix: `${redis.prefix}fair:`,
-    // A command's turn waits 20 s at most in production; here 1 s, so the test need not wait that out.
-    bot: { platformTurns: { calls: { maxWaitMs: 1_000 } } },
+    // A command's turn waits 20 s at most in production, here 1 s, so the test need not wait that out; one
+    // clone may wait (10 in production), so the next one shows what a full waiting list says.
+    bot: { platformTurns: { calls: { maxWaitMs: 1_000 }, uploads: { maxWaiting: 1 } } },
   });
   h.slack.addUser({ id: ADMIN_B, name: 'bea', is_admin: true });
   await installApp(h, TEAM_ID);
@@ -123,6 +124,11 @@ describe('voice clones', () => {
     expect(await answer(third, (t) => t.includes('queued'))).toContain(
       'Your voice clone *Cleo* is queued behind 2 others in this workspace — we’ll post here when it starts and when it’s done.',
     );
+    const fourth = await startClone(h.signer, ADMIN_ID, 'Dax');
+    expect(await answer(fourth, (t) => t.includes('❌'))).toContain(
+      '❌ This workspace already has 2 voice clones running and 1 waiting, so this one was not started — try again when some of them have finished.',
+    );
+    expect(h.platform.requests.filter((r) => r.multipart?.fields.name === 'Dax')).toEqual([]);
     // Another workspace's clone is not queued behind A's: it reaches the platform beside them.
     const other = await startClone(b, ADMIN_B, 'Dora');
     await h.slack.waitFor(() => clonesAt(KEY_B).length === 1);

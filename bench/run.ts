@@ -4,12 +4,13 @@
  * `redis-server` on PATH (each run starts its own, on a free port). Never asserts: it prints figures.
  *
  *   BENCH_QUICK=1                          shorter runs (for trying things out; the README's come from full runs)
- *   BENCH_ONLY=start,ingest,e2e,commands,storm   a subset (e.g. `BENCH_ONLY=ingest npm run bench`)
+ *   BENCH_ONLY=start,ingest,e2e,commands,storm,fairness   a subset (e.g. `BENCH_ONLY=ingest npm run bench`)
  */
 import { cpus, loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { runCommands } from './commands.js';
 import { runLatency, runRateLimited } from './end-to-end.js';
+import { runFairness, type Latencies } from './fairness.js';
 import { runIngest } from './ingest.js';
 import { runStorm } from './storm.js';
 import type { BotProcess } from './lib/bot-process.js';
@@ -17,7 +18,7 @@ import { startStack, type Stack } from './lib/stack.js';
 import { mb } from './lib/stats.js';
 
 const quick = process.env.BENCH_QUICK === '1';
-const only = new Set((process.env.BENCH_ONLY ?? 'start,ingest,e2e,commands,storm').split(','));
+const only = new Set((process.env.BENCH_ONLY ?? 'start,ingest,e2e,commands,storm,fairness').split(','));
 const STARTS = 3;
 const INGEST = {
   connections: 50,
@@ -206,6 +207,40 @@ async function storm(stack: Stack): Promise<void> {
   }
 }
 
+async function fairness(stack: Stack): Promise<void> {
+  const clones = 30;
+  const cloneDelayMs = quick ? 20_000 : 45_000;
+  console.log(
+    `\n— fair use of the platform: two workspaces in OAuth mode; A starts ${clones} voice clones the platform takes ${cloneDelayMs / 1000} s each to answer, then floods it with commands it answers A slowly; B's /campaign stats one at a time`,
+  );
+  const r = await runFairness(stack, {
+    clones,
+    cloneDelayMs,
+    samples: quick ? 10 : 30,
+    flood: quick ? 100 : 200,
+    floodDelayMs: 30_000,
+  });
+  const ms = (l: Latencies) => `p50 ${f0(l.p50)} ms, p99 ${f0(l.p99)} ms, max ${f0(l.max)} ms (n ${l.n})`;
+  // "As fast as without": within 2× the baseline's p99, or 50 ms on a machine where a few ms is the noise.
+  const asFast = (l: Latencies) => l.p99 <= Math.max(2 * r.baseline.p99, 50);
+  row("workspace B's /campaign stats, A idle (baseline): command → answer", '–', ms(r.baseline), null);
+  const c = r.clones;
+  row(
+    `… while A has ${c.submitted} slow voice clones (${c.cloneDelayMs / 1000} s each at the platform)`,
+    'as fast as the baseline',
+    `${ms(c.b)}; A's clones: ${c.atPlatform} at the platform at once, ${c.queued} told they are queued, ${c.refused} refused (A's waiting list full)`,
+    asFast(c.b),
+  );
+  row("… and A's own /campaign stats meanwhile", 'as fast as the baseline', ms(c.a), asFast(c.a));
+  const fl = r.flood;
+  row(
+    `… while A sends ${fl.commands} /campaign stats at once and the platform holds each of A's requests ${fl.platformDelayMs / 1000} s`,
+    'as fast as the baseline',
+    `${ms(fl.b)}; A's requests at the platform at once: ${fl.atPlatform}`,
+    asFast(fl.b),
+  );
+}
+
 const loadBefore = loadavg()[0]!;
 console.log(
   `campaign bot benchmarks — ${new Date().toISOString()}, Node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), load average ${f2(loadBefore)}`,
@@ -246,6 +281,12 @@ try {
     // The storm starts its own bots: another one on the same Redis would be a replica it does not count.
     await bot.stop();
     await storm(stack);
+  }
+  if (only.has('fairness')) {
+    section = 'fairness';
+    // Its own bot, in OAuth mode.
+    await bot.stop();
+    await fairness(stack);
   }
 } finally {
   await stack.close();

@@ -14,10 +14,18 @@ import { freePort, waitForOk } from './net.js';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const SIGNING_SECRET = 'bench-signing-secret-0123456789abcdef';
+/** OAuth mode's app credentials (the stand-in takes any client; the state secret needs 32+ characters). */
+const OAUTH_ENV = {
+  SLACK_CLIENT_ID: '1111.2222',
+  SLACK_CLIENT_SECRET: 'bench-client-secret-abcdef',
+  SLACK_STATE_SECRET: 'bench-state-secret-0123456789abcdef',
+};
 
 export interface BotProcessOptions {
   slackApiUrl: string;
   botToken: string;
+  /** OAuth multi-workspace mode (client id/secret, state secret) instead of `botToken`; workspaces install at /slack/install. */
+  oauth?: boolean;
   campaignApiUrl: string;
   campaignApiKey?: string;
   /** One Redis (REDIS_URL), or a cluster's `host:port,…` (REDIS_CLUSTER_NODES). */
@@ -64,7 +72,7 @@ export async function startBotProcess(opts: BotProcessOptions): Promise<BotProce
   const env: Record<string, string> = {
     // Nothing else is inherited: the bot sees exactly the configuration below.
     PATH: process.env.PATH ?? '/usr/bin:/bin',
-    SLACK_BOT_TOKEN: opts.botToken,
+    ...(opts.oauth ? OAUTH_ENV : { SLACK_BOT_TOKEN: opts.botToken }),
     SLACK_SIGNING_SECRET: SIGNING_SECRET,
     SLACK_API_URL: opts.slackApiUrl,
     CAMPAIGN_API_URL: opts.campaignApiUrl,

@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createStore, type Store } from '../../src/store/index.js';
+import type { FakeSlack } from '../../test/fakes/slack.js';
 
 export interface RouteSpec {
   campaignId: string;
@@ -30,4 +31,24 @@ export function openStore(
 export async function provisionWorkspace(store: Store, teamId: string, routes: readonly RouteSpec[]): Promise<string> {
   for (const route of routes) await store.routes.add({ teamId, ...route });
   return (await store.workspaces.getHookToken(teamId)) ?? (await store.workspaces.createHookToken(teamId));
+}
+
+/**
+ * Installs the app in `teamId` through Slack's OAuth flow, as a browser follows it: the bot's /slack/install →
+ * the stand-in's authorize → the bot's /slack/oauth_redirect with the state cookie. The redirect names the
+ * bot's PUBLIC_URL, so it is followed to the same path on the bot's local address.
+ */
+export async function installWorkspace(botUrl: string, slack: FakeSlack, teamId: string): Promise<void> {
+  const start = await fetch(`${botUrl}/slack/install`, { redirect: 'manual' });
+  const cookie = (start.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+  const authorize = new URL(start.headers.get('location') ?? '');
+  authorize.searchParams.set('team', teamId);
+  const granted = await fetch(authorize, { redirect: 'manual' });
+  const back = new URL(granted.headers.get('location') ?? '');
+  const done = await fetch(`${botUrl}${back.pathname}${back.search}`, { headers: { cookie }, redirect: 'manual' });
+  await done.arrayBuffer();
+  if (start.status !== 302 || done.status !== 200)
+    throw new Error(`installing ${teamId}: /slack/install ${start.status}, /slack/oauth_redirect ${done.status}`);
+  if (!slack.callsTo('oauth.v2.access').some((c) => (c.response as { team?: { id?: string } }).team?.id === teamId))
+    throw new Error(`installing ${teamId}: Slack granted no installation`);
 }

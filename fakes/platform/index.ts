@@ -8,11 +8,12 @@
  * - Every response carries `x-request-id`; every error body is `{ error: { message, code, requestId } }`.
  * - Every request is recorded in `requests` (after its body was read, before faults/auth/routing), so tests
  *   can assert exactly what the platform received, including multipart parts.
- * - `inject()` adds faults (error status, delay, socket reset, raw body) for matching requests.
+ * - `inject()` adds faults (error status, delay, socket reset, raw body, or held until `release()`) for matching
+ *   requests — by method, path and api-key (one workspace's).
  *
  * Usage:
  *   const platform = await startFakePlatform();
- *   const client = new CampaignClient(createTransport({ baseUrl: platform.url }), platform.apiKey);
+ *   const client = new CampaignClient(createTransport({ baseUrl: platform.url }), platform.apiKey, 'T0TEAM');
  *   ...
  *   await platform.close();
  */

@@ -46,6 +46,7 @@ function parseJson(raw: Buffer, contentType: string): unknown {
 
 function faultMatches(fault: Fault, req: RecordedRequest): boolean {
   if (fault.method && fault.method.toUpperCase() !== req.method) return false;
+  if (fault.apiKey !== undefined && fault.apiKey !== req.headers['api-key']) return false;
   if (fault.path === undefined) return true;
   return typeof fault.path === 'string' ? fault.path === req.path : fault.path.test(req.path);
 }
@@ -55,7 +56,15 @@ export async function startFakePlatform(opts: { apiKeys?: string[]; quota?: Quot
   const requests: RecordedRequest[] = [];
   let faults: Fault[] = [];
   const timers = new Set<NodeJS.Timeout>();
+  let held: Array<{ req: RecordedRequest; go: () => void }> = [];
   let requestCounter = 0;
+
+  function release(which: (req: RecordedRequest) => boolean = () => true): number {
+    const going = held.filter((h) => which(h.req));
+    held = held.filter((h) => !going.includes(h));
+    for (const h of going) h.go();
+    return going.length;
+  }
 
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
@@ -115,6 +124,8 @@ export async function startFakePlatform(opts: { apiKeys?: string[]; quota?: Quot
       }
       if ('delayMs' in fault) {
         await sleep(fault.delayMs);
+      } else if ('hold' in fault) {
+        await new Promise<void>((go) => held.push({ req: recorded, go }));
       } else if ('body' in fault) {
         if (res.destroyed) return;
         res.setHeader('x-request-id', requestId);
@@ -171,14 +182,18 @@ export async function startFakePlatform(opts: { apiKeys?: string[]; quota?: Quot
     clearFaults() {
       faults = [];
     },
+    held: () => held.map((h) => h.req),
+    release,
     reset() {
       requests.length = 0;
       faults = [];
+      release();
     },
     resetState() {
       Object.assign(state, createSeedState(opts.apiKeys, opts));
     },
     async close() {
+      release();
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
       server.closeAllConnections();

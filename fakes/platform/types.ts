@@ -27,11 +27,15 @@ export type Fault = {
   method?: string;
   /** Exact path below the base (as recorded), or a RegExp tested against it. */
   path?: string | RegExp;
+  /** Only requests sent with this `api-key` (one workspace's). */
+  apiKey?: string;
   /** How many matching requests the fault applies to; every one when omitted. */
   times?: number;
 } & (
   | { status: number; code?: string; message?: string }
   | { delayMs: number }
+  /** Held until `release()` lets it go on to its normal answer: the test says when the platform answers. */
+  | { hold: true }
   | { reset: true }
   | { body: string; status?: number; contentType?: string }
 );
@@ -45,7 +49,11 @@ export interface FakePlatform {
   readonly state: PlatformState;
   inject(fault: Fault): void;
   clearFaults(): void;
-  /** Clears recorded requests and faults (state is kept; see resetState). */
+  /** Requests a `hold` fault is holding now, oldest first. */
+  held(): RecordedRequest[];
+  /** Lets the held requests `which` picks (all by default) go on to their normal answer; returns how many. */
+  release(which?: (req: RecordedRequest) => boolean): number;
+  /** Clears recorded requests and faults and releases held requests (state is kept; see resetState). */
   reset(): void;
   /** Puts the default seed back into `state`, in place (references to `state` stay valid). */
   resetState(): void;

@@ -95,8 +95,17 @@ function makeFile(
 
 export function addFile(
   s: SlackState,
-  f: { name: string; mimetype: string; data: Buffer; filetype?: string; title?: string; user?: string },
+  f: {
+    name: string;
+    mimetype: string;
+    data: Buffer;
+    filetype?: string;
+    title?: string;
+    user?: string;
+    teamId?: string;
+  },
 ): SlackFile {
+  const teamId = f.teamId ?? s.teamId;
   const file = makeFile(s, {
     name: f.name,
     title: f.title ?? f.name,
@@ -104,9 +113,9 @@ export function addFile(
     filetype: f.filetype,
     size: f.data.length,
     user: f.user ?? 'U0SOMEUSER1',
-    teamId: s.teamId,
+    teamId,
   });
-  s.files.set(file.id, { file, data: Buffer.from(f.data), teamId: s.teamId });
+  s.files.set(file.id, { file, data: Buffer.from(f.data), teamId });
   s.seededFileIds.add(file.id);
   return clone(file);
 }

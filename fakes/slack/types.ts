@@ -411,6 +411,8 @@ export interface FakeSlack {
     filetype?: string;
     title?: string;
     user?: string;
+    /** The workspace the file is in (only its bot token downloads it); the fake's own by default. */
+    teamId?: string;
   }): SlackFile;
   /** Messages (top-level and thread replies), oldest first; optionally of one channel. */
   messages(channel?: string): SlackMessage[];

@@ -28,7 +28,8 @@ import type { WebhooksApi } from './webhooks.js';
 
 /**
  * The platform API for one workspace's key. Cheap to create: all clients share the transport's connection
- * pool. The key lives only in closures, never on a property, so logging or inspecting a client cannot leak it.
+ * pools, and each request takes a turn among its workspace's (`workspace`: the Slack team id). The key lives
+ * only in closures, never on a property, so logging or inspecting a client cannot leak it.
  */
 export class CampaignClient {
   readonly keys: KeysApi;
@@ -45,8 +46,8 @@ export class CampaignClient {
   readonly agents: AgentsApi;
   readonly webhooks: WebhooksApi;
 
-  constructor(platform: PlatformTransport, apiKey: string) {
-    const transport = platform.withKey(apiKey);
+  constructor(platform: PlatformTransport, apiKey: string, workspace: string) {
+    const transport = platform.withKey(apiKey, workspace);
     this.keys = keysApi(transport);
     this.templates = templatesApi(transport);
     this.chat = chatApi(transport);

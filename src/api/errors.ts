@@ -91,6 +91,38 @@ export class ApiConnectionError extends PlatformError {
   }
 }
 
+/** Which of a workspace's turns a request waits for: ordinary calls, or uploads (voice cloning). */
+export type PlatformLane = 'calls' | 'uploads';
+
+/**
+ * The request was never sent: its workspace already had as many requests waiting in this lane as it may
+ * (`full`), or its turn did not come in time (`waited`). Other workspaces are not affected.
+ */
+export class PlatformBusyError extends PlatformError {
+  override name = 'PlatformBusyError';
+  readonly lane: PlatformLane;
+  readonly reason: 'full' | 'waited';
+  /** The lane's limits per workspace: running at once, waiting beyond those, and the longest wait. */
+  readonly limits: { concurrency: number; maxWaiting: number; maxWaitMs: number };
+
+  constructor(
+    ctx: ErrorContext,
+    lane: PlatformLane,
+    reason: 'full' | 'waited',
+    limits: { concurrency: number; maxWaiting: number; maxWaitMs: number },
+  ) {
+    super(
+      reason === 'full'
+        ? `${ctx.endpoint}: not sent, ${limits.maxWaiting} of this workspace's ${lane} were already waiting for their turn`
+        : `${ctx.endpoint}: not sent, its turn among this workspace's ${lane} did not come within ${limits.maxWaitMs} ms`,
+      ctx,
+    );
+    this.lane = lane;
+    this.reason = reason;
+    this.limits = limits;
+  }
+}
+
 export interface SchemaIssue {
   /** Dotted path into the response body, e.g. `value.0.Status`; '' for the body itself. */
   path: string;
@@ -133,6 +165,8 @@ export function apiErrorClassFor(status: number): ApiErrorClass {
 }
 
 const MAX_ERROR_TEXT = 200;
+/** A code or request id is a reference, not prose: longer than this is cut. */
+const MAX_REFERENCE_TEXT = 100;
 
 const errorEnvelope = z.looseObject({
   error: z.looseObject({
@@ -142,9 +176,9 @@ const errorEnvelope = z.looseObject({
   }),
 });
 
-function truncate(text: string): string {
+function truncate(text: string, max = MAX_ERROR_TEXT): string {
   const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > MAX_ERROR_TEXT ? `${flat.slice(0, MAX_ERROR_TEXT)}…` : flat;
+  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
 }
 
 function tryParseJson(text: string): unknown {
@@ -157,7 +191,9 @@ function tryParseJson(text: string): unknown {
 
 /**
  * Builds the error for a non-2xx answer. Reads the `error` envelope when there is one; otherwise keeps a
- * readable, truncated copy of the body with code 'UNKNOWN'. The API key is scrubbed from all text.
+ * readable, truncated copy of the body with code 'UNKNOWN'. Every text the platform sent — message, code,
+ * request id — is scrubbed alike: the API key and secret-shaped strings masked (they are shown in Slack and
+ * logged); code and request id are also made one bounded line. Escaping for Slack is the renderer's job.
  */
 export function createApiError(args: {
   ctx: ErrorContext;
@@ -169,14 +205,17 @@ export function createApiError(args: {
   const { ctx, status, bodyText, headerRequestId, apiKey } = args;
   const envelope = errorEnvelope.safeParse(tryParseJson(bodyText));
   const error = envelope.success ? envelope.data.error : undefined;
-  const rawMessage = error?.message ?? (bodyText.trim() ? truncate(bodyText) : `HTTP ${status}`);
+  const rawMessage = error?.message ?? (bodyText.trim() ? truncate(redactKey(bodyText, apiKey)) : `HTTP ${status}`);
+  const requestId = error?.requestId ?? headerRequestId;
+  // Masked before it is cut, so a cut can't leave part of a key unrecognised.
+  const reference = (text: string) => truncate(redactKey(text, apiKey), MAX_REFERENCE_TEXT);
   const ErrorClass = apiErrorClassFor(status);
   return new ErrorClass({
     ...ctx,
     status,
-    code: error?.code ?? 'UNKNOWN',
+    code: error?.code?.trim() ? reference(error.code) : 'UNKNOWN',
     message: redactKey(rawMessage, apiKey),
-    requestId: error?.requestId ?? headerRequestId,
+    requestId: requestId?.trim() ? reference(requestId) : undefined,
   });
 }
 

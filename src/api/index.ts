@@ -1,7 +1,7 @@
 /** Public surface of the platform client. Import from here, not from the individual modules. */
 export { CampaignClient } from './client.js';
 export { createTransport } from './transport.js';
-export type { PlatformTransport, TransportOptions } from './transport.js';
+export type { PlatformTransport, TransportOptions, TurnListener } from './transport.js';
 export { maskKey } from './mask.js';
 export {
   PlatformError,
@@ -16,9 +16,10 @@ export {
   ApiTimeoutError,
   ApiConnectionError,
   ApiSchemaError,
+  PlatformBusyError,
   apiErrorClassFor,
 } from './errors.js';
-export type { HttpMethod } from './errors.js';
+export type { HttpMethod, PlatformLane } from './errors.js';
 
 export type { ApiKeyRow } from './keys.js';
 export type { Template } from './templates.js';

@@ -8,20 +8,33 @@ import {
   ApiError,
   ApiSchemaError,
   ApiTimeoutError,
+  PlatformBusyError,
   PlatformError,
   createApiError,
   schemaIssuesFrom,
 } from './errors.js';
-import type { ErrorContext, HttpMethod } from './errors.js';
+import type { ErrorContext, HttpMethod, PlatformLane } from './errors.js';
 import { redactKey } from './mask.js';
 import { FileSizeMismatchError } from './multipart.js';
 import type { MultipartBody } from './multipart.js';
+import { KeyedTurns, TurnRefused, type Release, type TurnLimits } from './turns.js';
 
 export interface TransportOptions {
   /** Base URL including the version prefix, e.g. https://api.example.com/v1/api */
   baseUrl: string;
-  /** Max sockets to the platform, shared by every workspace. */
+  /** Max sockets to the platform for ordinary calls, shared by every workspace. */
   connections?: number;
+  /** Max sockets for uploads (requests marked slow), a pool of their own: a slow upload never holds a call's socket. */
+  uploadConnections?: number;
+  /**
+   * Per workspace, per lane: requests at once, how many more may wait for a turn, and for how long. Keeps one
+   * workspace from taking every socket of a pool; in this process only (see turns.ts).
+   */
+  turns?: { [lane in PlatformLane]?: Partial<TurnLimits> };
+  /** Only one workspace uses this transport (single-workspace mode): its calls may take the whole call pool. */
+  oneWorkspace?: boolean;
+  /** Called when a request is refused its turn (the user is told; nothing was sent). Must not throw. */
+  onTurnRefused?: (info: { lane: PlatformLane; reason: 'full' | 'waited' }) => void;
   connectTimeoutMs?: number;
   /** Time allowed until the response headers arrive. */
   headersTimeoutMs?: number;
@@ -45,8 +58,19 @@ interface TransportRequest {
   query?: Record<string, string>;
   json?: unknown;
   multipart?: MultipartBody;
-  /** The platform does heavy work before answering: use `slowHeadersTimeoutMs`. */
+  /**
+   * An upload the platform does heavy work on before answering (voice cloning): sent on the upload pool, in
+   * the workspace's upload turns, with `slowHeadersTimeoutMs`.
+   */
   slow?: boolean;
+  /** Told when the request must wait for its workspace's turn, and (only then) when it starts. */
+  turn?: TurnListener;
+}
+
+export interface TurnListener {
+  /** `ahead`: this workspace's requests of the same lane running or waiting before this one. */
+  queued(ahead: number): void;
+  started(): void;
 }
 
 /** The transport with one workspace's API key bound: every request it sends carries that key. */
@@ -58,15 +82,33 @@ export interface KeyedTransport {
 }
 
 export interface PlatformTransport {
-  /** Binds an API key; the key stays in closures, never on a property, so inspecting a client cannot leak it. */
-  withKey(apiKey: string): KeyedTransport;
+  /**
+   * Binds an API key and the workspace whose turns its requests take. The key stays in closures, never on a
+   * property, so inspecting a client cannot leak it.
+   */
+  withKey(apiKey: string, workspace: string): KeyedTransport;
   close(): Promise<void>;
 }
 
-type KeyedRequest = TransportRequest & { apiKey: string };
+type KeyedRequest = TransportRequest & { apiKey: string; workspace: string };
+
+/**
+ * A quarter of the call pool per workspace: a workspace whose calls all hang (a flood, or the platform slow
+ * for its account) leaves three quarters to everyone else. 200 may wait (a digest of many campaigns asks many
+ * at once); a turn is taken per attempt, so a timed-out GET queues again for its retry and a waiter is never
+ * behind a whole retry chain. A command may wait 20 s for its turn (its user was told at 2 s it is coming).
+ */
+const CALL_TURNS: TurnLimits = { concurrency: 8, maxWaiting: 200, maxWaitMs: 20_000 };
+/**
+ * Voice clones: 2 at a time per workspace, 10 more waiting. At about a minute each, the last waits about
+ * 5 minutes; 15 minutes at most, so its result still fits the 30 minutes a response_url takes posts for
+ * (https://api.slack.com/interactivity/handling#message_responses).
+ */
+const UPLOAD_TURNS: TurnLimits = { concurrency: 2, maxWaiting: 10, maxWaitMs: 15 * 60_000 };
 
 const DEFAULTS = {
   connections: 32,
+  uploadConnections: 16,
   connectTimeoutMs: 5_000,
   headersTimeoutMs: 10_000,
   bodyTimeoutMs: 15_000,
@@ -85,7 +127,10 @@ const TIMEOUT_CODES: Record<string, ApiTimeoutError['phase']> = {
   UND_ERR_BODY_TIMEOUT: 'body',
 };
 
-/** One keep-alive undici Pool for the platform origin, shared by every workspace's CampaignClient. */
+/**
+ * Two keep-alive undici Pools to the platform origin, shared by every workspace's CampaignClient: one for calls,
+ * one for uploads (each with undici's own `connections` cap), and per-workspace turns in front of each.
+ */
 export function createTransport(opts: TransportOptions): PlatformTransport {
   return new UndiciTransport(opts);
 }
@@ -93,11 +138,13 @@ export function createTransport(opts: TransportOptions): PlatformTransport {
 type Body = 'json' | 'empty';
 
 class UndiciTransport implements PlatformTransport {
-  readonly #pool: Pool;
+  readonly #pools: Record<PlatformLane, Pool>;
+  readonly #turns: Record<PlatformLane, KeyedTurns>;
   readonly #basePath: string;
   readonly #retries: number;
   readonly #retryBaseDelayMs: number;
   readonly #onRequest: TransportOptions['onRequest'];
+  readonly #onTurnRefused: TransportOptions['onTurnRefused'];
   readonly #slowHeadersTimeoutMs: number;
 
   constructor(opts: TransportOptions) {
@@ -106,20 +153,34 @@ class UndiciTransport implements PlatformTransport {
     this.#retries = Math.max(0, opts.getRetries ?? DEFAULTS.getRetries);
     this.#retryBaseDelayMs = opts.retryBaseDelayMs ?? DEFAULTS.retryBaseDelayMs;
     this.#onRequest = opts.onRequest;
+    this.#onTurnRefused = opts.onTurnRefused;
     this.#slowHeadersTimeoutMs = opts.slowHeadersTimeoutMs ?? DEFAULTS.slowHeadersTimeoutMs;
-    this.#pool = new Pool(base.origin, {
-      connections: opts.connections ?? DEFAULTS.connections,
-      connect: { timeout: opts.connectTimeoutMs ?? DEFAULTS.connectTimeoutMs },
-      headersTimeout: opts.headersTimeoutMs ?? DEFAULTS.headersTimeoutMs,
-      bodyTimeout: opts.bodyTimeoutMs ?? DEFAULTS.bodyTimeoutMs,
-    });
+    // `connections` is undici's cap on sockets per Pool; requests beyond it wait inside the Pool
+    // (https://github.com/nodejs/undici/blob/main/docs/docs/api/Pool.md).
+    const pool = (connections: number) =>
+      new Pool(base.origin, {
+        connections,
+        connect: { timeout: opts.connectTimeoutMs ?? DEFAULTS.connectTimeoutMs },
+        headersTimeout: opts.headersTimeoutMs ?? DEFAULTS.headersTimeoutMs,
+        bodyTimeout: opts.bodyTimeoutMs ?? DEFAULTS.bodyTimeoutMs,
+      });
+    const connections = opts.connections ?? DEFAULTS.connections;
+    this.#pools = {
+      calls: pool(connections),
+      uploads: pool(opts.uploadConnections ?? DEFAULTS.uploadConnections),
+    };
+    const callTurns = opts.oneWorkspace ? { ...CALL_TURNS, concurrency: connections } : CALL_TURNS;
+    this.#turns = {
+      calls: new KeyedTurns({ ...callTurns, ...opts.turns?.calls }),
+      uploads: new KeyedTurns({ ...UPLOAD_TURNS, ...opts.turns?.uploads }),
+    };
   }
 
-  withKey(apiKey: string): KeyedTransport {
+  withKey(apiKey: string, workspace: string): KeyedTransport {
     return {
-      requestJson: (req, schema) => this.#requestJson({ ...req, apiKey }, schema),
+      requestJson: (req, schema) => this.#requestJson({ ...req, apiKey, workspace }, schema),
       requestEmpty: async (req) => {
-        await this.#send({ ...req, apiKey }, 'empty');
+        await this.#send({ ...req, apiKey, workspace }, 'empty');
       },
     };
   }
@@ -139,7 +200,9 @@ class UndiciTransport implements PlatformTransport {
   }
 
   async close(): Promise<void> {
-    await this.#pool.close();
+    // Waiting requests are refused at once; those under way finish.
+    for (const turns of Object.values(this.#turns)) turns.close();
+    await Promise.all(Object.values(this.#pools).map((p) => p.close()));
   }
 
   /** Runs the attempts: retries only GETs, only on connection failures, timeouts and 502/503/504. */
@@ -149,11 +212,46 @@ class UndiciTransport implements PlatformTransport {
     const attempts = req.method === 'GET' ? 1 + this.#retries : 1;
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.#attempt(req, ctx, path, body);
+        const release = await this.#takeTurn(req, ctx);
+        try {
+          return await this.#attempt(req, ctx, path, body);
+        } finally {
+          release();
+        }
       } catch (err) {
         if (attempt >= attempts || !isRetryable(err)) throw err;
         await sleep(this.#backoff(attempt));
       }
+    }
+  }
+
+  /** Waits for the workspace's turn in the request's lane; a refusal is a PlatformBusyError (never retried). */
+  async #takeTurn(req: KeyedRequest, ctx: ErrorContext): Promise<Release> {
+    const lane = laneOf(req);
+    const turns = this.#turns[lane];
+    let queued = false;
+    try {
+      const release = await turns.take(req.workspace, (ahead) => {
+        queued = true;
+        req.turn?.queued(ahead);
+      });
+      if (queued) {
+        try {
+          req.turn?.started();
+        } catch {
+          // Telling the user failed; the request goes ahead all the same.
+        }
+      }
+      return release;
+    } catch (err) {
+      if (!(err instanceof TurnRefused)) throw err;
+      if (err.reason === 'closed') throw new PlatformError(`${ctx.endpoint}: not sent, the bot is shutting down`, ctx);
+      try {
+        this.#onTurnRefused?.({ lane, reason: err.reason });
+      } catch {
+        // A broken metrics hook must not change what the user is told.
+      }
+      throw new PlatformBusyError(ctx, lane, err.reason, turns.limits);
     }
   }
 
@@ -166,7 +264,7 @@ class UndiciTransport implements PlatformTransport {
     const started = performance.now();
     let reported: number | 'error' = 'error';
     try {
-      const res = await this.#pool.request({
+      const res = await this.#pools[laneOf(req)].request({
         method: req.method,
         path,
         ...requestBody(req),
@@ -209,6 +307,10 @@ class UndiciTransport implements PlatformTransport {
     const exp = Math.min(MAX_RETRY_DELAY_MS, this.#retryBaseDelayMs * 2 ** (attempt - 1));
     return exp / 2 + Math.random() * (exp / 2);
   }
+}
+
+function laneOf(req: TransportRequest): PlatformLane {
+  return req.slow ? 'uploads' : 'calls';
 }
 
 function contextOf(req: TransportRequest): ErrorContext {

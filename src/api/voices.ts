@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { encodeMultipart } from './multipart.js';
 import type { FileData } from './multipart.js';
 import { tableRowFields } from './schema.js';
-import type { KeyedTransport } from './transport.js';
+import type { KeyedTransport, TurnListener } from './transport.js';
 
 /** An audio sample to upload. Streams/iterables are streamed to the platform, never buffered whole. */
 type VoiceFile = {
@@ -22,6 +22,8 @@ interface CloneVoiceInput {
   provider: string;
   description?: string;
   removeBackgroundNoise?: boolean;
+  /** Told when the clone must wait behind the workspace's other clones, and when it then starts. Not sent. */
+  turn?: TurnListener;
 }
 
 const voiceSchema = z.looseObject({
@@ -59,8 +61,12 @@ export function voicesApi(transport: KeyedTransport): VoicesApi {
         fields,
         input.files.map((f) => ({ field: 'files', ...f })),
       );
-      // Cloning runs the samples through the voice provider before answering, so allow a slow answer.
-      return transport.requestJson({ method: 'POST', path: '/voices', multipart, slow: true }, voiceSchema);
+      // Cloning runs the samples through the voice provider before answering: a slow upload (its own pool,
+      // a few at a time per workspace, a long headers timeout).
+      return transport.requestJson(
+        { method: 'POST', path: '/voices', multipart, slow: true, ...(input.turn ? { turn: input.turn } : {}) },
+        voiceSchema,
+      );
     },
   };
 }

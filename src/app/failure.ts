@@ -9,6 +9,7 @@ import {
   ApiTimeoutError,
   AuthenticationError,
   NotFoundError,
+  PlatformBusyError,
   RateLimitError,
   ServerError,
 } from '../api/index.js';
@@ -21,14 +22,22 @@ const EXPECTED_STATUSES: ReadonlySet<number> = new Set([400, 404, 409, 422]);
 
 /**
  * Logs a failure that was told to the user: an expected platform refusal as one info line (its code and
- * request id are what support needs, a stack trace adds nothing); anything else as a warning with the
- * error and its stack.
+ * request id are what support needs, a stack trace adds nothing); a request refused its workspace's turn as
+ * one warning; anything else as a warning with the error and its stack.
  */
 export function logFailure(logger: Logger, err: unknown, fields: Record<string, unknown>, msg: string): void {
   if (err instanceof ApiError && EXPECTED_STATUSES.has(err.status)) {
     logger.info(
       { ...fields, status: err.status, code: err.code, requestId: err.requestId, endpoint: err.endpoint },
       `${msg}: the platform refused it`,
+    );
+    return;
+  }
+  if (err instanceof PlatformBusyError) {
+    // This workspace's own load, told to the user: worth a warning for the operator, not a stack trace.
+    logger.warn(
+      { ...fields, lane: err.lane, reason: err.reason, endpoint: err.endpoint },
+      `${msg}: not sent, the workspace's turn did not come`,
     );
     return;
   }
@@ -71,6 +80,9 @@ export function describeFailure(err: unknown, wording: FailureWording = {}): str
     }
     const detail = err.message ? `: ${escapeMrkdwn(truncate(err.message, 300))}` : '';
     return `The platform refused the request (HTTP ${err.status}${detail}) ${upstreamRef(err)}.`;
+  }
+  if (err instanceof PlatformBusyError) {
+    return 'This workspace already has many requests waiting for the campaign platform, so this one was not sent — try again in a minute.';
   }
   if (err instanceof ApiTimeoutError) {
     return 'The platform did not answer in time — try again in a minute.';

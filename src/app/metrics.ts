@@ -12,6 +12,7 @@ export interface Metrics {
   readonly commands: Counter<'subcommand' | 'outcome'>;
   readonly platformRequests: Counter<'endpoint' | 'status'>;
   readonly platformLatency: Histogram<'endpoint'>;
+  readonly platformTurnsRefused: Counter<'lane' | 'reason'>;
   readonly webhookRequests: Counter<'status'>;
   readonly eventsQueued: Counter<'trigger' | 'result'>;
   readonly eventsPosted: Counter<'trigger'>;
@@ -80,6 +81,12 @@ export function createMetrics(queue: EventQueue): Metrics {
       help: 'Latency of platform HTTP attempts',
       labelNames: ['endpoint'],
       buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [registry],
+    }),
+    platformTurnsRefused: new Counter({
+      name: 'campaign_platform_turns_refused_total',
+      help: 'Platform requests not sent because their workspace had too many waiting (full) or waited too long (waited)',
+      labelNames: ['lane', 'reason'],
       registers: [registry],
     }),
     webhookRequests: new Counter({

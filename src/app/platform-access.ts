@@ -4,7 +4,7 @@
  * A workspace's own key (stored encrypted by `/campaign connect`) wins; `CAMPAIGN_API_KEY` is the default
  * of one workspace only: the installed one in single-workspace mode, `CAMPAIGN_API_KEY_TEAM` in OAuth mode
  * (any other workspace that installs the app must not run on the operator's platform account).
- * All clients share one transport (one keep-alive pool to the platform).
+ * All clients share one transport (keep-alive pools to the platform), in which each takes its workspace's turns.
  */
 import { CampaignClient, type PlatformTransport } from '../api/index.js';
 import type { Redactor } from '../logger.js';
@@ -46,12 +46,12 @@ export class PlatformAccess {
   async clientFor(teamId: string): Promise<CampaignClient> {
     const key = await this.apiKeyFor(teamId);
     if (!key) throw new NotConnectedError(teamId);
-    return new CampaignClient(this.transport, key);
+    return new CampaignClient(this.transport, key, teamId);
   }
 
-  /** A client for a key that is not stored yet (used to verify it before saving). */
-  clientForKey(apiKey: string): CampaignClient {
+  /** A client for a key that is not stored yet (used to verify it before saving), in `teamId`'s turns. */
+  clientForKey(apiKey: string, teamId: string): CampaignClient {
     this.redactor.addSecret(apiKey);
-    return new CampaignClient(this.transport, apiKey);
+    return new CampaignClient(this.transport, apiKey, teamId);
   }
 }

@@ -4,7 +4,7 @@
  */
 import { App, type CustomRoute } from '@slack/bolt';
 import type { DestinationStream } from 'pino';
-import { createTransport } from '../api/index.js';
+import { createTransport, type TransportOptions } from '../api/index.js';
 import type { Config } from '../config.js';
 import { createLogger, Redactor, type Logger } from '../logger.js';
 import { createStore } from '../store/index.js';
@@ -56,6 +56,8 @@ export interface BotOptions {
   timerTickMs?: number;
   /** Slack's limits the bot paces itself to (`SLACK_LIMITS`); a test against an unlimited stand-in lifts them. */
   slackLimits?: SlackLimits;
+  /** Per-workspace turns for platform requests (tests shorten the longest wait instead of waiting it out). */
+  platformTurns?: TransportOptions['turns'];
 }
 
 export function createBot(config: Config, options: BotOptions = {}): Bot {
@@ -92,6 +94,10 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
       metrics.platformRequests.inc({ endpoint, status: String(status) });
       metrics.platformLatency.observe({ endpoint }, durationMs / 1000);
     },
+    // With one workspace there is nobody to share the call pool with; its uploads still go 2 at a time.
+    oneWorkspace: config.slack.mode.kind === 'single',
+    onTurnRefused: ({ lane, reason }) => metrics.platformTurnsRefused.inc({ lane, reason }),
+    ...(options.platformTurns ? { turns: options.platformTurns } : {}),
   });
   const platform = new PlatformAccess(transport, store, redactor, config.campaign.apiKey, config.campaign.apiKeyTeam);
   const members = new Membership(store, logger);

@@ -5,7 +5,7 @@
  */
 import type { AllMiddlewareArgs, App, MessageShortcut, SlackShortcutMiddlewareArgs } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
-import { ApiTimeoutError, BadRequestError, type Voice } from '../api/index.js';
+import { ApiTimeoutError, BadRequestError, PlatformBusyError, type TurnListener, type Voice } from '../api/index.js';
 import type { Deps } from '../app/deps.js';
 import { NotConnectedError } from '../app/platform-access.js';
 import { botTokenFor } from '../app/slack-token.js';
@@ -40,7 +40,7 @@ import {
   sealCloneVoiceMetadata,
   type CloneVoiceForm,
 } from './clone-voice-form.js';
-import { describeFailure, upstreamRef } from '../app/failure.js';
+import { describeFailure, logFailure, upstreamRef } from '../app/failure.js';
 import { onFormSubmit, type FormResult, type FormSubmission } from './forms.js';
 import type { Subcommand } from './types.js';
 
@@ -256,6 +256,19 @@ async function cloneAndReport(deps: Deps, job: CloneJob): Promise<void> {
   await say({
     text: `⏳ Cloning the voice *${escapeMrkdwn(name)}* from ${count} audio file${count === 1 ? '' : 's'} — this can take a minute; the result will appear here.`,
   });
+  // At most five posts to a response_url (https://api.slack.com/interactivity/handling#message_responses):
+  // the one above, queued, started and the result. The turn's news is told in order, before the result.
+  let news = Promise.resolve();
+  const tell = (text: string) => {
+    news = news.then(() => say({ text }));
+  };
+  const turn: TurnListener = {
+    queued: (ahead) => {
+      logger.info({ ahead }, 'voice clone queued behind the workspace’s other clones');
+      tell(queuedText(name, ahead));
+    },
+    started: () => tell(`⏳ Your voice clone *${escapeMrkdwn(name)}* has started — the result will appear here.`),
+  };
 
   const started = Date.now();
   try {
@@ -266,7 +279,8 @@ async function cloneAndReport(deps: Deps, job: CloneJob): Promise<void> {
       files: files.map((f) => ({
         filename: f.name || `${f.id}${f.filetype ? `.${f.filetype}` : ''}`,
         contentType: audioContentType(f),
-        // Lazy: each download starts only when the upload reaches that file, so they stream one by one.
+        // Lazy: each download starts only when the upload reaches that file, so they stream one by one (and a
+        // clone waiting for its turn has downloaded nothing yet).
         data: slackFileStream({
           url: downloadUrl(f) ?? '',
           name: fileLabel(f),
@@ -281,13 +295,22 @@ async function cloneAndReport(deps: Deps, job: CloneJob): Promise<void> {
       provider: job.form.provider ?? '',
       ...(job.form.description ? { description: job.form.description } : {}),
       removeBackgroundNoise: job.form.removeBackgroundNoise,
+      turn,
     });
     logger.info({ voice: voice.RowKey, files: files.length, ms: Date.now() - started }, 'voice cloned');
+    await news;
     await say(renderVoice(voice, job.userId));
   } catch (err) {
-    logger.warn({ err, ms: Date.now() - started }, 'voice cloning failed');
+    if (err instanceof PlatformBusyError) logFailure(logger, err, { ms: Date.now() - started }, 'voice cloning failed');
+    else logger.warn({ err, ms: Date.now() - started }, 'voice cloning failed');
+    await news;
     await say({ text: `❌ ${cloneFailure(err, limitsOf(deps))}` });
   }
+}
+
+function queuedText(name: string, ahead: number): string {
+  const others = ahead === 1 ? '1 other' : `${ahead} others`;
+  return `⏳ Your voice clone *${escapeMrkdwn(name)}* is queued behind ${others} in this workspace — we’ll post here when it starts and when it’s done.`;
 }
 
 /** The file object to download: as sent, or from `files.info` (the authoritative download URL) for a message's file. */
@@ -328,6 +351,12 @@ async function resolveSample(client: WebClient, sample: Sample, limits: SampleLi
 /** One sentence for whatever stopped the clone. Download failures surface through the upload, so look into causes. */
 export function cloneFailure(err: unknown, limits: SampleLimits): string {
   if (err instanceof SampleRefusal) return err.message;
+  if (err instanceof PlatformBusyError && err.lane === 'uploads') {
+    const { concurrency, maxWaiting, maxWaitMs } = err.limits;
+    return err.reason === 'full'
+      ? `This workspace already has ${concurrency} voice clones running and ${maxWaiting} waiting, so this one was not started — try again when some of them have finished.`
+      : `Your voice clone waited ${Math.round(maxWaitMs / 60_000)} minutes behind this workspace’s other clones and was not started — try again when they have finished.`;
+  }
   const download = findCause(err, SlackFileError);
   if (download) return escapeMrkdwn(downloadFailure(download, limits));
   if (err instanceof BadRequestError) {

@@ -71,7 +71,7 @@ async function verifyAndSave(
     return { kind: 'invalid', errors: { [KEY_BLOCK]: 'Enter the API key.' }, sentence: 'Enter the API key.' };
   deps.redactor.addSecret(apiKey);
   try {
-    const keys = await deps.platform.clientForKey(apiKey).keys.list();
+    const keys = await deps.platform.clientForKey(apiKey, teamId).keys.list();
     await deps.store.workspaces.setApiKey(teamId, apiKey, { verifiedBy: userId });
     const company = keys.find((k) => k.RowKey === apiKey)?.CompanyName ?? keys[0]?.CompanyName;
     logger.info({ key: maskKey(apiKey) }, 'workspace connected to the platform');

@@ -17,7 +17,7 @@ import {
   apiErrorClassFor,
 } from '../../src/api/index.js';
 import type { HttpMethod } from '../../src/api/index.js';
-import { rejectionOf, usePlatform } from './support.js';
+import { WORKSPACE, rejectionOf, usePlatform } from './support.js';
 
 const h = usePlatform({ getRetries: 0 });
 
@@ -218,7 +218,7 @@ describe('documented error statuses from the platform rules', () => {
 
   it('401 for an unknown api key → AuthenticationError, and the key is not in the message', async () => {
     const secret = 'ck_live_this_key_is_not_known_0001';
-    const client = new CampaignClient(h.transport, secret);
+    const client = new CampaignClient(h.transport, secret, WORKSPACE);
     const err = expectEnvelope(
       await rejectionOf(client.dashboard.getStats()),
       AuthenticationError,
@@ -332,5 +332,23 @@ describe('the api key never reaches an error message', () => {
     const err = (await rejectionOf(h.client.keys.list())) as ServerError;
     expect(err.message).not.toContain(key);
     expect(err.message).toContain('••••');
+  });
+
+  it('is masked in the code and request id as in the message, and they come as one bounded line', async () => {
+    const key = h.platform.apiKey;
+    const slackToken = 'xoxb-1234567890-abcdefghijkl';
+    h.platform.inject({
+      path: '/open-api',
+      status: 500,
+      body: JSON.stringify({
+        error: { code: `E_${key}\n<!channel>`, requestId: `req ${slackToken} ${'x'.repeat(300)}`, message: 'boom' },
+      }),
+    });
+    const err = (await rejectionOf(h.client.keys.list())) as ServerError;
+    expect(err.code).toBe(`E_••••${key.slice(-4)} <!channel>`); // escaping for Slack is the renderer's job
+    expect(err.requestId).toMatch(/^req xoxb-\[redacted\] x+…$/);
+    expect(err.requestId!.length).toBeLessThanOrEqual(101);
+    expect(JSON.stringify(err)).not.toContain(key);
+    expect(JSON.stringify(err)).not.toContain(slackToken);
   });
 });

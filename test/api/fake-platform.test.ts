@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakePlatform } from '../fakes/platform.js';
 import type { FakePlatform } from '../fakes/platform.js';
+import { waitFor } from '../store/backends.js';
 
 let platform: FakePlatform;
 beforeAll(async () => {
@@ -134,6 +135,30 @@ describe('fake platform', () => {
     const statuses = [];
     for (let i = 0; i < 3; i++) statuses.push((await call('GET', '/customer-quota')).status);
     expect(statuses).toEqual([503, 503, 200]);
+  });
+
+  it('a fault for one api-key leaves the other keys’ requests alone', async () => {
+    const other = 'ck_live_other_workspace_0000000000000';
+    platform.state.apiKeys.push({ ...platform.state.apiKeys[0]!, RowKey: other, Active: true });
+    platform.inject({ apiKey: other, status: 503 });
+    expect((await call('GET', '/customer-quota', { key: other })).status).toBe(503);
+    expect((await call('GET', '/customer-quota')).status).toBe(200);
+  });
+
+  it('holds matching requests until released, then answers them normally; reset releases the rest', async () => {
+    platform.inject({ method: 'GET', path: '/customer-quota', hold: true });
+    const first = call('GET', '/customer-quota');
+    const second = call('GET', '/customer-quota');
+    const held = () => platform.held().length;
+    await waitFor(() => held() === 2, 'both requests held');
+    expect((await call('GET', '/open-api')).status).toBe(200); // other requests go through meanwhile
+
+    expect(platform.release((r) => r === platform.held()[0])).toBe(1);
+    expect((await first).status).toBe(200);
+    expect(held()).toBe(1);
+    platform.reset();
+    expect((await second).status).toBe(200);
+    expect(held()).toBe(0);
   });
 
   it('records method, path, query, headers and body; reset clears them and the faults', async () => {

@@ -4,6 +4,9 @@ import type { PlatformTransport, TransportOptions } from '../../src/api/index.js
 import { startFakePlatform } from '../fakes/platform.js';
 import type { FakePlatform, RecordedRequest } from '../fakes/platform.js';
 
+/** The workspace whose turns the harness's client takes. */
+export const WORKSPACE = 'T0APITEST1';
+
 export interface PlatformHarness {
   platform: FakePlatform;
   transport: PlatformTransport;
@@ -21,7 +24,7 @@ export function usePlatform(transportOptions: Omit<TransportOptions, 'baseUrl'> 
   beforeAll(async () => {
     harness.platform = await startFakePlatform();
     harness.transport = createTransport({ baseUrl: harness.platform.url, retryBaseDelayMs: 5, ...transportOptions });
-    harness.client = new CampaignClient(harness.transport, harness.platform.apiKey);
+    harness.client = new CampaignClient(harness.transport, harness.platform.apiKey, WORKSPACE);
     harness.received = (method, path) =>
       harness.platform.requests.filter((r) => r.method === method && r.path === path);
   });

@@ -16,7 +16,7 @@ import {
   createTransport,
 } from '../../src/api/index.js';
 import type { PlatformTransport, TransportOptions } from '../../src/api/index.js';
-import { rejectionOf, usePlatform } from './support.js';
+import { WORKSPACE, rejectionOf, usePlatform } from './support.js';
 
 const h = usePlatform();
 
@@ -31,7 +31,7 @@ function clientWith(
   const seen: RequestInfo[] = [];
   const transport = createTransport({ baseUrl, retryBaseDelayMs: 5, onRequest: (i) => seen.push(i), ...opts });
   extra.push(transport);
-  return { client: new CampaignClient(transport, h.platform.apiKey), seen };
+  return { client: new CampaignClient(transport, h.platform.apiKey, WORKSPACE), seen };
 }
 afterEach(async () => {
   await Promise.all(extra.splice(0).map((t) => t.close()));
@@ -269,8 +269,8 @@ describe('requests', () => {
   it('sends the api-key of the client that made the call (one transport, many workspaces)', async () => {
     const other = 'ck_live_other_workspace_key_0002';
     h.platform.state.apiKeys.push({ ...h.platform.state.apiKeys[0]!, RowKey: other, Active: true });
-    const a = new CampaignClient(h.transport, h.platform.apiKey);
-    const b = new CampaignClient(h.transport, other);
+    const a = new CampaignClient(h.transport, h.platform.apiKey, WORKSPACE);
+    const b = new CampaignClient(h.transport, other, 'T0OTHER01');
 
     await Promise.all([a.quota.list(), b.quota.list(), a.dashboard.getStats()]);
 
@@ -280,7 +280,7 @@ describe('requests', () => {
   });
 
   it('the client object does not expose its key', () => {
-    const client = new CampaignClient(h.transport, h.platform.apiKey);
+    const client = new CampaignClient(h.transport, h.platform.apiKey, WORKSPACE);
     expect(JSON.stringify(client)).not.toContain(h.platform.apiKey);
     expect(Object.values(client).some((v) => v === h.platform.apiKey)).toBe(false);
   });
@@ -304,7 +304,7 @@ describe('requests', () => {
       },
     });
     extra.push(transport);
-    expect(await new CampaignClient(transport, h.platform.apiKey).quota.list()).toHaveLength(2);
+    expect(await new CampaignClient(transport, h.platform.apiKey, WORKSPACE).quota.list()).toHaveLength(2);
   });
 });
 

@@ -13,7 +13,7 @@ import {
   createTransport,
 } from '../../src/api/index.js';
 import { encodeMultipart } from '../../src/api/multipart.js';
-import { rejectionOf, usePlatform } from './support.js';
+import { WORKSPACE, rejectionOf, usePlatform } from './support.js';
 
 const h = usePlatform();
 
@@ -190,7 +190,7 @@ describe('voices.clone timeouts', () => {
       getRetries: 0,
     });
     try {
-      const client = new CampaignClient(transport, h.platform.apiKey);
+      const client = new CampaignClient(transport, h.platform.apiKey, WORKSPACE);
       h.platform.inject({ path: '/voices', delayMs: 2_500 });
       h.platform.inject({ path: '/customer-quota', delayMs: 2_500 });
       const file = { filename: 'a.wav', contentType: 'audio/wav', data: Buffer.from('RIFF') };

@@ -29,7 +29,7 @@ export interface HarnessOptions {
   defaultApiKey?: boolean;
   env?: Record<string, string>;
   /** Extra `createBot` options (e.g. a small voice-sample size cap, fast event-worker timings, a clock). */
-  bot?: Pick<BotOptions, 'voiceSampleMaxBytes' | 'events' | 'now' | 'slackLimits'>;
+  bot?: Pick<BotOptions, 'voiceSampleMaxBytes' | 'events' | 'now' | 'slackLimits' | 'platformTurns'>;
   /** OAuth multi-workspace mode (client id/secret/state secret) instead of a bot token. */
   oauth?: boolean;
   /** Socket Mode (SLACK_APP_TOKEN, no signing secret); drive it with `harness.socket`. */

@@ -1,0 +1,46 @@
+/**
+ * The platform's error code and request id are the platform's text: they reach Slack (in the failure sentence)
+ * and the logs scrubbed like its messages — no mention or link Slack would act on, no API key, token or
+ * hook-token-shaped string — and bounded. Checked in what the Slack stand-in received and accepted.
+ */
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MEMBER_ID, startHarness, type Harness } from '../support/harness.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  await h.close();
+});
+
+describe('the platform’s code and request id in Slack', () => {
+  it('are escaped and scrubbed: a hostile code and a secret-looking request id are neutralised', async () => {
+    const apiKey = h.platform.apiKey;
+    const slackToken = 'xoxb-2222222222-abcdefghijklmnop';
+    const hookToken = randomBytes(32).toString('base64url');
+    h.platform.inject({
+      path: '/dashboard/dashboard-stats',
+      status: 500,
+      body: JSON.stringify({
+        error: {
+          code: '<!channel> <https://evil.example|x>',
+          requestId: `req ${apiKey} ${slackToken} ${hookToken}\n<@U0ADMIN01>`,
+          message: 'Internal server error',
+        },
+      }),
+    });
+
+    await h.signer.command({ text: 'stats', userId: MEMBER_ID, responseUrlId: 'hostile' });
+    const answer = await h.slack.waitFor(() => h.slack.responses.find((r) => r.id === 'hostile'));
+    expect(answer.status).toBe(200);
+    const text = JSON.stringify(answer.body);
+
+    expect(text).toContain('The platform had an internal error (code &lt;!channel&gt; &lt;https://evil.example|x&gt;');
+    expect(text).toContain(`request id req ••••${apiKey.slice(-4)} xoxb-[redacted] [redacted] &lt;@U0ADMIN01&gt;)`);
+    for (const raw of ['<!channel>', '<https://evil', '<@U0ADMIN01>', apiKey, slackToken, hookToken])
+      expect(text).not.toContain(raw);
+    for (const secret of [apiKey, slackToken, hookToken]) expect(h.logs()).not.toContain(secret);
+  });
+});

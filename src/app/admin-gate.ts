@@ -33,10 +33,10 @@ export class AdminGate {
 
   async isAdmin(client: WebClient, teamId: string, userId: string, check: AdminCheck = {}): Promise<boolean> {
     if (this.allowList.has(userId)) return true;
-    const key = `admin:${teamId}:${userId}`;
-    if (check.fresh) await this.store.cache.forget(key);
+    const key = `admin:${userId}`;
+    if (check.fresh) await this.store.cache.forget(teamId, key);
     const ws: Workspace = { teamId, enterpriseId: check.enterpriseId };
-    const verdict = await this.store.cache.remember(key, ADMIN_CACHE_MS, async () => {
+    const verdict = await this.store.cache.remember(teamId, key, ADMIN_CACHE_MS, async () => {
       try {
         const standing = await lookUpStanding(client, ws, userId);
         if (standing.kind === 'external')

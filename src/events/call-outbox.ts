@@ -172,6 +172,10 @@ export class CallOutbox {
   private async drain(at: ChannelRef): Promise<void> {
     if (!(await this.kit.store.callOutbox.lease(at, this.owner, LEASE_MS))) return;
     try {
+      if (!(await this.kit.store.workspaces.exists(at.teamId))) {
+        await this.dropForgotten(at);
+        return;
+      }
       while (!this.stopped) {
         const waiting = this.parse(at, await this.kit.store.callOutbox.waiting(at));
         if (waiting.length === 0) {
@@ -195,6 +199,18 @@ export class CallOutbox {
     } finally {
       await this.kit.store.callOutbox.release(at, this.owner);
     }
+  }
+
+  /** The workspace uninstalled the app: its waiting calls go, unposted and not kept as dead letters. */
+  private async dropForgotten(at: ChannelRef): Promise<void> {
+    const ids = (await this.kit.store.callOutbox.waiting(at)).map((c) => c.id);
+    await this.kit.store.callOutbox.finishRollup(at, ids);
+    await this.kit.store.callOutbox.forgetIfEmpty(at);
+    this.failures.delete(member(at));
+    this.kit.logger.info(
+      { team: at.teamId, channel: at.channelId, calls: ids.length },
+      'call notifications dropped: their workspace uninstalled the app',
+    );
   }
 
   private later(at: ChannelRef, ms: number): void {

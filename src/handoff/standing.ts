@@ -26,7 +26,8 @@ export async function replyRefusal(
 ): Promise<Refusal | undefined> {
   if (user.team && !sameOrganisation(ws, user.team)) return 'external';
   const kind = await deps.store.cache.remember(
-    `slack-user-standing:${ws.teamId}:${user.id}`,
+    ws.teamId,
+    `slack-user-standing:${user.id}`,
     STANDING_CACHE_MS,
     async () => {
       try {

@@ -65,6 +65,13 @@ export class CallOutboxRepo {
     if ((await this.waiting(at)).length > 0) await this.kv.setAdd(this.keys.callOutboxChannels(), member(at));
   }
 
+  /** Takes the workspace's channels off the list (its outboxes themselves are workspace keys). */
+  async forgetTeam(teamId: string): Promise<void> {
+    const all = await this.kv.setMembers(this.keys.callOutboxChannels());
+    const own = all.filter((m) => unsegment(m.split(':')[0] ?? '') === teamId);
+    await this.kv.setRemove(this.keys.callOutboxChannels(), ...own);
+  }
+
   /** True when `owner` may post for the channel for `ttlMs` (no other replica holds it). */
   lease(at: ChannelRef, owner: string, ttlMs: number): Promise<boolean> {
     return this.kv.set(this.keys.callOutboxLease(at.teamId, at.channelId), owner, { onlyIfAbsent: true, ttlMs });

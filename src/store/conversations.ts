@@ -95,7 +95,7 @@ const threadReplySchema = z.object({
 });
 
 /** CONVERSATION_RETENTION_DAYS' default. */
-export const DEFAULT_RETENTION_MS = 30 * 24 * 3600_000;
+const DEFAULT_RETENTION_MS = 30 * 24 * 3600_000;
 /** Agent links are settings, kept while they are used: a year after the last one was set or used. */
 const AGENT_LINKS_IDLE_MS = 365 * 24 * 3600_000;
 /** A send claim outlives any Slack retry (hours) and any Retry click on a notice still on screen. */

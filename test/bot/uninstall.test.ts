@@ -15,7 +15,7 @@ import { installApp } from '../support/oauth.js';
 import { requireRedis } from '../support/redis.js';
 import { requireCluster } from '../support/redis-cluster.js';
 import { holding, memoryText, redisText, type StoredText } from '../support/stored-text.js';
-import { deliver, localHookUrl, posts, queueDrained, startEventsHarness } from '../events/support.js';
+import { deliver, localHookUrl, queueDrained, startEventsHarness } from '../events/support.js';
 
 const redis = await requireRedis();
 const cluster = await requireCluster();

@@ -23,6 +23,8 @@ const FORGET_TIMER = 'forget-workspace';
  */
 const FORGET_AGAIN_MS = 5 * 60_000;
 
+// Bolt acknowledges an Events API request before its listeners run (App.processEvent: "Events API requests
+// are acknowledged right away"), so Slack never waits for the scan below.
 export function register(app: App, deps: Deps): void {
   app.event('app_uninstalled', async ({ context }) => {
     await forget(deps, context.teamId, context.enterpriseId, context.isEnterpriseInstall === true);
@@ -63,11 +65,22 @@ async function forget(
   }
 }
 
-/** The `forget-workspace` timer: whatever work under way at the uninstall wrote since goes too. */
+/**
+ * The `forget-workspace` timer: whatever work under way at the uninstall wrote since goes too — unless the
+ * workspace installed the app again meanwhile (what it set up since is its own).
+ */
 async function forgetAgain(deps: Deps, timer: DueTimer): Promise<undefined> {
   const teamId = teamOfTimer(timer.id);
   if (teamId === undefined) return undefined;
-  const forgotten = await deps.store.forgetWorkspace(teamId);
+  const { store } = deps;
+  const back =
+    (await store.workspaces.exists(teamId)) ||
+    (deps.config.slack.mode.kind === 'oauth' && (await store.installations.botToken(teamId)) !== null);
+  if (back) {
+    deps.logger.info({ team: teamId }, 'uninstalled workspace installed the app again: not forgotten once more');
+    return undefined;
+  }
+  const forgotten = await store.forgetWorkspace(teamId);
   deps.logger.info({ team: teamId, ...forgotten }, 'uninstalled workspace forgotten once more, after work under way');
   return undefined;
 }

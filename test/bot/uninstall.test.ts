@@ -106,7 +106,26 @@ describe.each(['memory', 'redis', 'cluster'] as const)('uninstalling (%s store)'
     if (backend === 'memory') return memoryText(store);
     return redisText(backend === 'redis' ? redis.redis : cluster.client, store.keys.prefix);
   };
-  const logged = (line: string) => h.slack.waitFor(() => h.logs().includes(line) || undefined);
+  /** Waits for a log line about `team`. */
+  const logged = (team: string, line: string) =>
+    h.slack.waitFor(
+      () =>
+        h
+          .logs()
+          .split('\n')
+          .some((l) => l.includes(line) && l.includes(team)) || undefined,
+    );
+  /** What Slack does when a workspace removes the app: revokes its tokens, then tells the bot. */
+  async function uninstall(w: Workspace): Promise<void> {
+    const token = await h.bot.deps.store.installations.botToken(w.team);
+    await fetch(`${h.slack.apiUrl}apps.uninstall`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ client_id: h.env.SLACK_CLIENT_ID!, client_secret: h.env.SLACK_CLIENT_SECRET! }),
+    });
+    expect((await w.signer!.event({ type: 'app_uninstalled' }, { teamId: w.team })).status).toBe(200);
+    await logged(w.team, 'workspace uninstalled: everything kept for it is deleted');
+  }
 
   /** `/campaign <text>` from the workspace's admin in `channel`; resolves with the answer. */
   async function ask(w: Workspace, text: string, channel = w.channel): Promise<string> {
@@ -213,15 +232,7 @@ describe.each(['memory', 'redis', 'cluster'] as const)('uninstalling (%s store)'
       expect([text, holding(before, text).length > 0]).toEqual([text, true]);
     const keptKeys = holding(before, kept.team).sort();
 
-    // Slack revokes the workspace's tokens and tells the bot.
-    const token = await h.bot.deps.store.installations.botToken(gone.team);
-    await fetch(`${h.slack.apiUrl}apps.uninstall`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ client_id: h.env.SLACK_CLIENT_ID!, client_secret: h.env.SLACK_CLIENT_SECRET! }),
-    });
-    expect((await gone.signer!.event({ type: 'app_uninstalled' }, { teamId: gone.team })).status).toBe(200);
-    await logged('workspace uninstalled: everything kept for it is deleted');
+    await uninstall(gone);
 
     // An event that slipped in just before its hook stopped resolving (a webhook under way) is dropped.
     const postsBefore = h.slack.callsTo('chat.postMessage').length;
@@ -246,7 +257,7 @@ describe.each(['memory', 'redis', 'cluster'] as const)('uninstalling (%s store)'
       },
       60_000,
     );
-    await logged('event dropped: its workspace uninstalled the app');
+    await logged(gone.team, 'event dropped: its workspace uninstalled the app');
     await queueDrained(h);
     expect(h.slack.callsTo('chat.postMessage').length).toBe(postsBefore);
     expect((await h.bot.deps.store.queue.deadLetters(gone.team)).count).toBe(0);
@@ -254,7 +265,7 @@ describe.each(['memory', 'redis', 'cluster'] as const)('uninstalling (%s store)'
     // Once work under way at the uninstall is over, the bot forgets the workspace once more.
     clock.now += FORGET_AGAIN_MS;
     await h.bot.deps.timers.runDue();
-    await logged('uninstalled workspace forgotten once more');
+    await logged(gone.team, 'uninstalled workspace forgotten once more');
 
     const after = await stored();
     for (const text of traces(gone)) expect([text, holding(after, text)]).toEqual([text, []]);
@@ -274,5 +285,31 @@ describe.each(['memory', 'redis', 'cluster'] as const)('uninstalling (%s store)'
       },
     ]);
     await h.slack.waitFor(() => JSON.stringify(h.slack.messages(kept.channel)).includes(kept.texts.late) || undefined);
+  });
+
+  it('keeps what a workspace set up after installing the app again, within minutes of removing it', async () => {
+    const back = workspace('T0BACKWS03', 'C', 3);
+    await installApp(h, back.team);
+    h.platform.state.apiKeys.push({ ...h.platform.state.apiKeys[0]!, RowKey: back.apiKey, Active: true });
+    await h.bot.deps.store.workspaces.setApiKey(back.team, back.apiKey, { verifiedBy: back.admin });
+    h.slack.addUser({ id: back.admin, name: 'admin-back', is_admin: true });
+    back.signer = new SlackSigner({
+      signingSecret: SIGNING_SECRET,
+      url: `${h.url}/slack/events`,
+      teamId: back.team,
+      fake: h.slack,
+    });
+    expect(await ask(back, `subscribe ${back.campaign}`)).toContain('✅');
+    await uninstall(back);
+    expect(await h.bot.deps.store.routes.listForTeam(back.team)).toEqual([]);
+
+    await installApp(h, back.team);
+    await h.bot.deps.store.workspaces.setApiKey(back.team, back.apiKey, { verifiedBy: back.admin });
+    expect(await ask(back, `subscribe ${back.campaign}`)).toContain('✅');
+    clock.now += FORGET_AGAIN_MS;
+    await h.bot.deps.timers.runDue();
+    await logged(back.team, 'installed the app again: not forgotten once more');
+    expect(await h.bot.deps.store.routes.listForTeam(back.team)).toHaveLength(4);
+    expect(await h.bot.deps.store.installations.botToken(back.team)).toMatch(/^xoxb-/);
   });
 });

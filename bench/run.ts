@@ -4,13 +4,14 @@
  * `redis-server` on PATH (each run starts its own, on a free port). Never asserts: it prints figures.
  *
  *   BENCH_QUICK=1                          shorter runs (for trying things out; the README's come from full runs)
- *   BENCH_ONLY=start,ingest,e2e,commands,storm,fairness   a subset (e.g. `BENCH_ONLY=ingest npm run bench`)
+ *   BENCH_ONLY=start,ingest,e2e,commands,storm,fairness,forget   a subset (e.g. `BENCH_ONLY=ingest npm run bench`)
  */
 import { cpus, loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { runCommands } from './commands.js';
 import { runLatency, runRateLimited } from './end-to-end.js';
 import { runFairness, type Latencies } from './fairness.js';
+import { runForget } from './forget.js';
 import { runIngest } from './ingest.js';
 import { runStorm } from './storm.js';
 import type { BotProcess } from './lib/bot-process.js';
@@ -18,7 +19,7 @@ import { startStack, type Stack } from './lib/stack.js';
 import { mb } from './lib/stats.js';
 
 const quick = process.env.BENCH_QUICK === '1';
-const only = new Set((process.env.BENCH_ONLY ?? 'start,ingest,e2e,commands,storm,fairness').split(','));
+const only = new Set((process.env.BENCH_ONLY ?? 'start,ingest,e2e,commands,storm,fairness,forget').split(','));
 const STARTS = 3;
 const INGEST = {
   connections: 50,
@@ -241,6 +242,23 @@ async function fairness(stack: Stack): Promise<void> {
   );
 }
 
+async function forget(): Promise<void> {
+  const otherKeys = quick ? 100_000 : 1_000_000;
+  const conversations = quick ? 200 : 1_000;
+  console.log(
+    `\n— uninstall: one workspace (${f0(conversations)} conversations with replies and claims, queued events, a dead letter) among ${f0(otherKeys)} keys of other workspaces, on one Redis and on a 3-master Cluster`,
+  );
+  for (const r of await runForget({ otherKeys, conversations })) {
+    const where = r.backend === 'redis' ? 'one Redis' : 'a 3-master Cluster';
+    row(
+      `uninstall on ${where} (${f0(r.keys)} keys, ${f0(r.own)} of them the workspace's): forgetWorkspace, against a bare SCAN of every key`,
+      'nothing of it left, others untouched',
+      `${f0(r.forgetMs)} ms (bare SCAN ${f0(r.scanMs)} ms); keys naming it or holding its customers' data after: ${r.left}; other workspaces' keys lost: ${r.othersLost}`,
+      r.left === 0 && r.othersLost === 0,
+    );
+  }
+}
+
 const loadBefore = loadavg()[0]!;
 console.log(
   `campaign bot benchmarks — ${new Date().toISOString()}, Node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), load average ${f2(loadBefore)}`,
@@ -287,6 +305,10 @@ try {
     // Its own bot, in OAuth mode.
     await bot.stop();
     await fairness(stack);
+  }
+  if (only.has('forget')) {
+    section = 'forget';
+    await forget();
   }
 } finally {
   await stack.close();

@@ -47,8 +47,11 @@ export interface Config {
   hooks: { maxBacklog: number; tokenGraceS: number };
   /** How often channels with quota alerts have the month's usage checked (s). */
   quotaCheckS: number;
-  /** Handoff threads: a customer message unanswered this long (seconds) gets one nudge, unless a channel sets its own. */
-  handoff: { slaS: number };
+  /**
+   * Handoff threads: a customer message unanswered this long (seconds) gets one nudge, unless a channel sets its
+   * own; a conversation's texts, links and threads are kept this many days after its last activity (closing it).
+   */
+  handoff: { slaS: number; retentionDays: number };
 }
 
 /** A user ADMIN_USER_IDS makes an admin: of `teamId` only (`TEAMID:USERID`), or of the one workspace (a bare id). */
@@ -211,6 +214,9 @@ const envSchema = z.object({
   HOOK_TOKEN_GRACE_S: optionalText.pipe(wholeNumber(0).optional()),
   QUOTA_CHECK_S: optionalText.pipe(wholeNumber(60).optional()),
   HANDOFF_SLA_S: optionalText.pipe(wholeNumber(1).optional()),
+  CONVERSATION_RETENTION_DAYS: optionalText.pipe(
+    wholeNumber(1).pipe(z.number().max(3650, 'must be at most 3650 (ten years)')).optional(),
+  ),
 });
 
 /** Parses an environment. Pure: callers pass `process.env` (see `loadConfig`). */
@@ -303,7 +309,7 @@ export function parseConfig(env: Env): ConfigResult {
     logLevel: e.LOG_LEVEL ?? 'info',
     hooks: { maxBacklog: e.HOOK_MAX_BACKLOG ?? 100_000, tokenGraceS: e.HOOK_TOKEN_GRACE_S ?? 600 },
     quotaCheckS: e.QUOTA_CHECK_S ?? 900,
-    handoff: { slaS: e.HANDOFF_SLA_S ?? 300 },
+    handoff: { slaS: e.HANDOFF_SLA_S ?? 300, retentionDays: e.CONVERSATION_RETENTION_DAYS ?? 30 },
   };
   return { ok: true, config };
 }

@@ -88,9 +88,9 @@ export class Membership {
     opts: { fresh?: boolean } = {},
   ): Promise<Standing | undefined> {
     // The verdict depends on the org too (sameOrganisation), so the key names both.
-    const key = `slack-user-standing:${ws.teamId}:${ws.enterpriseId ?? '-'}:${userId}`;
-    if (opts.fresh) await this.store.cache.forget(key);
-    return this.store.cache.remember(key, STANDING_CACHE_MS, async (): Promise<Standing | undefined> => {
+    const key = `slack-user-standing:${ws.enterpriseId ?? '-'}:${userId}`;
+    if (opts.fresh) await this.store.cache.forget(ws.teamId, key);
+    return this.store.cache.remember(ws.teamId, key, STANDING_CACHE_MS, async (): Promise<Standing | undefined> => {
       try {
         const res = await client.users.info({ user: userId });
         return standingOf(ws, res.user ?? {});

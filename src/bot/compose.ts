@@ -75,6 +75,7 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
     ...(config.secretsKeys ? { secretsKey: config.secretsKeys } : {}),
     ...(options.keyPrefix ? { keyPrefix: options.keyPrefix } : {}),
     ...(options.now ? { now: options.now } : {}),
+    conversationRetentionMs: config.handoff.retentionDays * 86_400_000,
     logger,
   });
   if (store.backend === 'memory') {

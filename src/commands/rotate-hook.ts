@@ -45,7 +45,7 @@ export const rotateHook: Subcommand = {
     // Before anything changes: a workspace that is not connected gets told so, with its token untouched.
     const api = await deps.platform.clientFor(teamId);
 
-    const lock = deps.store.keys.dedup('hook-token-rotate', teamId);
+    const lock = deps.store.keys.dedup(teamId, 'hook-token-rotate');
     if (!(await deps.store.kv.set(lock, '1', { ttlMs: ROTATE_LOCK_MS, onlyIfAbsent: true }))) {
       return ctx.tell(
         'The hook URL of this workspace is being rotated right now (by another admin?) — wait a minute, then check with `/campaign subscriptions`.',

@@ -8,7 +8,7 @@
 import type { WebClient } from '@slack/web-api';
 import type { Deps } from '../app/deps.js';
 import type { DueTimer } from '../store/index.js';
-import { ALL_CAMPAIGNS, type DigestCadence, type DigestSchedule } from '../store/index.js';
+import { ALL_CAMPAIGNS, workspaceTimerId, type DigestCadence, type DigestSchedule } from '../store/index.js';
 import type { Logger } from '../logger.js';
 import { escapeMrkdwn, slackDate } from '../slack/blocks.js';
 import { nextSlot, periodMs } from './clock.js';
@@ -20,9 +20,9 @@ export const DIGEST_TIMER = 'digest';
 /** Long enough to outlive a weekly slot: marks only need to see the retries of one firing. */
 const MARK_TTL_MS = 8 * 86_400_000;
 
-/** Timer ids name the workspace and the channel (JSON: unambiguous whatever the ids hold). */
+/** Timer ids name the workspace and the channel. */
 export function timerId(teamId: string, channelId: string): string {
-  return JSON.stringify([teamId, channelId]);
+  return workspaceTimerId(teamId, channelId);
 }
 
 export function parseTimerId(id: string): { teamId: string; channelId: string } | undefined {

@@ -174,6 +174,10 @@ export class CallOutbox {
   private async drain(at: ChannelRef): Promise<void> {
     if (!(await this.kit.store.callOutbox.lease(at, this.owner, LEASE_MS))) return;
     try {
+      if (!(await this.kit.store.workspaces.exists(at.teamId))) {
+        await this.dropForgotten(at);
+        return;
+      }
       while (!this.stopped) {
         const waiting = this.parse(at, await this.kit.store.callOutbox.waiting(at, READ_AHEAD));
         if (waiting.length === 0) {
@@ -197,6 +201,19 @@ export class CallOutbox {
     } finally {
       await this.kit.store.callOutbox.release(at, this.owner);
     }
+  }
+
+  /** The workspace uninstalled the app: its waiting calls go, unposted and not kept as dead letters. */
+  private async dropForgotten(at: ChannelRef): Promise<void> {
+    // Only the ids: the whole channel's backlog, without reading its events.
+    const ids = await this.kit.store.callOutbox.ids(at);
+    await this.kit.store.callOutbox.finishRollup(at, ids);
+    await this.kit.store.callOutbox.forgetIfEmpty(at);
+    this.failures.delete(member(at));
+    this.kit.logger.info(
+      { team: at.teamId, channel: at.channelId, calls: ids.length },
+      'call notifications dropped: their workspace uninstalled the app',
+    );
   }
 
   private later(at: ChannelRef, ms: number): void {

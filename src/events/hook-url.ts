@@ -32,7 +32,7 @@ export async function ensureHookToken(store: Store, teamId: string, redactor: Re
     redactor.addSecret(existing);
     return existing;
   }
-  const lock = store.keys.dedup('hook-token-create', teamId);
+  const lock = store.keys.dedup(teamId, 'hook-token-create');
   if (await store.kv.set(lock, '1', { ttlMs: CREATE_LOCK_MS, onlyIfAbsent: true })) {
     try {
       const token = (await store.workspaces.getHookToken(teamId)) ?? (await store.workspaces.createHookToken(teamId));

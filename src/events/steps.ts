@@ -27,7 +27,7 @@ export class StepLog {
 
   /** Whether this step already succeeded. */
   async done(ref: StepRef): Promise<boolean> {
-    return (await this.store.kv.get(this.key(ref))) !== null;
+    return (await this.result(ref)) !== null;
   }
 
   /** The step's result when it succeeded, else null. */
@@ -41,16 +41,25 @@ export class StepLog {
   }
 
   private key(ref: StepRef): string {
-    return this.store.keys.dedup('event-step', JSON.stringify([ref.teamId, ref.entryId, ref.channel, ref.step]));
+    return this.store.keys.dedup(ref.teamId, 'event-step', JSON.stringify([ref.entryId, ref.channel, ref.step]));
+  }
+
+  /** The step's result, if it succeeded (here, or under an earlier version's key while one may still exist). */
+  private async result(ref: StepRef): Promise<string | null> {
+    const { kv, keys } = this.store;
+    const [mark, before] = await Promise.all([
+      kv.get(this.key(ref)),
+      kv.get(keys.dedupBefore('event-step', JSON.stringify([ref.teamId, ref.entryId, ref.channel, ref.step]))),
+    ]);
+    return mark ?? before;
   }
 
   /** Runs `work` unless this step already succeeded; either way returns the step's result. */
   async once(ref: StepRef, work: () => Promise<string>): Promise<{ result: string; ran: boolean }> {
-    const key = this.key(ref);
-    const done = await this.store.kv.get(key);
+    const done = await this.result(ref);
     if (done !== null) return { result: done, ran: false };
     const result = await work();
-    await this.store.kv.set(key, result, { ttlMs: this.ttlMs });
+    await this.store.kv.set(this.key(ref), result, { ttlMs: this.ttlMs });
     return { result, ran: true };
   }
 }

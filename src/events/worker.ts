@@ -9,6 +9,8 @@
  * - Any other failure: retried with backoff, then dead-lettered after `maxAttempts` (kept, counted).
  * - Unknown triggers, and known ones nobody handles: dead-lettered on purpose, the payload kept whole.
  * - Several channels, card + transcript: each step is remembered (`StepLog`), so retries never post twice.
+ * - An entry of a workspace the store does not know any more (it uninstalled the app) is dropped with a log
+ *   line: not posted, not kept as a dead letter.
  */
 import { hostname } from 'node:os';
 import type { WebClient } from '@slack/web-api';
@@ -164,6 +166,10 @@ export class EventWorker {
     if (!job.success) throw new UnhandledEventError('queue entry is not an event job (v1): kept as a dead letter');
     const { trigger, event: raw } = job.data;
     const log = this.kit.logger.child({ team: entry.teamId, trigger, entry: entry.id, attempt: entry.attempt });
+    if (!(await this.kit.store.workspaces.exists(entry.teamId))) {
+      log.info('event dropped: its workspace uninstalled the app');
+      return {};
+    }
 
     if (!isTriggerName(trigger)) {
       log.warn(

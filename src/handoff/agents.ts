@@ -13,7 +13,7 @@ export async function displayName(
   teamId: string,
   userId: string,
 ): Promise<string> {
-  const name = await deps.store.cache.remember(`slack-user-name:${teamId}:${userId}`, NAME_CACHE_MS, async () => {
+  const name = await deps.store.cache.remember(teamId, `slack-user-name:${userId}`, NAME_CACHE_MS, async () => {
     try {
       const res = await client.users.info({ user: userId });
       const u = res.user;

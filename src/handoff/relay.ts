@@ -257,8 +257,7 @@ export class ReplyRelay {
   /** Marks the Slack event id; false for a delivery already seen (Slack's retry of the same event). */
   private async firstDelivery(ctx: EventContext, log: Logger): Promise<boolean> {
     if (!ctx.eventId) return true;
-    if (await this.deps.store.dedup.markOnce('slack-event', `${ctx.teamId}:${ctx.eventId}`, EVENT_DEDUP_TTL_MS))
-      return true;
+    if (await this.deps.store.dedup.markOnce(ctx.teamId, 'slack-event', ctx.eventId, EVENT_DEDUP_TTL_MS)) return true;
     log.info(
       { eventId: ctx.eventId, retryNum: ctx.retryNum },
       'Slack delivered this event again: already handled, nothing sent twice',

@@ -13,7 +13,7 @@ import type { Logger } from '../logger.js';
 import { message, section } from '../slack/blocks.js';
 import { postMessage, slackErrorCode } from '../slack/post.js';
 import { customerLabel, customerPlain } from '../slack/text.js';
-import type { Answerer, ConversationRef, Store, ThreadInfo } from '../store/index.js';
+import { workspaceTimerId, type Answerer, type ConversationRef, type Store, type ThreadInfo } from '../store/index.js';
 import { clockTime } from './card.js';
 import { updateCard } from './threads.js';
 
@@ -21,12 +21,20 @@ import { updateCard } from './threads.js';
 export const SLA_TIMER = 'handoff-sla';
 
 export function slaTimerId(teamId: string, channelId: string, threadTs: string): string {
-  return `${teamId}/${channelId}/${threadTs}`;
+  return workspaceTimerId(teamId, channelId, threadTs);
 }
 
 function parseTimerId(id: string): { teamId: string; channelId: string; threadTs: string } | undefined {
-  const [teamId, channelId, threadTs, ...rest] = id.split('/');
-  if (!teamId || !channelId || !threadTs || rest.length > 0) return undefined;
+  let parts: unknown;
+  try {
+    parts = JSON.parse(id);
+  } catch {
+    // Set by an earlier version as `<team>/<channel>/<ts>`: still fired (and so ended) once.
+    parts = id.split('/');
+  }
+  if (!Array.isArray(parts) || parts.length !== 3 || !parts.every((p) => typeof p === 'string' && p !== ''))
+    return undefined;
+  const [teamId, channelId, threadTs] = parts as [string, string, string];
   return { teamId, channelId, threadTs };
 }
 

@@ -2,8 +2,8 @@ import type { Keys } from './keys.js';
 import type { KeyValueStore } from './kv.js';
 
 /**
- * A small read-through cache over the KV store (shared between processes when Redis is used), e.g. for the
- * "is this user an admin" check. Values are stored as JSON, so `T` must survive JSON (no Dates, Maps…).
+ * A small read-through cache of a workspace's values over the KV store (shared between processes when Redis
+ * is used), e.g. for the "is this user an admin" check. Values are stored as JSON, so `T` must survive JSON (no Dates, Maps…).
  * Concurrent misses of one key in this process share one call of `fn`.
  */
 export class Cache {
@@ -15,12 +15,13 @@ export class Cache {
   ) {}
 
   /**
-   * Returns the value cached under `key` (a logical key such as `admin:T1:U1`; stored under `keys.cache(key)`),
+   * Returns the workspace's value cached under `key` (a logical key such as `admin:U1`; stored under
+   * `keys.cache(teamId, key)`),
    * or calls `fn`, caches its result for `ttlMs` and returns it. A result of `undefined` is returned but not
    * cached (the way to say "could not tell, ask again next time"); a throwing `fn` caches nothing.
    */
-  async remember<T>(key: string, ttlMs: number, fn: () => Promise<T>): Promise<T> {
-    const storeKey = this.keys.cache(key);
+  async remember<T>(teamId: string, key: string, ttlMs: number, fn: () => Promise<T>): Promise<T> {
+    const storeKey = this.keys.cache(teamId, key);
     const cached = await this.kv.get(storeKey);
     if (cached !== null) {
       // Written below as {"v": value}: the wrapper keeps a cached null/false/0 distinguishable from a miss.
@@ -41,7 +42,7 @@ export class Cache {
     }
   }
 
-  async forget(key: string): Promise<void> {
-    await this.kv.del(this.keys.cache(key));
+  async forget(teamId: string, key: string): Promise<void> {
+    await this.kv.del(this.keys.cache(teamId, key));
   }
 }

@@ -46,13 +46,18 @@ export class CallOutboxRepo {
     });
   }
 
+  /** The ids of every call waiting for the channel (in no order). */
+  ids(at: ChannelRef): Promise<string[]> {
+    return this.kv.hashFields(this.keys.callOutbox(at.teamId, at.channelId));
+  }
+
   /**
    * The channel's oldest `limit` waiting calls, oldest first. Only their ids are read for the whole backlog:
    * a channel thousands of calls behind reads a post's worth of events per post, not all of them.
    */
   async waiting(at: ChannelRef, limit: number): Promise<WaitingCall[]> {
     const key = this.keys.callOutbox(at.teamId, at.channelId);
-    const ids = (await this.kv.hashFields(key)).sort(compareEntryIds).slice(0, limit);
+    const ids = (await this.ids(at)).sort(compareEntryIds).slice(0, limit);
     const values = await this.kv.hashGetMany(key, ids);
     return ids.flatMap((id, i) => {
       const json = values[i];
@@ -69,6 +74,13 @@ export class CallOutboxRepo {
     if ((await this.size(at)) > 0) return;
     await this.kv.setRemove(this.keys.callOutboxChannels(), member(at));
     if ((await this.size(at)) > 0) await this.kv.setAdd(this.keys.callOutboxChannels(), member(at));
+  }
+
+  /** Takes the workspace's channels off the list (its outboxes themselves are workspace keys). */
+  async forgetTeam(teamId: string): Promise<void> {
+    const all = await this.kv.setMembers(this.keys.callOutboxChannels());
+    const own = all.filter((m) => unsegment(m.split(':')[0] ?? '') === teamId);
+    await this.kv.setRemove(this.keys.callOutboxChannels(), ...own);
   }
 
   /** True when `owner` may post for the channel for `ttlMs` (no other replica holds it). */

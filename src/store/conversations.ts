@@ -11,9 +11,11 @@
  * - agent work on a thread: who claimed it (a string key of its own, so claims are compare-and-set), since
  *   when the customer waits for an answer (the first unanswered message), whether that wait was nudged, and
  *   who answered last; the workspace's open threads are indexed for `/campaign handoffs` and App Home.
- * Both expire after 30 days without activity. Closing a conversation keeps its threads (a reply there
- * gets "this conversation is closed") but forgets them on the conversation, so the customer's next
- * message opens a new card.
+ * Everything about a conversation — names, number, reply texts, session links, claims — expires
+ * `retentionMs` (CONVERSATION_RETENTION_DAYS) after its last activity; closing it counts as one, so a
+ * closed conversation is forgotten that long after it closed. Closing keeps its threads until then (a reply
+ * there gets "this conversation is closed") but forgets them on the conversation, so the customer's next
+ * message opens a new card. The open-thread index lives as long as its newest thread can.
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
@@ -92,7 +94,10 @@ const threadReplySchema = z.object({
   noticeTs: z.string().optional(),
 });
 
-const TTL_MS = 30 * 24 * 3600_000;
+/** CONVERSATION_RETENTION_DAYS' default. */
+const DEFAULT_RETENTION_MS = 30 * 24 * 3600_000;
+/** Agent links are settings, kept while they are used: a year after the last one was set or used. */
+const AGENT_LINKS_IDLE_MS = 365 * 24 * 3600_000;
 /** A send claim outlives any Slack retry (hours) and any Retry click on a notice still on screen. */
 const SEND_CLAIM_TTL_MS = 7 * 24 * 3600_000;
 const REPLY_FIELD = 'reply:';
@@ -105,6 +110,7 @@ export class ConversationRepo {
   constructor(
     private readonly kv: KeyValueStore,
     private readonly keys: Keys,
+    private readonly retentionMs: number = DEFAULT_RETENTION_MS,
   ) {}
 
   /** channelId → parent ts of the conversation's open threads. */
@@ -132,7 +138,7 @@ export class ConversationRepo {
     const factFields = definedFields(facts);
     const conv = this.conversationKey(ref);
     await this.kv.hashSet(conv, { ...factFields, state: 'open', [`${THREAD_FIELD}${channelId}`]: threadTs });
-    await this.kv.expire(conv, TTL_MS);
+    await this.kv.expire(conv, this.retentionMs);
     const thread = this.keys.thread(ref.teamId, channelId, threadTs);
     await this.kv.hashSet(thread, {
       ...factFields,
@@ -144,8 +150,10 @@ export class ConversationRepo {
       state: 'open',
       ...(sessionId ? { sessionId } : {}),
     });
-    await this.kv.expire(thread, TTL_MS);
-    await this.kv.setAdd(this.keys.openThreads(ref.teamId), openMember(channelId, threadTs));
+    await this.kv.expire(thread, this.retentionMs);
+    const index = this.keys.openThreads(ref.teamId);
+    await this.kv.setAdd(index, openMember(channelId, threadTs));
+    await this.kv.expire(index, this.retentionMs);
   }
 
   async findThread(teamId: string, channelId: string, threadTs: string): Promise<ThreadInfo | null> {
@@ -218,7 +226,7 @@ export class ConversationRepo {
   async claim(teamId: string, channelId: string, threadTs: string, userId: string): Promise<ClaimResult> {
     const key = this.keys.threadOwner(teamId, channelId, threadTs);
     if (
-      (await this.kv.set(key, userId, { onlyIfAbsent: true, ttlMs: TTL_MS })) ||
+      (await this.kv.set(key, userId, { onlyIfAbsent: true, ttlMs: this.retentionMs })) ||
       (await this.kv.setIfEqual(key, '', userId))
     )
       return { ok: true };
@@ -242,17 +250,20 @@ export class ConversationRepo {
     const key = this.keys.thread(teamId, channelId, threadTs);
     await this.kv.hashSet(key, { sessionId });
     await this.kv.hashDel(key, 'reportedSessionId');
-    await this.kv.expire(key, TTL_MS);
+    await this.kv.expire(key, this.retentionMs);
   }
 
   /** Notes a session id the platform's payload named while another one is linked: shown, never used unasked. */
   async reportSession(teamId: string, channelId: string, threadTs: string, sessionId: string): Promise<void> {
     const key = this.keys.thread(teamId, channelId, threadTs);
     await this.kv.hashSet(key, { reportedSessionId: sessionId });
-    await this.kv.expire(key, TTL_MS);
+    await this.kv.expire(key, this.retentionMs);
   }
 
-  /** Closes the conversation: its threads are marked closed with no session; the next message opens a new card. Returns the closed threads. */
+  /**
+   * Closes the conversation: its threads are marked closed with no session; the next message opens a new card.
+   * What is kept of it (threads, replies, claims) is forgotten `retentionMs` from now. Returns the closed threads.
+   */
   async close(ref: ConversationRef): Promise<Array<{ channelId: string; threadTs: string }>> {
     const threads = await this.threads(ref);
     for (const [channelId, ts] of threads) {
@@ -260,11 +271,14 @@ export class ConversationRepo {
       await this.kv.hashDel(key, 'sessionId', 'reportedSessionId');
       await this.kv.hashSet(key, { state: 'closed' });
       await this.kv.hashDel(key, 'waitingSince', 'nudgedFor');
+      await this.kv.expire(key, this.retentionMs);
+      await this.kv.expire(this.keys.threadOwner(ref.teamId, channelId, ts), this.retentionMs);
       await this.kv.setRemove(this.keys.openThreads(ref.teamId), openMember(channelId, ts));
     }
     const conv = this.conversationKey(ref);
     if (threads.size > 0) await this.kv.hashDel(conv, ...[...threads.keys()].map((c) => `${THREAD_FIELD}${c}`));
     await this.kv.hashSet(conv, { state: 'closed' });
+    await this.kv.expire(conv, this.retentionMs);
     return [...threads].map(([channelId, threadTs]) => ({ channelId, threadTs }));
   }
 
@@ -304,16 +318,19 @@ export class ConversationRepo {
   ): Promise<void> {
     const key = this.keys.thread(teamId, channelId, threadTs);
     await this.kv.hashSet(key, { [`${REPLY_FIELD}${replyTs}`]: JSON.stringify(reply) });
-    await this.kv.expire(key, TTL_MS);
+    await this.kv.expire(key, this.retentionMs);
   }
 
   /**
    * Claims send number `attempt` of a reply (SET NX): true for exactly one caller, however many Slack
    * retries, replicas or double-clicks ask. A reply is only ever sent after winning a claim.
    */
-  claimSend(teamId: string, channelId: string, replyTs: string, attempt: number): Promise<boolean> {
-    const key = this.keys.dedup('handoff-send', JSON.stringify([teamId, channelId, replyTs, attempt]));
-    return this.kv.set(key, '1', { ttlMs: SEND_CLAIM_TTL_MS, onlyIfAbsent: true });
+  async claimSend(teamId: string, channelId: string, replyTs: string, attempt: number): Promise<boolean> {
+    const key = this.keys.dedup(teamId, 'handoff-send', JSON.stringify([channelId, replyTs, attempt]));
+    if (!(await this.kv.set(key, '1', { ttlMs: SEND_CLAIM_TTL_MS, onlyIfAbsent: true }))) return false;
+    // A claim an earlier version made (an upgrade under way) still counts.
+    const before = this.keys.dedupBefore('handoff-send', JSON.stringify([teamId, channelId, replyTs, attempt]));
+    return (await this.kv.get(before)) === null;
   }
 
   /** Undoes `expectEcho` for a reply that certainly did not reach the platform (a 400, say). */
@@ -329,11 +346,14 @@ export class ConversationRepo {
     const digest = createHash('sha256')
       .update(JSON.stringify([ref.campaignId, ref.customerNumber, message.trim()]))
       .digest('hex');
-    return this.keys.dedup(`echo:${ref.teamId}`, digest);
+    return this.keys.dedup(ref.teamId, 'echo', digest);
   }
 }
 
-/** Slack user → platform agent id, set by admins with `/campaign agent-link`. */
+/**
+ * Slack user → platform agent id, set by admins with `/campaign agent-link`. Kept while the workspace uses
+ * them: the links expire together a year after the last one was set or used (and at uninstall).
+ */
 export class AgentLinkRepo {
   constructor(
     private readonly kv: KeyValueStore,
@@ -341,15 +361,22 @@ export class AgentLinkRepo {
   ) {}
 
   async set(teamId: string, userId: string, agentId: string): Promise<void> {
-    await this.kv.hashSet(this.keys.agentLinks(teamId), { [userId]: agentId });
+    const key = this.keys.agentLinks(teamId);
+    await this.kv.hashSet(key, { [userId]: agentId });
+    await this.kv.expire(key, AGENT_LINKS_IDLE_MS);
   }
 
   async remove(teamId: string, userId: string): Promise<boolean> {
     return (await this.kv.hashDel(this.keys.agentLinks(teamId), userId)) > 0;
   }
 
+  /** The agent a user is linked to; a link in use keeps the workspace's links for another year. */
   async get(teamId: string, userId: string): Promise<string | undefined> {
-    return (await this.kv.hashGet(this.keys.agentLinks(teamId), userId)) ?? undefined;
+    const key = this.keys.agentLinks(teamId);
+    const agentId = await this.kv.hashGet(key, userId);
+    if (agentId === null) return undefined;
+    await this.kv.expire(key, AGENT_LINKS_IDLE_MS);
+    return agentId;
   }
 
   async all(teamId: string): Promise<Record<string, string>> {

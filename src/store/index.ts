@@ -23,6 +23,7 @@ import { HandoffSlaRepo } from './handoff-sla.js';
 import { CallOutboxRepo } from './call-outbox.js';
 import { ChannelPauseRepo } from './channel-pauses.js';
 import { MemoryRateBudget, RedisRateBudget, type RateBudget } from './rate-budget.js';
+import { forgetWorkspace, type ForgetOptions, type ForgetReport } from './forget.js';
 
 export interface StoreOptions {
   /** Redis mode when set (or when `redis` is given); in-memory otherwise. */
@@ -38,6 +39,8 @@ export interface StoreOptions {
   secretsKey?: Buffer | readonly Buffer[];
   /** Prefix of every key. Default `campaign:`. */
   keyPrefix?: string;
+  /** How long a conversation is kept after its last activity (closing it counts). Default 30 days. */
+  conversationRetentionMs?: number;
   logger?: Logger;
   /** The clock expiry decisions are made with (a rotated-out hook token's grace period). Default `Date.now`. */
   now?: () => number;
@@ -75,6 +78,8 @@ export interface Store {
   budgets: RateBudget;
   /** The last business-verification submission of each workspace. */
   verification: VerificationRepo;
+  /** Deletes everything kept of a workspace that uninstalled the app (see `forget.ts`). */
+  forgetWorkspace(teamId: string, options?: ForgetOptions): Promise<ForgetReport>;
   /** Resolves when the backend answers (for /readyz); rejects otherwise. */
   ping(): Promise<void>;
   /** Stops queue consumers (waiting for in-flight handlers), then closes connections this store opened. */
@@ -119,27 +124,32 @@ export function createStore(options: StoreOptions = {}): Store {
   }
 
   let closing: Promise<void> | undefined;
+  const workspaces = new WorkspaceRepo(kv, keys, secrets, now);
+  const timers = new TimerRepo(kv, keys);
+  const callOutbox = new CallOutboxRepo(kv, keys);
   return {
     backend: useRedis ? 'redis' : 'memory',
     now,
     keys,
     kv,
     secrets,
-    workspaces: new WorkspaceRepo(kv, keys, secrets, now),
+    workspaces,
     installations: new InstallationRepo(kv, keys, secrets),
-    conversations: new ConversationRepo(kv, keys),
+    conversations: new ConversationRepo(kv, keys, options.conversationRetentionMs),
     agentLinks: new AgentLinkRepo(kv, keys),
     handoffSla: new HandoffSlaRepo(kv, keys),
     routes: new RouteRepo(kv, keys),
-    timers: new TimerRepo(kv, keys),
+    timers,
     reports: new ReportRepo(kv, keys),
     cache: new Cache(kv, keys),
     dedup: new Dedup(kv, keys),
     queue,
-    callOutbox: new CallOutboxRepo(kv, keys),
+    callOutbox,
     channelPauses: new ChannelPauseRepo(kv, keys),
     budgets,
     verification: new VerificationRepo(kv, keys),
+    forgetWorkspace: (teamId, forgetOptions) =>
+      forgetWorkspace({ kv, keys, workspaces, queue, callOutbox, timers }, teamId, forgetOptions),
     ping: () => kv.ping(),
     close: () =>
       (closing ??= (async () => {
@@ -150,7 +160,7 @@ export function createStore(options: StoreOptions = {}): Store {
   };
 }
 
-export { createKeys, DEFAULT_KEY_PREFIX } from './keys.js';
+export { createKeys, DEFAULT_KEY_PREFIX, timerId as workspaceTimerId } from './keys.js';
 export { SecretBox, SecretBoxError, decodeSecretsKey } from './secrets.js';
 export { rekeyStore } from './rekey.js';
 export type {
@@ -162,6 +172,7 @@ export type {
   ThreadInfo,
 } from './conversations.js';
 export type { Connection } from './workspaces.js';
+export type { ForgetReport } from './forget.js';
 export { ALL_CAMPAIGNS, canonicalFilters } from './routes.js';
 export type { Route, RouteFilters } from './routes.js';
 export type { DueTimer } from './timers.js';

@@ -7,6 +7,12 @@
  * Keys touched together by one Lua script (the event queue) share the `{queue}` hash tag, so the scripts
  * stay valid on Redis Cluster. The tag must be the first `{…}` in the key, which is why the prefix may not
  * contain braces.
+ *
+ * A key that belongs to one workspace is built by a *workspace kind* (`kinds.add`): the team id is a part of
+ * its own at a known place, so `workspaceOf(key)` names the workspace of any stored key, and uninstalling
+ * finds every key of a workspace with one scan (`forgetWorkspace`). A new per-workspace key is declared
+ * the same way; a builder that takes a team id any other way must be listed in the key tests' shared keys,
+ * with what removes the workspace's part of it.
  */
 
 export const DEFAULT_KEY_PREFIX = 'campaign:';
@@ -24,10 +30,16 @@ export interface Keys {
   routes(teamId: string): string;
   /** Slack installation (OAuth multi-workspace mode). */
   installation(teamId: string, enterpriseId?: string): string;
-  /** String with TTL: "seen once" marks, e.g. Slack event retries. */
-  dedup(scope: string, id: string): string;
-  /** String with TTL: cached JSON values (see `Cache`, which passes its logical key as `name`). */
-  cache(name: string, id?: string): string;
+  /** String with TTL: a workspace's "seen once" marks and short locks, e.g. Slack event retries. */
+  dedup(teamId: string, scope: string, id?: string): string;
+  /**
+   * Where earlier versions kept a mark that keeps something from happening twice (`event-step`,
+   * `handoff-send`; they named the team inside `id`). Read only, so that an upgrade under way never posts or
+   * sends twice; such marks are gone 7 days after the upgrade.
+   */
+  dedupBefore(scope: string, id: string): string;
+  /** String with TTL: a workspace's cached JSON values (see `Cache`, which passes its logical key as `name`). */
+  cache(teamId: string, name: string): string;
   /** A handoff conversation (workspace, campaign, customer number). */
   conversation(teamId: string, campaignId: string, customerNumber: string): string;
   /** A Slack thread → its conversation / session. */
@@ -68,8 +80,10 @@ export interface Keys {
   channelSubscribers(teamId: string): string;
   /** String: the workspace's last business-verification submission (see `VerificationRepo`). */
   verification(teamId: string): string;
-  /** What every `workspace()` / `installation()` key starts with (full scans: `npm run rekey`). */
-  kindPrefix(kind: 'workspace' | 'installation'): string;
+  /** What every `workspace()` / `installation()` / `timers()` key starts with (full scans, e.g. `npm run rekey`). */
+  kindPrefix(kind: 'workspace' | 'installation' | 'timers'): string;
+  /** The workspace a key built here belongs to, or undefined for a key shared by every workspace (or not ours). */
+  workspaceOf(key: string): string | undefined;
 
   // Event queue. All of these share one hash tag.
   /** Stream of one workspace's events (consumer group `workers`); its length is the workspace's backlog. */
@@ -115,47 +129,123 @@ export function createKeys(prefix: string = DEFAULT_KEY_PREFIX): Keys {
   }
   const p = prefix;
   const q = `${p}${QUEUE_TAG}:`;
+  const kinds = new WorkspaceKinds();
+  const workspace = kinds.add(p, 'workspace');
+  const routes = kinds.add(p, 'routes');
+  // Laid out before workspace kinds existed: the enterprise (or `-`) comes first.
+  const installation = kinds.add(p, 'installation', 1);
+  const dedup = kinds.add(p, 'dedup');
+  const cache = kinds.add(p, 'cache');
+  const conversation = kinds.add(p, 'conversation');
+  const thread = kinds.add(p, 'thread');
+  const agentLinks = kinds.add(p, 'agent-links');
+  const threadOwner = kinds.add(p, 'thread-owner');
+  const openThreads = kinds.add(p, 'open-threads');
+  const handoffSla = kinds.add(p, 'handoff-sla');
+  const digests = kinds.add(p, 'digests');
+  const digestFigures = kinds.add(p, 'digest-figures');
+  const quotaAlerts = kinds.add(p, 'quota-alerts');
+  // The report's kind comes first, as it always has.
+  const reportMark = kinds.add(p, 'report-mark', 1);
+  const callOutbox = kinds.add(p, 'call-outbox');
+  const callOutboxLease = kinds.add(p, 'call-outbox-lease');
+  const callRollup = kinds.add(p, 'call-rollup');
+  const channelPauses = kinds.add(p, 'channel-pauses');
+  const channelSubscribers = kinds.add(p, 'channel-subscribers');
+  const verification = kinds.add(p, 'verification');
+  const queueTeamStream = kinds.add(q, 'stream');
+  const queueDedup = kinds.add(q, 'dedup');
+  // A timer's lease names its timer, whose id names the workspace (`timerId`).
+  kinds.addDerived(p, 'timer-lease', (parts) => (parts[1] === undefined ? undefined : timerTeam(unsegment(parts[1]))));
   return {
     prefix: p,
-    workspace: (teamId) => `${p}workspace:${segment(teamId)}`,
+    workspace: (teamId) => workspace(teamId),
     hookToken: (tokenHash) => `${p}hook-token:${segment(tokenHash)}`,
-    routes: (teamId) => `${p}routes:${segment(teamId)}`,
-    installation: (teamId, enterpriseId) => `${p}installation:${segment(enterpriseId ?? '-')}:${segment(teamId)}`,
-    dedup: (scope, id) => `${p}dedup:${segment(scope)}:${segment(id)}`,
-    cache: (name, id) => `${p}cache:${segment(name)}${id === undefined ? '' : `:${segment(id)}`}`,
-    conversation: (teamId, campaignId, customerNumber) =>
-      `${p}conversation:${segment(teamId)}:${segment(campaignId)}:${segment(customerNumber)}`,
-    thread: (teamId, channelId, threadTs) => `${p}thread:${segment(teamId)}:${segment(channelId)}:${segment(threadTs)}`,
-    agentLinks: (teamId) => `${p}agent-links:${segment(teamId)}`,
-    threadOwner: (teamId, channelId, threadTs) =>
-      `${p}thread-owner:${segment(teamId)}:${segment(channelId)}:${segment(threadTs)}`,
-    openThreads: (teamId) => `${p}open-threads:${segment(teamId)}`,
-    handoffSla: (teamId) => `${p}handoff-sla:${segment(teamId)}`,
+    routes: (teamId) => routes(teamId),
+    installation: (teamId, enterpriseId) => installation(teamId, enterpriseId ?? '-'),
+    dedup: (teamId, scope, id) => (id === undefined ? dedup(teamId, scope) : dedup(teamId, scope, id)),
+    dedupBefore: (scope, id) => `${p}dedup:${segment(scope)}:${segment(id)}`,
+    cache: (teamId, name) => cache(teamId, name),
+    conversation: (teamId, campaignId, customerNumber) => conversation(teamId, campaignId, customerNumber),
+    thread: (teamId, channelId, threadTs) => thread(teamId, channelId, threadTs),
+    agentLinks: (teamId) => agentLinks(teamId),
+    threadOwner: (teamId, channelId, threadTs) => threadOwner(teamId, channelId, threadTs),
+    openThreads: (teamId) => openThreads(teamId),
+    handoffSla: (teamId) => handoffSla(teamId),
     timers: (kind) => `${p}timers:${segment(kind)}`,
     timerLease: (kind, id, dueAt) => `${p}timer-lease:${segment(kind)}:${segment(id)}:${dueAt}`,
-    digests: (teamId) => `${p}digests:${segment(teamId)}`,
-    digestFigures: (teamId) => `${p}digest-figures:${segment(teamId)}`,
-    quotaAlerts: (teamId) => `${p}quota-alerts:${segment(teamId)}`,
-    reportMark: (kind, teamId, channelId, period) =>
-      `${p}report-mark:${segment(kind)}:${segment(teamId)}:${segment(channelId)}:${segment(period)}`,
-    callOutbox: (teamId, channelId) => `${p}call-outbox:${segment(teamId)}:${segment(channelId)}`,
+    digests: (teamId) => digests(teamId),
+    digestFigures: (teamId) => digestFigures(teamId),
+    quotaAlerts: (teamId) => quotaAlerts(teamId),
+    reportMark: (kind, teamId, channelId, period) => reportMark(teamId, kind, channelId, period),
+    callOutbox: (teamId, channelId) => callOutbox(teamId, channelId),
     callOutboxChannels: () => `${p}call-outbox-channels`,
-    callOutboxLease: (teamId, channelId) => `${p}call-outbox-lease:${segment(teamId)}:${segment(channelId)}`,
-    callRollup: (teamId, channelId) => `${p}call-rollup:${segment(teamId)}:${segment(channelId)}`,
+    callOutboxLease: (teamId, channelId) => callOutboxLease(teamId, channelId),
+    callRollup: (teamId, channelId) => callRollup(teamId, channelId),
     rateBudget: (id) => `${p}rate-budget:${segment(id)}`,
-    channelPauses: (teamId) => `${p}channel-pauses:${segment(teamId)}`,
-    channelSubscribers: (teamId) => `${p}channel-subscribers:${segment(teamId)}`,
-    verification: (teamId) => `${p}verification:${segment(teamId)}`,
+    verification: (teamId) => verification(teamId),
+    channelPauses: (teamId) => channelPauses(teamId),
+    channelSubscribers: (teamId) => channelSubscribers(teamId),
     kindPrefix: (kind) => `${p}${kind}:`,
-    queueTeamStream: (teamId) => `${q}stream:${segment(teamId)}`,
+    workspaceOf: (key) => kinds.teamOf(key),
+    queueTeamStream: (teamId) => queueTeamStream(teamId),
     queueTeams: () => `${q}teams`,
     queueBell: () => `${q}bell`,
     queueStream: () => `${q}stream`,
-    queueDedup: (teamId, dedupKey) => `${q}dedup:${segment(teamId)}:${segment(dedupKey)}`,
+    queueDedup: (teamId, dedupKey) => queueDedup(teamId, dedupKey),
     queueOrder: (orderKey) => `${q}order:${segment(orderKey)}`,
     queueLease: (orderKey) => `${q}lease:${segment(orderKey)}`,
     queueAttempts: () => `${q}attempts`,
     queueDead: () => `${q}dead`,
     queueDeadCounts: () => `${q}dead-counts`,
   };
+}
+
+/**
+ * The id of a workspace's timer: `["<team>", …parts]` (JSON: unambiguous whatever the ids hold), so the
+ * workspace of every timer is known (`timerTeam`) and uninstalling removes its timers from the shared hashes.
+ */
+export function timerId(teamId: string, ...parts: string[]): string {
+  return JSON.stringify([teamId, ...parts]);
+}
+
+/** The workspace of a timer id made by `timerId`; undefined for any other id. */
+export function timerTeam(id: string): string | undefined {
+  if (!id.startsWith('[')) return undefined;
+  try {
+    const parts: unknown = JSON.parse(id);
+    return Array.isArray(parts) && typeof parts[0] === 'string' ? parts[0] : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The kinds of key that belong to one workspace: `<base><kind>:<part>:…`, every part `segment()`ed, the team
+ * id one of the parts (the first, unless an older layout says otherwise).
+ */
+class WorkspaceKinds {
+  private readonly kinds: Array<{ start: string; teamOf: (parts: string[]) => string | undefined }> = [];
+
+  /** A builder `(teamId, ...parts)` of the kind; the team id goes at `teamAt` among the parts. */
+  add(base: string, kind: string, teamAt = 0): (teamId: string, ...parts: string[]) => string {
+    const start = `${base}${kind}:`;
+    this.kinds.push({ start, teamOf: (parts) => (parts[teamAt] === undefined ? undefined : unsegment(parts[teamAt])) });
+    return (teamId, ...parts) => {
+      const all = [...parts.slice(0, teamAt), teamId, ...parts.slice(teamAt)];
+      return `${start}${all.map(segment).join(':')}`;
+    };
+  }
+
+  /** A kind whose workspace is read from its parts (still `segment()`ed) by `teamOf`. */
+  addDerived(base: string, kind: string, teamOf: (parts: string[]) => string | undefined): void {
+    this.kinds.push({ start: `${base}${kind}:`, teamOf });
+  }
+
+  teamOf(key: string): string | undefined {
+    for (const { start, teamOf } of this.kinds) {
+      if (key.startsWith(start)) return teamOf(key.slice(start.length).split(':'));
+    }
+    return undefined;
+  }
 }

@@ -44,8 +44,11 @@ export interface KeyValueStore {
   setRemove(key: string, ...members: string[]): Promise<number>;
   setMembers(key: string): Promise<string[]>;
 
-  /** Every live key starting with `prefix` (Redis `SCAN`): for maintenance jobs, never a request path. */
-  keysWithPrefix(prefix: string): Promise<string[]>;
+  /**
+   * Every live key starting with `prefix` — and containing `containing` after it, when given (Redis `SCAN` of
+   * every master, the pattern matched by Redis): for maintenance jobs and uninstalls, never a request path.
+   */
+  keysWithPrefix(prefix: string, containing?: string): Promise<string[]>;
   /** Writes a string only while it still holds `expected`, keeping its TTL; returns whether it was written. */
   setIfEqual(key: string, expected: string, value: string): Promise<boolean>;
   /** Writes a hash field only while it still holds `expected`; returns whether it was written. */

@@ -191,8 +191,15 @@ export class MemoryKeyValueStore implements KeyValueStore {
     });
   }
 
-  keysWithPrefix(prefix: string): Promise<string[]> {
-    return this.run(() => [...this.items.keys()].filter((key) => key.startsWith(prefix) && this.live(key)));
+  keysWithPrefix(prefix: string, containing?: string): Promise<string[]> {
+    return this.run(() =>
+      [...this.items.keys()].filter(
+        (key) =>
+          key.startsWith(prefix) &&
+          (containing === undefined || key.indexOf(containing, prefix.length) >= 0) &&
+          this.live(key),
+      ),
+    );
   }
 
   setIfEqual(key: string, expected: string, value: string): Promise<boolean> {

@@ -240,6 +240,11 @@ export class MemoryQueueBackend implements QueueBackend {
     maxAttempts: number,
     causes?: ChannelCause[],
   ): Promise<FailResult> {
+    if (!this.entries.has(entry.id)) {
+      // Forgotten meanwhile (its workspace uninstalled): nothing to count, nothing to keep.
+      this.releaseLease(consumer, entry.orderKey);
+      return Promise.resolve({ attempts: 0, deadLettered: false });
+    }
     const attempts = (this.attempts.get(entry.id) ?? 0) + 1;
     this.attempts.set(entry.id, attempts);
     this.releaseLease(consumer, entry.orderKey);
@@ -276,6 +281,34 @@ export class MemoryQueueBackend implements QueueBackend {
     const total = this.entries.size;
     const pending = this.pending.size;
     return Promise.resolve({ total, pending, lag: total - pending });
+  }
+
+  forgetTeam(teamId: string): Promise<number> {
+    let removed = 0;
+    const orderKeys = new Set<string>();
+    for (const [id, entry] of this.entries) {
+      if (entry.teamId !== teamId) continue;
+      this.entries.delete(id);
+      this.pending.delete(id);
+      this.attempts.delete(id);
+      orderKeys.add(entry.orderKey);
+      removed++;
+    }
+    this.waiting.delete(teamId);
+    this.backlog.delete(teamId);
+    // Order keys name their workspace (src/events/dedup-key.ts): none is shared with another one.
+    for (const key of orderKeys) {
+      this.order.delete(key);
+      this.leases.delete(key);
+    }
+    for (let i = this.dead.length - 1; i >= 0; i--) {
+      if (this.dead[i]!.teamId !== teamId) continue;
+      this.dead.splice(i, 1);
+      removed++;
+    }
+    this.deadCounts.delete(teamId);
+    // Its dedup marks stay until they expire: fingerprints, from which neither the team nor the event can be read.
+    return Promise.resolve(removed);
   }
 
   close(): Promise<void> {

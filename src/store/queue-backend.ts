@@ -89,6 +89,7 @@ export interface QueueBackend {
   bury(letter: DeadLetter): Promise<void>;
   takeDeadLetter(teamId: string, id: string): Promise<DeadLetter | undefined>;
   depth(): Promise<QueueDepth>;
+  forgetTeam(teamId: string): Promise<number>;
   close(): Promise<void>;
 }
 

@@ -485,6 +485,10 @@ export class BackendEventQueue implements EventQueue {
     return this.backend.depth();
   }
 
+  forgetTeam(teamId: string): Promise<number> {
+    return this.backend.forgetTeam(teamId);
+  }
+
   async close(): Promise<void> {
     await Promise.all([...this.consumers].map((c) => c.stop()));
     await this.backend.close();

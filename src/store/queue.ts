@@ -138,6 +138,12 @@ export interface EventQueue {
   /** Removes and returns one of the team's dead letters (to try it again); undefined when it is gone. */
   takeDeadLetter(teamId: string, id: string): Promise<DeadLetter | undefined>;
   depth(): Promise<QueueDepth>;
+  /**
+   * Forgets a workspace (it uninstalled the app): its waiting and pending entries, their order and retry
+   * state, its dead letters and its count of them. Returns how many entries and dead letters went. An entry a
+   * handler is running meanwhile is finished as usual; nothing of the workspace is queued again by this.
+   */
+  forgetTeam(teamId: string): Promise<number>;
   /** Stops every consumer started from this queue (waiting for their in-flight handlers) and releases resources. */
   close(): Promise<void>;
 }

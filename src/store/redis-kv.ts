@@ -102,10 +102,11 @@ export class RedisKeyValueStore implements KeyValueStore {
     return this.redis.smembers(key);
   }
 
-  async keysWithPrefix(prefix: string): Promise<string[]> {
+  async keysWithPrefix(prefix: string, containing?: string): Promise<string[]> {
     const found = new Set<string>();
-    // SCAN may return a key twice; MATCH is a glob, so the prefix's own glob characters are escaped.
-    const match = `${prefix.replace(/[*?[\]\\]/g, '\\$&')}*`;
+    // SCAN may return a key twice; MATCH is a glob, so the given text's own glob characters are escaped.
+    const glob = (text: string) => text.replace(/[*?[\]\\]/g, '\\$&');
+    const match = `${glob(prefix)}*${containing === undefined ? '' : `${glob(containing)}*`}`;
     for (const node of await scanTargets(this.redis)) {
       let cursor = '0';
       do {

@@ -475,6 +475,55 @@ class RedisQueueBackend implements QueueBackend {
     return { total, pending, lag: Math.max(0, total - pending) };
   }
 
+  async forgetTeam(teamId: string): Promise<number> {
+    // Off the readers' list first, so that no reader takes one of its entries while they go.
+    await this.redis.srem(this.keys.queueTeams(), teamId);
+    const stream = this.keys.queueTeamStream(teamId);
+    const own = await this.rangeOf(stream);
+    const old = (await this.rangeOf(this.oldStream)).filter((e) => e.teamId === teamId);
+    const bell = (await this.rangeOf(this.bell)).filter((e) => e.teamId === teamId);
+    const dead = (await this.redis.lrange(this.keys.queueDead(), 0, DEAD_LETTER_CAP - 1)).filter(
+      (raw) => parseDeadLetter(raw)?.teamId === teamId,
+    );
+    // Every key here shares the queue's hash tag: one MULTI on a Cluster too.
+    const tx = this.redis.multi();
+    for (const ids of chunks([...own, ...old].map((e) => e.id))) tx.hdel(this.keys.queueAttempts(), ...ids);
+    // Order keys name their workspace (src/events/dedup-key.ts): none is shared with another one.
+    for (const orderKey of new Set([...own, ...old].map((e) => e.orderKey))) {
+      if (orderKey !== undefined) tx.del(this.keys.queueOrder(orderKey), this.keys.queueLease(orderKey));
+    }
+    for (const ids of chunks(old.map((e) => e.id))) {
+      tx.xack(this.oldStream, this.group, ...ids);
+      tx.xdel(this.oldStream, ...ids);
+    }
+    for (const ids of chunks(bell.map((e) => e.id))) tx.xdel(this.bell, ...ids);
+    for (const raw of dead) tx.lrem(this.keys.queueDead(), 0, raw);
+    tx.hdel(this.keys.queueDeadCounts(), teamId);
+    tx.del(stream);
+    // The group's delivery records go with the stream; no other key holds the team's entries.
+    await tx.exec();
+    return own.length + old.length + dead.length;
+  }
+
+  /** Every entry of a stream: its id and, when the entry has them, its team and order key. */
+  private async rangeOf(stream: string): Promise<Array<{ id: string; teamId?: string; orderKey?: string }>> {
+    const found: Array<{ id: string; teamId?: string; orderKey?: string }> = [];
+    let start = '-';
+    for (;;) {
+      const batch = await this.redis.xrange(stream, start, '+', 'COUNT', 1000);
+      for (const [id, flat] of batch) {
+        const entry: { id: string; teamId?: string; orderKey?: string } = { id };
+        for (let i = 0; i + 1 < flat.length; i += 2) {
+          if (flat[i] === 'teamId') entry.teamId = flat[i + 1]!;
+          else if (flat[i] === 'orderKey') entry.orderKey = flat[i + 1]!;
+        }
+        found.push(entry);
+      }
+      if (batch.length < 1000) return found;
+      start = `(${batch[batch.length - 1]![0]}`;
+    }
+  }
+
   close(): Promise<void> {
     for (const reader of [...this.readers]) reader.close();
     return Promise.resolve();
@@ -567,6 +616,13 @@ class RedisQueueBackend implements QueueBackend {
       return command();
     }
   }
+}
+
+/** Arguments of one command at most (a long MULTI stays a series of short commands). */
+function chunks<T>(items: readonly T[], size = 1000): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
 }
 
 export function createRedisQueue(options: RedisQueueOptions): EventQueue {

@@ -51,10 +51,14 @@ return results
  * Tries to start a batch of entries, each on its own. KEYS per entry: stream, order, lease, attempts, the other
  * stream the orderKey's ids may be in (old single stream ↔ team stream). ARGV: group, then per entry:
  * consumer, id, leaseMs. → per entry: {'started', n} | {'wait'} | {'gone'}
+ *
+ * A stream that no longer exists is that of a workspace forgotten meanwhile (uninstalled): its entries are
+ * gone, and nothing here writes a key of it again (here, in HEARTBEAT and in FAIL).
  */
 const TRY_START = `
 local group = ARGV[1]
 local function start(stream, order, lease, attempts, other, consumer, id, leaseMs)
+  if redis.call('EXISTS', stream) == 0 then return {'gone'} end
   local p = redis.call('XPENDING', stream, group, id, id, 1)
   if #p == 0 or p[1][2] ~= consumer then return {'gone'} end
   if #redis.call('XRANGE', stream, id, id) == 0 then
@@ -88,9 +92,10 @@ return results
 /** KEYS: stream, lease…. ARGV: group, consumer, leaseMs, id…. → ids no longer pending for this consumer */
 const HEARTBEAT = `
 local lost = {}
+local exists = redis.call('EXISTS', KEYS[1]) == 1
 for i = 4, #ARGV do
   local id = ARGV[i]
-  local p = redis.call('XPENDING', KEYS[1], ARGV[1], id, id, 1)
+  local p = exists and redis.call('XPENDING', KEYS[1], ARGV[1], id, id, 1) or {}
   if #p == 0 or p[1][2] ~= ARGV[2] then
     lost[#lost + 1] = id
   else
@@ -138,9 +143,13 @@ return #KEYS / 5
 /**
  * KEYS: stream, order, lease, attempts, teams, dead, deadCounts.
  * ARGV: group, consumer, id, team ('' for the old single stream), maxAttempts, dead-letter JSON without its
- * closing brace, cap, teamId. → {attempts, deadLettered (0/1)}
+ * closing brace, cap, teamId. → {attempts, deadLettered (0/1)}; {0, 0} when the stream is gone (see TRY_START).
  */
 const FAIL = `${FINISH_LUA}
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  if redis.call('GET', KEYS[3]) == ARGV[2] then redis.call('DEL', KEYS[3]) end
+  return {0, 0}
+end
 local n = redis.call('HINCRBY', KEYS[4], ARGV[3], 1)
 if redis.call('GET', KEYS[3]) == ARGV[2] then redis.call('DEL', KEYS[3]) end
 if n < tonumber(ARGV[5]) then return {n, 0} end

@@ -4,7 +4,7 @@
  * (kind, id, due time), so one replica runs each firing; moving a timer on is conditional on it still being
  * due at the time that fired, so a timer re-set meanwhile (a new customer message) is never overwritten.
  */
-import type { Keys } from './keys.js';
+import { timerTeam, type Keys } from './keys.js';
 import type { KeyValueStore } from './kv.js';
 
 export interface DueTimer {
@@ -51,6 +51,21 @@ export class TimerRepo {
       onlyIfAbsent: true,
       ttlMs: leaseMs,
     });
+  }
+
+  /**
+   * Removes every timer of the workspace (ids made by `timerId`), of every kind but `keep`; returns how many.
+   * The kinds are found by a scan: a kind added later is covered without being named here.
+   */
+  async forgetTeam(teamId: string, keep: readonly string[] = []): Promise<number> {
+    const kept = new Set(keep.map((kind) => this.keys.timers(kind)));
+    let removed = 0;
+    for (const key of await this.kv.keysWithPrefix(this.keys.kindPrefix('timers'))) {
+      if (kept.has(key)) continue;
+      const ids = Object.keys(await this.kv.hashGetAll(key)).filter((id) => timerTeam(id) === teamId);
+      removed += await this.kv.hashDel(key, ...ids);
+    }
+    return removed;
   }
 
   /** After a firing: the next due time, or none — only while the timer still holds the time that fired. */

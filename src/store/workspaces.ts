@@ -92,6 +92,14 @@ export class WorkspaceRepo {
     };
   }
 
+  /**
+   * Whether the store knows the workspace: it has a hook token or an API key. Only uninstalling forgets it, so
+   * work queued for a workspace that is not known any more is dropped.
+   */
+  async exists(teamId: string): Promise<boolean> {
+    return (await this.kv.hashLen(this.keys.workspace(teamId))) > 0;
+  }
+
   /** Forgets everything about the workspace: API key, connection details and hook tokens (which stop resolving). */
   async clear(teamId: string): Promise<void> {
     const key = this.keys.workspace(teamId);

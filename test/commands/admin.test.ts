@@ -171,7 +171,7 @@ describe('a form submission while users.info is rate limited', () => {
     const id = await openModal('link-number', 'link_number_modal');
     const viewId = h.slack.views('link_number_modal').at(-1)!.view.id;
     // The admin verdict cached when the modal opened has expired by the time the form is sent.
-    await h.bot.deps.store.cache.forget(`admin:${TEAM_ID}:${ADMIN_ID}`);
+    await h.bot.deps.store.cache.forget(TEAM_ID, `admin:${ADMIN_ID}`);
     // Slack answers 429 + Retry-After and the Web API client waits it out before asking again
     // (https://api.slack.com/apis/rate-limits).
     h.slack.rateLimit({ method: 'users.info', retryAfterSec: 3 });

@@ -289,7 +289,7 @@ describe('a submission while users.info is rate limited', () => {
     const id = await openFromCommand();
     const viewId = h.slack.views(CALLBACK).at(-1)!.view.id;
     // The admin verdict cached when the modal opened has expired by the time the form is sent.
-    await h.bot.deps.store.cache.forget(`admin:${TEAM_ID}:${ADMIN_ID}`);
+    await h.bot.deps.store.cache.forget(TEAM_ID, `admin:${ADMIN_ID}`);
     // Slack answers 429 + Retry-After and the Web API client waits it out before asking again
     // (https://api.slack.com/apis/rate-limits), longer than a view submission may take to be answered
     // (https://api.slack.com/surfaces/modals#interactions: "within 3 seconds").
@@ -331,7 +331,7 @@ describe('a submission while users.info is rate limited', () => {
     const admin = h.slack.user(ADMIN_ID)!;
     h.slack.addUser({ ...admin, is_admin: false });
     try {
-      await h.bot.deps.store.cache.forget(`admin:${TEAM_ID}:${ADMIN_ID}`);
+      await h.bot.deps.store.cache.forget(TEAM_ID, `admin:${ADMIN_ID}`);
       h.slack.rateLimit({ method: 'users.info', retryAfterSec: 3, times: 1 });
       const res = await h.signer.viewSubmission({
         callbackId: CALLBACK,
@@ -354,7 +354,7 @@ describe('a submission while users.info is rate limited', () => {
       expect(h.platform.requests).toHaveLength(0);
     } finally {
       h.slack.addUser(admin);
-      await h.bot.deps.store.cache.forget(`admin:${TEAM_ID}:${ADMIN_ID}`); // the refusal was cached
+      await h.bot.deps.store.cache.forget(TEAM_ID, `admin:${ADMIN_ID}`); // the refusal was cached
     }
   }, 15_000);
 });

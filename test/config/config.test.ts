@@ -231,11 +231,26 @@ describe('parseConfig', () => {
 
   it('holds handoff customers to HANDOFF_SLA_S seconds (default 5 minutes)', () => {
     const defaults = parseConfig(minimal);
-    expect(defaults.ok && defaults.config.handoff).toEqual({ slaS: 300 });
+    expect(defaults.ok && defaults.config.handoff.slaS).toBe(300);
     const set = parseConfig({ ...minimal, HANDOFF_SLA_S: '90' });
-    expect(set.ok && set.config.handoff).toEqual({ slaS: 90 });
+    expect(set.ok && set.config.handoff.slaS).toBe(90);
     const bad = parseConfig({ ...minimal, HANDOFF_SLA_S: '0' });
     expect(bad.ok ? [] : bad.problems).toEqual(['HANDOFF_SLA_S: must be at least 1']);
+  });
+
+  it('keeps conversations CONVERSATION_RETENTION_DAYS after their last activity (default 30, 1 to 3650)', () => {
+    const defaults = parseConfig(minimal);
+    expect(defaults.ok && defaults.config.handoff.retentionDays).toBe(30);
+    const set = parseConfig({ ...minimal, CONVERSATION_RETENTION_DAYS: '7' });
+    expect(set.ok && set.config.handoff.retentionDays).toBe(7);
+    for (const [value, problem] of [
+      ['0', 'must be at least 1'],
+      ['3651', 'must be at most 3650 (ten years)'],
+      ['2 weeks', 'must be a whole number'],
+    ] as const) {
+      const bad = parseConfig({ ...minimal, CONVERSATION_RETENTION_DAYS: value });
+      expect(bad.ok ? [] : bad.problems).toEqual([`CONVERSATION_RETENTION_DAYS: ${problem}`]);
+    }
   });
 
   it('knows when nothing at all is configured', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createKeys, DEFAULT_KEY_PREFIX } from '../../src/store/index.js';
-import { segment } from '../../src/store/keys.js';
+import { segment, timerId, timerTeam, type Keys } from '../../src/store/keys.js';
 import { MemoryKeyValueStore } from '../../src/store/memory-kv.js';
 
 describe('keys', () => {
@@ -30,6 +30,71 @@ describe('keys', () => {
       expect(firstTag(key)).toBe('queue');
       expect(key.match(/[{}]/g)).toEqual(['{', '}']);
     }
+  });
+
+  it('names the workspace of every key that belongs to one, whatever its ids hold', () => {
+    const keys = createKeys('p:');
+    for (const team of ['T1', 'T:2', 'T{3}', 'T 4%', 'T*5?[x]']) {
+      const own = [
+        keys.workspace(team),
+        keys.routes(team),
+        keys.installation(team),
+        keys.installation(team, 'E1'),
+        keys.dedup(team, 'slack-event', 'Ev1'),
+        keys.dedup(team, 'hook-token-create'),
+        keys.cache(team, 'admin:U1'),
+        keys.conversation(team, 'camp:1', '+1 555'),
+        keys.thread(team, 'C1', '1.2'),
+        keys.agentLinks(team),
+        keys.threadOwner(team, 'C1', '1.2'),
+        keys.openThreads(team),
+        keys.handoffSla(team),
+        keys.digests(team),
+        keys.digestFigures(team),
+        keys.quotaAlerts(team),
+        keys.reportMark('digest', team, 'C1', '2024-03'),
+        keys.callOutbox(team, 'C1'),
+        keys.callOutboxLease(team, 'C1'),
+        keys.callRollup(team, 'C1'),
+        keys.channelPauses(team),
+        keys.channelSubscribers(team),
+        keys.timerLease('digest', timerId(team, 'C1'), 1700000000000),
+        keys.queueTeamStream(team),
+        keys.queueDedup(team, 'call_started:c1'),
+      ];
+      for (const key of own) expect([key, keys.workspaceOf(key)]).toEqual([key, team]);
+    }
+    // Another workspace's keys, shared keys and other prefixes' keys are nobody's.
+    expect(keys.workspaceOf(keys.conversation('T2', 'T1', 'T1'))).toBe('T2');
+    for (const key of [keys.queueStream(), keys.queueTeams(), keys.callOutboxChannels(), keys.timers('digest')])
+      expect(keys.workspaceOf(key)).toBeUndefined();
+    expect(keys.workspaceOf(createKeys('other:').workspace('T1'))).toBeUndefined();
+    expect(timerTeam(timerId('T1', 'C1'))).toBe('T1');
+    expect(timerTeam('T1/C1/1.2')).toBeUndefined();
+  });
+
+  it('has no builder that takes a workspace’s id without the key being that workspace’s, unless it is shared on purpose', () => {
+    // What removes a workspace's part of each shared key at uninstall (src/store/forget.ts), or why nothing must.
+    const SHARED: Partial<Record<keyof Keys, string>> = {
+      hookToken: 'keyed by the token hash; WorkspaceRepo.clear deletes the workspace’s',
+      dedupBefore: 'marks of earlier versions, read only; gone 7 days after the upgrade',
+      timers: 'one hash per kind; TimerRepo.forgetTeam removes the workspace’s timers',
+      timerLease: 'its timer id names the workspace when made by timerId (above)',
+      rateBudget: 'keyed by bot token (revoked at uninstall); expires within seconds',
+      queueOrder: 'order keys name their workspace; EventQueue.forgetTeam deletes them with its entries',
+      queueLease: 'as queueOrder',
+      kindPrefix: 'not a key',
+    };
+    const SENTINEL = 'TSENTINEL0';
+    const keys = createKeys('p:');
+    const unaccounted: string[] = [];
+    for (const [name, build] of Object.entries(keys)) {
+      if (typeof build !== 'function' || name === 'workspaceOf') continue;
+      const key = (build as (...args: string[]) => string)(...Array<string>(build.length).fill(SENTINEL));
+      if (!key.includes(SENTINEL) || keys.workspaceOf(key) === SENTINEL) continue;
+      if (!(name in SHARED)) unaccounted.push(name);
+    }
+    expect(unaccounted).toEqual([]);
   });
 
   it('refuses a prefix with braces', () => {

@@ -257,12 +257,12 @@ describe.each(backends)('Cache ($name)', ({ create }) => {
       await sleep(20);
       return { admin: true };
     };
-    const results = await Promise.all([1, 2, 3].map(() => cache.remember('admin:T1:U1', 80, load)));
+    const results = await Promise.all([1, 2, 3].map(() => cache.remember('T1', 'admin:U1', 80, load)));
     expect(results).toEqual([{ admin: true }, { admin: true }, { admin: true }]);
-    expect(await cache.remember('admin:T1:U1', 80, load)).toEqual({ admin: true });
+    expect(await cache.remember('T1', 'admin:U1', 80, load)).toEqual({ admin: true });
     expect(calls).toBe(1);
     await sleep(130);
-    await cache.remember('admin:T1:U1', 80, load);
+    await cache.remember('T1', 'admin:U1', 80, load);
     expect(calls).toBe(2);
   });
 
@@ -273,8 +273,8 @@ describe.each(backends)('Cache ($name)', ({ create }) => {
       calls++;
       return Promise.resolve(false);
     };
-    expect(await cache.remember('k:false', 1_000, no)).toBe(false);
-    expect(await cache.remember('k:false', 1_000, no)).toBe(false);
+    expect(await cache.remember('T1', 'k:false', 1_000, no)).toBe(false);
+    expect(await cache.remember('T1', 'k:false', 1_000, no)).toBe(false);
     expect(calls).toBe(1);
 
     let unknownCalls = 0;
@@ -282,40 +282,40 @@ describe.each(backends)('Cache ($name)', ({ create }) => {
       unknownCalls++;
       return Promise.resolve(undefined);
     };
-    await cache.remember('k:undef', 1_000, unknown);
-    await cache.remember('k:undef', 1_000, unknown);
+    await cache.remember('T1', 'k:undef', 1_000, unknown);
+    await cache.remember('T1', 'k:undef', 1_000, unknown);
     expect(unknownCalls).toBe(2);
 
-    await expect(cache.remember('k:fail', 1_000, () => Promise.reject(new Error('slack down')))).rejects.toThrow(
+    await expect(cache.remember('T1', 'k:fail', 1_000, () => Promise.reject(new Error('slack down')))).rejects.toThrow(
       'slack down',
     );
-    expect(await cache.remember('k:fail', 1_000, () => Promise.resolve('ok'))).toBe('ok');
+    expect(await cache.remember('T1', 'k:fail', 1_000, () => Promise.resolve('ok'))).toBe('ok');
   });
 
   it('stores under the store prefix and forgets on request', async () => {
     const { cache, kv, keys } = create();
-    await cache.remember('admin:T1:U1', 1_000, () => Promise.resolve('yes'));
-    expect(keys.cache('admin:T1:U1').startsWith(keys.prefix)).toBe(true);
-    expect(await kv.get(keys.cache('admin:T1:U1'))).not.toBeNull();
-    await cache.forget('admin:T1:U1');
-    expect(await kv.get(keys.cache('admin:T1:U1'))).toBeNull();
+    await cache.remember('T1', 'admin:U1', 1_000, () => Promise.resolve('yes'));
+    expect(keys.cache('T1', 'admin:U1').startsWith(keys.prefix)).toBe(true);
+    expect(await kv.get(keys.cache('T1', 'admin:U1'))).not.toBeNull();
+    await cache.forget('T1', 'admin:U1');
+    expect(await kv.get(keys.cache('T1', 'admin:U1'))).toBeNull();
   });
 });
 
 describe.each(backends)('Dedup ($name)', ({ create }) => {
   it('marks an id once per TTL and scope', async () => {
     const { dedup } = create();
-    expect(await dedup.markOnce('slack-event:T1', 'Ev1', 80)).toBe(true);
-    expect(await dedup.markOnce('slack-event:T1', 'Ev1', 80)).toBe(false);
-    expect(await dedup.markOnce('slack-event:T2', 'Ev1', 80)).toBe(true);
-    expect(await dedup.markOnce('slack-event:T1', 'Ev2', 80)).toBe(true);
+    expect(await dedup.markOnce('T1', 'slack-event', 'Ev1', 80)).toBe(true);
+    expect(await dedup.markOnce('T1', 'slack-event', 'Ev1', 80)).toBe(false);
+    expect(await dedup.markOnce('T2', 'slack-event', 'Ev1', 80)).toBe(true);
+    expect(await dedup.markOnce('T1', 'slack-event', 'Ev2', 80)).toBe(true);
     await sleep(140);
-    expect(await dedup.markOnce('slack-event:T1', 'Ev1', 80)).toBe(true);
+    expect(await dedup.markOnce('T1', 'slack-event', 'Ev1', 80)).toBe(true);
   });
 
   it('lets exactly one of many concurrent marks win', async () => {
     const { dedup } = create();
-    const results = await Promise.all(Array.from({ length: 20 }, () => dedup.markOnce('s', 'same', 5_000)));
+    const results = await Promise.all(Array.from({ length: 20 }, () => dedup.markOnce('T1', 's', 'same', 5_000)));
     expect(results.filter(Boolean)).toHaveLength(1);
   });
 });

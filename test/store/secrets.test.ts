@@ -105,7 +105,7 @@ describe('secrets at rest in Redis', () => {
     try {
       await store.workspaces.setApiKey('T1', canary, { verifiedBy: 'U1' });
       const token = await store.workspaces.createHookToken('T1');
-      await store.cache.remember('admin:T1:U1', 60_000, () => Promise.resolve('yes'));
+      await store.cache.remember('T1', 'admin:U1', 60_000, () => Promise.resolve('yes'));
       expect(await store.workspaces.getApiKey('T1')).toBe(canary); // it is there, just not readable
 
       const keys = await redis.keys('plain:*');

@@ -2,6 +2,7 @@
  * The composition root: config → logger → store → platform client → Bolt app → listeners.
  * Nothing else constructs long-lived services; tests build the bot through here too.
  */
+import type { Server } from 'node:http';
 import { App, type CustomRoute } from '@slack/bolt';
 import type { DestinationStream } from 'pino';
 import { createTransport } from '../api/index.js';
@@ -21,7 +22,9 @@ import { openConnectForm } from '../commands/connect.js';
 import { publishHome } from '../home/publish.js';
 import { installErrorHandler } from './error-handler.js';
 import { healthRoutes } from './http-routes.js';
+import { HTTP_LIMITS, type HttpLimits } from './http-server.js';
 import { createReceiver } from './receiver.js';
+import { SLACK_GATE_LIMITS, type SlackGateLimits } from './slack-gate.js';
 import { createMetrics } from '../app/metrics.js';
 import { Lifecycle } from '../app/lifecycle.js';
 import { PlatformAccess } from '../app/platform-access.js';
@@ -31,8 +34,8 @@ import { SlackPace, type SlackLimits } from '../slack/pace.js';
 export interface Bot {
   readonly app: App;
   readonly deps: Deps;
-  /** Starts serving on `config.port` (0 = any free port); resolves with the bound port. */
-  start(): Promise<{ port: number }>;
+  /** Starts serving on `config.port` (0 = any free port); resolves with the bound port and the server on it. */
+  start(): Promise<{ port: number; server: Server }>;
   stop(): Promise<void>;
 }
 
@@ -55,6 +58,8 @@ export interface BotOptions {
   timerTickMs?: number;
   /** Slack's limits the bot paces itself to (`SLACK_LIMITS`); a test against an unlimited stand-in lifts them. */
   slackLimits?: SlackLimits;
+  /** What PORT's server and `/slack/events` take (`HTTP_LIMITS`, `SLACK_GATE_LIMITS`); tests use small ones. */
+  requestLimits?: { http?: Partial<HttpLimits>; slack?: Partial<SlackGateLimits> };
 }
 
 export function createBot(config: Config, options: BotOptions = {}): Bot {
@@ -122,8 +127,20 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
 
   const events = createEvents(deps, options.events);
 
-  const routes = [...healthRoutes(deps), events.route, ...(options.extraRoutes ?? [])];
-  const { receiver, listen } = createReceiver(config, store, routes, logger, options.listenHost);
+  // Bolt matches custom routes in order, compiling each pattern per request: the webhooks' route, by far the
+  // busiest, is tried first (behind it, each delivery paid for compiling the three health routes' patterns).
+  const routes = [events.route, ...healthRoutes(deps), ...(options.extraRoutes ?? [])];
+  const { receiver, listen } = createReceiver(
+    config,
+    store,
+    routes,
+    logger,
+    {
+      http: { ...HTTP_LIMITS, ...options.requestLimits?.http },
+      slack: { ...SLACK_GATE_LIMITS, ...options.requestLimits?.slack },
+    },
+    options.listenHost,
+  );
   const app = new App({
     receiver,
     ...(config.slack.mode.kind === 'single' ? { token: config.slack.mode.botToken } : {}),
@@ -145,7 +162,7 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
     app,
     deps,
     async start() {
-      const port = await listen(app);
+      const { port, server } = await listen(app);
       logger.info(
         {
           port,
@@ -157,7 +174,7 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
       );
       events.start();
       timers.start();
-      return { port };
+      return { port, server };
     },
     async stop() {
       // Intake answers 503 from now on; the worker takes no new work and finishes the posts under way.

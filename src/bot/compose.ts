@@ -24,6 +24,7 @@ import { installErrorHandler } from './error-handler.js';
 import { healthRoutes } from './http-routes.js';
 import { HTTP_LIMITS, type HttpLimits } from './http-server.js';
 import { createReceiver } from './receiver.js';
+import { replayGuard } from './replay-guard.js';
 import { SLACK_GATE_LIMITS, type SlackGateLimits } from './slack-gate.js';
 import { createMetrics } from '../app/metrics.js';
 import { Lifecycle } from '../app/lifecycle.js';
@@ -151,6 +152,8 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
   });
 
   installErrorHandler(app, deps);
+  // First of all middleware: a replayed request reaches no listener.
+  app.use(replayGuard(store, logger));
   registerCommands(app, deps);
   registerHome(app, deps);
   registerUninstall(app, deps);

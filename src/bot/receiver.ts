@@ -17,6 +17,7 @@ import type { Logger } from '../logger.js';
 import type { Store } from '../store/index.js';
 import { boltLogger } from '../slack/logger.js';
 import { answerRouteError, applyServerLimits, capConnections, serverOptions, type HttpLimits } from './http-server.js';
+import { signatureProperties } from './replay-guard.js';
 import { BOT_SCOPES } from './scopes.js';
 import { gateSlackRequests, SLACK_EVENTS_PATH, type SlackGateLimits } from './slack-gate.js';
 
@@ -78,6 +79,8 @@ export function createReceiver(
     processBeforeResponse: false,
     // The gate reads the body within this already; Bolt's own cap stays as a second line.
     bodyLimit: limits.slack.bodyBytes,
+    // The verified signature, for the replay guard (replay-guard.ts).
+    customPropertiesExtractor: signatureProperties,
     // Bolt's default logs the full URL, and ours can carry a hook token; a path it can't route
     // (unknown, or malformed percent-encoding) is a 404, not a 500.
     dispatchErrorHandler: ({ error, request, response }) => onRouteError(error, request, response),

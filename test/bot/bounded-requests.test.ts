@@ -5,14 +5,26 @@
  *   5-minute window, before its body is read (the answer comes while the client still holds most of its body);
  *   a body over 1 MB is refused when declared and when streamed; the bodies being read, all together, stay
  *   within a budget;
+ * - a signed request is good once: the same bytes again (on another replica too) do nothing, while Slack's
+ *   retry — the same event signed anew — is handled;
  * - the server has a connection cap and header/request timeouts, and sockets that never send a request can
  *   neither hold a connection forever nor keep `/healthz` and commands out.
  */
 import { connect, type Socket } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MEMBER_ID, startHarness, type Harness, type HarnessOptions } from '../support/harness.js';
+import { slackSignature } from '../fakes/slack-signer.js';
+import {
+  ADMIN_ID,
+  MEMBER_ID,
+  SIGNING_SECRET,
+  startHarness,
+  type Harness,
+  type HarnessOptions,
+} from '../support/harness.js';
+import { requireRedis } from '../support/redis.js';
 
+const redis = await requireRedis();
 const MB = 1024 * 1024;
 
 const open: Harness[] = [];
@@ -144,6 +156,72 @@ describe('/slack/events before its body is read', () => {
     const forged = await h.signer.raw('text=help', {}, { signature: `v0=${randomBytes(32).toString('hex')}` });
     expect(forged.status).toBe(401);
     expect(slackCalls(h)).toHaveLength(0);
+  });
+});
+
+describe('a signed Slack request is good once', () => {
+  it('a replayed `/campaign digest now` posts once, whichever replica the copy reaches', async () => {
+    const keyPrefix = `${redis.prefix}replay:`;
+    const env = { SECRETS_KEY: randomBytes(32).toString('base64') };
+    const a = await start({ redisUrl: redis.url, keyPrefix, env });
+    const b = await start({ redisUrl: redis.url, keyPrefix, env, fakes: { slack: a.slack, platform: a.platform } });
+    const channel = 'C0REPLAY01';
+    const digests = () => a.slack.messages(channel).filter((m) => m.text.includes('digest for'));
+
+    const first = await a.signer.command({
+      text: 'digest now',
+      userId: ADMIN_ID,
+      channelId: channel,
+      responseUrlId: 'dn',
+    });
+    expect(first.status).toBe(200);
+    await a.slack.waitFor(() => a.slack.responses.find((r) => r.id === 'dn'));
+    expect(digests()).toHaveLength(1);
+    const platformCalls = a.platform.requests.length;
+
+    // The same bytes, to each replica: acknowledged, and nothing done.
+    for (const [h, replica] of [
+      [a, 'a'],
+      [b, 'b'],
+    ] as const) {
+      const again = await h.signer.raw(first.sent.body, first.sent.headers);
+      expect(again.status).toBe(200);
+      await h.slack.waitFor(() => h.logs().includes('came again with the same signature'));
+      expect({ replica, digests: digests().length }).toEqual({ replica, digests: 1 });
+    }
+    expect(a.slack.responses.filter((r) => r.id === 'dn')).toHaveLength(1);
+    expect(a.platform.requests).toHaveLength(platformCalls);
+    const marks = await redis.keys('*slack-signature*');
+    expect(marks).toHaveLength(1);
+    // Kept about as long as the timestamp is acceptable (5 minutes, and a margin for replicas' clocks).
+    const ttl = await redis.redis.pttl(marks[0]!);
+    expect(ttl).toBeGreaterThan(4 * 60_000);
+    expect(ttl).toBeLessThanOrEqual(6 * 60_000);
+  });
+
+  it("handles Slack's retry of an event: the same body, signed anew, is not a replay", async () => {
+    const h = await start({ redisUrl: redis.url, keyPrefix: `${redis.prefix}retry:` });
+    const opened = { type: 'app_home_opened', user: MEMBER_ID, tab: 'home', channel: 'D0HOME0001' };
+    const first = await h.signer.event(opened, { eventId: 'Ev0RETRY0001' });
+    expect(first.status).toBe(200);
+    await h.slack.waitFor(() => h.slack.callsTo('views.publish').length === 1);
+
+    const replay = await h.signer.raw(first.sent.body, first.sent.headers);
+    expect(replay.status).toBe(200);
+    await h.slack.waitFor(() => h.logs().includes('came again with the same signature'));
+
+    // Slack signs each delivery when it sends it: a retry a second later has a signature of its own.
+    const ts = Number(first.sent.headers['X-Slack-Request-Timestamp']) + 1;
+    const retry = await h.signer.raw(
+      first.sent.body,
+      { 'X-Slack-Retry-Num': '1', 'X-Slack-Retry-Reason': 'http_timeout' },
+      { timestamp: ts, contentType: 'application/json' },
+    );
+    expect(retry.status).toBe(200);
+    await h.slack.waitFor(() => h.slack.callsTo('views.publish').length === 2);
+    expect(h.slack.callsTo('views.publish').every((c) => c.response.ok)).toBe(true);
+    expect(retry.sent.headers['X-Slack-Signature']).not.toBe(first.sent.headers['X-Slack-Signature']);
+    expect(retry.sent.headers['X-Slack-Signature']).toBe(slackSignature(SIGNING_SECRET, ts, first.sent.body));
   });
 });
 

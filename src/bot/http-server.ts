@@ -114,6 +114,6 @@ export function answerRouteError(
 }
 
 /** `/hooks/<token>/…` → `/hooks/…`: hook tokens are secrets and never reach a log line. */
-export function maskHookPath(url: string): string {
+function maskHookPath(url: string): string {
   return url.replace(/^\/hooks\/[^/?#]*/, '/hooks/…').slice(0, 200);
 }

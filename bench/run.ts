@@ -4,7 +4,7 @@
  * `redis-server` on PATH (each run starts its own, on a free port). Never asserts: it prints figures.
  *
  *   BENCH_QUICK=1                          shorter runs (for trying things out; the README's come from full runs)
- *   BENCH_ONLY=start,ingest,e2e,commands,storm,fairness,forget   a subset (e.g. `BENCH_ONLY=ingest npm run bench`)
+ *   BENCH_ONLY=start,ingest,e2e,commands,flood,storm,fairness,forget   a subset (e.g. `BENCH_ONLY=ingest npm run bench`)
  */
 import { cpus, loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -12,6 +12,7 @@ import { runCommands } from './commands.js';
 import { runLatency, runRateLimited } from './end-to-end.js';
 import { runFairness, type Latencies } from './fairness.js';
 import { runForget } from './forget.js';
+import { runFlood, type FloodFigures } from './flood.js';
 import { runIngest } from './ingest.js';
 import { runStorm } from './storm.js';
 import type { BotProcess } from './lib/bot-process.js';
@@ -19,7 +20,7 @@ import { startStack, type Stack } from './lib/stack.js';
 import { mb } from './lib/stats.js';
 
 const quick = process.env.BENCH_QUICK === '1';
-const only = new Set((process.env.BENCH_ONLY ?? 'start,ingest,e2e,commands,storm,fairness,forget').split(','));
+const only = new Set((process.env.BENCH_ONLY ?? 'start,ingest,e2e,commands,flood,storm,fairness,forget').split(','));
 const STARTS = 3;
 const INGEST = {
   connections: 50,
@@ -153,6 +154,39 @@ async function commands(stack: Stack, bot: BotProcess): Promise<void> {
     '–',
     `p50 ${f1(r.burst.ackP50)} ms, p99 ${f1(r.burst.ackP99)} ms`,
     null,
+  );
+}
+
+async function flood(bot: BotProcess): Promise<void> {
+  const requests = 300;
+  const silentSockets = 22_000;
+  console.log(
+    `\n— flood: ${requests} concurrent 4 MB POSTs to /slack/events, unsigned then with forged headers, then ${f0(silentSockets)} silent sockets; /healthz probed on a new connection every 50 ms`,
+  );
+  const r = await runFlood(bot, { requests, bodyBytes: 4 * MB, silentSockets });
+  const health = (h: FloodFigures['health']) =>
+    `/healthz ${h.probes - h.failures}/${h.probes} answered, worst ${f0(h.worstMs)} ms`;
+  const memory = (f: FloodFigures) =>
+    `RSS ${mb(f.rssBeforeBytes)} → peak ${mb(f.rssPeakBytes)} → ${mb(f.rssAfterBytes)}`;
+  const only4xx = (f: FloodFigures, allowed: string[]) =>
+    Object.keys(f.statuses).every((status) => allowed.includes(status));
+  row(
+    `flood: ${requests} concurrent unsigned 4 MB POSTs to /slack/events`,
+    'all 401/413; peak RSS ≤ 300 MB; /healthz answering throughout',
+    `${JSON.stringify(r.unsigned.statuses)} in ${f1(r.unsigned.seconds)} s; ${memory(r.unsigned)}; ${health(r.unsigned.health)}`,
+    only4xx(r.unsigned, ['401', '413']) && r.unsigned.rssPeakBytes <= 300 * MB && r.unsigned.health.failures === 0,
+  );
+  row(
+    `flood: ${requests} concurrent 4 MB POSTs streamed without a length, forged fresh signature headers`,
+    'all 413/503; peak RSS ≤ 300 MB; /healthz answering throughout',
+    `${JSON.stringify(r.forged.statuses)} in ${f1(r.forged.seconds)} s; ${memory(r.forged)}; ${health(r.forged.health)}`,
+    only4xx(r.forged, ['413', '503']) && r.forged.rssPeakBytes <= 300 * MB && r.forged.health.failures === 0,
+  );
+  row(
+    `flood: ${f0(silentSockets)} sockets that connect and send nothing`,
+    '/healthz answering throughout',
+    `${JSON.stringify(r.silent.statuses)}, ${r.silent.refusedAtConnect} refused at connect, in ${f1(r.silent.seconds)} s; ${memory(r.silent)}; ${health(r.silent.health)}`,
+    r.silent.health.failures === 0,
   );
 }
 
@@ -293,6 +327,10 @@ try {
   if (only.has('commands')) {
     section = 'commands';
     await commands(stack, bot);
+  }
+  if (only.has('flood')) {
+    section = 'flood';
+    await flood(bot);
   }
   if (only.has('storm')) {
     section = 'storm';

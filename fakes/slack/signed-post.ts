@@ -16,6 +16,8 @@ export interface SignedResult {
   /** Slack gives up on an ack after 3 s (the user sees a timeout error, events get retried). */
   timedOut: boolean;
   headers: Record<string, string>;
+  /** What was sent, byte for byte: replaying it is what an attacker who captured the request would do. */
+  sent: { url: string; body: string; headers: Record<string, string> };
 }
 
 /** Slack's signature for `body` sent at `timestamp` (seconds). */
@@ -45,6 +47,7 @@ export async function postAsSlack(url: string, body: string, headers: Record<str
     ms,
     timedOut: ms > SLACK_ACK_DEADLINE_MS,
     headers: resHeaders,
+    sent: { url, body, headers },
   };
   if (text !== '') {
     try {

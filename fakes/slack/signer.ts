@@ -419,7 +419,10 @@ export class SlackSigner {
     const headers: Record<string, string> = {};
     if (opts.retryNum !== undefined) headers['X-Slack-Retry-Num'] = String(opts.retryNum);
     if (opts.retryReason !== undefined) headers['X-Slack-Retry-Reason'] = opts.retryReason;
-    return this.send(JSON.stringify(envelope), 'application/json', headers);
+    // A retry is a request of its own, signed when Slack sends it — seconds to minutes after the first try.
+    // Sent at once here, it is signed `retryNum` seconds on, so that its signature differs as a real one's does.
+    const signedAt = opts.retryNum === undefined ? undefined : Math.floor(Date.now() / 1000) + opts.retryNum;
+    return this.send(JSON.stringify(envelope), 'application/json', headers, signedAt);
   }
 
   /** Slack's Request URL check (signed JSON `url_verification`); the bot must echo `challenge`. */

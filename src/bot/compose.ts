@@ -2,6 +2,7 @@
  * The composition root: config → logger → store → platform client → Bolt app → listeners.
  * Nothing else constructs long-lived services; tests build the bot through here too.
  */
+import type { Server } from 'node:http';
 import { App, type CustomRoute } from '@slack/bolt';
 import type { DestinationStream } from 'pino';
 import { createTransport, type TransportOptions } from '../api/index.js';
@@ -22,7 +23,10 @@ import { openConnectForm } from '../commands/connect.js';
 import { publishHome } from '../home/publish.js';
 import { installErrorHandler } from './error-handler.js';
 import { healthRoutes } from './http-routes.js';
+import { HTTP_LIMITS, type HttpLimits } from './http-server.js';
 import { createReceiver } from './receiver.js';
+import { replayGuard } from './replay-guard.js';
+import { SLACK_GATE_LIMITS, type SlackGateLimits } from './slack-gate.js';
 import { createMetrics } from '../app/metrics.js';
 import { Lifecycle } from '../app/lifecycle.js';
 import { PlatformAccess } from '../app/platform-access.js';
@@ -32,8 +36,8 @@ import { SlackPace, type SlackLimits } from '../slack/pace.js';
 export interface Bot {
   readonly app: App;
   readonly deps: Deps;
-  /** Starts serving on `config.port` (0 = any free port); resolves with the bound port. */
-  start(): Promise<{ port: number }>;
+  /** Starts serving on `config.port` (0 = any free port); resolves with the bound port and the server on it. */
+  start(): Promise<{ port: number; server: Server }>;
   stop(): Promise<void>;
 }
 
@@ -58,6 +62,8 @@ export interface BotOptions {
   slackLimits?: SlackLimits;
   /** Per-workspace turns for platform requests (tests shorten the longest wait instead of waiting it out). */
   platformTurns?: TransportOptions['turns'];
+  /** What PORT's server and `/slack/events` take (`HTTP_LIMITS`, `SLACK_GATE_LIMITS`); tests use small ones. */
+  requestLimits?: { http?: Partial<HttpLimits>; slack?: Partial<SlackGateLimits> };
 }
 
 export function createBot(config: Config, options: BotOptions = {}): Bot {
@@ -132,8 +138,20 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
 
   const events = createEvents(deps, options.events);
 
-  const routes = [...healthRoutes(deps), events.route, ...(options.extraRoutes ?? [])];
-  const { receiver, listen } = createReceiver(config, store, routes, logger, options.listenHost);
+  // Bolt matches custom routes in order, compiling each pattern per request: the webhooks' route, by far the
+  // busiest, is tried first (behind it, each delivery paid for compiling the three health routes' patterns).
+  const routes = [events.route, ...healthRoutes(deps), ...(options.extraRoutes ?? [])];
+  const { receiver, listen } = createReceiver(
+    config,
+    store,
+    routes,
+    logger,
+    {
+      http: { ...HTTP_LIMITS, ...options.requestLimits?.http },
+      slack: { ...SLACK_GATE_LIMITS, ...options.requestLimits?.slack },
+    },
+    options.listenHost,
+  );
   const app = new App({
     receiver,
     ...(config.slack.mode.kind === 'single' ? { token: config.slack.mode.botToken } : {}),
@@ -144,6 +162,8 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
   });
 
   installErrorHandler(app, deps);
+  // First of all middleware: a replayed request reaches no listener.
+  app.use(replayGuard(store, logger));
   registerCommands(app, deps);
   registerHome(app, deps);
   registerUninstall(app, deps);
@@ -155,7 +175,7 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
     app,
     deps,
     async start() {
-      const port = await listen(app);
+      const { port, server } = await listen(app);
       logger.info(
         {
           port,
@@ -167,7 +187,7 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
       );
       events.start();
       timers.start();
-      return { port };
+      return { port, server };
     },
     async stop() {
       // Intake answers 503 from now on; the worker takes no new work and finishes the posts under way.

@@ -1,9 +1,11 @@
 /**
  * Socket Mode: Slack traffic over the app-level WebSocket (no public Slack URL, no signing secret),
- * while health, metrics and webhooks are still served on PORT.
+ * while health, metrics and webhooks are still served on PORT — with the same route hygiene and limits as
+ * in HTTP mode (every request answered, hook bodies capped, timeouts and a connection cap).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MEMBER_ID, startHarness, type Harness } from '../support/harness.js';
+import { deliver, routeTo } from '../events/support.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -28,5 +30,31 @@ describe('Socket Mode', () => {
     const answer = await h.slack.waitFor(() => h.slack.responses.find((r) => r.id === 'sm-stats'));
     expect(JSON.stringify(answer.body)).toContain('Campaign dashboard');
     expect(h.platform.requests.some((r) => r.path === '/dashboard/dashboard-stats')).toBe(true);
+  });
+
+  it('answers a path it cannot decode with 404 (the router’s URIError), never leaving the request unanswered', async () => {
+    const res = await fetch(`${h.url}/hooks/%E0%A4%A`, { method: 'POST', body: '{}' });
+    expect(res.status).toBe(404);
+    expect((await fetch(`${h.url}/nothing-here`)).status).toBe(404);
+    expect(h.logs()).not.toContain('unhandled promise rejection');
+    expect(h.logs()).not.toContain('%E0%A4%A');
+  });
+
+  it('caps a webhook body at 256 KB (413), and reads one within it', async () => {
+    const hook = await routeTo(h, [{ campaignId: '*', triggerName: 'call_completed', channelId: 'C0SOCKET01' }]);
+    const big = await deliver(hook, JSON.stringify({ padding: 'x'.repeat(300 * 1024) }));
+    expect(big.status).toBe(413);
+    const malformed = await deliver(hook, '{"trigger":');
+    expect(malformed.status).toBe(400);
+  });
+
+  it('serves PORT with a connection cap and header/request timeouts', () => {
+    const s = h.server;
+    expect(s.listening).toBe(true);
+    expect(s.maxConnections).toBeGreaterThanOrEqual(500);
+    expect(s.headersTimeout).toBeLessThanOrEqual(10_000);
+    expect(s.requestTimeout).toBeLessThanOrEqual(30_000);
+    expect(s.keepAliveTimeout).toBeLessThan(s.headersTimeout);
+    expect(Reflect.get(s, 'connectionsCheckingInterval')).toBeLessThanOrEqual(1_000);
   });
 });

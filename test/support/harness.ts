@@ -3,6 +3,7 @@
  * over real sockets. Each harness gets its own store key prefix, so tests can share one Redis.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
 import { Writable } from 'node:stream';
 import { createBot, type Bot, type BotOptions } from '../../src/bot/compose.js';
 import { parseConfig, type Config } from '../../src/config.js';
@@ -29,7 +30,7 @@ export interface HarnessOptions {
   defaultApiKey?: boolean;
   env?: Record<string, string>;
   /** Extra `createBot` options (e.g. a small voice-sample size cap, fast event-worker timings, a clock). */
-  bot?: Pick<BotOptions, 'voiceSampleMaxBytes' | 'events' | 'now' | 'slackLimits' | 'platformTurns'>;
+  bot?: Pick<BotOptions, 'voiceSampleMaxBytes' | 'events' | 'now' | 'slackLimits' | 'platformTurns' | 'requestLimits'>;
   /** OAuth multi-workspace mode (client id/secret/state secret) instead of a bot token. */
   oauth?: boolean;
   /** Socket Mode (SLACK_APP_TOKEN, no signing secret); drive it with `harness.socket`. */
@@ -65,6 +66,8 @@ export interface Harness {
   /** Socket Mode only: pushes envelopes over the bot's WebSocket. */
   socket?: SocketModeDriver;
   url: string;
+  /** The HTTP server on the bot's PORT. */
+  server: Server;
   /** Every log line the bot wrote, as text. */
   logs(): string;
   close(): Promise<void>;
@@ -123,7 +126,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     ...(opts.unlimitedSlackBecause ? { slackLimits: NO_LIMITS } : {}),
     ...opts.bot,
   });
-  const { port } = await bot.start();
+  const { port, server } = await bot.start();
   const url = `http://127.0.0.1:${port}`;
   const signer = new SlackSigner({
     signingSecret: SIGNING_SECRET,
@@ -142,6 +145,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     env,
     ...(socket ? { socket } : {}),
     url,
+    server,
     logs: () => lines.join(''),
     async close() {
       await bot.stop();

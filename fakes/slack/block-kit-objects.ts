@@ -4,6 +4,8 @@
  * `[ERROR] must be less than 76 characters [json-pointer:/blocks/0/elements/1/text/text]`.
  */
 
+import { controlSequenceErrors } from './mrkdwn.js';
+
 export type Json = Record<string, unknown>;
 
 export function isObj(v: unknown): v is Json {
@@ -77,7 +79,10 @@ export function textObjectErrors(t: unknown, ptr: string, max = 3000, plainOnly 
   if (plainOnly && type !== 'plain_text') return [err('must be plain_text', `${ptr}/type`)];
   const errors = stringErrors(t.text, `${ptr}/text`, max, { required: true, min: 1 });
   if (type === 'plain_text') errors.push(...booleanErrors(t.emoji, `${ptr}/emoji`));
-  else errors.push(...booleanErrors(t.verbatim, `${ptr}/verbatim`));
+  else {
+    errors.push(...booleanErrors(t.verbatim, `${ptr}/verbatim`));
+    if (typeof t.text === 'string') errors.push(...controlSequenceErrors(t.text).map((m) => err(m, `${ptr}/text`)));
+  }
   return errors;
 }
 

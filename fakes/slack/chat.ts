@@ -3,6 +3,7 @@
  * values are `seconds.micros` strings that strictly increase.
  */
 import { messageErrors } from './block-kit.js';
+import { controlSequenceErrors } from './mrkdwn.js';
 import type { SlackState, Handler, TokenInfo } from './state.js';
 import type { SeedMessage, SlackArgs, SlackEphemeral, SlackMessage } from './types.js';
 import { bool, clone, fail, str, tsToMicros, type Json } from './util.js';
@@ -46,6 +47,12 @@ export function contentError(args: SlackArgs, requireContent: boolean): Json | u
   if (errors.length > 0) return fail('invalid_blocks', { response_metadata: { messages: errors } });
   const text = str(args, 'text') ?? '';
   if (text.length > 40_000) return fail('msg_too_long');
+  // The message text is mrkdwn too (unless `mrkdwn: false`): Slack parses it, in the message and its notification.
+  const textErrors = args.mrkdwn === false ? [] : controlSequenceErrors(text);
+  if (textErrors.length > 0)
+    return fail('invalid_blocks', {
+      response_metadata: { messages: textErrors.map((m) => `[ERROR] ${m} [json-pointer:/text]`) },
+    });
   const hasBlocks = Array.isArray(args.blocks) && args.blocks.length > 0;
   const hasAttachments = Array.isArray(args.attachments) && args.attachments.length > 0;
   if (requireContent && text === '' && !hasBlocks && !hasAttachments) return fail('no_text');

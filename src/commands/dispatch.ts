@@ -5,6 +5,7 @@
  * follows through `respond()` — so a slow platform delays the answer, never the ack. When the answer is not
  * on its way within SLOW_NOTICE_MS the user is told the platform is slow; the answer follows when it comes.
  */
+import { escapeMrkdwn } from '../slack/blocks.js';
 import { randomUUID } from 'node:crypto';
 import type { AllMiddlewareArgs, RespondFn, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import type { Deps } from '../app/deps.js';
@@ -84,7 +85,7 @@ export function createDispatcher(commands: readonly Subcommand[], deps: Deps) {
       return;
     }
     if (parsed.args.length < sub.args.min || parsed.args.length > sub.args.max) {
-      await tell(`Usage: \`/campaign ${sub.usage}\``);
+      await tell(`Usage: \`/campaign ${escapeMrkdwn(sub.usage)}\``);
       return;
     }
 

@@ -28,7 +28,9 @@ export const handoffSla: Subcommand = {
           (current?.userGroup
             ? ` or <!subteam^${current.userGroup}> when nobody claimed it.`
             : ' (nobody when it is unclaimed).') +
-          (current ? '' : ' That is the app’s default; change it with `/campaign handoff-sla <minutes> @user-group`.'),
+          (current
+            ? ''
+            : ' That is the app’s default; change it with `/campaign handoff-sla &lt;minutes&gt; @user-group`.'),
       );
       return;
     }

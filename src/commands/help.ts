@@ -7,7 +7,7 @@ import { context, escapeMrkdwn, header, message, section, truncate, type Message
 import type { Subcommand } from './types.js';
 
 export function renderHelp(commands: readonly Subcommand[], unknown?: string): MessagePayload {
-  const lines = commands.map((c) => `• \`/campaign ${c.usage}\` — ${c.summary}${audienceNote(c)}`);
+  const lines = commands.map((c) => `• \`/campaign ${escapeMrkdwn(c.usage)}\` — ${c.summary}${audienceNote(c)}`);
   const suggestion = unknown ? didYouMean(unknown, commands) : undefined;
   const intro = unknown
     ? `There is no \`/campaign ${escapeMrkdwn(truncate(unknown, 40))}\`.${suggestion ? ` Did you mean \`/campaign ${suggestion}\`?` : ''}`

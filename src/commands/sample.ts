@@ -9,7 +9,7 @@ import { markAsSample, renderEvent, renderTranscript } from '../events/render/in
 import { renderConversationCard } from '../handoff/card.js';
 import { parseEvent, SUBSCRIBABLE_TRIGGERS } from '../events/index.js';
 import { campaignIdProblem, campaignPhrase, parseEventNames } from '../events/subscription-text.js';
-import { context, message } from '../slack/blocks.js';
+import { context, escapeMrkdwn, message } from '../slack/blocks.js';
 import type { CommandContext, Subcommand } from './types.js';
 
 /** The sample's envelope is undocumented: a delivery-shaped array, a bare event, or `{ value: [...] }`. */
@@ -36,7 +36,7 @@ export const sample: Subcommand = {
     const names = parseEventNames([eventName], SUBSCRIBABLE_TRIGGERS);
     if (!names.ok) return ctx.tell(names.sentence);
     const trigger = names.events[0];
-    if (!trigger) return ctx.tell(`Usage: \`/campaign ${sample.usage}\``);
+    if (!trigger) return ctx.tell(`Usage: \`/campaign ${escapeMrkdwn(sample.usage)}\``);
     const badId = campaignIdProblem(campaignId);
     if (badId) return ctx.tell(badId);
 

@@ -48,7 +48,7 @@ export const subscribe: Subcommand = {
     const [first = ''] = ctx.args;
     if (parseFilters([first]).ok && isFilterWord(first)) {
       return ctx.tell(
-        `The campaign id (or \`*\`) comes first, then events, then filters: \`/campaign ${subscribe.usage}\`. Nothing was subscribed.`,
+        `The campaign id (or \`*\`) comes first, then events, then filters: \`/campaign ${escapeMrkdwn(subscribe.usage)}\`. Nothing was subscribed.`,
       );
     }
     const args = parseRouteArguments(ctx.args, SUBSCRIBABLE_TRIGGERS);

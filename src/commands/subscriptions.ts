@@ -91,7 +91,7 @@ export const subscriptions: Subcommand = {
 function routesText(routes: readonly Route[], campaignId: string | undefined): string {
   if (routes.length === 0) {
     const scope = campaignId === undefined ? '' : ` for ${campaignPhrase(campaignId)}`;
-    return `*This channel*\n_No events are posted here${scope}._ An admin can run \`/campaign subscribe <campaignId|*> [events…] [filters…]\`.`;
+    return `*This channel*\n_No events are posted here${scope}._ An admin can run \`/campaign subscribe &lt;campaignId|*&gt; [events…] [filters…]\`.`;
   }
   const byCampaign = new Map<string, Route[]>();
   for (const r of routes) byCampaign.set(r.campaignId, [...(byCampaign.get(r.campaignId) ?? []), r]);

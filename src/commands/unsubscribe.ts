@@ -4,6 +4,7 @@
  * any more, the platform subscription goes too (DELETE /events-gateway/trigger/unsubscribe, with the values
  * subscribe used) — before the route, so a refused unsubscribe leaves the route and the user can retry.
  */
+import { escapeMrkdwn } from '../slack/blocks.js';
 import { BadRequestError } from '../api/index.js';
 import { hookUrlFor, TRIGGER_NAMES, type TriggerName } from '../events/index.js';
 import { campaignPhrase, eventList } from '../events/subscription-text.js';
@@ -25,7 +26,7 @@ export const unsubscribe: Subcommand = {
     if (!parsed.ok) return ctx.tell(parsed.sentence);
     if (parsed.filterWords.length > 0) {
       return ctx.tell(
-        `\`/campaign unsubscribe\` takes no filters: it removes this channel’s routes for those events whatever their filters — run it with the campaign and events only (\`/campaign ${unsubscribe.usage}\`). To change filters, run \`/campaign subscribe\` again with the new ones.`,
+        `\`/campaign unsubscribe\` takes no filters: it removes this channel’s routes for those events whatever their filters — run it with the campaign and events only (\`/campaign ${escapeMrkdwn(unsubscribe.usage)}\`). To change filters, run \`/campaign subscribe\` again with the new ones.`,
       );
     }
     const { campaignId, events } = parsed;

@@ -103,7 +103,7 @@ function bookingBlocks(t: BookingTally, campaignId: string): KnownBlock[] {
   if (t.campaigns.length === 0 && t.unreadable.length === 0) {
     return [
       context(
-        'No campaigns to count bookings for: route one to Slack with `/campaign subscribe <campaignId>`, or pick one with `/campaign digest daily <campaignId>`.',
+        'No campaigns to count bookings for: route one to Slack with `/campaign subscribe &lt;campaignId&gt;`, or pick one with `/campaign digest daily &lt;campaignId&gt;`.',
       ),
     ];
   }
@@ -117,7 +117,7 @@ function bookingBlocks(t: BookingTally, campaignId: string): KnownBlock[] {
       return `• ${who}${campaignId === ALL_CAMPAIGNS ? ` (\`${escapeMrkdwn(c)}\`)` : ''}: ${why}`;
     });
     if (t.failures.length > FAILURES_SHOWN)
-      lines.push(`…and ${t.failures.length - FAILURES_SHOWN} more (\`/campaign bookings <campaignId>\`)`);
+      lines.push(`…and ${t.failures.length - FAILURES_SHOWN} more (\`/campaign bookings &lt;campaignId&gt;\`)`);
     blocks.push(section(lines.join('\n')));
   }
   const notes: string[] = [];

@@ -35,7 +35,7 @@ const MAX_DURATION_MS = 24 * 3_600_000;
 
 /** The grammar, as told after a mistake (and in help). */
 const FILTER_GRAMMAR =
-  'Filters: `status:<a,b>`, `reason:<endedReason,…>`, `type:<campaignType,…>`, `agent:<agentId,…>`, `min:<duration>`, `max:<duration>` (durations like `90s`, `5m`, `1m30s`, `1h`), e.g. `status:failed,busy min:90s`; option `compact:off` (never roll calls up).';
+  'Filters: `status:&lt;a,b&gt;`, `reason:&lt;endedReason,…&gt;`, `type:&lt;campaignType,…&gt;`, `agent:&lt;agentId,…&gt;`, `min:&lt;duration&gt;`, `max:&lt;duration&gt;` (durations like `90s`, `5m`, `1m30s`, `1h`), e.g. `status:failed,busy min:90s`; option `compact:off` (never roll calls up).';
 
 export type ParsedFilters = { ok: true; filters: RouteFilters | undefined } | { ok: false; sentence: string };
 

@@ -185,7 +185,7 @@ function renderNudge(info: ThreadInfo, now: number, userGroup: string | undefine
     : mention
       ? `⏰ ${mention} nobody has claimed this conversation and ${customerLabel(who)} has been waiting ${waited} for an answer — press *Claim* on the card and reply in this thread.`
       : `⏰ Nobody has claimed this conversation and ${customerLabel(who)} has been waiting ${waited} for an answer — press *Claim* on the card and reply in this thread. ` +
-        '_An admin can choose a user group to mention here with `/campaign handoff-sla <minutes> @group`._';
+        '_An admin can choose a user group to mention here with `/campaign handoff-sla &lt;minutes&gt; @group`._';
   // The mention leads the fallback text too, so the notification reaches whoever it names.
   return message(`${mention ? `${mention} ` : ''}${customerPlain(who)} is waiting for an answer`, [section(text)]);
 }

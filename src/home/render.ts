@@ -82,7 +82,7 @@ export function renderHome(s: HomeState): HomeView {
   if (s.routes.length === 0) {
     blocks.push(
       context(
-        'No channel receives platform events yet. An admin runs `/campaign subscribe <campaignId|*>` in a channel.',
+        'No channel receives platform events yet. An admin runs `/campaign subscribe &lt;campaignId|*&gt;` in a channel.',
       ),
     );
   } else {

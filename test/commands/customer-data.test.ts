@@ -122,7 +122,7 @@ describe('customer data needs a full member', () => {
     expect((await run('stats', userId)).text).toContain('Campaign dashboard');
     expect((await run('quota', userId)).text).toContain('█');
     const help = await run('help', userId);
-    expect(help.text).toContain('`/campaign bookings <campaignId>` — bookings of a campaign');
+    expect(help.text).toContain('`/campaign bookings &lt;campaignId&gt;` — bookings of a campaign');
     expect(help.text).toContain('_(members)_');
     expect(h.platform.requests.map((r) => r.path).sort()).toEqual(['/customer-quota', '/dashboard/dashboard-stats']);
   });

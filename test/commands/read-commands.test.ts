@@ -257,7 +257,7 @@ describe('help and grammar', () => {
   it('lists the subcommands for no text and for help', async () => {
     for (const text of ['', 'help']) {
       const { text: out } = await ask(text);
-      expect(out).toContain('/campaign bookings <campaignId>');
+      expect(out).toContain('/campaign bookings &lt;campaignId&gt;');
       expect(out).toContain('/campaign connect');
     }
   });
@@ -275,7 +275,7 @@ describe('help and grammar', () => {
   });
 
   it('gives the usage line for missing or extra arguments', async () => {
-    expect((await ask('bookings')).text).toContain('Usage: `/campaign bookings <campaignId>`');
+    expect((await ask('bookings')).text).toContain('Usage: `/campaign bookings &lt;campaignId&gt;`');
     expect((await ask('quota extra')).text).toContain('Usage: `/campaign quota`');
     expect(h.platform.requests).toHaveLength(0);
   });

@@ -189,14 +189,17 @@ describe.each(['memory', 'redis'] as const)('filtered routes (%s)', (mode) => {
 
   it('answers an unknown filter or a bad value with the valid ones, and changes nothing', async () => {
     const answers = [
-      ['subscribe camp-1 colour:red', 'Unknown filter `colour`. Filters: `status:<a,b>`, `reason:<endedReason,…>`'],
+      [
+        'subscribe camp-1 colour:red',
+        'Unknown filter `colour`. Filters: `status:&lt;a,b&gt;`, `reason:&lt;endedReason,…&gt;`',
+      ],
       // Names an object inherits are no filters either: each was once taken, and the route left unfiltered.
       [
         'subscribe camp-1 constructor:x',
-        'Unknown filter `constructor`. Filters: `status:<a,b>`, `reason:<endedReason,…>`',
+        'Unknown filter `constructor`. Filters: `status:&lt;a,b&gt;`, `reason:&lt;endedReason,…&gt;`',
       ],
-      ['subscribe camp-1 __proto__:x', 'Unknown filter `__proto__`. Filters: `status:<a,b>`'],
-      ['subscribe camp-1 tostring:x', 'Unknown filter `tostring`. Filters: `status:<a,b>`'],
+      ['subscribe camp-1 __proto__:x', 'Unknown filter `__proto__`. Filters: `status:&lt;a,b&gt;`'],
+      ['subscribe camp-1 tostring:x', 'Unknown filter `tostring`. Filters: `status:&lt;a,b&gt;`'],
       ['subscribe camp-1 min:soon', '`min:` takes a duration like `90s`, `5m`, `1m30s` or `1h`'],
       ['subscribe camp-1 status:', '`status:` takes one or more call statuses separated by commas'],
       ['subscribe camp-1 agent:<@U0ADMIN01>', '`agent:` takes one or more agent ids'],

@@ -30,6 +30,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { blockKitErrors, imageUrls, messageErrors, viewErrors } from '../../fakes/slack/block-kit.js';
+import { controlSequenceErrors } from '../../fakes/slack/mrkdwn.js';
 import { renderHome } from '../../src/home/render.js';
 import { checkboxes, fileInput, modal, textInput } from '../../src/slack/modals.js';
 
@@ -416,5 +417,30 @@ describe('what the bot renders today', () => {
       ],
     });
     expect(viewErrors(view as unknown as Record<string, unknown>, 'modal')).toEqual([]);
+  });
+});
+
+describe('mrkdwn control sequences', () => {
+  const section = (text: string) => [{ type: 'section', text: { type: 'mrkdwn', text } }];
+
+  it.each([
+    'hi <@U0ADA> in <#C0123|support> <!here> <!subteam^S1|@oncall> <!date^1700000000^{date}|Nov 14>',
+    'see <https://example.com/a?b=1&amp;c=2|the docs> or <mailto:help@example.com|mail us>',
+    '&gt; a quote\n> another quote, and 1 &lt; 2 &amp; 3 &gt; 2',
+  ])('takes %s', (text) => {
+    expect(messageErrors({ blocks: section(text) })).toEqual([]);
+    expect(controlSequenceErrors(text)).toEqual([]);
+  });
+
+  it.each([
+    ['`/campaign subscribe <campaignId|*>`', "unescaped '<'"],
+    ['usage: bookings <campaignId>', "unescaped '<'"],
+    ['Fish & chips', "unescaped '&'"],
+    ['1 > 0', "unescaped '>'"],
+    ['a stray < sign', "unescaped '<'"],
+  ])('refuses %s', (text, problem) => {
+    const errors = messageErrors({ blocks: section(text) });
+    expect(errors.join('\n')).toContain(problem);
+    expect(errors.join('\n')).toContain('[json-pointer:/blocks/0/text/text]');
   });
 });

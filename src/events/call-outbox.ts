@@ -41,8 +41,8 @@ export interface CallOutboxOptions {
   /** Channels posted for at the same time by this process. Default 8. */
   concurrency?: number;
   /**
-   * Calls that may wait for one channel (HOOK_MAX_BACKLOG); beyond, the queue keeps the next ones (where the
-   * workspace's backlog cap counts them) until the channel has room. Default 100,000.
+   * Calls that may wait for one channel (HOOK_MAX_BACKLOG); beyond, the queue keeps the next ones until the
+   * channel has room. Waiting calls count toward the workspace's backlog caps either way. Default 20,000.
    */
   maxWaitingPerChannel?: number;
 }
@@ -108,7 +108,7 @@ export class CallOutbox {
    * channel throws RetryLaterError: the entry stays queued and is tried again.
    */
   async add(to: ChannelRef, entry: QueueEntry, call: RolledCall): Promise<void> {
-    const max = this.options.maxWaitingPerChannel ?? 100_000;
+    const max = this.options.maxWaitingPerChannel ?? 20_000;
     if ((await this.kit.store.callOutbox.size(to)) >= max) {
       this.kick(to);
       throw new RetryLaterError(FULL_RETRY_MS, `${max} calls already wait for this channel`);

@@ -1,13 +1,15 @@
 /**
  * Call notifications waiting for their channel (see src/events/call-outbox.ts, which posts them at Slack's
- * pace). One hash per (workspace, channel): queue entry id → the event as JSON, so adding the same entry
- * twice (a retried queue entry) keeps one copy. A set lists the channels that may hold calls; a short lease
- * makes one replica at a time post for a channel; the ids of a roll-up under way are kept, so a roll-up that
- * is tried again covers the same calls and is never posted twice.
+ * pace). Per (workspace, channel): queue entry id → the event as JSON, parked with the event queue
+ * (`EventQueue.parked`), so they count toward the workspace's backlog caps (events and bytes) until posted or
+ * given up — and adding the same entry twice (a retried queue entry) keeps one copy. A set lists the channels
+ * that may hold calls; a short lease makes one replica at a time post for a channel; the ids of a roll-up under
+ * way are kept, so a roll-up that is tried again covers the same calls and is never posted twice.
  */
 import type { Keys } from './keys.js';
 import type { KeyValueStore } from './kv.js';
 import { compareEntryIds } from './queue-backend.js';
+import type { ParkedWork } from './queue.js';
 import { segment, unsegment } from './keys.js';
 
 export interface WaitingCall {
@@ -26,16 +28,21 @@ export class CallOutboxRepo {
   constructor(
     private readonly kv: KeyValueStore,
     private readonly keys: Keys,
+    private readonly parked: ParkedWork,
   ) {}
 
   async add(to: ChannelRef, call: WaitingCall): Promise<void> {
-    await this.kv.hashSet(this.keys.callOutbox(to.teamId, to.channelId), { [call.id]: call.json });
+    await this.parked.put(to.teamId, to.channelId, call.id, call.json);
     await this.kv.setAdd(this.keys.callOutboxChannels(), member(to));
   }
 
   /** How many calls wait for the channel. */
-  size(at: ChannelRef): Promise<number> {
-    return this.kv.hashLen(this.keys.callOutbox(at.teamId, at.channelId));
+  async size(at: ChannelRef): Promise<number> {
+    const [parked, earlier] = await Promise.all([
+      this.parked.count(at.teamId, at.channelId),
+      this.kv.hashLen(this.earlier(at)),
+    ]);
+    return parked + earlier;
   }
 
   /** Channels that may hold waiting calls. */
@@ -48,14 +55,19 @@ export class CallOutboxRepo {
 
   /** The channel's waiting calls, oldest first. */
   async waiting(at: ChannelRef): Promise<WaitingCall[]> {
-    const all = await this.kv.hashGetAll(this.keys.callOutbox(at.teamId, at.channelId));
-    return Object.entries(all)
+    const [parked, earlier] = await Promise.all([
+      this.parked.list(at.teamId, at.channelId),
+      this.kv.hashGetAll(this.earlier(at)),
+    ]);
+    return Object.entries({ ...earlier, ...parked })
       .map(([id, json]) => ({ id, json }))
       .sort((a, b) => compareEntryIds(a.id, b.id));
   }
 
   async remove(at: ChannelRef, ids: readonly string[]): Promise<void> {
-    if (ids.length > 0) await this.kv.hashDel(this.keys.callOutbox(at.teamId, at.channelId), ...ids);
+    if (ids.length === 0) return;
+    await this.parked.remove(at.teamId, at.channelId, ids);
+    await this.kv.hashDel(this.earlier(at), ...ids);
   }
 
   /** Drops the channel from the list when it holds no calls (checked again after, so a call added meanwhile keeps it listed). */
@@ -96,6 +108,11 @@ export class CallOutboxRepo {
   async finishRollup(at: ChannelRef, ids: readonly string[]): Promise<void> {
     await this.remove(at, ids);
     await this.kv.del(this.keys.callRollup(at.teamId, at.channelId));
+  }
+
+  /** Where earlier versions kept the channel's calls (outside the backlog's count): read until drained. */
+  private earlier(at: ChannelRef): string {
+    return this.keys.callOutbox(at.teamId, at.channelId);
   }
 }
 

@@ -133,7 +133,7 @@ export function createStore(options: StoreOptions = {}): Store {
     cache: new Cache(kv, keys),
     dedup: new Dedup(kv, keys),
     queue,
-    callOutbox: new CallOutboxRepo(kv, keys),
+    callOutbox: new CallOutboxRepo(kv, keys, queue.parked),
     channelPauses: new ChannelPauseRepo(kv, keys),
     budgets,
     ping: () => kv.ping(),
@@ -164,7 +164,7 @@ export type { DueTimer } from './timers.js';
 export { CALL_CATEGORIES, DIGEST_CADENCES } from './reports.js';
 export type { DigestCadence, DigestFigures, DigestSchedule, QuotaAlertSetting } from './reports.js';
 export { ChannelFailures, RetryLaterError, isRetryLaterError } from './queue.js';
-export type { ChannelCause, Consumer, DeadLetter, EventQueue, QueueEntry } from './queue.js';
+export type { ChannelCause, Consumer, DeadLetter, EnqueueOptions, EventQueue, QueueEntry } from './queue.js';
 export type { PaceRule, RateBudget } from './rate-budget.js';
 export type { ChannelRef, WaitingCall } from './call-outbox.js';
 export type { ChannelPause } from './channel-pauses.js';

@@ -52,7 +52,10 @@ export interface Keys {
   quotaAlerts(teamId: string): string;
   /** String with TTL: "posted" mark of one report (a digest slot, a quota threshold of a month) in one channel. */
   reportMark(kind: string, teamId: string, channelId: string, period: string): string;
-  /** Hash: queue entry id → a call notification waiting for its channel (see `CallOutboxRepo`). */
+  /**
+   * Hash: queue entry id → a call notification waiting for its channel, as earlier versions kept them: read
+   * until drained, never written (calls wait in `queueParked` now, where the workspace's backlog counts them).
+   */
   callOutbox(teamId: string, channelId: string): string;
   /** Set: `<team>:<channel>` of the channels that may hold waiting call notifications. */
   callOutboxChannels(): string;
@@ -89,6 +92,13 @@ export interface Keys {
   queueDead(): string;
   /** Hash: team id → dead letters ever (plus the `*` field for all teams). */
   queueDeadCounts(): string;
+  /**
+   * Hash: what one workspace's backlog holds besides its stream's length — `bytes` of its stream entries'
+   * payloads, and the entries `parked` outside the stream (calls waiting for their channel) with their `parkedBytes`.
+   */
+  queueUsage(teamId: string): string;
+  /** Hash: entry id → JSON of one workspace's work parked in one place (a channel's waiting calls). */
+  queueParked(teamId: string, place: string): string;
 }
 
 /**
@@ -154,5 +164,7 @@ export function createKeys(prefix: string = DEFAULT_KEY_PREFIX): Keys {
     queueAttempts: () => `${q}attempts`,
     queueDead: () => `${q}dead`,
     queueDeadCounts: () => `${q}dead-counts`,
+    queueUsage: (teamId) => `${q}usage:${segment(teamId)}`,
+    queueParked: (teamId, place) => `${q}parked:${segment(teamId)}:${segment(place)}`,
   };
 }

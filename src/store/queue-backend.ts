@@ -1,10 +1,12 @@
 import type {
+  BacklogUsage,
   ChannelCause,
   DeadLetter,
   DeadLetters,
   EnqueueOptions,
   EnqueueResult,
   QueueDepth,
+  ParkedWork,
   QueueEvent,
 } from './queue.js';
 
@@ -89,6 +91,8 @@ export interface QueueBackend {
   bury(letter: DeadLetter): Promise<void>;
   takeDeadLetter(teamId: string, id: string): Promise<DeadLetter | undefined>;
   depth(): Promise<QueueDepth>;
+  usage(teamId: string): Promise<BacklogUsage>;
+  readonly parked: ParkedWork;
   close(): Promise<void>;
 }
 

@@ -149,6 +149,7 @@ export function createStore(options: StoreOptions = {}): Store {
 export { createKeys, DEFAULT_KEY_PREFIX } from './keys.js';
 export { SecretBox, SecretBoxError, decodeSecretsKey } from './secrets.js';
 export { rekeyStore } from './rekey.js';
+export { isStoreUnavailable } from './redis-connection.js';
 export type {
   Answerer,
   CardFacts,

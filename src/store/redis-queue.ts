@@ -19,7 +19,7 @@ import type {
   QueueEvent,
 } from './queue.js';
 import { Batcher } from './queue-batch.js';
-import { duplicateConnection, watchErrors, type RedisClient } from './redis-connection.js';
+import { blockingConnection, watchErrors, type RedisClient } from './redis-connection.js';
 import { withScripts } from './redis-scripts.js';
 
 /** Entries per script call at most (keeps each call short: Redis runs nothing else meanwhile). */
@@ -238,7 +238,7 @@ class RedisQueueBackend implements QueueBackend {
 
   openReader(consumer: string): QueueReader {
     // Blocking reads get their own connection; pipelining them with other commands would stall those.
-    const connection = duplicateConnection(this.redis);
+    const connection = blockingConnection(this.redis);
     watchErrors(connection, this.logger);
     let closed = false;
     let turn = 0;

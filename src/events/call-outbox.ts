@@ -173,7 +173,8 @@ export class CallOutbox {
     if (!(await this.kit.store.callOutbox.lease(at, this.owner, LEASE_MS))) return;
     try {
       while (!this.stopped) {
-        const waiting = this.parse(at, await this.kit.store.callOutbox.waiting(at));
+        // The oldest calls only: a post takes at most a roll-up's worth, and a long wait is never read whole.
+        const waiting = this.parse(at, await this.kit.store.callOutbox.waiting(at, ROLLUP_MAX_CALLS));
         if (waiting.length === 0) {
           this.failures.delete(member(at));
           await this.kit.store.callOutbox.forgetIfEmpty(at);
@@ -245,7 +246,7 @@ export class CallOutbox {
     const underWay = await this.kit.store.callOutbox.rollupUnderWay(at);
     let batch: Waiting[] | undefined;
     if (underWay) {
-      batch = waiting.filter((c) => underWay.includes(c.id));
+      batch = this.parse(at, await this.kit.store.callOutbox.pick(at, underWay));
       if (batch.length === 0) {
         await this.kit.store.callOutbox.finishRollup(at, underWay);
         return undefined;
@@ -370,13 +371,15 @@ export class CallOutbox {
     if (isChannelGone(code)) {
       // Retrying cannot help until someone invites the bot back or unsubscribes the channel: no retry storm.
       await this.kit.pauses.pause(at.teamId, at.channelId, code);
-      const all = this.parse(at, await this.kit.store.callOutbox.waiting(at));
       this.kit.logger.error(
-        { ...log, calls: all.length },
+        { ...log, calls: await this.kit.store.callOutbox.size(at) },
         `call notifications kept as dead letters: ${pauseAdvice(at.channelId, code)}`,
       );
-      await this.giveUp(at, all, code, 1);
-      return undefined;
+      for (;;) {
+        const calls = this.parse(at, await this.kit.store.callOutbox.waiting(at, ROLLUP_MAX_CALLS));
+        if (calls.length === 0) return undefined;
+        await this.giveUp(at, calls, code, 1);
+      }
     }
     const failures = (this.failures.get(member(at)) ?? 0) + 1;
     this.failures.set(member(at), failures);

@@ -53,14 +53,34 @@ export class CallOutboxRepo {
     });
   }
 
-  /** The channel's waiting calls, oldest first. */
-  async waiting(at: ChannelRef): Promise<WaitingCall[]> {
-    const [parked, earlier] = await Promise.all([
-      this.parked.list(at.teamId, at.channelId),
+  /**
+   * The channel's oldest waiting calls, oldest first — at most `limit` of them: the ids are read first and only
+   * those calls' JSON after, so a long wait (up to HOOK_MAX_BACKLOG_MB of calls) is never read whole.
+   */
+  async waiting(at: ChannelRef, limit = Number.POSITIVE_INFINITY): Promise<WaitingCall[]> {
+    const [ids, earlier] = await Promise.all([
+      this.parked.ids(at.teamId, at.channelId),
       this.kv.hashGetAll(this.earlier(at)),
     ]);
-    return Object.entries({ ...earlier, ...parked })
-      .map(([id, json]) => ({ id, json }))
+    const oldest = [...new Set([...ids, ...Object.keys(earlier)])].sort(compareEntryIds).slice(0, limit);
+    return this.pick(at, oldest, earlier);
+  }
+
+  /** These calls of the channel, those still waiting, oldest first. */
+  async pick(
+    at: ChannelRef,
+    ids: readonly string[],
+    earlier?: Readonly<Record<string, string>>,
+  ): Promise<WaitingCall[]> {
+    const [parked, before] = await Promise.all([
+      this.parked.get(at.teamId, at.channelId, ids),
+      earlier ?? this.kv.hashGetAll(this.earlier(at)),
+    ]);
+    return ids
+      .flatMap((id) => {
+        const json = parked[id] ?? (Object.hasOwn(before, id) ? before[id] : undefined);
+        return json === undefined ? [] : [{ id, json }];
+      })
       .sort((a, b) => compareEntryIds(a.id, b.id));
   }
 

@@ -335,7 +335,16 @@ export class MemoryQueueBackend implements QueueBackend {
       }
       return Promise.resolve();
     },
-    list: (teamId, place) => Promise.resolve(Object.fromEntries(this.parkedItems.get(parkedKey(teamId, place)) ?? [])),
+    ids: (teamId, place) => Promise.resolve([...(this.parkedItems.get(parkedKey(teamId, place))?.keys() ?? [])]),
+    get: (teamId, place, ids) => {
+      const items = this.parkedItems.get(parkedKey(teamId, place));
+      const found: Record<string, string> = {};
+      for (const id of ids) {
+        const json = items?.get(id);
+        if (json !== undefined) found[id] = json;
+      }
+      return Promise.resolve(found);
+    },
     count: (teamId, place) => Promise.resolve(this.parkedItems.get(parkedKey(teamId, place))?.size ?? 0),
     remove: (teamId, place, ids) => {
       const key = parkedKey(teamId, place);

@@ -63,8 +63,10 @@ export interface BacklogUsage {
 export interface ParkedWork {
   /** Parks `json` under `id` (a second put of the same id keeps the first; counted once). */
   put(teamId: string, place: string, id: string, json: string): Promise<void>;
-  /** Every item of the place, id → JSON. */
-  list(teamId: string, place: string): Promise<Record<string, string>>;
+  /** The ids of the place's items (in no particular order). */
+  ids(teamId: string, place: string): Promise<string[]>;
+  /** These items of the place, id → JSON (ids not there are left out). */
+  get(teamId: string, place: string, ids: readonly string[]): Promise<Record<string, string>>;
   count(teamId: string, place: string): Promise<number>;
   /** Removes these items (ids not there are skipped); returns how many were removed. */
   remove(teamId: string, place: string, ids: readonly string[]): Promise<number>;

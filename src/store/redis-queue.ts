@@ -499,7 +499,17 @@ class RedisQueueBackend implements QueueBackend {
     put: async (teamId, place, id, json) => {
       await this.redis.campaignQueuePark(this.keys.queueParked(teamId, place), this.keys.queueUsage(teamId), id, json);
     },
-    list: (teamId, place) => this.redis.hgetall(this.keys.queueParked(teamId, place)),
+    ids: (teamId, place) => this.redis.hkeys(this.keys.queueParked(teamId, place)),
+    get: async (teamId, place, ids) => {
+      if (ids.length === 0) return {};
+      const values = await this.redis.hmget(this.keys.queueParked(teamId, place), ...ids);
+      const found: Record<string, string> = {};
+      ids.forEach((id, i) => {
+        const json = values[i];
+        if (typeof json === 'string') found[id] = json;
+      });
+      return found;
+    },
     count: (teamId, place) => this.redis.hlen(this.keys.queueParked(teamId, place)),
     remove: async (teamId, place, ids) =>
       ids.length === 0

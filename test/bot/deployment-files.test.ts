@@ -376,7 +376,8 @@ describe('deploy/k8s/redis (a Redis for clusters without a managed one)', () => 
   const objects = readdirSync(new URL(DIR, ROOT))
     .filter((f) => f.endsWith('.yaml'))
     .flatMap((file) => parseAllDocuments(read(`${DIR}${file}`)).map((d) => ({ ...(d.toJS() as K8sObject), file })));
-  const kindOf = <T extends object>(kind: string) => objects.find((o) => o.kind === kind) as K8sObject & T;
+  const kindOf = <T extends object>(kind: string) =>
+    objects.find((o) => o.kind === kind) as unknown as K8sObject & { file: string } & T;
 
   it('caps its memory with noeviction below the container’s limit, persists, and asks for a password', () => {
     const set = kindOf<{

@@ -460,7 +460,8 @@ describe.each(backends)('one team among many ($name)', ({ create }) => {
     await queue.parked.put('T1', 'C1', '1-0', json); // the same item again: kept and counted once
     await queue.parked.put('T1', 'C2', '1-0', json); // the same id in another place is another item
     expect(await queue.parked.count('T1', 'C1')).toBe(1);
-    expect(await queue.parked.list('T1', 'C1')).toEqual({ '1-0': json });
+    expect(await queue.parked.ids('T1', 'C1')).toEqual(['1-0']);
+    expect(await queue.parked.get('T1', 'C1', ['1-0', '2-0'])).toEqual({ '1-0': json });
     expect(await queue.usage('T1')).toEqual({ events: 2, bytes: 2 * bytes });
     expect(await queue.usage('T2')).toEqual({ events: 0, bytes: 0 });
 
@@ -473,7 +474,8 @@ describe.each(backends)('one team among many ($name)', ({ create }) => {
 
     expect(await queue.parked.remove('T1', 'C1', ['1-0', '9-9'])).toBe(1);
     expect(await queue.parked.remove('T1', 'C1', ['1-0'])).toBe(0);
-    expect(await queue.parked.list('T1', 'C1')).toEqual({});
+    expect(await queue.parked.ids('T1', 'C1')).toEqual([]);
+    expect(await queue.parked.get('T1', 'C1', ['1-0'])).toEqual({});
     expect(await queue.usage('T1')).toEqual({ events: 2, bytes: bytes + 3 });
     expect(await queue.enqueueOnce('e2', event('e2', 'x'), 60_000, { maxBacklog: 3 })).toBe('queued');
     await queue.parked.remove('T1', 'C2', ['1-0']);

@@ -333,6 +333,8 @@ describe.each(backends)('CallOutboxRepo ($name)', ({ create }) => {
       { id: '10-0', json: '{"n":10}' },
     ]);
     expect(await callOutbox.size(at)).toBe(2);
+    expect(await callOutbox.waiting(at, 1)).toEqual([{ id: '2-0', json: '{"n":2}' }]);
+    expect(await callOutbox.pick(at, ['10-0', '7-0'])).toEqual([{ id: '10-0', json: '{"n":10}' }]);
     expect(await callOutbox.channels()).toEqual([at]);
     expect(await queue.usage('T1')).toEqual({ events: 2, bytes: 15 });
     await callOutbox.remove(at, ['2-0']);
@@ -353,6 +355,8 @@ describe.each(backends)('CallOutboxRepo ($name)', ({ create }) => {
       { id: '3-0', json: '{"n":3}' },
     ]);
     expect(await callOutbox.size(at)).toBe(2);
+    expect(await callOutbox.waiting(at, 1)).toEqual([{ id: '1-0', json: '{"n":1}' }]);
+    expect(await callOutbox.pick(at, ['1-0'])).toEqual([{ id: '1-0', json: '{"n":1}' }]);
     await callOutbox.remove(at, ['1-0', '3-0']);
     expect(await callOutbox.size(at)).toBe(0);
     expect(await kv.hashLen(keys.callOutbox(at.teamId, at.channelId))).toBe(0);

@@ -18,7 +18,7 @@ export interface ClusterSettings {
  * notice; the slowest command a healthy Redis runs here (a parked channel's calls, at most HOOK_MAX_BACKLOG_MB)
  * takes a fraction of it.
  */
-export const COMMAND_TIMEOUT_MS = 1_500;
+const COMMAND_TIMEOUT_MS = 1_500;
 
 /**
  * Opens an ioredis client with the settings this app relies on:

@@ -97,9 +97,16 @@ export class CallOutboxRepo {
     if ((await this.waiting(at)).length > 0) await this.kv.setAdd(this.keys.callOutboxChannels(), member(at));
   }
 
-  /** True when `owner` may post for the channel for `ttlMs` (no other replica holds it). */
-  lease(at: ChannelRef, owner: string, ttlMs: number): Promise<boolean> {
-    return this.kv.set(this.keys.callOutboxLease(at.teamId, at.channelId), owner, { onlyIfAbsent: true, ttlMs });
+  /**
+   * True when `owner` may post for the channel for `ttlMs` (no other replica holds it). A lease `owner` holds
+   * already counts as taken: a take whose answer was lost (Redis answered late) must not lock its own owner out.
+   */
+  async lease(at: ChannelRef, owner: string, ttlMs: number): Promise<boolean> {
+    const key = this.keys.callOutboxLease(at.teamId, at.channelId);
+    if (await this.kv.set(key, owner, { onlyIfAbsent: true, ttlMs })) return true;
+    if ((await this.kv.get(key)) !== owner) return false;
+    await this.kv.expire(key, ttlMs);
+    return true;
   }
 
   /** Keeps the lease for another `ttlMs` (after each post, so a long backlog never outlives it). */

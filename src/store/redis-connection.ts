@@ -36,7 +36,15 @@ export function openRedis(url: string, logger: Logger, overrides: RedisOptions =
     maxRetriesPerRequest: 3,
     connectTimeout: 5_000,
     commandTimeout: COMMAND_TIMEOUT_MS,
+    // A command that failed for its caller is never sent later: ioredis would send a timed-out one again when
+    // the connection is back (redis/ioredis#2130) — a call parked twice, a claim taken behind its caller's back.
+    autoResendUnfulfilledCommands: false,
     ...overrides,
+  });
+  // Same reason: once connected, a command issued while the connection is down fails at once instead of
+  // waiting in the offline queue, from where a timed-out one would still be sent.
+  redis.once('ready', () => {
+    redis.options.enableOfflineQueue = overrides.enableOfflineQueue ?? false;
   });
   watchErrors(redis, logger);
   return redis;
@@ -87,7 +95,9 @@ export function watchErrors(redis: RedisClient, logger: Logger): void {
  * `blockingTimeout`), so a hung Redis cannot hold a reader forever either.
  */
 export function blockingConnection(client: RedisClient): RedisClient {
-  const blocking = { commandTimeout: undefined, blockingTimeout: BLOCKING_SAFETY_NET_MS };
+  // Its own offline queue: it may be opened before the main connection is up. A read that gave up and is sent
+  // later only leaves entries pending for this consumer unread, and takeover hands those out again.
+  const blocking = { commandTimeout: undefined, blockingTimeout: BLOCKING_SAFETY_NET_MS, enableOfflineQueue: true };
   return client instanceof Cluster
     ? client.duplicate([], {
         enableAutoPipelining: false,
@@ -117,8 +127,9 @@ export async function scanTargets(client: RedisClient): Promise<Redis[]> {
 /**
  * Whether an error (or one it wraps: Bolt and @slack/oauth keep the original as `original`, others as `cause`)
  * means Redis did not answer — as opposed to Redis answering with an error. ioredis says so only in words:
- * "Command timed out" (`commandTimeout`), "Connection is closed." (its CONNECTION_CLOSED_ERROR_MSG), and
- * the error classes MaxRetriesPerRequestError and ClusterAllFailedError (their `name`).
+ * "Command timed out" (`commandTimeout`), "Connection is closed." (its CONNECTION_CLOSED_ERROR_MSG), the
+ * refusal of a command while disconnected without an offline queue, and the error classes
+ * MaxRetriesPerRequestError and ClusterAllFailedError (their `name`).
  */
 export function isStoreUnavailable(error: unknown): boolean {
   let current: unknown = error;
@@ -131,4 +142,8 @@ export function isStoreUnavailable(error: unknown): boolean {
 }
 
 const UNANSWERED_NAMES: ReadonlySet<string> = new Set(['MaxRetriesPerRequestError', 'ClusterAllFailedError']);
-const UNANSWERED_MESSAGES: ReadonlySet<string> = new Set(['Command timed out', 'Connection is closed.']);
+const UNANSWERED_MESSAGES: ReadonlySet<string> = new Set([
+  'Command timed out',
+  'Connection is closed.',
+  "Stream isn't writeable and enableOfflineQueue options is false",
+]);

@@ -4,10 +4,11 @@
  * `redis-server` on PATH (each run starts its own, on a free port). Never asserts: it prints figures.
  *
  *   BENCH_QUICK=1                          shorter runs (for trying things out; the README's come from full runs)
- *   BENCH_ONLY=start,ingest,e2e,commands,flood,storm,fairness,forget   a subset (e.g. `BENCH_ONLY=ingest npm run bench`)
+ *   BENCH_ONLY=start,ingest,e2e,commands,flood,storm,bytes,fairness,forget   a subset (e.g. `BENCH_ONLY=ingest npm run bench`)
  */
 import { cpus, loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { runBytes } from './bytes.js';
 import { runCommands } from './commands.js';
 import { runLatency, runRateLimited } from './end-to-end.js';
 import { runFairness, type Latencies } from './fairness.js';
@@ -20,7 +21,9 @@ import { startStack, type Stack } from './lib/stack.js';
 import { mb } from './lib/stats.js';
 
 const quick = process.env.BENCH_QUICK === '1';
-const only = new Set((process.env.BENCH_ONLY ?? 'start,ingest,e2e,commands,flood,storm,fairness,forget').split(','));
+const only = new Set(
+  (process.env.BENCH_ONLY ?? 'start,ingest,e2e,commands,flood,storm,bytes,fairness,forget').split(','),
+);
 const STARTS = 3;
 const INGEST = {
   connections: 50,
@@ -293,6 +296,44 @@ async function forget(): Promise<void> {
   }
 }
 
+async function bytes(stack: Stack): Promise<void> {
+  const opts = { deliveries: quick ? 600 : 1500, sizeKb: 250, budgetMb: 64, concurrency: 4, otherEvery: 10 };
+  const budget = opts.budgetMb * MB;
+  console.log(
+    `\n— bytes: ${f0(opts.deliveries)} × ${opts.sizeKb} KB call_completed deliveries to one workspace whose calls cannot be posted (the fake Slack answers 429), HOOK_MAX_BACKLOG_MB=${opts.budgetMb}; another workspace sends a small one every ${opts.otherEvery}`,
+  );
+  for (const mode of ['redis', 'memory'] as const) {
+    const r = await runBytes(stack, mode, opts);
+    const name = mode === 'redis' ? 'with Redis' : 'in memory mode';
+    const { before, peak, after, what } = r.memory;
+    const others = Object.entries(r.otherStatuses).map(([s, n]) => `${n} × ${s}`);
+    // Redis holds what the budget counts, plus a window of calls being read; the bot process's RSS also holds
+    // the garbage of parsing every delivery (large strings wait for a full GC), so it gets the RSS target.
+    const growthOk = mode === 'redis' ? peak - before <= budget + 16 * MB : peak <= 300 * MB;
+    row(
+      `bytes, ${name}: ${f0(opts.deliveries)} × ${opts.sizeKb} KB to one workspace, its calls waiting — ${what}`,
+      mode === 'redis' ? `grows ≤ ${opts.budgetMb} MB + 16 MB, then 429s` : '≤ 300 MB, then 429s',
+      `${mb(before)} → peak ${mb(peak)} (+${mb(peak - before)}) → ${mb(after)} after; ${f0(r.acceptedBeforeFirst429)} taken before the first 429, ${f0(r.accepted)} in all, ${f0(r.refused429)} × 429${others.length ? `, ${others.join(', ')}` : ''}${r.backlogBytes === undefined ? '' : `; the workspace's backlog by the bot's count ${mb(r.backlogBytes)}`}`,
+      growthOk && r.refused429 > 0 && others.length === 0,
+    );
+    if (mode === 'redis') {
+      const ok = r.other.statuses['200'] ?? 0;
+      row(
+        `bytes, ${name}: another workspace's webhooks meanwhile`,
+        'every one 2xx',
+        `${ok}/${r.other.sent} × 200 ${JSON.stringify(r.other.statuses)}`,
+        ok === r.other.sent && r.other.sent > 0,
+      );
+    }
+    row(
+      `bytes, ${name}: Slack recovers`,
+      'every accepted call shown',
+      `${f0(r.shown)}/${f0(r.accepted)} shown${r.drainedS === undefined ? ' (not all within 120 s)' : `, the last ${f1(r.drainedS)} s after Slack's return`}`,
+      r.shown >= r.accepted,
+    );
+  }
+}
+
 const loadBefore = loadavg()[0]!;
 console.log(
   `campaign bot benchmarks — ${new Date().toISOString()}, Node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), load average ${f2(loadBefore)}`,
@@ -341,12 +382,19 @@ try {
   if (only.has('fairness')) {
     section = 'fairness';
     // Its own bot, in OAuth mode.
-    await bot.stop();
+    if (bot.alive()) await bot.stop();
     await fairness(stack);
   }
   if (only.has('forget')) {
     section = 'forget';
     await forget();
+  }
+  if (only.has('bytes')) {
+    section = 'bytes';
+    // Its own bots, one at a time: what Redis holds must be this workspace's flood and nothing else.
+    if (bot.alive()) await bot.stop();
+    await stack.redis.client.flushall();
+    await bytes(stack);
   }
 } finally {
   await stack.close();

@@ -43,8 +43,11 @@ export interface Config {
   /** ADMIN_USER_IDS: admins besides Slack's own; in OAuth mode each names its workspace. */
   adminUsers: readonly AdminUser[];
   logLevel: LogLevel;
-  /** Webhook intake: per-workspace backlog cap (events) and how long a rotated-out hook token still works (s). */
-  hooks: { maxBacklog: number; tokenGraceS: number };
+  /**
+   * Webhook intake: per-workspace backlog caps — events, and bytes of their payloads (HOOK_MAX_BACKLOG_MB) — and
+   * how long a rotated-out hook token still works (s).
+   */
+  hooks: { maxBacklog: number; maxBacklogBytes: number; tokenGraceS: number };
   /** How often channels with quota alerts have the month's usage checked (s). */
   quotaCheckS: number;
   /**
@@ -116,6 +119,8 @@ const secretsKeyRing = z.string().transform((v, ctx) => {
   });
   return z.NEVER;
 });
+
+const MIB = 1024 * 1024;
 
 const wholeNumber = (min: number) =>
   z
@@ -211,6 +216,7 @@ const envSchema = z.object({
   ),
   LOG_LEVEL: optionalText.pipe(z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).optional()),
   HOOK_MAX_BACKLOG: optionalText.pipe(wholeNumber(1).optional()),
+  HOOK_MAX_BACKLOG_MB: optionalText.pipe(wholeNumber(1).optional()),
   HOOK_TOKEN_GRACE_S: optionalText.pipe(wholeNumber(0).optional()),
   QUOTA_CHECK_S: optionalText.pipe(wholeNumber(60).optional()),
   HANDOFF_SLA_S: optionalText.pipe(wholeNumber(1).optional()),
@@ -307,7 +313,11 @@ export function parseConfig(env: Env): ConfigResult {
     ...(e.METRICS_TOKEN ? { metricsToken: e.METRICS_TOKEN } : {}),
     adminUsers: e.ADMIN_USER_IDS ?? [],
     logLevel: e.LOG_LEVEL ?? 'info',
-    hooks: { maxBacklog: e.HOOK_MAX_BACKLOG ?? 100_000, tokenGraceS: e.HOOK_TOKEN_GRACE_S ?? 600 },
+    hooks: {
+      maxBacklog: e.HOOK_MAX_BACKLOG ?? 20_000,
+      maxBacklogBytes: (e.HOOK_MAX_BACKLOG_MB ?? 64) * MIB,
+      tokenGraceS: e.HOOK_TOKEN_GRACE_S ?? 600,
+    },
     quotaCheckS: e.QUOTA_CHECK_S ?? 900,
     handoff: { slaS: e.HANDOFF_SLA_S ?? 300, retentionDays: e.CONVERSATION_RETENTION_DAYS ?? 30 },
   };

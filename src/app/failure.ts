@@ -14,6 +14,7 @@ import {
   ServerError,
 } from '../api/index.js';
 import { NotConnectedError } from './platform-access.js';
+import { isStoreUnavailable } from '../store/index.js';
 import type { Logger } from '../logger.js';
 import { escapeMrkdwn, truncate } from '../slack/blocks.js';
 
@@ -61,7 +62,11 @@ export function upstreamRef(err: ApiError): string {
   return `(${parts.join(', ')})`;
 }
 
+/** What a user is told when Redis does not answer (a store read gave up: see COMMAND_TIMEOUT_MS). */
+export const STORE_UNAVAILABLE = 'Our store is not answering; try again in a minute.';
+
 export function describeFailure(err: unknown, wording: FailureWording = {}): string {
+  if (isStoreUnavailable(err)) return STORE_UNAVAILABLE;
   if (err instanceof NotConnectedError) {
     return 'This workspace is not connected to the campaign platform yet — ask a Slack admin to run `/campaign connect`.';
   }

@@ -1,7 +1,8 @@
 /**
  * Prometheus metrics (prom-client), one registry per bot so tests and replicas don't share counters.
  * Served as text on GET /metrics. Label values are bounded: endpoint templates, status codes, names
- * from fixed lists — never ids, tokens or user text.
+ * from fixed lists, and workspace ids through `workspaceLabel` (the first WORKSPACE_LABELS_MAX seen, then
+ * `other`) — never tokens, other ids or user text.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { EventQueue } from '../store/index.js';
@@ -14,10 +15,28 @@ export interface Metrics {
   readonly platformLatency: Histogram<'endpoint'>;
   readonly platformTurnsRefused: Counter<'lane' | 'reason'>;
   readonly webhookRequests: Counter<'status'>;
+  /** Webhook deliveries refused 429 because the workspace's backlog was full; `limit`: `events` or `bytes`. */
+  readonly webhookBacklogFull: Counter<'workspace' | 'limit'>;
+  /** The `workspace` label value for a team id (bounded: see WORKSPACE_LABELS_MAX). */
+  readonly workspaceLabel: (teamId: string) => string;
   readonly eventsQueued: Counter<'trigger' | 'result'>;
   readonly eventsPosted: Counter<'trigger'>;
   readonly eventsDeadLettered: Counter<'trigger'>;
   readonly slackRateLimited: Counter<'method'>;
+}
+
+/** Workspaces named in `workspace` labels per process; the rest share `other`, so a series count stays bounded. */
+const WORKSPACE_LABELS_MAX = 100;
+
+function workspaceLabels(): (teamId: string) => string {
+  const named = new Set<string>();
+  return (teamId) => {
+    if (named.has(teamId)) return teamId;
+    // Slack team and enterprise ids only (T…/E…): nothing else ever becomes a label value.
+    if (named.size >= WORKSPACE_LABELS_MAX || !/^[TE][A-Z0-9]{1,20}$/.test(teamId)) return 'other';
+    named.add(teamId);
+    return teamId;
+  };
 }
 
 export function createMetrics(queue: EventQueue): Metrics {
@@ -95,6 +114,13 @@ export function createMetrics(queue: EventQueue): Metrics {
       labelNames: ['status'],
       registers: [registry],
     }),
+    webhookBacklogFull: new Counter({
+      name: 'campaign_webhook_backlog_full_total',
+      help: 'Webhook deliveries refused 429 because the workspace had HOOK_MAX_BACKLOG events (limit=events) or HOOK_MAX_BACKLOG_MB (limit=bytes) not yet posted',
+      labelNames: ['workspace', 'limit'],
+      registers: [registry],
+    }),
+    workspaceLabel: workspaceLabels(),
     eventsQueued: new Counter({
       name: 'campaign_events_queued_total',
       help: 'Webhook events accepted (queued or duplicate)',

@@ -41,8 +41,8 @@ export interface CallOutboxOptions {
   /** Channels posted for at the same time by this process. Default 8. */
   concurrency?: number;
   /**
-   * Calls that may wait for one channel (HOOK_MAX_BACKLOG); beyond, the queue keeps the next ones (where the
-   * workspace's backlog cap counts them) until the channel has room. Default 100,000.
+   * Calls that may wait for one channel (HOOK_MAX_BACKLOG); beyond, the queue keeps the next ones until the
+   * channel has room. Waiting calls count toward the workspace's backlog caps either way. Default 20,000.
    */
   maxWaitingPerChannel?: number;
 }
@@ -55,8 +55,6 @@ export interface CallOutboxOptions {
 const LEASE_MS = 120_000;
 /** Failures time does not heal (a refused payload…) before the calls concerned are given up (logged, counted). */
 const MAX_FAILURES = 5;
-/** Waiting calls read per post: a roll-up's worth and more (the rest of a long backlog is read as it comes up). */
-const READ_AHEAD = 2 * ROLLUP_MAX_CALLS;
 const STEP_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 /** A full channel: how long the next call waits in the queue before it tries again. */
 const FULL_RETRY_MS = 1_000;
@@ -110,7 +108,7 @@ export class CallOutbox {
    * channel throws RetryLaterError: the entry stays queued and is tried again.
    */
   async add(to: ChannelRef, entry: QueueEntry, call: RolledCall): Promise<void> {
-    const max = this.options.maxWaitingPerChannel ?? 100_000;
+    const max = this.options.maxWaitingPerChannel ?? 20_000;
     if ((await this.kit.store.callOutbox.size(to)) >= max) {
       this.kick(to);
       throw new RetryLaterError(FULL_RETRY_MS, `${max} calls already wait for this channel`);
@@ -179,7 +177,8 @@ export class CallOutbox {
         return;
       }
       while (!this.stopped) {
-        const waiting = this.parse(at, await this.kit.store.callOutbox.waiting(at, READ_AHEAD));
+        // The oldest calls only: a post takes at most a roll-up's worth, and a long wait is never read whole.
+        const waiting = this.parse(at, await this.kit.store.callOutbox.waiting(at, ROLLUP_MAX_CALLS));
         if (waiting.length === 0) {
           this.failures.delete(member(at));
           await this.kit.store.callOutbox.forgetIfEmpty(at);
@@ -264,7 +263,7 @@ export class CallOutbox {
     const underWay = await this.kit.store.callOutbox.rollupUnderWay(at);
     let batch: Waiting[] | undefined;
     if (underWay) {
-      batch = waiting.filter((c) => underWay.includes(c.id));
+      batch = this.parse(at, await this.kit.store.callOutbox.pick(at, underWay));
       if (batch.length === 0) {
         await this.kit.store.callOutbox.finishRollup(at, underWay);
         return undefined;
@@ -389,13 +388,15 @@ export class CallOutbox {
     if (isChannelGone(code)) {
       // Retrying cannot help until someone invites the bot back or unsubscribes the channel: no retry storm.
       await this.kit.pauses.pause(at.teamId, at.channelId, code);
-      const all = this.parse(at, await this.kit.store.callOutbox.waiting(at, READ_AHEAD));
       this.kit.logger.error(
-        { ...log, calls: all.length },
+        { ...log, calls: await this.kit.store.callOutbox.size(at) },
         `call notifications kept as dead letters: ${pauseAdvice(at.channelId, code)}`,
       );
-      await this.giveUp(at, all, code, 1);
-      return undefined;
+      for (;;) {
+        const calls = this.parse(at, await this.kit.store.callOutbox.waiting(at, ROLLUP_MAX_CALLS));
+        if (calls.length === 0) return undefined;
+        await this.giveUp(at, calls, code, 1);
+      }
     }
     const failures = (this.failures.get(member(at)) ?? 0) + 1;
     this.failures.set(member(at), failures);

@@ -3,7 +3,7 @@
  * channel goes back to that channel's outbox; any other event is queued again. Either way under the dead
  * letter's own id for its steps, so channels that had it already do not get it twice.
  */
-import type { DeadLetter, Store } from '../store/index.js';
+import type { DeadLetter, EnqueueOptions, Store } from '../store/index.js';
 import type { CallOutbox } from './call-outbox.js';
 import { readJob } from './job.js';
 
@@ -18,12 +18,12 @@ export async function retryDeadLetter(
   outbox: CallOutbox,
   teamId: string,
   id: string,
-  maxBacklog: number,
+  caps: EnqueueOptions,
 ): Promise<RetryOutcome> {
   const letter = await store.queue.takeDeadLetter(teamId, id);
   if (!letter) return 'gone';
   try {
-    return await requeue(store, outbox, teamId, letter, maxBacklog);
+    return await requeue(store, outbox, teamId, letter, caps);
   } catch (err) {
     // Nothing was queued: the letter goes back to the list, for another try.
     await store.queue.bury(letter);
@@ -36,7 +36,7 @@ async function requeue(
   outbox: CallOutbox,
   teamId: string,
   letter: DeadLetter,
-  maxBacklog: number,
+  caps: EnqueueOptions,
 ): Promise<RetryOutcome> {
   // An admin retrying says the channels are fixed: they take posts again.
   for (const cause of letter.causes ?? []) await store.channelPauses.resume(teamId, cause.channel);
@@ -51,9 +51,9 @@ async function requeue(
     `retry:${letter.id}:${Date.now()}`,
     { teamId, orderKey: letter.orderKey, payload },
     RETRY_DEDUP_TTL_MS,
-    { maxBacklog },
+    caps,
   );
-  if (result === 'full') {
+  if (result === 'full' || result === 'full_bytes') {
     await store.queue.bury(letter);
     return 'full';
   }

@@ -52,7 +52,11 @@ export function createEvents(deps: Deps, options: EventsOptions = {}): Events {
         await ack();
       });
     },
-    retryDeadLetter: (teamId, id) => retryDeadLetter(deps.store, outbox, teamId, id, deps.config.hooks.maxBacklog),
+    retryDeadLetter: (teamId, id) =>
+      retryDeadLetter(deps.store, outbox, teamId, id, {
+        maxBacklog: deps.config.hooks.maxBacklog,
+        maxBacklogBytes: deps.config.hooks.maxBacklogBytes,
+      }),
     start() {
       worker.start();
       outbox.start();

@@ -3,12 +3,12 @@
  *
  *   token → workspace (404 when unknown; nothing written) → body ≤ 256 KB (413, reading stops there) →
  *   JSON (400) → array of events or one bare event, each validated (400 naming the problem) →
- *   dedup mark + backlog check + enqueue, atomically, per event → 200.
+ *   dedup mark + backlog check (events and bytes) + enqueue, atomically, per event → 200.
  *
  * Only an event that is safely queued is acknowledged: if the store cannot be reached the answer is 503, so
  * the platform may retry (and a retry of an event that did get queued is recognised as a duplicate). A
- * workspace with HOOK_MAX_BACKLOG events not yet posted gets 429 + Retry-After: a leaked or replayed hook URL
- * cannot fill the store, and nothing it refused was taken in.
+ * workspace with HOOK_MAX_BACKLOG events not yet posted, or HOOK_MAX_BACKLOG_MB of them, gets 429 + Retry-After:
+ * a leaked or replayed hook URL cannot fill the store, and nothing it refused was taken in.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CustomRoute } from '@slack/bolt';
@@ -19,7 +19,7 @@ import { TurnAnswers } from './answers.js';
 import { dedupKey, DEDUP_TTL_MS, orderKey } from './dedup-key.js';
 import { parseEvent, type ParsedEvent } from './events.js';
 import { HOOK_PATH, tokenRef } from './hook-url.js';
-import { EVENT_SCHEMA_REVISION, type EventJob } from './job.js';
+import type { EventJob } from './job.js';
 
 const HOOK_BODY_LIMIT = 256 * 1024;
 /** Events in one delivery (the spec sends one; a batch beyond this is not a delivery we understand). */
@@ -181,41 +181,40 @@ async function handleDelivery(
   }
 
   const receivedAt = Date.now();
-  const maxBacklog = deps.config.hooks.maxBacklog;
+  const { maxBacklog, maxBacklogBytes } = deps.config.hooks;
+  const caps = { maxBacklog, maxBacklogBytes };
   let queued = 0;
   let duplicates = 0;
   try {
     for (const event of events.value) {
       const key = dedupKey(event);
-      const job: EventJob = {
-        v: 1,
-        trigger: event.trigger,
-        dedupKey: key,
-        event: event.data,
-        receivedAt,
-        ...(event.known ? { checked: EVENT_SCHEMA_REVISION } : {}),
-      };
+      const job: EventJob = { v: 1, trigger: event.trigger, dedupKey: key, event: event.data, receivedAt };
       const result = await withDeadline(
         deps.store.queue.enqueueOnce(
           key,
           { teamId, orderKey: orderKey(teamId, event, key), payload: job },
           DEDUP_TTL_MS,
-          { maxBacklog },
+          caps,
         ),
         STORE_DEADLINE_MS,
         'enqueue',
       );
-      if (result === 'full') {
+      if (result === 'full' || result === 'full_bytes') {
         // Events of this delivery queued before are duplicates when the platform retries it.
-        const line = { maxBacklog, queued, retryAfterS: BACKLOG_RETRY_AFTER_S };
-        const message = 'webhook refused with 429: the workspace has HOOK_MAX_BACKLOG events not yet posted';
+        const limit = result === 'full' ? 'events' : 'bytes';
+        deps.metrics.webhookBacklogFull.inc({ workspace: deps.metrics.workspaceLabel(team), limit });
+        const line = { maxBacklog, maxBacklogBytes, limit, queued, retryAfterS: BACKLOG_RETRY_AFTER_S };
+        const message =
+          result === 'full'
+            ? 'webhook refused with 429: the workspace has HOOK_MAX_BACKLOG events not yet posted'
+            : 'webhook refused with 429: the events the workspace has not yet posted hold HOOK_MAX_BACKLOG_MB';
         if (overCap.due(team)) log().warn(line, message);
         else if (verbose) log().info(line, message);
         answer(
           ctx,
           res,
           429,
-          { ok: false, error: 'backlog_full', queued, duplicates },
+          { ok: false, error: 'backlog_full', limit, queued, duplicates },
           { 'retry-after': String(BACKLOG_RETRY_AFTER_S) },
         );
         return;

@@ -4,13 +4,18 @@
  * (entry, channel, step) with its result (the card's ts, which the transcript's thread needs), so a retry
  * — by this worker or one that took the entry over — never posts anything twice.
  *
- * The one window left is a crash between Slack's answer and the write of the mark; at-least-once delivery
- * cannot close it without an idempotency key on Slack's side.
+ * A mark the store does not take because it is not answering is tried again for a while (the post is out:
+ * without its mark a retry would post it again). The one window left is a crash between Slack's answer and
+ * the write of the mark; at-least-once delivery cannot close it without an idempotency key on Slack's side.
  */
-import type { Store } from '../store/index.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isStoreUnavailable, type Store } from '../store/index.js';
 
 /** Longer than any entry lives: retries are bounded, and even Slack rate limits end within hours. */
 const STEP_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+/** How long a mark is tried again while the store does not answer (a Redis restart takes seconds), and how often. */
+const MARK_PATIENCE_MS = 30_000;
+const MARK_RETRY_MS = 500;
 
 export interface StepRef {
   teamId: string;
@@ -59,7 +64,20 @@ export class StepLog {
     const done = await this.result(ref);
     if (done !== null) return { result: done, ran: false };
     const result = await work();
-    await this.store.kv.set(this.key(ref), result, { ttlMs: this.ttlMs });
+    await this.remember(this.key(ref), result);
     return { result, ran: true };
+  }
+
+  private async remember(key: string, result: string): Promise<void> {
+    const giveUpAt = Date.now() + MARK_PATIENCE_MS;
+    for (;;) {
+      try {
+        await this.store.kv.set(key, result, { ttlMs: this.ttlMs });
+        return;
+      } catch (err) {
+        if (!isStoreUnavailable(err) || Date.now() >= giveUpAt) throw err;
+        await sleep(MARK_RETRY_MS);
+      }
+    }
   }
 }

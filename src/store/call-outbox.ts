@@ -1,13 +1,15 @@
 /**
  * Call notifications waiting for their channel (see src/events/call-outbox.ts, which posts them at Slack's
- * pace). One hash per (workspace, channel): queue entry id → the event as JSON, so adding the same entry
- * twice (a retried queue entry) keeps one copy. A set lists the channels that may hold calls; a short lease
- * makes one replica at a time post for a channel; the ids of a roll-up under way are kept, so a roll-up that
- * is tried again covers the same calls and is never posted twice.
+ * pace). Per (workspace, channel): queue entry id → the event as JSON, parked with the event queue
+ * (`EventQueue.parked`), so they count toward the workspace's backlog caps (events and bytes) until posted or
+ * given up — and adding the same entry twice (a retried queue entry) keeps one copy. A set lists the channels
+ * that may hold calls; a short lease makes one replica at a time post for a channel; the ids of a roll-up under
+ * way are kept, so a roll-up that is tried again covers the same calls and is never posted twice.
  */
 import type { Keys } from './keys.js';
 import type { KeyValueStore } from './kv.js';
 import { compareEntryIds } from './queue-backend.js';
+import type { ParkedWork } from './queue.js';
 import { segment, unsegment } from './keys.js';
 
 export interface WaitingCall {
@@ -26,16 +28,21 @@ export class CallOutboxRepo {
   constructor(
     private readonly kv: KeyValueStore,
     private readonly keys: Keys,
+    private readonly parked: ParkedWork,
   ) {}
 
   async add(to: ChannelRef, call: WaitingCall): Promise<void> {
-    await this.kv.hashSet(this.keys.callOutbox(to.teamId, to.channelId), { [call.id]: call.json });
+    await this.parked.put(to.teamId, to.channelId, call.id, call.json);
     await this.kv.setAdd(this.keys.callOutboxChannels(), member(to));
   }
 
   /** How many calls wait for the channel. */
-  size(at: ChannelRef): Promise<number> {
-    return this.kv.hashLen(this.keys.callOutbox(at.teamId, at.channelId));
+  async size(at: ChannelRef): Promise<number> {
+    const [parked, earlier] = await Promise.all([
+      this.parked.count(at.teamId, at.channelId),
+      this.kv.hashLen(this.earlier(at)),
+    ]);
+    return parked + earlier;
   }
 
   /** Channels that may hold waiting calls. */
@@ -47,26 +54,49 @@ export class CallOutboxRepo {
   }
 
   /** The ids of every call waiting for the channel (in no order). */
-  ids(at: ChannelRef): Promise<string[]> {
-    return this.kv.hashFields(this.keys.callOutbox(at.teamId, at.channelId));
+  async ids(at: ChannelRef): Promise<string[]> {
+    const [ids, earlier] = await Promise.all([
+      this.parked.ids(at.teamId, at.channelId),
+      this.kv.hashFields(this.earlier(at)),
+    ]);
+    return [...new Set([...ids, ...earlier])];
   }
 
   /**
-   * The channel's oldest `limit` waiting calls, oldest first. Only their ids are read for the whole backlog:
-   * a channel thousands of calls behind reads a post's worth of events per post, not all of them.
+   * The channel's oldest waiting calls, oldest first — at most `limit` of them: the ids are read first and only
+   * those calls' JSON after, so a long wait (up to HOOK_MAX_BACKLOG_MB of calls) is never read whole.
    */
-  async waiting(at: ChannelRef, limit: number): Promise<WaitingCall[]> {
-    const key = this.keys.callOutbox(at.teamId, at.channelId);
-    const ids = (await this.ids(at)).sort(compareEntryIds).slice(0, limit);
-    const values = await this.kv.hashGetMany(key, ids);
-    return ids.flatMap((id, i) => {
-      const json = values[i];
-      return json === null || json === undefined ? [] : [{ id, json }];
-    });
+  async waiting(at: ChannelRef, limit = Number.POSITIVE_INFINITY): Promise<WaitingCall[]> {
+    const [ids, earlier] = await Promise.all([
+      this.parked.ids(at.teamId, at.channelId),
+      this.kv.hashGetAll(this.earlier(at)),
+    ]);
+    const oldest = [...new Set([...ids, ...Object.keys(earlier)])].sort(compareEntryIds).slice(0, limit);
+    return this.pick(at, oldest, earlier);
+  }
+
+  /** These calls of the channel, those still waiting, oldest first. */
+  async pick(
+    at: ChannelRef,
+    ids: readonly string[],
+    earlier?: Readonly<Record<string, string>>,
+  ): Promise<WaitingCall[]> {
+    const [parked, before] = await Promise.all([
+      this.parked.get(at.teamId, at.channelId, ids),
+      earlier ?? this.kv.hashGetAll(this.earlier(at)),
+    ]);
+    return ids
+      .flatMap((id) => {
+        const json = parked[id] ?? (Object.hasOwn(before, id) ? before[id] : undefined);
+        return json === undefined ? [] : [{ id, json }];
+      })
+      .sort((a, b) => compareEntryIds(a.id, b.id));
   }
 
   async remove(at: ChannelRef, ids: readonly string[]): Promise<void> {
-    if (ids.length > 0) await this.kv.hashDel(this.keys.callOutbox(at.teamId, at.channelId), ...ids);
+    if (ids.length === 0) return;
+    await this.parked.remove(at.teamId, at.channelId, ids);
+    await this.kv.hashDel(this.earlier(at), ...ids);
   }
 
   /** Drops the channel from the list when it holds no calls (checked again after, so a call added meanwhile keeps it listed). */
@@ -83,9 +113,16 @@ export class CallOutboxRepo {
     await this.kv.setRemove(this.keys.callOutboxChannels(), ...own);
   }
 
-  /** True when `owner` may post for the channel for `ttlMs` (no other replica holds it). */
-  lease(at: ChannelRef, owner: string, ttlMs: number): Promise<boolean> {
-    return this.kv.set(this.keys.callOutboxLease(at.teamId, at.channelId), owner, { onlyIfAbsent: true, ttlMs });
+  /**
+   * True when `owner` may post for the channel for `ttlMs` (no other replica holds it). A lease `owner` holds
+   * already counts as taken: a take whose answer was lost (Redis answered late) must not lock its own owner out.
+   */
+  async lease(at: ChannelRef, owner: string, ttlMs: number): Promise<boolean> {
+    const key = this.keys.callOutboxLease(at.teamId, at.channelId);
+    if (await this.kv.set(key, owner, { onlyIfAbsent: true, ttlMs })) return true;
+    if ((await this.kv.get(key)) !== owner) return false;
+    await this.kv.expire(key, ttlMs);
+    return true;
   }
 
   /** Keeps the lease for another `ttlMs` (after each post, so a long backlog never outlives it). */
@@ -114,6 +151,11 @@ export class CallOutboxRepo {
   async finishRollup(at: ChannelRef, ids: readonly string[]): Promise<void> {
     await this.remove(at, ids);
     await this.kv.del(this.keys.callRollup(at.teamId, at.channelId));
+  }
+
+  /** Where earlier versions kept the channel's calls (outside the backlog's count): read until drained. */
+  private earlier(at: ChannelRef): string {
+    return this.keys.callOutbox(at.teamId, at.channelId);
   }
 }
 

@@ -126,7 +126,7 @@ export function createStore(options: StoreOptions = {}): Store {
   let closing: Promise<void> | undefined;
   const workspaces = new WorkspaceRepo(kv, keys, secrets, now);
   const timers = new TimerRepo(kv, keys);
-  const callOutbox = new CallOutboxRepo(kv, keys);
+  const callOutbox = new CallOutboxRepo(kv, keys, queue.parked);
   return {
     backend: useRedis ? 'redis' : 'memory',
     now,
@@ -163,6 +163,7 @@ export function createStore(options: StoreOptions = {}): Store {
 export { createKeys, DEFAULT_KEY_PREFIX, timerId as workspaceTimerId } from './keys.js';
 export { SecretBox, SecretBoxError, decodeSecretsKey } from './secrets.js';
 export { rekeyStore } from './rekey.js';
+export { isStoreUnavailable } from './redis-connection.js';
 export type {
   Answerer,
   CardFacts,
@@ -179,7 +180,15 @@ export type { DueTimer } from './timers.js';
 export { CALL_CATEGORIES, DIGEST_CADENCES } from './reports.js';
 export type { DigestCadence, DigestFigures, DigestSchedule, QuotaAlertSetting } from './reports.js';
 export { ChannelFailures, RetryLaterError, isRetryLaterError } from './queue.js';
-export type { ChannelCause, Consumer, DeadLetter, EventQueue, HandlerResult, QueueEntry } from './queue.js';
+export type {
+  ChannelCause,
+  Consumer,
+  DeadLetter,
+  EnqueueOptions,
+  EventQueue,
+  HandlerResult,
+  QueueEntry,
+} from './queue.js';
 export type { PaceRule, RateBudget } from './rate-budget.js';
 export type { ChannelRef, WaitingCall } from './call-outbox.js';
 export type { ChannelPause } from './channel-pauses.js';

@@ -64,7 +64,10 @@ export interface Keys {
   quotaAlerts(teamId: string): string;
   /** String with TTL: "posted" mark of one report (a digest slot, a quota threshold of a month) in one channel. */
   reportMark(kind: string, teamId: string, channelId: string, period: string): string;
-  /** Hash: queue entry id → a call notification waiting for its channel (see `CallOutboxRepo`). */
+  /**
+   * Hash: queue entry id → a call notification waiting for its channel, as earlier versions kept them: read
+   * until drained, never written (calls wait in `queueParked` now, where the workspace's backlog counts them).
+   */
   callOutbox(teamId: string, channelId: string): string;
   /** Set: `<team>:<channel>` of the channels that may hold waiting call notifications. */
   callOutboxChannels(): string;
@@ -105,6 +108,13 @@ export interface Keys {
   queueDead(): string;
   /** Hash: team id → dead letters ever (plus the `*` field for all teams). */
   queueDeadCounts(): string;
+  /**
+   * Hash: what one workspace's backlog holds besides its stream's length — `bytes` of its stream entries'
+   * payloads, and the entries `parked` outside the stream (calls waiting for their channel) with their `parkedBytes`.
+   */
+  queueUsage(teamId: string): string;
+  /** Hash: entry id → JSON of one workspace's work parked in one place (a channel's waiting calls). */
+  queueParked(teamId: string, place: string): string;
 }
 
 /**
@@ -155,6 +165,8 @@ export function createKeys(prefix: string = DEFAULT_KEY_PREFIX): Keys {
   const verification = kinds.add(p, 'verification');
   const queueTeamStream = kinds.add(q, 'stream');
   const queueDedup = kinds.add(q, 'dedup');
+  const queueUsage = kinds.add(q, 'usage');
+  const queueParked = kinds.add(q, 'parked');
   // A timer's lease names its timer, whose id names the workspace (`timerId`).
   kinds.addDerived(p, 'timer-lease', (parts) => (parts[1] === undefined ? undefined : timerTeam(unsegment(parts[1]))));
   return {
@@ -198,6 +210,8 @@ export function createKeys(prefix: string = DEFAULT_KEY_PREFIX): Keys {
     queueAttempts: () => `${q}attempts`,
     queueDead: () => `${q}dead`,
     queueDeadCounts: () => `${q}dead-counts`,
+    queueUsage: (teamId) => queueUsage(teamId),
+    queueParked: (teamId, place) => queueParked(teamId, place),
   };
 }
 

@@ -5,63 +5,46 @@ import { BackendEventQueue } from './queue-consumer.js';
 import type { FailResult, QueueBackend, QueueReader, StartResult, StoredEntry } from './queue-backend.js';
 import { DEAD_LETTER_CAP } from './queue.js';
 import type {
+  BacklogUsage,
   ChannelCause,
   DeadLetter,
   DeadLetters,
   EnqueueOptions,
   EnqueueResult,
   EventQueue,
+  ParkedWork,
   QueueDepth,
   QueueEvent,
 } from './queue.js';
 
-/** A copy of a kept entry (its payload as the Redis backend would hand it back, see `asJson`) for a consumer. */
-function handedOut(entry: StoredEntry): StoredEntry {
-  return { ...entry };
-}
-
-/** Objects nested deeper than this are copied through JSON rather than walked. */
-const MAX_WALK_DEPTH = 32;
-
 /**
- * The payload as JSON would hand it back, without a copy when it is plain JSON data already (the common case:
- * intake's parsed events). Anything JSON would alter (`undefined`, a Date, NaN, a class instance…) makes it a
- * JSON copy; what JSON cannot hold (a cycle, a BigInt) throws, as it would with Redis.
+ * An entry as kept: its payload as JSON text, as Redis keeps it — so handlers get a fresh copy on every read
+ * (never the object intake still holds), and its size in UTF-8 bytes (what the byte cap counts) comes for free.
  */
-function asJson(value: unknown): unknown {
-  if (isPlainJson(value, 0)) return value;
-  const text = JSON.stringify(value);
-  return text === undefined ? null : (JSON.parse(text) as unknown);
+interface Kept {
+  id: string;
+  teamId: string;
+  orderKey: string;
+  json: string;
+  bytes: number;
+  enqueuedAt: number;
 }
 
-function isPlainJson(value: unknown, depth: number): boolean {
-  switch (typeof value) {
-    case 'string':
-    case 'boolean':
-      return true;
-    case 'number':
-      // JSON writes -0 as 0, and NaN and the infinities as null.
-      return Number.isFinite(value) && !Object.is(value, -0);
-    case 'object': {
-      if (value === null) return true;
-      if (depth >= MAX_WALK_DEPTH) return false;
-      if (Array.isArray(value)) {
-        // Indexed, not `every`: a hole (JSON writes null there) must be seen.
-        for (let i = 0; i < value.length; i++) if (!isPlainJson(value[i], depth + 1)) return false;
-        return true;
-      }
-      const proto = Object.getPrototypeOf(value) as unknown;
-      if (proto !== Object.prototype && proto !== null) return false;
-      for (const key in value) {
-        if (!isPlainJson((value as Record<string, unknown>)[key], depth + 1)) return false;
-      }
-      // A non-enumerable key is not JSON's either.
-      return Object.getOwnPropertyNames(value).length === Object.keys(value).length;
-    }
-    default:
-      return false;
-  }
+/** What a consumer gets: the payload read back from its JSON, as the Redis backend hands it out. */
+function handedOut(kept: Kept): StoredEntry {
+  const { id, teamId, orderKey, enqueuedAt } = kept;
+  return { id, teamId, orderKey, payload: JSON.parse(kept.json) as unknown, enqueuedAt };
 }
+
+/** A team's backlog: unfinished entries and parked items, each with their bytes. */
+interface Usage {
+  entries: number;
+  bytes: number;
+  parked: number;
+  parkedBytes: number;
+}
+
+const NOTHING: Readonly<Usage> = { entries: 0, bytes: 0, parked: 0, parkedBytes: 0 };
 
 interface Pending {
   consumer: string;
@@ -76,11 +59,13 @@ interface Pending {
  */
 export class MemoryQueueBackend implements QueueBackend {
   /** Unfinished entries; Map order is enqueue order. */
-  private readonly entries = new Map<string, StoredEntry>();
+  private readonly entries = new Map<string, Kept>();
   /** Not yet delivered ids per team, oldest first; Map order is the round-robin order between teams. */
   private readonly waiting = new Map<string, Fifo<string>>();
-  /** Unfinished entries per team. */
-  private readonly backlog = new Map<string, number>();
+  /** Per team with a backlog: what it holds. */
+  private readonly backlog = new Map<string, Usage>();
+  /** Parked items per (team, place): id → JSON. */
+  private readonly parkedItems = new Map<string, Map<string, string>>();
   private readonly pending = new Map<string, Pending>();
   private readonly order = new Map<string, string[]>();
   private readonly leases = new Map<string, { owner: string; expiresAt: number }>();
@@ -101,21 +86,28 @@ export class MemoryQueueBackend implements QueueBackend {
   ): Promise<EnqueueResult> {
     if (this.closed) return Promise.reject(new Error('queue is closed'));
     const now = Date.now();
-    const backlog = this.backlog.get(event.teamId) ?? 0;
-    if (options.maxBacklog !== undefined && backlog >= options.maxBacklog) {
-      return Promise.resolve(this.dedupMarks.holds(event.teamId, dedupKey, now) ? 'duplicate' : 'full');
-    }
-    let payload: unknown;
+    let json: string;
     try {
-      payload = asJson(event.payload);
+      json = JSON.stringify(event.payload) ?? 'null';
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+    const bytes = Buffer.byteLength(json);
+    const usage = this.backlog.get(event.teamId) ?? NOTHING;
+    const full =
+      options.maxBacklog !== undefined && usage.entries + usage.parked >= options.maxBacklog
+        ? 'full'
+        : options.maxBacklogBytes !== undefined && usage.bytes + usage.parkedBytes + bytes > options.maxBacklogBytes
+          ? 'full_bytes'
+          : undefined;
+    if (full !== undefined) {
+      return Promise.resolve(this.dedupMarks.holds(event.teamId, dedupKey, now) ? 'duplicate' : full);
     }
     // Mark and append with no await in between: atomic within this process.
     if (!this.dedupMarks.markOnce(event.teamId, dedupKey, now, now + dedupTtlMs)) return Promise.resolve('duplicate');
     const id = this.nextId(now);
-    this.entries.set(id, { id, teamId: event.teamId, orderKey: event.orderKey, payload, enqueuedAt: now });
-    this.backlog.set(event.teamId, backlog + 1);
+    this.entries.set(id, { id, teamId: event.teamId, orderKey: event.orderKey, json, bytes, enqueuedAt: now });
+    this.count(event.teamId, 1, bytes, 0, 0);
     const waiting = this.waiting.get(event.teamId);
     if (waiting) waiting.push(id);
     else this.waiting.set(event.teamId, new Fifo(id));
@@ -296,6 +288,7 @@ export class MemoryQueueBackend implements QueueBackend {
     }
     this.waiting.delete(teamId);
     this.backlog.delete(teamId);
+    for (const key of this.parkedItems.keys()) if (key.startsWith(parkedKey(teamId, ''))) this.parkedItems.delete(key);
     // Order keys name their workspace (src/events/dedup-key.ts): none is shared with another one.
     for (const key of orderKeys) {
       this.order.delete(key);
@@ -327,10 +320,10 @@ export class MemoryQueueBackend implements QueueBackend {
   }
 
   private finish(consumer: string, entry: StoredEntry): void {
-    if (this.entries.delete(entry.id)) {
-      const left = (this.backlog.get(entry.teamId) ?? 1) - 1;
-      if (left > 0) this.backlog.set(entry.teamId, left);
-      else this.backlog.delete(entry.teamId);
+    const kept = this.entries.get(entry.id);
+    if (kept) {
+      this.entries.delete(entry.id);
+      this.count(kept.teamId, -1, -kept.bytes, 0, 0);
     }
     this.pending.delete(entry.id);
     this.attempts.delete(entry.id);
@@ -342,6 +335,66 @@ export class MemoryQueueBackend implements QueueBackend {
     }
     this.releaseLease(consumer, entry.orderKey);
   }
+
+  /** Adds to a team's backlog counts; a team with nothing left is forgotten. */
+  private count(teamId: string, entries: number, bytes: number, parked: number, parkedBytes: number): void {
+    let usage = this.backlog.get(teamId);
+    if (!usage) {
+      usage = { entries: 0, bytes: 0, parked: 0, parkedBytes: 0 };
+      this.backlog.set(teamId, usage);
+    }
+    usage.entries += entries;
+    usage.bytes += bytes;
+    usage.parked += parked;
+    usage.parkedBytes += parkedBytes;
+    if (usage.entries <= 0 && usage.parked <= 0) this.backlog.delete(teamId);
+  }
+
+  usage(teamId: string): Promise<BacklogUsage> {
+    const usage = this.backlog.get(teamId) ?? NOTHING;
+    return Promise.resolve({ events: usage.entries + usage.parked, bytes: usage.bytes + usage.parkedBytes });
+  }
+
+  readonly parked: ParkedWork = {
+    put: (teamId, place, id, json) => {
+      const key = parkedKey(teamId, place);
+      let items = this.parkedItems.get(key);
+      if (!items) {
+        items = new Map();
+        this.parkedItems.set(key, items);
+      }
+      if (!items.has(id)) {
+        items.set(id, json);
+        this.count(teamId, 0, 0, 1, Buffer.byteLength(json));
+      }
+      return Promise.resolve();
+    },
+    ids: (teamId, place) => Promise.resolve([...(this.parkedItems.get(parkedKey(teamId, place))?.keys() ?? [])]),
+    get: (teamId, place, ids) => {
+      const items = this.parkedItems.get(parkedKey(teamId, place));
+      const found: Record<string, string> = {};
+      for (const id of ids) {
+        const json = items?.get(id);
+        if (json !== undefined) found[id] = json;
+      }
+      return Promise.resolve(found);
+    },
+    count: (teamId, place) => Promise.resolve(this.parkedItems.get(parkedKey(teamId, place))?.size ?? 0),
+    remove: (teamId, place, ids) => {
+      const key = parkedKey(teamId, place);
+      const items = this.parkedItems.get(key);
+      let removed = 0;
+      for (const id of ids) {
+        const json = items?.get(id);
+        if (json === undefined) continue;
+        items!.delete(id);
+        removed++;
+        this.count(teamId, 0, 0, -1, -Buffer.byteLength(json));
+      }
+      if (items?.size === 0) this.parkedItems.delete(key);
+      return Promise.resolve(removed);
+    },
+  };
 
   private releaseLease(consumer: string, orderKey: string): void {
     if (this.leases.get(orderKey)?.owner === consumer) this.leases.delete(orderKey);
@@ -356,6 +409,10 @@ export class MemoryQueueBackend implements QueueBackend {
     }
     return `${this.lastMs}-${this.seq}`;
   }
+}
+
+function parkedKey(teamId: string, place: string): string {
+  return `${teamId}\u0000${place}`;
 }
 
 /**

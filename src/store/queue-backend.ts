@@ -1,10 +1,12 @@
 import type {
+  BacklogUsage,
   ChannelCause,
   DeadLetter,
   DeadLetters,
   EnqueueOptions,
   EnqueueResult,
   QueueDepth,
+  ParkedWork,
   QueueEvent,
 } from './queue.js';
 
@@ -90,6 +92,8 @@ export interface QueueBackend {
   takeDeadLetter(teamId: string, id: string): Promise<DeadLetter | undefined>;
   depth(): Promise<QueueDepth>;
   forgetTeam(teamId: string): Promise<number>;
+  usage(teamId: string): Promise<BacklogUsage>;
+  readonly parked: ParkedWork;
   close(): Promise<void>;
 }
 

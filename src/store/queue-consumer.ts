@@ -3,6 +3,7 @@ import { compareEntryIds, entryRef } from './queue-backend.js';
 import type { QueueBackend, QueueReader, StoredEntry } from './queue-backend.js';
 import { ChannelFailures, isRetryLaterError, MAX_BEHIND } from './queue.js';
 import type {
+  BacklogUsage,
   ConsumeOptions,
   Consumer,
   DeadLetter,
@@ -10,6 +11,7 @@ import type {
   EnqueueOptions,
   EnqueueResult,
   EventQueue,
+  ParkedWork,
   QueueDepth,
   QueueEvent,
   QueueEntry,
@@ -456,9 +458,12 @@ export class BackendEventQueue implements EventQueue {
     if (!Number.isSafeInteger(dedupTtlMs) || dedupTtlMs <= 0) {
       return Promise.reject(new RangeError('enqueueOnce: dedupTtlMs must be a positive integer'));
     }
-    const { maxBacklog } = options;
+    const { maxBacklog, maxBacklogBytes } = options;
     if (maxBacklog !== undefined && (!Number.isSafeInteger(maxBacklog) || maxBacklog <= 0)) {
       return Promise.reject(new RangeError('enqueueOnce: maxBacklog must be a positive integer'));
+    }
+    if (maxBacklogBytes !== undefined && (!Number.isSafeInteger(maxBacklogBytes) || maxBacklogBytes <= 0)) {
+      return Promise.reject(new RangeError('enqueueOnce: maxBacklogBytes must be a positive integer'));
     }
     return this.backend.enqueueOnce(dedupKey, event, dedupTtlMs, options);
   }
@@ -487,6 +492,14 @@ export class BackendEventQueue implements EventQueue {
 
   forgetTeam(teamId: string): Promise<number> {
     return this.backend.forgetTeam(teamId);
+  }
+
+  usage(teamId: string): Promise<BacklogUsage> {
+    return this.backend.usage(teamId);
+  }
+
+  get parked(): ParkedWork {
+    return this.backend.parked;
   }
 
   async close(): Promise<void> {

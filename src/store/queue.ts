@@ -3,7 +3,8 @@
  *
  * - `enqueueOnce` records the dedup mark and appends the event in one atomic step, so an event is either
  *   queued exactly once or not at all (then it throws and the receiver answers 5xx so the platform retries).
- * - Each team's entries form a backlog of their own, capped per call of `enqueueOnce` (`maxBacklog`).
+ * - Each team's entries form a backlog of their own, capped per call of `enqueueOnce` in entries (`maxBacklog`)
+ *   and in bytes (`maxBacklogBytes`); work the team parks outside the queue (`parked`) counts toward both.
  * - `consume` runs handlers with at-least-once delivery: entries of one `orderKey` strictly one after the
  *   other in enqueue order (a failing entry holds back the later ones of its key until it succeeds or is
  *   dead-lettered), different keys in parallel. Entries held by a crashed consumer are taken over by another.
@@ -17,10 +18,7 @@ export interface QueueEvent {
   teamId: string;
   /** Entries with the same orderKey are handled one at a time, in enqueue order (e.g. one conversation). */
   orderKey: string;
-  /**
-   * Must survive JSON: Redis stores it as JSON; memory keeps it as given when it is plain JSON data (so never
-   * change it after enqueueing) and as a JSON copy otherwise. Either way handlers read the same values.
-   */
+  /** Must survive JSON: both backends keep it as its JSON text (whose UTF-8 bytes count toward the byte cap). */
   payload: unknown;
 }
 
@@ -49,12 +47,45 @@ export interface HandlerResult {
   alsoDone?: readonly string[];
 }
 
-/** `full`: the team already has `maxBacklog` unfinished entries; nothing was written. */
-export type EnqueueResult = 'queued' | 'duplicate' | 'full';
+/**
+ * `full`: the team's backlog already holds `maxBacklog` entries; `full_bytes`: this payload would take it past
+ * `maxBacklogBytes`. Either way nothing was written.
+ */
+export type EnqueueResult = 'queued' | 'duplicate' | 'full' | 'full_bytes';
 
+/**
+ * A team's backlog: its unfinished entries (waiting, running or retrying) and what it parked (see `ParkedWork`),
+ * each counted with the UTF-8 bytes of its JSON. Dead letters are not part of it.
+ */
 export interface EnqueueOptions {
-  /** Unfinished entries (waiting, running or retrying) the team may have; beyond, `enqueueOnce` answers `full`. */
+  /** Entries the team's backlog may hold; at that many, `enqueueOnce` answers `full`. */
   maxBacklog?: number;
+  /** Bytes the team's backlog may hold; a payload that would go past them is answered `full_bytes`. */
+  maxBacklogBytes?: number;
+}
+
+export interface BacklogUsage {
+  /** Unfinished entries plus parked items. */
+  events: number;
+  /** Their JSON, in UTF-8 bytes. */
+  bytes: number;
+}
+
+/**
+ * Work a team keeps waiting outside the queue — a channel's calls waiting for Slack — that still counts toward
+ * the team's backlog (events and bytes) until it is removed: a team cannot get past its caps by moving work out
+ * of the queue. Kept per (team, place) as id → JSON; the counts change in the same atomic step as the items.
+ */
+export interface ParkedWork {
+  /** Parks `json` under `id` (a second put of the same id keeps the first; counted once). */
+  put(teamId: string, place: string, id: string, json: string): Promise<void>;
+  /** The ids of the place's items (in no particular order). */
+  ids(teamId: string, place: string): Promise<string[]>;
+  /** These items of the place, id → JSON (ids not there are left out). */
+  get(teamId: string, place: string, ids: readonly string[]): Promise<Record<string, string>>;
+  count(teamId: string, place: string): Promise<number>;
+  /** Removes these items (ids not there are skipped); returns how many were removed. */
+  remove(teamId: string, place: string, ids: readonly string[]): Promise<number>;
 }
 
 export type QueueHandler = (entry: QueueEntry) => Promise<void | HandlerResult>;
@@ -123,7 +154,7 @@ export interface QueueDepth {
 export interface EventQueue {
   /**
    * Queues the event unless `dedupKey` was seen (for this team) within `dedupTtlMs` (`duplicate`, checked
-   * first) or the team's backlog is full (`full`). Throws if it cannot queue.
+   * first) or the team's backlog is full (`full`, `full_bytes`). Throws if it cannot queue.
    */
   enqueueOnce(
     dedupKey: string,
@@ -144,6 +175,10 @@ export interface EventQueue {
    * handler is running meanwhile is finished as usual; nothing of the workspace is queued again by this.
    */
   forgetTeam(teamId: string): Promise<number>;
+  /** What the team's backlog holds now (what `maxBacklog` and `maxBacklogBytes` are compared with). */
+  usage(teamId: string): Promise<BacklogUsage>;
+  /** Work parked outside the queue that counts toward its team's backlog. */
+  readonly parked: ParkedWork;
   /** Stops every consumer started from this queue (waiting for their in-flight handlers) and releases resources. */
   close(): Promise<void>;
 }

@@ -11,19 +11,40 @@ export interface ClusterSettings {
 }
 
 /**
+ * How long any one command may go unanswered before it fails (ioredis `commandTimeout`: the command is rejected
+ * with "Command timed out"; a late reply is dropped). A hung Redis — a stopped process, a dead peer that TCP has
+ * not noticed — must not hang a slash command: Slack wants its ack within 3 s, and in OAuth mode the installation
+ * is read before the ack. 1.5 s leaves time to tell the user and ack, and comes before the 2 s "still working"
+ * notice; the slowest command a healthy Redis runs here (a parked channel's calls, at most HOOK_MAX_BACKLOG_MB)
+ * takes a fraction of it.
+ */
+const COMMAND_TIMEOUT_MS = 1_500;
+
+/**
  * Opens an ioredis client with the settings this app relies on:
  * - no auto-pipelining: ioredis writes concurrent commands without waiting for replies anyway, the queue
  *   batches its own scripts (queue-batch.ts), and auto-pipelining's per-batch objects outlive young-generation
  *   GCs — measured at 2,000 webhooks/s: 5–8 ms scavenges every ~180 ms instead of ~1 ms, which set the p99;
  * - a small per-command retry budget, so that while Redis is down a webhook gets its 503 within seconds
  *   instead of hanging on ioredis' default 20 reconnect attempts;
+ * - a deadline on every command (COMMAND_TIMEOUT_MS), so that a Redis that stops answering fails a command
+ *   instead of holding it (blocking reads get a connection of their own without it: `blockingConnection`);
  * - an `error` listener (ioredis prints unhandled connection errors to the console otherwise).
  */
 export function openRedis(url: string, logger: Logger, overrides: RedisOptions = {}): Redis {
   const redis = new Redis(url, {
     maxRetriesPerRequest: 3,
     connectTimeout: 5_000,
+    commandTimeout: COMMAND_TIMEOUT_MS,
+    // A command that failed for its caller is never sent later: ioredis would send a timed-out one again when
+    // the connection is back (redis/ioredis#2130) — a call parked twice, a claim taken behind its caller's back.
+    autoResendUnfulfilledCommands: false,
     ...overrides,
+  });
+  // Same reason: once connected, a command issued while the connection is down fails at once instead of
+  // waiting in the offline queue, from where a timed-out one would still be sent.
+  redis.once('ready', () => {
+    redis.options.enableOfflineQueue = overrides.enableOfflineQueue ?? false;
   });
   watchErrors(redis, logger);
   return redis;
@@ -44,7 +65,12 @@ export function openRedisCluster(settings: ClusterSettings, logger: Logger): Clu
       // While a master fails over or restarts, commands wait for the slot map instead of failing at once.
       retryDelayOnClusterDown: 200,
       retryDelayOnFailover: 200,
-      redisOptions: { maxRetriesPerRequest: 3, connectTimeout: 5_000, ...(password ? { password } : {}) },
+      redisOptions: {
+        maxRetriesPerRequest: 3,
+        connectTimeout: 5_000,
+        commandTimeout: COMMAND_TIMEOUT_MS,
+        ...(password ? { password } : {}),
+      },
     },
   );
   watchErrors(cluster, logger);
@@ -62,12 +88,26 @@ export function watchErrors(redis: RedisClient, logger: Logger): void {
   });
 }
 
-/** A second connection to the same Redis or Cluster (blocking reads must not share one with other commands). */
-export function duplicateConnection(client: RedisClient): RedisClient {
+/**
+ * A second connection to the same Redis or Cluster for blocking reads (XREADGROUP BLOCK), which must not share
+ * one with other commands — and must not have COMMAND_TIMEOUT_MS, or every wait longer than it would fail. A
+ * reply still missing 100 ms after its BLOCK time is up resolves as "nothing new" instead (ioredis
+ * `blockingTimeout`), so a hung Redis cannot hold a reader forever either.
+ */
+export function blockingConnection(client: RedisClient): RedisClient {
+  // Its own offline queue: it may be opened before the main connection is up. A read that gave up and is sent
+  // later only leaves entries pending for this consumer unread, and takeover hands those out again.
+  const blocking = { commandTimeout: undefined, blockingTimeout: BLOCKING_SAFETY_NET_MS, enableOfflineQueue: true };
   return client instanceof Cluster
-    ? client.duplicate([], { enableAutoPipelining: false })
-    : client.duplicate({ enableAutoPipelining: false });
+    ? client.duplicate([], {
+        enableAutoPipelining: false,
+        redisOptions: { ...client.options.redisOptions, ...blocking },
+      })
+    : client.duplicate({ enableAutoPipelining: false, ...blocking });
 }
+
+/** ioredis applies it to a blocking command without a BLOCK time of its own; ours always have one. */
+const BLOCKING_SAFETY_NET_MS = 30_000;
 
 /**
  * The connections a full key scan must walk: every master of a cluster, or the one Redis. A cluster client
@@ -83,3 +123,27 @@ export async function scanTargets(client: RedisClient): Promise<Redis[]> {
   }
   return client.nodes('master');
 }
+
+/**
+ * Whether an error (or one it wraps: Bolt and @slack/oauth keep the original as `original`, others as `cause`)
+ * means Redis did not answer — as opposed to Redis answering with an error. ioredis says so only in words:
+ * "Command timed out" (`commandTimeout`), "Connection is closed." (its CONNECTION_CLOSED_ERROR_MSG), the
+ * refusal of a command while disconnected without an offline queue, and the error classes
+ * MaxRetriesPerRequestError and ClusterAllFailedError (their `name`).
+ */
+export function isStoreUnavailable(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
+    if (UNANSWERED_NAMES.has(current.name) || UNANSWERED_MESSAGES.has(current.message)) return true;
+    const wrapped = current as Error & { original?: unknown };
+    current = wrapped.original ?? wrapped.cause;
+  }
+  return false;
+}
+
+const UNANSWERED_NAMES: ReadonlySet<string> = new Set(['MaxRetriesPerRequestError', 'ClusterAllFailedError']);
+const UNANSWERED_MESSAGES: ReadonlySet<string> = new Set([
+  'Command timed out',
+  'Connection is closed.',
+  "Stream isn't writeable and enableOfflineQueue options is false",
+]);

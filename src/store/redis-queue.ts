@@ -7,26 +7,28 @@ import { BackendEventQueue } from './queue-consumer.js';
 import type { FailResult, QueueBackend, QueueReader, StartResult, StoredEntry } from './queue-backend.js';
 import { DEAD_LETTER_CAP } from './queue.js';
 import type {
+  BacklogUsage,
   ChannelCause,
   DeadLetter,
   DeadLetters,
   EnqueueOptions,
   EnqueueResult,
   EventQueue,
+  ParkedWork,
   QueueDepth,
   QueueEvent,
 } from './queue.js';
 import { Batcher } from './queue-batch.js';
-import { duplicateConnection, watchErrors, type RedisClient } from './redis-connection.js';
+import { blockingConnection, watchErrors, type RedisClient } from './redis-connection.js';
 import { withScripts } from './redis-scripts.js';
 
 /** Entries per script call at most (keeps each call short: Redis runs nothing else meanwhile). */
 const BATCH_MAX = 64;
 
 interface EnqueueInput {
-  /** dedup, stream, order */
-  keys: [string, string, string];
-  /** ttlMs, teamId, orderKey, payload, enqueuedAt, dedupKey, maxBacklog */
+  /** dedup, stream, order, usage */
+  keys: [string, string, string, string];
+  /** ttlMs, teamId, orderKey, payload, enqueuedAt, dedupKey, maxBacklog, maxBacklogBytes */
   args: Array<string | number>;
 }
 
@@ -51,6 +53,7 @@ const autoClaimReply = z.tuple([z.string(), rawEntries]).rest(z.unknown());
 const enqueueReply = z.union([
   z.literal('duplicate'),
   z.literal('full'),
+  z.literal('full_bytes'),
   z.string().regex(/^\d+-\d+$/),
   z.string().startsWith('error: '),
 ]);
@@ -197,8 +200,18 @@ class RedisQueueBackend implements QueueBackend {
         this.keys.queueDedup(event.teamId, dedupKey),
         this.keys.queueTeamStream(event.teamId),
         this.keys.queueOrder(event.orderKey),
+        this.keys.queueUsage(event.teamId),
       ],
-      args: [dedupTtlMs, event.teamId, event.orderKey, payload, Date.now(), dedupKey, options.maxBacklog ?? 0],
+      args: [
+        dedupTtlMs,
+        event.teamId,
+        event.orderKey,
+        payload,
+        Date.now(),
+        dedupKey,
+        options.maxBacklog ?? 0,
+        options.maxBacklogBytes ?? 0,
+      ],
     });
   }
 
@@ -217,7 +230,7 @@ class RedisQueueBackend implements QueueBackend {
     return results.map((result) =>
       result.startsWith('error: ')
         ? new Error(result.slice(7))
-        : result === 'duplicate' || result === 'full'
+        : result === 'duplicate' || result === 'full' || result === 'full_bytes'
           ? result
           : 'queued',
     );
@@ -225,7 +238,7 @@ class RedisQueueBackend implements QueueBackend {
 
   openReader(consumer: string): QueueReader {
     // Blocking reads get their own connection; pipelining them with other commands would stall those.
-    const connection = duplicateConnection(this.redis);
+    const connection = blockingConnection(this.redis);
     watchErrors(connection, this.logger);
     let closed = false;
     let turn = 0;
@@ -523,6 +536,34 @@ class RedisQueueBackend implements QueueBackend {
       start = `(${batch[batch.length - 1]![0]}`;
     }
   }
+  async usage(teamId: string): Promise<BacklogUsage> {
+    const [events, bytes] = pairReply.parse(
+      await this.redis.campaignQueueUsage(this.keys.queueTeamStream(teamId), this.keys.queueUsage(teamId)),
+    );
+    return { events, bytes };
+  }
+
+  readonly parked: ParkedWork = {
+    put: async (teamId, place, id, json) => {
+      await this.redis.campaignQueuePark(this.keys.queueParked(teamId, place), this.keys.queueUsage(teamId), id, json);
+    },
+    ids: (teamId, place) => this.redis.hkeys(this.keys.queueParked(teamId, place)),
+    get: async (teamId, place, ids) => {
+      if (ids.length === 0) return {};
+      const values = await this.redis.hmget(this.keys.queueParked(teamId, place), ...ids);
+      const found: Record<string, string> = {};
+      ids.forEach((id, i) => {
+        const json = values[i];
+        if (typeof json === 'string') found[id] = json;
+      });
+      return found;
+    },
+    count: (teamId, place) => this.redis.hlen(this.keys.queueParked(teamId, place)),
+    remove: async (teamId, place, ids) =>
+      ids.length === 0
+        ? 0
+        : this.redis.campaignQueueUnpark(this.keys.queueParked(teamId, place), this.keys.queueUsage(teamId), ...ids),
+  };
 
   close(): Promise<void> {
     for (const reader of [...this.readers]) reader.close();
@@ -535,13 +576,14 @@ class RedisQueueBackend implements QueueBackend {
 
   private finishKeys(
     entry: StoredEntry,
-  ): [stream: string, order: string, lease: string, attempts: string, teams: string] {
+  ): [stream: string, order: string, lease: string, attempts: string, teams: string, usage: string] {
     return [
       this.streamOf(entry),
       this.keys.queueOrder(entry.orderKey),
       this.keys.queueLease(entry.orderKey),
       this.keys.queueAttempts(),
       this.keys.queueTeams(),
+      this.keys.queueUsage(entry.teamId),
     ];
   }
 

@@ -15,21 +15,32 @@ import type { RedisClient } from './redis-connection.js';
 
 /**
  * Enqueues a batch of events, each as if alone and in order (a later copy of an earlier event in the same
- * batch is its duplicate). KEYS: teams, bell, then per event: dedup, stream, order. ARGV: group, then per
- * event: ttlMs, teamId, orderKey, payload, enqueuedAt, dedupKey, maxBacklog (0: none).
- * → per event: id | 'duplicate' | 'full' | 'error: <Redis error>'
+ * batch is its duplicate). KEYS: teams, bell, then per event: dedup, stream, order, usage. ARGV: group, then per
+ * event: ttlMs, teamId, orderKey, payload, enqueuedAt, dedupKey, maxBacklog, maxBacklogBytes (0: none).
+ * → per event: id | 'duplicate' | 'full' | 'full_bytes' | 'error: <Redis error>'
+ *
+ * A team's backlog is its stream's length plus what it parked (`usage`: parked, parkedBytes), and the bytes
+ * of its stream entries' payloads (`usage`: bytes) plus parkedBytes. Every script that adds or removes one of
+ * these changes its count in the same step, so no crash or takeover leaves a count wrong; an empty stream
+ * counts no bytes whatever was recorded (hand-deleted entries cannot block a team for good).
  */
 const ENQUEUE = `
-local function enqueue(dedup, stream, order, a)
+local function enqueue(dedup, stream, order, usage, a)
   if redis.call('EXISTS', dedup) == 1 then return 'duplicate' end
-  if redis.call('EXISTS', stream) == 0 then
+  local length = redis.call('XLEN', stream)
+  local u = redis.call('HMGET', usage, 'bytes', 'parked', 'parkedBytes')
+  local bytes = length == 0 and 0 or tonumber(u[1] or '0')
+  local size = string.len(ARGV[a + 4])
+  local maxEvents, maxBytes = tonumber(ARGV[a + 7]), tonumber(ARGV[a + 8])
+  if maxEvents > 0 and length + tonumber(u[2] or '0') >= maxEvents then return 'full' end
+  if maxBytes > 0 and bytes + tonumber(u[3] or '0') + size > maxBytes then return 'full_bytes' end
+  if length == 0 and redis.call('EXISTS', stream) == 0 then
     redis.call('XGROUP', 'CREATE', stream, ARGV[1], '0', 'MKSTREAM')
-  elseif tonumber(ARGV[a + 7]) > 0 and redis.call('XLEN', stream) >= tonumber(ARGV[a + 7]) then
-    return 'full'
   end
   local team = ARGV[a + 2]
   local id = redis.call('XADD', stream, '*', 'teamId', team, 'orderKey', ARGV[a + 3], 'payload', ARGV[a + 4],
     'enqueuedAt', ARGV[a + 5], 'dedupKey', ARGV[a + 6])
+  redis.call('HSET', usage, 'bytes', bytes + size)
   redis.call('SET', dedup, id, 'PX', ARGV[a + 1])
   redis.call('RPUSH', order, id)
   if redis.call('SADD', KEYS[1], team) == 1 then
@@ -38,9 +49,10 @@ local function enqueue(dedup, stream, order, a)
   return id
 end
 local results = {}
-for i = 0, (#KEYS - 2) / 3 - 1 do
+for i = 0, (#KEYS - 2) / 4 - 1 do
   -- An event Redis refuses (a key of the wrong type…) fails alone; the others of the batch go on.
-  local ok, result = pcall(enqueue, KEYS[3 + i * 3], KEYS[4 + i * 3], KEYS[5 + i * 3], 1 + i * 7)
+  local k = 3 + i * 4
+  local ok, result = pcall(enqueue, KEYS[k], KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], 1 + i * 8)
   if not ok then result = 'error: ' .. tostring(type(result) == 'table' and result.err or result) end
   results[#results + 1] = result
 end
@@ -115,33 +127,48 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 1
 `;
 
-/** Finishes one entry; `team` is '' for the old single stream. */
+/** Finishes one entry, its payload's bytes leaving the team's count; `team` is '' for the old single stream. */
 const FINISH_LUA = `
-local function finish(stream, order, lease, attempts, teams, group, consumer, id, team)
+local function payloadBytes(entry)
+  if not entry then return 0 end
+  local fields = entry[2]
+  for i = 1, #fields - 1, 2 do
+    if fields[i] == 'payload' then return string.len(fields[i + 1]) end
+  end
+  return 0
+end
+local function finish(stream, order, lease, attempts, teams, usage, group, consumer, id, team)
   redis.call('XACK', stream, group, id)
-  redis.call('XDEL', stream, id)
+  local size = payloadBytes(redis.call('XRANGE', stream, id, id)[1])
+  local deleted = redis.call('XDEL', stream, id)
   redis.call('LREM', order, 1, id)
   redis.call('HDEL', attempts, id)
   if redis.call('GET', lease) == consumer then redis.call('DEL', lease) end
-  -- A drained team leaves the readers' list; its next enqueue puts it back (and rings the bell).
-  if team ~= '' and redis.call('XLEN', stream) == 0 then redis.call('SREM', teams, team) end
+  if team == '' then return end
+  if redis.call('XLEN', stream) == 0 then
+    -- A drained team leaves the readers' list; its next enqueue puts it back (and rings the bell).
+    redis.call('SREM', teams, team)
+    redis.call('HDEL', usage, 'bytes')
+  elseif deleted == 1 and size > 0 and redis.call('HINCRBY', usage, 'bytes', -size) < 0 then
+    redis.call('HDEL', usage, 'bytes')
+  end
 end
 `;
 
 /**
- * Finishes a batch of entries. KEYS per entry: stream, order, lease, attempts, teams. ARGV: group, then per
- * entry: consumer, id, team ('' for the old single stream). → the number finished
+ * Finishes a batch of entries. KEYS per entry: stream, order, lease, attempts, teams, usage. ARGV: group, then
+ * per entry: consumer, id, team ('' for the old single stream). → the number finished
  */
 const COMPLETE = `${FINISH_LUA}
-for i = 0, #KEYS / 5 - 1 do
-  local k, a = i * 5, 1 + i * 3
-  finish(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], KEYS[k + 5], ARGV[1], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3])
+for i = 0, #KEYS / 6 - 1 do
+  local k, a = i * 6, 1 + i * 3
+  finish(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], KEYS[k + 5], KEYS[k + 6], ARGV[1], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3])
 end
-return #KEYS / 5
+return #KEYS / 6
 `;
 
 /**
- * KEYS: stream, order, lease, attempts, teams, dead, deadCounts.
+ * KEYS: stream, order, lease, attempts, teams, usage, dead, deadCounts.
  * ARGV: group, consumer, id, team ('' for the old single stream), maxAttempts, dead-letter JSON without its
  * closing brace, cap, teamId. → {attempts, deadLettered (0/1)}; {0, 0} when the stream is gone (see TRY_START).
  */
@@ -153,12 +180,46 @@ end
 local n = redis.call('HINCRBY', KEYS[4], ARGV[3], 1)
 if redis.call('GET', KEYS[3]) == ARGV[2] then redis.call('DEL', KEYS[3]) end
 if n < tonumber(ARGV[5]) then return {n, 0} end
-finish(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], ARGV[1], ARGV[2], ARGV[3], ARGV[4])
-redis.call('LPUSH', KEYS[6], ARGV[6] .. ',"attempts":' .. n .. '}')
-redis.call('LTRIM', KEYS[6], 0, tonumber(ARGV[7]) - 1)
-redis.call('HINCRBY', KEYS[7], ARGV[8], 1)
-redis.call('HINCRBY', KEYS[7], '*', 1)
+finish(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], ARGV[1], ARGV[2], ARGV[3], ARGV[4])
+redis.call('LPUSH', KEYS[7], ARGV[6] .. ',"attempts":' .. n .. '}')
+redis.call('LTRIM', KEYS[7], 0, tonumber(ARGV[7]) - 1)
+redis.call('HINCRBY', KEYS[8], ARGV[8], 1)
+redis.call('HINCRBY', KEYS[8], '*', 1)
 return {n, 1}
+`;
+
+/** Parks one item. KEYS: parked, usage. ARGV: id, json. → 1 when parked now, 0 when it was already */
+const PARK = `
+if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
+redis.call('HINCRBY', KEYS[2], 'parked', 1)
+redis.call('HINCRBY', KEYS[2], 'parkedBytes', string.len(ARGV[2]))
+return 1
+`;
+
+/** Removes parked items. KEYS: parked, usage. ARGV: ids. → how many were there */
+const UNPARK = `
+local n, bytes = 0, 0
+for i = 1, #ARGV do
+  local json = redis.call('HGET', KEYS[1], ARGV[i])
+  if json then
+    redis.call('HDEL', KEYS[1], ARGV[i])
+    n, bytes = n + 1, bytes + string.len(json)
+  end
+end
+if n > 0 then
+  local left = redis.call('HINCRBY', KEYS[2], 'parked', -n)
+  redis.call('HINCRBY', KEYS[2], 'parkedBytes', -bytes)
+  if left <= 0 then redis.call('HDEL', KEYS[2], 'parked', 'parkedBytes') end
+end
+return n
+`;
+
+/** KEYS: stream, usage. → {events, bytes} of the team's backlog (see ENQUEUE) */
+const USAGE = `
+local length = redis.call('XLEN', KEYS[1])
+local u = redis.call('HMGET', KEYS[2], 'bytes', 'parked', 'parkedBytes')
+local bytes = length == 0 and 0 or tonumber(u[1] or '0')
+return {length + tonumber(u[2] or '0'), bytes + tonumber(u[3] or '0')}
 `;
 
 /** KEYS: streams. ARGV: group. → {entries, pending} summed over the streams */
@@ -219,10 +280,17 @@ declare module 'ioredis' {
       lease: string,
       attempts: string,
       teams: string,
+      usage: string,
       dead: string,
       deadCounts: string,
       ...args: Arg[]
     ): Result<unknown, Context>;
+    /** See PARK. */
+    campaignQueuePark(parked: string, usage: string, id: string, json: string): Result<number, Context>;
+    /** See UNPARK. */
+    campaignQueueUnpark(parked: string, usage: string, ...ids: string[]): Result<number, Context>;
+    /** See USAGE. */
+    campaignQueueUsage(stream: string, usage: string): Result<unknown, Context>;
     /** See DEPTH: the number of keys first. */
     campaignQueueDepth(numKeys: number, ...keysThenArgs: Arg[]): Result<unknown, Context>;
     campaignSetIfEqual(key: string, expected: string, value: string): Result<unknown, Context>;
@@ -241,7 +309,10 @@ const SCRIPTS: Record<string, { lua: string; numberOfKeys?: number }> = {
   campaignQueueHeartbeat: { lua: HEARTBEAT },
   campaignQueueRelease: { lua: RELEASE, numberOfKeys: 1 },
   campaignQueueComplete: { lua: COMPLETE },
-  campaignQueueFail: { lua: FAIL, numberOfKeys: 7 },
+  campaignQueueFail: { lua: FAIL, numberOfKeys: 8 },
+  campaignQueuePark: { lua: PARK, numberOfKeys: 2 },
+  campaignQueueUnpark: { lua: UNPARK, numberOfKeys: 2 },
+  campaignQueueUsage: { lua: USAGE, numberOfKeys: 2 },
   campaignQueueDepth: { lua: DEPTH },
   campaignSetIfEqual: { lua: SET_IF_EQUAL, numberOfKeys: 1 },
   campaignTakeBudget: { lua: TAKE_BUDGET, numberOfKeys: 1 },

@@ -214,6 +214,7 @@ describe('docker-compose.yml', () => {
     const redis = COMPOSE.services[redisUrl.hostname];
     expect(redis?.image).toMatch(/^redis:/);
     expect(redis?.command).toEqual(expect.arrayContaining(['--appendonly', 'yes', '--maxmemory-policy', 'noeviction']));
+    expect(memoryCeiling(redis?.command ?? [])).toBeGreaterThan(0);
     expect(Object.keys(bot.depends_on ?? {})).toContain(redisUrl.hostname);
   });
 
@@ -355,6 +356,48 @@ describe('deploy/k8s', () => {
     expect(service.spec.ports.map((p) => portOf(p.targetPort))).toEqual([DEFAULT_PORT]);
     const pdb = one<{ spec: { selector: { matchLabels: Record<string, string> } } }>('PodDisruptionBudget');
     expect(labels).toMatchObject(pdb.spec.selector.matchLabels);
+  });
+});
+
+/** Bytes of a `--maxmemory <n>[kb|mb|gb]` argument, as redis-server reads it (0 when absent: no ceiling). */
+function memoryCeiling(args: readonly string[]): number {
+  const value = args[args.indexOf('--maxmemory') + 1] ?? '';
+  const m = args.includes('--maxmemory') ? /^(\d+)(kb|mb|gb)?$/i.exec(value) : null;
+  const unit = { kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 }[m?.[2]?.toLowerCase() as 'kb' | 'mb' | 'gb'] ?? 1;
+  return m ? Number(m[1]) * unit : 0;
+}
+
+/** Kubernetes' memory quantities (`512Mi`, `1536Mi`, `2Gi`) in bytes. */
+const quantity = (q: string) =>
+  Number(/^\d+/.exec(q)?.[0]) * ({ Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3 }[q.replace(/^\d+/, '')] ?? 1);
+
+describe('deploy/k8s/redis (a Redis for clusters without a managed one)', () => {
+  const DIR = `${K8S_DIR}redis/`;
+  const objects = readdirSync(new URL(DIR, ROOT))
+    .filter((f) => f.endsWith('.yaml'))
+    .flatMap((file) => parseAllDocuments(read(`${DIR}${file}`)).map((d) => ({ ...(d.toJS() as K8sObject), file })));
+  const kindOf = <T extends object>(kind: string) =>
+    objects.find((o) => o.kind === kind) as unknown as K8sObject & { file: string } & T;
+
+  it('caps its memory with noeviction below the container’s limit, persists, and asks for a password', () => {
+    const set = kindOf<{
+      spec: {
+        template: {
+          spec: {
+            containers: Array<{ image: string; args: string[]; resources: { limits: { memory: string } } }>;
+          };
+        };
+      };
+    }>('StatefulSet');
+    const redis = set.spec.template.spec.containers[0]!;
+    expect(redis.image).toMatch(/^redis:/);
+    expect(redis.args).toEqual(expect.arrayContaining(['--appendonly', 'yes', '--maxmemory-policy', 'noeviction']));
+    expect(redis.args).toContain('--requirepass');
+    const ceiling = memoryCeiling(redis.args);
+    expect(ceiling).toBeGreaterThan(0);
+    expect(ceiling).toBeLessThan(quantity(redis.resources.limits.memory));
+    const kustomization = kindOf<{ resources: string[] }>('Kustomization');
+    expect(kustomization.resources).toContain(set.file);
   });
 });
 

@@ -210,14 +210,24 @@ describe('parseConfig', () => {
     expect(JSON.stringify(both)).not.toContain('U0BARE01');
   });
 
-  it('caps each workspace’s webhook backlog and keeps a rotated-out hook token for a grace period', () => {
+  it('caps each workspace’s webhook backlog in events and in megabytes, and keeps a rotated-out hook token for a grace period', () => {
     const defaults = parseConfig(minimal);
-    expect(defaults.ok && defaults.config.hooks).toEqual({ maxBacklog: 100_000, tokenGraceS: 600 });
-    const set = parseConfig({ ...minimal, HOOK_MAX_BACKLOG: '500', HOOK_TOKEN_GRACE_S: '0' });
-    expect(set.ok && set.config.hooks).toEqual({ maxBacklog: 500, tokenGraceS: 0 });
-    const bad = parseConfig({ ...minimal, HOOK_MAX_BACKLOG: '0', HOOK_TOKEN_GRACE_S: 'ten minutes' });
+    expect(defaults.ok && defaults.config.hooks).toEqual({
+      maxBacklog: 20_000,
+      maxBacklogBytes: 64 * 1024 * 1024,
+      tokenGraceS: 600,
+    });
+    const set = parseConfig({ ...minimal, HOOK_MAX_BACKLOG: '500', HOOK_MAX_BACKLOG_MB: '2', HOOK_TOKEN_GRACE_S: '0' });
+    expect(set.ok && set.config.hooks).toEqual({ maxBacklog: 500, maxBacklogBytes: 2 * 1024 * 1024, tokenGraceS: 0 });
+    const bad = parseConfig({
+      ...minimal,
+      HOOK_MAX_BACKLOG: '0',
+      HOOK_MAX_BACKLOG_MB: '1.5',
+      HOOK_TOKEN_GRACE_S: 'ten minutes',
+    });
     expect(bad.ok ? [] : bad.problems).toEqual([
       'HOOK_MAX_BACKLOG: must be at least 1',
+      'HOOK_MAX_BACKLOG_MB: must be a whole number',
       'HOOK_TOKEN_GRACE_S: must be a whole number',
     ]);
   });

@@ -128,7 +128,7 @@ describe.each(['redis', 'cluster'] as const)('delivery (%s)', (backend) => {
   });
 
   describe('entries queued by an older bot', () => {
-    it('validates their event again (no intake check mark on it) and posts it like any other', async () => {
+    it('validates their event (the schemas’ input, as received) and posts it like any other', async () => {
       const channel = 'C0OLDERBOT';
       await routeTo(h, [{ campaignId: 'camp-older', triggerName: 'call_completed', channelId: channel }]);
       const callId = `call-${uid()}`;
@@ -140,6 +140,29 @@ describe.each(['redis', 'cluster'] as const)('delivery (%s)', (backend) => {
         dedupKey: `call_completed:${callId}`,
         event,
         receivedAt: Date.now(),
+      };
+      const queued = await h.bot.deps.store.queue.enqueueOnce(
+        job.dedupKey,
+        { teamId: TEAM_ID, orderKey: JSON.stringify(['call', TEAM_ID, callId]), payload: job },
+        60_000,
+      );
+      expect(queued).toBe('queued');
+      const card = await h.slack.waitFor(() => cards(channel)[0]);
+      expect(JSON.stringify(card.blocks)).toContain('02:34');
+    });
+
+    it('reads one carrying the check mark earlier versions set (`checked`), validates it and posts it', async () => {
+      const channel = 'C0OLDMARK1';
+      await routeTo(h, [{ campaignId: 'camp-old-mark', triggerName: 'call_completed', channelId: channel }]);
+      const callId = `call-${uid()}`;
+      const event = { ...CALL_COMPLETED_FULL, campaignId: 'camp-old-mark', callId, durationMs: 154250 };
+      const job = {
+        v: 1,
+        trigger: 'call_completed',
+        dedupKey: `call_completed:${callId}`,
+        event,
+        receivedAt: Date.now(),
+        checked: 1,
       };
       const queued = await h.bot.deps.store.queue.enqueueOnce(
         job.dedupKey,

@@ -1,8 +1,9 @@
 /**
  * Tenant safety at the webhook, with two workspaces installed through OAuth, in both store modes:
- * - each workspace's backlog (queued events) is capped by HOOK_MAX_BACKLOG, and so are the calls waiting for
- *   one channel (beyond, they stay queued); over it the platform is answered 429 + Retry-After — never a 5xx,
- *   never an event accepted and then dropped;
+ * - each workspace's backlog — events queued, and calls waiting for their channel — is capped by
+ *   HOOK_MAX_BACKLOG (events) and HOOK_MAX_BACKLOG_MB (bytes); over either the platform is answered 429 +
+ *   Retry-After — never a 5xx, never an event accepted and then dropped — and the refusal is counted per
+ *   workspace on /metrics;
  * - one workspace's flood never holds up another workspace's posts.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -68,26 +69,23 @@ describe.each(modes)('a workspace’s backlog is capped by HOOK_MAX_BACKLOG ($na
     await h.close();
   });
 
-  it('answers 429 + Retry-After over the cap, keeps what it accepted, counts each workspace apart, and frees room as events are posted', async () => {
+  it('answers 429 + Retry-After over the cap — calls waiting for their channel count — keeps what it accepted, counts each workspace apart, and frees room as events are posted', async () => {
     const channel = 'C0CAPPED01';
     const hook = await hookFor(h, h.slack.teamId, channel);
     const waitingFor = () => h.bot.deps.store.callOutbox.size({ teamId: h.slack.teamId, channelId: channel });
-    // Slack refuses every post for now: the channel's calls wait, up to HOOK_MAX_BACKLOG of them...
+    // Slack refuses every post for now: the channel's calls wait, and they are the workspace's backlog.
     h.slack.rateLimit({ method: 'chat.postMessage', retryAfterSec: 1, times: Number.POSITIVE_INFINITY });
-    const waiting = [callStarted('a'), callStarted('a'), callStarted('a')];
-    for (const body of waiting) expect((await deliver(hook, body)).status).toBe(200);
+    const accepted = [callStarted('a'), callStarted('a'), callStarted('a')];
+    for (const body of accepted) expect((await deliver(hook, body)).status).toBe(200);
     await waitFor(async () => (await waitingFor()) === 3, 'three calls waiting for the channel');
-    // ...and the next ones stay queued, where the workspace's backlog cap counts them.
-    const queued = [callStarted('a'), callStarted('a'), callStarted('a')];
-    for (const body of queued) expect((await deliver(hook, body)).status).toBe(200);
 
     const over = callStarted('a');
     const refused = await deliver(hook, over);
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect(await refused.json()).toMatchObject({ ok: false, error: 'backlog_full' });
-    // A copy of an event already queued is not more backlog: still acknowledged as a duplicate.
-    const copy = await deliver(hook, queued[0]);
+    expect(await refused.json()).toMatchObject({ ok: false, error: 'backlog_full', limit: 'events' });
+    // A copy of an event already accepted is not more backlog: still acknowledged as a duplicate.
+    const copy = await deliver(hook, accepted[0]);
     expect(copy.status).toBe(200);
     expect(await copy.json()).toEqual({ ok: true, queued: 0, duplicates: 1 });
 
@@ -97,11 +95,75 @@ describe.each(modes)('a workspace’s backlog is capped by HOOK_MAX_BACKLOG ($na
 
     // Slack recovers: exactly the accepted events are posted (at Slack's pace), the refused one is not.
     h.slack.reset();
-    await h.slack.waitFor(() => posts(h, channel).length === 6 && posts(h, 'C0OTHERWS1').length === 1, 15_000);
+    await h.slack.waitFor(() => posts(h, channel).length === 3 && posts(h, 'C0OTHERWS1').length === 1, 15_000);
     // Posting freed the room: the platform's retry of the refused event is queued and posted once.
+    await waitFor(async () => (await h.bot.deps.store.queue.usage(h.slack.teamId)).events === 0, 'the room freed');
     expect((await deliver(hook, over)).status).toBe(200);
-    await h.slack.waitFor(() => posts(h, channel).length === 7, 5_000);
-    expect(new Set(posts(h, channel).map((m) => m.ts)).size).toBe(7);
+    await h.slack.waitFor(() => posts(h, channel).length === 4, 5_000);
+    expect(new Set(posts(h, channel).map((m) => m.ts)).size).toBe(4);
+  });
+});
+
+/** A call_started delivery of about `kb` KB: a field the bot keeps and never renders carries the weight. */
+const heavyCall = (label: string, kb: number) => [{ ...callStarted(label)[0], notes: 'x'.repeat(kb * 1024) }];
+
+describe.each(modes)('a workspace’s backlog is capped by HOOK_MAX_BACKLOG_MB ($name)', (mode) => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startTwoWorkspaces(mode, { HOOK_MAX_BACKLOG_MB: '1' });
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it('answers 429 + Retry-After once the bytes not yet posted would pass the budget, counts it per workspace, leaves the other workspace alone, and releases the bytes as events are posted', async () => {
+    const MIB = 1024 * 1024;
+    const channel = 'C0HEAVY001';
+    const team = h.slack.teamId;
+    const hook = await hookFor(h, team, channel);
+    const { store } = h.bot.deps;
+    h.slack.rateLimit({ method: 'chat.postMessage', retryAfterSec: 1, times: Number.POSITIVE_INFINITY });
+
+    // 200 KB calls: five fit in 1 MB, the sixth would not. Each is let reach its channel before the next is
+    // sent (a call being handed from the queue to its channel counts in both for a moment).
+    const waiting = () => store.callOutbox.size({ teamId: team, channelId: channel });
+    const accepted: unknown[] = [];
+    let refused: Response | undefined;
+    for (let i = 0; i < 10 && !refused; i++) {
+      const body = heavyCall('heavy', 200);
+      const res = await deliver(hook, body);
+      if (res.status !== 200) {
+        refused = res;
+        break;
+      }
+      accepted.push(body);
+      await waitFor(
+        async () => (await waiting()) === accepted.length && (await store.queue.depth()).total === 0,
+        'the call waiting for its channel',
+      );
+    }
+    expect(accepted).toHaveLength(5);
+    expect(refused?.status).toBe(429);
+    expect(Number(refused?.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await refused?.json()).toMatchObject({ ok: false, error: 'backlog_full', limit: 'bytes' });
+    // What is stored for the workspace stays within the budget.
+    const usage = await store.queue.usage(team);
+    expect(usage.events).toBe(5);
+    expect(usage.bytes).toBeGreaterThan(5 * 200 * 1024);
+    expect(usage.bytes).toBeLessThanOrEqual(MIB);
+    // The refusal is counted for this workspace, by the limit it hit.
+    const metrics = await (await fetch(`${h.url}/metrics`)).text();
+    expect(metrics).toContain(`campaign_webhook_backlog_full_total{workspace="${team}",limit="bytes"} 1`);
+
+    // The other workspace's webhooks keep landing.
+    const otherHook = await hookFor(h, OTHER_TEAM, 'C0OTHERWS2');
+    for (let i = 0; i < 3; i++) expect((await deliver(otherHook, heavyCall('other', 200))).status).toBe(200);
+
+    // Slack recovers: every accepted call is posted, and the bytes leave the count with them.
+    h.slack.reset();
+    await h.slack.waitFor(() => posts(h, channel).length === 5, 15_000);
+    await waitFor(async () => (await store.queue.usage(team)).bytes === 0, 'the bytes released', 10_000);
+    expect((await deliver(hook, heavyCall('heavy', 200))).status).toBe(200);
   });
 });
 

@@ -66,6 +66,8 @@ describe('redis queue specifics', () => {
       keys.queueAttempts(),
       keys.queueDead(),
       keys.queueDeadCounts(),
+      keys.queueUsage('T{1}'),
+      keys.queueParked('T{1}', 'C{1}'),
     ];
     expect(new Set(slotKeys.map(tag))).toEqual(new Set(['queue']));
     expect(new Set(slotKeys.map(hashSlot)).size).toBe(1);
@@ -85,7 +87,11 @@ describe('redis queue specifics', () => {
       if (keys.length > 1 && keys.every((k) => k.startsWith(redis.prefix))) scripts.push(keys);
     });
     try {
-      // Enqueue (two teams), start, fail and retry, dead-letter, complete, depth: every script the queue runs.
+      // Enqueue (two teams), start, fail and retry, dead-letter, complete, depth, usage, park and unpark: every
+      // script the queue runs.
+      await store.queue.parked.put('T1', 'C1', '1-0', '{}');
+      await store.queue.parked.remove('T1', 'C1', ['1-0']);
+      await store.queue.usage('T1');
       await store.queue.enqueueOnce('a', event('conv-a', 'fail-once', 'T1'), 60_000);
       await store.queue.enqueueOnce('b', event('conv-b', 'always-fail', 'T2'), 60_000);
       await store.queue.enqueueOnce('c', event('conv-a', 'ok', 'T1'), 60_000);
@@ -107,7 +113,7 @@ describe('redis queue specifics', () => {
     } finally {
       monitor.disconnect();
     }
-    expect(scripts.length).toBeGreaterThanOrEqual(6);
+    expect(scripts.length).toBeGreaterThanOrEqual(9);
     for (const keys of scripts) expect(new Set(keys.map(hashSlot)), keys.join(' ')).toHaveProperty('size', 1);
   });
 
@@ -160,5 +166,21 @@ describe('redis queue specifics', () => {
     expect(await redis.redis.exists(store.keys.queueTeams())).toBe(0);
     expect(await redis.redis.exists(store.keys.queueOrder('o'))).toBe(0);
     expect(await redis.redis.exists(store.keys.queueAttempts())).toBe(0);
+    // Nothing counted is left: the workspace's usage key goes with its last entry.
+    expect(await redis.redis.exists(store.keys.queueUsage('T1'))).toBe(0);
+  });
+
+  it('counts no bytes for an empty stream, whatever was recorded (entries deleted by hand cannot block a team)', async () => {
+    const store = backends[1]!.create();
+    const cap = { maxBacklogBytes: 100 };
+    expect(await store.queue.enqueueOnce('h1', event('o', 'x'.repeat(40)), 60_000, cap)).toBe('queued');
+    // An operator deletes the stream's entries by hand: the recorded bytes no longer match anything.
+    const stream = store.keys.queueTeamStream('T1');
+    const [[id]] = (await redis.redis.xrange(stream, '-', '+')) as [[string, string[]]];
+    await redis.redis.xdel(stream, id);
+    await redis.redis.hset(store.keys.queueUsage('T1'), 'bytes', 1_000_000);
+    expect(await store.queue.usage('T1')).toEqual({ events: 0, bytes: 0 });
+    expect(await store.queue.enqueueOnce('h2', event('o2', 'x'.repeat(40)), 60_000, cap)).toBe('queued');
+    expect(await store.queue.usage('T1')).toEqual({ events: 1, bytes: 42 });
   });
 });

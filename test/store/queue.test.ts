@@ -441,6 +441,70 @@ describe.each(backends)('one team among many ($name)', ({ create }) => {
     expect(await queue.enqueueOnce('c5', event('c5', 'ok'), 60_000, cap)).toBe('full');
   });
 
+  it('caps each team’s backlog bytes at maxBacklogBytes (UTF-8 bytes of the JSON): duplicates still recognised, other teams apart, the bytes released once entries finish or are dead-lettered', async () => {
+    const { queue } = create();
+    // 'é' is two bytes in UTF-8: both backends count the bytes stored, not characters.
+    const payload = (kind: string) => ({ kind, text: 'é'.repeat(500) });
+    const size = Buffer.byteLength(JSON.stringify(payload('ok')));
+    const cap = { maxBacklog: 100, maxBacklogBytes: 3 * size };
+    expect(await queue.enqueueOnce('b1', event('b1', payload('ok')), 60_000, cap)).toBe('queued');
+    expect(await queue.enqueueOnce('b2', event('b2', payload('no')), 60_000, cap)).toBe('queued');
+    expect(await queue.enqueueOnce('b3', event('b3', payload('ok')), 60_000, cap)).toBe('queued');
+    expect(await queue.usage('T1')).toEqual({ events: 3, bytes: 3 * size });
+    expect(await queue.enqueueOnce('b4', event('b4', payload('ok')), 60_000, cap)).toBe('full_bytes');
+    // Something smaller that fits is still taken; a copy of a queued event is still its duplicate.
+    expect(await queue.enqueueOnce('small', event('small', 'ok'), 60_000, { maxBacklogBytes: 3 * size + 4 })).toBe(
+      'queued',
+    );
+    expect(await queue.enqueueOnce('b1', event('b1', payload('ok')), 60_000, cap)).toBe('duplicate');
+    expect(await queue.enqueueOnce('b4', event('b4', payload('ok'), 'T2'), 60_000, cap)).toBe('queued');
+    expect(await queue.usage('T1')).toEqual({ events: 4, bytes: 3 * size + 4 });
+
+    const consumer = queue.consume(
+      sync(({ payload: p }: QueueEntry) => {
+        if ((p as { kind?: string }).kind === 'no') throw new Error('refused');
+      }),
+      { consumer: 'w1', ...fast, maxAttempts: 1 },
+    );
+    await waitFor(async () => (await queue.depth()).total === 0, 'every entry to finish (one as a dead letter)');
+    await consumer.stop();
+    expect((await queue.deadLetters('T1')).count).toBe(1);
+    expect(await queue.usage('T1')).toEqual({ events: 0, bytes: 0 });
+    expect(await queue.usage('T2')).toEqual({ events: 0, bytes: 0 });
+    // Refused means not written: the same event is queued now that there is room.
+    expect(await queue.enqueueOnce('b4', event('b4', payload('ok')), 60_000, cap)).toBe('queued');
+  });
+
+  it('counts parked work toward its team’s backlog, events and bytes, until it is removed', async () => {
+    const { queue } = create();
+    const json = JSON.stringify({ call: 'ü'.repeat(100) });
+    const bytes = Buffer.byteLength(json);
+    await queue.parked.put('T1', 'C1', '1-0', json);
+    await queue.parked.put('T1', 'C1', '1-0', json); // the same item again: kept and counted once
+    await queue.parked.put('T1', 'C2', '1-0', json); // the same id in another place is another item
+    expect(await queue.parked.count('T1', 'C1')).toBe(1);
+    expect(await queue.parked.ids('T1', 'C1')).toEqual(['1-0']);
+    expect(await queue.parked.get('T1', 'C1', ['1-0', '2-0'])).toEqual({ '1-0': json });
+    expect(await queue.usage('T1')).toEqual({ events: 2, bytes: 2 * bytes });
+    expect(await queue.usage('T2')).toEqual({ events: 0, bytes: 0 });
+
+    expect(await queue.enqueueOnce('e1', event('e1', 'x'), 60_000, { maxBacklog: 3 })).toBe('queued');
+    expect(await queue.enqueueOnce('e2', event('e2', 'x'), 60_000, { maxBacklog: 3 })).toBe('full');
+    expect(await queue.enqueueOnce('e2', event('e2', 'x'), 60_000, { maxBacklogBytes: 2 * bytes + 3 })).toBe(
+      'full_bytes',
+    );
+    expect(await queue.enqueueOnce('e2', event('e2', 'x', 'T2'), 60_000, { maxBacklog: 1 })).toBe('queued');
+
+    expect(await queue.parked.remove('T1', 'C1', ['1-0', '9-9'])).toBe(1);
+    expect(await queue.parked.remove('T1', 'C1', ['1-0'])).toBe(0);
+    expect(await queue.parked.ids('T1', 'C1')).toEqual([]);
+    expect(await queue.parked.get('T1', 'C1', ['1-0'])).toEqual({});
+    expect(await queue.usage('T1')).toEqual({ events: 2, bytes: bytes + 3 });
+    expect(await queue.enqueueOnce('e2', event('e2', 'x'), 60_000, { maxBacklog: 3 })).toBe('queued');
+    await queue.parked.remove('T1', 'C2', ['1-0']);
+    expect(await queue.usage('T1')).toEqual({ events: 2, bytes: 6 });
+  });
+
   it('hands out waiting entries round robin between teams: one team’s backlog does not delay another’s entry', async () => {
     const { queue } = create();
     for (let i = 0; i < 60; i++) await queue.enqueueOnce(`flood-${i}`, event(`flood-${i}`, i, 'T-FLOOD'), 60_000);
@@ -535,6 +599,8 @@ describe('takeover of a crashed consumer', () => {
         await queue.enqueueOnce(`a${i}`, event('conv-A', i), 60_000);
         await queue.enqueueOnce(`b${i}`, event('conv-B', i), 60_000);
       }
+      // Payloads 0…4 are one byte of JSON each.
+      expect(await queue.usage('T1')).toEqual({ events: 10, bytes: 10 });
       const crashedAt = Date.now();
       expect(await crash()).toBe(10);
       expect(await pendingFor('crashed')).toBe(10);
@@ -560,6 +626,8 @@ describe('takeover of a crashed consumer', () => {
       expect(firstOfA - crashedAt).toBeGreaterThanOrEqual(LEASE_MS - 20);
       expect(await pendingFor('crashed')).toBe(0);
       expect(await queue.depth()).toEqual({ total: 0, pending: 0, lag: 0 });
+      // Taken over, not counted twice: the bytes left with the entries.
+      expect(await queue.usage('T1')).toEqual({ events: 0, bytes: 0 });
       await queue.close();
     },
   );

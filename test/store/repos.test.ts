@@ -319,3 +319,46 @@ describe.each(backends)('Dedup ($name)', ({ create }) => {
     expect(results.filter(Boolean)).toHaveLength(1);
   });
 });
+
+describe.each(backends)('CallOutboxRepo ($name)', ({ create }) => {
+  const at = { teamId: 'T1', channelId: 'C1' };
+
+  it('keeps a channel’s waiting calls oldest first, once each, counted in the workspace’s backlog until removed', async () => {
+    const { callOutbox, queue } = create();
+    await callOutbox.add(at, { id: '2-0', json: '{"n":2}' });
+    await callOutbox.add(at, { id: '10-0', json: '{"n":10}' });
+    await callOutbox.add(at, { id: '2-0', json: '{"n":2}' });
+    expect(await callOutbox.waiting(at)).toEqual([
+      { id: '2-0', json: '{"n":2}' },
+      { id: '10-0', json: '{"n":10}' },
+    ]);
+    expect(await callOutbox.size(at)).toBe(2);
+    expect(await callOutbox.waiting(at, 1)).toEqual([{ id: '2-0', json: '{"n":2}' }]);
+    expect(await callOutbox.pick(at, ['10-0', '7-0'])).toEqual([{ id: '10-0', json: '{"n":10}' }]);
+    expect(await callOutbox.channels()).toEqual([at]);
+    expect(await queue.usage('T1')).toEqual({ events: 2, bytes: 15 });
+    await callOutbox.remove(at, ['2-0']);
+    expect(await queue.usage('T1')).toEqual({ events: 1, bytes: 8 });
+    await callOutbox.finishRollup(at, ['10-0']);
+    expect(await callOutbox.waiting(at)).toEqual([]);
+    expect(await queue.usage('T1')).toEqual({ events: 0, bytes: 0 });
+    await callOutbox.forgetIfEmpty(at);
+    expect(await callOutbox.channels()).toEqual([]);
+  });
+
+  it('still reads and removes the calls an earlier version left where it kept them', async () => {
+    const { callOutbox, kv, keys } = create();
+    await kv.hashSet(keys.callOutbox(at.teamId, at.channelId), { '1-0': '{"n":1}' });
+    await callOutbox.add(at, { id: '3-0', json: '{"n":3}' });
+    expect(await callOutbox.waiting(at)).toEqual([
+      { id: '1-0', json: '{"n":1}' },
+      { id: '3-0', json: '{"n":3}' },
+    ]);
+    expect(await callOutbox.size(at)).toBe(2);
+    expect(await callOutbox.waiting(at, 1)).toEqual([{ id: '1-0', json: '{"n":1}' }]);
+    expect(await callOutbox.pick(at, ['1-0'])).toEqual([{ id: '1-0', json: '{"n":1}' }]);
+    await callOutbox.remove(at, ['1-0', '3-0']);
+    expect(await callOutbox.size(at)).toBe(0);
+    expect(await kv.hashLen(keys.callOutbox(at.teamId, at.channelId))).toBe(0);
+  });
+});

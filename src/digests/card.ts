@@ -101,12 +101,10 @@ function callBlocks(now: DigestFigures, baseline: Baseline | undefined): { block
   const base = baseline.figures;
   const period = change(all, tally(base));
   const rate = connectionRate(period);
+  // Bookings stay in the fields: the section below counts the campaign's own, which may differ.
   const headline = [
-    `*${groupDigits(Math.max(period.calls, 0))} call${period.calls === 1 ? '' : 's'}* in this period`,
+    `*${counted(period.calls, 'call')}* in this period`,
     ...(rate !== undefined ? [`${percent(rate)} connected`] : []),
-    ...(period.bookings !== undefined
-      ? [`${groupDigits(period.bookings)} booking${period.bookings === 1 ? '' : 's'} made`]
-      : []),
   ];
   const since = slackDate(new Date(base.at).toISOString());
   const from = baseline.kind === 'previous' ? `the previous digest (${since})` : `the snapshot of ${since}`;
@@ -122,7 +120,7 @@ function callBlocks(now: DigestFigures, baseline: Baseline | undefined): { block
 
 /** `16 calls (of 1,300)` / `56% connected (62% overall)` / `3 bookings (of 146)` / `12 min talk time (of 27 h 26 min)`. */
 function periodLines(p: Tally, total: Tally): string {
-  const lines = [`${signedCount(p.calls)} calls (of ${groupDigits(total.calls)})`];
+  const lines = [`${counted(p.calls, 'call')} (of ${groupDigits(total.calls)})`];
   const rate = connectionRate(p);
   const overall = connectionRate(total);
   if (rate !== undefined || overall !== undefined)
@@ -130,7 +128,7 @@ function periodLines(p: Tally, total: Tally): string {
       `${rate !== undefined ? percent(rate) : '—'} connected (${overall !== undefined ? percent(overall) : '—'} overall)`,
     );
   if (p.bookings !== undefined && total.bookings !== undefined)
-    lines.push(`${signedCount(p.bookings)} bookings (of ${groupDigits(total.bookings)})`);
+    lines.push(`${counted(p.bookings, 'booking')} (of ${groupDigits(total.bookings)})`);
   lines.push(
     `${hoursMinutes(BigInt(Math.trunc(p.durationMs)))} talk time (of ${hoursMinutes(BigInt(Math.trunc(total.durationMs)))})`,
   );
@@ -147,9 +145,9 @@ function totalsLines(t: Tally): string {
   ].join('\n');
 }
 
-/** A count that went down (the platform's totals were corrected) shows its sign. */
-function signedCount(n: number): string {
-  return n < 0 ? `−${groupDigits(-n)}` : groupDigits(n);
+/** `1 call`, `16 calls`; a count that went down (the platform's totals were corrected) shows its sign. */
+function counted(n: number, noun: string): string {
+  return `${n < 0 ? `−${groupDigits(-n)}` : groupDigits(n)} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 function bookingBlocks(t: BookingTally, campaignId: string): KnownBlock[] {

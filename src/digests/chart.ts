@@ -17,10 +17,6 @@ const TOP_HEIGHT = 250;
 const BOTTOM_HEIGHT = 150;
 const SCALE = 2;
 const FONT = 'Inter';
-const FONT_FILES = [
-  '@expo-google-fonts/inter/400Regular/Inter_400Regular.ttf',
-  '@expo-google-fonts/inter/600SemiBold/Inter_600SemiBold.ttf',
-];
 const COLORS = { calls: '#4A90D9', rate: '#E8A33D', used: '#7B61FF', allowance: '#9AA0A6', text: '#1D1C1D' };
 
 interface Libs {
@@ -44,9 +40,13 @@ function loadLibs(): Promise<Libs> {
     const [canvas, chartjs] = await Promise.all([import('@napi-rs/canvas'), import('chart.js')]);
     chartjs.Chart.register(...chartjs.registerables);
     const require = createRequire(import.meta.url);
-    for (const file of FONT_FILES) {
+    const fonts = [
+      require.resolve('@expo-google-fonts/inter/400Regular/Inter_400Regular.ttf'),
+      require.resolve('@expo-google-fonts/inter/600SemiBold/Inter_600SemiBold.ttf'),
+    ];
+    for (const file of fonts) {
       // Without our font, text would fall back to whatever the host has: none in a slim image.
-      if (!canvas.GlobalFonts.registerFromPath(require.resolve(file), FONT))
+      if (!canvas.GlobalFonts.registerFromPath(file, FONT))
         throw new Error(`the chart font could not be loaded: ${file}`);
     }
     chartjs.Chart.defaults.font.family = FONT;

@@ -3,14 +3,14 @@
  * them (at each digest and daily) and a period's calls, connection rate and bookings are the differences
  * between the snapshot at the period's start and now. Pure functions over `DigestFigures`.
  */
-import type { DashboardStats } from '../api/index.js';
+import type { CategoryStats, DashboardStats } from '../api/index.js';
 import { CALL_CATEGORIES, type DigestFigures, type DigestSchedule } from '../store/index.js';
 
 const MINUTE_MS = 60_000;
 /** A snapshot is a baseline only when taken at least this long before the digest (not the one just taken). */
 const MIN_PERIOD_MS = MINUTE_MS;
 /** A day's figures need snapshots this close to the midnights that bound it (the daily one fires at midnight). */
-export const BOUNDARY_SLACK_MS = 2 * 60 * MINUTE_MS;
+const BOUNDARY_SLACK_MS = 2 * 60 * MINUTE_MS;
 
 /** Figures summed over the call categories; `connected` / `bookings` undefined when a category lacks them. */
 export interface Tally {
@@ -24,7 +24,7 @@ export interface Tally {
 export function figuresOf(stats: DashboardStats, at: number): DigestFigures {
   const totals: DigestFigures['totals'] = {};
   for (const name of CALL_CATEGORIES) {
-    const c = stats.totals?.[name];
+    const c: CategoryStats | undefined = stats.totals?.[name];
     if (!c) continue;
     const calls = c.calls ?? 0;
     const rate = fraction(c.connectionRate);

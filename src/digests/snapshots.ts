@@ -12,13 +12,13 @@ import { nextSlot } from './clock.js';
 import { figuresOf, snapshotZone } from './period.js';
 
 export const SNAPSHOT_TIMER = 'digest-snapshot';
-export const SNAPSHOT_BOUNDS: SnapshotBounds = { keepMs: 45 * 86_400_000, max: 400 };
+const SNAPSHOT_BOUNDS: SnapshotBounds = { keepMs: 45 * 86_400_000, max: 400 };
 /** A daily snapshot the platform could not give is tried again this soon, while it still marks its midnight. */
 const RETRY_MS = 15 * 60_000;
 const RETRY_WITHIN_MS = 90 * 60_000;
 
 /** Reads the dashboard and keeps its totals; returns them. Throws when the platform cannot give them. */
-export async function takeSnapshot(deps: Deps, teamId: string, now: number): Promise<DigestFigures> {
+async function takeSnapshot(deps: Deps, teamId: string, now: number): Promise<DigestFigures> {
   const api = await deps.platform.clientFor(teamId);
   const figures = figuresOf(await api.dashboard.getStats(), now);
   await deps.store.reports.addSnapshot(teamId, figures, SNAPSHOT_BOUNDS);

@@ -17,7 +17,7 @@ import { prepareChart, shareChart } from './chart-post.js';
 import { gatherDigest, type Baseline } from './figures.js';
 import { figuresOf, pickBaseline } from './period.js';
 import { postReport, type PostOutcome, type ReportClients } from './post.js';
-import { keepSnapshot, startSnapshots, stopSnapshotsIfUnused } from './snapshots.js';
+import { ensureSnapshots, keepSnapshot, startSnapshots, stopSnapshotsIfUnused } from './snapshots.js';
 
 /** A posted digest also says what became of its chart: shared, failed (said in its thread), or nothing to chart. */
 export type DigestOutcome =
@@ -109,11 +109,14 @@ export async function postDigest(
   });
   const figures = data.stats.ok ? figuresOf(data.stats.value, now) : undefined;
   if (figures) await keepSnapshot(deps, to.teamId, figures);
-  const chart = await prepareChart(deps, logger, to.teamId, {
-    snapshots: figures ? [...snapshots, figures] : snapshots,
-    quota: data.quota.ok ? data.quota.value : undefined,
-    now,
-  });
+  // No chart without today's totals (the platform unreachable, the workspace disconnected): it would be stale.
+  const chart =
+    figures &&
+    (await prepareChart(deps, logger, to.teamId, {
+      snapshots: [...snapshots, figures],
+      quota: data.quota.ok ? data.quota.value : undefined,
+      now,
+    }));
   const outcome = await postReport(client, to.channelId, renderDigest(data, what.cadence));
   if (!outcome.posted) return outcome;
   if (figures) await deps.store.reports.setLastFigures(to.teamId, to.channelId, figures);
@@ -150,6 +153,7 @@ export async function fireDigest(
     logger.info({ slot: timer.dueAt }, 'digest of this slot was posted already');
     return next;
   }
+  await ensureSnapshots(deps, ref.teamId, now);
   const client = await clients.clientFor(ref.teamId);
   if (!client) {
     logger.warn('no Slack bot token for the workspace (uninstalled?): digest skipped, schedule kept');

@@ -2,12 +2,13 @@
  * Snapshots of a workspace's dashboard totals: one at each digest (`postDigest`), one when a digest is set
  * up (so its first digest has a baseline), and one daily at local midnight while the workspace has digests —
  * the `digest-snapshot` timer, one per workspace, fired on one replica by the store's timers. Kept for
- * `SNAPSHOT_BOUNDS` (enough for a weekly digest's baseline and the chart's 14 days).
+ * `SNAPSHOT_BOUNDS` (enough for a weekly digest's baseline and the chart's 14 days); uninstalling forgets
+ * them with the rest of the workspace (a workspace key kind, a workspace timer).
  */
 import type { Deps } from '../app/deps.js';
 import { logFailure } from '../app/failure.js';
 import type { Logger } from '../logger.js';
-import type { DigestFigures, DueTimer, SnapshotBounds } from '../store/index.js';
+import { workspaceTimerId, type DigestFigures, type DueTimer, type SnapshotBounds } from '../store/index.js';
 import { nextSlot } from './clock.js';
 import { figuresOf, snapshotZone } from './period.js';
 
@@ -49,24 +50,26 @@ export async function startSnapshots(deps: Deps, logger: Logger, teamId: string)
     logFailure(logger, err, {}, 'digest: no snapshot of the dashboard at set-up; the first digest may lack a baseline');
   }
   const next = await nextMidnight(deps, teamId, now);
-  if (next !== undefined) await deps.store.timers.set(SNAPSHOT_TIMER, teamId, next);
+  if (next !== undefined) await deps.store.timers.set(SNAPSHOT_TIMER, workspaceTimerId(teamId), next);
 }
 
 /** A scheduled digest fired: a workspace whose digests were set up before daily snapshots existed gets its timer. */
 export async function ensureSnapshots(deps: Deps, teamId: string, now: number): Promise<void> {
-  if ((await deps.store.timers.dueAt(SNAPSHOT_TIMER, teamId)) !== undefined) return;
+  if ((await deps.store.timers.dueAt(SNAPSHOT_TIMER, workspaceTimerId(teamId))) !== undefined) return;
   const next = await nextMidnight(deps, teamId, now);
-  if (next !== undefined) await deps.store.timers.set(SNAPSHOT_TIMER, teamId, next);
+  if (next !== undefined) await deps.store.timers.set(SNAPSHOT_TIMER, workspaceTimerId(teamId), next);
 }
 
 /** A digest ended: with no digest left in the workspace, no more daily snapshots (the series expires). */
 export async function stopSnapshotsIfUnused(deps: Deps, teamId: string): Promise<void> {
-  if ((await deps.store.reports.digests(teamId)).length === 0) await deps.store.timers.cancel(SNAPSHOT_TIMER, teamId);
+  if ((await deps.store.reports.digests(teamId)).length === 0)
+    await deps.store.timers.cancel(SNAPSHOT_TIMER, workspaceTimerId(teamId));
 }
 
 /** The daily timer: one snapshot, then the next local midnight (or, while the platform fails, a retry). */
 export async function fireSnapshot(deps: Deps, timer: DueTimer, now: number): Promise<number | undefined> {
-  const teamId = timer.id;
+  const teamId = teamOf(timer.id);
+  if (teamId === undefined) return undefined;
   const next = await nextMidnight(deps, teamId, now);
   if (next === undefined) return undefined;
   const logger = deps.logger.child({ team: teamId, timer: SNAPSHOT_TIMER });
@@ -84,5 +87,15 @@ export async function fireSnapshot(deps: Deps, timer: DueTimer, now: number): Pr
         : 'digest: daily snapshot failed; that day shows no figures on the chart',
     );
     return retry ? now + RETRY_MS : next;
+  }
+}
+
+/** The workspace a snapshot timer is for (its id is `workspaceTimerId(teamId)`). */
+function teamOf(id: string): string | undefined {
+  try {
+    const parts: unknown = JSON.parse(id);
+    return Array.isArray(parts) && parts.length === 1 && typeof parts[0] === 'string' ? parts[0] : undefined;
+  } catch {
+    return undefined;
   }
 }

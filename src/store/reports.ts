@@ -114,10 +114,6 @@ export class ReportRepo {
       .sort((a, b) => a.at - b.at);
   }
 
-  async clearSnapshots(teamId: string): Promise<void> {
-    await this.kv.del(this.keys.digestSnapshots(teamId));
-  }
-
   async quotaAlert(teamId: string, channelId: string): Promise<QuotaAlertSetting | undefined> {
     return parseStored(quotaAlertSchema, await this.kv.hashGet(this.keys.quotaAlerts(teamId), channelId));
   }

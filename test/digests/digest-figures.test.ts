@@ -13,6 +13,7 @@ import type { DigestFigures } from '../../src/store/index.js';
 
 const redis = await requireRedis();
 const CHANNEL = 'C0DIGEST02';
+const SNAPSHOT_TIMER_ID = JSON.stringify([TEAM_ID]);
 const at = (iso: string) => Date.parse(iso);
 const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
@@ -73,7 +74,7 @@ describe.each(['memory', 'redis'] as const)('digest figures and chart (%s)', (ba
     await run(h, 'digest daily * at 09:00 tz UTC', { channelId: CHANNEL });
     // Setting the digest up took the first snapshot, and set the daily one for midnight (UTC here).
     expect((await h.bot.deps.store.reports.snapshots(TEAM_ID)).map((s) => s.at)).toEqual([clock.now]);
-    expect(await h.bot.deps.store.timers.dueAt('digest-snapshot', TEAM_ID)).toBe(at('2024-03-09T00:00:00Z'));
+    expect(await h.bot.deps.store.timers.dueAt('digest-snapshot', SNAPSHOT_TIMER_ID)).toBe(at('2024-03-09T00:00:00Z'));
 
     setTotals(h, { calls: 1_100, connected: 560, bookings: 110, minutes: 90 });
     clock.now = at('2024-03-08T09:00:10Z');
@@ -174,7 +175,9 @@ describe('daily snapshots', () => {
       // The bot is down over the night to 9 March: that snapshot is taken at 05:00, too far from midnight.
       clock.now = day === 9 ? midnight + 5 * 3_600_000 : midnight + 5_000;
       await h.bot.deps.timers.runDue();
-      expect(await h.bot.deps.store.timers.dueAt('digest-snapshot', TEAM_ID)).toBe(Date.UTC(2024, 2, day + 1));
+      expect(await h.bot.deps.store.timers.dueAt('digest-snapshot', SNAPSHOT_TIMER_ID)).toBe(
+        Date.UTC(2024, 2, day + 1),
+      );
       // The calls of the day that starts now.
       const made = 10 * day;
       perDay.set(`Mar ${day}`, made);
@@ -195,7 +198,7 @@ describe('daily snapshots', () => {
 
     // Without digests, no more daily snapshots; an uninstall forgets the series.
     await run(h, 'digest off', { channelId: CHANNEL });
-    expect(await h.bot.deps.store.timers.dueAt('digest-snapshot', TEAM_ID)).toBeUndefined();
+    expect(await h.bot.deps.store.timers.dueAt('digest-snapshot', SNAPSHOT_TIMER_ID)).toBeUndefined();
     expect((await h.bot.deps.store.reports.snapshots(TEAM_ID)).length).toBeGreaterThan(0);
     expect((await h.signer.event({ type: 'app_uninstalled' })).status).toBe(200);
     // The uninstall runs after Slack's event is acknowledged.
@@ -220,7 +223,7 @@ describe('daily snapshots', () => {
     await h.bot.deps.timers.runDue();
     expect(cards(h)).toHaveLength(1);
     // Midnight in Berlin (CET) is 23:00 UTC.
-    expect(await h.bot.deps.store.timers.dueAt('digest-snapshot', TEAM_ID)).toBe(at('2024-03-08T23:00:00Z'));
+    expect(await h.bot.deps.store.timers.dueAt('digest-snapshot', SNAPSHOT_TIMER_ID)).toBe(at('2024-03-08T23:00:00Z'));
   });
 
   it('are bounded per workspace: the newest within the keeping time, at most the maximum, expiring when unused', async () => {

@@ -204,7 +204,7 @@ describe('uninstalling the app', () => {
     expect(await h.bot.deps.store.reports.quotaAlerts(TEAM_ID)).toEqual([]);
     expect(await h.bot.deps.store.timers.dueAt('digest', timerId)).toBeUndefined();
     expect(await h.bot.deps.store.timers.dueAt('quota-alert', timerId)).toBeUndefined();
-    expect(await h.bot.deps.store.timers.dueAt('digest-snapshot', TEAM_ID)).toBeUndefined();
+    expect(await h.bot.deps.store.timers.dueAt('digest-snapshot', JSON.stringify([TEAM_ID]))).toBeUndefined();
     expect(await h.bot.deps.store.reports.snapshots(TEAM_ID)).toEqual([]);
   });
 });

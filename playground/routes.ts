@@ -16,7 +16,7 @@
  *   POST /playground/upload?name=&type= raw bytes                             → a file in the Slack stand-in
  *   POST /playground/simulate           { trigger, campaignId, … }            → the platform's webhook delivery
  *   POST /playground/report             { digest: true } | { usagePercent }   → digests fired now / usage moved
- *   GET  /playground/files/<id>         a file's bytes
+ *   GET  /playground/files/<id>         a file's bytes (PNG, JPEG and GIF inline, others as a download)
  *
  * Only for the person at this machine: requests must name a loopback host (no DNS rebinding), and POSTs must
  * carry `X-Playground: 1` (a custom header another site's page cannot send without a CORS preflight we never
@@ -29,6 +29,9 @@ import { z } from 'zod';
 import type { Outcome } from './page-api.js';
 import { PlaygroundInputError, type PlaygroundSession } from './session.js';
 import { SIMULATED_TRIGGERS } from './simulate.js';
+
+/** Raster images the page shows inline (never SVG: it can carry script). */
+const INLINE_IMAGES = new Set(['image/png', 'image/jpeg', 'image/gif']);
 
 /** What Bolt hands a custom route: the request with its `:params`. */
 type RouteRequest = Parameters<CustomRoute['handler']>[0];
@@ -242,6 +245,8 @@ export function playgroundRoutes(
       handler: guarded((req, res) => {
         const file = session.download(param(req, 'id'));
         if (!file) return send(res, 404, 'no such file', 'text/plain; charset=utf-8');
+        // Pictures (a digest's chart) show in the page as Slack shows them; everything else downloads.
+        if (INLINE_IMAGES.has(file.mimetype)) return send(res, 200, file.data, file.mimetype);
         const safeName = file.name.replace(/[^\w.\- ]/g, '_');
         send(res, 200, file.data, 'application/octet-stream', {
           'content-disposition': `attachment; filename="${safeName}"`,

@@ -134,15 +134,24 @@ export function restoreValues(root, values) {
   }
 }
 
+/** An image shows as Slack shows it (a digest's chart); other files as a link to download. */
+const IMAGE_TYPES = new Set(['PNG', 'JPEG', 'GIF']);
+
+/** @param {import('./app.js').PageFile} f */
+function fileHtml(f) {
+  const href = `/playground/files/${encodeURIComponent(f.id)}`;
+  if (IMAGE_TYPES.has(f.type))
+    return `<a class="file image" href="${href}"><img src="${href}" alt="${esc(f.name)}"></a>`;
+  return `<a class="file" href="${href}">📎 ${esc(f.name)} <span class="muted">${esc(f.type)} · ${esc(size(f.size))}</span></a>`;
+}
+
 /**
  * @param {import('./app.js').PageMessage} m
  * @param {string} channel
  * @param {boolean} inThread
  */
 export function messageHtml(m, channel, inThread) {
-  const files = m.files.length
-    ? `<div class="files">${m.files.map((f) => `<a class="file" href="/playground/files/${encodeURIComponent(f.id)}">📎 ${esc(f.name)} <span class="muted">${esc(f.type)} · ${esc(size(f.size))}</span></a>`).join('')}</div>`
-    : '';
+  const files = m.files.length ? `<div class="files">${m.files.map((f) => fileHtml(f)).join('')}</div>` : '';
   const reactions = m.reactions.length
     ? `<div class="reactions">${m.reactions.map((r) => `<span class="reaction" title=":${esc(r.name)}:" data-reaction="${esc(r.name)}">${esc(r.emoji)} ${esc(r.count)}</span>`).join('')}</div>`
     : '';

@@ -2,9 +2,9 @@
  * The digest card and the quota-alert card (Block Kit, within Slack's limits). Platform text (campaign ids,
  * failure reasons, plan names) is escaped; dates use Slack's date formatting, so each reader sees local time.
  */
-import type { CategoryStats, QuotaRow } from '../api/index.js';
-import { groupDigits, hoursMinutes, usageBar } from '../format/numbers.js';
-import { ALL_CAMPAIGNS, CALL_CATEGORIES, type DigestCadence } from '../store/index.js';
+import type { QuotaRow } from '../api/index.js';
+import { groupDigits, hoursMinutes, percent, usageBar } from '../format/numbers.js';
+import { ALL_CAMPAIGNS, CALL_CATEGORIES, type DigestCadence, type DigestFigures } from '../store/index.js';
 import {
   context,
   divider,
@@ -18,21 +18,26 @@ import {
   type KnownBlock,
   type MessagePayload,
 } from '../slack/blocks.js';
-import { allowanceMs } from '../views/usage.js';
-import { MAX_BOOKING_CAMPAIGNS, type BookingTally, type DigestData } from './figures.js';
+import { allowanceMs, latestMonth } from '../views/usage.js';
+import { MAX_BOOKING_CAMPAIGNS, type Baseline, type BookingTally, type DigestData } from './figures.js';
+import { change, connectionRate, figuresOf, tally, type Tally } from './period.js';
 
 const DAY_MS = 86_400_000;
 const FAILURES_SHOWN = 5;
 
+/** `Daily digest`, `Weekly digest`, or `Campaign digest` for one posted on demand without a schedule. */
+export function digestTitle(cadence: DigestCadence | undefined): string {
+  return `${cadence === 'weekly' ? 'Weekly' : cadence === 'daily' ? 'Daily' : 'Campaign'} digest`;
+}
+
 export function renderDigest(d: DigestData, cadence: DigestCadence | undefined): MessagePayload {
-  const title = `${cadence === 'weekly' ? 'Weekly' : cadence === 'daily' ? 'Daily' : 'Campaign'} digest`;
+  const title = digestTitle(cadence);
   const what =
     d.campaignId === ALL_CAMPAIGNS ? 'every campaign' : `campaign \`${escapeMrkdwn(d.campaignId.replace(/`/g, ''))}\``;
   const blocks: KnownBlock[] = [
     header(title),
     context(`${what} · ${slackDate(new Date(d.since).toISOString())} → ${slackDate(new Date(d.until).toISOString())}`),
   ];
-  let summary: string[] = [];
   if (
     !d.stats.ok &&
     !d.quota.ok &&
@@ -44,58 +49,105 @@ export function renderDigest(d: DigestData, cadence: DigestCadence | undefined):
     return message(truncate(`${title} could not be made: ${d.stats.problem}`, 300), blocks);
   }
 
-  blocks.push(section('*Calls*'));
-  if (!d.stats.ok) blocks.push(context(`Call figures are unavailable right now: ${d.stats.problem}`));
+  let summary = '';
+  if (!d.stats.ok)
+    blocks.push(section('*Calls*'), context(`Call figures are unavailable right now: ${d.stats.problem}`));
   else {
-    const rows = CALL_CATEGORIES.flatMap((name) => {
-      const now = d.stats.ok ? d.stats.value.totals?.[name] : undefined;
-      return now ? [[name, callLine(now, d.previous?.totals[name])] as const] : [];
-    });
-    if (rows.length === 0) blocks.push(context('No calls recorded yet.'));
-    else blocks.push(fields(rows.map(([name, line]) => [name, line])));
-    summary = rows.map(
-      ([name]) =>
-        `${name} ${deltaWord(d.stats.ok ? d.stats.value.totals?.[name]?.calls : 0, d.previous?.totals[name]?.calls)}`,
-    );
-    blocks.push(
-      context(
-        d.previous
-          ? `Changes since the previous digest (${slackDate(new Date(d.previous.at).toISOString())}). Call figures are account-wide.`
-          : 'First digest in this channel: the changes since the previous one show from the next digest on. Call figures are account-wide.',
-      ),
-    );
+    const calls = callBlocks(figuresOf(d.stats.value, d.until), d.baseline);
+    blocks.push(...calls.blocks);
+    summary = calls.summary;
   }
-
   blocks.push(divider(), section('*Bookings in this period*'));
   if (!d.bookings.ok) blocks.push(context(`Bookings are unavailable right now: ${d.bookings.problem}`));
   else blocks.push(...bookingBlocks(d.bookings.value, d.campaignId));
 
   blocks.push(divider(), section('*Quota this month*'));
   if (!d.quota.ok) blocks.push(context(`Usage is unavailable right now: ${d.quota.problem}`));
-  else if (!d.quota.value) blocks.push(context('The platform has no usage quota on record yet.'));
-  else blocks.push(...quotaBlocks(d.quota.value, d.until));
+  else {
+    const row = latestMonth(d.quota.value);
+    if (!row) blocks.push(context('The platform has no usage quota on record yet.'));
+    else blocks.push(...quotaBlocks(row, d.until));
+  }
 
-  const text = `${title} for ${what}${summary.length > 0 ? `: ${summary.join(', ')}` : ''}`;
+  const text = `${title} for ${what}${summary ? `: ${summary}` : ''}`;
   return message(truncate(text, 300), blocks);
 }
 
-/** `1,300 calls (+16) · 27 h 26 min talk time (+12 min)`; without a previous digest, the totals alone. */
-function callLine(now: CategoryStats, before: { calls: number; durationMs: number } | undefined): string {
-  const calls = now.calls ?? 0;
-  const ms = BigInt(Math.trunc(now.durationMs ?? 0));
-  const callsText = `${groupDigits(calls)} calls`;
-  const timeText = `${hoursMinutes(ms)} talk time`;
-  if (!before) return `${callsText}\n${timeText}`;
-  const dMs = ms - BigInt(Math.trunc(before.durationMs));
-  return `${callsText} (${signed(calls - before.calls)})\n${timeText} (${dMs < 0n ? hoursMinutes(dMs) : `+${hoursMinutes(dMs)}`})`;
+/**
+ * The period's calls, connection rate, bookings and talk time (all categories, then each), each with the
+ * lifetime total beside it; without a baseline, the totals alone under a plain "no baseline yet".
+ */
+function callBlocks(now: DigestFigures, baseline: Baseline | undefined): { blocks: KnownBlock[]; summary: string } {
+  const all = tally(now);
+  const categories = CALL_CATEGORIES.flatMap((name) => {
+    const t = tally(now, name);
+    return t ? [{ name, now: t }] : [];
+  });
+  if (!all || categories.length === 0)
+    return { blocks: [section('*Calls*'), context('No calls recorded yet.')], summary: '' };
+  const scope = 'Call figures are account-wide.';
+  if (!baseline) {
+    return {
+      blocks: [
+        section(
+          '*Calls:* no baseline yet. This is the first digest here and the bot has no earlier snapshot of the totals, so it cannot tell this period’s calls from earlier ones: the next digest shows the period’s figures. The totals so far:',
+        ),
+        fields(categories.map(({ name, now: t }) => [name, totalsLines(t)])),
+        context(scope),
+      ],
+      summary: `no baseline yet, ${groupDigits(all.calls)} calls in total`,
+    };
+  }
+  const base = baseline.figures;
+  const period = change(all, tally(base));
+  const rate = connectionRate(period);
+  // Bookings stay in the fields: the section below counts the campaign's own, which may differ.
+  const headline = [
+    `*${counted(period.calls, 'call')}* in this period`,
+    ...(rate !== undefined ? [`${percent(rate)} connected`] : []),
+  ];
+  const since = slackDate(new Date(base.at).toISOString());
+  const from = baseline.kind === 'previous' ? `the previous digest (${since})` : `the snapshot of ${since}`;
+  return {
+    blocks: [
+      section(headline.join(' · ')),
+      fields(categories.map(({ name, now: t }) => [name, periodLines(change(t, tally(base, name)), t)])),
+      context(`Changes since ${from}, totals beside. ${scope}`),
+    ],
+    summary: headline.join(', ').replace(/\*/g, ''),
+  };
 }
 
-function signed(n: number): string {
-  return n < 0 ? `−${groupDigits(-n)}` : `+${groupDigits(n)}`;
+/** `16 calls (of 1,300)` / `56% connected (62% overall)` / `3 bookings (of 146)` / `12 min talk time (of 27 h 26 min)`. */
+function periodLines(p: Tally, total: Tally): string {
+  const lines = [`${counted(p.calls, 'call')} (of ${groupDigits(total.calls)})`];
+  const rate = connectionRate(p);
+  const overall = connectionRate(total);
+  if (rate !== undefined || overall !== undefined)
+    lines.push(
+      `${rate !== undefined ? percent(rate) : '—'} connected (${overall !== undefined ? percent(overall) : '—'} overall)`,
+    );
+  if (p.bookings !== undefined && total.bookings !== undefined)
+    lines.push(`${counted(p.bookings, 'booking')} (of ${groupDigits(total.bookings)})`);
+  lines.push(
+    `${hoursMinutes(BigInt(Math.trunc(p.durationMs)))} talk time (of ${hoursMinutes(BigInt(Math.trunc(total.durationMs)))})`,
+  );
+  return lines.join('\n');
 }
 
-function deltaWord(now: number | undefined, before: number | undefined): string {
-  return before === undefined ? `${groupDigits(now ?? 0)} calls` : `${signed((now ?? 0) - before)} calls`;
+function totalsLines(t: Tally): string {
+  const rate = connectionRate(t);
+  return [
+    `${groupDigits(t.calls)} calls in total`,
+    ...(rate !== undefined ? [`${percent(rate)} connected`] : []),
+    ...(t.bookings !== undefined ? [`${groupDigits(t.bookings)} bookings made`] : []),
+    `${hoursMinutes(BigInt(Math.trunc(t.durationMs)))} talk time`,
+  ].join('\n');
+}
+
+/** `1 call`, `16 calls`; a count that went down (the platform's totals were corrected) shows its sign. */
+function counted(n: number, noun: string): string {
+  return `${n < 0 ? `−${groupDigits(-n)}` : groupDigits(n)} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 function bookingBlocks(t: BookingTally, campaignId: string): KnownBlock[] {

@@ -123,3 +123,16 @@ export function nextSlot(after: number, schedule: { cadence: DigestCadence; time
 export function periodMs(cadence: DigestCadence): number {
   return cadence === 'weekly' ? 7 * DAY_MS : DAY_MS;
 }
+
+/** The last `days` + 1 local midnights in the zone up to `now`, oldest first (the last one starts today). */
+export function recentMidnights(now: number, timeZone: string, days: number): number[] {
+  const midnight = { cadence: 'daily' as const, time: '00:00', timeZone };
+  const out: number[] = [];
+  for (let at = nextSlot(now - (days + 2) * DAY_MS, midnight); at <= now; at = nextSlot(at, midnight)) out.push(at);
+  return out.slice(-(days + 1));
+}
+
+/** `Mar 8`: an instant's local date in the zone, for chart axes. */
+export function dayLabel(at: number, timeZone: string): string {
+  return new Intl.DateTimeFormat('en-US', { timeZone, month: 'short', day: 'numeric' }).format(new Date(at));
+}

@@ -12,9 +12,16 @@ import { ALL_CAMPAIGNS, workspaceTimerId, type DigestCadence, type DigestSchedul
 import type { Logger } from '../logger.js';
 import { escapeMrkdwn, slackDate } from '../slack/blocks.js';
 import { nextSlot, periodMs } from './clock.js';
-import { renderDigest } from './card.js';
-import { figuresOf, gatherDigest } from './figures.js';
+import { digestTitle, renderDigest } from './card.js';
+import { prepareChart, shareChart } from './chart-post.js';
+import { gatherDigest, type Baseline } from './figures.js';
+import { figuresOf, pickBaseline } from './period.js';
 import { postReport, type PostOutcome, type ReportClients } from './post.js';
+import { ensureSnapshots, keepSnapshot, startSnapshots, stopSnapshotsIfUnused } from './snapshots.js';
+
+/** A posted digest also says what became of its chart: shared, failed (said in its thread), or nothing to chart. */
+export type DigestOutcome =
+  (PostOutcome & { posted: true } & { chart: 'shared' | 'failed' | 'none' }) | (PostOutcome & { posted: false });
 
 export const DIGEST_TIMER = 'digest';
 /** Long enough to outlive a weekly slot: marks only need to see the retries of one firing. */
@@ -47,13 +54,16 @@ export async function scheduleDigest(
   const next = nextSlot(deps.store.now(), schedule);
   await deps.store.reports.setDigest(teamId, channelId, schedule);
   await deps.store.timers.set(DIGEST_TIMER, timerId(teamId, channelId), next);
+  await startSnapshots(deps, deps.logger.child({ team: teamId, channel: channelId }), teamId);
   return next;
 }
 
 /** Returns whether the channel had a digest. */
 export async function stopDigest(deps: Deps, teamId: string, channelId: string): Promise<boolean> {
   await deps.store.timers.cancel(DIGEST_TIMER, timerId(teamId, channelId));
-  return deps.store.reports.removeDigest(teamId, channelId);
+  const had = await deps.store.reports.removeDigest(teamId, channelId);
+  await stopSnapshotsIfUnused(deps, teamId);
+  return had;
 }
 
 /** `daily at 09:00 (Europe/Berlin) for every campaign`. */
@@ -70,8 +80,9 @@ export function slackTime(at: number): string {
 }
 
 /**
- * Builds the card for the period since the channel's previous digest (or one cadence back for the first)
- * and posts it; once posted, its call totals become the previous figures the next digest compares with.
+ * Builds the card for the period since the channel's previous digest (for its first, since the workspace's
+ * snapshot from about one period back, if any), posts it, then shares its chart below it. The totals read
+ * become a snapshot of the workspace and, once posted, the baseline of the channel's next digest.
  */
 export async function postDigest(
   deps: Deps,
@@ -80,19 +91,48 @@ export async function postDigest(
   to: { teamId: string; channelId: string },
   what: { campaignId: string; cadence: DigestCadence | undefined },
   now: number,
-): Promise<PostOutcome> {
-  const previous = await deps.store.reports.lastFigures(to.teamId, to.channelId);
-  const since = previous?.at ?? now - periodMs(what.cadence ?? 'daily');
+): Promise<DigestOutcome> {
+  const period = periodMs(what.cadence ?? 'daily');
+  const [previous, snapshots] = await Promise.all([
+    deps.store.reports.lastFigures(to.teamId, to.channelId),
+    deps.store.reports.snapshots(to.teamId),
+  ]);
+  const fromSnapshot = previous ? undefined : pickBaseline(snapshots, now, period);
+  const baseline: Baseline | undefined = previous
+    ? { figures: previous, kind: 'previous' }
+    : fromSnapshot && { figures: fromSnapshot, kind: 'snapshot' };
   const data = await gatherDigest(deps, logger, to.teamId, {
     campaignId: what.campaignId,
-    since,
+    since: baseline?.figures.at ?? now - period,
     until: now,
-    previous,
+    baseline,
   });
+  const figures = data.stats.ok ? figuresOf(data.stats.value, now) : undefined;
+  if (figures) await keepSnapshot(deps, to.teamId, figures);
+  // No chart without today's totals (the platform unreachable, the workspace disconnected): it would be stale.
+  const chart =
+    figures &&
+    (await prepareChart(deps, logger, to.teamId, {
+      snapshots: [...snapshots, figures],
+      quota: data.quota.ok ? data.quota.value : undefined,
+      now,
+    }));
   const outcome = await postReport(client, to.channelId, renderDigest(data, what.cadence));
-  if (outcome.posted && data.stats.ok)
-    await deps.store.reports.setLastFigures(to.teamId, to.channelId, figuresOf(data.stats.value, now));
-  return outcome;
+  if (!outcome.posted) return outcome;
+  if (figures) await deps.store.reports.setLastFigures(to.teamId, to.channelId, figures);
+  if (!chart) return { ...outcome, chart: 'none' };
+  const shared = await shareChart(
+    client,
+    logger,
+    {
+      channelId: to.channelId,
+      cardTs: outcome.ts,
+      title: digestTitle(what.cadence),
+      day: new Date(now).toISOString().slice(0, 10),
+    },
+    chart,
+  );
+  return { ...outcome, chart: shared ? 'shared' : 'failed' };
 }
 
 /** The `digest` timer: post this slot's digest once, then move on to the next slot (or end). */
@@ -113,12 +153,13 @@ export async function fireDigest(
     logger.info({ slot: timer.dueAt }, 'digest of this slot was posted already');
     return next;
   }
+  await ensureSnapshots(deps, ref.teamId, now);
   const client = await clients.clientFor(ref.teamId);
   if (!client) {
     logger.warn('no Slack bot token for the workspace (uninstalled?): digest skipped, schedule kept');
     return next;
   }
-  let outcome: PostOutcome;
+  let outcome: DigestOutcome;
   try {
     outcome = await postDigest(
       deps,
@@ -134,12 +175,13 @@ export async function fireDigest(
     throw err;
   }
   if (outcome.posted) {
-    logger.info({ slot: timer.dueAt, late: now - timer.dueAt }, 'digest posted');
+    logger.info({ slot: timer.dueAt, late: now - timer.dueAt, chart: outcome.chart }, 'digest posted');
     return next;
   }
   if (outcome.reason === 'channel_gone') {
     logger.warn('the channel is archived or gone: its digest schedule ends');
     await deps.store.reports.removeDigest(ref.teamId, ref.channelId);
+    await stopSnapshotsIfUnused(deps, ref.teamId);
     return undefined;
   }
   logger.warn(

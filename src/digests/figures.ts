@@ -1,15 +1,15 @@
 /**
  * What a digest reports, read from the platform: dashboard totals per call category (account-wide: the
- * dashboard has no per-campaign or per-period figures, so the period's calls are the change against the
- * previous digest's totals), the period's bookings of the campaign(s), and this month's quota. Each part is
- * read on its own: one the platform cannot give right now is shown as unavailable, the rest still posts.
+ * dashboard has no per-campaign or per-period figures, so the period's calls are the change against a
+ * snapshot of the totals at the period's start, see period.ts), the period's bookings of the campaign(s),
+ * and the quota rows (this month's on the card, every month's on the chart). Each part is read on its own:
+ * one the platform cannot give right now is shown as unavailable, the rest still posts.
  */
 import type { Booking, CampaignClient, DashboardStats, QuotaRow } from '../api/index.js';
 import type { Deps } from '../app/deps.js';
 import { describeFailure, logFailure } from '../app/failure.js';
 import type { Logger } from '../logger.js';
-import { ALL_CAMPAIGNS, CALL_CATEGORIES, type DigestFigures } from '../store/index.js';
-import { latestMonth } from '../views/usage.js';
+import { ALL_CAMPAIGNS, type DigestFigures } from '../store/index.js';
 
 /** Bookings of at most this many campaigns are read for a `*` digest (one platform request each). */
 export const MAX_BOOKING_CAMPAIGNS = 10;
@@ -32,18 +32,28 @@ export interface DigestData {
   /** The period the digest covers (epoch ms). */
   since: number;
   until: number;
-  /** The figures the previous digest was built from; undefined for the channel's first digest. */
-  previous: DigestFigures | undefined;
+  /**
+   * The totals at the period's start: the channel's previous digest's, else a snapshot of the workspace's
+   * from about one period ago; undefined when there is neither (the card says it has no baseline).
+   */
+  baseline: Baseline | undefined;
   stats: Part<DashboardStats>;
   bookings: Part<BookingTally>;
-  quota: Part<QuotaRow | undefined>;
+  /** Every month's quota row the platform has. */
+  quota: Part<QuotaRow[]>;
+}
+
+export interface Baseline {
+  figures: DigestFigures;
+  /** `previous`: this channel's previous digest; `snapshot`: a snapshot of the workspace's totals. */
+  kind: 'previous' | 'snapshot';
 }
 
 export async function gatherDigest(
   deps: Deps,
   logger: Logger,
   teamId: string,
-  input: { campaignId: string; since: number; until: number; previous: DigestFigures | undefined },
+  input: { campaignId: string; since: number; until: number; baseline: Baseline | undefined },
 ): Promise<DigestData> {
   let api: CampaignClient;
   try {
@@ -56,7 +66,7 @@ export async function gatherDigest(
   }
   const [stats, quota] = await Promise.all([
     part(logger, 'dashboard stats', () => api.dashboard.getStats()),
-    part(logger, 'quota', async () => latestMonth(await api.quota.list())),
+    part(logger, 'quota', () => api.quota.list()),
   ]);
   const campaigns =
     input.campaignId === ALL_CAMPAIGNS
@@ -66,16 +76,6 @@ export async function gatherDigest(
     tallyBookings(api, logger, campaigns, input.since, input.until),
   );
   return { ...input, stats, quota, bookings };
-}
-
-/** The figures to keep for the next digest's changes. */
-export function figuresOf(stats: DashboardStats, at: number): DigestFigures {
-  const totals: DigestFigures['totals'] = {};
-  for (const name of CALL_CATEGORIES) {
-    const c = stats.totals?.[name];
-    if (c) totals[name] = { calls: c.calls ?? 0, durationMs: c.durationMs ?? 0 };
-  }
-  return { at, totals };
 }
 
 async function part<T>(logger: Logger, what: string, read: () => Promise<T>): Promise<Part<T>> {

@@ -1,17 +1,19 @@
 /**
  * Reports a channel gets on a schedule: digests (`/campaign digest`) and quota alerts (`/campaign
- * quota-alert`). `register` hands their timer kinds to the store-kept timers; the subcommands live in
- * src/commands and use what is exported here.
+ * quota-alert`). `register` hands their timer kinds to the store-kept timers (with the daily snapshots of
+ * the dashboard that digests compare with); the subcommands live in src/commands and use what is exported here.
  */
 import type { Deps } from '../app/deps.js';
 import { fireDigest, DIGEST_TIMER } from './digest.js';
 import { ReportClients } from './post.js';
 import { fireQuotaAlert, QUOTA_TIMER } from './quota-alerts.js';
+import { fireSnapshot, SNAPSHOT_TIMER } from './snapshots.js';
 
 export function register(deps: Deps): void {
   const clients = new ReportClients(deps);
   deps.timers.on(DIGEST_TIMER, (timer, now) => fireDigest(deps, clients, timer, now));
   deps.timers.on(QUOTA_TIMER, (timer, now) => fireQuotaAlert(deps, clients, timer, now));
+  deps.timers.on(SNAPSHOT_TIMER, (timer, now) => fireSnapshot(deps, timer, now));
 }
 
 export {

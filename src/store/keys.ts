@@ -60,6 +60,8 @@ export interface Keys {
   digests(teamId: string): string;
   /** Hash: channel id → the figures of the channel's previous digest (JSON), for the next one's changes. */
   digestFigures(teamId: string): string;
+  /** Hash: snapshot time (epoch ms) → the dashboard's totals then (JSON), bounded (see `ReportRepo.addSnapshot`). */
+  digestSnapshots(teamId: string): string;
   /** Hash: channel id → that channel's quota-alert thresholds (JSON). */
   quotaAlerts(teamId: string): string;
   /** String with TTL: "posted" mark of one report (a digest slot, a quota threshold of a month) in one channel. */
@@ -154,6 +156,7 @@ export function createKeys(prefix: string = DEFAULT_KEY_PREFIX): Keys {
   const handoffSla = kinds.add(p, 'handoff-sla');
   const digests = kinds.add(p, 'digests');
   const digestFigures = kinds.add(p, 'digest-figures');
+  const digestSnapshots = kinds.add(p, 'digest-snapshots');
   const quotaAlerts = kinds.add(p, 'quota-alerts');
   // The report's kind comes first, as it always has.
   const reportMark = kinds.add(p, 'report-mark', 1);
@@ -188,6 +191,7 @@ export function createKeys(prefix: string = DEFAULT_KEY_PREFIX): Keys {
     timerLease: (kind, id, dueAt) => `${p}timer-lease:${segment(kind)}:${segment(id)}:${dueAt}`,
     digests: (teamId) => digests(teamId),
     digestFigures: (teamId) => digestFigures(teamId),
+    digestSnapshots: (teamId) => digestSnapshots(teamId),
     quotaAlerts: (teamId) => quotaAlerts(teamId),
     reportMark: (kind, teamId, channelId, period) => reportMark(teamId, kind, channelId, period),
     callOutbox: (teamId, channelId) => callOutbox(teamId, channelId),

@@ -3,6 +3,9 @@
  * against them), quota-alert thresholds, and "posted" marks that make each scheduled report post once even
  * when two replicas (or a retried firing) try. One hash per workspace and kind, keyed by channel id; values
  * are JSON checked on the way out, so a damaged value reads as absent instead of breaking a timer.
+ *
+ * Beside them, per workspace, a bounded series of snapshots of the dashboard's totals (taken at each digest
+ * and daily): the baselines of a channel's first digest and the daily figures of the digest's chart.
  */
 import { z } from 'zod';
 import type { Keys } from './keys.js';
@@ -26,9 +29,16 @@ const digestScheduleSchema = z.object({
 });
 export type DigestSchedule = z.infer<typeof digestScheduleSchema>;
 
-const categoryFiguresSchema = z.object({ calls: z.number(), durationMs: z.number() });
+const categoryFiguresSchema = z.object({
+  calls: z.number(),
+  durationMs: z.number(),
+  /** Connected calls (the dashboard's connection rate × calls); absent in figures kept by earlier versions. */
+  connected: z.number().optional(),
+  /** Bookings made (the dashboard's lifetime count); absent in figures kept by earlier versions. */
+  bookings: z.number().optional(),
+});
 const digestFiguresSchema = z.object({
-  /** When the digest was posted (epoch ms): the start of the next one's period. */
+  /** When the figures were read (epoch ms): for a digest's, the start of the next one's period. */
   at: z.number(),
   totals: z.partialRecord(z.enum(CALL_CATEGORIES), categoryFiguresSchema),
 });
@@ -41,6 +51,12 @@ const quotaAlertSchema = z.object({
   setAt: z.number(),
 });
 export type QuotaAlertSetting = z.infer<typeof quotaAlertSchema>;
+
+/** How long and how many dashboard snapshots a workspace keeps (daily ones, plus one per digest posted). */
+export interface SnapshotBounds {
+  keepMs: number;
+  max: number;
+}
 
 export class ReportRepo {
   constructor(
@@ -75,6 +91,27 @@ export class ReportRepo {
 
   async setLastFigures(teamId: string, channelId: string, figures: DigestFigures): Promise<void> {
     await this.kv.hashSet(this.keys.digestFigures(teamId), { [channelId]: JSON.stringify(figures) });
+  }
+
+  /**
+   * Adds a snapshot of the dashboard's totals to the workspace's series, then drops those older than
+   * `keepMs` and the oldest beyond `max`. The series expires `keepMs` after its last write, so a workspace
+   * whose digests stopped forgets it by itself.
+   */
+  async addSnapshot(teamId: string, snapshot: DigestFigures, bounds: SnapshotBounds): Promise<void> {
+    const key = this.keys.digestSnapshots(teamId);
+    await this.kv.hashSet(key, { [String(Math.trunc(snapshot.at))]: JSON.stringify(snapshot) });
+    const times = (await this.kv.hashFields(key)).sort((a, b) => Number(b) - Number(a));
+    const stale = times.filter((t, i) => i >= bounds.max || !(Number(t) >= snapshot.at - bounds.keepMs));
+    if (stale.length > 0) await this.kv.hashDel(key, ...stale);
+    await this.kv.expire(key, bounds.keepMs);
+  }
+
+  /** The workspace's snapshots, oldest first. */
+  async snapshots(teamId: string): Promise<DigestFigures[]> {
+    return entries(digestFiguresSchema, await this.kv.hashGetAll(this.keys.digestSnapshots(teamId)))
+      .map(([, figures]) => figures)
+      .sort((a, b) => a.at - b.at);
   }
 
   async quotaAlert(teamId: string, channelId: string): Promise<QuotaAlertSetting | undefined> {

@@ -72,8 +72,9 @@ describe.each(['memory', 'redis'] as const)('digests (%s)', (backend) => {
     expect(cards(h)).toHaveLength(1);
     const first = cards(h)[0]!;
     expect(first).toContain('Daily digest');
-    expect(first).toContain('1,284 calls'); // Outbound total
-    expect(first).toContain('First digest in this channel');
+    // Setting the digest up took a snapshot of the totals: the first digest's baseline (nothing changed since).
+    expect(first).toContain('0 calls (of 1,284)'); // Outbound
+    expect(first).toContain(`Changes since the snapshot of <!date^${at('2024-03-08T12:00:00Z') / 1000}^`);
     expect(first).toContain('✅ 1 made');
     expect(first).toContain('❌ 1 failed');
     expect(first).toContain('Ann &lt;Lee&gt;: The requested slot is no longer available');
@@ -91,9 +92,9 @@ describe.each(['memory', 'redis'] as const)('digests (%s)', (backend) => {
     await h.bot.deps.timers.runDue();
     expect(cards(h)).toHaveLength(2);
     const second = cards(h)[1]!;
-    expect(second).toContain('1,300 calls (+16)');
-    expect(second).toContain('(+12 min)');
-    expect(second).toContain('412 calls (+0)');
+    expect(second).toContain('16 calls (of 1,300)');
+    expect(second).toContain('12 min talk time (of 27 h 38 min)');
+    expect(second).toContain('0 calls (of 412)');
     expect(second).toContain('Changes since the previous digest');
     // 09:00 in Los Angeles is 16:00 UTC from now on (PDT).
     expect(await h.bot.deps.store.timers.dueAt('digest', timerId)).toBe(at('2024-03-11T16:00:00Z'));
@@ -101,7 +102,9 @@ describe.each(['memory', 'redis'] as const)('digests (%s)', (backend) => {
     const figures = await h.bot.deps.store.reports.lastFigures(TEAM_ID, CHANNEL);
     expect(figures).toEqual({
       at: clock.now,
-      totals: expect.objectContaining({ Outbound: { calls: 1300, durationMs: 98_765_432 + 720_000 } }),
+      totals: expect.objectContaining({
+        Outbound: { calls: 1300, durationMs: 98_765_432 + 720_000, connected: 806, bookings: 143 },
+      }),
     });
   });
 
@@ -201,6 +204,8 @@ describe('uninstalling the app', () => {
     expect(await h.bot.deps.store.reports.quotaAlerts(TEAM_ID)).toEqual([]);
     expect(await h.bot.deps.store.timers.dueAt('digest', timerId)).toBeUndefined();
     expect(await h.bot.deps.store.timers.dueAt('quota-alert', timerId)).toBeUndefined();
+    expect(await h.bot.deps.store.timers.dueAt('digest-snapshot', JSON.stringify([TEAM_ID]))).toBeUndefined();
+    expect(await h.bot.deps.store.reports.snapshots(TEAM_ID)).toEqual([]);
   });
 });
 

@@ -254,6 +254,19 @@ describe('reports', () => {
     );
     expect(card.ephemeral).toBe(false);
     expect(card.html).toContain('1,284 calls');
+    // Its chart follows as a picture the page shows inline.
+    const chart = await eventually(async () =>
+      channel(await h.state(), GENERAL)
+        .messages.flatMap((m) => m.files)
+        .find((f) => f.type === 'PNG'),
+    );
+    const picture = await request(`${h.base}/playground/files/${chart.id}`);
+    expect(picture.headers['content-type']).toBe('image/png');
+    expect(
+      Buffer.from(await picture.body.arrayBuffer())
+        .subarray(1, 4)
+        .toString('latin1'),
+    ).toBe('PNG');
 
     expect(await h.post('/playground/command', { channel: GENERAL, text: 'quota-alert 90' })).toEqual({ ok: true });
     await eventually(async () =>

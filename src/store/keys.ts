@@ -68,6 +68,15 @@ export interface Keys {
   channelSubscribers(teamId: string): string;
   /** String: the workspace's last business-verification submission (see `VerificationRepo`). */
   verification(teamId: string): string;
+  // Outcome alerts (`/campaign alert`). An alert is a field `JSON [channelId, campaignId]` of its workspace.
+  /** Hash: alert field → the channel's alert for that campaign (JSON). */
+  outcomeAlerts(teamId: string): string;
+  /** Hash: alert field → the alert's open incident: its post and the figures it shows (JSON). */
+  alertIncidents(teamId: string): string;
+  /** Hash with TTL, the workspace's count tag: `<bucket>:calls` / `<bucket>:matched` → calls counted in one alert. */
+  alertWindow(teamId: string, alertField: string): string;
+  /** String with TTL, the workspace's count tag: this call was counted for the workspace's alerts. */
+  alertCounted(teamId: string, callKey: string): string;
   /** What every `workspace()` / `installation()` key starts with (full scans: `npm run rekey`). */
   kindPrefix(kind: 'workspace' | 'installation'): string;
 
@@ -146,6 +155,11 @@ export function createKeys(prefix: string = DEFAULT_KEY_PREFIX): Keys {
     channelPauses: (teamId) => `${p}channel-pauses:${segment(teamId)}`,
     channelSubscribers: (teamId) => `${p}channel-subscribers:${segment(teamId)}`,
     verification: (teamId) => `${p}verification:${segment(teamId)}`,
+    outcomeAlerts: (teamId) => `${p}outcome-alerts:${segment(teamId)}`,
+    alertIncidents: (teamId) => `${p}alert-incidents:${segment(teamId)}`,
+    // One hash tag per workspace: a call is counted in all of its alerts by one script (Redis Cluster: one slot).
+    alertWindow: (teamId, alertField) => `${p}{alert-counts:${segment(teamId)}}:window:${segment(alertField)}`,
+    alertCounted: (teamId, callKey) => `${p}{alert-counts:${segment(teamId)}}:counted:${segment(callKey)}`,
     kindPrefix: (kind) => `${p}${kind}:`,
     queueTeamStream: (teamId) => `${q}stream:${segment(teamId)}`,
     queueTeams: () => `${q}teams`,

@@ -32,6 +32,17 @@ describe('keys', () => {
     }
   });
 
+  it('gives a workspace’s alert counts one hash tag of their own, which ids cannot displace', () => {
+    const keys = createKeys('p:');
+    const firstTag = (key: string) => /\{([^}]*)\}/.exec(key)?.[1];
+    const window = keys.alertWindow('T{1}', '["C{1}","*"]');
+    const counted = keys.alertCounted('T{1}', 'call}{x');
+    expect(firstTag(window)).toBe('alert-counts:T%7b1%7d');
+    expect(firstTag(counted)).toBe(firstTag(window));
+    expect(firstTag(keys.alertCounted('T2', 'c'))).not.toBe(firstTag(window));
+    for (const key of [window, counted]) expect(key.match(/[{}]/g)).toEqual(['{', '}']);
+  });
+
   it('refuses a prefix with braces', () => {
     expect(() => createKeys('{app}:')).toThrow(/must not contain/);
   });

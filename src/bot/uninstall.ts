@@ -1,6 +1,6 @@
 /**
  * When a workspace removes the app (`app_uninstalled`) or revokes its bot token (`tokens_revoked`),
- * everything we keep for it goes: installation, routes (and, best effort, the platform's
+ * everything we keep for it goes: installation, routes and outcome alerts (and, best effort, the platform's
  * subscriptions that fed them), digests and quota alerts, the encrypted API key and the hook token.
  */
 import type { App } from '@slack/bolt';
@@ -8,6 +8,7 @@ import { TRIGGER_NAMES } from '../api/index.js';
 import { hookUrlFor } from '../events/hook-url.js';
 import type { Deps } from '../app/deps.js';
 import { stopDigest, stopQuotaAlerts } from '../digests/index.js';
+import { ALERT_TIMER, alertTimerId } from '../events/index.js';
 
 export function register(app: App, deps: Deps): void {
   app.event('app_uninstalled', async ({ context }) => {
@@ -29,10 +30,16 @@ async function forgetWorkspace(
   const logger = deps.logger.child({ team: teamId, enterprise: enterpriseId });
   if (teamId) {
     const routes = await deps.store.routes.listForTeam(teamId);
-    await unsubscribeUpstream(deps, teamId, routes).catch((err: unknown) =>
-      logger.warn({ err }, 'could not unsubscribe the platform hooks of an uninstalled workspace'),
+    const alerts = await deps.store.outcomeAlerts.list(teamId);
+    await unsubscribeUpstream(deps, teamId, [...routes, ...(await deps.store.outcomeAlerts.hooks(teamId))]).catch(
+      (err: unknown) => logger.warn({ err }, 'could not unsubscribe the platform hooks of an uninstalled workspace'),
     );
     for (const route of routes) await deps.store.routes.remove(route);
+    for (const alert of alerts) {
+      await deps.store.timers.cancel(ALERT_TIMER, alertTimerId(teamId, alert));
+      await deps.store.outcomeAlerts.endIncident(teamId, alert);
+      await deps.store.outcomeAlerts.remove(teamId, alert);
+    }
     for (const { channelId } of await deps.store.reports.digests(teamId)) await stopDigest(deps, teamId, channelId);
     for (const { channelId } of await deps.store.reports.quotaAlerts(teamId))
       await stopQuotaAlerts(deps, teamId, channelId);
@@ -43,14 +50,16 @@ async function forgetWorkspace(
       .deleteInstallation({ teamId, enterpriseId, isEnterpriseInstall })
       .catch((err: unknown) => logger.warn({ err }, 'could not delete the installation'));
   }
-  logger.info('workspace uninstalled: installation, routes, digests, quota alerts, API key and hook token removed');
+  logger.info(
+    'workspace uninstalled: installation, routes, outcome alerts, digests, quota alerts, API key and hook token removed',
+  );
 }
 
 /** The platform would otherwise keep posting to a hook URL that now answers 404. */
 async function unsubscribeUpstream(
   deps: Deps,
   teamId: string,
-  routes: Awaited<ReturnType<Deps['store']['routes']['listForTeam']>>,
+  routes: ReadonlyArray<{ campaignId: string; triggerName: string }>,
 ): Promise<void> {
   const token = await deps.store.workspaces.getHookToken(teamId);
   if (!token || !deps.config.publicUrl || routes.length === 0) return;

@@ -12,6 +12,7 @@ import { openRedis, openRedisCluster, type ClusterSettings, type RedisClient } f
 import { RedisKeyValueStore } from './redis-kv.js';
 import { createRedisQueue } from './redis-queue.js';
 import { VerificationRepo } from './verification.js';
+import { OutcomeAlertRepo } from './outcome-alerts.js';
 import { RouteRepo } from './routes.js';
 import { SecretBox } from './secrets.js';
 import { WorkspaceRepo } from './workspaces.js';
@@ -75,6 +76,8 @@ export interface Store {
   budgets: RateBudget;
   /** The last business-verification submission of each workspace. */
   verification: VerificationRepo;
+  /** Outcome alerts: each channel's alert per campaign, its open incident, its window's counts. */
+  outcomeAlerts: OutcomeAlertRepo;
   /** Resolves when the backend answers (for /readyz); rejects otherwise. */
   ping(): Promise<void>;
   /** Stops queue consumers (waiting for in-flight handlers), then closes connections this store opened. */
@@ -140,6 +143,7 @@ export function createStore(options: StoreOptions = {}): Store {
     channelPauses: new ChannelPauseRepo(kv, keys),
     budgets,
     verification: new VerificationRepo(kv, keys),
+    outcomeAlerts: new OutcomeAlertRepo(kv, keys),
     ping: () => kv.ping(),
     close: () =>
       (closing ??= (async () => {
@@ -173,3 +177,4 @@ export type { PaceRule, RateBudget } from './rate-budget.js';
 export type { ChannelRef, WaitingCall } from './call-outbox.js';
 export type { ChannelPause } from './channel-pauses.js';
 export type { VerificationSubmission } from './verification.js';
+export type { AlertIncident, AlertRef, IncidentEnd, OutcomeAlert, WindowFigures } from './outcome-alerts.js';

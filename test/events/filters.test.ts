@@ -153,14 +153,14 @@ describe.each(['memory', 'redis'] as const)('filtered routes (%s)', (mode) => {
       'subscribe * call_started message_received type:Inbound,messages agent:agent-9 min:5m',
       { channelId: FILTERED },
     );
-    expect(text).toContain('`call_started` can’t be filtered by status, ended reason or duration');
+    expect(text).toContain('`call_started` can’t be filtered by status, ended reason, summary or duration');
     expect(await routesIn(FILTERED)).toEqual([]);
 
     const chats = await run(h, 'subscribe * message_received type:Inbound,messages agent:agent-9 min:5m', {
       channelId: FILTERED,
     });
     expect(chats.text).toContain('`message_received` (only `type:inbound,messages` `agent:agent-9`)');
-    expect(chats.text).toContain('Chat messages have no status, ended reason nor duration');
+    expect(chats.text).toContain('Chat messages have no status, ended reason, summary nor duration');
     await run(h, 'subscribe * call_started type:inbound', { channelId: FILTERED });
     await run(h, 'subscribe * call_started message_received', { channelId: EVERYTHING });
 

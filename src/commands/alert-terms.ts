@@ -11,8 +11,8 @@ import type { RouteFilters } from '../store/index.js';
 
 export const ALERT_USAGE =
   'alert <campaignId|*> <filters…> above:<percent> [window:<duration>] [min:<calls>] [notify:@person|@group]';
-export const DEFAULT_WINDOW_MS = 15 * 60_000;
-export const DEFAULT_MIN_CALLS = 10;
+const DEFAULT_WINDOW_MS = 15 * 60_000;
+const DEFAULT_MIN_CALLS = 10;
 const MIN_WINDOW_MS = 60_000;
 const MAX_WINDOW_MS = 24 * 3_600_000;
 const MAX_MIN_CALLS = 100_000;

@@ -40,7 +40,7 @@ export function parseMentions(
 }
 
 /** A stored id as a Slack mention. */
-export function mention(id: string): string {
+function mention(id: string): string {
   return id.startsWith('S') ? `<!subteam^${escapeMrkdwn(id)}>` : `<@${escapeMrkdwn(id)}>`;
 }
 

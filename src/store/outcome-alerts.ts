@@ -73,7 +73,7 @@ export interface AlertRef {
 }
 
 /** How long a bucket is for a window: a minute, or a sixtieth of windows longer than an hour (whole minutes). */
-export function bucketMs(windowMs: number): number {
+function bucketMs(windowMs: number): number {
   return Math.max(60_000, Math.ceil(windowMs / 60 / 60_000) * 60_000);
 }
 

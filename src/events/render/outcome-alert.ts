@@ -15,7 +15,7 @@ export function sharePercent(f: WindowFigures): number {
 }
 
 /** "6 of 12 calls failed (50 %) in the last 15 min". */
-export function figuresText(alert: OutcomeAlert, f: WindowFigures): string {
+function figuresText(alert: OutcomeAlert, f: WindowFigures): string {
   return `${f.matched} of ${f.calls} call${f.calls === 1 ? '' : 's'} ${outcomePhrase(alert.filters)} (${sharePercent(f)} %) in the last ${spanText(alert.windowMs)}`;
 }
 
@@ -73,7 +73,7 @@ function endOf(incident: AlertIncident): IncidentEnd {
 }
 
 /** "Alert at 50 % of at least 10 calls in 15 min". */
-export function ruleText(alert: OutcomeAlert): string {
+function ruleText(alert: OutcomeAlert): string {
   return `Alert at ${alert.abovePercent} % of at least ${alert.minCalls} calls in ${spanText(alert.windowMs)}`;
 }
 

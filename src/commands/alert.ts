@@ -33,6 +33,9 @@ export const alert: Subcommand = {
   summary:
     'tell this channel when a share of a campaign’s calls match, e.g. `status:failed above:50` (default `window:15m min:10`); alone: this channel’s alerts; `off [campaignId|*]` removes them',
   args: { min: 0, max: 40 },
+  failures: (ctx) => ({
+    notFound: `The platform has no ${campaignPhrase(ctx.args[0] ?? '')} — check the id. No alert was set.`,
+  }),
   async run(ctx) {
     const [first] = ctx.args;
     if (first === undefined) return list(ctx);

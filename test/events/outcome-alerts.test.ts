@@ -219,7 +219,7 @@ describe.each(['memory', 'redis'] as const)('outcome alerts (%s)', (backend) => 
     expect(incidentPosts(h)).toHaveLength(1);
   });
 
-  it('refuses a bare @name for notify:, an alert without a threshold or a filter, and members', async () => {
+  it('refuses a bare @name for notify:, bad terms, members, and a campaign the platform does not know (its notice taken back)', async () => {
     const clock = { now: at('2024-03-08T12:00:00Z') };
     const h = await start(backend, clock);
     const bare = await run(h, 'alert camp-1 status:failed above:50 notify:@sales', { channelId: ALERTS });
@@ -227,6 +227,20 @@ describe.each(['memory', 'redis'] as const)('outcome alerts (%s)', (backend) => 
     expect(bare.text).toContain('`@sales` typed out is only text');
     expect((await run(h, 'alert camp-1 status:failed', { channelId: ALERTS })).text).toContain('`above:<percent>`');
     expect((await run(h, 'alert camp-1 above:50', { channelId: ALERTS })).text).toContain('with a filter');
+    expect((await run(h, 'alert camp-1 status:failed above:150', { channelId: ALERTS })).text).toContain(
+      '`above:` takes a percentage from 1 to 100',
+    );
+    expect((await run(h, 'alert camp-1 status:failed above:50 window:30s', { channelId: ALERTS })).text).toContain(
+      '`window:` takes a duration from `1m` to `24h`',
+    );
+    expect((await run(h, 'alert camp-1 status:failed above:50 compact:off', { channelId: ALERTS })).text).toContain(
+      '`compact:` is an option of `/campaign subscribe`',
+    );
+    h.platform.inject({ path: '/events-gateway/trigger/subscribe', status: 404, code: 'NOT_FOUND', times: 1 });
+    const missing = await run(h, 'alert camp-404 status:failed above:50', { channelId: ALERTS });
+    expect(missing.text).toContain('The platform has no campaign `camp-404` — check the id. No alert was set.');
+    // Its notice in the channel was taken back.
+    expect(h.slack.messages(ALERTS)).toEqual([]);
     expect(
       (await run(h, 'alert camp-1 status:failed above:50', { channelId: ALERTS, userId: MEMBER_ID })).text,
     ).toContain('Only Slack workspace admins');

@@ -1,5 +1,5 @@
 /**
- * Route filters (PRODUCT.md "Route filters"): `status:a,b`, `reason:…`, `type:…`, `agent:…`, `summary:…`,
+ * Route filters (README › Route filters): `status:a,b`, `reason:…`, `type:…`, `agent:…`, `summary:…`,
  * `min:90s`, `max:5m` after the events of `/campaign subscribe` (and of `/campaign alert`), and the route options
  * `compact:off` and `notify:@…`. Parsed here for the commands, matched here for the router.
  *

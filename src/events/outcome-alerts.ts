@@ -130,6 +130,8 @@ export class OutcomeAlerts {
       if (!isChannelGone(code)) throw err;
       // Its subscriber is told once; the alert posts again once the bot is back and the channel resumed.
       await this.kit.pauses.pause(teamId, ref.channelId, code);
+      // A removed alert's incident cannot be told there any more: it is forgotten with the alert.
+      if (!alert) await store.outcomeAlerts.endIncident(teamId, ref);
     }
     return alert ? now + EVALUATE_EVERY_MS : undefined;
   }
@@ -157,7 +159,7 @@ export class OutcomeAlerts {
       const slack = await this.kit.slack.clientFor(teamId);
       const ts = await postMessage(slack, { channel: alert.channelId }, renderIncident(opening, now));
       await store.outcomeAlerts.setIncident(teamId, alert, { ...opening, ts });
-      log.warn({ calls: f.calls, matched: f.matched, percent: sharePercent(f) }, 'outcome alert: incident opened');
+      log.info({ calls: f.calls, matched: f.matched, percent: sharePercent(f) }, 'outcome alert: incident opened');
       return;
     }
     if (!incident || verdict === 'hold') {

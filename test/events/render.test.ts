@@ -343,5 +343,9 @@ describe('hot leads and outcome alerts', () => {
     );
     // Ended: nobody is called again.
     expect(JSON.stringify(renderEndedIncident(ended))).not.toContain('subteam');
+    // Its terms changed, or calls slowed down: the incident holds and says why.
+    expect(renderIncident({ ...incident, shown: { calls: 3, matched: 2 } }, incident.updatedAt).text).toContain(
+      '2 of 3 calls were busy or failed and lasted at least 1m30s (67 %) in the last 15 min — too few calls to judge (it takes 10)',
+    );
   });
 });

@@ -23,7 +23,9 @@ function figuresText(alert: OutcomeAlert, f: WindowFigures): string {
 export function renderIncident(incident: AlertIncident, now: number): MessagePayload {
   const alert = incident.alert;
   const who = mentionsOf(alert.notify);
-  const figures = figuresText(alert, incident.shown);
+  // Fewer calls than the alert needs (its terms changed, calls slowed down): the incident holds, and says why.
+  const few = incident.shown.calls < alert.minCalls ? ` — too few calls to judge (it takes ${alert.minCalls})` : '';
+  const figures = `${figuresText(alert, incident.shown)}${few}`;
   const where = campaignPhrase(alert.campaignId);
   return message(`${who ? `${who} ` : ''}🚨 ${figures} — ${where}`, [
     section(`🚨 ${who ? `${who} ` : ''}*${figures}* — ${where}`),

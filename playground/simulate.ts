@@ -45,6 +45,69 @@ export interface SimulateResult {
   sessionId?: string;
 }
 
+/**
+ * How a simulated call ends, picked at random so route filters (`status:`, `reason:`, `min:`, `summary:`) and
+ * outcome alerts (`/campaign alert`) have something to sort: answered calls of a few minutes with summaries a
+ * hot-lead filter finds or not, and failed, busy or voicemail calls of a few seconds.
+ */
+const CALL_OUTCOMES: ReadonlyArray<{
+  status: string;
+  endedReason: string;
+  minMs: number;
+  spreadMs: number;
+  summary: (name: string) => string;
+  answered: boolean;
+}> = [
+  {
+    status: 'completed',
+    endedReason: 'customer-ended-call',
+    minMs: 60_000,
+    spreadMs: 240_000,
+    summary: (name) => `${name} confirmed the check-up and booked Tuesday 10:00.`,
+    answered: true,
+  },
+  {
+    status: 'completed',
+    endedReason: 'customer-ended-call',
+    minMs: 120_000,
+    spreadMs: 300_000,
+    summary: (name) => `${name} is very interested in the premium plan and booked a demo for Friday.`,
+    answered: true,
+  },
+  {
+    status: 'completed',
+    endedReason: 'assistant-ended-call',
+    minMs: 30_000,
+    spreadMs: 90_000,
+    summary: (name) => `${name} has no need right now; call again next quarter.`,
+    answered: true,
+  },
+  {
+    status: 'failed',
+    endedReason: 'no-answer',
+    minMs: 0,
+    spreadMs: 30_000,
+    summary: () => 'No answer.',
+    answered: false,
+  },
+  {
+    status: 'busy',
+    endedReason: 'busy',
+    minMs: 0,
+    spreadMs: 5_000,
+    summary: () => 'The line was busy.',
+    answered: false,
+  },
+  {
+    status: 'failed',
+    endedReason: 'voicemail',
+    minMs: 15_000,
+    spreadMs: 30_000,
+    summary: () => 'Reached voicemail; left a message.',
+    answered: false,
+  },
+];
+
 /** Conversation → platform session, and customer → the call in progress, so related events line up. */
 export class SimulatorMemory {
   private readonly calls = new Map<string, string>();
@@ -110,7 +173,9 @@ function buildEvent(
     case 'call_completed': {
       const callId = memory.callFor(campaign.id, customerNumber, false);
       memory.endCall(campaign.id, customerNumber);
-      const durationMs = 60_000 + (randomBytes(2).readUInt16BE(0) % 240_000);
+      const random = randomBytes(4);
+      const outcome = CALL_OUTCOMES[random.readUInt8(0) % CALL_OUTCOMES.length]!;
+      const durationMs = outcome.minMs + (random.readUInt16BE(1) % outcome.spreadMs);
       const endedAt = now;
       const startedAt = new Date(endedAt.getTime() - durationMs);
       const first = common.customerName.split(' ')[0] ?? common.customerName;
@@ -118,17 +183,19 @@ function buildEvent(
         event: {
           ...common,
           callId,
-          callSummary: text || `${common.customerName} confirmed the check-up and booked Tuesday 10:00.`,
+          callSummary: text || outcome.summary(common.customerName),
           startedAt: startedAt.toISOString(),
           endedAt: endedAt.toISOString(),
           durationMs,
           durationSeconds: Math.round(durationMs / 1000),
           durationMinutes: Math.round((durationMs / 60_000) * 100) / 100,
-          callTranscript: `AI: Hi ${first}, this is ${agent?.name ?? 'your assistant'} from ${state.profile.company}.\nCustomer: Hi! Yes, Tuesday at 10 works for me.\nAI: Great, you're booked for Tuesday at 10:00. See you then!`,
+          callTranscript: outcome.answered
+            ? `AI: Hi ${first}, this is ${agent?.name ?? 'your assistant'} from ${state.profile.company}.\nCustomer: Hi! Yes, Tuesday at 10 works for me.\nAI: Great, you're booked for Tuesday at 10:00. See you then!`
+            : '',
           audioUrl: `https://recordings.example.com/${callId}.mp3`,
           customerEmail: `${first.toLowerCase().replace(/[^a-z]/g, '') || 'customer'}@example.com`,
-          status: 'completed',
-          endedReason: 'customer-ended-call',
+          status: outcome.status,
+          endedReason: outcome.endedReason,
         },
       };
     }

@@ -15,6 +15,7 @@ import { TRIGGER_NAMES } from '../api/index.js';
 import { hookUrlFor } from '../events/hook-url.js';
 import type { Deps } from '../app/deps.js';
 import { workspaceTimerId, type DueTimer } from '../store/index.js';
+import { ALERT_TIMER, alertTimerId } from '../events/index.js';
 
 const FORGET_TIMER = 'forget-workspace';
 /**
@@ -46,9 +47,12 @@ async function forget(
   const logger = deps.logger.child({ team: teamId, enterprise: enterpriseId });
   if (teamId) {
     const routes = await deps.store.routes.listForTeam(teamId);
-    await unsubscribeUpstream(deps, teamId, routes).catch((err: unknown) =>
-      logger.warn({ err }, 'could not unsubscribe the platform hooks of an uninstalled workspace'),
+    const alerts = await deps.store.outcomeAlerts.list(teamId);
+    await unsubscribeUpstream(deps, teamId, [...routes, ...(await deps.store.outcomeAlerts.hooks(teamId))]).catch(
+      (err: unknown) => logger.warn({ err }, 'could not unsubscribe the platform hooks of an uninstalled workspace'),
     );
+    // Alert checks are timers named by their alert: cancelled with it (the store's forget finds the rest).
+    for (const alert of alerts) await deps.store.timers.cancel(ALERT_TIMER, alertTimerId(teamId, alert));
     // Set first: should this process stop half-way, another replica finishes the job.
     await deps.store.timers.set(FORGET_TIMER, workspaceTimerId(teamId), deps.store.now() + FORGET_AGAIN_MS);
     const forgotten = await deps.store.forgetWorkspace(teamId, { keepTimers: [FORGET_TIMER] });
@@ -98,7 +102,7 @@ function teamOfTimer(id: string): string | undefined {
 async function unsubscribeUpstream(
   deps: Deps,
   teamId: string,
-  routes: Awaited<ReturnType<Deps['store']['routes']['listForTeam']>>,
+  routes: ReadonlyArray<{ campaignId: string; triggerName: string }>,
 ): Promise<void> {
   const token = await deps.store.workspaces.getHookToken(teamId);
   if (!token || !deps.config.publicUrl || routes.length === 0) return;

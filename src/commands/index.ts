@@ -28,6 +28,7 @@ import { template } from './template.js';
 import { digest } from './digest.js';
 import { quotaAlert } from './quota-alert.js';
 import { failed } from './failed.js';
+import { alert } from './alert.js';
 import type { Subcommand } from './types.js';
 
 /** In the order of PRODUCT.md › Command grammar: read commands, then admin tools, then event routing. */
@@ -54,6 +55,7 @@ const SUBCOMMANDS: readonly Subcommand[] = [
   digest,
   quotaAlert,
   handoffSla,
+  alert,
   failed,
 ];
 

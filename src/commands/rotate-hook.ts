@@ -1,7 +1,7 @@
 /**
  * `/campaign rotate-hook` (admins): a new hook token for the workspace, for when its hook URL may have leaked
  * (deliveries are unsigned: the URL is the only secret, campaign-api.md §5.3). Every platform subscription the
- * workspace's routes need is registered again with the new URL, then removed from the old one(s)
+ * workspace's routes and outcome alerts need is registered again with the new URL, then removed from the old one(s)
  * (POST …/trigger/subscribe, DELETE …/trigger/unsubscribe). The old URL keeps working for
  * HOOK_TOKEN_GRACE_S, so nothing is lost while the platform switches over; then it answers 404.
  *
@@ -52,7 +52,11 @@ export const rotateHook: Subcommand = {
       );
     }
     try {
-      const hooks = hooksOf(await deps.store.routes.listForTeam(teamId));
+      // The routes' hooks, and the `call_completed` hooks outcome alerts count from.
+      const hooks = hooksOf([
+        ...(await deps.store.routes.listForTeam(teamId)),
+        ...(await deps.store.outcomeAlerts.hooks(teamId)),
+      ]);
       const graceS = deps.config.hooks.tokenGraceS;
       const { token, retired } = await deps.store.workspaces.rotateHookToken(teamId, graceS * 1000);
       for (const secret of [token, ...retired.map((r) => r.token)]) deps.redactor.addSecret(secret);

@@ -33,13 +33,13 @@ export function noPublicUrl(what: string): string {
 const MAX_FILTER_WORDS = 24;
 
 const CALL_STARTED_UNFILTERED =
-  '`call_started` can’t be filtered by status, ended reason or duration: a call that has just started has none yet. Subscribe `call_completed` with these filters, and `call_started` in its own `/campaign subscribe` without them. Nothing was subscribed.';
+  '`call_started` can’t be filtered by status, ended reason, summary or duration: a call that has just started has none yet. Subscribe `call_completed` with these filters, and `call_started` in its own `/campaign subscribe` without them. Nothing was subscribed.';
 
 export const subscribe: Subcommand = {
   name: 'subscribe',
   usage: 'subscribe <campaignId|*> [events…] [filters…]',
   summary:
-    'post a campaign’s call and chat events in this channel (default: all four); filters keep only matching ones: `status:` `reason:` `type:` `agent:` `min:90s` `max:5m`',
+    'post a campaign’s call and chat events in this channel (default: all four); filters keep only matching ones: `status:` `reason:` `type:` `agent:` `summary:` `min:90s` `max:5m`; `notify:@group` mentions them',
   admin: true,
   args: { min: 1, max: 1 + SUBSCRIBABLE_TRIGGERS.length * 2 + MAX_FILTER_WORDS },
   failures: wording,
@@ -96,8 +96,12 @@ export const subscribe: Subcommand = {
     let failure: Error | undefined;
     for (const { triggerName, filters } of toAdd) {
       try {
-        // One platform subscription per (campaign, event) serves every channel: only the first route makes it.
-        if (!(await deps.store.routes.isNeeded(teamId, campaignId, triggerName))) {
+        // One platform subscription per (campaign, event) serves every channel and outcome alert: only the first
+        // route (or alert) makes it.
+        const alerted = (await deps.store.outcomeAlerts.hooks(teamId)).some(
+          (h) => h.campaignId === campaignId && h.triggerName === triggerName,
+        );
+        if (!alerted && !(await deps.store.routes.isNeeded(teamId, campaignId, triggerName))) {
           await api.webhooks.subscribe({ hookUrl, campaignId, triggerName });
           ctx.logger.info({ campaignId, triggerName }, 'platform webhook subscribed');
         }
@@ -141,10 +145,16 @@ function filterNotes(filters: RouteFilters | undefined, defaultEvents: boolean, 
   const notes: string[] = [];
   if (hasCallOnlyFilters(filters)) {
     if (defaultEvents)
-      notes.push('Only `call_completed` has a status, ended reason and duration, so it is the event subscribed.');
+      notes.push(
+        'Only `call_completed` has a status, ended reason and duration (and a summary), so it is the event subscribed.',
+      );
     if (done.some((d) => d.triggerName.startsWith('message_')))
-      notes.push('Chat messages have no status, ended reason nor duration: those filters apply to calls only.');
+      notes.push(
+        'Chat messages have no status, ended reason, summary nor duration: those filters apply to calls only.',
+      );
   }
+  if (filters.notify && done.some((d) => d.triggerName.startsWith('message_')))
+    notes.push('`notify:` mentions people in call posts; handoff threads mention whom `/campaign handoff-sla` names.');
   notes.push('An event that does not carry a filtered field is not posted here.');
   return notes;
 }

@@ -1,7 +1,7 @@
 /**
  * `/campaign unsubscribe <campaignId|*> [events…]` (admins): removes this channel's routes for those events
- * (default: every event this channel receives for that campaign), whatever their filters. When no channel needs a (campaign, event)
- * any more, the platform subscription goes too (DELETE /events-gateway/trigger/unsubscribe, with the values
+ * (default: every event this channel receives for that campaign), whatever their filters. When no channel (nor an
+ * outcome alert) needs a (campaign, event) any more, the platform subscription goes too (DELETE /events-gateway/trigger/unsubscribe, with the values
  * subscribe used) — before the route, so a refused unsubscribe leaves the route and the user can retry.
  */
 import { escapeMrkdwn } from '../slack/blocks.js';
@@ -51,9 +51,11 @@ export const unsubscribe: Subcommand = {
     const publicUrl = deps.config.publicUrl;
     const removed: string[] = [];
     let leftUpstream = false;
+    const alertHooks = await deps.store.outcomeAlerts.hooks(teamId);
     for (const triggerName of toRemove) {
-      const stillNeeded = routes.some(
-        (r) => r.campaignId === campaignId && r.triggerName === triggerName && r.channelId !== channelId,
+      // Another channel's route, or an outcome alert (it counts completed calls), still needs the platform's hook.
+      const stillNeeded = [...routes.filter((r) => r.channelId !== channelId), ...alertHooks].some(
+        (r) => r.campaignId === campaignId && r.triggerName === triggerName,
       );
       try {
         if (!stillNeeded && token) {
@@ -83,7 +85,7 @@ export const unsubscribe: Subcommand = {
   },
 };
 
-async function unsubscribeUpstream(
+export async function unsubscribeUpstream(
   ctx: CommandContext,
   publicUrl: string,
   token: string,

@@ -5,7 +5,8 @@
  * - one by one (card, then transcript in its thread) while the channel keeps up;
  * - rolled up once the channel's oldest waiting call is older than `rollupAfterMs`: the next post carries
  *   every waiting call (ROLLUP_MAX_CALLS a post), their transcripts together in its thread — unless a call route
- *   of the channel says `compact:off`.
+ *   of the channel says `compact:off`. A call whose route mentions someone (`notify:`, a hot lead) is never
+ *   rolled up: it keeps its own card with the mention, in its turn, so it is not buried in a list.
  *
  * Calls are routine traffic: they leave one post of a channel's burst to customer conversations, and they
  * never hold a queue worker while a channel waits for its Slack budget, so other channels, workspaces and
@@ -28,6 +29,7 @@ import {
   type RolledCall,
 } from './render/call-rollup.js';
 import type { PostingKit } from './slack-clients.js';
+import type { Routed } from './router.js';
 import { isChannelGone, pauseAdvice } from './channel-pause.js';
 import { StepLog, type StepRef } from './steps.js';
 import { RETENTION_MS } from './worker.js';
@@ -59,13 +61,26 @@ const STEP_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 /** A full channel: how long the next call waits in the queue before it tries again. */
 const FULL_RETRY_MS = 1_000;
 
-type Waiting = RolledCall & { id: string; enqueuedAt: number };
+type Waiting = RolledCall & { id: string; enqueuedAt: number; asks?: Routed };
 
 /** What a given-up call's dead letter holds (its `payload.outbox`). */
 interface OutboxLetter {
   channelId: string;
   trigger: RolledCall['trigger'];
   data: unknown;
+  asks?: Routed;
+}
+
+/** Whom a call's post mentions, when its routes ask for anyone. */
+function mentioning(asks: Routed | undefined): Routed | undefined {
+  return asks && asks.notify.length > 0 ? asks : undefined;
+}
+
+function readAsks(raw: unknown): Routed | undefined {
+  if (typeof raw !== 'object' || raw === null) return undefined;
+  const { notify, hot } = raw as { notify?: unknown; hot?: unknown };
+  const strings = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+  return mentioning({ notify: strings(notify), hot: strings(hot) });
 }
 
 /** The steps of a roll-up are remembered under its first call and size (its ids are written down first). */
@@ -75,6 +90,12 @@ function rollupId(batch: readonly Waiting[]): string {
 
 function member(at: ChannelRef): string {
   return `${at.teamId} ${at.channelId}`;
+}
+
+/** The oldest waiting calls up to the first that mentions someone: what a roll-up may carry, in order. */
+function unmentioned(waiting: readonly Waiting[]): Waiting[] {
+  const stop = waiting.findIndex((c) => c.asks !== undefined);
+  return stop < 0 ? [...waiting] : waiting.slice(0, stop);
 }
 
 export class CallOutbox {
@@ -107,13 +128,19 @@ export class CallOutbox {
    * Queues a call event for a channel (again: no second copy) and starts posting if this process may. A full
    * channel throws RetryLaterError: the entry stays queued and is tried again.
    */
-  async add(to: ChannelRef, entry: QueueEntry, call: RolledCall): Promise<void> {
+  async add(to: ChannelRef, entry: QueueEntry, call: RolledCall, asks?: Routed): Promise<void> {
     const max = this.options.maxWaitingPerChannel ?? 20_000;
     if ((await this.kit.store.callOutbox.size(to)) >= max) {
       this.kick(to);
       throw new RetryLaterError(FULL_RETRY_MS, `${max} calls already wait for this channel`);
     }
-    const json = JSON.stringify({ trigger: call.trigger, data: call.data, enqueuedAt: entry.enqueuedAt });
+    const mention = mentioning(asks);
+    const json = JSON.stringify({
+      trigger: call.trigger,
+      data: call.data,
+      enqueuedAt: entry.enqueuedAt,
+      ...(mention ? { asks: mention } : {}),
+    });
     await this.kit.store.callOutbox.add(to, { id: entry.id, json });
     this.kick(to);
   }
@@ -230,7 +257,7 @@ export class CallOutbox {
     const broken: string[] = [];
     for (const { id, json } of stored) {
       try {
-        const raw = JSON.parse(json) as { trigger?: unknown; data?: unknown; enqueuedAt?: unknown };
+        const raw = JSON.parse(json) as { trigger?: unknown; data?: unknown; enqueuedAt?: unknown; asks?: unknown };
         const trigger = raw.trigger === 'call_started' || raw.trigger === 'call_completed' ? raw.trigger : undefined;
         const parsed = trigger ? parseEvent(raw.data, trigger) : undefined;
         if (
@@ -239,7 +266,14 @@ export class CallOutbox {
           (parsed.event.trigger === 'call_started' || parsed.event.trigger === 'call_completed')
         ) {
           const enqueuedAt = typeof raw.enqueuedAt === 'number' ? raw.enqueuedAt : Date.now();
-          calls.push({ id, enqueuedAt, trigger: parsed.event.trigger, data: parsed.event.data });
+          const asks = readAsks(raw.asks);
+          calls.push({
+            id,
+            enqueuedAt,
+            trigger: parsed.event.trigger,
+            data: parsed.event.data,
+            ...(asks ? { asks } : {}),
+          });
           continue;
         }
       } catch {
@@ -269,13 +303,14 @@ export class CallOutbox {
         return undefined;
       }
     } else if (
-      waiting.length >= 2 &&
+      unmentioned(waiting).length >= 2 &&
       Date.now() - first.enqueuedAt >= this.rollupAfterMs &&
       (await this.mayRollUp(at)) &&
       // A call already (partly) posted on its own finishes that way, so no call shows twice.
-      !(await this.anyStarted(at, waiting.slice(0, ROLLUP_MAX_CALLS)))
+      !(await this.anyStarted(at, unmentioned(waiting).slice(0, ROLLUP_MAX_CALLS)))
     ) {
-      batch = waiting.slice(0, rollupFits(waiting));
+      const calls = unmentioned(waiting);
+      batch = calls.slice(0, rollupFits(calls));
       await this.kit.store.callOutbox.startRollup(
         at,
         batch.map((c) => c.id),
@@ -336,12 +371,12 @@ export class CallOutbox {
     const channel = at.channelId;
     if (call.trigger === 'call_started') {
       await this.steps.once(this.stepOf(at, call.id, 'post'), () =>
-        postMessage(slack, { channel }, renderCallStarted(call.data)),
+        postMessage(slack, { channel }, renderCallStarted(call.data, call.asks)),
       );
       return;
     }
     const card = await this.steps.once(this.stepOf(at, call.id, 'card'), () =>
-      postMessage(slack, { channel }, renderCallCompleted(call.data)),
+      postMessage(slack, { channel }, renderCallCompleted(call.data, call.asks)),
     );
     const transcript = renderTranscript(call.data);
     if (transcript) await this.postTranscript(slack, this.stepOf(at, call.id, 'transcript'), card.result, transcript);
@@ -415,7 +450,12 @@ export class CallOutbox {
     const ids = calls.map((c) => c.id);
     const failedAt = Date.now();
     for (const c of calls) {
-      const outbox: OutboxLetter = { channelId: at.channelId, trigger: c.trigger, data: c.data };
+      const outbox: OutboxLetter = {
+        channelId: at.channelId,
+        trigger: c.trigger,
+        data: c.data,
+        ...(c.asks ? { asks: c.asks } : {}),
+      };
       await this.kit.store.queue.bury({
         id: c.id,
         teamId: at.teamId,
@@ -443,7 +483,13 @@ export class CallOutbox {
         ? parseEvent(outbox.data, outbox.trigger)
         : undefined;
     if (!parsed?.ok || !parsed.event.known) return false;
-    const json = JSON.stringify({ trigger: parsed.event.trigger, data: parsed.event.data, enqueuedAt: Date.now() });
+    const asks = readAsks(outbox.asks);
+    const json = JSON.stringify({
+      trigger: parsed.event.trigger,
+      data: parsed.event.data,
+      enqueuedAt: Date.now(),
+      ...(asks ? { asks } : {}),
+    });
     const to = { teamId, channelId: outbox.channelId };
     this.failures.delete(member(to));
     await this.kit.store.channelPauses.resume(teamId, outbox.channelId);

@@ -1,22 +1,24 @@
 /**
- * Route filters (PRODUCT.md "Route filters"): `status:a,b`, `reason:…`, `type:…`, `agent:…`, `min:90s`,
- * `max:5m` after the events of `/campaign subscribe`. Parsed here for the commands, matched here for the router.
+ * Route filters (README › Route filters): `status:a,b`, `reason:…`, `type:…`, `agent:…`, `summary:…`,
+ * `min:90s`, `max:5m` after the events of `/campaign subscribe` (and of `/campaign alert`), and the route options
+ * `compact:off` and `notify:@…`. Parsed here for the commands, matched here for the router.
  *
  * Which events they judge (campaign-api.md §6 payload fields):
  * - `type` (campaignType) and `agent` (agentId) are on every event; an event without the field does not match.
- * - `status`, `reason` (endedReason), `min`, `max` (the call's duration) exist only once a call has ended, on
+ * - `status`, `reason` (endedReason), `summary` (callSummary), `min`, `max` (the call's duration) exist only once a call has ended, on
  *   call_completed; a call_completed without the field does not match. call_started never matches them (its
- *   outcome is not known yet), and chat messages ignore them: a chat has no status nor duration.
+ *   outcome is not known yet), and chat messages ignore them: a chat has no status, summary nor duration.
  */
 import { canonicalFilters, type RouteFilters } from '../store/index.js';
 import { escapeMrkdwn, truncate } from '../slack/blocks.js';
 import type { KnownEvent } from './events.js';
 import { callDurationMs } from './render/call-completed.js';
+import { parseMentions } from './mentions.js';
 
-type WordField = 'status' | 'reason' | 'type' | 'agent';
+type WordField = 'status' | 'reason' | 'type' | 'agent' | 'summary';
 type Field = WordField | 'min' | 'max';
 
-const FIELDS: readonly Field[] = ['status', 'reason', 'type', 'agent', 'min', 'max'];
+const FIELDS: readonly Field[] = ['status', 'reason', 'type', 'agent', 'summary', 'min', 'max'];
 /**
  * The filter a typed name means (the spec's own field names are accepted too). A Map, not an object: a name
  * typed by a user must never find an inherited property (`constructor:x` would find `Object`).
@@ -26,8 +28,9 @@ const FIELD_NAMES: ReadonlyMap<string, Field> = new Map<string, Field>([
   ['endedreason', 'reason'],
   ['campaigntype', 'type'],
   ['agentid', 'agent'],
+  ['callsummary', 'summary'],
 ]);
-const CALL_ONLY_WORDS: readonly WordField[] = ['status', 'reason'];
+const CALL_ONLY_WORDS: readonly WordField[] = ['status', 'reason', 'summary'];
 
 const VALUE = /^[\p{L}\p{N}._+@#/-]{1,100}$/u;
 const MAX_VALUES = 20;
@@ -35,7 +38,7 @@ const MAX_DURATION_MS = 24 * 3_600_000;
 
 /** The grammar, as told after a mistake (and in help). */
 const FILTER_GRAMMAR =
-  'Filters: `status:&lt;a,b&gt;`, `reason:&lt;endedReason,…&gt;`, `type:&lt;campaignType,…&gt;`, `agent:&lt;agentId,…&gt;`, `min:&lt;duration&gt;`, `max:&lt;duration&gt;` (durations like `90s`, `5m`, `1m30s`, `1h`), e.g. `status:failed,busy min:90s`; option `compact:off` (never roll calls up).';
+  'Filters: `status:&lt;a,b&gt;`, `reason:&lt;endedReason,…&gt;`, `type:&lt;campaignType,…&gt;`, `agent:&lt;agentId,…&gt;`, `summary:&lt;word,words-of-a-phrase,…&gt;`, `min:&lt;duration&gt;`, `max:&lt;duration&gt;` (durations like `90s`, `5m`, `1m30s`, `1h`), e.g. `status:failed,busy min:90s`; options `compact:off` (never roll calls up) and `notify:@person,@group` (mention them in the posts).';
 
 export type ParsedFilters = { ok: true; filters: RouteFilters | undefined } | { ok: false; sentence: string };
 
@@ -53,7 +56,11 @@ export function splitFilterWords(words: readonly string[]): { events: string[]; 
   const filters: string[] = [];
   for (const word of words) {
     const last = filters.at(-1);
-    if (last !== undefined && /[:,]$/.test(last) && !isFilterWord(word)) filters[filters.length - 1] = `${last}${word}`;
+    // A mention whose name holds a space (`<@U1|Ada Lee>`) was split by the command's spaces: joined again.
+    if (last !== undefined && last.lastIndexOf('<') > last.lastIndexOf('>'))
+      filters[filters.length - 1] = `${last} ${word}`;
+    else if (last !== undefined && /[:,]$/.test(last) && !isFilterWord(word))
+      filters[filters.length - 1] = `${last}${word}`;
     else if (isFilterWord(word)) filters.push(word);
     else events.push(word);
   }
@@ -77,6 +84,13 @@ export function parseFilters(words: readonly string[]): ParsedFilters {
       }
       if (value === 'off') filters.compact = false;
       else delete filters.compact;
+      continue;
+    }
+    if (name === 'notify') {
+      // A route option too: who the posts of the route mention.
+      const mentioned = parseMentions(word.slice(colon + 1), filters.notify ?? []);
+      if (!mentioned.ok) return mentioned;
+      filters.notify = mentioned.ids;
       continue;
     }
     const field = FIELD_NAMES.get(name);
@@ -123,7 +137,7 @@ export function parseFilters(words: readonly string[]): ParsedFilters {
   return { ok: true, filters: canonicalFilters(filters) };
 }
 
-/** Whether the filters judge what only an ended call has (status, ended reason, duration). */
+/** Whether the filters judge what only an ended call has (status, ended reason, summary, duration). */
 export function hasCallOnlyFilters(filters: RouteFilters | undefined): boolean {
   if (!filters) return false;
   return (
@@ -157,6 +171,7 @@ export function matchesFilters(filters: RouteFilters | undefined, event: KnownEv
   if (event.trigger !== 'call_completed') return event.trigger !== 'call_started';
   const data = event.data;
   if (!word(filters.status, data.status) || !word(filters.reason, data.endedReason)) return false;
+  if (filters.summary && summaryMatches(filters.summary, data.callSummary).length === 0) return false;
   if (filters.minMs === undefined && filters.maxMs === undefined) return true;
   const ms = callDurationMs(data);
   if (ms === undefined) return false;
@@ -176,12 +191,33 @@ function sameWord(a: string, b: string): boolean {
   return norm(a) === norm(b);
 }
 
+/**
+ * The `summary:` values found in a call's summary: whole words, case-insensitive; a value's words (joined by
+ * `-` or `_`) must stand in that order next to each other, whatever punctuation or spaces separate them — so
+ * `booked-a-demo` finds "Booked a demo!", and `interested` finds "very interested" but not "uninterested".
+ */
+export function summaryMatches(wanted: readonly string[], summary: string | undefined): string[] {
+  if (!summary?.trim()) return [];
+  const text = ` ${wordsOf(summary).join(' ')} `;
+  return wanted.filter((w) => {
+    const phrase = wordsOf(w).join(' ');
+    return phrase !== '' && text.includes(` ${phrase} `);
+  });
+}
+
+function wordsOf(text: string): string[] {
+  return text
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean);
+}
+
 /** The filters as the user would type them, each a code span: `` `status:busy,failed` `min:1m30s` ``. */
 export function describeFilters(filters: RouteFilters | undefined): string {
   const f = canonicalFilters(filters);
   if (!f) return '';
   const parts: string[] = [];
-  for (const field of ['status', 'reason', 'type', 'agent'] as const) {
+  for (const field of ['status', 'reason', 'type', 'agent', 'summary'] as const) {
     const values = f[field];
     if (values) parts.push(`${field}:${values.join(',')}`);
   }
@@ -192,7 +228,7 @@ export function describeFilters(filters: RouteFilters | undefined): string {
 }
 
 /** `90s`, `5m`, `1m30s`, `1h`, `2.5m` → ms; undefined when it is not a duration. */
-function parseDuration(text: string): number | undefined {
+export function parseDuration(text: string): number | undefined {
   const m = /^(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m)?(?:(\d+(?:\.\d+)?)s)?$/i.exec(text.trim());
   if (!m || (m[1] === undefined && m[2] === undefined && m[3] === undefined)) return undefined;
   const ms = Math.round(Number(m[1] ?? 0) * 3_600_000 + Number(m[2] ?? 0) * 60_000 + Number(m[3] ?? 0) * 1000);
@@ -200,7 +236,7 @@ function parseDuration(text: string): number | undefined {
 }
 
 /** ms → `1h`, `5m`, `1m30s`, `2.5s`: the shortest form `parseDuration` reads back. */
-function formatDuration(ms: number): string {
+export function formatDuration(ms: number): string {
   const h = Math.floor(ms / 3_600_000);
   const m = Math.floor((ms % 3_600_000) / 60_000);
   const s = (ms % 60_000) / 1000;
@@ -209,11 +245,23 @@ function formatDuration(ms: number): string {
 }
 
 function valueName(field: WordField): string {
-  return { status: 'call statuses', reason: 'ended reasons', type: 'campaign types', agent: 'agent ids' }[field];
+  return {
+    status: 'call statuses',
+    reason: 'ended reasons',
+    type: 'campaign types',
+    agent: 'agent ids',
+    summary: 'words or phrases (a phrase’s words joined by `-`)',
+  }[field];
 }
 
 function example(field: WordField): string {
-  return { status: 'failed,busy', reason: 'customer-ended-call', type: 'outbound,inbound', agent: 'agent-7' }[field];
+  return {
+    status: 'failed,busy',
+    reason: 'customer-ended-call',
+    type: 'outbound,inbound',
+    agent: 'agent-7',
+    summary: 'interested,booked-a-demo',
+  }[field];
 }
 
 function shown(text: string): string {

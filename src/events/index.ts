@@ -1,7 +1,8 @@
 /**
  * Event notifications, as the composition root sees them: the webhook route, the Recording button's ack,
  * and the worker that posts queued events (started once the server listens, stopped first on shutdown).
- * Call events are handled here; features add handlers for their triggers with `on` (handoff: chat messages).
+ * Call events are handled here, and the outcome alerts they feed (their timer is registered here); features
+ * add handlers for their triggers with `on` (handoff: chat messages).
  */
 import type { App, CustomRoute } from '@slack/bolt';
 import type { Deps } from '../app/deps.js';
@@ -14,6 +15,7 @@ import { CallOutbox, type CallOutboxOptions } from './call-outbox.js';
 import { EventWorker, type WorkerOptions } from './worker.js';
 import { retryDeadLetter, type RetryOutcome } from './dead-letters.js';
 import { ChannelPauses } from './channel-pause.js';
+import { ALERT_TIMER, OutcomeAlerts } from './outcome-alerts.js';
 
 export interface EventsOptions {
   worker?: WorkerOptions;
@@ -43,6 +45,8 @@ export function createEvents(deps: Deps, options: EventsOptions = {}): Events {
     ...options.calls,
   });
   registerCallHandlers(worker, outbox);
+  const alerts = new OutcomeAlerts(kit);
+  deps.timers.on(ALERT_TIMER, (timer, now) => alerts.fire(timer, now));
   return {
     route: hookRoute(deps, options.intake),
     on: (trigger, handler) => worker.on(trigger, handler),
@@ -71,3 +75,4 @@ export function createEvents(deps: Deps, options: EventsOptions = {}): Events {
 export { ensureHookToken, hookUrlFor, describeHookUrl } from './hook-url.js';
 export * from './events.js';
 export type { Delivery, DeliveryOutcome } from './worker.js';
+export { ALERT_TIMER, alertTimerId, ending } from './outcome-alerts.js';

@@ -4,6 +4,7 @@
 import { escapeMrkdwn, truncate } from '../slack/blocks.js';
 import { ALL_CAMPAIGNS, type RouteFilters } from '../store/index.js';
 import { describeFilters } from './filters.js';
+import { mentionsOf } from './mentions.js';
 
 /** Campaign ids are path segments upstream; anything longer than this is not one. */
 const MAX_CAMPAIGN_ID = 200;
@@ -52,10 +53,15 @@ export function eventList(events: readonly string[]): string {
   return events.map((e) => `\`${escapeMrkdwn(e)}\``).join(', ');
 }
 
-/** `\`call_completed\`` or `\`call_completed\` (only \`status:failed\`)`: an event of a route, with its filters. */
+/**
+ * `\`call_completed\`` or `\`call_completed\` (only \`status:failed\`; mentioning <!subteam^S1>)`: an event of a
+ * route, with its filters and who its posts mention.
+ */
 export function routeLabel(triggerName: string, filters: RouteFilters | undefined): string {
   const only = describeFilters(filters);
-  return `\`${escapeMrkdwn(triggerName)}\`${only ? ` (only ${only})` : ''}`;
+  const who = mentionsOf(filters?.notify);
+  const notes = [only ? `only ${only}` : '', who ? `mentioning ${who}` : ''].filter(Boolean).join('; ');
+  return `\`${escapeMrkdwn(triggerName)}\`${notes ? ` (${notes})` : ''}`;
 }
 
 /** Events with their filters, comma-separated. */

@@ -12,6 +12,7 @@ import { openRedis, openRedisCluster, type ClusterSettings, type RedisClient } f
 import { RedisKeyValueStore } from './redis-kv.js';
 import { createRedisQueue } from './redis-queue.js';
 import { VerificationRepo } from './verification.js';
+import { OutcomeAlertRepo } from './outcome-alerts.js';
 import { RouteRepo } from './routes.js';
 import { SecretBox } from './secrets.js';
 import { WorkspaceRepo } from './workspaces.js';
@@ -80,6 +81,8 @@ export interface Store {
   verification: VerificationRepo;
   /** Deletes everything kept of a workspace that uninstalled the app (see `forget.ts`). */
   forgetWorkspace(teamId: string, options?: ForgetOptions): Promise<ForgetReport>;
+  /** Outcome alerts: each channel's alert per campaign, its open incident, its window's counts. */
+  outcomeAlerts: OutcomeAlertRepo;
   /** Resolves when the backend answers (for /readyz); rejects otherwise. */
   ping(): Promise<void>;
   /** Stops queue consumers (waiting for in-flight handlers), then closes connections this store opened. */
@@ -150,6 +153,7 @@ export function createStore(options: StoreOptions = {}): Store {
     verification: new VerificationRepo(kv, keys),
     forgetWorkspace: (teamId, forgetOptions) =>
       forgetWorkspace({ kv, keys, workspaces, queue, callOutbox, timers }, teamId, forgetOptions),
+    outcomeAlerts: new OutcomeAlertRepo(kv, keys),
     ping: () => kv.ping(),
     close: () =>
       (closing ??= (async () => {
@@ -193,3 +197,4 @@ export type { PaceRule, RateBudget } from './rate-budget.js';
 export type { ChannelRef, WaitingCall } from './call-outbox.js';
 export type { ChannelPause } from './channel-pauses.js';
 export type { VerificationSubmission } from './verification.js';
+export type { AlertIncident, AlertRef, IncidentEnd, OutcomeAlert, WindowFigures } from './outcome-alerts.js';

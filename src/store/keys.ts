@@ -85,6 +85,15 @@ export interface Keys {
   channelSubscribers(teamId: string): string;
   /** String: the workspace's last business-verification submission (see `VerificationRepo`). */
   verification(teamId: string): string;
+  // Outcome alerts (`/campaign alert`). An alert is a field `JSON [channelId, campaignId]` of its workspace.
+  /** Hash: alert field → the channel's alert for that campaign (JSON). */
+  outcomeAlerts(teamId: string): string;
+  /** Hash: alert field → the alert's open incident: its post and the figures it shows (JSON). */
+  alertIncidents(teamId: string): string;
+  /** Hash with TTL, the workspace's count tag: `<bucket>:calls` / `<bucket>:matched` → calls counted in one alert. */
+  alertWindow(teamId: string, alertField: string): string;
+  /** String with TTL, the workspace's count tag: this call was counted for the workspace's alerts. */
+  alertCounted(teamId: string, callKey: string): string;
   /** What every `workspace()` / `installation()` / `timers()` key starts with (full scans, e.g. `npm run rekey`). */
   kindPrefix(kind: 'workspace' | 'installation' | 'timers'): string;
   /** The workspace a key built here belongs to, or undefined for a key shared by every workspace (or not ours). */
@@ -166,6 +175,12 @@ export function createKeys(prefix: string = DEFAULT_KEY_PREFIX): Keys {
   const channelPauses = kinds.add(p, 'channel-pauses');
   const channelSubscribers = kinds.add(p, 'channel-subscribers');
   const verification = kinds.add(p, 'verification');
+  const outcomeAlerts = kinds.add(p, 'outcome-alerts');
+  const alertIncidents = kinds.add(p, 'alert-incidents');
+  // Alert counts carry their workspace in their hash tag: `{alert-counts:<team>}` (a segment holds no brace).
+  kinds.addDerived(p, '{alert-counts', (parts) =>
+    parts[0]?.endsWith('}') ? unsegment(parts[0].slice(0, -1)) : undefined,
+  );
   const queueTeamStream = kinds.add(q, 'stream');
   const queueDedup = kinds.add(q, 'dedup');
   const queueUsage = kinds.add(q, 'usage');
@@ -202,6 +217,11 @@ export function createKeys(prefix: string = DEFAULT_KEY_PREFIX): Keys {
     verification: (teamId) => verification(teamId),
     channelPauses: (teamId) => channelPauses(teamId),
     channelSubscribers: (teamId) => channelSubscribers(teamId),
+    outcomeAlerts: (teamId) => outcomeAlerts(teamId),
+    alertIncidents: (teamId) => alertIncidents(teamId),
+    // One hash tag per workspace: a call is counted in all of its alerts by one script (Redis Cluster: one slot).
+    alertWindow: (teamId, alertField) => `${p}{alert-counts:${segment(teamId)}}:window:${segment(alertField)}`,
+    alertCounted: (teamId, callKey) => `${p}{alert-counts:${segment(teamId)}}:counted:${segment(callKey)}`,
     kindPrefix: (kind) => `${p}${kind}:`,
     workspaceOf: (key) => kinds.teamOf(key),
     queueTeamStream: (teamId) => queueTeamStream(teamId),

@@ -14,6 +14,14 @@ export interface SetOptions {
   onlyIfAbsent?: boolean;
 }
 
+/** One hash field raised by `countOnce`, and how long its hash lives after. */
+export interface HashCount {
+  key: string;
+  field: string;
+  by: number;
+  ttlMs: number;
+}
+
 export interface KeyValueStore {
   get(key: string): Promise<string | null>;
   /** Returns whether the value was written (always true unless `onlyIfAbsent` found the key present). */
@@ -57,6 +65,13 @@ export interface KeyValueStore {
   hashSetIfEqual(key: string, field: string, expected: string, value: string): Promise<boolean>;
   /** Deletes a hash field only while it still holds `expected`; returns whether it was deleted. */
   hashDelIfEqual(key: string, field: string, expected: string): Promise<boolean>;
+
+  /**
+   * Counts one thing once, atomically: unless `mark` exists it is set (expiring after `markTtlMs`) and each count
+   * raises its hash field (Redis HINCRBY), the hash then expiring after the count's `ttlMs`. False, and nothing
+   * changed, when `mark` was there. On Redis Cluster all the keys must share a hash slot (one hash tag).
+   */
+  countOnce(mark: string, markTtlMs: number, counts: readonly HashCount[]): Promise<boolean>;
 
   /** Resolves when the backend answers (readiness probe); rejects otherwise. */
   ping(): Promise<void>;

@@ -1,5 +1,5 @@
 import { assertTtl, WRONGTYPE_MESSAGE } from './kv.js';
-import type { KeyValueStore, SetOptions } from './kv.js';
+import type { HashCount, KeyValueStore, SetOptions } from './kv.js';
 
 type Value =
   { kind: 'string'; data: string } | { kind: 'hash'; data: Map<string, string> } | { kind: 'set'; data: Set<string> };
@@ -239,6 +239,27 @@ export class MemoryKeyValueStore implements KeyValueStore {
       if (!hash || hash.get(field) !== expected) return false;
       hash.delete(field);
       if (hash.size === 0) this.items.delete(key);
+      return true;
+    });
+  }
+
+  countOnce(mark: string, markTtlMs: number, counts: readonly HashCount[]): Promise<boolean> {
+    return this.run(() => {
+      assertTtl(markTtlMs);
+      for (const c of counts) {
+        assertTtl(c.ttlMs);
+        if (!Number.isSafeInteger(c.by)) throw new RangeError('countOnce: by must be an integer');
+        const item = this.live(c.key);
+        if (item) this.expect(item, 'hash');
+      }
+      if (this.live(mark)) return false;
+      this.items.set(mark, { value: { kind: 'string', data: '1' }, expiresAt: this.now() + markTtlMs });
+      for (const c of counts) {
+        const item = this.live(c.key);
+        const hash = item ? this.expect(item, 'hash').data : new Map<string, string>();
+        hash.set(c.field, String(Number(hash.get(c.field) ?? '0') + c.by));
+        this.items.set(c.key, { value: { kind: 'hash', data: hash }, expiresAt: this.now() + c.ttlMs });
+      }
       return true;
     });
   }

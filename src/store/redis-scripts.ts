@@ -6,7 +6,8 @@ import type { Result } from 'ioredis';
 import type { RedisClient } from './redis-connection.js';
 
 /*
- * Every script only touches keys of the queue's `{queue}` hash tag (see keys.ts), passed in KEYS.
+ * Every script touches only the keys passed in KEYS, and those of one call share a hash tag (see keys.ts): the
+ * queue's `{queue}`, or the one of a workspace's outcome-alert counts.
  *
  * One stream per team, each with the same consumer group: a team's stream length is its backlog, and
  * readers go through the teams' streams side by side (fairness). `teams` lists the teams whose stream may
@@ -259,6 +260,19 @@ const SET_IF_EQUAL = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('
 const HSET_IF_EQUAL = `if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('HSET', KEYS[1], ARGV[1], ARGV[3]) return 1 end return 0`;
 const HDEL_IF_EQUAL = `if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('HDEL', KEYS[1], ARGV[1]) return 1 end return 0`;
 
+/**
+ * Counts one thing once (kv.ts `countOnce`). KEYS: the mark, then one hash per count. ARGV: the mark's TTL, then
+ * per count: field, by, the hash's TTL. → 1 counted, 0 counted before.
+ */
+const COUNT_ONCE = `
+if not redis.call('SET', KEYS[1], '1', 'PX', ARGV[1], 'NX') then return 0 end
+for i = 2, #KEYS do
+  local a = (i - 2) * 3 + 2
+  redis.call('HINCRBY', KEYS[i], ARGV[a], ARGV[a + 1])
+  redis.call('PEXPIRE', KEYS[i], ARGV[a + 2])
+end
+return 1`;
+
 type Arg = string | number;
 
 declare module 'ioredis' {
@@ -300,6 +314,8 @@ declare module 'ioredis' {
     campaignHoldBudget(key: string, ms: number): Result<number, Context>;
     campaignHashSetIfEqual(key: string, field: string, expected: string, value: string): Result<unknown, Context>;
     campaignHashDelIfEqual(key: string, field: string, expected: string): Result<unknown, Context>;
+    /** See COUNT_ONCE: the number of keys first. */
+    campaignCountOnce(numKeys: number, ...keysThenArgs: Arg[]): Result<number, Context>;
   }
 }
 
@@ -319,6 +335,7 @@ const SCRIPTS: Record<string, { lua: string; numberOfKeys?: number }> = {
   campaignHoldBudget: { lua: HOLD_BUDGET, numberOfKeys: 1 },
   campaignHashSetIfEqual: { lua: HSET_IF_EQUAL, numberOfKeys: 1 },
   campaignHashDelIfEqual: { lua: HDEL_IF_EQUAL, numberOfKeys: 1 },
+  campaignCountOnce: { lua: COUNT_ONCE },
 };
 
 const defined = new WeakSet<RedisClient>();

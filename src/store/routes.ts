@@ -6,15 +6,19 @@ import type { KeyValueStore } from './kv.js';
  * Which events of a route reach its channel (PRODUCT.md "Route filters"). Words are kept lower-case and
  * sorted; durations in ms. Parsing and matching live with the events (`events/filters.ts`).
  */
-const routeFiltersSchema = z.object({
+export const routeFiltersSchema = z.object({
   status: z.array(z.string()).optional(),
   reason: z.array(z.string()).optional(),
   type: z.array(z.string()).optional(),
   agent: z.array(z.string()).optional(),
+  /** Words or phrases (words joined by `-`) of the call's summary, lower-case. */
+  summary: z.array(z.string()).optional(),
   minMs: z.number().int().nonnegative().optional(),
   maxMs: z.number().int().nonnegative().optional(),
   /** Route option `compact:off`: the channel's calls are never rolled up (they lag instead). */
   compact: z.literal(false).optional(),
+  /** Route option `notify:`: Slack users (`U…`/`W…`) and user groups (`S…`) the route's call posts mention. */
+  notify: z.array(z.string()).optional(),
 });
 export type RouteFilters = z.infer<typeof routeFiltersSchema>;
 
@@ -119,13 +123,14 @@ function sameTarget(a: Route, b: Route): boolean {
 export function canonicalFilters(filters: RouteFilters | undefined): RouteFilters | undefined {
   if (!filters) return undefined;
   const out: RouteFilters = {};
-  for (const field of ['status', 'reason', 'type', 'agent'] as const) {
+  for (const field of ['status', 'reason', 'type', 'agent', 'summary'] as const) {
     const words = filters[field];
     if (words && words.length > 0) out[field] = [...new Set(words)].sort();
   }
   if (filters.minMs !== undefined) out.minMs = filters.minMs;
   if (filters.maxMs !== undefined) out.maxMs = filters.maxMs;
   if (filters.compact === false) out.compact = false;
+  if (filters.notify && filters.notify.length > 0) out.notify = [...new Set(filters.notify)].sort();
   return Object.keys(out).length > 0 ? out : undefined;
 }
 

@@ -153,14 +153,14 @@ describe.each(['memory', 'redis'] as const)('filtered routes (%s)', (mode) => {
       'subscribe * call_started message_received type:Inbound,messages agent:agent-9 min:5m',
       { channelId: FILTERED },
     );
-    expect(text).toContain('`call_started` can’t be filtered by status, ended reason or duration');
+    expect(text).toContain('`call_started` can’t be filtered by status, ended reason, summary or duration');
     expect(await routesIn(FILTERED)).toEqual([]);
 
     const chats = await run(h, 'subscribe * message_received type:Inbound,messages agent:agent-9 min:5m', {
       channelId: FILTERED,
     });
     expect(chats.text).toContain('`message_received` (only `type:inbound,messages` `agent:agent-9`)');
-    expect(chats.text).toContain('Chat messages have no status, ended reason nor duration');
+    expect(chats.text).toContain('Chat messages have no status, ended reason, summary nor duration');
     await run(h, 'subscribe * call_started type:inbound', { channelId: FILTERED });
     await run(h, 'subscribe * call_started message_received', { channelId: EVERYTHING });
 
@@ -185,6 +185,48 @@ describe.each(['memory', 'redis'] as const)('filtered routes (%s)', (mode) => {
     await h.slack.waitFor(() =>
       h.slack.thread(FILTERED, card.ts).some((m) => JSON.stringify(m).includes('from the right agent')),
     );
+  });
+
+  it('posts hot leads with a mention of the group and the words found; cold calls stay out; a bare @name is refused', async () => {
+    const bare = await run(h, 'subscribe camp-1 call_completed summary:interested notify:@sales', {
+      channelId: FILTERED,
+    });
+    expect(bare.text).toContain('`notify:` needs the person or user group picked from Slack’s list');
+    expect(bare.text).toContain('`@sales` typed out is only text');
+    expect(await routesIn(FILTERED)).toEqual([]);
+
+    // As Slack sends the command once the group and the person were picked from its list (escaped mentions).
+    const { text } = await run(
+      h,
+      'subscribe camp-1 call_completed summary:interested,Booked-a-Demo notify:<!subteam^S0SALES01|@sales>,<@U0ADMIN01|ada>',
+      { channelId: FILTERED },
+    );
+    expect(text).toContain(
+      'now receives `call_completed` (only `summary:booked-a-demo,interested`; mentioning <!subteam^S0SALES01> <@U0ADMIN01>) for campaign `camp-1`',
+    );
+    await run(h, 'subscribe camp-1 call_completed', { channelId: EVERYTHING });
+
+    const calls = [
+      completed({ callSummary: 'Very INTERESTED in the premium plan, call back Monday.' }),
+      completed({ callSummary: 'No answer; left a voicemail.' }),
+      completed({ callSummary: 'Said they are uninterested.' }),
+      completed({ callSummary: 'They booked a demo for Friday 3pm!' }),
+      completed({ callSummary: undefined }),
+    ];
+    await deliverAll(calls);
+    const idOf = (m: { blocks?: unknown }) => /call `([^`]+)`/.exec(JSON.stringify(m.blocks))?.[1];
+    expect(eventPosts(EVERYTHING).map(idOf).sort()).toEqual(calls.map((c) => c.callId).sort());
+    expect(eventPosts(EVERYTHING).every((m) => m.text.startsWith('Call completed'))).toBe(true);
+    const hot = eventPosts(FILTERED);
+    expect(hot.map(idOf).sort()).toEqual([calls[0]!.callId, calls[3]!.callId].sort());
+    const lines = hot.map((m) => (m.blocks?.[0] as { text?: { text?: string } } | undefined)?.text?.text);
+    expect(lines.sort()).toEqual([
+      '🔥 *Hot lead* for <!subteam^S0SALES01> <@U0ADMIN01> — the summary mentions “booked a demo”',
+      '🔥 *Hot lead* for <!subteam^S0SALES01> <@U0ADMIN01> — the summary mentions “interested”',
+    ]);
+    // The notification text names them first, so Slack notifies the group and the person.
+    for (const m of hot)
+      expect(m.text).toMatch(/^<!subteam\^S0SALES01> <@U0ADMIN01> 🔥 Hot lead: Call completed with /);
   });
 
   it('answers an unknown filter or a bad value with the valid ones, and changes nothing', async () => {

@@ -69,6 +69,35 @@ describe.each(['memory', 'redis'] as const)('calls at Slack’s pace (%s)', (mod
     const refused = h.slack.callsTo('chat.postMessage').filter((c) => c.args.channel === channel && c.status !== 200);
     expect(refused).toEqual([]);
   });
+  it('gives a hot lead its own card with its mention, in its turn, while the calls around it are rolled up', async () => {
+    const channel = 'C0HOTBURST';
+    // Every call of every campaign here, and camp-1's interested customers mentioning the sales group.
+    await run(h, 'subscribe * call_completed', { channelId: channel });
+    await run(h, 'subscribe camp-1 call_completed summary:interested notify:<!subteam^S0SALES01|@sales>', {
+      channelId: channel,
+    });
+    const hook = await routeTo(h, []);
+    const ids = Array.from({ length: 12 }, () => `call-${uid()}`);
+    const hotId = ids[6]!;
+    for (const callId of ids) {
+      const callSummary = callId === hotId ? 'Very interested, wants a quote.' : 'Could not be reached.';
+      expect((await deliver(hook, [{ ...CALL_COMPLETED_FULL, callId, callTranscript: '', callSummary }])).status).toBe(
+        200,
+      );
+    }
+    await queueDrained(h, 15_000);
+
+    const shown = callsShown(h, channel, ids);
+    expect([...shown.keys()].sort()).toEqual([...ids].sort());
+    expect([...shown.values()].every((count) => count === 1)).toBe(true);
+    const rollups = posts(h, channel).filter(isRollup);
+    expect(rollups.length).toBeGreaterThan(0);
+    expect(rollups.some((m) => JSON.stringify(m.blocks).includes(hotId))).toBe(false);
+    const mentioned = posts(h, channel).filter((m) => m.text.startsWith('<!subteam^S0SALES01> 🔥 Hot lead:'));
+    expect(mentioned).toHaveLength(1);
+    expect(JSON.stringify(mentioned[0]!.blocks)).toContain(`\`${hotId}\``);
+  });
+
   it('never rolls up the calls of a channel subscribed with compact:off: they come one by one, and lag', async () => {
     const channel = 'C0NOROLLUP';
     const { text } = await run(h, 'subscribe * call_completed compact:off', { channelId: channel });

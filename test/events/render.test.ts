@@ -10,9 +10,11 @@ import {
   markAsSample,
   renderAgentLine,
   renderCustomerLine,
+  renderCallCompleted,
   renderEvent,
   renderTranscript,
 } from '../../src/events/render/index.js';
+import { renderEndReply, renderEndedIncident, renderIncident } from '../../src/events/render/outcome-alert.js';
 import {
   LINK_SESSION_ACTION,
   SWITCH_SESSION_ACTION,
@@ -283,5 +285,67 @@ describe('handoff threads', () => {
     const same = renderConversationCard(card({ sessionId: 'sess-9', reportedSessionId: 'sess-9' })).blocks;
     expect(findBlock(same, REPORTED_SESSION_BLOCK)).toBeUndefined();
     expect(findAction(same, SWITCH_SESSION_ACTION)).toBeUndefined();
+  });
+});
+
+describe('hot leads and outcome alerts', () => {
+  const call = known(CALL_COMPLETED_FULL, 'call_completed');
+  const alert = {
+    campaignId: 'camp-1',
+    channelId: 'C0ALERTS01',
+    filters: { status: ['busy', 'failed'], minMs: 90_000 },
+    abovePercent: 50,
+    windowMs: 15 * 60_000,
+    minCalls: 10,
+    notify: ['S0SALES01'],
+    setBy: 'U0ADMIN01',
+    setAt: Date.UTC(2024, 2, 8, 11, 0),
+  };
+  const incident = {
+    alert,
+    ts: '1709899200.000100',
+    openedAt: Date.UTC(2024, 2, 8, 12, 0),
+    shown: { calls: 14, matched: 8 },
+    updatedAt: Date.UTC(2024, 2, 8, 12, 1),
+    peakPercent: 57,
+  };
+  const ended = {
+    ...incident,
+    ending: { end: 'resolved' as const, figures: { calls: 24, matched: 8 }, at: Date.UTC(2024, 2, 8, 12, 17) },
+  };
+  const goldens = [
+    [
+      'call_completed.hot_lead',
+      () =>
+        renderCallCompleted(call.trigger === 'call_completed' ? call.data : (undefined as never), {
+          notify: ['S0SALES01', 'U0REP00001'],
+          hot: ['booked-a-demo', 'interested'],
+        }),
+    ],
+    ['outcome_alert.open', () => renderIncident(incident, Date.UTC(2024, 2, 8, 12, 1))],
+    ['outcome_alert.resolved', () => renderEndedIncident(ended)],
+    ['outcome_alert.resolved_reply', () => renderEndReply(ended)],
+    [
+      'outcome_alert.removed_reply',
+      () => renderEndReply({ ...ended, ending: { ...ended.ending, end: 'removed' as const, by: 'U0REP00001' } }),
+    ],
+  ] as const;
+
+  it.each(goldens)('%s matches its golden Block Kit JSON', async (name, render) => {
+    const json = JSON.stringify(render(), null, 2);
+    expect(injectedMarkup(json)).toEqual([]);
+    await expect(`${json}\n`).toMatchFileSnapshot(`./golden/${name}.json`);
+  });
+
+  it('says what matching calls did in words, and mentions the group first in the notification text', () => {
+    expect(renderIncident(incident, incident.updatedAt).text).toBe(
+      '<!subteam^S0SALES01> 🚨 8 of 14 calls were busy or failed and lasted at least 1m30s (57 %) in the last 15 min — campaign `camp-1`',
+    );
+    // Ended: nobody is called again.
+    expect(JSON.stringify(renderEndedIncident(ended))).not.toContain('subteam');
+    // Its terms changed, or calls slowed down: the incident holds and says why.
+    expect(renderIncident({ ...incident, shown: { calls: 3, matched: 2 } }, incident.updatedAt).text).toContain(
+      '2 of 3 calls were busy or failed and lasted at least 1m30s (67 %) in the last 15 min — too few calls to judge (it takes 10)',
+    );
   });
 });

@@ -54,6 +54,10 @@ describe('keys', () => {
         keys.quotaAlerts(team),
         keys.reportMark('digest', team, 'C1', '2024-03'),
         keys.callOutbox(team, 'C1'),
+        keys.outcomeAlerts(team),
+        keys.alertIncidents(team),
+        keys.alertWindow(team, '["C1","*"]'),
+        keys.alertCounted(team, 'call-1'),
         keys.callOutboxLease(team, 'C1'),
         keys.callRollup(team, 'C1'),
         keys.channelPauses(team),
@@ -95,6 +99,17 @@ describe('keys', () => {
       if (!(name in SHARED)) unaccounted.push(name);
     }
     expect(unaccounted).toEqual([]);
+  });
+
+  it('gives a workspace’s alert counts one hash tag of their own, which ids cannot displace', () => {
+    const keys = createKeys('p:');
+    const firstTag = (key: string) => /\{([^}]*)\}/.exec(key)?.[1];
+    const window = keys.alertWindow('T{1}', '["C{1}","*"]');
+    const counted = keys.alertCounted('T{1}', 'call}{x');
+    expect(firstTag(window)).toBe('alert-counts:T%7b1%7d');
+    expect(firstTag(counted)).toBe(firstTag(window));
+    expect(firstTag(keys.alertCounted('T2', 'c'))).not.toBe(firstTag(window));
+    for (const key of [window, counted]) expect(key.match(/[{}]/g)).toEqual(['{', '}']);
   });
 
   it('refuses a prefix with braces', () => {

@@ -100,6 +100,34 @@ describe.each(backends)('KeyValueStore contract ($name)', ({ create }) => {
     expect(await kv.set(key, 'x', { onlyIfAbsent: true })).toBe(true);
   });
 
+  it('counts a thing once in several hashes at once, and not again while its mark lives', async () => {
+    const { kv, keys } = create();
+    // The keys of one count share the workspace's hash tag (one slot on a cluster).
+    const a = keys.alertWindow('T-count', 'alert-a');
+    const b = keys.alertWindow('T-count', 'alert-b');
+    const mark = (call: string) => keys.alertCounted('T-count', call);
+    const counts = [
+      { key: a, field: '7:calls', by: 1, ttlMs: 60_000 },
+      { key: a, field: '7:matched', by: 1, ttlMs: 60_000 },
+      { key: b, field: '7:calls', by: 1, ttlMs: 80 },
+    ];
+    expect(await kv.countOnce(mark('call-1'), 60_000, counts)).toBe(true);
+    expect(await kv.countOnce(mark('call-1'), 60_000, counts)).toBe(false);
+    expect(await kv.countOnce(mark('call-2'), 60_000, counts.slice(0, 1))).toBe(true);
+    expect(await kv.hashGetAll(a)).toEqual({ '7:calls': '2', '7:matched': '1' });
+    expect(await kv.hashGetAll(b)).toEqual({ '7:calls': '1' });
+    // Each hash takes its count's TTL.
+    await sleep(140);
+    expect(await kv.hashGetAll(b)).toEqual({});
+    expect(await kv.hashGetAll(a)).toEqual({ '7:calls': '2', '7:matched': '1' });
+    // A mark that expired counts again.
+    expect(await kv.countOnce(mark('call-3'), 60, counts.slice(0, 1))).toBe(true);
+    await sleep(120);
+    expect(await kv.countOnce(mark('call-3'), 60, counts.slice(0, 1))).toBe(true);
+    expect(await kv.hashGet(a, '7:calls')).toBe('4');
+    await expect(kv.countOnce(mark('call-4'), 60_000, [{ ...counts[0]!, by: 0.5 }])).rejects.toThrow();
+  });
+
   it('stores sets; removing the last member removes the key', async () => {
     const { kv, keys } = create();
     const key = keys.routes('T-set');

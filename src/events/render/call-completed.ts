@@ -2,6 +2,7 @@
  * `call_completed` → a summary card (customer, number, email, campaign, agent, duration, status, ended
  * reason, start/end as Slack dates, the summary, a Recording button) and, separately, the transcript that
  * goes into the card's thread: as a message when it fits one section, as a text file when it does not.
+ * A route's `notify:` puts a line mentioning them on top (a hot lead when its `summary:` words were found).
  */
 import { clockDuration } from '../../format/numbers.js';
 import {
@@ -16,6 +17,7 @@ import {
   type MessagePayload,
 } from '../../slack/blocks.js';
 import type { CallCompleted } from '../events.js';
+import { mentionsOf } from '../mentions.js';
 import {
   campaignLabel,
   code,
@@ -43,7 +45,22 @@ export function callDurationMs(e: CallCompleted): number | undefined {
   return undefined;
 }
 
-export function renderCallCompleted(e: CallCompleted): MessagePayload {
+/** Whom a call's post mentions (`notify:`), and the `summary:` words found in it (a hot lead). */
+export interface PostMentions {
+  notify: readonly string[];
+  hot: readonly string[];
+}
+
+/** The line on top of a call's post that mentions people, and the start of its fallback text (notifications). */
+export function mentionLine(asks: PostMentions | undefined): { block: KnownBlock; text: string } | undefined {
+  const who = mentionsOf(asks?.notify);
+  if (!asks || !who) return undefined;
+  const words = asks.hot.map((w) => `“${escapeWithin(w.replace(/[-_]+/g, ' '), 100)}”`).join(', ');
+  const line = words ? `🔥 *Hot lead* for ${who} — the summary mentions ${words}` : `📣 For ${who}`;
+  return { block: section(line), text: `${who} ${words ? '🔥 Hot lead: ' : ''}` };
+}
+
+export function renderCallCompleted(e: CallCompleted, asks?: PostMentions): MessagePayload {
   const ms = callDurationMs(e);
   const duration = ms === undefined ? '—' : clockDuration(ms);
   const blocks: KnownBlock[] = [
@@ -76,7 +93,8 @@ export function renderCallCompleted(e: CallCompleted): MessagePayload {
   if (meta) blocks.push(context(meta));
   const campaign = inline(e.campaignName, 60) ?? inline(e.campaignId, 60);
   const fallback = `Call completed with ${customerPlain(e)}${campaign ? ` — ${campaign}` : ''}${ms === undefined ? '' : ` (${duration})`}`;
-  return message(fallback, blocks);
+  const mention = mentionLine(asks);
+  return mention ? message(`${mention.text}${fallback}`, [mention.block, ...blocks]) : message(fallback, blocks);
 }
 
 export type TranscriptReply =

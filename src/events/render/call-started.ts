@@ -4,8 +4,9 @@
 import { message, section, type MessagePayload } from '../../slack/blocks.js';
 import type { CallStarted } from '../events.js';
 import { campaignLabel, customerLabel, customerPlain, dotted, inline } from '../../slack/text.js';
+import { mentionLine, type PostMentions } from './call-completed.js';
 
-export function renderCallStarted(e: CallStarted): MessagePayload {
+export function renderCallStarted(e: CallStarted, asks?: PostMentions): MessagePayload {
   const campaign = campaignLabel(e);
   const agent = inline(e.agentName, 100);
   const line = dotted(
@@ -15,5 +16,8 @@ export function renderCallStarted(e: CallStarted): MessagePayload {
     inline(e.campaignType, 40),
   );
   const fallback = `Call started with ${customerPlain(e)}${campaign ? ` (${inline(e.campaignName, 60) ?? inline(e.campaignId, 60)})` : ''}`;
-  return message(fallback, [section(line)]);
+  const mention = mentionLine(asks);
+  return mention
+    ? message(`${mention.text}${fallback}`, [mention.block, section(line)])
+    : message(fallback, [section(line)]);
 }

@@ -14,11 +14,14 @@ import { CallOutbox, type CallOutboxOptions } from './call-outbox.js';
 import { EventWorker, type WorkerOptions } from './worker.js';
 import { retryDeadLetter, type RetryOutcome } from './dead-letters.js';
 import { ChannelPauses } from './channel-pause.js';
+import { CallRecordings, type RecordingOptions } from './recordings.js';
+import { slackFileOrigin } from '../slack/file-download.js';
 
 export interface EventsOptions {
   worker?: WorkerOptions;
   intake?: IntakeOptions;
   calls?: CallOutboxOptions;
+  recordings?: RecordingOptions;
 }
 
 export interface Events {
@@ -38,10 +41,16 @@ export function createEvents(deps: Deps, options: EventsOptions = {}): Events {
   const pauses = new ChannelPauses(deps.store, slack, logger);
   const kit = { store: deps.store, slack, pace: deps.pace, pauses, logger, metrics: deps.metrics };
   const worker = new EventWorker(kit, options.worker);
-  const outbox = new CallOutbox(kit, {
-    maxWaitingPerChannel: deps.config.hooks.maxBacklog,
-    ...options.calls,
-  });
+  const recordings = new CallRecordings(
+    kit,
+    { ...deps.config.recordings, fileOrigin: slackFileOrigin(deps.config.slack.apiUrl) },
+    options.recordings,
+  );
+  const outbox = new CallOutbox(
+    kit,
+    { maxWaitingPerChannel: deps.config.hooks.maxBacklog, ...options.calls },
+    recordings,
+  );
   registerCallHandlers(worker, outbox);
   return {
     route: hookRoute(deps, options.intake),
@@ -56,10 +65,12 @@ export function createEvents(deps: Deps, options: EventsOptions = {}): Events {
     start() {
       worker.start();
       outbox.start();
+      recordings.start();
     },
     async stop() {
       await worker.stop();
       await outbox.stop();
+      await recordings.stop();
     },
   };
 }

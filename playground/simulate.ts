@@ -88,6 +88,8 @@ function buildEvent(
   state: PlatformState,
   memory: SimulatorMemory,
   input: SimulateInput,
+  /** Where the simulator serves its calls' recordings (a host the playground's bot lists in RECORDING_HOSTS). */
+  recordingsUrl: string,
   now = new Date(),
 ): { event: Record<string, unknown>; sessionId?: string } {
   const campaign = state.campaigns[input.campaignId];
@@ -125,7 +127,7 @@ function buildEvent(
           durationSeconds: Math.round(durationMs / 1000),
           durationMinutes: Math.round((durationMs / 60_000) * 100) / 100,
           callTranscript: `AI: Hi ${first}, this is ${agent?.name ?? 'your assistant'} from ${state.profile.company}.\nCustomer: Hi! Yes, Tuesday at 10 works for me.\nAI: Great, you're booked for Tuesday at 10:00. See you then!`,
-          audioUrl: `https://recordings.example.com/${callId}.mp3`,
+          audioUrl: `${recordingsUrl}/${callId}.wav`,
           customerEmail: `${first.toLowerCase().replace(/[^a-z]/g, '') || 'customer'}@example.com`,
           status: 'completed',
           endedReason: 'customer-ended-call',
@@ -203,8 +205,9 @@ export async function simulate(
   memory: SimulatorMemory,
   input: SimulateInput,
   botUrl: string,
+  recordingsUrl: string,
 ): Promise<SimulateResult> {
-  const { event, sessionId } = buildEvent(state, memory, input);
+  const { event, sessionId } = buildEvent(state, memory, input, recordingsUrl);
   const urls = hookUrlsFor(state, input.trigger, input.campaignId);
   const extra = sessionId ? { sessionId } : {};
   if (urls.length === 0) {

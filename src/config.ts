@@ -360,6 +360,8 @@ export interface PlaygroundEndpoints {
   secretsKey: string;
   /** The playground's own user, an admin. */
   adminUserId: string;
+  /** `host:port` of the simulator's recordings (RECORDING_HOSTS). */
+  recordingHosts?: string;
 }
 
 /**
@@ -386,6 +388,7 @@ export function parsePlaygroundConfig(env: Env, endpoints: PlaygroundEndpoints):
     PUBLIC_URL: PLAYGROUND_PUBLIC_URL,
     SECRETS_KEY: endpoints.secretsKey,
     ADMIN_USER_IDS: endpoints.adminUserId,
+    RECORDING_HOSTS: endpoints.recordingHosts,
   });
 }
 

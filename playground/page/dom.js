@@ -141,7 +141,7 @@ export function restoreValues(root, values) {
  */
 export function messageHtml(m, channel, inThread) {
   const files = m.files.length
-    ? `<div class="files">${m.files.map((f) => `<a class="file" href="/playground/files/${encodeURIComponent(f.id)}">📎 ${esc(f.name)} <span class="muted">${esc(f.type)} · ${esc(size(f.size))}</span></a>`).join('')}</div>`
+    ? `<div class="files">${m.files.map((f) => `<a class="file" href="/playground/files/${encodeURIComponent(f.id)}">📎 ${esc(f.name)} <span class="muted">${esc(f.type)} · ${esc(size(f.size))}</span></a>${f.audio ? `<audio class="player" controls preload="none" src="/playground/files/${encodeURIComponent(f.id)}"></audio>` : ''}`).join('')}</div>`
     : '';
   const reactions = m.reactions.length
     ? `<div class="reactions">${m.reactions.map((r) => `<span class="reaction" title=":${esc(r.name)}:" data-reaction="${esc(r.name)}">${esc(r.emoji)} ${esc(r.count)}</span>`).join('')}</div>`

@@ -21,9 +21,10 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Readable } from 'node:stream';
-import type { WebClient } from '@slack/web-api';
+import { ErrorCode, type WebClient } from '@slack/web-api';
 import type { RecordingHost } from '../config.js';
 import { reserveUpload, sendUpload, shareInThread, SlackUploadError } from '../slack/external-upload.js';
+import { isPaceWait } from '../slack/pace.js';
 import { slackErrorCode } from '../slack/post.js';
 import type { DueTimer } from '../store/index.js';
 import type { CallCompleted } from './events.js';
@@ -223,14 +224,21 @@ export class CallRecordings {
     const started = Date.now();
     try {
       const slack = await this.kit.slack.clientFor(job.teamId, 'routine');
-      const uploaded = await this.upload(slack, job);
-      await shareInThread(slack, {
-        ...uploaded,
-        title: job.title,
-        channel: job.channelId,
-        threadTs: job.threadTs,
-        comment: job.comment,
-      });
+      const earlier = await this.steps.read(stepOf(job, 'recording-upload'));
+      const shareSent = (await this.steps.read(stepOf(job, 'recording-share'))) === 'sent';
+      if (earlier && shareSent && (await isSharedIn(slack, earlier, job.channelId))) {
+        // An earlier try shared it and ended before it could say so: done, no second copy.
+        await this.steps.record(stepOf(job, 'recording'), earlier);
+        this.kit.logger.info(
+          { channel: job.channelId, team: job.teamId, entry: job.entryId },
+          "call recording found shared in its card's thread by an earlier try",
+        );
+        return undefined;
+      }
+      const uploaded: { fileId: string; bytes?: number } = earlier
+        ? { fileId: earlier }
+        : await this.upload(slack, job);
+      await this.share(slack, job, uploaded.fileId);
       await this.steps.record(stepOf(job, 'recording'), uploaded.fileId);
       this.kit.logger.info(
         {
@@ -257,10 +265,32 @@ export class CallRecordings {
     return only !== undefined && only.id !== job.entryId;
   }
 
-  /** The recording's bytes into Slack (steps 1 and 2 of the external upload), or the file id of an earlier try. */
-  private async upload(slack: WebClient, job: RecordingJob): Promise<{ fileId: string; bytes?: number }> {
-    const earlier = await this.steps.read(stepOf(job, 'recording-upload'));
-    if (earlier) return { fileId: earlier };
+  /**
+   * Step 3, the share. Marked as sent before it goes, and unmarked when Slack's answer says it did not happen
+   * (paced, 429, an error code): a try that ends without knowing asks Slack first (`isSharedIn`).
+   */
+  private async share(slack: WebClient, job: RecordingJob, fileId: string): Promise<void> {
+    const step = stepOf(job, 'recording-share');
+    await this.steps.record(step, 'sent');
+    try {
+      await shareInThread(slack, {
+        fileId,
+        title: job.title,
+        channel: job.channelId,
+        threadTs: job.threadTs,
+        comment: job.comment,
+      });
+    } catch (err) {
+      const message = err instanceof Error ? err.message : '';
+      const code = (err as { code?: unknown } | null)?.code;
+      if (slackErrorCode(err) !== undefined || code === ErrorCode.RateLimitedError || isPaceWait(message))
+        await this.steps.record(step, '');
+      throw err;
+    }
+  }
+
+  /** The recording's bytes into Slack (steps 1 and 2 of the external upload). */
+  private async upload(slack: WebClient, job: RecordingJob): Promise<{ fileId: string; bytes: number }> {
     const abort = new AbortController();
     const deadline = setTimeout(() => abort.abort(), TRANSFER_MS);
     this.aborts.add(abort);
@@ -336,6 +366,23 @@ export class CallRecordings {
       `call recording not copied into Slack: ${why}`,
     );
   }
+}
+
+/**
+ * Whether Slack has the file shared in the channel already (the file object's `channels` / `groups` / `ims`, or
+ * its `shares`: https://docs.slack.dev/reference/objects/file-object). A file Slack does not describe is not.
+ */
+async function isSharedIn(slack: WebClient, fileId: string, channel: string): Promise<boolean> {
+  const file = await slack.files.info({ file: fileId }).then(
+    (res) => res.file,
+    () => undefined,
+  );
+  if (!file) return false;
+  const lists = [file.channels, file.groups, file.ims];
+  return (
+    lists.some((ids) => ids?.includes(channel)) ||
+    Boolean(file.shares?.public?.[channel] ?? file.shares?.private?.[channel])
+  );
 }
 
 /** What to log about a failure: the problem and the host, never the recording's full URL. */

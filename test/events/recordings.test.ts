@@ -244,9 +244,27 @@ describe('a completed call with a recording', () => {
 
     expect(h.slack.callsTo('files.completeUploadExternal').map((c) => c.status)).toEqual([429, 200]);
     expect(h.slack.callsTo('files.getUploadURLExternal')).toHaveLength(1);
+    // Slack's 429 said the share did not happen: no need to ask whether it did.
+    expect(h.slack.callsTo('files.info')).toEqual([]);
     expect(host.seen.map((s) => s.path)).toEqual(['/rec/call.mp3']);
     expect(h.slack.uploads).toHaveLength(1);
     expect(fileReplies(card)).toHaveLength(1);
+  });
+
+  it('shares it once when Slack shared it but its answer was lost: the next try asks Slack first', async () => {
+    h.slack.loseAnswer('files.completeUploadExternal');
+    const { card } = await callWith(`${host.origin}/rec/call.mp3`);
+    await h.slack.waitFor(() => fileReplies(card)[0]);
+    await waitFor(
+      () => h.logs().includes("call recording found shared in its card's thread by an earlier try"),
+      'the next try found it shared',
+      8_000,
+    );
+    expect(h.slack.callsTo('files.completeUploadExternal').map((c) => c.status)).toEqual([503]);
+    expect(h.slack.callsTo('files.info')[0]?.response).toMatchObject({ ok: true, file: { channels: [CHANNEL] } });
+    expect(h.slack.uploads).toHaveLength(1);
+    expect(fileReplies(card)).toHaveLength(1);
+    expect(host.seen.map((s) => s.path)).toEqual(['/rec/call.mp3']);
   });
 
   it('tries a recording that is not there yet (404) again later', async () => {

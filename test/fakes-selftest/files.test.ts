@@ -205,4 +205,22 @@ describe('fake Slack files', () => {
       size: bytes.length,
     });
   });
+  it('can lose an answer: the call is carried out, the caller gets a 503', async () => {
+    const parent = await client.chat.postMessage({ channel: 'C0CALLS0001', text: 'Call completed' });
+    fake.loseAnswer('chat.postMessage');
+    const once = new WebClient(fake.botToken, {
+      slackApiUrl: fake.apiUrl,
+      logLevel: LogLevel.ERROR,
+      retryConfig: { retries: 0 },
+    });
+    const lost: unknown = await once.chat
+      .postMessage({ channel: 'C0CALLS0001', thread_ts: parent.ts!, text: 'a reply' })
+      .catch((e: unknown) => e);
+    expect(lost).toMatchObject({ code: 'slack_webapi_http_error', statusCode: 503 });
+    expect(fake.thread('C0CALLS0001', parent.ts!).map((m) => m.text)).toEqual(['Call completed', 'a reply']);
+    expect(fake.callsTo('chat.postMessage').map((c) => [c.status, c.injected])).toEqual([
+      [200, undefined],
+      [503, true],
+    ]);
+  });
 });

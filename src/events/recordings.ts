@@ -76,7 +76,7 @@ const LEASE_MS = 10 * 60_000;
 /** A whole transfer (download and upload together); a slower one is a timeout, tried again. */
 const TRANSFER_MS = 5 * 60_000;
 /** While the channel's cards wait, how long before the recording looks again. */
-const DEFER_MS = 2_000;
+const DEFER_MS = 5_000;
 /** A channel that is behind for longer than this gets its recordings anyway. */
 const MAX_DEFER_MS = 30 * 60_000;
 /** Waits after the 1st, 2nd and 3rd failed try; the 4th gives up. */
@@ -204,10 +204,11 @@ export class CallRecordings {
     try {
       next = await this.transfer(timer.id);
     } catch (err) {
-      this.kit.logger.warn({ err }, 'call recordings: could not read a queued recording; trying again in a minute');
+      this.kit.logger.warn({ err }, 'call recordings: a try failed before it started (the store?); again in a minute');
       next = this.now() + UNEXPECTED_RETRY_MS;
     }
     await this.kit.store.timers.advance(TIMER_KIND, timer, next);
+    await this.kit.store.timers.release(TIMER_KIND, timer, this.owner);
   }
 
   /** One try: undefined when the recording is shared or given up, else when to try again. */

@@ -26,7 +26,7 @@ import type { RecordingHost } from '../config.js';
 import { reserveUpload, sendUpload, shareInThread, SlackUploadError } from '../slack/external-upload.js';
 import { isPaceWait } from '../slack/pace.js';
 import { slackErrorCode } from '../slack/post.js';
-import type { DueTimer } from '../store/index.js';
+import { workspaceTimerId, type DueTimer } from '../store/index.js';
 import type { CallCompleted } from './events.js';
 import { RecordingError, RecordingFetcher, type Recording } from './recording-fetch.js';
 import { renderRecordingShare } from './render/index.js';
@@ -229,7 +229,7 @@ export class CallRecordings {
       const shareSent = (await this.steps.read(stepOf(job, 'recording-share'))) === 'sent';
       if (earlier && shareSent && (await isSharedIn(slack, earlier, job.channelId))) {
         // An earlier try shared it and ended before it could say so: done, no second copy.
-        await this.steps.record(stepOf(job, 'recording'), earlier);
+        await this.finish(job, earlier);
         this.kit.logger.info(
           { channel: job.channelId, team: job.teamId, entry: job.entryId },
           "call recording found shared in its card's thread by an earlier try",
@@ -240,7 +240,7 @@ export class CallRecordings {
         ? { fileId: earlier }
         : await this.upload(slack, job);
       await this.share(slack, job, uploaded.fileId);
-      await this.steps.record(stepOf(job, 'recording'), uploaded.fileId);
+      await this.finish(job, uploaded.fileId);
       this.kit.logger.info(
         {
           channel: job.channelId,
@@ -359,9 +359,15 @@ export class CallRecordings {
     return undefined;
   }
 
+  /** Marks the recording done (`result`: the file id, or why not) and forgets its URL (it may carry a signature). */
+  private async finish(job: RecordingJob, result: string): Promise<void> {
+    await this.steps.record(stepOf(job, 'recording'), result);
+    await this.steps.record(stepOf(job, 'recording-job'), '');
+  }
+
   /** One log line, and the recording marked done so nothing tries it again. */
   private async giveUp(job: RecordingJob, why: string, detail: object, level: 'info' | 'warn'): Promise<void> {
-    await this.steps.record(stepOf(job, 'recording'), 'not copied');
+    await this.finish(job, 'not copied');
     this.kit.logger[level](
       { channel: job.channelId, team: job.teamId, entry: job.entryId, ...detail },
       `call recording not copied into Slack: ${why}`,
@@ -420,8 +426,9 @@ function stepOf(target: Pick<RecordingTarget, 'teamId' | 'entryId' | 'channelId'
   return { teamId: target.teamId, entryId: target.entryId, channel: target.channelId, step };
 }
 
+/** The workspace first (`workspaceTimerId`), so uninstalling finds it. */
 function timerId(target: RecordingTarget): string {
-  return JSON.stringify([target.teamId, target.channelId, target.entryId]);
+  return workspaceTimerId(target.teamId, target.channelId, target.entryId);
 }
 
 function parseTimerId(id: string): Pick<RecordingTarget, 'teamId' | 'channelId' | 'entryId'> | undefined {

@@ -64,6 +64,8 @@ export async function startPlayground(opts: PlaygroundOptions): Promise<RunningP
       campaignApiKey: platform.apiKey,
       secretsKey: randomBytes(32).toString('base64'),
       adminUserId: PLAYGROUND_USER.id,
+      // The simulator serves its calls' recordings: the bot copies them into #calls' threads from there.
+      recordingHosts: new URL(platform.recordingsUrl).host,
     });
     if (!parsed.ok) throw new Error(`playground configuration: ${parsed.problems.join('; ')}`);
 

@@ -42,6 +42,8 @@ interface PageFile {
   name: string;
   size: number;
   type: string;
+  /** An audio file: the page shows a player, as Slack does. */
+  audio: boolean;
 }
 
 export interface PageMessage {

@@ -248,8 +248,10 @@ export function playgroundRoutes(
         // Pictures (a digest's chart) show in the page as Slack shows them; everything else downloads.
         if (INLINE_IMAGES.has(file.mimetype)) return send(res, 200, file.data, file.mimetype);
         const safeName = file.name.replace(/[^\w.\- ]/g, '_');
-        send(res, 200, file.data, 'application/octet-stream', {
-          'content-disposition': `attachment; filename="${safeName}"`,
+        // Audio plays in the page's player (as Slack plays it); anything else downloads.
+        const audio = /^audio\/[\w.+-]+$/.test(file.mimetype);
+        send(res, 200, file.data, audio ? file.mimetype : 'application/octet-stream', {
+          'content-disposition': `${audio ? 'inline' : 'attachment'}; filename="${safeName}"`,
         });
       }),
     },
@@ -277,6 +279,9 @@ export function playgroundRoutes(
   ];
 }
 
-/** The page runs only its own script and stylesheet; links to recordings and images open in new tabs. */
+/**
+ * The page runs only its own script and stylesheet, and plays the workspace's own audio files; links to
+ * recordings and images open in new tabs.
+ */
 const CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; media-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";

@@ -316,7 +316,7 @@ export class PlaygroundSession {
     if (!this.botUrl) throw new Error('the playground is not connected to the bot yet');
     let result: SimulateResult;
     try {
-      result = await simulate(this.platform.state, this.memory, input, this.botUrl);
+      result = await simulate(this.platform.state, this.memory, input, this.botUrl, this.platform.recordingsUrl);
     } catch (err) {
       return { ok: false, error: err instanceof Error ? err.message : String(err) };
     }
@@ -406,7 +406,13 @@ export class PlaygroundSession {
       author: isBot ? 'Campaign' : (this.slack.user(m.user ?? '')?.name ?? m.user ?? 'someone'),
       authorKind: isBot ? 'bot' : 'user',
       html: messageToHtml(m, ctx),
-      files: (m.files ?? []).map((f) => ({ id: f.id, name: f.name, size: f.size, type: f.pretty_type })),
+      files: (m.files ?? []).map((f) => ({
+        id: f.id,
+        name: f.name,
+        size: f.size,
+        type: f.pretty_type,
+        audio: f.mimetype.startsWith('audio/'),
+      })),
       reactions: (m.reactions ?? []).map((r) => ({ name: r.name, emoji: emojiFor(r.name), count: r.count })),
       replyCount: m.reply_count ?? 0,
       ephemeral: false,

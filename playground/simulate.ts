@@ -151,6 +151,8 @@ function buildEvent(
   state: PlatformState,
   memory: SimulatorMemory,
   input: SimulateInput,
+  /** Where the simulator serves its calls' recordings (a host the playground's bot lists in RECORDING_HOSTS). */
+  recordingsUrl: string,
   now = new Date(),
 ): { event: Record<string, unknown>; sessionId?: string } {
   const campaign = state.campaigns[input.campaignId];
@@ -192,7 +194,7 @@ function buildEvent(
           callTranscript: outcome.answered
             ? `AI: Hi ${first}, this is ${agent?.name ?? 'your assistant'} from ${state.profile.company}.\nCustomer: Hi! Yes, Tuesday at 10 works for me.\nAI: Great, you're booked for Tuesday at 10:00. See you then!`
             : '',
-          audioUrl: `https://recordings.example.com/${callId}.mp3`,
+          audioUrl: `${recordingsUrl}/${callId}.wav`,
           customerEmail: `${first.toLowerCase().replace(/[^a-z]/g, '') || 'customer'}@example.com`,
           status: outcome.status,
           endedReason: outcome.endedReason,
@@ -270,8 +272,9 @@ export async function simulate(
   memory: SimulatorMemory,
   input: SimulateInput,
   botUrl: string,
+  recordingsUrl: string,
 ): Promise<SimulateResult> {
-  const { event, sessionId } = buildEvent(state, memory, input);
+  const { event, sessionId } = buildEvent(state, memory, input, recordingsUrl);
   const urls = hookUrlsFor(state, input.trigger, input.campaignId);
   const extra = sessionId ? { sessionId } : {};
   if (urls.length === 0) {

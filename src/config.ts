@@ -55,6 +55,17 @@ export interface Config {
    * own; a conversation's texts, links and threads are kept this many days after its last activity (closing it).
    */
   handoff: { slaS: number; retentionDays: number };
+  /**
+   * Call recordings copied into the card's thread: from public https hosts and the `hosts` listed (any scheme
+   * and address; a host without a port matches every port), or `off` (links only); at most `maxBytes`.
+   */
+  recordings: { hosts: 'off' | readonly RecordingHost[]; maxBytes: number };
+}
+
+export interface RecordingHost {
+  /** As a URL's `hostname` reads (lower case, IPv6 in brackets). */
+  hostname: string;
+  port?: number;
 }
 
 /** A user ADMIN_USER_IDS makes an admin: of `teamId` only (`TEAMID:USERID`), or of the one workspace (a bare id). */
@@ -136,6 +147,21 @@ function adminUser(entry: string): AdminUser {
   const [, teamId, userId = ''] = ADMIN_USER.exec(entry) ?? [];
   return teamId ? { teamId, userId } : { userId };
 }
+
+/** `off`, or comma-separated `host[:port]` (IPv6 in brackets). */
+const recordingHosts = z.string().transform((v, ctx): 'off' | RecordingHost[] => {
+  if (v.toLowerCase() === 'off') return 'off';
+  const entries = v.split(',').map((e) => e.trim());
+  const hosts = entries.filter(Boolean).map((entry): RecordingHost | undefined => {
+    const m = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::(\d{1,5}))?$/.exec(entry);
+    const port = m?.[2] === undefined ? undefined : Number(m[2]);
+    if (!m || !URL.canParse(`http://${m[1]}`) || port === 0 || (port ?? 0) > 65535) return undefined;
+    return { hostname: new URL(`http://${m[1]}`).hostname, ...(port === undefined ? {} : { port }) };
+  });
+  if (hosts.every((h) => h !== undefined)) return hosts;
+  ctx.addIssue({ code: 'custom', message: 'must be `off` or host[:port] entries, comma-separated' });
+  return z.NEVER;
+});
 
 const envSchema = z.object({
   SLACK_SIGNING_SECRET: optionalText,
@@ -223,6 +249,9 @@ const envSchema = z.object({
   CONVERSATION_RETENTION_DAYS: optionalText.pipe(
     wholeNumber(1).pipe(z.number().max(3650, 'must be at most 3650 (ten years)')).optional(),
   ),
+  RECORDING_HOSTS: optionalText.pipe(recordingHosts.optional()),
+  // 1 GB: the largest file Slack takes.
+  RECORDING_MAX_MB: optionalText.pipe(wholeNumber(1).pipe(z.number().max(1000, 'must be at most 1000')).optional()),
 });
 
 /** Parses an environment. Pure: callers pass `process.env` (see `loadConfig`). */
@@ -320,6 +349,7 @@ export function parseConfig(env: Env): ConfigResult {
     },
     quotaCheckS: e.QUOTA_CHECK_S ?? 900,
     handoff: { slaS: e.HANDOFF_SLA_S ?? 300, retentionDays: e.CONVERSATION_RETENTION_DAYS ?? 30 },
+    recordings: { hosts: e.RECORDING_HOSTS ?? [], maxBytes: (e.RECORDING_MAX_MB ?? 50) * 1024 * 1024 },
   };
   return { ok: true, config };
 }
@@ -340,6 +370,8 @@ export interface PlaygroundEndpoints {
   secretsKey: string;
   /** The playground's own user, an admin. */
   adminUserId: string;
+  /** `host:port` of the simulator's recordings (RECORDING_HOSTS). */
+  recordingHosts?: string;
 }
 
 /**
@@ -366,6 +398,7 @@ export function parsePlaygroundConfig(env: Env, endpoints: PlaygroundEndpoints):
     PUBLIC_URL: PLAYGROUND_PUBLIC_URL,
     SECRETS_KEY: endpoints.secretsKey,
     ADMIN_USER_IDS: endpoints.adminUserId,
+    RECORDING_HOSTS: endpoints.recordingHosts,
   });
 }
 

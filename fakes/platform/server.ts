@@ -2,6 +2,7 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { RECORDINGS_PATH, serveRecording } from './recordings.js';
 import { HttpError, matchRoute } from './routes.js';
 import { createSeedState, type QuotaSeed } from './seed.js';
 import type { FakePlatform, Fault, RecordedFile, RecordedRequest } from './types.js';
@@ -137,6 +138,7 @@ export async function startFakePlatform(opts: { apiKeys?: string[]; quota?: Quot
       }
     }
 
+    if (serveRecording(recorded.method, url.pathname, res)) return;
     if (!url.pathname.startsWith(`${BASE_PATH}/`)) {
       sendError(res, requestId, new HttpError(404, `no such path: ${url.pathname}`));
       return;
@@ -173,6 +175,7 @@ export async function startFakePlatform(opts: { apiKeys?: string[]; quota?: Quot
 
   return {
     url: `http://127.0.0.1:${port}${BASE_PATH}`,
+    recordingsUrl: `http://127.0.0.1:${port}${RECORDINGS_PATH.slice(0, -1)}`,
     apiKey: state.apiKeys.find((k) => k.Active)?.RowKey ?? '',
     requests,
     state,

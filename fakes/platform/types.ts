@@ -43,6 +43,8 @@ export type Fault = {
 export interface FakePlatform {
   /** Base URL including /v1/api, e.g. http://127.0.0.1:PORT/v1/api */
   readonly url: string;
+  /** Where its calls' recordings are served (`<recordingsUrl>/<callId>.wav`, a generated WAV; no key needed). */
+  readonly recordingsUrl: string;
   /** A valid key (the first active one). */
   readonly apiKey: string;
   readonly requests: RecordedRequest[];

@@ -1,4 +1,7 @@
-/** Faults a test injects: 429s (per method, or per channel for chat.postMessage) and `{ok:false}` errors. */
+/**
+ * Faults a test injects: 429s (per method, or per channel for chat.postMessage), `{ok:false}` errors, and answers
+ * lost after the call was carried out.
+ */
 
 interface RateRule {
   method?: string;
@@ -17,6 +20,7 @@ interface FailRule {
 export class InjectedFaults {
   private rateRules: RateRule[] = [];
   private failRules: FailRule[] = [];
+  private lostAnswers: Array<{ method: string; remaining: number }> = [];
   private channelLimit: number | undefined;
   private readonly channelPosts = new Map<string, number[]>();
 
@@ -37,6 +41,18 @@ export class InjectedFaults {
 
   failMethod(method: string, error: string, times?: number): void {
     this.failRules.push({ method, error, remaining: times ?? Number.POSITIVE_INFINITY });
+  }
+
+  loseAnswer(method: string, times?: number): void {
+    this.lostAnswers.push({ method, remaining: times ?? 1 });
+  }
+
+  /** Whether this call, carried out, gets no answer but a 503 (using up one of its `times`). */
+  answerLost(method: string): boolean {
+    const rule = this.lostAnswers.find((r) => r.method === method && r.remaining > 0);
+    if (!rule) return false;
+    rule.remaining -= 1;
+    return true;
   }
 
   /** The rate rule that answers this call with a 429, using up one of its `times`. */
@@ -82,6 +98,7 @@ export class InjectedFaults {
   reset(): void {
     this.rateRules = [];
     this.failRules = [];
+    this.lostAnswers = [];
     this.channelLimit = undefined;
     this.channelPosts.clear();
   }

@@ -143,6 +143,14 @@ export async function handleUpload(
     const part = [...form.values()].find((v): v is File => typeof v !== 'string');
     data = part ? Buffer.from(await part.arrayBuffer()) : Buffer.alloc(0);
   }
+  if (data.length !== pending.length) {
+    // The upload is the file the `length` given to files.getUploadURLExternal announced ("Size in bytes of the
+    // file being uploaded"), byte for byte; anything else is refused, and a non-200 is how Slack says an upload
+    // failed (https://docs.slack.dev/reference/methods/files.getUploadURLExternal/).
+    res.writeHead(400, { 'content-type': 'text/plain; charset=utf-8' });
+    res.end(`length mismatch: ${data.length} bytes sent, ${pending.length} announced`);
+    return;
+  }
   pending.data = data;
   res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
   res.end(`OK - ${data.length}`);
@@ -196,13 +204,17 @@ export function fileHandlers(s: SlackState): Record<string, Handler> {
     },
 
     'files.getUploadURLExternal': (args, auth) => {
+      // Both required (https://docs.slack.dev/reference/methods/files.getUploadURLExternal/): the file's name and
+      // its size in bytes, a whole number; a length of 0 is Slack's `missing_argument`.
       const filename = str(args, 'filename');
-      const length = int(args, 'length');
+      const rawLength = str(args, 'length');
+      const length = rawLength !== undefined && /^\d{1,15}$/.test(rawLength) ? int(args, 'length') : undefined;
       const messages: string[] = [];
       if (!filename) messages.push('[ERROR] missing required field: filename');
-      if (length === undefined) messages.push('[ERROR] missing required field: length');
+      if (rawLength === undefined || rawLength === '') messages.push('[ERROR] missing required field: length');
+      else if (length === undefined) messages.push('[ERROR] length must be a whole number of bytes');
       if (messages.length > 0 || filename === undefined || length === undefined) return invalidArguments(messages);
-      if (length <= 0) return fail('invalid_arguments');
+      if (length === 0) return fail('missing_argument');
       const fileId = slackId('F');
       const key = `Cw${hex(24)}`;
       s.pendingUploads.set(fileId, {

@@ -274,6 +274,10 @@ class FakeSlackServer extends SlackState implements FakeSlack {
     this.faults.channelRateLimit(perSecond);
   }
 
+  loseAnswer(method: string, times?: number): void {
+    this.faults.loseAnswer(method, times);
+  }
+
   failMethod(method: string, error: string, times?: number): void {
     this.faults.failMethod(method, error, times);
   }
@@ -502,6 +506,15 @@ class FakeSlackServer extends SlackState implements FakeSlack {
     const response = handler(args, auth);
     if (method === 'chat.postMessage' && response.ok === true && typeof response.channel === 'string')
       this.faults.posted(response.channel);
+    if (this.faults.answerLost(method)) {
+      // Carried out, but the answer never reaches the caller: what an edge that gives up on Slack answers.
+      call.injected = true;
+      call.status = 503;
+      call.response = response;
+      res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end('upstream request timeout');
+      return;
+    }
     send(200, response, scopeHeaders);
   }
 

@@ -438,6 +438,11 @@ export interface FakeSlack {
   channelRateLimit(perSecond: number): void;
   /** Answer `{ok:false,error}` for `method`, `times` times (default: until reset). */
   failMethod(method: string, error: string, times?: number): void;
+  /**
+   * Carry out `method` but answer HTTP 503 instead of its result, `times` times (default 1): Slack did it and the
+   * caller cannot know (an edge timing out on the way back).
+   */
+  loseAnswer(method: string, times?: number): void;
   /** Lifts every injected fault (Slack answers normally again; the default rate limits stay); what was posted stays. */
   clearFaults(): void;
   /** Generate the next message ts (strictly increasing). */

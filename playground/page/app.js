@@ -10,7 +10,7 @@
  */
 
 /**
- * @typedef {{ id: string, name: string, size: number, type: string }} PageFile
+ * @typedef {{ id: string, name: string, size: number, type: string, audio: boolean }} PageFile
  * @typedef {{ ts: string, threadTs?: string, author: string, authorKind: 'bot' | 'user', html: string, files: PageFile[],
  *   reactions: { name: string, emoji: string, count: number }[], replyCount: number, ephemeral: boolean, edited: boolean }} PageMessage
  * @typedef {{ id: string, name: string, purpose: string, messages: PageMessage[], threads: Record<string, PageMessage[]> }} PageChannel

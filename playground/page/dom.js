@@ -142,7 +142,8 @@ function fileHtml(f) {
   const href = `/playground/files/${encodeURIComponent(f.id)}`;
   if (IMAGE_TYPES.has(f.type))
     return `<a class="file image" href="${href}"><img src="${href}" alt="${esc(f.name)}"></a>`;
-  return `<a class="file" href="${href}">📎 ${esc(f.name)} <span class="muted">${esc(f.type)} · ${esc(size(f.size))}</span></a>`;
+  const player = f.audio ? `<audio class="player" controls preload="none" src="${href}"></audio>` : '';
+  return `<a class="file" href="${href}">📎 ${esc(f.name)} <span class="muted">${esc(f.type)} · ${esc(size(f.size))}</span></a>${player}`;
 }
 
 /**

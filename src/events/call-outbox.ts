@@ -8,6 +8,10 @@
  *   of the channel says `compact:off`. A call whose route mentions someone (`notify:`, a hot lead) is never
  *   rolled up: it keeps its own card with the mention, in its turn, so it is not buried in a list.
  *
+ * A card posted on its own then gets its recording copied into its thread (recordings.ts), after it and on its
+ * own time; a roll-up keeps each call's recording link: a recording each would be a post each in a channel
+ * that is already behind.
+ *
  * Calls are routine traffic: they leave one post of a channel's burst to customer conversations, and they
  * never hold a queue worker while a channel waits for its Slack budget, so other channels, workspaces and
  * conversations go on. A channel waits out its budget, a 429 or a Slack outage (time heals those) for up to
@@ -33,6 +37,7 @@ import type { Routed } from './router.js';
 import { isChannelGone, pauseAdvice } from './channel-pause.js';
 import { StepLog, type StepRef } from './steps.js';
 import { RETENTION_MS } from './worker.js';
+import type { CallRecordings } from './recordings.js';
 import type { WebClient } from '@slack/web-api';
 
 export interface CallOutboxOptions {
@@ -118,6 +123,8 @@ export class CallOutbox {
   constructor(
     private readonly kit: PostingKit,
     private readonly options: CallOutboxOptions = {},
+    /** Copies a card's recording into its thread afterwards (cards posted one by one only). */
+    private readonly recordings?: Pick<CallRecordings, 'add'>,
   ) {
     this.steps = new StepLog(this.kit.store);
     this.rollupAfterMs = options.rollupAfterMs ?? 3_000;
@@ -380,6 +387,11 @@ export class CallOutbox {
     );
     const transcript = renderTranscript(call.data);
     if (transcript) await this.postTranscript(slack, this.stepOf(at, call.id, 'transcript'), card.result, transcript);
+    // Queued, not awaited: the transfer runs on its own, and the channel's next card does not wait for it.
+    await this.recordings?.add(
+      { teamId: at.teamId, channelId: channel, entryId: call.id, threadTs: card.result },
+      call.data,
+    );
   }
 
   private async postRollup(slack: WebClient, at: ChannelRef, batch: Waiting[]): Promise<void> {

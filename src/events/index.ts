@@ -16,11 +16,14 @@ import { EventWorker, type WorkerOptions } from './worker.js';
 import { retryDeadLetter, type RetryOutcome } from './dead-letters.js';
 import { ChannelPauses } from './channel-pause.js';
 import { ALERT_TIMER, OutcomeAlerts } from './outcome-alerts.js';
+import { CallRecordings, type RecordingOptions } from './recordings.js';
+import { slackFileOrigin } from '../slack/file-download.js';
 
 export interface EventsOptions {
   worker?: WorkerOptions;
   intake?: IntakeOptions;
   calls?: CallOutboxOptions;
+  recordings?: RecordingOptions;
 }
 
 export interface Events {
@@ -40,10 +43,16 @@ export function createEvents(deps: Deps, options: EventsOptions = {}): Events {
   const pauses = new ChannelPauses(deps.store, slack, logger);
   const kit = { store: deps.store, slack, pace: deps.pace, pauses, logger, metrics: deps.metrics };
   const worker = new EventWorker(kit, options.worker);
-  const outbox = new CallOutbox(kit, {
-    maxWaitingPerChannel: deps.config.hooks.maxBacklog,
-    ...options.calls,
-  });
+  const recordings = new CallRecordings(
+    kit,
+    { ...deps.config.recordings, fileOrigin: slackFileOrigin(deps.config.slack.apiUrl) },
+    options.recordings,
+  );
+  const outbox = new CallOutbox(
+    kit,
+    { maxWaitingPerChannel: deps.config.hooks.maxBacklog, ...options.calls },
+    recordings,
+  );
   registerCallHandlers(worker, outbox);
   const alerts = new OutcomeAlerts(kit);
   deps.timers.on(ALERT_TIMER, (timer, now) => alerts.fire(timer, now));
@@ -64,10 +73,12 @@ export function createEvents(deps: Deps, options: EventsOptions = {}): Events {
     start() {
       worker.start();
       outbox.start();
+      recordings.start();
     },
     async stop() {
       await worker.stop();
       await outbox.stop();
+      await recordings.stop();
     },
   };
 }

@@ -3,7 +3,7 @@
  * redirects are followed by hand (with the token on that origin, without it to Slack's CDN; anywhere else or
  * the sign-in page is refused), and the size cap is checked from content-length and again while streaming.
  */
-import { request } from 'undici';
+import { asDownloadError, headerValue, openDownload, type DownloadError } from '../util/download.js';
 
 export type SlackFileProblem =
   /** The URL is not on Slack's file service (refused before any request). */
@@ -101,16 +101,8 @@ export interface SlackFileSource {
   bodyTimeoutMs?: number;
 }
 
-const DEFAULT_HEADERS_TIMEOUT_MS = 20_000;
-const DEFAULT_BODY_TIMEOUT_MS = 30_000;
 /** Slack's file host → its CDN is one hop; a few more leave room without looping for long. */
 const MAX_REDIRECTS = 3;
-const TIMEOUT_CODES = new Set([
-  'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_HEADERS_TIMEOUT',
-  'UND_ERR_BODY_TIMEOUT',
-  'ETIMEDOUT',
-]);
 
 /**
  * The file's bytes as a lazy stream: nothing is requested until the first read, so several of these
@@ -123,73 +115,60 @@ export function slackFileStream(source: SlackFileSource): AsyncIterable<Uint8Arr
 async function* download(source: SlackFileSource): AsyncGenerator<Uint8Array> {
   const { name, maxBytes, allowedOrigin } = source;
   if (!isSlackFileUrl(source.url, allowedOrigin)) throw new SlackFileError('host', name);
-
-  let url = new URL(source.url);
-  let res = await get(url, source);
-  for (let followed = 0; res.statusCode >= 300 && res.statusCode < 400; followed++) {
-    const status = res.statusCode;
-    await res.body.dump().catch(() => undefined);
-    const next = redirectTarget(res.headers.location, url);
-    if (next === undefined) throw new SlackFileError('http', name, { status });
-    if (!isSlackRedirectTarget(next, allowedOrigin))
-      throw new SlackFileError('redirect', name, { status, host: next.hostname });
-    if (isSignInPage(next)) throw new SlackFileError('sign_in', name, { status });
-    if (followed >= MAX_REDIRECTS) throw new SlackFileError('too_many_redirects', name, { status });
-    url = next;
-    res = await get(url, source);
-  }
-
-  const status = res.statusCode;
-  if (status !== 200) {
-    await res.body.dump().catch(() => undefined);
-    throw new SlackFileError(problemForStatus(status), name, { status });
-  }
-  if ((headerValue(res.headers['content-type']) ?? '').toLowerCase().startsWith('text/html')) {
-    await res.body.dump().catch(() => undefined);
-    throw new SlackFileError('not_a_file', name, { status });
-  }
-  const declared = Number(headerValue(res.headers['content-length']));
-  if (Number.isFinite(declared) && declared > maxBytes) {
-    res.body.destroy();
-    throw new SlackFileError('too_large', name, { maxBytes });
-  }
-
-  let received = 0;
   try {
-    // Leaving this loop early (cap reached, or the upload it feeds failed) destroys the response stream.
-    for await (const chunk of res.body) {
-      const bytes = chunk as Buffer;
-      received += bytes.length;
-      if (received > maxBytes) throw new SlackFileError('too_large', name, { maxBytes });
-      yield bytes;
+    const res = await openDownload(new URL(source.url), {
+      maxBytes,
+      maxRedirects: MAX_REDIRECTS,
+      hop: (url, redirectedBy) => {
+        if (redirectedBy !== undefined) {
+          if (!isSlackRedirectTarget(url, allowedOrigin))
+            throw new SlackFileError('redirect', name, { status: redirectedBy, host: url.hostname });
+          if (isSignInPage(url)) throw new SlackFileError('sign_in', name, { status: redirectedBy });
+        }
+        // The token only on Slack's file origin (a signed CDN address needs none).
+        return url.origin === allowedOrigin ? { headers: { authorization: `Bearer ${source.botToken}` } } : {};
+      },
+      ...(source.headersTimeoutMs !== undefined ? { headersTimeoutMs: source.headersTimeoutMs } : {}),
+      ...(source.bodyTimeoutMs !== undefined ? { bodyTimeoutMs: source.bodyTimeoutMs } : {}),
+    });
+    const status = res.status;
+    if (status !== 200) {
+      await res.discard();
+      throw new SlackFileError(problemForStatus(status), name, { status });
     }
+    if ((headerValue(res.headers['content-type']) ?? '').toLowerCase().startsWith('text/html')) {
+      await res.discard();
+      throw new SlackFileError('not_a_file', name, { status });
+    }
+    yield* res.body;
   } catch (err) {
     if (err instanceof SlackFileError) throw err;
-    throw connectionError(err, name);
+    throw fromDownloadError(asDownloadError(err), name);
   }
 }
 
-/** One GET; the token only when the URL is on Slack's file origin (a signed CDN address needs none). */
-async function get(url: URL, source: SlackFileSource): Promise<Awaited<ReturnType<typeof request>>> {
-  try {
-    return await request(url, {
-      method: 'GET',
-      headers: url.origin === source.allowedOrigin ? { authorization: `Bearer ${source.botToken}` } : {},
-      headersTimeout: source.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS,
-      bodyTimeout: source.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS,
-    });
-  } catch (err) {
-    throw connectionError(err, source.name);
-  }
-}
-
-function redirectTarget(location: string | string[] | undefined, base: URL): URL | undefined {
-  const value = headerValue(location);
-  if (!value) return undefined;
-  try {
-    return new URL(value, base);
-  } catch {
-    return undefined;
+/** A failure of the download itself, named after the file, without the original error (see SlackFileError). */
+function fromDownloadError(err: DownloadError, name: string): SlackFileError {
+  switch (err.problem) {
+    case 'bad_redirect':
+      return new SlackFileError('http', name, {
+        ...(err.detail.status !== undefined ? { status: err.detail.status } : {}),
+      });
+    case 'too_large':
+      return new SlackFileError('too_large', name, {
+        ...(err.detail.maxBytes !== undefined ? { maxBytes: err.detail.maxBytes } : {}),
+      });
+    case 'too_many_redirects':
+      return new SlackFileError('too_many_redirects', name, {
+        ...(err.detail.status !== undefined ? { status: err.detail.status } : {}),
+      });
+    case 'timeout':
+    case 'network':
+      return new SlackFileError(
+        err.problem,
+        name,
+        err.detail.socketCode !== undefined ? { socketCode: err.detail.socketCode } : {},
+      );
   }
 }
 
@@ -202,18 +181,4 @@ function problemForStatus(status: number): SlackFileProblem {
   if (status === 401 || status === 403) return 'forbidden';
   if (status === 404 || status === 410) return 'not_found';
   return 'http';
-}
-
-function connectionError(err: unknown, name: string): SlackFileError {
-  const code =
-    typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' ? err.code : undefined;
-  return new SlackFileError(
-    code !== undefined && TIMEOUT_CODES.has(code) ? 'timeout' : 'network',
-    name,
-    code !== undefined ? { socketCode: code } : {},
-  );
-}
-
-function headerValue(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
 }

@@ -68,6 +68,15 @@ export class TimerRepo {
     return removed;
   }
 
+  /**
+   * Gives a firing's lease back, unless it expired and another replica holds it: for timers fired often (a
+   * transfer waiting its turn every few seconds), whose leases would otherwise pile up until they expire.
+   */
+  async release(kind: string, timer: DueTimer, owner: string): Promise<void> {
+    const key = this.keys.timerLease(kind, timer.id, timer.dueAt);
+    if ((await this.kv.get(key)) === owner) await this.kv.del(key);
+  }
+
   /** After a firing: the next due time, or none — only while the timer still holds the time that fired. */
   async advance(kind: string, timer: DueTimer, next: number | undefined): Promise<void> {
     const key = this.keys.timers(kind);

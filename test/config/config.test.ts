@@ -263,6 +263,32 @@ describe('parseConfig', () => {
     }
   });
 
+  it('copies recordings from public https hosts and RECORDING_HOSTS, at most RECORDING_MAX_MB (default 50)', () => {
+    const defaults = parseConfig(minimal);
+    expect(defaults.ok && defaults.config.recordings).toEqual({ hosts: [], maxBytes: 50 * 1024 * 1024 });
+    const off = parseConfig({ ...minimal, RECORDING_HOSTS: 'off' });
+    expect(off.ok && off.config.recordings.hosts).toBe('off');
+    const listed = parseConfig({
+      ...minimal,
+      RECORDING_HOSTS: 'Recordings.Internal, 10.0.0.5:8080,[::1]:9000',
+      RECORDING_MAX_MB: '200',
+    });
+    expect(listed.ok && listed.config.recordings).toEqual({
+      hosts: [
+        { hostname: 'recordings.internal' },
+        { hostname: '10.0.0.5', port: 8080 },
+        { hostname: '[::1]', port: 9000 },
+      ],
+      maxBytes: 200 * 1024 * 1024,
+    });
+    const bad = parseConfig({ ...minimal, RECORDING_HOSTS: 'https://recordings.internal/x', RECORDING_MAX_MB: '2000' });
+    expect(bad.ok ? [] : bad.problems).toEqual([
+      'RECORDING_HOSTS: must be `off` or host[:port] entries, comma-separated',
+      'RECORDING_MAX_MB: must be at most 1000',
+    ]);
+    expect(bad.ok ? '' : bad.problems.join('\n')).not.toContain('recordings.internal');
+  });
+
   it('knows when nothing at all is configured', () => {
     expect(isUnconfigured({})).toBe(true);
     expect(isUnconfigured({ PORT: '3000', LOG_LEVEL: 'debug' })).toBe(true);

@@ -164,4 +164,63 @@ describe('fake Slack files', () => {
       await noFiles.close();
     }
   });
+  it('holds the external upload to Slack’s rules: filename and length required, exactly that many bytes', async () => {
+    fake.expectRefusal('files.getUploadURLExternal', 'invalid_arguments');
+    fake.expectRefusal('files.getUploadURLExternal', 'missing_argument');
+    fake.expectRefusal('files.completeUploadExternal', 'file_not_found');
+    const refusal = async (args: Record<string, unknown>) => {
+      const err: unknown = await client.apiCall('files.getUploadURLExternal', args).catch((e: unknown) => e);
+      return (err as { data?: { error?: string } }).data?.error;
+    };
+    expect(await refusal({ length: 5 })).toBe('invalid_arguments');
+    expect(await refusal({ filename: 'a.mp3' })).toBe('invalid_arguments');
+    expect(await refusal({ filename: 'a.mp3', length: '12abc' })).toBe('invalid_arguments');
+    expect(await refusal({ filename: 'a.mp3', length: 0 })).toBe('missing_argument');
+
+    const parent = await client.chat.postMessage({ channel: 'C0CALLS0001', text: 'Call completed' });
+    const bytes = Buffer.from('ID3 a recording');
+    const ticket = await client.files.getUploadURLExternal({ filename: 'call.mp3', length: bytes.length });
+    // One byte short, then one too many: refused (non-200), and the file cannot be completed.
+    for (const body of [bytes.subarray(1), Buffer.concat([bytes, Buffer.from('!')])]) {
+      const res = await fetch(ticket.upload_url!, { method: 'POST', body });
+      expect(res.status).toBe(400);
+    }
+    await expect(
+      client.files.completeUploadExternal({ files: [{ id: ticket.file_id! }], channel_id: 'C0CALLS0001' }),
+    ).rejects.toMatchObject({ data: { error: 'file_not_found' } });
+
+    const ok = await fetch(ticket.upload_url!, { method: 'POST', body: bytes });
+    expect(ok.status).toBe(200);
+    await client.files.completeUploadExternal({
+      files: [{ id: ticket.file_id!, title: 'Call recording' }],
+      channel_id: 'C0CALLS0001',
+      thread_ts: parent.ts!,
+    });
+    expect(fake.uploads.map((u) => [u.data.equals(bytes), u.channel_id, u.thread_ts])).toEqual([
+      [true, 'C0CALLS0001', parent.ts],
+    ]);
+    expect(fake.thread('C0CALLS0001', parent.ts!).at(-1)?.files?.[0]).toMatchObject({
+      name: 'call.mp3',
+      mimetype: 'audio/mpeg',
+      size: bytes.length,
+    });
+  });
+  it('can lose an answer: the call is carried out, the caller gets a 503', async () => {
+    const parent = await client.chat.postMessage({ channel: 'C0CALLS0001', text: 'Call completed' });
+    fake.loseAnswer('chat.postMessage');
+    const once = new WebClient(fake.botToken, {
+      slackApiUrl: fake.apiUrl,
+      logLevel: LogLevel.ERROR,
+      retryConfig: { retries: 0 },
+    });
+    const lost: unknown = await once.chat
+      .postMessage({ channel: 'C0CALLS0001', thread_ts: parent.ts!, text: 'a reply' })
+      .catch((e: unknown) => e);
+    expect(lost).toMatchObject({ code: 'slack_webapi_http_error', statusCode: 503 });
+    expect(fake.thread('C0CALLS0001', parent.ts!).map((m) => m.text)).toEqual(['Call completed', 'a reply']);
+    expect(fake.callsTo('chat.postMessage').map((c) => [c.status, c.injected])).toEqual([
+      [200, undefined],
+      [503, true],
+    ]);
+  });
 });

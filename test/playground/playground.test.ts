@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { PLAYGROUND_PUBLIC_URL } from '../../src/config.js';
 import type { PageChannel, PageState } from '../../playground/page-api.js';
+import { sampleRecording } from '../../fakes/platform/recordings.js';
 import { eventually, startTestPlayground, type PlaygroundHarness } from './support.js';
 
 const GENERAL = 'C0GENERAL01';
@@ -198,6 +199,17 @@ describe('simulated platform events', () => {
     );
     expect(card.html).toContain('Maria Lopez');
     expect(card.authorKind).toBe('bot');
+
+    // The simulator serves the call's recording; the bot copies it into the card's thread, where it plays.
+    const recording = await eventually(async () =>
+      channel(await h.state(), CALLS)
+        .threads[card.ts]?.flatMap((m) => m.files)
+        .find((f) => f.audio),
+    );
+    expect(recording).toMatchObject({ name: expect.stringMatching(/^recording-call-[0-9a-f]+\.wav$/), type: 'WAV' });
+    const played = await request(`${h.base}/playground/files/${recording.id}`);
+    expect(played.headers['content-type']).toBe('audio/wav');
+    expect(Buffer.from(await played.body.arrayBuffer())).toEqual(sampleRecording());
   });
 
   it('shows a customer message with hostile text as text, and creates a handoff session for it', async () => {

@@ -106,4 +106,15 @@ describe.each(['memory', 'redis', 'cluster'] as const)('timers (%s)', (backend) 
     expect(calls).toBe(2);
     expect(await store.timers.dueAt('quota', 'T1')).toBeUndefined();
   });
+  it('gives a firing’s lease back to its owner only', async () => {
+    const clock = { now: 0 };
+    const [a, b] = replicas(backend, clock);
+    await a.timers.set('recording', 'R1', 0);
+    const [due] = await a.timers.due('recording', clock.now);
+    expect(await a.timers.claim('recording', due!, 'replica-a', 60_000)).toBe(true);
+    await b.timers.release('recording', due!, 'replica-b'); // not its lease: nothing happens
+    expect(await b.timers.claim('recording', due!, 'replica-b', 60_000)).toBe(false);
+    await a.timers.release('recording', due!, 'replica-a');
+    expect(await b.timers.claim('recording', due!, 'replica-b', 60_000)).toBe(true);
+  });
 });

@@ -108,6 +108,9 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     ...(opts.redisClusterNodes
       ? { REDIS_CLUSTER_NODES: opts.redisClusterNodes, SECRETS_KEY: randomBytes(32).toString('base64') }
       : {}),
+    // Recordings are copied only where a test lists its own recording host: the fixtures' recording URLs name
+    // hosts that do not exist, and a test must not look names up on the internet.
+    RECORDING_HOSTS: 'off',
     ...opts.env,
   };
   const parsed = parseConfig(env);

@@ -1,8 +1,9 @@
 /**
  * `call_completed` → a summary card (customer, number, email, campaign, agent, duration, status, ended
  * reason, start/end as Slack dates, the summary, a Recording button) and, separately, the transcript that
- * goes into the card's thread: as a message when it fits one section, as a text file when it does not.
- * A route's `notify:` puts a line mentioning them on top (a hot lead when its `summary:` words were found).
+ * goes into the card's thread: as a message when it fits one section, as a text file when it does not — and
+ * what the recording says when the bot copies it into that thread. A route's `notify:` puts a line mentioning
+ * them on top (a hot lead when its `summary:` words were found).
  */
 import { clockDuration } from '../../format/numbers.js';
 import {
@@ -97,6 +98,21 @@ export function renderCallCompleted(e: CallCompleted, asks?: PostMentions): Mess
   return mention ? message(`${mention.text}${fallback}`, [mention.block, ...blocks]) : message(fallback, blocks);
 }
 
+/** What the call's recording says when it is shared in the card's thread (Slack shows its player under it). */
+export function renderRecordingShare(e: CallCompleted): { name: string; title: string; comment: string } {
+  const ms = callDurationMs(e);
+  return {
+    // The file's name without its extension, which the recording's audio type decides.
+    name: `recording-${fileId(e)}`,
+    title: 'Call recording',
+    comment: `🎧 Recording of this call${ms === undefined ? '' : ` (${clockDuration(ms)})`}`,
+  };
+}
+
+function fileId(e: CallCompleted): string {
+  return (e.callId ?? 'call').replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 80);
+}
+
 export type TranscriptReply =
   | { kind: 'message'; payload: MessagePayload }
   | { kind: 'file'; filename: string; title: string; content: string; comment: string };
@@ -110,10 +126,9 @@ export function renderTranscript(e: CallCompleted): TranscriptReply | undefined 
     return { kind: 'message', payload: message('Call transcript', [section(`${TRANSCRIPT_LABEL}${escaped}`)]) };
   }
   // A file holds the transcript verbatim: file contents are not mrkdwn, so nothing needs escaping.
-  const id = (e.callId ?? 'call').replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 80);
   return {
     kind: 'file',
-    filename: `transcript-${id}.txt`,
+    filename: `transcript-${fileId(e)}.txt`,
     title: 'Call transcript',
     content: `${raw}\n`,
     comment: `Transcript of this call (${raw.length.toLocaleString('en-US')} characters — too long for a message, so here it is as a file).`,

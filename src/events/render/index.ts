@@ -9,7 +9,13 @@ import { renderSessionCompleted } from './session-completed.js';
 import { renderAgentLine, renderCustomerLine } from './messages.js';
 
 export { renderCallStarted } from './call-started.js';
-export { RECORDING_ACTION, renderCallCompleted, renderTranscript, type TranscriptReply } from './call-completed.js';
+export {
+  RECORDING_ACTION,
+  renderCallCompleted,
+  renderRecordingShare,
+  renderTranscript,
+  type TranscriptReply,
+} from './call-completed.js';
 export { renderAgentLine, renderCustomerLine, renderCustomerLines } from './messages.js';
 
 /**

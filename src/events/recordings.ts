@@ -1,0 +1,454 @@
+/**
+ * Call recordings copied into Slack. Once a call's card is posted on its own (calls rolled up into one post keep
+ * their links), its recording is queued here; a transfer then fetches it (recording-fetch.ts) and streams it
+ * into the card's thread with Slack's external upload (src/slack/external-upload.ts), where Slack shows its
+ * audio player.
+ *
+ * - Nothing waits for it: the card and its transcript are out before the transfer starts, and while the channel
+ *   has calls waiting for their cards the recording waits too (up to MAX_DEFER_MS), so recordings never use the
+ *   channel's Slack budget that cards need.
+ * - Kept in the store — a timer per recording (the store's timers: they survive restarts, and one replica
+ *   claims each firing), its details a remembered step of the call — so a restart or another replica carries
+ *   on. At most `concurrency` transfers run in a process, each streamed, never held whole in memory (unless the
+ *   host does not say how long it is: Slack needs the length first, so that one is read into memory, capped).
+ * - Each step is remembered: the upload's file id once Slack has the bytes, the share once it is in the thread.
+ *   A retry never posts a second copy, and a share Slack made wait (its budget, a 429, an outage) does not
+ *   download again.
+ * - A recording that cannot be fetched leaves the card's link as it was and one log line (the host only: a
+ *   recording URL may carry a signature). A host that is busy or not ready yet (404, 5xx, timeouts) is tried
+ *   again a few times first.
+ */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { Readable } from 'node:stream';
+import { ErrorCode, type WebClient } from '@slack/web-api';
+import type { RecordingHost } from '../config.js';
+import { reserveUpload, sendUpload, shareInThread, SlackUploadError } from '../slack/external-upload.js';
+import { isPaceWait } from '../slack/pace.js';
+import { slackErrorCode } from '../slack/post.js';
+import { workspaceTimerId, type DueTimer } from '../store/index.js';
+import type { CallCompleted } from './events.js';
+import { RecordingError, RecordingFetcher, type Recording } from './recording-fetch.js';
+import { renderRecordingShare } from './render/index.js';
+import type { PostingKit } from './slack-clients.js';
+import { StepLog, type StepRef } from './steps.js';
+import { RETENTION_MS } from './worker.js';
+
+export interface RecordingSettings {
+  /** `off`: links only; otherwise public https hosts and these. */
+  hosts: 'off' | readonly RecordingHost[];
+  maxBytes: number;
+  /** Slack's file host (`slackFileOrigin`): the only place the bytes go. */
+  fileOrigin: string;
+}
+
+export interface RecordingOptions {
+  /** Transfers at the same time in this process. Default 2. */
+  concurrency?: number;
+  /** How often recordings due (other replicas', retries) are looked for. Default 1 s. */
+  scanMs?: number;
+}
+
+/** Where a recording goes: the card's thread. */
+export interface RecordingTarget {
+  teamId: string;
+  channelId: string;
+  /** The call's queue entry (its steps are remembered under it). */
+  entryId: string;
+  /** The card's ts. */
+  threadTs: string;
+}
+
+interface RecordingJob extends RecordingTarget {
+  audioUrl: string;
+  /** File name without extension, title, and the comment the share carries. */
+  name: string;
+  title: string;
+  comment: string;
+  addedAt: number;
+  /** Failed tries so far. */
+  attempts: number;
+}
+
+const TIMER_KIND = 'call-recording';
+/** Longer than a transfer may take (TRANSFER_MS), so one replica at a time has it. */
+const LEASE_MS = 10 * 60_000;
+/** A whole transfer (download and upload together); a slower one is a timeout, tried again. */
+const TRANSFER_MS = 5 * 60_000;
+/** While the channel's cards wait, how long before the recording looks again. */
+const DEFER_MS = 5_000;
+/** A channel that is behind for longer than this gets its recordings anyway. */
+const MAX_DEFER_MS = 30 * 60_000;
+/** Waits after the 1st, 2nd and 3rd failed try; the 4th gives up. */
+const RETRY_MS = [15_000, 60_000, 180_000];
+/**
+ * Slack's answers that another try may fix; any other (the bot removed from the channel, a missing scope, file
+ * uploads turned off in the workspace, a file too large for it) gives the recording up.
+ */
+const SLACK_TRY_AGAIN = new Set([
+  'file_not_found',
+  'internal_error',
+  'fatal_error',
+  'service_unavailable',
+  'request_timeout',
+]);
+/** Store trouble or a fault of ours: looked at again after this long. */
+const UNEXPECTED_RETRY_MS = 60_000;
+
+export class CallRecordings {
+  private readonly owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  private readonly fetcher: RecordingFetcher | undefined;
+  private readonly steps: StepLog;
+  private readonly concurrency: number;
+  /** Timer ids being transferred by this process. */
+  private readonly busy = new Set<string>();
+  private readonly running = new Set<Promise<void>>();
+  private readonly aborts = new Set<AbortController>();
+  private scanTimer: NodeJS.Timeout | undefined;
+  private scanning = false;
+  private rescan = false;
+  private stopped = true;
+
+  constructor(
+    private readonly kit: PostingKit,
+    private readonly settings: RecordingSettings,
+    private readonly options: RecordingOptions = {},
+  ) {
+    this.steps = new StepLog(kit.store);
+    this.concurrency = options.concurrency ?? 2;
+    this.fetcher =
+      settings.hosts === 'off'
+        ? undefined
+        : new RecordingFetcher({ hosts: settings.hosts, maxBytes: settings.maxBytes });
+  }
+
+  /**
+   * After a call's card is posted (and its transcript): its recording is queued for the card's thread. Nothing
+   * when recordings are off or the call has none; nothing again once it is shared (or given up).
+   */
+  async add(to: RecordingTarget, call: CallCompleted): Promise<void> {
+    if (!this.fetcher || !call.audioUrl) return;
+    if (await this.steps.done(stepOf(to, 'recording'))) return;
+    const job: RecordingJob = {
+      ...to,
+      audioUrl: call.audioUrl,
+      ...renderRecordingShare(call),
+      addedAt: this.now(),
+      attempts: 0,
+    };
+    // Kept as first written: a call handed on again does not reset its tries.
+    await this.steps.once(stepOf(to, 'recording-job'), () => Promise.resolve(JSON.stringify(job)));
+    await this.kit.store.timers.set(TIMER_KIND, timerId(to), this.now());
+    this.kick();
+  }
+
+  start(): void {
+    if (!this.fetcher || !this.stopped) return;
+    this.stopped = false;
+    this.scanTimer = setInterval(() => this.kick(), this.options.scanMs ?? 1_000);
+    this.kick();
+  }
+
+  /** Stops taking work and ends the transfers under way (due again at once, for another replica or the next start). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.scanTimer);
+    for (const abort of this.aborts) abort.abort();
+    while (this.running.size > 0) await Promise.allSettled([...this.running]);
+    await this.fetcher?.close();
+  }
+
+  private now(): number {
+    return this.kit.store.now();
+  }
+
+  private kick(): void {
+    if (this.stopped) return;
+    if (this.scanning) {
+      this.rescan = true;
+      return;
+    }
+    this.scanning = true;
+    this.claimDue()
+      .catch((err: unknown) => this.kit.logger.warn({ err }, 'call recordings: could not read the recordings due'))
+      .finally(() => {
+        this.scanning = false;
+        if (this.rescan) {
+          this.rescan = false;
+          this.kick();
+        }
+      });
+  }
+
+  private async claimDue(): Promise<void> {
+    const { timers } = this.kit.store;
+    for (const timer of await timers.due(TIMER_KIND, this.now())) {
+      if (this.stopped || this.busy.size >= this.concurrency) return;
+      if (this.busy.has(timer.id) || !(await timers.claim(TIMER_KIND, timer, this.owner, LEASE_MS))) continue;
+      this.busy.add(timer.id);
+      const task = this.fire(timer)
+        .catch((err: unknown) =>
+          this.kit.logger.warn({ err }, 'call recordings: a transfer could not be rescheduled; its lease will expire'),
+        )
+        .finally(() => {
+          this.busy.delete(timer.id);
+          this.running.delete(task);
+          this.kick();
+        });
+      this.running.add(task);
+    }
+  }
+
+  private async fire(timer: DueTimer): Promise<void> {
+    let next: number | undefined;
+    try {
+      next = await this.transfer(timer.id);
+    } catch (err) {
+      this.kit.logger.warn({ err }, 'call recordings: a try failed before it started (the store?); again in a minute');
+      next = this.now() + UNEXPECTED_RETRY_MS;
+    }
+    await this.kit.store.timers.advance(TIMER_KIND, timer, next);
+    await this.kit.store.timers.release(TIMER_KIND, timer, this.owner);
+  }
+
+  /** One try: undefined when the recording is shared or given up, else when to try again. */
+  private async transfer(id: string): Promise<number | undefined> {
+    const target = parseTimerId(id);
+    if (!target || (await this.steps.done(stepOf(target, 'recording')))) return undefined;
+    const job = parseJob(await this.steps.read(stepOf(target, 'recording-job')));
+    if (!job) return undefined;
+    if (await this.kit.pauses.reasonFor(job.teamId, job.channelId)) {
+      await this.giveUp(job, 'the channel takes no posts (the bot was removed, or it is archived)', {}, 'info');
+      return undefined;
+    }
+    if (this.now() - job.addedAt < MAX_DEFER_MS && (await this.cardsWaiting(job))) return this.now() + DEFER_MS;
+    const started = Date.now();
+    try {
+      const slack = await this.kit.slack.clientFor(job.teamId, 'routine');
+      const earlier = await this.steps.read(stepOf(job, 'recording-upload'));
+      const shareSent = (await this.steps.read(stepOf(job, 'recording-share'))) === 'sent';
+      if (earlier && shareSent && (await isSharedIn(slack, earlier, job.channelId))) {
+        // An earlier try shared it and ended before it could say so: done, no second copy.
+        await this.finish(job, earlier);
+        this.kit.logger.info(
+          { channel: job.channelId, team: job.teamId, entry: job.entryId },
+          "call recording found shared in its card's thread by an earlier try",
+        );
+        return undefined;
+      }
+      const uploaded: { fileId: string; bytes?: number } = earlier
+        ? { fileId: earlier }
+        : await this.upload(slack, job);
+      await this.share(slack, job, uploaded.fileId);
+      await this.finish(job, uploaded.fileId);
+      this.kit.logger.info(
+        {
+          channel: job.channelId,
+          team: job.teamId,
+          entry: job.entryId,
+          bytes: uploaded.bytes,
+          ms: Date.now() - started,
+        },
+        "call recording shared in its card's thread",
+      );
+      return undefined;
+    } catch (err) {
+      return this.failed(job, err);
+    }
+  }
+
+  /** Whether calls other than this one wait for their cards in the channel. */
+  private async cardsWaiting(job: RecordingJob): Promise<boolean> {
+    const at = { teamId: job.teamId, channelId: job.channelId };
+    const size = await this.kit.store.callOutbox.size(at);
+    if (size !== 1) return size > 1;
+    const [only] = await this.kit.store.callOutbox.waiting(at, 1);
+    return only !== undefined && only.id !== job.entryId;
+  }
+
+  /**
+   * Step 3, the share. Marked as sent before it goes, and unmarked when Slack's answer says it did not happen
+   * (paced, 429, an error code): a try that ends without knowing asks Slack first (`isSharedIn`).
+   */
+  private async share(slack: WebClient, job: RecordingJob, fileId: string): Promise<void> {
+    const step = stepOf(job, 'recording-share');
+    await this.steps.record(step, 'sent');
+    try {
+      await shareInThread(slack, {
+        fileId,
+        title: job.title,
+        channel: job.channelId,
+        threadTs: job.threadTs,
+        comment: job.comment,
+      });
+    } catch (err) {
+      const message = err instanceof Error ? err.message : '';
+      const code = (err as { code?: unknown } | null)?.code;
+      if (slackErrorCode(err) !== undefined || code === ErrorCode.RateLimitedError || isPaceWait(message))
+        await this.steps.record(step, '');
+      throw err;
+    }
+  }
+
+  /** The recording's bytes into Slack (steps 1 and 2 of the external upload). */
+  private async upload(slack: WebClient, job: RecordingJob): Promise<{ fileId: string; bytes: number }> {
+    const abort = new AbortController();
+    const deadline = setTimeout(() => abort.abort(), TRANSFER_MS);
+    this.aborts.add(abort);
+    try {
+      const recording = await this.fetcher!.open(job.audioUrl, abort.signal);
+      const { length, body } = await withLength(recording);
+      let ticket;
+      try {
+        ticket = await reserveUpload(slack, { filename: `${job.name}.${recording.extension}`, length });
+      } catch (err) {
+        await recording.discard();
+        throw err;
+      }
+      // The recording's own failure (its cap, its host) is what to report when it ends the upload.
+      let sourceFailure: unknown;
+      const tracked = (async function* () {
+        try {
+          yield* body;
+        } catch (err) {
+          sourceFailure = err;
+          throw err;
+        }
+      })();
+      try {
+        await sendUpload(ticket, this.settings.fileOrigin, { length, body: tracked, signal: abort.signal });
+      } catch (err) {
+        throw sourceFailure ?? err;
+      }
+      await this.steps.record(stepOf(job, 'recording-upload'), ticket.fileId);
+      return { fileId: ticket.fileId, bytes: length };
+    } finally {
+      clearTimeout(deadline);
+      this.aborts.delete(abort);
+    }
+  }
+
+  /** What a failed try means: when to try again, or undefined once given up. */
+  private async failed(job: RecordingJob, err: unknown): Promise<number | undefined> {
+    const now = this.now();
+    if (this.stopped) return now;
+    // Slack made it wait (its budget, a 429, Slack down): no try counts.
+    const heals = this.kit.pace.retryDelayMs(err);
+    if (heals !== undefined && now - job.addedAt < RETENTION_MS) return now + heals;
+    const code = slackErrorCode(err);
+    if (code === 'file_not_found') {
+      // Slack no longer has the upload (it was never shared in time): send the bytes again.
+      await this.steps.record(stepOf(job, 'recording-upload'), '');
+    }
+    const detail = describe(err, job);
+    const retry =
+      err instanceof RecordingError
+        ? err.retryable
+        : err instanceof SlackUploadError || code === undefined || SLACK_TRY_AGAIN.has(code);
+    if (retry && job.attempts < RETRY_MS.length) {
+      const next = { ...job, attempts: job.attempts + 1 };
+      await this.steps.record(stepOf(job, 'recording-job'), JSON.stringify(next));
+      const waitMs = RETRY_MS[job.attempts]!;
+      this.kit.logger.debug(
+        { ...detail, err, attempts: next.attempts, retryInMs: waitMs },
+        'call recording not copied yet; trying again',
+      );
+      return now + waitMs;
+    }
+    await this.giveUp(job, 'the card keeps its link', { ...detail, err, attempts: job.attempts + 1 }, 'warn');
+    return undefined;
+  }
+
+  /** Marks the recording done (`result`: the file id, or why not) and forgets its URL (it may carry a signature). */
+  private async finish(job: RecordingJob, result: string): Promise<void> {
+    await this.steps.record(stepOf(job, 'recording'), result);
+    await this.steps.record(stepOf(job, 'recording-job'), '');
+  }
+
+  /** One log line, and the recording marked done so nothing tries it again. */
+  private async giveUp(job: RecordingJob, why: string, detail: object, level: 'info' | 'warn'): Promise<void> {
+    await this.finish(job, 'not copied');
+    this.kit.logger[level](
+      { channel: job.channelId, team: job.teamId, entry: job.entryId, ...detail },
+      `call recording not copied into Slack: ${why}`,
+    );
+  }
+}
+
+/**
+ * Whether Slack has the file shared in the channel already (the file object's `channels` / `groups` / `ims`, or
+ * its `shares`: https://docs.slack.dev/reference/objects/file-object). A file Slack does not describe is not.
+ */
+async function isSharedIn(slack: WebClient, fileId: string, channel: string): Promise<boolean> {
+  const file = await slack.files.info({ file: fileId }).then(
+    (res) => res.file,
+    () => undefined,
+  );
+  if (!file) return false;
+  const lists = [file.channels, file.groups, file.ims];
+  return (
+    lists.some((ids) => ids?.includes(channel)) ||
+    Boolean(file.shares?.public?.[channel] ?? file.shares?.private?.[channel])
+  );
+}
+
+/** What to log about a failure: the problem and the host, never the recording's full URL. */
+function describe(err: unknown, job: RecordingJob): Record<string, unknown> {
+  const host = URL.canParse(job.audioUrl) ? new URL(job.audioUrl).host : undefined;
+  if (err instanceof RecordingError) return { problem: err.problem, host, ...err.detail };
+  if (err instanceof SlackUploadError) return { problem: `slack_${err.problem}`, ...err.detail };
+  const code = slackErrorCode(err);
+  return code ? { problem: 'slack', slackError: code } : { problem: 'unexpected' };
+}
+
+/**
+ * The recording's length and bytes. Slack needs the length before the bytes: a host that declares none has its
+ * recording read into memory first (counted against the cap as it arrives).
+ */
+async function withLength(recording: Recording): Promise<{ length: number; body: AsyncIterable<Buffer> }> {
+  let length = recording.length;
+  let body = recording.body;
+  if (length === undefined) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of recording.body) chunks.push(chunk);
+    const whole = Buffer.concat(chunks);
+    length = whole.length;
+    body = Readable.from([whole]);
+  }
+  if (length === 0) {
+    await recording.discard();
+    throw new RecordingError('empty');
+  }
+  return { length, body };
+}
+
+function stepOf(target: Pick<RecordingTarget, 'teamId' | 'entryId' | 'channelId'>, step: string): StepRef {
+  return { teamId: target.teamId, entryId: target.entryId, channel: target.channelId, step };
+}
+
+/** The workspace first (`workspaceTimerId`), so uninstalling finds it. */
+function timerId(target: RecordingTarget): string {
+  return workspaceTimerId(target.teamId, target.channelId, target.entryId);
+}
+
+function parseTimerId(id: string): Pick<RecordingTarget, 'teamId' | 'channelId' | 'entryId'> | undefined {
+  try {
+    const parts: unknown = JSON.parse(id);
+    if (Array.isArray(parts) && parts.length === 3 && parts.every((p) => typeof p === 'string')) {
+      const [teamId, channelId, entryId] = parts as [string, string, string];
+      return { teamId, channelId, entryId };
+    }
+  } catch {
+    // not one of ours
+  }
+  return undefined;
+}
+
+function parseJob(raw: string | null): RecordingJob | undefined {
+  if (!raw) return undefined;
+  const job = JSON.parse(raw) as Partial<RecordingJob>;
+  const texts = [job.teamId, job.channelId, job.entryId, job.threadTs, job.audioUrl, job.name, job.title, job.comment];
+  if (texts.some((t) => typeof t !== 'string') || typeof job.addedAt !== 'number' || typeof job.attempts !== 'number')
+    return undefined;
+  return job as RecordingJob;
+}

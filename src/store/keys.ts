@@ -40,6 +40,8 @@ export interface Keys {
   openThreads(teamId: string): string;
   /** Hash: channel id → that channel's handoff SLA and who is nudged (`/campaign handoff-sla`). */
   handoffSla(teamId: string): string;
+  /** Hash: name → one of the workspace's saved replies (JSON; `/campaign replies`, the card's Quick reply). */
+  savedReplies(teamId: string): string;
   /** Hash: timer id → when it is due (epoch ms), one hash per kind of timer (see `TimerRepo`). */
   timers(kind: string): string;
   /** String with TTL: which replica is running one firing of a timer. */
@@ -131,6 +133,7 @@ export function createKeys(prefix: string = DEFAULT_KEY_PREFIX): Keys {
       `${p}thread-owner:${segment(teamId)}:${segment(channelId)}:${segment(threadTs)}`,
     openThreads: (teamId) => `${p}open-threads:${segment(teamId)}`,
     handoffSla: (teamId) => `${p}handoff-sla:${segment(teamId)}`,
+    savedReplies: (teamId) => `${p}saved-replies:${segment(teamId)}`,
     timers: (kind) => `${p}timers:${segment(kind)}`,
     timerLease: (kind, id, dueAt) => `${p}timer-lease:${segment(kind)}:${segment(id)}:${dueAt}`,
     digests: (teamId) => `${p}digests:${segment(teamId)}`,

@@ -103,6 +103,8 @@ export function register(app: App, deps: Deps, events: Pick<Events, 'on'>): void
     }
     if (!value) return;
     const teamId = b.team?.id ?? '';
+    // An ephemeral notice can't be updated with chat.update; its response_url replaces it.
+    const privateNotice = b.container?.is_ephemeral ? (b.response_url ?? undefined) : undefined;
     let sentence: string | undefined;
     if (!clickedIn(b, value)) {
       // The value comes back through the user's client: it may only name the thread its notice sits in.
@@ -123,7 +125,17 @@ export function register(app: App, deps: Deps, events: Pick<Events, 'on'>): void
             userTeam: b.user.team_id ?? undefined,
           },
           client,
-          b.container?.message_ts ?? undefined,
+          privateNotice
+            ? {
+                replacePrivate: (notice) =>
+                  postToResponseUrl(
+                    privateNotice,
+                    { replace_original: true, text: notice.text, blocks: notice.blocks },
+                    log,
+                    deps.config.slack.apiUrl,
+                  ),
+              }
+            : { ts: b.container?.message_ts ?? undefined },
         );
       } catch (err) {
         log.error({ err, team: teamId, channel: value.c, reply: value.r }, 'retrying a handoff reply failed');

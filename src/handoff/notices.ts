@@ -1,6 +1,7 @@
 /**
  * What the bot says in a handoff thread about a reply: one clear sentence per outcome, naming the cause and
- * the next step, with the buttons that take it (Link session, Send again / Retry).
+ * the next step, with the buttons that take it (Link session, Send again / Retry). Where each goes — the
+ * thread, or privately to the one who needs it — is `relay.ts`'s choice.
  */
 import { LINK_SESSION_ACTION } from './card.js';
 import { quote } from '../slack/text.js';

@@ -7,8 +7,8 @@
  *   conversation thread go to the customer through send-human-response (`relay.ts`);
  * - the Retry / Send again button under a "not sent" notice sends the same reply again, once;
  * - the Link session button and modal store the chat session for a thread (`link-session.ts`);
- * - Claim / Unclaim / Take over on the card (`claim.ts`); the customer's wait and the SLA nudge, a
- *   store-kept `handoff-sla` timer per thread (`waiting.ts`).
+ * - Claim / Unclaim / Take over on the card (`claim.ts`); Resolve / Reopen (`resolve.ts`); the customer's
+ *   wait and the SLA nudge, a store-kept `handoff-sla` timer per thread (`waiting.ts`).
  */
 import type { App } from '@slack/bolt';
 import { WebClient } from '@slack/web-api';
@@ -23,6 +23,7 @@ import { registerLinkSession } from './link-session.js';
 import { RETRY_ACTION } from './notices.js';
 import { ReplyRelay } from './relay.js';
 import { registerClaim } from './claim.js';
+import { registerResolve } from './resolve.js';
 import { SLA_TIMER, Waiting } from './waiting.js';
 
 export { LINK_SESSION_CALLBACK } from './link-session.js';
@@ -155,6 +156,7 @@ export function register(app: App, deps: Deps, events: Pick<Events, 'on'>): void
 
   registerLinkSession(app, deps);
   registerClaim(app, deps);
+  registerResolve(app, deps);
 }
 
 /** Whether a Retry value names the channel and thread of the message its button was clicked on. */

@@ -2,8 +2,8 @@
  * A handoff conversation's parent card and its closing line. The card names the customer, number, campaign,
  * agent, campaign type, state and linked chat session, who owns it and who answered last, and since when the
  * customer waits (overdue past the SLA). While the conversation is open it offers **Claim** (or **Unclaim**
- * once claimed), **Resolve** and **Link session**; resolved, it says by whom and offers **Reopen** and the
- * session. It is re-rendered with `chat.update` when any of that changes.
+ * once claimed), **Quick reply**, **Resolve** and **Link session**; resolved, it says by whom and offers
+ * **Quick reply**, **Reopen** and the session. It is re-rendered with `chat.update` when any of that changes.
  * Platform text is escaped (`slack/text.ts`).
  *
  * Slack shows one card to everyone, so it can't offer the owner Unclaim and everyone else Take over: the
@@ -39,6 +39,8 @@ export const REPORTED_SESSION_BLOCK = 'handoff_reported_session';
 export const CLAIM_ACTION = 'handoff_claim';
 export const UNCLAIM_ACTION = 'handoff_unclaim';
 export const TAKE_OVER_ACTION = 'handoff_take_over';
+/** action_id of the card's Quick reply button (a saved reply, editable, sent like a thread reply). */
+export const QUICK_REPLY_ACTION = 'handoff_quick_reply';
 /** action_ids of the card's Resolve and Reopen buttons. */
 export const RESOLVE_ACTION = 'handoff_resolve';
 export const REOPEN_ACTION = 'handoff_reopen';
@@ -104,11 +106,12 @@ export function renderConversationCard(c: ConversationCard): MessagePayload {
   }
   if (open) {
     const buttons = resolved
-      ? [button('↩️ Reopen', REOPEN_ACTION)]
+      ? [button('💬 Quick reply', QUICK_REPLY_ACTION), button('↩️ Reopen', REOPEN_ACTION)]
       : [
           c.owner
             ? button('Unclaim', UNCLAIM_ACTION, { value: c.owner })
             : button('🙋 Claim', CLAIM_ACTION, { style: 'primary', value: 'unclaimed' }),
+          button('💬 Quick reply', QUICK_REPLY_ACTION),
           button('✅ Resolve', RESOLVE_ACTION),
         ];
     buttons.push(button(c.sessionId ? '🔗 Change session' : '🔗 Link session', LINK_SESSION_ACTION));

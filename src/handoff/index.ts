@@ -7,8 +7,9 @@
  *   conversation thread go to the customer through send-human-response (`relay.ts`);
  * - the Retry / Send again button under a "not sent" notice sends the same reply again, once;
  * - the Link session button and modal store the chat session for a thread (`link-session.ts`);
- * - Claim / Unclaim / Take over on the card (`claim.ts`); Resolve / Reopen (`resolve.ts`); the customer's
- *   wait and the SLA nudge, a store-kept `handoff-sla` timer per thread (`waiting.ts`).
+ * - Claim / Unclaim / Take over on the card (`claim.ts`); Resolve / Reopen (`resolve.ts`); Quick reply, a
+ *   saved reply sent like a thread reply (`quick-reply.ts`); the customer's wait and the SLA nudge, a
+ *   store-kept `handoff-sla` timer per thread (`waiting.ts`).
  */
 import type { App } from '@slack/bolt';
 import { WebClient } from '@slack/web-api';
@@ -23,10 +24,12 @@ import { registerLinkSession } from './link-session.js';
 import { RETRY_ACTION } from './notices.js';
 import { ReplyRelay } from './relay.js';
 import { registerClaim } from './claim.js';
+import { registerQuickReply } from './quick-reply.js';
 import { registerResolve } from './resolve.js';
 import { SLA_TIMER, Waiting } from './waiting.js';
 
 export { LINK_SESSION_CALLBACK } from './link-session.js';
+export { QUICK_REPLY_CALLBACK, QUICK_REPLY_PICK_ACTION } from './quick-reply.js';
 export { RETRY_ACTION } from './notices.js';
 
 const retryValueSchema = z.object({ c: z.string().min(1), t: z.string().min(1), r: z.string().min(1) });
@@ -157,6 +160,7 @@ export function register(app: App, deps: Deps, events: Pick<Events, 'on'>): void
   registerLinkSession(app, deps);
   registerClaim(app, deps);
   registerResolve(app, deps);
+  registerQuickReply(app, deps, relay);
 }
 
 /** Whether a Retry value names the channel and thread of the message its button was clicked on. */

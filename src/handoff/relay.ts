@@ -5,6 +5,11 @@
  *   we opened? → `note:` stays in Slack → event id marked (a Slack retry stops here) → send claim for the
  *   reply (channel, ts) → echo expected → POST → ✅ / ⚠️ + notice / ❌ + notice with Retry.
  *
+ * A Quick reply (`quick-reply.ts`) joins that path at the send claim: the bot shows it in the thread on the
+ * agent's behalf, and that post is the reply its receipts, notices and Retry are about. A notice goes where
+ * it is needed: nothing left Slack (no session, closed) → privately to the author; the platform refused or
+ * failed → in the thread, where a teammate can act on it.
+ *
  * No path sends a reply twice: every send first wins a claim (`claimSend`, SET NX) for its attempt number —
  * Slack's retries, a second replica and a double-clicked Retry all lose it. A reply whose send was cut off
  * (process died) stays `sending`; it is only sent again when someone presses Retry, with the wording saying
@@ -29,6 +34,8 @@ import {
   renderFilesNotice,
   renderMirroredReply,
   renderNotAllowedNotice,
+  renderNotShownNotice,
+  renderOnBehalf,
   renderReplyNotice,
   renderSmsSegmentsNotice,
   renderWithdrawnNotice,
@@ -204,6 +211,31 @@ export class ReplyRelay {
       log,
     });
     return undefined;
+  }
+
+  /**
+   * A reply written in the card's Quick reply form by `user` (who may answer customers, checked by the form):
+   * shown in the thread on their behalf — so the team sees what the customer got — then sent and receipted
+   * exactly like a reply typed in the thread (✅ on that post, the same notices, Retry, mirror, SLA).
+   */
+  async sendOnBehalf(client: WebClient, thread: ThreadInfo, user: string, text: string): Promise<void> {
+    const { teamId, channelId: channel, threadTs } = thread;
+    const log = this.log.child({ team: teamId, channel, thread: threadTs, user, campaignId: thread.campaignId });
+    const agentName = await displayName(this.deps, client, teamId, user);
+    const shown = await postInThread(client, { channel, threadTs }, renderOnBehalf(agentName, text), log);
+    if (!shown) {
+      // Never sent unseen: the team would not know what the customer got.
+      await postPrivately(client, { channel, threadTs }, user, renderNotShownNotice(), log);
+      return;
+    }
+    const address: ReplyAddress = { channel, threadTs, replyTs: shown };
+    // A new post: the claim is always won, and it numbers this first send as Retry expects.
+    await this.deps.store.conversations.claimSend(teamId, channel, shown, 0);
+    const reply: ThreadReply = { user, text, state: 'sending', attempts: 1, updatedAt: Date.now() };
+    await this.deps.store.conversations.saveReply(teamId, channel, threadTs, shown, reply);
+    log.info({ agentName }, 'quick reply shown in the thread; sending it');
+    const outcome = await this.send(thread, reply, agentName, log);
+    await this.settle({ client, teamId, thread, address, reply, previous: undefined, outcome, agentName, log });
   }
 
   private async onReply(ev: MessageEvent, ctx: EventContext): Promise<void> {

@@ -5,6 +5,10 @@ export interface ParsedCommand {
   name: string;
   args: string[];
   flags: Set<string>;
+  /** Every word after the name, flags included (for free-text subcommands). */
+  words: string[];
+  /** The text after the name, exactly as typed (spacing and line breaks kept). */
+  rest: string;
 }
 
 export function parseCommandText(text: string): ParsedCommand {
@@ -21,5 +25,6 @@ export function parseCommandText(text: string): ParsedCommand {
     else positional.push(word);
   }
   const [name = '', ...args] = positional;
-  return { name: name.toLowerCase(), args, flags };
+  const rest = text.replace(/^[\s\u00a0]*[^\s\u00a0]*[\s\u00a0]*/, '');
+  return { name: name.toLowerCase(), args, flags, words: words.slice(1), rest };
 }

@@ -79,18 +79,19 @@ export function createDispatcher(commands: readonly Subcommand[], deps: Deps) {
       await respond({ response_type: 'ephemeral', ...renderHelp(commands, parsed.name) });
       return;
     }
-    const isPublic = parsed.flags.has('public');
+    const isPublic = !sub.freeText && parsed.flags.has('public');
     if (isPublic && !sub.readOnly) {
       await tell(`\`--public\` works only with read commands; \`/campaign ${sub.name}\` always answers privately.`);
       return;
     }
-    if (parsed.args.length < sub.args.min || parsed.args.length > sub.args.max) {
+    if (!sub.freeText && (parsed.args.length < sub.args.min || parsed.args.length > sub.args.max)) {
       await tell(`Usage: \`/campaign ${escapeMrkdwn(sub.usage)}\``);
       return;
     }
 
     const ctx: CommandContext = {
-      args: parsed.args,
+      args: sub.freeText ? parsed.words : parsed.args,
+      text: parsed.rest,
       isPublic,
       teamId: command.team_id,
       userId: command.user_id,

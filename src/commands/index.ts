@@ -6,6 +6,7 @@ import type { App } from '@slack/bolt';
 import type { Deps } from '../app/deps.js';
 import { agentLink } from './agent-link.js';
 import { handoffs } from './handoffs.js';
+import { replies } from './replies.js';
 import { handoffSla } from './handoff-sla.js';
 import { bookings } from './bookings.js';
 import { cloneVoice } from './clone-voice.js';
@@ -57,6 +58,7 @@ const SUBCOMMANDS: readonly Subcommand[] = [
   handoffSla,
   alert,
   failed,
+  replies,
 ];
 
 export const COMMAND = '/campaign';

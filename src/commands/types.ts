@@ -27,6 +27,11 @@ export interface Subcommand {
   readOnly?: boolean;
   /** Positional argument count accepted (after flags are removed). */
   args: { min: number; max: number };
+  /**
+   * It takes free text (a saved reply's words): no `--flags` are read from it and its argument count is not
+   * checked; it reads `CommandContext.text`.
+   */
+  freeText?: boolean;
   run(ctx: CommandContext): Promise<void>;
   /** How this subcommand words upstream failures (e.g. which thing a 404 means). */
   failures?(ctx: CommandContext): FailureWording;
@@ -36,6 +41,8 @@ export interface Subcommand {
 
 export interface CommandContext {
   args: string[];
+  /** The text after the subcommand's name as Slack sent it: spacing, line breaks, entities and markup kept. */
+  text: string;
   /** `--public` was given (only for read commands). */
   isPublic: boolean;
   teamId: string;

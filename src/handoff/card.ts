@@ -1,9 +1,15 @@
 /**
  * A handoff conversation's parent card and its closing line. The card names the customer, number, campaign,
  * agent, campaign type, state and linked chat session, who owns it and who answered last, and since when the
- * customer waits (overdue past the SLA), with **Link session** and **Claim** / **Unclaim** / **Take over**
- * buttons while it is open; it is re-rendered with `chat.update` when any of that changes. Platform text is
- * escaped (`slack/text.ts`).
+ * customer waits (overdue past the SLA). While the conversation is open it offers **Claim** (or **Unclaim**
+ * once claimed), **Quick reply**, **Resolve** and **Link session**; resolved, it says by whom and offers
+ * **Quick reply**, **Reopen** and the session. It is re-rendered with `chat.update` when any of that changes.
+ * Platform text is escaped (`slack/text.ts`).
+ *
+ * Slack shows one card to everyone, so it can't offer the owner Unclaim and everyone else Take over: the
+ * claimed card's one ownership button reads **Unclaim**. The owner's press unclaims; anyone else's is answered
+ * privately with a **Take over** button (`claim.ts`) — taking a colleague's conversation is a second,
+ * deliberate click, and nobody is ever offered to take over their own.
  */
 import type { SessionCompleted } from '../events/index.js';
 import {
@@ -25,10 +31,19 @@ export const LINK_SESSION_ACTION = 'handoff_link_session';
 export const SWITCH_SESSION_ACTION = 'handoff_switch_session';
 /** block_id of the card's warning that the platform reports another session than the linked one. */
 export const REPORTED_SESSION_BLOCK = 'handoff_reported_session';
-/** action_ids of the ownership buttons; Unclaim's and Take over's value is the owner the card showed. */
+/**
+ * action_ids of the ownership buttons. Unclaim's value is the owner the card showed. Take over is offered to
+ * one person privately (its value names the thread and that owner); cards posted by earlier versions of the
+ * app carry it too, with the owner alone as its value.
+ */
 export const CLAIM_ACTION = 'handoff_claim';
 export const UNCLAIM_ACTION = 'handoff_unclaim';
 export const TAKE_OVER_ACTION = 'handoff_take_over';
+/** action_id of the card's Quick reply button (a saved reply, editable, sent like a thread reply). */
+export const QUICK_REPLY_ACTION = 'handoff_quick_reply';
+/** action_ids of the card's Resolve and Reopen buttons. */
+export const RESOLVE_ACTION = 'handoff_resolve';
+export const REOPEN_ACTION = 'handoff_reopen';
 
 export interface ConversationCard {
   campaignId: string;
@@ -45,27 +60,31 @@ export interface ConversationCard {
   waitingSince?: number | undefined;
   /** That wait passed the SLA (the thread was nudged). */
   overdue?: boolean | undefined;
+  /** Who marked it done, and when (epoch ms): off the open lists until the customer writes again. */
+  resolvedBy?: string | undefined;
+  resolvedAt?: number | undefined;
 }
 
 export function renderConversationCard(c: ConversationCard): MessagePayload {
   const who = { customerName: c.facts.customerName, customerNumber: c.customerNumber };
   const open = c.state === 'open';
+  const resolved = open && c.resolvedBy !== undefined;
   const campaign = inline(c.facts.campaignName, 100);
   const blocks: KnownBlock[] = [
-    section(`${open ? '💬' : '🏁'} Chat with ${customerLabel(who)}`),
+    section(`${resolved ? '✅' : open ? '💬' : '🏁'} Chat with ${customerLabel(who)}`),
     fields([
       ['Customer', orDash(inline(c.facts.customerName, 150))],
       ['Number', orDash(inline(c.customerNumber, 60))],
       ['Campaign', campaign ? `${campaign} (${orDash(code(c.campaignId))})` : orDash(code(c.campaignId))],
       ['Agent', orDash(inline(c.facts.agentName, 150))],
       ['Campaign type', orDash(inline(c.facts.campaignType, 40))],
-      ['State', open ? '🟢 Open' : '⚪ Closed — the chat session completed'],
+      ['State', stateLabel(c, resolved)],
       ['Session', c.sessionId ? orDash(code(c.sessionId)) : open ? '_not linked — replies can’t be sent yet_' : '—'],
       ['Owner', c.owner ? `<@${c.owner}>` : open ? '_unclaimed_' : '—'],
       ['Last answered by', answererLabel(c.answeredBy)],
     ]),
   ];
-  if (open && c.waitingSince !== undefined) {
+  if (open && !resolved && c.waitingSince !== undefined) {
     const since = clockTime(c.waitingSince);
     blocks.push(
       section(
@@ -86,23 +105,37 @@ export function renderConversationCard(c: ConversationCard): MessagePayload {
     );
   }
   if (open) {
-    const buttons = [button(c.sessionId ? '🔗 Change session' : '🔗 Link session', LINK_SESSION_ACTION)];
+    const buttons = resolved
+      ? [button('💬 Quick reply', QUICK_REPLY_ACTION), button('↩️ Reopen', REOPEN_ACTION)]
+      : [
+          c.owner
+            ? button('Unclaim', UNCLAIM_ACTION, { value: c.owner })
+            : button('🙋 Claim', CLAIM_ACTION, { style: 'primary', value: 'unclaimed' }),
+          button('💬 Quick reply', QUICK_REPLY_ACTION),
+          button('✅ Resolve', RESOLVE_ACTION),
+        ];
+    buttons.push(button(c.sessionId ? '🔗 Change session' : '🔗 Link session', LINK_SESSION_ACTION));
     if (reported) buttons.push(button('🔁 Switch to reported session', SWITCH_SESSION_ACTION, { value: reported }));
-    if (c.owner)
-      buttons.push(
-        button('Unclaim', UNCLAIM_ACTION, { value: c.owner }),
-        button('Take over', TAKE_OVER_ACTION, { value: c.owner }),
-      );
-    else buttons.push(button('🙋 Claim', CLAIM_ACTION, { style: 'primary', value: 'unclaimed' }));
     blocks.push(actions(buttons));
     blocks.push(
-      context('Reply in this thread to answer the customer. Start a reply with `note:` to keep it in Slack.'),
+      context(
+        resolved
+          ? 'Resolved: off the open lists, nobody is nudged. Replies in this thread still reach the customer, and the customer’s next message reopens it.'
+          : 'Reply in this thread to answer the customer. Start a reply with `note:` to keep it in Slack.',
+      ),
     );
   } else {
     blocks.push(context('This conversation is closed. The customer’s next message opens a new thread.'));
   }
-  const fallback = `Chat with ${customerPlain(who)}${campaign ? ` — ${campaign}` : ''} (${open ? 'open' : 'closed'})`;
+  const status = resolved ? 'resolved' : open ? 'open' : 'closed';
+  const fallback = `Chat with ${customerPlain(who)}${campaign ? ` — ${campaign}` : ''} (${status})`;
   return message(fallback, blocks);
+}
+
+function stateLabel(c: ConversationCard, resolved: boolean): string {
+  if (c.state !== 'open') return '⚪ Closed — the chat session completed';
+  if (!resolved) return '🟢 Open';
+  return `✅ Resolved by <@${c.resolvedBy}>${c.resolvedAt !== undefined ? ` at ${clockTime(c.resolvedAt)}` : ''}`;
 }
 
 function answererLabel(by: Answerer | undefined): string {
@@ -123,5 +156,13 @@ export function renderSessionClosedLine(e: SessionCompleted): MessagePayload {
   return message('Chat session completed', [
     section(line),
     context('This thread is closed: replies here are no longer sent. The customer’s next message opens a new thread.'),
+  ]);
+}
+
+/** The one line a resolved thread gets when the customer writes again (the card is open again too). */
+export function renderReopenedLine(resolvedBy: string, resolvedAt: number | undefined): MessagePayload {
+  const when = resolvedAt !== undefined ? ` at ${clockTime(resolvedAt)}` : '';
+  return message('Reopened: the customer wrote again', [
+    context(`↩️ *Reopened* — the customer wrote again after <@${resolvedBy}> resolved this conversation${when}.`),
   ]);
 }

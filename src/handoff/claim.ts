@@ -1,26 +1,34 @@
 /**
- * Who owns a conversation: **Claim** on the card makes the presser its owner, **Unclaim** lets the owner go,
- * **Take over** moves it to the presser. Only people who may answer customers (`standing.ts`) may claim or
- * take over; replies from anyone who may answer still go out, whoever owns the card.
+ * Who owns a conversation. **Claim** on the card makes the presser its owner; the claimed card's **Unclaim**
+ * lets the owner go — pressed by anyone else, it answers them privately with a **Take over** button, which
+ * moves the conversation to them. Only people who may answer customers (`standing.ts`) may claim or take
+ * over; replies from anyone who may answer still go out, whoever owns the card.
  *
- * The buttons sit on the card (the thread's parent), which names the thread. Unclaim's and Take over's value
- * is the owner the card showed: a press from a screen showing an older owner is refused, never applied to
- * whoever holds it now. Claims are compare-and-set in the store, so two people pressing Claim at once get one
- * owner and one sentence saying who.
+ * The card shows the owner, so claiming and unclaiming say nothing in the thread (it holds the conversation);
+ * a take-over gets one short line there, which tells the previous owner. Unclaim's value is the owner the
+ * card showed, Take over's the thread and the owner its presser was shown: a press from a screen showing an
+ * older owner is refused, never applied to whoever holds it now. Claims are compare-and-set in the store, so
+ * two people pressing at once get one owner and one sentence saying who.
  */
 import type { App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
+import { z } from 'zod';
 import type { Deps } from '../app/deps.js';
 import type { Logger } from '../logger.js';
-import { message, section } from '../slack/blocks.js';
+import { actions, button, context, message, section, type MessagePayload } from '../slack/blocks.js';
+import { parseJsonValue } from '../slack/json-value.js';
 import { postMessage, slackErrorCode } from '../slack/post.js';
-import type { ClaimResult, ThreadInfo } from '../store/index.js';
+import { postToResponseUrl } from '../slack/response-url.js';
+import type { ThreadInfo } from '../store/index.js';
 import { CLAIM_ACTION, TAKE_OVER_ACTION, UNCLAIM_ACTION } from './card.js';
 import { readClick } from './link-session.js';
 import { refusalReason, replyRefusal } from './standing.js';
 import { updateCard } from './threads.js';
 
 type OwnershipAction = typeof CLAIM_ACTION | typeof UNCLAIM_ACTION | typeof TAKE_OVER_ACTION;
+
+/** The value of the Take over button offered privately: the thread, and the owner its presser was shown. */
+const offerSchema = z.object({ c: z.string().min(1), t: z.string().min(1), o: z.string().min(1) });
 
 export function registerClaim(app: App, deps: Deps): void {
   const log = deps.logger.child({ component: 'handoff' });
@@ -30,13 +38,24 @@ export function registerClaim(app: App, deps: Deps): void {
       const click = readClick(deps, body, log);
       if (!click) return;
       const { b, teamId, channel, tell } = click;
-      const cardTs = b.message?.ts ?? b.container?.message_ts ?? undefined;
+      const clickedTs = b.message?.ts ?? b.container?.message_ts ?? undefined;
       const inThread = b.message?.thread_ts ?? b.container?.thread_ts ?? undefined;
       const value = b.actions?.find((a) => a.action_id === actionId)?.value ?? undefined;
-      if (!channel || !cardTs) return;
+      if (!channel || !clickedTs) return;
+      // The offered Take over names its thread (it sits in a private answer, not on the card); every other
+      // button is on the card, the thread's parent: a press on a reply in a thread names no conversation.
+      const offer = actionId === TAKE_OVER_ACTION ? parseJsonValue(value, offerSchema) : undefined;
+      if (offer && offer.c !== channel) {
+        log.warn(
+          { team: teamId, user: b.user.id, channel, named: offer.c },
+          'a Take over named another channel: refused',
+        );
+        return;
+      }
+      const threadTs = offer ? offer.t : inThread && inThread !== clickedTs ? undefined : clickedTs;
+      const shown = offer ? offer.o : value;
       const conversations = deps.store.conversations;
-      // The buttons are only on the card: a press on a reply in a thread names no conversation of its own.
-      const thread = inThread && inThread !== cardTs ? null : await conversations.findThread(teamId, channel, cardTs);
+      const thread = threadTs ? await conversations.findThread(teamId, channel, threadTs) : null;
       if (!thread || thread.state === 'closed') {
         await tell('This conversation is closed or no longer on record, so it can’t be claimed.');
         return;
@@ -57,21 +76,40 @@ export function registerClaim(app: App, deps: Deps): void {
         await tell(`You can’t own this conversation: ${refusalReason(refusal)}`);
         return;
       }
+      // The private offer is answered in its place: its button must not be pressed twice.
+      const answer = (text: string) =>
+        offer && b.response_url
+          ? postToResponseUrl(b.response_url, { replace_original: true, text }, log, deps.config.slack.apiUrl)
+          : tell(text);
       try {
-        const sentence = await change(deps, client, thread, actionId, user, value, log);
-        if (sentence) await tell(sentence);
+        const outcome = await change(deps, client, thread, actionId, user, shown, log);
+        if (outcome.kind === 'say') await answer(outcome.text);
+        else if (!b.response_url) return;
+        else if (outcome.kind === 'offer')
+          await postToResponseUrl(
+            b.response_url,
+            { response_type: 'ephemeral', replace_original: false, ...outcome.offer },
+            log,
+            deps.config.slack.apiUrl,
+          );
+        else if (offer)
+          await postToResponseUrl(b.response_url, { delete_original: true }, log, deps.config.slack.apiUrl);
       } catch (err) {
         log.error(
-          { err, team: teamId, channel, thread: cardTs, action: actionId },
+          { err, team: teamId, channel, thread: threadTs, action: actionId },
           'changing who owns a conversation failed',
         );
-        await tell('Something went wrong on our side and the owner was not changed — try again in a moment.');
+        await answer('Something went wrong on our side and the owner was not changed — try again in a moment.');
       }
     });
   }
 }
 
-/** Applies one press; returns the sentence for the presser when nothing changed. */
+/** What a press did: changed the owner, nothing (a sentence for the presser), or the private Take over offer. */
+type Outcome = { kind: 'done' } | { kind: 'say'; text: string } | { kind: 'offer'; offer: MessagePayload };
+
+const say = (text: string): Outcome => ({ kind: 'say', text });
+
 async function change(
   deps: Deps,
   client: WebClient,
@@ -80,37 +118,37 @@ async function change(
   user: string,
   shown: string | undefined,
   log: Logger,
-): Promise<string | undefined> {
+): Promise<Outcome> {
   const conversations = deps.store.conversations;
   const { teamId, channelId, threadTs } = thread;
   const owner = thread.owner;
-  let result: ClaimResult;
-  let line: string;
+  let line: string | undefined;
   switch (actionId) {
-    case CLAIM_ACTION:
-      if (owner === user) return 'This conversation is already yours.';
-      result = await conversations.claim(teamId, channelId, threadTs, user);
-      line = `🙋 <@${user}> claimed this conversation.`;
+    case CLAIM_ACTION: {
+      if (owner === user) return say('This conversation is already yours.');
+      const result = await conversations.claim(teamId, channelId, threadTs, user);
+      if (!result.ok) return say(staleCard(result.owner));
       break;
+    }
     case UNCLAIM_ACTION:
-      if (owner !== user)
-        return owner
-          ? `Only <@${owner}>, who owns this conversation, can unclaim it — press *Take over* to make it yours.`
-          : 'Nobody owns this conversation any more.';
-      if (shown !== user) return staleCard(owner);
-      result = (await conversations.unclaim(teamId, channelId, threadTs, user))
-        ? { ok: true }
-        : { ok: false, owner: (await conversations.findThread(teamId, channelId, threadTs))?.owner };
-      line = `👋 <@${user}> unclaimed this conversation — anyone can claim it.`;
+      if (owner !== user) {
+        if (!owner) return say('Nobody owns this conversation any more — press *Claim* on the card to make it yours.');
+        if (shown !== owner) return say(staleCard(owner));
+        return { kind: 'offer', offer: takeOverOffer(thread, owner) };
+      }
+      if (shown !== user) return say(staleCard(owner));
+      if (!(await conversations.unclaim(teamId, channelId, threadTs, user)))
+        return say(staleCard((await conversations.findThread(teamId, channelId, threadTs))?.owner));
       break;
-    case TAKE_OVER_ACTION:
-      if (owner === user) return 'This conversation is already yours.';
-      if (!owner || shown !== owner) return staleCard(owner);
-      result = await conversations.takeOver(teamId, channelId, threadTs, owner, user);
+    case TAKE_OVER_ACTION: {
+      if (owner === user) return say('This conversation is already yours.');
+      if (!owner || shown !== owner) return say(staleCard(owner));
+      const result = await conversations.takeOver(teamId, channelId, threadTs, owner, user);
+      if (!result.ok) return say(staleCard(result.owner));
       line = `🔁 <@${user}> took this conversation over from <@${owner}>.`;
       break;
+    }
   }
-  if (!result.ok) return staleCard(result.owner);
   const fresh = (await conversations.findThread(teamId, channelId, threadTs)) ?? thread;
   log.info(
     { team: teamId, channel: channelId, thread: threadTs, user, from: owner, to: fresh.owner, action: actionId },
@@ -121,16 +159,30 @@ async function change(
   } catch (err) {
     log.warn({ err, slackError: slackErrorCode(err) }, 'could not show the new owner on the conversation card');
   }
-  try {
-    await postMessage(client, { channel: channelId, threadTs }, message('Conversation owner changed', [section(line)]));
-  } catch (err) {
-    log.warn({ err, slackError: slackErrorCode(err) }, 'could not say in the thread who owns the conversation');
+  if (line) {
+    // The previous owner is named, so they hear of it; everyone reading the thread sees who answers now.
+    try {
+      await postMessage(client, { channel: channelId, threadTs }, message('Conversation taken over', [context(line)]));
+    } catch (err) {
+      log.warn({ err, slackError: slackErrorCode(err) }, 'could not say in the thread who took the conversation over');
+    }
   }
-  return undefined;
+  return { kind: 'done' };
+}
+
+/** Someone else pressed Unclaim: only the owner can; they are offered to take it over instead. */
+function takeOverOffer(thread: ThreadInfo, owner: string): MessagePayload {
+  const value = JSON.stringify({ c: thread.channelId, t: thread.threadTs, o: owner });
+  return message(`Only the owner can unclaim this conversation. Take it over instead?`, [
+    section(
+      `<@${owner}> owns this conversation, so only they can unclaim it. Take it over to make it yours — they are told in the thread.`,
+    ),
+    actions([button('🔁 Take over', TAKE_OVER_ACTION, { style: 'primary', value })]),
+  ]);
 }
 
 function staleCard(owner: string | undefined): string {
   return owner
-    ? `Nothing changed: the card was out of date — <@${owner}> owns this conversation now. Press *Take over* on the card to make it yours.`
+    ? `Nothing changed: the card was out of date — <@${owner}> owns this conversation now.`
     : 'Nothing changed: the card was out of date — nobody owns this conversation now. Press *Claim* on the card to make it yours.';
 }

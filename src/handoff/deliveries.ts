@@ -2,7 +2,7 @@
  * Chat events on the worker side: each conversation (workspace, campaignId, customerNumber) gets one parent
  * card per routed channel and its messages go into that card's thread; the platform's echo of a reply sent
  * from Slack is dropped; `message_session_completed` closes the conversation's threads. A customer message
- * starts the wait for an answer; the platform's own answer (`message_sent`) ends it (`waiting.ts`). A payload
+ * reopens a resolved thread (one line says so) and starts the wait for an answer; the platform's own answer (`message_sent`) ends it (`waiting.ts`). A payload
  * without the campaign or the number names no conversation: it is a plain post in the routed channels.
  */
 import { z } from 'zod';
@@ -11,6 +11,8 @@ import type { MessageReceived } from '../events/events.js';
 import { renderAgentLine, renderCustomerLines, renderEvent } from '../events/render/index.js';
 import type { MessagePayload } from '../slack/blocks.js';
 import { postMessage } from '../slack/post.js';
+import type { WebClient } from '@slack/web-api';
+import { renderReopenedLine } from './card.js';
 import { ConversationThreads, conversationOf } from './threads.js';
 import type { Waiting } from './waiting.js';
 
@@ -100,17 +102,19 @@ function deliverChatMessage(
   let line: Promise<MessagePayload> | undefined;
   return d.toEachRoute(async (slack, channel) => {
     const threadTs = await threads.threadIn(slack, d.stepsOf, channel, conversation, d.event.data, d.log);
-    line ??=
-      d.event.trigger === 'message_received'
-        ? customerLines(d as Delivery<'message_received'>).then(renderCustomerLines)
-        : Promise.resolve(renderAgentLine(d.event.data));
+    const customer = d.event.trigger === 'message_received';
+    line ??= customer
+      ? customerLines(d as Delivery<'message_received'>).then(renderCustomerLines)
+      : Promise.resolve(renderAgentLine(d.event.data));
     const payload = await line;
+    const reopened = customer && (await reopenOnce(d, slack, channel, threadTs));
     await d.steps.once(d.step(channel, 'post'), () => postMessage(slack, { channel, threadTs }, payload));
-    if (d.event.trigger === 'message_received') {
+    if (customer) {
       const started = await d.steps.once(d.step(channel, 'waiting'), async () =>
         (await waiting.customerWrote(d.entry.teamId, channel, threadTs)) ? 'started' : 'waiting',
       );
-      if (started.result === 'started') {
+      // One card update shows both: open again, and waiting since this message.
+      if (started.result === 'started' || reopened) {
         await d.steps.once(d.step(channel, 'waiting-card'), async () => {
           await waiting.showCard(slack, d.entry.teamId, { channelId: channel, threadTs }, d.log);
           return 'done';
@@ -118,6 +122,26 @@ function deliverChatMessage(
       }
     }
   });
+}
+
+const reopenedSchema = z.object({ by: z.string(), at: z.number().optional() }).nullable();
+
+/**
+ * A customer message in a resolved thread reopens it, once (the decision is a step of the entry, the reopen a
+ * compare-and-set in the store), with one line in the thread saying so. True when this entry reopened it.
+ */
+async function reopenOnce(d: Delivery, slack: WebClient, channel: string, threadTs: string): Promise<boolean> {
+  const decided = await d.steps.once(d.step(channel, `reopen:${threadTs}`), async () =>
+    JSON.stringify((await d.store.resolutions.reopen(d.entry.teamId, channel, threadTs)) ?? null),
+  );
+  const was = reopenedSchema.safeParse(JSON.parse(decided.result)).data;
+  if (!was) return false;
+  if (decided.ran)
+    d.log.info({ channel, thread: threadTs }, 'resolved conversation reopened: the customer wrote again');
+  await d.steps.once(d.step(channel, `reopened-line:${threadTs}`), () =>
+    postMessage(slack, { channel, threadTs }, renderReopenedLine(was.by, was.at)),
+  );
+  return true;
 }
 
 /**

@@ -7,7 +7,8 @@
  *   conversation thread go to the customer through send-human-response (`relay.ts`);
  * - the Retry / Send again button under a "not sent" notice sends the same reply again, once;
  * - the Link session button and modal store the chat session for a thread (`link-session.ts`);
- * - Claim / Unclaim / Take over on the card (`claim.ts`); the customer's wait and the SLA nudge, a
+ * - Claim / Unclaim / Take over on the card (`claim.ts`); Resolve / Reopen (`resolve.ts`); Quick reply, a
+ *   saved reply sent like a thread reply (`quick-reply.ts`); the customer's wait and the SLA nudge, a
  *   store-kept `handoff-sla` timer per thread (`waiting.ts`).
  */
 import type { App } from '@slack/bolt';
@@ -23,9 +24,12 @@ import { registerLinkSession } from './link-session.js';
 import { RETRY_ACTION } from './notices.js';
 import { ReplyRelay } from './relay.js';
 import { registerClaim } from './claim.js';
+import { registerQuickReply } from './quick-reply.js';
+import { registerResolve } from './resolve.js';
 import { SLA_TIMER, Waiting } from './waiting.js';
 
 export { LINK_SESSION_CALLBACK } from './link-session.js';
+export { QUICK_REPLY_CALLBACK, QUICK_REPLY_PICK_ACTION } from './quick-reply.js';
 export { RETRY_ACTION } from './notices.js';
 
 const retryValueSchema = z.object({ c: z.string().min(1), t: z.string().min(1), r: z.string().min(1) });
@@ -103,6 +107,8 @@ export function register(app: App, deps: Deps, events: Pick<Events, 'on'>): void
     }
     if (!value) return;
     const teamId = b.team?.id ?? '';
+    // An ephemeral notice can't be updated with chat.update; its response_url replaces it.
+    const privateNotice = b.container?.is_ephemeral ? (b.response_url ?? undefined) : undefined;
     let sentence: string | undefined;
     if (!clickedIn(b, value)) {
       // The value comes back through the user's client: it may only name the thread its notice sits in.
@@ -123,7 +129,17 @@ export function register(app: App, deps: Deps, events: Pick<Events, 'on'>): void
             userTeam: b.user.team_id ?? undefined,
           },
           client,
-          b.container?.message_ts ?? undefined,
+          privateNotice
+            ? {
+                replacePrivate: (notice) =>
+                  postToResponseUrl(
+                    privateNotice,
+                    { replace_original: true, text: notice.text, blocks: notice.blocks },
+                    log,
+                    deps.config.slack.apiUrl,
+                  ),
+              }
+            : { ts: b.container?.message_ts ?? undefined },
         );
       } catch (err) {
         log.error({ err, team: teamId, channel: value.c, reply: value.r }, 'retrying a handoff reply failed');
@@ -143,6 +159,8 @@ export function register(app: App, deps: Deps, events: Pick<Events, 'on'>): void
 
   registerLinkSession(app, deps);
   registerClaim(app, deps);
+  registerResolve(app, deps);
+  registerQuickReply(app, deps, relay);
 }
 
 /** Whether a Retry value names the channel and thread of the message its button was clicked on. */

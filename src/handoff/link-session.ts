@@ -12,7 +12,7 @@ import { z } from 'zod';
 import type { Deps } from '../app/deps.js';
 import { LINK_SESSION_ACTION, SWITCH_SESSION_ACTION } from './card.js';
 import { code, customerLabel } from '../slack/text.js';
-import { postMessage, slackErrorCode } from '../slack/post.js';
+import { slackErrorCode } from '../slack/post.js';
 import { updateCard } from './threads.js';
 import type { Logger } from '../logger.js';
 import { message, section } from '../slack/blocks.js';
@@ -21,6 +21,7 @@ import { postToResponseUrl } from '../slack/response-url.js';
 import { metadataKey, openMetadata, sealMetadata } from '../slack/sealed-metadata.js';
 import type { ThreadInfo } from '../store/conversations.js';
 import { refusalReason, replyRefusal } from './standing.js';
+import { postPrivately } from './thread-posts.js';
 
 export const LINK_SESSION_CALLBACK = 'handoff_link_session_modal';
 const SESSION_BLOCK = 'session_id';
@@ -169,8 +170,8 @@ export function registerLinkSession(app: App, deps: Deps): void {
       { team: teamId, channel: meta.c, thread: meta.t, user: body.user.id },
       'chat session linked to a handoff thread',
     );
-    const text = `🔗 <@${body.user.id}> linked chat session ${code(sessionId)} — replies in this thread now go to it. A reply that was not sent can be sent with its *Send again* button.`;
-    await afterLink(client, { ...thread, sessionId }, text, log);
+    const text = `🔗 You linked chat session ${code(sessionId)} — replies in this thread now go to it. A reply that was not sent can be sent with its *Send again* button.`;
+    await afterLink(client, { ...thread, sessionId }, body.user.id, text, log);
   });
 
   app.action(SWITCH_SESSION_ACTION, async ({ ack, body, client }) => {
@@ -212,8 +213,8 @@ export function registerLinkSession(app: App, deps: Deps): void {
       { team: teamId, channel, thread: cardTs, user: b.user.id, from: thread.sessionId, to },
       'handoff thread switched to the session the platform reported',
     );
-    const text = `🔁 <@${b.user.id}> switched this thread from session ${code(thread.sessionId)} to ${code(to)}, which the platform reported — replies now go to it.`;
-    await afterLink(client, { ...thread, sessionId: to, reportedSessionId: undefined }, text, log);
+    const text = `🔁 You switched this thread from session ${code(thread.sessionId)} to ${code(to)}, which the platform reported — replies now go to it.`;
+    await afterLink(client, { ...thread, sessionId: to, reportedSessionId: undefined }, b.user.id, text, log);
   });
 }
 
@@ -221,7 +222,7 @@ export function registerLinkSession(app: App, deps: Deps): void {
  * The worker records a card right after Slack answers its post, so a click within those milliseconds would
  * find nothing yet: look again briefly (well within the trigger id's 3 s) before saying it is not on record.
  */
-async function findThreadSoon(
+export async function findThreadSoon(
   deps: Deps,
   teamId: string,
   channel: string,
@@ -260,20 +261,27 @@ function linkModal(thread: ThreadInfo, key: Buffer): ModalView {
   });
 }
 
-/** The card shows the new session; the thread says who linked (or switched to) which session. */
-async function afterLink(client: WebClient, thread: ThreadInfo, text: string, log: Logger): Promise<void> {
+/**
+ * The card shows the new session (for everyone); the one who linked (or switched) is told privately in the
+ * thread — the thread holds the conversation, not its bookkeeping.
+ */
+async function afterLink(
+  client: WebClient,
+  thread: ThreadInfo,
+  user: string,
+  text: string,
+  log: Logger,
+): Promise<void> {
   try {
     await updateCard(client, thread, log);
   } catch (err) {
     log.warn({ err, slackError: slackErrorCode(err) }, 'could not show the linked session on the conversation card');
   }
-  try {
-    await postMessage(
-      client,
-      { channel: thread.channelId, threadTs: thread.threadTs },
-      message('Chat session linked', [section(text)]),
-    );
-  } catch (err) {
-    log.warn({ err, slackError: slackErrorCode(err) }, 'could not confirm the linked session in the thread');
-  }
+  await postPrivately(
+    client,
+    { channel: thread.channelId, threadTs: thread.threadTs },
+    user,
+    message('Chat session linked', [section(text)]),
+    log,
+  );
 }

@@ -1,9 +1,10 @@
 /**
  * What the bot says in a handoff thread about a reply: one clear sentence per outcome, naming the cause and
- * the next step, with the buttons that take it (Link session, Send again / Retry).
+ * the next step, with the buttons that take it (Link session, Send again / Retry). Where each goes — the
+ * thread, or privately to the one who needs it — is `relay.ts`'s choice.
  */
 import { LINK_SESSION_ACTION } from './card.js';
-import { quote } from '../slack/text.js';
+import { inline, quote } from '../slack/text.js';
 import type { Button } from '@slack/types';
 import {
   actions,
@@ -169,5 +170,22 @@ export function renderMirroredReply(agentName: string, fromChannel: string, text
   const name = literal(truncate(agentName.replace(/\s+/g, ' '), 100));
   return message(`${name} answered the customer from another channel`, [
     section(`🧑‍💼 *${name}* answered the customer from <#${fromChannel}>:\n${quote(text, 2600)}`),
+  ]);
+}
+
+/** A Quick reply as the thread shows it: who sent it (on whose behalf the bot posts) and what the customer got. */
+export function renderOnBehalf(agentName: string, text: string): MessagePayload {
+  const name = literal(truncate(agentName.replace(/\s+/g, ' '), 100));
+  return message(`${name} (quick reply): ${inline(text, 200) ?? ''}`, [
+    section(`🧑‍💼 *${name}* _(quick reply)_\n${quote(text, 2600)}`),
+  ]);
+}
+
+/** A Quick reply the thread did not take: it was not sent, so nothing reaches the customer unseen. */
+export function renderNotShownNotice(): MessagePayload {
+  return message('Your quick reply was not sent', [
+    section(
+      '⚠️ Your quick reply was not sent: Slack did not take it into this thread just now, and a reply is only sent where the team can see it. Press *Quick reply* on the card to send it again.',
+    ),
   ]);
 }

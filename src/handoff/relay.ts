@@ -5,6 +5,11 @@
  *   we opened? → `note:` stays in Slack → event id marked (a Slack retry stops here) → send claim for the
  *   reply (channel, ts) → echo expected → POST → ✅ / ⚠️ + notice / ❌ + notice with Retry.
  *
+ * A Quick reply (`quick-reply.ts`) joins that path at the send claim: the bot shows it in the thread on the
+ * agent's behalf, and that post is the reply its receipts, notices and Retry are about. A notice goes where
+ * it is needed: nothing left Slack (no session, closed) → privately to the author; the platform refused or
+ * failed → in the thread, where a teammate can act on it.
+ *
  * No path sends a reply twice: every send first wins a claim (`claimSend`, SET NX) for its attempt number —
  * Slack's retries, a second replica and a double-clicked Retry all lose it. A reply whose send was cut off
  * (process died) stays `sending`; it is only sent again when someone presses Retry, with the wording saying
@@ -19,6 +24,7 @@ import { ApiConnectionError, ApiTimeoutError, BadRequestError } from '../api/ind
 import type { Deps } from '../app/deps.js';
 import { NotConnectedError } from '../app/platform-access.js';
 import { describeFailure, upstreamRef } from '../app/failure.js';
+import type { MessagePayload } from '../slack/blocks.js';
 import { postMessage, slackErrorCode } from '../slack/post.js';
 import type { Logger } from '../logger.js';
 import type { ReplyState, ThreadInfo, ThreadReply } from '../store/conversations.js';
@@ -28,6 +34,8 @@ import {
   renderFilesNotice,
   renderMirroredReply,
   renderNotAllowedNotice,
+  renderNotShownNotice,
+  renderOnBehalf,
   renderReplyNotice,
   renderSmsSegmentsNotice,
   renderWithdrawnNotice,
@@ -36,12 +44,22 @@ import {
 } from './notices.js';
 import { isPrivateNote, toCustomerText } from './slack-text.js';
 import { refusalReason, replyRefusal } from './standing.js';
+import { postInThread, postPrivately, react, unreact, updateMessage } from './thread-posts.js';
 import type { Waiting } from './waiting.js';
 
 /** Slack retries an event for about an hour; a day is plenty. */
 const EVENT_DEDUP_TTL_MS = 24 * 60 * 60_000;
 /** A `sending` older than this was cut off (the platform client gives up well before). */
 const STALE_SENDING_MS = 2 * 60_000;
+
+/**
+ * Outcomes where nothing reached the platform (no session linked, conversation closed): told to the author
+ * alone. A refusal or failure of the platform is told in the thread: a teammate may have to act on it.
+ */
+const NOTHING_SENT: ReadonlySet<ReplyState> = new Set(['unlinked', 'closed']);
+
+/** Replaces the private notice whose button was pressed (its response_url); false when Slack did not take it. */
+export type ReplacePrivateNotice = (notice: MessagePayload) => Promise<boolean>;
 
 const REACTION: Partial<Record<ReplyState, string>> = {
   sent: 'white_check_mark',
@@ -124,13 +142,18 @@ export class ReplyRelay {
     }
   }
 
-  /** The Retry / Send again button under a notice. Returns the sentence for the presser when nothing was sent. */
+  /**
+   * The Retry / Send again button under a notice. Returns the sentence for the presser when nothing was sent.
+   * `notice`: the notice pressed — in the thread (its ts, updated in place), or private to the presser (replaced
+   * through the press's response_url: an ephemeral message can't be updated with `chat.update`).
+   */
   async retry(
     address: ReplyAddress,
     presser: { teamId: string; enterpriseId?: string | undefined; userId: string; userTeam?: string | undefined },
     client: WebClient,
-    noticeTs: string | undefined,
+    notice: { ts?: string | undefined; replacePrivate?: ReplacePrivateNotice | undefined },
   ): Promise<string | undefined> {
+    const noticeTs = notice.ts;
     const conversations = this.deps.store.conversations;
     const { channel, threadTs, replyTs } = address;
     const { teamId, userId: pressedBy } = presser;
@@ -184,9 +207,35 @@ export class ReplyRelay {
       outcome,
       agentName,
       retriedBy: pressedBy,
+      replacePrivate: notice.replacePrivate,
       log,
     });
     return undefined;
+  }
+
+  /**
+   * A reply written in the card's Quick reply form by `user` (who may answer customers, checked by the form):
+   * shown in the thread on their behalf — so the team sees what the customer got — then sent and receipted
+   * exactly like a reply typed in the thread (✅ on that post, the same notices, Retry, mirror, SLA).
+   */
+  async sendOnBehalf(client: WebClient, thread: ThreadInfo, user: string, text: string): Promise<void> {
+    const { teamId, channelId: channel, threadTs } = thread;
+    const log = this.log.child({ team: teamId, channel, thread: threadTs, user, campaignId: thread.campaignId });
+    const agentName = await displayName(this.deps, client, teamId, user);
+    const shown = await postInThread(client, { channel, threadTs }, renderOnBehalf(agentName, text), log);
+    if (!shown) {
+      // Never sent unseen: the team would not know what the customer got.
+      await postPrivately(client, { channel, threadTs }, user, renderNotShownNotice(), log);
+      return;
+    }
+    const address: ReplyAddress = { channel, threadTs, replyTs: shown };
+    // A new post: the claim is always won, and it numbers this first send as Retry expects.
+    await this.deps.store.conversations.claimSend(teamId, channel, shown, 0);
+    const reply: ThreadReply = { user, text, state: 'sending', attempts: 1, updatedAt: Date.now() };
+    await this.deps.store.conversations.saveReply(teamId, channel, threadTs, shown, reply);
+    log.info({ agentName }, 'quick reply shown in the thread; sending it');
+    const outcome = await this.send(thread, reply, agentName, log);
+    await this.settle({ client, teamId, thread, address, reply, previous: undefined, outcome, agentName, log });
   }
 
   private async onReply(ev: MessageEvent, ctx: EventContext): Promise<void> {
@@ -224,8 +273,8 @@ export class ReplyRelay {
       log,
     );
     if (refusal) {
-      await this.postInThread(client, address, renderNotAllowedNotice(ev.user, refusalReason(refusal)), log);
-      await this.react(client, address, 'warning', log);
+      await postPrivately(client, address, ev.user, renderNotAllowedNotice(ev.user, refusalReason(refusal)), log);
+      await react(client, address, 'warning', log);
       log.info(
         { refusal, userTeam: ev.user_team, sourceTeam: ev.source_team },
         'a reply from someone who may not answer customers: nothing sent',
@@ -238,14 +287,14 @@ export class ReplyRelay {
     const files = ev.files ?? [];
     if (files.length > 0) {
       const names = files.map((f) => f.name ?? f.title ?? 'file');
-      await this.postInThread(client, address, renderFilesNotice(ev.user, names, message !== ''), log);
+      await postPrivately(client, address, ev.user, renderFilesNotice(ev.user, names, message !== ''), log);
       log.info(
         { agentName, files: files.length },
         'files on a handoff reply were not sent (Slack file links are private)',
       );
     }
     if (message === '') {
-      if (files.length > 0) await this.react(client, address, 'warning', log);
+      if (files.length > 0) await react(client, address, 'warning', log);
       return;
     }
     const reply: ThreadReply = { user: ev.user, text: message, state: 'sending', attempts: 1, updatedAt: Date.now() };
@@ -334,17 +383,23 @@ export class ReplyRelay {
     outcome: SendOutcome;
     agentName: string;
     retriedBy?: string;
+    replacePrivate?: ReplacePrivateNotice | undefined;
     log: Logger;
   }): Promise<void> {
     const { client, address, outcome, log } = a;
     const state: ReplyState = outcome.kind;
     let noticeTs = a.reply.noticeTs;
-    if (outcome.kind !== 'sent' || (a.retriedBy && noticeTs)) {
+    if (outcome.kind !== 'sent' || (a.retriedBy && (noticeTs || a.replacePrivate))) {
       const notice = renderReplyNotice(outcome, address, a.reply.user, a.retriedBy);
-      if (noticeTs && (await this.updateMessage(client, address.channel, noticeTs, notice, log))) {
+      if (noticeTs && (await updateMessage(client, address.channel, noticeTs, notice, log))) {
         // updated in place: the old buttons are gone with it
-      } else {
-        noticeTs = await this.postInThread(client, address, notice, log);
+      } else if (a.replacePrivate && (await a.replacePrivate(notice))) {
+        // the private notice pressed now says what became of the reply
+      } else if (NOTHING_SENT.has(outcome.kind)) {
+        // Nothing left Slack: only the one who wrote (or pressed) needs to know, and the ⚠️ stays on the reply.
+        await postPrivately(client, address, a.retriedBy ?? a.reply.user, notice, log);
+      } else if (outcome.kind !== 'sent') {
+        noticeTs = await postInThread(client, address, notice, log);
       }
     }
     try {
@@ -363,8 +418,8 @@ export class ReplyRelay {
       await this.tellSmsSegments(client, a.thread, address, a.reply, log);
     const before = a.previous ? REACTION[a.previous] : undefined;
     const after = REACTION[state];
-    if (before && before !== after) await this.unreact(client, address, before, log);
-    if (after && after !== before) await this.react(client, address, after, log);
+    if (before && before !== after) await unreact(client, address, before, log);
+    if (after && after !== before) await react(client, address, after, log);
     if (outcome.kind === 'sent' && a.thread) {
       await this.mirror(client, a.thread, a.reply.text, a.agentName, log);
       await this.cardsAfterAnswer(client, a.thread, a.reply.user, log);
@@ -386,17 +441,7 @@ export class ReplyRelay {
     const sms = new SegmentedMessage(reply.text, 'auto');
     if (sms.segmentsCount < 2) return;
     const notice = renderSmsSegmentsNotice(sms.segmentsCount, [...reply.text].length, sms.encodingName === 'UCS-2');
-    try {
-      await client.chat.postEphemeral({
-        channel: address.channel,
-        thread_ts: address.threadTs,
-        user: reply.user,
-        text: notice.text,
-        blocks: notice.blocks,
-      });
-    } catch (err) {
-      log.info({ err, slackError: slackErrorCode(err) }, 'could not tell the agent how many SMS their reply took');
-    }
+    await postPrivately(client, address, reply.user, notice, log);
   }
 
   /** A reply sent from one channel's thread, shown in the conversation's threads in the other routed channels. */
@@ -449,7 +494,7 @@ export class ReplyRelay {
     if (!(await this.firstDelivery(ctx, log))) return;
     const address: ReplyAddress = { channel: ev.channel, threadTs, replyTs: m.ts };
     if (reply.state === 'sent' || reply.state === 'sending') {
-      await this.postInThread(ctx.client, address, renderEditedNote(m.user, 'edited'), log);
+      await postInThread(ctx.client, address, renderEditedNote(m.user, 'edited'), log);
       log.info('a sent handoff reply was edited in Slack: the customer keeps the original');
       return;
     }
@@ -487,7 +532,7 @@ export class ReplyRelay {
     if (!(await this.firstDelivery(ctx, log))) return;
     const address: ReplyAddress = { channel: ev.channel, threadTs, replyTs };
     if (reply.state === 'sent' || reply.state === 'sending') {
-      await this.postInThread(ctx.client, address, renderEditedNote(reply.user, 'deleted'), log);
+      await postInThread(ctx.client, address, renderEditedNote(reply.user, 'deleted'), log);
       log.info('a sent handoff reply was deleted in Slack: the customer keeps it');
       return;
     }
@@ -508,7 +553,7 @@ export class ReplyRelay {
       updatedAt: Date.now(),
     });
     if (reply.noticeTs)
-      await this.updateMessage(client, address.channel, reply.noticeTs, renderWithdrawnNotice(reply.user), log);
+      await updateMessage(client, address.channel, reply.noticeTs, renderWithdrawnNotice(reply.user), log);
     log.info('an unsent handoff reply was withdrawn: it will not be sent');
   }
 
@@ -520,56 +565,5 @@ export class ReplyRelay {
   ): Promise<{ reply: ThreadReply } | undefined> {
     const reply = await this.deps.store.conversations.findReply(teamId, channel, threadTs, replyTs);
     return reply ? { reply } : undefined;
-  }
-
-  private async postInThread(
-    client: WebClient,
-    address: ReplyAddress,
-    payload: Parameters<typeof postMessage>[2],
-    log: Logger,
-  ): Promise<string | undefined> {
-    try {
-      return await postMessage(client, { channel: address.channel, threadTs: address.threadTs }, payload);
-    } catch (err) {
-      log.warn({ err, slackError: slackErrorCode(err) }, 'could not post a notice in a handoff thread');
-      return undefined;
-    }
-  }
-
-  private async updateMessage(
-    client: WebClient,
-    channel: string,
-    ts: string,
-    payload: Parameters<typeof postMessage>[2],
-    log: Logger,
-  ): Promise<boolean> {
-    try {
-      await client.chat.update({ channel, ts, text: payload.text, blocks: payload.blocks });
-      return true;
-    } catch (err) {
-      log.warn({ err, slackError: slackErrorCode(err) }, 'could not update a notice in a handoff thread');
-      return false;
-    }
-  }
-
-  private async react(client: WebClient, address: ReplyAddress, name: string, log: Logger): Promise<void> {
-    try {
-      await client.reactions.add({ channel: address.channel, timestamp: address.replyTs, name });
-    } catch (err) {
-      if (slackErrorCode(err) !== 'already_reacted')
-        log.warn({ err, slackError: slackErrorCode(err), reaction: name }, 'could not react to a handoff reply');
-    }
-  }
-
-  private async unreact(client: WebClient, address: ReplyAddress, name: string, log: Logger): Promise<void> {
-    try {
-      await client.reactions.remove({ channel: address.channel, timestamp: address.replyTs, name });
-    } catch (err) {
-      if (slackErrorCode(err) !== 'no_reaction')
-        log.warn(
-          { err, slackError: slackErrorCode(err), reaction: name },
-          'could not remove a reaction from a handoff reply',
-        );
-    }
   }
 }

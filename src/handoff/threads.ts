@@ -42,6 +42,8 @@ function cardOf(info: ThreadInfo): MessagePayload {
     answeredBy: info.answeredBy,
     waitingSince: info.waitingSince,
     overdue: info.overdue,
+    resolvedBy: info.resolvedBy,
+    resolvedAt: info.resolvedAt,
   });
 }
 

@@ -7,6 +7,7 @@
  * human on the platform) — ends the period in every thread of the conversation and cancels the timer. A timer
  * that fires while the customer still waits posts one nudge in the thread (the owner, else the channel's user
  * group) and marks the card overdue; it then ends, so each waiting period is nudged once, on one replica.
+ * Resolving a conversation ends its wait and cancels the timer (`resolve.ts`).
  */
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../logger.js';
@@ -120,7 +121,8 @@ export class Waiting {
     if (!where) return undefined;
     const { teamId, channelId, threadTs } = where;
     const info = await this.store.conversations.findThread(teamId, channelId, threadTs);
-    if (!info || info.state !== 'open' || info.waitingSince === undefined || info.overdue) return undefined;
+    if (!info || info.state !== 'open' || info.resolvedBy || info.waitingSince === undefined || info.overdue)
+      return undefined;
     const dueAt = info.waitingSince + (await this.slaMs(teamId, channelId));
     if (dueAt > now) return dueAt;
     const slack = await clientFor(teamId);

@@ -53,6 +53,9 @@ export interface ThreadInfo extends ConversationRef {
   overdue?: boolean;
   /** Who answered the customer last: a Slack user (from the thread) or the platform (its agent's name). */
   answeredBy?: Answerer;
+  /** Someone marked the conversation done in this channel (`resolutions.ts`), and when (epoch ms). */
+  resolvedBy?: string;
+  resolvedAt?: number;
 }
 
 export type Answerer = { user: string } | { platformAgent: string };
@@ -163,6 +166,7 @@ export class ConversationRepo {
     ]);
     if (!f.campaignId || !f.customerNumber) return null;
     const waitingSince = f.waitingSince ? Number(f.waitingSince) : NaN;
+    const resolvedAt = f.resolvedAt ? Number(f.resolvedAt) : NaN;
     const answeredBy: Answerer | undefined = f.answeredBy
       ? { user: f.answeredBy }
       : f.answeredByAgent
@@ -183,18 +187,20 @@ export class ConversationRepo {
         ? { waitingSince, ...(f.nudgedFor === f.waitingSince ? { overdue: true } : {}) }
         : {}),
       ...(answeredBy ? { answeredBy } : {}),
+      ...(f.resolvedBy ? { resolvedBy: f.resolvedBy } : {}),
+      ...(f.resolvedBy && Number.isFinite(resolvedAt) ? { resolvedAt } : {}),
     };
   }
 
-  /** The workspace's open threads (in channels where the conversation is open), oldest first. */
+  /** The workspace's open threads (in channels where the conversation is open and not resolved), oldest first. */
   async openThreads(teamId: string): Promise<ThreadInfo[]> {
     const index = this.keys.openThreads(teamId);
     const found: ThreadInfo[] = [];
     for (const member of await this.kv.setMembers(index)) {
       const [channelId = '', threadTs = ''] = member.split(' ');
       const info = await this.findThread(teamId, channelId, threadTs);
-      if (info?.state === 'open') found.push(info);
-      else await this.kv.setRemove(index, member); // expired or closed elsewhere
+      if (info?.state === 'open' && !info.resolvedBy) found.push(info);
+      else await this.kv.setRemove(index, member); // expired, closed or resolved elsewhere
     }
     return found.sort((a, b) => Number(a.threadTs) - Number(b.threadTs));
   }
@@ -384,7 +390,8 @@ export class AgentLinkRepo {
   }
 }
 
-function openMember(channelId: string, threadTs: string): string {
+/** A thread's member in the workspace's open-threads set. */
+export function openMember(channelId: string, threadTs: string): string {
   return `${channelId} ${threadTs}`;
 }
 

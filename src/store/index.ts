@@ -21,6 +21,8 @@ import { AgentLinkRepo, ConversationRepo } from './conversations.js';
 import { TimerRepo } from './timers.js';
 import { ReportRepo } from './reports.js';
 import { HandoffSlaRepo } from './handoff-sla.js';
+import { ResolutionRepo } from './resolutions.js';
+import { SavedReplyRepo } from './saved-replies.js';
 import { CallOutboxRepo } from './call-outbox.js';
 import { ChannelPauseRepo } from './channel-pauses.js';
 import { MemoryRateBudget, RedisRateBudget, type RateBudget } from './rate-budget.js';
@@ -63,6 +65,10 @@ export interface Store {
   agentLinks: AgentLinkRepo;
   /** Per channel: the handoff SLA and the user group nudged. */
   handoffSla: HandoffSlaRepo;
+  /** Handoff threads marked done (Resolve), and reopened. */
+  resolutions: ResolutionRepo;
+  /** Per workspace: the saved replies of the handoff cards' Quick reply. */
+  savedReplies: SavedReplyRepo;
   routes: RouteRepo;
   /** Timers that survive restarts and fire on one replica (digests, quota checks, handoff SLAs). */
   timers: TimerRepo;
@@ -141,6 +147,8 @@ export function createStore(options: StoreOptions = {}): Store {
     conversations: new ConversationRepo(kv, keys, options.conversationRetentionMs),
     agentLinks: new AgentLinkRepo(kv, keys),
     handoffSla: new HandoffSlaRepo(kv, keys),
+    resolutions: new ResolutionRepo(kv, keys),
+    savedReplies: new SavedReplyRepo(kv, keys),
     routes: new RouteRepo(kv, keys),
     timers,
     reports: new ReportRepo(kv, keys),
@@ -198,3 +206,5 @@ export type { ChannelRef, WaitingCall } from './call-outbox.js';
 export type { ChannelPause } from './channel-pauses.js';
 export type { VerificationSubmission } from './verification.js';
 export type { AlertIncident, AlertRef, IncidentEnd, OutcomeAlert, WindowFigures } from './outcome-alerts.js';
+export { SAVED_REPLIES_MAX } from './saved-replies.js';
+export type { SavedReply } from './saved-replies.js';

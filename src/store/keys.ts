@@ -52,6 +52,8 @@ export interface Keys {
   openThreads(teamId: string): string;
   /** Hash: channel id → that channel's handoff SLA and who is nudged (`/campaign handoff-sla`). */
   handoffSla(teamId: string): string;
+  /** Hash: name → one of the workspace's saved replies (JSON; `/campaign replies`, the card's Quick reply). */
+  savedReplies(teamId: string): string;
   /** Hash: timer id → when it is due (epoch ms), one hash per kind of timer (see `TimerRepo`). */
   timers(kind: string): string;
   /** String with TTL: which replica is running one firing of a timer. */
@@ -175,6 +177,7 @@ export function createKeys(prefix: string = DEFAULT_KEY_PREFIX): Keys {
   const channelPauses = kinds.add(p, 'channel-pauses');
   const channelSubscribers = kinds.add(p, 'channel-subscribers');
   const verification = kinds.add(p, 'verification');
+  const savedReplies = kinds.add(p, 'saved-replies');
   const outcomeAlerts = kinds.add(p, 'outcome-alerts');
   const alertIncidents = kinds.add(p, 'alert-incidents');
   // Alert counts carry their workspace in their hash tag: `{alert-counts:<team>}` (a segment holds no brace).
@@ -202,6 +205,7 @@ export function createKeys(prefix: string = DEFAULT_KEY_PREFIX): Keys {
     threadOwner: (teamId, channelId, threadTs) => threadOwner(teamId, channelId, threadTs),
     openThreads: (teamId) => openThreads(teamId),
     handoffSla: (teamId) => handoffSla(teamId),
+    savedReplies: (teamId) => savedReplies(teamId),
     timers: (kind) => `${p}timers:${segment(kind)}`,
     timerLease: (kind, id, dueAt) => `${p}timer-lease:${segment(kind)}:${segment(id)}:${dueAt}`,
     digests: (teamId) => digests(teamId),

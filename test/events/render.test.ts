@@ -20,6 +20,7 @@ import {
   SWITCH_SESSION_ACTION,
   REPORTED_SESSION_BLOCK,
   renderConversationCard,
+  renderReopenedLine,
   renderSessionClosedLine,
   type ConversationCard,
 } from '../../src/handoff/card.js';
@@ -219,6 +220,20 @@ describe('handoff threads', () => {
           }),
         ),
     ],
+    [
+      'conversation_card.resolved',
+      () =>
+        renderConversationCard(
+          card({
+            sessionId: 'sess-handoff-1',
+            owner: 'U0AGENT001',
+            answeredBy: { user: 'U0AGENT001' },
+            resolvedBy: 'U0AGENT001',
+            resolvedAt: Date.UTC(2024, 2, 8, 16, 20),
+          }),
+        ),
+    ],
+    ['thread_line.reopened', () => renderReopenedLine('U0AGENT001', Date.UTC(2024, 2, 8, 16, 20))],
     [
       'conversation_card.formatting',
       () =>

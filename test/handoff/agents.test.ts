@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLAIM_ACTION, TAKE_OVER_ACTION, UNCLAIM_ACTION } from '../../src/handoff/card.js';
 import { SLA_TIMER, slaTimerId } from '../../src/handoff/waiting.js';
+import { findAction } from '../support/blocks.js';
 import { ADMIN_ID, MEMBER_ID, TEAM_ID, startHarness, type Harness } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
 import { FAST_WORKER, PUBLIC_URL, posts, run, sleep } from '../events/support.js';
@@ -78,29 +79,47 @@ describe.each(['memory', 'redis'] as const)('support agents (%s store)', (backen
   };
   const waitingSinceOnCard = (at: number) => `<!date^${Math.floor(at / 1000)}^{time}|`;
 
-  it('lets a member claim a conversation, the owner unclaim it, and someone else take it over — each shown on the card and in the thread', async () => {
+  it('lets a member claim a conversation and unclaim it with the card’s one ownership button; anyone else pressing it is offered Take over, privately', async () => {
     const conv = await openConversation(h);
+    const channel = channelOf(conv);
     await conv.customer('Hello, anyone?');
     await conv.waitThread(1);
     expect(await cardText(conv)).toContain('_unclaimed_');
     expect(await cardText(conv)).toContain(CLAIM_ACTION);
 
+    // Claimed: the card shows the owner and one ownership button, Unclaim — never Take over, which its owner
+    // would see too (Slack shows one card to everyone). The thread says nothing: the card shows it.
     await press(conv, CLAIM_ACTION, MEMBER_ID);
     const claimed = await waitCard(conv, (t) => t.includes(`<@${MEMBER_ID}>`));
     expect(claimed).toContain('*Owner*');
     expect(claimed).toContain(UNCLAIM_ACTION);
-    expect(claimed).toContain(TAKE_OVER_ACTION);
+    expect(claimed).not.toContain(TAKE_OVER_ACTION);
     expect(claimed).not.toContain(CLAIM_ACTION + '"');
-    await h.slack.waitFor(() =>
-      conv.thread().find((m) => JSON.stringify(m.blocks).includes(`<@${MEMBER_ID}> claimed this conversation`)),
-    );
 
-    // Someone else can't unclaim it; they can take it over.
-    await press(conv, UNCLAIM_ACTION, ADMIN_ID);
-    await ephemeral(`Only <@${MEMBER_ID}>, who owns this conversation, can unclaim it`);
+    // Someone else's press unclaims nothing: they alone are offered Take over.
+    await press(conv, UNCLAIM_ACTION, ADMIN_ID, MEMBER_ID);
+    const offer = await h.slack.waitFor(() =>
+      h.slack
+        .ephemerals(channel)
+        .find((e) => e.user === ADMIN_ID && JSON.stringify(e.blocks).includes(TAKE_OVER_ACTION)),
+    );
+    expect(JSON.stringify(offer.blocks)).toContain(
+      `<@${MEMBER_ID}> owns this conversation, so only they can unclaim it`,
+    );
     expect(await ownerOf(conv)).toBe(MEMBER_ID);
-    await press(conv, TAKE_OVER_ACTION, ADMIN_ID);
+    const takeOver = (userId: string, value: string, ts = offer.ts) =>
+      h.signer.blockAction({
+        actionId: TAKE_OVER_ACTION,
+        channelId: channel,
+        messageTs: ts,
+        userId,
+        value,
+        ephemeral: true,
+      });
+    const offered = findAction(offer.blocks, TAKE_OVER_ACTION)?.value ?? '';
+    expect((await takeOver(ADMIN_ID, offered)).status).toBe(200);
     await waitCard(conv, (t) => t.includes(`<@${ADMIN_ID}>`) && !t.includes(`<@${MEMBER_ID}>`));
+    // The previous owner is named in the thread (so they hear of it), in one short line; the offer is gone.
     await h.slack.waitFor(() =>
       conv
         .thread()
@@ -108,17 +127,35 @@ describe.each(['memory', 'redis'] as const)('support agents (%s store)', (backen
           JSON.stringify(m.blocks).includes(`<@${ADMIN_ID}> took this conversation over from <@${MEMBER_ID}>`),
         ),
     );
+    await h.slack.waitFor(() => !h.slack.ephemerals(channel).some((e) => e.ts === offer.ts) || undefined);
 
-    // A Take over pressed on a screen that still shows the old owner changes nothing.
-    await press(conv, TAKE_OVER_ACTION, OTHER_ID, MEMBER_ID);
+    // A Take over offered while the card showed an older owner changes nothing.
+    expect((await takeOver(OTHER_ID, offered)).status).toBe(200);
     await ephemeral(`the card was out of date — <@${ADMIN_ID}> owns this conversation now`);
     expect(await ownerOf(conv)).toBe(ADMIN_ID);
 
-    await press(conv, UNCLAIM_ACTION, ADMIN_ID);
+    // The owner's press unclaims.
+    await press(conv, UNCLAIM_ACTION, ADMIN_ID, ADMIN_ID);
     await waitCard(conv, (t) => t.includes('_unclaimed_'));
     expect(await ownerOf(conv)).toBeUndefined();
     await press(conv, CLAIM_ACTION, OTHER_ID);
     await waitCard(conv, (t) => t.includes(`<@${OTHER_ID}>`));
+    // Of all that, the thread holds the customer's line and the one take-over line.
+    expect(conv.thread().filter((m) => m.bot_id !== undefined)).toHaveLength(2);
+  });
+
+  it('still honours the Unclaim and Take over buttons of cards posted before the card had one ownership button', async () => {
+    const conv = await openConversation(h);
+    await conv.customer('Hi');
+    await conv.waitThread(1);
+    await press(conv, CLAIM_ACTION, MEMBER_ID);
+    await waitCard(conv, (t) => t.includes(`<@${MEMBER_ID}>`));
+    // An older card's Take over: on the card itself, its value the owner alone.
+    await press(conv, TAKE_OVER_ACTION, ADMIN_ID, MEMBER_ID);
+    await waitCard(conv, (t) => t.includes(`<@${ADMIN_ID}>`));
+    expect(await ownerOf(conv)).toBe(ADMIN_ID);
+    await press(conv, TAKE_OVER_ACTION, ADMIN_ID, ADMIN_ID);
+    await ephemeral('This conversation is already yours.');
   });
 
   it('gives one owner when two press Claim at once, and refuses a guest with a sentence', async () => {

@@ -11,7 +11,7 @@ import { ADMIN_ID, MEMBER_ID, type Harness } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
 import { requireCluster } from '../support/redis-cluster.js';
 import { posts, queueDrained, run, sleep, startEventsHarness } from '../events/support.js';
-import { notices, openConversation, reactions, retryValue, sends, uid } from './support.js';
+import { notices, openConversation, privateNotices, reactions, retryValue, sends, uid } from './support.js';
 
 const redis = await requireRedis();
 const cluster = await requireCluster();
@@ -178,14 +178,41 @@ describe.each(['memory', 'redis', 'cluster'] as const)('handoff threads (%s stor
     expect(h.platform.state.humanResponses.filter((r) => r.sessionId === current)).toHaveLength(1);
   });
 
-  it('sends nothing without a linked session, and says so in the thread', async () => {
+  it('sends nothing without a linked session and tells only its author, whose Send again sends it once linked', async () => {
     const conv = await openConversation(h);
+    const channel = conv.channels[0]!;
     await conv.customer('Anyone?');
+    const card = await conv.card();
     const ts = await conv.reply('Hello from support');
-    await h.slack.waitFor(() => reactions(h, conv.channels[0]!, ts).includes('warning'));
-    const notice = await h.slack.waitFor(() => notices(conv.thread(), 'no chat session is linked')[0]);
+    await h.slack.waitFor(() => reactions(h, channel, ts).includes('warning'));
+    const notice = await h.slack.waitFor(
+      () => privateNotices(h, channel, card.ts, MEMBER_ID, 'no chat session is linked')[0],
+    );
     expect(findAction(notice.blocks, LINK_SESSION_ACTION)).toBeDefined();
     expect(sends(h, conv.campaignId)).toHaveLength(0);
+    // Nothing left Slack, so the thread holds no notice: only the customer's line and the reply.
+    expect(conv.thread().filter((m) => m.bot_id !== undefined)).toHaveLength(1);
+
+    // Linked, then Send again on the private notice: sent once, and that notice now says so.
+    const sessionId = conv.session();
+    await conv.linkSession(sessionId);
+    const value = findAction(notice.blocks, RETRY_ACTION)?.value;
+    const res = await h.signer.blockAction({
+      actionId: RETRY_ACTION,
+      channelId: channel,
+      messageTs: notice.ts,
+      threadTs: card.ts,
+      userId: MEMBER_ID,
+      ephemeral: true,
+      ...(value !== undefined ? { value } : {}),
+    });
+    expect(res.status).toBe(200);
+    await h.slack.waitFor(() => reactions(h, channel, ts).includes('white_check_mark'));
+    expect(reactions(h, channel, ts)).not.toContain('warning');
+    await h.slack.waitFor(() => privateNotices(h, channel, card.ts, MEMBER_ID, 'reached the customer')[0]);
+    expect(privateNotices(h, channel, card.ts, MEMBER_ID, 'no chat session is linked')).toEqual([]);
+    expect(sends(h, conv.campaignId).map((r) => r.body)).toEqual([{ sessionId, message: 'Hello from support' }]);
+    expect(conv.thread().filter((m) => m.bot_id !== undefined)).toHaveLength(1);
   });
 
   it('keeps `note:` replies, bot messages and the bot’s own messages in Slack', async () => {
@@ -277,7 +304,7 @@ describe.each(['memory', 'redis', 'cluster'] as const)('handoff threads (%s stor
 
     const ts = await conv.reply('One more thing!');
     await h.slack.waitFor(() => reactions(h, channel, ts).includes('warning'));
-    await h.slack.waitFor(() => notices(conv.thread(), 'this conversation is closed')[0]);
+    await h.slack.waitFor(() => privateNotices(h, channel, card.ts, MEMBER_ID, 'this conversation is closed')[0]);
     expect(sends(h, conv.campaignId)).toHaveLength(0);
 
     await conv.customer('Hi again, new question');
@@ -356,22 +383,25 @@ describe.each(['memory', 'redis', 'cluster'] as const)('handoff threads (%s stor
     expect(JSON.stringify(notice.blocks)).toContain('can’t tell whether the customer got your reply');
   });
 
-  it('says attached files are not sent (Slack file links are private) and still sends the text', async () => {
+  it('tells the author alone that attached files are not sent (Slack file links are private), and still sends the text', async () => {
     const conv = await openConversation(h);
+    const channel = conv.channels[0]!;
     await conv.customer('Can you send the form?');
+    const card = await conv.card();
     const sessionId = conv.session();
     await conv.linkSession(sessionId);
     const file = h.slack.addFile({ name: 'form.pdf', mimetype: 'application/pdf', data: Buffer.from('%PDF-1.4') });
     const ts = await conv.reply('Here is the form', { extra: { subtype: 'file_share', files: [file] } });
-    await h.slack.waitFor(() => reactions(h, conv.channels[0]!, ts).includes('white_check_mark'));
-    const notice = await h.slack.waitFor(() => notices(conv.thread(), 'form.pdf')[0]);
+    await h.slack.waitFor(() => reactions(h, channel, ts).includes('white_check_mark'));
+    const notice = await h.slack.waitFor(() => privateNotices(h, channel, card.ts, MEMBER_ID, 'form.pdf')[0]);
     expect(JSON.stringify(notice.blocks)).toContain('private');
     expect(sends(h, conv.campaignId).map((r) => r.body)).toEqual([{ sessionId, message: 'Here is the form' }]);
 
     const only = await conv.reply('', { extra: { subtype: 'file_share', files: [file] } });
-    await h.slack.waitFor(() => reactions(h, conv.channels[0]!, only).includes('warning'));
-    await h.slack.waitFor(() => notices(conv.thread(), 'Nothing was sent')[0]);
+    await h.slack.waitFor(() => reactions(h, channel, only).includes('warning'));
+    await h.slack.waitFor(() => privateNotices(h, channel, card.ts, MEMBER_ID, 'Nothing was sent')[0]);
     expect(sends(h, conv.campaignId)).toHaveLength(1);
+    expect(notices(conv.thread(), 'form.pdf')).toEqual([]);
   });
 
   it('notes in the thread that an edited or deleted sent reply is still the original for the customer', async () => {

@@ -59,10 +59,10 @@ export interface Conversation {
       enterpriseId?: string;
     },
   ): Promise<string>;
-  /** Presses the button `actionId` (Retry by default) under the notice `noticeTs`. */
+  /** Presses the button `actionId` (Retry by default) under the notice `noticeTs` (`ephemeral`: a private one). */
   press(
     noticeTs: string,
-    opts?: { channel?: string; userId?: string; actionId?: string; value?: string },
+    opts?: { channel?: string; userId?: string; actionId?: string; value?: string; ephemeral?: boolean },
   ): Promise<void>;
 }
 
@@ -137,10 +137,17 @@ export async function openConversation(h: Harness, opts: { channels?: number } =
       if (submitted.status !== 200 || submitted.body !== '')
         throw new Error(`Link session submit answered ${submitted.status} ${submitted.body}`);
       await h.slack.waitFor(() => JSON.stringify(h.slack.message(c, card.ts)?.blocks ?? []).includes(sessionId));
+      // Told to the one who linked it, in the thread; the thread itself holds only the conversation.
       await h.slack.waitFor(() =>
         h.slack
-          .thread(c, card.ts)
-          .some((m) => m.text === 'Chat session linked' && JSON.stringify(m.blocks).includes(sessionId)),
+          .ephemerals(c)
+          .some(
+            (e) =>
+              e.user === userId &&
+              e.thread_ts === card.ts &&
+              e.text === 'Chat session linked' &&
+              JSON.stringify(e.blocks).includes(sessionId),
+          ),
       );
     },
     async reply(text, o = {}) {
@@ -169,6 +176,7 @@ export async function openConversation(h: Harness, opts: { channels?: number } =
         threadTs: card.ts,
         userId: o.userId ?? MEMBER_ID,
         ...(o.value !== undefined ? { value: o.value } : {}),
+        ...(o.ephemeral ? { ephemeral: true } : {}),
       });
       if (res.status !== 200) throw new Error(`button click answered ${res.status}`);
     },
@@ -189,10 +197,17 @@ export function sends(h: Harness, campaignId: string) {
 }
 
 /** The value of the Retry / Send again button on a notice (what a screen still showing it would send). */
-export function retryValue(message: SlackMessage): string {
+export function retryValue(message: Pick<SlackMessage, 'blocks'>): string {
   const value = findAction(message.blocks, RETRY_ACTION)?.value;
   if (value === undefined) throw new Error('the notice has no Retry button');
   return value;
+}
+
+/** Messages told privately (ephemeral) to `user` in the thread of the card `threadTs` whose blocks mention `text`. */
+export function privateNotices(h: Harness, channel: string, threadTs: string, user: string, text: string) {
+  return h.slack
+    .ephemerals(channel)
+    .filter((e) => e.user === user && e.thread_ts === threadTs && JSON.stringify(e.blocks ?? e.text).includes(text));
 }
 
 /** Bot messages in a thread whose blocks mention `text`. */

@@ -10,7 +10,7 @@ import { LINK_SESSION_CALLBACK } from '../../src/handoff/index.js';
 import { findAction, findBlock, textOf } from '../support/blocks.js';
 import { MEMBER_ID, TEAM_ID, type Harness } from '../support/harness.js';
 import { startEventsHarness } from '../events/support.js';
-import { notices, openConversation, retryValue, sends, type Conversation } from './support.js';
+import { openConversation, privateNotices, retryValue, sends, type Conversation } from './support.js';
 
 const GUEST_ID = 'U0GUEST001';
 const SINGLE_CHANNEL_GUEST_ID = 'U0GUEST002';
@@ -80,12 +80,18 @@ async function ephemeral(text: string) {
   return answer;
 }
 
-/** The notice the bot posted in the thread (and Slack accepted), found by its wording. */
-async function acceptedNotice(conv: Conversation, text: string) {
-  const notice = await h.slack.waitFor(() => notices(conv.thread(), text)[0]);
-  const post = h.slack.callsTo('chat.postMessage').find((c) => c.response.ts === notice.ts);
+/** The notice the bot told `userId` alone in the thread (and Slack accepted), found by its wording. */
+async function acceptedPrivateNotice(conv: Conversation, userId: string, text: string) {
+  const card = await conv.card();
+  const notice = await h.slack.waitFor(() => privateNotices(h, conv.channels[0]!, card.ts, userId, text)[0]);
+  const post = h.slack.callsTo('chat.postEphemeral').find((c) => c.response.message_ts === notice.ts);
   expect(post?.response.ok).toBe(true);
   return notice;
+}
+
+/** The Send again notice a member was told privately about their reply not sent (no session linked yet). */
+async function unlinkedNotice(conv: Conversation) {
+  return acceptedPrivateNotice(conv, MEMBER_ID, 'no chat session is linked');
 }
 
 describe('who may answer customers', () => {
@@ -95,10 +101,10 @@ describe('who may answer customers', () => {
     ['an admin of another organisation (users.info names their team)', PARTNER_ID, 'from another organisation'],
     ['a user users.info calls a stranger (Slack Connect)', STRANGER_ID, 'from another organisation'],
     ['a deactivated admin (users.info: deleted)', DEACTIVATED_ID, 'this account is deactivated'],
-  ])('sends nothing from %s, and says why in the thread', async (_who, userId, why) => {
+  ])('sends nothing from %s, and tells them why privately in the thread', async (_who, userId, why) => {
     const { conv } = await linkedConversation();
     await conv.reply('I can refund you right away', { userId });
-    const notice = await acceptedNotice(conv, why);
+    const notice = await acceptedPrivateNotice(conv, userId, why);
     expect(JSON.stringify(notice.blocks)).toContain(`<@${userId}> your reply was not sent to the customer`);
     expect(sends(h, conv.campaignId)).toHaveLength(0);
     // A full member's reply in the same thread still goes out.
@@ -116,7 +122,7 @@ describe('who may answer customers', () => {
       userId: 'U0UNKNOWN9',
       extra: { user_team: PARTNER_TEAM, source_team: PARTNER_TEAM },
     });
-    await acceptedNotice(conv, 'from another organisation');
+    await acceptedPrivateNotice(conv, 'U0UNKNOWN9', 'from another organisation');
     expect(sends(h, conv.campaignId)).toHaveLength(0);
     expect(
       h.slack
@@ -145,7 +151,8 @@ describe('who may answer customers', () => {
       h.slack.callsTo('reactions.add').find((c) => c.args.timestamp === ts),
     );
     expect(checkmark.response.ok).toBe(true);
-    expect(notices(conv.thread(), 'your reply was not sent')).toEqual([]);
+    const card = await conv.card();
+    expect(privateNotices(h, conv.channels[0]!, card.ts, SIBLING_ID, 'your reply was not sent')).toEqual([]);
     expect(
       h.slack
         .callsTo('users.info')
@@ -161,7 +168,7 @@ describe('who may answer customers', () => {
       enterpriseId: ENTERPRISE,
       extra: { user_team: PARTNER_TEAM, source_team: PARTNER_TEAM },
     });
-    await acceptedNotice(conv, 'from another organisation');
+    await acceptedPrivateNotice(conv, OTHER_ORG_ID, 'from another organisation');
     expect(sends(h, conv.campaignId)).toHaveLength(0);
   });
 
@@ -188,9 +195,9 @@ describe('who may answer customers', () => {
     await conv.customer('Hello?');
     await conv.waitThread(1);
     await conv.reply('Let me check that for you'); // a member's reply, no session yet
-    const notice = await h.slack.waitFor(() => notices(conv.thread(), 'no chat session is linked')[0]);
+    const notice = await unlinkedNotice(conv);
     await conv.linkSession(conv.session());
-    await conv.press(notice.ts, { userId: GUEST_ID });
+    await conv.press(notice.ts, { userId: GUEST_ID, ephemeral: true, value: retryValue(notice) });
     await ephemeral('Nothing was sent: only full members of this workspace can answer customers');
     expect(sends(h, conv.campaignId)).toHaveLength(0);
   });
@@ -203,21 +210,21 @@ describe('values Slack echoes back', () => {
     await b.customer('Hi from B');
     await b.waitThread(1);
     await b.reply('Reply meant for B');
-    const bNotice = await h.slack.waitFor(() => notices(b.thread(), 'no chat session is linked')[0]);
+    const bNotice = await unlinkedNotice(b);
     await b.linkSession(b.session());
     // A's notice is pressed with B's value (a client can send any value).
     const a = await openConversation(h);
     await a.customer('Hi from A');
     await a.waitThread(1);
     await a.reply('Reply in A');
-    const aNotice = await h.slack.waitFor(() => notices(a.thread(), 'no chat session is linked')[0]);
-    await a.press(aNotice.ts, { value: retryValue(bNotice) });
+    const aNotice = await unlinkedNotice(a);
+    await a.press(aNotice.ts, { value: retryValue(bNotice), ephemeral: true });
     await ephemeral('That button does not belong to this conversation, so nothing was sent');
     expect(sends(h, b.campaignId)).toHaveLength(0);
     expect(sends(h, a.campaignId)).toHaveLength(0);
     expect(h.logs()).toContain('a Send again button named another thread than its own: refused');
     // B's own button still works.
-    await b.press(bNotice.ts);
+    await b.press(bNotice.ts, { value: retryValue(bNotice), ephemeral: true });
     await h.slack.waitFor(() => sends(h, b.campaignId).length === 1);
   });
 
@@ -317,9 +324,7 @@ describe('a sessionId in a webhook payload', () => {
     );
 
     await press(MEMBER_ID);
-    await h.slack.waitFor(
-      () => notices(conv.thread(), `switched this thread from session \`${linked}\` to \`${reported}\``)[0],
-    );
+    await acceptedPrivateNotice(conv, MEMBER_ID, `switched this thread from session \`${linked}\` to \`${reported}\``);
     expect(h.logs()).toContain('handoff thread switched to the session the platform reported');
     const after = h.slack.message(conv.channels[0]!, card.ts)!;
     expect(findAction(after.blocks, SWITCH_SESSION_ACTION)).toBeUndefined();

@@ -55,6 +55,8 @@ describe('keys', () => {
         keys.reportMark('digest', team, 'C1', '2024-03'),
         keys.callOutbox(team, 'C1'),
         keys.outcomeAlerts(team),
+        keys.savedReplies(team),
+        keys.verification(team),
         keys.alertIncidents(team),
         keys.alertWindow(team, '["C1","*"]'),
         keys.alertCounted(team, 'call-1'),

@@ -1,7 +1,8 @@
 /**
  * When a workspace removes the app (`app_uninstalled`) or revokes its bot token (`tokens_revoked`),
  * everything we keep for it goes: installation, routes (and, best effort, the platform's
- * subscriptions that fed them), digests and quota alerts, the encrypted API key and the hook token.
+ * subscriptions that fed them), digests and quota alerts, the campaigns and agents it had seen, the encrypted
+ * API key and the hook token.
  */
 import type { App } from '@slack/bolt';
 import { TRIGGER_NAMES } from '../api/index.js';
@@ -36,6 +37,7 @@ async function forgetWorkspace(
     for (const { channelId } of await deps.store.reports.digests(teamId)) await stopDigest(deps, teamId, channelId);
     for (const { channelId } of await deps.store.reports.quotaAlerts(teamId))
       await stopQuotaAlerts(deps, teamId, channelId);
+    await deps.store.catalog.clear(teamId);
     await deps.store.workspaces.clear(teamId);
   }
   if (deps.config.slack.mode.kind === 'oauth') {
@@ -43,7 +45,9 @@ async function forgetWorkspace(
       .deleteInstallation({ teamId, enterpriseId, isEnterpriseInstall })
       .catch((err: unknown) => logger.warn({ err }, 'could not delete the installation'));
   }
-  logger.info('workspace uninstalled: installation, routes, digests, quota alerts, API key and hook token removed');
+  logger.info(
+    'workspace uninstalled: installation, routes, digests, quota alerts, catalog, API key and hook token removed',
+  );
 }
 
 /** The platform would otherwise keep posting to a hook URL that now answers 404. */

@@ -22,6 +22,7 @@ import { ReportRepo } from './reports.js';
 import { HandoffSlaRepo } from './handoff-sla.js';
 import { CallOutboxRepo } from './call-outbox.js';
 import { ChannelPauseRepo } from './channel-pauses.js';
+import { CatalogRepo } from './catalog.js';
 import { MemoryRateBudget, RedisRateBudget, type RateBudget } from './rate-budget.js';
 
 export interface StoreOptions {
@@ -75,6 +76,8 @@ export interface Store {
   budgets: RateBudget;
   /** The last business-verification submission of each workspace. */
   verification: VerificationRepo;
+  /** The campaigns, agents and phone numbers the bot has seen, per workspace (names → ids, suggestions). */
+  catalog: CatalogRepo;
   /** Resolves when the backend answers (for /readyz); rejects otherwise. */
   ping(): Promise<void>;
   /** Stops queue consumers (waiting for in-flight handlers), then closes connections this store opened. */
@@ -140,6 +143,7 @@ export function createStore(options: StoreOptions = {}): Store {
     channelPauses: new ChannelPauseRepo(kv, keys),
     budgets,
     verification: new VerificationRepo(kv, keys),
+    catalog: new CatalogRepo(kv, keys, now),
     ping: () => kv.ping(),
     close: () =>
       (closing ??= (async () => {
@@ -173,3 +177,5 @@ export type { PaceRule, RateBudget } from './rate-budget.js';
 export type { ChannelRef, WaitingCall } from './call-outbox.js';
 export type { ChannelPause } from './channel-pauses.js';
 export type { VerificationSubmission } from './verification.js';
+export { CATALOG_LIMITS } from './catalog.js';
+export type { CatalogEntry, CatalogKind } from './catalog.js';

@@ -68,6 +68,8 @@ export interface Keys {
   channelSubscribers(teamId: string): string;
   /** String: the workspace's last business-verification submission (see `VerificationRepo`). */
   verification(teamId: string): string;
+  /** Hash: id → what the bot has seen of one kind of platform thing (campaigns, agents, numbers; `CatalogRepo`). */
+  catalog(teamId: string, kind: string): string;
   /** What every `workspace()` / `installation()` key starts with (full scans: `npm run rekey`). */
   kindPrefix(kind: 'workspace' | 'installation'): string;
 
@@ -146,6 +148,7 @@ export function createKeys(prefix: string = DEFAULT_KEY_PREFIX): Keys {
     channelPauses: (teamId) => `${p}channel-pauses:${segment(teamId)}`,
     channelSubscribers: (teamId) => `${p}channel-subscribers:${segment(teamId)}`,
     verification: (teamId) => `${p}verification:${segment(teamId)}`,
+    catalog: (teamId, kind) => `${p}catalog:${segment(teamId)}:${segment(kind)}`,
     kindPrefix: (kind) => `${p}${kind}:`,
     queueTeamStream: (teamId) => `${q}stream:${segment(teamId)}`,
     queueTeams: () => `${q}teams`,

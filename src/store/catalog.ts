@@ -86,15 +86,19 @@ export class CatalogRepo {
   async note(teamId: string, kind: CatalogKind, facts: CatalogFacts): Promise<void> {
     const id = clean(facts.id, MAX_ID);
     if (!id) return;
-    const fresh = definedOnly({
-      n: clean(facts.name, MAX_TEXT),
-      t: clean(facts.type, MAX_TEXT),
-      c: clean(facts.campaignId, MAX_ID),
-    });
+    const n = clean(facts.name, MAX_TEXT);
+    const t = clean(facts.type, MAX_TEXT);
+    const c = clean(facts.campaignId, MAX_ID);
     const memoKey = `${kind}\u0000${teamId}\u0000${id}`;
     const now = this.now();
     const known = this.written.get(memoKey);
-    if (known && now - known.s < REFRESH_MS && covers(known, fresh)) return;
+    // The event path: nothing new and written within the hour → no store call, no allocation.
+    if (known && now - known.s < REFRESH_MS && same(known.n, n) && same(known.t, t) && same(known.c, c)) return;
+    const fresh: Partial<Stored> = {
+      ...(n !== undefined ? { n } : {}),
+      ...(t !== undefined ? { t } : {}),
+      ...(c !== undefined ? { c } : {}),
+    };
 
     const key = this.keys.catalog(teamId, kind);
     const before = known ?? parseStored(storedSchema, await this.kv.hashGet(key, id));
@@ -162,19 +166,17 @@ export class CatalogRepo {
   }
 }
 
+// eslint-disable-next-line no-control-regex
+const UNCLEAN = /^\s|\s$|[\x00-\x1f\x7f]/;
+
 /** Trimmed, without control characters; undefined when empty or longer than `max`. */
 function clean(value: string | undefined, max: number): string | undefined {
   // eslint-disable-next-line no-control-regex
-  const v = value?.replace(/[\x00-\x1f\x7f]/g, ' ').trim();
+  const v = value !== undefined && UNCLEAN.test(value) ? value.replace(/[\x00-\x1f\x7f]/g, ' ').trim() : value;
   return v && v.length <= max ? v : undefined;
 }
 
-function covers(known: Stored, fresh: Partial<Stored>): boolean {
-  return (Object.keys(fresh) as Array<keyof Stored>).every((k) => known[k] === fresh[k]);
-}
-
-function definedOnly<T extends object>(value: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as {
-    [K in keyof T]?: Exclude<T[K], undefined>;
-  };
+/** A fact this sighting does not give leaves the known one as it is. */
+function same(known: string | undefined, fresh: string | undefined): boolean {
+  return fresh === undefined || known === fresh;
 }

@@ -125,7 +125,7 @@ export async function chooseAgent(
 }
 
 /** "Several campaigns match “spring”: `camp-1` (Spring promo), … — use the id of the one you mean." */
-function pickList(typed: string, matches: readonly CatalogEntry[], noun: 'campaigns' | 'agents'): string {
+export function pickList(typed: string, matches: readonly CatalogEntry[], noun: 'campaigns' | 'agents'): string {
   const shown = matches.slice(0, PICK_LIST_MAX).map(entryLabel);
   const more = matches.length > PICK_LIST_MAX ? ` and ${matches.length - PICK_LIST_MAX} more` : '';
   return `Several ${noun} match “${literal(truncate(typed, 80))}”: ${shown.join(', ')}${more} — use the id of the one you mean.`;

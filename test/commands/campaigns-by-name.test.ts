@@ -120,6 +120,21 @@ describe('names learned from webhook events', () => {
   });
 });
 
+describe('agents by name', () => {
+  it('links a Slack user to the agent an event named, and says so for an id a typo away from a known one', async () => {
+    await callStarted('camp-1', 'Spring Recall Reminders', { id: 'agent-11', name: 'Riley' });
+    const linked = await run(h, `agent-link <@${MEMBER_ID}|max> riley`);
+    expect(linked.text).toContain('now sent as agent `agent-11` (Riley)');
+    expect(await h.bot.deps.store.agentLinks.get(TEAM_ID, MEMBER_ID)).toBe('agent-11');
+
+    const typo = await run(h, `agent-link <@${MEMBER_ID}|max> agent-1l`);
+    expect(typo.text).toContain(
+      'now sent as agent `agent-1l`. The bot has not seen agent `agent-1l` in the platform’s events or lists. Did you mean `agent-11` (Riley)?',
+    );
+    expect(await h.bot.deps.store.agentLinks.get(TEAM_ID, MEMBER_ID)).toBe('agent-1l');
+  });
+});
+
 describe('ids the bot has not seen', () => {
   it('suggests the known campaign for a mistyped id instead of “no bookings yet”', async () => {
     await callStarted('camp-1', 'Spring Recall Reminders');

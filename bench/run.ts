@@ -4,11 +4,12 @@
  * `redis-server` on PATH (each run starts its own, on a free port). Never asserts: it prints figures.
  *
  *   BENCH_QUICK=1                          shorter runs (for trying things out; the README's come from full runs)
- *   BENCH_ONLY=start,ingest,e2e,commands,flood,storm,bytes,fairness,forget,recordings   a subset (e.g. `BENCH_ONLY=ingest npm run bench`)
+ *   BENCH_ONLY=start,catalog,ingest,e2e,commands,flood,storm,bytes,fairness,forget,recordings   a subset (e.g. `BENCH_ONLY=ingest npm run bench`)
  */
 import { cpus, loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { runBytes } from './bytes.js';
+import { CAMPAIGNS_KEPT, runCatalog } from './catalog.js';
 import { runCommands } from './commands.js';
 import { runLatency, runRateLimited } from './end-to-end.js';
 import { runFairness, type Latencies } from './fairness.js';
@@ -23,7 +24,9 @@ import { mb } from './lib/stats.js';
 
 const quick = process.env.BENCH_QUICK === '1';
 const only = new Set(
-  (process.env.BENCH_ONLY ?? 'start,ingest,e2e,commands,flood,storm,bytes,fairness,forget,recordings').split(','),
+  (process.env.BENCH_ONLY ?? 'start,catalog,ingest,e2e,commands,flood,storm,bytes,fairness,forget,recordings').split(
+    ',',
+  ),
 );
 const STARTS = 3;
 const INGEST = {
@@ -73,6 +76,29 @@ async function startAndIdle(stack: Stack): Promise<BotProcess> {
   const idle = bot.rss();
   row('RSS idle (5 s after start)', '≤ 150 MB', mb(idle), idle <= 150 * MB);
   return bot;
+}
+
+async function catalog(stack: Stack): Promise<void> {
+  console.log('\n— catalog: what every webhook event costs it, and the campaign menu’s answer (the store with Redis)');
+  const r = await runCatalog(stack.redis, { events: quick ? 5_000 : 20_000, answers: quick ? 100 : 400 });
+  row(
+    'catalog: an event naming a campaign and agent it knows',
+    '0 Redis commands',
+    `${f1(r.known.us)} µs (the bare loop ${f1(r.baselineUs)} µs) and ${f2(r.known.commands)} Redis commands per event (${f0(r.known.events)} events)`,
+    r.known.commands === 0,
+  );
+  row(
+    'catalog: each event naming a campaign never seen (made-up ids)',
+    `≤ ${CAMPAIGNS_KEPT} kept`,
+    `${f0(r.fresh.us)} µs and ${f2(r.fresh.commands)} Redis commands per event (${f0(r.fresh.events)} events); ${r.fresh.kept} kept`,
+    r.fresh.kept <= CAMPAIGNS_KEPT,
+  );
+  row(
+    `catalog: the campaign menu’s options, ${CAMPAIGNS_KEPT} campaigns known (read + rank)`,
+    'p99 ≤ 100 ms',
+    `p50 ${f2(r.options.p50)} ms, p99 ${f2(r.options.p99)} ms (${r.options.answers} answers, up to ${r.options.offered} options)`,
+    r.options.p99 <= 100,
+  );
 }
 
 async function ingest(stack: Stack): Promise<void> {
@@ -373,6 +399,11 @@ if (loadBefore > 1)
 
 const stack = await startStack({ entry: 'dist' });
 try {
+  if (only.has('catalog')) {
+    // Before any bot runs: the Redis command counts are the catalog's alone.
+    section = 'catalog';
+    await catalog(stack);
+  }
   let bot = await stack.startBot();
   if (only.has('start')) {
     section = 'start';

@@ -213,7 +213,7 @@ function textToHtml(t: unknown, ctx: RenderContext = {}): string {
 }
 
 /** The words of a text object, without markup (for `title` attributes and confirm dialogs). */
-function textToPlain(t: unknown): string {
+export function textToPlain(t: unknown): string {
   if (!isObj(t)) return '';
   const text = str(t.text) ?? '';
   return t.type === 'mrkdwn'
@@ -317,6 +317,15 @@ export function elementToHtml(el: unknown, blockId: string, ctx: RenderContext, 
         )
         .join('');
       return `<select class="bk-select"${multiple ? ' multiple' : ''}${attrs({ ...common, 'data-confirm': confirmText(el.confirm) })}>${first}${opts}</select>`;
+    }
+    case 'external_select': {
+      // Options come from the app as the person types (page/app.js asks through /playground/options).
+      const list = `options-${blockId}-${actionId}`;
+      const least = typeof el.min_query_length === 'number' ? el.min_query_length : 3;
+      return (
+        `<input class="bk-text" type="text" autocomplete="off"${attrs({ ...common, list, placeholder, 'data-min-query': String(least) })}>` +
+        `<datalist id="${escapeHtml(list)}"></datalist>`
+      );
     }
     case 'checkboxes':
     case 'radio_buttons': {

@@ -13,6 +13,8 @@ export interface Outcome {
   errors?: Record<string, string>;
   simulation?: SimulateResult;
   file?: { id: string; name: string; size: number };
+  /** What a menu with an external data source offers for the typed text (the app's answer). */
+  options?: Array<{ text: string; value: string }>;
 }
 
 export type ActionInput =

@@ -10,6 +10,7 @@
  *   POST /playground/reply              { channel, threadTs, text }           → a thread reply (message event)
  *   POST /playground/action             a click in a message or view          → a signed block_actions
  *   POST /playground/view-submission    { viewId, values }                    → a signed view_submission
+ *   POST /playground/options            { viewId, blockId, actionId, value }  → a signed block_suggestion
  *   POST /playground/view-closed        { viewId }
  *   POST /playground/home               {}                                    → app_home_opened
  *   POST /playground/shortcut           { channel, ts, callbackId }           → a message shortcut
@@ -94,6 +95,12 @@ const schemas = {
   ]),
   viewSubmission: z.object({ viewId: z.string().max(40), values: rawValues }),
   viewClosed: z.object({ viewId: z.string().max(40) }),
+  options: z.object({
+    viewId: z.string().max(40),
+    blockId: z.string().max(255),
+    actionId: z.string().max(255),
+    value: z.string().max(2000),
+  }),
   shortcut: z.object({ channel, ts, callbackId: z.string().max(255) }),
   simulate: z.object({
     trigger: z.enum(SIMULATED_TRIGGERS),
@@ -272,6 +279,7 @@ export function playgroundRoutes(
     post('/playground/action', schemas.action, (b) => session.action(b)),
     post('/playground/view-submission', schemas.viewSubmission, (b) => session.submitView(b.viewId, b.values)),
     post('/playground/view-closed', schemas.viewClosed, (b) => session.closeView(b.viewId)),
+    post('/playground/options', schemas.options, (b) => session.suggest(b)),
     post('/playground/home', z.object({}), () => session.openHome()),
     post('/playground/shortcut', schemas.shortcut, (b) => session.shortcut(b.channel, b.ts, b.callbackId)),
     post('/playground/simulate', schemas.simulate, (b) => session.simulate(b)),

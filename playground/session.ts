@@ -6,7 +6,7 @@
  * ephemerals, reactions, views) and to the platform simulator.
  */
 import type { Logger } from '../src/logger.js';
-import { emojiFor, messageToHtml, optionsOf, viewToHtml, type RenderContext } from './blockkit-html.js';
+import { emojiFor, messageToHtml, optionsOf, textToPlain, viewToHtml, type RenderContext } from './blockkit-html.js';
 import type { FakePlatform } from '../fakes/platform/index.js';
 import { SlackSigner, type SignedResult } from '../fakes/slack/signer.js';
 import type {
@@ -19,7 +19,7 @@ import type {
 } from '../fakes/slack/index.js';
 import type { PlaygroundReports } from './reports.js';
 import { SIMULATED_TRIGGERS, simulate, SimulatorMemory, type SimulateInput, type SimulateResult } from './simulate.js';
-import { buildStateValues, type RawValues } from './view-state.js';
+import { buildStateValues, type RawValues, type ServedOptions } from './view-state.js';
 import type { ActionInput, Outcome, PageChannel, PageMessage, PageModal, PageState } from './page-api.js';
 
 /** The person at the page: a workspace admin, so every subcommand can be tried. */
@@ -205,7 +205,8 @@ export class PlaygroundSession {
   async submitView(viewId: string, raw: RawValues): Promise<Outcome> {
     const stored = this.slack.view(viewId);
     if (!stored || !this.stack.includes(viewId)) return { ok: false, error: 'That window is no longer open.' };
-    const { values, missing } = buildStateValues(stored.view.blocks, raw, (id) => this.files.get(id));
+    const served = await this.servedOptions(viewId, stored.view.blocks, raw);
+    const { values, missing } = buildStateValues(stored.view.blocks, raw, (id) => this.files.get(id), served);
     if (Object.keys(missing).length > 0) {
       // Slack checks required fields in the client and sends nothing.
       this.fieldErrors.set(viewId, { hash: stored.view.hash, errors: missing });
@@ -224,6 +225,46 @@ export class PlaygroundSession {
     const problem = this.ackProblem(res, 'the form');
     if (problem) return { ok: false, error: problem };
     return this.applySubmissionAck(viewId, res);
+  }
+
+  /**
+   * The person typed into a menu with an external data source: Slack asks the app (a signed `block_suggestion`)
+   * and shows its options. Fewer characters than the menu's `min_query_length`: Slack asks nothing yet.
+   */
+  async suggest(input: { viewId: string; blockId: string; actionId: string; value: string }): Promise<Outcome> {
+    if (!this.slack.view(input.viewId) || !this.stack.includes(input.viewId))
+      return { ok: false, error: 'That window is no longer open.' };
+    const answer = await this.sign.blockSuggestion({ ...input, userId: this.you.id }).catch(() => undefined);
+    if (!answer) return { ok: true, options: [] };
+    if (answer.errors.length > 0)
+      return { ok: false, error: `Slack would show no options: ${answer.errors.join('; ')}` };
+    const options = (answer.options ?? []).flatMap((o) =>
+      isObj(o) && typeof o.value === 'string' ? [{ text: textToPlain(o.text), value: o.value }] : [],
+    );
+    return { ok: true, options };
+  }
+
+  /**
+   * For each menu with an external data source that holds a value: the options the app serves for it, as Slack
+   * kept them from the person's last search (the chosen option is among them: its value is what was searched).
+   */
+  private async servedOptions(viewId: string, blocks: unknown, raw: RawValues): Promise<ServedOptions> {
+    const served: ServedOptions = {};
+    for (const block of Array.isArray(blocks) ? blocks : []) {
+      if (!isObj(block) || !isObj(block.element) || block.element.type !== 'external_select') continue;
+      const blockId = typeof block.block_id === 'string' ? block.block_id : '';
+      const actionId = typeof block.element.action_id === 'string' ? block.element.action_id : '';
+      const value = raw[blockId]?.[actionId];
+      if (typeof value !== 'string' || value === '') continue;
+      const answer = await this.sign
+        .blockSuggestion({ viewId, blockId, actionId, value, userId: this.you.id })
+        .catch(() => undefined);
+      const options = (answer?.options ?? []).filter(
+        (o): o is Json & { value: string } => isObj(o) && typeof o.value === 'string',
+      );
+      (served[blockId] ??= {})[actionId] = options;
+    }
+    return served;
   }
 
   /** What Slack does with the bot's answer to a submission: close, show field errors, update or push. */

@@ -10,6 +10,9 @@ export type RawValues = Record<string, Record<string, string | string[] | null |
 
 export type StateValues = Record<string, Record<string, Record<string, unknown>>>;
 
+/** Per block id, per action id: the options the app served for a menu with an external data source. */
+export type ServedOptions = Record<string, Record<string, Array<Json & { value: string }>>>;
+
 type Json = Record<string, unknown>;
 
 function isObj(v: unknown): v is Json {
@@ -57,9 +60,11 @@ function entry(
   element: Json,
   raw: string | string[] | null | undefined,
   fileById: (id: string) => unknown,
+  served: Array<Json & { value: string }> = [],
 ): { value: Record<string, unknown>; empty: boolean } {
   const type = typeof element.type === 'string' ? element.type : '';
-  const options = optionsOf(element);
+  // A menu with an external data source has no options of its own: the app served them as the person typed.
+  const options = type === 'external_select' ? served : optionsOf(element);
   const option = (value: string) => options.find((o) => o.value === value);
   switch (type) {
     case 'static_select':
@@ -102,11 +107,17 @@ export function buildStateValues(
   blocks: unknown,
   raw: RawValues,
   fileById: (id: string) => unknown,
+  served: ServedOptions = {},
 ): { values: StateValues; missing: Record<string, string> } {
   const values: StateValues = {};
   const missing: Record<string, string> = {};
   for (const slot of inputSlots(blocks)) {
-    const { value, empty } = entry(slot.element, raw[slot.blockId]?.[slot.actionId], fileById);
+    const { value, empty } = entry(
+      slot.element,
+      raw[slot.blockId]?.[slot.actionId],
+      fileById,
+      served[slot.blockId]?.[slot.actionId],
+    );
     (values[slot.blockId] ??= {})[slot.actionId] = value;
     if (empty && !slot.optional) missing[slot.blockId] = REQUIRED_MESSAGE;
   }

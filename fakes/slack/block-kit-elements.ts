@@ -165,6 +165,13 @@ function selectErrors(type: string, el: Record<string, unknown>, ptr: string): s
       }
     }
   }
+  if (type.endsWith('external_select')) {
+    // How many typed characters before Slack asks the app for options (default 3); 0 asks on opening.
+    const least = el.min_query_length;
+    if (least !== undefined && (typeof least !== 'number' || !Number.isInteger(least) || least < 0)) {
+      errors.push(err('must be an integer of at least 0', `${ptr}/min_query_length`));
+    }
+  }
   if (multi) {
     errors.push(...initialOptions(el.initial_options, `${ptr}/initial_options`, 100));
     const most = el.max_selected_items;

@@ -16,6 +16,8 @@ import {
   err,
   idErrors,
   isObj,
+  optionGroupErrors,
+  optionErrors,
   optionalPlain,
   stringErrors,
   textObjectErrors,
@@ -211,4 +213,26 @@ export function imageUrls(blocks: unknown, root = '/blocks'): { url: string; poi
 /** RFC 6901: `~` and `/` in a key are escaped in a JSON pointer. */
 function escapePointer(key: string): string {
   return key.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+/**
+ * The app's answer to a `block_suggestion`: `options` or `option_groups` (not both), at most 100 of either
+ * (https://docs.slack.dev/reference/interaction-payloads/block_suggestion-payload), each option plain_text ≤ 75
+ * with a value ≤ 150, each group labelled (≤ 75) with 1..100 options. An empty list is fine (Slack shows
+ * "no results"). Empty when Slack would show it.
+ */
+export function optionsAnswerErrors(body: unknown): string[] {
+  if (!isObj(body)) return [err('must provide an object', '')];
+  const hasOptions = body.options !== undefined;
+  const hasGroups = body.option_groups !== undefined;
+  if (hasOptions === hasGroups) return [err('must provide exactly one of options or option_groups', '')];
+  if (hasOptions) {
+    const errors = arrayErrors(body.options, '/options', 100);
+    if (Array.isArray(body.options)) body.options.forEach((o, i) => errors.push(...optionErrors(o, `/options/${i}`)));
+    return errors;
+  }
+  const errors = arrayErrors(body.option_groups, '/option_groups', 100);
+  if (Array.isArray(body.option_groups))
+    body.option_groups.forEach((g, i) => errors.push(...optionGroupErrors(g, `/option_groups/${i}`)));
+  return errors;
 }

@@ -1,11 +1,11 @@
 /**
  * What the stand-in refused, so a test can fail when the bot sent something Slack would not take.
  *
- * A refusal is a Web API answer that is not `ok` (or not HTTP 200), or a response_url answer that is not
- * 2xx. Faults a test injected itself (`rateLimit`, `failMethod`, `channelRateLimit`) are expected by
+ * A refusal is a Web API answer that is not `ok` (or not HTTP 200), a response_url answer that is not
+ * 2xx, or an answer to an options request (`block_suggestion`) Slack would not show. Faults a test injected itself (`rateLimit`, `failMethod`, `channelRateLimit`) are expected by
  * construction; any other refusal must be declared with `expectRefusal` or the after-each check fails.
  */
-import type { ResponseUrlPost, SlackCall } from './types.js';
+import type { ResponseUrlPost, SlackCall, SuggestionAnswer } from './types.js';
 
 interface Expectation {
   method: string;
@@ -22,6 +22,7 @@ export function liveRefusalLedgers(): ReadonlySet<RefusalLedger> {
 export class RefusalLedger {
   private callsSeen = 0;
   private responsesSeen = 0;
+  private suggestionsSeen = 0;
   private expected: Expectation[] = [];
   private closed = false;
 
@@ -29,6 +30,7 @@ export class RefusalLedger {
     private readonly calls: readonly SlackCall[],
     private readonly responses: readonly ResponseUrlPost[],
     readonly name: string,
+    private readonly suggestions: readonly SuggestionAnswer[] = [],
   ) {}
 
   open(): void {
@@ -44,9 +46,10 @@ export class RefusalLedger {
   reset(): void {
     this.callsSeen = 0;
     this.responsesSeen = 0;
+    this.suggestionsSeen = 0;
   }
 
-  /** `method` is a Web API method or `response_url`; without `error`, any refusal of that method. */
+  /** `method` is a Web API method, `response_url` or `block_suggestion`; without `error`, any refusal of it. */
   expect(method: string, error?: string): void {
     this.expected.push({ method, error });
   }
@@ -70,8 +73,13 @@ export class RefusalLedger {
       if (this.declared('response_url', error)) continue;
       found.push(`response_url → HTTP ${post.status} ${error}${post.messages ? ` ${post.messages.join('; ')}` : ''}`);
     }
+    for (const answer of this.suggestions.slice(this.suggestionsSeen)) {
+      if (answer.errors.length === 0 || this.declared('block_suggestion', answer.errors[0] ?? '')) continue;
+      found.push(`block_suggestion ${answer.blockId}/${answer.actionId} → ${answer.errors.join('; ')}`);
+    }
     this.callsSeen = this.calls.length;
     this.responsesSeen = this.responses.length;
+    this.suggestionsSeen = this.suggestions.length;
     this.expected = [];
     if (this.closed) live.delete(this);
     return found;

@@ -32,6 +32,7 @@ import { DefaultRateLimits } from './rate-limits.js';
 import { RefusalLedger } from './refusals.js';
 import { SocketModeHub } from './socket-mode.js';
 import { SlackState, type Handler } from './state.js';
+import { judgeSuggestion } from './suggestions.js';
 import type {
   FakeSlack,
   FakeSlackOptions,
@@ -50,6 +51,7 @@ import type {
   SocketModeConnection,
   SocketModeEnvelopeInput,
   StoredView,
+  SuggestionAnswer,
   TriggerContext,
 } from './types.js';
 import { CONVERSATION_TYPE_SCOPES, tzInfo, userHandlers, usersConversationTypes } from './users.js';
@@ -92,7 +94,7 @@ class FakeSlackServer extends SlackState implements FakeSlack {
   private readonly sockets: SocketModeHub;
   private readonly handlers: Record<string, Handler>;
   private readonly faults = new InjectedFaults();
-  private readonly refusals = new RefusalLedger(this.calls, this.responses, 'Slack stand-in');
+  private readonly refusals = new RefusalLedger(this.calls, this.responses, 'Slack stand-in', this.suggestions);
   private readonly limits: DefaultRateLimits;
 
   constructor(opts: FakeSlackOptions) {
@@ -133,6 +135,15 @@ class FakeSlackServer extends SlackState implements FakeSlack {
 
   expectRefusal(method: string, error?: string): void {
     this.refusals.expect(method, error);
+  }
+
+  judgeSuggestion(
+    request: { viewId?: string; blockId: string; actionId: string; value: string },
+    answer: { status: number; json?: unknown; ms: number; timedOut: boolean },
+  ): SuggestionAnswer {
+    const judged = judgeSuggestion(request, answer);
+    this.suggestions.push(judged);
+    return judged;
   }
 
   // ------------------------------------------------------------------ public helpers
@@ -301,6 +312,7 @@ class FakeSlackServer extends SlackState implements FakeSlack {
   reset(): void {
     this.calls.length = 0;
     this.responses.length = 0;
+    this.suggestions.length = 0;
     this.refusals.reset();
     this.uploads.length = 0;
     this.downloads.length = 0;

@@ -11,7 +11,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { postAsSlack, SLACK_USER_AGENT, slackSignature, type SignedResult } from './signed-post.js';
-import type { FakeSlack, SlackFile, SlackMessage, SlackView } from './types.js';
+import type { FakeSlack, SlackFile, SlackMessage, SlackView, SuggestionAnswer } from './types.js';
 
 export { slackSignature, type SignedResult } from './signed-post.js';
 
@@ -261,6 +261,54 @@ export class SlackSigner {
       enterprise: null,
     };
     return this.sendPayload(payload);
+  }
+
+  /**
+   * A `block_suggestion`: the user typed `value` into a menu with an external data source in a view the bot
+   * opened (the latest with `callbackId`, or `viewId`). Like Slack, it asks only for an `external_select` that
+   * view has at `blockId` (throws otherwise) and only once `min_query_length` characters are typed (default 3;
+   * throws before). Resolves with how Slack took the answer (the fake's `judgeSuggestion`).
+   */
+  async blockSuggestion(p: {
+    blockId: string;
+    value: string;
+    actionId?: string;
+    callbackId?: string;
+    viewId?: string;
+    userId?: string;
+  }): Promise<SuggestionAnswer & { raw: SignedResult }> {
+    const fake = this.opts.fake;
+    if (!fake) throw new Error('blockSuggestion needs the fake Slack (the views the bot opened)');
+    const stored = p.viewId ? fake.view(p.viewId)?.view : fake.views(p.callbackId).at(-1)?.view;
+    if (!stored) throw new Error(`blockSuggestion: no view ${p.viewId ?? `with callback_id ${p.callbackId}`}`);
+    const block = stored.blocks.find((b) => isObj(b) && b.block_id === p.blockId);
+    const element = isObj(block) && isObj(block.element) ? block.element : undefined;
+    const type = typeof element?.type === 'string' ? element.type : '';
+    const actionId = p.actionId ?? (typeof element?.action_id === 'string' ? element.action_id : '');
+    if (!element || !type.endsWith('external_select') || element.action_id !== actionId) {
+      throw new Error(`blockSuggestion: view ${stored.id} has no external select at ${p.blockId}/${actionId}`);
+    }
+    const least = typeof element.min_query_length === 'number' ? element.min_query_length : 3;
+    if (p.value.length < least) {
+      throw new Error(`blockSuggestion: Slack asks only once ${least} characters are typed (got "${p.value}")`);
+    }
+    const userId = p.userId ?? 'U0SOMEUSER1';
+    const raw = await this.sendPayload({
+      type: 'block_suggestion',
+      user: { id: userId, username: this.userName(userId), name: this.userName(userId), team_id: this.teamId },
+      container: { type: 'view', view_id: stored.id },
+      api_app_id: this.apiAppId,
+      token: this.verificationToken,
+      action_id: actionId,
+      block_id: p.blockId,
+      value: p.value,
+      team: { id: this.teamId, domain: this.teamDomain },
+      enterprise: null,
+      is_enterprise_install: false,
+      view: stored,
+    });
+    const request = { viewId: stored.id, blockId: p.blockId, actionId, value: p.value };
+    return { ...fake.judgeSuggestion(request, raw), raw };
   }
 
   /** A `view_closed` (sent only when the view had `notify_on_close: true`). */

@@ -10,6 +10,7 @@ import type {
   OAuthGrant,
   ResponseUrlContext,
   ResponseUrlPost,
+  SuggestionAnswer,
   SlackArgs,
   SlackCall,
   SlackChannel,
@@ -77,6 +78,7 @@ export type Handler = (args: SlackArgs, auth: TokenInfo) => Json;
 export class SlackState {
   readonly calls: SlackCall[] = [];
   readonly responses: ResponseUrlPost[] = [];
+  readonly suggestions: SuggestionAnswer[] = [];
   readonly uploads: SlackUpload[] = [];
   readonly downloads: FileDownload[] = [];
   readonly serverErrors: Error[] = [];

@@ -40,6 +40,27 @@ export interface ResponseUrlPost {
   messages?: string[];
 }
 
+/**
+ * One options request (`block_suggestion`) the signer sent for a menu with an external data source, and what
+ * Slack made of the app's answer: the options it shows, or — when `errors` is not empty — nothing at all.
+ */
+export interface SuggestionAnswer {
+  viewId?: string;
+  blockId: string;
+  actionId: string;
+  /** What the user had typed. */
+  value: string;
+  at: number;
+  status: number;
+  ms: number;
+  /** Slack gives up after 3 s and shows no options. */
+  timedOut: boolean;
+  options?: unknown[];
+  optionGroups?: unknown[];
+  /** Why Slack would show nothing (bad status, not JSON, over Block Kit's limits…); empty when all is well. */
+  errors: string[];
+}
+
 export interface SlackFile {
   id: string;
   created: number;
@@ -388,6 +409,17 @@ export interface FakeSlack {
   callsTo(method: string): SlackCall[];
   /** Posts to response_urls, in arrival order. */
   readonly responses: ResponseUrlPost[];
+  /** Options requests sent to the bot and how its answers were taken, in sending order. */
+  readonly suggestions: SuggestionAnswer[];
+  /**
+   * What Slack does with the bot's answer to a `block_suggestion`: checks it (3 s, HTTP 200, JSON `options` or
+   * `option_groups`, at most 100, each option within Block Kit's limits), records it in `suggestions`, and
+   * returns it. A refused answer counts as a refusal (`expectRefusal('block_suggestion')` to declare one).
+   */
+  judgeSuggestion(
+    request: { viewId?: string; blockId: string; actionId: string; value: string },
+    answer: { status: number; json?: unknown; ms: number; timedOut: boolean },
+  ): SuggestionAnswer;
   /** A response_url on this server. `ctx` lets `replace_original`/`delete_original`/`in_channel` take effect. */
   responseUrl(id?: string, ctx?: ResponseUrlContext): string;
   /** Completed filesUploadV2 uploads. */

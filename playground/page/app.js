@@ -31,7 +31,8 @@
  *     requests: string[], apiKey: string, last?: Simulation
  *   }
  * }} PageState
- * @typedef {{ ok: boolean, error?: string, errors?: Record<string, string>, simulation?: Simulation, file?: { id: string, name: string, size: number } }} Outcome
+ * @typedef {{ ok: boolean, error?: string, errors?: Record<string, string>, simulation?: Simulation, file?: { id: string, name: string, size: number },
+ *   options?: { text: string, value: string }[] }} Outcome
  */
 
 import {
@@ -235,6 +236,31 @@ function renderModal(modal) {
     if (!sameView && first instanceof HTMLElement) first.focus();
   }
   showFieldErrors(body, modal.errors);
+}
+
+/**
+ * Typing into a menu with an external data source: Slack asks the app for options once `min_query_length`
+ * characters are typed (the playground signs that request), and lists what the app answered.
+ * @param {HTMLInputElement} input
+ */
+async function suggestOptions(input) {
+  const list = document.getElementById(input.getAttribute('list') ?? '');
+  if (!(list instanceof HTMLDataListElement)) return;
+  if (input.value.length < Number(input.dataset.minQuery ?? '3')) return;
+  const outcome = await api('/playground/options', {
+    viewId: modalViewId(),
+    blockId: input.dataset.blockId ?? '',
+    actionId: input.dataset.actionId ?? '',
+    value: input.value,
+  });
+  list.replaceChildren(
+    ...(outcome.options ?? []).map((o) => {
+      const option = document.createElement('option');
+      option.value = o.value;
+      option.label = o.text;
+      return option;
+    }),
+  );
 }
 
 function modalViewId() {
@@ -483,6 +509,12 @@ function wire() {
     void submitModal();
   });
   byId('modal-close', HTMLButtonElement).addEventListener('click', () => void closeModal());
+  for (const kind of ['focusin', 'input']) {
+    byId('modal-body', HTMLDivElement).addEventListener(kind, (event) => {
+      const input = event.target;
+      if (input instanceof HTMLInputElement && input.dataset.type === 'external_select') void suggestOptions(input);
+    });
+  }
   byId('modal-x', HTMLButtonElement).addEventListener('click', () => void closeModal());
   document.addEventListener('keydown', (event) => {
     if (event.key === 'Escape' && !byId('modal', HTMLDivElement).hidden) void closeModal();

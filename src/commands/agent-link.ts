@@ -1,8 +1,11 @@
 /**
  * `/campaign agent-link @user [agentId|remove]` (admins): which platform agent a Slack user speaks as
- * when answering handoff threads. Without a mapping, replies go out with no `agentId`.
+ * when answering handoff threads. Without a mapping, replies go out with no `agentId`. An agent's name as the
+ * platform's events show it works too (`agent-link @dana riley`); an id the bot has not seen is taken as typed.
  */
 import { escapeMrkdwn } from '../slack/blocks.js';
+import { matchEntry } from './catalog-match.js';
+import { entryLabel, pickList, unseenNote } from './campaign-ref.js';
 import type { Subcommand } from './types.js';
 
 /** Slack escapes a mentioned user as `<@U123|name>` (manifest: should_escape). */
@@ -40,6 +43,15 @@ export const agentLink: Subcommand = {
       );
       return;
     }
+    const match = matchEntry(agentId, await ctx.deps.store.catalog.list(ctx.teamId, 'agents'));
+    if (match.kind === 'ambiguous') return ctx.tell(pickList(agentId, match.matches, 'agents'));
+    if (match.kind === 'known') {
+      await links.set(ctx.teamId, userId, match.entry.id);
+      ctx.logger.info({ linkedUser: userId, agentId: match.entry.id }, 'agent linked');
+      return ctx.tell(
+        `✅ Replies from <@${userId}> in handoff threads are now sent as agent ${entryLabel(match.entry)}.`,
+      );
+    }
     if (!/^[\w.:-]{1,200}$/.test(agentId)) {
       await ctx.tell(
         'That agent id has characters the platform does not use in ids — copy it from the platform portal.',
@@ -48,8 +60,9 @@ export const agentLink: Subcommand = {
     }
     await links.set(ctx.teamId, userId, agentId);
     ctx.logger.info({ linkedUser: userId, agentId }, 'agent linked');
+    const note = unseenNote({ id: agentId, by: 'unseen', near: match.near }, 'agent');
     await ctx.tell(
-      `✅ Replies from <@${userId}> in handoff threads are now sent as agent \`${escapeMrkdwn(agentId)}\`.`,
+      `✅ Replies from <@${userId}> in handoff threads are now sent as agent \`${escapeMrkdwn(agentId)}\`.${note}`,
     );
   },
 };

@@ -1,6 +1,6 @@
 /**
- * `/campaign bookings <campaignId>`: the campaign's bookings with status icons and failure reasons,
- * paged past Slack's per-message block limit.
+ * `/campaign bookings <campaign>`: the campaign's bookings with status icons and failure reasons,
+ * paged past Slack's per-message block limit. The campaign is its id or its name (`campaign-ref.ts`).
  */
 import type { Booking, CampaignClient } from '../api/index.js';
 import {
@@ -15,7 +15,8 @@ import {
   type KnownBlock,
   type MessagePayload,
 } from '../slack/blocks.js';
-import { campaignNotFound, paginate, pagerBlocks, registerPager } from './paging.js';
+import { askAbout, campaignTitle, chooseCampaign, code, remember, unseenNote } from './campaign-ref.js';
+import { campaignNotFound, paginate, pagerBlocks, registerPager, type PageSubject } from './paging.js';
 import type { Subcommand } from './types.js';
 
 const PAGE_SIZE = 20;
@@ -34,35 +35,45 @@ export const bookings: Subcommand = {
   summary: 'bookings of a campaign, with status and failure reason',
   readOnly: true,
   audience: 'members',
-  args: { min: 1, max: 1 },
+  args: { min: 1, max: 12 },
   async run(ctx) {
+    const choice = await chooseCampaign(ctx.deps, ctx.teamId, ctx.args.join(' '));
+    if (!choice.ok) return ctx.tell(choice.sentence);
+    const target = choice.target;
     const client = await ctx.deps.platform.clientFor(ctx.teamId);
-    await ctx.reply(await renderBookingsPage(client, ctx.args[0] ?? '', 0));
+    const rows = await askAbout(ctx, target, campaignNotFound(target.id).notFound ?? '', () =>
+      client.bookings.list(target.id),
+    );
+    if (rows === undefined) return;
+    // The platform answers an empty list for any id: for one the bot never saw, a typo is the likelier story.
+    const note = rows.length === 0 ? unseenNote(target) : '';
+    if (note) return ctx.tell(`Campaign ${code(target.id)} has no bookings.${note}`);
+    if (rows.length > 0) await remember(ctx.deps, ctx.logger, ctx.teamId, 'campaigns', { id: target.id });
+    await ctx.reply(renderBookings(target, rows, 0));
   },
-  failures: (ctx) => campaignNotFound(ctx.args[0] ?? ''),
   register(app, deps) {
     registerPager(app, deps, bookings, PAGE_ACTION, renderBookingsPage, campaignNotFound);
   },
 };
 
-async function renderBookingsPage(client: CampaignClient, campaignId: string, page: number): Promise<MessagePayload> {
-  return renderBookings(campaignId, await client.bookings.list(campaignId), page);
+async function renderBookingsPage(client: CampaignClient, subject: PageSubject, page: number): Promise<MessagePayload> {
+  return renderBookings(subject, await client.bookings.list(subject.id), page);
 }
 
-function renderBookings(campaignId: string, rows: readonly Booking[], pageNumber: number): MessagePayload {
-  const id = escapeMrkdwn(campaignId);
+function renderBookings(subject: PageSubject, rows: readonly Booking[], pageNumber: number): MessagePayload {
+  const id = escapeMrkdwn(subject.id);
   if (rows.length === 0) {
-    return message(`No bookings for campaign ${id}`, [section(`Campaign \`${id}\` has no bookings yet.`)]);
+    return message(`No bookings for campaign ${id}`, [section(`Campaign ${code(subject.id)} has no bookings yet.`)]);
   }
   // Newest first: the booking people ask about is usually the latest.
   const sorted = [...rows].sort((a, b) => dateValue(b.BookingDate) - dateValue(a.BookingDate));
   const counts = countBy(sorted, (b) => b.Status ?? 'unknown');
   const page = paginate(sorted, pageNumber, PAGE_SIZE);
   const blocks: KnownBlock[] = [
-    header(truncate(`Bookings — ${campaignId}`, 150)),
+    header(truncate(`Bookings — ${campaignTitle(subject)}`, 150)),
     context(...[...counts].map(([status, n]) => `${STATUS_ICON.get(status) ?? '•'} ${escapeMrkdwn(status)}: *${n}*`)),
     ...page.items.map((b) => section(bookingLine(b))),
-    ...pagerBlocks(PAGE_ACTION, campaignId, page, 'bookings'),
+    ...pagerBlocks(PAGE_ACTION, subject, page, 'bookings'),
   ];
   return message(`${rows.length} bookings for campaign ${id}`, blocks);
 }

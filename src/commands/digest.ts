@@ -5,7 +5,6 @@
  * Setting a schedule posts a notice in the channel first — the membership check (one call, and true of
  * private channels too): when the bot is not in the channel, nothing is scheduled.
  */
-import { campaignIdProblem } from '../events/subscription-text.js';
 import { ALL_CAMPAIGNS, DIGEST_CADENCES, type DigestCadence, type DigestSchedule } from '../store/index.js';
 import { escapeMrkdwn, message, section, truncate } from '../slack/blocks.js';
 import {
@@ -22,6 +21,7 @@ import {
   timerId,
 } from '../digests/index.js';
 import { checkInterval, notInChannel } from './report-text.js';
+import { chooseCampaign } from './campaign-ref.js';
 import type { CommandContext, Subcommand } from './types.js';
 
 const USAGE = 'digest <daily|weekly|off|now> [campaignId|*] [at HH:MM] [tz Area/City]';
@@ -32,7 +32,7 @@ export const digest: Subcommand = {
   usage: USAGE,
   summary:
     'a summary card in this channel — calls, bookings, quota — daily or weekly (Mondays), or `now`; alone: this channel’s schedule (admins set it)',
-  args: { min: 0, max: 6 },
+  args: { min: 0, max: 16 },
   async run(ctx) {
     const [mode = '', ...rest] = ctx.args;
     if (mode === '') return showSchedule(ctx);
@@ -75,12 +75,13 @@ async function turnOff(ctx: CommandContext): Promise<void> {
 }
 
 async function postNow(ctx: CommandContext, rest: string[]): Promise<void> {
-  if (rest.length > 1) return ctx.tell('Usage: `/campaign digest now [campaignId|*]`');
   const { deps, teamId, channelId } = ctx;
   const schedule = await deps.store.reports.digest(teamId, channelId);
-  const campaignId = rest[0] ?? schedule?.campaignId ?? ALL_CAMPAIGNS;
-  const badId = campaignIdProblem(campaignId);
-  if (badId) return ctx.tell(badId);
+  const choice = await chooseCampaign(deps, teamId, rest.join(' ') || (schedule?.campaignId ?? ALL_CAMPAIGNS), {
+    allowAll: true,
+  });
+  if (!choice.ok) return ctx.tell(choice.sentence);
+  const campaignId = choice.target.id;
   await deps.platform.clientFor(teamId); // not connected: said once, privately, instead of a card saying it
   const outcome = await postDigest(
     deps,
@@ -100,11 +101,11 @@ async function postNow(ctx: CommandContext, rest: string[]): Promise<void> {
   );
 }
 
-type Parsed = { ok: true; campaignId: string; time?: string; timeZone?: string } | { ok: false; sentence: string };
+type Parsed = { ok: true; campaign: string; time?: string; timeZone?: string } | { ok: false; sentence: string };
 
 /** `[campaignId|*] [at HH:MM] [tz Area/City]`, the options in any order after the campaign. */
 function parseDigestOptions(words: readonly string[]): Parsed {
-  let campaignId: string | undefined;
+  const campaign: string[] = [];
   let time: string | undefined;
   let timeZone: string | undefined;
   for (let i = 0; i < words.length; i++) {
@@ -129,8 +130,8 @@ function parseDigestOptions(words: readonly string[]): Parsed {
       }
       timeZone = zone;
       i++;
-    } else if (campaignId === undefined && time === undefined && timeZone === undefined) {
-      campaignId = word;
+    } else if (time === undefined && timeZone === undefined) {
+      campaign.push(word);
     } else {
       return {
         ok: false,
@@ -140,7 +141,7 @@ function parseDigestOptions(words: readonly string[]): Parsed {
   }
   return {
     ok: true,
-    campaignId: campaignId ?? ALL_CAMPAIGNS,
+    campaign: campaign.length > 0 ? campaign.join(' ') : ALL_CAMPAIGNS,
     ...(time ? { time } : {}),
     ...(timeZone ? { timeZone } : {}),
   };
@@ -154,13 +155,13 @@ async function setSchedule(ctx: CommandContext, cadence: DigestCadence, words: s
   const { deps, teamId, channelId } = ctx;
   const options = parseDigestOptions(words);
   if (!options.ok) return ctx.tell(options.sentence);
-  const badId = campaignIdProblem(options.campaignId);
-  if (badId) return ctx.tell(badId);
+  const choice = await chooseCampaign(deps, teamId, options.campaign, { allowAll: true });
+  if (!choice.ok) return ctx.tell(choice.sentence);
   await deps.platform.clientFor(teamId); // a workspace that is not connected gets told now, not at 09:00
   const zone = options.timeZone ? { timeZone: options.timeZone, fallback: false } : await adminTimeZone(ctx);
   const schedule: DigestSchedule = {
     cadence,
-    campaignId: options.campaignId,
+    campaignId: choice.target.id,
     time: options.time ?? DEFAULT_DIGEST_TIME,
     timeZone: zone.timeZone,
     setBy: ctx.userId,

@@ -17,6 +17,7 @@ export function renderHelp(commands: readonly Subcommand[], unknown?: string): M
     section(lines.join('\n')),
     context(
       'Read commands accept `--public` to post the answer in the channel. Answers are private otherwise. _(members)_: it shows customer details, so it is for full members of this workspace, not guests or people of another organisation.',
+      'Where a campaign id is asked for, its name works too (as the platform’s events name it; a word of it is enough when only one campaign has it).',
     ),
   ]);
 }

@@ -1,20 +1,22 @@
 /**
- * `/campaign link-number` (admins): a modal for the phone number id and campaign id → POST
- * /phone-number/link. A refusal (400) comes back onto the form, not as a dead end.
+ * `/campaign link-number` (admins): a modal for the phone number and the campaign → POST /phone-number/link.
+ * Both fields are menus offering what the bot has seen (campaigns by name, numbers linked before) and taking
+ * any typed id too (`catalog-select.ts`); a campaign may be typed by name. A refusal (400) comes back onto
+ * the form, not as a dead end — with the known campaigns a typo away when the campaign was the problem.
  */
 import type { App } from '@slack/bolt';
 import { BadRequestError } from '../api/index.js';
 import type { Deps } from '../app/deps.js';
 import { escapeMrkdwn, message, section } from '../slack/blocks.js';
-import { readText, textInput } from '../slack/modals.js';
+import { externalSelect, readSelected } from '../slack/modals.js';
 import { describeFailure, logFailure } from '../app/failure.js';
+import { campaignLabel, chooseCampaign, didYouMean, remember } from './campaign-ref.js';
+import { CAMPAIGN_FIELD, NUMBER_FIELD, registerCatalogMenus } from './catalog-select.js';
 import { onFormSubmit, openForm, type FormResult, type FormSubmission } from './forms.js';
 import type { Subcommand } from './types.js';
 
 const CALLBACK_ID = 'link_number_modal';
 const TITLE = 'Link phone number';
-const PHONE_BLOCK = 'phone_number_id';
-const CAMPAIGN_BLOCK = 'campaign_id';
 
 export const linkNumber: Subcommand = {
   name: 'link-number',
@@ -28,46 +30,54 @@ export const linkNumber: Subcommand = {
       title: TITLE,
       submit: 'Link',
       blocks: [
-        textInput(PHONE_BLOCK, 'Phone number id', {
-          placeholder: 'The platform id of the phone number',
-          maxLength: 200,
+        externalSelect(NUMBER_FIELD, 'Phone number id', {
+          placeholder: 'Type the platform id of the phone number',
+          hint: 'Numbers linked before are listed; type any other id and choose “as typed”.',
         }),
-        textInput(CAMPAIGN_BLOCK, 'Campaign id', {
-          placeholder: 'The campaign that answers or places calls on it',
-          maxLength: 200,
+        externalSelect(CAMPAIGN_FIELD, 'Campaign', {
+          placeholder: 'Type a campaign name or id',
+          hint: 'Campaigns the bot has seen are listed by name; type any other id and choose “as typed”.',
         }),
       ],
     });
   },
   register(app: App, deps: Deps) {
+    registerCatalogMenus(app, deps);
     onFormSubmit(app, deps, { callbackId: CALLBACK_ID, title: TITLE, handle: (s) => link(deps, s) });
   },
 };
 
 async function link(deps: Deps, { view, teamId, logger }: FormSubmission): Promise<FormResult> {
-  const phoneNumberId = readText(view, PHONE_BLOCK);
-  const campaignId = readText(view, CAMPAIGN_BLOCK);
-  if (!phoneNumberId || !campaignId) {
+  const phoneNumberId = readSelected(view, NUMBER_FIELD);
+  const campaignText = readSelected(view, CAMPAIGN_FIELD);
+  if (!phoneNumberId || !campaignText) {
     const errors: Record<string, string> = {};
-    if (!phoneNumberId) errors[PHONE_BLOCK] = 'Enter the phone number id.';
-    if (!campaignId) errors[CAMPAIGN_BLOCK] = 'Enter the campaign id.';
-    return { kind: 'invalid', errors, sentence: 'Both ids are needed.' };
+    if (!phoneNumberId) errors[NUMBER_FIELD] = 'Choose or type the phone number id.';
+    if (!campaignText) errors[CAMPAIGN_FIELD] = 'Choose or type the campaign.';
+    return { kind: 'invalid', errors, sentence: 'Both are needed.' };
   }
+  const choice = await chooseCampaign(deps, teamId, campaignText);
+  if (!choice.ok) return { kind: 'invalid', errors: { [CAMPAIGN_FIELD]: choice.sentence }, sentence: choice.sentence };
+  const campaign = choice.target;
+  const campaignId = campaign.id;
   try {
     const api = await deps.platform.clientFor(teamId);
     await api.phoneNumbers.link({ phoneNumberId, campaignId });
     logger.info({ phoneNumberId, campaignId }, 'phone number linked');
-    const text = `📞 Phone number \`${escapeMrkdwn(phoneNumberId)}\` is now linked to campaign \`${escapeMrkdwn(campaignId)}\`.`;
+    await remember(deps, logger, teamId, 'campaigns', { id: campaignId });
+    await remember(deps, logger, teamId, 'numbers', { id: phoneNumberId, campaignId });
+    const text = `📞 Phone number \`${escapeMrkdwn(phoneNumberId)}\` is now linked to ${campaignLabel(campaign)}.`;
     return { kind: 'done', announce: message(text, [section(text)]) };
   } catch (err) {
     logFailure(logger, err, { phoneNumberId, campaignId }, 'phone number link failed');
     const sentence = describeFailure(err);
     if (err instanceof BadRequestError) {
       const onCampaign = /campaign/i.test(err.message) && !/phone/i.test(err.message);
+      const hint = onCampaign ? didYouMean(campaign.near) : '';
       return {
         kind: 'invalid',
-        errors: { [onCampaign ? CAMPAIGN_BLOCK : PHONE_BLOCK]: sentence.slice(0, 1900) },
-        sentence,
+        errors: { [onCampaign ? CAMPAIGN_FIELD : NUMBER_FIELD]: `${sentence}${hint}`.slice(0, 1900) },
+        sentence: `${sentence}${hint}`,
       };
     }
     return { kind: 'invalid', errors: {}, sentence };

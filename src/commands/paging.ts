@@ -27,20 +27,29 @@ export function paginate<T>(all: readonly T[], page: number, size: number): Page
   return { items: all.slice(p * size, (p + 1) * size), page: p, pages, total: all.length, firstIndex: p * size };
 }
 
-const pageValue = z.object({ id: z.string().max(200), page: z.number().int().min(0) });
+const pageValue = z.object({
+  id: z.string().max(200),
+  name: z.string().max(200).optional(),
+  page: z.number().int().min(0),
+});
+
+/** What a paged list is about: a campaign's id, and its name when the bot knows it (the list's title shows it). */
+export interface PageSubject {
+  id: string;
+  name?: string;
+}
 
 /**
  * The footer of a paged list: where we are, and buttons to move. Each button has its own action_id
  * (`<base>:prev`, `<base>:next`): Slack refuses a block that repeats one.
  */
-export function pagerBlocks(actionId: string, id: string, page: Page<unknown>, noun: string): KnownBlock[] {
+export function pagerBlocks(actionId: string, subject: PageSubject, page: Page<unknown>, noun: string): KnownBlock[] {
   const shown = `Showing ${page.firstIndex + 1}–${page.firstIndex + page.items.length} of ${page.total} ${noun}`;
   if (page.pages <= 1) return [context(shown)];
   const buttons = [];
-  if (page.page > 0)
-    buttons.push(button('◀ Previous', `${actionId}:prev`, { value: JSON.stringify({ id, page: page.page - 1 }) }));
-  if (page.page < page.pages - 1)
-    buttons.push(button('Next ▶', `${actionId}:next`, { value: JSON.stringify({ id, page: page.page + 1 }) }));
+  const value = (to: number) => JSON.stringify({ id: subject.id, name: subject.name?.slice(0, 200), page: to });
+  if (page.page > 0) buttons.push(button('◀ Previous', `${actionId}:prev`, { value: value(page.page - 1) }));
+  if (page.page < page.pages - 1) buttons.push(button('Next ▶', `${actionId}:next`, { value: value(page.page + 1) }));
   return [context(`${shown} · page ${page.page + 1} of ${page.pages}`), actions(buttons)];
 }
 
@@ -64,7 +73,7 @@ export function registerPager(
   deps: Deps,
   sub: Pick<Subcommand, 'name' | 'audience'>,
   actionId: string,
-  render: (client: CampaignClient, id: string, page: number) => Promise<MessagePayload>,
+  render: (client: CampaignClient, subject: PageSubject, page: number) => Promise<MessagePayload>,
   wording: (id: string) => FailureWording = () => ({}),
 ): void {
   app.action<BlockButtonAction>(
@@ -102,11 +111,14 @@ export function registerPager(
         });
         return;
       }
-      const { id, page } = parsed;
+      const { id, name, page } = parsed;
       const teamId = body.team?.id ?? body.user.team_id ?? '';
       try {
         const client = await deps.platform.clientFor(teamId);
-        await respond({ replace_original: true, ...(await render(client, id, page)) });
+        await respond({
+          replace_original: true,
+          ...(await render(client, { id, ...(name !== undefined ? { name } : {}) }, page)),
+        });
       } catch (err) {
         logFailure(deps.logger, err, { actionId, team: teamId }, 'paging failed');
         await respond({ response_type: 'ephemeral', replace_original: false, text: describeFailure(err, wording(id)) });

@@ -8,9 +8,10 @@ import { z } from 'zod';
 import { markAsSample, renderEvent, renderTranscript } from '../events/render/index.js';
 import { renderConversationCard } from '../handoff/card.js';
 import { parseEvent, SUBSCRIBABLE_TRIGGERS } from '../events/index.js';
-import { campaignIdProblem, campaignPhrase, parseEventNames } from '../events/subscription-text.js';
+import { parseEventNames } from '../events/subscription-text.js';
 import { context, escapeMrkdwn, message } from '../slack/blocks.js';
-import type { CommandContext, Subcommand } from './types.js';
+import { askAbout, chooseCampaign, code } from './campaign-ref.js';
+import type { Subcommand } from './types.js';
 
 /** The sample's envelope is undocumented: a delivery-shaped array, a bare event, or `{ value: [...] }`. */
 const envelope = z.union([
@@ -27,21 +28,23 @@ export const sample: Subcommand = {
   summary: 'preview how an event is posted, with a sample from the platform',
   readOnly: true,
   audience: 'members',
-  args: { min: 2, max: 2 },
-  failures: (ctx: CommandContext) => ({
-    notFound: `The platform has no ${campaignPhrase(ctx.args[1] ?? '')} — check the id.`,
-  }),
+  args: { min: 2, max: 13 },
   async run(ctx) {
-    const [eventName = '', campaignId = ''] = ctx.args;
+    const [eventName = '', ...campaignWords] = ctx.args;
     const names = parseEventNames([eventName], SUBSCRIBABLE_TRIGGERS);
     if (!names.ok) return ctx.tell(names.sentence);
     const trigger = names.events[0];
     if (!trigger) return ctx.tell(`Usage: \`/campaign ${escapeMrkdwn(sample.usage)}\``);
-    const badId = campaignIdProblem(campaignId);
-    if (badId) return ctx.tell(badId);
+    const choice = await chooseCampaign(ctx.deps, ctx.teamId, campaignWords.join(' '));
+    if (!choice.ok) return ctx.tell(choice.sentence);
+    const target = choice.target;
+    const campaignId = target.id;
 
     const api = await ctx.deps.platform.clientFor(ctx.teamId);
-    const body = await api.webhooks.sample(trigger, campaignId);
+    const body = await askAbout(ctx, target, `The platform has no campaign ${code(campaignId)}.`, () =>
+      api.webhooks.sample(trigger, campaignId),
+    );
+    if (body === undefined) return;
     const unwrapped = envelope.safeParse(body);
     const parsed = parseEvent(unwrapped.success ? unwrapped.data : body, trigger);
     if (!parsed.ok || !parsed.event.known) {
@@ -54,6 +57,10 @@ export const sample: Subcommand = {
       );
     }
     const event = parsed.event;
+    // Built from the real campaign: its name, type and agent are the platform's own.
+    await ctx.deps.store.catalog
+      .noteSighting(ctx.teamId, { ...event.data, campaignId: event.data.campaignId ?? campaignId })
+      .catch((err: unknown) => ctx.logger.warn({ err }, 'could not record the sample’s campaign in the catalog'));
     if (event.trigger === 'message_received' || event.trigger === 'message_sent') {
       // A chat message is a line in its conversation's thread, under the conversation's card.
       const d = event.data;

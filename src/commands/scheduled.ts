@@ -1,6 +1,6 @@
 /**
- * `/campaign scheduled <campaignId>`: upcoming calls sorted by ScheduledDate, shown in each reader's
- * local time through Slack's date formatting.
+ * `/campaign scheduled <campaign>`: upcoming calls sorted by ScheduledDate, shown in each reader's
+ * local time through Slack's date formatting. The campaign is its id or its name (`campaign-ref.ts`).
  */
 import type { CampaignClient, ScheduledCall } from '../api/index.js';
 import {
@@ -14,7 +14,8 @@ import {
   type KnownBlock,
   type MessagePayload,
 } from '../slack/blocks.js';
-import { campaignNotFound, paginate, pagerBlocks, registerPager } from './paging.js';
+import { askAbout, campaignTitle, chooseCampaign, code, remember, unseenNote } from './campaign-ref.js';
+import { campaignNotFound, paginate, pagerBlocks, registerPager, type PageSubject } from './paging.js';
 import type { Subcommand } from './types.js';
 
 const PAGE_SIZE = 25;
@@ -26,25 +27,41 @@ export const scheduled: Subcommand = {
   summary: 'scheduled calls of a campaign, soonest first',
   readOnly: true,
   audience: 'members',
-  args: { min: 1, max: 1 },
+  args: { min: 1, max: 12 },
   async run(ctx) {
+    const choice = await chooseCampaign(ctx.deps, ctx.teamId, ctx.args.join(' '));
+    if (!choice.ok) return ctx.tell(choice.sentence);
+    const target = choice.target;
     const client = await ctx.deps.platform.clientFor(ctx.teamId);
-    await ctx.reply(await renderScheduledPage(client, ctx.args[0] ?? '', 0));
+    const rows = await askAbout(ctx, target, campaignNotFound(target.id).notFound ?? '', () =>
+      client.calls.listScheduled(target.id),
+    );
+    if (rows === undefined) return;
+    const note = rows.length === 0 ? unseenNote(target) : '';
+    if (note) return ctx.tell(`Campaign ${code(target.id)} has no scheduled calls.${note}`);
+    // The platform knows the campaign (it answers 404 for one it does not): the catalog learns its id.
+    await remember(ctx.deps, ctx.logger, ctx.teamId, 'campaigns', { id: target.id });
+    await ctx.reply(renderScheduled(target, rows, 0));
   },
-  failures: (ctx) => campaignNotFound(ctx.args[0] ?? ''),
   register(app, deps) {
     registerPager(app, deps, scheduled, PAGE_ACTION, renderScheduledPage, campaignNotFound);
   },
 };
 
-async function renderScheduledPage(client: CampaignClient, campaignId: string, page: number): Promise<MessagePayload> {
-  return renderScheduled(campaignId, await client.calls.listScheduled(campaignId), page);
+async function renderScheduledPage(
+  client: CampaignClient,
+  subject: PageSubject,
+  page: number,
+): Promise<MessagePayload> {
+  return renderScheduled(subject, await client.calls.listScheduled(subject.id), page);
 }
 
-function renderScheduled(campaignId: string, rows: readonly ScheduledCall[], pageNumber: number): MessagePayload {
-  const id = escapeMrkdwn(campaignId);
+function renderScheduled(subject: PageSubject, rows: readonly ScheduledCall[], pageNumber: number): MessagePayload {
+  const id = escapeMrkdwn(subject.id);
   if (rows.length === 0) {
-    return message(`No scheduled calls for campaign ${id}`, [section(`Campaign \`${id}\` has no scheduled calls.`)]);
+    return message(`No scheduled calls for campaign ${id}`, [
+      section(`Campaign ${code(subject.id)} has no scheduled calls.`),
+    ]);
   }
   // Rows without a date go last rather than first: they can't be "soonest".
   const when = (r: ScheduledCall) => {
@@ -57,10 +74,10 @@ function renderScheduled(campaignId: string, rows: readonly ScheduledCall[], pag
     `🗓️ ${slackDate(r.ScheduledDate)} — *${literal(r.Name || 'Unnamed contact')}* ${r.PhoneNumber ? escapeMrkdwn(r.PhoneNumber) : ''}`.trim(),
   );
   const blocks: KnownBlock[] = [
-    header(truncate(`Scheduled calls — ${campaignId}`, 150)),
+    header(truncate(`Scheduled calls — ${campaignTitle(subject)}`, 150)),
     // Several lines per section keeps long lists well under 50 blocks; chunked to respect 3000 chars.
     ...chunkLines(lines, 2900).map((text) => section(text)),
-    ...pagerBlocks(PAGE_ACTION, campaignId, page, 'scheduled calls'),
+    ...pagerBlocks(PAGE_ACTION, subject, page, 'scheduled calls'),
   ];
   return message(`${rows.length} scheduled calls for campaign ${id}`, blocks);
 }

@@ -14,11 +14,13 @@
 import type { WebClient } from '@slack/web-api';
 import { ensureHookToken, hookUrlFor, SUBSCRIBABLE_TRIGGERS, type SubscribableTrigger } from '../events/index.js';
 import { slackErrorCode } from '../slack/post.js';
-import { campaignPhrase, routeList } from '../events/subscription-text.js';
+import { routeList } from '../events/subscription-text.js';
 import { filtersForEvent, hasCallOnlyFilters, isFilterWord, parseFilters, sameFilters } from '../events/filters.js';
 import type { Route, RouteFilters } from '../store/index.js';
 import { escapeMrkdwn } from '../slack/blocks.js';
+import { NotFoundError } from '../api/index.js';
 import { describeFailure, logFailure, type FailureWording } from '../app/failure.js';
+import { campaignLabel, code, didYouMean, unseenNote, type CampaignTarget } from './campaign-ref.js';
 import { parseRouteArguments } from './route-arguments.js';
 import type { CommandContext, Subcommand } from './types.js';
 
@@ -42,7 +44,6 @@ export const subscribe: Subcommand = {
     'post a campaign’s call and chat events in this channel (default: all four); filters keep only matching ones: `status:` `reason:` `type:` `agent:` `summary:` `min:90s` `max:5m`; `notify:@group` mentions them',
   admin: true,
   args: { min: 1, max: 1 + SUBSCRIBABLE_TRIGGERS.length * 2 + MAX_FILTER_WORDS },
-  failures: wording,
   async run(ctx) {
     const { deps, teamId, channelId } = ctx;
     const [first = ''] = ctx.args;
@@ -51,9 +52,10 @@ export const subscribe: Subcommand = {
         `The campaign id (or \`*\`) comes first, then events, then filters: \`/campaign ${escapeMrkdwn(subscribe.usage)}\`. Nothing was subscribed.`,
       );
     }
-    const args = parseRouteArguments(ctx.args, SUBSCRIBABLE_TRIGGERS);
+    const args = await parseRouteArguments(deps, teamId, ctx.args, SUBSCRIBABLE_TRIGGERS);
     if (!args.ok) return ctx.tell(args.sentence);
-    const { campaignId } = args;
+    const target = args.campaign;
+    const campaignId = target.id;
     const parsed = parseFilters(args.filterWords);
     if (!parsed.ok) return ctx.tell(`${parsed.sentence} Nothing was subscribed.`);
     const publicUrl = deps.config.publicUrl;
@@ -77,7 +79,7 @@ export const subscribe: Subcommand = {
       (p) => here.has(p.triggerName) && sameFilters(here.get(p.triggerName)?.filters, p.filters),
     );
     const toAdd = wanted.filter((p) => !already.includes(p));
-    const what = campaignPhrase(campaignId);
+    const what = campaignLabel(target);
     if (toAdd.length === 0) {
       return ctx.tell(`This channel is already subscribed to ${routeList(already)} for ${what} — nothing changed.`);
     }
@@ -117,16 +119,21 @@ export const subscribe: Subcommand = {
 
     if (failure !== undefined) {
       await correctNotice(ctx, notice, done.length > 0 ? confirmation(ctx.userId, done, what) : undefined);
-      if (done.length === 0) throw failure;
+      if (done.length === 0) {
+        // A campaign the platform does not have: told here, with the known ones a typo away (already logged).
+        if (failure instanceof NotFoundError) return ctx.tell(describeFailure(failure, wording(target)));
+        throw failure;
+      }
       const rest = toAdd.filter((p) => !done.some((d) => d.triggerName === p.triggerName));
       return ctx.tell(
-        `Subscribed this channel to ${routeList(done)} for ${what}, but not to ${routeList(rest)}: ${describeFailure(failure, wording(ctx))}`,
+        `Subscribed this channel to ${routeList(done)} for ${what}, but not to ${routeList(rest)}: ${describeFailure(failure, wording(target))}`,
       );
     }
     const notes = [
       ...replacedNote(done.flatMap((d) => here.get(d.triggerName) ?? [])),
       ...filterNotes(parsed.filters, args.events.length === 0, done),
       already.length > 0 ? `(Already subscribed before: ${routeList(already)}.)` : '',
+      typoNote(target),
     ].filter(Boolean);
     await ctx.tell(
       `✅ This channel now receives ${routeList(done)} for ${what}.${notes.map((n) => ` ${n}`).join('')} See \`/campaign subscriptions\`.`,
@@ -165,9 +172,16 @@ function replacedNote(before: readonly Route[]): string[] {
   return [`It replaces what this channel had: ${routeList(before)} (the latest subscribe sets a channel’s filters).`];
 }
 
-function wording(ctx: CommandContext): FailureWording {
-  const campaignId = ctx.args[0] ?? '';
-  return { notFound: `The platform has no ${campaignPhrase(campaignId)} — check the id.` };
+function wording(target: CampaignTarget): FailureWording {
+  return { notFound: `The platform has no campaign ${code(target.id)}.${didYouMean(target.near) || ' Check the id.'}` };
+}
+
+/** Subscribed to an id the bot never saw, a typo away from one it knows: events may never come. */
+function typoNote(target: CampaignTarget): string {
+  const note = unseenNote(target).trim();
+  return note
+    ? `${note} If so, run \`/campaign unsubscribe ${escapeMrkdwn(target.id.replace(/`/g, ''))}\` and subscribe to that one.`
+    : '';
 }
 
 function confirmation(userId: string, routes: readonly Planned[], what: string): string {

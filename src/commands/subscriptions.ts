@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { describeHookUrl, hookUrlFor, isTriggerName } from '../events/index.js';
-import { campaignIdProblem, campaignPhrase, routeList } from '../events/subscription-text.js';
+import { campaignPhrase, routeList } from '../events/subscription-text.js';
 import {
   LIMITS,
   context,
@@ -23,6 +23,7 @@ import {
 } from '../slack/blocks.js';
 import { ALL_CAMPAIGNS, type Route } from '../store/index.js';
 import { describeFailure, logFailure } from '../app/failure.js';
+import { campaignLabel, chooseCampaign, unseenNote } from './campaign-ref.js';
 import type { CommandContext, Subcommand } from './types.js';
 
 const MAX_HOOK_LINES = 25;
@@ -44,13 +45,17 @@ export const subscriptions: Subcommand = {
   usage: 'subscriptions [campaignId]',
   summary: 'what this channel receives, delivery health, and the platform’s hooks for a campaign',
   readOnly: true,
-  args: { min: 0, max: 1 },
+  args: { min: 0, max: 12 },
   async run(ctx) {
     const { deps, teamId, channelId } = ctx;
-    const campaignId = ctx.args[0];
-    if (campaignId !== undefined) {
-      const badId = campaignIdProblem(campaignId);
-      if (badId) return ctx.tell(badId);
+    let campaignId: string | undefined;
+    let note = '';
+    if (ctx.args.length > 0) {
+      const choice = await chooseCampaign(deps, teamId, ctx.args.join(' '), { allowAll: true });
+      if (!choice.ok) return ctx.tell(choice.sentence);
+      campaignId = choice.target.id;
+      note = unseenNote(choice.target).trim();
+      if (choice.target.name !== undefined) note = `This is ${campaignLabel(choice.target)}.`;
     }
     const [routes, dead] = await Promise.all([
       deps.store.routes.listForChannel(teamId, channelId),
@@ -64,6 +69,7 @@ export const subscriptions: Subcommand = {
     const blocks: KnownBlock[] = [
       header(campaignId === undefined ? 'Event subscriptions' : 'Event subscriptions for one campaign'),
     ];
+    if (note) blocks.push(context(note));
     blocks.push(section(routesText(shown, campaignId)));
 
     if (campaignId !== undefined) {

@@ -7,9 +7,11 @@
 import { escapeMrkdwn } from '../slack/blocks.js';
 import { BadRequestError } from '../api/index.js';
 import { hookUrlFor, TRIGGER_NAMES, type TriggerName } from '../events/index.js';
-import { campaignPhrase, eventList } from '../events/subscription-text.js';
+import { eventList } from '../events/subscription-text.js';
 import { describeFailure, logFailure } from '../app/failure.js';
+import type { CatalogEntry, Route } from '../store/index.js';
 import { noPublicUrl } from './subscribe.js';
+import { campaignLabel, didYouMean } from './campaign-ref.js';
 import { parseRouteArguments } from './route-arguments.js';
 import type { CommandContext, Subcommand } from './types.js';
 
@@ -22,15 +24,16 @@ export const unsubscribe: Subcommand = {
   args: { min: 1, max: 1 + TRIGGER_NAMES.length * 2 },
   async run(ctx) {
     const { deps, teamId, channelId } = ctx;
-    const parsed = parseRouteArguments(ctx.args, TRIGGER_NAMES);
+    const parsed = await parseRouteArguments(deps, teamId, ctx.args, TRIGGER_NAMES);
     if (!parsed.ok) return ctx.tell(parsed.sentence);
     if (parsed.filterWords.length > 0) {
       return ctx.tell(
         `\`/campaign unsubscribe\` takes no filters: it removes this channel’s routes for those events whatever their filters — run it with the campaign and events only (\`/campaign ${escapeMrkdwn(unsubscribe.usage)}\`). To change filters, run \`/campaign subscribe\` again with the new ones.`,
       );
     }
-    const { campaignId, events } = parsed;
-    const what = campaignPhrase(campaignId);
+    const { campaign, events } = parsed;
+    const campaignId = campaign.id;
+    const what = campaignLabel(campaign);
 
     const routes = await deps.store.routes.listForTeam(teamId);
     const here = routes.filter((r) => r.channelId === channelId && r.campaignId === campaignId);
@@ -42,7 +45,7 @@ export const unsubscribe: Subcommand = {
       return ctx.tell(
         events.length > 0
           ? `This channel is not subscribed to ${eventList(notHere)} for ${what} — nothing changed.`
-          : `This channel receives no events for ${what} — nothing changed. \`/campaign subscriptions\` lists what it receives.`,
+          : `This channel receives no events for ${what} — nothing changed.${didYouMean(routedHereNear(here.length, campaign.near, routes, channelId))} \`/campaign subscriptions\` lists what it receives.`,
       );
     }
 
@@ -116,4 +119,16 @@ async function notifyChannel(ctx: CommandContext, removed: readonly string[], wh
   } catch (err) {
     ctx.logger.info({ err }, 'could not announce the unsubscribe in the channel');
   }
+}
+
+/** For a campaign this channel has no routes for: the near ones this channel does route (the likely typo). */
+function routedHereNear(
+  routedHere: number,
+  near: readonly CatalogEntry[],
+  routes: readonly Route[],
+  channelId: string,
+): CatalogEntry[] {
+  if (routedHere > 0) return [];
+  const here = new Set(routes.filter((r) => r.channelId === channelId).map((r) => r.campaignId));
+  return near.filter((e) => here.has(e.id));
 }

@@ -184,6 +184,7 @@ export class EventWorker {
         `queued ${trigger} event no longer validates: ${parsed.ok ? 'unknown' : parsed.problem}`,
       );
     }
+    await this.noteInCatalog(entry.teamId, parsed.event.data, log);
     const handler = this.handlers.get(trigger);
     if (!handler) throw new UnhandledEventError(`no handler for ${trigger}: not posted, kept for inspection`);
     const alsoDone: string[] = [];
@@ -192,6 +193,18 @@ export class EventWorker {
     if (outcome === 'posted') this.kit.metrics?.eventsPosted.inc({ trigger });
     if (outcome === 'handed-on') log.debug('event handed on');
     return { alsoDone };
+  }
+
+  /**
+   * Every event names its campaign and agent: the workspace's catalog learns them (names → ids). Costs no store
+   * call when nothing is new; a failure to record is logged and never holds up the event.
+   */
+  private async noteInCatalog(teamId: string, data: KnownEvent['data'], log: Logger): Promise<void> {
+    try {
+      await this.kit.store.catalog.noteSighting(teamId, data);
+    } catch (err) {
+      log.warn({ err }, 'could not record the campaign and agent of an event in the catalog');
+    }
   }
 
   /** The waiting entries behind `entry` with its trigger, up to the first that has another (or does not read). */

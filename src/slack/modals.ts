@@ -5,6 +5,7 @@
  */
 import type {
   Checkboxes,
+  ExternalSelect,
   FileInput,
   InputBlock,
   KnownBlock,
@@ -100,6 +101,34 @@ export function checkboxes(
     ...(initial.length > 0 ? { initial_options: initial } : {}),
   };
   return inputBlock(blockId, label, element, opts);
+}
+
+/**
+ * A menu whose options the app serves as the user types (Block Kit `external_select`): Slack sends a
+ * `block_suggestion` with the typed text to the app's options load URL and shows the options the app answers
+ * (at most 100). `min_query_length: 0` asks as soon as the menu opens, so it lists before anything is typed
+ * (https://docs.slack.dev/reference/block-kit/block-elements/select-menu-element#external_select,
+ * https://docs.slack.dev/reference/interaction-payloads/block_suggestion-payload). Serve it with Bolt's
+ * `app.options({ block_id })`.
+ */
+export function externalSelect(
+  blockId: string,
+  label: string,
+  opts: { placeholder?: string; hint?: string; optional?: boolean } = {},
+): InputBlock {
+  const element: ExternalSelect = {
+    type: 'external_select',
+    action_id: INPUT_ACTION,
+    min_query_length: 0,
+    ...(opts.placeholder ? { placeholder: plain(opts.placeholder, 150) } : {}),
+  };
+  return inputBlock(blockId, label, element, opts);
+}
+
+/** The value of the option chosen in a menu, `undefined` when none is. */
+export function readSelected(view: ViewOutput, blockId: string): string | undefined {
+  const v = view.state.values[blockId]?.[INPUT_ACTION]?.selected_option?.value?.trim();
+  return v ? v : undefined;
 }
 
 /** The files of an upload field as Slack sent them (unchecked: narrow them with a schema). */

@@ -25,6 +25,7 @@ import { ResolutionRepo } from './resolutions.js';
 import { SavedReplyRepo } from './saved-replies.js';
 import { CallOutboxRepo } from './call-outbox.js';
 import { ChannelPauseRepo } from './channel-pauses.js';
+import { CatalogRepo } from './catalog.js';
 import { MemoryRateBudget, RedisRateBudget, type RateBudget } from './rate-budget.js';
 import { forgetWorkspace, type ForgetOptions, type ForgetReport } from './forget.js';
 
@@ -89,6 +90,8 @@ export interface Store {
   forgetWorkspace(teamId: string, options?: ForgetOptions): Promise<ForgetReport>;
   /** Outcome alerts: each channel's alert per campaign, its open incident, its window's counts. */
   outcomeAlerts: OutcomeAlertRepo;
+  /** The campaigns, agents and phone numbers the bot has seen, per workspace (names → ids, suggestions). */
+  catalog: CatalogRepo;
   /** Resolves when the backend answers (for /readyz); rejects otherwise. */
   ping(): Promise<void>;
   /** Stops queue consumers (waiting for in-flight handlers), then closes connections this store opened. */
@@ -162,6 +165,7 @@ export function createStore(options: StoreOptions = {}): Store {
     forgetWorkspace: (teamId, forgetOptions) =>
       forgetWorkspace({ kv, keys, workspaces, queue, callOutbox, timers }, teamId, forgetOptions),
     outcomeAlerts: new OutcomeAlertRepo(kv, keys),
+    catalog: new CatalogRepo(kv, keys, now),
     ping: () => kv.ping(),
     close: () =>
       (closing ??= (async () => {
@@ -208,3 +212,5 @@ export type { VerificationSubmission } from './verification.js';
 export type { AlertIncident, AlertRef, IncidentEnd, OutcomeAlert, WindowFigures } from './outcome-alerts.js';
 export { SAVED_REPLIES_MAX } from './saved-replies.js';
 export type { SavedReply } from './saved-replies.js';
+export { CATALOG_LIMITS } from './catalog.js';
+export type { CatalogEntry, CatalogKind } from './catalog.js';

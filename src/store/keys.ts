@@ -100,6 +100,8 @@ export interface Keys {
   kindPrefix(kind: 'workspace' | 'installation' | 'timers'): string;
   /** The workspace a key built here belongs to, or undefined for a key shared by every workspace (or not ours). */
   workspaceOf(key: string): string | undefined;
+  /** Hash: id → what the bot has seen of one kind of platform thing (campaigns, agents, numbers; `CatalogRepo`). */
+  catalog(teamId: string, kind: string): string;
 
   // Event queue. All of these share one hash tag.
   /** Stream of one workspace's events (consumer group `workers`); its length is the workspace's backlog. */
@@ -178,6 +180,7 @@ export function createKeys(prefix: string = DEFAULT_KEY_PREFIX): Keys {
   const channelSubscribers = kinds.add(p, 'channel-subscribers');
   const verification = kinds.add(p, 'verification');
   const savedReplies = kinds.add(p, 'saved-replies');
+  const catalog = kinds.add(p, 'catalog');
   const outcomeAlerts = kinds.add(p, 'outcome-alerts');
   const alertIncidents = kinds.add(p, 'alert-incidents');
   // Alert counts carry their workspace in their hash tag: `{alert-counts:<team>}` (a segment holds no brace).
@@ -226,6 +229,7 @@ export function createKeys(prefix: string = DEFAULT_KEY_PREFIX): Keys {
     // One hash tag per workspace: a call is counted in all of its alerts by one script (Redis Cluster: one slot).
     alertWindow: (teamId, alertField) => `${p}{alert-counts:${segment(teamId)}}:window:${segment(alertField)}`,
     alertCounted: (teamId, callKey) => `${p}{alert-counts:${segment(teamId)}}:counted:${segment(callKey)}`,
+    catalog: (teamId, kind) => catalog(teamId, kind),
     kindPrefix: (kind) => `${p}${kind}:`,
     workspaceOf: (key) => kinds.teamOf(key),
     queueTeamStream: (teamId) => queueTeamStream(teamId),

@@ -10,9 +10,11 @@ import {
   escapeMrkdwn,
   fields,
   header,
+  literal,
   message,
   section,
   slackDate,
+  truncate,
   type KnownBlock,
   type MessagePayload,
 } from '../slack/blocks.js';
@@ -21,7 +23,8 @@ const CATEGORIES = ['Outbound', 'Inbound', 'Web'] as const;
 const TOP_CAMPAIGNS_SHOWN = 10;
 const EARLIER_MONTHS_SHOWN = 5;
 
-export function renderStats(s: DashboardStats): MessagePayload {
+/** `names`: campaign id → name, for the campaigns the bot knows (the dashboard sends ids only). */
+export function renderStats(s: DashboardStats, names: ReadonlyMap<string, string> = new Map()): MessagePayload {
   const blocks: KnownBlock[] = [header('Campaign dashboard')];
   let totalCalls = 0;
   for (const name of CATEGORIES) {
@@ -47,7 +50,7 @@ export function renderStats(s: DashboardStats): MessagePayload {
   if (top.length > 0) {
     const lines = top.map(
       (t, i) =>
-        `${i + 1}. \`${escapeMrkdwn(t.campaignId ?? '?')}\` — ${groupDigits(t.calls ?? 0)} calls, ${percent(t.connectionRate)} connected`,
+        `${i + 1}. ${campaignLabel(names, t.campaignId)} — ${groupDigits(t.calls ?? 0)} calls, ${percent(t.connectionRate)} connected`,
     );
     blocks.push(divider(), section(`*Top campaigns*\n${lines.join('\n')}`));
   }
@@ -124,4 +127,11 @@ function monthLabel(r: QuotaRow): string {
   const t = Date.parse(monthKey(r));
   if (Number.isNaN(t)) return r.RowKey ?? 'this month';
   return new Date(t).toLocaleString('en-US', { month: 'long', year: 'numeric', timeZone: 'UTC' });
+}
+
+/** `Spring promo (`camp-1`)` when the name is known, else the id alone. */
+function campaignLabel(names: ReadonlyMap<string, string>, campaignId: string | undefined): string {
+  const id = `\`${escapeMrkdwn(campaignId ?? '?')}\``;
+  const name = campaignId === undefined ? undefined : names.get(campaignId);
+  return name === undefined ? id : `${literal(truncate(name, 80))} (${id})`;
 }

@@ -26,7 +26,7 @@ interface Manifest {
   oauth_config: { redirect_urls?: string[]; scopes: { bot: string[] } };
   settings: {
     event_subscriptions: { request_url?: string; bot_events: string[] };
-    interactivity: { request_url?: string };
+    interactivity: { request_url?: string; message_menu_options_url?: string };
   };
 }
 
@@ -94,6 +94,7 @@ describe('manifest.yml import', () => {
 
     https('settings.event_subscriptions.request_url', manifest.settings.event_subscriptions.request_url);
     https('settings.interactivity.request_url', manifest.settings.interactivity.request_url);
+    https('settings.interactivity.message_menu_options_url', manifest.settings.interactivity.message_menu_options_url);
     for (const [i, url] of (manifest.oauth_config.redirect_urls ?? []).entries())
       https(`oauth_config.redirect_urls[${i}]`, url);
     const events = manifest.settings.event_subscriptions.bot_events;
@@ -117,11 +118,16 @@ describe('manifest.yml and the code', () => {
   });
 
   it('sends every Slack request to /slack/events and OAuth back to /slack/oauth_redirect, on one host', () => {
+    // Menus with an external data source ask the options load URL (Bolt answers block_suggestion there too).
+    expect(sources.some(({ text }) => /\bapp\.options\b/.test(text))).toBe(
+      manifest.settings.interactivity.message_menu_options_url !== undefined,
+    );
     // One host to replace (README › Set up the Slack app); the paths are the ones the receiver serves.
     const urls = [
       ...(manifest.features.slash_commands ?? []).map((c) => c.url),
       manifest.settings.event_subscriptions.request_url,
       manifest.settings.interactivity.request_url,
+      manifest.settings.interactivity.message_menu_options_url,
     ];
     expect(new Set(urls)).toEqual(new Set(['https://bot.example.com/slack/events']));
     expect(manifest.oauth_config.redirect_urls).toEqual(['https://bot.example.com/slack/oauth_redirect']);

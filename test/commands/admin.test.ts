@@ -41,6 +41,23 @@ async function openModal(text: string, callbackId: string, userId = ADMIN_ID) {
 
 const text = (value: string) => ({ value: { type: 'plain_text_input', value } });
 
+/**
+ * What the link-number menus hold once the admin typed `typed` and chose the option with `value` (default: the
+ * typed text, "as typed"): the options come from the bot's real answer to Slack's options request.
+ */
+async function chosen(blockId: string, typed: string, value = typed) {
+  const answer = await h.signer.blockSuggestion({
+    callbackId: 'link_number_modal',
+    blockId,
+    value: typed,
+    userId: ADMIN_ID,
+  });
+  expect(answer.errors).toEqual([]);
+  const option = answer.options?.find((o) => (o as { value?: string }).value === value);
+  expect(option, `an option with value ${value} among ${JSON.stringify(answer.options)}`).toBeDefined();
+  return { value: { type: 'external_select', selected_option: option } };
+}
+
 describe('admin gate', () => {
   it('refuses members, naming who may run it, and calls nothing', async () => {
     const { text: out } = await run('keys', MEMBER_ID);
@@ -141,7 +158,10 @@ describe('/campaign link-number', () => {
     const res = await h.signer.viewSubmission({
       callbackId: 'link_number_modal',
       userId: ADMIN_ID,
-      values: { phone_number_id: text('pn-1'), campaign_id: text('camp-1') },
+      values: {
+        catalog_number: await chosen('catalog_number', 'pn-1'),
+        catalog_campaign: await chosen('catalog_campaign', 'camp-1'),
+      },
     });
     expect(res.body).toBe('');
     expect(h.platform.requests.find((r) => r.path === '/phone-number/link')?.body).toEqual({
@@ -157,11 +177,14 @@ describe('/campaign link-number', () => {
     const res = await h.signer.viewSubmission({
       callbackId: 'link_number_modal',
       userId: ADMIN_ID,
-      values: { phone_number_id: text('pn-1'), campaign_id: text('camp-missing') },
+      values: {
+        catalog_number: await chosen('catalog_number', 'pn-1'),
+        catalog_campaign: await chosen('catalog_campaign', 'camp-missing'),
+      },
     });
     expect(res.json).toEqual({
       response_action: 'errors',
-      errors: { campaign_id: expect.stringMatching(/camp-missing does not exist.*request id/) },
+      errors: { catalog_campaign: expect.stringMatching(/camp-missing does not exist.*request id/) },
     });
   });
 });
@@ -178,7 +201,10 @@ describe('a form submission while users.info is rate limited', () => {
     const res = await h.signer.viewSubmission({
       callbackId: 'link_number_modal',
       userId: ADMIN_ID,
-      values: { phone_number_id: text('pn-1'), campaign_id: text('camp-1') },
+      values: {
+        catalog_number: await chosen('catalog_number', 'pn-1'),
+        catalog_campaign: await chosen('catalog_campaign', 'camp-1'),
+      },
     });
     expect(res.status).toBe(200);
     expect(res.timedOut).toBe(false);

@@ -32,6 +32,28 @@ const connectModal = (metadata: string) => ({
   ],
 });
 
+/** A form with a menu whose options the app serves (external data source), asked once 1 character is typed. */
+const pickModal = {
+  type: 'modal' as const,
+  callback_id: 'pick',
+  title: { type: 'plain_text' as const, text: 'Pick' },
+  submit: { type: 'plain_text' as const, text: 'Go' },
+  blocks: [
+    {
+      type: 'input' as const,
+      block_id: 'camp',
+      label: { type: 'plain_text' as const, text: 'Campaign' },
+      element: { type: 'external_select' as const, action_id: 'value', min_query_length: 1 },
+    },
+    {
+      type: 'input' as const,
+      block_id: 'note',
+      label: { type: 'plain_text' as const, text: 'Note' },
+      element: { type: 'plain_text_input' as const, action_id: 'value' },
+    },
+  ],
+};
+
 beforeAll(async () => {
   fake = await startFakeSlack();
   const receiver = new HTTPReceiver({ signingSecret, logLevel: LogLevel.ERROR });
@@ -51,6 +73,8 @@ beforeAll(async () => {
     await ack();
     if (command.text === 'connect') {
       await client.views.open({ trigger_id: command.trigger_id, view: connectModal(command.channel_id) });
+    } else if (command.text === 'pick') {
+      await client.views.open({ trigger_id: command.trigger_id, view: pickModal });
     } else if (command.text === 'card') {
       await client.chat.postMessage({
         channel: command.channel_id,
@@ -82,6 +106,17 @@ beforeAll(async () => {
     const key = view.state.values.key?.value?.value;
     if (key === 'bad') await ack({ response_action: 'errors', errors: { key: 'That key was rejected' } });
     else await ack();
+  });
+  app.options<'block_suggestion'>({ block_id: 'camp' }, async ({ ack, body }) => {
+    seen.push({ kind: 'options', body });
+    const typed = body.value;
+    const count = typed === 'many' ? 101 : 1;
+    await ack({
+      options: Array.from({ length: count }, (_, i) => ({
+        text: { type: 'plain_text' as const, text: `${typed} ${i}` },
+        value: `${typed}-${i}`,
+      })),
+    });
   });
   app.shortcut('clone_voice_from_message', async ({ ack, shortcut }) => {
     await ack();
@@ -213,6 +248,49 @@ describe('SlackSigner against a real Bolt App', () => {
         values: { nope: { value: { type: 'plain_text_input', value: 'x' } } },
       }),
     ).rejects.toThrow(/has no input nope\/value/);
+  });
+
+  it('sends an options request for a menu of the view, Bolt’s app.options answers, and Slack shows the options', async () => {
+    await signer.command({ text: 'pick', userId: 'U0ADMIN0001' });
+    const opened = await fake.waitFor(() => fake.views('pick')[0]);
+    expect(fake.callsTo('views.open').at(-1)?.response.ok).toBe(true);
+    const answer = await signer.blockSuggestion({
+      callbackId: 'pick',
+      blockId: 'camp',
+      value: 'sp',
+      userId: 'U0ADMIN0001',
+    });
+    expect(answer).toMatchObject({ status: 200, errors: [], options: [{ text: { text: 'sp 0' }, value: 'sp-0' }] });
+    expect(fake.suggestions).toHaveLength(1);
+    expect(seen.at(-1)?.body).toMatchObject({
+      type: 'block_suggestion',
+      block_id: 'camp',
+      action_id: 'value',
+      value: 'sp',
+      user: { id: 'U0ADMIN0001' },
+      container: { type: 'view', view_id: opened.view.id },
+      view: { id: opened.view.id, callback_id: 'pick' },
+    });
+  });
+
+  it('takes an answer over 100 options as Slack does — nothing shown — and counts it as a refusal', async () => {
+    await signer.command({ text: 'pick' });
+    await fake.waitFor(() => fake.views('pick')[0]);
+    fake.expectRefusal('block_suggestion');
+    const answer = await signer.blockSuggestion({ callbackId: 'pick', blockId: 'camp', value: 'many' });
+    expect(answer.errors).toEqual(['[ERROR] no more than 100 items allowed [json-pointer:/options]']);
+  });
+
+  it('asks only for an external select the view has, once min_query_length characters are typed', async () => {
+    await signer.command({ text: 'pick' });
+    await fake.waitFor(() => fake.views('pick')[0]);
+    await expect(signer.blockSuggestion({ callbackId: 'pick', blockId: 'note', value: 'x' })).rejects.toThrow(
+      /has no external select at note\/value/,
+    );
+    await expect(signer.blockSuggestion({ callbackId: 'pick', blockId: 'camp', value: '' })).rejects.toThrow(
+      /only once 1 characters are typed/,
+    );
+    expect(seen.some((s) => s.kind === 'options')).toBe(false);
   });
 
   it('delivers a block action carrying the stored message; the App updates it', async () => {

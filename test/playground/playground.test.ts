@@ -177,6 +177,38 @@ describe('commands', () => {
     expect((await h.state()).modal).toBeNull();
   });
 
+  it('offers link-number’s campaigns from what the bot has seen, and links the one chosen', async () => {
+    const fired = await h.post('/playground/simulate', { trigger: 'call_started', campaignId: 'camp-2' });
+    expect(fired.ok).toBe(true);
+    await h.post('/playground/command', { channel: GENERAL, text: 'link-number' });
+    const modal = await eventually(async () => {
+      const m = (await h.state()).modal;
+      return m?.title === 'Link phone number' ? m : undefined;
+    });
+    expect(modal.body).toContain('data-type="external_select"');
+    // The menu lists the campaign the simulated call named, by name, once the bot's worker has recorded it.
+    const offered = await eventually(async () => {
+      const outcome = await h.post('/playground/options', {
+        viewId: modal.id,
+        blockId: 'catalog_campaign',
+        actionId: 'value',
+        value: 'front',
+      });
+      return outcome.options?.some((o) => o.value === 'camp-2') ? outcome.options : undefined;
+    });
+    expect(offered[0]).toEqual({ text: 'Front Desk Line (camp-2)', value: 'camp-2' });
+    const outcome = await h.post('/playground/view-submission', {
+      viewId: modal.id,
+      values: { catalog_number: { value: 'pn-2' }, catalog_campaign: { value: 'camp-2' } },
+    });
+    expect(outcome.ok).toBe(true);
+    await eventually(() => Promise.resolve(h.pg.platform.requests.find((r) => r.path === '/phone-number/link')));
+    expect(h.pg.platform.requests.find((r) => r.path === '/phone-number/link')?.body).toEqual({
+      phoneNumberId: 'pn-2',
+      campaignId: 'camp-2',
+    });
+  });
+
   it('opens the Home tab through app_home_opened', async () => {
     await h.post('/playground/home', {});
     const home = await eventually(async () => (await h.state()).home);

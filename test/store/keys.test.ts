@@ -56,6 +56,7 @@ describe('keys', () => {
         keys.callOutbox(team, 'C1'),
         keys.outcomeAlerts(team),
         keys.savedReplies(team),
+        keys.catalog(team, 'campaigns'),
         keys.verification(team),
         keys.alertIncidents(team),
         keys.alertWindow(team, '["C1","*"]'),

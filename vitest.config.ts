@@ -8,6 +8,9 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',
+    // Most tests wait on sockets, Redis and timers, not the CPU: three files at a time on CI's two cores
+    // (vitest's default there is one).
+    maxWorkers: 3,
     setupFiles: ['test/support/refusal-guard.ts'],
   },
 });

@@ -68,7 +68,8 @@ export async function startStack(
         campaignApiKey: platform.apiKey,
         ...(cluster ? { redisClusterNodes: cluster.spec } : { redisUrl: redis.url }),
         secretsKey,
-        adminUserIds: [ADMIN_ID],
+        // A bare user id names an admin in single-workspace mode; OAuth mode wants the workspace with it.
+        adminUserIds: [extra.oauth || extra.env?.SLACK_CLIENT_ID ? `${TEAM_ID}:${ADMIN_ID}` : ADMIN_ID],
         entry: opts.entry ?? 'source',
         ...extra,
       });

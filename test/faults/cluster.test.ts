@@ -100,10 +100,13 @@ it('kill -9 of a bot and of the queue’s master → every accepted event posted
   const threadLines = () => {
     const lines = new Map<number, string[]>();
     for (const m of messages()) {
-      const match = new RegExp(`cluster ${run} conv (\\d+) message (\\d+)`).exec(JSON.stringify(m.blocks ?? ''));
-      if (!match || m.thread_ts === undefined || m.thread_ts === m.ts) continue;
-      const c = Number(match[1]);
-      lines.set(c, [...(lines.get(c) ?? []), match[2]!]);
+      if (m.thread_ts === undefined || m.thread_ts === m.ts) continue;
+      // Messages that waited for their thread together share one post: every one of them counts.
+      const pattern = new RegExp(`cluster ${run} conv (\\d+) message (\\d+)`, 'g');
+      for (const match of JSON.stringify(m.blocks ?? '').matchAll(pattern)) {
+        const c = Number(match[1]);
+        lines.set(c, [...(lines.get(c) ?? []), match[2]!]);
+      }
     }
     return lines;
   };

@@ -19,7 +19,12 @@ beforeAll(async () => {
   stack = await startStack();
   bot = await stack.startBot();
   await stack.route([{ campaignId: 'camp-1', triggerName: 'call_completed', channelId: 'C0FAULTS01' }]);
+  // Full members of the workspace, one per command: some commands show customer data, for members only.
+  for (let i = 0; i < COMMANDS.length; i++) stack.slack.addUser({ id: faultUser(i), name: `member${i}` });
+  stack.slack.addUser({ id: 'U0FAULT999', name: 'member999' });
 });
+
+const faultUser = (i: number) => `U0FAULT${String(i).padStart(3, '0')}`;
 afterAll(async () => {
   await stack?.close();
 });
@@ -49,7 +54,7 @@ async function everyCommand(): Promise<Array<{ command: string; ms: number; text
   const tag = `r${++round}`;
   const sent = COMMANDS.map((c, i) => {
     const id = `${tag}-${i}`;
-    const userId = c.admin ? ADMIN_ID : `U0FAULT${String(i).padStart(3, '0')}`;
+    const userId = c.admin ? ADMIN_ID : faultUser(i);
     return { command: c.text, id, at: Date.now(), ack: signer.command({ text: c.text, userId, responseUrlId: id }) };
   });
   for (const s of sent) expect((await s.ack).status, s.command).toBe(200);

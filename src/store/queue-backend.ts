@@ -75,6 +75,8 @@ export interface QueueBackend {
     leaseMs: number,
   ): Promise<StoredEntry[]>;
   tryStart(consumer: string, entry: StoredEntry, leaseMs: number): Promise<StartResult>;
+  /** The ids that come right after `id` in its orderKey's unfinished entries, in order (at most `count`). */
+  orderAfter(orderKey: string, id: string, count: number): Promise<string[]>;
   /** Gives the lease up without finishing the entry (retry later). */
   release(consumer: string, entry: StoredEntry): Promise<void>;
   /** Finishes the entry: acknowledged, removed, its orderKey moves on. */

@@ -369,7 +369,8 @@ class QueueConsumer implements Consumer {
     }
     let result;
     try {
-      result = await this.handler({ ...entry, attempt: start.failedAttempts + 1, behind: this.behind(h) });
+      const behind = await this.behind(h);
+      result = await this.handler({ ...entry, attempt: start.failedAttempts + 1, behind });
     } catch (error) {
       return this.handlerFailed(h, start.failedAttempts + 1, error);
     }
@@ -378,14 +379,29 @@ class QueueConsumer implements Consumer {
     return this.finish(h);
   }
 
-  /** The entries waiting right behind `h` in its orderKey, as a handler sees them. */
-  private behind(h: Held): QueueEntry[] {
+  /**
+   * The entries waiting right behind `h` in its orderKey, as a handler sees them: only those this consumer holds
+   * that come next in the queue's own order — one held by another consumer in between ends the run.
+   */
+  private async behind(h: Held): Promise<QueueEntry[]> {
     const list = this.byKey.get(h.entry.orderKey) ?? [];
-    return list
+    const held = list
       .slice(list.indexOf(h) + 1)
       .filter((w) => !w.handled && !w.absorbed)
-      .slice(0, MAX_BEHIND)
-      .map((w) => ({ ...w.entry, attempt: 1 }));
+      .slice(0, MAX_BEHIND);
+    if (held.length === 0) return [];
+    let next: string[];
+    try {
+      next = await this.backend.orderAfter(h.entry.orderKey, h.entry.id, held.length);
+    } catch {
+      return []; // nothing shown: the handler does its own entry alone
+    }
+    const run: QueueEntry[] = [];
+    for (const [i, w] of held.entries()) {
+      if (next[i] !== w.entry.id) break;
+      run.push({ ...w.entry, attempt: 1 });
+    }
+    return run;
   }
 
   private absorb(h: Held, ids: readonly string[]): void {

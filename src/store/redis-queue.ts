@@ -366,6 +366,13 @@ class RedisQueueBackend implements QueueBackend {
     return lost;
   }
 
+  async orderAfter(orderKey: string, id: string, count: number): Promise<string[]> {
+    // Finished ids may still lead the list (they are dropped when the next entry starts): read a little more.
+    const ids = await this.redis.lrange(this.keys.queueOrder(orderKey), 0, count + 16);
+    const at = ids.indexOf(id);
+    return at < 0 ? [] : ids.slice(at + 1, at + 1 + count);
+  }
+
   tryStart(consumer: string, entry: StoredEntry, leaseMs: number): Promise<StartResult> {
     return this.starts.call({ consumer, entry, leaseMs });
   }

@@ -8,7 +8,7 @@ import { Redis } from 'ioredis';
 import { afterAll, expect, it } from 'vitest';
 import { requireRedis } from '../support/redis.js';
 import { CALL_STARTED_FULL } from './fixtures.js';
-import { deliver, routeTo, sleep, startEventsHarness } from './support.js';
+import { deliver, queueDrained, routeTo, sleep, startEventsHarness } from './support.js';
 
 // The suite's shared Redis must be there too (the harness convention); this file adds its own server.
 await requireRedis();
@@ -66,6 +66,9 @@ it('answers 503 once Redis is gone, and 200 while it is there', async () => {
   try {
     const hook = await routeTo(h, [{ campaignId: 'camp-1', triggerName: 'call_started', channelId: 'C0CALLS001' }]);
     expect((await deliver(hook, [{ ...CALL_STARTED_FULL, callId: 'call-up' }])).status).toBe(200);
+    // The accepted event is posted and its steps recorded before Redis goes: work caught half-way would
+    // keep retrying its step mark (for up to 30 s) and hold up the bot's shutdown, which is not this test's.
+    await queueDrained(h);
 
     const exited = new Promise((resolve) => child!.once('exit', resolve));
     child.kill('SIGTERM');

@@ -21,6 +21,7 @@ import type {
 import { Batcher } from './queue-batch.js';
 import { blockingConnection, watchErrors, type RedisClient } from './redis-connection.js';
 import { withScripts } from './redis-scripts.js';
+import { backlogUsage, forgetTeamEntries, redisParkedWork } from './redis-queue-team.js';
 
 /** Entries per script call at most (keeps each call short: Redis runs nothing else meanwhile). */
 const BATCH_MAX = 64;
@@ -157,6 +158,7 @@ class RedisQueueBackend implements QueueBackend {
   private readonly bell: string;
   private bellReady: Promise<void> | undefined;
   private readonly readers = new Set<QueueReader>();
+  readonly parked: ParkedWork;
   // An error reply is one entry's doing (a key of the wrong type…): its batch is retried entry by entry.
   private readonly enqueues = new Batcher<EnqueueInput, EnqueueResult>(
     (batch) => this.enqueueBatch(batch),
@@ -181,6 +183,7 @@ class RedisQueueBackend implements QueueBackend {
     this.group = options.group ?? 'workers';
     this.oldStream = this.keys.queueStream();
     this.bell = this.keys.queueBell();
+    this.parked = redisParkedWork(this.redis, this.keys);
   }
 
   enqueueOnce(
@@ -495,82 +498,13 @@ class RedisQueueBackend implements QueueBackend {
     return { total, pending, lag: Math.max(0, total - pending) };
   }
 
-  async forgetTeam(teamId: string): Promise<number> {
-    // Off the readers' list first, so that no reader takes one of its entries while they go.
-    await this.redis.srem(this.keys.queueTeams(), teamId);
-    const stream = this.keys.queueTeamStream(teamId);
-    const own = await this.rangeOf(stream);
-    const old = (await this.rangeOf(this.oldStream)).filter((e) => e.teamId === teamId);
-    const bell = (await this.rangeOf(this.bell)).filter((e) => e.teamId === teamId);
-    const dead = (await this.redis.lrange(this.keys.queueDead(), 0, DEAD_LETTER_CAP - 1)).filter(
-      (raw) => parseDeadLetter(raw)?.teamId === teamId,
-    );
-    // Every key here shares the queue's hash tag: one MULTI on a Cluster too.
-    const tx = this.redis.multi();
-    for (const ids of chunks([...own, ...old].map((e) => e.id))) tx.hdel(this.keys.queueAttempts(), ...ids);
-    // Order keys name their workspace (src/events/dedup-key.ts): none is shared with another one.
-    for (const orderKey of new Set([...own, ...old].map((e) => e.orderKey))) {
-      if (orderKey !== undefined) tx.del(this.keys.queueOrder(orderKey), this.keys.queueLease(orderKey));
-    }
-    for (const ids of chunks(old.map((e) => e.id))) {
-      tx.xack(this.oldStream, this.group, ...ids);
-      tx.xdel(this.oldStream, ...ids);
-    }
-    for (const ids of chunks(bell.map((e) => e.id))) tx.xdel(this.bell, ...ids);
-    for (const raw of dead) tx.lrem(this.keys.queueDead(), 0, raw);
-    tx.hdel(this.keys.queueDeadCounts(), teamId);
-    tx.del(stream);
-    // The group's delivery records go with the stream; no other key holds the team's entries.
-    await tx.exec();
-    return own.length + old.length + dead.length;
+  forgetTeam(teamId: string): Promise<number> {
+    return forgetTeamEntries(this.redis, this.keys, this.group, teamId, parseDeadLetter);
   }
 
-  /** Every entry of a stream: its id and, when the entry has them, its team and order key. */
-  private async rangeOf(stream: string): Promise<Array<{ id: string; teamId?: string; orderKey?: string }>> {
-    const found: Array<{ id: string; teamId?: string; orderKey?: string }> = [];
-    let start = '-';
-    for (;;) {
-      const batch = await this.redis.xrange(stream, start, '+', 'COUNT', 1000);
-      for (const [id, flat] of batch) {
-        const entry: { id: string; teamId?: string; orderKey?: string } = { id };
-        for (let i = 0; i + 1 < flat.length; i += 2) {
-          if (flat[i] === 'teamId') entry.teamId = flat[i + 1]!;
-          else if (flat[i] === 'orderKey') entry.orderKey = flat[i + 1]!;
-        }
-        found.push(entry);
-      }
-      if (batch.length < 1000) return found;
-      start = `(${batch[batch.length - 1]![0]}`;
-    }
+  usage(teamId: string): Promise<BacklogUsage> {
+    return backlogUsage(this.redis, this.keys, teamId);
   }
-  async usage(teamId: string): Promise<BacklogUsage> {
-    const [events, bytes] = pairReply.parse(
-      await this.redis.campaignQueueUsage(this.keys.queueTeamStream(teamId), this.keys.queueUsage(teamId)),
-    );
-    return { events, bytes };
-  }
-
-  readonly parked: ParkedWork = {
-    put: async (teamId, place, id, json) => {
-      await this.redis.campaignQueuePark(this.keys.queueParked(teamId, place), this.keys.queueUsage(teamId), id, json);
-    },
-    ids: (teamId, place) => this.redis.hkeys(this.keys.queueParked(teamId, place)),
-    get: async (teamId, place, ids) => {
-      if (ids.length === 0) return {};
-      const values = await this.redis.hmget(this.keys.queueParked(teamId, place), ...ids);
-      const found: Record<string, string> = {};
-      ids.forEach((id, i) => {
-        const json = values[i];
-        if (typeof json === 'string') found[id] = json;
-      });
-      return found;
-    },
-    count: (teamId, place) => this.redis.hlen(this.keys.queueParked(teamId, place)),
-    remove: async (teamId, place, ids) =>
-      ids.length === 0
-        ? 0
-        : this.redis.campaignQueueUnpark(this.keys.queueParked(teamId, place), this.keys.queueUsage(teamId), ...ids),
-  };
 
   close(): Promise<void> {
     for (const reader of [...this.readers]) reader.close();
@@ -665,13 +599,6 @@ class RedisQueueBackend implements QueueBackend {
       return command();
     }
   }
-}
-
-/** Arguments of one command at most (a long MULTI stays a series of short commands). */
-function chunks<T>(items: readonly T[], size = 1000): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
 }
 
 export function createRedisQueue(options: RedisQueueOptions): EventQueue {

@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { TEAM_ID, startHarness, type Harness } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
 import { run } from '../events/support.js';
+import { waitFor } from '../store/backends.js';
 import type { DigestFigures } from '../../src/store/index.js';
 
 const redis = await requireRedis();
@@ -202,8 +203,7 @@ describe('daily snapshots', () => {
     expect((await h.bot.deps.store.reports.snapshots(TEAM_ID)).length).toBeGreaterThan(0);
     expect((await h.signer.event({ type: 'app_uninstalled' })).status).toBe(200);
     // The uninstall runs after Slack's event is acknowledged.
-    for (let i = 0; i < 100 && (await h.bot.deps.store.reports.snapshots(TEAM_ID)).length > 0; i++)
-      await new Promise((r) => setTimeout(r, 20));
+    await waitFor(async () => (await h.bot.deps.store.reports.snapshots(TEAM_ID)).length === 0, 'the uninstall');
     expect(await h.bot.deps.store.reports.snapshots(TEAM_ID)).toEqual([]);
   });
 

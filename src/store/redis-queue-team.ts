@@ -1,0 +1,118 @@
+/**
+ * One workspace's share of the Redis queue, apart from the entries' own life cycle (redis-queue.ts): what it
+ * parked outside the queue and how much its backlog holds (the caps), and forgetting all of it on uninstall.
+ * Every key here shares the queue's hash tag, so each step stays valid on a Redis Cluster.
+ */
+import { z } from 'zod';
+import type { Keys } from './keys.js';
+import { DEAD_LETTER_CAP } from './queue.js';
+import type { BacklogUsage, DeadLetter, ParkedWork } from './queue.js';
+import type { RedisClient } from './redis-connection.js';
+
+const pairReply = z.tuple([z.number(), z.number()]);
+
+export async function backlogUsage(redis: RedisClient, keys: Keys, teamId: string): Promise<BacklogUsage> {
+  const [events, bytes] = pairReply.parse(
+    await redis.campaignQueueUsage(keys.queueTeamStream(teamId), keys.queueUsage(teamId)),
+  );
+  return { events, bytes };
+}
+
+/** Parked items per (team, place), counted in the team's backlog by the same scripts that add and remove them. */
+export function redisParkedWork(redis: RedisClient, keys: Keys): ParkedWork {
+  return {
+    put: async (teamId, place, id, json) => {
+      await redis.campaignQueuePark(keys.queueParked(teamId, place), keys.queueUsage(teamId), id, json);
+    },
+    ids: (teamId, place) => redis.hkeys(keys.queueParked(teamId, place)),
+    get: async (teamId, place, ids) => {
+      if (ids.length === 0) return {};
+      const values = await redis.hmget(keys.queueParked(teamId, place), ...ids);
+      const found: Record<string, string> = {};
+      ids.forEach((id, i) => {
+        const json = values[i];
+        if (typeof json === 'string') found[id] = json;
+      });
+      return found;
+    },
+    count: (teamId, place) => redis.hlen(keys.queueParked(teamId, place)),
+    remove: async (teamId, place, ids) =>
+      ids.length === 0
+        ? 0
+        : redis.campaignQueueUnpark(keys.queueParked(teamId, place), keys.queueUsage(teamId), ...ids),
+  };
+}
+
+/**
+ * Forgets a workspace's queue entries (it uninstalled the app): waiting and pending entries, their order and
+ * retry state, its dead letters and their count. Returns how many entries and dead letters went.
+ */
+export async function forgetTeamEntries(
+  redis: RedisClient,
+  keys: Keys,
+  group: string,
+  teamId: string,
+  parseDeadLetter: (raw: string) => DeadLetter | undefined,
+): Promise<number> {
+  const oldStream = keys.queueStream();
+  const bellStream = keys.queueBell();
+  // Off the readers' list first, so that no reader takes one of its entries while they go.
+  await redis.srem(keys.queueTeams(), teamId);
+  const stream = keys.queueTeamStream(teamId);
+  const own = await rangeOf(redis, stream);
+  const old = (await rangeOf(redis, oldStream)).filter((e) => e.teamId === teamId);
+  const bell = (await rangeOf(redis, bellStream)).filter((e) => e.teamId === teamId);
+  const dead = (await redis.lrange(keys.queueDead(), 0, DEAD_LETTER_CAP - 1)).filter(
+    (raw) => parseDeadLetter(raw)?.teamId === teamId,
+  );
+  // Every key here shares the queue's hash tag: one MULTI on a Cluster too.
+  const tx = redis.multi();
+  for (const ids of chunks([...own, ...old].map((e) => e.id))) tx.hdel(keys.queueAttempts(), ...ids);
+  // Order keys name their workspace (src/events/dedup-key.ts): none is shared with another one.
+  for (const orderKey of new Set([...own, ...old].map((e) => e.orderKey))) {
+    if (orderKey !== undefined) tx.del(keys.queueOrder(orderKey), keys.queueLease(orderKey));
+  }
+  for (const ids of chunks(old.map((e) => e.id))) {
+    tx.xack(oldStream, group, ...ids);
+    tx.xdel(oldStream, ...ids);
+  }
+  for (const ids of chunks(bell.map((e) => e.id))) tx.xdel(bellStream, ...ids);
+  for (const raw of dead) tx.lrem(keys.queueDead(), 0, raw);
+  tx.hdel(keys.queueDeadCounts(), teamId);
+  tx.del(stream);
+  // The group's delivery records go with the stream; no other key holds the team's entries.
+  await tx.exec();
+  return own.length + old.length + dead.length;
+}
+
+interface StreamEntryRef {
+  id: string;
+  teamId?: string;
+  orderKey?: string;
+}
+
+/** Every entry of a stream: its id and, when the entry has them, its team and order key. */
+async function rangeOf(redis: RedisClient, stream: string): Promise<StreamEntryRef[]> {
+  const found: StreamEntryRef[] = [];
+  let start = '-';
+  for (;;) {
+    const batch = await redis.xrange(stream, start, '+', 'COUNT', 1000);
+    for (const [id, flat] of batch) {
+      const entry: StreamEntryRef = { id };
+      for (let i = 0; i + 1 < flat.length; i += 2) {
+        if (flat[i] === 'teamId') entry.teamId = flat[i + 1]!;
+        else if (flat[i] === 'orderKey') entry.orderKey = flat[i + 1]!;
+      }
+      found.push(entry);
+    }
+    if (batch.length < 1000) return found;
+    start = `(${batch[batch.length - 1]![0]}`;
+  }
+}
+
+/** Arguments of one command at most (a long MULTI stays a series of short commands). */
+function chunks<T>(items: readonly T[], size = 1000): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { SlackMessage } from '../fakes/slack.js';
 import { MEMBER_ID, TEAM_ID, startHarness, type Harness } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
+import { waitFor } from '../store/backends.js';
 import { startFakePlatform } from '../fakes/platform.js';
 import { startFakeSlack } from '../fakes/slack.js';
 import { CALL_COMPLETED_FULL } from './fixtures.js';
@@ -167,17 +168,20 @@ describe.each(['memory', 'redis'] as const)('outcome alerts (%s)', (backend) => 
     // One call may wait for a channel: the next ones are tried again until it is posted.
     const h = await start(backend, clock, {
       calls: { maxWaitingPerChannel: 1 },
-      unlimitedSlackBecause: 'a retried event, not pace: the one 429 injected below is what holds the channel',
+      unlimitedSlackBecause: 'a retried event, not pace: the 429s injected below are what hold the channel',
     });
     await run(h, 'subscribe camp-1 call_completed', { channelId: 'C0CARDS001' });
     await run(h, 'alert camp-1 status:failed above:50', { channelId: ALERTS });
-    h.slack.rateLimit({ method: 'chat.postMessage', times: 1, retryAfterSec: 1 });
+    // The channel stays refused until the test has seen a later call's event asked to run again.
+    h.slack.rateLimit({ method: 'chat.postMessage', times: Number.MAX_SAFE_INTEGER, retryAfterSec: 1 });
 
-    await deliverCalls(
-      h,
-      [call('failed'), call('failed'), call('completed')].map((c) => ({ ...c, callTranscript: '' })),
-    );
-    expect(h.logs()).toContain('queue: handler asked to retry later');
+    const url = `${h.url}/hooks/${await h.bot.deps.store.workspaces.getHookToken(TEAM_ID)}`;
+    for (const c of [call('failed'), call('failed'), call('completed')]) {
+      expect((await deliver(url, [{ ...c, callTranscript: '' }])).status).toBe(200);
+    }
+    await waitFor(() => h.logs().includes('queue: handler asked to retry later'));
+    h.slack.clearFaults();
+    await queueDrained(h);
     const alert = (await h.bot.deps.store.outcomeAlerts.list(TEAM_ID))[0]!;
     expect(await h.bot.deps.store.outcomeAlerts.window(TEAM_ID, alert, clock.now)).toEqual({ calls: 3, matched: 2 });
     expect(posts(h, 'C0CARDS001').filter((m) => m.text.startsWith('Call completed'))).toHaveLength(3);

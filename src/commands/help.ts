@@ -3,28 +3,58 @@
  * for an unknown subcommand.
  */
 import { closest, distance } from 'fastest-levenshtein';
-import { context, escapeMrkdwn, header, message, section, truncate, type MessagePayload } from '../slack/blocks.js';
+import {
+  LIMITS,
+  context,
+  escapeMrkdwn,
+  header,
+  message,
+  section,
+  truncate,
+  type MessagePayload,
+  type KnownBlock,
+} from '../slack/blocks.js';
 import type { Subcommand } from './types.js';
 
+/** Help's groups, by who runs the subcommand: what Intercom- or Front-trained teams look for first is their part. */
+const GROUPS = [
+  { title: '*For everyone*', holds: (c: Subcommand) => !c.admin && c.audience !== 'members' },
+  {
+    title: '*For agents* — full members of this workspace (these show customer details, so not guests)',
+    holds: (c: Subcommand) => !c.admin && c.audience === 'members',
+  },
+  {
+    title: '*For admins* — workspace admins and owners, or people in the app’s ADMIN_USER_IDS',
+    holds: (c: Subcommand) => c.admin === true,
+  },
+] as const;
+
 export function renderHelp(commands: readonly Subcommand[], unknown?: string): MessagePayload {
-  const lines = commands.map((c) => `• \`/campaign ${escapeMrkdwn(c.usage)}\` — ${c.summary}${audienceNote(c)}`);
   const suggestion = unknown ? didYouMean(unknown, commands) : undefined;
   const intro = unknown
     ? `There is no \`/campaign ${escapeMrkdwn(truncate(unknown, 40))}\`.${suggestion ? ` Did you mean \`/campaign ${suggestion}\`?` : ''}`
     : undefined;
   return message(intro ?? 'How to use /campaign', [
     ...(intro ? [section(intro)] : [header('/campaign')]),
-    section(lines.join('\n')),
+    ...GROUPS.flatMap((group) => groupSections(group.title, commands.filter(group.holds))),
     context(
-      'Read commands accept `--public` to post the answer in the channel. Answers are private otherwise. _(members)_: it shows customer details, so it is for full members of this workspace, not guests or people of another organisation.',
+      'Read commands accept `--public` to post the answer in the channel. Answers are private otherwise.',
       'Where a campaign id is asked for, its name works too (as the platform’s events name it; a word of it is enough when only one campaign has it).',
     ),
   ]);
 }
 
-function audienceNote(c: Subcommand): string {
-  if (c.admin) return ' _(admins)_';
-  return c.audience === 'members' ? ' _(members)_' : '';
+/** A group's title and lines, in as many sections as Slack's 3,000 characters per section take. */
+function groupSections(title: string, commands: readonly Subcommand[]): KnownBlock[] {
+  if (commands.length === 0) return [];
+  const sections: string[] = [title];
+  for (const c of commands) {
+    const line = `• \`/campaign ${escapeMrkdwn(c.usage)}\` — ${c.summary}`;
+    const last = sections.length - 1;
+    if (sections[last]!.length + 1 + line.length > LIMITS.sectionText) sections.push(line);
+    else sections[last] = `${sections[last]}\n${line}`;
+  }
+  return sections.map((text) => section(text));
 }
 
 /** The nearest subcommand name, if it is plausibly a typo (at most 2 edits, or a prefix). */

@@ -123,7 +123,7 @@ describe('customer data needs a full member', () => {
     expect((await run('quota', userId)).text).toContain('█');
     const help = await run('help', userId);
     expect(help.text).toContain('`/campaign bookings &lt;campaignId&gt;` — bookings of a campaign');
-    expect(help.text).toContain('_(members)_');
+    expect(help.text).toContain('*For agents* — full members of this workspace');
     expect(h.platform.requests.map((r) => r.path).sort()).toEqual(['/customer-quota', '/dashboard/dashboard-stats']);
   });
 

@@ -262,6 +262,25 @@ describe('help and grammar', () => {
     }
   });
 
+  it('groups the subcommands by who runs them: everyone, agents, admins', async () => {
+    const { text } = await ask('help');
+    const at = (part: string) => {
+      expect(text).toContain(part);
+      return text.indexOf(part);
+    };
+    const order = [
+      '*For everyone*',
+      '`/campaign stats`',
+      '*For agents*',
+      '`/campaign bookings',
+      '`/campaign replies',
+      '*For admins*',
+      '`/campaign connect`',
+      '`/campaign subscribe',
+    ].map(at);
+    expect(order).toEqual([...order].sort((a, b) => a - b));
+  });
+
   it('suggests the closest subcommand for a typo', async () => {
     const { text } = await ask('bokings camp-1');
     expect(text).toContain('There is no `/campaign bokings`');

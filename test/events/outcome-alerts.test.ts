@@ -179,7 +179,7 @@ describe.each(['memory', 'redis'] as const)('outcome alerts (%s)', (backend) => 
     for (const c of [call('failed'), call('failed'), call('completed')]) {
       expect((await deliver(url, [{ ...c, callTranscript: '' }])).status).toBe(200);
     }
-    await waitFor(() => h.logs().includes('queue: handler asked to retry later'));
+    await waitFor(() => h.logs().includes('queue: handler asked to retry later'), 'a call asked to run again');
     h.slack.clearFaults();
     await queueDrained(h);
     const alert = (await h.bot.deps.store.outcomeAlerts.list(TEAM_ID))[0]!;

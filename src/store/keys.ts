@@ -119,9 +119,11 @@ export interface Keys {
   queueLease(orderKey: string): string;
   /** Hash: entry id → failed attempts so far. */
   queueAttempts(): string;
-  /** List: dead letters, most recent first, capped. */
-  queueDead(): string;
-  /** Hash: team id → dead letters ever (plus the `*` field for all teams). */
+  /** List: one workspace's dead letters, most recent first, capped (`redis-dead-letters.ts`). */
+  queueDead(teamId: string): string;
+  /** The list of earlier versions, all workspaces' dead letters together: moved out as read, never written. */
+  queueDeadShared(): string;
+  /** Hash: team id → dead letters ever. */
   queueDeadCounts(): string;
   /**
    * Hash: what one workspace's backlog holds besides its stream's length — `bytes` of its stream entries'
@@ -191,6 +193,7 @@ export function createKeys(prefix: string = DEFAULT_KEY_PREFIX): Keys {
   const queueDedup = kinds.add(q, 'dedup');
   const queueUsage = kinds.add(q, 'usage');
   const queueParked = kinds.add(q, 'parked');
+  const queueDead = kinds.add(q, 'dead');
   // A timer's lease names its timer, whose id names the workspace (`timerId`).
   kinds.addDerived(p, 'timer-lease', (parts) => (parts[1] === undefined ? undefined : timerTeam(unsegment(parts[1]))));
   return {
@@ -240,7 +243,8 @@ export function createKeys(prefix: string = DEFAULT_KEY_PREFIX): Keys {
     queueOrder: (orderKey) => `${q}order:${segment(orderKey)}`,
     queueLease: (orderKey) => `${q}lease:${segment(orderKey)}`,
     queueAttempts: () => `${q}attempts`,
-    queueDead: () => `${q}dead`,
+    queueDead: (teamId) => queueDead(teamId),
+    queueDeadShared: () => `${q}dead`,
     queueDeadCounts: () => `${q}dead-counts`,
     queueUsage: (teamId) => queueUsage(teamId),
     queueParked: (teamId, place) => queueParked(teamId, place),

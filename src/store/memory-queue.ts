@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { DedupMarks } from './dedup-marks.js';
 import { BackendEventQueue } from './queue-consumer.js';
 import type { FailResult, QueueBackend, QueueReader, StartResult, StoredEntry } from './queue-backend.js';
-import { DEAD_LETTER_CAP } from './queue.js';
+import { DEAD_LETTER_CAP, DEAD_LETTER_MAX_AGE_MS } from './queue.js';
 import type {
   BacklogUsage,
   ChannelCause,
@@ -71,7 +71,8 @@ export class MemoryQueueBackend implements QueueBackend {
   private readonly leases = new Map<string, { owner: string; expiresAt: number }>();
   private readonly attempts = new Map<string, number>();
   private readonly dedupMarks = new DedupMarks();
-  private readonly dead: DeadLetter[] = [];
+  /** Per workspace, newest first. */
+  private readonly dead = new Map<string, DeadLetter[]>();
   private readonly deadCounts = new Map<string, number>();
   private readonly wakeReaders = new Set<() => void>();
   private lastMs = 0;
@@ -260,19 +261,23 @@ export class MemoryQueueBackend implements QueueBackend {
   }
 
   takeDeadLetter(teamId: string, id: string): Promise<DeadLetter | undefined> {
-    const at = this.dead.findIndex((d) => d.teamId === teamId && d.id === id);
-    return Promise.resolve(at < 0 ? undefined : this.dead.splice(at, 1)[0]);
+    const letters = this.dead.get(teamId) ?? [];
+    const at = letters.findIndex((d) => d.id === id);
+    return Promise.resolve(at < 0 ? undefined : letters.splice(at, 1)[0]);
   }
 
   private keepDead(letter: DeadLetter): void {
-    this.dead.unshift(letter);
-    this.dead.length = Math.min(this.dead.length, DEAD_LETTER_CAP);
-    for (const key of [letter.teamId, '*']) this.deadCounts.set(key, (this.deadCounts.get(key) ?? 0) + 1);
+    const cutoff = Date.now() - DEAD_LETTER_MAX_AGE_MS;
+    const letters = [letter, ...(this.dead.get(letter.teamId) ?? [])].slice(0, DEAD_LETTER_CAP);
+    while (letters.length > 0 && letters[letters.length - 1]!.failedAt < cutoff) letters.pop();
+    this.dead.set(letter.teamId, letters);
+    this.deadCounts.set(letter.teamId, (this.deadCounts.get(letter.teamId) ?? 0) + 1);
   }
 
-  deadLetters(teamId: string | undefined, limit: number): Promise<DeadLetters> {
-    const entries = this.dead.filter((d) => teamId === undefined || d.teamId === teamId).slice(0, limit);
-    return Promise.resolve({ count: this.deadCounts.get(teamId ?? '*') ?? 0, entries });
+  deadLetters(teamId: string, limit: number): Promise<DeadLetters> {
+    const cutoff = Date.now() - DEAD_LETTER_MAX_AGE_MS;
+    const entries = (this.dead.get(teamId) ?? []).filter((d) => d.failedAt >= cutoff).slice(0, limit);
+    return Promise.resolve({ count: this.deadCounts.get(teamId) ?? 0, entries });
   }
 
   depth(): Promise<QueueDepth> {
@@ -300,11 +305,8 @@ export class MemoryQueueBackend implements QueueBackend {
       this.order.delete(key);
       this.leases.delete(key);
     }
-    for (let i = this.dead.length - 1; i >= 0; i--) {
-      if (this.dead[i]!.teamId !== teamId) continue;
-      this.dead.splice(i, 1);
-      removed++;
-    }
+    removed += this.dead.get(teamId)?.length ?? 0;
+    this.dead.delete(teamId);
     this.deadCounts.delete(teamId);
     // Its dedup marks stay until they expire: fingerprints, from which neither the team nor the event can be read.
     return Promise.resolve(removed);

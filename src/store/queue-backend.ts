@@ -89,7 +89,7 @@ export interface QueueBackend {
     maxAttempts: number,
     causes?: ChannelCause[],
   ): Promise<FailResult>;
-  deadLetters(teamId: string | undefined, limit: number): Promise<DeadLetters>;
+  deadLetters(teamId: string, limit: number): Promise<DeadLetters>;
   bury(letter: DeadLetter): Promise<void>;
   takeDeadLetter(teamId: string, id: string): Promise<DeadLetter | undefined>;
   depth(): Promise<QueueDepth>;

@@ -490,7 +490,7 @@ export class BackendEventQueue implements EventQueue {
     return consumer;
   }
 
-  deadLetters(teamId?: string, limit = 50): Promise<DeadLetters> {
+  deadLetters(teamId: string, limit = 50): Promise<DeadLetters> {
     return this.backend.deadLetters(teamId, limit);
   }
 

@@ -138,7 +138,7 @@ export interface DeadLetter {
 export interface DeadLetters {
   /** Dead letters ever recorded (for the team, when given). */
   count: number;
-  /** Most recent first; bounded by `limit` and by the retention cap (the newest 1000 overall). */
+  /** Most recent first; bounded by `limit`, the workspace's cap (`DEAD_LETTER_CAP`) and their age. */
   entries: DeadLetter[];
 }
 
@@ -163,7 +163,7 @@ export interface EventQueue {
     options?: EnqueueOptions,
   ): Promise<EnqueueResult>;
   consume(handler: QueueHandler, options: ConsumeOptions): Consumer;
-  deadLetters(teamId?: string, limit?: number): Promise<DeadLetters>;
+  deadLetters(teamId: string, limit?: number): Promise<DeadLetters>;
   /** Records a dead letter for work given up outside a consumer (e.g. a call waiting for its channel). */
   bury(letter: DeadLetter): Promise<void>;
   /** Removes and returns one of the team's dead letters (to try it again); undefined when it is gone. */
@@ -214,5 +214,8 @@ export class ChannelFailures extends Error {
   }
 }
 
-/** Newest dead letters kept (older ones are dropped; their count is kept). */
-export const DEAD_LETTER_CAP = 1000;
+/** Newest dead letters kept per workspace (older ones are dropped; their count is kept). */
+export const DEAD_LETTER_CAP = 500;
+
+/** A dead letter older than this is dropped: two weeks to retry it, then its customer data goes. */
+export const DEAD_LETTER_MAX_AGE_MS = 14 * 24 * 3_600_000;

@@ -5,8 +5,8 @@
  */
 import { z } from 'zod';
 import type { Keys } from './keys.js';
-import { DEAD_LETTER_CAP } from './queue.js';
-import type { BacklogUsage, DeadLetter, ParkedWork } from './queue.js';
+import type { BacklogUsage, ParkedWork } from './queue.js';
+import type { redisDeadLetters } from './redis-dead-letters.js';
 import type { RedisClient } from './redis-connection.js';
 
 const pairReply = z.tuple([z.number(), z.number()]);
@@ -52,7 +52,7 @@ export async function forgetTeamEntries(
   keys: Keys,
   group: string,
   teamId: string,
-  parseDeadLetter: (raw: string) => DeadLetter | undefined,
+  deadLetters: ReturnType<typeof redisDeadLetters>,
 ): Promise<number> {
   const oldStream = keys.queueStream();
   const bellStream = keys.queueBell();
@@ -62,9 +62,6 @@ export async function forgetTeamEntries(
   const own = await rangeOf(redis, stream);
   const old = (await rangeOf(redis, oldStream)).filter((e) => e.teamId === teamId);
   const bell = (await rangeOf(redis, bellStream)).filter((e) => e.teamId === teamId);
-  const dead = (await redis.lrange(keys.queueDead(), 0, DEAD_LETTER_CAP - 1)).filter(
-    (raw) => parseDeadLetter(raw)?.teamId === teamId,
-  );
   // Every key here shares the queue's hash tag: one MULTI on a Cluster too.
   const tx = redis.multi();
   for (const ids of chunks([...own, ...old].map((e) => e.id))) tx.hdel(keys.queueAttempts(), ...ids);
@@ -77,12 +74,11 @@ export async function forgetTeamEntries(
     tx.xdel(oldStream, ...ids);
   }
   for (const ids of chunks(bell.map((e) => e.id))) tx.xdel(bellStream, ...ids);
-  for (const raw of dead) tx.lrem(keys.queueDead(), 0, raw);
-  tx.hdel(keys.queueDeadCounts(), teamId);
+  const dead = await deadLetters.forget(tx, teamId);
   tx.del(stream);
   // The group's delivery records go with the stream; no other key holds the team's entries.
   await tx.exec();
-  return own.length + old.length + dead.length;
+  return own.length + old.length + dead;
 }
 
 interface StreamEntryRef {

@@ -5,7 +5,6 @@ import { z } from 'zod';
 import type { Keys } from './keys.js';
 import { BackendEventQueue } from './queue-consumer.js';
 import type { FailResult, QueueBackend, QueueReader, StartResult, StoredEntry } from './queue-backend.js';
-import { DEAD_LETTER_CAP } from './queue.js';
 import type {
   BacklogUsage,
   ChannelCause,
@@ -22,6 +21,7 @@ import { Batcher } from './queue-batch.js';
 import { blockingConnection, watchErrors, type RedisClient } from './redis-connection.js';
 import { withScripts } from './redis-scripts.js';
 import { backlogUsage, forgetTeamEntries, redisParkedWork } from './redis-queue-team.js';
+import { buryArgs, redisDeadLetters } from './redis-dead-letters.js';
 
 /** Entries per script call at most (keeps each call short: Redis runs nothing else meanwhile). */
 const BATCH_MAX = 64;
@@ -65,31 +65,6 @@ const startReply = z.union([
   z.tuple([z.literal('gone')]),
 ]);
 const pairReply = z.tuple([z.number(), z.number()]);
-const deadLetter = z.object({
-  id: z.string(),
-  teamId: z.string(),
-  orderKey: z.string(),
-  payload: z.unknown(),
-  error: z.string(),
-  causes: z.array(z.object({ channel: z.string(), error: z.string() })).optional(),
-  attempts: z.number(),
-  enqueuedAt: z.number(),
-  failedAt: z.number(),
-});
-
-function parseDeadLetter(raw: string): DeadLetter | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch {
-    return undefined;
-  }
-  const parsed = deadLetter.safeParse(value);
-  if (!parsed.success) return undefined;
-  const { causes, ...rest } = parsed.data;
-  return causes ? { ...rest, causes } : rest;
-}
-
 /** A stream entry's fields (teamId, orderKey, payload JSON, enqueuedAt) read by hand: one per event read. */
 function toEntry(id: string, flat: readonly string[], source: string): StoredEntry | null {
   let teamId: string | undefined;
@@ -145,7 +120,7 @@ export interface RedisQueueOptions {
 
 /**
  * Redis Streams backend: a stream per team and one consumer group name on each; per-orderKey id lists,
- * leases, attempt counters and the dead-letter list next to them under the same hash tag. Each consumer
+ * leases, attempt counters and the dead-letter lists next to them under the same hash tag. Each consumer
  * reads with its own connection, because XREADGROUP BLOCK holds a connection for its whole wait.
  */
 class RedisQueueBackend implements QueueBackend {
@@ -159,6 +134,7 @@ class RedisQueueBackend implements QueueBackend {
   private bellReady: Promise<void> | undefined;
   private readonly readers = new Set<QueueReader>();
   readonly parked: ParkedWork;
+  private readonly dead: ReturnType<typeof redisDeadLetters>;
   // An error reply is one entry's doing (a key of the wrong type…): its batch is retried entry by entry.
   private readonly enqueues = new Batcher<EnqueueInput, EnqueueResult>(
     (batch) => this.enqueueBatch(batch),
@@ -184,6 +160,7 @@ class RedisQueueBackend implements QueueBackend {
     this.oldStream = this.keys.queueStream();
     this.bell = this.keys.queueBell();
     this.parked = redisParkedWork(this.redis, this.keys);
+    this.dead = redisDeadLetters(this.redis, this.keys);
   }
 
   enqueueOnce(
@@ -443,51 +420,27 @@ class RedisQueueBackend implements QueueBackend {
     const [attempts, dead] = pairReply.parse(
       await this.redis.campaignQueueFail(
         ...this.finishKeys(entry),
-        this.keys.queueDead(),
+        this.keys.queueDead(entry.teamId),
         this.keys.queueDeadCounts(),
         ...this.finishArgs(consumer, entry),
         maxAttempts,
         record.slice(0, -1),
-        DEAD_LETTER_CAP,
-        entry.teamId,
+        ...buryArgs(entry.teamId),
       ),
     );
     return { attempts, deadLettered: dead === 1 };
   }
 
-  async bury(letter: DeadLetter): Promise<void> {
-    // Every key here shares the queue's hash tag: one MULTI on a Cluster too.
-    await this.redis
-      .multi()
-      .lpush(this.keys.queueDead(), JSON.stringify(letter))
-      .ltrim(this.keys.queueDead(), 0, DEAD_LETTER_CAP - 1)
-      .hincrby(this.keys.queueDeadCounts(), letter.teamId, 1)
-      .hincrby(this.keys.queueDeadCounts(), '*', 1)
-      .exec();
+  bury(letter: DeadLetter): Promise<void> {
+    return this.dead.bury(letter);
   }
 
-  async takeDeadLetter(teamId: string, id: string): Promise<DeadLetter | undefined> {
-    for (const raw of await this.redis.lrange(this.keys.queueDead(), 0, DEAD_LETTER_CAP - 1)) {
-      const letter = parseDeadLetter(raw);
-      if (letter?.teamId !== teamId || letter.id !== id) continue;
-      // Removing that exact item: of two admins retrying it at once, one gets it.
-      return (await this.redis.lrem(this.keys.queueDead(), 1, raw)) === 1 ? letter : undefined;
-    }
-    return undefined;
+  takeDeadLetter(teamId: string, id: string): Promise<DeadLetter | undefined> {
+    return this.dead.take(teamId, id);
   }
 
-  async deadLetters(teamId: string | undefined, limit: number): Promise<DeadLetters> {
-    const [count, raw] = await Promise.all([
-      this.redis.hget(this.keys.queueDeadCounts(), teamId ?? '*'),
-      this.redis.lrange(this.keys.queueDead(), 0, DEAD_LETTER_CAP - 1),
-    ]);
-    const entries: DeadLetter[] = [];
-    for (const item of raw) {
-      if (entries.length >= limit) break;
-      const letter = parseDeadLetter(item);
-      if (letter && (teamId === undefined || letter.teamId === teamId)) entries.push(letter);
-    }
-    return { count: Number(count ?? 0), entries };
+  deadLetters(teamId: string, limit: number): Promise<DeadLetters> {
+    return this.dead.list(teamId, limit);
   }
 
   async depth(): Promise<QueueDepth> {
@@ -499,7 +452,7 @@ class RedisQueueBackend implements QueueBackend {
   }
 
   forgetTeam(teamId: string): Promise<number> {
-    return forgetTeamEntries(this.redis, this.keys, this.group, teamId, parseDeadLetter);
+    return forgetTeamEntries(this.redis, this.keys, this.group, teamId, this.dead);
   }
 
   usage(teamId: string): Promise<BacklogUsage> {

@@ -168,12 +168,33 @@ end
 return #KEYS / 6
 `;
 
-/**
- * KEYS: stream, order, lease, attempts, teams, usage, dead, deadCounts.
- * ARGV: group, consumer, id, team ('' for the old single stream), maxAttempts, dead-letter JSON without its
- * closing brace, cap, teamId. → {attempts, deadLettered (0/1)}; {0, 0} when the stream is gone (see TRY_START).
+/*
+ * A workspace's dead-letter list, newest first: pushes one letter, keeps the newest \`cap\`, drops from the tail
+ * the letters that failed before \`cutoff\` (epoch ms) and the list itself \`maxAgeMs\` after its newest one.
  */
-const FAIL = `${FINISH_LUA}
+const BURY_LUA = `
+local function bury(list, counts, json, cap, cutoff, maxAgeMs, teamId)
+  redis.call('LPUSH', list, json)
+  redis.call('LTRIM', list, 0, tonumber(cap) - 1)
+  for _ = 1, 100 do
+    local last = redis.call('LINDEX', list, -1)
+    if not last then break end
+    local ok, letter = pcall(cjson.decode, last)
+    if ok and type(letter) == 'table' and tonumber(letter.failedAt) and tonumber(letter.failedAt) >= tonumber(cutoff) then break end
+    redis.call('RPOP', list)
+  end
+  redis.call('PEXPIRE', list, maxAgeMs)
+  redis.call('HINCRBY', counts, teamId, 1)
+end
+`;
+
+/**
+ * KEYS: stream, order, lease, attempts, teams, usage, dead (the workspace's list), deadCounts.
+ * ARGV: group, consumer, id, team ('' for the old single stream), maxAttempts, dead-letter JSON without its
+ * closing brace, cap, teamId, cutoff, maxAgeMs (see BURY_LUA). → {attempts, deadLettered (0/1)}; {0, 0} when the
+ * stream is gone (see TRY_START).
+ */
+const FAIL = `${FINISH_LUA}${BURY_LUA}
 if redis.call('EXISTS', KEYS[1]) == 0 then
   if redis.call('GET', KEYS[3]) == ARGV[2] then redis.call('DEL', KEYS[3]) end
   return {0, 0}
@@ -182,11 +203,29 @@ local n = redis.call('HINCRBY', KEYS[4], ARGV[3], 1)
 if redis.call('GET', KEYS[3]) == ARGV[2] then redis.call('DEL', KEYS[3]) end
 if n < tonumber(ARGV[5]) then return {n, 0} end
 finish(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], ARGV[1], ARGV[2], ARGV[3], ARGV[4])
-redis.call('LPUSH', KEYS[7], ARGV[6] .. ',"attempts":' .. n .. '}')
-redis.call('LTRIM', KEYS[7], 0, tonumber(ARGV[7]) - 1)
-redis.call('HINCRBY', KEYS[8], ARGV[8], 1)
-redis.call('HINCRBY', KEYS[8], '*', 1)
+bury(KEYS[7], KEYS[8], ARGV[6] .. ',"attempts":' .. n .. '}', ARGV[7], ARGV[9], ARGV[10], ARGV[8])
 return {n, 1}
+`;
+
+/** KEYS: the workspace's dead letters, deadCounts. ARGV: letter JSON, cap, teamId, cutoff, maxAgeMs (BURY_LUA). */
+const BURY = `${BURY_LUA}
+bury(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[4], ARGV[5], ARGV[3])
+`;
+
+/**
+ * Moves a workspace's letters from the shared list of earlier versions to its own, oldest last as they were;
+ * each once, though two replicas move them at once. KEYS: shared list, the workspace's. ARGV: the letters' JSON,
+ * newest first. → how many moved
+ */
+const ADOPT_DEAD = `
+local n = 0
+for i = 1, #ARGV do
+  if redis.call('LREM', KEYS[1], 1, ARGV[i]) == 1 then
+    redis.call('RPUSH', KEYS[2], ARGV[i])
+    n = n + 1
+  end
+end
+return n
 `;
 
 /** Parks one item. KEYS: parked, usage. ARGV: id, json. → 1 when parked now, 0 when it was already */
@@ -299,6 +338,10 @@ declare module 'ioredis' {
       deadCounts: string,
       ...args: Arg[]
     ): Result<unknown, Context>;
+    /** See BURY. */
+    campaignQueueBury(dead: string, deadCounts: string, ...args: Arg[]): Result<unknown, Context>;
+    /** See ADOPT_DEAD. */
+    campaignQueueAdoptDead(shared: string, own: string, ...letters: string[]): Result<number, Context>;
     /** See PARK. */
     campaignQueuePark(parked: string, usage: string, id: string, json: string): Result<number, Context>;
     /** See UNPARK. */
@@ -326,6 +369,8 @@ const SCRIPTS: Record<string, { lua: string; numberOfKeys?: number }> = {
   campaignQueueRelease: { lua: RELEASE, numberOfKeys: 1 },
   campaignQueueComplete: { lua: COMPLETE },
   campaignQueueFail: { lua: FAIL, numberOfKeys: 8 },
+  campaignQueueBury: { lua: BURY, numberOfKeys: 2 },
+  campaignQueueAdoptDead: { lua: ADOPT_DEAD, numberOfKeys: 2 },
   campaignQueuePark: { lua: PARK, numberOfKeys: 2 },
   campaignQueueUnpark: { lua: UNPARK, numberOfKeys: 2 },
   campaignQueueUsage: { lua: USAGE, numberOfKeys: 2 },

@@ -103,7 +103,7 @@ describe.each(['memory', 'redis', 'cluster'] as const)('uninstalling (%s store)'
 
   const stored = (): Promise<StoredText> => {
     const store = h.bot.deps.store;
-    if (backend === 'memory') return memoryText(store);
+    if (backend === 'memory') return memoryText(store, [gone.team, kept.team]);
     return redisText(backend === 'redis' ? redis.redis : cluster.client, store.keys.prefix);
   };
   /** Waits for a log line about `team`. */

@@ -96,7 +96,7 @@ async function enqueue(store: Store, t: Tenant): Promise<void> {
 }
 
 async function stored(backend: Backend, store: Store): Promise<StoredText> {
-  if (backend.name === 'memory') return memoryText(store);
+  if (backend.name === 'memory') return memoryText(store, [GONE.team, KEPT.team]);
   return redisText(backend.name === 'redis' ? redis.redis : cluster.client, store.keys.prefix);
 }
 
@@ -126,7 +126,11 @@ describe.each(backends)('forgetting a workspace ($name)', (backend) => {
       { consumer: 'worker-1', blockMs: 50, pollMs: 10, claimIdleMs: 60_000 },
     );
     await waitFor(
-      async () => slowStarted && (await store.queue.deadLetters()).entries.length === 2,
+      async () =>
+        slowStarted &&
+        (await store.queue.deadLetters(GONE.team)).entries.length +
+          (await store.queue.deadLetters(KEPT.team)).entries.length ===
+          2,
       'the running entry and both dead letters',
     );
 

@@ -64,7 +64,8 @@ describe('redis queue specifics', () => {
       keys.queueOrder('T1:{weird}:conv'),
       keys.queueLease('T1:conv'),
       keys.queueAttempts(),
-      keys.queueDead(),
+      keys.queueDead('T{1}'),
+      keys.queueDeadShared(),
       keys.queueDeadCounts(),
       keys.queueUsage('T{1}'),
       keys.queueParked('T{1}', 'C{1}'),
@@ -107,13 +108,19 @@ describe('redis queue specifics', () => {
       );
       await waitFor(async () => (await store.queue.depth()).total === 0, 'the queue to drain');
       await consumer.stop();
-      expect((await store.queue.deadLetters()).count).toBe(1);
+      expect((await store.queue.deadLetters('T2')).count).toBe(1);
+      // Buried outside a consumer, and a letter of an earlier version's shared list moved to its workspace's own.
+      const letter = { ...(await store.queue.deadLetters('T2')).entries[0]!, id: 'shared-1', teamId: 'T3' };
+      await redis.redis.lpush(store.keys.queueDeadShared(), JSON.stringify(letter));
+      expect((await store.queue.deadLetters('T3')).entries).toEqual([letter]);
+      await store.queue.bury({ ...letter, id: 'buried-1' });
+      expect((await store.queue.deadLetters('T3')).entries.map((d) => d.id)).toEqual(['buried-1', 'shared-1']);
       await redis.redis.get(end);
       await waitFor(() => ended, 'the monitor to catch up');
     } finally {
       monitor.disconnect();
     }
-    expect(scripts.length).toBeGreaterThanOrEqual(9);
+    expect(scripts.length).toBeGreaterThanOrEqual(11);
     for (const keys of scripts) expect(new Set(keys.map(hashSlot)), keys.join(' ')).toHaveProperty('size', 1);
   });
 

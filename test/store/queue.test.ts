@@ -1,6 +1,7 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { RetryLaterError } from '../../src/store/index.js';
+import { DEAD_LETTER_CAP, DEAD_LETTER_MAX_AGE_MS } from '../../src/store/queue.js';
 import type { EventQueue, QueueEntry } from '../../src/store/index.js';
 import { MemoryQueueBackend } from '../../src/store/memory-queue.js';
 import { BackendEventQueue } from '../../src/store/queue-consumer.js';
@@ -255,7 +256,7 @@ describe.each(backends)('EventQueue contract ($name)', ({ create }) => {
     await waitFor(() => log.includes('second#1'), 'the second entry');
     await consumer.stop();
     expect(log).toEqual(['first#1', 'first#1', 'first#1', 'first#1', 'second#1']);
-    expect((await queue.deadLetters()).count).toBe(0);
+    expect((await queue.deadLetters('T1')).count).toBe(0);
   });
 
   it('shows a handler the entries waiting behind it, and acknowledges those it did without running them', async () => {
@@ -278,7 +279,7 @@ describe.each(backends)('EventQueue contract ($name)', ({ create }) => {
     await consumer.stop();
     expect(behindFirst).toEqual(['m1', 'm2', 'm4']);
     expect(ran.filter((p) => p !== 'm3')).toEqual(['m0', 'm2', 'm4']);
-    expect((await queue.deadLetters()).count).toBe(0);
+    expect((await queue.deadLetters('T1')).count).toBe(0);
   });
 
   it('dead-letters an entry after maxAttempts with its error, then moves on to the next of its key', async () => {
@@ -311,9 +312,40 @@ describe.each(backends)('EventQueue contract ($name)', ({ create }) => {
       error: 'channel_not_found (try 3)',
       attempts: 3,
     });
-    expect((await queue.deadLetters()).count).toBe(1);
+    expect((await queue.deadLetters('T1')).count).toBe(1);
     expect(await queue.deadLetters('T-other')).toEqual({ count: 0, entries: [] });
     expect((await queue.depth()).total).toBe(0);
+  });
+
+  it('keeps each workspace its own newest dead letters, and none older than two weeks', async () => {
+    const { queue } = create();
+    const letter = (teamId: string, id: string, failedAt = Date.now()) => ({
+      id,
+      teamId,
+      orderKey: `${teamId}:conv`,
+      payload: { id },
+      error: 'channel_not_found',
+      attempts: 1,
+      enqueuedAt: failedAt,
+      failedAt,
+    });
+    await queue.bury(letter('T-quiet', 'quiet-1'));
+    // A noisy workspace fails more than its cap: its oldest go, the quiet one's letter stays.
+    for (let i = 0; i <= DEAD_LETTER_CAP; i++) await queue.bury(letter('T-noisy', `noisy-${i}`));
+    expect((await queue.deadLetters('T-quiet')).entries.map((d) => d.id)).toEqual(['quiet-1']);
+    const noisy = await queue.deadLetters('T-noisy', DEAD_LETTER_CAP + 1);
+    expect(noisy.count).toBe(DEAD_LETTER_CAP + 1);
+    expect(noisy.entries).toHaveLength(DEAD_LETTER_CAP);
+    expect(noisy.entries[0]!.id).toBe(`noisy-${DEAD_LETTER_CAP}`);
+    expect(noisy.entries.at(-1)!.id).toBe('noisy-1');
+
+    const old = Date.now() - DEAD_LETTER_MAX_AGE_MS - 60_000;
+    await queue.bury(letter('T-old', 'old-1', old));
+    expect((await queue.deadLetters('T-old')).entries).toEqual([]);
+    await queue.bury(letter('T-old', 'new-1'));
+    expect((await queue.deadLetters('T-old')).entries.map((d) => d.id)).toEqual(['new-1']);
+    // Gone, not hidden: retrying the old one finds nothing.
+    expect(await queue.takeDeadLetter('T-old', 'old-1')).toBeUndefined();
   });
 
   it('lists dead letters most recent first, bounded by the limit', async () => {
@@ -326,7 +358,7 @@ describe.each(backends)('EventQueue contract ($name)', ({ create }) => {
       },
       { consumer: 'w1', ...fast, maxAttempts: 1 },
     );
-    await waitFor(async () => (await queue.deadLetters()).count === 4, '4 dead letters');
+    await waitFor(async () => (await queue.deadLetters('T1')).count === 4, '4 dead letters');
     await consumer.stop();
     const dead = await queue.deadLetters('T1', 2);
     expect(dead.count).toBe(4);
@@ -390,14 +422,16 @@ describe.each(backends)('EventQueue contract ($name)', ({ create }) => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     // w1 reads all six, blocks on the first, is stopped with five still held.
+    let running = false;
     const first = queue.consume(
       async ({ payload }) => {
+        running = true;
         await gate;
         done.push(Number(payload));
       },
       { consumer: 'w1', ...fast, concurrency: 1, prefetch: 10 },
     );
-    await waitFor(async () => (await queue.depth()).pending === 6, 'w1 to hold all entries');
+    await waitFor(async () => running && (await queue.depth()).pending === 6, 'w1 to run one and hold all entries');
     const stopping = first.stop();
     release();
     await stopping;

@@ -47,11 +47,14 @@ async function valueText(node: Redis, key: string): Promise<string> {
   }
 }
 
-/** Memory mode: every key of the store's key-value part with its value, and the queue's dead letters. */
-export async function memoryText(store: Store): Promise<StoredText> {
+/** Memory mode: every key of the store's key-value part with its value, and these workspaces' dead letters. */
+export async function memoryText(store: Store, teams: readonly string[]): Promise<StoredText> {
   const out: StoredText = new Map();
   for (const key of await store.kv.keysWithPrefix('')) out.set(key, await kvText(store, key));
-  out.set('(queue dead letters)', JSON.stringify(await store.queue.deadLetters(undefined, 10_000)));
+  // Named by position: a key naming the workspace would itself be found holding it.
+  for (const [i, team] of teams.entries()) {
+    out.set(`(queue dead letters ${i})`, JSON.stringify(await store.queue.deadLetters(team, 10_000)));
+  }
   return out;
 }
 

@@ -1,0 +1,93 @@
+/**
+ * Dead letters in Redis: one capped list per workspace (newest first) beside its count, so one workspace's
+ * failures never push another's out; letters older than `DEAD_LETTER_MAX_AGE_MS` go. The shared list of earlier
+ * versions is read until empty: a workspace's letters move to its own list the first time they are asked for.
+ * Every key here shares the queue's hash tag, so each script stays valid on a Redis Cluster.
+ */
+import { z } from 'zod';
+import type { Keys } from './keys.js';
+import { DEAD_LETTER_CAP, DEAD_LETTER_MAX_AGE_MS, type DeadLetter, type DeadLetters } from './queue.js';
+import type { RedisClient } from './redis-connection.js';
+
+const deadLetter = z.object({
+  id: z.string(),
+  teamId: z.string(),
+  orderKey: z.string(),
+  payload: z.unknown(),
+  error: z.string(),
+  causes: z.array(z.object({ channel: z.string(), error: z.string() })).optional(),
+  attempts: z.number(),
+  enqueuedAt: z.number(),
+  failedAt: z.number(),
+});
+
+function parseDeadLetter(raw: string): DeadLetter | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+  const parsed = deadLetter.safeParse(value);
+  if (!parsed.success) return undefined;
+  const { causes, ...rest } = parsed.data;
+  return causes ? { ...rest, causes } : rest;
+}
+
+/** The arguments the queue's FAIL script takes after the letter to bury it (see BURY_LUA). */
+export function buryArgs(teamId: string): Array<string | number> {
+  return [DEAD_LETTER_CAP, teamId, Date.now() - DEAD_LETTER_MAX_AGE_MS, DEAD_LETTER_MAX_AGE_MS];
+}
+
+export function redisDeadLetters(redis: RedisClient, keys: Keys) {
+  /** The workspace's letters as stored (newest first), after moving its letters out of the shared list. */
+  async function stored(teamId: string): Promise<string[]> {
+    const shared = (await redis.lrange(keys.queueDeadShared(), 0, -1)).filter(
+      (raw) => parseDeadLetter(raw)?.teamId === teamId,
+    );
+    if (shared.length > 0)
+      await redis.campaignQueueAdoptDead(keys.queueDeadShared(), keys.queueDead(teamId), ...shared);
+    return redis.lrange(keys.queueDead(teamId), 0, DEAD_LETTER_CAP - 1);
+  }
+
+  const fresh = (letter: DeadLetter | undefined): letter is DeadLetter =>
+    letter !== undefined && letter.failedAt >= Date.now() - DEAD_LETTER_MAX_AGE_MS;
+
+  return {
+    async bury(letter: DeadLetter): Promise<void> {
+      await redis.campaignQueueBury(
+        keys.queueDead(letter.teamId),
+        keys.queueDeadCounts(),
+        JSON.stringify(letter),
+        ...buryArgs(letter.teamId),
+      );
+    },
+
+    async take(teamId: string, id: string): Promise<DeadLetter | undefined> {
+      for (const raw of await stored(teamId)) {
+        const letter = parseDeadLetter(raw);
+        if (letter?.id !== id) continue;
+        // Removing that exact item: of two admins retrying it at once, one gets it.
+        return (await redis.lrem(keys.queueDead(teamId), 1, raw)) === 1 ? letter : undefined;
+      }
+      return undefined;
+    },
+
+    async list(teamId: string, limit: number): Promise<DeadLetters> {
+      const [raw, count] = await Promise.all([stored(teamId), redis.hget(keys.queueDeadCounts(), teamId)]);
+      return { count: Number(count ?? 0), entries: raw.map(parseDeadLetter).filter(fresh).slice(0, limit) };
+    },
+
+    /** Adds the steps that forget the workspace's letters (its list, its count, its part of the shared list). */
+    async forget(tx: ReturnType<RedisClient['multi']>, teamId: string): Promise<number> {
+      const shared = (await redis.lrange(keys.queueDeadShared(), 0, -1)).filter(
+        (raw) => parseDeadLetter(raw)?.teamId === teamId,
+      );
+      const own = await redis.llen(keys.queueDead(teamId));
+      for (const raw of shared) tx.lrem(keys.queueDeadShared(), 0, raw);
+      tx.del(keys.queueDead(teamId));
+      tx.hdel(keys.queueDeadCounts(), teamId);
+      return shared.length + own;
+    },
+  };
+}

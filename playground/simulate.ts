@@ -1,6 +1,6 @@
 /**
  * The platform's side of webhooks, for the playground's "Simulate" panel: build an event the way the platform
- * would (campaign-api.md §6 Payload fields), then deliver it like the platform does — an HTTP POST of a JSON array holding
+ * would (docs/PLATFORM-API.md), then deliver it like the platform does — an HTTP POST of a JSON array holding
  * the event to every hook URL subscribed for that trigger and campaign (or `*`).
  *
  * Hook URLs are registered by the real `/campaign subscribe` (so they start with the playground's
@@ -224,7 +224,7 @@ function buildEvent(
       };
     }
     case 'message_session_completed': {
-      // Payload not documented (campaign-api.md §6): the conversation's fields, a completion time, and the trigger named.
+      // Payload not documented (docs/PLATFORM-API.md): the conversation's fields, a completion time, and the trigger named.
       const sessionId = memory.endSession(state, campaign.id, customerNumber);
       return {
         event: { triggerName: 'message_session_completed', ...common, completedAt: now.toISOString() },

@@ -1,5 +1,5 @@
 /**
- * The runtime contract of PRODUCT.md (› Runtime contract), parsed once at start.
+ * The runtime contract (docs/PRODUCT.md › Runtime contract), parsed once at start.
  *
  * This is the only module that reads `process.env`. Everything else receives a typed `Config`.
  * A bad or missing value produces one readable line per problem — the variable name and what is
@@ -354,7 +354,7 @@ export function parseConfig(env: Env): ConfigResult {
   return { ok: true, config };
 }
 
-/** True when no deployment variable is set at all: then `npm start` runs the playground (PRODUCT.md › Runtime contract). */
+/** True when no deployment variable is set at all: then `npm start` runs the playground (docs/PRODUCT.md › Runtime contract). */
 export function isUnconfigured(env: Env): boolean {
   return DEPLOYMENT_VARIABLES.every((name) => !env[name]?.trim());
 }

@@ -1,5 +1,5 @@
 /**
- * Real-shaped platform webhook bodies (campaign-api.md §6: a JSON array holding one event).
+ * Real-shaped platform webhook bodies (docs/PLATFORM-API.md › Delivery: a JSON array holding one event).
  */
 
 const TRANSCRIPT = [

@@ -1,5 +1,5 @@
 /**
- * A fake of the campaign platform (campaign-api.md) on a real HTTP socket.
+ * A fake of the campaign platform (docs/PLATFORM-API.md) on a real HTTP socket.
  *
  * - All 16 endpoints under `${url}` (which already ends in /v1/api), backed by `state` (see seed.ts).
  * - Checks the `api-key` header (401 envelope), validates request bodies (400 envelope naming the field) and

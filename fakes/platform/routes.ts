@@ -1,4 +1,4 @@
-/** The platform's endpoints (campaign-api.md), over the simulator's state: validation, rules, replies. */
+/** The platform's endpoints (docs/PLATFORM-API.md), over the simulator's state: validation, rules, replies. */
 import type { FakeCampaign, PlatformState, SubscriptionState, VoiceRow } from './seed.js';
 import type { RecordedRequest } from './types.js';
 

@@ -217,7 +217,7 @@ function keyRow(key: string, active: boolean, createdAt: string): ApiKeyRow {
 /**
  * Which quota the simulator holds. 'believable' is what a person trying the playground sees first;
  * 'beyond-2^53' puts this month above 2^53 ms (exact only as strings/bigint), for tests that prove the
- * 64-bit handling (campaign-api.md §8: quota milliseconds are 64-bit integers carried as strings).
+ * 64-bit handling (docs/PLATFORM-API.md › Limits: quota milliseconds are 64-bit integers carried as strings).
  */
 export type QuotaSeed = 'believable' | 'beyond-2^53';
 

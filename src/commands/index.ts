@@ -32,7 +32,7 @@ import { failed } from './failed.js';
 import { alert } from './alert.js';
 import type { Subcommand } from './types.js';
 
-/** In the order of PRODUCT.md › Command grammar: read commands, then admin tools, then event routing. */
+/** In the order of docs/PRODUCT.md › Command grammar: read commands, then admin tools, then event routing. */
 const SUBCOMMANDS: readonly Subcommand[] = [
   stats,
   bookings,

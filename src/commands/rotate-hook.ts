@@ -1,6 +1,6 @@
 /**
  * `/campaign rotate-hook` (admins): a new hook token for the workspace, for when its hook URL may have leaked
- * (deliveries are unsigned: the URL is the only secret, campaign-api.md §5.3). Every platform subscription the
+ * (deliveries are unsigned: the URL is the only secret, docs/PLATFORM-API.md). Every platform subscription the
  * workspace's routes and outcome alerts need is registered again with the new URL, then removed from the old one(s)
  * (POST …/trigger/subscribe, DELETE …/trigger/unsubscribe). The old URL keeps working for
  * HOOK_TOKEN_GRACE_S, so nothing is lost while the platform switches over; then it answers 404.

@@ -1,6 +1,6 @@
 /**
  * Which deliveries are "the same event" (dedup key) and which events must be posted one after the other
- * (order key). Delivery is at-least-once (campaign-api.md §6 Delivery 5), so every copy of an event must map to the
+ * (order key). Delivery is at-least-once (docs/PLATFORM-API.md › Delivery 5), so every copy of an event must map to the
  * same dedup key, whatever order its JSON fields arrive in.
  */
 import { createHash } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * The platform's webhook events (campaign-api.md §6): trigger names → zod schemas → a typed event map,
+ * The platform's webhook events (docs/PLATFORM-API.md): trigger names → zod schemas → a typed event map,
  * and `parseEvent`, which turns one untrusted JSON value into a known or unknown event.
  *
  * Schemas are lenient where the spec is vague and strict where it matters:
@@ -127,7 +127,7 @@ const COMPLETION_FIELDS = [
 ] as const;
 
 /**
- * The trigger of an event without a `triggerName`, from the fields only that trigger has (campaign-api.md §6):
+ * The trigger of an event without a `triggerName`, from the fields only that trigger has (docs/PLATFORM-API.md):
  * `receivedAt` → message_received, `sentAt` → message_sent, a `callId` with any end-of-call field →
  * call_completed, a `callId` alone → call_started. Anything else is unknown (and kept). Null fields are gone by
  * then (`withoutNulls`).

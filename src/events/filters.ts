@@ -1,9 +1,9 @@
 /**
- * Route filters (README › Route filters): `status:a,b`, `reason:…`, `type:…`, `agent:…`, `summary:…`,
+ * Route filters (docs/PRODUCT.md › Route filters): `status:a,b`, `reason:…`, `type:…`, `agent:…`, `summary:…`,
  * `min:90s`, `max:5m` after the events of `/campaign subscribe` (and of `/campaign alert`), and the route options
  * `compact:off` and `notify:@…`. Parsed here for the commands, matched here for the router.
  *
- * Which events they judge (campaign-api.md §6 payload fields):
+ * Which events they judge (docs/PLATFORM-API.md › Payload fields):
  * - `type` (campaignType) and `agent` (agentId) are on every event; an event without the field does not match.
  * - `status`, `reason` (endedReason), `summary` (callSummary), `min`, `max` (the call's duration) exist only once a call has ended, on
  *   call_completed; a call_completed without the field does not match. call_started never matches them (its
@@ -180,7 +180,7 @@ export function matchesFilters(filters: RouteFilters | undefined, event: KnownEv
 
 /**
  * Case-insensitive, and `-`, `_` and spaces count as one separator: the platform's values are undocumented
- * (campaign-api.md §6), so `no_answer` finds `no-answer` and `No answer`.
+ * (docs/PLATFORM-API.md › Payload fields), so `no_answer` finds `no-answer` and `No answer`.
  */
 function sameWord(a: string, b: string): boolean {
   const norm = (v: string) =>

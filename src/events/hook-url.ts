@@ -1,6 +1,6 @@
 /**
  * The workspace's webhook URL: `PUBLIC_URL/hooks/<token>`. The token is the only thing that authenticates a
- * delivery (campaign-api.md §5.3: deliveries are unsigned), so it is treated as a secret everywhere: registered with
+ * delivery (docs/PLATFORM-API.md: deliveries are unsigned), so it is treated as a secret everywhere: registered with
  * the log redactor, logged only as a hash prefix, and never shown in Slack.
  */
 import { createHash } from 'node:crypto';

@@ -26,7 +26,7 @@ import { postPrivately } from './thread-posts.js';
 export const LINK_SESSION_CALLBACK = 'handoff_link_session_modal';
 const SESSION_BLOCK = 'session_id';
 /**
- * Session ids are the platform's and their format is not documented (campaign-api.md §3): accept one token
+ * Session ids are the platform's and their format is not documented (docs/PLATFORM-API.md › Sessions): accept one token
  * of letters, digits and `- _ . :` (what the platform hands out, e.g. `sess-4f9c2a1b`), nothing that is
  * clearly something else — a sentence, a link, a paragraph.
  */

@@ -51,7 +51,7 @@ function retryButton(address: ReplyAddress, label: string): Button {
   return button(label, RETRY_ACTION, { value: encodeAddress(address), style: 'primary' });
 }
 
-/** A 400 is about the session (campaign-api.md §7 rule 2) unless the platform plainly named something else. */
+/** A 400 is about the session (docs/PLATFORM-API.md › Errors 2) unless the platform plainly named something else. */
 function refusalSentence(platformMessage: string, ref: string): string {
   if (/handoff|hand-off|session/i.test(platformMessage) || platformMessage.trim() === '') {
     return (

@@ -3,7 +3,7 @@ import type { Keys } from './keys.js';
 import type { KeyValueStore } from './kv.js';
 
 /**
- * Which events of a route reach its channel (PRODUCT.md "Route filters"). Words are kept lower-case and
+ * Which events of a route reach its channel (docs/PRODUCT.md › Route filters). Words are kept lower-case and
  * sorted; durations in ms. Parsing and matching live with the events (`events/filters.ts`).
  */
 export const routeFiltersSchema = z.object({

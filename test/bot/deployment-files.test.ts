@@ -1,6 +1,6 @@
 /**
  * The deployment files (Dockerfile, .dockerignore, .env.example, docker-compose.yml, deploy/k8s/) held to the
- * runtime contract (PRODUCT.md › Runtime contract). No container runtime runs here, so each file is parsed:
+ * runtime contract (docs/PRODUCT.md › Runtime contract). No container runtime runs here, so each file is parsed:
  * every variable it sets is one `src/config.ts` reads, the values it provides make a configuration that
  * parses (once an operator fills in the blanks), the port is the bot's, the entry point is the build's
  * `main`, the user is not root, and every probe path answers 200 on a running bot.

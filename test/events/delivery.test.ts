@@ -45,7 +45,7 @@ describe.each(['redis', 'cluster'] as const)('delivery (%s)', (backend) => {
       );
       expect(sub?.hookUrl).toMatch(/^https:\/\/bot\.example\.com\/hooks\/[A-Za-z0-9_-]{43}$/);
 
-      // What the platform POSTs (campaign-api.md §6 Delivery): JSON array holding one event.
+      // What the platform POSTs (docs/PLATFORM-API.md › Delivery): JSON array holding one event.
       const event = { ...CALL_COMPLETED_FULL, callId: `call-${uid()}` };
       const res = await deliver(localHookUrl(h, sub!.hookUrl), [event]);
       expect(res.status).toBe(200);

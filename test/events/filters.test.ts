@@ -1,5 +1,5 @@
 /**
- * Filtered routes (PRODUCT.md "Route filters"), in memory and on Redis: an admin's signed `/campaign subscribe`
+ * Filtered routes (docs/PRODUCT.md › Route filters), in memory and on Redis: an admin's signed `/campaign subscribe`
  * with filters, webhooks in as the platform sends them, and which channels Slack got posts in.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Real-shaped platform events (campaign-api.md §6 payload fields), full and minimal, with customer- and
+ * Real-shaped platform events (docs/PLATFORM-API.md › Payload fields), full and minimal, with customer- and
  * agent-controlled text that tries to inject Slack mentions and links.
  */
 

@@ -1,5 +1,5 @@
 /**
- * `/campaign rotate-hook`: a new hook URL for the workspace, every platform hook moved to it (campaign-api.md
+ * `/campaign rotate-hook`: a new hook URL for the workspace, every platform hook moved to it (docs/PLATFORM-API.md:
  * trigger subscribe / unsubscribe), the old URL accepted for HOOK_TOKEN_GRACE_S and 404 after. The grace
  * period is crossed by moving the bot's clock, not by waiting.
  */

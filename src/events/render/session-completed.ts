@@ -1,6 +1,6 @@
 /**
  * `message_session_completed` → one short line where the conversation's messages go. Its payload is not
- * documented (campaign-api.md §6): the conversation fields are used when present and nothing else is assumed.
+ * documented (docs/PLATFORM-API.md): the conversation fields are used when present and nothing else is assumed.
  */
 import { message, section, type MessagePayload } from '../../slack/blocks.js';
 import type { SessionCompleted } from '../events.js';

@@ -3,7 +3,7 @@
  * as a table of target / measured / command. Needs `npm run build` first (the npm script does it) and
  * `redis-server` on PATH (each run starts its own, on a free port). Never asserts: it prints figures.
  *
- *   BENCH_QUICK=1                          shorter runs (for trying things out; the README's come from full runs)
+ *   BENCH_QUICK=1                          shorter runs (for trying things out; docs/BENCHMARKS.md's come from full runs)
  *   BENCH_ONLY=start,catalog,ingest,e2e,commands,flood,storm,bytes,fairness,forget,recordings   a subset (e.g. `BENCH_ONLY=ingest npm run bench`)
  */
 import { cpus, loadavg } from 'node:os';

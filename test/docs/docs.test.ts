@@ -2,7 +2,7 @@
  * The README and docs/ stay a newcomer's way in, and true to the code: the README short, its first commands the
  * ones package.json and CI run, every relative link (file and heading) resolving, and docs/PRODUCT.md — the
  * contract the code cites — naming every variable `src/config.ts` reads and every `/campaign` subcommand, in the
- * order help lists them.
+ * order of the registry (help's order within each of its groups).
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -113,7 +113,7 @@ describe('docs/PRODUCT.md, the contract the code cites', () => {
   });
 
   // Importing the command modules transforms most of src/: more than the default 20 s on a busy machine.
-  it('lists every /campaign subcommand in the order help shows them', { timeout: 60_000 }, async () => {
+  it('lists every /campaign subcommand in the order of the registry', { timeout: 60_000 }, async () => {
     // The registry (src/commands/index.ts): the SUBCOMMANDS array, each entry imported from its own file.
     const index = read('src/commands/index.ts');
     const list = /const SUBCOMMANDS: readonly Subcommand\[\] = \[([\s\S]*?)\];/.exec(index)?.[1] ?? '';

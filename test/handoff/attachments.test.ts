@@ -6,9 +6,14 @@
  * large, a Drive link, deleted) are told to their author alone; the store never holds a link's token.
  */
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { attachmentRoute } from '../../src/handoff/index.js';
+import { waitFor } from '../store/backends.js';
 import { PUBLIC_URL, startEventsHarness } from '../events/support.js';
-import { MEMBER_ID, type Harness } from '../support/harness.js';
+import { MEMBER_ID, TEAM_ID, type Harness } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
 import { holding, memoryText, redisText } from '../support/stored-text.js';
 import {
@@ -226,5 +231,32 @@ describe.each(['memory', 'redis'] as const)('files in handoff replies (%s store)
     const res = await fetch(local(body.attachments[0]!).url);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-disposition')).toContain("filename*=UTF-8''form.pdf");
+  });
+
+  it('serves a bounded number of downloads at once: past it, 503 with Retry-After until one ends', async () => {
+    // The route on a server of its own, allowing one download at a time (the bot's allows 32).
+    const route = attachmentRoute(h.bot.deps, { maxActive: 1 });
+    const server = createServer((req, res) => {
+      const token = /^\/attachments\/([^/?]*)/.exec(req.url ?? '')?.[1] ?? '';
+      route.handler(Object.assign(req, { params: { token } }), res);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/attachments/`;
+      const data = randomBytes(25 * MB);
+      const file = h.slack.addFile({ name: 'site-plan.bin', mimetype: 'application/octet-stream', data });
+      const link = { id: file.id, name: file.name, mimetype: file.mimetype, size: file.size };
+      const token = await h.bot.deps.store.attachments.create(TEAM_ID, link, 60_000);
+      // A client that takes the headers and reads no further holds its download open.
+      const slow = await request(`${base}${token}`);
+      expect(slow.statusCode).toBe(200);
+      const busy = await fetch(`${base}${token}`);
+      expect([busy.status, busy.headers.get('retry-after')]).toEqual([503, '5']);
+      slow.body.destroy();
+      await waitFor(async () => (await fetch(`${base}${token}`, { method: 'HEAD' })).status === 200, 'a free place');
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

@@ -93,7 +93,8 @@ export interface PageState {
     campaigns: Array<{ id: string; name: string; type: string }>;
     sessions: Array<{ id: string; campaignId: string; handoff: boolean }>;
     subscriptions: Array<{ triggerName: string; campaignId: string }>;
-    humanResponses: Array<{ sessionId: string; message: string; agentId?: string }>;
+    /** `attachments`: the links' paths on this page's origin (the bot serves them on the same port). */
+    humanResponses: Array<{ sessionId: string; message: string; agentId?: string; attachments?: string[] }>;
     requests: string[];
     apiKey: string;
     last?: SimulateResult;

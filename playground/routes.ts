@@ -7,7 +7,7 @@
  *   GET  /playground/state[?since=v]    everything the page shows (`{ version, unchanged: true }` when nothing changed)
  *   POST /playground/command            { channel, text }                     → a signed slash command
  *   POST /playground/message            { channel, text, files? }             → a message event
- *   POST /playground/reply              { channel, threadTs, text }           → a thread reply (message event)
+ *   POST /playground/reply              { channel, threadTs, text, files? }   → a thread reply (message event)
  *   POST /playground/action             a click in a message or view          → a signed block_actions
  *   POST /playground/view-submission    { viewId, values }                    → a signed view_submission
  *   POST /playground/options            { viewId, blockId, actionId, value }  → a signed block_suggestion
@@ -70,7 +70,12 @@ const rawValues = z.record(z.string(), z.record(z.string(), z.union([z.string(),
 const schemas = {
   command: z.object({ channel, text: z.string().max(4000) }),
   message: z.object({ channel, text: z.string().max(40_000), files: z.array(z.string().max(40)).max(10).optional() }),
-  reply: z.object({ channel, threadTs: ts, text: z.string().min(1).max(40_000) }),
+  reply: z.object({
+    channel,
+    threadTs: ts,
+    text: z.string().max(40_000),
+    files: z.array(z.string().max(40)).max(10).optional(),
+  }),
   action: z.discriminatedUnion('container', [
     z.object({
       container: z.literal('message'),
@@ -275,7 +280,7 @@ export function playgroundRoutes(
     },
     post('/playground/command', schemas.command, (b) => session.command(b.channel, b.text)),
     post('/playground/message', schemas.message, (b) => session.message(b.channel, b.text, undefined, b.files ?? [])),
-    post('/playground/reply', schemas.reply, (b) => session.message(b.channel, b.text, b.threadTs)),
+    post('/playground/reply', schemas.reply, (b) => session.message(b.channel, b.text, b.threadTs, b.files ?? [])),
     post('/playground/action', schemas.action, (b) => session.action(b)),
     post('/playground/view-submission', schemas.viewSubmission, (b) => session.submitView(b.viewId, b.values)),
     post('/playground/view-closed', schemas.viewClosed, (b) => session.closeView(b.viewId)),

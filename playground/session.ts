@@ -412,9 +412,13 @@ export class PlaygroundSession {
           handoff: s.handoff,
         })),
         subscriptions: state.subscriptions.map((s) => ({ triggerName: s.triggerName, campaignId: s.campaignId })),
-        humanResponses: state.humanResponses
-          .slice(-10)
-          .map((r) => ({ sessionId: r.sessionId, message: r.message, ...(r.agentId ? { agentId: r.agentId } : {}) })),
+        humanResponses: state.humanResponses.slice(-10).map((r) => ({
+          sessionId: r.sessionId,
+          message: r.message,
+          ...(r.agentId ? { agentId: r.agentId } : {}),
+          // The links name PUBLIC_URL, which the playground can't have: the page opens them on its own origin.
+          ...(r.attachments?.length ? { attachments: r.attachments.map((a) => new URL(a).pathname) } : {}),
+        })),
         requests: this.platform.requests.slice(-12).map((r) => `${r.method} ${r.path}`),
         apiKey: this.platform.apiKey,
         ...(this.lastSimulation ? { last: this.lastSimulation } : {}),

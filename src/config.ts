@@ -55,6 +55,8 @@ export interface Config {
    * own; a conversation's texts, links and threads are kept this many days after its last activity (closing it).
    */
   handoff: { slaS: number; retentionDays: number };
+  /** Files an agent sends a customer: how long each link (`PUBLIC_URL/attachments/<token>`) works, in seconds. */
+  attachments: { ttlS: number };
   /**
    * Call recordings copied into the card's thread: from public https hosts and the `hosts` listed (any scheme
    * and address; a host without a port matches every port), or `off` (links only); at most `maxBytes`.
@@ -250,6 +252,10 @@ const envSchema = z.object({
     wholeNumber(1).pipe(z.number().max(3650, 'must be at most 3650 (ten years)')).optional(),
   ),
   RECORDING_HOSTS: optionalText.pipe(recordingHosts.optional()),
+  // A link a customer got should not outlive the conversation it was sent in by much: 30 days at most.
+  ATTACHMENT_TTL_S: optionalText.pipe(
+    wholeNumber(1).pipe(z.number().max(2_592_000, 'must be at most 2592000 (30 days)')).optional(),
+  ),
   // 1 GB: the largest file Slack takes.
   RECORDING_MAX_MB: optionalText.pipe(wholeNumber(1).pipe(z.number().max(1000, 'must be at most 1000')).optional()),
 });
@@ -350,6 +356,7 @@ export function parseConfig(env: Env): ConfigResult {
     quotaCheckS: e.QUOTA_CHECK_S ?? 900,
     handoff: { slaS: e.HANDOFF_SLA_S ?? 300, retentionDays: e.CONVERSATION_RETENTION_DAYS ?? 30 },
     recordings: { hosts: e.RECORDING_HOSTS ?? [], maxBytes: (e.RECORDING_MAX_MB ?? 50) * 1024 * 1024 },
+    attachments: { ttlS: e.ATTACHMENT_TTL_S ?? 86_400 },
   };
   return { ok: true, config };
 }

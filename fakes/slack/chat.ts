@@ -98,7 +98,23 @@ export function addMessage(s: SlackState, m: SeedMessage): SlackMessage {
   if (m.subtype) msg.subtype = m.subtype;
   if (m.thread_ts && m.thread_ts !== ts) msg.thread_ts = m.thread_ts;
   s.insertMessage(msg);
+  if (m.files)
+    markShared(
+      s,
+      m.files.map((f) => f.id),
+      m.channel,
+    );
   return clone(msg);
+}
+
+/** A person shared these files in `channel` (a `file_share` message): `files.info` lists the channel, as Slack's does. */
+function markShared(s: SlackState, fileIds: readonly string[], channel: string): void {
+  for (const id of fileIds) {
+    const file = s.files.get(id)?.file;
+    if (!file) continue;
+    const list = channel.startsWith('D') ? file.ims : channel.startsWith('G') ? file.groups : file.channels;
+    if (!list.includes(channel)) list.push(channel);
+  }
 }
 
 export function chatHandlers(s: SlackState): Record<string, Handler> {

@@ -1,6 +1,11 @@
 /**
  * Files: files.getUploadURLExternal → POST the bytes to upload_url → files.completeUploadExternal (WebClient's
- * `filesUploadV2`); `url_private(_download)` need `Authorization: Bearer <token with files:read>`.
+ * `filesUploadV2`); `url_private(_download)` need `Authorization: Bearer <token with files:read>` ("url_private
+ * and url_private_download … require an authorization header with a token that has either the files:read or
+ * read scopes": https://medium.com/slack-developer-blog/important-changes-to-files-in-the-web-api-eb38f2a9c1e7;
+ * files.sharedPublicURL's `not_allowed`: "pass the Slack Bot token … on the headers … when calling
+ * `url_private_download`", https://docs.slack.dev/reference/methods/files.sharedPublicURL). A file a person
+ * deleted (`deleteFile`) is gone: `files.info` answers `file_deleted`, its URLs 404.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
@@ -120,6 +125,13 @@ export function addFile(
   return clone(file);
 }
 
+export function deleteFile(s: SlackState, id: string): boolean {
+  if (!s.files.delete(id)) return false;
+  s.seededFileIds.delete(id);
+  s.deletedFileIds.add(id);
+  return true;
+}
+
 export async function handleUpload(
   s: SlackState,
   req: IncomingMessage,
@@ -160,6 +172,12 @@ export function handleDownload(s: SlackState, req: IncomingMessage, res: ServerR
   // /files-pri/<team>-<file>/[download/]<name>
   const m = /^\/files-pri\/([A-Z0-9]+)-([A-Z0-9]+)\//.exec(url.pathname);
   const stored = m?.[2] ? s.files.get(m[2]) : undefined;
+  if (m?.[2] && s.deletedFileIds.has(m[2])) {
+    s.downloads.push({ fileId: m[2], authorized: false, status: 404, at: Date.now() });
+    res.writeHead(404, { 'content-type': 'text/plain' });
+    res.end('file not found');
+    return;
+  }
   const bearer = req.headers.authorization ? /^Bearer\s+(\S+)/i.exec(req.headers.authorization)?.[1] : undefined;
   const auth = bearer ? s.tokens.get(bearer) : undefined;
   const authorized =
@@ -197,7 +215,9 @@ export function handleDownload(s: SlackState, req: IncomingMessage, res: ServerR
 export function fileHandlers(s: SlackState): Record<string, Handler> {
   return {
     'files.info': (args, auth) => {
+      // Errors: https://docs.slack.dev/reference/methods/files.info (`file_not_found`, `file_deleted`).
       const id = str(args, 'file');
+      if (id && s.deletedFileIds.has(id)) return fail('file_deleted');
       const stored = id ? s.files.get(id) : undefined;
       if (!stored || stored.teamId !== auth.teamId) return fail('file_not_found');
       return { ok: true, file: clone(stored.file), comments: [], response_metadata: { next_cursor: '' } };

@@ -22,7 +22,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { addMessage, chatHandlers } from './chat.js';
-import { addFile, fileHandlers, handleDownload, handleUpload, loginPage } from './files.js';
+import { addFile, deleteFile, fileHandlers, handleDownload, handleUpload, loginPage } from './files.js';
 import { handleAuthorize, oauthCode, oauthHandlers, oauthV2Access } from './oauth.js';
 import { reactionHandlers } from './reactions.js';
 import { handleResponseUrl, responseUrl } from './response-url.js';
@@ -241,6 +241,10 @@ class FakeSlackServer extends SlackState implements FakeSlack {
     return addFile(this, f);
   }
 
+  deleteFile(id: string): boolean {
+    return deleteFile(this, id);
+  }
+
   messages(channel?: string): SlackMessage[] {
     const all = channel === undefined ? [...this.store.values()].flat() : (this.store.get(channel) ?? []);
     return clone(all).sort((a, b) => compareTs(a.ts, b.ts));
@@ -326,6 +330,7 @@ class FakeSlackServer extends SlackState implements FakeSlack {
     this.uploadKeys.clear();
     this.responseUrls.clear();
     for (const id of [...this.files.keys()]) if (!this.seededFileIds.has(id)) this.files.delete(id);
+    this.deletedFileIds.clear();
     this.faults.reset();
     this.limits.reset();
     this.sockets.reset();

@@ -107,6 +107,8 @@ export class SlackState {
   readonly triggers = new Map<string, Trigger>();
   readonly files = new Map<string, StoredFile>();
   readonly seededFileIds = new Set<string>();
+  /** Files a person deleted in Slack (`deleteFile`): `files.info` answers `file_deleted`, downloads 404. */
+  readonly deletedFileIds = new Set<string>();
   readonly pendingUploads = new Map<string, PendingUpload>();
   readonly uploadKeys = new Map<string, string>();
   readonly responseUrls = new Map<string, ResponseUrlEntry>();

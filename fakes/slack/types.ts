@@ -446,6 +446,11 @@ export interface FakeSlack {
     /** The workspace the file is in (only its bot token downloads it); the fake's own by default. */
     teamId?: string;
   }): SlackFile;
+  /**
+   * What a person deleting a file in Slack does: it is gone — `files.info` answers `file_deleted`, its
+   * `url_private(_download)` 404. False for an unknown id.
+   */
+  deleteFile(id: string): boolean;
   /** Messages (top-level and thread replies), oldest first; optionally of one channel. */
   messages(channel?: string): SlackMessage[];
   /** One stored message, or undefined. */

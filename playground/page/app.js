@@ -27,7 +27,7 @@
  *     triggers: string[], campaigns: { id: string, name: string, type: string }[],
  *     sessions: { id: string, campaignId: string, handoff: boolean }[],
  *     subscriptions: { triggerName: string, campaignId: string }[],
- *     humanResponses: { sessionId: string, message: string, agentId?: string }[],
+ *     humanResponses: { sessionId: string, message: string, agentId?: string, attachments?: string[] }[],
  *     requests: string[], apiKey: string, last?: Simulation
  *   }
  * }} PageState
@@ -52,7 +52,8 @@ import { upload, uploadInto } from './uploads.js';
 const POLL_MS = 400;
 
 /** @type {{ state: PageState | null, version: string, channel: string, view: 'channel' | 'home', thread: { channel: string, ts: string } | null,
- *   tab: 'simulate' | 'thread', seen: Record<string, number>, modalKey: string, pendingFiles: { id: string, name: string }[] }} */
+ *   tab: 'simulate' | 'thread', seen: Record<string, number>, modalKey: string, pendingFiles: { id: string, name: string }[],
+ *   pendingReplyFiles: { id: string, name: string }[] }} */
 const ui = {
   state: null,
   version: '',
@@ -63,6 +64,7 @@ const ui = {
   seen: {},
   modalKey: '',
   pendingFiles: [],
+  pendingReplyFiles: [],
 };
 
 // ------------------------------------------------------------------------------------------------ helpers
@@ -380,9 +382,30 @@ async function send(text) {
 }
 
 function renderPendingFiles() {
-  byId('pending-files', HTMLDivElement).innerHTML = ui.pendingFiles
-    .map((f) => `<span class="pending-file">📎 ${esc(f.name)}</span>`)
-    .join('');
+  for (const [id, files] of /** @type {const} */ ([
+    ['pending-files', ui.pendingFiles],
+    ['pending-reply-files', ui.pendingReplyFiles],
+  ])) {
+    byId(id, HTMLDivElement).innerHTML = files
+      .map((f) => `<span class="pending-file">📎 ${esc(f.name)}</span>`)
+      .join('');
+  }
+}
+
+/**
+ * Files picked in an attach button, uploaded into the Slack stand-in and added to `into`.
+ * @param {Event} event
+ * @param {{ id: string, name: string }[]} into
+ */
+async function attach(event, into) {
+  const input = event.target;
+  if (!(input instanceof HTMLInputElement) || !input.files) return;
+  for (const file of input.files) {
+    const uploaded = await upload(file);
+    if (uploaded) into.push(uploaded);
+  }
+  input.value = '';
+  renderPendingFiles();
 }
 
 // ------------------------------------------------------------------------------------------------ wiring
@@ -473,24 +496,23 @@ function wire() {
       byId('composer', HTMLFormElement).requestSubmit();
     }
   });
-  byId('attach', HTMLInputElement).addEventListener('change', async (event) => {
-    const input = event.target;
-    if (!(input instanceof HTMLInputElement) || !input.files) return;
-    for (const file of input.files) {
-      const uploaded = await upload(file);
-      if (uploaded) ui.pendingFiles.push(uploaded);
-    }
-    input.value = '';
-    renderPendingFiles();
-  });
+  byId('attach', HTMLInputElement).addEventListener('change', (event) => void attach(event, ui.pendingFiles));
+  // A reply's files go to the customer as links (the Simulate panel shows what the platform received).
+  byId('reply-attach', HTMLInputElement).addEventListener(
+    'change',
+    (event) => void attach(event, ui.pendingReplyFiles),
+  );
 
   byId('reply-form', HTMLFormElement).addEventListener('submit', (event) => {
     event.preventDefault();
     const input = byId('reply-input', HTMLTextAreaElement);
     const text = input.value;
-    if (!ui.thread || text.trim() === '') return;
+    if (!ui.thread || (text.trim() === '' && ui.pendingReplyFiles.length === 0)) return;
     input.value = '';
-    void api('/playground/reply', { channel: ui.thread.channel, threadTs: ui.thread.ts, text });
+    const files = ui.pendingReplyFiles.map((f) => f.id);
+    ui.pendingReplyFiles = [];
+    renderPendingFiles();
+    void api('/playground/reply', { channel: ui.thread.channel, threadTs: ui.thread.ts, text, files });
   });
   byId('reply-input', HTMLTextAreaElement).addEventListener('keydown', (event) => {
     if (event.key === 'Enter' && !event.shiftKey) {

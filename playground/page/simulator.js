@@ -43,7 +43,11 @@ export function renderSimulator(sim) {
   list(
     'sim-human',
     sim.humanResponses.map(
-      (r) => `<code>${esc(r.sessionId)}</code>${r.agentId ? ` as ${esc(r.agentId)}` : ''}: ${esc(r.message)}`,
+      (r) =>
+        `<code>${esc(r.sessionId)}</code>${r.agentId ? ` as ${esc(r.agentId)}` : ''}: ${esc(r.message)}` +
+        (r.attachments ?? [])
+          .map((a, i) => ` <a href="${esc(a)}" target="_blank" rel="noopener">📎 file ${i + 1}</a>`)
+          .join(''),
     ),
     'nothing yet — reply in a handoff thread',
   );

@@ -12,7 +12,7 @@ import { createStore } from '../store/index.js';
 import { register as registerCommands } from '../commands/index.js';
 import { createEvents, type EventsOptions } from '../events/index.js';
 import { register as registerHome } from '../home/index.js';
-import { register as registerHandoff } from '../handoff/index.js';
+import { attachmentRoute, register as registerHandoff } from '../handoff/index.js';
 import { register as registerDigests } from '../digests/index.js';
 import { register as registerUninstall } from './uninstall.js';
 import { AdminGate } from '../app/admin-gate.js';
@@ -140,7 +140,7 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
 
   // Bolt matches custom routes in order, compiling each pattern per request: the webhooks' route, by far the
   // busiest, is tried first (behind it, each delivery paid for compiling the three health routes' patterns).
-  const routes = [events.route, ...healthRoutes(deps), ...(options.extraRoutes ?? [])];
+  const routes = [events.route, attachmentRoute(deps), ...healthRoutes(deps), ...(options.extraRoutes ?? [])];
   const { receiver, listen } = createReceiver(
     config,
     store,

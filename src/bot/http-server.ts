@@ -93,7 +93,7 @@ export function capConnections(server: Server, limits: HttpLimits): void {
 /**
  * What a route that throws gets: 404 for a path that cannot be decoded (`/hooks/%E0%A4%A`: the routers'
  * `decodeURIComponent` throws `URIError`) or that nothing serves, 500 otherwise — never a request left
- * unanswered. The path is logged with any hook token masked.
+ * unanswered. The path is logged with any hook or attachment token masked.
  */
 export function answerRouteError(
   logger: Logger,
@@ -103,8 +103,8 @@ export function answerRouteError(
   unrouted: (err: unknown) => boolean,
 ): void {
   const known = err instanceof URIError || unrouted(err);
-  if (known) logger.info({ method: req.method, path: maskHookPath(req.url ?? '') }, 'no route for request');
-  else logger.warn({ err, method: req.method, path: maskHookPath(req.url ?? '') }, 'request failed before routing');
+  if (known) logger.info({ method: req.method, path: maskTokenPath(req.url ?? '') }, 'no route for request');
+  else logger.warn({ err, method: req.method, path: maskTokenPath(req.url ?? '') }, 'request failed before routing');
   if (res.headersSent) {
     res.destroy();
     return;
@@ -113,7 +113,7 @@ export function answerRouteError(
   res.end();
 }
 
-/** `/hooks/<token>/…` → `/hooks/…`: hook tokens are secrets and never reach a log line. */
-function maskHookPath(url: string): string {
-  return url.replace(/^\/hooks\/[^/?#]*/, '/hooks/…').slice(0, 200);
+/** `/hooks/<token>/…` → `/hooks/…` (and `/attachments/<token>`): tokens are secrets and never reach a log line. */
+function maskTokenPath(url: string): string {
+  return url.replace(/^\/(hooks|attachments)\/[^/?#]*/, '/$1/…').slice(0, 200);
 }

@@ -1,12 +1,12 @@
 /**
  * Which Slack files `/campaign clone-voice` accepts as voice samples, and how a refusal names the file.
  *
- * Slack file objects arrive from a signed upload field, a message shortcut's message or `files.info`;
- * they are narrowed here to the few fields used. The checks run before anything is downloaded, so a
- * wrong file is refused in the form (or in the shortcut's answer) rather than after a long upload.
+ * Slack file objects arrive from a signed upload field, a message shortcut's message or `files.info`
+ * (narrowed in src/slack/file-object.ts). The checks run before anything is downloaded, so a wrong file is
+ * refused in the form (or in the shortcut's answer) rather than after a long upload.
  */
-import { z } from 'zod';
 import { isSlackFileUrl } from '../slack/file-download.js';
+import { downloadUrl, fileLabel, formatBytes, type SlackFileObject } from '../slack/file-object.js';
 
 /** Slack's `file_input` takes at most 10 files; the platform's own limit is not documented. */
 export const MAX_VOICE_FILES = 10;
@@ -38,38 +38,6 @@ export const AUDIO_FILETYPES = [
  */
 const AUDIO_SLACK_FILETYPES = new Set<string>(AUDIO_FILETYPES.filter((type) => type !== 'webm'));
 
-export const slackFileSchema = z.looseObject({
-  id: z.string().min(1),
-  name: z.string().optional(),
-  title: z.string().optional(),
-  mimetype: z.string().optional(),
-  filetype: z.string().optional(),
-  size: z.number().nonnegative().optional(),
-  url_private_download: z.string().optional(),
-  url_private: z.string().optional(),
-  /** `tombstone` for a deleted file, `external` for a linked (e.g. Drive) file. */
-  mode: z.string().optional(),
-});
-export type SlackFileObject = z.infer<typeof slackFileSchema>;
-
-/** Keeps the files that parse; a malformed entry counts as unusable rather than failing the whole list. */
-export function parseSlackFiles(raw: unknown): { files: SlackFileObject[]; malformed: number } {
-  const list = Array.isArray(raw) ? raw : [];
-  const files: SlackFileObject[] = [];
-  let malformed = 0;
-  for (const item of list) {
-    const parsed = slackFileSchema.safeParse(item);
-    if (parsed.success) files.push(parsed.data);
-    else malformed += 1;
-  }
-  return { files, malformed };
-}
-
-export function fileLabel(file: SlackFileObject): string {
-  const name = file.name || file.title || file.id;
-  return name.length > 80 ? `${name.slice(0, 79)}…` : name;
-}
-
 function isAudio(file: SlackFileObject): boolean {
   const mime = (file.mimetype ?? '').toLowerCase();
   if (mime.startsWith('audio/')) return true;
@@ -80,14 +48,6 @@ function isAudio(file: SlackFileObject): boolean {
 export function audioContentType(file: SlackFileObject): string {
   const mime = (file.mimetype ?? '').toLowerCase();
   return mime.startsWith('audio/') ? mime : 'application/octet-stream';
-}
-
-/** "830 KB", "12.5 MB". */
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} bytes`;
-  if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`;
-  const mb = bytes / (1024 * 1024);
-  return `${mb >= 10 ? Math.round(mb) : Math.round(mb * 10) / 10} MB`;
 }
 
 export interface SampleLimits {
@@ -114,10 +74,6 @@ export function sampleProblem(file: SlackFileObject, limits: SampleLimits): stri
     return `${label} is not stored on Slack's file service (its download link points elsewhere), so the bot will not fetch it — upload the audio file itself.`;
   }
   return undefined;
-}
-
-export function downloadUrl(file: SlackFileObject): string | undefined {
-  return file.url_private_download || file.url_private || undefined;
 }
 
 export function tooManyFiles(count: number): string {

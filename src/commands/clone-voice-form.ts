@@ -11,7 +11,8 @@ import { context, escapeMrkdwn, section } from '../slack/blocks.js';
 import type { Config } from '../config.js';
 import { checkboxes, fileInput, modal, readChecked, readText, textInput } from '../slack/modals.js';
 import { metadataKey, openMetadata, sealMetadata } from '../slack/sealed-metadata.js';
-import { AUDIO_FILETYPES, MAX_VOICE_FILES, fileLabel, formatBytes, type SlackFileObject } from './clone-voice-files.js';
+import { fileLabel, formatBytes, type SlackFileObject } from '../slack/file-object.js';
+import { AUDIO_FILETYPES, MAX_VOICE_FILES } from './clone-voice-files.js';
 
 export const CLONE_VOICE_CALLBACK_ID = 'clone_voice_modal';
 export const CLONE_VOICE_TITLE = 'Clone voice';

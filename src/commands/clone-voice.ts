@@ -17,18 +17,20 @@ import { slackErrorCode } from '../slack/post.js';
 import { postToResponseUrl } from '../slack/response-url.js';
 import { noticeView } from '../slack/submission.js';
 import {
-  DEFAULT_VOICE_SAMPLE_MAX_BYTES,
-  MAX_VOICE_FILES,
-  audioContentType,
   downloadUrl,
   fileLabel,
   formatBytes,
   parseSlackFiles,
-  sampleProblem,
   slackFileSchema,
+  type SlackFileObject,
+} from '../slack/file-object.js';
+import {
+  DEFAULT_VOICE_SAMPLE_MAX_BYTES,
+  MAX_VOICE_FILES,
+  audioContentType,
+  sampleProblem,
   tooManyFiles,
   type SampleLimits,
-  type SlackFileObject,
 } from './clone-voice-files.js';
 import {
   CLONE_VOICE_CALLBACK_ID,

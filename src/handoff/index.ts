@@ -9,14 +9,13 @@
  * - the Link session button and modal store the chat session for a thread (`link-session.ts`);
  * - Claim / Unclaim / Take over on the card (`claim.ts`); Resolve / Reopen (`resolve.ts`); Quick reply, a
  *   saved reply sent like a thread reply (`quick-reply.ts`); the customer's wait and the SLA nudge, a
- *   store-kept `handoff-sla` timer per thread (`waiting.ts`).
+ *   store-kept `handoff-sla` timer per thread (`waiting.ts`);
+ * - files in a reply go to the customer as expiring links (`attachments.ts`), served by `GET /attachments/<token>`
+ *   (`attachment-route.ts`, registered by the composition root beside the other routes).
  */
 import type { App } from '@slack/bolt';
-import { WebClient } from '@slack/web-api';
 import { z } from 'zod';
 import type { Deps } from '../app/deps.js';
-import { botTokenFor } from '../app/slack-token.js';
-import { boltLogger } from '../slack/logger.js';
 import type { Events } from '../events/index.js';
 import { postToResponseUrl } from '../slack/response-url.js';
 import { registerChatHandlers } from './deliveries.js';
@@ -27,7 +26,9 @@ import { registerClaim } from './claim.js';
 import { registerQuickReply } from './quick-reply.js';
 import { registerResolve } from './resolve.js';
 import { SLA_TIMER, Waiting } from './waiting.js';
+import { handoffClients } from './slack-clients.js';
 
+export { attachmentRoute } from './attachment-route.js';
 export { LINK_SESSION_CALLBACK } from './link-session.js';
 export { QUICK_REPLY_CALLBACK, QUICK_REPLY_PICK_ACTION } from './quick-reply.js';
 export { RETRY_ACTION } from './notices.js';
@@ -56,24 +57,7 @@ export function register(app: App, deps: Deps, events: Pick<Events, 'on'>): void
   registerChatHandlers(events, waiting);
   const relay = new ReplyRelay(deps, waiting);
   const log = deps.logger.child({ component: 'handoff' });
-  const clients = new Map<string, WebClient>();
-  const clientFor = async (teamId: string): Promise<WebClient | undefined> => {
-    const token = await botTokenFor(deps, teamId);
-    if (!token) return undefined;
-    let client = clients.get(token);
-    if (!client)
-      clients.set(
-        token,
-        (client = new WebClient(token, {
-          slackApiUrl: deps.config.slack.apiUrl,
-          retryConfig: { retries: 2 },
-          timeout: 30_000,
-          fetch: deps.pace.fetch({ background: false, urgency: 'urgent' }),
-          logger: boltLogger(log, 'slack-handoff'),
-        })),
-      );
-    return client;
-  };
+  const clientFor = handoffClients(deps, log, { name: 'slack-handoff', retries: 2, timeoutMs: 30_000 });
   deps.timers.on(SLA_TIMER, (timer, now) => waiting.fire(timer.id, now, clientFor, log));
 
   app.event('message', async ({ event, body, context, client }) => {

@@ -3,6 +3,7 @@
  * the next step, with the buttons that take it (Link session, Send again / Retry). Where each goes — the
  * thread, or privately to the one who needs it — is `relay.ts`'s choice.
  */
+import type { RefusedFile } from './attachments.js';
 import { LINK_SESSION_ACTION } from './card.js';
 import { inline, quote } from '../slack/text.js';
 import type { Button } from '@slack/types';
@@ -140,19 +141,27 @@ export function renderSmsSegmentsNotice(segments: number, characters: number, un
   return message(`Your reply went out as ${segments} SMS`, [section(text)]);
 }
 
-export function renderFilesNotice(who: string, fileNames: string[], hasText: boolean): MessagePayload {
-  const names =
-    fileNames.length > 0
-      ? fileNames
-          .slice(0, 5)
-          .map((n) => `*${literal(truncate(n, 80))}*`)
-          .join(', ')
-      : 'the attached files';
-  const more = fileNames.length > 5 ? ` and ${fileNames.length - 5} more` : '';
-  const text =
-    `📎 <@${who}> ${names}${more} ${fileNames.length === 1 ? 'was' : 'were'} not sent: the platform only takes links it can open, and Slack’s file links are private to this workspace. ` +
-    `Share a public link in a reply instead.${hasText ? ' Only the text of your reply goes to the customer.' : ' Nothing was sent to the customer.'}`;
-  return message('Files were not sent to the customer', [section(text)]);
+/**
+ * Files of a reply that are not sent, each with its reason; `rest` says what of the reply still goes (its text,
+ * its other files, or nothing).
+ */
+export function renderFilesNotice(
+  who: string,
+  refused: readonly RefusedFile[],
+  rest: 'text' | 'files' | 'nothing',
+): MessagePayload {
+  const shown = refused.slice(0, 5).map((f) => `• *${literal(truncate(f.label, 80))}* was not sent: ${f.reason}`);
+  if (refused.length > 5) shown.push(`• and ${refused.length - 5} more`);
+  const after =
+    rest === 'nothing'
+      ? 'Nothing was sent to the customer.'
+      : rest === 'files'
+        ? 'The rest of your reply goes to the customer.'
+        : 'The text of your reply goes to the customer.';
+  const text = `📎 <@${who}> ${refused.length === 1 ? 'a file' : 'some files'} of your reply can’t reach the customer:\n${shown.join('\n')}\n${after}`;
+  return message(refused.length === 1 ? 'A file was not sent to the customer' : 'Files were not sent to the customer', [
+    section(text),
+  ]);
 }
 
 export function renderEditedNote(who: string, kind: 'edited' | 'deleted'): MessagePayload {
@@ -165,11 +174,26 @@ export function renderEditedNote(who: string, kind: 'edited' | 'deleted'): Messa
   ]);
 }
 
-/** The same reply, shown in the conversation's other channels so every thread tells the whole story. */
-export function renderMirroredReply(agentName: string, fromChannel: string, text: string): MessagePayload {
+/**
+ * The same reply, shown in the conversation's other channels so every thread tells the whole story; with the
+ * names of the files it sent (as links: never shown in Slack, they open the file for anyone who has them).
+ */
+export function renderMirroredReply(
+  agentName: string,
+  fromChannel: string,
+  text: string,
+  fileNames: readonly string[] = [],
+): MessagePayload {
   const name = literal(truncate(agentName.replace(/\s+/g, ' '), 100));
+  const files =
+    fileNames.length > 0
+      ? `\n📎 ${fileNames
+          .slice(0, 10)
+          .map((n) => literal(truncate(n, 80)))
+          .join(', ')}`
+      : '';
   return message(`${name} answered the customer from another channel`, [
-    section(`🧑‍💼 *${name}* answered the customer from <#${fromChannel}>:\n${quote(text, 2600)}`),
+    section(`🧑‍💼 *${name}* answered the customer from <#${fromChannel}>:\n${quote(text, 2600)}${files}`),
   ]);
 }
 

@@ -3,7 +3,8 @@
  *
  *   message event (acked by Bolt at once) → a human's thread reply? (no bot, not us, not an edit) → a thread
  *   we opened? → `note:` stays in Slack → event id marked (a Slack retry stops here) → send claim for the
- *   reply (channel, ts) → echo expected → POST → ✅ / ⚠️ + notice / ❌ + notice with Retry.
+ *   reply (channel, ts) → its files that can go (`attachments.ts`; the others told to the author) → echo
+ *   expected → a link per file → POST → ✅ / ⚠️ + notice / ❌ + notice with Retry.
  *
  * A Quick reply (`quick-reply.ts`) joins that path at the send claim: the bot shows it in the thread on the
  * agent's behalf, and that post is the reply its receipts, notices and Retry are about. A notice goes where
@@ -43,6 +44,7 @@ import {
   type SendOutcome,
 } from './notices.js';
 import { isPrivateNote, toCustomerText } from './slack-text.js';
+import { attachmentLinks, filesOnlyMessage, replyFiles, type ReplyFiles } from './attachments.js';
 import { refusalReason, replyRefusal } from './standing.js';
 import { postInThread, postPrivately, react, unreact, updateMessage } from './thread-posts.js';
 import type { Waiting } from './waiting.js';
@@ -57,6 +59,8 @@ const STALE_SENDING_MS = 2 * 60_000;
  * alone. A refusal or failure of the platform is told in the thread: a teammate may have to act on it.
  */
 const NOTHING_SENT: ReadonlySet<ReplyState> = new Set(['unlinked', 'closed']);
+
+const NO_FILES: ReplyFiles = { files: [], refused: [] };
 
 /** Replaces the private notice whose button was pressed (its response_url); false when Slack did not take it. */
 export type ReplacePrivateNotice = (notice: MessagePayload) => Promise<boolean>;
@@ -92,7 +96,7 @@ const messageEventSchema = z.looseObject({
   bot_id: text,
   text,
   thread_ts: text,
-  files: z.array(z.looseObject({ name: text, title: text })).nullish(),
+  files: z.array(z.unknown()).nullish(),
   message: innerMessageSchema.nullish(),
   previous_message: innerMessageSchema.nullish(),
   deleted_ts: text,
@@ -284,20 +288,24 @@ export class ReplyRelay {
 
     const agentName = await displayName(this.deps, client, teamId, ev.user);
     const message = await toCustomerText(ev.text ?? '', (id) => displayName(this.deps, client, teamId, id));
-    const files = ev.files ?? [];
-    if (files.length > 0) {
-      const names = files.map((f) => f.name ?? f.title ?? 'file');
-      await postPrivately(client, address, ev.user, renderFilesNotice(ev.user, names, message !== ''), log);
-      log.info(
-        { agentName, files: files.length },
-        'files on a handoff reply were not sent (Slack file links are private)',
-      );
+    const { files, refused } = ev.files?.length ? await replyFiles(this.deps, client, ev.files, log) : NO_FILES;
+    if (refused.length > 0) {
+      const rest = message !== '' ? 'text' : files.length > 0 ? 'files' : 'nothing';
+      await postPrivately(client, address, ev.user, renderFilesNotice(ev.user, refused, rest), log);
+      log.info({ agentName, refused: refused.length, sent: files.length }, 'files of a handoff reply were not sent');
     }
-    if (message === '') {
-      if (files.length > 0) await react(client, address, 'warning', log);
+    if (message === '' && files.length === 0) {
+      if (refused.length > 0) await react(client, address, 'warning', log);
       return;
     }
-    const reply: ThreadReply = { user: ev.user, text: message, state: 'sending', attempts: 1, updatedAt: Date.now() };
+    const reply: ThreadReply = {
+      user: ev.user,
+      text: message !== '' ? message : filesOnlyMessage(files),
+      ...(files.length > 0 ? { files } : {}),
+      state: 'sending',
+      attempts: 1,
+      updatedAt: Date.now(),
+    };
     await conversations.saveReply(teamId, ev.channel, threadTs, ev.ts, reply);
     const outcome = await this.send(thread, reply, agentName, log);
     await this.settle({ client, teamId, thread, address, reply, previous: undefined, outcome, agentName, log });
@@ -323,9 +331,12 @@ export class ReplyRelay {
     const conversations = this.deps.store.conversations;
     let api;
     let agentId: string | undefined;
+    let attachments: string[] | undefined;
     try {
       api = await this.deps.platform.clientFor(thread.teamId);
       agentId = await platformAgentId(this.deps, thread.teamId, reply.user);
+      // New links for each send: none is kept with the reply (see attachments.ts).
+      if (reply.files?.length) attachments = await attachmentLinks(this.deps, thread.teamId, reply.files);
       // Before the send: the platform's `message_sent` echo may arrive before the answer does.
       await conversations.expectEcho(ref, reply.text);
     } catch (err) {
@@ -339,9 +350,10 @@ export class ReplyRelay {
         sessionId,
         message: reply.text,
         ...(agentId ? { agentId } : {}),
+        ...(attachments ? { attachments } : {}),
       });
       log.info(
-        { agentName, agentId, chars: reply.text.length, attempt: reply.attempts },
+        { agentName, agentId, chars: reply.text.length, files: attachments?.length ?? 0, attempt: reply.attempts },
         'handoff reply sent to the customer',
       );
       return { kind: 'sent' };
@@ -421,7 +433,7 @@ export class ReplyRelay {
     if (before && before !== after) await unreact(client, address, before, log);
     if (after && after !== before) await react(client, address, after, log);
     if (outcome.kind === 'sent' && a.thread) {
-      await this.mirror(client, a.thread, a.reply.text, a.agentName, log);
+      await this.mirror(client, a.thread, a.reply, a.agentName, log);
       await this.cardsAfterAnswer(client, a.thread, a.reply.user, log);
     }
   }
@@ -448,15 +460,17 @@ export class ReplyRelay {
   private async mirror(
     client: WebClient,
     thread: ThreadInfo,
-    message: string,
+    reply: ThreadReply,
     agentName: string,
     log: Logger,
   ): Promise<void> {
+    const files = (reply.files ?? []).map((f) => f.name);
     const ref = { teamId: thread.teamId, campaignId: thread.campaignId, customerNumber: thread.customerNumber };
     for (const [channel, ts] of await this.deps.store.conversations.threads(ref)) {
       if (channel === thread.channelId) continue;
       try {
-        await postMessage(client, { channel, threadTs: ts }, renderMirroredReply(agentName, thread.channelId, message));
+        const mirrored = renderMirroredReply(agentName, thread.channelId, reply.text, files);
+        await postMessage(client, { channel, threadTs: ts }, mirrored);
       } catch (err) {
         log.warn(
           { err, otherChannel: channel, slackError: slackErrorCode(err) },

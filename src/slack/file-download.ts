@@ -113,6 +113,24 @@ export function slackFileStream(source: SlackFileSource): AsyncIterable<Uint8Arr
 }
 
 async function* download(source: SlackFileSource): AsyncGenerator<Uint8Array> {
+  yield* (await openSlackFile(source)).body;
+}
+
+/** A Slack file's download with its headers read: what it declared, and its bytes as they arrive. */
+export interface OpenSlackFile {
+  /** The declared Content-Length, when there is one (at most the cap: a larger one fails before this). */
+  length: number | undefined;
+  /** The bytes as they arrive; fails with `SlackFileError` past the cap, on a stall or a broken connection. */
+  body: AsyncIterable<Buffer>;
+  /** Drops the body unread. */
+  discard(): Promise<void>;
+}
+
+/**
+ * Requests the file (redirects followed by hand, see above) and returns it once Slack answered 200 with
+ * something other than a sign-in page; the body is left to the caller. Fails with `SlackFileError`.
+ */
+export async function openSlackFile(source: SlackFileSource & { signal?: AbortSignal }): Promise<OpenSlackFile> {
   const { name, maxBytes, allowedOrigin } = source;
   if (!isSlackFileUrl(source.url, allowedOrigin)) throw new SlackFileError('host', name);
   try {
@@ -130,6 +148,7 @@ async function* download(source: SlackFileSource): AsyncGenerator<Uint8Array> {
       },
       ...(source.headersTimeoutMs !== undefined ? { headersTimeoutMs: source.headersTimeoutMs } : {}),
       ...(source.bodyTimeoutMs !== undefined ? { bodyTimeoutMs: source.bodyTimeoutMs } : {}),
+      ...(source.signal ? { signal: source.signal } : {}),
     });
     const status = res.status;
     if (status !== 200) {
@@ -140,11 +159,22 @@ async function* download(source: SlackFileSource): AsyncGenerator<Uint8Array> {
       await res.discard();
       throw new SlackFileError('not_a_file', name, { status });
     }
-    yield* res.body;
+    return { length: res.length, body: named(res.body, name), discard: () => res.discard() };
   } catch (err) {
-    if (err instanceof SlackFileError) throw err;
-    throw fromDownloadError(asDownloadError(err), name);
+    throw asSlackFileError(err, name);
   }
+}
+
+async function* named(body: AsyncIterable<Buffer>, name: string): AsyncGenerator<Buffer> {
+  try {
+    yield* body;
+  } catch (err) {
+    throw asSlackFileError(err, name);
+  }
+}
+
+function asSlackFileError(err: unknown, name: string): SlackFileError {
+  return err instanceof SlackFileError ? err : fromDownloadError(asDownloadError(err), name);
 }
 
 /** A failure of the download itself, named after the file, without the original error (see SlackFileError). */

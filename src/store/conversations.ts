@@ -19,6 +19,7 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import type { AttachmentFile } from './attachments.js';
 import type { Keys } from './keys.js';
 import type { KeyValueStore } from './kv.js';
 
@@ -86,6 +87,8 @@ export interface ThreadReply {
   updatedAt: number;
   /** The in-thread notice about it, when one was posted (Retry updates it in place). */
   noticeTs?: string;
+  /** Slack files it sends the customer, as links made anew for each send (never kept). */
+  files?: AttachmentFile[];
 }
 
 const threadReplySchema = z.object({
@@ -95,6 +98,7 @@ const threadReplySchema = z.object({
   attempts: z.number().int().nonnegative(),
   updatedAt: z.number(),
   noticeTs: z.string().optional(),
+  files: z.array(z.object({ id: z.string(), name: z.string(), mimetype: z.string(), size: z.number() })).optional(),
 });
 
 /** CONVERSATION_RETENTION_DAYS' default. */
@@ -402,8 +406,8 @@ function definedFields(facts: CardFacts): Record<string, string> {
 }
 
 function stripUndefined(reply: z.output<typeof threadReplySchema>): ThreadReply {
-  const { noticeTs, ...rest } = reply;
-  return noticeTs === undefined ? rest : { ...rest, noticeTs };
+  const { noticeTs, files, ...rest } = reply;
+  return { ...rest, ...(noticeTs === undefined ? {} : { noticeTs }), ...(files === undefined ? {} : { files }) };
 }
 
 function pickFacts(fields: Record<string, string>): CardFacts {

@@ -28,6 +28,7 @@ import { ChannelPauseRepo } from './channel-pauses.js';
 import { CatalogRepo } from './catalog.js';
 import { MemoryRateBudget, RedisRateBudget, type RateBudget } from './rate-budget.js';
 import { forgetWorkspace, type ForgetOptions, type ForgetReport } from './forget.js';
+import { AttachmentRepo } from './attachments.js';
 
 export interface StoreOptions {
   /** Redis mode when set (or when `redis` is given); in-memory otherwise. */
@@ -92,6 +93,8 @@ export interface Store {
   outcomeAlerts: OutcomeAlertRepo;
   /** The campaigns, agents and phone numbers the bot has seen, per workspace (names → ids, suggestions). */
   catalog: CatalogRepo;
+  /** Links to files agents sent customers (token hash → Slack file), expiring. */
+  attachments: AttachmentRepo;
   /** Resolves when the backend answers (for /readyz); rejects otherwise. */
   ping(): Promise<void>;
   /** Stops queue consumers (waiting for in-flight handlers), then closes connections this store opened. */
@@ -139,6 +142,7 @@ export function createStore(options: StoreOptions = {}): Store {
   const workspaces = new WorkspaceRepo(kv, keys, secrets, now);
   const timers = new TimerRepo(kv, keys);
   const callOutbox = new CallOutboxRepo(kv, keys, queue.parked);
+  const attachments = new AttachmentRepo(kv, keys, now);
   return {
     backend: useRedis ? 'redis' : 'memory',
     now,
@@ -163,9 +167,10 @@ export function createStore(options: StoreOptions = {}): Store {
     budgets,
     verification: new VerificationRepo(kv, keys),
     forgetWorkspace: (teamId, forgetOptions) =>
-      forgetWorkspace({ kv, keys, workspaces, queue, callOutbox, timers }, teamId, forgetOptions),
+      forgetWorkspace({ kv, keys, workspaces, queue, callOutbox, timers, attachments }, teamId, forgetOptions),
     outcomeAlerts: new OutcomeAlertRepo(kv, keys),
     catalog: new CatalogRepo(kv, keys, now),
+    attachments,
     ping: () => kv.ping(),
     close: () =>
       (closing ??= (async () => {
@@ -214,3 +219,4 @@ export { SAVED_REPLIES_MAX } from './saved-replies.js';
 export type { SavedReply } from './saved-replies.js';
 export { CATALOG_LIMITS } from './catalog.js';
 export type { CatalogEntry, CatalogKind } from './catalog.js';
+export type { Attachment, AttachmentFile } from './attachments.js';

@@ -102,6 +102,10 @@ export interface Keys {
   workspaceOf(key: string): string | undefined;
   /** Hash: id → what the bot has seen of one kind of platform thing (campaigns, agents, numbers; `CatalogRepo`). */
   catalog(teamId: string, kind: string): string;
+  /** String with TTL: the file behind one attachment link an agent sent a customer (JSON; `AttachmentRepo`). */
+  attachment(teamId: string, tokenHash: string): string;
+  /** String with TTL: SHA-256 (hex) of an attachment link's token → its workspace (the link names no workspace). */
+  attachmentToken(tokenHash: string): string;
 
   // Event queue. All of these share one hash tag.
   /** Stream of one workspace's events (consumer group `workers`); its length is the workspace's backlog. */
@@ -183,6 +187,7 @@ export function createKeys(prefix: string = DEFAULT_KEY_PREFIX): Keys {
   const verification = kinds.add(p, 'verification');
   const savedReplies = kinds.add(p, 'saved-replies');
   const catalog = kinds.add(p, 'catalog');
+  const attachment = kinds.add(p, 'attachment');
   const outcomeAlerts = kinds.add(p, 'outcome-alerts');
   const alertIncidents = kinds.add(p, 'alert-incidents');
   // Alert counts carry their workspace in their hash tag: `{alert-counts:<team>}` (a segment holds no brace).
@@ -233,6 +238,8 @@ export function createKeys(prefix: string = DEFAULT_KEY_PREFIX): Keys {
     alertWindow: (teamId, alertField) => `${p}{alert-counts:${segment(teamId)}}:window:${segment(alertField)}`,
     alertCounted: (teamId, callKey) => `${p}{alert-counts:${segment(teamId)}}:counted:${segment(callKey)}`,
     catalog: (teamId, kind) => catalog(teamId, kind),
+    attachment: (teamId, tokenHash) => attachment(teamId, tokenHash),
+    attachmentToken: (tokenHash) => `${p}attachment-token:${segment(tokenHash)}`,
     kindPrefix: (kind) => `${p}${kind}:`,
     workspaceOf: (key) => kinds.teamOf(key),
     queueTeamStream: (teamId) => queueTeamStream(teamId),

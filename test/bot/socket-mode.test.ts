@@ -1,10 +1,10 @@
 /**
  * Socket Mode: Slack traffic over the app-level WebSocket (no public Slack URL, no signing secret),
- * while health, metrics and webhooks are still served on PORT — with the same route hygiene and limits as
+ * while health, metrics, webhooks and file links are still served on PORT — with the same route hygiene and limits as
  * in HTTP mode (every request answered, hook bodies capped, timeouts and a connection cap).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MEMBER_ID, startHarness, type Harness } from '../support/harness.js';
+import { MEMBER_ID, TEAM_ID, startHarness, type Harness } from '../support/harness.js';
 import { deliver, routeTo } from '../events/support.js';
 
 let h: Harness;
@@ -46,6 +46,16 @@ describe('Socket Mode', () => {
     expect(big.status).toBe(413);
     const malformed = await deliver(hook, '{"trigger":');
     expect(malformed.status).toBe(400);
+  });
+
+  it('serves a file link an agent sent a customer on PORT, and 404 for one that opens nothing', async () => {
+    const data = Buffer.from('%PDF-1.4 socket mode');
+    const file = h.slack.addFile({ name: 'terms.pdf', mimetype: 'application/pdf', data });
+    const link = { id: file.id, name: file.name, mimetype: file.mimetype, size: file.size };
+    const token = await h.bot.deps.store.attachments.create(TEAM_ID, link, 60_000);
+    const res = await fetch(`${h.url}/attachments/${token}`);
+    expect([res.status, Buffer.from(await res.arrayBuffer()).equals(data)]).toEqual([200, true]);
+    expect((await fetch(`${h.url}/attachments/${token.slice(1)}x`)).status).toBe(404);
   });
 
   it('serves PORT with a connection cap and header/request timeouts', () => {

@@ -1,7 +1,8 @@
 /**
  * Uninstall forgets the workspace, end to end (OAuth mode, two workspaces, memory / one Redis / a Redis
  * Cluster): both use every feature through Slack and their hooks — routes, digests, quota alerts, an SLA,
- * an agent link, calls, handoff conversations (one closed), a thread reply, a claim, a channel the bot was
+ * an agent link, calls, handoff conversations (one closed), a thread reply with a file (a link sent to the
+ * customer), a claim, a channel the bot was
  * removed from (a dead letter, a paused channel). Then one uninstalls the app. A scan of everything stored
  * finds no key or value naming it and none of its customers' names, numbers or message texts; an event
  * queued for it afterwards is dropped, not posted and not kept; the other workspace's data is untouched and
@@ -35,6 +36,10 @@ interface Workspace {
   goneChannel: string;
   customer: { name: string; number: string };
   closedCustomer: { name: string; number: string };
+  /** A file sent to the customer with the thread reply (its link is kept until it expires, or uninstall). */
+  file: string;
+  /** Its link as the platform got it, on this machine. */
+  link?: string;
   texts: { asked: string; answered: string; replied: string; transcript: string; late: string };
   signer?: SlackSigner;
   hook?: string;
@@ -51,6 +56,7 @@ function workspace(team: string, tag: string, n: number): Workspace {
     goneChannel: `C0GONE${tag}01`,
     customer: { name: `Customer ${tag}lvira Quist`, number: `+1555019${n}001` },
     closedCustomer: { name: `Customer ${tag}ugo Closewell`, number: `+1555019${n}002` },
+    file: `quote-${tag}-parcel.pdf`,
     texts: {
       asked: `Is my ${tag}-parcel at the depot?`,
       answered: `Yes, the ${tag}-parcel waits at gate 7`,
@@ -70,6 +76,7 @@ function keptWhileInstalled(w: Workspace): string[] {
     w.closedCustomer.name,
     w.closedCustomer.number,
     w.texts.replied, // the thread reply's record
+    w.file, // the reply's file, and its link's record
   ];
 }
 
@@ -186,8 +193,16 @@ describe.each(['memory', 'redis', 'cluster'] as const)('uninstalling (%s store)'
     ]);
     // A conversation: the customer asks, the platform's agent answers, a person replies in the thread and claims it.
     const talk = { campaignId: w.campaign, customerName: w.customer.name, customerNumber: w.customer.number };
+    const sessionId = `sess-${w.team}`;
+    h.platform.state.sessions[sessionId] = { campaignId: w.campaign, handoff: true };
     await send(w, [
-      { ...talk, triggerName: 'message_received', messageContent: w.texts.asked, receivedAt: '2024-03-08T16:45:00Z' },
+      {
+        ...talk,
+        triggerName: 'message_received',
+        messageContent: w.texts.asked,
+        receivedAt: '2024-03-08T16:45:00Z',
+        sessionId,
+      },
       { ...talk, triggerName: 'message_sent', messageContent: w.texts.answered, sentAt: '2024-03-08T16:45:04Z' },
     ]);
     // The conversation's card: the parent of the thread the customer's message went to.
@@ -196,10 +211,29 @@ describe.each(['memory', 'redis', 'cluster'] as const)('uninstalling (%s store)'
     );
     const card = { ts: line.thread_ts! };
     await h.slack.waitFor(() => h.slack.thread(w.channel, card.ts).length >= 3 || undefined);
+    const file = h.slack.addFile({
+      name: w.file,
+      mimetype: 'application/pdf',
+      data: Buffer.from(w.file),
+      teamId: w.team,
+    });
     await w.signer.event(
-      { type: 'message', channel: w.channel, user: w.agent, text: w.texts.replied, thread_ts: card.ts },
+      {
+        type: 'message',
+        subtype: 'file_share',
+        channel: w.channel,
+        user: w.agent,
+        text: w.texts.replied,
+        thread_ts: card.ts,
+        files: [file],
+      },
       { teamId: w.team },
     );
+    const sent = await h.slack.waitFor(() =>
+      h.platform.state.humanResponses.find((r) => r.sessionId === sessionId && r.attachments?.length),
+    );
+    w.link = `${h.url}${new URL(sent.attachments![0]!).pathname}`;
+    expect((await fetch(w.link)).status).toBe(200);
     await w.signer.blockAction({ actionId: CLAIM_ACTION, channelId: w.channel, messageTs: card.ts, userId: w.agent });
     // Another conversation, closed.
     const closed = {
@@ -271,6 +305,10 @@ describe.each(['memory', 'redis', 'cluster'] as const)('uninstalling (%s store)'
     for (const text of traces(gone)) expect([text, holding(after, text)]).toEqual([text, []]);
     expect(holding(after, kept.team).sort()).toEqual(keptKeys);
     for (const text of keptWhileInstalled(kept)) expect([text, holding(after, text).length > 0]).toEqual([text, true]);
+
+    // Its file link opens nothing; the other workspace's still does.
+    expect((await fetch(gone.link!)).status).toBe(404);
+    expect((await fetch(kept.link!)).status).toBe(200);
 
     // Its hook is dead; the other workspace's still lands.
     expect((await deliver(gone.hook!, [{ campaignId: gone.campaign, callId: 'call-x' }])).status).toBe(404);

@@ -289,6 +289,21 @@ describe('parseConfig', () => {
     expect(bad.ok ? '' : bad.problems.join('\n')).not.toContain('recordings.internal');
   });
 
+  it('keeps a file link sent to a customer working ATTACHMENT_TTL_S seconds (default a day, at most 30 days)', () => {
+    const defaults = parseConfig(minimal);
+    expect(defaults.ok && defaults.config.attachments).toEqual({ ttlS: 86_400 });
+    const set = parseConfig({ ...minimal, ATTACHMENT_TTL_S: '3600' });
+    expect(set.ok && set.config.attachments.ttlS).toBe(3600);
+    for (const [value, problem] of [
+      ['0', 'must be at least 1'],
+      ['2592001', 'must be at most 2592000 (30 days)'],
+      ['1d', 'must be a whole number'],
+    ] as const) {
+      const bad = parseConfig({ ...minimal, ATTACHMENT_TTL_S: value });
+      expect(bad.ok ? [] : bad.problems).toEqual([`ATTACHMENT_TTL_S: ${problem}`]);
+    }
+  });
+
   it('knows when nothing at all is configured', () => {
     expect(isUnconfigured({})).toBe(true);
     expect(isUnconfigured({ PORT: '3000', LOG_LEVEL: 'debug' })).toBe(true);

@@ -154,6 +154,18 @@ describe('fake Slack files', () => {
     }
   });
 
+  it('lists the channel a person shared a file in, and forgets a file they deleted', async () => {
+    const file = fake.addFile({ name: 'form.pdf', mimetype: 'application/pdf', data: Buffer.from('%PDF') });
+    fake.addMessage({ channel: 'C0SUPPORT01', text: 'here', subtype: 'file_share', files: [file] });
+    expect((await client.files.info({ file: file.id })).file?.channels).toEqual(['C0SUPPORT01']);
+
+    expect(fake.deleteFile(file.id)).toBe(true);
+    fake.expectRefusal('files.info', 'file_deleted');
+    await expect(client.files.info({ file: file.id })).rejects.toMatchObject({ data: { error: 'file_deleted' } });
+    const res = await fetch(file.url_private_download, { headers: { authorization: `Bearer ${fake.botToken}` } });
+    expect(res.status).toBe(404);
+  });
+
   it('refuses downloads to a token without files:read', async () => {
     const noFiles = await startFakeSlack({ scopes: ['chat:write'] });
     try {

@@ -383,27 +383,6 @@ describe.each(['memory', 'redis', 'cluster'] as const)('handoff threads (%s stor
     expect(JSON.stringify(notice.blocks)).toContain('can’t tell whether the customer got your reply');
   });
 
-  it('tells the author alone that attached files are not sent (Slack file links are private), and still sends the text', async () => {
-    const conv = await openConversation(h);
-    const channel = conv.channels[0]!;
-    await conv.customer('Can you send the form?');
-    const card = await conv.card();
-    const sessionId = conv.session();
-    await conv.linkSession(sessionId);
-    const file = h.slack.addFile({ name: 'form.pdf', mimetype: 'application/pdf', data: Buffer.from('%PDF-1.4') });
-    const ts = await conv.reply('Here is the form', { extra: { subtype: 'file_share', files: [file] } });
-    await h.slack.waitFor(() => reactions(h, channel, ts).includes('white_check_mark'));
-    const notice = await h.slack.waitFor(() => privateNotices(h, channel, card.ts, MEMBER_ID, 'form.pdf')[0]);
-    expect(JSON.stringify(notice.blocks)).toContain('private');
-    expect(sends(h, conv.campaignId).map((r) => r.body)).toEqual([{ sessionId, message: 'Here is the form' }]);
-
-    const only = await conv.reply('', { extra: { subtype: 'file_share', files: [file] } });
-    await h.slack.waitFor(() => reactions(h, channel, only).includes('warning'));
-    await h.slack.waitFor(() => privateNotices(h, channel, card.ts, MEMBER_ID, 'Nothing was sent')[0]);
-    expect(sends(h, conv.campaignId)).toHaveLength(1);
-    expect(notices(conv.thread(), 'form.pdf')).toEqual([]);
-  });
-
   it('notes in the thread that an edited or deleted sent reply is still the original for the customer', async () => {
     const conv = await openConversation(h);
     await conv.customer('Hi');

@@ -121,6 +121,24 @@ describe.skipIf(!haveChromium && !inCi)('playground in a browser', () => {
     await mine.locator('.reaction', { hasText: '✅' }).waitFor();
     // The platform received exactly that reply for that session.
     expect(h.pg.platform.state.humanResponses).toContainEqual(expect.objectContaining({ sessionId, message: reply }));
+
+    // A file attached to a reply reaches the customer as a link, which the Simulate panel offers.
+    const form = Buffer.from('%PDF-1.4 the rescheduling form');
+    await page.locator('#reply-attach').setInputFiles({ name: 'form.pdf', mimeType: 'application/pdf', buffer: form });
+    await page.locator('#pending-reply-files', { hasText: 'form.pdf' }).waitFor();
+    await replyBox.press('Enter');
+    const filed = thread.locator('.msg', { hasText: 'form.pdf' }).last();
+    await filed.locator('.reaction', { hasText: '✅' }).waitFor();
+    expect(h.pg.platform.state.humanResponses.at(-1)).toMatchObject({
+      sessionId,
+      message: 'Sent you a file: form.pdf',
+      attachments: [expect.stringMatching(/\/attachments\/[A-Za-z0-9_-]{43}$/)],
+    });
+    await page.locator('#tab-simulate').click();
+    const link = page.locator('#sim-human a', { hasText: 'file 1' });
+    const href = (await link.getAttribute('href')) ?? '';
+    const opened = await fetch(new URL(href, h.base));
+    expect(Buffer.from(await opened.arrayBuffer()).equals(form)).toBe(true);
     expect(pageErrors).toEqual([]);
   });
 });

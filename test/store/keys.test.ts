@@ -57,6 +57,7 @@ describe('keys', () => {
         keys.outcomeAlerts(team),
         keys.savedReplies(team),
         keys.catalog(team, 'campaigns'),
+        keys.attachment(team, 'ab12'),
         keys.verification(team),
         keys.alertIncidents(team),
         keys.alertWindow(team, '["C1","*"]'),
@@ -84,6 +85,7 @@ describe('keys', () => {
     // What removes a workspace's part of each shared key at uninstall (src/store/forget.ts), or why nothing must.
     const SHARED: Partial<Record<keyof Keys, string>> = {
       hookToken: 'keyed by the token hash; WorkspaceRepo.clear deletes the workspace’s',
+      attachmentToken: 'keyed by the token hash; forgetWorkspace deletes it with the workspace’s attachment key',
       dedupBefore: 'marks of earlier versions, read only; gone 7 days after the upgrade',
       timers: 'one hash per kind; TimerRepo.forgetTeam removes the workspace’s timers',
       timerLease: 'its timer id names the workspace when made by timerId (above)',

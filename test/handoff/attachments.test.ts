@@ -67,7 +67,9 @@ describe.each(['memory', 'redis'] as const)('files in handoff replies (%s store)
   }
 
   const stored = () =>
-    backend === 'memory' ? memoryText(h.bot.deps.store, [TEAM_ID]) : redisText(redis.redis, h.bot.deps.store.keys.prefix);
+    backend === 'memory'
+      ? memoryText(h.bot.deps.store, [TEAM_ID])
+      : redisText(redis.redis, h.bot.deps.store.keys.prefix);
 
   it('sends a file as a link that streams exactly its bytes from Slack, and keeps no token', async () => {
     const { conv, sessionId } = await linked(2);

@@ -416,7 +416,8 @@ export class PlaygroundSession {
    */
   media(kind: MediaKind, name: string): { mimetype: string; data: Buffer } | undefined {
     if (kind === 'recording') return { mimetype: 'audio/wav', data: sampleRecording() };
-    const sample = this.platform.state.voiceSamples[name];
+    const samples = this.platform.state.voiceSamples;
+    const sample = Object.hasOwn(samples, name) ? samples[name] : undefined;
     if (!sample) return undefined;
     const audio = /^audio\/[\w.+-]+$/.test(sample.contentType);
     return { mimetype: audio ? sample.contentType : 'application/octet-stream', data: sample.data };

@@ -227,8 +227,10 @@ describe('links that stay on the page', () => {
     const preview = await request(`${h.base}/playground/media/voice/voice-77`);
     expect(preview.headers['content-type']).toBe('audio/mpeg');
     expect(await preview.body.text()).toBe('ID3 sample');
-    const missing = await request(`${h.base}/playground/media/voice/voice-78`);
-    expect(missing.statusCode).toBe(404);
-    await missing.body.text();
+    for (const name of ['voice-78', '__proto__', 'constructor']) {
+      const missing = await request(`${h.base}/playground/media/voice/${name}`);
+      expect(missing.statusCode, name).toBe(404);
+      await missing.body.text();
+    }
   });
 });

@@ -5,14 +5,18 @@
  * summaries) into its posts, so every piece of text is escaped on the way out: the only markup in the result
  * is markup this module writes. Links are made only from http(s)/mailto URLs; anything else is shown as text.
  * Interactive elements carry `data-*` attributes (action id, block id, value…) that the page reads to send
- * the same interaction payload Slack would; the page never turns those values back into markup.
+ * the same interaction payload Slack would; the page never turns those values back into markup. Links to
+ * places that exist only in real Slack or on the platform stay on the page (`localTarget`, local-links.ts).
  */
+import { localLinkAttributes, type LocalTargets } from './local-links.js';
 
 export interface RenderContext {
   /** Display name of a user id (for `<@U…>` mentions); the id is shown when unknown. */
   userName?: (id: string) => string | undefined;
   /** Name of a channel id (for `<#C…>` links). */
   channelName?: (id: string) => string | undefined;
+  /** Where a link opens inside the page instead (a thread, the audio player); others open in a new tab. */
+  localTarget?: LocalTargets;
 }
 
 type Json = Record<string, unknown>;
@@ -51,7 +55,10 @@ export function safeUrl(raw: string | undefined): string | undefined {
   }
 }
 
-function link(href: string, labelHtml: string, cls = ''): string {
+function link(href: string, labelHtml: string, cls = '', ctx: RenderContext = {}): string {
+  const local = ctx.localTarget?.(href);
+  if (local)
+    return `<a class="local-link${cls ? ` ${cls}` : ''}" href="#"${attrs(localLinkAttributes(local))}>${local.kind === 'audio' ? '🎧 ' : ''}${labelHtml}</a>`;
   return `<a${cls ? ` class="${cls}"` : ''} href="${escapeHtml(href)}" target="_blank" rel="noopener noreferrer">${labelHtml}</a>`;
 }
 
@@ -125,7 +132,7 @@ const PH_OPEN = '\uE000';
 const PH_CLOSE = '\uE001';
 const PH_PATTERN = /\uE000(\d+)\uE001/g;
 
-function slackDateHtml(body: string): string {
+function slackDateHtml(body: string, ctx: RenderContext): string {
   // <!date^1700000000^{date_short_pretty} at {time}^optional_link|fallback>
   const [spec = '', ...rest] = body.split('|');
   const fallback = rest.join('|');
@@ -135,7 +142,7 @@ function slackDateHtml(body: string): string {
   const iso = new Date(ms).toISOString();
   const time = `<time class="bk-date" datetime="${escapeHtml(iso)}" data-format="${escapeHtml(format)}">${escapeHtml(fallback || iso)}</time>`;
   const href = safeUrl(optionalLink);
-  return href ? link(href, time) : time;
+  return href ? link(href, time, '', ctx) : time;
 }
 
 /** One `<…>` control sequence of mrkdwn: a link, mention, channel, special mention or date. */
@@ -152,12 +159,12 @@ function controlToHtml(body: string, ctx: RenderContext): string {
     const name = label || ctx.channelName?.(id) || id;
     return `<span class="bk-mention">#${escapeHtml(name)}</span>`;
   }
-  if (target.startsWith('!date^')) return slackDateHtml(body.slice(1));
+  if (target.startsWith('!date^')) return slackDateHtml(body.slice(1), ctx);
   if (target.startsWith('!subteam^')) return `<span class="bk-mention">${escapeHtml(label || '@group')}</span>`;
   if (target.startsWith('!')) return `<span class="bk-mention">@${escapeHtml(label || target.slice(1))}</span>`;
   const href = safeUrl(decodeSlackEntities(target));
   const text = escapeHtml(decodeSlackEntities(label || target));
-  return href ? link(href, text) : text;
+  return href ? link(href, text, '', ctx) : text;
 }
 
 function inlineFormat(escaped: string): string {
@@ -295,6 +302,10 @@ export function elementToHtml(el: unknown, blockId: string, ctx: RenderContext, 
       const cls = `bk-button${style === 'primary' ? ' bk-primary' : style === 'danger' ? ' bk-danger' : ''}`;
       const a = attrs({ ...common, 'data-value': str(el.value), 'data-confirm': confirmText(el.confirm) });
       const href = safeUrl(str(el.url));
+      const local = href ? ctx.localTarget?.(href) : undefined;
+      // A link button that stays on the page still reports its click to the app, as Slack does.
+      if (local)
+        return `<button type="button" class="${cls} local-link"${a}${attrs(localLinkAttributes(local))}>${textToHtml(el.text, ctx)}</button>`;
       if (href)
         return `<a class="${cls}" href="${escapeHtml(href)}" target="_blank" rel="noopener noreferrer"${a}>${textToHtml(el.text, ctx)} ↗</a>`;
       return `<button type="button" class="${cls}"${a}>${textToHtml(el.text, ctx)}</button>`;
@@ -407,7 +418,7 @@ function richTextToHtml(block: Json, ctx: RenderContext): string {
       case 'link': {
         const href = safeUrl(str(el.url));
         const label = escapeHtml(str(el.text) ?? str(el.url) ?? '');
-        return href ? link(href, label) : label;
+        return href ? link(href, label, '', ctx) : label;
       }
       case 'emoji':
         return escapeHtml(emojiFor(str(el.name) ?? ''));
@@ -483,7 +494,7 @@ function blockToHtml(block: unknown, index: number, ctx: RenderContext = {}): st
     case 'video': {
       const href = safeUrl(str(block.video_url));
       const label = `🎬 ${escapeHtml(textToPlain(block.title) || 'video')}`;
-      return `<div class="bk-image">${href ? link(href, label) : label}</div>`;
+      return `<div class="bk-image">${href ? link(href, label, '', ctx) : label}</div>`;
     }
     default:
       return `<div class="bk-unsupported">[unsupported block: ${escapeHtml(str(block.type) ?? 'unknown')}]</div>`;

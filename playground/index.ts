@@ -12,8 +12,9 @@ import { BOT_SCOPES } from '../src/bot/scopes.js';
 import { parsePlaygroundConfig } from '../src/config.js';
 import { startFakePlatform, type FakePlatform } from '../fakes/platform/index.js';
 import { loadPageFiles, playgroundRoutes } from './routes.js';
-import { PLAYGROUND_CHANNELS, PLAYGROUND_USER, PlaygroundSession } from './session.js';
+import { PlaygroundSession } from './session.js';
 import { startFakeSlack, type FakeSlack } from '../fakes/slack/index.js';
+import { PLAYGROUND_ADMIN_IDS, PLAYGROUND_CHANNELS, PLAYGROUND_PEOPLE, seedCatalog } from './workspace.js';
 
 export const PLAYGROUND_BANNER = 'PLAYGROUND MODE — not connected to Slack or the platform';
 
@@ -50,10 +51,10 @@ export async function startPlayground(opts: PlaygroundOptions): Promise<RunningP
     await Promise.all([slack.close(), platform.close()]);
   };
   try {
-    slack.addUser(PLAYGROUND_USER);
-    // The playground user is in every channel (so `/campaign handoffs` lists their conversations).
-    for (const channel of PLAYGROUND_CHANNELS)
-      slack.addChannel({ ...channel, is_member: true, members: [PLAYGROUND_USER.id] });
+    const members = PLAYGROUND_PEOPLE.map((p) => p.id);
+    for (const { role: _role, about: _about, ...user } of PLAYGROUND_PEOPLE) slack.addUser(user);
+    // Everyone is in every channel (so `/campaign handoffs` lists their conversations, whoever asks).
+    for (const channel of PLAYGROUND_CHANNELS) slack.addChannel({ ...channel, is_member: true, members });
 
     const signingSecret = randomBytes(24).toString('hex');
     const parsed = parsePlaygroundConfig(opts.env, {
@@ -63,7 +64,7 @@ export async function startPlayground(opts: PlaygroundOptions): Promise<RunningP
       campaignApiUrl: platform.url,
       campaignApiKey: platform.apiKey,
       secretsKey: randomBytes(32).toString('base64'),
-      adminUserId: PLAYGROUND_USER.id,
+      adminUserIds: PLAYGROUND_ADMIN_IDS,
       // The simulator serves its calls' recordings: the bot copies them into #calls' threads from there.
       recordingHosts: new URL(platform.recordingsUrl).host,
     });
@@ -86,6 +87,7 @@ export async function startPlayground(opts: PlaygroundOptions): Promise<RunningP
     });
     if (opts.env.REDIS_URL?.trim())
       logger.warn('REDIS_URL is ignored in the playground: its workspace is throwaway and lives in this process');
+    await seedCatalog(bot.deps.store.catalog, slack.teamId, platform.state);
     await session.seed();
     const url = `http://localhost:${port}/`;
     logger.warn({ url, slackStandIn: slack.baseUrl, platformSimulator: platform.url }, PLAYGROUND_BANNER);

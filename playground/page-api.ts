@@ -2,7 +2,10 @@
  * The shapes of the playground's small JSON API: what the page sends for an action, what each request answers
  * (`Outcome`) and the state the page polls and draws (`PageState`). page/app.js mirrors them in JSDoc.
  */
-import type { SimulateResult } from './simulate.js';
+import type { PlatformMode } from '../fakes/platform/index.js';
+import type { BurstResult, SimulateResult } from './simulate.js';
+import type { TryThese } from './try-these.js';
+import type { Role } from './workspace.js';
 import type { RawValues } from './view-state.js';
 
 export interface Outcome {
@@ -12,6 +15,7 @@ export interface Outcome {
   /** Field errors to show on the open modal (block id → message). */
   errors?: Record<string, string>;
   simulation?: SimulateResult;
+  burst?: BurstResult;
   file?: { id: string; name: string; size: number };
   /** What a menu with an external data source offers for the typed text (the app's answer). */
   options?: Array<{ text: string; value: string }>;
@@ -81,15 +85,28 @@ export interface PageModal {
   errors: Record<string, string>;
 }
 
+export interface PagePerson {
+  id: string;
+  name: string;
+  realName: string;
+  role: Role;
+  about: string;
+}
+
 export interface PageState {
   version: string;
-  workspace: { name: string; you: { id: string; name: string }; bot: { name: string } };
+  /** This run of the playground: a new one means the bot restarted and everything before it is gone. */
+  instance: string;
+  workspace: { name: string; you: PagePerson; people: PagePerson[]; bot: { name: string } };
   channels: PageChannel[];
   modal: PageModal | null;
   home: { id: string; html: string } | null;
   shortcuts: ReadonlyArray<{ callbackId: string; name: string }>;
+  tryThese: TryThese;
+  platform: { mode: PlatformMode; modes: readonly PlatformMode[]; slowMs: number };
   simulator: {
     triggers: readonly string[];
+    outcomes: ReadonlyArray<{ name: string; label: string }>;
     campaigns: Array<{ id: string; name: string; type: string }>;
     sessions: Array<{ id: string; campaignId: string; handoff: boolean }>;
     subscriptions: Array<{ triggerName: string; campaignId: string }>;

@@ -4,7 +4,7 @@
  *
  *   GET  /                              the page
  *   GET  /playground/assets/<file>      its script and stylesheet (playground/page, read at start)
- *   GET  /playground/state[?since=v]    everything the page shows (`{ version, unchanged: true }` when nothing changed)
+ *   GET  /playground/state[?since=v]    everything the page shows (`{ version, instance, unchanged: true }` when nothing changed)
  *   POST /playground/command            { channel, text }                     → a signed slash command
  *   POST /playground/message            { channel, text, files? }             → a message event
  *   POST /playground/reply              { channel, threadTs, text, files? }   → a thread reply (message event)
@@ -17,7 +17,11 @@
  *   POST /playground/upload?name=&type= raw bytes                             → a file in the Slack stand-in
  *   POST /playground/simulate           { trigger, campaignId, … }            → the platform's webhook delivery
  *   POST /playground/report             { digest: true } | { usagePercent }   → digests fired now / usage moved
+ *   POST /playground/burst              { campaignId, count }                 → that many calls end at once
+ *   POST /playground/you                { userId }                            → the person at the page is someone else
+ *   POST /playground/platform           { mode }                              → the simulator normal/slow/down/errors
  *   GET  /playground/files/<id>         a file's bytes (PNG, JPEG and GIF inline, others as a download)
+ *   GET  /playground/media/<kind>/<n>   what a recording or voice-preview link plays on the page (local-links.ts)
  *
  * Only for the person at this machine: requests must name a loopback host (no DNS rebinding), and POSTs must
  * carry `X-Playground: 1` (a custom header another site's page cannot send without a CORS preflight we never
@@ -27,6 +31,8 @@ import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CustomRoute } from '@slack/bolt';
 import { z } from 'zod';
+import { PLATFORM_MODES } from '../fakes/platform/index.js';
+import { CALL_OUTCOME_CHOICES } from './call-outcomes.js';
 import type { Outcome } from './page-api.js';
 import { PlaygroundInputError, type PlaygroundSession } from './session.js';
 import { SIMULATED_TRIGGERS } from './simulate.js';
@@ -47,13 +53,21 @@ const JSON_LIMIT = 256 * 1024;
 const UPLOAD_LIMIT = 40 * 1024 * 1024;
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
+const JS = 'text/javascript; charset=utf-8';
+const CSS = 'text/css; charset=utf-8';
 const ASSETS: Record<string, string> = {
-  'app.js': 'text/javascript; charset=utf-8',
-  'dom.js': 'text/javascript; charset=utf-8',
-  'simulator.js': 'text/javascript; charset=utf-8',
-  'uploads.js': 'text/javascript; charset=utf-8',
-  'app.css': 'text/css; charset=utf-8',
-  'blocks.css': 'text/css; charset=utf-8',
+  'app.js': JS,
+  'connection.js': JS,
+  'dom.js': JS,
+  'links.js': JS,
+  'mentions.js': JS,
+  'modal.js': JS,
+  'simulator.js': JS,
+  'try-these.js': JS,
+  'uploads.js': JS,
+  'app.css': CSS,
+  'blocks.css': CSS,
+  'panels.css': CSS,
 };
 
 /** The page's files, read once at start (a missing file is a broken build: fail loudly then, not per request). */
@@ -113,7 +127,11 @@ const schemas = {
     customerName: z.string().max(200).optional(),
     customerNumber: z.string().max(40).optional(),
     text: z.string().max(4000).optional(),
+    outcome: z.enum(CALL_OUTCOME_CHOICES).optional(),
   }),
+  burst: z.object({ campaignId: z.string().min(1).max(200), count: z.number().int().min(1).max(50) }),
+  you: z.object({ userId: z.string().max(40) }),
+  platform: z.object({ mode: z.enum(PLATFORM_MODES) }),
   report: z.union([z.object({ digest: z.literal(true) }), z.object({ usagePercent: z.number().min(0).max(200) })]),
 };
 
@@ -247,7 +265,7 @@ export function playgroundRoutes(
       handler: guarded((req, res) => {
         const since = new URL(req.url ?? '/', 'http://localhost').searchParams.get('since');
         const version = session.version();
-        if (since === version) return sendJson(res, 200, { version, unchanged: true });
+        if (since === version) return sendJson(res, 200, { version, instance: session.instance, unchanged: true });
         sendJson(res, 200, session.snapshot());
       }),
     },
@@ -265,6 +283,16 @@ export function playgroundRoutes(
         send(res, 200, file.data, audio ? file.mimetype : 'application/octet-stream', {
           'content-disposition': `${audio ? 'inline' : 'attachment'}; filename="${safeName}"`,
         });
+      }),
+    },
+    {
+      path: '/playground/media/:kind/:name',
+      method: ['GET'],
+      handler: guarded((req, res) => {
+        const kind = param(req, 'kind');
+        const media = kind === 'recording' || kind === 'voice' ? session.media(kind, param(req, 'name')) : undefined;
+        if (!media) return send(res, 404, 'nothing to play here', 'text/plain; charset=utf-8');
+        send(res, 200, media.data, media.mimetype, { 'content-disposition': 'inline' });
       }),
     },
     {
@@ -289,12 +317,15 @@ export function playgroundRoutes(
     post('/playground/shortcut', schemas.shortcut, (b) => session.shortcut(b.channel, b.ts, b.callbackId)),
     post('/playground/simulate', schemas.simulate, (b) => session.simulate(b)),
     post('/playground/report', schemas.report, (b) => session.report(b)),
+    post('/playground/burst', schemas.burst, (b) => session.burst(b.campaignId, b.count)),
+    post('/playground/you', schemas.you, (b) => Promise.resolve(session.setYou(b.userId))),
+    post('/playground/platform', schemas.platform, (b) => session.setPlatformMode(b.mode)),
   ];
 }
 
 /**
- * The page runs only its own script and stylesheet, and plays the workspace's own audio files; links to
- * recordings and images open in new tabs.
+ * The page runs only its own script and stylesheet, and plays the workspace's own audio files and the media of
+ * links that stay on the page; other links open in new tabs.
  */
 const CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; media-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";

@@ -5,57 +5,38 @@
  * by the simulator. What the page shows is what the bot did to the Slack stand-in (messages, threads,
  * ephemerals, reactions, views) and to the platform simulator.
  */
+import { randomBytes } from 'node:crypto';
 import type { Logger } from '../src/logger.js';
-import { emojiFor, messageToHtml, optionsOf, textToPlain, viewToHtml, type RenderContext } from './blockkit-html.js';
-import type { FakePlatform } from '../fakes/platform/index.js';
+import { optionsOf, textToPlain } from './blockkit-html.js';
+import { sampleRecording, type FakePlatform, type PlatformMode } from '../fakes/platform/index.js';
 import { SlackSigner, type SignedResult } from '../fakes/slack/signer.js';
-import type {
-  FakeSlack,
-  SlackChannel,
-  SlackEphemeral,
-  SlackFile,
-  SlackMessage,
-  SlackUser,
-} from '../fakes/slack/index.js';
+import type { FakeSlack, SlackFile } from '../fakes/slack/index.js';
+import { localTargets, type LocalTargets, type MediaKind } from './local-links.js';
 import type { PlaygroundReports } from './reports.js';
-import { SIMULATED_TRIGGERS, simulate, SimulatorMemory, type SimulateInput, type SimulateResult } from './simulate.js';
+import { pageState } from './page-state.js';
+import { simulate, simulateBurst, SimulatorMemory, type SimulateInput, type SimulateResult } from './simulate.js';
 import { buildStateValues, type RawValues, type ServedOptions } from './view-state.js';
-import type { ActionInput, Outcome, PageChannel, PageMessage, PageModal, PageState } from './page-api.js';
-
-/** The person at the page: a workspace admin, so every subcommand can be tried. */
-export const PLAYGROUND_USER: SlackUser = {
-  id: 'U0PLAYYOU01',
-  name: 'you',
-  real_name: 'You (playground admin)',
-  is_admin: true,
-  tz: 'UTC',
-};
-
-export const PLAYGROUND_CHANNELS: ReadonlyArray<SlackChannel & { name: string }> = [
-  { id: 'C0GENERAL01', name: 'general', purpose: 'Try /campaign here' },
-  { id: 'C0CALLS0001', name: 'calls', purpose: 'Call events (call_started, call_completed)' },
-  { id: 'C0SUPPORT01', name: 'support', purpose: 'Chat events and handoff threads' },
-];
-
-/** Routes made at start with the real `/campaign subscribe`, so notifications work at once. */
-const SEED_SUBSCRIPTIONS: ReadonlyArray<{ channel: string; text: string }> = [
-  { channel: 'C0CALLS0001', text: 'subscribe * call_started call_completed' },
-  { channel: 'C0SUPPORT01', text: 'subscribe * message_received message_sent' },
-];
-
-/** The message shortcuts of manifest.yml (Slack lists them under a message's "More actions"). */
-const MESSAGE_SHORTCUTS: ReadonlyArray<{ callbackId: string; name: string }> = [
-  { callbackId: 'clone_voice_from_message', name: 'Clone voice from files' },
-];
+import type { ActionInput, Outcome, PageState } from './page-api.js';
+import {
+  MESSAGE_SHORTCUTS,
+  PLAYGROUND_CHANNELS,
+  PLAYGROUND_PEOPLE,
+  SEED_SUBSCRIPTIONS,
+  type PlaygroundPerson,
+} from './workspace.js';
 
 const ACK_DEADLINE_MS = 3000;
+/** How long each platform answer takes when the switch says `slow`. */
+const SLOW_PLATFORM_MS = 3000;
 
 export class PlaygroundSession {
-  readonly you = PLAYGROUND_USER;
+  /** This run: the page compares it across polls to notice that the bot restarted (and everything went). */
+  readonly instance = randomBytes(6).toString('hex');
+  private youId = PLAYGROUND_PEOPLE[0]!.id;
   private signer: SlackSigner | undefined;
   private botUrl = '';
-  /** Modal ids, bottom to top, as the person sees them stacked. */
-  private stack: string[] = [];
+  /** Per person: modal ids, bottom to top, as they see them stacked. */
+  private readonly stacks = new Map<string, string[]>();
   private readonly seenViews = new Set<string>();
   /** Field errors from a submission's `response_action: errors`, per view, until the view changes. */
   private readonly fieldErrors = new Map<string, { hash: string; errors: Record<string, string> }>();
@@ -69,10 +50,27 @@ export class PlaygroundSession {
   /** The Simulate panel's digest and usage buttons, once the bot is built. */
   reports: PlaygroundReports | undefined;
 
+  private readonly localTarget: LocalTargets;
+
   constructor(
     readonly slack: FakeSlack,
     readonly platform: FakePlatform,
-  ) {}
+  ) {
+    this.localTarget = localTargets({ slackDomain: slack.teamDomain, recordingsUrl: platform.recordingsUrl });
+  }
+
+  /** Who the person at the page is now (the switcher changes it): the user of every request they make. */
+  get you(): PlaygroundPerson {
+    return PLAYGROUND_PEOPLE.find((p) => p.id === this.youId) ?? PLAYGROUND_PEOPLE[0]!;
+  }
+
+  private get stack(): string[] {
+    return this.stacks.get(this.youId) ?? [];
+  }
+
+  private set stack(ids: string[]) {
+    this.stacks.set(this.youId, ids);
+  }
 
   /** Called once the bot listens: where to send Slack's requests and the platform's webhooks. */
   connect(opts: { botUrl: string; signingSecret: string; logger: Logger; reports?: PlaygroundReports }): void {
@@ -104,6 +102,7 @@ export class PlaygroundSession {
   /** Changes whenever anything the page shows may have changed. */
   version(): string {
     return [
+      this.instance,
       this.slack.calls.length,
       this.slack.responses.length,
       this.platform.requests.length,
@@ -373,6 +372,57 @@ export class PlaygroundSession {
     return { ok: true, simulation: result };
   }
 
+  /** Simulate › Burst: many calls of one campaign end at once. */
+  async burst(campaignId: string, count: number): Promise<Outcome> {
+    if (!this.botUrl) throw new Error('the playground is not connected to the bot yet');
+    if (!this.platform.state.campaigns[campaignId])
+      return { ok: false, error: `The simulator has no campaign ${campaignId}.` };
+    const burst = await simulateBurst(
+      this.platform.state,
+      this.memory,
+      campaignId,
+      count,
+      this.botUrl,
+      this.platform.recordingsUrl,
+    );
+    this.changed();
+    this.logger?.info({ campaignId, ...burst }, 'playground: simulated a burst of calls');
+    if (burst.problem) return { ok: false, error: burst.problem, burst };
+    const refused = Object.keys(burst.answers).filter((status) => !status.startsWith('2'));
+    if (refused.length > 0)
+      return { ok: false, error: `The bot answered some deliveries with HTTP ${refused.join(', ')}.`, burst };
+    return { ok: true, burst };
+  }
+
+  /** The person at the page becomes someone else of the workspace (their ephemerals, modals and Home tab). */
+  setYou(userId: string): Outcome {
+    if (!PLAYGROUND_PEOPLE.some((p) => p.id === userId)) throw new PlaygroundInputError(`unknown person ${userId}`);
+    this.youId = userId;
+    this.changed();
+    return { ok: true };
+  }
+
+  /** The platform switch: normal, slow, down or failing, for every request the bot makes from now on. */
+  async setPlatformMode(mode: PlatformMode): Promise<Outcome> {
+    await this.platform.setMode(mode, { slowMs: SLOW_PLATFORM_MS });
+    this.changed();
+    this.logger?.info({ mode }, 'playground: the platform simulator switched mode');
+    return { ok: true };
+  }
+
+  /**
+   * What the page's audio player plays for a link that stays on the page: the simulator's call recording (the
+   * same for every call), or the first sample a cloned voice was made from (its "preview").
+   */
+  media(kind: MediaKind, name: string): { mimetype: string; data: Buffer } | undefined {
+    if (kind === 'recording') return { mimetype: 'audio/wav', data: sampleRecording() };
+    const samples = this.platform.state.voiceSamples;
+    const sample = Object.hasOwn(samples, name) ? samples[name] : undefined;
+    if (!sample) return undefined;
+    const audio = /^audio\/[\w.+-]+$/.test(sample.contentType);
+    return { mimetype: audio ? sample.contentType : 'application/octet-stream', data: sample.data };
+  }
+
   /** Simulate › Reports: the scheduled digests now, or this month's usage moved (quota alerts checked at once). */
   async report(input: { digest: true } | { usagePercent: number }): Promise<Outcome> {
     if (!this.reports) throw new Error('the playground is not connected to the bot yet');
@@ -387,134 +437,42 @@ export class PlaygroundSession {
   /** Everything the page shows. */
   snapshot(): PageState {
     this.syncViews();
-    const ctx: RenderContext = {
-      userName: (id) => this.slack.user(id)?.name,
-      channelName: (id) => this.slack.channel(id)?.name,
-    };
-    const state = this.platform.state;
-    return {
+    return pageState({
+      slack: this.slack,
+      platform: this.platform,
       version: this.version(),
-      workspace: {
-        name: this.slack.teamName,
-        you: { id: this.you.id, name: this.you.name ?? 'you' },
-        bot: { name: 'Campaign' },
-      },
-      channels: PLAYGROUND_CHANNELS.map((c) => this.pageChannel(c, ctx)),
-      modal: this.pageModal(ctx),
-      home: this.pageHome(ctx),
-      shortcuts: MESSAGE_SHORTCUTS,
-      simulator: {
-        triggers: SIMULATED_TRIGGERS,
-        campaigns: Object.values(state.campaigns).map((c) => ({ id: c.id, name: c.name, type: c.type })),
-        sessions: Object.entries(state.sessions).map(([id, s]) => ({
-          id,
-          campaignId: s.campaignId,
-          handoff: s.handoff,
-        })),
-        subscriptions: state.subscriptions.map((s) => ({ triggerName: s.triggerName, campaignId: s.campaignId })),
-        humanResponses: state.humanResponses.slice(-10).map((r) => ({
-          sessionId: r.sessionId,
-          message: r.message,
-          ...(r.agentId ? { agentId: r.agentId } : {}),
-          // The links name PUBLIC_URL, which the playground can't have: the page opens them on its own origin.
-          ...(r.attachments?.length ? { attachments: r.attachments.map((a) => new URL(a).pathname) } : {}),
-        })),
-        requests: this.platform.requests.slice(-12).map((r) => `${r.method} ${r.path}`),
-        apiKey: this.platform.apiKey,
-        ...(this.lastSimulation ? { last: this.lastSimulation } : {}),
-      },
-    };
+      instance: this.instance,
+      you: this.you,
+      stack: this.stack,
+      fieldErrors: this.fieldErrors,
+      lastSimulation: this.lastSimulation,
+      localTarget: this.localTarget,
+      slowMs: SLOW_PLATFORM_MS,
+    });
   }
 
-  private pageChannel(c: SlackChannel & { name: string }, ctx: RenderContext): PageChannel {
-    const all: PageMessage[] = [
-      ...this.slack.messages(c.id).map((m) => this.pageMessage(m, ctx)),
-      ...this.slack
-        .ephemerals(c.id)
-        .filter((e) => e.user === this.you.id)
-        .map((e) => this.pageEphemeral(e, ctx)),
-    ].sort((a, b) => compareTs(a.ts, b.ts));
-    const threads: Record<string, PageMessage[]> = {};
-    const top: PageMessage[] = [];
-    for (const m of all) {
-      if (m.threadTs !== undefined && m.threadTs !== m.ts) (threads[m.threadTs] ??= []).push(m);
-      else top.push(m);
-    }
-    return { id: c.id, name: c.name, purpose: c.purpose ?? '', messages: top, threads };
-  }
-
-  private pageMessage(m: SlackMessage, ctx: RenderContext): PageMessage {
-    const isBot = m.bot_id !== undefined || m.user === this.slack.botUserId;
-    return {
-      ts: m.ts,
-      ...(m.thread_ts !== undefined ? { threadTs: m.thread_ts } : {}),
-      author: isBot ? 'Campaign' : (this.slack.user(m.user ?? '')?.name ?? m.user ?? 'someone'),
-      authorKind: isBot ? 'bot' : 'user',
-      html: messageToHtml(m, ctx),
-      files: (m.files ?? []).map((f) => ({
-        id: f.id,
-        name: f.name,
-        size: f.size,
-        type: f.pretty_type,
-        audio: f.mimetype.startsWith('audio/'),
-      })),
-      reactions: (m.reactions ?? []).map((r) => ({ name: r.name, emoji: emojiFor(r.name), count: r.count })),
-      replyCount: m.reply_count ?? 0,
-      ephemeral: false,
-      edited: m.edited !== undefined,
-    };
-  }
-
-  private pageEphemeral(e: SlackEphemeral, ctx: RenderContext): PageMessage {
-    return {
-      ts: e.ts,
-      ...(e.thread_ts !== undefined ? { threadTs: e.thread_ts } : {}),
-      author: 'Campaign',
-      authorKind: 'bot',
-      html: messageToHtml(e, ctx),
-      files: [],
-      reactions: [],
-      replyCount: 0,
-      ephemeral: true,
-      edited: false,
-    };
-  }
-
-  private pageModal(ctx: RenderContext): PageModal | null {
-    const id = this.stack.at(-1);
-    const stored = id ? this.slack.view(id) : undefined;
-    if (!id || !stored) return null;
-    const rendered = viewToHtml(stored.view, ctx);
-    const errors = this.fieldErrors.get(id);
-    return {
-      id,
-      ...rendered,
-      depth: this.stack.length,
-      errors: errors && errors.hash === stored.view.hash ? errors.errors : {},
-    };
-  }
-
-  private pageHome(ctx: RenderContext): { id: string; html: string } | null {
-    const home = this.slack
-      .views()
-      .filter((v) => v.via === 'views.publish' && v.userId === this.you.id)
-      .at(-1);
-    return home ? { id: home.view.id, html: viewToHtml(home.view, ctx).body } : null;
-  }
-
-  /** Picks up views the bot opened or pushed since last time (views.update keeps the id, so it needs nothing). */
+  /**
+   * Picks up views the bot opened or pushed since last time, onto the stack of the person they were opened for
+   * (views.update keeps the id, so it needs nothing).
+   */
   private syncViews(): void {
     for (const stored of this.slack.views()) {
       const id = stored.view.id;
       if (this.seenViews.has(id) || stored.via === 'views.publish') continue;
       this.seenViews.add(id);
-      if (stored.userId !== undefined && stored.userId !== this.you.id) continue;
-      if (stored.via === 'views.open') this.stack = [id];
-      else if (stored.view.previous_view_id !== null && this.stack.includes(stored.view.previous_view_id)) {
-        this.stack = [...this.stack.slice(0, this.stack.indexOf(stored.view.previous_view_id) + 1), id];
-      } else this.stack.push(id);
+      const owner = stored.userId ?? this.youId;
+      const stack = this.stacks.get(owner) ?? [];
+      const previous = stored.view.previous_view_id;
+      if (stored.via === 'views.open') this.stacks.set(owner, [id]);
+      else if (previous !== null && stack.includes(previous))
+        this.stacks.set(owner, [...stack.slice(0, stack.indexOf(previous) + 1), id]);
+      else this.stacks.set(owner, [...stack, id]);
     }
-    this.stack = this.stack.filter((id) => this.slack.view(id) !== undefined);
+    for (const [owner, stack] of this.stacks)
+      this.stacks.set(
+        owner,
+        stack.filter((id) => this.slack.view(id) !== undefined),
+      );
   }
 
   // ---------------------------------------------------------------------------------------- helpers
@@ -565,10 +523,4 @@ function findElement(blocks: unknown, actionId: string): Json | undefined {
     for (const el of candidates) if (isObj(el) && el.action_id === actionId) return el;
   }
   return undefined;
-}
-
-function compareTs(a: string, b: string): number {
-  const [as = '0', au = '0'] = a.split('.');
-  const [bs = '0', bu = '0'] = b.split('.');
-  return Number(as) - Number(bs) || Number(au.padEnd(6, '0')) - Number(bu.padEnd(6, '0'));
 }

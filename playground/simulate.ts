@@ -10,6 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import { request } from 'undici';
 import type { PlatformState } from '../fakes/platform/seed.js';
+import { customerFor, pickOutcome, type CallOutcomeName } from './call-outcomes.js';
 
 export const SIMULATED_TRIGGERS = [
   'call_started',
@@ -27,6 +28,8 @@ export interface SimulateInput {
   customerNumber?: string;
   /** Chat text (message events) or the call summary (call_completed). */
   text?: string;
+  /** How a completed call ends (call-outcomes.ts); one at random when absent. */
+  outcome?: CallOutcomeName | 'random';
 }
 
 interface Delivery {
@@ -44,69 +47,6 @@ export interface SimulateResult {
   /** The platform session of this chat conversation (message events), in human handoff. */
   sessionId?: string;
 }
-
-/**
- * How a simulated call ends, picked at random so route filters (`status:`, `reason:`, `min:`, `summary:`) and
- * outcome alerts (`/campaign alert`) have something to sort: answered calls of a few minutes with summaries a
- * hot-lead filter finds or not, and failed, busy or voicemail calls of a few seconds.
- */
-const CALL_OUTCOMES: ReadonlyArray<{
-  status: string;
-  endedReason: string;
-  minMs: number;
-  spreadMs: number;
-  summary: (name: string) => string;
-  answered: boolean;
-}> = [
-  {
-    status: 'completed',
-    endedReason: 'customer-ended-call',
-    minMs: 60_000,
-    spreadMs: 240_000,
-    summary: (name) => `${name} confirmed the check-up and booked Tuesday 10:00.`,
-    answered: true,
-  },
-  {
-    status: 'completed',
-    endedReason: 'customer-ended-call',
-    minMs: 120_000,
-    spreadMs: 300_000,
-    summary: (name) => `${name} is very interested in the premium plan and booked a demo for Friday.`,
-    answered: true,
-  },
-  {
-    status: 'completed',
-    endedReason: 'assistant-ended-call',
-    minMs: 30_000,
-    spreadMs: 90_000,
-    summary: (name) => `${name} has no need right now; call again next quarter.`,
-    answered: true,
-  },
-  {
-    status: 'failed',
-    endedReason: 'no-answer',
-    minMs: 0,
-    spreadMs: 30_000,
-    summary: () => 'No answer.',
-    answered: false,
-  },
-  {
-    status: 'busy',
-    endedReason: 'busy',
-    minMs: 0,
-    spreadMs: 5_000,
-    summary: () => 'The line was busy.',
-    answered: false,
-  },
-  {
-    status: 'failed',
-    endedReason: 'voicemail',
-    minMs: 15_000,
-    spreadMs: 30_000,
-    summary: () => 'Reached voicemail; left a message.',
-    answered: false,
-  },
-];
 
 /** Conversation → platform session, and customer → the call in progress, so related events line up. */
 export class SimulatorMemory {
@@ -175,9 +115,8 @@ function buildEvent(
     case 'call_completed': {
       const callId = memory.callFor(campaign.id, customerNumber, false);
       memory.endCall(campaign.id, customerNumber);
-      const random = randomBytes(4);
-      const outcome = CALL_OUTCOMES[random.readUInt8(0) % CALL_OUTCOMES.length]!;
-      const durationMs = outcome.minMs + (random.readUInt16BE(1) % outcome.spreadMs);
+      const outcome = pickOutcome(input.outcome);
+      const { durationMs } = outcome;
       const endedAt = now;
       const startedAt = new Date(endedAt.getTime() - durationMs);
       const first = common.customerName.split(' ')[0] ?? common.customerName;
@@ -191,8 +130,11 @@ function buildEvent(
           durationMs,
           durationSeconds: Math.round(durationMs / 1000),
           durationMinutes: Math.round((durationMs / 60_000) * 100) / 100,
-          callTranscript: outcome.answered
-            ? `AI: Hi ${first}, this is ${agent?.name ?? 'your assistant'} from ${state.profile.company}.\nCustomer: Hi! Yes, Tuesday at 10 works for me.\nAI: Great, you're booked for Tuesday at 10:00. See you then!`
+          callTranscript: outcome.talk
+            ? [
+                `AI: Hi ${first}, this is ${agent?.name ?? 'your assistant'} from ${state.profile.company}.`,
+                ...outcome.talk,
+              ].join('\n')
             : '',
           audioUrl: `${recordingsUrl}/${callId}.wav`,
           customerEmail: `${first.toLowerCase().replace(/[^a-z]/g, '') || 'customer'}@example.com`,
@@ -287,4 +229,41 @@ export async function simulate(
     };
   }
   return { event, deliveries: await deliver(urls, event, botUrl), ...extra };
+}
+
+export interface BurstResult {
+  /** Calls sent (each a call_completed to every hook subscribed for it). */
+  calls: number;
+  /** How the bot answered the deliveries: HTTP status → count. */
+  answers: Record<string, number>;
+  /** How the calls ended: status → count. */
+  statuses: Record<string, number>;
+  problem?: string;
+}
+
+/**
+ * Many calls of one campaign ending at once, as when a dialer finishes a batch: each a `call_completed` with a
+ * customer of its own and an outcome at random, all delivered together — what roll-ups and outcome alerts are for.
+ */
+export async function simulateBurst(
+  state: PlatformState,
+  memory: SimulatorMemory,
+  campaignId: string,
+  count: number,
+  botUrl: string,
+  recordingsUrl: string,
+): Promise<BurstResult> {
+  const calls = Array.from({ length: count }, (_, i) =>
+    simulate(state, memory, { trigger: 'call_completed', campaignId, ...customerFor(i) }, botUrl, recordingsUrl),
+  );
+  const results = await Promise.all(calls);
+  const answers: Record<string, number> = {};
+  const statuses: Record<string, number> = {};
+  for (const r of results) {
+    for (const d of r.deliveries) answers[d.status] = (answers[d.status] ?? 0) + 1;
+    const status = String(r.event.status);
+    statuses[status] = (statuses[status] ?? 0) + 1;
+  }
+  const problem = results.find((r) => r.problem)?.problem;
+  return { calls: count, answers, statuses, ...(problem ? { problem } : {}) };
 }

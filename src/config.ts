@@ -375,8 +375,8 @@ export interface PlaygroundEndpoints {
   campaignApiKey: string;
   /** 32 bytes, base64. */
   secretsKey: string;
-  /** The playground's own user, an admin. */
-  adminUserId: string;
+  /** The playground's admins (its people who may run admin subcommands). */
+  adminUserIds: readonly string[];
   /** `host:port` of the simulator's recordings (RECORDING_HOSTS). */
   recordingHosts?: string;
 }
@@ -404,7 +404,7 @@ export function parsePlaygroundConfig(env: Env, endpoints: PlaygroundEndpoints):
     CAMPAIGN_API_KEY: endpoints.campaignApiKey,
     PUBLIC_URL: PLAYGROUND_PUBLIC_URL,
     SECRETS_KEY: endpoints.secretsKey,
-    ADMIN_USER_IDS: endpoints.adminUserId,
+    ADMIN_USER_IDS: endpoints.adminUserIds.join(','),
     RECORDING_HOSTS: endpoints.recordingHosts,
   });
 }

@@ -8,6 +8,8 @@
  * - Every response carries `x-request-id`; every error body is `{ error: { message, code, requestId } }`.
  * - Every request is recorded in `requests` (after its body was read, before faults/auth/routing), so tests
  *   can assert exactly what the platform received, including multipart parts.
+ * - `setMode()` makes the whole platform slow, down (connections refused) or failing (500s), for the playground's
+ *   switch and for tests; `normal` by default.
  * - `inject()` adds faults (error status, delay, socket reset, raw body, or held until `release()`) for matching
  *   requests — by method, path and api-key (one workspace's).
  *
@@ -20,3 +22,4 @@
 export * from './types.js';
 export { startFakePlatform } from './server.js';
 export { seedQuota } from './seed.js';
+export { SAMPLE_RECORDINGS_ORIGIN, VOICE_PREVIEWS_BASE, sampleRecording } from './recordings.js';

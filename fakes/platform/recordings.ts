@@ -7,6 +7,11 @@ import type { ServerResponse } from 'node:http';
 
 export const RECORDINGS_PATH = '/recordings/';
 
+/** Where sample events (`trigger/perform`) say their recording is: a link only, nothing answers there. */
+export const SAMPLE_RECORDINGS_ORIGIN = 'https://recordings.example.com';
+/** Where a cloned voice's preview is said to be (`PreviewUrl`: `<base><voiceId>/preview.mp3`); a link only. */
+export const VOICE_PREVIEWS_BASE = 'https://cdn.example.com/voices/';
+
 const RATE = 8_000;
 
 /** 16-bit mono PCM, 8 kHz: two rings (440 + 480 Hz, as a ringback tone) and a short pause, about 2.4 s. */

@@ -1,4 +1,5 @@
 /** The platform's endpoints (docs/PLATFORM-API.md), over the simulator's state: validation, rules, replies. */
+import { SAMPLE_RECORDINGS_ORIGIN, VOICE_PREVIEWS_BASE } from './recordings.js';
 import type { FakeCampaign, PlatformState, SubscriptionState, VoiceRow } from './seed.js';
 import type { RecordedRequest } from './types.js';
 
@@ -123,7 +124,7 @@ function sampleEvent(state: PlatformState, campaign: FakeCampaign, triggerName: 
         durationSeconds: Math.round(durationMs / 1000),
         durationMinutes: Math.round((durationMs / 60_000) * 100) / 100,
         callTranscript: 'AI: Hi Olivia, this is Riley from Acme Dental...\nCustomer: Hi, yes, Tuesday works.',
-        audioUrl: 'https://recordings.example.com/call-sample-0001.mp3',
+        audioUrl: `${SAMPLE_RECORDINGS_ORIGIN}/call-sample-0001.mp3`,
         customerEmail: 'olivia.brown@example.com',
         status: 'completed',
         endedReason: 'customer-ended-call',
@@ -285,10 +286,12 @@ const routes: Route[] = [
       Language: language,
       Provider: provider,
       ProviderID: `${provider}-${id}`,
-      PreviewUrl: `https://cdn.example.com/voices/${id}/preview.mp3`,
+      PreviewUrl: `${VOICE_PREVIEWS_BASE}${id}/preview.mp3`,
       ProviderSettings: JSON.stringify({ removeBackgroundNoise: noise === 'true', samples: form.files.length }),
     };
     state.voices.push(voice);
+    const first = form.files[0]!;
+    state.voiceSamples[id] = { contentType: first.contentType, data: first.data };
     return { status: 200, body: voice };
   }),
 

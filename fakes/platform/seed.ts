@@ -190,6 +190,8 @@ export interface PlatformState {
   subscriptions: SubscriptionState[];
   /** Voices created by POST /voices. */
   voices: VoiceRow[];
+  /** Each created voice's first sample (not part of the API: the playground plays it as the voice's preview). */
+  voiceSamples: Record<string, { contentType: string; data: Buffer }>;
 }
 
 const DEFAULT_API_KEY = 'ck_live_4f9a2c7e81d34b6f9e0a5c2d7b1e8f36';
@@ -502,5 +504,6 @@ export function createSeedState(apiKeys?: readonly string[], opts: { quota?: Quo
     ],
     subscriptions: [],
     voices: [],
+    voiceSamples: {},
   };
 }

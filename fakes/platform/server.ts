@@ -5,9 +5,11 @@ import type { AddressInfo } from 'node:net';
 import { RECORDINGS_PATH, serveRecording } from './recordings.js';
 import { HttpError, matchRoute } from './routes.js';
 import { createSeedState, type QuotaSeed } from './seed.js';
-import type { FakePlatform, Fault, RecordedFile, RecordedRequest } from './types.js';
+import type { FakePlatform, Fault, PlatformMode, RecordedFile, RecordedRequest } from './types.js';
 
 const BASE_PATH = '/v1/api';
+/** How long `slow` holds each answer unless setMode says otherwise. */
+const DEFAULT_SLOW_MS = 3_000;
 
 async function readBody(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -59,6 +61,8 @@ export async function startFakePlatform(opts: { apiKeys?: string[]; quota?: Quot
   const timers = new Set<NodeJS.Timeout>();
   let held: Array<{ req: RecordedRequest; go: () => void }> = [];
   let requestCounter = 0;
+  let mode: PlatformMode = 'normal';
+  let slowMs = DEFAULT_SLOW_MS;
 
   function release(which: (req: RecordedRequest) => boolean = () => true): number {
     const going = held.filter((h) => which(h.req));
@@ -138,6 +142,12 @@ export async function startFakePlatform(opts: { apiKeys?: string[]; quota?: Quot
       }
     }
 
+    if (mode === 'slow') await sleep(slowMs);
+    if (mode === 'errors') {
+      sendError(res, requestId, new HttpError(500, 'Internal server error'));
+      return;
+    }
+
     if (serveRecording(recorded.method, url.pathname, res)) return;
     if (!url.pathname.startsWith(`${BASE_PATH}/`)) {
       sendError(res, requestId, new HttpError(404, `no such path: ${url.pathname}`));
@@ -170,7 +180,22 @@ export async function startFakePlatform(opts: { apiKeys?: string[]; quota?: Quot
       if (!res.headersSent && !res.destroyed) res.writeHead(500).end();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const listen = (at: number) =>
+    new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(at, '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  /** Stops listening and drops every connection: a client then meets a refused connection, as with a host down. */
+  const stopListening = () =>
+    new Promise<void>((resolve, reject) => {
+      if (!server.listening) return resolve();
+      server.close((err) => (err ? reject(err) : resolve()));
+      server.closeAllConnections();
+    });
+  await listen(0);
   const { port } = server.address() as AddressInfo;
 
   return {
@@ -186,6 +211,15 @@ export async function startFakePlatform(opts: { apiKeys?: string[]; quota?: Quot
       faults = [];
     },
     held: () => held.map((h) => h.req),
+    mode: () => mode,
+    async setMode(next, opts = {}) {
+      slowMs = opts.slowMs ?? DEFAULT_SLOW_MS;
+      if (next === mode) return;
+      const wasDown = mode === 'down';
+      mode = next;
+      if (next === 'down') await stopListening();
+      else if (wasDown) await listen(port);
+    },
     release,
     reset() {
       requests.length = 0;
@@ -199,8 +233,7 @@ export async function startFakePlatform(opts: { apiKeys?: string[]; quota?: Quot
       release();
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
-      server.closeAllConnections();
-      await new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
+      await stopListening();
     },
   };
 }

@@ -40,6 +40,15 @@ export type Fault = {
   | { body: string; status?: number; contentType?: string }
 );
 
+/**
+ * How the whole platform behaves, as a person trying things sees it: `slow` answers every request after a delay,
+ * `down` refuses connections (nothing listens on its port), `errors` answers every request 500 with the error
+ * envelope and its request id. Faults (`inject`) still come first; `normal` is the default.
+ */
+export type PlatformMode = 'normal' | 'slow' | 'down' | 'errors';
+
+export const PLATFORM_MODES: readonly PlatformMode[] = ['normal', 'slow', 'down', 'errors'];
+
 export interface FakePlatform {
   /** Base URL including /v1/api, e.g. http://127.0.0.1:PORT/v1/api */
   readonly url: string;
@@ -55,6 +64,13 @@ export interface FakePlatform {
   held(): RecordedRequest[];
   /** Lets the held requests `which` picks (all by default) go on to their normal answer; returns how many. */
   release(which?: (req: RecordedRequest) => boolean): number;
+  /** The current mode (`normal` unless setMode changed it). */
+  mode(): PlatformMode;
+  /**
+   * Switches the mode; `slowMs` is the delay of `slow` (3 s by default). Going `down` closes the listener and
+   * every open connection; leaving it listens again on the same port (resolves once it does).
+   */
+  setMode(mode: PlatformMode, opts?: { slowMs?: number }): Promise<void>;
   /** Clears recorded requests and faults and releases held requests (state is kept; see resetState). */
   reset(): void;
   /** Puts the default seed back into `state`, in place (references to `state` stay valid). */

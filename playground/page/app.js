@@ -1,7 +1,9 @@
 // @ts-check
 /**
  * The playground page's script (plain JS modules, type-checked by tsc with ./tsconfig.json; DOM helpers in dom.js,
- * the Simulate panel in simulator.js, file uploads in uploads.js).
+ * the modal in modal.js, the Try these panel in try-these.js, `@` completion in mentions.js, the Simulate panel
+ * and platform switch in simulator.js, file uploads in uploads.js, the audio player in links.js, the restart
+ * banner in connection.js).
  *
  * It polls GET /playground/state and draws what the bot did in the Slack stand-in; everything a person does
  * goes back through the small JSON API, which signs it like Slack and sends it to the bot's real routes.
@@ -16,43 +18,50 @@
  * @typedef {{ id: string, name: string, purpose: string, messages: PageMessage[], threads: Record<string, PageMessage[]> }} PageChannel
  * @typedef {{ id: string, title: string, submit?: string, close: string, body: string, depth: number, errors: Record<string, string> }} PageModal
  * @typedef {{ event: Record<string, unknown>, deliveries: { hook: string, status: number, body: string }[], problem?: string, sessionId?: string }} Simulation
+ * @typedef {{ calls: number, answers: Record<string, number>, statuses: Record<string, number>, problem?: string }} Burst
+ * @typedef {{ id: string, name: string, realName: string, role: 'admin' | 'member' | 'guest', about: string }} PagePerson
+ * @typedef {{ command: string, note: string, who: 'anyone' | 'members' | 'admins', mentions?: string[] }} TryExample
+ * @typedef {{ examples: TryExample[],
+ *   campaigns: { id: string, name: string, type: string, agents: { id: string, name: string }[] }[],
+ *   numbers: { id: string, number: string, campaignId: string | null }[], templates: { id: string, title: string }[] }} TryThese
+ * @typedef {'normal' | 'slow' | 'down' | 'errors'} PlatformMode
  * @typedef {{
  *   version: string,
- *   workspace: { name: string, you: { id: string, name: string }, bot: { name: string } },
+ *   instance: string,
+ *   workspace: { name: string, you: PagePerson, people: PagePerson[], bot: { name: string } },
  *   channels: PageChannel[],
  *   modal: PageModal | null,
  *   home: { id: string, html: string } | null,
  *   shortcuts: { callbackId: string, name: string }[],
+ *   tryThese: TryThese,
+ *   platform: { mode: PlatformMode, modes: PlatformMode[], slowMs: number },
  *   simulator: {
- *     triggers: string[], campaigns: { id: string, name: string, type: string }[],
+ *     triggers: string[], outcomes: { name: string, label: string }[], campaigns: { id: string, name: string, type: string }[],
  *     sessions: { id: string, campaignId: string, handoff: boolean }[],
  *     subscriptions: { triggerName: string, campaignId: string }[],
  *     humanResponses: { sessionId: string, message: string, agentId?: string, attachments?: string[] }[],
  *     requests: string[], apiKey: string, last?: Simulation
  *   }
  * }} PageState
- * @typedef {{ ok: boolean, error?: string, errors?: Record<string, string>, simulation?: Simulation, file?: { id: string, name: string, size: number },
+ * @typedef {{ ok: boolean, error?: string, errors?: Record<string, string>, simulation?: Simulation, burst?: Burst, file?: { id: string, name: string, size: number },
  *   options?: { text: string, value: string }[] }} Outcome
  */
 
-import {
-  byId,
-  collectValues,
-  esc,
-  localizeDates,
-  messageHtml,
-  replaceScrolled,
-  restoreValues,
-  showFieldErrors,
-  toast,
-} from './dom.js';
-import { pickCampaignFor, renderSimulator, showSimulation } from './simulator.js';
+import { noteAnswer, noteLost, wireConnection } from './connection.js';
+import { byId, collectValues, esc, localizeDates, messageHtml, replaceScrolled, toast } from './dom.js';
+import { playAudio, wirePlayer } from './links.js';
+import { attachMentions, fillWithMentions, takeMentions } from './mentions.js';
+import { closeModal, forgetModal, renderModal, submitModal, suggestOptions } from './modal.js';
+import { renderPlatformSwitch, renderSimulator, wireSimulator } from './simulator.js';
+import { renderTryThese } from './try-these.js';
 import { upload, uploadInto } from './uploads.js';
 
 const POLL_MS = 400;
 
+/** @typedef {'try' | 'simulate'} Tab */
+
 /** @type {{ state: PageState | null, version: string, channel: string, view: 'channel' | 'home', thread: { channel: string, ts: string } | null,
- *   tab: 'simulate' | 'thread', seen: Record<string, number>, modalKey: string, pendingFiles: { id: string, name: string }[],
+ *   tab: Tab, seen: Record<string, number>, pendingFiles: { id: string, name: string }[],
  *   pendingReplyFiles: { id: string, name: string }[] }} */
 const ui = {
   state: null,
@@ -60,12 +69,21 @@ const ui = {
   channel: 'C0GENERAL01',
   view: 'channel',
   thread: null,
-  tab: 'simulate',
+  tab: 'try',
   seen: {},
-  modalKey: '',
   pendingFiles: [],
   pendingReplyFiles: [],
 };
+
+/** After the bot restarted: what the page pointed at (threads, files, a modal) belongs to the run that is gone. */
+function startOver() {
+  ui.thread = null;
+  ui.seen = {};
+  ui.pendingFiles = [];
+  ui.pendingReplyFiles = [];
+  renderPendingFiles();
+  forgetModal();
+}
 
 // ------------------------------------------------------------------------------------------------ helpers
 
@@ -96,19 +114,24 @@ async function api(path, body) {
 // ------------------------------------------------------------------------------------------------ state
 
 async function poll() {
+  /** @type {PageState | { version: string, instance: string, unchanged: true }} */
+  let next;
   try {
     const res = await fetch(`/playground/state?since=${encodeURIComponent(ui.version)}`, {
       headers: { accept: 'application/json' },
     });
-    /** @type {PageState | { version: string, unchanged: true }} */
-    const next = await res.json();
-    if ('unchanged' in next) return;
-    ui.version = next.version;
-    ui.state = next;
-    render();
+    if (!res.ok) throw new Error(`HTTP ${res.status}`);
+    next = await res.json();
   } catch {
-    // The bot restarted or is stopping; the next poll tries again.
+    // The bot is restarting or stopping: say so, and the next poll tries again.
+    noteLost();
+    return;
   }
+  if (noteAnswer(next.instance)) startOver();
+  if ('unchanged' in next) return;
+  ui.version = next.version;
+  ui.state = next;
+  render();
 }
 
 function currentChannel() {
@@ -119,12 +142,29 @@ function render() {
   const state = ui.state;
   if (!state) return;
   byId('workspace-name', HTMLDivElement).textContent = state.workspace.name;
-  byId('you-name', HTMLElement).textContent = state.workspace.you.name;
+  renderYou(state.workspace);
   renderChannelList(state);
   renderMain(state);
   renderThread(state);
+  renderTryThese(state.tryThese);
+  renderPlatformSwitch(state.platform);
   renderSimulator(state.simulator);
   renderModal(state.modal);
+}
+
+/** @param {PageState['workspace']} workspace */
+function renderYou(workspace) {
+  const select = byId('you-select', HTMLSelectElement);
+  const html = workspace.people
+    .map((p) => `<option value="${esc(p.id)}">${esc(p.name)} (${esc(p.role)})</option>`)
+    .join('');
+  if (select.dataset.html !== html) {
+    select.innerHTML = html;
+    select.dataset.html = html;
+  }
+  if (document.activeElement !== select) select.value = workspace.you.id;
+  byId('you-role', HTMLSpanElement).textContent = workspace.you.role;
+  byId('you-about', HTMLDivElement).textContent = workspace.you.about;
 }
 
 /** @param {PageState} state */
@@ -178,27 +218,28 @@ function renderMain(state) {
   replaceScrolled(messages, html);
 }
 
-/** @param {PageState} state */
+/**
+ * The side panel's tabs, and the thread pane beside the channel while a thread is open (as in Slack).
+ * @param {PageState} state
+ */
 function renderThread(state) {
-  byId('tab-simulate', HTMLButtonElement).setAttribute('aria-selected', String(ui.tab === 'simulate'));
-  byId('tab-thread', HTMLButtonElement).setAttribute('aria-selected', String(ui.tab === 'thread'));
-  byId('panel-simulate', HTMLElement).hidden = ui.tab !== 'simulate';
-  byId('panel-thread', HTMLElement).hidden = ui.tab !== 'thread';
+  for (const tab of /** @type {Tab[]} */ (['try', 'simulate'])) {
+    byId(`tab-${tab}`, HTMLButtonElement).setAttribute('aria-selected', String(ui.tab === tab));
+    byId(`panel-${tab}`, HTMLElement).hidden = ui.tab !== tab;
+  }
   const list = byId('thread-messages', HTMLDivElement);
-  const form = byId('reply-form', HTMLFormElement);
-  const empty = byId('thread-empty', HTMLParagraphElement);
+  const pane = byId('panel-thread', HTMLElement);
   const thread = ui.thread;
   const channel = thread ? state.channels.find((c) => c.id === thread.channel) : undefined;
   const parent = thread && channel ? channel.messages.find((m) => m.ts === thread.ts) : undefined;
+  const open = Boolean(thread && channel && parent);
+  pane.hidden = !open;
+  byId('app', HTMLDivElement).classList.toggle('with-thread', open);
   if (!thread || !channel || !parent) {
-    form.hidden = true;
-    empty.hidden = false;
     replaceScrolled(list, '');
     byId('thread-channel', HTMLSpanElement).textContent = '';
     return;
   }
-  form.hidden = false;
-  empty.hidden = true;
   byId('thread-channel', HTMLSpanElement).textContent = `#${channel.name}`;
   const replies = channel.threads[thread.ts] ?? [];
   const html =
@@ -206,89 +247,6 @@ function renderThread(state) {
     `<div class="thread-divider">${replies.length} ${replies.length === 1 ? 'reply' : 'replies'}</div>` +
     replies.map((m) => messageHtml(m, channel.id, true)).join('');
   replaceScrolled(list, html);
-}
-
-// ------------------------------------------------------------------------------------------------ modal
-
-/** @param {PageModal | null} modal */
-function renderModal(modal) {
-  const backdrop = byId('modal', HTMLDivElement);
-  if (!modal) {
-    backdrop.hidden = true;
-    ui.modalKey = '';
-    return;
-  }
-  const key = `${modal.id}|${modal.title}|${modal.submit ?? ''}|${modal.body}`;
-  const body = byId('modal-body', HTMLDivElement);
-  if (key !== ui.modalKey) {
-    const sameView = ui.modalKey.startsWith(`${modal.id}|`);
-    const before = sameView ? collectValues(body) : {};
-    byId('modal-title', HTMLHeadingElement).innerHTML = modal.title;
-    body.innerHTML = modal.body;
-    body.dataset.viewId = modal.id;
-    localizeDates(body);
-    if (sameView) restoreValues(body, before);
-    const submit = byId('modal-submit', HTMLButtonElement);
-    submit.hidden = modal.submit === undefined;
-    submit.innerHTML = modal.submit ?? '';
-    byId('modal-close', HTMLButtonElement).innerHTML = modal.close;
-    ui.modalKey = key;
-    backdrop.hidden = false;
-    const first = body.querySelector('input:not([type=hidden]), textarea, select');
-    if (!sameView && first instanceof HTMLElement) first.focus();
-  }
-  showFieldErrors(body, modal.errors);
-}
-
-/**
- * Typing into a menu with an external data source: Slack asks the app for options once `min_query_length`
- * characters are typed (the playground signs that request), and lists what the app answered.
- * @param {HTMLInputElement} input
- */
-async function suggestOptions(input) {
-  const list = document.getElementById(input.getAttribute('list') ?? '');
-  if (!(list instanceof HTMLDataListElement)) return;
-  if (input.value.length < Number(input.dataset.minQuery ?? '3')) return;
-  const outcome = await api('/playground/options', {
-    viewId: modalViewId(),
-    blockId: input.dataset.blockId ?? '',
-    actionId: input.dataset.actionId ?? '',
-    value: input.value,
-  });
-  list.replaceChildren(
-    ...(outcome.options ?? []).map((o) => {
-      const option = document.createElement('option');
-      option.value = o.value;
-      option.label = o.text;
-      return option;
-    }),
-  );
-}
-
-function modalViewId() {
-  return byId('modal-body', HTMLDivElement).dataset.viewId ?? '';
-}
-
-async function submitModal() {
-  const submit = byId('modal-submit', HTMLButtonElement);
-  submit.disabled = true;
-  try {
-    const outcome = await api('/playground/view-submission', {
-      viewId: modalViewId(),
-      values: collectValues(byId('modal-body', HTMLDivElement)),
-    });
-    if (outcome.errors) showFieldErrors(byId('modal-body', HTMLDivElement), outcome.errors);
-  } finally {
-    submit.disabled = false;
-  }
-}
-
-async function closeModal() {
-  const viewId = modalViewId();
-  if (!viewId) return;
-  byId('modal', HTMLDivElement).hidden = true;
-  ui.modalKey = '';
-  await api('/playground/view-closed', { viewId });
 }
 
 // ------------------------------------------------------------------------------------------------ actions
@@ -338,9 +296,54 @@ async function fireAction(el, selected) {
  */
 function openThread(channel, ts) {
   ui.thread = { channel, ts };
-  ui.tab = 'thread';
   render();
   byId('reply-input', HTMLTextAreaElement).focus();
+}
+
+/**
+ * A permalink the bot gave (e.g. "open thread" in `/campaign handoffs`): the channel, with the thread beside it.
+ * @param {string} channel
+ * @param {string} ts
+ */
+function gotoThread(channel, ts) {
+  const found = ui.state?.channels.find((c) => c.id === channel);
+  if (!found?.messages.some((m) => m.ts === ts)) {
+    toast('That message is not in this playground (any more).', true);
+    return;
+  }
+  ui.view = 'channel';
+  ui.channel = channel;
+  openThread(channel, ts);
+}
+
+/**
+ * A command from the Try these panel goes into the message box (with its mentions chosen), ready to send.
+ * @param {string} text
+ */
+function fillComposer(text) {
+  if (ui.view === 'home') {
+    ui.view = 'channel';
+    render();
+  }
+  const box = byId('composer-input', HTMLTextAreaElement);
+  fillWithMentions(box, text, ui.state?.workspace.people ?? []);
+  box.focus();
+  box.setSelectionRange(box.value.length, box.value.length);
+}
+
+/**
+ * An id from the Try these panel goes in at the caret.
+ * @param {string} id
+ */
+function insertIntoComposer(id) {
+  const box = byId('composer-input', HTMLTextAreaElement);
+  const at = box.selectionStart;
+  const before = box.value.slice(0, at);
+  const pad = before === '' || before.endsWith(' ') ? '' : ' ';
+  box.value = `${before}${pad}${id} ${box.value.slice(box.selectionEnd)}`;
+  box.focus();
+  const caret = before.length + pad.length + id.length + 1;
+  box.setSelectionRange(caret, caret);
 }
 
 /**
@@ -362,12 +365,15 @@ function showShortcutMenu(anchor, channel, ts) {
   menu.hidden = false;
 }
 
-/** @param {string} text */
-async function send(text) {
-  const trimmed = text.trim();
+/**
+ * @param {string} typed
+ * @param {HTMLTextAreaElement} box where it was typed (its chosen `@name`s become mentions)
+ */
+async function send(typed, box) {
+  const trimmed = typed.trim();
   if (trimmed === '' && ui.pendingFiles.length === 0) return;
   if (trimmed.startsWith('/')) {
-    const [command = '', ...rest] = trimmed.split(/\s+/);
+    const [command = '', ...rest] = takeMentions(box, trimmed, true).split(/\s+/);
     if (command !== '/campaign') {
       toast(`${command} is not a command here — this workspace has /campaign.`, true);
       return;
@@ -375,6 +381,7 @@ async function send(text) {
     await api('/playground/command', { channel: ui.channel, text: rest.join(' ') });
     return;
   }
+  const text = takeMentions(box, typed, false);
   const files = ui.pendingFiles.map((f) => f.id);
   ui.pendingFiles = [];
   renderPendingFiles();
@@ -440,14 +447,19 @@ function wire() {
       void api('/playground/home', {});
       return;
     }
-    const tryChip = target.closest('[data-try]');
-    if (tryChip instanceof HTMLElement) {
-      void send(tryChip.dataset.try ?? '');
+    const example = target.closest('[data-fill]');
+    if (example instanceof HTMLElement) {
+      fillComposer(example.dataset.fill ?? '');
+      return;
+    }
+    const id = target.closest('[data-insert]');
+    if (id instanceof HTMLElement) {
+      insertIntoComposer(id.dataset.insert ?? '');
       return;
     }
     const tab = target.closest('[data-tab]');
     if (tab instanceof HTMLElement) {
-      ui.tab = tab.dataset.tab === 'thread' ? 'thread' : 'simulate';
+      ui.tab = tab.dataset.tab === 'simulate' ? 'simulate' : 'try';
       render();
       return;
     }
@@ -462,6 +474,16 @@ function wire() {
     if (more instanceof HTMLElement) {
       const msg = more.closest('.msg');
       if (msg instanceof HTMLElement) showShortcutMenu(more, msg.dataset.channel ?? ui.channel, msg.dataset.ts ?? '');
+      return;
+    }
+    // A link that stays on the page (a thread permalink, a recording, a voice preview); as a link button, it is
+    // also reported to the app, like Slack does.
+    const local = target.closest('[data-goto-thread], [data-audio-src]');
+    if (local instanceof HTMLElement) {
+      event.preventDefault();
+      if (local.dataset.audioSrc) playAudio(local.dataset.audioSrc, local.dataset.audioTitle ?? 'audio');
+      else gotoThread(local.dataset.gotoChannel ?? '', local.dataset.gotoThread ?? '');
+      if (local.dataset.actionId !== undefined) void fireAction(local, undefined);
       return;
     }
     const actionEl = target.closest('button[data-action-id], a[data-action-id]');
@@ -483,15 +505,25 @@ function wire() {
     if (el instanceof HTMLInputElement && el.type === 'file' && el.dataset.type === 'file_input') void uploadInto(el);
   });
 
+  byId('you-select', HTMLSelectElement).addEventListener('change', (event) => {
+    if (event.target instanceof HTMLSelectElement) void api('/playground/you', { userId: event.target.value });
+  });
+
+  const people = () => ui.state?.workspace.people ?? [];
+  const composer = byId('composer-input', HTMLTextAreaElement);
+  const replyBox = byId('reply-input', HTMLTextAreaElement);
+  // Before the Enter-to-send handlers: Enter in the open list chooses a person (and prevents the send).
+  attachMentions(composer, people);
+  attachMentions(replyBox, people);
+
   byId('composer', HTMLFormElement).addEventListener('submit', (event) => {
     event.preventDefault();
-    const input = byId('composer-input', HTMLTextAreaElement);
-    const text = input.value;
-    input.value = '';
-    void send(text);
+    const text = composer.value;
+    composer.value = '';
+    void send(text, composer);
   });
-  byId('composer-input', HTMLTextAreaElement).addEventListener('keydown', (event) => {
-    if (event.key === 'Enter' && !event.shiftKey) {
+  composer.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' && !event.shiftKey && !event.defaultPrevented) {
       event.preventDefault();
       byId('composer', HTMLFormElement).requestSubmit();
     }
@@ -505,70 +537,46 @@ function wire() {
 
   byId('reply-form', HTMLFormElement).addEventListener('submit', (event) => {
     event.preventDefault();
-    const input = byId('reply-input', HTMLTextAreaElement);
-    const text = input.value;
-    if (!ui.thread || (text.trim() === '' && ui.pendingReplyFiles.length === 0)) return;
-    input.value = '';
+    const typed = replyBox.value;
+    if (!ui.thread || (typed.trim() === '' && ui.pendingReplyFiles.length === 0)) return;
+    replyBox.value = '';
+    const text = takeMentions(replyBox, typed, false);
     const files = ui.pendingReplyFiles.map((f) => f.id);
     ui.pendingReplyFiles = [];
     renderPendingFiles();
     void api('/playground/reply', { channel: ui.thread.channel, threadTs: ui.thread.ts, text, files });
   });
-  byId('reply-input', HTMLTextAreaElement).addEventListener('keydown', (event) => {
-    if (event.key === 'Enter' && !event.shiftKey) {
+  replyBox.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' && !event.shiftKey && !event.defaultPrevented) {
       event.preventDefault();
       byId('reply-form', HTMLFormElement).requestSubmit();
     }
   });
   byId('thread-close', HTMLButtonElement).addEventListener('click', () => {
     ui.thread = null;
-    ui.tab = 'simulate';
     render();
   });
 
   byId('modal-form', HTMLFormElement).addEventListener('submit', (event) => {
     event.preventDefault();
-    void submitModal();
+    void submitModal(api);
   });
-  byId('modal-close', HTMLButtonElement).addEventListener('click', () => void closeModal());
+  byId('modal-close', HTMLButtonElement).addEventListener('click', () => void closeModal(api));
   for (const kind of ['focusin', 'input']) {
     byId('modal-body', HTMLDivElement).addEventListener(kind, (event) => {
       const input = event.target;
-      if (input instanceof HTMLInputElement && input.dataset.type === 'external_select') void suggestOptions(input);
+      if (input instanceof HTMLInputElement && input.dataset.type === 'external_select')
+        void suggestOptions(input, api);
     });
   }
-  byId('modal-x', HTMLButtonElement).addEventListener('click', () => void closeModal());
+  byId('modal-x', HTMLButtonElement).addEventListener('click', () => void closeModal(api));
   document.addEventListener('keydown', (event) => {
-    if (event.key === 'Escape' && !byId('modal', HTMLDivElement).hidden) void closeModal();
+    if (event.key === 'Escape' && !byId('modal', HTMLDivElement).hidden) void closeModal(api);
   });
 
-  byId('sim-trigger', HTMLSelectElement).addEventListener('change', (event) => {
-    if (event.target instanceof HTMLSelectElement) pickCampaignFor(ui.state?.simulator, event.target.value);
-  });
-  byId('sim-digest', HTMLButtonElement).addEventListener(
-    'click',
-    () => void api('/playground/report', { digest: true }),
-  );
-  byId('sim-usage-set', HTMLButtonElement).addEventListener('click', () => {
-    void api('/playground/report', { usagePercent: Number(byId('sim-usage', HTMLInputElement).value) });
-  });
-  byId('simulate-form', HTMLFormElement).addEventListener('submit', async (event) => {
-    event.preventDefault();
-    const fire = byId('sim-fire', HTMLButtonElement);
-    fire.disabled = true;
-    try {
-      const outcome = await api('/playground/simulate', {
-        trigger: byId('sim-trigger', HTMLSelectElement).value,
-        campaignId: byId('sim-campaign', HTMLSelectElement).value,
-        customerName: byId('sim-name', HTMLInputElement).value,
-        customerNumber: byId('sim-number', HTMLInputElement).value,
-        text: byId('sim-text', HTMLTextAreaElement).value,
-      });
-      showSimulation(outcome.simulation);
-    } finally {
-      fire.disabled = false;
-    }
-  });
+  wireSimulator(api, () => ui.state?.simulator);
+  wirePlayer();
+  wireConnection();
 }
 
 wire();

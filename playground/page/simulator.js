@@ -1,9 +1,16 @@
 // @ts-check
-/** The Simulate platform panel: its event and campaign pickers, the platform's lists, and a fired event's deliveries. */
+/**
+ * The Simulate panel: the platform switch (normal, slow, down, errors), the event, campaign and outcome pickers,
+ * a burst of calls, the platform's lists, and a fired event's deliveries.
+ */
 
 /**
  * @typedef {import('./app.js').PageState['simulator']} Simulator
+ * @typedef {import('./app.js').PageState['platform']} Platform
  * @typedef {import('./app.js').Simulation} Simulation
+ * @typedef {import('./app.js').Burst} Burst
+ * @typedef {import('./app.js').Outcome} Outcome
+ * @typedef {(path: string, body: unknown) => Promise<Outcome>} Api
  */
 
 import { byId, esc } from './dom.js';
@@ -18,6 +25,13 @@ export function renderSimulator(sim) {
       .join('');
     trigger.value = 'message_received';
   }
+  const outcome = byId('sim-outcome', HTMLSelectElement);
+  if (outcome.options.length === 0)
+    outcome.innerHTML = sim.outcomes.map((o) => `<option value="${esc(o.name)}">${esc(o.label)}</option>`).join('');
+  const burst = byId('sim-burst-campaign', HTMLSelectElement);
+  const calling = sim.campaigns.filter((c) => c.type === 'outbound' || c.type === 'inbound');
+  if (burst.options.length !== calling.length)
+    burst.innerHTML = calling.map((c) => `<option value="${esc(c.id)}">${esc(c.name)}</option>`).join('');
   if (campaign.options.length !== sim.campaigns.length) {
     campaign.innerHTML = sim.campaigns
       .map((c) => `<option value="${esc(c.id)}">${esc(c.name)} (${esc(c.id)}, ${esc(c.type)})</option>`)
@@ -81,11 +95,12 @@ const TRIGGER_LABELS = {
  * @param {Simulator | undefined} sim
  * @param {string} trigger
  */
-export function pickCampaignFor(sim, trigger) {
+function pickCampaignFor(sim, trigger) {
   if (!sim) return;
   const wanted = trigger.startsWith('call') ? 'outbound' : 'messages';
   const found = sim.campaigns.find((c) => c.type === wanted);
   if (found) byId('sim-campaign', HTMLSelectElement).value = found.id;
+  byId('sim-outcome-label', HTMLLabelElement).hidden = trigger !== 'call_completed';
   byId('sim-text-caption', HTMLSpanElement).textContent =
     trigger === 'call_completed'
       ? 'Call summary'
@@ -97,7 +112,7 @@ export function pickCampaignFor(sim, trigger) {
 }
 
 /** @param {Simulation | undefined} result */
-export function showSimulation(result) {
+function showSimulation(result) {
   const box = byId('sim-result', HTMLDivElement);
   if (!result) {
     box.textContent = '';
@@ -113,4 +128,105 @@ export function showSimulation(result) {
       `<div>Platform session: <code>${esc(result.sessionId)}</code> (use it in <strong>Link session</strong>)</div>`,
     );
   box.innerHTML = lines.join('');
+}
+
+/** What each position of the switch does to the bot's requests. @type {Record<import('./app.js').PlatformMode, string>} */
+const MODE_NOTES = {
+  normal: 'answers at once',
+  slow: 'answers after {slow}',
+  down: 'refuses connections',
+  errors: 'answers 500 with a request id',
+};
+
+/** @param {Platform} platform */
+export function renderPlatformSwitch(platform) {
+  const box = byId('platform-switch', HTMLFieldSetElement);
+  const slow = `${Math.round(platform.slowMs / 100) / 10} s`;
+  if (!box.querySelector('input')) {
+    box.insertAdjacentHTML(
+      'beforeend',
+      platform.modes
+        .map(
+          (m) =>
+            `<label class="mode" title="${esc(MODE_NOTES[m].replace('{slow}', slow))}"><input type="radio" name="platform-mode" value="${esc(m)}"> ${esc(m)}</label>`,
+        )
+        .join(''),
+    );
+  }
+  for (const input of box.querySelectorAll('input'))
+    if (input instanceof HTMLInputElement) input.checked = input.value === platform.mode;
+  const badge = byId('platform-badge', HTMLDivElement);
+  badge.hidden = platform.mode === 'normal';
+  badge.dataset.mode = platform.mode;
+  badge.textContent = `⚠ Platform ${platform.mode}: ${MODE_NOTES[platform.mode].replace('{slow}', slow)}`;
+}
+
+/** @param {Burst | undefined} burst */
+function showBurst(burst) {
+  const box = byId('sim-result', HTMLDivElement);
+  if (!burst) return;
+  const count = (/** @type {Record<string, number>} */ tally) =>
+    Object.entries(tally)
+      .map(([k, n]) => `${esc(n)} × ${esc(k)}`)
+      .join(', ');
+  const lines = [
+    `<div class="${burst.problem ? 'bad' : 'ok'}">${esc(burst.calls)} calls ended: ${count(burst.statuses)}</div>`,
+  ];
+  if (Object.keys(burst.answers).length > 0) lines.push(`<div>The bot answered ${count(burst.answers)}</div>`);
+  if (burst.problem) lines.push(`<div class="bad">${esc(burst.problem)}</div>`);
+  box.innerHTML = lines.join('');
+}
+
+/**
+ * @param {Api} api
+ * @param {() => Simulator | undefined} simulator
+ */
+export function wireSimulator(api, simulator) {
+  byId('platform-switch', HTMLFieldSetElement).addEventListener('change', (event) => {
+    const input = event.target;
+    if (input instanceof HTMLInputElement && input.checked) void api('/playground/platform', { mode: input.value });
+  });
+  byId('sim-trigger', HTMLSelectElement).addEventListener('change', (event) => {
+    if (event.target instanceof HTMLSelectElement) pickCampaignFor(simulator(), event.target.value);
+  });
+  byId('sim-digest', HTMLButtonElement).addEventListener(
+    'click',
+    () => void api('/playground/report', { digest: true }),
+  );
+  byId('sim-usage-set', HTMLButtonElement).addEventListener('click', () => {
+    void api('/playground/report', { usagePercent: Number(byId('sim-usage', HTMLInputElement).value) });
+  });
+  byId('sim-burst', HTMLButtonElement).addEventListener('click', async (event) => {
+    const button = event.currentTarget;
+    if (!(button instanceof HTMLButtonElement)) return;
+    button.disabled = true;
+    try {
+      const outcome = await api('/playground/burst', {
+        campaignId: byId('sim-burst-campaign', HTMLSelectElement).value,
+        count: 20,
+      });
+      showBurst(outcome.burst);
+    } finally {
+      button.disabled = false;
+    }
+  });
+  byId('simulate-form', HTMLFormElement).addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const fire = byId('sim-fire', HTMLButtonElement);
+    fire.disabled = true;
+    try {
+      const trigger = byId('sim-trigger', HTMLSelectElement).value;
+      const outcome = await api('/playground/simulate', {
+        trigger,
+        campaignId: byId('sim-campaign', HTMLSelectElement).value,
+        customerName: byId('sim-name', HTMLInputElement).value,
+        customerNumber: byId('sim-number', HTMLInputElement).value,
+        text: byId('sim-text', HTMLTextAreaElement).value,
+        ...(trigger === 'call_completed' ? { outcome: byId('sim-outcome', HTMLSelectElement).value } : {}),
+      });
+      showSimulation(outcome.simulation);
+    } finally {
+      fire.disabled = false;
+    }
+  });
 }

@@ -2,7 +2,8 @@
  * The fake platform's own contract (other suites and the local playground rely on it): auth, request-id,
  * validation messages and fault bookkeeping. Driven with plain fetch, not our client.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { Agent, request } from 'undici';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakePlatform } from '../fakes/platform.js';
 import type { FakePlatform } from '../fakes/platform.js';
 import { waitFor } from '../store/backends.js';
@@ -181,5 +182,75 @@ describe('fake platform', () => {
     expect(state.agents['camp-1']!.map((a) => a.id)).toEqual(['agent-12']);
     platform.resetState();
     expect(state.agents['camp-1']!.map((a) => a.id)).toEqual(['agent-11', 'agent-12']);
+  });
+});
+
+describe('fake platform modes (the playground’s platform switch)', () => {
+  afterEach(async () => {
+    await platform.setMode('normal');
+  });
+
+  it('is normal by default: requests are answered at once', async () => {
+    const fresh = await startFakePlatform();
+    try {
+      expect(fresh.mode()).toBe('normal');
+      const res = await fetch(`${fresh.url}/customer-quota`, { headers: { 'api-key': fresh.apiKey } });
+      expect(res.status).toBe(200);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('slow answers each request after the delay, with its normal answer', async () => {
+    await platform.setMode('slow', { slowMs: 250 });
+    const started = performance.now();
+    const res = await call('GET', '/customer-quota');
+    expect(performance.now() - started).toBeGreaterThanOrEqual(240);
+    expect(res.status).toBe(200);
+    expect(platform.mode()).toBe('slow');
+  });
+
+  it('errors answers every request 500 with the error envelope and its request id', async () => {
+    await platform.setMode('errors');
+    for (const [method, path] of [
+      ['GET', '/dashboard/dashboard-stats'],
+      ['POST', '/account/profile'],
+    ] as const) {
+      const res = await call(method, path, method === 'POST' ? { json: { company: 'A' } } : {});
+      expect(res.status).toBe(500);
+      expect(res.body).toEqual({
+        error: { message: 'Internal server error', code: 'INTERNAL_SERVER_ERROR', requestId: res.requestId },
+      });
+      expect(res.requestId).toMatch(/^req_\d+$/);
+    }
+    // Nothing was changed by the refused POST.
+    expect(platform.state.profile.company).not.toBe('A');
+    expect(platform.requests.map((r) => r.path)).toEqual(['/dashboard/dashboard-stats', '/account/profile']);
+  });
+
+  it('down refuses connections; back to normal, the same address answers again', async () => {
+    await platform.setMode('down');
+    // A new connection (a fresh agent: no kept-alive socket from earlier tests) finds nothing listening.
+    const agent = new Agent();
+    const refused = await request(`${platform.url}/customer-quota`, {
+      headers: { 'api-key': platform.apiKey },
+      dispatcher: agent,
+    }).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    await agent.close();
+    expect((refused as { code?: string } | undefined)?.code).toBe('ECONNREFUSED');
+    expect(platform.requests).toEqual([]);
+
+    await platform.setMode('normal');
+    expect((await call('GET', '/customer-quota')).status).toBe(200);
+  });
+
+  it('close works while down', async () => {
+    const other = await startFakePlatform();
+    await other.setMode('down');
+    await other.close();
+    expect(other.mode()).toBe('down');
   });
 });

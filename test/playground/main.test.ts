@@ -43,9 +43,10 @@ describe('npm start', () => {
     try {
       const deadline = Date.now() + 30_000;
       let url: string | undefined;
-      while (!url && Date.now() < deadline) {
+      // The banner's log line reaches stdout through the non-blocking log writer, maybe after stderr's box.
+      while ((!url || !main.stdout().includes(BANNER)) && Date.now() < deadline) {
         url = /Open (http:\/\/localhost:\d+\/)/.exec(main.stderr())?.[1];
-        if (!url) await new Promise((resolve) => setTimeout(resolve, 50));
+        if (!url || !main.stdout().includes(BANNER)) await new Promise((resolve) => setTimeout(resolve, 50));
       }
       expect(main.stderr()).toContain(BANNER);
       expect(main.stdout()).toContain(BANNER);

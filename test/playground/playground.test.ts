@@ -6,13 +6,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { PLAYGROUND_PUBLIC_URL } from '../../src/config.js';
-import type { PageChannel, PageState } from '../../playground/page-api.js';
 import { sampleRecording } from '../../fakes/platform/recordings.js';
-import { eventually, startTestPlayground, type PlaygroundHarness } from './support.js';
-
-const GENERAL = 'C0GENERAL01';
-const CALLS = 'C0CALLS0001';
-const SUPPORT = 'C0SUPPORT01';
+import {
+  CALLS,
+  channel,
+  eventually,
+  GENERAL,
+  startTestPlayground,
+  SUPPORT,
+  type PlaygroundHarness,
+} from './support.js';
 
 let h: PlaygroundHarness;
 
@@ -23,12 +26,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await h?.pg.stop();
 });
-
-const channel = (state: PageState, id: string): PageChannel => {
-  const found = state.channels.find((c) => c.id === id);
-  if (!found) throw new Error(`no channel ${id}`);
-  return found;
-};
 
 describe('start', () => {
   it('logs the banner and listens on loopback only', () => {
@@ -62,7 +59,17 @@ describe('start', () => {
     const page = await request(`${h.base}/`);
     expect(page.statusCode).toBe(200);
     expect(page.headers['content-security-policy']).toContain("script-src 'self'");
-    expect(await page.body.text()).toContain('PLAYGROUND MODE');
+    const html = await page.body.text();
+    expect(html).toContain('PLAYGROUND MODE');
+    // Every stylesheet the page links.
+    const sheets = [...html.matchAll(/<link rel="stylesheet" href="([^"]+)"/g)].map((m) => m[1]!);
+    expect(sheets).toHaveLength(3);
+    for (const sheet of sheets) {
+      const css = await request(`${h.base}${sheet}`);
+      expect(css.statusCode, sheet).toBe(200);
+      expect(css.headers['content-type']).toContain('text/css');
+      await css.body.text();
+    }
     // The script and every module it imports, however deep (a module left unserved breaks the whole page).
     const modules = ['app.js'];
     for (const name of modules) {
@@ -72,7 +79,17 @@ describe('start', () => {
       for (const [, imported] of (await js.body.text()).matchAll(/^import [^;]*? from '\.\/([\w-]+\.js)';$/gm))
         if (imported && !modules.includes(imported)) modules.push(imported);
     }
-    expect(modules.sort()).toEqual(['app.js', 'dom.js', 'simulator.js', 'uploads.js']);
+    expect(modules.sort()).toEqual([
+      'app.js',
+      'connection.js',
+      'dom.js',
+      'links.js',
+      'mentions.js',
+      'modal.js',
+      'simulator.js',
+      'try-these.js',
+      'uploads.js',
+    ]);
     const missing = await request(`${h.base}/playground/assets/..%2F..%2Fconfig.ts`);
     expect(missing.statusCode).toBe(404);
     await missing.body.text();
@@ -91,10 +108,11 @@ describe('start', () => {
     await forged.body.text();
   });
 
-  it('answers "unchanged" when nothing happened since the version the page has', async () => {
-    const { version } = await h.state();
+  it('answers "unchanged" when nothing happened since the version the page has, naming this run', async () => {
+    const { version, instance } = await h.state();
+    expect(version.startsWith(`${instance}.`)).toBe(true);
     const res = await request(`${h.base}/playground/state?since=${encodeURIComponent(version)}`);
-    expect(await res.body.json()).toEqual({ version, unchanged: true });
+    expect(await res.body.json()).toEqual({ version, instance, unchanged: true });
   });
 });
 
@@ -122,24 +140,6 @@ describe('commands', () => {
     expect(Number(usedHours?.[1]?.replace(/,/g, ''))).toBeLessThan(1000);
     expect(answer.html).toContain('Left');
     expect(answer.html).not.toContain('Over by');
-  });
-
-  it('offers a Try chip for /campaign template with an id the simulator has, and it answers with that template', async () => {
-    const page = await (await request(`${h.base}/`)).body.text();
-    const chips = [...page.matchAll(/data-try="([^"]*)"/g)].map((m) => m[1]!);
-    const chip = chips.find((c) => c.startsWith('/campaign template '));
-    expect(chip).toBeDefined();
-    const id = chip!.slice('/campaign template '.length);
-    const seeded = h.pg.platform.state.templates[id];
-    expect(seeded).toBeDefined();
-    // The page sends what follows "/campaign" as the command text.
-    expect(await h.post('/playground/command', { channel: GENERAL, text: `template ${id}` })).toEqual({ ok: true });
-    const answer = await eventually(async () =>
-      channel(await h.state(), GENERAL).messages.find((m) => m.html.includes(id) && m.html.includes('Required fields')),
-    );
-    expect(answer.html).toContain(seeded!.title);
-    expect(answer.html).not.toContain('was not found');
-    expect(h.pg.platform.requests.some((r) => r.path === `/campaign/templates/${id}`)).toBe(true);
   });
 
   it('runs a modal: /campaign profile opens a form whose submission reaches the platform', async () => {

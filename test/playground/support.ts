@@ -7,10 +7,22 @@ import { request } from 'undici';
 import type { PlaygroundModule } from '../../src/bot/playground-module.js';
 import * as playgroundModule from '../../playground/index.js';
 import { startPlayground, type RunningPlayground } from '../../playground/index.js';
-import type { Outcome, PageState } from '../../playground/page-api.js';
+import type { Outcome, PageChannel, PageState } from '../../playground/page-api.js';
 
 // main imports the playground by URL and types it with PlaygroundModule: this keeps the two in step.
 const _loadedByMain: PlaygroundModule = playgroundModule;
+
+/** The playground's channels (playground/workspace.ts). */
+export const GENERAL = 'C0GENERAL01';
+export const CALLS = 'C0CALLS0001';
+export const SUPPORT = 'C0SUPPORT01';
+
+/** One channel of the page's state (throws when it is missing). */
+export function channel(state: PageState, id: string): PageChannel {
+  const found = state.channels.find((c) => c.id === id);
+  if (!found) throw new Error(`no channel ${id}`);
+  return found;
+}
 
 export interface PlaygroundHarness {
   pg: RunningPlayground;
@@ -21,7 +33,8 @@ export interface PlaygroundHarness {
   logs(): string;
 }
 
-export async function startTestPlayground(): Promise<PlaygroundHarness> {
+/** `port`: listen there (the browser test restarts the playground where the page already is); a free one by default. */
+export async function startTestPlayground(port = 0): Promise<PlaygroundHarness> {
   const lines: string[] = [];
   const logDestination = new Writable({
     write(chunk: Buffer, _enc, done) {
@@ -29,7 +42,7 @@ export async function startTestPlayground(): Promise<PlaygroundHarness> {
       done();
     },
   });
-  const pg = await startPlayground({ env: { PORT: '0', LOG_LEVEL: 'debug' }, logDestination });
+  const pg = await startPlayground({ env: { PORT: String(port), LOG_LEVEL: 'debug' }, logDestination });
   const base = `http://127.0.0.1:${pg.port}`;
   return {
     pg,

@@ -1,0 +1,162 @@
+/**
+ * What the page draws, built from what the bot did to the Slack stand-in and the platform simulator: the
+ * channels with their threads (and the ephemerals of whoever the person is now), the open modal, the Home tab,
+ * the "Try these" panel, the platform switch and the Simulate panel's lists.
+ */
+import { emojiFor, messageToHtml, viewToHtml, type RenderContext } from './blockkit-html.js';
+import type { FakePlatform } from '../fakes/platform/index.js';
+import { PLATFORM_MODES } from '../fakes/platform/index.js';
+import type { FakeSlack, SlackChannel, SlackEphemeral, SlackMessage } from '../fakes/slack/index.js';
+import { CALL_OUTCOME_CHOICES, CALL_OUTCOMES } from './call-outcomes.js';
+import type { LocalTargets } from './local-links.js';
+import type { PageChannel, PageMessage, PageModal, PageState } from './page-api.js';
+import { SIMULATED_TRIGGERS, type SimulateResult } from './simulate.js';
+import { people, tryThese } from './try-these.js';
+import { MESSAGE_SHORTCUTS, PLAYGROUND_CHANNELS, type PlaygroundPerson } from './workspace.js';
+
+export interface PageStateSource {
+  slack: FakeSlack;
+  platform: FakePlatform;
+  version: string;
+  instance: string;
+  you: PlaygroundPerson;
+  /** The person's open modals, bottom to top. */
+  stack: readonly string[];
+  fieldErrors: ReadonlyMap<string, { hash: string; errors: Record<string, string> }>;
+  lastSimulation: SimulateResult | undefined;
+  localTarget: LocalTargets;
+  slowMs: number;
+}
+
+export function pageState(src: PageStateSource): PageState {
+  const { slack, platform } = src;
+  const ctx: RenderContext = {
+    userName: (id) => slack.user(id)?.name,
+    channelName: (id) => slack.channel(id)?.name,
+    localTarget: src.localTarget,
+  };
+  const state = platform.state;
+  const everyone = people();
+  return {
+    version: src.version,
+    instance: src.instance,
+    workspace: {
+      name: slack.teamName,
+      you: everyone.find((p) => p.id === src.you.id) ?? everyone[0]!,
+      people: everyone,
+      bot: { name: 'Campaign' },
+    },
+    channels: PLAYGROUND_CHANNELS.map((c) => pageChannel(src, c, ctx)),
+    modal: pageModal(src, ctx),
+    home: pageHome(src, ctx),
+    shortcuts: MESSAGE_SHORTCUTS,
+    tryThese: tryThese(state),
+    platform: { mode: platform.mode(), modes: PLATFORM_MODES, slowMs: src.slowMs },
+    simulator: {
+      triggers: SIMULATED_TRIGGERS,
+      outcomes: CALL_OUTCOME_CHOICES.map((name) => ({
+        name,
+        label: name === 'random' ? 'Any (at random)' : CALL_OUTCOMES[name].label,
+      })),
+      campaigns: Object.values(state.campaigns).map((c) => ({ id: c.id, name: c.name, type: c.type })),
+      sessions: Object.entries(state.sessions).map(([id, s]) => ({
+        id,
+        campaignId: s.campaignId,
+        handoff: s.handoff,
+      })),
+      subscriptions: state.subscriptions.map((s) => ({ triggerName: s.triggerName, campaignId: s.campaignId })),
+      humanResponses: state.humanResponses.slice(-10).map((r) => ({
+        sessionId: r.sessionId,
+        message: r.message,
+        ...(r.agentId ? { agentId: r.agentId } : {}),
+        // The links name PUBLIC_URL, which the playground can't have: the page opens them on its own origin.
+        ...(r.attachments?.length ? { attachments: r.attachments.map((a) => new URL(a).pathname) } : {}),
+      })),
+      requests: platform.requests.slice(-12).map((r) => `${r.method} ${r.path}`),
+      apiKey: platform.apiKey,
+      ...(src.lastSimulation ? { last: src.lastSimulation } : {}),
+    },
+  };
+}
+
+function pageChannel(src: PageStateSource, c: SlackChannel & { name: string }, ctx: RenderContext): PageChannel {
+  const all: PageMessage[] = [
+    ...src.slack.messages(c.id).map((m) => pageMessage(src, m, ctx)),
+    ...src.slack
+      .ephemerals(c.id)
+      .filter((e) => e.user === src.you.id)
+      .map((e) => pageEphemeral(e, ctx)),
+  ].sort((a, b) => compareTs(a.ts, b.ts));
+  const threads: Record<string, PageMessage[]> = {};
+  const top: PageMessage[] = [];
+  for (const m of all) {
+    if (m.threadTs !== undefined && m.threadTs !== m.ts) (threads[m.threadTs] ??= []).push(m);
+    else top.push(m);
+  }
+  return { id: c.id, name: c.name, purpose: c.purpose ?? '', messages: top, threads };
+}
+
+function pageMessage(src: PageStateSource, m: SlackMessage, ctx: RenderContext): PageMessage {
+  const isBot = m.bot_id !== undefined || m.user === src.slack.botUserId;
+  return {
+    ts: m.ts,
+    ...(m.thread_ts !== undefined ? { threadTs: m.thread_ts } : {}),
+    author: isBot ? 'Campaign' : (src.slack.user(m.user ?? '')?.name ?? m.user ?? 'someone'),
+    authorKind: isBot ? 'bot' : 'user',
+    html: messageToHtml(m, ctx),
+    files: (m.files ?? []).map((f) => ({
+      id: f.id,
+      name: f.name,
+      size: f.size,
+      type: f.pretty_type,
+      audio: f.mimetype.startsWith('audio/'),
+    })),
+    reactions: (m.reactions ?? []).map((r) => ({ name: r.name, emoji: emojiFor(r.name), count: r.count })),
+    replyCount: m.reply_count ?? 0,
+    ephemeral: false,
+    edited: m.edited !== undefined,
+  };
+}
+
+function pageEphemeral(e: SlackEphemeral, ctx: RenderContext): PageMessage {
+  return {
+    ts: e.ts,
+    ...(e.thread_ts !== undefined ? { threadTs: e.thread_ts } : {}),
+    author: 'Campaign',
+    authorKind: 'bot',
+    html: messageToHtml(e, ctx),
+    files: [],
+    reactions: [],
+    replyCount: 0,
+    ephemeral: true,
+    edited: false,
+  };
+}
+
+function pageModal(src: PageStateSource, ctx: RenderContext): PageModal | null {
+  const id = src.stack.at(-1);
+  const stored = id ? src.slack.view(id) : undefined;
+  if (!id || !stored) return null;
+  const rendered = viewToHtml(stored.view, ctx);
+  const errors = src.fieldErrors.get(id);
+  return {
+    id,
+    ...rendered,
+    depth: src.stack.length,
+    errors: errors && errors.hash === stored.view.hash ? errors.errors : {},
+  };
+}
+
+function pageHome(src: PageStateSource, ctx: RenderContext): { id: string; html: string } | null {
+  const home = src.slack
+    .views()
+    .filter((v) => v.via === 'views.publish' && v.userId === src.you.id)
+    .at(-1);
+  return home ? { id: home.view.id, html: viewToHtml(home.view, ctx).body } : null;
+}
+
+function compareTs(a: string, b: string): number {
+  const [as = '0', au = '0'] = a.split('.');
+  const [bs = '0', bu = '0'] = b.split('.');
+  return Number(as) - Number(bs) || Number(au.padEnd(6, '0')) - Number(bu.padEnd(6, '0'));
+}

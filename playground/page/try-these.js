@@ -1,0 +1,81 @@
+// @ts-check
+/**
+ * The Try these panel: example commands built from the simulator's seed (a click puts one in the message box)
+ * and the seeded campaigns, agents, phone numbers and templates (a click adds the id at the caret).
+ */
+
+/** @typedef {import('./app.js').TryThese} TryThese */
+
+import { byId, esc } from './dom.js';
+
+/**
+ * @param {string} id
+ * @param {string} [label]
+ */
+function idButton(id, label) {
+  return `<button type="button" class="id-chip" data-insert="${esc(id)}" title="Add ${esc(id)} to the message">${esc(label ?? id)}</button>`;
+}
+
+/**
+ * @param {string} id
+ * @param {string} html
+ */
+function replace(id, html) {
+  const el = byId(id, HTMLElement);
+  if (el.dataset.html === html) return;
+  el.innerHTML = html;
+  el.dataset.html = html;
+}
+
+/** The examples in two groups: what every member can run (guests: no customer data), and admin commands. */
+const GROUPS = [
+  { title: 'Anyone', who: ['anyone', 'members'] },
+  { title: 'Admins', who: ['admins'] },
+];
+
+/** @param {import('./app.js').TryExample} e */
+function exampleHtml(e) {
+  const who = e.who === 'members' ? '<span class="who" title="guests are refused: customer data">members</span>' : '';
+  return `<button type="button" class="example" data-fill="${esc(e.command)}"><code>${esc(e.command)}</code>${who}<span class="example-note">${esc(e.note)}</span></button>`;
+}
+
+/** @param {TryThese} tryThese */
+export function renderTryThese(tryThese) {
+  replace(
+    'try-examples',
+    GROUPS.map(
+      (g) =>
+        `<h3>${esc(g.title)}</h3>` +
+        tryThese.examples
+          .filter((e) => g.who.includes(e.who))
+          .map(exampleHtml)
+          .join(''),
+    ).join(''),
+  );
+  replace(
+    'try-campaigns',
+    tryThese.campaigns
+      .map(
+        (c) =>
+          `<li>${idButton(c.id)} <strong>${esc(c.name)}</strong> <span class="muted">${esc(c.type)}</span>` +
+          (c.agents.length
+            ? `<div class="agents">agents: ${c.agents.map((a) => `${idButton(a.id)} <span class="muted">${esc(a.name)}</span>`).join(' · ')}</div>`
+            : '') +
+          '</li>',
+      )
+      .join(''),
+  );
+  replace(
+    'try-numbers',
+    tryThese.numbers
+      .map(
+        (n) =>
+          `<li>${idButton(n.id)} ${esc(n.number)} <span class="muted">${n.campaignId ? `linked to ${esc(n.campaignId)}` : 'not linked'}</span></li>`,
+      )
+      .join(''),
+  );
+  replace(
+    'try-templates',
+    tryThese.templates.map((t) => `<li>${idButton(t.id)} <span class="muted">${esc(t.title)}</span></li>`).join(''),
+  );
+}

@@ -1,0 +1,146 @@
+/**
+ * The page's "Try these" panel: what the simulator holds (campaigns with their agents, phone numbers, templates)
+ * and example commands built from it, each filling the message box when clicked. The examples follow the
+ * command grammar (PRODUCT.md › Command grammar); test/playground/try-these.test.ts runs every one of them.
+ */
+import type { PlatformState } from '../fakes/platform/seed.js';
+import { PLAYGROUND_PEOPLE, type Role } from './workspace.js';
+
+export interface TryExample {
+  /** What goes into the message box, `@name` for a mention. */
+  command: string;
+  /** One line on what it shows. */
+  note: string;
+  /** Who may run it (guests are refused customer data; admin commands need an admin). */
+  who: 'anyone' | 'members' | 'admins';
+  /** The people `@name`s in `command` stand for (the page sends them as mentions, as Slack does). */
+  mentions?: string[];
+}
+
+export interface TryThese {
+  examples: TryExample[];
+  campaigns: Array<{ id: string; name: string; type: string; agents: Array<{ id: string; name: string }> }>;
+  numbers: Array<{ id: string; number: string; campaignId: string | null }>;
+  templates: Array<{ id: string; title: string }>;
+}
+
+function personId(name: string): string {
+  const found = PLAYGROUND_PEOPLE.find((p) => p.name === name);
+  if (!found) throw new Error(`no playground person ${name}`);
+  return found.id;
+}
+
+export function tryThese(state: PlatformState): TryThese {
+  const campaigns = Object.values(state.campaigns).map((c) => ({
+    id: c.id,
+    name: c.name,
+    type: c.type,
+    agents: (state.agents[c.id] ?? []).map((a) => ({ id: a.id, name: a.name })),
+  }));
+  const outbound = campaigns.find((c) => c.type === 'outbound') ?? campaigns[0];
+  const chat = campaigns.find((c) => c.type === 'messages') ?? campaigns[0];
+  const template = Object.values(state.templates)[0];
+  const freeNumber = state.phoneNumbers.find((n) => n.campaignId === null) ?? state.phoneNumbers[0];
+  const secondAgent = outbound?.agents.at(-1);
+  const chatAgent = chat?.agents[0];
+  const firstWord = (name: string) => (name.split(/\s+/)[0] ?? name).toLowerCase();
+
+  const examples: TryExample[] = [
+    { command: '/campaign help', note: 'every subcommand', who: 'anyone' },
+    { command: '/campaign stats', note: 'calls, connection rate and bookings per channel type', who: 'anyone' },
+    ...(outbound
+      ? [
+          {
+            command: `/campaign bookings ${outbound.name}`,
+            note: 'a campaign by its name; a guest is refused (customer data)',
+            who: 'members' as const,
+          },
+          {
+            command: `/campaign scheduled ${firstWord(outbound.name)}`,
+            note: 'one word of the name is enough',
+            who: 'members' as const,
+          },
+          {
+            command: `/campaign sample call_completed ${outbound.id}`,
+            note: 'a sample call card; its recording plays on the page',
+            who: 'anyone' as const,
+          },
+        ]
+      : []),
+    ...(template
+      ? [{ command: `/campaign template ${template.assistant_id}`, note: template.title, who: 'anyone' as const }]
+      : []),
+    { command: '/campaign quota', note: 'this month’s usage, with a bar', who: 'anyone' },
+    { command: '/campaign subscriptions', note: 'this channel’s routes and the platform’s hooks', who: 'anyone' },
+    { command: '/campaign handoffs', note: 'open customer conversations; “open thread” opens it here', who: 'anyone' },
+    { command: '/campaign replies', note: 'saved replies for handoff threads', who: 'members' },
+    ...(outbound
+      ? [
+          {
+            command: `/campaign subscribe ${outbound.id} call_completed summary:interested,demo,pricing notify:@dana`,
+            note: 'hot leads only, mentioning Dana — then fire calls from Simulate',
+            who: 'admins' as const,
+            mentions: [personId('dana')],
+          },
+          {
+            command: `/campaign alert ${outbound.id} status:failed,no-answer,busy above:40 window:15m min:5`,
+            note: 'an outcome alert — then Simulate › Burst',
+            who: 'admins' as const,
+          },
+        ]
+      : []),
+    ...(chatAgent
+      ? [
+          {
+            command: `/campaign agent-link @sam ${chatAgent.id}`,
+            note: `Sam’s thread replies go out as ${chatAgent.name}`,
+            who: 'admins' as const,
+            mentions: [personId('sam')],
+          },
+        ]
+      : []),
+    {
+      command: '/campaign link-number',
+      note: `a form: link ${freeNumber?.id ?? 'a number'} to a campaign`,
+      who: 'admins',
+    },
+    ...(outbound && secondAgent
+      ? [
+          {
+            command: `/campaign delete-agent ${outbound.id} ${secondAgent.id}`,
+            note: 'asks you to confirm first',
+            who: 'admins' as const,
+          },
+        ]
+      : []),
+    {
+      command: '/campaign replies add greeting Hi! Thanks for reaching out — how can I help?',
+      note: 'a saved reply for Quick reply',
+      who: 'admins',
+    },
+    { command: '/campaign digest daily * at 09:00', note: 'a daily summary card in this channel', who: 'admins' },
+    { command: '/campaign quota-alert 80 90 100', note: 'a post when usage crosses each', who: 'admins' },
+    { command: '/campaign handoff-sla 5', note: 'nudge a thread left waiting 5 minutes', who: 'admins' },
+    { command: '/campaign keys', note: 'API keys, masked', who: 'admins' },
+    { command: '/campaign verify', note: 'business verification statuses', who: 'admins' },
+    { command: '/campaign clone-voice', note: 'a form with audio uploads', who: 'admins' },
+  ];
+
+  return {
+    examples,
+    campaigns,
+    numbers: state.phoneNumbers.map((n) => ({ id: n.id, number: n.number, campaignId: n.campaignId })),
+    templates: Object.values(state.templates).map((t) => ({ id: t.assistant_id, title: t.title })),
+  };
+}
+
+/** The switcher's entries: each person and what their role lets them do. */
+export function people(): Array<{ id: string; name: string; realName: string; role: Role; about: string }> {
+  return PLAYGROUND_PEOPLE.map((p) => ({
+    id: p.id,
+    name: p.name,
+    realName: p.real_name ?? p.name,
+    role: p.role,
+    about: p.about,
+  }));
+}

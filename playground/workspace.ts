@@ -1,0 +1,96 @@
+/**
+ * The playground's workspace as it starts: its people (so permissions can be tried), its channels, the routes
+ * made with the real `/campaign subscribe`, and what the bot has already seen of the platform's campaigns.
+ */
+import type { CatalogRepo } from '../src/store/catalog.js';
+import type { PlatformState } from '../fakes/platform/seed.js';
+import type { SlackChannel, SlackUser } from '../fakes/slack/index.js';
+
+export type Role = 'admin' | 'member' | 'guest';
+
+export interface PlaygroundPerson extends SlackUser {
+  id: string;
+  name: string;
+  role: Role;
+  /** What the switcher says about them: why they may do what they may. */
+  about: string;
+}
+
+/**
+ * Who the person at the page can be. The first is who they are at start. Both admins are listed in the bot's
+ * ADMIN_USER_IDS; `you` is a Slack workspace admin too, Dana is an admin only through that list. Gwen is a
+ * multi-channel guest (`is_restricted`), which users.info tells the bot.
+ */
+export const PLAYGROUND_PEOPLE: readonly PlaygroundPerson[] = [
+  {
+    id: 'U0PLAYYOU01',
+    name: 'you',
+    real_name: 'You (playground admin)',
+    is_admin: true,
+    tz: 'UTC',
+    role: 'admin',
+    about: 'workspace admin: every command',
+  },
+  {
+    id: 'U0PLAYDANA1',
+    name: 'dana',
+    real_name: 'Dana Whitfield',
+    tz: 'UTC',
+    role: 'admin',
+    about: 'admin through the app’s ADMIN_USER_IDS',
+  },
+  {
+    id: 'U0PLAYSAM01',
+    name: 'sam',
+    real_name: 'Sam Okafor',
+    tz: 'UTC',
+    role: 'member',
+    about: 'member: reads figures, answers customers; no admin commands',
+  },
+  {
+    id: 'U0PLAYGWEN1',
+    name: 'gwen',
+    real_name: 'Gwen Park',
+    is_restricted: true,
+    tz: 'UTC',
+    role: 'guest',
+    about: 'guest: no customer data, can’t reach customers',
+  },
+];
+
+export const PLAYGROUND_ADMIN_IDS = PLAYGROUND_PEOPLE.filter((p) => p.role === 'admin').map((p) => p.id);
+
+export const PLAYGROUND_CHANNELS: ReadonlyArray<SlackChannel & { name: string }> = [
+  { id: 'C0GENERAL01', name: 'general', purpose: 'Try /campaign here' },
+  { id: 'C0CALLS0001', name: 'calls', purpose: 'Call events (call_started, call_completed)' },
+  { id: 'C0SUPPORT01', name: 'support', purpose: 'Chat events and handoff threads' },
+];
+
+/** Routes made at start with the real `/campaign subscribe`, so notifications work at once. */
+export const SEED_SUBSCRIPTIONS: ReadonlyArray<{ channel: string; text: string }> = [
+  { channel: 'C0CALLS0001', text: 'subscribe * call_started call_completed' },
+  { channel: 'C0SUPPORT01', text: 'subscribe * message_received message_sent' },
+];
+
+/** The message shortcuts of manifest.yml (Slack lists them under a message's "More actions"). */
+export const MESSAGE_SHORTCUTS: ReadonlyArray<{ callbackId: string; name: string }> = [
+  { callbackId: 'clone_voice_from_message', name: 'Clone voice from files' },
+];
+
+/**
+ * The workspace starts as one that has been running a while: the bot has seen the simulator's campaigns and
+ * agents in events, and its linked numbers, so names work where ids are expected (`/campaign bookings spring`)
+ * and the forms' menus list them from the first minute.
+ */
+export async function seedCatalog(catalog: CatalogRepo, teamId: string, state: PlatformState): Promise<void> {
+  for (const campaign of Object.values(state.campaigns)) {
+    await catalog.note(teamId, 'campaigns', { id: campaign.id, name: campaign.name, type: campaign.type });
+    for (const agent of state.agents[campaign.id] ?? [])
+      await catalog.note(teamId, 'agents', { id: agent.id, name: agent.name, campaignId: campaign.id });
+  }
+  for (const number of state.phoneNumbers)
+    await catalog.note(teamId, 'numbers', {
+      id: number.id,
+      ...(number.campaignId ? { campaignId: number.campaignId } : {}),
+    });
+}

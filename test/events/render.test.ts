@@ -127,6 +127,14 @@ describe('call_completed details', () => {
     expect(json).not.toContain('somethingNew');
   });
 
+  it('opens with ❌ for a failed call and 📵 for one that did not reach the customer, ✅ only when completed', () => {
+    const head = (status: string) =>
+      textOf(renderEvent(known({ ...CALL_COMPLETED_FULL, status }, 'call_completed')).blocks);
+    expect(head('failed')).toContain('❌ *Call completed*');
+    expect(head('no_answer')).toContain('📵 *Call completed*');
+    expect(head('completed')).toContain('✅ *Call completed*');
+  });
+
   it('leaves the Recording button out for a non-https audioUrl', () => {
     for (const audioUrl of ['http://recordings.example.com/a.mp3', 'javascript:alert(1)', 'not a url']) {
       const { blocks } = renderEvent(known({ ...CALL_COMPLETED_FULL, audioUrl }, 'call_completed'));

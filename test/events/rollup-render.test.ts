@@ -15,6 +15,7 @@ import {
 } from '../../src/events/render/call-rollup.js';
 import { LIMITS } from '../../src/slack/blocks.js';
 import { messageErrors } from '../../fakes/slack/block-kit.js';
+import { textOf } from '../support/blocks.js';
 import { CALL_COMPLETED_FULL, CALL_COMPLETED_MINIMAL, CALL_STARTED_FULL, injectedMarkup } from './fixtures.js';
 
 function call(trigger: 'call_started' | 'call_completed', data: object): RolledCall {
@@ -35,6 +36,14 @@ describe('a roll-up of waiting calls', () => {
 
   it('matches its golden Block Kit JSON', async () => {
     await expect(`${JSON.stringify(renderRollup(calls), null, 2)}\n`).toMatchFileSnapshot('./golden/call_rollup.json');
+  });
+
+  it('marks each call by how it ended: only a completed one reads ✅', () => {
+    const lines = (status: string) => textOf(renderRollup([completed(1, { status }), completed(2)]).blocks);
+    expect(lines('failed')).toContain('❌ *Customer 1*');
+    expect(lines('no-answer')).toContain('📵 *Customer 1*');
+    expect(lines('busy')).toContain('📵 *Customer 1*');
+    expect(lines('completed')).toContain('✅ *Customer 1*');
   });
 
   it('says how many calls it covers, and per call the customer, outcome, duration, summary line and recording', () => {

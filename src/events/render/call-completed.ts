@@ -52,6 +52,17 @@ export interface PostMentions {
   hot: readonly string[];
 }
 
+/**
+ * The mark a finished call's post opens with, by its status: a failed call must not read as a success at a
+ * glance. No status (the event says only that the call ended) reads as completed.
+ */
+export function callOutcomeIcon(status: string | undefined): string {
+  const s = (status ?? 'completed').toLowerCase().replace(/[\s_]+/g, '-');
+  if (/^(completed|success|successful|answered|ended)$/.test(s)) return '✅';
+  if (/fail|error/.test(s)) return '❌';
+  return '📵'; // no-answer, busy, voicemail, canceled…: the customer was not reached
+}
+
 /** The line on top of a call's post that mentions people, and the start of its fallback text (notifications). */
 export function mentionLine(asks: PostMentions | undefined): { block: KnownBlock; text: string } | undefined {
   const who = mentionsOf(asks?.notify);
@@ -65,7 +76,7 @@ export function renderCallCompleted(e: CallCompleted, asks?: PostMentions): Mess
   const ms = callDurationMs(e);
   const duration = ms === undefined ? '—' : clockDuration(ms);
   const blocks: KnownBlock[] = [
-    section(`✅ *Call completed* with ${customerLabel(e)}`),
+    section(`${callOutcomeIcon(e.status)} *Call completed* with ${customerLabel(e)}`),
     fields([
       ['Customer', orDash(inline(e.customerName, 150))],
       ['Number', orDash(inline(e.customerNumber, 60))],

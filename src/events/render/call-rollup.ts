@@ -7,7 +7,7 @@ import { clockDuration } from '../../format/numbers.js';
 import { LIMITS, button, message, section, type KnownBlock, type MessagePayload } from '../../slack/blocks.js';
 import type { CallCompleted, CallStarted } from '../events.js';
 import { code, customerLabel, customerPlain, dotted, escapeWithin, httpsUrl, inline } from '../../slack/text.js';
-import { callDurationMs, RECORDING_ACTION, type TranscriptReply } from './call-completed.js';
+import { callDurationMs, callOutcomeIcon, RECORDING_ACTION, type TranscriptReply } from './call-completed.js';
 
 export type RolledCall =
   { trigger: 'call_started'; data: CallStarted } | { trigger: 'call_completed'; data: CallCompleted };
@@ -55,7 +55,11 @@ function callBlock(call: RolledCall, withTranscript: boolean): KnownBlock {
   const c = call.data;
   const ms = callDurationMs(c);
   const outcome = inline(c.status, 100) ?? inline(c.endedReason, 100) ?? 'completed';
-  const head = dotted(`✅ ${customerLabel(c)}`, outcome, ms === undefined ? undefined : clockDuration(ms));
+  const head = dotted(
+    `${callOutcomeIcon(c.status)} ${customerLabel(c)}`,
+    outcome,
+    ms === undefined ? undefined : clockDuration(ms),
+  );
   const meta = dotted(
     where || undefined,
     withTranscript && c.callTranscript?.trim() ? 'transcript in the thread' : undefined,

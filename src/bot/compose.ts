@@ -32,6 +32,8 @@ import { Lifecycle } from '../app/lifecycle.js';
 import { PlatformAccess } from '../app/platform-access.js';
 import { Timers } from '../app/timers.js';
 import { SlackPace, type SlackLimits } from '../slack/pace.js';
+import { SlackClients } from '../slack/clients.js';
+import { botTokenFor } from '../app/slack-token.js';
 
 export interface Bot {
   readonly app: App;
@@ -130,6 +132,12 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
     admins,
     metrics,
     pace,
+    slack: new SlackClients({
+      apiUrl: config.slack.apiUrl,
+      pace,
+      tokenFor: (teamId) => botTokenFor({ config, store }, teamId),
+      logger,
+    }),
     surfaces,
     lifecycle: new Lifecycle(),
     timers,

@@ -29,7 +29,7 @@ import {
 import { isTriggerName, type EventMap, type KnownEvent, type TriggerName } from './events.js';
 import { jobEvent, readJob } from './job.js';
 import { channelsFor } from './router.js';
-import type { PostingKit } from './slack-clients.js';
+import type { PostingKit } from './posting-kit.js';
 import { isChannelGone } from './channel-pause.js';
 import { StepLog, type StepRef } from './steps.js';
 
@@ -236,7 +236,7 @@ export class EventWorker {
       steps: this.steps,
       stepsOf,
       step: (channel, step) => ({ teamId: entry.teamId, entryId: stepsOf, channel, step }),
-      slack: () => this.kit.slack.clientFor(entry.teamId),
+      slack: () => this.kit.slack(entry.teamId),
       channels: () => channelsFor(this.kit.store, entry.teamId, event),
       eachChannel: (channels, work) => this.eachChannel(entry, channels, log, work),
       toEachRoute: async (post) => {

@@ -12,11 +12,8 @@
  *   store-kept `handoff-sla` timer per thread (`waiting.ts`).
  */
 import type { App } from '@slack/bolt';
-import { WebClient } from '@slack/web-api';
 import { z } from 'zod';
 import type { Deps } from '../app/deps.js';
-import { botTokenFor } from '../app/slack-token.js';
-import { boltLogger } from '../slack/logger.js';
 import type { Events } from '../events/index.js';
 import { postToResponseUrl } from '../slack/response-url.js';
 import { registerChatHandlers } from './deliveries.js';
@@ -56,25 +53,9 @@ export function register(app: App, deps: Deps, events: Pick<Events, 'on'>): void
   registerChatHandlers(events, waiting);
   const relay = new ReplyRelay(deps, waiting);
   const log = deps.logger.child({ component: 'handoff' });
-  const clients = new Map<string, WebClient>();
-  const clientFor = async (teamId: string): Promise<WebClient | undefined> => {
-    const token = await botTokenFor(deps, teamId);
-    if (!token) return undefined;
-    let client = clients.get(token);
-    if (!client)
-      clients.set(
-        token,
-        (client = new WebClient(token, {
-          slackApiUrl: deps.config.slack.apiUrl,
-          retryConfig: { retries: 2 },
-          timeout: 30_000,
-          fetch: deps.pace.fetch({ background: false, urgency: 'urgent' }),
-          logger: boltLogger(log, 'slack-handoff'),
-        })),
-      );
-    return client;
-  };
-  deps.timers.on(SLA_TIMER, (timer, now) => waiting.fire(timer.id, now, clientFor, log));
+  deps.timers.on(SLA_TIMER, (timer, now) =>
+    waiting.fire(timer.id, now, (teamId) => deps.slack.forTeam(teamId, { background: false, urgency: 'urgent' }), log),
+  );
 
   app.event('message', async ({ event, body, context, client }) => {
     const teamId = context.teamId ?? body.team_id;

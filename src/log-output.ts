@@ -2,9 +2,10 @@
 /**
  * Why not sonic-boom: it writes fd 1 with `fs.write` in libuv's threadpool. With a reader that stopped reading, a
  * pipe left blocking (nothing opened `process.stdout`) holds a pool thread in write(2), and `process.exit()` then
- * waits for that thread forever — measured: SIGTERM's exit never came. Its `flush()` does not wait unless lines are
- * held back (`minLength`), and pino's `fatal()` calls its `flushSync()`, which retries a full pipe in a sleeping
- * loop on the event loop. Node's stdout stream (non-blocking, libuv) bounded here has none of these.
+ * waits for that thread (measured, Node 20, sonic-boom 4.2: a child whose parent stopped reading never exited; with
+ * `process.stdout` opened first, making the pipe non-blocking, it exited at once). Its `flush()` does not wait unless
+ * lines are held back (`minLength`), and pino's `fatal()` calls its `flushSync()`, which retries a full pipe in a
+ * sleeping loop on the event loop. Node's stdout stream (non-blocking, libuv), bounded here, has none of these.
  *
  * Where log lines go: stdout through a bounded buffer that never blocks the process.
  *

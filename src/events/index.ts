@@ -84,5 +84,5 @@ export function createEvents(deps: Deps, options: EventsOptions = {}): Events {
 
 export { ensureHookToken, hookUrlFor, describeHookUrl } from './hook-url.js';
 export * from './events.js';
-export type { Delivery, DeliveryOutcome } from './worker.js';
+export type { QueuedEvent, EventOutcome } from './worker.js';
 export { ALERT_TIMER, alertTimerId, ending } from './outcome-alerts.js';

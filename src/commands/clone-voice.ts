@@ -40,7 +40,15 @@ import {
   sealCloneVoiceMetadata,
   type CloneVoiceForm,
 } from './clone-voice-form.js';
-import { describeFailure, logFailure, upstreamRef } from '../app/failure.js';
+import {
+  describeFailure,
+  failureMessage,
+  failureOf,
+  logFailure,
+  ourFault,
+  upstreamRef,
+  type Failure,
+} from '../app/failure.js';
 import { onFormSubmit, type FormResult, type FormSubmission } from './forms.js';
 import type { Subcommand } from './types.js';
 
@@ -53,8 +61,6 @@ const NO_BOT_TOKEN =
   'This app has no Slack bot token for this workspace, so it cannot download the audio files — ask a Slack admin to reinstall the app, then try again.';
 const CLONING_STARTED =
   '⏳ Cloning has started — the result will appear where you ran the command or shortcut. You can close this window.';
-const SORRY =
-  'Something went wrong on our side while handling that — try again; if it keeps happening, tell your Slack admin.';
 
 export const cloneVoice: Subcommand = {
   name: 'clone-voice',
@@ -170,7 +176,7 @@ async function onShortcut(
     logger.info({ files: usable.length, skipped: skipped.length }, 'clone-voice modal opened from a message');
   } catch (err) {
     logger.warn({ err }, 'clone-voice shortcut failed');
-    await answer(SORRY);
+    await answer(ourFault());
   }
 }
 
@@ -304,7 +310,7 @@ async function cloneAndReport(deps: Deps, job: CloneJob): Promise<void> {
     if (err instanceof PlatformBusyError) logFailure(logger, err, { ms: Date.now() - started }, 'voice cloning failed');
     else logger.warn({ err, ms: Date.now() - started }, 'voice cloning failed');
     await news;
-    await say({ text: `❌ ${cloneFailure(err, limitsOf(deps))}` });
+    await say(failureMessage(cloneFailure(err, limitsOf(deps)), '❌'));
   }
 }
 
@@ -349,23 +355,32 @@ async function resolveSample(client: WebClient, sample: Sample, limits: SampleLi
 }
 
 /** One sentence for whatever stopped the clone. Download failures surface through the upload, so look into causes. */
-export function cloneFailure(err: unknown, limits: SampleLimits): string {
-  if (err instanceof SampleRefusal) return err.message;
+export function cloneFailure(err: unknown, limits: SampleLimits): Failure {
+  if (err instanceof SampleRefusal) return { sentence: err.message };
   if (err instanceof PlatformBusyError && err.lane === 'uploads') {
     const { concurrency, maxWaiting, maxWaitMs } = err.limits;
-    return err.reason === 'full'
-      ? `This workspace already has ${concurrency} voice clones running and ${maxWaiting} waiting, so this one was not started — try again when some of them have finished.`
-      : `Your voice clone waited ${Math.round(maxWaitMs / 60_000)} minutes behind this workspace’s other clones and was not started — try again when they have finished.`;
+    return {
+      sentence:
+        err.reason === 'full'
+          ? `This workspace already has ${concurrency} voice clones running and ${maxWaiting} waiting, so this one was not started — try again when some of them have finished.`
+          : `Your voice clone waited ${Math.round(maxWaitMs / 60_000)} minutes behind this workspace’s other clones and was not started — try again when they have finished.`,
+    };
   }
   const download = findCause(err, SlackFileError);
-  if (download) return escapeMrkdwn(downloadFailure(download, limits));
+  if (download) return { sentence: escapeMrkdwn(downloadFailure(download, limits)) };
   if (err instanceof BadRequestError) {
-    return `The platform refused to clone the voice: ${escapeMrkdwn(truncate(err.message, 300))} ${upstreamRef(err)}.`;
+    return {
+      sentence: `The platform refused to clone the voice: “${escapeMrkdwn(truncate(err.message, 300))}” — change that in the form and try again.`,
+      reference: upstreamRef(err),
+    };
   }
   if (err instanceof ApiTimeoutError && err.phase !== 'connect') {
-    return 'The platform did not answer in time — the voice may still be created, so check the platform’s voice list before trying again.';
+    return {
+      sentence:
+        'The platform did not answer in time — the voice may still be created, so check the platform’s voice list before trying again.',
+    };
   }
-  return describeFailure(err);
+  return failureOf(err);
 }
 
 function downloadFailure(err: SlackFileError, limits: SampleLimits): string {

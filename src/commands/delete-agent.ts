@@ -7,7 +7,7 @@ import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } 
 import { z } from 'zod';
 import { actions, button, escapeMrkdwn, message, mrkdwn, section } from '../slack/blocks.js';
 import { parseJsonValue } from '../slack/json-value.js';
-import { describeFailure, logFailure } from '../app/failure.js';
+import { failureMessage, failureOf, logFailure } from '../app/failure.js';
 import type { Deps } from '../app/deps.js';
 import { nearest } from './catalog-match.js';
 import {
@@ -102,10 +102,8 @@ export const deleteAgent: Subcommand = {
         } catch (err) {
           logFailure(deps.logger, err, { team: teamId, campaignId, agentId }, 'agent delete failed');
           const near = await nearAgents(deps, teamId, campaignId, agentId);
-          await respond({
-            replace_original: true,
-            text: describeFailure(err, { notFound: `There is no ${what} — nothing was deleted.${didYouMean(near)}` }),
-          });
+          const notFound = `There is no ${what} — nothing was deleted.${didYouMean(near)}`;
+          await respond({ replace_original: true, ...failureMessage(failureOf(err, { notFound })) });
         }
       },
     );

@@ -10,10 +10,11 @@ import { randomUUID } from 'node:crypto';
 import type { AllMiddlewareArgs, RespondFn, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import type { Deps } from '../app/deps.js';
 import { parseCommandText } from './arguments.js';
-import { describeFailure, logFailure } from '../app/failure.js';
+import { failureMessage, failureOf, logFailure } from '../app/failure.js';
 import { customerDataRefusal } from '../app/membership.js';
 import { renderHelp } from './help.js';
 import type { CommandContext, Subcommand } from './types.js';
+import type { FailureWording } from '../app/failure.js';
 
 /** Well under 3 s, so the notice reaches the user within them even when the machine is busy. */
 const SLOW_NOTICE_MS = 2_000;
@@ -69,6 +70,9 @@ export function createDispatcher(commands: readonly Subcommand[], deps: Deps) {
     const tell = async (sentence: string) => {
       await respond({ response_type: 'ephemeral', text: sentence });
     };
+    const tellFailure = async (err: unknown, wording?: FailureWording, lead?: string) => {
+      await respond({ response_type: 'ephemeral', ...failureMessage(failureOf(err, wording), lead) });
+    };
 
     if (parsed.name === '' || parsed.name === 'help') {
       await respond({ response_type: 'ephemeral', ...renderHelp(commands) });
@@ -103,6 +107,7 @@ export function createDispatcher(commands: readonly Subcommand[], deps: Deps) {
       deps,
       respond,
       tell,
+      tellFailure,
       reply: async (msg) => {
         await respond({ response_type: isPublic ? 'in_channel' : 'ephemeral', ...msg });
       },
@@ -142,7 +147,7 @@ export function createDispatcher(commands: readonly Subcommand[], deps: Deps) {
     } catch (err) {
       deps.metrics.commands.inc({ subcommand: sub.name, outcome: 'error' });
       logFailure(logger, err, { ms: Date.now() - started }, 'command failed');
-      await tell(describeFailure(err, sub.failures?.(ctx))).catch((e: unknown) =>
+      await tellFailure(err, sub.failures?.(ctx)).catch((e: unknown) =>
         logger.error({ err: e }, 'could not tell the user about a failure'),
       );
     } finally {

@@ -5,7 +5,7 @@
  * alone cannot fix (a channel the bot was removed from, a message Slack refused, an event the app cannot read).
  */
 import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
-import { describeFailure, logFailure } from '../app/failure.js';
+import { failureMessage, failureOf, logFailure } from '../app/failure.js';
 import type { ChannelCause, DeadLetter } from '../store/index.js';
 import { button, context, escapeMrkdwn, header, message, section, type KnownBlock } from '../slack/blocks.js';
 import { code } from '../slack/text.js';
@@ -122,7 +122,7 @@ export const failed: Subcommand = {
           await respond({ replace_original: false, text: RETRY_ANSWERS[outcome] });
         } catch (err) {
           logFailure(deps.logger, err, log, 'dead letter retry failed');
-          await respond({ replace_original: false, text: describeFailure(err) });
+          await respond({ replace_original: false, ...failureMessage(failureOf(err)) });
         }
       },
     );

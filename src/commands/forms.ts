@@ -14,6 +14,7 @@ import { postToResponseUrl } from '../slack/response-url.js';
 import { metadataKey, openMetadata, sealMetadata } from '../slack/sealed-metadata.js';
 import { noticeView, settleSubmission, type SubmissionOutcome } from '../slack/submission.js';
 import type { CommandContext } from './types.js';
+import { failureOf, failureText } from '../app/failure.js';
 
 const formMetadata = z.object({
   responseUrl: z.string().url().optional(),
@@ -137,7 +138,15 @@ export function onFormSubmit(
           ...(result.lateNote ? { lateNote: result.lateNote } : {}),
         };
       };
-      const outcome = await settleSubmission({ ack, client, viewId: view.id, title: form.title, logger, work: work() });
+      const outcome = await settleSubmission({
+        ack,
+        client,
+        viewId: view.id,
+        title: form.title,
+        logger,
+        work: work(),
+        describe: (err) => failureText(failureOf(err)),
+      });
       if (outcome.kind !== 'done' || !done) return;
       if (done.announce && meta?.responseUrl) {
         await postToResponseUrl(

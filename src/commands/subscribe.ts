@@ -19,7 +19,7 @@ import { filtersForEvent, hasCallOnlyFilters, isFilterWord, parseFilters, sameFi
 import type { Route, RouteFilters } from '../store/index.js';
 import { escapeMrkdwn } from '../slack/blocks.js';
 import { NotFoundError } from '../api/index.js';
-import { describeFailure, logFailure, type FailureWording } from '../app/failure.js';
+import { logFailure, type FailureWording } from '../app/failure.js';
 import { campaignLabel, code, didYouMean, unseenNote, type CampaignTarget } from './campaign-ref.js';
 import { parseRouteArguments } from './route-arguments.js';
 import type { CommandContext, Subcommand } from './types.js';
@@ -121,12 +121,14 @@ export const subscribe: Subcommand = {
       await correctNotice(ctx, notice, done.length > 0 ? confirmation(ctx.userId, done, what) : undefined);
       if (done.length === 0) {
         // A campaign the platform does not have: told here, with the known ones a typo away (already logged).
-        if (failure instanceof NotFoundError) return ctx.tell(describeFailure(failure, wording(target)));
+        if (failure instanceof NotFoundError) return ctx.tellFailure(failure, wording(target));
         throw failure;
       }
       const rest = toAdd.filter((p) => !done.some((d) => d.triggerName === p.triggerName));
-      return ctx.tell(
-        `Subscribed this channel to ${routeList(done)} for ${what}, but not to ${routeList(rest)}: ${describeFailure(failure, wording(target))}`,
+      return ctx.tellFailure(
+        failure,
+        wording(target),
+        `Subscribed this channel to ${routeList(done)} for ${what}, but not to ${routeList(rest)}:`,
       );
     }
     const notes = [

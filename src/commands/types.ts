@@ -57,5 +57,10 @@ export interface CommandContext {
   reply(message: MessagePayload): Promise<void>;
   /** One plain sentence, always ephemeral (errors, usage). */
   tell(sentence: string): Promise<void>;
+  /**
+   * A failure, always ephemeral: `lead` (what was or was not done), then the failure's sentence, and the
+   * platform's reference (status, code, request id) in a context line (src/app/failure.ts).
+   */
+  tellFailure(err: unknown, wording?: FailureWording, lead?: string): Promise<void>;
   respond: RespondFn;
 }

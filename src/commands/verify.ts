@@ -7,7 +7,7 @@
 import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import type { ProviderFailure, VerificationProfile } from '../api/index.js';
 import type { FailureWording } from '../app/failure.js';
-import { describeFailure, logFailure } from '../app/failure.js';
+import { failureMessage, failureOf, logFailure } from '../app/failure.js';
 import {
   actions,
   button,
@@ -84,7 +84,7 @@ export const verify: Subcommand = {
           await respond({ replace_original: true, ...renderVerification(submission, { justSubmitted: true }) });
         } catch (err) {
           logFailure(deps.logger, err, log, 'business verification submit failed');
-          await respond({ replace_original: false, text: describeFailure(err, FAILURES) });
+          await respond({ replace_original: false, ...failureMessage(failureOf(err, FAILURES)) });
         }
       },
     );

@@ -172,7 +172,7 @@ describe('/campaign link-number', () => {
     expect(JSON.stringify(done.body)).toContain('is now linked to campaign `camp-1`');
   });
 
-  it('puts a 400 on the field it concerns, keeping the request id', async () => {
+  it('puts a 400 on the field it concerns, in words, the request id on a line below', async () => {
     await openModal('link-number', 'link_number_modal');
     const res = await h.signer.viewSubmission({
       callbackId: 'link_number_modal',
@@ -184,7 +184,31 @@ describe('/campaign link-number', () => {
     });
     expect(res.json).toEqual({
       response_action: 'errors',
-      errors: { catalog_campaign: expect.stringMatching(/camp-missing does not exist.*request id/) },
+      errors: {
+        catalog_campaign: expect.stringMatching(
+          /^The platform doesn’t know campaign “camp-missing” — choose one from the list, or check the id on the platform\.\nHTTP 400 · code BAD_REQUEST · request id req_\d+$/,
+        ),
+      },
+    });
+  });
+
+  it('says which phone number the platform does not know', async () => {
+    await openModal('link-number', 'link_number_modal');
+    const res = await h.signer.viewSubmission({
+      callbackId: 'link_number_modal',
+      userId: ADMIN_ID,
+      values: {
+        catalog_number: await chosen('catalog_number', 'pn-999'),
+        catalog_campaign: await chosen('catalog_campaign', 'camp-1'),
+      },
+    });
+    expect(res.json).toEqual({
+      response_action: 'errors',
+      errors: {
+        catalog_number: expect.stringMatching(
+          /^The platform doesn’t know phone number “pn-999” — choose one from the list, or check the id on the platform\.\nHTTP 400 · code BAD_REQUEST · request id req_\d+$/,
+        ),
+      },
     });
   });
 });

@@ -14,6 +14,7 @@
 import type { App } from '@slack/bolt';
 import { z } from 'zod';
 import type { Deps } from '../app/deps.js';
+import { ourFault } from '../app/failure.js';
 import type { Events } from '../events/index.js';
 import { postToResponseUrl } from '../slack/response-url.js';
 import { registerChatHandlers } from './deliveries.js';
@@ -124,8 +125,7 @@ export function register(app: App, deps: Deps, events: Pick<Events, 'on'>): void
         );
       } catch (err) {
         log.error({ err, team: teamId, channel: value.c, reply: value.r }, 'retrying a handoff reply failed');
-        sentence =
-          'Something went wrong on our side while sending that reply — try again; if it keeps happening, tell your Slack admin.';
+        sentence = ourFault('sending that reply');
       }
     }
     if (sentence && b.response_url) {

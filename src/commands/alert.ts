@@ -33,6 +33,7 @@ export const alert: Subcommand = {
   summary:
     'tell this channel when a share of a campaign’s calls match, e.g. `status:failed above:50` (default `window:15m min:10`); alone: this channel’s alerts; `off [campaignId|*]` removes them',
   args: { min: 0, max: 40 },
+  inChannel: 'Run it in the channel that should get the alert — a direct message can’t have alerts.',
   failures: (ctx) => ({
     notFound: `The platform has no ${campaignPhrase(ctx.args[0] ?? '')} — check the id. No alert was set.`,
   }),

@@ -33,6 +33,7 @@ export const digest: Subcommand = {
   summary:
     'a summary card in this channel — calls, bookings, quota — daily or weekly (Mondays), or `now`; alone: this channel’s schedule (admins set it)',
   args: { min: 0, max: 16 },
+  inChannel: 'Run it in the channel that gets (or should get) the digest — a direct message can’t have one.',
   async run(ctx) {
     const [mode = '', ...rest] = ctx.args;
     if (mode === '') return showSchedule(ctx);

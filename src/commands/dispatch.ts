@@ -83,6 +83,10 @@ export function createDispatcher(commands: readonly Subcommand[], deps: Deps) {
       await respond({ response_type: 'ephemeral', ...renderHelp(commands, parsed.name) });
       return;
     }
+    if (sub.inChannel && isDirectMessage(command)) {
+      await tell(`\`/campaign ${sub.name}\` works in a channel. ${sub.inChannel}`);
+      return;
+    }
     const isPublic = !sub.freeText && parsed.flags.has('public');
     if (isPublic && !sub.readOnly) {
       await tell(`\`--public\` works only with read commands; \`/campaign ${sub.name}\` always answers privately.`);
@@ -154,4 +158,17 @@ export function createDispatcher(commands: readonly Subcommand[], deps: Deps) {
       slow.done();
     }
   };
+}
+
+/**
+ * A command run in a direct message: a DM's id starts with D (https://docs.slack.dev/reference/objects/im-object),
+ * Slack names it `directmessage` in a command's `channel_name`, and a group DM's name starts with `mpdm-`
+ * (https://docs.slack.dev/reference/objects/mpim-object).
+ */
+function isDirectMessage(command: { channel_id: string; channel_name: string }): boolean {
+  return (
+    command.channel_id.startsWith('D') ||
+    command.channel_name === 'directmessage' ||
+    command.channel_name.startsWith('mpdm-')
+  );
 }

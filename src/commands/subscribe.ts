@@ -44,6 +44,7 @@ export const subscribe: Subcommand = {
     'post a campaign’s call and chat events in this channel (default: all four); filters keep only matching ones: `status:` `reason:` `type:` `agent:` `summary:` `min:90s` `max:5m`; `notify:@group` mentions them',
   admin: true,
   args: { min: 1, max: 1 + SUBSCRIBABLE_TRIGGERS.length * 2 + MAX_FILTER_WORDS },
+  inChannel: 'Run it in the channel that should get the posts — in a direct message there is nothing to subscribe.',
   async run(ctx) {
     const { deps, teamId, channelId } = ctx;
     const [first = ''] = ctx.args;

@@ -46,6 +46,7 @@ export const subscriptions: Subcommand = {
   summary: 'what this channel receives, delivery health, and the platform’s hooks for a campaign',
   readOnly: true,
   args: { min: 0, max: 12 },
+  inChannel: 'Run it in the channel you want to look at — a direct message gets no posts.',
   async run(ctx) {
     const { deps, teamId, channelId } = ctx;
     let campaignId: string | undefined;

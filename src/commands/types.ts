@@ -21,6 +21,11 @@ export interface Subcommand {
    * Without it, everyone in the workspace may run it. The dispatcher (and the list's Previous/Next) enforce it.
    */
   audience?: 'members';
+  /**
+   * It sets up or reads what one channel gets: in a direct message it does not run, and the user reads
+   * `/campaign <name> works in a channel.` and this sentence — where to run it instead, and why not here.
+   */
+  inChannel?: string;
   /** It deletes or replaces something: the admin check asks Slack afresh instead of trusting the cache. */
   destructive?: boolean;
   /** Read commands accept `--public` to post the answer in the channel. */

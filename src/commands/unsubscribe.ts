@@ -22,6 +22,7 @@ export const unsubscribe: Subcommand = {
   admin: true,
   destructive: true,
   args: { min: 1, max: 1 + TRIGGER_NAMES.length * 2 },
+  inChannel: 'Run it in the channel whose posts should stop — a direct message has no subscriptions.',
   async run(ctx) {
     const { deps, teamId, channelId } = ctx;
     const parsed = await parseRouteArguments(deps, teamId, ctx.args, TRIGGER_NAMES);

@@ -9,7 +9,7 @@ import { failureMessage, failureOf, logFailure } from '../app/failure.js';
 import type { ChannelCause, DeadLetter } from '../store/index.js';
 import { button, context, escapeMrkdwn, header, message, section, type KnownBlock } from '../slack/blocks.js';
 import { code } from '../slack/text.js';
-import { pauseAdvice } from '../events/channel-pause.js';
+import { isChannelGone, pauseAdvice } from '../events/channel-pause.js';
 import type { Subcommand } from './types.js';
 
 const RETRY_ACTION = 'dead_letter_retry';
@@ -19,13 +19,9 @@ const MAX_PAUSED_LISTED = 10;
 const CHANNEL_ID = /^[CGD][A-Z0-9]{2,}$/;
 
 /** What an admin can do about a channel's cause. */
-function advice(error: string): string {
+function advice(error: string, channel: string): string {
+  if (isChannelGone(error) && CHANNEL_ID.test(channel)) return `${pauseAdvice(channel, error)}, then Retry`;
   switch (error) {
-    case 'not_in_channel':
-    case 'channel_not_found':
-      return 'the bot is not in that channel — `/invite @Campaign` there (or `/campaign unsubscribe` there), then Retry';
-    case 'is_archived':
-      return 'the channel is archived — unarchive it, or `/campaign unsubscribe` there';
     case 'invalid_blocks':
     case 'msg_too_long':
       return 'Slack refused the message itself — Retry will not help; the event is kept here for reference';
@@ -47,7 +43,7 @@ function causeLines(letter: DeadLetter): string[] {
   if (causes.length === 0) return [`• ${escapeMrkdwn(letter.error.slice(0, 300))}`];
   return causes
     .slice(0, 5)
-    .map((c) => `• ${channelRef(c.channel)}: ${code(c.error.slice(0, 100))} — ${advice(c.error)}`);
+    .map((c) => `• ${channelRef(c.channel)}: ${code(c.error.slice(0, 100))} — ${advice(c.error, c.channel)}`);
 }
 
 function triggerOf(letter: DeadLetter): string {

@@ -22,10 +22,8 @@ import { NotFoundError } from '../api/index.js';
 import { logFailure, type FailureWording } from '../app/failure.js';
 import { campaignLabel, code, didYouMean, unseenNote, type CampaignTarget } from './campaign-ref.js';
 import { parseRouteArguments } from './route-arguments.js';
+import { notInChannel } from './report-text.js';
 import type { CommandContext, Subcommand } from './types.js';
-
-const NOT_IN_CHANNEL =
-  'I’m not a member of this channel yet, so I couldn’t post here — run `/invite @Campaign` in this channel, then run the command again. Nothing was subscribed.';
 
 export function noPublicUrl(what: string): string {
   return `${what} needs this bot’s public address, and none is configured: ask whoever runs the bot to set \`PUBLIC_URL\` (the https address the platform can reach, e.g. \`https://bot.example.com\`) and restart it.`;
@@ -90,7 +88,7 @@ export const subscribe: Subcommand = {
     const hookUrl = hookUrlFor(publicUrl, token);
 
     const notice = await announce(ctx.client, channelId, confirmation(ctx.userId, toAdd, what));
-    if (notice === 'not_in_channel') return ctx.tell(NOT_IN_CHANNEL);
+    if (notice === 'not_in_channel') return ctx.tell(notInChannel('Nothing was subscribed.'));
     // The bot can post here again (the notice went out), and this admin is the one told if that stops.
     await deps.store.channelPauses.resume(teamId, channelId);
     await deps.store.channelPauses.setSubscriber(teamId, channelId, ctx.userId);

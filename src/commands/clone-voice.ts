@@ -367,7 +367,14 @@ export function cloneFailure(err: unknown, limits: SampleLimits): Failure {
     };
   }
   const download = findCause(err, SlackFileError);
-  if (download) return { sentence: escapeMrkdwn(downloadFailure(download, limits)) };
+  if (download) {
+    // Slack's own status, when it answered one, is for support: below the sentence.
+    const status = download.detail.status;
+    return {
+      sentence: escapeMrkdwn(downloadFailure(download, limits)),
+      ...(status !== undefined ? { reference: `Slack’s file service: HTTP ${status}` } : {}),
+    };
+  }
   if (err instanceof BadRequestError) {
     return {
       sentence: `The platform refused to clone the voice: “${escapeMrkdwn(truncate(err.message, 300))}” — change that in the form and try again.`,
@@ -389,9 +396,9 @@ function downloadFailure(err: SlackFileError, limits: SampleLimits): string {
     case 'host':
       return `${file} is not stored on Slack’s file service, so the bot did not fetch it — upload the audio file itself.`;
     case 'forbidden':
-      return `Slack refused the bot access to ${file} (HTTP ${err.detail.status ?? 403}) — share the file where the Campaign app can see it, then try again.`;
+      return `Slack refused the bot access to ${file} — share the file where the Campaign app can see it, then try again.`;
     case 'not_found':
-      return `Slack no longer has ${file} (HTTP ${err.detail.status ?? 404}) — it may have been deleted; upload it again.`;
+      return `Slack no longer has ${file} — it may have been deleted; upload it again.`;
     case 'sign_in':
     case 'not_a_file':
       return `Slack sent a sign-in page instead of ${file}, so the bot was not let in — check that the app has the files:read scope (reinstall it if needed).`;
@@ -406,7 +413,7 @@ function downloadFailure(err: SlackFileError, limits: SampleLimits): string {
     case 'network':
       return `The bot could not download ${file} from Slack (connection failed) — try again in a minute.`;
     case 'http':
-      return `Slack answered HTTP ${err.detail.status ?? '?'} for ${file} — try again in a minute.`;
+      return `Slack could not hand the bot ${file} — try again in a minute.`;
   }
 }
 

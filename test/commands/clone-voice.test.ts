@@ -260,7 +260,9 @@ describe('/campaign clone-voice', () => {
       userId: ADMIN_ID,
       values: details({ files: upload([ghost]) }),
     });
-    expect(await finalAnswer(id)).toContain('Slack refused the bot access to “ghost.mp3” (HTTP 403)');
+    const refused = await finalAnswer(id);
+    expect(refused).toContain('"text":"❌ Slack refused the bot access to “ghost.mp3” — share the file where');
+    expect(refused).toContain('"type":"context","elements":[{"type":"mrkdwn","text":"Slack’s file service: HTTP 403"');
     expect(h.platform.state.voices).toHaveLength(0);
   });
 

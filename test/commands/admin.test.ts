@@ -172,17 +172,22 @@ describe('/campaign link-number', () => {
     expect(JSON.stringify(done.body)).toContain('is now linked to campaign `camp-1`');
   });
 
-  it('puts a 400 on the field it concerns, in words, the request id on a line below', async () => {
+  /** Opens link-number and submits `number` and `campaign` as chosen (or typed) in its menus. */
+  async function submitLink(number: string, campaign: string) {
     await openModal('link-number', 'link_number_modal');
-    const res = await h.signer.viewSubmission({
+    return h.signer.viewSubmission({
       callbackId: 'link_number_modal',
       userId: ADMIN_ID,
       values: {
-        catalog_number: await chosen('catalog_number', 'pn-1'),
-        catalog_campaign: await chosen('catalog_campaign', 'camp-missing'),
+        catalog_number: await chosen('catalog_number', number),
+        catalog_campaign: await chosen('catalog_campaign', campaign),
       },
     });
-    expect(res.json).toEqual({
+  }
+
+  it('puts a 400 on the field it concerns, in words, the request id on a line below', async () => {
+    const unknownCampaign = await submitLink('pn-1', 'camp-missing');
+    expect(unknownCampaign.json).toEqual({
       response_action: 'errors',
       errors: {
         catalog_campaign: expect.stringMatching(
@@ -190,19 +195,8 @@ describe('/campaign link-number', () => {
         ),
       },
     });
-  });
-
-  it('says which phone number the platform does not know', async () => {
-    await openModal('link-number', 'link_number_modal');
-    const res = await h.signer.viewSubmission({
-      callbackId: 'link_number_modal',
-      userId: ADMIN_ID,
-      values: {
-        catalog_number: await chosen('catalog_number', 'pn-999'),
-        catalog_campaign: await chosen('catalog_campaign', 'camp-1'),
-      },
-    });
-    expect(res.json).toEqual({
+    const unknownNumber = await submitLink('pn-999', 'camp-1');
+    expect(unknownNumber.json).toEqual({
       response_action: 'errors',
       errors: {
         catalog_number: expect.stringMatching(

@@ -115,6 +115,10 @@ function platformSentence(err: ApiError): string {
     : 'The platform refused this — try again; if it keeps happening, give the platform’s support the request id.';
 }
 
+/**
+ * What a user reads about `err`: the caller's words first (`byStatus`, then `notFound` for a 404), else the
+ * sentence for its class; the platform's answers carry their reference.
+ */
 export function failureOf(err: unknown, wording: FailureWording = {}): Failure {
   if (isStoreUnavailable(err)) return { sentence: STORE_UNAVAILABLE };
   if (err instanceof NotConnectedError) {

@@ -3,6 +3,7 @@
  * streamed from Slack into POST /voices. The form is answered once checked (cloning outlasts Slack's 3 s):
  * refusals land on the form, the result follows through the response_url.
  */
+import { adminsOnly } from '../app/admin-gate.js';
 import type { AllMiddlewareArgs, App, MessageShortcut, SlackShortcutMiddlewareArgs } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { ApiTimeoutError, BadRequestError, PlatformBusyError, type TurnListener, type Voice } from '../api/index.js';
@@ -55,8 +56,7 @@ import type { Subcommand } from './types.js';
 /** The message shortcut's callback_id (manifest.yml). */
 export const CLONE_VOICE_SHORTCUT_ID = 'clone_voice_from_message';
 
-const ADMIN_ONLY =
-  'Only Slack workspace admins and owners (or users listed in the app’s ADMIN_USER_IDS) can clone voices.';
+const ADMIN_ONLY = adminsOnly('clone voices');
 const NO_BOT_TOKEN =
   'This app has no Slack bot token for this workspace, so it cannot download the audio files — ask a Slack admin to reinstall the app, then try again.';
 const CLONING_STARTED =

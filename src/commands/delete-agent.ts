@@ -3,6 +3,7 @@
  * knows), then DELETE /agent/{campaignId}/{agentId}. Each is its id or its name (`campaign-ref.ts`); a campaign
  * name of several words is read as long as it is a known one, the rest is the agent.
  */
+import { adminsOnly } from '../app/admin-gate.js';
 import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
 import { actions, button, escapeMrkdwn, message, mrkdwn, section } from '../slack/blocks.js';
@@ -88,7 +89,7 @@ export const deleteAgent: Subcommand = {
         if (
           !(await deps.admins.isAdmin(client, teamId, body.user.id, { fresh: true, enterpriseId: body.enterprise?.id }))
         ) {
-          await respond({ replace_original: true, text: 'Only Slack workspace admins can delete agents.' });
+          await respond({ replace_original: true, text: adminsOnly('delete agents') });
           return;
         }
         try {

@@ -5,6 +5,7 @@
  * Setting a schedule posts a notice in the channel first — the membership check (one call, and true of
  * private channels too): when the bot is not in the channel, nothing is scheduled.
  */
+import { adminsOnly } from '../app/admin-gate.js';
 import { ALL_CAMPAIGNS, DIGEST_CADENCES, type DigestCadence, type DigestSchedule } from '../store/index.js';
 import { escapeMrkdwn, message, section, truncate } from '../slack/blocks.js';
 import {
@@ -39,7 +40,7 @@ export const digest: Subcommand = {
     if (mode === '') return showSchedule(ctx);
     if (!(await ctx.deps.admins.isAdmin(ctx.client, ctx.teamId, ctx.userId))) {
       return ctx.tell(
-        'Only Slack workspace admins and owners (or users listed in the app’s ADMIN_USER_IDS) can set, stop or post digests; `/campaign digest` alone shows this channel’s schedule.',
+        `${adminsOnly('set, stop or post digests')} \`/campaign digest\` alone shows this channel’s schedule.`,
       );
     }
     const word = mode.toLowerCase();

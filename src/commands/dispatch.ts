@@ -5,6 +5,7 @@
  * follows through `respond()` — so a slow platform delays the answer, never the ack. When the answer is not
  * on its way within SLOW_NOTICE_MS the user is told the platform is slow; the answer follows when it comes.
  */
+import { adminsOnly } from '../app/admin-gate.js';
 import { escapeMrkdwn } from '../slack/blocks.js';
 import { randomUUID } from 'node:crypto';
 import type { AllMiddlewareArgs, RespondFn, SlackCommandMiddlewareArgs } from '@slack/bolt';
@@ -132,9 +133,7 @@ export function createDispatcher(commands: readonly Subcommand[], deps: Deps) {
           enterpriseId: ws.enterpriseId,
         }))
       ) {
-        await tell(
-          `Only Slack workspace admins and owners (or users listed in the app's ADMIN_USER_IDS) can run \`/campaign ${sub.name}\`.`,
-        );
+        await tell(adminsOnly(`run \`/campaign ${sub.name}\``));
         return;
       }
       if (sub.audience === 'members') {

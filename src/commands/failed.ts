@@ -4,6 +4,7 @@
  * (in the channels that did not get it). Slack being slow or down never puts an event here: only what retrying
  * alone cannot fix (a channel the bot was removed from, a message Slack refused, an event the app cannot read).
  */
+import { adminsOnly } from '../app/admin-gate.js';
 import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { failureMessage, failureOf, logFailure } from '../app/failure.js';
 import type { ChannelCause, DeadLetter } from '../store/index.js';
@@ -109,7 +110,7 @@ export const failed: Subcommand = {
         if (
           !(await deps.admins.isAdmin(client, teamId, body.user.id, { fresh: true, enterpriseId: body.enterprise?.id }))
         ) {
-          await respond({ replace_original: false, text: 'Only Slack workspace admins can post failed events again.' });
+          await respond({ replace_original: false, text: adminsOnly('post failed events again') });
           return;
         }
         try {

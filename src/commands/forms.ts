@@ -2,6 +2,7 @@
  * Admin forms: a subcommand opens a modal; its submission runs platform work within Slack's 3 s
  * (see `settleSubmission`), and the outcome is announced where the command was run.
  */
+import { adminsOnly } from '../app/admin-gate.js';
 import type { AllMiddlewareArgs, App, SlackViewMiddlewareArgs, ViewOutput, ViewSubmitAction } from '@slack/bolt';
 import type { KnownBlock, ModalView } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
@@ -104,10 +105,7 @@ export function onFormSubmit(
         if (!(await deps.admins.isAdmin(client, teamId, userId, { fresh: true, enterpriseId }))) {
           return {
             kind: 'done',
-            view: noticeView(
-              form.title,
-              form.adminOnly ?? 'Only Slack workspace admins (or users in ADMIN_USER_IDS) can do this.',
-            ),
+            view: noticeView(form.title, form.adminOnly ?? adminsOnly('do this')),
           };
         }
         if (!meta) {

@@ -365,7 +365,9 @@ describe('/campaign verify', () => {
   it('submits nothing when a member presses the button', async () => {
     const { body } = await run('verify');
     const { text: out } = await submit(body, MEMBER_ID);
-    expect(out).toContain('Only Slack workspace admins can submit business verification');
+    expect(out).toContain(
+      'Only Slack workspace admins and owners (or users listed in the app’s ADMIN_USER_IDS) can submit business verification.',
+    );
     expect(submits()).toHaveLength(0);
   });
 });

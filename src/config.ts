@@ -260,7 +260,7 @@ const envSchema = z.object({
   RECORDING_MAX_MB: optionalText.pipe(wholeNumber(1).pipe(z.number().max(1000, 'must be at most 1000')).optional()),
 });
 
-/** Parses an environment. Pure: callers pass `process.env` (see `loadConfig`). */
+/** Parses an environment. Pure: callers pass `process.env` as `readProcessEnv` reads it, or a test's own. */
 export function parseConfig(env: Env): ConfigResult {
   const parsed = envSchema.safeParse(env);
   // Issues name the variable (path[0]) and the rule; zod 4 never echoes the input in these messages.

@@ -1,11 +1,19 @@
+// Not sonic-boom's maxLength + 'drop': with a stalled stdout reader its pool-thread write made process.exit() hang.
 /**
+ * Why not sonic-boom: it writes fd 1 with `fs.write` in libuv's threadpool. With a reader that stopped reading, a
+ * pipe left blocking (nothing opened `process.stdout`) holds a pool thread in write(2), and `process.exit()` then
+ * waits for that thread (measured, Node 20, sonic-boom 4.2: a child whose parent stopped reading never exited; with
+ * `process.stdout` opened first, making the pipe non-blocking, it exited at once). Its `flush()` does not wait unless
+ * lines are held back (`minLength`), and pino's `fatal()` calls its `flushSync()`, which retries a full pipe in a
+ * sleeping loop on the event loop. Node's stdout stream (non-blocking, libuv), bounded here, has none of these.
+ *
  * Where log lines go: stdout through a bounded buffer that never blocks the process.
  *
  * A log reader that stops reading (a stuck log shipper) must not hold the bot hostage: writes to stdout go
  * through libuv without blocking, at most `LOG_BUFFER_BYTES` wait for the reader, and lines beyond that are
  * dropped and counted (`campaign_log_lines_dropped_total`). When the reader catches up, one line says how
  * many were dropped. On shutdown the buffer gets a deadline to drain (`flush`); nothing here ever waits
- * synchronously, so the exit always happens.
+ * synchronously, so the exit always happens. The process makes one, in src/bot/main.ts (`stdoutLogOutput`).
  */
 import type { Writable } from 'node:stream';
 
@@ -95,19 +103,10 @@ export class BoundedLogOutput {
   }
 }
 
-let stdoutOutput: BoundedLogOutput | undefined;
-
-/** The process's stdout as a bounded log output; one per process, shared by every logger writing to stdout. */
-export function stdoutLog(): BoundedLogOutput {
-  if (!stdoutOutput) {
-    stdoutOutput = new BoundedLogOutput(process.stdout);
-    // The last lines before an exit (a crash's own) are written rather than left in the turn's batch.
-    process.once('exit', stdoutOutput.writeBatch);
-  }
-  return stdoutOutput;
-}
-
-/** Lines dropped from stdout since start (0 while nothing has logged to it). */
-export function droppedLogLines(): number {
-  return stdoutOutput?.dropped ?? 0;
+/** The process's stdout as a bounded log output: made once, by the entry point, for every logger of the process. */
+export function stdoutLogOutput(): BoundedLogOutput {
+  const output = new BoundedLogOutput(process.stdout);
+  // The last lines before an exit (a crash's own) are written rather than left in the turn's batch.
+  process.once('exit', output.writeBatch);
+  return output;
 }

@@ -7,7 +7,6 @@
  */
 import { pino, type Logger, type LoggerOptions, type DestinationStream } from 'pino';
 import type { LogLevel } from './config.js';
-import { stdoutLog } from './log-output.js';
 import { maskSecretShapes } from './util/secret-shapes.js';
 
 export type { Logger } from 'pino';
@@ -97,8 +96,8 @@ export class Redactor {
 export interface LoggerSetup {
   level: LogLevel;
   redactor: Redactor;
-  /** Where lines go; tests pass a capture stream. Defaults to stdout, bounded and never blocking (log-output.ts). */
-  destination?: DestinationStream;
+  /** Where lines go: the process's bounded, never-blocking stdout (log-output.ts), or a test's capture stream. */
+  destination: DestinationStream;
 }
 
 export function createLogger({ level, redactor, destination }: LoggerSetup): Logger {
@@ -120,7 +119,7 @@ export function createLogger({ level, redactor, destination }: LoggerSetup): Log
       },
     },
   };
-  const logger = pino(options, destination ?? stdoutLog());
+  const logger = pino(options, destination);
   // Child loggers' bindings never reach formatters.log (and pino resets formatters.bindings for children): they
   // are redacted here, once per child. Children are made with Object.create(parent), so theirs inherit this too.
   // eslint-disable-next-line @typescript-eslint/unbound-method -- called with each logger as `this` below

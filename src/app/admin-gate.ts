@@ -12,6 +12,11 @@ import type { AdminUser } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { Membership, Workspace } from './membership.js';
 
+/** What a user who is not an admin reads: who may `what` (e.g. `delete agents`). */
+export function adminsOnly(what: string): string {
+  return `Only Slack workspace admins and owners (or users listed in the app’s ADMIN_USER_IDS) can ${what}.`;
+}
+
 export interface AdminCheck {
   /** Ask Slack now instead of trusting the cached verdict. */
   fresh?: boolean;

@@ -6,6 +6,7 @@ import type { Config } from '../config.js';
 import type { Logger, Redactor } from '../logger.js';
 import type { Store } from '../store/index.js';
 import type { SlackPace } from '../slack/pace.js';
+import type { SlackClients } from '../slack/clients.js';
 import type { PlatformAccess } from './platform-access.js';
 import type { AdminGate } from './admin-gate.js';
 import type { Membership } from './membership.js';
@@ -25,6 +26,8 @@ export interface Deps {
   metrics: Metrics;
   /** Slack's rate limits: every Web API client sends through `pace.fetch(…)` (src/slack/pace.ts). */
   pace: SlackPace;
+  /** Web API clients for work outside a Slack request (queue, timers): one per workspace and way of waiting. */
+  slack: SlackClients;
   lifecycle: Lifecycle;
   /** Store-kept timers that fire on one replica (register a kind with `timers.on`). */
   timers: Timers;

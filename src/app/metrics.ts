@@ -6,7 +6,6 @@
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { EventQueue } from '../store/index.js';
-import { droppedLogLines } from '../log-output.js';
 
 export interface Metrics {
   readonly registry: Registry;
@@ -39,7 +38,8 @@ function workspaceLabels(): (teamId: string) => string {
   };
 }
 
-export function createMetrics(queue: EventQueue): Metrics {
+/** `droppedLogLines`: log lines the process's stdout dropped so far (`BoundedLogOutput.dropped`). */
+export function createMetrics(queue: EventQueue, droppedLogLines: () => number): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'campaign_bot_' });
 

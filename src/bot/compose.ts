@@ -8,6 +8,7 @@ import type { DestinationStream } from 'pino';
 import { createTransport, type TransportOptions } from '../api/index.js';
 import type { Config } from '../config.js';
 import { createLogger, Redactor, type Logger } from '../logger.js';
+import { BoundedLogOutput } from '../log-output.js';
 import { createStore } from '../store/index.js';
 import { register as registerCommands } from '../commands/index.js';
 import { createEvents, type EventsOptions } from '../events/index.js';
@@ -32,6 +33,8 @@ import { Lifecycle } from '../app/lifecycle.js';
 import { PlatformAccess } from '../app/platform-access.js';
 import { Timers } from '../app/timers.js';
 import { SlackPace, type SlackLimits } from '../slack/pace.js';
+import { SlackClients } from '../slack/clients.js';
+import { botTokenFor } from '../app/slack-token.js';
 
 export interface Bot {
   readonly app: App;
@@ -42,7 +45,7 @@ export interface Bot {
 }
 
 export interface BotOptions {
-  /** Where log lines go (tests capture them); stdout by default. */
+  /** Where log lines go: the process's bounded stdout (src/bot/main.ts), or a test's capture; a bounded stdout by default. */
   logDestination?: DestinationStream;
   /** Store key prefix (tests isolate themselves with their own). */
   keyPrefix?: string;
@@ -69,11 +72,8 @@ export interface BotOptions {
 export function createBot(config: Config, options: BotOptions = {}): Bot {
   const redactor = new Redactor();
   for (const secret of secretsOf(config)) redactor.pinSecret(secret);
-  const logger: Logger = createLogger({
-    level: config.logLevel,
-    redactor,
-    ...(options.logDestination ? { destination: options.logDestination } : {}),
-  });
+  const logOutput = options.logDestination ?? new BoundedLogOutput(process.stdout);
+  const logger: Logger = createLogger({ level: config.logLevel, redactor, destination: logOutput });
 
   const store = createStore({
     ...(config.redisUrl ? { redisUrl: config.redisUrl } : {}),
@@ -89,7 +89,7 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
       'Neither REDIS_URL nor REDIS_CLUSTER_NODES is set: state and the event queue live in this process only (embedded mode). Use Redis for production and for several replicas.',
     );
   }
-  const metrics = createMetrics(store.queue);
+  const metrics = createMetrics(store.queue, () => (logOutput instanceof BoundedLogOutput ? logOutput.dropped : 0));
   const pace = new SlackPace(
     store.budgets,
     { onRateLimited: (method) => metrics.slackRateLimited.inc({ method }) },
@@ -130,6 +130,12 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
     admins,
     metrics,
     pace,
+    slack: new SlackClients({
+      apiUrl: config.slack.apiUrl,
+      pace,
+      tokenFor: (teamId) => botTokenFor({ config, store }, teamId),
+      logger,
+    }),
     surfaces,
     lifecycle: new Lifecycle(),
     timers,

@@ -6,14 +6,11 @@
 import type { App, CodedError } from '@slack/bolt';
 import { z } from 'zod';
 import type { Deps } from '../app/deps.js';
-import { STORE_UNAVAILABLE } from '../app/failure.js';
+import { ourFault, STORE_UNAVAILABLE } from '../app/failure.js';
 import { isStoreUnavailable } from '../store/index.js';
 import { postToResponseUrl } from '../slack/response-url.js';
 
 const withResponseUrl = z.object({ response_url: z.string().url() });
-
-const SORRY =
-  'Something went wrong on our side while handling that — try again; if it keeps happening, tell your Slack admin.';
 
 export function installErrorHandler(app: App, deps: Deps): void {
   // With `extendedErrorHandler: true` Bolt passes the request body too (its args type isn't exported).
@@ -29,7 +26,7 @@ export function installErrorHandler(app: App, deps: Deps): void {
       {
         response_type: 'ephemeral',
         replace_original: false,
-        text: isStoreUnavailable(error) ? STORE_UNAVAILABLE : SORRY,
+        text: isStoreUnavailable(error) ? STORE_UNAVAILABLE : ourFault(),
       },
       deps.logger,
       deps.config.slack.apiUrl,

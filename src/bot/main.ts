@@ -8,7 +8,7 @@
  */
 import type { Logger } from '../logger.js';
 import { isUnconfigured, parseConfig, readProcessEnv } from '../config.js';
-import { stdoutLog } from '../log-output.js';
+import { stdoutLogOutput, type BoundedLogOutput } from '../log-output.js';
 import type { PlaygroundModule } from './playground-module.js';
 
 /** From the signal to the exit, whatever is still running then. */
@@ -18,8 +18,9 @@ const LOG_FLUSH_MS = 2_000;
 
 async function main(): Promise<void> {
   const env = readProcessEnv();
+  const logOutput = stdoutLogOutput();
   if (isUnconfigured(env)) {
-    await playground(env);
+    await playground(env, logOutput);
     return;
   }
   const parsed = parseConfig(env);
@@ -37,9 +38,9 @@ async function main(): Promise<void> {
   }
   // Loaded after the config check so a bad environment is reported without starting anything.
   const { createBot } = await import('./compose.js');
-  const bot = createBot(parsed.config);
+  const bot = createBot(parsed.config, { logDestination: logOutput });
   await bot.start();
-  stopOnSignals(() => bot.stop(), bot.deps.logger);
+  stopOnSignals(() => bot.stop(), bot.deps.logger, logOutput);
 }
 
 /**
@@ -59,7 +60,10 @@ async function loadPlayground(): Promise<PlaygroundModule | undefined> {
   return (await import(new URL('../../playground/index.ts', import.meta.url).href)) as PlaygroundModule;
 }
 
-async function playground(env: Readonly<Record<string, string | undefined>>): Promise<void> {
+async function playground(
+  env: Readonly<Record<string, string | undefined>>,
+  logOutput: BoundedLogOutput,
+): Promise<void> {
   const loaded = await loadPlayground();
   if (!loaded) {
     process.stderr.write(
@@ -69,7 +73,7 @@ async function playground(env: Readonly<Record<string, string | undefined>>): Pr
     return;
   }
   const { startPlayground, PLAYGROUND_BANNER } = loaded;
-  const running = await startPlayground({ env });
+  const running = await startPlayground({ env, logDestination: logOutput });
   const line = '═'.repeat(72);
   process.stderr.write(
     `\n${line}\n  ${PLAYGROUND_BANNER}\n\n` +
@@ -78,18 +82,18 @@ async function playground(env: Readonly<Record<string, string | undefined>>): Pr
       '  For a real deployment set SLACK_* and CAMPAIGN_API_URL (README › Configuration).\n' +
       `${line}\n\n`,
   );
-  stopOnSignals(() => running.stop(), running.bot.deps.logger);
+  stopOnSignals(() => running.stop(), running.bot.deps.logger, logOutput);
 }
 
 /**
  * SIGTERM/SIGINT: stop, give buffered log lines a short deadline, exit. Logging never blocks (log-output.ts),
  * so the force timer fires on time even when the log reader has stopped reading; a second signal exits at once.
  */
-function stopOnSignals(stop: () => Promise<void>, logger: Logger): void {
+function stopOnSignals(stop: () => Promise<void>, logger: Logger, logOutput: BoundedLogOutput): void {
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) {
-      exitNow(1);
+      exitNow(1, logOutput);
       return;
     }
     stopping = true;
@@ -97,12 +101,10 @@ function stopOnSignals(stop: () => Promise<void>, logger: Logger): void {
     logger.info({ signal }, 'shutting down');
     setTimeout(() => {
       logger.error({ graceMs: SHUTDOWN_GRACE_MS }, 'shutdown did not finish in time: exiting anyway');
-      exitNow(1);
+      exitNow(1, logOutput);
     }, SHUTDOWN_GRACE_MS);
     const exitAfterFlush = (code: number) => {
-      void stdoutLog()
-        .flush(Math.min(LOG_FLUSH_MS, deadline - Date.now()))
-        .then(() => exitNow(code));
+      void logOutput.flush(Math.min(LOG_FLUSH_MS, deadline - Date.now())).then(() => exitNow(code, logOutput));
     };
     stop().then(
       () => exitAfterFlush(0),
@@ -118,8 +120,7 @@ function stopOnSignals(stop: () => Promise<void>, logger: Logger): void {
 }
 
 /** Exits without waiting on anything; log lines a stalled reader never took are reported on stderr. */
-function exitNow(code: number): never {
-  const log = stdoutLog();
+function exitNow(code: number, log: BoundedLogOutput): never {
   if (log.pending > 0) {
     process.stderr.write(
       `campaign bot: ${log.pending} log lines not delivered: the log reader stopped reading (${log.dropped} dropped before)\n`,

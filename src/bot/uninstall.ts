@@ -56,6 +56,7 @@ async function forget(
     // Set first: should this process stop half-way, another replica finishes the job.
     await deps.store.timers.set(FORGET_TIMER, workspaceTimerId(teamId), deps.store.now() + FORGET_AGAIN_MS);
     const forgotten = await deps.store.forgetWorkspace(teamId, { keepTimers: [FORGET_TIMER] });
+    deps.slack.forget(teamId);
     logger.info(
       { ...forgotten },
       'workspace uninstalled: everything kept for it is deleted (conversations, settings, queued events, API key, hook token)',

@@ -10,6 +10,7 @@
  * hook stays while an alert or a route needs it. Order of work, as for subscribe: the notice in the channel
  * first (the membership check), then the platform's hook, then the alert.
  */
+import { adminsOnly } from '../app/admin-gate.js';
 import { ALERT_TIMER, alertTimerId, ending, ensureHookToken, hookUrlFor } from '../events/index.js';
 import { EVALUATE_EVERY_MS } from '../events/outcome-alerts.js';
 import { outcomePhrase, sharePercent, spanText } from '../events/render/outcome-alert.js';
@@ -24,8 +25,7 @@ import { noPublicUrl } from './subscribe.js';
 import { unsubscribeUpstream } from './unsubscribe.js';
 import type { CommandContext, Subcommand } from './types.js';
 
-const ADMINS_ONLY =
-  'Only Slack workspace admins and owners (or users listed in the app’s ADMIN_USER_IDS) can set or remove alerts; `/campaign alert` alone lists this channel’s alerts.';
+const ADMINS_ONLY = `${adminsOnly('set or remove alerts')} \`/campaign alert\` alone lists this channel’s alerts.`;
 
 export const alert: Subcommand = {
   name: 'alert',
@@ -33,6 +33,7 @@ export const alert: Subcommand = {
   summary:
     'tell this channel when a share of a campaign’s calls match, e.g. `status:failed above:50` (default `window:15m min:10`); alone: this channel’s alerts; `off [campaignId|*]` removes them',
   args: { min: 0, max: 40 },
+  inChannel: 'Run it in the channel that should get the alert — a direct message can’t have alerts.',
   failures: (ctx) => ({
     notFound: `The platform has no ${campaignPhrase(ctx.args[0] ?? '')} — check the id. No alert was set.`,
   }),

@@ -12,7 +12,7 @@ export interface ParsedCommand {
 }
 
 export function parseCommandText(text: string): ParsedCommand {
-  // Slack sends “smart quotes” and non-breaking spaces from some clients; treat them as plain.
+  // Some Slack clients send non-breaking spaces (U+00A0) between words: they separate words like plain spaces.
   const words = text
     .replace(/\u00a0/g, ' ')
     .trim()

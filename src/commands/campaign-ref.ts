@@ -9,8 +9,9 @@
  */
 import { NotFoundError } from '../api/index.js';
 import type { Deps } from '../app/deps.js';
-import { describeFailure, logFailure } from '../app/failure.js';
+import { logFailure } from '../app/failure.js';
 import type { Logger } from '../logger.js';
+import type { CommandContext } from './types.js';
 import { escapeMrkdwn, literal, truncate } from '../slack/blocks.js';
 import { ALL_CAMPAIGNS, type CatalogEntry, type CatalogKind } from '../store/index.js';
 import { campaignIdProblem } from '../events/subscription-text.js';
@@ -171,7 +172,7 @@ export function code(id: string): string {
  * and undefined is returned; other failures are thrown for the dispatcher to tell.
  */
 export async function askAbout<T>(
-  ctx: { tell(sentence: string): Promise<void>; logger: Logger },
+  ctx: Pick<CommandContext, 'tellFailure' | 'logger'>,
   target: CampaignTarget,
   notFound: string,
   call: () => Promise<T>,
@@ -181,7 +182,7 @@ export async function askAbout<T>(
   } catch (err) {
     if (!(err instanceof NotFoundError)) throw err;
     logFailure(ctx.logger, err, { campaignId: target.id }, 'campaign not found');
-    await ctx.tell(describeFailure(err, { notFound: `${notFound}${didYouMean(target.near)}` }));
+    await ctx.tellFailure(err, { notFound: `${notFound}${didYouMean(target.near)}` });
     return undefined;
   }
 }

@@ -3,6 +3,7 @@
  * streamed from Slack into POST /voices. The form is answered once checked (cloning outlasts Slack's 3 s):
  * refusals land on the form, the result follows through the response_url.
  */
+import { adminsOnly } from '../app/admin-gate.js';
 import type { AllMiddlewareArgs, App, MessageShortcut, SlackShortcutMiddlewareArgs } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { ApiTimeoutError, BadRequestError, PlatformBusyError, type TurnListener, type Voice } from '../api/index.js';
@@ -42,21 +43,26 @@ import {
   sealCloneVoiceMetadata,
   type CloneVoiceForm,
 } from './clone-voice-form.js';
-import { describeFailure, logFailure, upstreamRef } from '../app/failure.js';
+import {
+  describeFailure,
+  failureMessage,
+  failureOf,
+  logFailure,
+  ourFault,
+  upstreamRef,
+  type Failure,
+} from '../app/failure.js';
 import { onFormSubmit, type FormResult, type FormSubmission } from './forms.js';
 import type { Subcommand } from './types.js';
 
 /** The message shortcut's callback_id (manifest.yml). */
 export const CLONE_VOICE_SHORTCUT_ID = 'clone_voice_from_message';
 
-const ADMIN_ONLY =
-  'Only Slack workspace admins and owners (or users listed in the app’s ADMIN_USER_IDS) can clone voices.';
+const ADMIN_ONLY = adminsOnly('clone voices');
 const NO_BOT_TOKEN =
   'This app has no Slack bot token for this workspace, so it cannot download the audio files — ask a Slack admin to reinstall the app, then try again.';
 const CLONING_STARTED =
   '⏳ Cloning has started — the result will appear where you ran the command or shortcut. You can close this window.';
-const SORRY =
-  'Something went wrong on our side while handling that — try again; if it keeps happening, tell your Slack admin.';
 
 export const cloneVoice: Subcommand = {
   name: 'clone-voice',
@@ -172,7 +178,7 @@ async function onShortcut(
     logger.info({ files: usable.length, skipped: skipped.length }, 'clone-voice modal opened from a message');
   } catch (err) {
     logger.warn({ err }, 'clone-voice shortcut failed');
-    await answer(SORRY);
+    await answer(ourFault());
   }
 }
 
@@ -306,7 +312,7 @@ async function cloneAndReport(deps: Deps, job: CloneJob): Promise<void> {
     if (err instanceof PlatformBusyError) logFailure(logger, err, { ms: Date.now() - started }, 'voice cloning failed');
     else logger.warn({ err, ms: Date.now() - started }, 'voice cloning failed');
     await news;
-    await say({ text: `❌ ${cloneFailure(err, limitsOf(deps))}` });
+    await say(failureMessage(cloneFailure(err, limitsOf(deps)), '❌'));
   }
 }
 
@@ -351,23 +357,39 @@ async function resolveSample(client: WebClient, sample: Sample, limits: SampleLi
 }
 
 /** One sentence for whatever stopped the clone. Download failures surface through the upload, so look into causes. */
-export function cloneFailure(err: unknown, limits: SampleLimits): string {
-  if (err instanceof SampleRefusal) return err.message;
+export function cloneFailure(err: unknown, limits: SampleLimits): Failure {
+  if (err instanceof SampleRefusal) return { sentence: err.message };
   if (err instanceof PlatformBusyError && err.lane === 'uploads') {
     const { concurrency, maxWaiting, maxWaitMs } = err.limits;
-    return err.reason === 'full'
-      ? `This workspace already has ${concurrency} voice clones running and ${maxWaiting} waiting, so this one was not started — try again when some of them have finished.`
-      : `Your voice clone waited ${Math.round(maxWaitMs / 60_000)} minutes behind this workspace’s other clones and was not started — try again when they have finished.`;
+    return {
+      sentence:
+        err.reason === 'full'
+          ? `This workspace already has ${concurrency} voice clones running and ${maxWaiting} waiting, so this one was not started — try again when some of them have finished.`
+          : `Your voice clone waited ${Math.round(maxWaitMs / 60_000)} minutes behind this workspace’s other clones and was not started — try again when they have finished.`,
+    };
   }
   const download = findCause(err, SlackFileError);
-  if (download) return escapeMrkdwn(downloadFailure(download, limits));
+  if (download) {
+    // Slack's own status, when it answered one, is for support: below the sentence.
+    const status = download.detail.status;
+    return {
+      sentence: escapeMrkdwn(downloadFailure(download, limits)),
+      ...(status !== undefined ? { reference: `Slack’s file service: HTTP ${status}` } : {}),
+    };
+  }
   if (err instanceof BadRequestError) {
-    return `The platform refused to clone the voice: ${escapeMrkdwn(truncate(err.message, 300))} ${upstreamRef(err)}.`;
+    return {
+      sentence: `The platform refused to clone the voice: “${escapeMrkdwn(truncate(err.message, 300))}” — change that in the form and try again.`,
+      reference: upstreamRef(err),
+    };
   }
   if (err instanceof ApiTimeoutError && err.phase !== 'connect') {
-    return 'The platform did not answer in time — the voice may still be created, so check the platform’s voice list before trying again.';
+    return {
+      sentence:
+        'The platform did not answer in time — the voice may still be created, so check the platform’s voice list before trying again.',
+    };
   }
-  return describeFailure(err);
+  return failureOf(err);
 }
 
 function downloadFailure(err: SlackFileError, limits: SampleLimits): string {
@@ -376,9 +398,9 @@ function downloadFailure(err: SlackFileError, limits: SampleLimits): string {
     case 'host':
       return `${file} is not stored on Slack’s file service, so the bot did not fetch it — upload the audio file itself.`;
     case 'forbidden':
-      return `Slack refused the bot access to ${file} (HTTP ${err.detail.status ?? 403}) — share the file where the Campaign app can see it, then try again.`;
+      return `Slack refused the bot access to ${file} — share the file where the Campaign app can see it, then try again.`;
     case 'not_found':
-      return `Slack no longer has ${file} (HTTP ${err.detail.status ?? 404}) — it may have been deleted; upload it again.`;
+      return `Slack no longer has ${file} — it may have been deleted; upload it again.`;
     case 'sign_in':
     case 'not_a_file':
       return `Slack sent a sign-in page instead of ${file}, so the bot was not let in — check that the app has the files:read scope (reinstall it if needed).`;
@@ -393,7 +415,7 @@ function downloadFailure(err: SlackFileError, limits: SampleLimits): string {
     case 'network':
       return `The bot could not download ${file} from Slack (connection failed) — try again in a minute.`;
     case 'http':
-      return `Slack answered HTTP ${err.detail.status ?? '?'} for ${file} — try again in a minute.`;
+      return `Slack could not hand the bot ${file} — try again in a minute.`;
   }
 }
 

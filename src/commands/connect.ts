@@ -6,7 +6,7 @@ import { AuthenticationError, maskKey } from '../api/index.js';
 import type { Deps } from '../app/deps.js';
 import { context, escapeMrkdwn, literal, message, section } from '../slack/blocks.js';
 import { modal, readText, textInput } from '../slack/modals.js';
-import { describeFailure, logFailure } from '../app/failure.js';
+import { failureOf, failureText, logFailure } from '../app/failure.js';
 import { onFormSubmit, openForm, type FormResult, type FormSubmission } from './forms.js';
 import type { CommandContext, Subcommand } from './types.js';
 
@@ -94,6 +94,6 @@ async function verifyAndSave(
       const sentence = 'The platform rejected this key. Copy it again from Settings › API Keys in the portal.';
       return { kind: 'invalid', errors: { [KEY_BLOCK]: sentence }, sentence };
     }
-    return { kind: 'invalid', errors: {}, sentence: describeFailure(err) };
+    return { kind: 'invalid', errors: {}, sentence: failureText(failureOf(err)) };
   }
 }

@@ -3,11 +3,12 @@
  * knows), then DELETE /agent/{campaignId}/{agentId}. Each is its id or its name (`campaign-ref.ts`); a campaign
  * name of several words is read as long as it is a known one, the rest is the agent.
  */
+import { adminsOnly } from '../app/admin-gate.js';
 import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
 import { actions, button, escapeMrkdwn, message, mrkdwn, section } from '../slack/blocks.js';
 import { parseJsonValue } from '../slack/json-value.js';
-import { describeFailure, logFailure } from '../app/failure.js';
+import { failureMessage, failureOf, logFailure } from '../app/failure.js';
 import type { Deps } from '../app/deps.js';
 import { nearest } from './catalog-match.js';
 import {
@@ -88,7 +89,7 @@ export const deleteAgent: Subcommand = {
         if (
           !(await deps.admins.isAdmin(client, teamId, body.user.id, { fresh: true, enterpriseId: body.enterprise?.id }))
         ) {
-          await respond({ replace_original: true, text: 'Only Slack workspace admins can delete agents.' });
+          await respond({ replace_original: true, text: adminsOnly('delete agents') });
           return;
         }
         try {
@@ -102,10 +103,8 @@ export const deleteAgent: Subcommand = {
         } catch (err) {
           logFailure(deps.logger, err, { team: teamId, campaignId, agentId }, 'agent delete failed');
           const near = await nearAgents(deps, teamId, campaignId, agentId);
-          await respond({
-            replace_original: true,
-            text: describeFailure(err, { notFound: `There is no ${what} — nothing was deleted.${didYouMean(near)}` }),
-          });
+          const notFound = `There is no ${what} — nothing was deleted.${didYouMean(near)}`;
+          await respond({ replace_original: true, ...failureMessage(failureOf(err, { notFound })) });
         }
       },
     );

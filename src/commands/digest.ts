@@ -5,6 +5,7 @@
  * Setting a schedule posts a notice in the channel first — the membership check (one call, and true of
  * private channels too): when the bot is not in the channel, nothing is scheduled.
  */
+import { adminsOnly } from '../app/admin-gate.js';
 import { ALL_CAMPAIGNS, DIGEST_CADENCES, type DigestCadence, type DigestSchedule } from '../store/index.js';
 import { escapeMrkdwn, message, section, truncate } from '../slack/blocks.js';
 import {
@@ -33,12 +34,13 @@ export const digest: Subcommand = {
   summary:
     'a summary card in this channel — calls, bookings, quota — daily or weekly (Mondays), or `now`; alone: this channel’s schedule (admins set it)',
   args: { min: 0, max: 16 },
+  inChannel: 'Run it in the channel that gets (or should get) the digest — a direct message can’t have one.',
   async run(ctx) {
     const [mode = '', ...rest] = ctx.args;
     if (mode === '') return showSchedule(ctx);
     if (!(await ctx.deps.admins.isAdmin(ctx.client, ctx.teamId, ctx.userId))) {
       return ctx.tell(
-        'Only Slack workspace admins and owners (or users listed in the app’s ADMIN_USER_IDS) can set, stop or post digests; `/campaign digest` alone shows this channel’s schedule.',
+        `${adminsOnly('set, stop or post digests')} \`/campaign digest\` alone shows this channel’s schedule.`,
       );
     }
     const word = mode.toLowerCase();

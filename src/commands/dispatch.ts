@@ -5,15 +5,17 @@
  * follows through `respond()` — so a slow platform delays the answer, never the ack. When the answer is not
  * on its way within SLOW_NOTICE_MS the user is told the platform is slow; the answer follows when it comes.
  */
+import { adminsOnly } from '../app/admin-gate.js';
 import { escapeMrkdwn } from '../slack/blocks.js';
 import { randomUUID } from 'node:crypto';
 import type { AllMiddlewareArgs, RespondFn, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import type { Deps } from '../app/deps.js';
 import { parseCommandText } from './arguments.js';
-import { describeFailure, logFailure } from '../app/failure.js';
+import { failureMessage, failureOf, logFailure } from '../app/failure.js';
 import { customerDataRefusal } from '../app/membership.js';
 import { renderHelp } from './help.js';
 import type { CommandContext, Subcommand } from './types.js';
+import type { FailureWording } from '../app/failure.js';
 
 /** Well under 3 s, so the notice reaches the user within them even when the machine is busy. */
 const SLOW_NOTICE_MS = 2_000;
@@ -69,6 +71,9 @@ export function createDispatcher(commands: readonly Subcommand[], deps: Deps) {
     const tell = async (sentence: string) => {
       await respond({ response_type: 'ephemeral', text: sentence });
     };
+    const tellFailure = async (err: unknown, wording?: FailureWording, lead?: string) => {
+      await respond({ response_type: 'ephemeral', ...failureMessage(failureOf(err, wording), lead) });
+    };
 
     if (parsed.name === '' || parsed.name === 'help') {
       await respond({ response_type: 'ephemeral', ...renderHelp(commands) });
@@ -77,6 +82,10 @@ export function createDispatcher(commands: readonly Subcommand[], deps: Deps) {
     const sub = byName.get(parsed.name);
     if (!sub) {
       await respond({ response_type: 'ephemeral', ...renderHelp(commands, parsed.name) });
+      return;
+    }
+    if (sub.inChannel && isDirectMessage(command)) {
+      await tell(`\`/campaign ${sub.name}\` works in a channel. ${sub.inChannel}`);
       return;
     }
     const isPublic = !sub.freeText && parsed.flags.has('public');
@@ -103,6 +112,7 @@ export function createDispatcher(commands: readonly Subcommand[], deps: Deps) {
       deps,
       respond,
       tell,
+      tellFailure,
       reply: async (msg) => {
         await respond({ response_type: isPublic ? 'in_channel' : 'ephemeral', ...msg });
       },
@@ -123,9 +133,7 @@ export function createDispatcher(commands: readonly Subcommand[], deps: Deps) {
           enterpriseId: ws.enterpriseId,
         }))
       ) {
-        await tell(
-          `Only Slack workspace admins and owners (or users listed in the app's ADMIN_USER_IDS) can run \`/campaign ${sub.name}\`.`,
-        );
+        await tell(adminsOnly(`run \`/campaign ${sub.name}\``));
         return;
       }
       if (sub.audience === 'members') {
@@ -142,11 +150,24 @@ export function createDispatcher(commands: readonly Subcommand[], deps: Deps) {
     } catch (err) {
       deps.metrics.commands.inc({ subcommand: sub.name, outcome: 'error' });
       logFailure(logger, err, { ms: Date.now() - started }, 'command failed');
-      await tell(describeFailure(err, sub.failures?.(ctx))).catch((e: unknown) =>
+      await tellFailure(err, sub.failures?.(ctx)).catch((e: unknown) =>
         logger.error({ err: e }, 'could not tell the user about a failure'),
       );
     } finally {
       slow.done();
     }
   };
+}
+
+/**
+ * A command run in a direct message: a DM's id starts with D (https://docs.slack.dev/reference/objects/im-object),
+ * Slack names it `directmessage` in a command's `channel_name`, and a group DM's name starts with `mpdm-`
+ * (https://docs.slack.dev/reference/objects/mpim-object).
+ */
+function isDirectMessage(command: { channel_id: string; channel_name: string }): boolean {
+  return (
+    command.channel_id.startsWith('D') ||
+    command.channel_name === 'directmessage' ||
+    command.channel_name.startsWith('mpdm-')
+  );
 }

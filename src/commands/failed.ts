@@ -4,12 +4,13 @@
  * (in the channels that did not get it). Slack being slow or down never puts an event here: only what retrying
  * alone cannot fix (a channel the bot was removed from, a message Slack refused, an event the app cannot read).
  */
+import { adminsOnly } from '../app/admin-gate.js';
 import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
-import { describeFailure, logFailure } from '../app/failure.js';
+import { failureMessage, failureOf, logFailure } from '../app/failure.js';
 import type { ChannelCause, DeadLetter } from '../store/index.js';
 import { button, context, escapeMrkdwn, header, message, section, type KnownBlock } from '../slack/blocks.js';
 import { code } from '../slack/text.js';
-import { pauseAdvice } from '../events/channel-pause.js';
+import { isChannelGone, pauseAdvice } from '../events/channel-pause.js';
 import type { Subcommand } from './types.js';
 
 const RETRY_ACTION = 'dead_letter_retry';
@@ -19,13 +20,9 @@ const MAX_PAUSED_LISTED = 10;
 const CHANNEL_ID = /^[CGD][A-Z0-9]{2,}$/;
 
 /** What an admin can do about a channel's cause. */
-function advice(error: string): string {
+function advice(error: string, channel: string): string {
+  if (isChannelGone(error) && CHANNEL_ID.test(channel)) return `${pauseAdvice(channel, error)}, then Retry`;
   switch (error) {
-    case 'not_in_channel':
-    case 'channel_not_found':
-      return 'the bot is not in that channel — `/invite @Campaign` there (or `/campaign unsubscribe` there), then Retry';
-    case 'is_archived':
-      return 'the channel is archived — unarchive it, or `/campaign unsubscribe` there';
     case 'invalid_blocks':
     case 'msg_too_long':
       return 'Slack refused the message itself — Retry will not help; the event is kept here for reference';
@@ -47,7 +44,7 @@ function causeLines(letter: DeadLetter): string[] {
   if (causes.length === 0) return [`• ${escapeMrkdwn(letter.error.slice(0, 300))}`];
   return causes
     .slice(0, 5)
-    .map((c) => `• ${channelRef(c.channel)}: ${code(c.error.slice(0, 100))} — ${advice(c.error)}`);
+    .map((c) => `• ${channelRef(c.channel)}: ${code(c.error.slice(0, 100))} — ${advice(c.error, c.channel)}`);
 }
 
 function triggerOf(letter: DeadLetter): string {
@@ -113,7 +110,7 @@ export const failed: Subcommand = {
         if (
           !(await deps.admins.isAdmin(client, teamId, body.user.id, { fresh: true, enterpriseId: body.enterprise?.id }))
         ) {
-          await respond({ replace_original: false, text: 'Only Slack workspace admins can post failed events again.' });
+          await respond({ replace_original: false, text: adminsOnly('post failed events again') });
           return;
         }
         try {
@@ -122,7 +119,7 @@ export const failed: Subcommand = {
           await respond({ replace_original: false, text: RETRY_ANSWERS[outcome] });
         } catch (err) {
           logFailure(deps.logger, err, log, 'dead letter retry failed');
-          await respond({ replace_original: false, text: describeFailure(err) });
+          await respond({ replace_original: false, ...failureMessage(failureOf(err)) });
         }
       },
     );

@@ -2,6 +2,7 @@
  * Admin forms: a subcommand opens a modal; its submission runs platform work within Slack's 3 s
  * (see `settleSubmission`), and the outcome is announced where the command was run.
  */
+import { adminsOnly } from '../app/admin-gate.js';
 import type { AllMiddlewareArgs, App, SlackViewMiddlewareArgs, ViewOutput, ViewSubmitAction } from '@slack/bolt';
 import type { KnownBlock, ModalView } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
@@ -14,6 +15,7 @@ import { postToResponseUrl } from '../slack/response-url.js';
 import { metadataKey, openMetadata, sealMetadata } from '../slack/sealed-metadata.js';
 import { noticeView, settleSubmission, type SubmissionOutcome } from '../slack/submission.js';
 import type { CommandContext } from './types.js';
+import { failureOf, failureText } from '../app/failure.js';
 
 const formMetadata = z.object({
   responseUrl: z.string().url().optional(),
@@ -103,10 +105,7 @@ export function onFormSubmit(
         if (!(await deps.admins.isAdmin(client, teamId, userId, { fresh: true, enterpriseId }))) {
           return {
             kind: 'done',
-            view: noticeView(
-              form.title,
-              form.adminOnly ?? 'Only Slack workspace admins (or users in ADMIN_USER_IDS) can do this.',
-            ),
+            view: noticeView(form.title, form.adminOnly ?? adminsOnly('do this')),
           };
         }
         if (!meta) {
@@ -137,7 +136,15 @@ export function onFormSubmit(
           ...(result.lateNote ? { lateNote: result.lateNote } : {}),
         };
       };
-      const outcome = await settleSubmission({ ack, client, viewId: view.id, title: form.title, logger, work: work() });
+      const outcome = await settleSubmission({
+        ack,
+        client,
+        viewId: view.id,
+        title: form.title,
+        logger,
+        work: work(),
+        describe: (err) => failureText(failureOf(err)),
+      });
       if (outcome.kind !== 'done' || !done) return;
       if (done.announce && meta?.responseUrl) {
         await postToResponseUrl(

@@ -17,6 +17,7 @@ export const handoffSla: Subcommand = {
   summary: 'how long customers in this channel wait before a nudge, and who is nudged',
   admin: true,
   args: { min: 0, max: 2 },
+  inChannel: 'Run it in the channel whose handoff conversations it sets — a direct message has none.',
   async run(ctx) {
     const repo = ctx.deps.store.handoffSla;
     const current = await repo.get(ctx.teamId, ctx.channelId);

@@ -7,9 +7,9 @@
 import type { App } from '@slack/bolt';
 import { BadRequestError } from '../api/index.js';
 import type { Deps } from '../app/deps.js';
-import { escapeMrkdwn, message, section } from '../slack/blocks.js';
+import { escapeMrkdwn, message, section, truncate } from '../slack/blocks.js';
 import { externalSelect, readSelected } from '../slack/modals.js';
-import { describeFailure, logFailure } from '../app/failure.js';
+import { failureOf, failureText, logFailure } from '../app/failure.js';
 import { campaignLabel, chooseCampaign, didYouMean, remember } from './campaign-ref.js';
 import { CAMPAIGN_FIELD, NUMBER_FIELD, registerCatalogMenus } from './catalog-select.js';
 import { onFormSubmit, openForm, type FormResult, type FormSubmission } from './forms.js';
@@ -70,16 +70,30 @@ async function link(deps: Deps, { view, teamId, logger }: FormSubmission): Promi
     return { kind: 'done', announce: message(text, [section(text)]) };
   } catch (err) {
     logFailure(logger, err, { phoneNumberId, campaignId }, 'phone number link failed');
-    const sentence = describeFailure(err);
     if (err instanceof BadRequestError) {
       const onCampaign = /campaign/i.test(err.message) && !/phone/i.test(err.message);
-      const hint = onCampaign ? didYouMean(campaign.near) : '';
+      const words = onCampaign
+        ? `${refusal(err.message, { campaign: campaignId })}${didYouMean(campaign.near)}`
+        : refusal(err.message, { number: phoneNumberId });
+      const sentence = failureText(failureOf(err, { byStatus: { 400: words } }));
       return {
         kind: 'invalid',
-        errors: { [onCampaign ? CAMPAIGN_FIELD : NUMBER_FIELD]: `${sentence}${hint}`.slice(0, 1900) },
-        sentence: `${sentence}${hint}`,
+        errors: { [onCampaign ? CAMPAIGN_FIELD : NUMBER_FIELD]: sentence.slice(0, 1900) },
+        sentence,
       };
     }
-    return { kind: 'invalid', errors: {}, sentence };
+    return { kind: 'invalid', errors: {}, sentence: failureText(failureOf(err)) };
   }
+}
+
+/**
+ * A 400 on the field it names, in words: the platform's own message (e.g. "phoneNumberId pn-9 does not exist")
+ * is read only for whether it says the thing is unknown. Ids in quotes: field errors are plain text (escaped all
+ * the same, since a late answer shows the sentence in the modal as mrkdwn).
+ */
+function refusal(platformMessage: string, what: { campaign: string } | { number: string }): string {
+  const thing = escapeMrkdwn('campaign' in what ? `campaign “${what.campaign}”` : `phone number “${what.number}”`);
+  if (/not exist|not found|unknown|no such/i.test(platformMessage))
+    return `The platform doesn’t know ${thing} — choose one from the list, or check the id on the platform.`;
+  return `The platform refused ${thing}: “${escapeMrkdwn(truncate(platformMessage, 300))}” — choose another, or check the id on the platform.`;
 }

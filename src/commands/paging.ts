@@ -8,7 +8,7 @@ import type { Deps } from '../app/deps.js';
 import type { CampaignClient } from '../api/index.js';
 import { actions, button, context, escapeMrkdwn, type KnownBlock, type MessagePayload } from '../slack/blocks.js';
 import { parseJsonValue } from '../slack/json-value.js';
-import { describeFailure, logFailure, type FailureWording } from '../app/failure.js';
+import { failureMessage, failureOf, logFailure, type FailureWording } from '../app/failure.js';
 import { customerDataRefusal } from '../app/membership.js';
 import type { Subcommand } from './types.js';
 
@@ -121,7 +121,11 @@ export function registerPager(
         });
       } catch (err) {
         logFailure(deps.logger, err, { actionId, team: teamId }, 'paging failed');
-        await respond({ response_type: 'ephemeral', replace_original: false, text: describeFailure(err, wording(id)) });
+        await respond({
+          response_type: 'ephemeral',
+          replace_original: false,
+          ...failureMessage(failureOf(err, wording(id))),
+        });
       }
     },
   );

@@ -7,7 +7,7 @@ import { BadRequestError, type UserProfile } from '../api/index.js';
 import type { Deps } from '../app/deps.js';
 import { fields, linkTo, literal, message, section, type MessagePayload } from '../slack/blocks.js';
 import { readText, textInput } from '../slack/modals.js';
-import { describeFailure, logFailure } from '../app/failure.js';
+import { failureOf, failureText, logFailure } from '../app/failure.js';
 import { onFormSubmit, openForm, type FormResult, type FormSubmission } from './forms.js';
 import type { Subcommand } from './types.js';
 
@@ -67,7 +67,7 @@ async function save(deps: Deps, { view, teamId, logger }: FormSubmission): Promi
     return { kind: 'done', announce: renderProfile(saved) };
   } catch (err) {
     logFailure(logger, err, {}, 'profile update failed');
-    const sentence = describeFailure(err);
+    const sentence = failureText(failureOf(err));
     if (err instanceof BadRequestError) {
       // Put the platform's complaint on the field it names, else on the first one filled.
       const named = (Object.keys(filled) as Array<keyof typeof FIELDS>).find(

@@ -17,6 +17,7 @@ export const quotaAlert: Subcommand = {
   summary: 'tell this channel when the month’s usage crosses these percentages, e.g. `80 90 100` (once each per month)',
   admin: true,
   args: { min: 1, max: MAX_THRESHOLDS },
+  inChannel: 'Run it in the channel that should be told — a direct message can’t have quota alerts.',
   async run(ctx) {
     const { deps, teamId, channelId } = ctx;
     if (ctx.args.length === 1 && ctx.args[0]!.toLowerCase() === 'off') {

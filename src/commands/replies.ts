@@ -7,6 +7,7 @@
  * (`&amp;`, `<@U…>`, `:emoji:`, `*bold*`), which becomes plain text here exactly as a reply typed in a thread
  * does — what is saved is what the customer reads, and what the Quick reply form shows.
  */
+import { adminsOnly } from '../app/admin-gate.js';
 import { displayName } from '../handoff/agents.js';
 import { toCustomerText } from '../handoff/slack-text.js';
 import { context, escapeMrkdwn, header, message, section, truncate, type KnownBlock } from '../slack/blocks.js';
@@ -37,7 +38,7 @@ export const replies: Subcommand = {
     const admin = await ctx.deps.admins.isAdmin(ctx.client, ctx.teamId, ctx.userId, { fresh: verb === 'remove' });
     if (!admin)
       return ctx.tell(
-        'Only Slack workspace admins and owners (or users listed in the app’s ADMIN_USER_IDS) can add or remove saved replies; `/campaign replies` lists them, and *Quick reply* on a conversation card sends one.',
+        `${adminsOnly('add or remove saved replies')} \`/campaign replies\` lists them, and *Quick reply* on a conversation card sends one.`,
       );
     return verb === 'add' ? add(ctx) : remove(ctx);
   },

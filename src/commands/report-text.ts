@@ -1,5 +1,5 @@
 /**
- * Sentences the digest and quota-alert subcommands share.
+ * Sentences the subcommands that post in their channel share (subscribe, digest, quota-alert, alert).
  */
 
 /** The bot could not post in the channel; `outcome` says what was (not) done. */

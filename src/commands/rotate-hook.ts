@@ -11,8 +11,7 @@
 import { ApiConnectionError, ApiError, ApiTimeoutError, BadRequestError } from '../api/index.js';
 import { hookUrlFor, SUBSCRIBABLE_TRIGGERS, type SubscribableTrigger } from '../events/index.js';
 import { campaignPhrase, eventList } from '../events/subscription-text.js';
-import { escapeMrkdwn, truncate } from '../slack/blocks.js';
-import { upstreamRef } from '../app/failure.js';
+import { failureOf } from '../app/failure.js';
 import { noPublicUrl } from './subscribe.js';
 import type { Subcommand } from './types.js';
 
@@ -171,10 +170,12 @@ function list(failures: readonly Failure[]): string[] {
   return shown;
 }
 
-/** Short, with what support needs to find the request: the platform's code and request id. */
+/** Short, with what support needs to find the request (status, the platform's code and request id) after it. */
 function reason(err: unknown): string {
-  if (err instanceof ApiError)
-    return `HTTP ${err.status}${err.message ? ` ${escapeMrkdwn(truncate(err.message, 120))}` : ''} ${upstreamRef(err)}`;
+  if (err instanceof ApiError) {
+    const { sentence, reference } = failureOf(err);
+    return `${sentence} _(${reference})_`;
+  }
   if (err instanceof ApiTimeoutError) return 'the platform did not answer in time';
   if (err instanceof ApiConnectionError) return 'the platform could not be reached';
   return 'something went wrong on our side (see the app logs)';

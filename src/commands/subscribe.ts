@@ -19,13 +19,11 @@ import { filtersForEvent, hasCallOnlyFilters, isFilterWord, parseFilters, sameFi
 import type { Route, RouteFilters } from '../store/index.js';
 import { escapeMrkdwn } from '../slack/blocks.js';
 import { NotFoundError } from '../api/index.js';
-import { describeFailure, logFailure, type FailureWording } from '../app/failure.js';
+import { logFailure, type FailureWording } from '../app/failure.js';
 import { campaignLabel, code, didYouMean, unseenNote, type CampaignTarget } from './campaign-ref.js';
 import { parseRouteArguments } from './route-arguments.js';
+import { notInChannel } from './report-text.js';
 import type { CommandContext, Subcommand } from './types.js';
-
-const NOT_IN_CHANNEL =
-  'I’m not a member of this channel yet, so I couldn’t post here — run `/invite @Campaign` in this channel, then run the command again. Nothing was subscribed.';
 
 export function noPublicUrl(what: string): string {
   return `${what} needs this bot’s public address, and none is configured: ask whoever runs the bot to set \`PUBLIC_URL\` (the https address the platform can reach, e.g. \`https://bot.example.com\`) and restart it.`;
@@ -44,6 +42,7 @@ export const subscribe: Subcommand = {
     'post a campaign’s call and chat events in this channel (default: all four); filters keep only matching ones: `status:` `reason:` `type:` `agent:` `summary:` `min:90s` `max:5m`; `notify:@group` mentions them',
   admin: true,
   args: { min: 1, max: 1 + SUBSCRIBABLE_TRIGGERS.length * 2 + MAX_FILTER_WORDS },
+  inChannel: 'Run it in the channel that should get the posts — in a direct message there is nothing to subscribe.',
   async run(ctx) {
     const { deps, teamId, channelId } = ctx;
     const [first = ''] = ctx.args;
@@ -89,7 +88,7 @@ export const subscribe: Subcommand = {
     const hookUrl = hookUrlFor(publicUrl, token);
 
     const notice = await announce(ctx.client, channelId, confirmation(ctx.userId, toAdd, what));
-    if (notice === 'not_in_channel') return ctx.tell(NOT_IN_CHANNEL);
+    if (notice === 'not_in_channel') return ctx.tell(notInChannel('Nothing was subscribed.'));
     // The bot can post here again (the notice went out), and this admin is the one told if that stops.
     await deps.store.channelPauses.resume(teamId, channelId);
     await deps.store.channelPauses.setSubscriber(teamId, channelId, ctx.userId);
@@ -121,12 +120,14 @@ export const subscribe: Subcommand = {
       await correctNotice(ctx, notice, done.length > 0 ? confirmation(ctx.userId, done, what) : undefined);
       if (done.length === 0) {
         // A campaign the platform does not have: told here, with the known ones a typo away (already logged).
-        if (failure instanceof NotFoundError) return ctx.tell(describeFailure(failure, wording(target)));
+        if (failure instanceof NotFoundError) return ctx.tellFailure(failure, wording(target));
         throw failure;
       }
       const rest = toAdd.filter((p) => !done.some((d) => d.triggerName === p.triggerName));
-      return ctx.tell(
-        `Subscribed this channel to ${routeList(done)} for ${what}, but not to ${routeList(rest)}: ${describeFailure(failure, wording(target))}`,
+      return ctx.tellFailure(
+        failure,
+        wording(target),
+        `Subscribed this channel to ${routeList(done)} for ${what}, but not to ${routeList(rest)}:`,
       );
     }
     const notes = [

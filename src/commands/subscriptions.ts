@@ -22,7 +22,7 @@ import {
   type KnownBlock,
 } from '../slack/blocks.js';
 import { ALL_CAMPAIGNS, type Route } from '../store/index.js';
-import { describeFailure, logFailure } from '../app/failure.js';
+import { failureOf, failureText, logFailure } from '../app/failure.js';
 import { campaignLabel, chooseCampaign, unseenNote } from './campaign-ref.js';
 import type { CommandContext, Subcommand } from './types.js';
 
@@ -46,6 +46,7 @@ export const subscriptions: Subcommand = {
   summary: 'what this channel receives, delivery health, and the platform’s hooks for a campaign',
   readOnly: true,
   args: { min: 0, max: 12 },
+  inChannel: 'Run it in the channel you want to look at — a direct message gets no posts.',
   async run(ctx) {
     const { deps, teamId, channelId } = ctx;
     let campaignId: string | undefined;
@@ -179,7 +180,7 @@ async function listHooks(ctx: CommandContext, campaignId: string, ours: OurHook)
     logFailure(ctx.logger, err, { campaignId }, 'could not list platform hooks');
     return {
       ok: false,
-      text: `Could not read the platform’s hooks: ${describeFailure(err, { notFound: `The platform has no ${campaignPhrase(campaignId)}.` })}`,
+      text: `Could not read the platform’s hooks: ${failureText(failureOf(err, { notFound: `The platform has no ${campaignPhrase(campaignId)}.` }))}`,
     };
   }
   const parsed = hookList.safeParse(body);

@@ -21,6 +21,11 @@ export interface Subcommand {
    * Without it, everyone in the workspace may run it. The dispatcher (and the list's Previous/Next) enforce it.
    */
   audience?: 'members';
+  /**
+   * It sets up or reads what one channel gets: in a direct message it does not run, and the user reads
+   * `/campaign <name> works in a channel.` and this sentence — where to run it instead, and why not here.
+   */
+  inChannel?: string;
   /** It deletes or replaces something: the admin check asks Slack afresh instead of trusting the cache. */
   destructive?: boolean;
   /** Read commands accept `--public` to post the answer in the channel. */
@@ -57,5 +62,10 @@ export interface CommandContext {
   reply(message: MessagePayload): Promise<void>;
   /** One plain sentence, always ephemeral (errors, usage). */
   tell(sentence: string): Promise<void>;
+  /**
+   * A failure, always ephemeral: `lead` (what was or was not done), then the failure's sentence, and the
+   * platform's reference (status, code, request id) in a context line (src/app/failure.ts).
+   */
+  tellFailure(err: unknown, wording?: FailureWording, lead?: string): Promise<void>;
   respond: RespondFn;
 }

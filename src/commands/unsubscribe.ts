@@ -8,7 +8,7 @@ import { escapeMrkdwn } from '../slack/blocks.js';
 import { BadRequestError } from '../api/index.js';
 import { hookUrlFor, TRIGGER_NAMES, type TriggerName } from '../events/index.js';
 import { eventList } from '../events/subscription-text.js';
-import { describeFailure, logFailure } from '../app/failure.js';
+import { logFailure } from '../app/failure.js';
 import type { CatalogEntry, Route } from '../store/index.js';
 import { noPublicUrl } from './subscribe.js';
 import { campaignLabel, didYouMean } from './campaign-ref.js';
@@ -22,6 +22,7 @@ export const unsubscribe: Subcommand = {
   admin: true,
   destructive: true,
   args: { min: 1, max: 1 + TRIGGER_NAMES.length * 2 },
+  inChannel: 'Run it in the channel whose posts should stop — a direct message has no subscriptions.',
   async run(ctx) {
     const { deps, teamId, channelId } = ctx;
     const parsed = await parseRouteArguments(deps, teamId, ctx.args, TRIGGER_NAMES);
@@ -71,8 +72,10 @@ export const unsubscribe: Subcommand = {
         logFailure(ctx.logger, err, { campaignId, triggerName }, 'unsubscribe failed');
         const rest = toRemove.filter((e) => !removed.includes(e));
         const doneText = removed.length > 0 ? `Unsubscribed this channel from ${eventList(removed)} for ${what}; ` : '';
-        await ctx.tell(
-          `${doneText}${eventList(rest)} ${rest.length === 1 ? 'is' : 'are'} still subscribed: ${describeFailure(err)}`,
+        await ctx.tellFailure(
+          err,
+          undefined,
+          `${doneText}${eventList(rest)} ${rest.length === 1 ? 'is' : 'are'} still subscribed:`,
         );
         if (removed.length > 0) await notifyChannel(ctx, removed, what);
         return;

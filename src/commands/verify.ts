@@ -4,10 +4,11 @@
  * **Submit for review** button behind a confirm dialog. Each submit enqueues another review on the platform,
  * so nothing is submitted by merely looking.
  */
+import { adminsOnly } from '../app/admin-gate.js';
 import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import type { ProviderFailure, VerificationProfile } from '../api/index.js';
 import type { FailureWording } from '../app/failure.js';
-import { describeFailure, logFailure } from '../app/failure.js';
+import { failureMessage, failureOf, logFailure } from '../app/failure.js';
 import {
   actions,
   button,
@@ -70,10 +71,7 @@ export const verify: Subcommand = {
         if (
           !(await deps.admins.isAdmin(client, teamId, body.user.id, { fresh: true, enterpriseId: body.enterprise?.id }))
         ) {
-          await respond({
-            replace_original: false,
-            text: 'Only Slack workspace admins can submit business verification.',
-          });
+          await respond({ replace_original: false, text: adminsOnly('submit business verification') });
           return;
         }
         try {
@@ -84,7 +82,7 @@ export const verify: Subcommand = {
           await respond({ replace_original: true, ...renderVerification(submission, { justSubmitted: true }) });
         } catch (err) {
           logFailure(deps.logger, err, log, 'business verification submit failed');
-          await respond({ replace_original: false, text: describeFailure(err, FAILURES) });
+          await respond({ replace_original: false, ...failureMessage(failureOf(err, FAILURES)) });
         }
       },
     );

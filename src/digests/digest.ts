@@ -16,7 +16,7 @@ import { digestTitle, renderDigest } from './card.js';
 import { prepareChart, shareChart } from './chart-post.js';
 import { gatherDigest, type Baseline } from './figures.js';
 import { figuresOf, pickBaseline } from './period.js';
-import { postReport, type PostOutcome, type ReportClients } from './post.js';
+import { postReport, REPORT_POSTS, type PostOutcome } from './post.js';
 import { ensureSnapshots, keepSnapshot, startSnapshots, stopSnapshotsIfUnused } from './snapshots.js';
 
 /** A posted digest also says what became of its chart: shared, failed (said in its thread), or nothing to chart. */
@@ -136,12 +136,7 @@ export async function postDigest(
 }
 
 /** The `digest` timer: post this slot's digest once, then move on to the next slot (or end). */
-export async function fireDigest(
-  deps: Deps,
-  clients: ReportClients,
-  timer: DueTimer,
-  now: number,
-): Promise<number | undefined> {
+export async function fireDigest(deps: Deps, timer: DueTimer, now: number): Promise<number | undefined> {
   const ref = parseTimerId(timer.id);
   if (!ref) return undefined;
   const schedule = await deps.store.reports.digest(ref.teamId, ref.channelId);
@@ -154,7 +149,7 @@ export async function fireDigest(
     return next;
   }
   await ensureSnapshots(deps, ref.teamId, now);
-  const client = await clients.clientFor(ref.teamId);
+  const client = await deps.slack.forTeam(ref.teamId, REPORT_POSTS);
   if (!client) {
     logger.warn('no Slack bot token for the workspace (uninstalled?): digest skipped, schedule kept');
     return next;

@@ -7,7 +7,7 @@
  */
 import type { Booking, CampaignClient, DashboardStats, QuotaRow } from '../api/index.js';
 import type { Deps } from '../app/deps.js';
-import { describeFailure, logFailure } from '../app/failure.js';
+import { failureOf, failureText, logFailure } from '../app/failure.js';
 import type { Logger } from '../logger.js';
 import { ALL_CAMPAIGNS, type DigestFigures } from '../store/index.js';
 
@@ -61,7 +61,7 @@ export async function gatherDigest(
   } catch (err) {
     // Not connected (any more): every part says so, and the card says it once.
     logFailure(logger, err, {}, 'digest: no platform client');
-    const failed = { ok: false as const, problem: describeFailure(err) };
+    const failed = { ok: false as const, problem: failureText(failureOf(err)) };
     return { ...input, stats: failed, quota: failed, bookings: failed };
   }
   const [stats, quota] = await Promise.all([
@@ -83,7 +83,7 @@ async function part<T>(logger: Logger, what: string, read: () => Promise<T>): Pr
     return { ok: true, value: await read() };
   } catch (err) {
     logFailure(logger, err, { part: what }, `digest: ${what} could not be read`);
-    return { ok: false, problem: describeFailure(err) };
+    return { ok: false, problem: failureText(failureOf(err)) };
   }
 }
 

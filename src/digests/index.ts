@@ -5,14 +5,12 @@
  */
 import type { Deps } from '../app/deps.js';
 import { fireDigest, DIGEST_TIMER } from './digest.js';
-import { ReportClients } from './post.js';
 import { fireQuotaAlert, QUOTA_TIMER } from './quota-alerts.js';
 import { fireSnapshot, SNAPSHOT_TIMER } from './snapshots.js';
 
 export function register(deps: Deps): void {
-  const clients = new ReportClients(deps);
-  deps.timers.on(DIGEST_TIMER, (timer, now) => fireDigest(deps, clients, timer, now));
-  deps.timers.on(QUOTA_TIMER, (timer, now) => fireQuotaAlert(deps, clients, timer, now));
+  deps.timers.on(DIGEST_TIMER, (timer, now) => fireDigest(deps, timer, now));
+  deps.timers.on(QUOTA_TIMER, (timer, now) => fireQuotaAlert(deps, timer, now));
   deps.timers.on(SNAPSHOT_TIMER, (timer, now) => fireSnapshot(deps, timer, now));
 }
 

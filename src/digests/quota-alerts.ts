@@ -13,7 +13,7 @@ import type { Logger } from '../logger.js';
 import { latestMonth } from '../views/usage.js';
 import { monthId, renderQuotaAlert, usedPercent } from './card.js';
 import { parseTimerId, timerId } from './digest.js';
-import { postReport, type PostOutcome, type ReportClients } from './post.js';
+import { postReport, REPORT_POSTS, type PostOutcome } from './post.js';
 
 export const QUOTA_TIMER = 'quota-alert';
 /** A month and a bit: a mark must outlive the month it is for. */
@@ -85,19 +85,14 @@ export async function checkQuotaAlerts(
 }
 
 /** The `quota-alert` timer: check, then again in QUOTA_CHECK_S (or end when the channel is gone). */
-export async function fireQuotaAlert(
-  deps: Deps,
-  clients: ReportClients,
-  timer: DueTimer,
-  now: number,
-): Promise<number | undefined> {
+export async function fireQuotaAlert(deps: Deps, timer: DueTimer, now: number): Promise<number | undefined> {
   const ref = parseTimerId(timer.id);
   if (!ref) return undefined;
   const setting = await deps.store.reports.quotaAlert(ref.teamId, ref.channelId);
   if (!setting) return undefined;
   const next = now + deps.config.quotaCheckS * 1000;
   const logger = deps.logger.child({ team: ref.teamId, channel: ref.channelId, timer: QUOTA_TIMER });
-  const client = await clients.clientFor(ref.teamId);
+  const client = await deps.slack.forTeam(ref.teamId, REPORT_POSTS);
   if (!client) {
     logger.warn('no Slack bot token for the workspace (uninstalled?): quota check skipped');
     return next;

@@ -32,7 +32,7 @@ import {
   ROLLUP_MAX_CALLS,
   type RolledCall,
 } from './render/call-rollup.js';
-import type { PostingKit } from './slack-clients.js';
+import type { PostingKit } from './posting-kit.js';
 import type { Routed } from './router.js';
 import { isChannelGone, pauseAdvice } from './channel-pause.js';
 import { StepLog, type StepRef } from './steps.js';
@@ -326,7 +326,7 @@ export class CallOutbox {
     }
     const concerned = batch ?? [first];
     try {
-      const slack = await this.kit.slack.clientFor(at.teamId, 'routine');
+      const slack = await this.kit.slack(at.teamId, 'routine');
       if (batch) {
         await this.postRollup(slack, at, batch);
         await this.kit.store.callOutbox.finishRollup(

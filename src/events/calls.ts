@@ -7,10 +7,10 @@
 import type { CallOutbox } from './call-outbox.js';
 import { countCompletedCall } from './outcome-alerts.js';
 import { routedFor } from './router.js';
-import type { Delivery, EventWorker } from './worker.js';
+import type { QueuedEvent, EventWorker } from './worker.js';
 
 export function registerCallHandlers(worker: EventWorker, outbox: CallOutbox): void {
-  const handOn = async (d: Delivery<'call_started' | 'call_completed'>) => {
+  const handOn = async (d: QueuedEvent<'call_started' | 'call_completed'>) => {
     // A dead letter posted again (`stepsOf` is its id) was counted when it came, or came too long ago to count.
     if (d.event.trigger === 'call_completed' && d.stepsOf === d.entry.id) {
       // One key for every try of this call's event: counted once however often the entry runs.

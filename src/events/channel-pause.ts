@@ -4,11 +4,11 @@
  * Slack (no retry storm), other channels carry on, and the admin who subscribed the channel is told once, in a
  * direct message. Retry in `/campaign failed`, or subscribing the channel again, lifts the pause.
  */
+import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../logger.js';
 import { message, section } from '../slack/blocks.js';
 import { postMessage } from '../slack/post.js';
 import type { Store } from '../store/index.js';
-import type { WorkerSlack } from './slack-clients.js';
 
 /** Slack's answers after which a channel takes no post until someone acts. */
 const CHANNEL_GONE = new Set(['not_in_channel', 'channel_not_found', 'is_archived']);
@@ -27,7 +27,8 @@ export function pauseAdvice(channelId: string, reason: string): string {
 export class ChannelPauses {
   constructor(
     private readonly store: Store,
-    private readonly slack: WorkerSlack,
+    /** The workspace's client for queue work (`workerSlack` in posting-kit.ts). */
+    private readonly slack: (teamId: string) => Promise<WebClient>,
     private readonly logger: Logger,
   ) {}
 
@@ -49,7 +50,7 @@ export class ChannelPauses {
     try {
       // A user id as the channel: the app's direct message with that person.
       await postMessage(
-        await this.slack.clientFor(teamId),
+        await this.slack(teamId),
         { channel: user },
         message(`Campaign stopped posting in a channel`, [section(text)]),
       );

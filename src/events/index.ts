@@ -6,10 +6,9 @@
  */
 import type { App, CustomRoute } from '@slack/bolt';
 import type { Deps } from '../app/deps.js';
-import { botTokenFor } from '../app/slack-token.js';
 import { hookRoute, type IntakeOptions } from './intake.js';
 import { RECORDING_ACTION } from './render/index.js';
-import { WorkerSlack } from './slack-clients.js';
+import { workerSlack } from './posting-kit.js';
 import { registerCallHandlers } from './calls.js';
 import { CallOutbox, type CallOutboxOptions } from './call-outbox.js';
 import { EventWorker, type WorkerOptions } from './worker.js';
@@ -39,7 +38,7 @@ export interface Events {
 
 export function createEvents(deps: Deps, options: EventsOptions = {}): Events {
   const logger = deps.logger.child({ component: 'events' });
-  const slack = new WorkerSlack(deps.config.slack.apiUrl, (teamId) => botTokenFor(deps, teamId), deps.pace, logger);
+  const slack = workerSlack(deps.slack);
   const pauses = new ChannelPauses(deps.store, slack, logger);
   const kit = { store: deps.store, slack, pace: deps.pace, pauses, logger, metrics: deps.metrics };
   const worker = new EventWorker(kit, options.worker);
@@ -85,5 +84,5 @@ export function createEvents(deps: Deps, options: EventsOptions = {}): Events {
 
 export { ensureHookToken, hookUrlFor, describeHookUrl } from './hook-url.js';
 export * from './events.js';
-export type { Delivery, DeliveryOutcome } from './worker.js';
+export type { QueuedEvent, EventOutcome } from './worker.js';
 export { ALERT_TIMER, alertTimerId, ending } from './outcome-alerts.js';

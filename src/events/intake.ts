@@ -1,5 +1,7 @@
 /**
- * `POST /hooks/<token>`: the platform's webhook deliveries (docs/PLATFORM-API.md › Delivery).
+ * `POST /hooks/<token>`: the platform's webhook deliveries (docs/PLATFORM-API.md › Delivery). In this code a
+ * delivery is always that: one POST from the platform. What the worker later hands a handler is a `QueuedEvent`
+ * (worker.ts).
  *
  *   token → workspace (404 when unknown; nothing written) → body ≤ 256 KB (413, reading stops there) →
  *   JSON (400) → array of events or one bare event, each validated (400 naming the problem) →

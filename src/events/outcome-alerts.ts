@@ -31,7 +31,7 @@ import {
 import type { CallCompleted } from './events.js';
 import { matchesFilters } from './filters.js';
 import { isChannelGone } from './channel-pause.js';
-import type { PostingKit } from './slack-clients.js';
+import type { PostingKit } from './posting-kit.js';
 import { renderEndReply, renderEndedIncident, renderIncident, sharePercent } from './render/outcome-alert.js';
 
 export const ALERT_TIMER = 'outcome-alert';
@@ -156,7 +156,7 @@ export class OutcomeAlerts {
         updatedAt: now,
         peakPercent: sharePercent(f),
       };
-      const slack = await this.kit.slack.clientFor(teamId);
+      const slack = await this.kit.slack(teamId);
       const ts = await postMessage(slack, { channel: alert.channelId }, renderIncident(opening, now));
       await store.outcomeAlerts.setIncident(teamId, alert, { ...opening, ts });
       log.info({ calls: f.calls, matched: f.matched, percent: sharePercent(f) }, 'outcome alert: incident opened');
@@ -188,7 +188,7 @@ export class OutcomeAlerts {
       updatedAt: now,
       peakPercent: Math.max(incident.peakPercent, f.calls >= alert.minCalls ? sharePercent(f) : 0),
     };
-    const slack = await this.kit.slack.clientFor(teamId);
+    const slack = await this.kit.slack(teamId);
     await slack.chat.update({ channel: alert.channelId, ts: incident.ts, ...renderIncident(updated, now) });
     await this.kit.store.outcomeAlerts.setIncident(teamId, alert, updated);
   }
@@ -197,7 +197,7 @@ export class OutcomeAlerts {
   private async finish(teamId: string, incident: AlertIncident, log: Logger): Promise<void> {
     const store = this.kit.store;
     const at = incident.alert;
-    const slack = await this.kit.slack.clientFor(teamId);
+    const slack = await this.kit.slack(teamId);
     let current = incident;
     if (current.ending && !current.ending.replyTs) {
       const replyTs = await postMessage(

@@ -30,7 +30,7 @@ import { workspaceTimerId, type DueTimer } from '../store/index.js';
 import type { CallCompleted } from './events.js';
 import { RecordingError, RecordingFetcher, type Recording } from './recording-fetch.js';
 import { renderRecordingShare } from './render/index.js';
-import type { PostingKit } from './slack-clients.js';
+import type { PostingKit } from './posting-kit.js';
 import { StepLog, type StepRef } from './steps.js';
 import { RETENTION_MS } from './worker.js';
 
@@ -224,7 +224,7 @@ export class CallRecordings {
     if (this.now() - job.addedAt < MAX_DEFER_MS && (await this.cardsWaiting(job))) return this.now() + DEFER_MS;
     const started = Date.now();
     try {
-      const slack = await this.kit.slack.clientFor(job.teamId, 'routine');
+      const slack = await this.kit.slack(job.teamId, 'routine');
       const earlier = await this.steps.read(stepOf(job, 'recording-upload'));
       const shareSent = (await this.steps.read(stepOf(job, 'recording-share'))) === 'sent';
       if (earlier && shareSent && (await isSharedIn(slack, earlier, job.channelId))) {

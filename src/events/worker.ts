@@ -1,6 +1,7 @@
 /**
  * The queue consumer that turns queued webhook events into Slack posts: a typed dispatcher. Features register
- * one handler per trigger (`on`); the worker parses the entry, finds the handler and gives it a `Delivery`.
+ * one handler per trigger (`on`); the worker parses the entry, finds the handler and gives it a `QueuedEvent` (the
+ * entry with its routes, Slack client and steps; not a "delivery", which is the platform's POST: intake.ts).
  *
  * - Order: entries of one call / conversation run one at a time in arrival order (the queue's orderKey).
  * - What time heals — a channel's Slack budget spent, a 429, Slack down (5xx, timeouts, refused connections) —
@@ -29,7 +30,7 @@ import {
 import { isTriggerName, type EventMap, type KnownEvent, type TriggerName } from './events.js';
 import { jobEvent, readJob } from './job.js';
 import { channelsFor } from './router.js';
-import type { PostingKit } from './slack-clients.js';
+import type { PostingKit } from './posting-kit.js';
 import { isChannelGone } from './channel-pause.js';
 import { StepLog, type StepRef } from './steps.js';
 
@@ -51,7 +52,7 @@ export interface WorkerOptions {
 type EventOf<T extends TriggerName> = { [K in T]: { known: true; trigger: K; data: EventMap[K] } }[T];
 
 /** What a handler gets for one queue entry. */
-export interface Delivery<T extends TriggerName = TriggerName> {
+export interface QueuedEvent<T extends TriggerName = TriggerName> {
   readonly entry: QueueEntry;
   readonly event: EventOf<T>;
   readonly log: Logger;
@@ -73,7 +74,7 @@ export interface Delivery<T extends TriggerName = TriggerName> {
    */
   eachChannel(channels: readonly string[], work: (channel: string) => Promise<void>): Promise<void>;
   /** `post` in every routed channel; `skipped` when none is routed. */
-  toEachRoute(post: (slack: WebClient, channel: string) => Promise<void>): Promise<DeliveryOutcome>;
+  toEachRoute(post: (slack: WebClient, channel: string) => Promise<void>): Promise<EventOutcome>;
   /**
    * Events of the same conversation / call already waiting right behind this one with the same trigger,
    * oldest first (none of them started): what a handler may carry in its own post (see `absorb`).
@@ -92,8 +93,8 @@ export interface Delivery<T extends TriggerName = TriggerName> {
  * `posted` counts in `campaign_events_posted_total`; `skipped` is an event with nowhere to go (or an echo);
  * `handed-on`: another part posts it and counts it when it does (call notifications: the call outbox).
  */
-export type DeliveryOutcome = 'posted' | 'skipped' | 'handed-on';
-export type DeliveryHandler<T extends TriggerName> = (delivery: Delivery<T>) => Promise<DeliveryOutcome>;
+export type EventOutcome = 'posted' | 'skipped' | 'handed-on';
+export type EventHandler<T extends TriggerName> = (queued: QueuedEvent<T>) => Promise<EventOutcome>;
 
 /** Raised for an event this app cannot handle: after the retries it is a dead letter (kept, counted). */
 class UnhandledEventError extends Error {
@@ -109,7 +110,7 @@ let consumersInProcess = 0;
 export class EventWorker {
   private consumer: Consumer | undefined;
   private readonly steps: StepLog;
-  private readonly handlers = new Map<TriggerName, DeliveryHandler<TriggerName>>();
+  private readonly handlers = new Map<TriggerName, EventHandler<TriggerName>>();
 
   constructor(
     private readonly kit: PostingKit,
@@ -119,9 +120,9 @@ export class EventWorker {
   }
 
   /** Registers the handler of one trigger (one each; a second registration is a wiring mistake). */
-  on<T extends TriggerName>(trigger: T, handler: DeliveryHandler<T>): void {
+  on<T extends TriggerName>(trigger: T, handler: EventHandler<T>): void {
     if (this.handlers.has(trigger)) throw new Error(`a handler for ${trigger} is registered already`);
-    this.handlers.set(trigger, handler as unknown as DeliveryHandler<TriggerName>);
+    this.handlers.set(trigger, handler as unknown as EventHandler<TriggerName>);
   }
 
   start(): void {
@@ -188,8 +189,8 @@ export class EventWorker {
     const handler = this.handlers.get(trigger);
     if (!handler) throw new UnhandledEventError(`no handler for ${trigger}: not posted, kept for inspection`);
     const alsoDone: string[] = [];
-    const delivery = this.delivery(entry, parsed.event, log, job.data.retryOf ?? entry.id, alsoDone);
-    const outcome = await handler(delivery);
+    const queued = this.queuedEvent(entry, parsed.event, log, job.data.retryOf ?? entry.id, alsoDone);
+    const outcome = await handler(queued);
     if (outcome === 'posted') this.kit.metrics?.eventsPosted.inc({ trigger });
     if (outcome === 'handed-on') log.debug('event handed on');
     return { alsoDone };
@@ -221,14 +222,20 @@ export class EventWorker {
   }
 
   /** `stepsOf`: the entry whose steps count as done (the dead letter's, when an admin retried one). */
-  private delivery(entry: QueueEntry, event: KnownEvent, log: Logger, stepsOf: string, alsoDone: string[]): Delivery {
+  private queuedEvent(
+    entry: QueueEntry,
+    event: KnownEvent,
+    log: Logger,
+    stepsOf: string,
+    alsoDone: string[],
+  ): QueuedEvent {
     const absorbedStep = (entryId: string): StepRef => ({
       teamId: entry.teamId,
       entryId,
       channel: '*',
       step: 'absorbed',
     });
-    const delivery: Delivery = {
+    const queued: QueuedEvent = {
       entry,
       event,
       log,
@@ -236,11 +243,11 @@ export class EventWorker {
       steps: this.steps,
       stepsOf,
       step: (channel, step) => ({ teamId: entry.teamId, entryId: stepsOf, channel, step }),
-      slack: () => this.kit.slack.clientFor(entry.teamId),
+      slack: () => this.kit.slack(entry.teamId),
       channels: () => channelsFor(this.kit.store, entry.teamId, event),
       eachChannel: (channels, work) => this.eachChannel(entry, channels, log, work),
       toEachRoute: async (post) => {
-        const channels = await delivery.channels();
+        const channels = await queued.channels();
         if (channels.length === 0) {
           log.info(
             { campaignId: event.data.campaignId },
@@ -248,8 +255,8 @@ export class EventWorker {
           );
           return 'skipped';
         }
-        const slack = await delivery.slack();
-        await delivery.eachChannel(channels, (channel) => post(slack, channel));
+        const slack = await queued.slack();
+        await queued.eachChannel(channels, (channel) => post(slack, channel));
         log.info({ channels: channels.length }, 'event posted');
         return 'posted';
       },
@@ -262,7 +269,7 @@ export class EventWorker {
       },
       absorbedBy: async () => (await this.steps.read(absorbedStep(entry.id))) ?? undefined,
     };
-    return delivery;
+    return queued;
   }
 
   /** ms to wait before trying `entry` again when time heals `err` (and the entry is young enough); else undefined. */

@@ -16,6 +16,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { CustomRoute } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
 import type { Deps } from '../app/deps.js';
 import type { Logger } from '../logger.js';
 import { openSlackFile, slackFileOrigin, SlackFileError } from '../slack/file-download.js';
@@ -24,7 +25,6 @@ import { slackErrorCode } from '../slack/post.js';
 import type { Attachment } from '../store/index.js';
 import { withDeadline } from '../util/deadline.js';
 import { ATTACHMENT_MAX_BYTES, ATTACHMENT_PATH } from './attachments.js';
-import { handoffClients, type ClientFor } from './slack-clients.js';
 
 /** Downloads one process serves at once; beyond, 503 + Retry-After (each holds a socket to Slack and one to the client). */
 const MAX_ACTIVE = 32;
@@ -40,17 +40,16 @@ export interface AttachmentRouteOptions {
   maxActive?: number;
 }
 
-type RouteDeps = Pick<Deps, 'config' | 'store' | 'pace' | 'logger'>;
+type RouteDeps = Pick<Deps, 'config' | 'store' | 'slack' | 'logger'>;
+
+/** The workspace's client; undefined when the bot has no token for it (uninstalled). */
+type ClientFor = (teamId: string) => Promise<WebClient | undefined>;
 
 export function attachmentRoute(deps: RouteDeps, options: AttachmentRouteOptions = {}): CustomRoute {
   const log = deps.logger.child({ component: 'attachments' });
-  // A customer waits on the other end: one retry, a short timeout, and a 429 answered at once (then 503).
-  const clientFor = handoffClients(deps, log, {
-    name: 'slack-attachments',
-    retries: 1,
-    timeoutMs: 10_000,
-    rejectRateLimitedCalls: true,
-  });
+  // A customer waits on the other end: a call over Slack's pace, or a 429, is answered at once (then 503), never
+  // waited out while the download hangs.
+  const clientFor: ClientFor = (teamId) => deps.slack.forTeam(teamId, { background: true, urgency: 'urgent' });
   const ctx: ServeContext = {
     deps,
     log,

@@ -6,7 +6,7 @@
  * without the campaign or the number names no conversation: it is a plain post in the routed channels.
  */
 import { z } from 'zod';
-import type { Delivery, DeliveryOutcome, Events } from '../events/index.js';
+import type { QueuedEvent, EventOutcome, Events } from '../events/index.js';
 import type { MessageReceived } from '../events/events.js';
 import { renderAgentLine, renderCustomerLines, renderEvent } from '../events/render/index.js';
 import type { MessagePayload } from '../slack/blocks.js';
@@ -29,7 +29,7 @@ export function registerChatHandlers(events: Pick<Events, 'on'>, waiting: Waitin
       d.log.info({ into }, 'customer message was posted together with the one before it: nothing left to do');
       return 'skipped';
     }
-    return deliverChatMessage(d, waiting);
+    return postChatMessage(d, waiting);
   });
   events.on('message_sent', async (d) => {
     const ref = conversationOf(d.entry.teamId, d.event.data);
@@ -40,7 +40,7 @@ export function registerChatHandlers(events: Pick<Events, 'on'>, waiting: Waitin
       );
       return 'skipped';
     }
-    const outcome = await deliverChatMessage(d, waiting);
+    const outcome = await postChatMessage(d, waiting);
     if (ref && outcome === 'posted') {
       // The platform answered the customer (its AI, or a human on the platform): nobody waits any more.
       const agent = d.event.data.agentName?.trim() || 'the platform’s agent';
@@ -88,14 +88,11 @@ export function registerChatHandlers(events: Pick<Events, 'on'>, waiting: Waitin
   });
 }
 
-function threadsOf(d: Delivery): ConversationThreads {
+function threadsOf(d: QueuedEvent): ConversationThreads {
   return new ConversationThreads(d.store, d.steps);
 }
 
-function deliverChatMessage(
-  d: Delivery<'message_received' | 'message_sent'>,
-  waiting: Waiting,
-): Promise<DeliveryOutcome> {
+function postChatMessage(d: QueuedEvent<'message_received' | 'message_sent'>, waiting: Waiting): Promise<EventOutcome> {
   const conversation = conversationOf(d.entry.teamId, d.event.data);
   if (!conversation) return d.toEachRoute(plainPost(d));
   const threads = threadsOf(d);
@@ -104,7 +101,7 @@ function deliverChatMessage(
     const threadTs = await threads.threadIn(slack, d.stepsOf, channel, conversation, d.event.data, d.log);
     const customer = d.event.trigger === 'message_received';
     line ??= customer
-      ? customerLines(d as Delivery<'message_received'>).then(renderCustomerLines)
+      ? customerLines(d as QueuedEvent<'message_received'>).then(renderCustomerLines)
       : Promise.resolve(renderAgentLine(d.event.data));
     const payload = await line;
     const reopened = customer && (await reopenOnce(d, slack, channel, threadTs));
@@ -130,7 +127,7 @@ const reopenedSchema = z.object({ by: z.string(), at: z.number().optional() }).n
  * A customer message in a resolved thread reopens it, once (the decision is a step of the entry, the reopen a
  * compare-and-set in the store), with one line in the thread saying so. True when this entry reopened it.
  */
-async function reopenOnce(d: Delivery, slack: WebClient, channel: string, threadTs: string): Promise<boolean> {
+async function reopenOnce(d: QueuedEvent, slack: WebClient, channel: string, threadTs: string): Promise<boolean> {
   const decided = await d.steps.once(d.step(channel, `reopen:${threadTs}`), async () =>
     JSON.stringify((await d.store.resolutions.reopen(d.entry.teamId, channel, threadTs)) ?? null),
   );
@@ -150,7 +147,7 @@ async function reopenOnce(d: Delivery, slack: WebClient, channel: string, thread
  * recorded with the messages themselves, so a retry anywhere posts the same lines and the absorbed entries
  * post nothing.
  */
-async function customerLines(d: Delivery<'message_received'>): Promise<MessageReceived[]> {
+async function customerLines(d: QueuedEvent<'message_received'>): Promise<MessageReceived[]> {
   const recordRef = d.step('*', 'merged');
   const stored = await d.steps.read(recordRef);
   const recorded = stored === null ? [] : (mergedSchema.safeParse(JSON.parse(stored)).data ?? []);
@@ -170,7 +167,7 @@ async function customerLines(d: Delivery<'message_received'>): Promise<MessageRe
   return [d.event.data, ...merged.map((m) => m.data as MessageReceived)];
 }
 
-function plainPost(d: Delivery): Parameters<Delivery['toEachRoute']>[0] {
+function plainPost(d: QueuedEvent): Parameters<QueuedEvent['toEachRoute']>[0] {
   return async (slack, channel) => {
     await d.steps.once(d.step(channel, 'post'), () => postMessage(slack, { channel }, renderEvent(d.event)));
   };

@@ -16,6 +16,7 @@
 import type { App } from '@slack/bolt';
 import { z } from 'zod';
 import type { Deps } from '../app/deps.js';
+import { ourFault } from '../app/failure.js';
 import type { Events } from '../events/index.js';
 import { postToResponseUrl } from '../slack/response-url.js';
 import { registerChatHandlers } from './deliveries.js';
@@ -26,7 +27,6 @@ import { registerClaim } from './claim.js';
 import { registerQuickReply } from './quick-reply.js';
 import { registerResolve } from './resolve.js';
 import { SLA_TIMER, Waiting } from './waiting.js';
-import { handoffClients } from './slack-clients.js';
 
 export { attachmentRoute } from './attachment-route.js';
 export { LINK_SESSION_CALLBACK } from './link-session.js';
@@ -57,8 +57,9 @@ export function register(app: App, deps: Deps, events: Pick<Events, 'on'>): void
   registerChatHandlers(events, waiting);
   const relay = new ReplyRelay(deps, waiting);
   const log = deps.logger.child({ component: 'handoff' });
-  const clientFor = handoffClients(deps, log, { name: 'slack-handoff', retries: 2, timeoutMs: 30_000 });
-  deps.timers.on(SLA_TIMER, (timer, now) => waiting.fire(timer.id, now, clientFor, log));
+  deps.timers.on(SLA_TIMER, (timer, now) =>
+    waiting.fire(timer.id, now, (teamId) => deps.slack.forTeam(teamId, { background: false, urgency: 'urgent' }), log),
+  );
 
   app.event('message', async ({ event, body, context, client }) => {
     const teamId = context.teamId ?? body.team_id;
@@ -127,8 +128,7 @@ export function register(app: App, deps: Deps, events: Pick<Events, 'on'>): void
         );
       } catch (err) {
         log.error({ err, team: teamId, channel: value.c, reply: value.r }, 'retrying a handoff reply failed');
-        sentence =
-          'Something went wrong on our side while sending that reply — try again; if it keeps happening, tell your Slack admin.';
+        sentence = ourFault('sending that reply');
       }
     }
     if (sentence && b.response_url) {

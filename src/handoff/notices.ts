@@ -10,6 +10,7 @@ import type { Button } from '@slack/types';
 import {
   actions,
   button,
+  context,
   escapeMrkdwn,
   literal,
   message,
@@ -37,8 +38,11 @@ export type SendOutcome =
   | { kind: 'closed' }
   /** 400: the session is stale, closed or not in human handoff (or another refusal the platform named). */
   | { kind: 'refused'; platformMessage: string; ref: string }
-  /** 5xx, timeout, unreachable, no key: `sentence` says which; `unknown` when it may have arrived anyway. */
-  | { kind: 'failed'; sentence: string; unknown: boolean };
+  /**
+   * 5xx, timeout, unreachable, no key: `sentence` says which, `reference` is the platform's (status, code, request
+   * id) when it answered; `unknown` when the reply may have arrived anyway.
+   */
+  | { kind: 'failed'; sentence: string; reference?: string; unknown: boolean };
 
 function encodeAddress(a: ReplyAddress): string {
   return JSON.stringify({ c: a.channel, t: a.threadTs, r: a.replyTs });
@@ -53,15 +57,15 @@ function retryButton(address: ReplyAddress, label: string): Button {
 }
 
 /** A 400 is about the session (docs/PLATFORM-API.md › Errors 2) unless the platform plainly named something else. */
-function refusalSentence(platformMessage: string, ref: string): string {
+function refusalSentence(platformMessage: string): string {
   if (/handoff|hand-off|session/i.test(platformMessage) || platformMessage.trim() === '') {
     return (
       'the platform refused it because this chat session is stale, closed or not handed off to a human agent ' +
       '(its answer, “human handoff is not enabled for the campaign”, is about this session, not a campaign setting). ' +
-      `Link the customer’s current handed-off session, then press *Send again*. ${ref}`
+      'Link the customer’s current handed-off session, then press *Send again*.'
     );
   }
-  return `the platform refused it: “${escapeMrkdwn(truncate(platformMessage, 300))}” ${ref}. Link the customer’s current handed-off session if it changed, then press *Send again*.`;
+  return `the platform refused it: “${escapeMrkdwn(truncate(platformMessage, 300))}”. Link the customer’s current handed-off session if it changed, then press *Send again*.`;
 }
 
 /**
@@ -91,7 +95,7 @@ export function renderReplyNotice(
       text = `⚠️ ${author} your reply was not sent: this conversation is closed (the chat session completed). The customer’s next message opens a new thread.`;
       break;
     case 'refused':
-      text = `⚠️ ${author} your reply was not sent: ${refusalSentence(outcome.platformMessage, outcome.ref)}`;
+      text = `⚠️ ${author} your reply was not sent: ${refusalSentence(outcome.platformMessage)}`;
       buttons = [linkButton(), retryButton(address, 'Send again')];
       break;
     case 'failed':
@@ -103,6 +107,10 @@ export function renderReplyNotice(
   }
   if (retriedBy && outcome.kind !== 'sent') text += ` _(tried again by <@${retriedBy}>)_`;
   const blocks: KnownBlock[] = [section(text)];
+  // The platform's reference (status, code, request id) for support: a line of its own, below the sentence.
+  const reference =
+    outcome.kind === 'refused' ? outcome.ref : outcome.kind === 'failed' ? outcome.reference : undefined;
+  if (reference) blocks.push(context(reference));
   if (buttons.length > 0) blocks.push(actions(buttons));
   return message(plainFallback(outcome), blocks);
 }

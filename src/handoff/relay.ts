@@ -24,7 +24,7 @@ import { z } from 'zod';
 import { ApiConnectionError, ApiTimeoutError, BadRequestError } from '../api/index.js';
 import type { Deps } from '../app/deps.js';
 import { NotConnectedError } from '../app/platform-access.js';
-import { describeFailure, upstreamRef } from '../app/failure.js';
+import { failureOf, upstreamRef } from '../app/failure.js';
 import type { MessagePayload } from '../slack/blocks.js';
 import { postMessage, slackErrorCode } from '../slack/post.js';
 import type { Logger } from '../logger.js';
@@ -342,7 +342,7 @@ export class ReplyRelay {
     } catch (err) {
       // Nothing went out (no key, the store failing): the reply waits for Retry.
       if (!(err instanceof NotConnectedError)) log.error({ err }, 'could not prepare a handoff reply; it was not sent');
-      return { kind: 'failed', sentence: describeFailure(err), unknown: false };
+      return { kind: 'failed', ...failureOf(err), unknown: false };
     }
     log.debug({ message: reply.text }, 'sending a handoff reply');
     try {
@@ -374,12 +374,11 @@ export class ReplyRelay {
       return {
         kind: 'failed',
         unknown,
-        sentence:
-          err instanceof ApiTimeoutError
-            ? 'The platform did not answer in time.'
-            : unknown
-              ? 'The connection to the platform broke before it answered.'
-              : describeFailure(err),
+        ...(err instanceof ApiTimeoutError
+          ? { sentence: 'The platform did not answer in time.' }
+          : unknown
+            ? { sentence: 'The connection to the platform broke before it answered.' }
+            : failureOf(err)),
       };
     }
   }

@@ -4,7 +4,7 @@
  */
 import type { App } from '@slack/bolt';
 import type { Deps } from '../app/deps.js';
-import { describeFailure, logFailure } from '../app/failure.js';
+import { failureBlocks, failureOf, logFailure } from '../app/failure.js';
 import { renderStats } from '../views/usage.js';
 import { modal } from '../slack/modals.js';
 import { noticeView } from '../slack/submission.js';
@@ -51,7 +51,7 @@ export function register(app: App, deps: Deps): void {
       });
     } catch (err) {
       logFailure(deps.logger, err, { team: teamId }, 'stats for the home tab failed');
-      view = noticeView('Campaign stats', describeFailure(err));
+      view = modal({ callbackId: 'notice', title: 'Campaign stats', blocks: failureBlocks(failureOf(err)) });
     }
     await client.views.update({ view_id: viewId, view });
   });

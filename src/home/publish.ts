@@ -6,7 +6,7 @@ import type { WebClient } from '@slack/web-api';
 import { maskKey } from '../api/index.js';
 import type { Deps } from '../app/deps.js';
 import type { Workspace } from '../app/membership.js';
-import { describeFailure, logFailure } from '../app/failure.js';
+import { failureOf, failureText, logFailure } from '../app/failure.js';
 import { latestMonth } from '../views/usage.js';
 import { DeadlineError, withDeadline } from '../util/deadline.js';
 import { byLongestWait, withPermalinks, type OpenConversation } from '../handoff/open-list.js';
@@ -86,7 +86,9 @@ async function loadQuota(deps: Deps, teamId: string, connected: boolean): Promis
     logFailure(deps.logger, err, { team: teamId }, 'quota for the home tab failed');
     return {
       problem:
-        err instanceof DeadlineError ? 'the platform is slow to answer; refresh in a moment.' : describeFailure(err),
+        err instanceof DeadlineError
+          ? 'the platform is slow to answer; refresh in a moment.'
+          : failureText(failureOf(err)),
     };
   }
 }

@@ -31,16 +31,14 @@ export async function settleSubmission(args: {
   title: string;
   logger: Logger;
   work: Promise<SubmissionOutcome>;
+  /** The sentence for a failure `work` did not word itself (src/app/failure.ts words them all). */
+  describe: (err: unknown) => string;
   budgetMs?: number;
 }): Promise<SubmissionOutcome> {
   const { ack, client, viewId, title, logger, work } = args;
   const guarded = work.catch((err: unknown): SubmissionOutcome => {
     logger.error({ err }, 'modal submission failed unexpectedly');
-    return {
-      kind: 'invalid',
-      errors: {},
-      sentence: 'Something went wrong on our side — try again; if it keeps happening, tell your Slack admin.',
-    };
+    return { kind: 'invalid', errors: {}, sentence: args.describe(err) };
   });
   let timer: NodeJS.Timeout | undefined;
   const early = await Promise.race([

@@ -6,11 +6,11 @@
  * the meantime is read again rather than overwritten (bots must already have the new ring, or they could
  * not open what this writes).
  */
-import { unsegment } from './keys.js';
+import { unsegment, type Keys } from './keys.js';
+import type { KeyValueStore } from './kv.js';
 import { installationContext } from './installations.js';
-import { SecretBoxError } from './secrets.js';
+import { SecretBoxError, type SecretBox } from './secrets.js';
 import { sealedWorkspaceFields } from './workspaces.js';
-import type { Store } from './index.js';
 
 const KINDS = { apiKey: 'API keys', hookToken: 'hook tokens', installation: 'installations' } as const;
 /** A value that keeps changing under us is left to the next run rather than retried forever. */
@@ -29,7 +29,8 @@ export interface RekeyReport {
 
 type Outcome = 'rewritten' | 'current' | 'unreadable' | 'busy' | 'gone';
 
-export async function rekeyStore(store: Pick<Store, 'kv' | 'keys' | 'secrets'>): Promise<RekeyReport> {
+/** `store`: the store's key-value backend, key layout and secret box (a `Store` has them). */
+export async function rekeyStore(store: { kv: KeyValueStore; keys: Keys; secrets: SecretBox }): Promise<RekeyReport> {
   const { kv, keys, secrets } = store;
   const report: RekeyReport = { rewritten: {}, current: 0, unreadable: [], busy: [] };
   const tally = (kind: string, where: string, outcome: Outcome) => {

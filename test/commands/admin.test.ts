@@ -172,19 +172,37 @@ describe('/campaign link-number', () => {
     expect(JSON.stringify(done.body)).toContain('is now linked to campaign `camp-1`');
   });
 
-  it('puts a 400 on the field it concerns, keeping the request id', async () => {
+  /** Opens link-number and submits `number` and `campaign` as chosen (or typed) in its menus. */
+  async function submitLink(number: string, campaign: string) {
     await openModal('link-number', 'link_number_modal');
-    const res = await h.signer.viewSubmission({
+    return h.signer.viewSubmission({
       callbackId: 'link_number_modal',
       userId: ADMIN_ID,
       values: {
-        catalog_number: await chosen('catalog_number', 'pn-1'),
-        catalog_campaign: await chosen('catalog_campaign', 'camp-missing'),
+        catalog_number: await chosen('catalog_number', number),
+        catalog_campaign: await chosen('catalog_campaign', campaign),
       },
     });
-    expect(res.json).toEqual({
+  }
+
+  it('puts a 400 on the field it concerns, in words, the request id on a line below', async () => {
+    const unknownCampaign = await submitLink('pn-1', 'camp-missing');
+    expect(unknownCampaign.json).toEqual({
       response_action: 'errors',
-      errors: { catalog_campaign: expect.stringMatching(/camp-missing does not exist.*request id/) },
+      errors: {
+        catalog_campaign: expect.stringMatching(
+          /^The platform doesn’t know campaign “camp-missing” — choose one from the list, or check the id on the platform\.\nHTTP 400 · code BAD_REQUEST · request id req_\d+$/,
+        ),
+      },
+    });
+    const unknownNumber = await submitLink('pn-999', 'camp-1');
+    expect(unknownNumber.json).toEqual({
+      response_action: 'errors',
+      errors: {
+        catalog_number: expect.stringMatching(
+          /^The platform doesn’t know phone number “pn-999” — choose one from the list, or check the id on the platform\.\nHTTP 400 · code BAD_REQUEST · request id req_\d+$/,
+        ),
+      },
     });
   });
 });
@@ -347,7 +365,9 @@ describe('/campaign verify', () => {
   it('submits nothing when a member presses the button', async () => {
     const { body } = await run('verify');
     const { text: out } = await submit(body, MEMBER_ID);
-    expect(out).toContain('Only Slack workspace admins can submit business verification');
+    expect(out).toContain(
+      'Only Slack workspace admins and owners (or users listed in the app’s ADMIN_USER_IDS) can submit business verification.',
+    );
     expect(submits()).toHaveLength(0);
   });
 });

@@ -146,11 +146,21 @@ describe('ids the bot has not seen', () => {
     );
     expect(text).not.toContain('no bookings yet');
 
-    // A 404 from the platform gets the same suggestion, with its code and request id.
+    // A 404 from the platform gets the same suggestion; its code and request id go in a context line below.
     const scheduled = await run(h, 'scheduled camp-l', { userId: MEMBER_ID });
-    expect(scheduled.text).toMatch(
-      /Campaign `camp-l` was not found on the platform\. Did you mean `camp-1` \(Spring Recall Reminders\)\? \(code NOT_FOUND, request id req_\w+\)/,
-    );
+    expect(scheduled.body).toMatchObject({
+      text: 'Campaign `camp-l` was not found on the platform. Did you mean `camp-1` (Spring Recall Reminders)?',
+      blocks: [
+        {
+          type: 'section',
+          text: { text: expect.stringMatching(/^Campaign `camp-l` was not found on the platform\./) },
+        },
+        {
+          type: 'context',
+          elements: [{ text: expect.stringMatching(/^HTTP 404 · code NOT_FOUND · request id req_\w+$/) }],
+        },
+      ],
+    });
   });
 
   it('still works for a real campaign the bot never saw, and learns its id then', async () => {

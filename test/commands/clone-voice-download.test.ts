@@ -137,7 +137,7 @@ async function read(url: string, allowedOrigin: string): Promise<{ bytes: Buffer
 }
 
 const sentence = (err: SlackFileError | undefined, origin: string) =>
-  cloneFailure(err, { maxBytes: CAP, fileOrigin: origin });
+  cloneFailure(err, { maxBytes: CAP, fileOrigin: origin }).sentence;
 
 describe('Slack file download', () => {
   it('allows only Slack’s file host: files.slack.com for the real API, the stand-in’s own origin otherwise', () => {

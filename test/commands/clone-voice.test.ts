@@ -203,7 +203,7 @@ describe('/campaign clone-voice', () => {
     });
   });
 
-  it('platform 400: one sentence with the platform’s reason and the request id', async () => {
+  it('platform 400: one sentence with the platform’s reason, the request id in a context line', async () => {
     const a = audio('a.mp3', 1000);
     h.platform.inject({
       path: '/voices',
@@ -218,8 +218,11 @@ describe('/campaign clone-voice', () => {
       values: details({ files: upload([a.file]) }),
     });
     const done = await finalAnswer(id);
+    expect(done).toContain(
+      '"text":"❌ The platform refused to clone the voice: “gender must be one of: female, male, neutral” — change that in the form and try again."',
+    );
     expect(done).toMatch(
-      /The platform refused to clone the voice: gender must be one of: female, male, neutral \(code BAD_REQUEST, request id req_\d+\)/,
+      /"type":"context","elements":\[\{"type":"mrkdwn","text":"HTTP 400 · code BAD_REQUEST · request id req_\d+"/,
     );
   });
 
@@ -232,7 +235,11 @@ describe('/campaign clone-voice', () => {
       userId: ADMIN_ID,
       values: details({ files: upload([a.file]) }),
     });
-    expect(await finalAnswer(id)).toMatch(/internal error \(code INTERNAL_SERVER_ERROR, request id req_\d+\)/);
+    const failed = await finalAnswer(id);
+    expect(failed).toContain('"text":"❌ The platform had an internal error — try again in a minute;');
+    expect(failed).toMatch(
+      /"type":"context","elements":\[\{"type":"mrkdwn","text":"HTTP 500 · code INTERNAL_SERVER_ERROR · request id req_\d+"/,
+    );
 
     h.platform.inject({ path: '/voices', reset: true, times: 1 });
     id = await openFromCommand();
@@ -253,7 +260,9 @@ describe('/campaign clone-voice', () => {
       userId: ADMIN_ID,
       values: details({ files: upload([ghost]) }),
     });
-    expect(await finalAnswer(id)).toContain('Slack refused the bot access to “ghost.mp3” (HTTP 403)');
+    const refused = await finalAnswer(id);
+    expect(refused).toContain('"text":"❌ Slack refused the bot access to “ghost.mp3” — share the file where');
+    expect(refused).toContain('"type":"context","elements":[{"type":"mrkdwn","text":"Slack’s file service: HTTP 403"');
     expect(h.platform.state.voices).toHaveLength(0);
   });
 

@@ -234,10 +234,15 @@ describe('/campaign template', () => {
 });
 
 describe('failures become one sentence', () => {
-  it('500 keeps the platform code and request id', async () => {
+  it('500: a sentence first, the platform’s code and request id in a context line below it', async () => {
     h.platform.inject({ path: '/dashboard/dashboard-stats', status: 500, code: 'INTERNAL', times: 1 });
     const { text } = await ask('stats');
-    expect(text).toMatch(/internal error \(code INTERNAL, request id req_\w+\)/);
+    expect(text).toContain(
+      '"type":"section","text":{"type":"mrkdwn","text":"The platform had an internal error — try again in a minute; if it keeps happening, give the platform’s support the request id."',
+    );
+    expect(text).toMatch(
+      /"type":"context","elements":\[\{"type":"mrkdwn","text":"HTTP 500 · code INTERNAL · request id req_\w+"/,
+    );
   });
 
   it('a dropped connection and a malformed body are explained, and the bot keeps serving', async () => {

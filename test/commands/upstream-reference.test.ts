@@ -1,5 +1,5 @@
 /**
- * The platform's error code and request id are the platform's text: they reach Slack (in the failure sentence)
+ * The platform's error code and request id are the platform's text: they reach Slack (in the failure's context line)
  * and the logs scrubbed like its messages — no mention or link Slack would act on, no API key, token or
  * hook-token-shaped string — and bounded. Checked in what the Slack stand-in received and accepted.
  */
@@ -37,8 +37,10 @@ describe('the platform’s code and request id in Slack', () => {
     expect(answer.status).toBe(200);
     const text = JSON.stringify(answer.body);
 
-    expect(text).toContain('The platform had an internal error (code &lt;!channel&gt; &lt;https://evil.example|x&gt;');
-    expect(text).toContain(`request id req ••••${apiKey.slice(-4)} xoxb-[redacted] [redacted] &lt;@U0ADMIN01&gt;)`);
+    expect(text).toContain('"text":"The platform had an internal error — try again in a minute;');
+    expect(text).toContain(
+      `"type":"context","elements":[{"type":"mrkdwn","text":"HTTP 500 · code &lt;!channel&gt; &lt;https://evil.example|x&gt; · request id req ••••${apiKey.slice(-4)} xoxb-[redacted] [redacted] &lt;@U0ADMIN01&gt;"`,
+    );
     for (const raw of ['<!channel>', '<https://evil', '<@U0ADMIN01>', apiKey, slackToken, hookToken])
       expect(text).not.toContain(raw);
     for (const secret of [apiKey, slackToken, hookToken]) expect(h.logs()).not.toContain(secret);

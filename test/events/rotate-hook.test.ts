@@ -89,8 +89,9 @@ describe('/campaign rotate-hook', () => {
     const refused = h.platform.requests.find((r) => r.path === '/events-gateway/trigger/subscribe');
     const refusedHook = (refused?.body as { triggerName: string }).triggerName;
     expect(first.text).toContain('Re-registered 1 of 2 platform hooks with the new URL');
-    expect(first.text).toContain(`campaign \`camp-1\` · \`${refusedHook}\`: HTTP 500`);
-    expect(first.text).toMatch(/code INTERNAL_SERVER_ERROR, request id req_\d+/);
+    // Each hook in words, then what support needs to find the request.
+    expect(first.text).toContain(`campaign \`camp-1\` · \`${refusedHook}\`: The platform had an internal error`);
+    expect(first.text).toMatch(/_\(HTTP 500 · code INTERNAL_SERVER_ERROR · request id req_\d+\)_/);
     expect(first.text).toContain('Running `/campaign rotate-hook` again is safe');
     // The refused hook still delivers to the old URL: it was not removed there.
     expect(registered()).toEqual(

@@ -111,7 +111,9 @@ describe('customer text in handoff threads', () => {
     const notice = await h.slack.waitFor(() => notices(conv.thread(), 'your reply was not sent')[0]);
     expect(postCall(notice.ts)?.response.ok).toBe(true);
     const text = JSON.stringify(notice.blocks);
-    expect(text).toContain('(code BAD_&lt;!channel&gt;, request id req_&lt;@U0ADMIN01&gt;)');
+    expect(text).toContain(
+      '"type":"context","elements":[{"type":"mrkdwn","text":"HTTP 400 · code BAD_&lt;!channel&gt; · request id req_&lt;@U0ADMIN01&gt;"',
+    );
     expect(text).not.toContain('<!channel>');
     expect(text).not.toContain('<@U0ADMIN01>');
   });

@@ -1,0 +1,41 @@
+/**
+ * What the parts that post queued events share — the worker (conversations), the call outbox, recordings and
+ * outcome alerts — and the Slack client they post with: the workspace's background client from
+ * `SlackClients` (src/slack/clients.ts), which refuses a call over its budget or made while Slack is down
+ * before it leaves, so the queue waits the entry out without holding a worker.
+ */
+import type { WebClient } from '@slack/web-api';
+import type { SlackClients } from '../slack/clients.js';
+import type { SlackPace, Urgency } from '../slack/pace.js';
+import type { Logger } from '../logger.js';
+import type { Metrics } from '../app/metrics.js';
+import type { Store } from '../store/index.js';
+import type { ChannelPauses } from './channel-pause.js';
+
+/** The workspace's client for queue work; throws while it has no bot token (the entry is retried, then kept). */
+export type WorkerSlack = (teamId: string, urgency?: Urgency) => Promise<WebClient>;
+
+/** No bot token for the workspace: retried, then dead-lettered (kept) until the workspace is installed. */
+class NoBotTokenError extends Error {
+  override readonly name = 'NoBotTokenError';
+  constructor(readonly teamId: string) {
+    super(`no Slack bot token for team ${teamId}`);
+  }
+}
+
+export function workerSlack(clients: SlackClients): WorkerSlack {
+  return async (teamId, urgency = 'urgent') => {
+    const client = await clients.forTeam(teamId, { background: true, urgency });
+    if (!client) throw new NoBotTokenError(teamId);
+    return client;
+  };
+}
+
+export interface PostingKit {
+  store: Store;
+  slack: WorkerSlack;
+  pace: SlackPace;
+  pauses: ChannelPauses;
+  logger: Logger;
+  metrics: Metrics | undefined;
+}

@@ -1,0 +1,103 @@
+/**
+ * The bot's Slack Web API clients outside a Slack request — the queue worker, the call outbox, recordings,
+ * outcome alerts, digests, quota alerts, handoff SLA nudges: one place, every client sending through
+ * `SlackPace` (src/slack/pace.ts). Listeners use the client Bolt hands them (Bolt's own, with the same
+ * `pace.fetch`).
+ *
+ * One client per workspace and way of waiting, not one WebClient for all with a `token` per call: a WebClient
+ * queues its calls (at most 100 at once) and, when Slack answers 429, pauses that queue — one shared client
+ * would let one workspace's limit hold every other's calls.
+ *
+ * Bounded: a workspace whose token changed (reinstalled) gets a new client and the old one is let go, as are an
+ * uninstalled workspace's (`forget`, or its next use finding no token); beyond `MAX_CLIENTS` the least recently
+ * used is let go. A client let go while a call is under way finishes that call; the next call makes a new one.
+ */
+import { WebClient } from '@slack/web-api';
+import type { Logger } from '../logger.js';
+import { boltLogger } from './logger.js';
+import type { SlackPace, Urgency } from './pace.js';
+
+/** Clients kept at once: four ways of waiting for each of a few hundred busy workspaces. */
+const MAX_CLIENTS = 1_000;
+const REQUEST_TIMEOUT_MS = 30_000;
+
+/** How a client's calls wait (see `SlackPace.fetch`). */
+export interface ClientUse {
+  /**
+   * `true` — queue work: a call over its budget, or made while Slack is down, is refused before it leaves, and a
+   * 429 comes back as an error instead of WebClient sleeping inside the handler; the queue waits the entry out
+   * (keeping its place) without holding a worker, and retries it (the client never does).
+   * `false` — a timer's post: waits for its budget here (a few seconds at most), two retries of its own (a
+   * failed firing is tried again after its lease anyway).
+   */
+  background: boolean;
+  urgency: Urgency;
+}
+
+/** The bot token for a workspace (`botTokenFor` in src/app/slack-token.ts: the one place that knows). */
+export type TokenFor = (teamId: string) => Promise<string | undefined>;
+
+export interface SlackClientsOptions {
+  apiUrl: string;
+  pace: SlackPace;
+  tokenFor: TokenFor;
+  logger: Logger;
+  /** Clients kept at once (`MAX_CLIENTS`; tests use a small one). */
+  maxClients?: number;
+}
+
+export class SlackClients {
+  /** Workspace and use → its client and the token it was made with; least recently used first. */
+  private readonly clients = new Map<string, { token: string; client: WebClient }>();
+  private readonly loggers: Record<'background' | 'timer', ReturnType<typeof boltLogger>>;
+
+  constructor(private readonly options: SlackClientsOptions) {
+    this.loggers = {
+      background: boltLogger(options.logger, 'slack-worker'),
+      timer: boltLogger(options.logger, 'slack-timers'),
+    };
+  }
+
+  /** The workspace's client for `use`; undefined while the workspace has no bot token (uninstalled). */
+  async forTeam(teamId: string, use: ClientUse): Promise<WebClient | undefined> {
+    const token = await this.options.tokenFor(teamId);
+    const id = `${teamId}:${use.background ? 'background' : 'timer'}:${use.urgency}`;
+    const kept = this.clients.get(id);
+    this.clients.delete(id);
+    if (!token) return undefined;
+    if (kept?.token === token) {
+      this.clients.set(id, kept); // most recently used now
+      return kept.client;
+    }
+    const client = this.create(token, use);
+    this.clients.set(id, { token, client });
+    const max = this.options.maxClients ?? MAX_CLIENTS;
+    for (const oldest of this.clients.keys()) {
+      if (this.clients.size <= max) break;
+      this.clients.delete(oldest);
+    }
+    return client;
+  }
+
+  /** Lets the workspace's clients go (it uninstalled the app); another replica's go when pushed out. */
+  forget(teamId: string): void {
+    for (const id of [...this.clients.keys()]) if (id.startsWith(`${teamId}:`)) this.clients.delete(id);
+  }
+
+  /** Clients kept now (at most `maxClients`). */
+  get size(): number {
+    return this.clients.size;
+  }
+
+  private create(token: string, use: ClientUse): WebClient {
+    const { apiUrl, pace } = this.options;
+    return new WebClient(token, {
+      slackApiUrl: apiUrl,
+      timeout: REQUEST_TIMEOUT_MS,
+      fetch: pace.fetch(use),
+      ...(use.background
+        ? { rejectRateLimitedCalls: true, retryConfig: { retries: 0 }, logger: this.loggers.background }
+        : { retryConfig: { retries: 2 }, logger: this.loggers.timer }),
+    });
+  }
+}

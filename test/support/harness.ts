@@ -12,6 +12,7 @@ import { startFakeSlack, type FakeSlack, type FakeSlackOptions } from '../fakes/
 import { SlackSigner } from '../fakes/slack-signer.js';
 import { SocketModeDriver } from '../fakes/socket-mode.js';
 import { freePort } from '../../bench/lib/net.js';
+import { waitFor } from './wait.js';
 
 export const SIGNING_SECRET = 'test-signing-secret-0123456789abcdef';
 export const TEAM_ID = 'T0TEST001';
@@ -30,7 +31,10 @@ export interface HarnessOptions {
   defaultApiKey?: boolean;
   env?: Record<string, string>;
   /** Extra `createBot` options (e.g. a small voice-sample size cap, fast event-worker timings, a clock). */
-  bot?: Pick<BotOptions, 'voiceSampleMaxBytes' | 'events' | 'now' | 'slackLimits' | 'platformTurns' | 'requestLimits'>;
+  bot?: Pick<
+    BotOptions,
+    'voiceSampleMaxBytes' | 'events' | 'now' | 'slackLimits' | 'platformTurns' | 'requestLimits' | 'slowNoticeMs'
+  >;
   /** OAuth multi-workspace mode (client id/secret/state secret) instead of a bot token. */
   oauth?: boolean;
   /** Socket Mode (SLACK_APP_TOKEN, no signing secret); drive it with `harness.socket`. */
@@ -70,7 +74,20 @@ export interface Harness {
   server: Server;
   /** Every log line the bot wrote, as text. */
   logs(): string;
+  /**
+   * Resolves once the bot is done with a Slack request `match` accepts (every listener finished): what it did
+   * not do by then, it will not do for that request.
+   */
+  slackRequestDone(match: (body: SlackRequestBody) => boolean, what: string): Promise<void>;
   close(): Promise<void>;
+}
+
+/** What tests pick a Slack request by (the parts of an event, command or action body they look at). */
+export interface SlackRequestBody {
+  type?: string;
+  command?: string;
+  text?: string;
+  event?: { type?: string; text?: string; ts?: string; channel?: string };
 }
 
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
@@ -123,8 +140,10 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       done();
     },
   });
+  const done: SlackRequestBody[] = [];
   const bot = createBot(parsed.config, {
     logDestination,
+    onSlackRequestDone: (body) => done.push(body as SlackRequestBody),
     keyPrefix: opts.keyPrefix ?? `test:${randomUUID()}:`,
     ...(opts.unlimitedSlackBecause ? { slackLimits: NO_LIMITS } : {}),
     ...opts.bot,
@@ -150,6 +169,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     url,
     server,
     logs: () => lines.join(''),
+    slackRequestDone: (match, what) => waitFor(() => done.some(match), `the bot to be done with ${what}`),
     async close() {
       await bot.stop();
       await socket?.close();

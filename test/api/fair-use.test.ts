@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CampaignClient, PlatformBusyError, createTransport } from '../../src/api/index.js';
 import type { PlatformTransport, TransportOptions } from '../../src/api/index.js';
-import { waitFor } from '../store/backends.js';
+import { waitFor } from '../support/wait.js';
 import { rejectionOf, usePlatform } from './support.js';
 
 const h = usePlatform();

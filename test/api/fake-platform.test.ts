@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakePlatform } from '../fakes/platform.js';
 import type { FakePlatform } from '../fakes/platform.js';
-import { waitFor } from '../store/backends.js';
+import { waitFor } from '../support/wait.js';
 
 let platform: FakePlatform;
 beforeAll(async () => {

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_ID, MEMBER_ID, startHarness, type Harness } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
-import { waitFor } from '../store/backends.js';
+import { waitFor } from '../support/wait.js';
 
 const redis = await requireRedis();
 const OTHER_TEAM = 'T0OTHERWS1';

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { TEAM_ID, startHarness, type Harness } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
 import { run } from '../events/support.js';
-import { waitFor } from '../store/backends.js';
+import { waitFor } from '../support/wait.js';
 import type { DigestFigures } from '../../src/store/index.js';
 
 const redis = await requireRedis();

@@ -7,10 +7,19 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { TEAM_ID, type Harness } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
-import { waitFor } from '../store/backends.js';
+import { waitFor } from '../support/wait.js';
 import { requireCluster } from '../support/redis-cluster.js';
 import { CALL_COMPLETED_FULL, CALL_STARTED_FULL, MESSAGE_RECEIVED_FULL, injectedMarkup } from './fixtures.js';
-import { deliver, localHookUrl, posts, queueDrained, routeTo, run, startEventsHarness } from './support.js';
+import {
+  deadLettersAfter,
+  deliver,
+  localHookUrl,
+  posts,
+  queueDrained,
+  routeTo,
+  run,
+  startEventsHarness,
+} from './support.js';
 
 const redis = await requireRedis();
 const cluster = await requireCluster();
@@ -191,12 +200,7 @@ describe.each(['redis', 'cluster'] as const)('delivery (%s)', (backend) => {
         { teamId: TEAM_ID, orderKey: JSON.stringify(['unknown', TEAM_ID, job.dedupKey]), payload: job },
         60_000,
       );
-      let dead: { error: string } | undefined;
-      for (let i = 0; i < 200 && !dead; i++) {
-        const letters = await h.bot.deps.store.queue.deadLetters(TEAM_ID);
-        if (letters.count > before) dead = letters.entries[0];
-        else await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      const dead = (await deadLettersAfter(h, before)).entries[0];
       expect(dead?.error).toContain('no longer validates');
       expect(posts(h, channel)).toHaveLength(0);
     });

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ADMIN_ID, MEMBER_ID, TEAM_ID, type Harness } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
-import { waitFor } from '../store/backends.js';
+import { waitFor } from '../support/wait.js';
 import { CALL_COMPLETED_FULL, MESSAGE_RECEIVED_FULL } from './fixtures.js';
 import { deliver, posts, queueDrained, routeTo, run, startEventsHarness } from './support.js';
 

@@ -12,7 +12,7 @@ import type { Harness, HarnessOptions } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
 import { CALL_STARTED_FULL } from './fixtures.js';
 import { deliver, posts, startEventsHarness } from './support.js';
-import { waitFor } from '../store/backends.js';
+import { waitFor } from '../support/wait.js';
 
 const redis = await requireRedis();
 const OTHER_TEAM = 'T0OTHERWS1';

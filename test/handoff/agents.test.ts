@@ -10,7 +10,7 @@ import { SLA_TIMER, slaTimerId } from '../../src/handoff/waiting.js';
 import { findAction } from '../support/blocks.js';
 import { ADMIN_ID, MEMBER_ID, TEAM_ID, startHarness, type Harness } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
-import { FAST_WORKER, PUBLIC_URL, posts, run, sleep } from '../events/support.js';
+import { FAST_WORKER, PUBLIC_URL, posts, queueDrained, run } from '../events/support.js';
 import { openConversation, reactions, type Conversation } from './support.js';
 
 const redis = await requireRedis();
@@ -186,13 +186,13 @@ describe.each(['memory', 'redis'] as const)('support agents (%s store)', (backen
     now += 30_000;
     await conv.customer('Hello??');
     await conv.waitThread(2);
-    await sleep(100);
+    await queueDrained(h); // the message is handled, the card updated if it was going to be
     expect(await cardText(conv)).toContain(waitingSinceOnCard(firstAt));
 
     const sessionId = conv.session();
     await conv.linkSession(sessionId);
-    await conv.reply('note: checking the warehouse');
-    await sleep(200);
+    const note = await conv.reply('note: checking the warehouse');
+    await h.slackRequestDone((b) => b.event?.ts === note, 'the note');
     expect(await cardText(conv)).toContain('waiting since');
 
     const ts = await conv.reply('It ships today.', { userId: OTHER_ID });
@@ -367,9 +367,8 @@ describe.each(['memory', 'redis'] as const)('support agents (%s store)', (backen
       const replica = await start(h);
       try {
         now += (DEFAULT_SLA_S + 1) * 1000;
+        // A tick resolves once the timers it fired are done: the nudge, if any, is posted by then.
         await Promise.all([h.bot.deps.timers.runDue(), replica.bot.deps.timers.runDue()]);
-        await h.slack.waitFor(() => (nudges(conv).length > 0 ? true : undefined));
-        await sleep(200);
         expect(nudges(conv)).toHaveLength(1);
       } finally {
         await replica.close();

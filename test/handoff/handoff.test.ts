@@ -10,7 +10,7 @@ import { findAction, findBlock, textOf } from '../support/blocks.js';
 import { ADMIN_ID, MEMBER_ID, type Harness } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
 import { requireCluster } from '../support/redis-cluster.js';
-import { posts, queueDrained, run, sleep, startEventsHarness } from '../events/support.js';
+import { posts, queueDrained, run, startEventsHarness } from '../events/support.js';
 import { notices, openConversation, privateNotices, reactions, retryValue, sends, uid } from './support.js';
 
 const redis = await requireRedis();
@@ -233,7 +233,10 @@ describe.each(['memory', 'redis', 'cluster'] as const)('handoff threads (%s stor
       text: 'reply elsewhere',
       thread_ts: other.ts,
     });
-    await sleep(400);
+    // Nothing is sent nor said for any of them, once the bot is done with each.
+    for (const ts of [note, bot, own]) await h.slackRequestDone((b) => b.event?.ts === ts, `the thread message ${ts}`);
+    for (const text of ['channel chatter', 'reply elsewhere'])
+      await h.slackRequestDone((b) => b.event?.text === text, `“${text}”`);
     expect(sends(h, conv.campaignId)).toHaveLength(0);
     for (const ts of [note, bot, own]) expect(reactions(h, conv.channels[0]!, ts)).toEqual([]);
     expect(conv.thread().filter((m) => m.bot_id !== undefined)).toHaveLength(before);

@@ -53,6 +53,12 @@ export interface HarnessOptions {
   unlimitedSlackBecause?: string;
 }
 
+/**
+ * The slow-platform notice's delay in tests: longer than any test, so a command's first answer is its answer
+ * however busy the machine is. The notice has tests of its own, which set a short one.
+ */
+const NO_SLOW_NOTICE_MS = 60_000;
+
 /** The bot's pace when the stand-in has no limits: every budget as good as endless. */
 const NO_LIMITS = {
   channelPosts: { intervalMs: 1, burst: 1_000_000 },
@@ -144,6 +150,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   const bot = createBot(parsed.config, {
     logDestination,
     onSlackRequestDone: (body) => done.push(body as SlackRequestBody),
+    slowNoticeMs: NO_SLOW_NOTICE_MS,
     keyPrefix: opts.keyPrefix ?? `test:${randomUUID()}:`,
     ...(opts.unlimitedSlackBecause ? { slackLimits: NO_LIMITS } : {}),
     ...opts.bot,

@@ -26,7 +26,7 @@ afterEach(async () => {
 
 /** Workspace A on the platform's own key, B on a key of its own (so the platform can hold A's alone). */
 function workspaces(transport: PlatformTransport): { a: CampaignClient; b: CampaignClient } {
-  h.platform.state.apiKeys.push({ ...h.platform.state.apiKeys[0]!, RowKey: KEY_B, Active: true });
+  h.platform.addApiKey(KEY_B);
   return { a: new CampaignClient(transport, h.platform.apiKey, 'T0A'), b: new CampaignClient(transport, KEY_B, 'T0B') };
 }
 

@@ -139,7 +139,7 @@ describe('fake platform', () => {
 
   it('a fault for one api-key leaves the other keys’ requests alone', async () => {
     const other = 'ck_live_other_workspace_0000000000000';
-    platform.state.apiKeys.push({ ...platform.state.apiKeys[0]!, RowKey: other, Active: true });
+    platform.addApiKey(other);
     platform.inject({ apiKey: other, status: 503 });
     expect((await call('GET', '/customer-quota', { key: other })).status).toBe(503);
     expect((await call('GET', '/customer-quota')).status).toBe(200);

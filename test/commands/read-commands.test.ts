@@ -1,24 +1,13 @@
 /**
  * The read subcommands, driven over HTTP with signed slash commands against the fakes.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { seedQuota } from '../fakes/platform.js';
 import { findAction } from '../support/blocks.js';
-import { MEMBER_ID, startHarness, type Harness } from '../support/harness.js';
+import { MEMBER_ID, startHarness, useHarness } from '../support/harness.js';
 import { SLOW_NOTICE_MS } from '../../src/commands/dispatch.js';
 
-let h: Harness;
-
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(() => {
-  h.platform.reset();
-  h.platform.resetState();
-});
+const h = useHarness(() => startHarness(), ['platform']);
 
 /** The pager button with this action_id (its value says which page it asks for). */
 function pagerButton(blocks: unknown, actionId: string): { action_id: string; value: string } {
@@ -63,13 +52,7 @@ describe('/campaign stats', () => {
 describe('/campaign stats on a slow platform', () => {
   /** The slow notice’s delay for these tests: shorter than the bot’s, yet a command on a platform answering at once is far quicker. */
   const NOTICE_MS = 1_000;
-  let slow: Harness;
-  beforeAll(async () => {
-    slow = await startHarness({ bot: { slowNoticeMs: NOTICE_MS } });
-  });
-  afterAll(async () => {
-    await slow.close();
-  });
+  const slow = useHarness(() => startHarness({ bot: { slowNoticeMs: NOTICE_MS } }));
   const answersTo = (id: string) => slow.slack.responses.filter((r) => r.id === id);
 
   it('acks at once while the platform has not answered, says the platform is slow, and answers when it does', async () => {

@@ -4,8 +4,8 @@
  * in memory and on Redis: the card's figures and changes, a missed slot posted once, DST, one post when two
  * replicas share Redis, and what happens when the bot was removed from the channel.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { MEMBER_ID, TEAM_ID, startHarness, type Harness } from '../support/harness.js';
+import { describe, expect, it } from 'vitest';
+import { MEMBER_ID, TEAM_ID, type Harness, harnessesPerTest, storeOn } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
 import { run } from '../events/support.js';
 import { waitFor } from '../support/wait.js';
@@ -15,24 +15,18 @@ const CHANNEL = 'C0DIGEST01';
 const timerId = JSON.stringify([TEAM_ID, CHANNEL]);
 const at = (iso: string) => Date.parse(iso);
 
-const open: Harness[] = [];
-afterEach(async () => {
-  for (const h of open.splice(0).reverse()) await h.close();
-});
-
+const started = harnessesPerTest();
 let n = 0;
-async function start(
+function start(
   backend: 'memory' | 'redis',
   clock: { now: number },
-  extra: { keyPrefix?: string; fakes?: Harness } = {},
+  extra: { keyPrefix?: string; fakes?: Pick<Harness, 'slack' | 'platform'> } = {},
 ): Promise<Harness> {
-  const h = await startHarness({
-    ...(backend === 'redis' ? { redisUrl: redis.url, keyPrefix: extra.keyPrefix ?? `${redis.prefix}${++n}:` } : {}),
-    ...(extra.fakes ? { fakes: { slack: extra.fakes.slack, platform: extra.fakes.platform } } : {}),
+  return started({
+    ...storeOn(backend, redis, extra.keyPrefix ?? `${redis.prefix}${++n}:`),
+    ...(extra.fakes ? { fakes: extra.fakes } : {}),
     bot: { now: () => clock.now },
   });
-  open.push(h);
-  return h;
 }
 
 /** The channel's digest cards (not the notices), as text with their blocks. */
@@ -236,8 +230,7 @@ describe('digests on two replicas sharing Redis', () => {
 describe('a workspace that is not connected', () => {
   it('is told when it sets a digest, and a scheduled one says so in the channel instead of failing silently', async () => {
     const clock = { now: at('2024-03-08T12:00:00Z') };
-    const h = await startHarness({ defaultApiKey: false, bot: { now: () => clock.now } });
-    open.push(h);
+    const h = await started({ defaultApiKey: false, bot: { now: () => clock.now } });
     expect((await run(h, 'digest daily', { channelId: CHANNEL })).text).toContain(
       'not connected to the campaign platform',
     );

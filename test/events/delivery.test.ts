@@ -4,8 +4,8 @@
  * stopped one's work.
  */
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { TEAM_ID, type Harness } from '../support/harness.js';
+import { describe, expect, it } from 'vitest';
+import { TEAM_ID, type Harness, useHarness } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
 import { waitFor } from '../support/wait.js';
 import { requireCluster } from '../support/redis-cluster.js';
@@ -30,17 +30,7 @@ const stores = {
 
 describe.each(['redis', 'cluster'] as const)('delivery (%s)', (backend) => {
   const store = stores[backend];
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startEventsHarness(store(`${redis.prefix}delivery:${backend}:`));
-  });
-  afterAll(async () => {
-    await h.close();
-  });
-  beforeEach(() => {
-    h.slack.reset();
-    h.platform.reset();
-  });
+  const h = useHarness(() => startEventsHarness(store(`${redis.prefix}delivery:${backend}:`)), ['slack', 'platform']);
 
   const uid = () => randomBytes(4).toString('hex');
   const cards = (channel: string) => posts(h, channel).filter((m) => m.text.startsWith('Call completed'));

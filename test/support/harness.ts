@@ -5,6 +5,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import { Writable } from 'node:stream';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { createBot, type Bot, type BotOptions } from '../../src/bot/compose.js';
 import { parseConfig, type Config } from '../../src/config.js';
 import { startFakePlatform, type FakePlatform } from '../fakes/platform.js';
@@ -12,6 +13,7 @@ import { startFakeSlack, type FakeSlack, type FakeSlackOptions } from '../fakes/
 import { SlackSigner } from '../fakes/slack-signer.js';
 import { SocketModeDriver } from '../fakes/socket-mode.js';
 import { freePort } from '../../bench/lib/net.js';
+import type { RedisTestContext } from './redis.js';
 import { waitFor } from './wait.js';
 
 export const SIGNING_SECRET = 'test-signing-secret-0123456789abcdef';
@@ -80,12 +82,13 @@ export interface Harness {
   server: Server;
   /** Every log line the bot wrote, as text. */
   logs(): string;
+  /** Stops the bot (and the fakes, unless they were given); once, however often it is called. */
+  close(): Promise<void>;
   /**
    * Resolves once the bot is done with a Slack request `match` accepts (every listener finished): what it did
    * not do by then, it will not do for that request.
    */
   slackRequestDone(match: (body: SlackRequestBody) => boolean, what: string): Promise<void>;
-  close(): Promise<void>;
 }
 
 /** What tests pick a Slack request by (the parts of an event, command or action body they look at). */
@@ -164,6 +167,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     fake: slack,
   });
   const socket = opts.socketMode ? new SocketModeDriver({ fake: slack, teamId: TEAM_ID }) : undefined;
+  let closing: Promise<void> | undefined;
 
   return {
     bot,
@@ -177,10 +181,75 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     server,
     logs: () => lines.join(''),
     slackRequestDone: (match, what) => waitFor(() => done.some(match), `the bot to be done with ${what}`),
-    async close() {
-      await bot.stop();
-      await socket?.close();
-      if (!opts.fakes) await Promise.all([slack.close(), platform.close()]);
+    close() {
+      closing ??= (async () => {
+        await bot.stop();
+        await socket?.close();
+        if (!opts.fakes) await Promise.all([slack.close(), platform.close()]);
+      })();
+      return closing;
     },
   };
+}
+
+/** What a test starts without when its file shares one harness (`useHarness`). */
+export type Fresh = 'platform' | 'slack' | 'routes';
+
+/**
+ * One harness for the tests of a file or describe block: started before them, closed after them. Before each
+ * test, what `fresh` names is put back: the platform's seed data with no faults or recorded requests, the Slack
+ * stand-in's records, the workspace's routes. The object returned stands for the harness once it has started.
+ */
+export function useHarness(start: () => Promise<Harness>, fresh: readonly Fresh[] = []): Harness {
+  let started: Harness | undefined;
+  beforeAll(async () => {
+    started = await start();
+  });
+  afterAll(async () => {
+    await started?.close();
+  });
+  if (fresh.length > 0)
+    beforeEach(async () => {
+      const h = started!;
+      if (fresh.includes('platform')) {
+        h.platform.reset();
+        h.platform.resetState();
+      }
+      if (fresh.includes('slack')) h.slack.reset();
+      if (fresh.includes('routes'))
+        for (const r of await h.bot.deps.store.routes.listForTeam(TEAM_ID)) await h.bot.deps.store.routes.remove(r);
+    });
+  return new Proxy({} as Harness, {
+    get(_, key) {
+      if (!started) throw new Error('the harness starts before the tests (beforeAll): use it inside them');
+      return Reflect.get(started, key) as unknown;
+    },
+  });
+}
+
+/**
+ * Starts harnesses (through `start`, `startHarness` by default) that close after the test that started them,
+ * the last first: a second bot before the fakes it shares with the first.
+ */
+export function harnessesPerTest<O = HarnessOptions>(
+  start: (opts?: O) => Promise<Harness> = startHarness as (opts?: O) => Promise<Harness>,
+): (opts?: O) => Promise<Harness> {
+  const open: Harness[] = [];
+  afterEach(async () => {
+    for (const h of open.splice(0).reverse()) await h.close();
+  });
+  return async (opts) => {
+    const h = await start(opts);
+    open.push(h);
+    return h;
+  };
+}
+
+/** A harness's store on `backend`: in memory, or in Redis under `keyPrefix` (one below the file's prefix). */
+export function storeOn(
+  backend: 'memory' | 'redis',
+  redis: RedisTestContext,
+  keyPrefix: string,
+): Pick<HarnessOptions, 'redisUrl' | 'keyPrefix'> {
+  return backend === 'redis' ? { redisUrl: redis.url, keyPrefix } : {};
 }

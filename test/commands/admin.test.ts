@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { findAction } from '../support/blocks.js';
+import { submitSlowForm } from '../support/forms.js';
 import { ADMIN_ID, MEMBER_ID, TEAM_ID, startHarness, useHarness } from '../support/harness.js';
 
 const ALLOWED_ID = 'U0ALLOWED1';
@@ -186,7 +187,7 @@ describe('a form submission while users.info is rate limited', () => {
     // Slack answers 429 + Retry-After and the Web API client waits it out before asking again
     // (https://api.slack.com/apis/rate-limits).
     h.slack.rateLimit({ method: 'users.info', retryAfterSec: 3 });
-    const res = await h.signer.viewSubmission({
+    await submitSlowForm(h, viewId, {
       callbackId: 'link_number_modal',
       userId: ADMIN_ID,
       values: {
@@ -194,18 +195,6 @@ describe('a form submission while users.info is rate limited', () => {
         catalog_campaign: await chosen('catalog_campaign', 'camp-1'),
       },
     });
-    expect(res.status).toBe(200);
-    expect(res.timedOut).toBe(false);
-    const ack = res.json as { response_action: string; view: Record<string, unknown> };
-    expect(ack.response_action).toBe('update');
-    expect(JSON.stringify(ack.view)).toContain('Working on it');
-    expect(h.slack.replaceView(viewId, ack.view).ok).toBe(true);
-
-    const update = await h.slack.waitFor(
-      () => h.slack.callsTo('views.update').find((c) => c.args.view_id === viewId),
-      10_000,
-    );
-    expect(update.response.ok).toBe(true);
     expect(JSON.stringify(h.slack.view(viewId)?.view.blocks)).toContain('Done');
     expect(h.platform.requests.find((r) => r.path === '/phone-number/link')?.body).toEqual({
       phoneNumberId: 'pn-1',

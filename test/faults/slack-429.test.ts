@@ -4,7 +4,7 @@
  * message is posted, each exactly once, and each conversation's messages appear in the order they were sent,
  * in one thread per conversation. (A channel takes about a post a second: one channel each keeps this short.)
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import {
   deliveryBody,
   figure,
@@ -14,20 +14,11 @@ import {
   startRateLimitProxy,
   startStack,
   until,
-  type RateLimitProxy,
-  type Stack,
 } from './support.js';
+import { startedForTests } from '../support/lifetime.js';
 
-let stack: Stack;
-let proxy: RateLimitProxy;
-beforeAll(async () => {
-  stack = await startStack();
-  proxy = await startRateLimitProxy(stack.slack);
-});
-afterAll(async () => {
-  await stack?.close();
-  await proxy?.close();
-});
+const stack = startedForTests(() => startStack());
+const proxy = startedForTests(() => startRateLimitProxy(stack.slack));
 
 const CONVERSATIONS = 3;
 const MESSAGES = 15;

@@ -5,7 +5,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import { Writable } from 'node:stream';
-import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
+import { afterEach, beforeEach } from 'vitest';
 import { createBot, type Bot, type BotOptions } from '../../src/bot/compose.js';
 import { parseConfig, type Config } from '../../src/config.js';
 import { startFakePlatform, type FakePlatform } from '../fakes/platform.js';
@@ -13,6 +13,7 @@ import { startFakeSlack, type FakeSlack, type FakeSlackOptions } from '../fakes/
 import { SlackSigner } from '../fakes/slack-signer.js';
 import { SocketModeDriver } from '../fakes/socket-mode.js';
 import { freePort } from '../../bench/lib/net.js';
+import { startedForTests } from './lifetime.js';
 import type { RedisTestContext } from './redis.js';
 import { waitFor } from './wait.js';
 
@@ -201,16 +202,9 @@ export type Fresh = 'platform' | 'slack' | 'routes';
  * stand-in's records, the workspace's routes. The object returned stands for the harness once it has started.
  */
 export function useHarness(start: () => Promise<Harness>, fresh: readonly Fresh[] = []): Harness {
-  let started: Harness | undefined;
-  beforeAll(async () => {
-    started = await start();
-  });
-  afterAll(async () => {
-    await started?.close();
-  });
+  const h = startedForTests(start);
   if (fresh.length > 0)
     beforeEach(async () => {
-      const h = started!;
       if (fresh.includes('platform')) {
         h.platform.reset();
         h.platform.resetState();
@@ -219,12 +213,7 @@ export function useHarness(start: () => Promise<Harness>, fresh: readonly Fresh[
       if (fresh.includes('routes'))
         for (const r of await h.bot.deps.store.routes.listForTeam(TEAM_ID)) await h.bot.deps.store.routes.remove(r);
     });
-  return new Proxy({} as Harness, {
-    get(_, key) {
-      if (!started) throw new Error('the harness starts before the tests (beforeAll): use it inside them');
-      return Reflect.get(started, key) as unknown;
-    },
-  });
+  return h;
 }
 
 /**

@@ -8,10 +8,9 @@
  */
 import { expect, it } from 'vitest';
 import type { BotProcess } from '../../bench/lib/bot-process.js';
-import { deliveryBody, figure, messageReceived, postJson, sleep, startStack, until } from './support.js';
-import { startedForTests } from '../support/lifetime.js';
+import { deliveryBody, figure, messageReceived, postJson, sleep, until, stackForTests } from './support.js';
 
-const stack = startedForTests(() => startStack({ cluster: true, durableRedis: true }), 30_000);
+const stack = stackForTests({ cluster: true, durableRedis: true }, 30_000);
 
 const CONVERSATIONS = 6;
 const PER_CONVERSATION = 15;

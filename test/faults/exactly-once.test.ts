@@ -4,10 +4,9 @@
  * one transcript in its thread).
  */
 import { expect, it } from 'vitest';
-import { callCompleted, cardsFor, deliveryBody, figure, postJson, sleep, startStack } from './support.js';
-import { startedForTests } from '../support/lifetime.js';
+import { callCompleted, cardsFor, deliveryBody, figure, postJson, sleep, stackForTests } from './support.js';
 
-const stack = startedForTests(() => startStack());
+const stack = stackForTests();
 
 it('50 concurrent copies of one event across 2 bot processes → exactly 1 Slack post', async () => {
   const [a, b] = await Promise.all([stack.startBot(), stack.startBot()]);

@@ -7,10 +7,9 @@ import { request } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { beforeAll, expect, it } from 'vitest';
 import type { BotProcess } from '../../bench/lib/bot-process.js';
-import { callCompleted, figure, mb, startStack, TEAM_ID } from './support.js';
-import { startedForTests } from '../support/lifetime.js';
+import { callCompleted, figure, mb, TEAM_ID, stackForTests } from './support.js';
 
-const stack = startedForTests(() => startStack());
+const stack = stackForTests();
 let bot: BotProcess;
 beforeAll(async () => {
   bot = await stack.startBot();

@@ -11,10 +11,9 @@ import { beforeAll, expect, it } from 'vitest';
 import type { Fault } from '../fakes/platform.js';
 import type { BotProcess } from '../../bench/lib/bot-process.js';
 import { SLOW_NOTICE } from '../../src/commands/dispatch.js';
-import { ADMIN_ID, figure, percentile, startStack, until } from './support.js';
-import { startedForTests } from '../support/lifetime.js';
+import { ADMIN_ID, figure, percentile, until, stackForTests } from './support.js';
 
-const stack = startedForTests(() => startStack());
+const stack = stackForTests();
 let bot: BotProcess;
 beforeAll(async () => {
   bot = await stack.startBot();

@@ -6,10 +6,9 @@
  * 503s, so the test does too, and then every event is posted.
  */
 import { expect, it } from 'vitest';
-import { callCompleted, cardCounts, deliveryBody, figure, postJson, sleep, startStack, until } from './support.js';
-import { startedForTests } from '../support/lifetime.js';
+import { callCompleted, cardCounts, deliveryBody, figure, postJson, sleep, until, stackForTests } from './support.js';
 
-const stack = startedForTests(() => startStack({ durableRedis: true }));
+const stack = stackForTests({ durableRedis: true });
 
 const RATE = 40; // webhooks per second
 const BEFORE_MS = 5_000;

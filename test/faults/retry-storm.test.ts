@@ -9,10 +9,9 @@ import { expect, it } from 'vitest';
 import { LINK_SESSION_ACTION } from '../../src/handoff/card.js';
 import { LINK_SESSION_CALLBACK } from '../../src/handoff/index.js';
 import type { SignedResult } from '../fakes/slack-signer.js';
-import { deliveryBody, figure, MEMBER_ID, messageReceived, postJson, sleep, startStack, until } from './support.js';
-import { startedForTests } from '../support/lifetime.js';
+import { deliveryBody, figure, MEMBER_ID, messageReceived, postJson, sleep, until, stackForTests } from './support.js';
 
-const stack = startedForTests(() => startStack());
+const stack = stackForTests();
 
 const COPIES = 40;
 

@@ -15,14 +15,13 @@ import {
   postJson,
   sleep,
   snapshotDiff,
-  startStack,
   storeSnapshot,
   TEAM_ID,
   until,
+  stackForTests,
 } from './support.js';
-import { startedForTests } from '../support/lifetime.js';
 
-const stack = startedForTests(() => startStack());
+const stack = stackForTests();
 let bot: BotProcess;
 let hook: string;
 beforeAll(async () => {

@@ -5,20 +5,9 @@
  * in one thread per conversation. (A channel takes about a post a second: one channel each keeps this short.)
  */
 import { expect, it } from 'vitest';
-import {
-  deliveryBody,
-  figure,
-  messageReceived,
-  postJson,
-  sleep,
-  startRateLimitProxy,
-  startStack,
-  until,
-} from './support.js';
-import { startedForTests } from '../support/lifetime.js';
+import { deliveryBody, figure, messageReceived, postJson, sleep, stackBehindProxy, until } from './support.js';
 
-const stack = startedForTests(() => startStack());
-const proxy = startedForTests(() => startRateLimitProxy(stack.slack));
+const { stack, proxy } = stackBehindProxy();
 
 const CONVERSATIONS = 3;
 const MESSAGES = 15;

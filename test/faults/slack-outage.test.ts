@@ -5,21 +5,10 @@
  * Slack's return; while down, the bots probe Slack now and then instead of retrying every event.
  */
 import { expect, it } from 'vitest';
-import {
-  callCompleted,
-  deliveryBody,
-  figure,
-  postJson,
-  sleep,
-  startRateLimitProxy,
-  startStack,
-  until,
-} from './support.js';
-import { startedForTests } from '../support/lifetime.js';
+import { callCompleted, deliveryBody, figure, postJson, sleep, stackBehindProxy, until } from './support.js';
 import type { BotProcess } from '../../bench/lib/bot-process.js';
 
-const stack = startedForTests(() => startStack());
-const proxy = startedForTests(() => startRateLimitProxy(stack.slack));
+const { stack, proxy } = stackBehindProxy();
 
 const CALLS = 100;
 const OUTAGE_MS = 60_000;

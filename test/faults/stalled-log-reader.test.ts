@@ -8,10 +8,9 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, expect, it } from 'vitest';
-import { callCompleted, deliveryBody, figure, mb, postJson, startStack, until } from './support.js';
-import { startedForTests } from '../support/lifetime.js';
+import { callCompleted, deliveryBody, figure, mb, postJson, until, stackForTests } from './support.js';
 
-const stack = startedForTests(() => startStack());
+const stack = stackForTests();
 const cleanups: Array<() => unknown> = [];
 afterAll(async () => {
   for (const c of cleanups) await c();

@@ -5,10 +5,9 @@
  * consumer's entries go idle, and posts every one of them exactly once — lost = 0.
  */
 import { expect, it } from 'vitest';
-import { deliveryBody, messageReceived, figure, postJson, sleep, startStack, TEAM_ID, until } from './support.js';
-import { startedForTests } from '../support/lifetime.js';
+import { deliveryBody, messageReceived, figure, postJson, sleep, TEAM_ID, until, stackForTests } from './support.js';
 
-const stack = startedForTests(() => startStack());
+const stack = stackForTests();
 
 const EVENTS = 10;
 /**

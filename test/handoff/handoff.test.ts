@@ -72,10 +72,7 @@ describe.each(['memory', 'redis', 'cluster'] as const)('handoff threads (%s stor
     await conv.customer('Hi');
     await conv.waitThread(1);
     const card = await conv.card();
-    const opened = h.slack.callsTo('views.open').length;
-    await conv.pressCard(LINK_SESSION_ACTION);
-    await h.slack.waitFor(() => h.slack.callsTo('views.open').length > opened);
-    const modal = h.slack.views(LINK_SESSION_CALLBACK).at(-1)!.view;
+    const modal = await conv.openLinkForm();
     expect(modal.private_metadata).toContain(card.ts);
     // The form says what a session id looks like before anyone gets it wrong.
     expect(findBlock(modal.blocks, 'session_id')?.hint?.text).toContain('sess-');

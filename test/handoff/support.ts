@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { LINK_SESSION_ACTION } from '../../src/handoff/card.js';
 import { LINK_SESSION_CALLBACK, RETRY_ACTION } from '../../src/handoff/index.js';
-import type { SlackMessage } from '../fakes/slack.js';
+import type { SlackMessage, SlackView } from '../fakes/slack.js';
 import { findAction } from '../support/blocks.js';
 import { MEMBER_ID, type Harness } from '../support/harness.js';
 import { deliver, posts, routeTo } from '../events/support.js';
@@ -52,6 +52,8 @@ export interface Conversation {
   waitThread(n: number, channel?: string): Promise<SlackMessage[]>;
   /** A platform session in human handoff (or not) for this campaign. */
   session(handoff?: boolean): string;
+  /** Presses Link session on the card (as a member by default); resolves with the form Slack then shows. */
+  openLinkForm(channel?: string, userId?: string): Promise<SlackView>;
   /** Link session button on the card, then the modal submitted with `sessionId`. */
   linkSession(sessionId: string, channel?: string, userId?: string): Promise<void>;
   /** A human's thread reply as a Slack message event; returns its ts. */
@@ -149,12 +151,16 @@ export async function openConversation(h: Harness, opts: { channels?: number } =
       h.platform.state.sessions[id] = { campaignId, handoff };
       return id;
     },
-    async linkSession(sessionId, c = first, userId = MEMBER_ID) {
-      const card = await cardIn(c);
-      await conv.waitThread(1, c); // the card is on record once the first line follows it
+    async openLinkForm(c = first, userId = MEMBER_ID) {
       const opened = h.slack.callsTo('views.open').length;
       await conv.pressCard(LINK_SESSION_ACTION, { channel: c, userId });
       await h.slack.waitFor(() => h.slack.callsTo('views.open').length > opened);
+      return h.slack.views(LINK_SESSION_CALLBACK).at(-1)!.view;
+    },
+    async linkSession(sessionId, c = first, userId = MEMBER_ID) {
+      const card = await cardIn(c);
+      await conv.waitThread(1, c); // the card is on record once the first line follows it
+      await conv.openLinkForm(c, userId);
       const submitted = await h.signer.viewSubmission({
         callbackId: LINK_SESSION_CALLBACK,
         userId,

@@ -231,10 +231,7 @@ describe('values Slack echoes back', () => {
     await conv.customer('Hi');
     await conv.waitThread(1);
     const card = await conv.card();
-    const opened = h.slack.callsTo('views.open').length;
-    await conv.pressCard(LINK_SESSION_ACTION);
-    await h.slack.waitFor(() => h.slack.callsTo('views.open').length > opened);
-    const sealed = h.slack.views(LINK_SESSION_CALLBACK).at(-1)!.view.private_metadata;
+    const sealed = (await conv.openLinkForm()).private_metadata;
     const target = { c: other.channels[0]!, t: otherCard.ts };
     const altered = JSON.stringify({ ...(JSON.parse(sealed) as { s: string }), d: JSON.stringify(target) });
     for (const privateMetadata of [JSON.stringify(target), altered]) {

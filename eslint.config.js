@@ -54,6 +54,68 @@ function floorRules() {
   );
 }
 
+/**
+ * No fixed waits in tests, the fault suite aside: a sleep passes on a fast machine and fails on a slow one, and an
+ * absence asserted after one proves nothing. Tests wait on a condition (test/support/wait.ts), a fake clock or a
+ * signal (an awaited handler, a drained queue, the bot saying it is done with a request). Where only real time
+ * will do, the line says why: `// eslint-disable-next-line no-restricted-syntax -- <why nothing else works>`.
+ */
+const FIXED_WAIT =
+  'A fixed wait in a test: wait on a condition (test/support/wait.ts), a fake clock or a signal; for a time limit, a waitFor timeout or AbortSignal.timeout. Where only real time will do, disable this line and say why after `--`.';
+const fixedWaits = {
+  files: ['test/**/*.ts'],
+  ignores: ['test/faults/**'],
+  plugins: { waits: { rules: { 'explained-exceptions': explainedWaitExceptions() } } },
+  rules: {
+    'no-restricted-syntax': [
+      'error',
+      { selector: "CallExpression[callee.name='setTimeout']", message: FIXED_WAIT },
+      { selector: "CallExpression[callee.property.name='setTimeout']", message: FIXED_WAIT },
+      { selector: 'CallExpression[callee.name=/^(sleep|delay)$/]', message: FIXED_WAIT },
+    ],
+    // A sleep helper is caught where it is called by its name (`sleep(…)`, `delay(…)`), wherever it comes from.
+    'no-restricted-imports': [
+      'error',
+      { paths: ['node:timers/promises', 'timers/promises'].map((name) => ({ name, message: FIXED_WAIT })) },
+    ],
+    'waits/explained-exceptions': 'error',
+  },
+};
+
+/**
+ * The one way past the fixed-wait rules: a line-by-line disable that names them and says why. A disable of them
+ * for a block or a file, of every rule at once, or without a reason of a few words after `--` is reported.
+ */
+function explainedWaitExceptions() {
+  const RULES = /\bno-restricted-(syntax|imports)\b/;
+  return {
+    meta: {
+      type: 'problem',
+      schema: [],
+      messages: {
+        why: 'Say why nothing but a fixed wait works here: `-- <a few words>` after the rule name.',
+        lineOnly: 'Disable the fixed-wait rules line by line (eslint-disable-next-line), each with its reason.',
+        byName: 'Name the rules you disable: a disable of every rule would let a fixed wait through unexplained.',
+      },
+    },
+    create(context) {
+      return {
+        Program() {
+          for (const comment of context.sourceCode.getAllComments()) {
+            const directive = /^\s*eslint-disable(-next-line|-line)?(?:\s+([\s\S]*))?$/.exec(comment.value);
+            if (!directive) continue;
+            const [rules = '', why = ''] = (directive[2] ?? '').split(/(?:^|\s)--(?:\s|$)/, 2).map((p) => p.trim());
+            if (rules === '') context.report({ loc: comment.loc, messageId: 'byName' });
+            else if (!RULES.test(rules)) continue;
+            else if (!directive[1]) context.report({ loc: comment.loc, messageId: 'lineOnly' });
+            else if (why.split(/\s+/).length < 4) context.report({ loc: comment.loc, messageId: 'why' });
+          }
+        },
+      };
+    },
+  };
+}
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/'] },
   js.configs.recommended,
@@ -92,6 +154,7 @@ export default tseslint.config(
       '@typescript-eslint/no-non-null-assertion': 'off',
     },
   },
+  fixedWaits,
   { files: ['**/*.js'], ...tseslint.configs.disableTypeChecked },
   {
     // The playground page's browser script: tsc (playground/page/tsconfig.json, checkJs with the DOM lib)

@@ -16,7 +16,7 @@ import type { BotProcess } from './lib/bot-process.js';
 import { callCompleted, deliveryBody, postJson } from './lib/events.js';
 import { until } from './lib/net.js';
 import { postsByCallId } from './lib/shown.js';
-import { ADMIN_ID, TEAM_ID, type Stack } from './lib/stack.js';
+import { TEAM_ID, type Stack } from './lib/stack.js';
 import { provisionWorkspace } from './lib/workspace.js';
 
 export interface BytesOptions {
@@ -68,7 +68,9 @@ export async function runBytes(stack: Stack, mode: 'redis' | 'memory', opts: Byt
   const bot = await stack.startBot({ env });
   try {
     const { hook, otherHook } =
-      mode === 'redis' ? await redisHooks(stack, bot) : { hook: await subscribeInMemory(stack, bot), otherHook: null };
+      mode === 'redis'
+        ? await redisHooks(stack, bot)
+        : { hook: `${bot.url}${await stack.subscribe(bot, CHANNEL)}`, otherHook: null };
     stack.slack.rateLimit({
       method: 'chat.postMessage',
       retryAfterSec: RETRY_AFTER_S,
@@ -172,24 +174,4 @@ async function redisHooks(stack: Stack, bot: BotProcess): Promise<{ hook: string
     hook: `${bot.url}${await stack.route(route(CHANNEL))}`,
     otherHook: `${bot.url}/hooks/${await provisionWorkspace(stack.store, OTHER_TEAM, route(OTHER_CHANNEL))}`,
   };
-}
-
-/** A memory-mode bot's hook URL: an admin's signed subscribe gives the workspace its hook and the route. */
-async function subscribeInMemory(stack: Stack, bot: BotProcess): Promise<string> {
-  stack.slack.addChannel({ id: CHANNEL, name: 'bytes-memory' });
-  const seen = stack.platform.requests.length;
-  const res = await stack
-    .signer(bot)
-    .command({ text: 'subscribe camp-2 call_completed', userId: ADMIN_ID, channelId: CHANNEL });
-  if (res.status !== 200) throw new Error(`subscribe answered ${res.status}`);
-  const hookUrl = await until(
-    () =>
-      stack.platform.requests
-        .slice(seen)
-        .map((r) => (r.body as { hookUrl?: unknown } | undefined)?.hookUrl)
-        .find((u): u is string => typeof u === 'string'),
-    'the memory-mode bot’s platform subscription',
-    10_000,
-  );
-  return `${bot.url}${new URL(hookUrl).pathname}`;
 }

@@ -59,7 +59,7 @@ export async function runFairness(
   const bot = await stack.startBot({ oauth: true, env: { CAMPAIGN_API_KEY_TEAM: TEAM_A } });
   try {
     for (const team of [TEAM_A, TEAM_B]) await installWorkspace(bot.url, stack.slack, team);
-    stack.platform.state.apiKeys.push({ ...stack.platform.state.apiKeys[0]!, RowKey: KEY_B, Active: true });
+    stack.platform.addApiKey(KEY_B);
     await stack.store.workspaces.setApiKey(TEAM_B, KEY_B, { verifiedBy: ADMIN_ID });
     const a = signerFor(bot, stack, TEAM_A);
     const b = signerFor(bot, stack, TEAM_B);

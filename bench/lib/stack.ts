@@ -10,6 +10,7 @@ import type { Store } from '../../src/store/index.js';
 import { SIGNING_SECRET, startBotProcess, type BotProcess, type BotProcessOptions } from './bot-process.js';
 import { startRedisCluster, type RedisCluster } from './redis-cluster.js';
 import { startRedisServer, type RedisServer } from './redis-server.js';
+import { until } from './net.js';
 import { newSecretsKey, openStore, provisionWorkspace, type RouteSpec } from './workspace.js';
 
 export const TEAM_ID = 'T0BENCH001';
@@ -28,6 +29,11 @@ export interface Stack {
   store: Store;
   /** Routes events to channels and returns the local hook path `/hooks/<token>`. */
   route(routes: readonly RouteSpec[]): Promise<string>;
+  /**
+   * Routes `camp-2`'s call_completed to `channel` the way a person does, for a bot whose store is not the
+   * stack's (memory mode): an admin's signed `/campaign subscribe`. Resolves with the hook path it made.
+   */
+  subscribe(bot: BotProcess, channel: string): Promise<string>;
   startBot(opts?: Partial<BotProcessOptions>): Promise<BotProcess>;
   /** A signer for a running bot's `/slack/events`. */
   signer(bot: BotProcess): SlackSigner;
@@ -48,6 +54,8 @@ export async function startStack(
   const secretsKey = newSecretsKey();
   const store = openStore(cluster ? { cluster: cluster.seeds } : redis.url, secretsKey);
   const bots: BotProcess[] = [];
+  const signer = (bot: BotProcess) =>
+    new SlackSigner({ signingSecret: SIGNING_SECRET, url: `${bot.url}/slack/events`, teamId: TEAM_ID, fake: slack });
 
   return {
     redis,
@@ -59,6 +67,26 @@ export async function startStack(
     bots,
     async route(routes) {
       return `/hooks/${await provisionWorkspace(store, TEAM_ID, routes)}`;
+    },
+    async subscribe(bot, channel) {
+      slack.addChannel({ id: channel, name: channel.toLowerCase() });
+      const seen = platform.requests.length;
+      const res = await signer(bot).command({
+        text: 'subscribe camp-2 call_completed',
+        userId: ADMIN_ID,
+        channelId: channel,
+      });
+      if (res.status !== 200) throw new Error(`subscribe answered ${res.status}`);
+      const hookUrl = await until(
+        () =>
+          platform.requests
+            .slice(seen)
+            .map((r) => (r.body as { hookUrl?: unknown } | undefined)?.hookUrl)
+            .find((u): u is string => typeof u === 'string'),
+        'the bot’s platform subscription',
+        10_000,
+      );
+      return new URL(hookUrl).pathname;
     },
     async startBot(extra = {}) {
       const bot = await startBotProcess({
@@ -76,8 +104,7 @@ export async function startStack(
       bots.push(bot);
       return bot;
     },
-    signer: (bot) =>
-      new SlackSigner({ signingSecret: SIGNING_SECRET, url: `${bot.url}/slack/events`, teamId: TEAM_ID, fake: slack }),
+    signer,
     async close() {
       await Promise.all(bots.map((b) => b.stop('SIGKILL')));
       await store.close();

@@ -204,6 +204,9 @@ export async function startFakePlatform(opts: { apiKeys?: string[]; quota?: Quot
     apiKey: state.apiKeys.find((k) => k.Active)?.RowKey ?? '',
     requests,
     state,
+    addApiKey(key, row = {}) {
+      state.apiKeys.push({ ...state.apiKeys[0]!, RowKey: key, Active: true, ...row });
+    },
     inject(fault) {
       faults.push({ ...fault });
     },

@@ -58,6 +58,11 @@ export interface FakePlatform {
   readonly apiKey: string;
   readonly requests: RecordedRequest[];
   readonly state: PlatformState;
+  /**
+   * One more key the platform knows (another workspace's, say): a copy of the first key's row, active unless
+   * `Active` says otherwise. Kept until `resetState()`.
+   */
+  addApiKey(key: string, row?: { CompanyName?: string; Active?: boolean }): void;
   inject(fault: Fault): void;
   clearFaults(): void;
   /** Requests a `hold` fault is holding now, oldest first. */

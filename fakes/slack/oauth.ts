@@ -26,7 +26,7 @@ export function oauthCode(
     redirectUri: grant.redirectUri,
     enterpriseId: grant.enterpriseId,
   };
-  s.oauthCodes.set(g.code, { ...g, issuedAt: Date.now(), used: false });
+  s.oauthCodes.set(g.code, { ...g, issuedAt: s.expiryNow(), used: false });
   return { ...g };
 }
 
@@ -82,7 +82,7 @@ export function oauthV2Access(s: SlackState, args: SlackArgs, authorization: str
   if (str(args, 'grant_type') === 'refresh_token') return fail('invalid_refresh_token');
   const code = str(args, 'code');
   const grant = code ? s.oauthCodes.get(code) : undefined;
-  if (!grant || Date.now() - grant.issuedAt > OAUTH_CODE_TTL_MS) return fail('invalid_code');
+  if (!grant || s.expiryNow() - grant.issuedAt > OAUTH_CODE_TTL_MS) return fail('invalid_code');
   if (grant.used) return fail('code_already_used');
   const redirectUri = str(args, 'redirect_uri');
   if (grant.redirectUri && redirectUri !== undefined && redirectUri !== grant.redirectUri)

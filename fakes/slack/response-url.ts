@@ -13,7 +13,7 @@ export function responseUrl(s: SlackState, id?: string, ctx: ResponseUrlContext 
   const key = hex(12);
   const theId = id ?? `r${s.responseUrlCounter}`;
   const url = `${s.baseUrl}/commands/${s.teamId}/${1_000_000 + s.responseUrlCounter}/${key}`;
-  s.responseUrls.set(key, { id: theId, url, uses: 0, createdAt: Date.now(), ctx });
+  s.responseUrls.set(key, { id: theId, url, uses: 0, createdAt: s.expiryNow(), ctx });
   return url;
 }
 
@@ -59,7 +59,7 @@ export async function handleResponseUrl(
     reply(status, error);
   };
   if (!isObj(parsed)) return reject(400, 'invalid_payload');
-  if (Date.now() - entry.createdAt > RESPONSE_URL_TTL_MS) return reject(404, 'expired_url');
+  if (s.expiryNow() - entry.createdAt > RESPONSE_URL_TTL_MS) return reject(404, 'expired_url');
   if (entry.uses >= (s.opts.responseUrlMaxUses ?? 5)) return reject(404, 'used_url');
   const isDelete = parsed.delete_original === true || parsed.delete_original === 'true';
   if (!isDelete) {

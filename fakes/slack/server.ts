@@ -164,13 +164,16 @@ class FakeSlackServer extends SlackState implements FakeSlack {
     return responseUrl(this, id, ctx);
   }
 
-  async waitFor<T>(pick: () => T | undefined | null | false, timeoutMs = 5000): Promise<T> {
+  async waitFor<T>(
+    pick: () => T | undefined | null | false | Promise<T | undefined | null | false>,
+    timeoutMs = 5000,
+  ): Promise<T> {
     const deadline = Date.now() + timeoutMs;
     let lastError: unknown;
     for (;;) {
       let value: T | undefined | null | false;
       try {
-        value = pick();
+        value = await pick();
         lastError = undefined;
       } catch (err) {
         lastError = err;

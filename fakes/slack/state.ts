@@ -117,6 +117,11 @@ export class SlackState {
   lastTsMicros = 0;
   responseUrlCounter = 0;
 
+  /** The time trigger_ids, response_urls and OAuth codes are issued and expire by (`expiryClock`). */
+  expiryNow(): number {
+    return (this.opts.expiryClock ?? Date.now)();
+  }
+
   constructor(opts: FakeSlackOptions) {
     this.opts = opts;
     this.teamId = opts.teamId ?? 'T0CAMPAIGN1';

@@ -359,6 +359,11 @@ export interface FakeSlackOptions {
   scopes: readonly string[];
   /** trigger_id lifetime (Slack: 3 s). */
   triggerTtlMs?: number;
+  /**
+   * The clock trigger_ids, response_urls and OAuth codes are issued and expire by (a test moves it past their
+   * lifetime instead of waiting it out). Default `Date.now`.
+   */
+  expiryClock?: () => number;
   /** How many posts a response_url accepts (Slack: 5, within 30 minutes). */
   responseUrlMaxUses?: number;
   /** When set, oauth.v2.access / apps.uninstall check these credentials (otherwise any non-empty pair). */
@@ -426,8 +431,11 @@ export interface FakeSlack {
   readonly uploads: SlackUpload[];
   /** GETs of url_private / url_private_download. */
   readonly downloads: FileDownload[];
-  /** Polls `pick` (every 10 ms) until it returns something truthy; rejects after `timeoutMs` (default 5000). */
-  waitFor<T>(pick: () => T | undefined | null | false, timeoutMs?: number): Promise<T>;
+  /** Polls `pick` (every 10 ms; an async one is awaited) until it gives something truthy; rejects after `timeoutMs` (default 5000). */
+  waitFor<T>(
+    pick: () => T | undefined | null | false | Promise<T | undefined | null | false>,
+    timeoutMs?: number,
+  ): Promise<T>;
   addUser(user: SlackUser): void;
   addChannel(channel: SlackChannel): void;
   /** A channel the fake knows (added, or seen in a call). */

@@ -36,7 +36,7 @@ function exchangeTrigger(s: SlackState, triggerId: string | undefined): { trigge
   const trigger = s.triggers.get(triggerId);
   if (!trigger) return { error: fail('invalid_trigger_id') };
   if (trigger.used) return { error: fail('exchanged_trigger_id') };
-  if (Date.now() - trigger.issuedAt > (s.opts.triggerTtlMs ?? 3000)) return { error: fail('expired_trigger_id') };
+  if (s.expiryNow() - trigger.issuedAt > (s.opts.triggerTtlMs ?? 3000)) return { error: fail('expired_trigger_id') };
   trigger.used = true;
   return { trigger };
 }
@@ -59,7 +59,7 @@ export function issueTrigger(s: SlackState, ctx: TriggerContext = {}): string {
   const id =
     ctx.triggerId ??
     `${Math.floor(Date.now() / 1000)}${Math.floor(Math.random() * 1000)}.${Math.floor(Math.random() * 1e12)}.${hex(16)}`;
-  s.triggers.set(id, { issuedAt: Date.now(), used: false, userId: ctx.userId, viewId: ctx.viewId });
+  s.triggers.set(id, { issuedAt: s.expiryNow(), used: false, userId: ctx.userId, viewId: ctx.viewId });
   return id;
 }
 

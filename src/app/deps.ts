@@ -35,6 +35,8 @@ export interface Deps {
   surfaces: Surfaces;
   /** Per-file cap (bytes) on audio samples downloaded from Slack for voice cloning; clone-voice's default when absent. */
   voiceSampleMaxBytes?: number;
+  /** How long a slash command's answer may take before the user is told the platform is slow; dispatch's default when absent. */
+  slowNoticeMs?: number;
 }
 
 export interface Surfaces {

@@ -67,6 +67,13 @@ export interface BotOptions {
   platformTurns?: TransportOptions['turns'];
   /** What PORT's server and `/slack/events` take (`HTTP_LIMITS`, `SLACK_GATE_LIMITS`); tests use small ones. */
   requestLimits?: { http?: Partial<HttpLimits>; slack?: Partial<SlackGateLimits> };
+  /** How long a slash command's answer may take before the user is told the platform is slow. Default 2 s. */
+  slowNoticeMs?: number;
+  /**
+   * Told once the bot is done with a Slack request (an event, command, action…): every middleware and listener
+   * has finished. Tests assert that something did not happen only after it.
+   */
+  onSlackRequestDone?: (body: unknown) => void;
 }
 
 export function createBot(config: Config, options: BotOptions = {}): Bot {
@@ -141,6 +148,7 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
     timers,
   };
   if (options.voiceSampleMaxBytes !== undefined) deps.voiceSampleMaxBytes = options.voiceSampleMaxBytes;
+  if (options.slowNoticeMs !== undefined) deps.slowNoticeMs = options.slowNoticeMs;
 
   const events = createEvents(deps, options.events);
 
@@ -168,6 +176,19 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
   });
 
   installErrorHandler(app, deps);
+  const requestDone = options.onSlackRequestDone;
+  if (requestDone) {
+    // Around all Bolt does with a request, so it hears of every one, those Bolt drops itself too (the bot's own
+    // messages, a failed authorization) — once the error handler, if any, is done as well.
+    const processEvent = app.processEvent.bind(app);
+    app.processEvent = async (event) => {
+      try {
+        await processEvent(event);
+      } finally {
+        requestDone(event.body);
+      }
+    };
+  }
   // First of all middleware: a replayed request reaches no listener.
   app.use(replayGuard(store, logger));
   registerCommands(app, deps);

@@ -18,21 +18,25 @@ import type { CommandContext, Subcommand } from './types.js';
 import type { FailureWording } from '../app/failure.js';
 
 /** Well under 3 s, so the notice reaches the user within them even when the machine is busy. */
-const SLOW_NOTICE_MS = 2_000;
+export const SLOW_NOTICE_MS = 2_000;
 export const SLOW_NOTICE =
   'Still working on it: the campaign platform is slow to answer right now. I’ll post the result here as soon as it does.';
 
 /**
- * `respond`, plus the slow notice: sent once SLOW_NOTICE_MS pass with nothing answered; an answer sent after
- * it waits for it, so the two reach the user in that order. `done()` cancels a notice not yet due.
+ * `respond`, plus the slow notice: sent once `afterMs` pass with nothing answered; an answer sent after it
+ * waits for it, so the two reach the user in that order. `done()` cancels a notice not yet due.
  */
-function withSlowNotice(respond: RespondFn, onError: (err: unknown) => void): { respond: RespondFn; done(): void } {
+function withSlowNotice(
+  respond: RespondFn,
+  afterMs: number,
+  onError: (err: unknown) => void,
+): { respond: RespondFn; done(): void } {
   let answered = false;
   let notice: Promise<unknown> | undefined;
   const timer = setTimeout(() => {
     if (answered) return;
     notice = respond({ response_type: 'ephemeral', text: SLOW_NOTICE }).catch(onError);
-  }, SLOW_NOTICE_MS);
+  }, afterMs);
   return {
     respond: async (message) => {
       answered = true;
@@ -64,7 +68,7 @@ export function createDispatcher(commands: readonly Subcommand[], deps: Deps) {
       user: command.user_id,
       subcommand: parsed.name || 'help',
     });
-    const slow = withSlowNotice(respondNow, (err) =>
+    const slow = withSlowNotice(respondNow, deps.slowNoticeMs ?? SLOW_NOTICE_MS, (err) =>
       logger.warn({ err }, 'could not tell the user the platform is slow'),
     );
     const respond = slow.respond;

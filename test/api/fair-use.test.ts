@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CampaignClient, PlatformBusyError, createTransport } from '../../src/api/index.js';
 import type { PlatformTransport, TransportOptions } from '../../src/api/index.js';
-import { waitFor } from '../store/backends.js';
+import { waitFor } from '../support/wait.js';
 import { rejectionOf, usePlatform } from './support.js';
 
 const h = usePlatform();
@@ -26,7 +26,7 @@ afterEach(async () => {
 
 /** Workspace A on the platform's own key, B on a key of its own (so the platform can hold A's alone). */
 function workspaces(transport: PlatformTransport): { a: CampaignClient; b: CampaignClient } {
-  h.platform.state.apiKeys.push({ ...h.platform.state.apiKeys[0]!, RowKey: KEY_B, Active: true });
+  h.platform.addApiKey(KEY_B);
   return { a: new CampaignClient(transport, h.platform.apiKey, 'T0A'), b: new CampaignClient(transport, KEY_B, 'T0B') };
 }
 

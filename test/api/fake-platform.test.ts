@@ -6,7 +6,7 @@ import { Agent, request } from 'undici';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakePlatform } from '../fakes/platform.js';
 import type { FakePlatform } from '../fakes/platform.js';
-import { waitFor } from '../store/backends.js';
+import { waitFor } from '../support/wait.js';
 
 let platform: FakePlatform;
 beforeAll(async () => {
@@ -140,7 +140,7 @@ describe('fake platform', () => {
 
   it('a fault for one api-key leaves the other keys’ requests alone', async () => {
     const other = 'ck_live_other_workspace_0000000000000';
-    platform.state.apiKeys.push({ ...platform.state.apiKeys[0]!, RowKey: other, Active: true });
+    platform.addApiKey(other);
     platform.inject({ apiKey: other, status: 503 });
     expect((await call('GET', '/customer-quota', { key: other })).status).toBe(503);
     expect((await call('GET', '/customer-quota')).status).toBe(200);

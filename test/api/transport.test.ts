@@ -268,7 +268,7 @@ describe('requests', () => {
 
   it('sends the api-key of the client that made the call (one transport, many workspaces)', async () => {
     const other = 'ck_live_other_workspace_key_0002';
-    h.platform.state.apiKeys.push({ ...h.platform.state.apiKeys[0]!, RowKey: other, Active: true });
+    h.platform.addApiKey(other);
     const a = new CampaignClient(h.transport, h.platform.apiKey, WORKSPACE);
     const b = new CampaignClient(h.transport, other, 'T0OTHER01');
 

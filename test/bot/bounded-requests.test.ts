@@ -12,30 +12,15 @@
  */
 import { connect, type Socket } from 'node:net';
 import { randomBytes } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { slackSignature } from '../fakes/slack-signer.js';
-import {
-  ADMIN_ID,
-  MEMBER_ID,
-  SIGNING_SECRET,
-  startHarness,
-  type Harness,
-  type HarnessOptions,
-} from '../support/harness.js';
+import { ADMIN_ID, MEMBER_ID, SIGNING_SECRET, type Harness, harnessesPerTest } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
 
 const redis = await requireRedis();
 const MB = 1024 * 1024;
 
-const open: Harness[] = [];
-afterEach(async () => {
-  for (const h of open.splice(0).reverse()) await h.close();
-});
-async function start(opts: HarnessOptions = {}): Promise<Harness> {
-  const h = await startHarness(opts);
-  open.push(h);
-  return h;
-}
+const start = harnessesPerTest();
 
 interface RawAnswer {
   status: number;

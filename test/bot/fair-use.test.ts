@@ -44,8 +44,7 @@ beforeAll(async () => {
 beforeEach(async () => {
   h.platform.reset();
   h.platform.resetState();
-  for (const key of [KEY_A, KEY_B])
-    h.platform.state.apiKeys.push({ ...h.platform.state.apiKeys[0]!, RowKey: key, Active: true });
+  for (const key of [KEY_A, KEY_B]) h.platform.addApiKey(key);
   await h.bot.deps.store.workspaces.setApiKey(TEAM_ID, KEY_A, { verifiedBy: ADMIN_ID });
   await h.bot.deps.store.workspaces.setApiKey(TEAM_B, KEY_B, { verifiedBy: ADMIN_B });
   h.slack.reset();

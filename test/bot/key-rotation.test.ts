@@ -35,7 +35,7 @@ let seq = 0;
 beforeAll(async () => {
   platform = await startFakePlatform();
   slack = await startFakeSlack({ teamId: TEAM_ID, oauthClient: OAUTH_CLIENT });
-  platform.state.apiKeys.push({ ...platform.state.apiKeys[0]!, RowKey: API_KEY, Active: true });
+  platform.addApiKey(API_KEY);
 });
 afterAll(async () => {
   await h?.close();

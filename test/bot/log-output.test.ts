@@ -9,6 +9,7 @@ import { once } from 'node:events';
 import { Writable } from 'node:stream';
 import { afterEach, expect, it } from 'vitest';
 import { BoundedLogOutput, LOG_BUFFER_BYTES } from '../../src/log-output.js';
+import { eventLoopTurns } from '../support/wait.js';
 
 let cleanup: Array<() => void> = [];
 afterEach(() => {
@@ -54,7 +55,10 @@ it('keeps at most LOG_BUFFER_BYTES for a stalled reader, drops and counts the re
   reader.on('data', (chunk: string) => (received += chunk));
   reader.resume();
   expect(await output.flush(5_000)).toBe(true);
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  // Everything is handed to the socket: once the writer ends it, the reader has all of it when it sees the end.
+  const ended = once(reader, 'end');
+  writer.end();
+  await ended;
   const lines = received
     .trimEnd()
     .split('\n')
@@ -74,9 +78,10 @@ it('drops and counts everything once the reader has gone away, and never throws'
   const { writer, reader } = await stalledPipe();
   const output = new BoundedLogOutput(writer);
   reader.resetAndDestroy();
+  // Writes until the reset arrives (EPIPE / ECONNRESET), letting the event loop turn (and see it) in between.
   while (!writer.destroyed) {
-    writer.write('x'); // until the reset arrives (EPIPE / ECONNRESET)
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    writer.write('x');
+    await eventLoopTurns(1);
   }
   for (let i = 0; i < 100; i++) output.write(line(i));
   expect(output.dropped).toBe(100);

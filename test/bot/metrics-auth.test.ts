@@ -3,18 +3,12 @@
  * `WWW-Authenticate: Bearer` (RFC 6750 §3, https://www.rfc-editor.org/rfc/rfc6750#section-3). Without it,
  * /metrics stays open (see operations.test.ts). Liveness and readiness never need the token.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from '../support/harness.js';
+import { describe, expect, it } from 'vitest';
+import { startHarness, useHarness } from '../support/harness.js';
 
 const METRICS_TOKEN = 'metrics-canary-token-0123456789abcdef';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness({ env: { METRICS_TOKEN } });
-});
-afterAll(async () => {
-  await h.close();
-});
+const h = useHarness(() => startHarness({ env: { METRICS_TOKEN } }));
 
 const metrics = (authorization?: string) =>
   fetch(`${h.url}/metrics`, authorization === undefined ? {} : { headers: { authorization } });

@@ -2,29 +2,25 @@
  * OAuth multi-workspace mode: install through Slack's flow, installations stored encrypted, two
  * workspaces with their own platform keys never see each other's data, uninstall cleans up.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_ID, MEMBER_ID, startHarness, type Harness } from '../support/harness.js';
+import { describe, expect, it } from 'vitest';
+import { ADMIN_ID, MEMBER_ID, startHarness, useHarness } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
-import { waitFor } from '../store/backends.js';
+import { waitFor } from '../support/wait.js';
 
 const redis = await requireRedis();
 const OTHER_TEAM = 'T0OTHERWS1';
 const KEY_A = 'ck_live_workspace_A_000000000000aaaa';
 const KEY_B = 'ck_live_workspace_B_000000000000bbbb';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness({
+const h = useHarness(async () => {
+  const started = await startHarness({
     oauth: true,
     defaultApiKey: false,
     redisUrl: redis.url,
     keyPrefix: `${redis.prefix}oauth:`,
   });
-  for (const key of [KEY_A, KEY_B])
-    h.platform.state.apiKeys.push({ ...h.platform.state.apiKeys[0]!, RowKey: key, Active: true });
-});
-afterAll(async () => {
-  await h.close();
+  for (const key of [KEY_A, KEY_B]) started.platform.addApiKey(key);
+  return started;
 });
 
 /** Runs Slack's install flow for a team: /slack/install → authorize → /slack/oauth_redirect. */

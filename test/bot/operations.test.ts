@@ -1,18 +1,12 @@
 /**
  * What an operator and a workspace see beside commands: App Home, /readyz, /metrics.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { HOME_ACTIONS } from '../../src/home/render.js';
 import { findAction } from '../support/blocks.js';
-import { ADMIN_ID, MEMBER_ID, startHarness, type Harness } from '../support/harness.js';
+import { ADMIN_ID, MEMBER_ID, startHarness, useHarness } from '../support/harness.js';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.close();
-});
+const h = useHarness(() => startHarness());
 
 async function openHome(userId: string) {
   const before = h.slack.callsTo('views.publish').length;

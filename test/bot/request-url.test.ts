@@ -6,20 +6,14 @@
  * configuration and verification: "use the Retry button").
  */
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from '../support/harness.js';
+import { describe, expect, it } from 'vitest';
+import { startHarness, useHarness } from '../support/harness.js';
 
 describe.each([
   { mode: 'one workspace (bot token)', oauth: false },
   { mode: 'several workspaces (OAuth)', oauth: true },
 ])('Request URL verification — $mode', ({ oauth }) => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness({ oauth });
-  });
-  afterAll(async () => {
-    await h.close();
-  });
+  const h = useHarness(() => startHarness({ oauth }));
 
   it('answers a signed url_verification with the challenge, touching nothing else', async () => {
     const challenge = randomBytes(24).toString('base64url');

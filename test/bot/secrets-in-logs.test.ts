@@ -15,6 +15,7 @@ import {
   TEAM_ID,
   startHarness,
   type Harness,
+  useHarness,
 } from '../support/harness.js';
 import { installApp } from '../support/oauth.js';
 import { requireRedis } from '../support/redis.js';
@@ -133,14 +134,11 @@ describe('configuration secrets after 20,000 run-time secrets', () => {
 });
 
 describe('canary secrets through the bot’s error paths', () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness({ defaultApiKey: false });
-    h.platform.state.apiKeys.push({ ...h.platform.state.apiKeys[0]!, RowKey: CANARY_KEY, Active: true });
-    await h.bot.deps.store.workspaces.setApiKey(h.signer.teamId, CANARY_KEY, { verifiedBy: ADMIN_ID });
-  });
-  afterAll(async () => {
-    await h.close();
+  const h = useHarness(async () => {
+    const started = await startHarness({ defaultApiKey: false });
+    started.platform.addApiKey(CANARY_KEY);
+    await started.bot.deps.store.workspaces.setApiKey(started.signer.teamId, CANARY_KEY, { verifiedBy: ADMIN_ID });
+    return started;
   });
 
   it('leaves no token, signing secret or API key in logs or in Slack', async () => {
@@ -197,7 +195,7 @@ describe('canary secrets through install, subscribe, webhooks, clone-voice and u
       env: { SECRETS_KEY: secretsKey.toString('base64'), PUBLIC_URL: 'https://bot.example.com' },
       bot: { events: { worker: FAST_WORKER } },
     });
-    h.platform.state.apiKeys.push({ ...h.platform.state.apiKeys[0]!, RowKey: apiKey, Active: true });
+    h.platform.addApiKey(apiKey);
   });
   afterAll(async () => {
     await h.close();

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { TEAM_ID, type Harness } from '../support/harness.js';
 import { installApp } from '../support/oauth.js';
-import { waitFor } from '../store/backends.js';
+import { waitFor } from '../support/wait.js';
 import { CALL_COMPLETED_FULL } from '../events/fixtures.js';
 import { deliver, routeTo, startEventsHarness } from '../events/support.js';
 

@@ -3,17 +3,11 @@
  * while health, metrics, webhooks and file links are still served on PORT — with the same route hygiene and limits as
  * in HTTP mode (every request answered, hook bodies capped, timeouts and a connection cap).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MEMBER_ID, TEAM_ID, startHarness, type Harness } from '../support/harness.js';
+import { describe, expect, it } from 'vitest';
+import { MEMBER_ID, TEAM_ID, startHarness, useHarness } from '../support/harness.js';
 import { deliver, routeTo } from '../events/support.js';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness({ socketMode: true });
-});
-afterAll(async () => {
-  await h.close();
-});
+const h = useHarness(() => startHarness({ socketMode: true }));
 
 describe('Socket Mode', () => {
   it('starts without a signing secret and serves /healthz and /metrics on PORT', async () => {

@@ -19,12 +19,7 @@ let stranger: SlackSigner;
 beforeAll(async () => {
   // CAMPAIGN_API_KEY, serving TEAM_ID only; ADMIN_USER_IDS, the same.
   h = await startHarness({ oauth: true, env: { ADMIN_USER_IDS: `${TEAM_ID}:${OPERATOR}` } });
-  h.platform.state.apiKeys.push({
-    ...h.platform.state.apiKeys[0]!,
-    RowKey: STRANGER_KEY,
-    CompanyName: 'Stranger Co',
-    Active: true,
-  });
+  h.platform.addApiKey(STRANGER_KEY, { CompanyName: 'Stranger Co' });
   h.slack.addUser({ id: STRANGER_ADMIN, name: 'sam', is_admin: true });
   h.slack.addUser({ id: OPERATOR, name: 'ops' });
   await installApp(h, TEAM_ID);

@@ -8,10 +8,10 @@
  * queued for it afterwards is dropped, not posted and not kept; the other workspace's data is untouched and
  * its events still land.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CLAIM_ACTION } from '../../src/handoff/card.js';
 import { SlackSigner } from '../fakes/slack-signer.js';
-import { SIGNING_SECRET, type Harness } from '../support/harness.js';
+import { SIGNING_SECRET, useHarness } from '../support/harness.js';
 import { installApp } from '../support/oauth.js';
 import { requireRedis } from '../support/redis.js';
 import { requireCluster } from '../support/redis-cluster.js';
@@ -89,10 +89,8 @@ describe.each(['memory', 'redis', 'cluster'] as const)('uninstalling (%s store)'
   const gone = workspace('T0GONEWS01', 'A', 1);
   const kept = workspace('T0KEPTWS02', 'B', 2);
   const clock = { now: Date.now() };
-  let h: Harness;
-
-  beforeAll(async () => {
-    h = await startEventsHarness({
+  const h = useHarness(() =>
+    startEventsHarness({
       oauth: true,
       defaultApiKey: false,
       ...(backend === 'redis'
@@ -102,11 +100,8 @@ describe.each(['memory', 'redis', 'cluster'] as const)('uninstalling (%s store)'
           : {}),
       bot: { now: () => clock.now },
       unlimitedSlackBecause: 'what is stored, not pace: each workspace posts cards, lines and notices in one channel',
-    });
-  });
-  afterAll(async () => {
-    await h.close();
-  });
+    }),
+  );
 
   const stored = (): Promise<StoredText> => {
     const store = h.bot.deps.store;
@@ -156,7 +151,7 @@ describe.each(['memory', 'redis', 'cluster'] as const)('uninstalling (%s store)'
   /** Everything a workspace does with the bot, as its people and the platform do it. */
   async function use(w: Workspace): Promise<void> {
     await installApp(h, w.team);
-    h.platform.state.apiKeys.push({ ...h.platform.state.apiKeys[0]!, RowKey: w.apiKey, Active: true });
+    h.platform.addApiKey(w.apiKey);
     await h.bot.deps.store.workspaces.setApiKey(w.team, w.apiKey, { verifiedBy: w.admin });
     h.slack.addUser({ id: w.admin, name: `admin-${w.team}`, is_admin: true });
     h.slack.addUser({ id: w.agent, name: `agent-${w.team}` });
@@ -328,7 +323,7 @@ describe.each(['memory', 'redis', 'cluster'] as const)('uninstalling (%s store)'
   it('keeps what a workspace set up after installing the app again, within minutes of removing it', async () => {
     const back = workspace('T0BACKWS03', 'C', 3);
     await installApp(h, back.team);
-    h.platform.state.apiKeys.push({ ...h.platform.state.apiKeys[0]!, RowKey: back.apiKey, Active: true });
+    h.platform.addApiKey(back.apiKey);
     await h.bot.deps.store.workspaces.setApiKey(back.team, back.apiKey, { verifiedBy: back.admin });
     h.slack.addUser({ id: back.admin, name: 'admin-back', is_admin: true });
     back.signer = new SlackSigner({

@@ -21,12 +21,7 @@ let trapHits: string[] = [];
 let trapUrl = '';
 beforeAll(async () => {
   h = await startEventsHarness();
-  h.platform.state.apiKeys.push({
-    ...h.platform.state.apiKeys[0]!,
-    RowKey: NEW_KEY,
-    CompanyName: 'Tenancy Co',
-    Active: true,
-  });
+  h.platform.addApiKey(NEW_KEY, { CompanyName: 'Tenancy Co' });
   // Admin in their own organisation, present in ours through a Slack Connect channel.
   h.slack.addUser({ id: PARTNER_ADMIN, name: 'pam', team_id: 'T0PARTNER1', is_admin: true });
   // Admin of another workspace of the same Enterprise Grid org.

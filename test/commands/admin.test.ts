@@ -2,25 +2,19 @@
  * Admin subcommands: the gate, keys (never whole), profile and link-number modals, the delete-agent
  * confirmation, and verify's statuses — over HTTP against the fakes.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { findAction } from '../support/blocks.js';
-import { ADMIN_ID, MEMBER_ID, TEAM_ID, startHarness, type Harness } from '../support/harness.js';
+import { submitSlowForm } from '../support/forms.js';
+import { ADMIN_ID, MEMBER_ID, TEAM_ID, startHarness, useHarness } from '../support/harness.js';
 
 const ALLOWED_ID = 'U0ALLOWED1';
 const CANARY_KEY = 'ck_live_CANARY_7d1e5b2a90c4f3e8a6b1d0c9';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness({ env: { ADMIN_USER_IDS: ALLOWED_ID } });
-  h.slack.addUser({ id: ALLOWED_ID, name: 'al', real_name: 'Al Lowed' });
-});
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(() => {
-  h.platform.reset();
-  h.platform.resetState();
-});
+const h = useHarness(async () => {
+  const started = await startHarness({ env: { ADMIN_USER_IDS: ALLOWED_ID } });
+  started.slack.addUser({ id: ALLOWED_ID, name: 'al', real_name: 'Al Lowed' });
+  return started;
+}, ['platform']);
 
 let seq = 0;
 async function run(text: string, userId = ADMIN_ID) {
@@ -73,12 +67,7 @@ describe('admin gate', () => {
 
 describe('/campaign keys', () => {
   it('shows each key as its last 4 characters only — never whole, in Slack or in logs', async () => {
-    h.platform.state.apiKeys.push({
-      ...h.platform.state.apiKeys[0]!,
-      RowKey: CANARY_KEY,
-      CompanyName: 'Canary Inc',
-      Active: false,
-    });
+    h.platform.addApiKey(CANARY_KEY, { CompanyName: 'Canary Inc', Active: false });
     const { text: out } = await run('keys');
     expect(out).toContain('••••d0c9');
     expect(out).toContain('Canary Inc');
@@ -216,7 +205,7 @@ describe('a form submission while users.info is rate limited', () => {
     // Slack answers 429 + Retry-After and the Web API client waits it out before asking again
     // (https://api.slack.com/apis/rate-limits).
     h.slack.rateLimit({ method: 'users.info', retryAfterSec: 3 });
-    const res = await h.signer.viewSubmission({
+    await submitSlowForm(h, viewId, {
       callbackId: 'link_number_modal',
       userId: ADMIN_ID,
       values: {
@@ -224,18 +213,6 @@ describe('a form submission while users.info is rate limited', () => {
         catalog_campaign: await chosen('catalog_campaign', 'camp-1'),
       },
     });
-    expect(res.status).toBe(200);
-    expect(res.timedOut).toBe(false);
-    const ack = res.json as { response_action: string; view: Record<string, unknown> };
-    expect(ack.response_action).toBe('update');
-    expect(JSON.stringify(ack.view)).toContain('Working on it');
-    expect(h.slack.replaceView(viewId, ack.view).ok).toBe(true);
-
-    const update = await h.slack.waitFor(
-      () => h.slack.callsTo('views.update').find((c) => c.args.view_id === viewId),
-      10_000,
-    );
-    expect(update.response.ok).toBe(true);
     expect(JSON.stringify(h.slack.view(viewId)?.view.blocks)).toContain('Done');
     expect(h.platform.requests.find((r) => r.path === '/phone-number/link')?.body).toEqual({
       phoneNumberId: 'pn-1',

@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { cloneFailure } from '../../src/commands/clone-voice.js';
 import {
   isSlackRedirectTarget,
@@ -20,17 +20,13 @@ import {
   slackFileStream,
 } from '../../src/slack/file-download.js';
 import { startFakeSlack } from '../fakes/slack.js';
-import { ADMIN_ID, type Harness } from '../support/harness.js';
-import { CALLBACK, CAP, SHORTCUT, cloneVoiceBot, details } from './clone-voice-support.js';
+import { ADMIN_ID } from '../support/harness.js';
+import { CALLBACK, CAP, cloneVoiceBot, details } from './clone-voice-support.js';
 
 const CHANNEL = 'C0VOICES001';
 
 const bot = cloneVoiceBot({ fileDownloads: 'cdn-redirect' });
-const { audio, finalAnswer } = bot;
-let h: Harness;
-beforeAll(() => {
-  h = bot.h;
-});
+const { h, audio, finalAnswer, fromMessage, submitForm } = bot;
 
 /** Each download as Slack saw it: the file origin's 302 (with the token), then the CDN's 200 (without). */
 function downloadTrail() {
@@ -72,16 +68,8 @@ describe('voice samples Slack serves through its CDN', () => {
   it('“Clone voice from files” on a message: cloned from the download URLs files.info gives, through the CDN', async () => {
     const a = audio('take-1.mp3', 10_000);
     const msg = h.slack.addMessage({ channel: CHANNEL, text: 'samples', files: [a.file] });
-    await h.signer.shortcut({
-      callbackId: SHORTCUT,
-      type: 'message_action',
-      message: { ts: msg.ts },
-      channelId: CHANNEL,
-      userId: ADMIN_ID,
-      responseUrlId: 'cdn2',
-    });
-    await h.slack.waitFor(() => h.slack.views(CALLBACK).at(-1));
-    await h.signer.viewSubmission({ callbackId: CALLBACK, userId: ADMIN_ID, values: details() });
+    await fromMessage(msg, 'cdn2');
+    await submitForm();
     expect(await finalAnswer('cdn2')).toContain('cloned the voice *Riley*');
 
     expect(h.slack.callsTo('files.info').map((c) => c.response.ok)).toEqual([true]);

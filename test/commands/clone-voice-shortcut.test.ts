@@ -3,19 +3,15 @@
  * audio files, and on submit they are downloaded from the fake Slack and streamed to the fake platform.
  */
 import { randomBytes } from 'node:crypto';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SlackFile } from '../fakes/slack.js';
-import { ADMIN_ID, type Harness } from '../support/harness.js';
-import { CALLBACK, CAP, SHORTCUT, cloneVoiceBot, details } from './clone-voice-support.js';
+import { ADMIN_ID } from '../support/harness.js';
+import { CALLBACK, CAP, cloneVoiceBot, details } from './clone-voice-support.js';
 
 const CHANNEL = 'C0GENERAL01';
 
 const bot = cloneVoiceBot();
-const { audio, answers, finalAnswer } = bot;
-let h: Harness;
-beforeAll(() => {
-  h = bot.h;
-});
+const { h, audio, answers, finalAnswer, fromMessage, submitForm } = bot;
 
 describe('message shortcut “Clone voice from files”', () => {
   it('lists the message’s audio files, leaves out the others by name, and clones from them on submit', async () => {
@@ -24,14 +20,7 @@ describe('message shortcut “Clone voice from files”', () => {
     const pdf = h.slack.addFile({ name: 'script.pdf', mimetype: 'application/pdf', data: randomBytes(100) });
     const msg = h.slack.addMessage({ channel: CHANNEL, text: 'Here are the samples', files: [a.file, pdf, b.file] });
 
-    const ack = await h.signer.shortcut({
-      callbackId: SHORTCUT,
-      type: 'message_action',
-      message: { ts: msg.ts },
-      channelId: CHANNEL,
-      userId: ADMIN_ID,
-      responseUrlId: 'sc1',
-    });
+    const ack = await fromMessage(msg, 'sc1');
     expect(ack.status).toBe(200);
     const opened = await h.slack.waitFor(() => h.slack.views(CALLBACK).at(-1));
     const shown = JSON.stringify(opened.view.blocks);
@@ -67,14 +56,7 @@ describe('message shortcut “Clone voice from files”', () => {
     const pdf = h.slack.addFile({ name: 'script.pdf', mimetype: 'application/pdf', data: randomBytes(100) });
     const big = audio('huge.wav', CAP + 100);
     const msg = h.slack.addMessage({ channel: CHANNEL, text: 'files', files: [pdf, big.file] });
-    await h.signer.shortcut({
-      callbackId: SHORTCUT,
-      type: 'message_action',
-      message: { ts: msg.ts },
-      channelId: CHANNEL,
-      userId: ADMIN_ID,
-      responseUrlId: 'sc2',
-    });
+    await fromMessage(msg, 'sc2');
     const out = await h.slack.waitFor(() => answers('sc2')[0]);
     expect(out).toContain('“script.pdf” is not an audio file');
     expect(out).toContain('“huge.wav” is 64 KB, over the 64 KB limit');
@@ -83,14 +65,7 @@ describe('message shortcut “Clone voice from files”', () => {
 
   it('answers when the message has no files, or too many audio files', async () => {
     const plain = h.slack.addMessage({ channel: CHANNEL, text: 'no files here' });
-    await h.signer.shortcut({
-      callbackId: SHORTCUT,
-      type: 'message_action',
-      message: { ts: plain.ts },
-      channelId: CHANNEL,
-      userId: ADMIN_ID,
-      responseUrlId: 'sc3',
-    });
+    await fromMessage(plain, 'sc3');
     expect(await h.slack.waitFor(() => answers('sc3')[0])).toContain('This message has no files');
 
     const many = h.slack.addMessage({
@@ -98,14 +73,7 @@ describe('message shortcut “Clone voice from files”', () => {
       text: 'lots',
       files: Array.from({ length: 11 }, (_, i) => audio(`m${i}.mp3`, 100).file),
     });
-    await h.signer.shortcut({
-      callbackId: SHORTCUT,
-      type: 'message_action',
-      message: { ts: many.ts },
-      channelId: CHANNEL,
-      userId: ADMIN_ID,
-      responseUrlId: 'sc4',
-    });
+    await fromMessage(many, 'sc4');
     expect(await h.slack.waitFor(() => answers('sc4')[0])).toContain('at most 10 audio files; 11 were given');
   });
 
@@ -113,14 +81,7 @@ describe('message shortcut “Clone voice from files”', () => {
     const a = audio('mine.mp3', 1000);
     const other = audio('someone-elses.mp3', 1000);
     const msg = h.slack.addMessage({ channel: CHANNEL, text: 'samples', files: [a.file] });
-    await h.signer.shortcut({
-      callbackId: SHORTCUT,
-      type: 'message_action',
-      message: { ts: msg.ts },
-      channelId: CHANNEL,
-      userId: ADMIN_ID,
-      responseUrlId: 'sc6',
-    });
+    await fromMessage(msg, 'sc6');
     await h.slack.waitFor(() => h.slack.views(CALLBACK).at(-1));
     const forged = JSON.stringify({ fileIds: [other.file.id] });
     const res = await h.signer.viewSubmission({
@@ -140,16 +101,8 @@ describe('message shortcut “Clone voice from files”', () => {
     const gone = { ...a.file, id: 'F0DELETED01', name: 'gone.mp3' } satisfies SlackFile;
     const msg = h.slack.addMessage({ channel: CHANNEL, text: 'samples', files: [a.file, gone] });
     h.slack.expectRefusal('files.info', 'file_not_found');
-    await h.signer.shortcut({
-      callbackId: SHORTCUT,
-      type: 'message_action',
-      message: { ts: msg.ts },
-      channelId: CHANNEL,
-      userId: ADMIN_ID,
-      responseUrlId: 'sc5',
-    });
-    await h.slack.waitFor(() => h.slack.views(CALLBACK).at(-1));
-    await h.signer.viewSubmission({ callbackId: CALLBACK, userId: ADMIN_ID, values: details() });
+    await fromMessage(msg, 'sc5');
+    await submitForm();
     expect(await finalAnswer('sc5')).toContain('The file F0DELETED01 is no longer in Slack');
     expect(h.platform.requests).toHaveLength(0);
   });

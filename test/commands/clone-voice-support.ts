@@ -3,12 +3,14 @@
  * every test, the form's field values, audio files added to the Slack stand-in, and the command's answers.
  */
 import { randomBytes } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
-import type { FakeSlackOptions } from '../fakes/slack.js';
-import { startHarness, type Harness } from '../support/harness.js';
+import { afterEach, beforeEach, expect } from 'vitest';
+import type { FakeSlackOptions, SlackMessage } from '../fakes/slack.js';
+import type { SignedResult } from '../fakes/slack-signer.js';
+import { ADMIN_ID, startHarness, type Harness } from '../support/harness.js';
+import { startedForTests } from '../support/lifetime.js';
 
 export const CALLBACK = 'clone_voice_modal';
-export const SHORTCUT = 'clone_voice_from_message';
+const SHORTCUT = 'clone_voice_from_message';
 export const CAP = 64 * 1024;
 
 export const text = (value: string) => ({ value: { type: 'plain_text_input', value } });
@@ -22,7 +24,7 @@ export const details = (extra: Record<string, Record<string, unknown>> = {}) => 
 });
 
 export interface CloneVoiceBot {
-  /** The file's bot (started before its first test). */
+  /** The file's bot (started before its first test; usable inside the tests). */
   readonly h: Harness;
   /** An audio file of `bytes` random bytes, added to the Slack stand-in. */
   audio: (
@@ -34,21 +36,33 @@ export interface CloneVoiceBot {
   answers: (id: string) => string[];
   /** The answer that says how it ended (✅ or ❌). */
   finalAnswer: (id: string) => Promise<string>;
+  /** “Clone voice from files” on `message`, by an admin unless `userId` says otherwise; answers go to `responseUrlId`. */
+  fromMessage: (
+    message: Pick<SlackMessage, 'ts' | 'channel'>,
+    responseUrlId: string,
+    userId?: string,
+  ) => Promise<SignedResult>;
+  /** Waits for the clone-voice form, then sends it as an admin with `values` (the voice's details by default). */
+  submitForm: (values?: Record<string, Record<string, unknown>>) => Promise<void>;
 }
 
 /** Registers the file's hooks: one bot for the file, fakes reset before each test, no stand-in errors after. */
 export function cloneVoiceBot(slack: Pick<FakeSlackOptions, 'fileDownloads'> = {}): CloneVoiceBot {
-  let harness: Harness | undefined;
-  beforeAll(async () => {
-    harness = await startHarness({ bot: { voiceSampleMaxBytes: CAP }, slack });
-  });
-  afterAll(async () => {
-    await harness?.close();
-  });
   const bot: CloneVoiceBot = {
-    get h() {
-      if (!harness) throw new Error('the clone-voice bot is not started yet');
-      return harness;
+    h: startedForTests(() => startHarness({ bot: { voiceSampleMaxBytes: CAP }, slack })),
+    fromMessage(message, responseUrlId, userId = ADMIN_ID) {
+      return bot.h.signer.shortcut({
+        callbackId: SHORTCUT,
+        type: 'message_action',
+        message: { ts: message.ts },
+        channelId: message.channel,
+        userId,
+        responseUrlId,
+      });
+    },
+    async submitForm(values = details()) {
+      await bot.h.slack.waitFor(() => bot.h.slack.views(CALLBACK).at(-1));
+      await bot.h.signer.viewSubmission({ callbackId: CALLBACK, userId: ADMIN_ID, values });
     },
     audio: (name, bytes, mimetype = name.endsWith('.wav') ? 'audio/wav' : 'audio/mpeg') => {
       const data = randomBytes(bytes);

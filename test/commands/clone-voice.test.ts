@@ -6,18 +6,15 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_ID, MEMBER_ID, TEAM_ID, startHarness, type Harness } from '../support/harness.js';
-import { CALLBACK, CAP, SHORTCUT, cloneVoiceBot, details, text, upload } from './clone-voice-support.js';
+import { describe, expect, it } from 'vitest';
+import { ADMIN_ID, MEMBER_ID, TEAM_ID, startHarness } from '../support/harness.js';
+import { submitSlowForm } from '../support/forms.js';
+import { CALLBACK, CAP, cloneVoiceBot, details, text, upload } from './clone-voice-support.js';
 
 const CHANNEL = 'C0GENERAL01';
 
 const bot = cloneVoiceBot();
-const { audio, answers, finalAnswer } = bot;
-let h: Harness;
-beforeAll(() => {
-  h = bot.h;
-});
+const { h, audio, answers, finalAnswer, fromMessage } = bot;
 
 let seq = 0;
 async function openFromCommand(userId = ADMIN_ID): Promise<string> {
@@ -274,14 +271,7 @@ describe('/campaign clone-voice', () => {
 
     const a = audio('a.mp3', 1000);
     const msg = h.slack.addMessage({ channel: CHANNEL, text: 'samples', files: [a.file] });
-    await h.signer.shortcut({
-      callbackId: SHORTCUT,
-      type: 'message_action',
-      message: { ts: msg.ts },
-      channelId: CHANNEL,
-      userId: MEMBER_ID,
-      responseUrlId: 'na-sc',
-    });
+    await fromMessage(msg, 'na-sc', MEMBER_ID);
     expect(await h.slack.waitFor(() => answers('na-sc')[0])).toContain('can clone voices');
 
     const res = await h.signer.viewSubmission({ callbackId: CALLBACK, userId: MEMBER_ID, values: {} });
@@ -303,24 +293,12 @@ describe('a submission while users.info is rate limited', () => {
     // (https://api.slack.com/apis/rate-limits), longer than a view submission may take to be answered
     // (https://api.slack.com/surfaces/modals#interactions: "within 3 seconds").
     h.slack.rateLimit({ method: 'users.info', retryAfterSec: 3 });
-    const res = await h.signer.viewSubmission({
+    await submitSlowForm(h, viewId, {
       callbackId: CALLBACK,
       userId: ADMIN_ID,
       values: details({ files: upload([a.file]) }),
     });
-    expect(res.status).toBe(200);
-    expect(res.timedOut).toBe(false);
-    const ack = res.json as { response_action: string; view: Record<string, unknown> };
-    expect(ack.response_action).toBe('update');
-    expect(JSON.stringify(ack.view)).toContain('Working on it');
-    expect(h.slack.replaceView(viewId, ack.view).ok).toBe(true);
-
     // Once the check passes, the modal says the cloning has started (not "Done": the voice is not there yet).
-    const update = await h.slack.waitFor(
-      () => h.slack.callsTo('views.update').find((c) => c.args.view_id === viewId),
-      10_000,
-    );
-    expect(update.response.ok).toBe(true);
     const shown = JSON.stringify(h.slack.view(viewId)?.view.blocks);
     expect(shown).toContain('Cloning has started');
     expect(shown).not.toContain('Done');
@@ -342,21 +320,11 @@ describe('a submission while users.info is rate limited', () => {
     try {
       await h.bot.deps.store.cache.forget(TEAM_ID, `admin:${ADMIN_ID}`);
       h.slack.rateLimit({ method: 'users.info', retryAfterSec: 3, times: 1 });
-      const res = await h.signer.viewSubmission({
+      await submitSlowForm(h, viewId, {
         callbackId: CALLBACK,
         userId: ADMIN_ID,
         values: details({ files: upload([a.file]) }),
       });
-      expect(res.status).toBe(200);
-      expect(res.timedOut).toBe(false);
-      const ack = res.json as { response_action: string; view: Record<string, unknown> };
-      expect(JSON.stringify(ack.view)).toContain('Working on it');
-      expect(h.slack.replaceView(viewId, ack.view).ok).toBe(true);
-      const update = await h.slack.waitFor(
-        () => h.slack.callsTo('views.update').find((c) => c.args.view_id === viewId),
-        10_000,
-      );
-      expect(update.response.ok).toBe(true);
       expect(JSON.stringify(h.slack.view(viewId)?.view.blocks)).toContain('can clone voices');
       expect(answers(id)).toEqual([]);
       expect(h.slack.downloads).toHaveLength(0);

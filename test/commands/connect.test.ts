@@ -3,7 +3,7 @@
  * platform, stored encrypted, and then used for the workspace's calls.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_ID, MEMBER_ID, startHarness, type Harness } from '../support/harness.js';
+import { ADMIN_ID, MEMBER_ID, startHarness, type Harness, useHarness, storeOn } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
 
 const redis = await requireRedis();
@@ -11,21 +11,13 @@ const redis = await requireRedis();
 const NEW_KEY = 'ck_live_second_key_9f8e7d6c5b4a39281706';
 
 describe.each(['memory', 'redis'] as const)('connect (%s store)', (backend) => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness({
+  const h = useHarness(async () => {
+    const started = await startHarness({
       defaultApiKey: false,
-      ...(backend === 'redis' ? { redisUrl: redis.url, keyPrefix: `${redis.prefix}${backend}:` } : {}),
+      ...storeOn(backend, redis, `${redis.prefix}${backend}:`),
     });
-    h.platform.state.apiKeys.push({
-      ...h.platform.state.apiKeys[0]!,
-      RowKey: NEW_KEY,
-      CompanyName: 'Second Co',
-      Active: true,
-    });
-  });
-  afterAll(async () => {
-    await h.close();
+    started.platform.addApiKey(NEW_KEY, { CompanyName: 'Second Co' });
+    return started;
   });
 
   it('tells members to ask an admin while the workspace has no key', async () => {
@@ -106,12 +98,7 @@ describe('connect from App Home, day one', () => {
   let h: Harness;
   beforeAll(async () => {
     h = await startHarness({ defaultApiKey: false });
-    h.platform.state.apiKeys.push({
-      ...h.platform.state.apiKeys[0]!,
-      RowKey: NEW_KEY,
-      CompanyName: 'Second Co',
-      Active: true,
-    });
+    h.platform.addApiKey(NEW_KEY, { CompanyName: 'Second Co' });
   });
   afterAll(async () => {
     await h.close();

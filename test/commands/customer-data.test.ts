@@ -5,9 +5,9 @@
  * the platform is not asked; stats, quota and help stay open to them. Signed slash commands, clicks and events
  * against the stand-ins; what Slack received (and accepted) is checked for customer details.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { findAction } from '../support/blocks.js';
-import { ADMIN_ID, MEMBER_ID, TEAM_ID, type Harness } from '../support/harness.js';
+import { ADMIN_ID, MEMBER_ID, TEAM_ID, useHarness } from '../support/harness.js';
 import { startEventsHarness } from '../events/support.js';
 import { openConversation } from '../handoff/support.js';
 
@@ -36,30 +36,23 @@ const NON_MEMBERS = [
   ['a deactivated admin', DEACTIVATED_ID, 'your account is deactivated here'],
 ] as const;
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startEventsHarness({
+const h = useHarness(async () => {
+  const started = await startEventsHarness({
     env: { ADMIN_USER_IDS: DEACTIVATED_ID },
     unlimitedSlackBecause:
       'who may see customer data, not pace: many answers and pages in one channel (pacing: test/events/pacing.test.ts)',
   });
-  h.slack.addUser({ id: GUEST_ID, name: 'gus', real_name: 'Gus Guest', is_restricted: true });
-  h.slack.addUser({
+  started.slack.addUser({ id: GUEST_ID, name: 'gus', real_name: 'Gus Guest', is_restricted: true });
+  started.slack.addUser({
     id: SINGLE_CHANNEL_GUEST_ID,
     name: 'sia',
     is_restricted: true,
     is_ultra_restricted: true,
   });
-  h.slack.addUser({ id: PARTNER_ID, name: 'pat', team_id: 'T0PARTNER1', is_stranger: true, is_admin: true });
-  h.slack.addUser({ id: DEACTIVATED_ID, name: 'del', deleted: true, is_admin: true });
-});
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(() => {
-  h.platform.reset();
-  h.platform.resetState();
-});
+  started.slack.addUser({ id: PARTNER_ID, name: 'pat', team_id: 'T0PARTNER1', is_stranger: true, is_admin: true });
+  started.slack.addUser({ id: DEACTIVATED_ID, name: 'del', deleted: true, is_admin: true });
+  return started;
+}, ['platform']);
 
 let seq = 0;
 /** `/campaign <text>` in CHANNEL as `userId`; the first answer Slack accepted on its response_url. */

@@ -3,20 +3,10 @@
  * as one sentence) is one info line with its code and request id; an unexpected failure stays a warning
  * with the error's stack. Read from the bot's own log lines.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ADMIN_ID, MEMBER_ID, startHarness, type Harness } from '../support/harness.js';
+import { describe, expect, it } from 'vitest';
+import { ADMIN_ID, MEMBER_ID, startHarness, useHarness } from '../support/harness.js';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(() => {
-  h.platform.reset();
-  h.platform.resetState();
-});
+const h = useHarness(() => startHarness(), ['platform']);
 
 type LogLine = Record<string, unknown> & { level: string; msg: string };
 

@@ -4,16 +4,10 @@
  * hook-token-shaped string — and bounded. Checked in what the Slack stand-in received and accepted.
  */
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MEMBER_ID, startHarness, type Harness } from '../support/harness.js';
+import { describe, expect, it } from 'vitest';
+import { MEMBER_ID, startHarness, useHarness } from '../support/harness.js';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.close();
-});
+const h = useHarness(() => startHarness());
 
 describe('the platform’s code and request id in Slack', () => {
   it('are escaped and scrubbed: a hostile code and a secret-looking request id are neutralised', async () => {

@@ -5,11 +5,11 @@
  * totals (totals beside), a first digest without a baseline, the chart PNG shared in the channel (and what a
  * failed upload does), daily snapshots at midnight building the chart's days, and bounded snapshots.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { TEAM_ID, startHarness, type Harness } from '../support/harness.js';
+import { describe, expect, it } from 'vitest';
+import { TEAM_ID, type Harness, harnessesPerTest, storeOn } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
 import { run } from '../events/support.js';
-import { waitFor } from '../store/backends.js';
+import { waitFor } from '../support/wait.js';
 import type { DigestFigures } from '../../src/store/index.js';
 
 const redis = await requireRedis();
@@ -18,20 +18,10 @@ const SNAPSHOT_TIMER_ID = JSON.stringify([TEAM_ID]);
 const at = (iso: string) => Date.parse(iso);
 const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
-const open: Harness[] = [];
-afterEach(async () => {
-  for (const h of open.splice(0).reverse()) await h.close();
-});
-
+const started = harnessesPerTest();
 let n = 0;
-async function start(backend: 'memory' | 'redis', clock: { now: number }): Promise<Harness> {
-  const h = await startHarness({
-    ...(backend === 'redis' ? { redisUrl: redis.url, keyPrefix: `${redis.prefix}fig${++n}:` } : {}),
-    bot: { now: () => clock.now },
-  });
-  open.push(h);
-  return h;
-}
+const start = (backend: 'memory' | 'redis', clock: { now: number }) =>
+  started({ ...storeOn(backend, redis, `${redis.prefix}fig${++n}:`), bot: { now: () => clock.now } });
 
 /** The platform's dashboard: outbound calls only, with an unrounded connection rate (connected ÷ calls). */
 function setTotals(h: Harness, t: { calls: number; connected: number; bookings: number; minutes: number }): void {

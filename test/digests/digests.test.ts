@@ -4,34 +4,29 @@
  * in memory and on Redis: the card's figures and changes, a missed slot posted once, DST, one post when two
  * replicas share Redis, and what happens when the bot was removed from the channel.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { MEMBER_ID, TEAM_ID, startHarness, type Harness } from '../support/harness.js';
+import { describe, expect, it } from 'vitest';
+import { MEMBER_ID, TEAM_ID, type Harness, harnessesPerTest, storeOn } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
 import { run } from '../events/support.js';
+import { waitFor } from '../support/wait.js';
 
 const redis = await requireRedis();
 const CHANNEL = 'C0DIGEST01';
 const timerId = JSON.stringify([TEAM_ID, CHANNEL]);
 const at = (iso: string) => Date.parse(iso);
 
-const open: Harness[] = [];
-afterEach(async () => {
-  for (const h of open.splice(0).reverse()) await h.close();
-});
-
+const started = harnessesPerTest();
 let n = 0;
-async function start(
+function start(
   backend: 'memory' | 'redis',
   clock: { now: number },
-  extra: { keyPrefix?: string; fakes?: Harness } = {},
+  extra: { keyPrefix?: string; fakes?: Pick<Harness, 'slack' | 'platform'> } = {},
 ): Promise<Harness> {
-  const h = await startHarness({
-    ...(backend === 'redis' ? { redisUrl: redis.url, keyPrefix: extra.keyPrefix ?? `${redis.prefix}${++n}:` } : {}),
-    ...(extra.fakes ? { fakes: { slack: extra.fakes.slack, platform: extra.fakes.platform } } : {}),
+  return started({
+    ...storeOn(backend, redis, extra.keyPrefix ?? `${redis.prefix}${++n}:`),
+    ...(extra.fakes ? { fakes: extra.fakes } : {}),
     bot: { now: () => clock.now },
   });
-  open.push(h);
-  return h;
 }
 
 /** The channel's digest cards (not the notices), as text with their blocks. */
@@ -198,8 +193,8 @@ describe('uninstalling the app', () => {
     await run(h, 'digest weekly', { channelId: CHANNEL });
     await run(h, 'quota-alert 99', { channelId: CHANNEL });
     expect((await h.signer.event({ type: 'app_uninstalled' })).status).toBe(200);
-    for (let i = 0; i < 100 && (await h.bot.deps.store.reports.digests(TEAM_ID)).length > 0; i++)
-      await new Promise((r) => setTimeout(r, 20));
+    // The uninstall runs after Slack's event is acknowledged; it says when it is done.
+    await waitFor(() => h.logs().includes('workspace uninstalled: everything kept for it is deleted'), 'the uninstall');
     expect(await h.bot.deps.store.reports.digests(TEAM_ID)).toEqual([]);
     expect(await h.bot.deps.store.reports.quotaAlerts(TEAM_ID)).toEqual([]);
     expect(await h.bot.deps.store.timers.dueAt('digest', timerId)).toBeUndefined();
@@ -235,8 +230,7 @@ describe('digests on two replicas sharing Redis', () => {
 describe('a workspace that is not connected', () => {
   it('is told when it sets a digest, and a scheduled one says so in the channel instead of failing silently', async () => {
     const clock = { now: at('2024-03-08T12:00:00Z') };
-    const h = await startHarness({ defaultApiKey: false, bot: { now: () => clock.now } });
-    open.push(h);
+    const h = await started({ defaultApiKey: false, bot: { now: () => clock.now } });
     expect((await run(h, 'digest daily', { channelId: CHANNEL })).text).toContain(
       'not connected to the campaign platform',
     );

@@ -2,8 +2,8 @@
  * `/campaign quota-alert`: checked at once, then every QUOTA_CHECK_S on a fake clock; one post per threshold
  * per month, in memory and on Redis.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { MEMBER_ID, TEAM_ID, startHarness, type Harness } from '../support/harness.js';
+import { describe, expect, it } from 'vitest';
+import { MEMBER_ID, TEAM_ID, type Harness, harnessesPerTest, storeOn } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
 import { run } from '../events/support.js';
 
@@ -11,21 +11,14 @@ const redis = await requireRedis();
 const CHANNEL = 'C0QUOTA001';
 const timerId = JSON.stringify([TEAM_ID, CHANNEL]);
 
-const open: Harness[] = [];
-afterEach(async () => {
-  for (const h of open.splice(0)) await h.close();
-});
-
+const started = harnessesPerTest();
 let n = 0;
-async function start(backend: 'memory' | 'redis', clock: { now: number }): Promise<Harness> {
-  const h = await startHarness({
-    ...(backend === 'redis' ? { redisUrl: redis.url, keyPrefix: `${redis.prefix}${++n}:` } : {}),
+const start = (backend: 'memory' | 'redis', clock: { now: number }) =>
+  started({
+    ...storeOn(backend, redis, `${redis.prefix}${++n}:`),
     env: { QUOTA_CHECK_S: '600' },
     bot: { now: () => clock.now },
   });
-  open.push(h);
-  return h;
-}
 
 const alerts = (h: Harness) => h.slack.messages(CHANNEL).filter((m) => m.text.includes('Usage crossed'));
 

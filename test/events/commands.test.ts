@@ -2,29 +2,17 @@
  * `/campaign subscribe | unsubscribe | subscriptions | sample`, driven with signed slash commands against
  * the fake Slack and the fake platform (which checks request bodies like the spec says).
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RECORDING_ACTION, SAMPLE_MARKER_BLOCK } from '../../src/events/render/index.js';
 import { LINK_SESSION_ACTION } from '../../src/handoff/card.js';
 import { findAction, findBlock, textOf } from '../support/blocks.js';
-import { MEMBER_ID, TEAM_ID, type Harness } from '../support/harness.js';
+import { MEMBER_ID, TEAM_ID, useHarness } from '../support/harness.js';
 import { PUBLIC_URL, run, startEventsHarness } from './support.js';
 
 const CHANNEL = 'C0CALLS001';
 const OTHER = 'C0SALES001';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startEventsHarness();
-});
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(async () => {
-  h.platform.reset();
-  h.platform.resetState();
-  h.slack.reset();
-  for (const r of await h.bot.deps.store.routes.listForTeam(TEAM_ID)) await h.bot.deps.store.routes.remove(r);
-});
+const h = useHarness(() => startEventsHarness(), ['platform', 'slack', 'routes']);
 
 const subscribeRequests = () => h.platform.requests.filter((r) => r.path === '/events-gateway/trigger/subscribe');
 const unsubscribeRequests = () => h.platform.requests.filter((r) => r.path === '/events-gateway/trigger/unsubscribe');

@@ -4,13 +4,22 @@
  * stopped one's work.
  */
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { TEAM_ID, type Harness } from '../support/harness.js';
+import { describe, expect, it } from 'vitest';
+import { TEAM_ID, type Harness, useHarness } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
-import { waitFor } from '../store/backends.js';
+import { waitFor } from '../support/wait.js';
 import { requireCluster } from '../support/redis-cluster.js';
 import { CALL_COMPLETED_FULL, CALL_STARTED_FULL, MESSAGE_RECEIVED_FULL, injectedMarkup } from './fixtures.js';
-import { deliver, localHookUrl, posts, queueDrained, routeTo, run, startEventsHarness } from './support.js';
+import {
+  deadLettersAfter,
+  deliver,
+  localHookUrl,
+  posts,
+  queueDrained,
+  routeTo,
+  run,
+  startEventsHarness,
+} from './support.js';
 
 const redis = await requireRedis();
 const cluster = await requireCluster();
@@ -21,17 +30,7 @@ const stores = {
 
 describe.each(['redis', 'cluster'] as const)('delivery (%s)', (backend) => {
   const store = stores[backend];
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startEventsHarness(store(`${redis.prefix}delivery:${backend}:`));
-  });
-  afterAll(async () => {
-    await h.close();
-  });
-  beforeEach(() => {
-    h.slack.reset();
-    h.platform.reset();
-  });
+  const h = useHarness(() => startEventsHarness(store(`${redis.prefix}delivery:${backend}:`)), ['slack', 'platform']);
 
   const uid = () => randomBytes(4).toString('hex');
   const cards = (channel: string) => posts(h, channel).filter((m) => m.text.startsWith('Call completed'));
@@ -191,12 +190,7 @@ describe.each(['redis', 'cluster'] as const)('delivery (%s)', (backend) => {
         { teamId: TEAM_ID, orderKey: JSON.stringify(['unknown', TEAM_ID, job.dedupKey]), payload: job },
         60_000,
       );
-      let dead: { error: string } | undefined;
-      for (let i = 0; i < 200 && !dead; i++) {
-        const letters = await h.bot.deps.store.queue.deadLetters(TEAM_ID);
-        if (letters.count > before) dead = letters.entries[0];
-        else await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      const dead = (await deadLettersAfter(h, before)).entries[0];
       expect(dead?.error).toContain('no longer validates');
       expect(posts(h, channel)).toHaveLength(0);
     });

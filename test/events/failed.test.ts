@@ -5,10 +5,10 @@
  * A chat message that fails in one of its two channels keeps that channel's cause, and its retry posts only
  * where it was missing.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ADMIN_ID, MEMBER_ID, TEAM_ID, type Harness } from '../support/harness.js';
+import { describe, expect, it } from 'vitest';
+import { ADMIN_ID, MEMBER_ID, TEAM_ID, useHarness } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
-import { waitFor } from '../store/backends.js';
+import { waitFor } from '../support/wait.js';
 import { CALL_COMPLETED_FULL, MESSAGE_RECEIVED_FULL } from './fixtures.js';
 import { deliver, posts, queueDrained, routeTo, run, startEventsHarness } from './support.js';
 
@@ -17,18 +17,11 @@ let n = 0;
 const uid = () => `${Date.now().toString(36)}${++n}`;
 
 describe.each(['memory', 'redis'] as const)('/campaign failed (%s)', (mode) => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startEventsHarness(
-      mode === 'redis' ? { redisUrl: redis.url, keyPrefix: `${redis.prefix}failed:${mode}:` } : {},
-    );
-  });
-  afterAll(async () => {
-    await h.close();
-  });
-  beforeEach(() => {
-    h.slack.reset();
-  });
+  const h = useHarness(
+    () =>
+      startEventsHarness(mode === 'redis' ? { redisUrl: redis.url, keyPrefix: `${redis.prefix}failed:${mode}:` } : {}),
+    ['slack'],
+  );
 
   const deadLetters = async () => (await h.bot.deps.store.queue.deadLetters(TEAM_ID, 50)).entries;
   const retryValues = (body: unknown) =>

@@ -2,8 +2,8 @@
  * Filtered routes (docs/PRODUCT.md › Route filters), in memory and on Redis: an admin's signed `/campaign subscribe`
  * with filters, webhooks in as the platform sends them, and which channels Slack got posts in.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ADMIN_ID, TEAM_ID, type Harness } from '../support/harness.js';
+import { describe, expect, it } from 'vitest';
+import { ADMIN_ID, TEAM_ID, useHarness } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
 import { CALL_COMPLETED_FULL, CALL_STARTED_FULL, MESSAGE_RECEIVED_FULL } from './fixtures.js';
 import { PUBLIC_URL, deliver, posts, queueDrained, run, startEventsHarness } from './support.js';
@@ -16,23 +16,15 @@ const FILTERED = 'C0FAILED01';
 const EVERYTHING = 'C0EVERYTHG';
 
 describe.each(['memory', 'redis'] as const)('filtered routes (%s)', (mode) => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startEventsHarness({
-      ...(mode === 'redis' ? { redisUrl: redis.url, keyPrefix: `${redis.prefix}filters:` } : {}),
-      unlimitedSlackBecause:
-        'which events reach which channel, not pace: each test posts a dozen cards into one channel (pacing: test/events/pacing.test.ts)',
-    });
-  });
-  afterAll(async () => {
-    await h.close();
-  });
-  beforeEach(async () => {
-    h.platform.reset();
-    h.platform.resetState();
-    h.slack.reset();
-    for (const r of await h.bot.deps.store.routes.listForTeam(TEAM_ID)) await h.bot.deps.store.routes.remove(r);
-  });
+  const h = useHarness(
+    () =>
+      startEventsHarness({
+        ...(mode === 'redis' ? { redisUrl: redis.url, keyPrefix: `${redis.prefix}filters:` } : {}),
+        unlimitedSlackBecause:
+          'which events reach which channel, not pace: each test posts a dozen cards into one channel (pacing: test/events/pacing.test.ts)',
+      }),
+    ['platform', 'slack', 'routes'],
+  );
 
   const subscribeRequests = () => h.platform.requests.filter((r) => r.path === '/events-gateway/trigger/subscribe');
   const routesIn = (channel: string) => h.bot.deps.store.routes.listForChannel(TEAM_ID, channel);

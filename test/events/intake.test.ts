@@ -8,7 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { TEAM_ID, type Harness } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
 import { CALL_COMPLETED_FULL, CALL_STARTED_FULL } from './fixtures.js';
-import { deliver, posts, queueDrained, routeTo, sleep, startEventsHarness } from './support.js';
+import { deadLettersAfter, deliver, posts, queueDrained, routeTo, startEventsHarness } from './support.js';
 
 const redis = await requireRedis();
 const CHANNEL = 'C0CALLS001';
@@ -166,7 +166,7 @@ describe('what a delivery may be', () => {
       { triggerName: 'call_transferred', campaignId: 'camp-1', callId: 'call-tr-1', transferTo: '+15550001111' },
     ]);
     expect(res.status).toBe(200);
-    const dead = await waitForDeadLetter(before);
+    const dead = await deadLettersAfter(h, before);
     expect(dead.entries[0]?.error).toContain('unknown trigger "call_transferred"');
     expect(dead.entries[0]?.payload).toMatchObject({
       trigger: 'call_transferred',
@@ -176,16 +176,6 @@ describe('what a delivery may be', () => {
     expect(h.slack.calls.filter((c) => c.method === 'chat.postMessage')).toHaveLength(0);
   });
 });
-
-async function waitForDeadLetter(before: number) {
-  const deadline = Date.now() + 5_000;
-  for (;;) {
-    const dead = await h.bot.deps.store.queue.deadLetters(TEAM_ID);
-    if (dead.count > before) return dead;
-    if (Date.now() > deadline) throw new Error('no dead letter');
-    await sleep(20);
-  }
-}
 
 describe('exactly once', () => {
   it('posts one card for 20 concurrent copies of one event', async () => {

@@ -4,11 +4,11 @@
  * accepted: one top-level post per incident, updated while it lasts, its end in its own thread.
  */
 import { randomBytes } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import type { SlackMessage } from '../fakes/slack.js';
-import { MEMBER_ID, TEAM_ID, startHarness, type Harness } from '../support/harness.js';
+import { MEMBER_ID, TEAM_ID, type Harness, harnessesPerTest, storeOn } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
-import { waitFor } from '../store/backends.js';
+import { waitFor } from '../support/wait.js';
 import { startFakePlatform } from '../fakes/platform.js';
 import { startFakeSlack } from '../fakes/slack.js';
 import { CALL_COMPLETED_FULL } from './fixtures.js';
@@ -19,29 +19,23 @@ const ALERTS = 'C0ALERTS01';
 const SALES = '<!subteam^S0SALES01|@sales>';
 const at = (iso: string) => Date.parse(iso);
 
-const open: Harness[] = [];
-afterEach(async () => {
-  for (const h of open.splice(0).reverse()) await h.close();
-});
-
+const started = harnessesPerTest();
 let n = 0;
-async function start(
+function start(
   backend: 'memory' | 'redis',
   clock: { now: number },
   extra: {
     keyPrefix?: string;
-    fakes?: Harness;
+    fakes?: Pick<Harness, 'slack' | 'platform'>;
     calls?: { maxWaitingPerChannel: number };
     unlimitedSlackBecause?: string;
     /** The same key after a restart: stored secrets (the hook token) must still open. */
     secretsKey?: string;
   } = {},
 ): Promise<Harness> {
-  const h = await startHarness({
-    ...(backend === 'redis'
-      ? { redisUrl: redis.url, keyPrefix: extra.keyPrefix ?? `${redis.prefix}alerts:${++n}:` }
-      : {}),
-    ...(extra.fakes ? { fakes: { slack: extra.fakes.slack, platform: extra.fakes.platform } } : {}),
+  return started({
+    ...storeOn(backend, redis, extra.keyPrefix ?? `${redis.prefix}alerts:${++n}:`),
+    ...(extra.fakes ? { fakes: extra.fakes } : {}),
     env: { PUBLIC_URL, ...(extra.secretsKey ? { SECRETS_KEY: extra.secretsKey } : {}) },
     ...(extra.unlimitedSlackBecause ? { unlimitedSlackBecause: extra.unlimitedSlackBecause } : {}),
     bot: {
@@ -49,8 +43,6 @@ async function start(
       events: { worker: FAST_WORKER, calls: { scanMs: 50, rollupAfterMs: 60_000, ...extra.calls } },
     },
   });
-  open.push(h);
-  return h;
 }
 
 let callSeq = 0;
@@ -259,45 +251,41 @@ describe('outcome alerts across a restart (redis)', () => {
   it('carries on with the same post: updated, then resolved in its thread, never posted twice', async () => {
     const slack = await startFakeSlack({ teamId: TEAM_ID });
     const platform = await startFakePlatform();
-    try {
-      const clock = { now: at('2024-03-08T12:00:00Z') };
-      const keyPrefix = `${redis.prefix}alerts-restart:${++n}:`;
-      const fakes = { slack, platform } as unknown as Harness;
-      const secretsKey = randomBytes(32).toString('base64');
-      const first = await start('redis', clock, { keyPrefix, fakes, secretsKey });
-      await run(first, 'alert camp-1 reason:no-answer,voicemail above:40 min:5', { channelId: ALERTS });
-      await deliverCalls(first, [
-        call('failed', { endedReason: 'no-answer' }),
-        call('failed', { endedReason: 'voicemail' }),
-        ...good(3),
-      ]);
-      clock.now += 30_000;
-      await first.bot.deps.timers.runDue();
-      expect(incidentPosts(first).map((m) => m.text)).toEqual([
-        '🚨 2 of 5 calls ended with no-answer or voicemail (40 %) in the last 15 min — campaign `camp-1`',
-      ]);
-      await first.close();
-      open.splice(open.indexOf(first), 1);
+    // Closed after the bots that share them (afterEach).
+    onTestFinished(() => Promise.all([slack.close(), platform.close()]).then(() => undefined));
+    const clock = { now: at('2024-03-08T12:00:00Z') };
+    const keyPrefix = `${redis.prefix}alerts-restart:${++n}:`;
+    const fakes = { slack, platform };
+    const secretsKey = randomBytes(32).toString('base64');
+    const first = await start('redis', clock, { keyPrefix, fakes, secretsKey });
+    await run(first, 'alert camp-1 reason:no-answer,voicemail above:40 min:5', { channelId: ALERTS });
+    await deliverCalls(first, [
+      call('failed', { endedReason: 'no-answer' }),
+      call('failed', { endedReason: 'voicemail' }),
+      ...good(3),
+    ]);
+    clock.now += 30_000;
+    await first.bot.deps.timers.runDue();
+    expect(incidentPosts(first).map((m) => m.text)).toEqual([
+      '🚨 2 of 5 calls ended with no-answer or voicemail (40 %) in the last 15 min — campaign `camp-1`',
+    ]);
+    await first.close(); // (closing it again after the test does nothing)
 
-      const second = await start('redis', clock, { keyPrefix, fakes, secretsKey });
-      await deliverCalls(second, [call('failed', { endedReason: 'no_answer' })]);
-      clock.now += 30_000;
-      await second.bot.deps.timers.runDue();
-      expect(incidentPosts(second).map((m) => m.text)).toEqual([
-        '🚨 3 of 6 calls ended with no-answer or voicemail (50 %) in the last 15 min — campaign `camp-1`',
-      ]);
-      await deliverCalls(second, good(4));
-      clock.now += 30_000;
-      await second.bot.deps.timers.runDue();
-      const [post] = incidentPosts(second);
-      expect(incidentPosts(second)).toHaveLength(1);
-      expect(post!.text).toContain('✅ Resolved');
-      expect(replies(second, post!).map((m) => m.text)).toEqual([
-        expect.stringContaining('✅ Resolved: 3 of 10 calls ended with no-answer or voicemail (30 %)'),
-      ]);
-    } finally {
-      for (const h of open.splice(0).reverse()) await h.close();
-      await Promise.all([slack.close(), platform.close()]);
-    }
+    const second = await start('redis', clock, { keyPrefix, fakes, secretsKey });
+    await deliverCalls(second, [call('failed', { endedReason: 'no_answer' })]);
+    clock.now += 30_000;
+    await second.bot.deps.timers.runDue();
+    expect(incidentPosts(second).map((m) => m.text)).toEqual([
+      '🚨 3 of 6 calls ended with no-answer or voicemail (50 %) in the last 15 min — campaign `camp-1`',
+    ]);
+    await deliverCalls(second, good(4));
+    clock.now += 30_000;
+    await second.bot.deps.timers.runDue();
+    const [post] = incidentPosts(second);
+    expect(incidentPosts(second)).toHaveLength(1);
+    expect(post!.text).toContain('✅ Resolved');
+    expect(replies(second, post!).map((m) => m.text)).toEqual([
+      expect.stringContaining('✅ Resolved: 3 of 10 calls ended with no-answer or voicemail (30 %)'),
+    ]);
   });
 });

@@ -4,9 +4,9 @@
  * writing into the same channel is not queued behind the calls; two replicas on one Redis share each channel's
  * budget.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SlackMessage } from '../fakes/slack.js';
-import { TEAM_ID, type Harness } from '../support/harness.js';
+import { TEAM_ID, type Harness, useHarness } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
 import { CALL_COMPLETED_FULL, MESSAGE_RECEIVED_FULL } from './fixtures.js';
 import { FAST_WORKER, deliver, posts, queueDrained, routeTo, run, startEventsHarness } from './support.js';
@@ -28,20 +28,15 @@ function callsShown(h: Harness, channel: string, ids: readonly string[]): Map<st
 const isRollup = (m: SlackMessage) => /^\d+ calls: /.test(m.text);
 
 describe.each(['memory', 'redis'] as const)('calls at Slack’s pace (%s)', (mode) => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startEventsHarness({
-      ...(mode === 'redis' ? { redisUrl: redis.url, keyPrefix: `${redis.prefix}pacing:${mode}:` } : {}),
-      // Roll up once the oldest waiting call is 300 ms old: what a busy afternoon does in seconds, sooner.
-      bot: { events: { worker: FAST_WORKER, calls: { scanMs: 50, rollupAfterMs: 300 } } },
-    });
-  });
-  afterAll(async () => {
-    await h.close();
-  });
-  beforeEach(() => {
-    h.slack.reset();
-  });
+  const h = useHarness(
+    () =>
+      startEventsHarness({
+        ...(mode === 'redis' ? { redisUrl: redis.url, keyPrefix: `${redis.prefix}pacing:${mode}:` } : {}),
+        // Roll up once the oldest waiting call is 300 ms old: what a busy afternoon does in seconds, sooner.
+        bot: { events: { worker: FAST_WORKER, calls: { scanMs: 50, rollupAfterMs: 300 } } },
+      }),
+    ['slack'],
+  );
 
   it('shows a burst of 25 calls once each, as cards and then roll-ups, with their transcripts, and Slack refuses none', async () => {
     const channel = 'C0BURST001';

@@ -14,7 +14,7 @@ import { startFakePlatform } from '../fakes/platform.js';
 import { startFakeSlack } from '../fakes/slack.js';
 import { TEAM_ID, type Harness } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
-import { waitFor } from '../store/backends.js';
+import { waitFor } from '../support/wait.js';
 import { CALL_COMPLETED_FULL } from './fixtures.js';
 import { deliver, posts, queueDrained, routeTo, startEventsHarness } from './support.js';
 

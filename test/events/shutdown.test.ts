@@ -1,7 +1,7 @@
 /**
  * Graceful shutdown: bot.stop() takes no new work, refuses new deliveries with 503, and lets the post under
- * way finish (and be acknowledged) before it resolves. Slack is slowed by a small delaying proxy in front of
- * the fake, so a post is reliably in flight when stop() is called.
+ * way finish (and be acknowledged) before it resolves. A small proxy in front of the fake Slack holds posts until
+ * the test lets them through, so a post is in flight when stop() is called.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,14 +10,17 @@ import { requireRedis } from '../support/redis.js';
 import { startFakeSlack } from '../fakes/slack.js';
 import { CALL_STARTED_FULL } from './fixtures.js';
 import { TEAM_ID } from '../support/harness.js';
-import { deliver, routeTo, sleep, startEventsHarness } from './support.js';
+import { deliver, routeTo, startEventsHarness } from './support.js';
 
 const redis = await requireRedis();
-const POST_DELAY_MS = 400;
 
-/** Forwards Web API calls to `target`, holding chat.postMessage for POST_DELAY_MS; counts calls in flight. */
-async function delayingProxy(target: string): Promise<{ url: string; inFlight: () => number; server: Server }> {
+/** Forwards Web API calls to `target`, holding chat.postMessage until `release()`; counts calls in flight. */
+async function holdingProxy(
+  target: string,
+): Promise<{ url: string; inFlight: () => number; release: () => void; server: Server }> {
   let inFlight = 0;
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -26,7 +29,7 @@ async function delayingProxy(target: string): Promise<{ url: string; inFlight: (
         const method = (req.url ?? '').replace(/^\/api\//, '');
         inFlight++;
         try {
-          if (method.startsWith('chat.postMessage')) await sleep(POST_DELAY_MS);
+          if (method.startsWith('chat.postMessage')) await released;
           const headers: Record<string, string> = {};
           for (const [k, v] of Object.entries(req.headers))
             if (typeof v === 'string' && k !== 'host' && k !== 'content-length') headers[k] = v;
@@ -46,7 +49,8 @@ async function delayingProxy(target: string): Promise<{ url: string; inFlight: (
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/`, inFlight: () => inFlight, server };
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/`;
+  return { url, inFlight: () => inFlight, release, server };
 }
 
 const cleanups: Array<() => Promise<unknown>> = [];
@@ -58,7 +62,7 @@ it('lets the post in flight finish, acknowledges it, and refuses new deliveries 
   // The fake Slack is created first so the proxy can point at it; the harness gets its own fake too, unused.
   const slack = await startFakeSlack({ teamId: 'T0TEST001' });
   cleanups.push(() => slack.close());
-  const proxy = await delayingProxy(slack.apiUrl);
+  const proxy = await holdingProxy(slack.apiUrl);
   cleanups.push(() => new Promise((resolve) => proxy.server.close(resolve)));
 
   const prefix = `${redis.prefix}shutdown:`;
@@ -75,9 +79,12 @@ it('lets the post in flight finish, acknowledges it, and refuses new deliveries 
   expect((await deliver(hook, [{ ...CALL_STARTED_FULL, callId: 'call-in-flight' }])).status).toBe(200);
   await slack.waitFor(() => proxy.inFlight() > 0 && slack.callsTo('chat.postMessage').length === 0);
 
-  const stopping = h.bot.stop();
+  let stopped = false;
+  const stopping = h.bot.stop().then(() => (stopped = true));
   expect((await deliver(hook, [{ ...CALL_STARTED_FULL, callId: 'call-too-late' }])).status).toBe(503);
   expect(botPosts(channel)).toHaveLength(0); // still in flight
+  expect(stopped).toBe(false); // and stop() waits for it
+  proxy.release();
   await stopping;
 
   expect(botPosts(channel)).toHaveLength(1);

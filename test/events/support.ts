@@ -5,6 +5,7 @@
 import { expect } from 'vitest';
 import type { SlackMessage } from '../fakes/slack.js';
 import { ADMIN_ID, TEAM_ID, startHarness, type Harness, type HarnessOptions } from '../support/harness.js';
+import { waitFor, waitForValue } from '../support/wait.js';
 
 export const PUBLIC_URL = 'https://bot.example.com';
 
@@ -72,37 +73,30 @@ export function posts(h: Harness, channel: string): SlackMessage[] {
   return h.slack.messages(channel).filter((m) => m.bot_id !== undefined && (!m.thread_ts || m.thread_ts === m.ts));
 }
 
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
 /**
  * Resolves once no queued event is waiting or being handled (retries included) and no call waits for its
  * channel: everything the webhooks accepted so far has been posted or given up, so "nothing more was posted"
  * can be asserted right after. Posts go at Slack's pace (about one a second per channel after a burst of 3).
  */
 export async function queueDrained(h: Harness, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
   const { store } = h.bot.deps;
-  for (;;) {
-    const depth = await store.queue.depth();
-    const channels = await store.callOutbox.channels();
-    if (depth.total === 0 && depth.pending === 0 && channels.length === 0) return;
-    if (Date.now() > deadline && process.env.DEBUG_DRAIN)
-      console.log(
-        h
-          .logs()
-          .split('\n')
-          .filter((l) => /outbox|rolled|Slack|slack/.test(l))
-          .slice(-30)
-          .join('\n'),
-        JSON.stringify(channels),
-        JSON.stringify(await store.callOutbox.waiting(channels[0]!, 10)),
-      );
-    if (Date.now() > deadline)
-      throw new Error(
-        `the queue did not drain within ${timeoutMs} ms: ${JSON.stringify(depth)}, calls waiting in ${channels.length} channel(s)`,
-      );
-    await sleep(10);
-  }
+  let left = '';
+  await waitFor(
+    async () => {
+      const depth = await store.queue.depth();
+      const channels = await store.callOutbox.channels();
+      left = `${JSON.stringify(depth)}, calls waiting in ${channels.length} channel(s)`;
+      return depth.total === 0 && depth.pending === 0 && channels.length === 0;
+    },
+    () => `the queue to drain (left: ${left})`,
+    timeoutMs,
+  );
+}
+
+/** Resolves with the workspace's dead letters once there are more than `before`. */
+export function deadLettersAfter(h: Harness, before: number) {
+  return waitForValue(async () => {
+    const dead = await h.bot.deps.store.queue.deadLetters(TEAM_ID);
+    return dead.count > before && dead;
+  }, 'a new dead letter');
 }

@@ -8,11 +8,11 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { SlackCall } from '../fakes/slack.js';
-import type { Harness, HarnessOptions } from '../support/harness.js';
+import { useHarness, type Harness, type HarnessOptions } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
 import { CALL_STARTED_FULL } from './fixtures.js';
 import { deliver, posts, startEventsHarness } from './support.js';
-import { waitFor } from '../store/backends.js';
+import { waitFor } from '../support/wait.js';
 
 const redis = await requireRedis();
 const OTHER_TEAM = 'T0OTHERWS1';
@@ -61,13 +61,7 @@ const acceptedPosts = (h: Harness): SlackCall[] =>
   h.slack.calls.filter((c) => c.method === 'chat.postMessage' && c.status === 200 && c.response.ok === true);
 
 describe.each(modes)('a workspace’s backlog is capped by HOOK_MAX_BACKLOG ($name)', (mode) => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startTwoWorkspaces(mode, { HOOK_MAX_BACKLOG: '3' });
-  });
-  afterAll(async () => {
-    await h.close();
-  });
+  const h = useHarness(() => startTwoWorkspaces(mode, { HOOK_MAX_BACKLOG: '3' }));
 
   it('answers 429 + Retry-After over the cap — calls waiting for their channel count — keeps what it accepted, counts each workspace apart, and frees room as events are posted', async () => {
     const channel = 'C0CAPPED01';

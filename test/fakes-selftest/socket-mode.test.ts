@@ -5,7 +5,7 @@
  * `disconnect`, and fails visibly when configured with the wrong kind of token.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { App, LogLevel, SocketModeReceiver, type Logger } from '@slack/bolt';
+import { App, LogLevel, SocketModeReceiver, type AppOptions, type Logger } from '@slack/bolt';
 import { WebClient } from '@slack/web-api';
 import { WebSocket } from 'ws';
 import { startFakeSlack, type FakeSlack } from '../fakes/slack.js';
@@ -68,30 +68,50 @@ beforeEach(() => {
   seen.length = 0;
 });
 
-describe('Socket Mode: a Bolt App configured like production (socketMode: true)', () => {
-  let fake: FakeSlack;
-  let app: App;
-  let slack: SocketModeDriver;
+interface Running {
+  fake: FakeSlack;
+  app: App;
+  slack: SocketModeDriver;
+}
 
+/**
+ * For a describe block's tests: a stand-in (`fakeOptions`), a Bolt App (`appOptions`) with `listen`'s listeners
+ * started in Socket Mode against it, and the driver pushing envelopes over its socket. Read inside the tests.
+ */
+function socketModeApp(
+  fakeOptions: Parameters<typeof startFakeSlack>[0],
+  appOptions: (fake: FakeSlack) => AppOptions,
+): Running {
+  const running = {} as Running;
   beforeAll(async () => {
-    fake = await startFakeSlack();
-    app = new App({
-      socketMode: true,
-      appToken: fake.appToken,
-      token: fake.botToken,
-      // Bolt hands clientOptions to the SocketModeClient too (installerOptions.clientOptions), so
-      // apps.connections.open goes to the fake as well.
-      clientOptions: { slackApiUrl: fake.apiUrl },
-      logLevel: LogLevel.ERROR,
-    });
-    listen(app);
-    await app.start();
-    slack = new SocketModeDriver({ fake });
+    running.fake = await startFakeSlack(fakeOptions);
+    running.app = new App(appOptions(running.fake));
+    listen(running.app);
+    await running.app.start();
+    running.slack = new SocketModeDriver({ fake: running.fake });
   });
   afterAll(async () => {
-    await app.stop();
-    await slack.close();
-    await fake.close();
+    await running.app.stop();
+    await running.slack.close();
+    await running.fake.close();
+  });
+  return running;
+}
+
+describe('Socket Mode: a Bolt App configured like production (socketMode: true)', () => {
+  const running = socketModeApp({}, (fake) => ({
+    socketMode: true,
+    appToken: fake.appToken,
+    token: fake.botToken,
+    // Bolt hands clientOptions to the SocketModeClient too (installerOptions.clientOptions), so
+    // apps.connections.open goes to the fake as well.
+    clientOptions: { slackApiUrl: fake.apiUrl },
+    logLevel: LogLevel.ERROR,
+  }));
+  let fake: FakeSlack;
+  let slack: SocketModeDriver;
+  beforeAll(() => {
+    ({ fake, slack } = running);
   });
 
   it('connects like Slack: apps.connections.open with the app-level token, a one-time ws:// URL, then hello', async () => {
@@ -214,34 +234,23 @@ describe('Socket Mode: a Bolt App configured like production (socketMode: true)'
 });
 
 describe('Socket Mode: pings and Slack’s disconnect/reconnect', () => {
-  let fake: FakeSlack;
-  let app: App;
-  let slack: SocketModeDriver;
-
-  beforeAll(async () => {
-    fake = await startFakeSlack({ socketPingIntervalMs: 200 });
+  const running = socketModeApp({ socketPingIntervalMs: 200 }, (fake) => ({
     // Only an explicit SocketModeReceiver takes clientPingTimeout; the SDK also waits that long before
     // reconnecting (5 s with `socketMode: true` alone), so a short one keeps this test quick.
-    const receiver = new SocketModeReceiver({
+    receiver: new SocketModeReceiver({
       appToken: fake.appToken,
       clientPingTimeout: 600,
       installerOptions: { clientOptions: { slackApiUrl: fake.apiUrl } },
       logLevel: LogLevel.ERROR,
-    });
-    app = new App({
-      receiver,
-      token: fake.botToken,
-      clientOptions: { slackApiUrl: fake.apiUrl },
-      logLevel: LogLevel.ERROR,
-    });
-    listen(app);
-    await app.start();
-    slack = new SocketModeDriver({ fake });
-  });
-  afterAll(async () => {
-    await app.stop();
-    await slack.close();
-    await fake.close();
+    }),
+    token: fake.botToken,
+    clientOptions: { slackApiUrl: fake.apiUrl },
+    logLevel: LogLevel.ERROR,
+  }));
+  let fake: FakeSlack;
+  let slack: SocketModeDriver;
+  beforeAll(() => {
+    ({ fake, slack } = running);
   });
 
   it('answers the client’s pings and gets pongs for its own (the SDK drops silent connections)', async () => {

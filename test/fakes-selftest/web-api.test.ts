@@ -347,16 +347,20 @@ describe('fake Slack Web API with a real WebClient', () => {
   });
 
   it('expires trigger_ids after 3 s', async () => {
-    const quick = await startFakeSlack({ triggerTtlMs: 50 });
+    let now = Date.now();
+    const clocked = await startFakeSlack({ expiryClock: () => now });
     try {
-      const c = new WebClient(quick.botToken, { slackApiUrl: quick.apiUrl, logLevel: LogLevel.ERROR });
-      const trigger = quick.issueTrigger();
-      await new Promise((r) => setTimeout(r, 80));
+      const c = new WebClient(clocked.botToken, { slackApiUrl: clocked.apiUrl, logLevel: LogLevel.ERROR });
       const view = { type: 'modal' as const, title: { type: 'plain_text' as const, text: 'x' }, blocks: [] };
-      quick.expectRefusal('views.open', 'expired_trigger_id');
-      expect((await errorOf(c.views.open({ trigger_id: trigger, view }))).data.error).toBe('expired_trigger_id');
+      const inTime = clocked.issueTrigger();
+      const late = clocked.issueTrigger();
+      now += 3_000;
+      expect((await c.views.open({ trigger_id: inTime, view })).ok).toBe(true);
+      now += 1;
+      clocked.expectRefusal('views.open', 'expired_trigger_id');
+      expect((await errorOf(c.views.open({ trigger_id: late, view }))).data.error).toBe('expired_trigger_id');
     } finally {
-      await quick.close();
+      await clocked.close();
     }
   });
 
@@ -378,9 +382,11 @@ describe('fake Slack Web API with a real WebClient', () => {
   });
 
   it('waitFor resolves on a condition and explains a timeout', async () => {
-    setTimeout(() => void client.chat.postMessage({ channel: 'C0TEST00001', text: 'later' }), 50);
-    const call = await fake.waitFor(() => fake.callsTo('chat.postMessage')[0]);
-    expect(call.args.text).toBe('later');
+    const waiting = fake.waitFor(() => fake.callsTo('chat.postMessage')[0]);
+    await client.chat.postMessage({ channel: 'C0TEST00001', text: 'later' });
+    expect((await waiting).args.text).toBe('later');
+    // An async condition is awaited, not taken for a truthy promise.
+    expect(await fake.waitFor(() => Promise.resolve(fake.callsTo('chat.postMessage').length))).toBe(1);
     await expect(fake.waitFor(() => fake.callsTo('chat.delete').length > 0, 100)).rejects.toThrow(
       /timed out after 100 ms.*chat\.delete[\s\S]*chat\.postMessage/,
     );

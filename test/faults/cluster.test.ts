@@ -6,17 +6,11 @@
  * While the faults happen Slack answers 429, so no post is in flight when a process dies (a post that Slack
  * accepted but whose answer died with the process is the one duplicate at-least-once delivery allows).
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { BotProcess } from '../../bench/lib/bot-process.js';
-import { deliveryBody, figure, messageReceived, postJson, sleep, startStack, until, type Stack } from './support.js';
+import { deliveryBody, figure, messageReceived, postJson, sleep, until, stackForTests } from './support.js';
 
-let stack: Stack;
-beforeAll(async () => {
-  stack = await startStack({ cluster: true, durableRedis: true });
-}, 30_000);
-afterAll(async () => {
-  await stack?.close();
-});
+const stack = stackForTests({ cluster: true, durableRedis: true }, 30_000);
 
 const CONVERSATIONS = 6;
 const PER_CONVERSATION = 15;

@@ -3,16 +3,10 @@
  * Redis. Must hold: every copy is answered 200, exactly one is queued, and Slack gets exactly one card (and
  * one transcript in its thread).
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { callCompleted, cardsFor, deliveryBody, figure, postJson, sleep, startStack, type Stack } from './support.js';
+import { expect, it } from 'vitest';
+import { callCompleted, cardsFor, deliveryBody, figure, postJson, sleep, stackForTests } from './support.js';
 
-let stack: Stack;
-beforeAll(async () => {
-  stack = await startStack();
-});
-afterAll(async () => {
-  await stack?.close();
-});
+const stack = stackForTests();
 
 it('50 concurrent copies of one event across 2 bot processes → exactly 1 Slack post', async () => {
   const [a, b] = await Promise.all([stack.startBot(), stack.startBot()]);

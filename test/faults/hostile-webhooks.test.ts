@@ -5,18 +5,14 @@
  */
 import { request } from 'node:http';
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import type { BotProcess } from '../../bench/lib/bot-process.js';
-import { callCompleted, figure, mb, startStack, TEAM_ID, type Stack } from './support.js';
+import { callCompleted, figure, mb, TEAM_ID, stackForTests } from './support.js';
 
-let stack: Stack;
+const stack = stackForTests();
 let bot: BotProcess;
 beforeAll(async () => {
-  stack = await startStack();
   bot = await stack.startBot();
-});
-afterAll(async () => {
-  await stack?.close();
 });
 
 const TOTAL = 1_000;

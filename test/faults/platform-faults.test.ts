@@ -7,16 +7,15 @@
  * and the answer follows when the bot gives up waiting (its request timeout) — the test checks both, and prints
  * when.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import type { Fault } from '../fakes/platform.js';
 import type { BotProcess } from '../../bench/lib/bot-process.js';
 import { SLOW_NOTICE } from '../../src/commands/dispatch.js';
-import { ADMIN_ID, figure, percentile, startStack, until, type Stack } from './support.js';
+import { ADMIN_ID, figure, percentile, until, stackForTests } from './support.js';
 
-let stack: Stack;
+const stack = stackForTests();
 let bot: BotProcess;
 beforeAll(async () => {
-  stack = await startStack();
   bot = await stack.startBot();
   await stack.route([{ campaignId: 'camp-1', triggerName: 'call_completed', channelId: 'C0FAULTS01' }]);
   // Full members of the workspace, one per command: some commands show customer data, for members only.
@@ -25,9 +24,6 @@ beforeAll(async () => {
 });
 
 const faultUser = (i: number) => `U0FAULT${String(i).padStart(3, '0')}`;
-afterAll(async () => {
-  await stack?.close();
-});
 
 /** Every subcommand that calls the platform as soon as it runs (the modal ones call it on submit). */
 const COMMANDS: Array<{ text: string; admin?: boolean }> = [

@@ -5,26 +5,10 @@
  * answered 2xx is posted once Redis is back; the bot recovers without a restart. The platform would retry the
  * 503s, so the test does too, and then every event is posted.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import {
-  callCompleted,
-  cardCounts,
-  deliveryBody,
-  figure,
-  postJson,
-  sleep,
-  startStack,
-  until,
-  type Stack,
-} from './support.js';
+import { expect, it } from 'vitest';
+import { callCompleted, cardCounts, deliveryBody, figure, postJson, sleep, until, stackForTests } from './support.js';
 
-let stack: Stack;
-beforeAll(async () => {
-  stack = await startStack({ durableRedis: true });
-});
-afterAll(async () => {
-  await stack?.close();
-});
+const stack = stackForTests({ durableRedis: true });
 
 const RATE = 40; // webhooks per second
 const BEFORE_MS = 5_000;

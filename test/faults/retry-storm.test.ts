@@ -5,29 +5,13 @@
  * send-human-response at the platform), and the reply gets its ✅.
  */
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { LINK_SESSION_ACTION } from '../../src/handoff/card.js';
 import { LINK_SESSION_CALLBACK } from '../../src/handoff/index.js';
 import type { SignedResult } from '../fakes/slack-signer.js';
-import {
-  deliveryBody,
-  figure,
-  MEMBER_ID,
-  messageReceived,
-  postJson,
-  sleep,
-  startStack,
-  until,
-  type Stack,
-} from './support.js';
+import { deliveryBody, figure, MEMBER_ID, messageReceived, postJson, sleep, until, stackForTests } from './support.js';
 
-let stack: Stack;
-beforeAll(async () => {
-  stack = await startStack();
-});
-afterAll(async () => {
-  await stack?.close();
-});
+const stack = stackForTests();
 
 const COPIES = 40;
 

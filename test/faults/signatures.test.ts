@@ -4,7 +4,7 @@
  * them writes anything to the store, calls Slack or the platform, or answers a response_url.
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import type { BotProcess } from '../../bench/lib/bot-process.js';
 import { SIGNING_SECRET } from '../../bench/lib/bot-process.js';
 import {
@@ -15,18 +15,16 @@ import {
   postJson,
   sleep,
   snapshotDiff,
-  startStack,
   storeSnapshot,
   TEAM_ID,
   until,
-  type Stack,
+  stackForTests,
 } from './support.js';
 
-let stack: Stack;
+const stack = stackForTests();
 let bot: BotProcess;
 let hook: string;
 beforeAll(async () => {
-  stack = await startStack();
   bot = await stack.startBot();
   hook = await stack.route([{ campaignId: '*', triggerName: 'call_completed', channelId: 'C0SIGNED01' }]);
   // The worker's first read creates the queue's wake-up stream: wait for it, so no snapshot sees it appear.
@@ -35,9 +33,6 @@ beforeAll(async () => {
     'the event worker’s first read',
     20_000,
   );
-});
-afterAll(async () => {
-  await stack?.close();
 });
 
 const sign = (secret: string, ts: number, body: string) =>

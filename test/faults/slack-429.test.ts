@@ -4,30 +4,10 @@
  * message is posted, each exactly once, and each conversation's messages appear in the order they were sent,
  * in one thread per conversation. (A channel takes about a post a second: one channel each keeps this short.)
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import {
-  deliveryBody,
-  figure,
-  messageReceived,
-  postJson,
-  sleep,
-  startRateLimitProxy,
-  startStack,
-  until,
-  type RateLimitProxy,
-  type Stack,
-} from './support.js';
+import { expect, it } from 'vitest';
+import { deliveryBody, figure, messageReceived, postJson, sleep, stackBehindProxy, until } from './support.js';
 
-let stack: Stack;
-let proxy: RateLimitProxy;
-beforeAll(async () => {
-  stack = await startStack();
-  proxy = await startRateLimitProxy(stack.slack);
-});
-afterAll(async () => {
-  await stack?.close();
-  await proxy?.close();
-});
+const { stack, proxy } = stackBehindProxy();
 
 const CONVERSATIONS = 3;
 const MESSAGES = 15;

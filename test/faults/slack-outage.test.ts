@@ -4,55 +4,14 @@
  * is shown once Slack is back (one by one or rolled up), none twice, and the backlog is out within 30 s of
  * Slack's return; while down, the bots probe Slack now and then instead of retrying every event.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import {
-  ADMIN_ID,
-  callCompleted,
-  deliveryBody,
-  figure,
-  postJson,
-  sleep,
-  startRateLimitProxy,
-  startStack,
-  until,
-  type RateLimitProxy,
-  type Stack,
-} from './support.js';
+import { expect, it } from 'vitest';
+import { callCompleted, deliveryBody, figure, postJson, sleep, stackBehindProxy, until } from './support.js';
 import type { BotProcess } from '../../bench/lib/bot-process.js';
 
-let stack: Stack;
-let proxy: RateLimitProxy;
-beforeAll(async () => {
-  stack = await startStack();
-  proxy = await startRateLimitProxy(stack.slack);
-});
-afterAll(async () => {
-  await stack?.close();
-  await proxy?.close();
-});
+const { stack, proxy } = stackBehindProxy();
 
 const CALLS = 100;
 const OUTAGE_MS = 60_000;
-
-/** A memory-mode bot's hook path: an admin's signed subscribe gives the workspace its hook and the route. */
-async function subscribeInMemory(bot: BotProcess, channel: string): Promise<string> {
-  stack.slack.addChannel({ id: channel, name: 'outage-memory' });
-  const seen = stack.platform.requests.length;
-  const res = await stack
-    .signer(bot)
-    .command({ text: 'subscribe camp-2 call_completed', userId: ADMIN_ID, channelId: channel });
-  expect(res.status).toBe(200);
-  const hookUrl = await until(
-    () =>
-      stack.platform.requests
-        .slice(seen)
-        .map((r) => (r.body as { hookUrl?: unknown } | undefined)?.hookUrl)
-        .find((u): u is string => typeof u === 'string'),
-    'the memory-mode bot’s platform subscription',
-    10_000,
-  );
-  return new URL(hookUrl).pathname;
-}
 
 it('Slack answering 503 for 60 s while 100 calls end → every call shown once, within 30 s of its return (Redis and memory mode)', async () => {
   const redisBot = await stack.startBot({ slackApiUrl: proxy.apiUrl });
@@ -60,7 +19,7 @@ it('Slack answering 503 for 60 s while 100 calls end → every call shown once, 
   const channels = { redis: 'C0OUTREDIS', memory: 'C0OUTMEMRY' };
   const hooks = {
     redis: `${redisBot.url}${await stack.route([{ campaignId: 'camp-2', triggerName: 'call_completed', channelId: channels.redis }])}`,
-    memory: `${memoryBot.url}${await subscribeInMemory(memoryBot, channels.memory)}`,
+    memory: `${memoryBot.url}${await stack.subscribe(memoryBot, channels.memory)}`,
   };
 
   const run = Date.now().toString(36);

@@ -7,16 +7,12 @@
  */
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { callCompleted, deliveryBody, figure, mb, postJson, startStack, until, type Stack } from './support.js';
+import { afterAll, expect, it } from 'vitest';
+import { callCompleted, deliveryBody, figure, mb, postJson, until, stackForTests } from './support.js';
 
-let stack: Stack;
+const stack = stackForTests();
 const cleanups: Array<() => unknown> = [];
-beforeAll(async () => {
-  stack = await startStack();
-});
 afterAll(async () => {
-  await stack?.close();
   for (const c of cleanups) await c();
 });
 

@@ -13,6 +13,8 @@ export { callCompleted, deliveryBody, messageReceived, postJson } from '../../be
 export { figure, percentile, mb } from '../../bench/lib/stats.js';
 export { until } from '../../bench/lib/net.js';
 import { postsByCallId } from '../../bench/lib/shown.js';
+import { startStack, type Stack } from '../../bench/lib/stack.js';
+import { startedForTests } from '../support/lifetime.js';
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -70,6 +72,17 @@ export function snapshotDiff(before: Map<string, string>, after: Map<string, str
     if (before.get(key) !== value) changed.push(before.has(key) ? `changed ${key}` : `added ${key}`);
   for (const key of before.keys()) if (!after.has(key)) changed.push(`removed ${key}`);
   return changed;
+}
+
+/** A stack started for the file's tests and closed after them (see startedForTests). */
+export function stackForTests(opts?: Parameters<typeof startStack>[0], startTimeoutMs?: number): Stack {
+  return startedForTests(() => startStack(opts), startTimeoutMs);
+}
+
+/** A stack and the rate-limit proxy in front of its Slack, started for the file's tests and closed after them. */
+export function stackBehindProxy(): { stack: Stack; proxy: RateLimitProxy } {
+  const stack = stackForTests();
+  return { stack, proxy: startedForTests(() => startRateLimitProxy(stack.slack)) };
 }
 
 export interface RateLimitProxy {

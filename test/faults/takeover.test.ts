@@ -4,26 +4,10 @@
  * in the consumer group). Must hold: a second process, started afterwards, takes them over once the dead
  * consumer's entries go idle, and posts every one of them exactly once — lost = 0.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import {
-  deliveryBody,
-  messageReceived,
-  figure,
-  postJson,
-  sleep,
-  startStack,
-  TEAM_ID,
-  until,
-  type Stack,
-} from './support.js';
+import { expect, it } from 'vitest';
+import { deliveryBody, messageReceived, figure, postJson, sleep, TEAM_ID, until, stackForTests } from './support.js';
 
-let stack: Stack;
-beforeAll(async () => {
-  stack = await startStack();
-});
-afterAll(async () => {
-  await stack?.close();
-});
+const stack = stackForTests();
 
 const EVENTS = 10;
 /**

@@ -4,13 +4,13 @@
  * cleared by an answer that reached the customer), one SLA nudge per waiting period — on one replica, after a
  * restart — `/campaign handoffs` and `/campaign handoff-sla`, and App Home's "my open conversations".
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CLAIM_ACTION, TAKE_OVER_ACTION, UNCLAIM_ACTION } from '../../src/handoff/card.js';
 import { SLA_TIMER, slaTimerId } from '../../src/handoff/waiting.js';
 import { findAction } from '../support/blocks.js';
-import { ADMIN_ID, MEMBER_ID, TEAM_ID, startHarness, type Harness } from '../support/harness.js';
+import { ADMIN_ID, MEMBER_ID, TEAM_ID, startHarness, type Harness, storeOn, useHarness } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
-import { FAST_WORKER, PUBLIC_URL, posts, run, sleep } from '../events/support.js';
+import { FAST_WORKER, PUBLIC_URL, posts, queueDrained, run } from '../events/support.js';
 import { openConversation, reactions, type Conversation } from './support.js';
 
 const redis = await requireRedis();
@@ -23,49 +23,25 @@ const DEFAULT_SLA_S = 120;
 const START = Date.UTC(2025, 0, 6, 15, 0, 0);
 
 describe.each(['memory', 'redis'] as const)('support agents (%s store)', (backend) => {
-  let h: Harness;
   let now = START;
   const keyPrefix = `${redis.prefix}agents-${backend}:`;
   const start = (fakes?: Pick<Harness, 'slack' | 'platform'>) =>
     startHarness({
-      ...(backend === 'redis' ? { redisUrl: redis.url, keyPrefix } : {}),
+      ...storeOn(backend, redis, keyPrefix),
       env: { PUBLIC_URL, HANDOFF_SLA_S: String(DEFAULT_SLA_S) },
       bot: { events: { worker: FAST_WORKER }, now: () => now },
       unlimitedSlackBecause:
         'claims, waiting times and nudges, not pace: many card updates and thread lines in one channel (pacing: test/events/pacing.test.ts)',
-      ...(fakes ? { fakes: { slack: fakes.slack, platform: fakes.platform } } : {}),
+      ...(fakes ? { fakes } : {}),
     });
-
-  beforeAll(async () => {
-    h = await start();
-    h.slack.addUser({ id: GUEST_ID, name: 'gus', real_name: 'Gus Guest', is_restricted: true });
-    h.slack.addUser({ id: OTHER_ID, name: 'olga', real_name: 'Olga Other' });
-  });
-  afterAll(async () => {
-    await h.close();
+  const h = useHarness(async () => {
+    const started = await start();
+    started.slack.addUser({ id: GUEST_ID, name: 'gus', real_name: 'Gus Guest', is_restricted: true });
+    started.slack.addUser({ id: OTHER_ID, name: 'olga', real_name: 'Olga Other' });
+    return started;
   });
 
   const channelOf = (conv: Conversation) => conv.channels[0]!;
-  const cardText = async (conv: Conversation) =>
-    JSON.stringify(h.slack.message(channelOf(conv), (await conv.card()).ts)?.blocks ?? []);
-  const waitCard = async (conv: Conversation, check: (text: string) => boolean) => {
-    const card = await conv.card();
-    return h.slack.waitFor(() => {
-      const text = JSON.stringify(h.slack.message(channelOf(conv), card.ts)?.blocks ?? []);
-      return check(text) ? text : undefined;
-    });
-  };
-  const press = async (conv: Conversation, actionId: string, userId: string, value?: string) => {
-    const card = await conv.card();
-    const res = await h.signer.blockAction({
-      actionId,
-      channelId: channelOf(conv),
-      messageTs: card.ts,
-      userId,
-      ...(value !== undefined ? { value } : {}),
-    });
-    expect(res.status).toBe(200);
-  };
   const ephemeral = (text: string) =>
     h.slack.waitFor(() => h.slack.responses.find((r) => JSON.stringify(r.body).includes(text)));
   const nudges = (conv: Conversation) =>
@@ -84,20 +60,20 @@ describe.each(['memory', 'redis'] as const)('support agents (%s store)', (backen
     const channel = channelOf(conv);
     await conv.customer('Hello, anyone?');
     await conv.waitThread(1);
-    expect(await cardText(conv)).toContain('_unclaimed_');
-    expect(await cardText(conv)).toContain(CLAIM_ACTION);
+    expect(await conv.cardText()).toContain('_unclaimed_');
+    expect(await conv.cardText()).toContain(CLAIM_ACTION);
 
     // Claimed: the card shows the owner and one ownership button, Unclaim — never Take over, which its owner
     // would see too (Slack shows one card to everyone). The thread says nothing: the card shows it.
-    await press(conv, CLAIM_ACTION, MEMBER_ID);
-    const claimed = await waitCard(conv, (t) => t.includes(`<@${MEMBER_ID}>`));
+    await conv.pressCard(CLAIM_ACTION, { userId: MEMBER_ID });
+    const claimed = await conv.waitCard((t) => t.includes(`<@${MEMBER_ID}>`));
     expect(claimed).toContain('*Owner*');
     expect(claimed).toContain(UNCLAIM_ACTION);
     expect(claimed).not.toContain(TAKE_OVER_ACTION);
     expect(claimed).not.toContain(CLAIM_ACTION + '"');
 
     // Someone else's press unclaims nothing: they alone are offered Take over.
-    await press(conv, UNCLAIM_ACTION, ADMIN_ID, MEMBER_ID);
+    await conv.pressCard(UNCLAIM_ACTION, { userId: ADMIN_ID, value: MEMBER_ID });
     const offer = await h.slack.waitFor(() =>
       h.slack
         .ephemerals(channel)
@@ -118,7 +94,7 @@ describe.each(['memory', 'redis'] as const)('support agents (%s store)', (backen
       });
     const offered = findAction(offer.blocks, TAKE_OVER_ACTION)?.value ?? '';
     expect((await takeOver(ADMIN_ID, offered)).status).toBe(200);
-    await waitCard(conv, (t) => t.includes(`<@${ADMIN_ID}>`) && !t.includes(`<@${MEMBER_ID}>`));
+    await conv.waitCard((t) => t.includes(`<@${ADMIN_ID}>`) && !t.includes(`<@${MEMBER_ID}>`));
     // The previous owner is named in the thread (so they hear of it), in one short line; the offer is gone.
     await h.slack.waitFor(() =>
       conv
@@ -135,11 +111,11 @@ describe.each(['memory', 'redis'] as const)('support agents (%s store)', (backen
     expect(await ownerOf(conv)).toBe(ADMIN_ID);
 
     // The owner's press unclaims.
-    await press(conv, UNCLAIM_ACTION, ADMIN_ID, ADMIN_ID);
-    await waitCard(conv, (t) => t.includes('_unclaimed_'));
+    await conv.pressCard(UNCLAIM_ACTION, { userId: ADMIN_ID, value: ADMIN_ID });
+    await conv.waitCard((t) => t.includes('_unclaimed_'));
     expect(await ownerOf(conv)).toBeUndefined();
-    await press(conv, CLAIM_ACTION, OTHER_ID);
-    await waitCard(conv, (t) => t.includes(`<@${OTHER_ID}>`));
+    await conv.pressCard(CLAIM_ACTION, { userId: OTHER_ID });
+    await conv.waitCard((t) => t.includes(`<@${OTHER_ID}>`));
     // Of all that, the thread holds the customer's line and the one take-over line.
     expect(conv.thread().filter((m) => m.bot_id !== undefined)).toHaveLength(2);
   });
@@ -148,13 +124,13 @@ describe.each(['memory', 'redis'] as const)('support agents (%s store)', (backen
     const conv = await openConversation(h);
     await conv.customer('Hi');
     await conv.waitThread(1);
-    await press(conv, CLAIM_ACTION, MEMBER_ID);
-    await waitCard(conv, (t) => t.includes(`<@${MEMBER_ID}>`));
+    await conv.pressCard(CLAIM_ACTION, { userId: MEMBER_ID });
+    await conv.waitCard((t) => t.includes(`<@${MEMBER_ID}>`));
     // An older card's Take over: on the card itself, its value the owner alone.
-    await press(conv, TAKE_OVER_ACTION, ADMIN_ID, MEMBER_ID);
-    await waitCard(conv, (t) => t.includes(`<@${ADMIN_ID}>`));
+    await conv.pressCard(TAKE_OVER_ACTION, { userId: ADMIN_ID, value: MEMBER_ID });
+    await conv.waitCard((t) => t.includes(`<@${ADMIN_ID}>`));
     expect(await ownerOf(conv)).toBe(ADMIN_ID);
-    await press(conv, TAKE_OVER_ACTION, ADMIN_ID, ADMIN_ID);
+    await conv.pressCard(TAKE_OVER_ACTION, { userId: ADMIN_ID, value: ADMIN_ID });
     await ephemeral('This conversation is already yours.');
   });
 
@@ -162,42 +138,45 @@ describe.each(['memory', 'redis'] as const)('support agents (%s store)', (backen
     const conv = await openConversation(h);
     await conv.customer('Hi');
     await conv.waitThread(1);
-    await press(conv, CLAIM_ACTION, GUEST_ID);
+    await conv.pressCard(CLAIM_ACTION, { userId: GUEST_ID });
     await ephemeral('You can’t own this conversation: only full members of this workspace can answer customers');
     expect(await ownerOf(conv)).toBeUndefined();
 
-    await Promise.all([press(conv, CLAIM_ACTION, MEMBER_ID), press(conv, CLAIM_ACTION, OTHER_ID)]);
-    const card = await waitCard(conv, (t) => t.includes(UNCLAIM_ACTION));
+    await Promise.all([
+      conv.pressCard(CLAIM_ACTION, { userId: MEMBER_ID }),
+      conv.pressCard(CLAIM_ACTION, { userId: OTHER_ID }),
+    ]);
+    const card = await conv.waitCard((t) => t.includes(UNCLAIM_ACTION));
     const owner = [MEMBER_ID, OTHER_ID].find((id) => card.includes(`<@${id}>`));
     expect(await ownerOf(conv)).toBe(owner);
     const loser = owner === MEMBER_ID ? OTHER_ID : MEMBER_ID;
     await ephemeral(`<@${owner}> owns this conversation now`);
-    await waitCard(conv, (t) => t.includes(`<@${owner}>`));
-    expect(await cardText(conv)).not.toContain(`<@${loser}>`);
+    await conv.waitCard((t) => t.includes(`<@${owner}>`));
+    expect(await conv.cardText()).not.toContain(`<@${loser}>`);
   });
 
   it('shows since when the customer waits; a reply sent from Slack or the platform’s own answer clears it, a note does not', async () => {
     const conv = await openConversation(h);
     const firstAt = now;
     await conv.customer('Where is my order?');
-    await waitCard(conv, (t) => t.includes(waitingSinceOnCard(firstAt)));
-    expect(await cardText(conv)).toContain('waiting since');
+    await conv.waitCard((t) => t.includes(waitingSinceOnCard(firstAt)));
+    expect(await conv.cardText()).toContain('waiting since');
     // A second message while waiting keeps the first one's time.
     now += 30_000;
     await conv.customer('Hello??');
     await conv.waitThread(2);
-    await sleep(100);
-    expect(await cardText(conv)).toContain(waitingSinceOnCard(firstAt));
+    await queueDrained(h); // the message is handled, the card updated if it was going to be
+    expect(await conv.cardText()).toContain(waitingSinceOnCard(firstAt));
 
     const sessionId = conv.session();
     await conv.linkSession(sessionId);
-    await conv.reply('note: checking the warehouse');
-    await sleep(200);
-    expect(await cardText(conv)).toContain('waiting since');
+    const note = await conv.reply('note: checking the warehouse');
+    await h.slackRequestDone((b) => b.event?.ts === note, 'the note');
+    expect(await conv.cardText()).toContain('waiting since');
 
     const ts = await conv.reply('It ships today.', { userId: OTHER_ID });
     await h.slack.waitFor(() => reactions(h, channelOf(conv), ts).includes('white_check_mark'));
-    const answered = await waitCard(conv, (t) => !t.includes('waiting since'));
+    const answered = await conv.waitCard((t) => !t.includes('waiting since'));
     expect(answered).toContain(`*Last answered by*\\n<@${OTHER_ID}>`);
     expect(
       await h.bot.deps.store.timers.dueAt(SLA_TIMER, slaTimerId(TEAM_ID, channelOf(conv), (await conv.card()).ts)),
@@ -207,9 +186,9 @@ describe.each(['memory', 'redis'] as const)('support agents (%s store)', (backen
     now += 60_000;
     const secondAt = now;
     await conv.customer('Thanks! And the invoice?');
-    await waitCard(conv, (t) => t.includes(waitingSinceOnCard(secondAt)));
+    await conv.waitCard((t) => t.includes(waitingSinceOnCard(secondAt)));
     await conv.agent('The invoice is in your email.');
-    const byPlatform = await waitCard(conv, (t) => !t.includes('waiting since'));
+    const byPlatform = await conv.waitCard((t) => !t.includes('waiting since'));
     expect(byPlatform).toContain('🤖 Sam (on the platform)');
   });
 
@@ -218,7 +197,7 @@ describe.each(['memory', 'redis'] as const)('support agents (%s store)', (backen
     const channel = channelOf(conv);
     await run(h, `handoff-sla 10 <!subteam^${SUPPORT_GROUP}|@support>`, { channelId: channel, userId: ADMIN_ID });
     await conv.customer('Is anybody there?');
-    await waitCard(conv, (t) => t.includes('waiting since'));
+    await conv.waitCard((t) => t.includes('waiting since'));
 
     await advance(9 * 60_000);
     expect(nudges(conv)).toEqual([]);
@@ -227,7 +206,7 @@ describe.each(['memory', 'redis'] as const)('support agents (%s store)', (backen
     expect(JSON.stringify(nudge!.blocks)).toContain(`<!subteam^${SUPPORT_GROUP}> nobody has claimed this conversation`);
     expect(JSON.stringify(nudge!.blocks)).toContain('waiting 10 min');
     expect(nudge!.text).toContain(`<!subteam^${SUPPORT_GROUP}>`);
-    const overdue = await waitCard(conv, (t) => t.includes('Overdue'));
+    const overdue = await conv.waitCard((t) => t.includes('Overdue'));
     expect(overdue).toContain('🔴');
 
     // More customer messages and time in the same waiting period: no second nudge.
@@ -238,12 +217,12 @@ describe.each(['memory', 'redis'] as const)('support agents (%s store)', (backen
     expect(nudges(conv)).toHaveLength(1);
 
     // Claimed and answered; the next message starts a new period, and its nudge names the owner.
-    await press(conv, CLAIM_ACTION, MEMBER_ID);
-    await waitCard(conv, (t) => t.includes(`<@${MEMBER_ID}>`));
+    await conv.pressCard(CLAIM_ACTION, { userId: MEMBER_ID });
+    await conv.waitCard((t) => t.includes(`<@${MEMBER_ID}>`));
     await conv.agent('Sorry for the wait — on it now.');
-    await waitCard(conv, (t) => !t.includes('Overdue') && !t.includes('waiting since'));
+    await conv.waitCard((t) => !t.includes('Overdue') && !t.includes('waiting since'));
     await conv.customer('Great, thanks');
-    await waitCard(conv, (t) => t.includes('waiting since'));
+    await conv.waitCard((t) => t.includes('waiting since'));
     await advance(10 * 60_000 + 1_000);
     const second = await h.slack.waitFor(() => (nudges(conv).length > 1 ? nudges(conv)[1] : undefined));
     expect(JSON.stringify(second.blocks)).toContain(`⏰ <@${MEMBER_ID}>`);
@@ -253,7 +232,7 @@ describe.each(['memory', 'redis'] as const)('support agents (%s store)', (backen
   it('uses HANDOFF_SLA_S where the channel has no setting, and mentions nobody when unclaimed', async () => {
     const conv = await openConversation(h);
     await conv.customer('Hi there');
-    await waitCard(conv, (t) => t.includes('waiting since'));
+    await conv.waitCard((t) => t.includes('waiting since'));
     await advance((DEFAULT_SLA_S - 1) * 1000);
     expect(nudges(conv)).toEqual([]);
     await advance(2_000);
@@ -267,7 +246,7 @@ describe.each(['memory', 'redis'] as const)('support agents (%s store)', (backen
   it('ends a wait’s timer, without retrying, when the bot was removed from the channel', async () => {
     const conv = await openConversation(h);
     await conv.customer('Hi');
-    await waitCard(conv, (t) => t.includes('waiting since'));
+    await conv.waitCard((t) => t.includes('waiting since'));
     const timer = slaTimerId(TEAM_ID, channelOf(conv), (await conv.card()).ts);
     expect(await h.bot.deps.store.timers.dueAt(SLA_TIMER, timer)).toBe(now + DEFAULT_SLA_S * 1000);
     h.slack.addChannel({ id: channelOf(conv), is_member: false });
@@ -299,14 +278,14 @@ describe.each(['memory', 'redis'] as const)('support agents (%s store)', (backen
     });
     const olderAt = now;
     await older.customer('First in line');
-    await waitCard(older, (t) => t.includes(waitingSinceOnCard(olderAt)));
+    await older.waitCard((t) => t.includes(waitingSinceOnCard(olderAt)));
     now += 5 * 60_000;
     await newer.customer('Second in line');
     await elsewhere.customer('In a channel the user is not in');
     await h.slack.waitFor(() => posts(h, shared).length >= 2 || undefined);
     await elsewhere.waitThread(1);
-    await press(older, CLAIM_ACTION, OTHER_ID);
-    await waitCard(older, (t) => t.includes(`<@${OTHER_ID}>`));
+    await older.pressCard(CLAIM_ACTION, { userId: OTHER_ID });
+    await older.waitCard((t) => t.includes(`<@${OTHER_ID}>`));
     now += 60_000;
 
     const answer = await run(h, 'handoffs', { userId: OTHER_ID, channelId: shared });
@@ -362,14 +341,13 @@ describe.each(['memory', 'redis'] as const)('support agents (%s store)', (backen
     it('nudges once across replicas, and after a restart', async () => {
       const conv = await openConversation(h);
       await conv.customer('Still there?');
-      await waitCard(conv, (t) => t.includes('waiting since'));
+      await conv.waitCard((t) => t.includes('waiting since'));
       // A second replica on the same Redis, then both tick at once past the SLA.
       const replica = await start(h);
       try {
         now += (DEFAULT_SLA_S + 1) * 1000;
+        // A tick resolves once the timers it fired are done: the nudge, if any, is posted by then.
         await Promise.all([h.bot.deps.timers.runDue(), replica.bot.deps.timers.runDue()]);
-        await h.slack.waitFor(() => (nudges(conv).length > 0 ? true : undefined));
-        await sleep(200);
         expect(nudges(conv)).toHaveLength(1);
       } finally {
         await replica.close();
@@ -378,14 +356,14 @@ describe.each(['memory', 'redis'] as const)('support agents (%s store)', (backen
       // A wait that starts before a restart is nudged by the restarted bot.
       const later = await openConversation(h);
       await later.customer('Hello after hours');
-      await waitCard(later, (t) => t.includes('waiting since'));
+      await later.waitCard((t) => t.includes('waiting since'));
       const restarted = await start(h);
       try {
         await h.bot.deps.timers.stop();
         now += (DEFAULT_SLA_S + 1) * 1000;
         await restarted.bot.deps.timers.runDue();
         await h.slack.waitFor(() => (nudges(later).length > 0 ? true : undefined));
-        expect(await waitCard(later, (t) => t.includes('Overdue'))).toContain('Overdue');
+        expect(await later.waitCard((t) => t.includes('Overdue'))).toContain('Overdue');
       } finally {
         await restarted.close();
       }

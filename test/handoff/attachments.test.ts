@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { attachmentRoute } from '../../src/handoff/index.js';
-import { waitFor } from '../store/backends.js';
+import { waitFor } from '../support/wait.js';
 import { PUBLIC_URL, startEventsHarness } from '../events/support.js';
 import { MEMBER_ID, TEAM_ID, type Harness } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';

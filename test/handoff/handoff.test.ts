@@ -3,23 +3,22 @@
  * become one card + thread per conversation and channel, a support agent's thread replies reach the customer
  * through send-human-response (once, whatever Slack retries), and every failure is explained in the thread.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LINK_SESSION_ACTION } from '../../src/handoff/card.js';
 import { LINK_SESSION_CALLBACK, RETRY_ACTION } from '../../src/handoff/index.js';
 import { findAction, findBlock, textOf } from '../support/blocks.js';
-import { ADMIN_ID, MEMBER_ID, type Harness } from '../support/harness.js';
+import { ADMIN_ID, MEMBER_ID, useHarness } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
 import { requireCluster } from '../support/redis-cluster.js';
-import { posts, queueDrained, run, sleep, startEventsHarness } from '../events/support.js';
+import { posts, queueDrained, run, startEventsHarness } from '../events/support.js';
 import { notices, openConversation, privateNotices, reactions, retryValue, sends, uid } from './support.js';
 
 const redis = await requireRedis();
 const cluster = await requireCluster();
 
 describe.each(['memory', 'redis', 'cluster'] as const)('handoff threads (%s store)', (backend) => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startEventsHarness({
+  const h = useHarness(() =>
+    startEventsHarness({
       ...(backend === 'redis'
         ? { redisUrl: redis.url, keyPrefix: `${redis.prefix}handoff:` }
         : backend === 'cluster'
@@ -27,11 +26,8 @@ describe.each(['memory', 'redis', 'cluster'] as const)('handoff threads (%s stor
           : {}),
       unlimitedSlackBecause:
         'conversation threads, not pace: each test posts a card, many lines and card updates into one channel (pacing: test/events/pacing.test.ts)',
-    });
-  });
-  afterAll(async () => {
-    await h.close();
-  });
+    }),
+  );
 
   const logCount = (line: string) => h.logs().split(line).length - 1;
 
@@ -76,15 +72,7 @@ describe.each(['memory', 'redis', 'cluster'] as const)('handoff threads (%s stor
     await conv.customer('Hi');
     await conv.waitThread(1);
     const card = await conv.card();
-    const opened = h.slack.callsTo('views.open').length;
-    await h.signer.blockAction({
-      actionId: LINK_SESSION_ACTION,
-      channelId: conv.channels[0]!,
-      messageTs: card.ts,
-      userId: MEMBER_ID,
-    });
-    await h.slack.waitFor(() => h.slack.callsTo('views.open').length > opened);
-    const modal = h.slack.views(LINK_SESSION_CALLBACK).at(-1)!.view;
+    const modal = await conv.openLinkForm();
     expect(modal.private_metadata).toContain(card.ts);
     // The form says what a session id looks like before anyone gets it wrong.
     expect(findBlock(modal.blocks, 'session_id')?.hint?.text).toContain('sess-');
@@ -196,17 +184,7 @@ describe.each(['memory', 'redis', 'cluster'] as const)('handoff threads (%s stor
     // Linked, then Send again on the private notice: sent once, and that notice now says so.
     const sessionId = conv.session();
     await conv.linkSession(sessionId);
-    const value = findAction(notice.blocks, RETRY_ACTION)?.value;
-    const res = await h.signer.blockAction({
-      actionId: RETRY_ACTION,
-      channelId: channel,
-      messageTs: notice.ts,
-      threadTs: card.ts,
-      userId: MEMBER_ID,
-      ephemeral: true,
-      ...(value !== undefined ? { value } : {}),
-    });
-    expect(res.status).toBe(200);
+    await conv.press(notice.ts, { ephemeral: true, value: retryValue(notice) });
     await h.slack.waitFor(() => reactions(h, channel, ts).includes('white_check_mark'));
     expect(reactions(h, channel, ts)).not.toContain('warning');
     await h.slack.waitFor(() => privateNotices(h, channel, card.ts, MEMBER_ID, 'reached the customer')[0]);
@@ -233,7 +211,10 @@ describe.each(['memory', 'redis', 'cluster'] as const)('handoff threads (%s stor
       text: 'reply elsewhere',
       thread_ts: other.ts,
     });
-    await sleep(400);
+    // Nothing is sent nor said for any of them, once the bot is done with each.
+    for (const ts of [note, bot, own]) await h.slackRequestDone((b) => b.event?.ts === ts, `the thread message ${ts}`);
+    for (const text of ['channel chatter', 'reply elsewhere'])
+      await h.slackRequestDone((b) => b.event?.text === text, `“${text}”`);
     expect(sends(h, conv.campaignId)).toHaveLength(0);
     for (const ts of [note, bot, own]) expect(reactions(h, conv.channels[0]!, ts)).toEqual([]);
     expect(conv.thread().filter((m) => m.bot_id !== undefined)).toHaveLength(before);

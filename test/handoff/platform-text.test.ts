@@ -2,19 +2,13 @@
  * Platform and customer text as Slack shows it in handoff threads: delivered through the hook, read back
  * from what the Slack stand-in accepted. Nothing the platform sends may format, link or mention anything.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SlackMessage } from '../fakes/slack.js';
-import type { Harness } from '../support/harness.js';
+import { useHarness } from '../support/harness.js';
 import { startEventsHarness } from '../events/support.js';
 import { notices, openConversation, reactions, sends } from './support.js';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startEventsHarness();
-});
-afterAll(async () => {
-  await h.close();
-});
+const h = useHarness(() => startEventsHarness());
 
 type TextObject = { type: string; text: string; verbatim?: boolean };
 

@@ -5,15 +5,13 @@
  * "reopened" line, back in the list. And a short chat's thread holds the conversation and at most one nudge:
  * what only the one who acted needs (claimed, session linked, a reply not sent) is told to them alone.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CLAIM_ACTION, REOPEN_ACTION, RESOLVE_ACTION } from '../../src/handoff/card.js';
-import { RETRY_ACTION } from '../../src/handoff/index.js';
 import { SLA_TIMER, slaTimerId } from '../../src/handoff/waiting.js';
-import { findAction } from '../support/blocks.js';
-import { ADMIN_ID, MEMBER_ID, TEAM_ID, startHarness, type Harness } from '../support/harness.js';
+import { ADMIN_ID, MEMBER_ID, TEAM_ID, startHarness, storeOn, useHarness } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
 import { FAST_WORKER, PUBLIC_URL, run } from '../events/support.js';
-import { openConversation, privateNotices, reactions, sends, type Conversation } from './support.js';
+import { openConversation, privateNotices, reactions, sends, retryValue, type Conversation } from './support.js';
 
 const redis = await requireRedis();
 
@@ -22,37 +20,20 @@ const OTHER_ID = 'U0OTHER002';
 const SLA_S = 120;
 
 describe.each(['memory', 'redis'] as const)('resolving conversations (%s store)', (backend) => {
-  let h: Harness;
   let now = Date.UTC(2025, 0, 7, 15, 0, 0);
-  beforeAll(async () => {
-    h = await startHarness({
-      ...(backend === 'redis' ? { redisUrl: redis.url, keyPrefix: `${redis.prefix}resolve-${backend}:` } : {}),
+  const h = useHarness(async () => {
+    const started = await startHarness({
+      ...storeOn(backend, redis, `${redis.prefix}resolve-${backend}:`),
       env: { PUBLIC_URL, HANDOFF_SLA_S: String(SLA_S) },
       bot: { events: { worker: FAST_WORKER }, now: () => now },
       unlimitedSlackBecause:
         'resolving and quiet threads, not pace: card updates and thread lines in one channel (pacing: test/events/pacing.test.ts)',
     });
-    h.slack.addUser({ id: OTHER_ID, name: 'omar', real_name: 'Omar Other' });
-  });
-  afterAll(async () => {
-    await h.close();
+    started.slack.addUser({ id: OTHER_ID, name: 'omar', real_name: 'Omar Other' });
+    return started;
   });
 
   const channelOf = (conv: Conversation) => conv.channels[0]!;
-  const cardBlocks = async (conv: Conversation) =>
-    JSON.stringify(h.slack.message(channelOf(conv), (await conv.card()).ts)?.blocks ?? []);
-  const waitCard = async (conv: Conversation, check: (text: string) => boolean) => {
-    const card = await conv.card();
-    return h.slack.waitFor(() => {
-      const text = JSON.stringify(h.slack.message(channelOf(conv), card.ts)?.blocks ?? []);
-      return check(text) ? text : undefined;
-    });
-  };
-  const press = async (conv: Conversation, actionId: string, userId = MEMBER_ID) => {
-    const card = await conv.card();
-    const res = await h.signer.blockAction({ actionId, channelId: channelOf(conv), messageTs: card.ts, userId });
-    expect(res.status).toBe(200);
-  };
   const advance = async (ms: number) => {
     now += ms;
     await h.bot.deps.timers.runDue();
@@ -81,14 +62,14 @@ describe.each(['memory', 'redis'] as const)('resolving conversations (%s store)'
     const channel = channelOf(conv);
     await conv.customer('My parcel is late');
     const card = await conv.card();
-    await waitCard(conv, (t) => t.includes('waiting since'));
-    await press(conv, CLAIM_ACTION);
-    await waitCard(conv, (t) => t.includes(`<@${MEMBER_ID}>`));
+    await conv.waitCard((t) => t.includes('waiting since'));
+    await conv.pressCard(CLAIM_ACTION);
+    await conv.waitCard((t) => t.includes(`<@${MEMBER_ID}>`));
     expect(await listed(conv)).toBe(true);
     expect(await onHome(conv)).toBe(true);
 
-    await press(conv, RESOLVE_ACTION);
-    const resolved = await waitCard(conv, (t) => t.includes('Resolved by'));
+    await conv.pressCard(RESOLVE_ACTION);
+    const resolved = await conv.waitCard((t) => t.includes('Resolved by'));
     expect(resolved).toContain(`✅ Resolved by <@${MEMBER_ID}>`);
     expect(resolved).toContain(REOPEN_ACTION);
     expect(resolved).not.toContain(RESOLVE_ACTION);
@@ -100,7 +81,7 @@ describe.each(['memory', 'redis'] as const)('resolving conversations (%s store)'
     await advance((SLA_S + 60) * 1000);
     expect(nudges(conv)).toEqual([]);
     // A second press is told who resolved it.
-    await press(conv, RESOLVE_ACTION, OTHER_ID);
+    await conv.pressCard(RESOLVE_ACTION, { userId: OTHER_ID });
     await h.slack.waitFor(() =>
       h.slack.responses.find((r) =>
         JSON.stringify(r.body).includes(`<@${MEMBER_ID}> already resolved this conversation`),
@@ -115,7 +96,7 @@ describe.each(['memory', 'redis'] as const)('resolving conversations (%s store)'
     expect(sends(h, conv.campaignId).map((r) => r.body)).toEqual([
       { sessionId, message: 'One more thing: your refund is on its way.' },
     ]);
-    expect(await cardBlocks(conv)).toContain('Resolved by');
+    expect(await conv.cardText()).toContain('Resolved by');
 
     // The customer writes again (twice): open again, one reopened line, back in the list, waiting, timed.
     // (Two messages that wait for the thread together may share one post: found by their text.)
@@ -123,7 +104,7 @@ describe.each(['memory', 'redis'] as const)('resolving conversations (%s store)'
     await conv.customer('Thanks — and can I change the address?');
     await conv.customer('It is 5 Main St.');
     await h.slack.waitFor(() => (postWith(conv, 'It is 5 Main St.') >= 0 ? true : undefined));
-    const reopened = await waitCard(conv, (t) => !t.includes('Resolved by') && t.includes('waiting since'));
+    const reopened = await conv.waitCard((t) => !t.includes('Resolved by') && t.includes('waiting since'));
     expect(reopened).toContain('🟢 Open');
     expect(reopened).toContain(RESOLVE_ACTION);
     expect(reopenedLines(conv)).toHaveLength(1);
@@ -144,17 +125,17 @@ describe.each(['memory', 'redis'] as const)('resolving conversations (%s store)'
     const conv = await openConversation(h);
     await conv.customer('Hello');
     await conv.waitThread(1);
-    await press(conv, RESOLVE_ACTION, guest);
+    await conv.pressCard(RESOLVE_ACTION, { userId: guest });
     await h.slack.waitFor(() =>
       h.slack.responses.find((r) => JSON.stringify(r.body).includes('Nothing changed: only full members')),
     );
-    expect(await cardBlocks(conv)).not.toContain('Resolved by');
+    expect(await conv.cardText()).not.toContain('Resolved by');
 
-    await press(conv, RESOLVE_ACTION, OTHER_ID);
-    await waitCard(conv, (t) => t.includes(`Resolved by <@${OTHER_ID}>`));
+    await conv.pressCard(RESOLVE_ACTION, { userId: OTHER_ID });
+    await conv.waitCard((t) => t.includes(`Resolved by <@${OTHER_ID}>`));
     expect(await listed(conv)).toBe(false);
-    await press(conv, REOPEN_ACTION, MEMBER_ID);
-    await waitCard(conv, (t) => !t.includes('Resolved by') && t.includes(RESOLVE_ACTION));
+    await conv.pressCard(REOPEN_ACTION, { userId: MEMBER_ID });
+    await conv.waitCard((t) => !t.includes('Resolved by') && t.includes(RESOLVE_ACTION));
     expect(await listed(conv)).toBe(true);
     // Reopening by hand is shown on the card; the thread holds only the conversation.
     expect(reopenedLines(conv)).toEqual([]);
@@ -166,29 +147,21 @@ describe.each(['memory', 'redis'] as const)('resolving conversations (%s store)'
     await conv.customer('Hi, my parcel has not arrived');
     const card = await conv.card();
     await conv.waitThread(1);
-    await press(conv, CLAIM_ACTION);
-    await waitCard(conv, (t) => t.includes(`<@${MEMBER_ID}>`));
+    await conv.pressCard(CLAIM_ACTION);
+    await conv.waitCard((t) => t.includes(`<@${MEMBER_ID}>`));
     // A reply before any session is linked: not sent, its author alone is told, with Send again.
     const first = await conv.reply('Sorry to hear that! Let me check.');
     const notice = await h.slack.waitFor(
       () => privateNotices(h, channel, card.ts, MEMBER_ID, 'no chat session is linked')[0],
     );
     await conv.linkSession(conv.session());
-    await h.signer.blockAction({
-      actionId: RETRY_ACTION,
-      channelId: channel,
-      messageTs: notice.ts,
-      threadTs: card.ts,
-      userId: MEMBER_ID,
-      ephemeral: true,
-      value: findAction(notice.blocks, RETRY_ACTION)?.value ?? '',
-    });
+    await conv.press(notice.ts, { ephemeral: true, value: retryValue(notice) });
     await h.slack.waitFor(() => reactions(h, channel, first).includes('white_check_mark'));
     now += 60_000;
     const waitingFrom = now;
     await conv.customer('It was due Monday');
     // The card shows this wait once its timer is set.
-    await waitCard(conv, (t) => t.includes(`<!date^${Math.floor(waitingFrom / 1000)}^{time}|`));
+    await conv.waitCard((t) => t.includes(`<!date^${Math.floor(waitingFrom / 1000)}^{time}|`));
     await advance((SLA_S + 1) * 1000);
     await h.slack.waitFor(() => (nudges(conv).length === 1 ? true : undefined));
     const second = await conv.reply('It ships today.');
@@ -198,8 +171,8 @@ describe.each(['memory', 'redis'] as const)('resolving conversations (%s store)'
     await h.slack.waitFor(() => (customerLines(conv).length === 3 ? true : undefined));
     const third = await conv.reply('You are welcome!');
     await h.slack.waitFor(() => reactions(h, channel, third).includes('white_check_mark'));
-    await press(conv, RESOLVE_ACTION);
-    await waitCard(conv, (t) => t.includes('Resolved by'));
+    await conv.pressCard(RESOLVE_ACTION);
+    await conv.waitCard((t) => t.includes('Resolved by'));
 
     // 4 human lines; of the bot's posts, the customer's 3 lines and 1 nudge. (The same chat posted 7 before:
     // "claimed", the not-sent notice and "session linked" went into the thread too.)

@@ -4,47 +4,37 @@
  * in the thread: shown there on the agent's behalf, ✅ on it, sent once however often Slack delivers the form,
  * and the same "not sent" handling when no session is linked.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { QUICK_REPLY_ACTION } from '../../src/handoff/card.js';
-import { QUICK_REPLY_CALLBACK, QUICK_REPLY_PICK_ACTION, RETRY_ACTION } from '../../src/handoff/index.js';
+import { QUICK_REPLY_CALLBACK, QUICK_REPLY_PICK_ACTION } from '../../src/handoff/index.js';
 import type { SlackView } from '../fakes/slack.js';
 import { findAction, findBlock, textOf } from '../support/blocks.js';
-import { ADMIN_ID, MEMBER_ID, TEAM_ID, type Harness } from '../support/harness.js';
+import { ADMIN_ID, MEMBER_ID, TEAM_ID, useHarness, storeOn } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
 import { run, startEventsHarness } from '../events/support.js';
-import { openConversation, privateNotices, reactions, sends, type Conversation } from './support.js';
+import { openConversation, privateNotices, reactions, sends, retryValue, type Conversation } from './support.js';
 
 const redis = await requireRedis();
 
 const GUEST_ID = 'U0GUEST002';
 
 describe.each(['memory', 'redis'] as const)('saved replies (%s store)', (backend) => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startEventsHarness({
-      ...(backend === 'redis' ? { redisUrl: redis.url, keyPrefix: `${redis.prefix}replies-${backend}:` } : {}),
+  const h = useHarness(async () => {
+    const started = await startEventsHarness({
+      ...storeOn(backend, redis, `${redis.prefix}replies-${backend}:`),
       unlimitedSlackBecause:
         'saved replies and the Quick reply form, not pace: a card, lines, a form and its updates in one channel (pacing: test/events/pacing.test.ts)',
     });
-    h.slack.addUser({ id: GUEST_ID, name: 'gail', real_name: 'Gail Guest', is_restricted: true });
-  });
-  afterAll(async () => {
-    await h.close();
+    started.slack.addUser({ id: GUEST_ID, name: 'gail', real_name: 'Gail Guest', is_restricted: true });
+    return started;
   });
 
   const channelOf = (conv: Conversation) => conv.channels[0]!;
 
   /** Presses Quick reply on the card; the form Slack then shows. */
   async function openForm(conv: Conversation, userId = MEMBER_ID): Promise<SlackView> {
-    const card = await conv.card();
     const opened = h.slack.callsTo('views.open').length;
-    const res = await h.signer.blockAction({
-      actionId: QUICK_REPLY_ACTION,
-      channelId: channelOf(conv),
-      messageTs: card.ts,
-      userId,
-    });
-    expect(res.status).toBe(200);
+    await conv.pressCard(QUICK_REPLY_ACTION, { userId });
     const call = await h.slack.waitFor(() => h.slack.callsTo('views.open')[opened]);
     expect(call.response.ok).toBe(true);
     return h.slack.view((call.response.view as { id: string }).id)!.view;
@@ -190,17 +180,7 @@ describe.each(['memory', 'redis'] as const)('saved replies (%s store)', (backend
 
     const sessionId = conv.session();
     await conv.linkSession(sessionId);
-    const value = findAction(notice.blocks, RETRY_ACTION)?.value ?? '';
-    const res = await h.signer.blockAction({
-      actionId: RETRY_ACTION,
-      channelId: channel,
-      messageTs: notice.ts,
-      threadTs: card.ts,
-      userId: MEMBER_ID,
-      ephemeral: true,
-      value,
-    });
-    expect(res.status).toBe(200);
+    await conv.press(notice.ts, { ephemeral: true, value: retryValue(notice) });
     await h.slack.waitFor(() => reactions(h, channel, shown!.ts).includes('white_check_mark'));
     expect(sends(h, conv.campaignId).map((r) => r.body)).toEqual([{ sessionId, message: 'Hello! How can I help?' }]);
   });
@@ -209,14 +189,8 @@ describe.each(['memory', 'redis'] as const)('saved replies (%s store)', (backend
     const conv = await openConversation(h);
     await conv.customer('Hello?');
     await conv.waitThread(1);
-    const card = await conv.card();
     const opened = h.slack.callsTo('views.open').length;
-    await h.signer.blockAction({
-      actionId: QUICK_REPLY_ACTION,
-      channelId: channelOf(conv),
-      messageTs: card.ts,
-      userId: GUEST_ID,
-    });
+    await conv.pressCard(QUICK_REPLY_ACTION, { userId: GUEST_ID });
     await h.slack.waitFor(() =>
       h.slack.responses.find((r) => JSON.stringify(r.body).includes('You can’t send a quick reply: only full members')),
     );

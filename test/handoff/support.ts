@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { LINK_SESSION_ACTION } from '../../src/handoff/card.js';
 import { LINK_SESSION_CALLBACK, RETRY_ACTION } from '../../src/handoff/index.js';
-import type { SlackMessage } from '../fakes/slack.js';
+import type { SlackMessage, SlackView } from '../fakes/slack.js';
 import { findAction } from '../support/blocks.js';
 import { MEMBER_ID, type Harness } from '../support/harness.js';
 import { deliver, posts, routeTo } from '../events/support.js';
@@ -37,12 +37,23 @@ export interface Conversation {
   complete(): Promise<void>;
   /** The parent card in `channel` (the first top-level post), waiting for it. */
   card(channel?: string): Promise<SlackMessage>;
+  /** The card's blocks as Slack holds them now, as JSON text. */
+  cardText(channel?: string): Promise<string>;
+  /** Waits until the card's blocks (JSON text) pass `check`, and returns them. */
+  waitCard(check: (text: string) => boolean, channel?: string): Promise<string>;
+  /** Presses the button `actionId` on the card (as a member by default); throws unless Slack's request is taken. */
+  pressCard(
+    actionId: string,
+    opts?: { channel?: string; userId?: string; value?: string; responseUrlId?: string },
+  ): Promise<void>;
   /** The replies in the card's thread (without the card). */
   thread(channel?: string): SlackMessage[];
   /** Waits until the thread has `n` replies. */
   waitThread(n: number, channel?: string): Promise<SlackMessage[]>;
   /** A platform session in human handoff (or not) for this campaign. */
   session(handoff?: boolean): string;
+  /** Presses Link session on the card (as a member by default); resolves with the form Slack then shows. */
+  openLinkForm(channel?: string, userId?: string): Promise<SlackView>;
   /** Link session button on the card, then the modal submitted with `sessionId`. */
   linkSession(sessionId: string, channel?: string, userId?: string): Promise<void>;
   /** A human's thread reply as a Slack message event; returns its ts. */
@@ -101,6 +112,29 @@ export async function openConversation(h: Harness, opts: { channels?: number } =
     agent: (text, extra = {}) => send({ ...base, messageContent: text, sentAt: at(), ...extra }),
     complete: () => send({ triggerName: 'message_session_completed', campaignId, customerNumber, completedAt: at() }),
     card: (c = first) => cardIn(c),
+    async cardText(c = first) {
+      return JSON.stringify(h.slack.message(c, (await cardIn(c)).ts)?.blocks ?? []);
+    },
+    async waitCard(check, c = first) {
+      const card = await cardIn(c);
+      return h.slack.waitFor(() => {
+        const text = JSON.stringify(h.slack.message(c, card.ts)?.blocks ?? []);
+        return check(text) && text;
+      });
+    },
+    async pressCard(actionId, o = {}) {
+      const c = o.channel ?? first;
+      const card = await cardIn(c);
+      const res = await h.signer.blockAction({
+        actionId,
+        channelId: c,
+        messageTs: card.ts,
+        userId: o.userId ?? MEMBER_ID,
+        ...(o.value !== undefined ? { value: o.value } : {}),
+        ...(o.responseUrlId !== undefined ? { responseUrlId: o.responseUrlId } : {}),
+      });
+      if (res.status !== 200) throw new Error(`${actionId} on the card answered ${res.status}`);
+    },
     thread(c = first) {
       const card = posts(h, c)[0];
       return card ? h.slack.thread(c, card.ts).slice(1) : [];
@@ -117,18 +151,16 @@ export async function openConversation(h: Harness, opts: { channels?: number } =
       h.platform.state.sessions[id] = { campaignId, handoff };
       return id;
     },
+    async openLinkForm(c = first, userId = MEMBER_ID) {
+      const opened = h.slack.callsTo('views.open').length;
+      await conv.pressCard(LINK_SESSION_ACTION, { channel: c, userId });
+      await h.slack.waitFor(() => h.slack.callsTo('views.open').length > opened);
+      return h.slack.views(LINK_SESSION_CALLBACK).at(-1)!.view;
+    },
     async linkSession(sessionId, c = first, userId = MEMBER_ID) {
       const card = await cardIn(c);
       await conv.waitThread(1, c); // the card is on record once the first line follows it
-      const opened = h.slack.callsTo('views.open').length;
-      const res = await h.signer.blockAction({
-        actionId: LINK_SESSION_ACTION,
-        channelId: c,
-        messageTs: card.ts,
-        userId,
-      });
-      if (res.status !== 200) throw new Error(`Link session click answered ${res.status}`);
-      await h.slack.waitFor(() => h.slack.callsTo('views.open').length > opened);
+      await conv.openLinkForm(c, userId);
       const submitted = await h.signer.viewSubmission({
         callbackId: LINK_SESSION_CALLBACK,
         userId,

@@ -4,11 +4,11 @@
  * acts on the thread it belongs to; a `sessionId` in a webhook payload never replaces the session a person
  * linked. Driven through the bot's edges: signed Slack events and clicks, platform webhooks, the stand-ins.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LINK_SESSION_ACTION, REPORTED_SESSION_BLOCK, SWITCH_SESSION_ACTION } from '../../src/handoff/card.js';
 import { LINK_SESSION_CALLBACK } from '../../src/handoff/index.js';
 import { findAction, findBlock, textOf } from '../support/blocks.js';
-import { MEMBER_ID, TEAM_ID, type Harness } from '../support/harness.js';
+import { MEMBER_ID, TEAM_ID, useHarness } from '../support/harness.js';
 import { startEventsHarness } from '../events/support.js';
 import { openConversation, privateNotices, retryValue, sends, type Conversation } from './support.js';
 
@@ -27,40 +27,43 @@ const SIBLING_TEAM = 'T0SIBLING1';
 const SIBLING_ID = 'U0SIBLING1';
 const OTHER_ORG_ID = 'U0OTHERORG';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startEventsHarness({
+const h = useHarness(async () => {
+  const started = await startEventsHarness({
     unlimitedSlackBecause:
       'who may reach customers, not pace: many card updates and notices in one channel (pacing: test/events/pacing.test.ts)',
   });
-  h.slack.addUser({ id: GUEST_ID, name: 'gus', real_name: 'Gus Guest', is_restricted: true });
-  h.slack.addUser({
+  started.slack.addUser({ id: GUEST_ID, name: 'gus', real_name: 'Gus Guest', is_restricted: true });
+  started.slack.addUser({
     id: SINGLE_CHANNEL_GUEST_ID,
     name: 'sia',
     real_name: 'Sia Single',
     is_restricted: true,
     is_ultra_restricted: true,
   });
-  h.slack.addUser({ id: PARTNER_ID, name: 'pat', real_name: 'Pat Partner', team_id: PARTNER_TEAM, is_admin: true });
-  h.slack.addUser({ id: DEACTIVATED_ID, name: 'del', real_name: 'Del Gone', deleted: true, is_admin: true });
-  h.slack.addUser({
+  started.slack.addUser({
+    id: PARTNER_ID,
+    name: 'pat',
+    real_name: 'Pat Partner',
+    team_id: PARTNER_TEAM,
+    is_admin: true,
+  });
+  started.slack.addUser({ id: DEACTIVATED_ID, name: 'del', real_name: 'Del Gone', deleted: true, is_admin: true });
+  started.slack.addUser({
     id: STRANGER_ID,
     name: 'sam',
     real_name: 'Sam Stranger',
     team_id: PARTNER_TEAM,
     is_stranger: true,
   });
-  h.slack.addUser({
+  started.slack.addUser({
     id: SIBLING_ID,
     name: 'sib',
     real_name: 'Sib Ling',
     team_id: SIBLING_TEAM,
     enterprise_id: ENTERPRISE,
   });
-  h.slack.addUser({ id: OTHER_ORG_ID, name: 'oto', team_id: PARTNER_TEAM, enterprise_id: 'E0OTHER001' });
-});
-afterAll(async () => {
-  await h.close();
+  started.slack.addUser({ id: OTHER_ORG_ID, name: 'oto', team_id: PARTNER_TEAM, enterprise_id: 'E0OTHER001' });
+  return started;
 });
 
 /** A conversation whose thread has its first line and a linked, handed-off session. */
@@ -174,15 +177,8 @@ describe('who may answer customers', () => {
 
   it('opens no Link session form (it names the customer and the session) for a guest, and says why', async () => {
     const { conv, sessionId } = await linkedConversation();
-    const card = await conv.card();
     const opened = h.slack.callsTo('views.open').length;
-    await h.signer.blockAction({
-      actionId: LINK_SESSION_ACTION,
-      channelId: conv.channels[0]!,
-      messageTs: card.ts,
-      userId: GUEST_ID,
-      responseUrlId: 'guest-link',
-    });
+    await conv.pressCard(LINK_SESSION_ACTION, { userId: GUEST_ID, responseUrlId: 'guest-link' });
     const answer = await h.slack.waitFor(() => h.slack.responses.find((r) => r.id === 'guest-link'));
     expect(answer.status).toBe(200);
     expect(String(answer.body.text)).toContain('No session can be linked: only full members of this workspace');
@@ -235,15 +231,7 @@ describe('values Slack echoes back', () => {
     await conv.customer('Hi');
     await conv.waitThread(1);
     const card = await conv.card();
-    const opened = h.slack.callsTo('views.open').length;
-    await h.signer.blockAction({
-      actionId: 'handoff_link_session',
-      channelId: conv.channels[0]!,
-      messageTs: card.ts,
-      userId: MEMBER_ID,
-    });
-    await h.slack.waitFor(() => h.slack.callsTo('views.open').length > opened);
-    const sealed = h.slack.views(LINK_SESSION_CALLBACK).at(-1)!.view.private_metadata;
+    const sealed = (await conv.openLinkForm()).private_metadata;
     const target = { c: other.channels[0]!, t: otherCard.ts };
     const altered = JSON.stringify({ ...(JSON.parse(sealed) as { s: string }), d: JSON.stringify(target) });
     for (const privateMetadata of [JSON.stringify(target), altered]) {

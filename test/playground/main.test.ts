@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import ts from 'typescript';
 import { request } from 'undici';
 import { DEPLOYMENT_VARIABLES } from '../../src/config.js';
+import { waitForValue } from '../support/wait.js';
 
 const BANNER = 'PLAYGROUND MODE — not connected to Slack or the platform';
 
@@ -41,16 +42,16 @@ describe('npm start', () => {
   it('with no environment at all, starts the playground and serves its page', async () => {
     const main = startMain({ PORT: '0' });
     try {
-      const deadline = Date.now() + 30_000;
-      let url: string | undefined;
+      const url = await waitForValue(
+        () => /Open (http:\/\/localhost:\d+\/)/.exec(main.stderr())?.[1],
+        'the playground to say where it is',
+        30_000,
+      );
       // The banner's log line reaches stdout through the non-blocking log writer, maybe after stderr's box.
-      while ((!url || !main.stdout().includes(BANNER)) && Date.now() < deadline) {
-        url = /Open (http:\/\/localhost:\d+\/)/.exec(main.stderr())?.[1];
-        if (!url || !main.stdout().includes(BANNER)) await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      await waitForValue(() => main.stdout().includes(BANNER) || undefined, 'the banner on stdout', 30_000);
       expect(main.stderr()).toContain(BANNER);
       expect(main.stdout()).toContain(BANNER);
-      const page = await request(url ?? 'http://localhost:1/');
+      const page = await request(url);
       expect(page.statusCode).toBe(200);
       expect(await page.body.text()).toContain('<title>/campaign playground</title>');
     } finally {

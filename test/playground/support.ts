@@ -8,6 +8,7 @@ import type { PlaygroundModule } from '../../src/bot/playground-module.js';
 import * as playgroundModule from '../../playground/index.js';
 import { startPlayground, type RunningPlayground } from '../../playground/index.js';
 import type { Outcome, PageChannel, PageState } from '../../playground/page-api.js';
+import { waitForValue } from '../support/wait.js';
 
 // main imports the playground by URL and types it with PlaygroundModule: this keeps the two in step.
 const _loadedByMain: PlaygroundModule = playgroundModule;
@@ -65,12 +66,6 @@ export async function startTestPlayground(port = 0): Promise<PlaygroundHarness> 
 }
 
 /** Polls until `pick` returns something truthy (the bot answers asynchronously, like in Slack). */
-export async function eventually<T>(pick: () => Promise<T | undefined | null | false>, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await pick();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms: ${pick.toString().slice(0, 200)}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+export function eventually<T>(pick: () => Promise<T | undefined | null | false>, timeoutMs = 5000): Promise<T> {
+  return waitForValue(pick, () => pick.toString().slice(0, 200), timeoutMs);
 }

@@ -5,9 +5,10 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach } from 'vitest';
 import { createStore } from '../../src/store/index.js';
-import type { Store } from '../../src/store/index.js';
+import type { EventQueue, Store } from '../../src/store/index.js';
 import type { RedisCluster } from '../../bench/lib/redis-cluster.js';
 import type { RedisTestContext } from '../support/redis.js';
+import { waitFor } from '../support/wait.js';
 
 export interface Backend {
   name: 'memory' | 'redis' | 'cluster';
@@ -58,19 +59,13 @@ export function storeBackends(redis: RedisTestContext, cluster?: RedisCluster): 
   return backends;
 }
 
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** Polls `condition` until it holds; throws with `what` after `timeoutMs`. */
-export async function waitFor(
-  condition: () => boolean | Promise<boolean>,
-  what: string,
-  timeoutMs = 5_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
+/** Resolves once the queue holds nothing: every entry handled (or dead-lettered) and acknowledged, none in flight. */
+export async function queueIdle(queue: Pick<EventQueue, 'depth'>, timeoutMs = 5_000): Promise<void> {
+  await waitFor(
+    async () => (await queue.depth()).total === 0,
+    'the queue to be empty with nothing in flight',
+    timeoutMs,
+  );
 }
 
 /** A synchronous function as an async handler (a throw becomes a rejection). */

@@ -10,7 +10,8 @@ import { ChannelFailures, RetryLaterError, workspaceTimerId, type Store } from '
 import { requireRedis } from '../support/redis.js';
 import { requireCluster } from '../support/redis-cluster.js';
 import { holding, memoryText, redisText, type StoredText } from '../support/stored-text.js';
-import { storeBackends, waitFor, type Backend } from './backends.js';
+import { storeBackends, type Backend } from './backends.js';
+import { waitFor } from '../support/wait.js';
 
 const redis = await requireRedis();
 const cluster = await requireCluster();

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createKeys, DEFAULT_KEY_PREFIX } from '../../src/store/index.js';
 import { segment, timerId, timerTeam, type Keys } from '../../src/store/keys.js';
 import { MemoryKeyValueStore } from '../../src/store/memory-kv.js';
@@ -124,15 +124,21 @@ describe('keys', () => {
 
 describe('MemoryKeyValueStore', () => {
   it('sweeps expired keys even when nobody reads them', async () => {
+    // A fake clock and fake interval timers: the sweep runs when the test moves time on.
+    vi.useFakeTimers({ toFake: ['Date', 'setInterval', 'clearInterval'] });
     const kv = new MemoryKeyValueStore({ sweepIntervalMs: 20 });
     try {
       await kv.set('a', '1', { ttlMs: 30 });
       await kv.set('b', '1');
-      await new Promise((resolve) => setTimeout(resolve, 90));
       // `size` sweeps too, so look at what the timer left behind through a private view.
-      expect((kv as unknown as { items: Map<string, unknown> }).items.size).toBe(1);
+      const items = (kv as unknown as { items: Map<string, unknown> }).items;
+      vi.advanceTimersByTime(20);
+      expect(items.size).toBe(2);
+      vi.advanceTimersByTime(20);
+      expect(items.size).toBe(1);
     } finally {
       await kv.close();
+      vi.useRealTimers();
     }
   });
 

@@ -8,7 +8,8 @@ import type { QueueEntry } from '../../src/store/index.js';
 import { hashSlot } from '../support/hash-slot.js';
 import { requireRedis } from '../support/redis.js';
 import { requireCluster } from '../support/redis-cluster.js';
-import { sleep, storeBackends, sync, waitFor } from './backends.js';
+import { queueIdle, storeBackends, sync } from './backends.js';
+import { waitFor } from '../support/wait.js';
 
 const redis = await requireRedis();
 const backends = storeBackends(redis, await requireCluster());
@@ -157,7 +158,7 @@ describe('redis queue specifics', () => {
       { consumer: 'w1', ...fast },
     );
     await waitFor(() => seen.length === 9, 'the nine other events');
-    await sleep(100);
+    await queueIdle(store.queue);
     await consumer.stop();
     expect(seen.sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 5, 6, 7, 8, 9]);
     expect(await redis.redis.exists(store.keys.queueDedup('T-broken', 'e4'))).toBe(0);

@@ -7,7 +7,8 @@ import { MemoryQueueBackend } from '../../src/store/memory-queue.js';
 import { BackendEventQueue } from '../../src/store/queue-consumer.js';
 import { requireRedis } from '../support/redis.js';
 import { requireCluster } from '../support/redis-cluster.js';
-import { sleep, storeBackends, sync, waitFor } from './backends.js';
+import { queueIdle, storeBackends, sync } from './backends.js';
+import { eventLoopTurns, waitFor } from '../support/wait.js';
 
 const redis = await requireRedis();
 const backends = storeBackends(redis, await requireCluster());
@@ -78,11 +79,16 @@ describe.each(backends)('EventQueue contract ($name)', ({ create }) => {
 
   it('scopes dedup keys per team and forgets them after their TTL', async () => {
     const { queue } = create();
-    expect(await queue.enqueueOnce('k', event('o', 1, 'T1'), 80)).toBe('queued');
-    expect(await queue.enqueueOnce('k', event('o', 1, 'T2'), 80)).toBe('queued');
-    expect(await queue.enqueueOnce('k', event('o', 1, 'T1'), 80)).toBe('duplicate');
-    await sleep(140);
-    expect(await queue.enqueueOnce('k', event('o', 1, 'T1'), 80)).toBe('queued');
+    // Long enough that the copy below comes before it expires however busy the machine; waited out, not slept.
+    const TTL = 1_000;
+    expect(await queue.enqueueOnce('k', event('o', 1, 'T1'), TTL)).toBe('queued');
+    expect(await queue.enqueueOnce('k', event('o', 1, 'T2'), TTL)).toBe('queued');
+    expect(await queue.enqueueOnce('k', event('o', 1, 'T1'), TTL)).toBe('duplicate');
+    // A copy is refused until the mark's TTL has passed, then queued (once).
+    await waitFor(
+      async () => (await queue.enqueueOnce('k', event('o', 1, 'T1'), TTL)) === 'queued',
+      'the mark to expire',
+    );
     expect((await queue.depth()).total).toBe(3);
   });
 
@@ -152,7 +158,10 @@ describe.each(backends)('EventQueue contract ($name)', ({ create }) => {
         running.add(k);
         maxParallel = Math.max(maxParallel, running.size);
         try {
-          await sleep(5 + Math.floor(Math.random() * 15));
+          // The first of each key waits until two keys' handlers have run at once; all take a few event-loop
+          // turns, more or fewer, so handlers finish in a shuffled order.
+          if (i === 0) await waitFor(() => maxParallel > 1, 'two keys handled at once');
+          await eventLoopTurns(Math.floor(Math.random() * 4));
           if (k === 'A' && i === 2 && !failedOnce) {
             failedOnce = true;
             throw new Error('slack hiccup');
@@ -222,7 +231,7 @@ describe.each(backends)('EventQueue contract ($name)', ({ create }) => {
         const { k, i } = payload as { k: string; i: number };
         if (running.has(k)) overlap = true;
         running.add(k);
-        await sleep(3);
+        await eventLoopTurns(2);
         running.delete(k);
         done.set(k, [...(done.get(k) ?? []), i]);
         by.set(name, (by.get(name) ?? 0) + 1);
@@ -351,13 +360,13 @@ describe.each(backends)('EventQueue contract ($name)', ({ create }) => {
   it('lists dead letters most recent first, bounded by the limit', async () => {
     const { queue } = create();
     for (let i = 0; i < 4; i++) await queue.enqueueOnce(`d${i}`, event(`k${i}`, i), 60_000);
-    const consumer = queue.consume(
-      async ({ payload }) => {
-        await sleep(Number(payload) * 15); // fail in enqueue order
-        throw new Error(`fail ${String(payload)}`);
-      },
-      { consumer: 'w1', ...fast, maxAttempts: 1 },
-    );
+    // One at a time: they fail in the order they were queued.
+    const consumer = queue.consume(({ payload }) => Promise.reject(new Error(`fail ${String(payload)}`)), {
+      consumer: 'w1',
+      ...fast,
+      maxAttempts: 1,
+      concurrency: 1,
+    });
     await waitFor(async () => (await queue.deadLetters('T1')).count === 4, '4 dead letters');
     await consumer.stop();
     const dead = await queue.deadLetters('T1', 2);
@@ -369,26 +378,39 @@ describe.each(backends)('EventQueue contract ($name)', ({ create }) => {
     const { queue } = create();
     await queue.enqueueOnce('s1', event('a', 1), 60_000);
     let started = false;
-    let finished = false;
+    let finish!: () => void;
+    const finishing = new Promise<void>((resolve) => (finish = resolve));
     const handled: unknown[] = [];
     const consumer = queue.consume(
       async ({ payload }) => {
         started = true;
-        await sleep(150);
-        finished = true;
+        await finishing;
         handled.push(payload);
       },
       { consumer: 'w1', ...fast },
     );
     await waitFor(() => started, 'the handler to start');
-    await consumer.stop();
-    expect(finished).toBe(true);
+    let stopped = false;
+    const stopping = consumer.stop().then(() => (stopped = true));
+    // stop() is still waiting while the handler is: a round trip to the store later, it has not resolved.
+    await queue.depth();
+    expect(stopped).toBe(false);
+    finish();
+    await stopping;
+    expect(handled).toEqual([1]);
     expect((await queue.depth()).total).toBe(0); // and it was acknowledged
 
+    // What comes next is there for the taking, and another consumer takes it: the stopped one never did.
     await queue.enqueueOnce('s2', event('a', 2), 60_000);
-    await sleep(150);
+    const other: unknown[] = [];
+    const next = queue.consume(
+      sync(({ payload }: QueueEntry) => other.push(payload)),
+      { consumer: 'w2', ...fast },
+    );
+    await waitFor(() => other.length === 1, 'the next consumer to take the entry');
+    await next.stop();
     expect(handled).toEqual([1]);
-    expect((await queue.depth()).lag).toBe(1);
+    expect(other).toEqual([2]);
   });
 
   it('does not let another consumer take over a slow handler whose consumer is alive', async () => {
@@ -399,7 +421,8 @@ describe.each(backends)('EventQueue contract ($name)', ({ create }) => {
     const slow = queue.consume(
       async () => {
         runs.push('w1');
-        await sleep(700); // 3.5 × claimIdleMs
+        // eslint-disable-next-line no-restricted-syntax -- the entry must stay unacknowledged past claimIdleMs as Redis counts idle time (XAUTOCLAIM's min-idle-time, by its own clock): only real time gets it there
+        await new Promise((resolve) => setTimeout(resolve, 3.5 * fast.claimIdleMs));
         finished = true;
       },
       { consumer: 'w1', ...fast },
@@ -410,7 +433,8 @@ describe.each(backends)('EventQueue contract ($name)', ({ create }) => {
       { consumer: 'w2', ...fast },
     );
     await waitFor(() => finished, 'the slow handler');
-    await sleep(250);
+    // Acknowledged and held by nobody: there is nothing left that w2 could still take over.
+    await queueIdle(queue);
     await Promise.all([slow.stop(), other.stop()]);
     expect(runs).toEqual(['w1']);
   });
@@ -547,7 +571,7 @@ describe.each(backends)('one team among many ($name)', ({ create }) => {
     const consumer = queue.consume(
       async ({ teamId }) => {
         handled.push(teamId);
-        await sleep(2);
+        await eventLoopTurns(1);
       },
       { consumer: 'w1', ...fast, concurrency: 2, prefetch: 4 },
     );

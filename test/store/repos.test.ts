@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { SecretBoxError } from '../../src/store/index.js';
 import { requireRedis } from '../support/redis.js';
 import { requireCluster } from '../support/redis-cluster.js';
-import { sleep, storeBackends } from './backends.js';
+import { storeBackends } from './backends.js';
+import { waitFor } from '../support/wait.js';
 
 const redis = await requireRedis();
 const backends = storeBackends(redis, await requireCluster());
@@ -250,18 +251,25 @@ describe.each(backends)('RouteRepo ($name)', ({ create }) => {
 
 describe.each(backends)('Cache ($name)', ({ create }) => {
   it('calls the loader once per TTL and shares it with concurrent callers', async () => {
-    const { cache } = create();
+    const { cache, kv, keys } = create();
+    const stored = keys.cache('T1', 'admin:U1');
     let calls = 0;
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
     const load = async () => {
       calls++;
-      await sleep(20);
+      await answered;
       return { admin: true };
     };
-    const results = await Promise.all([1, 2, 3].map(() => cache.remember('T1', 'admin:U1', 80, load)));
-    expect(results).toEqual([{ admin: true }, { admin: true }, { admin: true }]);
+    const results = Promise.all([1, 2, 3].map(() => cache.remember('T1', 'admin:U1', 80, load)));
+    // The loader answers only once every caller has looked in the store and missed: a read of the same key sent
+    // after theirs comes back after theirs (one connection, in order), and they look for a load under way next.
+    await kv.get(stored);
+    answer();
+    expect(await results).toEqual([{ admin: true }, { admin: true }, { admin: true }]);
     expect(await cache.remember('T1', 'admin:U1', 80, load)).toEqual({ admin: true });
     expect(calls).toBe(1);
-    await sleep(130);
+    await waitFor(async () => (await kv.get(stored)) === null, 'the cached value to expire');
     await cache.remember('T1', 'admin:U1', 80, load);
     expect(calls).toBe(2);
   });
@@ -304,12 +312,12 @@ describe.each(backends)('Cache ($name)', ({ create }) => {
 
 describe.each(backends)('Dedup ($name)', ({ create }) => {
   it('marks an id once per TTL and scope', async () => {
-    const { dedup } = create();
+    const { dedup, kv, keys } = create();
     expect(await dedup.markOnce('T1', 'slack-event', 'Ev1', 80)).toBe(true);
     expect(await dedup.markOnce('T1', 'slack-event', 'Ev1', 80)).toBe(false);
     expect(await dedup.markOnce('T2', 'slack-event', 'Ev1', 80)).toBe(true);
     expect(await dedup.markOnce('T1', 'slack-event', 'Ev2', 80)).toBe(true);
-    await sleep(140);
+    await waitFor(async () => (await kv.get(keys.dedup('T1', 'slack-event', 'Ev1'))) === null, 'the mark to expire');
     expect(await dedup.markOnce('T1', 'slack-event', 'Ev1', 80)).toBe(true);
   });
 

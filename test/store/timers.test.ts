@@ -9,7 +9,7 @@ import { Timers } from '../../src/app/timers.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import { requireRedis } from '../support/redis.js';
 import { requireCluster } from '../support/redis-cluster.js';
-import { waitFor } from './backends.js';
+import { waitFor } from '../support/wait.js';
 
 const redis = await requireRedis();
 const cluster = await requireCluster();

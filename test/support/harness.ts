@@ -5,6 +5,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import { Writable } from 'node:stream';
+import { afterEach, beforeEach } from 'vitest';
 import { createBot, type Bot, type BotOptions } from '../../src/bot/compose.js';
 import { parseConfig, type Config } from '../../src/config.js';
 import { startFakePlatform, type FakePlatform } from '../fakes/platform.js';
@@ -12,6 +13,9 @@ import { startFakeSlack, type FakeSlack, type FakeSlackOptions } from '../fakes/
 import { SlackSigner } from '../fakes/slack-signer.js';
 import { SocketModeDriver } from '../fakes/socket-mode.js';
 import { freePort } from '../../bench/lib/net.js';
+import { startedForTests } from './lifetime.js';
+import type { RedisTestContext } from './redis.js';
+import { waitFor } from './wait.js';
 
 export const SIGNING_SECRET = 'test-signing-secret-0123456789abcdef';
 export const TEAM_ID = 'T0TEST001';
@@ -30,7 +34,10 @@ export interface HarnessOptions {
   defaultApiKey?: boolean;
   env?: Record<string, string>;
   /** Extra `createBot` options (e.g. a small voice-sample size cap, fast event-worker timings, a clock). */
-  bot?: Pick<BotOptions, 'voiceSampleMaxBytes' | 'events' | 'now' | 'slackLimits' | 'platformTurns' | 'requestLimits'>;
+  bot?: Pick<
+    BotOptions,
+    'voiceSampleMaxBytes' | 'events' | 'now' | 'slackLimits' | 'platformTurns' | 'requestLimits' | 'slowNoticeMs'
+  >;
   /** OAuth multi-workspace mode (client id/secret/state secret) instead of a bot token. */
   oauth?: boolean;
   /** Socket Mode (SLACK_APP_TOKEN, no signing secret); drive it with `harness.socket`. */
@@ -48,6 +55,12 @@ export interface HarnessOptions {
    */
   unlimitedSlackBecause?: string;
 }
+
+/**
+ * The slow-platform notice's delay in tests: longer than any test, so a command's first answer is its answer
+ * however busy the machine is. The notice has tests of its own, which set a short one.
+ */
+const NO_SLOW_NOTICE_MS = 60_000;
 
 /** The bot's pace when the stand-in has no limits: every budget as good as endless. */
 const NO_LIMITS = {
@@ -70,7 +83,21 @@ export interface Harness {
   server: Server;
   /** Every log line the bot wrote, as text. */
   logs(): string;
+  /** Stops the bot (and the fakes, unless they were given); once, however often it is called. */
   close(): Promise<void>;
+  /**
+   * Resolves once the bot is done with a Slack request `match` accepts (every listener finished): what it did
+   * not do by then, it will not do for that request.
+   */
+  slackRequestDone(match: (body: SlackRequestBody) => boolean, what: string): Promise<void>;
+}
+
+/** What tests pick a Slack request by (the parts of an event, command or action body they look at). */
+export interface SlackRequestBody {
+  type?: string;
+  command?: string;
+  text?: string;
+  event?: { type?: string; text?: string; ts?: string; channel?: string };
 }
 
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
@@ -123,8 +150,11 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       done();
     },
   });
+  const done: SlackRequestBody[] = [];
   const bot = createBot(parsed.config, {
     logDestination,
+    onSlackRequestDone: (body) => done.push(body as SlackRequestBody),
+    slowNoticeMs: NO_SLOW_NOTICE_MS,
     keyPrefix: opts.keyPrefix ?? `test:${randomUUID()}:`,
     ...(opts.unlimitedSlackBecause ? { slackLimits: NO_LIMITS } : {}),
     ...opts.bot,
@@ -138,6 +168,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     fake: slack,
   });
   const socket = opts.socketMode ? new SocketModeDriver({ fake: slack, teamId: TEAM_ID }) : undefined;
+  let closing: Promise<void> | undefined;
 
   return {
     bot,
@@ -150,10 +181,64 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     url,
     server,
     logs: () => lines.join(''),
-    async close() {
-      await bot.stop();
-      await socket?.close();
-      if (!opts.fakes) await Promise.all([slack.close(), platform.close()]);
+    slackRequestDone: (match, what) => waitFor(() => done.some(match), `the bot to be done with ${what}`),
+    close() {
+      closing ??= (async () => {
+        await bot.stop();
+        await socket?.close();
+        if (!opts.fakes) await Promise.all([slack.close(), platform.close()]);
+      })();
+      return closing;
     },
   };
+}
+
+/** What a test starts without when its file shares one harness (`useHarness`). */
+export type Fresh = 'platform' | 'slack' | 'routes';
+
+/**
+ * One harness for the tests of a file or describe block: started before them, closed after them. Before each
+ * test, what `fresh` names is put back: the platform's seed data with no faults or recorded requests, the Slack
+ * stand-in's records, the workspace's routes. The object returned stands for the harness once it has started.
+ */
+export function useHarness(start: () => Promise<Harness>, fresh: readonly Fresh[] = []): Harness {
+  const h = startedForTests(start);
+  if (fresh.length > 0)
+    beforeEach(async () => {
+      if (fresh.includes('platform')) {
+        h.platform.reset();
+        h.platform.resetState();
+      }
+      if (fresh.includes('slack')) h.slack.reset();
+      if (fresh.includes('routes'))
+        for (const r of await h.bot.deps.store.routes.listForTeam(TEAM_ID)) await h.bot.deps.store.routes.remove(r);
+    });
+  return h;
+}
+
+/**
+ * Starts harnesses (through `start`, `startHarness` by default) that close after the test that started them,
+ * the last first: a second bot before the fakes it shares with the first.
+ */
+export function harnessesPerTest<O = HarnessOptions>(
+  start: (opts?: O) => Promise<Harness> = startHarness as (opts?: O) => Promise<Harness>,
+): (opts?: O) => Promise<Harness> {
+  const open: Harness[] = [];
+  afterEach(async () => {
+    for (const h of open.splice(0).reverse()) await h.close();
+  });
+  return async (opts) => {
+    const h = await start(opts);
+    open.push(h);
+    return h;
+  };
+}
+
+/** A harness's store on `backend`: in memory, or in Redis under `keyPrefix` (one below the file's prefix). */
+export function storeOn(
+  backend: 'memory' | 'redis',
+  redis: RedisTestContext,
+  keyPrefix: string,
+): Pick<HarnessOptions, 'redisUrl' | 'keyPrefix'> {
+  return backend === 'redis' ? { redisUrl: redis.url, keyPrefix } : {};
 }

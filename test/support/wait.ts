@@ -1,0 +1,43 @@
+/**
+ * How tests wait: on a condition, polled, or on event-loop turns — never for a fixed time, which passes on a
+ * fast machine and fails on a slow one (eslint.config.js holds that for test/, the fault suite aside).
+ */
+
+/** How often a condition is looked at: short, since what is waited for is the condition, not the time. */
+const POLL_MS = 10;
+
+type Falsy = undefined | null | false;
+
+/** Polls `condition` until it holds; throws naming `what` after `timeoutMs`. */
+export async function waitFor(
+  condition: () => boolean | Promise<boolean>,
+  what: string | (() => string),
+  timeoutMs = 5_000,
+): Promise<void> {
+  await waitForValue(async () => (await condition()) || undefined, what, timeoutMs);
+}
+
+/** Polls `pick` until it returns something truthy, and returns that; throws naming `what` after `timeoutMs`. */
+export async function waitForValue<T>(
+  pick: () => T | Falsy | Promise<T | Falsy>,
+  what: string | (() => string),
+  timeoutMs = 5_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await pick();
+    if (value) return value;
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${typeof what === 'string' ? what : what()}`);
+    // eslint-disable-next-line no-restricted-syntax -- the interval between two looks at a condition, not a wait for time
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}
+
+/**
+ * Lets the event loop turn `n` times (I/O and timers due run in between): a handler that takes a little while
+ * without taking any particular time.
+ */
+export async function eventLoopTurns(n: number): Promise<void> {
+  for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
+}

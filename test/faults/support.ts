@@ -108,7 +108,7 @@ export interface RateLimitProxy {
  * `rateLimit()` takes one Retry-After per rule and `everyOther` rules cannot be combined, hence this. During an
  * `outage` every call gets that status (Slack's edge answering 503) without reaching the fake.
  */
-export async function startRateLimitProxy(slack: FakeSlack): Promise<RateLimitProxy> {
+async function startRateLimitProxy(slack: FakeSlack): Promise<RateLimitProxy> {
   const target = new URL(slack.baseUrl);
   const limited: RateLimitProxy['limited'] = [];
   let armed: readonly number[] | undefined;

@@ -164,15 +164,18 @@ describe.each(['memory', 'redis'] as const)('outcome alerts (%s)', (backend) => 
     });
     await run(h, 'subscribe camp-1 call_completed', { channelId: 'C0CARDS001' });
     await run(h, 'alert camp-1 status:failed above:50', { channelId: ALERTS });
-    // The channel stays refused until the test has seen a later call's event asked to run again.
+    // Slack refuses every post until the channel has been full: the first call waits for it, and the next calls'
+    // events, finding it full, are told to run again.
     h.slack.rateLimit({ method: 'chat.postMessage', times: Number.MAX_SAFE_INTEGER, retryAfterSec: 1 });
-
     const url = `${h.url}/hooks/${await h.bot.deps.store.workspaces.getHookToken(TEAM_ID)}`;
-    for (const c of [call('failed'), call('failed'), call('completed')]) {
-      expect((await deliver(url, [{ ...c, callTranscript: '' }])).status).toBe(200);
-    }
-    // The channel's Retry-After is waited out before each try: a few seconds, longer on a busy machine.
-    await waitFor(() => h.logs().includes('queue: handler asked to retry later'), 'a call asked to run again', 30_000);
+    const [first, ...next] = [call('failed'), call('failed'), call('completed')].map((c) => [
+      { ...c, callTranscript: '' },
+    ]);
+    expect((await deliver(url, first!)).status).toBe(200);
+    const channel = { teamId: TEAM_ID, channelId: 'C0CARDS001' };
+    await waitFor(async () => (await h.bot.deps.store.callOutbox.size(channel)) === 1, 'the first call to wait');
+    for (const body of next) expect((await deliver(url, body)).status).toBe(200);
+    await waitFor(() => h.logs().includes('queue: handler asked to retry later'), 'an event told to run again', 30_000);
     h.slack.clearFaults();
     await queueDrained(h);
     const alert = (await h.bot.deps.store.outcomeAlerts.list(TEAM_ID))[0]!;

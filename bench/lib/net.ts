@@ -38,10 +38,13 @@ export async function waitForOk(
   }
 }
 
-/** Polls `check` every `everyMs` until it returns something truthy; rejects after `timeoutMs` naming `what`. */
+/**
+ * Polls `check` every `everyMs` until it returns something truthy; rejects after `timeoutMs` naming `what` (a
+ * function: asked then, so it can tell how far things got).
+ */
 export async function until<T>(
   check: () => T | undefined | null | false | Promise<T | undefined | null | false>,
-  what: string,
+  what: string | (() => string),
   timeoutMs = 10_000,
   everyMs = 20,
 ): Promise<T> {
@@ -49,7 +52,8 @@ export async function until<T>(
   for (;;) {
     const value = await check();
     if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${typeof what === 'string' ? what : what()}`);
     await sleep(everyMs);
   }
 }

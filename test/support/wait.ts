@@ -3,6 +3,8 @@
  * fast machine and fails on a slow one (eslint.config.js holds that for test/, the fault suite aside).
  */
 
+import { until } from '../../bench/lib/net.js';
+
 /** How often a condition is looked at: short, since what is waited for is the condition, not the time. */
 const POLL_MS = 10;
 
@@ -18,20 +20,12 @@ export async function waitFor(
 }
 
 /** Polls `pick` until it returns something truthy, and returns that; throws naming `what` after `timeoutMs`. */
-export async function waitForValue<T>(
+export function waitForValue<T>(
   pick: () => T | Falsy | Promise<T | Falsy>,
   what: string | (() => string),
   timeoutMs = 5_000,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await pick();
-    if (value) return value;
-    if (Date.now() > deadline)
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${typeof what === 'string' ? what : what()}`);
-    // eslint-disable-next-line no-restricted-syntax -- the interval between two looks at a condition, not a wait for time
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-  }
+  return until(pick, what, timeoutMs, POLL_MS);
 }
 
 /**

@@ -33,7 +33,7 @@ import { Lifecycle } from '../app/lifecycle.js';
 import { PlatformAccess } from '../app/platform-access.js';
 import { Timers } from '../app/timers.js';
 import { SlackPace, type SlackLimits } from '../slack/pace.js';
-import { SlackClients } from '../slack/clients.js';
+import { SLACK_CLIENT_RULES, SlackClients } from '../slack/clients.js';
 import { botTokenFor } from '../app/slack-token.js';
 
 export interface Bot {
@@ -169,8 +169,13 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
   const app = new App({
     receiver,
     ...(config.slack.mode.kind === 'single' ? { token: config.slack.mode.botToken } : {}),
-    // A person's request waits for its Slack budget (a few seconds at most) rather than being refused.
-    clientOptions: { slackApiUrl: config.slack.apiUrl, fetch: pace.fetch({ background: false, urgency: 'urgent' }) },
+    // A person's request waits for its Slack budget (a few seconds at most) rather than being refused; the client
+    // never retries or pauses on its own (SLACK_CLIENT_RULES).
+    clientOptions: {
+      slackApiUrl: config.slack.apiUrl,
+      fetch: pace.fetch({ background: false, urgency: 'urgent' }),
+      ...SLACK_CLIENT_RULES,
+    },
     logger: boltLogger(logger),
     extendedErrorHandler: true,
   });

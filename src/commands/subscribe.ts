@@ -80,7 +80,11 @@ export const subscribe: Subcommand = {
     const toAdd = wanted.filter((p) => !already.includes(p));
     const what = campaignLabel(target);
     if (toAdd.length === 0) {
-      return ctx.tell(`This channel is already subscribed to ${routeList(already)} for ${what} — nothing changed.`);
+      // Run again in a paused channel (someone fixed it): what waited for it goes out now.
+      const resumed = await deps.store.channelPauses.resume(teamId, channelId);
+      return ctx.tell(
+        `This channel is already subscribed to ${routeList(already)} for ${what} — nothing changed.${resumed ? ' Posting here resumes: what waited for this channel goes out now.' : ''}`,
+      );
     }
 
     const api = await deps.platform.clientFor(teamId);

@@ -20,7 +20,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { postMessage, slackErrorCode } from '../slack/post.js';
+import { slackErrorCode } from '../slack/post.js';
 import { RetryLaterError, type ChannelRef, type QueueEntry } from '../store/index.js';
 import { parseEvent } from './events.js';
 import { renderCallCompleted, renderCallStarted, renderTranscript, type TranscriptReply } from './render/index.js';
@@ -34,7 +34,7 @@ import {
 } from './render/call-rollup.js';
 import type { PostingKit } from './posting-kit.js';
 import type { Routed } from './router.js';
-import { isChannelGone, pauseAdvice } from './channel-pause.js';
+import { PROBE_EVERY_MS, pauseAdvice } from './channel-pause.js';
 import { StepLog, type StepRef } from './steps.js';
 import { RETENTION_MS } from './worker.js';
 import type { CallRecordings } from './recordings.js';
@@ -45,6 +45,8 @@ export interface CallOutboxOptions {
   rollupAfterMs?: number;
   /** How often the channels with waiting calls are looked at (calls other replicas added). Default 500 ms. */
   scanMs?: number;
+  /** How often a paused channel is tried again with one post (`PROBE_EVERY_MS`; tests shorten it). */
+  probeEveryMs?: number;
   /** Channels posted for at the same time by this process. Default 8. */
   concurrency?: number;
   /**
@@ -65,6 +67,10 @@ const MAX_FAILURES = 5;
 const STEP_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 /** A full channel: how long the next call waits in the queue before it tries again. */
 const FULL_RETRY_MS = 1_000;
+/** A paused channel: how often it is looked at (a pause lifted by `subscribe` or Retry is seen this soon). */
+const PAUSE_RECHECK_MS = 2_000;
+/** A workspace that refuses the app (token revoked, access removed): how often its calls are tried again. */
+const WORKSPACE_HOLD_MS = 60_000;
 
 type Waiting = RolledCall & { id: string; enqueuedAt: number; asks?: Routed };
 
@@ -108,6 +114,7 @@ export class CallOutbox {
   private readonly steps: StepLog;
   private readonly rollupAfterMs: number;
   private readonly concurrency: number;
+  private readonly probeEveryMs: number;
   /** Channels being posted for by this process. */
   private readonly busy = new Set<string>();
   /** Channel → when it may be tried again (its budget, a 429, Slack down, a failure's backoff). */
@@ -126,9 +133,10 @@ export class CallOutbox {
     /** Copies a card's recording into its thread afterwards (cards posted one by one only). */
     private readonly recordings?: Pick<CallRecordings, 'add'>,
   ) {
-    this.steps = new StepLog(this.kit.store);
+    this.steps = new StepLog(this.kit.store, (err) => this.kit.pace.judge(err));
     this.rollupAfterMs = options.rollupAfterMs ?? 3_000;
     this.concurrency = options.concurrency ?? 8;
+    this.probeEveryMs = options.probeEveryMs ?? PROBE_EVERY_MS;
   }
 
   /**
@@ -202,9 +210,11 @@ export class CallOutbox {
     this.running.add(task);
   }
 
-  /** Posts the channel's waiting calls until none is left or the channel has to wait. */
+  /** Posts the channel's waiting calls until none is left, the channel has to wait, or the lease is lost. */
   private async drain(at: ChannelRef): Promise<void> {
-    if (!(await this.kit.store.callOutbox.lease(at, this.owner, LEASE_MS))) return;
+    const { leases, callOutbox } = this.kit.store;
+    const lease = callOutbox.lease(at);
+    if (!(await leases.take(lease, this.owner, LEASE_MS))) return;
     try {
       if (!(await this.kit.store.workspaces.exists(at.teamId))) {
         await this.dropForgotten(at);
@@ -212,27 +222,40 @@ export class CallOutbox {
       }
       while (!this.stopped) {
         // The oldest calls only: a post takes at most a roll-up's worth, and a long wait is never read whole.
-        const waiting = this.parse(at, await this.kit.store.callOutbox.waiting(at, ROLLUP_MAX_CALLS));
+        const waiting = this.parse(at, await callOutbox.waiting(at, ROLLUP_MAX_CALLS));
         if (waiting.length === 0) {
           this.failures.delete(member(at));
-          await this.kit.store.callOutbox.forgetIfEmpty(at);
+          await callOutbox.forgetIfEmpty(at);
           return;
         }
-        const paused = await this.kit.pauses.reasonFor(at.teamId, at.channelId);
-        if (paused) {
-          // Slack would refuse them: kept as dead letters for Retry, without a call to Slack.
-          await this.giveUp(at, waiting, paused, 0);
-          continue;
+        const pause = await this.kit.pauses.get(at.teamId, at.channelId);
+        if (pause) {
+          // Kept while someone fixes the channel, up to a day; then they become failed events (Retry).
+          const expired = waiting.filter((c) => Date.now() - c.enqueuedAt > RETENTION_MS);
+          if (expired.length > 0) {
+            await this.giveUp(at, expired, pause.reason, 0);
+            continue;
+          }
+          // Nothing is sent until the probe is due; a lifted pause (subscribe, Retry) is seen within seconds.
+          const probeIn = pause.since + this.probeEveryMs - Date.now();
+          if (probeIn > 0) {
+            this.later(at, Math.min(probeIn, PAUSE_RECHECK_MS));
+            return;
+          }
         }
-        const waitMs = await this.postNext(at, waiting);
+        const waitMs = await this.postNext(at, waiting, pause !== undefined);
         if (waitMs !== undefined) {
           this.later(at, waitMs);
           return;
         }
-        await this.kit.store.callOutbox.renew(at, LEASE_MS);
+        // Lost (it outlived its lease: another replica may be posting here now): stop, post nothing more.
+        if (!(await leases.renew(lease, this.owner, LEASE_MS))) {
+          this.kit.logger.warn({ channel: at.channelId }, 'call outbox: lease lost mid-drain; another replica goes on');
+          return;
+        }
       }
     } finally {
-      await this.kit.store.callOutbox.release(at, this.owner);
+      await leases.release(lease, this.owner);
     }
   }
 
@@ -298,8 +321,8 @@ export class CallOutbox {
     return calls;
   }
 
-  /** Posts the next call (or roll-up) of the channel; undefined when done, else ms to wait. */
-  private async postNext(at: ChannelRef, waiting: Waiting[]): Promise<number | undefined> {
+  /** Posts the next call (or roll-up) of the channel; undefined when done, else ms to wait. `probe`: the channel is paused. */
+  private async postNext(at: ChannelRef, waiting: Waiting[], probe: boolean): Promise<number | undefined> {
     const first = waiting[0]!;
     const underWay = await this.kit.store.callOutbox.rollupUnderWay(at);
     let batch: Waiting[] | undefined;
@@ -352,6 +375,7 @@ export class CallOutbox {
       return this.failed(at, concerned, err);
     }
     this.failures.delete(member(at));
+    if (probe) await this.kit.pauses.lifted(at.teamId, at.channelId);
     for (const c of concerned) this.kit.metrics?.eventsPosted.inc({ trigger: c.trigger });
     return undefined;
   }
@@ -377,13 +401,19 @@ export class CallOutbox {
   private async postOne(slack: WebClient, at: ChannelRef, call: Waiting): Promise<void> {
     const channel = at.channelId;
     if (call.trigger === 'call_started') {
-      await this.steps.once(this.stepOf(at, call.id, 'post'), () =>
-        postMessage(slack, { channel }, renderCallStarted(call.data, call.asks)),
+      await this.steps.post(
+        this.stepOf(at, call.id, 'post'),
+        slack,
+        { channel },
+        renderCallStarted(call.data, call.asks),
       );
       return;
     }
-    const card = await this.steps.once(this.stepOf(at, call.id, 'card'), () =>
-      postMessage(slack, { channel }, renderCallCompleted(call.data, call.asks)),
+    const card = await this.steps.post(
+      this.stepOf(at, call.id, 'card'),
+      slack,
+      { channel },
+      renderCallCompleted(call.data, call.asks),
     );
     const transcript = renderTranscript(call.data);
     if (transcript) await this.postTranscript(slack, this.stepOf(at, call.id, 'transcript'), card.result, transcript);
@@ -397,8 +427,11 @@ export class CallOutbox {
   private async postRollup(slack: WebClient, at: ChannelRef, batch: Waiting[]): Promise<void> {
     const id = rollupId(batch);
     const shown = callsToShow(batch);
-    const post = await this.steps.once(this.stepOf(at, id, 'post'), () =>
-      postMessage(slack, { channel: at.channelId }, renderRollup(shown)),
+    const post = await this.steps.post(
+      this.stepOf(at, id, 'post'),
+      slack,
+      { channel: at.channelId },
+      renderRollup(shown),
     );
     const transcripts = renderRollupTranscripts(shown);
     if (transcripts) await this.postTranscript(slack, this.stepOf(at, id, 'transcript'), post.result, transcripts);
@@ -411,8 +444,11 @@ export class CallOutbox {
     threadTs: string,
     reply: TranscriptReply,
   ): Promise<void> {
+    if (reply.kind === 'message') {
+      await this.steps.post(step, slack, { channel: step.channel, threadTs }, reply.payload);
+      return;
+    }
     await this.steps.once(step, async () => {
-      if (reply.kind === 'message') return postMessage(slack, { channel: step.channel, threadTs }, reply.payload);
       await slack.filesUploadV2({
         channel_id: step.channel,
         thread_ts: threadTs,
@@ -425,33 +461,43 @@ export class CallOutbox {
     });
   }
 
-  /** What a failed post means: ms to wait (time heals it), or undefined once the calls concerned are given up. */
+  /**
+   * What a failed post means (Slack's documented errors, src/slack/errors.ts): ms to wait — time heals it, the
+   * channel or the workspace refuses until someone acts (the calls are kept) — or undefined once the calls
+   * concerned are given up (the message is wrong, repeated failures, or older than a day).
+   */
   private async failed(at: ChannelRef, concerned: Waiting[], err: unknown): Promise<number | undefined> {
     const oldest = Math.min(...concerned.map((c) => c.enqueuedAt));
-    const heals = Date.now() - oldest > RETENTION_MS ? undefined : this.kit.pace.retryDelayMs(err);
-    if (heals !== undefined) return heals;
-    const code = slackErrorCode(err);
+    const young = Date.now() - oldest <= RETENTION_MS;
+    const verdict = this.kit.pace.judge(err);
+    if ((verdict.class === 'wait' || verdict.class === 'unknown') && young) return verdict.delayMs;
+    const code = verdict.code ?? slackErrorCode(err);
     const log = { err, channel: at.channelId, team: at.teamId, slackError: code };
-    if (isChannelGone(code)) {
-      // Retrying cannot help until someone invites the bot back or unsubscribes the channel: no retry storm.
-      await this.kit.pauses.pause(at.teamId, at.channelId, code);
-      this.kit.logger.error(
+    if (verdict.class === 'channel' && code && young) {
+      // No retry storm: nothing goes there until the probe, and its subscriber is told once.
+      if (await this.kit.pauses.get(at.teamId, at.channelId))
+        await this.kit.pauses.probed(at.teamId, at.channelId, code);
+      else await this.kit.pauses.pause(at.teamId, at.channelId, code);
+      this.kit.logger.warn(
         { ...log, calls: await this.kit.store.callOutbox.size(at) },
-        `call notifications kept as dead letters: ${pauseAdvice(at.channelId, code)}`,
+        `call notifications wait: ${pauseAdvice(at.channelId, code)}`,
       );
-      for (;;) {
-        const calls = this.parse(at, await this.kit.store.callOutbox.waiting(at, ROLLUP_MAX_CALLS));
-        if (calls.length === 0) return undefined;
-        await this.giveUp(at, calls, code, 1);
-      }
+      return PAUSE_RECHECK_MS; // the drain sees the pause and waits for its probe (or its lifting)
     }
-    const failures = (this.failures.get(member(at)) ?? 0) + 1;
+    if (verdict.class === 'workspace' && young) {
+      this.kit.logger.error(
+        log,
+        'the workspace refuses the app (token revoked or access removed): call notifications wait until it is reinstalled',
+      );
+      return WORKSPACE_HOLD_MS;
+    }
+    const failures = verdict.class === 'payload' ? MAX_FAILURES : (this.failures.get(member(at)) ?? 0) + 1;
     this.failures.set(member(at), failures);
     if (failures < MAX_FAILURES) {
       this.kit.logger.warn({ ...log, failures }, 'could not post a call notification; it will be tried again');
       return Math.min(1_000 * 2 ** (failures - 1), 60_000);
     }
-    this.kit.logger.error({ ...log, calls: concerned.length }, 'call notifications given up after repeated failures');
+    this.kit.logger.error({ ...log, calls: concerned.length }, 'call notifications given up: Slack will not take them');
     this.failures.delete(member(at));
     await this.giveUp(at, concerned, code ?? (err instanceof Error ? err.message : String(err)), failures);
     return undefined;

@@ -1,27 +1,45 @@
 /**
- * A channel Slack will take no post in until someone acts — the bot was removed (`not_in_channel`), the
- * channel is gone or archived — is paused: events routed there become dead letters at once, without a call to
- * Slack (no retry storm), other channels carry on, and the admin who subscribed the channel is told once, in a
- * direct message. Retry in `/campaign failed`, or subscribing the channel again, lifts the pause.
+ * A channel Slack will take no post in until someone acts — the bot was removed (`not_in_channel`), the channel
+ * is gone or archived, it is read-only or thread-only, a workspace setting stops apps posting there (the
+ * `channel` class of src/slack/errors.ts) — is paused after the first refusal, and the admin who set it up is
+ * told once, in a direct message. While it is paused nothing is sent there (no retry storm):
+ *
+ * - call notifications wait in the channel's outbox (kept, not dead letters, for up to a day) and go out when
+ *   the channel takes posts again — `/campaign subscribe` there again, Retry in `/campaign failed`, or a probe:
+ *   every `PROBE_EVERY_MS` one waiting post is tried, and if Slack takes it the pause lifts by itself;
+ * - customer messages become failed events at once (a waiting conversation would hold the queue's read-ahead
+ *   places other workspaces need), and Retry posts them.
  */
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../logger.js';
 import { message, section } from '../slack/blocks.js';
+import { isChannelRefusal } from '../slack/errors.js';
 import { postMessage } from '../slack/post.js';
-import type { Store } from '../store/index.js';
+import type { ChannelPause, Store } from '../store/index.js';
+
+/** A paused channel is tried again with one post this often (an admin may have fixed it without telling us). */
+export const PROBE_EVERY_MS = 5 * 60_000;
 
 /** Slack's answers after which a channel takes no post until someone acts. */
-const CHANNEL_GONE = new Set(['not_in_channel', 'channel_not_found', 'is_archived']);
-
 export function isChannelGone(code: string | undefined): code is string {
-  return code !== undefined && CHANNEL_GONE.has(code);
+  return isChannelRefusal(code);
 }
 
 /** What to do about a paused channel, in one sentence. */
 export function pauseAdvice(channelId: string, reason: string): string {
-  return reason === 'is_archived'
-    ? `<#${channelId}> is archived — unarchive it, or run \`/campaign unsubscribe\` there`
-    : `the bot is not in <#${channelId}> — \`/invite @Campaign\` there (or \`/campaign unsubscribe\` there)`;
+  switch (reason) {
+    case 'is_archived':
+      return `<#${channelId}> is archived — unarchive it, or run \`/campaign unsubscribe\` there`;
+    case 'restricted_action_read_only_channel':
+      return `<#${channelId}> lets only some people post — allow the Campaign app to post there, or run \`/campaign unsubscribe\` there`;
+    case 'restricted_action_thread_only_channel':
+      return `<#${channelId}> takes only thread replies — allow new posts there, or route the events to another channel`;
+    case 'restricted_action':
+    case 'ekm_access_denied':
+      return `a workspace setting stops apps posting in <#${channelId}> — ask a Slack admin to allow the Campaign app, or run \`/campaign unsubscribe\` there`;
+    default:
+      return `the bot is not in <#${channelId}> — \`/invite @Campaign\` there (or \`/campaign unsubscribe\` there)`;
+  }
 }
 
 export class ChannelPauses {
@@ -37,6 +55,22 @@ export class ChannelPauses {
     return (await this.store.channelPauses.get(teamId, channelId))?.reason;
   }
 
+  /** The channel's pause (why, since when), if it is paused. */
+  get(teamId: string, channelId: string): Promise<ChannelPause | undefined> {
+    return this.store.channelPauses.get(teamId, channelId);
+  }
+
+  /** A probe was refused again: the next one in `PROBE_EVERY_MS` (the admin is not told again). */
+  async probed(teamId: string, channelId: string, code: string, now = Date.now()): Promise<void> {
+    await this.store.channelPauses.renew(teamId, channelId, code, now);
+  }
+
+  /** Slack took a post in a paused channel (a probe): it takes posts again. */
+  async lifted(teamId: string, channelId: string): Promise<void> {
+    if (await this.store.channelPauses.resume(teamId, channelId))
+      this.logger.info({ team: teamId, channel: channelId }, 'channel takes posts again: pause lifted');
+  }
+
   /** Slack refused a post with `code` (see `isChannelGone`): pause the channel and tell its subscriber, once. */
   async pause(teamId: string, channelId: string, code: string): Promise<void> {
     if (!(await this.store.channelPauses.pause(teamId, channelId, code))) return;
@@ -46,7 +80,7 @@ export class ChannelPauses {
       'channel paused: Slack takes no post there until someone acts',
     );
     if (!user) return;
-    const text = `⏸️ Campaign stopped posting in <#${channelId}>: ${pauseAdvice(channelId, code)}. Events meant for it are kept as failed events — once that is done, post them with *Retry* in \`/campaign failed\`.`;
+    const text = `⏸️ Campaign stopped posting in <#${channelId}>: ${pauseAdvice(channelId, code)}. Call notifications wait and go out once it takes posts again (checked every few minutes, or at once when you run \`/campaign subscribe\` there again); customer messages meant for it are kept in \`/campaign failed\`, where *Retry* posts them.`;
     try {
       // A user id as the channel: the app's direct message with that person.
       await postMessage(

@@ -114,7 +114,7 @@ export class CallRecordings {
     private readonly settings: RecordingSettings,
     private readonly options: RecordingOptions = {},
   ) {
-    this.steps = new StepLog(kit.store);
+    this.steps = new StepLog(kit.store, (err) => kit.pace.judge(err));
     this.concurrency = options.concurrency ?? 2;
     this.fetcher =
       settings.hosts === 'off'

@@ -4,11 +4,18 @@
  * (entry, channel, step) with its result (the card's ts, which the transcript's thread needs), so a retry
  * — by this worker or one that took the entry over — never posts anything twice.
  *
+ * A step that posts goes through `post`: the message carries the step's idempotency key in its metadata and
+ * a post whose outcome is unknown (its answer lost, a crash between Slack's answer and the mark) is looked up in
+ * Slack before it is sent again (src/slack/post-once.ts), so not even a crash shows it twice.
+ *
  * A mark the store does not take because it is not answering is tried again for a while (the post is out:
- * without its mark a retry would post it again). The one window left is a crash between Slack's answer and
- * the write of the mark; at-least-once delivery cannot close it without an idempotency key on Slack's side.
+ * without its mark a retry would post it again, after a look-up).
  */
+import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { WebClient } from '@slack/web-api';
+import type { MessagePayload } from '../slack/blocks.js';
+import { PostLedger, type JudgeFailure, type PostTarget } from '../slack/post-once.js';
 import { isStoreUnavailable, type Store } from '../store/index.js';
 
 /** Longer than any entry lives: retries are bounded, and even Slack rate limits end within hours. */
@@ -25,19 +32,43 @@ export interface StepRef {
 }
 
 export class StepLog {
+  private readonly ledger: PostLedger;
+
   constructor(
     private readonly store: Store,
+    judge: JudgeFailure,
     private readonly ttlMs = STEP_TTL_MS,
-  ) {}
+  ) {
+    this.ledger = new PostLedger(store.kv, judge);
+  }
 
   /** Whether this step already succeeded. */
   async done(ref: StepRef): Promise<boolean> {
-    return (await this.result(ref)) !== null;
+    return (await this.read(ref)) !== null;
   }
 
-  /** The step's result when it succeeded, else null. */
+  /** Whether the step succeeded or was tried with an unknown outcome (a post that may be in Slack already). */
+  async tried(ref: StepRef): Promise<boolean> {
+    return (await this.store.kv.get(this.key(ref))) !== null;
+  }
+
+  /** The step's result when it succeeded, else null (a post whose outcome is unknown has none yet). */
   read(ref: StepRef): Promise<string | null> {
-    return this.store.kv.get(this.key(ref));
+    return this.ledger.posted(this.key(ref));
+  }
+
+  /** Posts the step's message once, even across lost answers and crashes; resolves with its ts. */
+  async post(
+    ref: StepRef,
+    slack: WebClient,
+    to: PostTarget,
+    payload: MessagePayload,
+  ): Promise<{ result: string; ran: boolean }> {
+    const done = await this.read(ref);
+    if (done !== null) return { result: done, ran: false };
+    const key = createHash('sha256').update(JSON.stringify(ref)).digest('base64url').slice(0, 22);
+    const result = await this.ledger.post(slack, to, payload, { mark: this.key(ref), key, ttlMs: this.ttlMs });
+    return { result, ran: true };
   }
 
   /** Records (or replaces) the step's result without running anything. */
@@ -49,19 +80,9 @@ export class StepLog {
     return this.store.keys.dedup(ref.teamId, 'event-step', JSON.stringify([ref.entryId, ref.channel, ref.step]));
   }
 
-  /** The step's result, if it succeeded (here, or under an earlier version's key while one may still exist). */
-  private async result(ref: StepRef): Promise<string | null> {
-    const { kv, keys } = this.store;
-    const [mark, before] = await Promise.all([
-      kv.get(this.key(ref)),
-      kv.get(keys.dedupBefore('event-step', JSON.stringify([ref.teamId, ref.entryId, ref.channel, ref.step]))),
-    ]);
-    return mark ?? before;
-  }
-
   /** Runs `work` unless this step already succeeded; either way returns the step's result. */
   async once(ref: StepRef, work: () => Promise<string>): Promise<{ result: string; ran: boolean }> {
-    const done = await this.result(ref);
+    const done = await this.read(ref);
     if (done !== null) return { result: done, ran: false };
     const result = await work();
     await this.remember(this.key(ref), result);

@@ -16,6 +16,7 @@
 import { hostname } from 'node:os';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../logger.js';
+import type { SlackErrorClass } from '../slack/errors.js';
 import { slackErrorCode } from '../slack/post.js';
 import {
   ChannelFailures,
@@ -31,7 +32,6 @@ import { isTriggerName, type EventMap, type KnownEvent, type TriggerName } from 
 import { jobEvent, readJob } from './job.js';
 import { channelsFor } from './router.js';
 import type { PostingKit } from './posting-kit.js';
-import { isChannelGone } from './channel-pause.js';
 import { StepLog, type StepRef } from './steps.js';
 
 export interface WorkerOptions {
@@ -104,6 +104,8 @@ class UnhandledEventError extends Error {
 const DEFAULT_MAX_ATTEMPTS = 5;
 /** How long an event waits for a Slack that is down or over its limits before its failures count. */
 export const RETENTION_MS = 24 * 60 * 60_000;
+/** A workspace that refuses the app (token revoked, access removed): how often its events are tried again. */
+const WORKSPACE_HOLD_MS = 60_000;
 
 let consumersInProcess = 0;
 
@@ -116,7 +118,7 @@ export class EventWorker {
     private readonly kit: PostingKit,
     private readonly options: WorkerOptions = {},
   ) {
-    this.steps = new StepLog(this.kit.store);
+    this.steps = new StepLog(this.kit.store, (err) => this.kit.pace.judge(err));
   }
 
   /** Registers the handler of one trigger (one each; a second registration is a wiring mistake). */
@@ -285,13 +287,13 @@ export class EventWorker {
     log: Logger,
     work: (channel: string) => Promise<void>,
   ): Promise<void> {
-    const failed: ChannelCause[] = [];
+    const failed: Array<ChannelCause & { final: boolean }> = [];
     let waitMs: number | undefined;
     for (const channel of channels) {
       const paused = await this.kit.pauses.reasonFor(entry.teamId, channel);
       if (paused) {
         // Slack would refuse it: a dead letter for this channel at once, without a call to Slack.
-        failed.push({ channel, error: paused });
+        failed.push({ channel, error: paused, final: true });
         continue;
       }
       try {
@@ -304,34 +306,41 @@ export class EventWorker {
           waitMs = Math.min(waitMs ?? heals, heals);
           continue;
         }
-        const code = slackErrorCode(err);
-        log.warn({ err, channel, slackError: code }, hintFor(code));
-        if (isChannelGone(code)) await this.kit.pauses.pause(entry.teamId, channel, code);
-        failed.push({ channel, error: code ?? (err instanceof Error ? err.message : String(err)) });
+        const verdict = this.kit.pace.judge(err);
+        const code = verdict.code ?? slackErrorCode(err);
+        log.warn({ err, channel, slackError: code }, hintFor(verdict.class));
+        if (verdict.class === 'channel' && code) await this.kit.pauses.pause(entry.teamId, channel, code);
+        if (verdict.class === 'workspace' && Date.now() - entry.enqueuedAt <= RETENTION_MS) {
+          // Kept, not a failed event: the workspace's deliveries wait until it is reinstalled.
+          waitMs = Math.min(waitMs ?? WORKSPACE_HOLD_MS, WORKSPACE_HOLD_MS);
+          continue;
+        }
+        failed.push({
+          channel,
+          error: code ?? (err instanceof Error ? err.message : String(err)),
+          final: verdict.class === 'channel' || verdict.class === 'payload',
+        });
       }
     }
     // A channel that only has to wait gets its post first: the failed ones are judged once it is done.
     if (waitMs !== undefined) throw new RetryLaterError(waitMs, 'Slack is busy or down: the event waits');
-    // Only channels Slack will take nothing in until someone acts: no use trying again before that.
+    // Only channels that refuse until someone acts, or messages Slack will never take: no use trying again.
     if (failed.length > 0)
       throw new ChannelFailures(
-        failed,
-        failed.every((f) => isChannelGone(f.error)),
+        failed.map(({ channel, error }) => ({ channel, error })),
+        failed.every((f) => f.final),
       );
   }
 }
 
-function hintFor(code: string | undefined): string {
-  switch (code) {
-    case 'not_in_channel':
-    case 'channel_not_found':
-      return 'could not post an event: the bot is not in this channel (invite @Campaign, or /campaign unsubscribe there)';
-    case 'is_archived':
-      return 'could not post an event: the channel is archived (/campaign unsubscribe there)';
-    case 'invalid_auth':
-    case 'token_revoked':
-    case 'account_inactive':
-      return 'could not post an event: the bot token is not valid for this workspace';
+function hintFor(verdict: SlackErrorClass): string {
+  switch (verdict) {
+    case 'channel':
+      return 'could not post an event: the channel refuses posts until someone acts (see /campaign failed)';
+    case 'workspace':
+      return 'could not post an event: the workspace refuses the app (token revoked or access removed); it waits';
+    case 'payload':
+      return 'could not post an event: Slack refused the message itself; kept as a failed event';
     default:
       return 'could not post an event to a channel; it will be retried';
   }

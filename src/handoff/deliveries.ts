@@ -10,7 +10,6 @@ import type { QueuedEvent, EventOutcome, Events } from '../events/index.js';
 import type { MessageReceived } from '../events/events.js';
 import { renderAgentLine, renderCustomerLines, renderEvent } from '../events/render/index.js';
 import type { MessagePayload } from '../slack/blocks.js';
-import { postMessage } from '../slack/post.js';
 import type { WebClient } from '@slack/web-api';
 import { renderReopenedLine } from './card.js';
 import { ConversationThreads, conversationOf } from './threads.js';
@@ -105,7 +104,7 @@ function postChatMessage(d: QueuedEvent<'message_received' | 'message_sent'>, wa
       : Promise.resolve(renderAgentLine(d.event.data));
     const payload = await line;
     const reopened = customer && (await reopenOnce(d, slack, channel, threadTs));
-    await d.steps.once(d.step(channel, 'post'), () => postMessage(slack, { channel, threadTs }, payload));
+    await d.steps.post(d.step(channel, 'post'), slack, { channel, threadTs }, payload);
     if (customer) {
       const started = await d.steps.once(d.step(channel, 'waiting'), async () =>
         (await waiting.customerWrote(d.entry.teamId, channel, threadTs)) ? 'started' : 'waiting',
@@ -135,8 +134,11 @@ async function reopenOnce(d: QueuedEvent, slack: WebClient, channel: string, thr
   if (!was) return false;
   if (decided.ran)
     d.log.info({ channel, thread: threadTs }, 'resolved conversation reopened: the customer wrote again');
-  await d.steps.once(d.step(channel, `reopened-line:${threadTs}`), () =>
-    postMessage(slack, { channel, threadTs }, renderReopenedLine(was.by, was.at)),
+  await d.steps.post(
+    d.step(channel, `reopened-line:${threadTs}`),
+    slack,
+    { channel, threadTs },
+    renderReopenedLine(was.by, was.at),
   );
   return true;
 }
@@ -152,7 +154,8 @@ async function customerLines(d: QueuedEvent<'message_received'>): Promise<Messag
   const stored = await d.steps.read(recordRef);
   const recorded = stored === null ? [] : (mergedSchema.safeParse(JSON.parse(stored)).data ?? []);
   const channels = await d.channels();
-  const posted = await Promise.all(channels.map((c) => d.steps.done(d.step(c, 'post'))));
+  // A post whose outcome is unknown may be in Slack already, with the lines recorded so far: the set stops growing.
+  const posted = await Promise.all(channels.map((c) => d.steps.tried(d.step(c, 'post'))));
   let merged = recorded;
   if (!posted.some(Boolean)) {
     const known = new Set(recorded.map((r) => r.entryId));
@@ -169,6 +172,6 @@ async function customerLines(d: QueuedEvent<'message_received'>): Promise<Messag
 
 function plainPost(d: QueuedEvent): Parameters<QueuedEvent['toEachRoute']>[0] {
   return async (slack, channel) => {
-    await d.steps.once(d.step(channel, 'post'), () => postMessage(slack, { channel }, renderEvent(d.event)));
+    await d.steps.post(d.step(channel, 'post'), slack, { channel }, renderEvent(d.event));
   };
 }

@@ -15,7 +15,7 @@ import type { Store } from '../store/index.js';
 import type { CardFacts, ConversationRef, ThreadInfo } from '../store/conversations.js';
 import type { MessageReceived, MessageSent, SessionCompleted } from '../events/events.js';
 import { renderConversationCard, renderSessionClosedLine } from './card.js';
-import { postMessage, slackErrorCode } from '../slack/post.js';
+import { slackErrorCode } from '../slack/post.js';
 import type { StepLog, StepRef } from '../events/steps.js';
 
 /** The conversation an event belongs to; undefined when the payload lacks the campaign or the number. */
@@ -126,8 +126,11 @@ export class ConversationThreads {
       return existing;
     }
     const facts = factsOf(data);
-    const card = await this.steps.once(step(ref.teamId, entryId, channel, 'card'), () =>
-      postMessage(slack, { channel }, renderConversationCard({ ...ref, facts, sessionId, state: 'open' })),
+    const card = await this.steps.post(
+      step(ref.teamId, entryId, channel, 'card'),
+      slack,
+      { channel },
+      renderConversationCard({ ...ref, facts, sessionId, state: 'open' }),
     );
     await conversations.recordThread(ref, channel, card.result, facts, sessionId);
     if (card.ran) logger.info({ channel, thread: card.result, campaignId: ref.campaignId }, 'conversation card opened');
@@ -162,8 +165,11 @@ export class ConversationThreads {
       if (info) await updateCard(slack, info, logger);
       return 'done';
     });
-    await this.steps.once(step(teamId, entryId, channelId, `closed-line:${threadTs}`), () =>
-      postMessage(slack, { channel: channelId, threadTs }, renderSessionClosedLine(data)),
+    await this.steps.post(
+      step(teamId, entryId, channelId, `closed-line:${threadTs}`),
+      slack,
+      { channel: channelId, threadTs },
+      renderSessionClosedLine(data),
     );
   }
 

@@ -19,7 +19,18 @@ import type { SlackPace, Urgency } from './pace.js';
 
 /** Clients kept at once: four ways of waiting for each of a few hundred busy workspaces. */
 const MAX_CLIENTS = 1_000;
-const REQUEST_TIMEOUT_MS = 30_000;
+
+/**
+ * Every WebClient of the bot, Bolt's included: no retries of its own (a retried post whose answer was lost
+ * shows twice) and no pause of its whole queue on a 429 (one method's limit would hold every other call,
+ * `views.open` included, past its trigger's 3 s): a 429 comes back as an error, and `SlackPace` holds only that
+ * method's (or channel's) budget.
+ */
+export const SLACK_CLIENT_RULES = {
+  timeout: 30_000,
+  retryConfig: { retries: 0 },
+  rejectRateLimitedCalls: true,
+} as const;
 
 /** How a client's calls wait (see `SlackPace.fetch`). */
 export interface ClientUse {
@@ -27,8 +38,8 @@ export interface ClientUse {
    * `true` — queue work: a call over its budget, or made while Slack is down, is refused before it leaves, and a
    * 429 comes back as an error instead of WebClient sleeping inside the handler; the queue waits the entry out
    * (keeping its place) without holding a worker, and retries it (the client never does).
-   * `false` — a timer's post: waits for its budget here (a few seconds at most), two retries of its own (a
-   * failed firing is tried again after its lease anyway).
+   * `false` — a timer's post: waits for its budget here (a few seconds at most); a failed firing is tried again
+   * after its lease, its posts looked up first when their outcome is unknown (src/slack/post-once.ts).
    */
   background: boolean;
   urgency: Urgency;
@@ -93,11 +104,9 @@ export class SlackClients {
     const { apiUrl, pace } = this.options;
     return new WebClient(token, {
       slackApiUrl: apiUrl,
-      timeout: REQUEST_TIMEOUT_MS,
       fetch: pace.fetch(use),
-      ...(use.background
-        ? { rejectRateLimitedCalls: true, retryConfig: { retries: 0 }, logger: this.loggers.background }
-        : { retryConfig: { retries: 2 }, logger: this.loggers.timer }),
+      ...SLACK_CLIENT_RULES,
+      logger: use.background ? this.loggers.background : this.loggers.timer,
     });
   }
 }

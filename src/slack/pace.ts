@@ -10,21 +10,29 @@
  * message per second per channel", "Short bursts >1 allowed"; tiers apply "per API method per workspace per
  * app"). A 429 that still happens holds that budget — that method and channel only — for its Retry-After.
  *
+ * Every other method has a budget too, which only a 429 fills: a 429 on `reactions.add` delays
+ * `reactions.add` (for every replica), never `views.open`. No client retries or pauses on its own (every
+ * WebClient is made with `retries: 0` and `rejectRateLimitedCalls`): what a refusal means is decided by `judge`,
+ * from Slack's documented errors (src/slack/errors.ts).
+ *
  * Two ways to wait for a budget: background work (the event worker) is *refused* at once with the time to
  * wait (`SlackPaceWait`), so the entry waits in the queue without holding a worker; a person's request waits
- * here, briefly, and then goes out. Slack being down (5xx, timeouts, refused connections) is tracked per
- * process: background calls are refused until the next probe, so a queue of events does not hammer a Slack
- * that is down, and resumes within seconds of its return.
+ * here, briefly, and then goes out. Slack being down (5xx, timeouts, refused connections, `ok:false`
+ * `service_unavailable`…) is tracked per process: background calls are refused until the next probe, so a
+ * queue of events does not hammer a Slack that is down, and resumes within seconds of its return.
  */
 import { createHash } from 'node:crypto';
 import { ErrorCode, type FetchFunction } from '@slack/web-api';
 import type { PaceRule, RateBudget } from '../store/index.js';
+import { classOfSlackError, type SlackErrorClass } from './errors.js';
 
 export interface SlackLimits {
   /** Posts into one channel. */
   channelPosts: PaceRule;
   /** Each Tier 3 method, per workspace. */
   tier3: PaceRule;
+  /** Every other method, per workspace: never limiting by itself, held by a 429 (Retry-After). */
+  other: PaceRule;
 }
 
 const SLACK_LIMITS: SlackLimits = {
@@ -32,9 +40,18 @@ const SLACK_LIMITS: SlackLimits = {
   channelPosts: { intervalMs: 1_050, burst: 3 },
   // Tier 3 ("50+ per minute"): at most 5 + 43 in any minute, under 50 whatever the burst.
   tier3: { intervalMs: 1_400, burst: 5 },
+  other: { intervalMs: 10, burst: 100 },
 };
 
-const TIER_3_METHODS = new Set(['chat.update', 'chat.delete', 'reactions.add', 'reactions.remove']);
+const TIER_3_METHODS = new Set([
+  'chat.update',
+  'chat.delete',
+  'reactions.add',
+  'reactions.remove',
+  // Looking up a post whose answer was lost (src/slack/post-once.ts).
+  'conversations.history',
+  'conversations.replies',
+]);
 /** Methods that put a message in a channel (files.completeUploadExternal does when given `channel_id`). */
 const CHANNEL_POST_METHODS = new Set(['chat.postMessage', 'files.completeUploadExternal']);
 
@@ -78,10 +95,32 @@ function budgetFor(
   method: string,
   token: string,
   channel: string | undefined,
-): { key: string; rule: PaceRule } | undefined {
+): { key: string; rule: PaceRule } {
   const team = createHash('sha256').update(token).digest('base64url').slice(0, 16);
   if (CHANNEL_POST_METHODS.has(method) && channel) return { key: `${team}:post:${channel}`, rule: limits.channelPosts };
   if (TIER_3_METHODS.has(method)) return { key: `${team}:${method}`, rule: limits.tier3 };
+  return { key: `${team}:${method}`, rule: limits.other };
+}
+
+/** What a failed Slack call means for background work (see `SlackErrorClass`), and when to try again. */
+export interface SlackVerdict {
+  class: SlackErrorClass;
+  /** Slack's error code, when it answered one. */
+  code?: string;
+  /** `wait` and `unknown`: ms until trying again. */
+  delayMs?: number;
+}
+
+/** Network failures that happen before a request reaches Slack: nothing was carried out. */
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH']);
+
+function networkCode(original: unknown): string | undefined {
+  let cause: unknown = original;
+  for (let depth = 0; depth < 4 && typeof cause === 'object' && cause !== null; depth++) {
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === 'string' && code !== String(ErrorCode.RequestError)) return code;
+    cause = (cause as { cause?: unknown }).cause;
+  }
   return undefined;
 }
 
@@ -154,7 +193,7 @@ export class SlackPace {
         const down = this.health.waitMs();
         if (down > 0) throw new SlackPaceWait(down, 'slack-down', method);
       }
-      if (method && budget) {
+      if (budget) {
         const waited = this.now();
         for (;;) {
           let wait: number;
@@ -167,7 +206,7 @@ export class SlackPace {
             break;
           }
           if (wait === 0) break;
-          if (mode.background) throw new SlackPaceWait(wait, 'rate-limit', method);
+          if (mode.background) throw new SlackPaceWait(wait, 'rate-limit', method!);
           if (this.now() - waited + wait > MAX_INTERACTIVE_WAIT_MS) break;
           await new Promise((resolve) => setTimeout(resolve, wait));
         }
@@ -179,33 +218,79 @@ export class SlackPace {
         if (method) this.health.failed();
         throw err;
       }
-      if (method && response.status >= 500) this.health.failed();
-      else if (method) this.health.answered();
-      if (method && response.status === 429) {
+      if (!method || !budget) return response;
+      if (response.status >= 500) this.health.failed();
+      else this.health.answered();
+      if (response.status === 429) {
         this.hooks.onRateLimited?.(method);
         const seconds = Number.parseInt(response.headers.get('retry-after') ?? '', 10);
-        if (budget) await this.budgets.hold(budget.key, budget.rule, (Number.isFinite(seconds) ? seconds : 1) * 1000);
+        await this.budgets.hold(budget.key, budget.rule, (Number.isFinite(seconds) ? seconds : 1) * 1000);
+        return response;
       }
-      return response;
+      if (response.status !== 200) return response;
+      // An `ok:false` that time heals is read here, once for every replica's and client's sake: Slack degraded
+      // (`service_unavailable`, `internal_error`…) counts as Slack down; `ratelimited` holds the method's budget.
+      const text = await response.text();
+      const code = text.includes('"ok":false') ? errorCodeOf(text) : undefined;
+      const verdict = code === undefined ? undefined : classOfSlackError(code);
+      if (code === 'ratelimited' || code === 'rate_limited') {
+        this.hooks.onRateLimited?.(method);
+        await this.budgets.hold(budget.key, budget.rule, 1_000);
+      } else if (verdict === 'wait' || verdict === 'unknown') {
+        this.health.failed();
+      }
+      return new Response(text, {
+        status: response.status,
+        statusText: response.statusText,
+        headers: response.headers,
+      });
     };
   }
 
   /**
-   * How long background work should wait before trying a failed call again, when time heals the failure
-   * (over budget, 429, Slack 5xx, timeouts, refused connections); undefined when retrying cannot fix it.
+   * What a failed call means for background work: Slack's documented error (src/slack/errors.ts), or what the
+   * transport saw — our own pacing (`wait`), a 429 (`wait`), a connection never made (`wait`: nothing reached
+   * Slack), a 5xx, a timeout or a connection dropped after sending (`unknown`: Slack may have carried it out —
+   * one look-up per post after Slack is back, since a post waiting for a Slack that is down is not sent again).
    */
-  retryDelayMs(err: unknown): number | undefined {
-    if (typeof err !== 'object' || err === null) return undefined;
+  judge(err: unknown): SlackVerdict {
+    if (err instanceof SlackPaceWait) return { class: 'wait', delayMs: err.delayMs };
+    if (typeof err !== 'object' || err === null) return { class: 'other' };
     const { code, original, retryAfter } = err as { code?: unknown; original?: unknown; retryAfter?: unknown };
-    if (err instanceof SlackPaceWait) return err.delayMs;
-    if (original instanceof SlackPaceWait) return original.delayMs;
+    if (original instanceof SlackPaceWait) return { class: 'wait', delayMs: original.delayMs };
     if (code === ErrorCode.RateLimitedError)
-      return typeof retryAfter === 'number' && retryAfter >= 0 ? retryAfter * 1000 : 1000;
-    if (code === ErrorCode.RequestError) return this.health.retryInMs();
+      return { class: 'wait', delayMs: typeof retryAfter === 'number' && retryAfter >= 0 ? retryAfter * 1000 : 1000 };
+    if (code === ErrorCode.RequestError) {
+      const sent = !NOT_SENT_CODES.has(networkCode(original) ?? '');
+      return { class: sent ? 'unknown' : 'wait', delayMs: this.health.retryInMs() };
+    }
     if (code === ErrorCode.HTTPError) {
       const status = (err as { statusCode?: unknown }).statusCode;
-      if (typeof status === 'number' && status >= 500) return this.health.retryInMs();
+      if (typeof status === 'number' && status >= 500) return { class: 'unknown', delayMs: this.health.retryInMs() };
+      return { class: 'other' };
     }
+    if (code === ErrorCode.PlatformError) {
+      const slackCode = (err as { data?: { error?: unknown } }).data?.error;
+      if (typeof slackCode !== 'string') return { class: 'other' };
+      const verdict = classOfSlackError(slackCode);
+      if (verdict === 'wait' || verdict === 'unknown')
+        return { class: verdict, code: slackCode, delayMs: this.health.retryInMs() };
+      return { class: verdict, code: slackCode };
+    }
+    return { class: 'other' };
+  }
+
+  /** ms to wait before trying a failed call again when time heals it (`wait` or `unknown`); else undefined. */
+  retryDelayMs(err: unknown): number | undefined {
+    return this.judge(err).delayMs;
+  }
+}
+
+function errorCodeOf(text: string): string | undefined {
+  try {
+    const body = JSON.parse(text) as { ok?: unknown; error?: unknown };
+    return body.ok === false && typeof body.error === 'string' ? body.error : undefined;
+  } catch {
     return undefined;
   }
 }

@@ -12,11 +12,21 @@ export function slackErrorCode(err: unknown): string | undefined {
   return typeof data?.error === 'string' ? data.error : undefined;
 }
 
-/** chat.postMessage (in a thread when `threadTs` is given); resolves with the message ts. */
+/** Slack message metadata (https://docs.slack.dev/messaging/message-metadata): the post's idempotency key. */
+export interface PostMetadata {
+  event_type: string;
+  event_payload: Record<string, string>;
+}
+
+/**
+ * chat.postMessage (in a thread when `threadTs` is given); resolves with the message ts. Background posts go
+ * through `PostLedger` (src/slack/post-once.ts), which adds their idempotency key as `metadata`.
+ */
 export async function postMessage(
   slack: WebClient,
   to: { channel: string; threadTs?: string | undefined },
   payload: MessagePayload,
+  metadata?: PostMetadata,
 ): Promise<string> {
   const res = await slack.chat.postMessage({
     channel: to.channel,
@@ -26,6 +36,7 @@ export async function postMessage(
     // Platform text may contain URLs: never unfurl them into the channel.
     unfurl_links: false,
     unfurl_media: false,
+    ...(metadata ? { metadata } : {}),
   });
   if (!res.ts) throw new Error('chat.postMessage answered without a ts');
   return res.ts;

@@ -113,27 +113,9 @@ export class CallOutboxRepo {
     await this.kv.setRemove(this.keys.callOutboxChannels(), ...own);
   }
 
-  /**
-   * True when `owner` may post for the channel for `ttlMs` (no other replica holds it). A lease `owner` holds
-   * already counts as taken: a take whose answer was lost (Redis answered late) must not lock its own owner out.
-   */
-  async lease(at: ChannelRef, owner: string, ttlMs: number): Promise<boolean> {
-    const key = this.keys.callOutboxLease(at.teamId, at.channelId);
-    if (await this.kv.set(key, owner, { onlyIfAbsent: true, ttlMs })) return true;
-    if ((await this.kv.get(key)) !== owner) return false;
-    await this.kv.expire(key, ttlMs);
-    return true;
-  }
-
-  /** Keeps the lease for another `ttlMs` (after each post, so a long backlog never outlives it). */
-  async renew(at: ChannelRef, ttlMs: number): Promise<void> {
-    await this.kv.expire(this.keys.callOutboxLease(at.teamId, at.channelId), ttlMs);
-  }
-
-  /** Gives the lease up, unless it expired and another replica holds it now. */
-  async release(at: ChannelRef, owner: string): Promise<void> {
-    const key = this.keys.callOutboxLease(at.teamId, at.channelId);
-    if ((await this.kv.get(key)) === owner) await this.kv.del(key);
+  /** The channel's drain lease (see `Leases`): one replica at a time posts for a channel. */
+  lease(at: ChannelRef): string {
+    return this.keys.callOutboxLease(at.teamId, at.channelId);
   }
 
   /** The ids of the roll-up under way in the channel, if one was started and not finished. */

@@ -1,7 +1,7 @@
 /**
- * Channels the bot cannot post in until someone acts (it was removed, the channel was archived or deleted):
- * while paused, events routed there become dead letters without a call to Slack, and the admin who subscribed
- * the channel is told once. One hash per workspace, channel id → why and since when; another remembers who
+ * Channels the bot cannot post in until someone acts (it was removed, the channel was archived, read-only…):
+ * while paused, nothing is sent there (src/events/channel-pause.ts), and the admin who subscribed the channel
+ * is told once. One hash per workspace, channel id → why and since when; another remembers who
  * subscribed each channel (the person to tell).
  */
 import { z } from 'zod';
@@ -22,6 +22,11 @@ export class ChannelPauseRepo {
   async pause(teamId: string, channelId: string, reason: string, now = Date.now()): Promise<boolean> {
     // Only one of the replicas and workers that see Slack refuse the channel pauses it (and tells the admin).
     return this.kv.hashSetIfAbsent(this.keys.channelPauses(teamId), channelId, JSON.stringify({ reason, since: now }));
+  }
+
+  /** A paused channel refused again (a probe): its reason and time are the new ones. */
+  async renew(teamId: string, channelId: string, reason: string, now = Date.now()): Promise<void> {
+    await this.kv.hashSet(this.keys.channelPauses(teamId), { [channelId]: JSON.stringify({ reason, since: now }) });
   }
 
   async get(teamId: string, channelId: string): Promise<ChannelPause | undefined> {

@@ -19,6 +19,7 @@ import { WorkspaceRepo } from './workspaces.js';
 import { InstallationRepo } from './installations.js';
 import { AgentLinkRepo, ConversationRepo } from './conversations.js';
 import { TimerRepo } from './timers.js';
+import { Leases } from './leases.js';
 import { ReportRepo } from './reports.js';
 import { HandoffSlaRepo } from './handoff-sla.js';
 import { ResolutionRepo } from './resolutions.js';
@@ -72,6 +73,8 @@ export interface Store {
   /** Per workspace: the saved replies of the handoff cards' Quick reply. */
   savedReplies: SavedReplyRepo;
   routes: RouteRepo;
+  /** Leases renewed and released only by their owner (channel drains, timer firings). */
+  leases: Leases;
   /** Timers that survive restarts and fire on one replica (digests, quota checks, handoff SLAs). */
   timers: TimerRepo;
   /** Channel digests and quota alerts: schedules, previous figures, "posted" marks. */
@@ -140,7 +143,8 @@ export function createStore(options: StoreOptions = {}): Store {
 
   let closing: Promise<void> | undefined;
   const workspaces = new WorkspaceRepo(kv, keys, secrets, now);
-  const timers = new TimerRepo(kv, keys);
+  const leases = new Leases(kv);
+  const timers = new TimerRepo(kv, keys, leases);
   const callOutbox = new CallOutboxRepo(kv, keys, queue.parked);
   const attachments = new AttachmentRepo(kv, keys, now);
   return {
@@ -157,6 +161,7 @@ export function createStore(options: StoreOptions = {}): Store {
     resolutions: new ResolutionRepo(kv, keys),
     savedReplies: new SavedReplyRepo(kv, keys),
     routes: new RouteRepo(kv, keys),
+    leases,
     timers,
     reports: new ReportRepo(kv, keys),
     cache: new Cache(kv, keys),
@@ -211,6 +216,7 @@ export type {
   QueueEntry,
 } from './queue.js';
 export type { PaceRule, RateBudget } from './rate-budget.js';
+export type { KeyValueStore } from './kv.js';
 export type { ChannelRef, WaitingCall } from './call-outbox.js';
 export type { ChannelPause } from './channel-pauses.js';
 export type { VerificationSubmission } from './verification.js';

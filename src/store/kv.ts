@@ -59,9 +59,13 @@ export interface KeyValueStore {
   keysWithPrefix(prefix: string, containing?: string): Promise<string[]>;
   /** Writes a string only while it still holds `expected`, keeping its TTL; returns whether it was written. */
   setIfEqual(key: string, expected: string, value: string): Promise<boolean>;
-  /** Writes a hash field only while it still holds `expected`; returns whether it was written. */
+  /** Sets a string's TTL only while it still holds `expected` (a lease renewed by its owner); whether it was set. */
+  expireIfEqual(key: string, expected: string, ttlMs: number): Promise<boolean>;
+  /** Deletes a string only while it still holds `expected` (a lease released by its owner); whether it was deleted. */
+  delIfEqual(key: string, expected: string): Promise<boolean>;
   /** Writes a hash field only when it does not exist yet (Redis `HSETNX`); returns whether it was written. */
   hashSetIfAbsent(key: string, field: string, value: string): Promise<boolean>;
+  /** Writes a hash field only while it still holds `expected`; returns whether it was written. */
   hashSetIfEqual(key: string, field: string, expected: string, value: string): Promise<boolean>;
   /** Deletes a hash field only while it still holds `expected`; returns whether it was deleted. */
   hashDelIfEqual(key: string, field: string, expected: string): Promise<boolean>;

@@ -211,6 +211,25 @@ export class MemoryKeyValueStore implements KeyValueStore {
     });
   }
 
+  expireIfEqual(key: string, expected: string, ttlMs: number): Promise<boolean> {
+    return this.run(() => {
+      assertTtl(ttlMs);
+      const item = this.live(key);
+      if (!item || this.expect(item, 'string').data !== expected) return false;
+      item.expiresAt = this.now() + ttlMs;
+      return true;
+    });
+  }
+
+  delIfEqual(key: string, expected: string): Promise<boolean> {
+    return this.run(() => {
+      const item = this.live(key);
+      if (!item || this.expect(item, 'string').data !== expected) return false;
+      this.items.delete(key);
+      return true;
+    });
+  }
+
   hashSetIfAbsent(key: string, field: string, value: string): Promise<boolean> {
     return this.run(() => {
       const item = this.live(key);

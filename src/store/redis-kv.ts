@@ -122,6 +122,15 @@ export class RedisKeyValueStore implements KeyValueStore {
     return (await this.redis.campaignSetIfEqual(key, expected, value)) === 1;
   }
 
+  async expireIfEqual(key: string, expected: string, ttlMs: number): Promise<boolean> {
+    assertTtl(ttlMs);
+    return (await this.redis.campaignExpireIfEqual(key, expected, ttlMs)) === 1;
+  }
+
+  async delIfEqual(key: string, expected: string): Promise<boolean> {
+    return (await this.redis.campaignDelIfEqual(key, expected)) === 1;
+  }
+
   async hashSetIfAbsent(key: string, field: string, value: string): Promise<boolean> {
     return (await this.redis.hsetnx(key, field, value)) === 1;
   }

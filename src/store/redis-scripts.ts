@@ -298,6 +298,9 @@ return 0`;
 const SET_IF_EQUAL = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL') return 1 end return 0`;
 const HSET_IF_EQUAL = `if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('HSET', KEYS[1], ARGV[1], ARGV[3]) return 1 end return 0`;
 const HDEL_IF_EQUAL = `if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('HDEL', KEYS[1], ARGV[1]) return 1 end return 0`;
+/** A lease renewed (PEXPIRE) or released (DEL) only by its owner: the owner check and the write in one step. */
+const PEXPIRE_IF_EQUAL = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`;
+const DEL_IF_EQUAL = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
 
 /**
  * Counts one thing once (kv.ts `countOnce`). KEYS: the mark, then one hash per count. ARGV: the mark's TTL, then
@@ -357,6 +360,8 @@ declare module 'ioredis' {
     campaignHoldBudget(key: string, ms: number): Result<number, Context>;
     campaignHashSetIfEqual(key: string, field: string, expected: string, value: string): Result<unknown, Context>;
     campaignHashDelIfEqual(key: string, field: string, expected: string): Result<unknown, Context>;
+    campaignExpireIfEqual(key: string, expected: string, ttlMs: number): Result<unknown, Context>;
+    campaignDelIfEqual(key: string, expected: string): Result<unknown, Context>;
     /** See COUNT_ONCE: the number of keys first. */
     campaignCountOnce(numKeys: number, ...keysThenArgs: Arg[]): Result<number, Context>;
   }
@@ -380,6 +385,8 @@ const SCRIPTS: Record<string, { lua: string; numberOfKeys?: number }> = {
   campaignHoldBudget: { lua: HOLD_BUDGET, numberOfKeys: 1 },
   campaignHashSetIfEqual: { lua: HSET_IF_EQUAL, numberOfKeys: 1 },
   campaignHashDelIfEqual: { lua: HDEL_IF_EQUAL, numberOfKeys: 1 },
+  campaignExpireIfEqual: { lua: PEXPIRE_IF_EQUAL, numberOfKeys: 1 },
+  campaignDelIfEqual: { lua: DEL_IF_EQUAL, numberOfKeys: 1 },
   campaignCountOnce: { lua: COUNT_ONCE },
 };
 

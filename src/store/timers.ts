@@ -6,6 +6,7 @@
  */
 import { timerTeam, type Keys } from './keys.js';
 import type { KeyValueStore } from './kv.js';
+import type { Leases } from './leases.js';
 
 export interface DueTimer {
   id: string;
@@ -16,6 +17,7 @@ export class TimerRepo {
   constructor(
     private readonly kv: KeyValueStore,
     private readonly keys: Keys,
+    private readonly leases: Leases,
   ) {}
 
   /** Sets timer `id` of `kind` to fire at `dueAt` (epoch ms), replacing any earlier due time. */
@@ -47,10 +49,7 @@ export class TimerRepo {
 
   /** Claims one firing for `leaseMs`; false when another replica has it (or had it and finished). */
   claim(kind: string, timer: DueTimer, owner: string, leaseMs: number): Promise<boolean> {
-    return this.kv.set(this.keys.timerLease(kind, timer.id, timer.dueAt), owner, {
-      onlyIfAbsent: true,
-      ttlMs: leaseMs,
-    });
+    return this.leases.claim(this.lease(kind, timer), owner, leaseMs);
   }
 
   /**
@@ -73,8 +72,12 @@ export class TimerRepo {
    * transfer waiting its turn every few seconds), whose leases would otherwise pile up until they expire.
    */
   async release(kind: string, timer: DueTimer, owner: string): Promise<void> {
-    const key = this.keys.timerLease(kind, timer.id, timer.dueAt);
-    if ((await this.kv.get(key)) === owner) await this.kv.del(key);
+    await this.leases.release(this.lease(kind, timer), owner);
+  }
+
+  /** The lease key of one firing (a firing is claimed once; its lease is never renewed). */
+  private lease(kind: string, timer: DueTimer): string {
+    return this.keys.timerLease(kind, timer.id, timer.dueAt);
   }
 
   /** After a firing: the next due time, or none — only while the timer still holds the time that fired. */

@@ -208,7 +208,11 @@ describe.each(['memory', 'redis'] as const)('a customer writing while the thread
       ...(mode === 'redis' ? { redisUrl: redis.url, keyPrefix: `${redis.prefix}merge:${mode}:` } : {}),
       bot: {
         // A channel burst of two: the conversation's card and its first line; the next lines must wait.
-        slackLimits: { channelPosts: { intervalMs: 1_000, burst: 2 }, tier3: { intervalMs: 1_400, burst: 5 } },
+        slackLimits: {
+          channelPosts: { intervalMs: 1_000, burst: 2 },
+          tier3: { intervalMs: 1_400, burst: 5 },
+          other: { intervalMs: 10, burst: 100 },
+        },
       },
     });
   });

@@ -73,7 +73,7 @@ async function fill(store: Store, t: Tenant): Promise<void> {
   await store.timers.claim('digest', timer, 'replica-1', 60_000);
   const call = { teamId: team, channelId: 'C2' };
   await store.callOutbox.add(call, { id: '1-1', json: JSON.stringify({ customerName: t.name, to: t.number }) });
-  await store.callOutbox.lease(call, 'replica-1', 60_000);
+  await store.leases.take(store.callOutbox.lease(call), 'replica-1', 60_000);
   await store.callOutbox.startRollup(call, ['1-1'], 60_000);
   await store.channelPauses.pause(team, 'C3', 'not_in_channel');
   await store.channelPauses.setSubscriber(team, 'C3', 'U0ADMIN');

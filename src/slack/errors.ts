@@ -1,0 +1,97 @@
+/**
+ * Slack's documented errors, as one table: what each answer means for a post that has not gone out yet. Every
+ * part that posts in the background reads Slack's refusals through `SlackPace.judge` (src/slack/pace.ts),
+ * which puts this table together with what the transport saw (429, 5xx, a dropped connection).
+ *
+ * Sources — the method pages' "Errors" lists and the Web API's common errors:
+ * https://docs.slack.dev/reference/methods/chat.postMessage, …/chat.update, …/reactions.add,
+ * …/files.completeUploadExternal, …/conversations.history, and https://docs.slack.dev/apis/web-api/#errors.
+ * Slack documents `fatal_error` and `internal_error` as "It's possible some aspect of the operation succeeded
+ * before the error was raised": their outcome is unknown, so a post is looked up before it is sent again.
+ */
+
+/**
+ * - `wait`: nothing happened in Slack and time heals it — wait and send again (never a failed try).
+ * - `unknown`: Slack may have carried the call out — wait, then look for it before sending again.
+ * - `channel`: the channel refuses posts until someone acts (invite the bot, unarchive, allow posting).
+ * - `workspace`: the workspace refuses every call (token revoked, app not granted): hold its work until reinstall.
+ * - `payload`: the message itself is wrong: sending it again cannot help (a dead letter with its reason).
+ * - `other`: anything else: a failed try (retried with backoff, then a dead letter).
+ */
+export type SlackErrorClass = 'wait' | 'unknown' | 'channel' | 'workspace' | 'payload' | 'other';
+
+const TABLE: Readonly<Record<string, Exclude<SlackErrorClass, 'other'>>> = {
+  // Time heals these, and Slack did nothing.
+  ratelimited: 'wait',
+  rate_limited: 'wait',
+  service_unavailable: 'wait', // "The service is temporarily unavailable"
+  request_timeout: 'wait', // "The method was called via a POST request, but the POST data was either missing or truncated"
+  team_added_to_org: 'wait', // "…undergoing migration to an Enterprise Organization … intermittently unavailable"
+  message_limit_exceeded: 'wait', // "Members on this team are sending too many messages"
+  // "It's possible some aspect of the operation succeeded before the error was raised."
+  fatal_error: 'unknown',
+  internal_error: 'unknown',
+  // The channel refuses until someone acts.
+  not_in_channel: 'channel',
+  channel_not_found: 'channel',
+  is_archived: 'channel',
+  restricted_action: 'channel', // "A workspace preference prevents the authenticated user from posting"
+  restricted_action_read_only_channel: 'channel', // "Cannot post any message into a read-only channel"
+  restricted_action_thread_only_channel: 'channel', // "Cannot post top-level messages into a thread-only channel"
+  restricted_action_non_threadable_channel: 'channel', // "Cannot post thread replies into a non_threadable channel"
+  ekm_access_denied: 'channel', // "Administrators have suspended the ability to post a message"
+  cannot_reply_to_message: 'channel',
+  // The workspace refuses every call of the app.
+  not_authed: 'workspace',
+  invalid_auth: 'workspace',
+  account_inactive: 'workspace',
+  token_revoked: 'workspace',
+  token_expired: 'workspace',
+  no_permission: 'workspace',
+  org_login_required: 'workspace',
+  team_access_not_granted: 'workspace',
+  missing_scope: 'workspace',
+  not_allowed_token_type: 'workspace',
+  access_denied: 'workspace',
+  accesslimited: 'workspace',
+  enterprise_is_restricted: 'workspace',
+  two_factor_setup_required: 'workspace',
+  // The message is wrong: the same message fails again.
+  invalid_blocks: 'payload',
+  invalid_blocks_format: 'payload',
+  invalid_attachments: 'payload',
+  too_many_attachments: 'payload',
+  msg_too_long: 'payload',
+  msg_blocks_too_long: 'payload',
+  no_text: 'payload',
+  invalid_metadata_format: 'payload',
+  invalid_metadata_schema: 'payload',
+  metadata_too_large: 'payload',
+  metadata_must_be_sent_from_app: 'payload',
+  invalid_arguments: 'payload',
+  invalid_arg_name: 'payload',
+  invalid_array_arg: 'payload',
+  invalid_charset: 'payload',
+  invalid_form_data: 'payload',
+  invalid_post_type: 'payload',
+  missing_post_type: 'payload',
+  thread_not_found: 'payload', // the card a reply belongs under was deleted
+  invalid_thread_ts: 'payload',
+  message_not_found: 'payload',
+  as_user_not_supported: 'payload',
+};
+
+/** The class of a Slack error code (`ok:false` answers); `other` for codes the table does not list. */
+export function classOfSlackError(code: string): SlackErrorClass {
+  return Object.hasOwn(TABLE, code) ? TABLE[code]! : 'other';
+}
+
+/** Codes after which a channel takes no post until someone acts (pause it; tell who set it up). */
+export function isChannelRefusal(code: string | undefined): code is string {
+  return code !== undefined && classOfSlackError(code) === 'channel';
+}
+
+/** Codes after which the workspace takes no call of the app until it is reinstalled or re-granted. */
+export function isWorkspaceRefusal(code: string | undefined): code is string {
+  return code !== undefined && classOfSlackError(code) === 'workspace';
+}

@@ -1,0 +1,126 @@
+/**
+ * Slack's answers beyond 429, held to its documented errors (src/slack/errors.ts): `ok:false` errors that heal,
+ * answers lost after Slack acted, a channel that refuses posts, and a 429 on one method that must not hold a
+ * person's form. What each test asserts is what a user sees in Slack, and what is kept.
+ */
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { ADMIN_ID, TEAM_ID, useHarness } from '../support/harness.js';
+import { requireRedis } from '../support/redis.js';
+import { CALL_COMPLETED_FULL } from './fixtures.js';
+import { deliver, localHookUrl, posts, queueDrained, routeTo, run, startEventsHarness } from './support.js';
+import { openConversation, reactions } from '../handoff/support.js';
+
+const redis = await requireRedis();
+const uid = () => randomBytes(4).toString('hex');
+
+describe.each(['memory', 'redis'] as const)('Slack answers more than 429 (%s store)', (backend) => {
+  const h = useHarness(
+    () =>
+      startEventsHarness({
+        ...(backend === 'redis' ? { redisUrl: redis.url, keyPrefix: `${redis.prefix}slack-errors:` } : {}),
+        unlimitedSlackBecause:
+          'Slack errors, not pace: each test posts a handful of cards into one channel (pacing: pacing.test.ts)',
+        bot: { events: { calls: { scanMs: 50, rollupAfterMs: 60_000, probeEveryMs: 60_000 } } },
+      }),
+    ['slack', 'platform'],
+  );
+
+  const cardsOf = (channel: string, callIds: readonly string[]) =>
+    callIds.map((id) => posts(h, channel).filter((m) => JSON.stringify(m.blocks ?? []).includes(id)).length);
+  const deadLetters = async () => (await h.bot.deps.store.queue.deadLetters(TEAM_ID)).count;
+
+  async function callsEnd(channel: string, count: number): Promise<string[]> {
+    const campaignId = `camp-${uid()}`;
+    const hook = await routeTo(h, [{ campaignId, triggerName: 'call_completed', channelId: channel }]);
+    const ids = Array.from({ length: count }, () => `call-${uid()}`);
+    for (const callId of ids) {
+      const res = await deliver(hook, [{ ...CALL_COMPLETED_FULL, campaignId, callId }]);
+      expect(res.status).toBe(200);
+    }
+    return ids;
+  }
+
+  it('shows every call once when Slack answers ok:false service_unavailable for a while, and keeps no failed event', async () => {
+    const channel = `C0OK${uid().toUpperCase()}`;
+    // https://docs.slack.dev/reference/methods/chat.postMessage › Errors: service_unavailable heals by itself.
+    h.slack.failMethod('chat.postMessage', 'service_unavailable', 3);
+    const ids = await callsEnd(channel, 5);
+    await queueDrained(h, 30_000);
+    expect(cardsOf(channel, ids)).toEqual([1, 1, 1, 1, 1]);
+    expect(await deadLetters()).toBe(0);
+  });
+
+  it('shows a call once when Slack carried out its post but the answer was lost, looking for it before posting again', async () => {
+    const channel = `C0LOST${uid().toUpperCase()}`;
+    h.slack.loseAnswer('chat.postMessage', 2);
+    const ids = await callsEnd(channel, 3);
+    await queueDrained(h, 30_000);
+    expect(cardsOf(channel, ids)).toEqual([1, 1, 1]);
+    // The post carried its idempotency key, and the bot looked in the channel (with metadata) before posting again.
+    const card = posts(h, channel).find((m) => JSON.stringify(m.blocks).includes(ids[0]!));
+    expect(card?.metadata).toMatchObject({ event_type: 'campaign_post', event_payload: { key: expect.any(String) } });
+    const lookups = h.slack.callsTo('conversations.history').filter((c) => c.args.channel === channel);
+    expect(lookups.length).toBeGreaterThan(0);
+    expect(lookups.every((c) => c.args.include_all_metadata === true || c.args.include_all_metadata === 'true')).toBe(
+      true,
+    );
+  });
+
+  it('posts once when Slack answers fatal_error (the outcome is unknown): looked up first, then posted', async () => {
+    const channel = `C0FATAL${uid().toUpperCase()}`;
+    h.slack.failMethod('chat.postMessage', 'fatal_error', 1);
+    const ids = await callsEnd(channel, 1);
+    await queueDrained(h, 30_000);
+    expect(cardsOf(channel, ids)).toEqual([1]);
+    expect(await deadLetters()).toBe(0);
+  });
+
+  it('a read-only channel: one refused post, its admin told once, the calls kept and shown once it takes posts again', async () => {
+    const channel = `C0NEWS${uid().toUpperCase()}`;
+    const campaignId = 'camp-1'; // one the platform knows: subscribe asks it to send the events
+    await run(h, `subscribe ${campaignId} call_completed`, { channelId: channel });
+    const sub = h.platform.state.subscriptions.find((s) => s.campaignId === campaignId);
+    const hook = localHookUrl(h, sub!.hookUrl);
+    h.slack.failMethod('chat.postMessage', 'restricted_action_read_only_channel', 1);
+    const ids = Array.from({ length: 3 }, () => `call-${uid()}`);
+    for (const callId of ids)
+      expect((await deliver(hook, [{ ...CALL_COMPLETED_FULL, campaignId, callId }])).status).toBe(200);
+
+    const dm = await h.slack.waitFor(() =>
+      h.slack.messages().find((m) => m.channel.startsWith('D') && m.text.includes('stopped posting')),
+    );
+    expect(JSON.stringify(dm.blocks)).toContain('lets only some people post');
+    // Nothing more is sent there while it is paused, and nothing became a failed event.
+    await h.slack.waitFor(
+      async () => (await h.bot.deps.store.callOutbox.size({ teamId: TEAM_ID, channelId: channel })) === 3,
+    );
+    const tried = h.slack.callsTo('chat.postMessage').filter((c) => c.args.channel === channel);
+    expect(tried.filter((c) => c.response.ok !== true)).toHaveLength(1);
+    expect(posts(h, channel).filter((m) => m.text.startsWith('Call completed'))).toEqual([]);
+    expect(await deadLetters()).toBe(0);
+
+    // The admin allows the app to post and runs subscribe there again: the waiting calls go out, once each.
+    await run(h, `subscribe ${campaignId} call_completed`, { channelId: channel });
+    await queueDrained(h, 30_000);
+    expect(cardsOf(channel, ids)).toEqual([1, 1, 1]);
+    const told = h.slack.messages().filter((m) => m.channel.startsWith('D') && m.text.includes('stopped posting'));
+    expect(told).toHaveLength(1);
+  });
+
+  it('a 429 on reactions.add holds only reactions: an admin’s form opens at once, and the ✅ comes after Retry-After', async () => {
+    const conv = await openConversation(h);
+    await conv.customer('Hello?');
+    await conv.waitThread(1);
+    await conv.linkSession(conv.session());
+    h.slack.rateLimit({ method: 'reactions.add', retryAfterSec: 5, times: 1 });
+    const ts = await conv.reply('Hi, how can I help?');
+    await h.slack.waitFor(() => h.slack.callsTo('reactions.add').find((c) => c.status === 429));
+
+    // A trigger_id lives 3 s: the form opens only if views.open does not queue behind the reaction's wait.
+    await h.signer.command({ text: 'connect', userId: ADMIN_ID });
+    await h.slack.waitFor(() => h.slack.views('connect_modal')[0]);
+    expect(reactions(h, conv.channels[0]!, ts)).not.toContain('white_check_mark');
+    await h.slack.waitFor(() => reactions(h, conv.channels[0]!, ts).includes('white_check_mark'));
+  });
+});

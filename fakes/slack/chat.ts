@@ -67,7 +67,7 @@ export function contentError(args: SlackArgs, requireContent: boolean): Json | u
  * digits, `_` and `-` "returns an `invalid_metadata_schema` warning and is ignored"
  * (https://docs.slack.dev/messaging/message-metadata): the message goes out without it.
  */
-export function messageMetadata(args: SlackArgs): { value?: Json; warning?: Json } | { error: Json } {
+function messageMetadata(args: SlackArgs): { value?: Json; warning?: Json } | { error: Json } {
   let raw = args.metadata;
   if (raw === undefined || raw === '') return {};
   if (typeof raw === 'string') {

@@ -6,7 +6,7 @@ import { messageErrors } from './block-kit.js';
 import { controlSequenceErrors } from './mrkdwn.js';
 import type { SlackState, Handler, TokenInfo } from './state.js';
 import type { SeedMessage, SlackArgs, SlackEphemeral, SlackMessage } from './types.js';
-import { bool, clone, fail, str, tsToMicros, type Json } from './util.js';
+import { bool, clone, fail, isObj, str, tsToMicros, type Json } from './util.js';
 
 export function botMessage(s: SlackState, auth: TokenInfo, channel: string, args: SlackArgs, ts: string): SlackMessage {
   const msg: SlackMessage = {
@@ -57,6 +57,34 @@ export function contentError(args: SlackArgs, requireContent: boolean): Json | u
   const hasAttachments = Array.isArray(args.attachments) && args.attachments.length > 0;
   if (requireContent && text === '' && !hasBlocks && !hasAttachments) return fail('no_text');
   return undefined;
+}
+
+/**
+ * A message's `metadata` as Slack takes it: a JSON object (or a JSON string of one) — otherwise
+ * `invalid_metadata_format` — with a string `event_type` and an object `event_payload` — otherwise
+ * `invalid_metadata_schema` (chat.postMessage's and chat.update's "Errors",
+ * https://docs.slack.dev/reference/methods/chat.postMessage). An `event_type` with characters other than letters,
+ * digits, `_` and `-` "returns an `invalid_metadata_schema` warning and is ignored"
+ * (https://docs.slack.dev/messaging/message-metadata): the message goes out without it.
+ */
+function messageMetadata(args: SlackArgs): { value?: Json; warning?: Json } | { error: Json } {
+  let raw = args.metadata;
+  if (raw === undefined || raw === '') return {};
+  if (typeof raw === 'string') {
+    try {
+      raw = JSON.parse(raw) as unknown;
+    } catch {
+      return { error: fail('invalid_metadata_format') };
+    }
+  }
+  if (!isObj(raw)) return { error: fail('invalid_metadata_format') };
+  if (typeof raw.event_type !== 'string' || raw.event_type === '' || !isObj(raw.event_payload))
+    return { error: fail('invalid_metadata_schema') };
+  if (!/^[A-Za-z0-9_-]+$/.test(raw.event_type))
+    return {
+      warning: { warning: 'invalid_metadata_schema', response_metadata: { warnings: ['invalid_metadata_schema'] } },
+    };
+  return { value: { event_type: raw.event_type, event_payload: clone(raw.event_payload) } };
 }
 
 /** An ephemeral message (chat.postEphemeral or an ephemeral response_url post), stored for `ephemerals()`. */
@@ -124,9 +152,13 @@ export function chatHandlers(s: SlackState): Record<string, Handler> {
       if ('error' in resolved) return fail(resolved.error);
       const access = s.channelAccessError(resolved.channel, auth, true);
       if (access) return fail(access);
+      const restricted = s.postRestriction(resolved.channel.id, str(args, 'thread_ts'));
+      if (restricted) return fail(restricted);
       const invalid = contentError(args, true);
       if (invalid) return invalid;
-      const msg = botMessage(s, auth, resolved.channel.id, args, s.nextTs());
+      const metadata = messageMetadata(args);
+      if ('error' in metadata) return metadata.error;
+      const msg = botMessage(s, auth, resolved.channel.id, { ...args, metadata: metadata.value }, s.nextTs());
       s.insertMessage(msg);
       const out = apiMessage(msg);
       const botProfile = {
@@ -138,7 +170,13 @@ export function chatHandlers(s: SlackState): Record<string, Handler> {
         updated: 1700000000,
         team_id: auth.teamId,
       };
-      return { ok: true, channel: resolved.channel.id, ts: msg.ts, message: { ...out, bot_profile: botProfile } };
+      return {
+        ok: true,
+        channel: resolved.channel.id,
+        ts: msg.ts,
+        message: { ...out, bot_profile: botProfile },
+        ...metadata.warning,
+      };
     },
 
     'chat.update': (args, auth) => {
@@ -154,6 +192,8 @@ export function chatHandlers(s: SlackState): Record<string, Handler> {
       if (msg.user !== auth.userId) return fail('cant_update_message');
       const invalid = contentError(args, false);
       if (invalid) return invalid;
+      const metadata = messageMetadata(args);
+      if ('error' in metadata) return metadata.error;
       const text = str(args, 'text');
       if (text !== undefined) msg.text = text;
       if (args.blocks !== undefined) {
@@ -164,11 +204,18 @@ export function chatHandlers(s: SlackState): Record<string, Handler> {
         if (Array.isArray(args.attachments) && args.attachments.length > 0) msg.attachments = clone(args.attachments);
         else delete msg.attachments;
       }
-      if (args.metadata !== undefined) msg.metadata = clone(args.metadata);
+      if (metadata.value !== undefined) msg.metadata = metadata.value;
       msg.edited = { user: auth.userId, ts: s.nextTs() };
       if (msg.text === '' && !msg.blocks?.length && !msg.attachments?.length && !msg.files?.length)
         return fail('no_text');
-      return { ok: true, channel: resolved.channel.id, ts: msg.ts, text: msg.text, message: apiMessage(msg) };
+      return {
+        ok: true,
+        channel: resolved.channel.id,
+        ts: msg.ts,
+        text: msg.text,
+        message: apiMessage(msg),
+        ...metadata.warning,
+      };
     },
 
     'chat.delete': (args, auth) => {

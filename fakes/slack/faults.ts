@@ -1,7 +1,8 @@
 /**
- * Faults a test injects: 429s (per method, or per channel for chat.postMessage), `{ok:false}` errors, and answers
- * lost after the call was carried out.
+ * Faults a test injects: 429s (per method, per channel or per workspace for chat.postMessage), `{ok:false}`
+ * errors (for a number of calls or for a while), and answers lost after the call was carried out.
  */
+import type { LostAnswer } from './types.js';
 
 interface RateRule {
   method?: string;
@@ -15,14 +16,47 @@ interface FailRule {
   method: string;
   error: string;
   remaining: number;
+  /** On the fault clock: the rule heals at this time (a `failMethodFor` rule). */
+  until?: number;
+}
+
+interface LostRule {
+  method: string;
+  remaining: number;
+  how: LostAnswer;
+}
+
+interface LostShare {
+  method?: string;
+  share: number;
+  how: LostAnswer;
+  random: () => number;
+}
+
+/** A small seeded generator (mulberry32): the same seed loses the same calls, run after run. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
 }
 
 export class InjectedFaults {
   private rateRules: RateRule[] = [];
   private failRules: FailRule[] = [];
-  private lostAnswers: Array<{ method: string; remaining: number }> = [];
+  private lostAnswers: LostRule[] = [];
+  private lostShares: LostShare[] = [];
   private channelLimit: number | undefined;
   private readonly channelPosts = new Map<string, number[]>();
+  private workspaceLimit: number | undefined;
+  private readonly workspacePosts = new Map<string, number[]>();
+
+  /** `now`: the clock time-bounded faults heal by and the workspace limit's minute runs on (`rateLimitClock`). */
+  constructor(private readonly now: () => number = Date.now) {}
 
   rateLimit(rule: { method?: string; times?: number; retryAfterSec: number; everyOther?: boolean }): void {
     const everyOther = rule.everyOther ?? false;
@@ -39,20 +73,48 @@ export class InjectedFaults {
     this.channelLimit = perSecond;
   }
 
+  workspacePostLimit(perMinute: number): void {
+    if (!(perMinute >= 1) || !Number.isFinite(perMinute)) {
+      throw new Error('workspacePostLimit needs a finite number of posts a minute, at least 1');
+    }
+    this.workspaceLimit = perMinute;
+  }
+
   failMethod(method: string, error: string, times?: number): void {
     this.failRules.push({ method, error, remaining: times ?? Number.POSITIVE_INFINITY });
   }
 
-  loseAnswer(method: string, times?: number): void {
-    this.lostAnswers.push({ method, remaining: times ?? 1 });
+  failMethodFor(method: string, error: string, ms: number): void {
+    if (!(ms > 0) || !Number.isFinite(ms)) throw new Error('failMethodFor needs a positive, finite duration in ms');
+    this.failRules.push({ method, error, remaining: Number.POSITIVE_INFINITY, until: this.now() + ms });
   }
 
-  /** Whether this call, carried out, gets no answer but a 503 (using up one of its `times`). */
-  answerLost(method: string): boolean {
+  loseAnswer(method: string, times?: number, how: LostAnswer = 'connection-dropped'): void {
+    this.lostAnswers.push({ method, remaining: times ?? 1, how });
+  }
+
+  loseAnswers(rule: { method?: string; share: number; seed?: number; how?: LostAnswer }): void {
+    if (!(rule.share >= 0 && rule.share <= 1)) throw new Error('loseAnswers needs a share between 0 and 1');
+    this.lostShares.push({
+      method: rule.method,
+      share: rule.share,
+      how: rule.how ?? 'connection-dropped',
+      random: seeded(rule.seed ?? 1),
+    });
+  }
+
+  /** How this call, carried out, loses its answer (using up one of its `times`); undefined when it is answered. */
+  answerLost(method: string): LostAnswer | undefined {
     const rule = this.lostAnswers.find((r) => r.method === method && r.remaining > 0);
-    if (!rule) return false;
-    rule.remaining -= 1;
-    return true;
+    if (rule) {
+      rule.remaining -= 1;
+      return rule.how;
+    }
+    for (const share of this.lostShares) {
+      if (share.method !== undefined && share.method !== method) continue;
+      if (share.random() < share.share) return share.how;
+    }
+    return undefined;
   }
 
   /** The rate rule that answers this call with a 429, using up one of its `times`. */
@@ -68,9 +130,12 @@ export class InjectedFaults {
     return undefined;
   }
 
-  /** The error this call answers with, using up one of its `times`. */
+  /** The error this call answers with, using up one of its `times`; a `failMethodFor` rule past its time has healed. */
   failure(method: string): string | undefined {
-    const rule = this.failRules.find((r) => r.method === method && r.remaining > 0);
+    const now = this.now();
+    const rule = this.failRules.find(
+      (r) => r.method === method && r.remaining > 0 && (r.until === undefined || now < r.until),
+    );
     if (!rule) return undefined;
     rule.remaining -= 1;
     return rule.error;
@@ -88,18 +153,37 @@ export class InjectedFaults {
     return Math.max(1, Math.ceil((oldest + 1000 - now) / 1000));
   }
 
-  /** A chat.postMessage went through: it counts against the channel's limit. */
-  posted(channel: string): void {
+  /** Seconds to wait when `teamId` already had its posts this minute (any channel); undefined when one may go through. */
+  workspaceRetryAfter(teamId: string): number | undefined {
+    const limit = this.workspaceLimit;
+    if (limit === undefined) return undefined;
+    const now = this.now();
+    const recent = (this.workspacePosts.get(teamId) ?? []).filter((t) => now - t < 60_000);
+    this.workspacePosts.set(teamId, recent);
+    if (recent.length < limit) return undefined;
+    const oldest = recent[0] ?? now;
+    return Math.max(1, Math.ceil((oldest + 60_000 - now) / 1000));
+  }
+
+  /** A chat.postMessage went through: it counts against its channel's and its workspace's limits. */
+  posted(channel: string, teamId: string): void {
     const posts = this.channelPosts.get(channel) ?? [];
     posts.push(Date.now());
     this.channelPosts.set(channel, posts);
+    if (this.workspaceLimit === undefined) return;
+    const teamPosts = this.workspacePosts.get(teamId) ?? [];
+    teamPosts.push(this.now());
+    this.workspacePosts.set(teamId, teamPosts);
   }
 
   reset(): void {
     this.rateRules = [];
     this.failRules = [];
     this.lostAnswers = [];
+    this.lostShares = [];
     this.channelLimit = undefined;
     this.channelPosts.clear();
+    this.workspaceLimit = undefined;
+    this.workspacePosts.clear();
   }
 }

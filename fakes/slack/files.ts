@@ -264,6 +264,9 @@ export function fileHandlers(s: SlackState): Record<string, Handler> {
         if ('error' in resolved) return fail(resolved.error);
         const access = s.channelAccessError(resolved.channel, auth, true);
         if (access) return fail(access);
+        // Sharing a file posts a message: a channel that refuses posts refuses it the same way.
+        const restricted = s.postRestriction(resolved.channel.id, threadTs);
+        if (restricted) return fail(restricted);
         channel = resolved.channel;
       }
       const pendings: PendingUpload[] = [];

@@ -2,8 +2,10 @@
  * What the stand-in refused, so a test can fail when the bot sent something Slack would not take.
  *
  * A refusal is a Web API answer that is not `ok` (or not HTTP 200), a response_url answer that is not
- * 2xx, or an answer to an options request (`block_suggestion`) Slack would not show. Faults a test injected itself (`rateLimit`, `failMethod`, `channelRateLimit`) are expected by
- * construction; any other refusal must be declared with `expectRefusal` or the after-each check fails.
+ * 2xx, or an answer to an options request (`block_suggestion`) Slack would not show. Faults a test injected itself
+ * (`SlackCall.injected`: `rateLimit`, `failMethod`, `failMethodFor`, `channelRateLimit`, `workspacePostLimit`,
+ * `loseAnswer(s)`, `restrictChannel`, `archiveChannel`) are expected by construction; any other refusal must be
+ * declared with `expectRefusal` or the after-each check fails.
  */
 import type { ResponseUrlPost, SlackCall, SuggestionAnswer } from './types.js';
 

@@ -21,6 +21,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { parseApiArgs } from './api-args.js';
 import { addMessage, chatHandlers } from './chat.js';
 import { addFile, deleteFile, fileHandlers, handleDownload, handleUpload, loginPage } from './files.js';
 import { handleAuthorize, oauthCode, oauthHandlers, oauthV2Access } from './oauth.js';
@@ -31,11 +32,13 @@ import { imageDownloadErrors, payloadImages } from './images.js';
 import { DefaultRateLimits } from './rate-limits.js';
 import { RefusalLedger } from './refusals.js';
 import { SocketModeHub } from './socket-mode.js';
-import { SlackState, type Handler } from './state.js';
+import { RESTRICTION_REFUSALS, SlackState, type Handler } from './state.js';
 import { judgeSuggestion } from './suggestions.js';
 import type {
+  ChannelRestriction,
   FakeSlack,
   FakeSlackOptions,
+  LostAnswer,
   OAuthGrant,
   ResponseUrlContext,
   SentEnvelope,
@@ -55,7 +58,7 @@ import type {
   TriggerContext,
 } from './types.js';
 import { CONVERSATION_TYPE_SCOPES, tzInfo, userHandlers, usersConversationTypes } from './users.js';
-import { clone, compareTs, fail, isObj, JSON_FIELDS, readBody, sleep, str, type Json } from './util.js';
+import { clone, compareTs, fail, isObj, readBody, sleep, str, type Json } from './util.js';
 import { issueTrigger, pushView, replaceView, viewHandlers } from './views.js';
 
 /** Which scope each method needs (bot token). `null`: no scope. Channel-dependent ones are computed. */
@@ -93,13 +96,14 @@ class FakeSlackServer extends SlackState implements FakeSlack {
   private readonly server: Server;
   private readonly sockets: SocketModeHub;
   private readonly handlers: Record<string, Handler>;
-  private readonly faults = new InjectedFaults();
+  private readonly faults: InjectedFaults;
   private readonly refusals = new RefusalLedger(this.calls, this.responses, 'Slack stand-in', this.suggestions);
   private readonly limits: DefaultRateLimits;
 
   constructor(opts: FakeSlackOptions) {
     super(opts);
     this.limits = new DefaultRateLimits(opts);
+    this.faults = new InjectedFaults(opts.rateLimitClock);
     this.sockets = new SocketModeHub(this);
     this.server = createServer((req, res) => {
       this.route(req, res).catch((err: unknown) => {
@@ -292,16 +296,48 @@ class FakeSlackServer extends SlackState implements FakeSlack {
     this.faults.channelRateLimit(perSecond);
   }
 
-  loseAnswer(method: string, times?: number): void {
-    this.faults.loseAnswer(method, times);
+  workspacePostLimit(perMinute: number): void {
+    this.faults.workspacePostLimit(perMinute);
+  }
+
+  loseAnswer(method: string, times?: number, how?: LostAnswer): void {
+    this.faults.loseAnswer(method, times, how);
+  }
+
+  loseAnswers(rule: { method?: string; share: number; seed?: number; how?: LostAnswer }): void {
+    this.faults.loseAnswers(rule);
   }
 
   failMethod(method: string, error: string, times?: number): void {
     this.faults.failMethod(method, error, times);
   }
 
+  failMethodFor(method: string, error: string, ms: number): void {
+    this.faults.failMethodFor(method, error, ms);
+  }
+
+  restrictChannel(channel: string, kind: ChannelRestriction): void {
+    this.restrictions.set(this.knownChannel(channel).id, kind);
+  }
+
+  archiveChannel(channel: string): void {
+    const known = this.knownChannel(channel);
+    known.is_archived = true;
+    this.restrictions.set(known.id, 'archived');
+  }
+
+  unrestrictChannel(channel: string): void {
+    const id = this.channelKey(channel);
+    if (this.restrictions.get(id) === 'archived') {
+      const known = this.channels.get(id);
+      if (known) known.is_archived = false;
+    }
+    this.restrictions.delete(id);
+  }
+
   clearFaults(): void {
     this.faults.reset();
+    for (const id of [...this.restrictions.keys()]) this.unrestrictChannel(id);
   }
 
   waitForSocketConnection(timeoutMs = 5000): Promise<SocketModeConnection> {
@@ -334,7 +370,7 @@ class FakeSlackServer extends SlackState implements FakeSlack {
     this.responseUrls.clear();
     for (const id of [...this.files.keys()]) if (!this.seededFileIds.has(id)) this.files.delete(id);
     this.deletedFileIds.clear();
-    this.faults.reset();
+    this.clearFaults();
     this.limits.reset();
     this.sockets.reset();
   }
@@ -367,52 +403,9 @@ class FakeSlackServer extends SlackState implements FakeSlack {
     res.end('not found');
   }
 
-  private async parseApiArgs(
-    req: IncomingMessage,
-    url: URL,
-    body: Buffer,
-  ): Promise<{ args: SlackArgs; encoding: SlackCall['encoding']; invalidJson: boolean }> {
-    const args: SlackArgs = Object.fromEntries(url.searchParams.entries());
-    const ct = (req.headers['content-type'] ?? '').toLowerCase();
-    let encoding: SlackCall['encoding'] = 'query';
-    let invalidJson = false;
-    if (ct.startsWith('application/json')) {
-      encoding = 'json';
-      try {
-        const parsed: unknown = body.length === 0 ? {} : JSON.parse(body.toString('utf8'));
-        if (isObj(parsed)) Object.assign(args, parsed);
-        else invalidJson = true;
-      } catch {
-        invalidJson = true;
-      }
-      return { args, encoding, invalidJson };
-    }
-    if (body.length > 0 && ct.startsWith('multipart/form-data')) {
-      encoding = 'multipart';
-      const form = await new Response(body, { headers: { 'content-type': ct } }).formData();
-      for (const [k, v] of form.entries()) {
-        args[k] = typeof v === 'string' ? v : { filename: v.name, size: v.size };
-      }
-    } else if (body.length > 0 || ct.startsWith('application/x-www-form-urlencoded')) {
-      encoding = 'form';
-      for (const [k, v] of new URLSearchParams(body.toString('utf8')).entries()) args[k] = v;
-    }
-    for (const key of JSON_FIELDS) {
-      const v = args[key];
-      if (typeof v === 'string' && /^\s*[[{]/.test(v)) {
-        try {
-          args[key] = JSON.parse(v) as unknown;
-        } catch {
-          // left as a string: the method answers invalid_blocks_format / invalid_arguments like Slack
-        }
-      }
-    }
-    return { args, encoding, invalidJson };
-  }
-
   private async handleApi(req: IncomingMessage, res: ServerResponse, url: URL, body: Buffer): Promise<void> {
     const method = decodeURIComponent(url.pathname.slice('/api/'.length));
-    const { args, encoding, invalidJson } = await this.parseApiArgs(req, url, body);
+    const { args, encoding, invalidJson } = await parseApiArgs(req, url, body);
     const authHeader = req.headers.authorization;
     const bearer = authHeader ? /^Bearer\s+(\S+)/i.exec(authHeader)?.[1] : undefined;
     // Slack ignores a `token` inside a JSON body: JSON callers must use the Authorization header.
@@ -426,10 +419,11 @@ class FakeSlackServer extends SlackState implements FakeSlack {
 
     const send = (status: number, response: Json, headers: Record<string, string> = {}): void => {
       if (encoding === 'json' && !/charset=/i.test(req.headers['content-type'] ?? '')) {
-        // Slack's nudge for JSON bodies without a charset.
-        response.warning = 'missing_charset';
+        // Slack's nudge for JSON bodies without a charset (beside any warning of the method's own).
         const meta = isObj(response.response_metadata) ? response.response_metadata : {};
-        meta.warnings = ['missing_charset'];
+        const warnings = ['missing_charset', ...(Array.isArray(meta.warnings) ? (meta.warnings as unknown[]) : [])];
+        meta.warnings = warnings;
+        response.warning = warnings.join(',');
         response.response_metadata = meta;
       }
       call.status = status;
@@ -502,7 +496,8 @@ class FakeSlackServer extends SlackState implements FakeSlack {
       return;
     }
     if (method === 'chat.postMessage') {
-      const retryAfter = this.faults.channelRetryAfter(str(args, 'channel') ?? '');
+      const retryAfter =
+        this.faults.channelRetryAfter(str(args, 'channel') ?? '') ?? this.faults.workspaceRetryAfter(auth.teamId);
       if (retryAfter !== undefined) {
         call.injected = true;
         send(429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(retryAfter) });
@@ -525,17 +520,36 @@ class FakeSlackServer extends SlackState implements FakeSlack {
     }
     const response = handler(args, auth);
     if (method === 'chat.postMessage' && response.ok === true && typeof response.channel === 'string')
-      this.faults.posted(response.channel);
-    if (this.faults.answerLost(method)) {
-      // Carried out, but the answer never reaches the caller: what an edge that gives up on Slack answers.
+      this.faults.posted(response.channel, auth.teamId);
+    // A channel the test restricted or archived refuses as Slack would: that refusal is the test's doing.
+    if (response.ok === false && RESTRICTION_REFUSALS.has(String(response.error))) {
+      const channel = this.channelKey(str(args, 'channel') ?? str(args, 'channel_id'));
+      if (this.restrictions.has(channel)) call.injected = true;
+    }
+    const lost = this.faults.answerLost(method);
+    if (lost) {
+      // Carried out, but the answer never reaches the caller.
       call.injected = true;
-      call.status = 503;
+      call.lost = lost;
       call.response = response;
+      if (lost === 'connection-dropped') {
+        call.status = 0;
+        res.socket?.destroy();
+        return;
+      }
+      call.status = 503;
       res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8' });
       res.end('upstream request timeout');
       return;
     }
     send(200, response, scopeHeaders);
+  }
+
+  /** The channel a test names for a fault, made known if it was not (as any well-formed id is to Slack calls). */
+  private knownChannel(raw: string): SlackChannel {
+    const resolved = this.resolveChannel(raw);
+    if ('error' in resolved) throw new Error(`no channel ${raw} in the Slack stand-in (add it with addChannel)`);
+    return resolved.channel;
   }
 
   /** The channel a `channel` argument names, without creating it: a user id is the DM with that user. */

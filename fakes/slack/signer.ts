@@ -473,6 +473,25 @@ export class SlackSigner {
     return this.send(JSON.stringify(envelope), 'application/json', headers, signedAt);
   }
 
+  /**
+   * Slack telling the app it went over the Events API's limit (30 000 events per workspace an hour) and that
+   * events from `minuteRateLimited` on (epoch seconds rounded to the minute; default now's) are dropped; signed like any event
+   * (https://docs.slack.dev/reference/events/app_rate_limited). The result has the status and `ms` it took.
+   */
+  appRateLimited(opts: { minuteRateLimited?: number; teamId?: string } = {}): Promise<SignedResult> {
+    const minute = opts.minuteRateLimited ?? Math.floor(Date.now() / 60_000) * 60;
+    return this.send(
+      JSON.stringify({
+        token: this.verificationToken,
+        type: 'app_rate_limited',
+        team_id: opts.teamId ?? this.teamId,
+        minute_rate_limited: minute,
+        api_app_id: this.apiAppId,
+      }),
+      'application/json',
+    );
+  }
+
   /** Slack's Request URL check (signed JSON `url_verification`); the bot must echo `challenge`. */
   urlVerification(challenge = hex(20)): Promise<SignedResult> {
     return this.send(

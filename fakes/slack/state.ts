@@ -5,6 +5,7 @@
 import { FileCdn } from './file-cdn.js';
 import { hex, compareTs, type Json } from './util.js';
 import type {
+  ChannelRestriction,
   FakeSlackOptions,
   FileDownload,
   OAuthGrant,
@@ -72,6 +73,16 @@ export interface ResponseUrlEntry {
 
 export type OAuthCode = OAuthGrant & { issuedAt: number; used: boolean };
 
+/** Errors from chat.postMessage's method page (https://docs.slack.dev/reference/methods/chat.postMessage, "Errors"). */
+const RESTRICTION_ERRORS: Record<ChannelRestriction, string> = {
+  'read-only': 'restricted_action_read_only_channel',
+  'thread-only': 'restricted_action_thread_only_channel',
+  'admins-only': 'restricted_action',
+};
+
+/** The errors a restricted or archived channel (`restrictChannel`, `archiveChannel`) answers posts with. */
+export const RESTRICTION_REFUSALS = new Set([...Object.values(RESTRICTION_ERRORS), 'is_archived']);
+
 /** One Web API method: the arguments as parsed and the token's owner; answers the JSON body. */
 export type Handler = (args: SlackArgs, auth: TokenInfo) => Json;
 
@@ -114,6 +125,8 @@ export class SlackState {
   readonly responseUrls = new Map<string, ResponseUrlEntry>();
   readonly oauthCodes = new Map<string, OAuthCode>();
   readonly fileCdn = new FileCdn(this);
+  /** Channels a test restricted (`restrictChannel`) or archived (`archiveChannel`), until lifted. */
+  readonly restrictions = new Map<string, ChannelRestriction | 'archived'>();
   lastTsMicros = 0;
   responseUrlCounter = 0;
 
@@ -211,6 +224,14 @@ export class SlackState {
     }
     if (write && channel.is_archived) return 'is_archived';
     return undefined;
+  }
+
+  /** The error a post (a message, or a shared file) into a restricted channel gets; thread replies pass a thread-only one. */
+  postRestriction(channelId: string, threadTs: string | undefined): string | undefined {
+    const kind = this.restrictions.get(channelId);
+    if (kind === undefined || kind === 'archived') return undefined;
+    if (kind === 'thread-only' && threadTs) return undefined;
+    return RESTRICTION_ERRORS[kind];
   }
 
   findMessage(channel: string, ts: string): SlackMessage | undefined {

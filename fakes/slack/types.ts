@@ -2,7 +2,32 @@
  * The Slack stand-in's public types: what it records, what tests seed, and the `FakeSlack` handle that
  * `startFakeSlack` returns.
  */
+import type {
+  SentEnvelope,
+  SocketModeAck,
+  SocketModeConnection,
+  SocketModeEnvelopeInput,
+} from './socket-mode-types.js';
+
+export type * from './socket-mode-types.js';
+
 export type SlackArgs = Record<string, unknown>;
+
+/**
+ * How a lost answer is lost (`loseAnswer`, `loseAnswers`). `connection-dropped`: the socket is destroyed before
+ * any byte of the answer, so the caller sees a network error — what a connection dropping after Slack acted
+ * looks like. `http-503`: an edge in front of Slack gives up and answers 503 in Slack's place.
+ */
+export type LostAnswer = 'connection-dropped' | 'http-503';
+
+/**
+ * Why a channel refuses posts (`restrictChannel`): an announcement channel only its admins post in
+ * (`read-only` → `restricted_action_read_only_channel`), one that takes thread replies only (`thread-only` →
+ * `restricted_action_thread_only_channel` for top-level posts), or a workspace preference that keeps the app
+ * from posting (`admins-only` → `restricted_action`). Errors from chat.postMessage's method page
+ * (https://docs.slack.dev/reference/methods/chat.postMessage, "Errors").
+ */
+export type ChannelRestriction = 'read-only' | 'thread-only' | 'admins-only';
 
 export interface SlackCall {
   /** e.g. `chat.postMessage` */
@@ -13,15 +38,19 @@ export interface SlackCall {
   token?: string;
   /** `Date.now()` when the request arrived. */
   at: number;
-  /** HTTP status the fake answered (200, or 429 when rate limited). */
+  /** HTTP status the fake answered (200, or 429 when rate limited; 0 when it dropped the connection instead). */
   status: number;
-  /** The JSON body the fake answered. */
+  /** The JSON body the fake answered — for a lost answer, the one the caller never got. */
   response: Record<string, unknown>;
+  /** The call was carried out but its answer lost (`loseAnswer`, `loseAnswers`), and how. */
+  lost?: LostAnswer;
   /** `form` | `json` | `multipart` | `query` — how the args were encoded. */
   encoding: 'form' | 'json' | 'multipart' | 'query';
   /**
-   * The answer came from a fault the test injected (`rateLimit`, `failMethod`, `channelRateLimit`). A 429
-   * from the stand-in's default rate limits is not injected: it is a refusal like any other.
+   * The answer came from a fault the test injected (`rateLimit`, `failMethod`, `failMethodFor`,
+   * `channelRateLimit`, `workspacePostLimit`, `loseAnswer`, `loseAnswers`, a channel's `restrictChannel` or
+   * `archiveChannel`). A 429 from the stand-in's default rate limits is not injected: it is a refusal like any
+   * other, and so is a channel given as archived through `addChannel`.
    */
   injected?: true;
 }
@@ -267,65 +296,6 @@ export interface TriggerContext {
   triggerId?: string;
 }
 
-/** What Slack sends over a Socket Mode WebSocket for each request (the payloads are the HTTP ones). */
-export interface SocketModeEnvelope {
-  /** A UUID; the bot acks with `{ envelope_id, payload? }`. */
-  envelope_id: string;
-  type: 'slash_commands' | 'interactive' | 'events_api';
-  /** Slash commands: the form fields as a JSON object (string values); interactive: the parsed `payload`; events: the `event_callback`. */
-  payload: Record<string, unknown>;
-  /** Whether the ack may carry a response (`true` for commands and interactions, `false` for events). */
-  accepts_response_payload: boolean;
-  /** Events only: 0 on first delivery (Bolt's `context.retryNum` is then 0, not undefined as over HTTP). */
-  retry_attempt?: number;
-  /** Events only: `''` on first delivery, e.g. `timeout` on a retry. */
-  retry_reason?: string;
-}
-
-/** An envelope to push: `envelope_id` defaults to a fresh UUID. */
-export type SocketModeEnvelopeInput = Omit<SocketModeEnvelope, 'envelope_id'> & { envelope_id?: string };
-
-/** One WebSocket the bot opened with a URL from `apps.connections.open`. */
-export interface SocketModeConnection {
-  /** `ws1`, `ws2`, … in connection order. */
-  id: string;
-  openedAt: number;
-  /** When the fake sent `hello` (right after the upgrade, like Slack). */
-  helloAt?: number;
-  /** When the fake sent a `disconnect` message on it; no envelopes go to it from then on. */
-  disconnectReason?: string;
-  closedAt?: number;
-  /** Who started the close: the bot (close frame), the fake (after `disconnect` / on close()), or the TCP socket just ended. */
-  closedBy?: 'client' | 'fake' | 'socket';
-  closeCode?: number;
-  /** Pings the client sent (each answered with a pong, or the SDK would drop the connection). */
-  pingsReceived: number;
-  /** Pongs the client sent back to the fake's pings. */
-  pongsReceived: number;
-}
-
-/** An ack the bot sent for an envelope. */
-export interface SocketModeAck {
-  envelopeId: string;
-  /** The ack's `payload` as sent. Bolt always sends one: `{}` for a bare `ack()`, `{ text }` for `ack('text')`. */
-  payload?: Record<string, unknown>;
-  /** Milliseconds from the fake sending the envelope to the ack arriving — the latency Slack measures. */
-  ms: number;
-  /** Slack gives up after 3 s (the user sees a timeout error, events get retried). */
-  timedOut: boolean;
-  /** The envelope it acknowledges. */
-  envelope: SocketModeEnvelope;
-  connectionId: string;
-  at: number;
-}
-
-/** An envelope the fake sent to the bot. */
-export interface SentEnvelope {
-  envelope: SocketModeEnvelope;
-  connectionId: string;
-  at: number;
-}
-
 /** A message seeded into the fake (a user's message the bot will react to…); `ts` defaults to a fresh one. */
 export interface SeedMessage {
   channel: string;
@@ -385,7 +355,7 @@ export interface FakeSlackOptions {
    * reactions.remove (Tier 3) 10 in a burst then 50 per minute per workspace and method. Beyond them Slack,
    * and the stand-in, answer 429 + Retry-After, which the refusal check reports. Only for a test that drives
    * the stand-in itself at speed as a tool, never for one about the app: say why (a non-empty reason).
-   * Injected faults (`rateLimit`, `channelRateLimit`) still apply.
+   * Injected faults (`rateLimit`, `channelRateLimit`, `workspacePostLimit`) still apply.
    */
   unlimitedBecause?: string;
   /** Other numbers for the default limits (a field left out keeps Slack's). Not with `unlimitedBecause`. */
@@ -393,7 +363,10 @@ export interface FakeSlackOptions {
     postPerChannel?: { capacity?: number; perSecond?: number };
     tier3?: { capacity?: number; perMinute?: number };
   };
-  /** The clock the rate limits refill by (a test moves it instead of waiting out a Retry-After). Default `Date.now`. */
+  /**
+   * The clock the rate limits refill by, `workspacePostLimit`'s minute runs on and `failMethodFor` faults heal by
+   * (a test moves it instead of waiting out a Retry-After or an outage). Default `Date.now`.
+   */
   rateLimitClock?: () => number;
 }
 
@@ -481,14 +454,51 @@ export interface FakeSlack {
    * posts in a rolling second → 429 Retry-After.
    */
   channelRateLimit(perSecond: number): void;
-  /** Answer `{ok:false,error}` for `method`, `times` times (default: until reset). */
+  /**
+   * Slack's workspace-wide message limit, opt-in (https://docs.slack.dev/apis/web-api/rate-limits: chat.postMessage
+   * "generally allows posting one message per second per channel, while also maintaining a workspace-wide
+   * limit"): beyond `perMinute` posts of one workspace, across all its channels, in a rolling minute (on
+   * `rateLimitClock`) → 429 + Retry-After (seconds until the oldest of them leaves the minute).
+   */
+  workspacePostLimit(perMinute: number): void;
+  /**
+   * Answer HTTP 200 `{ok:false,error}` for `method`, `times` times (default: until reset). Any error, for any
+   * method, before the token is even looked at: `invalid_auth`, `account_inactive`, `token_revoked`,
+   * `token_expired`, `team_access_not_granted`, `missing_scope`, `internal_error`…
+   */
   failMethod(method: string, error: string, times?: number): void;
   /**
-   * Carry out `method` but answer HTTP 503 instead of its result, `times` times (default 1): Slack did it and the
-   * caller cannot know (an edge timing out on the way back).
+   * An outage that heals: answer HTTP 200 `{ok:false,error}` for `method` until `ms` have passed on
+   * `rateLimitClock`, then normally again. chat.postMessage's method page lists the transient ones:
+   * `service_unavailable`, `internal_error`, `fatal_error`, `request_timeout`, `ratelimited`
+   * (https://docs.slack.dev/reference/methods/chat.postMessage, "Errors").
    */
-  loseAnswer(method: string, times?: number): void;
-  /** Lifts every injected fault (Slack answers normally again; the default rate limits stay); what was posted stays. */
+  failMethodFor(method: string, error: string, ms: number): void;
+  /**
+   * Carry out `method` but lose its answer, `times` times (default 1): Slack did it (the message is stored, the
+   * file shared…) and the caller cannot know. By default the connection drops with no HTTP answer at all (the
+   * caller sees a network error); `'http-503'` answers 503 instead, as an edge that gave up on Slack would.
+   * The call is recorded with `lost`, status 0 (dropped) or 503, and the response it would have had.
+   */
+  loseAnswer(method: string, times?: number, how?: LostAnswer): void;
+  /**
+   * Lose the answers of a `share` (0…1) of the calls to `method` (every method when left out), carried out as
+   * with `loseAnswer`. Which calls is drawn from `seed` (default 1): the same seed loses the same calls.
+   */
+  loseAnswers(rule: { method?: string; share: number; seed?: number; how?: LostAnswer }): void;
+  /**
+   * The channel refuses chat.postMessage and files.completeUploadExternal into it as Slack does for `kind`
+   * (see `ChannelRestriction`); thread replies still go into a `thread-only` one. Until `unrestrictChannel`.
+   */
+  restrictChannel(channel: string, kind: ChannelRestriction): void;
+  /** Someone archived the channel: posts, shares, updates into it get `is_archived`. Until `unrestrictChannel`. */
+  archiveChannel(channel: string): void;
+  /** Lifts `restrictChannel` and `archiveChannel` from the channel. */
+  unrestrictChannel(channel: string): void;
+  /**
+   * Lifts every injected fault, channel restrictions and archiving included (Slack answers normally again; the
+   * default rate limits stay); what was posted stays.
+   */
   clearFaults(): void;
   /** Generate the next message ts (strictly increasing). */
   nextTs(): string;

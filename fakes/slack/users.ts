@@ -43,14 +43,45 @@ function cursorPage<T>(
   };
 }
 
+/**
+ * One page of messages as conversations.history / conversations.replies answer it: a message's `metadata` only
+ * with `include_all_metadata=true` ("Return all metadata associated with this message",
+ * https://docs.slack.dev/reference/methods/conversations.history, …/conversations.replies), `limit` at most 999.
+ */
 function page(list: SlackMessage[], args: SlackArgs, extra: Json): Json {
   const { items, hasMore, nextCursor } = cursorPage(list, args, 999);
+  const withMetadata = bool(args, 'include_all_metadata');
   return {
     ok: true,
-    messages: items.map((m) => apiMessage(m)),
+    messages: items.map((m) => {
+      const out = apiMessage(m);
+      if (!withMetadata) delete out.metadata;
+      return out;
+    }),
     has_more: hasMore,
     ...extra,
     response_metadata: { next_cursor: nextCursor },
+  };
+}
+
+/**
+ * `oldest` / `latest` bound the messages by ts, ends excluded unless `inclusive` (both methods' arguments:
+ * "Include messages with oldest or latest timestamps in results. Ignored unless either timestamp is specified").
+ */
+function inTimeRange(args: SlackArgs): (m: SlackMessage) => boolean {
+  const oldest = str(args, 'oldest');
+  const latest = str(args, 'latest');
+  const inclusive = bool(args, 'inclusive');
+  return (m) => {
+    if (oldest !== undefined && oldest !== '') {
+      const c = compareTs(m.ts, oldest);
+      if (inclusive ? c < 0 : c <= 0) return false;
+    }
+    if (latest !== undefined && latest !== '') {
+      const c = compareTs(m.ts, latest);
+      if (inclusive ? c > 0 : c >= 0) return false;
+    }
+    return true;
   };
 }
 
@@ -276,18 +307,10 @@ export function userHandlers(s: SlackState): Record<string, Handler> {
       if ('error' in resolved) return fail(resolved.error);
       const access = s.channelAccessError(resolved.channel, auth, false);
       if (access) return fail(access);
-      const oldest = str(args, 'oldest');
-      const latest = str(args, 'latest');
-      const inclusive = bool(args, 'inclusive');
+      // Newest first; thread replies stay in their thread unless broadcast.
       const top = (s.store.get(resolved.channel.id) ?? [])
         .filter((m) => !m.thread_ts || m.thread_ts === m.ts || m.reply_broadcast)
-        .filter((m) =>
-          oldest === undefined ? true : inclusive ? compareTs(m.ts, oldest) >= 0 : compareTs(m.ts, oldest) > 0,
-        )
-        .filter((m) =>
-          latest === undefined ? true : inclusive ? compareTs(m.ts, latest) <= 0 : compareTs(m.ts, latest) < 0,
-        )
-        .slice()
+        .filter(inTimeRange(args))
         .reverse();
       return page(top, args, { pin_count: 0, channel_actions_ts: null, channel_actions_count: 0 });
     },
@@ -300,11 +323,14 @@ export function userHandlers(s: SlackState): Record<string, Handler> {
       const ts = str(args, 'ts') ?? '';
       const target = s.findMessage(resolved.channel.id, ts);
       if (!target) return fail('thread_not_found');
-      const list = (s.store.get(resolved.channel.id) ?? []).filter(
-        target.thread_ts && target.thread_ts !== target.ts
-          ? (m) => m.ts === target.ts
-          : (m) => m.ts === ts || m.thread_ts === ts,
-      );
+      // Oldest first, the parent leading; later pages of a cursor carry only replies.
+      const list = (s.store.get(resolved.channel.id) ?? [])
+        .filter(
+          target.thread_ts && target.thread_ts !== target.ts
+            ? (m) => m.ts === target.ts
+            : (m) => m.ts === ts || m.thread_ts === ts,
+        )
+        .filter(inTimeRange(args));
       return page(list, args, {});
     },
   };

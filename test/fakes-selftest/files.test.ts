@@ -217,9 +217,9 @@ describe('fake Slack files', () => {
       size: bytes.length,
     });
   });
-  it('can lose an answer: the call is carried out, the caller gets a 503', async () => {
+  it('can lose an answer behind an edge: the call is carried out, the caller gets a 503', async () => {
     const parent = await client.chat.postMessage({ channel: 'C0CALLS0001', text: 'Call completed' });
-    fake.loseAnswer('chat.postMessage');
+    fake.loseAnswer('chat.postMessage', 1, 'http-503');
     const once = new WebClient(fake.botToken, {
       slackApiUrl: fake.apiUrl,
       logLevel: LogLevel.ERROR,

@@ -58,7 +58,10 @@ export function onAppRateLimited(deps: NoticeDeps): (notice: AppRateLimitedNotic
 
 async function tellAdmin(deps: NoticeDeps, teamId: string): Promise<void> {
   try {
-    if (!(await deps.store.dedup.markOnce(teamId, 'app-rate-limited', 'admin-told', TELL_ADMIN_EVERY_MS))) return;
+    if (!(await deps.store.dedup.markOnce(teamId, 'app-rate-limited', 'admin-told', TELL_ADMIN_EVERY_MS))) {
+      deps.logger.debug({ team: teamId }, 'an admin was told within the hour that Slack is limiting events');
+      return;
+    }
     const user = await adminToTell(deps, teamId);
     const client = user ? await deps.slack.forTeam(teamId, { background: false, urgency: 'routine' }) : undefined;
     if (!user || !client) {

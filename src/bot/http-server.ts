@@ -106,10 +106,13 @@ export function capConnections(server: Server, limits: HttpLimits): void {
     deadline.unref();
     const arrived = () => {
       clearTimeout(deadline);
+      req.off('end', arrived);
+      socket.off('close', arrived);
       if (receiving.get(socket) === req) receiving.delete(socket);
     };
+    // Answered or not, the body still has its time (Node reads out what a route left unread).
     req.once('end', arrived);
-    res.once('close', arrived);
+    socket.once('close', arrived);
   });
 }
 

@@ -22,6 +22,8 @@ export interface Metrics {
   readonly eventsPosted: Counter<'trigger'>;
   readonly eventsDeadLettered: Counter<'trigger'>;
   readonly slackRateLimited: Counter<'method'>;
+  /** Slack's `app_rate_limited` notices: it is dropping events for the workspace (over 30,000 an hour). */
+  readonly slackAppRateLimited: Counter<'workspace'>;
 }
 
 /** Workspaces named in `workspace` labels per process; the rest share `other`, so a series count stays bounded. */
@@ -121,6 +123,12 @@ export function createMetrics(queue: EventQueue, droppedLogLines: () => number):
       registers: [registry],
     }),
     workspaceLabel: workspaceLabels(),
+    slackAppRateLimited: new Counter({
+      name: 'campaign_slack_app_rate_limited_total',
+      help: "Slack's app_rate_limited notices: Slack is holding back events it would send for the workspace",
+      labelNames: ['workspace'],
+      registers: [registry],
+    }),
     eventsQueued: new Counter({
       name: 'campaign_events_queued_total',
       help: 'Webhook events accepted (queued or duplicate)',

@@ -25,7 +25,8 @@ import { publishHome } from '../home/publish.js';
 import { installErrorHandler } from './error-handler.js';
 import { healthRoutes } from './http-routes.js';
 import { HTTP_LIMITS, type HttpLimits } from './http-server.js';
-import { createReceiver } from './receiver.js';
+import { onAppRateLimited } from './app-rate-limited.js';
+import { SlackReceiver } from './receiver.js';
 import { replayGuard } from './replay-guard.js';
 import { SLACK_GATE_LIMITS, type SlackGateLimits } from './slack-gate.js';
 import { createMetrics } from '../app/metrics.js';
@@ -155,17 +156,17 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
   // Bolt matches custom routes in order, compiling each pattern per request: the webhooks' route, by far the
   // busiest, is tried first (behind it, each delivery paid for compiling the three health routes' patterns).
   const routes = [events.route, attachmentRoute(deps), ...healthRoutes(deps), ...(options.extraRoutes ?? [])];
-  const { receiver, listen } = createReceiver(
-    config,
-    store,
-    routes,
-    logger,
-    {
+  const receiver = new SlackReceiver(config, store, logger, {
+    customRoutes: routes,
+    limits: {
       http: { ...HTTP_LIMITS, ...options.requestLimits?.http },
       slack: { ...SLACK_GATE_LIMITS, ...options.requestLimits?.slack },
     },
-    options.listenHost,
-  );
+    ...(options.listenHost === undefined ? {} : { host: options.listenHost }),
+    onAppRateLimited: onAppRateLimited(deps),
+    ...(options.onSlackRequestDone ? { onRequestDone: options.onSlackRequestDone } : {}),
+  });
+  // In OAuth mode Bolt authorizes each request with the receiver's installer (`receiver.installer`).
   const app = new App({
     receiver,
     ...(config.slack.mode.kind === 'single' ? { token: config.slack.mode.botToken } : {}),
@@ -181,19 +182,6 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
   });
 
   installErrorHandler(app, deps);
-  const requestDone = options.onSlackRequestDone;
-  if (requestDone) {
-    // Around all Bolt does with a request, so it hears of every one, those Bolt drops itself too (the bot's own
-    // messages, a failed authorization) — once the error handler, if any, is done as well.
-    const processEvent = app.processEvent.bind(app);
-    app.processEvent = async (event) => {
-      try {
-        await processEvent(event);
-      } finally {
-        requestDone(event.body);
-      }
-    };
-  }
   // First of all middleware: a replayed request reaches no listener.
   app.use(replayGuard(store, logger));
   registerCommands(app, deps);
@@ -207,7 +195,8 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
     app,
     deps,
     async start() {
-      const { port, server } = await listen(app);
+      await app.start();
+      const { port, server } = receiver.address();
       logger.info(
         {
           port,

@@ -15,6 +15,8 @@ export interface HttpLimits {
   headersTimeoutMs: number;
   /** From the first byte to the end of the request body. */
   requestTimeoutMs: number;
+  /** From the end of the request headers to the end of its body (`/slack/events` has a shorter one of its own). */
+  bodyTimeoutMs: number;
   /** An idle keep-alive connection is closed after this. */
   keepAliveTimeoutMs: number;
   /** How often Node looks for requests over their time. */
@@ -27,12 +29,14 @@ export const HTTP_LIMITS: HttpLimits = {
   // Slack gives the whole exchange 3 s, the platform's deliveries are at most 256 KB.
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
+  // A webhook delivery is at most 256 KB; a body still arriving after 10 s is a sender holding a socket.
+  bodyTimeoutMs: 10_000,
   // Node's own default, kept below `headersTimeoutMs`: an idle connection holds a place for 5 s at most.
   keepAliveTimeoutMs: 5_000,
   checkEveryMs: 1_000,
 };
 
-/** Options for `http.createServer` (HTTP mode: Bolt's receiver creates the server with them). */
+/** Options for `http.createServer` (the receiver creates the server on PORT with them). */
 export function serverOptions(limits: HttpLimits): ServerOptions {
   return {
     headersTimeout: limits.headersTimeoutMs,
@@ -43,51 +47,88 @@ export function serverOptions(limits: HttpLimits): ServerOptions {
 }
 
 /**
- * The same limits on a server made elsewhere (Socket Mode: Bolt's route server). Before `listen()`: Node
- * starts its timeout checks on 'listening', with the interval set then.
- */
-export function applyServerLimits(server: Server, limits: HttpLimits): void {
-  server.requestTimeout = limits.requestTimeoutMs;
-  server.headersTimeout = limits.headersTimeoutMs;
-  server.keepAliveTimeout = limits.keepAliveTimeoutMs;
-  // A documented server option (`http.createServer`), read when the server starts listening; not in the types.
-  Reflect.set(server, 'connectionsCheckingInterval', limits.checkEveryMs);
-}
-
-/**
  * The connection cap, and room kept under it: when the connections reach the cap, the oldest one that has not
- * sent a request yet is closed to make room. A flood of silent sockets then never keeps out a client that
- * sends its request (a probe of `/healthz`, Slack); it only shortens how long a silent socket may wait.
- * Connections with a request under way are never closed for room (their time is `requestTimeoutMs`).
+ * sent a request yet is closed to make room, and with none, the oldest one whose request body is still
+ * arriving. A flood of silent or trickling sockets then never keeps out a client that sends its request (a
+ * probe of `/healthz`, Slack); it only shortens how long such a socket may hold its place. A request whose
+ * body has arrived (being answered, or a download) is never closed for room.
+ *
+ * Every request body has `bodyTimeoutMs` to arrive, whatever the route: past it, 408 and the connection closed
+ * (Node's own `requestTimeout` is looked at once a `checkEveryMs`, and allows far longer).
  */
 export function capConnections(server: Server, limits: HttpLimits): void {
   server.maxConnections = limits.maxConnections;
   // Node counts a closed socket only once it has closed, and takes in connections in bursts: keep some room.
   const roomAt = limits.maxConnections - Math.max(1, Math.floor(limits.maxConnections / 16));
-  // Silent sockets → how to stop counting them; insertion order is age, the first one is the oldest.
-  const silent = new Map<Socket, () => void>();
+  // Each open socket → how to stop counting it (once).
+  const uncount = new Map<Socket, () => void>();
+  // Sockets that may be closed for room, in age order (insertion order): the first one is the oldest.
+  const silent = new Set<Socket>();
+  const receiving = new Map<Socket, IncomingMessage>();
   let open = 0;
+  const evictOne = (): boolean => {
+    for (const socket of silent) return evict(socket);
+    for (const [socket, req] of receiving) {
+      receiving.delete(socket);
+      if (!req.complete) return evict(socket);
+    }
+    return false;
+  };
+  const evict = (socket: Socket): boolean => {
+    uncount.get(socket)?.();
+    socket.destroy();
+    return true;
+  };
   server.on('connection', (socket: Socket) => {
     open++;
     let counted = true;
-    const uncount = () => {
+    uncount.set(socket, () => {
       if (counted) open--;
       counted = false;
-    };
-    socket.once('close', () => {
-      uncount();
-      silent.delete(socket);
     });
-    while (open > roomAt) {
-      const oldest = silent.entries().next().value;
-      if (!oldest) break;
-      silent.delete(oldest[0]);
-      oldest[1]();
-      oldest[0].destroy();
-    }
-    silent.set(socket, uncount);
+    socket.once('close', () => {
+      uncount.get(socket)?.();
+      uncount.delete(socket);
+      silent.delete(socket);
+      receiving.delete(socket);
+    });
+    while (open > roomAt && evictOne());
+    silent.add(socket);
   });
-  server.on('request', (req: IncomingMessage) => silent.delete(req.socket));
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const socket = req.socket;
+    silent.delete(socket);
+    if (!hasBody(req)) return;
+    receiving.set(socket, req);
+    const deadline = setTimeout(() => {
+      if (!req.complete) dropSlowBody(res);
+    }, limits.bodyTimeoutMs);
+    deadline.unref();
+    const arrived = () => {
+      clearTimeout(deadline);
+      req.off('end', arrived);
+      socket.off('close', arrived);
+      if (receiving.get(socket) === req) receiving.delete(socket);
+    };
+    // Answered or not, the body still has its time (Node reads out what a route left unread).
+    req.once('end', arrived);
+    socket.once('close', arrived);
+  });
+}
+
+function hasBody(req: IncomingMessage): boolean {
+  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length']) > 0;
+}
+
+/** 408 when nothing was answered yet, and the connection closed either way. */
+function dropSlowBody(res: ServerResponse): void {
+  const socket = res.socket;
+  if (res.headersSent || !socket) {
+    socket?.destroy();
+    return;
+  }
+  res.writeHead(408, { connection: 'close', 'content-length': '0' });
+  res.end(() => socket.destroy());
 }
 
 /**

@@ -1,33 +1,37 @@
 /**
- * What a request to `/slack/events` must show before its body is read. Bolt's HTTPReceiver reads the whole body
- * (raw-body, up to `bodyLimit`, 4 MB by default) and only then looks at the signature headers
- * (slackapi/bolt-js src/receivers/HTTPModuleFunctions.ts, `parseAndVerifyHTTPRequest`): an unsigned flood
- * of large bodies was held in memory before a single one was refused. Here, before anything is read:
+ * What a request to `/slack/events` must show before Bolt sees it. Bolt's HTTPReceiver reads the whole body
+ * (raw-body, up to `bodyLimit`, 4 MB by default), decodes it to a string and, for a form, parses it before it
+ * checks the signature (slackapi/bolt-js src/receivers/HTTPModuleFunctions.ts, `parseAndVerifyHTTPRequest`):
+ * an unsigned flood of large bodies was held in memory, and a forged one cost a decode and a parse, before a
+ * single one was refused. Here, before anything is read:
  *
  *   - no `x-slack-signature` (`v0=` + 64 hex) or `x-slack-request-timestamp` → 401;
  *   - a timestamp more than 5 minutes in the past (Slack's window, the same test Bolt applies) or the future → 401;
  *   - a declared `content-length` over 1 MB → 413.
  *
- * Then the body is read here, at most 1 MB (413 past it, while it streams), within 5 s, and within a budget
- * shared by every Slack request being read (503 past it): the bytes of requests whose signature is not yet
- * checked can never add up to more than that, however many connections send them. The body is handed to Bolt
- * as `rawBody`, which Bolt then verifies instead of reading the request again (`bufferIncomingMessage`).
- * The signature itself stays Bolt's to check.
+ * Then the body is read here, at most 1 MB (413 past it, while it streams), within 5 s (408 and closed past
+ * it), and within a budget shared by every Slack request being read (503 past it): the bytes of requests whose
+ * signature is not yet checked can never add up to more than that, however many connections send them. Then
+ * the signature is checked over the raw bytes, in constant time, before anything decodes or parses them
+ * (https://docs.slack.dev/authentication/verifying-requests-from-slack): a forgery costs one HMAC. Only a
+ * verified body goes on, as `rawBody`; Bolt is configured not to verify it again (`signatureVerification: false`).
  *
- * Slack's SSL check of slash command URLs comes unsigned (Bolt answers it without a signature, as a tiny
- * form body): an unsigned form of at most 256 declared bytes goes on to Bolt, which answers it or refuses.
+ * Slack's SSL check of slash command URLs comes unsigned, as a tiny form: an unsigned form of at most 256
+ * declared bytes is read (within the same time) and answered 200 when it is `ssl_check=1`, 401 otherwise.
  */
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parse as parseForm } from 'node:querystring';
 import type { BufferedIncomingMessage } from '@slack/bolt';
 
-export const SLACK_EVENTS_PATH = '/slack/events';
+const SLACK_EVENTS_PATH = '/slack/events';
 
 export interface SlackGateLimits {
   /** The most a Slack request body may be (Slack's payloads are far smaller; a modal's state is the largest). */
   bodyBytes: number;
   /** The most bytes of not-yet-verified Slack bodies held at once, all requests together. */
   unverifiedBytes: number;
-  /** Slack gives the whole exchange 3 s: a body that takes longer to arrive is not Slack's. */
+  /** Slack gives the whole exchange 3 s: a body that takes longer to arrive is not Slack's (408, closed). */
   bodyReadMs: number;
 }
 
@@ -50,28 +54,23 @@ const PLAIN_PATH = /^[A-Za-z0-9_/-]*$/;
 
 type Handle = (req: IncomingMessage, res: ServerResponse) => void;
 
-/**
- * Wraps Bolt's request listener: requests for `/slack/events` pass the checks above first; every other
- * request goes straight on (Bolt routes it: OAuth pages, our custom routes, or its 404).
- */
-export function gateSlackRequests(
-  handle: Handle,
-  limits: SlackGateLimits,
-  onError: (err: unknown, req: IncomingMessage, res: ServerResponse) => void,
-  now: () => number = Date.now,
-): Handle {
+export interface SlackGate {
+  /** The app's signing secret (Basic Information → App Credentials). */
+  signingSecret: string;
+  limits: SlackGateLimits;
+  /** A request whose signature matched, its raw body read (`rawBody`). */
+  verified: (req: BufferedIncomingMessage, res: ServerResponse) => void;
+  onError: (err: unknown, req: IncomingMessage, res: ServerResponse) => void;
+  now?: () => number;
+}
+
+/** The handler of `POST /slack/events` (the caller routes): the checks above, then `verified`. */
+export function gateSlackRequests(gate: SlackGate): Handle {
+  const { limits, now = Date.now } = gate;
   const budget = new ByteBudget(limits.unverifiedBytes);
   return (req, res) => {
-    if (req.method !== 'POST' || !isSlackEventsPath(req.url ?? '')) {
-      handle(req, res);
-      return;
-    }
     const refusal = refusalBeforeBody(req, limits, now());
-    if (refusal === 'unsigned-form') {
-      handle(req, res);
-      return;
-    }
-    if (refusal) {
+    if (refusal && refusal !== 'unsigned-form') {
       refuse(req, res, refusal.status, refusal.text);
       return;
     }
@@ -79,19 +78,37 @@ export function gateSlackRequests(
       if (body === 'aborted') return;
       if (body === 'too_large') return refuse(req, res, 413, 'request body over 1 MB');
       if (body === 'busy') return refuse(req, res, 503, 'busy: try again', { 'retry-after': '1' });
-      if (body === 'too_slow') return refuse(req, res, 408, 'request body took too long');
+      if (body === 'too_slow') return dropSlowBody(req, res);
       res.once('close', () => budget.release(body.length));
+      if (refusal === 'unsigned-form') return answerSslCheck(req, res, body);
+      if (!signatureMatches(gate.signingSecret, req, body)) return refuse(req, res, 401, 'invalid signature');
       try {
-        handle(Object.assign(req, { rawBody: body }) satisfies BufferedIncomingMessage, res);
+        gate.verified(Object.assign(req, { rawBody: body }) satisfies BufferedIncomingMessage, res);
       } catch (err) {
-        onError(err, req, res);
+        gate.onError(err, req, res);
       }
     });
   };
 }
 
+/** `v0=` + HMAC-SHA256(secret, `v0:{timestamp}:{raw body}`), compared in constant time; both are 32 bytes. */
+function signatureMatches(secret: string, req: IncomingMessage, body: Buffer): boolean {
+  // refusalBeforeBody let through only a `v0=` + 64 hex signature and a numeric timestamp.
+  const given = Buffer.from(String(req.headers['x-slack-signature']).slice(3), 'hex');
+  const timestamp = String(req.headers['x-slack-request-timestamp']);
+  const expected = createHmac('sha256', secret).update(`v0:${timestamp}:`).update(body).digest();
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/** Slack's unsigned SSL check (`ssl_check=1&token=…`) is answered 200; any other unsigned form is refused. */
+function answerSslCheck(req: IncomingMessage, res: ServerResponse, body: Buffer): void {
+  if (parseForm(body.toString('utf8')).ssl_check !== '1') return refuse(req, res, 401, 'unsigned request');
+  res.writeHead(200);
+  res.end();
+}
+
 /** The path Bolt would compare with its endpoints (`new URL(req.url).pathname`), without a URL when it is plain. */
-function isSlackEventsPath(url: string): boolean {
+export function isSlackEventsPath(url: string): boolean {
   if (PLAIN_PATH.test(url)) return url === SLACK_EVENTS_PATH;
   try {
     return new URL(url, 'http://localhost').pathname === SLACK_EVENTS_PATH;
@@ -209,4 +226,18 @@ function refuse(
   setTimeout(() => {
     if (!req.complete) req.destroy();
   }, REFUSED_LINGER_MS).unref();
+}
+
+/**
+ * A body still arriving after its time is a sender holding a socket, not Slack: 408, and the connection goes
+ * at once (no linger; its bytes trickle, so there is nothing in flight to reset the answer).
+ */
+function dropSlowBody(req: IncomingMessage, res: ServerResponse): void {
+  const text = 'request body took too long';
+  res.writeHead(408, {
+    'content-type': 'text/plain; charset=utf-8',
+    'content-length': String(Buffer.byteLength(text)),
+    connection: 'close',
+  });
+  res.end(text, () => req.socket.destroy());
 }

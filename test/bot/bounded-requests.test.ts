@@ -16,6 +16,7 @@ import { describe, expect, it } from 'vitest';
 import { slackSignature } from '../fakes/slack-signer.js';
 import { ADMIN_ID, MEMBER_ID, SIGNING_SECRET, type Harness, harnessesPerTest } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
+import { routeTo } from '../events/support.js';
 
 const redis = await requireRedis();
 const MB = 1024 * 1024;
@@ -235,6 +236,64 @@ describe('the server on PORT', () => {
     );
     expect(body.status).toBe(408);
     await new Promise((resolve) => body.socket.once('close', resolve));
+  });
+
+  it('drops a body that arrives too slowly, on /slack/events (signed or not) and on any other route', async () => {
+    const h = await start({
+      bot: { requestLimits: { slack: { bodyReadMs: 300 }, http: { bodyTimeoutMs: 300 } } },
+    });
+    const hook = await routeTo(h, [{ campaignId: '*', triggerName: 'call_completed', channelId: 'C0SLOWBODY' }]);
+    const heads = [
+      // Slack's SSL check is an unsigned form this small: it goes on to be read, within the same time.
+      postHead({ 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Length': '200' }),
+      postHead({ 'Content-Type': 'application/json', 'Content-Length': '200', ...looksSigned() }),
+      postHead({ 'Content-Type': 'application/json', 'Content-Length': '200' }, new URL(hook).pathname),
+    ];
+    for (const head of heads) {
+      const began = Date.now();
+      const answer = await rawRequest(h.url, head, Buffer.from('s'));
+      await new Promise((resolve) => answer.socket.once('close', resolve));
+      expect(answer.status).toBe(408);
+      // Its own time, not Node's request timeout (30 s, looked at once a second).
+      expect(Date.now() - began).toBeLessThan(3_000);
+    }
+    expect((await fetch(`${h.url}/healthz`)).status).toBe(200);
+  });
+
+  it('under the connection cap, drops the oldest slow bodies to let /healthz and a command in', async () => {
+    const h = await start({ bot: { requestLimits: { http: { maxConnections: 8 } } } });
+    const { port } = new URL(h.url);
+    // `Expect: 100-continue`: the server's "100 Continue" says it has taken the request in (no longer silent).
+    const head = postHead({
+      'Content-Type': 'application/x-www-form-urlencoded',
+      'Content-Length': '200',
+      Expect: '100-continue',
+    });
+    const closedAt: number[] = [];
+    const trickling: Socket[] = [];
+    try {
+      for (let i = 0; i < 12; i++) {
+        const socket = connect(Number(port), '127.0.0.1');
+        socket.on('error', () => undefined);
+        socket.on('close', () => closedAt.push(i));
+        trickling.push(socket);
+        await new Promise((resolve) => socket.once('connect', resolve));
+        socket.write(`${head}\r\n`);
+        await new Promise((resolve) => socket.once('data', resolve));
+        // A first byte of its body, then nothing: a request under way, its body trickling.
+        socket.write('s');
+      }
+      const health = await fetch(`${h.url}/healthz`);
+      expect(health.status).toBe(200);
+      const command = await h.signer.command({ text: 'help', userId: MEMBER_ID, responseUrlId: 'slow-crowd' });
+      expect(command.status).toBe(200);
+      await h.slack.waitFor(() => h.slack.responses.find((r) => r.id === 'slow-crowd'));
+      await h.slack.waitFor(() => closedAt.length >= 12 - 7);
+      // The oldest went first.
+      expect(closedAt.slice(0, 3)).toEqual([0, 1, 2]);
+    } finally {
+      for (const s of trickling) s.destroy();
+    }
   });
 
   it('sockets that never send a request cannot keep /healthz or a command out', async () => {

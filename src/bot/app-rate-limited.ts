@@ -1,0 +1,97 @@
+/**
+ * Slack's `app_rate_limited` notice: a workspace sent this app more than 30,000 events in an hour, and Slack is
+ * holding some back (https://docs.slack.dev/reference/events/app_rate_limited). It comes to `/slack/events`
+ * like an event and must be answered 200 at once — Slack turns event delivery off for an app that fails 5% of
+ * its deliveries in an hour — so the receiver answers it before any listener, then this counts it, logs it and
+ * tells an admin of that workspace, once an hour while it lasts (a mark in the store, so once for all replicas).
+ */
+import { z } from 'zod';
+import type { Deps } from '../app/deps.js';
+import { message, section } from '../slack/blocks.js';
+import { postMessage } from '../slack/post.js';
+
+export interface AppRateLimitedNotice {
+  teamId: string | undefined;
+  minuteRateLimited: number | undefined;
+}
+
+const noticeSchema = z.object({
+  type: z.literal('app_rate_limited'),
+  team_id: z
+    .string()
+    .regex(/^[TE][A-Z0-9]{1,20}$/)
+    .optional(),
+  minute_rate_limited: z.number().optional(),
+});
+
+/** How often an admin is told while the notices keep coming. */
+const TELL_ADMIN_EVERY_MS = 60 * 60_000;
+
+const APP_RATE_LIMITED_TEXT =
+  '⚠️ Slack is limiting the events it sends Campaign from this workspace (over 30,000 in an hour), so some ' +
+  'replies, reactions and App Home visits may reach Campaign late or not at all — remove Campaign from busy ' +
+  'channels it does not need to be in (`/remove @Campaign` there) to bring the number down.';
+
+/** The notice in a parsed `/slack/events` body, or undefined when the body is something else. */
+export function appRateLimitedNotice(body: Record<string, unknown>): AppRateLimitedNotice | undefined {
+  if (body.type !== 'app_rate_limited') return undefined;
+  const parsed = noticeSchema.safeParse(body);
+  return {
+    teamId: parsed.success ? parsed.data.team_id : undefined,
+    minuteRateLimited: parsed.success ? parsed.data.minute_rate_limited : undefined,
+  };
+}
+
+type NoticeDeps = Pick<Deps, 'config' | 'store' | 'slack' | 'metrics' | 'logger'>;
+
+/** What the receiver calls once it has answered the notice: never throws. */
+export function onAppRateLimited(deps: NoticeDeps): (notice: AppRateLimitedNotice) => void {
+  return (notice) => {
+    deps.metrics.slackAppRateLimited.inc({ workspace: deps.metrics.workspaceLabel(notice.teamId ?? '-') });
+    deps.logger.warn(
+      { team: notice.teamId, minuteRateLimited: notice.minuteRateLimited },
+      'Slack is limiting the events it sends for this workspace (app_rate_limited): some may come late or not at all',
+    );
+    if (notice.teamId) void tellAdmin(deps, notice.teamId);
+  };
+}
+
+async function tellAdmin(deps: NoticeDeps, teamId: string): Promise<void> {
+  try {
+    if (!(await deps.store.dedup.markOnce(teamId, 'app-rate-limited', 'admin-told', TELL_ADMIN_EVERY_MS))) {
+      deps.logger.debug({ team: teamId }, 'an admin was told within the hour that Slack is limiting events');
+      return;
+    }
+    const user = await adminToTell(deps, teamId);
+    const client = user ? await deps.slack.forTeam(teamId, { background: false, urgency: 'routine' }) : undefined;
+    if (!user || !client) {
+      deps.logger.info({ team: teamId }, 'no admin known to tell that Slack is limiting events');
+      return;
+    }
+    // A user id as the channel: the app's direct message with that person.
+    await postMessage(
+      client,
+      { channel: user },
+      message('Slack is limiting the events it sends Campaign', [section(APP_RATE_LIMITED_TEXT)]),
+    );
+  } catch (err) {
+    deps.logger.warn({ err, team: teamId }, 'could not tell an admin that Slack is limiting events');
+  }
+}
+
+/** Who installed the app in the workspace (OAuth mode), else the first of ADMIN_USER_IDS for it. */
+async function adminToTell(deps: NoticeDeps, teamId: string): Promise<string | undefined> {
+  if (deps.config.slack.mode.kind === 'oauth') {
+    try {
+      const installation = await deps.store.installations.fetchInstallation({
+        teamId,
+        enterpriseId: undefined,
+        isEnterpriseInstall: false,
+      });
+      if (installation.user.id) return installation.user.id;
+    } catch {
+      // Not installed here (or an org-wide install): the listed admins are all there is.
+    }
+  }
+  return deps.config.adminUsers.find((a) => a.teamId === undefined || a.teamId === teamId)?.userId;
+}

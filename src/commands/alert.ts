@@ -21,6 +21,7 @@ import { escapeMrkdwn, message, section, slackDate } from '../slack/blocks.js';
 import { postReport } from '../digests/index.js';
 import { ALERT_USAGE, parseAlertTerms, type AlertTerms } from './alert-terms.js';
 import { notInChannel } from './report-text.js';
+import { chooseCampaign, confirmCampaign } from './campaign-ref.js';
 import { noPublicUrl } from './subscribe.js';
 import { unsubscribeUpstream } from './unsubscribe.js';
 import type { CommandContext, Subcommand } from './types.js';
@@ -49,7 +50,11 @@ export const alert: Subcommand = {
     }
     const parsed = parseAlertTerms(ctx.args);
     if (!parsed.ok) return ctx.tell(parsed.sentence);
-    return setAlert(ctx, parsed.terms);
+    // The campaign as any command takes it (`campaign-ref.ts`): an id in any case, a one-word name, a typo told.
+    const choice = await chooseCampaign(ctx.deps, ctx.teamId, parsed.terms.campaignId, { allowAll: true });
+    if (!choice.ok) return ctx.tell(choice.sentence);
+    if (!(await confirmCampaign(ctx, choice.target))) return;
+    return setAlert(ctx, { ...parsed.terms, campaignId: choice.target.id });
   },
 };
 

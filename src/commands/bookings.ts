@@ -15,7 +15,7 @@ import {
   type KnownBlock,
   type MessagePayload,
 } from '../slack/blocks.js';
-import { askAbout, campaignTitle, chooseCampaign, code, remember, unseenNote } from './campaign-ref.js';
+import { askAbout, campaignTitle, chooseCampaign, code, remember } from './campaign-ref.js';
 import { campaignNotFound, paginate, pagerBlocks, registerPager, type PageSubject } from './paging.js';
 import type { Subcommand } from './types.js';
 
@@ -41,13 +41,15 @@ export const bookings: Subcommand = {
     if (!choice.ok) return ctx.tell(choice.sentence);
     const target = choice.target;
     const client = await ctx.deps.platform.clientFor(ctx.teamId);
-    const rows = await askAbout(ctx, target, campaignNotFound(target.id).notFound ?? '', () =>
-      client.bookings.list(target.id),
+    // The platform answers an empty list for any id: for one the bot never saw, that says nothing about it.
+    const rows = await askAbout(
+      ctx,
+      target,
+      campaignNotFound(target.id).notFound ?? '',
+      () => client.bookings.list(target.id),
+      (list) => list.length === 0,
     );
     if (rows === undefined) return;
-    // The platform answers an empty list for any id: for one the bot never saw, a typo is the likelier story.
-    const note = rows.length === 0 ? unseenNote(target) : '';
-    if (note) return ctx.tell(`Campaign ${code(target.id)} has no bookings.${note}`);
     if (rows.length > 0) await remember(ctx.deps, ctx.logger, ctx.teamId, 'campaigns', { id: target.id });
     await ctx.reply(renderBookings(target, rows, 0));
   },

@@ -1,11 +1,12 @@
 /**
  * A campaign as a person names it — its id, or its name as the bot has seen it (see `catalog-match.ts` for the
  * rules) — turned into the id the platform wants, and the sentences around it: the pick list when a name fits
- * several campaigns, the "did you mean" when an id is unknown to both the platform and the bot.
+ * several campaigns, "I don't know a campaign …" when an id is unknown to both the platform and the bot.
  *
- * The platform is the source of truth: an id the bot has not seen is still sent as typed. Only when the
- * platform then finds nothing (a 404, an empty list) and the bot knows ids or names a few typos away does the
- * answer suggest them instead of saying "nothing here".
+ * The platform is the source of truth: an id the bot has not seen is still sent as typed. When the platform then
+ * shows nothing of it (a 404, or an empty list from a read that answers one for any id), the answer never reads
+ * as "nothing here" — which looks right and is wrong for a typo — but says the campaign is unknown, with the
+ * known ones a few typos away, or how to find the id. One that the platform does show joins the catalog.
  */
 import { NotFoundError } from '../api/index.js';
 import type { Deps } from '../app/deps.js';
@@ -77,7 +78,10 @@ export async function chooseCampaign(
         return {
           ok: false,
           reason: 'unknown-name',
-          sentence: `No campaign called “${literal(truncate(typed, 80))}” is known here.${didYouMean(match.near)} Use the campaign’s id, or its name as the platform’s events show it.`,
+          sentence: unknownCampaign(
+            { id: typed, near: match.near },
+            'use the campaign’s id, or its name as the platform’s events show it',
+          ),
         };
       }
       return { ok: true, target: { id: typed, by: 'unseen', near: match.near } };
@@ -134,10 +138,26 @@ export function pickList(typed: string, matches: readonly CatalogEntry[], noun: 
 
 /** ` Did you mean `camp-1` (Spring promo)?`, or nothing when nothing is near. */
 export function didYouMean(near: readonly CatalogEntry[]): string {
-  if (near.length === 0) return '';
-  const labels = near.map(entryLabel);
+  return near.length === 0 ? '' : ` Did you mean ${eitherOf(near)}?`;
+}
+
+/** `` `camp-1` (Spring promo), `camp-2` or `camp-3` `` */
+function eitherOf(entries: readonly CatalogEntry[]): string {
+  const labels = entries.map(entryLabel);
   const last = labels.pop();
-  return ` Did you mean ${labels.length > 0 ? `${labels.join(', ')} or ${last}` : last}?`;
+  return labels.length > 0 ? `${labels.join(', ')} or ${last}` : (last ?? '');
+}
+
+/** How to find a campaign's id, told when no known campaign is near what was typed. */
+const FIND_THE_ID = 'check its id: `/campaign stats` lists the top campaigns with their ids';
+
+/**
+ * A campaign neither the bot has seen nor the platform showed: "I don’t know a campaign “camp-l” — did you mean
+ * `camp-1` (Spring promo)?", or, with nothing near, what to do instead (`findIt`: the caller's own way).
+ */
+export function unknownCampaign(target: Pick<CampaignTarget, 'id' | 'near'>, findIt = FIND_THE_ID): string {
+  const said = `I don’t know a campaign “${literal(truncate(target.id, 80))}”`;
+  return target.near.length > 0 ? `${said} — did you mean ${eitherOf(target.near)}?` : `${said} — ${findIt}.`;
 }
 
 /** For a campaign the bot has not seen, that are others a few typos away: the note saying so (else ''). */
@@ -168,23 +188,52 @@ export function code(id: string): string {
 }
 
 /**
- * Runs the platform call for `target`. A 404 is told (with the known campaigns a few typos away) and logged,
- * and undefined is returned; other failures are thrown for the dispatcher to tell.
+ * Runs the platform call for `target` and decides whether its answer shows the campaign. A 404 is told and logged
+ * (for a campaign the bot has not seen: "I don’t know a campaign …", else `notFound`), and so is an answer
+ * `showsNothing` for an unseen one; then undefined is returned. Other failures are thrown for the dispatcher to
+ * tell. `showsNothing`: for reads that answer for any id (bookings: an empty list), what says nothing is there.
  */
 export async function askAbout<T>(
-  ctx: Pick<CommandContext, 'tellFailure' | 'logger'>,
+  ctx: Pick<CommandContext, 'tell' | 'tellFailure' | 'logger'>,
   target: CampaignTarget,
   notFound: string,
   call: () => Promise<T>,
+  showsNothing: (answer: T) => boolean = () => false,
 ): Promise<T | undefined> {
+  const unseen = target.by === 'unseen' && target.id !== ALL_CAMPAIGNS;
+  let answer: T;
   try {
-    return await call();
+    answer = await call();
   } catch (err) {
     if (!(err instanceof NotFoundError)) throw err;
     logFailure(ctx.logger, err, { campaignId: target.id }, 'campaign not found');
-    await ctx.tellFailure(err, { notFound: `${notFound}${didYouMean(target.near)}` });
+    await ctx.tellFailure(err, { notFound: unseen ? unknownCampaign(target) : notFound });
     return undefined;
   }
+  if (unseen && showsNothing(answer)) {
+    ctx.logger.info({ campaignId: target.id }, 'campaign unknown to the bot, and the platform showed nothing of it');
+    await ctx.tell(unknownCampaign(target));
+    return undefined;
+  }
+  return answer;
+}
+
+/**
+ * Before acting on a campaign without asking the platform about it first (a digest, an alert, a delete's
+ * confirmation): an id the bot has not seen is looked up — scheduled calls, the read that answers 404 for an
+ * unknown campaign (docs/PLATFORM-API.md › Errors) — so a typo is told now, not by an empty digest at 09:00.
+ * True when the campaign is known or the platform showed it (the catalog learns it); false once told otherwise.
+ */
+export async function confirmCampaign(
+  ctx: Pick<CommandContext, 'deps' | 'teamId' | 'tell' | 'tellFailure' | 'logger'>,
+  target: CampaignTarget,
+): Promise<boolean> {
+  if (target.by !== 'unseen' || target.id === ALL_CAMPAIGNS) return true;
+  const client = await ctx.deps.platform.clientFor(ctx.teamId);
+  const found = await askAbout(ctx, target, '', () => client.calls.listScheduled(target.id));
+  if (found === undefined) return false;
+  await remember(ctx.deps, ctx.logger, ctx.teamId, 'campaigns', { id: target.id });
+  return true;
 }
 
 /** The platform just showed this thing exists: the catalog learns it (a failure only costs a suggestion). */

@@ -14,6 +14,7 @@ import { nearest } from './catalog-match.js';
 import {
   chooseAgent,
   chooseCampaign,
+  confirmCampaign,
   didYouMean,
   entryLabel,
   knownCampaigns,
@@ -36,13 +37,15 @@ export const deleteAgent: Subcommand = {
     const split = await splitCampaignAndAgent(ctx);
     if (!split.choice.ok) return ctx.tell(split.choice.sentence);
     const campaign = split.choice.target;
+    // A confirmation for a campaign that is a typo would only end in a 404: told before asking.
+    if (!(await confirmCampaign(ctx, campaign))) return;
     const agentChoice = await chooseAgent(ctx.deps, ctx.teamId, campaign.id, split.agentText);
     if (!agentChoice.ok) return ctx.tell(agentChoice.sentence);
     const agent = agentChoice.target;
     const campaignId = campaign.id;
     const agentId = agent.id;
     const what = `agent ${entryLabel(agent)} from campaign ${entryLabel(campaign)}`;
-    const notes = `${unseenNote(campaign)}${unseenNote(agent, 'agent')}`;
+    const notes = unseenNote(agent, 'agent');
     const value = JSON.stringify({ campaignId, agentId });
     const confirm = button('Delete agent', CONFIRM_ACTION, { value, style: 'danger' });
     confirm.confirm = {

@@ -22,7 +22,7 @@ import {
   timerId,
 } from '../digests/index.js';
 import { checkInterval, notInChannel } from './report-text.js';
-import { chooseCampaign } from './campaign-ref.js';
+import { chooseCampaign, confirmCampaign } from './campaign-ref.js';
 import type { CommandContext, Subcommand } from './types.js';
 
 const USAGE = 'digest <daily|weekly|off|now> [campaignId|*] [at HH:MM] [tz Area/City]';
@@ -83,6 +83,7 @@ async function postNow(ctx: CommandContext, rest: string[]): Promise<void> {
     allowAll: true,
   });
   if (!choice.ok) return ctx.tell(choice.sentence);
+  if (!(await confirmCampaign(ctx, choice.target))) return;
   const campaignId = choice.target.id;
   await deps.platform.clientFor(teamId); // not connected: said once, privately, instead of a card saying it
   const outcome = await postDigest(
@@ -159,6 +160,7 @@ async function setSchedule(ctx: CommandContext, cadence: DigestCadence, words: s
   if (!options.ok) return ctx.tell(options.sentence);
   const choice = await chooseCampaign(deps, teamId, options.campaign, { allowAll: true });
   if (!choice.ok) return ctx.tell(choice.sentence);
+  if (!(await confirmCampaign(ctx, choice.target))) return;
   await deps.platform.clientFor(teamId); // a workspace that is not connected gets told now, not at 09:00
   const zone = options.timeZone ? { timeZone: options.timeZone, fallback: false } : await adminTimeZone(ctx);
   const schedule: DigestSchedule = {

@@ -14,7 +14,7 @@ import {
   type KnownBlock,
   type MessagePayload,
 } from '../slack/blocks.js';
-import { askAbout, campaignTitle, chooseCampaign, code, remember, unseenNote } from './campaign-ref.js';
+import { askAbout, campaignTitle, chooseCampaign, code, remember } from './campaign-ref.js';
 import { campaignNotFound, paginate, pagerBlocks, registerPager, type PageSubject } from './paging.js';
 import type { Subcommand } from './types.js';
 
@@ -37,9 +37,7 @@ export const scheduled: Subcommand = {
       client.calls.listScheduled(target.id),
     );
     if (rows === undefined) return;
-    const note = rows.length === 0 ? unseenNote(target) : '';
-    if (note) return ctx.tell(`Campaign ${code(target.id)} has no scheduled calls.${note}`);
-    // The platform knows the campaign (it answers 404 for one it does not): the catalog learns its id.
+    // The platform knows the campaign (it answers 404 for one it does not), even with no calls: the catalog learns it.
     await remember(ctx.deps, ctx.logger, ctx.teamId, 'campaigns', { id: target.id });
     await ctx.reply(renderScheduled(target, rows, 0));
   },

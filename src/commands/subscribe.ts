@@ -20,7 +20,7 @@ import type { Route, RouteFilters } from '../store/index.js';
 import { escapeMrkdwn } from '../slack/blocks.js';
 import { NotFoundError } from '../api/index.js';
 import { logFailure, type FailureWording } from '../app/failure.js';
-import { campaignLabel, code, didYouMean, unseenNote, type CampaignTarget } from './campaign-ref.js';
+import { campaignLabel, code, unknownCampaign, unseenNote, type CampaignTarget } from './campaign-ref.js';
 import { parseRouteArguments } from './route-arguments.js';
 import { notInChannel } from './report-text.js';
 import type { CommandContext, Subcommand } from './types.js';
@@ -178,7 +178,12 @@ function replacedNote(before: readonly Route[]): string[] {
 }
 
 function wording(target: CampaignTarget): FailureWording {
-  return { notFound: `The platform has no campaign ${code(target.id)}.${didYouMean(target.near) || ' Check the id.'}` };
+  return {
+    notFound:
+      target.by === 'unseen'
+        ? unknownCampaign(target)
+        : `The platform has no campaign ${code(target.id)} — check the id.`,
+  };
 }
 
 /** Subscribed to an id the bot never saw, a typo away from one it knows: events may never come. */

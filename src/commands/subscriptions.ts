@@ -23,7 +23,7 @@ import {
 } from '../slack/blocks.js';
 import { ALL_CAMPAIGNS, type Route } from '../store/index.js';
 import { failureOf, failureText, logFailure } from '../app/failure.js';
-import { campaignLabel, chooseCampaign, unseenNote } from './campaign-ref.js';
+import { campaignLabel, chooseCampaign, unknownCampaign } from './campaign-ref.js';
 import type { CommandContext, Subcommand } from './types.js';
 
 const MAX_HOOK_LINES = 25;
@@ -55,7 +55,8 @@ export const subscriptions: Subcommand = {
       const choice = await chooseCampaign(deps, teamId, ctx.args.join(' '), { allowAll: true });
       if (!choice.ok) return ctx.tell(choice.sentence);
       campaignId = choice.target.id;
-      note = unseenNote(choice.target).trim();
+      // An id the bot never saw has no routes here: the page below lists nothing, which a typo should not read as.
+      if (choice.target.by === 'unseen' && choice.target.id !== ALL_CAMPAIGNS) note = unknownCampaign(choice.target);
       if (choice.target.name !== undefined) note = `This is ${campaignLabel(choice.target)}.`;
     }
     const [routes, dead] = await Promise.all([

@@ -11,7 +11,7 @@ import { eventList } from '../events/subscription-text.js';
 import { logFailure } from '../app/failure.js';
 import type { CatalogEntry, Route } from '../store/index.js';
 import { noPublicUrl } from './subscribe.js';
-import { campaignLabel, didYouMean } from './campaign-ref.js';
+import { campaignLabel, unknownCampaign } from './campaign-ref.js';
 import { parseRouteArguments } from './route-arguments.js';
 import type { CommandContext, Subcommand } from './types.js';
 
@@ -42,11 +42,18 @@ export const unsubscribe: Subcommand = {
     const asked: string[] = events.length > 0 ? events : [...hereEvents];
     const toRemove = asked.filter((e) => hereEvents.has(e));
     const notHere = asked.filter((e) => !hereEvents.has(e));
+    if (toRemove.length === 0 && campaign.by === 'unseen') {
+      // Routes make a campaign known: an unseen one has none anywhere, so it is likelier a typo than "nothing here".
+      const near = routedHereNear(campaign.near, routes, channelId);
+      return ctx.tell(
+        `${unknownCampaign({ ...campaign, near }, 'check its id: `/campaign subscriptions` lists what this channel receives')} Nothing changed.`,
+      );
+    }
     if (toRemove.length === 0) {
       return ctx.tell(
         events.length > 0
           ? `This channel is not subscribed to ${eventList(notHere)} for ${what} — nothing changed.`
-          : `This channel receives no events for ${what} — nothing changed.${didYouMean(routedHereNear(here.length, campaign.near, routes, channelId))} \`/campaign subscriptions\` lists what it receives.`,
+          : `This channel receives no events for ${what} — nothing changed. \`/campaign subscriptions\` lists what it receives.`,
       );
     }
 
@@ -125,13 +132,7 @@ async function notifyChannel(ctx: CommandContext, removed: readonly string[], wh
 }
 
 /** For a campaign this channel has no routes for: the near ones this channel does route (the likely typo). */
-function routedHereNear(
-  routedHere: number,
-  near: readonly CatalogEntry[],
-  routes: readonly Route[],
-  channelId: string,
-): CatalogEntry[] {
-  if (routedHere > 0) return [];
+function routedHereNear(near: readonly CatalogEntry[], routes: readonly Route[], channelId: string): CatalogEntry[] {
   const here = new Set(routes.filter((r) => r.channelId === channelId).map((r) => r.campaignId));
   return near.filter((e) => here.has(e.id));
 }

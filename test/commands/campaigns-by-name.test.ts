@@ -136,25 +136,25 @@ describe('agents by name', () => {
 });
 
 describe('ids the bot has not seen', () => {
+  const SPRING = '`camp-1` (Spring Recall Reminders)';
+  const DONT_KNOW = `I don’t know a campaign “camp-l” — did you mean ${SPRING}?`;
+
   it('suggests the known campaign for a mistyped id instead of “no bookings yet”', async () => {
     await callStarted('camp-1', 'Spring Recall Reminders');
     const { text } = await run(h, 'bookings camp-l', { userId: MEMBER_ID });
     // The platform is still asked: it is the source of truth.
     expect(bookingRequests()).toEqual(['/campaign/camp-l/bookings']);
-    expect(text).toContain(
-      'Campaign `camp-l` has no bookings. The bot has not seen campaign `camp-l` in the platform’s events or lists. Did you mean `camp-1` (Spring Recall Reminders)?',
-    );
-    expect(text).not.toContain('no bookings yet');
+    expect(text).toContain(DONT_KNOW);
+    expect(text).not.toContain('no bookings');
+    // Nothing the platform showed: the catalog does not learn the typo.
+    expect(Object.keys(await stored('campaigns'))).toEqual(['camp-1']);
 
-    // A 404 from the platform gets the same suggestion; its code and request id go in a context line below.
+    // A 404 from the platform gets the same sentence; its code and request id go in a context line below.
     const scheduled = await run(h, 'scheduled camp-l', { userId: MEMBER_ID });
     expect(scheduled.body).toMatchObject({
-      text: 'Campaign `camp-l` was not found on the platform. Did you mean `camp-1` (Spring Recall Reminders)?',
+      text: DONT_KNOW,
       blocks: [
-        {
-          type: 'section',
-          text: { text: expect.stringMatching(/^Campaign `camp-l` was not found on the platform\./) },
-        },
+        { type: 'section', text: { text: DONT_KNOW } },
         {
           type: 'context',
           elements: [{ text: expect.stringMatching(/^HTTP 404 · code NOT_FOUND · request id req_\w+$/) }],
@@ -163,16 +163,78 @@ describe('ids the bot has not seen', () => {
     });
   });
 
+  it('answers a mistyped campaign the same in every subcommand that takes one, changing nothing', async () => {
+    await callStarted('camp-1', 'Spring Recall Reminders');
+    h.platform.reset();
+    const asked = [
+      'bookings camp-l',
+      'scheduled camp-l',
+      'sample call_completed camp-l',
+      'subscribe camp-l call_completed',
+      'subscriptions camp-l',
+      'digest daily camp-l',
+      'digest now camp-l',
+      'alert camp-l status:failed above:50',
+      'delete-agent camp-l agent-11',
+    ];
+    for (const command of asked) {
+      const { text } = await run(h, command, { channelId: CHANNEL });
+      expect(text, command).toContain(DONT_KNOW);
+    }
+    // Nothing was set up, posted or deleted: no route, digest, alert, channel notice, nor an agent deleted.
+    expect(await h.bot.deps.store.routes.listForTeam(TEAM_ID)).toEqual([]);
+    expect(await h.bot.deps.store.reports.digest(TEAM_ID, CHANNEL)).toBeUndefined();
+    expect(await h.bot.deps.store.outcomeAlerts.list(TEAM_ID)).toEqual([]);
+    expect(h.slack.messages(CHANNEL)).toEqual([]);
+    // subscribe's own request is its check (the platform refused it with a 404); nothing else but reads was sent.
+    expect(h.platform.requests.filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path}`)).toEqual([
+      'POST /events-gateway/trigger/subscribe',
+    ]);
+    expect(Object.keys(await stored('campaigns'))).toEqual(['camp-1']);
+
+    // unsubscribe suggests the campaigns this channel receives (the only ones it could mean).
+    const unsub = await run(h, 'unsubscribe camp-l', { channelId: CHANNEL });
+    expect(unsub.text).toContain(
+      'I don’t know a campaign “camp-l” — check its id: `/campaign subscriptions` lists what this channel receives. Nothing changed.',
+    );
+    await run(h, 'subscribe camp-1 call_completed', { channelId: CHANNEL });
+    expect((await run(h, 'unsubscribe camp-l', { channelId: CHANNEL })).text).toContain(
+      `${DONT_KNOW} Nothing changed.`,
+    );
+    expect(await h.bot.deps.store.routes.listForTeam(TEAM_ID)).toHaveLength(1);
+
+    // A name nobody knows reads the same way.
+    const named = await run(h, 'bookings spring recal reminderz', { userId: MEMBER_ID });
+    expect(named.text).toContain(`I don’t know a campaign “spring recal reminderz” — did you mean ${SPRING}?`);
+  });
+
+  it('says how to find the id when no known campaign is near what was typed', async () => {
+    await callStarted('camp-1', 'Spring Recall Reminders');
+    const { text } = await run(h, 'bookings nonexistent', { userId: MEMBER_ID });
+    expect(text).toContain(
+      'I don’t know a campaign “nonexistent” — check its id: `/campaign stats` lists the top campaigns with their ids.',
+    );
+    expect(text).not.toContain('no bookings');
+  });
+
+  it('gives a known campaign with nothing its empty answer', async () => {
+    await callStarted('camp-4', 'Website Concierge');
+    const bookings = await run(h, 'bookings camp-4', { userId: MEMBER_ID });
+    expect(bookings.text).toContain('Campaign `camp-4` has no bookings yet.');
+    const scheduled = await run(h, 'scheduled website concierge', { userId: MEMBER_ID });
+    expect(scheduled.text).toContain('Campaign `camp-4` has no scheduled calls.');
+    expect(scheduled.text).not.toContain('I don’t know');
+  });
+
   it('still works for a real campaign the bot never saw, and learns its id then', async () => {
     await callStarted('camp-1', 'Spring Recall Reminders');
     const { text } = await run(h, 'bookings camp-2', { userId: MEMBER_ID });
     expect(bookingRequests()).toEqual(['/campaign/camp-2/bookings']);
     expect(text).toContain('Bookings — camp-2');
     expect(Object.keys(await stored('campaigns')).sort()).toEqual(['camp-1', 'camp-2']);
-    // Far from every known id: the platform's answer as it is.
-    const none = await run(h, 'bookings zzz-unknown-campaign', { userId: MEMBER_ID });
-    expect(none.text).toContain('has no bookings yet');
-    expect(none.text).not.toContain('Did you mean');
+    // Scheduled calls answer 404 for a campaign the platform does not have: an empty list shows it has this one.
+    await run(h, 'scheduled camp-4', { userId: MEMBER_ID });
+    expect(Object.keys(await stored('campaigns')).sort()).toEqual(['camp-1', 'camp-2', 'camp-4']);
   });
 });
 

@@ -158,9 +158,13 @@ describe('/campaign bookings', () => {
     expect(text).toContain('*∗Star∗ ˍClientˍ*');
   });
 
-  it('says so when a campaign has no bookings', async () => {
+  it('does not answer “no bookings yet” for a campaign nobody has seen (the platform answers any id so)', async () => {
     const { text } = await ask('bookings camp-none');
-    expect(text).toContain('has no bookings yet');
+    expect(h.platform.requests.at(-1)?.path).toBe('/campaign/camp-none/bookings');
+    expect(text).toContain(
+      'I don’t know a campaign “camp-none” — check its id: `/campaign stats` lists the top campaigns with their ids.',
+    );
+    expect(text).not.toContain('no bookings');
   });
 });
 
@@ -199,8 +203,11 @@ describe('/campaign scheduled', () => {
   });
 
   it('answers a 404 with the campaign it could not find', async () => {
-    const { text } = await ask('scheduled nope-42');
-    expect(text).toContain('Campaign `nope-42` was not found');
+    const { answer } = await ask('scheduled nope-42');
+    expect(answer).toMatchObject({
+      text: 'I don’t know a campaign “nope-42” — check its id: `/campaign stats` lists the top campaigns with their ids.',
+      blocks: [{ type: 'section' }, { type: 'context', elements: [{ text: expect.stringMatching(/^HTTP 404 · /) }] }],
+    });
   });
 });
 

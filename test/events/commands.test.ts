@@ -96,7 +96,7 @@ describe('/campaign subscribe', () => {
 
   it('explains an unknown campaign and leaves no route nor notice behind', async () => {
     const { text } = await run(h, 'subscribe nope-404 call_completed', { channelId: CHANNEL });
-    expect(text).toContain('The platform has no campaign `nope-404`');
+    expect(text).toContain('I don’t know a campaign “nope-404” — check its id');
     expect(await routes()).toEqual([]);
     expect(h.slack.messages(CHANNEL)).toHaveLength(0); // the confirmation was taken back
   });
@@ -148,6 +148,8 @@ describe('/campaign unsubscribe', () => {
   });
 
   it('says so when the channel is not subscribed', async () => {
+    await run(h, 'subscribe camp-1 call_completed', { channelId: CHANNEL });
+    h.platform.reset();
     const { text } = await run(h, 'unsubscribe camp-1 call_started', { channelId: CHANNEL });
     expect(text).toContain('not subscribed to `call_started`');
     expect(h.platform.requests).toHaveLength(0);
@@ -254,7 +256,7 @@ describe('/campaign sample', () => {
 
   it('names the valid events for an unknown one, and explains an unknown campaign', async () => {
     expect((await run(h, 'sample call_ended camp-1')).text).toContain('Valid events:');
-    expect((await run(h, 'sample call_started nope-1')).text).toContain('The platform has no campaign `nope-1`');
+    expect((await run(h, 'sample call_started nope-1')).text).toContain('I don’t know a campaign “nope-1”');
   });
 });
 

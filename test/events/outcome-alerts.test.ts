@@ -238,10 +238,14 @@ describe.each(['memory', 'redis'] as const)('outcome alerts (%s)', (backend) => 
     expect((await run(h, 'alert camp-1 status:failed above:50 compact:off', { channelId: ALERTS })).text).toContain(
       '`compact:` is an option of `/campaign subscribe`',
     );
+    // A campaign neither the bot nor the platform knows: told before anything is posted or registered.
+    const unknown = await run(h, 'alert camp-404 status:failed above:50', { channelId: ALERTS });
+    expect(unknown.text).toContain('I don’t know a campaign “camp-404” — check its id');
+    expect(h.slack.messages(ALERTS)).toEqual([]);
+    // One the platform then refuses to send events for: its notice in the channel is taken back.
     h.platform.inject({ path: '/events-gateway/trigger/subscribe', status: 404, code: 'NOT_FOUND', times: 1 });
-    const missing = await run(h, 'alert camp-404 status:failed above:50', { channelId: ALERTS });
-    expect(missing.text).toContain('The platform has no campaign `camp-404` — check the id. No alert was set.');
-    // Its notice in the channel was taken back.
+    const missing = await run(h, 'alert camp-1 status:failed above:50', { channelId: ALERTS });
+    expect(missing.text).toContain('The platform has no campaign `camp-1` — check the id. No alert was set.');
     expect(h.slack.messages(ALERTS)).toEqual([]);
     expect(
       (await run(h, 'alert camp-1 status:failed above:50', { channelId: ALERTS, userId: MEMBER_ID })).text,

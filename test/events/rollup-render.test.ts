@@ -31,6 +31,8 @@ describe('a roll-up of waiting calls', () => {
   const calls = [
     call('call_completed', CALL_COMPLETED_FULL),
     call('call_completed', CALL_COMPLETED_MINIMAL),
+    completed(3, { status: 'failed', endedReason: 'pipeline-error' }),
+    completed(4, { status: 'busy' }),
     call('call_started', { ...CALL_STARTED_FULL, callId: 'call-live' }),
   ];
 
@@ -46,10 +48,40 @@ describe('a roll-up of waiting calls', () => {
     expect(lines('completed')).toContain('✅ *Customer 1*');
   });
 
+  it('counts its calls by how they went in the heading, as the lines name them, and links every recording', () => {
+    const mixed = [
+      ...Array.from({ length: 11 }, (_, i) => completed(i, { status: i % 2 ? 'completed' : 'success' })),
+      ...Array.from({ length: 3 }, (_, i) => completed(20 + i, { status: 'failed' })),
+      ...Array.from({ length: 3 }, (_, i) => completed(30 + i, { status: 'busy' })),
+      completed(40, { status: 'no-answer' }),
+    ];
+    const payload = renderRollup(mixed);
+    const heading = textOf(payload.blocks.slice(0, 1));
+    expect(heading).toContain('*18 calls: 11 completed, 3 failed, 3 busy, 1 no answer*');
+    expect(payload.text).toMatch(/^18 calls \(11 completed, 3 failed, 3 busy, 1 no answer\): Customer 0 /);
+    // What the heading counts is what the lines say.
+    const lines = payload.blocks.slice(1).map((b) => textOf([b]));
+    expect(lines.filter((l) => l.includes(' · failed · '))).toHaveLength(3);
+    expect(lines.filter((l) => l.includes(' · busy · '))).toHaveLength(3);
+    expect(lines.filter((l) => l.startsWith('📵') && l.includes(' · no-answer · '))).toHaveLength(1);
+    expect(payload.blocks.slice(1).every((b) => JSON.stringify(b).includes('"▶️ Recording"'))).toBe(true);
+
+    // A call still going counts as in progress, after the ended ones; many kinds of outcome end in `other`.
+    const started = call('call_started', { ...CALL_STARTED_FULL, callId: 'call-live' });
+    const odd = ['voicemail', 'canceled', 'rejected', 'timeout', 'silence', 'hung-up'].map((status, i) =>
+      completed(50 + i, { status }),
+    );
+    expect(textOf(renderRollup([started, completed(1), ...odd]).blocks.slice(0, 1))).toContain(
+      '*8 calls: 1 completed, 1 voicemail, 1 canceled, 1 rejected, 1 timeout, 2 other, 1 in progress*',
+    );
+    expect(textOf(renderRollup([completed(1, { status: 'failed' })]).blocks.slice(0, 1))).toContain(
+      '*1 call: 1 failed*',
+    );
+  });
+
   it('says how many calls it covers, and per call the customer, outcome, duration, summary line and recording', () => {
     const json = JSON.stringify(renderRollup(calls));
-    expect(json).toContain('*3 calls*');
-    expect(json).toContain('2 completed · 1 in progress');
+    expect(json).toContain('*5 calls: 2 completed, 1 failed, 1 busy, 1 in progress*');
     for (const text of ['Olivia', 'completed', '02:34', 'Customer confirmed the check-up', 'call-live', 'in progress'])
       expect(json).toContain(text);
     expect(json).toContain(CALL_COMPLETED_FULL.audioUrl);

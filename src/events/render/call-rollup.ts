@@ -84,18 +84,50 @@ export function rollupFits(calls: readonly RolledCall[]): number {
   return n;
 }
 
+/** How many outcomes a heading names, `other` included. */
+const HEADING_OUTCOMES = 6;
+
+/**
+ * The calls counted by how they went, as their lines name it: a completed call by its status — `completed` for
+ * one the card marks ✅ (`callOutcomeIcon`), otherwise its own words (`failed`, `busy`, `no answer`) — and a call
+ * still going as `in progress`. Completed first, then the most frequent; in progress last.
+ */
+function outcomeCounts(calls: readonly RolledCall[]): Array<{ outcome: string; count: number }> {
+  const counts = new Map<string, number>();
+  let inProgress = 0;
+  for (const call of calls) {
+    if (call.trigger === 'call_started') {
+      inProgress++;
+      continue;
+    }
+    const status = call.data.status;
+    const outcome =
+      callOutcomeIcon(status) === '✅'
+        ? 'completed'
+        : (inline(status?.replace(/[-_\s]+/g, ' ').toLowerCase(), 40) ?? 'other');
+    counts.set(outcome, (counts.get(outcome) ?? 0) + 1);
+  }
+  const ended = [...counts]
+    .map(([outcome, count]) => ({ outcome, count }))
+    .sort((a, b) => Number(b.outcome === 'completed') - Number(a.outcome === 'completed') || b.count - a.count);
+  // Platform statuses are open-ended: past a few, the rest (and calls with no words for it) are `other`.
+  const shown = ended.filter((o) => o.outcome !== 'other').slice(0, HEADING_OUTCOMES - 1);
+  const others = ended.reduce((n, o) => n + o.count, 0) - shown.reduce((n, o) => n + o.count, 0);
+  return [
+    ...shown,
+    ...(others > 0 ? [{ outcome: 'other', count: others }] : []),
+    ...(inProgress > 0 ? [{ outcome: 'in progress', count: inProgress }] : []),
+  ];
+}
+
 /** One roll-up post of at most ROLLUP_MAX_CALLS calls (a longer backlog takes the next post too). */
 export function renderRollup(calls: readonly RolledCall[]): MessagePayload {
-  const completed = calls.filter((c) => c.trigger === 'call_completed').length;
-  const started = calls.length - completed;
-  const counts = dotted(
-    completed > 0 ? `${completed} completed` : undefined,
-    started > 0 ? `${started} in progress` : undefined,
-  );
+  const counts = outcomeCounts(calls)
+    .map(({ outcome, count }) => `${count} ${outcome}`)
+    .join(', ');
+  const total = `${calls.length} call${calls.length === 1 ? '' : 's'}`;
   const blocks: KnownBlock[] = [
-    section(
-      `🗂️ *${calls.length} call${calls.length === 1 ? '' : 's'}* came in faster than Slack lets this channel show them one by one (${counts})`,
-    ),
+    section(`🗂️ *${total}: ${counts}* — they came in faster than Slack lets this channel show them one by one`),
   ];
   for (const call of calls.slice(0, ROLLUP_MAX_CALLS)) blocks.push(callBlock(call, true));
   const names = calls
@@ -103,7 +135,7 @@ export function renderRollup(calls: readonly RolledCall[]): MessagePayload {
     .map((c) => customerPlain(c.data))
     .join(', ');
   return message(
-    `${calls.length} calls: ${names}${calls.length > 5 ? ', …' : ''}`,
+    `${total} (${counts}): ${names}${calls.length > 5 ? ', …' : ''}`,
     blocks.slice(0, LIMITS.blocksPerMessage),
   );
 }

@@ -33,6 +33,7 @@ import { channelsFor } from './router.js';
 import type { PostingKit } from './posting-kit.js';
 import { isChannelGone } from './channel-pause.js';
 import { StepLog, type StepRef } from './steps.js';
+import { noteUnrouted } from './unrouted.js';
 
 export interface WorkerOptions {
   /** Consumer name; default `<hostname>:<pid>:<n>` (stable across restarts of the same container). */
@@ -253,6 +254,7 @@ export class EventWorker {
             { campaignId: event.data.campaignId },
             'no channel is subscribed to this event any more: nothing to post',
           );
+          await noteUnrouted(queued);
           return 'skipped';
         }
         const slack = await queued.slack();

@@ -12,7 +12,7 @@ import type { Keys } from './keys.js';
 import type { KeyValueStore } from './kv.js';
 import { parseStored } from './stored-json.js';
 
-export const UNROUTED_KEEP_MS = 7 * 24 * 3_600_000;
+const UNROUTED_KEEP_MS = 7 * 24 * 3_600_000;
 const HOUR_MS = 3_600_000;
 /** The newest events kept with their details; the count covers every one. */
 const RECENT_KEPT = 20;

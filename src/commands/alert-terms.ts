@@ -24,6 +24,8 @@ export interface AlertTerms {
   windowMs: number;
   minCalls: number;
   notify: string[];
+  /** The name Slack gave each of `notify`'s ids (how the confirmation names them without a mention). */
+  notifyNames: Record<string, string>;
 }
 
 export type ParsedTerms = { ok: true; terms: AlertTerms } | { ok: false; sentence: string };
@@ -82,12 +84,12 @@ export function parseAlertTerms(args: readonly string[]): ParsedTerms {
       `${parsed.sentence}${aboutMin ? ' (For the least calls in the window, give a whole number: `min:10`.)' : ''}`,
     );
   }
-  const { notify = [], ...filters } = parsed.filters ?? {};
+  const { notify = [], notifyNames = {}, ...filters } = parsed.filters ?? {};
   if (Object.keys(filters).length === 0)
     return fail(
       `Say which calls the alert counts as matching with a filter, e.g. \`status:failed\` or \`reason:no-answer\`: ${EXAMPLE}.`,
     );
-  return { ok: true, terms: { campaignId, filters, abovePercent, windowMs, minCalls, notify } };
+  return { ok: true, terms: { campaignId, filters, abovePercent, windowMs, minCalls, notify, notifyNames } };
 }
 
 function fail(sentence: string): ParsedTerms {

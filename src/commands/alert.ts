@@ -8,19 +8,20 @@
  * An alert counts every completed call of its campaign, whether or not a channel gets their cards, so it makes
  * sure the platform sends `call_completed` for the campaign (the hook `subscribe` would register), and the
  * hook stays while an alert or a route needs it. Order of work, as for subscribe: the notice in the channel
- * first (the membership check), then the platform's hook, then the alert.
+ * first (the membership check), then the alert, then the platform's hook (a call completed the moment the
+ * platform has it is counted; a refusal removes the alert again).
  */
 import { adminsOnly } from '../app/admin-gate.js';
 import { ALERT_TIMER, alertTimerId, ending, ensureHookToken, hookUrlFor } from '../events/index.js';
 import { EVALUATE_EVERY_MS } from '../events/outcome-alerts.js';
 import { outcomePhrase, sharePercent, spanText } from '../events/render/outcome-alert.js';
 import { campaignPhrase } from '../events/subscription-text.js';
-import { mentionsOf } from '../events/mentions.js';
+import { namesOf } from '../events/mentions.js';
 import { ALL_CAMPAIGNS, type OutcomeAlert } from '../store/index.js';
 import { escapeMrkdwn, message, section, slackDate } from '../slack/blocks.js';
 import { postReport } from '../digests/index.js';
 import { ALERT_USAGE, parseAlertTerms, type AlertTerms } from './alert-terms.js';
-import { notInChannel } from './report-text.js';
+import { notInChannel, setUpBy } from './report-text.js';
 import { chooseCampaign, confirmCampaign } from './campaign-ref.js';
 import { noPublicUrl } from './subscribe.js';
 import { unsubscribeUpstream } from './unsubscribe.js';
@@ -58,9 +59,12 @@ export const alert: Subcommand = {
   },
 };
 
-/** "calls that failed reach 50 % (of at least 10 calls in 15 min) for campaign `camp-1`, mentioning @sales". */
+/**
+ * "calls that failed reach 50 % (of at least 10 calls in 15 min) for campaign `camp-1`, mentioning `@sales`": named,
+ * never mentioned — only the alert's own post pages them.
+ */
 function describeAlert(a: OutcomeAlert): string {
-  const who = mentionsOf(a.notify);
+  const who = namesOf(a.notify, a.notifyNames);
   return `calls that ${outcomePhrase(a.filters)} reach ${a.abovePercent} % (of at least ${a.minCalls} calls in ${spanText(a.windowMs)}) for ${campaignPhrase(a.campaignId)}${who ? `, mentioning ${who}` : ''}`;
 }
 
@@ -79,10 +83,11 @@ async function setAlert(ctx: CommandContext, terms: AlertTerms): Promise<void> {
     windowMs: terms.windowMs,
     minCalls: terms.minCalls,
     ...(terms.notify.length > 0 ? { notify: terms.notify } : {}),
+    ...(Object.keys(terms.notifyNames).length > 0 ? { notifyNames: terms.notifyNames } : {}),
     setBy: ctx.userId,
     setAt: deps.store.now(),
   };
-  const text = `🚨 This channel now gets an alert when ${describeAlert(next)} (set up by <@${escapeMrkdwn(ctx.userId)}>).`;
+  const text = `🚨 This channel now gets an alert when ${describeAlert(next)} (set up by ${setUpBy(ctx)}).`;
   const notice = await postReport(ctx.client, channelId, message(text, [section(text)]));
   if (!notice.posted) return ctx.tell(notInChannel('No alert was set.'));
   // The bot can post here again, and this admin is the one told if that stops.
@@ -92,6 +97,7 @@ async function setAlert(ctx: CommandContext, terms: AlertTerms): Promise<void> {
   const needed =
     (await deps.store.routes.isNeeded(teamId, terms.campaignId, 'call_completed')) ||
     (await deps.store.outcomeAlerts.hooks(teamId)).some((h) => h.campaignId === terms.campaignId);
+  await deps.store.outcomeAlerts.set(teamId, next);
   if (!needed) {
     const token = await ensureHookToken(deps.store, teamId, deps.redactor);
     try {
@@ -101,7 +107,8 @@ async function setAlert(ctx: CommandContext, terms: AlertTerms): Promise<void> {
         triggerName: 'call_completed',
       });
     } catch (err) {
-      // Nothing is set after all: the notice must not say otherwise.
+      // Nothing is set after all (no alert was replaced: one would have had the hook): nor may the notice say so.
+      await deps.store.outcomeAlerts.remove(teamId, next);
       await ctx.client.chat.delete({ channel: channelId, ts: notice.ts }).catch((e: unknown) => {
         ctx.logger.warn({ err: e }, 'could not remove the alert notice');
       });
@@ -109,7 +116,6 @@ async function setAlert(ctx: CommandContext, terms: AlertTerms): Promise<void> {
     }
     ctx.logger.info({ campaignId: terms.campaignId }, 'platform webhook subscribed for an outcome alert');
   }
-  await deps.store.outcomeAlerts.set(teamId, next);
   await deps.store.timers.set(ALERT_TIMER, alertTimerId(teamId, next), deps.store.now() + EVALUATE_EVERY_MS);
   ctx.logger.info(
     { campaignId: terms.campaignId, above: terms.abovePercent, windowMs: terms.windowMs },

@@ -21,7 +21,7 @@ import {
   stopDigest,
   timerId,
 } from '../digests/index.js';
-import { checkInterval, notInChannel } from './report-text.js';
+import { checkInterval, notInChannel, setUpBy } from './report-text.js';
 import { chooseCampaign, confirmCampaign } from './campaign-ref.js';
 import type { CommandContext, Subcommand } from './types.js';
 
@@ -172,7 +172,7 @@ async function setSchedule(ctx: CommandContext, cadence: DigestCadence, words: s
     setAt: deps.store.now(),
   };
   const next = nextSlot(deps.store.now(), schedule);
-  const announcement = `🗞️ This channel now gets a digest ${describeSchedule(schedule)} (set up by <@${escapeMrkdwn(ctx.userId)}>). The first one comes ${slackTime(next)}.`;
+  const announcement = `🗞️ This channel now gets a digest ${describeSchedule(schedule)} (set up by ${setUpBy(ctx)}). The first one comes ${slackTime(next)}.`;
   const notice = await postReport(ctx.client, channelId, message(announcement, [section(announcement)]));
   if (!notice.posted) return ctx.tell(notInChannel('Nothing was scheduled.'));
   await scheduleDigest(deps, teamId, channelId, schedule);

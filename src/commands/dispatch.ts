@@ -108,6 +108,7 @@ export function createDispatcher(commands: readonly Subcommand[], deps: Deps) {
       isPublic,
       teamId: command.team_id,
       userId: command.user_id,
+      userName: command.user_name ?? '',
       channelId: command.channel_id,
       triggerId: command.trigger_id,
       responseUrl: command.response_url,

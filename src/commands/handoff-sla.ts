@@ -4,11 +4,12 @@
  * nobody claimed the conversation. `handoff-sla` alone shows the channel's setting. Minutes alone keep the
  * user group; `none` removes it.
  */
+import { nameOf } from '../events/mentions.js';
 import { SLA_TIMER, slaTimerId } from '../handoff/waiting.js';
 import type { Subcommand } from './types.js';
 
 /** Slack escapes a user group mention as `<!subteam^S123|@support>` (manifest: should_escape). */
-const USER_GROUP = /^<!subteam\^([A-Z0-9]+)(?:\|[^>]*)?>$/;
+const USER_GROUP = /^<!subteam\^([A-Z0-9]+)(?:\|([^>]*))?>$/;
 const MAX_MINUTES = 7 * 24 * 60;
 
 export const handoffSla: Subcommand = {
@@ -27,7 +28,7 @@ export const handoffSla: Subcommand = {
       await ctx.tell(
         `In <#${ctx.channelId}>, a customer waiting more than ${minutes} min for an answer gets a nudge in the thread, mentioning the conversation’s owner` +
           (current?.userGroup
-            ? ` or <!subteam^${current.userGroup}> when nobody claimed it.`
+            ? ` or ${nameOf(current.userGroup, current.userGroupName)} when nobody claimed it.`
             : ' (nobody when it is unclaimed).') +
           (current
             ? ''
@@ -42,10 +43,13 @@ export const handoffSla: Subcommand = {
       return;
     }
     let userGroup = current?.userGroup;
+    let userGroupName = current?.userGroupName;
     if (groupArg !== undefined) {
-      if (groupArg.toLowerCase() === 'none') userGroup = undefined;
+      if (groupArg.toLowerCase() === 'none') userGroup = userGroupName = undefined;
       else {
-        userGroup = USER_GROUP.exec(groupArg)?.[1];
+        const picked = USER_GROUP.exec(groupArg);
+        userGroup = picked?.[1];
+        userGroupName = picked?.[2]?.trim() || undefined;
         if (!userGroup) {
           await ctx.tell(
             'Mention a Slack user group, e.g. `/campaign handoff-sla 10 @support` (Slack completes it as you type), or `none` to mention nobody.',
@@ -55,7 +59,10 @@ export const handoffSla: Subcommand = {
       }
     }
     const slaS = Number(minutesArg) * 60;
-    await repo.set(ctx.teamId, ctx.channelId, { slaS, ...(userGroup ? { userGroup } : {}) });
+    await repo.set(ctx.teamId, ctx.channelId, {
+      slaS,
+      ...(userGroup ? { userGroup, ...(userGroupName ? { userGroupName } : {}) } : {}),
+    });
     // Customers already waiting here are held to the new time too (unless nudged already).
     let moved = 0;
     for (const t of await ctx.deps.store.conversations.openThreads(ctx.teamId)) {
@@ -70,7 +77,9 @@ export const handoffSla: Subcommand = {
     ctx.logger.info({ channel: ctx.channelId, slaS, userGroup, waitingNow: moved }, 'handoff SLA set for a channel');
     await ctx.tell(
       `✅ In <#${ctx.channelId}>, a customer waiting more than ${minutesArg} min for an answer now gets one nudge in the thread, mentioning the conversation’s owner` +
-        (userGroup ? ` or <!subteam^${userGroup}> when nobody claimed it.` : ' (nobody when it is unclaimed).'),
+        (userGroup
+          ? ` or ${nameOf(userGroup, userGroupName)} when nobody claimed it.`
+          : ' (nobody when it is unclaimed).'),
     );
   },
 };

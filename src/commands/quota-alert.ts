@@ -5,7 +5,7 @@
  */
 import { checkQuotaAlerts, postReport, setQuotaAlerts, stopQuotaAlerts } from '../digests/index.js';
 import { escapeMrkdwn, message, section, truncate } from '../slack/blocks.js';
-import { checkInterval, notInChannel } from './report-text.js';
+import { checkInterval, notInChannel, setUpBy } from './report-text.js';
 import type { Subcommand } from './types.js';
 
 const MAX_THRESHOLDS = 10;
@@ -32,7 +32,7 @@ export const quotaAlert: Subcommand = {
     // Read first: a workspace that is not connected (or a platform that fails) sets nothing.
     const rows = await (await deps.platform.clientFor(teamId)).quota.list();
     const list = parsed.map((t) => `${t}%`).join(', ');
-    const announcement = `📈 This channel now gets a quota alert when the month’s usage crosses ${list} of the allowance (set up by <@${escapeMrkdwn(ctx.userId)}>).`;
+    const announcement = `📈 This channel now gets a quota alert when the month’s usage crosses ${list} of the allowance (set up by ${setUpBy(ctx)}).`;
     const notice = await postReport(ctx.client, channelId, message(announcement, [section(announcement)]));
     if (!notice.posted) return ctx.tell(notInChannel('No alerts were set.'));
 

@@ -1,6 +1,17 @@
 /**
  * Sentences the subcommands that post in their channel share (subscribe, digest, quota-alert, alert).
  */
+import { escapeMrkdwn } from '../slack/blocks.js';
+import type { CommandContext } from './types.js';
+
+/**
+ * Who set something up, for the channel's confirmation: their name as plain text, never `<@U…>` — a setup
+ * notice pages nobody, its author included.
+ */
+export function setUpBy(ctx: Pick<CommandContext, 'userName'>): string {
+  const name = ctx.userName.replace(/[`<>*_~]/g, '').trim();
+  return name ? escapeMrkdwn(name) : 'an admin';
+}
 
 /** The bot could not post in the channel; `outcome` says what was (not) done. */
 export function notInChannel(outcome: string): string {

@@ -8,8 +8,10 @@
  * 1. checks that need no I/O (event names, PUBLIC_URL), then what is already routed here;
  * 2. the confirmation post in the channel — which is also the membership check (one call, and true of
  *    private channels too): `not_in_channel` → ask for `/invite @Campaign`, nothing stored, nothing subscribed;
- * 3. per event: the platform subscription (skipped when another channel's route already needs it), then
- *    the route. A failure stops there; the confirmation is corrected (or removed) to say only what is true.
+ * 3. per event: the route, then the platform subscription (skipped when another channel's route or an alert
+ *    already has it made). The route comes first so that an event the platform sends the moment it has the
+ *    hook finds it; a refusal removes that route again. A failure stops there; the confirmation is corrected
+ *    (or removed) to say only what is true.
  */
 import type { WebClient } from '@slack/web-api';
 import { ensureHookToken, hookUrlFor, SUBSCRIBABLE_TRIGGERS, type SubscribableTrigger } from '../events/index.js';
@@ -18,11 +20,11 @@ import { routeList } from '../events/subscription-text.js';
 import { filtersForEvent, hasCallOnlyFilters, isFilterWord, parseFilters, sameFilters } from '../events/filters.js';
 import type { Route, RouteFilters } from '../store/index.js';
 import { escapeMrkdwn } from '../slack/blocks.js';
-import { NotFoundError } from '../api/index.js';
+import { NotFoundError, type CampaignClient } from '../api/index.js';
 import { logFailure, type FailureWording } from '../app/failure.js';
 import { campaignLabel, code, unknownCampaign, unseenNote, type CampaignTarget } from './campaign-ref.js';
 import { parseRouteArguments } from './route-arguments.js';
-import { notInChannel } from './report-text.js';
+import { notInChannel, setUpBy } from './report-text.js';
 import type { CommandContext, Subcommand } from './types.js';
 
 export function noPublicUrl(what: string): string {
@@ -91,7 +93,7 @@ export const subscribe: Subcommand = {
     const token = await ensureHookToken(deps.store, teamId, deps.redactor);
     const hookUrl = hookUrlFor(publicUrl, token);
 
-    const notice = await announce(ctx.client, channelId, confirmation(ctx.userId, toAdd, what));
+    const notice = await announce(ctx.client, channelId, confirmation(setUpBy(ctx), toAdd, what));
     if (notice === 'not_in_channel') return ctx.tell(notInChannel('Nothing was subscribed.'));
     // The bot can post here again (the notice went out), and this admin is the one told if that stops.
     await deps.store.channelPauses.resume(teamId, channelId);
@@ -100,18 +102,17 @@ export const subscribe: Subcommand = {
     const done: Planned[] = [];
     let failure: Error | undefined;
     for (const { triggerName, filters } of toAdd) {
+      const route: Route = { teamId, campaignId, triggerName, channelId, ...(filters ? { filters } : {}) };
       try {
         // One platform subscription per (campaign, event) serves every channel and outcome alert: only the first
-        // route (or alert) makes it.
+        // route (or alert) makes it. Asked before this route is stored, which would count as needing it.
         const alerted = (await deps.store.outcomeAlerts.hooks(teamId)).some(
           (h) => h.campaignId === campaignId && h.triggerName === triggerName,
         );
-        if (!alerted && !(await deps.store.routes.isNeeded(teamId, campaignId, triggerName))) {
-          await api.webhooks.subscribe({ hookUrl, campaignId, triggerName });
-          ctx.logger.info({ campaignId, triggerName }, 'platform webhook subscribed');
-        }
+        const hooked = alerted || (await deps.store.routes.isNeeded(teamId, campaignId, triggerName));
         // Replaces this channel's route of the same event: the latest subscribe sets its filters.
-        await deps.store.routes.add({ teamId, campaignId, triggerName, channelId, ...(filters ? { filters } : {}) });
+        await deps.store.routes.add(route);
+        if (!hooked) await subscribeUpstream(ctx, api, { ...route, triggerName }, hookUrl);
         done.push({ triggerName, filters });
       } catch (err) {
         failure = err instanceof Error ? err : new Error(String(err));
@@ -121,7 +122,7 @@ export const subscribe: Subcommand = {
     }
 
     if (failure !== undefined) {
-      await correctNotice(ctx, notice, done.length > 0 ? confirmation(ctx.userId, done, what) : undefined);
+      await correctNotice(ctx, notice, done.length > 0 ? confirmation(setUpBy(ctx), done, what) : undefined);
       if (done.length === 0) {
         // A campaign the platform does not have: told here, with the known ones a typo away (already logged).
         if (failure instanceof NotFoundError) return ctx.tellFailure(failure, wording(target));
@@ -145,6 +146,27 @@ export const subscribe: Subcommand = {
     );
   },
 };
+
+/**
+ * Asks the platform to send the route's event to the hook; when it refuses (or cannot be reached), the route,
+ * stored just before, goes again (no other route of the event existed, else the hook was there) and the
+ * failure is thrown for the user's sentence.
+ */
+async function subscribeUpstream(
+  ctx: CommandContext,
+  api: CampaignClient,
+  route: Route & { triggerName: SubscribableTrigger },
+  hookUrl: string,
+): Promise<void> {
+  const { campaignId, triggerName } = route;
+  try {
+    await api.webhooks.subscribe({ hookUrl, campaignId, triggerName });
+  } catch (err) {
+    await ctx.deps.store.routes.remove(route);
+    throw err;
+  }
+  ctx.logger.info({ campaignId, triggerName }, 'platform webhook subscribed');
+}
 
 interface Planned {
   triggerName: SubscribableTrigger;
@@ -194,8 +216,9 @@ function typoNote(target: CampaignTarget): string {
     : '';
 }
 
-function confirmation(userId: string, routes: readonly Planned[], what: string): string {
-  return `📣 This channel now receives ${routeList(routes)} events for ${what} (set up by <@${escapeMrkdwn(userId)}>).`;
+/** The channel's notice: who is mentioned and who set it up are named, never mentioned (it pages nobody). */
+function confirmation(by: string, routes: readonly Planned[], what: string): string {
+  return `📣 This channel now receives ${routeList(routes)} events for ${what} (set up by ${by}).`;
 }
 
 /** Posts the confirmation; `not_in_channel` when the bot cannot post here. Other Slack errors are thrown. */

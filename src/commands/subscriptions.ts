@@ -1,6 +1,6 @@
 /**
  * `/campaign subscriptions [campaignId]`: what this channel receives (its routes and their filters), the delivery health
- * (dead letters), and — for one campaign — the hooks the platform has registered, side by side with ours.
+ * (dead letters, and the events that arrived for no channel in the last 7 days), and — for one campaign — the hooks the platform has registered, side by side with ours.
  *
  * The platform's list body is undocumented: a list of subscriptions (`triggerName`, `campaignId`, `id` /
  * `hookUrl`) is shown as such; anything else is summarised generically. Hook URLs are secrets (the token in
@@ -21,7 +21,7 @@ import {
   truncate,
   type KnownBlock,
 } from '../slack/blocks.js';
-import { ALL_CAMPAIGNS, type Route } from '../store/index.js';
+import { ALL_CAMPAIGNS, type Route, type UnroutedSummary } from '../store/index.js';
 import { failureOf, failureText, logFailure } from '../app/failure.js';
 import { campaignLabel, chooseCampaign, unknownCampaign } from './campaign-ref.js';
 import type { CommandContext, Subcommand } from './types.js';
@@ -59,9 +59,10 @@ export const subscriptions: Subcommand = {
       if (choice.target.by === 'unseen' && choice.target.id !== ALL_CAMPAIGNS) note = unknownCampaign(choice.target);
       if (choice.target.name !== undefined) note = `This is ${campaignLabel(choice.target)}.`;
     }
-    const [routes, dead] = await Promise.all([
+    const [routes, dead, unrouted] = await Promise.all([
       deps.store.routes.listForChannel(teamId, channelId),
       deps.store.queue.deadLetters(teamId, 1),
+      deps.store.unroutedEvents.summary(teamId),
     ]);
     const shown =
       campaignId === undefined
@@ -82,7 +83,7 @@ export const subscriptions: Subcommand = {
     blocks.push(
       context(
         dead.count === 0
-          ? 'Delivery: no dead letters — every event received was posted or had no channel to go to.'
+          ? 'Delivery: no dead letters — no event failed to be posted where it was routed.'
           : `Delivery: *${dead.count}* dead letter${dead.count === 1 ? '' : 's'} (events kept after their last failed attempt)${
               latest
                 ? ` · latest ${slackDate(new Date(latest.failedAt).toISOString())}: ${escapeMrkdwn(truncate(latest.error, 200))}`
@@ -90,6 +91,7 @@ export const subscriptions: Subcommand = {
             }`,
       ),
     );
+    if (unrouted.count > 0) blocks.push(section(unroutedText(unrouted)));
     await ctx.reply(
       message(`Event subscriptions: ${shown.length} route${shown.length === 1 ? '' : 's'} in this channel`, blocks),
     );
@@ -110,6 +112,30 @@ function routesText(routes: readonly Route[], campaignId: string | undefined): s
     ([c, events]) => `• ${campaignPhrase(c)}${c === ALL_CAMPAIGNS ? through : ''}: ${routeList(events)}`,
   );
   return truncate(`*This channel receives*\n${lines.join('\n')}`, LIMITS.sectionText);
+}
+
+/** How many distinct kinds of unrouted event are named before "…". */
+const UNROUTED_KINDS_SHOWN = 3;
+
+/**
+ * "3 events arrived for no channel in the last 7 days (`call_completed` for campaign `spring-promo`…) — …":
+ * the workspace's, whichever channel asks, since no channel has them.
+ */
+function unroutedText({ count, recent }: UnroutedSummary): string {
+  const kinds = [
+    ...new Set(
+      recent.map((e) => `\`${escapeMrkdwn(e.trigger)}\`${e.campaignId ? ` for ${campaignPhrase(e.campaignId)}` : ''}`),
+    ),
+  ];
+  const shown = kinds.slice(0, UNROUTED_KINDS_SHOWN).join(', ') + (kinds.length > UNROUTED_KINDS_SHOWN ? '…' : '');
+  const latest = recent[0];
+  const campaign = latest?.campaignId ? escapeMrkdwn(latest.campaignId.replace(/`/g, '')) : '&lt;campaign&gt;';
+  return truncate(
+    `📭 *${count}* event${count === 1 ? '' : 's'} arrived for no channel in the last 7 days${shown ? ` (${shown})` : ''}${
+      latest ? `, the latest ${slackDate(new Date(latest.at).toISOString())}` : ''
+    } — \`/campaign subscribe ${campaign}\` in a channel to receive them.`,
+    LIMITS.sectionText,
+  );
 }
 
 interface OurHook {

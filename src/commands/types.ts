@@ -52,6 +52,8 @@ export interface CommandContext {
   isPublic: boolean;
   teamId: string;
   userId: string;
+  /** The user's Slack name as the command carried it (`user_name`): how posts name them without a mention. */
+  userName: string;
   channelId: string;
   triggerId: string;
   responseUrl: string;

@@ -12,6 +12,7 @@ import { logFailure } from '../app/failure.js';
 import type { CatalogEntry, Route } from '../store/index.js';
 import { noPublicUrl } from './subscribe.js';
 import { campaignLabel, unknownCampaign } from './campaign-ref.js';
+import { setUpBy } from './report-text.js';
 import { parseRouteArguments } from './route-arguments.js';
 import type { CommandContext, Subcommand } from './types.js';
 
@@ -124,7 +125,7 @@ async function notifyChannel(ctx: CommandContext, removed: readonly string[], wh
   try {
     await ctx.client.chat.postMessage({
       channel: ctx.channelId,
-      text: `🔕 This channel no longer receives ${eventList(removed)} events for ${what} (changed by <@${ctx.userId}>).`,
+      text: `🔕 This channel no longer receives ${eventList(removed)} events for ${what} (changed by ${setUpBy(ctx)}).`,
     });
   } catch (err) {
     ctx.logger.info({ err }, 'could not announce the unsubscribe in the channel');

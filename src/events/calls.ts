@@ -7,6 +7,7 @@
 import type { CallOutbox } from './call-outbox.js';
 import { countCompletedCall } from './outcome-alerts.js';
 import { routedFor } from './router.js';
+import { noteUnrouted } from './unrouted.js';
 import type { QueuedEvent, EventWorker } from './worker.js';
 
 export function registerCallHandlers(worker: EventWorker, outbox: CallOutbox): void {
@@ -23,6 +24,7 @@ export function registerCallHandlers(worker: EventWorker, outbox: CallOutbox): v
         { campaignId: d.event.data.campaignId },
         'no channel is subscribed to this event any more: nothing to post',
       );
+      await noteUnrouted(d);
       return 'skipped' as const;
     }
     for (const [channelId, asks] of routed) {

@@ -91,6 +91,7 @@ export function parseFilters(words: readonly string[]): ParsedFilters {
       const mentioned = parseMentions(word.slice(colon + 1), filters.notify ?? []);
       if (!mentioned.ok) return mentioned;
       filters.notify = mentioned.ids;
+      filters.notifyNames = { ...filters.notifyNames, ...mentioned.names };
       continue;
     }
     const field = FIELD_NAMES.get(name);

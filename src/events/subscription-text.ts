@@ -4,7 +4,7 @@
 import { escapeMrkdwn, truncate } from '../slack/blocks.js';
 import { ALL_CAMPAIGNS, type RouteFilters } from '../store/index.js';
 import { describeFilters } from './filters.js';
-import { mentionsOf } from './mentions.js';
+import { namesOf } from './mentions.js';
 
 /** Campaign ids are path segments upstream; anything longer than this is not one. */
 const MAX_CAMPAIGN_ID = 200;
@@ -54,12 +54,12 @@ export function eventList(events: readonly string[]): string {
 }
 
 /**
- * `\`call_completed\`` or `\`call_completed\` (only \`status:failed\`; mentioning <!subteam^S1>)`: an event of a
- * route, with its filters and who its posts mention.
+ * `\`call_completed\`` or `\`call_completed\` (only \`status:failed\`; mentioning \`@sales\`)`: an event of a
+ * route, with its filters and who its posts mention — named, never mentioned: a listing pages nobody.
  */
 export function routeLabel(triggerName: string, filters: RouteFilters | undefined): string {
   const only = describeFilters(filters);
-  const who = mentionsOf(filters?.notify);
+  const who = namesOf(filters?.notify, filters?.notifyNames);
   const notes = [only ? `only ${only}` : '', who ? `mentioning ${who}` : ''].filter(Boolean).join('; ');
   return `\`${escapeMrkdwn(triggerName)}\`${notes ? ` (${notes})` : ''}`;
 }

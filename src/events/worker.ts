@@ -33,6 +33,7 @@ import { jobEvent, readJob } from './job.js';
 import { channelsFor } from './router.js';
 import type { PostingKit } from './posting-kit.js';
 import { StepLog, type StepRef } from './steps.js';
+import { noteUnrouted } from './unrouted.js';
 
 export interface WorkerOptions {
   /** Consumer name; default `<hostname>:<pid>:<n>` (stable across restarts of the same container). */
@@ -255,6 +256,7 @@ export class EventWorker {
             { campaignId: event.data.campaignId },
             'no channel is subscribed to this event any more: nothing to post',
           );
+          await noteUnrouted(queued);
           return 'skipped';
         }
         const slack = await queued.slack();

@@ -90,8 +90,3 @@ export function classOfSlackError(code: string): SlackErrorClass {
 export function isChannelRefusal(code: string | undefined): code is string {
   return code !== undefined && classOfSlackError(code) === 'channel';
 }
-
-/** Codes after which the workspace takes no call of the app until it is reinstalled or re-granted. */
-export function isWorkspaceRefusal(code: string | undefined): code is string {
-  return code !== undefined && classOfSlackError(code) === 'workspace';
-}

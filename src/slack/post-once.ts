@@ -19,7 +19,7 @@ import type { SlackErrorClass } from './errors.js';
 import { postMessage } from './post.js';
 
 /** The `event_type` of every post of the app's that carries an idempotency key. */
-export const POST_EVENT_TYPE = 'campaign_post';
+const POST_EVENT_TYPE = 'campaign_post';
 const PENDING = 'pending:';
 /** Slack's clocks and ours differ a little: look a minute before the first try. */
 const CLOCK_SLACK_MS = 60_000;

@@ -12,9 +12,15 @@ export interface ChannelSla {
   slaS: number;
   /** Slack user group id (`S…`) nudged when the conversation is not claimed. */
   userGroup?: string;
+  /** The group's handle as Slack gave it (`@support`): how the setting is shown without paging the group. */
+  userGroupName?: string;
 }
 
-const channelSlaSchema = z.object({ slaS: z.number().int().positive(), userGroup: z.string().optional() });
+const channelSlaSchema = z.object({
+  slaS: z.number().int().positive(),
+  userGroup: z.string().optional(),
+  userGroupName: z.string().optional(),
+});
 
 export class HandoffSlaRepo {
   constructor(
@@ -28,7 +34,8 @@ export class HandoffSlaRepo {
     try {
       const parsed = channelSlaSchema.safeParse(JSON.parse(raw));
       if (!parsed.success) return undefined;
-      return { slaS: parsed.data.slaS, ...(parsed.data.userGroup ? { userGroup: parsed.data.userGroup } : {}) };
+      const { slaS, userGroup, userGroupName } = parsed.data;
+      return { slaS, ...(userGroup ? { userGroup, ...(userGroupName ? { userGroupName } : {}) } : {}) };
     } catch {
       return undefined;
     }

@@ -27,6 +27,7 @@ import { SavedReplyRepo } from './saved-replies.js';
 import { CallOutboxRepo } from './call-outbox.js';
 import { ChannelPauseRepo } from './channel-pauses.js';
 import { CatalogRepo } from './catalog.js';
+import { UnroutedEventRepo } from './unrouted-events.js';
 import { MemoryRateBudget, RedisRateBudget, type RateBudget } from './rate-budget.js';
 import { forgetWorkspace, type ForgetOptions, type ForgetReport } from './forget.js';
 import { AttachmentRepo } from './attachments.js';
@@ -96,6 +97,8 @@ export interface Store {
   outcomeAlerts: OutcomeAlertRepo;
   /** The campaigns, agents and phone numbers the bot has seen, per workspace (names → ids, suggestions). */
   catalog: CatalogRepo;
+  /** Events that arrived for no channel in the last 7 days (`/campaign subscriptions`). */
+  unroutedEvents: UnroutedEventRepo;
   /** Links to files agents sent customers (token hash → Slack file), expiring. */
   attachments: AttachmentRepo;
   /** Resolves when the backend answers (for /readyz); rejects otherwise. */
@@ -175,6 +178,7 @@ export function createStore(options: StoreOptions = {}): Store {
       forgetWorkspace({ kv, keys, workspaces, queue, callOutbox, timers, attachments }, teamId, forgetOptions),
     outcomeAlerts: new OutcomeAlertRepo(kv, keys),
     catalog: new CatalogRepo(kv, keys, now),
+    unroutedEvents: new UnroutedEventRepo(kv, keys, now),
     attachments,
     ping: () => kv.ping(),
     close: () =>
@@ -226,3 +230,4 @@ export type { SavedReply } from './saved-replies.js';
 export { CATALOG_LIMITS } from './catalog.js';
 export type { CatalogEntry, CatalogKind } from './catalog.js';
 export type { Attachment, AttachmentFile } from './attachments.js';
+export type { UnroutedEvent, UnroutedSummary } from './unrouted-events.js';

@@ -96,6 +96,13 @@ export interface Keys {
   alertWindow(teamId: string, alertField: string): string;
   /** String with TTL, the workspace's count tag: this call was counted for the workspace's alerts. */
   alertCounted(teamId: string, callKey: string): string;
+  // Events that arrived for no channel (`UnroutedEventRepo`), under the workspace's hash tag `{unrouted:<team>}`.
+  /** Hash with TTL: hour (epoch hours) → events that arrived for no channel then. */
+  unroutedCounts(teamId: string): string;
+  /** String with TTL: this event was counted as arriving for no channel. */
+  unroutedMark(teamId: string, eventKey: string): string;
+  /** Hash with TTL: event key → the newest events that arrived for no channel (JSON). */
+  unroutedRecent(teamId: string): string;
   /** What every `workspace()` / `installation()` / `timers()` key starts with (full scans, e.g. `npm run rekey`). */
   kindPrefix(kind: 'workspace' | 'installation' | 'timers'): string;
   /** The workspace a key built here belongs to, or undefined for a key shared by every workspace (or not ours). */
@@ -194,6 +201,7 @@ export function createKeys(prefix: string = DEFAULT_KEY_PREFIX): Keys {
   kinds.addDerived(p, '{alert-counts', (parts) =>
     parts[0]?.endsWith('}') ? unsegment(parts[0].slice(0, -1)) : undefined,
   );
+  kinds.addDerived(p, '{unrouted', (parts) => (parts[0]?.endsWith('}') ? unsegment(parts[0].slice(0, -1)) : undefined));
   const queueTeamStream = kinds.add(q, 'stream');
   const queueDedup = kinds.add(q, 'dedup');
   const queueUsage = kinds.add(q, 'usage');
@@ -237,6 +245,10 @@ export function createKeys(prefix: string = DEFAULT_KEY_PREFIX): Keys {
     // One hash tag per workspace: a call is counted in all of its alerts by one script (Redis Cluster: one slot).
     alertWindow: (teamId, alertField) => `${p}{alert-counts:${segment(teamId)}}:window:${segment(alertField)}`,
     alertCounted: (teamId, callKey) => `${p}{alert-counts:${segment(teamId)}}:counted:${segment(callKey)}`,
+    // One hash tag per workspace: an event's mark and its count are written by one script (one Cluster slot).
+    unroutedCounts: (teamId) => `${p}{unrouted:${segment(teamId)}}:counts`,
+    unroutedMark: (teamId, eventKey) => `${p}{unrouted:${segment(teamId)}}:counted:${segment(eventKey)}`,
+    unroutedRecent: (teamId) => `${p}{unrouted:${segment(teamId)}}:recent`,
     catalog: (teamId, kind) => catalog(teamId, kind),
     attachment: (teamId, tokenHash) => attachment(teamId, tokenHash),
     attachmentToken: (tokenHash) => `${p}attachment-token:${segment(tokenHash)}`,

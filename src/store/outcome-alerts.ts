@@ -27,6 +27,8 @@ const outcomeAlertSchema = z.object({
   minCalls: z.number().int().positive(),
   /** Slack users (`U…`/`W…`) and user groups (`S…`) the alert's post mentions. */
   notify: z.array(z.string()).optional(),
+  /** The name Slack gave each of `notify`'s ids (`@sales`, `ada`): how the alert is listed without a mention. */
+  notifyNames: z.record(z.string(), z.string()).optional(),
   setBy: z.string(),
   setAt: z.number(),
 });

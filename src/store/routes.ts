@@ -19,6 +19,8 @@ export const routeFiltersSchema = z.object({
   compact: z.literal(false).optional(),
   /** Route option `notify:`: Slack users (`U…`/`W…`) and user groups (`S…`) the route's call posts mention. */
   notify: z.array(z.string()).optional(),
+  /** The name Slack gave each of `notify`'s ids (`@sales`, `ada`): how listings name them without a mention. */
+  notifyNames: z.record(z.string(), z.string()).optional(),
 });
 export type RouteFilters = z.infer<typeof routeFiltersSchema>;
 
@@ -131,6 +133,11 @@ export function canonicalFilters(filters: RouteFilters | undefined): RouteFilter
   if (filters.maxMs !== undefined) out.maxMs = filters.maxMs;
   if (filters.compact === false) out.compact = false;
   if (filters.notify && filters.notify.length > 0) out.notify = [...new Set(filters.notify)].sort();
+  const names = out.notify?.flatMap((id) => {
+    const name = filters.notifyNames?.[id];
+    return name ? [[id, name] as const] : [];
+  });
+  if (names && names.length > 0) out.notifyNames = Object.fromEntries(names);
   return Object.keys(out).length > 0 ? out : undefined;
 }
 

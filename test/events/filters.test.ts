@@ -194,7 +194,7 @@ describe.each(['memory', 'redis'] as const)('filtered routes (%s)', (mode) => {
       { channelId: FILTERED },
     );
     expect(text).toContain(
-      'now receives `call_completed` (only `summary:booked-a-demo,interested`; mentioning <!subteam^S0SALES01> <@U0ADMIN01>) for campaign `camp-1`',
+      'now receives `call_completed` (only `summary:booked-a-demo,interested`; mentioning `@sales`, `@ada`) for campaign `camp-1`',
     );
     await run(h, 'subscribe camp-1 call_completed', { channelId: EVERYTHING });
 

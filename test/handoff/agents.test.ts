@@ -329,10 +329,18 @@ describe.each(['memory', 'redis'] as const)('support agents (%s store)', (backen
     expect(
       (await run(h, `handoff-sla 15 <!subteam^${SUPPORT_GROUP}|@support>`, { channelId: channel })).text,
     ).toContain(`more than 15 min`);
-    expect(await h.bot.deps.store.handoffSla.get(TEAM_ID, channel)).toEqual({ slaS: 900, userGroup: SUPPORT_GROUP });
+    expect(await h.bot.deps.store.handoffSla.get(TEAM_ID, channel)).toEqual({
+      slaS: 900,
+      userGroup: SUPPORT_GROUP,
+      userGroupName: '@support',
+    });
     // Minutes alone keep the group; `none` drops it.
     await run(h, 'handoff-sla 20', { channelId: channel });
-    expect(await h.bot.deps.store.handoffSla.get(TEAM_ID, channel)).toEqual({ slaS: 1200, userGroup: SUPPORT_GROUP });
+    expect(await h.bot.deps.store.handoffSla.get(TEAM_ID, channel)).toEqual({
+      slaS: 1200,
+      userGroup: SUPPORT_GROUP,
+      userGroupName: '@support',
+    });
     await run(h, 'handoff-sla 20 none', { channelId: channel });
     expect(await h.bot.deps.store.handoffSla.get(TEAM_ID, channel)).toEqual({ slaS: 1200 });
   });

@@ -56,6 +56,11 @@ async function fill(store: Store, t: Tenant): Promise<void> {
   await store.conversations.claimSend(team, 'C1', '100.2', 1);
   await store.agentLinks.set(team, 'U0AGENT', 'agent-7');
   await store.handoffSla.set(team, 'C1', { slaS: 600 });
+  await store.unroutedEvents.record(team, 'entry-unrouted', {
+    trigger: 'call_completed',
+    campaignId: 'camp-2',
+    at: Date.now(),
+  });
   const setAt = Date.now();
   await store.reports.setDigest(team, 'C1', {
     cadence: 'daily',

@@ -1,0 +1,93 @@
+/**
+ * Events that arrived for no channel: the platform sent them, and no route of the workspace took them (nobody
+ * subscribed that campaign's event, or the route went). `/campaign subscriptions` tells how many in the last
+ * 7 days and which, so an event nobody sees is never dropped without a trace.
+ *
+ * Per workspace: a count per hour over 7 days, and the newest 20 events (trigger, campaign, when). Each event is
+ * counted once however often its queue entry runs (`countOnce`, a mark per event); the keys share the
+ * workspace's hash tag (one Redis Cluster slot) and expire once nothing arrives for 7 days.
+ */
+import { z } from 'zod';
+import type { Keys } from './keys.js';
+import type { KeyValueStore } from './kv.js';
+import { parseStored } from './stored-json.js';
+
+const UNROUTED_KEEP_MS = 7 * 24 * 3_600_000;
+const HOUR_MS = 3_600_000;
+/** The newest events kept with their details; the count covers every one. */
+const RECENT_KEPT = 20;
+
+const unroutedEventSchema = z.object({
+  trigger: z.string(),
+  campaignId: z.string().optional(),
+  /** When it arrived (epoch ms). */
+  at: z.number(),
+});
+export type UnroutedEvent = z.infer<typeof unroutedEventSchema>;
+
+export interface UnroutedSummary {
+  /** Events that arrived for no channel in the last 7 days. */
+  count: number;
+  /** The newest of them, newest first (at most 20). */
+  recent: UnroutedEvent[];
+}
+
+export class UnroutedEventRepo {
+  constructor(
+    private readonly kv: KeyValueStore,
+    private readonly keys: Keys,
+    private readonly now: () => number,
+  ) {}
+
+  /** Records one event (`eventKey`: the same for every run of its queue entry). False when it was recorded before. */
+  async record(teamId: string, eventKey: string, event: UnroutedEvent): Promise<boolean> {
+    // Counted in the hour it arrived; the mark outlives the hour's count, so a late retry cannot count it again.
+    const counted = await this.kv.countOnce(this.keys.unroutedMark(teamId, eventKey), UNROUTED_KEEP_MS + HOUR_MS, [
+      {
+        key: this.keys.unroutedCounts(teamId),
+        field: String(Math.floor(event.at / HOUR_MS)),
+        by: 1,
+        ttlMs: UNROUTED_KEEP_MS + HOUR_MS,
+      },
+    ]);
+    if (!counted) return false;
+    const key = this.keys.unroutedRecent(teamId);
+    await this.kv.hashSet(key, { [eventKey]: JSON.stringify(unroutedEventSchema.parse(event)) });
+    await this.kv.expire(key, UNROUTED_KEEP_MS);
+    if ((await this.kv.hashLen(key)) > RECENT_KEPT) {
+      const oldest = (await this.entries(key)).slice(RECENT_KEPT).map(([field]) => field);
+      if (oldest.length > 0) await this.kv.hashDel(key, ...oldest);
+    }
+    return true;
+  }
+
+  /** What arrived for no channel in the last 7 days; older hours and events are dropped as they are read. */
+  async summary(teamId: string): Promise<UnroutedSummary> {
+    const since = this.now() - UNROUTED_KEEP_MS;
+    const countsKey = this.keys.unroutedCounts(teamId);
+    let count = 0;
+    const stale: string[] = [];
+    for (const [hour, value] of Object.entries(await this.kv.hashGetAll(countsKey))) {
+      // An hour still overlapping the 7 days counts whole.
+      if ((Number(hour) + 1) * HOUR_MS <= since) stale.push(hour);
+      else count += Number(value) || 0;
+    }
+    if (stale.length > 0) await this.kv.hashDel(countsKey, ...stale);
+    const recentKey = this.keys.unroutedRecent(teamId);
+    const entries = await this.entries(recentKey);
+    const old = entries.filter(([, e]) => e.at <= since).map(([field]) => field);
+    if (old.length > 0) await this.kv.hashDel(recentKey, ...old);
+    const recent = entries.filter(([, e]) => e.at > since).map(([, e]) => e);
+    return { count: Math.max(count, recent.length), recent };
+  }
+
+  /** The stored events, newest first (unreadable ones left out). */
+  private async entries(key: string): Promise<Array<[string, UnroutedEvent]>> {
+    return Object.entries(await this.kv.hashGetAll(key))
+      .flatMap(([field, raw]): Array<[string, UnroutedEvent]> => {
+        const e = parseStored(unroutedEventSchema, raw);
+        return e ? [[field, e]] : [];
+      })
+      .sort(([, a], [, b]) => b.at - a.at);
+  }
+}

@@ -7,6 +7,7 @@ import type { Logger, Redactor } from '../logger.js';
 import type { Store } from '../store/index.js';
 import type { SlackPace } from '../slack/pace.js';
 import type { SlackClients } from '../slack/clients.js';
+import type { PostLedger } from '../slack/post-once.js';
 import type { PlatformAccess } from './platform-access.js';
 import type { AdminGate } from './admin-gate.js';
 import type { Membership } from './membership.js';
@@ -28,6 +29,8 @@ export interface Deps {
   pace: SlackPace;
   /** Web API clients for work outside a Slack request (queue, timers): one per workspace and way of waiting. */
   slack: SlackClients;
+  /** Posts that cannot show twice (idempotency key in message metadata): timers' posts go through it. */
+  posts: PostLedger;
   lifecycle: Lifecycle;
   /** Store-kept timers that fire on one replica (register a kind with `timers.on`). */
   timers: Timers;

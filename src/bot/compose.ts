@@ -35,6 +35,7 @@ import { PlatformAccess } from '../app/platform-access.js';
 import { Timers } from '../app/timers.js';
 import { SlackPace, type SlackLimits } from '../slack/pace.js';
 import { SLACK_CLIENT_RULES, SlackClients } from '../slack/clients.js';
+import { PostLedger } from '../slack/post-once.js';
 import { botTokenFor } from '../app/slack-token.js';
 
 export interface Bot {
@@ -145,6 +146,7 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
       logger,
     }),
     surfaces,
+    posts: new PostLedger(store.kv, (err) => pace.judge(err)),
     lifecycle: new Lifecycle(),
     timers,
   };

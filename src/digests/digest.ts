@@ -16,7 +16,7 @@ import { digestTitle, renderDigest } from './card.js';
 import { prepareChart, shareChart } from './chart-post.js';
 import { gatherDigest, type Baseline } from './figures.js';
 import { figuresOf, pickBaseline } from './period.js';
-import { postReport, REPORT_POSTS, type PostOutcome } from './post.js';
+import { postReport, reportOnce, REPORT_POSTS, type PostOutcome } from './post.js';
 import { ensureSnapshots, keepSnapshot, startSnapshots, stopSnapshotsIfUnused } from './snapshots.js';
 
 /** A posted digest also says what became of its chart: shared, failed (said in its thread), or nothing to chart. */
@@ -91,6 +91,8 @@ export async function postDigest(
   to: { teamId: string; channelId: string },
   what: { campaignId: string; cadence: DigestCadence | undefined },
   now: number,
+  /** A scheduled slot's digest: posted once even when Slack's answer is lost (the retried firing looks first). */
+  slot?: string,
 ): Promise<DigestOutcome> {
   const period = periodMs(what.cadence ?? 'daily');
   const [previous, snapshots] = await Promise.all([
@@ -117,7 +119,8 @@ export async function postDigest(
       quota: data.quota.ok ? data.quota.value : undefined,
       now,
     }));
-  const outcome = await postReport(client, to.channelId, renderDigest(data, what.cadence));
+  const once = slot === undefined ? undefined : reportOnce(deps, to, `digest:${slot}`);
+  const outcome = await postReport(client, to.channelId, renderDigest(data, what.cadence), once);
   if (!outcome.posted) return outcome;
   if (figures) await deps.store.reports.setLastFigures(to.teamId, to.channelId, figures);
   if (!chart) return { ...outcome, chart: 'none' };
@@ -163,6 +166,7 @@ export async function fireDigest(deps: Deps, timer: DueTimer, now: number): Prom
       ref,
       { campaignId: schedule.campaignId, cadence: schedule.cadence },
       now,
+      slot,
     );
   } catch (err) {
     // Not posted: the retried firing (after the lease) may post it.

@@ -13,7 +13,7 @@ import type { Logger } from '../logger.js';
 import { latestMonth } from '../views/usage.js';
 import { monthId, renderQuotaAlert, usedPercent } from './card.js';
 import { parseTimerId, timerId } from './digest.js';
-import { postReport, REPORT_POSTS, type PostOutcome } from './post.js';
+import { postReport, reportOnce, REPORT_POSTS, type PostOutcome } from './post.js';
 
 export const QUOTA_TIMER = 'quota-alert';
 /** A month and a bit: a mark must outlive the month it is for. */
@@ -71,7 +71,12 @@ export async function checkQuotaAlerts(
     Promise.all(fresh.map((t) => deps.store.reports.unmark(QUOTA_TIMER, to.teamId, to.channelId, `${month}:${t}`)));
   let outcome: PostOutcome;
   try {
-    outcome = await postReport(client, to.channelId, renderQuotaAlert(row, Math.max(...fresh), thresholds, now));
+    outcome = await postReport(
+      client,
+      to.channelId,
+      renderQuotaAlert(row, Math.max(...fresh), thresholds, now),
+      reportOnce(deps, to, `quota:${month}:${fresh.join(',')}`),
+    );
   } catch (err) {
     await unmark();
     throw err;

@@ -53,7 +53,7 @@ const retryBodySchema = z.looseObject({
 });
 
 export function register(app: App, deps: Deps, events: Pick<Events, 'on'>): void {
-  const waiting = new Waiting(deps.store, deps.config.handoff.slaS);
+  const waiting = new Waiting(deps.store, deps.config.handoff.slaS, deps.posts);
   registerChatHandlers(events, waiting);
   const relay = new ReplyRelay(deps, waiting);
   const log = deps.logger.child({ component: 'handoff' });

@@ -9,10 +9,12 @@
  * group) and marks the card overdue; it then ends, so each waiting period is nudged once, on one replica.
  * Resolving a conversation ends its wait and cancels the timer (`resolve.ts`).
  */
+import { createHash } from 'node:crypto';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../logger.js';
+import type { PostLedger } from '../slack/post-once.js';
 import { message, section } from '../slack/blocks.js';
-import { postMessage, slackErrorCode } from '../slack/post.js';
+import { slackErrorCode } from '../slack/post.js';
 import { customerLabel, customerPlain } from '../slack/text.js';
 import { workspaceTimerId, type Answerer, type ConversationRef, type Store, type ThreadInfo } from '../store/index.js';
 import { clockTime } from './card.js';
@@ -60,10 +62,14 @@ export interface ThreadAt {
   threadTs: string;
 }
 
+/** How long a nudge's once-mark is kept: longer than a conversation waits. */
+const NUDGE_MARK_TTL_MS = 7 * 24 * 60 * 60_000;
+
 export class Waiting {
   constructor(
     private readonly store: Store,
     private readonly defaultSlaS: number,
+    private readonly posts: PostLedger,
   ) {}
 
   /** The SLA of a channel in ms (its own setting, else `HANDOFF_SLA_S`). */
@@ -135,7 +141,13 @@ export class Waiting {
     }
     const group = info.owner ? undefined : (await this.store.handoffSla.get(teamId, channelId))?.userGroup;
     try {
-      await postMessage(slack, { channel: channelId, threadTs }, renderNudge(info, now, group));
+      // Once per waiting period, even when Slack's answer is lost (the retried firing looks in the thread first).
+      const id = `${channelId}:${threadTs}:${info.waitingSince}`;
+      await this.posts.post(slack, { channel: channelId, threadTs }, renderNudge(info, now, group), {
+        mark: this.store.keys.dedup(teamId, 'nudge-post', id),
+        key: createHash('sha256').update(`nudge:${id}`).digest('base64url').slice(0, 22),
+        ttlMs: NUDGE_MARK_TTL_MS,
+      });
     } catch (err) {
       const code = slackErrorCode(err);
       // The thread or channel is gone, or the bot left it: there is nobody to nudge there, now or later.

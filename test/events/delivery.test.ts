@@ -200,6 +200,8 @@ describe.each(['redis', 'cluster'] as const)('delivery (%s)', (backend) => {
     it('waits out Retry-After and posts later, without dropping or reordering a conversation', async () => {
       const channel = 'C0CHAT0001';
       const hook = await routeTo(h, [{ campaignId: 'camp-chat', triggerName: 'message_received', channelId: channel }]);
+      // The one 429 must land in this channel: an earlier test's posts still going out elsewhere would take it.
+      await queueDrained(h);
       h.slack.rateLimit({ method: 'chat.postMessage', retryAfterSec: 1, times: 1 });
       const customerNumber = `+1415555${uid().slice(0, 4)}`;
       for (let i = 1; i <= 3; i++) {

@@ -236,8 +236,8 @@ describe.each(['memory', 'redis'] as const)('files in handoff replies (%s store)
   });
 
   it('serves a bounded number of downloads at once: past it, 503 with Retry-After until one ends', async () => {
-    // The route on a server of its own, allowing one download at a time (the bot's allows 32).
-    const route = attachmentRoute(h.bot.deps, { maxActive: 1 });
+    // The route on a server of its own, allowing one download at a time (the bot's allows 64).
+    const route = attachmentRoute(h.bot.deps, { caps: { perProcess: 1 } });
     const server = createServer((req, res) => {
       const token = /^\/attachments\/([^/?]*)/.exec(req.url ?? '')?.[1] ?? '';
       route.handler(Object.assign(req, { params: { token } }), res);

@@ -194,6 +194,7 @@ async function serveFound(
         botToken: source.botToken,
         allowedOrigin: ctx.origin,
         maxBytes: ATTACHMENT_MAX_BYTES,
+        declared: { mimetype: found.mimetype, size: source.size ?? found.size },
         signal: abort.signal,
       });
     } catch (err) {

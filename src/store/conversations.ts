@@ -124,7 +124,7 @@ export class ConversationRepo {
 
   /** channelId → parent ts of the conversation's open threads. */
   async threads(ref: ConversationRef): Promise<Map<string, string>> {
-    const fields = await this.kv.hashGetAll(await this.conversationKey(ref));
+    const fields = await this.conversationFields(ref);
     const out = new Map<string, string>();
     for (const [field, ts] of Object.entries(fields))
       if (field.startsWith(THREAD_FIELD)) out.set(field.slice(THREAD_FIELD.length), ts);
@@ -132,7 +132,7 @@ export class ConversationRepo {
   }
 
   async facts(ref: ConversationRef): Promise<CardFacts> {
-    const fields = await this.kv.hashGetAll(await this.conversationKey(ref));
+    const fields = await this.conversationFields(ref);
     return pickFacts(fields);
   }
 
@@ -348,6 +348,23 @@ export class ConversationRepo {
   /** Undoes `expectEcho` for a reply that certainly did not reach the platform (a 400, say). */
   async forgetEcho(ref: ConversationRef, message: string): Promise<void> {
     await this.takeEcho(ref, message);
+  }
+
+  /**
+   * The conversation's fields. One kept by an earlier version under a key naming the customer's number is
+   * moved to its hashed key on first read (that key name then holds no number any more).
+   */
+  private async conversationFields(ref: ConversationRef): Promise<Record<string, string>> {
+    const key = await this.conversationKey(ref);
+    const fields = await this.kv.hashGetAll(key);
+    if (Object.keys(fields).length > 0) return fields;
+    const legacy = this.keys.conversation(ref.teamId, ref.campaignId, ref.customerNumber);
+    const kept = await this.kv.hashGetAll(legacy);
+    if (Object.keys(kept).length === 0) return fields;
+    await this.kv.hashSet(key, kept);
+    await this.kv.expire(key, this.retentionMs);
+    await this.kv.del(legacy);
+    return kept;
   }
 
   /** Named by the customer's keyed hash: no number or email in a key name. */

@@ -12,12 +12,19 @@ import { dailyFigures } from './period.js';
 
 export const CHART_DAYS = 14;
 const CHART_MONTHS = 12;
+/**
+ * Past these a figure is not believed (a platform total that jumped by 1e308, say) and is charted as a gap:
+ * no account makes ten million calls in a day, or uses ten million hours in a month.
+ */
+const MAX_CALLS_PER_DAY = 10_000_000;
+const MAX_HOURS_PER_MONTH = 10_000_000;
 
 export interface ChartInput {
   /** IANA zone the days are counted in. */
   timeZone: string;
   days: Array<{ label: string; calls: number | null; rate: number | null }>;
-  months: Array<{ label: string; usedHours: number; allowanceHours: number | null }>;
+  /** `null`: no believable figure (a gap). */
+  months: Array<{ label: string; usedHours: number | null; allowanceHours: number | null }>;
 }
 
 export function chartInput(
@@ -30,8 +37,8 @@ export function chartInput(
   const midnights = recentMidnights(now, timeZone, CHART_DAYS);
   const days = dailyFigures(snapshots, midnights).map((d) => ({
     label: dayLabel(d.start, timeZone),
-    calls: d.calls,
-    rate: d.rate,
+    calls: plausible(d.calls, MAX_CALLS_PER_DAY),
+    rate: d.rate !== null && d.rate >= 0 && d.rate <= 1 ? d.rate : null,
   }));
   return { timeZone, days, months: monthsOf(quota ?? [], now) };
 }
@@ -56,10 +63,15 @@ function monthsOf(rows: readonly QuotaRow[], now: number): ChartInput['months'] 
       const { total } = allowanceMs(row);
       return {
         label: monthLabel(id),
-        usedHours: hours(row.TotalUsageMs ?? 0n),
-        allowanceHours: total > 0n ? hours(total) : null,
+        usedHours: plausible(hours(row.TotalUsageMs ?? 0n), MAX_HOURS_PER_MONTH),
+        allowanceHours: total > 0n ? plausible(hours(total), MAX_HOURS_PER_MONTH) : null,
       };
     });
+}
+
+/** The figure when it is finite and within ±`max`; otherwise null (a gap). */
+function plausible(value: number | null, max: number): number | null {
+  return value !== null && Number.isFinite(value) && Math.abs(value) <= max ? value : null;
 }
 
 /** Hours to the minute (the values may be beyond 2^53 ms: divided as bigint first). */
@@ -90,7 +102,8 @@ export function chartAltText(input: ChartInput): string {
   const month = input.months.at(-1);
   if (month) {
     const of = month.allowanceHours !== null ? ` of ${Math.round(month.allowanceHours)} h` : '';
-    parts.push(`Quota used per month: ${month.label} ${Math.round(month.usedHours)} h${of}.`);
+    const used = month.usedHours !== null ? `${Math.round(month.usedHours)} h` : 'no figure';
+    parts.push(`Quota used per month: ${month.label} ${used}${of}.`);
   }
   return parts.join(' ');
 }

@@ -1,210 +1,77 @@
 /**
- * The digest's chart as a PNG, drawn in the process by Chart.js on a Skia canvas (`@napi-rs/canvas`, whose
- * native part ships prebuilt in its npm packages): no browser, no network. Text uses the Inter font from its
- * npm package, registered by file, so it renders the same in a slim container image that has no fonts.
+ * The digest's chart as a PNG, drawn off the event loop: each chart in a worker thread of its own
+ * (`chart-worker.ts`) with a time limit and a heap limit, ended past either, so no figure — however absurd —
+ * can hold the bot's other work up or take its memory. Charts are drawn one at a time per process.
  *
- * Both libraries load on the first chart (a digest), not at start-up, and charts are drawn one at a time per
- * process, so memory stays bounded whatever number of digests fall due together. 800×400, drawn at 2× for
- * sharp text on high-density screens.
+ * The worker file is next to this one: `.ts` when the bot runs from source under tsx (tests, the playground,
+ * `npm run dev`), where the worker registers tsx first; `.js` in `dist/` (`npm start`).
  */
 import { createRequire } from 'node:module';
-import type * as CanvasLib from '@napi-rs/canvas';
-import type { Chart as ChartJs, ChartConfiguration } from 'chart.js';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import type { ChartInput } from './chart-data.js';
 
-const WIDTH = 800;
-const TOP_HEIGHT = 250;
-const BOTTOM_HEIGHT = 150;
-const SCALE = 2;
-const FONT = 'Inter';
-const COLORS = { calls: '#4A90D9', rate: '#E8A33D', used: '#7B61FF', allowance: '#9AA0A6', text: '#1D1C1D' };
-
-interface Libs {
-  canvas: typeof CanvasLib;
-  Chart: typeof ChartJs;
+export interface ChartLimits {
+  /** Past this the worker is ended and the chart fails (the libraries' loading included). */
+  timeoutMs: number;
+  /** The worker's V8 heap (old generation), MB. */
+  maxHeapMb: number;
 }
 
-let libs: Promise<Libs> | undefined;
+const DEFAULT_LIMITS: ChartLimits = { timeoutMs: 5_000, maxHeapMb: 96 };
+
 let queue: Promise<unknown> = Promise.resolve();
 
-/** The chart's PNG bytes (one render at a time in this process). */
-export function renderChart(input: ChartInput): Promise<Buffer> {
-  const run = queue.then(() => draw(input));
+/** The chart's PNG bytes (one render at a time in this process); fails past the limits. */
+export function renderChart(input: ChartInput, limits: ChartLimits = DEFAULT_LIMITS): Promise<Buffer> {
+  const run = queue.then(() => inWorker(input, limits));
   queue = run.catch(() => undefined);
   return run;
 }
 
-/** The libraries and the font, loaded once; a failed load is tried again at the next chart. */
-function loadLibs(): Promise<Libs> {
-  libs ??= (async () => {
-    const [canvas, chartjs] = await Promise.all([import('@napi-rs/canvas'), import('chart.js')]);
-    chartjs.Chart.register(...chartjs.registerables);
-    const require = createRequire(import.meta.url);
-    const fonts = [
-      require.resolve('@expo-google-fonts/inter/400Regular/Inter_400Regular.ttf'),
-      require.resolve('@expo-google-fonts/inter/600SemiBold/Inter_600SemiBold.ttf'),
-    ];
-    for (const file of fonts) {
-      // Without our font, text would fall back to whatever the host has: none in a slim image.
-      if (!canvas.GlobalFonts.registerFromPath(file, FONT))
-        throw new Error(`the chart font could not be loaded: ${file}`);
-    }
-    chartjs.Chart.defaults.font.family = FONT;
-    chartjs.Chart.defaults.color = COLORS.text;
-    return { canvas, Chart: chartjs.Chart };
-  })().catch((err: unknown) => {
-    libs = undefined;
-    throw err;
+function inWorker(input: ChartInput, limits: ChartLimits): Promise<Buffer> {
+  const { script, eval: evaluated } = workerScript();
+  const worker = new Worker(script, {
+    eval: evaluated,
+    workerData: input,
+    resourceLimits: { maxOldGenerationSizeMb: limits.maxHeapMb, maxYoungGenerationSizeMb: 16 },
   });
-  return libs;
+  return new Promise<Buffer>((resolve, reject) => {
+    let settled = false;
+    const settle = (outcome: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      void worker.terminate();
+      outcome();
+    };
+    const timer = setTimeout(
+      () => settle(() => reject(new Error(`the chart took longer than ${limits.timeoutMs} ms: its worker was ended`))),
+      limits.timeoutMs,
+    );
+    worker.once('message', (png: Uint8Array) => settle(() => resolve(Buffer.from(png))));
+    // A throw in the worker, or ERR_WORKER_OUT_OF_MEMORY past its heap limit.
+    worker.once('error', (err) => settle(() => reject(err)));
+    worker.once('exit', (code) =>
+      settle(() => reject(new Error(`the chart worker stopped (${code}) without a chart`))),
+    );
+  });
 }
 
-async function draw(input: ChartInput): Promise<Buffer> {
-  const { canvas, Chart } = await loadLibs();
-  const out = canvas.createCanvas(WIDTH * SCALE, (TOP_HEIGHT + BOTTOM_HEIGHT) * SCALE);
-  const ctx = out.getContext('2d');
-  // A white card: Slack's dark theme would otherwise show dark text on a dark background.
-  ctx.fillStyle = '#FFFFFF';
-  ctx.fillRect(0, 0, out.width, out.height);
-
-  const known = input.days.some((d) => d.calls !== null);
-  const panels = [
-    {
-      height: TOP_HEIGHT,
-      config: callsConfig(input),
-      empty: known ? undefined : 'No daily figures yet: they build up from today on.',
-    },
-    {
-      height: BOTTOM_HEIGHT,
-      config: quotaConfig(input),
-      empty: input.months.length > 0 ? undefined : 'The platform has no usage quota on record yet.',
-    },
-  ];
-  let y = 0;
-  for (const p of panels) {
-    const c = canvas.createCanvas(WIDTH, p.height);
-    // Chart.js sizes the canvas to its size × devicePixelRatio and draws at once (no animation).
-    const chart = new Chart(c.getContext('2d'), {
-      ...p.config,
-      options: { ...p.config.options, responsive: false, animation: false, devicePixelRatio: SCALE },
-    });
-    try {
-      chart.draw();
-      ctx.drawImage(c, 0, y);
-      if (p.empty) {
-        ctx.font = `${13 * SCALE}px ${FONT}`;
-        ctx.fillStyle = '#616061';
-        ctx.textAlign = 'center';
-        ctx.fillText(p.empty, (WIDTH * SCALE) / 2, y + (p.height * SCALE) / 2);
-      }
-    } finally {
-      chart.destroy(); // clears its canvas: only after it was copied
-    }
-    y += p.height * SCALE;
-  }
-  return out.encode('png');
-}
-
-type Config = ChartConfiguration<'bar' | 'line'>;
-
-/** Legend entries in the datasets' order (Chart.js lists them by drawing order otherwise). */
-function byDataset(a: { datasetIndex?: number }, b: { datasetIndex?: number }): number {
-  return (a.datasetIndex ?? 0) - (b.datasetIndex ?? 0);
-}
-
-function callsConfig(input: ChartInput): Config {
+/**
+ * The worker to start: the `.js` file in dist/; from source, a small script that registers tsx's loader in the
+ * worker first (in Node 20 a worker's `--import` is not in place before its entry file loads).
+ */
+function workerScript(): { script: string | URL; eval: boolean } {
+  if (!import.meta.url.endsWith('.ts')) return { script: new URL('./chart-worker.js', import.meta.url), eval: false };
+  // What `node --import tsx` loads: it registers tsx's hooks.
+  const tsx = pathToFileURL(
+    join(dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist/esm/api/index.mjs'),
+  ).href;
+  const entry = new URL('./chart-worker.ts', import.meta.url).href;
   return {
-    type: 'bar',
-    data: {
-      labels: input.days.map((d) => d.label),
-      datasets: [
-        {
-          type: 'bar',
-          label: 'Calls',
-          data: input.days.map((d) => d.calls),
-          yAxisID: 'calls',
-          backgroundColor: COLORS.calls,
-          order: 1,
-        },
-        {
-          type: 'line',
-          label: 'Connected',
-          data: input.days.map((d) => (d.rate === null ? null : Math.round(d.rate * 1000) / 10)),
-          yAxisID: 'rate',
-          borderColor: COLORS.rate,
-          backgroundColor: COLORS.rate,
-          spanGaps: false,
-          order: 0,
-        },
-      ],
-    },
-    options: {
-      plugins: {
-        title: {
-          display: true,
-          text: `Calls and connected share per day · last ${input.days.length} days (${input.timeZone})`,
-          font: { weight: 600, size: 14 },
-        },
-        legend: { position: 'bottom', labels: { sort: byDataset } },
-      },
-      scales: {
-        calls: {
-          position: 'left',
-          beginAtZero: true,
-          grace: '10%',
-          ticks: { precision: 0 },
-          title: { display: true, text: 'calls' },
-        },
-        rate: {
-          position: 'right',
-          min: 0,
-          max: 100,
-          ticks: { callback: (v: number | string) => `${v}%` },
-          grid: { drawOnChartArea: false },
-        },
-      },
-    },
-  };
-}
-
-function quotaConfig(input: ChartInput): Config {
-  const allowance = input.months.some((m) => m.allowanceHours !== null);
-  return {
-    type: 'bar',
-    data: {
-      labels: input.months.map((m) => m.label),
-      datasets: [
-        {
-          type: 'bar',
-          label: 'Used',
-          data: input.months.map((m) => m.usedHours),
-          yAxisID: 'y',
-          backgroundColor: COLORS.used,
-          order: 1,
-        },
-        ...(allowance
-          ? [
-              {
-                type: 'line' as const,
-                label: 'Allowance',
-                data: input.months.map((m) => m.allowanceHours),
-                borderColor: COLORS.allowance,
-                backgroundColor: COLORS.allowance,
-                borderDash: [6, 4],
-                yAxisID: 'y',
-                pointRadius: 2,
-                order: 0,
-              },
-            ]
-          : []),
-      ],
-    },
-    options: {
-      plugins: {
-        title: { display: true, text: 'Quota used per month (hours)', font: { weight: 600, size: 14 } },
-        legend: { position: 'right', labels: { sort: byDataset } },
-      },
-      scales: { y: { beginAtZero: true, grace: '10%', ticks: { precision: 0 } } },
-    },
+    script: `import(${JSON.stringify(tsx)}).then((tsx) => tsx.tsImport(${JSON.stringify(entry)}, ${JSON.stringify(entry)}));`,
+    eval: true,
   };
 }

@@ -7,6 +7,10 @@
  *   → Slack's file host with the token, its redirect to the CDN without (src/slack/file-download.ts) → the
  *   bytes passed on as they arrive, at most 25 MB, never held whole.
  *
+ * Downloads are shared (`download-slots.ts`): at most 4 at once per link, 16 per workspace, 64 per process
+ * (then 503 + Retry-After), and one whose bytes stop moving for 30 s — a reader that stopped reading — is cut
+ * off, so stalled readers of one link cannot keep other links, or other workspaces, waiting.
+ *
  * Every link that opens nothing — malformed, unknown, expired, of an uninstalled workspace, its file gone —
  * gets the same 404 with the same body, and the lookup is by the token's hash, so a guess learns nothing.
  * What is served is never shown inline: `Content-Disposition: attachment`, `nosniff` and a sandbox CSP keep a
@@ -25,9 +29,16 @@ import { slackErrorCode } from '../slack/post.js';
 import type { Attachment } from '../store/index.js';
 import { withDeadline } from '../util/deadline.js';
 import { ATTACHMENT_MAX_BYTES, ATTACHMENT_PATH } from './attachments.js';
+import {
+  DEFAULT_DOWNLOAD_CAPS,
+  DownloadSlots,
+  IdleWatch,
+  type DownloadCaps,
+  type FullShare,
+} from './download-slots.js';
 
-/** Downloads one process serves at once; beyond, 503 + Retry-After (each holds a socket to Slack and one to the client). */
-const MAX_ACTIVE = 32;
+/** A download whose bytes do not move for this long (a reader that stopped reading) gives its place up. */
+const IDLE_MS = 30_000;
 /** How long the store may take to find a link before the answer is 503. */
 const STORE_DEADLINE_MS = 5_000;
 /** A whole download at most: 25 MB at ~50 KB/s, a slow phone connection. */
@@ -36,8 +47,12 @@ const DOWNLOAD_DEADLINE_MS = 10 * 60_000;
 const NOT_FOUND_BODY = 'This link does not work: it may have expired. Ask for the file again.\n';
 
 export interface AttachmentRouteOptions {
-  /** Downloads served at once (tests use a small number). */
-  maxActive?: number;
+  /** Downloads served at once per link, workspace and process (tests use small numbers). */
+  caps?: Partial<DownloadCaps>;
+  /** How long a download may make no progress before it is dropped. */
+  idleMs?: number;
+  /** The clock idleness is judged by (tests move it instead of waiting). Default `Date.now`. */
+  now?: () => number;
 }
 
 type RouteDeps = Pick<Deps, 'config' | 'store' | 'slack' | 'logger'>;
@@ -55,8 +70,8 @@ export function attachmentRoute(deps: RouteDeps, options: AttachmentRouteOptions
     log,
     clientFor,
     origin: slackFileOrigin(deps.config.slack.apiUrl),
-    active: 0,
-    maxActive: options.maxActive ?? MAX_ACTIVE,
+    slots: new DownloadSlots({ ...DEFAULT_DOWNLOAD_CAPS, ...options.caps }),
+    idle: new IdleWatch(options.idleMs ?? IDLE_MS, options.now ?? Date.now),
   };
   return {
     path: `${ATTACHMENT_PATH}/:token`,
@@ -78,8 +93,8 @@ interface ServeContext {
   log: Logger;
   clientFor: ClientFor;
   origin: string;
-  active: number;
-  maxActive: number;
+  slots: DownloadSlots;
+  idle: IdleWatch;
 }
 
 async function serve(ctx: ServeContext, req: IncomingMessage, res: ServerResponse, token: string): Promise<void> {
@@ -87,20 +102,41 @@ async function serve(ctx: ServeContext, req: IncomingMessage, res: ServerRespons
     plain(res, 405, 'Only GET and HEAD.\n', { allow: 'GET, HEAD' });
     return;
   }
-  if (ctx.active >= ctx.maxActive) {
-    ctx.log.warn({ active: ctx.active }, 'attachment link refused with 503: as many downloads as this process serves');
-    plain(res, 503, 'Busy: try again in a few seconds.\n', { 'retry-after': '5' });
+  const leave = ctx.slots.enterProcess();
+  if (!leave) {
+    busy(ctx.log, res, 'process', ctx.slots.active);
     return;
   }
-  ctx.active++;
   try {
     await serveFile(ctx, req, res, token);
   } finally {
-    ctx.active--;
+    leave();
   }
 }
 
+/** 503 + Retry-After: the link's, the workspace's or the process's share of downloads is taken. */
+function busy(log: Logger, res: ServerResponse, share: FullShare, active: number): void {
+  log.warn({ share, active }, `attachment link refused with 503: the ${share}'s downloads at once are all taken`);
+  plain(res, 503, 'Busy: try again in a few seconds.\n', { 'retry-after': '5' });
+}
+
 async function serveFile(ctx: ServeContext, req: IncomingMessage, res: ServerResponse, token: string): Promise<void> {
+  const { log } = ctx;
+  const found = await findLink(ctx, res, token);
+  if (!found) return;
+  const leave = ctx.slots.enter(found.teamId, token);
+  if (typeof leave === 'string') {
+    busy(log.child({ team: found.teamId, file: found.id }), res, leave, ctx.slots.active);
+    return;
+  }
+  try {
+    await serveFound(ctx, req, res, found);
+  } finally {
+    leave();
+  }
+}
+
+async function findLink(ctx: ServeContext, res: ServerResponse, token: string): Promise<Attachment | undefined> {
   const { deps, log } = ctx;
   let found: Attachment | null;
   try {
@@ -108,14 +144,23 @@ async function serveFile(ctx: ServeContext, req: IncomingMessage, res: ServerRes
   } catch (err) {
     log.warn({ err }, 'attachment link answered 503: the store is unavailable');
     plain(res, 503, 'Not available just now: try again in a minute.\n', { 'retry-after': '30' });
-    return;
+    return undefined;
   }
   if (!found) {
     log.info('attachment link that opens nothing (malformed, unknown or expired): 404');
     notFound(res);
-    return;
+    return undefined;
   }
-  const at = log.child({ team: found.teamId, file: found.id });
+  return found;
+}
+
+async function serveFound(
+  ctx: ServeContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  found: Attachment,
+): Promise<void> {
+  const at = ctx.log.child({ team: found.teamId, file: found.id });
   const source = await slackSource(ctx, found, at);
   if (source.kind === 'gone') {
     notFound(res);
@@ -135,6 +180,11 @@ async function serveFile(ctx: ServeContext, req: IncomingMessage, res: ServerRes
   const stop = () => abort.abort();
   res.once('close', stop);
   const deadline = setTimeout(stop, DOWNLOAD_DEADLINE_MS);
+  // Slack's end stalling, or the customer's: either way the place is given up after IDLE_MS.
+  const watch = ctx.idle.watch(() => {
+    stop();
+    res.destroy();
+  });
   try {
     let file;
     try {
@@ -144,6 +194,7 @@ async function serveFile(ctx: ServeContext, req: IncomingMessage, res: ServerRes
         botToken: source.botToken,
         allowedOrigin: ctx.origin,
         maxBytes: ATTACHMENT_MAX_BYTES,
+        declared: { mimetype: found.mimetype, size: source.size ?? found.size },
         signal: abort.signal,
       });
     } catch (err) {
@@ -158,7 +209,7 @@ async function serveFile(ctx: ServeContext, req: IncomingMessage, res: ServerRes
     }
     res.writeHead(200, fileHeaders(found, file.length));
     try {
-      await pipeline(Readable.from(file.body), res);
+      await pipeline(Readable.from(moving(file.body, () => watch.moved())), res);
       at.info({ bytes: file.length }, 'attachment link: file sent');
     } catch (err) {
       // Headers are out: the client sees a cut-off download (pipeline destroyed the response).
@@ -168,8 +219,17 @@ async function serveFile(ctx: ServeContext, req: IncomingMessage, res: ServerRes
       );
     }
   } finally {
+    watch.end();
     clearTimeout(deadline);
     res.off('close', stop);
+  }
+}
+
+/** The bytes as they are, telling `moved` of each chunk (a reader that stops reading stops pulling them). */
+async function* moving(body: AsyncIterable<Buffer>, moved: () => void): AsyncGenerator<Buffer> {
+  for await (const chunk of body) {
+    moved();
+    yield chunk;
   }
 }
 

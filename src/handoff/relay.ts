@@ -344,7 +344,7 @@ export class ReplyRelay {
       if (!(err instanceof NotConnectedError)) log.error({ err }, 'could not prepare a handoff reply; it was not sent');
       return { kind: 'failed', ...failureOf(err), unknown: false };
     }
-    log.debug({ message: reply.text }, 'sending a handoff reply');
+    log.debug({ chars: reply.text.length }, 'sending a handoff reply');
     try {
       await api.chat.sendHumanResponse(thread.campaignId, {
         sessionId,

@@ -99,6 +99,11 @@ export interface SlackFileSource {
   headersTimeoutMs?: number;
   /** Longest pause between two chunks. */
   bodyTimeoutMs?: number;
+  /**
+   * What Slack says the file is (`files.info`): an HTML answer is then taken for the file when the file is
+   * HTML and the answer is exactly its size; without it, any HTML answer is the sign-in page.
+   */
+  declared?: { mimetype: string; size: number | undefined };
 }
 
 /** Slack's file host → its CDN is one hop; a few more leave room without looping for long. */
@@ -155,7 +160,7 @@ export async function openSlackFile(source: SlackFileSource & { signal?: AbortSi
       await res.discard();
       throw new SlackFileError(problemForStatus(status), name, { status });
     }
-    if ((headerValue(res.headers['content-type']) ?? '').toLowerCase().startsWith('text/html')) {
+    if (isSignInPageAnswer(headerValue(res.headers['content-type']), res.length, source.declared)) {
       await res.discard();
       throw new SlackFileError('not_a_file', name, { status });
     }
@@ -200,6 +205,21 @@ function fromDownloadError(err: DownloadError, name: string): SlackFileError {
         err.detail.socketCode !== undefined ? { socketCode: err.detail.socketCode } : {},
       );
   }
+}
+
+/**
+ * Whether a 200 is Slack's sign-in page rather than the file: an HTML answer, unless the file itself is HTML
+ * (Slack's mimetype for it) and the answer declares exactly the file's size — a sign-in page matching a
+ * shared page's size to the byte is not a risk worth a customer's 502 for every HTML file.
+ */
+function isSignInPageAnswer(
+  contentType: string | undefined,
+  length: number | undefined,
+  declared: SlackFileSource['declared'],
+): boolean {
+  if (!(contentType ?? '').toLowerCase().startsWith('text/html')) return false;
+  if (!declared?.mimetype.toLowerCase().startsWith('text/html')) return true;
+  return declared.size === undefined || length !== declared.size;
 }
 
 /** Slack sends a client it does not let in to a sign-in page that carries the file's path in `redir`. */

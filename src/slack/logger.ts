@@ -1,6 +1,6 @@
 /**
  * Bolt and its Web API client log through @slack/logger's interface; route that into our pino
- * logger so every line is JSON and passes the same redaction.
+ * logger so every line is JSON and passes the same redaction, with request and answer bodies summarized.
  */
 import { LogLevel, type Logger as SlackLogger } from '@slack/logger';
 import type { Logger } from '../logger.js';
@@ -18,7 +18,7 @@ export function boltLogger(base: Logger, name = 'bolt'): SlackLogger {
   const write =
     (level: 'debug' | 'info' | 'warn' | 'error') =>
     (...msg: unknown[]) => {
-      const line = msg.map((m) => (typeof m === 'string' ? m : safeString(m))).join(' ');
+      const line = summarized(msg.map((m) => (typeof m === 'string' ? m : safeString(m))).join(' '));
       // WebClient reports a call held back for Slack's limits as a failed request: it is routine.
       logger[level === 'warn' && isPaceWait(line) ? 'debug' : level](line);
     };
@@ -35,6 +35,33 @@ export function boltLogger(base: Logger, name = 'bolt'): SlackLogger {
       logger = base.child({ component: n });
     },
   };
+}
+
+/**
+ * WebClient logs every request's body and Slack's whole answer at debug (`http request body: {…}`, `http
+ * request result: {…}`): customers' names, numbers and texts. Those lines keep only their size and ids.
+ */
+const BODY_LINES = /^(http request body|http request result): ([\s\S]*)$/;
+const ID_FIELDS = ['ok', 'error', 'channel', 'channel_id', 'thread_ts', 'ts', 'user', 'file', 'view_id'] as const;
+
+function summarized(line: string): string {
+  const m = BODY_LINES.exec(line);
+  if (!m) return line;
+  const [, what, json = ''] = m;
+  let ids: Record<string, unknown> = {};
+  try {
+    const parsed: unknown = JSON.parse(json);
+    if (typeof parsed === 'object' && parsed !== null) {
+      const fields = parsed as Record<string, unknown>;
+      for (const f of ID_FIELDS) {
+        const v = fields[f];
+        if (typeof v === 'boolean' || (typeof v === 'string' && /^[\w.-]{1,40}$/.test(v))) ids[f] = v;
+      }
+    }
+  } catch {
+    ids = {};
+  }
+  return `${what}: ${Buffer.byteLength(json)} bytes ${JSON.stringify(ids)}`;
 }
 
 function safeString(value: unknown): string {

@@ -20,6 +20,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { AttachmentFile } from './attachments.js';
+import type { CustomerNames } from './customer-names.js';
 import type { Keys } from './keys.js';
 import type { KeyValueStore } from './kv.js';
 
@@ -117,12 +118,13 @@ export class ConversationRepo {
   constructor(
     private readonly kv: KeyValueStore,
     private readonly keys: Keys,
+    private readonly customers: CustomerNames,
     private readonly retentionMs: number = DEFAULT_RETENTION_MS,
   ) {}
 
   /** channelId → parent ts of the conversation's open threads. */
   async threads(ref: ConversationRef): Promise<Map<string, string>> {
-    const fields = await this.kv.hashGetAll(this.conversationKey(ref));
+    const fields = await this.conversationFields(ref);
     const out = new Map<string, string>();
     for (const [field, ts] of Object.entries(fields))
       if (field.startsWith(THREAD_FIELD)) out.set(field.slice(THREAD_FIELD.length), ts);
@@ -130,7 +132,7 @@ export class ConversationRepo {
   }
 
   async facts(ref: ConversationRef): Promise<CardFacts> {
-    const fields = await this.kv.hashGetAll(this.conversationKey(ref));
+    const fields = await this.conversationFields(ref);
     return pickFacts(fields);
   }
 
@@ -143,7 +145,7 @@ export class ConversationRepo {
     sessionId?: string,
   ): Promise<void> {
     const factFields = definedFields(facts);
-    const conv = this.conversationKey(ref);
+    const conv = await this.conversationKey(ref);
     await this.kv.hashSet(conv, { ...factFields, state: 'open', [`${THREAD_FIELD}${channelId}`]: threadTs });
     await this.kv.expire(conv, this.retentionMs);
     const thread = this.keys.thread(ref.teamId, channelId, threadTs);
@@ -285,7 +287,7 @@ export class ConversationRepo {
       await this.kv.expire(this.keys.threadOwner(ref.teamId, channelId, ts), this.retentionMs);
       await this.kv.setRemove(this.keys.openThreads(ref.teamId), openMember(channelId, ts));
     }
-    const conv = this.conversationKey(ref);
+    const conv = await this.conversationKey(ref);
     if (threads.size > 0) await this.kv.hashDel(conv, ...[...threads.keys()].map((c) => `${THREAD_FIELD}${c}`));
     await this.kv.hashSet(conv, { state: 'closed' });
     await this.kv.expire(conv, this.retentionMs);
@@ -294,13 +296,13 @@ export class ConversationRepo {
 
   /** Notes that an agent's reply was sent from Slack, so the platform's `message_sent` echo of it is not posted again. */
   async expectEcho(ref: ConversationRef, message: string): Promise<void> {
-    await this.kv.incr(this.echoKey(ref, message));
-    await this.kv.expire(this.echoKey(ref, message), ECHO_WINDOW_MS);
+    await this.kv.incr(await this.echoKey(ref, message));
+    await this.kv.expire(await this.echoKey(ref, message), ECHO_WINDOW_MS);
   }
 
   /** True (once per reply sent) when a `message_sent` is the echo of a reply sent from Slack. */
   async takeEcho(ref: ConversationRef, message: string): Promise<boolean> {
-    const key = this.echoKey(ref, message);
+    const key = await this.echoKey(ref, message);
     if ((await this.kv.get(key)) === null) return false;
     const left = await this.kv.incr(key, -1);
     if (left <= 0) await this.kv.del(key);
@@ -348,13 +350,31 @@ export class ConversationRepo {
     await this.takeEcho(ref, message);
   }
 
-  private conversationKey(ref: ConversationRef): string {
-    return this.keys.conversation(ref.teamId, ref.campaignId, ref.customerNumber);
+  /**
+   * The conversation's fields. One kept by an earlier version under a key naming the customer's number is
+   * moved to its hashed key on first read (that key name then holds no number any more).
+   */
+  private async conversationFields(ref: ConversationRef): Promise<Record<string, string>> {
+    const key = await this.conversationKey(ref);
+    const fields = await this.kv.hashGetAll(key);
+    if (Object.keys(fields).length > 0) return fields;
+    const legacy = this.keys.conversation(ref.teamId, ref.campaignId, ref.customerNumber);
+    const kept = await this.kv.hashGetAll(legacy);
+    if (Object.keys(kept).length === 0) return fields;
+    await this.kv.hashSet(key, kept);
+    await this.kv.expire(key, this.retentionMs);
+    await this.kv.del(legacy);
+    return kept;
   }
 
-  private echoKey(ref: ConversationRef, message: string): string {
+  /** Named by the customer's keyed hash: no number or email in a key name. */
+  private async conversationKey(ref: ConversationRef): Promise<string> {
+    return this.keys.conversation(ref.teamId, ref.campaignId, await this.customers.of(ref.customerNumber));
+  }
+
+  private async echoKey(ref: ConversationRef, message: string): Promise<string> {
     const digest = createHash('sha256')
-      .update(JSON.stringify([ref.campaignId, ref.customerNumber, message.trim()]))
+      .update(JSON.stringify([ref.campaignId, await this.customers.of(ref.customerNumber), message.trim()]))
       .digest('hex');
     return this.keys.dedup(ref.teamId, 'echo', digest);
   }

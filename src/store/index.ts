@@ -15,6 +15,7 @@ import { VerificationRepo } from './verification.js';
 import { OutcomeAlertRepo } from './outcome-alerts.js';
 import { RouteRepo } from './routes.js';
 import { SecretBox } from './secrets.js';
+import { CustomerNames, orderKeyNames } from './customer-names.js';
 import { WorkspaceRepo } from './workspaces.js';
 import { InstallationRepo } from './installations.js';
 import { AgentLinkRepo, ConversationRepo } from './conversations.js';
@@ -109,7 +110,6 @@ export interface Store {
 
 export function createStore(options: StoreOptions = {}): Store {
   const logger = options.logger ?? pino({ enabled: false });
-  const keys = createKeys(options.keyPrefix);
   const now = options.now ?? Date.now;
   const useRedis = options.redis !== undefined || options.redisUrl !== undefined || options.redisCluster !== undefined;
 
@@ -124,6 +124,7 @@ export function createStore(options: StoreOptions = {}): Store {
     throw new Error('SECRETS_KEY is required when Redis is used');
   }
   const secrets = ring.length > 0 ? new SecretBox(ring) : SecretBox.ephemeral();
+  const keys = createKeys(options.keyPrefix, orderKeyNames(ring[0]));
 
   let kv: KeyValueStore;
   let queue: EventQueue;
@@ -158,7 +159,12 @@ export function createStore(options: StoreOptions = {}): Store {
     secrets,
     workspaces,
     installations: new InstallationRepo(kv, keys, secrets),
-    conversations: new ConversationRepo(kv, keys, options.conversationRetentionMs),
+    conversations: new ConversationRepo(
+      kv,
+      keys,
+      new CustomerNames(kv, keys, secrets),
+      options.conversationRetentionMs,
+    ),
     agentLinks: new AgentLinkRepo(kv, keys),
     handoffSla: new HandoffSlaRepo(kv, keys),
     resolutions: new ResolutionRepo(kv, keys),

@@ -1,6 +1,6 @@
 /**
  * The one place Redis key names are built. Every stored key starts with the configured prefix, and every
- * free-form part (team ids, campaign ids, phone numbers, dedup keys…) goes through `segment()` so that a
+ * free-form part (team ids, campaign ids, dedup keys…; never a customer's number or email: `customer-names.ts`) goes through `segment()` so that a
  * value containing `:` cannot collide with another key and a value containing `{`/`}` cannot change a key's
  * Redis Cluster hash slot.
  *
@@ -40,8 +40,10 @@ export interface Keys {
   dedupBefore(scope: string, id: string): string;
   /** String with TTL: a workspace's cached JSON values (see `Cache`, which passes its logical key as `name`). */
   cache(teamId: string, name: string): string;
-  /** A handoff conversation (workspace, campaign, customer number). */
-  conversation(teamId: string, campaignId: string, customerNumber: string): string;
+  /** A handoff conversation (workspace, campaign, customer): `customer` is its keyed hash (`CustomerNames`), never a number or email. */
+  conversation(teamId: string, campaignId: string, customer: string): string;
+  /** String: the HMAC key customers' key-name parts are made with, sealed (`CustomerNames`). */
+  customerNameKey(): string;
   /** A Slack thread → its conversation / session. */
   thread(teamId: string, channelId: string, threadTs: string): string;
   /** Hash: Slack user id → platform agent id (`/campaign agent-link`). */
@@ -160,7 +162,15 @@ export function unsegment(text: string): string {
   return text.replace(/%([0-9a-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 }
 
-export function createKeys(prefix: string = DEFAULT_KEY_PREFIX): Keys {
+/**
+ * `orderKeyName`: what stands for a queue order key in key names. Order keys name a conversation's customer
+ * (src/events/dedup-key.ts), so the store passes a keyed hash; without one (tests of key layout) they are used
+ * as they are.
+ */
+export function createKeys(
+  prefix: string = DEFAULT_KEY_PREFIX,
+  orderKeyName: (orderKey: string) => string = (orderKey) => orderKey,
+): Keys {
   if (/[{}]/.test(prefix)) {
     // A brace in the prefix would become the hash tag of every key and defeat the queue's own tag.
     throw new Error('key prefix must not contain "{" or "}"');
@@ -218,7 +228,8 @@ export function createKeys(prefix: string = DEFAULT_KEY_PREFIX): Keys {
     dedup: (teamId, scope, id) => (id === undefined ? dedup(teamId, scope) : dedup(teamId, scope, id)),
     dedupBefore: (scope, id) => `${p}dedup:${segment(scope)}:${segment(id)}`,
     cache: (teamId, name) => cache(teamId, name),
-    conversation: (teamId, campaignId, customerNumber) => conversation(teamId, campaignId, customerNumber),
+    conversation: (teamId, campaignId, customer) => conversation(teamId, campaignId, customer),
+    customerNameKey: () => `${p}customer-name-key`,
     thread: (teamId, channelId, threadTs) => thread(teamId, channelId, threadTs),
     agentLinks: (teamId) => agentLinks(teamId),
     threadOwner: (teamId, channelId, threadTs) => threadOwner(teamId, channelId, threadTs),
@@ -259,8 +270,8 @@ export function createKeys(prefix: string = DEFAULT_KEY_PREFIX): Keys {
     queueBell: () => `${q}bell`,
     queueStream: () => `${q}stream`,
     queueDedup: (teamId, dedupKey) => queueDedup(teamId, dedupKey),
-    queueOrder: (orderKey) => `${q}order:${segment(orderKey)}`,
-    queueLease: (orderKey) => `${q}lease:${segment(orderKey)}`,
+    queueOrder: (orderKey) => `${q}order:${segment(orderKeyName(orderKey))}`,
+    queueLease: (orderKey) => `${q}lease:${segment(orderKeyName(orderKey))}`,
     queueAttempts: () => `${q}attempts`,
     queueDead: (teamId) => queueDead(teamId),
     queueDeadShared: () => `${q}dead`,

@@ -8,11 +8,17 @@
  */
 import { unsegment, type Keys } from './keys.js';
 import type { KeyValueStore } from './kv.js';
+import { CUSTOMER_NAME_KEY_CONTEXT } from './customer-names.js';
 import { installationContext } from './installations.js';
 import { SecretBoxError, type SecretBox } from './secrets.js';
 import { sealedWorkspaceFields } from './workspaces.js';
 
-const KINDS = { apiKey: 'API keys', hookToken: 'hook tokens', installation: 'installations' } as const;
+const KINDS = {
+  apiKey: 'API keys',
+  hookToken: 'hook tokens',
+  installation: 'installations',
+  customerNameKey: 'the customer key-name key',
+} as const;
 /** A value that keeps changing under us is left to the next run rather than retried forever. */
 const MAX_ATTEMPTS = 5;
 
@@ -82,5 +88,12 @@ export async function rekeyStore(store: { kv: KeyValueStore; keys: Keys; secrets
     );
     tally(KINDS.installation, key, outcome);
   }
+  const customerNameKey = keys.customerNameKey();
+  const outcome = await rekeyOne(
+    () => kv.get(customerNameKey),
+    (expected, next) => kv.setIfEqual(customerNameKey, expected, next),
+    CUSTOMER_NAME_KEY_CONTEXT,
+  );
+  tally(KINDS.customerNameKey, customerNameKey, outcome);
   return report;
 }

@@ -260,6 +260,10 @@ describe.each(['memory', 'redis', 'cluster'] as const)('uninstalling (%s store)'
     for (const text of [...keptWhileInstalled(gone), ...keptWhileInstalled(kept)])
       expect([text, holding(before, text).length > 0]).toEqual([text, true]);
     const keptKeys = holding(before, kept.team).sort();
+    // No key name holds a customer's number (a keyed hash stands for it).
+    const customers = [gone, kept].flatMap((w) => [w.customer.number, w.closedCustomer.number]);
+    const named = [...before.keys()].filter((k) => customers.some((c) => k.includes(c.slice(2))));
+    expect(named).toEqual([]);
 
     await uninstall(gone);
 

@@ -129,6 +129,26 @@ describe.each(['memory', 'redis'] as const)('files in handoff replies (%s store)
     expect(h.logs()).not.toContain(token);
   });
 
+  it('sends an HTML file as a download of exactly its bytes, not mistaken for Slack’s sign-in page', async () => {
+    const { conv } = await linked();
+    const page = Buffer.from(
+      '<!doctype html><html><body><h1>Your itinerary</h1><script>alert(1)</script></body></html>\n',
+    );
+    const file = h.slack.addFile({ name: 'itinerary.html', mimetype: 'text/html', data: page });
+    await conv.reply('Your itinerary', { extra: { subtype: 'file_share', files: [file] } });
+    const sent = await h.slack.waitFor(() => sends(h, conv.campaignId)[0]);
+    const res = await fetch(local((sent.body as { attachments: string[] }).attachments[0]!).url);
+    expect(res.status).toBe(200);
+    expect(Buffer.from(await res.arrayBuffer()).equals(page)).toBe(true);
+    // A download that never runs as a page of the bot's host.
+    expect(Object.fromEntries(res.headers)).toMatchObject({
+      'content-type': 'text/html',
+      'content-disposition': `attachment; filename="itinerary.html"; filename*=UTF-8''itinerary.html`,
+      'content-security-policy': "default-src 'none'; sandbox",
+      'x-content-type-options': 'nosniff',
+    });
+  });
+
   it('answers the same 404 for a guessed, a malformed and an expired link, and for a file deleted in Slack', async () => {
     const { conv } = await linked();
     const data = randomBytes(2048);
@@ -236,8 +256,8 @@ describe.each(['memory', 'redis'] as const)('files in handoff replies (%s store)
   });
 
   it('serves a bounded number of downloads at once: past it, 503 with Retry-After until one ends', async () => {
-    // The route on a server of its own, allowing one download at a time (the bot's allows 32).
-    const route = attachmentRoute(h.bot.deps, { maxActive: 1 });
+    // The route on a server of its own, allowing one download at a time (the bot's allows 64).
+    const route = attachmentRoute(h.bot.deps, { caps: { perProcess: 1 } });
     const server = createServer((req, res) => {
       const token = /^\/attachments\/([^/?]*)/.exec(req.url ?? '')?.[1] ?? '';
       route.handler(Object.assign(req, { params: { token } }), res);

@@ -85,9 +85,12 @@ const FULL = {
   campaignType: 'messages',
 };
 
-export async function openConversation(h: Harness, opts: { channels?: number } = {}): Promise<Conversation> {
+export async function openConversation(
+  h: Harness,
+  opts: { channels?: number; customerNumber?: string } = {},
+): Promise<Conversation> {
   const campaignId = `camp-h-${uid()}`;
-  const customerNumber = `+1415${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`;
+  const customerNumber = opts.customerNumber ?? `+1415${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`;
   const list = Array.from({ length: opts.channels ?? 1 }, channelId);
   const hook = await routeTo(
     h,

@@ -13,11 +13,12 @@
  * One cached verdict per workspace and user, shared by every replica, serves every gate (admin, customer data,
  * Home, handoff replies and buttons): a busy user costs one `users.info` (Tier 4, "100+ per minute") every five
  * minutes. The call goes through the caller's paced client (`src/slack/pace.ts`: Slack-down probing, 429s
- * counted) and WebClient waits out a 429's Retry-After.
+ * counted); a 429 is tried once more, after its Retry-After.
  */
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../logger.js';
 import type { Store } from '../store/index.js';
+import { onceMoreAfterRateLimit } from '../slack/post.js';
 
 export interface Workspace {
   teamId: string;
@@ -92,7 +93,7 @@ export class Membership {
     if (opts.fresh) await this.store.cache.forget(ws.teamId, key);
     return this.store.cache.remember(ws.teamId, key, STANDING_CACHE_MS, async (): Promise<Standing | undefined> => {
       try {
-        const res = await client.users.info({ user: userId });
+        const res = await onceMoreAfterRateLimit(() => client.users.info({ user: userId }));
         return standingOf(ws, res.user ?? {});
       } catch (err) {
         this.logger.warn({ err, team: ws.teamId, user: userId }, 'users.info failed while checking who a user is');

@@ -14,6 +14,7 @@ import { isChannelGone, pauseAdvice } from '../events/channel-pause.js';
 import type { Subcommand } from './types.js';
 
 const RETRY_ACTION = 'dead_letter_retry';
+const RESUME_ACTION = 'channel_resume';
 /** Listed in one answer (a block each, within a message's 50 with the paused channels). */
 const MAX_LISTED = 15;
 const MAX_PAUSED_LISTED = 10;
@@ -81,19 +82,52 @@ export const failed: Subcommand = {
     const blocks: KnownBlock[] = [
       header('Events that could not be posted'),
       context('Newest first. Slack being slow or down never lands an event here — only what needs someone to act.'),
-      ...paused
-        .slice(0, MAX_PAUSED_LISTED)
-        .map((p) =>
-          section(
-            `⏸️ Posting in <#${p.channelId}> is paused: ${pauseAdvice(p.channelId, p.reason)}, then Retry below.`,
-          ),
-        ),
+      ...(await Promise.all(
+        paused.slice(0, MAX_PAUSED_LISTED).map(async (p) => {
+          const waiting = await ctx.deps.store.callOutbox.size({ teamId: ctx.teamId, channelId: p.channelId });
+          const calls =
+            waiting > 0 ? ` ${waiting} call notification${waiting === 1 ? ' waits' : 's wait'} for it.` : '';
+          return section(
+            `⏸️ Posting in <#${p.channelId}> is paused: ${pauseAdvice(p.channelId, p.reason)}, then press *Resume*.${calls}`,
+            { accessory: button('Resume', RESUME_ACTION, { value: p.channelId }) },
+          );
+        }),
+      )),
       ...entries.slice(0, MAX_LISTED).flatMap(letterBlocks),
     ];
     if (entries.length > MAX_LISTED) blocks.push(context(`…and more: retry these first to see the rest.`));
     await ctx.reply(message(`${entries.length} event(s) could not be posted`, blocks));
   },
   register(app, deps) {
+    app.action<BlockButtonAction>(
+      RESUME_ACTION,
+      async ({
+        ack,
+        action,
+        body,
+        respond,
+        client,
+      }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs) => {
+        await ack();
+        const teamId = body.team?.id ?? body.user.team_id ?? '';
+        const channelId = action.value ?? '';
+        if (
+          !(await deps.admins.isAdmin(client, teamId, body.user.id, { fresh: true, enterpriseId: body.enterprise?.id }))
+        ) {
+          await respond({ replace_original: false, text: adminsOnly('resume posting in a channel') });
+          return;
+        }
+        // What waited goes out within seconds; if Slack still refuses, the channel is paused again (and told).
+        const resumed = CHANNEL_ID.test(channelId) && (await deps.store.channelPauses.resume(teamId, channelId));
+        deps.logger.info({ team: teamId, user: body.user.id, channel: channelId, resumed }, 'channel resumed');
+        await respond({
+          replace_original: false,
+          text: resumed
+            ? `▶️ Posting in <#${channelId}> resumes: what waited for it goes out now. If Slack still refuses it, you will be told again.`
+            : 'That channel is not paused any more — run `/campaign failed` to see what is left.',
+        });
+      },
+    );
     app.action<BlockButtonAction>(
       RETRY_ACTION,
       async ({

@@ -80,7 +80,7 @@ export class ChannelPauses {
       'channel paused: Slack takes no post there until someone acts',
     );
     if (!user) return;
-    const text = `⏸️ Campaign stopped posting in <#${channelId}>: ${pauseAdvice(channelId, code)}. Call notifications wait and go out once it takes posts again (checked every few minutes, or at once when you run \`/campaign subscribe\` there again); customer messages meant for it are kept in \`/campaign failed\`, where *Retry* posts them.`;
+    const text = `⏸️ Campaign stopped posting in <#${channelId}>: ${pauseAdvice(channelId, code)}. Call notifications wait and go out once it takes posts again — checked every few minutes, or at once when you press *Resume* in \`/campaign failed\` (or run \`/campaign subscribe\` there again). Customer messages meant for it are kept there too, where *Retry* posts them.`;
     try {
       // A user id as the channel: the app's direct message with that person.
       await postMessage(

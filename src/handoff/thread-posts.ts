@@ -4,10 +4,10 @@
  * they need — https://docs.slack.dev/reference/methods/chat.postEphemeral), an update of a notice, and the
  * receipt reactions. Failures are logged, never thrown.
  */
-import { ErrorCode, type WebClient } from '@slack/web-api';
+import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../logger.js';
 import type { MessagePayload } from '../slack/blocks.js';
-import { postMessage, slackErrorCode } from '../slack/post.js';
+import { onceMoreAfterRateLimit, postMessage, slackErrorCode } from '../slack/post.js';
 import type { ReplyAddress } from './notices.js';
 
 /** A notice everyone in the thread sees; its ts, or undefined when Slack did not take it. */
@@ -67,19 +67,12 @@ export async function updateMessage(
   }
 }
 
-export async function react(
-  client: WebClient,
-  address: ReplyAddress,
-  name: string,
-  log: Logger,
-  again = true,
-): Promise<void> {
+export async function react(client: WebClient, address: ReplyAddress, name: string, log: Logger): Promise<void> {
   try {
-    await client.reactions.add({ channel: address.channel, timestamp: address.replyTs, name });
+    await onceMoreAfterRateLimit(() =>
+      client.reactions.add({ channel: address.channel, timestamp: address.replyTs, name }),
+    );
   } catch (err) {
-    // A 429 says when (Retry-After): the pace holds reactions.add until then, so one more try waits for it there.
-    if (again && (err as { code?: unknown }).code === ErrorCode.RateLimitedError)
-      return react(client, address, name, log, false);
     if (slackErrorCode(err) !== 'already_reacted')
       log.warn({ err, slackError: slackErrorCode(err), reaction: name }, 'could not react to a handoff reply');
   }

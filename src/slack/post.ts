@@ -2,7 +2,7 @@
  * The Slack Web API calls every surface makes the same way: a message post that never unfurls platform
  * URLs, and reading Slack's error code from a failed call.
  */
-import type { WebClient } from '@slack/web-api';
+import { ErrorCode, type WebClient } from '@slack/web-api';
 import type { MessagePayload } from './blocks.js';
 
 /** The Slack error code of a failed Web API call (`not_in_channel`…), if it is one. */
@@ -10,6 +10,20 @@ export function slackErrorCode(err: unknown): string | undefined {
   if (typeof err !== 'object' || err === null) return undefined;
   const data = (err as { data?: { error?: unknown } }).data;
   return typeof data?.error === 'string' ? data.error : undefined;
+}
+
+/**
+ * A person's call that Slack answered 429: tried once more. Not blind — Slack said when (Retry-After), and the
+ * pace (src/slack/pace.ts) holds that method's budget until then, so the second try waits there (a few seconds
+ * at most) while every other method goes on. Clients never retry on their own (`SLACK_CLIENT_RULES`).
+ */
+export async function onceMoreAfterRateLimit<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    if ((err as { code?: unknown }).code !== ErrorCode.RateLimitedError) throw err;
+    return call();
+  }
 }
 
 /** Slack message metadata (https://docs.slack.dev/messaging/message-metadata): the post's idempotency key. */

@@ -228,6 +228,9 @@ const METHOD_SCOPES: Record<string, ScopeRow> = {
   'chat.getPermalink': method('chat.getPermalink', []),
   // Scopes by the `types` asked for: the bot asks for public_channel,private_channel.
   'users.conversations': method('users.conversations', ['channels:read', 'groups:read']),
+  // A post whose answer was lost is looked up in its channel or thread: public and private channels only.
+  'conversations.history': method('conversations.history', ['channels:history', 'groups:history']),
+  'conversations.replies': method('conversations.replies', ['channels:history', 'groups:history']),
 };
 
 const event = (name: string, scopes: string[]): ScopeRow => ({

@@ -16,7 +16,8 @@ import { installApp } from '../support/oauth.js';
 import { requireRedis } from '../support/redis.js';
 import { requireCluster } from '../support/redis-cluster.js';
 import { holding, memoryText, redisText, type StoredText } from '../support/stored-text.js';
-import { deliver, localHookUrl, queueDrained, startEventsHarness } from '../events/support.js';
+import { deliver, localHookUrl, startEventsHarness } from '../events/support.js';
+import { queueIdle } from '../store/backends.js';
 
 const redis = await requireRedis();
 const cluster = await requireCluster();
@@ -240,14 +241,19 @@ describe.each(['memory', 'redis', 'cluster'] as const)('uninstalling (%s store)'
       { ...closed, triggerName: 'message_received', messageContent: 'thanks, bye', receivedAt: '2024-03-08T17:00:00Z' },
       { ...closed, triggerName: 'message_session_completed', completedAt: '2024-03-08T17:01:00Z' },
     ]);
-    // The bot is removed from a subscribed channel: the next call there is a dead letter, the channel paused.
+    // The bot is removed from a subscribed channel: the channel is paused, and the next call there waits in it.
     h.slack.expectRefusal('chat.postMessage', 'not_in_channel');
     h.slack.addChannel({ id: w.goneChannel, name: `gone-${w.team}`, is_member: false });
     await send(w, [
       { ...call, callId: `call-${w.team}-2`, triggerName: 'call_completed', endedAt: '2024-03-08T18:00:00Z' },
     ]);
-    await queueDrained(h);
-    await h.slack.waitFor(async () => (await h.bot.deps.store.queue.deadLetters(w.team)).count > 0 || undefined);
+    const { store } = h.bot.deps;
+    await h.slack.waitFor(
+      async () =>
+        (await store.channelPauses.get(w.team, w.goneChannel)) !== undefined &&
+        (await store.callOutbox.size({ teamId: w.team, channelId: w.goneChannel })) === 1,
+    );
+    await queueIdle(store.queue);
     await h.slack.waitFor(
       () => h.logs().includes(w.texts.replied) || h.slack.thread(w.channel, card.ts).length >= 4 || undefined,
     );
@@ -291,7 +297,8 @@ describe.each(['memory', 'redis', 'cluster'] as const)('uninstalling (%s store)'
       60_000,
     );
     await logged(gone.team, 'event dropped: its workspace uninstalled the app');
-    await queueDrained(h);
+    // The kept workspace's call still waits for its paused channel; the queue itself is done.
+    await queueIdle(h.bot.deps.store.queue);
     expect(h.slack.callsTo('chat.postMessage').length).toBe(postsBefore);
     expect((await h.bot.deps.store.queue.deadLetters(gone.team)).count).toBe(0);
 

@@ -25,7 +25,7 @@ function callsShown(h: Harness, channel: string, ids: readonly string[]): Map<st
   return shown;
 }
 
-const isRollup = (m: SlackMessage) => /^\d+ calls: /.test(m.text);
+const isRollup = (m: SlackMessage) => /^\d+ calls \(/.test(m.text);
 
 describe.each(['memory', 'redis'] as const)('calls at Slack’s pace (%s)', (mode) => {
   const h = useHarness(

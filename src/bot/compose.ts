@@ -3,7 +3,8 @@
  * Nothing else constructs long-lived services; tests build the bot through here too.
  */
 import type { Server } from 'node:http';
-import { App, type CustomRoute } from '@slack/bolt';
+import { App, type Authorize, type CustomRoute } from '@slack/bolt';
+import { WebClient } from '@slack/web-api';
 import type { DestinationStream } from 'pino';
 import { createTransport, type TransportOptions } from '../api/index.js';
 import type { Config } from '../config.js';
@@ -171,7 +172,19 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
   // In OAuth mode Bolt authorizes each request with the receiver's installer (`receiver.installer`).
   const app = new App({
     receiver,
-    ...(config.slack.mode.kind === 'single' ? { token: config.slack.mode.botToken } : {}),
+    ...(config.slack.mode.kind === 'single'
+      ? {
+          authorize: singleWorkspaceAuthorize(
+            new WebClient(config.slack.mode.botToken, {
+              slackApiUrl: config.slack.apiUrl,
+              fetch: pace.fetch({ background: false, urgency: 'urgent' }),
+              ...SLACK_CLIENT_RULES,
+              logger: boltLogger(logger),
+            }),
+            config.slack.mode.botToken,
+          ),
+        }
+      : {}),
     // A person's request waits for its Slack budget (a few seconds at most) rather than being refused; the client
     // never retries or pauses on its own (SLACK_CLIENT_RULES).
     clientOptions: {
@@ -221,6 +234,27 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
       await transport.close();
       await store.close();
     },
+  };
+}
+
+/**
+ * One workspace's authorization. Bolt's own `token` option calls auth.test as the app is built, before anything
+ * awaits it: with Slack unreachable at start, that is an unhandled rejection that ends the process. This asks on
+ * the first request (whose failure Bolt handles), keeps the answer, and asks again after a failure.
+ */
+function singleWorkspaceAuthorize(client: WebClient, botToken: string): Authorize<boolean> {
+  let known: Promise<{ botUserId?: string; botId?: string }> | undefined;
+  return async () => {
+    known ??= client.auth.test().then((r) => ({
+      ...(r.user_id ? { botUserId: r.user_id } : {}),
+      ...(r.bot_id ? { botId: r.bot_id } : {}),
+    }));
+    try {
+      return { botToken, ...(await known) };
+    } catch (err) {
+      known = undefined;
+      throw err;
+    }
   };
 }
 

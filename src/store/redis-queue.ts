@@ -1,4 +1,3 @@
-import { ReplyError } from 'ioredis';
 import { pino } from 'pino';
 import type { Logger } from 'pino';
 import { z } from 'zod';
@@ -17,32 +16,10 @@ import type {
   QueueDepth,
   QueueEvent,
 } from './queue.js';
-import { Batcher } from './queue-batch.js';
 import { blockingConnection, watchErrors, type RedisClient } from './redis-connection.js';
 import { withScripts } from './redis-scripts.js';
 import { backlogUsage, forgetTeamEntries, redisParkedWork } from './redis-queue-team.js';
 import { buryArgs, redisDeadLetters } from './redis-dead-letters.js';
-
-/** Entries per script call at most (keeps each call short: Redis runs nothing else meanwhile). */
-const BATCH_MAX = 64;
-
-interface EnqueueInput {
-  /** dedup, stream, order, usage */
-  keys: [string, string, string, string];
-  /** ttlMs, teamId, orderKey, payload, enqueuedAt, dedupKey, maxBacklog, maxBacklogBytes */
-  args: Array<string | number>;
-}
-
-interface StartInput {
-  consumer: string;
-  entry: StoredEntry;
-  leaseMs: number;
-}
-
-interface CompleteInput {
-  consumer: string;
-  entry: StoredEntry;
-}
 
 /** Streams one read goes through at most (beyond, the window moves on with every read). */
 const MAX_STREAMS_PER_READ = 200;
@@ -56,9 +33,7 @@ const enqueueReply = z.union([
   z.literal('full'),
   z.literal('full_bytes'),
   z.string().regex(/^\d+-\d+$/),
-  z.string().startsWith('error: '),
 ]);
-const enqueueReplies = z.array(enqueueReply);
 const startReply = z.union([
   z.tuple([z.literal('started'), z.number()]),
   z.tuple([z.literal('wait')]),
@@ -101,11 +76,6 @@ function toEntry(id: string, flat: readonly string[], source: string): StoredEnt
   return { id, teamId, orderKey, payload, enqueuedAt, source };
 }
 
-/** An error Redis answered (not a lost connection); NOGROUP is handled where groups are. */
-function isReplyError(error: unknown): boolean {
-  return error instanceof ReplyError && !isError(error, 'NOGROUP');
-}
-
 function isError(error: unknown, code: string): boolean {
   return error instanceof Error && error.message.startsWith(code);
 }
@@ -133,22 +103,6 @@ class RedisQueueBackend implements QueueBackend {
   private readonly readers = new Set<QueueReader>();
   readonly parked: ParkedWork;
   private readonly dead: ReturnType<typeof redisDeadLetters>;
-  // An error reply is one entry's doing (a key of the wrong type…): its batch is retried entry by entry.
-  private readonly enqueues = new Batcher<EnqueueInput, EnqueueResult>(
-    (batch) => this.enqueueBatch(batch),
-    BATCH_MAX,
-    isReplyError,
-  );
-  private readonly starts = new Batcher<StartInput, StartResult>(
-    (batch) => this.startBatch(batch),
-    BATCH_MAX,
-    isReplyError,
-  );
-  private readonly completions = new Batcher<CompleteInput, true>(
-    (batch) => this.completeBatch(batch),
-    BATCH_MAX,
-    isReplyError,
-  );
 
   constructor(options: RedisQueueOptions) {
     this.redis = withScripts(options.redis);
@@ -160,26 +114,22 @@ class RedisQueueBackend implements QueueBackend {
     this.dead = redisDeadLetters(this.redis, this.keys);
   }
 
-  enqueueOnce(
+  async enqueueOnce(
     dedupKey: string,
     event: QueueEvent,
     dedupTtlMs: number,
     options: EnqueueOptions,
   ): Promise<EnqueueResult> {
-    let payload: string;
-    try {
-      payload = JSON.stringify(event.payload) ?? 'null';
-    } catch (error) {
-      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
-    }
-    return this.enqueues.call({
-      keys: [
+    const payload = JSON.stringify(event.payload) ?? 'null';
+    const result = enqueueReply.parse(
+      await this.redis.campaignQueueEnqueue(
+        this.keys.queueTeams(),
+        this.bell,
         this.keys.queueDedup(event.teamId, dedupKey),
         this.keys.queueTeamStream(event.teamId),
         this.keys.queueOrder(event.orderKey),
         this.keys.queueUsage(event.teamId),
-      ],
-      args: [
+        this.group,
         dedupTtlMs,
         event.teamId,
         event.orderKey,
@@ -188,29 +138,9 @@ class RedisQueueBackend implements QueueBackend {
         dedupKey,
         options.maxBacklog ?? 0,
         options.maxBacklogBytes ?? 0,
-      ],
-    });
-  }
-
-  /** One ENQUEUE call for a batch of events. */
-  private async enqueueBatch(batch: EnqueueInput[]): Promise<Array<EnqueueResult | Error>> {
-    const keys = [this.keys.queueTeams(), this.bell, ...batch.flatMap((e) => e.keys)];
-    const reply = await this.redis.campaignQueueEnqueue(
-      keys.length,
-      ...keys,
-      this.group,
-      ...batch.flatMap((e) => e.args),
+      ),
     );
-    const results = enqueueReplies.parse(reply);
-    if (results.length !== batch.length)
-      throw new Error(`enqueue answered ${results.length} results for ${batch.length} events`);
-    return results.map((result) =>
-      result.startsWith('error: ')
-        ? new Error(result.slice(7))
-        : result === 'duplicate' || result === 'full' || result === 'full_bytes'
-          ? result
-          : 'queued',
-    );
+    return result === 'duplicate' || result === 'full' || result === 'full_bytes' ? result : 'queued';
   }
 
   openReader(consumer: string): QueueReader {
@@ -351,32 +281,22 @@ class RedisQueueBackend implements QueueBackend {
     return at < 0 ? [] : ids.slice(at + 1, at + 1 + count);
   }
 
-  tryStart(consumer: string, entry: StoredEntry, leaseMs: number): Promise<StartResult> {
-    return this.starts.call({ consumer, entry, leaseMs });
-  }
-
-  /** One TRY_START call for a batch of entries (from any consumer of this process). */
-  private async startBatch(batch: StartInput[]): Promise<StartResult[]> {
-    const keys: string[] = [];
-    const args: Array<string | number> = [];
-    for (const { consumer, entry, leaseMs } of batch) {
-      keys.push(
-        this.streamOf(entry),
+  async tryStart(consumer: string, entry: StoredEntry, leaseMs: number): Promise<StartResult> {
+    const stream = this.streamOf(entry);
+    const reply = await this.withGroups([stream], () =>
+      this.redis.campaignQueueTryStart(
+        stream,
         this.keys.queueOrder(entry.orderKey),
         this.keys.queueLease(entry.orderKey),
         this.keys.queueAttempts(),
-      );
-      args.push(consumer, entry.id, leaseMs);
-    }
-    const streams = [...new Set(batch.map(({ entry }) => this.streamOf(entry)))];
-    const reply = await this.withGroups(streams, () =>
-      this.redis.campaignQueueTryStart(keys.length, ...keys, this.group, ...args),
+        this.group,
+        consumer,
+        entry.id,
+        leaseMs,
+      ),
     );
-    return z
-      .array(startReply)
-      .length(batch.length)
-      .parse(reply)
-      .map((r) => (r[0] === 'started' ? { status: 'started', failedAttempts: r[1] } : { status: r[0] }));
+    const r = startReply.parse(reply);
+    return r[0] === 'started' ? { status: 'started', failedAttempts: r[1] } : { status: r[0] };
   }
 
   async release(consumer: string, entry: StoredEntry): Promise<void> {
@@ -384,15 +304,7 @@ class RedisQueueBackend implements QueueBackend {
   }
 
   async complete(consumer: string, entry: StoredEntry): Promise<void> {
-    await this.completions.call({ consumer, entry });
-  }
-
-  /** One COMPLETE call for a batch of entries. */
-  private async completeBatch(batch: CompleteInput[]): Promise<true[]> {
-    const keys = batch.flatMap(({ entry }) => this.finishKeys(entry));
-    const args = batch.flatMap(({ consumer, entry }) => this.finishArgs(consumer, entry).slice(1));
-    await this.redis.campaignQueueComplete(keys.length, ...keys, this.group, ...args);
-    return batch.map(() => true);
+    await this.redis.campaignQueueComplete(...this.finishKeys(entry), ...this.finishArgs(consumer, entry));
   }
 
   async fail(

@@ -1,3 +1,4 @@
+import { ReplyError } from 'ioredis';
 import { pino } from 'pino';
 import type { Logger } from 'pino';
 import { z } from 'zod';
@@ -16,10 +17,32 @@ import type {
   QueueDepth,
   QueueEvent,
 } from './queue.js';
+import { Batcher } from './queue-batch.js';
 import { blockingConnection, watchErrors, type RedisClient } from './redis-connection.js';
 import { withScripts } from './redis-scripts.js';
 import { backlogUsage, forgetTeamEntries, redisParkedWork } from './redis-queue-team.js';
 import { buryArgs, redisDeadLetters } from './redis-dead-letters.js';
+
+/** Entries per script call at most (keeps each call short: Redis runs nothing else meanwhile). */
+const BATCH_MAX = 64;
+
+interface EnqueueInput {
+  /** dedup, stream, order, usage */
+  keys: [string, string, string, string];
+  /** ttlMs, teamId, orderKey, payload, enqueuedAt, dedupKey, maxBacklog, maxBacklogBytes */
+  args: Array<string | number>;
+}
+
+interface StartInput {
+  consumer: string;
+  entry: StoredEntry;
+  leaseMs: number;
+}
+
+interface CompleteInput {
+  consumer: string;
+  entry: StoredEntry;
+}
 
 /** Streams one read goes through at most (beyond, the window moves on with every read). */
 const MAX_STREAMS_PER_READ = 200;
@@ -33,7 +56,9 @@ const enqueueReply = z.union([
   z.literal('full'),
   z.literal('full_bytes'),
   z.string().regex(/^\d+-\d+$/),
+  z.string().startsWith('error: '),
 ]);
+const enqueueReplies = z.array(enqueueReply);
 const startReply = z.union([
   z.tuple([z.literal('started'), z.number()]),
   z.tuple([z.literal('wait')]),
@@ -76,6 +101,11 @@ function toEntry(id: string, flat: readonly string[], source: string): StoredEnt
   return { id, teamId, orderKey, payload, enqueuedAt, source };
 }
 
+/** An error Redis answered (not a lost connection); NOGROUP is handled where groups are. */
+function isReplyError(error: unknown): boolean {
+  return error instanceof ReplyError && !isError(error, 'NOGROUP');
+}
+
 function isError(error: unknown, code: string): boolean {
   return error instanceof Error && error.message.startsWith(code);
 }
@@ -103,6 +133,22 @@ class RedisQueueBackend implements QueueBackend {
   private readonly readers = new Set<QueueReader>();
   readonly parked: ParkedWork;
   private readonly dead: ReturnType<typeof redisDeadLetters>;
+  // An error reply is one entry's doing (a key of the wrong type…): its batch is retried entry by entry.
+  private readonly enqueues = new Batcher<EnqueueInput, EnqueueResult>(
+    (batch) => this.enqueueBatch(batch),
+    BATCH_MAX,
+    isReplyError,
+  );
+  private readonly starts = new Batcher<StartInput, StartResult>(
+    (batch) => this.startBatch(batch),
+    BATCH_MAX,
+    isReplyError,
+  );
+  private readonly completions = new Batcher<CompleteInput, true>(
+    (batch) => this.completeBatch(batch),
+    BATCH_MAX,
+    isReplyError,
+  );
 
   constructor(options: RedisQueueOptions) {
     this.redis = withScripts(options.redis);
@@ -114,22 +160,26 @@ class RedisQueueBackend implements QueueBackend {
     this.dead = redisDeadLetters(this.redis, this.keys);
   }
 
-  async enqueueOnce(
+  enqueueOnce(
     dedupKey: string,
     event: QueueEvent,
     dedupTtlMs: number,
     options: EnqueueOptions,
   ): Promise<EnqueueResult> {
-    const payload = JSON.stringify(event.payload) ?? 'null';
-    const result = enqueueReply.parse(
-      await this.redis.campaignQueueEnqueue(
-        this.keys.queueTeams(),
-        this.bell,
+    let payload: string;
+    try {
+      payload = JSON.stringify(event.payload) ?? 'null';
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+    return this.enqueues.call({
+      keys: [
         this.keys.queueDedup(event.teamId, dedupKey),
         this.keys.queueTeamStream(event.teamId),
         this.keys.queueOrder(event.orderKey),
         this.keys.queueUsage(event.teamId),
-        this.group,
+      ],
+      args: [
         dedupTtlMs,
         event.teamId,
         event.orderKey,
@@ -138,9 +188,29 @@ class RedisQueueBackend implements QueueBackend {
         dedupKey,
         options.maxBacklog ?? 0,
         options.maxBacklogBytes ?? 0,
-      ),
+      ],
+    });
+  }
+
+  /** One ENQUEUE call for a batch of events. */
+  private async enqueueBatch(batch: EnqueueInput[]): Promise<Array<EnqueueResult | Error>> {
+    const keys = [this.keys.queueTeams(), this.bell, ...batch.flatMap((e) => e.keys)];
+    const reply = await this.redis.campaignQueueEnqueue(
+      keys.length,
+      ...keys,
+      this.group,
+      ...batch.flatMap((e) => e.args),
     );
-    return result === 'duplicate' || result === 'full' || result === 'full_bytes' ? result : 'queued';
+    const results = enqueueReplies.parse(reply);
+    if (results.length !== batch.length)
+      throw new Error(`enqueue answered ${results.length} results for ${batch.length} events`);
+    return results.map((result) =>
+      result.startsWith('error: ')
+        ? new Error(result.slice(7))
+        : result === 'duplicate' || result === 'full' || result === 'full_bytes'
+          ? result
+          : 'queued',
+    );
   }
 
   openReader(consumer: string): QueueReader {
@@ -281,22 +351,32 @@ class RedisQueueBackend implements QueueBackend {
     return at < 0 ? [] : ids.slice(at + 1, at + 1 + count);
   }
 
-  async tryStart(consumer: string, entry: StoredEntry, leaseMs: number): Promise<StartResult> {
-    const stream = this.streamOf(entry);
-    const reply = await this.withGroups([stream], () =>
-      this.redis.campaignQueueTryStart(
-        stream,
+  tryStart(consumer: string, entry: StoredEntry, leaseMs: number): Promise<StartResult> {
+    return this.starts.call({ consumer, entry, leaseMs });
+  }
+
+  /** One TRY_START call for a batch of entries (from any consumer of this process). */
+  private async startBatch(batch: StartInput[]): Promise<StartResult[]> {
+    const keys: string[] = [];
+    const args: Array<string | number> = [];
+    for (const { consumer, entry, leaseMs } of batch) {
+      keys.push(
+        this.streamOf(entry),
         this.keys.queueOrder(entry.orderKey),
         this.keys.queueLease(entry.orderKey),
         this.keys.queueAttempts(),
-        this.group,
-        consumer,
-        entry.id,
-        leaseMs,
-      ),
+      );
+      args.push(consumer, entry.id, leaseMs);
+    }
+    const streams = [...new Set(batch.map(({ entry }) => this.streamOf(entry)))];
+    const reply = await this.withGroups(streams, () =>
+      this.redis.campaignQueueTryStart(keys.length, ...keys, this.group, ...args),
     );
-    const r = startReply.parse(reply);
-    return r[0] === 'started' ? { status: 'started', failedAttempts: r[1] } : { status: r[0] };
+    return z
+      .array(startReply)
+      .length(batch.length)
+      .parse(reply)
+      .map((r) => (r[0] === 'started' ? { status: 'started', failedAttempts: r[1] } : { status: r[0] }));
   }
 
   async release(consumer: string, entry: StoredEntry): Promise<void> {
@@ -304,7 +384,15 @@ class RedisQueueBackend implements QueueBackend {
   }
 
   async complete(consumer: string, entry: StoredEntry): Promise<void> {
-    await this.redis.campaignQueueComplete(...this.finishKeys(entry), ...this.finishArgs(consumer, entry));
+    await this.completions.call({ consumer, entry });
+  }
+
+  /** One COMPLETE call for a batch of entries. */
+  private async completeBatch(batch: CompleteInput[]): Promise<true[]> {
+    const keys = batch.flatMap(({ entry }) => this.finishKeys(entry));
+    const args = batch.flatMap(({ consumer, entry }) => this.finishArgs(consumer, entry).slice(1));
+    await this.redis.campaignQueueComplete(keys.length, ...keys, this.group, ...args);
+    return batch.map(() => true);
   }
 
   async fail(

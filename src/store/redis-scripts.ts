@@ -15,8 +15,10 @@ import type { RedisClient } from './redis-connection.js';
  */
 
 /**
- * Enqueues one event. KEYS: teams, bell, dedup, stream, order, usage. ARGV: group, ttlMs, teamId, orderKey,
- * payload, enqueuedAt, dedupKey, maxBacklog, maxBacklogBytes (0: none). → id | 'duplicate' | 'full' | 'full_bytes'
+ * Enqueues a batch of events, each as if alone and in order (a later copy of an earlier event in the same
+ * batch is its duplicate). KEYS: teams, bell, then per event: dedup, stream, order, usage. ARGV: group, then per
+ * event: ttlMs, teamId, orderKey, payload, enqueuedAt, dedupKey, maxBacklog, maxBacklogBytes (0: none).
+ * → per event: id | 'duplicate' | 'full' | 'full_bytes' | 'error: <Redis error>'
  *
  * A team's backlog is its stream's length plus what it parked (`usage`: parked, parkedBytes), and the bytes
  * of its stream entries' payloads (`usage`: bytes) plus parkedBytes. Every script that adds or removes one of
@@ -24,33 +26,43 @@ import type { RedisClient } from './redis-connection.js';
  * counts no bytes whatever was recorded (hand-deleted entries cannot block a team for good).
  */
 const ENQUEUE = `
-local dedup, stream, order, usage = KEYS[3], KEYS[4], KEYS[5], KEYS[6]
-if redis.call('EXISTS', dedup) == 1 then return 'duplicate' end
-local length = redis.call('XLEN', stream)
-local u = redis.call('HMGET', usage, 'bytes', 'parked', 'parkedBytes')
-local bytes = length == 0 and 0 or tonumber(u[1] or '0')
-local size = string.len(ARGV[5])
-local maxEvents, maxBytes = tonumber(ARGV[8]), tonumber(ARGV[9])
-if maxEvents > 0 and length + tonumber(u[2] or '0') >= maxEvents then return 'full' end
-if maxBytes > 0 and bytes + tonumber(u[3] or '0') + size > maxBytes then return 'full_bytes' end
-if length == 0 and redis.call('EXISTS', stream) == 0 then
-  redis.call('XGROUP', 'CREATE', stream, ARGV[1], '0', 'MKSTREAM')
+local function enqueue(dedup, stream, order, usage, a)
+  if redis.call('EXISTS', dedup) == 1 then return 'duplicate' end
+  local length = redis.call('XLEN', stream)
+  local u = redis.call('HMGET', usage, 'bytes', 'parked', 'parkedBytes')
+  local bytes = length == 0 and 0 or tonumber(u[1] or '0')
+  local size = string.len(ARGV[a + 4])
+  local maxEvents, maxBytes = tonumber(ARGV[a + 7]), tonumber(ARGV[a + 8])
+  if maxEvents > 0 and length + tonumber(u[2] or '0') >= maxEvents then return 'full' end
+  if maxBytes > 0 and bytes + tonumber(u[3] or '0') + size > maxBytes then return 'full_bytes' end
+  if length == 0 and redis.call('EXISTS', stream) == 0 then
+    redis.call('XGROUP', 'CREATE', stream, ARGV[1], '0', 'MKSTREAM')
+  end
+  local team = ARGV[a + 2]
+  local id = redis.call('XADD', stream, '*', 'teamId', team, 'orderKey', ARGV[a + 3], 'payload', ARGV[a + 4],
+    'enqueuedAt', ARGV[a + 5], 'dedupKey', ARGV[a + 6])
+  redis.call('HSET', usage, 'bytes', bytes + size)
+  redis.call('SET', dedup, id, 'PX', ARGV[a + 1])
+  redis.call('RPUSH', order, id)
+  if redis.call('SADD', KEYS[1], team) == 1 then
+    redis.call('XADD', KEYS[2], 'MAXLEN', '100', '*', 'teamId', team)
+  end
+  return id
 end
-local team = ARGV[3]
-local id = redis.call('XADD', stream, '*', 'teamId', team, 'orderKey', ARGV[4], 'payload', ARGV[5],
-  'enqueuedAt', ARGV[6], 'dedupKey', ARGV[7])
-redis.call('HSET', usage, 'bytes', bytes + size)
-redis.call('SET', dedup, id, 'PX', ARGV[2])
-redis.call('RPUSH', order, id)
-if redis.call('SADD', KEYS[1], team) == 1 then
-  redis.call('XADD', KEYS[2], 'MAXLEN', '100', '*', 'teamId', team)
+local results = {}
+for i = 0, (#KEYS - 2) / 4 - 1 do
+  -- An event Redis refuses (a key of the wrong type…) fails alone; the others of the batch go on.
+  local k = 3 + i * 4
+  local ok, result = pcall(enqueue, KEYS[k], KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], 1 + i * 8)
+  if not ok then result = 'error: ' .. tostring(type(result) == 'table' and result.err or result) end
+  results[#results + 1] = result
 end
-return id
+return results
 `;
 
 /**
- * Tries to start one entry. KEYS: stream, order, lease, attempts. ARGV: group, consumer, id, leaseMs.
- * → {'started', n} | {'wait'} | {'gone'}
+ * Tries to start a batch of entries, each on its own. KEYS per entry: stream, order, lease, attempts. ARGV:
+ * group, then per entry: consumer, id, leaseMs. → per entry: {'started', n} | {'wait'} | {'gone'}
  *
  * A stream that no longer exists is that of a workspace forgotten meanwhile (uninstalled): its entries are
  * gone, and nothing here writes a key of it again (here, in HEARTBEAT and in FAIL).
@@ -81,7 +93,12 @@ local function start(stream, order, lease, attempts, consumer, id, leaseMs)
   redis.call('SET', lease, consumer, 'PX', leaseMs)
   return {'started', tonumber(redis.call('HGET', attempts, id) or '0')}
 end
-return start(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[2], ARGV[3], ARGV[4])
+local results = {}
+for i = 0, #KEYS / 4 - 1 do
+  local k, a = i * 4, 1 + i * 3
+  results[#results + 1] = start(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3])
+end
+return results
 `;
 
 /** KEYS: stream, lease…. ARGV: group, consumer, leaseMs, id…. → ids no longer pending for this consumer */
@@ -137,10 +154,16 @@ local function finish(stream, order, lease, attempts, teams, usage, group, consu
 end
 `;
 
-/** Finishes one entry. KEYS: stream, order, lease, attempts, teams, usage. ARGV: group, consumer, id, team. → 1 */
+/**
+ * Finishes a batch of entries. KEYS per entry: stream, order, lease, attempts, teams, usage. ARGV: group, then
+ * per entry: consumer, id, team. → the number finished
+ */
 const COMPLETE = `${FINISH_LUA}
-finish(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], ARGV[1], ARGV[2], ARGV[3], ARGV[4])
-return 1
+for i = 0, #KEYS / 6 - 1 do
+  local k, a = i * 6, 1 + i * 3
+  finish(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], KEYS[k + 5], KEYS[k + 6], ARGV[1], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3])
+end
+return #KEYS / 6
 `;
 
 /*
@@ -275,16 +298,16 @@ type Arg = string | number;
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
-    /** See ENQUEUE: 6 keys, then the arguments. */
-    campaignQueueEnqueue(...keysThenArgs: Arg[]): Result<unknown, Context>;
-    /** See TRY_START: 4 keys, then the arguments. */
-    campaignQueueTryStart(...keysThenArgs: Arg[]): Result<unknown, Context>;
+    /** See ENQUEUE: the number of keys first. */
+    campaignQueueEnqueue(numKeys: number, ...keysThenArgs: Arg[]): Result<unknown, Context>;
+    /** See TRY_START: the number of keys first. */
+    campaignQueueTryStart(numKeys: number, ...keysThenArgs: Arg[]): Result<unknown, Context>;
     /** See HEARTBEAT: the number of keys first. */
     campaignQueueHeartbeat(numKeys: number, ...keysThenArgs: Arg[]): Result<unknown, Context>;
     /** See RELEASE. */
     campaignQueueRelease(lease: string, consumer: string): Result<unknown, Context>;
-    /** See COMPLETE: 6 keys, then the arguments. */
-    campaignQueueComplete(...keysThenArgs: Arg[]): Result<unknown, Context>;
+    /** See COMPLETE: the number of keys first. */
+    campaignQueueComplete(numKeys: number, ...keysThenArgs: Arg[]): Result<unknown, Context>;
     /** See FAIL. */
     campaignQueueFail(
       stream: string,
@@ -320,11 +343,11 @@ declare module 'ioredis' {
 }
 
 const SCRIPTS: Record<string, { lua: string; numberOfKeys?: number }> = {
-  campaignQueueEnqueue: { lua: ENQUEUE, numberOfKeys: 6 },
-  campaignQueueTryStart: { lua: TRY_START, numberOfKeys: 4 },
+  campaignQueueEnqueue: { lua: ENQUEUE },
+  campaignQueueTryStart: { lua: TRY_START },
   campaignQueueHeartbeat: { lua: HEARTBEAT },
   campaignQueueRelease: { lua: RELEASE, numberOfKeys: 1 },
-  campaignQueueComplete: { lua: COMPLETE, numberOfKeys: 6 },
+  campaignQueueComplete: { lua: COMPLETE },
   campaignQueueFail: { lua: FAIL, numberOfKeys: 8 },
   campaignQueueBury: { lua: BURY, numberOfKeys: 2 },
   campaignQueuePark: { lua: PARK, numberOfKeys: 2 },

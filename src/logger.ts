@@ -5,7 +5,7 @@
  * and fields and in a child logger's bindings, in the one copy `Redactor.redactValue` makes of them. (pino's path
  * redaction did the censoring before: it cost as much again as the rest of a line.)
  */
-import { pino, type Logger, type LoggerOptions, type DestinationStream } from 'pino';
+import { pino, stdTimeFunctions, type Logger, type LoggerOptions, type DestinationStream } from 'pino';
 import type { LogLevel } from './config.js';
 import { maskSecretShapes } from './util/secret-shapes.js';
 
@@ -104,7 +104,7 @@ export function createLogger({ level, redactor, destination }: LoggerSetup): Log
   const options: LoggerOptions = {
     level,
     base: undefined,
-    timestamp: isoTime,
+    timestamp: stdTimeFunctions.isoTime,
     formatters: {
       level: (label) => ({ level: label }),
       log: (obj) => redactor.redactValue(obj) as Record<string, unknown>,
@@ -128,19 +128,6 @@ export function createLogger({ level, redactor, destination }: LoggerSetup): Log
     return child.call(this, redactor.redactValue(bindings) as typeof bindings, childOptions);
   } as Logger['child'];
   return logger;
-}
-
-let timeMs = Number.NaN;
-let timeField = '';
-
-/** pino's `isoTime`, made once per millisecond: a burst writes many lines in one (and the Date costs ~0.5 µs). */
-function isoTime(): string {
-  const now = Date.now();
-  if (now !== timeMs) {
-    timeMs = now;
-    timeField = `,"time":"${new Date(now).toISOString()}"`;
-  }
-  return timeField;
 }
 
 function escapeRegExp(s: string): string {

@@ -131,5 +131,6 @@ function exitNow(code: number, log: BoundedLogOutput): never {
 
 main().catch((err: unknown) => {
   process.stderr.write(`campaign bot failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exitCode = 1;
+  // What was built before the failure (the Slack app, connection pools) would keep a process with nothing to do alive.
+  process.exit(1);
 });

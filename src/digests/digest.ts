@@ -17,7 +17,7 @@ import { prepareChart, shareChart } from './chart-post.js';
 import { gatherDigest, type Baseline } from './figures.js';
 import { figuresOf, pickBaseline } from './period.js';
 import { postReport, reportOnce, REPORT_POSTS, type PostOutcome } from './post.js';
-import { ensureSnapshots, keepSnapshot, startSnapshots, stopSnapshotsIfUnused } from './snapshots.js';
+import { keepSnapshot, startSnapshots, stopSnapshotsIfUnused } from './snapshots.js';
 
 /** A posted digest also says what became of its chart: shared, failed (said in its thread), or nothing to chart. */
 export type DigestOutcome =
@@ -151,7 +151,6 @@ export async function fireDigest(deps: Deps, timer: DueTimer, now: number): Prom
     logger.info({ slot: timer.dueAt }, 'digest of this slot was posted already');
     return next;
   }
-  await ensureSnapshots(deps, ref.teamId, now);
   const client = await deps.slack.forTeam(ref.teamId, REPORT_POSTS);
   if (!client) {
     logger.warn('no Slack bot token for the workspace (uninstalled?): digest skipped, schedule kept');

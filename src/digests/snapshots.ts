@@ -53,13 +53,6 @@ export async function startSnapshots(deps: Deps, logger: Logger, teamId: string)
   if (next !== undefined) await deps.store.timers.set(SNAPSHOT_TIMER, workspaceTimerId(teamId), next);
 }
 
-/** A scheduled digest fired: a workspace whose digests were set up before daily snapshots existed gets its timer. */
-export async function ensureSnapshots(deps: Deps, teamId: string, now: number): Promise<void> {
-  if ((await deps.store.timers.dueAt(SNAPSHOT_TIMER, workspaceTimerId(teamId))) !== undefined) return;
-  const next = await nextMidnight(deps, teamId, now);
-  if (next !== undefined) await deps.store.timers.set(SNAPSHOT_TIMER, workspaceTimerId(teamId), next);
-}
-
 /** A digest ended: with no digest left in the workspace, no more daily snapshots (the series expires). */
 export async function stopSnapshotsIfUnused(deps: Deps, teamId: string): Promise<void> {
   if ((await deps.store.reports.digests(teamId)).length === 0)

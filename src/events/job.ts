@@ -1,10 +1,9 @@
 /**
  * What the webhook receiver puts on the queue for one event, and how the worker reads it back.
- * Versioned, so entries queued by an older bot still read (or fail loudly into dead letters) after a deploy.
+ * Versioned: an entry of another shape fails loudly into dead letters instead of being misread.
  *
  * The worker validates the event against the schemas (`parseEvent`) when it takes it, whatever intake checked:
- * an event queued before a deploy is judged by the schemas now in force. (Entries of earlier versions may carry
- * a `checked` mark of their own; it is ignored.)
+ * an event queued before a deploy is judged by the schemas now in force.
  */
 import { isTriggerName, parseEvent, type ParseResult } from './events.js';
 

@@ -33,8 +33,7 @@ export const SWITCH_SESSION_ACTION = 'handoff_switch_session';
 export const REPORTED_SESSION_BLOCK = 'handoff_reported_session';
 /**
  * action_ids of the ownership buttons. Unclaim's value is the owner the card showed. Take over is offered to
- * one person privately (its value names the thread and that owner); cards posted by earlier versions of the
- * app carry it too, with the owner alone as its value.
+ * one person privately (its value names the thread and that owner).
  */
 export const CLAIM_ACTION = 'handoff_claim';
 export const UNCLAIM_ACTION = 'handoff_unclaim';

@@ -45,6 +45,11 @@ export function registerClaim(app: App, deps: Deps): void {
       // The offered Take over names its thread (it sits in a private answer, not on the card); every other
       // button is on the card, the thread's parent: a press on a reply in a thread names no conversation.
       const offer = actionId === TAKE_OVER_ACTION ? parseJsonValue(value, offerSchema) : undefined;
+      if (actionId === TAKE_OVER_ACTION && !offer) {
+        log.warn({ team: teamId, user: b.user.id, channel }, 'a Take over named no thread: refused');
+        await tell('This Take over button is out of date — press Unclaim on the card to be offered it again.');
+        return;
+      }
       if (offer && offer.c !== channel) {
         log.warn(
           { team: teamId, user: b.user.id, channel, named: offer.c },

@@ -32,8 +32,7 @@ function parseTimerId(id: string): { teamId: string; channelId: string; threadTs
   try {
     parts = JSON.parse(id);
   } catch {
-    // Set by an earlier version as `<team>/<channel>/<ts>`: still fired (and so ended) once.
-    parts = id.split('/');
+    return undefined;
   }
   if (!Array.isArray(parts) || parts.length !== 3 || !parts.every((p) => typeof p === 'string' && p !== ''))
     return undefined;

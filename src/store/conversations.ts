@@ -339,10 +339,7 @@ export class ConversationRepo {
    */
   async claimSend(teamId: string, channelId: string, replyTs: string, attempt: number): Promise<boolean> {
     const key = this.keys.dedup(teamId, 'handoff-send', JSON.stringify([channelId, replyTs, attempt]));
-    if (!(await this.kv.set(key, '1', { ttlMs: SEND_CLAIM_TTL_MS, onlyIfAbsent: true }))) return false;
-    // A claim an earlier version made (an upgrade under way) still counts.
-    const before = this.keys.dedupBefore('handoff-send', JSON.stringify([teamId, channelId, replyTs, attempt]));
-    return (await this.kv.get(before)) === null;
+    return this.kv.set(key, '1', { ttlMs: SEND_CLAIM_TTL_MS, onlyIfAbsent: true });
   }
 
   /** Undoes `expectEcho` for a reply that certainly did not reach the platform (a 400, say). */

@@ -200,6 +200,7 @@ export { createKeys, DEFAULT_KEY_PREFIX, timerId as workspaceTimerId } from './k
 export { SecretBox, SecretBoxError, decodeSecretsKey } from './secrets.js';
 export { rekeyStore } from './rekey.js';
 export { isStoreUnavailable } from './redis-connection.js';
+export { claimSchemaVersion, STORE_SCHEMA_VERSION } from './schema-version.js';
 export type {
   Answerer,
   CardFacts,

@@ -26,6 +26,8 @@ export interface Keys {
   workspace(teamId: string): string;
   /** String: SHA-256 (hex) of a hook token → team id. */
   hookToken(tokenHash: string): string;
+  /** String: the store's schema version (`schema-version.ts`), shared by every workspace. */
+  schemaVersion(): string;
   /** Set: the team's event routes. */
   routes(teamId: string): string;
   /** Slack installation (OAuth multi-workspace mode). */
@@ -123,8 +125,6 @@ export interface Keys {
   queueTeams(): string;
   /** Stream: one short entry whenever a workspace's stream gets work again, to wake blocked readers. */
   queueBell(): string;
-  /** The single stream of earlier versions: read until it is drained, never written. */
-  queueStream(): string;
   queueDedup(teamId: string, dedupKey: string): string;
   /** List: ids of the not-yet-finished entries of one orderKey, oldest first. */
   queueOrder(orderKey: string): string;
@@ -134,8 +134,6 @@ export interface Keys {
   queueAttempts(): string;
   /** List: one workspace's dead letters, most recent first, capped (`redis-dead-letters.ts`). */
   queueDead(teamId: string): string;
-  /** The list of earlier versions, all workspaces' dead letters together: moved out as read, never written. */
-  queueDeadShared(): string;
   /** Hash: team id → dead letters ever. */
   queueDeadCounts(): string;
   /**
@@ -223,6 +221,7 @@ export function createKeys(
     prefix: p,
     workspace: (teamId) => workspace(teamId),
     hookToken: (tokenHash) => `${p}hook-token:${segment(tokenHash)}`,
+    schemaVersion: () => `${p}schema-version`,
     routes: (teamId) => routes(teamId),
     installation: (teamId, enterpriseId) => installation(teamId, enterpriseId ?? '-'),
     dedup: (teamId, scope, id) => (id === undefined ? dedup(teamId, scope) : dedup(teamId, scope, id)),
@@ -268,13 +267,11 @@ export function createKeys(
     queueTeamStream: (teamId) => queueTeamStream(teamId),
     queueTeams: () => `${q}teams`,
     queueBell: () => `${q}bell`,
-    queueStream: () => `${q}stream`,
     queueDedup: (teamId, dedupKey) => queueDedup(teamId, dedupKey),
     queueOrder: (orderKey) => `${q}order:${segment(orderKeyName(orderKey))}`,
     queueLease: (orderKey) => `${q}lease:${segment(orderKeyName(orderKey))}`,
     queueAttempts: () => `${q}attempts`,
     queueDead: (teamId) => queueDead(teamId),
-    queueDeadShared: () => `${q}dead`,
     queueDeadCounts: () => `${q}dead-counts`,
     queueUsage: (teamId) => queueUsage(teamId),
     queueParked: (teamId, place) => queueParked(teamId, place),

@@ -308,7 +308,7 @@ export class MemoryQueueBackend implements QueueBackend {
     removed += this.dead.get(teamId)?.length ?? 0;
     this.dead.delete(teamId);
     this.deadCounts.delete(teamId);
-    // Its dedup marks stay until they expire: fingerprints, from which neither the team nor the event can be read.
+    this.dedupMarks.forgetTeam(teamId);
     return Promise.resolve(removed);
   }
 

@@ -1,7 +1,6 @@
 /**
  * Dead letters in Redis: one capped list per workspace (newest first) beside its count, so one workspace's
- * failures never push another's out; letters older than `DEAD_LETTER_MAX_AGE_MS` go. The shared list of earlier
- * versions is read until empty: a workspace's letters move to its own list the first time they are asked for.
+ * failures never push another's out; letters older than `DEAD_LETTER_MAX_AGE_MS` go.
  * Every key here shares the queue's hash tag, so each script stays valid on a Redis Cluster.
  */
 import { z } from 'zod';
@@ -40,15 +39,8 @@ export function buryArgs(teamId: string): Array<string | number> {
 }
 
 export function redisDeadLetters(redis: RedisClient, keys: Keys) {
-  /** The workspace's letters as stored (newest first), after moving its letters out of the shared list. */
-  async function stored(teamId: string): Promise<string[]> {
-    const shared = (await redis.lrange(keys.queueDeadShared(), 0, -1)).filter(
-      (raw) => parseDeadLetter(raw)?.teamId === teamId,
-    );
-    if (shared.length > 0)
-      await redis.campaignQueueAdoptDead(keys.queueDeadShared(), keys.queueDead(teamId), ...shared);
-    return redis.lrange(keys.queueDead(teamId), 0, DEAD_LETTER_CAP - 1);
-  }
+  /** The workspace's letters as stored, newest first. */
+  const stored = (teamId: string): Promise<string[]> => redis.lrange(keys.queueDead(teamId), 0, DEAD_LETTER_CAP - 1);
 
   const fresh = (letter: DeadLetter | undefined): letter is DeadLetter =>
     letter !== undefined && letter.failedAt >= Date.now() - DEAD_LETTER_MAX_AGE_MS;
@@ -78,16 +70,12 @@ export function redisDeadLetters(redis: RedisClient, keys: Keys) {
       return { count: Number(count ?? 0), entries: raw.map(parseDeadLetter).filter(fresh).slice(0, limit) };
     },
 
-    /** Adds the steps that forget the workspace's letters (its list, its count, its part of the shared list). */
+    /** Adds the steps that forget the workspace's letters (its list and its count). */
     async forget(tx: ReturnType<RedisClient['multi']>, teamId: string): Promise<number> {
-      const shared = (await redis.lrange(keys.queueDeadShared(), 0, -1)).filter(
-        (raw) => parseDeadLetter(raw)?.teamId === teamId,
-      );
       const own = await redis.llen(keys.queueDead(teamId));
-      for (const raw of shared) tx.lrem(keys.queueDeadShared(), 0, raw);
       tx.del(keys.queueDead(teamId));
       tx.hdel(keys.queueDeadCounts(), teamId);
-      return shared.length + own;
+      return own;
     },
   };
 }

@@ -50,35 +50,28 @@ export function redisParkedWork(redis: RedisClient, keys: Keys): ParkedWork {
 export async function forgetTeamEntries(
   redis: RedisClient,
   keys: Keys,
-  group: string,
   teamId: string,
   deadLetters: ReturnType<typeof redisDeadLetters>,
 ): Promise<number> {
-  const oldStream = keys.queueStream();
   const bellStream = keys.queueBell();
   // Off the readers' list first, so that no reader takes one of its entries while they go.
   await redis.srem(keys.queueTeams(), teamId);
   const stream = keys.queueTeamStream(teamId);
   const own = await rangeOf(redis, stream);
-  const old = (await rangeOf(redis, oldStream)).filter((e) => e.teamId === teamId);
   const bell = (await rangeOf(redis, bellStream)).filter((e) => e.teamId === teamId);
   // Every key here shares the queue's hash tag: one MULTI on a Cluster too.
   const tx = redis.multi();
-  for (const ids of chunks([...own, ...old].map((e) => e.id))) tx.hdel(keys.queueAttempts(), ...ids);
+  for (const ids of chunks(own.map((e) => e.id))) tx.hdel(keys.queueAttempts(), ...ids);
   // Order keys name their workspace (src/events/dedup-key.ts): none is shared with another one.
-  for (const orderKey of new Set([...own, ...old].map((e) => e.orderKey))) {
+  for (const orderKey of new Set(own.map((e) => e.orderKey))) {
     if (orderKey !== undefined) tx.del(keys.queueOrder(orderKey), keys.queueLease(orderKey));
-  }
-  for (const ids of chunks(old.map((e) => e.id))) {
-    tx.xack(oldStream, group, ...ids);
-    tx.xdel(oldStream, ...ids);
   }
   for (const ids of chunks(bell.map((e) => e.id))) tx.xdel(bellStream, ...ids);
   const dead = await deadLetters.forget(tx, teamId);
   tx.del(stream);
   // The group's delivery records go with the stream; no other key holds the team's entries.
   await tx.exec();
-  return own.length + old.length + dead;
+  return own.length + dead;
 }
 
 interface StreamEntryRef {

@@ -128,8 +128,6 @@ class RedisQueueBackend implements QueueBackend {
   private readonly keys: Keys;
   private readonly logger: Logger;
   private readonly group: string;
-  /** The single stream of earlier versions: drained (read and finished), never written. */
-  private readonly oldStream: string;
   private readonly bell: string;
   private bellReady: Promise<void> | undefined;
   private readonly readers = new Set<QueueReader>();
@@ -157,7 +155,6 @@ class RedisQueueBackend implements QueueBackend {
     this.keys = options.keys;
     this.logger = options.logger ?? pino({ enabled: false });
     this.group = options.group ?? 'workers';
-    this.oldStream = this.keys.queueStream();
     this.bell = this.keys.queueBell();
     this.parked = redisParkedWork(this.redis, this.keys);
     this.dead = redisDeadLetters(this.redis, this.keys);
@@ -320,7 +317,8 @@ class RedisQueueBackend implements QueueBackend {
       ids.set(entry.id, entry);
       byStream.set(stream, ids);
     }
-    if (byStream.size === 0) byStream.set(this.oldStream, new Map());
+    // No entries, only leases to renew: the script still takes a stream first (any of the tag will do).
+    if (byStream.size === 0) byStream.set(this.bell, new Map());
     let leases = orderKeys.map((k) => this.keys.queueLease(k));
     const lost: StoredEntry[] = [];
     for (const [stream, ids] of byStream) {
@@ -362,14 +360,11 @@ class RedisQueueBackend implements QueueBackend {
     const keys: string[] = [];
     const args: Array<string | number> = [];
     for (const { consumer, entry, leaseMs } of batch) {
-      const stream = this.streamOf(entry);
-      const other = stream === this.oldStream ? this.keys.queueTeamStream(entry.teamId) : this.oldStream;
       keys.push(
-        stream,
+        this.streamOf(entry),
         this.keys.queueOrder(entry.orderKey),
         this.keys.queueLease(entry.orderKey),
         this.keys.queueAttempts(),
-        other,
       );
       args.push(consumer, entry.id, leaseMs);
     }
@@ -452,7 +447,7 @@ class RedisQueueBackend implements QueueBackend {
   }
 
   forgetTeam(teamId: string): Promise<number> {
-    return forgetTeamEntries(this.redis, this.keys, this.group, teamId, this.dead);
+    return forgetTeamEntries(this.redis, this.keys, teamId, this.dead);
   }
 
   usage(teamId: string): Promise<BacklogUsage> {
@@ -482,23 +477,18 @@ class RedisQueueBackend implements QueueBackend {
   }
 
   private finishArgs(consumer: string, entry: StoredEntry): string[] {
-    return [this.group, consumer, entry.id, this.streamOf(entry) === this.oldStream ? '' : entry.teamId];
+    return [this.group, consumer, entry.id, entry.teamId];
   }
 
   /**
    * The streams that may hold entries: those of the teams with a backlog — at most `limit`, starting at
-   * `turn` (so that beyond the limit every team gets its turn) — and the old single stream until it is empty.
+   * `turn` (so that beyond the limit every team gets its turn).
    */
   private async dataStreams(turn: number, limit = MAX_STREAMS_PER_READ): Promise<string[]> {
-    const [teams, oldLength] = await Promise.all([
-      this.redis.smembers(this.keys.queueTeams()),
-      this.redis.xlen(this.oldStream),
-    ]);
+    const teams = await this.redis.smembers(this.keys.queueTeams());
     const start = teams.length > limit ? turn % teams.length : 0;
     const window = [...teams.slice(start), ...teams.slice(0, start)].slice(0, limit);
-    const streams = window.map((team) => this.keys.queueTeamStream(team));
-    if (oldLength > 0) streams.push(this.oldStream);
-    return streams;
+    return window.map((team) => this.keys.queueTeamStream(team));
   }
 
   /**

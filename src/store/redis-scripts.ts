@@ -61,16 +61,15 @@ return results
 `;
 
 /**
- * Tries to start a batch of entries, each on its own. KEYS per entry: stream, order, lease, attempts, the other
- * stream the orderKey's ids may be in (old single stream ↔ team stream). ARGV: group, then per entry:
- * consumer, id, leaseMs. → per entry: {'started', n} | {'wait'} | {'gone'}
+ * Tries to start a batch of entries, each on its own. KEYS per entry: stream, order, lease, attempts. ARGV:
+ * group, then per entry: consumer, id, leaseMs. → per entry: {'started', n} | {'wait'} | {'gone'}
  *
  * A stream that no longer exists is that of a workspace forgotten meanwhile (uninstalled): its entries are
  * gone, and nothing here writes a key of it again (here, in HEARTBEAT and in FAIL).
  */
 const TRY_START = `
 local group = ARGV[1]
-local function start(stream, order, lease, attempts, other, consumer, id, leaseMs)
+local function start(stream, order, lease, attempts, consumer, id, leaseMs)
   if redis.call('EXISTS', stream) == 0 then return {'gone'} end
   local p = redis.call('XPENDING', stream, group, id, id, 1)
   if #p == 0 or p[1][2] ~= consumer then return {'gone'} end
@@ -80,7 +79,7 @@ local function start(stream, order, lease, attempts, other, consumer, id, leaseM
     return {'gone'}
   end
   local function exists(e)
-    return #redis.call('XRANGE', stream, e, e) > 0 or #redis.call('XRANGE', other, e, e) > 0
+    return #redis.call('XRANGE', stream, e, e) > 0
   end
   local head = redis.call('LINDEX', order, 0)
   -- Self-healing: a head whose entry no longer exists would block its key forever.
@@ -95,9 +94,9 @@ local function start(stream, order, lease, attempts, other, consumer, id, leaseM
   return {'started', tonumber(redis.call('HGET', attempts, id) or '0')}
 end
 local results = {}
-for i = 0, #KEYS / 5 - 1 do
-  local k, a = i * 5, 1 + i * 3
-  results[#results + 1] = start(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], KEYS[k + 5], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3])
+for i = 0, #KEYS / 4 - 1 do
+  local k, a = i * 4, 1 + i * 3
+  results[#results + 1] = start(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3])
 end
 return results
 `;
@@ -128,7 +127,7 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 1
 `;
 
-/** Finishes one entry, its payload's bytes leaving the team's count; `team` is '' for the old single stream. */
+/** Finishes one entry, its payload's bytes leaving the team's count. */
 const FINISH_LUA = `
 local function payloadBytes(entry)
   if not entry then return 0 end
@@ -145,7 +144,6 @@ local function finish(stream, order, lease, attempts, teams, usage, group, consu
   redis.call('LREM', order, 1, id)
   redis.call('HDEL', attempts, id)
   if redis.call('GET', lease) == consumer then redis.call('DEL', lease) end
-  if team == '' then return end
   if redis.call('XLEN', stream) == 0 then
     -- A drained team leaves the readers' list; its next enqueue puts it back (and rings the bell).
     redis.call('SREM', teams, team)
@@ -158,7 +156,7 @@ end
 
 /**
  * Finishes a batch of entries. KEYS per entry: stream, order, lease, attempts, teams, usage. ARGV: group, then
- * per entry: consumer, id, team ('' for the old single stream). → the number finished
+ * per entry: consumer, id, team. → the number finished
  */
 const COMPLETE = `${FINISH_LUA}
 for i = 0, #KEYS / 6 - 1 do
@@ -190,7 +188,7 @@ end
 
 /**
  * KEYS: stream, order, lease, attempts, teams, usage, dead (the workspace's list), deadCounts.
- * ARGV: group, consumer, id, team ('' for the old single stream), maxAttempts, dead-letter JSON without its
+ * ARGV: group, consumer, id, team, maxAttempts, dead-letter JSON without its
  * closing brace, cap, teamId, cutoff, maxAgeMs (see BURY_LUA). → {attempts, deadLettered (0/1)}; {0, 0} when the
  * stream is gone (see TRY_START).
  */
@@ -210,22 +208,6 @@ return {n, 1}
 /** KEYS: the workspace's dead letters, deadCounts. ARGV: letter JSON, cap, teamId, cutoff, maxAgeMs (BURY_LUA). */
 const BURY = `${BURY_LUA}
 bury(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[4], ARGV[5], ARGV[3])
-`;
-
-/**
- * Moves a workspace's letters from the shared list of earlier versions to its own, oldest last as they were;
- * each once, though two replicas move them at once. KEYS: shared list, the workspace's. ARGV: the letters' JSON,
- * newest first. → how many moved
- */
-const ADOPT_DEAD = `
-local n = 0
-for i = 1, #ARGV do
-  if redis.call('LREM', KEYS[1], 1, ARGV[i]) == 1 then
-    redis.call('RPUSH', KEYS[2], ARGV[i])
-    n = n + 1
-  end
-end
-return n
 `;
 
 /** Parks one item. KEYS: parked, usage. ARGV: id, json. → 1 when parked now, 0 when it was already */
@@ -343,8 +325,6 @@ declare module 'ioredis' {
     ): Result<unknown, Context>;
     /** See BURY. */
     campaignQueueBury(dead: string, deadCounts: string, ...args: Arg[]): Result<unknown, Context>;
-    /** See ADOPT_DEAD. */
-    campaignQueueAdoptDead(shared: string, own: string, ...letters: string[]): Result<number, Context>;
     /** See PARK. */
     campaignQueuePark(parked: string, usage: string, id: string, json: string): Result<number, Context>;
     /** See UNPARK. */
@@ -375,7 +355,6 @@ const SCRIPTS: Record<string, { lua: string; numberOfKeys?: number }> = {
   campaignQueueComplete: { lua: COMPLETE },
   campaignQueueFail: { lua: FAIL, numberOfKeys: 8 },
   campaignQueueBury: { lua: BURY, numberOfKeys: 2 },
-  campaignQueueAdoptDead: { lua: ADOPT_DEAD, numberOfKeys: 2 },
   campaignQueuePark: { lua: PARK, numberOfKeys: 2 },
   campaignQueueUnpark: { lua: UNPARK, numberOfKeys: 2 },
   campaignQueueUsage: { lua: USAGE, numberOfKeys: 2 },

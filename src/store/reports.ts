@@ -32,9 +32,9 @@ export type DigestSchedule = z.infer<typeof digestScheduleSchema>;
 const categoryFiguresSchema = z.object({
   calls: z.number(),
   durationMs: z.number(),
-  /** Connected calls (the dashboard's connection rate × calls); absent in figures kept by earlier versions. */
+  /** Connected calls (the dashboard's connection rate × calls); absent when the dashboard did not give it. */
   connected: z.number().optional(),
-  /** Bookings made (the dashboard's lifetime count); absent in figures kept by earlier versions. */
+  /** Bookings made (the dashboard's lifetime count); absent when the dashboard did not give it. */
   bookings: z.number().optional(),
 });
 const digestFiguresSchema = z.object({

@@ -197,25 +197,6 @@ describe('daily snapshots', () => {
     expect(await h.bot.deps.store.reports.snapshots(TEAM_ID)).toEqual([]);
   });
 
-  it('start for a workspace whose digest was set up before the bot kept them, at its first scheduled digest', async () => {
-    const clock = { now: at('2024-03-08T09:00:00Z') };
-    const h = await start('memory', clock);
-    const schedule = {
-      cadence: 'daily' as const,
-      campaignId: '*',
-      time: '09:00',
-      timeZone: 'Europe/Berlin',
-      setBy: 'U0ADMIN',
-      setAt: clock.now,
-    };
-    await h.bot.deps.store.reports.setDigest(TEAM_ID, CHANNEL, schedule);
-    await h.bot.deps.store.timers.set('digest', JSON.stringify([TEAM_ID, CHANNEL]), clock.now);
-    await h.bot.deps.timers.runDue();
-    expect(cards(h)).toHaveLength(1);
-    // Midnight in Berlin (CET) is 23:00 UTC.
-    expect(await h.bot.deps.store.timers.dueAt('digest-snapshot', SNAPSHOT_TIMER_ID)).toBe(at('2024-03-08T23:00:00Z'));
-  });
-
   it('are bounded per workspace: the newest within the keeping time, at most the maximum, expiring when unused', async () => {
     for (const backend of ['memory', 'redis'] as const) {
       const clock = { now: at('2024-03-20T00:00:00Z') };

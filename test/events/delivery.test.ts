@@ -150,29 +150,6 @@ describe.each(['redis', 'cluster'] as const)('delivery (%s)', (backend) => {
       expect(JSON.stringify(card.blocks)).toContain('02:34');
     });
 
-    it('reads one carrying the check mark earlier versions set (`checked`), validates it and posts it', async () => {
-      const channel = 'C0OLDMARK1';
-      await routeTo(h, [{ campaignId: 'camp-old-mark', triggerName: 'call_completed', channelId: channel }]);
-      const callId = `call-${uid()}`;
-      const event = { ...CALL_COMPLETED_FULL, campaignId: 'camp-old-mark', callId, durationMs: 154250 };
-      const job = {
-        v: 1,
-        trigger: 'call_completed',
-        dedupKey: `call_completed:${callId}`,
-        event,
-        receivedAt: Date.now(),
-        checked: 1,
-      };
-      const queued = await h.bot.deps.store.queue.enqueueOnce(
-        job.dedupKey,
-        { teamId: TEAM_ID, orderKey: JSON.stringify(['call', TEAM_ID, callId]), payload: job },
-        60_000,
-      );
-      expect(queued).toBe('queued');
-      const card = await h.slack.waitFor(() => cards(channel)[0]);
-      expect(JSON.stringify(card.blocks)).toContain('02:34');
-    });
-
     it('dead-letters one whose event no longer validates, without posting it', async () => {
       const channel = 'C0OLDERBAD';
       await routeTo(h, [{ campaignId: 'camp-older-bad', triggerName: 'call_completed', channelId: channel }]);

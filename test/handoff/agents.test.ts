@@ -120,20 +120,6 @@ describe.each(['memory', 'redis'] as const)('support agents (%s store)', (backen
     expect(conv.thread().filter((m) => m.bot_id !== undefined)).toHaveLength(2);
   });
 
-  it('still honours the Unclaim and Take over buttons of cards posted before the card had one ownership button', async () => {
-    const conv = await openConversation(h);
-    await conv.customer('Hi');
-    await conv.waitThread(1);
-    await conv.pressCard(CLAIM_ACTION, { userId: MEMBER_ID });
-    await conv.waitCard((t) => t.includes(`<@${MEMBER_ID}>`));
-    // An older card's Take over: on the card itself, its value the owner alone.
-    await conv.pressCard(TAKE_OVER_ACTION, { userId: ADMIN_ID, value: MEMBER_ID });
-    await conv.waitCard((t) => t.includes(`<@${ADMIN_ID}>`));
-    expect(await ownerOf(conv)).toBe(ADMIN_ID);
-    await conv.pressCard(TAKE_OVER_ACTION, { userId: ADMIN_ID, value: ADMIN_ID });
-    await ephemeral('This conversation is already yours.');
-  });
-
   it('gives one owner when two press Claim at once, and refuses a guest with a sentence', async () => {
     const conv = await openConversation(h);
     await conv.customer('Hi');

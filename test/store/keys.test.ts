@@ -22,7 +22,7 @@ describe('keys', () => {
     const keys = createKeys('p:');
     const firstTag = (key: string) => /\{([^}]*)\}/.exec(key)?.[1];
     for (const key of [
-      keys.queueStream(),
+      keys.queueTeamStream('T{1}'),
       keys.queueDedup('T{1}', '{d}'),
       keys.queueOrder('{o}'),
       keys.queueLease('{o}'),
@@ -77,7 +77,7 @@ describe('keys', () => {
     }
     // Another workspace's keys, shared keys and other prefixes' keys are nobody's.
     expect(keys.workspaceOf(keys.conversation('T2', 'T1', 'T1'))).toBe('T2');
-    for (const key of [keys.queueStream(), keys.queueTeams(), keys.callOutboxChannels(), keys.timers('digest')])
+    for (const key of [keys.queueBell(), keys.queueTeams(), keys.callOutboxChannels(), keys.timers('digest')])
       expect(keys.workspaceOf(key)).toBeUndefined();
     expect(keys.workspaceOf(createKeys('other:').workspace('T1'))).toBeUndefined();
     expect(timerTeam(timerId('T1', 'C1'))).toBe('T1');

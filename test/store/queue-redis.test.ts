@@ -1,5 +1,5 @@
 /**
- * The Redis event queue beyond the contract every backend keeps: streams left by earlier versions, hash
+ * The Redis event queue beyond the contract every backend keeps: entries queued before any consumer ran, hash
  * slots (Redis Cluster), Redis being down or refusing one event, and what is left behind once entries finish.
  */
 import { describe, expect, it } from 'vitest';
@@ -20,27 +20,10 @@ const fast = { blockMs: 50, claimIdleMs: 200, pollMs: 20, retryDelayMs: () => 20
 const event = (orderKey: string, payload: unknown, teamId = 'T1') => ({ teamId, orderKey, payload });
 
 describe('redis queue specifics', () => {
-  it('reads entries queued before any consumer ran, also those left in the single stream of earlier versions, in order', async () => {
+  it('reads entries queued before any consumer ran, in order', async () => {
     const store = backends[1]!.create();
-    const { keys } = store;
-    // What an earlier version left behind: one stream for every team, its group, the key's order list.
-    const old = await redis.redis.xadd(
-      keys.queueStream(),
-      '*',
-      'teamId',
-      'T1',
-      'orderKey',
-      'o',
-      'payload',
-      '"old"',
-      'enqueuedAt',
-      String(Date.now()),
-      'dedupKey',
-      'old',
-    );
-    await redis.redis.call('XGROUP', 'CREATE', keys.queueStream(), 'workers', '0');
-    await redis.redis.rpush(keys.queueOrder('o'), old!);
     await store.queue.enqueueOnce('early', event('o', 'early'), 60_000);
+    await store.queue.enqueueOnce('later', event('o', 'later'), 60_000);
     expect(await store.queue.depth()).toEqual({ total: 2, pending: 0, lag: 2 });
     const seen: unknown[] = [];
     const consumer = store.queue.consume(
@@ -49,7 +32,7 @@ describe('redis queue specifics', () => {
     );
     await waitFor(() => seen.length === 2, 'both entries');
     await consumer.stop();
-    expect(seen).toEqual(['old', 'early']);
+    expect(seen).toEqual(['early', 'later']);
     expect(await store.queue.depth()).toEqual({ total: 0, pending: 0, lag: 0 });
   });
 
@@ -57,7 +40,6 @@ describe('redis queue specifics', () => {
     const { keys } = backends[1]!.create();
     const tag = (key: string) => /\{([^}]+)\}/.exec(key)?.[1];
     const slotKeys = [
-      keys.queueStream(),
       keys.queueTeamStream('T{1}'),
       keys.queueTeams(),
       keys.queueBell(),
@@ -66,7 +48,6 @@ describe('redis queue specifics', () => {
       keys.queueLease('T1:conv'),
       keys.queueAttempts(),
       keys.queueDead('T{1}'),
-      keys.queueDeadShared(),
       keys.queueDeadCounts(),
       keys.queueUsage('T{1}'),
       keys.queueParked('T{1}', 'C{1}'),
@@ -110,12 +91,10 @@ describe('redis queue specifics', () => {
       await waitFor(async () => (await store.queue.depth()).total === 0, 'the queue to drain');
       await consumer.stop();
       expect((await store.queue.deadLetters('T2')).count).toBe(1);
-      // Buried outside a consumer, and a letter of an earlier version's shared list moved to its workspace's own.
-      const letter = { ...(await store.queue.deadLetters('T2')).entries[0]!, id: 'shared-1', teamId: 'T3' };
-      await redis.redis.lpush(store.keys.queueDeadShared(), JSON.stringify(letter));
-      expect((await store.queue.deadLetters('T3')).entries).toEqual([letter]);
-      await store.queue.bury({ ...letter, id: 'buried-1' });
-      expect((await store.queue.deadLetters('T3')).entries.map((d) => d.id)).toEqual(['buried-1', 'shared-1']);
+      // Buried outside a consumer.
+      const letter = { ...(await store.queue.deadLetters('T2')).entries[0]!, id: 'buried-1', teamId: 'T3' };
+      await store.queue.bury(letter);
+      expect((await store.queue.deadLetters('T3')).entries.map((d) => d.id)).toEqual(['buried-1']);
       await redis.redis.get(end);
       await waitFor(() => ended, 'the monitor to catch up');
     } finally {

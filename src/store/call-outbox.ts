@@ -37,12 +37,8 @@ export class CallOutboxRepo {
   }
 
   /** How many calls wait for the channel. */
-  async size(at: ChannelRef): Promise<number> {
-    const [parked, earlier] = await Promise.all([
-      this.parked.count(at.teamId, at.channelId),
-      this.kv.hashLen(this.earlier(at)),
-    ]);
-    return parked + earlier;
+  size(at: ChannelRef): Promise<number> {
+    return this.parked.count(at.teamId, at.channelId);
   }
 
   /** Channels that may hold waiting calls. */
@@ -54,12 +50,8 @@ export class CallOutboxRepo {
   }
 
   /** The ids of every call waiting for the channel (in no order). */
-  async ids(at: ChannelRef): Promise<string[]> {
-    const [ids, earlier] = await Promise.all([
-      this.parked.ids(at.teamId, at.channelId),
-      this.kv.hashFields(this.earlier(at)),
-    ]);
-    return [...new Set([...ids, ...earlier])];
+  ids(at: ChannelRef): Promise<string[]> {
+    return this.parked.ids(at.teamId, at.channelId);
   }
 
   /**
@@ -67,27 +59,16 @@ export class CallOutboxRepo {
    * those calls' JSON after, so a long wait (up to HOOK_MAX_BACKLOG_MB of calls) is never read whole.
    */
   async waiting(at: ChannelRef, limit = Number.POSITIVE_INFINITY): Promise<WaitingCall[]> {
-    const [ids, earlier] = await Promise.all([
-      this.parked.ids(at.teamId, at.channelId),
-      this.kv.hashGetAll(this.earlier(at)),
-    ]);
-    const oldest = [...new Set([...ids, ...Object.keys(earlier)])].sort(compareEntryIds).slice(0, limit);
-    return this.pick(at, oldest, earlier);
+    const ids = await this.parked.ids(at.teamId, at.channelId);
+    return this.pick(at, [...ids].sort(compareEntryIds).slice(0, limit));
   }
 
   /** These calls of the channel, those still waiting, oldest first. */
-  async pick(
-    at: ChannelRef,
-    ids: readonly string[],
-    earlier?: Readonly<Record<string, string>>,
-  ): Promise<WaitingCall[]> {
-    const [parked, before] = await Promise.all([
-      this.parked.get(at.teamId, at.channelId, ids),
-      earlier ?? this.kv.hashGetAll(this.earlier(at)),
-    ]);
+  async pick(at: ChannelRef, ids: readonly string[]): Promise<WaitingCall[]> {
+    const parked = await this.parked.get(at.teamId, at.channelId, ids);
     return ids
       .flatMap((id) => {
-        const json = parked[id] ?? (Object.hasOwn(before, id) ? before[id] : undefined);
+        const json = parked[id];
         return json === undefined ? [] : [{ id, json }];
       })
       .sort((a, b) => compareEntryIds(a.id, b.id));
@@ -96,7 +77,6 @@ export class CallOutboxRepo {
   async remove(at: ChannelRef, ids: readonly string[]): Promise<void> {
     if (ids.length === 0) return;
     await this.parked.remove(at.teamId, at.channelId, ids);
-    await this.kv.hashDel(this.earlier(at), ...ids);
   }
 
   /** Drops the channel from the list when it holds no calls (checked again after, so a call added meanwhile keeps it listed). */
@@ -133,11 +113,6 @@ export class CallOutboxRepo {
   async finishRollup(at: ChannelRef, ids: readonly string[]): Promise<void> {
     await this.remove(at, ids);
     await this.kv.del(this.keys.callRollup(at.teamId, at.channelId));
-  }
-
-  /** Where earlier versions kept the channel's calls (outside the backlog's count): read until drained. */
-  private earlier(at: ChannelRef): string {
-    return this.keys.callOutbox(at.teamId, at.channelId);
   }
 }
 

@@ -347,21 +347,9 @@ export class ConversationRepo {
     await this.takeEcho(ref, message);
   }
 
-  /**
-   * The conversation's fields. One kept by an earlier version under a key naming the customer's number is
-   * moved to its hashed key on first read (that key name then holds no number any more).
-   */
+  /** The conversation's fields ({} when it is not known). */
   private async conversationFields(ref: ConversationRef): Promise<Record<string, string>> {
-    const key = await this.conversationKey(ref);
-    const fields = await this.kv.hashGetAll(key);
-    if (Object.keys(fields).length > 0) return fields;
-    const legacy = this.keys.conversation(ref.teamId, ref.campaignId, ref.customerNumber);
-    const kept = await this.kv.hashGetAll(legacy);
-    if (Object.keys(kept).length === 0) return fields;
-    await this.kv.hashSet(key, kept);
-    await this.kv.expire(key, this.retentionMs);
-    await this.kv.del(legacy);
-    return kept;
+    return this.kv.hashGetAll(await this.conversationKey(ref));
   }
 
   /** Named by the customer's keyed hash: no number or email in a key name. */

@@ -34,12 +34,6 @@ export interface Keys {
   installation(teamId: string, enterpriseId?: string): string;
   /** String with TTL: a workspace's "seen once" marks and short locks, e.g. Slack event retries. */
   dedup(teamId: string, scope: string, id?: string): string;
-  /**
-   * Where earlier versions kept a mark that keeps something from happening twice (`event-step`,
-   * `handoff-send`; they named the team inside `id`). Read only, so that an upgrade under way never posts or
-   * sends twice; such marks are gone 7 days after the upgrade.
-   */
-  dedupBefore(scope: string, id: string): string;
   /** String with TTL: a workspace's cached JSON values (see `Cache`, which passes its logical key as `name`). */
   cache(teamId: string, name: string): string;
   /** A handoff conversation (workspace, campaign, customer): `customer` is its keyed hash (`CustomerNames`), never a number or email. */
@@ -72,11 +66,6 @@ export interface Keys {
   quotaAlerts(teamId: string): string;
   /** String with TTL: "posted" mark of one report (a digest slot, a quota threshold of a month) in one channel. */
   reportMark(kind: string, teamId: string, channelId: string, period: string): string;
-  /**
-   * Hash: queue entry id → a call notification waiting for its channel, as earlier versions kept them: read
-   * until drained, never written (calls wait in `queueParked` now, where the workspace's backlog counts them).
-   */
-  callOutbox(teamId: string, channelId: string): string;
   /** Set: `<team>:<channel>` of the channels that may hold waiting call notifications. */
   callOutboxChannels(): string;
   /** String with TTL: which replica is posting a channel's waiting calls. */
@@ -194,7 +183,6 @@ export function createKeys(
   const quotaAlerts = kinds.add(p, 'quota-alerts');
   // The report's kind comes first, as it always has.
   const reportMark = kinds.add(p, 'report-mark', 1);
-  const callOutbox = kinds.add(p, 'call-outbox');
   const callOutboxLease = kinds.add(p, 'call-outbox-lease');
   const callRollup = kinds.add(p, 'call-rollup');
   const channelPauses = kinds.add(p, 'channel-pauses');
@@ -225,7 +213,6 @@ export function createKeys(
     routes: (teamId) => routes(teamId),
     installation: (teamId, enterpriseId) => installation(teamId, enterpriseId ?? '-'),
     dedup: (teamId, scope, id) => (id === undefined ? dedup(teamId, scope) : dedup(teamId, scope, id)),
-    dedupBefore: (scope, id) => `${p}dedup:${segment(scope)}:${segment(id)}`,
     cache: (teamId, name) => cache(teamId, name),
     conversation: (teamId, campaignId, customer) => conversation(teamId, campaignId, customer),
     customerNameKey: () => `${p}customer-name-key`,
@@ -242,7 +229,6 @@ export function createKeys(
     digestSnapshots: (teamId) => digestSnapshots(teamId),
     quotaAlerts: (teamId) => quotaAlerts(teamId),
     reportMark: (kind, teamId, channelId, period) => reportMark(teamId, kind, channelId, period),
-    callOutbox: (teamId, channelId) => callOutbox(teamId, channelId),
     callOutboxChannels: () => `${p}call-outbox-channels`,
     callOutboxLease: (teamId, channelId) => callOutboxLease(teamId, channelId),
     callRollup: (teamId, channelId) => callRollup(teamId, channelId),

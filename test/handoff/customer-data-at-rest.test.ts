@@ -5,10 +5,10 @@
  * Slack's Web API client and the platform's were called with them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEventsHarness, deliver, posts, routeTo } from '../events/support.js';
-import { TEAM_ID, type Harness } from '../support/harness.js';
+import { startEventsHarness, deliver, routeTo } from '../events/support.js';
+import type { Harness } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
-import { waitFor, waitForValue } from '../support/wait.js';
+import { waitFor } from '../support/wait.js';
 import { openConversation, reactions, sends } from './support.js';
 
 const redis = await requireRedis();
@@ -79,26 +79,5 @@ describe('customer data at rest', () => {
     expect(logs).toContain('"msg":"http request body: '); // the Web API client's debug lines are written
     for (const secret of [PHONE, EMAIL, CALLER, ...Object.values(TEXTS)])
       expect([secret, logs.includes(secret)]).toEqual([secret, false]);
-  });
-
-  it('carries on a conversation an earlier version kept under a key naming the number, and renames that key', async () => {
-    const conv = await openConversation(h, { customerNumber: '+14155550999' });
-    await conv.customer('First question');
-    const card = await conv.card();
-    // What an earlier version kept: the same conversation under a key naming the customer's number.
-    const store = h.bot.deps.store;
-    // The card is in Slack a moment before its conversation is stored.
-    const hashed = await waitForValue(
-      async () => (await redis.keys('at-rest:conversation:*')).find((k) => k.includes(conv.campaignId)),
-      'the conversation stored',
-    );
-    const legacy = store.keys.conversation(TEAM_ID, conv.campaignId, conv.customerNumber);
-    await redis.redis.rename(hashed, legacy);
-
-    await conv.customer('Second question');
-    await h.slack.waitFor(() => conv.thread().some((m) => m.text.includes('Second question')));
-    expect(posts(h, conv.channels[0]!).map((m) => m.ts)).toEqual([card.ts]); // no second card
-    expect(await redis.redis.exists(legacy)).toBe(0);
-    expect(await redis.redis.exists(hashed)).toBe(1);
   });
 });

@@ -53,7 +53,6 @@ describe('keys', () => {
         keys.digestFigures(team),
         keys.quotaAlerts(team),
         keys.reportMark('digest', team, 'C1', '2024-03'),
-        keys.callOutbox(team, 'C1'),
         keys.outcomeAlerts(team),
         keys.savedReplies(team),
         keys.catalog(team, 'campaigns'),
@@ -89,7 +88,6 @@ describe('keys', () => {
     const SHARED: Partial<Record<keyof Keys, string>> = {
       hookToken: 'keyed by the token hash; WorkspaceRepo.clear deletes the workspace’s',
       attachmentToken: 'keyed by the token hash; forgetWorkspace deletes it with the workspace’s attachment key',
-      dedupBefore: 'marks of earlier versions, read only; gone 7 days after the upgrade',
       timers: 'one hash per kind; TimerRepo.forgetTeam removes the workspace’s timers',
       timerLease: 'its timer id names the workspace when made by timerId (above)',
       rateBudget: 'keyed by bot token (revoked at uninstall); expires within seconds',

@@ -353,20 +353,4 @@ describe.each(backends)('CallOutboxRepo ($name)', ({ create }) => {
     await callOutbox.forgetIfEmpty(at);
     expect(await callOutbox.channels()).toEqual([]);
   });
-
-  it('still reads and removes the calls an earlier version left where it kept them', async () => {
-    const { callOutbox, kv, keys } = create();
-    await kv.hashSet(keys.callOutbox(at.teamId, at.channelId), { '1-0': '{"n":1}' });
-    await callOutbox.add(at, { id: '3-0', json: '{"n":3}' });
-    expect(await callOutbox.waiting(at)).toEqual([
-      { id: '1-0', json: '{"n":1}' },
-      { id: '3-0', json: '{"n":3}' },
-    ]);
-    expect(await callOutbox.size(at)).toBe(2);
-    expect(await callOutbox.waiting(at, 1)).toEqual([{ id: '1-0', json: '{"n":1}' }]);
-    expect(await callOutbox.pick(at, ['1-0'])).toEqual([{ id: '1-0', json: '{"n":1}' }]);
-    await callOutbox.remove(at, ['1-0', '3-0']);
-    expect(await callOutbox.size(at)).toBe(0);
-    expect(await kv.hashLen(keys.callOutbox(at.teamId, at.channelId))).toBe(0);
-  });
 });

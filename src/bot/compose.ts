@@ -10,7 +10,7 @@ import { createTransport, type TransportOptions } from '../api/index.js';
 import type { Config } from '../config.js';
 import { createLogger, Redactor, type Logger } from '../logger.js';
 import { BoundedLogOutput } from '../log-output.js';
-import { claimSchemaVersion, createStore } from '../store/index.js';
+import { claimSchemaVersion, createStore, isStoreUnavailable } from '../store/index.js';
 import { register as registerCommands } from '../commands/index.js';
 import { createEvents, type EventsOptions } from '../events/index.js';
 import { register as registerHome } from '../home/index.js';
@@ -213,9 +213,14 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
       try {
         await claimSchemaVersion(store.kv, store.keys);
       } catch (err) {
-        // Nothing started yet: closing the store lets the process end with the reason.
-        await store.close();
-        throw err;
+        if (isStoreUnavailable(err)) {
+          // Serving without the store (/readyz says 503) beats a crash loop; the next start checks the version.
+          logger.warn({ err }, 'the store is not answering at start: its schema version is not checked this time');
+        } else {
+          // Nothing started yet: closing the store lets the process end with the reason.
+          await store.close();
+          throw err;
+        }
       }
       await app.start();
       const { port, server } = receiver.address();

@@ -220,6 +220,7 @@ const METHOD_SCOPES: Record<string, ScopeRow> = {
   'views.update': method('views.update', []),
   'views.publish': method('views.publish', []),
   'users.info': method('users.info', ['users:read']),
+  'auth.test': method('auth.test', []),
   'reactions.add': method('reactions.add', ['reactions:write']),
   'reactions.remove': method('reactions.remove', ['reactions:write']),
   'files.info': method('files.info', ['files:read']),

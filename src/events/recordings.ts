@@ -115,6 +115,10 @@ export class CallRecordings {
   private readonly perWorkspace: number;
   /** Timer ids being transferred by this process → their workspace. */
   private readonly busy = new Map<string, string>();
+  /** Bytes of recordings read whole (hosts that send no length) held now, of `bufferBudget`. */
+  private buffered = 0;
+  /** Two largest recordings: what reading whole could take before there were slots per workspace. */
+  private readonly bufferBudget: number;
   private readonly running = new Set<Promise<void>>();
   private readonly aborts = new Set<AbortController>();
   private scanTimer: NodeJS.Timeout | undefined;
@@ -130,6 +134,7 @@ export class CallRecordings {
     this.steps = new StepLog(kit.store, (err) => kit.pace.judge(err));
     this.perProcess = options.perProcess ?? 8;
     this.perWorkspace = options.perWorkspace ?? 2;
+    this.bufferBudget = 2 * settings.maxBytes;
     this.fetcher =
       settings.hosts === 'off'
         ? undefined
@@ -322,9 +327,14 @@ export class CallRecordings {
     const abort = new AbortController();
     const deadline = setTimeout(() => abort.abort(), TRANSFER_MS);
     this.aborts.add(abort);
+    let held = 0;
     try {
       const recording = await this.fetcher!.open(job.audioUrl, abort.signal);
-      const { length, body } = await withLength(recording);
+      const { length, body } = await withLength(recording, (bytes) => {
+        if (this.buffered + bytes > this.bufferBudget) throw new BufferBudgetFull();
+        this.buffered += bytes;
+        held += bytes;
+      });
       let ticket;
       try {
         ticket = await reserveUpload(slack, { filename: `${job.name}.${recording.extension}`, length });
@@ -351,6 +361,7 @@ export class CallRecordings {
       return { fileId: ticket.fileId, bytes: length };
     } finally {
       clearTimeout(deadline);
+      this.buffered -= held;
       this.aborts.delete(abort);
     }
   }
@@ -359,6 +370,8 @@ export class CallRecordings {
   private async failed(job: RecordingJob, err: unknown): Promise<number | undefined> {
     const now = this.now();
     if (this.stopped) return now;
+    // Other recordings read whole fill the memory set aside for that: a turn later, no try counted.
+    if (err instanceof BufferBudgetFull && now - job.addedAt < RETENTION_MS) return now + DEFER_MS;
     // Slack made it wait (its budget, a 429, Slack down): no try counts.
     const heals = this.kit.pace.retryDelayMs(err);
     if (heals !== undefined && now - job.addedAt < RETENTION_MS) return now + heals;
@@ -432,12 +445,18 @@ function describe(err: unknown, job: RecordingJob): Record<string, unknown> {
  * The recording's length and bytes. Slack needs the length before the bytes: a host that declares none has its
  * recording read into memory first (counted against the cap as it arrives).
  */
-async function withLength(recording: Recording): Promise<{ length: number; body: AsyncIterable<Buffer> }> {
+async function withLength(
+  recording: Recording,
+  hold: (bytes: number) => void,
+): Promise<{ length: number; body: AsyncIterable<Buffer> }> {
   let length = recording.length;
   let body = recording.body;
   if (length === undefined) {
     const chunks: Buffer[] = [];
-    for await (const chunk of recording.body) chunks.push(chunk);
+    for await (const chunk of recording.body) {
+      hold(chunk.length);
+      chunks.push(chunk);
+    }
     const whole = Buffer.concat(chunks);
     length = whole.length;
     body = Readable.from([whole]);
@@ -447,6 +466,11 @@ async function withLength(recording: Recording): Promise<{ length: number; body:
     throw new RecordingError('empty');
   }
   return { length, body };
+}
+
+/** The process holds as much of recordings read whole as it sets aside: this one waits its turn. */
+class BufferBudgetFull extends Error {
+  override name = 'BufferBudgetFull';
 }
 
 function stepOf(target: Pick<RecordingTarget, 'teamId' | 'entryId' | 'channelId'>, step: string): StepRef {

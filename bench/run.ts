@@ -16,7 +16,7 @@ import { runFairness, type Latencies } from './fairness.js';
 import { runForget } from './forget.js';
 import { runFlood, type FloodFigures } from './flood.js';
 import { runIngest } from './ingest.js';
-import { runRecordings } from './recordings.js';
+import { runRecordingDrip, runRecordings } from './recordings.js';
 import { runStorm } from './storm.js';
 import type { BotProcess } from './lib/bot-process.js';
 import { startStack, type Stack } from './lib/stack.js';
@@ -368,7 +368,7 @@ async function recordings(stack: Stack): Promise<void> {
   const megabytes = quick ? 20 : 40;
   const small = megabytes / 4;
   console.log(
-    `\n— recordings: ${count} calls at once, each with a ${megabytes} MB recording from a listed local host, into their cards' threads (2 transfers at a time per process); again with ${small} MB recordings, and with a host that sends no Content-Length`,
+    `\n— recordings: ${count} calls at once, each with a ${megabytes} MB recording from a listed local host, into their cards' threads (2 transfers at a time per workspace); again with ${small} MB recordings, and with a host that sends no Content-Length`,
   );
   const streamed = await runRecordings(stack, { recordings: count, megabytes, announced: true });
   const smaller = await runRecordings(stack, { recordings: count, megabytes: small, announced: true });
@@ -387,6 +387,15 @@ async function recordings(stack: Stack): Promise<void> {
     `does not grow with the size (≤ +16 MB from ${small} to ${megabytes} MB)`,
     `+${mb(rise(streamed))} (idle ${mb(streamed.idleRss)}, peak ${mb(streamed.peakRss)}); ${small} MB: +${mb(rise(smaller))}; read whole: +${mb(rise(buffered))} (peak ${mb(buffered.peakRss)})`,
     rise(streamed) - rise(smaller) <= 16 * MB,
+  );
+  const drip = await runRecordingDrip(stack);
+  row(
+    "recordings: workspace B's 4 MB recording shared while a host drips workspace A's two a byte every 10 s",
+    'within 10 s',
+    Number.isNaN(drip.seconds)
+      ? `not within 60 s (${drip.heldOpen} of A's still held)`
+      : `${f1(drip.seconds)} s, A's ${drip.heldOpen} still held open by their host`,
+    drip.seconds <= 10,
   );
 }
 

@@ -7,7 +7,9 @@
  * - a listed `host[:port]` may be http and private (an on-premises recording store, a test's server);
  * - redirects are checked against the same rules, at most `MAX_REDIRECTS`;
  * - audio content types only; at most `maxBytes` (refused from Content-Length before reading, and counted while
- *   streaming).
+ *   streaming);
+ * - a host that sends less than `minProgress` while it is waited on fails the try (`stalled`): a byte every few
+ *   seconds must not hold a transfer open.
  *
  * Nothing is buffered here: the caller streams the body on to Slack.
  */
@@ -35,6 +37,8 @@ export type RecordingProblem =
   | 'empty'
   | 'too_large'
   | 'timeout'
+  /** The host sent its bytes slower than a transfer may wait on (a byte now and then). */
+  | 'stalled'
   | 'network';
 
 /** Why a recording was not fetched; `retryable` when trying again later may work (the host is busy or not ready). */
@@ -55,7 +59,7 @@ export class RecordingError extends Error {
   }
 
   get retryable(): boolean {
-    if (this.problem === 'timeout' || this.problem === 'network') return true;
+    if (this.problem === 'timeout' || this.problem === 'stalled' || this.problem === 'network') return true;
     // A recording often becomes available a little after the call ends: 404 may mean "not yet".
     const status = this.detail.status ?? 0;
     return this.problem === 'status' && (status >= 500 || [404, 408, 425, 429].includes(status));
@@ -101,7 +105,14 @@ export class RecordingFetcher {
   /** Connections to hosts that are not listed: every address the name resolves to must be public. */
   private readonly publicOnly = new Agent({ connect: { lookup: publicOnlyLookup } });
 
-  constructor(private readonly source: { hosts: readonly RecordingHost[]; maxBytes: number }) {}
+  constructor(
+    private readonly source: {
+      hosts: readonly RecordingHost[];
+      maxBytes: number;
+      /** The least a host must send per stretch of waiting on it (`DownloadOptions.minProgress`). */
+      minProgress: { bytes: number; withinMs: number };
+    },
+  ) {}
 
   async open(rawUrl: string, signal?: AbortSignal): Promise<Recording> {
     const url = URL.canParse(rawUrl) ? new URL(rawUrl) : undefined;
@@ -111,6 +122,7 @@ export class RecordingFetcher {
       res = await openDownload(url, {
         maxBytes: this.source.maxBytes,
         maxRedirects: MAX_REDIRECTS,
+        minProgress: this.source.minProgress,
         hop: (next, redirectedBy) => this.hop(next, redirectedBy),
         ...(signal ? { signal } : {}),
       });
@@ -181,6 +193,8 @@ function fromDownloadError(err: DownloadError, maxBytes: number): RecordingError
       return new RecordingError('redirect', err.detail.status !== undefined ? { status: err.detail.status } : {});
     case 'timeout':
       return new RecordingError('timeout', socketCode ? { socketCode } : {});
+    case 'stalled':
+      return new RecordingError('stalled');
     case 'network': {
       const refused = err.cause instanceof NonPublicAddressError ? err.cause : undefined;
       if (refused) return new RecordingError('not_public', { host: refused.host });

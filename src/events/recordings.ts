@@ -9,8 +9,11 @@
  *   channel's Slack budget that cards need.
  * - Kept in the store — a timer per recording (the store's timers: they survive restarts, and one replica
  *   claims each firing), its details a remembered step of the call — so a restart or another replica carries
- *   on. At most `concurrency` transfers run in a process, each streamed, never held whole in memory (unless the
+ *   on. At most `perWorkspace` transfers of one workspace and `perProcess` in all run in a process, so one
+ *   workspace's slow hosts hold only its own recordings; each is streamed, never held whole in memory (unless the
  *   host does not say how long it is: Slack needs the length first, so that one is read into memory, capped).
+ * - A host that sends less than 64 KiB in `stallMs` of waiting on it fails the try (`stalled`, tried again
+ *   later): dripping a byte now and then holds a slot for that long, not for the whole transfer's 5 minutes.
  * - Each step is remembered: the upload's file id once Slack has the bytes, the share once it is in the thread.
  *   A retry never posts a second copy, and a share Slack made wait (its budget, a 429, an outage) does not
  *   download again.
@@ -43,8 +46,12 @@ export interface RecordingSettings {
 }
 
 export interface RecordingOptions {
-  /** Transfers at the same time in this process. Default 2. */
-  concurrency?: number;
+  /** Transfers at the same time in this process, all workspaces together. Default 8. */
+  perProcess?: number;
+  /** Transfers of one workspace at the same time in this process. Default 2. */
+  perWorkspace?: number;
+  /** How long a transfer waits on its host for `MIN_PROGRESS_BYTES` before the try fails. Default 20 s. */
+  stallMs?: number;
   /** How often recordings due (other replicas', retries) are looked for. Default 1 s. */
   scanMs?: number;
 }
@@ -75,6 +82,11 @@ const TIMER_KIND = 'call-recording';
 const LEASE_MS = 10 * 60_000;
 /** A whole transfer (download and upload together); a slower one is a timeout, tried again. */
 const TRANSFER_MS = 5 * 60_000;
+/**
+ * What a host must send per `stallMs` spent waiting on it: 3 KB/s by default, far below any file server and
+ * below what a largest recording needs to arrive within TRANSFER_MS anyway, far above a drip.
+ */
+const MIN_PROGRESS_BYTES = 64 * 1024;
 /** While the channel's cards wait, how long before the recording looks again. */
 const DEFER_MS = 5_000;
 /** A channel that is behind for longer than this gets its recordings anyway. */
@@ -99,9 +111,14 @@ export class CallRecordings {
   private readonly owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private readonly fetcher: RecordingFetcher | undefined;
   private readonly steps: StepLog;
-  private readonly concurrency: number;
-  /** Timer ids being transferred by this process. */
-  private readonly busy = new Set<string>();
+  private readonly perProcess: number;
+  private readonly perWorkspace: number;
+  /** Timer ids being transferred by this process → their workspace. */
+  private readonly busy = new Map<string, string>();
+  /** Bytes of recordings read whole (hosts that send no length) held now, of `bufferBudget`. */
+  private buffered = 0;
+  /** Two largest recordings: what reading whole could take before there were slots per workspace. */
+  private readonly bufferBudget: number;
   private readonly running = new Set<Promise<void>>();
   private readonly aborts = new Set<AbortController>();
   private scanTimer: NodeJS.Timeout | undefined;
@@ -115,11 +132,17 @@ export class CallRecordings {
     private readonly options: RecordingOptions = {},
   ) {
     this.steps = new StepLog(kit.store, (err) => kit.pace.judge(err));
-    this.concurrency = options.concurrency ?? 2;
+    this.perProcess = options.perProcess ?? 8;
+    this.perWorkspace = options.perWorkspace ?? 2;
+    this.bufferBudget = 2 * settings.maxBytes;
     this.fetcher =
       settings.hosts === 'off'
         ? undefined
-        : new RecordingFetcher({ hosts: settings.hosts, maxBytes: settings.maxBytes });
+        : new RecordingFetcher({
+            hosts: settings.hosts,
+            maxBytes: settings.maxBytes,
+            minProgress: { bytes: MIN_PROGRESS_BYTES, withinMs: options.stallMs ?? 20_000 },
+          });
   }
 
   /**
@@ -183,9 +206,12 @@ export class CallRecordings {
   private async claimDue(): Promise<void> {
     const { timers } = this.kit.store;
     for (const timer of await timers.due(TIMER_KIND, this.now())) {
-      if (this.stopped || this.busy.size >= this.concurrency) return;
-      if (this.busy.has(timer.id) || !(await timers.claim(TIMER_KIND, timer, this.owner, LEASE_MS))) continue;
-      this.busy.add(timer.id);
+      if (this.stopped || this.busy.size >= this.perProcess) return;
+      // A workspace at its share is passed over, not waited on: the next due recording may be another's.
+      const team = parseTimerId(timer.id)?.teamId ?? '';
+      if (this.busy.has(timer.id) || this.runningFor(team) >= this.perWorkspace) continue;
+      if (!(await timers.claim(TIMER_KIND, timer, this.owner, LEASE_MS))) continue;
+      this.busy.set(timer.id, team);
       const task = this.fire(timer)
         .catch((err: unknown) =>
           this.kit.logger.warn({ err }, 'call recordings: a transfer could not be rescheduled; its lease will expire'),
@@ -197,6 +223,12 @@ export class CallRecordings {
         });
       this.running.add(task);
     }
+  }
+
+  private runningFor(team: string): number {
+    let count = 0;
+    for (const busyTeam of this.busy.values()) if (busyTeam === team) count += 1;
+    return count;
   }
 
   private async fire(timer: DueTimer): Promise<void> {
@@ -295,9 +327,14 @@ export class CallRecordings {
     const abort = new AbortController();
     const deadline = setTimeout(() => abort.abort(), TRANSFER_MS);
     this.aborts.add(abort);
+    let held = 0;
     try {
       const recording = await this.fetcher!.open(job.audioUrl, abort.signal);
-      const { length, body } = await withLength(recording);
+      const { length, body } = await withLength(recording, (bytes) => {
+        if (this.buffered + bytes > this.bufferBudget) throw new BufferBudgetFull();
+        this.buffered += bytes;
+        held += bytes;
+      });
       let ticket;
       try {
         ticket = await reserveUpload(slack, { filename: `${job.name}.${recording.extension}`, length });
@@ -324,6 +361,7 @@ export class CallRecordings {
       return { fileId: ticket.fileId, bytes: length };
     } finally {
       clearTimeout(deadline);
+      this.buffered -= held;
       this.aborts.delete(abort);
     }
   }
@@ -332,6 +370,8 @@ export class CallRecordings {
   private async failed(job: RecordingJob, err: unknown): Promise<number | undefined> {
     const now = this.now();
     if (this.stopped) return now;
+    // Other recordings read whole fill the memory set aside for that: a turn later, no try counted.
+    if (err instanceof BufferBudgetFull && now - job.addedAt < RETENTION_MS) return now + DEFER_MS;
     // Slack made it wait (its budget, a 429, Slack down): no try counts.
     const heals = this.kit.pace.retryDelayMs(err);
     if (heals !== undefined && now - job.addedAt < RETENTION_MS) return now + heals;
@@ -405,12 +445,18 @@ function describe(err: unknown, job: RecordingJob): Record<string, unknown> {
  * The recording's length and bytes. Slack needs the length before the bytes: a host that declares none has its
  * recording read into memory first (counted against the cap as it arrives).
  */
-async function withLength(recording: Recording): Promise<{ length: number; body: AsyncIterable<Buffer> }> {
+async function withLength(
+  recording: Recording,
+  hold: (bytes: number) => void,
+): Promise<{ length: number; body: AsyncIterable<Buffer> }> {
   let length = recording.length;
   let body = recording.body;
   if (length === undefined) {
     const chunks: Buffer[] = [];
-    for await (const chunk of recording.body) chunks.push(chunk);
+    for await (const chunk of recording.body) {
+      hold(chunk.length);
+      chunks.push(chunk);
+    }
     const whole = Buffer.concat(chunks);
     length = whole.length;
     body = Readable.from([whole]);
@@ -420,6 +466,11 @@ async function withLength(recording: Recording): Promise<{ length: number; body:
     throw new RecordingError('empty');
   }
   return { length, body };
+}
+
+/** The process holds as much of recordings read whole as it sets aside: this one waits its turn. */
+class BufferBudgetFull extends Error {
+  override name = 'BufferBudgetFull';
 }
 
 function stepOf(target: Pick<RecordingTarget, 'teamId' | 'entryId' | 'channelId'>, step: string): StepRef {

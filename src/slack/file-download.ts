@@ -198,9 +198,10 @@ function fromDownloadError(err: DownloadError, name: string): SlackFileError {
         ...(err.detail.status !== undefined ? { status: err.detail.status } : {}),
       });
     case 'timeout':
+    case 'stalled':
     case 'network':
       return new SlackFileError(
-        err.problem,
+        err.problem === 'network' ? 'network' : 'timeout',
         name,
         err.detail.socketCode !== undefined ? { socketCode: err.detail.socketCode } : {},
       );

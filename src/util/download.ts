@@ -17,6 +17,8 @@ export type DownloadProblem =
   /** Past the byte cap (declared or streamed). */
   | 'too_large'
   | 'timeout'
+  /** The body came slower than `minProgress` asks (a host dripping bytes to hold a transfer open). */
+  | 'stalled'
   | 'network';
 
 export class DownloadError extends Error {
@@ -54,6 +56,11 @@ export interface DownloadOptions {
   bodyTimeoutMs?: number;
   /** Ends the download (a deadline for the whole of it). */
   signal?: AbortSignal;
+  /**
+   * At least `bytes` (or the end) for every `withinMs` spent waiting on the host — time the caller holds a chunk
+   * is not counted — else the body fails `stalled`. `bodyTimeoutMs` alone lets a byte every few seconds hold it open.
+   */
+  minProgress?: { bytes: number; withinMs: number };
 }
 
 export interface OpenDownload {
@@ -109,23 +116,56 @@ export async function openDownload(url: URL, options: DownloadOptions): Promise<
     status,
     headers: res.headers,
     length,
-    body: counted(body, options.maxBytes),
+    body: counted(body, options.maxBytes, options.minProgress),
     discard: () => body.dump().catch(() => undefined),
   };
 }
 
-async function* counted(body: AsyncIterable<unknown>, maxBytes: number): AsyncGenerator<Buffer> {
+async function* counted(
+  body: Dispatcher.ResponseData['body'],
+  maxBytes: number,
+  minProgress: DownloadOptions['minProgress'],
+): AsyncGenerator<Buffer> {
+  const chunks = body[Symbol.asyncIterator]();
   let received = 0;
+  // The current progress window: what the host sent in it, and how long it was waited on.
+  let windowBytes = 0;
+  let windowWaitedMs = 0;
+  let done = false;
   try {
-    // Leaving this loop early (cap reached, or the consumer stopped) destroys the response stream.
-    for await (const chunk of body) {
-      const bytes = chunk as Buffer;
+    for (;;) {
+      const asked = performance.now();
+      const watchdog =
+        minProgress &&
+        setTimeout(
+          () => body.destroy(new DownloadError('stalled')),
+          Math.max(0, minProgress.withinMs - windowWaitedMs),
+        );
+      let next: IteratorResult<unknown>;
+      try {
+        next = await chunks.next();
+      } finally {
+        clearTimeout(watchdog);
+      }
+      if (next.done) {
+        done = true;
+        return;
+      }
+      const bytes = next.value as Buffer;
       received += bytes.length;
       if (received > maxBytes) throw new DownloadError('too_large', { maxBytes });
+      if (minProgress) {
+        windowBytes += bytes.length;
+        windowWaitedMs += performance.now() - asked;
+        if (windowBytes >= minProgress.bytes) windowBytes = windowWaitedMs = 0;
+      }
       yield bytes;
     }
   } catch (err) {
     throw asDownloadError(err);
+  } finally {
+    // Left early (cap reached, stalled, or the consumer stopped): the response stream is destroyed.
+    if (!done) await chunks.return?.();
   }
 }
 

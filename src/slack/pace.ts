@@ -60,6 +60,8 @@ const MAX_INTERACTIVE_WAIT_MS = 5_000;
 /** Slack down: the first probe after this long, doubling up to the cap. */
 const FIRST_PROBE_MS = 1_000;
 const MAX_PROBE_MS = 5_000;
+/** Failures in a row before Slack counts as down: one dropped connection or lost answer is not an outage. */
+const DOWN_AFTER_FAILURES = 3;
 
 /**
  * `urgent`: customer conversations, a person's request — may use the whole burst. `routine`: call notifications
@@ -127,6 +129,7 @@ function networkCode(original: unknown): string | undefined {
 /** Slack's reachability as this process sees it (every client of the process feeds it). */
 class SlackHealth {
   private down = false;
+  private failuresInARow = 0;
   private probeEveryMs = FIRST_PROBE_MS;
   private nextProbeAt = 0;
 
@@ -144,6 +147,7 @@ class SlackHealth {
   /** ms until background work should try again after a call failed for Slack's sake. */
   failed(): number {
     const now = this.now();
+    if (!this.down && ++this.failuresInARow < DOWN_AFTER_FAILURES) return FIRST_PROBE_MS;
     if (!this.down) {
       this.down = true;
       this.probeEveryMs = FIRST_PROBE_MS;
@@ -156,6 +160,7 @@ class SlackHealth {
 
   answered(): void {
     this.down = false;
+    this.failuresInARow = 0;
   }
 
   retryInMs(): number {

@@ -65,7 +65,17 @@ it('5 % of post answers lost after Slack acted, two replicas, 300 calls in 30 ch
     expect((await postJson(`${bot.url}${path}`, body)).status).toBe(200);
   }
   const pattern = new RegExp(`lost-${run}-\\d+`, 'g');
-  await until(() => countsFor(pattern).size === 300, 'all 300 calls shown', 90_000, 250);
+  await until(() => countsFor(pattern).size === 300, 'all 300 calls shown', 90_000, 250).catch((err: unknown) => {
+    const warnings = bots.map((b) =>
+      b
+        .output()
+        .split('\n')
+        .filter((l) => /"level":"(warn|error)"/.test(l))
+        .slice(-8)
+        .join('\n'),
+    );
+    throw new Error(`${String(err)}: shown ${countsFor(pattern).size}\n${warnings.join('\n---\n')}`);
+  });
   await sleep(2_000);
   const counts = countsFor(pattern);
   const lost = stack.slack.callsTo('chat.postMessage').filter((c) => c.lost !== undefined).length;

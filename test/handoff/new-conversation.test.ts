@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { ADMIN_ID, TEAM_ID, startHarness, storeOn, useHarness } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
-import { FAST_WORKER, PUBLIC_URL, run } from '../events/support.js';
+import { FAST_WORKER, PUBLIC_URL, queueDrained, run } from '../events/support.js';
 import { openConversation, type Conversation } from './support.js';
 
 const redis = await requireRedis();
@@ -112,9 +112,16 @@ describe.each(['memory', 'redis'] as const)('a new conversation (%s store)', (ba
     // How long they have waited: Slack words it in each reader's client.
     expect(card).toContain(`<!date^${Math.floor(sentAt / 1000)}^{ago}|`);
 
+    await queueDrained(h);
+    const cardTs = (await conv.card()).ts;
+    const updates = () => h.slack.callsTo('chat.update').filter((c) => c.args.ts === cardTs).length;
+    const before = updates();
     await conv.customer('Second words, about my order');
     const updated = await conv.waitCard((t) => t.includes('Second words, about my order'));
     expect(updated).not.toContain('evil.example');
+    // One card update for the customer's post (Tier 3: chat.update is 50 a minute per workspace), no more.
+    await queueDrained(h);
+    expect(updates() - before).toBe(1);
 
     // A long message is shortened on the card; the thread has it whole.
     const long = `${'word '.repeat(100)}end`;

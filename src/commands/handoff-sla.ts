@@ -1,35 +1,36 @@
 /**
- * `/campaign handoff-sla <minutes> [@user-group|none]` (admins): how long a customer in this channel's handoff
- * threads may wait for an answer before the thread is nudged, and which user group the nudge mentions when
- * nobody claimed the conversation. `handoff-sla` alone shows the channel's setting. Minutes alone keep the
- * user group; `none` removes it.
+ * `/campaign handoff-sla <minutes> [@user-group|none] [page:new|late|both]` (admins): how long a customer in
+ * this channel's handoff threads may wait for an answer before the thread is nudged, which user group is paged,
+ * and when — `new`: a new conversation's card mentions it as it arrives; `late`: the nudge mentions it when
+ * nobody claimed the conversation; `both` (the default with a group). `handoff-sla` alone shows the channel's
+ * setting. Minutes alone keep the user group and when it is paged; `none` removes the group.
  */
 import { nameOf } from '../events/mentions.js';
 import { SLA_TIMER, slaTimerId } from '../handoff/waiting.js';
+import { PAGE_WHEN, pagedOnArrival, pagedWhenLate, type ChannelSla, type PageWhen } from '../store/index.js';
 import type { Subcommand } from './types.js';
 
 /** Slack escapes a user group mention as `<!subteam^S123|@support>` (manifest: should_escape). */
 const USER_GROUP = /^<!subteam\^([A-Z0-9]+)(?:\|([^>]*))?>$/;
+const PAGE = /^page:(.*)$/i;
 const MAX_MINUTES = 7 * 24 * 60;
 
 export const handoffSla: Subcommand = {
   name: 'handoff-sla',
-  usage: 'handoff-sla [<minutes> [@user-group|none]]',
-  summary: 'how long customers in this channel wait before a nudge, and who is nudged',
+  usage: 'handoff-sla [<minutes> [@user-group|none] [page:new|late|both]]',
+  summary:
+    'how long customers in this channel wait before a nudge, and which group is paged: as a chat arrives, when it is late, or both',
   admin: true,
-  args: { min: 0, max: 2 },
+  args: { min: 0, max: 3 },
   inChannel: 'Run it in the channel whose handoff conversations it sets — a direct message has none.',
   async run(ctx) {
     const repo = ctx.deps.store.handoffSla;
     const current = await repo.get(ctx.teamId, ctx.channelId);
-    const [minutesArg, groupArg] = ctx.args;
+    const [minutesArg, ...rest] = ctx.args;
     if (minutesArg === undefined) {
       const minutes = Math.round((current?.slaS ?? ctx.deps.config.handoff.slaS) / 60);
       await ctx.tell(
-        `In <#${ctx.channelId}>, a customer waiting more than ${minutes} min for an answer gets a nudge in the thread, mentioning the conversation’s owner` +
-          (current?.userGroup
-            ? ` or ${nameOf(current.userGroup, current.userGroupName)} when nobody claimed it.`
-            : ' (nobody when it is unclaimed).') +
+        describe(ctx.channelId, minutes, current, '') +
           (current
             ? ''
             : ' That is the app’s default; change it with `/campaign handoff-sla &lt;minutes&gt; @user-group`.'),
@@ -44,10 +45,21 @@ export const handoffSla: Subcommand = {
     }
     let userGroup = current?.userGroup;
     let userGroupName = current?.userGroupName;
-    if (groupArg !== undefined) {
-      if (groupArg.toLowerCase() === 'none') userGroup = userGroupName = undefined;
+    let page: PageWhen | undefined = current?.page;
+    for (const arg of rest) {
+      const pageWord = PAGE.exec(arg)?.[1];
+      if (pageWord !== undefined) {
+        const picked = PAGE_WHEN.find((p) => p === pageWord.toLowerCase());
+        if (!picked) {
+          await ctx.tell(
+            '`page:` takes `new` (as a chat arrives), `late` (when nobody claimed it past the answer time) or `both`, e.g. `/campaign handoff-sla 5 @support page:new`. Nothing changed.',
+          );
+          return;
+        }
+        page = picked;
+      } else if (arg.toLowerCase() === 'none') userGroup = userGroupName = undefined;
       else {
-        const picked = USER_GROUP.exec(groupArg);
+        const picked = USER_GROUP.exec(arg);
         userGroup = picked?.[1];
         userGroupName = picked?.[2]?.trim() || undefined;
         if (!userGroup) {
@@ -58,11 +70,17 @@ export const handoffSla: Subcommand = {
         }
       }
     }
+    if (!userGroup && rest.some((a) => PAGE.test(a))) {
+      await ctx.tell(
+        '`page:` says when a user group is paged, and this channel has none: name one, e.g. `/campaign handoff-sla 5 @support page:new`. Nothing changed.',
+      );
+      return;
+    }
     const slaS = Number(minutesArg) * 60;
-    await repo.set(ctx.teamId, ctx.channelId, {
-      slaS,
-      ...(userGroup ? { userGroup, ...(userGroupName ? { userGroupName } : {}) } : {}),
-    });
+    const setting: ChannelSla = userGroup
+      ? { slaS, userGroup, ...(userGroupName ? { userGroupName } : {}), page: page ?? 'both' }
+      : { slaS };
+    await repo.set(ctx.teamId, ctx.channelId, setting);
     // Customers already waiting here are held to the new time too (unless nudged already).
     let moved = 0;
     for (const t of await ctx.deps.store.conversations.openThreads(ctx.teamId)) {
@@ -74,12 +92,26 @@ export const handoffSla: Subcommand = {
       );
       moved++;
     }
-    ctx.logger.info({ channel: ctx.channelId, slaS, userGroup, waitingNow: moved }, 'handoff SLA set for a channel');
-    await ctx.tell(
-      `✅ In <#${ctx.channelId}>, a customer waiting more than ${minutesArg} min for an answer now gets one nudge in the thread, mentioning the conversation’s owner` +
-        (userGroup
-          ? ` or ${nameOf(userGroup, userGroupName)} when nobody claimed it.`
-          : ' (nobody when it is unclaimed).'),
+    ctx.logger.info(
+      { channel: ctx.channelId, slaS, userGroup, page: setting.page, waitingNow: moved },
+      'handoff SLA set for a channel',
     );
+    await ctx.tell(describe(ctx.channelId, Number(minutesArg), setting, '✅ '));
   },
 };
+
+/** The setting in words; the group named as text (`@support`), never mentioned: showing it pages nobody. */
+function describe(channelId: string, minutes: number, sla: ChannelSla | undefined, lead: string): string {
+  const group = sla?.userGroup ? nameOf(sla.userGroup, sla.userGroupName) : undefined;
+  const late = pagedWhenLate(sla)
+    ? ` or ${group} when nobody claimed it.`
+    : group
+      ? ` (nobody when it is unclaimed: ${group} is paged as chats arrive only, \`page:new\`).`
+      : ' (nobody when it is unclaimed).';
+  const arrival = pagedOnArrival(sla)
+    ? ` A new conversation’s card here pages ${group} as it arrives (\`page:${sla?.page ?? 'both'}\`).`
+    : group
+      ? ` A new conversation pages nobody (\`page:late\`).`
+      : '';
+  return `${lead}In <#${channelId}>, a customer waiting more than ${minutes} min for an answer ${lead ? 'now gets one nudge' : 'gets a nudge'} in the thread, mentioning the conversation’s owner${late}${arrival}`;
+}

@@ -18,7 +18,7 @@ import { ensureHookToken, hookUrlFor, SUBSCRIBABLE_TRIGGERS, type SubscribableTr
 import { slackErrorCode } from '../slack/post.js';
 import { routeList } from '../events/subscription-text.js';
 import { filtersForEvent, hasCallOnlyFilters, isFilterWord, parseFilters, sameFilters } from '../events/filters.js';
-import type { Route, RouteFilters } from '../store/index.js';
+import { pagedOnArrival, type Route, type RouteFilters } from '../store/index.js';
 import { escapeMrkdwn } from '../slack/blocks.js';
 import { NotFoundError, type CampaignClient } from '../api/index.js';
 import { logFailure, type FailureWording } from '../app/failure.js';
@@ -140,6 +140,7 @@ export const subscribe: Subcommand = {
       ...filterNotes(parsed.filters, args.events.length === 0, done),
       already.length > 0 ? `(Already subscribed before: ${routeList(already)}.)` : '',
       typoNote(target),
+      await pagingHint(ctx, done),
     ].filter(Boolean);
     await ctx.tell(
       `✅ This channel now receives ${routeList(done)} for ${what}.${notes.map((n) => ` ${n}`).join('')} See \`/campaign subscriptions\`.`,
@@ -191,6 +192,13 @@ function filterNotes(filters: RouteFilters | undefined, defaultEvents: boolean, 
     notes.push('`notify:` mentions people in call posts; handoff threads mention whom `/campaign handoff-sla` names.');
   notes.push('An event that does not carry a filtered field is not posted here.');
   return notes;
+}
+
+/** Customer chats routed here, and nobody paged as one arrives: how to page the team. */
+async function pagingHint(ctx: CommandContext, done: readonly Planned[]): Promise<string> {
+  if (!done.some((d) => d.triggerName === 'message_received')) return '';
+  if (pagedOnArrival(await ctx.deps.store.handoffSla.get(ctx.teamId, ctx.channelId))) return '';
+  return 'Nobody is paged when a customer chat arrives here: run `/campaign handoff-sla 5 @support` to page your team when a chat arrives.';
 }
 
 /** Routes of the same events this channel had: the new ones replace them. */

@@ -1,7 +1,8 @@
 /**
  * A handoff conversation's parent card and its closing line. The card names the customer, number, campaign,
- * agent, campaign type, state and linked chat session, who owns it and who answered last, and since when the
- * customer waits (overdue past the SLA). While the conversation is open it offers **Claim** (or **Unclaim**
+ * agent, campaign type, state and linked chat session, who owns it and who answered last, what the customer
+ * wrote last and since when they wait (overdue past the SLA). A card that arrived in a channel paging a user
+ * group (`/campaign handoff-sla … page:new|both`) mentions it, in its first post and ever after. While the conversation is open it offers **Claim** (or **Unclaim**
  * once claimed), **Quick reply**, **Resolve** and **Link session**; resolved, it says by whom and offers
  * **Quick reply**, **Reopen** and the session. It is re-rendered with `chat.update` when any of that changes.
  * Platform text is escaped (`slack/text.ts`).
@@ -22,6 +23,7 @@ import {
   type KnownBlock,
   type MessagePayload,
 } from '../slack/blocks.js';
+import { mentionsOf } from '../events/mentions.js';
 import { code, customerLabel, customerPlain, dotted, inline, orDash, when } from '../slack/text.js';
 import type { Answerer, CardFacts, ConversationState } from '../store/index.js';
 
@@ -62,15 +64,24 @@ export interface ConversationCard {
   /** Who marked it done, and when (epoch ms): off the open lists until the customer writes again. */
   resolvedBy?: string | undefined;
   resolvedAt?: number | undefined;
+  /** What the customer wrote last, as they wrote it (escaped and shortened here). */
+  latestWords?: string | undefined;
+  /** The user group paged when the conversation arrived in this channel. */
+  pagedGroup?: string | undefined;
 }
+
+/** About how much of the customer's latest words the card shows: a glance, the thread has the rest. */
+const LATEST_WORDS_SHOWN = 200;
 
 export function renderConversationCard(c: ConversationCard): MessagePayload {
   const who = { customerName: c.facts.customerName, customerNumber: c.customerNumber };
   const open = c.state === 'open';
   const resolved = open && c.resolvedBy !== undefined;
   const campaign = inline(c.facts.campaignName, 100);
+  const paged = c.pagedGroup ? mentionsOf([c.pagedGroup]) : '';
   const blocks: KnownBlock[] = [
     section(`${resolved ? '✅' : open ? '💬' : '🏁'} Chat with ${customerLabel(who)}`),
+    ...(paged ? [context(`📣 ${paged} a new chat arrived: press *Claim* and reply in the thread.`)] : []),
     fields([
       ['Customer', orDash(inline(c.facts.customerName, 150))],
       ['Number', orDash(inline(c.customerNumber, 60))],
@@ -83,8 +94,11 @@ export function renderConversationCard(c: ConversationCard): MessagePayload {
       ['Last answered by', answererLabel(c.answeredBy)],
     ]),
   ];
+  // `inline`: one line, escaped, unable to open formatting — a customer can't mention, link or restyle the card.
+  const latest = inline(c.latestWords, LATEST_WORDS_SHOWN);
+  if (latest) blocks.push(section(`*The customer wrote last*\n>${latest}`));
   if (open && !resolved && c.waitingSince !== undefined) {
-    const since = clockTime(c.waitingSince);
+    const since = `${clockTime(c.waitingSince)} (${agoTime(c.waitingSince)})`;
     blocks.push(
       section(
         c.overdue
@@ -127,7 +141,8 @@ export function renderConversationCard(c: ConversationCard): MessagePayload {
     blocks.push(context('This conversation is closed. The customer’s next message opens a new thread.'));
   }
   const status = resolved ? 'resolved' : open ? 'open' : 'closed';
-  const fallback = `Chat with ${customerPlain(who)}${campaign ? ` — ${campaign}` : ''} (${status})`;
+  // The mention leads the fallback text too, so the notification reaches the group it pages.
+  const fallback = `${paged ? `${paged} ` : ''}Chat with ${customerPlain(who)}${campaign ? ` — ${campaign}` : ''} (${status})`;
   return message(fallback, blocks);
 }
 
@@ -147,6 +162,14 @@ function answererLabel(by: Answerer | undefined): string {
 export function clockTime(epochMs: number): string {
   const fallback = `${new Date(epochMs).toISOString().slice(11, 16)} UTC`;
   return `<!date^${Math.floor(epochMs / 1000)}^{time}|${fallback}>`;
+}
+
+/**
+ * How long ago, as Slack words it in each reader's client ("5 minutes ago"): the `{ago}` date token
+ * (https://docs.slack.dev/messaging/formatting-message-text#date-formatting); the fallback is the UTC date.
+ */
+function agoTime(epochMs: number): string {
+  return `<!date^${Math.floor(epochMs / 1000)}^{ago}|${new Date(epochMs).toISOString().slice(0, 10)}>`;
 }
 
 /** The last line of a closed conversation's thread. */

@@ -9,7 +9,6 @@ import { z } from 'zod';
 import type { QueuedEvent, EventOutcome, Events } from '../events/index.js';
 import type { MessageReceived } from '../events/events.js';
 import { renderAgentLine, renderCustomerLines, renderEvent } from '../events/render/index.js';
-import type { MessagePayload } from '../slack/blocks.js';
 import type { WebClient } from '@slack/web-api';
 import { renderReopenedLine } from './card.js';
 import { ConversationThreads, conversationOf } from './threads.js';
@@ -95,22 +94,24 @@ function postChatMessage(d: QueuedEvent<'message_received' | 'message_sent'>, wa
   const conversation = conversationOf(d.entry.teamId, d.event.data);
   if (!conversation) return d.toEachRoute(plainPost(d));
   const threads = threadsOf(d);
-  let line: Promise<MessagePayload> | undefined;
+  const customer = d.event.trigger === 'message_received';
+  let lines: Promise<MessageReceived[]> | undefined;
   return d.toEachRoute(async (slack, channel) => {
-    const threadTs = await threads.threadIn(slack, d.stepsOf, channel, conversation, d.event.data, d.log);
-    const customer = d.event.trigger === 'message_received';
-    line ??= customer
-      ? customerLines(d as QueuedEvent<'message_received'>).then(renderCustomerLines)
-      : Promise.resolve(renderAgentLine(d.event.data));
-    const payload = await line;
+    const words = customer ? d.event.data.messageContent : undefined;
+    const threadTs = await threads.threadIn(slack, d.stepsOf, channel, conversation, d.event.data, d.log, words);
+    lines ??= customer ? customerLines(d as QueuedEvent<'message_received'>) : Promise.resolve([]);
+    const said = await lines;
+    const payload = customer ? renderCustomerLines(said) : renderAgentLine(d.event.data);
     const reopened = customer && (await reopenOnce(d, slack, channel, threadTs));
     await d.steps.post(d.step(channel, 'post'), slack, { channel, threadTs }, payload);
     if (customer) {
+      // The newest of the messages this post carries is what the card shows the customer wrote last.
+      const latest = said.at(-1)?.messageContent;
       const started = await d.steps.once(d.step(channel, 'waiting'), async () =>
-        (await waiting.customerWrote(d.entry.teamId, channel, threadTs)) ? 'started' : 'waiting',
+        (await waiting.customerWrote(d.entry.teamId, channel, threadTs, latest)) ? 'started' : 'waiting',
       );
-      // One card update shows both: open again, and waiting since this message.
-      if (started.result === 'started' || reopened) {
+      // One card update per customer post shows it all: the latest words, open again, waiting since when.
+      if (started.result === 'started' || reopened || latest?.trim()) {
         await d.steps.once(d.step(channel, 'waiting-card'), async () => {
           await waiting.showCard(slack, d.entry.teamId, { channelId: channel, threadTs }, d.log);
           return 'done';

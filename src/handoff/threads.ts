@@ -11,7 +11,7 @@ import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
 import type { Logger } from '../logger.js';
 import type { MessagePayload } from '../slack/blocks.js';
-import type { Store } from '../store/index.js';
+import { pagedOnArrival, type Store } from '../store/index.js';
 import type { CardFacts, ConversationRef, ThreadInfo } from '../store/conversations.js';
 import type { MessageReceived, MessageSent, SessionCompleted } from '../events/events.js';
 import { renderConversationCard, renderSessionClosedLine } from './card.js';
@@ -44,6 +44,8 @@ function cardOf(info: ThreadInfo): MessagePayload {
     overdue: info.overdue,
     resolvedBy: info.resolvedBy,
     resolvedAt: info.resolvedAt,
+    latestWords: info.latestWords,
+    pagedGroup: info.pagedGroup,
   });
 }
 
@@ -108,7 +110,9 @@ export class ConversationThreads {
   /**
    * The parent ts of the conversation's thread in `channel`: the open one, or a new card posted now. A
    * `sessionId` in the payload (not in the spec) is linked only where none is; it never replaces the session a
-   * person linked — a payload can be forged — the card shows it with a button to switch instead.
+   * person linked — a payload can be forged — the card shows it with a button to switch instead. A new card
+   * shows the customer's words (`latestWords`) and pages the channel's user group when it is set to
+   * (`/campaign handoff-sla … page:new|both`).
    */
   async threadIn(
     slack: WebClient,
@@ -117,6 +121,7 @@ export class ConversationThreads {
     ref: ConversationRef,
     data: MessageReceived | MessageSent,
     logger: Logger,
+    latestWords?: string,
   ): Promise<string> {
     const conversations = this.store.conversations;
     const sessionId = data.sessionId?.trim() || undefined;
@@ -126,14 +131,19 @@ export class ConversationThreads {
       return existing;
     }
     const facts = factsOf(data);
+    const pagedGroup = pagedOnArrival(await this.store.handoffSla.get(ref.teamId, channel));
     const card = await this.steps.post(
       step(ref.teamId, entryId, channel, 'card'),
       slack,
       { channel },
-      renderConversationCard({ ...ref, facts, sessionId, state: 'open' }),
+      renderConversationCard({ ...ref, facts, sessionId, state: 'open', latestWords, pagedGroup }),
     );
-    await conversations.recordThread(ref, channel, card.result, facts, sessionId);
-    if (card.ran) logger.info({ channel, thread: card.result, campaignId: ref.campaignId }, 'conversation card opened');
+    await conversations.recordThread(ref, channel, card.result, facts, sessionId, { latestWords, pagedGroup });
+    if (card.ran)
+      logger.info(
+        { channel, thread: card.result, campaignId: ref.campaignId, userGroup: pagedGroup },
+        pagedGroup ? 'conversation card opened, paging the channel’s user group' : 'conversation card opened',
+      );
     return card.result;
   }
 

@@ -6,7 +6,7 @@
  * that reached the customer — a reply sent from a Slack thread, or the platform's `message_sent` (its AI or a
  * human on the platform) — ends the period in every thread of the conversation and cancels the timer. A timer
  * that fires while the customer still waits posts one nudge in the thread (the owner, else the channel's user
- * group) and marks the card overdue; it then ends, so each waiting period is nudged once, on one replica.
+ * group unless it is paged only as conversations arrive) and marks the card overdue; it then ends, so each waiting period is nudged once, on one replica.
  * Resolving a conversation ends its wait and cancels the timer (`resolve.ts`).
  */
 import { createHash } from 'node:crypto';
@@ -16,7 +16,14 @@ import type { PostLedger } from '../slack/post-once.js';
 import { message, section } from '../slack/blocks.js';
 import { slackErrorCode } from '../slack/post.js';
 import { customerLabel, customerPlain } from '../slack/text.js';
-import { workspaceTimerId, type Answerer, type ConversationRef, type Store, type ThreadInfo } from '../store/index.js';
+import {
+  pagedWhenLate,
+  workspaceTimerId,
+  type Answerer,
+  type ConversationRef,
+  type Store,
+  type ThreadInfo,
+} from '../store/index.js';
 import { clockTime } from './card.js';
 import { updateCard } from './threads.js';
 
@@ -76,9 +83,18 @@ export class Waiting {
     return ((await this.store.handoffSla.get(teamId, channelId))?.slaS ?? this.defaultSlaS) * 1000;
   }
 
-  /** A customer message landed in a thread: true when it started a new waiting period (with its SLA timer). */
-  async customerWrote(teamId: string, channelId: string, threadTs: string): Promise<boolean> {
+  /**
+   * A customer message landed in a thread: its words become the card's latest; true when it started a new
+   * waiting period (with its SLA timer).
+   */
+  async customerWrote(
+    teamId: string,
+    channelId: string,
+    threadTs: string,
+    words: string | undefined,
+  ): Promise<boolean> {
     const now = this.store.now();
+    await this.store.conversations.noteCustomerWords(teamId, channelId, threadTs, words);
     if (!(await this.store.conversations.startWaiting(teamId, channelId, threadTs, now))) return false;
     await this.store.timers.set(
       SLA_TIMER,
@@ -138,11 +154,14 @@ export class Waiting {
       );
       return undefined;
     }
-    const group = info.owner ? undefined : (await this.store.handoffSla.get(teamId, channelId))?.userGroup;
+    const sla = info.owner ? undefined : await this.store.handoffSla.get(teamId, channelId);
+    const group = pagedWhenLate(sla);
+    // A group paged only as conversations arrive (`page:new`) was chosen: no hint to choose one.
+    const hint = !info.owner && !sla?.userGroup;
     try {
       // Once per waiting period, even when Slack's answer is lost (the retried firing looks in the thread first).
       const id = `${channelId}:${threadTs}:${info.waitingSince}`;
-      await this.posts.post(slack, { channel: channelId, threadTs }, renderNudge(info, now, group), {
+      await this.posts.post(slack, { channel: channelId, threadTs }, renderNudge(info, now, group, hint), {
         mark: this.store.keys.dedup(teamId, 'nudge-post', id),
         key: createHash('sha256').update(`nudge:${id}`).digest('base64url').slice(0, 22),
         ttlMs: NUDGE_MARK_TTL_MS,
@@ -189,7 +208,7 @@ function sameAnswerer(a: Answerer | undefined, b: Answerer): boolean {
 }
 
 /** The nudge: who should answer (the owner, else the user group), and for how long the customer has waited. */
-function renderNudge(info: ThreadInfo, now: number, userGroup: string | undefined) {
+function renderNudge(info: ThreadInfo, now: number, userGroup: string | undefined, hint: boolean) {
   const who = { customerName: info.facts.customerName, customerNumber: info.customerNumber };
   const waited = `${waitedFor(now - (info.waitingSince ?? now))} (since ${clockTime(info.waitingSince ?? now)})`;
   const mention = info.owner ? `<@${info.owner}>` : userGroup ? `<!subteam^${userGroup}>` : undefined;
@@ -197,8 +216,10 @@ function renderNudge(info: ThreadInfo, now: number, userGroup: string | undefine
     ? `⏰ ${mention} ${customerLabel(who)} has been waiting ${waited} for an answer — reply in this thread.`
     : mention
       ? `⏰ ${mention} nobody has claimed this conversation and ${customerLabel(who)} has been waiting ${waited} for an answer — press *Claim* on the card and reply in this thread.`
-      : `⏰ Nobody has claimed this conversation and ${customerLabel(who)} has been waiting ${waited} for an answer — press *Claim* on the card and reply in this thread. ` +
-        '_An admin can choose a user group to mention here with `/campaign handoff-sla &lt;minutes&gt; @group`._';
+      : `⏰ Nobody has claimed this conversation and ${customerLabel(who)} has been waiting ${waited} for an answer — press *Claim* on the card and reply in this thread.` +
+        (hint
+          ? ' _An admin can choose a user group to mention here with `/campaign handoff-sla &lt;minutes&gt; @group`._'
+          : '');
   // The mention leads the fallback text too, so the notification reaches whoever it names.
   return message(`${mention ? `${mention} ` : ''}${customerPlain(who)} is waiting for an answer`, [section(text)]);
 }

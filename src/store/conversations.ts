@@ -58,6 +58,10 @@ export interface ThreadInfo extends ConversationRef {
   /** Someone marked the conversation done in this channel (`resolutions.ts`), and when (epoch ms). */
   resolvedBy?: string;
   resolvedAt?: number;
+  /** What the customer wrote last (bounded; shown on the card, escaped there). */
+  latestWords?: string;
+  /** The Slack user group the card paged when the conversation arrived in this channel. */
+  pagedGroup?: string;
 }
 
 export type Answerer = { user: string } | { platformAgent: string };
@@ -113,6 +117,8 @@ const REPLY_FIELD = 'reply:';
 const ECHO_WINDOW_MS = 5 * 60_000;
 const THREAD_FIELD = 'thread:';
 const FACT_FIELDS = ['customerName', 'campaignName', 'agentName', 'campaignType'] as const;
+/** Most characters of the customer's latest words kept for the card (it shows about 200 of them). */
+const LATEST_WORDS_MAX = 400;
 
 export class ConversationRepo {
   constructor(
@@ -143,8 +149,10 @@ export class ConversationRepo {
     threadTs: string,
     facts: CardFacts,
     sessionId?: string,
+    opened: { latestWords?: string | undefined; pagedGroup?: string | undefined } = {},
   ): Promise<void> {
     const factFields = definedFields(facts);
+    const latestWords = bounded(opened.latestWords);
     const conv = await this.conversationKey(ref);
     await this.kv.hashSet(conv, { ...factFields, state: 'open', [`${THREAD_FIELD}${channelId}`]: threadTs });
     await this.kv.expire(conv, this.retentionMs);
@@ -158,6 +166,8 @@ export class ConversationRepo {
       threadTs,
       state: 'open',
       ...(sessionId ? { sessionId } : {}),
+      ...(latestWords ? { latestWords } : {}),
+      ...(opened.pagedGroup ? { pagedGroup: opened.pagedGroup } : {}),
     });
     await this.kv.expire(thread, this.retentionMs);
     const index = this.keys.openThreads(ref.teamId);
@@ -195,6 +205,8 @@ export class ConversationRepo {
       ...(answeredBy ? { answeredBy } : {}),
       ...(f.resolvedBy ? { resolvedBy: f.resolvedBy } : {}),
       ...(f.resolvedBy && Number.isFinite(resolvedAt) ? { resolvedAt } : {}),
+      ...(f.latestWords ? { latestWords: f.latestWords } : {}),
+      ...(f.pagedGroup ? { pagedGroup: f.pagedGroup } : {}),
     };
   }
 
@@ -220,6 +232,17 @@ export class ConversationRepo {
     if ((await this.kv.hashGet(key, 'waitingSince')) !== null) return false;
     await this.kv.hashSet(key, { waitingSince: String(Math.trunc(at)) });
     return true;
+  }
+
+  /** What the customer wrote last, for the card (blank words leave the previous ones). */
+  async noteCustomerWords(
+    teamId: string,
+    channelId: string,
+    threadTs: string,
+    words: string | undefined,
+  ): Promise<void> {
+    const latestWords = bounded(words);
+    if (latestWords) await this.kv.hashSet(this.keys.thread(teamId, channelId, threadTs), { latestWords });
   }
 
   /** An answer reached the customer: nobody waits any more, and the card says who answered. */
@@ -402,6 +425,12 @@ export class AgentLinkRepo {
 /** A thread's member in the workspace's open-threads set. */
 export function openMember(channelId: string, threadTs: string): string {
   return `${channelId} ${threadTs}`;
+}
+
+/** Words flattened to one line and cut to what the card can use (the card escapes and shortens them again). */
+function bounded(words: string | undefined): string | undefined {
+  const flat = words?.replace(/\s+/g, ' ').trim();
+  return flat ? [...flat].slice(0, LATEST_WORDS_MAX).join('') : undefined;
 }
 
 function definedFields(facts: CardFacts): Record<string, string> {

@@ -1,7 +1,8 @@
 /**
- * Per channel: how long a handoff customer may wait for an answer before the thread is nudged, and which
- * Slack user group is mentioned when nobody claimed the conversation (`/campaign handoff-sla`). Channels
- * without a setting use `HANDOFF_SLA_S` and mention nobody.
+ * Per channel: how long a handoff customer may wait for an answer before the thread is nudged, which Slack
+ * user group is paged, and when: as a new conversation arrives (its card mentions the group), when an unclaimed
+ * one waits too long (the nudge does), or both (`/campaign handoff-sla`). Channels without a setting use
+ * `HANDOFF_SLA_S` and page nobody.
  */
 import { z } from 'zod';
 import type { Keys } from './keys.js';
@@ -14,12 +15,29 @@ export interface ChannelSla {
   userGroup?: string;
   /** The group's handle as Slack gave it (`@support`): how the setting is shown without paging the group. */
   userGroupName?: string;
+  /** When the group is paged; absent means `both` (the default with a group). */
+  page?: PageWhen;
+}
+
+export const PAGE_WHEN = ['new', 'late', 'both'] as const;
+/** `new`: as a conversation arrives; `late`: when an unclaimed one waits past the SLA; `both`. */
+export type PageWhen = (typeof PAGE_WHEN)[number];
+
+/** The group to page as a new conversation arrives, if any. */
+export function pagedOnArrival(sla: ChannelSla | undefined): string | undefined {
+  return sla?.userGroup && sla.page !== 'late' ? sla.userGroup : undefined;
+}
+
+/** The group the SLA nudge mentions while nobody claimed the conversation, if any. */
+export function pagedWhenLate(sla: ChannelSla | undefined): string | undefined {
+  return sla?.userGroup && sla.page !== 'new' ? sla.userGroup : undefined;
 }
 
 const channelSlaSchema = z.object({
   slaS: z.number().int().positive(),
   userGroup: z.string().optional(),
   userGroupName: z.string().optional(),
+  page: z.enum(PAGE_WHEN).optional(),
 });
 
 export class HandoffSlaRepo {
@@ -34,8 +52,9 @@ export class HandoffSlaRepo {
     try {
       const parsed = channelSlaSchema.safeParse(JSON.parse(raw));
       if (!parsed.success) return undefined;
-      const { slaS, userGroup, userGroupName } = parsed.data;
-      return { slaS, ...(userGroup ? { userGroup, ...(userGroupName ? { userGroupName } : {}) } : {}) };
+      const { slaS, userGroup, userGroupName, page } = parsed.data;
+      if (!userGroup) return { slaS };
+      return { slaS, userGroup, ...(userGroupName ? { userGroupName } : {}), ...(page ? { page } : {}) };
     } catch {
       return undefined;
     }

@@ -238,3 +238,5 @@ export { CATALOG_LIMITS } from './catalog.js';
 export type { CatalogEntry, CatalogKind } from './catalog.js';
 export type { Attachment, AttachmentFile } from './attachments.js';
 export type { UnroutedEvent, UnroutedSummary } from './unrouted-events.js';
+export { PAGE_WHEN, pagedOnArrival, pagedWhenLate } from './handoff-sla.js';
+export type { ChannelSla, PageWhen } from './handoff-sla.js';

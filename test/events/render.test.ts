@@ -241,6 +241,17 @@ describe('handoff threads', () => {
           }),
         ),
     ],
+    [
+      'conversation_card.paged',
+      () =>
+        renderConversationCard(
+          card({
+            latestWords: `Where is *my* order?\n${INJECTION}`,
+            pagedGroup: 'S0SUPPORT1',
+            waitingSince: Date.UTC(2024, 2, 8, 16, 5),
+          }),
+        ),
+    ],
     ['thread_line.reopened', () => renderReopenedLine('U0AGENT001', Date.UTC(2024, 2, 8, 16, 20))],
     [
       'conversation_card.formatting',

@@ -319,13 +319,16 @@ describe.each(['memory', 'redis'] as const)('support agents (%s store)', (backen
       slaS: 900,
       userGroup: SUPPORT_GROUP,
       userGroupName: '@support',
+      page: 'both',
     });
-    // Minutes alone keep the group; `none` drops it.
+    // Minutes alone keep the group and when it is paged; `none` drops it.
+    await run(h, `handoff-sla 15 <!subteam^${SUPPORT_GROUP}|@support> page:late`, { channelId: channel });
     await run(h, 'handoff-sla 20', { channelId: channel });
     expect(await h.bot.deps.store.handoffSla.get(TEAM_ID, channel)).toEqual({
       slaS: 1200,
       userGroup: SUPPORT_GROUP,
       userGroupName: '@support',
+      page: 'late',
     });
     await run(h, 'handoff-sla 20 none', { channelId: channel });
     expect(await h.bot.deps.store.handoffSla.get(TEAM_ID, channel)).toEqual({ slaS: 1200 });

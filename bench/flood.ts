@@ -5,13 +5,16 @@
  *   1. 300 concurrent unsigned 4 MB POSTs to `/slack/events` (Content-Length announced);
  *   2. 300 concurrent 4 MB POSTs streamed (chunked, no length) with well-formed, fresh but forged signature
  *      headers — what a forger sends once unsigned requests are refused before their body;
- *   3. 22,000 sockets that connect and never send a byte.
+ *   3. 22,000 sockets that connect and never send a byte;
+ *   4. 300 forged 1 MB bodies (declared length, fresh timestamp, a signature that does not match), one after
+ *      another: the bot's CPU per body, read from /proc (what a forgery costs before it is refused).
  *
  * Figures: what each request was answered, the bot's peak RSS (sampled every 20 ms), and `/healthz`'s worst
  * latency and failures during the flood. The bot answers before reading a body it will refuse, so a sender
  * can be answered while it is still sending: a connection reset after its answer counts as answered.
  */
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { request, type IncomingMessage } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { randomBytes } from 'node:crypto';
@@ -35,6 +38,19 @@ export interface Floods {
   unsigned: FloodFigures & { requests: number; bodyBytes: number };
   forged: FloodFigures & { requests: number; bodyBytes: number };
   silent: FloodFigures & { sockets: number; refusedAtConnect: number };
+  /** Forged 1 MB bodies: statuses, and the bot's CPU ms per body (undefined where /proc is not there). */
+  forged1mb: { requests: number; statuses: Record<string, number>; cpuMsPerBody: number | undefined };
+}
+
+/** The process's CPU time (user + system) in ms, from /proc; undefined off Linux. */
+function cpuMsOf(pid: number): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    // utime and stime are fields 14 and 15 of stat (11 and 12 after the command name), in clock ticks (100 Hz).
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
 }
 
 export async function runFlood(
@@ -73,7 +89,29 @@ export async function runFlood(
     refusedAtConnect = outcomes.refused;
     return outcomes.statuses;
   });
+  await sleep(SETTLE_MS);
+  const oneMb = randomBytes(1_000_000);
+  const cpuBefore = cpuMsOf(bot.pid);
+  const forged1mb: string[] = [];
+  for (let i = 0; i < opts.requests; i++) {
+    const headers = {
+      'content-type': 'application/json',
+      'content-length': String(oneMb.length),
+      'x-slack-signature': `v0=${randomBytes(32).toString('hex')}`,
+      'x-slack-request-timestamp': String(Math.floor(Date.now() / 1000)),
+    };
+    forged1mb.push(await post(bot, headers, oneMb, false));
+  }
+  const cpuAfter = cpuMsOf(bot.pid);
+  const statuses1mb: Record<string, number> = {};
+  for (const o of forged1mb) statuses1mb[o] = (statuses1mb[o] ?? 0) + 1;
   return {
+    forged1mb: {
+      requests: opts.requests,
+      statuses: statuses1mb,
+      cpuMsPerBody:
+        cpuBefore === undefined || cpuAfter === undefined ? undefined : (cpuAfter - cpuBefore) / opts.requests,
+    },
     unsigned: { ...unsigned, requests: opts.requests, bodyBytes: opts.bodyBytes },
     forged: { ...forged, requests: opts.requests, bodyBytes: opts.bodyBytes },
     silent: { ...silent, sockets: opts.silentSockets, refusedAtConnect },

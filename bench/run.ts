@@ -220,6 +220,13 @@ async function flood(bot: BotProcess): Promise<void> {
     `${JSON.stringify(r.silent.statuses)}, ${r.silent.refusedAtConnect} refused at connect, in ${f1(r.silent.seconds)} s; ${memory(r.silent)}; ${health(r.silent.health)}`,
     r.silent.health.failures === 0,
   );
+  const cpu = r.forged1mb.cpuMsPerBody;
+  row(
+    `flood: ${requests} forged 1 MB bodies, one after another (a signature that does not match)`,
+    'all 401; ≤ 2 ms of the bot’s CPU each',
+    `${JSON.stringify(r.forged1mb.statuses)}; ${cpu === undefined ? 'CPU not measured (no /proc)' : `${cpu.toFixed(2)} ms CPU each`}`,
+    only4xx({ statuses: r.forged1mb.statuses } as FloodFigures, ['401']) && (cpu === undefined || cpu <= 2),
+  );
 }
 
 async function storm(stack: Stack): Promise<void> {

@@ -383,7 +383,8 @@ export class CallOutbox {
   /** Whether one of these calls has a post of its own already (its card, or its call_started line). */
   private async anyStarted(at: ChannelRef, calls: readonly Waiting[]): Promise<boolean> {
     const done = await Promise.all(
-      calls.map((c) => this.steps.done(this.stepOf(at, c.id, c.trigger === 'call_started' ? 'post' : 'card'))),
+      // A card whose answer was lost (pending) may be in Slack already: it finishes on its own, never rolled up.
+      calls.map((c) => this.steps.tried(this.stepOf(at, c.id, c.trigger === 'call_started' ? 'post' : 'card'))),
     );
     return done.some(Boolean);
   }

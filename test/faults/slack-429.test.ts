@@ -42,6 +42,8 @@ it('429 with Retry-After 1–3 s on half the calls, 3 conversations × 15 messag
   const lines = () =>
     channels
       .flatMap((channel) => stack.slack.messages(channel))
+      // Lines in the threads (the card above each quotes the customer's latest words too).
+      .filter((msg) => msg.thread_ts !== undefined && msg.thread_ts !== msg.ts)
       .flatMap((msg) =>
         [...JSON.stringify(msg.blocks ?? msg.text).matchAll(linePattern)].map((found) => ({
           conversation: Number(found[1]),

@@ -69,7 +69,9 @@ it('kill -9 with events pending → a second process posts them all; lost = 0', 
   const lines = () => {
     const counts = new Map<string, number>();
     for (const c of stack.slack.callsTo('chat.postMessage')) {
-      const id = c.status === 200 ? pattern.exec(JSON.stringify(c.args.blocks ?? ''))?.[0] : undefined;
+      // The line in the thread (the card above it quotes the customer's latest words too).
+      const line = c.status === 200 && c.args.thread_ts !== undefined;
+      const id = line ? pattern.exec(JSON.stringify(c.args.blocks ?? ''))?.[0] : undefined;
       if (id) counts.set(id, (counts.get(id) ?? 0) + 1);
     }
     return counts;

@@ -118,9 +118,16 @@ describe.each(['memory', 'redis'] as const)('Slack answers more than 429 (%s sto
     await h.slack.waitFor(() => h.slack.callsTo('reactions.add').find((c) => c.status === 429));
 
     // A trigger_id lives 3 s: the form opens only if views.open does not queue behind the reaction's wait.
+    const opened = h.slack.callsTo('views.open').length;
     await h.signer.command({ text: 'connect', userId: ADMIN_ID });
+    // Opened: Slack took the trigger, so views.open did not wait out the reaction's 5 s.
     await h.slack.waitFor(() => h.slack.views('connect_modal')[0]);
-    expect(reactions(h, conv.channels[0]!, ts)).not.toContain('white_check_mark');
-    await h.slack.waitFor(() => reactions(h, conv.channels[0]!, ts).includes('white_check_mark'));
+    expect(
+      h.slack
+        .callsTo('views.open')
+        .slice(opened)
+        .map((c) => c.response.ok),
+    ).toEqual([true]);
+    await h.slack.waitFor(() => reactions(h, conv.channels[0]!, ts).includes('white_check_mark'), 15_000);
   });
 });

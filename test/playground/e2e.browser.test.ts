@@ -160,7 +160,8 @@ describe.skipIf(!haveChromium && !inCi)('playground in a browser', () => {
 
     await card.locator('button.replies').click();
     const thread = page.locator('#thread-messages');
-    await thread.getByText('Can I move my cleaning to Friday?').waitFor();
+    // The customer's line in the thread (the card above it quotes their latest words too).
+    await thread.getByText('Can I move my cleaning to Friday?').last().waitFor();
     const reply = 'Of course — Friday 9:30 is yours.';
     const replyBox = page.getByRole('textbox', { name: 'Reply in thread' });
     await replyBox.fill(reply);
@@ -242,7 +243,7 @@ describe.skipIf(!haveChromium && !inCi)('playground in a browser', () => {
     const list = page.locator('#messages .msg.ephemeral', { hasText: 'Emma Davis' }).last();
     await list.getByText('open thread').click();
     await page.locator('#channel-title', { hasText: 'support' }).waitFor();
-    await page.locator('#thread-messages').getByText('Can I move my cleaning to Friday?').waitFor();
+    await page.locator('#thread-messages').getByText('Can I move my cleaning to Friday?').last().waitFor();
     expect(page.url()).toBe(h.pg.url.replace('localhost', '127.0.0.1'));
     expect(pageErrors).toEqual([]);
   });

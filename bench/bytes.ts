@@ -175,3 +175,127 @@ async function redisHooks(stack: Stack, bot: BotProcess): Promise<{ hook: string
     otherHook: `${bot.url}/hooks/${await provisionWorkspace(stack.store, OTHER_TEAM, route(OTHER_CHANNEL))}`,
   };
 }
+
+export interface DeadLetterWaveOptions {
+  /** Waves, and deliveries in each (half of them of a trigger the app does not know). */
+  waves: number;
+  perWave: number;
+  sizeKb: number;
+  budgetMb: number;
+  concurrency: number;
+  /** Channels the flood's calls are routed to (one campaign each): Slack's pace is per channel. */
+  channels: number;
+}
+
+export interface DeadLetterWaveFigures {
+  statuses: Record<string, number>;
+  /** Redis used_memory before, at its peak (sampled every 100 ms) and after the waves settled. */
+  memory: { before: number; peak: number; after: number };
+  /** The workspace's dead letters: recorded in all, kept, and its bytes by the bot's count once settled. */
+  dead: { count: number; kept: number };
+  usageBytes: number;
+  other: { sent: number; statuses: Record<string, number>; keptBefore: number; keptAfter: number };
+}
+
+/**
+ * The security review's case: waves of 250 KB webhooks that can never be posted, against a workspace's byte
+ * budget. Half are of a trigger the app does not know (refused at the webhook, 422); the other half are calls
+ * Slack refuses as malformed (`invalid_blocks`: dead letters at once). Dead letters count toward
+ * HOOK_MAX_BACKLOG_MB, so Redis must stay near the budget however many waves come; the other workspace's
+ * letters stay.
+ */
+export async function runDeadLetterWaves(stack: Stack, opts: DeadLetterWaveOptions): Promise<DeadLetterWaveFigures> {
+  stack.slack.reset();
+  stack.platform.reset();
+  const bot = await stack.startBot({ env: { HOOK_MAX_BACKLOG_MB: String(opts.budgetMb) } });
+  try {
+    const channels = Array.from({ length: opts.channels }, (_, i) => `C0DEAD${String(i).padStart(4, '0')}`);
+    for (const channel of [...channels, OTHER_CHANNEL])
+      stack.slack.addChannel({ id: channel, name: channel.toLowerCase() });
+    const hook = `${bot.url}${await stack.route(
+      channels.map((channelId, i) => ({ campaignId: `camp-dead-${i}`, triggerName: 'call_completed', channelId })),
+    )}`;
+    const otherHook = `${bot.url}/hooks/${await provisionWorkspace(stack.store, OTHER_TEAM, [
+      { campaignId: 'camp-2', triggerName: 'call_completed', channelId: OTHER_CHANNEL },
+    ])}`;
+    stack.slack.failMethod('chat.postMessage', 'invalid_blocks', Number.POSITIVE_INFINITY);
+    const run = Date.now().toString(36);
+    const otherStatuses: Record<string, number> = {};
+    const deliverOther = async (i: number) => {
+      const res = await postJson(
+        otherHook,
+        deliveryBody(callCompleted(`dead-${run}-other-${i}`, { campaignId: 'camp-2' })),
+      );
+      await res.arrayBuffer();
+      otherStatuses[res.status] = (otherStatuses[res.status] ?? 0) + 1;
+    };
+    await deliverOther(0);
+    await settled(stack);
+    const keptBefore = (await stack.store.queue.deadLetters(OTHER_TEAM)).entries.length;
+
+    const before = await usedMemory(stack);
+    let peak = before;
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        peak = Math.max(peak, await usedMemory(stack));
+        await sleep(100);
+      }
+    })();
+    const padding = 'x'.repeat(opts.sizeKb * 1024 - deliveryBody(callCompleted('x')).length - 80);
+    const statuses: Record<string, number> = {};
+    let otherSent = 1;
+    for (let wave = 0; wave < opts.waves; wave++) {
+      let sent = 0;
+      await Promise.all(
+        Array.from({ length: opts.concurrency }, async () => {
+          while (sent < opts.perWave) {
+            const i = sent++;
+            const n = wave * opts.perWave + i;
+            const event = callCompleted(`dead-${run}-${n}`, {
+              campaignId: `camp-dead-${n % opts.channels}`,
+              notes: padding,
+            });
+            // Every other one names a trigger the app does not know: refused at the webhook.
+            const res = await postJson(
+              hook,
+              deliveryBody(n % 2 === 0 ? event : { ...event, triggerName: 'call_transferred' }),
+            );
+            await res.arrayBuffer();
+            statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+          }
+        }),
+      );
+      await deliverOther(otherSent++);
+      await settled(stack);
+    }
+    sampling = false;
+    await sampler;
+    const after = await usedMemory(stack);
+    const dead = await stack.store.queue.deadLetters(TEAM_ID, 500);
+    return {
+      statuses,
+      memory: { before, peak, after },
+      dead: { count: dead.count, kept: dead.entries.length },
+      usageBytes: (await stack.store.queue.usage(TEAM_ID)).bytes,
+      other: {
+        sent: otherSent,
+        statuses: otherStatuses,
+        keptBefore,
+        keptAfter: (await stack.store.queue.deadLetters(OTHER_TEAM)).entries.length,
+      },
+    };
+  } finally {
+    await bot.stop();
+  }
+}
+
+/** Until nothing is queued or waiting for a channel: every accepted event posted or given up. */
+async function settled(stack: Stack): Promise<void> {
+  await until(
+    async () => (await stack.store.queue.depth()).total === 0 && (await stack.store.callOutbox.channels()).length === 0,
+    'the queue and the outboxes to empty',
+    300_000,
+    200,
+  );
+}

@@ -8,7 +8,7 @@
  */
 import { cpus, loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { runBytes } from './bytes.js';
+import { runBytes, runDeadLetterWaves } from './bytes.js';
 import { CAMPAIGNS_KEPT, runCatalog } from './catalog.js';
 import { runCommands } from './commands.js';
 import { runLatency, runRateLimited } from './end-to-end.js';
@@ -368,6 +368,34 @@ async function bytes(stack: Stack): Promise<void> {
       r.shown >= r.accepted,
     );
   }
+  await deadLetterWaves(stack);
+}
+
+/** Waves of large webhooks that can never be posted: unknown triggers refused, dead letters within the budget. */
+async function deadLetterWaves(stack: Stack): Promise<void> {
+  const opts = { waves: quick ? 3 : 6, perWave: 600, sizeKb: 250, budgetMb: 64, concurrency: 4, channels: 50 };
+  const budget = opts.budgetMb * MB;
+  console.log(
+    `\n— dead-letter waves: ${opts.waves} × ${f0(opts.perWave)} deliveries of ${opts.sizeKb} KB to one workspace, HOOK_MAX_BACKLOG_MB=${opts.budgetMb}: half of a trigger the app does not know, half calls Slack refuses as malformed (invalid_blocks) over ${opts.channels} channels; another workspace sends one per wave`,
+  );
+  await stack.redis.client.flushall();
+  const r = await runDeadLetterWaves(stack, opts);
+  const { before, peak, after } = r.memory;
+  const sent = opts.waves * opts.perWave;
+  const refused = r.statuses['422'] ?? 0;
+  row(
+    `dead-letter waves: ${f0(sent)} × ${opts.sizeKb} KB (${f0(sent / 2)} of an unknown trigger) — Redis used_memory`,
+    `unknown ones 422; grows ≤ ${opts.budgetMb} MB + 10 %`,
+    `${mb(before)} → peak ${mb(peak)} (+${mb(peak - before)}) → ${mb(after)} after; answers ${JSON.stringify(r.statuses)}; dead letters ${f0(r.dead.count)} recorded, ${f0(r.dead.kept)} kept, the workspace's bytes by the bot's count ${mb(r.usageBytes)}`,
+    refused === sent / 2 && peak - before <= 1.1 * budget && r.usageBytes <= budget,
+  );
+  const ok = r.other.statuses['200'] ?? 0;
+  row(
+    'dead-letter waves: another workspace',
+    'every one 2xx, its letters kept',
+    `${ok}/${r.other.sent} × 200; its dead letters ${r.other.keptBefore} before the first wave, ${r.other.keptAfter} after`,
+    ok === r.other.sent && r.other.keptAfter >= r.other.keptBefore,
+  );
 }
 
 async function recordings(stack: Stack): Promise<void> {

@@ -4,8 +4,9 @@
  * (worker.ts).
  *
  *   token → workspace (404 when unknown; nothing written) → body ≤ 256 KB (413, reading stops there) →
- *   JSON (400) → array of events or one bare event, each validated (400 naming the problem) →
- *   dedup mark + backlog check (events and bytes) + enqueue, atomically, per event → 200.
+ *   JSON (400) → array of events or one bare event, each validated (400 naming the problem), each of a trigger
+ *   the app knows (422 naming it) → dedup mark + backlog check (events and bytes) + enqueue, atomically, per
+ *   event → 200.
  *
  * Only an event that is safely queued is acknowledged: if the store cannot be reached the answer is 503, so
  * the platform may retry (and a retry of an event that did get queued is recognised as a duplicate). A
@@ -18,7 +19,7 @@ import type { Deps } from '../app/deps.js';
 import type { Logger } from '../logger.js';
 import { withDeadline } from '../util/deadline.js';
 import { dedupKey, DEDUP_TTL_MS, orderKey } from './dedup-key.js';
-import { parseEvent, type ParsedEvent } from './events.js';
+import { parseEvent, TRIGGER_NAMES, type KnownEvent } from './events.js';
 import { HOOK_PATH, tokenRef } from './hook-url.js';
 import type { EventJob } from './job.js';
 
@@ -177,8 +178,9 @@ async function handleDelivery(
 
   const events = parseDelivery(body);
   if (!events.ok) {
-    log().warn({ problem: events.problem }, 'webhook body refused: 400');
-    answer(ctx, res, 400, { ok: false, error: events.error, problem: events.problem });
+    const status = events.error === 'unknown_trigger' ? 422 : 400;
+    log().warn({ problem: events.problem }, `webhook body refused: ${status}`);
+    answer(ctx, res, status, { ok: false, error: events.error, problem: events.problem });
     return;
   }
 
@@ -221,15 +223,10 @@ async function handleDelivery(
         );
         return;
       }
-      deps.metrics.eventsQueued.inc({ trigger: event.known ? event.trigger : 'unknown', result });
+      deps.metrics.eventsQueued.inc({ trigger: event.trigger, result });
       if (result === 'queued') queued++;
       else duplicates++;
-      if (!event.known) {
-        log().warn(
-          { trigger: event.trigger, fields: Object.keys(event.data).slice(0, 40), result },
-          'webhook event with an unknown trigger: kept (it will be dead-lettered, not posted)',
-        );
-      } else if (result === 'duplicate' && verbose) {
+      if (result === 'duplicate' && verbose) {
         log().info({ trigger: event.trigger, dedupKey: key, result }, 'webhook event was a duplicate');
       } else if (traced) {
         log().debug({ trigger: event.trigger, dedupKey: key, result }, 'webhook event queued');
@@ -257,9 +254,31 @@ class BacklogWarnings {
 }
 
 type Delivery =
-  { ok: true; value: ParsedEvent[] } | { ok: false; error: 'invalid_json' | 'invalid_event'; problem: string };
+  | { ok: true; value: KnownEvent[] }
+  | { ok: false; error: 'invalid_json' | 'invalid_event' | 'unknown_trigger'; problem: string };
 
-/** The body: a JSON array of events (the spec: exactly one) or one bare event object. */
+/** A trigger name safe to repeat in an answer: the platform's own spelling, nothing of a payload's text. */
+const PLAIN_TRIGGER = /^[A-Za-z0-9_.:-]{1,64}$/;
+
+/**
+ * Why an event of a trigger this app does not know is refused. Nothing could post it: kept, it would only wait
+ * as a dead letter — bytes a flood of them could pile up (up to 256 KB a delivery) with no one to act on them.
+ * The answer names the trigger (when it reads as one) and the known ones, never the payload.
+ */
+function unknownTrigger(event: { trigger: string; data: Record<string, unknown> }): string {
+  const known = `the app takes ${TRIGGER_NAMES.join(', ')}`;
+  if (event.data.triggerName === undefined)
+    return `no triggerName, and the fields match no event the app takes (${known})`;
+  const name = PLAIN_TRIGGER.test(event.trigger) ? `"${event.trigger}"` : 'its triggerName';
+  return `unknown trigger ${name}: ${known}`;
+}
+
+/**
+ * The body: a JSON array of events (the spec: exactly one) or one bare event object. Every event must read
+ * before any is queued: a body with one bad or unknown event is refused whole (400, or 422 for an unknown trigger)
+ * and nothing of it is kept — a body half taken would be half taken again on the platform's retry, and its answer
+ * could not say which half.
+ */
 function parseDelivery(body: Buffer): Delivery {
   let value: unknown;
   try {
@@ -276,15 +295,12 @@ function parseDelivery(body: Buffer): Delivery {
   if (list.length > MAX_EVENTS_PER_DELIVERY) {
     return { ok: false, error: 'invalid_event', problem: `at most ${MAX_EVENTS_PER_DELIVERY} events per delivery` };
   }
-  const events: ParsedEvent[] = [];
+  const events: KnownEvent[] = [];
   for (const [i, item] of list.entries()) {
     const parsed = parseEvent(item);
-    if (!parsed.ok)
-      return {
-        ok: false,
-        error: 'invalid_event',
-        problem: list.length > 1 ? `event ${i}: ${parsed.problem}` : parsed.problem,
-      };
+    const at = (problem: string) => (list.length > 1 ? `event ${i}: ${problem}` : problem);
+    if (!parsed.ok) return { ok: false, error: 'invalid_event', problem: at(parsed.problem) };
+    if (!parsed.event.known) return { ok: false, error: 'unknown_trigger', problem: at(unknownTrigger(parsed.event)) };
     events.push(parsed.event);
   }
   return { ok: true, value: events };

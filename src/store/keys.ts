@@ -127,7 +127,8 @@ export interface Keys {
   queueDeadCounts(): string;
   /**
    * Hash: what one workspace's backlog holds besides its stream's length — `bytes` of its stream entries'
-   * payloads, and the entries `parked` outside the stream (calls waiting for their channel) with their `parkedBytes`.
+   * payloads, the entries `parked` outside the stream (calls waiting for their channel) with their `parkedBytes`,
+   * and the `deadBytes` of its dead letters (they count toward the byte cap too).
    */
   queueUsage(teamId: string): string;
   /** Hash: entry id → JSON of one workspace's work parked in one place (a channel's waiting calls). */

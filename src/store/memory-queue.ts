@@ -71,8 +71,12 @@ export class MemoryQueueBackend implements QueueBackend {
   private readonly leases = new Map<string, { owner: string; expiresAt: number }>();
   private readonly attempts = new Map<string, number>();
   private readonly dedupMarks = new DedupMarks();
-  /** Per workspace, newest first. */
-  private readonly dead = new Map<string, DeadLetter[]>();
+  /** Per workspace, newest first, each with the UTF-8 bytes of its JSON. */
+  private readonly dead = new Map<string, Array<{ letter: DeadLetter; bytes: number }>>();
+  /** Per workspace, the bytes of its dead letters: they count toward the byte cap (see the Redis ENQUEUE). */
+  private readonly deadBytes = new Map<string, number>();
+  /** Per workspace, the byte cap its last event was taken by: what a bury keeps its letters under. */
+  private readonly byteCaps = new Map<string, number>();
   private readonly deadCounts = new Map<string, number>();
   private readonly wakeReaders = new Set<() => void>();
   private lastMs = 0;
@@ -95,10 +99,11 @@ export class MemoryQueueBackend implements QueueBackend {
     }
     const bytes = Buffer.byteLength(json);
     const usage = this.backlog.get(event.teamId) ?? NOTHING;
+    const live = usage.bytes + usage.parkedBytes + bytes;
     const full =
       options.maxBacklog !== undefined && usage.entries + usage.parked >= options.maxBacklog
         ? 'full'
-        : options.maxBacklogBytes !== undefined && usage.bytes + usage.parkedBytes + bytes > options.maxBacklogBytes
+        : options.maxBacklogBytes !== undefined && live > options.maxBacklogBytes
           ? 'full_bytes'
           : undefined;
     if (full !== undefined) {
@@ -106,6 +111,12 @@ export class MemoryQueueBackend implements QueueBackend {
     }
     // Mark and append with no await in between: atomic within this process.
     if (!this.dedupMarks.markOnce(event.teamId, dedupKey, now, now + dedupTtlMs)) return Promise.resolve('duplicate');
+    // Dead letters count toward the byte cap but give way to a new event: the oldest go until it fits.
+    const cap = options.maxBacklogBytes;
+    if (cap !== undefined) {
+      this.byteCaps.set(event.teamId, cap);
+      this.dropDead(event.teamId, (held) => live + held > cap);
+    }
     const id = this.nextId(now);
     this.entries.set(id, { id, teamId: event.teamId, orderKey: event.orderKey, json, bytes, enqueuedAt: now });
     this.count(event.teamId, 1, bytes, 0, 0);
@@ -262,21 +273,54 @@ export class MemoryQueueBackend implements QueueBackend {
 
   takeDeadLetter(teamId: string, id: string): Promise<DeadLetter | undefined> {
     const letters = this.dead.get(teamId) ?? [];
-    const at = letters.findIndex((d) => d.id === id);
-    return Promise.resolve(at < 0 ? undefined : letters.splice(at, 1)[0]);
+    const at = letters.findIndex((d) => d.letter.id === id);
+    if (at < 0) return Promise.resolve(undefined);
+    const [taken] = letters.splice(at, 1);
+    this.countDead(teamId, -taken!.bytes);
+    return Promise.resolve(taken!.letter);
   }
 
   private keepDead(letter: DeadLetter): void {
+    const bytes = Buffer.byteLength(JSON.stringify(letter));
+    this.dead.set(letter.teamId, [{ letter, bytes }, ...(this.dead.get(letter.teamId) ?? [])]);
+    this.countDead(letter.teamId, bytes);
     const cutoff = Date.now() - DEAD_LETTER_MAX_AGE_MS;
-    const letters = [letter, ...(this.dead.get(letter.teamId) ?? [])].slice(0, DEAD_LETTER_CAP);
-    while (letters.length > 0 && letters[letters.length - 1]!.failedAt < cutoff) letters.pop();
-    this.dead.set(letter.teamId, letters);
+    const usage = this.backlog.get(letter.teamId) ?? NOTHING;
+    const cap = this.byteCaps.get(letter.teamId) ?? Number.POSITIVE_INFINITY;
+    // The newest letter stays; older ones go past the count cap, past the byte cap, or once too old.
+    this.dropDead(
+      letter.teamId,
+      (held, oldest, count) =>
+        count > DEAD_LETTER_CAP ||
+        (count > 1 && usage.bytes + usage.parkedBytes + held > cap) ||
+        oldest.failedAt < cutoff,
+    );
     this.deadCounts.set(letter.teamId, (this.deadCounts.get(letter.teamId) ?? 0) + 1);
+  }
+
+  /** Drops the team's oldest dead letters while `more(bytes they hold, the oldest, how many)` says so. */
+  private dropDead(teamId: string, more: (held: number, oldest: DeadLetter, count: number) => boolean): void {
+    const letters = this.dead.get(teamId) ?? [];
+    while (
+      letters.length > 0 &&
+      more(this.deadBytes.get(teamId) ?? 0, letters[letters.length - 1]!.letter, letters.length)
+    ) {
+      this.countDead(teamId, -letters.pop()!.bytes);
+    }
+  }
+
+  private countDead(teamId: string, bytes: number): void {
+    const held = (this.deadBytes.get(teamId) ?? 0) + bytes;
+    if (held > 0) this.deadBytes.set(teamId, held);
+    else this.deadBytes.delete(teamId);
   }
 
   deadLetters(teamId: string, limit: number): Promise<DeadLetters> {
     const cutoff = Date.now() - DEAD_LETTER_MAX_AGE_MS;
-    const entries = (this.dead.get(teamId) ?? []).filter((d) => d.failedAt >= cutoff).slice(0, limit);
+    const entries = (this.dead.get(teamId) ?? [])
+      .map((d) => d.letter)
+      .filter((d) => d.failedAt >= cutoff)
+      .slice(0, limit);
     return Promise.resolve({ count: this.deadCounts.get(teamId) ?? 0, entries });
   }
 
@@ -307,6 +351,8 @@ export class MemoryQueueBackend implements QueueBackend {
     }
     removed += this.dead.get(teamId)?.length ?? 0;
     this.dead.delete(teamId);
+    this.deadBytes.delete(teamId);
+    this.byteCaps.delete(teamId);
     this.deadCounts.delete(teamId);
     this.dedupMarks.forgetTeam(teamId);
     return Promise.resolve(removed);
@@ -360,7 +406,8 @@ export class MemoryQueueBackend implements QueueBackend {
 
   usage(teamId: string): Promise<BacklogUsage> {
     const usage = this.backlog.get(teamId) ?? NOTHING;
-    return Promise.resolve({ events: usage.entries + usage.parked, bytes: usage.bytes + usage.parkedBytes });
+    const dead = this.deadBytes.get(teamId) ?? 0;
+    return Promise.resolve({ events: usage.entries + usage.parked, bytes: usage.bytes + usage.parkedBytes + dead });
   }
 
   readonly parked: ParkedWork = {

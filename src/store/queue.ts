@@ -55,19 +55,24 @@ export type EnqueueResult = 'queued' | 'duplicate' | 'full' | 'full_bytes';
 
 /**
  * A team's backlog: its unfinished entries (waiting, running or retrying) and what it parked (see `ParkedWork`),
- * each counted with the UTF-8 bytes of its JSON. Dead letters are not part of it.
+ * each counted with the UTF-8 bytes of its JSON. Its dead letters count toward `maxBacklogBytes` as well (a
+ * failing event must not leave the budget while it stays stored), but they give way: an event that fits beside
+ * the backlog is taken, and the team's oldest dead letters are dropped until it fits.
  */
 export interface EnqueueOptions {
   /** Entries the team's backlog may hold; at that many, `enqueueOnce` answers `full`. */
   maxBacklog?: number;
-  /** Bytes the team's backlog may hold; a payload that would go past them is answered `full_bytes`. */
+  /**
+   * Bytes the team's backlog and dead letters may hold; a payload that would take the backlog alone past them is
+   * answered `full_bytes`, one that fits only without the oldest dead letters drops those.
+   */
   maxBacklogBytes?: number;
 }
 
 export interface BacklogUsage {
   /** Unfinished entries plus parked items. */
   events: number;
-  /** Their JSON, in UTF-8 bytes. */
+  /** Their JSON and the team's dead letters', in UTF-8 bytes. */
   bytes: number;
 }
 

@@ -1,6 +1,7 @@
 /**
  * Dead letters in Redis: one capped list per workspace (newest first) beside its count, so one workspace's
- * failures never push another's out; letters older than `DEAD_LETTER_MAX_AGE_MS` go.
+ * failures never push another's out; letters older than `DEAD_LETTER_MAX_AGE_MS` go. Their bytes count toward the
+ * workspace's byte cap (`usage` deadBytes, changed by the same scripts that add and remove letters).
  * Every key here shares the queue's hash tag, so each script stays valid on a Redis Cluster.
  */
 import { z } from 'zod';
@@ -50,6 +51,8 @@ export function redisDeadLetters(redis: RedisClient, keys: Keys) {
       await redis.campaignQueueBury(
         keys.queueDead(letter.teamId),
         keys.queueDeadCounts(),
+        keys.queueUsage(letter.teamId),
+        keys.queueTeamStream(letter.teamId),
         JSON.stringify(letter),
         ...buryArgs(letter.teamId),
       );
@@ -60,7 +63,9 @@ export function redisDeadLetters(redis: RedisClient, keys: Keys) {
         const letter = parseDeadLetter(raw);
         if (letter?.id !== id) continue;
         // Removing that exact item: of two admins retrying it at once, one gets it.
-        return (await redis.lrem(keys.queueDead(teamId), 1, raw)) === 1 ? letter : undefined;
+        return (await redis.campaignQueueTakeDead(keys.queueDead(teamId), keys.queueUsage(teamId), raw)) === 1
+          ? letter
+          : undefined;
       }
       return undefined;
     },
@@ -70,11 +75,12 @@ export function redisDeadLetters(redis: RedisClient, keys: Keys) {
       return { count: Number(count ?? 0), entries: raw.map(parseDeadLetter).filter(fresh).slice(0, limit) };
     },
 
-    /** Adds the steps that forget the workspace's letters (its list and its count). */
+    /** Adds the steps that forget the workspace's letters (its list, its count and their bytes). */
     async forget(tx: ReturnType<RedisClient['multi']>, teamId: string): Promise<number> {
       const own = await redis.llen(keys.queueDead(teamId));
       tx.del(keys.queueDead(teamId));
       tx.hdel(keys.queueDeadCounts(), teamId);
+      tx.hdel(keys.queueUsage(teamId), 'deadBytes');
       return own;
     },
   };

@@ -13,7 +13,7 @@ const pairReply = z.tuple([z.number(), z.number()]);
 
 export async function backlogUsage(redis: RedisClient, keys: Keys, teamId: string): Promise<BacklogUsage> {
   const [events, bytes] = pairReply.parse(
-    await redis.campaignQueueUsage(keys.queueTeamStream(teamId), keys.queueUsage(teamId)),
+    await redis.campaignQueueUsage(keys.queueTeamStream(teamId), keys.queueUsage(teamId), keys.queueDead(teamId)),
   );
   return { events, bytes };
 }

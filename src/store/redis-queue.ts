@@ -27,8 +27,8 @@ import { buryArgs, redisDeadLetters } from './redis-dead-letters.js';
 const BATCH_MAX = 64;
 
 interface EnqueueInput {
-  /** dedup, stream, order, usage */
-  keys: [string, string, string, string];
+  /** dedup, stream, order, usage, dead */
+  keys: [string, string, string, string, string];
   /** ttlMs, teamId, orderKey, payload, enqueuedAt, dedupKey, maxBacklog, maxBacklogBytes */
   args: Array<string | number>;
 }
@@ -178,6 +178,7 @@ class RedisQueueBackend implements QueueBackend {
         this.keys.queueTeamStream(event.teamId),
         this.keys.queueOrder(event.orderKey),
         this.keys.queueUsage(event.teamId),
+        this.keys.queueDead(event.teamId),
       ],
       args: [
         dedupTtlMs,

@@ -16,25 +16,41 @@ import type { RedisClient } from './redis-connection.js';
 
 /**
  * Enqueues a batch of events, each as if alone and in order (a later copy of an earlier event in the same
- * batch is its duplicate). KEYS: teams, bell, then per event: dedup, stream, order, usage. ARGV: group, then per
- * event: ttlMs, teamId, orderKey, payload, enqueuedAt, dedupKey, maxBacklog, maxBacklogBytes (0: none).
+ * batch is its duplicate). KEYS: teams, bell, then per event: dedup, stream, order, usage, dead. ARGV: group, then
+ * per event: ttlMs, teamId, orderKey, payload, enqueuedAt, dedupKey, maxBacklog, maxBacklogBytes (0: none).
  * → per event: id | 'duplicate' | 'full' | 'full_bytes' | 'error: <Redis error>'
  *
  * A team's backlog is its stream's length plus what it parked (`usage`: parked, parkedBytes), and the bytes
- * of its stream entries' payloads (`usage`: bytes) plus parkedBytes. Every script that adds or removes one of
- * these changes its count in the same step, so no crash or takeover leaves a count wrong; an empty stream
- * counts no bytes whatever was recorded (hand-deleted entries cannot block a team for good).
+ * of its stream entries' payloads (`usage`: bytes) plus parkedBytes. Its dead letters' bytes (`usage`:
+ * deadBytes) count toward the byte cap too — else failing events would move out of the budget and pile up —
+ * but they give way: an event that fits beside the backlog drops the team's oldest letters until it fits (and a
+ * bury keeps them under the cap recorded here, `usage` maxBytes).
+ * Every script that adds or removes one of these changes its count in the same step, so no crash or takeover
+ * leaves a count wrong; an empty stream counts no bytes, a missing dead list none, whatever was recorded
+ * (hand-deleted entries cannot block a team for good, an expired list frees its bytes).
  */
 const ENQUEUE = `
-local function enqueue(dedup, stream, order, usage, a)
+local function enqueue(dedup, stream, order, usage, dead, a)
   if redis.call('EXISTS', dedup) == 1 then return 'duplicate' end
   local length = redis.call('XLEN', stream)
-  local u = redis.call('HMGET', usage, 'bytes', 'parked', 'parkedBytes')
+  local u = redis.call('HMGET', usage, 'bytes', 'parked', 'parkedBytes', 'deadBytes')
   local bytes = length == 0 and 0 or tonumber(u[1] or '0')
   local size = string.len(ARGV[a + 4])
   local maxEvents, maxBytes = tonumber(ARGV[a + 7]), tonumber(ARGV[a + 8])
   if maxEvents > 0 and length + tonumber(u[2] or '0') >= maxEvents then return 'full' end
-  if maxBytes > 0 and bytes + tonumber(u[3] or '0') + size > maxBytes then return 'full_bytes' end
+  local live = bytes + tonumber(u[3] or '0') + size
+  if maxBytes > 0 and live > maxBytes then return 'full_bytes' end
+  -- The cap a bury keeps the letters under (see BURY_LUA): the one this workspace's events are taken by.
+  if maxBytes > 0 then redis.call('HSET', usage, 'maxBytes', maxBytes) end
+  if maxBytes > 0 and u[4] then
+    local deadBytes = redis.call('EXISTS', dead) == 1 and tonumber(u[4]) or 0
+    while deadBytes > 0 and live + deadBytes > maxBytes do
+      local oldest = redis.call('RPOP', dead)
+      if not oldest then deadBytes = 0 break end
+      deadBytes = deadBytes - string.len(oldest)
+    end
+    if deadBytes > 0 then redis.call('HSET', usage, 'deadBytes', deadBytes) else redis.call('HDEL', usage, 'deadBytes') end
+  end
   if length == 0 and redis.call('EXISTS', stream) == 0 then
     redis.call('XGROUP', 'CREATE', stream, ARGV[1], '0', 'MKSTREAM')
   end
@@ -50,10 +66,10 @@ local function enqueue(dedup, stream, order, usage, a)
   return id
 end
 local results = {}
-for i = 0, (#KEYS - 2) / 4 - 1 do
+for i = 0, (#KEYS - 2) / 5 - 1 do
   -- An event Redis refuses (a key of the wrong type…) fails alone; the others of the batch go on.
-  local k = 3 + i * 4
-  local ok, result = pcall(enqueue, KEYS[k], KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], 1 + i * 8)
+  local k = 3 + i * 5
+  local ok, result = pcall(enqueue, KEYS[k], KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], 1 + i * 8)
   if not ok then result = 'error: ' .. tostring(type(result) == 'table' and result.err or result) end
   results[#results + 1] = result
 end
@@ -169,18 +185,33 @@ return #KEYS / 6
 /*
  * A workspace's dead-letter list, newest first: pushes one letter, keeps the newest \`cap\`, drops from the tail
  * the letters that failed before \`cutoff\` (epoch ms) and the list itself \`maxAgeMs\` after its newest one.
+ * The list's bytes are the workspace's \`usage\` deadBytes (see ENQUEUE), changed with every letter in or out; the
+ * oldest also go while the backlog and the letters hold more than the byte cap the last enqueue was checked
+ * against (\`usage\` maxBytes) — the newest letter stays.
  */
 const BURY_LUA = `
-local function bury(list, counts, json, cap, cutoff, maxAgeMs, teamId)
+local function bury(list, counts, usage, stream, json, cap, cutoff, maxAgeMs, teamId)
+  -- A list that expired took its letters with it: so do their bytes.
+  if redis.call('EXISTS', list) == 0 then redis.call('HDEL', usage, 'deadBytes') end
   redis.call('LPUSH', list, json)
-  redis.call('LTRIM', list, 0, tonumber(cap) - 1)
-  for _ = 1, 100 do
+  local u = redis.call('HMGET', usage, 'deadBytes', 'bytes', 'parkedBytes', 'maxBytes')
+  local deadBytes = tonumber(u[1] or '0') + string.len(json)
+  local maxBytes = tonumber(u[4] or '0')
+  local live = (redis.call('XLEN', stream) == 0 and 0 or tonumber(u[2] or '0')) + tonumber(u[3] or '0')
+  local kept = redis.call('LLEN', list)
+  while kept > 0 do
     local last = redis.call('LINDEX', list, -1)
-    if not last then break end
-    local ok, letter = pcall(cjson.decode, last)
-    if ok and type(letter) == 'table' and tonumber(letter.failedAt) and tonumber(letter.failedAt) >= tonumber(cutoff) then break end
+    local drop = kept > tonumber(cap) or (kept > 1 and maxBytes > 0 and live + deadBytes > maxBytes)
+    if not drop then
+      local ok, letter = pcall(cjson.decode, last)
+      drop = not (ok and type(letter) == 'table' and tonumber(letter.failedAt) and tonumber(letter.failedAt) >= tonumber(cutoff))
+    end
+    if not drop then break end
     redis.call('RPOP', list)
+    kept = kept - 1
+    deadBytes = deadBytes - string.len(last)
   end
+  if deadBytes > 0 then redis.call('HSET', usage, 'deadBytes', deadBytes) else redis.call('HDEL', usage, 'deadBytes') end
   redis.call('PEXPIRE', list, maxAgeMs)
   redis.call('HINCRBY', counts, teamId, 1)
 end
@@ -201,13 +232,20 @@ local n = redis.call('HINCRBY', KEYS[4], ARGV[3], 1)
 if redis.call('GET', KEYS[3]) == ARGV[2] then redis.call('DEL', KEYS[3]) end
 if n < tonumber(ARGV[5]) then return {n, 0} end
 finish(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], ARGV[1], ARGV[2], ARGV[3], ARGV[4])
-bury(KEYS[7], KEYS[8], ARGV[6] .. ',"attempts":' .. n .. '}', ARGV[7], ARGV[9], ARGV[10], ARGV[8])
+bury(KEYS[7], KEYS[8], KEYS[6], KEYS[1], ARGV[6] .. ',"attempts":' .. n .. '}', ARGV[7], ARGV[9], ARGV[10], ARGV[8])
 return {n, 1}
 `;
 
-/** KEYS: the workspace's dead letters, deadCounts. ARGV: letter JSON, cap, teamId, cutoff, maxAgeMs (BURY_LUA). */
+/** KEYS: the workspace's dead letters, deadCounts, usage, stream. ARGV: letter JSON, cap, teamId, cutoff, maxAgeMs (BURY_LUA). */
 const BURY = `${BURY_LUA}
-bury(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[4], ARGV[5], ARGV[3])
+bury(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[1], ARGV[2], ARGV[4], ARGV[5], ARGV[3])
+`;
+
+/** Takes one dead letter out (to retry it), its bytes with it. KEYS: dead, usage. ARGV: the letter as stored. → 1 taken, 0 gone */
+const TAKE_DEAD = `
+if redis.call('LREM', KEYS[1], 1, ARGV[1]) == 0 then return 0 end
+if redis.call('HINCRBY', KEYS[2], 'deadBytes', -string.len(ARGV[1])) <= 0 then redis.call('HDEL', KEYS[2], 'deadBytes') end
+return 1
 `;
 
 /** Parks one item. KEYS: parked, usage. ARGV: id, json. → 1 when parked now, 0 when it was already */
@@ -236,12 +274,13 @@ end
 return n
 `;
 
-/** KEYS: stream, usage. → {events, bytes} of the team's backlog (see ENQUEUE) */
+/** KEYS: stream, usage, dead. → {events, bytes} of the team's backlog, bytes with its dead letters' (see ENQUEUE) */
 const USAGE = `
 local length = redis.call('XLEN', KEYS[1])
-local u = redis.call('HMGET', KEYS[2], 'bytes', 'parked', 'parkedBytes')
+local u = redis.call('HMGET', KEYS[2], 'bytes', 'parked', 'parkedBytes', 'deadBytes')
 local bytes = length == 0 and 0 or tonumber(u[1] or '0')
-return {length + tonumber(u[2] or '0'), bytes + tonumber(u[3] or '0')}
+local deadBytes = redis.call('EXISTS', KEYS[3]) == 1 and tonumber(u[4] or '0') or 0
+return {length + tonumber(u[2] or '0'), bytes + tonumber(u[3] or '0') + deadBytes}
 `;
 
 /** KEYS: streams. ARGV: group. → {entries, pending} summed over the streams */
@@ -324,13 +363,21 @@ declare module 'ioredis' {
       ...args: Arg[]
     ): Result<unknown, Context>;
     /** See BURY. */
-    campaignQueueBury(dead: string, deadCounts: string, ...args: Arg[]): Result<unknown, Context>;
+    campaignQueueBury(
+      dead: string,
+      deadCounts: string,
+      usage: string,
+      stream: string,
+      ...args: Arg[]
+    ): Result<unknown, Context>;
+    /** See TAKE_DEAD. */
+    campaignQueueTakeDead(dead: string, usage: string, letter: string): Result<number, Context>;
     /** See PARK. */
     campaignQueuePark(parked: string, usage: string, id: string, json: string): Result<number, Context>;
     /** See UNPARK. */
     campaignQueueUnpark(parked: string, usage: string, ...ids: string[]): Result<number, Context>;
     /** See USAGE. */
-    campaignQueueUsage(stream: string, usage: string): Result<unknown, Context>;
+    campaignQueueUsage(stream: string, usage: string, dead: string): Result<unknown, Context>;
     /** See DEPTH: the number of keys first. */
     campaignQueueDepth(numKeys: number, ...keysThenArgs: Arg[]): Result<unknown, Context>;
     campaignSetIfEqual(key: string, expected: string, value: string): Result<unknown, Context>;
@@ -354,10 +401,11 @@ const SCRIPTS: Record<string, { lua: string; numberOfKeys?: number }> = {
   campaignQueueRelease: { lua: RELEASE, numberOfKeys: 1 },
   campaignQueueComplete: { lua: COMPLETE },
   campaignQueueFail: { lua: FAIL, numberOfKeys: 8 },
-  campaignQueueBury: { lua: BURY, numberOfKeys: 2 },
+  campaignQueueBury: { lua: BURY, numberOfKeys: 4 },
+  campaignQueueTakeDead: { lua: TAKE_DEAD, numberOfKeys: 2 },
   campaignQueuePark: { lua: PARK, numberOfKeys: 2 },
   campaignQueueUnpark: { lua: UNPARK, numberOfKeys: 2 },
-  campaignQueueUsage: { lua: USAGE, numberOfKeys: 2 },
+  campaignQueueUsage: { lua: USAGE, numberOfKeys: 3 },
   campaignQueueDepth: { lua: DEPTH },
   campaignSetIfEqual: { lua: SET_IF_EQUAL, numberOfKeys: 1 },
   campaignTakeBudget: { lua: TAKE_BUDGET, numberOfKeys: 1 },

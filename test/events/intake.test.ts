@@ -5,10 +5,10 @@
 import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { TEAM_ID, type Harness } from '../support/harness.js';
+import type { Harness } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
 import { CALL_COMPLETED_FULL, CALL_STARTED_FULL } from './fixtures.js';
-import { deadLettersAfter, deliver, posts, queueDrained, routeTo, startEventsHarness } from './support.js';
+import { deliver, posts, queueDrained, routeTo, startEventsHarness } from './support.js';
 
 const redis = await requireRedis();
 const CHANNEL = 'C0CALLS001';
@@ -160,20 +160,50 @@ describe('what a delivery may be', () => {
     expect(Object.prototype).not.toHaveProperty('polluted');
   });
 
-  it('keeps and logs an event with an unknown trigger: 200, nothing posted, a dead letter with its payload', async () => {
-    const before = (await h.bot.deps.store.queue.deadLetters(TEAM_ID)).count;
+  it('refuses an event of a trigger the app does not know with 422 naming it, never the payload, and stores nothing', async () => {
+    await queueDrained(h);
+    const before = await storedKeys();
+    const secret = 'customer-text-that-must-not-come-back';
     const res = await deliver(hook, [
-      { triggerName: 'call_transferred', campaignId: 'camp-1', callId: 'call-tr-1', transferTo: '+15550001111' },
+      { triggerName: 'call_transferred', campaignId: 'camp-1', callId: 'call-tr-1', transferTo: secret },
     ]);
-    expect(res.status).toBe(200);
-    const dead = await deadLettersAfter(h, before);
-    expect(dead.entries[0]?.error).toContain('unknown trigger "call_transferred"');
-    expect(dead.entries[0]?.payload).toMatchObject({
-      trigger: 'call_transferred',
-      event: { callId: 'call-tr-1', transferTo: '+15550001111' },
+    expect(res.status).toBe(422);
+    const body = await res.text();
+    expect(JSON.parse(body)).toMatchObject({ ok: false, error: 'unknown_trigger' });
+    expect(body).toContain('unknown trigger \\"call_transferred\\"');
+    expect(body).toContain('call_completed');
+    expect(body).not.toContain(secret);
+    // Fields that name no event the app takes, and no triggerName: refused the same way.
+    const shapeless = await deliver(hook, { campaignId: 'camp-1', transferTo: secret });
+    expect(shapeless.status).toBe(422);
+    expect(await shapeless.json()).toMatchObject({
+      error: 'unknown_trigger',
+      problem: expect.stringContaining('no triggerName'),
     });
-    expect(h.logs()).toContain('unknown trigger');
-    expect(h.slack.calls.filter((c) => c.method === 'chat.postMessage')).toHaveLength(0);
+    expect(await storedKeys()).toEqual(before);
+    expect(h.logs()).toContain('webhook body refused: 422');
+    expect(h.logs()).not.toContain(secret);
+  });
+
+  it('refuses a body whose events include one of an unknown trigger whole, with 422 naming that event: the known one is queued only when sent again alone', async () => {
+    await queueDrained(h);
+    const before = await storedKeys();
+    const known = callStarted({ customerName: 'Whole Or Nothing' });
+    const res = await deliver(hook, [known, { triggerName: 'call_transferred', callId: 'call-tr-2' }]);
+    expect(res.status).toBe(422);
+    expect(await res.json()).toMatchObject({
+      error: 'unknown_trigger',
+      problem: expect.stringMatching(/^event 1: unknown trigger "call_transferred"/),
+    });
+    await queueDrained(h);
+    expect(await storedKeys()).toEqual(before);
+    expect(posts(h, CHANNEL)).toHaveLength(0);
+
+    // The platform's retry of the known event alone is taken and posted once.
+    const again = await deliver(hook, [known]);
+    expect(again.status).toBe(200);
+    expect(await again.json()).toEqual({ ok: true, queued: 1, duplicates: 0 });
+    await h.slack.waitFor(() => posts(h, CHANNEL).find((m) => JSON.stringify(m.blocks).includes('Whole Or Nothing')));
   });
 });
 

@@ -4,14 +4,15 @@
  *   HOOK_MAX_BACKLOG (events) and HOOK_MAX_BACKLOG_MB (bytes); over either the platform is answered 429 +
  *   Retry-After — never a 5xx, never an event accepted and then dropped — and the refusal is counted per
  *   workspace on /metrics;
- * - one workspace's flood never holds up another workspace's posts.
+ * - one workspace's flood never holds up another workspace's posts;
+ * - its dead letters count toward HOOK_MAX_BACKLOG_MB: events that all fail cannot pile up past the budget.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { SlackCall } from '../fakes/slack.js';
 import { useHarness, type Harness, type HarnessOptions } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
 import { CALL_STARTED_FULL } from './fixtures.js';
-import { deliver, posts, startEventsHarness } from './support.js';
+import { deliver, posts, queueDrained, startEventsHarness } from './support.js';
 import { waitFor } from '../support/wait.js';
 
 const redis = await requireRedis();
@@ -38,8 +39,19 @@ async function install(h: Harness, teamId: string): Promise<void> {
 }
 
 // No PUBLIC_URL: the install redirect then stays on the local address the test uses.
-async function startTwoWorkspaces(mode: (typeof modes)[number], env: Record<string, string> = {}): Promise<Harness> {
-  const h = await startEventsHarness({ oauth: true, defaultApiKey: false, publicUrl: null, ...mode.store(), env });
+async function startTwoWorkspaces(
+  mode: (typeof modes)[number],
+  env: Record<string, string> = {},
+  options: HarnessOptions = {},
+): Promise<Harness> {
+  const h = await startEventsHarness({
+    oauth: true,
+    defaultApiKey: false,
+    publicUrl: null,
+    ...mode.store(),
+    ...options,
+    env,
+  });
   await install(h, h.slack.teamId);
   await install(h, OTHER_TEAM);
   return h;
@@ -211,4 +223,79 @@ describe.each(modes)('one workspace’s flood does not hold up another’s posts
     expect(quietAt).toBeLessThan(FLOOD);
     expect(quietAt - postedBefore).toBeLessThan(50);
   }, 180_000);
+});
+
+describe.each(modes)('a workspace’s dead letters count toward HOOK_MAX_BACKLOG_MB ($name)', (mode) => {
+  const h = useHarness(() =>
+    startTwoWorkspaces(
+      mode,
+      { HOOK_MAX_BACKLOG_MB: '1' },
+      { unlimitedSlackBecause: 'stored bytes, not pace: 20 refused cards into one channel (pacing: pacing.test.ts)' },
+    ),
+  );
+
+  /** What Redis holds for a workspace: MEMORY USAGE of every key of it (its stream, dead letters, usage…). */
+  async function redisBytesOf(teamId: string): Promise<number> {
+    const { keys } = h.bot.deps.store;
+    let total = 0;
+    for (const key of await redis.redis.keys(`${keys.prefix}*`)) {
+      if (keys.workspaceOf(key) === teamId) total += Number(await redis.redis.memory('USAGE', key));
+    }
+    return total;
+  }
+
+  it('keeps what is stored for a workspace whose large events all fail within its budget, wave after wave, taking each wave and leaving the other workspace’s letters alone', async () => {
+    const MIB = 1024 * 1024;
+    const team = h.slack.teamId;
+    const hook = await hookFor(h, team, 'C0FAILING1');
+    const otherHook = await hookFor(h, OTHER_TEAM, 'C0OTHERFL1');
+    const { store } = h.bot.deps;
+    // Slack refuses every card as malformed: each call becomes a dead letter at once (src/slack/errors.ts).
+    h.slack.failMethod('chat.postMessage', 'invalid_blocks', Number.POSITIVE_INFINITY);
+
+    // The other workspace has two letters of its own before the flood.
+    for (let i = 0; i < 2; i++) expect((await deliver(otherHook, heavyCall('other', 250))).status).toBe(200);
+    await queueDrained(h);
+    const otherBefore = await store.queue.deadLetters(OTHER_TEAM);
+    expect(otherBefore.entries).toHaveLength(2);
+    const otherUsage = await store.queue.usage(OTHER_TEAM);
+
+    // Six waves of three 250 KB calls (the largest a delivery takes): 4.5 MB of failures for a 1 MB budget. Redis
+    // keeps a value of that size in its allocator's next size class (256 KB): a few percent above its bytes.
+    for (let wave = 0; wave < 6; wave++) {
+      for (let i = 0; i < 3; i++) expect((await deliver(hook, heavyCall(`wave${wave}`, 250))).status).toBe(200);
+      await queueDrained(h);
+      expect((await store.queue.usage(team)).bytes).toBeLessThanOrEqual(MIB);
+      // What /campaign failed can list is what is kept: the letters themselves fit the budget.
+      const kept = (await store.queue.deadLetters(team, 500)).entries;
+      expect(kept.reduce((sum, d) => sum + Buffer.byteLength(JSON.stringify(d)), 0)).toBeLessThanOrEqual(MIB);
+      if (mode.name === 'redis') expect(await redisBytesOf(team)).toBeLessThanOrEqual(1.1 * MIB);
+    }
+    // The newest failures are the ones kept, each with its whole event, for /campaign failed to show and retry.
+    const dead = await store.queue.deadLetters(team);
+    expect(dead.count).toBe(18);
+    expect(dead.entries.length).toBeGreaterThanOrEqual(3);
+    expect(JSON.stringify(dead.entries[0]?.payload)).toContain('call-wave5');
+    expect(JSON.stringify(dead.entries[0]?.payload)).toContain('x'.repeat(250 * 1024));
+
+    // The other workspace kept its letters and its bytes.
+    expect((await store.queue.deadLetters(OTHER_TEAM)).entries.map((d) => d.id)).toEqual(
+      otherBefore.entries.map((d) => d.id),
+    );
+    expect(await store.queue.usage(OTHER_TEAM)).toEqual(otherUsage);
+  });
+
+  it('refuses a wave of large events of an unknown trigger with 422: nothing queued, nothing kept as a dead letter', async () => {
+    const team = h.slack.teamId;
+    const hook = await hookFor(h, team, 'C0UNKNOWN1');
+    const { store } = h.bot.deps;
+    const usage = await store.queue.usage(team);
+    const dead = await store.queue.deadLetters(team);
+    const unknown = () => [{ ...heavyCall('unknown', 250)[0], triggerName: 'call_transferred' }];
+    for (let i = 0; i < 10; i++) expect((await deliver(hook, unknown())).status).toBe(422);
+    await queueDrained(h);
+    expect(await store.queue.usage(team)).toEqual(usage);
+    expect(await store.queue.deadLetters(team)).toEqual(dead);
+    expect((await store.queue.depth()).total).toBe(0);
+  });
 });

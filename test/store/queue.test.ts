@@ -499,7 +499,7 @@ describe.each(backends)('one team among many ($name)', ({ create }) => {
     expect(await queue.enqueueOnce('c5', event('c5', 'ok'), 60_000, cap)).toBe('full');
   });
 
-  it('caps each team’s backlog bytes at maxBacklogBytes (UTF-8 bytes of the JSON): duplicates still recognised, other teams apart, the bytes released once entries finish or are dead-lettered', async () => {
+  it('caps each team’s backlog bytes at maxBacklogBytes (UTF-8 bytes of the JSON): duplicates still recognised, other teams apart, the bytes released once entries finish, a dead letter’s kept with it', async () => {
     const { queue } = create();
     // 'é' is two bytes in UTF-8: both backends count the bytes stored, not characters.
     const payload = (kind: string) => ({ kind, text: 'é'.repeat(500) });
@@ -526,11 +526,61 @@ describe.each(backends)('one team among many ($name)', ({ create }) => {
     );
     await waitFor(async () => (await queue.depth()).total === 0, 'every entry to finish (one as a dead letter)');
     await consumer.stop();
-    expect((await queue.deadLetters('T1')).count).toBe(1);
-    expect(await queue.usage('T1')).toEqual({ events: 0, bytes: 0 });
+    const [letter] = (await queue.deadLetters('T1')).entries;
+    expect(letter?.payload).toEqual(payload('no'));
+    // The dead letter still holds its event's bytes (and a few of its own): they stay counted.
+    const usage = await queue.usage('T1');
+    expect(usage.events).toBe(0);
+    expect(usage.bytes).toBeGreaterThan(size);
+    expect(usage.bytes).toBeLessThan(size + 500);
     expect(await queue.usage('T2')).toEqual({ events: 0, bytes: 0 });
     // Refused means not written: the same event is queued now that there is room.
     expect(await queue.enqueueOnce('b4', event('b4', payload('ok')), 60_000, cap)).toBe('queued');
+    // Retrying the letter takes its bytes out with it.
+    expect(await queue.takeDeadLetter('T1', letter!.id)).toBeDefined();
+    expect(await queue.usage('T1')).toEqual({ events: 1, bytes: size });
+  });
+
+  it('counts dead letters toward the byte cap, dropping a team’s oldest ones to take a new event that fits beside its backlog or to keep a new letter under it', async () => {
+    const { queue } = create();
+    const weight = 'x'.repeat(10_000);
+    const letter = (teamId: string, id: string) => ({
+      id,
+      teamId,
+      orderKey: `${teamId}:conv`,
+      payload: { id, weight },
+      error: 'invalid_blocks',
+      attempts: 1,
+      enqueuedAt: Date.now(),
+      failedAt: Date.now(),
+    });
+    const letterBytes = Buffer.byteLength(JSON.stringify(letter('T1', 'd-0')));
+    for (let i = 0; i < 5; i++) await queue.bury(letter('T1', `d-${i}`));
+    await queue.bury(letter('T2', 'other-0'));
+    expect(await queue.usage('T1')).toEqual({ events: 0, bytes: 5 * letterBytes });
+
+    // Room for four letters and a bit: a 10 KB event fits beside the backlog, so the two oldest letters go.
+    const cap = { maxBacklogBytes: 4 * letterBytes + 100 };
+    expect(await queue.enqueueOnce('e1', event('e1', { weight }), 60_000, cap)).toBe('queued');
+    const usage = await queue.usage('T1');
+    expect(usage.bytes).toBeLessThanOrEqual(cap.maxBacklogBytes);
+    expect((await queue.deadLetters('T1')).entries.map((d) => d.id)).toEqual(['d-4', 'd-3', 'd-2']);
+    // An event that could not fit even without them drops none.
+    expect(await queue.enqueueOnce('e2', event('e2', { weight: weight.repeat(5) }), 60_000, cap)).toBe('full_bytes');
+    expect((await queue.deadLetters('T1')).entries).toHaveLength(3);
+    // A letter buried later keeps the letters under the cap the team's events were taken by: the oldest goes.
+    await queue.bury(letter('T1', 'd-5'));
+    expect((await queue.usage('T1')).bytes).toBeLessThanOrEqual(cap.maxBacklogBytes);
+    expect((await queue.deadLetters('T1')).entries.map((d) => d.id)).toEqual(['d-5', 'd-4', 'd-3']);
+    // Another team's letters are its own.
+    expect((await queue.deadLetters('T2')).entries.map((d) => d.id)).toEqual(['other-0']);
+    expect(await queue.usage('T2')).toEqual({
+      events: 0,
+      bytes: Buffer.byteLength(JSON.stringify(letter('T2', 'other-0'))),
+    });
+    // Uninstalling forgets the letters' bytes with them.
+    await queue.forgetTeam('T1');
+    expect(await queue.usage('T1')).toEqual({ events: 0, bytes: 0 });
   });
 
   it('counts parked work toward its team’s backlog, events and bytes, until it is removed', async () => {

@@ -5,7 +5,8 @@
  * alone cannot fix (a channel the bot was removed from, a message Slack refused, an event the app cannot read).
  */
 import { adminsOnly } from '../app/admin-gate.js';
-import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
+import type { AllMiddlewareArgs, App, BlockButtonAction, RespondFn, SlackActionMiddlewareArgs } from '@slack/bolt';
+import type { Deps } from '../app/deps.js';
 import { failureMessage, failureOf, logFailure } from '../app/failure.js';
 import type { ChannelCause, DeadLetter } from '../store/index.js';
 import { button, context, escapeMrkdwn, header, message, section, type KnownBlock } from '../slack/blocks.js';
@@ -99,66 +100,63 @@ export const failed: Subcommand = {
     await ctx.reply(message(`${entries.length} event(s) could not be posted`, blocks));
   },
   register(app, deps) {
-    app.action<BlockButtonAction>(
-      RESUME_ACTION,
-      async ({
-        ack,
-        action,
-        body,
-        respond,
-        client,
-      }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs) => {
-        await ack();
-        const teamId = body.team?.id ?? body.user.team_id ?? '';
-        const channelId = action.value ?? '';
-        if (
-          !(await deps.admins.isAdmin(client, teamId, body.user.id, { fresh: true, enterpriseId: body.enterprise?.id }))
-        ) {
-          await respond({ replace_original: false, text: adminsOnly('resume posting in a channel') });
-          return;
-        }
-        // What waited goes out within seconds; if Slack still refuses, the channel is paused again (and told).
-        const resumed = CHANNEL_ID.test(channelId) && (await deps.store.channelPauses.resume(teamId, channelId));
-        deps.logger.info({ team: teamId, user: body.user.id, channel: channelId, resumed }, 'channel resumed');
-        await respond({
-          replace_original: false,
-          text: resumed
-            ? `▶️ Posting in <#${channelId}> resumes: what waited for it goes out now. If Slack still refuses it, you will be told again.`
-            : 'That channel is not paused any more — run `/campaign failed` to see what is left.',
-        });
-      },
-    );
-    app.action<BlockButtonAction>(
-      RETRY_ACTION,
-      async ({
-        ack,
-        action,
-        body,
-        respond,
-        client,
-      }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs) => {
-        await ack();
-        const teamId = body.team?.id ?? body.user.team_id ?? '';
-        const log = { team: teamId, user: body.user.id, deadLetter: action.value };
-        // The button lives in an ephemeral message, but re-check: rights may have changed since.
-        if (
-          !(await deps.admins.isAdmin(client, teamId, body.user.id, { fresh: true, enterpriseId: body.enterprise?.id }))
-        ) {
-          await respond({ replace_original: false, text: adminsOnly('post failed events again') });
-          return;
-        }
-        try {
-          const outcome = await deps.surfaces.retryDeadLetter(teamId, action.value ?? '');
-          deps.logger.info({ ...log, outcome }, 'dead letter retried');
-          await respond({ replace_original: false, text: RETRY_ANSWERS[outcome] });
-        } catch (err) {
-          logFailure(deps.logger, err, log, 'dead letter retry failed');
-          await respond({ replace_original: false, ...failureMessage(failureOf(err)) });
-        }
-      },
-    );
+    adminButton(app, deps, RESUME_ACTION, 'resume posting in a channel', async ({ teamId, userId, value, respond }) => {
+      // What waited goes out within seconds; if Slack still refuses, the channel is paused again (and told).
+      const resumed = CHANNEL_ID.test(value) && (await deps.store.channelPauses.resume(teamId, value));
+      deps.logger.info({ team: teamId, user: userId, channel: value, resumed }, 'channel resumed');
+      await respond({
+        replace_original: false,
+        text: resumed
+          ? `▶️ Posting in <#${value}> resumes: what waited for it goes out now. If Slack still refuses it, you will be told again.`
+          : 'That channel is not paused any more — run `/campaign failed` to see what is left.',
+      });
+    });
+    adminButton(app, deps, RETRY_ACTION, 'post failed events again', async ({ teamId, userId, value, respond }) => {
+      const log = { team: teamId, user: userId, deadLetter: value };
+      try {
+        const outcome = await deps.surfaces.retryDeadLetter(teamId, value);
+        deps.logger.info({ ...log, outcome }, 'dead letter retried');
+        await respond({ replace_original: false, text: RETRY_ANSWERS[outcome] });
+      } catch (err) {
+        logFailure(deps.logger, err, log, 'dead letter retry failed');
+        await respond({ replace_original: false, ...failureMessage(failureOf(err)) });
+      }
+    });
   },
 };
+
+/**
+ * A button of `/campaign failed`'s answer. It lives in an ephemeral message, but its presser's rights are checked
+ * again (they may have changed since): a non-admin is told who may, and nothing is done.
+ */
+function adminButton(
+  app: App,
+  deps: Deps,
+  actionId: string,
+  whatFor: string,
+  press: (p: { teamId: string; userId: string; value: string; respond: RespondFn }) => Promise<void>,
+): void {
+  app.action<BlockButtonAction>(
+    actionId,
+    async ({
+      ack,
+      action,
+      body,
+      respond,
+      client,
+    }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs) => {
+      await ack();
+      const teamId = body.team?.id ?? body.user.team_id ?? '';
+      if (
+        !(await deps.admins.isAdmin(client, teamId, body.user.id, { fresh: true, enterpriseId: body.enterprise?.id }))
+      ) {
+        await respond({ replace_original: false, text: adminsOnly(whatFor) });
+        return;
+      }
+      await press({ teamId, userId: body.user.id, value: action.value ?? '', respond });
+    },
+  );
+}
 
 const RETRY_ANSWERS = {
   queued: '🔁 Queued again: it will be posted in a moment, in the channels that did not get it.',

@@ -25,7 +25,23 @@ export interface RedisCluster {
   close(): Promise<void>;
 }
 
+/**
+ * Ports are "free a moment ago" (`freePort`): another test file, or this node's own bus port, may take one
+ * before redis-server binds it, and the server exits. Such a start is tried again on fresh ports.
+ */
+const START_TRIES = 3;
+
 export async function startRedisCluster(opts: { durable?: boolean } = {}): Promise<RedisCluster> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(opts);
+    } catch (err) {
+      if (attempt >= START_TRIES) throw err;
+    }
+  }
+}
+
+async function startOnce(opts: { durable?: boolean }): Promise<RedisCluster> {
   const nodes: RedisServer[] = [];
   try {
     for (let i = 0; i < 3; i++) {
@@ -62,7 +78,12 @@ export async function startRedisCluster(opts: { durable?: boolean } = {}): Promi
     }
     throw new Error('the Redis Cluster did not reach cluster_state:ok');
   };
-  await ready();
+  try {
+    await ready();
+  } catch (err) {
+    await Promise.all(nodes.map((n) => n.close()));
+    throw err;
+  }
   const client = new Cluster(seeds, { redisOptions: { maxRetriesPerRequest: 1 } });
   client.on('error', () => undefined);
   return {

@@ -14,6 +14,12 @@ export interface SetOptions {
   onlyIfAbsent?: boolean;
 }
 
+/** A sorted-set member and its score. */
+export interface Scored {
+  member: string;
+  score: number;
+}
+
 /** One hash field raised by `countOnce`, and how long its hash lives after. */
 export interface HashCount {
   key: string;
@@ -51,6 +57,20 @@ export interface KeyValueStore {
   /** Returns how many members were present. */
   setRemove(key: string, ...members: string[]): Promise<number>;
   setMembers(key: string): Promise<string[]>;
+
+  /**
+   * Sorted sets (Redis ZSET): members ordered by score, equal scores by member bytes. `add` returns how many
+   * members were new; `onlyIfLower` moves an existing member only to a lower score (Redis `ZADD LT`).
+   */
+  sortedAdd(key: string, entries: readonly Scored[], options?: { onlyIfLower?: boolean }): Promise<number>;
+  /** Returns how many members were present. */
+  sortedRemove(key: string, ...members: string[]): Promise<number>;
+  /** At most `limit` members with a score ≤ `maxScore`, lowest first (Redis `ZRANGE … BYSCORE LIMIT`). */
+  sortedUpTo(key: string, maxScore: number, limit: number): Promise<Scored[]>;
+  /** The first `limit` members, lowest score first (Redis `ZRANGE 0 limit-1`). */
+  sortedFirst(key: string, limit: number): Promise<Scored[]>;
+  /** How many members the sorted set has (0 when the key does not exist). */
+  sortedCount(key: string): Promise<number>;
 
   /**
    * Every live key starting with `prefix` — and containing `containing` after it, when given (Redis `SCAN` of

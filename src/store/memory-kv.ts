@@ -1,8 +1,12 @@
 import { assertTtl, WRONGTYPE_MESSAGE } from './kv.js';
-import type { HashCount, KeyValueStore, SetOptions } from './kv.js';
+import type { HashCount, KeyValueStore, Scored, SetOptions } from './kv.js';
+import { SortedMembers } from './memory-sorted.js';
 
 type Value =
-  { kind: 'string'; data: string } | { kind: 'hash'; data: Map<string, string> } | { kind: 'set'; data: Set<string> };
+  | { kind: 'string'; data: string }
+  | { kind: 'hash'; data: Map<string, string> }
+  | { kind: 'set'; data: Set<string> }
+  | { kind: 'sorted'; data: SortedMembers };
 
 interface Item {
   value: Value;
@@ -188,6 +192,53 @@ export class MemoryKeyValueStore implements KeyValueStore {
       const item = this.live(key);
       if (!item) return [];
       return [...this.expect(item, 'set').data];
+    });
+  }
+
+  sortedAdd(key: string, entries: readonly Scored[], options: { onlyIfLower?: boolean } = {}): Promise<number> {
+    return this.run(() => {
+      if (entries.length === 0) return 0;
+      for (const { score } of entries)
+        if (!Number.isFinite(score)) throw new RangeError('sortedAdd: score must be finite');
+      const item = this.live(key);
+      const sorted = item ? this.expect(item, 'sorted').data : new SortedMembers();
+      let added = 0;
+      for (const { member, score } of entries) if (sorted.add(member, score, options.onlyIfLower)) added++;
+      if (!item) this.items.set(key, { value: { kind: 'sorted', data: sorted }, expiresAt: undefined });
+      return added;
+    });
+  }
+
+  sortedRemove(key: string, ...members: string[]): Promise<number> {
+    return this.run(() => {
+      const item = this.live(key);
+      if (!item) return 0;
+      const sorted = this.expect(item, 'sorted').data;
+      let removed = 0;
+      for (const member of members) if (sorted.remove(member)) removed++;
+      if (sorted.size === 0) this.items.delete(key);
+      return removed;
+    });
+  }
+
+  sortedUpTo(key: string, maxScore: number, limit: number): Promise<Scored[]> {
+    return this.run(() => {
+      const item = this.live(key);
+      return item ? this.expect(item, 'sorted').data.upTo(maxScore, limit) : [];
+    });
+  }
+
+  sortedFirst(key: string, limit: number): Promise<Scored[]> {
+    return this.run(() => {
+      const item = this.live(key);
+      return item ? this.expect(item, 'sorted').data.first(limit) : [];
+    });
+  }
+
+  sortedCount(key: string): Promise<number> {
+    return this.run(() => {
+      const item = this.live(key);
+      return item ? this.expect(item, 'sorted').data.size : 0;
     });
   }
 

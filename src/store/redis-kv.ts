@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import type { Logger } from 'pino';
 import { assertTtl } from './kv.js';
-import type { HashCount, KeyValueStore, SetOptions } from './kv.js';
+import type { HashCount, KeyValueStore, Scored, SetOptions } from './kv.js';
 import { openRedis, scanTargets, type RedisClient } from './redis-connection.js';
 import { withScripts } from './redis-scripts.js';
 
@@ -102,6 +102,31 @@ export class RedisKeyValueStore implements KeyValueStore {
     return this.redis.smembers(key);
   }
 
+  sortedAdd(key: string, entries: readonly Scored[], options: { onlyIfLower?: boolean } = {}): Promise<number> {
+    if (entries.length === 0) return Promise.resolve(0);
+    const pairs = entries.flatMap(({ member, score }) => [score, member]);
+    return options.onlyIfLower ? this.redis.zadd(key, 'LT', ...pairs) : this.redis.zadd(key, ...pairs);
+  }
+
+  sortedRemove(key: string, ...members: string[]): Promise<number> {
+    if (members.length === 0) return Promise.resolve(0);
+    return this.redis.zrem(key, ...members);
+  }
+
+  async sortedUpTo(key: string, maxScore: number, limit: number): Promise<Scored[]> {
+    if (limit <= 0) return [];
+    return scoredPairs(await this.redis.zrangebyscore(key, '-inf', maxScore, 'WITHSCORES', 'LIMIT', 0, limit));
+  }
+
+  async sortedFirst(key: string, limit: number): Promise<Scored[]> {
+    if (limit <= 0) return [];
+    return scoredPairs(await this.redis.zrange(key, 0, limit - 1, 'WITHSCORES'));
+  }
+
+  sortedCount(key: string): Promise<number> {
+    return this.redis.zcard(key);
+  }
+
   async keysWithPrefix(prefix: string, containing?: string): Promise<string[]> {
     const found = new Set<string>();
     // SCAN may return a key twice; MATCH is a glob, so the given text's own glob characters are escaped.
@@ -163,4 +188,11 @@ export class RedisKeyValueStore implements KeyValueStore {
     if (!this.ownsClient) return;
     await this.redis.quit().catch(() => this.redis.disconnect());
   }
+}
+
+/** A `WITHSCORES` reply (member, score, member, score…) as members and their scores. */
+function scoredPairs(flat: readonly string[]): Scored[] {
+  const out: Scored[] = [];
+  for (let i = 0; i + 1 < flat.length; i += 2) out.push({ member: flat[i]!, score: Number(flat[i + 1]) });
+  return out;
 }

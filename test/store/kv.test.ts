@@ -140,6 +140,42 @@ describe.each(backends)('KeyValueStore contract ($name)', ({ create }) => {
     expect(await kv.set(key, 'x', { onlyIfAbsent: true })).toBe(true);
   });
 
+  it('keeps sorted sets in Redis order: score, then member; reads only the lowest', async () => {
+    const { kv, keys } = create();
+    const key = keys.routes('T-sorted');
+    expect(await kv.sortedFirst(key, 5)).toEqual([]);
+    expect(await kv.sortedCount(key)).toBe(0);
+    const added = await kv.sortedAdd(key, [
+      { member: 'b', score: 2 },
+      { member: 'a', score: 2 },
+      { member: 'late', score: 9_000_000_000_000 },
+      { member: 'first', score: -1 },
+    ]);
+    expect(added).toBe(4);
+    expect(await kv.sortedFirst(key, 3)).toEqual([
+      { member: 'first', score: -1 },
+      { member: 'a', score: 2 },
+      { member: 'b', score: 2 },
+    ]);
+    expect((await kv.sortedUpTo(key, 2, 10)).map((s) => s.member)).toEqual(['first', 'a', 'b']);
+    expect((await kv.sortedUpTo(key, 2, 1)).map((s) => s.member)).toEqual(['first']);
+    // onlyIfLower (ZADD LT) moves a member down, never up; a plain add moves it either way.
+    expect(await kv.sortedAdd(key, [{ member: 'late', score: 9_100_000_000_000 }], { onlyIfLower: true })).toBe(0);
+    expect(await kv.sortedAdd(key, [{ member: 'late', score: 1 }], { onlyIfLower: true })).toBe(0);
+    expect(await kv.sortedAdd(key, [{ member: 'first', score: 3 }])).toBe(0);
+    expect((await kv.sortedFirst(key, 10)).map((s) => `${s.member}=${s.score}`)).toEqual([
+      'late=1',
+      'a=2',
+      'b=2',
+      'first=3',
+    ]);
+    expect(await kv.sortedCount(key)).toBe(4);
+    expect(await kv.sortedRemove(key, 'a', 'nope')).toBe(1);
+    expect(await kv.sortedRemove(key, 'b', 'late', 'first')).toBe(3);
+    expect(await kv.set(key, 'x', { onlyIfAbsent: true })).toBe(true);
+    await expect(kv.sortedFirst(key, 1)).rejects.toThrow(/WRONGTYPE/);
+  });
+
   it('refuses to use a key as the wrong type (WRONGTYPE)', async () => {
     const { kv, keys } = create();
     const key = keys.cache('kv', 'typed');

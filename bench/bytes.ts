@@ -293,7 +293,7 @@ export async function runDeadLetterWaves(stack: Stack, opts: DeadLetterWaveOptio
 /** Until nothing is queued or waiting for a channel: every accepted event posted or given up. */
 async function settled(stack: Stack): Promise<void> {
   await until(
-    async () => (await stack.store.queue.depth()).total === 0 && (await stack.store.callOutbox.channels()).length === 0,
+    async () => (await stack.store.queue.depth()).total === 0 && (await stack.store.outbox.channels()).length === 0,
     'the queue and the outboxes to empty',
     300_000,
     200,

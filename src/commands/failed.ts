@@ -85,9 +85,8 @@ export const failed: Subcommand = {
       context('Newest first. Slack being slow or down never lands an event here — only what needs someone to act.'),
       ...(await Promise.all(
         paused.slice(0, MAX_PAUSED_LISTED).map(async (p) => {
-          const waiting = await ctx.deps.store.callOutbox.size({ teamId: ctx.teamId, channelId: p.channelId });
-          const calls =
-            waiting > 0 ? ` ${waiting} call notification${waiting === 1 ? ' waits' : 's wait'} for it.` : '';
+          const waiting = await ctx.deps.store.outbox.size({ teamId: ctx.teamId, channelId: p.channelId });
+          const calls = waiting > 0 ? ` ${waiting} post${waiting === 1 ? ' waits' : 's wait'} for it.` : '';
           return section(
             `⏸️ Posting in <#${p.channelId}> is paused: ${pauseAdvice(p.channelId, p.reason)}, then press *Resume*.${calls}`,
             { accessory: button('Resume', RESUME_ACTION, { value: p.channelId }) },

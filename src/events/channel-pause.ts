@@ -4,11 +4,10 @@
  * `channel` class of src/slack/errors.ts) — is paused after the first refusal, and the admin who set it up is
  * told once, in a direct message. While it is paused nothing is sent there (no retry storm):
  *
- * - call notifications wait in the channel's outbox (kept, not dead letters, for up to a day) and go out when
- *   the channel takes posts again — `/campaign subscribe` there again, Retry in `/campaign failed`, or a probe:
- *   every `PROBE_EVERY_MS` one waiting post is tried, and if Slack takes it the pause lifts by itself;
- * - customer messages become failed events at once (a waiting conversation would hold the queue's read-ahead
- *   places other workspaces need), and Retry posts them.
+ * call notifications and customer conversations wait in the channel's outbox (kept, not dead letters, for up
+ * to a day) and go out when the channel takes posts again — `/campaign subscribe` there again, Resume in
+ * `/campaign failed`, or a probe: every `PROBE_EVERY_MS` one waiting post is tried, and if Slack takes it the
+ * pause lifts by itself.
  */
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../logger.js';
@@ -80,7 +79,7 @@ export class ChannelPauses {
       'channel paused: Slack takes no post there until someone acts',
     );
     if (!user) return;
-    const text = `⏸️ Campaign stopped posting in <#${channelId}>: ${pauseAdvice(channelId, code)}. Call notifications wait and go out once it takes posts again — checked every few minutes, or at once when you press *Resume* in \`/campaign failed\` (or run \`/campaign subscribe\` there again). Customer messages meant for it are kept there too, where *Retry* posts them.`;
+    const text = `⏸️ Campaign stopped posting in <#${channelId}>: ${pauseAdvice(channelId, code)}. Call notifications and customer messages wait and go out once it takes posts again — checked every few minutes, or at once when you press *Resume* in \`/campaign failed\` (or run \`/campaign subscribe\` there again).`;
     try {
       // A user id as the channel: the app's direct message with that person.
       await postMessage(

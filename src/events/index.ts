@@ -1,8 +1,9 @@
 /**
- * Event notifications, as the composition root sees them: the webhook route, the Recording button's ack,
- * and the worker that posts queued events (started once the server listens, stopped first on shutdown).
- * Call events are handled here, and the outcome alerts they feed (their timer is registered here); features
- * add handlers for their triggers with `on` (handoff: chat messages).
+ * Event notifications, as the composition root sees them: the webhook route, the Recording button's ack, the
+ * worker that reads queued events, and the scheduler that posts what waits for a channel — customers in its
+ * urgent lane, calls in its routine lane (started once the server listens, stopped first on shutdown). Call
+ * events are handled here, and the outcome alerts they feed (their timer is registered here); features add
+ * handlers for their triggers with `on` (handoff: chat messages).
  */
 import type { App, CustomRoute } from '@slack/bolt';
 import type { Deps } from '../app/deps.js';
@@ -11,6 +12,8 @@ import { RECORDING_ACTION } from './render/index.js';
 import { workerSlack } from './posting-kit.js';
 import { registerCallHandlers } from './calls.js';
 import { CallOutbox, type CallOutboxOptions } from './call-outbox.js';
+import { ChannelScheduler, type SchedulerOptions } from './channel-scheduler.js';
+import { ConversationLane } from './conversation-lane.js';
 import { EventWorker, type WorkerOptions } from './worker.js';
 import { retryDeadLetter, type RetryOutcome } from './dead-letters.js';
 import { ChannelPauses } from './channel-pause.js';
@@ -22,6 +25,7 @@ export interface EventsOptions {
   worker?: WorkerOptions;
   intake?: IntakeOptions;
   calls?: CallOutboxOptions;
+  delivery?: SchedulerOptions;
   recordings?: RecordingOptions;
 }
 
@@ -47,11 +51,18 @@ export function createEvents(deps: Deps, options: EventsOptions = {}): Events {
     { ...deps.config.recordings, fileOrigin: slackFileOrigin(deps.config.slack.apiUrl) },
     options.recordings,
   );
+  const scheduler = new ChannelScheduler(kit, options.delivery);
+  const conversations = new ConversationLane(kit, scheduler);
+  conversations.runWith(worker);
+  worker.parkIn(conversations);
   const outbox = new CallOutbox(
     kit,
+    scheduler,
     { maxWaitingPerChannel: deps.config.hooks.maxBacklog, ...options.calls },
     recordings,
   );
+  scheduler.lane('urgent', conversations);
+  scheduler.lane('routine', outbox);
   registerCallHandlers(worker, outbox);
   const alerts = new OutcomeAlerts(kit);
   deps.timers.on(ALERT_TIMER, (timer, now) => alerts.fire(timer, now));
@@ -71,12 +82,12 @@ export function createEvents(deps: Deps, options: EventsOptions = {}): Events {
       }),
     start() {
       worker.start();
-      outbox.start();
+      scheduler.start();
       recordings.start();
     },
     async stop() {
       await worker.stop();
-      await outbox.stop();
+      await scheduler.stop();
       await recordings.stop();
     },
   };

@@ -12,6 +12,9 @@ import type { Metrics } from '../app/metrics.js';
 import type { Store } from '../store/index.js';
 import type { ChannelPauses } from './channel-pause.js';
 
+/** How long an event waits for a Slack that is down, over its limits or refusing, before its failures count. */
+export const RETENTION_MS = 24 * 60 * 60_000;
+
 /** The workspace's client for queue work; throws while it has no bot token (the entry is retried, then kept). */
 export type WorkerSlack = (teamId: string, urgency?: Urgency) => Promise<WebClient>;
 

@@ -35,7 +35,7 @@ import { RecordingError, RecordingFetcher, type Recording } from './recording-fe
 import { renderRecordingShare } from './render/index.js';
 import type { PostingKit } from './posting-kit.js';
 import { StepLog, type StepRef } from './steps.js';
-import { RETENTION_MS } from './worker.js';
+import { RETENTION_MS } from './posting-kit.js';
 
 export interface RecordingSettings {
   /** `off`: links only; otherwise public https hosts and these. */
@@ -289,13 +289,10 @@ export class CallRecordings {
     }
   }
 
-  /** Whether calls other than this one wait for their cards in the channel. */
+  /** Whether posts other than this call's wait in the channel (customers, other calls' cards): they go first. */
   private async cardsWaiting(job: RecordingJob): Promise<boolean> {
-    const at = { teamId: job.teamId, channelId: job.channelId };
-    const size = await this.kit.store.callOutbox.size(at);
-    if (size !== 1) return size > 1;
-    const [only] = await this.kit.store.callOutbox.waiting(at, 1);
-    return only !== undefined && only.id !== job.entryId;
+    const head = await this.kit.store.outbox.head({ teamId: job.teamId, channelId: job.channelId }, 2);
+    return head.some((item) => item.id !== job.entryId);
   }
 
   /**

@@ -4,9 +4,10 @@
  * entry with its routes, Slack client and steps; not a "delivery", which is the platform's POST: intake.ts).
  *
  * - Order: entries of one call / conversation run one at a time in arrival order (the queue's orderKey).
- * - What time heals — a channel's Slack budget spent, a 429, Slack down (5xx, timeouts, refused connections) —
- *   never counts as a failed try: the entry waits (keeping its place, holding no worker) and is tried again,
- *   for up to `RETENTION_MS` after it was queued. Other channels of the same entry go on meanwhile.
+ * - The queue never waits for Slack: a channel that cannot take the post now — its Slack budget spent, a 429,
+ *   Slack down, the channel paused, the workspace refusing the app — gets the entry in its outbox's urgent lane
+ *   (src/events/conversation-lane.ts), where the channel's scheduler posts it in its turn (`runParked`); the
+ *   entry's other channels go on, and a later event of the same conversation waits behind it there.
  * - Any other failure: retried with backoff, then dead-lettered after `maxAttempts` (kept, counted).
  * - Unknown triggers, and known ones nobody handles: dead-lettered on purpose, the payload kept whole.
  * - Several channels, card + transcript: each step is remembered (`StepLog`), so retries never post twice.
@@ -34,6 +35,8 @@ import { channelsFor } from './router.js';
 import type { PostingKit } from './posting-kit.js';
 import { StepLog, type StepRef } from './steps.js';
 import { noteUnrouted } from './unrouted.js';
+import type { ConversationLane, ParkedRunner } from './conversation-lane.js';
+import { RETENTION_MS } from './posting-kit.js';
 
 export interface WorkerOptions {
   /** Consumer name; default `<hostname>:<pid>:<n>` (stable across restarts of the same container). */
@@ -103,15 +106,13 @@ class UnhandledEventError extends Error {
 }
 
 const DEFAULT_MAX_ATTEMPTS = 5;
-/** How long an event waits for a Slack that is down or over its limits before its failures count. */
-export const RETENTION_MS = 24 * 60 * 60_000;
-/** A workspace that refuses the app (token revoked, access removed): how often its events are tried again. */
-const WORKSPACE_HOLD_MS = 60_000;
 
 let consumersInProcess = 0;
 
-export class EventWorker {
+export class EventWorker implements ParkedRunner {
   private consumer: Consumer | undefined;
+  /** Where an entry waits for a channel that cannot take it now (set at wiring). */
+  private lane: Pick<ConversationLane, 'waits' | 'park'> | undefined;
   private readonly steps: StepLog;
   private readonly handlers = new Map<TriggerName, EventHandler<TriggerName>>();
 
@@ -126,6 +127,11 @@ export class EventWorker {
   on<T extends TriggerName>(trigger: T, handler: EventHandler<T>): void {
     if (this.handlers.has(trigger)) throw new Error(`a handler for ${trigger} is registered already`);
     this.handlers.set(trigger, handler as unknown as EventHandler<TriggerName>);
+  }
+
+  /** Entries that must wait for a channel wait in its outbox's urgent lane, out of the queue. */
+  parkIn(lane: Pick<ConversationLane, 'waits' | 'park'>): void {
+    this.lane = lane;
   }
 
   start(): void {
@@ -166,13 +172,29 @@ export class EventWorker {
   }
 
   async handle(entry: QueueEntry): Promise<HandlerResult> {
+    return { alsoDone: await this.run(entry) };
+  }
+
+  /** The event's turn in a channel it waited for (see `ParkedRunner`): Slack's refusals are thrown as they are. */
+  runParked(entry: QueueEntry, channel: string, behind: readonly QueueEntry[]): Promise<readonly string[]> {
+    return this.run({ ...entry, behind }, channel);
+  }
+
+  /** Runs the entry's handler (for `onlyChannel` alone: a parked run); the ids of entries whose work it did. */
+  private async run(entry: QueueEntry, onlyChannel?: string): Promise<string[]> {
     const job = readJob(entry.payload);
     if (!job.success) throw new UnhandledEventError('queue entry is not an event job (v1): kept as a dead letter');
     const { trigger, event: raw } = job.data;
-    const log = this.kit.logger.child({ team: entry.teamId, trigger, entry: entry.id, attempt: entry.attempt });
+    const log = this.kit.logger.child({
+      team: entry.teamId,
+      trigger,
+      entry: entry.id,
+      attempt: entry.attempt,
+      ...(onlyChannel ? { channel: onlyChannel } : {}),
+    });
     if (!(await this.kit.store.workspaces.exists(entry.teamId))) {
       log.info('event dropped: its workspace uninstalled the app');
-      return {};
+      return [];
     }
 
     if (!isTriggerName(trigger)) {
@@ -192,11 +214,11 @@ export class EventWorker {
     const handler = this.handlers.get(trigger);
     if (!handler) throw new UnhandledEventError(`no handler for ${trigger}: not posted, kept for inspection`);
     const alsoDone: string[] = [];
-    const queued = this.queuedEvent(entry, parsed.event, log, job.data.retryOf ?? entry.id, alsoDone);
+    const queued = this.queuedEvent(entry, parsed.event, log, job.data.retryOf ?? entry.id, alsoDone, onlyChannel);
     const outcome = await handler(queued);
     if (outcome === 'posted') this.kit.metrics?.eventsPosted.inc({ trigger });
     if (outcome === 'handed-on') log.debug('event handed on');
-    return { alsoDone };
+    return alsoDone;
   }
 
   /**
@@ -224,13 +246,17 @@ export class EventWorker {
     return found;
   }
 
-  /** `stepsOf`: the entry whose steps count as done (the dead letter's, when an admin retried one). */
+  /**
+   * `stepsOf`: the entry whose steps count as done (the dead letter's, when an admin retried one);
+   * `onlyChannel`: a parked run, in that channel alone.
+   */
   private queuedEvent(
     entry: QueueEntry,
     event: KnownEvent,
     log: Logger,
     stepsOf: string,
     alsoDone: string[],
+    onlyChannel?: string,
   ): QueuedEvent {
     const absorbedStep = (entryId: string): StepRef => ({
       teamId: entry.teamId,
@@ -247,10 +273,20 @@ export class EventWorker {
       stepsOf,
       step: (channel, step) => ({ teamId: entry.teamId, entryId: stepsOf, channel, step }),
       slack: () => this.kit.slack(entry.teamId),
-      channels: () => channelsFor(this.kit.store, entry.teamId, event),
-      eachChannel: (channels, work) => this.eachChannel(entry, channels, log, work),
+      channels: async () => {
+        const routed = await channelsFor(this.kit.store, entry.teamId, event);
+        return onlyChannel === undefined ? routed : routed.filter((c) => c === onlyChannel);
+      },
+      eachChannel: async (channels, work) => {
+        if (onlyChannel === undefined) await this.eachChannel(entry, channels, log, work);
+        else if (channels.includes(onlyChannel)) await work(onlyChannel);
+      },
       toEachRoute: async (post) => {
         const channels = await queued.channels();
+        if (channels.length === 0 && onlyChannel !== undefined) {
+          log.info('the channel this event waited for is not subscribed to it any more: nothing to post');
+          return 'skipped';
+        }
         if (channels.length === 0) {
           log.info(
             { campaignId: event.data.campaignId },
@@ -290,33 +326,28 @@ export class EventWorker {
     work: (channel: string) => Promise<void>,
   ): Promise<void> {
     const failed: Array<ChannelCause & { final: boolean }> = [];
-    let waitMs: number | undefined;
+    const lane = this.lane;
+    const young = Date.now() - entry.enqueuedAt <= RETENTION_MS;
     for (const channel of channels) {
-      const paused = await this.kit.pauses.reasonFor(entry.teamId, channel);
-      if (paused) {
-        // Slack would refuse it: a dead letter for this channel at once, without a call to Slack.
-        failed.push({ channel, error: paused, final: true });
+      // Behind the same conversation's earlier events there, or in a channel that takes no post now: it waits.
+      if (lane && ((await lane.waits(entry, channel)) || (await this.kit.pauses.reasonFor(entry.teamId, channel)))) {
+        await lane.park(entry, channel);
         continue;
       }
       try {
         await work(channel);
       } catch (err) {
-        const heals = this.timeHeals(entry, err);
-        if (heals !== undefined) {
-          // This channel waits; the others go on (each step is remembered, so nothing is posted twice).
-          log.debug({ channel, retryInMs: heals }, 'Slack is busy or down for this channel: the event waits its turn');
-          waitMs = Math.min(waitMs ?? heals, heals);
-          continue;
-        }
         const verdict = this.kit.pace.judge(err);
         const code = verdict.code ?? slackErrorCode(err);
-        log.warn({ err, channel, slackError: code }, hintFor(verdict.class));
-        if (verdict.class === 'channel' && code) await this.kit.pauses.pause(entry.teamId, channel, code);
-        if (verdict.class === 'workspace' && Date.now() - entry.enqueuedAt <= RETENTION_MS) {
-          // Kept, not a failed event: the workspace's deliveries wait until it is reinstalled.
-          waitMs = Math.min(waitMs ?? WORKSPACE_HOLD_MS, WORKSPACE_HOLD_MS);
+        const waits = verdict.class === 'wait' || verdict.class === 'unknown' || verdict.class === 'workspace';
+        if (lane && young && (waits || (verdict.class === 'channel' && code))) {
+          // This channel waits in its outbox; the others go on (each step is remembered: nothing posts twice).
+          if (verdict.class === 'channel' && code) await this.kit.pauses.pause(entry.teamId, channel, code);
+          log.debug({ channel, slackError: code }, 'the channel cannot take the event now: it waits in its outbox');
+          await lane.park(entry, channel);
           continue;
         }
+        log.warn({ err, channel, slackError: code }, hintFor(verdict.class));
         failed.push({
           channel,
           error: code ?? (err instanceof Error ? err.message : String(err)),
@@ -324,8 +355,6 @@ export class EventWorker {
         });
       }
     }
-    // A channel that only has to wait gets its post first: the failed ones are judged once it is done.
-    if (waitMs !== undefined) throw new RetryLaterError(waitMs, 'Slack is busy or down: the event waits');
     // Only channels that refuse until someone acts, or messages Slack will never take: no use trying again.
     if (failed.length > 0)
       throw new ChannelFailures(

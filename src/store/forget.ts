@@ -16,7 +16,7 @@ import type { AttachmentRepo } from './attachments.js';
 import { segment, type Keys } from './keys.js';
 import type { KeyValueStore } from './kv.js';
 import type { EventQueue } from './queue.js';
-import type { CallOutboxRepo } from './call-outbox.js';
+import type { ChannelOutboxRepo } from './channel-outbox.js';
 import type { TimerRepo } from './timers.js';
 import type { WorkspaceRepo } from './workspaces.js';
 
@@ -39,7 +39,7 @@ interface Parts {
   keys: Keys;
   workspaces: WorkspaceRepo;
   queue: EventQueue;
-  callOutbox: CallOutboxRepo;
+  outbox: ChannelOutboxRepo;
   timers: TimerRepo;
   attachments: AttachmentRepo;
 }
@@ -55,7 +55,7 @@ export async function forgetWorkspace(
   const { kv, keys } = store;
   await store.workspaces.clear(teamId);
   const queued = await store.queue.forgetTeam(teamId);
-  await store.callOutbox.forgetTeam(teamId);
+  await store.outbox.forgetTeam(teamId);
   const timers = await store.timers.forgetTeam(teamId, options.keepTimers);
   // The scan narrows to keys holding the team id anywhere; `workspaceOf` keeps exactly the workspace's own.
   const found = await kv.keysWithPrefix(keys.prefix, segment(teamId));

@@ -25,7 +25,7 @@ import { ReportRepo } from './reports.js';
 import { HandoffSlaRepo } from './handoff-sla.js';
 import { ResolutionRepo } from './resolutions.js';
 import { SavedReplyRepo } from './saved-replies.js';
-import { CallOutboxRepo } from './call-outbox.js';
+import { ChannelOutboxRepo } from './channel-outbox.js';
 import { ChannelPauseRepo } from './channel-pauses.js';
 import { CatalogRepo } from './catalog.js';
 import { UnroutedEventRepo } from './unrouted-events.js';
@@ -84,8 +84,8 @@ export interface Store {
   cache: Cache;
   dedup: Dedup;
   queue: EventQueue;
-  /** Call notifications waiting for their channel. */
-  callOutbox: CallOutboxRepo;
+  /** What waits for a channel's turn at Slack, by lane (customers, calls, bulk), and which channels are due. */
+  outbox: ChannelOutboxRepo;
   /** Channels the bot cannot post in until someone acts, and who subscribed each channel. */
   channelPauses: ChannelPauseRepo;
   /** Slack call budgets shared by every replica (how the bot stays inside Slack's rate limits). */
@@ -149,7 +149,7 @@ export function createStore(options: StoreOptions = {}): Store {
   const workspaces = new WorkspaceRepo(kv, keys, secrets, now);
   const leases = new Leases(kv);
   const timers = new TimerRepo(kv, keys, leases);
-  const callOutbox = new CallOutboxRepo(kv, keys, queue.parked);
+  const outbox = new ChannelOutboxRepo(kv, keys, queue.parked);
   const attachments = new AttachmentRepo(kv, keys, now);
   return {
     backend: useRedis ? 'redis' : 'memory',
@@ -176,12 +176,12 @@ export function createStore(options: StoreOptions = {}): Store {
     cache: new Cache(kv, keys),
     dedup: new Dedup(kv, keys),
     queue,
-    callOutbox,
+    outbox,
     channelPauses: new ChannelPauseRepo(kv, keys),
     budgets,
     verification: new VerificationRepo(kv, keys),
     forgetWorkspace: (teamId, forgetOptions) =>
-      forgetWorkspace({ kv, keys, workspaces, queue, callOutbox, timers, attachments }, teamId, forgetOptions),
+      forgetWorkspace({ kv, keys, workspaces, queue, outbox, timers, attachments }, teamId, forgetOptions),
     outcomeAlerts: new OutcomeAlertRepo(kv, keys),
     catalog: new CatalogRepo(kv, keys, now),
     unroutedEvents: new UnroutedEventRepo(kv, keys, now),
@@ -228,7 +228,7 @@ export type {
 } from './queue.js';
 export type { PaceRule, RateBudget } from './rate-budget.js';
 export type { KeyValueStore } from './kv.js';
-export type { ChannelRef, WaitingCall } from './call-outbox.js';
+export { LANES, type ChannelRef, type Lane, type WaitingItem, type WaitingWork } from './channel-outbox.js';
 export type { ChannelPause } from './channel-pauses.js';
 export type { VerificationSubmission } from './verification.js';
 export type { AlertIncident, AlertRef, IncidentEnd, OutcomeAlert, WindowFigures } from './outcome-alerts.js';

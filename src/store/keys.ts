@@ -66,10 +66,15 @@ export interface Keys {
   quotaAlerts(teamId: string): string;
   /** String with TTL: "posted" mark of one report (a digest slot, a quota threshold of a month) in one channel. */
   reportMark(kind: string, teamId: string, channelId: string, period: string): string;
-  /** Set: `<team>:<channel>` of the channels that may hold waiting call notifications. */
-  callOutboxChannels(): string;
-  /** String with TTL: which replica is posting a channel's waiting calls. */
-  callOutboxLease(teamId: string, channelId: string): string;
+  /** Sorted set: `<team>:<channel>` of the channels with waiting posts, scored by when each is next due (epoch ms). */
+  outboxDue(): string;
+  /** String with TTL: which replica is posting a channel's waiting posts. */
+  outboxLease(teamId: string, channelId: string): string;
+  /**
+   * String with TTL: how many events of one conversation (its queue order key) wait in a channel's outbox; a later
+   * event of it waits behind them there, so the conversation keeps its order.
+   */
+  outboxWaiting(teamId: string, channelId: string, orderKey: string): string;
   /** String with TTL: the entry ids (JSON) of the roll-up under way in a channel. */
   callRollup(teamId: string, channelId: string): string;
   /** String with TTL: one Slack call budget's next free slot (see `RateBudget`). */
@@ -131,8 +136,10 @@ export interface Keys {
    * and the `deadBytes` of its dead letters (they count toward the byte cap too).
    */
   queueUsage(teamId: string): string;
-  /** Hash: entry id → JSON of one workspace's work parked in one place (a channel's waiting calls). */
+  /** Hash: entry id → JSON of one workspace's work parked in one place (a channel's waiting posts). */
   queueParked(teamId: string, place: string): string;
+  /** Sorted set: the same items' ids (made sortable), scored by their lane: what goes out first, read from the head. */
+  queueParkedOrder(teamId: string, place: string): string;
 }
 
 /**
@@ -184,7 +191,8 @@ export function createKeys(
   const quotaAlerts = kinds.add(p, 'quota-alerts');
   // The report's kind comes first, as it always has.
   const reportMark = kinds.add(p, 'report-mark', 1);
-  const callOutboxLease = kinds.add(p, 'call-outbox-lease');
+  const outboxLease = kinds.add(p, 'outbox-lease');
+  const outboxWaiting = kinds.add(p, 'outbox-waiting');
   const callRollup = kinds.add(p, 'call-rollup');
   const channelPauses = kinds.add(p, 'channel-pauses');
   const channelSubscribers = kinds.add(p, 'channel-subscribers');
@@ -203,6 +211,7 @@ export function createKeys(
   const queueDedup = kinds.add(q, 'dedup');
   const queueUsage = kinds.add(q, 'usage');
   const queueParked = kinds.add(q, 'parked');
+  const queueParkedOrder = kinds.add(q, 'parked-order');
   const queueDead = kinds.add(q, 'dead');
   // A timer's lease names its timer, whose id names the workspace (`timerId`).
   kinds.addDerived(p, 'timer-lease', (parts) => (parts[1] === undefined ? undefined : timerTeam(unsegment(parts[1]))));
@@ -230,8 +239,9 @@ export function createKeys(
     digestSnapshots: (teamId) => digestSnapshots(teamId),
     quotaAlerts: (teamId) => quotaAlerts(teamId),
     reportMark: (kind, teamId, channelId, period) => reportMark(teamId, kind, channelId, period),
-    callOutboxChannels: () => `${p}call-outbox-channels`,
-    callOutboxLease: (teamId, channelId) => callOutboxLease(teamId, channelId),
+    outboxDue: () => `${p}outbox-due`,
+    outboxLease: (teamId, channelId) => outboxLease(teamId, channelId),
+    outboxWaiting: (teamId, channelId, orderKey) => outboxWaiting(teamId, channelId, orderKey),
     callRollup: (teamId, channelId) => callRollup(teamId, channelId),
     rateBudget: (id) => `${p}rate-budget:${segment(id)}`,
     verification: (teamId) => verification(teamId),
@@ -262,6 +272,7 @@ export function createKeys(
     queueDeadCounts: () => `${q}dead-counts`,
     queueUsage: (teamId) => queueUsage(teamId),
     queueParked: (teamId, place) => queueParked(teamId, place),
+    queueParkedOrder: (teamId, place) => queueParkedOrder(teamId, place),
   };
 }
 

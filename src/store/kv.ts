@@ -60,9 +60,9 @@ export interface KeyValueStore {
 
   /**
    * Sorted sets (Redis ZSET): members ordered by score, equal scores by member bytes. `add` returns how many
-   * members were new; `onlyIfLower` moves an existing member only to a lower score (Redis `ZADD LT`).
+   * members were new; `onlyIfAbsent` leaves an existing member where it is (Redis `ZADD NX`).
    */
-  sortedAdd(key: string, entries: readonly Scored[], options?: { onlyIfLower?: boolean }): Promise<number>;
+  sortedAdd(key: string, entries: readonly Scored[], options?: { onlyIfAbsent?: boolean }): Promise<number>;
   /** Returns how many members were present. */
   sortedRemove(key: string, ...members: string[]): Promise<number>;
   /** At most `limit` members with a score ≤ `maxScore`, lowest first (Redis `ZRANGE … BYSCORE LIMIT`). */

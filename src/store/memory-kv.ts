@@ -195,7 +195,7 @@ export class MemoryKeyValueStore implements KeyValueStore {
     });
   }
 
-  sortedAdd(key: string, entries: readonly Scored[], options: { onlyIfLower?: boolean } = {}): Promise<number> {
+  sortedAdd(key: string, entries: readonly Scored[], options: { onlyIfAbsent?: boolean } = {}): Promise<number> {
     return this.run(() => {
       if (entries.length === 0) return 0;
       for (const { score } of entries)
@@ -203,7 +203,7 @@ export class MemoryKeyValueStore implements KeyValueStore {
       const item = this.live(key);
       const sorted = item ? this.expect(item, 'sorted').data : new SortedMembers();
       let added = 0;
-      for (const { member, score } of entries) if (sorted.add(member, score, options.onlyIfLower)) added++;
+      for (const { member, score } of entries) if (sorted.add(member, score, options.onlyIfAbsent)) added++;
       if (!item) this.items.set(key, { value: { kind: 'sorted', data: sorted }, expiresAt: undefined });
       return added;
     });

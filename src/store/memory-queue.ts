@@ -2,7 +2,9 @@ import { pino } from 'pino';
 import type { Logger } from 'pino';
 import { DedupMarks } from './dedup-marks.js';
 import { BackendEventQueue } from './queue-consumer.js';
+import { entryIdOfSortable, sortableEntryId } from './queue-backend.js';
 import type { FailResult, QueueBackend, QueueReader, StartResult, StoredEntry } from './queue-backend.js';
+import { SortedMembers } from './memory-sorted.js';
 import { DEAD_LETTER_CAP, DEAD_LETTER_MAX_AGE_MS } from './queue.js';
 import type {
   BacklogUsage,
@@ -64,8 +66,8 @@ export class MemoryQueueBackend implements QueueBackend {
   private readonly waiting = new Map<string, Fifo<string>>();
   /** Per team with a backlog: what it holds. */
   private readonly backlog = new Map<string, Usage>();
-  /** Parked items per (team, place): id → JSON. */
-  private readonly parkedItems = new Map<string, Map<string, string>>();
+  /** Parked items per (team, place): id → JSON, and their order (rank, then id). */
+  private readonly parkedItems = new Map<string, { items: Map<string, string>; order: SortedMembers }>();
   private readonly pending = new Map<string, Pending>();
   private readonly order = new Map<string, string[]>();
   private readonly leases = new Map<string, { owner: string; expiresAt: number }>();
@@ -411,22 +413,33 @@ export class MemoryQueueBackend implements QueueBackend {
   }
 
   readonly parked: ParkedWork = {
-    put: (teamId, place, id, json) => {
+    put: (teamId, place, id, json, rank) => {
       const key = parkedKey(teamId, place);
-      let items = this.parkedItems.get(key);
-      if (!items) {
-        items = new Map();
-        this.parkedItems.set(key, items);
+      let parked = this.parkedItems.get(key);
+      if (!parked) {
+        parked = { items: new Map(), order: new SortedMembers() };
+        this.parkedItems.set(key, parked);
       }
-      if (!items.has(id)) {
-        items.set(id, json);
+      if (!parked.items.has(id)) {
+        parked.items.set(id, json);
+        parked.order.add(sortableEntryId(id), rank);
         this.count(teamId, 0, 0, 1, Buffer.byteLength(json));
       }
       return Promise.resolve();
     },
-    ids: (teamId, place) => Promise.resolve([...(this.parkedItems.get(parkedKey(teamId, place))?.keys() ?? [])]),
+    head: (teamId, place, limit) => {
+      const parked = this.parkedItems.get(parkedKey(teamId, place));
+      return Promise.resolve(
+        (parked?.order.first(limit) ?? []).flatMap(({ member, score }) => {
+          const id = entryIdOfSortable(member);
+          const json = parked?.items.get(id);
+          return json === undefined ? [] : [{ id, json, rank: score }];
+        }),
+      );
+    },
+    ids: (teamId, place) => Promise.resolve([...(this.parkedItems.get(parkedKey(teamId, place))?.items.keys() ?? [])]),
     get: (teamId, place, ids) => {
-      const items = this.parkedItems.get(parkedKey(teamId, place));
+      const items = this.parkedItems.get(parkedKey(teamId, place))?.items;
       const found: Record<string, string> = {};
       for (const id of ids) {
         const json = items?.get(id);
@@ -434,19 +447,20 @@ export class MemoryQueueBackend implements QueueBackend {
       }
       return Promise.resolve(found);
     },
-    count: (teamId, place) => Promise.resolve(this.parkedItems.get(parkedKey(teamId, place))?.size ?? 0),
+    count: (teamId, place) => Promise.resolve(this.parkedItems.get(parkedKey(teamId, place))?.items.size ?? 0),
     remove: (teamId, place, ids) => {
       const key = parkedKey(teamId, place);
-      const items = this.parkedItems.get(key);
+      const parked = this.parkedItems.get(key);
       let removed = 0;
       for (const id of ids) {
-        const json = items?.get(id);
+        const json = parked?.items.get(id);
         if (json === undefined) continue;
-        items!.delete(id);
+        parked!.items.delete(id);
+        parked!.order.remove(sortableEntryId(id));
         removed++;
         this.count(teamId, 0, 0, -1, -Buffer.byteLength(json));
       }
-      if (items?.size === 0) this.parkedItems.delete(key);
+      if (parked?.items.size === 0) this.parkedItems.delete(key);
       return Promise.resolve(removed);
     },
   };

@@ -13,11 +13,11 @@ export class SortedMembers {
     return this.order.length;
   }
 
-  /** True when `member` was new. `onlyIfLower`: an existing member only moves to a lower score. */
-  add(member: string, score: number, onlyIfLower = false): boolean {
+  /** True when `member` was new. `onlyIfAbsent`: an existing member stays where it is. */
+  add(member: string, score: number, onlyIfAbsent = false): boolean {
     const current = this.scores.get(member);
     if (current !== undefined) {
-      if (current === score || (onlyIfLower && score >= current)) return false;
+      if (current === score || onlyIfAbsent) return false;
       this.order.splice(this.indexOf({ member, score: current }), 1);
     }
     this.scores.set(member, score);

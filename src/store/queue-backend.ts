@@ -107,3 +107,18 @@ export function compareEntryIds(a: string, b: string): number {
   if (aSeq !== bSeq) return aSeq < bSeq ? -1 : 1;
   return 0;
 }
+
+/**
+ * An entry id as a string that sorts like `compareEntryIds` (digits padded): the member of a sorted set whose
+ * equal scores Redis orders by member bytes.
+ */
+export function sortableEntryId(id: string): string {
+  const [ms = '0', seq = '0'] = id.split('-');
+  return `${ms.padStart(16, '0')}-${seq.padStart(10, '0')}`;
+}
+
+/** The entry id a `sortableEntryId` stands for. */
+export function entryIdOfSortable(member: string): string {
+  const [ms = '0', seq = '0'] = member.split('-');
+  return `${BigInt(ms)}-${BigInt(seq)}`;
+}

@@ -81,9 +81,22 @@ export interface BacklogUsage {
  * the team's backlog (events and bytes) until it is removed: a team cannot get past its caps by moving work out
  * of the queue. Kept per (team, place) as id → JSON; the counts change in the same atomic step as the items.
  */
+/** A parked item as read from the head of its place. */
+export interface ParkedItem {
+  id: string;
+  json: string;
+  /** Its rank: lower goes out first; equal ranks in id order (the queue's order). */
+  rank: number;
+}
+
 export interface ParkedWork {
-  /** Parks `json` under `id` (a second put of the same id keeps the first; counted once). */
-  put(teamId: string, place: string, id: string, json: string): Promise<void>;
+  /**
+   * Parks `json` under `id` (a queue entry id), ranked `rank` (a second put of the same id keeps the first;
+   * counted once).
+   */
+  put(teamId: string, place: string, id: string, json: string, rank: number): Promise<void>;
+  /** The place's first `limit` items, lowest rank first, then oldest id: costs the items read, not the place's size. */
+  head(teamId: string, place: string, limit: number): Promise<ParkedItem[]>;
   /** The ids of the place's items (in no particular order). */
   ids(teamId: string, place: string): Promise<string[]>;
   /** These items of the place, id → JSON (ids not there are left out). */

@@ -102,10 +102,10 @@ export class RedisKeyValueStore implements KeyValueStore {
     return this.redis.smembers(key);
   }
 
-  sortedAdd(key: string, entries: readonly Scored[], options: { onlyIfLower?: boolean } = {}): Promise<number> {
+  sortedAdd(key: string, entries: readonly Scored[], options: { onlyIfAbsent?: boolean } = {}): Promise<number> {
     if (entries.length === 0) return Promise.resolve(0);
     const pairs = entries.flatMap(({ member, score }) => [score, member]);
-    return options.onlyIfLower ? this.redis.zadd(key, 'LT', ...pairs) : this.redis.zadd(key, ...pairs);
+    return options.onlyIfAbsent ? this.redis.zadd(key, 'NX', ...pairs) : this.redis.zadd(key, ...pairs);
   }
 
   sortedRemove(key: string, ...members: string[]): Promise<number> {

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import type { Keys } from './keys.js';
+import { entryIdOfSortable, sortableEntryId } from './queue-backend.js';
 import type { BacklogUsage, ParkedWork } from './queue.js';
 import type { redisDeadLetters } from './redis-dead-letters.js';
 import type { RedisClient } from './redis-connection.js';
@@ -21,8 +22,29 @@ export async function backlogUsage(redis: RedisClient, keys: Keys, teamId: strin
 /** Parked items per (team, place), counted in the team's backlog by the same scripts that add and remove them. */
 export function redisParkedWork(redis: RedisClient, keys: Keys): ParkedWork {
   return {
-    put: async (teamId, place, id, json) => {
-      await redis.campaignQueuePark(keys.queueParked(teamId, place), keys.queueUsage(teamId), id, json);
+    put: async (teamId, place, id, json, rank) => {
+      await redis.campaignQueuePark(
+        keys.queueParked(teamId, place),
+        keys.queueUsage(teamId),
+        keys.queueParkedOrder(teamId, place),
+        id,
+        json,
+        rank,
+        sortableEntryId(id),
+      );
+    },
+    head: async (teamId, place, limit) => {
+      if (limit <= 0) return [];
+      const flat = await redis.zrange(keys.queueParkedOrder(teamId, place), 0, limit - 1, 'WITHSCORES');
+      const order: { id: string; rank: number }[] = [];
+      for (let i = 0; i + 1 < flat.length; i += 2)
+        order.push({ id: entryIdOfSortable(flat[i]!), rank: Number(flat[i + 1]) });
+      if (order.length === 0) return [];
+      const values = await redis.hmget(keys.queueParked(teamId, place), ...order.map((o) => o.id));
+      return order.flatMap((o, i) => {
+        const json = values[i];
+        return typeof json === 'string' ? [{ ...o, json }] : [];
+      });
     },
     ids: (teamId, place) => redis.hkeys(keys.queueParked(teamId, place)),
     get: async (teamId, place, ids) => {
@@ -39,7 +61,13 @@ export function redisParkedWork(redis: RedisClient, keys: Keys): ParkedWork {
     remove: async (teamId, place, ids) =>
       ids.length === 0
         ? 0
-        : redis.campaignQueueUnpark(keys.queueParked(teamId, place), keys.queueUsage(teamId), ...ids),
+        : redis.campaignQueueUnpark(
+            keys.queueParked(teamId, place),
+            keys.queueUsage(teamId),
+            keys.queueParkedOrder(teamId, place),
+            ...ids,
+            ...ids.map(sortableEntryId),
+          ),
   };
 }
 

@@ -248,21 +248,26 @@ if redis.call('HINCRBY', KEYS[2], 'deadBytes', -string.len(ARGV[1])) <= 0 then r
 return 1
 `;
 
-/** Parks one item. KEYS: parked, usage. ARGV: id, json. → 1 when parked now, 0 when it was already */
+/**
+ * Parks one item. KEYS: parked, usage, order. ARGV: id, json, score, order member (the id, sortable).
+ * → 1 when parked now, 0 when it was already (its place in the order kept too).
+ */
 const PARK = `
 if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
+redis.call('ZADD', KEYS[3], ARGV[3], ARGV[4])
 redis.call('HINCRBY', KEYS[2], 'parked', 1)
 redis.call('HINCRBY', KEYS[2], 'parkedBytes', string.len(ARGV[2]))
 return 1
 `;
 
-/** Removes parked items. KEYS: parked, usage. ARGV: ids. → how many were there */
+/** Removes parked items. KEYS: parked, usage, order. ARGV: ids, then their order members. → how many were there */
 const UNPARK = `
-local n, bytes = 0, 0
-for i = 1, #ARGV do
+local n, bytes, half = 0, 0, #ARGV / 2
+for i = 1, half do
   local json = redis.call('HGET', KEYS[1], ARGV[i])
   if json then
     redis.call('HDEL', KEYS[1], ARGV[i])
+    redis.call('ZREM', KEYS[3], ARGV[half + i])
     n, bytes = n + 1, bytes + string.len(json)
   end
 end
@@ -373,9 +378,22 @@ declare module 'ioredis' {
     /** See TAKE_DEAD. */
     campaignQueueTakeDead(dead: string, usage: string, letter: string): Result<number, Context>;
     /** See PARK. */
-    campaignQueuePark(parked: string, usage: string, id: string, json: string): Result<number, Context>;
-    /** See UNPARK. */
-    campaignQueueUnpark(parked: string, usage: string, ...ids: string[]): Result<number, Context>;
+    campaignQueuePark(
+      parked: string,
+      usage: string,
+      order: string,
+      id: string,
+      json: string,
+      score: number,
+      member: string,
+    ): Result<number, Context>;
+    /** See UNPARK: the ids, then their order members. */
+    campaignQueueUnpark(
+      parked: string,
+      usage: string,
+      order: string,
+      ...idsThenMembers: string[]
+    ): Result<number, Context>;
     /** See USAGE. */
     campaignQueueUsage(stream: string, usage: string, dead: string): Result<unknown, Context>;
     /** See DEPTH: the number of keys first. */
@@ -403,8 +421,8 @@ const SCRIPTS: Record<string, { lua: string; numberOfKeys?: number }> = {
   campaignQueueFail: { lua: FAIL, numberOfKeys: 8 },
   campaignQueueBury: { lua: BURY, numberOfKeys: 4 },
   campaignQueueTakeDead: { lua: TAKE_DEAD, numberOfKeys: 2 },
-  campaignQueuePark: { lua: PARK, numberOfKeys: 2 },
-  campaignQueueUnpark: { lua: UNPARK, numberOfKeys: 2 },
+  campaignQueuePark: { lua: PARK, numberOfKeys: 3 },
+  campaignQueueUnpark: { lua: UNPARK, numberOfKeys: 3 },
   campaignQueueUsage: { lua: USAGE, numberOfKeys: 3 },
   campaignQueueDepth: { lua: DEPTH },
   campaignSetIfEqual: { lua: SET_IF_EQUAL, numberOfKeys: 1 },

@@ -251,7 +251,7 @@ describe.each(['memory', 'redis', 'cluster'] as const)('uninstalling (%s store)'
     await h.slack.waitFor(
       async () =>
         (await store.channelPauses.get(w.team, w.goneChannel)) !== undefined &&
-        (await store.callOutbox.size({ teamId: w.team, channelId: w.goneChannel })) === 1,
+        (await store.outbox.size({ teamId: w.team, channelId: w.goneChannel })) === 1,
     );
     await queueIdle(store.queue);
     await h.slack.waitFor(

@@ -223,21 +223,22 @@ describe.each(['redis', 'cluster'] as const)('delivery (%s)', (backend) => {
         const hook = await routeTo(first, [
           { campaignId: 'camp-1', triggerName: 'call_completed', channelId: channel },
         ]);
-        // The first bot's Slack answers 429 with a long Retry-After: the channel waits, its calls kept in Redis.
-        first.slack.rateLimit({ method: 'chat.postMessage', retryAfterSec: 60, times: 100 });
+        // The first bot's Slack answers 429 with a Retry-After: the channel waits, its calls kept in Redis, and
+        // when it is due again is kept there too (every replica honours it).
+        first.slack.rateLimit({ method: 'chat.postMessage', retryAfterSec: 4, times: 100 });
         const ids = [`call-a-${uid()}`, `call-b-${uid()}`];
         for (const callId of ids)
           expect((await deliver(hook, [{ ...CALL_COMPLETED_FULL, callId, callTranscript: '' }])).status).toBe(200);
         await first.slack.waitFor(() => first.slack.callsTo('chat.postMessage').some((c) => c.status === 429));
-        const waiting = () => first.bot.deps.store.callOutbox.size({ teamId: TEAM_ID, channelId: channel });
+        const waiting = () => first.bot.deps.store.outbox.size({ teamId: TEAM_ID, channelId: channel });
         await waitFor(async () => (await waiting()) === 2, 'both calls waiting for the channel');
         await first.close(); // stopped while both calls wait for the channel
-        // Told to wait 60 s, the first bot sent nothing more to that channel: one refused call, not a retry storm.
+        // Told to wait, the first bot sent nothing more to that channel: one refused call, not a retry storm.
         expect(first.slack.callsTo('chat.postMessage').filter((c) => c.status === 429)).toHaveLength(1);
 
         second = await startEventsHarness({ ...store(prefix), env: { SECRETS_KEY: secretsKey } });
         const s = second;
-        await s.slack.waitFor(() => posts(s, channel).length === 2, 8_000);
+        await s.slack.waitFor(() => posts(s, channel).length === 2, 12_000);
         await queueDrained(s);
         const posted = posts(s, channel).map((m) => ids.find((id) => JSON.stringify(m.blocks).includes(id)));
         expect(posted.sort()).toEqual([...ids].sort());

@@ -32,7 +32,7 @@ describe.each(['memory', 'redis'] as const)('/campaign failed (%s)', (mode) => {
     const hook = await routeTo(h, [{ campaignId: '*', triggerName: 'call_completed', channelId: channel }]);
     // The admin who subscribed the channel (as `/campaign subscribe` records it) is the one told.
     await h.bot.deps.store.channelPauses.setSubscriber(TEAM_ID, channel, ADMIN_ID);
-    const waiting = () => h.bot.deps.store.callOutbox.size({ teamId: TEAM_ID, channelId: channel });
+    const waiting = () => h.bot.deps.store.outbox.size({ teamId: TEAM_ID, channelId: channel });
     const callId = `call-${uid()}`;
     expect((await deliver(hook, [{ ...CALL_COMPLETED_FULL, callId, callTranscript: '' }])).status).toBe(200);
     await waitFor(async () => (await h.bot.deps.store.channelPauses.get(TEAM_ID, channel)) !== undefined, 'the pause');
@@ -53,7 +53,7 @@ describe.each(['memory', 'redis'] as const)('/campaign failed (%s)', (mode) => {
     expect(answer.text).toContain(`<#${channel}>`);
     expect(answer.text).toContain('/invite @Campaign');
     expect(answer.text).toContain('is paused');
-    expect(answer.text).toContain('2 call notifications wait');
+    expect(answer.text).toContain('2 posts wait for it');
     expect(answer.text).toContain('"action_id":"channel_resume"');
 
     // Invited back: Resume posts the waiting calls there, once each, and lifts the pause.
@@ -75,7 +75,7 @@ describe.each(['memory', 'redis'] as const)('/campaign failed (%s)', (mode) => {
     expect(await deadLetters()).toEqual([]);
   });
 
-  it('keeps each channel’s cause for a chat message, and its retry posts only where it was missing', async () => {
+  it('keeps a customer’s message for a channel the bot was removed from, and posts it there once, on Resume', async () => {
     const ok = 'C0CHATOK01';
     const gone = `C0CHATX${uid().toUpperCase().slice(-3)}`;
     h.slack.addChannel({ id: gone, name: 'support-old', is_member: false });
@@ -86,20 +86,24 @@ describe.each(['memory', 'redis'] as const)('/campaign failed (%s)', (mode) => {
     ]);
     const customerNumber = `+1415557${String(n).padStart(4, '0')}`;
     expect((await deliver(hook, [{ ...MESSAGE_RECEIVED_FULL, customerNumber }])).status).toBe(200);
-    const letter = await waitFor(
-      async () => (await deadLetters()).some((d) => JSON.stringify(d.payload).includes(customerNumber)),
-      'the dead letter',
-      10_000,
-    ).then(async () => (await deadLetters()).find((d) => JSON.stringify(d.payload).includes(customerNumber))!);
-    expect(letter.causes).toEqual([{ channel: gone, error: 'not_in_channel' }]);
     const cardsIn = (channel: string) => posts(h, channel).filter((m) => m.text.startsWith('Chat with'));
-    expect(cardsIn(ok)).toHaveLength(1);
+    // Shown where it can be at once; kept for the channel that refused it (paused), not a dead letter.
+    await h.slack.waitFor(() => cardsIn(ok)[0], 5_000);
+    const waiting = () => h.bot.deps.store.outbox.size({ teamId: TEAM_ID, channelId: gone });
+    await waitFor(async () => (await waiting()) === 1, 'the message waiting for the paused channel');
+    expect((await h.bot.deps.store.channelPauses.get(TEAM_ID, gone))?.reason).toBe('not_in_channel');
+    expect(await deadLetters()).toEqual([]);
+    expect((await h.bot.deps.store.queue.depth()).total).toBe(0);
 
     h.slack.addChannel({ id: gone, name: 'support-old', is_member: true });
-    expect(await h.bot.deps.surfaces.retryDeadLetter(TEAM_ID, letter.id)).toBe('queued');
-    await h.slack.waitFor(() => cardsIn(gone)[0], 5_000);
+    expect(await h.bot.deps.store.channelPauses.resume(TEAM_ID, gone)).toBe(true);
+    await h.slack.waitFor(() => cardsIn(gone)[0], 8_000);
     await queueDrained(h);
     expect(cardsIn(gone)).toHaveLength(1);
     expect(cardsIn(ok)).toHaveLength(1);
+    // The customer's words in the card's thread, once.
+    const card = cardsIn(gone)[0]!;
+    expect(h.slack.messages(gone).filter((m) => m.thread_ts === card.ts && m.ts !== card.ts)).toHaveLength(1);
+    expect(await deadLetters()).toEqual([]);
   });
 });

@@ -40,7 +40,7 @@ function start(
     ...(extra.unlimitedSlackBecause ? { unlimitedSlackBecause: extra.unlimitedSlackBecause } : {}),
     bot: {
       now: () => clock.now,
-      events: { worker: FAST_WORKER, calls: { scanMs: 50, rollupAfterMs: 60_000, ...extra.calls } },
+      events: { worker: FAST_WORKER, calls: { rollupAfterMs: 60_000, ...extra.calls }, delivery: { scanMs: 50 } },
     },
   });
 }
@@ -173,7 +173,7 @@ describe.each(['memory', 'redis'] as const)('outcome alerts (%s)', (backend) => 
     ]);
     expect((await deliver(url, first!)).status).toBe(200);
     const channel = { teamId: TEAM_ID, channelId: 'C0CARDS001' };
-    await waitFor(async () => (await h.bot.deps.store.callOutbox.size(channel)) === 1, 'the first call to wait');
+    await waitFor(async () => (await h.bot.deps.store.outbox.size(channel)) === 1, 'the first call to wait');
     for (const body of next) expect((await deliver(url, body)).status).toBe(200);
     await waitFor(() => h.logs().includes('queue: handler asked to retry later'), 'an event told to run again', 30_000);
     h.slack.clearFaults();

@@ -33,7 +33,7 @@ describe.each(['memory', 'redis'] as const)('calls at Slack’s pace (%s)', (mod
       startEventsHarness({
         ...(mode === 'redis' ? { redisUrl: redis.url, keyPrefix: `${redis.prefix}pacing:${mode}:` } : {}),
         // Roll up once the oldest waiting call is 300 ms old: what a busy afternoon does in seconds, sooner.
-        bot: { events: { worker: FAST_WORKER, calls: { scanMs: 50, rollupAfterMs: 300 } } },
+        bot: { events: { worker: FAST_WORKER, calls: { rollupAfterMs: 300 }, delivery: { scanMs: 50 } } },
       }),
     ['slack'],
   );
@@ -146,7 +146,7 @@ describe.each(['memory', 'redis'] as const)('a customer and a backlog of calls i
     const callPostsBetween = accepted.slice(0, cardAt).filter((c) => c.at >= writtenAt);
     expect(callPostsBetween.length).toBeLessThanOrEqual(1);
     // ...while calls were still waiting for the channel then.
-    expect(await h.bot.deps.store.callOutbox.size({ teamId: TEAM_ID, channelId: channel })).toBeGreaterThan(5);
+    expect(await h.bot.deps.store.outbox.size({ teamId: TEAM_ID, channelId: channel })).toBeGreaterThan(5);
   });
 });
 

@@ -21,7 +21,7 @@ describe.each(['memory', 'redis'] as const)('Slack answers more than 429 (%s sto
         ...(backend === 'redis' ? { redisUrl: redis.url, keyPrefix: `${redis.prefix}slack-errors:` } : {}),
         unlimitedSlackBecause:
           'Slack errors, not pace: each test posts a handful of cards into one channel (pacing: pacing.test.ts)',
-        bot: { events: { calls: { scanMs: 50, rollupAfterMs: 60_000, probeEveryMs: 60_000 } } },
+        bot: { events: { calls: { rollupAfterMs: 60_000 }, delivery: { scanMs: 50, probeEveryMs: 60_000 } } },
       }),
     ['slack', 'platform'],
   );
@@ -93,7 +93,7 @@ describe.each(['memory', 'redis'] as const)('Slack answers more than 429 (%s sto
     expect(JSON.stringify(dm.blocks)).toContain('lets only some people post');
     // Nothing more is sent there while it is paused, and nothing became a failed event.
     await h.slack.waitFor(
-      async () => (await h.bot.deps.store.callOutbox.size({ teamId: TEAM_ID, channelId: channel })) === 3,
+      async () => (await h.bot.deps.store.outbox.size({ teamId: TEAM_ID, channelId: channel })) === 3,
     );
     const tried = h.slack.callsTo('chat.postMessage').filter((c) => c.args.channel === channel);
     expect(tried.filter((c) => c.response.ok !== true)).toHaveLength(1);

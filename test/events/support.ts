@@ -16,14 +16,17 @@ export const FAST_WORKER = { blockMs: 100, claimIdleMs: 600, pollMs: 20, retryDe
  * Call outbox for tests: channels looked at often; calls roll up only after a minute, so a test about routing
  * or rendering sees one card per call (roll-ups have tests of their own, which set `rollupAfterMs`).
  */
-const ONE_BY_ONE_CALLS = { scanMs: 50, rollupAfterMs: 60_000 };
+const ONE_BY_ONE_CALLS = { rollupAfterMs: 60_000 };
 
 export function startEventsHarness(opts: HarnessOptions & { publicUrl?: string | null } = {}): Promise<Harness> {
   const { publicUrl, ...rest } = opts;
   return startHarness({
     ...rest,
     env: { ...(publicUrl === null ? {} : { PUBLIC_URL: publicUrl ?? PUBLIC_URL }), ...rest.env },
-    bot: { ...rest.bot, events: { worker: FAST_WORKER, calls: ONE_BY_ONE_CALLS, ...rest.bot?.events } },
+    bot: {
+      ...rest.bot,
+      events: { worker: FAST_WORKER, calls: ONE_BY_ONE_CALLS, delivery: { scanMs: 50 }, ...rest.bot?.events },
+    },
   });
 }
 
@@ -84,7 +87,7 @@ export async function queueDrained(h: Harness, timeoutMs = 10_000): Promise<void
   await waitFor(
     async () => {
       const depth = await store.queue.depth();
-      const channels = await store.callOutbox.channels();
+      const channels = await store.outbox.channels();
       left = `${JSON.stringify(depth)}, calls waiting in ${channels.length} channel(s)`;
       return depth.total === 0 && depth.pending === 0 && channels.length === 0;
     },

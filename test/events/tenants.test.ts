@@ -11,7 +11,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { SlackCall } from '../fakes/slack.js';
 import { useHarness, type Harness, type HarnessOptions } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
-import { CALL_STARTED_FULL } from './fixtures.js';
+import { CALL_STARTED_FULL, MESSAGE_RECEIVED_FULL } from './fixtures.js';
 import { deliver, posts, queueDrained, startEventsHarness } from './support.js';
 import { waitFor } from '../support/wait.js';
 
@@ -78,7 +78,7 @@ describe.each(modes)('a workspace’s backlog is capped by HOOK_MAX_BACKLOG ($na
   it('answers 429 + Retry-After over the cap — calls waiting for their channel count — keeps what it accepted, counts each workspace apart, and frees room as events are posted', async () => {
     const channel = 'C0CAPPED01';
     const hook = await hookFor(h, h.slack.teamId, channel);
-    const waitingFor = () => h.bot.deps.store.callOutbox.size({ teamId: h.slack.teamId, channelId: channel });
+    const waitingFor = () => h.bot.deps.store.outbox.size({ teamId: h.slack.teamId, channelId: channel });
     // Slack refuses every post for now: the channel's calls wait, and they are the workspace's backlog.
     h.slack.rateLimit({ method: 'chat.postMessage', retryAfterSec: 1, times: Number.POSITIVE_INFINITY });
     const accepted = [callStarted('a'), callStarted('a'), callStarted('a')];
@@ -132,7 +132,7 @@ describe.each(modes)('a workspace’s backlog is capped by HOOK_MAX_BACKLOG_MB (
 
     // 200 KB calls: five fit in 1 MB, the sixth would not. Each is let reach its channel before the next is
     // sent (a call being handed from the queue to its channel counts in both for a moment).
-    const waiting = () => store.callOutbox.size({ teamId: team, channelId: channel });
+    const waiting = () => store.outbox.size({ teamId: team, channelId: channel });
     const accepted: unknown[] = [];
     let refused: Response | undefined;
     for (let i = 0; i < 10 && !refused; i++) {
@@ -223,6 +223,44 @@ describe.each(modes)('one workspace’s flood does not hold up another’s posts
     expect(quietAt).toBeLessThan(FLOOD);
     expect(quietAt - postedBefore).toBeLessThan(50);
   }, 180_000);
+
+  it('shows the quiet workspace’s customer while hundreds of another’s conversations wait for one busy channel, none of them held in the queue', async () => {
+    const WAITING = 300;
+    const busyChannel = 'C0BUSYCHAT';
+    const quietChannel = 'C0QUIETCHT';
+    const store = h.bot.deps.store;
+    for (const [teamId, channelId] of [
+      [h.slack.teamId, busyChannel],
+      [OTHER_TEAM, quietChannel],
+    ] as const)
+      await store.routes.add({ teamId, campaignId: '*', triggerName: 'message_received', channelId });
+    const busyHook = await hookFor(h, h.slack.teamId, busyChannel);
+    const quietHook = await hookFor(h, OTHER_TEAM, quietChannel);
+    // Slack's one post a second per channel: a conversation's card and line take two, so most of them wait.
+    h.slack.channelRateLimit(1);
+    const customer = (i: number) => `+1415558${String(i).padStart(4, '0')}`;
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 10 }, async () => {
+        while (next < WAITING) {
+          const i = next++;
+          const event = { ...MESSAGE_RECEIVED_FULL, customerNumber: customer(i), messageContent: `waiting ${i}` };
+          expect((await deliver(busyHook, [event])).status).toBe(200);
+        }
+      }),
+    );
+    const busy = { teamId: h.slack.teamId, channelId: busyChannel };
+    // Every conversation that could not be shown waits in its channel's outbox, none in the queue.
+    await waitFor(async () => (await store.queue.depth()).total === 0, 'the queue to hand every event on', 30_000);
+    const waitingBefore = await store.outbox.size(busy);
+    expect(waitingBefore).toBeGreaterThan(WAITING / 2);
+
+    const quiet = { ...MESSAGE_RECEIVED_FULL, customerNumber: customer(9_999), messageContent: 'quiet one' };
+    expect((await deliver(quietHook, [quiet])).status).toBe(200);
+    await h.slack.waitFor(() => acceptedPosts(h).some((c) => c.args.channel === quietChannel), 10_000);
+    // Still waiting there, hardly touched: the quiet customer did not wait behind them.
+    expect(await store.outbox.size(busy)).toBeGreaterThan(waitingBefore - 20);
+  }, 120_000);
 });
 
 describe.each(modes)('a workspace’s dead letters count toward HOOK_MAX_BACKLOG_MB ($name)', (mode) => {

@@ -88,7 +88,7 @@ it('5 % of post answers lost after Slack acted, two replicas, 300 calls in 30 ch
         .join('\n'),
     );
     const missing = ids.filter((id) => !countsFor(pattern).has(id));
-    const waiting = await stack.store.callOutbox.channels();
+    const waiting = await stack.store.outbox.channels();
     const depth = await stack.store.queue.depth();
     const dead = await stack.store.queue.deadLetters(TEAM_ID);
     throw new Error(

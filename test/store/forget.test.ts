@@ -77,9 +77,9 @@ async function fill(store: Store, t: Tenant): Promise<void> {
   await store.timers.set('digest', timer.id, timer.dueAt);
   await store.timers.claim('digest', timer, 'replica-1', 60_000);
   const call = { teamId: team, channelId: 'C2' };
-  await store.callOutbox.add(call, { id: '1-1', json: JSON.stringify({ customerName: t.name, to: t.number }) });
-  await store.leases.take(store.callOutbox.lease(call), 'replica-1', 60_000);
-  await store.callOutbox.startRollup(call, ['1-1'], 60_000);
+  await store.outbox.add(call, 'routine', { id: '1-1', json: JSON.stringify({ customerName: t.name, to: t.number }) });
+  await store.leases.take(store.outbox.lease(call), 'replica-1', 60_000);
+  await store.outbox.startRollup(call, ['1-1'], 60_000);
   await store.channelPauses.pause(team, 'C3', 'not_in_channel');
   await store.channelPauses.setSubscriber(team, 'C3', 'U0ADMIN');
   await store.cache.remember(team, 'slack-user-name:U0AGENT', 60_000, () => Promise.resolve(t.name));
@@ -162,7 +162,7 @@ describe.each(backends)('forgetting a workspace ($name)', (backend) => {
     expect((await store.conversations.findThread(KEPT.team, 'C1', '100.1'))?.facts.customerName).toBe(KEPT.name);
     expect((await store.queue.deadLetters(KEPT.team)).entries).toHaveLength(1);
     expect(await store.timers.dueAt('digest', workspaceTimerId(KEPT.team, 'C1'))).toBeDefined();
-    expect((await store.callOutbox.channels()).map((c) => c.teamId)).toEqual([KEPT.team]);
+    expect((await store.outbox.channels()).map((c) => c.teamId)).toEqual([KEPT.team]);
     expect((await store.queue.depth()).total).toBe(2);
 
     // And it is forgotten for the bot too.

@@ -64,7 +64,8 @@ describe('keys', () => {
         keys.unroutedCounts(team),
         keys.unroutedMark(team, 'entry-1'),
         keys.unroutedRecent(team),
-        keys.callOutboxLease(team, 'C1'),
+        keys.outboxLease(team, 'C1'),
+        keys.outboxWaiting(team, 'C1', 'conversation:T1:c1:+15550001'),
         keys.callRollup(team, 'C1'),
         keys.channelPauses(team),
         keys.channelSubscribers(team),
@@ -76,7 +77,7 @@ describe('keys', () => {
     }
     // Another workspace's keys, shared keys and other prefixes' keys are nobody's.
     expect(keys.workspaceOf(keys.conversation('T2', 'T1', 'T1'))).toBe('T2');
-    for (const key of [keys.queueBell(), keys.queueTeams(), keys.callOutboxChannels(), keys.timers('digest')])
+    for (const key of [keys.queueBell(), keys.queueTeams(), keys.outboxDue(), keys.timers('digest')])
       expect(keys.workspaceOf(key)).toBeUndefined();
     expect(keys.workspaceOf(createKeys('other:').workspace('T1'))).toBeUndefined();
     expect(timerTeam(timerId('T1', 'C1'))).toBe('T1');

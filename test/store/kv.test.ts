@@ -159,19 +159,29 @@ describe.each(backends)('KeyValueStore contract ($name)', ({ create }) => {
     ]);
     expect((await kv.sortedUpTo(key, 2, 10)).map((s) => s.member)).toEqual(['first', 'a', 'b']);
     expect((await kv.sortedUpTo(key, 2, 1)).map((s) => s.member)).toEqual(['first']);
-    // onlyIfLower (ZADD LT) moves a member down, never up; a plain add moves it either way.
-    expect(await kv.sortedAdd(key, [{ member: 'late', score: 9_100_000_000_000 }], { onlyIfLower: true })).toBe(0);
-    expect(await kv.sortedAdd(key, [{ member: 'late', score: 1 }], { onlyIfLower: true })).toBe(0);
+    // onlyIfAbsent (ZADD NX) adds new members and leaves existing ones; a plain add moves them.
+    expect(await kv.sortedAdd(key, [{ member: 'late', score: 1 }])).toBe(0);
+    expect(
+      await kv.sortedAdd(
+        key,
+        [
+          { member: 'late', score: 7 },
+          { member: 'new', score: 8 },
+        ],
+        { onlyIfAbsent: true },
+      ),
+    ).toBe(1);
     expect(await kv.sortedAdd(key, [{ member: 'first', score: 3 }])).toBe(0);
     expect((await kv.sortedFirst(key, 10)).map((s) => `${s.member}=${s.score}`)).toEqual([
       'late=1',
       'a=2',
       'b=2',
       'first=3',
+      'new=8',
     ]);
-    expect(await kv.sortedCount(key)).toBe(4);
+    expect(await kv.sortedCount(key)).toBe(5);
     expect(await kv.sortedRemove(key, 'a', 'nope')).toBe(1);
-    expect(await kv.sortedRemove(key, 'b', 'late', 'first')).toBe(3);
+    expect(await kv.sortedRemove(key, 'b', 'late', 'first', 'new')).toBe(4);
     expect(await kv.set(key, 'x', { onlyIfAbsent: true })).toBe(true);
     await expect(kv.sortedFirst(key, 1)).rejects.toThrow(/WRONGTYPE/);
   });

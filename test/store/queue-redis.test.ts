@@ -72,7 +72,7 @@ describe('redis queue specifics', () => {
     try {
       // Enqueue (two teams), start, fail and retry, dead-letter, complete, depth, usage, park and unpark: every
       // script the queue runs.
-      await store.queue.parked.put('T1', 'C1', '1-0', '{}');
+      await store.queue.parked.put('T1', 'C1', '1-0', '{}', 0);
       await store.queue.parked.remove('T1', 'C1', ['1-0']);
       await store.queue.usage('T1');
       await store.queue.enqueueOnce('a', event('conv-a', 'fail-once', 'T1'), 60_000);

@@ -587,9 +587,9 @@ describe.each(backends)('one team among many ($name)', ({ create }) => {
     const { queue } = create();
     const json = JSON.stringify({ call: 'ü'.repeat(100) });
     const bytes = Buffer.byteLength(json);
-    await queue.parked.put('T1', 'C1', '1-0', json);
-    await queue.parked.put('T1', 'C1', '1-0', json); // the same item again: kept and counted once
-    await queue.parked.put('T1', 'C2', '1-0', json); // the same id in another place is another item
+    await queue.parked.put('T1', 'C1', '1-0', json, 1);
+    await queue.parked.put('T1', 'C1', '1-0', json, 1); // the same item again: kept and counted once
+    await queue.parked.put('T1', 'C2', '1-0', json, 1); // the same id in another place is another item
     expect(await queue.parked.count('T1', 'C1')).toBe(1);
     expect(await queue.parked.ids('T1', 'C1')).toEqual(['1-0']);
     expect(await queue.parked.get('T1', 'C1', ['1-0', '2-0'])).toEqual({ '1-0': json });

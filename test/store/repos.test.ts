@@ -328,29 +328,67 @@ describe.each(backends)('Dedup ($name)', ({ create }) => {
   });
 });
 
-describe.each(backends)('CallOutboxRepo ($name)', ({ create }) => {
+describe.each(backends)('ChannelOutboxRepo ($name)', ({ create }) => {
   const at = { teamId: 'T1', channelId: 'C1' };
 
-  it('keeps a channel’s waiting calls oldest first, once each, counted in the workspace’s backlog until removed', async () => {
-    const { callOutbox, queue } = create();
-    await callOutbox.add(at, { id: '2-0', json: '{"n":2}' });
-    await callOutbox.add(at, { id: '10-0', json: '{"n":10}' });
-    await callOutbox.add(at, { id: '2-0', json: '{"n":2}' });
-    expect(await callOutbox.waiting(at)).toEqual([
-      { id: '2-0', json: '{"n":2}' },
-      { id: '10-0', json: '{"n":10}' },
+  it('keeps a channel’s waiting work by lane, oldest first, once each, counted in the workspace’s backlog until removed', async () => {
+    const { outbox, queue } = create();
+    await outbox.add(at, 'routine', { id: '2-0', json: '{"n":2}' });
+    await outbox.add(at, 'routine', { id: '10-0', json: '{"n":10}' });
+    await outbox.add(at, 'routine', { id: '2-0', json: '{"n":2}' });
+    await outbox.add(at, 'bulk', { id: '1-0', json: '{"n":1}' });
+    // The same millisecond: the sequence orders them (9 before 10, as numbers).
+    await outbox.add(at, 'urgent', { id: '11-10', json: '{"u":10}' });
+    await outbox.add(at, 'urgent', { id: '11-9', json: '{"u":9}' });
+    expect(await outbox.head(at, 10)).toEqual([
+      { id: '11-9', json: '{"u":9}', lane: 'urgent' },
+      { id: '11-10', json: '{"u":10}', lane: 'urgent' },
+      { id: '2-0', json: '{"n":2}', lane: 'routine' },
+      { id: '10-0', json: '{"n":10}', lane: 'routine' },
+      { id: '1-0', json: '{"n":1}', lane: 'bulk' },
     ]);
-    expect(await callOutbox.size(at)).toBe(2);
-    expect(await callOutbox.waiting(at, 1)).toEqual([{ id: '2-0', json: '{"n":2}' }]);
-    expect(await callOutbox.pick(at, ['10-0', '7-0'])).toEqual([{ id: '10-0', json: '{"n":10}' }]);
-    expect(await callOutbox.channels()).toEqual([at]);
+    expect(await outbox.size(at)).toBe(5);
+    expect(await outbox.head(at, 1)).toEqual([{ id: '11-9', json: '{"u":9}', lane: 'urgent' }]);
+    expect(await outbox.pick(at, ['10-0', '7-0'])).toEqual([{ id: '10-0', json: '{"n":10}' }]);
+    expect(await outbox.channels()).toEqual([at]);
+    expect(await queue.usage('T1')).toEqual({ events: 5, bytes: 37 });
+    expect(await outbox.remove(at, ['11-9', '11-10', '2-0', '404-0'])).toBe(3);
     expect(await queue.usage('T1')).toEqual({ events: 2, bytes: 15 });
-    await callOutbox.remove(at, ['2-0']);
-    expect(await queue.usage('T1')).toEqual({ events: 1, bytes: 8 });
-    await callOutbox.finishRollup(at, ['10-0']);
-    expect(await callOutbox.waiting(at)).toEqual([]);
+    await outbox.finishRollup(at, ['10-0', '1-0']);
+    expect(await outbox.head(at, 10)).toEqual([]);
     expect(await queue.usage('T1')).toEqual({ events: 0, bytes: 0 });
-    await callOutbox.forgetIfEmpty(at);
-    expect(await callOutbox.channels()).toEqual([]);
+    await outbox.forgetIfEmpty(at);
+    expect(await outbox.channels()).toEqual([]);
+  });
+
+  it('lists the channels due now, longest due first; a channel due already keeps its time when work is added', async () => {
+    const { outbox } = create();
+    const b = { teamId: 'T2', channelId: 'C9' };
+    await outbox.add(at, 'routine', { id: '1-0', json: '{}' });
+    await outbox.add(b, 'urgent', { id: '2-0', json: '{}' });
+    const now = Date.now();
+    expect(await outbox.due(now + 1_000, 10)).toEqual([at, b]);
+    await outbox.dueAt(at, now + 60_000); // waits for Slack
+    await outbox.add(at, 'urgent', { id: '3-0', json: '{}' });
+    expect(await outbox.due(now + 1_000, 10)).toEqual([b]);
+    expect(await outbox.due(now + 1_000, 0)).toEqual([]);
+    expect(await outbox.due(now + 61_000, 1)).toEqual([b]);
+    await outbox.forgetTeam('T2');
+    expect(await outbox.channels()).toEqual([at]);
+  });
+
+  it('counts a conversation’s waiting events per channel, so its later ones wait behind them', async () => {
+    const { outbox } = create();
+    expect(await outbox.conversationWaits(at, 'conv-1')).toBe(false);
+    await outbox.addInConversation(at, 'conv-1', { id: '1-0', json: '{}' });
+    await outbox.addInConversation(at, 'conv-1', { id: '2-0', json: '{}' });
+    expect(await outbox.conversationWaits(at, 'conv-1')).toBe(true);
+    expect(await outbox.conversationWaits({ ...at, channelId: 'C2' }, 'conv-1')).toBe(false);
+    expect(await outbox.conversationWaits(at, 'conv-2')).toBe(false);
+    await outbox.removeInConversation(at, 'conv-1', ['1-0', '404-0']);
+    expect(await outbox.conversationWaits(at, 'conv-1')).toBe(true);
+    await outbox.removeInConversation(at, 'conv-1', ['2-0']);
+    expect(await outbox.conversationWaits(at, 'conv-1')).toBe(false);
+    expect((await outbox.head(at, 5)).map((i) => i.lane)).toEqual([]);
   });
 });

@@ -1,0 +1,322 @@
+/**
+ * The one road to Slack for work that waits: every post that is not the direct answer to a person goes to its
+ * channel's outbox (src/store/channel-outbox.ts) in a lane — urgent (customers), routine (calls), bulk — and
+ * this scheduler posts each channel's outbox at Slack's pace, its most urgent lane first.
+ *
+ * - Cost with work: replicas ask the store for the channels due now (one sorted set), never list them all; a
+ *   channel waiting for Slack (its budget, a 429, an outage, a pause) is due again when that wait ends, and a
+ *   channel a replica is posting in is due again only when its lease would have run out.
+ * - One replica at a time posts for a channel (an owner-checked lease, renewed after every post; a drain stops
+ *   the moment a renewal says it lost it). Every post is a remembered step of its lane, so nothing shows twice.
+ * - What Slack's answers mean is read once (`SlackPace.judge`, src/slack/errors.ts): time heals it (the channel
+ *   waits, no try counted, up to RETENTION_MS); the channel refuses (paused, its subscriber told once, its work
+ *   kept and probed); the workspace refuses (held, tried every minute); the message is wrong, or fails again
+ *   and again (its lane gives it up as a dead letter, which Retry in `/campaign failed` posts again).
+ */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { slackErrorCode } from '../slack/post.js';
+import type { ChannelRef, Lane, WaitingItem } from '../store/index.js';
+import { PROBE_EVERY_MS, pauseAdvice } from './channel-pause.js';
+import { RETENTION_MS, type PostingKit } from './posting-kit.js';
+
+/** One lane's way of posting its work (calls: one by one or rolled up; customers: their conversation's turn). */
+export interface LaneHandler {
+  /**
+   * Posts the next post of the lane from `items` (the lane's head in the channel, oldest first) and removes
+   * what it posted. Resolves undefined when done (or nothing was left to do), or with ms to wait; a failure
+   * is a `LaneFailure` naming the items it concerned.
+   */
+  postNext(at: ChannelRef, items: WaitingItem[]): Promise<number | undefined>;
+  /** These items become dead letters (`/campaign failed` shows them; Retry posts them again). */
+  giveUp(at: ChannelRef, items: WaitingItem[], cause: string, attempts: number): Promise<void>;
+  /** When the item was first queued: how long it may still wait. */
+  enqueuedAt(item: WaitingItem): number;
+  /** The workspace uninstalled the app: these items go, unposted and not kept. */
+  forget(at: ChannelRef, items: WaitingItem[]): Promise<void>;
+}
+
+/** A lane's post failed; `concerned` are the items it was posting. */
+export class LaneFailure extends Error {
+  override readonly name = 'LaneFailure';
+  constructor(
+    readonly concerned: WaitingItem[],
+    override readonly cause: unknown,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause));
+  }
+}
+
+export interface SchedulerOptions {
+  /** How often the channels due now are asked for (work other replicas added). Default 500 ms. */
+  scanMs?: number;
+  /** How often a paused channel is tried again with one post (`PROBE_EVERY_MS`; tests shorten it). */
+  probeEveryMs?: number;
+  /** Channels posted for at the same time by this process. Default 8. */
+  concurrency?: number;
+}
+
+/**
+ * A channel's lease: longer than one post takes at worst (a post, or a file upload's three calls, 30 s each;
+ * renewed after each post), short enough that the work of a process that crashed mid-post is soon taken on.
+ */
+const LEASE_MS = 120_000;
+/** The most of a lane read at once: a roll-up's worth (src/events/render/call-rollup.ts). */
+const HEAD_LIMIT = 45;
+/** Failures time does not heal (a refused payload…) before the items concerned are given up. */
+const MAX_FAILURES = 5;
+/** A paused channel: how often it is looked at (a pause lifted by `subscribe` or Resume is seen this soon). */
+const PAUSE_RECHECK_MS = 2_000;
+/** A workspace that refuses the app (token revoked, access removed): how often its work is tried again. */
+const WORKSPACE_HOLD_MS = 60_000;
+
+function member(at: ChannelRef): string {
+  return `${at.teamId} ${at.channelId}`;
+}
+
+export class ChannelScheduler {
+  private readonly owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  private readonly lanes = new Map<Lane, LaneHandler>();
+  private readonly concurrency: number;
+  private readonly probeEveryMs: number;
+  /** Channels being posted for by this process. */
+  private readonly busy = new Set<string>();
+  /** Channel → when this process may try it again (saves a lease round trip for a channel that waits). */
+  private readonly notBefore = new Map<string, number>();
+  /** Channel → failures in a row that time does not heal. */
+  private readonly failures = new Map<string, number>();
+  private readonly wakeups = new Set<NodeJS.Timeout>();
+  private readonly running = new Set<Promise<void>>();
+  private scanTimer: NodeJS.Timeout | undefined;
+  private scanning = false;
+  private stopped = true;
+
+  constructor(
+    private readonly kit: PostingKit,
+    private readonly options: SchedulerOptions = {},
+  ) {
+    this.concurrency = options.concurrency ?? 8;
+    this.probeEveryMs = options.probeEveryMs ?? PROBE_EVERY_MS;
+  }
+
+  /** Registers the handler of one lane (one each; a second registration is a wiring mistake). */
+  lane(name: Lane, handler: LaneHandler): void {
+    if (this.lanes.has(name)) throw new Error(`the ${name} lane has a handler already`);
+    this.lanes.set(name, handler);
+  }
+
+  /** Work was added to the channel's outbox: post it now if this process may (else its due time brings it). */
+  added(at: ChannelRef): void {
+    this.kick(at);
+  }
+
+  /** The channel takes posts again (an admin resumed it): forget this process's waits for it. */
+  resumed(at: ChannelRef): void {
+    this.failures.delete(member(at));
+    this.notBefore.delete(member(at));
+    this.kick(at);
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.scanTimer = setInterval(() => this.scan(), this.options.scanMs ?? 500);
+    this.scan();
+  }
+
+  /** Stops taking work; resolves when the posts under way are done. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.scanTimer);
+    for (const t of this.wakeups) clearTimeout(t);
+    this.wakeups.clear();
+    while (this.running.size > 0) await Promise.allSettled([...this.running]);
+  }
+
+  private scan(): void {
+    const free = this.concurrency - this.busy.size;
+    if (this.scanning || this.stopped || free <= 0) return;
+    this.scanning = true;
+    this.kit.store.outbox
+      .due(Date.now(), free)
+      .then((channels) => {
+        for (const at of channels) this.kick(at);
+      })
+      .catch((err: unknown) => this.kit.logger.warn({ err }, 'delivery: could not read the channels due now'))
+      .finally(() => (this.scanning = false));
+  }
+
+  private kick(at: ChannelRef): void {
+    const id = member(at);
+    if (this.stopped || this.busy.has(id) || this.busy.size >= this.concurrency) return;
+    const notBefore = this.notBefore.get(id);
+    if (notBefore !== undefined) {
+      if (notBefore > Date.now()) return;
+      this.notBefore.delete(id);
+    }
+    this.busy.add(id);
+    const task = this.drain(at)
+      .catch((err: unknown) => this.kit.logger.warn({ err, channel: at.channelId }, 'delivery: posting stopped early'))
+      .finally(() => {
+        this.busy.delete(id);
+        this.running.delete(task);
+      });
+    this.running.add(task);
+  }
+
+  /** Posts the channel's waiting work until none is left, the channel has to wait, or the lease is lost. */
+  private async drain(at: ChannelRef): Promise<void> {
+    const { leases, outbox } = this.kit.store;
+    const lease = outbox.lease(at);
+    if (!(await leases.take(lease, this.owner, LEASE_MS))) return;
+    // Due again only if this replica stops without saying when (a crash): other replicas pass it by meanwhile.
+    await outbox.dueAt(at, Date.now() + LEASE_MS);
+    let settled = false;
+    try {
+      if (!(await this.kit.store.workspaces.exists(at.teamId))) {
+        await this.forget(at);
+        settled = true;
+        return;
+      }
+      while (!this.stopped) {
+        const head = await outbox.head(at, HEAD_LIMIT);
+        if (head.length === 0) {
+          this.failures.delete(member(at));
+          await outbox.forgetIfEmpty(at);
+          settled = true;
+          return;
+        }
+        const laneName = head[0]!.lane;
+        const lane = this.lanes.get(laneName);
+        const items = head.filter((i) => i.lane === laneName);
+        if (!lane) {
+          this.kit.logger.error({ channel: at.channelId, lane: laneName }, 'delivery: no handler for a lane');
+          await this.later(at, WORKSPACE_HOLD_MS);
+          settled = true;
+          return;
+        }
+        const waitMs = await this.postNext(at, lane, items);
+        if (waitMs !== undefined) {
+          await this.later(at, waitMs);
+          settled = true;
+          return;
+        }
+        // Lost (it outlived its lease: another replica may be posting here now): stop, post nothing more.
+        if (!(await leases.renew(lease, this.owner, LEASE_MS))) {
+          this.kit.logger.warn({ channel: at.channelId }, 'delivery: lease lost mid-drain; another replica goes on');
+          settled = true;
+          return;
+        }
+        await outbox.dueAt(at, Date.now() + LEASE_MS);
+      }
+    } finally {
+      // Stopped mid-drain (shutdown): due now, for another replica.
+      if (!settled) await outbox.dueAt(at, Date.now()).catch(() => undefined);
+      await leases.release(lease, this.owner);
+    }
+  }
+
+  /** One post of the lane, or the wait a paused channel or a failure asks for (ms). */
+  private async postNext(at: ChannelRef, lane: LaneHandler, items: WaitingItem[]): Promise<number | undefined> {
+    const pause = await this.kit.pauses.get(at.teamId, at.channelId);
+    if (pause) {
+      // Kept while someone fixes the channel, up to a day; then they become dead letters (Retry).
+      const expired = items.filter((i) => Date.now() - lane.enqueuedAt(i) > RETENTION_MS);
+      if (expired.length > 0) {
+        await lane.giveUp(at, expired, pause.reason, 0);
+        return undefined;
+      }
+      // Nothing is sent until the probe is due; a lifted pause (subscribe, Resume) is seen within seconds.
+      const probeIn = pause.since + this.probeEveryMs - Date.now();
+      if (probeIn > 0) return Math.min(probeIn, PAUSE_RECHECK_MS);
+    }
+    try {
+      const waitMs = await lane.postNext(at, items);
+      if (waitMs !== undefined) return waitMs;
+    } catch (err) {
+      const failure = err instanceof LaneFailure ? err : new LaneFailure(items.slice(0, 1), err);
+      return this.failed(at, lane, failure);
+    }
+    this.failures.delete(member(at));
+    if (pause) await this.kit.pauses.lifted(at.teamId, at.channelId);
+    return undefined;
+  }
+
+  /** The workspace uninstalled the app: its channel's waiting work goes, unposted and not kept. */
+  private async forget(at: ChannelRef): Promise<void> {
+    const { outbox } = this.kit.store;
+    let dropped = 0;
+    for (let head = await outbox.head(at, 1_000); head.length > 0; head = await outbox.head(at, 1_000)) {
+      for (const [name, lane] of this.lanes)
+        await lane.forget(
+          at,
+          head.filter((i) => i.lane === name),
+        );
+      await outbox.remove(
+        at,
+        head.map((i) => i.id),
+      );
+      dropped += head.length;
+    }
+    await outbox.forgetIfEmpty(at);
+    this.failures.delete(member(at));
+    this.kit.logger.info(
+      { team: at.teamId, channel: at.channelId, dropped },
+      'waiting posts dropped: their workspace uninstalled the app',
+    );
+  }
+
+  private async later(at: ChannelRef, ms: number): Promise<void> {
+    await this.kit.store.outbox.dueAt(at, Date.now() + ms);
+    if (this.stopped) return;
+    this.notBefore.set(member(at), Date.now() + ms);
+    const timer = setTimeout(() => {
+      this.wakeups.delete(timer);
+      this.kick(at);
+    }, ms);
+    this.wakeups.add(timer);
+  }
+
+  /**
+   * What a failed post means (Slack's documented errors, src/slack/errors.ts): ms to wait — time heals it, the
+   * channel or the workspace refuses until someone acts (the work is kept) — or undefined once the items
+   * concerned are given up (the message is wrong, repeated failures, or older than a day).
+   */
+  private async failed(at: ChannelRef, lane: LaneHandler, failure: LaneFailure): Promise<number | undefined> {
+    const { concerned, cause: err } = failure;
+    const oldest = Math.min(...concerned.map((i) => lane.enqueuedAt(i)));
+    const young = Date.now() - oldest <= RETENTION_MS;
+    const verdict = this.kit.pace.judge(err);
+    if ((verdict.class === 'wait' || verdict.class === 'unknown') && young) return verdict.delayMs;
+    const code = verdict.code ?? slackErrorCode(err);
+    const log = { err, channel: at.channelId, team: at.teamId, slackError: code };
+    if (verdict.class === 'channel' && code && young) {
+      // No retry storm: nothing goes there until the probe, and its subscriber is told once.
+      if (await this.kit.pauses.get(at.teamId, at.channelId))
+        await this.kit.pauses.probed(at.teamId, at.channelId, code);
+      else await this.kit.pauses.pause(at.teamId, at.channelId, code);
+      this.kit.logger.warn(
+        { ...log, waiting: await this.kit.store.outbox.size(at) },
+        `posts wait: ${pauseAdvice(at.channelId, code)}`,
+      );
+      return PAUSE_RECHECK_MS;
+    }
+    if (verdict.class === 'workspace' && young) {
+      this.kit.logger.error(
+        log,
+        'the workspace refuses the app (token revoked or access removed): its posts wait until it is reinstalled',
+      );
+      return WORKSPACE_HOLD_MS;
+    }
+    const failures = verdict.class === 'payload' ? MAX_FAILURES : (this.failures.get(member(at)) ?? 0) + 1;
+    this.failures.set(member(at), failures);
+    if (failures < MAX_FAILURES) {
+      this.kit.logger.warn({ ...log, failures }, 'could not post to a channel; it will be tried again');
+      return Math.min(1_000 * 2 ** (failures - 1), 60_000);
+    }
+    this.kit.logger.error({ ...log, items: concerned.length }, 'posts given up: Slack will not take them');
+    this.failures.delete(member(at));
+    await lane.giveUp(at, concerned, code ?? (err instanceof Error ? err.message : String(err)), failures);
+    return undefined;
+  }
+}

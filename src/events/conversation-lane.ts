@@ -1,0 +1,141 @@
+/**
+ * Customers first: the urgent lane of a channel's outbox. A conversation's event (a customer's message, an
+ * agent's line, the session's end) that cannot go to a channel now — its Slack budget is spent, a 429, Slack is
+ * down, the channel is paused, the workspace refuses the app — leaves the queue and waits here, in that
+ * channel. The queue never waits for Slack: its read-ahead places stay free for other workspaces' events.
+ *
+ * Order per conversation holds: while an event of it waits in a channel, its later events for that channel
+ * wait behind it (`conversationWaits`), and the scheduler posts a channel's urgent lane oldest first. When one
+ * goes out it may carry the customer's messages waiting right behind it (src/handoff/deliveries.ts), which
+ * are then done here too. Each post is a step of the event's own id, so a post tried again never shows twice.
+ */
+import type { ChannelRef, QueueEntry, WaitingItem } from '../store/index.js';
+import { LaneFailure, type ChannelScheduler, type LaneHandler } from './channel-scheduler.js';
+import type { PostingKit } from './posting-kit.js';
+import { isTriggerName } from './events.js';
+import { readJob } from './job.js';
+
+/** What the worker does with a parked event when its turn comes (`EventWorker.runParked`). */
+export interface ParkedRunner {
+  /**
+   * Runs the event's handler for `channel` only, with `behind` as the same conversation's events waiting right
+   * after it there; resolves with the ids of those whose work it did. Slack's refusals are thrown as they are.
+   */
+  runParked(entry: QueueEntry, channel: string, behind: readonly QueueEntry[]): Promise<readonly string[]>;
+}
+
+interface Parked {
+  payload: unknown;
+  orderKey: string;
+  enqueuedAt: number;
+  attempt: number;
+}
+
+export class ConversationLane implements LaneHandler {
+  private runner: ParkedRunner | undefined;
+
+  constructor(
+    private readonly kit: PostingKit,
+    private readonly scheduler: Pick<ChannelScheduler, 'added'>,
+  ) {}
+
+  /** The worker runs the parked events (it parks them too: set once, at wiring). */
+  runWith(runner: ParkedRunner): void {
+    this.runner = runner;
+  }
+
+  /** Whether earlier events of this entry's conversation wait in the channel (it must wait behind them). */
+  waits(entry: QueueEntry, channel: string): Promise<boolean> {
+    return this.kit.store.outbox.conversationWaits({ teamId: entry.teamId, channelId: channel }, entry.orderKey);
+  }
+
+  /** The entry waits in the channel's urgent lane; the queue is done with it for this channel. */
+  async park(entry: QueueEntry, channel: string): Promise<void> {
+    const at = { teamId: entry.teamId, channelId: channel };
+    const parked: Parked = {
+      payload: entry.payload,
+      orderKey: entry.orderKey,
+      enqueuedAt: entry.enqueuedAt,
+      attempt: entry.attempt,
+    };
+    await this.kit.store.outbox.addInConversation(at, entry.orderKey, { id: entry.id, json: JSON.stringify(parked) });
+    this.scheduler.added(at);
+  }
+
+  async postNext(at: ChannelRef, items: WaitingItem[]): Promise<number | undefined> {
+    const first = items[0];
+    const entry = first && this.entryOf(at, first);
+    if (!first || !entry) {
+      if (first) await this.kit.store.outbox.remove(at, [first.id]);
+      return undefined;
+    }
+    const behind = items
+      .slice(1)
+      .map((i) => this.entryOf(at, i))
+      .filter((e): e is QueueEntry => e?.orderKey === entry.orderKey);
+    if (!this.runner) throw new Error('the conversation lane has no runner');
+    let done: readonly string[];
+    try {
+      done = await this.runner.runParked(entry, at.channelId, behind);
+    } catch (err) {
+      throw new LaneFailure([first], err);
+    }
+    await this.kit.store.outbox.removeInConversation(at, entry.orderKey, [entry.id, ...done]);
+    return undefined;
+  }
+
+  /** A dead letter per event, with its channel's cause: Retry queues it again (src/events/dead-letters.ts). */
+  async giveUp(at: ChannelRef, items: WaitingItem[], cause: string, attempts: number): Promise<void> {
+    for (const item of items) {
+      const entry = this.entryOf(at, item);
+      if (entry) {
+        await this.kit.store.queue.bury({
+          id: entry.id,
+          teamId: at.teamId,
+          orderKey: entry.orderKey,
+          payload: entry.payload,
+          error: `posting failed in ${at.channelId}: ${cause}`,
+          causes: [{ channel: at.channelId, error: cause }],
+          attempts: Math.max(attempts, entry.attempt),
+          enqueuedAt: entry.enqueuedAt,
+          failedAt: Date.now(),
+        });
+        const trigger = readJob(entry.payload).data?.trigger ?? 'unknown';
+        this.kit.metrics?.eventsDeadLettered.inc({ trigger: isTriggerName(trigger) ? trigger : 'unknown' });
+        await this.kit.store.outbox.removeInConversation(at, entry.orderKey, [entry.id]);
+      } else await this.kit.store.outbox.remove(at, [item.id]);
+    }
+  }
+
+  enqueuedAt(item: WaitingItem): number {
+    return this.read(item)?.enqueuedAt ?? Date.now();
+  }
+
+  async forget(): Promise<void> {
+    // Nothing beyond the items: the conversation counts are workspace keys, forgotten with it.
+  }
+
+  private entryOf(at: ChannelRef, item: WaitingItem): QueueEntry | undefined {
+    const parked = this.read(item);
+    if (!parked) {
+      this.kit.logger.error({ channel: at.channelId, entry: item.id }, 'a waiting conversation event does not read');
+      return undefined;
+    }
+    return { id: item.id, teamId: at.teamId, ...parked };
+  }
+
+  private read(item: WaitingItem): Parked | undefined {
+    try {
+      const raw = JSON.parse(item.json) as Partial<Parked>;
+      if (typeof raw.orderKey !== 'string' || typeof raw.enqueuedAt !== 'number') return undefined;
+      return {
+        payload: raw.payload,
+        orderKey: raw.orderKey,
+        enqueuedAt: raw.enqueuedAt,
+        attempt: typeof raw.attempt === 'number' ? raw.attempt : 1,
+      };
+    } catch {
+      return undefined;
+    }
+  }
+}

@@ -1,0 +1,178 @@
+/**
+ * What waits for a channel's turn at Slack (see src/events/channel-scheduler.ts, which posts it at Slack's
+ * pace). Per (workspace, channel): queue entry id → the work as JSON, parked with the event queue
+ * (`EventQueue.parked`), so it counts toward the workspace's backlog caps (events and bytes) until posted or
+ * given up — adding the same entry twice (a retried queue entry) keeps one copy. Each item has a lane: the
+ * head of a channel is its most urgent lane's oldest item, read without reading the rest.
+ *
+ * One sorted set lists the channels with waiting work by when each is next due, so a replica asks only for the
+ * channels due now (cost with work, not with channels); a short lease makes one replica at a time post for a
+ * channel; the ids of a roll-up under way are kept, so a roll-up tried again covers the same calls.
+ */
+import type { Keys } from './keys.js';
+import type { KeyValueStore } from './kv.js';
+import type { ParkedWork } from './queue.js';
+import { segment, unsegment } from './keys.js';
+
+/**
+ * What goes out first in a channel: a waiting customer (and a person's action) before call notifications,
+ * call notifications before what can always wait (recordings, charts, digests).
+ */
+export const LANES = ['urgent', 'routine', 'bulk'] as const;
+export type Lane = (typeof LANES)[number];
+
+/** A conversation's count of waiting events outlives the longest an event may wait (a day). */
+const CONVERSATION_COUNT_TTL_MS = 25 * 60 * 60_000;
+
+export interface WaitingWork {
+  /** The queue entry's id (orders the work of a lane). */
+  id: string;
+  /** The work as its lane queued it (JSON). */
+  json: string;
+}
+
+export interface WaitingItem extends WaitingWork {
+  lane: Lane;
+}
+
+export interface ChannelRef {
+  teamId: string;
+  channelId: string;
+}
+
+export class ChannelOutboxRepo {
+  constructor(
+    private readonly kv: KeyValueStore,
+    private readonly keys: Keys,
+    private readonly parked: ParkedWork,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /**
+   * Parks the work in the channel's lane. A channel with nothing due becomes due now; one already due keeps its
+   * time (it waits for Slack, or a replica is posting there and takes the new work in its turn).
+   */
+  async add(to: ChannelRef, lane: Lane, work: WaitingWork): Promise<void> {
+    await this.parked.put(to.teamId, to.channelId, work.id, work.json, LANES.indexOf(lane));
+    await this.dueAt(to, this.now(), { unlessDue: true });
+  }
+
+  /**
+   * Parks one event of a conversation (its queue order key) in the channel's urgent lane, counted: while any of
+   * its events waits there, a later one waits behind them (`conversationWaits`), so the conversation keeps its
+   * order. The count is raised first: a crash in between leaves it high (the next events wait in the outbox too,
+   * still in order), never low; it lives a day past the last event parked.
+   */
+  async addInConversation(to: ChannelRef, orderKey: string, work: WaitingWork): Promise<void> {
+    const key = this.keys.outboxWaiting(to.teamId, to.channelId, orderKey);
+    await this.kv.incr(key);
+    await this.kv.expire(key, CONVERSATION_COUNT_TTL_MS);
+    await this.add(to, 'urgent', work);
+  }
+
+  /** Whether events of the conversation wait in the channel. */
+  async conversationWaits(at: ChannelRef, orderKey: string): Promise<boolean> {
+    return Number(await this.kv.get(this.keys.outboxWaiting(at.teamId, at.channelId, orderKey))) > 0;
+  }
+
+  /** Removes events of a conversation from the channel (posted, carried by another, or given up). */
+  async removeInConversation(at: ChannelRef, orderKey: string, ids: readonly string[]): Promise<void> {
+    const removed = await this.remove(at, ids);
+    if (removed === 0) return;
+    const key = this.keys.outboxWaiting(at.teamId, at.channelId, orderKey);
+    if ((await this.kv.incr(key, -removed)) <= 0) await this.kv.del(key);
+  }
+
+  /** How much waits for the channel (every lane). */
+  size(at: ChannelRef): Promise<number> {
+    return this.parked.count(at.teamId, at.channelId);
+  }
+
+  /** The channel's first `limit` items: its most urgent lane first, oldest first within a lane. */
+  async head(at: ChannelRef, limit: number): Promise<WaitingItem[]> {
+    const items = await this.parked.head(at.teamId, at.channelId, limit);
+    return items.map(({ id, json, rank }) => ({ id, json, lane: LANES[rank] ?? 'bulk' }));
+  }
+
+  /** The ids of everything waiting for the channel (in no order): for dropping it whole. */
+  ids(at: ChannelRef): Promise<string[]> {
+    return this.parked.ids(at.teamId, at.channelId);
+  }
+
+  /** These items of the channel, those still waiting, in the order given. */
+  async pick(at: ChannelRef, ids: readonly string[]): Promise<WaitingWork[]> {
+    const parked = await this.parked.get(at.teamId, at.channelId, ids);
+    return ids.flatMap((id) => {
+      const json = parked[id];
+      return json === undefined ? [] : [{ id, json }];
+    });
+  }
+
+  /** Removes these items; returns how many were there. */
+  async remove(at: ChannelRef, ids: readonly string[]): Promise<number> {
+    if (ids.length === 0) return 0;
+    return this.parked.remove(at.teamId, at.channelId, ids);
+  }
+
+  /** Channels due at `now`, the longest due first: at most `limit`. */
+  async due(now: number, limit: number): Promise<ChannelRef[]> {
+    return (await this.kv.sortedUpTo(this.keys.outboxDue(), now, limit)).flatMap(({ member }) => refOf(member));
+  }
+
+  /** Every channel with waiting work (reads the whole due set: for uninstalls and tests, never a post's path). */
+  async channels(): Promise<ChannelRef[]> {
+    const all = await this.kv.sortedUpTo(this.keys.outboxDue(), Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
+    return all.flatMap(({ member }) => refOf(member));
+  }
+
+  /** When the channel is next due; `unlessDue` leaves a channel that has a due time already as it is. */
+  async dueAt(at: ChannelRef, when: number, options: { unlessDue?: boolean } = {}): Promise<void> {
+    await this.kv.sortedAdd(this.keys.outboxDue(), [{ member: member(at), score: Math.trunc(when) }], {
+      onlyIfAbsent: options.unlessDue ?? false,
+    });
+  }
+
+  /** Drops the channel from the due set when nothing waits (checked again after, so work added meanwhile keeps it due). */
+  async forgetIfEmpty(at: ChannelRef): Promise<void> {
+    if ((await this.size(at)) > 0) return;
+    await this.kv.sortedRemove(this.keys.outboxDue(), member(at));
+    if ((await this.size(at)) > 0) await this.dueAt(at, this.now(), { unlessDue: true });
+  }
+
+  /** Takes the workspace's channels out of the due set (their waiting work itself is workspace keys). */
+  async forgetTeam(teamId: string): Promise<void> {
+    const own = (await this.channels()).filter((at) => at.teamId === teamId);
+    await this.kv.sortedRemove(this.keys.outboxDue(), ...own.map(member));
+  }
+
+  /** The channel's drain lease (see `Leases`): one replica at a time posts for a channel. */
+  lease(at: ChannelRef): string {
+    return this.keys.outboxLease(at.teamId, at.channelId);
+  }
+
+  /** The ids of the roll-up under way in the channel, if one was started and not finished. */
+  async rollupUnderWay(at: ChannelRef): Promise<string[] | undefined> {
+    const raw = await this.kv.get(this.keys.callRollup(at.teamId, at.channelId));
+    if (raw === null) return undefined;
+    const ids: unknown = JSON.parse(raw);
+    return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string') : undefined;
+  }
+
+  async startRollup(at: ChannelRef, ids: readonly string[], ttlMs: number): Promise<void> {
+    await this.kv.set(this.keys.callRollup(at.teamId, at.channelId), JSON.stringify(ids), { ttlMs });
+  }
+
+  async finishRollup(at: ChannelRef, ids: readonly string[]): Promise<void> {
+    await this.remove(at, ids);
+    await this.kv.del(this.keys.callRollup(at.teamId, at.channelId));
+  }
+}
+
+function member(at: ChannelRef): string {
+  return `${segment(at.teamId)}:${segment(at.channelId)}`;
+}
+
+function refOf(m: string): ChannelRef[] {
+  const [team, channel] = m.split(':');
+  return team && channel ? [{ teamId: unsegment(team), channelId: unsegment(channel) }] : [];
+}

@@ -24,6 +24,8 @@ export interface Metrics {
   readonly slackRateLimited: Counter<'method'>;
   /** Slack's `app_rate_limited` notices: it is dropping events for the workspace (over 30,000 an hour). */
   readonly slackAppRateLimited: Counter<'workspace'>;
+  /** 1 while Slack refuses the bot token (one workspace's: /readyz asks auth.test), else 0. */
+  readonly slackTokenRefused: Gauge;
 }
 
 /** Workspaces named in `workspace` labels per process; the rest share `other`, so a series count stays bounded. */
@@ -127,6 +129,11 @@ export function createMetrics(queue: EventQueue, droppedLogLines: () => number):
       name: 'campaign_slack_app_rate_limited_total',
       help: "Slack's app_rate_limited notices: Slack is holding back events it would send for the workspace",
       labelNames: ['workspace'],
+      registers: [registry],
+    }),
+    slackTokenRefused: new Gauge({
+      name: 'campaign_slack_token_refused',
+      help: 'Whether Slack refuses the bot token (SLACK_BOT_TOKEN) at the last auth.test: 1 refused, 0 accepted or not asked',
       registers: [registry],
     }),
     eventsQueued: new Counter({

@@ -46,10 +46,13 @@ describe('App Home', () => {
 });
 
 describe('operations endpoints', () => {
-  it('/readyz reports the store and config', async () => {
+  it('/readyz reports the config, the store and Slack’s answer about the token', async () => {
     const res = await fetch(`${h.url}/readyz`);
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ ok: true, checks: { config: 'ok', store: 'ok (memory)', lifecycle: 'ok' } });
+    expect(await res.json()).toEqual({
+      ok: true,
+      checks: { config: 'ok', store: 'ok (memory)', slack: 'ok (auth.test)', lifecycle: 'ok' },
+    });
   });
 
   it('/metrics counts commands and platform calls by endpoint and status', async () => {

@@ -100,7 +100,7 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
       'Neither REDIS_URL nor REDIS_CLUSTER_NODES is set: state and the event queue live in this process only (embedded mode). Use Redis for production and for several replicas.',
     );
   }
-  const metrics = createMetrics(store.queue, () => (logOutput instanceof BoundedLogOutput ? logOutput.dropped : 0));
+  const metrics = createMetrics(store, () => (logOutput instanceof BoundedLogOutput ? logOutput.dropped : 0));
   const pace = new SlackPace(
     store.budgets,
     { onRateLimited: (method) => metrics.slackRateLimited.inc({ method }) },

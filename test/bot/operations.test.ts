@@ -89,6 +89,9 @@ describe('readiness without the store', () => {
       const body = (await ready.json()) as { checks: { store: string } };
       expect(body.checks.store).toMatch(/^unreachable \(redis\)/);
       expect((await fetch(`${broken.url}/healthz`)).status).toBe(200);
+      // Prometheus sees it too (every replica is scraped; probes reach only the kubelet).
+      expect(await (await fetch(`${broken.url}/metrics`)).text()).toMatch(/^campaign_store_up 0$/m);
+      expect(await (await fetch(`${h.url}/metrics`)).text()).toMatch(/^campaign_store_up 1$/m);
     } finally {
       await broken.close();
     }

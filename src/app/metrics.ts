@@ -5,7 +5,8 @@
  * `other`) — never tokens, other ids or user text.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { EventQueue } from '../store/index.js';
+import type { Store } from '../store/index.js';
+import { withDeadline } from '../util/deadline.js';
 
 export interface Metrics {
   readonly registry: Registry;
@@ -24,6 +25,8 @@ export interface Metrics {
   readonly slackRateLimited: Counter<'method'>;
   /** Slack's `app_rate_limited` notices: it is dropping events for the workspace (over 30,000 an hour). */
   readonly slackAppRateLimited: Counter<'workspace'>;
+  /** 1 while Slack refuses the bot token (one workspace's: /readyz asks auth.test), else 0. */
+  readonly slackTokenRefused: Gauge;
 }
 
 /** Workspaces named in `workspace` labels per process; the rest share `other`, so a series count stays bounded. */
@@ -40,8 +43,12 @@ function workspaceLabels(): (teamId: string) => string {
   };
 }
 
+/** A scrape waits this long for the store's ping (as /readyz does). */
+const STORE_PING_MS = 1_000;
+
 /** `droppedLogLines`: log lines the process's stdout dropped so far (`BoundedLogOutput.dropped`). */
-export function createMetrics(queue: EventQueue, droppedLogLines: () => number): Metrics {
+export function createMetrics(store: Pick<Store, 'queue' | 'ping'>, droppedLogLines: () => number): Metrics {
+  const { queue } = store;
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'campaign_bot_' });
 
@@ -71,6 +78,20 @@ export function createMetrics(queue: EventQueue, droppedLogLines: () => number):
     help: 'Events taken by a worker and not finished',
     registers: [registry],
     collect: depth('pending'),
+  });
+
+  // What /readyz's store check says, for alerts: Prometheus scrapes every replica, probes reach only the kubelet.
+  new Gauge({
+    name: 'campaign_store_up',
+    help: 'Whether the store answered a ping within 1 s at this scrape (1) or not (0)',
+    registers: [registry],
+    async collect() {
+      const up = await withDeadline(store.ping(), STORE_PING_MS, 'store ping').then(
+        () => 1,
+        () => 0,
+      );
+      this.set(up);
+    },
   });
 
   new Counter({
@@ -127,6 +148,11 @@ export function createMetrics(queue: EventQueue, droppedLogLines: () => number):
       name: 'campaign_slack_app_rate_limited_total',
       help: "Slack's app_rate_limited notices: Slack is holding back events it would send for the workspace",
       labelNames: ['workspace'],
+      registers: [registry],
+    }),
+    slackTokenRefused: new Gauge({
+      name: 'campaign_slack_token_refused',
+      help: 'Whether Slack refuses the bot token (SLACK_BOT_TOKEN) at the last auth.test: 1 refused, 0 accepted or not asked',
       registers: [registry],
     }),
     eventsQueued: new Counter({

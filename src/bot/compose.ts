@@ -25,6 +25,7 @@ import { openConnectForm } from '../commands/connect.js';
 import { publishHome } from '../home/publish.js';
 import { installErrorHandler } from './error-handler.js';
 import { healthRoutes } from './http-routes.js';
+import { SlackTokenCheck } from './readiness.js';
 import { HTTP_LIMITS, type HttpLimits } from './http-server.js';
 import { onAppRateLimited } from './app-rate-limited.js';
 import { SlackReceiver } from './receiver.js';
@@ -99,7 +100,7 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
       'Neither REDIS_URL nor REDIS_CLUSTER_NODES is set: state and the event queue live in this process only (embedded mode). Use Redis for production and for several replicas.',
     );
   }
-  const metrics = createMetrics(store.queue, () => (logOutput instanceof BoundedLogOutput ? logOutput.dropped : 0));
+  const metrics = createMetrics(store, () => (logOutput instanceof BoundedLogOutput ? logOutput.dropped : 0));
   const pace = new SlackPace(
     store.budgets,
     { onRateLimited: (method) => metrics.slackRateLimited.inc({ method }) },
@@ -158,7 +159,29 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
 
   // Bolt matches custom routes in order, compiling each pattern per request: the webhooks' route, by far the
   // busiest, is tried first (behind it, each delivery paid for compiling the three health routes' patterns).
-  const routes = [events.route, attachmentRoute(deps), ...healthRoutes(deps), ...(options.extraRoutes ?? [])];
+  // One workspace's token: Bolt authorizes with it and /readyz asks Slack about it, through the same paced client.
+  const singleClient =
+    config.slack.mode.kind === 'single'
+      ? new WebClient(config.slack.mode.botToken, {
+          slackApiUrl: config.slack.apiUrl,
+          fetch: pace.fetch({ background: false, urgency: 'urgent' }),
+          ...SLACK_CLIENT_RULES,
+          logger: boltLogger(logger),
+        })
+      : undefined;
+  const slackToken =
+    singleClient &&
+    new SlackTokenCheck(
+      () => singleClient.auth.test(),
+      options.now ?? Date.now,
+      (refused) => metrics.slackTokenRefused.set(refused ? 1 : 0),
+    );
+  const routes = [
+    events.route,
+    attachmentRoute(deps),
+    ...healthRoutes(deps, slackToken),
+    ...(options.extraRoutes ?? []),
+  ];
   const receiver = new SlackReceiver(config, store, logger, {
     customRoutes: routes,
     limits: {
@@ -172,18 +195,8 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
   // In OAuth mode Bolt authorizes each request with the receiver's installer (`receiver.installer`).
   const app = new App({
     receiver,
-    ...(config.slack.mode.kind === 'single'
-      ? {
-          authorize: singleWorkspaceAuthorize(
-            new WebClient(config.slack.mode.botToken, {
-              slackApiUrl: config.slack.apiUrl,
-              fetch: pace.fetch({ background: false, urgency: 'urgent' }),
-              ...SLACK_CLIENT_RULES,
-              logger: boltLogger(logger),
-            }),
-            config.slack.mode.botToken,
-          ),
-        }
+    ...(config.slack.mode.kind === 'single' && singleClient
+      ? { authorize: singleWorkspaceAuthorize(singleClient, config.slack.mode.botToken) }
       : {}),
     // A person's request waits for its Slack budget (a few seconds at most) rather than being refused; the client
     // never retries or pauses on its own (SLACK_CLIENT_RULES).

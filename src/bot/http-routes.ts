@@ -6,9 +6,7 @@ import type { CustomRoute } from '@slack/bolt';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Deps } from '../app/deps.js';
-import { withDeadline } from '../util/deadline.js';
-
-const READY_TIMEOUT_MS = 1_000;
+import { readiness, type SlackTokenCheck } from './readiness.js';
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const payload = JSON.stringify(body);
@@ -19,7 +17,11 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
   res.end(payload);
 }
 
-export function healthRoutes(deps: Pick<Deps, 'config' | 'store' | 'metrics' | 'logger' | 'lifecycle'>): CustomRoute[] {
+/** `slackToken`: with one workspace's token, its standing with Slack (src/bot/readiness.ts). */
+export function healthRoutes(
+  deps: Pick<Deps, 'config' | 'store' | 'metrics' | 'logger' | 'lifecycle'>,
+  slackToken?: SlackTokenCheck,
+): CustomRoute[] {
   return [
     {
       // Liveness: the process is up and serving HTTP.
@@ -28,11 +30,12 @@ export function healthRoutes(deps: Pick<Deps, 'config' | 'store' | 'metrics' | '
       handler: (_req, res) => sendJson(res, 200, { ok: true }),
     },
     {
-      // Readiness: config was valid (we would not be running otherwise), the store answers, not shutting down.
+      // Readiness: config was valid (we would not be running otherwise), the store answers, Slack takes the token,
+      // not shutting down.
       path: '/readyz',
       method: ['GET'],
       handler: (_req, res) => {
-        void readiness(deps).then(({ ok, checks }) => sendJson(res, ok ? 200 : 503, { ok, checks }));
+        void readiness(deps, slackToken).then(({ ok, checks }) => sendJson(res, ok ? 200 : 503, { ok, checks }));
       },
     },
     {
@@ -69,18 +72,4 @@ function bearerMatches(req: IncomingMessage, token: string): boolean {
   const given = /^Bearer +(\S+) *$/i.exec(req.headers.authorization ?? '')?.[1] ?? '';
   const digest = (v: string) => createHash('sha256').update(v, 'utf8').digest();
   return timingSafeEqual(digest(given), digest(token));
-}
-
-async function readiness(
-  deps: Pick<Deps, 'store' | 'lifecycle'>,
-): Promise<{ ok: boolean; checks: Record<string, string> }> {
-  const checks: Record<string, string> = { config: 'ok' };
-  try {
-    await withDeadline(deps.store.ping(), READY_TIMEOUT_MS, 'store ping');
-    checks.store = `ok (${deps.store.backend})`;
-  } catch (err) {
-    checks.store = `unreachable (${deps.store.backend}): ${err instanceof Error ? err.message : 'error'}`;
-  }
-  checks.lifecycle = deps.lifecycle.stopping ? 'shutting down' : 'ok';
-  return { ok: Object.values(checks).every((c) => c.startsWith('ok')), checks };
 }

@@ -1,11 +1,11 @@
 /**
  * Draws the digest's chart as a PNG with Chart.js on a Skia canvas (`@napi-rs/canvas`, whose native part ships
- * prebuilt in its npm packages): no browser, no network. Text uses the Inter font from its npm package,
- * registered by file, so it renders the same in a slim container image that has no fonts. Runs in the chart's
+ * prebuilt in its npm packages): no browser, no network. Text uses the Inter font shipped in `assets/fonts/`
+ * (`scripts/generate-assets.ts`), registered by file, so it renders the same in a slim container image that has no fonts. Runs in the chart's
  * worker thread (`chart-worker.ts`), never on the bot's event loop. 800×400, drawn at 2× for sharp text on
  * high-density screens.
  */
-import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import type * as CanvasLib from '@napi-rs/canvas';
 import type { Chart as ChartJs, ChartConfiguration } from 'chart.js';
 import type { ChartInput } from './chart-data.js';
@@ -32,11 +32,10 @@ function loadLibs(): Promise<Libs> {
   libs ??= (async () => {
     const [canvas, chartjs] = await Promise.all([import('@napi-rs/canvas'), import('chart.js')]);
     chartjs.Chart.register(...chartjs.registerables);
-    const require = createRequire(import.meta.url);
-    const fonts = [
-      require.resolve('@expo-google-fonts/inter/400Regular/Inter_400Regular.ttf'),
-      require.resolve('@expo-google-fonts/inter/600SemiBold/Inter_600SemiBold.ttf'),
-    ];
+    // Two levels up from this file, as from its build in dist/: the same folder either way.
+    const fonts = ['Inter_400Regular.ttf', 'Inter_600SemiBold.ttf'].map((name) =>
+      fileURLToPath(new URL(`../../assets/fonts/${name}`, import.meta.url)),
+    );
     for (const file of fonts) {
       // Without our font, text would fall back to whatever the host has: none in a slim image.
       if (!canvas.GlobalFonts.registerFromPath(file, FONT))

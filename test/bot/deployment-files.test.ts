@@ -97,6 +97,8 @@ describe('Dockerfile', () => {
     expect(RUNTIME_STAGE).toBeGreaterThanOrEqual(1);
     expect(runtime('RUN').some((i) => /\bnpm ci\b[^&|;]*--omit=dev/.test(i.args))).toBe(true);
     expect(runtime('COPY').some((i) => /^--from=\S+\s+\S*\/dist\s+\S*dist/.test(i.args))).toBe(true);
+    // What the compiled code reads two levels up from its file (emoji names, the chart's fonts): scripts/generate-assets.ts.
+    expect(runtime('COPY').some((i) => /^assets\s+(\.\/)?assets\/?$/.test(i.args))).toBe(true);
     expect(
       DOCKERFILE.filter((i) => i.stage < RUNTIME_STAGE && i.op === 'RUN').some((i) => /npm run build/.test(i.args)),
     ).toBe(true);
@@ -150,7 +152,7 @@ describe('Dockerfile', () => {
     const copied = DOCKERFILE.filter((i) => i.op === 'COPY' && !i.args.startsWith('--from')).flatMap((i) =>
       i.args.split(/\s+/).slice(0, -1),
     );
-    expect(copied).toEqual(expect.arrayContaining(['package.json', 'package-lock.json', 'src']));
+    expect(copied).toEqual(expect.arrayContaining(['package.json', 'package-lock.json', 'src', 'assets']));
     for (const path of copied) expect(included(path), path).toBe(true);
     for (const path of ['node_modules', 'dist', '.env', '.git', 'test', 'fakes', 'playground'])
       expect(included(path), path).toBe(false);

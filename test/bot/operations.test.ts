@@ -46,10 +46,13 @@ describe('App Home', () => {
 });
 
 describe('operations endpoints', () => {
-  it('/readyz reports the store and config', async () => {
+  it('/readyz reports the config, the store and Slack’s answer about the token', async () => {
     const res = await fetch(`${h.url}/readyz`);
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ ok: true, checks: { config: 'ok', store: 'ok (memory)', lifecycle: 'ok' } });
+    expect(await res.json()).toEqual({
+      ok: true,
+      checks: { config: 'ok', store: 'ok (memory)', slack: 'ok (auth.test)', lifecycle: 'ok' },
+    });
   });
 
   it('/metrics counts commands and platform calls by endpoint and status', async () => {
@@ -86,6 +89,9 @@ describe('readiness without the store', () => {
       const body = (await ready.json()) as { checks: { store: string } };
       expect(body.checks.store).toMatch(/^unreachable \(redis\)/);
       expect((await fetch(`${broken.url}/healthz`)).status).toBe(200);
+      // Prometheus sees it too (every replica is scraped; probes reach only the kubelet).
+      expect(await (await fetch(`${broken.url}/metrics`)).text()).toMatch(/^campaign_store_up 0$/m);
+      expect(await (await fetch(`${h.url}/metrics`)).text()).toMatch(/^campaign_store_up 1$/m);
     } finally {
       await broken.close();
     }

@@ -336,6 +336,8 @@ export interface FakeSlackOptions {
   expiryClock?: () => number;
   /** How many posts a response_url accepts (Slack: 5, within 30 minutes). */
   responseUrlMaxUses?: number;
+  /** The workflow steps the app declares (its manifest's `functions:`); `executeFunction` runs only these. */
+  functions?: readonly FunctionDefinition[];
   /** When set, oauth.v2.access / apps.uninstall check these credentials (otherwise any non-empty pair). */
   oauthClient?: { clientId: string; clientSecret: string };
   /**
@@ -368,6 +370,41 @@ export interface FakeSlackOptions {
    * (a test moves it instead of waiting out a Retry-After or an outage). Default `Date.now`.
    */
   rateLimitClock?: () => number;
+}
+
+/** A workflow step the app declares (manifest `functions:`), as `function_executed` describes it. */
+export interface FunctionDefinition {
+  callback_id: string;
+  title: string;
+  description?: string;
+  input_parameters: FunctionParameter[];
+  output_parameters: FunctionParameter[];
+}
+
+export interface FunctionParameter {
+  name: string;
+  /** `string`, `integer`, `number`, `boolean`, `slack#/types/user_id`… */
+  type: string;
+  title?: string;
+  description?: string;
+  is_required?: boolean;
+}
+
+/** One run of a workflow step: running until the app calls functions.completeSuccess or completeError. */
+export interface FunctionExecution {
+  /** `function_execution_id` */
+  id: string;
+  workflowExecutionId: string;
+  callbackId: string;
+  teamId: string;
+  inputs: Record<string, unknown>;
+  /** The run's workflow token (`bot_access_token`), valid for the Web API like the bot token. */
+  token: string;
+  state: 'running' | 'completed' | 'failed';
+  /** What completeSuccess delivered. */
+  outputs?: Record<string, unknown>;
+  /** The message completeError delivered (Slackbot shows it to the person). */
+  error?: string;
 }
 
 export interface FakeSlack {
@@ -502,6 +539,16 @@ export interface FakeSlack {
   clearFaults(): void;
   /** Generate the next message ts (strictly increasing). */
   nextTs(): string;
+  /**
+   * Starts a run of the declared workflow step `callbackId` (`FakeSlackOptions.functions`; throws for another, or
+   * when a required input is missing) and gives the `function_executed` event to send (`signer.functionExecuted`).
+   */
+  executeFunction(p: { callbackId: string; inputs: Record<string, unknown>; teamId?: string }): {
+    execution: FunctionExecution;
+    event: Record<string, unknown>;
+  };
+  /** A run of a workflow step as it stands: running, or completed with its outputs, or failed with its error. */
+  functionExecution(id: string): FunctionExecution | undefined;
   /** The app-level token (`xapp-…`) to give Bolt as `appToken` for Socket Mode. */
   readonly appToken: string;
   /** Socket Mode WebSockets the bot opened (open and closed), in connection order. */

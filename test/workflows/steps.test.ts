@@ -35,6 +35,8 @@ async function runStep(h: Harness, callbackId: string, inputs: Record<string, un
     (c) => c.method.startsWith('functions.complete') && c.args.function_execution_id === run.id,
   );
   expect(endings.map((c) => [c.token, c.response.ok])).toEqual([[run.token, true]]);
+  // The workflow token is a Slack token like the bot's: never in a log line.
+  expect(h.logs()).not.toContain(run.token.slice(5));
   return run;
 }
 

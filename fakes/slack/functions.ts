@@ -10,7 +10,8 @@
  * `access_denied`.
  */
 import type { Handler, SlackState, TokenInfo } from './state.js';
-import type { FunctionDefinition, FunctionExecution, FunctionParameter, SlackArgs } from './types.js';
+import type { FunctionDefinition, FunctionExecution, FunctionParameter } from './function-types.js';
+import type { SlackArgs } from './types.js';
 import { clone, fail, hex, invalidArguments, isObj, slackId, str, type Json } from './util.js';
 
 /** Starts a run of the declared step `callbackId`: its workflow token is valid from now on. */

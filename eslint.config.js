@@ -19,7 +19,7 @@ const FLOORS = [
   ['handoff'],
   ['digests'],
   ['commands'],
-  ['home'],
+  ['home', 'workflows'],
   ['bot'],
 ];
 const OUTSIDE_SRC = ['test', 'bench', 'playground', 'fakes'];

@@ -16,7 +16,7 @@
  *   `token_revoked`. Scopes are enforced (`missing_scope` with `needed`/`provided`) against the `scopes`
  *   option, so a call the app's manifest would not allow fails here as it would in Slack.
  * - The API families live beside this file: chat, views, files, reactions, users (and conversations),
- *   oauth, response-url, socket-mode; Block Kit limits in block-kit.ts.
+ *   oauth, response-url, socket-mode, functions (workflow steps); Block Kit limits in block-kit.ts.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -26,6 +26,7 @@ import { addMessage, chatHandlers } from './chat.js';
 import { addFile, deleteFile, fileHandlers, handleDownload, handleUpload, loginPage } from './files.js';
 import { handleAuthorize, oauthCode, oauthHandlers, oauthV2Access } from './oauth.js';
 import { reactionHandlers } from './reactions.js';
+import { functionHandlers } from './functions.js';
 import { handleResponseUrl, responseUrl } from './response-url.js';
 import { InjectedFaults } from './faults.js';
 import { imageDownloadErrors, payloadImages } from './images.js';
@@ -123,6 +124,7 @@ class FakeSlackServer extends SlackState implements FakeSlack {
       ...reactionHandlers(this),
       ...viewHandlers(this),
       ...fileHandlers(this),
+      ...functionHandlers(this),
     };
   }
 
@@ -368,6 +370,7 @@ class FakeSlackServer extends SlackState implements FakeSlack {
     this.pendingUploads.clear();
     this.uploadKeys.clear();
     this.responseUrls.clear();
+    this.functionRuns.clear();
     for (const id of [...this.files.keys()]) if (!this.seededFileIds.has(id)) this.files.delete(id);
     this.deletedFileIds.clear();
     this.clearFaults();

@@ -446,6 +446,21 @@ export class SlackSigner {
   }
 
   /**
+   * Slack running the app's workflow step `callbackId` with `inputs`: a run starts in the fake (`executeFunction`)
+   * and its signed `function_executed` event is sent. The result names the run (`fake.functionExecution(id)`).
+   */
+  async functionExecuted(
+    p: { callbackId: string; inputs: Record<string, unknown>; teamId?: string },
+    opts: { eventId?: string; retryNum?: number; retryReason?: string } = {},
+  ): Promise<SignedResult & { executionId: string }> {
+    const fake = this.opts.fake;
+    if (!fake) throw new Error('functionExecuted needs the Slack stand-in (`fake`): the run lives there');
+    const { execution, event } = fake.executeFunction(p);
+    const sent = await this.event(event, { ...opts, ...(p.teamId ? { teamId: p.teamId } : {}) });
+    return { ...sent, executionId: execution.id };
+  }
+
+  /**
    * Slack telling the app it went over the Events API's limit (30 000 events per workspace an hour) and that
    * events from `minuteRateLimited` on (epoch seconds rounded to the minute; default now's) are dropped; signed like any event
    * (https://docs.slack.dev/reference/events/app_rate_limited). The result has the status and `ms` it took.

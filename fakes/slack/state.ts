@@ -3,10 +3,12 @@
  * files, and every request it recorded. The families (chat.ts, views.ts, …) are functions over this.
  */
 import { FileCdn } from './file-cdn.js';
+import { startExecution } from './functions.js';
 import { hex, compareTs, type Json } from './util.js';
 import type {
   ChannelRestriction,
   FakeSlackOptions,
+  FunctionExecution,
   FileDownload,
   OAuthGrant,
   ResponseUrlContext,
@@ -127,6 +129,8 @@ export class SlackState {
   readonly fileCdn = new FileCdn(this);
   /** Channels a test restricted (`restrictChannel`) or archived (`archiveChannel`), until lifted. */
   readonly restrictions = new Map<string, ChannelRestriction | 'archived'>();
+  /** Runs of the app's workflow steps (`executeFunction`), by function_execution_id. */
+  readonly functionRuns = new Map<string, FunctionExecution>();
   lastTsMicros = 0;
   responseUrlCounter = 0;
 
@@ -162,6 +166,18 @@ export class SlackState {
       revoked: false,
     });
     this.users.set(this.botUserId, { id: this.botUserId, name: 'campaign', real_name: 'Campaign', is_bot: true });
+  }
+
+  executeFunction(p: { callbackId: string; inputs: Record<string, unknown>; teamId?: string }): {
+    execution: FunctionExecution;
+    event: Record<string, unknown>;
+  } {
+    return startExecution(this, p);
+  }
+
+  functionExecution(id: string): FunctionExecution | undefined {
+    const run = this.functionRuns.get(id);
+    return run ? structuredClone(run) : undefined;
   }
 
   callsTo(method: string): SlackCall[] {

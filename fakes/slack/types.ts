@@ -2,6 +2,7 @@
  * The Slack stand-in's public types: what it records, what tests seed, and the `FakeSlack` handle that
  * `startFakeSlack` returns.
  */
+import type { FunctionDefinition, FunctionExecution } from './function-types.js';
 import type {
   SentEnvelope,
   SocketModeAck,
@@ -10,6 +11,7 @@ import type {
 } from './socket-mode-types.js';
 
 export type * from './socket-mode-types.js';
+export type * from './function-types.js';
 
 export type SlackArgs = Record<string, unknown>;
 
@@ -336,6 +338,8 @@ export interface FakeSlackOptions {
   expiryClock?: () => number;
   /** How many posts a response_url accepts (Slack: 5, within 30 minutes). */
   responseUrlMaxUses?: number;
+  /** The workflow steps the app declares (its manifest's `functions:`); `executeFunction` runs only these. */
+  functions?: readonly FunctionDefinition[];
   /** When set, oauth.v2.access / apps.uninstall check these credentials (otherwise any non-empty pair). */
   oauthClient?: { clientId: string; clientSecret: string };
   /**
@@ -502,6 +506,16 @@ export interface FakeSlack {
   clearFaults(): void;
   /** Generate the next message ts (strictly increasing). */
   nextTs(): string;
+  /**
+   * Starts a run of the declared workflow step `callbackId` (`FakeSlackOptions.functions`; throws for another, or
+   * when a required input is missing) and gives the `function_executed` event to send (`signer.functionExecuted`).
+   */
+  executeFunction(p: { callbackId: string; inputs: Record<string, unknown>; teamId?: string }): {
+    execution: FunctionExecution;
+    event: Record<string, unknown>;
+  };
+  /** A run of a workflow step as it stands: running, or completed with its outputs, or failed with its error. */
+  functionExecution(id: string): FunctionExecution | undefined;
   /** The app-level token (`xapp-…`) to give Bolt as `appToken` for Socket Mode. */
   readonly appToken: string;
   /** Socket Mode WebSockets the bot opened (open and closed), in connection order. */

@@ -80,6 +80,7 @@ export const JSON_FIELDS = new Set([
   'view',
   'files',
   'metadata',
+  'outputs',
   'unfurls',
   'user_auth_blocks',
 ]);

@@ -16,6 +16,7 @@ import { createEvents, type EventsOptions } from '../events/index.js';
 import { register as registerHome } from '../home/index.js';
 import { attachmentRoute, register as registerHandoff } from '../handoff/index.js';
 import { register as registerDigests } from '../digests/index.js';
+import { register as registerWorkflows } from '../workflows/index.js';
 import { register as registerUninstall } from './uninstall.js';
 import { AdminGate } from '../app/admin-gate.js';
 import { Membership } from '../app/membership.js';
@@ -217,6 +218,7 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
   registerUninstall(app, deps);
   registerHandoff(app, deps, events);
   registerDigests(deps);
+  registerWorkflows(app, deps);
   events.register(app);
 
   return {

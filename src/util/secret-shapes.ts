@@ -3,8 +3,8 @@
  * error messages shown in Slack) even when nobody registered them as secrets.
  */
 
-/** Slack bot/user/app tokens: `xoxb-…`, `xapp-…`. */
-const SLACK_TOKEN = /\b(xox[abposre]|xapp)-[A-Za-z0-9-]{6,}/g;
+/** Slack bot/user/app tokens: `xoxb-…`, `xapp-…`, and a workflow step run's token `xwfp-…`. */
+const SLACK_TOKEN = /\b(xox[abposre]|xapp|xwfp)-[A-Za-z0-9-]{6,}/g;
 /**
  * A hook token or an attachment link's token is 32 random bytes in base64url (store/workspaces.ts,
  * store/attachments.ts): exactly 43 such characters, standing alone.
@@ -19,7 +19,7 @@ export function maskSecretShapes(text: string): string {
   // Each shape needs a literal or a length most strings lack: checking those first skips the scans (this runs
   // for every string of every log line).
   let out = text;
-  if (out.includes('xox') || out.includes('xapp')) {
+  if (out.includes('xox') || out.includes('xapp') || out.includes('xwfp')) {
     out = out.replace(SLACK_TOKEN, (m) => `${m.slice(0, m.indexOf('-') + 1)}[redacted]`);
   }
   if (out.includes('/hooks/')) out = out.replace(HOOK_PATH, '/hooks/[redacted]');

@@ -15,6 +15,9 @@ import { BOT_SCOPES } from '../../src/bot/scopes.js';
 import { CLONE_VOICE_SHORTCUT_ID, cloneVoice } from '../../src/commands/clone-voice.js';
 import { COMMAND } from '../../src/commands/index.js';
 import { MANIFEST_BOT_SCOPES } from '../fakes/slack.js';
+import { LIST_BOOKINGS } from '../../src/workflows/bookings-list.js';
+import { GET_CAMPAIGN_STATS } from '../../src/workflows/campaign-stats.js';
+import { SEND_CUSTOMER_REPLY } from '../../src/workflows/customer-reply.js';
 
 interface Manifest {
   display_information: { name: string; description?: string; long_description?: string; background_color?: string };
@@ -27,7 +30,23 @@ interface Manifest {
   settings: {
     event_subscriptions: { request_url?: string; bot_events: string[] };
     interactivity: { request_url?: string; message_menu_options_url?: string };
+    org_deploy_enabled?: boolean;
+    function_runtime?: string;
   };
+  functions?: Record<string, ManifestFunction>;
+}
+
+/** A workflow step as the manifest declares it (https://api.slack.com/automation/functions/custom-bolt). */
+interface ManifestFunction {
+  title: string;
+  description?: string;
+  input_parameters: ManifestParameters;
+  output_parameters: ManifestParameters;
+}
+
+interface ManifestParameters {
+  properties: Record<string, { type: string; title?: string; description?: string; is_required?: boolean }>;
+  required?: string[];
 }
 
 const manifestText = readFileSync(new URL('../../manifest.yml', import.meta.url), 'utf8');
@@ -133,10 +152,36 @@ describe('manifest.yml and the code', () => {
     expect(manifest.oauth_config.redirect_urls).toEqual(['https://bot.example.com/slack/oauth_redirect']);
   });
 
+  it('declares exactly the workflow steps the code runs, each importable into Workflow Builder', () => {
+    const declared = manifest.functions ?? {};
+    expect(Object.keys(declared).sort()).toEqual([...WORKFLOW_STEP_IDS].sort());
+    const problems: string[] = [];
+    for (const [id, f] of Object.entries(declared)) {
+      // Slack's manifest schema: the parameter types Workflow Builder knows, at most 20 a side.
+      if (!f.title || !f.description) problems.push(`${id}: title and description are needed`);
+      for (const side of ['input_parameters', 'output_parameters'] as const) {
+        const params = Object.entries(f[side].properties);
+        if (params.length > 20) problems.push(`${id}.${side}: ${params.length} parameters, at most 20`);
+        for (const [name, p] of params) {
+          if (!PARAMETER_TYPES.has(p.type)) problems.push(`${id}.${side}.${name}: type ${p.type}`);
+          if (!p.title) problems.push(`${id}.${side}.${name}: no title (Workflow Builder shows it)`);
+          if ((p.is_required === true) !== (f[side].required ?? []).includes(name))
+            problems.push(`${id}.${side}.${name}: is_required and required disagree`);
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+    // Steps are offered only by apps opted in to org-wide deployment, running their functions themselves.
+    expect(manifest.settings.org_deploy_enabled).toBe(true);
+    expect(manifest.settings.function_runtime).toBe('remote');
+  });
+
   it('subscribes to exactly the events the code handles', () => {
     const handled = new Set(
       sources.flatMap(({ text }) => [...text.matchAll(/\bapp\.event\(\s*'([\w.]+)'/g)].map((m) => m[1]!)),
     );
+    // A workflow step's listener (`app.function`) receives function_executed.
+    if (sources.some(({ text }) => /\bapp\.function\(/.test(text))) handled.add('function_executed');
     // A `message` listener receives message.channels / message.groups / … — the subscriptions name the channel kind.
     const subscribed = manifest.settings.event_subscriptions.bot_events;
     expect(new Set(subscribed.map((e) => e.split('.')[0]!))).toEqual(handled);
@@ -246,7 +291,33 @@ const EVENT_SCOPES: Record<string, ScopeRow> = {
   tokens_revoked: event('tokens_revoked', []),
   'message.channels': event('message.channels', ['channels:history']),
   'message.groups': event('message.groups', ['groups:history']),
+  function_executed: event('function_executed', []),
 };
+
+/** The workflow steps' callback ids the code registers (src/workflows/). */
+const WORKFLOW_STEP_IDS = [SEND_CUSTOMER_REPLY, GET_CAMPAIGN_STATS, LIST_BOOKINGS];
+
+/** Function parameter types in Slack's manifest schema (`slack-functions.parameter`). */
+const PARAMETER_TYPES = new Set([
+  'integer',
+  'number',
+  'boolean',
+  'string',
+  'object',
+  'array',
+  'slack#/types/user_context',
+  'slack#/types/user_permission',
+  'slack#/types/user_id',
+  'slack#/types/channel_id',
+  'slack#/types/usergroup_id',
+  'slack#/types/timestamp',
+  'slack#/types/blocks',
+  'slack#/types/date',
+  'slack#/types/interactivity',
+  'slack#/types/rich_text',
+  'slack#/types/message_ts',
+  'slack#/types/message_context',
+]);
 
 /** Scopes that features need without a Web API call of their own. */
 const FEATURE_SCOPES: Array<{ use: string; scope: string; doc: string; used: () => boolean }> = [

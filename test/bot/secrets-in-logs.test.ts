@@ -32,8 +32,8 @@ describe('Redactor', () => {
     const r = new Redactor();
     r.addSecret('my-very-secret-value');
     expect(r.redact('x my-very-secret-value y')).toBe('x [redacted…alue] y');
-    expect(r.redact('token xoxb-123-456-abcdef and xapp-1-A1-xyz123')).toBe(
-      'token xoxb-[redacted] and xapp-[redacted]',
+    expect(r.redact('token xoxb-123-456-abcdef and xapp-1-A1-xyz123, xwfp-1234-abcdef')).toBe(
+      'token xoxb-[redacted] and xapp-[redacted], xwfp-[redacted]',
     );
     expect(r.redactValue({ nested: [{ err: new Error('failed with my-very-secret-value') }] })).toMatchObject({
       nested: [{ err: { message: 'failed with [redacted…alue]' } }],

@@ -1,12 +1,33 @@
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
 import { BOT_SCOPES } from '../../src/bot/scopes.js';
-import { startFakeSlack as startStandIn, type FakeSlack, type FakeSlackOptions } from '../../fakes/slack/index.js';
+import {
+  functionDefinitions,
+  startFakeSlack as startStandIn,
+  type FakeSlack,
+  type FakeSlackOptions,
+  type FunctionDefinition,
+} from '../../fakes/slack/index.js';
 
 export * from '../../fakes/slack/index.js';
 
 /** The bot scopes manifest.yml requests (the app's own list; a self-test parses manifest.yml and compares). */
 export const MANIFEST_BOT_SCOPES: readonly string[] = BOT_SCOPES;
 
-/** The stand-in with the manifest's bot scopes unless a test narrows them. */
+/** The workflow steps manifest.yml declares: the stand-in runs these, and checks their outputs against them. */
+export const MANIFEST_FUNCTIONS: readonly FunctionDefinition[] = functionDefinitions(
+  (
+    parse(readFileSync(new URL('../../manifest.yml', import.meta.url), 'utf8')) as {
+      functions?: Record<string, unknown>;
+    }
+  ).functions ?? {},
+);
+
+/** The stand-in with the manifest's bot scopes and workflow steps unless a test narrows them. */
 export function startFakeSlack(opts: Partial<FakeSlackOptions> = {}): Promise<FakeSlack> {
-  return startStandIn({ ...opts, scopes: opts.scopes ?? MANIFEST_BOT_SCOPES });
+  return startStandIn({
+    ...opts,
+    scopes: opts.scopes ?? MANIFEST_BOT_SCOPES,
+    functions: opts.functions ?? MANIFEST_FUNCTIONS,
+  });
 }

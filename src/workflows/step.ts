@@ -1,0 +1,111 @@
+/**
+ * What every workflow step shares: its inputs checked with zod, the workspace's platform key (a workspace
+ * without one is told to `/campaign connect`), and exactly one ending — functions.completeSuccess with the
+ * declared outputs, or functions.completeError with one sentence (Slackbot shows it to the person running the
+ * workflow). https://api.slack.com/automation/functions/custom-bolt,
+ * https://docs.slack.dev/reference/methods/functions.completeError
+ */
+import type { WebClient } from '@slack/web-api';
+import type { z } from 'zod';
+import type { Deps } from '../app/deps.js';
+import { failureOf, failureText, logFailure, type FailureWording } from '../app/failure.js';
+import type { Workspace } from '../app/membership.js';
+import type { CampaignClient } from '../api/index.js';
+import type { Logger } from '../logger.js';
+
+export type Outputs = Record<string, string | number | boolean>;
+
+export type StepResult =
+  | { kind: 'done'; outputs: Outputs }
+  /** What the person reads: one sentence, what happened and what to do. */
+  | { kind: 'refused'; sentence: string }
+  /** A Slack retry of a run another delivery is carrying out: it ends that run, this one does nothing. */
+  | { kind: 'duplicate' };
+
+export interface StepContext {
+  deps: Deps;
+  ws: Workspace;
+  /** The platform client bound to the workspace's stored key. */
+  platform: CampaignClient;
+  /** Bolt's client for this run (its workflow token, through the paced fetch). */
+  slack: WebClient;
+  executionId: string;
+  logger: Logger;
+}
+
+export interface WorkflowStep {
+  callbackId: string;
+  /** How the platform's refusals this step expects are worded (the others: `failureOf`'s sentences). */
+  wording: FailureWording;
+  run(ctx: StepContext, inputs: unknown): Promise<StepResult>;
+}
+
+/**
+ * A step whose inputs must fit `schema`; `titles` names each input as Workflow Builder shows it, for the
+ * sentence about a bad one; `wording` words the platform's refusals this step expects.
+ */
+export function defineStep<S extends z.ZodType>(spec: {
+  callbackId: string;
+  schema: S;
+  titles: Record<string, string>;
+  wording?: FailureWording;
+  run(ctx: StepContext, inputs: z.infer<S>): Promise<StepResult>;
+}): WorkflowStep {
+  return {
+    callbackId: spec.callbackId,
+    wording: spec.wording ?? {},
+    async run(ctx, raw) {
+      const parsed = spec.schema.safeParse(raw);
+      if (!parsed.success) return { kind: 'refused', sentence: inputProblem(parsed.error, spec.titles) };
+      return spec.run(ctx, parsed.data);
+    },
+  };
+}
+
+function inputProblem(error: z.ZodError, titles: Record<string, string>): string {
+  const issue = error.issues[0];
+  const name = String(issue?.path[0] ?? '');
+  const title = titles[name] ?? name;
+  if (issue?.code === 'too_big')
+    return `This step’s “${title}” is too long (at most ${String(issue.maximum)} characters) — shorten it in the workflow.`;
+  return `This step’s “${title}” is missing or not valid — set it where the workflow sets up this step.`;
+}
+
+/** One run, start to end: the workspace's key, the step, then its one completion (never a throw into Bolt). */
+export async function runStep(
+  step: WorkflowStep,
+  deps: Deps,
+  run: {
+    ws: Workspace;
+    slack: WebClient;
+    executionId: string;
+    inputs: unknown;
+    complete: (outputs: Outputs) => Promise<unknown>;
+    fail: (error: string) => Promise<unknown>;
+  },
+): Promise<void> {
+  const logger = deps.logger.child({ component: 'workflows', step: step.callbackId, execution: run.executionId });
+  let result: StepResult;
+  try {
+    const platform = await deps.platform.clientFor(run.ws.teamId);
+    result = await step.run(
+      { deps, ws: run.ws, platform, slack: run.slack, executionId: run.executionId, logger },
+      run.inputs,
+    );
+  } catch (err) {
+    logFailure(logger, err, { team: run.ws.teamId }, 'workflow step failed');
+    result = { kind: 'refused', sentence: failureText(failureOf(err, step.wording)) };
+  }
+  if (result.kind === 'duplicate') {
+    logger.info('a repeated delivery of a step run already under way: left to the first');
+    return;
+  }
+  try {
+    if (result.kind === 'done') await run.complete(result.outputs);
+    else await run.fail(result.sentence);
+    logger.info({ outcome: result.kind === 'done' ? 'completed' : 'failed' }, 'workflow step ended');
+  } catch (err) {
+    // Slack refused the ending (the run ended or timed out already): the workflow shows Slack's own error.
+    logger.warn({ err }, 'Slack did not take the workflow step’s ending');
+  }
+}

@@ -228,7 +228,7 @@ export type {
 } from './queue.js';
 export type { PaceRule, RateBudget } from './rate-budget.js';
 export type { KeyValueStore } from './kv.js';
-export { LANES, type ChannelRef, type Lane, type WaitingItem, type WaitingWork } from './channel-outbox.js';
+export type { ChannelRef, Lane, WaitingItem, WaitingWork } from './channel-outbox.js';
 export type { ChannelPause } from './channel-pauses.js';
 export type { VerificationSubmission } from './verification.js';
 export type { AlertIncident, AlertRef, IncidentEnd, OutcomeAlert, WindowFigures } from './outcome-alerts.js';

@@ -9,6 +9,9 @@
  * Source: https://docs.slack.dev/apis/web-api/rate-limits ("chat.postMessage generally allows posting one
  * message per second per channel", "Short bursts >1 allowed"; tiers apply "per API method per workspace per
  * app"). A 429 that still happens holds that budget — that method and channel only — for its Retry-After.
+ * Slack also limits a workspace's posts as a whole ("several hundred messages per minute", beyond the one per
+ * channel): a 429 on posts in a second channel of the workspace while the first one's Retry-After runs is not
+ * the channel's, and holds every post of the workspace for its Retry-After.
  *
  * Every other method has a budget too, which only a 429 fills: a 429 on `reactions.add` delays
  * `reactions.add` (for every replica), never `views.open`. No client retries or pauses on its own (every
@@ -29,6 +32,8 @@ import { classOfSlackError, type SlackErrorClass } from './errors.js';
 export interface SlackLimits {
   /** Posts into one channel. */
   channelPosts: PaceRule;
+  /** A workspace's posts, every channel: never limiting by itself, held by 429s of two channels. */
+  workspacePosts: PaceRule;
   /** Each Tier 3 method, per workspace. */
   tier3: PaceRule;
   /** Every other method, per workspace: never limiting by itself, held by a 429 (Retry-After). */
@@ -38,6 +43,7 @@ export interface SlackLimits {
 const SLACK_LIMITS: SlackLimits = {
   // A bit under Slack's one a second, bursts of 3 (Slack: "short bursts >1 allowed").
   channelPosts: { intervalMs: 1_050, burst: 3 },
+  workspacePosts: { intervalMs: 10, burst: 100 },
   // Tier 3 ("50+ per minute"): at most 5 + 43 in any minute, under 50 whatever the burst.
   tier3: { intervalMs: 1_400, burst: 5 },
   other: { intervalMs: 10, burst: 100 },
@@ -91,17 +97,43 @@ export function isPaceWait(line: string): boolean {
   return line.includes(PACE_WAIT);
 }
 
+interface Budget {
+  key: string;
+  rule: PaceRule;
+  /** A post into a channel: the workspace-wide posting budget it also takes from. */
+  workspace?: { key: string; rule: PaceRule; team: string; channel: string };
+}
+
 /** One budget of one call: its key (workspace by token hash, method family, channel) and rule. */
-function budgetFor(
-  limits: SlackLimits,
-  method: string,
-  token: string,
-  channel: string | undefined,
-): { key: string; rule: PaceRule } {
+function budgetFor(limits: SlackLimits, method: string, token: string, channel: string | undefined): Budget {
   const team = createHash('sha256').update(token).digest('base64url').slice(0, 16);
-  if (CHANNEL_POST_METHODS.has(method) && channel) return { key: `${team}:post:${channel}`, rule: limits.channelPosts };
+  if (CHANNEL_POST_METHODS.has(method) && channel)
+    return {
+      key: `${team}:post:${channel}`,
+      rule: limits.channelPosts,
+      workspace: { key: `${team}:posts`, rule: limits.workspacePosts, team, channel },
+    };
   if (TIER_3_METHODS.has(method)) return { key: `${team}:${method}`, rule: limits.tier3 };
   return { key: `${team}:${method}`, rule: limits.other };
+}
+
+/**
+ * Which channel of a workspace last had a post answered 429, and until when its Retry-After runs (per process:
+ * what one replica sees of its own posts is enough to tell a workspace's limit from a channel's).
+ */
+class PostRefusals {
+  private readonly last = new Map<string, { channel: string; until: number }>();
+
+  constructor(private readonly now: () => number) {}
+
+  /** Records a 429 in `channel`; true when another channel of the workspace had one whose wait still runs. */
+  refused(team: string, channel: string, ms: number): boolean {
+    const now = this.now();
+    const before = this.last.get(team);
+    this.last.set(team, { channel, until: Math.max(now + ms, before?.until ?? 0) });
+    if (this.last.size > 10_000) for (const [t, r] of this.last) if (r.until <= now) this.last.delete(t);
+    return before !== undefined && before.until > now && before.channel !== channel;
+  }
 }
 
 /** What a failed Slack call means for background work (see `SlackErrorClass`), and when to try again. */
@@ -175,6 +207,7 @@ export interface SlackPaceHooks {
 
 export class SlackPace {
   private readonly health: SlackHealth;
+  private readonly refusals: PostRefusals;
 
   constructor(
     private readonly budgets: RateBudget,
@@ -183,6 +216,7 @@ export class SlackPace {
     private readonly now: () => number = Date.now,
   ) {
     this.health = new SlackHealth(now);
+    this.refusals = new PostRefusals(now);
   }
 
   /**
@@ -198,12 +232,13 @@ export class SlackPace {
         const down = this.health.waitMs();
         if (down > 0) throw new SlackPaceWait(down, 'slack-down', method);
       }
-      if (budget) {
+      // The workspace's posting budget first: while a workspace-wide 429 holds it, no channel's is spent.
+      for (const { key, rule } of budget?.workspace ? [budget.workspace, budget] : budget ? [budget] : []) {
         const waited = this.now();
         for (;;) {
           let wait: number;
           try {
-            wait = await this.budgets.take(budget.key, budget.rule, reserve);
+            wait = await this.budgets.take(key, rule, reserve);
           } catch (err) {
             // The budget store is unreachable: background work waits (it is failing anyway); a person's request
             // goes out unpaced rather than hang.
@@ -229,7 +264,11 @@ export class SlackPace {
       if (response.status === 429) {
         this.hooks.onRateLimited?.(method);
         const seconds = Number.parseInt(response.headers.get('retry-after') ?? '', 10);
-        await this.budgets.hold(budget.key, budget.rule, (Number.isFinite(seconds) ? seconds : 1) * 1000);
+        const ms = (Number.isFinite(seconds) ? seconds : 1) * 1000;
+        await this.budgets.hold(budget.key, budget.rule, ms);
+        const ws = budget.workspace;
+        // A second channel refused while the first one waits: the workspace's limit, not the channel's.
+        if (ws && this.refusals.refused(ws.team, ws.channel, ms)) await this.budgets.hold(ws.key, ws.rule, ms);
         return response;
       }
       if (response.status !== 200) return response;

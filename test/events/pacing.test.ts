@@ -210,6 +210,7 @@ describe.each(['memory', 'redis'] as const)('a customer writing while the thread
         // A channel burst of two: the conversation's card and its first line; the next lines must wait.
         slackLimits: {
           channelPosts: { intervalMs: 1_000, burst: 2 },
+          workspacePosts: { intervalMs: 10, burst: 100 },
           tier3: { intervalMs: 1_400, burst: 5 },
           other: { intervalMs: 10, burst: 100 },
         },

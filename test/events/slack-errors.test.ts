@@ -10,6 +10,7 @@ import { requireRedis } from '../support/redis.js';
 import { CALL_COMPLETED_FULL } from './fixtures.js';
 import { deliver, localHookUrl, posts, queueDrained, routeTo, run, startEventsHarness } from './support.js';
 import { openConversation, reactions } from '../handoff/support.js';
+import { waitFor } from '../support/wait.js';
 
 const redis = await requireRedis();
 const uid = () => randomBytes(4).toString('hex');
@@ -129,5 +130,51 @@ describe.each(['memory', 'redis'] as const)('Slack answers more than 429 (%s sto
         .map((c) => c.response.ok),
     ).toEqual([true]);
     await h.slack.waitFor(() => reactions(h, conv.channels[0]!, ts).includes('white_check_mark'), 15_000);
+  });
+});
+
+describe.each(['memory', 'redis'] as const)('Slack’s workspace-wide posting limit (%s store)', (backend) => {
+  const h = useHarness(
+    () =>
+      startEventsHarness({
+        ...(backend === 'redis' ? { redisUrl: redis.url, keyPrefix: `${redis.prefix}workspace-posts:${uid()}:` } : {}),
+        bot: { events: { calls: { rollupAfterMs: 60_000 }, delivery: { scanMs: 50 } } },
+      }),
+    ['slack', 'platform'],
+  );
+
+  it('holds every channel’s posts once two channels are refused: the third channel is not tried until the Retry-After', async () => {
+    // Slack: chat.postMessage "allows posting one message per second per channel" and a workspace as a whole
+    // "several hundred messages per minute" (https://docs.slack.dev/apis/web-api/rate-limits): the stand-in's
+    // workspace limit is set low so its 429 comes after five posts.
+    h.slack.workspacePostLimit(5);
+    const channels = Array.from({ length: 8 }, (_, i) => `C0WSLIM${i}${uid().toUpperCase().slice(0, 3)}`);
+    for (const [i, channel] of channels.entries()) {
+      const campaignId = `camp-ws-${i}`;
+      const hook = await routeTo(h, [{ campaignId, triggerName: 'call_completed', channelId: channel }]);
+      const callId = `call-${uid()}`;
+      expect((await deliver(hook, [{ ...CALL_COMPLETED_FULL, campaignId, callId, callTranscript: '' }])).status).toBe(
+        200,
+      );
+      const at = { teamId: TEAM_ID, channelId: channel };
+      if (i < 7) {
+        // Each call in its turn: tried in Slack (taken, or refused by the workspace's limit).
+        await h.slack.waitFor(() => h.slack.callsTo('chat.postMessage').some((c) => c.args.channel === channel));
+      } else {
+        // The last one waits in its channel for the workspace's Retry-After, without a try.
+        await waitFor(
+          async () =>
+            (await h.bot.deps.store.outbox.size(at)) === 1 &&
+            !(await h.bot.deps.store.outbox.due(Date.now(), 100)).some((c) => c.channelId === channel),
+          'the last channel to wait for the workspace',
+        );
+      }
+    }
+    const posted = h.slack.callsTo('chat.postMessage').filter((c) => channels.includes(String(c.args.channel)));
+    expect(posted.filter((c) => c.status === 200 && c.response.ok === true)).toHaveLength(5);
+    expect(posted.filter((c) => c.status === 429).map((c) => c.args.channel)).toEqual([channels[5], channels[6]]);
+    expect(posted.some((c) => c.args.channel === channels[7])).toBe(false);
+    // Kept, not failed: the three wait for the workspace's limit to pass.
+    expect((await h.bot.deps.store.queue.deadLetters(TEAM_ID)).count).toBe(0);
   });
 });

@@ -65,6 +65,7 @@ const NO_SLOW_NOTICE_MS = 60_000;
 /** The bot's pace when the stand-in has no limits: every budget as good as endless. */
 const NO_LIMITS = {
   channelPosts: { intervalMs: 1, burst: 1_000_000 },
+  workspacePosts: { intervalMs: 1, burst: 1_000_000 },
   tier3: { intervalMs: 1, burst: 1_000_000 },
   other: { intervalMs: 1, burst: 1_000_000 },
 };

@@ -17,8 +17,10 @@ import { register as registerHome } from '../home/index.js';
 import { attachmentRoute, register as registerHandoff } from '../handoff/index.js';
 import { register as registerDigests } from '../digests/index.js';
 import { register as registerUninstall } from './uninstall.js';
+import { register as registerChannelAudience } from './channel-audience-events.js';
 import { AdminGate } from '../app/admin-gate.js';
 import { Membership } from '../app/membership.js';
+import { ChannelAudiences } from '../app/channel-audience.js';
 import { boltLogger } from '../slack/logger.js';
 import type { Deps, Surfaces } from '../app/deps.js';
 import { openConnectForm } from '../commands/connect.js';
@@ -138,6 +140,7 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
     platform,
     members,
     admins,
+    audiences: new ChannelAudiences(store, members, logger.child({ component: 'channel-audience' })),
     metrics,
     pace,
     slack: new SlackClients({
@@ -202,6 +205,7 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
   registerCommands(app, deps);
   registerHome(app, deps);
   registerUninstall(app, deps);
+  registerChannelAudience(app, deps);
   registerHandoff(app, deps, events);
   registerDigests(deps);
   events.register(app);

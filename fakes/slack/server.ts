@@ -567,7 +567,8 @@ class FakeSlackServer extends SlackState implements FakeSlack {
     if (method === 'conversations.history' || method === 'conversations.replies') {
       return `${conversationKind(str(args, 'channel') ?? '')}:history`;
     }
-    if (method === 'conversations.info') return `${conversationKind(str(args, 'channel') ?? '')}:read`;
+    if (method === 'conversations.info' || method === 'conversations.members')
+      return `${conversationKind(str(args, 'channel') ?? '')}:read`;
     if (method === 'users.conversations') {
       // Each requested type needs its own read scope; the first one missing is the one Slack names.
       const types = usersConversationTypes(args);

@@ -238,8 +238,19 @@ export interface SlackChannel {
   topic?: string;
   purpose?: string;
   num_members?: number;
-  /** Users in the channel besides the bot (users.conversations with `user`); none unless a test says. */
+  /**
+   * Users in the channel besides the bot (users.conversations with `user`, conversations.members); none unless
+   * a test says.
+   */
   members?: string[];
+  /**
+   * Shared with another organisation (Slack Connect), an invitation out pending, or with other workspaces of
+   * the org: conversations.info's `is_ext_shared`, `is_pending_ext_shared`, `is_org_shared` (`is_shared` is any
+   * of them; https://docs.slack.dev/reference/objects/conversation-object).
+   */
+  is_ext_shared?: boolean;
+  is_pending_ext_shared?: boolean;
+  is_org_shared?: boolean;
 }
 
 export interface SlackUpload {

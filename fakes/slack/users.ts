@@ -177,15 +177,15 @@ function channelObject(c: SlackChannel, auth: TokenInfo): Json {
     is_general: name === 'general',
     unlinked: 0,
     name_normalized: name,
-    is_shared: false,
-    is_org_shared: false,
-    is_pending_ext_shared: false,
+    is_shared: c.is_ext_shared === true || c.is_org_shared === true || c.is_pending_ext_shared === true,
+    is_org_shared: c.is_org_shared ?? false,
+    is_pending_ext_shared: c.is_pending_ext_shared ?? false,
     pending_shared: [],
     context_team_id: auth.teamId,
     updated: created * 1000,
     parent_conversation: null,
     creator: 'U0SOMEUSER1',
-    is_ext_shared: false,
+    is_ext_shared: c.is_ext_shared ?? false,
     shared_team_ids: [auth.teamId],
     is_member: c.is_member ?? true,
     topic: { value: c.topic ?? '', creator: '', last_set: 0 },
@@ -285,6 +285,18 @@ export function userHandlers(s: SlackState): Record<string, Handler> {
       const c = resolved.channel;
       if (c.is_member === false && (c.is_private || c.id.startsWith('G'))) return fail('channel_not_found');
       return { ok: true, channel: channelObject(c, auth) };
+    },
+
+    // https://docs.slack.dev/reference/methods/conversations.members: user ids, cursor-paginated (`limit` under
+    // 1000), the bot among them; a private channel the bot is not in is `channel_not_found`.
+    'conversations.members': (args, auth) => {
+      const resolved = s.resolveChannel(str(args, 'channel'));
+      if ('error' in resolved) return fail(resolved.error);
+      const c = resolved.channel;
+      if (c.is_member === false && (c.is_private || c.id.startsWith('G'))) return fail('channel_not_found');
+      const everyone = [...(c.is_member === false ? [] : [auth.userId]), ...(c.members ?? [])];
+      const { items, nextCursor } = cursorPage(everyone, args, 999);
+      return { ok: true, members: items, response_metadata: { next_cursor: nextCursor } };
     },
 
     'conversations.open': (args) => {

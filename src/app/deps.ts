@@ -11,6 +11,7 @@ import type { PostLedger } from '../slack/post-once.js';
 import type { PlatformAccess } from './platform-access.js';
 import type { AdminGate } from './admin-gate.js';
 import type { Membership } from './membership.js';
+import type { ChannelAudiences } from './channel-audience.js';
 import type { Metrics } from './metrics.js';
 import type { Lifecycle } from './lifecycle.js';
 import type { Timers } from './timers.js';
@@ -24,6 +25,8 @@ export interface Deps {
   /** Who is a full member of the workspace (guests, other organisations and deactivated users are not). */
   members: Membership;
   admins: AdminGate;
+  /** Who can read each routed channel (guests, other organisations), and so whether its posts mask customers. */
+  audiences: ChannelAudiences;
   metrics: Metrics;
   /** Slack's rate limits: every Web API client sends through `pace.fetch(…)` (src/slack/pace.ts). */
   pace: SlackPace;

@@ -18,8 +18,10 @@ import { attachmentRoute, register as registerHandoff } from '../handoff/index.j
 import { register as registerDigests } from '../digests/index.js';
 import { register as registerWorkflows } from '../workflows/index.js';
 import { register as registerUninstall } from './uninstall.js';
+import { register as registerChannelAudience } from './channel-audience-events.js';
 import { AdminGate } from '../app/admin-gate.js';
 import { Membership } from '../app/membership.js';
+import { ChannelAudiences } from '../app/channel-audience.js';
 import { boltLogger } from '../slack/logger.js';
 import type { Deps, Surfaces } from '../app/deps.js';
 import { openConnectForm } from '../commands/connect.js';
@@ -140,6 +142,7 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
     platform,
     members,
     admins,
+    audiences: new ChannelAudiences(store, members, logger.child({ component: 'channel-audience' })),
     metrics,
     pace,
     slack: new SlackClients({
@@ -216,6 +219,7 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
   registerCommands(app, deps);
   registerHome(app, deps);
   registerUninstall(app, deps);
+  registerChannelAudience(app, deps);
   registerHandoff(app, deps, events);
   registerDigests(deps);
   registerWorkflows(app, deps);

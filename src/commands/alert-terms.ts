@@ -73,6 +73,8 @@ export function parseAlertTerms(args: readonly string[]): ParsedTerms {
       minCalls = n;
     } else if (name === 'compact') {
       return fail('`compact:` is an option of `/campaign subscribe` (how cards are posted); an alert has no cards.');
+    } else if (name === 'customers') {
+      return fail('`customers:` is an option of `/campaign subscribe`; an alert counts calls and names no customer.');
     } else filterWords.push(word);
   }
   if (abovePercent === undefined)

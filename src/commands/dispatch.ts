@@ -107,6 +107,7 @@ export function createDispatcher(commands: readonly Subcommand[], deps: Deps) {
       text: parsed.rest,
       isPublic,
       teamId: command.team_id,
+      enterpriseId: context.enterpriseId ?? command.enterprise_id,
       userId: command.user_id,
       userName: command.user_name ?? '',
       channelId: command.channel_id,

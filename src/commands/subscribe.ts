@@ -24,6 +24,7 @@ import { NotFoundError, type CampaignClient } from '../api/index.js';
 import { logFailure, type FailureWording } from '../app/failure.js';
 import { campaignLabel, code, unknownCampaign, unseenNote, type CampaignTarget } from './campaign-ref.js';
 import { parseRouteArguments } from './route-arguments.js';
+import { checkAudience, confirmFull } from './subscribe-audience.js';
 import { notInChannel, setUpBy } from './report-text.js';
 import type { CommandContext, Subcommand } from './types.js';
 
@@ -41,7 +42,7 @@ export const subscribe: Subcommand = {
   name: 'subscribe',
   usage: 'subscribe <campaignId|*> [events…] [filters…]',
   summary:
-    'post a campaign’s call and chat events in this channel (default: all four); filters keep only matching ones: `status:` `reason:` `type:` `agent:` `summary:` `min:90s` `max:5m`; `notify:@group` mentions them',
+    'post a campaign’s call and chat events in this channel (default: all four); filters keep only matching ones: `status:` `reason:` `type:` `agent:` `summary:` `min:90s` `max:5m`; `notify:@group` mentions them; `customers:full` shows customers in full where guests read along',
   admin: true,
   args: { min: 1, max: 1 + SUBSCRIBABLE_TRIGGERS.length * 2 + MAX_FILTER_WORDS },
   inChannel: 'Run it in the channel that should get the posts — in a direct message there is nothing to subscribe.',
@@ -71,6 +72,8 @@ export const subscribe: Subcommand = {
       triggerName,
       filters: filtersForEvent(triggerName, parsed.filters),
     }));
+    const check = await checkAudience(ctx, events, parsed.filters?.customers === 'full', campaignId);
+    if (!check.ok) return ctx.tell(check.sentence);
     const here = new Map(
       (await deps.store.routes.listForChannel(teamId, channelId))
         .filter((r) => r.campaignId === campaignId)
@@ -84,8 +87,10 @@ export const subscribe: Subcommand = {
     if (toAdd.length === 0) {
       // Run again in a paused channel (someone fixed it): what waited for it goes out now.
       const resumed = await deps.store.channelPauses.resume(teamId, channelId);
+      // Run again with customers:full after someone joined from outside: the admin confirms the channel anew.
+      await confirmFull(ctx, check);
       return ctx.tell(
-        `This channel is already subscribed to ${routeList(already)} for ${what} — nothing changed.${resumed ? ' Posting here resumes: what waited for this channel goes out now.' : ''}`,
+        `This channel is already subscribed to ${routeList(already)} for ${what} — ${check.confirm ? 'no route changed' : 'nothing changed'}.${resumed ? ' Posting here resumes: what waited for this channel goes out now.' : ''}${check.line ? ` ${check.line}` : ''}`,
       );
     }
 
@@ -93,7 +98,7 @@ export const subscribe: Subcommand = {
     const token = await ensureHookToken(deps.store, teamId, deps.redactor);
     const hookUrl = hookUrlFor(publicUrl, token);
 
-    const notice = await announce(ctx.client, channelId, confirmation(setUpBy(ctx), toAdd, what));
+    const notice = await announce(ctx.client, channelId, confirmation(setUpBy(ctx), toAdd, what, check.line));
     if (notice === 'not_in_channel') return ctx.tell(notInChannel('Nothing was subscribed.'));
     // The bot can post here again (the notice went out), and this admin is the one told if that stops.
     await deps.store.channelPauses.resume(teamId, channelId);
@@ -122,7 +127,12 @@ export const subscribe: Subcommand = {
     }
 
     if (failure !== undefined) {
-      await correctNotice(ctx, notice, done.length > 0 ? confirmation(setUpBy(ctx), done, what) : undefined);
+      if (done.length > 0) await confirmFull(ctx, check);
+      await correctNotice(
+        ctx,
+        notice,
+        done.length > 0 ? confirmation(setUpBy(ctx), done, what, check.line) : undefined,
+      );
       if (done.length === 0) {
         // A campaign the platform does not have: told here, with the known ones a typo away (already logged).
         if (failure instanceof NotFoundError) return ctx.tellFailure(failure, wording(target));
@@ -135,7 +145,9 @@ export const subscribe: Subcommand = {
         `Subscribed this channel to ${routeList(done)} for ${what}, but not to ${routeList(rest)}:`,
       );
     }
+    await confirmFull(ctx, check);
     const notes = [
+      check.line,
       ...replacedNote(done.flatMap((d) => here.get(d.triggerName) ?? [])),
       ...filterNotes(parsed.filters, args.events.length === 0, done),
       already.length > 0 ? `(Already subscribed before: ${routeList(already)}.)` : '',
@@ -225,8 +237,9 @@ function typoNote(target: CampaignTarget): string {
 }
 
 /** The channel's notice: who is mentioned and who set it up are named, never mentioned (it pages nobody). */
-function confirmation(by: string, routes: readonly Planned[], what: string): string {
-  return `📣 This channel now receives ${routeList(routes)} events for ${what} (set up by ${by}).`;
+function confirmation(by: string, routes: readonly Planned[], what: string, audienceLine: string): string {
+  const line = `📣 This channel now receives ${routeList(routes)} events for ${what} (set up by ${by}).`;
+  return audienceLine ? `${line}\n${audienceLine}` : line;
 }
 
 /** Posts the confirmation; `not_in_channel` when the bot cannot post here. Other Slack errors are thrown. */

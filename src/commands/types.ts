@@ -51,6 +51,8 @@ export interface CommandContext {
   /** `--public` was given (only for read commands). */
   isPublic: boolean;
   teamId: string;
+  /** The workspace's Enterprise Grid org, when it has one (who counts as of the same organisation). */
+  enterpriseId: string | undefined;
   userId: string;
   /** The user's Slack name as the command carried it (`user_name`): how posts name them without a mention. */
   userName: string;

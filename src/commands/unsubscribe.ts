@@ -91,6 +91,10 @@ export const unsubscribe: Subcommand = {
     }
 
     await notifyChannel(ctx, removed, what);
+    // The channel's last `customers:full` route gone, so is the admin's word for it: restricted, it masks again.
+    const left = await deps.store.routes.listForChannel(teamId, channelId);
+    if (!left.some((r) => r.filters?.customers === 'full'))
+      await deps.audiences.withdrawFull({ teamId, enterpriseId: ctx.enterpriseId }, channelId);
     const skipped = notHere.length > 0 ? ` (It was not subscribed to ${eventList(notHere)}.)` : '';
     const upstreamNote = leftUpstream
       ? ` The platform may keep sending these events to the bot (they are ignored): ${noPublicUrl('Removing the platform subscription')}`

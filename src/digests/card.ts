@@ -19,6 +19,7 @@ import {
   type MessagePayload,
 } from '../slack/blocks.js';
 import { allowanceMs, latestMonth } from '../views/usage.js';
+import type { CustomerView } from '../app/channel-audience.js';
 import { MAX_BOOKING_CAMPAIGNS, type Baseline, type BookingTally, type DigestData } from './figures.js';
 import { change, connectionRate, figuresOf, tally, type Tally } from './period.js';
 
@@ -30,7 +31,8 @@ export function digestTitle(cadence: DigestCadence | undefined): string {
   return `${cadence === 'weekly' ? 'Weekly' : cadence === 'daily' ? 'Daily' : 'Campaign'} digest`;
 }
 
-export function renderDigest(d: DigestData, cadence: DigestCadence | undefined): MessagePayload {
+/** `view`: how the channel may see customers (the failed bookings name them). */
+export function renderDigest(d: DigestData, cadence: DigestCadence | undefined, view: CustomerView): MessagePayload {
   const title = digestTitle(cadence);
   const what =
     d.campaignId === ALL_CAMPAIGNS ? 'every campaign' : `campaign \`${escapeMrkdwn(d.campaignId.replace(/`/g, ''))}\``;
@@ -59,7 +61,7 @@ export function renderDigest(d: DigestData, cadence: DigestCadence | undefined):
   }
   blocks.push(divider(), section('*Bookings in this period*'));
   if (!d.bookings.ok) blocks.push(context(`Bookings are unavailable right now: ${d.bookings.problem}`));
-  else blocks.push(...bookingBlocks(d.bookings.value, d.campaignId));
+  else blocks.push(...bookingBlocks(d.bookings.value, d.campaignId, view));
 
   blocks.push(divider(), section('*Quota this month*'));
   if (!d.quota.ok) blocks.push(context(`Usage is unavailable right now: ${d.quota.problem}`));
@@ -150,7 +152,7 @@ function counted(n: number, noun: string): string {
   return `${n < 0 ? `−${groupDigits(-n)}` : groupDigits(n)} ${noun}${n === 1 ? '' : 's'}`;
 }
 
-function bookingBlocks(t: BookingTally, campaignId: string): KnownBlock[] {
+function bookingBlocks(t: BookingTally, campaignId: string, view: CustomerView): KnownBlock[] {
   const blocks: KnownBlock[] = [];
   if (t.campaigns.length === 0 && t.unreadable.length === 0) {
     return [
@@ -163,7 +165,8 @@ function bookingBlocks(t: BookingTally, campaignId: string): KnownBlock[] {
   if (t.pending > 0) parts.push(`⏳ ${groupDigits(t.pending)} in progress`);
   blocks.push(section(parts.join('   ')));
   if (t.failures.length > 0) {
-    const lines = t.failures.slice(0, FAILURES_SHOWN).map(({ campaignId: c, booking: b }) => {
+    const lines = t.failures.slice(0, FAILURES_SHOWN).map(({ campaignId: c, booking }) => {
+      const b = view.fields(booking);
       const who = escapeMrkdwn(truncate(b.CustomerName ?? b.CustomerEmail ?? 'unknown customer', 80));
       const why = escapeMrkdwn(truncate(b.Reason ?? 'no reason given', 200));
       return `• ${who}${campaignId === ALL_CAMPAIGNS ? ` (\`${escapeMrkdwn(c)}\`)` : ''}: ${why}`;

@@ -120,7 +120,8 @@ export async function postDigest(
       now,
     }));
   const once = slot === undefined ? undefined : reportOnce(deps, to, `digest:${slot}`);
-  const outcome = await postReport(client, to.channelId, renderDigest(data, what.cadence), once);
+  const view = await deps.audiences.viewFor(client, { teamId: to.teamId }, to.channelId);
+  const outcome = await postReport(client, to.channelId, renderDigest(data, what.cadence, view), once);
   if (!outcome.posted) return outcome;
   if (figures) await deps.store.reports.setLastFigures(to.teamId, to.channelId, figures);
   if (!chart) return { ...outcome, chart: 'none' };

@@ -255,22 +255,24 @@ export class CallOutbox implements LaneHandler {
 
   private async postOne(slack: WebClient, at: ChannelRef, call: Waiting): Promise<void> {
     const channel = at.channelId;
+    const view = await this.kit.audiences.viewFor(slack, { teamId: at.teamId }, channel);
     if (call.trigger === 'call_started') {
       await this.steps.post(
         this.stepOf(at, call.id, 'post'),
         slack,
         { channel },
-        renderCallStarted(call.data, call.asks),
+        renderCallStarted(view.fields(call.data), call.asks),
       );
       return;
     }
+    const shown = view.fields(call.data);
     const card = await this.steps.post(
       this.stepOf(at, call.id, 'card'),
       slack,
       { channel },
-      renderCallCompleted(call.data, call.asks),
+      renderCallCompleted(shown, call.asks),
     );
-    const transcript = renderTranscript(call.data);
+    const transcript = renderTranscript(shown);
     if (transcript) await this.postTranscript(slack, this.stepOf(at, call.id, 'transcript'), card.result, transcript);
     // Queued, not awaited: the transfer runs on its own, and the channel's next card does not wait for it.
     await this.recordings?.add(
@@ -281,7 +283,12 @@ export class CallOutbox implements LaneHandler {
 
   private async postRollup(slack: WebClient, at: ChannelRef, batch: Waiting[]): Promise<void> {
     const id = rollupId(batch);
-    const shown = callsToShow(batch);
+    const view = await this.kit.audiences.viewFor(slack, { teamId: at.teamId }, at.channelId);
+    const shown = callsToShow(batch).map((c): RolledCall =>
+      c.trigger === 'call_started'
+        ? { trigger: c.trigger, data: view.fields(c.data) }
+        : { trigger: c.trigger, data: view.fields(c.data) },
+    );
     const post = await this.steps.post(
       this.stepOf(at, id, 'post'),
       slack,

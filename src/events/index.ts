@@ -44,7 +44,15 @@ export function createEvents(deps: Deps, options: EventsOptions = {}): Events {
   const logger = deps.logger.child({ component: 'events' });
   const slack = workerSlack(deps.slack);
   const pauses = new ChannelPauses(deps.store, slack, logger);
-  const kit = { store: deps.store, slack, pace: deps.pace, pauses, logger, metrics: deps.metrics };
+  const kit = {
+    store: deps.store,
+    slack,
+    pace: deps.pace,
+    pauses,
+    logger,
+    metrics: deps.metrics,
+    audiences: deps.audiences,
+  };
   const worker = new EventWorker(kit, options.worker);
   const recordings = new CallRecordings(
     kit,

@@ -9,6 +9,7 @@ import type { SlackClients } from '../slack/clients.js';
 import type { SlackPace, Urgency } from '../slack/pace.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../app/metrics.js';
+import type { ChannelAudiences } from '../app/channel-audience.js';
 import type { Store } from '../store/index.js';
 import type { ChannelPauses } from './channel-pause.js';
 
@@ -41,4 +42,6 @@ export interface PostingKit {
   pauses: ChannelPauses;
   logger: Logger;
   metrics: Metrics | undefined;
+  /** Whether a channel's posts show customers in full or masked (`CustomerView`), decided per post from the store. */
+  audiences: ChannelAudiences;
 }

@@ -13,6 +13,7 @@ import type { WebClient } from '@slack/web-api';
 import { renderReopenedLine } from './card.js';
 import { ConversationThreads, conversationOf } from './threads.js';
 import type { Waiting } from './waiting.js';
+import type { ChannelAudiences } from '../app/channel-audience.js';
 
 const threadListSchema = z.array(z.object({ channelId: z.string(), threadTs: z.string() }));
 
@@ -20,14 +21,14 @@ const threadListSchema = z.array(z.object({ channelId: z.string(), threadTs: z.s
 const MAX_LINES_PER_POST = 10;
 const mergedSchema = z.array(z.object({ entryId: z.string(), data: z.unknown() }));
 
-export function registerChatHandlers(events: Pick<Events, 'on'>, waiting: Waiting): void {
+export function registerChatHandlers(events: Pick<Events, 'on'>, waiting: Waiting, audiences: ChannelAudiences): void {
   events.on('message_received', async (d) => {
     const into = await d.absorbedBy();
     if (into !== undefined) {
       d.log.info({ into }, 'customer message was posted together with the one before it: nothing left to do');
       return 'skipped';
     }
-    return postChatMessage(d, waiting);
+    return postChatMessage(d, waiting, audiences);
   });
   events.on('message_sent', async (d) => {
     const ref = conversationOf(d.entry.teamId, d.event.data);
@@ -38,7 +39,7 @@ export function registerChatHandlers(events: Pick<Events, 'on'>, waiting: Waitin
       );
       return 'skipped';
     }
-    const outcome = await postChatMessage(d, waiting);
+    const outcome = await postChatMessage(d, waiting, audiences);
     if (ref && outcome === 'posted') {
       // The platform answered the customer (its AI, or a human on the platform): nobody waits any more.
       const agent = d.event.data.agentName?.trim() || 'the platform’s agent';
@@ -58,7 +59,7 @@ export function registerChatHandlers(events: Pick<Events, 'on'>, waiting: Waitin
   });
   events.on('message_session_completed', async (d) => {
     const ref = conversationOf(d.entry.teamId, d.event.data);
-    if (!ref) return d.toEachRoute(plainPost(d));
+    if (!ref) return d.toEachRoute(plainPost(d, audiences));
     const threads = threadsOf(d);
     const closed = await threads.closeOnce(d.entry.teamId, d.stepsOf, ref);
     if (closed.length === 0) {
@@ -90,18 +91,26 @@ function threadsOf(d: QueuedEvent): ConversationThreads {
   return new ConversationThreads(d.store, d.steps);
 }
 
-function postChatMessage(d: QueuedEvent<'message_received' | 'message_sent'>, waiting: Waiting): Promise<EventOutcome> {
+function postChatMessage(
+  d: QueuedEvent<'message_received' | 'message_sent'>,
+  waiting: Waiting,
+  audiences: ChannelAudiences,
+): Promise<EventOutcome> {
   const conversation = conversationOf(d.entry.teamId, d.event.data);
-  if (!conversation) return d.toEachRoute(plainPost(d));
+  if (!conversation) return d.toEachRoute(plainPost(d, audiences));
   const threads = threadsOf(d);
   const customer = d.event.trigger === 'message_received';
   let lines: Promise<MessageReceived[]> | undefined;
   return d.toEachRoute(async (slack, channel) => {
+    // Learned before the card: the card, its lines and every later update mask what this channel may not see.
+    const view = await audiences.viewFor(slack, { teamId: d.entry.teamId }, channel);
     const words = customer ? d.event.data.messageContent : undefined;
     const threadTs = await threads.threadIn(slack, d.stepsOf, channel, conversation, d.event.data, d.log, words);
     lines ??= customer ? customerLines(d as QueuedEvent<'message_received'>) : Promise.resolve([]);
     const said = await lines;
-    const payload = customer ? renderCustomerLines(said) : renderAgentLine(d.event.data);
+    const payload = customer
+      ? renderCustomerLines(said.map((m) => view.fields(m)))
+      : renderAgentLine(view.fields(d.event.data));
     const reopened = customer && (await reopenOnce(d, slack, channel, threadTs));
     await d.steps.post(d.step(channel, 'post'), slack, { channel, threadTs }, payload);
     if (customer) {
@@ -171,8 +180,9 @@ async function customerLines(d: QueuedEvent<'message_received'>): Promise<Messag
   return [d.event.data, ...merged.map((m) => m.data as MessageReceived)];
 }
 
-function plainPost(d: QueuedEvent): Parameters<QueuedEvent['toEachRoute']>[0] {
+function plainPost(d: QueuedEvent, audiences: ChannelAudiences): Parameters<QueuedEvent['toEachRoute']>[0] {
   return async (slack, channel) => {
-    await d.steps.post(d.step(channel, 'post'), slack, { channel }, renderEvent(d.event));
+    const view = await audiences.viewFor(slack, { teamId: d.entry.teamId }, channel);
+    await d.steps.post(d.step(channel, 'post'), slack, { channel }, renderEvent(d.event, view));
   };
 }

@@ -54,7 +54,7 @@ const retryBodySchema = z.looseObject({
 
 export function register(app: App, deps: Deps, events: Pick<Events, 'on'>): void {
   const waiting = new Waiting(deps.store, deps.config.handoff.slaS, deps.posts);
-  registerChatHandlers(events, waiting);
+  registerChatHandlers(events, waiting, deps.audiences);
   const relay = new ReplyRelay(deps, waiting);
   const log = deps.logger.child({ component: 'handoff' });
   deps.timers.on(SLA_TIMER, (timer, now) =>

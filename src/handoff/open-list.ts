@@ -8,6 +8,7 @@ import { escapeMrkdwn } from '../slack/blocks.js';
 import { campaignLabel, customerLabel } from '../slack/text.js';
 import type { ThreadInfo } from '../store/index.js';
 import { waitedFor } from './waiting.js';
+import { threadCustomer } from '../app/channel-audience.js';
 
 export interface OpenConversation {
   info: ThreadInfo;
@@ -39,7 +40,8 @@ export async function withPermalinks(client: WebClient, threads: readonly Thread
 
 export function renderConversationLine(c: OpenConversation, now: number): string {
   const { info } = c;
-  const customer = customerLabel({ customerName: info.facts.customerName, customerNumber: info.customerNumber });
+  // As its channel shows it: the list never tells more than the thread it links to.
+  const customer = customerLabel(threadCustomer(info));
   const campaign = campaignLabel({ campaignName: info.facts.campaignName, campaignId: info.campaignId }) ?? '—';
   const owner = info.owner ? `<@${info.owner}>` : '_unclaimed_';
   const wait =

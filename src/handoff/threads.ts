@@ -11,7 +11,8 @@ import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
 import type { Logger } from '../logger.js';
 import type { MessagePayload } from '../slack/blocks.js';
-import { pagedOnArrival, type Store } from '../store/index.js';
+import { pagedOnArrival, showsCustomerData, type Store } from '../store/index.js';
+import { threadCustomer } from '../app/channel-audience.js';
 import type { CardFacts, ConversationRef, ThreadInfo } from '../store/conversations.js';
 import type { MessageReceived, MessageSent, SessionCompleted } from '../events/events.js';
 import { renderConversationCard, renderSessionClosedLine } from './card.js';
@@ -31,9 +32,10 @@ export function conversationOf(
 
 /** The card of a thread as it is stored now. */
 function cardOf(info: ThreadInfo): MessagePayload {
+  const customer = threadCustomer(info);
   return renderConversationCard({
     campaignId: info.campaignId,
-    customerNumber: info.customerNumber,
+    customerNumber: customer.customerNumber,
     facts: info.facts,
     sessionId: info.sessionId,
     reportedSessionId: info.reportedSessionId,
@@ -44,7 +46,7 @@ function cardOf(info: ThreadInfo): MessagePayload {
     overdue: info.overdue,
     resolvedBy: info.resolvedBy,
     resolvedAt: info.resolvedAt,
-    latestWords: info.latestWords,
+    latestWords: customer.latestWords,
     pagedGroup: info.pagedGroup,
   });
 }
@@ -132,11 +134,17 @@ export class ConversationThreads {
     }
     const facts = factsOf(data);
     const pagedGroup = pagedOnArrival(await this.store.handoffSla.get(ref.teamId, channel));
+    const shown = threadCustomer({
+      customerNumber: ref.customerNumber,
+      facts,
+      latestWords,
+      customerDataShown: showsCustomerData(await this.store.channelAudiences.get(ref.teamId, channel)),
+    });
     const card = await this.steps.post(
       step(ref.teamId, entryId, channel, 'card'),
       slack,
       { channel },
-      renderConversationCard({ ...ref, facts, sessionId, state: 'open', latestWords, pagedGroup }),
+      renderConversationCard({ ...ref, ...shown, facts, sessionId, state: 'open', pagedGroup }),
     );
     await conversations.recordThread(ref, channel, card.result, facts, sessionId, { latestWords, pagedGroup });
     if (card.ran)

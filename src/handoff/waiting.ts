@@ -16,6 +16,7 @@ import type { PostLedger } from '../slack/post-once.js';
 import { message, section } from '../slack/blocks.js';
 import { slackErrorCode } from '../slack/post.js';
 import { customerLabel, customerPlain } from '../slack/text.js';
+import { threadCustomer } from '../app/channel-audience.js';
 import {
   pagedWhenLate,
   workspaceTimerId,
@@ -209,7 +210,7 @@ function sameAnswerer(a: Answerer | undefined, b: Answerer): boolean {
 
 /** The nudge: who should answer (the owner, else the user group), and for how long the customer has waited. */
 function renderNudge(info: ThreadInfo, now: number, userGroup: string | undefined, hint: boolean) {
-  const who = { customerName: info.facts.customerName, customerNumber: info.customerNumber };
+  const who = threadCustomer(info);
   const waited = `${waitedFor(now - (info.waitingSince ?? now))} (since ${clockTime(info.waitingSince ?? now)})`;
   const mention = info.owner ? `<@${info.owner}>` : userGroup ? `<!subteam^${userGroup}>` : undefined;
   const text = info.owner

@@ -21,6 +21,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { AttachmentFile } from './attachments.js';
 import type { CustomerNames } from './customer-names.js';
+import { showsCustomerData, type ChannelAudienceRepo } from './channel-audiences.js';
 import type { Keys } from './keys.js';
 import type { KeyValueStore } from './kv.js';
 
@@ -62,6 +63,11 @@ export interface ThreadInfo extends ConversationRef {
   latestWords?: string;
   /** The Slack user group the card paged when the conversation arrived in this channel. */
   pagedGroup?: string;
+  /**
+   * Whether the channel may see the customer's number, e-mail and words in full now (`showsCustomerData`):
+   * read with the thread, so every card, nudge and list that shows it masks what the channel may not see.
+   */
+  customerDataShown: boolean;
 }
 
 export type Answerer = { user: string } | { platformAgent: string };
@@ -125,6 +131,7 @@ export class ConversationRepo {
     private readonly kv: KeyValueStore,
     private readonly keys: Keys,
     private readonly customers: CustomerNames,
+    private readonly audiences: ChannelAudienceRepo,
     private readonly retentionMs: number = DEFAULT_RETENTION_MS,
   ) {}
 
@@ -176,9 +183,10 @@ export class ConversationRepo {
   }
 
   async findThread(teamId: string, channelId: string, threadTs: string): Promise<ThreadInfo | null> {
-    const [f, owner] = await Promise.all([
+    const [f, owner, audience] = await Promise.all([
       this.kv.hashGetAll(this.keys.thread(teamId, channelId, threadTs)),
       this.kv.get(this.keys.threadOwner(teamId, channelId, threadTs)),
+      this.audiences.get(teamId, channelId),
     ]);
     if (!f.campaignId || !f.customerNumber) return null;
     const waitingSince = f.waitingSince ? Number(f.waitingSince) : NaN;
@@ -196,6 +204,7 @@ export class ConversationRepo {
       threadTs,
       state: f.state === 'closed' ? 'closed' : 'open',
       facts: pickFacts(f),
+      customerDataShown: showsCustomerData(audience),
       ...(f.sessionId ? { sessionId: f.sessionId } : {}),
       ...(f.reportedSessionId ? { reportedSessionId: f.reportedSessionId } : {}),
       ...(owner ? { owner } : {}),

@@ -23,6 +23,7 @@ import { TimerRepo } from './timers.js';
 import { Leases } from './leases.js';
 import { ReportRepo } from './reports.js';
 import { HandoffSlaRepo } from './handoff-sla.js';
+import { ChannelAudienceRepo } from './channel-audiences.js';
 import { ResolutionRepo } from './resolutions.js';
 import { SavedReplyRepo } from './saved-replies.js';
 import { ChannelOutboxRepo } from './channel-outbox.js';
@@ -70,6 +71,8 @@ export interface Store {
   agentLinks: AgentLinkRepo;
   /** Per channel: the handoff SLA and the user group nudged. */
   handoffSla: HandoffSlaRepo;
+  /** Per channel: who can read it (guests, other organisations) and an admin's `customers:full`. */
+  channelAudiences: ChannelAudienceRepo;
   /** Handoff threads marked done (Resolve), and reopened. */
   resolutions: ResolutionRepo;
   /** Per workspace: the saved replies of the handoff cards' Quick reply. */
@@ -151,6 +154,7 @@ export function createStore(options: StoreOptions = {}): Store {
   const timers = new TimerRepo(kv, keys, leases);
   const outbox = new ChannelOutboxRepo(kv, keys, queue.parked);
   const attachments = new AttachmentRepo(kv, keys, now);
+  const channelAudiences = new ChannelAudienceRepo(kv, keys);
   return {
     backend: useRedis ? 'redis' : 'memory',
     now,
@@ -163,10 +167,12 @@ export function createStore(options: StoreOptions = {}): Store {
       kv,
       keys,
       new CustomerNames(kv, keys, secrets),
+      channelAudiences,
       options.conversationRetentionMs,
     ),
     agentLinks: new AgentLinkRepo(kv, keys),
     handoffSla: new HandoffSlaRepo(kv, keys),
+    channelAudiences,
     resolutions: new ResolutionRepo(kv, keys),
     savedReplies: new SavedReplyRepo(kv, keys),
     routes: new RouteRepo(kv, keys),
@@ -238,5 +244,7 @@ export { CATALOG_LIMITS } from './catalog.js';
 export type { CatalogEntry, CatalogKind } from './catalog.js';
 export type { Attachment, AttachmentFile } from './attachments.js';
 export type { UnroutedEvent, UnroutedSummary } from './unrouted-events.js';
+export { isRestricted, showsCustomerData } from './channel-audiences.js';
+export type { ChannelAudience } from './channel-audiences.js';
 export { PAGE_WHEN, pagedOnArrival, pagedWhenLate } from './handoff-sla.js';
 export type { ChannelSla, PageWhen } from './handoff-sla.js';

@@ -50,6 +50,8 @@ export interface Keys {
   openThreads(teamId: string): string;
   /** Hash: channel id → that channel's handoff SLA and who is nudged (`/campaign handoff-sla`). */
   handoffSla(teamId: string): string;
+  /** Hash: channel id → who can read the channel and what an admin accepted (JSON; `ChannelAudienceRepo`). */
+  channelAudiences(teamId: string): string;
   /** Hash: name → one of the workspace's saved replies (JSON; `/campaign replies`, the card's Quick reply). */
   savedReplies(teamId: string): string;
   /** Hash: timer id → when it is due (epoch ms), one hash per kind of timer (see `TimerRepo`). */
@@ -185,6 +187,7 @@ export function createKeys(
   const threadOwner = kinds.add(p, 'thread-owner');
   const openThreads = kinds.add(p, 'open-threads');
   const handoffSla = kinds.add(p, 'handoff-sla');
+  const channelAudiences = kinds.add(p, 'channel-audiences');
   const digests = kinds.add(p, 'digests');
   const digestFigures = kinds.add(p, 'digest-figures');
   const digestSnapshots = kinds.add(p, 'digest-snapshots');
@@ -231,6 +234,7 @@ export function createKeys(
     threadOwner: (teamId, channelId, threadTs) => threadOwner(teamId, channelId, threadTs),
     openThreads: (teamId) => openThreads(teamId),
     handoffSla: (teamId) => handoffSla(teamId),
+    channelAudiences: (teamId) => channelAudiences(teamId),
     savedReplies: (teamId) => savedReplies(teamId),
     timers: (kind) => `${p}timers:${segment(kind)}`,
     timerLease: (kind, id, dueAt) => `${p}timer-lease:${segment(kind)}:${segment(id)}:${dueAt}`,

@@ -17,6 +17,11 @@ export const routeFiltersSchema = z.object({
   maxMs: z.number().int().nonnegative().optional(),
   /** Route option `compact:off`: the channel's calls are never rolled up (they lag instead). */
   compact: z.literal(false).optional(),
+  /**
+   * Route option `customers:full`: an admin accepted that everyone in the channel, guests and other
+   * organisations included, may read customers' numbers, e-mails and words (`ChannelAudienceRepo.confirmed`).
+   */
+  customers: z.literal('full').optional(),
   /** Route option `notify:`: Slack users (`U…`/`W…`) and user groups (`S…`) the route's call posts mention. */
   notify: z.array(z.string()).optional(),
   /** The name Slack gave each of `notify`'s ids (`@sales`, `ada`): how listings name them without a mention. */
@@ -132,6 +137,7 @@ export function canonicalFilters(filters: RouteFilters | undefined): RouteFilter
   if (filters.minMs !== undefined) out.minMs = filters.minMs;
   if (filters.maxMs !== undefined) out.maxMs = filters.maxMs;
   if (filters.compact === false) out.compact = false;
+  if (filters.customers === 'full') out.customers = 'full';
   if (filters.notify && filters.notify.length > 0) out.notify = [...new Set(filters.notify)].sort();
   const names = out.notify?.flatMap((id) => {
     const name = filters.notifyNames?.[id];

@@ -277,6 +277,9 @@ const METHOD_SCOPES: Record<string, ScopeRow> = {
   // A post whose answer was lost is looked up in its channel or thread: public and private channels only.
   'conversations.history': method('conversations.history', ['channels:history', 'groups:history']),
   'conversations.replies': method('conversations.replies', ['channels:history', 'groups:history']),
+  // Who can read a routed channel (guests, Slack Connect): public and private channels only.
+  'conversations.info': method('conversations.info', ['channels:read', 'groups:read']),
+  'conversations.members': method('conversations.members', ['channels:read', 'groups:read']),
 };
 
 const event = (name: string, scopes: string[]): ScopeRow => ({
@@ -292,6 +295,10 @@ const EVENT_SCOPES: Record<string, ScopeRow> = {
   'message.channels': event('message.channels', ['channels:history']),
   'message.groups': event('message.groups', ['groups:history']),
   function_executed: event('function_executed', []),
+  member_joined_channel: event('member_joined_channel', ['channels:read', 'groups:read']),
+  member_left_channel: event('member_left_channel', ['channels:read', 'groups:read']),
+  channel_shared: event('channel_shared', ['channels:read', 'groups:read']),
+  channel_unshared: event('channel_unshared', ['channels:read', 'groups:read']),
 };
 
 /** The workflow steps' callback ids the code registers (src/workflows/). */

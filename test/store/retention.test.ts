@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createKeys, createStore, SecretBox, type Store } from '../../src/store/index.js';
 import { CustomerNames } from '../../src/store/customer-names.js';
 import { AgentLinkRepo, ConversationRepo } from '../../src/store/conversations.js';
+import { ChannelAudienceRepo } from '../../src/store/channel-audiences.js';
 import { MemoryKeyValueStore } from '../../src/store/memory-kv.js';
 import { requireRedis } from '../support/redis.js';
 import { holding, redisText } from '../support/stored-text.js';
@@ -46,7 +47,13 @@ describe('conversation retention (memory, on a moved clock)', () => {
     return {
       clock,
       kv,
-      conversations: new ConversationRepo(kv, keys, new CustomerNames(kv, keys, SecretBox.ephemeral()), RETENTION_MS),
+      conversations: new ConversationRepo(
+        kv,
+        keys,
+        new CustomerNames(kv, keys, SecretBox.ephemeral()),
+        new ChannelAudienceRepo(kv, keys),
+        RETENTION_MS,
+      ),
       links: new AgentLinkRepo(kv, keys),
     };
   }

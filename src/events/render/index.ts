@@ -3,6 +3,7 @@
  */
 import { context, message, type MessagePayload } from '../../slack/blocks.js';
 import type { KnownEvent } from '../events.js';
+import type { CustomerView } from '../../app/channel-audience.js';
 import { renderCallCompleted } from './call-completed.js';
 import { renderCallStarted } from './call-started.js';
 import { renderSessionCompleted } from './session-completed.js';
@@ -21,19 +22,21 @@ export { renderAgentLine, renderCustomerLine, renderCustomerLines } from './mess
 /**
  * The post of a known event: for calls the channel post (call_completed: the card; its transcript is rendered
  * apart), for chat messages the line in the conversation's thread (the card itself: `renderConversationCard`).
+ * `view`: how the channel it goes to may see customers (`CustomerView`, masked where guests can read it).
  */
-export function renderEvent(event: KnownEvent): MessagePayload {
+export function renderEvent(event: KnownEvent, view?: CustomerView): MessagePayload {
+  const shown = <T extends object>(data: T): T => view?.fields(data) ?? data;
   switch (event.trigger) {
     case 'call_started':
-      return renderCallStarted(event.data);
+      return renderCallStarted(shown(event.data));
     case 'call_completed':
-      return renderCallCompleted(event.data);
+      return renderCallCompleted(shown(event.data));
     case 'message_received':
-      return renderCustomerLine(event.data);
+      return renderCustomerLine(shown(event.data));
     case 'message_sent':
-      return renderAgentLine(event.data);
+      return renderAgentLine(shown(event.data));
     case 'message_session_completed':
-      return renderSessionCompleted(event.data);
+      return renderSessionCompleted(shown(event.data));
   }
 }
 

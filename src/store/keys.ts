@@ -50,6 +50,10 @@ export interface Keys {
   openThreads(teamId: string): string;
   /** Hash: channel id → that channel's handoff SLA and who is nudged (`/campaign handoff-sla`). */
   handoffSla(teamId: string): string;
+  /** Hash: Slack user id → since when (epoch ms) they are on shift, taking chats (`/campaign shift`). */
+  shift(teamId: string): string;
+  /** String: the workspace's round-robin turn counter (INCR), shared by every replica. */
+  assignTurn(teamId: string): string;
   /** Hash: name → one of the workspace's saved replies (JSON; `/campaign replies`, the card's Quick reply). */
   savedReplies(teamId: string): string;
   /** Hash: timer id → when it is due (epoch ms), one hash per kind of timer (see `TimerRepo`). */
@@ -178,6 +182,8 @@ export function createKeys(
   const threadOwner = kinds.add(p, 'thread-owner');
   const openThreads = kinds.add(p, 'open-threads');
   const handoffSla = kinds.add(p, 'handoff-sla');
+  const shift = kinds.add(p, 'shift');
+  const assignTurn = kinds.add(p, 'assign-turn');
   const digests = kinds.add(p, 'digests');
   const digestFigures = kinds.add(p, 'digest-figures');
   const digestSnapshots = kinds.add(p, 'digest-snapshots');
@@ -222,6 +228,8 @@ export function createKeys(
     threadOwner: (teamId, channelId, threadTs) => threadOwner(teamId, channelId, threadTs),
     openThreads: (teamId) => openThreads(teamId),
     handoffSla: (teamId) => handoffSla(teamId),
+    shift: (teamId) => shift(teamId),
+    assignTurn: (teamId) => assignTurn(teamId),
     savedReplies: (teamId) => savedReplies(teamId),
     timers: (kind) => `${p}timers:${segment(kind)}`,
     timerLease: (kind, id, dueAt) => `${p}timer-lease:${segment(kind)}:${segment(id)}:${dueAt}`,

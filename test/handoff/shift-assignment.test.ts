@@ -39,7 +39,8 @@ describe.each(['memory', 'redis'] as const)('agents on shift and assignment (%s 
     const convs: Conversation[] = [];
     for (let i = 0; i < n; i++) convs.push(await openConversation(h, { in: [channel] }));
     await Promise.all(convs.map((c) => c.customer(words)));
-    await queueDrained(h);
+    // 30 cards on a machine shared with other suites: more than the default 10 s to drain.
+    await queueDrained(h, 45_000);
     return convs;
   };
   /** The open conversations `user` owns now, in any channel (earlier tests' included), and how many of them are in channels that assign. */
@@ -77,23 +78,27 @@ describe.each(['memory', 'redis'] as const)('agents on shift and assignment (%s 
     return JSON.stringify(call?.args.blocks ?? '');
   };
 
-  it('round-robin over 3 agents on shift: 30 new conversations → 10 each, each mentioned in its card’s first post', async () => {
-    await onShift(...AGENTS);
-    const channel = newChannel();
-    await run(h, 'handoff-sla 5 assign:round-robin', { channelId: channel, userId: ADMIN_ID });
-    const convs = await arriving(channel, 30);
+  it(
+    'round-robin over 3 agents on shift: 30 new conversations → 10 each, each mentioned in its card’s first post',
+    { timeout: 90_000 },
+    async () => {
+      await onShift(...AGENTS);
+      const channel = newChannel();
+      await run(h, 'handoff-sla 5 assign:round-robin', { channelId: channel, userId: ADMIN_ID });
+      const convs = await arriving(channel, 30);
 
-    const owners = await Promise.all(convs.map(ownerOf));
-    const counts = Object.fromEntries(AGENTS.map((a) => [a, owners.filter((o) => o === a).length]));
-    expect(counts).toEqual({ [AGENTS[0]]: 10, [AGENTS[1]]: 10, [AGENTS[2]]: 10 });
-    for (const [i, conv] of convs.entries()) {
-      const first = await firstPost(conv);
-      // A real mention, leading the notification text: this post pages the agent.
-      expect(first.text.startsWith(`<@${owners[i]}> Chat with`)).toBe(true);
-      expect(first.blocks).toContain(`Assigned to <@${owners[i]}>`);
-      expect(first.blocks).toContain(UNCLAIM_ACTION); // owned, as by Claim: the card offers Unclaim
-    }
-  });
+      const owners = await Promise.all(convs.map(ownerOf));
+      const counts = Object.fromEntries(AGENTS.map((a) => [a, owners.filter((o) => o === a).length]));
+      expect(counts).toEqual({ [AGENTS[0]]: 10, [AGENTS[1]]: 10, [AGENTS[2]]: 10 });
+      for (const [i, conv] of convs.entries()) {
+        const first = await firstPost(conv);
+        // A real mention, leading the notification text: this post pages the agent.
+        expect(first.text.startsWith(`<@${owners[i]}> Chat with`)).toBe(true);
+        expect(first.blocks).toContain(`Assigned to <@${owners[i]}>`);
+        expect(first.blocks).toContain(UNCLAIM_ACTION); // owned, as by Claim: the card offers Unclaim
+      }
+    },
+  );
 
   it('least-busy picks the agent on shift who owns the fewest open conversations', async () => {
     await onShift(...AGENTS);
@@ -148,6 +153,13 @@ describe.each(['memory', 'redis'] as const)('agents on shift and assignment (%s 
     expect(unassigned.blocks).toContain('Unassigned — nobody is on shift');
     expect(unassigned.text.startsWith(`${PAGE} Chat with`)).toBe(true);
     expect(await ownerOf(alone)).toBeUndefined();
+    // Claimed by hand, then let go: "nobody is on shift" no longer describes it.
+    await alone.waitThread(1);
+    await alone.pressCard(CLAIM_ACTION, { userId: MEMBER_ID });
+    await alone.waitCard((t) => t.includes(UNCLAIM_ACTION) && !t.includes('nobody is on shift'));
+    await alone.pressCard(UNCLAIM_ACTION, { userId: MEMBER_ID, value: MEMBER_ID });
+    const released = await alone.waitCard((t) => t.includes(CLAIM_ACTION) && !t.includes(UNCLAIM_ACTION));
+    expect(released).not.toContain('nobody is on shift');
 
     // A bad value changes nothing; assign:off removes it.
     expect((await run(h, 'handoff-sla 10 assign:sometimes', { channelId: channel })).text).toContain(

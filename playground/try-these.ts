@@ -74,6 +74,11 @@ export function tryThese(state: PlatformState): TryThese {
     { command: '/campaign subscriptions', note: 'this channel’s routes and the platform’s hooks', who: 'anyone' },
     { command: '/campaign handoffs', note: 'open customer conversations; “open thread” opens it here', who: 'anyone' },
     { command: '/campaign replies', note: 'saved replies for handoff threads', who: 'members' },
+    {
+      command: '/campaign shift on',
+      note: 'take chats now: channels that assign hand new ones to you',
+      who: 'members',
+    },
     ...(outbound
       ? [
           {
@@ -121,6 +126,11 @@ export function tryThese(state: PlatformState): TryThese {
     { command: '/campaign digest daily * at 09:00', note: 'a daily summary card in this channel', who: 'admins' },
     { command: '/campaign quota-alert 80 90 100', note: 'a post when usage crosses each', who: 'admins' },
     { command: '/campaign handoff-sla 5', note: 'nudge a thread left waiting 5 minutes', who: 'admins' },
+    {
+      command: '/campaign handoff-sla 5 assign:round-robin',
+      note: 'each new chat goes to an agent on shift, in turn',
+      who: 'admins',
+    },
     { command: '/campaign keys', note: 'API keys, masked', who: 'admins' },
     { command: '/campaign verify', note: 'business verification statuses', who: 'admins' },
     { command: '/campaign clone-voice', note: 'a form with audio uploads', who: 'admins' },

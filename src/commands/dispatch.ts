@@ -145,8 +145,8 @@ export function createDispatcher(commands: readonly Subcommand[], deps: Deps) {
       if (sub.audience === 'members') {
         const refusal = await deps.members.refusal(client, ws, command.user_id);
         if (refusal) {
-          logger.info({ refusal }, 'customer data refused: not a full member of the workspace');
-          await tell(customerDataRefusal(`\`/campaign ${sub.name}\``, refusal));
+          logger.info({ refusal }, 'refused: not a full member of the workspace');
+          await tell(sub.refusal?.(refusal) ?? customerDataRefusal(`\`/campaign ${sub.name}\``, refusal));
           return;
         }
       }

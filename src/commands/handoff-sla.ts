@@ -1,27 +1,38 @@
 /**
- * `/campaign handoff-sla <minutes> [@user-group|none] [page:new|late|both]` (admins): how long a customer in
- * this channel's handoff threads may wait for an answer before the thread is nudged, which user group is paged,
- * and when — `new`: a new conversation's card mentions it as it arrives; `late`: the nudge mentions it when
- * nobody claimed the conversation; `both` (the default with a group). `handoff-sla` alone shows the channel's
- * setting. Minutes alone keep the user group and when it is paged; `none` removes the group.
+ * `/campaign handoff-sla <minutes> [@user-group|none] [page:new|late|both] [assign:round-robin|least-busy|off]`
+ * (admins): how long a customer in this channel's handoff threads may wait for an answer before the thread is
+ * nudged, which user group is paged, and when — `new`: a new conversation's card mentions it as it arrives;
+ * `late`: the nudge mentions it when nobody claimed the conversation; `both` (the default with a group) — and
+ * whether each new conversation is handed to an agent on shift (`/campaign shift on`), in turn or to the least
+ * busy. `handoff-sla` alone shows the channel's setting. Minutes alone keep the user group, when it is paged
+ * and the assignment; `none` removes the group, `assign:off` the assignment.
  */
 import { nameOf } from '../events/mentions.js';
 import { SLA_TIMER, slaTimerId } from '../handoff/waiting.js';
-import { PAGE_WHEN, pagedOnArrival, pagedWhenLate, type ChannelSla, type PageWhen } from '../store/index.js';
+import {
+  ASSIGN_MODES,
+  PAGE_WHEN,
+  pagedOnArrival,
+  pagedWhenLate,
+  type AssignMode,
+  type ChannelSla,
+  type PageWhen,
+} from '../store/index.js';
 import type { Subcommand } from './types.js';
 
 /** Slack escapes a user group mention as `<!subteam^S123|@support>` (manifest: should_escape). */
 const USER_GROUP = /^<!subteam\^([A-Z0-9]+)(?:\|([^>]*))?>$/;
 const PAGE = /^page:(.*)$/i;
+const ASSIGN = /^assign:(.*)$/i;
 const MAX_MINUTES = 7 * 24 * 60;
 
 export const handoffSla: Subcommand = {
   name: 'handoff-sla',
-  usage: 'handoff-sla [<minutes> [@user-group|none] [page:new|late|both]]',
+  usage: 'handoff-sla [<minutes> [@user-group|none] [page:new|late|both] [assign:round-robin|least-busy|off]]',
   summary:
-    'how long customers in this channel wait before a nudge, and which group is paged: as a chat arrives, when it is late, or both',
+    'how long customers in this channel wait before a nudge, which group is paged (as a chat arrives, when it is late, or both), and whether new chats go to an agent on shift',
   admin: true,
-  args: { min: 0, max: 3 },
+  args: { min: 0, max: 4 },
   inChannel: 'Run it in the channel whose handoff conversations it sets — a direct message has none.',
   async run(ctx) {
     const repo = ctx.deps.store.handoffSla;
@@ -46,7 +57,22 @@ export const handoffSla: Subcommand = {
     let userGroup = current?.userGroup;
     let userGroupName = current?.userGroupName;
     let page: PageWhen | undefined = current?.page;
+    let assign: AssignMode | undefined = current?.assign;
     for (const arg of rest) {
+      const assignWord = ASSIGN.exec(arg)?.[1]?.toLowerCase();
+      if (assignWord !== undefined) {
+        if (assignWord === 'off') assign = undefined;
+        else {
+          assign = ASSIGN_MODES.find((m) => m === assignWord);
+          if (!assign) {
+            await ctx.tell(
+              '`assign:` takes `round-robin` (agents on shift in turn), `least-busy` (the one with the fewest open conversations) or `off`, e.g. `/campaign handoff-sla 5 @support assign:round-robin`. Nothing changed.',
+            );
+            return;
+          }
+        }
+        continue;
+      }
       const pageWord = PAGE.exec(arg)?.[1];
       if (pageWord !== undefined) {
         const picked = PAGE_WHEN.find((p) => p === pageWord.toLowerCase());
@@ -77,9 +103,12 @@ export const handoffSla: Subcommand = {
       return;
     }
     const slaS = Number(minutesArg) * 60;
-    const setting: ChannelSla = userGroup
-      ? { slaS, userGroup, ...(userGroupName ? { userGroupName } : {}), page: page ?? 'both' }
-      : { slaS };
+    const setting: ChannelSla = {
+      ...(userGroup
+        ? { slaS, userGroup, ...(userGroupName ? { userGroupName } : {}), page: page ?? 'both' }
+        : { slaS }),
+      ...(assign ? { assign } : {}),
+    };
     await repo.set(ctx.teamId, ctx.channelId, setting);
     // Customers already waiting here are held to the new time too (unless nudged already).
     let moved = 0;
@@ -93,7 +122,7 @@ export const handoffSla: Subcommand = {
       moved++;
     }
     ctx.logger.info(
-      { channel: ctx.channelId, slaS, userGroup, page: setting.page, waitingNow: moved },
+      { channel: ctx.channelId, slaS, userGroup, page: setting.page, assign, waitingNow: moved },
       'handoff SLA set for a channel',
     );
     await ctx.tell(describe(ctx.channelId, Number(minutesArg), setting, '✅ '));
@@ -113,5 +142,14 @@ function describe(channelId: string, minutes: number, sla: ChannelSla | undefine
     : group
       ? ` A new conversation pages nobody (\`page:late\`).`
       : '';
-  return `${lead}In <#${channelId}>, a customer waiting more than ${minutes} min for an answer ${lead ? 'now gets one nudge' : 'gets a nudge'} in the thread, mentioning the conversation’s owner${late}${arrival}`;
+  const assigned =
+    sla?.assign === 'round-robin'
+      ? ' Each new conversation is assigned to the agents on shift in turn (`assign:round-robin`); its card pages that agent — with nobody on shift, the card says so'
+      : sla?.assign === 'least-busy'
+        ? ' Each new conversation is assigned to the agent on shift with the fewest open conversations (`assign:least-busy`); its card pages that agent — with nobody on shift, the card says so'
+        : '';
+  const assignedEnd = assigned
+    ? `${assigned}${arrival ? ' and the group is paged' : ''}. (\`/campaign shift\` shows who is on shift.)`
+    : '';
+  return `${lead}In <#${channelId}>, a customer waiting more than ${minutes} min for an answer ${lead ? 'now gets one nudge' : 'gets a nudge'} in the thread, mentioning the conversation’s owner${late}${arrival}${assignedEnd}`;
 }

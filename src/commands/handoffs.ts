@@ -9,7 +9,7 @@
 import type { WebClient } from '@slack/web-api';
 import { slackErrorCode } from '../slack/post.js';
 import { context, header, message, section, type KnownBlock } from '../slack/blocks.js';
-import { byLongestWait, renderConversationLine, withPermalinks } from '../handoff/open-list.js';
+import { byLongestWait, onShiftLine, renderConversationLine, withPermalinks } from '../handoff/open-list.js';
 import type { Subcommand } from './types.js';
 
 /** One answer message: the longest waits, then a count of the rest. */
@@ -25,8 +25,9 @@ export const handoffs: Subcommand = {
   audience: 'members',
   async run(ctx) {
     const open = await ctx.deps.store.conversations.openThreads(ctx.teamId);
+    const onShift = onShiftLine(await ctx.deps.store.shifts.onShift(ctx.teamId), ctx.userId);
     if (open.length === 0) {
-      await ctx.tell('No handoff conversation is open in this workspace right now.');
+      await ctx.tell(`No handoff conversation is open in this workspace right now. ${onShift}`);
       return;
     }
     let channels: Set<string>;
@@ -45,7 +46,7 @@ export const handoffs: Subcommand = {
     const visible = open.filter((t) => channels.has(t.channelId)).sort(byLongestWait);
     if (visible.length === 0) {
       await ctx.tell(
-        `No handoff conversation is open in the channels you are in (${open.length} open elsewhere in this workspace).`,
+        `No handoff conversation is open in the channels you are in (${open.length} open elsewhere in this workspace). ${onShift}`,
       );
       return;
     }
@@ -55,6 +56,7 @@ export const handoffs: Subcommand = {
     const blocks: KnownBlock[] = [
       header('Open handoff conversations'),
       context(`${visible.length} open in channels you are in · ${waiting} waiting for an answer · longest wait first`),
+      context(onShift),
       ...listed.map((c) => section(renderConversationLine(c, now))),
     ];
     if (visible.length > MAX_LISTED) blocks.push(context(`…and ${visible.length - MAX_LISTED} more.`));

@@ -6,6 +6,7 @@ import type { App } from '@slack/bolt';
 import type { Deps } from '../app/deps.js';
 import { agentLink } from './agent-link.js';
 import { handoffs } from './handoffs.js';
+import { shift } from './shift.js';
 import { replies } from './replies.js';
 import { handoffSla } from './handoff-sla.js';
 import { bookings } from './bookings.js';
@@ -42,6 +43,7 @@ const SUBCOMMANDS: readonly Subcommand[] = [
   subscriptions,
   sample,
   handoffs,
+  shift,
   connect,
   keys,
   profile,

@@ -7,6 +7,7 @@ import type { Logger } from '../logger.js';
 import type { MessagePayload } from '../slack/blocks.js';
 import type { Deps } from '../app/deps.js';
 import type { FailureWording } from '../app/failure.js';
+import type { Refusal } from '../app/membership.js';
 
 export interface Subcommand {
   name: string;
@@ -21,6 +22,11 @@ export interface Subcommand {
    * Without it, everyone in the workspace may run it. The dispatcher (and the list's Previous/Next) enforce it.
    */
   audience?: 'members';
+  /**
+   * With `audience: 'members'`, the sentence for someone who is not a full member, when the reason is not
+   * customer data (e.g. `shift`: agents on shift are handed chats). Default: the customer-data sentence.
+   */
+  refusal?(refusal: Refusal): string;
   /**
    * It sets up or reads what one channel gets: in a direct message it does not run, and the user reads
    * `/campaign <name> works in a channel.` and this sentence — where to run it instead, and why not here.

@@ -2,7 +2,8 @@
  * A handoff conversation's parent card and its closing line. The card names the customer, number, campaign,
  * agent, campaign type, state and linked chat session, who owns it and who answered last, what the customer
  * wrote last and since when they wait (overdue past the SLA). A card that arrived in a channel paging a user
- * group (`/campaign handoff-sla … page:new|both`) mentions it, in its first post and ever after. While the conversation is open it offers **Claim** (or **Unclaim**
+ * group (`/campaign handoff-sla … page:new|both`) mentions it, in its first post and ever after; one handed to an
+ * agent on shift (`assign:`) mentions that agent instead, or says nobody is on shift. While the conversation is open it offers **Claim** (or **Unclaim**
  * once claimed), **Quick reply**, **Resolve** and **Link session**; resolved, it says by whom and offers
  * **Quick reply**, **Reopen** and the session. It is re-rendered with `chat.update` when any of that changes.
  * Platform text is escaped (`slack/text.ts`).
@@ -25,7 +26,7 @@ import {
 } from '../slack/blocks.js';
 import { mentionsOf } from '../events/mentions.js';
 import { code, customerLabel, customerPlain, dotted, inline, orDash, when } from '../slack/text.js';
-import type { Answerer, CardFacts, ConversationState } from '../store/index.js';
+import type { Answerer, Assignment, CardFacts, ConversationState } from '../store/index.js';
 
 /** action_id of the card's (and the thread notices') Link session button. */
 export const LINK_SESSION_ACTION = 'handoff_link_session';
@@ -68,6 +69,8 @@ export interface ConversationCard {
   latestWords?: string | undefined;
   /** The user group paged when the conversation arrived in this channel. */
   pagedGroup?: string | undefined;
+  /** The agent on shift it was handed to (`handoff-sla … assign:`), or that nobody was on shift. */
+  assignment?: Assignment | undefined;
 }
 
 /** About how much of the customer's latest words the card shows: a glance, the thread has the rest. */
@@ -79,8 +82,13 @@ export function renderConversationCard(c: ConversationCard): MessagePayload {
   const resolved = open && c.resolvedBy !== undefined;
   const campaign = inline(c.facts.campaignName, 100);
   const paged = c.pagedGroup ? mentionsOf([c.pagedGroup]) : '';
+  // Shown while the assigned agent still owns it: after a take-over or an unclaim the Owner field says it all.
+  const assignee = open && c.assignment && 'to' in c.assignment && c.assignment.to === c.owner ? c.owner : undefined;
+  const nobodyOnShift = open && !c.owner && c.assignment !== undefined && 'nobodyOnShift' in c.assignment;
   const blocks: KnownBlock[] = [
     section(`${resolved ? '✅' : open ? '💬' : '🏁'} Chat with ${customerLabel(who)}`),
+    ...(assignee ? [context(`👤 Assigned to <@${assignee}> (on shift): reply in the thread.`)] : []),
+    ...(nobodyOnShift ? [context('👤 Unassigned — nobody is on shift. Press *Claim* to take it.')] : []),
     ...(paged ? [context(`📣 ${paged} a new chat arrived: press *Claim* and reply in the thread.`)] : []),
     fields([
       ['Customer', orDash(inline(c.facts.customerName, 150))],
@@ -134,15 +142,16 @@ export function renderConversationCard(c: ConversationCard): MessagePayload {
       context(
         resolved
           ? 'Resolved: off the open lists, nobody is nudged. Replies in this thread still reach the customer, and the customer’s next message reopens it.'
-          : 'Reply in this thread to answer the customer. Start a reply with `note:` to keep it in Slack.',
+          : 'Reply in this thread to answer the customer. Start a reply with `note:` to keep it in Slack, or `session: &lt;id&gt;` to link the chat session.',
       ),
     );
   } else {
     blocks.push(context('This conversation is closed. The customer’s next message opens a new thread.'));
   }
   const status = resolved ? 'resolved' : open ? 'open' : 'closed';
-  // The mention leads the fallback text too, so the notification reaches the group it pages.
-  const fallback = `${paged ? `${paged} ` : ''}Chat with ${customerPlain(who)}${campaign ? ` — ${campaign}` : ''} (${status})`;
+  // The mention leads the fallback text too, so the notification reaches the group (or agent) it pages.
+  const pages = [assignee ? `<@${assignee}>` : '', paged].filter(Boolean).join(' ');
+  const fallback = `${pages ? `${pages} ` : ''}Chat with ${customerPlain(who)}${campaign ? ` — ${campaign}` : ''} (${status})`;
   return message(fallback, blocks);
 }
 

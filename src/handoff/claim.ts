@@ -154,6 +154,9 @@ async function change(
       break;
     }
   }
+  // Someone owns it now: "nobody is on shift" no longer describes it, even should it be unclaimed again.
+  if (thread.assignment && 'nobodyOnShift' in thread.assignment)
+    await conversations.setAssignment(teamId, channelId, threadTs, undefined);
   const fresh = (await conversations.findThread(teamId, channelId, threadTs)) ?? thread;
   log.info(
     { team: teamId, channel: channelId, thread: threadTs, user, from: owner, to: fresh.owner, action: actionId },

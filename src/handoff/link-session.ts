@@ -32,11 +32,12 @@ const SESSION_BLOCK = 'session_id';
  */
 const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
 const SESSION_ID_MAX = 128;
+/** Where the id is: the platform shows it on the customer's chat; webhooks never carry it (PLATFORM-API.md › Sessions). */
 const SESSION_ID_HINT =
-  'The customer’s current chat session id from the platform, e.g. sess-4f9c2a1b: one word of letters, digits and - _ . : only.';
+  'Copy it from the platform’s portal, on this customer’s chat (the session handed off to a human), e.g. sess-4f9c2a1b. Or reply “session: <id>” in the thread.';
 
-/** Undefined when `value` can be a session id, else what is wrong with it (shown on the field). */
-function sessionIdProblem(value: string | undefined): string | undefined {
+/** Undefined when `value` can be a session id, else what is wrong with it (shown on the field or told). */
+export function sessionIdProblem(value: string | undefined): string | undefined {
   if (!value) return 'Paste the session id from the platform.';
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value) || /^www\./i.test(value))
     return 'That is a link, not a session id — paste only the id, e.g. sess-4f9c2a1b.';
@@ -246,16 +247,18 @@ function linkModal(thread: ThreadInfo, key: Buffer): ModalView {
       { callbackId: LINK_SESSION_CALLBACK, teamId: thread.teamId },
       { c: thread.channelId, t: thread.threadTs },
     ),
+    // One field, empty and focused: linking (or changing) a session costs one paste.
     blocks: [
       section(
-        `Replies in this thread with ${who} go to the chat session you link here. Use the customer’s *current* session, ` +
-          'handed off to a human on the platform — a stale or closed one is refused.',
+        `Replies in this thread with ${who} go to the chat session you link here` +
+          (thread.sessionId ? ` (now ${code(thread.sessionId)})` : '') +
+          '. Use the customer’s *current* session — a stale or closed one is refused.',
       ),
       textInput(SESSION_BLOCK, 'Session id', {
         placeholder: 'sess-…',
         hint: SESSION_ID_HINT,
         maxLength: SESSION_ID_MAX,
-        ...(thread.sessionId ? { initial: thread.sessionId } : {}),
+        focus: true,
       }),
     ],
   });

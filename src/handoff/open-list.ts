@@ -1,12 +1,12 @@
 /**
  * Open handoff conversations as a list (`/campaign handoffs`, App Home's "my open conversations"): one line
  * each — customer, campaign, owner, how long the customer has waited, a link to the thread — the
- * longest-waiting first, answered ones after, oldest first.
+ * longest-waiting first, answered ones after, oldest first; and who is on shift to take them.
  */
 import type { WebClient } from '@slack/web-api';
 import { escapeMrkdwn } from '../slack/blocks.js';
 import { campaignLabel, customerLabel } from '../slack/text.js';
-import type { ThreadInfo } from '../store/index.js';
+import type { OnShift, ThreadInfo } from '../store/index.js';
 import { waitedFor } from './waiting.js';
 import { threadCustomer } from '../app/channel-audience.js';
 
@@ -61,4 +61,15 @@ function threadLink(permalink: string | undefined): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Who is on shift (`/campaign shift`), as mentions: only for answers and views that notify nobody (a private
+ * answer, App Home).
+ */
+export function onShiftLine(roster: readonly OnShift[], viewer?: string): string {
+  if (roster.length === 0) return '🧑‍💻 Nobody is on shift right now — `/campaign shift on` to take chats.';
+  const names = roster.map((a) => `<@${a.user}>`).join(', ');
+  const you = viewer && roster.some((a) => a.user === viewer) ? ' (you too: `/campaign shift off` when you stop)' : '';
+  return `🧑‍💻 On shift now (${roster.length}): ${names}${you}.`;
 }

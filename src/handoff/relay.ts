@@ -2,7 +2,7 @@
  * Slack → customer: a human's reply in a conversation thread goes out through send-human-response.
  *
  *   message event (acked by Bolt at once) → a human's thread reply? (no bot, not us, not an edit) → a thread
- *   we opened? → `note:` stays in Slack → event id marked (a Slack retry stops here) → send claim for the
+ *   we opened? → `note:` stays in Slack (`session: <id>` too: it links the session, `session-reply.ts`) → event id marked (a Slack retry stops here) → send claim for the
  *   reply (channel, ts) → its files that can go (`attachments.ts`; the others told to the author) → echo
  *   expected → a link per file → POST → ✅ / ⚠️ + notice / ❌ + notice with Retry.
  *
@@ -44,6 +44,7 @@ import {
   type SendOutcome,
 } from './notices.js';
 import { isPrivateNote, toCustomerText } from './slack-text.js';
+import { linkFromReply, sessionReplyId } from './session-reply.js';
 import { attachmentLinks, filesOnlyMessage, replyFiles, type ReplyFiles } from './attachments.js';
 import { refusalReason, replyRefusal } from './standing.js';
 import { postInThread, postPrivately, react, unreact, updateMessage } from './thread-posts.js';
@@ -262,6 +263,13 @@ export class ReplyRelay {
 
     if (isPrivateNote(ev.text)) {
       log.debug('private note in a handoff thread: stays in Slack');
+      return;
+    }
+    const sessionId = sessionReplyId(ev.text);
+    if (sessionId !== undefined) {
+      const reply = { user: ev.user, userTeam: ev.user_team, ts: ev.ts, sessionId };
+      const ws = { teamId, enterpriseId: ctx.enterpriseId };
+      if (await this.firstDelivery(ctx, log)) await linkFromReply(this.deps, client, ws, thread, reply, log);
       return;
     }
     if (!(await this.firstDelivery(ctx, log))) return;
@@ -513,7 +521,7 @@ export class ReplyRelay {
     }
     if (reply.state === 'withdrawn') return;
     // Not sent yet: Send again sends what the thread now shows.
-    if (isPrivateNote(m.text)) {
+    if (isPrivateNote(m.text) || sessionReplyId(m.text) !== undefined) {
       await this.withdraw(ctx.client, ctx.teamId, address, reply, log);
       return;
     }

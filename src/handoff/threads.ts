@@ -16,6 +16,7 @@ import { threadCustomer } from '../app/channel-audience.js';
 import type { CardFacts, ConversationRef, ThreadInfo } from '../store/conversations.js';
 import type { MessageReceived, MessageSent, SessionCompleted } from '../events/events.js';
 import { renderConversationCard, renderSessionClosedLine } from './card.js';
+import { assignOnArrival } from './assignment.js';
 import { slackErrorCode } from '../slack/post.js';
 import type { StepLog, StepRef } from '../events/steps.js';
 
@@ -48,6 +49,7 @@ function cardOf(info: ThreadInfo): MessagePayload {
     resolvedAt: info.resolvedAt,
     latestWords: customer.latestWords,
     pagedGroup: info.pagedGroup,
+    assignment: info.assignment,
   });
 }
 
@@ -114,7 +116,8 @@ export class ConversationThreads {
    * `sessionId` in the payload (not in the spec) is linked only where none is; it never replaces the session a
    * person linked — a payload can be forged — the card shows it with a button to switch instead. A new card
    * shows the customer's words (`latestWords`) and pages the channel's user group when it is set to
-   * (`/campaign handoff-sla … page:new|both`).
+   * (`/campaign handoff-sla … page:new|both`) — or, where the channel assigns (`assign:`), is handed to an agent
+   * on shift, who owns it as by Claim and is the one its first post pages (`assignment.ts`).
    */
   async threadIn(
     slack: WebClient,
@@ -133,7 +136,16 @@ export class ConversationThreads {
       return existing;
     }
     const facts = factsOf(data);
-    const pagedGroup = pagedOnArrival(await this.store.handoffSla.get(ref.teamId, channel));
+    const sla = await this.store.handoffSla.get(ref.teamId, channel);
+    const assignment = await assignOnArrival(
+      this.store,
+      this.steps,
+      { teamId: ref.teamId, entryId, channel },
+      sla?.assign,
+    );
+    const owner = assignment && 'to' in assignment ? assignment.to : undefined;
+    // An agent it is handed to is paged instead of the group; with nobody on shift, the channel's paging applies.
+    const pagedGroup = owner ? undefined : pagedOnArrival(sla);
     const shown = threadCustomer({
       customerNumber: ref.customerNumber,
       facts,
@@ -144,13 +156,19 @@ export class ConversationThreads {
       step(ref.teamId, entryId, channel, 'card'),
       slack,
       { channel },
-      renderConversationCard({ ...ref, ...shown, facts, sessionId, state: 'open', pagedGroup }),
+      renderConversationCard({ ...ref, ...shown, facts, sessionId, state: 'open', pagedGroup, owner, assignment }),
     );
-    await conversations.recordThread(ref, channel, card.result, facts, sessionId, { latestWords, pagedGroup });
+    const opened = { latestWords, pagedGroup, ...(assignment ? { assignment } : {}) };
+    await conversations.recordThread(ref, channel, card.result, facts, sessionId, opened);
+    if (owner) await conversations.claim(ref.teamId, channel, card.result, owner);
     if (card.ran)
       logger.info(
-        { channel, thread: card.result, campaignId: ref.campaignId, userGroup: pagedGroup },
-        pagedGroup ? 'conversation card opened, paging the channel’s user group' : 'conversation card opened',
+        { channel, thread: card.result, campaignId: ref.campaignId, userGroup: pagedGroup, assignedTo: owner },
+        owner
+          ? 'conversation card opened, assigned to an agent on shift'
+          : pagedGroup
+            ? 'conversation card opened, paging the channel’s user group'
+            : 'conversation card opened',
       );
     return card.result;
   }

@@ -36,7 +36,7 @@ async function loadHomeState(deps: Deps, client: WebClient, ws: Workspace, userI
   // Conversations show customers: a guest, someone of another organisation or a deactivated user gets the
   // rest of the tab without them (one users.info, cached, serves this and the admin check).
   const refusal = await deps.members.refusal(client, ws, userId);
-  const [connection, routes, digests, quotaAlerts, dead, isAdmin, mine, paused] = await Promise.all([
+  const [connection, routes, digests, quotaAlerts, dead, isAdmin, mine, paused, roster] = await Promise.all([
     deps.store.workspaces.getConnection(teamId),
     deps.store.routes.listForTeam(teamId),
     deps.store.reports.digests(teamId),
@@ -46,6 +46,7 @@ async function loadHomeState(deps: Deps, client: WebClient, ws: Workspace, userI
     refusal ? false : deps.admins.isAdmin(client, teamId, userId, { enterpriseId: ws.enterpriseId }),
     refusal ? { hidden: refusal } : loadMyConversations(deps, client, teamId, userId),
     deps.store.channelPauses.list(teamId),
+    deps.store.shifts.onShift(teamId),
   ]);
   const defaultKey = deps.platform.defaultKeyFor(teamId);
   return {
@@ -60,6 +61,7 @@ async function loadHomeState(deps: Deps, client: WebClient, ws: Workspace, userI
     isAdmin,
     myConversations: mine,
     now: deps.store.now(),
+    onShift: { roster, viewer: userId },
   };
 }
 

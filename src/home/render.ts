@@ -6,11 +6,11 @@ import type { QuotaRow } from '../api/index.js';
 import { customerDataRefusal, type Refusal } from '../app/membership.js';
 import { hoursMinutes, usageBar } from '../format/numbers.js';
 import { allowanceMs } from '../views/usage.js';
-import type { Connection, DigestSchedule, QuotaAlertSetting, Route } from '../store/index.js';
+import type { Connection, DigestSchedule, OnShift, QuotaAlertSetting, Route } from '../store/index.js';
 import { routeLabel } from '../events/subscription-text.js';
 import { pauseAdvice } from '../events/channel-pause.js';
 import { describeSchedule } from '../digests/index.js';
-import { renderConversationLine, type OpenConversation } from '../handoff/open-list.js';
+import { onShiftLine, renderConversationLine, type OpenConversation } from '../handoff/open-list.js';
 import {
   actions,
   button,
@@ -46,6 +46,8 @@ export interface HomeState {
   myConversations: { shown: readonly OpenConversation[]; total: number } | { hidden: Refusal };
   /** The time the waits are measured to (epoch ms). */
   now: number;
+  /** Who is on shift (`/campaign shift`), and who is looking. */
+  onShift?: { roster: readonly OnShift[]; viewer: string };
 }
 
 const MAX_ROUTE_LINES = 30;
@@ -63,6 +65,7 @@ export function renderHome(s: HomeState): HomeView {
   }
 
   blocks.push(divider(), section('*My open conversations*'));
+  if (s.onShift) blocks.push(context(onShiftLine(s.onShift.roster, s.onShift.viewer)));
   const mine = s.myConversations;
   if ('hidden' in mine) {
     blocks.push(context(customerDataRefusal('The list of open conversations', mine.hidden)));

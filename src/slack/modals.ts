@@ -47,6 +47,8 @@ export function textInput(
     multiline?: boolean;
     initial?: string;
     maxLength?: number;
+    /** The cursor starts in it (one field to paste into; at most one per view). */
+    focus?: boolean;
   } = {},
 ): InputBlock {
   const element: PlainTextInput = {
@@ -56,6 +58,7 @@ export function textInput(
     ...(opts.multiline ? { multiline: true } : {}),
     ...(opts.initial ? { initial_value: opts.initial } : {}),
     ...(opts.maxLength ? { max_length: opts.maxLength } : {}),
+    ...(opts.focus ? { focus_on_load: true } : {}),
   };
   return inputBlock(blockId, label, element, opts);
 }

@@ -68,7 +68,12 @@ export interface ThreadInfo extends ConversationRef {
    * read with the thread, so every card, nudge and list that shows it masks what the channel may not see.
    */
   customerDataShown: boolean;
+  /** How the channel's assignment (`handoff-sla … assign:`) placed it: with an agent on shift, or nobody was. */
+  assignment?: Assignment;
 }
+
+/** An agent on shift the conversation was handed to, or nobody (no one was on shift). */
+export type Assignment = { to: string } | { nobodyOnShift: true };
 
 export type Answerer = { user: string } | { platformAgent: string };
 
@@ -156,7 +161,7 @@ export class ConversationRepo {
     threadTs: string,
     facts: CardFacts,
     sessionId?: string,
-    opened: { latestWords?: string | undefined; pagedGroup?: string | undefined } = {},
+    opened: { latestWords?: string | undefined; pagedGroup?: string | undefined; assignment?: Assignment } = {},
   ): Promise<void> {
     const factFields = definedFields(facts);
     const latestWords = bounded(opened.latestWords);
@@ -175,6 +180,7 @@ export class ConversationRepo {
       ...(sessionId ? { sessionId } : {}),
       ...(latestWords ? { latestWords } : {}),
       ...(opened.pagedGroup ? { pagedGroup: opened.pagedGroup } : {}),
+      ...(opened.assignment ? assignmentFields(opened.assignment) : {}),
     });
     await this.kv.expire(thread, this.retentionMs);
     const index = this.keys.openThreads(ref.teamId);
@@ -216,7 +222,20 @@ export class ConversationRepo {
       ...(f.resolvedBy && Number.isFinite(resolvedAt) ? { resolvedAt } : {}),
       ...(f.latestWords ? { latestWords: f.latestWords } : {}),
       ...(f.pagedGroup ? { pagedGroup: f.pagedGroup } : {}),
+      ...(f.assignedTo ? { assignment: { to: f.assignedTo } } : f.nobodyOnShift ? { assignment: NOBODY } : {}),
     };
+  }
+
+  /** How the conversation is assigned now (none: it is back with whoever claims it). */
+  async setAssignment(
+    teamId: string,
+    channelId: string,
+    threadTs: string,
+    assignment: Assignment | undefined,
+  ): Promise<void> {
+    const key = this.keys.thread(teamId, channelId, threadTs);
+    await this.kv.hashDel(key, 'assignedTo', 'nobodyOnShift');
+    if (assignment) await this.kv.hashSet(key, assignmentFields(assignment));
   }
 
   /** The workspace's open threads (in channels where the conversation is open and not resolved), oldest first. */
@@ -429,6 +448,12 @@ export class AgentLinkRepo {
   async all(teamId: string): Promise<Record<string, string>> {
     return this.kv.hashGetAll(this.keys.agentLinks(teamId));
   }
+}
+
+const NOBODY: Assignment = { nobodyOnShift: true };
+
+function assignmentFields(a: Assignment): Record<string, string> {
+  return 'to' in a ? { assignedTo: a.to } : { nobodyOnShift: '1' };
 }
 
 /** A thread's member in the workspace's open-threads set. */

@@ -1,8 +1,8 @@
 /**
  * Per channel: how long a handoff customer may wait for an answer before the thread is nudged, which Slack
  * user group is paged, and when: as a new conversation arrives (its card mentions the group), when an unclaimed
- * one waits too long (the nudge does), or both (`/campaign handoff-sla`). Channels without a setting use
- * `HANDOFF_SLA_S` and page nobody.
+ * one waits too long (the nudge does), or both; and whether new conversations are assigned to an agent on shift
+ * (`/campaign handoff-sla`). Channels without a setting use `HANDOFF_SLA_S`, page nobody and assign nobody.
  */
 import { z } from 'zod';
 import type { Keys } from './keys.js';
@@ -17,7 +17,12 @@ export interface ChannelSla {
   userGroupName?: string;
   /** When the group is paged; absent means `both` (the default with a group). */
   page?: PageWhen;
+  /** New conversations are handed to an agent on shift: in turn, or to the one with the fewest open. */
+  assign?: AssignMode;
 }
+
+export const ASSIGN_MODES = ['round-robin', 'least-busy'] as const;
+export type AssignMode = (typeof ASSIGN_MODES)[number];
 
 export const PAGE_WHEN = ['new', 'late', 'both'] as const;
 /** `new`: as a conversation arrives; `late`: when an unclaimed one waits past the SLA; `both`. */
@@ -38,6 +43,7 @@ const channelSlaSchema = z.object({
   userGroup: z.string().optional(),
   userGroupName: z.string().optional(),
   page: z.enum(PAGE_WHEN).optional(),
+  assign: z.enum(ASSIGN_MODES).optional(),
 });
 
 export class HandoffSlaRepo {
@@ -52,9 +58,16 @@ export class HandoffSlaRepo {
     try {
       const parsed = channelSlaSchema.safeParse(JSON.parse(raw));
       if (!parsed.success) return undefined;
-      const { slaS, userGroup, userGroupName, page } = parsed.data;
-      if (!userGroup) return { slaS };
-      return { slaS, userGroup, ...(userGroupName ? { userGroupName } : {}), ...(page ? { page } : {}) };
+      const { slaS, userGroup, userGroupName, page, assign } = parsed.data;
+      const assigned = assign ? { assign } : {};
+      if (!userGroup) return { slaS, ...assigned };
+      return {
+        slaS,
+        userGroup,
+        ...(userGroupName ? { userGroupName } : {}),
+        ...(page ? { page } : {}),
+        ...assigned,
+      };
     } catch {
       return undefined;
     }

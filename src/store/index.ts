@@ -24,6 +24,7 @@ import { Leases } from './leases.js';
 import { ReportRepo } from './reports.js';
 import { HandoffSlaRepo } from './handoff-sla.js';
 import { ChannelAudienceRepo } from './channel-audiences.js';
+import { ShiftRepo } from './shifts.js';
 import { ResolutionRepo } from './resolutions.js';
 import { SavedReplyRepo } from './saved-replies.js';
 import { ChannelOutboxRepo } from './channel-outbox.js';
@@ -69,10 +70,12 @@ export interface Store {
   conversations: ConversationRepo;
   /** Slack user → platform agent id. */
   agentLinks: AgentLinkRepo;
-  /** Per channel: the handoff SLA and the user group nudged. */
+  /** Per channel: the handoff SLA, the user group nudged and how new conversations are assigned. */
   handoffSla: HandoffSlaRepo;
   /** Per channel: who can read it (guests, other organisations) and an admin's `customers:full`. */
   channelAudiences: ChannelAudienceRepo;
+  /** Per workspace: who is on shift (taking chats), and the round-robin turn. */
+  shifts: ShiftRepo;
   /** Handoff threads marked done (Resolve), and reopened. */
   resolutions: ResolutionRepo;
   /** Per workspace: the saved replies of the handoff cards' Quick reply. */
@@ -173,6 +176,7 @@ export function createStore(options: StoreOptions = {}): Store {
     agentLinks: new AgentLinkRepo(kv, keys),
     handoffSla: new HandoffSlaRepo(kv, keys),
     channelAudiences,
+    shifts: new ShiftRepo(kv, keys, now),
     resolutions: new ResolutionRepo(kv, keys),
     savedReplies: new SavedReplyRepo(kv, keys),
     routes: new RouteRepo(kv, keys),
@@ -210,6 +214,7 @@ export { claimSchemaVersion, STORE_SCHEMA_VERSION } from './schema-version.js';
 export type {
   Answerer,
   CardFacts,
+  Assignment,
   ClaimResult,
   ConversationRef,
   ConversationState,
@@ -246,5 +251,6 @@ export type { Attachment, AttachmentFile } from './attachments.js';
 export type { UnroutedEvent, UnroutedSummary } from './unrouted-events.js';
 export { isRestricted, showsCustomerData } from './channel-audiences.js';
 export type { ChannelAudience } from './channel-audiences.js';
-export { PAGE_WHEN, pagedOnArrival, pagedWhenLate } from './handoff-sla.js';
-export type { ChannelSla, PageWhen } from './handoff-sla.js';
+export { ASSIGN_MODES, PAGE_WHEN, pagedOnArrival, pagedWhenLate } from './handoff-sla.js';
+export type { AssignMode, ChannelSla, PageWhen } from './handoff-sla.js';
+export type { OnShift } from './shifts.js';

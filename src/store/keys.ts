@@ -52,6 +52,10 @@ export interface Keys {
   handoffSla(teamId: string): string;
   /** Hash: channel id → who can read the channel and what an admin accepted (JSON; `ChannelAudienceRepo`). */
   channelAudiences(teamId: string): string;
+  /** Hash: Slack user id → since when (epoch ms) they are on shift, taking chats (`/campaign shift`). */
+  shift(teamId: string): string;
+  /** String: the workspace's round-robin turn counter (INCR), shared by every replica. */
+  assignTurn(teamId: string): string;
   /** Hash: name → one of the workspace's saved replies (JSON; `/campaign replies`, the card's Quick reply). */
   savedReplies(teamId: string): string;
   /** Hash: timer id → when it is due (epoch ms), one hash per kind of timer (see `TimerRepo`). */
@@ -188,6 +192,8 @@ export function createKeys(
   const openThreads = kinds.add(p, 'open-threads');
   const handoffSla = kinds.add(p, 'handoff-sla');
   const channelAudiences = kinds.add(p, 'channel-audiences');
+  const shift = kinds.add(p, 'shift');
+  const assignTurn = kinds.add(p, 'assign-turn');
   const digests = kinds.add(p, 'digests');
   const digestFigures = kinds.add(p, 'digest-figures');
   const digestSnapshots = kinds.add(p, 'digest-snapshots');
@@ -235,6 +241,8 @@ export function createKeys(
     openThreads: (teamId) => openThreads(teamId),
     handoffSla: (teamId) => handoffSla(teamId),
     channelAudiences: (teamId) => channelAudiences(teamId),
+    shift: (teamId) => shift(teamId),
+    assignTurn: (teamId) => assignTurn(teamId),
     savedReplies: (teamId) => savedReplies(teamId),
     timers: (kind) => `${p}timers:${segment(kind)}`,
     timerLease: (kind, id, dueAt) => `${p}timer-lease:${segment(kind)}:${segment(id)}:${dueAt}`,

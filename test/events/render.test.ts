@@ -252,6 +252,24 @@ describe('handoff threads', () => {
           }),
         ),
     ],
+    [
+      'conversation_card.assigned',
+      () =>
+        renderConversationCard(
+          card({ owner: 'U0AGENT001', assignment: { to: 'U0AGENT001' }, waitingSince: Date.UTC(2024, 2, 8, 16, 5) }),
+        ),
+    ],
+    [
+      'conversation_card.nobody_on_shift',
+      () =>
+        renderConversationCard(
+          card({
+            pagedGroup: 'S0SUPPORT1',
+            assignment: { nobodyOnShift: true },
+            waitingSince: Date.UTC(2024, 2, 8, 16, 5),
+          }),
+        ),
+    ],
     ['thread_line.reopened', () => renderReopenedLine('U0AGENT001', Date.UTC(2024, 2, 8, 16, 20))],
     [
       'conversation_card.formatting',

@@ -87,11 +87,15 @@ const FULL = {
 
 export async function openConversation(
   h: Harness,
-  opts: { channels?: number; customerNumber?: string } = {},
+  opts: {
+    channels?: number;
+    customerNumber?: string;
+    /** Channels to route to instead of new ones. */ in?: string[];
+  } = {},
 ): Promise<Conversation> {
   const campaignId = `camp-h-${uid()}`;
   const customerNumber = opts.customerNumber ?? `+1415${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`;
-  const list = Array.from({ length: opts.channels ?? 1 }, channelId);
+  const list = opts.in ?? Array.from({ length: opts.channels ?? 1 }, channelId);
   const hook = await routeTo(
     h,
     list.flatMap((c) => [
@@ -105,7 +109,9 @@ export async function openConversation(
     const res = await deliver(hook, [payload]);
     if (res.status !== 200) throw new Error(`hook answered ${res.status}: ${await res.text()}`);
   };
-  const cardIn = (c: string) => h.slack.waitFor(() => posts(h, c)[0]);
+  // The conversation's own card: a channel may hold other conversations' cards (`in`).
+  const cardIn = (c: string) =>
+    h.slack.waitFor(() => posts(h, c).find((m) => JSON.stringify(m.blocks ?? '').includes(campaignId)));
   const conv: Conversation = {
     campaignId,
     customerNumber,
@@ -139,7 +145,7 @@ export async function openConversation(
       if (res.status !== 200) throw new Error(`${actionId} on the card answered ${res.status}`);
     },
     thread(c = first) {
-      const card = posts(h, c)[0];
+      const card = posts(h, c).find((m) => JSON.stringify(m.blocks ?? '').includes(campaignId));
       return card ? h.slack.thread(c, card.ts).slice(1) : [];
     },
     async waitThread(n, c = first) {

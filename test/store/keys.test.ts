@@ -55,6 +55,8 @@ describe('keys', () => {
         keys.reportMark('digest', team, 'C1', '2024-03'),
         keys.outcomeAlerts(team),
         keys.savedReplies(team),
+        keys.shift(team),
+        keys.assignTurn(team),
         keys.catalog(team, 'campaigns'),
         keys.attachment(team, 'ab12'),
         keys.verification(team),

@@ -4,10 +4,11 @@
  * `redis-server` on PATH (each run starts its own, on a free port). Never asserts: it prints figures.
  *
  *   BENCH_QUICK=1                          shorter runs (for trying things out; docs/BENCHMARKS.md's come from full runs)
- *   BENCH_ONLY=start,catalog,ingest,e2e,commands,flood,storm,bytes,fairness,forget,recordings   a subset (e.g. `BENCH_ONLY=ingest npm run bench`)
+ *   BENCH_ONLY=start,catalog,backlog,ingest,e2e,commands,flood,storm,bytes,fairness,forget,recordings   a subset (e.g. `BENCH_ONLY=ingest npm run bench`)
  */
 import { cpus, loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { runBacklog } from './backlog.js';
 import { runBytes, runDeadLetterWaves } from './bytes.js';
 import { CAMPAIGNS_KEPT, runCatalog } from './catalog.js';
 import { runCommands } from './commands.js';
@@ -24,9 +25,9 @@ import { mb } from './lib/stats.js';
 
 const quick = process.env.BENCH_QUICK === '1';
 const only = new Set(
-  (process.env.BENCH_ONLY ?? 'start,catalog,ingest,e2e,commands,flood,storm,bytes,fairness,forget,recordings').split(
-    ',',
-  ),
+  (
+    process.env.BENCH_ONLY ?? 'start,catalog,backlog,ingest,e2e,commands,flood,storm,bytes,fairness,forget,recordings'
+  ).split(','),
 );
 const STARTS = 3;
 const INGEST = {
@@ -54,6 +55,28 @@ function row(figure: string, target: string, measured: string, met: boolean | nu
 const f0 = (n: number) => Math.round(n).toLocaleString('en-US');
 const f1 = (n: number) => n.toFixed(1);
 const f2 = (n: number) => n.toFixed(2);
+
+/** One post's cost to the store, a channel 20 behind beside one 20,000 behind (memory and Redis). */
+async function backlog(stack: Stack): Promise<void> {
+  console.log("\n— a post from a channel 20 behind and from one 20,000 behind (the drain's store steps)");
+  const costs = await runBacklog(stack.redis, { posts: quick ? 200 : 1_000, backlogs: [20, 20_000] });
+  const [m20, m20k] = costs.memory;
+  const [r20, r20k] = costs.redis;
+  // The cost must not grow with the backlog: 20,000 behind at most 20 % above 20 behind (noise may make it lower).
+  const within = (at20: number, at20k: number) => at20k <= 1.2 * at20;
+  row(
+    'per post, memory: process CPU at 20 / 20,000 waiting',
+    '20,000 ≤ 20 + 20 %',
+    `${f1(m20!.cpuUs)} / ${f1(m20k!.cpuUs)} µs`,
+    within(m20!.cpuUs, m20k!.cpuUs),
+  );
+  row(
+    'per post, Redis: commands, Redis CPU and process CPU at 20 / 20,000 waiting',
+    '20,000 ≤ 20 + 20 %',
+    `${f1(r20!.commands!)} / ${f1(r20k!.commands!)} commands; Redis ${f1(r20!.redisCpuUs!)} / ${f1(r20k!.redisCpuUs!)} µs; process ${f1(r20!.cpuUs)} / ${f1(r20k!.cpuUs)} µs`,
+    r20!.commands === r20k!.commands && within(r20!.redisCpuUs!, r20k!.redisCpuUs!),
+  );
+}
 
 /** Three fresh starts of the built entry point; the last one is left running. */
 async function startAndIdle(stack: Stack): Promise<BotProcess> {
@@ -449,6 +472,10 @@ try {
     // Before any bot runs: the Redis command counts are the catalog's alone.
     section = 'catalog';
     await catalog(stack);
+  }
+  if (only.has('backlog')) {
+    section = 'backlog';
+    await backlog(stack);
   }
   let bot = await stack.startBot();
   if (only.has('start')) {

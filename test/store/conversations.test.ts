@@ -25,6 +25,8 @@ describe.each(backends)('ConversationRepo ($name)', ({ create }) => {
       threadTs: '200.2',
       state: 'open',
       facts: { customerName: 'Ann' },
+      // A channel whose readers were never learned is masked.
+      customerDataShown: false,
     });
     expect(await conversations.findThread('T1', 'C2', '999.9')).toBeNull();
     expect(await conversations.findThread('T2', 'C2', '200.2')).toBeNull();

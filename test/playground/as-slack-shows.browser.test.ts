@@ -58,7 +58,7 @@ describe.skipIf(!browserTestsRun)('the playground, as Slack would show it', () =
     expect(b.pageErrors).toEqual([]);
   });
 
-  it('the first digest shows its period and a two-week chart, not "no baseline yet"', async () => {
+  it('the first digest shows its period and a two-week chart, not "no baseline yet"', { timeout: 60_000 }, async () => {
     await b.page.getByRole('button', { name: '# general' }).click();
     await run('/campaign digest daily * at 09:00');
     await b.page.locator('#messages .msg', { hasText: 'now gets a digest' }).waitFor();
@@ -69,7 +69,8 @@ describe.skipIf(!browserTestsRun)('the playground, as Slack would show it', () =
     const text = await card.innerText();
     expect(text).toContain('in this period');
     expect(text).not.toContain('no baseline yet');
-    await b.page.locator('#messages img').first().waitFor();
+    // Two weeks of points to draw, on a machine that may be busy.
+    await b.page.locator('#messages img').first().waitFor({ timeout: 30_000 });
     expect((await h.pg.bot.deps.store.reports.snapshots(h.pg.slack.teamId)).length).toBeGreaterThanOrEqual(14);
   });
 

@@ -302,10 +302,13 @@ describe('reports', () => {
     expect(card.html).toContain('in this period');
     expect(card.html).not.toContain('no baseline yet');
     // Its chart follows as a picture the page shows inline.
-    const chart = await eventually(async () =>
-      channel(await h.state(), GENERAL)
-        .messages.flatMap((m) => m.files)
-        .find((f) => f.type === 'PNG'),
+    const chart = await eventually(
+      async () =>
+        channel(await h.state(), GENERAL)
+          .messages.flatMap((m) => m.files)
+          .find((f) => f.type === 'PNG'),
+      // Two weeks of points to draw, on a machine that may be busy.
+      15_000,
     );
     const picture = await request(`${h.base}/playground/files/${chart.id}`);
     expect(picture.headers['content-type']).toBe('image/png');

@@ -8,6 +8,7 @@
  * the same interaction payload Slack would; the page never turns those values back into markup. Links to
  * places that exist only in real Slack or on the platform stay on the page (`localTarget`, local-links.ts).
  */
+import { emojify } from '../src/handoff/emoji.js';
 import { localLinkAttributes, type LocalTargets } from './local-links.js';
 
 export interface RenderContext {
@@ -62,63 +63,23 @@ function link(href: string, labelHtml: string, cls = '', ctx: RenderContext = {}
   return `<a${cls ? ` class="${cls}"` : ''} href="${escapeHtml(href)}" target="_blank" rel="noopener noreferrer">${labelHtml}</a>`;
 }
 
-/** The emoji the bot and Slack commonly use; others stay as `:name:` (that is what Slack shows for unknown ones too). */
-const EMOJI: Record<string, string> = {
-  white_check_mark: '✅',
-  heavy_check_mark: '✔️',
-  warning: '⚠️',
-  x: '❌',
-  no_entry: '⛔',
-  hourglass: '⌛',
-  hourglass_flowing_sand: '⏳',
-  telephone_receiver: '📞',
-  phone: '☎️',
-  speech_balloon: '💬',
-  calendar: '📆',
-  date: '📅',
-  bar_chart: '📊',
-  chart_with_upwards_trend: '📈',
-  wastebasket: '🗑️',
-  microphone: '🎤',
-  studio_microphone: '🎙️',
-  link: '🔗',
-  key: '🔑',
-  lock: '🔒',
-  mega: '📣',
-  loudspeaker: '📢',
-  tada: '🎉',
-  eyes: '👀',
-  memo: '📝',
-  robot_face: '🤖',
-  bust_in_silhouette: '👤',
-  information_source: 'ℹ️',
-  red_circle: '🔴',
-  large_green_circle: '🟢',
-  large_yellow_circle: '🟡',
-  green_circle: '🟢',
-  yellow_circle: '🟡',
-  white_circle: '⚪',
-  arrow_right: '➡️',
-  arrow_left: '⬅️',
-  thumbsup: '👍',
-  '+1': '👍',
-  sparkles: '✨',
-  rotating_light: '🚨',
-  headphones: '🎧',
-  inbox_tray: '📥',
-  outbox_tray: '📤',
-  clipboard: '📋',
-  globe_with_meridians: '🌐',
-  iphone: '📱',
-};
+/**
+ * The emoji Slack shows for a shortcode name (`car`, `+1`, `smile`), or undefined for one it does not know (a
+ * workspace's custom emoji, shown as typed). The one place the page looks emoji up: from the app's own table.
+ */
+function slackEmoji(name: string): string | undefined {
+  const typed = `:${name}:`;
+  const shown = emojify(typed);
+  return shown === typed ? undefined : shown;
+}
 
 /** The character for a reaction / shortcode name, or `:name:` when unknown. */
 export function emojiFor(name: string): string {
-  return EMOJI[name] ?? `:${name}:`;
+  return slackEmoji(name) ?? `:${name}:`;
 }
 
 function withEmoji(escaped: string): string {
-  return escaped.replace(/:([a-z0-9_+-]+):/g, (whole, name: string) => EMOJI[name] ?? whole);
+  return escaped.replace(/:([a-z0-9_+-]+):/g, (whole, name: string) => slackEmoji(name) ?? whole);
 }
 
 /** Plain text (a `plain_text` object): escaped, line breaks kept, `:shortcodes:` turned into emoji when asked. */

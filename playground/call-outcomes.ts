@@ -17,6 +17,8 @@ interface CallOutcome {
   summary: (name: string) => string;
   /** What was said after the agent's greeting (the transcript); none when the call never reached a person. */
   talk?: readonly string[];
+  /** The call booked an appointment: the platform keeps a booking for it. */
+  booking?: true;
 }
 
 export const CALL_OUTCOMES = {
@@ -27,6 +29,7 @@ export const CALL_OUTCOMES = {
     minMs: 60_000,
     spreadMs: 240_000,
     summary: (name) => `${name} confirmed the check-up and booked Tuesday 10:00.`,
+    booking: true,
     talk: [
       'Customer: Hi! Yes, Tuesday at 10 works for me.',
       "AI: Great, you're booked for Tuesday at 10:00. See you then!",
@@ -40,6 +43,7 @@ export const CALL_OUTCOMES = {
     spreadMs: 300_000,
     summary: (name) =>
       `${name} is very interested in the premium plan, asked about pricing and booked a demo for Friday.`,
+    booking: true,
     talk: [
       'Customer: Actually, yes. What does the premium plan cost?',
       'AI: It is $49 a month, with a free first month. Shall I book a demo with our team?',

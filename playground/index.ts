@@ -38,7 +38,8 @@ export interface RunningPlayground {
 export async function startPlayground(opts: PlaygroundOptions): Promise<RunningPlayground> {
   // Read first: a broken build (page files missing) stops here, before anything listens.
   const page = loadPageFiles();
-  const platform = await startFakePlatform();
+  // Its seed dated as of now: this month's quota, last week's bookings, tomorrow's scheduled calls.
+  const platform = await startFakePlatform({ today: () => new Date() });
   const slack = await startFakeSlack({
     teamId: 'T0PLAYGRND1',
     teamName: 'Campaign Playground',
@@ -79,16 +80,13 @@ export async function startPlayground(opts: PlaygroundOptions): Promise<RunningP
     });
     const { port } = await bot.start();
     const logger = bot.deps.logger.child({ component: 'playground' });
-    session.connect({
-      botUrl: `http://127.0.0.1:${port}`,
-      signingSecret,
-      logger,
-      reports: new PlaygroundReports(bot, platform, slack.teamId),
-    });
+    const reports = new PlaygroundReports(bot, platform, slack.teamId);
+    session.connect({ botUrl: `http://127.0.0.1:${port}`, signingSecret, logger, reports });
     if (opts.env.REDIS_URL?.trim())
       logger.warn('REDIS_URL is ignored in the playground: its workspace is throwaway and lives in this process');
     await seedCatalog(bot.deps.store.catalog, slack.teamId, platform.state);
     await session.seed();
+    await reports.seedHistory(new Date(bot.deps.store.now()));
     const url = `http://localhost:${port}/`;
     logger.warn({ url, slackStandIn: slack.baseUrl, platformSimulator: platform.url }, PLAYGROUND_BANNER);
     return { bot, url, port, slack, platform, session, stop };

@@ -5,6 +5,7 @@
 import type { PlatformMode } from '../fakes/platform/index.js';
 import type { BurstResult, SimulateResult } from './simulate.js';
 import type { TryThese } from './try-these.js';
+import type { ChannelState, SlackMode } from './slack-switch.js';
 import type { Role } from './workspace.js';
 import type { RawValues } from './view-state.js';
 
@@ -69,6 +70,8 @@ export interface PageMessage {
 export interface PageChannel {
   id: string;
   name: string;
+  /** The app's direct messages with the person (its notices to admins land here). */
+  dm: boolean;
   purpose: string;
   messages: PageMessage[];
   /** Thread replies by parent ts. */
@@ -104,6 +107,12 @@ export interface PageState {
   shortcuts: ReadonlyArray<{ callbackId: string; name: string }>;
   tryThese: TryThese;
   platform: { mode: PlatformMode; modes: readonly PlatformMode[]; slowMs: number };
+  slack: {
+    mode: SlackMode;
+    modes: readonly SlackMode[];
+    states: readonly ChannelState[];
+    channels: Array<{ id: string; name: string; state: ChannelState }>;
+  };
   simulator: {
     triggers: readonly string[];
     outcomes: ReadonlyArray<{ name: string; label: string }>;

@@ -11,6 +11,7 @@ import { CALL_OUTCOME_CHOICES, CALL_OUTCOMES } from './call-outcomes.js';
 import type { LocalTargets } from './local-links.js';
 import type { PageChannel, PageMessage, PageModal, PageState } from './page-api.js';
 import { SIMULATED_TRIGGERS, type SimulateResult } from './simulate.js';
+import { CHANNEL_STATES, SLACK_MODES, type SlackSwitch } from './slack-switch.js';
 import { people, tryThese } from './try-these.js';
 import { MESSAGE_SHORTCUTS, PLAYGROUND_CHANNELS, type PlaygroundPerson } from './workspace.js';
 
@@ -26,6 +27,7 @@ export interface PageStateSource {
   lastSimulation: SimulateResult | undefined;
   localTarget: LocalTargets;
   slowMs: number;
+  slackSwitch: SlackSwitch;
 }
 
 export function pageState(src: PageStateSource): PageState {
@@ -46,12 +48,27 @@ export function pageState(src: PageStateSource): PageState {
       people: everyone,
       bot: { name: 'Campaign' },
     },
-    channels: PLAYGROUND_CHANNELS.map((c) => pageChannel(src, c, ctx)),
+    channels: [
+      ...PLAYGROUND_CHANNELS.map((c) => pageChannel(src, c, ctx)),
+      // The app's DM with the person: where it tells an admin that a channel refused its posts.
+      pageChannel(
+        src,
+        { id: `D${src.you.id.slice(1)}`, name: 'Campaign', purpose: 'The app’s direct messages to you' },
+        ctx,
+        true,
+      ),
+    ],
     modal: pageModal(src, ctx),
     home: pageHome(src, ctx),
     shortcuts: MESSAGE_SHORTCUTS,
     tryThese: tryThese(state),
     platform: { mode: platform.mode(), modes: PLATFORM_MODES, slowMs: src.slowMs },
+    slack: {
+      mode: src.slackSwitch.mode,
+      modes: SLACK_MODES,
+      states: CHANNEL_STATES,
+      channels: PLAYGROUND_CHANNELS.map((c) => ({ id: c.id, name: c.name, state: src.slackSwitch.channelState(c.id) })),
+    },
     simulator: {
       triggers: SIMULATED_TRIGGERS,
       outcomes: CALL_OUTCOME_CHOICES.map((name) => ({
@@ -79,7 +96,12 @@ export function pageState(src: PageStateSource): PageState {
   };
 }
 
-function pageChannel(src: PageStateSource, c: SlackChannel & { name: string }, ctx: RenderContext): PageChannel {
+function pageChannel(
+  src: PageStateSource,
+  c: Pick<SlackChannel, 'id' | 'purpose'> & { name: string },
+  ctx: RenderContext,
+  dm = false,
+): PageChannel {
   const all: PageMessage[] = [
     ...src.slack.messages(c.id).map((m) => pageMessage(src, m, ctx)),
     ...src.slack
@@ -93,7 +115,7 @@ function pageChannel(src: PageStateSource, c: SlackChannel & { name: string }, c
     if (m.threadTs !== undefined && m.threadTs !== m.ts) (threads[m.threadTs] ??= []).push(m);
     else top.push(m);
   }
-  return { id: c.id, name: c.name, purpose: c.purpose ?? '', messages: top, threads };
+  return { id: c.id, name: c.name, dm, purpose: c.purpose ?? '', messages: top, threads };
 }
 
 function pageMessage(src: PageStateSource, m: SlackMessage, ctx: RenderContext): PageMessage {

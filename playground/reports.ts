@@ -1,3 +1,8 @@
+/** Days of dashboard snapshots the playground starts with: the digest chart's 14 days. */
+const HISTORY_DAYS = 14;
+/** As the bot bounds its own series (src/digests/snapshots.ts): 45 days, 400 snapshots at most. */
+const SNAPSHOT_BOUNDS = { keepMs: 45 * 86_400_000, max: 400 };
+
 /**
  * The Simulate panel's report buttons: fire the channels' scheduled digests now, and move this month's usage
  * on the platform and run the quota-alert checks at once. Both go through the bot's own store-kept timers
@@ -5,7 +10,9 @@
  */
 import type { Bot } from '../src/bot/compose.js';
 import { DIGEST_TIMER, QUOTA_TIMER, timerId } from '../src/digests/index.js';
-import type { FakePlatform } from '../fakes/platform/index.js';
+import type { DashboardStats } from '../src/api/dashboard.js';
+import { figuresOf } from '../src/digests/period.js';
+import { currentQuotaRow, dashboardHistory, type FakePlatform } from '../fakes/platform/index.js';
 import type { Outcome } from './page-api.js';
 
 export class PlaygroundReports {
@@ -14,6 +21,18 @@ export class PlaygroundReports {
     private readonly platform: FakePlatform,
     private readonly teamId: string,
   ) {}
+
+  /**
+   * The snapshots a bot running for the last two weeks would hold (one each local midnight), so the first
+   * digest shows its period and a full chart rather than "no baseline yet".
+   */
+  async seedHistory(today: Date): Promise<void> {
+    for (const day of dashboardHistory(this.platform.state, today, HISTORY_DAYS)) {
+      // The simulator's rows are the wire format the client reads (its schema also takes unknown fields).
+      const figures = figuresOf({ totals: day.totals } as DashboardStats, day.at);
+      await this.bot.deps.store.reports.addSnapshot(this.teamId, figures, SNAPSHOT_BOUNDS);
+    }
+  }
 
   async fireDigests(): Promise<Outcome> {
     const channels = (await this.bot.deps.store.reports.digests(this.teamId)).map((d) => d.channelId);
@@ -29,8 +48,7 @@ export class PlaygroundReports {
 
   /** Sets this month's usage to `percent` of its allowance; channels with quota alerts are checked at once. */
   async setUsage(percent: number): Promise<Outcome> {
-    const rows = this.platform.state.quota;
-    const month = [...rows].sort((a, b) => b.CreatedAt.localeCompare(a.CreatedAt))[0];
+    const month = currentQuotaRow(this.platform.state);
     if (!month) return { ok: false, error: 'The simulator has no quota on record.' };
     const plan = /^\d+$/.test(month.PlanQuota) ? BigInt(month.PlanQuota) : 0n;
     const total = plan + BigInt(month.PurchasedMs) + BigInt(month.RolloverMs);

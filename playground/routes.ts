@@ -20,6 +20,8 @@
  *   POST /playground/burst              { campaignId, count }                 → that many calls end at once
  *   POST /playground/you                { userId }                            → the person at the page is someone else
  *   POST /playground/platform           { mode }                              → the simulator normal/slow/down/errors
+ *   POST /playground/slack              { mode }                              → the Slack stand-in normal/rate-limited/down/failing/answers-lost
+ *   POST /playground/slack-channel      { channel, state }                    → the bot removed, archived, read-only or normal
  *   GET  /playground/files/<id>         a file's bytes (PNG, JPEG and GIF inline, others as a download)
  *   GET  /playground/media/<kind>/<n>   what a recording or voice-preview link plays on the page (local-links.ts)
  *
@@ -36,6 +38,7 @@ import { CALL_OUTCOME_CHOICES } from './call-outcomes.js';
 import type { Outcome } from './page-api.js';
 import { PlaygroundInputError, type PlaygroundSession } from './session.js';
 import { SIMULATED_TRIGGERS } from './simulate.js';
+import { CHANNEL_STATES, SLACK_MODES } from './slack-switch.js';
 
 /** Raster images the page shows inline (never SVG: it can carry script). */
 const INLINE_IMAGES = new Set(['image/png', 'image/jpeg', 'image/gif']);
@@ -63,6 +66,7 @@ const ASSETS: Record<string, string> = {
   'mentions.js': JS,
   'modal.js': JS,
   'simulator.js': JS,
+  'slack-switch.js': JS,
   'try-these.js': JS,
   'uploads.js': JS,
   'app.css': CSS,
@@ -132,6 +136,8 @@ const schemas = {
   burst: z.object({ campaignId: z.string().min(1).max(200), count: z.number().int().min(1).max(50) }),
   you: z.object({ userId: z.string().max(40) }),
   platform: z.object({ mode: z.enum(PLATFORM_MODES) }),
+  slack: z.object({ mode: z.enum(SLACK_MODES) }),
+  slackChannel: z.object({ channel, state: z.enum(CHANNEL_STATES) }),
   report: z.union([z.object({ digest: z.literal(true) }), z.object({ usagePercent: z.number().min(0).max(200) })]),
 };
 
@@ -320,6 +326,10 @@ export function playgroundRoutes(
     post('/playground/burst', schemas.burst, (b) => session.burst(b.campaignId, b.count)),
     post('/playground/you', schemas.you, (b) => Promise.resolve(session.setYou(b.userId))),
     post('/playground/platform', schemas.platform, (b) => session.setPlatformMode(b.mode)),
+    post('/playground/slack', schemas.slack, (b) => Promise.resolve(session.setSlackMode(b.mode))),
+    post('/playground/slack-channel', schemas.slackChannel, (b) =>
+      Promise.resolve(session.setChannelState(b.channel, b.state)),
+    ),
   ];
 }
 

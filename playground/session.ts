@@ -14,6 +14,7 @@ import type { FakeSlack, SlackFile } from '../fakes/slack/index.js';
 import { localTargets, type LocalTargets, type MediaKind } from './local-links.js';
 import type { PlaygroundReports } from './reports.js';
 import { pageState } from './page-state.js';
+import { SlackSwitch, type ChannelState, type SlackMode } from './slack-switch.js';
 import { simulate, simulateBurst, SimulatorMemory, type SimulateInput, type SimulateResult } from './simulate.js';
 import { buildStateValues, type RawValues, type ServedOptions } from './view-state.js';
 import type { ActionInput, Outcome, PageState } from './page-api.js';
@@ -51,11 +52,14 @@ export class PlaygroundSession {
   reports: PlaygroundReports | undefined;
 
   private readonly localTarget: LocalTargets;
+  /** How Slack treats the bot now (the page's Slack switch). */
+  readonly slackSwitch: SlackSwitch;
 
   constructor(
     readonly slack: FakeSlack,
     readonly platform: FakePlatform,
   ) {
+    this.slackSwitch = new SlackSwitch(slack);
     this.localTarget = localTargets({ slackDomain: slack.teamDomain, recordingsUrl: platform.recordingsUrl });
   }
 
@@ -119,6 +123,8 @@ export class PlaygroundSession {
   /** `/campaign <text>` typed in a channel. */
   async command(channel: string, text: string): Promise<Outcome> {
     this.requireChannel(channel);
+    const refused = this.slackSwitch.refusal(channel);
+    if (refused) return { ok: false, error: refused };
     const res = await this.sign.command({ text, channelId: channel, userId: this.you.id, userName: this.you.name });
     this.changed();
     const problem = this.ackProblem(res, '/campaign');
@@ -130,6 +136,8 @@ export class PlaygroundSession {
   /** A message the person posts (top level, or a reply in a thread), optionally with uploaded files. */
   async message(channel: string, text: string, threadTs?: string, fileIds: readonly string[] = []): Promise<Outcome> {
     this.requireChannel(channel);
+    const refused = this.slackSwitch.refusal(channel);
+    if (refused) return { ok: false, error: refused };
     const files = fileIds.flatMap((id) => this.files.get(id) ?? []);
     if (text.trim() === '' && files.length === 0) return { ok: false, error: 'Type a message first.' };
     if (threadTs !== undefined && !this.slack.message(channel, threadTs))
@@ -149,6 +157,8 @@ export class PlaygroundSession {
 
   /** A click on a button / choice in a select or overflow menu, in a message or a view. */
   async action(input: ActionInput): Promise<Outcome> {
+    const refused = this.slackSwitch.refusal(input.container === 'message' ? input.channel : '');
+    if (refused) return { ok: false, error: refused };
     const override = this.actionOverride(input);
     const common = {
       actionId: input.actionId,
@@ -410,6 +420,23 @@ export class PlaygroundSession {
     return { ok: true };
   }
 
+  /** The Slack switch: normal, rate-limited, down, failing or losing answers, from now on. */
+  setSlackMode(mode: SlackMode): Outcome {
+    this.slackSwitch.setMode(mode);
+    this.changed();
+    this.logger?.info({ mode }, 'playground: the Slack stand-in switched mode');
+    return { ok: true };
+  }
+
+  /** One channel: the bot removed from it, archived, read-only, or back to normal. */
+  setChannelState(channel: string, state: ChannelState): Outcome {
+    this.requireChannel(channel);
+    this.slackSwitch.setChannel(channel, state);
+    this.changed();
+    this.logger?.info({ channel, state }, 'playground: a channel changed in the Slack stand-in');
+    return { ok: true };
+  }
+
   /**
    * What the page's audio player plays for a link that stays on the page: the simulator's call recording (the
    * same for every call), or the first sample a cloned voice was made from (its "preview").
@@ -448,6 +475,7 @@ export class PlaygroundSession {
       lastSimulation: this.lastSimulation,
       localTarget: this.localTarget,
       slowMs: SLOW_PLATFORM_MS,
+      slackSwitch: this.slackSwitch,
     });
   }
 
@@ -478,6 +506,8 @@ export class PlaygroundSession {
   // ---------------------------------------------------------------------------------------- helpers
 
   private requireChannel(channel: string): void {
+    if (channel.startsWith('D'))
+      throw new PlaygroundInputError('The app’s direct messages are for reading here: type in a channel.');
     if (!PLAYGROUND_CHANNELS.some((c) => c.id === channel))
       throw new PlaygroundInputError(`unknown channel ${channel}`);
   }

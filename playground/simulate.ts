@@ -9,6 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { request } from 'undici';
+import { bookCall, bookChat } from '../fakes/platform/index.js';
 import type { PlatformState } from '../fakes/platform/seed.js';
 import { customerFor, pickOutcome, type CallOutcomeName } from './call-outcomes.js';
 
@@ -20,6 +21,9 @@ export const SIMULATED_TRIGGERS = [
   'message_session_completed',
 ] as const;
 type SimulatedTrigger = (typeof SIMULATED_TRIGGERS)[number];
+
+/** Who an event is about when the panel names nobody. */
+const DEFAULT_CUSTOMER = { name: 'Olivia Brown', number: '+14155550123' };
 
 export interface SimulateInput {
   trigger: SimulatedTrigger;
@@ -52,6 +56,8 @@ export interface SimulateResult {
 export class SimulatorMemory {
   private readonly calls = new Map<string, string>();
   private readonly sessions = new Map<string, string>();
+  /** Customer numbers the account has chatted with (each a contact on the dashboard). */
+  readonly contacts = new Set<string>();
 
   callFor(campaignId: string, number: string, fresh: boolean): string {
     const key = `${campaignId}|${number}`;
@@ -77,6 +83,11 @@ export class SimulatorMemory {
     return id;
   }
 
+  hasSession(state: PlatformState, campaignId: string, number: string): boolean {
+    const id = this.sessions.get(`${campaignId}|${number}`);
+    return id !== undefined && state.sessions[id]?.handoff === true;
+  }
+
   endSession(state: PlatformState, campaignId: string, number: string): string | undefined {
     const key = `${campaignId}|${number}`;
     const id = this.sessions.get(key);
@@ -98,12 +109,12 @@ function buildEvent(
   const campaign = state.campaigns[input.campaignId];
   if (!campaign) throw new Error(`The simulator has no campaign ${input.campaignId}.`);
   const agent = state.agents[campaign.id]?.[0];
-  const customerNumber = input.customerNumber?.trim() || '+14155550123';
+  const customerNumber = input.customerNumber?.trim() || DEFAULT_CUSTOMER.number;
   const common = {
     campaignId: campaign.id,
     agentId: agent?.id ?? '',
     customerNumber,
-    customerName: input.customerName?.trim() || 'Olivia Brown',
+    customerName: input.customerName?.trim() || DEFAULT_CUSTOMER.name,
     campaignName: campaign.name,
     agentName: agent?.name ?? '',
     campaignType: campaign.type,
@@ -120,6 +131,17 @@ function buildEvent(
       const endedAt = now;
       const startedAt = new Date(endedAt.getTime() - durationMs);
       const first = common.customerName.split(' ')[0] ?? common.customerName;
+      const customerEmail = `${first.toLowerCase().replace(/[^a-z]/g, '') || 'customer'}@example.com`;
+      bookCall(state, {
+        campaignId: campaign.id,
+        callId,
+        customerName: common.customerName,
+        customerEmail,
+        status: outcome.status,
+        durationMs,
+        endedAt: endedAt.toISOString(),
+        booked: outcome.booking === true,
+      });
       return {
         event: {
           ...common,
@@ -137,7 +159,7 @@ function buildEvent(
               ].join('\n')
             : '',
           audioUrl: `${recordingsUrl}/${callId}.wav`,
-          customerEmail: `${first.toLowerCase().replace(/[^a-z]/g, '') || 'customer'}@example.com`,
+          customerEmail,
           status: outcome.status,
           endedReason: outcome.endedReason,
         },
@@ -145,6 +167,7 @@ function buildEvent(
     }
     case 'message_received': {
       const sessionId = memory.sessionFor(state, campaign.id, customerNumber);
+      bookChat(state, memory.contacts, customerNumber);
       return {
         event: {
           ...common,
@@ -174,6 +197,20 @@ function buildEvent(
       };
     }
   }
+}
+
+/**
+ * Why the platform would send nothing for this event, in a sentence for the page: it closes only a conversation
+ * that is open (a session this simulator opened with a customer message and has not closed).
+ */
+function ignoredBecause(state: PlatformState, memory: SimulatorMemory, input: SimulateInput): string | undefined {
+  if (input.trigger !== 'message_session_completed') return undefined;
+  const campaign = state.campaigns[input.campaignId];
+  if (!campaign) return undefined;
+  const number = input.customerNumber?.trim() || DEFAULT_CUSTOMER.number;
+  if (memory.hasSession(state, campaign.id, number)) return undefined;
+  const name = input.customerName?.trim() || DEFAULT_CUSTOMER.name;
+  return `Chat session completed did nothing: no open conversation for ${name} (${number}) in ${campaign.name}. Fire a customer message for them first.`;
 }
 
 /** Hook URLs subscribed for this trigger and campaign. session_completed goes where the conversation's messages go. */
@@ -216,6 +253,8 @@ export async function simulate(
   botUrl: string,
   recordingsUrl: string,
 ): Promise<SimulateResult> {
+  const ignored = ignoredBecause(state, memory, input);
+  if (ignored) return { event: {}, deliveries: [], problem: ignored };
   const { event, sessionId } = buildEvent(state, memory, input, recordingsUrl);
   const urls = hookUrlsFor(state, input.trigger, input.campaignId);
   const extra = sessionId ? { sessionId } : {};

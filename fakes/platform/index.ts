@@ -8,6 +8,8 @@
  * - Every response carries `x-request-id`; every error body is `{ error: { message, code, requestId } }`.
  * - Every request is recorded in `requests` (after its body was read, before faults/auth/routing), so tests
  *   can assert exactly what the platform received, including multipart parts.
+ * - `today`: the seed's dates moved to that day (the playground's); as written, 8 March 2024, otherwise.
+ * - books.ts keeps the books of simulated calls and chats (dashboard totals, quota used, bookings).
  * - `setMode()` makes the whole platform slow, down (connections refused) or failing (500s), for the playground's
  *   switch and for tests; `normal` by default.
  * - `inject()` adds faults (error status, delay, socket reset, raw body, or held until `release()`) for matching
@@ -22,4 +24,5 @@
 export * from './types.js';
 export { startFakePlatform } from './server.js';
 export { seedQuota } from './seed.js';
+export { bookCall, bookChat, currentQuotaRow, dashboardHistory, type BookedCall } from './books.js';
 export { SAMPLE_RECORDINGS_ORIGIN, VOICE_PREVIEWS_BASE, sampleRecording } from './recordings.js';

@@ -4,7 +4,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { RECORDINGS_PATH, serveRecording } from './recordings.js';
 import { HttpError, matchRoute } from './routes.js';
-import { createSeedState, type QuotaSeed } from './seed.js';
+import { moveSeedTo } from './relative-seed.js';
+import { createSeedState, type PlatformState, type QuotaSeed } from './seed.js';
 import type { FakePlatform, Fault, PlatformMode, RecordedFile, RecordedRequest } from './types.js';
 
 const BASE_PATH = '/v1/api';
@@ -54,8 +55,17 @@ function faultMatches(fault: Fault, req: RecordedRequest): boolean {
   return typeof fault.path === 'string' ? fault.path === req.path : fault.path.test(req.path);
 }
 
-export async function startFakePlatform(opts: { apiKeys?: string[]; quota?: QuotaSeed } = {}): Promise<FakePlatform> {
+/** The seed, moved to `today` when one is given (the playground's), else as written (8 March 2024, for tests). */
+function seedState(opts: { apiKeys?: string[]; quota?: QuotaSeed; today?: () => Date }): PlatformState {
   const state = createSeedState(opts.apiKeys, opts);
+  if (opts.today) moveSeedTo(state, opts.today());
+  return state;
+}
+
+export async function startFakePlatform(
+  opts: { apiKeys?: string[]; quota?: QuotaSeed; today?: () => Date } = {},
+): Promise<FakePlatform> {
+  const state = seedState(opts);
   const requests: RecordedRequest[] = [];
   let faults: Fault[] = [];
   const timers = new Set<NodeJS.Timeout>();
@@ -230,7 +240,7 @@ export async function startFakePlatform(opts: { apiKeys?: string[]; quota?: Quot
       release();
     },
     resetState() {
-      Object.assign(state, createSeedState(opts.apiKeys, opts));
+      Object.assign(state, seedState(opts));
     },
     async close() {
       release();

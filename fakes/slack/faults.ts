@@ -53,6 +53,8 @@ export class InjectedFaults {
   private channelLimit: number | undefined;
   private readonly channelPosts = new Map<string, number[]>();
   private workspaceLimit: number | undefined;
+  /** Slack down (`setDown`): every Web API call answered 503, nothing carried out. */
+  down = false;
   private readonly workspacePosts = new Map<string, number[]>();
 
   /** `now`: the clock time-bounded faults heal by and the workspace limit's minute runs on (`rateLimitClock`). */
@@ -177,6 +179,7 @@ export class InjectedFaults {
   }
 
   reset(): void {
+    this.down = false;
     this.rateRules = [];
     this.failRules = [];
     this.lostAnswers = [];

@@ -318,6 +318,10 @@ class FakeSlackServer extends SlackState implements FakeSlack {
     this.faults.failMethodFor(method, error, ms);
   }
 
+  setDown(down: boolean): void {
+    this.faults.down = down;
+  }
+
   restrictChannel(channel: string, kind: ChannelRestriction): void {
     this.restrictions.set(this.knownChannel(channel).id, kind);
   }
@@ -436,6 +440,13 @@ class FakeSlackServer extends SlackState implements FakeSlack {
     };
 
     // Injected faults first: a test that asks for a 429 or an error gets it whatever the arguments.
+    if (this.faults.down) {
+      call.injected = true;
+      call.status = 503;
+      res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end('Service Unavailable');
+      return;
+    }
     const rate = this.faults.rateLimited(method);
     if (rate) {
       call.injected = true;

@@ -490,6 +490,12 @@ export interface FakeSlack {
    */
   failMethodFor(method: string, error: string, ms: number): void;
   /**
+   * Slack down, until called with false: every Web API call is answered HTTP 503 and not carried out, as when
+   * Slack's edge answers for a Slack that is unavailable (https://docs.slack.dev/apis/web-api/#errors: 5xx
+   * "the request could not be processed"; https://slack-status.com for incidents). Cleared by `clearFaults`.
+   */
+  setDown(down: boolean): void;
+  /**
    * Carry out `method` but lose its answer, `times` times (default 1): Slack did it (the message is stored, the
    * file shared…) and the caller cannot know. By default the connection drops with no HTTP answer at all (the
    * caller sees a network error); `'http-503'` answers 503 instead, as an edge that gave up on Slack would.

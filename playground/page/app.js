@@ -15,7 +15,7 @@
  * @typedef {{ id: string, name: string, size: number, type: string, audio: boolean }} PageFile
  * @typedef {{ ts: string, threadTs?: string, author: string, authorKind: 'bot' | 'user', html: string, files: PageFile[],
  *   reactions: { name: string, emoji: string, count: number }[], replyCount: number, ephemeral: boolean, edited: boolean }} PageMessage
- * @typedef {{ id: string, name: string, purpose: string, messages: PageMessage[], threads: Record<string, PageMessage[]> }} PageChannel
+ * @typedef {{ id: string, name: string, dm: boolean, purpose: string, messages: PageMessage[], threads: Record<string, PageMessage[]> }} PageChannel
  * @typedef {{ id: string, title: string, submit?: string, close: string, body: string, depth: number, errors: Record<string, string> }} PageModal
  * @typedef {{ event: Record<string, unknown>, deliveries: { hook: string, status: number, body: string }[], problem?: string, sessionId?: string }} Simulation
  * @typedef {{ calls: number, answers: Record<string, number>, statuses: Record<string, number>, problem?: string }} Burst
@@ -35,6 +35,7 @@
  *   shortcuts: { callbackId: string, name: string }[],
  *   tryThese: TryThese,
  *   platform: { mode: PlatformMode, modes: PlatformMode[], slowMs: number },
+ *   slack: { mode: string, modes: string[], states: string[], channels: { id: string, name: string, state: string }[] },
  *   simulator: {
  *     triggers: string[], outcomes: { name: string, label: string }[], campaigns: { id: string, name: string, type: string }[],
  *     sessions: { id: string, campaignId: string, handoff: boolean }[],
@@ -53,10 +54,18 @@ import { playAudio, wirePlayer } from './links.js';
 import { attachMentions, fillWithMentions, takeMentions } from './mentions.js';
 import { closeModal, forgetModal, renderModal, submitModal, suggestOptions } from './modal.js';
 import { renderPlatformSwitch, renderSimulator, wireSimulator } from './simulator.js';
+import { renderSlackSwitch, wireSlackSwitch } from './slack-switch.js';
 import { renderTryThese } from './try-these.js';
 import { upload, uploadInto } from './uploads.js';
 
 const POLL_MS = 400;
+/** While the bot does not answer, polls back off to this (each failed poll is a line in the browser's console). */
+const LOST_POLL_MAX_MS = 8000;
+/**
+ * When this page was loaded (Slack ts seconds): ephemeral messages are gone on reload in Slack, so the page
+ * shows only those that arrived since.
+ */
+const LOADED_AT = Date.now() / 1000;
 
 /** @typedef {'try' | 'simulate'} Tab */
 
@@ -113,6 +122,7 @@ async function api(path, body) {
 
 // ------------------------------------------------------------------------------------------------ state
 
+/** @returns {Promise<boolean>} whether the bot answered */
 async function poll() {
   /** @type {PageState | { version: string, instance: string, unchanged: true }} */
   let next;
@@ -125,13 +135,35 @@ async function poll() {
   } catch {
     // The bot is restarting or stopping: say so, and the next poll tries again.
     noteLost();
-    return;
+    return false;
   }
   if (noteAnswer(next.instance)) startOver();
-  if ('unchanged' in next) return;
+  if ('unchanged' in next) return true;
   ui.version = next.version;
-  ui.state = next;
+  ui.state = withoutOldEphemerals(next);
   render();
+  return true;
+}
+
+/**
+ * Ephemeral messages from before this page was loaded dropped, as Slack drops them on reload.
+ * @param {PageState} state
+ */
+function withoutOldEphemerals(state) {
+  /** @param {PageMessage} m */
+  const keep = (m) => !m.ephemeral || Number(m.ts) >= LOADED_AT;
+  for (const c of state.channels) {
+    c.messages = c.messages.filter(keep);
+    for (const ts of Object.keys(c.threads)) c.threads[ts] = (c.threads[ts] ?? []).filter(keep);
+  }
+  return state;
+}
+
+/** Polls on, every POLL_MS while the bot answers; backing off, doubling up to LOST_POLL_MAX_MS, while it does not. */
+async function pollLoop(delay = POLL_MS) {
+  const answered = await poll();
+  const next = answered ? POLL_MS : Math.min(delay * 2, LOST_POLL_MAX_MS);
+  setTimeout(() => void pollLoop(next), next);
 }
 
 function currentChannel() {
@@ -148,6 +180,7 @@ function render() {
   renderThread(state);
   renderTryThese(state.tryThese);
   renderPlatformSwitch(state.platform);
+  renderSlackSwitch(state.slack);
   renderSimulator(state.simulator);
   renderModal(state.modal);
 }
@@ -176,7 +209,7 @@ function renderChannelList(state) {
       const active = ui.view === 'channel' && c.id === ui.channel;
       if (active) ui.seen[c.id] = count;
       const unread = !active && count > (ui.seen[c.id] ?? 0);
-      return `<li><button type="button" class="channel-link${active ? ' active' : ''}${unread ? ' unread' : ''}" data-channel-id="${esc(c.id)}"># ${esc(c.name)}</button></li>`;
+      return `<li><button type="button" class="channel-link${active ? ' active' : ''}${unread ? ' unread' : ''}" data-channel-id="${esc(c.id)}">${c.dm ? '@' : '#'} ${esc(c.name)}</button></li>`;
     })
     .join('');
   byId('home-link', HTMLButtonElement).classList.toggle('active', ui.view === 'home');
@@ -205,11 +238,12 @@ function renderMain(state) {
     return;
   }
   messages.hidden = false;
-  composer.hidden = false;
   home.hidden = true;
   const channel = currentChannel();
   if (!channel) return;
-  byId('channel-title', HTMLHeadingElement).textContent = `# ${channel.name}`;
+  // The app's direct messages are read here; commands go in a channel.
+  composer.hidden = channel.dm;
+  byId('channel-title', HTMLHeadingElement).textContent = `${channel.dm ? '@' : '#'} ${channel.name}`;
   byId('channel-purpose', HTMLDivElement).textContent = channel.purpose;
   byId('composer-input', HTMLTextAreaElement).placeholder = `Message #${channel.name} — try /campaign help`;
   const html = channel.messages.length
@@ -242,9 +276,11 @@ function renderThread(state) {
   }
   byId('thread-channel', HTMLSpanElement).textContent = `#${channel.name}`;
   const replies = channel.threads[thread.ts] ?? [];
+  // As Slack counts them: messages only visible to you are not replies of the thread.
+  const count = replies.filter((m) => !m.ephemeral).length;
   const html =
     messageHtml(parent, channel.id, true) +
-    `<div class="thread-divider">${replies.length} ${replies.length === 1 ? 'reply' : 'replies'}</div>` +
+    `<div class="thread-divider">${count} ${count === 1 ? 'reply' : 'replies'}</div>` +
     replies.map((m) => messageHtml(m, channel.id, true)).join('');
   replaceScrolled(list, html);
 }
@@ -574,11 +610,11 @@ function wire() {
     if (event.key === 'Escape' && !byId('modal', HTMLDivElement).hidden) void closeModal(api);
   });
 
-  wireSimulator(api, () => ui.state?.simulator);
+  wireSimulator(api);
+  wireSlackSwitch(api);
   wirePlayer();
   wireConnection();
 }
 
 wire();
-void poll();
-setInterval(() => void poll(), POLL_MS);
+void pollLoop();

@@ -36,7 +36,9 @@ export function renderSimulator(sim) {
     campaign.innerHTML = sim.campaigns
       .map((c) => `<option value="${esc(c.id)}">${esc(c.name)} (${esc(c.id)}, ${esc(c.type)})</option>`)
       .join('');
-    pickCampaignFor(sim, trigger.value);
+    const chat = sim.campaigns.find((c) => c.type === 'messages');
+    if (chat) campaign.value = chat.id;
+    showFieldsFor(trigger.value);
   }
   const list = (/** @type {string} */ id, /** @type {string[]} */ items, /** @type {string} */ none) => {
     const html = items.length ? items.map((i) => `<li>${i}</li>`).join('') : `<li class="muted">${esc(none)}</li>`;
@@ -90,25 +92,32 @@ const TRIGGER_LABELS = {
   message_session_completed: '🏁 Chat session completed',
 };
 
+/** What each event's text box is for; events without one hide it. @type {Record<string, string>} */
+const TEXT_CAPTIONS = {
+  call_completed: 'Call summary',
+  message_received: 'Customer message',
+  message_sent: 'Agent message',
+};
+
+/** Each event's own text, kept while another event is picked: a customer's message never becomes a call's summary. */
+/** @type {Record<string, string>} */
+const textOf = {};
+let shownTrigger = '';
+
 /**
- * Picks a campaign that fits the event (calls need an outbound one, chat events a messages one) and names the text field.
- * @param {Simulator | undefined} sim
+ * Shows the fields of `trigger`: its own text (kept from the last time it was picked) and, for a completed call,
+ * how it ends. The campaign and the customer stay as chosen.
  * @param {string} trigger
  */
-function pickCampaignFor(sim, trigger) {
-  if (!sim) return;
-  const wanted = trigger.startsWith('call') ? 'outbound' : 'messages';
-  const found = sim.campaigns.find((c) => c.type === wanted);
-  if (found) byId('sim-campaign', HTMLSelectElement).value = found.id;
+function showFieldsFor(trigger) {
+  const text = byId('sim-text', HTMLTextAreaElement);
+  if (shownTrigger) textOf[shownTrigger] = text.value;
+  shownTrigger = trigger;
+  text.value = textOf[trigger] ?? '';
   byId('sim-outcome-label', HTMLLabelElement).hidden = trigger !== 'call_completed';
-  byId('sim-text-caption', HTMLSpanElement).textContent =
-    trigger === 'call_completed'
-      ? 'Call summary'
-      : trigger === 'message_received'
-        ? 'Customer message'
-        : trigger === 'message_sent'
-          ? 'Agent message'
-          : 'Text (not used by this event)';
+  const caption = TEXT_CAPTIONS[trigger];
+  byId('sim-text-label', HTMLLabelElement).hidden = caption === undefined;
+  byId('sim-text-caption', HTMLSpanElement).textContent = caption ?? '';
 }
 
 /** @param {Simulation | undefined} result */
@@ -179,15 +188,14 @@ function showBurst(burst) {
 
 /**
  * @param {Api} api
- * @param {() => Simulator | undefined} simulator
  */
-export function wireSimulator(api, simulator) {
+export function wireSimulator(api) {
   byId('platform-switch', HTMLFieldSetElement).addEventListener('change', (event) => {
     const input = event.target;
     if (input instanceof HTMLInputElement && input.checked) void api('/playground/platform', { mode: input.value });
   });
   byId('sim-trigger', HTMLSelectElement).addEventListener('change', (event) => {
-    if (event.target instanceof HTMLSelectElement) pickCampaignFor(simulator(), event.target.value);
+    if (event.target instanceof HTMLSelectElement) showFieldsFor(event.target.value);
   });
   byId('sim-digest', HTMLButtonElement).addEventListener(
     'click',
@@ -221,7 +229,7 @@ export function wireSimulator(api, simulator) {
         campaignId: byId('sim-campaign', HTMLSelectElement).value,
         customerName: byId('sim-name', HTMLInputElement).value,
         customerNumber: byId('sim-number', HTMLInputElement).value,
-        text: byId('sim-text', HTMLTextAreaElement).value,
+        ...(TEXT_CAPTIONS[trigger] ? { text: byId('sim-text', HTMLTextAreaElement).value } : {}),
         ...(trigger === 'call_completed' ? { outcome: byId('sim-outcome', HTMLSelectElement).value } : {}),
       });
       showSimulation(outcome.simulation);

@@ -1,6 +1,6 @@
 /**
  * Faults at Slack's edges, over real sockets with the real WebClient: answers lost after Slack acted (the
- * connection drops, or an edge answers 503), `{ok:false}` outages that heal, the workspace-wide posting limit
+ * connection drops, or an edge answers 503), Slack down (every call 503), `{ok:false}` outages that heal, the workspace-wide posting limit
  * (https://docs.slack.dev/apis/web-api/rate-limits: chat.postMessage "generally allows posting one message per
  * second per channel, while also maintaining a workspace-wide limit"), the errors that say a token or grant is
  * gone, and Slack's `app_rate_limited` callback (https://docs.slack.dev/reference/events/app_rate_limited).
@@ -126,6 +126,32 @@ describe('ok:false outages that heal (failMethodFor)', () => {
       expect((await client.auth.test()).ok).toBe(true);
     }
     expect(unexpectedRefusals()).toEqual([]);
+  });
+});
+
+describe('Slack down (setDown)', () => {
+  it('answers every Web API call HTTP 503 and carries none out, until it is back', async () => {
+    fake.setDown(true);
+
+    const err = await thrown(client.chat.postMessage({ channel: CHANNEL, text: 'while Slack is down' }));
+    expect(err).toMatchObject({ code: ErrorCode.HTTPError, statusCode: 503 });
+    expect(await thrown(client.auth.test())).toMatchObject({ statusCode: 503 });
+    expect(fake.messages(CHANNEL)).toEqual([]);
+
+    fake.setDown(false);
+    expect((await client.chat.postMessage({ channel: CHANNEL, text: 'back' })).ok).toBe(true);
+    expect(fake.messages(CHANNEL).map((m) => m.text)).toEqual(['back']);
+    expect(fake.callsTo('chat.postMessage').map((c) => [c.status, c.injected])).toEqual([
+      [503, true],
+      [200, undefined],
+    ]);
+    expect(unexpectedRefusals()).toEqual([]);
+  });
+
+  it('is cleared with the other faults', async () => {
+    fake.setDown(true);
+    fake.clearFaults();
+    expect((await client.auth.test()).ok).toBe(true);
   });
 });
 

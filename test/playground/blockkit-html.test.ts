@@ -225,7 +225,11 @@ describe('mrkdwn', () => {
   });
 
   it('turns known emoji shortcodes into emoji and leaves unknown ones', () => {
-    expect(mrkdwnToHtml(':white_check_mark: done :not_an_emoji: 10:30:00')).toBe('✅ done :not_an_emoji: 10:30:00');
+    // Emoji in their fully-qualified form (with U+FE0F where Unicode gives one), as the app's emoji table has them.
+    expect(mrkdwnToHtml(':white_check_mark: done :not_an_emoji: 10:30:00')).toBe(
+      '\u2705\uFE0F done :not_an_emoji: 10:30:00',
+    );
+    expect(mrkdwnToHtml(':car: :smile: :thumbsup:')).toBe('🚗 😄 👍\uFE0F');
   });
 });
 

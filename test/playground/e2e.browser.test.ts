@@ -2,64 +2,29 @@
  * The playground in a real headless browser (Debian's chromium, driven by playwright-core): what a newcomer
  * does after `npm start` with no configuration.
  *
- * Needs /usr/bin/chromium (`.ci/run` installs it). In CI a missing browser FAILS this file; locally (CI unset)
- * it is skipped with a loud message.
+ * Needs /usr/bin/chromium (browser.ts).
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { customerFor } from '../../playground/call-outcomes.js';
+import { browserTestsRun, openPage, type BrowserPage } from './browser.js';
 import { startTestPlayground, type PlaygroundHarness } from './support.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
-const inCi = Boolean(process.env.CI);
-
-if (!haveChromium && !inCi) {
-  console.warn(
-    `\n!!! ${CHROMIUM} is missing: SKIPPING the playground browser test (apt-get install -y chromium). CI fails instead.\n`,
-  );
-}
-
-describe.skipIf(!haveChromium && !inCi)('playground in a browser', () => {
+describe.skipIf(!browserTestsRun)('playground in a browser', () => {
   let h: PlaygroundHarness;
-  let context: BrowserContext;
+  let browser: BrowserPage;
   let page: Page;
-  let profileDir: string;
-  const pageErrors: string[] = [];
+  let pageErrors: string[];
 
   beforeAll(async () => {
-    if (!haveChromium)
-      throw new Error(`${CHROMIUM} is missing: install it (apt-get install -y chromium) — .ci/run does`);
     h = await startTestPlayground();
-    profileDir = mkdtempSync(join(tmpdir(), 'playground-chromium-'));
-    context = await chromium.launchPersistentContext(profileDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      viewport: { width: 1440, height: 900 },
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
-    page = context.pages()[0] ?? (await context.newPage());
-    page.setDefaultTimeout(10_000);
-    page.on('pageerror', (err) => pageErrors.push(err.message));
-    await page.goto(h.pg.url.replace('localhost', '127.0.0.1'));
+    browser = await openPage(h.pg.url.replace('localhost', '127.0.0.1'));
+    ({ page, pageErrors } = browser);
   }, 60_000);
 
   afterAll(async () => {
-    await context?.close();
+    await browser?.close();
     await h?.pg.stop();
-    if (profileDir) rmSync(profileDir, { recursive: true, force: true });
   });
 
   it('runs /campaign stats from the message box and shows the figures', async () => {

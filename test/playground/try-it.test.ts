@@ -234,3 +234,48 @@ describe('links that stay on the page', () => {
     }
   });
 });
+
+describe('the Slack switch', () => {
+  it('shows its position and each channel’s, refuses a mode Slack has none of, and heals back to normal', async () => {
+    await expect(h.post('/playground/slack', { mode: 'sideways' })).rejects.toThrow(/answered 400/);
+    expect(await h.post('/playground/slack', { mode: 'failing' })).toEqual({ ok: true });
+    expect(await h.post('/playground/slack-channel', { channel: GENERAL, state: 'archived' })).toEqual({ ok: true });
+    const state = await h.state();
+    expect(state.slack.mode).toBe('failing');
+    expect(state.slack.channels.find((c) => c.id === GENERAL)?.state).toBe('archived');
+    // Nobody can post in an archived channel: the page says so, nothing reaches the bot.
+    const refused = await h.post('/playground/command', { channel: GENERAL, text: 'stats' });
+    expect(refused).toEqual({ ok: false, error: expect.stringContaining('This channel is archived') });
+
+    await h.post('/playground/slack', { mode: 'normal' });
+    await h.post('/playground/slack-channel', { channel: GENERAL, state: 'normal' });
+    expect(h.pg.slack.channel(GENERAL)?.is_archived).toBe(false);
+    await ask('stats', /Connection rate/);
+  });
+
+  it('down: Slack would deliver nothing, so the command never reaches the bot', async () => {
+    await h.post('/playground/slack', { mode: 'down' });
+    const before = h.pg.slack.responses.length;
+    const refused = await h.post('/playground/command', { channel: GENERAL, text: 'stats' });
+    expect(refused.error).toContain('Slack is down (HTTP 503)');
+    await h.post('/playground/slack', { mode: 'normal' });
+    await ask('quota', /Usage quota/);
+    // Only the quota's answer came: the stats command was never sent.
+    expect(h.pg.slack.responses.slice(before).some((r) => JSON.stringify(r).includes('Connection rate'))).toBe(false);
+  });
+});
+
+describe('the simulator', () => {
+  it('says why an event does nothing: a chat session completed with no open conversation', async () => {
+    const outcome = await h.post('/playground/simulate', {
+      trigger: 'message_session_completed',
+      campaignId: 'camp-3',
+      customerName: 'Nobody Yet',
+      customerNumber: '+14155550155',
+    });
+    expect(outcome).toMatchObject({ ok: false });
+    expect(outcome.error).toBe(
+      'Chat session completed did nothing: no open conversation for Nobody Yet (+14155550155) in SMS Appointment Follow-up. Fire a customer message for them first.',
+    );
+  });
+});

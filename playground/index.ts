@@ -52,10 +52,17 @@ export async function startPlayground(opts: PlaygroundOptions): Promise<RunningP
     await Promise.all([slack.close(), platform.close()]);
   };
   try {
-    const members = PLAYGROUND_PEOPLE.map((p) => p.id);
+    const everyone = PLAYGROUND_PEOPLE.map((p) => p.id);
+    const fullMembers = PLAYGROUND_PEOPLE.filter((p) => p.role !== 'guest').map((p) => p.id);
     for (const { role: _role, about: _about, ...user } of PLAYGROUND_PEOPLE) slack.addUser(user);
-    // Everyone is in every channel (so `/campaign handoffs` lists their conversations, whoever asks).
-    for (const channel of PLAYGROUND_CHANNELS) slack.addChannel({ ...channel, is_member: true, members });
+    // Full members are in every channel (so `/campaign handoffs` lists their conversations, whoever asks); the
+    // guest only in #general, so #calls and #support show customers in full (a channel with a guest masks them).
+    for (const channel of PLAYGROUND_CHANNELS)
+      slack.addChannel({
+        ...channel,
+        is_member: true,
+        members: channel.name === 'general' ? everyone : fullMembers,
+      });
 
     const signingSecret = randomBytes(24).toString('hex');
     const parsed = parsePlaygroundConfig(opts.env, {

@@ -238,7 +238,7 @@ describe.skipIf(!browserTestsRun)('the playground, as Slack would show it', () =
 
   const customerNames = () => Array.from({ length: 20 }, (_, i) => customerFor(i).customerName);
 
-  it('a read-only channel: the customer’s message waits in /campaign failed with Retry, and Retry posts it', async () => {
+  it('a read-only channel: the customer’s message waits for it, /campaign failed shows it paused, and Resume posts it', async () => {
     h.pg.slack.expectRefusal('chat.postMessage', 'restricted_action_read_only_channel');
     await openSimulate();
     await b.page.locator('[data-slack-channel="C0SUPPORT01"]').selectOption('read-only');
@@ -256,8 +256,8 @@ describe.skipIf(!browserTestsRun)('the playground, as Slack would show it', () =
     await b.page.getByRole('button', { name: '# general' }).click();
     await run('/campaign failed');
     const failed = b.page.locator('#messages .msg.ephemeral', { hasText: 'Events that could not be posted' }).last();
+    await failed.getByText('1 post waits for it').waitFor();
     await failed.getByRole('button', { name: 'Resume' }).click();
-    await failed.getByRole('button', { name: 'Retry' }).click();
     await h.pg.slack.waitFor(
       () => h.pg.slack.messages(SUPPORT).some((m) => JSON.stringify(m).includes('Rhea Readonly')),
       20_000,

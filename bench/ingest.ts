@@ -105,7 +105,7 @@ async function queueDepth(bot: BotProcess): Promise<number> {
 }
 
 /** Seconds until the bot's queue is empty. */
-async function drain(bot: BotProcess): Promise<number> {
+export async function drain(bot: BotProcess): Promise<number> {
   const started = performance.now();
   await until(async () => (await queueDepth(bot)) === 0, 'the queue drained', 300_000, 100);
   return (performance.now() - started) / 1000;

@@ -4,7 +4,7 @@
  * `redis-server` on PATH (each run starts its own, on a free port). Never asserts: it prints figures.
  *
  *   BENCH_QUICK=1                          shorter runs (for trying things out; docs/BENCHMARKS.md's come from full runs)
- *   BENCH_ONLY=start,catalog,backlog,ingest,e2e,commands,flood,storm,bytes,fairness,forget,recordings   a subset (e.g. `BENCH_ONLY=ingest npm run bench`)
+ *   BENCH_ONLY=start,catalog,backlog,ingest,tracing,e2e,commands,flood,storm,bytes,fairness,forget,recordings   a subset (e.g. `BENCH_ONLY=ingest npm run bench`)
  */
 import { cpus, loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -19,6 +19,7 @@ import { runFlood, type FloodFigures } from './flood.js';
 import { runIngest } from './ingest.js';
 import { runRecordingDrip, runRecordings } from './recordings.js';
 import { runStorm } from './storm.js';
+import { runTracing } from './tracing.js';
 import type { BotProcess } from './lib/bot-process.js';
 import { startStack, type Stack } from './lib/stack.js';
 import { mb } from './lib/stats.js';
@@ -26,7 +27,7 @@ import { mb } from './lib/stats.js';
 const quick = process.env.BENCH_QUICK === '1';
 const only = new Set(
   (
-    process.env.BENCH_ONLY ?? 'start,catalog,backlog,ingest,e2e,commands,flood,storm,bytes,fairness,forget,recordings'
+    process.env.BENCH_ONLY ?? 'start,catalog,backlog,ingest,tracing,e2e,commands,flood,storm,bytes,fairness,forget,recordings'
   ).split(','),
 );
 const STARTS = 3;
@@ -163,6 +164,22 @@ async function ingest(stack: Stack): Promise<void> {
     );
     row(`RSS at the end of the ingest run, ${name}`, '≤ 300 MB', mb(m.rssEndBytes), m.rssEndBytes <= 300 * MB);
   }
+}
+
+async function tracing(stack: Stack): Promise<void> {
+  console.log(
+    `\n— tracing: webhook ack at a steady ${f0(INGEST.fixedRate)} req/s with Redis, traces off vs exported to a local OTLP sink (wrk -t1 -c${INGEST.connections}, ${INGEST.durationS} s after ${INGEST.warmupS} s warm-up, ${INGEST.rounds} round(s), one bot at a time)`,
+  );
+  const r = await runTracing(stack, INGEST);
+  const show = (runs: typeof r.on) =>
+    runs.map((x) => `p50 ${f1(x.p50)} / p99 ${f1(x.p99)} ms (${f0(x.achieved)} req/s)`).join('; ');
+  const median = (runs: typeof r.on) => runs.map((x) => x.p99).sort((a, b) => a - b)[Math.floor(runs.length / 2)]!;
+  row(
+    'webhook ack p99, traces off vs on (every span exported), median of the rounds',
+    'p99 ≤ 20 ms',
+    `off ${f1(median(r.off))} ms, on ${f1(median(r.on))} ms — off: ${show(r.off)}; on: ${show(r.on)}; the sink took ${f0(r.exports.requests)} exports, ${mb(r.exports.bytes)}`,
+    median(r.on) <= 20,
+  );
 }
 
 async function endToEnd(stack: Stack, bot: BotProcess): Promise<void> {
@@ -490,6 +507,14 @@ try {
     await bot.stop('SIGKILL');
     await ingest(stack);
     // An empty Redis and a fresh process: what the ingest runs left must not weigh on what follows.
+    await stack.redis.client.flushall();
+    bot = await stack.startBot();
+  }
+  if (only.has('tracing')) {
+    section = 'tracing';
+    // Its own bots alone, as ingest: the running one would take half of their queue.
+    await bot.stop('SIGKILL');
+    await tracing(stack);
     await stack.redis.client.flushall();
     bot = await stack.startBot();
   }

@@ -62,6 +62,18 @@ export interface Config {
    * and address; a host without a port matches every port), or `off` (links only); at most `maxBytes`.
    */
   recordings: { hosts: 'off' | readonly RecordingHost[]; maxBytes: number };
+  /** Traces (OTLP/HTTP JSON), only when the standard OTEL_* variables ask for them (docs/OPERATIONS.md › Traces). */
+  tracing?: TracingConfig;
+}
+
+export interface TracingConfig {
+  serviceName: string;
+  /** Where spans are POSTed: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as is, or OTEL_EXPORTER_OTLP_ENDPOINT + `/v1/traces`. */
+  url: string;
+  /** OTEL_EXPORTER_OTLP_HEADERS (e.g. a vendor's API key): secrets, pinned in the log redactor. */
+  headers: Readonly<Record<string, string>>;
+  /** Share of new traces kept (OTEL_TRACES_SAMPLER); a trace started elsewhere keeps its parent's choice. */
+  sampleRatio: number;
 }
 
 export interface RecordingHost {
@@ -165,6 +177,39 @@ const recordingHosts = z.string().transform((v, ctx): 'off' | RecordingHost[] =>
   return z.NEVER;
 });
 
+/** OTEL_EXPORTER_OTLP_HEADERS: `key=value` pairs, comma-separated, values percent-encoded (the OTel spec's form). */
+const otlpHeaders = z.string().transform((v, ctx) => {
+  const headers: Record<string, string> = {};
+  for (const pair of v
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
+    const at = pair.indexOf('=');
+    const name = at > 0 ? pair.slice(0, at).trim() : '';
+    let value: string | undefined;
+    try {
+      value = decodeURIComponent(pair.slice(at + 1).trim());
+    } catch {
+      value = undefined;
+    }
+    if (!/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(name) || !value) {
+      ctx.addIssue({ code: 'custom', message: 'must be key=value pairs, comma-separated (values percent-encoded)' });
+      return z.NEVER;
+    }
+    headers[name] = value;
+  }
+  return headers;
+});
+
+const TRACE_SAMPLERS = [
+  'always_on',
+  'always_off',
+  'traceidratio',
+  'parentbased_always_on',
+  'parentbased_always_off',
+  'parentbased_traceidratio',
+] as const;
+
 const envSchema = z.object({
   SLACK_SIGNING_SECRET: optionalText,
   SLACK_BOT_TOKEN: optionalText.pipe(
@@ -258,6 +303,27 @@ const envSchema = z.object({
   ),
   // 1 GB: the largest file Slack takes.
   RECORDING_MAX_MB: optionalText.pipe(wholeNumber(1).pipe(z.number().max(1000, 'must be at most 1000')).optional()),
+  // Traces: the OpenTelemetry SDK's standard variables, the part of them this bot supports.
+  OTEL_SDK_DISABLED: optionalText.pipe(z.enum(['true', 'false'], { error: 'must be true or false' }).optional()),
+  OTEL_TRACES_EXPORTER: optionalText.pipe(
+    z.enum(['otlp', 'none'], { error: 'must be otlp or none (traces go out over OTLP/HTTP only)' }).optional(),
+  ),
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalText.pipe(httpUrl(false).optional()),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optionalText.pipe(httpUrl(false).optional()),
+  OTEL_EXPORTER_OTLP_PROTOCOL: optionalText.pipe(otlpProtocol().optional()),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: optionalText.pipe(otlpProtocol().optional()),
+  OTEL_EXPORTER_OTLP_HEADERS: optionalText.pipe(otlpHeaders.optional()),
+  OTEL_SERVICE_NAME: optionalText,
+  OTEL_TRACES_SAMPLER: optionalText.pipe(
+    z.enum(TRACE_SAMPLERS, { error: `must be one of ${TRACE_SAMPLERS.join(', ')}` }).optional(),
+  ),
+  OTEL_TRACES_SAMPLER_ARG: optionalText.pipe(
+    z
+      .string()
+      .regex(/^(0(\.\d+)?|1(\.0+)?|\.\d+)$/, 'must be a number from 0 to 1')
+      .transform(Number)
+      .optional(),
+  ),
 });
 
 /** Parses an environment. Pure: callers pass `process.env` as `readProcessEnv` reads it, or a test's own. */
@@ -313,6 +379,13 @@ export function parseConfig(env: Env): ConfigResult {
   if (isSet('REDIS_PASSWORD') && !isSet('REDIS_CLUSTER_NODES')) {
     problems.push('REDIS_PASSWORD: used with REDIS_CLUSTER_NODES only (for REDIS_URL, put the password in the URL)');
   }
+  if (tracingAsked(isSet) && isSet('OTEL_EXPORTER_OTLP_HEADERS')) {
+    // The headers usually hold a vendor's key: never in clear beyond this machine.
+    for (const name of ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'OTEL_EXPORTER_OTLP_ENDPOINT'].filter(isSet)) {
+      if (!serviceUrl.safeParse(env[name]?.trim()).success)
+        problems.push(`${name}: must be https when OTEL_EXPORTER_OTLP_HEADERS is set (plain http only to loopback)`);
+    }
+  }
   if (!parsed.success || problems.length > 0) return { ok: false, problems };
 
   const e = parsed.data;
@@ -357,8 +430,37 @@ export function parseConfig(env: Env): ConfigResult {
     handoff: { slaS: e.HANDOFF_SLA_S ?? 300, retentionDays: e.CONVERSATION_RETENTION_DAYS ?? 30 },
     recordings: { hosts: e.RECORDING_HOSTS ?? [], maxBytes: (e.RECORDING_MAX_MB ?? 50) * 1024 * 1024 },
     attachments: { ttlS: e.ATTACHMENT_TTL_S ?? 86_400 },
+    ...(tracingAsked(isSet) && e.OTEL_SDK_DISABLED !== 'true' && e.OTEL_TRACES_EXPORTER !== 'none'
+      ? {
+          tracing: {
+            serviceName: e.OTEL_SERVICE_NAME ?? 'campaign-slack-bot',
+            url:
+              e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ??
+              `${(e.OTEL_EXPORTER_OTLP_ENDPOINT ?? 'http://localhost:4318').replace(/\/+$/, '')}/v1/traces`,
+            headers: e.OTEL_EXPORTER_OTLP_HEADERS ?? {},
+            sampleRatio: sampleRatio(e.OTEL_TRACES_SAMPLER, e.OTEL_TRACES_SAMPLER_ARG),
+          },
+        }
+      : {}),
   };
   return { ok: true, config };
+}
+
+/** Traces are off unless an exporter or an endpoint is named (the SDK's own default would send to localhost). */
+function tracingAsked(isSet: (name: string) => boolean): boolean {
+  return ['OTEL_TRACES_EXPORTER', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'].some(isSet);
+}
+
+/** The spec's samplers as a ratio of new traces (a remote parent's choice is always kept: see src/app/tracing.ts). */
+function sampleRatio(sampler: (typeof TRACE_SAMPLERS)[number] | undefined, arg: number | undefined): number {
+  if (sampler === 'always_off' || sampler === 'parentbased_always_off') return 0;
+  if (sampler === 'traceidratio' || sampler === 'parentbased_traceidratio') return arg ?? 1;
+  return 1;
+}
+
+/** The bot sends OTLP as JSON over HTTP: what the Collector's OTLP/HTTP receiver (port 4318) takes. */
+function otlpProtocol() {
+  return z.literal('http/json', { error: 'must be http/json (the only OTLP protocol this bot sends)' });
 }
 
 /** True when no deployment variable is set at all: then `npm start` runs the playground (docs/PRODUCT.md › Runtime contract). */

@@ -18,6 +18,7 @@ import { redactKey } from './mask.js';
 import { FileSizeMismatchError } from './multipart.js';
 import type { MultipartBody } from './multipart.js';
 import { KeyedTurns, TurnRefused, type Release, type TurnLimits } from './turns.js';
+import { ATTR, inSpan, SpanKind } from '../util/spans.js';
 
 export interface TransportOptions {
   /** Base URL including the version prefix, e.g. https://api.example.com/v1/api */
@@ -214,7 +215,7 @@ class UndiciTransport implements PlatformTransport {
       try {
         const release = await this.#takeTurn(req, ctx);
         try {
-          return await this.#attempt(req, ctx, path, body);
+          return await this.#tracedAttempt(req, ctx, path, body);
         } finally {
           release();
         }
@@ -253,6 +254,26 @@ class UndiciTransport implements PlatformTransport {
       }
       throw new PlatformBusyError(ctx, lane, err.reason, turns.limits);
     }
+  }
+
+  /** One client span per attempt: the method and route template (ids in the path can be a customer's), the status. */
+  #tracedAttempt(
+    req: KeyedRequest,
+    ctx: ErrorContext,
+    path: string,
+    body: Body,
+  ): Promise<{ status: number; text: string }> {
+    const attributes = { [ATTR.httpMethod]: req.method, [ATTR.urlTemplate]: req.path, [ATTR.team]: req.workspace };
+    return inSpan(`platform ${ctx.endpoint}`, { kind: SpanKind.CLIENT, attributes }, async (span) => {
+      try {
+        const answer = await this.#attempt(req, ctx, path, body);
+        span.setAttribute(ATTR.httpStatus, answer.status);
+        return answer;
+      } catch (err) {
+        if (err instanceof ApiError) span.setAttribute(ATTR.httpStatus, err.status);
+        throw err;
+      }
+    });
   }
 
   async #attempt(

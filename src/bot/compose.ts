@@ -36,6 +36,7 @@ import { replayGuard } from './replay-guard.js';
 import { SLACK_GATE_LIMITS, type SlackGateLimits } from './slack-gate.js';
 import { createMetrics } from '../app/metrics.js';
 import { Lifecycle } from '../app/lifecycle.js';
+import { startTracing, type Tracing } from '../app/tracing.js';
 import { PlatformAccess } from '../app/platform-access.js';
 import { Timers } from '../app/timers.js';
 import { SlackPace, type SlackLimits } from '../slack/pace.js';
@@ -225,10 +226,13 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
   registerWorkflows(app, deps);
   events.register(app);
 
+  let tracing: Tracing | undefined;
   return {
     app,
     deps,
     async start() {
+      // Before anything is served, so the first request is traced too.
+      tracing ??= await startTracing(config.tracing, logger);
       try {
         await claimSchemaVersion(store.kv, store.keys);
       } catch (err) {
@@ -238,6 +242,7 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
         } else {
           // Nothing started yet: closing the store lets the process end with the reason.
           await store.close();
+          await tracing.shutdown();
           throw err;
         }
       }
@@ -264,6 +269,9 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
       await app.stop();
       await transport.close();
       await store.close();
+      // Last, so the spans of the work finished above are sent too.
+      await tracing?.shutdown();
+      tracing = undefined;
     },
   };
 }
@@ -300,6 +308,7 @@ function secretsOf(config: Config): Array<string | undefined> {
     config.redisCluster?.password,
     mode.kind === 'single' ? mode.botToken : mode.clientSecret,
     mode.kind === 'oauth' ? mode.stateSecret : undefined,
+    ...Object.values(config.tracing?.headers ?? {}),
     // As SECRETS_KEY may spell them: standard base64 (with or without padding) or url-safe.
     ...(config.secretsKeys ?? []).flatMap((key) => [
       key.toString('base64').replace(/=+$/, ''),

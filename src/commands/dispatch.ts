@@ -16,6 +16,7 @@ import { customerDataRefusal } from '../app/membership.js';
 import { renderHelp } from './help.js';
 import type { CommandContext, Subcommand } from './types.js';
 import type { FailureWording } from '../app/failure.js';
+import { ATTR, inSpan, SpanKind } from '../util/spans.js';
 
 /** Well under 3 s, so the notice reaches the user within them even when the machine is busy. */
 export const SLOW_NOTICE_MS = 2_000;
@@ -51,16 +52,25 @@ function withSlowNotice(
 export function createDispatcher(commands: readonly Subcommand[], deps: Deps) {
   const byName = new Map(commands.map((c) => [c.name, c]));
 
-  return async ({
+  const dispatch = async (args: SlackCommandMiddlewareArgs & AllMiddlewareArgs): Promise<void> => {
+    await args.ack();
+    const { command } = args;
+    // The subcommand's name only when it is one of ours: the text itself is the user's.
+    const name = parseCommandText(command.text).name || 'help';
+    const attributes = { [ATTR.team]: command.team_id, [ATTR.subcommand]: byName.has(name) ? name : 'help' };
+    await inSpan('command /campaign', { kind: SpanKind.SERVER, attributes }, () => handle(args));
+  };
+
+  async function handle({
     command,
-    ack,
-    respond: respondNow,
+    respond: respondUntraced,
     client,
     context,
-    logger: _boltLogger,
-  }: SlackCommandMiddlewareArgs & AllMiddlewareArgs): Promise<void> => {
-    await ack();
+  }: SlackCommandMiddlewareArgs & AllMiddlewareArgs): Promise<void> {
     const parsed = parseCommandText(command.text);
+    // The answer through response_url (its URL is a secret of the command's: never on the span).
+    const respondNow: RespondFn = (message) =>
+      inSpan('command reply', { kind: SpanKind.CLIENT }, () => respondUntraced(message));
     // `req` ties together every line one command writes (its platform calls, its failure).
     const logger = deps.logger.child({
       req: randomUUID().slice(0, 8),
@@ -162,7 +172,9 @@ export function createDispatcher(commands: readonly Subcommand[], deps: Deps) {
     } finally {
       slow.done();
     }
-  };
+  }
+
+  return dispatch;
 }
 
 /**

@@ -34,6 +34,7 @@ import { LaneFailure, type ChannelScheduler, type LaneHandler } from './channel-
 import { StepLog, type StepRef } from './steps.js';
 import type { CallRecordings } from './recordings.js';
 import type { WebClient } from '@slack/web-api';
+import { withTraceparent } from '../util/spans.js';
 
 export interface CallOutboxOptions {
   /** A channel whose oldest waiting call is older than this rolls up every waiting call in its next post. Default 3 s. */
@@ -108,7 +109,8 @@ export class CallOutbox implements LaneHandler {
       throw new RetryLaterError(FULL_RETRY_MS, `${max} posts already wait for this channel`);
     }
     const mention = mentioning(asks);
-    const json = JSON.stringify({
+    // The traceparent first: the scheduler's post joins the event's trace (src/util/spans.ts).
+    const json = withTraceparent({
       trigger: call.trigger,
       data: call.data,
       enqueuedAt: entry.enqueuedAt,

@@ -16,6 +16,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { slackErrorCode } from '../slack/post.js';
+import { ATTR, inSpan, traceContext, traceparentAtHead } from '../util/spans.js';
 import type { ChannelRef, Lane, WaitingItem } from '../store/index.js';
 import { PROBE_EVERY_MS, pauseAdvice } from './channel-pause.js';
 import { RETENTION_MS, type PostingKit } from './posting-kit.js';
@@ -231,7 +232,7 @@ export class ChannelScheduler {
       if (probeIn > 0) return Math.min(probeIn, PAUSE_RECHECK_MS);
     }
     try {
-      const waitMs = await lane.postNext(at, items);
+      const waitMs = await this.postTraced(at, lane, items);
       if (waitMs !== undefined) return waitMs;
     } catch (err) {
       const failure = err instanceof LaneFailure ? err : new LaneFailure(items.slice(0, 1), err);
@@ -240,6 +241,18 @@ export class ChannelScheduler {
     this.failures.delete(member(at));
     if (pause) await this.kit.pauses.lifted(at.teamId, at.channelId);
     return undefined;
+  }
+
+  /** The lane's post, in a span of the trace its first item was queued in (the traceparent its JSON starts with). */
+  private postTraced(at: ChannelRef, lane: LaneHandler, items: WaitingItem[]): Promise<number | undefined> {
+    const first = items[0];
+    const attributes = {
+      [ATTR.team]: at.teamId,
+      [ATTR.channel]: at.channelId,
+      ...(first ? { [ATTR.lane]: first.lane, [ATTR.entry]: first.id } : {}),
+    };
+    const parent = traceContext(first && traceparentAtHead(first.json));
+    return inSpan('channel post', { attributes, parent }, () => lane.postNext(at, items));
   }
 
   /** The workspace uninstalled the app: its channel's waiting work goes, unposted and not kept. */

@@ -14,6 +14,7 @@ import { LaneFailure, type ChannelScheduler, type LaneHandler } from './channel-
 import type { PostingKit } from './posting-kit.js';
 import { isTriggerName } from './events.js';
 import { readJob } from './job.js';
+import { withTraceparent } from '../util/spans.js';
 
 /** What the worker does with a parked event when its turn comes (`EventWorker.runParked`). */
 export interface ParkedRunner {
@@ -58,7 +59,9 @@ export class ConversationLane implements LaneHandler {
       enqueuedAt: entry.enqueuedAt,
       attempt: entry.attempt,
     };
-    await this.kit.store.outbox.addInConversation(at, entry.orderKey, { id: entry.id, json: JSON.stringify(parked) });
+    // The traceparent first: the scheduler's post joins the event's trace (src/util/spans.ts).
+    const json = withTraceparent({ ...parked });
+    await this.kit.store.outbox.addInConversation(at, entry.orderKey, { id: entry.id, json });
     this.scheduler.added(at);
   }
 

@@ -18,6 +18,7 @@ import type { CustomRoute } from '@slack/bolt';
 import type { Deps } from '../app/deps.js';
 import type { Logger } from '../logger.js';
 import { withDeadline } from '../util/deadline.js';
+import { ATTR, inSpan, noteInSpan, SpanKind, traceparentNow } from '../util/spans.js';
 import { dedupKey, DEDUP_TTL_MS, orderKey } from './dedup-key.js';
 import { parseEvent, TRIGGER_NAMES, type KnownEvent } from './events.js';
 import { HOOK_PATH, tokenRef } from './hook-url.js';
@@ -99,7 +100,11 @@ export function hookRoute(deps: IntakeDeps, options: IntakeOptions = {}): Custom
     method: ['POST', 'GET', 'HEAD', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
     handler: (req, res) => {
       const token = typeof req.params?.token === 'string' ? req.params.token : '';
-      handleDelivery(ctx, req, res, token).catch((err: unknown) => {
+      // The route's template, never the path: the token in it is the hook's secret.
+      const traced = { [ATTR.httpMethod]: req.method ?? '', [ATTR.httpRoute]: `${HOOK_PATH}/{token}` };
+      inSpan('webhook intake', { kind: SpanKind.SERVER, attributes: traced }, () =>
+        handleDelivery(ctx, req, res, token),
+      ).catch((err: unknown) => {
         deps.logger.error({ err, hook: tokenRef(token) }, 'webhook intake failed unexpectedly');
         answer(ctx, res, 500, { ok: false, error: 'internal_error' });
       });
@@ -149,6 +154,7 @@ async function handleDelivery(
   }
   // A live token: mask it wherever it might show up in a log line from here on.
   deps.redactor.addSecret(token);
+  noteInSpan({ [ATTR.team]: teamId });
   // Made only when a line is written (hot path: at LOG_LEVEL=warn a good delivery writes none).
   const team = teamId;
   let child: Logger | undefined;
@@ -185,6 +191,9 @@ async function handleDelivery(
   }
 
   const receivedAt = Date.now();
+  // The worker's span and the posts after it join this delivery's trace.
+  const traceparent = traceparentNow();
+  noteInSpan({ [ATTR.events]: events.value.length, [ATTR.trigger]: events.value[0]!.trigger });
   const { maxBacklog, maxBacklogBytes } = deps.config.hooks;
   const caps = { maxBacklog, maxBacklogBytes };
   let queued = 0;
@@ -192,7 +201,14 @@ async function handleDelivery(
   try {
     for (const event of events.value) {
       const key = dedupKey(event);
-      const job: EventJob = { v: 1, trigger: event.trigger, dedupKey: key, event: event.data, receivedAt };
+      const job: EventJob = {
+        v: 1,
+        trigger: event.trigger,
+        dedupKey: key,
+        event: event.data,
+        receivedAt,
+        ...(traceparent ? { traceparent } : {}),
+      };
       const result = await withDeadline(
         deps.store.queue.enqueueOnce(
           key,
@@ -359,5 +375,6 @@ function answer(
     ...headers,
   });
   res.end(payload);
+  noteInSpan({ [ATTR.httpStatus]: status });
   ctx.deps.metrics.webhookRequests.inc({ status: String(status) });
 }

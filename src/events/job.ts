@@ -18,6 +18,8 @@ export interface EventJob {
   receivedAt: number;
   /** An admin retried a dead letter: its entry id, so steps already done in some channels are not done again. */
   retryOf?: string;
+  /** The W3C trace context of the webhook's intake (tracing on): the worker's span joins its trace. */
+  traceparent?: string;
 }
 
 type JobRead = { success: true; data: EventJob } | { success: false; data?: undefined };
@@ -29,7 +31,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 /** A queued payload as an event job, checked by hand: one per event read. */
 export function readJob(payload: unknown): JobRead {
   if (!isPlainObject(payload)) return { success: false };
-  const { v, trigger, dedupKey, event, receivedAt, retryOf } = payload;
+  const { v, trigger, dedupKey, event, receivedAt, retryOf, traceparent } = payload;
   const ok =
     v === 1 &&
     typeof trigger === 'string' &&
@@ -38,11 +40,20 @@ export function readJob(payload: unknown): JobRead {
     dedupKey.length > 0 &&
     isPlainObject(event) &&
     typeof receivedAt === 'number' &&
-    (retryOf === undefined || typeof retryOf === 'string');
+    (retryOf === undefined || typeof retryOf === 'string') &&
+    (traceparent === undefined || typeof traceparent === 'string');
   if (!ok) return { success: false };
   return {
     success: true,
-    data: { v, trigger, dedupKey, event, receivedAt, ...(retryOf === undefined ? {} : { retryOf }) },
+    data: {
+      v,
+      trigger,
+      dedupKey,
+      event,
+      receivedAt,
+      ...(retryOf === undefined ? {} : { retryOf }),
+      ...(traceparent === undefined ? {} : { traceparent }),
+    },
   };
 }
 

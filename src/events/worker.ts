@@ -30,13 +30,14 @@ import {
   type Store,
 } from '../store/index.js';
 import { isTriggerName, type EventMap, type KnownEvent, type TriggerName } from './events.js';
-import { jobEvent, readJob } from './job.js';
+import { jobEvent, readJob, type EventJob } from './job.js';
 import { channelsFor } from './router.js';
 import type { PostingKit } from './posting-kit.js';
 import { StepLog, type StepRef } from './steps.js';
 import { noteUnrouted } from './unrouted.js';
 import type { ConversationLane, ParkedRunner } from './conversation-lane.js';
 import { RETENTION_MS } from './posting-kit.js';
+import { ATTR, inSpan, traceContext } from '../util/spans.js';
 
 export interface WorkerOptions {
   /** Consumer name; default `<hostname>:<pid>:<n>` (stable across restarts of the same container). */
@@ -184,7 +185,20 @@ export class EventWorker implements ParkedRunner {
   private async run(entry: QueueEntry, onlyChannel?: string): Promise<string[]> {
     const job = readJob(entry.payload);
     if (!job.success) throw new UnhandledEventError('queue entry is not an event job (v1): kept as a dead letter');
-    const { trigger, event: raw } = job.data;
+    const attributes = {
+      [ATTR.team]: entry.teamId,
+      [ATTR.trigger]: isTriggerName(job.data.trigger) ? job.data.trigger : 'unknown',
+      [ATTR.entry]: entry.id,
+      ...(onlyChannel ? { [ATTR.channel]: onlyChannel } : {}),
+    };
+    // From the queue: a child of the webhook's intake. A parked run: of the channel's post that runs it.
+    const parent = onlyChannel === undefined ? { parent: traceContext(job.data.traceparent) } : {};
+    return inSpan('event handle', { attributes, ...parent }, () => this.runJob(entry, job.data, onlyChannel));
+  }
+
+  /** `run`'s work, in its span. */
+  private async runJob(entry: QueueEntry, data: EventJob, onlyChannel: string | undefined): Promise<string[]> {
+    const { trigger, event: raw } = data;
     const log = this.kit.logger.child({
       team: entry.teamId,
       trigger,
@@ -204,7 +218,7 @@ export class EventWorker implements ParkedRunner {
       );
       throw new UnhandledEventError(`unknown trigger "${trigger}": not posted, kept for inspection`);
     }
-    const parsed = jobEvent(job.data);
+    const parsed = jobEvent(data);
     if (!parsed.ok || !parsed.event.known) {
       throw new UnhandledEventError(
         `queued ${trigger} event no longer validates: ${parsed.ok ? 'unknown' : parsed.problem}`,
@@ -214,7 +228,7 @@ export class EventWorker implements ParkedRunner {
     const handler = this.handlers.get(trigger);
     if (!handler) throw new UnhandledEventError(`no handler for ${trigger}: not posted, kept for inspection`);
     const alsoDone: string[] = [];
-    const queued = this.queuedEvent(entry, parsed.event, log, job.data.retryOf ?? entry.id, alsoDone, onlyChannel);
+    const queued = this.queuedEvent(entry, parsed.event, log, data.retryOf ?? entry.id, alsoDone, onlyChannel);
     const outcome = await handler(queued);
     if (outcome === 'posted') this.kit.metrics?.eventsPosted.inc({ trigger });
     if (outcome === 'handed-on') log.debug('event handed on');

@@ -28,6 +28,7 @@ import { createHash } from 'node:crypto';
 import { ErrorCode, type FetchFunction } from '@slack/web-api';
 import type { PaceRule, RateBudget } from '../store/index.js';
 import { classOfSlackError, type SlackErrorClass } from './errors.js';
+import { ATTR, inSpan, SpanKind } from '../util/spans.js';
 
 export interface SlackLimits {
   /** Posts into one channel. */
@@ -225,70 +226,91 @@ export class SlackPace {
    */
   fetch(mode: { background: boolean; urgency: Urgency }): FetchFunction {
     const reserve = mode.urgency === 'routine' ? 1 : 0;
-    return async (url, init) => {
+    // One client span per Web API call: its method, HTTP status and Slack's error code (never the URL's query,
+    // the body or the token).
+    return (url, init) => {
       const method = methodOf(url);
-      const budget = method ? budgetFor(this.limits, method, tokenOf(init) ?? '', channelOf(init?.body)) : undefined;
-      if (method && mode.background) {
-        const down = this.health.waitMs();
-        if (down > 0) throw new SlackPaceWait(down, 'slack-down', method);
-      }
-      // The workspace's posting budget first: while a workspace-wide 429 holds it, no channel's is spent.
-      for (const { key, rule } of budget?.workspace ? [budget.workspace, budget] : budget ? [budget] : []) {
-        const waited = this.now();
-        for (;;) {
-          let wait: number;
-          try {
-            wait = await this.budgets.take(key, rule, reserve);
-          } catch (err) {
-            // The budget store is unreachable: background work waits (it is failing anyway); a person's request
-            // goes out unpaced rather than hang.
-            if (mode.background) throw err;
-            break;
-          }
-          if (wait === 0) break;
-          if (mode.background) throw new SlackPaceWait(wait, 'rate-limit', method!);
-          if (this.now() - waited + wait > MAX_INTERACTIVE_WAIT_MS) break;
-          await new Promise((resolve) => setTimeout(resolve, wait));
-        }
-      }
-      let response;
-      try {
-        response = await fetch(url, init);
-      } catch (err) {
-        if (method) this.health.failed();
-        throw err;
-      }
-      if (!method || !budget) return response;
-      if (response.status >= 500) this.health.failed();
-      else this.health.answered();
-      if (response.status === 429) {
-        this.hooks.onRateLimited?.(method);
-        const seconds = Number.parseInt(response.headers.get('retry-after') ?? '', 10);
-        const ms = (Number.isFinite(seconds) ? seconds : 1) * 1000;
-        await this.budgets.hold(budget.key, budget.rule, ms);
-        const ws = budget.workspace;
-        // A second channel refused while the first one waits: the workspace's limit, not the channel's.
-        if (ws && this.refusals.refused(ws.team, ws.channel, ms)) await this.budgets.hold(ws.key, ws.rule, ms);
-        return response;
-      }
-      if (response.status !== 200) return response;
-      // An `ok:false` that time heals is read here, once for every replica's and client's sake: Slack degraded
-      // (`service_unavailable`, `internal_error`…) counts as Slack down; `ratelimited` holds the method's budget.
-      const text = await response.text();
-      const code = text.includes('"ok":false') ? errorCodeOf(text) : undefined;
-      const verdict = code === undefined ? undefined : classOfSlackError(code);
-      if (code === 'ratelimited' || code === 'rate_limited') {
-        this.hooks.onRateLimited?.(method);
-        await this.budgets.hold(budget.key, budget.rule, 1_000);
-      } else if (verdict === 'wait' || verdict === 'unknown') {
-        this.health.failed();
-      }
-      return new Response(text, {
-        status: response.status,
-        statusText: response.statusText,
-        headers: response.headers,
-      });
+      return inSpan(
+        `slack ${method ?? 'request'}`,
+        { kind: SpanKind.CLIENT, attributes: { [ATTR.slackMethod]: method ?? 'unknown' } },
+        async (span) => {
+          const { response, slackError } = await this.paced(mode, reserve, method, url, init);
+          span.setAttribute(ATTR.httpStatus, response.status);
+          if (slackError) span.setAttribute(ATTR.slackError, slackError);
+          return response;
+        },
+      );
     };
+  }
+
+  private async paced(
+    mode: { background: boolean },
+    reserve: number,
+    method: string | undefined,
+    ...[url, init]: Parameters<FetchFunction>
+  ): Promise<{ response: Response; slackError?: string }> {
+    const budget = method ? budgetFor(this.limits, method, tokenOf(init) ?? '', channelOf(init?.body)) : undefined;
+    if (method && mode.background) {
+      const down = this.health.waitMs();
+      if (down > 0) throw new SlackPaceWait(down, 'slack-down', method);
+    }
+    // The workspace's posting budget first: while a workspace-wide 429 holds it, no channel's is spent.
+    for (const { key, rule } of budget?.workspace ? [budget.workspace, budget] : budget ? [budget] : []) {
+      const waited = this.now();
+      for (;;) {
+        let wait: number;
+        try {
+          wait = await this.budgets.take(key, rule, reserve);
+        } catch (err) {
+          // The budget store is unreachable: background work waits (it is failing anyway); a person's request
+          // goes out unpaced rather than hang.
+          if (mode.background) throw err;
+          break;
+        }
+        if (wait === 0) break;
+        if (mode.background) throw new SlackPaceWait(wait, 'rate-limit', method!);
+        if (this.now() - waited + wait > MAX_INTERACTIVE_WAIT_MS) break;
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+    }
+    let response;
+    try {
+      response = await fetch(url, init);
+    } catch (err) {
+      if (method) this.health.failed();
+      throw err;
+    }
+    if (!method || !budget) return { response };
+    if (response.status >= 500) this.health.failed();
+    else this.health.answered();
+    if (response.status === 429) {
+      this.hooks.onRateLimited?.(method);
+      const seconds = Number.parseInt(response.headers.get('retry-after') ?? '', 10);
+      const ms = (Number.isFinite(seconds) ? seconds : 1) * 1000;
+      await this.budgets.hold(budget.key, budget.rule, ms);
+      const ws = budget.workspace;
+      // A second channel refused while the first one waits: the workspace's limit, not the channel's.
+      if (ws && this.refusals.refused(ws.team, ws.channel, ms)) await this.budgets.hold(ws.key, ws.rule, ms);
+      return { response };
+    }
+    if (response.status !== 200) return { response };
+    // An `ok:false` that time heals is read here, once for every replica's and client's sake: Slack degraded
+    // (`service_unavailable`, `internal_error`…) counts as Slack down; `ratelimited` holds the method's budget.
+    const text = await response.text();
+    const code = text.includes('"ok":false') ? errorCodeOf(text) : undefined;
+    const verdict = code === undefined ? undefined : classOfSlackError(code);
+    if (code === 'ratelimited' || code === 'rate_limited') {
+      this.hooks.onRateLimited?.(method);
+      await this.budgets.hold(budget.key, budget.rule, 1_000);
+    } else if (verdict === 'wait' || verdict === 'unknown') {
+      this.health.failed();
+    }
+    const answered = new Response(text, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+    return { response: answered, ...(code === undefined ? {} : { slackError: code }) };
   }
 
   /**

@@ -27,7 +27,8 @@ import { mb } from './lib/stats.js';
 const quick = process.env.BENCH_QUICK === '1';
 const only = new Set(
   (
-    process.env.BENCH_ONLY ?? 'start,catalog,backlog,ingest,tracing,e2e,commands,flood,storm,bytes,fairness,forget,recordings'
+    process.env.BENCH_ONLY ??
+    'start,catalog,backlog,ingest,tracing,e2e,commands,flood,storm,bytes,fairness,forget,recordings'
   ).split(','),
 );
 const STARTS = 3;

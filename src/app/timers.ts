@@ -59,7 +59,7 @@ export class Timers {
     for (const [kind, handler] of this.handlers) {
       try {
         const now = this.store.now();
-        for (const timer of await this.store.timers.due(kind, now)) {
+        for await (const timer of this.store.timers.eachDue(kind, now)) {
           if (!(await this.store.timers.claim(kind, timer, this.owner, this.options.leaseMs ?? 120_000))) continue;
           fired++;
           try {

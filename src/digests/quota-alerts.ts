@@ -1,6 +1,6 @@
 /**
- * Quota alerts: a channel names thresholds (percent of the month's allowance); every QUOTA_CHECK_S one
- * replica reads the quota (one `quota-alert` timer per channel) and posts when usage has crossed a threshold
+ * Quota alerts: a channel names thresholds (percent of the month's allowance); every QUOTA_CHECK_S (at the
+ * workspace's own phase of the period) one replica reads the quota (one `quota-alert` timer per channel) and posts when usage has crossed a threshold
  * not yet posted this month. A "posted" mark per (channel, month, threshold) makes each one post once; a
  * jump over several thresholds at once posts one card, for the highest.
  */
@@ -10,6 +10,7 @@ import type { Deps } from '../app/deps.js';
 import { logFailure } from '../app/failure.js';
 import type { DueTimer, QuotaAlertSetting } from '../store/index.js';
 import type { Logger } from '../logger.js';
+import { nextInCycle } from '../util/spread.js';
 import { latestMonth } from '../views/usage.js';
 import { monthId, renderQuotaAlert, usedPercent } from './card.js';
 import { parseTimerId, timerId } from './digest.js';
@@ -26,11 +27,7 @@ export async function setQuotaAlerts(
   setting: QuotaAlertSetting,
 ): Promise<void> {
   await deps.store.reports.setQuotaAlert(teamId, channelId, setting);
-  await deps.store.timers.set(
-    QUOTA_TIMER,
-    timerId(teamId, channelId),
-    deps.store.now() + deps.config.quotaCheckS * 1000,
-  );
+  await deps.store.timers.set(QUOTA_TIMER, timerId(teamId, channelId), nextCheck(deps, teamId, deps.store.now()));
 }
 
 /** Returns whether the channel had alerts. */
@@ -95,7 +92,7 @@ export async function fireQuotaAlert(deps: Deps, timer: DueTimer, now: number): 
   if (!ref) return undefined;
   const setting = await deps.store.reports.quotaAlert(ref.teamId, ref.channelId);
   if (!setting) return undefined;
-  const next = now + deps.config.quotaCheckS * 1000;
+  const next = nextCheck(deps, ref.teamId, now);
   const logger = deps.logger.child({ team: ref.teamId, channel: ref.channelId, timer: QUOTA_TIMER });
   const client = await deps.slack.forTeam(ref.teamId, REPORT_POSTS);
   if (!client) {
@@ -114,6 +111,14 @@ export async function fireQuotaAlert(deps: Deps, timer: DueTimer, now: number): 
   if (check.refused)
     logger.warn('the bot is not in the channel (removed?): quota alert not posted; kept for when it is invited back');
   return next;
+}
+
+/**
+ * The workspace's next check, within QUOTA_CHECK_S: at its own phase of the period, so the workspaces' checks
+ * are spread over it instead of all falling in one tick (as they would after an outage, fired together).
+ */
+function nextCheck(deps: Deps, teamId: string, after: number): number {
+  return nextInCycle(after, deps.config.quotaCheckS * 1000, teamId);
 }
 
 /** The quota rows, or undefined when the platform cannot say right now (the next check tries again). */

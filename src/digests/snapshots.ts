@@ -1,6 +1,7 @@
 /**
  * Snapshots of a workspace's dashboard totals: one at each digest (`postDigest`), one when a digest is set
- * up (so its first digest has a baseline), and one daily at local midnight while the workspace has digests —
+ * up (so its first digest has a baseline), and one daily just after local midnight (within SPREAD_MS, at the
+ * workspace's own minute) while the workspace has digests —
  * the `digest-snapshot` timer, one per workspace, fired on one replica by the store's timers. Kept for
  * `SNAPSHOT_BOUNDS` (enough for a weekly digest's baseline and the chart's 14 days); uninstalling forgets
  * them with the rest of the workspace (a workspace key kind, a workspace timer).
@@ -9,6 +10,7 @@ import type { Deps } from '../app/deps.js';
 import { logFailure } from '../app/failure.js';
 import type { Logger } from '../logger.js';
 import { workspaceTimerId, type DigestFigures, type DueTimer, type SnapshotBounds } from '../store/index.js';
+import { phaseOf } from '../util/spread.js';
 import { nextSlot } from './clock.js';
 import { figuresOf, snapshotZone } from './period.js';
 
@@ -17,6 +19,12 @@ const SNAPSHOT_BOUNDS: SnapshotBounds = { keepMs: 45 * 86_400_000, max: 400 };
 /** A daily snapshot the platform could not give is tried again this soon, while it still marks its midnight. */
 const RETRY_MS = 15 * 60_000;
 const RETRY_WITHIN_MS = 90 * 60_000;
+/**
+ * A workspace's daily snapshot is taken this long at most after its midnight, at a minute fixed per workspace
+ * (its phase): workspaces sharing a time zone do not all call the platform in one tick. Well within the two
+ * hours a chart's day looks for its midnight snapshot in.
+ */
+const SPREAD_MS = 30 * 60_000;
 
 /** Reads the dashboard and keeps its totals; returns them. Throws when the platform cannot give them. */
 async function takeSnapshot(deps: Deps, teamId: string, now: number): Promise<DigestFigures> {
@@ -31,11 +39,15 @@ export async function keepSnapshot(deps: Deps, teamId: string, figures: DigestFi
   await deps.store.reports.addSnapshot(teamId, figures, SNAPSHOT_BOUNDS);
 }
 
-/** The workspace's daily snapshot zone (most of its digests'), and the next local midnight there. */
+/**
+ * The workspace's next daily snapshot: the next local midnight in its snapshot zone (most of its digests'),
+ * plus the workspace's phase of SPREAD_MS.
+ */
 async function nextMidnight(deps: Deps, teamId: string, after: number): Promise<number | undefined> {
   const schedules = (await deps.store.reports.digests(teamId)).map((d) => d.schedule);
   if (schedules.length === 0) return undefined;
-  return nextSlot(after, { cadence: 'daily', time: '00:00', timeZone: snapshotZone(schedules) });
+  const phase = phaseOf(teamId, SPREAD_MS);
+  return nextSlot(after - phase, { cadence: 'daily', time: '00:00', timeZone: snapshotZone(schedules) }) + phase;
 }
 
 /**

@@ -205,7 +205,7 @@ export class CallRecordings {
 
   private async claimDue(): Promise<void> {
     const { timers } = this.kit.store;
-    for (const timer of await timers.due(TIMER_KIND, this.now())) {
+    for await (const timer of timers.eachDue(TIMER_KIND, this.now())) {
       if (this.stopped || this.busy.size >= this.perProcess) return;
       // A workspace at its share is passed over, not waited on: the next due recording may be another's.
       const team = parseTimerId(timer.id)?.teamId ?? '';

@@ -58,7 +58,7 @@ export interface Keys {
   assignTurn(teamId: string): string;
   /** Hash: name → one of the workspace's saved replies (JSON; `/campaign replies`, the card's Quick reply). */
   savedReplies(teamId: string): string;
-  /** Hash: timer id → when it is due (epoch ms), one hash per kind of timer (see `TimerRepo`). */
+  /** Sorted set: timer ids scored by when each is due (epoch ms), one per kind of timer (see `TimerRepo`). */
   timers(kind: string): string;
   /** String with TTL: which replica is running one firing of a timer. */
   timerLease(kind: string, id: string, dueAt: number): string;

@@ -71,6 +71,12 @@ export interface KeyValueStore {
   sortedFirst(key: string, limit: number): Promise<Scored[]>;
   /** How many members the sorted set has (0 when the key does not exist). */
   sortedCount(key: string): Promise<number>;
+  /** The member's score; undefined when the member (or the key) does not exist (Redis `ZSCORE`). */
+  sortedScore(key: string, member: string): Promise<number | undefined>;
+  /** Moves a member to `score` only while it still has `expected`; returns whether it was moved. */
+  sortedSetIfScore(key: string, member: string, expected: number, score: number): Promise<boolean>;
+  /** Removes a member only while it still has `expected`; returns whether it was removed. */
+  sortedRemoveIfScore(key: string, member: string, expected: number): Promise<boolean>;
 
   /**
    * Every live key starting with `prefix` — and containing `containing` after it, when given (Redis `SCAN` of

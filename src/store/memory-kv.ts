@@ -242,6 +242,35 @@ export class MemoryKeyValueStore implements KeyValueStore {
     });
   }
 
+  sortedScore(key: string, member: string): Promise<number | undefined> {
+    return this.run(() => {
+      const item = this.live(key);
+      return item ? this.expect(item, 'sorted').data.scoreOf(member) : undefined;
+    });
+  }
+
+  sortedSetIfScore(key: string, member: string, expected: number, score: number): Promise<boolean> {
+    return this.run(() => {
+      if (!Number.isFinite(score)) throw new RangeError('sortedSetIfScore: score must be finite');
+      const item = this.live(key);
+      const sorted = item ? this.expect(item, 'sorted').data : undefined;
+      if (!sorted || sorted.scoreOf(member) !== expected) return false;
+      sorted.add(member, score);
+      return true;
+    });
+  }
+
+  sortedRemoveIfScore(key: string, member: string, expected: number): Promise<boolean> {
+    return this.run(() => {
+      const item = this.live(key);
+      const sorted = item ? this.expect(item, 'sorted').data : undefined;
+      if (!sorted || sorted.scoreOf(member) !== expected) return false;
+      sorted.remove(member);
+      if (sorted.size === 0) this.items.delete(key);
+      return true;
+    });
+  }
+
   keysWithPrefix(prefix: string, containing?: string): Promise<string[]> {
     return this.run(() =>
       [...this.items.keys()].filter(

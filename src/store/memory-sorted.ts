@@ -25,6 +25,10 @@ export class SortedMembers {
     return current === undefined;
   }
 
+  scoreOf(member: string): number | undefined {
+    return this.scores.get(member);
+  }
+
   remove(member: string): boolean {
     const score = this.scores.get(member);
     if (score === undefined) return false;

@@ -127,6 +127,19 @@ export class RedisKeyValueStore implements KeyValueStore {
     return this.redis.zcard(key);
   }
 
+  async sortedScore(key: string, member: string): Promise<number | undefined> {
+    const score = await this.redis.zscore(key, member);
+    return score === null ? undefined : Number(score);
+  }
+
+  async sortedSetIfScore(key: string, member: string, expected: number, score: number): Promise<boolean> {
+    return (await this.redis.campaignSortedSetIfScore(key, member, expected, score)) === 1;
+  }
+
+  async sortedRemoveIfScore(key: string, member: string, expected: number): Promise<boolean> {
+    return (await this.redis.campaignSortedRemoveIfScore(key, member, expected)) === 1;
+  }
+
   async keysWithPrefix(prefix: string, containing?: string): Promise<string[]> {
     const found = new Set<string>();
     // SCAN may return a key twice; MATCH is a glob, so the given text's own glob characters are escaped.

@@ -324,6 +324,9 @@ return 0`;
 const SET_IF_EQUAL = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL') return 1 end return 0`;
 const HSET_IF_EQUAL = `if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('HSET', KEYS[1], ARGV[1], ARGV[3]) return 1 end return 0`;
 const HDEL_IF_EQUAL = `if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('HDEL', KEYS[1], ARGV[1]) return 1 end return 0`;
+// Scores compared as numbers (ZSCORE answers a double's text): a timer moved on only while it holds the time that fired.
+const ZSET_IF_SCORE = `local s = redis.call('ZSCORE', KEYS[1], ARGV[1]) if s and tonumber(s) == tonumber(ARGV[2]) then redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1]) return 1 end return 0`;
+const ZREM_IF_SCORE = `local s = redis.call('ZSCORE', KEYS[1], ARGV[1]) if s and tonumber(s) == tonumber(ARGV[2]) then redis.call('ZREM', KEYS[1], ARGV[1]) return 1 end return 0`;
 /** A lease renewed (PEXPIRE) or released (DEL) only by its owner: the owner check and the write in one step. */
 const PEXPIRE_IF_EQUAL = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`;
 const DEL_IF_EQUAL = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
@@ -405,6 +408,8 @@ declare module 'ioredis' {
     campaignHoldBudget(key: string, ms: number): Result<number, Context>;
     campaignHashSetIfEqual(key: string, field: string, expected: string, value: string): Result<unknown, Context>;
     campaignHashDelIfEqual(key: string, field: string, expected: string): Result<unknown, Context>;
+    campaignSortedSetIfScore(key: string, member: string, expected: number, score: number): Result<unknown, Context>;
+    campaignSortedRemoveIfScore(key: string, member: string, expected: number): Result<unknown, Context>;
     campaignExpireIfEqual(key: string, expected: string, ttlMs: number): Result<unknown, Context>;
     campaignDelIfEqual(key: string, expected: string): Result<unknown, Context>;
     /** See COUNT_ONCE: the number of keys first. */
@@ -430,6 +435,8 @@ const SCRIPTS: Record<string, { lua: string; numberOfKeys?: number }> = {
   campaignHoldBudget: { lua: HOLD_BUDGET, numberOfKeys: 1 },
   campaignHashSetIfEqual: { lua: HSET_IF_EQUAL, numberOfKeys: 1 },
   campaignHashDelIfEqual: { lua: HDEL_IF_EQUAL, numberOfKeys: 1 },
+  campaignSortedSetIfScore: { lua: ZSET_IF_SCORE, numberOfKeys: 1 },
+  campaignSortedRemoveIfScore: { lua: ZREM_IF_SCORE, numberOfKeys: 1 },
   campaignExpireIfEqual: { lua: PEXPIRE_IF_EQUAL, numberOfKeys: 1 },
   campaignDelIfEqual: { lua: DEL_IF_EQUAL, numberOfKeys: 1 },
   campaignCountOnce: { lua: COUNT_ONCE },

@@ -1,12 +1,17 @@
 /**
  * Timers kept in the store, so they survive restarts and every replica sees them: per kind (a digest, a
- * quota check, a handoff SLA…) a hash of timer id → due time. Firing is claimed with a lease (`SET NX PX`) on
- * (kind, id, due time), so one replica runs each firing; moving a timer on is conditional on it still being
- * due at the time that fired, so a timer re-set meanwhile (a new customer message) is never overwritten.
+ * quota check, a handoff SLA…) a sorted set of timer ids scored by due time, so a tick reads the timers due
+ * and none of the idle ones — its cost follows the work, not the number of workspaces. Firing is claimed with
+ * a lease (`SET NX PX`) on (kind, id, due time), so one replica runs each firing; moving a timer on is
+ * conditional on it still being due at the time that fired, so a timer re-set meanwhile (a new customer
+ * message) is never overwritten.
  */
 import { timerTeam, type Keys } from './keys.js';
 import type { KeyValueStore } from './kv.js';
 import type { Leases } from './leases.js';
+
+/** How many due timers one read takes at most. */
+const DUE_PAGE = 200;
 
 export interface DueTimer {
   id: string;
@@ -22,29 +27,42 @@ export class TimerRepo {
 
   /** Sets timer `id` of `kind` to fire at `dueAt` (epoch ms), replacing any earlier due time. */
   async set(kind: string, id: string, dueAt: number): Promise<void> {
-    await this.kv.hashSet(this.keys.timers(kind), { [id]: String(Math.trunc(dueAt)) });
+    await this.kv.sortedAdd(this.keys.timers(kind), [{ member: id, score: Math.trunc(dueAt) }]);
   }
 
   async cancel(kind: string, id: string): Promise<void> {
-    await this.kv.hashDel(this.keys.timers(kind), id);
+    await this.kv.sortedRemove(this.keys.timers(kind), id);
   }
 
   /** When timer `id` is due; undefined when it is not set. */
-  async dueAt(kind: string, id: string): Promise<number | undefined> {
-    const value = await this.kv.hashGet(this.keys.timers(kind), id);
-    const at = value === null ? NaN : Number(value);
-    return Number.isFinite(at) ? at : undefined;
+  dueAt(kind: string, id: string): Promise<number | undefined> {
+    return this.kv.sortedScore(this.keys.timers(kind), id);
   }
 
-  /** Every timer of `kind` due at `now`, earliest first. */
-  async due(kind: string, now: number): Promise<DueTimer[]> {
-    const all = await this.kv.hashGetAll(this.keys.timers(kind));
-    const due: DueTimer[] = [];
-    for (const [id, value] of Object.entries(all)) {
-      const dueAt = Number(value);
-      if (Number.isFinite(dueAt) && dueAt <= now) due.push({ id, dueAt });
+  /** At most `limit` timers of `kind` due at `now`, earliest first: one read of the due ones only. */
+  async due(kind: string, now: number, limit = DUE_PAGE): Promise<DueTimer[]> {
+    const page = await this.kv.sortedUpTo(this.keys.timers(kind), now, limit);
+    return page.map(({ member, score }) => ({ id: member, dueAt: score }));
+  }
+
+  /**
+   * Every timer of `kind` due at `now`, earliest first, each once however long the caller takes over it, read
+   * a page at a time. A timer the caller leaves due (claimed elsewhere, failed, re-set to a time already
+   * past) stays ahead of the next page, so a page asks for those seen plus a page: the timers behind a stuck
+   * one are still reached, and no read returns more than the timers due.
+   */
+  async *eachDue(kind: string, now: number, pageSize = DUE_PAGE): AsyncGenerator<DueTimer> {
+    const seen = new Set<string>();
+    for (;;) {
+      const limit = seen.size + pageSize;
+      const page = await this.due(kind, now, limit);
+      for (const timer of page) {
+        if (seen.has(timer.id)) continue;
+        seen.add(timer.id);
+        yield timer;
+      }
+      if (page.length < limit) return;
     }
-    return due.sort((a, b) => a.dueAt - b.dueAt);
   }
 
   /** Claims one firing for `leaseMs`; false when another replica has it (or had it and finished). */
@@ -61,8 +79,9 @@ export class TimerRepo {
     let removed = 0;
     for (const key of await this.kv.keysWithPrefix(this.keys.kindPrefix('timers'))) {
       if (kept.has(key)) continue;
-      const ids = Object.keys(await this.kv.hashGetAll(key)).filter((id) => timerTeam(id) === teamId);
-      removed += await this.kv.hashDel(key, ...ids);
+      const all = await this.kv.sortedFirst(key, await this.kv.sortedCount(key));
+      const ids = all.map((t) => t.member).filter((id) => timerTeam(id) === teamId);
+      removed += await this.kv.sortedRemove(key, ...ids);
     }
     return removed;
   }
@@ -83,8 +102,7 @@ export class TimerRepo {
   /** After a firing: the next due time, or none — only while the timer still holds the time that fired. */
   async advance(kind: string, timer: DueTimer, next: number | undefined): Promise<void> {
     const key = this.keys.timers(kind);
-    const fired = String(timer.dueAt);
-    if (next !== undefined) await this.kv.hashSetIfEqual(key, timer.id, fired, String(Math.trunc(next)));
-    else await this.kv.hashDelIfEqual(key, timer.id, fired);
+    if (next !== undefined) await this.kv.sortedSetIfScore(key, timer.id, timer.dueAt, Math.trunc(next));
+    else await this.kv.sortedRemoveIfScore(key, timer.id, timer.dueAt);
   }
 }

@@ -18,6 +18,7 @@ import { requireCluster } from '../support/redis-cluster.js';
 import { holding, memoryText, redisText, type StoredText } from '../support/stored-text.js';
 import { deliver, localHookUrl, startEventsHarness } from '../events/support.js';
 import { queueIdle } from '../store/backends.js';
+import { phaseOf } from '../../src/util/spread.js';
 
 const redis = await requireRedis();
 const cluster = await requireCluster();
@@ -86,10 +87,18 @@ function traces(w: Workspace): string[] {
   return [...keptWhileInstalled(w), ...Object.values(w.texts), w.apiKey];
 }
 
+/** The latest time at or before `at` that is `team`'s phase of the default quota-check period. */
+function lastPhasePoint(at: number, team: string): number {
+  const period = 900_000;
+  return at - ((((at - phaseOf(team, period)) % period) + period) % period);
+}
+
 describe.each(['memory', 'redis', 'cluster'] as const)('uninstalling (%s store)', (backend) => {
   const gone = workspace('T0GONEWS01', 'A', 1);
   const kept = workspace('T0KEPTWS02', 'B', 2);
-  const clock = { now: Date.now() };
+  // Just after the kept workspace's point of the quota-check period (each workspace checks at its own): its
+  // next check is a whole period (QUOTA_CHECK_S, 900 s) away, beyond the ten minutes this test moves its clock.
+  const clock = { now: lastPhasePoint(Date.now(), kept.team) + 1_000 };
   const h = useHarness(() =>
     startEventsHarness({
       oauth: true,

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { MEMBER_ID, TEAM_ID, type Harness, harnessesPerTest, storeOn } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
 import { run } from '../events/support.js';
+import { phaseOf } from '../../src/util/spread.js';
 
 const redis = await requireRedis();
 const CHANNEL = 'C0QUOTA001';
@@ -41,11 +42,17 @@ describe.each(['memory', 'redis'] as const)('quota alerts (%s)', (backend) => {
     expect(text).toContain('every 10 minutes');
     expect(alerts(h).map((m) => m.text)).toEqual([expect.stringContaining('Usage crossed 60%')]);
     expect(JSON.stringify(alerts(h)[0]!.blocks)).toContain('████████████░░░░░░░░ 61.7%');
-    expect(await h.bot.deps.store.timers.dueAt('quota-alert', timerId)).toBe(clock.now + 600_000);
+    // The next check within the period, at the workspace's own phase of it (workspaces spread over it).
+    const due = (await h.bot.deps.store.timers.dueAt('quota-alert', timerId))!;
+    expect(due - clock.now).toBeGreaterThan(0);
+    expect(due - clock.now).toBeLessThanOrEqual(600_000);
+    expect((due - phaseOf(TEAM_ID, 600_000)) % 600_000).toBe(0);
 
     clock.now += 600_000;
     await h.bot.deps.timers.runDue();
     expect(alerts(h)).toHaveLength(1);
+    // Checked, then again one period later.
+    expect(await h.bot.deps.store.timers.dueAt('quota-alert', timerId)).toBe(due + 600_000);
 
     useQuota(h, 95);
     clock.now += 600_000;

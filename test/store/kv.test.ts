@@ -186,6 +186,32 @@ describe.each(backends)('KeyValueStore contract ($name)', ({ create }) => {
     await expect(kv.sortedFirst(key, 1)).rejects.toThrow(/WRONGTYPE/);
   });
 
+  it('reads a member’s score, and moves or removes it only while it still has the score expected', async () => {
+    const { kv, keys } = create();
+    const key = keys.routes('T-sorted-cas');
+    expect(await kv.sortedScore(key, 'm')).toBeUndefined();
+    expect(await kv.sortedSetIfScore(key, 'm', 5, 6)).toBe(false); // missing key
+    expect(await kv.sortedRemoveIfScore(key, 'm', 5)).toBe(false);
+    await kv.sortedAdd(key, [
+      { member: 'm', score: 1_700_000_000_123 },
+      { member: 'other', score: 2 },
+    ]);
+    expect(await kv.sortedScore(key, 'm')).toBe(1_700_000_000_123);
+    expect(await kv.sortedScore(key, 'nope')).toBeUndefined();
+    expect(await kv.sortedSetIfScore(key, 'nope', 2, 3)).toBe(false); // missing member: not added
+    expect(await kv.sortedScore(key, 'nope')).toBeUndefined();
+    expect(await kv.sortedSetIfScore(key, 'm', 1_700_000_000_122, 9)).toBe(false);
+    expect(await kv.sortedSetIfScore(key, 'm', 1_700_000_000_123, 1)).toBe(true);
+    expect((await kv.sortedFirst(key, 5)).map((s) => `${s.member}=${s.score}`)).toEqual(['m=1', 'other=2']);
+    expect(await kv.sortedRemoveIfScore(key, 'm', 2)).toBe(false);
+    expect(await kv.sortedRemoveIfScore(key, 'm', 1)).toBe(true);
+    expect(await kv.sortedRemoveIfScore(key, 'other', 2)).toBe(true);
+    // The last member gone, the key is gone.
+    expect(await kv.set(key, 'x', { onlyIfAbsent: true })).toBe(true);
+    await expect(kv.sortedScore(key, 'm')).rejects.toThrow(/WRONGTYPE/);
+    await expect(kv.sortedSetIfScore(key, 'm', 1, 2)).rejects.toThrow(/WRONGTYPE/);
+  });
+
   it('refuses to use a key as the wrong type (WRONGTYPE)', async () => {
     const { kv, keys } = create();
     const key = keys.cache('kv', 'typed');

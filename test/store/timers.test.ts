@@ -3,6 +3,8 @@
  * ended by their handler, never overwriting a timer re-set meanwhile, retried after a failed firing's lease.
  */
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Timers } from '../../src/app/timers.js';
@@ -110,11 +112,97 @@ describe.each(['memory', 'redis', 'cluster'] as const)('timers (%s)', (backend) 
     const clock = { now: 0 };
     const [a, b] = replicas(backend, clock);
     await a.timers.set('recording', 'R1', 0);
-    const [due] = await a.timers.due('recording', clock.now);
+    const [due] = await a.timers.due('recording', clock.now, 1);
     expect(await a.timers.claim('recording', due!, 'replica-a', 60_000)).toBe(true);
     await b.timers.release('recording', due!, 'replica-b'); // not its lease: nothing happens
     expect(await b.timers.claim('recording', due!, 'replica-b', 60_000)).toBe(false);
     await a.timers.release('recording', due!, 'replica-a');
     expect(await b.timers.claim('recording', due!, 'replica-b', 60_000)).toBe(true);
+  });
+});
+
+describe.each(['memory', 'redis', 'cluster'] as const)('due timers (%s)', (backend) => {
+  it('reads the due timers only, a page at a time, and reaches those behind a timer left due', async () => {
+    const clock = { now: 1_000_000 };
+    const [store] = replicas(backend, clock);
+    await store.kv.sortedAdd(
+      store.keys.timers('quota'),
+      Array.from({ length: 1_000 }, (_, i) => ({ member: `idle-${i}`, score: 2_000_000 + i })),
+    );
+    await store.timers.set('quota', 'due', clock.now);
+    expect(await store.timers.due('quota', clock.now)).toEqual([{ id: 'due', dueAt: clock.now }]);
+
+    // Five due, read two at a time; the first is left due (its firing failed): the others are still reached.
+    for (const id of ['d1', 'd2', 'd3', 'd4']) await store.timers.set('quota', id, clock.now - 10);
+    const seen: string[] = [];
+    for await (const timer of store.timers.eachDue('quota', clock.now, 2)) {
+      seen.push(timer.id);
+      if (timer.id !== 'd1') await store.timers.advance('quota', timer, clock.now + 60_000);
+    }
+    expect(seen).toEqual(['d1', 'd2', 'd3', 'd4', 'due']);
+    expect(await store.timers.due('quota', clock.now)).toEqual([{ id: 'd1', dueAt: clock.now - 10 }]);
+  });
+});
+
+/**
+ * Redis MONITOR over a plain socket (its lines as they come): a client library's parser can mistake the first
+ * monitored lines of a busy server for the answer to MONITOR itself.
+ */
+async function monitorRedis(url: string): Promise<{ lines: string[]; close: () => void }> {
+  const { hostname, port } = new URL(url);
+  const socket = connect(Number(port || 6379), hostname);
+  const lines: string[] = [];
+  let rest = '';
+  socket.setEncoding('utf8');
+  socket.on('data', (chunk: string) => {
+    const parts = (rest + chunk).split('\r\n');
+    rest = parts.pop() ?? '';
+    lines.push(...parts);
+  });
+  await once(socket, 'connect');
+  socket.write('MONITOR\r\n');
+  await waitFor(() => lines.includes('+OK'), 'MONITOR to start');
+  return { lines, close: () => socket.destroy() };
+}
+
+describe('a tick on Redis', () => {
+  /** What one tick sends Redis for the keys of `store` (its prefix shown as `<p>`), with `idle` timers not due. */
+  async function tickCommands(idle: number): Promise<string[]> {
+    const clock = { now: 1_000_000 };
+    const [store] = replicas('redis', clock);
+    const prefix = store.keys.timers('quota').slice(0, -'timers:quota'.length);
+    if (idle > 0)
+      await store.kv.sortedAdd(
+        store.keys.timers('quota'),
+        Array.from({ length: idle }, (_, i) => ({ member: `idle-${i}`, score: 2_000_000 + i })),
+      );
+    await store.timers.set('quota', 'due', clock.now);
+    const timers = timersOn(store);
+    timers.on('quota', (_timer, now) => Promise.resolve(now + 900_000));
+
+    const monitor = await monitorRedis(redis.url);
+    try {
+      expect(await timers.runDue()).toBe(1);
+      // Every command of the tick was sent before this one: seeing it, MONITOR has shown them all.
+      const done = `${prefix}done`;
+      await store.kv.get(done);
+      await waitFor(() => monitor.lines.some((line) => line.includes(done)), 'MONITOR to show the tick');
+    } finally {
+      monitor.close();
+    }
+    expect(await store.timers.dueAt('quota', 'due')).toBe(clock.now + 900_000);
+    return monitor.lines
+      .filter((line) => line.includes(prefix) && !line.includes(`${prefix}done`))
+      .map((line) => line.replace(/^\+\S+ \[[^\]]*\] /, '').replaceAll(prefix, '<p>'));
+  }
+
+  it('sends the same commands among 1,000 idle timers as among none: it reads only the timer due', async () => {
+    await tickCommands(0); // loads the scripts, so both ticks below call them the same way
+    const alone = await tickCommands(0);
+    const amongIdle = await tickCommands(1_000);
+    expect(amongIdle).toEqual(alone);
+    // One read of the due timers, bounded, then the firing's lease and its compare-and-set.
+    expect(alone[0]).toMatch(/^"zrangebyscore" "<p>timers:quota" "-inf" "1000000" "WITHSCORES" "LIMIT" "0" "200"$/i);
+    expect(alone.filter((c) => /^"(zrange|zrangebyscore|hgetall|zscan|hscan)"/i.test(c))).toHaveLength(1);
   });
 });

@@ -27,6 +27,8 @@ export interface Metrics {
   readonly slackAppRateLimited: Counter<'workspace'>;
   /** 1 while Slack refuses the bot token (one workspace's: /readyz asks auth.test), else 0. */
   readonly slackTokenRefused: Gauge;
+  /** How long a channel's oldest waiting post had waited when it went out, by outbox lane. */
+  readonly deliveryLag: Histogram<'lane'>;
 }
 
 /** Workspaces named in `workspace` labels per process; the rest share `other`, so a series count stays bounded. */
@@ -47,7 +49,7 @@ function workspaceLabels(): (teamId: string) => string {
 const STORE_PING_MS = 1_000;
 
 /** `droppedLogLines`: log lines the process's stdout dropped so far (`BoundedLogOutput.dropped`). */
-export function createMetrics(store: Pick<Store, 'queue' | 'ping'>, droppedLogLines: () => number): Metrics {
+export function createMetrics(store: Pick<Store, 'queue' | 'ping' | 'outbox'>, droppedLogLines: () => number): Metrics {
   const { queue } = store;
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'campaign_bot_' });
@@ -78,6 +80,19 @@ export function createMetrics(store: Pick<Store, 'queue' | 'ping'>, droppedLogLi
     help: 'Events taken by a worker and not finished',
     registers: [registry],
     collect: depth('pending'),
+  });
+
+  new Gauge({
+    name: 'campaign_outbox_channels_waiting',
+    help: 'Channels with posts waiting in their outbox for Slack (their budget, a 429, an outage, a pause)',
+    registers: [registry],
+    async collect() {
+      try {
+        this.set(await store.outbox.waitingChannels());
+      } catch {
+        // Store unreachable: leave the last value; /readyz reports the outage.
+      }
+    },
   });
 
   // What /readyz's store check says, for alerts: Prometheus scrapes every replica, probes reach only the kubelet.
@@ -177,6 +192,13 @@ export function createMetrics(store: Pick<Store, 'queue' | 'ping'>, droppedLogLi
       name: 'campaign_slack_rate_limited_total',
       help: 'Slack 429 answers',
       labelNames: ['method'],
+      registers: [registry],
+    }),
+    deliveryLag: new Histogram({
+      name: 'campaign_delivery_lag_seconds',
+      help: 'From an event’s arrival to its post, for the oldest post waiting in a channel’s outbox lane',
+      labelNames: ['lane'],
+      buckets: [1, 2, 5, 10, 30, 60, 300, 900, 3600, 86_400],
       registers: [registry],
     }),
   };

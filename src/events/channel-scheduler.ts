@@ -231,9 +231,11 @@ export class ChannelScheduler {
       const probeIn = pause.since + this.probeEveryMs - Date.now();
       if (probeIn > 0) return Math.min(probeIn, PAUSE_RECHECK_MS);
     }
+    const oldest = items[0] ? lane.enqueuedAt(items[0]) : Date.now();
     try {
       const waitMs = await this.postTraced(at, lane, items);
       if (waitMs !== undefined) return waitMs;
+      this.kit.metrics?.deliveryLag.observe({ lane: items[0]?.lane ?? 'routine' }, (Date.now() - oldest) / 1000);
     } catch (err) {
       const failure = err instanceof LaneFailure ? err : new LaneFailure(items.slice(0, 1), err);
       return this.failed(at, lane, failure);

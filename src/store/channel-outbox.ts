@@ -119,6 +119,11 @@ export class ChannelOutboxRepo {
     return (await this.kv.sortedUpTo(this.keys.outboxDue(), now, limit)).flatMap(({ member }) => refOf(member));
   }
 
+  /** How many channels have waiting work (one count, for metrics). */
+  waitingChannels(): Promise<number> {
+    return this.kv.sortedCount(this.keys.outboxDue());
+  }
+
   /** Every channel with waiting work (reads the whole due set: for uninstalls and tests, never a post's path). */
   async channels(): Promise<ChannelRef[]> {
     const all = await this.kv.sortedUpTo(this.keys.outboxDue(), Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);

@@ -177,7 +177,7 @@ describe.each(['memory', 'redis'] as const)('Slack’s workspace-wide posting li
     // Kept, not failed: the three wait for the workspace's limit to pass.
     expect((await h.bot.deps.store.queue.deadLetters(TEAM_ID)).count).toBe(0);
     // Each post that went out was measured: its lane's delivery lag, on /metrics.
-    const lag = await h.bot.deps.metrics!.registry.getSingleMetricAsString('campaign_delivery_lag_seconds');
+    const lag = await h.bot.deps.metrics.registry.getSingleMetricAsString('campaign_delivery_lag_seconds');
     expect(lag).toMatch(/campaign_delivery_lag_seconds_count\{lane="routine"\} [5-9]/);
   });
 });

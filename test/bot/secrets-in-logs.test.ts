@@ -305,6 +305,7 @@ describe('canary secrets through install, subscribe, webhooks, clone-voice and u
       else if (type === 'hash') stored.push(...Object.entries(await redis.redis.hgetall(key)).flat());
       else if (type === 'set') stored.push(...(await redis.redis.smembers(key)));
       else if (type === 'list') stored.push(...(await redis.redis.lrange(key, 0, -1)));
+      else if (type === 'zset') stored.push(...(await redis.redis.zrange(key, 0, -1)));
       else stored.push(JSON.stringify(await redis.redis.call('XRANGE', key, '-', '+')));
     }
     for (const [what, secret] of Object.entries(canaries)) {

@@ -108,9 +108,11 @@ it('a stalled log reader and a shutdown that cannot finish (Slack never answers 
       )
     ).status,
   ).toBe(200);
+  // The card's first call to Slack: its post, or before it (a channel routed without `subscribe`) the look at who
+  // reads the channel.
   await until(
-    () => heldCalls.some((r) => r.url?.includes('chat.postMessage')),
-    'the card post reaching the unanswering Slack',
+    () => heldCalls.some((r) => /chat\.postMessage|conversations\.info/.test(r.url ?? '')),
+    'the card’s first call reaching the unanswering Slack',
     10_000,
   );
 

@@ -1,8 +1,8 @@
 /**
- * Fault: a bot process is killed with SIGKILL while it holds events it has not posted yet (Slack answered its
- * first post 429, so the channel waits out the Retry-After and the customers' messages sat pending in its name
- * in the consumer group). Must hold: a second process, started afterwards, takes them over once the dead
- * consumer's entries go idle, and posts every one of them exactly once — lost = 0.
+ * Fault: a bot process is killed with SIGKILL while events it has not posted yet wait for their channel (Slack
+ * answered its first post 429, so the channel waits out the Retry-After and the customers' messages wait in the
+ * channel's outbox, out of the queue). Must hold: a second process, started afterwards, posts every one of them
+ * exactly once when the channel is due — lost = 0 — and nothing is left pending in the queue.
  */
 import { expect, it } from 'vitest';
 import { deliveryBody, messageReceived, figure, postJson, sleep, TEAM_ID, until, stackForTests } from './support.js';
@@ -47,17 +47,18 @@ it('kill -9 with events pending → a second process posts them all; lost = 0', 
     );
     expect(res.status).toBe(200);
   }
-  // Every event is now held by the first process: read from the stream, waiting out the 429 (its first post was
-  // refused; the others wait for the channel's budget without a call to Slack).
+  // Every event now waits in the channel's outbox, waiting out the 429 (its first post was refused; the others
+  // wait for the channel's budget without a call to Slack): the queue holds none of them.
+  const at = { teamId: TEAM_ID, channelId: channel };
   const held = await until(
     async () => {
-      const pending = await pendingByConsumer();
-      const mine = [...pending].find(([name]) => name.includes(`:${first.pid}:`))?.[1] ?? 0;
-      return mine === EVENTS && stack.slack.callsTo('chat.postMessage').length >= 1 ? mine : undefined;
+      const waiting = await stack.store.outbox.size(at);
+      return waiting === EVENTS && stack.slack.callsTo('chat.postMessage').length >= 1 ? waiting : undefined;
     },
-    `${EVENTS} entries pending for the first process`,
+    `${EVENTS} events waiting in the channel's outbox`,
     20_000,
   );
+  expect([...(await pendingByConsumer()).values()].reduce((a, b) => a + b, 0)).toBe(0);
 
   const killedAt = Date.now();
   await first.stop('SIGKILL');
@@ -84,7 +85,7 @@ it('kill -9 with events pending → a second process posts them all; lost = 0', 
   const duplicates = [...counts.values()].reduce((n, c) => n + c - 1, 0);
   figure(
     'takeover after kill -9',
-    `${held} events pending in the killed process → ${counts.size} posted by the second one ${(tookMs / 1000).toFixed(1)} s after the kill, lost ${lost}, duplicates ${duplicates}`,
+    `${held} events waiting for their channel when the process was killed → ${counts.size} posted by the second one ${(tookMs / 1000).toFixed(1)} s after the kill, lost ${lost}, duplicates ${duplicates}`,
   );
   expect(lost).toBe(0);
   expect(duplicates).toBe(0);

@@ -43,7 +43,6 @@ import type {
   OAuthGrant,
   ResponseUrlContext,
   SentEnvelope,
-  SlackArgs,
   SlackCall,
   SlackChannel,
   SlackEphemeral,
@@ -58,40 +57,10 @@ import type {
   SuggestionAnswer,
   TriggerContext,
 } from './types.js';
-import { CONVERSATION_TYPE_SCOPES, tzInfo, userHandlers, usersConversationTypes } from './users.js';
+import { neededScope } from './scopes.js';
+import { tzInfo, userHandlers } from './users.js';
 import { clone, compareTs, fail, isObj, readBody, sleep, str, type Json } from './util.js';
 import { issueTrigger, pushView, replaceView, viewHandlers } from './views.js';
-
-/** Which scope each method needs (bot token). `null`: no scope. Channel-dependent ones are computed. */
-const METHOD_SCOPES: Record<string, string | null> = {
-  'auth.test': null,
-  'auth.revoke': null,
-  'chat.postMessage': 'chat:write',
-  'chat.update': 'chat:write',
-  'chat.delete': 'chat:write',
-  'chat.postEphemeral': 'chat:write',
-  'chat.getPermalink': null,
-  'views.open': null,
-  'views.update': null,
-  'views.push': null,
-  'views.publish': null,
-  'reactions.add': 'reactions:write',
-  'reactions.remove': 'reactions:write',
-  'users.info': 'users:read',
-  'conversations.open': 'im:write',
-  // users.conversations: computed from its `types` (see neededScope).
-  'files.info': 'files:read',
-  'files.getUploadURLExternal': 'files:write',
-  'files.completeUploadExternal': 'files:write',
-  'team.info': 'team:read',
-  'apps.uninstall': null,
-};
-
-function conversationKind(channelId: string): 'channels' | 'groups' | 'im' | 'mpim' {
-  if (channelId.startsWith('D')) return 'im';
-  if (channelId.startsWith('G')) return 'groups';
-  return 'channels';
-}
 
 class FakeSlackServer extends SlackState implements FakeSlack {
   private readonly server: Server;
@@ -502,7 +471,7 @@ class FakeSlackServer extends SlackState implements FakeSlack {
       send(200, fail('token_revoked'));
       return;
     }
-    const needed = this.neededScope(method, args, auth.scopes);
+    const needed = neededScope(method, args, auth.scopes);
     const scopeHeaders: Record<string, string> = { 'x-oauth-scopes': auth.scopes.join(',') };
     if (needed) scopeHeaders['x-accepted-oauth-scopes'] = needed;
     if (needed && !auth.scopes.includes(needed)) {
@@ -572,22 +541,6 @@ class FakeSlackServer extends SlackState implements FakeSlack {
     if (raw.startsWith('#')) return [...this.channels.values()].find((c) => c.name === raw.slice(1))?.id ?? raw;
     if (/^[UW][A-Z0-9]{2,}$/.test(raw)) return `D${raw.slice(1)}`;
     return raw;
-  }
-
-  private neededScope(method: string, args: SlackArgs, granted: readonly string[]): string | null {
-    if (method === 'conversations.history' || method === 'conversations.replies') {
-      return `${conversationKind(str(args, 'channel') ?? '')}:history`;
-    }
-    if (method === 'conversations.info' || method === 'conversations.members')
-      return `${conversationKind(str(args, 'channel') ?? '')}:read`;
-    if (method === 'users.conversations') {
-      // Each requested type needs its own read scope; the first one missing is the one Slack names.
-      const types = usersConversationTypes(args);
-      if ('error' in types) return null;
-      const scopes = types.kinds.map((k) => CONVERSATION_TYPE_SCOPES[k]);
-      return scopes.find((scope) => !granted.includes(scope)) ?? scopes[0] ?? null;
-    }
-    return METHOD_SCOPES[method] ?? null;
   }
 }
 

@@ -56,7 +56,7 @@ import { closeModal, forgetModal, renderModal, submitModal, suggestOptions } fro
 import { renderPlatformSwitch, renderSimulator, wireSimulator } from './simulator.js';
 import { renderSlackSwitch, wireSlackSwitch } from './slack-switch.js';
 import { renderTryThese } from './try-these.js';
-import { upload, uploadInto } from './uploads.js';
+import { attachPicked, dropPending, hasPending, takePending, uploadInto } from './uploads.js';
 
 const POLL_MS = 400;
 /** While the bot does not answer, polls back off to this (each failed poll is a line in the browser's console). */
@@ -70,8 +70,7 @@ const LOADED_AT = Date.now() / 1000;
 /** @typedef {'try' | 'simulate'} Tab */
 
 /** @type {{ state: PageState | null, version: string, channel: string, view: 'channel' | 'home', thread: { channel: string, ts: string } | null,
- *   tab: Tab, seen: Record<string, number>, pendingFiles: { id: string, name: string }[],
- *   pendingReplyFiles: { id: string, name: string }[] }} */
+ *   tab: Tab, seen: Record<string, number> }} */
 const ui = {
   state: null,
   version: '',
@@ -80,17 +79,13 @@ const ui = {
   thread: null,
   tab: 'try',
   seen: {},
-  pendingFiles: [],
-  pendingReplyFiles: [],
 };
 
 /** After the bot restarted: what the page pointed at (threads, files, a modal) belongs to the run that is gone. */
 function startOver() {
   ui.thread = null;
   ui.seen = {};
-  ui.pendingFiles = [];
-  ui.pendingReplyFiles = [];
-  renderPendingFiles();
+  dropPending();
   forgetModal();
 }
 
@@ -407,7 +402,7 @@ function showShortcutMenu(anchor, channel, ts) {
  */
 async function send(typed, box) {
   const trimmed = typed.trim();
-  if (trimmed === '' && ui.pendingFiles.length === 0) return;
+  if (trimmed === '' && !hasPending('message')) return;
   if (trimmed.startsWith('/')) {
     const [command = '', ...rest] = takeMentions(box, trimmed, true).split(/\s+/);
     if (command !== '/campaign') {
@@ -418,37 +413,8 @@ async function send(typed, box) {
     return;
   }
   const text = takeMentions(box, typed, false);
-  const files = ui.pendingFiles.map((f) => f.id);
-  ui.pendingFiles = [];
-  renderPendingFiles();
+  const files = takePending('message');
   await api('/playground/message', { channel: ui.channel, text, files });
-}
-
-function renderPendingFiles() {
-  for (const [id, files] of /** @type {const} */ ([
-    ['pending-files', ui.pendingFiles],
-    ['pending-reply-files', ui.pendingReplyFiles],
-  ])) {
-    byId(id, HTMLDivElement).innerHTML = files
-      .map((f) => `<span class="pending-file">📎 ${esc(f.name)}</span>`)
-      .join('');
-  }
-}
-
-/**
- * Files picked in an attach button, uploaded into the Slack stand-in and added to `into`.
- * @param {Event} event
- * @param {{ id: string, name: string }[]} into
- */
-async function attach(event, into) {
-  const input = event.target;
-  if (!(input instanceof HTMLInputElement) || !input.files) return;
-  for (const file of input.files) {
-    const uploaded = await upload(file);
-    if (uploaded) into.push(uploaded);
-  }
-  input.value = '';
-  renderPendingFiles();
 }
 
 // ------------------------------------------------------------------------------------------------ wiring
@@ -564,22 +530,17 @@ function wire() {
       byId('composer', HTMLFormElement).requestSubmit();
     }
   });
-  byId('attach', HTMLInputElement).addEventListener('change', (event) => void attach(event, ui.pendingFiles));
+  byId('attach', HTMLInputElement).addEventListener('change', (event) => void attachPicked(event, 'message'));
   // A reply's files go to the customer as links (the Simulate panel shows what the platform received).
-  byId('reply-attach', HTMLInputElement).addEventListener(
-    'change',
-    (event) => void attach(event, ui.pendingReplyFiles),
-  );
+  byId('reply-attach', HTMLInputElement).addEventListener('change', (event) => void attachPicked(event, 'reply'));
 
   byId('reply-form', HTMLFormElement).addEventListener('submit', (event) => {
     event.preventDefault();
     const typed = replyBox.value;
-    if (!ui.thread || (typed.trim() === '' && ui.pendingReplyFiles.length === 0)) return;
+    if (!ui.thread || (typed.trim() === '' && !hasPending('reply'))) return;
     replyBox.value = '';
     const text = takeMentions(replyBox, typed, false);
-    const files = ui.pendingReplyFiles.map((f) => f.id);
-    ui.pendingReplyFiles = [];
-    renderPendingFiles();
+    const files = takePending('reply');
     void api('/playground/reply', { channel: ui.thread.channel, threadTs: ui.thread.ts, text, files });
   });
   replyBox.addEventListener('keydown', (event) => {

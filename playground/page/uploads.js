@@ -1,16 +1,72 @@
 // @ts-check
-/** Files going into the Slack stand-in: the composer's attachments and a modal's upload field. */
+/** Files going into the Slack stand-in: the composers' attachments (until sent) and a modal's upload field. */
 
 /** @typedef {import('./app.js').Outcome} Outcome */
 
-import { toast } from './dom.js';
+import { byId, esc, toast } from './dom.js';
+
+/** @typedef {'message' | 'reply'} Composer */
+
+/** Files attached in each composer and not sent yet. */
+/** @type {Record<Composer, { id: string, name: string }[]>} */
+const pending = { message: [], reply: [] };
+
+/** @param {Composer} composer */
+export function hasPending(composer) {
+  return pending[composer].length > 0;
+}
+
+/**
+ * The ids of the files attached in `composer`, which is empty again.
+ * @param {Composer} composer
+ */
+export function takePending(composer) {
+  const ids = pending[composer].map((f) => f.id);
+  pending[composer] = [];
+  renderPending();
+  return ids;
+}
+
+/** Forgets every attachment not sent (the bot restarted: its files are gone). */
+export function dropPending() {
+  pending.message = [];
+  pending.reply = [];
+  renderPending();
+}
+
+function renderPending() {
+  for (const [id, files] of /** @type {const} */ ([
+    ['pending-files', pending.message],
+    ['pending-reply-files', pending.reply],
+  ])) {
+    byId(id, HTMLDivElement).innerHTML = files
+      .map((f) => `<span class="pending-file">📎 ${esc(f.name)}</span>`)
+      .join('');
+  }
+}
+
+/**
+ * Files picked in an attach button, uploaded into the Slack stand-in and attached in `composer`.
+ * @param {Event} event
+ * @param {Composer} composer
+ */
+export async function attachPicked(event, composer) {
+  const input = event.target;
+  if (!(input instanceof HTMLInputElement) || !input.files) return;
+  for (const file of input.files) {
+    const uploaded = await upload(file);
+    if (uploaded) pending[composer].push(uploaded);
+  }
+  input.value = '';
+  renderPending();
+}
 
 /**
  * Uploads one file into the Slack stand-in.
  * @param {File} file
  * @returns {Promise<{ id: string, name: string } | undefined>}
  */
-export async function upload(file) {
+async function upload(file) {
   const q = new URLSearchParams({ name: file.name, type: file.type });
   try {
     const res = await fetch(`/playground/upload?${q}`, {

@@ -89,10 +89,17 @@ describe('attachment downloads shared fairly', () => {
 
     // The stalled readers' downloads stop moving; past 30 s without progress they are cut off and their places
     // free (the route's clock moved on until the hot link answers again).
+    // Every held reader is cut off (the route says so in its log) before any body is read: reading one still
+    // held would resume its download, and the hot link answers as soon as its own four are cut.
+    const cutOff = () =>
+      h
+        .logs()
+        .split('\n')
+        .filter((l) => l.includes('the download stopped before the end')).length;
     await waitFor(async () => {
       skewMs += 31_000;
-      return (await fetch(hot, { method: 'HEAD' })).status === 200;
-    }, 'the hot link answering again');
+      return (await fetch(hot, { method: 'HEAD' })).status === 200 && cutOff() >= held.length;
+    }, 'the hot link answering again, every stalled reader cut off');
     // What they had not read yet was all they get: the download ends short of the file.
     const ends = await Promise.all(
       held.map((r) =>

@@ -16,7 +16,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { slackErrorCode } from '../slack/post.js';
-import { ATTR, inSpan, traceContext, traceparentAtHead } from '../util/spans.js';
+import { ATTR, inSpan, traceContext } from '../util/spans.js';
 import type { ChannelRef, Lane, WaitingItem } from '../store/index.js';
 import { PROBE_EVERY_MS, pauseAdvice } from './channel-pause.js';
 import { RETENTION_MS, type PostingKit } from './posting-kit.js';
@@ -33,6 +33,8 @@ export interface LaneHandler {
   giveUp(at: ChannelRef, items: WaitingItem[], cause: string, attempts: number): Promise<void>;
   /** When the item was first queued: how long it may still wait. */
   enqueuedAt(item: WaitingItem): number;
+  /** The trace the item's event arrived in (W3C `traceparent`), when tracing was on. */
+  traceparentOf(item: WaitingItem): string | undefined;
   /** The workspace uninstalled the app: these items go, unposted and not kept. */
   forget(at: ChannelRef, items: WaitingItem[]): Promise<void>;
 }
@@ -245,7 +247,7 @@ export class ChannelScheduler {
     return undefined;
   }
 
-  /** The lane's post, in a span of the trace its first item was queued in (the traceparent its JSON starts with). */
+  /** The lane's post, in a span of the trace its first item's event arrived in. */
   private postTraced(at: ChannelRef, lane: LaneHandler, items: WaitingItem[]): Promise<number | undefined> {
     const first = items[0];
     const attributes = {
@@ -253,7 +255,7 @@ export class ChannelScheduler {
       [ATTR.channel]: at.channelId,
       ...(first ? { [ATTR.lane]: first.lane, [ATTR.entry]: first.id } : {}),
     };
-    const parent = traceContext(first && traceparentAtHead(first.json));
+    const parent = traceContext(first && lane.traceparentOf(first));
     return inSpan('channel post', { attributes, parent }, () => lane.postNext(at, items));
   }
 

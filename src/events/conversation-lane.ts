@@ -10,11 +10,11 @@
  * are then done here too. Each post is a step of the event's own id, so a post tried again never shows twice.
  */
 import type { ChannelRef, QueueEntry, WaitingItem } from '../store/index.js';
+import { traceparentNow } from '../util/spans.js';
 import { LaneFailure, type ChannelScheduler, type LaneHandler } from './channel-scheduler.js';
 import type { PostingKit } from './posting-kit.js';
 import { isTriggerName } from './events.js';
 import { readJob } from './job.js';
-import { withTraceparent } from '../util/spans.js';
 
 /** What the worker does with a parked event when its turn comes (`EventWorker.runParked`). */
 export interface ParkedRunner {
@@ -30,6 +30,8 @@ interface Parked {
   orderKey: string;
   enqueuedAt: number;
   attempt: number;
+  /** The span it was parked in (the worker's run), which the channel's post continues. */
+  traceparent?: string;
 }
 
 export class ConversationLane implements LaneHandler {
@@ -59,8 +61,8 @@ export class ConversationLane implements LaneHandler {
       enqueuedAt: entry.enqueuedAt,
       attempt: entry.attempt,
     };
-    // The traceparent first: the scheduler's post joins the event's trace (src/util/spans.ts).
-    const json = withTraceparent({ ...parked });
+    const traceparent = traceparentNow();
+    const json = JSON.stringify(traceparent ? { ...parked, traceparent } : parked);
     await this.kit.store.outbox.addInConversation(at, entry.orderKey, { id: entry.id, json });
     this.scheduler.added(at);
   }
@@ -110,6 +112,10 @@ export class ConversationLane implements LaneHandler {
     }
   }
 
+  traceparentOf(item: WaitingItem): string | undefined {
+    return this.read(item)?.traceparent;
+  }
+
   enqueuedAt(item: WaitingItem): number {
     return this.read(item)?.enqueuedAt ?? Date.now();
   }
@@ -124,7 +130,8 @@ export class ConversationLane implements LaneHandler {
       this.kit.logger.error({ channel: at.channelId, entry: item.id }, 'a waiting conversation event does not read');
       return undefined;
     }
-    return { id: item.id, teamId: at.teamId, ...parked };
+    const { payload, orderKey, enqueuedAt, attempt } = parked;
+    return { id: item.id, teamId: at.teamId, payload, orderKey, enqueuedAt, attempt };
   }
 
   private read(item: WaitingItem): Parked | undefined {
@@ -136,6 +143,7 @@ export class ConversationLane implements LaneHandler {
         orderKey: raw.orderKey,
         enqueuedAt: raw.enqueuedAt,
         attempt: typeof raw.attempt === 'number' ? raw.attempt : 1,
+        ...(typeof raw.traceparent === 'string' ? { traceparent: raw.traceparent } : {}),
       };
     } catch {
       return undefined;

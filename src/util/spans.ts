@@ -87,19 +87,3 @@ export function traceContext(traceparent: string | undefined): Context {
   const spanContext = { traceId: m[1]!, spanId: m[2]!, traceFlags: Number.parseInt(m[3]!, 16), isRemote: true };
   return trace.isSpanContextValid(spanContext) ? trace.setSpanContext(ROOT_CONTEXT, spanContext) : ROOT_CONTEXT;
 }
-
-const HEAD = '{"traceparent":"';
-
-/**
- * The traceparent a waiting post's JSON starts with (`withTraceparent`): read off its head, so the scheduler
- * never parses a whole payload (up to 256 KB) for it, and nothing inside the payload can pose as it.
- */
-export function traceparentAtHead(json: string): string | undefined {
-  return json.startsWith(HEAD) ? json.slice(HEAD.length, HEAD.length + 55) : undefined;
-}
-
-/** `value` as JSON with the active span's traceparent as its first key (when tracing is on). */
-export function withTraceparent(value: Record<string, unknown>): string {
-  const traceparent = traceparentNow();
-  return JSON.stringify(traceparent === undefined ? value : { traceparent, ...value });
-}

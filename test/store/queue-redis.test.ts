@@ -9,6 +9,7 @@ import { hashSlot } from '../support/hash-slot.js';
 import { requireRedis } from '../support/redis.js';
 import { requireCluster } from '../support/redis-cluster.js';
 import { queueIdle, storeBackends, sync } from './backends.js';
+import { monitoredArgs, monitorRedis } from '../support/redis-monitor.js';
 import { waitFor } from '../support/wait.js';
 
 const redis = await requireRedis();
@@ -58,17 +59,8 @@ describe('redis queue specifics', () => {
 
   it('runs every multi-key script on keys of one hash slot (what Redis Cluster requires)', async () => {
     const store = backends[1]!.create();
-    const monitor = await redis.redis.monitor();
-    const scripts: string[][] = [];
+    const monitor = await monitorRedis(redis.url);
     const end = `${redis.prefix}monitor-end:${Date.now()}`;
-    let ended = false;
-    monitor.on('monitor', (_time: string, args: string[]) => {
-      const command = args[0]?.toLowerCase();
-      if (command === 'get' && args[1] === end) ended = true;
-      if (command !== 'eval' && command !== 'evalsha' && command !== 'fcall') return;
-      const keys = args.slice(3, 3 + Number(args[2]));
-      if (keys.length > 1 && keys.every((k) => k.startsWith(redis.prefix))) scripts.push(keys);
-    });
     try {
       // Enqueue (two teams), start, fail and retry, dead-letter, complete, depth, usage, park and unpark: every
       // script the queue runs.
@@ -96,9 +88,16 @@ describe('redis queue specifics', () => {
       await store.queue.bury(letter);
       expect((await store.queue.deadLetters('T3')).entries.map((d) => d.id)).toEqual(['buried-1']);
       await redis.redis.get(end);
-      await waitFor(() => ended, 'the monitor to catch up');
+      await waitFor(() => monitor.lines.some((line) => line.includes(end)), 'the monitor to catch up');
     } finally {
-      monitor.disconnect();
+      monitor.close();
+    }
+    const scripts: string[][] = [];
+    for (const args of monitor.lines.map(monitoredArgs)) {
+      const command = args[0]?.toLowerCase();
+      if (command !== 'eval' && command !== 'evalsha' && command !== 'fcall') continue;
+      const keys = args.slice(3, 3 + Number(args[2]));
+      if (keys.length > 1 && keys.every((k) => k.startsWith(redis.prefix))) scripts.push(keys);
     }
     expect(scripts.length).toBeGreaterThanOrEqual(11);
     for (const keys of scripts) expect(new Set(keys.map(hashSlot)), keys.join(' ')).toHaveProperty('size', 1);

@@ -3,14 +3,13 @@
  * ended by their handler, never overwriting a timer re-set meanwhile, retried after a failed firing's lease.
  */
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
-import { connect } from 'node:net';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Timers } from '../../src/app/timers.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import { requireRedis } from '../support/redis.js';
 import { requireCluster } from '../support/redis-cluster.js';
+import { monitorRedis } from '../support/redis-monitor.js';
 import { waitFor } from '../support/wait.js';
 
 const redis = await requireRedis();
@@ -143,27 +142,6 @@ describe.each(['memory', 'redis', 'cluster'] as const)('due timers (%s)', (backe
     expect(await store.timers.due('quota', clock.now)).toEqual([{ id: 'd1', dueAt: clock.now - 10 }]);
   });
 });
-
-/**
- * Redis MONITOR over a plain socket (its lines as they come): a client library's parser can mistake the first
- * monitored lines of a busy server for the answer to MONITOR itself.
- */
-async function monitorRedis(url: string): Promise<{ lines: string[]; close: () => void }> {
-  const { hostname, port } = new URL(url);
-  const socket = connect(Number(port || 6379), hostname);
-  const lines: string[] = [];
-  let rest = '';
-  socket.setEncoding('utf8');
-  socket.on('data', (chunk: string) => {
-    const parts = (rest + chunk).split('\r\n');
-    rest = parts.pop() ?? '';
-    lines.push(...parts);
-  });
-  await once(socket, 'connect');
-  socket.write('MONITOR\r\n');
-  await waitFor(() => lines.includes('+OK'), 'MONITOR to start');
-  return { lines, close: () => socket.destroy() };
-}
 
 describe('a tick on Redis', () => {
   /** What one tick sends Redis for the keys of `store` (its prefix shown as `<p>`), with `idle` timers not due. */

@@ -222,7 +222,7 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
   registerUninstall(app, deps);
   registerChannelAudience(app, deps);
   registerHandoff(app, deps, events);
-  registerDigests(deps);
+  registerDigests(deps, events.bulk);
   registerWorkflows(app, deps);
   events.register(app);
 

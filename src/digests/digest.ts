@@ -1,22 +1,27 @@
 /**
- * Channel digests: the schedule (kept in the store, one `digest` timer per channel), building and posting the
- * card, and the timer's firing. A firing posts at most once per slot: the timer's lease keeps other replicas
- * out while it runs, and a "posted" mark per (channel, slot) keeps a retried or late firing from posting again.
+ * Channel digests: the schedule (kept in the store, one `digest` timer per channel), making and posting the
+ * card, and the timer's firing. A firing makes the slot's digest and leaves it in the channel's outbox (bulk
+ * lane: after the channel's customers and calls, at Slack's pace), which posts the card, then its chart. A
+ * slot is made at most once: the timer's lease keeps other replicas out while it runs, and a "made" mark per
+ * (channel, slot) keeps a retried or late firing from making it again; the card's post carries its slot's
+ * idempotency key, so a post whose answer was lost is looked up, not sent twice.
  * A slot missed while the bot was down fires once when it is back; the timer then moves to the next future
  * slot, so a long outage never posts one card per missed day.
  */
 import type { WebClient } from '@slack/web-api';
 import type { Deps } from '../app/deps.js';
-import type { DueTimer } from '../store/index.js';
+import type { BulkPosts } from '../events/index.js';
+import type { DigestFigures, DueTimer } from '../store/index.js';
 import { ALL_CAMPAIGNS, workspaceTimerId, type DigestCadence, type DigestSchedule } from '../store/index.js';
 import type { Logger } from '../logger.js';
 import { escapeMrkdwn, slackDate } from '../slack/blocks.js';
 import { nextSlot, periodMs } from './clock.js';
 import { digestTitle, renderDigest } from './card.js';
-import { prepareChart, shareChart } from './chart-post.js';
-import { gatherDigest, type Baseline } from './figures.js';
+import { chartFigures, shareChart, type WaitingChart } from './chart-post.js';
+import type { ChartInput } from './chart-data.js';
+import { gatherDigest, type Baseline, type DigestData } from './figures.js';
 import { figuresOf, pickBaseline } from './period.js';
-import { postReport, reportOnce, REPORT_POSTS, type PostOutcome } from './post.js';
+import { postReport, reportOnce, type PostOutcome } from './post.js';
 import { keepSnapshot, startSnapshots, stopSnapshotsIfUnused } from './snapshots.js';
 
 /** A posted digest also says what became of its chart: shared, failed (said in its thread), or nothing to chart. */
@@ -24,6 +29,9 @@ export type DigestOutcome =
   (PostOutcome & { posted: true } & { chart: 'shared' | 'failed' | 'none' }) | (PostOutcome & { posted: false });
 
 export const DIGEST_TIMER = 'digest';
+/** The kinds of report a scheduled digest waits in its channel's outbox as: the card, then its chart. */
+const DIGEST_POST = 'digest';
+const CHART_POST = 'digest-chart';
 /** Long enough to outlive a weekly slot: marks only need to see the retries of one firing. */
 const MARK_TTL_MS = 8 * 86_400_000;
 
@@ -79,21 +87,29 @@ export function slackTime(at: number): string {
   return slackDate(new Date(at).toISOString(), '{date_short_pretty} at {time}');
 }
 
+/** A digest made and not yet posted: what its card and its chart are made of (JSON: it may wait in the outbox). */
+interface MadeDigest {
+  data: DigestData;
+  cadence: DigestCadence | undefined;
+  /** The totals read now: once posted, the baseline of the channel's next digest. */
+  figures?: DigestFigures;
+  chart?: ChartInput;
+  /** The day it is for (`YYYY-MM-DD`, the chart's file name). */
+  day: string;
+}
+
 /**
- * Builds the card for the period since the channel's previous digest (for its first, since the workspace's
- * snapshot from about one period back, if any), posts it, then shares its chart below it. The totals read
- * become a snapshot of the workspace and, once posted, the baseline of the channel's next digest.
+ * Makes the card for the period since the channel's previous digest (for its first, since the workspace's
+ * snapshot from about one period back, if any) and its chart's figures. The totals read become a snapshot of
+ * the workspace.
  */
-export async function postDigest(
+async function makeDigest(
   deps: Deps,
-  client: WebClient,
   logger: Logger,
   to: { teamId: string; channelId: string },
   what: { campaignId: string; cadence: DigestCadence | undefined },
   now: number,
-  /** A scheduled slot's digest: posted once even when Slack's answer is lost (the retried firing looks first). */
-  slot?: string,
-): Promise<DigestOutcome> {
+): Promise<MadeDigest> {
   const period = periodMs(what.cadence ?? 'daily');
   const [previous, snapshots] = await Promise.all([
     deps.store.reports.lastFigures(to.teamId, to.channelId),
@@ -114,33 +130,114 @@ export async function postDigest(
   // No chart without today's totals (the platform unreachable, the workspace disconnected): it would be stale.
   const chart =
     figures &&
-    (await prepareChart(deps, logger, to.teamId, {
+    (await chartFigures(deps, to.teamId, {
       snapshots: [...snapshots, figures],
       quota: data.quota.ok ? data.quota.value : undefined,
       now,
     }));
+  return {
+    data,
+    cadence: what.cadence,
+    ...(figures ? { figures } : {}),
+    ...(chart ? { chart } : {}),
+    day: new Date(now).toISOString().slice(0, 10),
+  };
+}
+
+/** Posts the made card (once, for a scheduled slot); a posted card's figures become the next one's baseline. */
+async function postCard(
+  deps: Deps,
+  client: WebClient,
+  to: { teamId: string; channelId: string },
+  made: MadeDigest,
+  slot?: string,
+): Promise<PostOutcome> {
   const once = slot === undefined ? undefined : reportOnce(deps, to, `digest:${slot}`);
   const view = await deps.audiences.viewFor(client, { teamId: to.teamId }, to.channelId);
-  const outcome = await postReport(client, to.channelId, renderDigest(data, what.cadence, view), once);
+  const outcome = await postReport(client, to.channelId, renderDigest(made.data, made.cadence, view), once);
+  if (outcome.posted && made.figures) await deps.store.reports.setLastFigures(to.teamId, to.channelId, made.figures);
+  return outcome;
+}
+
+/** A digest asked for by a person (`/campaign digest now`): made and posted at once, its chart right below. */
+export async function postDigest(
+  deps: Deps,
+  client: WebClient,
+  logger: Logger,
+  to: { teamId: string; channelId: string },
+  what: { campaignId: string; cadence: DigestCadence | undefined },
+  now: number,
+): Promise<DigestOutcome> {
+  const made = await makeDigest(deps, logger, to, what, now);
+  const outcome = await postCard(deps, client, to, made);
   if (!outcome.posted) return outcome;
-  if (figures) await deps.store.reports.setLastFigures(to.teamId, to.channelId, figures);
-  if (!chart) return { ...outcome, chart: 'none' };
-  const shared = await shareChart(
-    client,
-    logger,
-    {
-      channelId: to.channelId,
-      cardTs: outcome.ts,
-      title: digestTitle(what.cadence),
-      day: new Date(now).toISOString().slice(0, 10),
-    },
-    chart,
-  );
+  if (!made.chart) return { ...outcome, chart: 'none' };
+  const chart = { channelId: to.channelId, cardTs: outcome.ts, title: digestTitle(made.cadence), day: made.day };
+  const shared = await shareChart(client, logger, chart, made.chart);
   return { ...outcome, chart: shared ? 'shared' : 'failed' };
 }
 
-/** The `digest` timer: post this slot's digest once, then move on to the next slot (or end). */
-export async function fireDigest(deps: Deps, timer: DueTimer, now: number): Promise<number | undefined> {
+/** A scheduled digest waiting in its channel's outbox (bulk lane). */
+interface WaitingDigest {
+  made: MadeDigest;
+  slot: string;
+}
+
+/** Posts scheduled digests and their charts when their channel's turn comes (src/events/bulk-lane.ts). */
+export function registerDigestPosts(deps: Deps, bulk: BulkPosts): void {
+  bulk.on(DIGEST_POST, {
+    post: async (to, body, { client }) => {
+      const { made, slot } = body as WaitingDigest;
+      const logger = deps.logger.child({ team: to.teamId, channel: to.channelId, timer: DIGEST_TIMER });
+      const outcome = await postCard(deps, client, to, made, slot);
+      if (!outcome.posted) return refused(deps, logger, to, outcome.reason);
+      logger.info({ slot: Number(slot), chart: made.chart ? 'waits' : 'none' }, 'digest posted');
+      if (!made.chart) return;
+      const chart: WaitingChart = {
+        at: { channelId: to.channelId, cardTs: outcome.ts, title: digestTitle(made.cadence), day: made.day },
+        input: made.chart,
+      };
+      await bulk.add(to, CHART_POST, { key: `chart:${slot}`, order: Number(slot) }, chart);
+    },
+  });
+  bulk.on(CHART_POST, {
+    post: async (to, body, slack) => {
+      const { at, input } = body as WaitingChart;
+      const logger = deps.logger.child({ team: to.teamId, channel: to.channelId, timer: DIGEST_TIMER });
+      await shareChart(slack.client, logger, at, input, (err) => slack.waits(err));
+    },
+  });
+}
+
+/** A scheduled digest Slack refused: the bot was removed (schedule kept), or the channel is gone (it ends). */
+async function refused(
+  deps: Deps,
+  logger: Logger,
+  to: { teamId: string; channelId: string },
+  reason: 'not_in_channel' | 'channel_gone',
+): Promise<void> {
+  if (reason === 'channel_gone') {
+    logger.warn('the channel is archived or gone: its digest schedule ends');
+    await deps.store.timers.cancel(DIGEST_TIMER, timerId(to.teamId, to.channelId));
+    await deps.store.reports.removeDigest(to.teamId, to.channelId);
+    await stopSnapshotsIfUnused(deps, to.teamId);
+    return;
+  }
+  logger.warn(
+    'the bot is not in the channel (removed?): digest not posted; the schedule is kept for when it is invited back',
+  );
+}
+
+/**
+ * The `digest` timer: make this slot's digest once and leave it in the channel's outbox, then move on to the
+ * next slot (or end). A firing that fails before the digest waits is tried again after its lease.
+ */
+export async function fireDigest(
+  deps: Deps,
+  bulk: BulkPosts,
+  timer: DueTimer,
+  now: number,
+): Promise<number | undefined> {
   const ref = parseTimerId(timer.id);
   if (!ref) return undefined;
   const schedule = await deps.store.reports.digest(ref.teamId, ref.channelId);
@@ -149,42 +246,24 @@ export async function fireDigest(deps: Deps, timer: DueTimer, now: number): Prom
   const logger = deps.logger.child({ team: ref.teamId, channel: ref.channelId, timer: DIGEST_TIMER });
   const slot = String(timer.dueAt);
   if (!(await deps.store.reports.mark(DIGEST_TIMER, ref.teamId, ref.channelId, slot, MARK_TTL_MS))) {
-    logger.info({ slot: timer.dueAt }, 'digest of this slot was posted already');
+    logger.info({ slot: timer.dueAt }, 'digest of this slot was made already');
     return next;
   }
-  const client = await deps.slack.forTeam(ref.teamId, REPORT_POSTS);
-  if (!client) {
-    logger.warn('no Slack bot token for the workspace (uninstalled?): digest skipped, schedule kept');
-    return next;
-  }
-  let outcome: DigestOutcome;
   try {
-    outcome = await postDigest(
+    const made = await makeDigest(
       deps,
-      client,
       logger,
       ref,
       { campaignId: schedule.campaignId, cadence: schedule.cadence },
       now,
-      slot,
     );
+    const waiting: WaitingDigest = { made, slot };
+    await bulk.add(ref, DIGEST_POST, { key: `digest:${slot}`, order: timer.dueAt }, waiting);
   } catch (err) {
-    // Not posted: the retried firing (after the lease) may post it.
+    // Not made: the retried firing (after the lease) makes it.
     await deps.store.reports.unmark(DIGEST_TIMER, ref.teamId, ref.channelId, slot);
     throw err;
   }
-  if (outcome.posted) {
-    logger.info({ slot: timer.dueAt, late: now - timer.dueAt, chart: outcome.chart }, 'digest posted');
-    return next;
-  }
-  if (outcome.reason === 'channel_gone') {
-    logger.warn('the channel is archived or gone: its digest schedule ends');
-    await deps.store.reports.removeDigest(ref.teamId, ref.channelId);
-    await stopSnapshotsIfUnused(deps, ref.teamId);
-    return undefined;
-  }
-  logger.warn(
-    'the bot is not in the channel (removed?): digest not posted; the schedule is kept for when it is invited back',
-  );
+  logger.info({ slot: timer.dueAt, late: now - timer.dueAt }, 'digest made; it waits for its channel');
   return next;
 }

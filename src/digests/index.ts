@@ -1,16 +1,20 @@
 /**
  * Reports a channel gets on a schedule: digests (`/campaign digest`) and quota alerts (`/campaign
  * quota-alert`). `register` hands their timer kinds to the store-kept timers (with the daily snapshots of
- * the dashboard that digests compare with); the subcommands live in src/commands and use what is exported here.
+ * the dashboard that digests compare with) and how their reports are posted to the outbox's bulk lane, where a
+ * firing leaves what it made; the subcommands live in src/commands and use what is exported here.
  */
 import type { Deps } from '../app/deps.js';
-import { fireDigest, DIGEST_TIMER } from './digest.js';
-import { fireQuotaAlert, QUOTA_TIMER } from './quota-alerts.js';
+import type { BulkPosts } from '../events/index.js';
+import { fireDigest, registerDigestPosts, DIGEST_TIMER } from './digest.js';
+import { fireQuotaAlert, registerQuotaAlertPosts, QUOTA_TIMER } from './quota-alerts.js';
 import { fireSnapshot, SNAPSHOT_TIMER } from './snapshots.js';
 
-export function register(deps: Deps): void {
-  deps.timers.on(DIGEST_TIMER, (timer, now) => fireDigest(deps, timer, now));
-  deps.timers.on(QUOTA_TIMER, (timer, now) => fireQuotaAlert(deps, timer, now));
+export function register(deps: Deps, bulk: BulkPosts): void {
+  deps.timers.on(DIGEST_TIMER, (timer, now) => fireDigest(deps, bulk, timer, now));
+  deps.timers.on(QUOTA_TIMER, (timer, now) => fireQuotaAlert(deps, bulk, timer, now));
+  registerDigestPosts(deps, bulk);
+  registerQuotaAlertPosts(deps, bulk);
   deps.timers.on(SNAPSHOT_TIMER, (timer, now) => fireSnapshot(deps, timer, now));
 }
 

@@ -1,5 +1,6 @@
 /**
- * Posting a report into a channel outside any Slack request (from a timer), with the workspace's bot token,
+ * Posting a report into a channel outside any Slack request (from the outbox's bulk lane, where a timer left
+ * it), with the workspace's bot token,
  * and what Slack's refusals mean for the schedule: `not_in_channel` — someone removed the bot; the schedule
  * is kept so it resumes once the bot is invited back. `channel_not_found` / `is_archived` — the channel is
  * gone for good; the schedule ends.
@@ -7,7 +8,6 @@
 import { createHash } from 'node:crypto';
 import type { WebClient } from '@slack/web-api';
 import type { Deps } from '../app/deps.js';
-import type { ClientUse } from '../slack/clients.js';
 import { postMessage, slackErrorCode } from '../slack/post.js';
 import type { MessagePayload } from '../slack/blocks.js';
 import type { OncePost, PostLedger } from '../slack/post-once.js';
@@ -54,6 +54,3 @@ export function reportOnce(deps: Deps, to: { teamId: string; channelId: string }
     },
   };
 }
-
-/** How a report's post waits for Slack: here, for its budget (a timer holds no queue entry), behind urgent work. */
-export const REPORT_POSTS: ClientUse = { background: false, urgency: 'routine' };

@@ -8,15 +8,18 @@ import type { WebClient } from '@slack/web-api';
 import type { QuotaRow } from '../api/index.js';
 import type { Deps } from '../app/deps.js';
 import { logFailure } from '../app/failure.js';
+import type { BulkPosts } from '../events/index.js';
 import type { DueTimer, QuotaAlertSetting } from '../store/index.js';
 import type { Logger } from '../logger.js';
 import { nextInCycle } from '../util/spread.js';
 import { latestMonth } from '../views/usage.js';
 import { monthId, renderQuotaAlert, usedPercent } from './card.js';
 import { parseTimerId, timerId } from './digest.js';
-import { postReport, reportOnce, REPORT_POSTS, type PostOutcome } from './post.js';
+import { postReport, reportOnce, type PostOutcome } from './post.js';
 
 export const QUOTA_TIMER = 'quota-alert';
+/** The kind of report a check's alert waits in its channel's outbox as. */
+const QUOTA_POST = 'quota-alert';
 /** A month and a bit: a mark must outlive the month it is for. */
 const MARK_TTL_MS = 40 * 86_400_000;
 
@@ -45,7 +48,67 @@ export interface AlertCheck {
   refused?: Exclude<PostOutcome, { posted: true }>['reason'];
 }
 
-/** Compares this month's usage with the thresholds and posts the ones newly crossed. */
+/** A quota alert made by a check: the month's row and the thresholds newly crossed (JSON: it may wait). */
+interface QuotaAlertPost {
+  row: QuotaRow;
+  month: string;
+  fresh: number[];
+  thresholds: number[];
+  now: number;
+}
+
+/** Marks the thresholds crossed and not yet posted this month; undefined when there is none. */
+async function newlyCrossed(
+  deps: Deps,
+  to: { teamId: string; channelId: string },
+  thresholds: readonly number[],
+  rows: readonly QuotaRow[],
+  now: number,
+): Promise<{ percent: number; alert?: QuotaAlertPost }> {
+  const row = latestMonth(rows);
+  if (!row) return { percent: 0 };
+  const percent = usedPercent(row);
+  const month = monthId(row, now);
+  const fresh: number[] = [];
+  for (const t of thresholds.filter((t) => percent >= t)) {
+    if (await deps.store.reports.mark(QUOTA_TIMER, to.teamId, to.channelId, `${month}:${t}`, MARK_TTL_MS))
+      fresh.push(t);
+  }
+  if (fresh.length === 0) return { percent };
+  return { percent, alert: { row, month, fresh, thresholds: [...thresholds], now } };
+}
+
+/** Lets the alert's thresholds post again (it was not posted: nobody saw it). */
+async function unmark(deps: Deps, to: { teamId: string; channelId: string }, alert: QuotaAlertPost): Promise<void> {
+  await Promise.all(
+    alert.fresh.map((t) => deps.store.reports.unmark(QUOTA_TIMER, to.teamId, to.channelId, `${alert.month}:${t}`)),
+  );
+}
+
+/** Posts the alert once; a refusal unmarks it, so it posts once the bot can. */
+async function postAlert(
+  deps: Deps,
+  client: WebClient,
+  to: { teamId: string; channelId: string },
+  alert: QuotaAlertPost,
+): Promise<PostOutcome> {
+  let outcome: PostOutcome;
+  try {
+    outcome = await postReport(
+      client,
+      to.channelId,
+      renderQuotaAlert(alert.row, Math.max(...alert.fresh), alert.thresholds, alert.now),
+      reportOnce(deps, to, `quota:${alert.month}:${alert.fresh.join(',')}`),
+    );
+  } catch (err) {
+    await unmark(deps, to, alert);
+    throw err;
+  }
+  if (!outcome.posted) await unmark(deps, to, alert);
+  return outcome;
+}
+
+/** Compares this month's usage with the thresholds and posts the ones newly crossed, at once (a person asked). */
 export async function checkQuotaAlerts(
   deps: Deps,
   client: WebClient,
@@ -54,62 +117,63 @@ export async function checkQuotaAlerts(
   rows: readonly QuotaRow[],
   now: number,
 ): Promise<AlertCheck> {
-  const row = latestMonth(rows);
-  if (!row) return { percent: 0, posted: [] };
-  const percent = usedPercent(row);
-  const month = monthId(row, now);
-  const fresh: number[] = [];
-  for (const t of thresholds.filter((t) => percent >= t)) {
-    if (await deps.store.reports.mark(QUOTA_TIMER, to.teamId, to.channelId, `${month}:${t}`, MARK_TTL_MS))
-      fresh.push(t);
-  }
-  if (fresh.length === 0) return { percent, posted: [] };
-  const unmark = () =>
-    Promise.all(fresh.map((t) => deps.store.reports.unmark(QUOTA_TIMER, to.teamId, to.channelId, `${month}:${t}`)));
-  let outcome: PostOutcome;
-  try {
-    outcome = await postReport(
-      client,
-      to.channelId,
-      renderQuotaAlert(row, Math.max(...fresh), thresholds, now),
-      reportOnce(deps, to, `quota:${month}:${fresh.join(',')}`),
-    );
-  } catch (err) {
-    await unmark();
-    throw err;
-  }
-  if (!outcome.posted) {
-    // Not seen by anyone: post it once the bot can.
-    await unmark();
-    return { percent, posted: [], refused: outcome.reason };
-  }
-  return { percent, posted: fresh };
+  const { percent, alert } = await newlyCrossed(deps, to, thresholds, rows, now);
+  if (!alert) return { percent, posted: [] };
+  const outcome = await postAlert(deps, client, to, alert);
+  return outcome.posted ? { percent, posted: alert.fresh } : { percent, posted: [], refused: outcome.reason };
 }
 
-/** The `quota-alert` timer: check, then again in QUOTA_CHECK_S (or end when the channel is gone). */
-export async function fireQuotaAlert(deps: Deps, timer: DueTimer, now: number): Promise<number | undefined> {
+/** Posts the checks' alerts when their channel's turn comes (src/events/bulk-lane.ts). */
+export function registerQuotaAlertPosts(deps: Deps, bulk: BulkPosts): void {
+  bulk.on(QUOTA_POST, {
+    post: async (to, body, { client }) => {
+      const alert = body as QuotaAlertPost;
+      const logger = deps.logger.child({ team: to.teamId, channel: to.channelId, timer: QUOTA_TIMER });
+      const outcome = await postAlert(deps, client, to, alert);
+      if (outcome.posted) logger.info({ thresholds: alert.fresh }, 'quota alert posted');
+      else if (outcome.reason === 'channel_gone') {
+        logger.warn('the channel is archived or gone: its quota alerts end');
+        await stopQuotaAlerts(deps, to.teamId, to.channelId);
+      } else
+        logger.warn(
+          'the bot is not in the channel (removed?): quota alert not posted; kept for when it is invited back',
+        );
+    },
+  });
+}
+
+/**
+ * The `quota-alert` timer: check, leave an alert for a newly crossed threshold in the channel's outbox, then
+ * check again in QUOTA_CHECK_S (or end when the alerts are gone).
+ */
+export async function fireQuotaAlert(
+  deps: Deps,
+  bulk: BulkPosts,
+  timer: DueTimer,
+  now: number,
+): Promise<number | undefined> {
   const ref = parseTimerId(timer.id);
   if (!ref) return undefined;
   const setting = await deps.store.reports.quotaAlert(ref.teamId, ref.channelId);
   if (!setting) return undefined;
   const next = nextCheck(deps, ref.teamId, now);
   const logger = deps.logger.child({ team: ref.teamId, channel: ref.channelId, timer: QUOTA_TIMER });
-  const client = await deps.slack.forTeam(ref.teamId, REPORT_POSTS);
-  if (!client) {
-    logger.warn('no Slack bot token for the workspace (uninstalled?): quota check skipped');
-    return next;
-  }
   const rows = await readQuota(deps, logger, ref.teamId);
   if (!rows) return next;
-  const check = await checkQuotaAlerts(deps, client, ref, setting.thresholds, rows, now);
-  if (check.posted.length > 0) logger.info({ percent: check.percent, thresholds: check.posted }, 'quota alert posted');
-  if (check.refused === 'channel_gone') {
-    logger.warn('the channel is archived or gone: its quota alerts end');
-    await deps.store.reports.removeQuotaAlert(ref.teamId, ref.channelId);
-    return undefined;
+  const { percent, alert } = await newlyCrossed(deps, ref, setting.thresholds, rows, now);
+  if (!alert) return next;
+  try {
+    await bulk.add(
+      ref,
+      QUOTA_POST,
+      { key: `quota:${alert.month}:${alert.fresh.join(',')}`, order: timer.dueAt },
+      alert,
+    );
+  } catch (err) {
+    await unmark(deps, ref, alert);
+    throw err;
   }
-  if (check.refused)
-    logger.warn('the bot is not in the channel (removed?): quota alert not posted; kept for when it is invited back');
+  logger.info({ percent, thresholds: alert.fresh }, 'quota alert made; it waits for its channel');
   return next;
 }
 

@@ -176,7 +176,7 @@ export class ChannelScheduler {
     await outbox.dueAt(at, Date.now() + LEASE_MS);
     let settled = false;
     try {
-      if (!(await this.kit.store.workspaces.exists(at.teamId))) {
+      if (!(await this.kit.installed(at.teamId))) {
         await this.forget(at);
         settled = true;
         return;

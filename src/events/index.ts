@@ -1,7 +1,7 @@
 /**
  * Event notifications, as the composition root sees them: the webhook route, the Recording button's ack, the
  * worker that reads queued events, and the scheduler that posts what waits for a channel — customers in its
- * urgent lane, calls in its routine lane (started once the server listens, stopped first on shutdown). Call
+ * urgent lane, calls in its routine lane, timers' reports in its bulk lane (started once the server listens, stopped first on shutdown). Call
  * events are handled here, and the outcome alerts they feed (their timer is registered here); features add
  * handlers for their triggers with `on` (handoff: chat messages).
  */
@@ -9,11 +9,12 @@ import type { App, CustomRoute } from '@slack/bolt';
 import type { Deps } from '../app/deps.js';
 import { hookRoute, type IntakeOptions } from './intake.js';
 import { RECORDING_ACTION } from './render/index.js';
-import { workerSlack } from './posting-kit.js';
+import { installedIn, workerSlack } from './posting-kit.js';
 import { registerCallHandlers } from './calls.js';
 import { CallOutbox, type CallOutboxOptions } from './call-outbox.js';
 import { ChannelScheduler, type SchedulerOptions } from './channel-scheduler.js';
 import { ConversationLane } from './conversation-lane.js';
+import { BulkLane, type BulkPosts } from './bulk-lane.js';
 import { EventWorker, type WorkerOptions } from './worker.js';
 import { retryDeadLetter, type RetryOutcome } from './dead-letters.js';
 import { ChannelPauses } from './channel-pause.js';
@@ -34,6 +35,8 @@ export interface Events {
   /** Registers the worker's handler of one trigger. */
   on: EventWorker['on'];
   register(app: App): void;
+  /** The outbox's bulk lane, where timers' reports (digests, charts, quota alerts) wait for their channel. */
+  bulk: BulkPosts;
   /** Posts a dead letter again (see dead-letters.ts). */
   retryDeadLetter(teamId: string, id: string): Promise<RetryOutcome>;
   start(): void;
@@ -47,6 +50,7 @@ export function createEvents(deps: Deps, options: EventsOptions = {}): Events {
   const kit = {
     store: deps.store,
     slack,
+    installed: installedIn(deps.store, deps.slack),
     pace: deps.pace,
     pauses,
     logger,
@@ -71,12 +75,15 @@ export function createEvents(deps: Deps, options: EventsOptions = {}): Events {
   );
   scheduler.lane('urgent', conversations);
   scheduler.lane('routine', outbox);
+  const bulk = new BulkLane(kit, scheduler);
+  scheduler.lane('bulk', bulk);
   registerCallHandlers(worker, outbox);
   const alerts = new OutcomeAlerts(kit);
   deps.timers.on(ALERT_TIMER, (timer, now) => alerts.fire(timer, now));
   return {
     route: hookRoute(deps, options.intake),
     on: (trigger, handler) => worker.on(trigger, handler),
+    bulk,
     register(app) {
       // A link button still sends a block action; acknowledging it keeps Slack from showing an error.
       app.action(RECORDING_ACTION, async ({ ack }) => {
@@ -104,4 +111,5 @@ export function createEvents(deps: Deps, options: EventsOptions = {}): Events {
 export { ensureHookToken, hookUrlFor, describeHookUrl } from './hook-url.js';
 export * from './events.js';
 export type { QueuedEvent, EventOutcome } from './worker.js';
+export type { BulkPosts } from './bulk-lane.js';
 export { ALERT_TIMER, alertTimerId, ending } from './outcome-alerts.js';

@@ -27,6 +27,12 @@ class NoBotTokenError extends Error {
   }
 }
 
+export function installedIn(store: Store, clients: SlackClients): PostingKit['installed'] {
+  return async (teamId) =>
+    (await store.workspaces.exists(teamId)) ||
+    (await clients.forTeam(teamId, { background: true, urgency: 'routine' })) !== undefined;
+}
+
 export function workerSlack(clients: SlackClients): WorkerSlack {
   return async (teamId, urgency = 'urgent') => {
     const client = await clients.forTeam(teamId, { background: true, urgency });
@@ -38,6 +44,11 @@ export function workerSlack(clients: SlackClients): WorkerSlack {
 export interface PostingKit {
   store: Store;
   slack: WorkerSlack;
+  /**
+   * Whether the app is still installed in the workspace: the store knows it (a hook token, an API key) or Slack
+   * gave the bot a token there. A workspace that uninstalled has neither; its waiting posts are dropped.
+   */
+  installed(teamId: string): Promise<boolean>;
   pace: SlackPace;
   pauses: ChannelPauses;
   logger: Logger;

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { TEAM_ID, type Harness, harnessesPerTest, storeOn } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
-import { run } from '../events/support.js';
+import { fireTimers, run } from '../events/support.js';
 import { waitFor } from '../support/wait.js';
 import type { DigestFigures } from '../../src/store/index.js';
 import { phaseOf } from '../../src/util/spread.js';
@@ -74,7 +74,7 @@ describe.each(['memory', 'redis'] as const)('digest figures and chart (%s)', (ba
     setTotals(h, { calls: 1_100, connected: 560, bookings: 110, minutes: 90 });
     clock.now = at('2024-03-08T09:00:10Z');
     const rssBefore = process.memoryUsage().rss;
-    await h.bot.deps.timers.runDue();
+    await fireTimers(h);
     const rssAfter = process.memoryUsage().rss;
 
     expect(cards(h)).toHaveLength(1);
@@ -107,7 +107,7 @@ describe.each(['memory', 'redis'] as const)('digest figures and chart (%s)', (ba
     // The next day: the change since this digest (the channel's previous one).
     setTotals(h, { calls: 1_150, connected: 590, bookings: 111, minutes: 100 });
     clock.now = at('2024-03-09T09:00:05Z');
-    await h.bot.deps.timers.runDue();
+    await fireTimers(h);
     expect(cards(h)).toHaveLength(2);
     const second = cards(h)[1]!;
     expect(second).toContain('50 calls (of 1,150)\\n60% connected (51% overall)\\n1 booking (of 111)');
@@ -169,7 +169,7 @@ describe('daily snapshots', () => {
       const midnight = Date.UTC(2024, 2, day);
       // The bot is down over the night to 9 March: that snapshot is taken at 05:00, too far from midnight.
       clock.now = day === 9 ? midnight + 5 * 3_600_000 : midnight + phase + 5_000;
-      await h.bot.deps.timers.runDue();
+      await fireTimers(h);
       expect(await snapshotDue(h)).toBe(Date.UTC(2024, 2, day + 1) + phase);
       // The calls of the day that starts now.
       const made = 10 * day;

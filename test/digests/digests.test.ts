@@ -1,13 +1,13 @@
 /**
  * `/campaign digest` and the digests the channel then gets, driven with signed slash commands against the
- * Slack stand-in and the platform simulator, on a fake clock (timers fired with `runDue`, never waited for),
+ * Slack stand-in and the platform simulator, on a fake clock (timers fired with `runDue`, never waited for; what they make waits in the channel's outbox),
  * in memory and on Redis: the card's figures and changes, a missed slot posted once, DST, one post when two
  * replicas share Redis, and what happens when the bot was removed from the channel.
  */
 import { describe, expect, it } from 'vitest';
 import { MEMBER_ID, TEAM_ID, type Harness, harnessesPerTest, storeOn } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
-import { run } from '../events/support.js';
+import { fireTimers, queueDrained, run } from '../events/support.js';
 import { waitFor } from '../support/wait.js';
 
 const redis = await requireRedis();
@@ -63,7 +63,7 @@ describe.each(['memory', 'redis'] as const)('digests (%s)', (backend) => {
 
     expect(await h.bot.deps.timers.runDue()).toBe(0);
     clock.now = at('2024-03-08T17:00:20Z');
-    await h.bot.deps.timers.runDue();
+    await fireTimers(h);
     expect(cards(h)).toHaveLength(1);
     const first = cards(h)[0]!;
     expect(first).toContain('Daily digest');
@@ -83,8 +83,8 @@ describe.each(['memory', 'redis'] as const)('digests (%s)', (backend) => {
     state.stats.totals.Outbound!.calls += 16;
     state.stats.totals.Outbound!.durationMs += 12 * 60_000;
     clock.now = at('2024-03-10T18:00:00Z');
-    await h.bot.deps.timers.runDue();
-    await h.bot.deps.timers.runDue();
+    await fireTimers(h);
+    await fireTimers(h);
     expect(cards(h)).toHaveLength(2);
     const second = cards(h)[1]!;
     expect(second).toContain('16 calls (of 1,300)');
@@ -161,7 +161,7 @@ describe.each(['memory', 'redis'] as const)('digests (%s)', (backend) => {
     h.slack.addChannel({ id: CHANNEL, name: 'digests', is_member: false });
     h.slack.expectRefusal('chat.postMessage', 'not_in_channel');
     clock.now = at('2024-03-08T17:01:00Z');
-    await h.bot.deps.timers.runDue();
+    await fireTimers(h);
     expect(cards(h)).toHaveLength(0);
     expect(await h.bot.deps.store.reports.digest(TEAM_ID, CHANNEL)).toBeDefined();
     expect(await h.bot.deps.store.timers.dueAt('digest', timerId)).toBe(at('2024-03-09T17:00:00Z'));
@@ -170,7 +170,7 @@ describe.each(['memory', 'redis'] as const)('digests (%s)', (backend) => {
     h.slack.addChannel({ id: CHANNEL, name: 'digests', is_member: true, is_archived: true });
     h.slack.expectRefusal('chat.postMessage', 'is_archived');
     clock.now = at('2024-03-09T17:01:00Z');
-    await h.bot.deps.timers.runDue();
+    await fireTimers(h);
     expect(await h.bot.deps.store.reports.digest(TEAM_ID, CHANNEL)).toBeUndefined();
     expect(await h.bot.deps.store.timers.dueAt('digest', timerId)).toBeUndefined();
   });
@@ -215,6 +215,7 @@ describe('digests on two replicas sharing Redis', () => {
     clock.now = at('2024-03-08T09:00:05Z');
     const fired = await Promise.all([a.bot.deps.timers.runDue(), b.bot.deps.timers.runDue()]);
     expect(fired.reduce((x, y) => x + y)).toBe(1);
+    await queueDrained(a);
     expect(cards(a)).toHaveLength(1);
 
     // As if the replica that posted had died before moving the timer on: the slot is due again, its lease gone.
@@ -222,6 +223,7 @@ describe('digests on two replicas sharing Redis', () => {
     await a.bot.deps.store.timers.set('digest', timerId, slot);
     await a.bot.deps.store.kv.del(a.bot.deps.store.keys.timerLease('digest', timerId, slot));
     await Promise.all([b.bot.deps.timers.runDue(), a.bot.deps.timers.runDue()]);
+    await queueDrained(a);
     expect(cards(a)).toHaveLength(1);
     expect(await b.bot.deps.store.timers.dueAt('digest', timerId)).toBe(at('2024-03-09T09:00:00Z'));
   });
@@ -247,7 +249,7 @@ describe('a workspace that is not connected', () => {
     };
     await h.bot.deps.store.reports.setDigest(TEAM_ID, CHANNEL, schedule);
     await h.bot.deps.store.timers.set('digest', timerId, clock.now);
-    await h.bot.deps.timers.runDue();
+    await fireTimers(h);
     expect(cards(h)).toEqual([
       expect.stringContaining('This digest could not be made: This workspace is not connected'),
     ]);

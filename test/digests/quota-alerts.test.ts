@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { MEMBER_ID, TEAM_ID, type Harness, harnessesPerTest, storeOn } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
-import { run } from '../events/support.js';
+import { fireTimers, run } from '../events/support.js';
 import { phaseOf } from '../../src/util/spread.js';
 
 const redis = await requireRedis();
@@ -49,14 +49,14 @@ describe.each(['memory', 'redis'] as const)('quota alerts (%s)', (backend) => {
     expect((due - phaseOf(TEAM_ID, 600_000)) % 600_000).toBe(0);
 
     clock.now += 600_000;
-    await h.bot.deps.timers.runDue();
+    await fireTimers(h);
     expect(alerts(h)).toHaveLength(1);
     // Checked, then again one period later.
     expect(await h.bot.deps.store.timers.dueAt('quota-alert', timerId)).toBe(due + 600_000);
 
     useQuota(h, 95);
     clock.now += 600_000;
-    await h.bot.deps.timers.runDue();
+    await fireTimers(h);
     expect(alerts(h).map((m) => m.text)).toEqual([
       expect.stringContaining('60%'),
       expect.stringContaining('Usage crossed 90%'),
@@ -65,12 +65,12 @@ describe.each(['memory', 'redis'] as const)('quota alerts (%s)', (backend) => {
     // Set again the same month: thresholds already told are not told again.
     await run(h, 'quota-alert 90 100', { channelId: CHANNEL });
     clock.now += 600_000;
-    await h.bot.deps.timers.runDue();
+    await fireTimers(h);
     expect(alerts(h)).toHaveLength(2);
 
     useQuota(h, 101);
     clock.now += 600_000;
-    await h.bot.deps.timers.runDue();
+    await fireTimers(h);
     expect(alerts(h).at(-1)!.text).toContain('🚨 Usage crossed 100%');
     expect(alerts(h)).toHaveLength(3);
   });
@@ -98,7 +98,7 @@ describe.each(['memory', 'redis'] as const)('quota alerts (%s)', (backend) => {
     useQuota(h, 99);
     const before = h.platform.requests.length;
     clock.now += 3_600_000;
-    await h.bot.deps.timers.runDue();
+    await fireTimers(h);
     expect(h.platform.requests.length).toBe(before);
     expect(alerts(h)).toHaveLength(0);
   });

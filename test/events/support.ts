@@ -96,6 +96,16 @@ export async function queueDrained(h: Harness, timeoutMs = 10_000): Promise<void
   );
 }
 
+/**
+ * Fires the timers due (one tick) and resolves once what they left in channels' outboxes (digests, charts,
+ * quota alerts) is posted or given up; resolves with how many timers this replica fired.
+ */
+export async function fireTimers(h: Harness, timeoutMs?: number): Promise<number> {
+  const fired = await h.bot.deps.timers.runDue();
+  await queueDrained(h, timeoutMs);
+  return fired;
+}
+
 /** Resolves with the workspace's dead letters once there are more than `before`. */
 export function deadLettersAfter(h: Harness, before: number) {
   return waitForValue(async () => {

@@ -1,0 +1,143 @@
+/**
+ * What can always wait: the bulk lane of a channel's outbox. A timer's report — a digest, its chart, a quota
+ * alert — is made when its timer fires (the platform read, the figures kept) and then waits in its channel's
+ * outbox behind the channel's customers and calls, posted by the one scheduler at Slack's pace and judged as
+ * every other post is: a 429 or an outage is waited out, a workspace refusing the app holds it, a refused
+ * payload is given up. Each kind of report registers how it is posted (`on`).
+ *
+ * A report parked twice (its firing tried again) waits once: its id is made of the firing's time and the
+ * report's own key. Its post carries an idempotency key in message metadata (src/slack/post-once.ts), so a
+ * post whose answer was lost is looked up before it is sent again.
+ */
+import { createHash } from 'node:crypto';
+import type { WebClient } from '@slack/web-api';
+import type { ChannelRef, WaitingItem } from '../store/index.js';
+import { traceparentNow } from '../util/spans.js';
+import { LaneFailure, type ChannelScheduler, type LaneHandler } from './channel-scheduler.js';
+import type { PostingKit } from './posting-kit.js';
+
+/** How one kind of report is posted when its turn comes. */
+export interface BulkPoster {
+  /**
+   * Posts the report parked as `body` with the workspace's client; Slack's refusals are thrown as they are
+   * (the scheduler reads them). `waits(err)`: whether Slack's answer only asks to wait (nothing was done),
+   * for a poster that deals with other failures itself.
+   */
+  post(at: ChannelRef, body: unknown, slack: { client: WebClient; waits(err: unknown): boolean }): Promise<void>;
+}
+
+/** What the features that post reports see of the lane. */
+export interface BulkPosts {
+  /** Registers how reports of `kind` are posted (one poster a kind). */
+  on(kind: string, poster: BulkPoster): void;
+  /**
+   * Parks a report in the channel's bulk lane. `key` names the report (a digest's slot, a quota month's
+   * thresholds) and `order` is when its firing was due: the same two park it once.
+   */
+  add(at: ChannelRef, kind: string, report: { key: string; order: number }, body: unknown): Promise<void>;
+}
+
+interface Parked {
+  kind: string;
+  body: unknown;
+  enqueuedAt: number;
+  traceparent?: string;
+}
+
+export class BulkLane implements LaneHandler, BulkPosts {
+  private readonly posters = new Map<string, BulkPoster>();
+
+  constructor(
+    private readonly kit: PostingKit,
+    private readonly scheduler: Pick<ChannelScheduler, 'added'>,
+  ) {}
+
+  on(kind: string, poster: BulkPoster): void {
+    if (this.posters.has(kind)) throw new Error(`reports of kind ${kind} have a poster already`);
+    this.posters.set(kind, poster);
+  }
+
+  async add(at: ChannelRef, kind: string, report: { key: string; order: number }, body: unknown): Promise<void> {
+    const parked: Parked = { kind, body, enqueuedAt: Date.now() };
+    const traceparent = traceparentNow();
+    const json = JSON.stringify(traceparent ? { ...parked, traceparent } : parked, keepBigInts);
+    await this.kit.store.outbox.add(at, 'bulk', { id: reportId(kind, report), json });
+    this.scheduler.added(at);
+  }
+
+  async postNext(at: ChannelRef, items: WaitingItem[]): Promise<number | undefined> {
+    const first = items[0];
+    if (!first) return undefined;
+    const parked = read(first);
+    const poster = parked && this.posters.get(parked.kind);
+    if (!parked || !poster) {
+      this.kit.logger.error({ channel: at.channelId, item: first.id }, 'a waiting report does not read; dropped');
+      await this.kit.store.outbox.remove(at, [first.id]);
+      return undefined;
+    }
+    try {
+      const client = await this.kit.slack(at.teamId, 'routine');
+      await poster.post(at, parked.body, { client, waits: (err) => this.kit.pace.judge(err).class === 'wait' });
+    } catch (err) {
+      throw new LaneFailure([first], err);
+    }
+    await this.kit.store.outbox.remove(at, [first.id]);
+    return undefined;
+  }
+
+  /** A report Slack will not take is logged and dropped: its timer's next firing makes the next one. */
+  async giveUp(at: ChannelRef, items: WaitingItem[], cause: string, attempts: number): Promise<void> {
+    for (const item of items) {
+      this.kit.logger.error(
+        { team: at.teamId, channel: at.channelId, report: read(item)?.kind, cause, attempts },
+        'a report was given up: Slack will not take it',
+      );
+    }
+    await this.kit.store.outbox.remove(
+      at,
+      items.map((i) => i.id),
+    );
+  }
+
+  enqueuedAt(item: WaitingItem): number {
+    return read(item)?.enqueuedAt ?? Date.now();
+  }
+
+  traceparentOf(item: WaitingItem): string | undefined {
+    return read(item)?.traceparent;
+  }
+
+  async forget(): Promise<void> {
+    // A report is nothing but its item.
+  }
+}
+
+/**
+ * An id that sorts like a queue entry id (`<ms>-<seq>`: the outbox orders a lane by it) and is the same for
+ * the same report of the same firing.
+ */
+function reportId(kind: string, report: { key: string; order: number }): string {
+  const seq = createHash('sha256').update(`${kind}\n${report.key}`).digest().readUInt32BE(0);
+  return `${Math.max(0, Math.trunc(report.order))}-${seq}`;
+}
+
+/** The platform's 64-bit figures (quota milliseconds) are bigints: kept as `{"$bigint": "…"}`. */
+function keepBigInts(_key: string, value: unknown): unknown {
+  return typeof value === 'bigint' ? { $bigint: value.toString() } : value;
+}
+
+function readBigInts(_key: string, value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || Object.keys(value).length !== 1) return value;
+  const text = (value as { $bigint?: unknown }).$bigint;
+  return typeof text === 'string' && /^-?\d+$/.test(text) ? BigInt(text) : value;
+}
+
+function read(item: WaitingItem): Parked | undefined {
+  try {
+    const raw = JSON.parse(item.json, readBigInts) as Partial<Parked>;
+    if (typeof raw.kind !== 'string' || typeof raw.enqueuedAt !== 'number') return undefined;
+    return raw as Parked;
+  } catch {
+    return undefined;
+  }
+}

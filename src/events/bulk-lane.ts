@@ -1,6 +1,6 @@
 /**
  * What can always wait: the bulk lane of a channel's outbox. A timer's report — a digest, its chart, a quota
- * alert — is made when its timer fires (the platform read, the figures kept) and then waits in its channel's
+ * alert — or a call's recording once uploaded is made when its timer fires (the platform read, the figures kept) and then waits in its channel's
  * outbox behind the channel's customers and calls, posted by the one scheduler at Slack's pace and judged as
  * every other post is: a 429 or an outage is waited out, a workspace refusing the app holds it, a refused
  * payload is given up. Each kind of report registers how it is posted (`on`).
@@ -24,6 +24,8 @@ export interface BulkPoster {
    * for a poster that deals with other failures itself.
    */
   post(at: ChannelRef, body: unknown, slack: { client: WebClient; waits(err: unknown): boolean }): Promise<void>;
+  /** Slack would not take it, or it waited longer than a day (`cause`): what the kind does then, past a log line. */
+  gaveUp?(at: ChannelRef, body: unknown, cause: string): Promise<void>;
 }
 
 /** What the features that post reports see of the lane. */
@@ -85,13 +87,15 @@ export class BulkLane implements LaneHandler, BulkPosts {
     return undefined;
   }
 
-  /** A report Slack will not take is logged and dropped: its timer's next firing makes the next one. */
+  /** A report Slack will not take is logged and dropped (its kind told): its timer's next firing makes the next one. */
   async giveUp(at: ChannelRef, items: WaitingItem[], cause: string, attempts: number): Promise<void> {
     for (const item of items) {
+      const parked = read(item);
       this.kit.logger.error(
-        { team: at.teamId, channel: at.channelId, report: read(item)?.kind, cause, attempts },
+        { team: at.teamId, channel: at.channelId, report: parked?.kind, cause, attempts },
         'a report was given up: Slack will not take it',
       );
+      if (parked) await this.posters.get(parked.kind)?.gaveUp?.(at, parked.body, cause);
     }
     await this.kit.store.outbox.remove(
       at,

@@ -58,12 +58,14 @@ export function createEvents(deps: Deps, options: EventsOptions = {}): Events {
     audiences: deps.audiences,
   };
   const worker = new EventWorker(kit, options.worker);
+  const scheduler = new ChannelScheduler(kit, options.delivery);
+  const bulk = new BulkLane(kit, scheduler);
   const recordings = new CallRecordings(
     kit,
+    bulk,
     { ...deps.config.recordings, fileOrigin: slackFileOrigin(deps.config.slack.apiUrl) },
     options.recordings,
   );
-  const scheduler = new ChannelScheduler(kit, options.delivery);
   const conversations = new ConversationLane(kit, scheduler);
   conversations.runWith(worker);
   worker.parkIn(conversations);
@@ -75,7 +77,6 @@ export function createEvents(deps: Deps, options: EventsOptions = {}): Events {
   );
   scheduler.lane('urgent', conversations);
   scheduler.lane('routine', outbox);
-  const bulk = new BulkLane(kit, scheduler);
   scheduler.lane('bulk', bulk);
   registerCallHandlers(worker, outbox);
   const alerts = new OutcomeAlerts(kit);

@@ -4,9 +4,10 @@
  * into the card's thread with Slack's external upload (src/slack/external-upload.ts), where Slack shows its
  * audio player.
  *
- * - Nothing waits for it: the card and its transcript are out before the transfer starts, and while the channel
- *   has calls waiting for their cards the recording waits too (up to MAX_DEFER_MS), so recordings never use the
- *   channel's Slack budget that cards need.
+ * - Nothing waits for it: the card and its transcript are out before the transfer starts. The download and the
+ *   upload use none of the channel's Slack budget; the share — the post in the thread — waits in the channel's
+ *   outbox (bulk lane, src/events/bulk-lane.ts), after the channel's customers and calls, posted by the one
+ *   scheduler and judged as every other post (an outage or a 429 waited out, a paused channel kept).
  * - Kept in the store — a timer per recording (the store's timers: they survive restarts, and one replica
  *   claims each firing), its details a remembered step of the call — so a restart or another replica carries
  *   on. At most `perWorkspace` transfers of one workspace and `perProcess` in all run in a process, so one
@@ -34,6 +35,7 @@ import type { CallCompleted } from './events.js';
 import { RecordingError, RecordingFetcher, type Recording } from './recording-fetch.js';
 import { renderRecordingShare } from './render/index.js';
 import type { PostingKit } from './posting-kit.js';
+import type { BulkPosts } from './bulk-lane.js';
 import { StepLog, type StepRef } from './steps.js';
 import { RETENTION_MS } from './posting-kit.js';
 
@@ -87,23 +89,17 @@ const TRANSFER_MS = 5 * 60_000;
  * below what a largest recording needs to arrive within TRANSFER_MS anyway, far above a drip.
  */
 const MIN_PROGRESS_BYTES = 64 * 1024;
-/** While the channel's cards wait, how long before the recording looks again. */
+/** While other recordings read whole fill the memory set aside for them, how long before this one looks again. */
 const DEFER_MS = 5_000;
-/** A channel that is behind for longer than this gets its recordings anyway. */
-const MAX_DEFER_MS = 30 * 60_000;
+/** The kind of report a recording's share waits in its channel's outbox as. */
+const SHARE_POST = 'call-recording';
 /** Waits after the 1st, 2nd and 3rd failed try; the 4th gives up. */
 const RETRY_MS = [15_000, 60_000, 180_000];
 /**
- * Slack's answers that another try may fix; any other (the bot removed from the channel, a missing scope, file
+ * Slack's answers to the upload that another try may fix; any other (the bot removed from the channel, a missing scope, file
  * uploads turned off in the workspace, a file too large for it) gives the recording up.
  */
-const SLACK_TRY_AGAIN = new Set([
-  'file_not_found',
-  'internal_error',
-  'fatal_error',
-  'service_unavailable',
-  'request_timeout',
-]);
+const SLACK_TRY_AGAIN = new Set(['internal_error', 'fatal_error', 'service_unavailable', 'request_timeout']);
 /** Store trouble or a fault of ours: looked at again after this long. */
 const UNEXPECTED_RETRY_MS = 60_000;
 
@@ -128,10 +124,15 @@ export class CallRecordings {
 
   constructor(
     private readonly kit: PostingKit,
+    private readonly bulk: BulkPosts,
     private readonly settings: RecordingSettings,
     private readonly options: RecordingOptions = {},
   ) {
     this.steps = new StepLog(kit.store, (err) => kit.pace.judge(err));
+    bulk.on(SHARE_POST, {
+      post: (at, body, { client }) => this.shareWaiting({ ...at, entryId: String(body) }, client),
+      gaveUp: (at, body, cause) => this.shareGivenUp({ ...at, entryId: String(body) }, cause),
+    });
     this.perProcess = options.perProcess ?? 8;
     this.perWorkspace = options.perWorkspace ?? 2;
     this.bufferBudget = 2 * settings.maxBytes;
@@ -243,7 +244,7 @@ export class CallRecordings {
     await this.kit.store.timers.release(TIMER_KIND, timer, this.owner);
   }
 
-  /** One try: undefined when the recording is shared or given up, else when to try again. */
+  /** One try: undefined once its share waits in the channel (or it is given up), else when to try again. */
   private async transfer(id: string): Promise<number | undefined> {
     const target = parseTimerId(id);
     if (!target || (await this.steps.done(stepOf(target, 'recording')))) return undefined;
@@ -253,46 +254,60 @@ export class CallRecordings {
       await this.giveUp(job, 'the channel takes no posts (the bot was removed, or it is archived)', {}, 'info');
       return undefined;
     }
-    if (this.now() - job.addedAt < MAX_DEFER_MS && (await this.cardsWaiting(job))) return this.now() + DEFER_MS;
     const started = Date.now();
     try {
-      const slack = await this.kit.slack(job.teamId, 'routine');
-      const earlier = await this.steps.read(stepOf(job, 'recording-upload'));
-      const shareSent = (await this.steps.read(stepOf(job, 'recording-share'))) === 'sent';
-      if (earlier && shareSent && (await isSharedIn(slack, earlier, job.channelId))) {
-        // An earlier try shared it and ended before it could say so: done, no second copy.
-        await this.finish(job, earlier);
+      if (!(await this.steps.read(stepOf(job, 'recording-upload')))) {
+        const slack = await this.kit.slack(job.teamId, 'routine');
+        const { bytes } = await this.upload(slack, job);
         this.kit.logger.info(
-          { channel: job.channelId, team: job.teamId, entry: job.entryId },
-          "call recording found shared in its card's thread by an earlier try",
+          { channel: job.channelId, team: job.teamId, entry: job.entryId, bytes, ms: Date.now() - started },
+          'call recording uploaded; its share waits for the channel',
         );
-        return undefined;
       }
-      const uploaded: { fileId: string; bytes?: number } = earlier
-        ? { fileId: earlier }
-        : await this.upload(slack, job);
-      await this.share(slack, job, uploaded.fileId);
-      await this.finish(job, uploaded.fileId);
-      this.kit.logger.info(
-        {
-          channel: job.channelId,
-          team: job.teamId,
-          entry: job.entryId,
-          bytes: uploaded.bytes,
-          ms: Date.now() - started,
-        },
-        "call recording shared in its card's thread",
-      );
+      await this.bulk.add(job, SHARE_POST, { key: job.entryId, order: job.addedAt }, job.entryId);
       return undefined;
     } catch (err) {
       return this.failed(job, err);
     }
   }
 
-  /** Whether posts other than this call's wait in the channel (customers, other calls' cards): they go first. */
-  private async cardsWaiting(job: RecordingJob): Promise<boolean> {
-    const head = await this.kit.store.outbox.head({ teamId: job.teamId, channelId: job.channelId }, 2);
-    return head.some((item) => item.id !== job.entryId);
+  /** The share's turn in the channel: shared once (an earlier share whose answer was lost is looked up first). */
+  private async shareWaiting(target: Pick<RecordingTarget, 'teamId' | 'channelId' | 'entryId'>, slack: WebClient) {
+    if (await this.steps.done(stepOf(target, 'recording'))) return;
+    const job = parseJob(await this.steps.read(stepOf(target, 'recording-job')));
+    const fileId = job && (await this.steps.read(stepOf(job, 'recording-upload')));
+    if (!job || !fileId) return;
+    const shareSent = (await this.steps.read(stepOf(job, 'recording-share'))) === 'sent';
+    if (shareSent && (await isSharedIn(slack, fileId, job.channelId))) {
+      // An earlier try shared it and ended before it could say so: done, no second copy.
+      await this.finish(job, fileId);
+      this.kit.logger.info(
+        { channel: job.channelId, team: job.teamId, entry: job.entryId },
+        "call recording found shared in its card's thread by an earlier try",
+      );
+      return;
+    }
+    try {
+      await this.share(slack, job, fileId);
+    } catch (err) {
+      if (slackErrorCode(err) !== 'file_not_found') throw err;
+      // Slack no longer has the upload (it was not shared in time): the bytes are sent again, then shared.
+      await this.steps.record(stepOf(job, 'recording-upload'), '');
+      await this.kit.store.timers.set(TIMER_KIND, timerId(job), this.now());
+      this.kick();
+      return;
+    }
+    await this.finish(job, fileId);
+    this.kit.logger.info(
+      { channel: job.channelId, team: job.teamId, entry: job.entryId },
+      "call recording shared in its card's thread",
+    );
+  }
+
+  /** Slack would not take the share (or it waited a day): the card keeps its link. */
+  private async shareGivenUp(target: Pick<RecordingTarget, 'teamId' | 'channelId' | 'entryId'>, cause: string) {
+    const job = parseJob(await this.steps.read(stepOf(target, 'recording-job')));
+    if (job) await this.giveUp(job, 'the card keeps its link', { slackError: cause }, 'warn');
   }
 
   /**
@@ -373,10 +388,6 @@ export class CallRecordings {
     const heals = this.kit.pace.retryDelayMs(err);
     if (heals !== undefined && now - job.addedAt < RETENTION_MS) return now + heals;
     const code = slackErrorCode(err);
-    if (code === 'file_not_found') {
-      // Slack no longer has the upload (it was never shared in time): send the bytes again.
-      await this.steps.record(stepOf(job, 'recording-upload'), '');
-    }
     const detail = describe(err, job);
     const retry =
       err instanceof RecordingError

@@ -108,6 +108,12 @@ class UnhandledEventError extends Error {
 
 const DEFAULT_MAX_ATTEMPTS = 5;
 
+/** What one run of an event did with its channels: posted there, or left in the channel's outbox. */
+interface ChannelTally {
+  posted: number;
+  parked: number;
+}
+
 let consumersInProcess = 0;
 
 export class EventWorker implements ParkedRunner {
@@ -228,11 +234,36 @@ export class EventWorker implements ParkedRunner {
     const handler = this.handlers.get(trigger);
     if (!handler) throw new UnhandledEventError(`no handler for ${trigger}: not posted, kept for inspection`);
     const alsoDone: string[] = [];
-    const queued = this.queuedEvent(entry, parsed.event, log, data.retryOf ?? entry.id, alsoDone, onlyChannel);
+    const channels: ChannelTally = { posted: 0, parked: 0 };
+    const stepsOf = data.retryOf ?? entry.id;
+    const queued = this.queuedEvent(entry, parsed.event, log, stepsOf, { alsoDone, channels }, onlyChannel);
     const outcome = await handler(queued);
-    if (outcome === 'posted') this.kit.metrics?.eventsPosted.inc({ trigger });
+    if (outcome === 'posted') await this.countPosted(entry.teamId, stepsOf, trigger, channels, onlyChannel);
     if (outcome === 'handed-on') log.debug('event handed on');
     return alsoDone;
+  }
+
+  /**
+   * `campaign_events_posted_total` counts an event once, when it is first posted in a channel: the queue's run
+   * counts it when it posted somewhere and parked nowhere (the common path, no store call); otherwise whichever
+   * run posts first — the queue's or a parked one's — counts it, by a remembered step.
+   */
+  private async countPosted(
+    teamId: string,
+    stepsOf: string,
+    trigger: TriggerName,
+    channels: ChannelTally,
+    onlyChannel: string | undefined,
+  ): Promise<void> {
+    if (channels.posted === 0) return;
+    if (onlyChannel === undefined && channels.parked === 0) {
+      this.kit.metrics?.eventsPosted.inc({ trigger });
+      return;
+    }
+    const counted = await this.steps.once({ teamId, entryId: stepsOf, channel: '*', step: 'counted' }, () =>
+      Promise.resolve('posted'),
+    );
+    if (counted.ran) this.kit.metrics?.eventsPosted.inc({ trigger });
   }
 
   /**
@@ -269,9 +300,10 @@ export class EventWorker implements ParkedRunner {
     event: KnownEvent,
     log: Logger,
     stepsOf: string,
-    alsoDone: string[],
+    run: { alsoDone: string[]; channels: ChannelTally },
     onlyChannel?: string,
   ): QueuedEvent {
+    const { alsoDone, channels: tally } = run;
     const absorbedStep = (entryId: string): StepRef => ({
       teamId: entry.teamId,
       entryId,
@@ -292,8 +324,11 @@ export class EventWorker implements ParkedRunner {
         return onlyChannel === undefined ? routed : routed.filter((c) => c === onlyChannel);
       },
       eachChannel: async (channels, work) => {
-        if (onlyChannel === undefined) await this.eachChannel(entry, channels, log, work);
-        else if (channels.includes(onlyChannel)) await work(onlyChannel);
+        if (onlyChannel === undefined) await this.eachChannel(entry, channels, log, work, tally);
+        else if (channels.includes(onlyChannel)) {
+          await work(onlyChannel);
+          tally.posted++;
+        }
       },
       toEachRoute: async (post) => {
         const channels = await queued.channels();
@@ -338,6 +373,7 @@ export class EventWorker implements ParkedRunner {
     channels: readonly string[],
     log: Logger,
     work: (channel: string) => Promise<void>,
+    tally: ChannelTally,
   ): Promise<void> {
     const failed: Array<ChannelCause & { final: boolean }> = [];
     const lane = this.lane;
@@ -346,10 +382,12 @@ export class EventWorker implements ParkedRunner {
       // Behind the same conversation's earlier events there, or in a channel that takes no post now: it waits.
       if (lane && ((await lane.waits(entry, channel)) || (await this.kit.pauses.reasonFor(entry.teamId, channel)))) {
         await lane.park(entry, channel);
+        tally.parked++;
         continue;
       }
       try {
         await work(channel);
+        tally.posted++;
       } catch (err) {
         const verdict = this.kit.pace.judge(err);
         const code = verdict.code ?? slackErrorCode(err);
@@ -359,6 +397,7 @@ export class EventWorker implements ParkedRunner {
           if (verdict.class === 'channel' && code) await this.kit.pauses.pause(entry.teamId, channel, code);
           log.debug({ channel, slackError: code }, 'the channel cannot take the event now: it waits in its outbox');
           await lane.park(entry, channel);
+          tally.parked++;
           continue;
         }
         log.warn({ err, channel, slackError: code }, hintFor(verdict.class));

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ADMIN_ID, TEAM_ID, useHarness } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
-import { CALL_COMPLETED_FULL } from './fixtures.js';
+import { CALL_COMPLETED_FULL, MESSAGE_RECEIVED_FULL } from './fixtures.js';
 import { deliver, localHookUrl, posts, queueDrained, routeTo, run, startEventsHarness } from './support.js';
 import { openConversation, reactions } from '../handoff/support.js';
 import { waitFor } from '../support/wait.js';
@@ -107,6 +107,37 @@ describe.each(['memory', 'redis'] as const)('Slack answers more than 429 (%s sto
     expect(cardsOf(channel, ids)).toEqual([1, 1, 1]);
     const told = h.slack.messages().filter((m) => m.channel.startsWith('D') && m.text.includes('stopped posting'));
     expect(told).toHaveLength(1);
+  });
+
+  it('counts a customer message shown in two channels once on /metrics, though one channel made it wait', async () => {
+    const campaignId = `camp-${uid()}`;
+    const channels = [`C0CNTA${uid().toUpperCase()}`, `C0CNTB${uid().toUpperCase()}`];
+    const hook = await routeTo(
+      h,
+      channels.map((channelId) => ({ campaignId, triggerName: 'message_received', channelId })),
+    );
+    const counted = async () => {
+      const metric = await h.bot.deps.metrics.registry.getSingleMetric('campaign_events_posted_total')?.get();
+      return metric?.values.find((v) => v.labels.trigger === 'message_received')?.value ?? 0;
+    };
+    const before = await counted();
+    const tries = h.slack.callsTo('chat.postMessage').length;
+    h.slack.rateLimit({ method: 'chat.postMessage', times: 1, retryAfterSec: 1 });
+    const text = `counted once ${uid()}`;
+    const event = { ...MESSAGE_RECEIVED_FULL, campaignId, customerNumber: '+14155550142', messageContent: text };
+    expect((await deliver(hook, [event])).status).toBe(200);
+    await queueDrained(h);
+
+    // One channel's first post was refused (429) and waited in its outbox; both channels show the customer.
+    expect(
+      h.slack
+        .callsTo('chat.postMessage')
+        .slice(tries)
+        .filter((c) => c.status === 429),
+    ).toHaveLength(1);
+    for (const channel of channels)
+      expect(h.slack.messages(channel).filter((m) => JSON.stringify(m).includes(text)).length).toBeGreaterThan(0);
+    expect(await counted()).toBe(before + 1);
   });
 
   it('a 429 on reactions.add holds only reactions: an admin’s form opens at once, and the ✅ comes after Retry-After', async () => {

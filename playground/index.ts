@@ -13,8 +13,14 @@ import { parsePlaygroundConfig } from '../src/config.js';
 import { startFakePlatform, type FakePlatform } from '../fakes/platform/index.js';
 import { loadPageFiles, playgroundRoutes } from './routes.js';
 import { PlaygroundSession } from './session.js';
-import { startFakeSlack, type FakeSlack } from '../fakes/slack/index.js';
-import { PLAYGROUND_ADMIN_IDS, PLAYGROUND_CHANNELS, PLAYGROUND_PEOPLE, seedCatalog } from './workspace.js';
+import { manifestFunctions, startFakeSlack, type FakeSlack } from '../fakes/slack/index.js';
+import {
+  OUTSIDE_PEOPLE,
+  PLAYGROUND_ADMIN_IDS,
+  PLAYGROUND_CHANNELS,
+  PLAYGROUND_PEOPLE,
+  seedCatalog,
+} from './workspace.js';
 
 export const PLAYGROUND_BANNER = 'PLAYGROUND MODE — not connected to Slack or the platform';
 
@@ -40,11 +46,14 @@ export async function startPlayground(opts: PlaygroundOptions): Promise<RunningP
   const page = loadPageFiles();
   // Its seed dated as of now: this month's quota, last week's bookings, tomorrow's scheduled calls.
   const platform = await startFakePlatform({ today: () => new Date() });
+  // The Workflow Builder steps the app declares: the stand-in runs them, the Workflows panel lists them.
+  const steps = manifestFunctions(new URL('../manifest.yml', import.meta.url));
   const slack = await startFakeSlack({
     teamId: 'T0PLAYGRND1',
     teamName: 'Campaign Playground',
     teamDomain: 'campaign-playground',
     scopes: BOT_SCOPES,
+    functions: steps,
   });
   let bot: Bot | undefined;
   const stop = async () => {
@@ -52,17 +61,9 @@ export async function startPlayground(opts: PlaygroundOptions): Promise<RunningP
     await Promise.all([slack.close(), platform.close()]);
   };
   try {
-    const everyone = PLAYGROUND_PEOPLE.map((p) => p.id);
-    const fullMembers = PLAYGROUND_PEOPLE.filter((p) => p.role !== 'guest').map((p) => p.id);
     for (const { role: _role, about: _about, ...user } of PLAYGROUND_PEOPLE) slack.addUser(user);
-    // Full members are in every channel (so `/campaign handoffs` lists their conversations, whoever asks); the
-    // guest only in #general, so #calls and #support show customers in full (a channel with a guest masks them).
-    for (const channel of PLAYGROUND_CHANNELS)
-      slack.addChannel({
-        ...channel,
-        is_member: true,
-        members: channel.name === 'general' ? everyone : fullMembers,
-      });
+    for (const user of OUTSIDE_PEOPLE) slack.addUser(user);
+    for (const channel of PLAYGROUND_CHANNELS) slack.addChannel({ ...channel, is_member: true });
 
     const signingSecret = randomBytes(24).toString('hex');
     const parsed = parsePlaygroundConfig(opts.env, {
@@ -78,7 +79,7 @@ export async function startPlayground(opts: PlaygroundOptions): Promise<RunningP
     });
     if (!parsed.ok) throw new Error(`playground configuration: ${parsed.problems.join('; ')}`);
 
-    const session = new PlaygroundSession(slack, platform);
+    const session = new PlaygroundSession(slack, platform, steps);
     bot = createBot(parsed.config, {
       ...(opts.logDestination ? { logDestination: opts.logDestination } : {}),
       // Loopback only: the page drives a workspace with admin rights and must not be reachable from the network.
@@ -88,7 +89,14 @@ export async function startPlayground(opts: PlaygroundOptions): Promise<RunningP
     const { port } = await bot.start();
     const logger = bot.deps.logger.child({ component: 'playground' });
     const reports = new PlaygroundReports(bot, platform, slack.teamId);
-    session.connect({ botUrl: `http://127.0.0.1:${port}`, signingSecret, logger, reports });
+    const shifts = bot.deps.store.shifts;
+    session.connect({
+      botUrl: `http://127.0.0.1:${port}`,
+      signingSecret,
+      logger,
+      reports,
+      onShift: async () => (await shifts.onShift(slack.teamId)).map((a) => a.user),
+    });
     if (opts.env.REDIS_URL?.trim())
       logger.warn('REDIS_URL is ignored in the playground: its workspace is throwaway and lives in this process');
     await seedCatalog(bot.deps.store.catalog, slack.teamId, platform.state);

@@ -7,6 +7,7 @@ import type { BurstResult, SimulateResult } from './simulate.js';
 import type { TryThese } from './try-these.js';
 import type { ChannelState, SlackMode } from './slack-switch.js';
 import type { Role } from './workspace.js';
+import type { PageWorkflowRun, PageWorkflowStep } from './workflows.js';
 import type { RawValues } from './view-state.js';
 
 export interface Outcome {
@@ -73,6 +74,8 @@ export interface PageChannel {
   /** The app's direct messages with the person (its notices to admins land here). */
   dm: boolean;
   purpose: string;
+  /** Who may read it besides full members, as Slack shows it (guests, another organisation); '' when nobody. */
+  audience: string;
   messages: PageMessage[];
   /** Thread replies by parent ts. */
   threads: Record<string, PageMessage[]>;
@@ -94,6 +97,8 @@ export interface PagePerson {
   realName: string;
   role: Role;
   about: string;
+  /** On shift now (`/campaign shift on`): channels that assign hand new chats to them. */
+  onShift: boolean;
 }
 
 export interface PageState {
@@ -106,6 +111,8 @@ export interface PageState {
   home: { id: string; html: string } | null;
   shortcuts: ReadonlyArray<{ callbackId: string; name: string }>;
   tryThese: TryThese;
+  /** The app's Workflow Builder steps, and the runs started from the page (newest first). */
+  workflows: { steps: PageWorkflowStep[]; runs: PageWorkflowRun[] };
   platform: { mode: PlatformMode; modes: readonly PlatformMode[]; slowMs: number };
   slack: {
     mode: SlackMode;

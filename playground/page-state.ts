@@ -13,7 +13,8 @@ import type { PageChannel, PageMessage, PageModal, PageState } from './page-api.
 import { SIMULATED_TRIGGERS, type SimulateResult } from './simulate.js';
 import { CHANNEL_STATES, SLACK_MODES, type SlackSwitch } from './slack-switch.js';
 import { people, tryThese } from './try-these.js';
-import { MESSAGE_SHORTCUTS, PLAYGROUND_CHANNELS, type PlaygroundPerson } from './workspace.js';
+import type { PageWorkflowRun, PageWorkflowStep } from './workflows.js';
+import { CONNECTED_ORG, MESSAGE_SHORTCUTS, PLAYGROUND_CHANNELS, type PlaygroundPerson } from './workspace.js';
 
 export interface PageStateSource {
   slack: FakeSlack;
@@ -28,6 +29,9 @@ export interface PageStateSource {
   localTarget: LocalTargets;
   slowMs: number;
   slackSwitch: SlackSwitch;
+  /** User ids of the agents on shift now. */
+  onShift: readonly string[];
+  workflows: { steps: PageWorkflowStep[]; runs: PageWorkflowRun[] };
 }
 
 export function pageState(src: PageStateSource): PageState {
@@ -38,7 +42,7 @@ export function pageState(src: PageStateSource): PageState {
     localTarget: src.localTarget,
   };
   const state = platform.state;
-  const everyone = people();
+  const everyone = people().map((p) => ({ ...p, onShift: src.onShift.includes(p.id) }));
   return {
     version: src.version,
     instance: src.instance,
@@ -62,6 +66,7 @@ export function pageState(src: PageStateSource): PageState {
     home: pageHome(src, ctx),
     shortcuts: MESSAGE_SHORTCUTS,
     tryThese: tryThese(state),
+    workflows: src.workflows,
     platform: { mode: platform.mode(), modes: PLATFORM_MODES, slowMs: src.slowMs },
     slack: {
       mode: src.slackSwitch.mode,
@@ -115,7 +120,33 @@ function pageChannel(
     if (m.threadTs !== undefined && m.threadTs !== m.ts) (threads[m.threadTs] ??= []).push(m);
     else top.push(m);
   }
-  return { id: c.id, name: c.name, dm, purpose: c.purpose ?? '', messages: top, threads };
+  return {
+    id: c.id,
+    name: c.name,
+    dm,
+    purpose: c.purpose ?? '',
+    audience: audience(src, c.id),
+    messages: top,
+    threads,
+  };
+}
+
+/** Who besides full members is in a channel, as the stand-in holds it now (what the bot learns from Slack). */
+function audience(src: PageStateSource, channelId: string): string {
+  const known = src.slack.channel(channelId);
+  const users = (known?.members ?? []).map((id) => src.slack.user(id)).filter((u) => u !== undefined);
+  const names = (list: typeof users) => list.map((u) => `@${u.name ?? u.id}`).join(', ');
+  const guests = users.filter((u) => u.is_restricted || u.is_ultra_restricted);
+  const outside = users.filter((u) => u.team_id !== undefined && u.team_id !== src.slack.teamId);
+  const parts: string[] = [];
+  if (guests.length > 0)
+    parts.push(`👤 ${guests.length === 1 ? 'a guest' : `${guests.length} guests`}: ${names(guests)}`);
+  if (known?.is_ext_shared)
+    parts.push(
+      `🔗 Slack Connect with ${outside.some((u) => u.team_id === CONNECTED_ORG.id) ? CONNECTED_ORG.name : 'another organisation'}` +
+        (outside.length > 0 ? `: ${names(outside)}` : ''),
+    );
+  return parts.join(' · ');
 }
 
 function pageMessage(src: PageStateSource, m: SlackMessage, ctx: RenderContext): PageMessage {

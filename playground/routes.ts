@@ -13,6 +13,7 @@
  *   POST /playground/options            { viewId, blockId, actionId, value }  → a signed block_suggestion
  *   POST /playground/view-closed        { viewId }
  *   POST /playground/home               {}                                    → app_home_opened
+ *   POST /playground/workflow           { callbackId, inputs }                → a workflow step run (function_executed)
  *   POST /playground/shortcut           { channel, ts, callbackId }           → a message shortcut
  *   POST /playground/upload?name=&type= raw bytes                             → a file in the Slack stand-in
  *   POST /playground/simulate           { trigger, campaignId, … }            → the platform's webhook delivery
@@ -62,6 +63,7 @@ const ASSETS: Record<string, string> = {
   'app.js': JS,
   'connection.js': JS,
   'dom.js': JS,
+  'home.js': JS,
   'links.js': JS,
   'mentions.js': JS,
   'modal.js': JS,
@@ -69,6 +71,7 @@ const ASSETS: Record<string, string> = {
   'slack-switch.js': JS,
   'try-these.js': JS,
   'uploads.js': JS,
+  'workflows.js': JS,
   'app.css': CSS,
   'blocks.css': CSS,
   'panels.css': CSS,
@@ -138,6 +141,10 @@ const schemas = {
   platform: z.object({ mode: z.enum(PLATFORM_MODES) }),
   slack: z.object({ mode: z.enum(SLACK_MODES) }),
   slackChannel: z.object({ channel, state: z.enum(CHANNEL_STATES) }),
+  workflow: z.object({
+    callbackId: z.string().max(255),
+    inputs: z.record(z.string().max(100), z.string().max(4000)),
+  }),
   report: z.union([z.object({ digest: z.literal(true) }), z.object({ usagePercent: z.number().min(0).max(200) })]),
 };
 
@@ -268,11 +275,11 @@ export function playgroundRoutes(
     {
       path: '/playground/state',
       method: ['GET'],
-      handler: guarded((req, res) => {
+      handler: guarded(async (req, res) => {
         const since = new URL(req.url ?? '/', 'http://localhost').searchParams.get('since');
         const version = session.version();
         if (since === version) return sendJson(res, 200, { version, instance: session.instance, unchanged: true });
-        sendJson(res, 200, session.snapshot());
+        sendJson(res, 200, await session.snapshot());
       }),
     },
     {
@@ -320,6 +327,7 @@ export function playgroundRoutes(
     post('/playground/view-closed', schemas.viewClosed, (b) => session.closeView(b.viewId)),
     post('/playground/options', schemas.options, (b) => session.suggest(b)),
     post('/playground/home', z.object({}), () => session.openHome()),
+    post('/playground/workflow', schemas.workflow, (b) => session.runWorkflowStep(b.callbackId, b.inputs)),
     post('/playground/shortcut', schemas.shortcut, (b) => session.shortcut(b.channel, b.ts, b.callbackId)),
     post('/playground/simulate', schemas.simulate, (b) => session.simulate(b)),
     post('/playground/report', schemas.report, (b) => session.report(b)),

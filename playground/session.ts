@@ -7,21 +7,24 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../src/logger.js';
-import { optionsOf, textToPlain } from './blockkit-html.js';
+import { textToPlain } from './blockkit-html.js';
 import { sampleRecording, type FakePlatform, type PlatformMode } from '../fakes/platform/index.js';
 import { SlackSigner, type SignedResult } from '../fakes/slack/signer.js';
-import type { FakeSlack, SlackFile } from '../fakes/slack/index.js';
+import type { FakeSlack, FunctionDefinition, SlackFile } from '../fakes/slack/index.js';
 import { localTargets, type LocalTargets, type MediaKind } from './local-links.js';
 import type { PlaygroundReports } from './reports.js';
 import { pageState } from './page-state.js';
+import { selectedOptions } from './selected-options.js';
 import { SlackSwitch, type ChannelState, type SlackMode } from './slack-switch.js';
 import { simulate, simulateBurst, SimulatorMemory, type SimulateInput, type SimulateResult } from './simulate.js';
 import { buildStateValues, type RawValues, type ServedOptions } from './view-state.js';
 import type { ActionInput, Outcome, PageState } from './page-api.js';
+import { WorkflowRuns } from './workflows.js';
 import {
   MESSAGE_SHORTCUTS,
   PLAYGROUND_CHANNELS,
   PLAYGROUND_PEOPLE,
+  SEED_SHIFTS,
   SEED_SUBSCRIPTIONS,
   type PlaygroundPerson,
 } from './workspace.js';
@@ -50,16 +53,22 @@ export class PlaygroundSession {
   logger: Logger | undefined;
   /** The Simulate panel's digest and usage buttons, once the bot is built. */
   reports: PlaygroundReports | undefined;
+  /** Who is on shift now (the bot's roster), once the bot is built. */
+  private onShift: () => Promise<readonly string[]> = () => Promise.resolve([]);
 
   private readonly localTarget: LocalTargets;
   /** How Slack treats the bot now (the page's Slack switch). */
   readonly slackSwitch: SlackSwitch;
+  /** The Workflows panel's steps and runs. */
+  private readonly workflows: WorkflowRuns;
 
   constructor(
     readonly slack: FakeSlack,
     readonly platform: FakePlatform,
+    steps: readonly FunctionDefinition[] = [],
   ) {
     this.slackSwitch = new SlackSwitch(slack);
+    this.workflows = new WorkflowRuns(slack, steps);
     this.localTarget = localTargets({ slackDomain: slack.teamDomain, recordingsUrl: platform.recordingsUrl });
   }
 
@@ -77,10 +86,17 @@ export class PlaygroundSession {
   }
 
   /** Called once the bot listens: where to send Slack's requests and the platform's webhooks. */
-  connect(opts: { botUrl: string; signingSecret: string; logger: Logger; reports?: PlaygroundReports }): void {
+  connect(opts: {
+    botUrl: string;
+    signingSecret: string;
+    logger: Logger;
+    reports?: PlaygroundReports;
+    onShift?: () => Promise<readonly string[]>;
+  }): void {
     this.botUrl = opts.botUrl;
     this.logger = opts.logger;
     this.reports = opts.reports;
+    if (opts.onShift) this.onShift = opts.onShift;
     this.signer = new SlackSigner({
       signingSecret: opts.signingSecret,
       url: `${opts.botUrl}/slack/events`,
@@ -88,14 +104,25 @@ export class PlaygroundSession {
     });
   }
 
-  /** Subscribes the seed routes through the real command and waits for the bot to confirm them. */
+  /**
+   * Subscribes the seed routes and puts the seed agents on shift, through the real commands (as those agents),
+   * and waits for the bot to confirm them.
+   */
   async seed(timeoutMs = 10_000): Promise<void> {
     const before = this.slack.responses.length;
-    for (const { channel, text } of SEED_SUBSCRIPTIONS) {
-      const outcome = await this.command(channel, text);
+    const seeds = [
+      ...SEED_SUBSCRIPTIONS.map((s) => ({ ...s, as: this.you })),
+      ...SEED_SHIFTS.map((id) => ({
+        channel: 'C0SUPPORT01',
+        text: 'shift on',
+        as: PLAYGROUND_PEOPLE.find((p) => p.id === id) ?? this.you,
+      })),
+    ];
+    for (const { channel, text, as } of seeds) {
+      const outcome = await this.command(channel, text, as);
       if (!outcome.ok) throw new Error(`seeding "/campaign ${text}" failed: ${outcome.error ?? 'unknown error'}`);
     }
-    await this.slack.waitFor(() => this.slack.responses.length >= before + SEED_SUBSCRIPTIONS.length, timeoutMs);
+    await this.slack.waitFor(() => this.slack.responses.length >= before + seeds.length, timeoutMs);
   }
 
   private get sign(): SlackSigner {
@@ -120,16 +147,16 @@ export class PlaygroundSession {
 
   // ---------------------------------------------------------------------------------------- actions
 
-  /** `/campaign <text>` typed in a channel. */
-  async command(channel: string, text: string): Promise<Outcome> {
+  /** `/campaign <text>` typed in a channel (by the person at the page, or at start by a seed agent). */
+  async command(channel: string, text: string, as: PlaygroundPerson = this.you): Promise<Outcome> {
     this.requireChannel(channel);
     const refused = this.slackSwitch.refusal(channel);
     if (refused) return { ok: false, error: refused };
-    const res = await this.sign.command({ text, channelId: channel, userId: this.you.id, userName: this.you.name });
+    const res = await this.sign.command({ text, channelId: channel, userId: as.id, userName: as.name });
     this.changed();
     const problem = this.ackProblem(res, '/campaign');
     if (problem) return { ok: false, error: problem };
-    await this.showAckMessage(channel, res);
+    await this.showAckMessage(channel, res, as.id);
     return { ok: true };
   }
 
@@ -159,7 +186,7 @@ export class PlaygroundSession {
   async action(input: ActionInput): Promise<Outcome> {
     const refused = this.slackSwitch.refusal(input.container === 'message' ? input.channel : '');
     if (refused) return { ok: false, error: refused };
-    const override = this.actionOverride(input);
+    const override = selectedOptions(this.slack, input);
     const common = {
       actionId: input.actionId,
       userId: this.you.id,
@@ -186,28 +213,6 @@ export class PlaygroundSession {
     this.changed();
     const problem = this.ackProblem(res, 'the button');
     return problem ? { ok: false, error: problem } : { ok: true };
-  }
-
-  /** The selected option(s) as Slack describes them, for selects and overflow menus. */
-  private actionOverride(input: ActionInput): Record<string, unknown> | undefined {
-    if (input.selected === undefined) return undefined;
-    const chosen = input.selected[0];
-    const blocks =
-      input.container === 'view'
-        ? this.slack.view(input.viewId)?.view.blocks
-        : this.findMessageBlocks(input.channel, input.ts, input.ephemeral);
-    const element = findElement(blocks, input.actionId);
-    const options = element ? optionsOf(element) : [];
-    const pick = (v: string) => options.find((o) => o.value === v);
-    if (element?.type === 'multi_static_select' || element?.type === 'checkboxes') {
-      return { selected_options: input.selected.flatMap((v) => pick(v) ?? []) };
-    }
-    return { selected_option: chosen === undefined ? null : (pick(chosen) ?? null) };
-  }
-
-  private findMessageBlocks(channel: string, ts: string, ephemeral: boolean): unknown {
-    if (ephemeral) return this.slack.ephemerals(channel).find((e) => e.ts === ts)?.blocks;
-    return this.slack.message(channel, ts)?.blocks;
   }
 
   /** The modal's Submit button. */
@@ -322,6 +327,17 @@ export class PlaygroundSession {
     });
     this.changed();
     const problem = this.ackProblem(res, 'the Home tab');
+    return problem ? { ok: false, error: problem } : { ok: true };
+  }
+
+  /** The Workflows panel: a workflow reaches the app's step `callbackId` (Slack sends `function_executed`). */
+  async runWorkflowStep(callbackId: string, inputs: Record<string, string>): Promise<Outcome> {
+    const refused = this.slackSwitch.refusal('');
+    if (refused) return { ok: false, error: refused };
+    const sent = await this.workflows.run(this.sign, this.you, callbackId, inputs);
+    this.changed();
+    if ('problem' in sent) return { ok: false, error: sent.problem };
+    const problem = this.ackProblem(sent, 'the workflow step');
     return problem ? { ok: false, error: problem } : { ok: true };
   }
 
@@ -462,8 +478,9 @@ export class PlaygroundSession {
   // ---------------------------------------------------------------------------------------- state
 
   /** Everything the page shows. */
-  snapshot(): PageState {
+  async snapshot(): Promise<PageState> {
     this.syncViews();
+    const onShift = await this.onShift();
     return pageState({
       slack: this.slack,
       platform: this.platform,
@@ -476,6 +493,8 @@ export class PlaygroundSession {
       localTarget: this.localTarget,
       slowMs: SLOW_PLATFORM_MS,
       slackSwitch: this.slackSwitch,
+      onShift,
+      workflows: { steps: this.workflows.steps(this.platform.state), runs: this.workflows.runs() },
     });
   }
 
@@ -524,10 +543,10 @@ export class PlaygroundSession {
   }
 
   /** A command's ack may carry a message (`ack('text')` / `ack({ blocks })`): Slack shows it to the user only. */
-  private async showAckMessage(channel: string, res: SignedResult): Promise<void> {
+  private async showAckMessage(channel: string, res: SignedResult, userId: string): Promise<void> {
     const body = isObj(res.json) ? res.json : res.body.trim() !== '' ? { text: res.body } : undefined;
     if (!body || (typeof body.text !== 'string' && !Array.isArray(body.blocks))) return;
-    const url = this.slack.responseUrl(undefined, { channelId: channel, userId: this.you.id });
+    const url = this.slack.responseUrl(undefined, { channelId: channel, userId });
     await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   }
 }
@@ -539,18 +558,4 @@ type Json = Record<string, unknown>;
 
 function isObj(v: unknown): v is Json {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function findElement(blocks: unknown, actionId: string): Json | undefined {
-  if (!Array.isArray(blocks)) return undefined;
-  for (const block of blocks) {
-    if (!isObj(block)) continue;
-    const candidates: unknown[] = [
-      ...(Array.isArray(block.elements) ? (block.elements as unknown[]) : []),
-      block.accessory,
-      block.element,
-    ];
-    for (const el of candidates) if (isObj(el) && el.action_id === actionId) return el;
-  }
-  return undefined;
 }

@@ -4,7 +4,7 @@
  * command grammar (PRODUCT.md › Command grammar); test/playground/try-these.test.ts runs every one of them.
  */
 import type { PlatformState } from '../fakes/platform/seed.js';
-import { PLAYGROUND_PEOPLE, type Role } from './workspace.js';
+import { CONNECTED_ORG, PLAYGROUND_CHANNELS, PLAYGROUND_PEOPLE, type Role } from './workspace.js';
 
 export interface TryExample {
   /** What goes into the message box, `@name` for a mention. */
@@ -15,6 +15,8 @@ export interface TryExample {
   who: 'anyone' | 'members' | 'admins';
   /** The people `@name`s in `command` stand for (the page sends them as mentions, as Slack does). */
   mentions?: string[];
+  /** The channel to run it in (the page opens it), when not the one the person is in. */
+  channel?: string;
 }
 
 export interface TryThese {
@@ -22,6 +24,47 @@ export interface TryThese {
   campaigns: Array<{ id: string; name: string; type: string; agents: Array<{ id: string; name: string }> }>;
   numbers: Array<{ id: string; number: string; campaignId: string | null }>;
   templates: Array<{ id: string; title: string }>;
+}
+
+function channelId(name: string): string {
+  const found = PLAYGROUND_CHANNELS.find((c) => c.name === name);
+  if (!found) throw new Error(`no playground channel ${name}`);
+  return found.id;
+}
+
+/**
+ * Routes into channels others can read: a guest in #partners, another organisation in #vendor-support. Calls
+ * there show customers masked; customer chats are refused without an admin's `customers:full`.
+ */
+function audienceExamples(): TryExample[] {
+  const partners = channelId('partners');
+  const vendor = channelId('vendor-support');
+  return [
+    {
+      command: '/campaign subscribe * call_started call_completed',
+      note: 'a guest reads #partners: calls post with numbers and e-mails masked (+1 ••• ••• 0123) — then fire a call',
+      who: 'admins',
+      channel: partners,
+    },
+    {
+      command: '/campaign subscribe * message_received message_sent',
+      note: 'refused: customer chats are not routed where a guest reads them without customers:full',
+      who: 'admins',
+      channel: partners,
+    },
+    {
+      command: '/campaign subscribe * call_completed',
+      note: `Slack Connect with ${CONNECTED_ORG.name}: its people see calls masked`,
+      who: 'admins',
+      channel: vendor,
+    },
+    {
+      command: '/campaign subscribe * message_received message_sent customers:full',
+      note: `you accept that ${CONNECTED_ORG.name}’s agents read customer chats in full — then fire a chat`,
+      who: 'admins',
+      channel: vendor,
+    },
+  ];
 }
 
 function personId(name: string): string {
@@ -79,6 +122,12 @@ export function tryThese(state: PlatformState): TryThese {
       note: 'take chats now: channels that assign hand new ones to you',
       who: 'members',
     },
+    { command: '/campaign shift', note: 'who is on shift now', who: 'members' },
+    {
+      command: '/campaign shift off',
+      note: 'stop: your open conversations go back to the pool (or to agents on shift)',
+      who: 'members',
+    },
     ...(outbound
       ? [
           {
@@ -134,6 +183,7 @@ export function tryThese(state: PlatformState): TryThese {
     { command: '/campaign keys', note: 'API keys, masked', who: 'admins' },
     { command: '/campaign verify', note: 'business verification statuses', who: 'admins' },
     { command: '/campaign clone-voice', note: 'a form with audio uploads', who: 'admins' },
+    ...audienceExamples(),
   ];
 
   return {

@@ -18,8 +18,9 @@ export interface PlaygroundPerson extends SlackUser {
 
 /**
  * Who the person at the page can be. The first is who they are at start. Both admins are listed in the bot's
- * ADMIN_USER_IDS; `you` is a Slack workspace admin too, Dana is an admin only through that list. Gwen is a
- * multi-channel guest (`is_restricted`), which users.info tells the bot.
+ * ADMIN_USER_IDS; `you` is a Slack workspace admin too, Dana is an admin only through that list. Sam and Priya
+ * are support agents (members) who go on and off shift. Gwen is a multi-channel guest (`is_restricted`), which
+ * users.info tells the bot.
  */
 export const PLAYGROUND_PEOPLE: readonly PlaygroundPerson[] = [
   {
@@ -48,6 +49,14 @@ export const PLAYGROUND_PEOPLE: readonly PlaygroundPerson[] = [
     about: 'member: reads figures, answers customers; no admin commands',
   },
   {
+    id: 'U0PLAYPRIYA',
+    name: 'priya',
+    real_name: 'Priya Nair',
+    tz: 'UTC',
+    role: 'member',
+    about: 'member: a support agent; goes on shift to be handed chats',
+  },
+  {
     id: 'U0PLAYGWEN1',
     name: 'gwen',
     real_name: 'Gwen Park',
@@ -60,11 +69,49 @@ export const PLAYGROUND_PEOPLE: readonly PlaygroundPerson[] = [
 
 export const PLAYGROUND_ADMIN_IDS = PLAYGROUND_PEOPLE.filter((p) => p.role === 'admin').map((p) => p.id);
 
-export const PLAYGROUND_CHANNELS: ReadonlyArray<SlackChannel & { name: string }> = [
-  { id: 'C0GENERAL01', name: 'general', purpose: 'Try /campaign here' },
-  { id: 'C0CALLS0001', name: 'calls', purpose: 'Call events (call_started, call_completed)' },
-  { id: 'C0SUPPORT01', name: 'support', purpose: 'Chat events and handoff threads' },
+/** The other organisation of the Slack Connect channel: an outsourcing vendor's agents. */
+export const CONNECTED_ORG = { id: 'T0NORTHWND1', name: 'Northwind BPO' };
+
+/**
+ * People of the connected organisation: in #vendor-support only, never someone the page can be (Slack shows
+ * them in the channel; users.info gives their own team's id, so the bot counts them as another organisation).
+ */
+export const OUTSIDE_PEOPLE: readonly SlackUser[] = [
+  { id: 'U0NWOLU0001', name: 'olu', real_name: 'Olu Adeyemi', tz: 'UTC', team_id: CONNECTED_ORG.id },
+  { id: 'U0NWMIRA001', name: 'mira', real_name: 'Mira Kovač', tz: 'UTC', team_id: CONNECTED_ORG.id },
 ];
+
+const everyone = PLAYGROUND_PEOPLE.map((p) => p.id);
+const fullMembers = PLAYGROUND_PEOPLE.filter((p) => p.role !== 'guest').map((p) => p.id);
+const guests = PLAYGROUND_PEOPLE.filter((p) => p.role === 'guest').map((p) => p.id);
+
+/**
+ * The channels and who is in them. Full members are in every channel (so `/campaign handoffs` lists their
+ * conversations, whoever asks); #calls and #support hold full members only, so they show customers in full.
+ * #general and #partners have the guest in them, and #vendor-support is shared with another organisation:
+ * routes there mask customers' numbers and e-mails, and customer chats need an admin's `customers:full`.
+ */
+export const PLAYGROUND_CHANNELS: ReadonlyArray<SlackChannel & { name: string; members: string[] }> = [
+  { id: 'C0GENERAL01', name: 'general', purpose: 'Try /campaign here', members: everyone },
+  { id: 'C0CALLS0001', name: 'calls', purpose: 'Call events (call_started, call_completed)', members: fullMembers },
+  { id: 'C0SUPPORT01', name: 'support', purpose: 'Chat events and handoff threads', members: fullMembers },
+  {
+    id: 'C0PARTNERS1',
+    name: 'partners',
+    purpose: 'With a partner clinic’s coordinator (a guest)',
+    members: [...fullMembers, ...guests],
+  },
+  {
+    id: 'C0VENDORSP1',
+    name: 'vendor-support',
+    purpose: `Slack Connect: shared with ${CONNECTED_ORG.name}, the outsourced night team`,
+    members: [...fullMembers, ...OUTSIDE_PEOPLE.map((p) => p.id)],
+    is_ext_shared: true,
+  },
+];
+
+/** Agents on shift at start (the real `/campaign shift on`, as them), so the Home tab has a roster to show. */
+export const SEED_SHIFTS: readonly string[] = ['U0PLAYSAM01'];
 
 /** Routes made at start with the real `/campaign subscribe`, so notifications work at once. */
 export const SEED_SUBSCRIPTIONS: ReadonlyArray<{ channel: string; text: string }> = [

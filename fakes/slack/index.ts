@@ -1,4 +1,4 @@
 /** The Slack stand-in: `startFakeSlack` and its public types (see server.ts for what it copies from Slack). */
 export * from './types.js';
 export { startFakeSlack } from './server.js';
-export { functionDefinitions } from './functions.js';
+export { manifestFunctions } from './manifest.js';

@@ -3,7 +3,7 @@
  * The playground page's script (plain JS modules, type-checked by tsc with ./tsconfig.json; DOM helpers in dom.js,
  * the modal in modal.js, the Try these panel in try-these.js, `@` completion in mentions.js, the Simulate panel
  * and platform switch in simulator.js, file uploads in uploads.js, the audio player in links.js, the restart
- * banner in connection.js).
+ * banner in connection.js, the Home tab and who is on shift in home.js, the Workflows panel in workflows.js).
  *
  * It polls GET /playground/state and draws what the bot did in the Slack stand-in; everything a person does
  * goes back through the small JSON API, which signs it like Slack and sends it to the bot's real routes.
@@ -15,12 +15,17 @@
  * @typedef {{ id: string, name: string, size: number, type: string, audio: boolean }} PageFile
  * @typedef {{ ts: string, threadTs?: string, author: string, authorKind: 'bot' | 'user', html: string, files: PageFile[],
  *   reactions: { name: string, emoji: string, count: number }[], replyCount: number, ephemeral: boolean, edited: boolean }} PageMessage
- * @typedef {{ id: string, name: string, dm: boolean, purpose: string, messages: PageMessage[], threads: Record<string, PageMessage[]> }} PageChannel
+ * @typedef {{ id: string, name: string, dm: boolean, purpose: string, audience: string, messages: PageMessage[],
+ *   threads: Record<string, PageMessage[]> }} PageChannel
  * @typedef {{ id: string, title: string, submit?: string, close: string, body: string, depth: number, errors: Record<string, string> }} PageModal
  * @typedef {{ event: Record<string, unknown>, deliveries: { hook: string, status: number, body: string }[], problem?: string, sessionId?: string }} Simulation
  * @typedef {{ calls: number, answers: Record<string, number>, statuses: Record<string, number>, problem?: string }} Burst
- * @typedef {{ id: string, name: string, realName: string, role: 'admin' | 'member' | 'guest', about: string }} PagePerson
- * @typedef {{ command: string, note: string, who: 'anyone' | 'members' | 'admins', mentions?: string[] }} TryExample
+ * @typedef {{ id: string, name: string, realName: string, role: 'admin' | 'member' | 'guest', about: string, onShift: boolean }} PagePerson
+ * @typedef {{ command: string, note: string, who: 'anyone' | 'members' | 'admins', mentions?: string[], channel?: string }} TryExample
+ * @typedef {{ callbackId: string, title: string, description: string,
+ *   inputs: { name: string, title: string, description: string, kind: 'text' | 'user', required: boolean, example: string }[] }} WorkflowStep
+ * @typedef {{ id: string, title: string, by: string, inputs: { title: string, value: string }[], state: 'running' | 'completed' | 'failed',
+ *   outputs?: { title: string, value: string }[], error?: string }} WorkflowRun
  * @typedef {{ examples: TryExample[],
  *   campaigns: { id: string, name: string, type: string, agents: { id: string, name: string }[] }[],
  *   numbers: { id: string, number: string, campaignId: string | null }[], templates: { id: string, title: string }[] }} TryThese
@@ -34,6 +39,7 @@
  *   home: { id: string, html: string } | null,
  *   shortcuts: { callbackId: string, name: string }[],
  *   tryThese: TryThese,
+ *   workflows: { steps: WorkflowStep[], runs: WorkflowRun[] },
  *   platform: { mode: PlatformMode, modes: PlatformMode[], slowMs: number },
  *   slack: { mode: string, modes: string[], states: string[], channels: { id: string, name: string, state: string }[] },
  *   simulator: {
@@ -49,7 +55,8 @@
  */
 
 import { noteAnswer, noteLost, wireConnection } from './connection.js';
-import { byId, collectValues, esc, localizeDates, messageHtml, replaceScrolled, toast } from './dom.js';
+import { byId, collectValues, esc, messageHtml, replaceScrolled, toast } from './dom.js';
+import { openHome, renderHome, renderPeople, wirePeople } from './home.js';
 import { playAudio, wirePlayer } from './links.js';
 import { attachMentions, fillWithMentions, takeMentions } from './mentions.js';
 import { closeModal, forgetModal, renderModal, submitModal, suggestOptions } from './modal.js';
@@ -57,6 +64,7 @@ import { renderPlatformSwitch, renderSimulator, wireSimulator } from './simulato
 import { renderSlackSwitch, wireSlackSwitch } from './slack-switch.js';
 import { renderTryThese } from './try-these.js';
 import { attachPicked, dropPending, hasPending, takePending, uploadInto } from './uploads.js';
+import { renderWorkflows, wireWorkflows } from './workflows.js';
 
 const POLL_MS = 400;
 /** While the bot does not answer, polls back off to this (each failed poll is a line in the browser's console). */
@@ -67,7 +75,9 @@ const LOST_POLL_MAX_MS = 8000;
  */
 const LOADED_AT = Date.now() / 1000;
 
-/** @typedef {'try' | 'simulate'} Tab */
+/** @typedef {'try' | 'simulate' | 'workflows'} Tab */
+/** @type {Tab[]} */
+const TABS = ['try', 'simulate', 'workflows'];
 
 /** @type {{ state: PageState | null, version: string, channel: string, view: 'channel' | 'home', thread: { channel: string, ts: string } | null,
  *   tab: Tab, seen: Record<string, number> }} */
@@ -169,30 +179,16 @@ function render() {
   const state = ui.state;
   if (!state) return;
   byId('workspace-name', HTMLDivElement).textContent = state.workspace.name;
-  renderYou(state.workspace);
+  renderPeople(state.workspace);
   renderChannelList(state);
   renderMain(state);
   renderThread(state);
-  renderTryThese(state.tryThese);
+  renderTryThese(state.tryThese, state.channels);
   renderPlatformSwitch(state.platform);
   renderSlackSwitch(state.slack);
   renderSimulator(state.simulator);
+  renderWorkflows(state.workflows, state.workspace.people);
   renderModal(state.modal);
-}
-
-/** @param {PageState['workspace']} workspace */
-function renderYou(workspace) {
-  const select = byId('you-select', HTMLSelectElement);
-  const html = workspace.people
-    .map((p) => `<option value="${esc(p.id)}">${esc(p.name)} (${esc(p.role)})</option>`)
-    .join('');
-  if (select.dataset.html !== html) {
-    select.innerHTML = html;
-    select.dataset.html = html;
-  }
-  if (document.activeElement !== select) select.value = workspace.you.id;
-  byId('you-role', HTMLSpanElement).textContent = workspace.you.role;
-  byId('you-about', HTMLDivElement).textContent = workspace.you.about;
 }
 
 /** @param {PageState} state */
@@ -215,21 +211,13 @@ function renderMain(state) {
   const messages = byId('messages', HTMLDivElement);
   const home = byId('home', HTMLDivElement);
   const composer = byId('composer', HTMLFormElement);
+  const audience = byId('channel-audience', HTMLDivElement);
   if (ui.view === 'home') {
     messages.hidden = true;
     composer.hidden = true;
     home.hidden = false;
-    byId('channel-title', HTMLHeadingElement).textContent = '🏠 Campaign — Home';
-    byId('channel-purpose', HTMLDivElement).textContent =
-      'The app’s Home tab, published by the bot each time it is opened.';
-    const html = state.home
-      ? `<div data-view-id="${esc(state.home.id)}">${state.home.html}</div>`
-      : '<div class="empty">Loading the Home tab…</div>';
-    if (home.dataset.html !== html) {
-      home.innerHTML = html;
-      home.dataset.html = html;
-      localizeDates(home);
-    }
+    audience.hidden = true;
+    renderHome(state, api);
     return;
   }
   messages.hidden = false;
@@ -240,6 +228,8 @@ function renderMain(state) {
   composer.hidden = channel.dm;
   byId('channel-title', HTMLHeadingElement).textContent = `${channel.dm ? '@' : '#'} ${channel.name}`;
   byId('channel-purpose', HTMLDivElement).textContent = channel.purpose;
+  audience.textContent = channel.audience;
+  audience.hidden = channel.audience === '';
   byId('composer-input', HTMLTextAreaElement).placeholder = `Message #${channel.name} — try /campaign help`;
   const html = channel.messages.length
     ? channel.messages.map((m) => messageHtml(m, channel.id, false)).join('')
@@ -252,7 +242,7 @@ function renderMain(state) {
  * @param {PageState} state
  */
 function renderThread(state) {
-  for (const tab of /** @type {Tab[]} */ (['try', 'simulate'])) {
+  for (const tab of TABS) {
     byId(`tab-${tab}`, HTMLButtonElement).setAttribute('aria-selected', String(ui.tab === tab));
     byId(`panel-${tab}`, HTMLElement).hidden = ui.tab !== tab;
   }
@@ -348,12 +338,15 @@ function gotoThread(channel, ts) {
 }
 
 /**
- * A command from the Try these panel goes into the message box (with its mentions chosen), ready to send.
+ * A command from the Try these panel goes into the message box (with its mentions chosen), ready to send — in
+ * the example's own channel when it names one.
  * @param {string} text
+ * @param {string | undefined} channel
  */
-function fillComposer(text) {
-  if (ui.view === 'home') {
+function fillComposer(text, channel) {
+  if (ui.view === 'home' || (channel && channel !== ui.channel)) {
     ui.view = 'channel';
+    if (channel) ui.channel = channel;
     render();
   }
   const box = byId('composer-input', HTMLTextAreaElement);
@@ -445,13 +438,13 @@ function wire() {
     }
     if (target.closest('#home-link')) {
       ui.view = 'home';
+      openHome(ui.state, api);
       render();
-      void api('/playground/home', {});
       return;
     }
     const example = target.closest('[data-fill]');
     if (example instanceof HTMLElement) {
-      fillComposer(example.dataset.fill ?? '');
+      fillComposer(example.dataset.fill ?? '', example.dataset.fillChannel);
       return;
     }
     const id = target.closest('[data-insert]');
@@ -461,7 +454,7 @@ function wire() {
     }
     const tab = target.closest('[data-tab]');
     if (tab instanceof HTMLElement) {
-      ui.tab = tab.dataset.tab === 'simulate' ? 'simulate' : 'try';
+      ui.tab = TABS.find((t) => t === tab.dataset.tab) ?? 'try';
       render();
       return;
     }
@@ -573,6 +566,9 @@ function wire() {
 
   wireSimulator(api);
   wireSlackSwitch(api);
+  wireWorkflows(api);
+  // The shift button's answer shows in the channel the person is in (#general from the Home tab: everyone is there).
+  wirePeople(api, () => (ui.view === 'channel' && !currentChannel()?.dm ? ui.channel : 'C0GENERAL01'));
   wirePlayer();
   wireConnection();
 }

@@ -27,28 +27,44 @@ function replace(id, html) {
   el.dataset.html = html;
 }
 
-/** The examples in two groups: what every member can run (guests: no customer data), and admin commands. */
+/**
+ * The examples in groups: what every member can run (guests: no customer data), admin commands, and routes into
+ * channels that a guest or another organisation reads (each runs in its own channel).
+ * @type {{ title: string, fits: (e: import('./app.js').TryExample) => boolean }[]}
+ */
 const GROUPS = [
-  { title: 'Anyone', who: ['anyone', 'members'] },
-  { title: 'Admins', who: ['admins'] },
+  { title: 'Anyone', fits: (e) => !e.channel && e.who !== 'admins' },
+  { title: 'Admins', fits: (e) => !e.channel && e.who === 'admins' },
+  { title: 'Guests and other organisations', fits: (e) => Boolean(e.channel) },
 ];
 
-/** @param {import('./app.js').TryExample} e */
-function exampleHtml(e) {
+/**
+ * @param {import('./app.js').TryExample} e
+ * @param {Map<string, string>} channelNames
+ */
+function exampleHtml(e, channelNames) {
   const who = e.who === 'members' ? '<span class="who" title="guests are refused: customer data">members</span>' : '';
-  return `<button type="button" class="example" data-fill="${esc(e.command)}"><code>${esc(e.command)}</code>${who}<span class="example-note">${esc(e.note)}</span></button>`;
+  const where = e.channel
+    ? `<span class="who where" title="runs in this channel">in #${esc(channelNames.get(e.channel) ?? e.channel)}</span>`
+    : '';
+  const channel = e.channel ? ` data-fill-channel="${esc(e.channel)}"` : '';
+  return `<button type="button" class="example" data-fill="${esc(e.command)}"${channel}><code>${esc(e.command)}</code>${who}${where}<span class="example-note">${esc(e.note)}</span></button>`;
 }
 
-/** @param {TryThese} tryThese */
-export function renderTryThese(tryThese) {
+/**
+ * @param {TryThese} tryThese
+ * @param {{ id: string, name: string }[]} channels
+ */
+export function renderTryThese(tryThese, channels) {
+  const names = new Map(channels.map((c) => [c.id, c.name]));
   replace(
     'try-examples',
     GROUPS.map(
       (g) =>
         `<h3>${esc(g.title)}</h3>` +
         tryThese.examples
-          .filter((e) => g.who.includes(e.who))
-          .map(exampleHtml)
+          .filter(g.fits)
+          .map((e) => exampleHtml(e, names))
           .join(''),
     ).join(''),
   );

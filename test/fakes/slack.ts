@@ -1,8 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { parse } from 'yaml';
 import { BOT_SCOPES } from '../../src/bot/scopes.js';
 import {
-  functionDefinitions,
+  manifestFunctions,
   startFakeSlack as startStandIn,
   type FakeSlack,
   type FakeSlackOptions,
@@ -15,12 +13,8 @@ export * from '../../fakes/slack/index.js';
 export const MANIFEST_BOT_SCOPES: readonly string[] = BOT_SCOPES;
 
 /** The workflow steps manifest.yml declares: the stand-in runs these, and checks their outputs against them. */
-export const MANIFEST_FUNCTIONS: readonly FunctionDefinition[] = functionDefinitions(
-  (
-    parse(readFileSync(new URL('../../manifest.yml', import.meta.url), 'utf8')) as {
-      functions?: Record<string, unknown>;
-    }
-  ).functions ?? {},
+export const MANIFEST_FUNCTIONS: readonly FunctionDefinition[] = manifestFunctions(
+  new URL('../../manifest.yml', import.meta.url),
 );
 
 /** The stand-in with the manifest's bot scopes and workflow steps unless a test narrows them. */

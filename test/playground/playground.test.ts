@@ -83,6 +83,7 @@ describe('start', () => {
       'app.js',
       'connection.js',
       'dom.js',
+      'home.js',
       'links.js',
       'mentions.js',
       'modal.js',
@@ -90,6 +91,7 @@ describe('start', () => {
       'slack-switch.js',
       'try-these.js',
       'uploads.js',
+      'workflows.js',
     ]);
     const missing = await request(`${h.base}/playground/assets/..%2F..%2Fconfig.ts`);
     expect(missing.statusCode).toBe(404);

@@ -51,12 +51,13 @@ async function ask(text: string, matching: RegExp, timeoutMs = 10_000): Promise<
 }
 
 describe('people of the workspace', () => {
-  it('lists an admin, a second admin, a member and a guest, and the page is the first of them', async () => {
+  it('lists an admin, a second admin, two members and a guest, and the page is the first of them', async () => {
     const { workspace } = await h.state();
     expect(workspace.people.map((p) => [p.name, p.role])).toEqual([
       ['you', 'admin'],
       ['dana', 'admin'],
       ['sam', 'member'],
+      ['priya', 'member'],
       ['gwen', 'guest'],
     ]);
     expect(workspace.you.id).toBe(YOU);

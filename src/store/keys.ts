@@ -105,7 +105,7 @@ export interface Keys {
   unroutedCounts(teamId: string): string;
   /** String with TTL: this event was counted as arriving for no channel. */
   unroutedMark(teamId: string, eventKey: string): string;
-  /** Hash with TTL: event key → the newest events that arrived for no channel (JSON). */
+  /** Sorted set with TTL: the newest events that arrived for no channel (JSON, with their event key), by arrival. */
   unroutedRecent(teamId: string): string;
   /** What every `workspace()` / `installation()` / `timers()` key starts with (full scans, e.g. `npm run rekey`). */
   kindPrefix(kind: 'workspace' | 'installation' | 'timers'): string;

@@ -51,13 +51,13 @@ export class UnroutedEventRepo {
       },
     ]);
     if (!counted) return false;
+    // The newest RECENT_KEPT by arrival: added, then the oldest beyond them dropped (none read but those).
     const key = this.keys.unroutedRecent(teamId);
-    await this.kv.hashSet(key, { [eventKey]: JSON.stringify(unroutedEventSchema.parse(event)) });
+    const member = JSON.stringify({ ...unroutedEventSchema.parse(event), key: eventKey });
+    await this.kv.sortedAdd(key, [{ member, score: event.at }]);
     await this.kv.expire(key, UNROUTED_KEEP_MS);
-    if ((await this.kv.hashLen(key)) > RECENT_KEPT) {
-      const oldest = (await this.entries(key)).slice(RECENT_KEPT).map(([field]) => field);
-      if (oldest.length > 0) await this.kv.hashDel(key, ...oldest);
-    }
+    const beyond = (await this.kv.sortedCount(key)) - RECENT_KEPT;
+    if (beyond > 0) await this.kv.sortedRemove(key, ...(await this.kv.sortedFirst(key, beyond)).map((e) => e.member));
     return true;
   }
 
@@ -74,20 +74,13 @@ export class UnroutedEventRepo {
     }
     if (stale.length > 0) await this.kv.hashDel(countsKey, ...stale);
     const recentKey = this.keys.unroutedRecent(teamId);
-    const entries = await this.entries(recentKey);
-    const old = entries.filter(([, e]) => e.at <= since).map(([field]) => field);
-    if (old.length > 0) await this.kv.hashDel(recentKey, ...old);
-    const recent = entries.filter(([, e]) => e.at > since).map(([, e]) => e);
+    const stored = await this.kv.sortedFirst(recentKey, RECENT_KEPT + 1);
+    const old = stored.filter((e) => e.score <= since).map((e) => e.member);
+    if (old.length > 0) await this.kv.sortedRemove(recentKey, ...old);
+    const recent = stored
+      .filter((e) => e.score > since)
+      .flatMap((e) => parseStored(unroutedEventSchema, e.member) ?? [])
+      .sort((a, b) => b.at - a.at);
     return { count: Math.max(count, recent.length), recent };
-  }
-
-  /** The stored events, newest first (unreadable ones left out). */
-  private async entries(key: string): Promise<Array<[string, UnroutedEvent]>> {
-    return Object.entries(await this.kv.hashGetAll(key))
-      .flatMap(([field, raw]): Array<[string, UnroutedEvent]> => {
-        const e = parseStored(unroutedEventSchema, raw);
-        return e ? [[field, e]] : [];
-      })
-      .sort(([, a], [, b]) => b.at - a.at);
   }
 }

@@ -5,6 +5,7 @@
  *
  *   BENCH_QUICK=1                          shorter runs (for trying things out; docs/BENCHMARKS.md's come from full runs)
  *   BENCH_ONLY=start,catalog,backlog,ingest,tracing,e2e,commands,flood,storm,bytes,fairness,forget,recordings   a subset (e.g. `BENCH_ONLY=ingest npm run bench`)
+ *   BENCH_ONLY=fleet                       many workspaces at rest and busy (bench/fleet.ts): only when named, it takes ≈ 10 minutes
  */
 import { cpus, loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -14,6 +15,7 @@ import { CAMPAIGNS_KEPT, runCatalog } from './catalog.js';
 import { runCommands } from './commands.js';
 import { runLatency, runRateLimited } from './end-to-end.js';
 import { runFairness, type Latencies } from './fairness.js';
+import { runFleet } from './fleet.js';
 import { runForget } from './forget.js';
 import { runFlood, type FloodFigures } from './flood.js';
 import { runIngest } from './ingest.js';
@@ -559,6 +561,12 @@ try {
     // Its bots list the recording host; another bot on the same Redis would take their calls (recordings off).
     if (bot.alive()) await bot.stop();
     await recordings(stack);
+  }
+  if (only.has('fleet')) {
+    section = 'fleet';
+    // Its own replicas, in OAuth mode, on a Redis it empties.
+    if (bot.alive()) await bot.stop();
+    await runFleet(stack, { quick, row });
   }
 } finally {
   await stack.close();

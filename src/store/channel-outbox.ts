@@ -137,9 +137,13 @@ export class ChannelOutboxRepo {
     });
   }
 
-  /** Drops the channel from the due set when nothing waits (checked again after, so work added meanwhile keeps it due). */
+  /**
+   * Drops the channel from the due set when nothing waits (checked again after, so work added meanwhile keeps it
+   * due). Work added since the caller found none is due now: its adder kept the due time the caller's drain had
+   * set (its lease's end), which would otherwise hold it that long.
+   */
   async forgetIfEmpty(at: ChannelRef): Promise<void> {
-    if ((await this.size(at)) > 0) return;
+    if ((await this.size(at)) > 0) return this.dueAt(at, this.now());
     await this.kv.sortedRemove(this.keys.outboxDue(), member(at));
     if ((await this.size(at)) > 0) await this.dueAt(at, this.now(), { unlessDue: true });
   }

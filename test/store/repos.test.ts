@@ -377,6 +377,17 @@ describe.each(backends)('ChannelOutboxRepo ($name)', ({ create }) => {
     expect(await outbox.channels()).toEqual([at]);
   });
 
+  it('makes work added while a drain found the channel empty due now, not when the drain’s lease would end', async () => {
+    const { outbox } = create();
+    const now = Date.now();
+    await outbox.dueAt(at, now + 120_000); // a replica drains the channel, due again at its lease's end
+    await outbox.add(at, 'routine', { id: '1-0', json: '{}' }); // another replica's call: the due time stays
+    expect(await outbox.due(now + 1_000, 10)).toEqual([]);
+    await outbox.forgetIfEmpty(at); // the drain read an empty head just before
+    expect(await outbox.due(Date.now() + 1, 10)).toEqual([at]);
+    expect(await outbox.size(at)).toBe(1);
+  });
+
   it('counts a conversation’s waiting events per channel, so its later ones wait behind them', async () => {
     const { outbox } = create();
     expect(await outbox.conversationWaits(at, 'conv-1')).toBe(false);

@@ -99,7 +99,7 @@ async function setAlert(ctx: CommandContext, terms: AlertTerms): Promise<void> {
     (await deps.store.outcomeAlerts.hooks(teamId)).some((h) => h.campaignId === terms.campaignId);
   await deps.store.outcomeAlerts.set(teamId, next);
   if (!needed) {
-    const token = await ensureHookToken(deps.store, teamId, deps.redactor);
+    const token = await ensureHookToken(deps.store, teamId);
     try {
       await api.webhooks.subscribe({
         hookUrl: hookUrlFor(publicUrl, token),

@@ -95,7 +95,7 @@ export const subscribe: Subcommand = {
     }
 
     const api = await deps.platform.clientFor(teamId);
-    const token = await ensureHookToken(deps.store, teamId, deps.redactor);
+    const token = await ensureHookToken(deps.store, teamId);
     const hookUrl = hookUrlFor(publicUrl, token);
 
     const notice = await announce(ctx.client, channelId, confirmation(setUpBy(ctx), toAdd, what, check.line));

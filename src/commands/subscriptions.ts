@@ -158,7 +158,6 @@ async function platformHooksText(
   const title = `*On the platform* (${campaignPhrase(campaignId)})`;
   const withStar = campaignId !== ALL_CAMPAIGNS;
   const token = await deps.store.workspaces.getHookToken(teamId);
-  deps.redactor.addSecret(token ?? undefined);
   const ours: OurHook = {
     publicUrl: deps.config.publicUrl,
     current: token && deps.config.publicUrl ? hookUrlFor(deps.config.publicUrl, token) : undefined,

@@ -59,7 +59,6 @@ export const unsubscribe: Subcommand = {
     }
 
     const token = await deps.store.workspaces.getHookToken(teamId);
-    deps.redactor.addSecret(token ?? undefined);
     const publicUrl = deps.config.publicUrl;
     const removed: string[] = [];
     let leftUpstream = false;

@@ -1,10 +1,11 @@
 /**
  * The workspace's webhook URL: `PUBLIC_URL/hooks/<token>`. The token is the only thing that authenticates a
- * delivery (docs/PLATFORM-API.md: deliveries are unsigned), so it is treated as a secret everywhere: registered with
- * the log redactor, logged only as a hash prefix, and never shown in Slack.
+ * delivery (docs/PLATFORM-API.md: deliveries are unsigned), so it is treated as a secret everywhere: masked in
+ * every log line by its shape (32 random bytes in base64url, and whatever follows `/hooks/`:
+ * src/util/secret-shapes.ts) rather than registered one by one with the log redactor, logged only as a hash
+ * prefix, and never shown in Slack.
  */
 import { createHash } from 'node:crypto';
-import type { Redactor } from '../logger.js';
 import type { Store } from '../store/index.js';
 
 export const HOOK_PATH = '/hooks';
@@ -26,18 +27,13 @@ export function hookUrlFor(publicUrl: string, token: string): string {
  * subscribing at the same moment must not both create one (the first one's platform subscriptions would
  * point at a dead URL): creation takes a short lock and the loser waits for the winner's token.
  */
-export async function ensureHookToken(store: Store, teamId: string, redactor: Redactor): Promise<string> {
+export async function ensureHookToken(store: Store, teamId: string): Promise<string> {
   const existing = await store.workspaces.getHookToken(teamId);
-  if (existing) {
-    redactor.addSecret(existing);
-    return existing;
-  }
+  if (existing) return existing;
   const lock = store.keys.dedup(teamId, 'hook-token-create');
   if (await store.kv.set(lock, '1', { ttlMs: CREATE_LOCK_MS, onlyIfAbsent: true })) {
     try {
-      const token = (await store.workspaces.getHookToken(teamId)) ?? (await store.workspaces.createHookToken(teamId));
-      redactor.addSecret(token);
-      return token;
+      return (await store.workspaces.getHookToken(teamId)) ?? (await store.workspaces.createHookToken(teamId));
     } finally {
       await store.kv.del(lock).catch(() => undefined);
     }
@@ -45,10 +41,7 @@ export async function ensureHookToken(store: Store, teamId: string, redactor: Re
   for (let waited = 0; waited < CREATE_LOCK_MS; waited += WAIT_STEP_MS) {
     await new Promise((resolve) => setTimeout(resolve, WAIT_STEP_MS));
     const token = await store.workspaces.getHookToken(teamId);
-    if (token) {
-      redactor.addSecret(token);
-      return token;
-    }
+    if (token) return token;
   }
   throw new Error('timed out waiting for another request to create the hook token');
 }

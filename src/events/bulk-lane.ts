@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import type { WebClient } from '@slack/web-api';
 import type { ChannelRef, WaitingItem } from '../store/index.js';
-import { traceparentNow } from '../util/spans.js';
+import { withTraceNow } from '../util/spans.js';
 import { LaneFailure, type ChannelScheduler, type LaneHandler } from './channel-scheduler.js';
 import type { PostingKit } from './posting-kit.js';
 
@@ -60,9 +60,8 @@ export class BulkLane implements LaneHandler, BulkPosts {
   }
 
   async add(at: ChannelRef, kind: string, report: { key: string; order: number }, body: unknown): Promise<void> {
-    const parked: Parked = { kind, body, enqueuedAt: Date.now() };
-    const traceparent = traceparentNow();
-    const json = JSON.stringify(traceparent ? { ...parked, traceparent } : parked, keepBigInts);
+    const parked: Parked = withTraceNow({ kind, body, enqueuedAt: Date.now() });
+    const json = JSON.stringify(parked, keepBigInts);
     await this.kit.store.outbox.add(at, 'bulk', { id: reportId(kind, report), json });
     this.scheduler.added(at);
   }

@@ -34,7 +34,7 @@ import { LaneFailure, type ChannelScheduler, type LaneHandler } from './channel-
 import { StepLog, type StepRef } from './steps.js';
 import type { CallRecordings } from './recordings.js';
 import type { WebClient } from '@slack/web-api';
-import { traceparentNow } from '../util/spans.js';
+import { withTraceNow } from '../util/spans.js';
 
 export interface CallOutboxOptions {
   /** A channel whose oldest waiting call is older than this rolls up every waiting call in its next post. Default 3 s. */
@@ -109,14 +109,14 @@ export class CallOutbox implements LaneHandler {
       throw new RetryLaterError(FULL_RETRY_MS, `${max} posts already wait for this channel`);
     }
     const mention = mentioning(asks);
-    const traceparent = traceparentNow();
-    const json = JSON.stringify({
-      trigger: call.trigger,
-      data: call.data,
-      enqueuedAt: entry.enqueuedAt,
-      ...(mention ? { asks: mention } : {}),
-      ...(traceparent ? { traceparent } : {}),
-    });
+    const json = JSON.stringify(
+      withTraceNow({
+        trigger: call.trigger,
+        data: call.data,
+        enqueuedAt: entry.enqueuedAt,
+        ...(mention ? { asks: mention } : {}),
+      }),
+    );
     await this.kit.store.outbox.add(to, 'routine', { id: entry.id, json });
     this.scheduler.added(to);
   }

@@ -10,7 +10,7 @@
  * are then done here too. Each post is a step of the event's own id, so a post tried again never shows twice.
  */
 import type { ChannelRef, QueueEntry, WaitingItem } from '../store/index.js';
-import { traceparentNow } from '../util/spans.js';
+import { withTraceNow } from '../util/spans.js';
 import { LaneFailure, type ChannelScheduler, type LaneHandler } from './channel-scheduler.js';
 import type { PostingKit } from './posting-kit.js';
 import { isTriggerName } from './events.js';
@@ -61,8 +61,7 @@ export class ConversationLane implements LaneHandler {
       enqueuedAt: entry.enqueuedAt,
       attempt: entry.attempt,
     };
-    const traceparent = traceparentNow();
-    const json = JSON.stringify(traceparent ? { ...parked, traceparent } : parked);
+    const json = JSON.stringify(withTraceNow(parked));
     await this.kit.store.outbox.addInConversation(at, entry.orderKey, { id: entry.id, json });
     this.scheduler.added(at);
   }

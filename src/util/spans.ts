@@ -80,6 +80,12 @@ export function traceparentNow(): string | undefined {
   return `00-${span.traceId}-${span.spanId}-0${(span.traceFlags & TraceFlags.SAMPLED).toString(16)}`;
 }
 
+/** `value` with the active span's traceparent beside its fields, when tracing is on: work stored to go on later. */
+export function withTraceNow<T extends object>(value: T): T & { traceparent?: string } {
+  const traceparent = traceparentNow();
+  return traceparent ? { ...value, traceparent } : value;
+}
+
 /** A stored traceparent as a parent for `inSpan`; a new trace (the root) when there is none or it does not read. */
 export function traceContext(traceparent: string | undefined): Context {
   const m = traceparent === undefined ? null : TRACEPARENT.exec(traceparent);

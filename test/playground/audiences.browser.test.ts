@@ -6,9 +6,9 @@
  *
  * Needs /usr/bin/chromium (browser.ts).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserTestsRun, openPage, type BrowserPage } from './browser.js';
-import { CALLS, startTestPlayground, type PlaygroundHarness } from './support.js';
+import { describe, expect, it } from 'vitest';
+import { browserTestsRun, type BrowserPage } from './browser.js';
+import { CALLS, usePlaygroundPage, type PlaygroundHarness } from './support.js';
 
 const PARTNERS = 'C0PARTNERS1';
 const VENDOR = 'C0VENDORSP1';
@@ -17,15 +17,9 @@ describe.skipIf(!browserTestsRun)('channels with a guest or another organisation
   let h: PlaygroundHarness;
   let b: BrowserPage;
 
-  beforeAll(async () => {
-    h = await startTestPlayground();
-    b = await openPage(h.pg.url.replace('localhost', '127.0.0.1'));
-    await b.page.getByText('PLAYGROUND MODE').first().waitFor();
-  }, 60_000);
-
-  afterAll(async () => {
-    await b?.close();
-    await h?.pg.stop();
+  usePlaygroundPage((started, page) => {
+    h = started;
+    b = page;
   });
 
   const box = () => b.page.getByRole('textbox', { name: 'Message', exact: true });

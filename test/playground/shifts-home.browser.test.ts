@@ -5,9 +5,9 @@
  *
  * Needs /usr/bin/chromium (browser.ts).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserTestsRun, openPage, type BrowserPage } from './browser.js';
-import { startTestPlayground, SUPPORT, type PlaygroundHarness } from './support.js';
+import { describe, expect, it } from 'vitest';
+import { browserTestsRun, type BrowserPage } from './browser.js';
+import { SUPPORT, usePlaygroundPage, type PlaygroundHarness } from './support.js';
 
 const SAM = 'U0PLAYSAM01';
 const PRIYA = 'U0PLAYPRIYA';
@@ -16,15 +16,9 @@ describe.skipIf(!browserTestsRun)('shifts and the Home tab', () => {
   let h: PlaygroundHarness;
   let b: BrowserPage;
 
-  beforeAll(async () => {
-    h = await startTestPlayground();
-    b = await openPage(h.pg.url.replace('localhost', '127.0.0.1'));
-    await b.page.getByText('PLAYGROUND MODE').first().waitFor();
-  }, 60_000);
-
-  afterAll(async () => {
-    await b?.close();
-    await h?.pg.stop();
+  usePlaygroundPage((started, page) => {
+    h = started;
+    b = page;
   });
 
   const person = (name: string) => b.page.locator('#people-list .person-link', { hasText: name });

@@ -4,11 +4,13 @@
  */
 import { Writable } from 'node:stream';
 import { request } from 'undici';
+import { afterAll, beforeAll } from 'vitest';
 import type { PlaygroundModule } from '../../src/bot/playground-module.js';
 import * as playgroundModule from '../../playground/index.js';
 import { startPlayground, type RunningPlayground } from '../../playground/index.js';
 import type { Outcome, PageChannel, PageState } from '../../playground/page-api.js';
 import { waitForValue } from '../support/wait.js';
+import { openPage, type BrowserPage } from './browser.js';
 
 // main imports the playground by URL and types it with PlaygroundModule: this keeps the two in step.
 const _loadedByMain: PlaygroundModule = playgroundModule;
@@ -68,4 +70,23 @@ export async function startTestPlayground(port = 0): Promise<PlaygroundHarness> 
 /** Polls until `pick` returns something truthy (the bot answers asynchronously, like in Slack). */
 export function eventually<T>(pick: () => Promise<T | undefined | null | false>, timeoutMs = 5000): Promise<T> {
   return waitForValue(pick, () => pick.toString().slice(0, 200), timeoutMs);
+}
+
+/**
+ * For a describe block: a playground and a headless page on it, opened before its tests (past the page's
+ * loading) and closed after them; `ready` receives both.
+ */
+export function usePlaygroundPage(ready: (h: PlaygroundHarness, b: BrowserPage) => void): void {
+  let h: PlaygroundHarness | undefined;
+  let b: BrowserPage | undefined;
+  beforeAll(async () => {
+    h = await startTestPlayground();
+    b = await openPage(h.pg.url.replace('localhost', '127.0.0.1'));
+    await b.page.getByText('PLAYGROUND MODE').first().waitFor();
+    ready(h, b);
+  }, 60_000);
+  afterAll(async () => {
+    await b?.close();
+    await h?.pg.stop();
+  });
 }

@@ -5,25 +5,19 @@
  *
  * Needs /usr/bin/chromium (browser.ts).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserTestsRun, openPage, type BrowserPage } from './browser.js';
-import { startTestPlayground, type PlaygroundHarness } from './support.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { browserTestsRun, type BrowserPage } from './browser.js';
+import { usePlaygroundPage, type PlaygroundHarness } from './support.js';
 
 describe.skipIf(!browserTestsRun)('Workflow Builder steps in the page', () => {
   let h: PlaygroundHarness;
   let b: BrowserPage;
 
-  beforeAll(async () => {
-    h = await startTestPlayground();
-    b = await openPage(h.pg.url.replace('localhost', '127.0.0.1'));
-    await b.page.getByText('PLAYGROUND MODE').first().waitFor();
-    await b.page.getByRole('tab', { name: /Workflows/ }).click();
-  }, 60_000);
-
-  afterAll(async () => {
-    await b?.close();
-    await h?.pg.stop();
+  usePlaygroundPage((started, page) => {
+    h = started;
+    b = page;
   });
+  beforeAll(() => b.page.getByRole('tab', { name: /Workflows/ }).click());
 
   const step = (title: string) => b.page.getByRole('form', { name: title });
   /** The newest run in the panel, once it ended. */

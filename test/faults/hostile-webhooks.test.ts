@@ -78,8 +78,14 @@ function send(url: URL, h: Hostile): Promise<number | string> {
         res.on('error', () => resolve(res.statusCode ?? 0));
       },
     );
-    // The bot may close the connection once it has answered (413): that is not a failure.
-    req.on('error', (err) => (answered ? undefined : resolve(`error: ${err.message}`)));
+    // The bot may close the connection once it has answered (413): that is not a failure. A kept-alive socket it
+    // closed just as this request went out on it never reached the bot: sent again, as Node's http docs advise
+    // (https://nodejs.org/api/http.html#requestreusedsocket).
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      if (answered) return;
+      if (req.reusedSocket && err.code === 'ECONNRESET') resolve(send(url, h));
+      else resolve(`error: ${err.message}`);
+    });
     if (h.stream !== undefined) {
       const chunk = Buffer.alloc(64 * 1024, 0x20);
       let written = 0;

@@ -21,7 +21,7 @@ import { SlackLedger } from './lib/slack-ledger.js';
 import type { Stack } from './lib/stack.js';
 
 export interface KindCost {
-  /** `dedup`, `{queue}:stream`, … (the key's first part after the prefix; the queue's tag and the next). */
+  /** `dedup`, `queue:stream`, … (the key's first part after the prefix; for the queue's keys, the kind after the tag). */
   kind: string;
   keysEach: number;
   bytesEach: number;
@@ -71,7 +71,8 @@ async function census(redis: Redis, prefix: string): Promise<Map<string, KindCen
     );
     for (const { key, bytes, ttl } of facts) {
       const parts = key.slice(prefix.length).split(':');
-      const kind = parts[0] === '{queue}' ? `{queue}:${parts[1]}` : parts[0]!;
+      // `{queue:<g>}:<kind>:…` splits into `{queue`, `<g>}`, `<kind>`: the kind is what counts, not the group.
+      const kind = parts[0] === '{queue' ? `queue:${parts[2]}` : parts[0]!;
       const c = kinds.get(kind) ?? { keys: 0, bytes: 0, ttlsMs: [] };
       c.keys++;
       c.bytes += bytes;

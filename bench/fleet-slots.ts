@@ -1,11 +1,12 @@
 /**
- * Where a fleet's keys live on a three-master Redis Cluster: per master its keys, memory and slots, and per hash
- * tag the keys that share one slot. The event queue's keys (src/store/keys.ts) all carry `{queue}` — every
- * workspace's stream, usage, parked posts, dead letters and the 48-hour dedup marks of every webhook — so they
- * are one slot on one master, whatever the number of workspaces; the other keys spread by their whole name
- * (or, for alert counts and unrouted events, by a tag of their workspace).
+ * Where a fleet's keys live on a three-master Redis Cluster: per master its keys, memory and slots, and how the
+ * event queue's keys spread. A workspace's queue keys (src/store/keys.ts) carry its queue group's tag
+ * `{queue:<g>}` — its stream, usage, parked posts, dead letters and the 48-hour dedup marks of its webhooks — so
+ * the queue is `QUEUE_GROUPS` slots, spread over the masters; the other keys spread by their whole name (or, for
+ * alert counts and unrouted events, by a tag of their workspace).
  */
 import type { Redis } from 'ioredis';
+import { QUEUE_GROUPS } from '../src/store/keys.js';
 import type { RedisCluster } from './lib/redis-cluster.js';
 import { usedMemory } from './lib/probes.js';
 
@@ -15,16 +16,15 @@ export interface MasterFigures {
   usedBytes: number;
   /** Slots served, as `CLUSTER SLOTS` gives them. */
   slots: number;
-  /** Keys of the `{queue}` tag on this master (all of them on one master). */
+  /** Keys of the queue on this master, and the queue groups whose slot it serves. */
   queueKeys: number;
+  queueGroups: number;
 }
 
 export interface SlotFigures {
-  queueSlot: number;
-  /** Port of the master owning the `{queue}` slot, and what `CLUSTER COUNTKEYSINSLOT` says is in it. */
-  queueOwner: number;
-  queueSlotKeys: number;
-  /** `{queue}` keys by kind (`stream`, `dedup`, `usage`, …), most first. */
+  /** Keys per queue group (what `CLUSTER COUNTKEYSINSLOT` says of the group's slot), fewest to most. */
+  groupKeys: number[];
+  /** Queue keys by kind (`stream`, `dedup`, `usage`, …), most first. */
   queueKinds: Array<[string, number]>;
   masters: MasterFigures[];
   /** Distinct slots the fleet's other keys use, and how many keys in all. */
@@ -43,19 +43,27 @@ async function keysOf(node: Redis): Promise<string[]> {
   return found;
 }
 
-/** The kind of a `{queue}` key: the part after the tag (`campaign:{queue}:stream:T…` → `stream`). */
+/** The kind of a queue key: the part after the tag (`campaign:{queue:3}:stream:T…` → `stream`). */
 function queueKind(key: string): string {
-  return key.slice(key.indexOf('{queue}:') + '{queue}:'.length).split(':')[0] ?? '?';
+  return key.slice(key.indexOf('}:') + 2).split(':')[0] ?? '?';
 }
 
 export async function slotReport(cluster: RedisCluster, prefix: string): Promise<SlotFigures> {
-  const tagged = `${prefix}{queue}:`;
   const first = cluster.nodes[0]!.client;
-  const queueSlot = Number(await first.call('CLUSTER', 'KEYSLOT', tagged));
   const ranges = (await first.call('CLUSTER', 'SLOTS')) as Array<[number, number, [string, number, ...unknown[]]]>;
+  const ownerOf = (slot: number) => Number(ranges.find(([from, to]) => slot >= from && slot <= to)?.[2][1] ?? 0);
   const slotsOf = (port: number) =>
     ranges.filter((r) => Number(r[2][1]) === port).reduce((n, [from, to]) => n + to - from + 1, 0);
-  const owner = ranges.find(([from, to]) => queueSlot >= from && queueSlot <= to)?.[2][1] ?? 0;
+  const groupSlots: number[] = [];
+  for (let g = 0; g < QUEUE_GROUPS; g++) {
+    groupSlots.push(Number(await first.call('CLUSTER', 'KEYSLOT', `${prefix}{queue:${g}}:`)));
+  }
+  const groupKeys: number[] = [];
+  for (const slot of groupSlots) {
+    const owner = cluster.nodes.find((n) => n.port === ownerOf(slot))!;
+    groupKeys.push(Number(await owner.client.call('CLUSTER', 'COUNTKEYSINSLOT', slot)));
+  }
+  const queueStart = `${prefix}{queue:`;
   const kinds = new Map<string, number>();
   const otherSlots = new Set<number>();
   let otherKeys = 0;
@@ -64,7 +72,7 @@ export async function slotReport(cluster: RedisCluster, prefix: string): Promise
     const keys = await keysOf(node.client);
     let queueKeys = 0;
     for (const key of keys) {
-      if (key.startsWith(tagged)) {
+      if (key.startsWith(queueStart)) {
         queueKeys++;
         kinds.set(queueKind(key), (kinds.get(queueKind(key)) ?? 0) + 1);
       } else {
@@ -78,13 +86,11 @@ export async function slotReport(cluster: RedisCluster, prefix: string): Promise
       usedBytes: await usedMemory(node.client),
       slots: slotsOf(node.port),
       queueKeys,
+      queueGroups: groupSlots.filter((slot) => ownerOf(slot) === node.port).length,
     });
   }
-  const ownerNode = cluster.nodes.find((n) => n.port === Number(owner))!;
   return {
-    queueSlot,
-    queueOwner: Number(owner),
-    queueSlotKeys: Number(await ownerNode.client.call('CLUSTER', 'COUNTKEYSINSLOT', queueSlot)),
+    groupKeys: groupKeys.sort((a, b) => a - b),
     queueKinds: [...kinds].sort((a, b) => b[1] - a[1]),
     masters,
     otherSlots: otherSlots.size,

@@ -224,18 +224,20 @@ async function onCluster(
     const t = await runThroughput(stack, fleet, { ...throughput, replicas: 2 });
     throughputRow(row, 'a 3-master Cluster (commands/s per master)', t);
     const slots = await slotReport(stack.cluster!, stack.store.keys.prefix);
+    const g = slots.groupKeys;
     row(
-      `Cluster slots: the {queue} hash tag after ${f0(installed)} workspaces and ${f0(throughput.calls)} calls`,
+      `Cluster slots: the queue's ${g.length} groups after ${f0(installed)} workspaces and ${f0(throughput.calls)} calls`,
       '–',
-      `slot ${slots.queueSlot} on master :${slots.queueOwner}: ${f0(slots.queueSlotKeys)} keys (${slots.queueKinds.map(([k, n]) => `${k} ${f0(n)}`).join(', ')}); every other key (${f0(slots.otherKeys)}) over ${f0(slots.otherSlots)} slots`,
+      `keys per group: fewest ${f0(g[0]!)}, median ${f0(g[Math.floor(g.length / 2)]!)}, most ${f0(g[g.length - 1]!)} (${slots.queueKinds.map(([k, n]) => `${k} ${f0(n)}`).join(', ')}); every other key (${f0(slots.otherKeys)}) over ${f0(slots.otherSlots)} slots`,
       null,
     );
     row(
-      'Cluster masters: keys, used_memory, slots, {queue} keys',
+      'Cluster masters: keys, used_memory, slots, queue groups and their keys',
       '–',
       slots.masters
         .map(
-          (m) => `:${m.port} ${f0(m.keys)} keys, ${mb(m.usedBytes)}, ${f0(m.slots)} slots, ${f0(m.queueKeys)} {queue}`,
+          (m) =>
+            `:${m.port} ${f0(m.keys)} keys, ${mb(m.usedBytes)}, ${f0(m.slots)} slots, ${f0(m.queueGroups)} groups (${f0(m.queueKeys)} keys)`,
         )
         .join('; '),
       null,

@@ -3,7 +3,8 @@
  * (README › Configuration), talking to the fakes that run in the calling process.
  *
  * `entry: 'dist'` runs `node dist/bot/main.js` (what `npm start` runs; `npm run build` first) — the benchmarks
- * use it, and it is the one startup is measured with. `entry: 'source'` runs `node --import tsx
+ * use it, and it is the one startup is measured with. `entry: 'npm-start'` runs `npm start` itself (its build
+ * check, then the same entry point), for a restart's figure. `entry: 'source'` runs `node --import tsx
  * src/bot/main.ts`, so the fault suite needs no build step and always tests the checkout as it is.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -34,7 +35,7 @@ export interface BotProcessOptions {
   /** base64, 32 bytes; the same one the store was provisioned with. */
   secretsKey: string;
   adminUserIds?: string[];
-  entry?: 'dist' | 'source';
+  entry?: 'dist' | 'npm-start' | 'source';
   logLevel?: 'debug' | 'info' | 'warn' | 'error';
   /** More variables (or overrides). */
   env?: Record<string, string>;
@@ -88,16 +89,21 @@ export async function startBotProcess(opts: BotProcessOptions): Promise<BotProce
     RECORDING_HOSTS: 'off',
     ...opts.env,
   };
-  const main = entry === 'dist' ? join(ROOT, 'dist/bot/main.js') : join(ROOT, 'src/bot/main.ts');
+  const main = entry === 'source' ? join(ROOT, 'src/bot/main.ts') : join(ROOT, 'dist/bot/main.js');
   if (entry === 'dist' && !existsSync(main)) throw new Error('dist/bot/main.js is missing: run `npm run build` first');
   const args = [...(opts.nodeArgs ?? []), ...(entry === 'dist' ? [] : ['--import', 'tsx']), main];
+  // npm runs the script through a shell: the bot is signalled as a process group (`detached`), shell and all.
+  const npm = entry === 'npm-start';
 
   const started = performance.now();
-  const child = spawn(process.execPath, args, {
-    cwd: ROOT,
-    env,
-    stdio: ['ignore', opts.discardStdout ? 'ignore' : 'pipe', 'pipe'],
-  });
+  const child = npm
+    ? spawn('npm', ['start', '--silent'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+    : spawn(process.execPath, args, {
+        cwd: ROOT,
+        env,
+        stdio: ['ignore', opts.discardStdout ? 'ignore' : 'pipe', 'pipe'],
+      });
+  const signal = (name: NodeJS.Signals) => (npm ? process.kill(-child.pid!, name) : child.kill(name));
   let output = '';
   const keep = (chunk: Buffer) => {
     output += chunk.toString('utf8');
@@ -109,7 +115,7 @@ export async function startBotProcess(opts: BotProcessOptions): Promise<BotProce
     child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')),
   );
   // Never outlive the process that started it (a benchmark or test that dies half-way).
-  const reap = () => child.kill('SIGKILL');
+  const reap = () => signal('SIGKILL');
   process.once('exit', reap);
   void exited.then(() => process.off('exit', reap));
   const alive = () => child.exitCode === null && child.signalCode === null;
@@ -118,7 +124,7 @@ export async function startBotProcess(opts: BotProcessOptions): Promise<BotProce
   try {
     await waitForOk(`${url}/healthz`, opts.startTimeoutMs ?? 20_000, 5, alive);
   } catch (err) {
-    child.kill('SIGKILL');
+    signal('SIGKILL');
     throw new Error(`${err instanceof Error ? err.message : String(err)}\n--- bot output ---\n${output}`);
   }
   const startupMs = performance.now() - started;
@@ -133,10 +139,10 @@ export async function startBotProcess(opts: BotProcessOptions): Promise<BotProce
     alive,
     rss: () => rssOf(child.pid!),
     output: () => output,
-    async stop(signal = 'SIGTERM', graceMs = 12_000) {
+    async stop(name = 'SIGTERM', graceMs = 12_000) {
       if (!alive()) return;
-      child.kill(signal);
-      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      signal(name);
+      const timer = setTimeout(() => signal('SIGKILL'), graceMs);
       await exited;
       clearTimeout(timer);
     },

@@ -4,9 +4,10 @@
  * value containing `:` cannot collide with another key and a value containing `{`/`}` cannot change a key's
  * Redis Cluster hash slot.
  *
- * Keys touched together by one Lua script (the event queue) share the `{queue}` hash tag, so the scripts
- * stay valid on Redis Cluster. The tag must be the first `{…}` in the key, which is why the prefix may not
- * contain braces.
+ * Keys touched together by one Lua script share a hash tag, so the scripts stay valid on Redis Cluster: the
+ * event queue's keys carry their workspace's queue group, `{queue:<g>}` (`queueGroup`), so that the queue spreads
+ * over `QUEUE_GROUPS` slots — over every master of a Cluster — and every script touches one group's keys. The tag
+ * must be the first `{…}` in the key, which is why the prefix may not contain braces.
  *
  * A key that belongs to one workspace is built by a *workspace kind* (`kinds.add`): the team id is a part of
  * its own at a known place, so `workspaceOf(key)` names the workspace of any stored key, and uninstalling
@@ -17,8 +18,26 @@
 
 export const DEFAULT_KEY_PREFIX = 'campaign:';
 
-/** Hash tag shared by every key the queue scripts touch in one call. */
-const QUEUE_TAG = '{queue}';
+/**
+ * How many groups the event queue is split into: each group's keys share one hash tag, so on a Cluster the queue
+ * spreads over up to this many masters. Changing it moves every workspace's queue keys (drain the queue first).
+ */
+export const QUEUE_GROUPS = 16;
+
+/** The queue group of a workspace: FNV-1a of its team id, so every replica agrees without asking the store. */
+export function queueGroup(teamId: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < teamId.length; i++) {
+    hash ^= teamId.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash % QUEUE_GROUPS;
+}
+
+/** The hash tag of one queue group's keys. */
+function queueTag(group: number): string {
+  return `{queue:${group}}`;
+}
 
 export interface Keys {
   readonly prefix: string;
@@ -118,24 +137,27 @@ export interface Keys {
   /** String with TTL: SHA-256 (hex) of an attachment link's token → its workspace (the link names no workspace). */
   attachmentToken(tokenHash: string): string;
 
-  // Event queue. All of these share one hash tag.
+  // Event queue. A workspace's keys carry its group's hash tag (`queueGroup`); so do the group's shared ones.
   /** Stream of one workspace's events (consumer group `workers`); its length is the workspace's backlog. */
   queueTeamStream(teamId: string): string;
-  /** Set: team ids whose stream may hold entries (what workers read, round robin). */
-  queueTeams(): string;
-  /** Stream: one short entry whenever a workspace's stream gets work again, to wake blocked readers. */
+  /** Set: the group's team ids whose stream may hold entries (what workers read, round robin). */
+  queueTeams(group: number): string;
+  /**
+   * Stream: one short entry (the group) whenever events were queued, to wake blocked readers. Shared by every
+   * group, so it carries no hash tag: it is written and read on its own.
+   */
   queueBell(): string;
   queueDedup(teamId: string, dedupKey: string): string;
-  /** List: ids of the not-yet-finished entries of one orderKey, oldest first. */
-  queueOrder(orderKey: string): string;
-  /** String with TTL: which consumer is running the head entry of one orderKey. */
-  queueLease(orderKey: string): string;
-  /** Hash: entry id → failed attempts so far. */
-  queueAttempts(): string;
+  /** List: ids of the not-yet-finished entries of one orderKey (of the workspace), oldest first. */
+  queueOrder(teamId: string, orderKey: string): string;
+  /** String with TTL: which consumer is running the head entry of one orderKey (of the workspace). */
+  queueLease(teamId: string, orderKey: string): string;
+  /** Hash: entry id → failed attempts so far, for the group's entries. */
+  queueAttempts(group: number): string;
   /** List: one workspace's dead letters, most recent first, capped (`redis-dead-letters.ts`). */
   queueDead(teamId: string): string;
-  /** Hash: team id → dead letters ever. */
-  queueDeadCounts(): string;
+  /** Hash: team id → dead letters ever, for the group's workspaces. */
+  queueDeadCounts(group: number): string;
   /**
    * Hash: what one workspace's backlog holds besides its stream's length — `bytes` of its stream entries'
    * payloads, the entries `parked` outside the stream (calls waiting for their channel) with their `parkedBytes`,
@@ -177,7 +199,6 @@ export function createKeys(
     throw new Error('key prefix must not contain "{" or "}"');
   }
   const p = prefix;
-  const q = `${p}${QUEUE_TAG}:`;
   const kinds = new WorkspaceKinds();
   const workspace = kinds.add(p, 'workspace');
   const routes = kinds.add(p, 'routes');
@@ -216,12 +237,18 @@ export function createKeys(
     parts[0]?.endsWith('}') ? unsegment(parts[0].slice(0, -1)) : undefined,
   );
   kinds.addDerived(p, '{unrouted', (parts) => (parts[0]?.endsWith('}') ? unsegment(parts[0].slice(0, -1)) : undefined));
-  const queueTeamStream = kinds.add(q, 'stream');
-  const queueDedup = kinds.add(q, 'dedup');
-  const queueUsage = kinds.add(q, 'usage');
-  const queueParked = kinds.add(q, 'parked');
-  const queueParkedOrder = kinds.add(q, 'parked-order');
-  const queueDead = kinds.add(q, 'dead');
+  // A workspace's queue keys: `{queue:<g>}:<kind>:<team>:…` (the group is the team's, so it names nothing more).
+  const queueKinds = new Set(['stream', 'dedup', 'usage', 'parked', 'parked-order', 'dead']);
+  kinds.addDerived(p, '{queue', (parts) =>
+    parts[0]?.endsWith('}') && queueKinds.has(parts[1] ?? '') && parts[2] !== undefined
+      ? unsegment(parts[2])
+      : undefined,
+  );
+  const q = (group: number) => `${p}${queueTag(group)}:`;
+  const queueOwn = (kind: string, teamId: string, ...parts: string[]) =>
+    `${q(queueGroup(teamId))}${kind}:${[teamId, ...parts].map(segment).join(':')}`;
+  const queueOf = (kind: string, teamId: string, orderKey: string) =>
+    `${q(queueGroup(teamId))}${kind}:${segment(orderKeyName(orderKey))}`;
   // A timer's lease names its timer, whose id names the workspace (`timerId`).
   kinds.addDerived(p, 'timer-lease', (parts) => (parts[1] === undefined ? undefined : timerTeam(unsegment(parts[1]))));
   return {
@@ -273,18 +300,18 @@ export function createKeys(
     attachmentToken: (tokenHash) => `${p}attachment-token:${segment(tokenHash)}`,
     kindPrefix: (kind) => `${p}${kind}:`,
     workspaceOf: (key) => kinds.teamOf(key),
-    queueTeamStream: (teamId) => queueTeamStream(teamId),
-    queueTeams: () => `${q}teams`,
-    queueBell: () => `${q}bell`,
-    queueDedup: (teamId, dedupKey) => queueDedup(teamId, dedupKey),
-    queueOrder: (orderKey) => `${q}order:${segment(orderKeyName(orderKey))}`,
-    queueLease: (orderKey) => `${q}lease:${segment(orderKeyName(orderKey))}`,
-    queueAttempts: () => `${q}attempts`,
-    queueDead: (teamId) => queueDead(teamId),
-    queueDeadCounts: () => `${q}dead-counts`,
-    queueUsage: (teamId) => queueUsage(teamId),
-    queueParked: (teamId, place) => queueParked(teamId, place),
-    queueParkedOrder: (teamId, place) => queueParkedOrder(teamId, place),
+    queueTeamStream: (teamId) => queueOwn('stream', teamId),
+    queueTeams: (group) => `${q(group)}teams`,
+    queueBell: () => `${p}queue-bell`,
+    queueDedup: (teamId, dedupKey) => queueOwn('dedup', teamId, dedupKey),
+    queueOrder: (teamId, orderKey) => queueOf('order', teamId, orderKey),
+    queueLease: (teamId, orderKey) => queueOf('lease', teamId, orderKey),
+    queueAttempts: (group) => `${q(group)}attempts`,
+    queueDead: (teamId) => queueOwn('dead', teamId),
+    queueDeadCounts: (group) => `${q(group)}dead-counts`,
+    queueUsage: (teamId) => queueOwn('usage', teamId),
+    queueParked: (teamId, place) => queueOwn('parked', teamId, place),
+    queueParkedOrder: (teamId, place) => queueOwn('parked-order', teamId, place),
   };
 }
 

@@ -197,7 +197,7 @@ export class MemoryQueueBackend implements QueueBackend {
   heartbeat(
     consumer: string,
     entries: readonly StoredEntry[],
-    orderKeys: readonly string[],
+    running: ReadonlyArray<Pick<StoredEntry, 'teamId' | 'orderKey'>>,
     leaseMs: number,
   ): Promise<StoredEntry[]> {
     const now = Date.now();
@@ -207,14 +207,14 @@ export class MemoryQueueBackend implements QueueBackend {
       if (p?.consumer === consumer) p.seenAt = now;
       else lost.push(entry);
     }
-    for (const key of orderKeys) {
-      const lease = this.leases.get(key);
+    for (const { orderKey } of running) {
+      const lease = this.leases.get(orderKey);
       if (lease?.owner === consumer) lease.expiresAt = now + leaseMs;
     }
     return Promise.resolve(lost);
   }
 
-  orderAfter(orderKey: string, id: string, count: number): Promise<string[]> {
+  orderAfter({ orderKey, id }: StoredEntry, count: number): Promise<string[]> {
     const list = this.order.get(orderKey) ?? [];
     const at = list.indexOf(id);
     return Promise.resolve(at < 0 ? [] : list.slice(at + 1, at + 1 + count));

@@ -65,18 +65,18 @@ export interface QueueBackend {
   /** Takes over up to `count` entries pending (for any consumer) without a heartbeat for `minIdleMs`. */
   claimStale(consumer: string, minIdleMs: number, count: number): Promise<StoredEntry[]>;
   /**
-   * Keeps `entries` from being claimed by others and extends the leases this consumer holds on `orderKeys`.
-   * Returns those of `entries` that no longer belong to this consumer.
+   * Keeps `entries` from being claimed by others and extends the leases this consumer holds on the order keys of
+   * `running` (the entries it is running). Returns those of `entries` that no longer belong to this consumer.
    */
   heartbeat(
     consumer: string,
     entries: readonly StoredEntry[],
-    orderKeys: readonly string[],
+    running: ReadonlyArray<Pick<StoredEntry, 'teamId' | 'orderKey'>>,
     leaseMs: number,
   ): Promise<StoredEntry[]>;
   tryStart(consumer: string, entry: StoredEntry, leaseMs: number): Promise<StartResult>;
-  /** The ids that come right after `id` in its orderKey's unfinished entries, in order (at most `count`). */
-  orderAfter(orderKey: string, id: string, count: number): Promise<string[]>;
+  /** The ids that come right after `entry` in its orderKey's unfinished entries, in order (at most `count`). */
+  orderAfter(entry: StoredEntry, count: number): Promise<string[]>;
   /** Gives the lease up without finishing the entry (retry later). */
   release(consumer: string, entry: StoredEntry): Promise<void>;
   /** Finishes the entry: acknowledged, removed, its orderKey moves on. */

@@ -16,12 +16,14 @@ export class Batcher<I, O> {
    * `run` answers a batch (at most `max` inputs) with one output per input, in their order (an Error output
    * fails its input alone). A batch that
    * fails with an error `isolate` picks (one input's doing, e.g. a Redis error reply) is run again one input
-   * at a time, so that only the input that causes it fails.
+   * at a time, so that only the input that causes it fails. Inputs of different `part`s never share a batch (on a
+   * Cluster: the queue group, whose keys one script may touch).
    */
   constructor(
     private readonly run: (inputs: I[]) => Promise<Array<O | Error>>,
     private readonly max: number,
     private readonly isolate: (error: unknown) => boolean = () => false,
+    private readonly part: (input: I) => number = () => 0,
   ) {}
 
   call(input: I): Promise<O> {
@@ -34,7 +36,16 @@ export class Batcher<I, O> {
   private flush(): void {
     const all = this.waiting;
     this.waiting = [];
-    for (let from = 0; from < all.length; from += this.max) this.send(all.slice(from, from + this.max));
+    const parts = new Map<number, Array<Waiting<I, O>>>();
+    for (const w of all) {
+      const part = this.part(w.input);
+      const same = parts.get(part);
+      if (same) same.push(w);
+      else parts.set(part, [w]);
+    }
+    for (const same of parts.values()) {
+      for (let from = 0; from < same.length; from += this.max) this.send(same.slice(from, from + this.max));
+    }
   }
 
   private send(batch: Array<Waiting<I, O>>): void {

@@ -222,7 +222,7 @@ class QueueConsumer implements Consumer {
         const lost = await this.backend.heartbeat(
           this.name,
           [...this.held.values()].map((h) => h.entry),
-          [...this.active.keys()],
+          [...this.active.keys()].flatMap((key) => this.byKey.get(key)?.[0]?.entry ?? []),
           this.settings.claimIdleMs,
         );
         for (const entry of lost) {
@@ -392,7 +392,7 @@ class QueueConsumer implements Consumer {
     if (held.length === 0) return [];
     let next: string[];
     try {
-      next = await this.backend.orderAfter(h.entry.orderKey, h.entry.id, held.length);
+      next = await this.backend.orderAfter(h.entry, held.length);
     } catch {
       return []; // nothing shown: the handler does its own entry alone
     }

@@ -5,7 +5,7 @@
  * Every key here shares the queue's hash tag, so each script stays valid on a Redis Cluster.
  */
 import { z } from 'zod';
-import type { Keys } from './keys.js';
+import { queueGroup, type Keys } from './keys.js';
 import { DEAD_LETTER_CAP, DEAD_LETTER_MAX_AGE_MS, type DeadLetter, type DeadLetters } from './queue.js';
 import type { RedisClient } from './redis-connection.js';
 
@@ -50,7 +50,7 @@ export function redisDeadLetters(redis: RedisClient, keys: Keys) {
     async bury(letter: DeadLetter): Promise<void> {
       await redis.campaignQueueBury(
         keys.queueDead(letter.teamId),
-        keys.queueDeadCounts(),
+        keys.queueDeadCounts(queueGroup(letter.teamId)),
         keys.queueUsage(letter.teamId),
         keys.queueTeamStream(letter.teamId),
         JSON.stringify(letter),
@@ -71,7 +71,10 @@ export function redisDeadLetters(redis: RedisClient, keys: Keys) {
     },
 
     async list(teamId: string, limit: number): Promise<DeadLetters> {
-      const [raw, count] = await Promise.all([stored(teamId), redis.hget(keys.queueDeadCounts(), teamId)]);
+      const [raw, count] = await Promise.all([
+        stored(teamId),
+        redis.hget(keys.queueDeadCounts(queueGroup(teamId)), teamId),
+      ]);
       return { count: Number(count ?? 0), entries: raw.map(parseDeadLetter).filter(fresh).slice(0, limit) };
     },
 
@@ -79,7 +82,7 @@ export function redisDeadLetters(redis: RedisClient, keys: Keys) {
     async forget(tx: ReturnType<RedisClient['multi']>, teamId: string): Promise<number> {
       const own = await redis.llen(keys.queueDead(teamId));
       tx.del(keys.queueDead(teamId));
-      tx.hdel(keys.queueDeadCounts(), teamId);
+      tx.hdel(keys.queueDeadCounts(queueGroup(teamId)), teamId);
       tx.hdel(keys.queueUsage(teamId), 'deadBytes');
       return own;
     },

@@ -1,10 +1,10 @@
 /**
  * One workspace's share of the Redis queue, apart from the entries' own life cycle (redis-queue.ts): what it
  * parked outside the queue and how much its backlog holds (the caps), and forgetting all of it on uninstall.
- * Every key here shares the queue's hash tag, so each step stays valid on a Redis Cluster.
+ * Every key here carries the hash tag of the workspace's queue group, so each step stays valid on a Redis Cluster.
  */
 import { z } from 'zod';
-import type { Keys } from './keys.js';
+import { queueGroup, type Keys } from './keys.js';
 import { entryIdOfSortable, sortableEntryId } from './queue-backend.js';
 import type { BacklogUsage, ParkedWork } from './queue.js';
 import type { redisDeadLetters } from './redis-dead-letters.js';
@@ -81,20 +81,18 @@ export async function forgetTeamEntries(
   teamId: string,
   deadLetters: ReturnType<typeof redisDeadLetters>,
 ): Promise<number> {
-  const bellStream = keys.queueBell();
+  const group = queueGroup(teamId);
   // Off the readers' list first, so that no reader takes one of its entries while they go.
-  await redis.srem(keys.queueTeams(), teamId);
+  await redis.srem(keys.queueTeams(group), teamId);
   const stream = keys.queueTeamStream(teamId);
   const own = await rangeOf(redis, stream);
-  const bell = (await rangeOf(redis, bellStream)).filter((e) => e.teamId === teamId);
-  // Every key here shares the queue's hash tag: one MULTI on a Cluster too.
+  // Every key here carries the team's queue group's hash tag: one MULTI on a Cluster too.
   const tx = redis.multi();
-  for (const ids of chunks(own.map((e) => e.id))) tx.hdel(keys.queueAttempts(), ...ids);
+  for (const ids of chunks(own.map((e) => e.id))) tx.hdel(keys.queueAttempts(group), ...ids);
   // Order keys name their workspace (src/events/dedup-key.ts): none is shared with another one.
   for (const orderKey of new Set(own.map((e) => e.orderKey))) {
-    if (orderKey !== undefined) tx.del(keys.queueOrder(orderKey), keys.queueLease(orderKey));
+    if (orderKey !== undefined) tx.del(keys.queueOrder(teamId, orderKey), keys.queueLease(teamId, orderKey));
   }
-  for (const ids of chunks(bell.map((e) => e.id))) tx.xdel(bellStream, ...ids);
   const dead = await deadLetters.forget(tx, teamId);
   tx.del(stream);
   // The group's delivery records go with the stream; no other key holds the team's entries.
@@ -104,11 +102,10 @@ export async function forgetTeamEntries(
 
 interface StreamEntryRef {
   id: string;
-  teamId?: string;
   orderKey?: string;
 }
 
-/** Every entry of a stream: its id and, when the entry has them, its team and order key. */
+/** Every entry of a stream: its id and, when the entry has one, its order key. */
 async function rangeOf(redis: RedisClient, stream: string): Promise<StreamEntryRef[]> {
   const found: StreamEntryRef[] = [];
   let start = '-';
@@ -117,8 +114,7 @@ async function rangeOf(redis: RedisClient, stream: string): Promise<StreamEntryR
     for (const [id, flat] of batch) {
       const entry: StreamEntryRef = { id };
       for (let i = 0; i + 1 < flat.length; i += 2) {
-        if (flat[i] === 'teamId') entry.teamId = flat[i + 1]!;
-        else if (flat[i] === 'orderKey') entry.orderKey = flat[i + 1]!;
+        if (flat[i] === 'orderKey') entry.orderKey = flat[i + 1]!;
       }
       found.push(entry);
     }

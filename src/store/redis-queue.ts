@@ -1,8 +1,7 @@
-import { ReplyError } from 'ioredis';
 import { pino } from 'pino';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import type { Keys } from './keys.js';
+import { QUEUE_GROUPS, queueGroup, type Keys } from './keys.js';
 import { BackendEventQueue } from './queue-consumer.js';
 import type { FailResult, QueueBackend, QueueReader, StartResult, StoredEntry } from './queue-backend.js';
 import type {
@@ -20,6 +19,18 @@ import type {
 import { Batcher } from './queue-batch.js';
 import { blockingConnection, watchErrors, type RedisClient } from './redis-connection.js';
 import { withScripts } from './redis-scripts.js';
+import {
+  autoClaimReply,
+  bellReply,
+  enqueueReplies,
+  isError,
+  isReplyError,
+  pairReply,
+  type RawEntries,
+  readGroupReply,
+  startReply,
+  toEntry,
+} from './redis-queue-replies.js';
 import { backlogUsage, forgetTeamEntries, redisParkedWork } from './redis-queue-team.js';
 import { buryArgs, redisDeadLetters } from './redis-dead-letters.js';
 
@@ -27,6 +38,7 @@ import { buryArgs, redisDeadLetters } from './redis-dead-letters.js';
 const BATCH_MAX = 64;
 
 interface EnqueueInput {
+  teamId: string;
   /** dedup, stream, order, usage, dead */
   keys: [string, string, string, string, string];
   /** ttlMs, teamId, orderKey, payload, enqueuedAt, dedupKey, maxBacklog, maxBacklogBytes */
@@ -44,71 +56,11 @@ interface CompleteInput {
   entry: StoredEntry;
 }
 
-/** Streams one read goes through at most (beyond, the window moves on with every read). */
+/** Streams of one queue group one read goes through at most (beyond, the window moves on with every read). */
 const MAX_STREAMS_PER_READ = 200;
-
-/** `[id, [field, value, …] | null]` as XREADGROUP / XAUTOCLAIM return them (null: deleted while pending). */
-const rawEntries = z.array(z.tuple([z.string(), z.array(z.string()).nullable()]));
-const readGroupReply = z.array(z.tuple([z.string(), rawEntries])).nullable();
-const autoClaimReply = z.tuple([z.string(), rawEntries]).rest(z.unknown());
-const enqueueReply = z.union([
-  z.literal('duplicate'),
-  z.literal('full'),
-  z.literal('full_bytes'),
-  z.string().regex(/^\d+-\d+$/),
-  z.string().startsWith('error: '),
-]);
-const enqueueReplies = z.array(enqueueReply);
-const startReply = z.union([
-  z.tuple([z.literal('started'), z.number()]),
-  z.tuple([z.literal('wait')]),
-  z.tuple([z.literal('gone')]),
-]);
-const pairReply = z.tuple([z.number(), z.number()]);
-/** A stream entry's fields (teamId, orderKey, payload JSON, enqueuedAt) read by hand: one per event read. */
-function toEntry(id: string, flat: readonly string[], source: string): StoredEntry | null {
-  let teamId: string | undefined;
-  let orderKey: string | undefined;
-  let payloadText: string | undefined;
-  let enqueuedAt = Number.NaN;
-  for (let i = 0; i + 1 < flat.length; i += 2) {
-    const value = flat[i + 1]!;
-    switch (flat[i]) {
-      case 'teamId':
-        teamId = value;
-        break;
-      case 'orderKey':
-        orderKey = value;
-        break;
-      case 'payload':
-        payloadText = value;
-        break;
-      case 'enqueuedAt':
-        enqueuedAt = Number(value);
-        break;
-      default:
-        break;
-    }
-  }
-  if (teamId === undefined || orderKey === undefined || payloadText === undefined || Number.isNaN(enqueuedAt))
-    return null;
-  let payload: unknown;
-  try {
-    payload = JSON.parse(payloadText);
-  } catch {
-    return null;
-  }
-  return { id, teamId, orderKey, payload, enqueuedAt, source };
-}
-
-/** An error Redis answered (not a lost connection); NOGROUP is handled where groups are. */
-function isReplyError(error: unknown): boolean {
-  return error instanceof ReplyError && !isError(error, 'NOGROUP');
-}
-
-function isError(error: unknown, code: string): boolean {
-  return error instanceof Error && error.message.startsWith(code);
-}
+/** Rings a blocked reader takes at once (each names a group that got work). */
+const RINGS_PER_READ = 100;
+const ALL_GROUPS: readonly number[] = Array.from({ length: QUEUE_GROUPS }, (_, g) => g);
 
 export interface RedisQueueOptions {
   redis: RedisClient;
@@ -120,8 +72,11 @@ export interface RedisQueueOptions {
 
 /**
  * Redis Streams backend: a stream per team and one consumer group name on each; per-orderKey id lists,
- * leases, attempt counters and the dead-letter lists next to them under the same hash tag. Each consumer
- * reads with its own connection, because XREADGROUP BLOCK holds a connection for its whole wait.
+ * leases, attempt counters and the dead-letter lists next to them under the hash tag of the team's queue group
+ * (`queueGroup`): every script call touches one group's keys, and a Cluster spreads the groups over its masters.
+ * A reader reads each group's streams with a command of their own and, with nothing to read, waits for the bell,
+ * rung after every enqueue. Each consumer waits with its own connection, because XREADGROUP BLOCK holds a
+ * connection for its whole wait.
  */
 class RedisQueueBackend implements QueueBackend {
   private readonly redis: RedisClient;
@@ -138,16 +93,19 @@ class RedisQueueBackend implements QueueBackend {
     (batch) => this.enqueueBatch(batch),
     BATCH_MAX,
     isReplyError,
+    (input) => queueGroup(input.teamId),
   );
   private readonly starts = new Batcher<StartInput, StartResult>(
     (batch) => this.startBatch(batch),
     BATCH_MAX,
     isReplyError,
+    (input) => queueGroup(input.entry.teamId),
   );
   private readonly completions = new Batcher<CompleteInput, true>(
     (batch) => this.completeBatch(batch),
     BATCH_MAX,
     isReplyError,
+    (input) => queueGroup(input.entry.teamId),
   );
 
   constructor(options: RedisQueueOptions) {
@@ -173,10 +131,11 @@ class RedisQueueBackend implements QueueBackend {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
     return this.enqueues.call({
+      teamId: event.teamId,
       keys: [
         this.keys.queueDedup(event.teamId, dedupKey),
         this.keys.queueTeamStream(event.teamId),
-        this.keys.queueOrder(event.orderKey),
+        this.keys.queueOrder(event.teamId, event.orderKey),
         this.keys.queueUsage(event.teamId),
         this.keys.queueDead(event.teamId),
       ],
@@ -193,25 +152,44 @@ class RedisQueueBackend implements QueueBackend {
     });
   }
 
-  /** One ENQUEUE call for a batch of events. */
+  /** One ENQUEUE call for a batch of events of one queue group, then a ring of the bell when any was queued. */
   private async enqueueBatch(batch: EnqueueInput[]): Promise<Array<EnqueueResult | Error>> {
-    const keys = [this.keys.queueTeams(), this.bell, ...batch.flatMap((e) => e.keys)];
+    const group = queueGroup(batch[0]!.teamId);
+    const keys = [this.keys.queueTeams(group), ...batch.flatMap((e) => e.keys)];
     const reply = await this.redis.campaignQueueEnqueue(
       keys.length,
       ...keys,
       this.group,
       ...batch.flatMap((e) => e.args),
     );
-    const results = enqueueReplies.parse(reply);
+    const results = enqueueReplies
+      .parse(reply)
+      .map((result) =>
+        result.startsWith('error: ')
+          ? new Error(result.slice(7))
+          : result === 'duplicate' || result === 'full' || result === 'full_bytes'
+            ? result
+            : 'queued',
+      );
     if (results.length !== batch.length)
       throw new Error(`enqueue answered ${results.length} results for ${batch.length} events`);
-    return results.map((result) =>
-      result.startsWith('error: ')
-        ? new Error(result.slice(7))
-        : result === 'duplicate' || result === 'full' || result === 'full_bytes'
-          ? result
-          : 'queued',
-    );
+    if (results.includes('queued')) await this.ring(group);
+    return results;
+  }
+
+  /**
+   * Wakes one blocked reader to read the group. The events are queued whatever happens here: a ring that is lost
+   * (Redis went away in between) only delays them until a reader's wait ends and it looks into every group.
+   */
+  private async ring(group: number): Promise<void> {
+    try {
+      await this.redis.xadd(this.bell, 'MAXLEN', '~', RINGS_PER_READ, '*', 'g', String(group));
+    } catch (error) {
+      this.logger.warn(
+        { err: error instanceof Error ? error.message : String(error) },
+        'queue: ringing the bell failed',
+      );
+    }
   }
 
   openReader(consumer: string): QueueReader {
@@ -220,40 +198,54 @@ class RedisQueueBackend implements QueueBackend {
     watchErrors(connection, this.logger);
     let closed = false;
     let turn = 0;
+    // The groups this reader looks into: every group after a wait that no ring ended (a ring may have been lost,
+    // or gone to another reader), then only those that still have teams or were rung.
+    let groups = new Set(ALL_GROUPS);
     const reader: QueueReader = {
       readNew: async (count, blockMs) => {
         await this.ensureBell();
-        const streams = await this.dataStreams(turn++);
-        const keys = [...streams, this.bell];
-        // COUNT applies per stream: every team with waiting entries gets its share of this read.
-        const each = Math.max(1, Math.ceil(count / Math.max(1, streams.length)));
-        const reply = await this.withGroups(keys, () =>
+        const streams = await this.streamsOf([...groups], turn++);
+        for (const [group, list] of streams) if (list.length === 0) groups.delete(group);
+        const total = [...streams.values()].reduce((n, list) => n + list.length, 0);
+        if (total > 0) {
+          // COUNT applies per stream: every team with waiting entries gets its share of this read.
+          const each = Math.max(1, Math.ceil(count / total));
+          const read = await Promise.all(
+            [...streams.values()]
+              .filter((list) => list.length > 0)
+              .map((list) => this.readStreams(connection, consumer, list, each)),
+          );
+          const entries = read.flat();
+          if (entries.length > 0) return entries;
+        }
+        // Nothing to read: wait for a ring. NOACK: a ring is only a wake-up, nothing to redeliver.
+        const reply = await this.withGroups([this.bell], () =>
           connection.call(
             'XREADGROUP',
             'GROUP',
             this.group,
             consumer,
             'COUNT',
-            each,
+            RINGS_PER_READ,
             'BLOCK',
             blockMs,
+            'NOACK',
             'STREAMS',
-            ...keys,
-            ...keys.map(() => '>'),
+            this.bell,
+            '>',
           ),
         );
-        const entries: StoredEntry[] = [];
-        const rung: string[] = [];
-        for (const [stream, batch] of readGroupReply.parse(reply) ?? []) {
-          if (stream === this.bell) rung.push(...batch.map(([id]) => id));
-          else entries.push(...(await this.entriesOf(batch, stream)));
+        const rings = bellReply.parse(reply)?.[0]?.[1] ?? [];
+        if (rings.length === 0) groups = new Set(ALL_GROUPS);
+        for (const [, fields] of rings) {
+          const group = Number(fields[fields.indexOf('g') + 1]);
+          if (Number.isInteger(group) && group >= 0 && group < QUEUE_GROUPS) groups.add(group);
         }
-        if (rung.length > 0) await this.redis.xack(this.bell, this.group, ...rung);
-        return entries;
+        return [];
       },
       readOwnPending: async () => {
         const own: StoredEntry[] = [];
-        for (const stream of await this.dataStreams(0, Number.POSITIVE_INFINITY)) {
+        for (const stream of await this.allStreams()) {
           let after = '0';
           for (;;) {
             const reply = await this.withGroups([stream], () =>
@@ -278,9 +270,35 @@ class RedisQueueBackend implements QueueBackend {
     return reader;
   }
 
+  /** New entries of some streams of one queue group (one command: they share its slot), without waiting. */
+  private async readStreams(
+    connection: RedisClient,
+    consumer: string,
+    streams: readonly string[],
+    each: number,
+  ): Promise<StoredEntry[]> {
+    const reply = await this.withGroups(streams, () =>
+      connection.call(
+        'XREADGROUP',
+        'GROUP',
+        this.group,
+        consumer,
+        'COUNT',
+        each,
+        'STREAMS',
+        ...streams,
+        ...streams.map(() => '>'),
+      ),
+    );
+    const entries: StoredEntry[] = [];
+    for (const [stream, batch] of readGroupReply.parse(reply) ?? [])
+      entries.push(...(await this.entriesOf(batch, stream)));
+    return entries;
+  }
+
   async claimStale(consumer: string, minIdleMs: number, count: number): Promise<StoredEntry[]> {
     const claimed: StoredEntry[] = [];
-    for (const stream of await this.dataStreams(0, Number.POSITIVE_INFINITY)) {
+    for (const stream of await this.allStreams()) {
       let cursor = '0-0';
       while (claimed.length < count) {
         const reply = await this.withGroups([stream], () =>
@@ -308,47 +326,58 @@ class RedisQueueBackend implements QueueBackend {
   async heartbeat(
     consumer: string,
     entries: readonly StoredEntry[],
-    orderKeys: readonly string[],
+    running: ReadonlyArray<Pick<StoredEntry, 'teamId' | 'orderKey'>>,
     leaseMs: number,
   ): Promise<StoredEntry[]> {
-    const byStream = new Map<string, Map<string, StoredEntry>>();
+    // One script call per stream (with its group's leases riding along on the first), as they share a slot.
+    const byGroup = new Map<number, { streams: Map<string, Map<string, StoredEntry>>; leases: string[] }>();
+    const groupOf = (teamId: string) => {
+      const group = queueGroup(teamId);
+      let found = byGroup.get(group);
+      if (!found) byGroup.set(group, (found = { streams: new Map(), leases: [] }));
+      return found;
+    };
     for (const entry of entries) {
+      const { streams } = groupOf(entry.teamId);
       const stream = this.streamOf(entry);
-      const ids = byStream.get(stream) ?? new Map<string, StoredEntry>();
+      const ids = streams.get(stream) ?? new Map<string, StoredEntry>();
       ids.set(entry.id, entry);
-      byStream.set(stream, ids);
+      streams.set(stream, ids);
     }
-    // No entries, only leases to renew: the script still takes a stream first (any of the tag will do).
-    if (byStream.size === 0) byStream.set(this.bell, new Map());
-    let leases = orderKeys.map((k) => this.keys.queueLease(k));
+    for (const { teamId, orderKey } of running) groupOf(teamId).leases.push(this.keys.queueLease(teamId, orderKey));
     const lost: StoredEntry[] = [];
-    for (const [stream, ids] of byStream) {
-      const list = [...ids.keys()];
-      // Chunked to keep single scripts short; leases ride along with the first one.
-      for (let i = 0; i < Math.max(list.length, 1); i += 200) {
-        const keys = [stream, ...leases];
-        const reply = await this.redis.campaignQueueHeartbeat(
-          keys.length,
-          ...keys,
-          this.group,
-          consumer,
-          leaseMs,
-          ...list.slice(i, i + 200),
-        );
-        leases = [];
-        for (const id of z.array(z.string()).parse(reply)) {
-          const entry = ids.get(id);
-          if (entry) lost.push(entry);
+    for (const [group, { streams, leases: groupLeases }] of byGroup) {
+      // No entries, only leases to renew: the script still takes a stream first (any key of the group will do).
+      if (streams.size === 0) streams.set(this.keys.queueTeams(group), new Map());
+      let leases = groupLeases;
+      for (const [stream, ids] of streams) {
+        const list = [...ids.keys()];
+        // Chunked to keep single scripts short.
+        for (let i = 0; i < Math.max(list.length, 1); i += 200) {
+          const keys = [stream, ...leases];
+          const reply = await this.redis.campaignQueueHeartbeat(
+            keys.length,
+            ...keys,
+            this.group,
+            consumer,
+            leaseMs,
+            ...list.slice(i, i + 200),
+          );
+          leases = [];
+          for (const id of z.array(z.string()).parse(reply)) {
+            const entry = ids.get(id);
+            if (entry) lost.push(entry);
+          }
         }
       }
     }
     return lost;
   }
 
-  async orderAfter(orderKey: string, id: string, count: number): Promise<string[]> {
+  async orderAfter(entry: StoredEntry, count: number): Promise<string[]> {
     // Finished ids may still lead the list (they are dropped when the next entry starts): read a little more.
-    const ids = await this.redis.lrange(this.keys.queueOrder(orderKey), 0, count + 16);
-    const at = ids.indexOf(id);
+    const ids = await this.redis.lrange(this.keys.queueOrder(entry.teamId, entry.orderKey), 0, count + 16);
+    const at = ids.indexOf(entry.id);
     return at < 0 ? [] : ids.slice(at + 1, at + 1 + count);
   }
 
@@ -356,16 +385,16 @@ class RedisQueueBackend implements QueueBackend {
     return this.starts.call({ consumer, entry, leaseMs });
   }
 
-  /** One TRY_START call for a batch of entries (from any consumer of this process). */
+  /** One TRY_START call for a batch of entries of one queue group (from any consumer of this process). */
   private async startBatch(batch: StartInput[]): Promise<StartResult[]> {
     const keys: string[] = [];
     const args: Array<string | number> = [];
     for (const { consumer, entry, leaseMs } of batch) {
       keys.push(
         this.streamOf(entry),
-        this.keys.queueOrder(entry.orderKey),
-        this.keys.queueLease(entry.orderKey),
-        this.keys.queueAttempts(),
+        this.keys.queueOrder(entry.teamId, entry.orderKey),
+        this.keys.queueLease(entry.teamId, entry.orderKey),
+        this.keys.queueAttempts(queueGroup(entry.teamId)),
       );
       args.push(consumer, entry.id, leaseMs);
     }
@@ -381,14 +410,14 @@ class RedisQueueBackend implements QueueBackend {
   }
 
   async release(consumer: string, entry: StoredEntry): Promise<void> {
-    await this.redis.campaignQueueRelease(this.keys.queueLease(entry.orderKey), consumer);
+    await this.redis.campaignQueueRelease(this.keys.queueLease(entry.teamId, entry.orderKey), consumer);
   }
 
   async complete(consumer: string, entry: StoredEntry): Promise<void> {
     await this.completions.call({ consumer, entry });
   }
 
-  /** One COMPLETE call for a batch of entries. */
+  /** One COMPLETE call for a batch of entries of one queue group. */
   private async completeBatch(batch: CompleteInput[]): Promise<true[]> {
     const keys = batch.flatMap(({ entry }) => this.finishKeys(entry));
     const args = batch.flatMap(({ consumer, entry }) => this.finishArgs(consumer, entry).slice(1));
@@ -417,7 +446,7 @@ class RedisQueueBackend implements QueueBackend {
       await this.redis.campaignQueueFail(
         ...this.finishKeys(entry),
         this.keys.queueDead(entry.teamId),
-        this.keys.queueDeadCounts(),
+        this.keys.queueDeadCounts(queueGroup(entry.teamId)),
         ...this.finishArgs(consumer, entry),
         maxAttempts,
         record.slice(0, -1),
@@ -440,10 +469,13 @@ class RedisQueueBackend implements QueueBackend {
   }
 
   async depth(): Promise<QueueDepth> {
-    const streams = await this.dataStreams(0, Number.POSITIVE_INFINITY);
-    const [total, pending] = pairReply.parse(
-      await this.redis.campaignQueueDepth(streams.length, ...streams, this.group),
+    const streams = await this.streamsOf(ALL_GROUPS, 0, Number.POSITIVE_INFINITY);
+    const sums = await Promise.all(
+      [...streams.values()]
+        .filter((list) => list.length > 0)
+        .map(async (list) => pairReply.parse(await this.redis.campaignQueueDepth(list.length, ...list, this.group))),
     );
+    const [total, pending] = sums.reduce(([t, p], [dt, dp]) => [t + dt, p + dp], [0, 0]);
     return { total, pending, lag: Math.max(0, total - pending) };
   }
 
@@ -467,12 +499,13 @@ class RedisQueueBackend implements QueueBackend {
   private finishKeys(
     entry: StoredEntry,
   ): [stream: string, order: string, lease: string, attempts: string, teams: string, usage: string] {
+    const group = queueGroup(entry.teamId);
     return [
       this.streamOf(entry),
-      this.keys.queueOrder(entry.orderKey),
-      this.keys.queueLease(entry.orderKey),
-      this.keys.queueAttempts(),
-      this.keys.queueTeams(),
+      this.keys.queueOrder(entry.teamId, entry.orderKey),
+      this.keys.queueLease(entry.teamId, entry.orderKey),
+      this.keys.queueAttempts(group),
+      this.keys.queueTeams(group),
       this.keys.queueUsage(entry.teamId),
     ];
   }
@@ -482,21 +515,38 @@ class RedisQueueBackend implements QueueBackend {
   }
 
   /**
-   * The streams that may hold entries: those of the teams with a backlog — at most `limit`, starting at
-   * `turn` (so that beyond the limit every team gets its turn).
+   * The streams that may hold entries, per queue group: those of the group's teams with a backlog — at most `limit`
+   * a group, starting at `turn` (so that beyond the limit every team gets its turn).
    */
-  private async dataStreams(turn: number, limit = MAX_STREAMS_PER_READ): Promise<string[]> {
-    const teams = await this.redis.smembers(this.keys.queueTeams());
-    const start = teams.length > limit ? turn % teams.length : 0;
-    const window = [...teams.slice(start), ...teams.slice(0, start)].slice(0, limit);
-    return window.map((team) => this.keys.queueTeamStream(team));
+  private async streamsOf(
+    groups: readonly number[],
+    turn: number,
+    limit = MAX_STREAMS_PER_READ,
+  ): Promise<Map<number, string[]>> {
+    const teams = await Promise.all(groups.map((group) => this.redis.smembers(this.keys.queueTeams(group))));
+    const streams = new Map<number, string[]>();
+    for (const [i, group] of groups.entries()) {
+      const members = teams[i]!;
+      const start = members.length > limit ? turn % members.length : 0;
+      const window = [...members.slice(start), ...members.slice(0, start)].slice(0, limit);
+      streams.set(
+        group,
+        window.map((team) => this.keys.queueTeamStream(team)),
+      );
+    }
+    return streams;
+  }
+
+  /** Every stream that may hold entries, whatever its group. */
+  private async allStreams(): Promise<string[]> {
+    return [...(await this.streamsOf(ALL_GROUPS, 0, Number.POSITIVE_INFINITY)).values()].flat();
   }
 
   /**
    * Entries from a read/claim reply. Ones deleted while pending, or unreadable, are acknowledged (and
    * removed, so they do not count as backlog) so that they do not sit in the pending list forever.
    */
-  private async entriesOf(batch: z.infer<typeof rawEntries>, stream: string): Promise<StoredEntry[]> {
+  private async entriesOf(batch: RawEntries, stream: string): Promise<StoredEntry[]> {
     const entries: StoredEntry[] = [];
     const broken: string[] = [];
     for (const [id, fields] of batch) {

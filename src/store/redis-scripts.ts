@@ -6,17 +6,17 @@ import type { Result } from 'ioredis';
 import type { RedisClient } from './redis-connection.js';
 
 /*
- * Every script touches only the keys passed in KEYS, and those of one call share a hash tag (see keys.ts): the
- * queue's `{queue}`, or the one of a workspace's outcome-alert counts.
+ * Every script touches only the keys passed in KEYS, and those of one call share a hash tag (see keys.ts): one
+ * queue group's `{queue:<g>}`, or the one of a workspace's outcome-alert counts.
  *
  * One stream per team, each with the same consumer group: a team's stream length is its backlog, and
- * readers go through the teams' streams side by side (fairness). `teams` lists the teams whose stream may
- * hold entries; the bell wakes readers blocked on the other streams when a team's stream gets work again.
+ * readers go through the teams' streams side by side (fairness). A group's `teams` lists its teams whose stream
+ * may hold entries; the bell (rung by the queue after an enqueue, outside any group) wakes blocked readers.
  */
 
 /**
- * Enqueues a batch of events, each as if alone and in order (a later copy of an earlier event in the same
- * batch is its duplicate). KEYS: teams, bell, then per event: dedup, stream, order, usage, dead. ARGV: group, then
+ * Enqueues a batch of events of one queue group, each as if alone and in order (a later copy of an earlier event
+ * in the same batch is its duplicate). KEYS: the group's teams, then per event: dedup, stream, order, usage, dead. ARGV: group, then
  * per event: ttlMs, teamId, orderKey, payload, enqueuedAt, dedupKey, maxBacklog, maxBacklogBytes (0: none).
  * → per event: id | 'duplicate' | 'full' | 'full_bytes' | 'error: <Redis error>'
  *
@@ -60,15 +60,13 @@ local function enqueue(dedup, stream, order, usage, dead, a)
   redis.call('HSET', usage, 'bytes', bytes + size)
   redis.call('SET', dedup, id, 'PX', ARGV[a + 1])
   redis.call('RPUSH', order, id)
-  if redis.call('SADD', KEYS[1], team) == 1 then
-    redis.call('XADD', KEYS[2], 'MAXLEN', '100', '*', 'teamId', team)
-  end
+  redis.call('SADD', KEYS[1], team)
   return id
 end
 local results = {}
-for i = 0, (#KEYS - 2) / 5 - 1 do
+for i = 0, (#KEYS - 1) / 5 - 1 do
   -- An event Redis refuses (a key of the wrong type…) fails alone; the others of the batch go on.
-  local k = 3 + i * 5
+  local k = 2 + i * 5
   local ok, result = pcall(enqueue, KEYS[k], KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], 1 + i * 8)
   if not ok then result = 'error: ' .. tostring(type(result) == 'table' and result.err or result) end
   results[#results + 1] = result

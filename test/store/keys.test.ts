@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createKeys, DEFAULT_KEY_PREFIX } from '../../src/store/index.js';
-import { segment, timerId, timerTeam, type Keys } from '../../src/store/keys.js';
+import { QUEUE_GROUPS, queueGroup, segment, timerId, timerTeam, type Keys } from '../../src/store/keys.js';
 import { MemoryKeyValueStore } from '../../src/store/memory-kv.js';
 
 describe('keys', () => {
@@ -18,18 +18,35 @@ describe('keys', () => {
     expect(segment('+1 555:{x}%')).toBe('+1%20555%3a%7bx%7d%25');
   });
 
-  it('gives every queue key the {queue} hash tag, which user input cannot displace', () => {
+  it('gives every queue key of a workspace its queue group’s hash tag, which user input cannot displace', () => {
     const keys = createKeys('p:');
     const firstTag = (key: string) => /\{([^}]*)\}/.exec(key)?.[1];
-    for (const key of [
-      keys.queueTeamStream('T{1}'),
-      keys.queueDedup('T{1}', '{d}'),
-      keys.queueOrder('{o}'),
-      keys.queueLease('{o}'),
-    ]) {
-      expect(firstTag(key)).toBe('queue');
-      expect(key.match(/[{}]/g)).toEqual(['{', '}']);
+    for (const team of ['T{1}', 'T2', 'T:3']) {
+      const tag = `queue:${queueGroup(team)}`;
+      for (const key of [
+        keys.queueTeamStream(team),
+        keys.queueDedup(team, '{d}'),
+        keys.queueOrder(team, '{o}'),
+        keys.queueLease(team, '{o}'),
+        keys.queueUsage(team),
+        keys.queueDead(team),
+        keys.queueParked(team, 'C{1}'),
+        keys.queueTeams(queueGroup(team)),
+        keys.queueAttempts(queueGroup(team)),
+        keys.queueDeadCounts(queueGroup(team)),
+      ]) {
+        expect(firstTag(key)).toBe(tag);
+        expect(key.match(/[{}]/g)).toEqual(['{', '}']);
+      }
     }
+  });
+
+  it('spreads workspaces over every queue group', () => {
+    const counts = new Array<number>(QUEUE_GROUPS).fill(0);
+    for (let i = 0; i < 1_600; i++) counts[queueGroup(`T${i.toString(36).toUpperCase().padStart(8, '0')}`)]! += 1;
+    // 100 a group on average: none is empty or holds twice its share.
+    expect(Math.min(...counts)).toBeGreaterThan(50);
+    expect(Math.max(...counts)).toBeLessThan(200);
   });
 
   it('names the workspace of every key that belongs to one, whatever its ids hold', () => {
@@ -79,7 +96,7 @@ describe('keys', () => {
     }
     // Another workspace's keys, shared keys and other prefixes' keys are nobody's.
     expect(keys.workspaceOf(keys.conversation('T2', 'T1', 'T1'))).toBe('T2');
-    for (const key of [keys.queueBell(), keys.queueTeams(), keys.outboxDue(), keys.timers('digest')])
+    for (const key of [keys.queueBell(), keys.queueTeams(0), keys.outboxDue(), keys.timers('digest')])
       expect(keys.workspaceOf(key)).toBeUndefined();
     expect(keys.workspaceOf(createKeys('other:').workspace('T1'))).toBeUndefined();
     expect(timerTeam(timerId('T1', 'C1'))).toBe('T1');
@@ -96,6 +113,9 @@ describe('keys', () => {
       rateBudget: 'keyed by bot token (revoked at uninstall); expires within seconds',
       queueOrder: 'order keys name their workspace; EventQueue.forgetTeam deletes them with its entries',
       queueLease: 'as queueOrder',
+      queueTeams: 'one set per queue group (a number, not a team id); EventQueue.forgetTeam removes the workspace',
+      queueAttempts: 'one hash per queue group; EventQueue.forgetTeam removes its entries’ fields',
+      queueDeadCounts: 'one hash per queue group; EventQueue.forgetTeam removes the workspace’s field',
       kindPrefix: 'not a key',
     };
     const SENTINEL = 'TSENTINEL0';

@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createStore } from '../../src/store/index.js';
+import { queueGroup } from '../../src/store/keys.js';
 import type { QueueEntry } from '../../src/store/index.js';
 import { hashSlot } from '../support/hash-slot.js';
 import { requireRedis } from '../support/redis.js';
@@ -13,7 +14,8 @@ import { monitoredArgs, monitorRedis } from '../support/redis-monitor.js';
 import { waitFor } from '../support/wait.js';
 
 const redis = await requireRedis();
-const backends = storeBackends(redis, await requireCluster());
+const cluster = await requireCluster();
+const backends = storeBackends(redis, cluster);
 
 /** Fast settings for tests. */
 const fast = { blockMs: 50, claimIdleMs: 200, pollMs: 20, retryDelayMs: () => 20 } as const;
@@ -37,24 +39,55 @@ describe('redis queue specifics', () => {
     expect(await store.queue.depth()).toEqual({ total: 0, pending: 0, lag: 0 });
   });
 
-  it('keeps the dedup mark, the stream and the order list of a key in one hash slot', () => {
+  it('keeps a workspace’s dedup marks, stream and order lists with its queue group’s keys in one hash slot', () => {
     const { keys } = backends[1]!.create();
     const tag = (key: string) => /\{([^}]+)\}/.exec(key)?.[1];
-    const slotKeys = [
-      keys.queueTeamStream('T{1}'),
-      keys.queueTeams(),
-      keys.queueBell(),
-      keys.queueDedup('T1', 'call_started:{x}'),
-      keys.queueOrder('T1:{weird}:conv'),
-      keys.queueLease('T1:conv'),
-      keys.queueAttempts(),
-      keys.queueDead('T{1}'),
-      keys.queueDeadCounts(),
-      keys.queueUsage('T{1}'),
-      keys.queueParked('T{1}', 'C{1}'),
-    ];
-    expect(new Set(slotKeys.map(tag))).toEqual(new Set(['queue']));
-    expect(new Set(slotKeys.map(hashSlot)).size).toBe(1);
+    const slots = new Set<number>();
+    for (const team of ['T{1}', 'T1', 'T2', 'T3']) {
+      const group = queueGroup(team);
+      const slotKeys = [
+        keys.queueTeamStream(team),
+        keys.queueTeams(group),
+        keys.queueDedup(team, 'call_started:{x}'),
+        keys.queueOrder(team, `${team}:{weird}:conv`),
+        keys.queueLease(team, `${team}:conv`),
+        keys.queueAttempts(group),
+        keys.queueDead(team),
+        keys.queueDeadCounts(group),
+        keys.queueUsage(team),
+        keys.queueParked(team, 'C{1}'),
+        keys.queueParkedOrder(team, 'C{1}'),
+      ];
+      expect(new Set(slotKeys.map(tag))).toEqual(new Set([`queue:${group}`]));
+      expect(new Set(slotKeys.map(hashSlot)).size).toBe(1);
+      slots.add(hashSlot(slotKeys[0]!));
+    }
+    // Different groups, different slots: on a Cluster the queue is not one master's.
+    expect(slots.size).toBe(new Set(['T{1}', 'T1', 'T2', 'T3'].map(queueGroup)).size);
+    expect(slots.size).toBeGreaterThan(1);
+  });
+
+  it('spreads many workspaces’ queues over every master of a Cluster, and one consumer drains them all', async () => {
+    const store = backends[2]!.create();
+    const teams = Array.from({ length: 48 }, (_, i) => `T${i}`);
+    await Promise.all(
+      teams.map((team) => store.queue.enqueueOnce(`e-${team}`, event(`conv-${team}`, team, team), 60_000)),
+    );
+    const streams = (
+      await Promise.all(cluster.nodes.map((node) => node.client.keys(`${store.keys.prefix}{queue:*}:stream:*`)))
+    ).map((keys) => keys.length);
+    expect(streams.reduce((a, b) => a + b)).toBe(48);
+    // Every master holds some: no one master carries everybody's queue.
+    for (const count of streams) expect(count).toBeGreaterThan(0);
+    const seen: unknown[] = [];
+    const consumer = store.queue.consume(
+      sync(({ payload }: QueueEntry) => seen.push(payload)),
+      { consumer: 'w1', ...fast },
+    );
+    await waitFor(() => seen.length === 48, 'every workspace’s event');
+    await consumer.stop();
+    expect(new Set(seen)).toEqual(new Set(teams));
+    expect(await store.queue.depth()).toEqual({ total: 0, pending: 0, lag: 0 });
   });
 
   it('runs every multi-key script on keys of one hash slot (what Redis Cluster requires)', async () => {
@@ -149,9 +182,9 @@ describe('redis queue specifics', () => {
     await waitFor(async () => (await store.queue.depth()).total === 0, 'the entries to finish');
     await consumer.stop();
     expect(await redis.redis.xlen(store.keys.queueTeamStream('T1'))).toBe(0);
-    expect(await redis.redis.exists(store.keys.queueTeams())).toBe(0);
-    expect(await redis.redis.exists(store.keys.queueOrder('o'))).toBe(0);
-    expect(await redis.redis.exists(store.keys.queueAttempts())).toBe(0);
+    expect(await redis.redis.exists(store.keys.queueTeams(queueGroup('T1')))).toBe(0);
+    expect(await redis.redis.exists(store.keys.queueOrder('T1', 'o'))).toBe(0);
+    expect(await redis.redis.exists(store.keys.queueAttempts(queueGroup('T1')))).toBe(0);
     // Nothing counted is left: the workspace's usage key goes with its last entry.
     expect(await redis.redis.exists(store.keys.queueUsage('T1'))).toBe(0);
   });

@@ -40,6 +40,33 @@ describe.each(backends)('EventQueue contract ($name)', ({ create }) => {
     expect(await queue.depth()).toEqual({ total: 0, pending: 0, lag: 0 });
   });
 
+  it('wakes waiting readers at once for new work, whoever’s it is: no event waits out a reader’s wait', async () => {
+    const { queue } = create();
+    const seen: unknown[] = [];
+    // Readers that wait ten minutes for work: every event below is seen within waitFor's 5 s only if it wakes one.
+    const readers = ['w1', 'w2'].map((name) =>
+      queue.consume(
+        sync(({ payload }: QueueEntry) => seen.push(payload)),
+        { consumer: name, ...fast, blockMs: 600_000 },
+      ),
+    );
+    await queueIdle(queue);
+    // A workspace's first event, a second while it is still being read, then other workspaces' (other groups).
+    const sends: Array<[string, string]> = [
+      ['T1', 'a1'],
+      ['T1', 'a2'],
+      ['T2', 'b1'],
+      ['T3', 'c1'],
+      ['T1', 'a3'],
+    ];
+    for (const [team, payload] of sends) {
+      await queue.enqueueOnce(payload, event(`conv-${team}`, payload, team), 60_000);
+      await waitFor(() => seen.includes(payload), `${payload} to be read`);
+    }
+    await Promise.all(readers.map((r) => r.stop()));
+    expect(seen).toEqual(sends.map(([, payload]) => payload));
+  });
+
   it('answers each of 150 enqueues arriving at once on its own: queued in order, copies duplicates, a capped team full', async () => {
     const { queue } = create();
     const calls = Array.from({ length: 150 }, (_, i) => {
@@ -667,7 +694,7 @@ describe('takeover of a crashed consumer', () => {
               '>',
             )) as [string, unknown[]][];
             // It was in the middle of the first entry of conv-A: its lease on the key outlives the claim.
-            await redis.redis.set(keys.queueLease('conv-A'), 'crashed', 'PX', LEASE_MS);
+            await redis.redis.set(keys.queueLease('T1', 'conv-A'), 'crashed', 'PX', LEASE_MS);
             return reply[0]![1].length;
           },
           pendingFor: async (consumer) => {

@@ -1,12 +1,12 @@
 /**
  * Where a fleet's keys live on a three-master Redis Cluster: per master its keys, memory and slots, and how the
  * event queue's keys spread. A workspace's queue keys (src/store/keys.ts) carry its queue group's tag
- * `{queue:<g>}` — its stream, usage, parked posts, dead letters and the 48-hour dedup marks of its webhooks — so
+ * `{queue:<g>.<n>}` — its stream, usage, parked posts, dead letters and the 48-hour dedup marks of its webhooks — so
  * the queue is `QUEUE_GROUPS` slots, spread over the masters; the other keys spread by their whole name (or, for
  * alert counts and unrouted events, by a tag of their workspace).
  */
 import type { Redis } from 'ioredis';
-import { QUEUE_GROUPS } from '../src/store/keys.js';
+import { createKeys, QUEUE_GROUPS } from '../src/store/keys.js';
 import type { RedisCluster } from './lib/redis-cluster.js';
 import { usedMemory } from './lib/probes.js';
 
@@ -43,20 +43,21 @@ async function keysOf(node: Redis): Promise<string[]> {
   return found;
 }
 
-/** The kind of a queue key: the part after the tag (`campaign:{queue:3}:stream:T…` → `stream`). */
+/** The kind of a queue key: the part after the tag (`campaign:{queue:3.23}:stream:T…` → `stream`). */
 function queueKind(key: string): string {
   return key.slice(key.indexOf('}:') + 2).split(':')[0] ?? '?';
 }
 
 export async function slotReport(cluster: RedisCluster, prefix: string): Promise<SlotFigures> {
   const first = cluster.nodes[0]!.client;
+  const storeKeys = createKeys(prefix);
   const ranges = (await first.call('CLUSTER', 'SLOTS')) as Array<[number, number, [string, number, ...unknown[]]]>;
   const ownerOf = (slot: number) => Number(ranges.find(([from, to]) => slot >= from && slot <= to)?.[2][1] ?? 0);
   const slotsOf = (port: number) =>
     ranges.filter((r) => Number(r[2][1]) === port).reduce((n, [from, to]) => n + to - from + 1, 0);
   const groupSlots: number[] = [];
   for (let g = 0; g < QUEUE_GROUPS; g++) {
-    groupSlots.push(Number(await first.call('CLUSTER', 'KEYSLOT', `${prefix}{queue:${g}}:`)));
+    groupSlots.push(Number(await first.call('CLUSTER', 'KEYSLOT', storeKeys.queueTeams(g))));
   }
   const groupKeys: number[] = [];
   for (const slot of groupSlots) {

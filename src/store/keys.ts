@@ -5,7 +5,7 @@
  * Redis Cluster hash slot.
  *
  * Keys touched together by one Lua script share a hash tag, so the scripts stay valid on Redis Cluster: the
- * event queue's keys carry their workspace's queue group, `{queue:<g>}` (`queueGroup`), so that the queue spreads
+ * event queue's keys carry their workspace's queue group, `{queue:<g>.<n>}` (`queueGroup`), so that the queue spreads
  * over `QUEUE_GROUPS` slots — over every master of a Cluster — and every script touches one group's keys. The tag
  * must be the first `{…}` in the key, which is why the prefix may not contain braces.
  *
@@ -15,6 +15,8 @@
  * the same way; a builder that takes a team id any other way must be listed in the key tests' shared keys,
  * with what removes the workspace's part of it.
  */
+
+import calculateSlot from 'cluster-key-slot';
 
 export const DEFAULT_KEY_PREFIX = 'campaign:';
 
@@ -34,9 +36,25 @@ export function queueGroup(teamId: string): number {
   return hash % QUEUE_GROUPS;
 }
 
+const SLOTS = 16_384;
+
+/**
+ * The hash tags of the queue groups, `queue:<g>.<n>`: `n` is the first number that puts group g's slot in the g-th
+ * of QUEUE_GROUPS equal ranges of slots. Clusters give each master a range of slots (equal ones by default), so the
+ * groups spread over the masters as evenly as the ranges do; 16 tags hashed as they come put 8 of them on one of
+ * three masters.
+ */
+const QUEUE_TAGS: readonly string[] = Array.from({ length: QUEUE_GROUPS }, (_, group) => {
+  const range = SLOTS / QUEUE_GROUPS;
+  for (let n = 0; ; n++) {
+    const tag = `queue:${group}.${n}`;
+    if (Math.floor(calculateSlot(tag) / range) === group) return tag;
+  }
+});
+
 /** The hash tag of one queue group's keys. */
 function queueTag(group: number): string {
-  return `{queue:${group}}`;
+  return `{${QUEUE_TAGS[group]!}}`;
 }
 
 export interface Keys {
@@ -237,7 +255,7 @@ export function createKeys(
     parts[0]?.endsWith('}') ? unsegment(parts[0].slice(0, -1)) : undefined,
   );
   kinds.addDerived(p, '{unrouted', (parts) => (parts[0]?.endsWith('}') ? unsegment(parts[0].slice(0, -1)) : undefined));
-  // A workspace's queue keys: `{queue:<g>}:<kind>:<team>:…` (the group is the team's, so it names nothing more).
+  // A workspace's queue keys: `{queue:<g>.<n>}:<kind>:<team>:…` (the group is the team's: it names nothing more).
   const queueKinds = new Set(['stream', 'dedup', 'usage', 'parked', 'parked-order', 'dead']);
   kinds.addDerived(p, '{queue', (parts) =>
     parts[0]?.endsWith('}') && queueKinds.has(parts[1] ?? '') && parts[2] !== undefined

@@ -211,9 +211,9 @@ class RedisQueueBackend implements QueueBackend {
           // COUNT applies per stream: every team with waiting entries gets its share of this read.
           const each = Math.max(1, Math.ceil(count / total));
           const read = await Promise.all(
-            [...streams.values()]
-              .filter((list) => list.length > 0)
-              .map((list) => this.readStreams(connection, consumer, list, each)),
+            [...streams]
+              .filter(([, list]) => list.length > 0)
+              .map(([group, list]) => this.readStreams(connection, consumer, group, list, each)),
           );
           const entries = read.flat();
           if (entries.length > 0) return entries;
@@ -270,10 +270,14 @@ class RedisQueueBackend implements QueueBackend {
     return reader;
   }
 
-  /** New entries of some streams of one queue group (one command: they share its slot), without waiting. */
+  /**
+   * New entries of some streams of one queue group (one command: they share its slot), without waiting. A stream
+   * that gave all this read asked of it may hold more: the bell is rung again, so another waiting reader shares it.
+   */
   private async readStreams(
     connection: RedisClient,
     consumer: string,
+    group: number,
     streams: readonly string[],
     each: number,
   ): Promise<StoredEntry[]> {
@@ -291,8 +295,12 @@ class RedisQueueBackend implements QueueBackend {
       ),
     );
     const entries: StoredEntry[] = [];
-    for (const [stream, batch] of readGroupReply.parse(reply) ?? [])
+    let more = false;
+    for (const [stream, batch] of readGroupReply.parse(reply) ?? []) {
+      more ||= batch.length >= each;
       entries.push(...(await this.entriesOf(batch, stream)));
+    }
+    if (more) await this.ring(group);
     return entries;
   }
 

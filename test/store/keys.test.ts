@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createKeys, DEFAULT_KEY_PREFIX } from '../../src/store/index.js';
+import calculateSlot from 'cluster-key-slot';
 import { QUEUE_GROUPS, queueGroup, segment, timerId, timerTeam, type Keys } from '../../src/store/keys.js';
 import { MemoryKeyValueStore } from '../../src/store/memory-kv.js';
 
@@ -21,8 +22,11 @@ describe('keys', () => {
   it('gives every queue key of a workspace its queue group’s hash tag, which user input cannot displace', () => {
     const keys = createKeys('p:');
     const firstTag = (key: string) => /\{([^}]*)\}/.exec(key)?.[1];
+    const tags = new Set<string>();
     for (const team of ['T{1}', 'T2', 'T:3']) {
-      const tag = `queue:${queueGroup(team)}`;
+      const tag = firstTag(keys.queueTeams(queueGroup(team)))!;
+      expect(tag.startsWith(`queue:${queueGroup(team)}.`)).toBe(true);
+      tags.add(tag);
       for (const key of [
         keys.queueTeamStream(team),
         keys.queueDedup(team, '{d}'),
@@ -38,6 +42,15 @@ describe('keys', () => {
         expect(firstTag(key)).toBe(tag);
         expect(key.match(/[{}]/g)).toEqual(['{', '}']);
       }
+    }
+    expect(tags.size).toBe(new Set(['T{1}', 'T2', 'T:3'].map(queueGroup)).size);
+  });
+
+  it('puts the queue groups’ slots in equal ranges, so masters owning equal ranges own as many groups', () => {
+    const keys = createKeys('p:');
+    const range = 16_384 / QUEUE_GROUPS;
+    for (let group = 0; group < QUEUE_GROUPS; group++) {
+      expect(Math.floor(calculateSlot(keys.queueTeams(group)) / range)).toBe(group);
     }
   });
 

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { createStore } from '../../src/store/index.js';
 import { queueGroup } from '../../src/store/keys.js';
 import type { QueueEntry } from '../../src/store/index.js';
-import { hashSlot } from '../support/hash-slot.js';
+import hashSlot from 'cluster-key-slot';
 import { requireRedis } from '../support/redis.js';
 import { requireCluster } from '../support/redis-cluster.js';
 import { queueIdle, storeBackends, sync } from './backends.js';
@@ -58,7 +58,8 @@ describe('redis queue specifics', () => {
         keys.queueParked(team, 'C{1}'),
         keys.queueParkedOrder(team, 'C{1}'),
       ];
-      expect(new Set(slotKeys.map(tag))).toEqual(new Set([`queue:${group}`]));
+      expect(new Set(slotKeys.map(tag))).toEqual(new Set([tag(keys.queueTeams(group))]));
+      expect(tag(slotKeys[0]!)?.startsWith(`queue:${group}.`)).toBe(true);
       expect(new Set(slotKeys.map(hashSlot)).size).toBe(1);
       slots.add(hashSlot(slotKeys[0]!));
     }

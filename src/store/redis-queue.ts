@@ -219,21 +219,12 @@ class RedisQueueBackend implements QueueBackend {
           if (entries.length > 0) return entries;
         }
         // Nothing to read: wait for a ring. NOACK: a ring is only a wake-up, nothing to redeliver.
-        const reply = await this.withGroups([this.bell], () =>
-          connection.call(
-            'XREADGROUP',
-            'GROUP',
-            this.group,
-            consumer,
-            'COUNT',
-            RINGS_PER_READ,
-            'BLOCK',
-            blockMs,
-            'NOACK',
-            'STREAMS',
-            this.bell,
-            '>',
-          ),
+        const reply = await this.readGroup(
+          connection,
+          consumer,
+          RINGS_PER_READ,
+          [this.bell],
+          ['BLOCK', blockMs, 'NOACK'],
         );
         const rings = bellReply.parse(reply)?.[0]?.[1] ?? [];
         if (rings.length === 0) groups = new Set(ALL_GROUPS);
@@ -281,19 +272,7 @@ class RedisQueueBackend implements QueueBackend {
     streams: readonly string[],
     each: number,
   ): Promise<StoredEntry[]> {
-    const reply = await this.withGroups(streams, () =>
-      connection.call(
-        'XREADGROUP',
-        'GROUP',
-        this.group,
-        consumer,
-        'COUNT',
-        each,
-        'STREAMS',
-        ...streams,
-        ...streams.map(() => '>'),
-      ),
-    );
+    const reply = await this.readGroup(connection, consumer, each, streams);
     const entries: StoredEntry[] = [];
     let more = false;
     for (const [stream, batch] of readGroupReply.parse(reply) ?? []) {
@@ -302,6 +281,30 @@ class RedisQueueBackend implements QueueBackend {
     }
     if (more) await this.ring(group);
     return entries;
+  }
+
+  /** XREADGROUP of the entries of `streams` not yet delivered to the group, `count` a stream; `wait`: BLOCK, NOACK. */
+  private readGroup(
+    connection: RedisClient,
+    consumer: string,
+    count: number,
+    streams: readonly string[],
+    wait: Array<string | number> = [],
+  ): Promise<unknown> {
+    return this.withGroups(streams, () =>
+      connection.call(
+        'XREADGROUP',
+        'GROUP',
+        this.group,
+        consumer,
+        'COUNT',
+        count,
+        ...wait,
+        'STREAMS',
+        ...streams,
+        ...streams.map(() => '>'),
+      ),
+    );
   }
 
   async claimStale(consumer: string, minIdleMs: number, count: number): Promise<StoredEntry[]> {

@@ -173,7 +173,8 @@ class RedisQueueBackend implements QueueBackend {
       );
     if (results.length !== batch.length)
       throw new Error(`enqueue answered ${results.length} results for ${batch.length} events`);
-    if (results.includes('queued')) await this.ring(group);
+    // Not waited for: the webhook's answer needs the events queued, not the readers woken.
+    if (results.includes('queued')) void this.ring(group);
     return results;
   }
 
@@ -279,7 +280,7 @@ class RedisQueueBackend implements QueueBackend {
       more ||= batch.length >= each;
       entries.push(...(await this.entriesOf(batch, stream)));
     }
-    if (more) await this.ring(group);
+    if (more) void this.ring(group);
     return entries;
   }
 

@@ -75,11 +75,8 @@ describe('redis queue specifics', () => {
       teams.map((team) => store.queue.enqueueOnce(`e-${team}`, event(`conv-${team}`, team, team), 60_000)),
     );
     const streams = (
-      await Promise.all(
-        cluster.client.nodes('master').map((node) => node.keys(`${store.keys.prefix}{queue:*}:stream:*`)),
-      )
+      await Promise.all(cluster.nodes.map((node) => node.client.keys(`${store.keys.prefix}{queue:*}:stream:*`)))
     ).map((keys) => keys.length);
-    expect(streams).toHaveLength(3);
     expect(streams.reduce((a, b) => a + b)).toBe(48);
     // Every master holds some: no one master carries everybody's queue.
     for (const count of streams) expect(count).toBeGreaterThan(0);

@@ -12,7 +12,5 @@ export default defineConfig({
     // (vitest's default there is one).
     maxWorkers: 3,
     setupFiles: ['test/support/refusal-guard.ts'],
-    // One Redis Cluster for the run, shared by the files that test on one (each under its own key prefix).
-    globalSetup: ['test/support/cluster-setup.ts'],
   },
 });

@@ -13,12 +13,11 @@ import { createStore } from '../../src/store/index.js';
 import { ADMIN_ID, MEMBER_ID, OAUTH_CLIENT, TEAM_ID, startHarness, type Harness } from '../support/harness.js';
 import { installApp } from '../support/oauth.js';
 import { requireRedis } from '../support/redis.js';
-import { requireCluster } from '../support/redis-cluster.js';
+import { startRedisCluster } from '../../bench/lib/redis-cluster.js';
 import { startFakePlatform, type FakePlatform } from '../fakes/platform.js';
 import { startFakeSlack, type FakeSlack } from '../fakes/slack.js';
 
 const redis = await requireRedis();
-const cluster = await requireCluster();
 const prefix = `${redis.prefix}rotation:`;
 const PUBLIC_URL = 'https://bot.example.com';
 const KEY_A = randomBytes(32).toString('base64');
@@ -203,28 +202,33 @@ describe('npm run rekey', () => {
 
 describe('npm run rekey on a Redis Cluster', () => {
   it('re-encrypts what the bot stored there with the first key of the ring', async () => {
-    const clusterPrefix = `${redis.prefix}rotation-cluster:`;
-    const where = { redisCluster: { nodes: cluster.seeds }, keyPrefix: clusterPrefix };
-    const before = createStore({ ...where, secretsKey: Buffer.from(KEY_A, 'base64') });
-    await before.workspaces.setApiKey(TEAM_ID, API_KEY, { verifiedBy: ADMIN_ID });
-    await before.close();
-
-    const lines: string[] = [];
-    const env = {
-      SLACK_BOT_TOKEN: 'xoxb-rekey-cluster-0123456789',
-      SLACK_SIGNING_SECRET: 'rekey-signing-cluster-0123',
-      CAMPAIGN_API_URL: 'https://platform.example/v1/api',
-      REDIS_CLUSTER_NODES: cluster.spec,
-      SECRETS_KEY: `${KEY_B},${KEY_A}`,
-    };
-    const code = await runRekey(env, (line) => lines.push(line), { keyPrefix: clusterPrefix });
-    expect(code, lines.join('\n')).toBe(0);
-
-    const after = createStore({ ...where, secretsKey: Buffer.from(KEY_B, 'base64') });
+    const cluster = await startRedisCluster();
     try {
-      expect(await after.workspaces.getApiKey(TEAM_ID)).toBe(API_KEY);
+      const clusterPrefix = `${redis.prefix}rotation-cluster:`;
+      const where = { redisCluster: { nodes: cluster.seeds }, keyPrefix: clusterPrefix };
+      const before = createStore({ ...where, secretsKey: Buffer.from(KEY_A, 'base64') });
+      await before.workspaces.setApiKey(TEAM_ID, API_KEY, { verifiedBy: ADMIN_ID });
+      await before.close();
+
+      const lines: string[] = [];
+      const env = {
+        SLACK_BOT_TOKEN: 'xoxb-rekey-cluster-0123456789',
+        SLACK_SIGNING_SECRET: 'rekey-signing-cluster-0123',
+        CAMPAIGN_API_URL: 'https://platform.example/v1/api',
+        REDIS_CLUSTER_NODES: cluster.spec,
+        SECRETS_KEY: `${KEY_B},${KEY_A}`,
+      };
+      const code = await runRekey(env, (line) => lines.push(line), { keyPrefix: clusterPrefix });
+      expect(code, lines.join('\n')).toBe(0);
+
+      const after = createStore({ ...where, secretsKey: Buffer.from(KEY_B, 'base64') });
+      try {
+        expect(await after.workspaces.getApiKey(TEAM_ID)).toBe(API_KEY);
+      } finally {
+        await after.close();
+      }
     } finally {
-      await after.close();
+      await cluster.close();
     }
   }, 30_000);
 });

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { afterEach } from 'vitest';
 import { createStore } from '../../src/store/index.js';
 import type { EventQueue, Store } from '../../src/store/index.js';
-import type { SharedCluster } from '../support/redis-cluster.js';
+import type { RedisCluster } from '../../bench/lib/redis-cluster.js';
 import type { RedisTestContext } from '../support/redis.js';
 import { waitFor } from '../support/wait.js';
 
@@ -17,7 +17,7 @@ export interface Backend {
 }
 
 /** Memory, one Redis and, when given, a Redis Cluster (keys under the file's prefix there too). */
-export function storeBackends(redis: RedisTestContext, cluster?: SharedCluster): Backend[] {
+export function storeBackends(redis: RedisTestContext, cluster?: RedisCluster): Backend[] {
   const open: Store[] = [];
   afterEach(async () => {
     await Promise.all(open.splice(0).map((s) => s.close()));

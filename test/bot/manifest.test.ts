@@ -4,10 +4,14 @@
  * what the code's Web API calls, events and features need — none missing (the call would fail with
  * missing_scope), none unused (least privilege; every scope is on the install screen).
  *
- * Limits: https://docs.slack.dev/reference/app-manifest and Slack's manifest JSON schema, which the
- * importer enforces: https://github.com/slackapi/manifest-schema/blob/main/schemas/manifest.schema.1.0.0.json
+ * Limits: https://docs.slack.dev/reference/app-manifest and Slack's published manifest JSON schemas, which the
+ * importer enforces (https://github.com/slackapi/manifest-schema; copied in test/fixtures/slack-manifest-schema/).
+ * `manifest.schema.json` picks the version by `_metadata.major_version`: version 1 (the default) wants a
+ * function's parameters as a bare map, version 2 under `properties` / `required` — no manifest fits both, so
+ * manifest.yml declares version 2, the form Slack's manifest reference and Bolt's custom steps use.
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import { Ajv, type ErrorObject } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { WebClient } from '@slack/web-api';
 import { parseDocument } from 'yaml';
@@ -20,6 +24,7 @@ import { GET_CAMPAIGN_STATS } from '../../src/workflows/campaign-stats.js';
 import { SEND_CUSTOMER_REPLY } from '../../src/workflows/customer-reply.js';
 
 interface Manifest {
+  _metadata?: { major_version?: number; minor_version?: number };
   display_information: { name: string; description?: string; long_description?: string; background_color?: string };
   features: {
     bot_user: { display_name: string };
@@ -39,7 +44,7 @@ interface Manifest {
 /** A workflow step as the manifest declares it (https://api.slack.com/automation/functions/custom-bolt). */
 interface ManifestFunction {
   title: string;
-  description?: string;
+  description?: string | undefined;
   input_parameters: ManifestParameters;
   output_parameters: ManifestParameters;
 }
@@ -65,6 +70,34 @@ describe('manifest.yml import', () => {
   it('is valid YAML without duplicate keys', () => {
     expect(doc.errors.map(String)).toEqual([]);
     expect(doc.warnings.map(String)).toEqual([]);
+  });
+
+  it('passes Slack’s published schema, version 2 as it declares', () => {
+    expect(manifest._metadata?.major_version).toBe(2);
+    expect(schemaProblems(manifest)).toEqual([]);
+    expect(schemaProblems(manifest, 'manifest.schema.2.0.0.json')).toEqual([]);
+  });
+
+  it('the schema refuses a manifest with a field broken', () => {
+    // Without the version, Slack reads the functions as version 1 and refuses them (what the importer said).
+    const unversioned = copy();
+    delete unversioned._metadata;
+    expect(schemaProblems(unversioned)).toContain(
+      "/functions/send_customer_reply/input_parameters/properties must have required property 'type'",
+    );
+    const unknownType = copy();
+    unknownType.functions!.list_bookings!.input_parameters.properties.campaign!.type = 'slack#/types/person';
+    expect(schemaProblems(unknownType)).toContain(
+      '/functions/list_bookings/input_parameters/properties/campaign/type must be equal to one of the allowed values',
+    );
+    const undescribed = copy();
+    delete undescribed.functions!.get_campaign_stats!.description;
+    expect(schemaProblems(undescribed)).toContain(
+      "/functions/get_campaign_stats must have required property 'description'",
+    );
+    const misspelt = copy() as Manifest & { settings: { socket_mode?: boolean } };
+    misspelt.settings.socket_mode = true;
+    expect(schemaProblems(misspelt)).toContain('/settings must NOT have additional properties (socket_mode)');
   });
 
   it('keeps every field within Slack’s app manifest limits', () => {
@@ -157,13 +190,12 @@ describe('manifest.yml and the code', () => {
     expect(Object.keys(declared).sort()).toEqual([...WORKFLOW_STEP_IDS].sort());
     const problems: string[] = [];
     for (const [id, f] of Object.entries(declared)) {
-      // Slack's manifest schema: the parameter types Workflow Builder knows, at most 20 a side.
+      // The schema holds the types; Workflow Builder shows at most 20 parameters a side, each by its title.
       if (!f.title || !f.description) problems.push(`${id}: title and description are needed`);
       for (const side of ['input_parameters', 'output_parameters'] as const) {
         const params = Object.entries(f[side].properties);
         if (params.length > 20) problems.push(`${id}.${side}: ${params.length} parameters, at most 20`);
         for (const [name, p] of params) {
-          if (!PARAMETER_TYPES.has(p.type)) problems.push(`${id}.${side}.${name}: type ${p.type}`);
           if (!p.title) problems.push(`${id}.${side}.${name}: no title (Workflow Builder shows it)`);
           if ((p.is_required === true) !== (f[side].required ?? []).includes(name))
             problems.push(`${id}.${side}.${name}: is_required and required disagree`);
@@ -304,28 +336,6 @@ const EVENT_SCOPES: Record<string, ScopeRow> = {
 /** The workflow steps' callback ids the code registers (src/workflows/). */
 const WORKFLOW_STEP_IDS = [SEND_CUSTOMER_REPLY, GET_CAMPAIGN_STATS, LIST_BOOKINGS];
 
-/** Function parameter types in Slack's manifest schema (`slack-functions.parameter`). */
-const PARAMETER_TYPES = new Set([
-  'integer',
-  'number',
-  'boolean',
-  'string',
-  'object',
-  'array',
-  'slack#/types/user_context',
-  'slack#/types/user_permission',
-  'slack#/types/user_id',
-  'slack#/types/channel_id',
-  'slack#/types/usergroup_id',
-  'slack#/types/timestamp',
-  'slack#/types/blocks',
-  'slack#/types/date',
-  'slack#/types/interactivity',
-  'slack#/types/rich_text',
-  'slack#/types/message_ts',
-  'slack#/types/message_context',
-]);
-
 /** Scopes that features need without a Web API call of their own. */
 const FEATURE_SCOPES: Array<{ use: string; scope: string; doc: string; used: () => boolean }> = [
   {
@@ -348,3 +358,29 @@ const FEATURE_SCOPES: Array<{ use: string; scope: string; doc: string; used: () 
       sources.some(({ path, text }) => !path.endsWith('file-download.ts') && /\bslackFileStream\(/.test(text)),
   },
 ];
+
+const SCHEMAS = new URL('../fixtures/slack-manifest-schema/', import.meta.url);
+const readSchema = (file: string) =>
+  JSON.parse(readFileSync(new URL(file, SCHEMAS), 'utf8')) as Record<string, unknown>;
+
+/**
+ * What Slack's published schema says of a manifest, one line per problem (`<path> <message>`):
+ * `manifest.schema.json` (which picks the version as Slack does, its versions' remote references served from the
+ * copies) or one version's file.
+ */
+function schemaProblems(m: unknown, file = 'manifest.schema.json'): string[] {
+  // `uri` is the one format the schemas use; ajv knows none without a plugin.
+  const ajv = new Ajv({ allErrors: true, strict: false, formats: { uri: (s: string) => URL.canParse(s) } });
+  const root = readSchema('manifest.schema.json');
+  for (const ref of JSON.stringify(root).match(/https:[^"]+\/manifest\.schema\.\d\.0\.0\.json/g) ?? [])
+    if (!ajv.getSchema(ref)) ajv.addSchema(readSchema(ref.slice(ref.lastIndexOf('/') + 1)), ref);
+  const validate = ajv.compile(file === 'manifest.schema.json' ? root : readSchema(file));
+  if (validate(m)) return [];
+  return (validate.errors ?? []).map((e: ErrorObject) => {
+    const extra = e.keyword === 'additionalProperties' ? ` (${String(e.params.additionalProperty)})` : '';
+    return `${e.instancePath} ${e.message ?? e.keyword}${extra}`;
+  });
+}
+
+/** A copy of the manifest to break one field of. */
+const copy = (): Manifest => structuredClone(manifest);

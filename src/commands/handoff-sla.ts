@@ -1,7 +1,8 @@
 /**
  * `/campaign handoff-sla <minutes> [@user-group|none] [page:new|late|both] [assign:round-robin|least-busy|off]`
  * (admins): how long a customer in this channel's handoff threads may wait for an answer before the thread is
- * nudged, which user group is paged, and when — `new`: a new conversation's card mentions it as it arrives;
+ * nudged, which user group is paged, and when — `new`: a new conversation's card mentions it as it arrives
+ * (assigned or not);
  * `late`: the nudge mentions it when nobody claimed the conversation; `both` (the default with a group) — and
  * whether each new conversation is handed to an agent on shift (`/campaign shift on`), in turn or to the least
  * busy. `handoff-sla` alone shows the channel's setting. Minutes alone keep the user group, when it is paged
@@ -129,27 +130,30 @@ export const handoffSla: Subcommand = {
   },
 };
 
-/** The setting in words; the group named as text (`@support`), never mentioned: showing it pages nobody. */
+/**
+ * The setting in words, saying who is paged as a chat arrives and who when it is late — exactly what the card
+ * (`threads.ts`) and the nudge (`waiting.ts`) then do. The group is named as text (`@support`), never mentioned:
+ * showing it pages nobody.
+ */
 function describe(channelId: string, minutes: number, sla: ChannelSla | undefined, lead: string): string {
   const group = sla?.userGroup ? nameOf(sla.userGroup, sla.userGroupName) : undefined;
-  const late = pagedWhenLate(sla)
-    ? ` or ${group} when nobody claimed it.`
-    : group
-      ? ` (nobody when it is unclaimed: ${group} is paged as chats arrive only, \`page:new\`).`
-      : ' (nobody when it is unclaimed).';
-  const arrival = pagedOnArrival(sla)
-    ? ` A new conversation’s card here pages ${group} as it arrives (\`page:${sla?.page ?? 'both'}\`).`
-    : group
-      ? ` A new conversation pages nobody (\`page:late\`).`
-      : '';
-  const assigned =
+  const page = group ? ` (\`page:${sla?.page ?? 'both'}\`)` : '';
+  const onArrival = pagedOnArrival(sla) ? group : undefined;
+  const agent =
     sla?.assign === 'round-robin'
-      ? ' Each new conversation is assigned to the agents on shift in turn (`assign:round-robin`); its card pages that agent — with nobody on shift, the card says so'
+      ? 'the agent on shift it is assigned to, in turn (`assign:round-robin`)'
       : sla?.assign === 'least-busy'
-        ? ' Each new conversation is assigned to the agent on shift with the fewest open conversations (`assign:least-busy`); its card pages that agent — with nobody on shift, the card says so'
-        : '';
-  const assignedEnd = assigned
-    ? `${assigned}${arrival ? ' and the group is paged' : ''}. (\`/campaign shift\` shows who is on shift.)`
-    : '';
-  return `${lead}In <#${channelId}>, a customer waiting more than ${minutes} min for an answer ${lead ? 'now gets one nudge' : 'gets a nudge'} in the thread, mentioning the conversation’s owner${late}${arrival}${assignedEnd}`;
+        ? 'the agent on shift it is assigned to, the one with the fewest open conversations (`assign:least-busy`)'
+        : undefined;
+  const arrival = agent
+    ? `${onArrival ? `${onArrival} and ` : ''}${agent} — with nobody on shift, ${onArrival ? `${onArrival} alone` : 'nobody'}, and the card says so`
+    : (onArrival ?? 'nobody');
+  const late = pagedWhenLate(sla)
+    ? `the conversation’s owner, or ${group} while nobody claimed it`
+    : 'the conversation’s owner, or nobody while it is unclaimed';
+  const shift = agent ? ' `/campaign shift` shows who is on shift.' : '';
+  return (
+    `${lead}In <#${channelId}>, a customer waiting more than ${minutes} min for an answer ${lead ? 'now gets one nudge' : 'gets a nudge'} in the thread. ` +
+    `Paged as a chat arrives: ${arrival}${page}. Paged when it is late: ${late}${page}.${shift}`
+  );
 }

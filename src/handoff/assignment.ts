@@ -2,8 +2,8 @@
  * Assignment: in a channel whose `/campaign handoff-sla` says `assign:round-robin|least-busy`, each new
  * conversation is handed to an agent on shift (`/campaign shift on`) as its card is posted. The assigned agent
  * owns it exactly as if they had pressed **Claim** (the same owner key, so Unclaim and Take over work
- * unchanged), and the card's first post mentions them — that post pages them, not the channel's user group.
- * With nobody on shift the card says so and the channel's own paging applies.
+ * unchanged), and the card's first post mentions them — beside the channel's user group when it is paged as chats
+ * arrive. With nobody on shift the card says so and the channel's own paging applies.
  *
  * - round-robin: the agents on shift in a fixed order (user id), the workspace's next turn taken with one
  *   INCR, so replicas assigning at once never take the same turn and N×k conversations give each k;

@@ -3,7 +3,7 @@
  * agent, campaign type, state and linked chat session, who owns it and who answered last, what the customer
  * wrote last and since when they wait (overdue past the SLA). A card that arrived in a channel paging a user
  * group (`/campaign handoff-sla … page:new|both`) mentions it, in its first post and ever after; one handed to an
- * agent on shift (`assign:`) mentions that agent instead, or says nobody is on shift. While the conversation is open it offers **Claim** (or **Unclaim**
+ * agent on shift (`assign:`) mentions that agent as well, or says nobody is on shift. While the conversation is open it offers **Claim** (or **Unclaim**
  * once claimed), **Quick reply**, **Resolve** and **Link session**; resolved, it says by whom and offers
  * **Quick reply**, **Reopen** and the session. It is re-rendered with `chat.update` when any of that changes.
  * Platform text is escaped (`slack/text.ts`).
@@ -89,7 +89,9 @@ export function renderConversationCard(c: ConversationCard): MessagePayload {
     section(`${resolved ? '✅' : open ? '💬' : '🏁'} Chat with ${customerLabel(who)}`),
     ...(assignee ? [context(`👤 Assigned to <@${assignee}> (on shift): reply in the thread.`)] : []),
     ...(nobodyOnShift ? [context('👤 Unassigned — nobody is on shift. Press *Claim* to take it.')] : []),
-    ...(paged ? [context(`📣 ${paged} a new chat arrived: press *Claim* and reply in the thread.`)] : []),
+    ...(paged
+      ? [context(`📣 ${paged} a new chat arrived${assignee ? '.' : ': press *Claim* and reply in the thread.'}`)]
+      : []),
     fields([
       ['Customer', orDash(inline(c.facts.customerName, 150))],
       ['Number', orDash(inline(c.customerNumber, 60))],

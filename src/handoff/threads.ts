@@ -116,8 +116,8 @@ export class ConversationThreads {
    * `sessionId` in the payload (not in the spec) is linked only where none is; it never replaces the session a
    * person linked — a payload can be forged — the card shows it with a button to switch instead. A new card
    * shows the customer's words (`latestWords`) and pages the channel's user group when it is set to
-   * (`/campaign handoff-sla … page:new|both`) — or, where the channel assigns (`assign:`), is handed to an agent
-   * on shift, who owns it as by Claim and is the one its first post pages (`assignment.ts`).
+   * (`/campaign handoff-sla … page:new|both`); where the channel assigns (`assign:`), it is handed to an agent
+   * on shift, who owns it as by Claim and is mentioned in its first post too (`assignment.ts`).
    */
   async threadIn(
     slack: WebClient,
@@ -144,8 +144,9 @@ export class ConversationThreads {
       sla?.assign,
     );
     const owner = assignment && 'to' in assignment ? assignment.to : undefined;
-    // An agent it is handed to is paged instead of the group; with nobody on shift, the channel's paging applies.
-    const pagedGroup = owner ? undefined : pagedOnArrival(sla);
+    // The group is paged as chats arrive whether or not one is assigned: the confirmation promised it, and the
+    // group still sees what arrives; an assigned agent is mentioned besides.
+    const pagedGroup = pagedOnArrival(sla);
     const shown = threadCustomer({
       customerNumber: ref.customerNumber,
       facts,
@@ -165,7 +166,9 @@ export class ConversationThreads {
       logger.info(
         { channel, thread: card.result, campaignId: ref.campaignId, userGroup: pagedGroup, assignedTo: owner },
         owner
-          ? 'conversation card opened, assigned to an agent on shift'
+          ? pagedGroup
+            ? 'conversation card opened, assigned to an agent on shift, paging the channel’s user group'
+            : 'conversation card opened, assigned to an agent on shift'
           : pagedGroup
             ? 'conversation card opened, paging the channel’s user group'
             : 'conversation card opened',

@@ -33,8 +33,8 @@ describe('setup confirmations', () => {
     const alerted = await ask(`alert camp-1 status:failed above:50 notify:${SALES}`);
     expect(alerted).toContain('mentioning `@sales`');
     expect(await ask('alert')).toContain('mentioning `@sales`');
-    expect(await ask(`handoff-sla 5 ${SUPPORT}`)).toContain('or `@support` when nobody claimed it');
-    expect(await ask('handoff-sla')).toContain('or `@support` when nobody claimed it');
+    expect(await ask(`handoff-sla 5 ${SUPPORT}`)).toContain('or `@support` while nobody claimed it');
+    expect(await ask('handoff-sla')).toContain('or `@support` while nobody claimed it');
     await ask('help');
 
     // The channel's notices: who is mentioned and who set it up, as text.

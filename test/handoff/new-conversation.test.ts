@@ -12,6 +12,8 @@ import { FAST_WORKER, PUBLIC_URL, queueDrained, run } from '../events/support.js
 import { openConversation, type Conversation } from './support.js';
 
 const redis = await requireRedis();
+/** The text of a command's answer, as the person reads it. */
+const said = (answer: string) => String((JSON.parse(answer) as { text?: unknown }).text);
 
 const SUPPORT = '<!subteam^S0SUPPORT1|@support>';
 const PAGE = '<!subteam^S0SUPPORT1>';
@@ -42,8 +44,11 @@ describe.each(['memory', 'redis'] as const)('a new conversation (%s store)', (ba
   it('pages the channel’s user group with the first post of a new conversation; the setting is shown by name', async () => {
     const conv = await openConversation(h);
     const answer = (await run(h, `handoff-sla 5 ${SUPPORT}`, { channelId: channelOf(conv) })).text;
-    expect(answer).toContain('pages `@support` as it arrives (`page:both`)');
-    expect(answer).toContain('or `@support` when nobody claimed it');
+    expect(said(answer)).toBe(
+      `✅ In <#${channelOf(conv)}>, a customer waiting more than 5 min for an answer now gets one nudge in the thread. ` +
+        'Paged as a chat arrives: `@support` (`page:both`). ' +
+        'Paged when it is late: the conversation’s owner, or `@support` while nobody claimed it (`page:both`).',
+    );
     expect(answer).not.toMatch(LIVE);
     expect(await h.bot.deps.store.handoffSla.get(TEAM_ID, channelOf(conv))).toEqual({
       slaS: 300,
@@ -68,7 +73,8 @@ describe.each(['memory', 'redis'] as const)('a new conversation (%s store)', (ba
   it('pages nobody on arrival with page:late, and only on arrival with page:new', async () => {
     const late = await openConversation(h);
     const answer = (await run(h, `handoff-sla 5 ${SUPPORT} page:late`, { channelId: channelOf(late) })).text;
-    expect(answer).toContain('A new conversation pages nobody (`page:late`)');
+    expect(answer).toContain('Paged as a chat arrives: nobody (`page:late`).');
+    expect(answer).toContain('Paged when it is late: the conversation’s owner, or `@support` while nobody claimed it');
     expect(answer).not.toMatch(LIVE);
     await late.customer('Hi, quick question');
     await late.waitThread(1);
@@ -78,7 +84,9 @@ describe.each(['memory', 'redis'] as const)('a new conversation (%s store)', (ba
 
     // page:new: the arrival pages the group, the late nudge does not (and suggests no group either).
     const early = await openConversation(h);
-    await run(h, `handoff-sla 5 ${SUPPORT} page:new`, { channelId: channelOf(early) });
+    const onlyNew = (await run(h, `handoff-sla 5 ${SUPPORT} page:new`, { channelId: channelOf(early) })).text;
+    expect(onlyNew).toContain('Paged as a chat arrives: `@support` (`page:new`).');
+    expect(onlyNew).toContain('Paged when it is late: the conversation’s owner, or nobody while it is unclaimed');
     await early.customer('Hi there');
     expect((await firstPost(early)).text.startsWith(PAGE)).toBe(true);
     await early.waitCard((t) => t.includes('waiting since'));

@@ -13,6 +13,8 @@ import { FAST_WORKER, PUBLIC_URL, queueDrained, run } from '../events/support.js
 import { openConversation, uid, type Conversation } from './support.js';
 
 const redis = await requireRedis();
+/** The text of a command's answer, as the person reads it. */
+const said = (answer: string) => String((JSON.parse(answer) as { text?: unknown }).text);
 
 const AGENTS = ['U0AGENTA1', 'U0AGENTB2', 'U0AGENTC3'] as const;
 const GUEST_ID = 'U0GUEST77';
@@ -130,18 +132,39 @@ describe.each(['memory', 'redis'] as const)('agents on shift and assignment (%s 
     expect([AGENTS[1], AGENTS[2]]).toContain(await ownerOf(after));
   });
 
-  it('pages the assigned agent instead of the group; with nobody on shift the card says so and the group is paged', async () => {
+  it('with page:late, an assigned chat pages only its agent as it arrives, as the confirmation says', async () => {
+    await onShift(AGENTS[2]);
+    const channel = newChannel();
+    const answer = (await run(h, `handoff-sla 5 ${SUPPORT} page:late assign:least-busy`, { channelId: channel })).text;
+    expect(answer).toContain(
+      'Paged as a chat arrives: the agent on shift it is assigned to, the one with the fewest open conversations (`assign:least-busy`) — with nobody on shift, nobody, and the card says so (`page:late`).',
+    );
+    const conv = await openConversation(h, { in: [channel] });
+    await conv.customer('Hi, anyone?');
+    const first = await firstPost(conv);
+    expect(first.text.startsWith(`<@${AGENTS[2]}> Chat with`)).toBe(true);
+    expect(first.text + first.blocks).not.toContain('subteam');
+  });
+
+  it('pages the group and the assigned agent as a chat arrives; with nobody on shift the card says so and the group is paged', async () => {
     await onShift(AGENTS[1]);
     const channel = newChannel();
     const answer = (await run(h, `handoff-sla 5 ${SUPPORT} assign:round-robin`, { channelId: channel })).text;
-    expect(answer).toContain('assigned to the agents on shift in turn (`assign:round-robin`)');
+    expect(said(answer)).toBe(
+      `✅ In <#${channel}>, a customer waiting more than 5 min for an answer now gets one nudge in the thread. ` +
+        'Paged as a chat arrives: `@support` and the agent on shift it is assigned to, in turn (`assign:round-robin`)' +
+        ' — with nobody on shift, `@support` alone, and the card says so (`page:both`). ' +
+        'Paged when it is late: the conversation’s owner, or `@support` while nobody claimed it (`page:both`).' +
+        ' `/campaign shift` shows who is on shift.',
+    );
     expect((await store().handoffSla.get(TEAM_ID, channel))?.assign).toBe('round-robin');
     const conv = await openConversation(h, { in: [channel] });
     await conv.customer('Hello, my order is late');
     const first = await firstPost(conv);
-    expect(first.text.startsWith(`<@${AGENTS[1]}> Chat with`)).toBe(true);
+    // One notification pages both: the agent it was handed to and the group, as the confirmation said.
+    expect(first.text.startsWith(`<@${AGENTS[1]}> ${PAGE} Chat with`)).toBe(true);
     expect(first.blocks).toContain(`👤 Assigned to <@${AGENTS[1]}>`);
-    expect(first.text + first.blocks).not.toContain('subteam');
+    expect(first.blocks).toContain(`📣 ${PAGE} a new chat arrived.`);
 
     // Minutes alone keep the assignment; nobody on shift: unassigned, and the channel's paging applies.
     await run(h, 'handoff-sla 10', { channelId: channel });

@@ -9,9 +9,8 @@ import type { SignedResult, SlackSigner } from '../fakes/slack/signer.js';
 import type { PlatformState } from '../fakes/platform/seed.js';
 import type { PlaygroundPerson } from './workspace.js';
 
-/** What an input of type user id may be set to in Workflow Builder besides a person: whoever runs the workflow. */
-const RUNNER = 'runner';
-const USER_ID_TYPE = 'slack#/types/user_id';
+/** Slack fills such an input with the person who used the workflow; Workflow Builder offers nothing else. */
+const USER_CONTEXT_TYPE = 'slack#/types/user_context';
 /** Runs the panel lists, newest first. */
 const RUNS_SHOWN = 8;
 
@@ -19,8 +18,8 @@ export interface PageWorkflowInput {
   name: string;
   title: string;
   description: string;
-  /** `text`, or `user` (a person of the workspace, or the person who runs the workflow). */
-  kind: 'text' | 'user';
+  /** `text`, or `runner`: the person who used the workflow, whom Slack names (nobody can set it). */
+  kind: 'text' | 'runner';
   required: boolean;
   /** What the field holds at first: a value of the simulator's seed that makes the step succeed. */
   example: string;
@@ -56,10 +55,9 @@ function examples(state: PlatformState): Record<string, Record<string, string>> 
       campaign: chat?.name ?? '',
       session_id: handoff,
       message: 'Your appointment is confirmed for Tuesday at 10:00.',
-      agent_user: RUNNER,
     },
     get_campaign_stats: { campaign: '' },
-    list_bookings: { campaign: outbound?.name ?? '', requested_by: RUNNER },
+    list_bookings: { campaign: outbound?.name ?? '' },
   };
 }
 
@@ -83,7 +81,7 @@ export class WorkflowRuns {
         name: p.name,
         title: p.title ?? p.name,
         description: p.description ?? '',
-        kind: p.type === USER_ID_TYPE ? ('user' as const) : ('text' as const),
+        kind: p.type === USER_CONTEXT_TYPE ? ('runner' as const) : ('text' as const),
         required: p.is_required === true,
         example: seeded[d.callback_id]?.[p.name] ?? '',
       })),
@@ -91,8 +89,9 @@ export class WorkflowRuns {
   }
 
   /**
-   * Runs `callbackId` with the fields as the page filled them (empty ones left out, `runner` as the person at the
-   * page): a sentence when Workflow Builder would not have saved such a workflow, else the signed event's answer.
+   * Runs `callbackId` with the fields as the page filled them (empty ones left out), used by the person at the page
+   * (Slack names them in the `user_context` inputs): a sentence when Workflow Builder would not have saved such a
+   * workflow, else the signed event's answer.
    */
   async run(
     signer: SlackSigner,
@@ -104,12 +103,13 @@ export class WorkflowRuns {
     if (!definition) return { problem: `The app declares no workflow step ${callbackId}.` };
     const inputs: Record<string, string> = {};
     for (const p of definition.input_parameters) {
+      if (p.type === USER_CONTEXT_TYPE) continue;
       const raw = (fields[p.name] ?? '').trim();
-      if (raw !== '') inputs[p.name] = raw === RUNNER && p.type === USER_ID_TYPE ? you.id : raw;
+      if (raw !== '') inputs[p.name] = raw;
       else if (p.is_required)
         return { problem: `Workflow Builder saves this step only with its “${p.title ?? p.name}” set.` };
     }
-    const sent = await signer.functionExecuted({ callbackId, inputs });
+    const sent = await signer.functionExecuted({ callbackId, inputs, user: you.id });
     this.started.push({ id: sent.executionId, by: you.name });
     return sent;
   }
@@ -141,11 +141,11 @@ export class WorkflowRuns {
       });
   }
 
-  /** A value as the page shows it: a user id as the person's @name, as Workflow Builder shows a person. */
+  /** A value as the page shows it: a person (a user_context's id) as their @name, as Workflow Builder shows one. */
   private shown(value: unknown): string {
-    if (typeof value === 'string' && /^[UW][A-Z0-9]{2,}$/.test(value)) {
-      const user = this.slack.user(value);
-      if (user?.name) return `@${user.name}`;
+    if (typeof value === 'object' && value !== null && 'id' in value && typeof value.id === 'string') {
+      const user = this.slack.user(value.id);
+      return user?.name ? `@${user.name}` : value.id;
     }
     return typeof value === 'string' ? value : JSON.stringify(value);
   }

@@ -8,6 +8,11 @@
  * https://docs.slack.dev/reference/methods/functions.completeError). Errors as those pages list them:
  * `function_execution_not_found`, `execution_not_in_running_state`, `parameter_validation_failed`,
  * `access_denied`.
+ *
+ * An input of type `slack#/types/user_context` is Slack's to fill, never the workflow builder's: in a workflow it
+ * is "Person who used this workflow", sent as `{ id, secret }`
+ * (https://docs.slack.dev/reference/types/user_context-type). A run names that person (`user`) and cannot set
+ * the input itself.
  */
 import type { Handler, SlackState, TokenInfo } from './state.js';
 import type { FunctionDefinition, FunctionExecution, FunctionParameter } from './function-types.js';
@@ -17,14 +22,15 @@ import { clone, fail, hex, invalidArguments, isObj, slackId, str, type Json } fr
 /** Starts a run of the declared step `callbackId`: its workflow token is valid from now on. */
 export function startExecution(
   s: SlackState,
-  p: { callbackId: string; inputs: Record<string, unknown>; teamId?: string },
+  p: { callbackId: string; inputs: Record<string, unknown>; teamId?: string; user?: string },
 ): { execution: FunctionExecution; event: Json } {
   const definition = (s.opts.functions ?? []).find((f) => f.callback_id === p.callbackId);
   if (!definition) {
     // Slack runs only the steps an app declares (manifest `functions:`): a test asking for another is wrong.
     throw new Error(`Slack stand-in: no function ${p.callbackId} is declared (FakeSlackOptions.functions)`);
   }
-  const missing = definition.input_parameters.filter((i) => i.is_required && isAbsent(p.inputs[i.name]));
+  const inputs = withUserContext(definition, p);
+  const missing = definition.input_parameters.filter((i) => i.is_required && isAbsent(inputs[i.name]));
   if (missing.length > 0) {
     // Workflow Builder does not save a workflow whose step lacks a required input.
     throw new Error(`Slack stand-in: ${p.callbackId} needs inputs ${missing.map((i) => i.name).join(', ')}`);
@@ -46,7 +52,7 @@ export function startExecution(
     workflowExecutionId: slackId('Wx'),
     callbackId: p.callbackId,
     teamId,
-    inputs: clone(p.inputs),
+    inputs: clone(inputs),
     token,
     state: 'running',
   };
@@ -67,13 +73,38 @@ export function startExecution(
       date_updated: now,
       date_deleted: 0,
     },
-    inputs: clone(p.inputs),
+    inputs: clone(inputs),
     function_execution_id: execution.id,
     workflow_execution_id: execution.workflowExecutionId,
     event_ts: s.nextTs(),
     bot_access_token: token,
   };
   return { execution: clone(execution), event };
+}
+
+/**
+ * The run's inputs as Slack sends them: what the workflow passes the step (declared inputs only), and each
+ * `user_context` input filled with the person who used the workflow (a value for it in `p.inputs` is refused: no
+ * builder can set one). Without a person — a scheduled run — it stays unset.
+ */
+function withUserContext(
+  definition: FunctionDefinition,
+  p: { callbackId: string; inputs: Record<string, unknown>; user?: string },
+): Record<string, unknown> {
+  const declared = new Map(definition.input_parameters.map((i) => [i.name, i]));
+  const undeclared = Object.keys(p.inputs).filter((name) => !declared.has(name));
+  if (undeclared.length > 0)
+    throw new Error(`Slack stand-in: ${p.callbackId} declares no inputs ${undeclared.join(', ')}`);
+  const inputs = { ...p.inputs };
+  for (const param of definition.input_parameters) {
+    if (param.type !== USER_CONTEXT) continue;
+    if (param.name in p.inputs)
+      throw new Error(
+        `Slack stand-in: ${p.callbackId}.${param.name} is a user_context: Slack fills it, not the workflow`,
+      );
+    if (p.user !== undefined) inputs[param.name] = { id: p.user, secret: hex(16) };
+  }
+  return inputs;
 }
 
 function isAbsent(v: unknown): boolean {
@@ -145,6 +176,22 @@ export function functionHandlers(s: SlackState): Record<string, Handler> {
   };
 }
 
+const USER_CONTEXT = 'slack#/types/user_context';
+
+/**
+ * The parameter types the stand-in models (checks outputs of, fills inputs of): a manifest declaring another is
+ * refused, so a test never runs a step whose inputs Slack would send differently.
+ */
+const KNOWN_TYPES = new Set([
+  'string',
+  'integer',
+  'number',
+  'boolean',
+  'slack#/types/user_id',
+  'slack#/types/channel_id',
+  USER_CONTEXT,
+]);
+
 /** The manifest's `functions:` (keyed by callback id, parameters under `properties`) as the stand-in keeps them. */
 export function functionDefinitions(manifestFunctions: Record<string, unknown>): FunctionDefinition[] {
   return Object.entries(manifestFunctions).map(([callbackId, raw]) => {
@@ -154,9 +201,12 @@ export function functionDefinitions(manifestFunctions: Record<string, unknown>):
       const required = isObj(side) && Array.isArray(side.required) ? side.required : [];
       return Object.entries(props).map(([name, p]) => {
         const param = isObj(p) ? p : {};
+        const type = typeof param.type === 'string' ? param.type : 'string';
+        if (!KNOWN_TYPES.has(type))
+          throw new Error(`Slack stand-in: ${callbackId}.${name} has type ${type}, which the stand-in does not model`);
         return {
           name,
-          type: typeof param.type === 'string' ? param.type : 'string',
+          type,
           ...(typeof param.title === 'string' ? { title: param.title } : {}),
           ...(typeof param.description === 'string' ? { description: param.description } : {}),
           is_required: param.is_required === true || required.includes(name),

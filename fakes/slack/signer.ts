@@ -446,11 +446,12 @@ export class SlackSigner {
   }
 
   /**
-   * Slack running the app's workflow step `callbackId` with `inputs`: a run starts in the fake (`executeFunction`)
+   * Slack running the app's workflow step `callbackId` with `inputs`, used by `user` (the person Slack names in
+   * `user_context` inputs): a run starts in the fake (`executeFunction`)
    * and its signed `function_executed` event is sent. The result names the run (`fake.functionExecution(id)`).
    */
   async functionExecuted(
-    p: { callbackId: string; inputs: Record<string, unknown>; teamId?: string },
+    p: { callbackId: string; inputs: Record<string, unknown>; teamId?: string; user?: string },
     opts: { eventId?: string; retryNum?: number; retryReason?: string } = {},
   ): Promise<SignedResult & { executionId: string }> {
     const fake = this.opts.fake;

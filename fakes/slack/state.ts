@@ -168,7 +168,7 @@ export class SlackState {
     this.users.set(this.botUserId, { id: this.botUserId, name: 'campaign', real_name: 'Campaign', is_bot: true });
   }
 
-  executeFunction(p: { callbackId: string; inputs: Record<string, unknown>; teamId?: string }): {
+  executeFunction(p: { callbackId: string; inputs: Record<string, unknown>; teamId?: string; user?: string }): {
     execution: FunctionExecution;
     event: Record<string, unknown>;
   } {

@@ -524,10 +524,12 @@ export interface FakeSlack {
   /** Generate the next message ts (strictly increasing). */
   nextTs(): string;
   /**
-   * Starts a run of the declared workflow step `callbackId` (`FakeSlackOptions.functions`; throws for another, or
-   * when a required input is missing) and gives the `function_executed` event to send (`signer.functionExecuted`).
+   * Starts a run of the declared workflow step `callbackId` (`FakeSlackOptions.functions`; throws for another, for
+   * an undeclared input, or when a required input is missing) and gives the `function_executed` event to send
+   * (`signer.functionExecuted`). `user` is the person who used the workflow: Slack fills each `user_context`
+   * input with them (`{ id, secret }`); none for a scheduled run.
    */
-  executeFunction(p: { callbackId: string; inputs: Record<string, unknown>; teamId?: string }): {
+  executeFunction(p: { callbackId: string; inputs: Record<string, unknown>; teamId?: string; user?: string }): {
     execution: FunctionExecution;
     event: Record<string, unknown>;
   };

@@ -23,7 +23,7 @@
  * @typedef {{ id: string, name: string, realName: string, role: 'admin' | 'member' | 'guest', about: string, onShift: boolean }} PagePerson
  * @typedef {{ command: string, note: string, who: 'anyone' | 'members' | 'admins', mentions?: string[], channel?: string }} TryExample
  * @typedef {{ callbackId: string, title: string, description: string,
- *   inputs: { name: string, title: string, description: string, kind: 'text' | 'user', required: boolean, example: string }[] }} WorkflowStep
+ *   inputs: { name: string, title: string, description: string, kind: 'text' | 'runner', required: boolean, example: string }[] }} WorkflowStep
  * @typedef {{ id: string, title: string, by: string, inputs: { title: string, value: string }[], state: 'running' | 'completed' | 'failed',
  *   outputs?: { title: string, value: string }[], error?: string }} WorkflowRun
  * @typedef {{ examples: TryExample[],
@@ -187,7 +187,7 @@ function render() {
   renderPlatformSwitch(state.platform);
   renderSlackSwitch(state.slack);
   renderSimulator(state.simulator);
-  renderWorkflows(state.workflows, state.workspace.people);
+  renderWorkflows(state.workflows);
   renderModal(state.modal);
 }
 

@@ -15,39 +15,23 @@
 
 import { byId, esc } from './dom.js';
 
-/** The value that stands for whoever runs the workflow (Workflow Builder's "Person who used this workflow"). */
-const RUNNER = 'runner';
-
-/**
- * @param {Step['inputs'][number]} input
- * @param {PageState['workspace']['people']} people
- */
-function fieldHtml(input, people) {
+/** @param {Step['inputs'][number]} input */
+function fieldHtml(input) {
   const label = `<span>${esc(input.title)}${input.required ? ' <span class="req" title="required">*</span>' : ''}</span>`;
   const hint = input.description ? `<span class="wf-hint">${esc(input.description)}</span>` : '';
-  if (input.kind === 'user') {
-    const options = [
-      ...(input.required ? [] : [['', '— not set —']]),
-      [RUNNER, 'Person who used this workflow'],
-      ...people.map((p) => [p.id, `@${p.name} (${p.role})`]),
-    ]
-      .map(([v, t]) => `<option value="${esc(v)}"${v === input.example ? ' selected' : ''}>${esc(t)}</option>`)
-      .join('');
-    return `<label>${label}<select name="${esc(input.name)}" aria-label="${esc(input.title)}">${options}</select>${hint}</label>`;
-  }
+  // Slack fills it with whoever uses the workflow (the person chosen at the top of the page): nobody can set it.
+  if (input.kind === 'runner')
+    return `<label>${label}<input value="Person who used this workflow" aria-label="${esc(input.title)}" disabled />${hint}</label>`;
   return `<label>${label}<input name="${esc(input.name)}" value="${esc(input.example)}" aria-label="${esc(input.title)}" />${hint}</label>`;
 }
 
-/**
- * @param {Step} step
- * @param {PageState['workspace']['people']} people
- */
-function stepHtml(step, people) {
+/** @param {Step} step */
+function stepHtml(step) {
   return (
     `<form class="wf-step" data-callback-id="${esc(step.callbackId)}" aria-label="${esc(step.title)}">` +
     `<h4>${esc(step.title)} <code>${esc(step.callbackId)}</code></h4>` +
     (step.description ? `<p class="muted small">${esc(step.description)}</p>` : '') +
-    step.inputs.map((i) => fieldHtml(i, people)).join('') +
+    step.inputs.map(fieldHtml).join('') +
     `<button type="submit" class="bk-button bk-primary">Run step</button></form>`
   );
 }
@@ -71,14 +55,11 @@ function runHtml(run) {
   );
 }
 
-/**
- * @param {PageState['workflows']} workflows
- * @param {PageState['workspace']['people']} people
- */
-export function renderWorkflows(workflows, people) {
+/** @param {PageState['workflows']} workflows */
+export function renderWorkflows(workflows) {
   const steps = byId('wf-steps', HTMLDivElement);
   // Drawn once: what the person typed into the fields stays while the page polls.
-  const html = workflows.steps.map((s) => stepHtml(s, people)).join('');
+  const html = workflows.steps.map(stepHtml).join('');
   if (steps.dataset.html !== html) {
     steps.innerHTML = html;
     steps.dataset.html = html;

@@ -1,15 +1,15 @@
 /**
  * `list_bookings`: a campaign's bookings as a count and a short text list, newest first — what
  * `/campaign bookings` shows. The list holds customer details (names, e-mails), so it follows the membership
- * policy of the commands: the step's "Requested by" must be an active full member of the workspace
- * (docs/WORKFLOWS.md says why that input, and not the event, names the person).
+ * policy of the commands: the person who used the workflow — named by Slack in a `user_context` input, never
+ * by a builder — must be an active full member of the workspace (docs/WORKFLOWS.md).
  */
 import { z } from 'zod';
 import type { Booking } from '../api/index.js';
 import { customerDataRefusal } from '../app/membership.js';
 import { chooseCampaign, code, remember, unknownCampaign } from '../commands/campaign-ref.js';
 import { truncate } from '../slack/blocks.js';
-import { CAMPAIGN_MAX, requiredText, userId } from './inputs.js';
+import { CAMPAIGN_MAX, RUN_BY, requiredText, userContext } from './inputs.js';
 import { defineStep } from './step.js';
 
 export const LIST_BOOKINGS = 'list_bookings';
@@ -19,11 +19,11 @@ const LISTED = 10;
 
 export const listBookings = defineStep({
   callbackId: LIST_BOOKINGS,
-  schema: z.object({ campaign: requiredText(CAMPAIGN_MAX), requested_by: userId }),
-  titles: { campaign: 'Campaign', requested_by: 'Requested by' },
+  schema: z.object({ campaign: requiredText(CAMPAIGN_MAX), [RUN_BY]: userContext }),
+  titles: { campaign: 'Campaign', [RUN_BY]: 'Requested by' },
   async run(ctx, inputs) {
     const { deps, ws } = ctx;
-    const refusal = await deps.members.refusal(ctx.slack, ws, inputs.requested_by);
+    const refusal = await deps.members.refusal(ctx.slack, ws, inputs.run_by.id);
     if (refusal !== undefined) {
       return { kind: 'refused', sentence: customerDataRefusal('The “List bookings” step', refusal) };
     }

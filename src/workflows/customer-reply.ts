@@ -1,11 +1,14 @@
 /**
  * `send_customer_reply`: a message to a customer in a handed-off chat session, sent with the workspace's platform
  * key through send-human-response (docs/PLATFORM-API.md), like a reply in a handoff thread. The platform refuses
- * a session that is stale, closed or not handed off (400): the run fails with the sentence saying so.
+ * a session that is stale, closed or not handed off (400): the run fails with the sentence saying so. The reply
+ * goes as the person who used the workflow (Slack's `user_context`, never a person a builder picked), who must be
+ * an active full member — as in handoff threads — and is signed with their `/campaign agent-link` agent.
  */
 import { z } from 'zod';
 import { chooseCampaign } from '../commands/campaign-ref.js';
-import { CAMPAIGN_MAX, optionalUserId, requiredText } from './inputs.js';
+import type { Refusal } from '../app/membership.js';
+import { CAMPAIGN_MAX, RUN_BY, requiredText, userContext } from './inputs.js';
 import { defineStep } from './step.js';
 
 export const SEND_CUSTOMER_REPLY = 'send_customer_reply';
@@ -20,9 +23,9 @@ export const sendCustomerReply = defineStep({
     session_id: requiredText(200),
     // Slack's own bound on a message's text; the platform documents none.
     message: requiredText(40_000),
-    agent_user: optionalUserId,
+    [RUN_BY]: userContext,
   }),
-  titles: { campaign: 'Campaign', session_id: 'Session id', message: 'Message', agent_user: 'Send as' },
+  titles: { campaign: 'Campaign', session_id: 'Session id', message: 'Message', [RUN_BY]: 'Sent by' },
   wording: {
     byStatus: {
       400: 'The platform refused the reply: this chat session is stale, closed or not handed off to a human agent — give the step the customer’s current handed-off session.',
@@ -30,23 +33,12 @@ export const sendCustomerReply = defineStep({
   },
   async run(ctx, inputs) {
     const { deps, ws } = ctx;
+    // Replies reach customers from active full members only, as in handoff threads.
+    const refusal = await deps.members.refusal(ctx.slack, ws, inputs.run_by.id);
+    if (refusal !== undefined) return { kind: 'refused', sentence: senderRefusal(refusal) };
     const choice = await chooseCampaign(deps, ws.teamId, inputs.campaign);
     if (!choice.ok) return { kind: 'refused', sentence: choice.sentence };
-    let agentId: string | undefined;
-    if (inputs.agent_user !== undefined) {
-      // Replies reach customers from active full members only, as in handoff threads.
-      const refusal = await deps.members.refusal(ctx.slack, ws, inputs.agent_user);
-      if (refusal !== undefined) {
-        return {
-          kind: 'refused',
-          sentence:
-            refusal === 'unknown'
-              ? 'Slack could not confirm just now that the step’s “Send as” person is a full member of this workspace — run the workflow again in a minute.'
-              : `<@${inputs.agent_user}> can’t send customer replies: only active full members of this workspace can — choose one in the step’s “Send as”, or leave it empty.`,
-        };
-      }
-      agentId = await deps.store.agentLinks.get(ws.teamId, inputs.agent_user);
-    }
+    const agentId = await deps.store.agentLinks.get(ws.teamId, inputs.run_by.id);
     if (!(await deps.store.dedup.markOnce(ws.teamId, 'workflow-reply', ctx.executionId, RUN_CLAIM_MS)))
       return { kind: 'duplicate' };
     await ctx.platform.chat.sendHumanResponse(choice.target.id, {
@@ -54,7 +46,17 @@ export const sendCustomerReply = defineStep({
       message: inputs.message,
       ...(agentId !== undefined ? { agentId } : {}),
     });
-    ctx.logger.info({ campaignId: choice.target.id, agentId }, 'customer reply sent from a workflow step');
+    ctx.logger.info(
+      { campaignId: choice.target.id, user: inputs.run_by.id, agentId },
+      'customer reply sent from a workflow step',
+    );
     return { kind: 'done', outputs: { sent: true } };
   },
 });
+
+/** Why the person who used the workflow can't send this reply, in one sentence Slackbot shows them. */
+function senderRefusal(refusal: Refusal): string {
+  return refusal === 'unknown'
+    ? 'Slack could not confirm just now that you are a full member of this workspace, so the reply was not sent — run the workflow again in a minute.'
+    : 'This step sends the reply as the person who used the workflow, and only active full members of this workspace can answer customers — ask a member to run it.';
+}

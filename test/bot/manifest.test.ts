@@ -208,6 +208,23 @@ describe('manifest.yml and the code', () => {
     expect(manifest.settings.function_runtime).toBe('remote');
   });
 
+  it('takes the person a step acts for from Slack’s user_context, never from a user id a builder fills in', () => {
+    // https://docs.slack.dev/reference/types/user_context-type: filled from "Person who used this workflow".
+    const inputs = Object.entries(manifest.functions ?? {}).flatMap(([id, f]) =>
+      Object.entries(f.input_parameters.properties).map(([name, p]) => ({
+        id,
+        name,
+        type: p.type,
+        required: p.is_required,
+      })),
+    );
+    expect(inputs.filter((i) => i.type === 'slack#/types/user_id')).toEqual([]);
+    expect(inputs.filter((i) => i.type === 'slack#/types/user_context')).toEqual([
+      { id: SEND_CUSTOMER_REPLY, name: 'run_by', type: 'slack#/types/user_context', required: true },
+      { id: LIST_BOOKINGS, name: 'run_by', type: 'slack#/types/user_context', required: true },
+    ]);
+  });
+
   it('subscribes to exactly the events the code handles', () => {
     const handled = new Set(
       sources.flatMap(({ text }) => [...text.matchAll(/\bapp\.event\(\s*'([\w.]+)'/g)].map((m) => m[1]!)),

@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { LogLevel, WebClient } from '@slack/web-api';
 import { MANIFEST_FUNCTIONS, startFakeSlack, type FakeSlack } from '../fakes/slack.js';
+import { functionDefinitions } from '../../fakes/slack/functions.js';
 
 let fake: FakeSlack;
 
@@ -41,21 +42,56 @@ describe('the stand-in’s workflow steps', () => {
       'list_bookings',
     ]);
     expect(() => fake.executeFunction({ callbackId: 'no_such_step', inputs: {} })).toThrow(/no function no_such_step/);
+    // Nobody used the workflow (a scheduled run): the person it needs is missing.
     expect(() => fake.executeFunction({ callbackId: 'list_bookings', inputs: { campaign: 'camp-1' } })).toThrow(
-      /needs inputs requested_by/,
+      /needs inputs run_by/,
     );
     const { execution, event } = fake.executeFunction({
       callbackId: 'list_bookings',
-      inputs: { campaign: 'c', requested_by: 'U1' },
+      inputs: { campaign: 'c' },
+      user: 'U1',
     });
     expect(event).toMatchObject({
       type: 'function_executed',
       function: { callback_id: 'list_bookings', title: 'List bookings', type: 'app' },
-      inputs: { campaign: 'c', requested_by: 'U1' },
+      inputs: { campaign: 'c', run_by: { id: 'U1', secret: expect.stringMatching(/^\w{16,}$/) } },
       function_execution_id: execution.id,
       bot_access_token: execution.token,
     });
     expect(execution.token).toMatch(/^xwfp-/);
+  });
+
+  it('fills user_context inputs with the person who used the workflow, which no workflow can set', () => {
+    // https://docs.slack.dev/reference/types/user_context-type: Workflow Builder fills it, a builder cannot.
+    expect(() =>
+      fake.executeFunction({
+        callbackId: 'list_bookings',
+        inputs: { campaign: 'c', run_by: { id: 'U0SOMEONE1', secret: 'x' } },
+        user: 'U1',
+      }),
+    ).toThrow(/run_by is a user_context: Slack fills it/);
+    // Slack sends only the inputs a step declares: no user id a builder typed reaches the app.
+    expect(() =>
+      fake.executeFunction({
+        callbackId: 'list_bookings',
+        inputs: { campaign: 'c', requested_by: 'U0SOMEONE1' },
+        user: 'U1',
+      }),
+    ).toThrow(/declares no inputs requested_by/);
+  });
+
+  it('refuses a manifest parameter type it does not model', () => {
+    const declared = {
+      notify: {
+        title: 'Notify',
+        description: 'd',
+        input_parameters: { properties: { group: { type: 'slack#/types/usergroup_id', title: 'Group' } } },
+        output_parameters: { properties: {} },
+      },
+    };
+    expect(() => functionDefinitions(declared)).toThrow(
+      /notify\.group has type slack#\/types\/usergroup_id, which the stand-in does not model/,
+    );
   });
 
   it('takes the declared outputs once, with the run’s workflow token', async () => {

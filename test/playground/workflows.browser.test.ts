@@ -36,13 +36,18 @@ describe.skipIf(!browserTestsRun)('Workflow Builder steps in the page', () => {
   it('lists each step the manifest declares with its input fields', async () => {
     for (const title of ['Send a customer reply', 'Get campaign stats', 'List bookings']) await step(title).waitFor();
     const reply = step('Send a customer reply');
-    for (const field of ['Campaign', 'Session id', 'Message', 'Send as'])
-      await reply
-        .getByRole('textbox', { name: field })
-        .or(reply.getByRole('combobox', { name: field }))
-        .waitFor();
-    expect(await reply.locator('.req').count()).toBe(3);
-    await step('List bookings').getByRole('combobox', { name: 'Requested by' }).waitFor();
+    for (const field of ['Campaign', 'Session id', 'Message'])
+      await reply.getByRole('textbox', { name: field }).waitFor();
+    expect(await reply.locator('.req').count()).toBe(4);
+    // Who a step acts for is Slack's to say (user_context): shown, never a field anyone can set.
+    for (const [title, field] of [
+      ['Send a customer reply', 'Sent by'],
+      ['List bookings', 'Requested by'],
+    ] as const) {
+      const who = step(title).getByRole('textbox', { name: field });
+      expect(await who.inputValue()).toBe('Person who used this workflow');
+      expect(await who.isDisabled()).toBe(true);
+    }
     await b.page.locator('#wf-runs', { hasText: 'No run yet' }).waitFor();
     expect(b.pageErrors).toEqual([]);
   });
@@ -54,7 +59,7 @@ describe.skipIf(!browserTestsRun)('Workflow Builder steps in the page', () => {
     expect(text).toContain('✅ completed');
     expect(text).toContain('Requested by\n@you');
     const [ended] = endings('list_bookings');
-    expect(ended).toMatchObject({ state: 'completed', inputs: { requested_by: 'U0PLAYYOU01' } });
+    expect(ended).toMatchObject({ state: 'completed', inputs: { run_by: { id: 'U0PLAYYOU01' } } });
     const outputs = ended!.outputs as { count: number; list: string };
     expect(outputs.count).toBeGreaterThan(0);
     expect(text).toContain(`Bookings\n${outputs.count}`);

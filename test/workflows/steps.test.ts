@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
+  ADMIN_ID,
   MEMBER_ID,
   TEAM_ID,
   harnessesPerTest,
@@ -22,8 +23,9 @@ const redis = await requireRedis();
 
 const GUEST_ID = 'U0GUEST001';
 
-async function runStep(h: Harness, callbackId: string, inputs: Record<string, unknown>) {
-  const sent = await h.signer.functionExecuted({ callbackId, inputs });
+/** Runs a step as Slack does; `user` is the person who used the workflow (Slack's `user_context` inputs). */
+async function runStep(h: Harness, callbackId: string, inputs: Record<string, unknown>, user?: string) {
+  const sent = await h.signer.functionExecuted({ callbackId, inputs, ...(user ? { user } : {}) });
   // Acknowledged within Slack's 3 s, before the step's work (Bolt's custom functions ack first).
   expect([sent.status, sent.timedOut]).toEqual([200, false]);
   const run = await h.slack.waitFor(() => {
@@ -53,16 +55,23 @@ describe.each(['memory', 'redis'] as const)('workflow steps of a connected works
   }, ['platform', 'slack']);
 
   describe('send_customer_reply', () => {
-    it('sends the message to the handed-off session and outputs that the platform took it', async () => {
+    it('sends the message to the handed-off session as the person who used the workflow', async () => {
       // Named as the commands take it: the bot has seen the campaign's name in its events.
       await h.bot.deps.store.catalog.note(TEAM_ID, 'campaigns', { id: 'camp-3', name: 'SMS Appointment Follow-up' });
       await h.bot.deps.store.agentLinks.set(TEAM_ID, MEMBER_ID, 'agent-riley');
-      const run = await runStep(h, 'send_customer_reply', {
-        campaign: 'SMS Appointment Follow-up',
-        session_id: 'sess-handoff-1',
-        message: 'Your appointment is confirmed for Tuesday.',
-        agent_user: MEMBER_ID,
-      });
+      await h.bot.deps.store.agentLinks.set(TEAM_ID, ADMIN_ID, 'agent-ada');
+      const run = await runStep(
+        h,
+        'send_customer_reply',
+        {
+          campaign: 'SMS Appointment Follow-up',
+          session_id: 'sess-handoff-1',
+          message: 'Your appointment is confirmed for Tuesday.',
+        },
+        MEMBER_ID,
+      );
+      // Slack named the person (`user_context`): their agent-link signs the reply.
+      expect(run.inputs.run_by).toMatchObject({ id: MEMBER_ID, secret: expect.any(String) });
       expect(run).toMatchObject({ state: 'completed', outputs: { sent: true } });
       expect(h.platform.state.humanResponses).toEqual([
         {
@@ -75,11 +84,12 @@ describe.each(['memory', 'redis'] as const)('workflow steps of a connected works
     });
 
     it('fails the run with one sentence when the platform refuses a stale session', async () => {
-      const run = await runStep(h, 'send_customer_reply', {
-        campaign: 'camp-3',
-        session_id: 'sess-gone-7',
-        message: 'Hello again',
-      });
+      const run = await runStep(
+        h,
+        'send_customer_reply',
+        { campaign: 'camp-3', session_id: 'sess-gone-7', message: 'Hello again' },
+        MEMBER_ID,
+      );
       expect(run.state).toBe('failed');
       const [sentence, reference] = (run.error ?? '').split('\n');
       expect(sentence).toBe(
@@ -93,6 +103,7 @@ describe.each(['memory', 'redis'] as const)('workflow steps of a connected works
       const { execution, event } = h.slack.executeFunction({
         callbackId: 'send_customer_reply',
         inputs: { campaign: 'camp-3', session_id: 'sess-handoff-1', message: 'Only once' },
+        user: MEMBER_ID,
       });
       await h.signer.event(event, { eventId: 'EvWORKFLOW01' });
       await h.slack.waitFor(() => h.slack.functionExecution(execution.id)?.state === 'completed');
@@ -102,25 +113,27 @@ describe.each(['memory', 'redis'] as const)('workflow steps of a connected works
       expect(h.slack.callsTo('functions.completeSuccess')).toHaveLength(1);
     });
 
-    it('refuses a guest as the sender without asking the platform', async () => {
-      const run = await runStep(h, 'send_customer_reply', {
-        campaign: 'camp-3',
-        session_id: 'sess-handoff-1',
-        message: 'Hi',
-        agent_user: GUEST_ID,
-      });
-      expect(run.error).toBe(
-        `<@${GUEST_ID}> can’t send customer replies: only active full members of this workspace can — choose one in the step’s “Send as”, or leave it empty.`,
+    it('ends a guest’s run with one sentence, and the platform is not asked', async () => {
+      const run = await runStep(
+        h,
+        'send_customer_reply',
+        { campaign: 'camp-3', session_id: 'sess-handoff-1', message: 'Hi' },
+        GUEST_ID,
       );
-      expect(h.platform.state.humanResponses).toEqual([]);
+      expect(run.state).toBe('failed');
+      expect(run.error).toBe(
+        'This step sends the reply as the person who used the workflow, and only active full members of this workspace can answer customers — ask a member to run it.',
+      );
+      expect(platformPaths(h)).toEqual([]);
     });
 
     it('tells which input is wrong', async () => {
-      const run = await runStep(h, 'send_customer_reply', {
-        campaign: 'camp-3',
-        session_id: 's'.repeat(201),
-        message: 'Hi',
-      });
+      const run = await runStep(
+        h,
+        'send_customer_reply',
+        { campaign: 'camp-3', session_id: 's'.repeat(201), message: 'Hi' },
+        MEMBER_ID,
+      );
       expect(run.error).toBe(
         'This step’s “Session id” is too long (at most 200 characters) — shorten it in the workflow.',
       );
@@ -157,8 +170,8 @@ describe.each(['memory', 'redis'] as const)('workflow steps of a connected works
   });
 
   describe('list_bookings', () => {
-    it('outputs the count and the newest bookings for a full member', async () => {
-      const run = await runStep(h, 'list_bookings', { campaign: 'camp-1', requested_by: MEMBER_ID });
+    it('outputs the count and the newest bookings for a full member who used the workflow', async () => {
+      const run = await runStep(h, 'list_bookings', { campaign: 'camp-1' }, MEMBER_ID);
       expect(run.outputs).toEqual({
         count: 3,
         list: [
@@ -169,8 +182,8 @@ describe.each(['memory', 'redis'] as const)('workflow steps of a connected works
       });
     });
 
-    it('refuses a guest, and the platform is not asked', async () => {
-      const run = await runStep(h, 'list_bookings', { campaign: 'camp-1', requested_by: GUEST_ID });
+    it('ends a guest’s run with one sentence, and the platform is not asked', async () => {
+      const run = await runStep(h, 'list_bookings', { campaign: 'camp-1' }, GUEST_ID);
       expect(run.error).toBe(
         'The “List bookings” step shows customer details (names, numbers, e-mails, messages), so it is for full members of this workspace, and guests can’t see it. Ask a member or an admin.',
       );
@@ -178,7 +191,7 @@ describe.each(['memory', 'redis'] as const)('workflow steps of a connected works
     });
 
     it('says a campaign is unknown rather than listing nothing', async () => {
-      const run = await runStep(h, 'list_bookings', { campaign: 'camp-zz', requested_by: MEMBER_ID });
+      const run = await runStep(h, 'list_bookings', { campaign: 'camp-zz' }, MEMBER_ID);
       expect(run.error).toMatch(/^I don’t know a campaign “camp-zz”/);
     });
   });
@@ -190,10 +203,10 @@ describe('workflow steps of a workspace with no platform key', () => {
   it.each([
     ['send_customer_reply', { campaign: 'camp-3', session_id: 'sess-handoff-1', message: 'Hi' }],
     ['get_campaign_stats', {}],
-    ['list_bookings', { campaign: 'camp-1', requested_by: MEMBER_ID }],
+    ['list_bookings', { campaign: 'camp-1' }],
   ])('%s fails, telling to run /campaign connect', async (callbackId, inputs) => {
     const h = await start({ defaultApiKey: false });
-    const run = await runStep(h, callbackId, inputs);
+    const run = await runStep(h, callbackId, inputs, MEMBER_ID);
     expect(run.error).toBe(
       'This workspace is not connected to the campaign platform yet — ask a Slack admin to run `/campaign connect`.',
     );

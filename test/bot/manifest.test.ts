@@ -11,7 +11,7 @@
  * manifest.yml declares version 2, the form Slack's manifest reference and Bolt's custom steps use.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { Ajv, type ErrorObject } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { WebClient } from '@slack/web-api';
 import { parseDocument } from 'yaml';
@@ -386,18 +386,22 @@ const readSchema = (file: string) =>
  * copies) or one version's file.
  */
 function schemaProblems(m: unknown, file = 'manifest.schema.json'): string[] {
-  // `uri` is the one format the schemas use; ajv knows none without a plugin.
-  const ajv = new Ajv({ allErrors: true, strict: false, formats: { uri: (s: string) => URL.canParse(s) } });
-  const root = readSchema('manifest.schema.json');
-  for (const ref of JSON.stringify(root).match(/https:[^"]+\/manifest\.schema\.\d\.0\.0\.json/g) ?? [])
-    if (!ajv.getSchema(ref)) ajv.addSchema(readSchema(ref.slice(ref.lastIndexOf('/') + 1)), ref);
-  const validate = ajv.compile(file === 'manifest.schema.json' ? root : readSchema(file));
+  const validate = validators.get(file) ?? ajv.compile(readSchema(file));
+  validators.set(file, validate);
   if (validate(m)) return [];
   return (validate.errors ?? []).map((e: ErrorObject) => {
     const extra = e.keyword === 'additionalProperties' ? ` (${String(e.params.additionalProperty)})` : '';
     return `${e.instancePath} ${e.message ?? e.keyword}${extra}`;
   });
 }
+
+// `uri` is the one format the schemas use; ajv knows none without a plugin.
+const ajv = new Ajv({ allErrors: true, strict: false, formats: { uri: (s: string) => URL.canParse(s) } });
+for (const ref of JSON.stringify(readSchema('manifest.schema.json')).match(
+  /https:[^"]+\/manifest\.schema\.\d\.0\.0\.json/g,
+) ?? [])
+  if (!ajv.getSchema(ref)) ajv.addSchema(readSchema(ref.slice(ref.lastIndexOf('/') + 1)), ref);
+const validators = new Map<string, ValidateFunction>();
 
 /** A copy of the manifest to break one field of. */
 const copy = (): Manifest => structuredClone(manifest);

@@ -36,16 +36,15 @@ export function renderStats(s: DashboardStats, names: ReadonlyMap<string, string
   const top = (s.topCampaigns ?? []).slice(0, TOP_CAMPAIGNS_SHOWN);
   if (top.length > 0) {
     const rows = top.map((t): TableCell[] => [
-      campaignName(names, t.campaignId),
-      t.campaignId ?? '—',
+      campaignCell(names, t.campaignId),
       { value: t.calls ?? 0, text: groupDigits(t.calls ?? 0) },
       t.connectionRate !== undefined ? { value: t.connectionRate, text: percent(t.connectionRate) } : '—',
     ]);
-    blocks.push(divider(), dataTable('Top campaigns', ['Campaign', 'Id', 'Calls', 'Connected'], rows));
+    blocks.push(divider(), dataTable('Top campaigns', ['Campaign', 'Calls', 'Connected'], rows));
   }
   blocks.push(...elementsBlocks(s));
   const leader =
-    top[0] && ` · top: ${campaignName(names, top[0].campaignId)} (${groupDigits(top[0].calls ?? 0)} calls)`;
+    top[0] && ` · top: ${campaignCell(names, top[0].campaignId)} (${groupDigits(top[0].calls ?? 0)} calls)`;
   return message(`Campaign dashboard: ${groupDigits(totalCalls)} calls in total${leader ?? ''}`, blocks);
 }
 
@@ -101,9 +100,10 @@ function elementsBlocks(s: DashboardStats): SlackKnownBlock[] {
   ];
 }
 
-/** A table cell is plain text: the campaign's name as the platform gave it, else its id. */
-function campaignName(names: ReadonlyMap<string, string>, id: string | undefined): string {
-  return (id !== undefined ? names.get(id) : undefined) ?? id ?? 'unknown campaign';
+/** A table cell is plain text: `Spring Recall (camp-1)`, or the id alone when the bot knows no name. */
+function campaignCell(names: ReadonlyMap<string, string>, id: string | undefined): string {
+  const name = id !== undefined ? names.get(id) : undefined;
+  return name !== undefined ? `${truncate(name, 80)} (${id})` : (id ?? 'unknown campaign');
 }
 
 /** The allowance of a month in ms: the plan (when it is a number of ms) plus purchased and rollover time. */

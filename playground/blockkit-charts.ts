@@ -166,7 +166,8 @@ function shortLabel(label: string): string {
 }
 
 function compact(v: number): string {
-  return Math.abs(v) >= 1000 ? `${Math.round(v / 100) / 10}k` : String(Math.round(v * 10) / 10);
+  if (Math.abs(v) >= 1000) return `${Math.round(v / 100) / 10}k`;
+  return String(Math.abs(v) >= 10 ? Math.round(v) : Math.round(v * 10) / 10);
 }
 
 export function dataTableToHtml(block: Json): string {

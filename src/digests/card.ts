@@ -28,7 +28,7 @@ const DAY_MS = 86_400_000;
 const FAILURES_SHOWN = 5;
 
 /** `Daily digest`, `Weekly digest`, or `Campaign digest` for one posted on demand without a schedule. */
-export function digestTitle(cadence: DigestCadence | undefined): string {
+function digestTitle(cadence: DigestCadence | undefined): string {
   return `${cadence === 'weekly' ? 'Weekly' : cadence === 'daily' ? 'Daily' : 'Campaign'} digest`;
 }
 

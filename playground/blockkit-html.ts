@@ -10,6 +10,7 @@
  */
 import { emojify } from '../src/handoff/emoji.js';
 import { localLinkAttributes, type LocalTargets } from './local-links.js';
+import { chartToHtml, dataTableToHtml } from './blockkit-charts.js';
 
 export interface RenderContext {
   /** Display name of a user id (for `<@U…>` mentions); the id is shown when unknown. */
@@ -452,6 +453,10 @@ function blockToHtml(block: unknown, index: number, ctx: RenderContext = {}): st
       return richTextToHtml(block, ctx);
     case 'file':
       return `<div class="bk-context">📎 file ${escapeHtml(str(block.external_id) ?? '')}</div>`;
+    case 'data_visualization':
+      return chartToHtml(block);
+    case 'data_table':
+      return dataTableToHtml(block);
     case 'video': {
       const href = safeUrl(str(block.video_url));
       const label = `🎬 ${escapeHtml(textToPlain(block.title) || 'video')}`;

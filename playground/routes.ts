@@ -288,7 +288,7 @@ export function playgroundRoutes(
       handler: guarded((req, res) => {
         const file = session.download(param(req, 'id'));
         if (!file) return send(res, 404, 'no such file', 'text/plain; charset=utf-8');
-        // Pictures (a digest's chart) show in the page as Slack shows them; everything else downloads.
+        // Pictures show in the page as Slack shows them; everything else downloads.
         if (INLINE_IMAGES.has(file.mimetype)) return send(res, 200, file.data, file.mimetype);
         const safeName = file.name.replace(/[^\w.\- ]/g, '_');
         // Audio plays in the page's player (as Slack plays it); anything else downloads.

@@ -1,13 +1,12 @@
 /**
- * Writes the small files the bot ships in `assets/` from the packages they come from (devDependencies, so a
- * production install carries neither the 49 MB of emojibase-data nor the 8 MB of Inter's eighteen weights):
+ * Writes the small files the bot ships in `assets/` from the package they come from (a devDependency, so a
+ * production install does not carry the 49 MB of emojibase-data):
  *
  * - `assets/emoji.json`: Slack's emoji shortcodes (iamcal's names, aliases included) → Unicode, and the five
  *   skin-tone forms of those that take one — what `src/handoff/emoji.ts` reads. From emojibase-data (MIT).
  *   Its licence is `assets/emoji.LICENSE`.
- * - `assets/fonts/`: the two Inter weights the digest chart draws with, and the font's licence (SIL OFL 1.1).
  *
- *   npm run assets            rewrite them (after upgrading either package)
+ *   npm run assets            rewrite them (after upgrading the package)
  *   npm run assets -- --check exit 1 when a committed file differs from what the packages give
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -45,12 +44,9 @@ function emojiTable(): string {
   return `${JSON.stringify({ source, names, tones })}\n`;
 }
 
-/** Files copied as they are: the chart's fonts, and each package's licence beside what came from it. */
+/** Files copied as they are: the package's licence beside what came from it. */
 const COPIED: Record<string, string> = {
   'emoji.LICENSE': require.resolve('emojibase-data/LICENSE'),
-  'fonts/Inter_400Regular.ttf': require.resolve('@expo-google-fonts/inter/400Regular/Inter_400Regular.ttf'),
-  'fonts/Inter_600SemiBold.ttf': require.resolve('@expo-google-fonts/inter/600SemiBold/Inter_600SemiBold.ttf'),
-  'fonts/OFL.txt': require.resolve('@expo-google-fonts/inter/LICENSE_FONT'),
 };
 
 /** Every asset: its path under `assets/` and its bytes. */

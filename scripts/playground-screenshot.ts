@@ -1,6 +1,7 @@
 /**
  * Writes docs/playground.png, the README's picture of the playground: a call routed to #partners (a guest reads it,
- * so the customer is masked), the People list with who is on shift, and the Workflows panel after a run.
+ * so the customer is masked), then #general with the dashboard's top campaigns as a table and a digest whose
+ * charts the page draws as Slack draws them, the People list with who is on shift beside.
  * `npm run screenshot`; needs /usr/bin/chromium and, for the emoji, fonts-noto-color-emoji.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -40,10 +41,18 @@ try {
   await page.getByRole('button', { name: 'Fire event' }).click();
   await page.locator('#messages .msg', { hasText: 'Call completed with Maria Lopez' }).waitFor();
 
-  await page.getByRole('tab', { name: /Workflows/ }).click();
-  await page.getByRole('form', { name: 'List bookings' }).getByRole('button', { name: 'Run step' }).click();
-  await page.locator('#wf-runs .wf-state', { hasText: 'completed' }).waitFor();
-  await page.locator('#wf-runs .wf-run').first().scrollIntoViewIfNeeded();
+  // A digest in #general: its charts drawn as Slack draws them, and the stats' top campaigns table.
+  await page.getByRole('button', { name: '# general' }).click();
+  await box.fill('/campaign stats --public');
+  await box.press('Enter');
+  await page.locator('#messages .bk-data-table').first().waitFor();
+  await box.fill('/campaign digest daily * at 09:00');
+  await box.press('Enter');
+  await page.locator('#messages .msg', { hasText: 'now gets a digest' }).waitFor();
+  await page.locator('#sim-digest').click();
+  const charts = page.locator('#messages .bk-chart[data-chart-type="bar"]').last();
+  await charts.waitFor();
+  await charts.scrollIntoViewIfNeeded();
   await page.screenshot({ path: OUT.pathname });
   process.stdout.write(`wrote ${OUT.pathname}\n`);
 } finally {

@@ -23,6 +23,7 @@ import {
   textObjectErrors,
   type Json,
 } from './block-kit-objects.js';
+import { MAX_CHARTS_PER_MESSAGE, dataTableErrors, dataVisualizationErrors } from './block-kit-charts.js';
 
 const BLOCK_TYPES = new Set([
   'section',
@@ -39,6 +40,8 @@ const BLOCK_TYPES = new Set([
   'call',
   'table',
   'context_actions',
+  'data_visualization',
+  'data_table',
 ]);
 
 /** Slack-style `response_metadata.messages` for invalid blocks; empty when valid. */
@@ -97,6 +100,10 @@ function blockErrors(type: string, block: Json, ptr: string): string[] {
       return stringErrors(block.text, `${ptr}/text`, 12_000, { required: true, min: 1 });
     case 'rich_text':
       return arrayErrors(block.elements, `${ptr}/elements`, Number.MAX_SAFE_INTEGER, { required: true });
+    case 'data_visualization':
+      return dataVisualizationErrors(block, ptr);
+    case 'data_table':
+      return dataTableErrors(block, ptr);
     default:
       return [];
   }
@@ -145,8 +152,8 @@ function elementListErrors(elements: unknown, ptr: string, max: number, allowed:
 }
 
 /**
- * A message body (chat.postMessage / postEphemeral / update, or a response_url post): ≤ 50 blocks, and no
- * `input` blocks — those collect values only in modals and Home tabs.
+ * A message body (chat.postMessage / postEphemeral / update, or a response_url post): ≤ 50 blocks, no
+ * `input` blocks — those collect values only in modals and Home tabs — and at most two charts.
  */
 export function messageErrors(payload: Record<string, unknown>): string[] {
   const errors: string[] = [];
@@ -158,6 +165,9 @@ export function messageErrors(payload: Record<string, unknown>): string[] {
       if (isObj(b) && b.type === 'input')
         errors.push(err('input blocks are only allowed in modals and Home tabs', `${root}/${i}/type`));
     });
+    const charts = blocks.filter((b) => isObj(b) && b.type === 'data_visualization').length;
+    if (charts > MAX_CHARTS_PER_MESSAGE)
+      errors.push(err(`no more than ${MAX_CHARTS_PER_MESSAGE} data_visualization blocks allowed`, root));
   };
   check(payload.blocks, '/blocks');
   if (Array.isArray(payload.attachments)) {

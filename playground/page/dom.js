@@ -134,7 +134,7 @@ export function restoreValues(root, values) {
   }
 }
 
-/** An image shows as Slack shows it (a digest's chart); other files as a link to download. */
+/** An image shows as Slack shows it; other files as a link to download. */
 const IMAGE_TYPES = new Set(['PNG', 'JPEG', 'GIF']);
 
 /** @param {import('./app.js').PageFile} f */

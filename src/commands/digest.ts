@@ -95,12 +95,9 @@ async function postNow(ctx: CommandContext, rest: string[]): Promise<void> {
     deps.store.now(),
   );
   if (!outcome.posted) return ctx.tell(notInChannel('Nothing was posted.'));
-  ctx.logger.info({ campaignId, chart: outcome.chart }, 'digest posted on demand');
-  const chart = outcome.chart === 'failed' ? ' Its chart could not be attached this time.' : '';
+  ctx.logger.info({ campaignId }, 'digest posted on demand');
   await ctx.tell(
-    schedule
-      ? `✅ Posted.${chart} The scheduled digests go on; the next one shows the changes since this one.`
-      : `✅ Posted.${chart}`,
+    schedule ? '✅ Posted. The scheduled digests go on; the next one shows the changes since this one.' : '✅ Posted.',
   );
 }
 

@@ -22,17 +22,26 @@ import { allowanceMs, latestMonth } from '../views/usage.js';
 import type { CustomerView } from '../app/channel-audience.js';
 import { MAX_BOOKING_CAMPAIGNS, type Baseline, type BookingTally, type DigestData } from './figures.js';
 import { change, connectionRate, figuresOf, tally, type Tally } from './period.js';
+import { callsPerDayChart, callsPerDayText, outcomesChart, type DailyCalls } from './charts.js';
 
 const DAY_MS = 86_400_000;
 const FAILURES_SHOWN = 5;
 
 /** `Daily digest`, `Weekly digest`, or `Campaign digest` for one posted on demand without a schedule. */
-export function digestTitle(cadence: DigestCadence | undefined): string {
+function digestTitle(cadence: DigestCadence | undefined): string {
   return `${cadence === 'weekly' ? 'Weekly' : cadence === 'daily' ? 'Daily' : 'Campaign'} digest`;
 }
 
-/** `view`: how the channel may see customers (the failed bookings name them). */
-export function renderDigest(d: DigestData, cadence: DigestCadence | undefined, view: CustomerView): MessagePayload {
+/**
+ * `view`: how the channel may see customers (the failed bookings name them); `daily`: the calls per day the
+ * card charts, when the snapshots have any.
+ */
+export function renderDigest(
+  d: DigestData,
+  cadence: DigestCadence | undefined,
+  view: CustomerView,
+  daily?: DailyCalls,
+): MessagePayload {
   const title = digestTitle(cadence);
   const what =
     d.campaignId === ALL_CAMPAIGNS ? 'every campaign' : `campaign \`${escapeMrkdwn(d.campaignId.replace(/`/g, ''))}\``;
@@ -56,8 +65,9 @@ export function renderDigest(d: DigestData, cadence: DigestCadence | undefined, 
     blocks.push(section('*Calls*'), context(`Call figures are unavailable right now: ${d.stats.problem}`));
   else {
     const calls = callBlocks(figuresOf(d.stats.value, d.until), d.baseline);
-    blocks.push(...calls.blocks);
-    summary = calls.summary;
+    const charts = [daily && callsPerDayChart(daily), calls.period && outcomesChart(calls.period)];
+    blocks.push(...calls.blocks, ...charts.filter((c) => c !== undefined));
+    summary = [calls.summary, ...(daily ? [callsPerDayText(daily)] : [])].filter(Boolean).join('. ');
   }
   blocks.push(divider(), section('*Bookings in this period*'));
   if (!d.bookings.ok) blocks.push(context(`Bookings are unavailable right now: ${d.bookings.problem}`));
@@ -71,15 +81,18 @@ export function renderDigest(d: DigestData, cadence: DigestCadence | undefined, 
     else blocks.push(...quotaBlocks(row, d.until));
   }
 
-  const text = `${title} for ${what}${summary ? `: ${summary}` : ''}`;
-  return message(truncate(text, 300), blocks);
+  // The figures in words: what notifications show, and what a screen reader reads for the charts.
+  return message(`${title} for ${what}${summary ? `: ${summary}` : ''}`, blocks);
 }
 
 /**
  * The period's calls, connection rate, bookings and talk time (all categories, then each), each with the
  * lifetime total beside it; without a baseline, the totals alone under a plain "no baseline yet".
  */
-function callBlocks(now: DigestFigures, baseline: Baseline | undefined): { blocks: KnownBlock[]; summary: string } {
+function callBlocks(
+  now: DigestFigures,
+  baseline: Baseline | undefined,
+): { blocks: KnownBlock[]; summary: string; period?: Tally } {
   const all = tally(now);
   const categories = CALL_CATEGORIES.flatMap((name) => {
     const t = tally(now, name);
@@ -116,7 +129,10 @@ function callBlocks(now: DigestFigures, baseline: Baseline | undefined): { block
       fields(categories.map(({ name, now: t }) => [name, periodLines(change(t, tally(base, name)), t)])),
       context(`Changes since ${from}, totals beside. ${scope}`),
     ],
-    summary: headline.join(', ').replace(/\*/g, ''),
+    summary: [...headline, ...(period.bookings !== undefined ? [counted(period.bookings, 'booking') + ' made'] : [])]
+      .join(', ')
+      .replace(/\*/g, ''),
+    period,
   };
 }
 

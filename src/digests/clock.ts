@@ -132,7 +132,9 @@ export function recentMidnights(now: number, timeZone: string, days: number): nu
   return out.slice(-(days + 1));
 }
 
-/** `Mar 8`: an instant's local date in the zone, for chart axes. */
+/** `Fri, Mar 8`: an instant's local date in the zone, for chart axes (the weekday lines up the week before). */
 export function dayLabel(at: number, timeZone: string): string {
-  return new Intl.DateTimeFormat('en-US', { timeZone, month: 'short', day: 'numeric' }).format(new Date(at));
+  return new Intl.DateTimeFormat('en-US', { timeZone, weekday: 'short', month: 'short', day: 'numeric' }).format(
+    new Date(at),
+  );
 }

@@ -1,7 +1,7 @@
 /**
  * Channel digests: the schedule (kept in the store, one `digest` timer per channel), making and posting the
  * card, and the timer's firing. A firing makes the slot's digest and leaves it in the channel's outbox (bulk
- * lane: after the channel's customers and calls, at Slack's pace), which posts the card, then its chart. A
+ * lane: after the channel's customers and calls, at Slack's pace), which posts the card, its charts in it. A
  * slot is made at most once: the timer's lease keeps other replicas out while it runs, and a "made" mark per
  * (channel, slot) keeps a retried or late firing from making it again; the card's post carries its slot's
  * idempotency key, so a post whose answer was lost is looked up, not sent twice.
@@ -16,22 +16,16 @@ import { ALL_CAMPAIGNS, workspaceTimerId, type DigestCadence, type DigestSchedul
 import type { Logger } from '../logger.js';
 import { escapeMrkdwn, slackDate } from '../slack/blocks.js';
 import { nextSlot, periodMs } from './clock.js';
-import { digestTitle, renderDigest } from './card.js';
-import { chartFigures, shareChart, type WaitingChart } from './chart-post.js';
-import type { ChartInput } from './chart-data.js';
+import { renderDigest } from './card.js';
+import { dailyCalls, type DailyCalls } from './charts.js';
 import { gatherDigest, type Baseline, type DigestData } from './figures.js';
-import { figuresOf, pickBaseline } from './period.js';
+import { figuresOf, pickBaseline, snapshotZone } from './period.js';
 import { postReport, reportOnce, type PostOutcome } from './post.js';
 import { keepSnapshot, startSnapshots, stopSnapshotsIfUnused } from './snapshots.js';
 
-/** A posted digest also says what became of its chart: shared, failed (said in its thread), or nothing to chart. */
-export type DigestOutcome =
-  (PostOutcome & { posted: true } & { chart: 'shared' | 'failed' | 'none' }) | (PostOutcome & { posted: false });
-
 export const DIGEST_TIMER = 'digest';
-/** The kinds of report a scheduled digest waits in its channel's outbox as: the card, then its chart. */
+/** The kind of report a scheduled digest waits in its channel's outbox as. */
 const DIGEST_POST = 'digest';
-const CHART_POST = 'digest-chart';
 /** Long enough to outlive a weekly slot: marks only need to see the retries of one firing. */
 const MARK_TTL_MS = 8 * 86_400_000;
 
@@ -87,20 +81,19 @@ export function slackTime(at: number): string {
   return slackDate(new Date(at).toISOString(), '{date_short_pretty} at {time}');
 }
 
-/** A digest made and not yet posted: what its card and its chart are made of (JSON: it may wait in the outbox). */
+/** A digest made and not yet posted: what its card is made of (JSON: it may wait in the outbox). */
 interface MadeDigest {
   data: DigestData;
   cadence: DigestCadence | undefined;
   /** The totals read now: once posted, the baseline of the channel's next digest. */
   figures?: DigestFigures;
-  chart?: ChartInput;
-  /** The day it is for (`YYYY-MM-DD`, the chart's file name). */
-  day: string;
+  /** The calls per day the card charts. */
+  chart?: DailyCalls;
 }
 
 /**
  * Makes the card for the period since the channel's previous digest (for its first, since the workspace's
- * snapshot from about one period back, if any) and its chart's figures. The totals read become a snapshot of
+ * snapshot from about one period back, if any) and its calls per day. The totals read become a snapshot of
  * the workspace.
  */
 async function makeDigest(
@@ -128,20 +121,9 @@ async function makeDigest(
   const figures = data.stats.ok ? figuresOf(data.stats.value, now) : undefined;
   if (figures) await keepSnapshot(deps, to.teamId, figures);
   // No chart without today's totals (the platform unreachable, the workspace disconnected): it would be stale.
-  const chart =
-    figures &&
-    (await chartFigures(deps, to.teamId, {
-      snapshots: [...snapshots, figures],
-      quota: data.quota.ok ? data.quota.value : undefined,
-      now,
-    }));
-  return {
-    data,
-    cadence: what.cadence,
-    ...(figures ? { figures } : {}),
-    ...(chart ? { chart } : {}),
-    day: new Date(now).toISOString().slice(0, 10),
-  };
+  const zone = figures && snapshotZone((await deps.store.reports.digests(to.teamId)).map((d) => d.schedule));
+  const chart = figures && zone && dailyCalls([...snapshots, figures], zone, now);
+  return { data, cadence: what.cadence, ...(figures ? { figures } : {}), ...(chart ? { chart } : {}) };
 }
 
 /** Posts the made card (once, for a scheduled slot); a posted card's figures become the next one's baseline. */
@@ -154,12 +136,12 @@ async function postCard(
 ): Promise<PostOutcome> {
   const once = slot === undefined ? undefined : reportOnce(deps, to, `digest:${slot}`);
   const view = await deps.audiences.viewFor(client, { teamId: to.teamId }, to.channelId);
-  const outcome = await postReport(client, to.channelId, renderDigest(made.data, made.cadence, view), once);
+  const outcome = await postReport(client, to.channelId, renderDigest(made.data, made.cadence, view, made.chart), once);
   if (outcome.posted && made.figures) await deps.store.reports.setLastFigures(to.teamId, to.channelId, made.figures);
   return outcome;
 }
 
-/** A digest asked for by a person (`/campaign digest now`): made and posted at once, its chart right below. */
+/** A digest asked for by a person (`/campaign digest now`): made and posted at once. */
 export async function postDigest(
   deps: Deps,
   client: WebClient,
@@ -167,14 +149,8 @@ export async function postDigest(
   to: { teamId: string; channelId: string },
   what: { campaignId: string; cadence: DigestCadence | undefined },
   now: number,
-): Promise<DigestOutcome> {
-  const made = await makeDigest(deps, logger, to, what, now);
-  const outcome = await postCard(deps, client, to, made);
-  if (!outcome.posted) return outcome;
-  if (!made.chart) return { ...outcome, chart: 'none' };
-  const chart = { channelId: to.channelId, cardTs: outcome.ts, title: digestTitle(made.cadence), day: made.day };
-  const shared = await shareChart(client, logger, chart, made.chart);
-  return { ...outcome, chart: shared ? 'shared' : 'failed' };
+): Promise<PostOutcome> {
+  return postCard(deps, client, to, await makeDigest(deps, logger, to, what, now));
 }
 
 /** A scheduled digest waiting in its channel's outbox (bulk lane). */
@@ -183,7 +159,7 @@ interface WaitingDigest {
   slot: string;
 }
 
-/** Posts scheduled digests and their charts when their channel's turn comes (src/events/bulk-lane.ts). */
+/** Posts scheduled digests when their channel's turn comes (src/events/bulk-lane.ts). */
 export function registerDigestPosts(deps: Deps, bulk: BulkPosts): void {
   bulk.on(DIGEST_POST, {
     post: async (to, body, { client }) => {
@@ -191,20 +167,7 @@ export function registerDigestPosts(deps: Deps, bulk: BulkPosts): void {
       const logger = deps.logger.child({ team: to.teamId, channel: to.channelId, timer: DIGEST_TIMER });
       const outcome = await postCard(deps, client, to, made, slot);
       if (!outcome.posted) return refused(deps, logger, to, outcome.reason);
-      logger.info({ slot: Number(slot), chart: made.chart ? 'waits' : 'none' }, 'digest posted');
-      if (!made.chart) return;
-      const chart: WaitingChart = {
-        at: { channelId: to.channelId, cardTs: outcome.ts, title: digestTitle(made.cadence), day: made.day },
-        input: made.chart,
-      };
-      await bulk.add(to, CHART_POST, { key: `chart:${slot}`, order: Number(slot) }, chart);
-    },
-  });
-  bulk.on(CHART_POST, {
-    post: async (to, body, slack) => {
-      const { at, input } = body as WaitingChart;
-      const logger = deps.logger.child({ team: to.teamId, channel: to.channelId, timer: DIGEST_TIMER });
-      await shareChart(slack.client, logger, at, input, (err) => slack.waits(err));
+      logger.info({ slot: Number(slot), chart: made.chart ? 'in the card' : 'none' }, 'digest posted');
     },
   });
 }

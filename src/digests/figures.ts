@@ -2,7 +2,7 @@
  * What a digest reports, read from the platform: dashboard totals per call category (account-wide: the
  * dashboard has no per-campaign or per-period figures, so the period's calls are the change against a
  * snapshot of the totals at the period's start, see period.ts), the period's bookings of the campaign(s),
- * and the quota rows (this month's on the card, every month's on the chart). Each part is read on its own:
+ * and the quota rows (this month's on the card). Each part is read on its own:
  * one the platform cannot give right now is shown as unavailable, the rest still posts.
  */
 import type { Booking, CampaignClient, DashboardStats, QuotaRow } from '../api/index.js';

@@ -1,5 +1,5 @@
 /**
- * What can always wait: the bulk lane of a channel's outbox. A timer's report — a digest, its chart, a quota
+ * What can always wait: the bulk lane of a channel's outbox. A timer's report — a digest, a quota
  * alert — or a call's recording once uploaded is made when its timer fires (the platform read, the figures kept) and then waits in its channel's
  * outbox behind the channel's customers and calls, posted by the one scheduler at Slack's pace and judged as
  * every other post is: a 429 or an outage is waited out, a workspace refusing the app holds it, a refused

@@ -35,7 +35,7 @@ export interface Events {
   /** Registers the worker's handler of one trigger. */
   on: EventWorker['on'];
   register(app: App): void;
-  /** The outbox's bulk lane, where timers' reports (digests, charts, quota alerts) wait for their channel. */
+  /** The outbox's bulk lane, where timers' reports (digests, quota alerts) wait for their channel. */
   bulk: BulkPosts;
   /** Posts a dead letter again (see dead-letters.ts). */
   retryDeadLetter(teamId: string, id: string): Promise<RetryOutcome>;

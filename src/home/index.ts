@@ -5,7 +5,7 @@
 import type { App } from '@slack/bolt';
 import type { Deps } from '../app/deps.js';
 import { failureBlocks, failureOf, logFailure } from '../app/failure.js';
-import { renderStats } from '../views/usage.js';
+import { renderStatsModal } from '../views/usage.js';
 import { modal } from '../slack/modals.js';
 import { noticeView } from '../slack/submission.js';
 import { publishHome } from './publish.js';
@@ -47,7 +47,7 @@ export function register(app: App, deps: Deps): void {
       view = modal({
         callbackId: 'home_stats_view',
         title: 'Campaign stats',
-        blocks: renderStats(await api.dashboard.getStats()).blocks,
+        blocks: renderStatsModal(await api.dashboard.getStats()),
       });
     } catch (err) {
       logFailure(deps.logger, err, { team: teamId }, 'stats for the home tab failed');

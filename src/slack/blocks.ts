@@ -6,15 +6,19 @@ import type {
   ActionsBlock,
   Button,
   ContextBlock,
+  DataTableBlock,
   DividerBlock,
   HeaderBlock,
-  KnownBlock,
+  KnownBlock as SlackKnownBlock,
   MrkdwnElement,
   PlainTextElement,
+  RawNumberElement,
+  RawTextElement,
   SectionBlock,
 } from '@slack/types';
 
-export type { KnownBlock } from '@slack/types';
+/** Slack's blocks, with the chart block @slack/types does not know yet. */
+export type KnownBlock = SlackKnownBlock | DataVisualizationBlock;
 
 export const LIMITS = {
   blocksPerMessage: 50,
@@ -29,6 +33,17 @@ export const LIMITS = {
   actionsElements: 25,
   /** Fallback `text` of a message: Slack truncates past 40k; keep notifications short. */
   fallbackText: 3000,
+  // https://docs.slack.dev/reference/block-kit/blocks/data-visualization-block
+  chartTitle: 50,
+  chartSeries: 6,
+  chartPoints: 20,
+  /** A category, a series' name, a point's or a segment's label. */
+  chartLabel: 20,
+  chartAxisLabel: 50,
+  chartsPerMessage: 2,
+  // https://docs.slack.dev/reference/block-kit/blocks/data-table-block
+  tableRows: 100,
+  tableColumns: 20,
 } as const;
 
 /** Escapes the three characters Slack's mrkdwn treats as control, so platform text can't inject mentions or links. */
@@ -174,4 +189,108 @@ export function message(text: string, blocks: KnownBlock[]): MessagePayload {
     blocks = [...blocks.slice(0, LIMITS.blocksPerMessage - 1), context('_…more items were cut to fit one message._')];
   }
   return { text: truncate(text, LIMITS.fallbackText), blocks };
+}
+
+/** A chart Slack draws itself: https://docs.slack.dev/reference/block-kit/blocks/data-visualization-block */
+export interface DataVisualizationBlock {
+  type: 'data_visualization';
+  title: string;
+  chart: PieChart | AxisChart;
+  block_id?: string;
+}
+
+interface Point {
+  label: string;
+  value: number;
+}
+
+interface PieChart {
+  type: 'pie';
+  segments: Point[];
+}
+
+interface AxisChart {
+  type: 'bar' | 'line' | 'area';
+  axis_config: { categories: string[]; x_label?: string; y_label?: string };
+  series: Array<{ name: string; data: Point[] }>;
+}
+
+/** A series' figure per category; `null` is a gap (no point drawn), never a zero. */
+export interface ChartSeries {
+  name: string;
+  values: ReadonlyArray<number | null>;
+}
+
+/**
+ * A bar, line or area chart of `series` over `categories`, within Slack's limits whatever it is given: the
+ * last 20 categories, 6 series, labels cut to 20 characters, and only finite figures drawn (anything else is a
+ * gap). Undefined when no series has a figure to draw.
+ */
+export function axisChart(
+  type: AxisChart['type'],
+  title: string,
+  axis: { categories: readonly string[]; xLabel?: string; yLabel?: string },
+  series: readonly ChartSeries[],
+): DataVisualizationBlock | undefined {
+  const from = Math.max(0, axis.categories.length - LIMITS.chartPoints);
+  const categories = axis.categories.slice(from).map((c) => truncate(c, LIMITS.chartLabel) || '—');
+  const drawn = series.slice(0, LIMITS.chartSeries).flatMap((s) => {
+    const data = categories.flatMap((label, i) => {
+      const value = s.values[from + i];
+      return typeof value === 'number' && Number.isFinite(value) ? [{ label, value }] : [];
+    });
+    return data.length > 0 ? [{ name: truncate(s.name, LIMITS.chartLabel), data }] : [];
+  });
+  if (drawn.length === 0 || new Set(categories).size !== categories.length) return undefined;
+  const axisConfig: AxisChart['axis_config'] = { categories };
+  if (axis.xLabel) axisConfig.x_label = truncate(axis.xLabel, LIMITS.chartAxisLabel);
+  if (axis.yLabel) axisConfig.y_label = truncate(axis.yLabel, LIMITS.chartAxisLabel);
+  return {
+    type: 'data_visualization',
+    title: truncate(title, LIMITS.chartTitle),
+    chart: { type, axis_config: axisConfig, series: drawn },
+  };
+}
+
+/** A pie of the segments above zero (at most 6); undefined when none is. */
+export function pieChart(title: string, segments: readonly Point[]): DataVisualizationBlock | undefined {
+  const drawn = segments
+    .filter((s) => Number.isFinite(s.value) && s.value > 0)
+    .slice(0, LIMITS.chartSeries)
+    .map((s) => ({ label: truncate(s.label, LIMITS.chartLabel) || '—', value: s.value }));
+  if (drawn.length === 0) return undefined;
+  return {
+    type: 'data_visualization',
+    title: truncate(title, LIMITS.chartTitle),
+    chart: { type: 'pie', segments: drawn },
+  };
+}
+
+/** A table cell: text as written, or a number people can sort by, shown as `text`. */
+export type TableCell = string | { value: number; text: string };
+
+/**
+ * A sortable, paged table Slack draws (https://docs.slack.dev/reference/block-kit/blocks/data-table-block):
+ * the first column names each row; at most 100 rows and 20 columns; an empty cell shows as `—`.
+ */
+export function dataTable(
+  caption: string,
+  columns: readonly string[],
+  rows: ReadonlyArray<readonly TableCell[]>,
+  pageSize = 10,
+): DataTableBlock {
+  const width = Math.min(columns.length, LIMITS.tableColumns);
+  const cell = (c: TableCell | undefined): RawTextElement | RawNumberElement =>
+    typeof c === 'object' && Number.isFinite(c.value)
+      ? { type: 'raw_number', value: c.value, text: c.text || String(c.value) }
+      : { type: 'raw_text', text: (typeof c === 'object' ? c.text : c) || '—' };
+  return {
+    type: 'data_table',
+    caption,
+    page_size: Math.min(Math.max(1, pageSize), LIMITS.tableRows),
+    rows: [
+      columns.slice(0, width).map((c) => cell(c)),
+      ...rows.slice(0, LIMITS.tableRows).map((r) => Array.from({ length: width }, (_, i) => cell(r[i]))),
+    ],
+  };
 }

@@ -16,7 +16,7 @@ import { segment, unsegment } from './keys.js';
 
 /**
  * What goes out first in a channel: a waiting customer (and a person's action) before call notifications,
- * call notifications before what can always wait (recordings, charts, digests).
+ * call notifications before what can always wait (recordings, digests).
  */
 export const LANES = ['urgent', 'routine', 'bulk'] as const;
 export type Lane = (typeof LANES)[number];

@@ -6,6 +6,7 @@ import type { DashboardStats, QuotaRow } from '../api/index.js';
 import { groupDigits, hoursMinutes, percent, usageBar } from '../format/numbers.js';
 import {
   context,
+  dataTable,
   divider,
   escapeMrkdwn,
   fields,
@@ -17,15 +18,52 @@ import {
   truncate,
   type KnownBlock,
   type MessagePayload,
+  type TableCell,
 } from '../slack/blocks.js';
+import type { KnownBlock as SlackKnownBlock } from '@slack/types';
 
 const CATEGORIES = ['Outbound', 'Inbound', 'Web'] as const;
 const TOP_CAMPAIGNS_SHOWN = 10;
 const EARLIER_MONTHS_SHOWN = 5;
+const NO_NAMES: ReadonlyMap<string, string> = new Map();
 
-/** `names`: campaign id → name, for the campaigns the bot knows (the dashboard sends ids only). */
+/**
+ * The dashboard as a message (`/campaign stats`): the top campaigns in a table people can sort. `names`:
+ * campaign id → name, for the campaigns the bot knows (the dashboard sends ids only).
+ */
 export function renderStats(s: DashboardStats, names: ReadonlyMap<string, string> = new Map()): MessagePayload {
-  const blocks: KnownBlock[] = [header('Campaign dashboard')];
+  const { blocks, totalCalls } = totalsBlocks(s);
+  const top = (s.topCampaigns ?? []).slice(0, TOP_CAMPAIGNS_SHOWN);
+  if (top.length > 0) {
+    const rows = top.map((t): TableCell[] => [
+      campaignCell(names, t.campaignId),
+      { value: t.calls ?? 0, text: groupDigits(t.calls ?? 0) },
+      t.connectionRate !== undefined ? { value: t.connectionRate, text: percent(t.connectionRate) } : '—',
+    ]);
+    blocks.push(divider(), dataTable('Top campaigns', ['Campaign', 'Calls', 'Connected'], rows));
+  }
+  blocks.push(...elementsBlocks(s));
+  const leader =
+    top[0] && ` · top: ${campaignCell(names, top[0].campaignId)} (${groupDigits(top[0].calls ?? 0)} calls)`;
+  return message(`Campaign dashboard: ${groupDigits(totalCalls)} calls in total${leader ?? ''}`, blocks);
+}
+
+/** The dashboard in a modal (App Home's stats), where the top campaigns stay a mrkdwn list. */
+export function renderStatsModal(s: DashboardStats): SlackKnownBlock[] {
+  const { blocks } = totalsBlocks(s);
+  const top = (s.topCampaigns ?? []).slice(0, TOP_CAMPAIGNS_SHOWN);
+  if (top.length > 0) {
+    const lines = top.map(
+      (t, i) =>
+        `${i + 1}. ${campaignLabel(NO_NAMES, t.campaignId)} — ${groupDigits(t.calls ?? 0)} calls, ${percent(t.connectionRate)} connected`,
+    );
+    blocks.push(divider(), section(`*Top campaigns*\n${lines.join('\n')}`));
+  }
+  return [...blocks, ...elementsBlocks(s)];
+}
+
+function totalsBlocks(s: DashboardStats): { blocks: SlackKnownBlock[]; totalCalls: number } {
+  const blocks: SlackKnownBlock[] = [header('Campaign dashboard')];
   let totalCalls = 0;
   for (const name of CATEGORIES) {
     const c = s.totals?.[name];
@@ -45,28 +83,27 @@ export function renderStats(s: DashboardStats, names: ReadonlyMap<string, string
     );
   }
   if (blocks.length === 1) blocks.push(section('_No calls recorded yet._'));
+  return { blocks, totalCalls };
+}
 
-  const top = (s.topCampaigns ?? []).slice(0, TOP_CAMPAIGNS_SHOWN);
-  if (top.length > 0) {
-    const lines = top.map(
-      (t, i) =>
-        `${i + 1}. ${campaignLabel(names, t.campaignId)} — ${groupDigits(t.calls ?? 0)} calls, ${percent(t.connectionRate)} connected`,
-    );
-    blocks.push(divider(), section(`*Top campaigns*\n${lines.join('\n')}`));
-  }
+function elementsBlocks(s: DashboardStats): SlackKnownBlock[] {
   const e = s.elements;
-  if (e) {
-    blocks.push(
-      divider(),
-      context(
-        `Agents: *${groupDigits(e.agents ?? 0)}*`,
-        `Contacts: *${groupDigits(e.contacts ?? 0)}*`,
-        `Knowledge files: *${groupDigits(e.knowledgeFiles ?? 0)}*`,
-        `Actions: *${groupDigits(e.actions ?? 0)}*`,
-      ),
-    );
-  }
-  return message(`Campaign dashboard: ${groupDigits(totalCalls)} calls in total`, blocks);
+  if (!e) return [];
+  return [
+    divider(),
+    context(
+      `Agents: *${groupDigits(e.agents ?? 0)}*`,
+      `Contacts: *${groupDigits(e.contacts ?? 0)}*`,
+      `Knowledge files: *${groupDigits(e.knowledgeFiles ?? 0)}*`,
+      `Actions: *${groupDigits(e.actions ?? 0)}*`,
+    ),
+  ];
+}
+
+/** A table cell is plain text: `Spring Recall (camp-1)`, or the id alone when the bot knows no name. */
+function campaignCell(names: ReadonlyMap<string, string>, id: string | undefined): string {
+  const name = id !== undefined ? names.get(id) : undefined;
+  return name !== undefined ? `${truncate(name, 80)} (${id})` : (id ?? 'unknown campaign');
 }
 
 /** The allowance of a month in ms: the plan (when it is a number of ms) plus purchased and rollover time. */

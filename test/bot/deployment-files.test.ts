@@ -97,7 +97,7 @@ describe('Dockerfile', () => {
     expect(RUNTIME_STAGE).toBeGreaterThanOrEqual(1);
     expect(runtime('RUN').some((i) => /\bnpm ci\b[^&|;]*--omit=dev/.test(i.args))).toBe(true);
     expect(runtime('COPY').some((i) => /^--from=\S+\s+\S*\/dist\s+\S*dist/.test(i.args))).toBe(true);
-    // What the compiled code reads two levels up from its file (emoji names, the chart's fonts): scripts/generate-assets.ts.
+    // What the compiled code reads two levels up from its file (emoji names): scripts/generate-assets.ts.
     expect(runtime('COPY').some((i) => /^assets\s+(\.\/)?assets\/?$/.test(i.args))).toBe(true);
     expect(
       DOCKERFILE.filter((i) => i.stage < RUNTIME_STAGE && i.op === 'RUN').some((i) => /npm run build/.test(i.args)),

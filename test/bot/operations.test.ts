@@ -31,6 +31,17 @@ describe('App Home', () => {
     expect(findAction(home.blocks, HOME_ACTIONS.connect)).toBeUndefined(); // members get no connect button
   });
 
+  it('shows stats in a modal with the top campaigns as a list, where the table of `/campaign stats` is not used', async () => {
+    await h.signer.blockAction({ actionId: HOME_ACTIONS.stats, userId: MEMBER_ID });
+    const update = await h.slack.waitFor(() =>
+      h.slack.callsTo('views.update').find((c) => JSON.stringify(c.args).includes('home_stats_view')),
+    );
+    expect(update.response.ok).toBe(true);
+    const view = JSON.stringify(update.args.view);
+    expect(view).toContain('*Top campaigns*\\n1. `camp-1` — 1,284 calls, 62% connected');
+    expect(view).not.toContain('data_table');
+  });
+
   it('offers admins the connect button, which opens the connect modal', async () => {
     const home = await openHome(ADMIN_ID);
     expect(findAction(home.blocks, HOME_ACTIONS.connect)).toBeDefined();

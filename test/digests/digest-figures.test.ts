@@ -1,9 +1,10 @@
 /**
- * A digest's period figures and its chart, driven through `/campaign digest` and the store's timers (fake
+ * A digest's period figures and its charts, driven through `/campaign digest` and the store's timers (fake
  * clock, fired with `runDue`) against the Slack stand-in and the platform simulator, in memory and on Redis:
  * the period's calls, connection rate and bookings as the difference between two snapshots of the dashboard's
- * totals (totals beside), a first digest without a baseline, the chart PNG shared in the channel (and what a
- * failed upload does), daily snapshots at midnight building the chart's days, and bounded snapshots.
+ * totals (totals beside), a first digest without a baseline, the charts Slack draws from the card's own
+ * blocks (what the stand-in checks against Slack's limits), a figure no account could make charted as a gap,
+ * daily snapshots at midnight building the chart's days, and bounded snapshots.
  */
 import { describe, expect, it } from 'vitest';
 import { TEAM_ID, type Harness, harnessesPerTest, storeOn } from '../support/harness.js';
@@ -20,7 +21,6 @@ const at = (iso: string) => Date.parse(iso);
 /** The workspace's minute after midnight for its daily snapshot: fixed, within the first half hour. */
 const phase = phaseOf(TEAM_ID, 30 * 60_000);
 const snapshotDue = (h: Harness) => h.bot.deps.store.timers.dueAt('digest-snapshot', SNAPSHOT_TIMER_ID);
-const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 const started = harnessesPerTest();
 let n = 0;
@@ -49,19 +49,40 @@ function cards(h: Harness): string[] {
     .map((m) => `${m.text}\n${JSON.stringify(m.blocks)}`);
 }
 
-function chartUploads(h: Harness) {
-  return h.slack.uploads.filter((u) => u.channel_id === CHANNEL && u.filename.endsWith('.png'));
+interface Chart {
+  type: 'data_visualization';
+  title: string;
+  chart: {
+    type: string;
+    segments?: Array<{ label: string; value: number }>;
+    axis_config?: { categories: string[]; x_label?: string; y_label?: string };
+    series?: Array<{ name: string; data: Array<{ label: string; value: number }> }>;
+  };
 }
 
-/** Width and height from a PNG's IHDR chunk, after checking its signature. */
-function pngSize(data: Buffer): { width: number; height: number } {
-  expect(data.subarray(0, 8).equals(PNG_MAGIC)).toBe(true);
-  expect(data.subarray(12, 16).toString('latin1')).toBe('IHDR');
-  return { width: data.readUInt32BE(16), height: data.readUInt32BE(20) };
+/** The charts of the channel's digest cards Slack accepted and holds, card by card. */
+function charts(h: Harness): Chart[][] {
+  return h.slack
+    .messages(CHANNEL)
+    .filter((m) => m.text.includes('digest for'))
+    .map((m) => (m.blocks as Array<{ type: string }>).filter((b): b is Chart => b.type === 'data_visualization'));
 }
+
+/** Slack was asked for one post per card, and for no file: the card carries its charts. */
+function expectOneCallPerCard(h: Harness): void {
+  const posts = h.slack
+    .callsTo('chat.postMessage')
+    .filter((c) => c.args.channel === CHANNEL && String(c.args.text).includes('digest for'));
+  expect(posts.map((c) => c.response.ok)).toEqual(cards(h).map(() => true));
+  expect(h.slack.calls.filter((c) => c.method.startsWith('files.'))).toEqual([]);
+}
+
+/** A series of the chart as `label value` pairs. */
+const pointsOf = (chart: Chart, name: string) =>
+  chart.chart.series?.find((s) => s.name === name)?.data.map((p) => `${p.label} ${p.value}`);
 
 describe.each(['memory', 'redis'] as const)('digest figures and chart (%s)', (backend) => {
-  it('shows the period’s calls, connection rate and bookings as the change between two snapshots, totals beside, with the chart below', async () => {
+  it('shows the period’s calls, connection rate and bookings as the change between two snapshots, totals beside, with their outcomes charted in the card', async () => {
     const clock = { now: at('2024-03-08T08:00:00Z') };
     const h = await start(backend, clock);
     setTotals(h, { calls: 1_000, connected: 500, bookings: 100, minutes: 60 });
@@ -73,36 +94,34 @@ describe.each(['memory', 'redis'] as const)('digest figures and chart (%s)', (ba
 
     setTotals(h, { calls: 1_100, connected: 560, bookings: 110, minutes: 90 });
     clock.now = at('2024-03-08T09:00:10Z');
-    const rssBefore = process.memoryUsage().rss;
     await fireTimers(h);
-    const rssAfter = process.memoryUsage().rss;
 
     expect(cards(h)).toHaveLength(1);
     const first = cards(h)[0]!;
-    expect(first).toContain('Daily digest for every campaign: 100 calls in this period, 60% connected');
+    // The message's text states the figures: what a notification shows and a screen reader reads.
+    expect(h.slack.messages(CHANNEL).at(-1)?.text).toBe(
+      'Daily digest for every campaign: 100 calls in this period, 60% connected, 10 bookings made',
+    );
     expect(first).toContain(
       '*Outbound*\\n100 calls (of 1,100)\\n60% connected (51% overall)\\n10 bookings (of 110)\\n30 min talk time (of 1 h 30 min)',
     );
     expect(first).toContain(`Changes since the snapshot of <!date^${at('2024-03-08T08:00:00Z') / 1000}^`);
 
-    // The chart: a PNG shared into the channel right below the card, accepted by Slack.
-    const [upload] = chartUploads(h);
-    expect(upload).toBeDefined();
-    expect(pngSize(upload!.data)).toEqual({ width: 1600, height: 800 });
-    expect(upload!.filename).toBe('digest-2024-03-08.png');
-    expect(upload!.initial_comment).toContain('📈 Daily digest: calls and connected share per day');
-    const completed = h.slack.callsTo('files.completeUploadExternal');
-    expect(completed.map((c) => c.response.ok)).toEqual([true]);
-    const posts = h.slack.messages(CHANNEL);
-    expect(posts.at(-1)?.files?.map((f) => [f.id, f.mimetype])).toEqual([[upload!.file_id, 'image/png']]);
-    expect(posts.at(-2)?.text).toContain('Daily digest for every campaign');
-    // No daily figures yet (one day old); this month's and earlier months' quota are on it.
-    expect(h.slack.file(upload!.file_id)?.file.alt_txt).toContain('no daily figures yet');
-    expect(h.slack.file(upload!.file_id)?.file.alt_txt).toContain('Quota used per month: Mar 2024 313 h of 507 h');
-    const rendered = /"renderMs":(\d+)/.exec(h.logs());
-    console.info(
-      `[digest chart] render ${rendered?.[1] ?? '?'} ms, RSS ${((rssAfter - rssBefore) / 1024 / 1024).toFixed(1)} MB more across the first digest (${backend})`,
-    );
+    // The period's calls by outcome, a pie Slack draws in the card; no calls per day yet (no midnight snapshot).
+    expect(charts(h)[0]).toEqual([
+      {
+        type: 'data_visualization',
+        title: 'Calls in this period by outcome',
+        chart: {
+          type: 'pie',
+          segments: [
+            { label: 'Booked', value: 10 },
+            { label: 'Connected, unbooked', value: 50 },
+            { label: 'Not connected', value: 40 },
+          ],
+        },
+      },
+    ]);
 
     // The next day: the change since this digest (the channel's previous one).
     setTotals(h, { calls: 1_150, connected: 590, bookings: 111, minutes: 100 });
@@ -112,7 +131,8 @@ describe.each(['memory', 'redis'] as const)('digest figures and chart (%s)', (ba
     const second = cards(h)[1]!;
     expect(second).toContain('50 calls (of 1,150)\\n60% connected (51% overall)\\n1 booking (of 111)');
     expect(second).toContain(`Changes since the previous digest (<!date^${at('2024-03-08T09:00:10Z') / 1000}^`);
-    expect(chartUploads(h)).toHaveLength(2);
+    expect(charts(h)[1]?.[0]?.chart.segments?.map((s) => s.value)).toEqual([1, 29, 20]);
+    expectOneCallPerCard(h);
     // The setup's, the first digest's, and the second digest's (the late midnight one, taken in the same
     // tick, is the same instant: one snapshot).
     expect((await h.bot.deps.store.reports.snapshots(TEAM_ID)).map((s) => s.at)).toEqual([
@@ -131,27 +151,52 @@ describe.each(['memory', 'redis'] as const)('digest figures and chart (%s)', (ba
     expect(card).toContain('Campaign digest for every campaign: no baseline yet, 1,792 calls in total');
     expect(card).toContain('*Calls:* no baseline yet. This is the first digest here');
     expect(card).toContain('*Outbound*\\n1,284 calls in total\\n62% connected\\n143 bookings made');
-    expect(chartUploads(h)).toHaveLength(1);
+    // Nothing to chart without a period or daily figures.
+    expect(charts(h)).toEqual([[]]);
+    expectOneCallPerCard(h);
     // Its snapshot is the next digest's baseline.
     expect((await h.bot.deps.store.reports.lastFigures(TEAM_ID, CHANNEL))?.at).toBe(clock.now);
   });
 
-  it('still posts the card when the chart cannot be shared, and says so in its thread', async () => {
-    const clock = { now: at('2024-03-08T12:00:00Z') };
+  it('charts a day no account could make as a gap, and Slack accepts the card', async () => {
+    const clock = { now: at('2024-03-16T10:00:00Z') };
     const h = await start(backend, clock);
-    h.slack.failMethod('files.getUploadURLExternal', 'internal_error', 1);
-    h.slack.expectRefusal('files.getUploadURLExternal', 'internal_error');
-
-    const { text } = await run(h, 'digest now', { channelId: CHANNEL });
-    expect(text).toContain('✅ Posted. Its chart could not be attached this time.');
-    const card = h.slack.messages(CHANNEL).find((m) => m.text.includes('digest for'));
-    expect(card).toBeDefined();
-    expect(h.slack.thread(CHANNEL, card!.ts).map((m) => m.text)).toEqual([
-      card!.text,
-      'The chart could not be attached to this digest this time; the next digest tries again.',
+    // Midnight snapshots from 2 to 16 March, 100 calls a day; the one of 12 March read a total of 1.7e308.
+    const bounds = { keepMs: 45 * 86_400_000, max: 400 };
+    for (let day = 2; day <= 16; day++) {
+      const calls = day === 12 ? 1.7e308 : 1_000 + 100 * day;
+      const totals = { Outbound: { calls, durationMs: 0, connected: Math.round(calls / 2) } };
+      await h.bot.deps.store.reports.addSnapshot(TEAM_ID, { at: Date.UTC(2024, 2, day), totals }, bounds);
+    }
+    await run(h, 'digest now', { channelId: CHANNEL });
+    const [bars] = charts(h)[0]!;
+    expect(bars?.title).toBe('Calls per day');
+    expect(bars?.chart.axis_config).toEqual({
+      categories: [
+        'Sat, Mar 9',
+        'Sun, Mar 10',
+        'Mon, Mar 11',
+        'Tue, Mar 12',
+        'Wed, Mar 13',
+        'Thu, Mar 14',
+        'Fri, Mar 15',
+      ],
+      x_label: 'Day (UTC)',
+      y_label: 'Calls',
+    });
+    // 11 March (up to the bad total) and 12 March (down from it) are gaps, not bars.
+    expect(pointsOf(bars!, 'Last 7 days')).toEqual([
+      'Sat, Mar 9 100',
+      'Sun, Mar 10 100',
+      'Wed, Mar 13 100',
+      'Thu, Mar 14 100',
+      'Fri, Mar 15 100',
     ]);
-    expect(chartUploads(h)).toHaveLength(0);
-    expect(h.logs()).toContain('digest chart could not be shared');
+    expect(pointsOf(bars!, 'Week before')).toHaveLength(7);
+    expect(h.slack.messages(CHANNEL).at(-1)?.text).toContain(
+      'Calls per day, last 7 days (UTC), 500 in all (week before: 700): Sat, Mar 9: 100, Sun, Mar 10: 100, Mon, Mar 11: no figure, Tue, Mar 12: no figure, Wed, Mar 13: 100',
+    );
+    expectOneCallPerCard(h);
   });
 });
 
@@ -179,15 +224,34 @@ describe('daily snapshots', () => {
     }
     // The Monday digests of 4 and 11 March went out (late, at the next midnight) with their charts.
     expect(cards(h)).toHaveLength(2);
+    expect(charts(h)[1]?.map((c) => c.title)).toContain('Calls per day');
 
     clock.now = at('2024-03-16T10:00:00Z');
     await run(h, 'digest now', { channelId: CHANNEL });
-    const last = chartUploads(h).at(-1)!;
-    // Days 2 to 15 March; 8 and 9 March lack their midnight snapshot.
-    const known = [2, 3, 4, 5, 6, 7, 10, 11, 12, 13, 14, 15].map((d) => perDay.get(`Mar ${d}`)!);
-    expect(h.slack.file(last.file_id)?.file.alt_txt).toContain(
-      `Calls per day, Mar 2 to Mar 15 (UTC): ${known.reduce((a, b) => a + b, 0)} calls over the 12 days with figures.`,
+    const bars = charts(h)
+      .at(-1)!
+      .find((c) => c.title === 'Calls per day')!;
+    // Days 9 to 15 March against 2 to 8 March, weekday by weekday; 8 and 9 March lack their midnight snapshot.
+    const days = (from: number) => [0, 1, 2, 3, 4, 5, 6].map((i) => from + i);
+    const label = (d: number) =>
+      new Date(Date.UTC(2024, 2, d)).toLocaleDateString('en-US', {
+        timeZone: 'UTC',
+        weekday: 'short',
+        month: 'short',
+        day: 'numeric',
+      });
+    expect(bars.chart.axis_config?.categories).toEqual(days(9).map(label));
+    expect(pointsOf(bars, 'Last 7 days')).toEqual(
+      days(10)
+        .slice(0, 6)
+        .map((d) => `${label(d)} ${perDay.get(`Mar ${d}`)}`),
     );
+    expect(pointsOf(bars, 'Week before')).toEqual(
+      days(2)
+        .slice(0, 6)
+        .map((d) => `${label(d + 7)} ${perDay.get(`Mar ${d}`)}`),
+    );
+    expectOneCallPerCard(h);
 
     // Without digests, no more daily snapshots; an uninstall forgets the series.
     await run(h, 'digest off', { channelId: CHANNEL });

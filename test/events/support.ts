@@ -97,7 +97,7 @@ export async function queueDrained(h: Harness, timeoutMs = 10_000): Promise<void
 }
 
 /**
- * Fires the timers due (one tick) and resolves once what they left in channels' outboxes (digests, charts,
+ * Fires the timers due (one tick) and resolves once what they left in channels' outboxes (digests,
  * quota alerts) is posted or given up; resolves with how many timers this replica fired.
  */
 export async function fireTimers(h: Harness, timeoutMs?: number): Promise<number> {

@@ -58,7 +58,9 @@ describe.skipIf(!browserTestsRun)('the playground, as Slack would show it', () =
     expect(b.pageErrors).toEqual([]);
   });
 
-  it('the first digest shows its period and a two-week chart, not "no baseline yet"', { timeout: 60_000 }, async () => {
+  it('the first digest shows its period and its charts, not "no baseline yet"', { timeout: 60_000 }, async () => {
+    // A call today: the period has calls, so the card charts their outcomes.
+    await fireCall('camp-1', 'booked', 'Pia Period');
     await b.page.getByRole('button', { name: '# general' }).click();
     await run('/campaign digest daily * at 09:00');
     await b.page.locator('#messages .msg', { hasText: 'now gets a digest' }).waitFor();
@@ -69,8 +71,17 @@ describe.skipIf(!browserTestsRun)('the playground, as Slack would show it', () =
     const text = await card.innerText();
     expect(text).toContain('in this period');
     expect(text).not.toContain('no baseline yet');
-    // Two weeks of points to draw, on a machine that may be busy.
-    await b.page.locator('#messages img').first().waitFor({ timeout: 30_000 });
+    // The card's charts as Slack draws them: bars per day, and the period's outcomes as a pie with its legend.
+    const bars = card.locator('.bk-chart[data-chart-type="bar"]');
+    expect(await bars.locator('.bk-chart-title').innerText()).toBe('Calls per day');
+    expect(await bars.locator('rect.bk-chart-bar').count()).toBeGreaterThanOrEqual(7);
+    expect(await bars.locator('.bk-chart-legend').innerText()).toMatch(/Last 7 days\s+Week before/);
+    const box = await bars.locator('svg.bk-chart-svg').boundingBox();
+    expect(box?.width).toBeGreaterThan(200);
+    expect(
+      await card.locator('.bk-chart[data-chart-type="pie"] path, .bk-chart[data-chart-type="pie"] circle').count(),
+    ).toBeGreaterThanOrEqual(1);
+    expect(await card.locator('img').count()).toBe(0);
     expect((await h.pg.bot.deps.store.reports.snapshots(h.pg.slack.teamId)).length).toBeGreaterThanOrEqual(14);
   });
 

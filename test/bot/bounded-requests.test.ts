@@ -296,6 +296,41 @@ describe('the server on PORT', () => {
     }
   });
 
+  it('under the connection cap, closes the oldest connection idle on keep-alive after its answer first', async () => {
+    const h = await start({ bot: { requestLimits: { http: { maxConnections: 8 } } } });
+    const { port } = new URL(h.url);
+    const closedAt: string[] = [];
+    const sockets: Socket[] = [];
+    try {
+      // 8 clients each asked /healthz once and keep their connection open: the cap is reached by idle ones.
+      for (let i = 0; i < 8; i++) {
+        const socket = connect(Number(port), '127.0.0.1');
+        socket.on('error', () => undefined);
+        socket.on('close', () => closedAt.push(`idle ${i}`));
+        sockets.push(socket);
+        await new Promise((resolve) => socket.once('connect', resolve));
+        socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+        await new Promise((resolve) => socket.once('data', resolve));
+      }
+      // Then 2 that never send a request: the idle ones give way first, the silent ones stay.
+      for (let i = 0; i < 2; i++) {
+        const socket = connect(Number(port), '127.0.0.1');
+        socket.on('error', () => undefined);
+        socket.on('close', () => closedAt.push(`silent ${i}`));
+        sockets.push(socket);
+        await new Promise((resolve) => socket.once('connect', resolve));
+      }
+      expect((await fetch(`${h.url}/healthz`)).status).toBe(200);
+      const command = await h.signer.command({ text: 'help', userId: MEMBER_ID, responseUrlId: 'idle-crowd' });
+      expect(command.status).toBe(200);
+      await h.slack.waitFor(() => h.slack.responses.find((r) => r.id === 'idle-crowd'));
+      await h.slack.waitFor(() => closedAt.length >= 3);
+      expect(closedAt.slice(0, 3)).toEqual(['idle 0', 'idle 1', 'idle 2']);
+    } finally {
+      for (const s of sockets) s.destroy();
+    }
+  });
+
   it('sockets that never send a request cannot keep /healthz or a command out', async () => {
     const h = await start({ bot: { requestLimits: { http: { maxConnections: 8 } } } });
     const { port } = new URL(h.url);

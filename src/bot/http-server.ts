@@ -142,6 +142,31 @@ function dropSlowBody(res: ServerResponse): void {
 }
 
 /**
+ * A request path a proxy in front and our router could read as two different paths: a backslash (the WHATWG
+ * URL parser, which Bolt's router uses, reads it as `/`; nginx does not, so `/slack/..\metrics` passed an Ingress
+ * routing `/slack` and reached `/metrics`), a `.` or `..` segment, or a dot, slash, backslash or percent sign
+ * percent-encoded (`%2e`, `%2f`, `%5c`, `%25`: decoded by one side and not the other, or twice). None of the
+ * bot's paths has any of them; the query string is not looked at.
+ * (Backslash as slash: https://url.spec.whatwg.org/#path-state, "url is special and c is U+005C".)
+ */
+const AMBIGUOUS_PATH = /\\|%(2e|2f|5c|25)|(^|\/)\.{1,2}(\/|$)/i;
+
+/** 400 before any route sees a path that could mean something else behind a proxy (above); true when refused. */
+export function refuseAmbiguousPath(req: IncomingMessage, res: ServerResponse): boolean {
+  const url = req.url ?? '';
+  const query = url.indexOf('?');
+  if (!AMBIGUOUS_PATH.test(query === -1 ? url : url.slice(0, query))) return false;
+  const text = 'request path not allowed';
+  res.writeHead(400, {
+    'content-type': 'text/plain; charset=utf-8',
+    'content-length': String(Buffer.byteLength(text)),
+    connection: 'close',
+  });
+  res.end(text);
+  return true;
+}
+
+/**
  * What a route that throws gets: 404 for a path that cannot be decoded (`/hooks/%E0%A4%A`: the routers'
  * `decodeURIComponent` throws `URIError`) or that nothing serves, 500 otherwise — never a request left
  * unanswered. The path is logged with any hook or attachment token masked.

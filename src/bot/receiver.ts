@@ -32,7 +32,13 @@ import type { Logger } from '../logger.js';
 import type { Store } from '../store/index.js';
 import { boltLogger } from '../slack/logger.js';
 import { appRateLimitedNotice, type AppRateLimitedNotice } from './app-rate-limited.js';
-import { answerRouteError, capConnections, serverOptions, type HttpLimits } from './http-server.js';
+import {
+  answerRouteError,
+  capConnections,
+  refuseAmbiguousPath,
+  serverOptions,
+  type HttpLimits,
+} from './http-server.js';
 import { signatureProperties } from './replay-guard.js';
 import { BOT_SCOPES } from './scopes.js';
 import { gateSlackRequests, isSlackEventsPath, type SlackGateLimits } from './slack-gate.js';
@@ -119,7 +125,7 @@ export class SlackReceiver implements Receiver {
     }
     this.server = createServer(serverOptions(options.limits.http), (req, res) => {
       try {
-        handle(req, res);
+        if (!refuseAmbiguousPath(req, res)) handle(req, res);
       } catch (err) {
         onRouteError(err, req, res);
       }

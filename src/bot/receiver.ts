@@ -31,6 +31,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { Store } from '../store/index.js';
 import { boltLogger } from '../slack/logger.js';
+import { clientKeyOf } from './client-address.js';
 import { appRateLimitedNotice, type AppRateLimitedNotice } from './app-rate-limited.js';
 import {
   answerRouteError,
@@ -119,6 +120,7 @@ export class SlackReceiver implements Receiver {
         limits: options.limits.slack,
         verified: (req, res) => void this.httpEvent(req, res),
         onError: onRouteError,
+        clientOf: clientKeyOf(config.trustedProxies),
       });
       handle = (req, res) =>
         req.method === 'POST' && isSlackEventsPath(req.url ?? '') ? slackEvents(req, res) : routes(req, res);

@@ -119,7 +119,9 @@ describe('/slack/events before its body is read', () => {
   });
 
   it('keeps the bytes of all Slack bodies being read within a budget: past it, 503 + Retry-After', async () => {
-    const h = await start({ bot: { requestLimits: { slack: { unverifiedBytes: 64 * 1024 } } } });
+    const h = await start({
+      bot: { requestLimits: { slack: { unverifiedBytes: 64 * 1024, smallReserveBytes: 16 * 1024 } } },
+    });
     const answer = await rawRequest(
       h.url,
       postHead({ 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', ...looksSigned() }),

@@ -187,6 +187,11 @@ describe('/slack/events before its body is read', () => {
     expect((await genuine(proxied, '198.51.100.9')).status).toBe(200);
     expect((await genuine(proxied, '203.0.113.7')).status).toBe(503);
     held.destroy();
+    // An IPv6 client is its /64: another address of the prefix shares the share, another prefix has its own.
+    const held6 = await fillShare(proxied, '2001:db8:1:2::7');
+    expect((await genuine(proxied, '2001:db8:1:2:ffff::1')).status).toBe(503);
+    expect((await genuine(proxied, '2001:db8:1:3::7')).status).toBe(200);
+    held6.destroy();
 
     // Not behind a trusted proxy: the header is the client's own writing, and a new one buys no new share.
     const direct = await start({ bot: { requestLimits: { slack } } });

@@ -82,7 +82,7 @@ describe('unroutable requests', () => {
 });
 
 describe('readiness without the store', () => {
-  it('answers 503 when Redis is unreachable, while /healthz stays 200', async () => {
+  it('answers 503 naming the store, without its error text or address, while /healthz stays 200', async () => {
     const broken = await startHarness({ redisUrl: 'redis://127.0.0.1:1' });
     try {
       const ready = await fetch(`${broken.url}/readyz`);

@@ -260,7 +260,8 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
         },
         'campaign bot listening',
       );
-      if (opsPort === undefined && config.metricsToken === undefined) {
+      // Listening on one interface (the playground: loopback) is not public.
+      if (opsPort === undefined && config.metricsToken === undefined && options.listenHost === undefined) {
         logger.warn('/metrics is open on PORT: set OPS_PORT (kept off the Ingress) or METRICS_TOKEN');
       }
       events.start();

@@ -23,6 +23,6 @@ EXPOSE 3000
 # The image's `node` user, by id so Kubernetes' runAsNonRoot can verify it.
 USER 1000:1000
 HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:' + process.env.PORT + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.OPS_PORT || process.env.PORT) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # Exec form: node is PID 1 and gets SIGTERM itself (no shell, no npm in between), see docs/OPERATIONS.md.
 CMD ["node", "dist/bot/main.js"]

@@ -5,6 +5,7 @@
  * A bad or missing value produces one readable line per problem — the variable name and what is
  * wrong with it, never its value (several of these are secrets).
  */
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
@@ -34,6 +35,13 @@ export interface Config {
   /** A Redis Cluster instead of `redisUrl` (its seed nodes; `password` from REDIS_PASSWORD). */
   redisCluster?: { nodes: ReadonlyArray<{ host: string; port: number }>; password?: string };
   port: number;
+  /** OPS_PORT: when set, `/healthz`, `/readyz` and `/metrics` are served on this port only (not on `port`). */
+  opsPort?: number;
+  /**
+   * TRUSTED_PROXIES: addresses and CIDR ranges of the proxies in front of the bot; a request from one of them is
+   * counted against the client X-Forwarded-For names (the nearest address not itself a proxy).
+   */
+  trustedProxies: readonly string[];
   /** Public https base of this bot, used to build webhook hook URLs. */
   publicUrl?: string;
   /** 32-byte AES-256-GCM keys for stored secrets: the first encrypts, every one decrypts (key rotation). */
@@ -177,6 +185,22 @@ const recordingHosts = z.string().transform((v, ctx): 'off' | RecordingHost[] =>
   return z.NEVER;
 });
 
+function portNumber() {
+  return z
+    .string()
+    .regex(/^\d{1,5}$/, 'must be a port number')
+    .transform(Number)
+    .pipe(z.number().max(65535, 'must be between 0 and 65535'));
+}
+
+/** `10.0.0.7`, `10.0.0.0/8`, `fd00::/8`: what TRUSTED_PROXIES lists. */
+function isAddressOrRange(entry: string): boolean {
+  const [address = '', bits, more] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || more !== undefined) return false;
+  return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
+}
+
 /** OTEL_EXPORTER_OTLP_HEADERS: `key=value` pairs, comma-separated, values percent-encoded (the OTel spec's form). */
 const otlpHeaders = z.string().transform((v, ctx) => {
   const headers: Record<string, string> = {};
@@ -255,12 +279,13 @@ const envSchema = z.object({
       .optional(),
   ),
   REDIS_PASSWORD: optionalText,
-  PORT: optionalText.pipe(
+  PORT: optionalText.pipe(portNumber().optional()),
+  OPS_PORT: optionalText.pipe(portNumber().optional()),
+  TRUSTED_PROXIES: optionalText.pipe(
     z
       .string()
-      .regex(/^\d{1,5}$/, 'must be a port number')
-      .transform(Number)
-      .pipe(z.number().max(65535, 'must be between 0 and 65535'))
+      .transform((v) => v.split(',').map((a) => a.trim()))
+      .pipe(z.array(z.string().refine(isAddressOrRange, 'must be IP addresses or CIDR ranges, comma-separated')))
       .optional(),
   ),
   PUBLIC_URL: optionalText.pipe(httpUrl(true).optional()),
@@ -379,6 +404,10 @@ export function parseConfig(env: Env): ConfigResult {
   if (isSet('REDIS_PASSWORD') && !isSet('REDIS_CLUSTER_NODES')) {
     problems.push('REDIS_PASSWORD: used with REDIS_CLUSTER_NODES only (for REDIS_URL, put the password in the URL)');
   }
+  const port = (name: string) => env[name]?.trim() || (name === 'PORT' ? '3000' : '');
+  if (isSet('OPS_PORT') && port('OPS_PORT') !== '0' && Number(port('OPS_PORT')) === Number(port('PORT'))) {
+    problems.push('OPS_PORT: must differ from PORT (it keeps /healthz, /readyz and /metrics off the public port)');
+  }
   if (tracingAsked(isSet) && isSet('OTEL_EXPORTER_OTLP_HEADERS')) {
     // The headers usually hold a vendor's key: never in clear beyond this machine.
     for (const name of ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'OTEL_EXPORTER_OTLP_ENDPOINT'].filter(isSet)) {
@@ -416,6 +445,8 @@ export function parseConfig(env: Env): ConfigResult {
       ? { redisCluster: { nodes: e.REDIS_CLUSTER_NODES, ...(e.REDIS_PASSWORD ? { password: e.REDIS_PASSWORD } : {}) } }
       : {}),
     port: e.PORT ?? 3000,
+    ...(e.OPS_PORT === undefined ? {} : { opsPort: e.OPS_PORT }),
+    trustedProxies: e.TRUSTED_PROXIES ?? [],
     ...(e.PUBLIC_URL ? { publicUrl: e.PUBLIC_URL.replace(/\/+$/, '') } : {}),
     ...(e.SECRETS_KEY ? { secretsKeys: e.SECRETS_KEY } : {}),
     ...(e.METRICS_TOKEN ? { metricsToken: e.METRICS_TOKEN } : {}),

@@ -31,6 +31,7 @@ import { healthRoutes } from './http-routes.js';
 import { SlackTokenCheck } from './readiness.js';
 import { HTTP_LIMITS, type HttpLimits } from './http-server.js';
 import { onAppRateLimited } from './app-rate-limited.js';
+import { OpsServer } from './ops-server.js';
 import { SlackReceiver } from './receiver.js';
 import { replayGuard } from './replay-guard.js';
 import { SLACK_GATE_LIMITS, type SlackGateLimits } from './slack-gate.js';
@@ -48,7 +49,8 @@ export interface Bot {
   readonly app: App;
   readonly deps: Deps;
   /** Starts serving on `config.port` (0 = any free port); resolves with the bound port and the server on it. */
-  start(): Promise<{ port: number; server: Server }>;
+  /** `opsPort`: where `/healthz`, `/readyz` and `/metrics` are served when OPS_PORT is set. */
+  start(): Promise<{ port: number; server: Server; opsPort?: number }>;
   stop(): Promise<void>;
 }
 
@@ -181,16 +183,15 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
       options.now ?? Date.now,
       (refused) => metrics.slackTokenRefused.set(refused ? 1 : 0),
     );
-  const routes = [
-    events.route,
-    attachmentRoute(deps),
-    ...healthRoutes(deps, slackToken),
-    ...(options.extraRoutes ?? []),
-  ];
+  const health = healthRoutes(deps, slackToken);
+  const httpLimits = { ...HTTP_LIMITS, ...options.requestLimits?.http };
+  // OPS_PORT: health and metrics there only, never beside the public routes.
+  const ops = config.opsPort === undefined ? undefined : new OpsServer(health, httpLimits, logger);
+  const routes = [events.route, attachmentRoute(deps), ...(ops ? [] : health), ...(options.extraRoutes ?? [])];
   const receiver = new SlackReceiver(config, store, logger, {
     customRoutes: routes,
     limits: {
-      http: { ...HTTP_LIMITS, ...options.requestLimits?.http },
+      http: httpLimits,
       slack: { ...SLACK_GATE_LIMITS, ...options.requestLimits?.slack },
     },
     ...(options.listenHost === undefined ? {} : { host: options.listenHost }),
@@ -248,18 +249,24 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
       }
       await app.start();
       const { port, server } = receiver.address();
+      const opsPort = await ops?.start(config.opsPort ?? 0, options.listenHost);
       logger.info(
         {
           port,
           store: store.backend,
           slack: config.slack.appToken ? 'socket-mode' : 'http',
           mode: config.slack.mode.kind,
+          ...(opsPort === undefined ? {} : { opsPort }),
         },
         'campaign bot listening',
       );
+      // Listening on one interface (the playground: loopback) is not public.
+      if (opsPort === undefined && config.metricsToken === undefined && options.listenHost === undefined) {
+        logger.warn('/metrics is open on PORT: set OPS_PORT (kept off the Ingress) or METRICS_TOKEN');
+      }
       events.start();
       timers.start();
-      return { port, server };
+      return { port, server, ...(opsPort === undefined ? {} : { opsPort }) };
     },
     async stop() {
       // Intake answers 503 from now on; the worker takes no new work and finishes the posts under way.
@@ -267,6 +274,7 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
       await timers.stop();
       await events.stop();
       await app.stop();
+      await ops?.stop();
       await transport.close();
       await store.close();
       // Last, so the spans of the work finished above are sent too.

@@ -47,11 +47,14 @@ export function serverOptions(limits: HttpLimits): ServerOptions {
 }
 
 /**
- * The connection cap, and room kept under it: when the connections reach the cap, the oldest one that has not
- * sent a request yet is closed to make room, and with none, the oldest one whose request body is still
- * arriving. A flood of silent or trickling sockets then never keeps out a client that sends its request (a
- * probe of `/healthz`, Slack); it only shortens how long such a socket may hold its place. A request whose
- * body has arrived (being answered, or a download) is never closed for room.
+ * The connection cap, and room kept under it: when the connections reach the cap, one is closed to make room —
+ * the oldest idle on keep-alive after its answer, else the oldest that has not sent a request yet, else the
+ * oldest whose request body is still arriving. A flood of idle, silent or trickling sockets then never keeps
+ * out a client that sends its request (a probe of `/healthz`, Slack); it only shortens how long such a socket
+ * may hold its place. A request whose body has arrived (being answered, or a download) is never closed for room.
+ *
+ * Each closing takes the socket out of every list and out of the count at once (its `close` event comes
+ * later), so making room always ends: every round either frees one counted place or finds nothing to close.
  *
  * Every request body has `bodyTimeoutMs` to arrive, whatever the route: past it, 408 and the connection closed
  * (Node's own `requestTimeout` is looked at once a `checkEveryMs`, and allows far longer).
@@ -60,44 +63,51 @@ export function capConnections(server: Server, limits: HttpLimits): void {
   server.maxConnections = limits.maxConnections;
   // Node counts a closed socket only once it has closed, and takes in connections in bursts: keep some room.
   const roomAt = limits.maxConnections - Math.max(1, Math.floor(limits.maxConnections / 16));
-  // Each open socket → how to stop counting it (once).
-  const uncount = new Map<Socket, () => void>();
-  // Sockets that may be closed for room, in age order (insertion order): the first one is the oldest.
+  // Counted sockets that may be closed for room, oldest first (insertion order).
+  const idle = new Set<Socket>();
   const silent = new Set<Socket>();
   const receiving = new Map<Socket, IncomingMessage>();
-  let open = 0;
-  const evictOne = (): boolean => {
-    for (const socket of silent) return evict(socket);
-    for (const [socket, req] of receiving) {
-      receiving.delete(socket);
-      if (!req.complete) return evict(socket);
-    }
-    return false;
+  // Requests of each socket not yet answered (pipelined ones included): at 0 after an answer, it is idle.
+  const pending = new Map<Socket, number>();
+  const forget = (socket: Socket): boolean => {
+    const counted = pending.delete(socket);
+    idle.delete(socket);
+    silent.delete(socket);
+    receiving.delete(socket);
+    return counted;
   };
-  const evict = (socket: Socket): boolean => {
-    uncount.get(socket)?.();
-    socket.destroy();
-    return true;
+  const oldest = (): Socket | undefined => {
+    for (const socket of idle) return socket;
+    for (const socket of silent) return socket;
+    for (const [socket, req] of receiving) {
+      if (!req.complete) return socket;
+      receiving.delete(socket);
+    }
+    return undefined;
   };
   server.on('connection', (socket: Socket) => {
-    open++;
-    let counted = true;
-    uncount.set(socket, () => {
-      if (counted) open--;
-      counted = false;
-    });
-    socket.once('close', () => {
-      uncount.get(socket)?.();
-      uncount.delete(socket);
-      silent.delete(socket);
-      receiving.delete(socket);
-    });
-    while (open > roomAt && evictOne());
+    socket.once('close', () => forget(socket));
+    while (pending.size >= roomAt) {
+      const victim = oldest();
+      if (victim === undefined || !forget(victim)) break;
+      victim.destroy();
+    }
+    pending.set(socket, 0);
     silent.add(socket);
   });
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const socket = req.socket;
+    const before = pending.get(socket);
+    if (before === undefined) return;
+    pending.set(socket, before + 1);
     silent.delete(socket);
+    idle.delete(socket);
+    res.once('close', () => {
+      const left = (pending.get(socket) ?? 0) - 1;
+      if (!pending.has(socket) || socket.destroyed) return;
+      pending.set(socket, left);
+      if (left === 0) idle.add(socket);
+    });
     if (!hasBody(req)) return;
     receiving.set(socket, req);
     const deadline = setTimeout(() => {
@@ -129,6 +139,31 @@ function dropSlowBody(res: ServerResponse): void {
   }
   res.writeHead(408, { connection: 'close', 'content-length': '0' });
   res.end(() => socket.destroy());
+}
+
+/**
+ * A request path a proxy in front and our router could read as two different paths: a backslash (the WHATWG
+ * URL parser, which Bolt's router uses, reads it as `/`; nginx does not, so `/slack/..\metrics` passed an Ingress
+ * routing `/slack` and reached `/metrics`), a `.` or `..` segment, or a dot, slash, backslash or percent sign
+ * percent-encoded (`%2e`, `%2f`, `%5c`, `%25`: decoded by one side and not the other, or twice). None of the
+ * bot's paths has any of them; the query string is not looked at.
+ * (Backslash as slash: https://url.spec.whatwg.org/#path-state, "url is special and c is U+005C".)
+ */
+const AMBIGUOUS_PATH = /\\|%(2e|2f|5c|25)|(^|\/)\.{1,2}(\/|$)/i;
+
+/** 400 before any route sees a path that could mean something else behind a proxy (above); true when refused. */
+export function refuseAmbiguousPath(req: IncomingMessage, res: ServerResponse): boolean {
+  const url = req.url ?? '';
+  const query = url.indexOf('?');
+  if (!AMBIGUOUS_PATH.test(query === -1 ? url : url.slice(0, query))) return false;
+  const text = 'request path not allowed';
+  res.writeHead(400, {
+    'content-type': 'text/plain; charset=utf-8',
+    'content-length': String(Buffer.byteLength(text)),
+    connection: 'close',
+  });
+  res.end(text);
+  return true;
 }
 
 /**

@@ -21,8 +21,12 @@ export const SLACK_TOKEN_CHECK_MS = 30_000;
 
 export interface Readiness {
   ok: boolean;
-  /** Each check: `ok…` or why not, in words an operator acts on (no token, no secret). */
+  /** The names of the checks that failed (`store`, `slack`, `lifecycle`). */
+  failed: string[];
+  /** Each check: `ok…` or why not, in fixed words an operator acts on (no token, no address, no error text). */
   checks: Record<string, string>;
+  /** Why the store did not answer, for the log only: its error text may name its address. */
+  storeError?: string;
 }
 
 /** The bot token's standing with Slack, from `auth.test` answers at most one per interval. */
@@ -79,17 +83,18 @@ export async function readiness(
 ): Promise<Readiness> {
   const checks: Record<string, string> = { config: 'ok' };
   const [store, slack] = await Promise.all([storeCheck(deps.store), slackToken?.current()]);
-  checks.store = store;
+  checks.store = store.verdict;
   if (slack !== undefined) checks.slack = slack;
   checks.lifecycle = deps.lifecycle.stopping ? 'shutting down' : 'ok';
-  return { ok: Object.values(checks).every((c) => c.startsWith('ok')), checks };
+  const failed = Object.keys(checks).filter((name) => !checks[name]?.startsWith('ok'));
+  return { ok: failed.length === 0, failed, checks, ...(store.error === undefined ? {} : { storeError: store.error }) };
 }
 
-async function storeCheck(store: Deps['store']): Promise<string> {
+async function storeCheck(store: Deps['store']): Promise<{ verdict: string; error?: string }> {
   try {
     await withDeadline(store.ping(), READY_TIMEOUT_MS, 'store ping');
-    return `ok (${store.backend})`;
+    return { verdict: `ok (${store.backend})` };
   } catch (err) {
-    return `unreachable (${store.backend}): ${err instanceof Error ? err.message : 'error'}`;
+    return { verdict: `unreachable (${store.backend})`, error: err instanceof Error ? err.message : String(err) };
   }
 }

@@ -31,8 +31,15 @@ import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { Store } from '../store/index.js';
 import { boltLogger } from '../slack/logger.js';
+import { clientKeyOf } from './client-address.js';
 import { appRateLimitedNotice, type AppRateLimitedNotice } from './app-rate-limited.js';
-import { answerRouteError, capConnections, serverOptions, type HttpLimits } from './http-server.js';
+import {
+  answerRouteError,
+  capConnections,
+  refuseAmbiguousPath,
+  serverOptions,
+  type HttpLimits,
+} from './http-server.js';
 import { signatureProperties } from './replay-guard.js';
 import { BOT_SCOPES } from './scopes.js';
 import { gateSlackRequests, isSlackEventsPath, type SlackGateLimits } from './slack-gate.js';
@@ -113,13 +120,14 @@ export class SlackReceiver implements Receiver {
         limits: options.limits.slack,
         verified: (req, res) => void this.httpEvent(req, res),
         onError: onRouteError,
+        clientOf: clientKeyOf(config.trustedProxies),
       });
       handle = (req, res) =>
         req.method === 'POST' && isSlackEventsPath(req.url ?? '') ? slackEvents(req, res) : routes(req, res);
     }
     this.server = createServer(serverOptions(options.limits.http), (req, res) => {
       try {
-        handle(req, res);
+        if (!refuseAmbiguousPath(req, res)) handle(req, res);
       } catch (err) {
         onRouteError(err, req, res);
       }

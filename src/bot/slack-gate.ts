@@ -11,7 +11,8 @@
  *
  * Then the body is read here, at most 1 MB (413 past it, while it streams), within 5 s (408 and closed past
  * it), and within a budget shared by every Slack request being read (503 past it): the bytes of requests whose
- * signature is not yet checked can never add up to more than that, however many connections send them. Then
+ * signature is not yet checked can never add up to more than that, however many connections send them; one
+ * client holds at most its share of it, and a reserve of it is kept for small bodies (`UnverifiedBytes`). Then
  * the signature is checked over the raw bytes, in constant time, before anything decodes or parses them
  * (https://docs.slack.dev/authentication/verifying-requests-from-slack): a forgery costs one HMAC. Only a
  * verified body goes on, as `rawBody`; Bolt is configured not to verify it again (`signatureVerification: false`).
@@ -31,6 +32,12 @@ export interface SlackGateLimits {
   bodyBytes: number;
   /** The most bytes of not-yet-verified Slack bodies held at once, all requests together. */
   unverifiedBytes: number;
+  /** Of `unverifiedBytes`, what only small bodies may take (below): large ones never hold all of the budget. */
+  smallReserveBytes: number;
+  /** A body of at most this many bytes is small: slash commands (~3 KB), most events and actions. */
+  smallBodyBytes: number;
+  /** The most unverified bytes one client holds outside the reserve (client-address.ts says who is one client). */
+  perClientBytes: number;
   /** Slack gives the whole exchange 3 s: a body that takes longer to arrive is not Slack's (408, closed). */
   bodyReadMs: number;
 }
@@ -38,6 +45,11 @@ export interface SlackGateLimits {
 export const SLACK_GATE_LIMITS: SlackGateLimits = {
   bodyBytes: 1024 * 1024,
   unverifiedBytes: 32 * 1024 * 1024,
+  // 128 bodies of 64 KB, or some 2,700 slash commands, arriving at once.
+  smallReserveBytes: 8 * 1024 * 1024,
+  smallBodyBytes: 64 * 1024,
+  // Four bodies of the largest size Slack sends: one sender can't take the shared part alone.
+  perClientBytes: 4 * 1024 * 1024,
   bodyReadMs: 5_000,
 };
 
@@ -61,25 +73,28 @@ export interface SlackGate {
   /** A request whose signature matched, its raw body read (`rawBody`). */
   verified: (req: BufferedIncomingMessage, res: ServerResponse) => void;
   onError: (err: unknown, req: IncomingMessage, res: ServerResponse) => void;
+  /** The client a request's bytes are counted against (client-address.ts). */
+  clientOf: (req: IncomingMessage) => string;
   now?: () => number;
 }
 
 /** The handler of `POST /slack/events` (the caller routes): the checks above, then `verified`. */
 export function gateSlackRequests(gate: SlackGate): Handle {
   const { limits, now = Date.now } = gate;
-  const budget = new ByteBudget(limits.unverifiedBytes);
+  const budget = new UnverifiedBytes(limits);
   return (req, res) => {
     const refusal = refusalBeforeBody(req, limits, now());
     if (refusal && refusal !== 'unsigned-form') {
       refuse(req, res, refusal.status, refusal.text);
       return;
     }
-    void readBody(req, limits, budget).then((body) => {
+    const hold = budget.holdFor(gate.clientOf(req));
+    void readBody(req, limits, hold).then((body) => {
       if (body === 'aborted') return;
       if (body === 'too_large') return refuse(req, res, 413, 'request body over 1 MB');
       if (body === 'busy') return refuse(req, res, 503, 'busy: try again', { 'retry-after': '1' });
       if (body === 'too_slow') return dropSlowBody(req, res);
-      res.once('close', () => budget.release(body.length));
+      res.once('close', () => hold.release());
       if (refusal === 'unsigned-form') return answerSslCheck(req, res, body);
       if (!signatureMatches(gate.signingSecret, req, body)) return refuse(req, res, 401, 'invalid signature');
       try {
@@ -143,27 +158,62 @@ function refusalBeforeBody(
   return undefined;
 }
 
-/** Bytes held by Slack bodies being read or verified, all requests together. */
-class ByteBudget {
-  private used = 0;
+/**
+ * Bytes held by Slack bodies being read or verified. Two parts: the shared one, where each client holds at most
+ * `perClientBytes`, and the reserve, which only small bodies take, once the shared part or their client's share
+ * of it is full. Stalled or forged large bodies — from one client or many — then never hold the room a slash
+ * command needs; small ones from one client take its share, then the reserve with everyone else.
+ */
+class UnverifiedBytes {
+  private shared = 0;
+  private reserved = 0;
+  private readonly byClient = new Map<string, number>();
 
-  constructor(private readonly max: number) {}
+  constructor(private readonly limits: SlackGateLimits) {}
 
-  take(bytes: number): boolean {
-    if (this.used + bytes > this.max) return false;
-    this.used += bytes;
-    return true;
+  /** What one body holds; `release` gives it all back (once). */
+  holdFor(client: string): BodyHold {
+    let shared = 0;
+    let reserved = 0;
+    return {
+      take: (bytes, small) => {
+        const mine = this.byClient.get(client) ?? 0;
+        const sharedRoom = this.limits.unverifiedBytes - this.limits.smallReserveBytes - this.shared;
+        if (bytes <= sharedRoom && mine + bytes <= this.limits.perClientBytes) {
+          shared += bytes;
+          this.shared += bytes;
+          this.byClient.set(client, mine + bytes);
+          return true;
+        }
+        if (!small || this.reserved + bytes > this.limits.smallReserveBytes) return false;
+        reserved += bytes;
+        this.reserved += bytes;
+        return true;
+      },
+      release: () => {
+        this.shared -= shared;
+        this.reserved -= reserved;
+        const left = (this.byClient.get(client) ?? 0) - shared;
+        if (left > 0) this.byClient.set(client, left);
+        else this.byClient.delete(client);
+        shared = 0;
+        reserved = 0;
+      },
+    };
   }
+}
 
-  release(bytes: number): void {
-    this.used -= bytes;
-  }
+interface BodyHold {
+  /** Room for `bytes` more of this body; `small` while the whole body stays a small one. */
+  take(bytes: number, small: boolean): boolean;
+  release(): void;
 }
 
 type BodyResult = Buffer | 'too_large' | 'busy' | 'too_slow' | 'aborted';
 
 /** Reads the body while it stays within its limit, its time and the shared budget; stops reading at once past any. */
-function readBody(req: IncomingMessage, limits: SlackGateLimits, budget: ByteBudget): Promise<BodyResult> {
+function readBody(req: IncomingMessage, limits: SlackGateLimits, hold: BodyHold): Promise<BodyResult> {
+  const declared = Number(req.headers['content-length'] ?? 0);
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -177,14 +227,15 @@ function readBody(req: IncomingMessage, limits: SlackGateLimits, budget: ByteBud
       req.off('error', onError);
       if (!Buffer.isBuffer(result)) {
         req.pause();
-        budget.release(size);
+        hold.release();
       }
       resolve(result);
     };
     const timer = setTimeout(() => settle('too_slow'), limits.bodyReadMs);
     const onData = (chunk: Buffer) => {
       if (size + chunk.length > limits.bodyBytes) return settle('too_large');
-      if (!budget.take(chunk.length)) return settle('busy');
+      const small = Math.max(declared, size + chunk.length) <= limits.smallBodyBytes;
+      if (!hold.take(chunk.length, small)) return settle('busy');
       size += chunk.length;
       chunks.push(chunk);
     };

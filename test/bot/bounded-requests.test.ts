@@ -16,6 +16,7 @@ import { describe, expect, it } from 'vitest';
 import { slackSignature } from '../fakes/slack-signer.js';
 import { ADMIN_ID, MEMBER_ID, SIGNING_SECRET, type Harness, harnessesPerTest } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
+import { waitFor } from '../support/wait.js';
 import { routeTo } from '../events/support.js';
 
 const redis = await requireRedis();
@@ -49,6 +50,20 @@ function rawRequest(url: string, head: string, body: Buffer = Buffer.alloc(0)): 
     });
     socket.on('error', reject);
     socket.on('close', () => reject(new Error(`closed before an answer; got ${JSON.stringify(got.slice(0, 80))}`)));
+  });
+}
+
+/** A POST to `/slack/events` announcing more than `bytes`, of which it sends `bytes` and then nothing. */
+function openStalledBody(url: string, headers: Record<string, string>, bytes: number): Promise<Socket> {
+  const { port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), '127.0.0.1', () => {
+      socket.write(
+        `${postHead({ 'Content-Type': 'application/json', 'Content-Length': String(bytes + 1), ...headers })}\r\n`,
+      );
+      socket.write(Buffer.alloc(bytes, 0x20), () => resolve(socket));
+    });
+    socket.on('error', reject);
   });
 }
 
@@ -119,7 +134,9 @@ describe('/slack/events before its body is read', () => {
   });
 
   it('keeps the bytes of all Slack bodies being read within a budget: past it, 503 + Retry-After', async () => {
-    const h = await start({ bot: { requestLimits: { slack: { unverifiedBytes: 64 * 1024 } } } });
+    const h = await start({
+      bot: { requestLimits: { slack: { unverifiedBytes: 64 * 1024, smallReserveBytes: 16 * 1024 } } },
+    });
     const answer = await rawRequest(
       h.url,
       postHead({ 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', ...looksSigned() }),
@@ -133,6 +150,57 @@ describe('/slack/events before its body is read', () => {
     const ok = await h.signer.command({ text: 'help', userId: MEMBER_ID, responseUrlId: 'after-budget' });
     expect(ok.status).toBe(200);
     await h.slack.waitFor(() => h.slack.responses.find((r) => r.id === 'after-budget'));
+  });
+
+  it('gives each client its share: behind a trusted proxy by X-Forwarded-For, else by its own address', async () => {
+    const slack = { unverifiedBytes: 4 * MB, smallReserveBytes: MB, perClientBytes: 256 * 1024, bodyReadMs: 10_000 };
+    /** Holds 200 KB of a forged body from `client`, then tries 100 KB more until that is refused for want of room. */
+    const fillShare = async (h: Harness, client: string) => {
+      const held = await openStalledBody(h.url, { 'X-Forwarded-For': client, ...looksSigned() }, 200 * 1024);
+      const tries: number[] = [];
+      await waitFor(
+        async () => {
+          const more = await rawRequest(
+            h.url,
+            postHead({
+              'Content-Type': 'application/json',
+              'Content-Length': String(100 * 1024),
+              ...looksSigned(),
+              'X-Forwarded-For': client,
+            }),
+            Buffer.alloc(100 * 1024, 0x20),
+          );
+          more.socket.destroy();
+          tries.push(more.status);
+          return more.status === 503;
+        },
+        () => `the share of ${client} to fill (answers so far: ${tries.join(', ')})`,
+      );
+      return held;
+    };
+    // A signed body too large for the small reserve (a big modal submission): it needs room in its client's share.
+    const challenge = JSON.stringify({ type: 'url_verification', challenge: 'c'.repeat(100 * 1024) });
+    const genuine = (h: Harness, client: string) => h.signer.raw(challenge, { 'X-Forwarded-For': client });
+
+    const proxied = await start({ env: { TRUSTED_PROXIES: '127.0.0.1' }, bot: { requestLimits: { slack } } });
+    const held = await fillShare(proxied, '203.0.113.7');
+    expect((await genuine(proxied, '198.51.100.9')).status).toBe(200);
+    expect((await genuine(proxied, '203.0.113.7')).status).toBe(503);
+    held.destroy();
+    // An IPv6 client is its /64: another address of the prefix shares the share, another prefix has its own.
+    const held6 = await fillShare(proxied, '2001:db8:1:2::7');
+    expect((await genuine(proxied, '2001:db8:1:2:ffff::1')).status).toBe(503);
+    expect((await genuine(proxied, '2001:db8:1:3::7')).status).toBe(200);
+    held6.destroy();
+
+    // Not behind a trusted proxy: the header is the client's own writing, and a new one buys no new share.
+    const direct = await start({ bot: { requestLimits: { slack } } });
+    const heldDirect = await fillShare(direct, '203.0.113.7');
+    expect((await genuine(direct, '198.51.100.9')).status).toBe(503);
+    heldDirect.destroy();
+    // Slack's small requests still have the reserve.
+    const command = await direct.signer.command({ text: 'help', userId: MEMBER_ID, responseUrlId: 'share-full' });
+    expect(command.status).toBe(200);
   });
 
   it("still answers Slack's unsigned SSL check, and still verifies what it lets through", async () => {
@@ -293,6 +361,41 @@ describe('the server on PORT', () => {
       expect(closedAt.slice(0, 3)).toEqual([0, 1, 2]);
     } finally {
       for (const s of trickling) s.destroy();
+    }
+  });
+
+  it('under the connection cap, closes the oldest connection idle on keep-alive after its answer first', async () => {
+    const h = await start({ bot: { requestLimits: { http: { maxConnections: 8 } } } });
+    const { port } = new URL(h.url);
+    const closedAt: string[] = [];
+    const sockets: Socket[] = [];
+    try {
+      // 8 clients each asked /healthz once and keep their connection open: the cap is reached by idle ones.
+      for (let i = 0; i < 8; i++) {
+        const socket = connect(Number(port), '127.0.0.1');
+        socket.on('error', () => undefined);
+        socket.on('close', () => closedAt.push(`idle ${i}`));
+        sockets.push(socket);
+        await new Promise((resolve) => socket.once('connect', resolve));
+        socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+        await new Promise((resolve) => socket.once('data', resolve));
+      }
+      // Then 2 that never send a request: the idle ones give way first, the silent ones stay.
+      for (let i = 0; i < 2; i++) {
+        const socket = connect(Number(port), '127.0.0.1');
+        socket.on('error', () => undefined);
+        socket.on('close', () => closedAt.push(`silent ${i}`));
+        sockets.push(socket);
+        await new Promise((resolve) => socket.once('connect', resolve));
+      }
+      expect((await fetch(`${h.url}/healthz`)).status).toBe(200);
+      const command = await h.signer.command({ text: 'help', userId: MEMBER_ID, responseUrlId: 'idle-crowd' });
+      expect(command.status).toBe(200);
+      await h.slack.waitFor(() => h.slack.responses.find((r) => r.id === 'idle-crowd'));
+      await h.slack.waitFor(() => closedAt.length >= 3);
+      expect(closedAt.slice(0, 3)).toEqual(['idle 0', 'idle 1', 'idle 2']);
+    } finally {
+      for (const s of sockets) s.destroy();
     }
   });
 

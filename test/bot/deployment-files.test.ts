@@ -235,6 +235,9 @@ describe('docker-compose.yml', () => {
       redisUrl: 'redis://redis:6379',
     });
     expect((bot.ports ?? []).map(interpolate)).toEqual([`${DEFAULT_PORT}:${DEFAULT_PORT}`]);
+    // Health and metrics on a port of their own, published nowhere.
+    expect(parsed.ok && parsed.config.opsPort).toBeGreaterThan(0);
+    expect(parsed.ok && parsed.config.opsPort).not.toBe(DEFAULT_PORT);
   });
 
   it('lets the bot finish its shutdown before Docker kills it', () => {
@@ -317,16 +320,69 @@ describe('deploy/k8s', () => {
     for (const file of kustomization.resources) expect(K8S_FILES).toContain(file);
   });
 
-  it('gives a configuration that parses once the blanks are filled in, with Redis, on the container port', () => {
-    const parsed = parseConfig(filledIn(env));
+  const parsed = parseConfig(filledIn(env));
+  const config = parsed.ok ? parsed.config : undefined;
+
+  it('gives a configuration that parses once the blanks are filled in, with Redis, on the container ports', () => {
     expect(parsed.ok ? parsed.config.port : parsed.problems).toBe(DEFAULT_PORT);
-    expect(container.ports.map((p) => p.containerPort)).toEqual([DEFAULT_PORT]);
+    expect(portOf('http')).toBe(DEFAULT_PORT);
+    expect(container.ports.map((p) => p.containerPort).sort()).toEqual([DEFAULT_PORT, config?.opsPort].sort());
   });
 
-  it('probes readiness on /readyz and liveness on /healthz, on the bot’s port', () => {
+  it('keeps /metrics off the public port: OPS_PORT, or else a METRICS_TOKEN the Secret must fill', () => {
+    expect(config?.opsPort ?? secret.stringData.METRICS_TOKEN).toBeTruthy();
+    expect(portOf('ops')).toBe(config?.opsPort);
+    expect(config?.opsPort).not.toBe(DEFAULT_PORT);
+    // The Ingress routes only the public port; Prometheus scrapes the ops port.
+    const ingress = one<{
+      spec: { rules: Array<{ http: { paths: Array<{ backend: { service: { port: { name: string } } } }> } }> };
+    }>('Ingress');
+    const backends = ingress.spec.rules.flatMap((r) => r.http.paths.map((p) => p.backend.service.port.name));
+    expect(new Set(backends)).toEqual(new Set(['http']));
+    const monitor = parseAllDocuments(read(`${K8S_DIR}monitoring/service-monitor.yaml`))[0]?.toJS() as {
+      spec: { endpoints: Array<{ port: string; path: string }> };
+    };
+    expect(monitor.spec.endpoints).toEqual([expect.objectContaining({ port: 'ops', path: '/metrics' })]);
+  });
+
+  it('probes readiness on /readyz and liveness on /healthz, on the ops port', () => {
     expect(container.readinessProbe.httpGet.path).toBe('/readyz');
     expect(container.livenessProbe.httpGet.path).toBe('/healthz');
-    for (const probe of probesOf(container)) expect(portOf(probe.httpGet.port)).toBe(DEFAULT_PORT);
+    for (const probe of probesOf(container)) expect(portOf(probe.httpGet.port)).toBe(config?.opsPort);
+  });
+
+  it('has a NetworkPolicy: PORT from the ingress controller, OPS_PORT from monitoring, egress to DNS, Redis and 443', () => {
+    const policy = one<{
+      spec: {
+        podSelector: { matchLabels: Record<string, string> };
+        policyTypes: string[];
+        ingress: Array<{ from?: Array<Record<string, unknown>>; ports?: Array<{ port: string | number }> }>;
+        egress: Array<{
+          to?: Array<{ ipBlock?: { cidr: string; except?: string[] } }>;
+          ports?: Array<{ port: string | number; protocol?: string }>;
+        }>;
+      };
+    }>('NetworkPolicy');
+    expect(deployment.spec.template.metadata.labels).toMatchObject(policy.spec.podSelector.matchLabels);
+    expect([...policy.spec.policyTypes].sort()).toEqual(['Egress', 'Ingress']);
+    // Every rule names its sources (or destinations) and its ports: no rule lets everyone in or out.
+    for (const rule of [...policy.spec.ingress, ...policy.spec.egress]) {
+      expect(rule.ports?.length).toBeGreaterThan(0);
+      expect(('from' in rule ? rule.from : (rule as { to?: unknown[] }).to)?.length).toBeGreaterThan(0);
+    }
+    const namespaceOf = (rule: { from?: Array<Record<string, unknown>> }) =>
+      rule.from?.map((f) => (f.namespaceSelector as { matchLabels?: Record<string, string> } | undefined)?.matchLabels);
+    const byPort = (port: string) => policy.spec.ingress.filter((r) => r.ports?.some((p) => p.port === port));
+    expect(byPort('http').flatMap(namespaceOf)).toEqual([{ 'kubernetes.io/metadata.name': 'ingress-nginx' }]);
+    expect(byPort('ops').flatMap(namespaceOf)).toEqual([{ 'kubernetes.io/metadata.name': 'monitoring' }]);
+    const egressPorts = policy.spec.egress.flatMap((r) => r.ports?.map((p) => p.port) ?? []);
+    expect(new Set(egressPorts)).toEqual(new Set([53, 6379, 443]));
+    // 443 only to public addresses: not the cloud metadata service, not private hosts.
+    const https = policy.spec.egress.find((r) => r.ports?.some((p) => p.port === 443));
+    const except = https?.to?.flatMap((t) => t.ipBlock?.except ?? []);
+    expect(except).toEqual(expect.arrayContaining(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16']));
+    const kustomization = one<{ resources: string[] }>('Kustomization');
+    expect(kustomization.resources).toContain(policy.file);
   });
 
   it('drains before SIGTERM and allows the whole shutdown within the grace period', () => {
@@ -355,7 +411,7 @@ describe('deploy/k8s', () => {
       'Service',
     );
     expect(labels).toMatchObject(service.spec.selector);
-    expect(service.spec.ports.map((p) => portOf(p.targetPort))).toEqual([DEFAULT_PORT]);
+    expect(service.spec.ports.map((p) => portOf(p.targetPort))).toEqual([DEFAULT_PORT, config?.opsPort]);
     const pdb = one<{ spec: { selector: { matchLabels: Record<string, string> } } }>('PodDisruptionBudget');
     expect(labels).toMatchObject(pdb.spec.selector.matchLabels);
   });
@@ -386,7 +442,14 @@ describe('deploy/k8s/redis (a Redis for clusters without a managed one)', () => 
       spec: {
         template: {
           spec: {
-            containers: Array<{ image: string; args: string[]; resources: { limits: { memory: string } } }>;
+            containers: Array<{
+              image: string;
+              args: string[];
+              env?: unknown[];
+              resources: { limits: { memory: string } };
+              volumeMounts: Array<{ name: string; mountPath: string }>;
+            }>;
+            volumes: Array<{ name: string; secret?: { secretName: string } }>;
           };
         };
       };
@@ -394,7 +457,19 @@ describe('deploy/k8s/redis (a Redis for clusters without a managed one)', () => 
     const redis = set.spec.template.spec.containers[0]!;
     expect(redis.image).toMatch(/^redis:/);
     expect(redis.args).toEqual(expect.arrayContaining(['--appendonly', 'yes', '--maxmemory-policy', 'noeviction']));
-    expect(redis.args).toContain('--requirepass');
+    // The password from a config file in a Secret, never on the command line (ps, /proc/<pid>/cmdline).
+    expect(redis.args.join(' ')).not.toMatch(/requirepass|\$\(|password/i);
+    const conf = redis.args[0] ?? '';
+    expect(conf).toMatch(/\.conf$/);
+    const mount = redis.volumeMounts.find((m) => conf.startsWith(`${m.mountPath}/`));
+    const volume = set.spec.template.spec.volumes.find((v) => v.name === mount?.name);
+    expect(volume?.secret?.secretName).toBe('campaign-redis');
+    expect(
+      kindOf<{ spec: { podSelector: { matchLabels: Record<string, string> } } }>('NetworkPolicy').spec,
+    ).toMatchObject({
+      podSelector: { matchLabels: { 'app.kubernetes.io/name': 'campaign-redis' } },
+      ingress: [{ from: [{ podSelector: { matchLabels: { 'app.kubernetes.io/name': 'campaign-bot' } } }] }],
+    });
     const ceiling = memoryCeiling(redis.args);
     expect(ceiling).toBeGreaterThan(0);
     expect(ceiling).toBeLessThan(quantity(redis.resources.limits.memory));

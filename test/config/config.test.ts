@@ -174,6 +174,24 @@ describe('parseConfig', () => {
     expect(metrics.ok && metrics.config.metricsToken).toBe('metrics-token-0123456789');
   });
 
+  it('parses OPS_PORT apart from PORT, and TRUSTED_PROXIES as addresses and CIDR ranges', () => {
+    const ops = parseConfig({ ...minimal, PORT: '3000', OPS_PORT: '9090' });
+    expect(ops.ok && ops.config.opsPort).toBe(9090);
+    expect(parseConfig({ ...minimal, OPS_PORT: '3000' })).toEqual({
+      ok: false,
+      problems: ['OPS_PORT: must differ from PORT (it keeps /healthz, /readyz and /metrics off the public port)'],
+    });
+    expect(parseConfig({ ...minimal, PORT: '0', OPS_PORT: '0' }).ok).toBe(true);
+    const proxies = parseConfig({ ...minimal, TRUSTED_PROXIES: '10.0.0.7, 10.244.0.0/16,fd00::/8' });
+    expect(proxies.ok && proxies.config.trustedProxies).toEqual(['10.0.0.7', '10.244.0.0/16', 'fd00::/8']);
+    for (const bad of ['ingress-nginx', '10.0.0.0/33', '10.0.0.0/8/1', '*']) {
+      expect(parseConfig({ ...minimal, TRUSTED_PROXIES: bad }), bad).toEqual({
+        ok: false,
+        problems: ['TRUSTED_PROXIES: must be IP addresses or CIDR ranges, comma-separated'],
+      });
+    }
+  });
+
   it('parses ADMIN_USER_IDS and treats empty values as unset', () => {
     const r = parseConfig({ ...minimal, ADMIN_USER_IDS: 'U01ABC, W02DEF ,T0TEAM1:U03GHI', PORT: '' });
     expect(r.ok && r.config.adminUsers).toEqual([

@@ -93,8 +93,9 @@ describe('start', () => {
       'uploads.js',
       'workflows.js',
     ]);
+    // An encoded traversal never reaches the assets route: refused 400 before routing.
     const missing = await request(`${h.base}/playground/assets/..%2F..%2Fconfig.ts`);
-    expect(missing.statusCode).toBe(404);
+    expect(missing.statusCode).toBe(400);
     await missing.body.text();
   });
 

@@ -81,6 +81,8 @@ export interface Harness {
   /** Socket Mode only: pushes envelopes over the bot's WebSocket. */
   socket?: SocketModeDriver;
   url: string;
+  /** With OPS_PORT: where `/healthz`, `/readyz` and `/metrics` are served instead. */
+  opsUrl?: string;
   /** The HTTP server on the bot's PORT. */
   server: Server;
   /** Every log line the bot wrote, as text. */
@@ -161,7 +163,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     ...(opts.unlimitedSlackBecause ? { slackLimits: NO_LIMITS } : {}),
     ...opts.bot,
   });
-  const { port, server } = await bot.start();
+  const { port, server, opsPort } = await bot.start();
   const url = `http://127.0.0.1:${port}`;
   const signer = new SlackSigner({
     signingSecret: SIGNING_SECRET,
@@ -181,6 +183,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     env,
     ...(socket ? { socket } : {}),
     url,
+    ...(opsPort === undefined ? {} : { opsUrl: `http://127.0.0.1:${opsPort}` }),
     server,
     logs: () => lines.join(''),
     slackRequestDone: (match, what) => waitFor(() => done.some(match), `the bot to be done with ${what}`),

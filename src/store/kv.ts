@@ -112,7 +112,7 @@ export interface KeyValueStore {
 
   /**
    * Counts one thing once, atomically: unless `counted.member` was counted within `counted.ttlMs` before `now`, it
-   * is added to the set at `now` (members past their TTL and beyond `keep` dropped) and each count raises its hash
+   * is added to the set at `now` (the oldest beyond `keep` dropped) and each count raises its hash
    * field (Redis HINCRBY), the hash then expiring after the count's `ttlMs`. False, and nothing changed, when it
    * was counted. On Redis Cluster all the keys must share a hash slot (one hash tag).
    */

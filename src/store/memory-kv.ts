@@ -354,7 +354,6 @@ export class MemoryKeyValueStore implements KeyValueStore {
       const seen = set.scoreOf(counted.member);
       if (seen !== undefined && seen > now - counted.ttlMs) return false;
       set.add(counted.member, now);
-      for (const old of set.upTo(now - counted.ttlMs, set.size)) set.remove(old.member);
       for (const old of set.first(set.size - counted.keep)) set.remove(old.member);
       this.items.set(counted.key, { value: { kind: 'sorted', data: set }, expiresAt: this.now() + counted.ttlMs });
       for (const c of counts) {

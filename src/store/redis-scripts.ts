@@ -366,14 +366,14 @@ const DEL_IF_EQUAL = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis
 /**
  * Counts one thing once (kv.ts `countOnce`). KEYS: the marks (a sorted set), then one hash per count. ARGV: the
  * thing's member, now, the marks' TTL, how many marks to keep, then per count: field, by, the hash's TTL.
- * → 1 counted, 0 counted before (a member scored within the TTL).
+ * → 1 counted, 0 counted before (a member scored within the TTL; one past it only holds a place until the cap
+ * pushes it out).
  */
 const COUNT_ONCE = `
 local now, ttl = tonumber(ARGV[2]), tonumber(ARGV[3])
 local seen = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if seen and tonumber(seen) > now - ttl then return 0 end
 redis.call('ZADD', KEYS[1], now, ARGV[1])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - ttl)
 redis.call('ZREMRANGEBYRANK', KEYS[1], 0, -tonumber(ARGV[4]) - 1)
 redis.call('PEXPIRE', KEYS[1], ttl)
 for i = 2, #KEYS do

@@ -79,18 +79,20 @@ describe.each(modes)(
       const redisBefore = mode.name === 'redis' ? await redisHeldBy(TEAM_ID) : undefined;
 
       // The flood: distinct calls of a known trigger for a campaign nobody subscribed to, four senders at once.
-      const answers: { status: number; retryAfter: string | null; body: { queued?: number; limit?: string } }[] = [];
+      type Answer = { status: number; retryAfter: string | null; body: { queued?: number; limit?: string } };
+      const answers: Answer[] = [];
       let sent = 0;
-      const send = async (events: number): Promise<(typeof answers)[number]> => {
+      const send = async (events: number): Promise<Answer> => {
         const from = sent;
         sent += events;
-        const body = Array.from({ length: events }, (_, i) => ({
+        const delivery = Array.from({ length: events }, (_, i) => ({
           ...CALL_COMPLETED_FULL,
           campaignId: 'nobody-subscribed',
           callId: `leaked-${from + i}`,
         }));
-        const res = await deliver(hook, body);
-        const answer = { status: res.status, retryAfter: res.headers.get('retry-after'), body: await res.json() };
+        const res = await deliver(hook, delivery);
+        const body = (await res.json()) as Answer['body'];
+        const answer = { status: res.status, retryAfter: res.headers.get('retry-after'), body };
         answers.push(answer);
         return answer;
       };

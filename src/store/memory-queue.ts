@@ -114,8 +114,9 @@ export class MemoryQueueBackend implements QueueBackend {
     if (cap !== undefined) {
       // The backlog, this event and its mark beside the team's others; marks past the guard give way first.
       let held = usage.bytes + usage.parkedBytes + bytes + (marks.count(team, markedAt) + 1) * DEDUP_MARK_BYTES;
-      if (held > cap) {
-        const upTo = Math.ceil((held - cap) / DEDUP_MARK_BYTES);
+      const dead = this.deadBytes.get(team) ?? 0;
+      if (held + dead > cap) {
+        const upTo = Math.ceil((held + dead - cap) / DEDUP_MARK_BYTES);
         held -= DEDUP_MARK_BYTES * marks.drop(team, markedAt - DEDUP_MARK_GUARD_MS, upTo, markedAt);
       }
       if (held > cap) return Promise.resolve('full_bytes');

@@ -66,16 +66,17 @@ local function enqueue(marks, stream, order, usage, dead, a)
   local maxEvents, maxBytes = tonumber(ARGV[a + 7]), tonumber(ARGV[a + 8])
   if maxEvents > 0 and length + tonumber(u[2] or '0') >= maxEvents then return 'full' end
   if maxBytes > 0 then
-    -- The backlog, this event and its mark beside the team's others.
+    -- The backlog, this event and its mark beside the team's others, and its letters.
     local held = bytes + tonumber(u[3] or '0') + size + markBytes(marks) + MARK_BYTES
-    if held > maxBytes then
-      held = held - MARK_BYTES * dropMarks(marks, markedAt - GUARD_MS, math.ceil((held - maxBytes) / MARK_BYTES))
+    local deadBytes = u[4] and redis.call('EXISTS', dead) == 1 and tonumber(u[4]) or 0
+    if held + deadBytes > maxBytes then
+      local over = math.ceil((held + deadBytes - maxBytes) / MARK_BYTES)
+      held = held - MARK_BYTES * dropMarks(marks, markedAt - GUARD_MS, over)
     end
     if held > maxBytes then return 'full_bytes' end
     -- The cap a bury keeps the letters under (see BURY_LUA): the one this workspace's events are taken by.
     redis.call('HSET', usage, 'maxBytes', maxBytes)
     if u[4] then
-      local deadBytes = redis.call('EXISTS', dead) == 1 and tonumber(u[4]) or 0
       while deadBytes > 0 and held + deadBytes > maxBytes do
         local oldest = redis.call('RPOP', dead)
         if not oldest then deadBytes = 0 break end

@@ -648,6 +648,47 @@ describe.each(backends)('one team among many ($name)', ({ create }) => {
     expect(await queue.enqueueOnce('m9', event('m9', 'x'), DAY)).toBe('queued');
   });
 
+  it('makes a new event’s room from dedup marks past the guard before it drops a dead letter', async () => {
+    const clock = { now: 1_700_000_000_000 };
+    const { queue } = create({ now: () => clock.now });
+    const letter = {
+      id: 'd-0',
+      teamId: 'T1',
+      orderKey: 'T1:conv',
+      payload: { weight: 'x'.repeat(2_000) },
+      error: 'invalid_blocks',
+      attempts: 1,
+      enqueuedAt: Date.now(),
+      failedAt: Date.now(),
+    };
+    const letterBytes = Buffer.byteLength(JSON.stringify(letter));
+    // Room for the letter and four marks: the events are handled, so only their marks stay.
+    const cap = { maxBacklogBytes: letterBytes + 4 * MARK + 3 };
+    const consumer = queue.consume(
+      sync(() => undefined),
+      { consumer: 'w1', ...fast },
+    );
+    for (let i = 0; i < 4; i++)
+      expect(await queue.enqueueOnce(`m${i}`, event(`m${i}`, 'x'), 60_000, cap)).toBe('queued');
+    await queueIdle(queue);
+    await queue.bury(letter);
+    expect(await queue.usage('T1')).toEqual({ events: 0, bytes: letterBytes + 4 * MARK });
+    // Past the guard, the oldest marks give way to the next events, one each: the letter stays.
+    clock.now += DEDUP_MARK_GUARD_MS;
+    for (const m of ['m4', 'm5', 'm6', 'm7']) {
+      expect(await queue.enqueueOnce(m, event(m, 'x'), 60_000, cap)).toBe('queued');
+      await queueIdle(queue);
+    }
+    expect((await queue.deadLetters('T1')).entries.map((d) => d.id)).toEqual(['d-0']);
+    expect(await queue.usage('T1')).toEqual({ events: 0, bytes: letterBytes + 4 * MARK });
+    // With every mark young, the letter is what gives way (letters never block new events).
+    expect(await queue.enqueueOnce('m8', event('m8', 'x'), 60_000, cap)).toBe('queued');
+    await queueIdle(queue);
+    expect((await queue.deadLetters('T1')).entries).toEqual([]);
+    expect(await queue.usage('T1')).toEqual({ events: 0, bytes: 5 * MARK });
+    await consumer.stop();
+  });
+
   it('counts parked work toward its team’s backlog, events and bytes, until it is removed', async () => {
     const { queue } = create();
     const json = JSON.stringify({ call: 'ü'.repeat(100) });

@@ -13,6 +13,17 @@ function sha256(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
+/** Longest key kept as it is; a longer one (a sender's long call id) stands as its hash. */
+const MAX_KEY = 200;
+
+/**
+ * `key`, or — past MAX_KEY characters — `<kind>:#<sha256 of key>`: the same for every copy of the event, and of a
+ * size that never depends on what the sender put in it (the queue keeps an entry's order key beside its payload).
+ */
+function bounded(kind: string, key: string): string {
+  return key.length <= MAX_KEY ? key : `${kind}:#${sha256(key)}`;
+}
+
 /** JSON with object keys sorted at every level: equal values, equal text. */
 function stableStringify(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map((v) => stableStringify(v === undefined ? null : v)).join(',')}]`;
@@ -32,6 +43,10 @@ function stableStringify(value: unknown): string {
  * - anything else (and a call without a callId): trigger + a hash of the whole event.
  */
 export function dedupKey(event: ParsedEvent): string {
+  return bounded(event.trigger, fullDedupKey(event));
+}
+
+function fullDedupKey(event: ParsedEvent): string {
   if (event.known) {
     switch (event.trigger) {
       case 'call_started':
@@ -57,6 +72,10 @@ export function dedupKey(event: ParsedEvent): string {
  * a key of its own: it must never hold up anything else.
  */
 export function orderKey(teamId: string, event: ParsedEvent, dedup: string): string {
+  return bounded(JSON.stringify(['order', teamId]), fullOrderKey(teamId, event, dedup));
+}
+
+function fullOrderKey(teamId: string, event: ParsedEvent, dedup: string): string {
   if (event.known) {
     switch (event.trigger) {
       case 'call_started':

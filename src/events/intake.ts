@@ -11,7 +11,8 @@
  * Only an event that is safely queued is acknowledged: if the store cannot be reached the answer is 503, so
  * the platform may retry (and a retry of an event that did get queued is recognised as a duplicate). A
  * workspace with HOOK_MAX_BACKLOG events not yet posted, or HOOK_MAX_BACKLOG_MB of them, gets 429 + Retry-After:
- * a leaked or replayed hook URL cannot fill the store, and nothing it refused was taken in.
+ * a leaked or replayed hook URL cannot fill the store, and nothing it refused was taken in. The byte budget holds
+ * what accepted events leave behind too — their dedup marks, their dead letters (src/store/queue.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CustomRoute } from '@slack/bolt';

@@ -1,48 +1,67 @@
 /**
- * The in-process queue's dedup marks: (team, dedup key) → until when a second copy is a duplicate. Bounded: at
- * most `DEDUP_MARKS_KEPT` marks, the oldest dropped first (a copy arriving after that many newer events is
- * queued again), so a flood cannot grow the process without end. Marks go in the order they were made, so
- * the expired ones sit at the front and go as new ones come.
+ * The in-process queue's dedup marks, kept as the Redis queue keeps them (its `{queue}:marks:<team>` sorted set):
+ * per workspace, each event's mark (a digest of its dedup key, `dedupMark`) and when it was made, oldest first.
+ * They count toward the workspace's byte cap (`DEDUP_MARK_BYTES` each), which bounds them; what gives way when is
+ * the queue's (memory-queue.ts, and ENQUEUE in redis-scripts.ts). A workspace's marks all go a TTL after its
+ * newest, as the Redis set expires.
  */
-const DEDUP_MARKS_KEPT = 100_000;
+interface TeamMarks {
+  /** Mark → when it was made; Map order is the order they were made (the store's clock only moves on). */
+  marks: Map<string, number>;
+  /** When the newest mark's TTL ends: the whole set goes then. */
+  until: number;
+}
 
 export class DedupMarks {
-  private readonly marks = new Map<string, number>();
+  private readonly teams = new Map<string, TeamMarks>();
 
-  constructor(private readonly kept = DEDUP_MARKS_KEPT) {}
-
-  /** Whether a live mark holds (team, key). */
-  holds(teamId: string, key: string, now: number): boolean {
-    return (this.marks.get(markOf(teamId, key)) ?? 0) > now;
+  /** Whether `mark` was made less than `ttlMs` before `now`. */
+  holds(teamId: string, mark: string, now: number, ttlMs: number): boolean {
+    const made = this.live(teamId, now)?.marks.get(mark);
+    return made !== undefined && made > now - ttlMs;
   }
 
-  /** Marks (team, key) until `expiresAt` unless a live mark holds it already; true when it was not marked. */
-  markOnce(teamId: string, key: string, now: number, expiresAt: number): boolean {
-    const mark = markOf(teamId, key);
-    if ((this.marks.get(mark) ?? 0) > now) return false;
-    this.marks.delete(mark);
-    this.marks.set(mark, expiresAt);
-    for (const [oldest, until] of this.marks) {
-      if (until > now && this.marks.size <= this.kept) break;
-      this.marks.delete(oldest);
+  /** How many marks the workspace keeps (those past their TTL included, until they are dropped). */
+  count(teamId: string, now: number): number {
+    return this.live(teamId, now)?.marks.size ?? 0;
+  }
+
+  /** Removes up to `upTo` of the workspace's oldest marks made at `atMost` or before; returns how many went. */
+  drop(teamId: string, atMost: number, upTo: number, now: number): number {
+    const team = this.live(teamId, now);
+    let dropped = 0;
+    if (!team) return dropped;
+    for (const [mark, made] of team.marks) {
+      if (dropped >= upTo || made > atMost) break;
+      team.marks.delete(mark);
+      dropped++;
     }
-    return true;
+    if (team.marks.size === 0) this.teams.delete(teamId);
+    return dropped;
+  }
+
+  /** Marks `mark` at `now` for `ttlMs` (a mark made before is made anew, as the newest). */
+  add(teamId: string, mark: string, now: number, ttlMs: number): void {
+    let team = this.live(teamId, now);
+    if (!team) this.teams.set(teamId, (team = { marks: new Map(), until: 0 }));
+    team.marks.delete(mark);
+    team.marks.set(mark, now);
+    team.until = now + ttlMs;
+  }
+
+  /** Removes one mark (an expired one about to be made anew). */
+  remove(teamId: string, mark: string): void {
+    this.teams.get(teamId)?.marks.delete(mark);
   }
 
   /** Drops every mark of the workspace (it uninstalled the app). */
   forgetTeam(teamId: string): void {
-    const start = markOf(teamId, '');
-    for (const mark of this.marks.keys()) if (mark.startsWith(start)) this.marks.delete(mark);
+    this.teams.delete(teamId);
   }
 
-  /** Live marks (for tests). */
-  size(now: number): number {
-    let live = 0;
-    for (const until of this.marks.values()) if (until > now) live++;
-    return live;
+  private live(teamId: string, now: number): TeamMarks | undefined {
+    const team = this.teams.get(teamId);
+    if (team && team.until <= now) this.teams.delete(teamId);
+    return team && team.until > now ? team : undefined;
   }
-}
-
-function markOf(teamId: string, key: string): string {
-  return `${teamId}\u0000${key}`;
 }

@@ -142,11 +142,11 @@ export function createStore(options: StoreOptions = {}): Store {
       (options.redisCluster ? openRedisCluster(options.redisCluster, logger) : openRedis(options.redisUrl!, logger));
     if (!options.redis) ownedClient = redis;
     kv = new RedisKeyValueStore({ redis });
-    queue = createRedisQueue({ redis, keys, logger });
+    queue = createRedisQueue({ redis, keys, logger, now });
     budgets = new RedisRateBudget(redis, keys);
   } else {
     kv = new MemoryKeyValueStore();
-    queue = createMemoryQueue({ logger });
+    queue = createMemoryQueue({ logger, now });
     // Real time, not `now`: a test's frozen clock would never let a budget refill.
     budgets = new MemoryRateBudget();
   }

@@ -135,13 +135,13 @@ export interface Keys {
   alertIncidents(teamId: string): string;
   /** Hash with TTL, the workspace's count tag: `<bucket>:calls` / `<bucket>:matched` → calls counted in one alert. */
   alertWindow(teamId: string, alertField: string): string;
-  /** String with TTL, the workspace's count tag: this call was counted for the workspace's alerts. */
-  alertCounted(teamId: string, callKey: string): string;
+  /** Sorted set with TTL, the workspace's count tag: the calls lately counted for its alerts (capped; `countOnce`). */
+  alertCounted(teamId: string): string;
   // Events that arrived for no channel (`UnroutedEventRepo`), under the workspace's hash tag `{unrouted:<team>}`.
   /** Hash with TTL: hour (epoch hours) → events that arrived for no channel then. */
   unroutedCounts(teamId: string): string;
-  /** String with TTL: this event was counted as arriving for no channel. */
-  unroutedMark(teamId: string, eventKey: string): string;
+  /** Sorted set with TTL: the events lately counted as arriving for no channel (capped; `countOnce`). */
+  unroutedCounted(teamId: string): string;
   /** Sorted set with TTL: the newest events that arrived for no channel (JSON, with their event key), by arrival. */
   unroutedRecent(teamId: string): string;
   /** What every `workspace()` / `installation()` / `timers()` key starts with (full scans, e.g. `npm run rekey`). */
@@ -165,7 +165,11 @@ export interface Keys {
    * group, so it carries no hash tag: it is written and read on its own.
    */
   queueBell(): string;
-  queueDedup(teamId: string, dedupKey: string): string;
+  /**
+   * Sorted set: the workspace's dedup marks — a fixed-size digest of each event's dedup key, scored by when it was
+   * marked. One key per workspace, its bytes counted toward the byte cap (`ENQUEUE`).
+   */
+  queueMarks(teamId: string): string;
   /** List: ids of the not-yet-finished entries of one orderKey (of the workspace), oldest first. */
   queueOrder(teamId: string, orderKey: string): string;
   /** String with TTL: which consumer is running the head entry of one orderKey (of the workspace). */
@@ -256,7 +260,8 @@ export function createKeys(
   );
   kinds.addDerived(p, '{unrouted', (parts) => (parts[0]?.endsWith('}') ? unsegment(parts[0].slice(0, -1)) : undefined));
   // A workspace's queue keys: `{queue:<g>.<n>}:<kind>:<team>:…` (the group is the team's: it names nothing more).
-  const queueKinds = new Set(['stream', 'dedup', 'usage', 'parked', 'parked-order', 'dead']);
+  // `dedup`: a mark per event, as an earlier version kept them (gone 48 h after it ran); an uninstall still finds them.
+  const queueKinds = new Set(['stream', 'marks', 'usage', 'parked', 'parked-order', 'dead', 'dedup']);
   kinds.addDerived(p, '{queue', (parts) =>
     parts[0]?.endsWith('}') && queueKinds.has(parts[1] ?? '') && parts[2] !== undefined
       ? unsegment(parts[2])
@@ -308,10 +313,10 @@ export function createKeys(
     alertIncidents: (teamId) => alertIncidents(teamId),
     // One hash tag per workspace: a call is counted in all of its alerts by one script (Redis Cluster: one slot).
     alertWindow: (teamId, alertField) => `${p}{alert-counts:${segment(teamId)}}:window:${segment(alertField)}`,
-    alertCounted: (teamId, callKey) => `${p}{alert-counts:${segment(teamId)}}:counted:${segment(callKey)}`,
+    alertCounted: (teamId) => `${p}{alert-counts:${segment(teamId)}}:counted`,
     // One hash tag per workspace: an event's mark and its count are written by one script (one Cluster slot).
     unroutedCounts: (teamId) => `${p}{unrouted:${segment(teamId)}}:counts`,
-    unroutedMark: (teamId, eventKey) => `${p}{unrouted:${segment(teamId)}}:counted:${segment(eventKey)}`,
+    unroutedCounted: (teamId) => `${p}{unrouted:${segment(teamId)}}:counted`,
     unroutedRecent: (teamId) => `${p}{unrouted:${segment(teamId)}}:recent`,
     catalog: (teamId, kind) => catalog(teamId, kind),
     attachment: (teamId, tokenHash) => attachment(teamId, tokenHash),
@@ -321,7 +326,7 @@ export function createKeys(
     queueTeamStream: (teamId) => queueOwn('stream', teamId),
     queueTeams: (group) => `${q(group)}teams`,
     queueBell: () => `${p}queue-bell`,
-    queueDedup: (teamId, dedupKey) => queueOwn('dedup', teamId, dedupKey),
+    queueMarks: (teamId) => queueOwn('marks', teamId),
     queueOrder: (teamId, orderKey) => queueOf('order', teamId, orderKey),
     queueLease: (teamId, orderKey) => queueOf('lease', teamId, orderKey),
     queueAttempts: (group) => `${q(group)}attempts`,

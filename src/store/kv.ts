@@ -20,6 +20,20 @@ export interface Scored {
   score: number;
 }
 
+/**
+ * Where `countOnce` remembers what it counted: one sorted set (member → when counted) for every thing it counts,
+ * capped and expiring, so counting many things never leaves a key per thing.
+ */
+export interface CountedSet {
+  key: string;
+  /** The thing counted: the same for every try of it. */
+  member: string;
+  /** A member counted this long ago may be counted again; the set expires this long after its last write. */
+  ttlMs: number;
+  /** The newest members kept; the oldest go first (one counted again after that many others counts twice). */
+  keep: number;
+}
+
 /** One hash field raised by `countOnce`, and how long its hash lives after. */
 export interface HashCount {
   key: string;
@@ -97,11 +111,12 @@ export interface KeyValueStore {
   hashDelIfEqual(key: string, field: string, expected: string): Promise<boolean>;
 
   /**
-   * Counts one thing once, atomically: unless `mark` exists it is set (expiring after `markTtlMs`) and each count
-   * raises its hash field (Redis HINCRBY), the hash then expiring after the count's `ttlMs`. False, and nothing
-   * changed, when `mark` was there. On Redis Cluster all the keys must share a hash slot (one hash tag).
+   * Counts one thing once, atomically: unless `counted.member` was counted within `counted.ttlMs` before `now`, it
+   * is added to the set at `now` (the oldest beyond `keep` dropped) and each count raises its hash
+   * field (Redis HINCRBY), the hash then expiring after the count's `ttlMs`. False, and nothing changed, when it
+   * was counted. On Redis Cluster all the keys must share a hash slot (one hash tag).
    */
-  countOnce(mark: string, markTtlMs: number, counts: readonly HashCount[]): Promise<boolean>;
+  countOnce(counted: CountedSet, now: number, counts: readonly HashCount[]): Promise<boolean>;
 
   /** Resolves when the backend answers (readiness probe); rejects otherwise. */
   ping(): Promise<void>;
@@ -109,6 +124,18 @@ export interface KeyValueStore {
 }
 
 export const WRONGTYPE_MESSAGE = 'WRONGTYPE Operation against a key holding the wrong kind of value';
+
+/** What `countOnce` checks before it writes anything. */
+export function assertCountOnce(counted: CountedSet, now: number, counts: readonly HashCount[]): void {
+  assertTtl(counted.ttlMs);
+  if (!Number.isSafeInteger(counted.keep) || counted.keep <= 0)
+    throw new RangeError('countOnce: keep must be positive');
+  if (!Number.isSafeInteger(now)) throw new RangeError('countOnce: now must be an integer');
+  for (const c of counts) {
+    assertTtl(c.ttlMs);
+    if (!Number.isSafeInteger(c.by)) throw new RangeError('countOnce: by must be an integer');
+  }
+}
 
 export function assertTtl(ttlMs: number): void {
   if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0) {

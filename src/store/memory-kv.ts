@@ -1,5 +1,5 @@
-import { assertTtl, WRONGTYPE_MESSAGE } from './kv.js';
-import type { HashCount, KeyValueStore, Scored, SetOptions } from './kv.js';
+import { assertCountOnce, assertTtl, WRONGTYPE_MESSAGE } from './kv.js';
+import type { CountedSet, HashCount, KeyValueStore, Scored, SetOptions } from './kv.js';
 import { SortedMembers } from './memory-sorted.js';
 
 type Value =
@@ -342,17 +342,20 @@ export class MemoryKeyValueStore implements KeyValueStore {
     });
   }
 
-  countOnce(mark: string, markTtlMs: number, counts: readonly HashCount[]): Promise<boolean> {
+  countOnce(counted: CountedSet, now: number, counts: readonly HashCount[]): Promise<boolean> {
     return this.run(() => {
-      assertTtl(markTtlMs);
+      assertCountOnce(counted, now, counts);
       for (const c of counts) {
-        assertTtl(c.ttlMs);
-        if (!Number.isSafeInteger(c.by)) throw new RangeError('countOnce: by must be an integer');
         const item = this.live(c.key);
         if (item) this.expect(item, 'hash');
       }
-      if (this.live(mark)) return false;
-      this.items.set(mark, { value: { kind: 'string', data: '1' }, expiresAt: this.now() + markTtlMs });
+      const item = this.live(counted.key);
+      const set = item ? this.expect(item, 'sorted').data : new SortedMembers();
+      const seen = set.scoreOf(counted.member);
+      if (seen !== undefined && seen > now - counted.ttlMs) return false;
+      set.add(counted.member, now);
+      for (const old of set.first(set.size - counted.keep)) set.remove(old.member);
+      this.items.set(counted.key, { value: { kind: 'sorted', data: set }, expiresAt: this.now() + counted.ttlMs });
       for (const c of counts) {
         const item = this.live(c.key);
         const hash = item ? this.expect(item, 'hash').data : new Map<string, string>();

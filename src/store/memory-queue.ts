@@ -5,7 +5,7 @@ import { BackendEventQueue } from './queue-consumer.js';
 import { entryIdOfSortable, sortableEntryId } from './queue-backend.js';
 import type { FailResult, QueueBackend, QueueReader, StartResult, StoredEntry } from './queue-backend.js';
 import { SortedMembers } from './memory-sorted.js';
-import { DEAD_LETTER_CAP, DEAD_LETTER_MAX_AGE_MS } from './queue.js';
+import { DEAD_LETTER_CAP, DEAD_LETTER_MAX_AGE_MS, DEDUP_MARK_BYTES, DEDUP_MARK_GUARD_MS } from './queue.js';
 import type {
   BacklogUsage,
   ChannelCause,
@@ -85,12 +85,10 @@ export class MemoryQueueBackend implements QueueBackend {
   private seq = 0;
   private closed = false;
 
-  enqueueOnce(
-    dedupKey: string,
-    event: QueueEvent,
-    dedupTtlMs: number,
-    options: EnqueueOptions,
-  ): Promise<EnqueueResult> {
+  /** `now`: the store's clock, by which dedup marks are made and aged. */
+  constructor(private readonly now: () => number = Date.now) {}
+
+  enqueueOnce(mark: string, event: QueueEvent, dedupTtlMs: number, options: EnqueueOptions): Promise<EnqueueResult> {
     if (this.closed) return Promise.reject(new Error('queue is closed'));
     const now = Date.now();
     let json: string;
@@ -99,29 +97,37 @@ export class MemoryQueueBackend implements QueueBackend {
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
+    // Marks and their bytes, as the Redis ENQUEUE keeps them (see there); everything up to the append is
+    // synchronous: atomic within this process.
+    const team = event.teamId;
+    const marks = this.dedupMarks;
+    const markedAt = this.now();
+    if (marks.holds(team, mark, markedAt, dedupTtlMs)) return Promise.resolve('duplicate');
+    marks.remove(team, mark);
+    marks.drop(team, markedAt - dedupTtlMs, 2, markedAt);
     const bytes = Buffer.byteLength(json);
-    const usage = this.backlog.get(event.teamId) ?? NOTHING;
-    const live = usage.bytes + usage.parkedBytes + bytes;
-    const full =
-      options.maxBacklog !== undefined && usage.entries + usage.parked >= options.maxBacklog
-        ? 'full'
-        : options.maxBacklogBytes !== undefined && live > options.maxBacklogBytes
-          ? 'full_bytes'
-          : undefined;
-    if (full !== undefined) {
-      return Promise.resolve(this.dedupMarks.holds(event.teamId, dedupKey, now) ? 'duplicate' : full);
+    const usage = this.backlog.get(team) ?? NOTHING;
+    if (options.maxBacklog !== undefined && usage.entries + usage.parked >= options.maxBacklog) {
+      return Promise.resolve('full');
     }
-    // Mark and append with no await in between: atomic within this process.
-    if (!this.dedupMarks.markOnce(event.teamId, dedupKey, now, now + dedupTtlMs)) return Promise.resolve('duplicate');
-    // Dead letters count toward the byte cap but give way to a new event: the oldest go until it fits.
     const cap = options.maxBacklogBytes;
     if (cap !== undefined) {
-      this.byteCaps.set(event.teamId, cap);
-      this.dropDead(event.teamId, (held) => live + held > cap);
+      // The backlog, this event and its mark beside the team's others; marks past the guard give way first.
+      let held = usage.bytes + usage.parkedBytes + bytes + (marks.count(team, markedAt) + 1) * DEDUP_MARK_BYTES;
+      const dead = this.deadBytes.get(team) ?? 0;
+      if (held + dead > cap) {
+        const upTo = Math.ceil((held + dead - cap) / DEDUP_MARK_BYTES);
+        held -= DEDUP_MARK_BYTES * marks.drop(team, markedAt - DEDUP_MARK_GUARD_MS, upTo, markedAt);
+      }
+      if (held > cap) return Promise.resolve('full_bytes');
+      // Dead letters count toward the byte cap but give way to a new event: the oldest go until it fits.
+      this.byteCaps.set(team, cap);
+      this.dropDead(team, (dead) => held + dead > cap);
     }
+    marks.add(team, mark, markedAt, dedupTtlMs);
     const id = this.nextId(now);
     this.entries.set(id, { id, teamId: event.teamId, orderKey: event.orderKey, json, bytes, enqueuedAt: now });
-    this.count(event.teamId, 1, bytes, 0, 0);
+    this.count(team, 1, bytes, 0, 0);
     const waiting = this.waiting.get(event.teamId);
     if (waiting) waiting.push(id);
     else this.waiting.set(event.teamId, new Fifo(id));
@@ -289,13 +295,11 @@ export class MemoryQueueBackend implements QueueBackend {
     const cutoff = Date.now() - DEAD_LETTER_MAX_AGE_MS;
     const usage = this.backlog.get(letter.teamId) ?? NOTHING;
     const cap = this.byteCaps.get(letter.teamId) ?? Number.POSITIVE_INFINITY;
+    const live = usage.bytes + usage.parkedBytes + this.markBytes(letter.teamId);
     // The newest letter stays; older ones go past the count cap, past the byte cap, or once too old.
     this.dropDead(
       letter.teamId,
-      (held, oldest, count) =>
-        count > DEAD_LETTER_CAP ||
-        (count > 1 && usage.bytes + usage.parkedBytes + held > cap) ||
-        oldest.failedAt < cutoff,
+      (held, oldest, count) => count > DEAD_LETTER_CAP || (count > 1 && live + held > cap) || oldest.failedAt < cutoff,
     );
     this.deadCounts.set(letter.teamId, (this.deadCounts.get(letter.teamId) ?? 0) + 1);
   }
@@ -409,7 +413,15 @@ export class MemoryQueueBackend implements QueueBackend {
   usage(teamId: string): Promise<BacklogUsage> {
     const usage = this.backlog.get(teamId) ?? NOTHING;
     const dead = this.deadBytes.get(teamId) ?? 0;
-    return Promise.resolve({ events: usage.entries + usage.parked, bytes: usage.bytes + usage.parkedBytes + dead });
+    return Promise.resolve({
+      events: usage.entries + usage.parked,
+      bytes: usage.bytes + usage.parkedBytes + dead + this.markBytes(teamId),
+    });
+  }
+
+  /** What the team's dedup marks count toward its byte cap. */
+  private markBytes(teamId: string): number {
+    return this.dedupMarks.count(teamId, this.now()) * DEDUP_MARK_BYTES;
   }
 
   readonly parked: ParkedWork = {
@@ -517,6 +529,6 @@ class Fifo<T> {
   }
 }
 
-export function createMemoryQueue(options: { logger?: Logger } = {}): EventQueue {
-  return new BackendEventQueue(new MemoryQueueBackend(), options.logger ?? pino({ enabled: false }));
+export function createMemoryQueue(options: { logger?: Logger; now?: () => number } = {}): EventQueue {
+  return new BackendEventQueue(new MemoryQueueBackend(options.now), options.logger ?? pino({ enabled: false }));
 }

@@ -4,11 +4,12 @@
  *
  * Counts are kept per time bucket (a minute for windows up to an hour, so a window has at most 60 buckets) in
  * one hash per alert: `<bucket>:calls` and `<bucket>:matched`. A completed call is counted once for all the
- * workspace's alerts by one atomic step (`countOnce`: a mark per call, then the buckets), so a retried event
- * never counts twice and every replica counts into the same window. Reading a window drops the buckets it has
+ * workspace's alerts by one atomic step (`countOnce`: the calls lately counted, one capped set per workspace,
+ * then the buckets), so a retried event never counts twice and every replica counts into the same window. Reading a window drops the buckets it has
  * left behind; the hashes and marks expire on their own once nothing is counted.
  */
 import { z } from 'zod';
+import { shortDigest } from './digest.js';
 import type { Keys } from './keys.js';
 import type { HashCount, KeyValueStore } from './kv.js';
 import { routeFiltersSchema } from './routes.js';
@@ -81,6 +82,8 @@ function bucketMs(windowMs: number): number {
 
 /** Counts and marks outlive their window by this much (a window read late still finds them). */
 const KEEP_AFTER_WINDOW_MS = 3_600_000;
+/** Calls kept in the workspace's counted set: a retried event runs again within minutes, not 1,000 calls later. */
+const COUNTED_KEPT = 1_000;
 
 export class OutcomeAlertRepo {
   constructor(
@@ -142,8 +145,9 @@ export class OutcomeAlertRepo {
         ...(matched ? [{ key, field: `${bucket}:matched`, by: 1, ttlMs }] : []),
       ];
     });
-    const markTtlMs = Math.max(...alerts.map((a) => a.alert.windowMs)) + KEEP_AFTER_WINDOW_MS;
-    return this.kv.countOnce(this.keys.alertCounted(teamId, callKey), markTtlMs, counts);
+    const ttlMs = Math.max(...alerts.map((a) => a.alert.windowMs)) + KEEP_AFTER_WINDOW_MS;
+    const counted = { key: this.keys.alertCounted(teamId), member: shortDigest(callKey), ttlMs, keep: COUNTED_KEPT };
+    return this.kv.countOnce(counted, now, counts);
   }
 
   /** The calls counted in the alert's window ending at `now`; buckets older than the window are dropped. */

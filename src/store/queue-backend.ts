@@ -60,7 +60,8 @@ export interface QueueReader {
 }
 
 export interface QueueBackend {
-  enqueueOnce(dedupKey: string, event: QueueEvent, dedupTtlMs: number, options: EnqueueOptions): Promise<EnqueueResult>;
+  /** `mark`: the `shortDigest` of the event's dedup key. */
+  enqueueOnce(mark: string, event: QueueEvent, dedupTtlMs: number, options: EnqueueOptions): Promise<EnqueueResult>;
   openReader(consumer: string): QueueReader;
   /** Takes over up to `count` entries pending (for any consumer) without a heartbeat for `minIdleMs`. */
   claimStale(consumer: string, minIdleMs: number, count: number): Promise<StoredEntry[]>;

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { shortDigest } from './digest.js';
 import { compareEntryIds, entryRef } from './queue-backend.js';
 import type { QueueBackend, QueueReader, StoredEntry } from './queue-backend.js';
 import { ChannelFailures, isRetryLaterError, MAX_BEHIND } from './queue.js';
@@ -481,7 +482,7 @@ export class BackendEventQueue implements EventQueue {
     if (maxBacklogBytes !== undefined && (!Number.isSafeInteger(maxBacklogBytes) || maxBacklogBytes <= 0)) {
       return Promise.reject(new RangeError('enqueueOnce: maxBacklogBytes must be a positive integer'));
     }
-    return this.backend.enqueueOnce(dedupKey, event, dedupTtlMs, options);
+    return this.backend.enqueueOnce(shortDigest(dedupKey), event, dedupTtlMs, options);
   }
 
   consume(handler: QueueHandler, options: ConsumeOptions): QueueConsumer {

@@ -55,9 +55,10 @@ export type EnqueueResult = 'queued' | 'duplicate' | 'full' | 'full_bytes';
 
 /**
  * A team's backlog: its unfinished entries (waiting, running or retrying) and what it parked (see `ParkedWork`),
- * each counted with the UTF-8 bytes of its JSON. Its dead letters count toward `maxBacklogBytes` as well (a
- * failing event must not leave the budget while it stays stored), but they give way: an event that fits beside
- * the backlog is taken, and the team's oldest dead letters are dropped until it fits.
+ * each counted with the UTF-8 bytes of its JSON. Its dead letters and its dedup marks count toward
+ * `maxBacklogBytes` as well — nothing its webhooks leave behind is outside the budget — but they give way to a new
+ * event: first the marks older than `DEDUP_MARK_GUARD_MS`, then the oldest dead letters. Marks younger than that
+ * never give way: a team whose backlog and young marks fill the budget is `full_bytes` until they age.
  */
 export interface EnqueueOptions {
   /** Entries the team's backlog may hold; at that many, `enqueueOnce` answers `full`. */
@@ -72,9 +73,22 @@ export interface EnqueueOptions {
 export interface BacklogUsage {
   /** Unfinished entries plus parked items. */
   events: number;
-  /** Their JSON and the team's dead letters', in UTF-8 bytes. */
+  /** Their JSON and the team's dead letters', in UTF-8 bytes, and its dedup marks (`DEDUP_MARK_BYTES` each). */
   bytes: number;
 }
+
+/**
+ * What one dedup mark counts toward its team's byte cap. A mark is a 22-character digest in the team's sorted
+ * set, which costs Redis about 130 bytes (`MEMORY USAGE` of a set of 20,000): counted a little above that.
+ */
+export const DEDUP_MARK_BYTES = 144;
+
+/**
+ * A dedup mark younger than this never gives way to make room: a copy of the event arriving within it is always
+ * a duplicate, however hard the hook is flooded. Older marks give way (oldest first) before dead letters do, so
+ * a flood of new events holds its workspace at 429 for at most this long after it stops.
+ */
+export const DEDUP_MARK_GUARD_MS = 10 * 60_000;
 
 /**
  * Work a team keeps waiting outside the queue — a channel's calls waiting for Slack — that still counts toward
@@ -172,7 +186,8 @@ export interface QueueDepth {
 export interface EventQueue {
   /**
    * Queues the event unless `dedupKey` was seen (for this team) within `dedupTtlMs` (`duplicate`, checked
-   * first) or the team's backlog is full (`full`, `full_bytes`). Throws if it cannot queue.
+   * first) or the team's backlog is full (`full`, `full_bytes`). Throws if it cannot queue. The key is kept as
+   * a fixed-size digest (`shortDigest`), timed by the store's clock.
    */
   enqueueOnce(
     dedupKey: string,

@@ -53,6 +53,7 @@ export function redisDeadLetters(redis: RedisClient, keys: Keys) {
         keys.queueDeadCounts(queueGroup(letter.teamId)),
         keys.queueUsage(letter.teamId),
         keys.queueTeamStream(letter.teamId),
+        keys.queueMarks(letter.teamId),
         JSON.stringify(letter),
         ...buryArgs(letter.teamId),
       );

@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import type { Logger } from 'pino';
-import { assertTtl } from './kv.js';
-import type { HashCount, KeyValueStore, Scored, SetOptions } from './kv.js';
+import { assertCountOnce, assertTtl } from './kv.js';
+import type { CountedSet, HashCount, KeyValueStore, Scored, SetOptions } from './kv.js';
 import { openRedis, scanTargets, type RedisClient } from './redis-connection.js';
 import { withScripts } from './redis-scripts.js';
 
@@ -181,14 +181,10 @@ export class RedisKeyValueStore implements KeyValueStore {
     return (await this.redis.campaignHashDelIfEqual(key, field, expected)) === 1;
   }
 
-  async countOnce(mark: string, markTtlMs: number, counts: readonly HashCount[]): Promise<boolean> {
-    assertTtl(markTtlMs);
-    for (const c of counts) {
-      assertTtl(c.ttlMs);
-      if (!Number.isSafeInteger(c.by)) throw new RangeError('countOnce: by must be an integer');
-    }
-    const keys = [mark, ...counts.map((c) => c.key)];
-    const args = [markTtlMs, ...counts.flatMap((c) => [c.field, c.by, c.ttlMs])];
+  async countOnce(counted: CountedSet, now: number, counts: readonly HashCount[]): Promise<boolean> {
+    assertCountOnce(counted, now, counts);
+    const keys = [counted.key, ...counts.map((c) => c.key)];
+    const args = [counted.member, now, counted.ttlMs, counted.keep, ...counts.flatMap((c) => [c.field, c.by, c.ttlMs])];
     return (await this.redis.campaignCountOnce(keys.length, ...keys, ...args)) === 1;
   }
 

@@ -14,7 +14,12 @@ const pairReply = z.tuple([z.number(), z.number()]);
 
 export async function backlogUsage(redis: RedisClient, keys: Keys, teamId: string): Promise<BacklogUsage> {
   const [events, bytes] = pairReply.parse(
-    await redis.campaignQueueUsage(keys.queueTeamStream(teamId), keys.queueUsage(teamId), keys.queueDead(teamId)),
+    await redis.campaignQueueUsage(
+      keys.queueTeamStream(teamId),
+      keys.queueUsage(teamId),
+      keys.queueDead(teamId),
+      keys.queueMarks(teamId),
+    ),
   );
   return { events, bytes };
 }
@@ -73,7 +78,7 @@ export function redisParkedWork(redis: RedisClient, keys: Keys): ParkedWork {
 
 /**
  * Forgets a workspace's queue entries (it uninstalled the app): waiting and pending entries, their order and
- * retry state, its dead letters and their count. Returns how many entries and dead letters went.
+ * retry state, its dedup marks, its dead letters and their count. Returns how many entries and dead letters went.
  */
 export async function forgetTeamEntries(
   redis: RedisClient,
@@ -94,7 +99,7 @@ export async function forgetTeamEntries(
     if (orderKey !== undefined) tx.del(keys.queueOrder(teamId, orderKey), keys.queueLease(teamId, orderKey));
   }
   const dead = await deadLetters.forget(tx, teamId);
-  tx.del(stream);
+  tx.del(stream, keys.queueMarks(teamId));
   // The group's delivery records go with the stream; no other key holds the team's entries.
   await tx.exec();
   return own.length + dead;

@@ -39,9 +39,9 @@ const BATCH_MAX = 64;
 
 interface EnqueueInput {
   teamId: string;
-  /** dedup, stream, order, usage, dead */
+  /** marks, stream, order, usage, dead */
   keys: [string, string, string, string, string];
-  /** ttlMs, teamId, orderKey, payload, enqueuedAt, dedupKey, maxBacklog, maxBacklogBytes */
+  /** ttlMs, teamId, orderKey, payload, enqueuedAt, mark, maxBacklog, maxBacklogBytes, markedAt */
   args: Array<string | number>;
 }
 
@@ -68,6 +68,8 @@ export interface RedisQueueOptions {
   logger?: Logger;
   /** Consumer group name. Default `workers`. */
   group?: string;
+  /** The store's clock: when dedup marks are made and how old they are. Default `Date.now`. */
+  now?: () => number;
 }
 
 /**
@@ -83,6 +85,7 @@ class RedisQueueBackend implements QueueBackend {
   private readonly keys: Keys;
   private readonly logger: Logger;
   private readonly group: string;
+  private readonly now: () => number;
   private readonly bell: string;
   private bellReady: Promise<void> | undefined;
   private readonly readers = new Set<QueueReader>();
@@ -113,17 +116,13 @@ class RedisQueueBackend implements QueueBackend {
     this.keys = options.keys;
     this.logger = options.logger ?? pino({ enabled: false });
     this.group = options.group ?? 'workers';
+    this.now = options.now ?? Date.now;
     this.bell = this.keys.queueBell();
     this.parked = redisParkedWork(this.redis, this.keys);
     this.dead = redisDeadLetters(this.redis, this.keys);
   }
 
-  enqueueOnce(
-    dedupKey: string,
-    event: QueueEvent,
-    dedupTtlMs: number,
-    options: EnqueueOptions,
-  ): Promise<EnqueueResult> {
+  enqueueOnce(mark: string, event: QueueEvent, dedupTtlMs: number, options: EnqueueOptions): Promise<EnqueueResult> {
     let payload: string;
     try {
       payload = JSON.stringify(event.payload) ?? 'null';
@@ -133,7 +132,7 @@ class RedisQueueBackend implements QueueBackend {
     return this.enqueues.call({
       teamId: event.teamId,
       keys: [
-        this.keys.queueDedup(event.teamId, dedupKey),
+        this.keys.queueMarks(event.teamId),
         this.keys.queueTeamStream(event.teamId),
         this.keys.queueOrder(event.teamId, event.orderKey),
         this.keys.queueUsage(event.teamId),
@@ -145,9 +144,10 @@ class RedisQueueBackend implements QueueBackend {
         event.orderKey,
         payload,
         Date.now(),
-        dedupKey,
+        mark,
         options.maxBacklog ?? 0,
         options.maxBacklogBytes ?? 0,
+        this.now(),
       ],
     });
   }
@@ -459,6 +459,7 @@ class RedisQueueBackend implements QueueBackend {
         ...this.finishKeys(entry),
         this.keys.queueDead(entry.teamId),
         this.keys.queueDeadCounts(queueGroup(entry.teamId)),
+        this.keys.queueMarks(entry.teamId),
         ...this.finishArgs(consumer, entry),
         maxAttempts,
         record.slice(0, -1),

@@ -3,6 +3,7 @@
  * by ioredis on NOSCRIPT; pipelined like any command) and called as the typed commands declared below.
  */
 import type { Result } from 'ioredis';
+import { DEDUP_MARK_BYTES, DEDUP_MARK_GUARD_MS } from './queue.js';
 import type { RedisClient } from './redis-connection.js';
 
 /*
@@ -15,50 +16,84 @@ import type { RedisClient } from './redis-connection.js';
  */
 
 /**
+ * The team's dedup marks (`{queue}:marks:<team>`, a sorted set: digest → when marked) and what each counts toward
+ * its byte cap. `dropMarks` removes up to `upTo` of the oldest marks scored at most `atMost`; returns how many went.
+ */
+const MARKS_LUA = `
+local MARK_BYTES, GUARD_MS = ${DEDUP_MARK_BYTES}, ${DEDUP_MARK_GUARD_MS}
+local function dropMarks(marks, atMost, upTo)
+  if upTo <= 0 then return 0 end
+  local old = redis.call('ZRANGE', marks, '-inf', atMost, 'BYSCORE', 'LIMIT', 0, upTo)
+  if #old > 0 then redis.call('ZREMRANGEBYRANK', marks, 0, #old - 1) end
+  return #old
+end
+local function markBytes(marks)
+  return redis.call('ZCARD', marks) * MARK_BYTES
+end
+`;
+
+/**
  * Enqueues a batch of events of one queue group, each as if alone and in order (a later copy of an earlier event
- * in the same batch is its duplicate). KEYS: the group's teams, then per event: dedup, stream, order, usage, dead. ARGV: group, then
- * per event: ttlMs, teamId, orderKey, payload, enqueuedAt, dedupKey, maxBacklog, maxBacklogBytes (0: none).
+ * in the same batch is its duplicate). KEYS: the group's teams, then per event: marks, stream, order, usage, dead.
+ * ARGV: group, then per event: ttlMs, teamId, orderKey, payload, enqueuedAt, mark, maxBacklog, maxBacklogBytes (0:
+ * none), markedAt (the store's clock).
  * → per event: id | 'duplicate' | 'full' | 'full_bytes' | 'error: <Redis error>'
  *
  * A team's backlog is its stream's length plus what it parked (`usage`: parked, parkedBytes), and the bytes
- * of its stream entries' payloads (`usage`: bytes) plus parkedBytes. Its dead letters' bytes (`usage`:
- * deadBytes) count toward the byte cap too — else failing events would move out of the budget and pile up —
- * but they give way: an event that fits beside the backlog drops the team's oldest letters until it fits (and a
- * bury keeps them under the cap recorded here, `usage` maxBytes).
+ * of its stream entries' payloads (`usage`: bytes) plus parkedBytes. Its dedup marks (MARK_BYTES each) and its
+ * dead letters' bytes (`usage`: deadBytes) count toward the byte cap too — else what its webhooks leave behind
+ * would pile up outside the budget — but they give way to a new event that fits beside the backlog and the young
+ * marks: first the marks older than GUARD_MS, then the team's oldest letters (and a bury keeps them under the
+ * cap recorded here, `usage` maxBytes). Marks younger than GUARD_MS never give way: then the event is refused.
+ * Expired marks go two at a time with each new one, and the set expires a TTL after its newest mark.
  * Every script that adds or removes one of these changes its count in the same step, so no crash or takeover
  * leaves a count wrong; an empty stream counts no bytes, a missing dead list none, whatever was recorded
  * (hand-deleted entries cannot block a team for good, an expired list frees its bytes).
  */
-const ENQUEUE = `
-local function enqueue(dedup, stream, order, usage, dead, a)
-  if redis.call('EXISTS', dedup) == 1 then return 'duplicate' end
+const ENQUEUE = `${MARKS_LUA}
+local function enqueue(marks, stream, order, usage, dead, a)
+  local ttl, mark, markedAt = tonumber(ARGV[a + 1]), ARGV[a + 6], tonumber(ARGV[a + 9])
+  local seen = redis.call('ZSCORE', marks, mark)
+  if seen then
+    if tonumber(seen) > markedAt - ttl then return 'duplicate' end
+    redis.call('ZREM', marks, mark)
+  end
+  dropMarks(marks, markedAt - ttl, 2)
   local length = redis.call('XLEN', stream)
   local u = redis.call('HMGET', usage, 'bytes', 'parked', 'parkedBytes', 'deadBytes')
   local bytes = length == 0 and 0 or tonumber(u[1] or '0')
   local size = string.len(ARGV[a + 4])
   local maxEvents, maxBytes = tonumber(ARGV[a + 7]), tonumber(ARGV[a + 8])
   if maxEvents > 0 and length + tonumber(u[2] or '0') >= maxEvents then return 'full' end
-  local live = bytes + tonumber(u[3] or '0') + size
-  if maxBytes > 0 and live > maxBytes then return 'full_bytes' end
-  -- The cap a bury keeps the letters under (see BURY_LUA): the one this workspace's events are taken by.
-  if maxBytes > 0 then redis.call('HSET', usage, 'maxBytes', maxBytes) end
-  if maxBytes > 0 and u[4] then
-    local deadBytes = redis.call('EXISTS', dead) == 1 and tonumber(u[4]) or 0
-    while deadBytes > 0 and live + deadBytes > maxBytes do
-      local oldest = redis.call('RPOP', dead)
-      if not oldest then deadBytes = 0 break end
-      deadBytes = deadBytes - string.len(oldest)
+  if maxBytes > 0 then
+    -- The backlog, this event and its mark beside the team's others, and its letters.
+    local held = bytes + tonumber(u[3] or '0') + size + markBytes(marks) + MARK_BYTES
+    local deadBytes = u[4] and redis.call('EXISTS', dead) == 1 and tonumber(u[4]) or 0
+    if held + deadBytes > maxBytes then
+      local over = math.ceil((held + deadBytes - maxBytes) / MARK_BYTES)
+      held = held - MARK_BYTES * dropMarks(marks, markedAt - GUARD_MS, over)
     end
-    if deadBytes > 0 then redis.call('HSET', usage, 'deadBytes', deadBytes) else redis.call('HDEL', usage, 'deadBytes') end
+    if held > maxBytes then return 'full_bytes' end
+    -- The cap a bury keeps the letters under (see BURY_LUA): the one this workspace's events are taken by.
+    redis.call('HSET', usage, 'maxBytes', maxBytes)
+    if u[4] then
+      while deadBytes > 0 and held + deadBytes > maxBytes do
+        local oldest = redis.call('RPOP', dead)
+        if not oldest then deadBytes = 0 break end
+        deadBytes = deadBytes - string.len(oldest)
+      end
+      if deadBytes > 0 then redis.call('HSET', usage, 'deadBytes', deadBytes) else redis.call('HDEL', usage, 'deadBytes') end
+    end
   end
   if length == 0 and redis.call('EXISTS', stream) == 0 then
     redis.call('XGROUP', 'CREATE', stream, ARGV[1], '0', 'MKSTREAM')
   end
   local team = ARGV[a + 2]
   local id = redis.call('XADD', stream, '*', 'teamId', team, 'orderKey', ARGV[a + 3], 'payload', ARGV[a + 4],
-    'enqueuedAt', ARGV[a + 5], 'dedupKey', ARGV[a + 6])
+    'enqueuedAt', ARGV[a + 5])
   redis.call('HSET', usage, 'bytes', bytes + size)
-  redis.call('SET', dedup, id, 'PX', ARGV[a + 1])
+  redis.call('ZADD', marks, markedAt, mark)
+  redis.call('PEXPIRE', marks, ttl)
   redis.call('RPUSH', order, id)
   redis.call('SADD', KEYS[1], team)
   return id
@@ -67,7 +102,7 @@ local results = {}
 for i = 0, (#KEYS - 1) / 5 - 1 do
   -- An event Redis refuses (a key of the wrong type…) fails alone; the others of the batch go on.
   local k = 2 + i * 5
-  local ok, result = pcall(enqueue, KEYS[k], KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], 1 + i * 8)
+  local ok, result = pcall(enqueue, KEYS[k], KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], 1 + i * 9)
   if not ok then result = 'error: ' .. tostring(type(result) == 'table' and result.err or result) end
   results[#results + 1] = result
 end
@@ -184,18 +219,18 @@ return #KEYS / 6
  * A workspace's dead-letter list, newest first: pushes one letter, keeps the newest \`cap\`, drops from the tail
  * the letters that failed before \`cutoff\` (epoch ms) and the list itself \`maxAgeMs\` after its newest one.
  * The list's bytes are the workspace's \`usage\` deadBytes (see ENQUEUE), changed with every letter in or out; the
- * oldest also go while the backlog and the letters hold more than the byte cap the last enqueue was checked
- * against (\`usage\` maxBytes) — the newest letter stays.
+ * oldest also go while the backlog, the dedup marks and the letters hold more than the byte cap the last enqueue
+ * was checked against (\`usage\` maxBytes) — the newest letter stays.
  */
-const BURY_LUA = `
-local function bury(list, counts, usage, stream, json, cap, cutoff, maxAgeMs, teamId)
+const BURY_LUA = `${MARKS_LUA}
+local function bury(list, counts, usage, stream, marks, json, cap, cutoff, maxAgeMs, teamId)
   -- A list that expired took its letters with it: so do their bytes.
   if redis.call('EXISTS', list) == 0 then redis.call('HDEL', usage, 'deadBytes') end
   redis.call('LPUSH', list, json)
   local u = redis.call('HMGET', usage, 'deadBytes', 'bytes', 'parkedBytes', 'maxBytes')
   local deadBytes = tonumber(u[1] or '0') + string.len(json)
   local maxBytes = tonumber(u[4] or '0')
-  local live = (redis.call('XLEN', stream) == 0 and 0 or tonumber(u[2] or '0')) + tonumber(u[3] or '0')
+  local live = (redis.call('XLEN', stream) == 0 and 0 or tonumber(u[2] or '0')) + tonumber(u[3] or '0') + markBytes(marks)
   local kept = redis.call('LLEN', list)
   while kept > 0 do
     local last = redis.call('LINDEX', list, -1)
@@ -216,7 +251,7 @@ end
 `;
 
 /**
- * KEYS: stream, order, lease, attempts, teams, usage, dead (the workspace's list), deadCounts.
+ * KEYS: stream, order, lease, attempts, teams, usage, dead (the workspace's list), deadCounts, marks.
  * ARGV: group, consumer, id, team, maxAttempts, dead-letter JSON without its
  * closing brace, cap, teamId, cutoff, maxAgeMs (see BURY_LUA). → {attempts, deadLettered (0/1)}; {0, 0} when the
  * stream is gone (see TRY_START).
@@ -230,13 +265,13 @@ local n = redis.call('HINCRBY', KEYS[4], ARGV[3], 1)
 if redis.call('GET', KEYS[3]) == ARGV[2] then redis.call('DEL', KEYS[3]) end
 if n < tonumber(ARGV[5]) then return {n, 0} end
 finish(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], ARGV[1], ARGV[2], ARGV[3], ARGV[4])
-bury(KEYS[7], KEYS[8], KEYS[6], KEYS[1], ARGV[6] .. ',"attempts":' .. n .. '}', ARGV[7], ARGV[9], ARGV[10], ARGV[8])
+bury(KEYS[7], KEYS[8], KEYS[6], KEYS[1], KEYS[9], ARGV[6] .. ',"attempts":' .. n .. '}', ARGV[7], ARGV[9], ARGV[10], ARGV[8])
 return {n, 1}
 `;
 
-/** KEYS: the workspace's dead letters, deadCounts, usage, stream. ARGV: letter JSON, cap, teamId, cutoff, maxAgeMs (BURY_LUA). */
+/** KEYS: the workspace's dead letters, deadCounts, usage, stream, marks. ARGV: letter JSON, cap, teamId, cutoff, maxAgeMs (BURY_LUA). */
 const BURY = `${BURY_LUA}
-bury(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[1], ARGV[2], ARGV[4], ARGV[5], ARGV[3])
+bury(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], ARGV[1], ARGV[2], ARGV[4], ARGV[5], ARGV[3])
 `;
 
 /** Takes one dead letter out (to retry it), its bytes with it. KEYS: dead, usage. ARGV: the letter as stored. → 1 taken, 0 gone */
@@ -277,13 +312,13 @@ end
 return n
 `;
 
-/** KEYS: stream, usage, dead. → {events, bytes} of the team's backlog, bytes with its dead letters' (see ENQUEUE) */
-const USAGE = `
+/** KEYS: stream, usage, dead, marks. → {events, bytes} of the team's backlog, bytes with its dead letters' and marks' (see ENQUEUE) */
+const USAGE = `${MARKS_LUA}
 local length = redis.call('XLEN', KEYS[1])
 local u = redis.call('HMGET', KEYS[2], 'bytes', 'parked', 'parkedBytes', 'deadBytes')
 local bytes = length == 0 and 0 or tonumber(u[1] or '0')
 local deadBytes = redis.call('EXISTS', KEYS[3]) == 1 and tonumber(u[4] or '0') or 0
-return {length + tonumber(u[2] or '0'), bytes + tonumber(u[3] or '0') + deadBytes}
+return {length + tonumber(u[2] or '0'), bytes + tonumber(u[3] or '0') + deadBytes + markBytes(KEYS[4])}
 `;
 
 /** KEYS: streams. ARGV: group. → {entries, pending} summed over the streams */
@@ -330,13 +365,20 @@ const PEXPIRE_IF_EQUAL = `if redis.call('GET', KEYS[1]) == ARGV[1] then return r
 const DEL_IF_EQUAL = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
 
 /**
- * Counts one thing once (kv.ts `countOnce`). KEYS: the mark, then one hash per count. ARGV: the mark's TTL, then
- * per count: field, by, the hash's TTL. → 1 counted, 0 counted before.
+ * Counts one thing once (kv.ts `countOnce`). KEYS: the marks (a sorted set), then one hash per count. ARGV: the
+ * thing's member, now, the marks' TTL, how many marks to keep, then per count: field, by, the hash's TTL.
+ * → 1 counted, 0 counted before (a member scored within the TTL; one past it only holds a place until the cap
+ * pushes it out).
  */
 const COUNT_ONCE = `
-if not redis.call('SET', KEYS[1], '1', 'PX', ARGV[1], 'NX') then return 0 end
+local now, ttl = tonumber(ARGV[2]), tonumber(ARGV[3])
+local seen = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if seen and tonumber(seen) > now - ttl then return 0 end
+redis.call('ZADD', KEYS[1], now, ARGV[1])
+redis.call('ZREMRANGEBYRANK', KEYS[1], 0, -tonumber(ARGV[4]) - 1)
+redis.call('PEXPIRE', KEYS[1], ttl)
 for i = 2, #KEYS do
-  local a = (i - 2) * 3 + 2
+  local a = (i - 2) * 3 + 5
   redis.call('HINCRBY', KEYS[i], ARGV[a], ARGV[a + 1])
   redis.call('PEXPIRE', KEYS[i], ARGV[a + 2])
 end
@@ -366,6 +408,7 @@ declare module 'ioredis' {
       usage: string,
       dead: string,
       deadCounts: string,
+      marks: string,
       ...args: Arg[]
     ): Result<unknown, Context>;
     /** See BURY. */
@@ -374,6 +417,7 @@ declare module 'ioredis' {
       deadCounts: string,
       usage: string,
       stream: string,
+      marks: string,
       ...args: Arg[]
     ): Result<unknown, Context>;
     /** See TAKE_DEAD. */
@@ -396,7 +440,7 @@ declare module 'ioredis' {
       ...idsThenMembers: string[]
     ): Result<number, Context>;
     /** See USAGE. */
-    campaignQueueUsage(stream: string, usage: string, dead: string): Result<unknown, Context>;
+    campaignQueueUsage(stream: string, usage: string, dead: string, marks: string): Result<unknown, Context>;
     /** See DEPTH: the number of keys first. */
     campaignQueueDepth(numKeys: number, ...keysThenArgs: Arg[]): Result<unknown, Context>;
     campaignSetIfEqual(key: string, expected: string, value: string): Result<unknown, Context>;
@@ -421,12 +465,12 @@ const SCRIPTS: Record<string, { lua: string; numberOfKeys?: number }> = {
   campaignQueueHeartbeat: { lua: HEARTBEAT },
   campaignQueueRelease: { lua: RELEASE, numberOfKeys: 1 },
   campaignQueueComplete: { lua: COMPLETE },
-  campaignQueueFail: { lua: FAIL, numberOfKeys: 8 },
-  campaignQueueBury: { lua: BURY, numberOfKeys: 4 },
+  campaignQueueFail: { lua: FAIL, numberOfKeys: 9 },
+  campaignQueueBury: { lua: BURY, numberOfKeys: 5 },
   campaignQueueTakeDead: { lua: TAKE_DEAD, numberOfKeys: 2 },
   campaignQueuePark: { lua: PARK, numberOfKeys: 3 },
   campaignQueueUnpark: { lua: UNPARK, numberOfKeys: 3 },
-  campaignQueueUsage: { lua: USAGE, numberOfKeys: 3 },
+  campaignQueueUsage: { lua: USAGE, numberOfKeys: 4 },
   campaignQueueDepth: { lua: DEPTH },
   campaignSetIfEqual: { lua: SET_IF_EQUAL, numberOfKeys: 1 },
   campaignTakeBudget: { lua: TAKE_BUDGET, numberOfKeys: 1 },

@@ -4,8 +4,9 @@
  * 7 days and which, so an event nobody sees is never dropped without a trace.
  *
  * Per workspace: a count per hour over 7 days, and the newest 20 events (trigger, campaign, when). Each event is
- * counted once however often its queue entry runs (`countOnce`, a mark per event); the keys share the
- * workspace's hash tag (one Redis Cluster slot) and expire once nothing arrives for 7 days.
+ * counted once however often its queue entry runs (`countOnce`: the entries counted lately, one capped set — an
+ * entry runs again within minutes, never after a day, so a flood of events leaves no key per event); the keys
+ * share the workspace's hash tag (one Redis Cluster slot) and expire once nothing arrives for 7 days.
  */
 import { z } from 'zod';
 import type { Keys } from './keys.js';
@@ -16,6 +17,9 @@ const UNROUTED_KEEP_MS = 7 * 24 * 3_600_000;
 const HOUR_MS = 3_600_000;
 /** The newest events kept with their details; the count covers every one. */
 const RECENT_KEPT = 20;
+/** The entries lately counted, kept to count each once: how many, and for how long (a queue entry waits a day). */
+const COUNTED_KEPT = 1_000;
+const COUNTED_TTL_MS = 24 * HOUR_MS;
 
 const unroutedEventSchema = z.object({
   trigger: z.string(),
@@ -41,15 +45,19 @@ export class UnroutedEventRepo {
 
   /** Records one event (`eventKey`: the same for every run of its queue entry). False when it was recorded before. */
   async record(teamId: string, eventKey: string, event: UnroutedEvent): Promise<boolean> {
-    // Counted in the hour it arrived; the mark outlives the hour's count, so a late retry cannot count it again.
-    const counted = await this.kv.countOnce(this.keys.unroutedMark(teamId, eventKey), UNROUTED_KEEP_MS + HOUR_MS, [
-      {
-        key: this.keys.unroutedCounts(teamId),
-        field: String(Math.floor(event.at / HOUR_MS)),
-        by: 1,
-        ttlMs: UNROUTED_KEEP_MS + HOUR_MS,
-      },
-    ]);
+    // Counted in the hour it arrived.
+    const counted = await this.kv.countOnce(
+      { key: this.keys.unroutedCounted(teamId), member: eventKey, ttlMs: COUNTED_TTL_MS, keep: COUNTED_KEPT },
+      this.now(),
+      [
+        {
+          key: this.keys.unroutedCounts(teamId),
+          field: String(Math.floor(event.at / HOUR_MS)),
+          by: 1,
+          ttlMs: UNROUTED_KEEP_MS + HOUR_MS,
+        },
+      ],
+    );
     if (!counted) return false;
     // The newest RECENT_KEPT by arrival: added, then the oldest beyond them dropped (none read but those).
     const key = this.keys.unroutedRecent(teamId);

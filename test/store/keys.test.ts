@@ -29,7 +29,7 @@ describe('keys', () => {
       tags.add(tag);
       for (const key of [
         keys.queueTeamStream(team),
-        keys.queueDedup(team, '{d}'),
+        keys.queueMarks(team),
         keys.queueOrder(team, '{o}'),
         keys.queueLease(team, '{o}'),
         keys.queueUsage(team),
@@ -92,9 +92,9 @@ describe('keys', () => {
         keys.verification(team),
         keys.alertIncidents(team),
         keys.alertWindow(team, '["C1","*"]'),
-        keys.alertCounted(team, 'call-1'),
+        keys.alertCounted(team),
         keys.unroutedCounts(team),
-        keys.unroutedMark(team, 'entry-1'),
+        keys.unroutedCounted(team),
         keys.unroutedRecent(team),
         keys.outboxLease(team, 'C1'),
         keys.outboxWaiting(team, 'C1', 'conversation:T1:c1:+15550001'),
@@ -103,7 +103,7 @@ describe('keys', () => {
         keys.channelSubscribers(team),
         keys.timerLease('digest', timerId(team, 'C1'), 1700000000000),
         keys.queueTeamStream(team),
-        keys.queueDedup(team, 'call_started:c1'),
+        keys.queueMarks(team),
       ];
       for (const key of own) expect([key, keys.workspaceOf(key)]).toEqual([key, team]);
     }
@@ -147,10 +147,10 @@ describe('keys', () => {
     const keys = createKeys('p:');
     const firstTag = (key: string) => /\{([^}]*)\}/.exec(key)?.[1];
     const window = keys.alertWindow('T{1}', '["C{1}","*"]');
-    const counted = keys.alertCounted('T{1}', 'call}{x');
+    const counted = keys.alertCounted('T{1}');
     expect(firstTag(window)).toBe('alert-counts:T%7b1%7d');
     expect(firstTag(counted)).toBe(firstTag(window));
-    expect(firstTag(keys.alertCounted('T2', 'c'))).not.toBe(firstTag(window));
+    expect(firstTag(keys.alertCounted('T2'))).not.toBe(firstTag(window));
     for (const key of [window, counted]) expect(key.match(/[{}]/g)).toEqual(['{', '}']);
   });
 

@@ -100,32 +100,40 @@ describe.each(backends)('KeyValueStore contract ($name)', ({ create }) => {
     expect(await kv.set(key, 'x', { onlyIfAbsent: true })).toBe(true);
   });
 
-  it('counts a thing once in several hashes at once, and not again while its mark lives', async () => {
-    const { kv, keys } = create();
+  it('counts a thing once in several hashes at once, and not again while it is among the counted, in one capped set', async () => {
+    const clock = { now: 1_700_000_000_000 };
+    const { kv, keys } = create({ now: () => clock.now });
     // The keys of one count share the workspace's hash tag (one slot on a cluster).
     const a = keys.alertWindow('T-count', 'alert-a');
     const b = keys.alertWindow('T-count', 'alert-b');
-    const mark = (call: string) => keys.alertCounted('T-count', call);
+    const set = keys.alertCounted('T-count');
+    const counted = (member: string, ttlMs = 60_000, keep = 3) => ({ key: set, member, ttlMs, keep });
     const counts = [
       { key: a, field: '7:calls', by: 1, ttlMs: 60_000 },
       { key: a, field: '7:matched', by: 1, ttlMs: 60_000 },
-      { key: b, field: '7:calls', by: 1, ttlMs: 80 },
+      { key: b, field: '7:calls', by: 1, ttlMs: 1_000 },
     ];
-    expect(await kv.countOnce(mark('call-1'), 60_000, counts)).toBe(true);
-    expect(await kv.countOnce(mark('call-1'), 60_000, counts)).toBe(false);
-    expect(await kv.countOnce(mark('call-2'), 60_000, counts.slice(0, 1))).toBe(true);
+    expect(await kv.countOnce(counted('call-1'), clock.now, counts)).toBe(true);
+    expect(await kv.countOnce(counted('call-1'), clock.now, counts)).toBe(false);
+    expect(await kv.countOnce(counted('call-2'), clock.now, counts.slice(0, 1))).toBe(true);
     expect(await kv.hashGetAll(a)).toEqual({ '7:calls': '2', '7:matched': '1' });
     expect(await kv.hashGetAll(b)).toEqual({ '7:calls': '1' });
     // Each hash takes its count's TTL: `b` goes (Redis or the memory store expires it), `a` stays.
     await waitFor(async () => Object.keys(await kv.hashGetAll(b)).length === 0, 'the short-lived count to expire');
     expect(await kv.hashGetAll(a)).toEqual({ '7:calls': '2', '7:matched': '1' });
-    // A mark that expired counts again.
-    expect(await kv.countOnce(mark('call-3'), 60, counts.slice(0, 1))).toBe(true);
-    expect(await kv.countOnce(mark('call-3'), 60, counts.slice(0, 1))).toBe(false);
-    await waitFor(async () => (await kv.get(mark('call-3'))) === null, 'the mark to expire');
-    expect(await kv.countOnce(mark('call-3'), 60, counts.slice(0, 1))).toBe(true);
+    // One key holds what was counted, never more than `keep`: the oldest goes first, and then counts again.
+    for (const call of ['call-3', 'call-4']) expect(await kv.countOnce(counted(call), clock.now, [])).toBe(true);
+    expect((await kv.sortedFirst(set, 10)).map((m) => m.member).sort()).toEqual(['call-2', 'call-3', 'call-4']);
+    expect(await kv.countOnce(counted('call-1'), clock.now, counts.slice(0, 1))).toBe(true);
+    expect(await kv.countOnce(counted('call-4'), clock.now, counts.slice(0, 1))).toBe(false);
+    // A member counted longer ago than its TTL counts again.
+    clock.now += 60_000;
+    expect(await kv.countOnce(counted('call-4'), clock.now, counts.slice(0, 1))).toBe(true);
     expect(await kv.hashGet(a, '7:calls')).toBe('4');
-    await expect(kv.countOnce(mark('call-4'), 60_000, [{ ...counts[0]!, by: 0.5 }])).rejects.toThrow();
+    // The set itself expires a TTL after its last write.
+    expect(await kv.countOnce(counted('call-5', 60), clock.now, [])).toBe(true);
+    await waitFor(async () => (await kv.sortedCount(set)) === 0, 'the counted set to expire');
+    await expect(kv.countOnce(counted('call-6'), clock.now, [{ ...counts[0]!, by: 0.5 }])).rejects.toThrow();
   });
 
   it('stores sets; removing the last member removes the key', async () => {

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { createStore } from '../../src/store/index.js';
 import { queueGroup } from '../../src/store/keys.js';
+import { DEDUP_MARK_BYTES } from '../../src/store/queue.js';
 import type { QueueEntry } from '../../src/store/index.js';
 import hashSlot from 'cluster-key-slot';
 import { requireRedis } from '../support/redis.js';
@@ -48,7 +49,7 @@ describe('redis queue specifics', () => {
       const slotKeys = [
         keys.queueTeamStream(team),
         keys.queueTeams(group),
-        keys.queueDedup(team, 'call_started:{x}'),
+        keys.queueMarks(team),
         keys.queueOrder(team, `${team}:{weird}:conv`),
         keys.queueLease(team, `${team}:conv`),
         keys.queueAttempts(group),
@@ -173,7 +174,7 @@ describe('redis queue specifics', () => {
     await queueIdle(store.queue);
     await consumer.stop();
     expect(seen.sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 5, 6, 7, 8, 9]);
-    expect(await redis.redis.exists(store.keys.queueDedup('T-broken', 'e4'))).toBe(0);
+    expect(await redis.redis.exists(store.keys.queueMarks('T-broken'))).toBe(0);
   });
 
   it('removes finished entries from the stream and the pending list', async () => {
@@ -192,15 +193,15 @@ describe('redis queue specifics', () => {
 
   it('counts no bytes for an empty stream, whatever was recorded (entries deleted by hand cannot block a team)', async () => {
     const store = backends[1]!.create();
-    const cap = { maxBacklogBytes: 100 };
+    const cap = { maxBacklogBytes: 100 + 2 * DEDUP_MARK_BYTES };
     expect(await store.queue.enqueueOnce('h1', event('o', 'x'.repeat(40)), 60_000, cap)).toBe('queued');
     // An operator deletes the stream's entries by hand: the recorded bytes no longer match anything.
     const stream = store.keys.queueTeamStream('T1');
     const [[id]] = (await redis.redis.xrange(stream, '-', '+')) as [[string, string[]]];
     await redis.redis.xdel(stream, id);
     await redis.redis.hset(store.keys.queueUsage('T1'), 'bytes', 1_000_000);
-    expect(await store.queue.usage('T1')).toEqual({ events: 0, bytes: 0 });
+    expect(await store.queue.usage('T1')).toEqual({ events: 0, bytes: DEDUP_MARK_BYTES });
     expect(await store.queue.enqueueOnce('h2', event('o2', 'x'.repeat(40)), 60_000, cap)).toBe('queued');
-    expect(await store.queue.usage('T1')).toEqual({ events: 1, bytes: 42 });
+    expect(await store.queue.usage('T1')).toEqual({ events: 1, bytes: 42 + 2 * DEDUP_MARK_BYTES });
   });
 });

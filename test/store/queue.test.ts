@@ -1,7 +1,12 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { RetryLaterError } from '../../src/store/index.js';
-import { DEAD_LETTER_CAP, DEAD_LETTER_MAX_AGE_MS } from '../../src/store/queue.js';
+import {
+  DEAD_LETTER_CAP,
+  DEAD_LETTER_MAX_AGE_MS,
+  DEDUP_MARK_BYTES as MARK,
+  DEDUP_MARK_GUARD_MS,
+} from '../../src/store/queue.js';
 import type { EventQueue, QueueEntry } from '../../src/store/index.js';
 import { MemoryQueueBackend } from '../../src/store/memory-queue.js';
 import { BackendEventQueue } from '../../src/store/queue-consumer.js';
@@ -531,19 +536,19 @@ describe.each(backends)('one team among many ($name)', ({ create }) => {
     // 'é' is two bytes in UTF-8: both backends count the bytes stored, not characters.
     const payload = (kind: string) => ({ kind, text: 'é'.repeat(500) });
     const size = Buffer.byteLength(JSON.stringify(payload('ok')));
-    const cap = { maxBacklog: 100, maxBacklogBytes: 3 * size };
+    // Each event's dedup mark counts too.
+    const cap = { maxBacklog: 100, maxBacklogBytes: 3 * (size + MARK) };
     expect(await queue.enqueueOnce('b1', event('b1', payload('ok')), 60_000, cap)).toBe('queued');
     expect(await queue.enqueueOnce('b2', event('b2', payload('no')), 60_000, cap)).toBe('queued');
     expect(await queue.enqueueOnce('b3', event('b3', payload('ok')), 60_000, cap)).toBe('queued');
-    expect(await queue.usage('T1')).toEqual({ events: 3, bytes: 3 * size });
+    expect(await queue.usage('T1')).toEqual({ events: 3, bytes: 3 * (size + MARK) });
     expect(await queue.enqueueOnce('b4', event('b4', payload('ok')), 60_000, cap)).toBe('full_bytes');
     // Something smaller that fits is still taken; a copy of a queued event is still its duplicate.
-    expect(await queue.enqueueOnce('small', event('small', 'ok'), 60_000, { maxBacklogBytes: 3 * size + 4 })).toBe(
-      'queued',
-    );
+    const small = { maxBacklogBytes: 3 * size + 4 + 4 * MARK };
+    expect(await queue.enqueueOnce('small', event('small', 'ok'), 60_000, small)).toBe('queued');
     expect(await queue.enqueueOnce('b1', event('b1', payload('ok')), 60_000, cap)).toBe('duplicate');
     expect(await queue.enqueueOnce('b4', event('b4', payload('ok'), 'T2'), 60_000, cap)).toBe('queued');
-    expect(await queue.usage('T1')).toEqual({ events: 4, bytes: 3 * size + 4 });
+    expect(await queue.usage('T1')).toEqual({ events: 4, bytes: 3 * size + 4 + 4 * MARK });
 
     const consumer = queue.consume(
       sync(({ payload: p }: QueueEntry) => {
@@ -555,17 +560,17 @@ describe.each(backends)('one team among many ($name)', ({ create }) => {
     await consumer.stop();
     const [letter] = (await queue.deadLetters('T1')).entries;
     expect(letter?.payload).toEqual(payload('no'));
-    // The dead letter still holds its event's bytes (and a few of its own): they stay counted.
+    // The dead letter still holds its event's bytes (and a few of its own), the marks theirs: they stay counted.
     const usage = await queue.usage('T1');
     expect(usage.events).toBe(0);
-    expect(usage.bytes).toBeGreaterThan(size);
-    expect(usage.bytes).toBeLessThan(size + 500);
-    expect(await queue.usage('T2')).toEqual({ events: 0, bytes: 0 });
+    expect(usage.bytes - 4 * MARK).toBeGreaterThan(size);
+    expect(usage.bytes - 4 * MARK).toBeLessThan(size + 500);
+    expect(await queue.usage('T2')).toEqual({ events: 0, bytes: MARK });
     // Refused means not written: the same event is queued now that there is room.
     expect(await queue.enqueueOnce('b4', event('b4', payload('ok')), 60_000, cap)).toBe('queued');
     // Retrying the letter takes its bytes out with it.
     expect(await queue.takeDeadLetter('T1', letter!.id)).toBeDefined();
-    expect(await queue.usage('T1')).toEqual({ events: 1, bytes: size });
+    expect(await queue.usage('T1')).toEqual({ events: 1, bytes: size + 5 * MARK });
   });
 
   it('counts dead letters toward the byte cap, dropping a team’s oldest ones to take a new event that fits beside its backlog or to keep a new letter under it', async () => {
@@ -610,6 +615,80 @@ describe.each(backends)('one team among many ($name)', ({ create }) => {
     expect(await queue.usage('T1')).toEqual({ events: 0, bytes: 0 });
   });
 
+  it('counts a team’s dedup marks toward its byte cap: young ones never give way, older ones do, and one past its TTL holds nothing', async () => {
+    const clock = { now: 1_700_000_000_000 };
+    const { queue } = create({ now: () => clock.now });
+    const DAY = 24 * 3_600_000;
+    // Room for ten events of '"x"' (3 bytes) and their marks.
+    const cap = { maxBacklogBytes: 10 * (3 + MARK) };
+    for (let i = 0; i < 10; i++) expect(await queue.enqueueOnce(`m${i}`, event(`m${i}`, 'x'), DAY, cap)).toBe('queued');
+    expect(await queue.usage('T1')).toEqual({ events: 10, bytes: 10 * (3 + MARK) });
+    // The budget is full and every mark is young: refused, nothing written; copies are still duplicates.
+    expect(await queue.enqueueOnce('m10', event('m10', 'x'), DAY, cap)).toBe('full_bytes');
+    expect(await queue.enqueueOnce('m0', event('m0', 'x'), DAY, cap)).toBe('duplicate');
+    expect(await queue.usage('T1')).toEqual({ events: 10, bytes: 10 * (3 + MARK) });
+    // Another team's marks are its own.
+    expect(await queue.enqueueOnce('m10', event('m10', 'x', 'T2'), DAY, cap)).toBe('queued');
+
+    // Past the guard the oldest marks give way, as few as the new event needs: the budget holds.
+    clock.now += DEDUP_MARK_GUARD_MS;
+    expect(await queue.enqueueOnce('m10', event('m10', 'x'), DAY, cap)).toBe('queued');
+    expect((await queue.usage('T1')).bytes).toBeLessThanOrEqual(cap.maxBacklogBytes);
+    expect(await queue.enqueueOnce('m9', event('m9', 'x'), DAY, cap)).toBe('duplicate');
+    expect(await queue.enqueueOnce('m10', event('m10', 'x'), DAY, cap)).toBe('duplicate');
+    // m0's mark gave way: its copy is taken again (another older mark giving way for it).
+    expect(await queue.enqueueOnce('m0', event('m0', 'x'), DAY, cap)).toBe('queued');
+    expect((await queue.usage('T1')).bytes).toBeLessThanOrEqual(cap.maxBacklogBytes);
+
+    // A day on, every mark is past its TTL: a copy is queued, and the expired marks go as new ones come.
+    clock.now += DAY;
+    expect(await queue.enqueueOnce('m9', event('m9', 'x'), DAY, { maxBacklogBytes: 1_000_000 })).toBe('queued');
+    await queue.forgetTeam('T1');
+    expect(await queue.usage('T1')).toEqual({ events: 0, bytes: 0 });
+    expect(await queue.enqueueOnce('m9', event('m9', 'x'), DAY)).toBe('queued');
+  });
+
+  it('makes a new event’s room from dedup marks past the guard before it drops a dead letter', async () => {
+    const clock = { now: 1_700_000_000_000 };
+    const { queue } = create({ now: () => clock.now });
+    const letter = {
+      id: 'd-0',
+      teamId: 'T1',
+      orderKey: 'T1:conv',
+      payload: { weight: 'x'.repeat(2_000) },
+      error: 'invalid_blocks',
+      attempts: 1,
+      enqueuedAt: Date.now(),
+      failedAt: Date.now(),
+    };
+    const letterBytes = Buffer.byteLength(JSON.stringify(letter));
+    // Room for the letter and four marks: the events are handled, so only their marks stay.
+    const cap = { maxBacklogBytes: letterBytes + 4 * MARK + 3 };
+    const consumer = queue.consume(
+      sync(() => undefined),
+      { consumer: 'w1', ...fast },
+    );
+    for (let i = 0; i < 4; i++)
+      expect(await queue.enqueueOnce(`m${i}`, event(`m${i}`, 'x'), 60_000, cap)).toBe('queued');
+    await queueIdle(queue);
+    await queue.bury(letter);
+    expect(await queue.usage('T1')).toEqual({ events: 0, bytes: letterBytes + 4 * MARK });
+    // Past the guard, the oldest marks give way to the next events, one each: the letter stays.
+    clock.now += DEDUP_MARK_GUARD_MS;
+    for (const m of ['m4', 'm5', 'm6', 'm7']) {
+      expect(await queue.enqueueOnce(m, event(m, 'x'), 60_000, cap)).toBe('queued');
+      await queueIdle(queue);
+    }
+    expect((await queue.deadLetters('T1')).entries.map((d) => d.id)).toEqual(['d-0']);
+    expect(await queue.usage('T1')).toEqual({ events: 0, bytes: letterBytes + 4 * MARK });
+    // With every mark young, the letter is what gives way (letters never block new events).
+    expect(await queue.enqueueOnce('m8', event('m8', 'x'), 60_000, cap)).toBe('queued');
+    await queueIdle(queue);
+    expect((await queue.deadLetters('T1')).entries).toEqual([]);
+    expect(await queue.usage('T1')).toEqual({ events: 0, bytes: 5 * MARK });
+    await consumer.stop();
+  });
+
   it('counts parked work toward its team’s backlog, events and bytes, until it is removed', async () => {
     const { queue } = create();
     const json = JSON.stringify({ call: 'ü'.repeat(100) });
@@ -634,10 +713,10 @@ describe.each(backends)('one team among many ($name)', ({ create }) => {
     expect(await queue.parked.remove('T1', 'C1', ['1-0'])).toBe(0);
     expect(await queue.parked.ids('T1', 'C1')).toEqual([]);
     expect(await queue.parked.get('T1', 'C1', ['1-0'])).toEqual({});
-    expect(await queue.usage('T1')).toEqual({ events: 2, bytes: bytes + 3 });
+    expect(await queue.usage('T1')).toEqual({ events: 2, bytes: bytes + 3 + MARK });
     expect(await queue.enqueueOnce('e2', event('e2', 'x'), 60_000, { maxBacklog: 3 })).toBe('queued');
     await queue.parked.remove('T1', 'C2', ['1-0']);
-    expect(await queue.usage('T1')).toEqual({ events: 2, bytes: 6 });
+    expect(await queue.usage('T1')).toEqual({ events: 2, bytes: 6 + 2 * MARK });
   });
 
   it('hands out waiting entries round robin between teams: one team’s backlog does not delay another’s entry', async () => {
@@ -735,7 +814,7 @@ describe('takeover of a crashed consumer', () => {
         await queue.enqueueOnce(`b${i}`, event('conv-B', i), 60_000);
       }
       // Payloads 0…4 are one byte of JSON each.
-      expect(await queue.usage('T1')).toEqual({ events: 10, bytes: 10 });
+      expect(await queue.usage('T1')).toEqual({ events: 10, bytes: 10 + 10 * MARK });
       const crashedAt = Date.now();
       expect(await crash()).toBe(10);
       expect(await pendingFor('crashed')).toBe(10);
@@ -761,8 +840,8 @@ describe('takeover of a crashed consumer', () => {
       expect(firstOfA - crashedAt).toBeGreaterThanOrEqual(LEASE_MS - 20);
       expect(await pendingFor('crashed')).toBe(0);
       expect(await queue.depth()).toEqual({ total: 0, pending: 0, lag: 0 });
-      // Taken over, not counted twice: the bytes left with the entries.
-      expect(await queue.usage('T1')).toEqual({ events: 0, bytes: 0 });
+      // Taken over, not counted twice: the bytes left with the entries, their marks stay.
+      expect(await queue.usage('T1')).toEqual({ events: 0, bytes: 10 * MARK });
       await queue.close();
     },
   );

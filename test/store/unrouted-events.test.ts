@@ -75,7 +75,7 @@ describe.each(backends)('UnroutedEventRepo ($name)', ({ create }) => {
       at: Date.now(),
     });
     expect(store.keys.workspaceOf(store.keys.unroutedRecent('T-gone'))).toBe('T-gone');
-    expect(store.keys.workspaceOf(store.keys.unroutedMark('T-gone', 'entry-1'))).toBe('T-gone');
+    expect(store.keys.workspaceOf(store.keys.unroutedCounted('T-gone'))).toBe('T-gone');
     await store.forgetWorkspace('T-gone');
     expect(await store.unroutedEvents.summary('T-gone')).toEqual({ count: 0, recent: [] });
     // Its mark went too: the same entry would count again.

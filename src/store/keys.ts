@@ -260,8 +260,7 @@ export function createKeys(
   );
   kinds.addDerived(p, '{unrouted', (parts) => (parts[0]?.endsWith('}') ? unsegment(parts[0].slice(0, -1)) : undefined));
   // A workspace's queue keys: `{queue:<g>.<n>}:<kind>:<team>:…` (the group is the team's: it names nothing more).
-  // `dedup`: a mark per event, as an earlier version kept them (gone 48 h after it ran); an uninstall still finds them.
-  const queueKinds = new Set(['stream', 'marks', 'usage', 'parked', 'parked-order', 'dead', 'dedup']);
+  const queueKinds = new Set(['stream', 'marks', 'usage', 'parked', 'parked-order', 'dead']);
   kinds.addDerived(p, '{queue', (parts) =>
     parts[0]?.endsWith('}') && queueKinds.has(parts[1] ?? '') && parts[2] !== undefined
       ? unsegment(parts[2])

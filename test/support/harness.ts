@@ -67,6 +67,8 @@ const NO_LIMITS = {
   channelPosts: { intervalMs: 1, burst: 1_000_000 },
   workspacePosts: { intervalMs: 1, burst: 1_000_000 },
   tier3: { intervalMs: 1, burst: 1_000_000 },
+  tier2: { intervalMs: 1, burst: 1_000_000 },
+  tier4: { intervalMs: 1, burst: 1_000_000 },
   other: { intervalMs: 1, burst: 1_000_000 },
 };
 

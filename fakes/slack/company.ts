@@ -15,8 +15,8 @@ import type { FakeSlack, SlackUser } from './types.js';
 import { userObject } from './users.js';
 
 export interface CompanyOptions {
-  /** The channel everyone is in. */
-  channel: string;
+  /** The channel everyone is in (none when left out). */
+  channel?: string;
   /** How many people (besides those the test already added). */
   people: number;
   /** Letters (A–Z, 0–9) every id of this company starts with after `U`, so two companies never share ids. */
@@ -29,7 +29,7 @@ export interface CompanyOptions {
   teamId?: string;
 }
 
-/** Adds the people and their channel (the bot in it); answers their ids, in order. */
+/** Adds the people and their channel, if any (the bot in it); answers their ids, in order. */
 export function addCompany(fake: FakeSlack, opts: CompanyOptions): string[] {
   const guests = new Set(opts.guests ?? []);
   const ids: string[] = [];
@@ -44,7 +44,7 @@ export function addCompany(fake: FakeSlack, opts: CompanyOptions): string[] {
       ...(opts.teamId ? { team_id: opts.teamId } : {}),
     });
   }
-  fake.addChannel({ id: opts.channel, name: `all-${opts.prefix.toLowerCase()}`, members: ids });
+  if (opts.channel) fake.addChannel({ id: opts.channel, name: `all-${opts.prefix.toLowerCase()}`, members: ids });
   return ids;
 }
 

@@ -99,6 +99,20 @@ const AUDIENCE_TTL_MS = 15 * 60_000;
 /** A channel Slack could not tell about is asked again after this long, not at every post. */
 const UNKNOWN_RETRY_MS = 60_000;
 
+/** How long a post waits for its channel's judgement at most. */
+const POST_WAITS_MS = 5_000;
+
+/** The work's result if it comes within `ms`, else undefined (the work goes on). */
+async function within<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Not known yet: members Slack could not tell about just now (or beyond one judgement's questions). */
 class NotKnownYet extends Error {
   constructor(readonly people: number) {
@@ -130,7 +144,9 @@ export class ChannelAudiences {
     if (known && this.fresh(known, roster)) return customerView(showsCustomerData(known));
     // Slack could not say a moment ago: masked, without asking again at every post.
     if (known?.unknown && this.store.now() - (known.triedAt ?? known.learnedAt) < UNKNOWN_RETRY_MS) return MASKED;
-    return customerView(showsCustomerData(await this.learn(slack, ws, channelId)));
+    // A post waits a few seconds for the judgement at most; not known by then, it goes out masked.
+    const judged = await within(this.learn(slack, ws, channelId), POST_WAITS_MS);
+    return judged ? customerView(showsCustomerData(judged)) : MASKED;
   }
 
   private fresh(a: ChannelAudience, roster: RosterMeta | undefined): boolean {
@@ -158,10 +174,7 @@ export class ChannelAudiences {
    */
   async learnWithin(slack: WebClient, ws: Workspace, channelId: string, ms: number): Promise<ChannelAudience> {
     const work = this.learn(slack, ws, channelId);
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
-    const judged = await Promise.race([work, late]);
-    clearTimeout(timer);
+    const judged = await within(work, ms);
     if (judged) return judged;
     void work.then(
       (a) => {
@@ -196,7 +209,8 @@ export class ChannelAudiences {
       if (unknown.length > 0) throw new NotKnownYet(unknown.length);
       const guests = ids.filter((u) => verdicts.get(u) === 'g');
       const external = ids.filter((u) => verdicts.get(u) === 'x');
-      audience = { guests, external, shared, learnedAt: startedAt };
+      // As of the later of the judgement's start and the roster it read (listed meanwhile, maybe).
+      audience = { guests, external, shared, learnedAt: Math.max(startedAt, roster.changedAt) };
     } catch (err) {
       // Not known yet: masked (and nobody told of guests), the last settled judgement kept for what it said.
       if (err instanceof NotKnownYet)
@@ -238,8 +252,9 @@ export class ChannelAudiences {
       },
       'learned who is in a channel',
     );
+    // Told beside the post that asked (which goes out masked now), whenever Slack's pace lets the notice go.
     if (wasFull(before) && !showsCustomerData(audience))
-      await this.notices.tellMasked(
+      void this.notices.tellMasked(
         slack,
         ws,
         channelId,
@@ -317,8 +332,13 @@ export class ChannelAudiences {
    */
   async personChanged(slack: WebClient, ws: Workspace, user: SlackUserFacts & { id: string }): Promise<void> {
     if (!(await this.roster.heard(ws, user))) return;
-    const channels = await this.store.channelAudiences.channels(ws.teamId);
-    for (const channelId of channels) await this.learn(slack, ws, channelId);
+    // The routed ones now; any other (a digest's) is judged again at its next post, being stale.
+    const [judged, routes] = await Promise.all([
+      this.store.channelAudiences.channels(ws.teamId),
+      this.store.routes.listForTeam(ws.teamId),
+    ]);
+    const routed = new Set(routes.map((r) => r.channelId));
+    for (const channelId of judged) if (routed.has(channelId)) await this.learn(slack, ws, channelId);
   }
 
   /** Slack held some of the workspace's events back: every channel is judged again before its next post. */

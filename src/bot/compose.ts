@@ -136,7 +136,7 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
   const audiences = new ChannelAudiences(
     store,
     new Roster(store, audienceLogger),
-    new AudienceNotices(store, posts, audienceLogger),
+    new AudienceNotices(store, posts, (err) => pace.retryDelayMs(err), audienceLogger),
     audienceLogger,
   );
   const surfaces: Surfaces = {

@@ -100,7 +100,7 @@ const AUDIENCE_TTL_MS = 15 * 60_000;
 const UNKNOWN_RETRY_MS = 60_000;
 
 /** How long a post waits for its channel's judgement at most. */
-const POST_WAITS_MS = 5_000;
+const POST_WAITS_MS = 8_000;
 
 /** The work's result if it comes within `ms`, else undefined (the work goes on). */
 async function within<T>(work: Promise<T>, ms: number): Promise<T | undefined> {

@@ -12,7 +12,7 @@ import { escapeMrkdwn } from '../slack/blocks.js';
 import type { CommandContext } from './types.js';
 
 /** How long `subscribe` waits for the channel to be judged before answering (Slack's answer within 2 s). */
-const JUDGED_WITHIN_MS = 1_000;
+const JUDGED_WITHIN_MS = 1_500;
 
 export type AudienceCheck =
   | { ok: false; sentence: string }

@@ -28,7 +28,7 @@
 import type { WebClient } from '@slack/web-api';
 import { maskContactDetails, maskEmail, maskPhoneNumber } from '../api/mask.js';
 import type { Logger } from '../logger.js';
-import { onceMoreAfterRateLimit } from '../slack/post.js';
+import type { SlackPace } from '../slack/pace.js';
 import { isRestricted, showsCustomerData, type ChannelAudience, type RosterMeta, type Store } from '../store/index.js';
 import type { AudienceNotices } from './audience-notice.js';
 import type { SlackUserFacts, Workspace } from './membership.js';
@@ -132,6 +132,7 @@ export class ChannelAudiences {
     private readonly store: Store,
     private readonly roster: Roster,
     private readonly notices: AudienceNotices,
+    private readonly pace: Pick<SlackPace, 'readWhenPaced'>,
     private readonly logger: Logger,
   ) {}
 
@@ -194,12 +195,12 @@ export class ChannelAudiences {
     try {
       const roster = await this.roster.current(slack, ws);
       const org: Workspace = { teamId: ws.teamId, enterpriseId: ws.enterpriseId ?? roster.enterpriseId };
-      const info = await onceMoreAfterRateLimit(() => slack.conversations.info({ channel: channelId }));
+      const info = await this.pace.readWhenPaced(() => slack.conversations.info({ channel: channelId }));
       const shared = info.channel?.is_ext_shared === true || info.channel?.is_pending_ext_shared === true;
       const ids: string[] = [];
       let cursor: string | undefined;
       do {
-        const page = await onceMoreAfterRateLimit(() =>
+        const page = await this.pace.readWhenPaced(() =>
           slack.conversations.members({ channel: channelId, limit: MEMBERS_PAGE, ...(cursor ? { cursor } : {}) }),
         );
         ids.push(...(page.members ?? []));
@@ -224,7 +225,7 @@ export class ChannelAudiences {
         guests: before?.guests ?? [],
         external: before?.external ?? [],
         shared: before?.shared ?? false,
-        learnedAt: before?.unknown ? 0 : (before?.learnedAt ?? 0),
+        learnedAt: before?.learnedAt ?? 0,
         unknown: true,
         triedAt: this.store.now(),
       };

@@ -5,7 +5,8 @@
  *
  * - users.list (https://docs.slack.dev/reference/methods/users.list, Tier 2, cursor-paginated, `limit` at most
  *   1000): "all users in the workspace ... both invited users and deleted/deactivated users". Listed when a
- *   workspace is first judged, once a day after, and again after Slack held events back (app_rate_limited).
+ *   workspace is first judged and after Slack held events back (app_rate_limited), and again in the background
+ *   once the list is a day old; its pages wait for Slack's pace rather than fail (`SlackPace.readWhenPaced`).
  * - auth.test (https://docs.slack.dev/reference/methods/auth.test): the workspace's `enterprise_id` on
  *   Enterprise Grid, so people of its sister workspaces count as ours (their users carry
  *   `enterprise_user.enterprise_id`, https://docs.slack.dev/reference/objects/user-object).
@@ -17,7 +18,8 @@
  */
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../logger.js';
-import { onceMoreAfterRateLimit, slackErrorCode } from '../slack/post.js';
+import type { SlackPace } from '../slack/pace.js';
+import { slackErrorCode } from '../slack/post.js';
 import type { RosterMeta, Store, Verdict } from '../store/index.js';
 import { standingOf, type SlackUserFacts, type Workspace } from './membership.js';
 
@@ -41,26 +43,36 @@ export class Roster {
 
   constructor(
     private readonly store: Pick<Store, 'rosters' | 'now'>,
+    private readonly pace: Pick<SlackPace, 'readWhenPaced'>,
     private readonly logger: Logger,
   ) {}
 
-  /** The roster to judge by: listed first when there is none, it is a day old, or Slack may have held events back. */
+  /**
+   * The roster to judge by: listed first when there is none or Slack may have held events back; a day-old one
+   * is listed again in the background, and judged by meanwhile (Slack's events kept it current).
+   */
   async current(slack: WebClient, ws: Workspace): Promise<RosterMeta> {
-    const meta = await this.store.rosters.meta(ws.teamId);
-    if (meta && meta.staleSince === undefined && this.store.now() - meta.listedAt < ROSTER_MAX_AGE_MS) return meta;
+    const meta = await this.trusted(ws.teamId);
+    if (!meta) return this.listOnce(slack, ws);
+    if (this.store.now() - meta.listedAt >= ROSTER_MAX_AGE_MS)
+      this.listOnce(slack, ws).catch((err: unknown) => {
+        this.logger.warn({ err, team: ws.teamId }, 'could not list the workspace’s people again: the last list holds');
+      });
+    return meta;
+  }
+
+  /** The stored roster when it is one to judge by (without listing it). */
+  async trusted(teamId: string): Promise<RosterMeta | undefined> {
+    const meta = await this.store.rosters.meta(teamId);
+    return meta && meta.staleSince === undefined ? meta : undefined;
+  }
+
+  private listOnce(slack: WebClient, ws: Workspace): Promise<RosterMeta> {
     const running = this.listing.get(ws.teamId);
     if (running) return running;
     const work = this.list(slack, ws).finally(() => this.listing.delete(ws.teamId));
     this.listing.set(ws.teamId, work);
     return work;
-  }
-
-  /** Whether the stored roster is one to judge by now (without listing it). */
-  async trusted(teamId: string): Promise<RosterMeta | undefined> {
-    const meta = await this.store.rosters.meta(teamId);
-    return meta && meta.staleSince === undefined && this.store.now() - meta.listedAt < ROSTER_MAX_AGE_MS
-      ? meta
-      : undefined;
   }
 
   private async list(slack: WebClient, ws: Workspace): Promise<RosterMeta> {
@@ -71,7 +83,8 @@ export class Roster {
     let cursor: string | undefined;
     let pages = 0;
     do {
-      const page = await onceMoreAfterRateLimit(() =>
+      // Tier 2: a 10,000-person workspace's fifth page waits its turn (here, or after Slack's Retry-After).
+      const page = await this.pace.readWhenPaced(() =>
         slack.users.list({ limit: USERS_PAGE, ...(cursor ? { cursor } : {}) }),
       );
       pages++;
@@ -120,7 +133,7 @@ export class Roster {
   private async lookUp(slack: WebClient, org: Workspace, userId: string): Promise<Verdict | undefined> {
     let verdict: Verdict;
     try {
-      const res = await onceMoreAfterRateLimit(() => slack.users.info({ user: userId }));
+      const res = await this.pace.readWhenPaced(() => slack.users.info({ user: userId }));
       verdict = verdictOf(org, res.user ?? {});
     } catch (err) {
       // Slack knows nobody by that id for this workspace: someone it cannot vouch for reads as an outsider.

@@ -135,8 +135,9 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
   const audienceLogger = logger.child({ component: 'channel-audience' });
   const audiences = new ChannelAudiences(
     store,
-    new Roster(store, audienceLogger),
+    new Roster(store, pace, audienceLogger),
     new AudienceNotices(store, posts, (err) => pace.retryDelayMs(err), audienceLogger),
+    pace,
     audienceLogger,
   );
   const surfaces: Surfaces = {

@@ -76,6 +76,8 @@ const TIER_3_METHODS = new Set([
 /** Methods that put a message in a channel (files.completeUploadExternal does when given `channel_id`). */
 const CHANNEL_POST_METHODS = new Set(['chat.postMessage', 'files.completeUploadExternal']);
 
+/** The longest one wait of `readWhenPaced`. */
+const MAX_READ_WAIT_MS = 10_000;
 /** How long a person's request waits for its budget at most before going out anyway. */
 const MAX_INTERACTIVE_WAIT_MS = 5_000;
 /** Slack down: the first probe after this long, doubling up to the cap. */
@@ -362,6 +364,22 @@ export class SlackPace {
       return { class: verdict, code: slackCode };
     }
     return { class: 'other' };
+  }
+
+  /**
+   * A read that our pace or Slack's 429 told to wait, sent again after that wait — a few times at most. For
+   * background reads that must finish (a workspace's people, a channel's members), never for a post.
+   */
+  async readWhenPaced<T>(read: () => Promise<T>, attempts = 6): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await read();
+      } catch (err) {
+        const verdict = this.judge(err);
+        if (verdict.class !== 'wait' || attempt >= attempts) throw err;
+        await new Promise((resolve) => setTimeout(resolve, Math.min(verdict.delayMs ?? 1_000, MAX_READ_WAIT_MS)));
+      }
+    }
   }
 
   /** ms to wait before trying a failed call again when time heals it (`wait` or `unknown`); else undefined. */

@@ -51,6 +51,35 @@ async function hook(h: Harness): Promise<string> {
   return `${h.url}/hooks/${await h.bot.deps.store.workspaces.getHookToken(TEAM_ID)}`;
 }
 
+/** `/campaign subscribe * call_completed` in `channel`, its answer waited for longer than `run` does. */
+async function subscribe(h: Harness, channel: string): Promise<{ text: string }> {
+  const id = `co-${++n}`;
+  expect(
+    (
+      await h.signer.command({
+        text: 'subscribe * call_completed',
+        userId: ADMIN_ID,
+        responseUrlId: id,
+        channelId: channel,
+      })
+    ).status,
+  ).toBe(200);
+  const answer = await h.slack.waitFor(() => h.slack.responses.find((r) => r.id === id), 30_000);
+  return { text: JSON.stringify(answer.body) };
+}
+
+/** Resolves once the channel's judgement is stored and known (not "not known yet"). */
+async function judged(h: Harness, channel: string): Promise<void> {
+  await waitForValue(
+    async () => {
+      const a = await h.bot.deps.store.channelAudiences.get(TEAM_ID, channel);
+      return a && !a.unknown ? a : undefined;
+    },
+    `${channel} judged`,
+    30_000,
+  );
+}
+
 /** One call_completed delivered; resolves with the card it became in `channel` (the `nth` card there). */
 async function cardFor(h: Harness, channel: string, nth: number): Promise<SlackMessage> {
   expect((await deliver(await hook(h), [call()])).status).toBe(200);
@@ -76,12 +105,12 @@ describe('a company of 3,000 in one channel', () => {
     const people = addCompany(h.slack, { channel: WITH_GUEST, people: 3_000, prefix: 'CO', guests: [1_500] });
     h.slack.addChannel({ id: NO_GUEST, name: 'general', members: people.filter((_, i) => i !== 1_500) });
 
-    let started = performance.now();
-    const subscribed = await run(h, 'subscribe * call_completed', { channelId: NO_GUEST });
+    // Timed, never asserted on time: this machine runs the stand-in (3 MB of users.list) and other tests too.
+    const started = performance.now();
+    const subscribed = await subscribe(h, NO_GUEST);
     const answerMs = performance.now() - started;
     expect(subscribed.text).toContain('now receives `call_completed`');
-
-    started = performance.now();
+    await judged(h, NO_GUEST);
     const first = await cardFor(h, NO_GUEST, 0);
     const firstCardMs = performance.now() - started;
     expect(numberOn(first)).toBe(NUMBER);
@@ -96,13 +125,14 @@ describe('a company of 3,000 in one channel', () => {
 
     // The channel with one guest among 3,000: said plainly, and masked.
     const before = h.slack.calls.length;
-    const guarded = await run(h, 'subscribe * call_completed', { channelId: WITH_GUEST });
+    const guarded = await subscribe(h, WITH_GUEST);
     expect(guarded.text).toContain('now receives `call_completed`');
     // Said in the subscription's notice, or in its own once judged (whichever the judgement was in time for).
     await h.slack.waitFor(() =>
       posts(h, WITH_GUEST).find((m) => m.text.includes('This channel has 1 guest in it, so the bot masks')),
     );
     expect(h.slack.calls.slice(before).filter((c) => c.method === 'users.list')).toEqual([]); // the roster, kept
+    await judged(h, WITH_GUEST);
     await queueDrained(h);
     const masked = await cardFor(h, WITH_GUEST, 0);
     expect(numberOn(masked)).toBe(MASKED_NUMBER);
@@ -120,7 +150,7 @@ describe('a company of 3,000 in one channel', () => {
 
     console.log(
       `[figures] a 3,000-member channel judged with ${judging.length} Slack calls ${JSON.stringify(byMethod)}; ` +
-        `subscribe answered in ${answerMs.toFixed(0)} ms; first card in ${firstCardMs.toFixed(0)} ms`,
+        `subscribe answered in ${answerMs.toFixed(0)} ms; the first card in ${firstCardMs.toFixed(0)} ms from the subscribe`,
     );
   });
 });

@@ -91,8 +91,12 @@ export class Roster {
       for (const user of page.members ?? []) if (user.id) verdicts.set(user.id, verdictOf(org, user));
       cursor = page.response_metadata?.next_cursor || undefined;
     } while (cursor);
-    // Listed whole: what anyone judged before it rests on is stale (changedAt), and held-back events are covered.
-    const meta: RosterMeta = { listedAt: startedAt, changedAt: startedAt, ...(enterpriseId ? { enterpriseId } : {}) };
+    // Listed whole: held-back events are covered, and every channel judged before it is done is stale (changedAt).
+    const meta: RosterMeta = {
+      listedAt: startedAt,
+      changedAt: this.store.now(),
+      ...(enterpriseId ? { enterpriseId } : {}),
+    };
     await this.store.rosters.replace(ws.teamId, verdicts, meta);
     const guests = [...verdicts.values()].filter((v) => v === 'g').length;
     this.logger.info({ team: ws.teamId, people: verdicts.size, guests, pages }, 'listed the workspace’s people');

@@ -6,6 +6,10 @@
  *   channel ... Short bursts >1 allowed". Modelled as a token bucket: 4 in a burst, refilled at 1 per second.
  * - Tier 3 methods (chat.update, chat.delete, reactions.add, reactions.remove), per workspace and method:
  *   "50+ per minute ... Sporadic bursts are welcome". A token bucket: 10 in a burst, refilled at 50 per 60 s.
+ * - Tier 2 (users.list, https://docs.slack.dev/reference/methods/users.list): "20+ per minute". 5 in a burst,
+ *   refilled at 20 per 60 s, per workspace and method.
+ * - Tier 4 (users.info, conversations.members: https://docs.slack.dev/reference/methods/users.info,
+ *   …/conversations.members): "100+ per minute". 20 in a burst, refilled at 100 per 60 s, per workspace and method.
  *
  * A call that arrives with its bucket empty gets HTTP 429, `Retry-After: <whole seconds until a token is
  * available, at least 1>` and `{ok:false,error:'ratelimited'}`. Any call that gets past the check takes a
@@ -44,18 +48,35 @@ export class TokenBucket {
   }
 }
 
+interface Tier {
+  capacity: number;
+  perMinute: number;
+}
+
 interface RateLimitNumbers {
   postPerChannel: { capacity: number; perSecond: number };
-  tier3: { capacity: number; perMinute: number };
+  tier3: Tier;
+  tier2: Tier;
+  tier4: Tier;
 }
 
 const DEFAULT_RATE_LIMITS: RateLimitNumbers = {
   postPerChannel: { capacity: 4, perSecond: 1 },
   tier3: { capacity: 10, perMinute: 50 },
+  tier2: { capacity: 5, perMinute: 20 },
+  tier4: { capacity: 20, perMinute: 100 },
 };
 
-/** Methods limited at Tier 3, per workspace and method. */
-const TIER3 = new Set(['chat.update', 'chat.delete', 'reactions.add', 'reactions.remove']);
+/** Methods limited by tier, per workspace and method. */
+const TIERS = new Map<string, 'tier2' | 'tier3' | 'tier4'>([
+  ['chat.update', 'tier3'],
+  ['chat.delete', 'tier3'],
+  ['reactions.add', 'tier3'],
+  ['reactions.remove', 'tier3'],
+  ['users.list', 'tier2'],
+  ['users.info', 'tier4'],
+  ['conversations.members', 'tier4'],
+]);
 
 function checkNumbers(what: string, capacity: number, rate: number): void {
   if (!(capacity >= 1) || !Number.isFinite(capacity) || !(rate > 0) || !Number.isFinite(rate)) {
@@ -79,9 +100,16 @@ export class DefaultRateLimits {
     }
     const post = { ...DEFAULT_RATE_LIMITS.postPerChannel, ...opts.rateLimits?.postPerChannel };
     const tier3 = { ...DEFAULT_RATE_LIMITS.tier3, ...opts.rateLimits?.tier3 };
+    const tier2 = { ...DEFAULT_RATE_LIMITS.tier2, ...opts.rateLimits?.tier2 };
+    const tier4 = { ...DEFAULT_RATE_LIMITS.tier4, ...opts.rateLimits?.tier4 };
     checkNumbers('postPerChannel', post.capacity, post.perSecond);
-    checkNumbers('tier3', tier3.capacity, tier3.perMinute);
-    this.numbers = opts.unlimitedBecause === undefined ? { postPerChannel: post, tier3 } : undefined;
+    for (const [what, t] of [
+      ['tier3', tier3],
+      ['tier2', tier2],
+      ['tier4', tier4],
+    ] as const)
+      checkNumbers(what, t.capacity, t.perMinute);
+    this.numbers = opts.unlimitedBecause === undefined ? { postPerChannel: post, tier3, tier2, tier4 } : undefined;
   }
 
   /**
@@ -96,9 +124,10 @@ export class DefaultRateLimits {
       const { capacity, perSecond } = numbers.postPerChannel;
       return this.bucket(`post\u0000${teamId}\u0000${channel()}`, capacity, perSecond / 1000).take();
     }
-    if (TIER3.has(method)) {
-      const { capacity, perMinute } = numbers.tier3;
-      return this.bucket(`tier3\u0000${teamId}\u0000${method}`, capacity, perMinute / 60_000).take();
+    const tier = TIERS.get(method);
+    if (tier) {
+      const { capacity, perMinute } = numbers[tier];
+      return this.bucket(`${tier}\u0000${teamId}\u0000${method}`, capacity, perMinute / 60_000).take();
     }
     return undefined;
   }

@@ -22,6 +22,7 @@ const METHOD_SCOPES: Record<string, string | null> = {
   'reactions.add': 'reactions:write',
   'reactions.remove': 'reactions:write',
   'users.info': 'users:read',
+  'users.list': 'users:read',
   'conversations.open': 'im:write',
   // users.conversations: computed from its `types` (see neededScope).
   'files.info': 'files:read',

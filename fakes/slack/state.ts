@@ -155,7 +155,12 @@ export class SlackState {
       );
     }
     this.appToken = opts.appToken ?? `xapp-1-${this.appId}-${Date.now() % 1e13}-${hex(32)}`;
-    this.teams.set(this.teamId, { id: this.teamId, name: this.teamName, domain: this.teamDomain });
+    this.teams.set(this.teamId, {
+      id: this.teamId,
+      name: this.teamName,
+      domain: this.teamDomain,
+      ...(opts.enterpriseId ? { enterpriseId: opts.enterpriseId } : {}),
+    });
     this.tokens.set(this.botToken, {
       token: this.botToken,
       kind: 'bot',

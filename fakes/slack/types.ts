@@ -338,6 +338,8 @@ export interface FakeSlackOptions {
   teamName?: string;
   /** Workspace subdomain: permalinks are `https://<domain>.slack.com/...`. */
   teamDomain?: string;
+  /** The workspace belongs to this Enterprise Grid org: auth.test answers its `enterprise_id`. */
+  enterpriseId?: string;
   /** Scopes of the bot token and of OAuth grants by default (callers pass the app manifest's bot scopes). */
   scopes: readonly string[];
   /** trigger_id lifetime (Slack: 3 s). */
@@ -367,7 +369,8 @@ export interface FakeSlackOptions {
   /**
    * Turns off the rate limits every stand-in applies by default (rate-limits.ts): chat.postMessage 4 in a
    * burst then 1 per second per workspace and channel; chat.update, chat.delete, reactions.add and
-   * reactions.remove (Tier 3) 10 in a burst then 50 per minute per workspace and method. Beyond them Slack,
+   * reactions.remove (Tier 3) 10 in a burst then 50 per minute per workspace and method; users.list (Tier 2)
+   * 5 then 20 a minute; users.info and conversations.members (Tier 4) 20 then 100 a minute. Beyond them Slack,
    * and the stand-in, answer 429 + Retry-After, which the refusal check reports. Only for a test that drives
    * the stand-in itself at speed as a tool, never for one about the app: say why (a non-empty reason).
    * Injected faults (`rateLimit`, `channelRateLimit`, `workspacePostLimit`) still apply.
@@ -377,6 +380,10 @@ export interface FakeSlackOptions {
   rateLimits?: {
     postPerChannel?: { capacity?: number; perSecond?: number };
     tier3?: { capacity?: number; perMinute?: number };
+    /** users.list. */
+    tier2?: { capacity?: number; perMinute?: number };
+    /** users.info, conversations.members. */
+    tier4?: { capacity?: number; perMinute?: number };
   };
   /**
    * The clock the rate limits refill by, `workspacePostLimit`'s minute runs on and `failMethodFor` faults heal by

@@ -4,7 +4,21 @@ import type { SlackState, Handler, TokenInfo } from './state.js';
 import type { SlackArgs, SlackChannel, SlackMessage, SlackUser } from './types.js';
 import { bool, compareTs, fail, int, str, type Json } from './util.js';
 
+const tzInfos = new Map<string, { tz_label: string; tz_offset: number }>();
+
+/** A time zone's label and offset now (remembered for the hour: a company's users.list names one zone 3,000 times). */
 export function tzInfo(tz: string): { tz_label: string; tz_offset: number } {
+  const key = `${tz}\u0000${new Date().toISOString().slice(0, 13)}`;
+  let info = tzInfos.get(key);
+  if (!info) {
+    if (tzInfos.size > 1_000) tzInfos.clear();
+    info = computeTzInfo(tz);
+    tzInfos.set(key, info);
+  }
+  return info;
+}
+
+function computeTzInfo(tz: string): { tz_label: string; tz_offset: number } {
   const now = new Date();
   const offsetName =
     new Intl.DateTimeFormat('en-US', { timeZone: tz, timeZoneName: 'longOffset' })
@@ -85,7 +99,13 @@ function inTimeRange(args: SlackArgs): (m: SlackMessage) => boolean {
   };
 }
 
-function userObject(s: SlackState, u: SlackUser, teamId: string, includeLocale: boolean): Json {
+/** A user as Slack's API shows it (users.info, users.list, and the `user` of team_join / user_change events). */
+export function userObject(
+  s: Pick<SlackState, 'botId' | 'appId'>,
+  u: SlackUser,
+  teamId: string,
+  includeLocale: boolean,
+): Json {
   const tz = u.tz ?? 'America/Los_Angeles';
   const { tz_label, tz_offset } = tzInfo(tz);
   const name = u.name ?? u.id.toLowerCase();
@@ -255,6 +275,22 @@ export function userHandlers(s: SlackState): Record<string, Handler> {
       const user = id ? s.users.get(id) : undefined;
       if (!user) return fail('user_not_found');
       return { ok: true, user: userObject(s, user, auth.teamId, bool(args, 'include_locale')) };
+    },
+
+    // https://docs.slack.dev/reference/methods/users.list: "all users in the workspace ... both invited users and
+    // deleted/deactivated users", bots included, cursor-paginated (`limit` at most 1000); people of another
+    // organisation met in a Slack Connect channel are not the workspace's, nor are a sister workspace's.
+    'users.list': (args, auth) => {
+      const everyone = [...s.users.values()].filter(
+        (u) => !u.is_stranger && (u.team_id ?? auth.teamId) === auth.teamId,
+      );
+      const { items, nextCursor } = cursorPage(everyone, args, 1000);
+      return {
+        ok: true,
+        members: items.map((u) => userObject(s, u, auth.teamId, bool(args, 'include_locale'))),
+        cache_ts: Math.floor(Date.now() / 1000),
+        response_metadata: { next_cursor: nextCursor },
+      };
     },
 
     'users.conversations': (args, auth) => {

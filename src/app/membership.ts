@@ -36,8 +36,8 @@ export type Standing =
 /** Why someone is not a full member; `unknown`: Slack could not tell us just now (fail closed). */
 export type Refusal = Exclude<Standing['kind'], 'member'> | 'unknown';
 
-/** The parts of a users.info `user` this reads. */
-interface SlackUserFacts {
+/** The parts of a user object (users.info, users.list, team_join, user_change) this reads. */
+export interface SlackUserFacts {
   team_id?: string | undefined;
   deleted?: boolean | undefined;
   is_admin?: boolean | undefined;
@@ -57,7 +57,7 @@ export function sameOrganisation(ws: Workspace, teamId: string | undefined, ente
   return teamId === ws.enterpriseId || enterpriseId === ws.enterpriseId;
 }
 
-function standingOf(ws: Workspace, user: SlackUserFacts): Standing {
+export function standingOf(ws: Workspace, user: SlackUserFacts): Standing {
   // First: a deactivated admin is neither an admin nor a member.
   if (user.deleted === true) return { kind: 'deactivated' };
   if (user.is_stranger === true || !sameOrganisation(ws, user.team_id, user.enterprise_user?.enterprise_id))

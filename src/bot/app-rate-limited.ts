@@ -4,6 +4,8 @@
  * like an event and must be answered 200 at once — Slack turns event delivery off for an app that fails 5% of
  * its deliveries in an hour — so the receiver answers it before any listener, then this counts it, logs it and
  * tells an admin of that workspace, once an hour while it lasts (a mark in the store, so once for all replicas).
+ * Events held back may have said someone joined a channel or was made a guest: the workspace's roster is listed
+ * again and its channels judged again before their next post (`ChannelAudiences.eventsMissed`).
  */
 import { z } from 'zod';
 import type { Deps } from '../app/deps.js';
@@ -42,7 +44,7 @@ export function appRateLimitedNotice(body: Record<string, unknown>): AppRateLimi
   };
 }
 
-type NoticeDeps = Pick<Deps, 'config' | 'store' | 'slack' | 'metrics' | 'logger'>;
+type NoticeDeps = Pick<Deps, 'config' | 'store' | 'slack' | 'metrics' | 'logger' | 'audiences'>;
 
 /** What the receiver calls once it has answered the notice: never throws. */
 export function onAppRateLimited(deps: NoticeDeps): (notice: AppRateLimitedNotice) => void {
@@ -52,7 +54,12 @@ export function onAppRateLimited(deps: NoticeDeps): (notice: AppRateLimitedNotic
       { team: notice.teamId, minuteRateLimited: notice.minuteRateLimited },
       'Slack is limiting the events it sends for this workspace (app_rate_limited): some may come late or not at all',
     );
-    if (notice.teamId) void tellAdmin(deps, notice.teamId);
+    if (!notice.teamId) return;
+    void tellAdmin(deps, notice.teamId);
+    // Someone may have joined a channel, or been made a guest, unheard: every channel is judged again first.
+    void deps.audiences.eventsMissed(notice.teamId).catch((err: unknown) => {
+      deps.logger.warn({ err, team: notice.teamId }, 'could not mark the workspace’s channels to be judged again');
+    });
   };
 }
 

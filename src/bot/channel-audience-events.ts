@@ -1,19 +1,14 @@
 /**
  * Slack's word that a channel's audience changed — someone joined or left, it was shared with another
- * organisation or unshared — kept in the store (`ChannelAudiences`), so the next post is masked or not without
- * asking Slack. A channel that showed customers in full and masks them from now on is told so, once, in a post
- * that says how an admin shows them in full again.
+ * organisation or unshared — or that a person's standing did (team_join, user_change, user_guest_status_changed:
+ * a member made a guest, a guest made a member), kept in the store (`ChannelAudiences`), so the next post is
+ * masked or not without asking Slack. A channel that showed customers in full and masks them from now on is told
+ * so, once, in a post that says how an admin shows them in full again (`app/audience-notice.ts`).
  */
 import type { App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
-import { createHash } from 'node:crypto';
 import type { Deps } from '../app/deps.js';
-import type { Workspace } from '../app/membership.js';
-import { audienceWords } from '../app/channel-audience.js';
-import { context, message, section } from '../slack/blocks.js';
-
-/** The "now masked" notice's mark outlives any retry of the event that caused it. */
-const NOTICE_MARK_TTL_MS = 24 * 3600_000;
+import type { SlackUserFacts, Workspace } from '../app/membership.js';
 
 export function register(app: App, deps: Deps): void {
   const ws = (teamId: string | undefined, enterpriseId: string | undefined): Workspace | undefined =>
@@ -21,9 +16,8 @@ export function register(app: App, deps: Deps): void {
 
   app.event('member_joined_channel', async ({ event, client, context: ctx }) => {
     const at = ws(ctx.teamId, ctx.enterpriseId);
-    if (!at || event.user === ctx.botUserId) return;
-    if (await deps.audiences.memberJoined(client, at, event.channel, event.user))
-      await tellMasked(deps, client, at, event.channel, event.event_ts);
+    if (at && event.user !== ctx.botUserId)
+      await deps.audiences.memberJoined(client, at, event.channel, event.user, event.event_ts);
   });
   app.event('member_left_channel', async ({ event, context: ctx }) => {
     const at = ws(ctx.teamId, ctx.enterpriseId);
@@ -31,44 +25,28 @@ export function register(app: App, deps: Deps): void {
   });
   app.event('channel_shared', async ({ event, client, context: ctx }) => {
     const at = ws(ctx.teamId, ctx.enterpriseId);
-    if (at && (await deps.audiences.sharingChanged(client, at, event.channel)))
-      await tellMasked(deps, client, at, event.channel, event.event_ts);
+    if (at) await deps.audiences.sharingChanged(client, at, event.channel);
   });
   app.event('channel_unshared', async ({ event, client, context: ctx }) => {
     const at = ws(ctx.teamId, ctx.enterpriseId);
     if (at) await deps.audiences.sharingChanged(client, at, event.channel);
   });
+  // Each carries the person's user object as it is now (https://docs.slack.dev/reference/events/team_join,
+  // …/user_change, …/user_guest_status_changed); Slack sends user_change for any profile edit, and the roster
+  // acts only when their standing changed.
+  const personChanged = async ({ event, client, context: ctx }: PersonEventArgs) => {
+    const at = ws(ctx.teamId, ctx.enterpriseId);
+    const user = (event as { user?: SlackUserFacts & { id?: unknown } }).user;
+    if (at && typeof user?.id === 'string') await deps.audiences.personChanged(client, at, { ...user, id: user.id });
+  };
+  app.event('team_join', personChanged);
+  app.event('user_change', personChanged);
+  app.event('user_guest_status_changed', personChanged);
 }
 
-async function tellMasked(
-  deps: Deps,
-  client: WebClient,
-  ws: Workspace,
-  channelId: string,
-  eventTs: string,
-): Promise<void> {
-  const audience = await deps.store.channelAudiences.get(ws.teamId, channelId);
-  if (!audience) return;
-  const id = `${channelId}:${eventTs}`;
-  const text = `🔒 ${audienceWords(audience)} can now read this channel, so from now on the bot masks customers’ phone numbers and e-mails in its posts here (+1 ••• ••• 9876).`;
-  try {
-    await deps.posts.post(
-      client,
-      { channel: channelId },
-      message(text, [
-        section(text),
-        context(
-          'If everyone here may see customer details, an admin can run `/campaign subscribe &lt;campaign&gt; customers:full` here to show them in full again.',
-        ),
-      ]),
-      {
-        mark: deps.store.keys.dedup(ws.teamId, 'audience-notice', id),
-        key: createHash('sha256').update(`audience:${id}`).digest('base64url').slice(0, 22),
-        ttlMs: NOTICE_MARK_TTL_MS,
-      },
-    );
-  } catch (err) {
-    // The masking holds whether or not the notice went out.
-    deps.logger.warn({ err, team: ws.teamId, channel: channelId }, 'could not tell a channel its posts are masked now');
-  }
+/** What the three events share (Bolt's types do not know user_guest_status_changed yet). */
+interface PersonEventArgs {
+  event: object;
+  client: WebClient;
+  context: { teamId?: string | undefined; enterpriseId?: string | undefined };
 }

@@ -22,6 +22,8 @@ import { register as registerChannelAudience } from './channel-audience-events.j
 import { AdminGate } from '../app/admin-gate.js';
 import { Membership } from '../app/membership.js';
 import { ChannelAudiences } from '../app/channel-audience.js';
+import { AudienceNotices } from '../app/audience-notice.js';
+import { Roster } from '../app/roster.js';
 import { boltLogger } from '../slack/logger.js';
 import type { Deps, Surfaces } from '../app/deps.js';
 import { openConnectForm } from '../commands/connect.js';
@@ -131,6 +133,15 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
     logger.child({ component: 'timers' }),
     options.timerTickMs !== undefined ? { tickMs: options.timerTickMs } : {},
   );
+  const posts = new PostLedger(store.kv, (err) => pace.judge(err));
+  const audienceLogger = logger.child({ component: 'channel-audience' });
+  const audiences = new ChannelAudiences(
+    store,
+    new Roster(store, pace, audienceLogger),
+    new AudienceNotices(store, posts, (err) => pace.retryDelayMs(err), audienceLogger),
+    pace,
+    audienceLogger,
+  );
   const surfaces: Surfaces = {
     publishHome: (client, teamId, userId) => publishHome(deps, client, teamId, userId),
     openConnectForm: (client, triggerId, teamId) =>
@@ -145,7 +156,7 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
     platform,
     members,
     admins,
-    audiences: new ChannelAudiences(store, members, logger.child({ component: 'channel-audience' })),
+    audiences,
     metrics,
     pace,
     slack: new SlackClients({
@@ -155,7 +166,7 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
       logger,
     }),
     surfaces,
-    posts: new PostLedger(store.kv, (err) => pace.judge(err)),
+    posts,
     lifecycle: new Lifecycle(),
     timers,
   };

@@ -11,6 +11,9 @@ import { isRestricted, showsCustomerData, type ChannelAudience } from '../store/
 import { escapeMrkdwn } from '../slack/blocks.js';
 import type { CommandContext } from './types.js';
 
+/** How long `subscribe` waits for the channel to be judged before answering (Slack's answer within 2 s). */
+const JUDGED_WITHIN_MS = 1_500;
+
 export type AudienceCheck =
   | { ok: false; sentence: string }
   | {
@@ -30,9 +33,19 @@ export async function checkAudience(
   campaignWord: string,
 ): Promise<AudienceCheck> {
   const ws = { teamId: ctx.teamId, enterpriseId: ctx.enterpriseId };
-  const audience = await ctx.deps.audiences.learn(ctx.client, ws, ctx.channelId);
-  // Slack could not say who is here (the bot may not even be in the channel: the notice will tell): masked.
-  if (audience.unknown) return { ok: true, audience, confirm: false, line: '' };
+  const audience = await ctx.deps.audiences.learnWithin(ctx.client, ws, ctx.channelId, JUDGED_WITHIN_MS);
+  // Not known yet — Slack is still being asked, or could not say (the bot may not even be in the channel: the
+  // notice will tell): masked meanwhile, and the channel is told once it is known to have guests. An admin's
+  // `customers:full` covers whoever is found there.
+  if (audience.unknown)
+    return {
+      ok: true,
+      audience,
+      confirm: full,
+      line: full
+        ? ''
+        : 'The bot is still learning from Slack who is in this channel: its posts here are masked until it knows.',
+    };
   if (!isRestricted(audience)) return { ok: true, audience, confirm: full, line: '' };
   const who = audienceWords(audience);
   const chats = events.some((e) => e.startsWith('message_'));

@@ -4,7 +4,10 @@
  *
  * - `chat.postMessage` (and a file shared into a channel): one per second per channel, short bursts allowed;
  * - Tier 3 methods the bot uses (`chat.update`, `chat.delete`, `reactions.add` / `reactions.remove`): 50+ a
- *   minute per method per workspace.
+ *   minute per method per workspace;
+ * - who is who (https://docs.slack.dev/reference/methods/users.list: Tier 2, 20+ a minute;
+ *   https://docs.slack.dev/reference/methods/users.info and …/conversations.members: Tier 4, 100+ a minute),
+ *   per method per workspace.
  *
  * Source: https://docs.slack.dev/apis/web-api/rate-limits ("chat.postMessage generally allows posting one
  * message per second per channel", "Short bursts >1 allowed"; tiers apply "per API method per workspace per
@@ -37,18 +40,29 @@ export interface SlackLimits {
   workspacePosts: PaceRule;
   /** Each Tier 3 method, per workspace. */
   tier3: PaceRule;
+  /** Each Tier 2 method (users.list), per workspace; Slack's own numbers when left out. */
+  tier2?: PaceRule;
+  /** Each Tier 4 method (users.info, conversations.members), per workspace; Slack's own numbers when left out. */
+  tier4?: PaceRule;
   /** Every other method, per workspace: never limiting by itself, held by a 429 (Retry-After). */
   other: PaceRule;
 }
 
-const SLACK_LIMITS: SlackLimits = {
+const SLACK_LIMITS: Required<SlackLimits> = {
   // A bit under Slack's one a second, bursts of 3 (Slack: "short bursts >1 allowed").
   channelPosts: { intervalMs: 1_050, burst: 3 },
   workspacePosts: { intervalMs: 10, burst: 100 },
   // Tier 3 ("50+ per minute"): at most 5 + 43 in any minute, under 50 whatever the burst.
   tier3: { intervalMs: 1_400, burst: 5 },
+  // Tier 2 ("20+ per minute"): at most 4 + 17 in any minute.
+  tier2: { intervalMs: 3_500, burst: 4 },
+  // Tier 4 ("100+ per minute"): at most 15 + 86 in any minute.
+  tier4: { intervalMs: 700, burst: 15 },
   other: { intervalMs: 10, burst: 100 },
 };
+
+const TIER_2_METHODS = new Set(['users.list']);
+const TIER_4_METHODS = new Set(['users.info', 'conversations.members']);
 
 const TIER_3_METHODS = new Set([
   'chat.update',
@@ -62,6 +76,8 @@ const TIER_3_METHODS = new Set([
 /** Methods that put a message in a channel (files.completeUploadExternal does when given `channel_id`). */
 const CHANNEL_POST_METHODS = new Set(['chat.postMessage', 'files.completeUploadExternal']);
 
+/** The longest one wait of `readWhenPaced`. */
+const MAX_READ_WAIT_MS = 10_000;
 /** How long a person's request waits for its budget at most before going out anyway. */
 const MAX_INTERACTIVE_WAIT_MS = 5_000;
 /** Slack down: the first probe after this long, doubling up to the cap. */
@@ -106,7 +122,7 @@ interface Budget {
 }
 
 /** One budget of one call: its key (workspace by token hash, method family, channel) and rule. */
-function budgetFor(limits: SlackLimits, method: string, token: string, channel: string | undefined): Budget {
+function budgetFor(limits: Required<SlackLimits>, method: string, token: string, channel: string | undefined): Budget {
   const team = createHash('sha256').update(token).digest('base64url').slice(0, 16);
   if (CHANNEL_POST_METHODS.has(method) && channel)
     return {
@@ -115,6 +131,8 @@ function budgetFor(limits: SlackLimits, method: string, token: string, channel: 
       workspace: { key: `${team}:posts`, rule: limits.workspacePosts, team, channel },
     };
   if (TIER_3_METHODS.has(method)) return { key: `${team}:${method}`, rule: limits.tier3 };
+  if (TIER_2_METHODS.has(method)) return { key: `${team}:${method}`, rule: limits.tier2 };
+  if (TIER_4_METHODS.has(method)) return { key: `${team}:${method}`, rule: limits.tier4 };
   return { key: `${team}:${method}`, rule: limits.other };
 }
 
@@ -209,13 +227,15 @@ export interface SlackPaceHooks {
 export class SlackPace {
   private readonly health: SlackHealth;
   private readonly refusals: PostRefusals;
+  private readonly limits: Required<SlackLimits>;
 
   constructor(
     private readonly budgets: RateBudget,
     private readonly hooks: SlackPaceHooks = {},
-    private readonly limits: SlackLimits = SLACK_LIMITS,
+    limits: SlackLimits = SLACK_LIMITS,
     private readonly now: () => number = Date.now,
   ) {
+    this.limits = { ...SLACK_LIMITS, ...limits };
     this.health = new SlackHealth(now);
     this.refusals = new PostRefusals(now);
   }
@@ -344,6 +364,22 @@ export class SlackPace {
       return { class: verdict, code: slackCode };
     }
     return { class: 'other' };
+  }
+
+  /**
+   * A read that our pace or Slack's 429 told to wait, sent again after that wait — a few times at most. For
+   * background reads that must finish (a workspace's people, a channel's members), never for a post.
+   */
+  async readWhenPaced<T>(read: () => Promise<T>, attempts = 6): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await read();
+      } catch (err) {
+        const verdict = this.judge(err);
+        if (verdict.class !== 'wait' || attempt >= attempts) throw err;
+        await new Promise((resolve) => setTimeout(resolve, Math.min(verdict.delayMs ?? 1_000, MAX_READ_WAIT_MS)));
+      }
+    }
   }
 
   /** ms to wait before trying a failed call again when time heals it (`wait` or `unknown`); else undefined. */

@@ -15,6 +15,8 @@ const confirmedSchema = z.object({
   shared: z.boolean(),
   by: z.string(),
   at: z.number(),
+  /** Given before the bot knew who was in the channel: it covers whoever the judgement then found there. */
+  whileUnknown: z.boolean().optional(),
 });
 
 const audienceSchema = z.object({
@@ -24,10 +26,12 @@ const audienceSchema = z.object({
   external: z.array(z.string()),
   /** The channel is shared with another organisation (conversations.info `is_ext_shared`, or pending). */
   shared: z.boolean(),
-  /** Epoch ms it was last learned from Slack (whole, not one event). */
+  /** Epoch ms it was last judged whole from Slack (0: never yet). */
   learnedAt: z.number(),
-  /** Slack could not say who is in it: treated as restricted until it can. */
+  /** Not known yet (being judged, or Slack could not say): treated as restricted until it is. */
   unknown: z.boolean().optional(),
+  /** Epoch ms of the last judgement that could not finish (asked again a minute later). */
+  triedAt: z.number().optional(),
   /** An admin's `customers:full` for the channel as it was then (absent: never, or withdrawn). */
   confirmed: confirmedSchema.optional(),
 });
@@ -67,6 +71,11 @@ export class ChannelAudienceRepo {
     } catch {
       return undefined;
     }
+  }
+
+  /** The channels the workspace has an audience for (its routed channels). */
+  channels(teamId: string): Promise<string[]> {
+    return this.kv.hashFields(this.keys.channelAudiences(teamId));
   }
 
   async set(teamId: string, channelId: string, audience: ChannelAudience): Promise<void> {

@@ -24,6 +24,7 @@ import { Leases } from './leases.js';
 import { ReportRepo } from './reports.js';
 import { HandoffSlaRepo } from './handoff-sla.js';
 import { ChannelAudienceRepo } from './channel-audiences.js';
+import { RosterRepo } from './rosters.js';
 import { ShiftRepo } from './shifts.js';
 import { ResolutionRepo } from './resolutions.js';
 import { SavedReplyRepo } from './saved-replies.js';
@@ -74,6 +75,7 @@ export interface Store {
   handoffSla: HandoffSlaRepo;
   /** Per channel: who can read it (guests, other organisations) and an admin's `customers:full`. */
   channelAudiences: ChannelAudienceRepo;
+  rosters: RosterRepo;
   /** Per workspace: who is on shift (taking chats), and the round-robin turn. */
   shifts: ShiftRepo;
   /** Handoff threads marked done (Resolve), and reopened. */
@@ -176,6 +178,7 @@ export function createStore(options: StoreOptions = {}): Store {
     agentLinks: new AgentLinkRepo(kv, keys),
     handoffSla: new HandoffSlaRepo(kv, keys),
     channelAudiences,
+    rosters: new RosterRepo(kv, keys),
     shifts: new ShiftRepo(kv, keys, now),
     resolutions: new ResolutionRepo(kv, keys),
     savedReplies: new SavedReplyRepo(kv, keys),
@@ -251,6 +254,7 @@ export type { Attachment, AttachmentFile } from './attachments.js';
 export type { UnroutedEvent, UnroutedSummary } from './unrouted-events.js';
 export { isRestricted, showsCustomerData } from './channel-audiences.js';
 export type { ChannelAudience } from './channel-audiences.js';
+export type { RosterMeta, Verdict } from './rosters.js';
 export { ASSIGN_MODES, PAGE_WHEN, pagedOnArrival, pagedWhenLate } from './handoff-sla.js';
 export type { AssignMode, ChannelSla, PageWhen } from './handoff-sla.js';
 export type { OnShift } from './shifts.js';

@@ -89,6 +89,11 @@ export interface Keys {
   handoffSla(teamId: string): string;
   /** Hash: channel id → who can read the channel and what an admin accepted (JSON; `ChannelAudienceRepo`). */
   channelAudiences(teamId: string): string;
+  /**
+   * Hash: the workspace's roster — Slack user id → one letter for who they are (member, guest, another
+   * organisation, deactivated), and field `#` → when it was listed (JSON; `RosterRepo`).
+   */
+  roster(teamId: string): string;
   /** Hash: Slack user id → since when (epoch ms) they are on shift, taking chats (`/campaign shift`). */
   shift(teamId: string): string;
   /** String: the workspace's round-robin turn counter (INCR), shared by every replica. */
@@ -235,6 +240,7 @@ export function createKeys(
   const openThreads = kinds.add(p, 'open-threads');
   const handoffSla = kinds.add(p, 'handoff-sla');
   const channelAudiences = kinds.add(p, 'channel-audiences');
+  const roster = kinds.add(p, 'roster');
   const shift = kinds.add(p, 'shift');
   const assignTurn = kinds.add(p, 'assign-turn');
   const digests = kinds.add(p, 'digests');
@@ -290,6 +296,7 @@ export function createKeys(
     openThreads: (teamId) => openThreads(teamId),
     handoffSla: (teamId) => handoffSla(teamId),
     channelAudiences: (teamId) => channelAudiences(teamId),
+    roster: (teamId) => roster(teamId),
     shift: (teamId) => shift(teamId),
     assignTurn: (teamId) => assignTurn(teamId),
     savedReplies: (teamId) => savedReplies(teamId),

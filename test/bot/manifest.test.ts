@@ -314,6 +314,7 @@ const METHOD_SCOPES: Record<string, ScopeRow> = {
   'views.update': method('views.update', []),
   'views.publish': method('views.publish', []),
   'users.info': method('users.info', ['users:read']),
+  'users.list': method('users.list', ['users:read']),
   'auth.test': method('auth.test', []),
   'reactions.add': method('reactions.add', ['reactions:write']),
   'reactions.remove': method('reactions.remove', ['reactions:write']),
@@ -348,6 +349,9 @@ const EVENT_SCOPES: Record<string, ScopeRow> = {
   member_left_channel: event('member_left_channel', ['channels:read', 'groups:read']),
   channel_shared: event('channel_shared', ['channels:read', 'groups:read']),
   channel_unshared: event('channel_unshared', ['channels:read', 'groups:read']),
+  team_join: event('team_join', ['users:read']),
+  user_change: event('user_change', ['users:read']),
+  user_guest_status_changed: event('user_guest_status_changed', ['users:read']),
 };
 
 /** The workflow steps' callback ids the code registers (src/workflows/). */

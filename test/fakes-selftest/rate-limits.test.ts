@@ -1,7 +1,8 @@
 /**
  * The stand-in pushes back like Slack by default (fakes/slack/rate-limits.ts): chat.postMessage takes a burst
  * of 4 per channel and then 1 a second; Tier 3 methods (chat.update, chat.delete, reactions.add,
- * reactions.remove) take 10 in a burst and then 50 a minute, per workspace and method. Beyond that: HTTP 429,
+ * reactions.remove) take 10 in a burst and then 50 a minute, per workspace and method; users.list (Tier 2) 5
+ * then 20 a minute, users.info and conversations.members (Tier 4) 20 then 100 a minute. Beyond that: HTTP 429,
  * `Retry-After` in whole seconds and `{ok:false,error:'ratelimited'}`, reported by the refusal check unless
  * declared. https://docs.slack.dev/apis/web-api/rate-limits
  *
@@ -9,6 +10,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ErrorCode, LogLevel, WebClient, type WebAPIRateLimitedError } from '@slack/web-api';
+import { addCompany } from '../../fakes/slack/company.js';
 import { TokenBucket } from '../../fakes/slack/rate-limits.js';
 import { liveRefusalLedgers } from '../../fakes/slack/refusals.js';
 import { startFakeSlack, type FakeSlack } from '../fakes/slack.js';
@@ -146,6 +148,47 @@ describe('Tier 3 methods: 10 in a burst, then 50 a minute, per workspace and met
     const { ts } = await post('survivor', 'C0DOOMED0A');
     await refusedFor(client.chat.delete({ channel: 'C0DOOMED0A', ts: ts! }));
     expect(fake.message('C0DOOMED0A', ts!)?.text).toBe('survivor');
+  });
+});
+
+describe('who is who at a company’s size: users.list Tier 2, users.info and conversations.members Tier 4', () => {
+  it('pages 3,000 people at most 1,000 at a time, takes 5 users.list in a burst, then one every 3 s', async () => {
+    addCompany(fake, { channel: 'C0COMPANY01', people: 3_000, prefix: 'ST' });
+    const ids = new Set<string>();
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await client.users.list({ limit: 5_000, ...(cursor ? { cursor } : {}) });
+      pages++;
+      expect(page.members!.length).toBeLessThanOrEqual(1_000);
+      for (const m of page.members!) ids.add(m.id!);
+      cursor = page.response_metadata?.next_cursor || undefined;
+    } while (cursor);
+    expect(pages).toBe(4); // 3,000 people, the bot and whoever the stand-in knew already
+    expect(ids.size).toBeGreaterThan(3_000);
+    await client.users.list({ limit: 1 });
+    fake.expectRefusal('users.list', 'ratelimited');
+    // 20 a minute: the next one is 3 s away.
+    const retryAfter = await refusedFor(client.users.list({ limit: 1 }));
+    expect(retryAfter).toBe(3);
+    now += retryAfter * 1000;
+    expect((await client.users.list({ limit: 1 })).ok).toBe(true);
+  });
+
+  it('takes 20 users.info in a burst and refuses the 21st; conversations.members pages at most 999 and has its own bucket', async () => {
+    const people = addCompany(fake, { channel: 'C0COMPANY02', people: 1_200, prefix: 'SU' });
+    for (let i = 0; i < 20; i++) expect((await client.users.info({ user: people[i]! })).ok).toBe(true);
+    fake.expectRefusal('users.info', 'ratelimited');
+    expect(await refusedFor(client.users.info({ user: people[20]! }))).toBe(1);
+    const first = await client.conversations.members({ channel: 'C0COMPANY02', limit: 1_000 });
+    expect(first.members).toHaveLength(999);
+    const rest = await client.conversations.members({
+      channel: 'C0COMPANY02',
+      limit: 1_000,
+      cursor: first.response_metadata!.next_cursor!,
+    });
+    expect(rest.members).toHaveLength(1_201 - 999);
+    expect(rest.response_metadata?.next_cursor).toBe('');
   });
 });
 

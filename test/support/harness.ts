@@ -45,7 +45,7 @@ export interface HarnessOptions {
   /** Store key prefix (Redis tests pass one under their file's prefix so it is cleaned up). */
   keyPrefix?: string;
   /** How the Slack stand-in serves file downloads (e.g. Slack's redirect to a signed CDN URL). */
-  slack?: Pick<FakeSlackOptions, 'fileDownloads' | 'unauthenticatedFileDownloads'>;
+  slack?: Pick<FakeSlackOptions, 'fileDownloads' | 'unauthenticatedFileDownloads' | 'enterpriseId'>;
   /** Run against these fakes instead of new ones, and leave them open on close: a bot restart. */
   fakes?: { slack: FakeSlack; platform: FakePlatform };
   /**
@@ -67,6 +67,8 @@ const NO_LIMITS = {
   channelPosts: { intervalMs: 1, burst: 1_000_000 },
   workspacePosts: { intervalMs: 1, burst: 1_000_000 },
   tier3: { intervalMs: 1, burst: 1_000_000 },
+  tier2: { intervalMs: 1, burst: 1_000_000 },
+  tier4: { intervalMs: 1, burst: 1_000_000 },
   other: { intervalMs: 1, burst: 1_000_000 },
 };
 

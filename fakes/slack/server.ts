@@ -471,6 +471,10 @@ class FakeSlackServer extends SlackState implements FakeSlack {
       send(200, fail('token_revoked'));
       return;
     }
+    if (auth.expiresAt !== undefined && this.expiryNow() >= auth.expiresAt) {
+      send(200, fail('token_expired'));
+      return;
+    }
     const needed = neededScope(method, args, auth.scopes);
     const scopeHeaders: Record<string, string> = { 'x-oauth-scopes': auth.scopes.join(',') };
     if (needed) scopeHeaders['x-accepted-oauth-scopes'] = needed;

@@ -100,7 +100,7 @@ function maxBytesOf(deps: Deps): number {
 }
 
 function limitsOf(deps: Deps): SampleLimits {
-  return { maxBytes: maxBytesOf(deps), fileOrigin: slackFileOrigin(deps.config.slack.apiUrl) };
+  return { maxBytes: maxBytesOf(deps), fileOrigin: slackFileOrigin(deps.config.slack) };
 }
 
 /** What stops cloning before the form is shown: no bot token to download with, or no platform key. */
@@ -125,7 +125,7 @@ async function onShortcut(
       shortcut.response_url,
       { response_type: 'ephemeral', replace_original: false, text },
       logger,
-      deps.config.slack.apiUrl,
+      deps.config.slack,
     );
   };
   try {
@@ -255,7 +255,7 @@ async function cloneAndReport(deps: Deps, job: CloneJob): Promise<void> {
       job.responseUrl,
       { response_type: 'ephemeral', replace_original: false, ...payload },
       logger,
-      deps.config.slack.apiUrl,
+      deps.config.slack,
     );
   };
   const name = job.form.name ?? '';

@@ -69,8 +69,13 @@ export class InstallationRepo implements InstallationStore {
   }
 
   async fetchInstallation(query: InstallationQuery<boolean>): Promise<AnyInstallation> {
-    const key = this.keyFor(query);
-    const installation = await this.read(key);
+    let key = this.keyFor(query);
+    let installation = await this.read(key);
+    if (!installation && !query.isEnterpriseInstall && query.enterpriseId) {
+      // A payload of a workspace of the org that does not say the install is org-wide: the org's serves it.
+      key = this.keyFor({ ...query, isEnterpriseInstall: true });
+      installation = await this.read(key);
+    }
     // Bolt turns a throw here into "authorization failed" for that request, which is what we want.
     if (!installation) throw new Error('no installation for this workspace');
     return this.handOver(key, installation);

@@ -141,4 +141,12 @@ describe('rotating bot tokens across three replicas', () => {
     expect(retried.map((c) => c.method)).toEqual(expect.arrayContaining(refused.map((c) => c.method)));
     expect(retried.every((c) => c.response.ok === true)).toBe(true);
   });
+
+  it('never writes a token or refresh token in a log line', () => {
+    const secrets = slack
+      .callsTo('oauth.v2.access')
+      .flatMap((c) => [String(c.response.access_token), String(c.response.refresh_token)]);
+    expect(secrets).toHaveLength(6);
+    for (const r of replicas) for (const secret of secrets) expect(r.logs()).not.toContain(secret);
+  });
 });

@@ -10,6 +10,7 @@ import { CALL_STARTED_MINIMAL } from '../events/fixtures.js';
 import { deliver, queueDrained, startEventsHarness } from '../events/support.js';
 import { SIGNING_SECRET, useHarness, type Harness } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
+import { waitFor } from '../support/wait.js';
 
 const redis = await requireRedis();
 const ORG = 'E0GRIDORG1';
@@ -20,12 +21,16 @@ const ADMIN_B = 'U0GRIDADMB';
 
 const h = useHarness(() => startEventsHarness({ oauth: true, redisUrl: redis.url, keyPrefix: `${redis.prefix}grid:` }));
 
-/** An org admin's install for the whole org: /slack/install → Slack's authorize page (the org chosen) → back. */
-async function installForOrg(harness: Harness, enterpriseId: string): Promise<void> {
+/**
+ * An org admin's install for the whole org — or, with `teamId`, an install in one workspace of the org:
+ * /slack/install → Slack's authorize page → back.
+ */
+async function installForOrg(harness: Harness, enterpriseId: string, teamId?: string): Promise<void> {
   const start = await fetch(`${harness.url}/slack/install`, { redirect: 'manual' });
   const cookie = (start.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
   const authorize = new URL(start.headers.get('location') ?? '');
   authorize.searchParams.set('enterprise', enterpriseId);
+  if (teamId) authorize.searchParams.set('team', teamId); // one workspace of the org, not the org
   // With PUBLIC_URL the bot names its public redirect URL itself.
   if (!authorize.searchParams.has('redirect_uri'))
     authorize.searchParams.set('redirect_uri', `${harness.url}/slack/oauth_redirect`);
@@ -92,7 +97,10 @@ describe('an org-wide install', () => {
     const before = h.slack.callsTo('views.open').length;
     await signerFor(GRID_A).command({ text: 'connect', userId: ADMIN_A, responseUrlId: 'grid-a-2', enterprise });
     await h.slack.waitFor(() => h.slack.callsTo('views.open')[before]);
-    await h.slackRequestDone((b) => b.command === '/campaign' && b.text === 'connect', 'the refused connect');
+    await waitFor(
+      async () => (await redis.keys('grid:rate-budget:*views.open')).length > 0,
+      'the bot to hold views.open after Slack’s 429',
+    );
     // The hold is GRID_A's (in the store every replica reads), under the workspace, not under the org's token.
     const held = (await redis.keys('grid:rate-budget:*')).map((k) => k.slice(`${redis.prefix}grid:`.length));
     expect(held.filter((k) => k.endsWith('views.open'))).toEqual([`rate-budget:${GRID_A}%3aviews.open`]);
@@ -105,5 +113,31 @@ describe('an org-wide install', () => {
     const opened = await h.slack.waitFor(() => h.slack.callsTo('views.open')[before + 1]);
     expect(opened.token).toBe(grant.access_token);
     expect(opened.response).toMatchObject({ ok: true });
+  });
+});
+
+describe('an install in one workspace of an org', () => {
+  it('posts there from the queue: the installation is the workspace’s within its org', async () => {
+    const org = 'E0OTHERORG';
+    const team = 'T0GRIDCCC1';
+    await installForOrg(h, org, team);
+    const grant = h.slack.callsTo('oauth.v2.access').at(-1)!.response as {
+      is_enterprise_install: boolean;
+      team: { id: string };
+      access_token: string;
+    };
+    expect(grant).toMatchObject({ is_enterprise_install: false, team: { id: team } });
+    const { store } = h.bot.deps;
+    const channel = 'C0GRIDCCH1';
+    // No request from the workspace yet: only the installation says which org it is in.
+    await store.routes.add({ teamId: team, campaignId: 'camp-1', triggerName: 'call_started', channelId: channel });
+    const token = await store.workspaces.createHookToken(team);
+    const res = await deliver(`${h.url}/hooks/${token}`, [
+      { ...CALL_STARTED_MINIMAL, callId: 'call-grid-c', triggerName: 'call_started' },
+    ]);
+    expect(res.status).toBe(200);
+    await queueDrained(h);
+    const posted = h.slack.callsTo('chat.postMessage').filter((c) => c.args.channel === channel);
+    expect(posted.map((c) => [c.token, c.response.ok])).toEqual([[grant.access_token, true]]);
   });
 });

@@ -42,10 +42,13 @@ export class SlackTokens {
 
   /**
    * Slack refused `expired` as `token_expired`: the token that replaces it (refreshed now if nobody has yet), or
-   * undefined when there is none — single-workspace mode, or a call made for no known workspace.
+   * undefined when there is none — single-workspace mode, a token that does not rotate, or a call made for no
+   * known workspace.
    */
   async renew(teamId: string | undefined, expired: string): Promise<string | undefined> {
-    if (this.config.slack.mode.kind === 'single' || teamId === undefined) return undefined;
+    // Only an expiring bot token (`xoxe.`, token rotation) is replaced: a workflow run's token is that run's own.
+    if (this.config.slack.mode.kind === 'single' || teamId === undefined || !expired.startsWith('xoxe.'))
+      return undefined;
     const query = await this.store.installations.queryFor(teamId);
     if (!query) return undefined;
     await this.store.installations.expired(query, expired);

@@ -32,9 +32,14 @@ export type InstallationFor = InstallationQuery<boolean>;
 const REFRESH_WINDOW_S = 2 * 3600 + 60;
 /** How long the refreshing replica holds its lease: oauth.v2.access answers in well under this. */
 const REFRESH_LEASE_MS = 30_000;
-/** A caller whose token has expired waits this long at most for the refreshing replica's new one. */
-const EXPIRED_WAIT_MS = 10_000;
+/**
+ * A caller whose token has expired waits this long at most for the refreshing replica's new one (Slack's
+ * requests are authorized before their 3 s ack); past it, a call refused as `token_expired` is renewed then.
+ */
+const EXPIRED_WAIT_MS = 2_000;
 const EXPIRED_POLL_MS = 100;
+/** How long a workspace's org, once written, is not written again by this process. */
+const ORG_REWRITE_MS = 5 * 60_000;
 /** A token Slack calls expired is treated as expired this long before its `expiresAt` (clocks differ). */
 const EXPIRY_MARGIN_S = 30;
 
@@ -42,8 +47,8 @@ export class InstallationRepo implements InstallationStore {
   /** Owner of this process's refresh leases. */
   private readonly owner = randomUUID();
   private readonly leases: Leases;
-  /** Orgs remembered by this process already (saves a write per request). */
-  private readonly knownOrgs = new Map<string, string>();
+  /** Orgs this process wrote lately (saves a write per request; written again after a while: an uninstall forgets). */
+  private readonly knownOrgs = new Map<string, { org: string; at: number }>();
 
   constructor(
     private readonly kv: KeyValueStore,
@@ -87,15 +92,17 @@ export class InstallationRepo implements InstallationStore {
 
   /** Slack said a workspace (`teamId`) belongs to an Enterprise Grid org: kept for work outside requests. */
   async rememberOrg(teamId: string, enterpriseId: string): Promise<void> {
-    if (this.knownOrgs.get(teamId) === enterpriseId) return;
+    const known = this.knownOrgs.get(teamId);
+    const now = Date.now();
+    if (known?.org === enterpriseId && now - known.at < ORG_REWRITE_MS) return;
     await this.kv.set(this.keys.workspaceOrg(teamId), enterpriseId);
     if (this.knownOrgs.size > 10_000) this.knownOrgs.clear();
-    this.knownOrgs.set(teamId, enterpriseId);
+    this.knownOrgs.set(teamId, { org: enterpriseId, at: now });
   }
 
   /** The org a workspace belongs to, when Slack said so. */
   async orgOf(teamId: string): Promise<string | undefined> {
-    return this.knownOrgs.get(teamId) ?? (await this.kv.get(this.keys.workspaceOrg(teamId))) ?? undefined;
+    return (await this.kv.get(this.keys.workspaceOrg(teamId))) ?? undefined;
   }
 
   /**

@@ -109,8 +109,8 @@ interface Budget {
 /**
  * One budget of one call: its key (workspace, method family, channel) and rule. Slack's limits are per
  * workspace, never per token: one org-wide token acts for every workspace of an Enterprise Grid org, and each
- * workflow run has a token of its own. Only a call for no known workspace (Bolt's auth.test at start) is
- * budgeted by its token.
+ * workflow run has a token of its own. Only a call made for no known workspace (the readiness check's auth.test)
+ * is budgeted by its token.
  */
 function budgetFor(
   limits: SlackLimits,
@@ -329,7 +329,9 @@ export class SlackPace {
     } else if (code === 'token_expired' && !renewed && this.hooks.renewToken) {
       // Nothing was carried out: the same call once more with the token that replaced the expired one.
       const expired = tokenOf(init);
-      const fresh = expired === undefined ? undefined : await this.hooks.renewToken(team, expired);
+      // A renewal that fails (the store not answering) leaves Slack's refusal as it is: nothing was carried out.
+      const fresh =
+        expired === undefined ? undefined : await this.hooks.renewToken(team, expired).catch(() => undefined);
       if (fresh !== undefined && fresh !== expired)
         return this.paced(mode, reserve, method, url, withToken(init, fresh), true);
     }

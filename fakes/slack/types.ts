@@ -362,6 +362,11 @@ export interface FakeSlackOptions {
    */
   tokenRotation?: { lifeS: number };
   /**
+   * The origin the stand-in names in its files' `url_private(_download)` — e.g. `https://files.slack-gov.com`, for a
+   * test that answers for that host itself (a dispatcher of its own); its own origin by default.
+   */
+  fileOrigin?: string;
+  /**
    * What a file download without a valid token gets. `'forbidden'` (default): 403 + an HTML page.
    * `'login-page'`: what slack.com really does for browsers — 302 to a sign-in page that answers 200 HTML,
    * which a naive `fetch` follows and then mistakes for the file.

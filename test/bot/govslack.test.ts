@@ -91,6 +91,6 @@ describe('GovSlack (SLACK_DOMAIN=slack-gov.com)', () => {
     const opened = await fetch(`${h.url}${new URL(link).pathname}`);
     expect(opened.status).toBe(200);
     expect(Buffer.from(await opened.arrayBuffer()).equals(data)).toBe(true);
-    expect(asked).toContain(`${GOV_FILES}${new URL(file.url_private_download!).pathname}`);
+    expect(asked).toContain(`${GOV_FILES}${new URL(file.url_private_download).pathname}`);
   });
 });

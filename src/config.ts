@@ -21,6 +21,8 @@ export interface Config {
     appToken?: string;
     /** Required in HTTP mode; unused in Socket Mode. */
     signingSecret?: string;
+    /** The Slack every host derives from (SLACK_DOMAIN): `slack.com`, or `slack-gov.com` for GovSlack. */
+    domain: string;
     apiUrl: string;
   };
   campaign: {
@@ -247,6 +249,12 @@ const envSchema = z.object({
   SLACK_APP_TOKEN: optionalText.pipe(
     z.string().startsWith('xapp-', 'must be an app-level token (starts with xapp-)').optional(),
   ),
+  SLACK_DOMAIN: optionalText.pipe(
+    z
+      .string()
+      .regex(/^[a-z0-9-]+(\.[a-z0-9-]+)+$/i, 'must be a domain name: slack.com, or slack-gov.com for GovSlack')
+      .optional(),
+  ),
   SLACK_API_URL: optionalText.pipe(serviceUrl.optional()),
   CAMPAIGN_API_URL: optionalText.pipe(serviceUrl.optional()),
   CAMPAIGN_API_KEY: optionalText,
@@ -427,13 +435,15 @@ export function parseConfig(env: Env): ConfigResult {
         stateSecret: e.SLACK_STATE_SECRET ?? '',
       };
   const campaignApiUrl = e.CAMPAIGN_API_URL ?? '';
+  const slackDomain = (e.SLACK_DOMAIN ?? 'slack.com').toLowerCase();
 
   const config: Config = {
     slack: {
       mode,
       ...(e.SLACK_APP_TOKEN ? { appToken: e.SLACK_APP_TOKEN } : {}),
       ...(e.SLACK_SIGNING_SECRET ? { signingSecret: e.SLACK_SIGNING_SECRET } : {}),
-      apiUrl: withTrailingSlash(e.SLACK_API_URL ?? 'https://slack.com/api/'),
+      domain: slackDomain,
+      apiUrl: withTrailingSlash(e.SLACK_API_URL ?? `https://${slackDomain}/api/`),
     },
     campaign: {
       apiUrl: campaignApiUrl.replace(/\/+$/, ''),

@@ -1,6 +1,6 @@
 /** OAuth v2: the authorize redirect, oauth.v2.access (new installations and tokens), apps.uninstall. */
 import type { ServerResponse } from 'node:http';
-import type { SlackState, Handler } from './state.js';
+import type { Handler, RefreshGrant, SlackState } from './state.js';
 import type { OAuthGrant, SlackArgs } from './types.js';
 import { fail, hex, slackId, str, type Json } from './util.js';
 
@@ -25,6 +25,7 @@ export function oauthCode(
     userScopes: grant.userScopes ?? [],
     redirectUri: grant.redirectUri,
     enterpriseId: grant.enterpriseId,
+    orgWide: grant.orgWide === true && grant.enterpriseId !== undefined,
   };
   s.oauthCodes.set(g.code, { ...g, issuedAt: s.expiryNow(), used: false });
   return { ...g };
@@ -45,8 +46,12 @@ export function handleAuthorize(s: SlackState, res: ServerResponse, url: URL): v
           .map((s) => s.trim())
           .filter(Boolean)
       : [];
+  // An org admin installing for the whole Enterprise Grid org: `enterprise` without `team`.
+  const enterpriseId = url.searchParams.get('enterprise') ?? undefined;
+  const teamId = url.searchParams.get('team') ?? (enterpriseId ? undefined : s.teamId);
   const grant = oauthCode(s, {
-    teamId: url.searchParams.get('team') ?? s.teamId,
+    teamId: teamId ?? enterpriseId,
+    ...(enterpriseId ? { enterpriseId, orgWide: teamId === undefined } : {}),
     botScopes: split(url.searchParams.get('scope')),
     userScopes: split(url.searchParams.get('user_scope')),
     redirectUri,
@@ -79,7 +84,7 @@ function clientError(s: SlackState, args: SlackArgs, authorization: string | und
 export function oauthV2Access(s: SlackState, args: SlackArgs, authorization: string | undefined): Json {
   const clientErr = clientError(s, args, authorization);
   if (clientErr) return clientErr;
-  if (str(args, 'grant_type') === 'refresh_token') return fail('invalid_refresh_token');
+  if (str(args, 'grant_type') === 'refresh_token') return refreshGrant(s, str(args, 'refresh_token'));
   const code = str(args, 'code');
   const grant = code ? s.oauthCodes.get(code) : undefined;
   if (!grant || s.expiryNow() - grant.issuedAt > OAUTH_CODE_TTL_MS) return fail('invalid_code');
@@ -96,14 +101,14 @@ export function oauthV2Access(s: SlackState, args: SlackArgs, authorization: str
       enterpriseId: grant.enterpriseId,
     });
   }
-  s.tokens.set(grant.botToken, {
-    token: grant.botToken,
-    kind: 'bot',
+  const orgWide = grant.orgWide === true;
+  const rotation = botToken(s, grant.botToken, {
     teamId: grant.teamId,
-    userId: grant.botUserId,
+    ...(grant.enterpriseId ? { enterpriseId: grant.enterpriseId } : {}),
+    orgWide,
+    botUserId: grant.botUserId,
     botId: grant.botId,
     scopes: [...grant.botScopes],
-    revoked: false,
   });
   s.users.set(grant.botUserId, {
     id: grant.botUserId,
@@ -139,11 +144,57 @@ export function oauthV2Access(s: SlackState, args: SlackArgs, authorization: str
     authed_user: authedUser,
     scope: grant.botScopes.join(','),
     token_type: 'bot',
-    access_token: grant.botToken,
+    access_token: rotation.token,
     bot_user_id: grant.botUserId,
-    team: { id: grant.teamId, name: grant.teamName },
+    ...rotation.fields,
+    team: orgWide ? null : { id: grant.teamId, name: grant.teamName },
     enterprise: grant.enterpriseId ? { id: grant.enterpriseId, name: `Enterprise ${grant.enterpriseId}` } : null,
-    is_enterprise_install: false,
+    is_enterprise_install: orgWide,
+  };
+}
+
+/**
+ * Makes a bot token valid. With token rotation on, an expiring one (`xoxe.` before it) with its refresh token:
+ * what oauth.v2.access adds to its answer then (`refresh_token`, `expires_in`).
+ */
+function botToken(s: SlackState, plain: string, grant: RefreshGrant): { token: string; fields: Json } {
+  const rotation = s.opts.tokenRotation;
+  const token = rotation ? `xoxe.${plain}` : plain;
+  s.tokens.set(token, {
+    token,
+    kind: 'bot',
+    teamId: grant.teamId,
+    userId: grant.botUserId,
+    botId: grant.botId,
+    scopes: [...grant.scopes],
+    revoked: false,
+    ...(grant.orgWide ? { orgWide: true } : {}),
+    ...(rotation ? { expiresAt: s.expiryNow() + rotation.lifeS * 1000 } : {}),
+  });
+  if (!rotation) return { token, fields: {} };
+  const refreshToken = `xoxe-1-${hex(32)}`;
+  s.refreshTokens.set(refreshToken, grant);
+  return { token, fields: { refresh_token: refreshToken, expires_in: rotation.lifeS } };
+}
+
+/** oauth.v2.access with `grant_type=refresh_token`: a new expiring bot token (the one before works until it expires). */
+function refreshGrant(s: SlackState, refreshToken: string | undefined): Json {
+  const grant = refreshToken ? s.refreshTokens.get(refreshToken) : undefined;
+  if (!grant || !s.opts.tokenRotation) return fail('invalid_refresh_token');
+  const plain = `xoxb-${Date.now() % 1e11}-${hex(6)}-${hex(12)}`;
+  const rotation = botToken(s, plain, grant);
+  const team = s.team(grant.teamId);
+  return {
+    ok: true,
+    app_id: s.appId,
+    scope: grant.scopes.join(','),
+    token_type: 'bot',
+    access_token: rotation.token,
+    bot_user_id: grant.botUserId,
+    ...rotation.fields,
+    team: grant.orgWide ? null : { id: team.id, name: team.name },
+    enterprise: grant.enterpriseId ? { id: grant.enterpriseId, name: `Enterprise ${grant.enterpriseId}` } : null,
+    is_enterprise_install: grant.orgWide,
   };
 }
 

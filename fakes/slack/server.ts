@@ -13,7 +13,9 @@
  *   50 a minute. Beyond that: 429, which the refusal check reports like any refusal. A test that drives the
  *   stand-in itself at speed opts out with `unlimitedBecause: '<why>'`; `rateLimits` changes the numbers.
  * - Tokens: missing → `not_authed`, unknown → `invalid_auth`, revoked (apps.uninstall / auth.revoke) →
- *   `token_revoked`. Scopes are enforced (`missing_scope` with `needed`/`provided`) against the `scopes`
+ *   `token_revoked`, past its life with `tokenRotation` → `token_expired` (oauth.v2.access `grant_type=
+ *   refresh_token` grants a new one). An org-wide install's token (authorize with `enterprise` and no `team`)
+ *   acts in every workspace of its org. Scopes are enforced (`missing_scope` with `needed`/`provided`) against the `scopes`
  *   option, so a call the app's manifest would not allow fails here as it would in Slack.
  * - The API families live beside this file: chat, views, files, reactions, users (and conversations),
  *   oauth, response-url, socket-mode, functions (workflow steps); Block Kit limits in block-kit.ts.
@@ -469,6 +471,10 @@ class FakeSlackServer extends SlackState implements FakeSlack {
     }
     if (auth.revoked) {
       send(200, fail('token_revoked'));
+      return;
+    }
+    if (auth.expiresAt !== undefined && this.expiryNow() >= auth.expiresAt) {
+      send(200, fail('token_expired'));
       return;
     }
     const needed = neededScope(method, args, auth.scopes);

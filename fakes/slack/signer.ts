@@ -66,6 +66,8 @@ export class SlackSigner {
     triggerId?: string;
     responseUrlId?: string;
     teamId?: string;
+    /** The workspace's Enterprise Grid org; `orgWide`: the app is installed for the whole org. */
+    enterprise?: { id: string; orgWide: boolean };
   }): Promise<SignedResult> {
     const userId = p.userId ?? 'U0SOMEUSER1';
     const channelId = p.channelId ?? 'C0GENERAL01';
@@ -80,7 +82,8 @@ export class SlackSigner {
       command: p.command ?? '/campaign',
       text: p.text,
       api_app_id: this.apiAppId,
-      is_enterprise_install: 'false',
+      ...(p.enterprise ? { enterprise_id: p.enterprise.id, enterprise_name: `Enterprise ${p.enterprise.id}` } : {}),
+      is_enterprise_install: p.enterprise?.orgWide ? 'true' : 'false',
       response_url: this.makeResponseUrl(p.responseUrlId, { channelId, userId }),
       trigger_id: this.makeTrigger({ userId, triggerId: p.triggerId }),
     });
@@ -370,6 +373,8 @@ export class SlackSigner {
       teamId?: string;
       /** The workspace's Enterprise Grid org (Slack then names it in the envelope and its authorizations). */
       enterpriseId?: string;
+      /** The app is installed for the whole org: the authorization names no team. */
+      orgWide?: boolean;
     } = {},
   ): Promise<SignedResult> {
     const fake = this.opts.fake;
@@ -427,10 +432,10 @@ export class SlackSigner {
       authorizations: [
         {
           enterprise_id: opts.enterpriseId ?? null,
-          team_id: teamId,
+          team_id: opts.orgWide ? null : teamId,
           user_id: fake?.botUserId ?? 'U0CAMPAIGNBOT',
           is_bot: true,
-          is_enterprise_install: false,
+          is_enterprise_install: opts.orgWide === true,
         },
       ],
       is_ext_shared_channel: false,

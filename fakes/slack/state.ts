@@ -33,6 +33,20 @@ export interface TokenInfo {
   botId?: string;
   scopes: string[];
   revoked: boolean;
+  /** An org-wide install's token: `teamId` is then its org's id, and it acts in every workspace of the org. */
+  orgWide?: boolean;
+  /** Token rotation: refused with `token_expired` from this time on (`expiryClock`). */
+  expiresAt?: number;
+}
+
+/** A rotating token's refresh token: what oauth.v2.access `grant_type=refresh_token` grants again. */
+export interface RefreshGrant {
+  teamId: string;
+  enterpriseId?: string;
+  orgWide: boolean;
+  botUserId: string;
+  botId: string;
+  scopes: string[];
 }
 
 export interface Team {
@@ -126,6 +140,7 @@ export class SlackState {
   readonly uploadKeys = new Map<string, string>();
   readonly responseUrls = new Map<string, ResponseUrlEntry>();
   readonly oauthCodes = new Map<string, OAuthCode>();
+  readonly refreshTokens = new Map<string, RefreshGrant>();
   readonly fileCdn = new FileCdn(this);
   /** Channels a test restricted (`restrictChannel`) or archived (`archiveChannel`), until lifted. */
   readonly restrictions = new Map<string, ChannelRestriction | 'archived'>();

@@ -287,6 +287,8 @@ export interface OAuthGrant {
   userScopes: string[];
   redirectUri?: string;
   enterpriseId?: string;
+  /** An org-wide install (Enterprise Grid): one token for every workspace of `enterpriseId`, `team: null`. */
+  orgWide?: boolean;
 }
 
 export interface ResponseUrlContext {
@@ -355,6 +357,17 @@ export interface FakeSlackOptions {
   functions?: readonly FunctionDefinition[];
   /** When set, oauth.v2.access / apps.uninstall check these credentials (otherwise any non-empty pair). */
   oauthClient?: { clientId: string; clientSecret: string };
+  /**
+   * Token rotation on (https://docs.slack.dev/authentication/using-token-rotation): oauth.v2.access grants an
+   * expiring `xoxe.xoxb-` token with a refresh token, refreshed with `grant_type=refresh_token`; a token past its
+   * `lifeS` (on `expiryClock`) is refused with `token_expired`. Slack's life is 12 hours.
+   */
+  tokenRotation?: { lifeS: number };
+  /**
+   * The origin the stand-in names in its files' `url_private(_download)` — e.g. `https://files.slack-gov.com`, for a
+   * test that answers for that host itself (a dispatcher of its own); its own origin by default.
+   */
+  fileOrigin?: string;
   /**
    * What a file download without a valid token gets. `'forbidden'` (default): 403 + an HTML page.
    * `'login-page'`: what slack.com really does for browsers — 302 to a sign-in page that answers 200 HTML,

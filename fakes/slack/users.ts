@@ -252,7 +252,7 @@ export function userHandlers(s: SlackState): Record<string, Handler> {
         user: user?.name ?? 'campaign',
         team_id: team.id,
         user_id: auth.userId,
-        is_enterprise_install: false,
+        is_enterprise_install: auth.orgWide === true,
       };
       if (auth.botId) res.bot_id = auth.botId;
       if (team.enterpriseId) res.enterprise_id = team.enterpriseId;

@@ -15,6 +15,7 @@ import type { ChannelAudiences } from './channel-audience.js';
 import type { Metrics } from './metrics.js';
 import type { Lifecycle } from './lifecycle.js';
 import type { Timers } from './timers.js';
+import type { SlackTokens } from './slack-token.js';
 
 export interface Deps {
   config: Config;
@@ -30,6 +31,8 @@ export interface Deps {
   metrics: Metrics;
   /** Slack's rate limits: every Web API client sends through `pace.fetch(…)` (src/slack/pace.ts). */
   pace: SlackPace;
+  /** The bot token acting for a workspace outside a Slack request (refreshed when it rotates). */
+  tokens: SlackTokens;
   /** Web API clients for work outside a Slack request (queue, timers): one per workspace and way of waiting. */
   slack: SlackClients;
   /** Posts that cannot show twice (idempotency key in message metadata): timers' posts go through it. */

@@ -90,14 +90,10 @@ async function tellAdmin(deps: NoticeDeps, teamId: string): Promise<void> {
 async function adminToTell(deps: NoticeDeps, teamId: string): Promise<string | undefined> {
   if (deps.config.slack.mode.kind === 'oauth') {
     try {
-      const installation = await deps.store.installations.fetchInstallation({
-        teamId,
-        enterpriseId: undefined,
-        isEnterpriseInstall: false,
-      });
-      if (installation.user.id) return installation.user.id;
+      const installation = await deps.store.installations.find(teamId);
+      if (installation?.user.id) return installation.user.id;
     } catch {
-      // Not installed here (or an org-wide install): the listed admins are all there is.
+      // The store did not answer: the listed admins are all there is.
     }
   }
   return deps.config.adminUsers.find((a) => a.teamId === undefined || a.teamId === teamId)?.userId;

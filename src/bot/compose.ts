@@ -45,7 +45,8 @@ import { Timers } from '../app/timers.js';
 import { SlackPace, type SlackLimits } from '../slack/pace.js';
 import { SLACK_CLIENT_RULES, SlackClients } from '../slack/clients.js';
 import { PostLedger } from '../slack/post-once.js';
-import { botTokenFor } from '../app/slack-token.js';
+import { SlackTokens } from '../app/slack-token.js';
+import { workspaceScope } from './workspace-scope.js';
 
 export interface Bot {
   readonly app: App;
@@ -109,9 +110,14 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
     );
   }
   const metrics = createMetrics(store, () => (logOutput instanceof BoundedLogOutput ? logOutput.dropped : 0));
+  // OAuth mode: Bolt's installer refreshes rotating tokens; it is handed over once the receiver has made it.
+  const tokens = new SlackTokens(config, store);
   const pace = new SlackPace(
     store.budgets,
-    { onRateLimited: (method) => metrics.slackRateLimited.inc({ method }) },
+    {
+      onRateLimited: (method) => metrics.slackRateLimited.inc({ method }),
+      renewToken: (team, expired) => tokens.renew(team, expired),
+    },
     options.slackLimits,
   );
   const transport = createTransport({
@@ -159,10 +165,11 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
     audiences,
     metrics,
     pace,
+    tokens,
     slack: new SlackClients({
       apiUrl: config.slack.apiUrl,
       pace,
-      tokenFor: (teamId) => botTokenFor({ config, store }, teamId),
+      tokenFor: (teamId) => tokens.botToken(teamId),
       logger,
     }),
     surfaces,
@@ -210,6 +217,7 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
     ...(options.onSlackRequestDone ? { onRequestDone: options.onSlackRequestDone } : {}),
   });
   // In OAuth mode Bolt authorizes each request with the receiver's installer (`receiver.installer`).
+  tokens.useInstaller(receiver.installer);
   const app = new App({
     receiver,
     ...(config.slack.mode.kind === 'single' && singleClient
@@ -229,6 +237,7 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
   installErrorHandler(app, deps);
   // First of all middleware: a replayed request reaches no listener.
   app.use(replayGuard(store, logger));
+  app.use(workspaceScope(store, logger));
   registerCommands(app, deps);
   registerHome(app, deps);
   registerUninstall(app, deps);

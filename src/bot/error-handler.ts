@@ -29,7 +29,7 @@ export function installErrorHandler(app: App, deps: Deps): void {
         text: isStoreUnavailable(error) ? STORE_UNAVAILABLE : ourFault(),
       },
       deps.logger,
-      deps.config.slack.apiUrl,
+      deps.config.slack,
     );
     return Promise.resolve();
   });

@@ -30,6 +30,7 @@ import {
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { Store } from '../store/index.js';
+import { slackAuthorizeUrl } from '../slack/hosts.js';
 import { boltLogger } from '../slack/logger.js';
 import { clientKeyOf } from './client-address.js';
 import { appRateLimitedNotice, type AppRateLimitedNotice } from './app-rate-limited.js';
@@ -260,7 +261,6 @@ function retryOf(retryNum: number | undefined, retryReason: string | undefined) 
 function oauthOptions(config: Config, store: Store) {
   const mode = config.slack.mode;
   if (mode.kind !== 'oauth') return { credentials: {}, installerOptions: {} };
-  const origin = new URL(config.slack.apiUrl).origin;
   return {
     credentials: {
       clientId: mode.clientId,
@@ -275,8 +275,8 @@ function oauthOptions(config: Config, store: Store) {
       directInstall: true,
       redirectUriPath: OAUTH_REDIRECT_PATH,
       clientOptions: { slackApiUrl: config.slack.apiUrl },
-      // Slack's authorize page lives beside its Web API; only a non-default API base (a test fake) moves it.
-      ...(origin === 'https://slack.com' ? {} : { authorizationUrl: `${origin}/oauth/v2/authorize` }),
+      // Slack's authorize page lives beside its Web API: on SLACK_DOMAIN (GovSlack's own), or a stand-in's.
+      authorizationUrl: slackAuthorizeUrl(config.slack),
     },
   };
 }

@@ -9,7 +9,6 @@ import type { WebClient } from '@slack/web-api';
 import { ApiTimeoutError, BadRequestError, PlatformBusyError, type TurnListener, type Voice } from '../api/index.js';
 import type { Deps } from '../app/deps.js';
 import { NotConnectedError } from '../app/platform-access.js';
-import { botTokenFor } from '../app/slack-token.js';
 import type { Logger } from '../logger.js';
 import { escapeMrkdwn, fields, message, section, truncate, type MessagePayload } from '../slack/blocks.js';
 import { SlackFileError, slackFileOrigin, slackFileStream } from '../slack/file-download.js';
@@ -101,12 +100,12 @@ function maxBytesOf(deps: Deps): number {
 }
 
 function limitsOf(deps: Deps): SampleLimits {
-  return { maxBytes: maxBytesOf(deps), fileOrigin: slackFileOrigin(deps.config.slack.apiUrl) };
+  return { maxBytes: maxBytesOf(deps), fileOrigin: slackFileOrigin(deps.config.slack) };
 }
 
 /** What stops cloning before the form is shown: no bot token to download with, or no platform key. */
 async function whyNot(deps: Deps, teamId: string, enterpriseId: string | undefined): Promise<string | undefined> {
-  if (!(await botTokenFor(deps, teamId, enterpriseId))) return NO_BOT_TOKEN;
+  if (!(await deps.tokens.botToken(teamId, enterpriseId))) return NO_BOT_TOKEN;
   if (!(await deps.platform.apiKeyFor(teamId))) return describeFailure(new NotConnectedError(teamId));
   return undefined;
 }
@@ -126,7 +125,7 @@ async function onShortcut(
       shortcut.response_url,
       { response_type: 'ephemeral', replace_original: false, text },
       logger,
-      deps.config.slack.apiUrl,
+      deps.config.slack,
     );
   };
   try {
@@ -223,7 +222,7 @@ async function checkSubmission(
     // The sentence is shown (mrkdwn) only when the answer came late and the fields are gone.
     return { kind: 'invalid', errors, sentence: escapeMrkdwn(truncate(Object.values(errors).join(' '), 1900)) };
   }
-  const botToken = await botTokenFor(deps, teamId, enterpriseId);
+  const botToken = await deps.tokens.botToken(teamId, enterpriseId);
   if (!botToken) return { kind: 'done', view: noticeView(CLONE_VOICE_TITLE, `❌ ${NO_BOT_TOKEN}`) };
   const job: CloneJob = { teamId, userId, client, logger, responseUrl: meta.responseUrl, botToken, form, samples };
   return { kind: 'done', lateNote: CLONING_STARTED, after: () => cloneAndReport(deps, job) };
@@ -256,7 +255,7 @@ async function cloneAndReport(deps: Deps, job: CloneJob): Promise<void> {
       job.responseUrl,
       { response_type: 'ephemeral', replace_original: false, ...payload },
       logger,
-      deps.config.slack.apiUrl,
+      deps.config.slack,
     );
   };
   const name = job.form.name ?? '';

@@ -151,7 +151,7 @@ export function onFormSubmit(
           meta.responseUrl,
           { response_type: 'ephemeral', ...done.announce },
           logger,
-          deps.config.slack.apiUrl,
+          deps.config.slack,
         );
       }
       await done.after?.().catch((err: unknown) => logger.warn({ err }, 'follow-up of a form submission failed'));

@@ -63,7 +63,7 @@ export function createEvents(deps: Deps, options: EventsOptions = {}): Events {
   const recordings = new CallRecordings(
     kit,
     bulk,
-    { ...deps.config.recordings, fileOrigin: slackFileOrigin(deps.config.slack.apiUrl) },
+    { ...deps.config.recordings, fileOrigin: slackFileOrigin(deps.config.slack) },
     options.recordings,
   );
   const conversations = new ConversationLane(kit, scheduler);

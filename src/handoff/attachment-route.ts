@@ -69,7 +69,7 @@ export function attachmentRoute(deps: RouteDeps, options: AttachmentRouteOptions
     deps,
     log,
     clientFor,
-    origin: slackFileOrigin(deps.config.slack.apiUrl),
+    origin: slackFileOrigin(deps.config.slack),
     slots: new DownloadSlots({ ...DEFAULT_DOWNLOAD_CAPS, ...options.caps }),
     idle: new IdleWatch(options.idleMs ?? IDLE_MS, options.now ?? Date.now),
   };

@@ -68,7 +68,7 @@ export async function replyFiles(
       });
     return { files: [], refused };
   }
-  const origin = slackFileOrigin(deps.config.slack.apiUrl);
+  const origin = slackFileOrigin(deps.config.slack);
   const files: AttachmentFile[] = [];
   for (const [i, given] of listed.entries()) {
     if (i >= MAX_FILES) {

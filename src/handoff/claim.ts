@@ -84,7 +84,7 @@ export function registerClaim(app: App, deps: Deps): void {
       // The private offer is answered in its place: its button must not be pressed twice.
       const answer = (text: string) =>
         offer && b.response_url
-          ? postToResponseUrl(b.response_url, { replace_original: true, text }, log, deps.config.slack.apiUrl)
+          ? postToResponseUrl(b.response_url, { replace_original: true, text }, log, deps.config.slack)
           : tell(text);
       try {
         const outcome = await change(deps, client, thread, actionId, user, shown, log);
@@ -95,10 +95,9 @@ export function registerClaim(app: App, deps: Deps): void {
             b.response_url,
             { response_type: 'ephemeral', replace_original: false, ...outcome.offer },
             log,
-            deps.config.slack.apiUrl,
+            deps.config.slack,
           );
-        else if (offer)
-          await postToResponseUrl(b.response_url, { delete_original: true }, log, deps.config.slack.apiUrl);
+        else if (offer) await postToResponseUrl(b.response_url, { delete_original: true }, log, deps.config.slack);
       } catch (err) {
         log.error(
           { err, team: teamId, channel, thread: threadTs, action: actionId },

@@ -121,7 +121,7 @@ export function register(app: App, deps: Deps, events: Pick<Events, 'on'>): void
                     privateNotice,
                     { replace_original: true, text: notice.text, blocks: notice.blocks },
                     log,
-                    deps.config.slack.apiUrl,
+                    deps.config.slack,
                   ),
               }
             : { ts: b.container?.message_ts ?? undefined },
@@ -136,7 +136,7 @@ export function register(app: App, deps: Deps, events: Pick<Events, 'on'>): void
         b.response_url,
         { response_type: 'ephemeral', replace_original: false, text: sentence },
         log,
-        deps.config.slack.apiUrl,
+        deps.config.slack,
       );
     }
   });

@@ -75,7 +75,7 @@ export function readClick(deps: Deps, body: unknown, log: Logger) {
           b.response_url,
           { response_type: 'ephemeral', replace_original: false, text },
           log,
-          deps.config.slack.apiUrl,
+          deps.config.slack,
         )
       : Promise.resolve(false);
   return { b, teamId: b.team?.id ?? '', channel: b.channel?.id, tell };

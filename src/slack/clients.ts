@@ -45,7 +45,7 @@ export interface ClientUse {
   urgency: Urgency;
 }
 
-/** The bot token for a workspace (`botTokenFor` in src/app/slack-token.ts: the one place that knows). */
+/** The bot token for a workspace (`SlackTokens` in src/app/slack-token.ts: the one place that knows). */
 export type TokenFor = (teamId: string) => Promise<string | undefined>;
 
 export interface SlackClientsOptions {
@@ -80,7 +80,7 @@ export class SlackClients {
       this.clients.set(id, kept); // most recently used now
       return kept.client;
     }
-    const client = this.create(token, use);
+    const client = this.create(teamId, token, use);
     this.clients.set(id, { token, client });
     const max = this.options.maxClients ?? MAX_CLIENTS;
     for (const oldest of this.clients.keys()) {
@@ -100,11 +100,12 @@ export class SlackClients {
     return this.clients.size;
   }
 
-  private create(token: string, use: ClientUse): WebClient {
+  private create(teamId: string, token: string, use: ClientUse): WebClient {
     const { apiUrl, pace } = this.options;
     return new WebClient(token, {
       slackApiUrl: apiUrl,
-      fetch: pace.fetch(use),
+      // Budgeted by the workspace it acts for: an org-wide token is shared by every workspace of the org.
+      fetch: pace.fetch({ ...use, team: teamId }),
       ...SLACK_CLIENT_RULES,
       logger: use.background ? this.loggers.background : this.loggers.timer,
     });

@@ -3,6 +3,7 @@
  * redirects are followed by hand (with the token on that origin, without it to Slack's CDN; anywhere else or
  * the sign-in page is refused), and the size cap is checked from content-length and again while streaming.
  */
+import { isSlackApi, type SlackHosts } from './hosts.js';
 import { asDownloadError, headerValue, openDownload, type DownloadError } from '../util/download.js';
 
 export type SlackFileProblem =
@@ -48,34 +49,30 @@ export class SlackFileError extends Error {
 }
 
 /**
- * The one origin bot-token downloads may go to. Slack's real API (slack.com, an Enterprise Grid
- * `*.slack.com` host, or GovSlack) serves files from its `files.` host; any other API URL is a stand-in
- * (tests, the playground) that serves its own files, so its own origin is the file origin.
+ * The one origin bot-token downloads may go to: Slack's `files.` host of SLACK_DOMAIN (files.slack.com, or
+ * files.slack-gov.com for GovSlack) when the Web API is Slack's own — an Enterprise Grid org's host included;
+ * any other API URL is a stand-in (tests, the playground) that serves its own files, so its own origin.
  */
-export function slackFileOrigin(slackApiUrl: string): string {
-  const api = new URL(slackApiUrl);
-  const host = api.hostname.toLowerCase();
-  if (host === 'slack.com' || host.endsWith('.slack.com')) return 'https://files.slack.com';
-  if (host === 'slack-gov.com' || host.endsWith('.slack-gov.com')) return 'https://files.slack-gov.com';
-  return api.origin;
+export function slackFileOrigin(slack: SlackHosts): string {
+  return isSlackApi(slack) ? `https://files.${slack.domain}` : new URL(slack.apiUrl).origin;
 }
 
-/** Slack's hosts a download may be redirected to (its file host and CDNs), besides their subdomains. */
-const SLACK_HOSTS = ['slack.com', 'slack-edge.com', 'slack-files.com'];
-const SLACK_GOV_HOSTS = ['slack-gov.com'];
+/** slack.com's CDNs, where its file host redirects downloads. */
+const SLACK_COM_CDNS = ['slack-edge.com', 'slack-files.com'];
 
 /**
  * Whether a download from `fileOrigin` may follow a redirect to `url` (without the token unless it is that
- * origin): Slack's own hosts over https for the real service; a stand-in's own host (any port) otherwise.
+ * origin): Slack's own hosts over https for the real service — the domain of its `files.` host and its
+ * subdomains (and slack.com's CDNs); a stand-in's own host (any port) otherwise.
  */
 export function isSlackRedirectTarget(url: URL, fileOrigin: string): boolean {
   const origin = new URL(fileOrigin);
   if (url.protocol !== origin.protocol || url.username !== '' || url.password !== '') return false;
   const host = url.hostname.toLowerCase();
   const within = (domains: string[]) => domains.some((d) => host === d || host.endsWith(`.${d}`));
-  if (origin.hostname === 'files.slack.com') return within(SLACK_HOSTS);
-  if (origin.hostname === 'files.slack-gov.com') return within(SLACK_GOV_HOSTS);
-  return host === origin.hostname;
+  if (!origin.hostname.startsWith('files.')) return host === origin.hostname;
+  const domain = origin.hostname.slice('files.'.length);
+  return within(domain === 'slack.com' ? [domain, ...SLACK_COM_CDNS] : [domain]);
 }
 
 /** Whether `url` points at `origin` exactly (scheme, host and port). */

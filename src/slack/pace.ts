@@ -32,6 +32,7 @@ import { ErrorCode, type FetchFunction } from '@slack/web-api';
 import type { PaceRule, RateBudget } from '../store/index.js';
 import { classOfSlackError, type SlackErrorClass } from './errors.js';
 import { ATTR, inSpan, SpanKind } from '../util/spans.js';
+import { currentTeam } from './team-scope.js';
 
 export interface SlackLimits {
   /** Posts into one channel. */
@@ -121,9 +122,20 @@ interface Budget {
   workspace?: { key: string; rule: PaceRule; team: string; channel: string };
 }
 
-/** One budget of one call: its key (workspace by token hash, method family, channel) and rule. */
-function budgetFor(limits: Required<SlackLimits>, method: string, token: string, channel: string | undefined): Budget {
-  const team = createHash('sha256').update(token).digest('base64url').slice(0, 16);
+/**
+ * One budget of one call: its key (workspace, method family, channel) and rule. Slack's limits are per
+ * workspace, never per token: one org-wide token acts for every workspace of an Enterprise Grid org, and each
+ * workflow run has a token of its own. Only a call made for no known workspace (the readiness check's auth.test)
+ * is budgeted by its token.
+ */
+function budgetFor(
+  limits: Required<SlackLimits>,
+  method: string,
+  workspace: string | undefined,
+  token: string,
+  channel: string | undefined,
+): Budget {
+  const team = workspace ?? `token.${createHash('sha256').update(token).digest('base64url').slice(0, 16)}`;
   if (CHANNEL_POST_METHODS.has(method) && channel)
     return {
       key: `${team}:post:${channel}`,
@@ -222,6 +234,11 @@ class SlackHealth {
 export interface SlackPaceHooks {
   /** Slack answered 429 (counted per method). */
   onRateLimited?(method: string): void;
+  /**
+   * Slack answered `token_expired` (token rotation): the workspace's token now — refreshed once across replicas
+   * (src/app/slack-token.ts) — or undefined when there is none newer. The call is sent once more with it.
+   */
+  renewToken?(team: string | undefined, expired: string): Promise<string | undefined>;
 }
 
 export class SlackPace {
@@ -244,7 +261,7 @@ export class SlackPace {
    * A `fetch` for WebClient. `background`: a call over budget (or while Slack is down) is refused with
    * `SlackPaceWait` instead of waiting; otherwise it waits for its budget (at most a few seconds).
    */
-  fetch(mode: { background: boolean; urgency: Urgency }): FetchFunction {
+  fetch(mode: { background: boolean; urgency: Urgency; team?: string }): FetchFunction {
     const reserve = mode.urgency === 'routine' ? 1 : 0;
     // One client span per Web API call: its method, HTTP status and Slack's error code (never the URL's query,
     // the body or the token).
@@ -264,12 +281,17 @@ export class SlackPace {
   }
 
   private async paced(
-    mode: { background: boolean },
+    mode: { background: boolean; team?: string },
     reserve: number,
     method: string | undefined,
-    ...[url, init]: Parameters<FetchFunction>
+    url: Parameters<FetchFunction>[0],
+    init: Parameters<FetchFunction>[1],
+    renewed = false,
   ): Promise<{ response: Response; slackError?: string }> {
-    const budget = method ? budgetFor(this.limits, method, tokenOf(init) ?? '', channelOf(init?.body)) : undefined;
+    const team = mode.team ?? currentTeam();
+    const budget = method
+      ? budgetFor(this.limits, method, team, tokenOf(init) ?? '', channelOf(init?.body))
+      : undefined;
     if (method && mode.background) {
       const down = this.health.waitMs();
       if (down > 0) throw new SlackPaceWait(down, 'slack-down', method);
@@ -324,6 +346,14 @@ export class SlackPace {
       await this.budgets.hold(budget.key, budget.rule, 1_000);
     } else if (verdict === 'wait' || verdict === 'unknown') {
       this.health.failed();
+    } else if (code === 'token_expired' && !renewed && this.hooks.renewToken) {
+      // Nothing was carried out: the same call once more with the token that replaced the expired one.
+      const expired = tokenOf(init);
+      // A renewal that fails (the store not answering) leaves Slack's refusal as it is: nothing was carried out.
+      const fresh =
+        expired === undefined ? undefined : await this.hooks.renewToken(team, expired).catch(() => undefined);
+      if (fresh !== undefined && fresh !== expired)
+        return this.paced(mode, reserve, method, url, withToken(init, fresh), true);
     }
     const answered = new Response(text, {
       status: response.status,
@@ -409,6 +439,25 @@ function tokenOf(init: Parameters<FetchFunction>[1]): string | undefined {
   if (typeof body === 'string') return new URLSearchParams(body).get('token') ?? undefined;
   const token = body?.get('token');
   return typeof token === 'string' ? token : undefined;
+}
+
+/** The same request with `token` instead of the one it carried (in its Authorization header or its form). */
+function withToken(init: Parameters<FetchFunction>[1], token: string): Parameters<FetchFunction>[1] {
+  if (!init) return init;
+  const headers = { ...init.headers };
+  for (const name of ['Authorization', 'authorization'] as const)
+    if (headers[name] !== undefined) headers[name] = `Bearer ${token}`;
+  let body = init.body;
+  if (typeof body === 'string') {
+    const form = new URLSearchParams(body);
+    if (form.has('token')) {
+      form.set('token', token);
+      body = form.toString();
+    }
+  } else if (body?.has('token')) {
+    body.set('token', token);
+  }
+  return { ...init, headers, ...(body === undefined ? {} : { body }) };
 }
 
 function channelOf(body: string | FormData | undefined): string | undefined {

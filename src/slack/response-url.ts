@@ -1,37 +1,33 @@
 /**
  * Posting to a `response_url` outside a listener's own `respond()` (e.g. after a modal closes).
  * The URL comes back from Slack — in a payload, or in a modal's `private_metadata` — so it is only POSTed
- * to Slack's hooks host: `hooks.slack.com`, or the origin of SLACK_API_URL when that is not Slack (a
+ * to Slack's hooks host: `hooks.<SLACK_DOMAIN>`, or the origin of SLACK_API_URL when that is not Slack (a
  * stand-in serves response_urls on its own origin). Anything else is refused, logged and never fetched.
  */
 import type { Logger } from '../logger.js';
+import { isSlackApi, slackHooksHost, type SlackHosts } from './hosts.js';
 
-const SLACK_HOOKS_HOST = 'hooks.slack.com';
-
-/** Whether `url` is one of Slack's response_urls for an app talking to `slackApiUrl`. */
-function isSlackResponseUrl(url: string, slackApiUrl: string): boolean {
+/** Whether `url` is one of Slack's response_urls for an app talking to `slack`. */
+function isSlackResponseUrl(url: string, slack: SlackHosts): boolean {
   let target: URL;
-  let api: URL;
   try {
     target = new URL(url);
-    api = new URL(slackApiUrl);
   } catch {
     return false;
   }
   if (target.username || target.password) return false;
-  if (target.protocol === 'https:' && target.host === SLACK_HOOKS_HOST) return true;
+  if (target.protocol === 'https:' && target.host === slackHooksHost(slack)) return true;
   // Slack's own API host never serves response_urls; only a stand-in for it does, on its own origin.
-  const apiIsSlack = api.hostname === 'slack.com' || api.hostname.endsWith('.slack.com');
-  return !apiIsSlack && target.origin === api.origin;
+  return !isSlackApi(slack) && target.origin === new URL(slack.apiUrl).origin;
 }
 
 export async function postToResponseUrl(
   url: string,
   payload: Record<string, unknown>,
   logger: Logger,
-  slackApiUrl: string,
+  slack: SlackHosts,
 ): Promise<boolean> {
-  if (!isSlackResponseUrl(url, slackApiUrl)) {
+  if (!isSlackResponseUrl(url, slack)) {
     let host = '(not a URL)';
     try {
       host = new URL(url).host;

@@ -69,6 +69,10 @@ export interface Keys {
   routes(teamId: string): string;
   /** Slack installation (OAuth multi-workspace mode). */
   installation(teamId: string, enterpriseId?: string): string;
+  /** String: the Enterprise Grid org a workspace belongs to, as Slack's requests from it said. */
+  workspaceOrg(teamId: string): string;
+  /** String with TTL: the lease of the one replica refreshing a rotating token (`installationKey`: its installation). */
+  tokenRefresh(installationKey: string): string;
   /** String with TTL: a workspace's "seen once" marks and short locks, e.g. Slack event retries. */
   dedup(teamId: string, scope: string, id?: string): string;
   /** String with TTL: a workspace's cached JSON values (see `Cache`, which passes its logical key as `name`). */
@@ -231,6 +235,7 @@ export function createKeys(
   const routes = kinds.add(p, 'routes');
   // Laid out before workspace kinds existed: the enterprise (or `-`) comes first.
   const installation = kinds.add(p, 'installation', 1);
+  const workspaceOrg = kinds.add(p, 'workspace-org');
   const dedup = kinds.add(p, 'dedup');
   const cache = kinds.add(p, 'cache');
   const conversation = kinds.add(p, 'conversation');
@@ -286,6 +291,8 @@ export function createKeys(
     schemaVersion: () => `${p}schema-version`,
     routes: (teamId) => routes(teamId),
     installation: (teamId, enterpriseId) => installation(teamId, enterpriseId ?? '-'),
+    workspaceOrg: (teamId) => workspaceOrg(teamId),
+    tokenRefresh: (installationKey) => `${p}token-refresh:${segment(installationKey)}`,
     dedup: (teamId, scope, id) => (id === undefined ? dedup(teamId, scope) : dedup(teamId, scope, id)),
     cache: (teamId, name) => cache(teamId, name),
     conversation: (teamId, campaignId, customer) => conversation(teamId, campaignId, customer),

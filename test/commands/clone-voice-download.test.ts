@@ -129,9 +129,15 @@ const sentence = (err: SlackFileError | undefined, origin: string) =>
 
 describe('Slack file download', () => {
   it('allows only Slack’s file host: files.slack.com for the real API, the stand-in’s own origin otherwise', () => {
-    expect(slackFileOrigin('https://slack.com/api/')).toBe('https://files.slack.com');
-    expect(slackFileOrigin('https://acme.enterprise.slack.com/api/')).toBe('https://files.slack.com');
-    expect(slackFileOrigin(h.config.slack.apiUrl)).toBe(h.slack.baseUrl);
+    const slack = { domain: 'slack.com', apiUrl: 'https://slack.com/api/' };
+    expect(slackFileOrigin(slack)).toBe('https://files.slack.com');
+    expect(slackFileOrigin({ ...slack, apiUrl: 'https://acme.enterprise.slack.com/api/' })).toBe(
+      'https://files.slack.com',
+    );
+    expect(slackFileOrigin({ domain: 'slack-gov.com', apiUrl: 'https://slack-gov.com/api/' })).toBe(
+      'https://files.slack-gov.com',
+    );
+    expect(slackFileOrigin(h.config.slack)).toBe(h.slack.baseUrl);
   });
 
   it('follows redirects only to Slack’s own hosts over https (for the real API), or the stand-in’s host', () => {

@@ -135,6 +135,27 @@ describe('parseConfig', () => {
     expect(parseConfig({ ...oauth, CAMPAIGN_API_KEY_TEAM: 'T0OWNER01' }).ok).toBe(false);
   });
 
+  it('derives the Slack Web API from SLACK_DOMAIN (GovSlack), unless SLACK_API_URL says otherwise', () => {
+    const slackOf = (env: Record<string, string>) => {
+      const r = parseConfig({ ...minimal, ...env });
+      if (!r.ok) throw new Error(r.problems.join('; '));
+      return r.config.slack;
+    };
+    expect(slackOf({})).toMatchObject({ domain: 'slack.com', apiUrl: 'https://slack.com/api/' });
+    expect(slackOf({ SLACK_DOMAIN: 'Slack-Gov.com' })).toMatchObject({
+      domain: 'slack-gov.com',
+      apiUrl: 'https://slack-gov.com/api/',
+    });
+    expect(slackOf({ SLACK_DOMAIN: 'slack-gov.com', SLACK_API_URL: 'http://127.0.0.1:9/api' }).apiUrl).toBe(
+      'http://127.0.0.1:9/api/',
+    );
+    for (const bad of ['https://slack-gov.com', 'slack', 'slack-gov.com/api']) {
+      const r = parseConfig({ ...minimal, SLACK_DOMAIN: bad });
+      expect(r.ok, bad).toBe(false);
+      if (!r.ok) expect(r.problems.map((p) => p.split(':')[0])).toEqual(['SLACK_DOMAIN']);
+    }
+  });
+
   it('refuses a plain-http platform or Slack URL unless it is loopback', () => {
     for (const url of [
       'http://platform.example/v1/api',

@@ -3,7 +3,7 @@
  */
 import { context, message, type MessagePayload } from '../../slack/blocks.js';
 import type { KnownEvent } from '../events.js';
-import type { CustomerView } from '../../app/channel-audience.js';
+import type { CustomerView } from '../../app/customer-view.js';
 import { renderCallCompleted } from './call-completed.js';
 import { renderCallStarted } from './call-started.js';
 import { renderSessionCompleted } from './session-completed.js';

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { markAsSample, renderEvent, renderTranscript } from '../events/render/index.js';
 import { renderConversationCard } from '../handoff/card.js';
-import { parseEvent, SUBSCRIBABLE_TRIGGERS } from '../events/index.js';
+import { parseEvent, sealRecording, SUBSCRIBABLE_TRIGGERS } from '../events/index.js';
 import { parseEventNames } from '../events/subscription-text.js';
 import { context, escapeMrkdwn, message } from '../slack/blocks.js';
 import { askAbout, chooseCampaign, code } from './campaign-ref.js';
@@ -88,7 +88,11 @@ export const sample: Subcommand = {
       );
       return;
     }
-    await ctx.reply(markAsSample(renderEvent(event, view), trigger));
+    const recording =
+      event.trigger === 'call_completed'
+        ? sealRecording(ctx.deps.store.secrets, ctx.teamId, event.data.audioUrl)
+        : undefined;
+    await ctx.reply(markAsSample(renderEvent(event, view, recording), trigger));
 
     if (event.trigger === 'call_completed') {
       const transcript = renderTranscript(view.fields(event.data));

@@ -3,7 +3,7 @@
  * another organisation in a Slack Connect channel, may not see customer details (`membership.ts` refuses them
  * `/campaign bookings`), so the bot's posts in such a channel mask customers' phone numbers and e-mails — in
  * their fields and in free text (summaries, transcripts, messages) — unless an admin accepted everyone there
- * with `customers:full`.
+ * with `customers:full` (the masking itself: `customer-view.ts`).
  *
  * What the bot knows of a channel is judged from Slack when a route is set up (`/campaign subscribe`) and kept
  * in the store (`ChannelAudienceRepo`, per workspace and channel, shared by every replica): its member list,
@@ -26,59 +26,13 @@
  *   https://docs.slack.dev/reference/events/channel_unshared): `channel`, `connected_team_id`, `is_ext_shared`.
  */
 import type { WebClient } from '@slack/web-api';
-import { maskContactDetails, maskEmail, maskPhoneNumber } from '../api/mask.js';
 import type { Logger } from '../logger.js';
 import type { SlackPace } from '../slack/pace.js';
 import { isRestricted, showsCustomerData, type ChannelAudience, type RosterMeta, type Store } from '../store/index.js';
 import type { AudienceNotices } from './audience-notice.js';
 import type { SlackUserFacts, Workspace } from './membership.js';
 import type { Roster } from './roster.js';
-
-/** How a channel may see customers: in full, or with numbers and e-mails masked. */
-export interface CustomerView {
-  readonly full: boolean;
-  /** A payload (an event's data, a booking) with its customer fields as the channel may see them. */
-  fields<T extends object>(data: T): T;
-}
-
-const PHONE_FIELDS = new Set(['customerNumber', 'CustomerNumber', 'phoneNumber']);
-const EMAIL_FIELDS = new Set(['customerEmail', 'CustomerEmail']);
-/** Free text that may carry a number or an address: the customer's words, the AI's summary and transcript. */
-const TEXT_FIELDS = new Set(['callSummary', 'callTranscript', 'messageContent', 'latestWords', 'Reason']);
-
-const FULL: CustomerView = { full: true, fields: (data) => data };
-const MASKED: CustomerView = {
-  full: false,
-  fields<T extends object>(data: T): T {
-    const out = { ...data } as Record<string, unknown>;
-    for (const [key, value] of Object.entries(out)) {
-      if (typeof value !== 'string' || value === '') continue;
-      if (PHONE_FIELDS.has(key)) out[key] = maskPhoneNumber(value);
-      else if (EMAIL_FIELDS.has(key)) out[key] = maskEmail(value);
-      else if (TEXT_FIELDS.has(key)) out[key] = maskContactDetails(value);
-    }
-    return out as T;
-  },
-};
-
-/** The one masking decision every surface goes through. */
-function customerView(shown: boolean): CustomerView {
-  return shown ? FULL : MASKED;
-}
-
-/** A stored thread's customer (for its card, nudge and list line) as its channel may see it now. */
-export function threadCustomer(info: {
-  customerNumber: string;
-  facts: { customerName?: string | undefined };
-  latestWords?: string | undefined;
-  customerDataShown: boolean;
-}): { customerName: string | undefined; customerNumber: string; latestWords: string | undefined } {
-  return customerView(info.customerDataShown).fields({
-    customerName: info.facts.customerName,
-    customerNumber: info.customerNumber,
-    latestWords: info.latestWords,
-  });
-}
+import { customerView, type CustomerView } from './customer-view.js';
 
 /** Who can read a restricted channel, in words (counts, never names: a notice must not page anyone). */
 export function audienceWords(a: ChannelAudience): string {
@@ -144,10 +98,11 @@ export class ChannelAudiences {
     ]);
     if (known && this.fresh(known, roster)) return customerView(showsCustomerData(known));
     // Slack could not say a moment ago: masked, without asking again at every post.
-    if (known?.unknown && this.store.now() - (known.triedAt ?? known.learnedAt) < UNKNOWN_RETRY_MS) return MASKED;
+    if (known?.unknown && this.store.now() - (known.triedAt ?? known.learnedAt) < UNKNOWN_RETRY_MS)
+      return customerView(false);
     // A post waits a few seconds for the judgement at most; not known by then, it goes out masked.
     const judged = await within(this.learn(slack, ws, channelId), POST_WAITS_MS);
-    return judged ? customerView(showsCustomerData(judged)) : MASKED;
+    return judged ? customerView(showsCustomerData(judged)) : customerView(false);
   }
 
   private fresh(a: ChannelAudience, roster: RosterMeta | undefined): boolean {

@@ -18,6 +18,7 @@ import {
 import { askAbout, campaignTitle, chooseCampaign, code, remember } from './campaign-ref.js';
 import { campaignNotFound, paginate, pagerBlocks, registerPager, type PageSubject } from './paging.js';
 import type { Subcommand } from './types.js';
+import type { CustomerView } from '../app/customer-view.js';
 
 const PAGE_SIZE = 20;
 const PAGE_ACTION = 'bookings_page';
@@ -51,18 +52,28 @@ export const bookings: Subcommand = {
     );
     if (rows === undefined) return;
     if (rows.length > 0) await remember(ctx.deps, ctx.logger, ctx.teamId, 'campaigns', { id: target.id });
-    await ctx.reply(renderBookings(target, rows, 0));
+    await ctx.reply(renderBookings(target, rows, 0, await ctx.customerView()));
   },
   register(app, deps) {
     registerPager(app, deps, bookings, PAGE_ACTION, renderBookingsPage, campaignNotFound);
   },
 };
 
-async function renderBookingsPage(client: CampaignClient, subject: PageSubject, page: number): Promise<MessagePayload> {
-  return renderBookings(subject, await client.bookings.list(subject.id), page);
+async function renderBookingsPage(
+  client: CampaignClient,
+  subject: PageSubject,
+  page: number,
+  view: CustomerView,
+): Promise<MessagePayload> {
+  return renderBookings(subject, await client.bookings.list(subject.id), page, view);
 }
 
-function renderBookings(subject: PageSubject, rows: readonly Booking[], pageNumber: number): MessagePayload {
+function renderBookings(
+  subject: PageSubject,
+  rows: readonly Booking[],
+  pageNumber: number,
+  view: CustomerView,
+): MessagePayload {
   const id = escapeMrkdwn(subject.id);
   if (rows.length === 0) {
     return message(`No bookings for campaign ${id}`, [section(`Campaign ${code(subject.id)} has no bookings yet.`)]);
@@ -74,7 +85,7 @@ function renderBookings(subject: PageSubject, rows: readonly Booking[], pageNumb
   const blocks: KnownBlock[] = [
     header(truncate(`Bookings — ${campaignTitle(subject)}`, 150)),
     context(...[...counts].map(([status, n]) => `${STATUS_ICON.get(status) ?? '•'} ${escapeMrkdwn(status)}: *${n}*`)),
-    ...page.items.map((b) => section(bookingLine(b))),
+    ...page.items.map((b) => section(bookingLine(view.fields(b)))),
     ...pagerBlocks(PAGE_ACTION, subject, page, 'bookings'),
   ];
   return message(`${rows.length} bookings for campaign ${id}`, blocks);

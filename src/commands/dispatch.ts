@@ -14,6 +14,7 @@ import { parseCommandText } from './arguments.js';
 import { failureMessage, failureOf, logFailure } from '../app/failure.js';
 import { customerDataRefusal } from '../app/membership.js';
 import { renderHelp } from './help.js';
+import { answerView } from './answer-view.js';
 import type { CommandContext, Subcommand } from './types.js';
 import type { FailureWording } from '../app/failure.js';
 import { ATTR, inSpan, SpanKind } from '../util/spans.js';
@@ -112,6 +113,12 @@ export function createDispatcher(commands: readonly Subcommand[], deps: Deps) {
       return;
     }
 
+    // The workspace the app is installed in, as Bolt authorized the request (in a shared channel the payload's
+    // team can be another one); it decides who counts as a member.
+    const ws = {
+      teamId: context.teamId ?? command.team_id,
+      enterpriseId: context.enterpriseId ?? command.enterprise_id,
+    };
     const ctx: CommandContext = {
       args: sub.freeText ? parsed.words : parsed.args,
       text: parsed.rest,
@@ -132,14 +139,9 @@ export function createDispatcher(commands: readonly Subcommand[], deps: Deps) {
       reply: async (msg) => {
         await respond({ response_type: isPublic ? 'in_channel' : 'ephemeral', ...msg });
       },
+      customerView: () => answerView(deps, client, ws, { inChannel: isPublic, channelId: command.channel_id }),
     };
 
-    // The workspace the app is installed in, as Bolt authorized the request (in a shared channel the payload's
-    // team can be another one); it decides who counts as a member.
-    const ws = {
-      teamId: context.teamId ?? command.team_id,
-      enterpriseId: context.enterpriseId ?? command.enterprise_id,
-    };
     const started = Date.now();
     try {
       if (

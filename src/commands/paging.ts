@@ -11,6 +11,8 @@ import { parseJsonValue } from '../slack/json-value.js';
 import { failureMessage, failureOf, logFailure, type FailureWording } from '../app/failure.js';
 import { customerDataRefusal } from '../app/membership.js';
 import type { Subcommand } from './types.js';
+import type { CustomerView } from '../app/customer-view.js';
+import { answerView } from './answer-view.js';
 
 export interface Page<T> {
   items: T[];
@@ -73,7 +75,7 @@ export function registerPager(
   deps: Deps,
   sub: Pick<Subcommand, 'name' | 'audience'>,
   actionId: string,
-  render: (client: CampaignClient, subject: PageSubject, page: number) => Promise<MessagePayload>,
+  render: (client: CampaignClient, subject: PageSubject, page: number, view: CustomerView) => Promise<MessagePayload>,
   wording: (id: string) => FailureWording = () => ({}),
 ): void {
   app.action<BlockButtonAction>(
@@ -83,16 +85,16 @@ export function registerPager(
       action,
       body,
       respond,
-      client,
+      client: slack,
       context,
     }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs) => {
       await ack();
+      const ws = {
+        teamId: context.teamId ?? body.team?.id ?? body.user.team_id ?? '',
+        enterpriseId: context.enterpriseId ?? body.enterprise?.id ?? body.team?.enterprise_id,
+      };
       if (sub.audience === 'members') {
-        const ws = {
-          teamId: context.teamId ?? body.team?.id ?? body.user.team_id ?? '',
-          enterpriseId: context.enterpriseId ?? body.enterprise?.id ?? body.team?.enterprise_id,
-        };
-        const refusal = await deps.members.refusal(client, ws, body.user.id);
+        const refusal = await deps.members.refusal(slack, ws, body.user.id);
         if (refusal) {
           await respond({
             response_type: 'ephemeral',
@@ -114,10 +116,17 @@ export function registerPager(
       const { id, name, page } = parsed;
       const teamId = body.team?.id ?? body.user.team_id ?? '';
       try {
+        // The page replaces the list where it is: a list posted in the channel is read by everyone there. The
+        // container says which (https://docs.slack.dev/reference/interaction-payloads/block_actions-payload).
+        const container = body.container as { is_ephemeral?: unknown; channel_id?: unknown };
+        const view = await answerView(deps, slack, ws, {
+          inChannel: container.is_ephemeral !== true,
+          channelId: body.channel?.id ?? (typeof container.channel_id === 'string' ? container.channel_id : undefined),
+        });
         const client = await deps.platform.clientFor(teamId);
         await respond({
           replace_original: true,
-          ...(await render(client, { id, ...(name !== undefined ? { name } : {}) }, page)),
+          ...(await render(client, { id, ...(name !== undefined ? { name } : {}) }, page, view)),
         });
       } catch (err) {
         logFailure(deps.logger, err, { actionId, team: teamId }, 'paging failed');

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { markAsSample, renderEvent, renderTranscript } from '../events/render/index.js';
 import { renderConversationCard } from '../handoff/card.js';
-import { parseEvent, SUBSCRIBABLE_TRIGGERS } from '../events/index.js';
+import { parseEvent, sealRecording, SUBSCRIBABLE_TRIGGERS } from '../events/index.js';
 import { parseEventNames } from '../events/subscription-text.js';
 import { context, escapeMrkdwn, message } from '../slack/blocks.js';
 import { askAbout, chooseCampaign, code } from './campaign-ref.js';
@@ -61,9 +61,11 @@ export const sample: Subcommand = {
     await ctx.deps.store.catalog
       .noteSighting(ctx.teamId, { ...event.data, campaignId: event.data.campaignId ?? campaignId })
       .catch((err: unknown) => ctx.logger.warn({ err }, 'could not record the sample’s campaign in the catalog'));
+    // Built from a real campaign, so it may carry a real customer: shown as the answer's readers may see them.
+    const view = await ctx.customerView();
     if (event.trigger === 'message_received' || event.trigger === 'message_sent') {
       // A chat message is a line in its conversation's thread, under the conversation's card.
-      const d = event.data;
+      const d = view.fields(event.data);
       const card = renderConversationCard({
         campaignId: d.campaignId ?? campaignId,
         customerNumber: d.customerNumber ?? '',
@@ -77,7 +79,7 @@ export const sample: Subcommand = {
         state: 'open',
       });
       await ctx.reply(markAsSample(card, trigger));
-      const line = renderEvent(event);
+      const line = renderEvent(event, view);
       await ctx.reply(
         message(`[Sample] ${line.text}`, [
           context('🧪 In a channel this goes into the card’s thread:'),
@@ -86,10 +88,14 @@ export const sample: Subcommand = {
       );
       return;
     }
-    await ctx.reply(markAsSample(renderEvent(event), trigger));
+    const recording =
+      event.trigger === 'call_completed'
+        ? sealRecording(ctx.deps.store.secrets, ctx.teamId, event.data.audioUrl)
+        : undefined;
+    await ctx.reply(markAsSample(renderEvent(event, view, recording), trigger));
 
     if (event.trigger === 'call_completed') {
-      const transcript = renderTranscript(event.data);
+      const transcript = renderTranscript(view.fields(event.data));
       if (transcript?.kind === 'message') {
         await ctx.reply(
           message(`[Sample] ${transcript.payload.text}`, [

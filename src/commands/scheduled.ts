@@ -17,6 +17,7 @@ import {
 import { askAbout, campaignTitle, chooseCampaign, code, remember } from './campaign-ref.js';
 import { campaignNotFound, paginate, pagerBlocks, registerPager, type PageSubject } from './paging.js';
 import type { Subcommand } from './types.js';
+import type { CustomerView } from '../app/customer-view.js';
 
 const PAGE_SIZE = 25;
 const PAGE_ACTION = 'scheduled_page';
@@ -39,7 +40,7 @@ export const scheduled: Subcommand = {
     if (rows === undefined) return;
     // The platform knows the campaign (it answers 404 for one it does not), even with no calls: the catalog learns it.
     await remember(ctx.deps, ctx.logger, ctx.teamId, 'campaigns', { id: target.id });
-    await ctx.reply(renderScheduled(target, rows, 0));
+    await ctx.reply(renderScheduled(target, rows, 0, await ctx.customerView()));
   },
   register(app, deps) {
     registerPager(app, deps, scheduled, PAGE_ACTION, renderScheduledPage, campaignNotFound);
@@ -50,11 +51,17 @@ async function renderScheduledPage(
   client: CampaignClient,
   subject: PageSubject,
   page: number,
+  view: CustomerView,
 ): Promise<MessagePayload> {
-  return renderScheduled(subject, await client.calls.listScheduled(subject.id), page);
+  return renderScheduled(subject, await client.calls.listScheduled(subject.id), page, view);
 }
 
-function renderScheduled(subject: PageSubject, rows: readonly ScheduledCall[], pageNumber: number): MessagePayload {
+function renderScheduled(
+  subject: PageSubject,
+  rows: readonly ScheduledCall[],
+  pageNumber: number,
+  view: CustomerView,
+): MessagePayload {
   const id = escapeMrkdwn(subject.id);
   if (rows.length === 0) {
     return message(`No scheduled calls for campaign ${id}`, [
@@ -68,9 +75,11 @@ function renderScheduled(subject: PageSubject, rows: readonly ScheduledCall[], p
   };
   const sorted = [...rows].sort((a, b) => when(a) - when(b));
   const page = paginate(sorted, pageNumber, PAGE_SIZE);
-  const lines = page.items.map((r) =>
-    `🗓️ ${slackDate(r.ScheduledDate)} — *${literal(r.Name || 'Unnamed contact')}* ${r.PhoneNumber ? escapeMrkdwn(r.PhoneNumber) : ''}`.trim(),
-  );
+  const lines = page.items
+    .map((row) => view.fields(row))
+    .map((r) =>
+      `🗓️ ${slackDate(r.ScheduledDate)} — *${literal(r.Name || 'Unnamed contact')}* ${r.PhoneNumber ? escapeMrkdwn(r.PhoneNumber) : ''}`.trim(),
+    );
   const blocks: KnownBlock[] = [
     header(truncate(`Scheduled calls — ${campaignTitle(subject)}`, 150)),
     // Several lines per section keeps long lists well under 50 blocks; chunked to respect 3000 chars.

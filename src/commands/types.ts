@@ -8,6 +8,7 @@ import type { MessagePayload } from '../slack/blocks.js';
 import type { Deps } from '../app/deps.js';
 import type { FailureWording } from '../app/failure.js';
 import type { Refusal } from '../app/membership.js';
+import type { CustomerView } from '../app/customer-view.js';
 
 export interface Subcommand {
   name: string;
@@ -70,6 +71,8 @@ export interface CommandContext {
   deps: Deps;
   /** Sends the answer: ephemeral, or in the channel with `--public`. */
   reply(message: MessagePayload): Promise<void>;
+  /** How the answer may show customers: in full in private, as the channel may see them with `--public`. */
+  customerView(): Promise<CustomerView>;
   /** One plain sentence, always ephemeral (errors, usage). */
   tell(sentence: string): Promise<void>;
   /**

@@ -19,7 +19,7 @@ import {
   type MessagePayload,
 } from '../slack/blocks.js';
 import { allowanceMs, latestMonth } from '../views/usage.js';
-import type { CustomerView } from '../app/channel-audience.js';
+import type { CustomerView } from '../app/customer-view.js';
 import { MAX_BOOKING_CAMPAIGNS, type Baseline, type BookingTally, type DigestData } from './figures.js';
 import { change, connectionRate, figuresOf, tally, type Tally } from './period.js';
 import { callsPerDayChart, callsPerDayText, outcomesChart, type DailyCalls } from './charts.js';

@@ -18,7 +18,8 @@
  * is a remembered step, so a retry never posts twice, and a roll-up tried again covers the same calls.
  */
 import { RetryLaterError, type ChannelRef, type QueueEntry, type WaitingItem } from '../store/index.js';
-import { parseEvent } from './events.js';
+import { parseEvent, type CallCompleted } from './events.js';
+import { sealRecording } from './recording-button.js';
 import { renderCallCompleted, renderCallStarted, renderTranscript, type TranscriptReply } from './render/index.js';
 import {
   rollupFits,
@@ -261,6 +262,11 @@ export class CallOutbox implements LaneHandler {
     return !routes.some((r) => r.triggerName.startsWith('call_') && r.filters?.compact === false);
   }
 
+  /** The call's Recording button value: its address sealed for this workspace, opened by the bot on a press. */
+  private recordingOf(at: ChannelRef, call: CallCompleted): string | undefined {
+    return sealRecording(this.kit.store.secrets, at.teamId, call.audioUrl);
+  }
+
   private stepOf(at: ChannelRef, entryId: string, step: string): StepRef {
     return { teamId: at.teamId, entryId, channel: at.channelId, step };
   }
@@ -277,7 +283,7 @@ export class CallOutbox implements LaneHandler {
       );
       return;
     }
-    const shown = view.fields(call.data);
+    const shown = { ...view.fields(call.data), recording: this.recordingOf(at, call.data) };
     const card = await this.steps.post(
       this.stepOf(at, call.id, 'card'),
       slack,
@@ -286,6 +292,9 @@ export class CallOutbox implements LaneHandler {
     );
     const transcript = renderTranscript(shown);
     if (transcript) await this.postTranscript(slack, this.stepOf(at, call.id, 'transcript'), card.result, transcript);
+    // The audio holds the customer's voice and details: copied only into a channel that shows customers in
+    // full. Elsewhere the card's button lets full members open it, one by one.
+    if (!view.full) return;
     // Queued, not awaited: the transfer runs on its own, and the channel's next card does not wait for it.
     await this.recordings?.add(
       { teamId: at.teamId, channelId: channel, entryId: call.id, threadTs: card.result },
@@ -299,7 +308,7 @@ export class CallOutbox implements LaneHandler {
     const shown = callsToShow(batch).map((c): RolledCall =>
       c.trigger === 'call_started'
         ? { trigger: c.trigger, data: view.fields(c.data) }
-        : { trigger: c.trigger, data: view.fields(c.data) },
+        : { trigger: c.trigger, data: { ...view.fields(c.data), recording: this.recordingOf(at, c.data) } },
     );
     const post = await this.steps.post(
       this.stepOf(at, id, 'post'),

@@ -8,7 +8,7 @@
 import type { App, CustomRoute } from '@slack/bolt';
 import type { Deps } from '../app/deps.js';
 import { hookRoute, type IntakeOptions } from './intake.js';
-import { RECORDING_ACTION } from './render/index.js';
+import { registerRecordingButton } from './recording-button.js';
 import { installedIn, workerSlack } from './posting-kit.js';
 import { registerCallHandlers } from './calls.js';
 import { CallOutbox, type CallOutboxOptions } from './call-outbox.js';
@@ -86,10 +86,7 @@ export function createEvents(deps: Deps, options: EventsOptions = {}): Events {
     on: (trigger, handler) => worker.on(trigger, handler),
     bulk,
     register(app) {
-      // A link button still sends a block action; acknowledging it keeps Slack from showing an error.
-      app.action(RECORDING_ACTION, async ({ ack }) => {
-        await ack();
-      });
+      registerRecordingButton(app, deps);
     },
     retryDeadLetter: (teamId, id) =>
       retryDeadLetter(deps.store, outbox, teamId, id, {
@@ -114,3 +111,4 @@ export * from './events.js';
 export type { QueuedEvent, EventOutcome } from './worker.js';
 export type { BulkPosts } from './bulk-lane.js';
 export { ALERT_TIMER, alertTimerId, ending } from './outcome-alerts.js';
+export { sealRecording } from './recording-button.js';

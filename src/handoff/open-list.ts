@@ -8,7 +8,7 @@ import { escapeMrkdwn } from '../slack/blocks.js';
 import { campaignLabel, customerLabel } from '../slack/text.js';
 import type { OnShift, ThreadInfo } from '../store/index.js';
 import { waitedFor } from './waiting.js';
-import { threadCustomer } from '../app/channel-audience.js';
+import { threadCustomer } from '../app/customer-view.js';
 
 export interface OpenConversation {
   info: ThreadInfo;

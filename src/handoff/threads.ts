@@ -12,7 +12,7 @@ import { z } from 'zod';
 import type { Logger } from '../logger.js';
 import type { MessagePayload } from '../slack/blocks.js';
 import { pagedOnArrival, showsCustomerData, type Store } from '../store/index.js';
-import { threadCustomer } from '../app/channel-audience.js';
+import { threadCustomer } from '../app/customer-view.js';
 import type { CardFacts, ConversationRef, ThreadInfo } from '../store/conversations.js';
 import type { MessageReceived, MessageSent, SessionCompleted } from '../events/events.js';
 import { renderConversationCard, renderSessionClosedLine } from './card.js';

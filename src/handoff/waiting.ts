@@ -16,7 +16,7 @@ import type { PostLedger } from '../slack/post-once.js';
 import { message, section } from '../slack/blocks.js';
 import { slackErrorCode } from '../slack/post.js';
 import { customerLabel, customerPlain } from '../slack/text.js';
-import { threadCustomer } from '../app/channel-audience.js';
+import { threadCustomer } from '../app/customer-view.js';
 import {
   pagedWhenLate,
   workspaceTimerId,

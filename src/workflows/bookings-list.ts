@@ -2,10 +2,13 @@
  * `list_bookings`: a campaign's bookings as a count and a short text list, newest first — what
  * `/campaign bookings` shows. The list holds customer details (names, e-mails), so it follows the membership
  * policy of the commands: the person who used the workflow — named by Slack in a `user_context` input, never
- * by a builder — must be an active full member of the workspace (docs/WORKFLOWS.md).
+ * by a builder — must be an active full member of the workspace (docs/WORKFLOWS.md). Where the list
+ * goes next is the workflow's — a channel with guests, an e-mail, another organisation — and the bot cannot see it,
+ * so the list masks e-mails and numbers as a channel with guests does (`customer-view.ts`); names stay.
  */
 import { z } from 'zod';
 import type { Booking } from '../api/index.js';
+import { customerView } from '../app/customer-view.js';
 import { customerDataRefusal } from '../app/membership.js';
 import { chooseCampaign, code, remember, unknownCampaign } from '../commands/campaign-ref.js';
 import { truncate } from '../slack/blocks.js';
@@ -41,7 +44,8 @@ export const listBookings = defineStep({
 function bookingList(campaignId: string, rows: readonly Booking[]): string {
   if (rows.length === 0) return 'No bookings yet.';
   const sorted = [...rows].sort((a, b) => dateValue(b.BookingDate) - dateValue(a.BookingDate));
-  const lines = sorted.slice(0, LISTED).map(bookingLine);
+  const masked = customerView(false);
+  const lines = sorted.slice(0, LISTED).map((b) => bookingLine(masked.fields(b)));
   if (rows.length > LISTED)
     lines.push(`… and ${rows.length - LISTED} more: /campaign bookings ${code(campaignId)} lists them all.`);
   return lines.join('\n');

@@ -78,7 +78,7 @@ describe('roll-ups and digests, by who reads the channel', () => {
       Reason: `Call back on ${NUMBER} or priya.n@example.com`,
     });
     for (const [channel, who] of [
-      [GUESTS, `Priya Natarajan: Call back on ${MASKED_NUMBER} or p•••@example.com`],
+      [GUESTS, `Priya Natarajan: Call back on ${MASKED_NUMBER} or •••@example.com`],
       [PLAIN, `Priya Natarajan: Call back on ${NUMBER} or priya.n@example.com`],
     ] as const) {
       expect((await run(h, 'digest now camp-1', { channelId: channel })).text, channel).toContain('Posted');

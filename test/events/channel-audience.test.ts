@@ -25,7 +25,7 @@ const COLLEAGUE = 'U0COLLEAG1';
 const NUMBER = '+14155550123';
 const EMAIL = 'olivia.brown@example.com';
 const MASKED_NUMBER = '+1 ••• ••• 0123';
-const MASKED_EMAIL = 'o•••@example.com';
+const MASKED_EMAIL = '•••@example.com';
 
 describe('channels judged by who is in them', () => {
   const h = useHarness(

@@ -3,7 +3,8 @@
  * the fake Slack and the fake platform (which checks request bodies like the spec says).
  */
 import { describe, expect, it } from 'vitest';
-import { RECORDING_ACTION, SAMPLE_MARKER_BLOCK } from '../../src/events/render/index.js';
+import { SAMPLE_MARKER_BLOCK } from '../../src/events/render/index.js';
+import { RECORDING_ACTION } from '../../src/events/recording-button.js';
 import { LINK_SESSION_ACTION } from '../../src/handoff/card.js';
 import { findAction, findBlock, textOf } from '../support/blocks.js';
 import { MEMBER_ID, TEAM_ID, useHarness } from '../support/harness.js';
@@ -237,7 +238,9 @@ describe('/campaign sample', () => {
     expect(textOf(findBlock(body.blocks, SAMPLE_MARKER_BLOCK))).toContain('Sample');
     expect(text).toContain('Call completed');
     expect(text).toContain('02:34'); // 154250 ms
-    expect(findAction(body.blocks, RECORDING_ACTION)?.url).toBe('https://recordings.example.com/call-sample-0001.mp3');
+    // The Recording button carries the address sealed: the sample's card shows none of it.
+    expect(findAction(body.blocks, RECORDING_ACTION)?.value).toMatch(/^v1\./);
+    expect(text).not.toContain('recordings.example.com');
     const transcript = await h.slack.waitFor(() => h.slack.responses.filter((r) => r.id === id)[1]);
     expect(JSON.stringify(transcript.body)).toContain('Tuesday works');
   });
@@ -261,7 +264,7 @@ describe('/campaign sample', () => {
 });
 
 describe('the card’s Recording button', () => {
-  it('is acknowledged (Slack still sends a block action for a link button)', async () => {
+  it('is acknowledged on a card posted when it was a link (Slack still sends a block action for one)', async () => {
     const res = await h.signer.blockAction({ actionId: 'call_recording_open', userId: MEMBER_ID, channelId: CHANNEL });
     expect(res.status).toBe(200);
     expect(res.timedOut).toBe(false);

@@ -16,6 +16,8 @@ import { TEAM_ID, type Harness } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
 import { waitFor } from '../support/wait.js';
 import { CALL_COMPLETED_FULL } from './fixtures.js';
+import { RECORDING_ACTION } from '../../src/events/recording-button.js';
+import { findAction } from '../support/blocks.js';
 import { deliver, posts, queueDrained, routeTo, startEventsHarness } from './support.js';
 
 const redis = await requireRedis();
@@ -183,12 +185,9 @@ async function waitForGiveUps(count: number): Promise<Array<Record<string, unkno
   return givenUp();
 }
 
-function recordingButtonUrl(card: SlackMessage): string | undefined {
-  const json = JSON.stringify(card.blocks);
-  return /"action_id":"call_recording_open"[^}]*"url":"([^"]+)"|"url":"([^"]+)"[^}]*"action_id":"call_recording_open"/
-    .exec(json)
-    ?.slice(1)
-    .find(Boolean);
+/** The card's ▶️ Recording button: its value the address sealed, opened by the bot for full members. */
+function recordingButton(card: SlackMessage) {
+  return findAction(card.blocks, RECORDING_ACTION);
 }
 
 describe('a completed call with a recording', () => {
@@ -224,7 +223,7 @@ describe('a completed call with a recording', () => {
     // The card was out before the recording was asked for, and the recording host never saw a Slack token.
     expect(host.seen).toEqual([{ path: '/rec/call.mp3', authorization: undefined, postsBefore: 2 }]);
     // The card keeps its button for whoever prefers the platform's page (here http: not shown, links are https only).
-    expect(recordingButtonUrl(card)).toBeUndefined();
+    expect(recordingButton(card)).toBeUndefined();
   });
 
   it('streams a recording sent without Content-Length (its length counted before Slack is asked)', async () => {
@@ -301,7 +300,8 @@ describe('what is not fetched: the card keeps its link, one log line, nothing up
     expect(privateHost.connections()).toBe(0);
     expect(h.slack.callsTo('files.getUploadURLExternal')).toEqual([]);
     // The https ones keep their Recording button on the card; nothing was added to any thread.
-    expect(recordingButtonUrl(cards[0]!)).toBe(urls[0]);
+    expect(recordingButton(cards[0]!)?.value).toBeDefined();
+    expect(JSON.stringify(cards[0])).not.toContain(urls[0]);
     for (const card of cards) expect(fileReplies(card)).toEqual([]);
     // The log names the host, never the whole URL (it may carry a signature).
     expect(lines.map((l) => JSON.stringify(l)).join('\n')).not.toContain('/secret.mp3');

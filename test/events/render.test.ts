@@ -5,7 +5,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseEvent, type KnownEvent } from '../../src/events/events.js';
 import {
-  RECORDING_ACTION,
   SAMPLE_MARKER_BLOCK,
   markAsSample,
   renderAgentLine,
@@ -25,6 +24,8 @@ import {
   type ConversationCard,
 } from '../../src/handoff/card.js';
 import { LIMITS } from '../../src/slack/blocks.js';
+import { RECORDING_ACTION, sealRecording } from '../../src/events/recording-button.js';
+import { SecretBox } from '../../src/store/index.js';
 import { findAction, findBlock, textOf } from '../support/blocks.js';
 import {
   CALL_COMPLETED_FULL,
@@ -118,12 +119,14 @@ describe('reading a delivery’s fields', () => {
 describe('call_completed details', () => {
   const full = known(CALL_COMPLETED_FULL, 'call_completed');
 
-  it('shows mm:ss from durationMs, Slack dates, and a Recording button for an https audioUrl', () => {
-    const rendered = renderEvent(full);
+  it('shows mm:ss from durationMs, Slack dates, and a Recording button that carries no address', () => {
+    const rendered = renderEvent(full, undefined, 'v1.sealed');
     const json = JSON.stringify(rendered);
     expect(textOf(rendered.blocks)).toContain('02:34');
     expect(textOf(rendered.blocks)).toContain('<!date^1709915915^');
-    expect(findAction(rendered.blocks, RECORDING_ACTION)?.url).toBe('https://recordings.example.com/call-0001.mp3');
+    expect(findAction(rendered.blocks, RECORDING_ACTION)).toMatchObject({ value: 'v1.sealed' });
+    expect(findAction(rendered.blocks, RECORDING_ACTION)?.url).toBeUndefined();
+    expect(json).not.toContain('recordings.example.com');
     expect(json).not.toContain('somethingNew');
   });
 
@@ -135,11 +138,14 @@ describe('call_completed details', () => {
     expect(head('completed')).toContain('✅ *Call completed*');
   });
 
-  it('leaves the Recording button out for a non-https audioUrl', () => {
-    for (const audioUrl of ['http://recordings.example.com/a.mp3', 'javascript:alert(1)', 'not a url']) {
-      const { blocks } = renderEvent(known({ ...CALL_COMPLETED_FULL, audioUrl }, 'call_completed'));
-      expect(findAction(blocks, RECORDING_ACTION)).toBeUndefined();
-    }
+  it('seals an https audioUrl for its workspace alone, and leaves the Recording button out for any other', () => {
+    const box = SecretBox.ephemeral();
+    const sealed = sealRecording(box, 'T0ONE', CALL_COMPLETED_FULL.audioUrl)!;
+    expect(sealed).not.toContain('recordings');
+    expect(box.open(sealed, 'call-recording:T0ONE')).toBe(CALL_COMPLETED_FULL.audioUrl);
+    expect(() => box.open(sealed, 'call-recording:T0TWO')).toThrow();
+    for (const audioUrl of ['http://recordings.example.com/a.mp3', 'javascript:alert(1)', 'not a url'])
+      expect(sealRecording(box, 'T0ONE', audioUrl)).toBeUndefined();
   });
 
   it('falls back to durationSeconds when durationMs is missing', () => {

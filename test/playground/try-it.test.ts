@@ -198,7 +198,19 @@ describe('links that stay on the page', () => {
   it('a sample call’s recording plays from the page, not from the platform’s address', async () => {
     const card = await ask('sample call_completed camp-1', /call-sample-0001|Recording/);
     expect(card.html).not.toContain('recordings.example.com');
-    const src = /data-audio-src="([^"]+)"/.exec(card.html)?.[1];
+    // The card's button asks the bot, which answers a full member with the link, privately.
+    const value = /data-action-id="call_recording_open"[^>]*data-value="([^"]+)"/.exec(card.html)?.[1];
+    expect(value).toBeDefined();
+    const before = new Set(channel(await h.state(), GENERAL).messages.map((m) => m.ts));
+    const pressed = { container: 'message', channel: GENERAL, ts: card.ts, ephemeral: true };
+    expect(await h.post('/playground/action', { ...pressed, actionId: 'call_recording_open', value })).toEqual({
+      ok: true,
+    });
+    const link = await eventually(async () =>
+      channel(await h.state(), GENERAL).messages.find((m) => !before.has(m.ts) && m.html.includes('data-audio-src')),
+    );
+    expect(link.html).not.toContain('recordings.example.com');
+    const src = /data-audio-src="([^"]+)"/.exec(link.html)?.[1];
     expect(src).toBe('/playground/media/recording/call-sample-0001.mp3');
     const played = await request(`${h.base}${src}`);
     expect(played.headers['content-type']).toBe('audio/wav');

@@ -170,14 +170,16 @@ describe.each(['memory', 'redis'] as const)('workflow steps of a connected works
   });
 
   describe('list_bookings', () => {
-    it('outputs the count and the newest bookings for a full member who used the workflow', async () => {
+    it('outputs the count and the newest bookings for a full member, e-mails and numbers masked wherever the workflow posts them', async () => {
+      const priya = h.platform.state.bookings['camp-1']!.find((b) => b.CustomerName === 'Priya Natarajan')!;
+      priya.Reason = 'Slot taken; call her back on ４１５ ５５５ ０１４２ or zëd@example.com';
       const run = await runStep(h, 'list_bookings', { campaign: 'camp-1' }, MEMBER_ID);
       expect(run.outputs).toEqual({
         count: 3,
         list: [
-          '⏳ James Chen <j.chen@example.com> — 2024-03-12 09:30 UTC, booking',
-          '❌ Priya Natarajan <priya.n@example.com> — 2024-03-12 09:30 UTC, fail: The requested slot is no longer available in the calendar',
-          '✅ Maria Lopez <maria.lopez@example.com> — 2024-03-11 16:00 UTC, success',
+          '⏳ James Chen <•••@example.com> — 2024-03-12 09:30 UTC, booking',
+          '❌ Priya Natarajan <•••@example.com> — 2024-03-12 09:30 UTC, fail: Slot taken; call her back on ••• ••• 0142 or •••@example.com',
+          '✅ Maria Lopez <•••@example.com> — 2024-03-11 16:00 UTC, success',
         ].join('\n'),
       });
     });

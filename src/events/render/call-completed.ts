@@ -19,6 +19,7 @@ import {
 } from '../../slack/blocks.js';
 import type { CallCompleted } from '../events.js';
 import { mentionsOf } from '../mentions.js';
+import { RECORDING_ACTION } from '../recording-button.js';
 import {
   campaignLabel,
   code,
@@ -26,14 +27,16 @@ import {
   customerPlain,
   dotted,
   escapeWithin,
-  httpsUrl,
   inline,
   orDash,
   when,
 } from '../../slack/text.js';
 
-/** action_id of the Recording link button (Slack still sends a block action for link buttons; we ack it). */
-export const RECORDING_ACTION = 'call_recording_open';
+/**
+ * A completed call as a card shows it: `recording`, its Recording button's sealed value (`recording-button.ts`),
+ * never the audio's own address.
+ */
+export type ShownCall = CallCompleted & { recording?: string | undefined };
 
 const SUMMARY_LABEL = '*Summary*\n';
 const TRANSCRIPT_LABEL = '*Transcript*\n';
@@ -72,7 +75,7 @@ export function mentionLine(asks: PostMentions | undefined): { block: KnownBlock
   return { block: section(line), text: `${who} ${words ? '🔥 Hot lead: ' : ''}` };
 }
 
-export function renderCallCompleted(e: CallCompleted, asks?: PostMentions): MessagePayload {
+export function renderCallCompleted(e: ShownCall, asks?: PostMentions): MessagePayload {
   const ms = callDurationMs(e);
   const duration = ms === undefined ? '—' : clockDuration(ms);
   const blocks: KnownBlock[] = [
@@ -93,8 +96,7 @@ export function renderCallCompleted(e: CallCompleted, asks?: PostMentions): Mess
   const summary = e.callSummary?.trim();
   if (summary)
     blocks.push(section(`${SUMMARY_LABEL}${escapeWithin(summary, LIMITS.sectionText - SUMMARY_LABEL.length)}`));
-  const recording = httpsUrl(e.audioUrl);
-  if (recording) blocks.push(actions([button('▶️ Recording', RECORDING_ACTION, { url: recording })]));
+  if (e.recording) blocks.push(actions([button('▶️ Recording', RECORDING_ACTION, { value: e.recording })]));
   const transcript = e.callTranscript?.trim() ? 'transcript in the thread' : undefined;
   const meta = dotted(
     e.callId ? `call ${code(e.callId)}` : undefined,

@@ -6,11 +6,12 @@
 import { clockDuration } from '../../format/numbers.js';
 import { LIMITS, button, message, section, type KnownBlock, type MessagePayload } from '../../slack/blocks.js';
 import type { CallCompleted, CallStarted } from '../events.js';
-import { code, customerLabel, customerPlain, dotted, escapeWithin, httpsUrl, inline } from '../../slack/text.js';
-import { callDurationMs, callOutcomeIcon, RECORDING_ACTION, type TranscriptReply } from './call-completed.js';
+import { code, customerLabel, customerPlain, dotted, escapeWithin, inline } from '../../slack/text.js';
+import { callDurationMs, callOutcomeIcon, type ShownCall, type TranscriptReply } from './call-completed.js';
+import { RECORDING_ACTION } from '../recording-button.js';
 
 export type RolledCall =
-  { trigger: 'call_started'; data: CallStarted } | { trigger: 'call_completed'; data: CallCompleted };
+  { trigger: 'call_started'; data: CallStarted } | { trigger: 'call_completed'; data: ShownCall };
 
 /** Calls in one roll-up post: a block each, plus the heading, within Slack's 50 blocks (with room to spare). */
 export const ROLLUP_MAX_CALLS = 45;
@@ -64,10 +65,9 @@ function callBlock(call: RolledCall, withTranscript: boolean): KnownBlock {
     where || undefined,
     withTranscript && c.callTranscript?.trim() ? 'transcript in the thread' : undefined,
   );
-  const recording = httpsUrl(c.audioUrl);
   return section(
     [head, firstLine(c.callSummary), meta ? `_${meta}_` : undefined].filter(Boolean).join('\n'),
-    recording ? { accessory: button('▶️ Recording', RECORDING_ACTION, { url: recording }) } : {},
+    c.recording ? { accessory: button('▶️ Recording', RECORDING_ACTION, { value: c.recording }) } : {},
   );
 }
 

@@ -3,34 +3,29 @@
  */
 import { context, message, type MessagePayload } from '../../slack/blocks.js';
 import type { KnownEvent } from '../events.js';
-import type { CustomerView } from '../../app/channel-audience.js';
+import type { CustomerView } from '../../app/customer-view.js';
 import { renderCallCompleted } from './call-completed.js';
 import { renderCallStarted } from './call-started.js';
 import { renderSessionCompleted } from './session-completed.js';
 import { renderAgentLine, renderCustomerLine } from './messages.js';
 
 export { renderCallStarted } from './call-started.js';
-export {
-  RECORDING_ACTION,
-  renderCallCompleted,
-  renderRecordingShare,
-  renderTranscript,
-  type TranscriptReply,
-} from './call-completed.js';
+export { renderCallCompleted, renderRecordingShare, renderTranscript, type TranscriptReply } from './call-completed.js';
 export { renderAgentLine, renderCustomerLine, renderCustomerLines } from './messages.js';
 
 /**
  * The post of a known event: for calls the channel post (call_completed: the card; its transcript is rendered
  * apart), for chat messages the line in the conversation's thread (the card itself: `renderConversationCard`).
- * `view`: how the channel it goes to may see customers (`CustomerView`, masked where guests can read it).
+ * `view`: how the channel it goes to may see customers (`CustomerView`, masked where guests can read it);
+ * `recording`: a call's Recording button value (`sealRecording`), without which the card has no button.
  */
-export function renderEvent(event: KnownEvent, view?: CustomerView): MessagePayload {
+export function renderEvent(event: KnownEvent, view?: CustomerView, recording?: string): MessagePayload {
   const shown = <T extends object>(data: T): T => view?.fields(data) ?? data;
   switch (event.trigger) {
     case 'call_started':
       return renderCallStarted(shown(event.data));
     case 'call_completed':
-      return renderCallCompleted(shown(event.data));
+      return renderCallCompleted({ ...shown(event.data), recording });
     case 'message_received':
       return renderCustomerLine(shown(event.data));
     case 'message_sent':

@@ -3,6 +3,7 @@
  * files, and every request it recorded. The families (chat.ts, views.ts, …) are functions over this.
  */
 import { FileCdn } from './file-cdn.js';
+import { MetadataEvents } from './metadata-events.js';
 import { startExecution } from './functions.js';
 import { hex, compareTs, type Json } from './util.js';
 import type {
@@ -131,6 +132,10 @@ export class SlackState {
   readonly restrictions = new Map<string, ChannelRestriction | 'archived'>();
   /** Runs of the app's workflow steps (`executeFunction`), by function_execution_id. */
   readonly functionRuns = new Map<string, FunctionExecution>();
+  /** Slack's 2025 history limits for non-Marketplace apps (`historyLimits2025`, `limitHistory`). */
+  historyLimited: boolean;
+  /** `message_metadata_posted` for the manifest's metadata subscriptions. */
+  readonly metadataEvents: MetadataEvents;
   lastTsMicros = 0;
   responseUrlCounter = 0;
 
@@ -141,6 +146,8 @@ export class SlackState {
 
   constructor(opts: FakeSlackOptions) {
     this.opts = opts;
+    this.historyLimited = opts.historyLimits2025 ?? false;
+    this.metadataEvents = new MetadataEvents(opts.metadataSubscriptions ?? []);
     this.teamId = opts.teamId ?? 'T0CAMPAIGN1';
     this.teamName = opts.teamName ?? 'Campaign Test Workspace';
     this.teamDomain = opts.teamDomain ?? 'campaign-test';

@@ -39,7 +39,7 @@ import { Lifecycle } from '../app/lifecycle.js';
 import { startTracing, type Tracing } from '../app/tracing.js';
 import { PlatformAccess } from '../app/platform-access.js';
 import { Timers } from '../app/timers.js';
-import { SlackPace, type SlackLimits } from '../slack/pace.js';
+import { SlackPace, slackLimits, type SlackLimits } from '../slack/pace.js';
 import { SLACK_CLIENT_RULES, SlackClients } from '../slack/clients.js';
 import { PostLedger } from '../slack/post-once.js';
 import { botTokenFor } from '../app/slack-token.js';
@@ -108,7 +108,7 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
   const pace = new SlackPace(
     store.budgets,
     { onRateLimited: (method) => metrics.slackRateLimited.inc({ method }) },
-    options.slackLimits,
+    options.slackLimits ?? slackLimits(config.slack.historyPerMinute),
   );
   const transport = createTransport({
     baseUrl: config.campaign.apiUrl,

@@ -39,26 +39,31 @@ export interface SlackLimits {
   tier3: PaceRule;
   /** Every other method, per workspace: never limiting by itself, held by a 429 (Retry-After). */
   other: PaceRule;
+  /** conversations.history and .replies together, per workspace (`SLACK_HISTORY_PER_MINUTE`). */
+  history: PaceRule;
 }
 
-const SLACK_LIMITS: SlackLimits = {
-  // A bit under Slack's one a second, bursts of 3 (Slack: "short bursts >1 allowed").
-  channelPosts: { intervalMs: 1_050, burst: 3 },
-  workspacePosts: { intervalMs: 10, burst: 100 },
-  // Tier 3 ("50+ per minute"): at most 5 + 43 in any minute, under 50 whatever the burst.
-  tier3: { intervalMs: 1_400, burst: 5 },
-  other: { intervalMs: 10, burst: 100 },
-};
+/**
+ * Slack's limits, with `historyPerMinute` reads of history a workspace a minute: since 2025 Slack allows apps
+ * distributed outside the Marketplace 1 (https://docs.slack.dev/reference/methods/conversations.history; internal
+ * and Marketplace apps keep Tier 3's "50+").
+ */
+export function slackLimits(historyPerMinute: number): SlackLimits {
+  return {
+    // A bit under Slack's one a second, bursts of 3 (Slack: "short bursts >1 allowed").
+    channelPosts: { intervalMs: 1_050, burst: 3 },
+    workspacePosts: { intervalMs: 10, burst: 100 },
+    // Tier 3 ("50+ per minute"): at most 5 + 43 in any minute, under 50 whatever the burst.
+    tier3: { intervalMs: 1_400, burst: 5 },
+    other: { intervalMs: 10, burst: 100 },
+    // No burst: Slack's 1 a minute is a minute between two reads.
+    history: { intervalMs: Math.ceil(60_000 / historyPerMinute), burst: 1 },
+  };
+}
 
-const TIER_3_METHODS = new Set([
-  'chat.update',
-  'chat.delete',
-  'reactions.add',
-  'reactions.remove',
-  // Looking up a post whose answer was lost (src/slack/post-once.ts).
-  'conversations.history',
-  'conversations.replies',
-]);
+const TIER_3_METHODS = new Set(['chat.update', 'chat.delete', 'reactions.add', 'reactions.remove']);
+/** Looking up posts whose answer was lost (src/slack/post-once.ts): one budget for both methods. */
+const HISTORY_METHODS = new Set(['conversations.history', 'conversations.replies']);
 /** Methods that put a message in a channel (files.completeUploadExternal does when given `channel_id`). */
 const CHANNEL_POST_METHODS = new Set(['chat.postMessage', 'files.completeUploadExternal']);
 
@@ -115,6 +120,7 @@ function budgetFor(limits: SlackLimits, method: string, token: string, channel: 
       workspace: { key: `${team}:posts`, rule: limits.workspacePosts, team, channel },
     };
   if (TIER_3_METHODS.has(method)) return { key: `${team}:${method}`, rule: limits.tier3 };
+  if (HISTORY_METHODS.has(method)) return { key: `${team}:history`, rule: limits.history };
   return { key: `${team}:${method}`, rule: limits.other };
 }
 
@@ -213,7 +219,7 @@ export class SlackPace {
   constructor(
     private readonly budgets: RateBudget,
     private readonly hooks: SlackPaceHooks = {},
-    private readonly limits: SlackLimits = SLACK_LIMITS,
+    private readonly limits: SlackLimits = slackLimits(1),
     private readonly now: () => number = Date.now,
   ) {
     this.health = new SlackHealth(now);

@@ -68,6 +68,7 @@ const NO_LIMITS = {
   workspacePosts: { intervalMs: 1, burst: 1_000_000 },
   tier3: { intervalMs: 1, burst: 1_000_000 },
   other: { intervalMs: 1, burst: 1_000_000 },
+  history: { intervalMs: 1, burst: 1_000_000 },
 };
 
 export interface Harness {
@@ -169,6 +170,8 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     teamId: TEAM_ID,
     fake: slack,
   });
+  // Slack tells the app where its posts landed (the manifest's metadata subscriptions), signed like any event.
+  if (!opts.socketMode) slack.onMetadataPosted((event) => void signer.event(event).catch(() => undefined));
   const socket = opts.socketMode ? new SocketModeDriver({ fake: slack, teamId: TEAM_ID }) : undefined;
   let closing: Promise<void> | undefined;
 

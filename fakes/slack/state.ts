@@ -81,6 +81,7 @@ const RESTRICTION_ERRORS: Record<ChannelRestriction, string> = {
   'read-only': 'restricted_action_read_only_channel',
   'thread-only': 'restricted_action_thread_only_channel',
   'admins-only': 'restricted_action',
+  'non-threadable': 'restricted_action_non_threadable_channel',
 };
 
 /** The errors a restricted or archived channel (`restrictChannel`, `archiveChannel`) answers posts with. */
@@ -254,6 +255,7 @@ export class SlackState {
     const kind = this.restrictions.get(channelId);
     if (kind === undefined || kind === 'archived') return undefined;
     if (kind === 'thread-only' && threadTs) return undefined;
+    if (kind === 'non-threadable' && !threadTs) return undefined;
     return RESTRICTION_ERRORS[kind];
   }
 

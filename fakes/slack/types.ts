@@ -25,11 +25,12 @@ export type LostAnswer = 'connection-dropped' | 'http-503';
 /**
  * Why a channel refuses posts (`restrictChannel`): an announcement channel only its admins post in
  * (`read-only` → `restricted_action_read_only_channel`), one that takes thread replies only (`thread-only` →
- * `restricted_action_thread_only_channel` for top-level posts), or a workspace preference that keeps the app
- * from posting (`admins-only` → `restricted_action`). Errors from chat.postMessage's method page
+ * `restricted_action_thread_only_channel` for top-level posts), one that takes no thread replies (`non-threadable` →
+ * `restricted_action_non_threadable_channel` for replies), or a workspace preference that keeps the app from
+ * posting (`admins-only` → `restricted_action`). Errors from chat.postMessage's method page
  * (https://docs.slack.dev/reference/methods/chat.postMessage, "Errors").
  */
-export type ChannelRestriction = 'read-only' | 'thread-only' | 'admins-only';
+export type ChannelRestriction = 'read-only' | 'thread-only' | 'non-threadable' | 'admins-only';
 
 export interface SlackCall {
   /** e.g. `chat.postMessage` */

@@ -62,6 +62,7 @@ async function tellMasked(
         ),
       ]),
       {
+        teamId: ws.teamId,
         mark: deps.store.keys.dedup(ws.teamId, 'audience-notice', id),
         key: createHash('sha256').update(`audience:${id}`).digest('base64url').slice(0, 22),
         ttlMs: NOTICE_MARK_TTL_MS,

@@ -19,6 +19,7 @@ import { register as registerDigests } from '../digests/index.js';
 import { register as registerWorkflows } from '../workflows/index.js';
 import { register as registerUninstall } from './uninstall.js';
 import { register as registerChannelAudience } from './channel-audience-events.js';
+import { register as registerPostLanded } from './post-landed-events.js';
 import { AdminGate } from '../app/admin-gate.js';
 import { Membership } from '../app/membership.js';
 import { ChannelAudiences } from '../app/channel-audience.js';
@@ -42,6 +43,7 @@ import { Timers } from '../app/timers.js';
 import { SlackPace, slackLimits, type SlackLimits } from '../slack/pace.js';
 import { SLACK_CLIENT_RULES, SlackClients } from '../slack/clients.js';
 import { PostLedger } from '../slack/post-once.js';
+import { isMetadataWarning } from '../slack/errors.js';
 import { botTokenFor } from '../app/slack-token.js';
 
 export interface Bot {
@@ -107,7 +109,16 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
   const metrics = createMetrics(store, () => (logOutput instanceof BoundedLogOutput ? logOutput.dropped : 0));
   const pace = new SlackPace(
     store.budgets,
-    { onRateLimited: (method) => metrics.slackRateLimited.inc({ method }) },
+    {
+      onRateLimited: (method) => metrics.slackRateLimited.inc({ method }),
+      onWarnings: (method, warnings) => {
+        for (const warning of warnings) metrics.slackWarnings.inc({ method, warning });
+        // Metadata Slack dropped: the post carries no idempotency key, so a lost answer could show it twice.
+        if (warnings.some(isMetadataWarning))
+          logger.error({ method, warnings }, 'Slack dropped a post’s metadata: that post cannot be found again');
+        else logger.warn({ method, warnings }, 'Slack warned about a call it took');
+      },
+    },
     options.slackLimits ?? slackLimits(config.slack.historyPerMinute),
   );
   const transport = createTransport({
@@ -153,7 +164,7 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
       logger,
     }),
     surfaces,
-    posts: new PostLedger(store.kv, (err) => pace.judge(err)),
+    posts: new PostLedger(store, (err) => pace.judge(err)),
     lifecycle: new Lifecycle(),
     timers,
   };
@@ -221,6 +232,7 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
   registerHome(app, deps);
   registerUninstall(app, deps);
   registerChannelAudience(app, deps);
+  registerPostLanded(app, deps);
   registerHandoff(app, deps, events);
   registerDigests(deps, events.bulk);
   registerWorkflows(app, deps);

@@ -27,7 +27,7 @@
 import { createHash } from 'node:crypto';
 import { ErrorCode, type FetchFunction } from '@slack/web-api';
 import type { PaceRule, RateBudget } from '../store/index.js';
-import { classOfSlackError, type SlackErrorClass } from './errors.js';
+import { classOfSlackError, WaitForSlack, type SlackErrorClass } from './errors.js';
 import { ATTR, inSpan, SpanKind } from '../util/spans.js';
 
 export interface SlackLimits {
@@ -210,6 +210,8 @@ class SlackHealth {
 export interface SlackPaceHooks {
   /** Slack answered 429 (counted per method). */
   onRateLimited?(method: string): void;
+  /** Slack took the call but warned (`response_metadata.warnings`): e.g. metadata it dropped. */
+  onWarnings?(method: string, warnings: string[]): void;
 }
 
 export class SlackPace {
@@ -304,6 +306,10 @@ export class SlackPace {
     // (`service_unavailable`, `internal_error`…) counts as Slack down; `ratelimited` holds the method's budget.
     const text = await response.text();
     const code = text.includes('"ok":false') ? errorCodeOf(text) : undefined;
+    if (code === undefined && text.includes('"warnings"')) {
+      const warnings = warningsOf(text);
+      if (warnings.length > 0) this.hooks.onWarnings?.(method, warnings);
+    }
     const verdict = code === undefined ? undefined : classOfSlackError(code);
     if (code === 'ratelimited' || code === 'rate_limited') {
       this.hooks.onRateLimited?.(method);
@@ -326,7 +332,7 @@ export class SlackPace {
    * one look-up per post after Slack is back, since a post waiting for a Slack that is down is not sent again).
    */
   judge(err: unknown): SlackVerdict {
-    if (err instanceof SlackPaceWait) return { class: 'wait', delayMs: err.delayMs };
+    if (err instanceof SlackPaceWait || err instanceof WaitForSlack) return { class: 'wait', delayMs: err.delayMs };
     if (typeof err !== 'object' || err === null) return { class: 'other' };
     const { code, original, retryAfter } = err as { code?: unknown; original?: unknown; retryAfter?: unknown };
     if (original instanceof SlackPaceWait) return { class: 'wait', delayMs: original.delayMs };
@@ -364,6 +370,16 @@ function errorCodeOf(text: string): string | undefined {
     return body.ok === false && typeof body.error === 'string' ? body.error : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/** Slack's `response_metadata.warnings` of an answer (https://docs.slack.dev/apis/web-api/#responses). */
+function warningsOf(text: string): string[] {
+  try {
+    const warnings = (JSON.parse(text) as { response_metadata?: { warnings?: unknown } }).response_metadata?.warnings;
+    return Array.isArray(warnings) ? warnings.filter((w): w is string => typeof w === 'string') : [];
+  } catch {
+    return [];
   }
 }
 

@@ -45,7 +45,10 @@ export interface HarnessOptions {
   /** Store key prefix (Redis tests pass one under their file's prefix so it is cleaned up). */
   keyPrefix?: string;
   /** How the Slack stand-in serves file downloads (e.g. Slack's redirect to a signed CDN URL). */
-  slack?: Pick<FakeSlackOptions, 'fileDownloads' | 'unauthenticatedFileDownloads'>;
+  slack?: Pick<
+    FakeSlackOptions,
+    'fileDownloads' | 'unauthenticatedFileDownloads' | 'historyLimits2025' | 'metadataSubscriptions'
+  >;
   /** Run against these fakes instead of new ones, and leave them open on close: a bot restart. */
   fakes?: { slack: FakeSlack; platform: FakePlatform };
   /**

@@ -299,6 +299,9 @@ const EVENT_SCOPES: Record<string, ScopeRow> = {
   member_left_channel: event('member_left_channel', ['channels:read', 'groups:read']),
   channel_shared: event('channel_shared', ['channels:read', 'groups:read']),
   channel_unshared: event('channel_unshared', ['channels:read', 'groups:read']),
+  // https://docs.slack.dev/reference/scopes/metadata.message.read: "read message metadata in channels that your
+  // Slack app has been added to".
+  message_metadata_posted: event('message_metadata_posted', ['metadata.message:read']),
 };
 
 /** The workflow steps' callback ids the code registers (src/workflows/). */

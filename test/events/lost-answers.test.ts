@@ -11,8 +11,8 @@ import { describe, expect, it } from 'vitest';
 import { TEAM_ID, useHarness, type Harness } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
 import { waitFor } from '../support/wait.js';
-import { CALL_COMPLETED_FULL } from './fixtures.js';
-import { deliver, posts, routeTo, startEventsHarness } from './support.js';
+import { CALL_COMPLETED_FULL, MESSAGE_RECEIVED_FULL } from './fixtures.js';
+import { deliver, posts, queueDrained, routeTo, startEventsHarness } from './support.js';
 
 const redis = await requireRedis();
 const uid = () => randomBytes(4).toString('hex');
@@ -104,6 +104,27 @@ describe.each(['memory', 'redis'] as const)('lost answers under Slack’s 2025 h
       expect(Number(args.limit)).toBeLessThanOrEqual(15);
       expect([String(args.inclusive), String(args.include_all_metadata)]).toEqual(['true', 'true']);
       expect(Number(args.latest) - Number(args.oldest)).toBeLessThanOrEqual(60);
+    });
+
+    it('one read settles every pending post of the channel: two customers’ cards lost, history read once', async () => {
+      const channel = `C0LOSTTW${uid().toUpperCase()}`;
+      const campaignId = `camp-${uid()}`;
+      const hook = await routeTo(h, [{ campaignId, triggerName: 'message_received', channelId: channel }]);
+      h.slack.loseAnswer('chat.postMessage', 2);
+      const customers = ['Ada Lovelace', 'Alan Turing'];
+      for (const [i, customerName] of customers.entries()) {
+        const event = { ...MESSAGE_RECEIVED_FULL, campaignId, customerName, customerNumber: `+1415555010${i}` };
+        expect((await deliver(hook, [event])).status).toBe(200);
+      }
+      await h.slack.waitFor(() => h.slack.callsTo('chat.postMessage').filter((c) => c.lost).length === 2);
+      await queueDrained(h, 60_000);
+
+      // Each customer's card once (a card is a top-level post naming the customer), after a single read.
+      const cards = customers.map(
+        (name) => posts(h, channel).filter((m) => JSON.stringify(m.blocks ?? []).includes(name)).length,
+      );
+      expect(cards).toEqual([1, 1]);
+      expect(HISTORY.flatMap((m) => h.slack.callsTo(m)).map((c) => c.method)).toEqual(['conversations.history']);
     });
   });
 });

@@ -105,6 +105,19 @@ describe.each(['memory', 'redis'] as const)('lost answers under Slack’s 2025 h
       expect([String(args.inclusive), String(args.include_all_metadata)]).toEqual(['true', 'true']);
       expect(Number(args.latest) - Number(args.oldest)).toBeLessThanOrEqual(60);
     });
+  });
+
+  describe('no event comes, two posts of one channel pending', () => {
+    // Its own bot: the workspace's one history read a minute is not spent by the test above.
+    const h = useHarness(
+      () =>
+        startEventsHarness({
+          ...store('no-events-two'),
+          slack: { historyLimits2025: true, metadataSubscriptions: [] },
+          env: { SLACK_HISTORY_PER_MINUTE: '1' },
+        }),
+      ['slack', 'platform'],
+    );
 
     it('one read settles every pending post of the channel: two customers’ cards lost, history read once', async () => {
       const channel = `C0LOSTTW${uid().toUpperCase()}`;

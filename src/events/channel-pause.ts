@@ -24,6 +24,15 @@ export function isChannelGone(code: string | undefined): code is string {
   return isChannelRefusal(code);
 }
 
+/**
+ * A pause that holds top-level posts only: a thread-only channel still takes thread replies
+ * (`restricted_action_thread_only_channel`, "Cannot post top-level messages into a thread-only channel"), so a
+ * customer's conversation whose card is there goes on in its thread while new cards and calls wait.
+ */
+export function holdsOnlyTopLevel(reason: string | undefined): boolean {
+  return reason === 'restricted_action_thread_only_channel';
+}
+
 /** What to do about a paused channel, in one sentence. */
 export function pauseAdvice(channelId: string, reason: string): string {
   switch (reason) {

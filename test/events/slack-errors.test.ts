@@ -159,6 +159,28 @@ describe.each(['memory', 'redis'] as const)('Slack answers more than 429 (%s sto
     expect(h.logs()).toMatch(/"level":"error"[^\n]*Slack dropped a post’s metadata/);
   });
 
+  it('a thread-only channel holds only top-level posts: a call waits, the open conversation goes on in its thread', async () => {
+    const conv = await openConversation(h);
+    await conv.customer('Hello?');
+    await conv.waitThread(1);
+    const channel = conv.channels[0]!;
+    // https://docs.slack.dev/reference/methods/chat.postMessage › Errors: restricted_action_thread_only_channel,
+    // "Cannot post top-level messages into a thread-only channel" — replies still go.
+    h.slack.restrictChannel(channel, 'thread-only');
+    const ids = await callsEnd(channel, 1);
+    await h.slack.waitFor(() => h.bot.deps.store.channelPauses.get(TEAM_ID, channel));
+
+    await conv.customer('Are you there?');
+    await conv.waitThread(2);
+    expect(cardsOf(channel, ids)).toEqual([0]);
+    expect(await h.bot.deps.store.outbox.size({ teamId: TEAM_ID, channelId: channel })).toBe(1);
+    // The channel takes top-level posts again: the call is shown, once.
+    h.slack.unrestrictChannel(channel);
+    await h.bot.deps.store.channelPauses.resume(TEAM_ID, channel);
+    await queueDrained(h, 30_000);
+    expect(cardsOf(channel, ids)).toEqual([1]);
+  });
+
   it('counts a customer message shown in two channels once on /metrics, though one channel made it wait', async () => {
     const campaignId = `camp-${uid()}`;
     const channels = [`C0CNTA${uid().toUpperCase()}`, `C0CNTB${uid().toUpperCase()}`];

@@ -24,6 +24,11 @@ export interface Config {
     /** The Slack every host derives from (SLACK_DOMAIN): `slack.com`, or `slack-gov.com` for GovSlack. */
     domain: string;
     apiUrl: string;
+    /**
+     * conversations.history / .replies reads a workspace may make a minute (`SLACK_HISTORY_PER_MINUTE`): Slack's
+     * 2025 limit for apps distributed outside the Marketplace is 1 (https://docs.slack.dev/reference/methods/conversations.history).
+     */
+    historyPerMinute: number;
   };
   campaign: {
     /** Platform base URL, including `/v1/api`. */
@@ -256,6 +261,7 @@ const envSchema = z.object({
       .optional(),
   ),
   SLACK_API_URL: optionalText.pipe(serviceUrl.optional()),
+  SLACK_HISTORY_PER_MINUTE: optionalText.pipe(wholeNumber(1).optional()),
   CAMPAIGN_API_URL: optionalText.pipe(serviceUrl.optional()),
   CAMPAIGN_API_KEY: optionalText,
   CAMPAIGN_API_KEY_TEAM: optionalText.pipe(
@@ -444,6 +450,8 @@ export function parseConfig(env: Env): ConfigResult {
       ...(e.SLACK_SIGNING_SECRET ? { signingSecret: e.SLACK_SIGNING_SECRET } : {}),
       domain: slackDomain,
       apiUrl: withTrailingSlash(e.SLACK_API_URL ?? `https://${slackDomain}/api/`),
+      // A single bot token is most often an internal app (exempt from the 2025 limit); OAuth means distribution.
+      historyPerMinute: e.SLACK_HISTORY_PER_MINUTE ?? (mode.kind === 'oauth' ? 1 : 50),
     },
     campaign: {
       apiUrl: campaignApiUrl.replace(/\/+$/, ''),

@@ -160,6 +160,7 @@ export function chatHandlers(s: SlackState): Record<string, Handler> {
       if ('error' in metadata) return metadata.error;
       const msg = botMessage(s, auth, resolved.channel.id, { ...args, metadata: metadata.value }, s.nextTs());
       s.insertMessage(msg);
+      s.metadataEvents.posted(msg, s.appId, auth.teamId);
       const out = apiMessage(msg);
       const botProfile = {
         id: auth.botId,

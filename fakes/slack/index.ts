@@ -2,3 +2,4 @@
 export * from './types.js';
 export { startFakeSlack } from './server.js';
 export { manifestFunctions } from './manifest.js';
+export { manifestMetadataSubscriptions } from './metadata-events.js';

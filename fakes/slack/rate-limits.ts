@@ -132,6 +132,17 @@ export class DefaultRateLimits {
     return undefined;
   }
 
+  /**
+   * Slack's 2025 limit for apps distributed outside the Marketplace: conversations.history and .replies once a
+   * minute per workspace and method (https://docs.slack.dev/reference/methods/conversations.history). Seconds for
+   * Retry-After when this call is over it; undefined when it may go on. Applies with `unlimitedBecause` too: it is
+   * a switch a test turns on for what it is about.
+   */
+  historyRetryAfter(method: string, teamId: string): number | undefined {
+    if (method !== 'conversations.history' && method !== 'conversations.replies') return undefined;
+    return this.bucket(`history\u0000${teamId}\u0000${method}`, 1, 1 / 60_000).take();
+  }
+
   /** The stand-in's `reset()`: every bucket full again, so one test's burst does not spill into the next. */
   reset(): void {
     this.buckets.clear();

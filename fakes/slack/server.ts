@@ -317,6 +317,14 @@ class FakeSlackServer extends SlackState implements FakeSlack {
     for (const id of [...this.restrictions.keys()]) this.unrestrictChannel(id);
   }
 
+  limitHistory(on: boolean): void {
+    this.historyLimited = on;
+  }
+
+  onMetadataPosted(listener: (event: Record<string, unknown>) => void): void {
+    this.metadataEvents.listen(listener);
+  }
+
   waitForSocketConnection(timeoutMs = 5000): Promise<SocketModeConnection> {
     return this.sockets.waitForConnection(timeoutMs);
   }
@@ -350,6 +358,7 @@ class FakeSlackServer extends SlackState implements FakeSlack {
     this.deletedFileIds.clear();
     this.clearFaults();
     this.limits.reset();
+    this.historyLimited = this.opts.historyLimits2025 ?? false;
     this.sockets.reset();
   }
 
@@ -494,7 +503,9 @@ class FakeSlackServer extends SlackState implements FakeSlack {
       }
     }
     // Slack's own limits (not a fault: the refusal ledger reports these).
-    const limited = this.limits.retryAfter(method, auth.teamId, () => this.channelKey(str(args, 'channel')));
+    const limited =
+      this.limits.retryAfter(method, auth.teamId, () => this.channelKey(str(args, 'channel'))) ??
+      (this.historyLimited ? this.limits.historyRetryAfter(method, auth.teamId) : undefined);
     if (limited !== undefined) {
       send(429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(limited) });
       return;

@@ -3,6 +3,7 @@
  * files, and every request it recorded. The families (chat.ts, views.ts, …) are functions over this.
  */
 import { FileCdn } from './file-cdn.js';
+import { MetadataEvents } from './metadata-events.js';
 import { startExecution } from './functions.js';
 import { hex, compareTs, type Json } from './util.js';
 import type {
@@ -94,6 +95,7 @@ const RESTRICTION_ERRORS: Record<ChannelRestriction, string> = {
   'read-only': 'restricted_action_read_only_channel',
   'thread-only': 'restricted_action_thread_only_channel',
   'admins-only': 'restricted_action',
+  'non-threadable': 'restricted_action_non_threadable_channel',
 };
 
 /** The errors a restricted or archived channel (`restrictChannel`, `archiveChannel`) answers posts with. */
@@ -146,6 +148,10 @@ export class SlackState {
   readonly restrictions = new Map<string, ChannelRestriction | 'archived'>();
   /** Runs of the app's workflow steps (`executeFunction`), by function_execution_id. */
   readonly functionRuns = new Map<string, FunctionExecution>();
+  /** Slack's 2025 history limits for non-Marketplace apps (`historyLimits2025`, `limitHistory`). */
+  historyLimited: boolean;
+  /** `message_metadata_posted` for the manifest's metadata subscriptions. */
+  readonly metadataEvents: MetadataEvents;
   lastTsMicros = 0;
   responseUrlCounter = 0;
 
@@ -156,6 +162,8 @@ export class SlackState {
 
   constructor(opts: FakeSlackOptions) {
     this.opts = opts;
+    this.historyLimited = opts.historyLimits2025 ?? false;
+    this.metadataEvents = new MetadataEvents(opts.metadataSubscriptions ?? []);
     this.teamId = opts.teamId ?? 'T0CAMPAIGN1';
     this.teamName = opts.teamName ?? 'Campaign Test Workspace';
     this.teamDomain = opts.teamDomain ?? 'campaign-test';
@@ -267,6 +275,7 @@ export class SlackState {
     const kind = this.restrictions.get(channelId);
     if (kind === undefined || kind === 'archived') return undefined;
     if (kind === 'thread-only' && threadTs) return undefined;
+    if (kind === 'non-threadable' && !threadTs) return undefined;
     return RESTRICTION_ERRORS[kind];
   }
 

@@ -25,11 +25,12 @@ export type LostAnswer = 'connection-dropped' | 'http-503';
 /**
  * Why a channel refuses posts (`restrictChannel`): an announcement channel only its admins post in
  * (`read-only` → `restricted_action_read_only_channel`), one that takes thread replies only (`thread-only` →
- * `restricted_action_thread_only_channel` for top-level posts), or a workspace preference that keeps the app
- * from posting (`admins-only` → `restricted_action`). Errors from chat.postMessage's method page
+ * `restricted_action_thread_only_channel` for top-level posts), one that takes no thread replies (`non-threadable` →
+ * `restricted_action_non_threadable_channel` for replies), or a workspace preference that keeps the app from
+ * posting (`admins-only` → `restricted_action`). Errors from chat.postMessage's method page
  * (https://docs.slack.dev/reference/methods/chat.postMessage, "Errors").
  */
-export type ChannelRestriction = 'read-only' | 'thread-only' | 'admins-only';
+export type ChannelRestriction = 'read-only' | 'thread-only' | 'non-threadable' | 'admins-only';
 
 export interface SlackCall {
   /** e.g. `chat.postMessage` */
@@ -403,6 +404,22 @@ export interface FakeSlackOptions {
    * (a test moves it instead of waiting out a Retry-After or an outage). Default `Date.now`.
    */
   rateLimitClock?: () => number;
+  /**
+   * Slack's 2025 limits for apps distributed outside the Marketplace, on from the start (`limitHistory` switches
+   * them at run time): conversations.history and conversations.replies 1 a minute per workspace and method, 429 +
+   * Retry-After beyond, and at most 15 messages a page (https://docs.slack.dev/reference/methods/conversations.history,
+   * https://docs.slack.dev/apis/web-api/rate-limits › App types and rate limits).
+   */
+  historyLimits2025?: boolean;
+  /** The app manifest's `metadata_subscriptions`: which posts' `message_metadata_posted` events go out. */
+  metadataSubscriptions?: readonly MetadataSubscription[];
+}
+
+/** One entry of the manifest's `settings.event_subscriptions.metadata_subscriptions`. */
+export interface MetadataSubscription {
+  /** The app whose posts are meant, or `'*'` for any app. */
+  app_id: string;
+  event_type: string;
 }
 
 export interface FakeSlack {
@@ -541,6 +558,16 @@ export interface FakeSlack {
    * default rate limits stay); what was posted stays.
    */
   clearFaults(): void;
+  /**
+   * Slack's 2025 history limits for non-Marketplace apps, on or off (see `historyLimits2025`); `reset` puts back
+   * the option's.
+   */
+  limitHistory(on: boolean): void;
+  /**
+   * Called with every `message_metadata_posted` event (see `metadataSubscriptions`); the harness sends each
+   * through the signer to the bot's event route.
+   */
+  onMetadataPosted(listener: (event: Record<string, unknown>) => void): void;
   /** Generate the next message ts (strictly increasing). */
   nextTs(): string;
   /**

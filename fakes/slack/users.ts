@@ -60,10 +60,11 @@ function cursorPage<T>(
 /**
  * One page of messages as conversations.history / conversations.replies answer it: a message's `metadata` only
  * with `include_all_metadata=true` ("Return all metadata associated with this message",
- * https://docs.slack.dev/reference/methods/conversations.history, …/conversations.replies), `limit` at most 999.
+ * https://docs.slack.dev/reference/methods/conversations.history, …/conversations.replies), `limit` at most 999 —
+ * 15 under Slack's 2025 limits for apps distributed outside the Marketplace (`historyLimited`).
  */
-function page(list: SlackMessage[], args: SlackArgs, extra: Json): Json {
-  const { items, hasMore, nextCursor } = cursorPage(list, args, 999);
+function page(s: SlackState, list: SlackMessage[], args: SlackArgs, extra: Json): Json {
+  const { items, hasMore, nextCursor } = cursorPage(list, args, s.historyLimited ? 15 : 999);
   const withMetadata = bool(args, 'include_all_metadata');
   return {
     ok: true,
@@ -360,7 +361,7 @@ export function userHandlers(s: SlackState): Record<string, Handler> {
         .filter((m) => !m.thread_ts || m.thread_ts === m.ts || m.reply_broadcast)
         .filter(inTimeRange(args))
         .reverse();
-      return page(top, args, { pin_count: 0, channel_actions_ts: null, channel_actions_count: 0 });
+      return page(s, top, args, { pin_count: 0, channel_actions_ts: null, channel_actions_count: 0 });
     },
 
     'conversations.replies': (args, auth) => {
@@ -379,7 +380,7 @@ export function userHandlers(s: SlackState): Record<string, Handler> {
             : (m) => m.ts === ts || m.thread_ts === ts,
         )
         .filter(inTimeRange(args));
-      return page(list, args, {});
+      return page(s, list, args, {});
     },
   };
 }

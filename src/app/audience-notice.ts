@@ -53,6 +53,7 @@ export class AudienceNotices {
       ),
     ]);
     const once = {
+      teamId: ws.teamId,
       mark: this.store.keys.dedup(ws.teamId, 'audience-notice', id),
       key: createHash('sha256').update(`audience:${id}`).digest('base64url').slice(0, 22),
       ttlMs: NOTICE_MARK_TTL_MS,

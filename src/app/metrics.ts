@@ -23,6 +23,8 @@ export interface Metrics {
   readonly eventsPosted: Counter<'trigger'>;
   readonly eventsDeadLettered: Counter<'trigger'>;
   readonly slackRateLimited: Counter<'method'>;
+  /** Slack's warnings on calls it took (`response_metadata.warnings`): metadata dropped turns idempotency off. */
+  readonly slackWarnings: Counter<'method' | 'warning'>;
   /** Slack's `app_rate_limited` notices: it is dropping events for the workspace (over 30,000 an hour). */
   readonly slackAppRateLimited: Counter<'workspace'>;
   /** 1 while Slack refuses the bot token (one workspace's: /readyz asks auth.test), else 0. */
@@ -192,6 +194,12 @@ export function createMetrics(store: Pick<Store, 'queue' | 'ping' | 'outbox'>, d
       name: 'campaign_slack_rate_limited_total',
       help: 'Slack 429 answers',
       labelNames: ['method'],
+      registers: [registry],
+    }),
+    slackWarnings: new Counter({
+      name: 'campaign_slack_warnings_total',
+      help: 'Warnings Slack answered calls it took with (response_metadata.warnings), by method and warning',
+      labelNames: ['method', 'warning'],
       registers: [registry],
     }),
     deliveryLag: new Histogram({

@@ -19,6 +19,7 @@ import { register as registerDigests } from '../digests/index.js';
 import { register as registerWorkflows } from '../workflows/index.js';
 import { register as registerUninstall } from './uninstall.js';
 import { register as registerChannelAudience } from './channel-audience-events.js';
+import { register as registerPostLanded } from './post-landed-events.js';
 import { AdminGate } from '../app/admin-gate.js';
 import { Membership } from '../app/membership.js';
 import { ChannelAudiences } from '../app/channel-audience.js';
@@ -42,11 +43,12 @@ import { Lifecycle } from '../app/lifecycle.js';
 import { startTracing, type Tracing } from '../app/tracing.js';
 import { PlatformAccess } from '../app/platform-access.js';
 import { Timers } from '../app/timers.js';
-import { SlackPace, type SlackLimits } from '../slack/pace.js';
+import { SlackPace, slackLimits, type SlackLimits } from '../slack/pace.js';
 import { SLACK_CLIENT_RULES, SlackClients } from '../slack/clients.js';
 import { PostLedger } from '../slack/post-once.js';
 import { SlackTokens } from '../app/slack-token.js';
 import { workspaceScope } from './workspace-scope.js';
+import { isMetadataWarning } from '../slack/errors.js';
 
 export interface Bot {
   readonly app: App;
@@ -117,8 +119,15 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
     {
       onRateLimited: (method) => metrics.slackRateLimited.inc({ method }),
       renewToken: (team, expired) => tokens.renew(team, expired),
+      onWarnings: (method, warnings) => {
+        for (const warning of warnings) metrics.slackWarnings.inc({ method, warning });
+        // Metadata Slack dropped: the post carries no idempotency key, so a lost answer could show it twice.
+        if (warnings.some(isMetadataWarning))
+          logger.error({ method, warnings }, 'Slack dropped a post’s metadata: that post cannot be found again');
+        else logger.warn({ method, warnings }, 'Slack warned about a call it took');
+      },
     },
-    options.slackLimits,
+    options.slackLimits ?? slackLimits(config.slack.historyPerMinute),
   );
   const transport = createTransport({
     baseUrl: config.campaign.apiUrl,
@@ -139,7 +148,7 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
     logger.child({ component: 'timers' }),
     options.timerTickMs !== undefined ? { tickMs: options.timerTickMs } : {},
   );
-  const posts = new PostLedger(store.kv, (err) => pace.judge(err));
+  const posts = new PostLedger(store, (err) => pace.judge(err));
   const audienceLogger = logger.child({ component: 'channel-audience' });
   const audiences = new ChannelAudiences(
     store,
@@ -242,6 +251,7 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
   registerHome(app, deps);
   registerUninstall(app, deps);
   registerChannelAudience(app, deps);
+  registerPostLanded(app, deps);
   registerHandoff(app, deps, events);
   registerDigests(deps, events.bulk);
   registerWorkflows(app, deps);

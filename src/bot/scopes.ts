@@ -13,4 +13,5 @@ export const BOT_SCOPES = [
   'groups:history',
   'channels:read',
   'groups:read',
+  'metadata.message:read',
 ] as const;

@@ -48,6 +48,7 @@ export function reportOnce(deps: Deps, to: { teamId: string; channelId: string }
   return {
     ledger: deps.posts,
     post: {
+      teamId: to.teamId,
       mark: deps.store.keys.dedup(to.teamId, 'report-post', id),
       key: createHash('sha256').update(id).digest('base64url').slice(0, 22),
       ttlMs: REPORT_MARK_TTL_MS,

@@ -24,6 +24,15 @@ export function isChannelGone(code: string | undefined): code is string {
   return isChannelRefusal(code);
 }
 
+/**
+ * A pause that holds top-level posts only: a thread-only channel still takes thread replies
+ * (`restricted_action_thread_only_channel`, "Cannot post top-level messages into a thread-only channel"), so a
+ * customer's conversation whose card is there goes on in its thread while new cards and calls wait.
+ */
+export function holdsOnlyTopLevel(reason: string | undefined): boolean {
+  return reason === 'restricted_action_thread_only_channel';
+}
+
 /** What to do about a paused channel, in one sentence. */
 export function pauseAdvice(channelId: string, reason: string): string {
   switch (reason) {
@@ -33,6 +42,8 @@ export function pauseAdvice(channelId: string, reason: string): string {
       return `<#${channelId}> lets only some people post — allow the Campaign app to post there, or run \`/campaign unsubscribe\` there`;
     case 'restricted_action_thread_only_channel':
       return `<#${channelId}> takes only thread replies — allow new posts there, or route the events to another channel`;
+    case 'no_permission':
+      return `the Campaign app may not read or post in <#${channelId}> — invite it there again, or run \`/campaign unsubscribe\` there`;
     case 'restricted_action':
     case 'ekm_access_denied':
       return `a workspace setting stops apps posting in <#${channelId}> — ask a Slack admin to allow the Campaign app, or run \`/campaign unsubscribe\` there`;
@@ -68,6 +79,24 @@ export class ChannelPauses {
   async lifted(teamId: string, channelId: string): Promise<void> {
     if (await this.store.channelPauses.resume(teamId, channelId))
       this.logger.info({ team: teamId, channel: channelId }, 'channel takes posts again: pause lifted');
+  }
+
+  /**
+   * Slack refused a post with `message_limit_exceeded` (a free workspace's message limit): the workspace's posts
+   * wait; whoever set up the channel is told once a day — a direct message is a message too, so it may be refused
+   * as well (then only the log says it).
+   */
+  async tellMessageLimit(teamId: string, channelId: string, waitMin: number): Promise<void> {
+    const told = this.store.keys.dedup(teamId, 'told', 'message_limit_exceeded');
+    if (!(await this.store.kv.set(told, '1', { ttlMs: 24 * 60 * 60_000, onlyIfAbsent: true }))) return;
+    const user = await this.store.channelPauses.subscriber(teamId, channelId);
+    if (!user) return;
+    const text = `⏳ Slack refuses new messages in this workspace for now: it is over its plan's message limit. Call notifications and customer messages wait and are tried again every ${waitMin} minutes; nothing is lost. A paid Slack plan lifts the limit.`;
+    try {
+      await postMessage(await this.slack(teamId), { channel: user }, message('Campaign posts wait', [section(text)]));
+    } catch (err) {
+      this.logger.warn({ err, team: teamId }, 'could not tell the admin that the workspace is over its message limit');
+    }
   }
 
   /** Slack refused a post with `code` (see `isChannelGone`): pause the channel and tell its subscriber, once. */

@@ -39,7 +39,7 @@ export class StepLog {
     judge: JudgeFailure,
     private readonly ttlMs = STEP_TTL_MS,
   ) {
-    this.ledger = new PostLedger(store.kv, judge);
+    this.ledger = new PostLedger(store, judge);
   }
 
   /** Whether this step already succeeded. */
@@ -67,7 +67,12 @@ export class StepLog {
     const done = await this.read(ref);
     if (done !== null) return { result: done, ran: false };
     const key = createHash('sha256').update(JSON.stringify(ref)).digest('base64url').slice(0, 22);
-    const result = await this.ledger.post(slack, to, payload, { mark: this.key(ref), key, ttlMs: this.ttlMs });
+    const result = await this.ledger.post(slack, to, payload, {
+      teamId: ref.teamId,
+      mark: this.key(ref),
+      key,
+      ttlMs: this.ttlMs,
+    });
     return { result, ran: true };
   }
 

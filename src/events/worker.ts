@@ -37,6 +37,7 @@ import { StepLog, type StepRef } from './steps.js';
 import { noteUnrouted } from './unrouted.js';
 import type { ConversationLane, ParkedRunner } from './conversation-lane.js';
 import { RETENTION_MS } from './posting-kit.js';
+import { holdsOnlyTopLevel } from './channel-pause.js';
 import { ATTR, inSpan, traceContext } from '../util/spans.js';
 
 export interface WorkerOptions {
@@ -379,8 +380,10 @@ export class EventWorker implements ParkedRunner {
     const lane = this.lane;
     const young = Date.now() - entry.enqueuedAt <= RETENTION_MS;
     for (const channel of channels) {
-      // Behind the same conversation's earlier events there, or in a channel that takes no post now: it waits.
-      if (lane && ((await lane.waits(entry, channel)) || (await this.kit.pauses.reasonFor(entry.teamId, channel)))) {
+      // Behind the same conversation's earlier events there, or in a channel that takes no post now: it waits. A
+      // thread-only channel still takes replies: the event is tried, and waits only if it needs a top-level post.
+      const paused = lane && (await this.kit.pauses.reasonFor(entry.teamId, channel));
+      if (lane && ((await lane.waits(entry, channel)) || (paused && !holdsOnlyTopLevel(paused)))) {
         await lane.park(entry, channel);
         tally.parked++;
         continue;

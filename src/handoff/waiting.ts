@@ -163,6 +163,7 @@ export class Waiting {
       // Once per waiting period, even when Slack's answer is lost (the retried firing looks in the thread first).
       const id = `${channelId}:${threadTs}:${info.waitingSince}`;
       await this.posts.post(slack, { channel: channelId, threadTs }, renderNudge(info, now, group, hint), {
+        teamId,
         mark: this.store.keys.dedup(teamId, 'nudge-post', id),
         key: createHash('sha256').update(`nudge:${id}`).digest('base64url').slice(0, 22),
         ttlMs: NUDGE_MARK_TTL_MS,

@@ -27,7 +27,9 @@ const TABLE: Readonly<Record<string, Exclude<SlackErrorClass, 'other'>>> = {
   service_unavailable: 'wait', // "The service is temporarily unavailable"
   request_timeout: 'wait', // "The method was called via a POST request, but the POST data was either missing or truncated"
   team_added_to_org: 'wait', // "…undergoing migration to an Enterprise Organization … intermittently unavailable"
-  message_limit_exceeded: 'wait', // "Members on this team are sending too many messages"
+  // A free workspace's message limit ("Members on this team are sending too many messages"): the workspace waits
+  // minutes, not a second (src/events/channel-scheduler.ts).
+  message_limit_exceeded: 'workspace',
   // "It's possible some aspect of the operation succeeded before the error was raised."
   fatal_error: 'unknown',
   internal_error: 'unknown',
@@ -38,16 +40,21 @@ const TABLE: Readonly<Record<string, Exclude<SlackErrorClass, 'other'>>> = {
   restricted_action: 'channel', // "A workspace preference prevents the authenticated user from posting"
   restricted_action_read_only_channel: 'channel', // "Cannot post any message into a read-only channel"
   restricted_action_thread_only_channel: 'channel', // "Cannot post top-level messages into a thread-only channel"
-  restricted_action_non_threadable_channel: 'channel', // "Cannot post thread replies into a non_threadable channel"
   ekm_access_denied: 'channel', // "Administrators have suspended the ability to post a message"
-  cannot_reply_to_message: 'channel',
+  // conversations.history's "The workspace token used in this request does not have the permissions necessary to
+  // complete the request": the channel's (a private one the app may not read), not the whole workspace.
+  no_permission: 'channel',
+  // Only a thread reply is refused, there ("This message type cannot have thread replies", "Cannot post thread
+  // replies into a non_threadable channel"): that post goes top-level instead (src/slack/post-once.ts), and a
+  // refusal that still reaches here is that post's alone.
+  cannot_reply_to_message: 'payload',
+  restricted_action_non_threadable_channel: 'payload',
   // The workspace refuses every call of the app.
   not_authed: 'workspace',
   invalid_auth: 'workspace',
   account_inactive: 'workspace',
   token_revoked: 'workspace',
   token_expired: 'workspace',
-  no_permission: 'workspace',
   org_login_required: 'workspace',
   team_access_not_granted: 'workspace',
   missing_scope: 'workspace',
@@ -80,6 +87,25 @@ const TABLE: Readonly<Record<string, Exclude<SlackErrorClass, 'other'>>> = {
   message_not_found: 'payload',
   as_user_not_supported: 'payload',
 };
+
+/**
+ * Metadata Slack dropped from a post it took (`response_metadata.warnings`: `invalid_metadata_schema`,
+ * `metadata_too_large`…; https://docs.slack.dev/messaging/message-metadata): the post carries no idempotency key.
+ */
+export function isMetadataWarning(warning: string): boolean {
+  return warning.includes('metadata');
+}
+
+/** Not sent: something the bot waits for from Slack (an event, the next history read) first. */
+export class WaitForSlack extends Error {
+  override readonly name = 'WaitForSlack';
+  constructor(
+    readonly delayMs: number,
+    what: string,
+  ) {
+    super(`not sent yet: waiting ${delayMs} ms for ${what}`);
+  }
+}
 
 /** The class of a Slack error code (`ok:false` answers); `other` for codes the table does not list. */
 export function classOfSlackError(code: string): SlackErrorClass {

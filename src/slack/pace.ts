@@ -30,7 +30,7 @@
 import { createHash } from 'node:crypto';
 import { ErrorCode, type FetchFunction } from '@slack/web-api';
 import type { PaceRule, RateBudget } from '../store/index.js';
-import { classOfSlackError, type SlackErrorClass } from './errors.js';
+import { classOfSlackError, WaitForSlack, type SlackErrorClass } from './errors.js';
 import { ATTR, inSpan, SpanKind } from '../util/spans.js';
 import { currentTeam } from './team-scope.js';
 
@@ -47,33 +47,37 @@ export interface SlackLimits {
   tier4?: PaceRule;
   /** Every other method, per workspace: never limiting by itself, held by a 429 (Retry-After). */
   other: PaceRule;
+  /** conversations.history and .replies together, per workspace (`SLACK_HISTORY_PER_MINUTE`). */
+  history: PaceRule;
 }
 
-const SLACK_LIMITS: Required<SlackLimits> = {
-  // A bit under Slack's one a second, bursts of 3 (Slack: "short bursts >1 allowed").
-  channelPosts: { intervalMs: 1_050, burst: 3 },
-  workspacePosts: { intervalMs: 10, burst: 100 },
-  // Tier 3 ("50+ per minute"): at most 5 + 43 in any minute, under 50 whatever the burst.
-  tier3: { intervalMs: 1_400, burst: 5 },
-  // Tier 2 ("20+ per minute"): at most 4 + 17 in any minute.
-  tier2: { intervalMs: 3_500, burst: 4 },
-  // Tier 4 ("100+ per minute"): at most 15 + 86 in any minute.
-  tier4: { intervalMs: 700, burst: 15 },
-  other: { intervalMs: 10, burst: 100 },
-};
+/**
+ * Slack's limits, with `historyPerMinute` reads of history a workspace a minute: since 2025 Slack allows apps
+ * distributed outside the Marketplace 1 (https://docs.slack.dev/reference/methods/conversations.history; internal
+ * and Marketplace apps keep Tier 3's "50+").
+ */
+export function slackLimits(historyPerMinute: number): Required<SlackLimits> {
+  return {
+    // A bit under Slack's one a second, bursts of 3 (Slack: "short bursts >1 allowed").
+    channelPosts: { intervalMs: 1_050, burst: 3 },
+    workspacePosts: { intervalMs: 10, burst: 100 },
+    // Tier 3 ("50+ per minute"): at most 5 + 43 in any minute, under 50 whatever the burst.
+    tier3: { intervalMs: 1_400, burst: 5 },
+    // Tier 2 ("20+ per minute"): at most 4 + 17 in any minute.
+    tier2: { intervalMs: 3_500, burst: 4 },
+    // Tier 4 ("100+ per minute"): at most 15 + 86 in any minute.
+    tier4: { intervalMs: 700, burst: 15 },
+    other: { intervalMs: 10, burst: 100 },
+    // No burst: Slack's 1 a minute is a minute between two reads.
+    history: { intervalMs: Math.ceil(60_000 / historyPerMinute), burst: 1 },
+  };
+}
 
 const TIER_2_METHODS = new Set(['users.list']);
 const TIER_4_METHODS = new Set(['users.info', 'conversations.members']);
-
-const TIER_3_METHODS = new Set([
-  'chat.update',
-  'chat.delete',
-  'reactions.add',
-  'reactions.remove',
-  // Looking up a post whose answer was lost (src/slack/post-once.ts).
-  'conversations.history',
-  'conversations.replies',
-]);
+const TIER_3_METHODS = new Set(['chat.update', 'chat.delete', 'reactions.add', 'reactions.remove']);
+/** Looking up posts whose answer was lost (src/slack/post-once.ts): one budget for both methods. */
+const HISTORY_METHODS = new Set(['conversations.history', 'conversations.replies']);
 /** Methods that put a message in a channel (files.completeUploadExternal does when given `channel_id`). */
 const CHANNEL_POST_METHODS = new Set(['chat.postMessage', 'files.completeUploadExternal']);
 
@@ -145,6 +149,7 @@ function budgetFor(
   if (TIER_3_METHODS.has(method)) return { key: `${team}:${method}`, rule: limits.tier3 };
   if (TIER_2_METHODS.has(method)) return { key: `${team}:${method}`, rule: limits.tier2 };
   if (TIER_4_METHODS.has(method)) return { key: `${team}:${method}`, rule: limits.tier4 };
+  if (HISTORY_METHODS.has(method)) return { key: `${team}:history`, rule: limits.history };
   return { key: `${team}:${method}`, rule: limits.other };
 }
 
@@ -239,6 +244,8 @@ export interface SlackPaceHooks {
    * (src/app/slack-token.ts) — or undefined when there is none newer. The call is sent once more with it.
    */
   renewToken?(team: string | undefined, expired: string): Promise<string | undefined>;
+  /** Slack took the call but warned (`response_metadata.warnings`): e.g. metadata it dropped. */
+  onWarnings?(method: string, warnings: string[]): void;
 }
 
 export class SlackPace {
@@ -249,10 +256,10 @@ export class SlackPace {
   constructor(
     private readonly budgets: RateBudget,
     private readonly hooks: SlackPaceHooks = {},
-    limits: SlackLimits = SLACK_LIMITS,
+    limits: SlackLimits = slackLimits(1),
     private readonly now: () => number = Date.now,
   ) {
-    this.limits = { ...SLACK_LIMITS, ...limits };
+    this.limits = { ...slackLimits(1), ...limits };
     this.health = new SlackHealth(now);
     this.refusals = new PostRefusals(now);
   }
@@ -340,6 +347,10 @@ export class SlackPace {
     // (`service_unavailable`, `internal_error`…) counts as Slack down; `ratelimited` holds the method's budget.
     const text = await response.text();
     const code = text.includes('"ok":false') ? errorCodeOf(text) : undefined;
+    if (code === undefined && text.includes('"warnings"')) {
+      const warnings = warningsOf(text);
+      if (warnings.length > 0) this.hooks.onWarnings?.(method, warnings);
+    }
     const verdict = code === undefined ? undefined : classOfSlackError(code);
     if (code === 'ratelimited' || code === 'rate_limited') {
       this.hooks.onRateLimited?.(method);
@@ -370,7 +381,7 @@ export class SlackPace {
    * one look-up per post after Slack is back, since a post waiting for a Slack that is down is not sent again).
    */
   judge(err: unknown): SlackVerdict {
-    if (err instanceof SlackPaceWait) return { class: 'wait', delayMs: err.delayMs };
+    if (err instanceof SlackPaceWait || err instanceof WaitForSlack) return { class: 'wait', delayMs: err.delayMs };
     if (typeof err !== 'object' || err === null) return { class: 'other' };
     const { code, original, retryAfter } = err as { code?: unknown; original?: unknown; retryAfter?: unknown };
     if (original instanceof SlackPaceWait) return { class: 'wait', delayMs: original.delayMs };
@@ -424,6 +435,16 @@ function errorCodeOf(text: string): string | undefined {
     return body.ok === false && typeof body.error === 'string' ? body.error : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/** Slack's `response_metadata.warnings` of an answer (https://docs.slack.dev/apis/web-api/#responses). */
+function warningsOf(text: string): string[] {
+  try {
+    const warnings = (JSON.parse(text) as { response_metadata?: { warnings?: unknown } }).response_metadata?.warnings;
+    return Array.isArray(warnings) ? warnings.filter((w): w is string => typeof w === 'string') : [];
+  } catch {
+    return [];
   }
 }
 

@@ -1,30 +1,44 @@
 /**
  * Posts that cannot show twice. Every background post carries Slack message metadata — the app's own
  * `event_type` and the post's idempotency key — and a mark in the store: `pending` from just before it is sent,
- * its `ts` once Slack took it. A post found `pending` (the answer was lost, Slack answered `fatal_error`, the
- * process crashed between Slack's answer and the mark) may be in Slack already: it is looked for in the channel
- * (`conversations.history`) or its thread (`conversations.replies`), with `include_all_metadata`, before it is
- * sent again. A try that provably never reached Slack (paced, 429, `ok:false` that time heals) clears its own
- * `pending`, so the next try posts without a look-up.
+ * its `ts` once Slack took it. A try that provably never reached Slack (paced, 429, `ok:false` that time heals)
+ * clears its own `pending`, so the next try posts without a look-up.
  *
- * Message metadata: https://docs.slack.dev/messaging/message-metadata ("event_type" and "event_payload");
- * conversations.history / .replies return it only with `include_all_metadata=true`
- * (https://docs.slack.dev/reference/methods/conversations.history). Direct messages are not looked up (the app
- * may not read them): a notice to a person is at most once, never twice.
+ * A post found `pending` (its answer was lost, Slack answered `fatal_error`, the process crashed between Slack's
+ * answer and the mark) may be in Slack already. Where it landed, Slack tells the app itself: the manifest
+ * subscribes to the app's own event type (`metadata_subscriptions`), so every post brings a
+ * `message_metadata_posted` event (https://docs.slack.dev/reference/events/message_metadata_posted), which
+ * `landed` records by its key. Only when no event came within `EVENT_WAIT_MS` is history read — one bounded page
+ * (`oldest`/`latest`/`inclusive`, at most 15 messages: Slack's 2025 limit for apps outside the Marketplace,
+ * https://docs.slack.dev/reference/methods/conversations.history) that records every post of the app it shows, so
+ * one read settles every pending post of the channel; the workspace's reads are paced by `SLACK_HISTORY_PER_MINUTE`
+ * (src/slack/pace.ts).
+ *
+ * A thread reply Slack will not take there (`cannot_reply_to_message`, `restricted_action_non_threadable_channel`)
+ * goes out as a top-level post naming its thread, under the same key; refused again, it is a dead letter with its
+ * reason (https://docs.slack.dev/reference/methods/chat.postMessage, "Errors"). Direct messages are not looked up
+ * (the app may not read them): a notice to a person is at most once, never twice.
  */
 import type { WebClient } from '@slack/web-api';
-import type { KeyValueStore } from '../store/index.js';
-import type { MessagePayload } from './blocks.js';
-import type { SlackErrorClass } from './errors.js';
-import { postMessage } from './post.js';
+import type { Store } from '../store/index.js';
+import { context, type MessagePayload } from './blocks.js';
+import { WaitForSlack, type SlackErrorClass } from './errors.js';
+import { postMessage, slackErrorCode } from './post.js';
 
-/** The `event_type` of every post of the app's that carries an idempotency key. */
-const POST_EVENT_TYPE = 'campaign_post';
+/** The `event_type` of every post of the app's that carries an idempotency key (the manifest subscribes to it). */
+export const POST_EVENT_TYPE = 'campaign_post';
 const PENDING = 'pending:';
-/** Slack's clocks and ours differ a little: look a minute before the first try. */
-const CLOCK_SLACK_MS = 60_000;
-/** Messages looked through at most (newest first): a channel posts about one a second, so minutes of posts. */
-const LOOKUP_LIMIT = 200;
+/** How long a post whose answer was lost waits for Slack's event before history is read. */
+const EVENT_WAIT_MS = 5_000;
+/** The window read around the first try: Slack's clock and ours differ a little, and a try ends within 30 s. */
+const BEFORE_FIRST_TRY_MS = 10_000;
+const AFTER_FIRST_TRY_MS = 40_000;
+/** Messages a history page holds at most for apps outside the Marketplace (Slack's 2025 limit). */
+const PAGE_LIMIT = 15;
+/** How long where a post landed is kept: longer than any post waits to be looked up. */
+const LANDED_TTL_MS = 2 * 24 * 60 * 60_000;
+/** Slack's answers to a thread reply that only the reply's place causes: posted top-level instead. */
+const NO_REPLY_HERE = new Set(['cannot_reply_to_message', 'restricted_action_non_threadable_channel']);
 
 export interface PostTarget {
   channel: string;
@@ -32,6 +46,8 @@ export interface PostTarget {
 }
 
 export interface OncePost {
+  /** The workspace the post goes to (where it landed is kept under it). */
+  teamId: string;
   /** Store key of the post's mark (a workspace's key: uninstall forgets it). */
   mark: string;
   /** The idempotency key carried in the message's metadata (no customer data: it is readable in Slack). */
@@ -43,75 +59,120 @@ export interface OncePost {
 /** The class of a failed try (`SlackPace.judge`): `wait` means it never reached Slack. */
 export type JudgeFailure = (err: unknown) => { class: SlackErrorClass };
 
+/** A pending mark: when the first try began, and (after a full page without the post) the last ts read. */
+interface Pending {
+  since: number;
+  readTo?: string;
+}
+
+function pendingOf(mark: string): Pending {
+  const [since, readTo] = mark.slice(PENDING.length).split(':');
+  return { since: Number(since), ...(readTo ? { readTo } : {}) };
+}
+
 export class PostLedger {
   constructor(
-    private readonly kv: KeyValueStore,
+    private readonly store: Pick<Store, 'kv' | 'keys'>,
     private readonly judge: JudgeFailure,
     private readonly now: () => number = Date.now,
   ) {}
 
   /** The post's ts when it is known to be in Slack; null otherwise (never tried, or outcome unknown). */
   async posted(mark: string): Promise<string | null> {
-    const value = await this.kv.get(mark);
+    const value = await this.store.kv.get(mark);
     return value === null || value.startsWith(PENDING) ? null : value;
+  }
+
+  /** Slack said where a post of the app's carrying `key` landed (`message_metadata_posted`, or a history read). */
+  async landed(teamId: string, key: string, ts: string): Promise<void> {
+    await this.store.kv.set(this.landedKey(teamId, key), ts, { ttlMs: LANDED_TTL_MS });
   }
 
   /** Posts once: the ts of the post already in Slack (marked or found), or of the one it sends now. */
   async post(slack: WebClient, to: PostTarget, payload: MessagePayload, once: OncePost): Promise<string> {
-    const mark = await this.kv.get(once.mark);
+    const { kv } = this.store;
+    const mark = await kv.get(once.mark);
     if (mark !== null && !mark.startsWith(PENDING)) return mark;
-    const since = mark === null ? undefined : Number(mark.slice(PENDING.length));
-    if (since !== undefined) {
-      const found = await this.lookUp(slack, to, once.key, since);
+    const pending = mark === null ? undefined : pendingOf(mark);
+    if (pending) {
+      const found = await this.find(slack, to, once, pending);
       if (found) {
-        await this.kv.set(once.mark, found, { ttlMs: once.ttlMs });
+        await kv.set(once.mark, found, { ttlMs: once.ttlMs });
         return found;
       }
     } else {
-      await this.kv.set(once.mark, `${PENDING}${this.now()}`, { ttlMs: once.ttlMs });
+      await kv.set(once.mark, `${PENDING}${this.now()}`, { ttlMs: once.ttlMs });
     }
+    const metadata = { event_type: POST_EVENT_TYPE, event_payload: { key: once.key } };
     let ts: string;
     try {
-      ts = await postMessage(slack, to, payload, { event_type: POST_EVENT_TYPE, event_payload: { key: once.key } });
+      ts = await postMessage(slack, to, payload, metadata).catch(async (err: unknown) => {
+        if (!to.threadTs || !NO_REPLY_HERE.has(slackErrorCode(err) ?? '')) throw err;
+        return postMessage(slack, { channel: to.channel }, await namingThread(slack, to, payload), metadata);
+      });
     } catch (err) {
       // Never reached Slack (and no earlier try might have): the next try needs no look-up.
-      if (since === undefined && this.judge(err).class === 'wait') await this.kv.del(once.mark).catch(() => false);
+      if (!pending && this.judge(err).class === 'wait') await kv.del(once.mark).catch(() => false);
       throw err;
     }
-    await this.kv.set(once.mark, ts, { ttlMs: once.ttlMs });
+    await kv.set(once.mark, ts, { ttlMs: once.ttlMs });
     return ts;
   }
 
-  /** The ts of the app's message carrying `key` in the channel or thread, posted since `since` (epoch ms). */
-  private async lookUp(slack: WebClient, to: PostTarget, key: string, since: number): Promise<string | undefined> {
+  /**
+   * Where a pending post landed: Slack's event, else — once `EVENT_WAIT_MS` passed without one — one history page
+   * around its first try. Undefined when it is provably not there (send it); `WaitForSlack` while unsure.
+   */
+  private async find(slack: WebClient, to: PostTarget, once: OncePost, pending: Pending): Promise<string | undefined> {
+    const landed = await this.store.kv.get(this.landedKey(once.teamId, once.key));
+    if (landed) return landed;
     if (!/^[CG]/.test(to.channel)) return undefined;
-    const oldest = ((since - CLOCK_SLACK_MS) / 1000).toFixed(6);
-    let cursor: string | undefined;
-    let seen = 0;
-    do {
-      const page = to.threadTs
-        ? await slack.conversations.replies({
-            channel: to.channel,
-            ts: to.threadTs,
-            oldest,
-            include_all_metadata: true,
-            limit: 100,
-            ...(cursor ? { cursor } : {}),
-          })
-        : await slack.conversations.history({
-            channel: to.channel,
-            oldest,
-            include_all_metadata: true,
-            limit: 100,
-            ...(cursor ? { cursor } : {}),
-          });
-      for (const message of page.messages ?? []) {
-        const meta = message.metadata as { event_type?: unknown; event_payload?: { key?: unknown } } | undefined;
-        if (meta?.event_type === POST_EVENT_TYPE && meta.event_payload?.key === key && message.ts) return message.ts;
-      }
-      seen += page.messages?.length ?? 0;
-      cursor = page.response_metadata?.next_cursor || undefined;
-    } while (cursor && seen < LOOKUP_LIMIT);
-    return undefined;
+    const waited = this.now() - pending.since;
+    if (waited < EVENT_WAIT_MS) throw new WaitForSlack(EVENT_WAIT_MS - waited, 'its post event');
+    // History pages run newest first, a thread's replies oldest first: a page read before moves that end.
+    const oldest = ((pending.since - BEFORE_FIRST_TRY_MS) / 1000).toFixed(6);
+    const latest = ((pending.since + AFTER_FIRST_TRY_MS) / 1000).toFixed(6);
+    const window = {
+      channel: to.channel,
+      oldest: to.threadTs ? (pending.readTo ?? oldest) : oldest,
+      latest: to.threadTs ? latest : (pending.readTo ?? latest),
+      inclusive: true,
+      include_all_metadata: true,
+      limit: PAGE_LIMIT,
+    };
+    const page = to.threadTs
+      ? await slack.conversations.replies({ ...window, ts: to.threadTs })
+      : await slack.conversations.history(window);
+    let found: string | undefined;
+    for (const message of page.messages ?? []) {
+      const meta = message.metadata as { event_type?: unknown; event_payload?: { key?: unknown } } | undefined;
+      const key = meta?.event_payload?.key;
+      if (meta?.event_type !== POST_EVENT_TYPE || typeof key !== 'string' || !message.ts) continue;
+      // Every post of the app this page shows: the channel's other pending posts need no read of their own.
+      await this.landed(once.teamId, key, message.ts);
+      if (key === once.key) found = message.ts;
+    }
+    if (found || !page.has_more) return found;
+    // A full page without it: the rest of the window is read at the workspace's next read.
+    const lastRead = page.messages?.at(-1)?.ts;
+    if (lastRead) await this.store.kv.set(once.mark, `${PENDING}${pending.since}:${lastRead}`, { ttlMs: once.ttlMs });
+    throw new WaitForSlack(1_000, 'the rest of its history window');
   }
+
+  private landedKey(teamId: string, key: string): string {
+    return this.store.keys.dedup(teamId, 'post-landed', key);
+  }
+}
+
+/** A reply Slack takes no reply for, as a top-level post whose first line names the thread it belongs to. */
+async function namingThread(slack: WebClient, to: PostTarget, payload: MessagePayload): Promise<MessagePayload> {
+  const link = await slack.chat
+    .getPermalink({ channel: to.channel, message_ts: to.threadTs! })
+    .then((r) => r.permalink)
+    .catch(() => undefined);
+  const line = link
+    ? `↪️ In reply to <${link}|this message> (Slack takes no replies there)`
+    : '↪️ A reply (Slack takes no replies to its message)';
+  // At most 50 blocks a message: the line comes first, the last block gives way.
+  return { text: payload.text, blocks: [context(line), ...payload.blocks].slice(0, 50) };
 }

@@ -352,6 +352,9 @@ const EVENT_SCOPES: Record<string, ScopeRow> = {
   team_join: event('team_join', ['users:read']),
   user_change: event('user_change', ['users:read']),
   user_guest_status_changed: event('user_guest_status_changed', ['users:read']),
+  // https://docs.slack.dev/reference/scopes/metadata.message.read: "read message metadata in channels that your
+  // Slack app has been added to".
+  message_metadata_posted: event('message_metadata_posted', ['metadata.message:read']),
 };
 
 /** The workflow steps' callback ids the code registers (src/workflows/). */

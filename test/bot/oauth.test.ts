@@ -30,7 +30,7 @@ async function install(teamId: string): Promise<void> {
   const cookie = (start.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
   const authorize = new URL(start.headers.get('location') ?? '');
   expect(authorize.searchParams.get('scope')).toBe(
-    'commands,chat:write,users:read,reactions:write,files:read,files:write,channels:history,groups:history,channels:read,groups:read',
+    'commands,chat:write,users:read,reactions:write,files:read,files:write,channels:history,groups:history,channels:read,groups:read,metadata.message:read',
   );
   authorize.searchParams.set('team', teamId);
   authorize.searchParams.set('redirect_uri', `${h.url}/slack/oauth_redirect`);

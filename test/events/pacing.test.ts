@@ -213,6 +213,7 @@ describe.each(['memory', 'redis'] as const)('a customer writing while the thread
           workspacePosts: { intervalMs: 10, burst: 100 },
           tier3: { intervalMs: 1_400, burst: 5 },
           other: { intervalMs: 10, burst: 100 },
+          history: { intervalMs: 60_000, burst: 1 },
         },
       },
     });

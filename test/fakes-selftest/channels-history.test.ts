@@ -246,3 +246,85 @@ describe('history windows and pages', () => {
     expect(texts(rest)).toEqual(['r2']);
   });
 });
+
+describe('Slack’s 2025 limits for apps distributed outside the Marketplace', () => {
+  // https://docs.slack.dev/reference/methods/conversations.history: conversations.history and .replies once a
+  // minute per workspace, at most 15 messages a page, for apps outside the Marketplace (since 2025-05-29).
+  let now = 1_000_000;
+  let limited: FakeSlack;
+  let api: WebClient;
+  beforeAll(async () => {
+    limited = await startFakeSlack({
+      teamId: 'T0HISTORY01',
+      historyLimits2025: true,
+      rateLimitClock: () => now,
+      unlimitedBecause: 'posts 20 messages into one channel at once to read them back; history limits stay on',
+    });
+    api = new WebClient(limited.botToken, {
+      slackApiUrl: limited.apiUrl,
+      logLevel: LogLevel.ERROR,
+      retryConfig: { retries: 0 },
+      rejectRateLimitedCalls: true,
+    });
+  });
+  afterAll(async () => {
+    await limited.close();
+  });
+
+  it('answers one read a minute per method, then 429 with Retry-After; pages hold at most 15 messages', async () => {
+    for (let i = 0; i < 20; i++) await api.chat.postMessage({ channel: CHANNEL, text: `m${i}` });
+    const first = await api.conversations.history({ channel: CHANNEL, limit: 100 });
+    expect([first.messages?.length, first.has_more]).toEqual([15, true]);
+
+    limited.expectRefusal('conversations.history', 'ratelimited');
+    const refused = await api.conversations.history({ channel: CHANNEL }).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ code: 'slack_webapi_rate_limited_error', retryAfter: 60 });
+    expect(limited.callsTo('conversations.history').map((c) => c.status)).toEqual([200, 429]);
+
+    // replies has a minute of its own; history again after the minute.
+    const parent = first.messages![0]!.ts!;
+    expect((await api.conversations.replies({ channel: CHANNEL, ts: parent })).ok).toBe(true);
+    now += 60_000;
+    expect((await api.conversations.history({ channel: CHANNEL, limit: 5 })).messages).toHaveLength(5);
+
+    limited.limitHistory(false);
+    expect((await api.conversations.history({ channel: CHANNEL, limit: 100 })).messages).toHaveLength(20);
+  });
+});
+
+describe('message_metadata_posted', () => {
+  // https://docs.slack.dev/reference/events/message_metadata_posted: sent for the event types the app's manifest
+  // lists under metadata_subscriptions.
+  it('is sent after a post carrying a subscribed event type, even when its answer is lost; not for others', async () => {
+    const subscribed = await startFakeSlack({
+      teamId: 'T0METAEV001',
+      unlimitedBecause: 'three posts into one channel; pacing is not what this checks',
+      metadataSubscriptions: [{ app_id: '*', event_type: 'campaign_post' }],
+    });
+    try {
+      const events: Array<Record<string, unknown>> = [];
+      subscribed.onMetadataPosted((e) => events.push(e));
+      const c = new WebClient(subscribed.botToken, {
+        slackApiUrl: subscribed.apiUrl,
+        logLevel: LogLevel.ERROR,
+        retryConfig: { retries: 0 },
+      });
+      const metadata = { event_type: 'campaign_post', event_payload: { key: 'k1' } };
+      const posted = await c.chat.postMessage({ channel: CHANNEL, text: 'a', metadata });
+      await c.chat.postMessage({ channel: CHANNEL, text: 'b', metadata: { event_type: 'other', event_payload: {} } });
+      subscribed.loseAnswer('chat.postMessage');
+      await errorOf(
+        c.chat.postMessage({ channel: CHANNEL, text: 'c', metadata: { ...metadata, event_payload: { key: 'k2' } } }),
+      );
+      const lost = subscribed.messages(CHANNEL).at(-1)!;
+      await subscribed.waitFor(() => events.length >= 2);
+
+      expect(events.map((e) => [e.type, e.channel_id, e.message_ts, e.app_id, e.metadata])).toEqual([
+        ['message_metadata_posted', CHANNEL, posted.ts, subscribed.appId, metadata],
+        ['message_metadata_posted', CHANNEL, lost.ts, subscribed.appId, { ...metadata, event_payload: { key: 'k2' } }],
+      ]);
+    } finally {
+      await subscribed.close();
+    }
+  });
+});

@@ -1,6 +1,7 @@
 import { BOT_SCOPES } from '../../src/bot/scopes.js';
 import {
   manifestFunctions,
+  manifestMetadataSubscriptions,
   startFakeSlack as startStandIn,
   type FakeSlack,
   type FakeSlackOptions,
@@ -17,11 +18,15 @@ export const MANIFEST_FUNCTIONS: readonly FunctionDefinition[] = manifestFunctio
   new URL('../../manifest.yml', import.meta.url),
 );
 
-/** The stand-in with the manifest's bot scopes and workflow steps unless a test narrows them. */
+/** The message metadata manifest.yml subscribes to: the stand-in sends `message_metadata_posted` for these. */
+const MANIFEST_METADATA_SUBSCRIPTIONS = manifestMetadataSubscriptions(new URL('../../manifest.yml', import.meta.url));
+
+/** The stand-in with the manifest's bot scopes, workflow steps and metadata subscriptions unless a test narrows them. */
 export function startFakeSlack(opts: Partial<FakeSlackOptions> = {}): Promise<FakeSlack> {
   return startStandIn({
     ...opts,
     scopes: opts.scopes ?? MANIFEST_BOT_SCOPES,
     functions: opts.functions ?? MANIFEST_FUNCTIONS,
+    metadataSubscriptions: opts.metadataSubscriptions ?? MANIFEST_METADATA_SUBSCRIPTIONS,
   });
 }

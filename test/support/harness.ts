@@ -45,7 +45,15 @@ export interface HarnessOptions {
   /** Store key prefix (Redis tests pass one under their file's prefix so it is cleaned up). */
   keyPrefix?: string;
   /** How the Slack stand-in serves file downloads (e.g. Slack's redirect to a signed CDN URL). */
-  slack?: Pick<FakeSlackOptions, 'fileDownloads' | 'unauthenticatedFileDownloads' | 'enterpriseId' | 'fileOrigin'>;
+  slack?: Pick<
+    FakeSlackOptions,
+    | 'fileDownloads'
+    | 'unauthenticatedFileDownloads'
+    | 'enterpriseId'
+    | 'fileOrigin'
+    | 'historyLimits2025'
+    | 'metadataSubscriptions'
+  >;
   /** Run against these fakes instead of new ones, and leave them open on close: a bot restart. */
   fakes?: { slack: FakeSlack; platform: FakePlatform };
   /**
@@ -70,6 +78,7 @@ const NO_LIMITS = {
   tier2: { intervalMs: 1, burst: 1_000_000 },
   tier4: { intervalMs: 1, burst: 1_000_000 },
   other: { intervalMs: 1, burst: 1_000_000 },
+  history: { intervalMs: 1, burst: 1_000_000 },
 };
 
 export interface Harness {
@@ -173,6 +182,8 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     teamId: TEAM_ID,
     fake: slack,
   });
+  // Slack tells the app where its posts landed (the manifest's metadata subscriptions), signed like any event.
+  if (!opts.socketMode) slack.onMetadataPosted((event) => void signer.event(event).catch(() => undefined));
   const socket = opts.socketMode ? new SocketModeDriver({ fake: slack, teamId: TEAM_ID }) : undefined;
   let closing: Promise<void> | undefined;
 

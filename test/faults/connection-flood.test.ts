@@ -84,7 +84,10 @@ async function command(): Promise<number> {
   try {
     const sent = stack.signer(bot).command({ text: 'help', userId: MEMBER_ID, responseUrlId: id });
     sent.catch(() => undefined);
-    const res = await Promise.race([sent, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 10_000))]);
+    const res = await Promise.race([
+      sent,
+      new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 10_000)),
+    ]);
     if (res?.status !== 200) return res?.status ?? 0;
     await until(() => stack.slack.responses.find((r) => r.id === id), `the answer to ${id}`, 10_000);
     return 200;

@@ -196,7 +196,12 @@ describe.skipIf(!browserTestsRun)('playground in a browser', () => {
     await box.fill('/campaign sample call_completed camp-1');
     await box.press('Enter');
     const card = page.locator('#messages .msg.ephemeral', { hasText: 'Sample' }).last();
-    const recording = card.locator('button[data-audio-src]');
+    // The card's Recording button asks the bot, which answers a full member with the link, privately.
+    await card.locator('button[data-action-id="call_recording_open"]').click();
+    const recording = page
+      .locator('#messages .msg.ephemeral', { hasText: 'shown to you only' })
+      .last()
+      .locator('button[data-audio-src]');
     await recording.waitFor();
     const served = page.waitForResponse((r) => r.url().includes('/playground/media/recording/'));
     await recording.click();

@@ -15,9 +15,13 @@ import { message, section } from '../slack/blocks.js';
 import { isChannelRefusal } from '../slack/errors.js';
 import { postMessage } from '../slack/post.js';
 import type { ChannelPause, Store } from '../store/index.js';
+import type { BulkPosts } from './bulk-lane.js';
 
 /** A paused channel is tried again with one post this often (an admin may have fixed it without telling us). */
 export const PROBE_EVERY_MS = 5 * 60_000;
+
+/** The bulk-lane kind of the notice that a workspace's posts wait for its message limit. */
+const MESSAGE_LIMIT_NOTICE = 'message-limit-notice';
 
 /** Slack's answers after which a channel takes no post until someone acts. */
 export function isChannelGone(code: string | undefined): code is string {
@@ -81,22 +85,42 @@ export class ChannelPauses {
       this.logger.info({ team: teamId, channel: channelId }, 'channel takes posts again: pause lifted');
   }
 
+  /** Where the message-limit notice waits for the workspace's hold to end (set once the lanes are made). */
+  private notices: BulkPosts | undefined;
+
+  /** The message-limit notice waits in the admin's direct message's bulk lane, and is posted from there. */
+  noticesIn(bulk: BulkPosts): void {
+    this.notices = bulk;
+    bulk.on(MESSAGE_LIMIT_NOTICE, {
+      post: async (at, _body, { client, waits }) => {
+        const text =
+          '⏳ Slack held Campaign’s messages in this workspace for a few minutes: the workspace is over its plan’s message limit. Call notifications and customer messages waited and go out now; nothing was lost. A paid Slack plan lifts the limit.';
+        try {
+          // A user id as the channel: the app's direct message with that person.
+          await postMessage(client, { channel: at.channelId }, message('Campaign posts waited', [section(text)]));
+        } catch (err) {
+          if (waits(err)) throw err; // still held: it waits its turn again
+          // Not looked up and not sent again: a direct message goes at most once.
+          this.logger.warn({ err, team: at.teamId }, 'could not tell the admin that the workspace hit its message limit');
+        }
+      },
+    });
+  }
+
   /**
-   * Slack refused a post with `message_limit_exceeded` (a free workspace's message limit): the workspace's posts
-   * wait; whoever set up the channel is told once a day — a direct message is a message too, so it may be refused
-   * as well (then only the log says it).
+   * Slack refused a post with `message_limit_exceeded` (src/slack/errors.ts): the workspace's posts wait on its
+   * held posting budget. Whoever set up the channel is told once per hold — the notice is a post too, so it
+   * waits in their direct message's outbox and goes out when the hold ends (parked under one id: a second
+   * refusal while it waits parks nothing more).
    */
-  async tellMessageLimit(teamId: string, channelId: string, waitMin: number): Promise<void> {
-    const told = this.store.keys.dedup(teamId, 'told', 'message_limit_exceeded');
-    if (!(await this.store.kv.set(told, '1', { ttlMs: 24 * 60 * 60_000, onlyIfAbsent: true }))) return;
+  async overMessageLimit(teamId: string, channelId: string): Promise<void> {
     const user = await this.store.channelPauses.subscriber(teamId, channelId);
-    if (!user) return;
-    const text = `⏳ Slack refuses new messages in this workspace for now: it is over its plan's message limit. Call notifications and customer messages wait and are tried again every ${waitMin} minutes; nothing is lost. A paid Slack plan lifts the limit.`;
-    try {
-      await postMessage(await this.slack(teamId), { channel: user }, message('Campaign posts wait', [section(text)]));
-    } catch (err) {
-      this.logger.warn({ err, team: teamId }, 'could not tell the admin that the workspace is over its message limit');
-    }
+    this.logger.error(
+      { team: teamId, channel: channelId, told: Boolean(user) },
+      'the workspace is over its Slack message limit: every post of it waits minutes',
+    );
+    if (user && this.notices)
+      await this.notices.add({ teamId, channelId: user }, MESSAGE_LIMIT_NOTICE, { key: 'notice', order: 0 }, {});
   }
 
   /** Slack refused a post with `code` (see `isChannelGone`): pause the channel and tell its subscriber, once. */

@@ -76,8 +76,6 @@ const MAX_FAILURES = 5;
 const PAUSE_RECHECK_MS = 2_000;
 /** A workspace that refuses the app (token revoked, access removed): how often its work is tried again. */
 const WORKSPACE_HOLD_MS = 60_000;
-/** A workspace over its plan's message limit (`message_limit_exceeded`): minutes, not seconds, before a try. */
-const MESSAGE_LIMIT_HOLD_MS = 10 * 60_000;
 
 function member(at: ChannelRef): string {
   return `${at.teamId} ${at.channelId}`;
@@ -310,6 +308,7 @@ export class ChannelScheduler {
     const oldest = Math.min(...concerned.map((i) => lane.enqueuedAt(i)));
     const young = Date.now() - oldest <= RETENTION_MS;
     const verdict = this.kit.pace.judge(err);
+    if (verdict.code === 'message_limit_exceeded') await this.kit.pauses.overMessageLimit(at.teamId, at.channelId);
     if ((verdict.class === 'wait' || verdict.class === 'unknown') && young) return verdict.delayMs;
     const code = verdict.code ?? slackErrorCode(err);
     const log = { err, channel: at.channelId, team: at.teamId, slackError: code };
@@ -323,11 +322,6 @@ export class ChannelScheduler {
         `posts wait: ${pauseAdvice(at.channelId, code)}`,
       );
       return PAUSE_RECHECK_MS;
-    }
-    if (code === 'message_limit_exceeded' && young) {
-      this.kit.logger.error(log, 'the workspace is over its Slack message limit: its posts wait minutes');
-      await this.kit.pauses.tellMessageLimit(at.teamId, at.channelId, MESSAGE_LIMIT_HOLD_MS / 60_000);
-      return MESSAGE_LIMIT_HOLD_MS;
     }
     if (verdict.class === 'workspace' && young) {
       this.kit.logger.error(

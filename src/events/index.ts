@@ -60,6 +60,7 @@ export function createEvents(deps: Deps, options: EventsOptions = {}): Events {
   const worker = new EventWorker(kit, options.worker);
   const scheduler = new ChannelScheduler(kit, options.delivery);
   const bulk = new BulkLane(kit, scheduler);
+  pauses.noticesIn(bulk);
   const recordings = new CallRecordings(
     kit,
     bulk,

@@ -394,6 +394,7 @@ export class EventWorker implements ParkedRunner {
       } catch (err) {
         const verdict = this.kit.pace.judge(err);
         const code = verdict.code ?? slackErrorCode(err);
+        if (code === 'message_limit_exceeded') await this.kit.pauses.overMessageLimit(entry.teamId, channel);
         const waits = verdict.class === 'wait' || verdict.class === 'unknown' || verdict.class === 'workspace';
         if (lane && young && (waits || (verdict.class === 'channel' && code))) {
           // This channel waits in its outbox; the others go on (each step is remembered: nothing posts twice).

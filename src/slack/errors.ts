@@ -27,9 +27,10 @@ const TABLE: Readonly<Record<string, Exclude<SlackErrorClass, 'other'>>> = {
   service_unavailable: 'wait', // "The service is temporarily unavailable"
   request_timeout: 'wait', // "The method was called via a POST request, but the POST data was either missing or truncated"
   team_added_to_org: 'wait', // "…undergoing migration to an Enterprise Organization … intermittently unavailable"
-  // A free workspace's message limit ("Members on this team are sending too many messages"): the workspace waits
-  // minutes, not a second (src/events/channel-scheduler.ts).
-  message_limit_exceeded: 'workspace',
+  // https://docs.slack.dev/reference/methods/chat.postMessage › Errors: message_limit_exceeded, "Members on this
+  // team are sending too many messages" — a free workspace's message limit. Nothing was posted and time heals
+  // it, in minutes: SlackPace holds the workspace's posting budget, every channel's posts together.
+  message_limit_exceeded: 'wait',
   // "It's possible some aspect of the operation succeeded before the error was raised."
   fatal_error: 'unknown',
   internal_error: 'unknown',

@@ -14,7 +14,8 @@
  * app"). A 429 that still happens holds that budget — that method and channel only — for its Retry-After.
  * Slack also limits a workspace's posts as a whole ("several hundred messages per minute", beyond the one per
  * channel): a 429 on posts in a second channel of the workspace while the first one's Retry-After runs is not
- * the channel's, and holds every post of the workspace for its Retry-After.
+ * the channel's, and holds every post of the workspace for its Retry-After. A free workspace over its plan's
+ * message limit (`message_limit_exceeded`) holds every post of the workspace for minutes.
  *
  * Every other method has a budget too, which only a 429 fills: a 429 on `reactions.add` delays
  * `reactions.add` (for every replica), never `views.open`. No client retries or pauses on its own (every
@@ -49,6 +50,8 @@ export interface SlackLimits {
   other: PaceRule;
   /** conversations.history and .replies together, per workspace (`SLACK_HISTORY_PER_MINUTE`). */
   history: PaceRule;
+  /** How long a workspace's posts wait once Slack says it is over its plan's message limit. */
+  messageLimitHoldMs?: number;
 }
 
 /**
@@ -70,6 +73,8 @@ export function slackLimits(historyPerMinute: number): Required<SlackLimits> {
     other: { intervalMs: 10, burst: 100 },
     // No burst: Slack's 1 a minute is a minute between two reads.
     history: { intervalMs: Math.ceil(60_000 / historyPerMinute), burst: 1 },
+    // Slack names no wait for `message_limit_exceeded`: minutes, not the second a Retry-After would say.
+    messageLimitHoldMs: 10 * 60_000,
   };
 }
 
@@ -355,6 +360,11 @@ export class SlackPace {
     if (code === 'ratelimited' || code === 'rate_limited') {
       this.hooks.onRateLimited?.(method);
       await this.budgets.hold(budget.key, budget.rule, 1_000);
+    } else if (code === 'message_limit_exceeded') {
+      // The workspace is over its plan's message limit (src/slack/errors.ts): every channel's posts, and every
+      // replica's, wait on its one posting budget — not a refused try per channel.
+      const held = budget.workspace ?? budget;
+      await this.budgets.hold(held.key, held.rule, this.limits.messageLimitHoldMs);
     } else if (verdict === 'wait' || verdict === 'unknown') {
       this.health.failed();
     } else if (code === 'token_expired' && !renewed && this.hooks.renewToken) {

@@ -18,6 +18,8 @@ interface FailRule {
   remaining: number;
   /** On the fault clock: the rule heals at this time (a `failMethodFor` rule). */
   until?: number;
+  /** Only this workspace's calls. */
+  teamId?: string;
 }
 
 interface LostRule {
@@ -86,9 +88,15 @@ export class InjectedFaults {
     this.failRules.push({ method, error, remaining: times ?? Number.POSITIVE_INFINITY });
   }
 
-  failMethodFor(method: string, error: string, ms: number): void {
+  failMethodFor(method: string, error: string, ms: number, teamId?: string): void {
     if (!(ms > 0) || !Number.isFinite(ms)) throw new Error('failMethodFor needs a positive, finite duration in ms');
-    this.failRules.push({ method, error, remaining: Number.POSITIVE_INFINITY, until: this.now() + ms });
+    this.failRules.push({
+      method,
+      error,
+      remaining: Number.POSITIVE_INFINITY,
+      until: this.now() + ms,
+      ...(teamId === undefined ? {} : { teamId }),
+    });
   }
 
   loseAnswer(method: string, times?: number, how: LostAnswer = 'connection-dropped'): void {
@@ -133,10 +141,14 @@ export class InjectedFaults {
   }
 
   /** The error this call answers with, using up one of its `times`; a `failMethodFor` rule past its time has healed. */
-  failure(method: string): string | undefined {
+  failure(method: string, teamId: string | undefined): string | undefined {
     const now = this.now();
     const rule = this.failRules.find(
-      (r) => r.method === method && r.remaining > 0 && (r.until === undefined || now < r.until),
+      (r) =>
+        r.method === method &&
+        r.remaining > 0 &&
+        (r.until === undefined || now < r.until) &&
+        (r.teamId === undefined || r.teamId === teamId),
     );
     if (!rule) return undefined;
     rule.remaining -= 1;

@@ -285,8 +285,8 @@ class FakeSlackServer extends SlackState implements FakeSlack {
     this.faults.failMethod(method, error, times);
   }
 
-  failMethodFor(method: string, error: string, ms: number): void {
-    this.faults.failMethodFor(method, error, ms);
+  failMethodFor(method: string, error: string, ms: number, teamId?: string): void {
+    this.faults.failMethodFor(method, error, ms, teamId);
   }
 
   setDown(down: boolean): void {
@@ -433,7 +433,7 @@ class FakeSlackServer extends SlackState implements FakeSlack {
       send(429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(rate.retryAfterSec) });
       return;
     }
-    const failure = this.faults.failure(method);
+    const failure = this.faults.failure(method, token === undefined ? undefined : this.tokens.get(token)?.teamId);
     if (failure) {
       call.injected = true;
       send(200, fail(failure));

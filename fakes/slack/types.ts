@@ -427,9 +427,10 @@ export interface FakeSlack {
    * An outage that heals: answer HTTP 200 `{ok:false,error}` for `method` until `ms` have passed on
    * `rateLimitClock`, then normally again. chat.postMessage's method page lists the transient ones:
    * `service_unavailable`, `internal_error`, `fatal_error`, `request_timeout`, `ratelimited`
-   * (https://docs.slack.dev/reference/methods/chat.postMessage, "Errors").
+   * (https://docs.slack.dev/reference/methods/chat.postMessage, "Errors"). `teamId`: only that workspace's calls
+   * (an error of one workspace, as `message_limit_exceeded`: "Members on this team are sending too many messages").
    */
-  failMethodFor(method: string, error: string, ms: number): void;
+  failMethodFor(method: string, error: string, ms: number, teamId?: string): void;
   /**
    * Slack down, until called with false: every Web API call is answered HTTP 503 and not carried out, as when
    * Slack's edge answers for a Slack that is unavailable (https://docs.slack.dev/apis/web-api/#errors: 5xx

@@ -7,7 +7,9 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ADMIN_ID, TEAM_ID, useHarness } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
-import { CALL_COMPLETED_FULL, MESSAGE_RECEIVED_FULL } from './fixtures.js';
+import { CALL_COMPLETED_FULL, CALL_STARTED_FULL, MESSAGE_RECEIVED_FULL } from './fixtures.js';
+import { slackLimits } from '../../src/slack/pace.js';
+import { installApp } from '../support/oauth.js';
 import { deliver, localHookUrl, posts, queueDrained, routeTo, run, startEventsHarness } from './support.js';
 import { openConversation, reactions } from '../handoff/support.js';
 import { waitFor } from '../support/wait.js';
@@ -237,43 +239,95 @@ describe.each(['memory', 'redis'] as const)('Slack answers more than 429 (%s sto
 });
 
 describe.each(['memory', 'redis'] as const)('a workspace over its Slack message limit (%s store)', (backend) => {
-  // Its own bot: the call it holds waits minutes in its channel's outbox, which other tests must not wait out.
-  const h = useHarness(
-    () =>
-      startEventsHarness({
-        ...(backend === 'redis' ? { redisUrl: redis.url, keyPrefix: `${redis.prefix}message-limit:${uid()}:` } : {}),
-        bot: { events: { calls: { rollupAfterMs: 60_000 }, delivery: { scanMs: 50 } } },
-      }),
-    ['slack', 'platform'],
-  );
+  const OTHER_TEAM = 'T0OTHERLIM1';
+  /** The bot's hold, short for the test (Slack's limit itself heals only when the test moves the stand-in's clock). */
+  const HOLD_MS = 5_000;
+  let slackNow = Date.now();
+  /** The posts Slack took in the channel (each test's channels are its own). */
+  const shown = (channel: string) => posts(h, channel).length;
+  // Its own bot, with a second workspace installed, and the stand-in's faults on a clock the test moves.
+  const h = useHarness(async () => {
+    const started = await startEventsHarness({
+      oauth: true,
+      defaultApiKey: false,
+      publicUrl: null,
+      ...(backend === 'redis' ? { redisUrl: redis.url, keyPrefix: `${redis.prefix}message-limit:${uid()}:` } : {}),
+      slack: { rateLimitClock: () => slackNow },
+      bot: {
+        slackLimits: { ...slackLimits(1), messageLimitHoldMs: HOLD_MS },
+        // One channel posted at a time: the next channel is tried only once Slack's answer to the first is read
+        // (several at once, a post already on its way when the refusal comes back is refused too).
+        events: { calls: { rollupAfterMs: 60_000 }, delivery: { scanMs: 50, concurrency: 1 } },
+      },
+    });
+    await installApp(started, TEAM_ID);
+    await installApp(started, OTHER_TEAM);
+    return started;
+  });
 
-  it('message_limit_exceeded: the workspace’s posts wait minutes (not a retry a second), its admin told once', async () => {
-    const channel = `C0LIMIT${uid().toUpperCase()}`;
+  it('message_limit_exceeded holds the whole workspace: one refused post, not one per channel; then each post once, its admin told once', async () => {
+    const { store } = h.bot.deps;
+    const channels = ['A', 'B', 'C'].map((l) => `C0LIM${l}${uid().toUpperCase()}`);
+    for (const channel of channels) await store.channelPauses.setSubscriber(TEAM_ID, channel, ADMIN_ID);
     const campaignId = `camp-${uid()}`;
-    const hook = await routeTo(h, [{ campaignId, triggerName: 'call_completed', channelId: channel }]);
-    await h.bot.deps.store.channelPauses.setSubscriber(TEAM_ID, channel, ADMIN_ID);
+    const hook = await routeTo(
+      h,
+      channels.map((channelId) => ({ campaignId, triggerName: 'call_started', channelId })),
+    );
     // https://docs.slack.dev/reference/methods/chat.postMessage › Errors: message_limit_exceeded, "Members on this
-    // team are sending too many messages" (a free workspace's limit): time heals it, in minutes.
-    h.slack.failMethod('chat.postMessage', 'message_limit_exceeded', 1);
+    // team are sending too many messages" — a free workspace's message limit: every post of that workspace is
+    // refused until it passes, and only that workspace's.
+    h.slack.failMethodFor('chat.postMessage', 'message_limit_exceeded', 60 * 60_000, TEAM_ID);
     const callId = `call-${uid()}`;
-    expect((await deliver(hook, [{ ...CALL_COMPLETED_FULL, campaignId, callId, callTranscript: '' }])).status).toBe(
+    expect((await deliver(hook, [{ ...CALL_STARTED_FULL, campaignId, callId }])).status).toBe(200);
+
+    const refused = () =>
+      h.slack.callsTo('chat.postMessage').filter((c) => c.response.error === 'message_limit_exceeded');
+    await h.slack.waitFor(() => refused()[0]);
+    // Every channel's post waits in its outbox for the workspace's hold, not due before it ends.
+    await waitFor(async () => {
+      const due = await store.outbox.due(Date.now(), 1_000);
+      for (const channelId of channels)
+        if (
+          (await store.outbox.size({ teamId: TEAM_ID, channelId })) !== 1 ||
+          due.some((c) => c.channelId === channelId)
+        )
+          return false;
+      return true;
+    }, 'every channel to wait for the workspace');
+
+    // Another workspace posts meanwhile.
+    const otherChannel = `C0LIMOTHER${uid().toUpperCase()}`;
+    await store.routes.add({
+      teamId: OTHER_TEAM,
+      campaignId: '*',
+      triggerName: 'call_started',
+      channelId: otherChannel,
+    });
+    const otherToken = await store.workspaces.createHookToken(OTHER_TEAM);
+    const otherCall = `call-${uid()}`;
+    expect((await deliver(`${h.url}/hooks/${otherToken}`, [{ ...CALL_STARTED_FULL, callId: otherCall }])).status).toBe(
       200,
     );
-    const at = { teamId: TEAM_ID, channelId: channel };
-    const dm = await h.slack.waitFor(() =>
-      h.slack.messages().find((m) => m.channel.startsWith('D') && JSON.stringify(m.blocks).includes('message limit')),
-    );
-    expect(JSON.stringify(dm.blocks)).toContain('nothing is lost');
-    // Kept, due again only in minutes: nothing more is tried meanwhile.
-    const { outbox } = h.bot.deps.store;
-    await waitFor(
-      async () => !(await outbox.due(Date.now() + 5 * 60_000, 1_000)).some((c) => c.channelId === channel),
-      'the channel to wait minutes',
-    );
-    expect(await outbox.size(at)).toBe(1);
-    expect((await outbox.due(Date.now() + 11 * 60_000, 1_000)).some((c) => c.channelId === channel)).toBe(true);
-    expect(h.slack.callsTo('chat.postMessage').filter((c) => c.args.channel === channel)).toHaveLength(1);
-    expect((await h.bot.deps.store.queue.deadLetters(TEAM_ID)).count).toBe(0);
+    await h.slack.waitFor(() => shown(otherChannel) === 1);
+    expect(refused()).toHaveLength(1);
+
+    // The limit passes (the stand-in's clock); after the bot's hold every post goes out once, and the admin's notice.
+    slackNow += 2 * 60 * 60_000;
+    const notices = () =>
+      h.slack.messages().filter((m) => m.channel.startsWith('D') && JSON.stringify(m.blocks).includes('message limit'));
+    await h.slack.waitFor(() => channels.every((c) => shown(c) === 1) && notices().length === 1, 30_000);
+    await waitFor(async () => {
+      for (const channelId of [...channels, ADMIN_ID])
+        if ((await store.outbox.size({ teamId: TEAM_ID, channelId })) !== 0) return false;
+      return true;
+    }, 'every outbox to be empty');
+    expect(refused()).toHaveLength(1);
+    expect(channels.map(shown)).toEqual([1, 1, 1]);
+    expect(shown(otherChannel)).toBe(1);
+    expect(notices()).toHaveLength(1);
+    expect(JSON.stringify(notices()[0]!.blocks)).toContain('nothing was lost');
+    expect((await store.queue.deadLetters(TEAM_ID)).count).toBe(0);
   });
 });
 

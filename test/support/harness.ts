@@ -44,7 +44,7 @@ export interface HarnessOptions {
   socketMode?: boolean;
   /** Store key prefix (Redis tests pass one under their file's prefix so it is cleaned up). */
   keyPrefix?: string;
-  /** How the Slack stand-in serves file downloads (e.g. Slack's redirect to a signed CDN URL). */
+  /** How the Slack stand-in serves file downloads (e.g. Slack's redirect to a signed CDN URL), the clock its faults heal by… */
   slack?: Pick<
     FakeSlackOptions,
     | 'fileDownloads'
@@ -53,6 +53,7 @@ export interface HarnessOptions {
     | 'fileOrigin'
     | 'historyLimits2025'
     | 'metadataSubscriptions'
+    | 'rateLimitClock'
   >;
   /** Run against these fakes instead of new ones, and leave them open on close: a bot restart. */
   fakes?: { slack: FakeSlack; platform: FakePlatform };

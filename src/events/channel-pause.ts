@@ -92,16 +92,19 @@ export class ChannelPauses {
   noticesIn(bulk: BulkPosts): void {
     this.notices = bulk;
     bulk.on(MESSAGE_LIMIT_NOTICE, {
-      post: async (at, _body, { client, waits }) => {
+      post: async (at, _body, slack) => {
         const text =
           '⏳ Slack held Campaign’s messages in this workspace for a few minutes: the workspace is over its plan’s message limit. Call notifications and customer messages waited and go out now; nothing was lost. A paid Slack plan lifts the limit.';
         try {
           // A user id as the channel: the app's direct message with that person.
-          await postMessage(client, { channel: at.channelId }, message('Campaign posts waited', [section(text)]));
+          await postMessage(slack.client, { channel: at.channelId }, message('Campaign posts waited', [section(text)]));
         } catch (err) {
-          if (waits(err)) throw err; // still held: it waits its turn again
+          if (slack.waits(err)) throw err; // still held: it waits its turn again
           // Not looked up and not sent again: a direct message goes at most once.
-          this.logger.warn({ err, team: at.teamId }, 'could not tell the admin that the workspace hit its message limit');
+          this.logger.warn(
+            { err, team: at.teamId },
+            'could not tell the admin that the workspace hit its message limit',
+          );
         }
       },
     });

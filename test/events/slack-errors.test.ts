@@ -241,7 +241,7 @@ describe.each(['memory', 'redis'] as const)('Slack answers more than 429 (%s sto
 describe.each(['memory', 'redis'] as const)('a workspace over its Slack message limit (%s store)', (backend) => {
   const OTHER_TEAM = 'T0OTHERLIM1';
   /** The bot's hold, short for the test (Slack's limit itself heals only when the test moves the stand-in's clock). */
-  const HOLD_MS = 5_000;
+  const HOLD_MS = 8_000;
   let slackNow = Date.now();
   /** The posts Slack took in the channel (each test's channels are its own). */
   const shown = (channel: string) => posts(h, channel).length;
@@ -265,10 +265,14 @@ describe.each(['memory', 'redis'] as const)('a workspace over its Slack message 
     return started;
   });
 
-  it('message_limit_exceeded holds the whole workspace: one refused post, not one per channel; then each post once, its admin told once', async () => {
+  it('message_limit_exceeded holds the whole workspace: one refused post, not one per channel or thread; then each post once, its admin told once, another workspace unheld', async () => {
     const { store } = h.bot.deps;
     const channels = ['A', 'B', 'C'].map((l) => `C0LIM${l}${uid().toUpperCase()}`);
     for (const channel of channels) await store.channelPauses.setSubscriber(TEAM_ID, channel, ADMIN_ID);
+    // A customer's open conversation, its card and first line already in Slack.
+    const conv = await openConversation(h);
+    await conv.customer('Hello?');
+    await conv.waitThread(1);
     const campaignId = `camp-${uid()}`;
     const hook = await routeTo(
       h,
@@ -296,6 +300,13 @@ describe.each(['memory', 'redis'] as const)('a workspace over its Slack message 
       return true;
     }, 'every channel to wait for the workspace');
 
+    // The customer writes again: the reply into the thread waits too (Slack would refuse it the same), untried.
+    await conv.customer('Still there?');
+    await waitFor(
+      async () => (await store.outbox.size({ teamId: TEAM_ID, channelId: conv.channels[0]! })) === 1,
+      'the customer’s line to wait for the workspace',
+    );
+
     // Another workspace posts meanwhile.
     const otherChannel = `C0LIMOTHER${uid().toUpperCase()}`;
     await store.routes.add({
@@ -317,14 +328,16 @@ describe.each(['memory', 'redis'] as const)('a workspace over its Slack message 
     const notices = () =>
       h.slack.messages().filter((m) => m.channel.startsWith('D') && JSON.stringify(m.blocks).includes('message limit'));
     await h.slack.waitFor(() => channels.every((c) => shown(c) === 1) && notices().length === 1, 30_000);
+    await conv.waitThread(2);
     await waitFor(async () => {
-      for (const channelId of [...channels, ADMIN_ID])
+      for (const channelId of [...channels, conv.channels[0]!, ADMIN_ID])
         if ((await store.outbox.size({ teamId: TEAM_ID, channelId })) !== 0) return false;
       return true;
     }, 'every outbox to be empty');
     expect(refused()).toHaveLength(1);
     expect(channels.map(shown)).toEqual([1, 1, 1]);
     expect(shown(otherChannel)).toBe(1);
+    expect(conv.thread().filter((m) => JSON.stringify(m).includes('Still there?'))).toHaveLength(1);
     expect(notices()).toHaveLength(1);
     expect(JSON.stringify(notices()[0]!.blocks)).toContain('nothing was lost');
     expect((await store.queue.deadLetters(TEAM_ID)).count).toBe(0);

@@ -56,7 +56,7 @@ export function registerRecordingButton(app: App, deps: Pick<Deps, 'members' | '
       context,
     }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs) => {
       await ack();
-      // A card posted before recordings went through the bot: a link, which Slack opened itself.
+      // A button with no sealed address has nothing to open.
       if (!action.value) return;
       const ws = {
         teamId: context.teamId ?? body.team?.id ?? body.user.team_id ?? '',

@@ -55,8 +55,10 @@ async function startOnce(opts: { durable?: boolean }): Promise<RedisCluster> {
             'yes',
             '--cluster-config-file',
             'nodes.conf',
+            // Long enough that a node starved of CPU on a busy test machine is not voted failed (with no replica,
+            // a failed master takes the whole cluster down until it is cleared, and every command waits).
             '--cluster-node-timeout',
-            '2000',
+            '15000',
             '--cluster-port',
             String(busPort),
           ],

@@ -160,7 +160,9 @@ describe.skipIf(!browserTestsRun)('playground in a browser', () => {
   it('with the platform down, a command gets the clear sentence; back to normal, the answer', async () => {
     await page.getByRole('button', { name: '# general' }).click();
     await page.getByRole('tab', { name: /Simulate/ }).click();
-    await page.locator('#platform-switch input[value="down"]').check();
+    // Clicked, and judged by the badge the page shows: the panel may redraw the switch from the server's state
+    // just as it is clicked, which makes Playwright's check() report an unchanged box although the click went in.
+    await page.locator('#platform-switch input[value="down"]').click();
     await page.locator('#platform-badge', { hasText: 'down' }).waitFor();
     const box = page.getByRole('textbox', { name: 'Message', exact: true });
     await box.fill('/campaign quota');
@@ -169,7 +171,7 @@ describe.skipIf(!browserTestsRun)('playground in a browser', () => {
       .locator('#messages .msg.ephemeral', { hasText: 'could not be reached — try again in a minute' })
       .waitFor();
 
-    await page.locator('#platform-switch input[value="normal"]').check();
+    await page.locator('#platform-switch input[value="normal"]').click();
     await page.locator('#platform-badge').waitFor({ state: 'hidden' });
     await box.fill('/campaign quota');
     await box.press('Enter');

@@ -1,6 +1,6 @@
 /**
  * What one post costs the store when its channel is 20 posts behind, and when it is 20,000 behind: the steps a
- * channel's drain takes per post (src/events/channel-scheduler.ts) — read the channel's head (a roll-up's worth),
+ * channel's drain takes per post (src/delivery/scheduler.ts) — read the channel's head (a roll-up's worth),
  * remove what was posted, push its due time on, renew its lease — through the store (`createStore`), in memory
  * and against the bench's own redis-server. Redis commands from `INFO stats` (minus the INFO itself), Redis CPU
  * from `INFO cpu`, the process's own CPU from `process.cpuUsage`.

@@ -7,7 +7,7 @@ import type { WebClient } from '@slack/web-api';
 import { createHash } from 'node:crypto';
 import type { Logger } from '../logger.js';
 import { context, message, section } from '../slack/blocks.js';
-import type { PostLedger } from '../slack/post-once.js';
+import type { PostLedger } from '../delivery/post-ledger.js';
 import type { Store } from '../store/index.js';
 import type { Workspace } from './membership.js';
 

@@ -27,7 +27,7 @@
  */
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../logger.js';
-import type { SlackPace } from '../slack/pace.js';
+import type { SlackPace } from '../delivery/pace.js';
 import { isRestricted, showsCustomerData, type ChannelAudience, type RosterMeta, type Store } from '../store/index.js';
 import type { AudienceNotices } from './audience-notice.js';
 import type { SlackUserFacts, Workspace } from './membership.js';

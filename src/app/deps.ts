@@ -5,9 +5,9 @@ import type { WebClient } from '@slack/web-api';
 import type { Config } from '../config.js';
 import type { Logger, Redactor } from '../logger.js';
 import type { Store } from '../store/index.js';
-import type { SlackPace } from '../slack/pace.js';
-import type { SlackClients } from '../slack/clients.js';
-import type { PostLedger } from '../slack/post-once.js';
+import type { SlackPace } from '../delivery/pace.js';
+import type { SlackClients } from '../delivery/clients.js';
+import type { PostLedger } from '../delivery/post-ledger.js';
 import type { PlatformAccess } from './platform-access.js';
 import type { AdminGate } from './admin-gate.js';
 import type { Membership } from './membership.js';
@@ -29,7 +29,7 @@ export interface Deps {
   /** Who can read each routed channel (guests, other organisations), and so whether its posts mask customers. */
   audiences: ChannelAudiences;
   metrics: Metrics;
-  /** Slack's rate limits: every Web API client sends through `pace.fetch(…)` (src/slack/pace.ts). */
+  /** Slack's rate limits: every Web API client sends through `pace.fetch(…)` (src/delivery/pace.ts). */
   pace: SlackPace;
   /** The bot token acting for a workspace outside a Slack request (refreshed when it rotates). */
   tokens: SlackTokens;

@@ -12,7 +12,7 @@
  *
  * One cached verdict per workspace and user, shared by every replica, serves every gate (admin, customer data,
  * Home, handoff replies and buttons): a busy user costs one `users.info` (Tier 4, "100+ per minute") every five
- * minutes. The call goes through the caller's paced client (`src/slack/pace.ts`: Slack-down probing, 429s
+ * minutes. The call goes through the caller's paced client (`src/delivery/pace.ts`: Slack-down probing, 429s
  * counted); a 429 is tried once more, after its Retry-After.
  */
 import type { WebClient } from '@slack/web-api';

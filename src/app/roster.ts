@@ -18,7 +18,7 @@
  */
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../logger.js';
-import type { SlackPace } from '../slack/pace.js';
+import type { SlackPace } from '../delivery/pace.js';
 import { slackErrorCode } from '../slack/post.js';
 import type { RosterMeta, Store, Verdict } from '../store/index.js';
 import { standingOf, type SlackUserFacts, type Workspace } from './membership.js';

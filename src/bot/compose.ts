@@ -43,12 +43,12 @@ import { Lifecycle } from '../app/lifecycle.js';
 import { startTracing, type Tracing } from '../app/tracing.js';
 import { PlatformAccess } from '../app/platform-access.js';
 import { Timers } from '../app/timers.js';
-import { SlackPace, slackLimits, type SlackLimits } from '../slack/pace.js';
-import { SLACK_CLIENT_RULES, SlackClients } from '../slack/clients.js';
-import { PostLedger } from '../slack/post-once.js';
+import { SlackPace, slackLimits, type SlackLimits } from '../delivery/pace.js';
+import { SLACK_CLIENT_RULES, SlackClients } from '../delivery/clients.js';
+import { PostLedger } from '../delivery/post-ledger.js';
 import { SlackTokens } from '../app/slack-token.js';
 import { workspaceScope } from './workspace-scope.js';
-import { isMetadataWarning } from '../slack/errors.js';
+import { isMetadataWarning } from '../delivery/slack-errors.js';
 
 export interface Bot {
   readonly app: App;

@@ -11,7 +11,7 @@
  * of Slack's never takes every replica out of the Service (webhooks would be refused too).
  */
 import type { Deps } from '../app/deps.js';
-import { classOfSlackError } from '../slack/errors.js';
+import { classOfSlackError } from '../delivery/slack-errors.js';
 import { withDeadline } from '../util/deadline.js';
 
 const READY_TIMEOUT_MS = 1_000;

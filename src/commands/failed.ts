@@ -11,7 +11,7 @@ import { failureMessage, failureOf, logFailure } from '../app/failure.js';
 import type { ChannelCause, DeadLetter } from '../store/index.js';
 import { button, context, escapeMrkdwn, header, message, section, type KnownBlock } from '../slack/blocks.js';
 import { code } from '../slack/text.js';
-import { isChannelGone, pauseAdvice } from '../events/channel-pause.js';
+import { isChannelGone, pauseAdvice } from '../delivery/channel-pause.js';
 import type { Subcommand } from './types.js';
 
 const RETRY_ACTION = 'dead_letter_retry';

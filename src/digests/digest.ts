@@ -159,7 +159,7 @@ interface WaitingDigest {
   slot: string;
 }
 
-/** Posts scheduled digests when their channel's turn comes (src/events/bulk-lane.ts). */
+/** Posts scheduled digests when their channel's turn comes (src/delivery/bulk-lane.ts). */
 export function registerDigestPosts(deps: Deps, bulk: BulkPosts): void {
   bulk.on(DIGEST_POST, {
     post: async (to, body, { client }) => {

@@ -10,11 +10,11 @@ import type { WebClient } from '@slack/web-api';
 import type { Deps } from '../app/deps.js';
 import { postMessage, slackErrorCode } from '../slack/post.js';
 import type { MessagePayload } from '../slack/blocks.js';
-import type { OncePost, PostLedger } from '../slack/post-once.js';
+import type { OncePost, PostLedger } from '../delivery/post-ledger.js';
 
 export type PostOutcome = { posted: true; ts: string } | { posted: false; reason: 'not_in_channel' | 'channel_gone' };
 
-/** A timer's report, posted once even when Slack's answer is lost (src/slack/post-once.ts). */
+/** A timer's report, posted once even when Slack's answer is lost (src/delivery/post-ledger.ts). */
 export interface ReportOnce {
   ledger: PostLedger;
   post: OncePost;

@@ -123,7 +123,7 @@ export async function checkQuotaAlerts(
   return outcome.posted ? { percent, posted: alert.fresh } : { percent, posted: [], refused: outcome.reason };
 }
 
-/** Posts the checks' alerts when their channel's turn comes (src/events/bulk-lane.ts). */
+/** Posts the checks' alerts when their channel's turn comes (src/delivery/bulk-lane.ts). */
 export function registerQuotaAlertPosts(deps: Deps, bulk: BulkPosts): void {
   bulk.on(QUOTA_POST, {
     post: async (to, body, { client }) => {

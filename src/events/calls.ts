@@ -2,9 +2,9 @@
  * Call events: a completed call is counted in the workspace's outcome alerts (outcome-alerts.ts) whether or not
  * a channel routes it; then each call event is handed to the call outbox of every routed channel, with whom the
  * channel's matching routes mention, and the outbox posts it at Slack's pace — one by one while the channel
- * keeps up, rolled up when it cannot (src/events/call-outbox.ts).
+ * keeps up, rolled up when it cannot (src/delivery/call-lane.ts).
  */
-import type { CallOutbox } from './call-outbox.js';
+import type { CallOutbox } from '../delivery/call-lane.js';
 import { countCompletedCall } from './outcome-alerts.js';
 import { routedFor } from './router.js';
 import { noteUnrouted } from './unrouted.js';

@@ -30,8 +30,8 @@ import {
 } from '../store/index.js';
 import type { CallCompleted } from './events.js';
 import { matchesFilters } from './filters.js';
-import { isChannelGone } from './channel-pause.js';
-import type { PostingKit } from './posting-kit.js';
+import { isChannelGone } from '../delivery/channel-pause.js';
+import type { PostingKit } from '../delivery/post-context.js';
 import { renderEndReply, renderEndedIncident, renderIncident, sharePercent } from './render/outcome-alert.js';
 
 export const ALERT_TIMER = 'outcome-alert';

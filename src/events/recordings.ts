@@ -6,7 +6,7 @@
  *
  * - Nothing waits for it: the card and its transcript are out before the transfer starts. The download and the
  *   upload use none of the channel's Slack budget; the share — the post in the thread — waits in the channel's
- *   outbox (bulk lane, src/events/bulk-lane.ts), after the channel's customers and calls, posted by the one
+ *   outbox (bulk lane, src/delivery/bulk-lane.ts), after the channel's customers and calls, posted by the one
  *   scheduler and judged as every other post (an outage or a 429 waited out, a paused channel kept).
  * - Kept in the store — a timer per recording (the store's timers: they survive restarts, and one replica
  *   claims each firing), its details a remembered step of the call — so a restart or another replica carries
@@ -28,16 +28,16 @@ import { Readable } from 'node:stream';
 import { ErrorCode, type WebClient } from '@slack/web-api';
 import type { RecordingHost } from '../config.js';
 import { reserveUpload, sendUpload, shareInThread, SlackUploadError } from '../slack/external-upload.js';
-import { isPaceWait } from '../slack/pace.js';
+import { isPaceWait } from '../delivery/pace.js';
 import { slackErrorCode } from '../slack/post.js';
 import { workspaceTimerId, type DueTimer } from '../store/index.js';
 import type { CallCompleted } from './events.js';
 import { RecordingError, RecordingFetcher, type Recording } from './recording-fetch.js';
 import { renderRecordingShare } from './render/index.js';
-import type { PostingKit } from './posting-kit.js';
-import type { BulkPosts } from './bulk-lane.js';
-import { StepLog, type StepRef } from './steps.js';
-import { RETENTION_MS } from './posting-kit.js';
+import type { PostingKit } from '../delivery/post-context.js';
+import type { BulkPosts } from '../delivery/bulk-lane.js';
+import { StepLog, type StepRef } from '../delivery/steps.js';
+import { RETENTION_MS } from '../delivery/post-context.js';
 
 export interface RecordingSettings {
   /** `off`: links only; otherwise public https hosts and these. */

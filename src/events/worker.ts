@@ -6,7 +6,7 @@
  * - Order: entries of one call / conversation run one at a time in arrival order (the queue's orderKey).
  * - The queue never waits for Slack: a channel that cannot take the post now — its Slack budget spent, a 429,
  *   Slack down, the channel paused, the workspace refusing the app — gets the entry in its outbox's urgent lane
- *   (src/events/conversation-lane.ts), where the channel's scheduler posts it in its turn (`runParked`); the
+ *   (src/delivery/urgent-lane.ts), where the channel's scheduler posts it in its turn (`runParked`); the
  *   entry's other channels go on, and a later event of the same conversation waits behind it there.
  * - Any other failure: retried with backoff, then dead-lettered after `maxAttempts` (kept, counted).
  * - Unknown triggers, and known ones nobody handles: dead-lettered on purpose, the payload kept whole.
@@ -17,7 +17,7 @@
 import { hostname } from 'node:os';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../logger.js';
-import type { SlackErrorClass } from '../slack/errors.js';
+import type { SlackErrorClass } from '../delivery/slack-errors.js';
 import { slackErrorCode } from '../slack/post.js';
 import {
   ChannelFailures,
@@ -32,12 +32,12 @@ import {
 import { isTriggerName, type EventMap, type KnownEvent, type TriggerName } from './events.js';
 import { jobEvent, readJob, type EventJob } from './job.js';
 import { channelsFor } from './router.js';
-import type { PostingKit } from './posting-kit.js';
-import { StepLog, type StepRef } from './steps.js';
+import type { PostingKit } from '../delivery/post-context.js';
+import { StepLog, type StepRef } from '../delivery/steps.js';
 import { noteUnrouted } from './unrouted.js';
-import type { ConversationLane, ParkedRunner } from './conversation-lane.js';
-import { RETENTION_MS } from './posting-kit.js';
-import { holdsOnlyTopLevel } from './channel-pause.js';
+import type { ConversationLane, ParkedRunner } from '../delivery/urgent-lane.js';
+import { RETENTION_MS } from '../delivery/post-context.js';
+import { holdsOnlyTopLevel } from '../delivery/channel-pause.js';
 import { ATTR, inSpan, traceContext } from '../util/spans.js';
 
 export interface WorkerOptions {
@@ -63,7 +63,7 @@ export interface QueuedEvent<T extends TriggerName = TriggerName> {
   readonly event: EventOf<T>;
   readonly log: Logger;
   readonly store: Store;
-  /** Idempotent steps of this entry (see `steps.ts`). */
+  /** Idempotent steps of this entry (see src/delivery/steps.ts). */
   readonly steps: StepLog;
   /** The id this entry's steps are remembered under: its own, or that of the dead letter an admin retried. */
   readonly stepsOf: string;

@@ -12,7 +12,7 @@
  *   by the turn, an imbalance of one at most per race.
  * An agent going off shift hands their open conversations back (`shift-handback.ts`).
  */
-import type { StepLog } from '../events/steps.js';
+import type { StepLog } from '../delivery/steps.js';
 import type { AssignMode, Assignment, Store } from '../store/index.js';
 
 /** What the assignment step remembers when nobody was on shift (user ids never look like this). */

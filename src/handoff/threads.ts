@@ -18,7 +18,7 @@ import type { MessageReceived, MessageSent, SessionCompleted } from '../events/e
 import { renderConversationCard, renderSessionClosedLine } from './card.js';
 import { assignOnArrival } from './assignment.js';
 import { slackErrorCode } from '../slack/post.js';
-import type { StepLog, StepRef } from '../events/steps.js';
+import type { StepLog, StepRef } from '../delivery/steps.js';
 
 /** The conversation an event belongs to; undefined when the payload lacks the campaign or the number. */
 export function conversationOf(

@@ -8,7 +8,7 @@ import { hoursMinutes, usageBar } from '../format/numbers.js';
 import { allowanceMs } from '../views/usage.js';
 import type { Connection, DigestSchedule, OnShift, QuotaAlertSetting, Route } from '../store/index.js';
 import { routeLabel } from '../events/subscription-text.js';
-import { pauseAdvice } from '../events/channel-pause.js';
+import { pauseAdvice } from '../delivery/channel-pause.js';
 import { describeSchedule } from '../digests/index.js';
 import { onShiftLine, renderConversationLine, type OpenConversation } from '../handoff/open-list.js';
 import {
@@ -31,7 +31,7 @@ export interface HomeState {
   defaultKeyLast4?: string;
   routes: readonly Route[];
   deadLetters: number;
-  /** Channels the bot cannot post in until someone acts (see src/events/channel-pause.ts). */
+  /** Channels the bot cannot post in until someone acts (see src/delivery/channel-pause.ts). */
   pausedChannels?: ReadonlyArray<{ channelId: string; reason: string; since: number }>;
   /** Channel digests and quota alerts (`/campaign digest`, `/campaign quota-alert`). */
   digests?: ReadonlyArray<{ channelId: string; schedule: DigestSchedule }>;

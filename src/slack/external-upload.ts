@@ -9,7 +9,7 @@
  *    response indicates a failure");
  * 3. `files.completeUploadExternal` with `channel_id` and `thread_ts` shares the file as a reply in that thread
  *    (https://docs.slack.dev/reference/methods/files.completeUploadExternal/: "Provide another message's ts value
- *    to upload this file as a reply"). With a channel it is a post into that channel, paced as one (pace.ts).
+ *    to upload this file as a reply"). With a channel it is a post into that channel, paced as one (src/delivery/pace.ts).
  *
  * Steps 1 and 3 go through the workspace's WebClient (and so through `SlackPace`); step 2 is not a Web API
  * method and has no rate limit, so it is sent here, only to Slack's own file host.

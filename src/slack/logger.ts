@@ -4,7 +4,7 @@
  */
 import { LogLevel, type Logger as SlackLogger } from '@slack/logger';
 import type { Logger } from '../logger.js';
-import { isPaceWait } from './pace.js';
+import { isPaceWait } from '../delivery/pace.js';
 
 const TO_PINO: Record<LogLevel, 'debug' | 'info' | 'warn' | 'error'> = {
   [LogLevel.DEBUG]: 'debug',

@@ -14,7 +14,7 @@ export function slackErrorCode(err: unknown): string | undefined {
 
 /**
  * A person's call that Slack answered 429: tried once more. Not blind — Slack said when (Retry-After), and the
- * pace (src/slack/pace.ts) holds that method's budget until then, so the second try waits there (a few seconds
+ * pace (src/delivery/pace.ts) holds that method's budget until then, so the second try waits there (a few seconds
  * at most) while every other method goes on. Clients never retry on their own (`SLACK_CLIENT_RULES`).
  */
 export async function onceMoreAfterRateLimit<T>(call: () => Promise<T>): Promise<T> {
@@ -34,7 +34,7 @@ export interface PostMetadata {
 
 /**
  * chat.postMessage (in a thread when `threadTs` is given); resolves with the message ts. Background posts go
- * through `PostLedger` (src/slack/post-once.ts), which adds their idempotency key as `metadata`.
+ * through `PostLedger` (src/delivery/post-ledger.ts), which adds their idempotency key as `metadata`.
  */
 export async function postMessage(
   slack: WebClient,

@@ -1,5 +1,5 @@
 /**
- * What waits for a channel's turn at Slack (see src/events/channel-scheduler.ts, which posts it at Slack's
+ * What waits for a channel's turn at Slack (see src/delivery/scheduler.ts, which posts it at Slack's
  * pace). Per (workspace, channel): queue entry id → the work as JSON, parked with the event queue
  * (`EventQueue.parked`), so it counts toward the workspace's backlog caps (events and bytes) until posted or
  * given up — adding the same entry twice (a retried queue entry) keeps one copy. Each item has a lane: the

@@ -1,6 +1,6 @@
 /**
  * Channels the bot cannot post in until someone acts (it was removed, the channel was archived, read-only…):
- * while paused, nothing is sent there (src/events/channel-pause.ts), and the admin who subscribed the channel
+ * while paused, nothing is sent there (src/delivery/channel-pause.ts), and the admin who subscribed the channel
  * is told once. One hash per workspace, channel id → why and since when; another remembers who
  * subscribed each channel (the person to tell).
  */

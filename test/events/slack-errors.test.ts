@@ -1,5 +1,5 @@
 /**
- * Slack's answers beyond 429, held to its documented errors (src/slack/errors.ts): `ok:false` errors that heal,
+ * Slack's answers beyond 429, held to its documented errors (src/delivery/slack-errors.ts): `ok:false` errors that heal,
  * answers lost after Slack acted, a channel that refuses posts, and a 429 on one method that must not hold a
  * person's form. What each test asserts is what a user sees in Slack, and what is kept.
  */
@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { ADMIN_ID, TEAM_ID, useHarness } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
 import { CALL_COMPLETED_FULL, CALL_STARTED_FULL, MESSAGE_RECEIVED_FULL } from './fixtures.js';
-import { slackLimits } from '../../src/slack/pace.js';
+import { slackLimits } from '../../src/delivery/pace.js';
 import { installApp } from '../support/oauth.js';
 import { deliver, localHookUrl, posts, queueDrained, routeTo, run, startEventsHarness } from './support.js';
 import { openConversation, reactions } from '../handoff/support.js';

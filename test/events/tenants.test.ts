@@ -295,7 +295,7 @@ describe.each(modes)('a workspace’s dead letters count toward HOOK_MAX_BACKLOG
     const hook = await hookFor(h, team, 'C0FAILING1');
     const otherHook = await hookFor(h, OTHER_TEAM, 'C0OTHERFL1');
     const { store } = h.bot.deps;
-    // Slack refuses every card as malformed: each call becomes a dead letter at once (src/slack/errors.ts).
+    // Slack refuses every card as malformed: each call becomes a dead letter at once (src/delivery/slack-errors.ts).
     h.slack.failMethod('chat.postMessage', 'invalid_blocks', Number.POSITIVE_INFINITY);
 
     // The other workspace has two letters of its own before the flood.

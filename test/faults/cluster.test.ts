@@ -106,7 +106,7 @@ it('kill -9 of a bot and of the queue’s master → every accepted event posted
   };
   const total = CONVERSATIONS * PER_CONVERSATION;
   // The killed bot's pending entries are taken over once they are idle (30 s); a channel whose posts it was draining
-  // when killed waits out its lease (120 s, src/events/channel-scheduler.ts), then posts its thread at Slack's pace.
+  // when killed waits out its lease (120 s, src/delivery/scheduler.ts), then posts its thread at Slack's pace.
   await until(() => [...threadLines().values()].flat().length >= total, `${total} thread lines`, 180_000, 250);
   await sleep(2_000);
 

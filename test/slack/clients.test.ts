@@ -1,12 +1,12 @@
 /**
- * The Slack clients for work outside a Slack request (src/slack/clients.ts): one per workspace and way of
+ * The Slack clients for work outside a Slack request (src/delivery/clients.ts): one per workspace and way of
  * waiting, a new one when the workspace's token changed, none for a workspace without a token, and never more
  * than the bound — the least recently used goes first.
  */
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { SlackClients, type ClientUse } from '../../src/slack/clients.js';
-import { SlackPace } from '../../src/slack/pace.js';
+import { SlackClients, type ClientUse } from '../../src/delivery/clients.js';
+import { SlackPace } from '../../src/delivery/pace.js';
 import { MemoryRateBudget } from '../../src/store/rate-budget.js';
 
 const QUEUE: ClientUse = { background: true, urgency: 'urgent' };

@@ -1,7 +1,7 @@
 /**
  * The bot's Slack Web API clients outside a Slack request — the queue worker, the call outbox, recordings,
  * outcome alerts, digests, quota alerts, handoff SLA nudges: one place, every client sending through
- * `SlackPace` (src/slack/pace.ts). Listeners use the client Bolt hands them (Bolt's own, with the same
+ * `SlackPace` (src/delivery/pace.ts). Listeners use the client Bolt hands them (Bolt's own, with the same
  * `pace.fetch`).
  *
  * One client per workspace and way of waiting, not one WebClient for all with a `token` per call: a WebClient
@@ -14,7 +14,7 @@
  */
 import { WebClient } from '@slack/web-api';
 import type { Logger } from '../logger.js';
-import { boltLogger } from './logger.js';
+import { boltLogger } from '../slack/logger.js';
 import type { SlackPace, Urgency } from './pace.js';
 
 /** Clients kept at once: four ways of waiting for each of a few hundred busy workspaces. */
@@ -39,7 +39,7 @@ export interface ClientUse {
    * 429 comes back as an error instead of WebClient sleeping inside the handler; the queue waits the entry out
    * (keeping its place) without holding a worker, and retries it (the client never does).
    * `false` — a timer's post: waits for its budget here (a few seconds at most); a failed firing is tried again
-   * after its lease, its posts looked up first when their outcome is unknown (src/slack/post-once.ts).
+   * after its lease, its posts looked up first when their outcome is unknown (src/delivery/post-ledger.ts).
    */
   background: boolean;
   urgency: Urgency;

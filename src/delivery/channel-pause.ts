@@ -1,7 +1,7 @@
 /**
  * A channel Slack will take no post in until someone acts — the bot was removed (`not_in_channel`), the channel
  * is gone or archived, it is read-only or thread-only, a workspace setting stops apps posting there (the
- * `channel` class of src/slack/errors.ts) — is paused after the first refusal, and the admin who set it up is
+ * `channel` class of src/delivery/slack-errors.ts) — is paused after the first refusal, and the admin who set it up is
  * told once, in a direct message. While it is paused nothing is sent there (no retry storm):
  *
  * call notifications and customer conversations wait in the channel's outbox (kept, not dead letters, for up
@@ -12,7 +12,7 @@
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../logger.js';
 import { message, section } from '../slack/blocks.js';
-import { isChannelRefusal } from '../slack/errors.js';
+import { isChannelRefusal } from './slack-errors.js';
 import { postMessage } from '../slack/post.js';
 import type { ChannelPause, Store } from '../store/index.js';
 import type { BulkPosts } from './bulk-lane.js';
@@ -111,7 +111,7 @@ export class ChannelPauses {
   }
 
   /**
-   * Slack refused a post with `message_limit_exceeded` (src/slack/errors.ts): the workspace's posts wait on its
+   * Slack refused a post with `message_limit_exceeded` (src/delivery/slack-errors.ts): the workspace's posts wait on its
    * held posting budget. Whoever set up the channel is told once per hold — the notice is a post too, so it
    * waits in their direct message's outbox and goes out when the hold ends (parked under one id: a second
    * refusal while it waits parks nothing more).

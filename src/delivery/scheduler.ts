@@ -8,7 +8,7 @@
  *   channel a replica is posting in is due again only when its lease would have run out.
  * - One replica at a time posts for a channel (an owner-checked lease, renewed after every post; a drain stops
  *   the moment a renewal says it lost it). Every post is a remembered step of its lane, so nothing shows twice.
- * - What Slack's answers mean is read once (`SlackPace.judge`, src/slack/errors.ts): time heals it (the channel
+ * - What Slack's answers mean is read once (`SlackPace.judge`, src/delivery/slack-errors.ts): time heals it (the channel
  *   waits, no try counted, up to RETENTION_MS); the channel refuses (paused, its subscriber told once, its work
  *   kept and probed); the workspace refuses (held, tried every minute); the message is wrong, or fails again
  *   and again (its lane gives it up as a dead letter, which Retry in `/campaign failed` posts again).
@@ -19,7 +19,7 @@ import { slackErrorCode } from '../slack/post.js';
 import { ATTR, inSpan, traceContext } from '../util/spans.js';
 import type { ChannelRef, Lane, WaitingItem } from '../store/index.js';
 import { PROBE_EVERY_MS, pauseAdvice } from './channel-pause.js';
-import { RETENTION_MS, type PostingKit } from './posting-kit.js';
+import { RETENTION_MS, type PostingKit } from './post-context.js';
 
 /** One lane's way of posting its work (calls: one by one or rolled up; customers: their conversation's turn). */
 export interface LaneHandler {
@@ -299,7 +299,7 @@ export class ChannelScheduler {
   }
 
   /**
-   * What a failed post means (Slack's documented errors, src/slack/errors.ts): ms to wait — time heals it, the
+   * What a failed post means (Slack's documented errors, src/delivery/slack-errors.ts): ms to wait — time heals it, the
    * channel or the workspace refuses until someone acts (the work is kept) — or undefined once the items
    * concerned are given up (the message is wrong, repeated failures, or older than a day).
    */

@@ -20,7 +20,7 @@
  * Every other method has a budget too, which only a 429 fills: a 429 on `reactions.add` delays
  * `reactions.add` (for every replica), never `views.open`. No client retries or pauses on its own (every
  * WebClient is made with `retries: 0` and `rejectRateLimitedCalls`): what a refusal means is decided by `judge`,
- * from Slack's documented errors (src/slack/errors.ts).
+ * from Slack's documented errors (src/delivery/slack-errors.ts).
  *
  * Two ways to wait for a budget: background work (the event worker) is *refused* at once with the time to
  * wait (`SlackPaceWait`), so the entry waits in the queue without holding a worker; a person's request waits
@@ -31,9 +31,9 @@
 import { createHash } from 'node:crypto';
 import { ErrorCode, type FetchFunction } from '@slack/web-api';
 import type { PaceRule, RateBudget } from '../store/index.js';
-import { classOfSlackError, WaitForSlack, type SlackErrorClass } from './errors.js';
+import { classOfSlackError, WaitForSlack, type SlackErrorClass } from './slack-errors.js';
 import { ATTR, inSpan, SpanKind } from '../util/spans.js';
-import { currentTeam } from './team-scope.js';
+import { currentTeam } from '../slack/team-scope.js';
 
 export interface SlackLimits {
   /** Posts into one channel. */
@@ -81,7 +81,7 @@ export function slackLimits(historyPerMinute: number): Required<SlackLimits> {
 const TIER_2_METHODS = new Set(['users.list']);
 const TIER_4_METHODS = new Set(['users.info', 'conversations.members']);
 const TIER_3_METHODS = new Set(['chat.update', 'chat.delete', 'reactions.add', 'reactions.remove']);
-/** Looking up posts whose answer was lost (src/slack/post-once.ts): one budget for both methods. */
+/** Looking up posts whose answer was lost (src/delivery/post-ledger.ts): one budget for both methods. */
 const HISTORY_METHODS = new Set(['conversations.history', 'conversations.replies']);
 /** Methods that put a message in a channel (files.completeUploadExternal does when given `channel_id`). */
 const CHANNEL_POST_METHODS = new Set(['chat.postMessage', 'files.completeUploadExternal']);
@@ -361,7 +361,7 @@ export class SlackPace {
       this.hooks.onRateLimited?.(method);
       await this.budgets.hold(budget.key, budget.rule, 1_000);
     } else if (code === 'message_limit_exceeded') {
-      // The workspace is over its plan's message limit (src/slack/errors.ts): every channel's posts, and every
+      // The workspace is over its plan's message limit (src/delivery/slack-errors.ts): every channel's posts, and every
       // replica's, wait on its one posting budget — not a refused try per channel.
       const held = budget.workspace ?? budget;
       await this.budgets.hold(held.key, held.rule, this.limits.messageLimitHoldMs);
@@ -385,7 +385,7 @@ export class SlackPace {
   }
 
   /**
-   * What a failed call means for background work: Slack's documented error (src/slack/errors.ts), or what the
+   * What a failed call means for background work: Slack's documented error (src/delivery/slack-errors.ts), or what the
    * transport saw — our own pacing (`wait`), a 429 (`wait`), a connection never made (`wait`: nothing reached
    * Slack), a 5xx, a timeout or a connection dropped after sending (`unknown`: Slack may have carried it out —
    * one look-up per post after Slack is back, since a post waiting for a Slack that is down is not sent again).

@@ -1,12 +1,12 @@
 /**
  * What the parts that post queued events share — the worker (conversations), the call outbox, recordings and
  * outcome alerts — and the Slack client they post with: the workspace's background client from
- * `SlackClients` (src/slack/clients.ts), which refuses a call over its budget or made while Slack is down
+ * `SlackClients` (src/delivery/clients.ts), which refuses a call over its budget or made while Slack is down
  * before it leaves, so the queue waits the entry out without holding a worker.
  */
 import type { WebClient } from '@slack/web-api';
-import type { SlackClients } from '../slack/clients.js';
-import type { SlackPace, Urgency } from '../slack/pace.js';
+import type { SlackClients } from './clients.js';
+import type { SlackPace, Urgency } from './pace.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../app/metrics.js';
 import type { ChannelAudiences } from '../app/channel-audience.js';

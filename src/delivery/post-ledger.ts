@@ -12,7 +12,7 @@
  * (`oldest`/`latest`/`inclusive`, at most 15 messages: Slack's 2025 limit for apps outside the Marketplace,
  * https://docs.slack.dev/reference/methods/conversations.history) that records every post of the app it shows, so
  * one read settles every pending post of the channel; the workspace's reads are paced by `SLACK_HISTORY_PER_MINUTE`
- * (src/slack/pace.ts).
+ * (src/delivery/pace.ts).
  *
  * A thread reply Slack will not take there (`cannot_reply_to_message`, `restricted_action_non_threadable_channel`)
  * goes out as a top-level post naming its thread, under the same key; refused again, it is a dead letter with its
@@ -21,9 +21,9 @@
  */
 import type { WebClient } from '@slack/web-api';
 import type { Store } from '../store/index.js';
-import { context, type MessagePayload } from './blocks.js';
-import { WaitForSlack, type SlackErrorClass } from './errors.js';
-import { postMessage, slackErrorCode } from './post.js';
+import { context, type MessagePayload } from '../slack/blocks.js';
+import { WaitForSlack, type SlackErrorClass } from './slack-errors.js';
+import { postMessage, slackErrorCode } from '../slack/post.js';
 
 /** The `event_type` of every post of the app's that carries an idempotency key (the manifest subscribes to it). */
 export const POST_EVENT_TYPE = 'campaign_post';

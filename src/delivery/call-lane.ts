@@ -1,5 +1,5 @@
 /**
- * Call notifications: the routine lane of a channel's outbox (src/events/channel-scheduler.ts posts it at
+ * Call notifications: the routine lane of a channel's outbox (src/delivery/scheduler.ts posts it at
  * Slack's pace, after the channel's waiting customers). The worker hands each routed call event to its
  * channel's outbox (in the store, so every replica sees it) and is done with it; this lane posts a channel's
  * waiting calls:
@@ -18,9 +18,14 @@
  * is a remembered step, so a retry never posts twice, and a roll-up tried again covers the same calls.
  */
 import { RetryLaterError, type ChannelRef, type QueueEntry, type WaitingItem } from '../store/index.js';
-import { parseEvent, type CallCompleted } from './events.js';
-import { sealRecording } from './recording-button.js';
-import { renderCallCompleted, renderCallStarted, renderTranscript, type TranscriptReply } from './render/index.js';
+import { parseEvent, type CallCompleted } from '../events/events.js';
+import { sealRecording } from '../events/recording-button.js';
+import {
+  renderCallCompleted,
+  renderCallStarted,
+  renderTranscript,
+  type TranscriptReply,
+} from '../events/render/index.js';
 import {
   rollupFits,
   callsToShow,
@@ -28,12 +33,12 @@ import {
   renderRollupTranscripts,
   ROLLUP_MAX_CALLS,
   type RolledCall,
-} from './render/call-rollup.js';
-import type { PostingKit } from './posting-kit.js';
-import type { Routed } from './router.js';
-import { LaneFailure, type ChannelScheduler, type LaneHandler } from './channel-scheduler.js';
+} from '../events/render/call-rollup.js';
+import type { PostingKit } from './post-context.js';
+import type { Routed } from '../events/router.js';
+import { LaneFailure, type ChannelScheduler, type LaneHandler } from './scheduler.js';
 import { StepLog, type StepRef } from './steps.js';
-import type { CallRecordings } from './recordings.js';
+import type { CallRecordings } from '../events/recordings.js';
 import type { WebClient } from '@slack/web-api';
 import { withTraceNow } from '../util/spans.js';
 

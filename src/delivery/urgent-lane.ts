@@ -11,10 +11,10 @@
  */
 import type { ChannelRef, QueueEntry, WaitingItem } from '../store/index.js';
 import { withTraceNow } from '../util/spans.js';
-import { LaneFailure, type ChannelScheduler, type LaneHandler } from './channel-scheduler.js';
-import type { PostingKit } from './posting-kit.js';
-import { isTriggerName } from './events.js';
-import { readJob } from './job.js';
+import { LaneFailure, type ChannelScheduler, type LaneHandler } from './scheduler.js';
+import type { PostingKit } from './post-context.js';
+import { isTriggerName } from '../events/events.js';
+import { readJob } from '../events/job.js';
 
 /** What the worker does with a parked event when its turn comes (`EventWorker.runParked`). */
 export interface ParkedRunner {
@@ -88,7 +88,7 @@ export class ConversationLane implements LaneHandler {
     return undefined;
   }
 
-  /** A dead letter per event, with its channel's cause: Retry queues it again (src/events/dead-letters.ts). */
+  /** A dead letter per event, with its channel's cause: Retry queues it again (src/delivery/dead-letters.ts). */
   async giveUp(at: ChannelRef, items: WaitingItem[], cause: string, attempts: number): Promise<void> {
     for (const item of items) {
       const entry = this.entryOf(at, item);

@@ -1,6 +1,6 @@
 /**
  * Slack's documented errors, as one table: what each answer means for a post that has not gone out yet. Every
- * part that posts in the background reads Slack's refusals through `SlackPace.judge` (src/slack/pace.ts),
+ * part that posts in the background reads Slack's refusals through `SlackPace.judge` (src/delivery/pace.ts),
  * which puts this table together with what the transport saw (429, 5xx, a dropped connection).
  *
  * Sources — the method pages' "Errors" lists and the Web API's common errors:
@@ -46,7 +46,7 @@ const TABLE: Readonly<Record<string, Exclude<SlackErrorClass, 'other'>>> = {
   // complete the request": the channel's (a private one the app may not read), not the whole workspace.
   no_permission: 'channel',
   // Only a thread reply is refused, there ("This message type cannot have thread replies", "Cannot post thread
-  // replies into a non_threadable channel"): that post goes top-level instead (src/slack/post-once.ts), and a
+  // replies into a non_threadable channel"): that post goes top-level instead (src/delivery/post-ledger.ts), and a
   // refusal that still reaches here is that post's alone.
   cannot_reply_to_message: 'payload',
   restricted_action_non_threadable_channel: 'payload',

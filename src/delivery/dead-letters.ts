@@ -4,8 +4,8 @@
  * letter's own id for its steps, so channels that had it already do not get it twice.
  */
 import type { DeadLetter, EnqueueOptions, Store } from '../store/index.js';
-import type { CallOutbox } from './call-outbox.js';
-import { readJob } from './job.js';
+import type { CallOutbox } from './call-lane.js';
+import { readJob } from '../events/job.js';
 
 /** `gone`: another admin retried it already (or it aged out); `full`: the workspace's backlog is full. */
 export type RetryOutcome = 'queued' | 'gone' | 'full' | 'unreadable';

@@ -6,15 +6,15 @@
  * payload is given up. Each kind of report registers how it is posted (`on`).
  *
  * A report parked twice (its firing tried again) waits once: its id is made of the firing's time and the
- * report's own key. Its post carries an idempotency key in message metadata (src/slack/post-once.ts), so a
+ * report's own key. Its post carries an idempotency key in message metadata (src/delivery/post-ledger.ts), so a
  * post whose answer was lost is looked up before it is sent again.
  */
 import { createHash } from 'node:crypto';
 import type { WebClient } from '@slack/web-api';
 import type { ChannelRef, WaitingItem } from '../store/index.js';
 import { withTraceNow } from '../util/spans.js';
-import { LaneFailure, type ChannelScheduler, type LaneHandler } from './channel-scheduler.js';
-import type { PostingKit } from './posting-kit.js';
+import { LaneFailure, type ChannelScheduler, type LaneHandler } from './scheduler.js';
+import type { PostingKit } from './post-context.js';
 
 /** How one kind of report is posted when its turn comes. */
 export interface BulkPoster {

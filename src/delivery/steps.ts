@@ -6,7 +6,7 @@
  *
  * A step that posts goes through `post`: the message carries the step's idempotency key in its metadata and
  * a post whose outcome is unknown (its answer lost, a crash between Slack's answer and the mark) is looked up in
- * Slack before it is sent again (src/slack/post-once.ts), so not even a crash shows it twice.
+ * Slack before it is sent again (src/delivery/post-ledger.ts), so not even a crash shows it twice.
  *
  * A mark the store does not take because it is not answering is tried again for a while (the post is out:
  * without its mark a retry would post it again, after a look-up).
@@ -15,7 +15,7 @@ import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WebClient } from '@slack/web-api';
 import type { MessagePayload } from '../slack/blocks.js';
-import { PostLedger, type JudgeFailure, type PostTarget } from '../slack/post-once.js';
+import { PostLedger, type JudgeFailure, type PostTarget } from './post-ledger.js';
 import { isStoreUnavailable, type Store } from '../store/index.js';
 
 /** Longer than any entry lives: retries are bounded, and even Slack rate limits end within hours. */

@@ -10,7 +10,6 @@
  * Several matches at one step are a pick list, most recently seen first. Nothing known: the text is taken as
  * an id the bot has not seen yet (the platform decides), with the known ids or names within a few typos of it.
  */
-import { distance } from 'fastest-levenshtein';
 import type { CatalogEntry } from '../store/index.js';
 
 export type Match =
@@ -62,7 +61,7 @@ export function nearest(query: string, entries: readonly CatalogEntry[]): Catalo
   if (q === '') return [];
   const scored = entries.flatMap((e) => {
     const candidates = [e.id.toLowerCase(), ...(e.name !== undefined ? [normal(e.name)] : [])];
-    const best = Math.min(...candidates.map((c) => (distance(q, c) <= typoBudget(c) ? distance(q, c) : Infinity)));
+    const best = Math.min(...candidates.map((c) => (typos(q, c) <= typoBudget(c) ? typos(q, c) : Infinity)));
     return best === Infinity ? [] : [{ e, best }];
   });
   return scored
@@ -72,8 +71,28 @@ export function nearest(query: string, entries: readonly CatalogEntry[]): Catalo
 }
 
 /** Edits a typo of `target` may differ by: 1 for short words, up to 3 for long ones. */
-function typoBudget(target: string): number {
+export function typoBudget(target: string): number {
   return Math.max(1, Math.min(3, Math.floor(target.length / 3)));
+}
+
+/**
+ * How many typos apart two words are: letters added, dropped, changed, or two neighbours swapped (`stast` is one
+ * from `stats`) — the optimal-string-alignment Damerau–Levenshtein distance.
+ */
+export function typos(a: string, b: string): number {
+  // d[i][j]: typos between a's first i letters and b's first j.
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) d[0]![j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const row = d[i]!;
+      const up = d[i - 1]!;
+      row[j] = Math.min(up[j]! + 1, row[j - 1]! + 1, up[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        row[j] = Math.min(row[j]!, d[i - 2]![j - 2]! + 1);
+    }
+  }
+  return d[a.length]![b.length]!;
 }
 
 function decide(matches: CatalogEntry[], by: 'id' | 'name'): Match | undefined {

@@ -2,7 +2,7 @@
  * `/campaign help`: the list of subcommands, also shown for no text and (with a "did you mean")
  * for an unknown subcommand.
  */
-import { closest, distance } from 'fastest-levenshtein';
+import { typoBudget, typos } from './catalog-match.js';
 import {
   LIMITS,
   context,
@@ -57,11 +57,23 @@ function groupSections(title: string, commands: readonly Subcommand[]): KnownBlo
   return sections.map((text) => section(text));
 }
 
-/** The nearest subcommand name, if it is plausibly a typo (at most 2 edits, or a prefix). */
+/**
+ * The subcommand the word is the start of, or the nearest within a typo's reach (campaign names' budget); of two
+ * as near, the one sharing more first letters (`usubscribe`: unsubscribe, not subscribe).
+ */
 function didYouMean(word: string, commands: readonly Subcommand[]): string | undefined {
   const names = commands.map((c) => c.name);
   const prefixed = names.find((n) => n.startsWith(word) && word.length >= 2);
   if (prefixed) return prefixed;
-  const best = closest(word, names);
-  return distance(word, best) <= Math.max(1, Math.min(2, Math.floor(best.length / 3))) ? best : undefined;
+  const near = names
+    .map((name) => ({ name, typos: typos(word, name) }))
+    .filter((n) => n.typos <= typoBudget(n.name))
+    .sort((x, y) => x.typos - y.typos || sharedStart(word, y.name) - sharedStart(word, x.name));
+  return near[0]?.name;
+}
+
+function sharedStart(a: string, b: string): number {
+  let n = 0;
+  while (n < a.length && a[n] === b[n]) n++;
+  return n;
 }

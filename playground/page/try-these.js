@@ -28,12 +28,13 @@ function replace(id, html) {
 }
 
 /**
- * The examples in groups: what every member can run (guests: no customer data), admin commands, and routes into
- * channels that a guest or another organisation reads (each runs in its own channel).
+ * The examples in groups by who may run them (the bot's own gates say), then routes into channels that a guest or
+ * another organisation reads (each runs in its own channel).
  * @type {{ title: string, fits: (e: import('./app.js').TryExample) => boolean }[]}
  */
 const GROUPS = [
-  { title: 'Anyone', fits: (e) => !e.channel && e.who !== 'admins' },
+  { title: 'Anyone', fits: (e) => !e.channel && e.who === 'anyone' },
+  { title: 'Members — guests are refused customer data', fits: (e) => !e.channel && e.who === 'members' },
   { title: 'Admins', fits: (e) => !e.channel && e.who === 'admins' },
   { title: 'Guests and other organisations', fits: (e) => Boolean(e.channel) },
 ];
@@ -43,12 +44,11 @@ const GROUPS = [
  * @param {Map<string, string>} channelNames
  */
 function exampleHtml(e, channelNames) {
-  const who = e.who === 'members' ? '<span class="who" title="guests are refused: customer data">members</span>' : '';
   const where = e.channel
     ? `<span class="who where" title="runs in this channel">in #${esc(channelNames.get(e.channel) ?? e.channel)}</span>`
     : '';
   const channel = e.channel ? ` data-fill-channel="${esc(e.channel)}"` : '';
-  return `<button type="button" class="example" data-fill="${esc(e.command)}"${channel}><code>${esc(e.command)}</code>${who}${where}<span class="example-note">${esc(e.note)}</span></button>`;
+  return `<button type="button" class="example" data-fill="${esc(e.command)}"${channel}><code>${esc(e.command)}</code>${where}<span class="example-note">${esc(e.note)}</span></button>`;
 }
 
 /**

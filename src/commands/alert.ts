@@ -35,13 +35,14 @@ export const alert: Subcommand = {
   summary:
     'tell this channel when a share of a campaign’s calls match, e.g. `status:failed above:50` (default `window:15m min:10`); alone: this channel’s alerts; `off [campaignId|*]` removes them',
   args: { min: 0, max: 40 },
+  adminWhen: (args) => args.length > 0,
   inChannel: 'Run it in the channel that should get the alert — a direct message can’t have alerts.',
   failures: (ctx) => ({
     notFound: `The platform has no ${campaignPhrase(ctx.args[0] ?? '')} — check the id. No alert was set.`,
   }),
   async run(ctx) {
     const [first] = ctx.args;
-    if (first === undefined) return list(ctx);
+    if (first === undefined || !alert.adminWhen?.(ctx.args)) return list(ctx);
     const off = first.toLowerCase() === 'off';
     if (!(await ctx.deps.admins.isAdmin(ctx.client, ctx.teamId, ctx.userId, { fresh: off })))
       return ctx.tell(ADMINS_ONLY);

@@ -34,10 +34,11 @@ export const digest: Subcommand = {
   summary:
     'a summary card in this channel — calls, bookings, quota — daily or weekly (Mondays), or `now`; alone: this channel’s schedule (admins set it)',
   args: { min: 0, max: 16 },
+  adminWhen: (args) => args.length > 0,
   inChannel: 'Run it in the channel that gets (or should get) the digest — a direct message can’t have one.',
   async run(ctx) {
     const [mode = '', ...rest] = ctx.args;
-    if (mode === '') return showSchedule(ctx);
+    if (!digest.adminWhen?.(ctx.args)) return showSchedule(ctx);
     if (!(await ctx.deps.admins.isAdmin(ctx.client, ctx.teamId, ctx.userId))) {
       return ctx.tell(
         `${adminsOnly('set, stop or post digests')} \`/campaign digest\` alone shows this channel’s schedule.`,

@@ -31,6 +31,7 @@ import { digest } from './digest.js';
 import { quotaAlert } from './quota-alert.js';
 import { failed } from './failed.js';
 import { alert } from './alert.js';
+import { parseCommandText } from './arguments.js';
 import type { Subcommand } from './types.js';
 
 /** In the order of docs/PRODUCT.md › Command grammar: read commands, then admin tools, then event routing. */
@@ -64,6 +65,14 @@ const SUBCOMMANDS: readonly Subcommand[] = [
 ];
 
 export const COMMAND = '/campaign';
+
+/** Who may run `/campaign <text>`, as the dispatcher and the subcommand gate it (help for no known name). */
+export function whoMayRun(text: string): 'anyone' | 'members' | 'admins' {
+  const parsed = parseCommandText(text);
+  const sub = SUBCOMMANDS.find((c) => c.name === parsed.name);
+  if (sub?.admin || sub?.adminWhen?.(sub.freeText ? parsed.words : parsed.args)) return 'admins';
+  return sub?.audience === 'members' ? 'members' : 'anyone';
+}
 
 export function register(app: App, deps: Deps): void {
   app.command(COMMAND, createDispatcher(SUBCOMMANDS, deps));

@@ -28,6 +28,7 @@ export const replies: Subcommand = {
   audience: 'members',
   freeText: true,
   args: { min: 0, max: Number.MAX_SAFE_INTEGER },
+  adminWhen: (args) => ['add', 'remove'].includes(args[0]?.toLowerCase() ?? ''),
   async run(ctx) {
     const verb = ctx.args[0]?.toLowerCase();
     if (verb === undefined || verb === 'list') return list(ctx);
@@ -35,8 +36,10 @@ export const replies: Subcommand = {
       return ctx.tell(
         `\`${escapeMrkdwn(truncate(ctx.args[0] ?? '', 40))}\` is not something \`/campaign replies\` does: use \`/campaign replies\` to list them, \`replies add &lt;name&gt; &lt;text…&gt;\` or \`replies remove &lt;name&gt;\`.`,
       );
-    const admin = await ctx.deps.admins.isAdmin(ctx.client, ctx.teamId, ctx.userId, { fresh: verb === 'remove' });
-    if (!admin)
+    if (
+      replies.adminWhen?.(ctx.args) &&
+      !(await ctx.deps.admins.isAdmin(ctx.client, ctx.teamId, ctx.userId, { fresh: verb === 'remove' }))
+    )
       return ctx.tell(
         `${adminsOnly('add or remove saved replies')} \`/campaign replies\` lists them, and *Quick reply* on a conversation card sends one.`,
       );

@@ -51,6 +51,43 @@ describe('Try these', () => {
     expect(state.tryThese.templates.map((t) => t.id)).toEqual(Object.keys(platform.templates));
   });
 
+  it('labels each example as the bot gates it: a guest runs what is for anyone, a member what is for members', async () => {
+    const who = (command: string) => state.tryThese.examples.find((e) => e.command === command)?.who;
+    expect(who('/campaign stats')).toBe('anyone');
+    expect(who('/campaign handoffs')).toBe('members');
+    expect(who('/campaign sample call_completed camp-1')).toBe('members');
+    expect(who('/campaign quota-alert 80 90 100')).toBe('admins');
+    expect(who('/campaign replies add greeting Hi! Thanks for reaching out — how can I help?')).toBe('admins');
+    // Each example run by the person one step below its label is refused, and by the label's own person it is not.
+    const refused = /guests can’t|Only full members|Only Slack workspace admins/;
+    const guest = state.workspace.people.find((p) => p.role === 'guest')!.id;
+    const member = state.workspace.people.find((p) => p.role === 'member')!.id;
+    const runAs = async (userId: string, example: (typeof state.tryThese.examples)[number]) => {
+      await h.post('/playground/you', { userId });
+      const mark = { responses: h.pg.slack.responses.length, calls: h.pg.slack.calls.length };
+      await h.post('/playground/command', { channel: example.channel ?? GENERAL, text: example.command.slice(10) });
+      const answers = await eventually(() => {
+        const got = answersSince(mark);
+        return Promise.resolve(got.length > 0 ? got.join('\n') : undefined);
+      }, 10_000);
+      const modal = (await h.state()).modal;
+      if (modal) await h.post('/playground/view-closed', { viewId: modal.id });
+      return answers;
+    };
+    try {
+      for (const example of state.tryThese.examples.filter((e) => !e.mentions)) {
+        if (example.who === 'anyone') expect(await runAs(guest, example), example.command).not.toMatch(refused);
+        if (example.who === 'members') {
+          expect(await runAs(guest, example), example.command).toMatch(refused);
+          expect(await runAs(member, example), example.command).not.toMatch(refused);
+        }
+        if (example.who === 'admins') expect(await runAs(member, example), example.command).toMatch(refused);
+      }
+    } finally {
+      await h.post('/playground/you', { userId: state.workspace.people[0]!.id });
+    }
+  }, 120_000);
+
   it('every example gets the bot’s real answer as an admin', async () => {
     const examples = state.tryThese.examples;
     expect(examples.length).toBeGreaterThan(15);

@@ -158,6 +158,22 @@ describe.each(['memory', 'redis'] as const)('digest figures and chart (%s)', (ba
     expect((await h.bot.deps.store.reports.lastFigures(TEAM_ID, CHANNEL))?.at).toBe(clock.now);
   });
 
+  it('says how long the allowance lasts at this month’s rate in days, then hours, then under an hour', async () => {
+    // 8 March, noon: 7.5 days of the month gone. The allowance is 507 h 7 min (seeded).
+    const clock = { now: at('2024-03-08T12:00:00Z') };
+    const h = await start(backend, clock);
+    const march = h.platform.state.quota.at(-1)!;
+    const allowance = Number(march.PurchasedMs) + Number(march.RolloverMs);
+    const lastsFor = async (usedShare: number) => {
+      march.TotalUsageMs = String(Math.round(allowance * usedShare));
+      await run(h, 'digest now', { channelId: CHANNEL });
+      return cards(h).at(-1)!;
+    };
+    expect(await lastsFor(0.7)).toContain('about *3 days* left at the current rate'); // 0.3 / 0.7 × 7.5 days
+    expect(await lastsFor(0.97)).toContain('about *5 hours* left at the current rate'); // 0.03 / 0.97 × 180 h
+    expect(await lastsFor(0.999)).toContain('*less than an hour* left at the current rate');
+  });
+
   it('charts a day no account could make as a gap, and Slack accepts the card', async () => {
     const clock = { now: at('2024-03-16T10:00:00Z') };
     const h = await start(backend, clock);

@@ -50,12 +50,82 @@ export function localizeDates(root) {
     const when = new Date(el.getAttribute('datetime') ?? '');
     if (Number.isNaN(when.getTime())) continue;
     if (!el.getAttribute('title')) el.setAttribute('title', el.textContent ?? '');
-    const format = el.getAttribute('data-format') ?? '';
-    el.textContent =
-      /\{time\}/.test(format) || format === ''
-        ? when.toLocaleString([], { dateStyle: 'medium', timeStyle: 'short' })
-        : when.toLocaleDateString([], { dateStyle: 'medium' });
+    el.textContent = slackDateText(el.getAttribute('data-format') ?? '', when, new Date());
   }
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * A date's format string with Slack's tokens filled in, in the reader's time zone and locale, as the date element's
+ * reference words each token (https://docs.slack.dev/reference/block-kit/block-elements/date-element); the
+ * text around the tokens stays, and Slack capitalises the first letter ("Today at 1:07 PM").
+ * @param {string} format
+ * @param {Date} when
+ * @param {Date} now
+ * @param {string} [locale] the reader's by default
+ */
+export function slackDateText(format, when, now, locale) {
+  /** @param {Intl.DateTimeFormatOptions} o */
+  const date = (o) => when.toLocaleDateString(locale, o);
+  const ordinal = () => {
+    const d = when.getDate();
+    const suffix =
+      d % 10 === 1 && d !== 11 ? 'st' : d % 10 === 2 && d !== 12 ? 'nd' : d % 10 === 3 && d !== 13 ? 'rd' : 'th';
+    return `${date({ month: 'long' })} ${d}${suffix}`;
+  };
+  const dayOff = Math.round((startOfDay(when) - startOfDay(now)) / DAY_MS);
+  /** @param {() => string} otherwise */
+  const pretty = (otherwise) => ({ [-1]: 'yesterday', 0: 'today', 1: 'tomorrow' })[dayOff] ?? otherwise();
+  const longDate = () => `${date({ weekday: 'long' })}, ${ordinal()}, ${when.getFullYear()}`;
+  const fullDate = () => date({ month: 'long', day: 'numeric', year: 'numeric' });
+  const shortDate = () => date({ month: 'short', day: 'numeric', year: 'numeric' });
+  const pad = (/** @type {number} */ n) => String(n).padStart(2, '0');
+  /** @type {Record<string, () => string>} */
+  const tokens = {
+    date_num: () => `${when.getFullYear()}-${pad(when.getMonth() + 1)}-${pad(when.getDate())}`,
+    date_slash: () => `${pad(when.getDate())}/${pad(when.getMonth() + 1)}/${when.getFullYear()}`,
+    date_long: longDate,
+    date_long_full: fullDate,
+    date_long_pretty: () => pretty(longDate),
+    date: () => date({ month: 'long', day: 'numeric' }),
+    date_pretty: () => pretty(() => date({ month: 'long', day: 'numeric' })),
+    date_short: shortDate,
+    date_short_pretty: () => pretty(shortDate),
+    day_divider_pretty: () =>
+      pretty(() =>
+        when.getFullYear() === now.getFullYear() ? `${date({ weekday: 'long' })}, ${ordinal()}` : longDate(),
+      ),
+    time: () => when.toLocaleTimeString(locale, { hour: 'numeric', minute: '2-digit' }),
+    time_secs: () => when.toLocaleTimeString(locale, { hour: 'numeric', minute: '2-digit', second: '2-digit' }),
+    ago: () => ago(now.getTime() - when.getTime()),
+  };
+  const text = (format || '{date_short} {time}').replace(/\{([a-z_]+)\}/g, (token, name) => tokens[name]?.() ?? token);
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** @param {Date} d */
+function startOfDay(d) {
+  return new Date(d.getFullYear(), d.getMonth(), d.getDate()).getTime();
+}
+
+/**
+ * How long ago, in the whole units Slack's `{ago}` words it ("3 minutes ago", "4 hours ago", "2 days ago").
+ * @param {number} ms
+ */
+function ago(ms) {
+  const units = /** @type {const} */ ([
+    ['year', 365 * DAY_MS],
+    ['month', 30 * DAY_MS],
+    ['day', DAY_MS],
+    ['hour', 3_600_000],
+    ['minute', 60_000],
+  ]);
+  const [unit, size] = units.find(([, size]) => Math.abs(ms) >= size) ?? ['', 0];
+  if (!unit) return 'just now';
+  const n = Math.floor(Math.abs(ms) / size);
+  const span = `${n} ${unit}${n === 1 ? '' : 's'}`;
+  return ms >= 0 ? `${span} ago` : `in ${span}`;
 }
 
 /**

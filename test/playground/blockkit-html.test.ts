@@ -14,6 +14,13 @@ import {
   viewToHtml,
 } from '../../playground/blockkit-html.js';
 import { fields, header, section, context, divider, actions, button } from '../../src/slack/blocks.js';
+// @ts-expect-error -- the page's script is plain JS for the browser, type-checked by its own tsconfig
+import * as pageDom from '../../playground/page/dom.js';
+
+/** The page's date formatter (plain JS for the browser, typed here). */
+const { slackDateText } = pageDom as unknown as {
+  slackDateText: (format: string, when: Date, now: Date, locale?: string) => string;
+};
 
 const HOSTILE = [
   '<script>alert(1)</script>',
@@ -222,6 +229,26 @@ describe('mrkdwn', () => {
     expect(mrkdwnToHtml('<!date^1700000000^{date_short_pretty} at {time}|2023-11-14 22:13 UTC>')).toBe(
       '<time class="bk-date" datetime="2023-11-14T22:13:20.000Z" data-format="{date_short_pretty} at {time}">2023-11-14 22:13 UTC</time>',
     );
+  });
+
+  it('fills a date’s tokens as Slack words them: "ago" as a relative age, "pretty" days as words', () => {
+    // Local times: the page shows dates in the reader's time zone, as Slack does.
+    const now = new Date(2026, 11, 5, 13, 19, 30);
+    const en = (format: string, when: Date, at = now) => slackDateText(format, when, at, 'en-US');
+    const time = (d: Date) => d.toLocaleTimeString('en-US', { hour: 'numeric', minute: '2-digit' });
+    const waiting = new Date(2026, 11, 5, 13, 7);
+    // The handoff card's "waiting since {time} ({ago})".
+    expect(`since ${en('{time}', waiting)} (${en('{ago}', waiting)})`).toBe(`since ${time(waiting)} (12 minutes ago)`);
+    expect(en('{ago}', new Date(2026, 11, 5, 13, 19))).toBe('Just now');
+    expect(en('{ago}', new Date(2026, 11, 5, 9, 0))).toBe('4 hours ago');
+    expect(en('{ago}', new Date(2026, 11, 3, 12, 0))).toBe('2 days ago');
+    expect(en('{date_short_pretty} at {time}', waiting)).toBe(`Today at ${time(waiting)}`);
+    const monday = new Date(2026, 11, 7, 9, 0);
+    expect(en('next digest {date_short_pretty} at {time}', monday)).toBe(`Next digest Dec 7, 2026 at ${time(monday)}`);
+    expect(en('{date_pretty}', new Date(2026, 11, 6, 9, 0))).toBe('Tomorrow');
+    expect(en('{date_num}', monday)).toBe('2026-12-07');
+    expect(en('{date_long}', monday)).toBe('Monday, December 7th, 2026');
+    expect(en('{unknown} {date_num}', monday)).toBe('{unknown} 2026-12-07');
   });
 
   it('turns known emoji shortcodes into emoji and leaves unknown ones', () => {

@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../src/logger.js';
 import { textToPlain } from './blockkit-html.js';
-import { sampleRecording, type FakePlatform, type PlatformMode } from '../fakes/platform/index.js';
+import { recordingOf, type FakePlatform, type PlatformMode } from '../fakes/platform/index.js';
 import { SlackSigner, type SignedResult } from '../fakes/slack/signer.js';
 import type { FakeSlack, FunctionDefinition, SlackFile } from '../fakes/slack/index.js';
 import { localTargets, type LocalTargets, type MediaKind } from './local-links.js';
@@ -454,11 +454,11 @@ export class PlaygroundSession {
   }
 
   /**
-   * What the page's audio player plays for a link that stays on the page: the simulator's call recording (the
-   * same for every call), or the first sample a cloned voice was made from (its "preview").
+   * What the page's audio player plays for a link that stays on the page: the simulator's call recording (as long
+   * as the call), or the first sample a cloned voice was made from (its "preview").
    */
   media(kind: MediaKind, name: string): { mimetype: string; data: Buffer } | undefined {
-    if (kind === 'recording') return { mimetype: 'audio/wav', data: sampleRecording() };
+    if (kind === 'recording') return { mimetype: 'audio/wav', data: recordingOf(this.platform.state, name) };
     const samples = this.platform.state.voiceSamples;
     const sample = Object.hasOwn(samples, name) ? samples[name] : undefined;
     if (!sample) return undefined;

@@ -60,6 +60,7 @@ export function bookCall(state: PlatformState, call: BookedCall): void {
     line.calls += 1;
     top.sort((a, b) => b.calls - a.calls);
   }
+  state.callDurations[call.callId] = call.durationMs;
   const month = currentQuotaRow(state);
   if (month && connected && call.durationMs > 0) {
     month.TotalUsageMs = String(BigInt(month.TotalUsageMs) + BigInt(Math.round(call.durationMs)));

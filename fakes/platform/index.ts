@@ -25,4 +25,4 @@ export * from './types.js';
 export { startFakePlatform } from './server.js';
 export { seedQuota } from './seed.js';
 export { bookCall, bookChat, currentQuotaRow, dashboardHistory, type BookedCall } from './books.js';
-export { SAMPLE_RECORDINGS_ORIGIN, VOICE_PREVIEWS_BASE, sampleRecording } from './recordings.js';
+export { SAMPLE_RECORDINGS_ORIGIN, VOICE_PREVIEWS_BASE, recordingOf } from './recordings.js';

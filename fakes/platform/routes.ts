@@ -1,5 +1,5 @@
 /** The platform's endpoints (docs/PLATFORM-API.md), over the simulator's state: validation, rules, replies. */
-import { SAMPLE_RECORDINGS_ORIGIN, VOICE_PREVIEWS_BASE } from './recordings.js';
+import { SAMPLE_CALL, SAMPLE_RECORDINGS_ORIGIN, VOICE_PREVIEWS_BASE } from './recordings.js';
 import type { FakeCampaign, PlatformState, SubscriptionState, VoiceRow } from './seed.js';
 import type { RecordedRequest } from './types.js';
 
@@ -111,12 +111,12 @@ function sampleEvent(state: PlatformState, campaign: FakeCampaign, triggerName: 
   };
   switch (triggerName) {
     case 'call_started':
-      return { ...common, callId: 'call-sample-0001' };
+      return { ...common, callId: SAMPLE_CALL.id };
     case 'call_completed': {
-      const durationMs = 154_250;
+      const { durationMs } = SAMPLE_CALL;
       return {
         ...common,
-        callId: 'call-sample-0001',
+        callId: SAMPLE_CALL.id,
         callSummary: 'Customer confirmed the check-up and booked Tuesday 10:00.',
         startedAt: '2024-03-08T16:38:35.000Z',
         endedAt: '2024-03-08T16:41:09.250Z',
@@ -124,7 +124,7 @@ function sampleEvent(state: PlatformState, campaign: FakeCampaign, triggerName: 
         durationSeconds: Math.round(durationMs / 1000),
         durationMinutes: Math.round((durationMs / 60_000) * 100) / 100,
         callTranscript: 'AI: Hi Olivia, this is Riley from Acme Dental...\nCustomer: Hi, yes, Tuesday works.',
-        audioUrl: `${SAMPLE_RECORDINGS_ORIGIN}/call-sample-0001.mp3`,
+        audioUrl: `${SAMPLE_RECORDINGS_ORIGIN}/${SAMPLE_CALL.id}.mp3`,
         customerEmail: 'olivia.brown@example.com',
         status: 'completed',
         endedReason: 'customer-ended-call',

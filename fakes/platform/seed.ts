@@ -5,6 +5,7 @@
  * strings) so handlers can return them as-is. Everything here is plain data: tests and the local playground
  * may mutate it freely through `FakePlatform.state`.
  */
+import { SAMPLE_CALL } from './recordings.js';
 
 type CampaignType = 'outbound' | 'inbound' | 'web' | 'messages';
 type ReviewStatus = 'draft' | 'pending-review' | 'in-review' | 'twilio-approved' | 'twilio-rejected';
@@ -190,6 +191,8 @@ export interface PlatformState {
   subscriptions: SubscriptionState[];
   /** Voices created by POST /voices. */
   voices: VoiceRow[];
+  /** Each call's length (ms) by call id, so its recording lasts as long (recordings.ts). */
+  callDurations: Record<string, number>;
   /** Each created voice's first sample (not part of the API: the playground plays it as the voice's preview). */
   voiceSamples: Record<string, { contentType: string; data: Buffer }>;
 }
@@ -504,6 +507,7 @@ export function createSeedState(apiKeys?: readonly string[], opts: { quota?: Quo
     ],
     subscriptions: [],
     voices: [],
+    callDurations: { [SAMPLE_CALL.id]: SAMPLE_CALL.durationMs },
     voiceSamples: {},
   };
 }

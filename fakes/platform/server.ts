@@ -158,7 +158,7 @@ export async function startFakePlatform(
       return;
     }
 
-    if (serveRecording(recorded.method, url.pathname, res)) return;
+    if (serveRecording(state, recorded.method, url.pathname, res)) return;
     if (!url.pathname.startsWith(`${BASE_PATH}/`)) {
       sendError(res, requestId, new HttpError(404, `no such path: ${url.pathname}`));
       return;

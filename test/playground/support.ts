@@ -4,7 +4,7 @@
  */
 import { Writable } from 'node:stream';
 import { request } from 'undici';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { PlaygroundModule } from '../../src/bot/playground-module.js';
 import * as playgroundModule from '../../playground/index.js';
 import { startPlayground, type RunningPlayground } from '../../playground/index.js';
@@ -65,6 +65,12 @@ export async function startTestPlayground(port = 0): Promise<PlaygroundHarness> 
     },
     logs: () => lines.join(''),
   };
+}
+
+/** How long a PCM WAV file plays: its data's bytes over its bytes per second (the header's fields). */
+export function wavSeconds(wav: Buffer): number {
+  expect(wav.toString('ascii', 0, 4) + wav.toString('ascii', 8, 12)).toBe('RIFFWAVE');
+  return wav.readUInt32LE(40) / wav.readUInt32LE(28);
 }
 
 /** Polls until `pick` returns something truthy (the bot answers asynchronously, like in Slack). */

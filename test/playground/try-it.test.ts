@@ -6,7 +6,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import type { PageChannel, PageMessage } from '../../playground/page-api.js';
-import { sampleRecording } from '../../fakes/platform/recordings.js';
+import { SAMPLE_CALL } from '../../fakes/platform/recordings.js';
 import { customerFor } from '../../playground/call-outcomes.js';
 import {
   CALLS,
@@ -16,6 +16,7 @@ import {
   startTestPlayground,
   SUPPORT,
   type PlaygroundHarness,
+  wavSeconds,
 } from './support.js';
 
 const YOU = 'U0PLAYYOU01';
@@ -214,7 +215,8 @@ describe('links that stay on the page', () => {
     expect(src).toBe('/playground/media/recording/call-sample-0001.mp3');
     const played = await request(`${h.base}${src}`);
     expect(played.headers['content-type']).toBe('audio/wav');
-    expect(Buffer.from(await played.body.arrayBuffer())).toEqual(sampleRecording());
+    // As long as the sample card's duration (2 min 34 s).
+    expect(wavSeconds(Buffer.from(await played.body.arrayBuffer()))).toBeCloseTo(SAMPLE_CALL.durationMs / 1000, 2);
   });
 
   it('“open thread” in /campaign handoffs opens the thread on the page', async () => {

@@ -15,12 +15,10 @@ import {
 } from '../../playground/blockkit-html.js';
 import { fields, header, section, context, divider, actions, button } from '../../src/slack/blocks.js';
 // @ts-expect-error -- the page's script is plain JS for the browser, type-checked by its own tsconfig
-import * as pageDom from '../../playground/page/dom.js';
+import { slackDateText as pageSlackDateText } from '../../playground/page/dom.js';
 
-/** The page's date formatter (plain JS for the browser, typed here). */
-const { slackDateText } = pageDom as unknown as {
-  slackDateText: (format: string, when: Date, now: Date, locale?: string) => string;
-};
+/** The page's date formatter, typed here. */
+const slackDateText = pageSlackDateText as (format: string, when: Date, now: Date, locale?: string) => string;
 
 const HOSTILE = [
   '<script>alert(1)</script>',

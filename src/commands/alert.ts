@@ -42,7 +42,7 @@ export const alert: Subcommand = {
   }),
   async run(ctx) {
     const [first] = ctx.args;
-    if (first === undefined || !alert.adminWhen?.(ctx.args)) return list(ctx);
+    if (first === undefined) return list(ctx);
     const off = first.toLowerCase() === 'off';
     if (!(await ctx.deps.admins.isAdmin(ctx.client, ctx.teamId, ctx.userId, { fresh: off })))
       return ctx.tell(ADMINS_ONLY);

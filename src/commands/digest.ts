@@ -38,7 +38,7 @@ export const digest: Subcommand = {
   inChannel: 'Run it in the channel that gets (or should get) the digest — a direct message can’t have one.',
   async run(ctx) {
     const [mode = '', ...rest] = ctx.args;
-    if (!digest.adminWhen?.(ctx.args)) return showSchedule(ctx);
+    if (mode === '') return showSchedule(ctx);
     if (!(await ctx.deps.admins.isAdmin(ctx.client, ctx.teamId, ctx.userId))) {
       return ctx.tell(
         `${adminsOnly('set, stop or post digests')} \`/campaign digest\` alone shows this channel’s schedule.`,

@@ -57,10 +57,7 @@ function groupSections(title: string, commands: readonly Subcommand[]): KnownBlo
   return sections.map((text) => section(text));
 }
 
-/**
- * The subcommand the word is the start of, or the nearest within a typo's reach (campaign names' budget); of two
- * as near, the one sharing more first letters (`usubscribe`: unsubscribe, not subscribe).
- */
+/** The subcommand the word starts, else the nearest within a typo's reach; of two as near, the same first letter. */
 function didYouMean(word: string, commands: readonly Subcommand[]): string | undefined {
   const names = commands.map((c) => c.name);
   const prefixed = names.find((n) => n.startsWith(word) && word.length >= 2);
@@ -68,12 +65,6 @@ function didYouMean(word: string, commands: readonly Subcommand[]): string | und
   const near = names
     .map((name) => ({ name, typos: typos(word, name) }))
     .filter((n) => n.typos <= typoBudget(n.name))
-    .sort((x, y) => x.typos - y.typos || sharedStart(word, y.name) - sharedStart(word, x.name));
+    .sort((x, y) => x.typos - y.typos || Number(y.name[0] === word[0]) - Number(x.name[0] === word[0]));
   return near[0]?.name;
-}
-
-function sharedStart(a: string, b: string): number {
-  let n = 0;
-  while (n < a.length && a[n] === b[n]) n++;
-  return n;
 }

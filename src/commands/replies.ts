@@ -36,10 +36,8 @@ export const replies: Subcommand = {
       return ctx.tell(
         `\`${escapeMrkdwn(truncate(ctx.args[0] ?? '', 40))}\` is not something \`/campaign replies\` does: use \`/campaign replies\` to list them, \`replies add &lt;name&gt; &lt;text…&gt;\` or \`replies remove &lt;name&gt;\`.`,
       );
-    if (
-      replies.adminWhen?.(ctx.args) &&
-      !(await ctx.deps.admins.isAdmin(ctx.client, ctx.teamId, ctx.userId, { fresh: verb === 'remove' }))
-    )
+    const admin = await ctx.deps.admins.isAdmin(ctx.client, ctx.teamId, ctx.userId, { fresh: verb === 'remove' });
+    if (!admin)
       return ctx.tell(
         `${adminsOnly('add or remove saved replies')} \`/campaign replies\` lists them, and *Quick reply* on a conversation card sends one.`,
       );

@@ -33,10 +33,7 @@ export interface Subcommand {
    * `/campaign <name> works in a channel.` and this sentence — where to run it instead, and why not here.
    */
   inChannel?: string;
-  /**
-   * Open to all (or to members) alone, admins' only with these arguments — they change what the channel gets. Its
-   * run() asks Slack; the playground's Try these labels its examples from this and `admin`/`audience`.
-   */
+  /** Admins' only with these arguments (they change something; its run() checks): for who-may-run labels. */
   adminWhen?(args: readonly string[]): boolean;
   /** It deletes or replaces something: the admin check asks Slack afresh instead of trusting the cache. */
   destructive?: boolean;

@@ -233,9 +233,8 @@ function daysLeftText(row: QuotaRow, used: bigint, total: bigint, now: number): 
   const perDay = Number(used) / elapsedDays;
   const days = Number(left) / perDay;
   if (days >= daysToMonthEnd) return 'lasts past the end of the month at the current rate';
-  const [count, unit] = days >= 1 ? [Math.floor(days), 'day'] : [Math.floor(days * 24), 'hour'];
-  const span = count < 1 ? '*less than an hour*' : `about *${count} ${unit}${count === 1 ? '' : 's'}*`;
-  return `${span} left at the current rate`;
+  const [n, unit] = days >= 1 ? [Math.floor(days), 'day'] : [Math.floor(days * 24), 'hour'];
+  return `${n < 1 ? '*less than an hour*' : `about *${n} ${unit}${n === 1 ? '' : 's'}*`} left at the current rate`;
 }
 
 /** The first instant of the row's month (UTC): from CreatedAt, else a `YYYY-MM` RowKey, else this month. */

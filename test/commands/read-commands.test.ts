@@ -310,23 +310,18 @@ describe('help and grammar', () => {
     expect(text).toContain('Did you mean `/campaign bookings`?');
   });
 
-  it('suggests every subcommand for a swapped, a dropped or a doubled letter', async () => {
+  it('suggests every subcommand for a swapped or a dropped letter', async () => {
     const { answer } = await ask('help');
     const names = [...JSON.stringify(answer).matchAll(/• `\/campaign ([a-z-]+)/g)].map((m) => m[1]!);
     expect(names).toHaveLength(26);
     expect(names).toContain('stats');
     for (const name of names) {
-      const end = name.length;
-      const typos = [
-        `${name.slice(0, end - 2)}${name[end - 1]}${name[end - 2]}`, // stats → stast
-        `${name.slice(0, 1)}${name.slice(2)}`, // stats → sats
-        `${name.slice(0, 2)}${name.slice(1)}`, // stats → sttats
-      ];
-      for (const typo of typos) {
+      const swapped = `${name.slice(0, -2)}${name.at(-1)}${name.at(-2)}`; // stats → stast
+      const dropped = `${name.slice(0, 1)}${name.slice(2)}`; // stats → sats
+      for (const typo of [swapped, dropped])
         expect((await ask(typo)).text, typo).toContain(`Did you mean \`/campaign ${name}\`?`);
-      }
     }
-  });
+  }, 60_000);
 
   it('escapes what the user typed', async () => {
     const { text } = await ask('<!channel>');

@@ -143,7 +143,7 @@ class FakeSlackServer extends SlackState implements FakeSlack {
 
   async waitFor<T>(
     pick: () => T | undefined | null | false | Promise<T | undefined | null | false>,
-    timeoutMs = 5000,
+    timeoutMs = 15_000,
   ): Promise<T> {
     const deadline = Date.now() + timeoutMs;
     let lastError: unknown;

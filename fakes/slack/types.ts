@@ -360,7 +360,7 @@ export interface FakeSlack {
   readonly uploads: SlackUpload[];
   /** GETs of url_private / url_private_download. */
   readonly downloads: FileDownload[];
-  /** Polls `pick` (every 10 ms; an async one is awaited) until it gives something truthy; rejects after `timeoutMs` (default 5000). */
+  /** Polls `pick` (every 10 ms; an async one is awaited) until it gives something truthy; rejects after `timeoutMs` (default 15 s: a bound on a hang). */
   waitFor<T>(
     pick: () => T | undefined | null | false | Promise<T | undefined | null | false>,
     timeoutMs?: number,

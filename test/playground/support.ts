@@ -9,7 +9,7 @@ import type { PlaygroundModule } from '../../src/bot/playground-module.js';
 import * as playgroundModule from '../../playground/index.js';
 import { startPlayground, type RunningPlayground } from '../../playground/index.js';
 import type { Outcome, PageChannel, PageState } from '../../playground/page-api.js';
-import { waitForValue } from '../support/wait.js';
+import { WAIT_TIMEOUT_MS, waitForValue } from '../support/wait.js';
 import { openPage, type BrowserPage } from './browser.js';
 
 // main imports the playground by URL and types it with PlaygroundModule: this keeps the two in step.
@@ -74,7 +74,10 @@ export function wavSeconds(wav: Buffer): number {
 }
 
 /** Polls until `pick` returns something truthy (the bot answers asynchronously, like in Slack). */
-export function eventually<T>(pick: () => Promise<T | undefined | null | false>, timeoutMs = 5000): Promise<T> {
+export function eventually<T>(
+  pick: () => Promise<T | undefined | null | false>,
+  timeoutMs = WAIT_TIMEOUT_MS,
+): Promise<T> {
   return waitForValue(pick, () => pick.toString().slice(0, 200), timeoutMs);
 }
 

@@ -7,6 +7,11 @@ import { until } from '../../bench/lib/net.js';
 
 /** How often a condition is looked at: short, since what is waited for is the condition, not the time. */
 const POLL_MS = 10;
+/**
+ * How long a condition may take before the test fails: a bound on a hang, not a wait (a pass returns as soon as it
+ * holds). Generous, since the whole suite on a busy 2-core machine makes a second's work take several.
+ */
+export const WAIT_TIMEOUT_MS = 15_000;
 
 type Falsy = undefined | null | false;
 
@@ -14,7 +19,7 @@ type Falsy = undefined | null | false;
 export async function waitFor(
   condition: () => boolean | Promise<boolean>,
   what: string | (() => string),
-  timeoutMs = 5_000,
+  timeoutMs = WAIT_TIMEOUT_MS,
 ): Promise<void> {
   await waitForValue(async () => (await condition()) || undefined, what, timeoutMs);
 }
@@ -23,7 +28,7 @@ export async function waitFor(
 export function waitForValue<T>(
   pick: () => T | Falsy | Promise<T | Falsy>,
   what: string | (() => string),
-  timeoutMs = 5_000,
+  timeoutMs = WAIT_TIMEOUT_MS,
 ): Promise<T> {
   return until(pick, what, timeoutMs, POLL_MS);
 }

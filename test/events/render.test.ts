@@ -120,7 +120,7 @@ describe('call_completed details', () => {
   const full = known(CALL_COMPLETED_FULL, 'call_completed');
 
   it('shows mm:ss from durationMs, Slack dates, and a Recording button that carries no address', () => {
-    const rendered = renderEvent(full, undefined, 'v1.sealed');
+    const rendered = renderEvent(full, undefined, { recording: 'v1.sealed' });
     const json = JSON.stringify(rendered);
     expect(textOf(rendered.blocks)).toContain('02:34');
     expect(textOf(rendered.blocks)).toContain('<!date^1709915915^');

@@ -1,9 +1,8 @@
 /**
- * How many completed calls a person sees at once in the playground's #calls, at 1280×720: `npm run
- * calls-per-screen` measures the default short cards, `npm run calls-per-screen -- full` the full ones (the route
- * option `cards:full`). Calls are fired one by one from the Simulate panel, each waited for (so none is rolled
- * up), then the channel is scrolled to its end and the cards wholly inside the message pane are counted.
- * Needs /usr/bin/chromium.
+ * How many completed calls a person sees at once in the playground's #calls, at 1280×720: `npm run calls:screen`
+ * measures the default short cards, `npm run calls:screen -- full` the full ones (the route option `cards:full`).
+ * Calls are fired one by one from the Simulate panel, each waited for (so none is rolled up), then the channel is
+ * scrolled to its end and the cards wholly inside the message pane are counted. Needs /usr/bin/chromium.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

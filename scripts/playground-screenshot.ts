@@ -39,7 +39,7 @@ try {
   await page.locator('#sim-number').fill('+14155550142');
   await page.locator('#sim-outcome').selectOption('booked');
   await page.getByRole('button', { name: 'Fire event' }).click();
-  await page.locator('#messages .msg', { hasText: 'Call completed with Maria Lopez' }).waitFor();
+  await page.locator('#messages .msg', { hasText: 'Maria Lopez' }).getByRole('button', { name: 'Details' }).waitFor();
 
   // A digest in #general: its charts drawn as Slack draws them, and the stats' top campaigns table.
   await page.getByRole('button', { name: '# general' }).click();

@@ -71,8 +71,10 @@ export function parseAlertTerms(args: readonly string[]): ParsedTerms {
       if (n < 1 || n > MAX_MIN_CALLS)
         return fail(`\`min:\` (calls in the window) takes a whole number from 1 to ${MAX_MIN_CALLS}, e.g. \`min:10\`.`);
       minCalls = n;
-    } else if (name === 'compact') {
-      return fail('`compact:` is an option of `/campaign subscribe` (how cards are posted); an alert has no cards.');
+    } else if (name === 'compact' || name === 'cards') {
+      return fail(
+        `\`${name}:\` is an option of \`/campaign subscribe\` (how cards are posted); an alert has no cards.`,
+      );
     } else if (name === 'customers') {
       return fail('`customers:` is an option of `/campaign subscribe`; an alert counts calls and names no customer.');
     } else filterWords.push(word);

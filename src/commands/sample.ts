@@ -5,6 +5,7 @@
  * into the card's thread).
  */
 import { z } from 'zod';
+import { sealCallDetails } from '../events/call-details.js';
 import { markAsSample, renderEvent, renderTranscript } from '../events/render/index.js';
 import { renderConversationCard } from '../handoff/card.js';
 import { parseEvent, sealRecording, SUBSCRIBABLE_TRIGGERS } from '../events/index.js';
@@ -88,11 +89,18 @@ export const sample: Subcommand = {
       );
       return;
     }
-    const recording =
+    const { secrets, routes } = ctx.deps.store;
+    const buttons =
       event.trigger === 'call_completed'
-        ? sealRecording(ctx.deps.store.secrets, ctx.teamId, event.data.audioUrl)
+        ? {
+            recording: sealRecording(secrets, ctx.teamId, event.data.audioUrl),
+            // The card this channel's calls get: short unless a call route here says `cards:full`.
+            details: (await routes.fullCards(ctx.teamId, ctx.channelId))
+              ? undefined
+              : sealCallDetails(secrets, ctx.teamId, view.fields(event.data)),
+          }
         : undefined;
-    await ctx.reply(markAsSample(renderEvent(event, view, recording), trigger));
+    await ctx.reply(markAsSample(renderEvent(event, view, buttons), trigger));
 
     if (event.trigger === 'call_completed') {
       const transcript = renderTranscript(view.fields(event.data));

@@ -42,7 +42,7 @@ export const subscribe: Subcommand = {
   name: 'subscribe',
   usage: 'subscribe <campaignId|*> [events…] [filters…]',
   summary:
-    'post a campaign’s call and chat events in this channel (default: all four); filters keep only matching ones: `status:` `reason:` `type:` `agent:` `summary:` `min:90s` `max:5m`; `notify:@group` mentions them; `customers:full` shows customers in full where guests read along',
+    'post a campaign’s call and chat events in this channel (default: all four); filters keep only matching ones: `status:` `reason:` `type:` `agent:` `summary:` `min:90s` `max:5m`; `notify:@group` mentions them; `cards:full` posts the full call card instead of the short one; `customers:full` shows customers in full where guests read along',
   admin: true,
   args: { min: 1, max: 1 + SUBSCRIBABLE_TRIGGERS.length * 2 + MAX_FILTER_WORDS },
   inChannel: 'Run it in the channel that should get the posts — in a direct message there is nothing to subscribe.',

@@ -20,6 +20,7 @@
 import { RetryLaterError, type ChannelRef, type QueueEntry, type WaitingItem } from '../store/index.js';
 import { parseEvent, type CallCompleted } from '../events/events.js';
 import { sealRecording } from '../events/recording-button.js';
+import { sealCallDetails } from '../events/call-details.js';
 import {
   renderCallCompleted,
   renderCallStarted,
@@ -288,7 +289,11 @@ export class CallOutbox implements LaneHandler {
       );
       return;
     }
-    const shown = { ...view.fields(call.data), recording: this.recordingOf(at, call.data) };
+    const data = view.fields(call.data);
+    // The short card unless a call route here says `cards:full`; its Details button carries the full one.
+    const full = await this.kit.store.routes.fullCards(at.teamId, channel);
+    const details = full ? undefined : sealCallDetails(this.kit.store.secrets, at.teamId, data);
+    const shown = { ...data, recording: this.recordingOf(at, call.data), details };
     const card = await this.steps.post(
       this.stepOf(at, call.id, 'card'),
       slack,

@@ -1,7 +1,7 @@
 /**
  * Route filters (docs/PRODUCT.md › Route filters): `status:a,b`, `reason:…`, `type:…`, `agent:…`, `summary:…`,
  * `min:90s`, `max:5m` after the events of `/campaign subscribe` (and of `/campaign alert`), and the route options
- * `compact:off`, `notify:@…` and `customers:full`. Parsed here for the commands, matched here for the router.
+ * `compact:off`, `cards:full`, `notify:@…` and `customers:full`. Parsed here for the commands, matched here for the router.
  *
  * Which events they judge (docs/PLATFORM-API.md › Payload fields):
  * - `type` (campaignType) and `agent` (agentId) are on every event; an event without the field does not match.
@@ -38,7 +38,7 @@ const MAX_DURATION_MS = 24 * 3_600_000;
 
 /** The grammar, as told after a mistake (and in help). */
 const FILTER_GRAMMAR =
-  'Filters: `status:&lt;a,b&gt;`, `reason:&lt;endedReason,…&gt;`, `type:&lt;campaignType,…&gt;`, `agent:&lt;agentId,…&gt;`, `summary:&lt;word,words-of-a-phrase,…&gt;`, `min:&lt;duration&gt;`, `max:&lt;duration&gt;` (durations like `90s`, `5m`, `1m30s`, `1h`), e.g. `status:failed,busy min:90s`; options `compact:off` (never roll calls up), `notify:@person,@group` (mention them in the posts) and `customers:full` (customer details in full where guests or other organisations read along).';
+  'Filters: `status:&lt;a,b&gt;`, `reason:&lt;endedReason,…&gt;`, `type:&lt;campaignType,…&gt;`, `agent:&lt;agentId,…&gt;`, `summary:&lt;word,words-of-a-phrase,…&gt;`, `min:&lt;duration&gt;`, `max:&lt;duration&gt;` (durations like `90s`, `5m`, `1m30s`, `1h`), e.g. `status:failed,busy min:90s`; options `compact:off` (never roll calls up), `cards:full` (each call as the full card rather than one short section), `notify:@person,@group` (mention them in the posts) and `customers:full` (customer details in full where guests or other organisations read along).';
 
 export type ParsedFilters = { ok: true; filters: RouteFilters | undefined } | { ok: false; sentence: string };
 
@@ -84,6 +84,19 @@ export function parseFilters(words: readonly string[]): ParsedFilters {
       }
       if (value === 'off') filters.compact = false;
       else delete filters.compact;
+      continue;
+    }
+    if (name === 'cards') {
+      // A route option: a call as one short section with its details a click away (the default), or the full card.
+      const value = word.slice(colon + 1).toLowerCase();
+      if (value !== 'short' && value !== 'full') {
+        return {
+          ok: false,
+          sentence: `\`cards:\` takes \`short\` (a call as one section, its details a click away — the default) or \`full\` (every field on the card), not ${shown(value)}.`,
+        };
+      }
+      if (value === 'full') filters.cards = 'full';
+      else delete filters.cards;
       continue;
     }
     if (name === 'customers') {
@@ -239,6 +252,7 @@ export function describeFilters(filters: RouteFilters | undefined): string {
   if (f.minMs !== undefined) parts.push(`min:${formatDuration(f.minMs)}`);
   if (f.maxMs !== undefined) parts.push(`max:${formatDuration(f.maxMs)}`);
   if (f.compact === false) parts.push('compact:off');
+  if (f.cards === 'full') parts.push('cards:full');
   if (f.customers === 'full') parts.push('customers:full');
   return parts.map((p) => `\`${escapeMrkdwn(p.replace(/`/g, ''))}\``).join(' ');
 }

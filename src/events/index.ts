@@ -1,5 +1,5 @@
 /**
- * Event notifications, as the composition root sees them: the webhook route, the Recording button's ack, the
+ * Event notifications, as the composition root sees them: the webhook route, the Recording and Details buttons, the
  * worker that reads queued events, and the scheduler that posts what waits for a channel — customers in its
  * urgent lane, calls in its routine lane, timers' reports in its bulk lane (started once the server listens, stopped first on shutdown). Call
  * events are handled here, and the outcome alerts they feed (their timer is registered here); features add
@@ -9,6 +9,7 @@ import type { App, CustomRoute } from '@slack/bolt';
 import type { Deps } from '../app/deps.js';
 import { hookRoute, type IntakeOptions } from './intake.js';
 import { registerRecordingButton } from './recording-button.js';
+import { registerCallDetails } from './call-details.js';
 import { installedIn, workerSlack } from '../delivery/post-context.js';
 import { registerCallHandlers } from './calls.js';
 import { CallOutbox, type CallOutboxOptions } from '../delivery/call-lane.js';
@@ -88,6 +89,7 @@ export function createEvents(deps: Deps, options: EventsOptions = {}): Events {
     bulk,
     register(app) {
       registerRecordingButton(app, deps);
+      registerCallDetails(app, deps);
     },
     retryDeadLetter: (teamId, id) =>
       retryDeadLetter(deps.store, outbox, teamId, id, {

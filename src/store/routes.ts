@@ -17,6 +17,8 @@ export const routeFiltersSchema = z.object({
   maxMs: z.number().int().nonnegative().optional(),
   /** Route option `compact:off`: the channel's calls are never rolled up (they lag instead). */
   compact: z.literal(false).optional(),
+  /** Route option `cards:full`: the channel's calls get the full card; `cards:short`, the default, is not kept. */
+  cards: z.literal('full').optional(),
   /**
    * Route option `customers:full`: an admin accepted that everyone in the channel, guests and other
    * organisations included, may read customers' numbers, e-mails and words (`ChannelAudienceRepo.confirmed`).
@@ -100,6 +102,13 @@ export class RouteRepo {
     return (await this.listForTeam(teamId)).filter((r) => r.channelId === channelId);
   }
 
+  /** Whether a call route of the channel says `cards:full`: its calls then get the full card, not the short one. */
+  async fullCards(teamId: string, channelId: string): Promise<boolean> {
+    return (await this.listForChannel(teamId, channelId)).some(
+      (r) => r.triggerName.startsWith('call_') && r.filters?.cards === 'full',
+    );
+  }
+
   /** Routes an event of this campaign may take: those of the campaign itself or of '*' (filters not applied). */
   async routesFor(teamId: string, campaignId: string, triggerName: string): Promise<Route[]> {
     return (await this.listForTeam(teamId)).filter(
@@ -137,6 +146,7 @@ export function canonicalFilters(filters: RouteFilters | undefined): RouteFilter
   if (filters.minMs !== undefined) out.minMs = filters.minMs;
   if (filters.maxMs !== undefined) out.maxMs = filters.maxMs;
   if (filters.compact === false) out.compact = false;
+  if (filters.cards === 'full') out.cards = 'full';
   if (filters.customers === 'full') out.customers = 'full';
   if (filters.notify && filters.notify.length > 0) out.notify = [...new Set(filters.notify)].sort();
   const names = out.notify?.flatMap((id) => {

@@ -6,6 +6,7 @@
  * accepted into the channel is what is checked.
  */
 import { describe, expect, it } from 'vitest';
+import { CALL_DETAILS_ACTION } from '../../src/events/render/call-completed.js';
 import { findAction } from '../support/blocks.js';
 import { MEMBER_ID, useHarness } from '../support/harness.js';
 import { run, startEventsHarness } from '../events/support.js';
@@ -65,9 +66,23 @@ describe('command answers posted where guests read', () => {
     const { posted, shown } = await answer('sample call_completed camp-1 --public', GUESTS, 2);
     expect(posted).toHaveLength(2);
     expect(shown).toContain('+1 ••• ••• 0123');
-    expect(shown).toContain('•••@example.com');
     expect(shown).not.toContain('5550123');
     expect(shown).not.toContain('olivia.brown@');
+    // The short card's e-mail is in its full card, a Details click away: masked too.
+    const opened = h.slack.callsTo('views.open').length;
+    const details = findAction(posted[0]!.blocks, CALL_DETAILS_ACTION)!;
+    await h.signer.blockAction({
+      actionId: CALL_DETAILS_ACTION,
+      value: details.value!,
+      userId: GUEST,
+      channelId: GUESTS,
+      messageTs: posted[0]!.ts,
+    });
+    const call = await h.slack.waitFor(() => h.slack.callsTo('views.open')[opened]);
+    const view = JSON.stringify(h.slack.view((call.response.view as { id: string }).id)!.view);
+    expect(view).toContain('•••@example.com');
+    expect(view).not.toContain('5550123');
+    expect(view).not.toContain('olivia.brown@');
   });
 
   it('Next ▶ on a public list in a channel with a guest keeps the page masked', async () => {

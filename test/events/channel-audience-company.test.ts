@@ -10,6 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
 import { addCompany, teamJoin, userChanged } from '../../fakes/slack/company.js';
 import type { SlackMessage } from '../fakes/slack.js';
+import { textOf } from '../support/blocks.js';
 import { ADMIN_ID, TEAM_ID, useHarness, type Harness } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
 import { waitForValue } from '../support/wait.js';
@@ -40,12 +41,8 @@ const call = () => ({
 /** The event posts of a channel (not the bot's notices). */
 const cards = (h: Harness, channel: string) => posts(h, channel).filter((m) => !/^[📣🔒]/u.test(m.text));
 const notices = (h: Harness, channel: string) => posts(h, channel).filter((m) => m.text.startsWith('🔒'));
-const numberOn = (card: SlackMessage | undefined) => {
-  const fields = (card?.blocks as Array<{ fields?: Array<{ text: string }> }> | undefined)?.flatMap(
-    (b) => b.fields ?? [],
-  );
-  return fields?.find((f) => f.text.startsWith('*Number*'))?.text.split('\n')[1];
-};
+/** The customer's number as a call card's first line shows it: `✅ *Olivia Brown* (+1 ••• ••• 0123) · …`. */
+const numberOn = (card: SlackMessage | undefined) => /\* \(([^)]*)\)/.exec(textOf(card?.blocks))?.[1];
 
 async function hook(h: Harness): Promise<string> {
   return `${h.url}/hooks/${await h.bot.deps.store.workspaces.getHookToken(TEAM_ID)}`;

@@ -12,6 +12,7 @@ import {
   memberJoinedChannel,
   memberLeftChannel,
 } from '../../fakes/slack/channel-events.js';
+import { textOf } from '../support/blocks.js';
 import { TEAM_ID, useHarness } from '../support/harness.js';
 import { deliver, posts, queueDrained, run, startEventsHarness } from './support.js';
 
@@ -55,9 +56,11 @@ describe('channels judged by who is in them', () => {
   const eventPosts = (channel: string) => posts(h, channel).filter((m) => !/^[📣🔒]/u.test(m.text));
   const threadOf = (channel: string, ts: string) =>
     h.slack.messages(channel).filter((m) => m.thread_ts === ts && m.ts !== ts);
-  /** A card's Number and Email fields, as Slack shows them. */
+  /** A card's Number and Email fields, as Slack shows them (a short call card: the number on its first line). */
   function cardFields(blocks: unknown): Record<string, string> {
     const found = (blocks as Array<{ fields?: Array<{ text: string }> }>).flatMap((b) => b.fields ?? []);
+    const headline = /\* \(([^)]*)\)/.exec(textOf(blocks))?.[1];
+    if (found.length === 0 && headline) return { '*Number*': headline };
     return Object.fromEntries(found.map((f) => f.text.split('\n') as [string, string]));
   }
 
@@ -91,7 +94,7 @@ describe('channels judged by who is in them', () => {
   it('masks call cards and transcripts where guests or another organisation read along, not elsewhere', async () => {
     setUpChannels();
     for (const channel of [GUESTS, SHARED, PLAIN]) {
-      const { text } = await run(h, 'subscribe * call_completed', { channelId: channel });
+      const { text } = await run(h, 'subscribe * call_completed cards:full', { channelId: channel });
       expect(text).toContain('now receives `call_completed`');
     }
     expect(h.slack.messages(GUESTS)[0]?.text).toContain(
@@ -186,7 +189,7 @@ describe('channels judged by who is in them', () => {
 
   it('a channel shared with another organisation later is masked, and shows customers again once unshared', async () => {
     setUpChannels();
-    await run(h, 'subscribe * call_completed', { channelId: PLAIN });
+    await run(h, 'subscribe * call_completed cards:full', { channelId: PLAIN });
     expect((await channelShared(h.slack, h.signer, PLAIN, 'T0OTHERORG', [OUTSIDER])).status).toBe(200);
     await h.slack.waitFor(() => posts(h, PLAIN).find((m) => m.text.startsWith('🔒')));
     await deliverAll(call());

@@ -5,6 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { CALL_DETAILS_ACTION } from '../../src/events/render/call-completed.js';
+import { findAction } from '../support/blocks.js';
 import { TEAM_ID, type Harness, useHarness } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
 import { waitFor } from '../support/wait.js';
@@ -54,17 +56,27 @@ describe.each(['redis', 'cluster'] as const)('delivery (%s)', (backend) => {
       for (const text of [
         'Olivia',
         '+14155550123',
-        'olivia.brown@example.com',
-        'Spring Recall',
+        'camp-1',
         'Riley',
         '02:34',
         'completed',
-        'customer-ended-call',
         'Customer confirmed the check-up',
-      ]) {
+      ])
         expect(cardJson).toContain(text);
-      }
       expect(injectedMarkup(cardJson)).toEqual([]);
+      // The rest of the card is a Details click away.
+      const opened = h.slack.callsTo('views.open').length;
+      await h.signer.blockAction({
+        actionId: CALL_DETAILS_ACTION,
+        value: findAction(card.blocks, CALL_DETAILS_ACTION)!.value!,
+        channelId: channel,
+        messageTs: card.ts,
+      });
+      const details = await h.slack.waitFor(() => h.slack.callsTo('views.open')[opened]);
+      const detailsJson = JSON.stringify(h.slack.view((details.response.view as { id: string }).id)!.view);
+      for (const text of ['olivia.brown@example.com', 'Spring Recall', 'customer-ended-call'])
+        expect(detailsJson).toContain(text);
+      expect(injectedMarkup(detailsJson)).toEqual([]);
       const thread = await h.slack.waitFor(() => {
         const t = h.slack.thread(channel, card.ts);
         return t.length === 2 ? t : undefined;

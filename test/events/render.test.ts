@@ -25,6 +25,8 @@ import {
 } from '../../src/handoff/card.js';
 import { LIMITS } from '../../src/slack/blocks.js';
 import { RECORDING_ACTION, sealRecording } from '../../src/events/recording-button.js';
+import { sealCallDetails } from '../../src/events/call-details.js';
+import { CALL_DETAILS_ACTION } from '../../src/events/render/call-completed.js';
 import { SecretBox } from '../../src/store/index.js';
 import { findAction, findBlock, textOf } from '../support/blocks.js';
 import {
@@ -120,7 +122,7 @@ describe('call_completed details', () => {
   const full = known(CALL_COMPLETED_FULL, 'call_completed');
 
   it('shows mm:ss from durationMs, Slack dates, and a Recording button that carries no address', () => {
-    const rendered = renderEvent(full, undefined, 'v1.sealed');
+    const rendered = renderEvent(full, undefined, { recording: 'v1.sealed' });
     const json = JSON.stringify(rendered);
     expect(textOf(rendered.blocks)).toContain('02:34');
     expect(textOf(rendered.blocks)).toContain('<!date^1709915915^');
@@ -128,6 +130,48 @@ describe('call_completed details', () => {
     expect(findAction(rendered.blocks, RECORDING_ACTION)?.url).toBeUndefined();
     expect(json).not.toContain('recordings.example.com');
     expect(json).not.toContain('somethingNew');
+  });
+
+  it('is one short section and a Details button when it carries one, the full card behind it', async () => {
+    const short = renderEvent(full, undefined, { recording: 'v1.sealed-recording', details: 'v1.sealed-details' });
+    const json = JSON.stringify(short, null, 2);
+    await expect(`${json}\n`).toMatchFileSnapshot('./golden/call_completed.short.json');
+    expect(injectedMarkup(json)).toEqual([]);
+    expect(short.blocks.map((b) => b.type)).toEqual(['section', 'actions']);
+    expect(findAction(short.blocks, RECORDING_ACTION)).toMatchObject({ value: 'v1.sealed-recording' });
+    expect(findAction(short.blocks, CALL_DETAILS_ACTION)).toMatchObject({ value: 'v1.sealed-details' });
+    // The same notification as the full card's.
+    expect(short.text).toBe(renderEvent(full).text);
+    const minimal = renderEvent(known(CALL_COMPLETED_MINIMAL, 'call_completed'), undefined, { details: 'v1.d' });
+    await expect(`${JSON.stringify(minimal, null, 2)}\n`).toMatchFileSnapshot(
+      './golden/call_completed.short_minimal.json',
+    );
+  });
+
+  it('seals the full card into the Details button within Slack’s 2,000 characters, for its workspace alone', () => {
+    const box = SecretBox.ephemeral();
+    const long = known(
+      { ...CALL_COMPLETED_FULL, callSummary: `${'A long summary. '.repeat(300)}😀` },
+      'call_completed',
+    );
+    if (long.trigger !== 'call_completed') throw new Error('not a completed call');
+    const sealed = sealCallDetails(box, 'T0ONE', long.data)!;
+    expect(sealed.length).toBeLessThanOrEqual(LIMITS.buttonValue);
+    const opened = JSON.parse(box.open(sealed, 'call-details:T0ONE')) as Record<string, unknown>;
+    expect(opened).toMatchObject({ customerEmail: CALL_COMPLETED_FULL.customerEmail, durationMs: 154_250 });
+    expect(String(opened.callSummary)).toMatch(/^A long summary\. .*…$/);
+    // The transcript's words stay in the thread; the recording's address never goes into a button.
+    expect(opened.callTranscript).toBe('…');
+    expect(JSON.stringify(opened)).not.toContain('recordings.example.com');
+    expect(() => box.open(sealed, 'call-details:T0TWO')).toThrow();
+    // A call whose fields alone would not fit gets no Details button (so its full card is posted).
+    const huge = Object.fromEntries(
+      ['customerName', 'customerEmail', 'campaignName', 'agentName', 'status', 'endedReason', 'callId'].map((k) => [
+        k,
+        '😀'.repeat(200),
+      ]),
+    );
+    expect(sealCallDetails(box, 'T0ONE', { ...long.data, ...huge })).toBeUndefined();
   });
 
   it('opens with ❌ for a failed call and 📵 for one that did not reach the customer, ✅ only when completed', () => {

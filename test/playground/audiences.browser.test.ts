@@ -40,6 +40,11 @@ describe.skipIf(!browserTestsRun)('channels with a guest or another organisation
     await b.page.getByRole('button', { name: 'Fire event' }).click();
     await b.page.locator('#sim-result .ok').first().waitFor();
   }
+  /** A call's card in the channel shown: its short section with the Details button. */
+  const cardOf = (name: string) =>
+    b.page
+      .locator('#messages .msg', { hasText: name })
+      .filter({ has: b.page.getByRole('button', { name: 'Details' }) });
   /** The bot's posts into `channel` that the stand-in took, as text. */
   const posted = (channel: string) =>
     h.pg.slack.calls
@@ -65,18 +70,25 @@ describe.skipIf(!browserTestsRun)('channels with a guest or another organisation
       .waitFor();
 
     await fireCall('Nia Masked', '+14155550123');
-    const card = b.page.locator('#messages .msg', { hasText: 'Call completed with Nia Masked' });
+    const card = cardOf('Nia Masked');
     await card.waitFor();
     const text = await card.innerText();
     expect(text).toContain('+1 ••• ••• 0123');
     expect(text).not.toContain('+14155550123');
+    // Its full card, a click away, masked alike.
+    await card.getByRole('button', { name: 'Details' }).click();
+    const details = b.page.locator('#modal', { hasText: 'Call details' });
+    await details.waitFor();
+    expect(await details.innerText()).toContain('+1 ••• ••• 0123');
+    expect(await details.innerText()).not.toContain('+14155550123');
+    await b.page.locator('#modal-close').click();
+    await details.waitFor({ state: 'hidden' });
     const inPartners = posted(PARTNERS).filter((p) => p.includes('Nia Masked'));
     expect(inPartners.length).toBeGreaterThan(0);
     for (const post of inPartners) expect(post).not.toContain('4155550123');
 
     await b.page.getByRole('button', { name: '# calls' }).click();
-    const full = b.page.locator('#messages .msg', { hasText: 'Call completed with Nia Masked' });
-    expect(await full.innerText()).toContain('+14155550123');
+    expect(await cardOf('Nia Masked').innerText()).toContain('+14155550123');
     expect(b.pageErrors).toEqual([]);
   });
 
@@ -104,7 +116,7 @@ describe.skipIf(!browserTestsRun)('channels with a guest or another organisation
       .first()
       .waitFor();
     await fireCall('Omar Shared', '+14155550177');
-    const card = b.page.locator('#messages .msg', { hasText: 'Call completed with Omar Shared' });
+    const card = cardOf('Omar Shared');
     await card.waitFor();
     expect(await card.innerText()).toContain('+1 ••• ••• 0177');
     for (const post of posted(VENDOR).filter((p) => p.includes('Omar Shared')))

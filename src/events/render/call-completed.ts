@@ -1,9 +1,11 @@
 /**
- * `call_completed` → a summary card (customer, number, email, campaign, agent, duration, status, ended
- * reason, start/end as Slack dates, the summary, a Recording button) and, separately, the transcript that
- * goes into the card's thread: as a message when it fits one section, as a text file when it does not — and
- * what the recording says when the bot copies it into that thread. A route's `notify:` puts a line mentioning
- * them on top (a hot lead when its `summary:` words were found).
+ * `call_completed` → its card: the short one (one section — outcome, customer, duration, the summary's first
+ * line, campaign and agent — with its Recording button, and a Details button that opens the full card) or the
+ * full one (customer, number, email, campaign, agent, duration, status, ended reason, start/end as Slack dates,
+ * the summary, a Recording button); separately, the transcript that goes into the card's thread: as a message
+ * when it fits one section, as a text file when it does not — and what the recording says when the bot copies it
+ * into that thread. A route's `notify:` puts a line mentioning them on top (a hot lead when its `summary:` words
+ * were found).
  */
 import { clockDuration } from '../../format/numbers.js';
 import {
@@ -17,7 +19,7 @@ import {
   type KnownBlock,
   type MessagePayload,
 } from '../../slack/blocks.js';
-import type { CallCompleted } from '../events.js';
+import type { CallCompleted, CallStarted } from '../events.js';
 import { mentionsOf } from '../mentions.js';
 import { RECORDING_ACTION } from '../recording-button.js';
 import {
@@ -34,12 +36,17 @@ import {
 
 /**
  * A completed call as a card shows it: `recording`, its Recording button's sealed value (`recording-button.ts`),
- * never the audio's own address.
+ * never the audio's own address; `details`, its Details button's sealed value (`call-details.ts`) — a call with
+ * one gets the short card, whose button opens the full card.
  */
-export type ShownCall = CallCompleted & { recording?: string | undefined };
+export type ShownCall = CallCompleted & { recording?: string | undefined; details?: string | undefined };
+
+/** The short card's Details button (`call-details.ts` opens the full card). */
+export const CALL_DETAILS_ACTION = 'call_details_open';
 
 const SUMMARY_LABEL = '*Summary*\n';
 const TRANSCRIPT_LABEL = '*Transcript*\n';
+const SUMMARY_LINE_MAX = 200;
 
 /** Duration in ms from whichever of durationMs / durationSeconds / durationMinutes was sent. */
 export function callDurationMs(e: CallCompleted): number | undefined {
@@ -78,6 +85,16 @@ export function mentionLine(asks: PostMentions | undefined): { block: KnownBlock
 export function renderCallCompleted(e: ShownCall, asks?: PostMentions): MessagePayload {
   const ms = callDurationMs(e);
   const duration = ms === undefined ? '—' : clockDuration(ms);
+  const blocks = e.details
+    ? [callSection(e), actions([button('Details', CALL_DETAILS_ACTION, { value: e.details })])]
+    : fullCard(e, duration);
+  const campaign = inline(e.campaignName, 60) ?? inline(e.campaignId, 60);
+  const fallback = `Call completed with ${customerPlain(e)}${campaign ? ` — ${campaign}` : ''}${ms === undefined ? '' : ` (${duration})`}`;
+  const mention = mentionLine(asks);
+  return mention ? message(`${mention.text}${fallback}`, [mention.block, ...blocks]) : message(fallback, blocks);
+}
+
+function fullCard(e: ShownCall, duration: string): KnownBlock[] {
   const blocks: KnownBlock[] = [
     section(`${callOutcomeIcon(e.status)} *Call completed* with ${customerLabel(e)}`),
     fields([
@@ -105,10 +122,43 @@ export function renderCallCompleted(e: ShownCall, asks?: PostMentions): MessageP
     transcript,
   );
   if (meta) blocks.push(context(meta));
-  const campaign = inline(e.campaignName, 60) ?? inline(e.campaignId, 60);
-  const fallback = `Call completed with ${customerPlain(e)}${campaign ? ` — ${campaign}` : ''}${ms === undefined ? '' : ` (${duration})`}`;
-  const mention = mentionLine(asks);
-  return mention ? message(`${mention.text}${fallback}`, [mention.block, ...blocks]) : message(fallback, blocks);
+  return blocks;
+}
+
+/** Where a call belongs, as its one-section forms say it: its id, its campaign's, its agent. */
+export function callPlace(e: CallStarted | CallCompleted): string {
+  return dotted(
+    e.callId ? `call ${code(e.callId)}` : undefined,
+    e.campaignId ? `campaign ${code(e.campaignId)}` : undefined,
+    inline(e.agentName, 100),
+  );
+}
+
+/**
+ * A completed call as one section — a roll-up's line, and the short card: who and how it went, the summary's
+ * first line, then where it belongs (in italics), with its Recording button.
+ */
+export function callSection(c: ShownCall): KnownBlock {
+  const ms = callDurationMs(c);
+  const outcome = inline(c.status, 100) ?? inline(c.endedReason, 100) ?? 'completed';
+  const head = dotted(
+    `${callOutcomeIcon(c.status)} ${customerLabel(c)}`,
+    outcome,
+    ms === undefined ? undefined : clockDuration(ms),
+  );
+  const meta = dotted(callPlace(c) || undefined, c.callTranscript?.trim() ? 'transcript in the thread' : undefined);
+  return section(
+    [head, firstLine(c.callSummary), meta ? `_${meta}_` : undefined].filter(Boolean).join('\n'),
+    c.recording ? { accessory: button('▶️ Recording', RECORDING_ACTION, { value: c.recording }) } : {},
+  );
+}
+
+function firstLine(text: string | undefined): string | undefined {
+  const line = text
+    ?.trim()
+    .split(/\r?\n/)
+    .find((l) => l.trim() !== '');
+  return line === undefined ? undefined : escapeWithin(line.trim(), SUMMARY_LINE_MAX);
 }
 
 /** What the call's recording says when it is shared in the card's thread (Slack shows its player under it). */

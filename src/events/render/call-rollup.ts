@@ -3,12 +3,10 @@
  * post. Per call: customer, outcome, duration, one summary line, the recording link; the transcripts go into
  * the roll-up's thread together (one message, or one text file when they do not fit a message).
  */
-import { clockDuration } from '../../format/numbers.js';
-import { LIMITS, button, message, section, type KnownBlock, type MessagePayload } from '../../slack/blocks.js';
+import { LIMITS, message, section, type KnownBlock, type MessagePayload } from '../../slack/blocks.js';
 import type { CallCompleted, CallStarted } from '../events.js';
-import { code, customerLabel, customerPlain, dotted, escapeWithin, inline } from '../../slack/text.js';
-import { callDurationMs, callOutcomeIcon, type ShownCall, type TranscriptReply } from './call-completed.js';
-import { RECORDING_ACTION } from '../recording-button.js';
+import { code, customerLabel, customerPlain, escapeWithin, inline } from '../../slack/text.js';
+import { callOutcomeIcon, callPlace, callSection, type ShownCall, type TranscriptReply } from './call-completed.js';
 
 export type RolledCall =
   { trigger: 'call_started'; data: CallStarted } | { trigger: 'call_completed'; data: ShownCall };
@@ -20,7 +18,6 @@ export const ROLLUP_MAX_CALLS = 45;
  * much text altogether (`msg_blocks_too_long`) at a limit it does not publish; reports put it near 12,000.
  */
 const MAX_MESSAGE_TEXT = 11_000;
-const SUMMARY_LINE_MAX = 200;
 const TRANSCRIPT_LABEL = '*Transcripts*';
 
 /**
@@ -34,41 +31,10 @@ export function callsToShow(calls: readonly RolledCall[]): RolledCall[] {
   return calls.filter((c) => c.trigger === 'call_completed' || !c.data.callId || !completed.has(c.data.callId));
 }
 
-function firstLine(text: string | undefined): string | undefined {
-  const line = text
-    ?.trim()
-    .split(/\r?\n/)
-    .find((l) => l.trim() !== '');
-  return line === undefined ? undefined : escapeWithin(line.trim(), SUMMARY_LINE_MAX);
-}
-
-/** One section per call: who and how it went, the summary's first line, then where it belongs (in italics). */
-function callBlock(call: RolledCall, withTranscript: boolean): KnownBlock {
-  const e = call.data;
-  const where = dotted(
-    e.callId ? `call ${code(e.callId)}` : undefined,
-    e.campaignId ? `campaign ${code(e.campaignId)}` : undefined,
-    inline(e.agentName, 100),
-  );
-  if (call.trigger === 'call_started') {
-    return section([`📞 ${customerLabel(e)} · in progress`, where].filter(Boolean).join('\n'));
-  }
-  const c = call.data;
-  const ms = callDurationMs(c);
-  const outcome = inline(c.status, 100) ?? inline(c.endedReason, 100) ?? 'completed';
-  const head = dotted(
-    `${callOutcomeIcon(c.status)} ${customerLabel(c)}`,
-    outcome,
-    ms === undefined ? undefined : clockDuration(ms),
-  );
-  const meta = dotted(
-    where || undefined,
-    withTranscript && c.callTranscript?.trim() ? 'transcript in the thread' : undefined,
-  );
-  return section(
-    [head, firstLine(c.callSummary), meta ? `_${meta}_` : undefined].filter(Boolean).join('\n'),
-    c.recording ? { accessory: button('▶️ Recording', RECORDING_ACTION, { value: c.recording }) } : {},
-  );
+/** One section per call: a completed one as `callSection` shows it, one still going as in progress. */
+function callBlock(call: RolledCall): KnownBlock {
+  if (call.trigger === 'call_completed') return callSection(call.data);
+  return section([`📞 ${customerLabel(call.data)} · in progress`, callPlace(call.data)].filter(Boolean).join('\n'));
 }
 
 /** How many of the oldest `calls` one roll-up post can carry (at least 2, at most ROLLUP_MAX_CALLS). */
@@ -76,7 +42,7 @@ export function rollupFits(calls: readonly RolledCall[]): number {
   let text = 200;
   let n = 0;
   for (const call of calls.slice(0, ROLLUP_MAX_CALLS)) {
-    const block = callBlock(call, true);
+    const block = callBlock(call);
     text += block.type === 'section' ? (block.text?.text.length ?? 0) : 0;
     if (n >= 2 && text > MAX_MESSAGE_TEXT) break;
     n++;
@@ -129,7 +95,7 @@ export function renderRollup(calls: readonly RolledCall[]): MessagePayload {
   const blocks: KnownBlock[] = [
     section(`🗂️ *${total}: ${counts}* — they came in faster than Slack lets this channel show them one by one`),
   ];
-  for (const call of calls.slice(0, ROLLUP_MAX_CALLS)) blocks.push(callBlock(call, true));
+  for (const call of calls.slice(0, ROLLUP_MAX_CALLS)) blocks.push(callBlock(call));
   const names = calls
     .slice(0, 5)
     .map((c) => customerPlain(c.data))

@@ -17,15 +17,20 @@ export { renderAgentLine, renderCustomerLine, renderCustomerLines } from './mess
  * The post of a known event: for calls the channel post (call_completed: the card; its transcript is rendered
  * apart), for chat messages the line in the conversation's thread (the card itself: `renderConversationCard`).
  * `view`: how the channel it goes to may see customers (`CustomerView`, masked where guests can read it);
- * `recording`: a call's Recording button value (`sealRecording`), without which the card has no button.
+ * `buttons`: a call's Recording button value (`sealRecording`), without which the card has no such button, and
+ * its Details button value (`sealCallDetails`), with which it is the short card.
  */
-export function renderEvent(event: KnownEvent, view?: CustomerView, recording?: string): MessagePayload {
+export function renderEvent(
+  event: KnownEvent,
+  view?: CustomerView,
+  buttons?: { recording?: string | undefined; details?: string | undefined },
+): MessagePayload {
   const shown = <T extends object>(data: T): T => view?.fields(data) ?? data;
   switch (event.trigger) {
     case 'call_started':
       return renderCallStarted(shown(event.data));
     case 'call_completed':
-      return renderCallCompleted({ ...shown(event.data), recording });
+      return renderCallCompleted({ ...shown(event.data), ...buttons });
     case 'message_received':
       return renderCustomerLine(shown(event.data));
     case 'message_sent':

@@ -241,6 +241,7 @@ export class CallOutbox implements LaneHandler {
           at,
           batch.map((c) => c.id),
         );
+        await this.countPosted(at, batch);
         return undefined;
       }
       throw new LaneFailure(
@@ -248,8 +249,24 @@ export class CallOutbox implements LaneHandler {
         err,
       );
     }
-    for (const c of concerned) this.kit.metrics?.eventsPosted.inc({ trigger: c.trigger });
+    await this.countPosted(at, concerned);
     return undefined;
+  }
+
+  /**
+   * `campaign_events_posted_total` counts a call event once: in the first channel that shows it, and not again
+   * when a post whose removal from the outbox was lost (a crash, a lost lease) runs again.
+   */
+  private async countPosted(at: ChannelRef, calls: readonly Waiting[]): Promise<void> {
+    const counted = await Promise.all(
+      calls.map((c) =>
+        this.steps.once({ teamId: at.teamId, entryId: c.id, channel: '*', step: 'counted' }, () =>
+          Promise.resolve('posted'),
+        ),
+      ),
+    );
+    for (const [i, c] of calls.entries())
+      if (counted[i]!.ran) this.kit.metrics?.eventsPosted.inc({ trigger: c.trigger });
   }
 
   /** Whether one of these calls has a post of its own already (its card, or its call_started line). */

@@ -228,6 +228,8 @@ export type { ForgetReport } from './forget.js';
 export { ALL_CAMPAIGNS, canonicalFilters } from './routes.js';
 export type { Route, RouteFilters } from './routes.js';
 export type { DueTimer } from './timers.js';
+export { LEASE_MS } from './leases.js';
+export type { KeptLease } from './leases.js';
 export { CALL_CATEGORIES, DIGEST_CADENCES } from './reports.js';
 export type { DigestCadence, DigestFigures, DigestSchedule, QuotaAlertSetting, SnapshotBounds } from './reports.js';
 export { ChannelFailures, RetryLaterError, isRetryLaterError } from './queue.js';

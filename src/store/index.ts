@@ -209,7 +209,12 @@ export function createStore(options: StoreOptions = {}): Store {
   };
 }
 
-export { createKeys, DEFAULT_KEY_PREFIX, timerId as workspaceTimerId } from './keys.js';
+export {
+  createKeys,
+  DEFAULT_KEY_PREFIX,
+  timerId as workspaceTimerId,
+  timerParts as workspaceTimerParts,
+} from './keys.js';
 export { SecretBox, SecretBoxError, decodeSecretsKey } from './secrets.js';
 export { rekeyStore } from './rekey.js';
 export { isStoreUnavailable } from './redis-connection.js';

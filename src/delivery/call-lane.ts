@@ -253,20 +253,13 @@ export class CallOutbox implements LaneHandler {
     return undefined;
   }
 
-  /**
-   * `campaign_events_posted_total` counts a call event once: in the first channel that shows it, and not again
-   * when a post whose removal from the outbox was lost (a crash, a lost lease) runs again.
-   */
+  /** `campaign_events_posted_total` counts a call once: in the first channel showing it, not when a post runs again. */
   private async countPosted(at: ChannelRef, calls: readonly Waiting[]): Promise<void> {
-    const counted = await Promise.all(
-      calls.map((c) =>
-        this.steps.once({ teamId: at.teamId, entryId: c.id, channel: '*', step: 'counted' }, () =>
-          Promise.resolve('posted'),
-        ),
-      ),
-    );
-    for (const [i, c] of calls.entries())
-      if (counted[i]!.ran) this.kit.metrics?.eventsPosted.inc({ trigger: c.trigger });
+    for (const c of calls) {
+      const counted = { teamId: at.teamId, entryId: c.id, channel: '*', step: 'counted' };
+      if ((await this.steps.once(counted, () => Promise.resolve('posted'))).ran)
+        this.kit.metrics?.eventsPosted.inc({ trigger: c.trigger });
+    }
   }
 
   /** Whether one of these calls has a post of its own already (its card, or its call_started line). */

@@ -8,7 +8,7 @@
  */
 import { timerTeam, type Keys } from './keys.js';
 import type { KeyValueStore } from './kv.js';
-import type { Leases } from './leases.js';
+import type { KeptLease, Leases } from './leases.js';
 
 /** How many due timers one read takes at most. */
 const DUE_PAGE = 200;
@@ -73,6 +73,11 @@ export class TimerRepo {
     return this.leases.claim(this.lease(kind, timer), owner, leaseMs);
   }
 
+  /** Renews a claimed firing's lease while its handler runs (`Leases.keep`). */
+  keep(kind: string, timer: DueTimer, owner: string, leaseMs: number): KeptLease {
+    return this.leases.keep(this.lease(kind, timer), owner, leaseMs);
+  }
+
   /**
    * Removes every timer of the workspace (ids made by `timerId`), of every kind but `keep`; returns how many.
    * The kinds are found by a scan: a kind added later is covered without being named here.
@@ -97,7 +102,7 @@ export class TimerRepo {
     await this.leases.release(this.lease(kind, timer), owner);
   }
 
-  /** The lease key of one firing (a firing is claimed once; its lease is never renewed). */
+  /** The lease key of one firing (a firing is claimed once, its lease renewed while it runs). */
   private lease(kind: string, timer: DueTimer): string {
     return this.keys.timerLease(kind, timer.id, timer.dueAt);
   }

@@ -6,7 +6,7 @@
  */
 import { hostname } from 'node:os';
 import type { Logger } from '../logger.js';
-import type { DueTimer, Store } from '../store/index.js';
+import { LEASE_MS, type DueTimer, type Store } from '../store/index.js';
 
 /** Returns when the timer is next due (epoch ms), or undefined to end it. */
 export type TimerHandler = (timer: DueTimer, now: number) => Promise<number | undefined>;
@@ -14,7 +14,7 @@ export type TimerHandler = (timer: DueTimer, now: number) => Promise<number | un
 export interface TimersOptions {
   /** How often due timers are looked for. Default 15 s (digests are to the minute, SLAs to 5 minutes). */
   tickMs?: number;
-  /** How long one replica owns a firing; a failed or crashed one is retried after it. Default 2 minutes. */
+  /** A firing's lease, renewed while its handler runs; a failed or crashed one is retried after it. `LEASE_MS`. */
   leaseMs?: number;
 }
 
@@ -60,12 +60,16 @@ export class Timers {
       try {
         const now = this.store.now();
         for await (const timer of this.store.timers.eachDue(kind, now)) {
-          if (!(await this.store.timers.claim(kind, timer, this.owner, this.options.leaseMs ?? 120_000))) continue;
+          const leaseMs = this.options.leaseMs ?? LEASE_MS;
+          if (!(await this.store.timers.claim(kind, timer, this.owner, leaseMs))) continue;
           fired++;
+          const kept = this.store.timers.keep(kind, timer, this.owner, leaseMs);
           try {
             await this.store.timers.advance(kind, timer, await handler(timer, now));
           } catch (err) {
             this.logger.error({ err, kind, timer: timer.id }, 'a timer failed; it is tried again after its lease');
+          } finally {
+            await kept.stop();
           }
         }
       } catch (err) {

@@ -242,6 +242,7 @@ export class CallOutbox implements LaneHandler {
           at,
           batch.map((c) => c.id),
         );
+        await this.countPosted(at, batch);
         return undefined;
       }
       throw new LaneFailure(
@@ -249,8 +250,17 @@ export class CallOutbox implements LaneHandler {
         err,
       );
     }
-    for (const c of concerned) this.kit.metrics?.eventsPosted.inc({ trigger: c.trigger });
+    await this.countPosted(at, concerned);
     return undefined;
+  }
+
+  /** `campaign_events_posted_total` counts a call once: in the first channel showing it, not when a post runs again. */
+  private async countPosted(at: ChannelRef, calls: readonly Waiting[]): Promise<void> {
+    for (const c of calls) {
+      const counted = { teamId: at.teamId, entryId: c.id, channel: '*', step: 'counted' };
+      if ((await this.steps.once(counted, () => Promise.resolve('posted'))).ran)
+        this.kit.metrics?.eventsPosted.inc({ trigger: c.trigger });
+    }
   }
 
   /** Whether one of these calls has a post of its own already (its card, or its call_started line). */

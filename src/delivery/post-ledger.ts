@@ -1,8 +1,10 @@
 /**
  * Posts that cannot show twice. Every background post carries Slack message metadata — the app's own
- * `event_type` and the post's idempotency key — and a mark in the store: `pending` from just before it is sent,
- * its `ts` once Slack took it. A try that provably never reached Slack (paced, 429, `ok:false` that time heals)
- * clears its own `pending`, so the next try posts without a look-up.
+ * `event_type` and the post's idempotency key — and a mark in the store: `pending` (naming its owner) from just
+ * before it is sent, its `ts` once Slack took it. A try that provably never reached Slack (paced, 429, `ok:false`
+ * that time heals) clears its own `pending`, so the next try posts without a look-up. Each try holds a lease on
+ * the post while its request is in flight (src/store/leases.ts): a replica taking the post over waits until that
+ * lease ended — the first try's answer is in, or its replica is gone — before it looks the post up.
  *
  * A post found `pending` (its answer was lost, Slack answered `fatal_error`, the process crashed between Slack's
  * answer and the mark) may be in Slack already. Where it landed, Slack tells the app itself: the manifest
@@ -19,8 +21,10 @@
  * reason (https://docs.slack.dev/reference/methods/chat.postMessage, "Errors"). Direct messages are not looked up
  * (the app may not read them): a notice to a person is at most once, never twice.
  */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { WebClient } from '@slack/web-api';
-import type { Store } from '../store/index.js';
+import { LEASE_MS, type Store } from '../store/index.js';
 import { context, type MessagePayload } from '../slack/blocks.js';
 import { WaitForSlack, type SlackErrorClass } from './slack-errors.js';
 import { postMessage, slackErrorCode } from '../slack/post.js';
@@ -59,20 +63,29 @@ export interface OncePost {
 /** The class of a failed try (`SlackPace.judge`): `wait` means it never reached Slack. */
 export type JudgeFailure = (err: unknown) => { class: SlackErrorClass };
 
-/** A pending mark: when the first try began, and (after a full page without the post) the last ts read. */
+/** A pending mark: when its try began, who sent it, and (after a full page without the post) the last ts read. */
 interface Pending {
   since: number;
+  owner: string;
   readTo?: string;
 }
 
+/** `pending:<since>:<readTo>:<owner>` (the owner last: it may hold colons). */
 function pendingOf(mark: string): Pending {
-  const [since, readTo] = mark.slice(PENDING.length).split(':');
-  return { since: Number(since), ...(readTo ? { readTo } : {}) };
+  const [since, readTo, ...owner] = mark.slice(PENDING.length).split(':');
+  return { since: Number(since), owner: owner.join(':'), ...(readTo ? { readTo } : {}) };
+}
+
+function pendingMark({ since, owner, readTo }: Pending): string {
+  return `${PENDING}${since}:${readTo ?? ''}:${owner}`;
 }
 
 export class PostLedger {
+  /** Whose tries these are: a try's lease and its pending mark name it. */
+  private readonly owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+
   constructor(
-    private readonly store: Pick<Store, 'kv' | 'keys'>,
+    private readonly store: Pick<Store, 'kv' | 'keys' | 'leases'>,
     private readonly judge: JudgeFailure,
     private readonly now: () => number = Date.now,
   ) {}
@@ -88,35 +101,48 @@ export class PostLedger {
     await this.store.kv.set(this.landedKey(teamId, key), ts, { ttlMs: LANDED_TTL_MS });
   }
 
-  /** Posts once: the ts of the post already in Slack (marked or found), or of the one it sends now. */
+  /**
+   * Posts once: the ts of the post already in Slack (marked or found), or of the one it sends now. Each try holds
+   * a lease on the post, renewed while its request is in flight: a replica taking over a post another one is
+   * still sending waits for that try's answer (or its lease to end) before it looks the post up.
+   */
   async post(slack: WebClient, to: PostTarget, payload: MessagePayload, once: OncePost): Promise<string> {
-    const { kv } = this.store;
+    const { kv, leases } = this.store;
     const mark = await kv.get(once.mark);
     if (mark !== null && !mark.startsWith(PENDING)) return mark;
     const pending = mark === null ? undefined : pendingOf(mark);
-    if (pending) {
-      const found = await this.find(slack, to, once, pending);
-      if (found) {
-        await kv.set(once.mark, found, { ttlMs: once.ttlMs });
-        return found;
-      }
-    } else {
-      await kv.set(once.mark, `${PENDING}${this.now()}`, { ttlMs: once.ttlMs });
-    }
-    const metadata = { event_type: POST_EVENT_TYPE, event_payload: { key: once.key } };
-    let ts: string;
+    const lease = this.tryLease(once);
+    if (!(await leases.take(lease, this.owner, LEASE_MS))) throw new WaitForSlack(LEASE_MS / 3, 'a try under way');
+    const kept = leases.keep(lease, this.owner, LEASE_MS);
     try {
-      ts = await postMessage(slack, to, payload, metadata).catch(async (err: unknown) => {
+      if (pending) {
+        const found = await this.find(slack, to, once, pending);
+        if (found) {
+          await kv.set(once.mark, found, { ttlMs: once.ttlMs });
+          return found;
+        }
+      }
+      await kv.set(once.mark, pendingMark({ since: this.now(), owner: this.owner }), { ttlMs: once.ttlMs });
+      const ts = await this.send(slack, to, payload, once);
+      await kv.set(once.mark, ts, { ttlMs: once.ttlMs });
+      return ts;
+    } finally {
+      await kept.end();
+    }
+  }
+
+  /** One try; a try that provably never reached Slack clears its mark, so the next one needs no look-up. */
+  private async send(slack: WebClient, to: PostTarget, payload: MessagePayload, once: OncePost): Promise<string> {
+    const metadata = { event_type: POST_EVENT_TYPE, event_payload: { key: once.key } };
+    try {
+      return await postMessage(slack, to, payload, metadata).catch(async (err: unknown) => {
         if (!to.threadTs || !NO_REPLY_HERE.has(slackErrorCode(err) ?? '')) throw err;
         return postMessage(slack, { channel: to.channel }, await namingThread(slack, to, payload), metadata);
       });
     } catch (err) {
-      // Never reached Slack (and no earlier try might have): the next try needs no look-up.
-      if (!pending && this.judge(err).class === 'wait') await kv.del(once.mark).catch(() => false);
+      if (this.judge(err).class === 'wait') await this.store.kv.del(once.mark).catch(() => false);
       throw err;
     }
-    await kv.set(once.mark, ts, { ttlMs: once.ttlMs });
-    return ts;
   }
 
   /**
@@ -155,8 +181,14 @@ export class PostLedger {
     if (found || !page.has_more) return found;
     // A full page without it: the rest of the window is read at the workspace's next read.
     const lastRead = page.messages?.at(-1)?.ts;
-    if (lastRead) await this.store.kv.set(once.mark, `${PENDING}${pending.since}:${lastRead}`, { ttlMs: once.ttlMs });
+    if (lastRead)
+      await this.store.kv.set(once.mark, pendingMark({ ...pending, readTo: lastRead }), { ttlMs: once.ttlMs });
     throw new WaitForSlack(1_000, 'the rest of its history window');
+  }
+
+  /** The lease of the post's try under way (a workspace's key: uninstall forgets it). */
+  private tryLease(once: OncePost): string {
+    return this.store.keys.dedup(once.teamId, 'post-try', once.key);
   }
 
   private landedKey(teamId: string, key: string): string {

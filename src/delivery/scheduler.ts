@@ -6,8 +6,8 @@
  * - Cost with work: replicas ask the store for the channels due now (one sorted set), never list them all; a
  *   channel waiting for Slack (its budget, a 429, an outage, a pause) is due again when that wait ends, and a
  *   channel a replica is posting in is due again only when its lease would have run out.
- * - One replica at a time posts for a channel (an owner-checked lease, renewed after every post; a drain stops
- *   the moment a renewal says it lost it). Every post is a remembered step of its lane, so nothing shows twice.
+ * - One replica at a time posts for a channel (an owner-checked lease, renewed on a timer while it drains; a
+ *   drain that lost it stops before its next post). Every post is a remembered step of its lane, so nothing shows twice.
  * - What Slack's answers mean is read once (`SlackPace.judge`, src/delivery/slack-errors.ts): time heals it (the channel
  *   waits, no try counted, up to RETENTION_MS); the channel refuses (paused, its subscriber told once, its work
  *   kept and probed); the workspace refuses (held, tried every minute); the message is wrong, or fails again
@@ -17,7 +17,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { slackErrorCode } from '../slack/post.js';
 import { ATTR, inSpan, traceContext } from '../util/spans.js';
-import type { ChannelRef, Lane, WaitingItem } from '../store/index.js';
+import { LEASE_MS, type ChannelRef, type KeptLease, type Lane, type WaitingItem } from '../store/index.js';
 import { PROBE_EVERY_MS, pauseAdvice } from './channel-pause.js';
 import { RETENTION_MS, type PostingKit } from './post-context.js';
 
@@ -63,11 +63,8 @@ export interface SchedulerOptions {
   concurrency?: number;
 }
 
-/**
- * A channel's lease: longer than one post takes at worst (a post, or a file upload's three calls, 30 s each;
- * renewed after each post), short enough that the work of a process that crashed mid-post is soon taken on.
- */
-const LEASE_MS = 120_000;
+/** How a drain ended: nothing more to do, its outbox empty, or due again (now, or in ms). */
+type DrainEnd = 'done' | 'empty' | { due: 'now' | number };
 /** The most of a lane read at once: a roll-up's worth (src/events/render/call-rollup.ts). */
 const HEAD_LIMIT = 45;
 /** Failures time does not heal (a refused payload…) before the items concerned are given up. */
@@ -171,56 +168,69 @@ export class ChannelScheduler {
     this.running.add(task);
   }
 
-  /** Posts the channel's waiting work until none is left, the channel has to wait, or the lease is lost. */
+  /**
+   * Posts the channel's waiting work until none is left, the channel has to wait, or the lease is lost. The
+   * lease is renewed on a timer while the drain runs (a post in flight included), and the channel is due again
+   * only when it would run out: a replica killed mid-drain leaves the channel to another within `LEASE_MS`.
+   */
   private async drain(at: ChannelRef): Promise<void> {
     const { leases, outbox } = this.kit.store;
     const lease = outbox.lease(at);
     if (!(await leases.take(lease, this.owner, LEASE_MS))) return;
-    // Due again only if this replica stops without saying when (a crash): other replicas pass it by meanwhile.
-    await outbox.dueAt(at, Date.now() + LEASE_MS);
-    let settled = false;
+    const dueAtLeaseEnd = () => outbox.dueAt(at, Date.now() + LEASE_MS);
+    await dueAtLeaseEnd();
+    const kept = leases.keep(lease, this.owner, LEASE_MS, dueAtLeaseEnd);
+    let end: DrainEnd = { due: 'now' };
     try {
-      if (!(await this.kit.installed(at.teamId))) {
-        await this.forget(at);
-        settled = true;
-        return;
-      }
-      while (!this.stopped) {
-        const head = await outbox.head(at, HEAD_LIMIT);
-        if (head.length === 0) {
-          this.failures.delete(member(at));
-          await outbox.forgetIfEmpty(at);
-          settled = true;
-          return;
-        }
-        const laneName = head[0]!.lane;
-        const lane = this.lanes.get(laneName);
-        const items = head.filter((i) => i.lane === laneName);
-        if (!lane) {
-          this.kit.logger.error({ channel: at.channelId, lane: laneName }, 'delivery: no handler for a lane');
-          await this.later(at, WORKSPACE_HOLD_MS);
-          settled = true;
-          return;
-        }
-        const waitMs = await this.postNext(at, lane, items);
-        if (waitMs !== undefined) {
-          await this.later(at, waitMs);
-          settled = true;
-          return;
-        }
-        // Lost (it outlived its lease: another replica may be posting here now): stop, post nothing more.
-        if (!(await leases.renew(lease, this.owner, LEASE_MS))) {
-          this.kit.logger.warn({ channel: at.channelId }, 'delivery: lease lost mid-drain; another replica goes on');
-          settled = true;
-          return;
-        }
-        await outbox.dueAt(at, Date.now() + LEASE_MS);
-      }
+      end = await this.postAll(at, kept);
     } finally {
-      // Stopped mid-drain (shutdown): due now, for another replica.
-      if (!settled) await outbox.dueAt(at, Date.now()).catch(() => undefined);
+      await kept.stop();
+      await this.settle(at, end).catch((err: unknown) =>
+        this.kit.logger.warn({ err, channel: at.channelId }, 'delivery: could not say when a channel is due again'),
+      );
       await leases.release(lease, this.owner);
     }
+  }
+
+  /** When the channel is due again after a drain that ended so. */
+  private async settle(at: ChannelRef, end: DrainEnd): Promise<void> {
+    if (end === 'done') return;
+    if (end === 'empty') {
+      this.failures.delete(member(at));
+      await this.kit.store.outbox.forgetIfEmpty(at);
+    } else if (end.due === 'now') await this.kit.store.outbox.dueAt(at, Date.now());
+    else await this.later(at, end.due);
+  }
+
+  /** The drain's posts, while this replica holds the channel's lease. */
+  private async postAll(at: ChannelRef, kept: KeptLease): Promise<DrainEnd> {
+    if (!(await this.kit.installed(at.teamId))) {
+      await this.forget(at);
+      return 'done';
+    }
+    while (!this.stopped) {
+      // Lost (it outlived its lease: another replica may be posting here now): stop, post nothing more.
+      if (!kept.held()) {
+        this.kit.logger.warn({ channel: at.channelId }, 'delivery: lease lost mid-drain; another replica goes on');
+        return 'done';
+      }
+      const head = await this.kit.store.outbox.head(at, HEAD_LIMIT);
+      if (head.length === 0) return 'empty';
+      const laneName = head[0]!.lane;
+      const lane = this.lanes.get(laneName);
+      if (!lane) {
+        this.kit.logger.error({ channel: at.channelId, lane: laneName }, 'delivery: no handler for a lane');
+        return { due: WORKSPACE_HOLD_MS };
+      }
+      const waitMs = await this.postNext(
+        at,
+        lane,
+        head.filter((i) => i.lane === laneName),
+      );
+      if (waitMs !== undefined) return { due: waitMs };
+    }
+    // Stopped mid-drain (shutdown): due now, for another replica.
+    return { due: 'now' };
   }
 
   /** One post of the lane, or the wait a paused channel or a failure asks for (ms). */

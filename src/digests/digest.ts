@@ -12,7 +12,13 @@ import type { WebClient } from '@slack/web-api';
 import type { Deps } from '../app/deps.js';
 import type { BulkPosts } from '../events/index.js';
 import type { DigestFigures, DueTimer } from '../store/index.js';
-import { ALL_CAMPAIGNS, workspaceTimerId, type DigestCadence, type DigestSchedule } from '../store/index.js';
+import {
+  ALL_CAMPAIGNS,
+  workspaceTimerId,
+  workspaceTimerParts,
+  type DigestCadence,
+  type DigestSchedule,
+} from '../store/index.js';
 import type { Logger } from '../logger.js';
 import { escapeMrkdwn, slackDate } from '../slack/blocks.js';
 import { nextSlot, periodMs } from './clock.js';
@@ -35,15 +41,8 @@ export function timerId(teamId: string, channelId: string): string {
 }
 
 export function parseTimerId(id: string): { teamId: string; channelId: string } | undefined {
-  try {
-    const value: unknown = JSON.parse(id);
-    if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'string') {
-      return { teamId: value[0], channelId: value[1] };
-    }
-  } catch {
-    // not one of ours
-  }
-  return undefined;
+  const [teamId, channelId] = workspaceTimerParts(id, 2) ?? [];
+  return teamId === undefined || channelId === undefined ? undefined : { teamId, channelId };
 }
 
 /** Stores the channel's schedule and sets its timer to the next slot; returns when that is. */

@@ -30,7 +30,7 @@ import type { RecordingHost } from '../config.js';
 import { reserveUpload, sendUpload, shareInThread, SlackUploadError } from '../slack/external-upload.js';
 import { isPaceWait } from '../delivery/pace.js';
 import { slackErrorCode } from '../slack/post.js';
-import { workspaceTimerId, type DueTimer } from '../store/index.js';
+import { workspaceTimerId, workspaceTimerParts, type DueTimer } from '../store/index.js';
 import type { CallCompleted } from './events.js';
 import { RecordingError, RecordingFetcher, type Recording } from './recording-fetch.js';
 import { renderRecordingShare } from './render/index.js';
@@ -491,16 +491,10 @@ function timerId(target: RecordingTarget): string {
 }
 
 function parseTimerId(id: string): Pick<RecordingTarget, 'teamId' | 'channelId' | 'entryId'> | undefined {
-  try {
-    const parts: unknown = JSON.parse(id);
-    if (Array.isArray(parts) && parts.length === 3 && parts.every((p) => typeof p === 'string')) {
-      const [teamId, channelId, entryId] = parts as [string, string, string];
-      return { teamId, channelId, entryId };
-    }
-  } catch {
-    // not one of ours
-  }
-  return undefined;
+  const [teamId, channelId, entryId] = workspaceTimerParts(id, 3) ?? [];
+  return teamId === undefined || channelId === undefined || entryId === undefined
+    ? undefined
+    : { teamId, channelId, entryId };
 }
 
 function parseJob(raw: string | null): RecordingJob | undefined {

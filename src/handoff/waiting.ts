@@ -20,6 +20,7 @@ import { threadCustomer } from '../app/customer-view.js';
 import {
   pagedWhenLate,
   workspaceTimerId,
+  workspaceTimerParts,
   type Answerer,
   type ConversationRef,
   type Store,
@@ -36,16 +37,8 @@ export function slaTimerId(teamId: string, channelId: string, threadTs: string):
 }
 
 function parseTimerId(id: string): { teamId: string; channelId: string; threadTs: string } | undefined {
-  let parts: unknown;
-  try {
-    parts = JSON.parse(id);
-  } catch {
-    return undefined;
-  }
-  if (!Array.isArray(parts) || parts.length !== 3 || !parts.every((p) => typeof p === 'string' && p !== ''))
-    return undefined;
-  const [teamId, channelId, threadTs] = parts as [string, string, string];
-  return { teamId, channelId, threadTs };
+  const [teamId, channelId, threadTs] = workspaceTimerParts(id, 3) ?? [];
+  return teamId && channelId && threadTs ? { teamId, channelId, threadTs } : undefined;
 }
 
 /** "4 min", "1 h 05 min": how long someone has waited. */

@@ -209,7 +209,12 @@ export function createStore(options: StoreOptions = {}): Store {
   };
 }
 
-export { createKeys, DEFAULT_KEY_PREFIX, timerId as workspaceTimerId } from './keys.js';
+export {
+  createKeys,
+  DEFAULT_KEY_PREFIX,
+  timerId as workspaceTimerId,
+  timerParts as workspaceTimerParts,
+} from './keys.js';
 export { SecretBox, SecretBoxError, decodeSecretsKey } from './secrets.js';
 export { rekeyStore } from './rekey.js';
 export { isStoreUnavailable } from './redis-connection.js';
@@ -228,6 +233,8 @@ export type { ForgetReport } from './forget.js';
 export { ALL_CAMPAIGNS, canonicalFilters } from './routes.js';
 export type { Route, RouteFilters } from './routes.js';
 export type { DueTimer } from './timers.js';
+export { LEASE_MS } from './leases.js';
+export type { KeptLease } from './leases.js';
 export { CALL_CATEGORIES, DIGEST_CADENCES } from './reports.js';
 export type { DigestCadence, DigestFigures, DigestSchedule, QuotaAlertSetting, SnapshotBounds } from './reports.js';
 export { ChannelFailures, RetryLaterError, isRetryLaterError } from './queue.js';

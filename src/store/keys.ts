@@ -359,15 +359,26 @@ export function timerId(teamId: string, ...parts: string[]): string {
   return JSON.stringify([teamId, ...parts]);
 }
 
-/** The workspace of a timer id made by `timerId`; undefined for any other id. */
-export function timerTeam(id: string): string | undefined {
+/** The parts of a timer id made by `timerId` (the workspace first); undefined for any other id. */
+function timerIdParts(id: string): string[] | undefined {
   if (!id.startsWith('[')) return undefined;
   try {
     const parts: unknown = JSON.parse(id);
-    return Array.isArray(parts) && typeof parts[0] === 'string' ? parts[0] : undefined;
+    return Array.isArray(parts) && parts.every((p) => typeof p === 'string') ? parts : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** The workspace of a timer id made by `timerId`; undefined for any other id. */
+export function timerTeam(id: string): string | undefined {
+  return timerIdParts(id)?.[0];
+}
+
+/** The `count` parts of a timer id made by `timerId` (the workspace first); undefined for any other id. */
+export function timerParts(id: string, count: number): string[] | undefined {
+  const parts = timerIdParts(id);
+  return parts?.length === count ? parts : undefined;
 }
 
 /**

@@ -79,8 +79,8 @@ export interface KeyValueStore {
   sortedAdd(key: string, entries: readonly Scored[], options?: { onlyIfAbsent?: boolean }): Promise<number>;
   /** Returns how many members were present. */
   sortedRemove(key: string, ...members: string[]): Promise<number>;
-  /** At most `limit` members with a score ≤ `maxScore`, lowest first (Redis `ZRANGE … BYSCORE LIMIT`). */
-  sortedUpTo(key: string, maxScore: number, limit: number): Promise<Scored[]>;
+  /** At most `limit` members with `minScore` ≤ score ≤ `maxScore`, lowest first (Redis `ZRANGE … BYSCORE LIMIT`). */
+  sortedUpTo(key: string, maxScore: number, limit: number, minScore?: number): Promise<Scored[]>;
   /** The first `limit` members, lowest score first (Redis `ZRANGE 0 limit-1`). */
   sortedFirst(key: string, limit: number): Promise<Scored[]>;
   /** How many members the sorted set has (0 when the key does not exist). */

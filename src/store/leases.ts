@@ -2,13 +2,33 @@
  * The one lease primitive: a key holding its owner's token, taken with `SET NX PX`, renewed and released only
  * by that owner (compare-and-pexpire, compare-and-delete: the owner check and the write in one Lua step on
  * Redis). A replica whose lease expired while it was busy can neither extend nor delete the lease another
- * replica holds now; it learns it lost the lease from `renew` answering false, and stops.
+ * replica holds now.
  *
- * Every lease of the bot goes through here: a channel's drain (the call outbox), a timer's firing, a step.
- * What a holder does after losing its lease mid-post is fenced by the post's idempotency key (src/slack/
- * post.ts): a post whose outcome is unknown is looked up in Slack before it is sent again.
+ * Leases are short and renewed on a timer while their work runs (`keep`), as BullMQ keeps a job's lock: a
+ * replica killed mid-work frees its lease within `LEASE_MS`, and one that finds its lease gone (`held`) stops
+ * before its next post. What it sent already is fenced by the post's idempotency key (src/delivery/post-ledger.ts):
+ * a post whose outcome is unknown is looked up in Slack before it is sent again.
  */
 import type { KeyValueStore } from './kv.js';
+
+/**
+ * How long a lease lasts unless renewed: `keep` renews it every third of that, so two missed renewals (a busy
+ * event loop, a slow store) are survived and a killed replica's work is taken on within 15 s.
+ */
+export const LEASE_MS = 15_000;
+
+/** A lease kept while its work runs (`Leases.keep`). */
+export interface KeptLease {
+  /**
+   * False once the lease may no longer be this owner's: a renewal found it gone, or none held for its length (a
+   * frozen process learns it here before its next post, not at the next beat).
+   */
+  held(): boolean;
+  /** Stops renewing (resolves once a renewal under way is done); the lease stays until released or expired. */
+  stop(): Promise<void>;
+  /** Stops renewing and gives the lease up, unless another owner holds it now. */
+  end(): Promise<void>;
+}
 
 export class Leases {
   constructor(private readonly kv: KeyValueStore) {}
@@ -32,8 +52,52 @@ export class Leases {
     return this.kv.expireIfEqual(key, owner, ttlMs);
   }
 
+  /** Who holds `key` now; null when nobody does. */
+  holder(key: string): Promise<string | null> {
+    return this.kv.get(key);
+  }
+
   /** Gives the lease up, unless it expired and another replica holds it. */
   async release(key: string, owner: string): Promise<void> {
     await this.kv.delIfEqual(key, owner);
+  }
+
+  /**
+   * Renews a lease `owner` has just taken every third of `ttlMs` until stopped; `renewed` runs after each renewal
+   * that held. Once a renewal finds the lease gone, renewals stop and `held` answers false.
+   */
+  keep(key: string, owner: string, ttlMs: number, renewed?: () => Promise<unknown>): KeptLease {
+    let lost = false;
+    let heldAt = Date.now();
+    let renewing: Promise<void> | undefined;
+    const beat = async () => {
+      try {
+        if (!(await this.renew(key, owner, ttlMs))) lost = true;
+        else {
+          heldAt = Date.now();
+          await renewed?.();
+        }
+      } catch {
+        // The store did not answer: tried again at the next beat, unless the lease may have run out by now.
+        if (Date.now() - heldAt >= ttlMs) lost = true;
+      }
+      if (lost) clearInterval(timer);
+    };
+    const timer = setInterval(() => {
+      renewing ??= beat().finally(() => (renewing = undefined));
+    }, ttlMs / 3);
+    timer.unref();
+    const stop = async () => {
+      clearInterval(timer);
+      await renewing;
+    };
+    return {
+      held: () => !lost && Date.now() - heldAt < ttlMs,
+      stop,
+      end: async () => {
+        await stop();
+        await this.release(key, owner);
+      },
+    };
   }
 }

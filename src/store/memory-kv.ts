@@ -221,10 +221,10 @@ export class MemoryKeyValueStore implements KeyValueStore {
     });
   }
 
-  sortedUpTo(key: string, maxScore: number, limit: number): Promise<Scored[]> {
+  sortedUpTo(key: string, maxScore: number, limit: number, minScore?: number): Promise<Scored[]> {
     return this.run(() => {
       const item = this.live(key);
-      return item ? this.expect(item, 'sorted').data.upTo(maxScore, limit) : [];
+      return item ? this.expect(item, 'sorted').data.upTo(maxScore, limit, minScore) : [];
     });
   }
 

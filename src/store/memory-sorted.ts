@@ -37,9 +37,10 @@ export class SortedMembers {
     return true;
   }
 
-  upTo(maxScore: number, limit: number): Scored[] {
+  upTo(maxScore: number, limit: number, minScore = -Infinity): Scored[] {
     const out: Scored[] = [];
-    for (const item of this.order) {
+    for (let i = this.indexOf({ member: '', score: minScore }); i < this.order.length; i++) {
+      const item = this.order[i]!;
       if (out.length >= limit || item.score > maxScore) break;
       out.push({ ...item });
     }

@@ -113,9 +113,10 @@ export class RedisKeyValueStore implements KeyValueStore {
     return this.redis.zrem(key, ...members);
   }
 
-  async sortedUpTo(key: string, maxScore: number, limit: number): Promise<Scored[]> {
+  async sortedUpTo(key: string, maxScore: number, limit: number, minScore?: number): Promise<Scored[]> {
     if (limit <= 0) return [];
-    return scoredPairs(await this.redis.zrangebyscore(key, '-inf', maxScore, 'WITHSCORES', 'LIMIT', 0, limit));
+    const min = minScore ?? '-inf';
+    return scoredPairs(await this.redis.zrangebyscore(key, min, maxScore, 'WITHSCORES', 'LIMIT', 0, limit));
   }
 
   async sortedFirst(key: string, limit: number): Promise<Scored[]> {

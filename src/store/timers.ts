@@ -8,7 +8,7 @@
  */
 import { timerTeam, type Keys } from './keys.js';
 import type { KeyValueStore } from './kv.js';
-import type { Leases } from './leases.js';
+import type { KeptLease, Leases } from './leases.js';
 
 /** How many due timers one read takes at most. */
 const DUE_PAGE = 200;
@@ -39,26 +39,29 @@ export class TimerRepo {
     return this.kv.sortedScore(this.keys.timers(kind), id);
   }
 
-  /** At most `limit` timers of `kind` due at `now`, earliest first: one read of the due ones only. */
-  async due(kind: string, now: number, limit = DUE_PAGE): Promise<DueTimer[]> {
-    const page = await this.kv.sortedUpTo(this.keys.timers(kind), now, limit);
+  /** At most `limit` timers of `kind` due at `now` (from `from` on), earliest first: one read of due ones only. */
+  async due(kind: string, now: number, limit = DUE_PAGE, from?: number): Promise<DueTimer[]> {
+    const page = await this.kv.sortedUpTo(this.keys.timers(kind), now, limit, from);
     return page.map(({ member, score }) => ({ id: member, dueAt: score }));
   }
 
   /**
    * Every timer of `kind` due at `now`, earliest first, each once however long the caller takes over it, read
-   * a page at a time. A timer the caller leaves due (claimed elsewhere, failed, re-set to a time already
-   * past) stays ahead of the next page, so a page asks for those seen plus a page: the timers behind a stuck
-   * one are still reached, and no read returns more than the timers due.
+   * a page at a time. A timer the caller leaves due (claimed elsewhere, failed) stays where it was, so each page
+   * starts at the last due time read, past the timers of that time already seen: every page holds new timers
+   * only, and those behind a stuck one are still reached. One re-set meanwhile to a time already read is fired
+   * by the next tick.
    */
   async *eachDue(kind: string, now: number, pageSize = DUE_PAGE): AsyncGenerator<DueTimer> {
-    const seen = new Set<string>();
+    let from: number | undefined;
+    let seenAtFrom = new Set<string>();
     for (;;) {
-      const limit = seen.size + pageSize;
-      const page = await this.due(kind, now, limit);
+      const limit = seenAtFrom.size + pageSize;
+      const page = await this.due(kind, now, limit, from);
       for (const timer of page) {
-        if (seen.has(timer.id)) continue;
-        seen.add(timer.id);
+        if (timer.dueAt === from && seenAtFrom.has(timer.id)) continue;
+        if (timer.dueAt !== from) [from, seenAtFrom] = [timer.dueAt, new Set()];
+        seenAtFrom.add(timer.id);
         yield timer;
       }
       if (page.length < limit) return;
@@ -68,6 +71,11 @@ export class TimerRepo {
   /** Claims one firing for `leaseMs`; false when another replica has it (or had it and finished). */
   claim(kind: string, timer: DueTimer, owner: string, leaseMs: number): Promise<boolean> {
     return this.leases.claim(this.lease(kind, timer), owner, leaseMs);
+  }
+
+  /** Renews a claimed firing's lease while its handler runs (`Leases.keep`). */
+  keep(kind: string, timer: DueTimer, owner: string, leaseMs: number): KeptLease {
+    return this.leases.keep(this.lease(kind, timer), owner, leaseMs);
   }
 
   /**
@@ -94,7 +102,7 @@ export class TimerRepo {
     await this.leases.release(this.lease(kind, timer), owner);
   }
 
-  /** The lease key of one firing (a firing is claimed once; its lease is never renewed). */
+  /** The lease key of one firing (a firing is claimed once, its lease renewed while it runs). */
   private lease(kind: string, timer: DueTimer): string {
     return this.keys.timerLease(kind, timer.id, timer.dueAt);
   }

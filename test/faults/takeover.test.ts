@@ -92,3 +92,70 @@ it('kill -9 with events pending → a second process posts them all; lost = 0', 
   expect([...(await pendingByConsumer()).values()].reduce((a, b) => a + b, 0)).toBe(0);
   expect(second.alive()).toBe(true);
 });
+
+it('a replica killed mid-drain → the other replica posts the channel’s next post within its lease; nothing twice', async () => {
+  // Two replicas on one Redis (started before: a loaded machine takes seconds to start one).
+  const replicas = [
+    await stack.startBot({ startTimeoutMs: 120_000 }),
+    await stack.startBot({ startTimeoutMs: 120_000 }),
+  ];
+  const first = replicas[0]!;
+  const channel = 'C0MIDDRAIN';
+  const hook = await stack.route([
+    { campaignId: 'camp-middrain', triggerName: 'message_received', channelId: channel },
+  ]);
+  const run = Date.now().toString(36);
+  const ids = Array.from({ length: EVENTS }, (_, i) => `middrain-${run}-${i}`);
+  for (const [i, id] of ids.entries()) {
+    const customer = `+1415556${String(1000 + i)}`;
+    const res = await postJson(
+      `${first.url}${hook}`,
+      deliveryBody(messageReceived(customer, `Hello ${id}.`, '2024-03-08T16:45:00.000Z', 'camp-middrain')),
+    );
+    expect(res.status).toBe(200);
+  }
+  const pattern = new RegExp(`middrain-${run}-\\d+`);
+  /** Each customer's message as Slack accepted it (a line in its conversation's thread), with when it came. */
+  const lines = () => {
+    const counts = new Map<string, number>();
+    const times: number[] = [];
+    for (const c of stack.slack.callsTo('chat.postMessage')) {
+      const line = c.status === 200 && c.args.thread_ts !== undefined;
+      const id = line ? pattern.exec(JSON.stringify(c.args.blocks ?? ''))?.[0] : undefined;
+      if (!id) continue;
+      counts.set(id, (counts.get(id) ?? 0) + 1);
+      times.push(c.at);
+    }
+    return { counts, times };
+  };
+  // The channel posts at Slack's pace (one a second after a burst): kill the process with its drain under way.
+  await until(() => lines().counts.size >= 3 || undefined, 'the drain under way', 30_000, 50);
+  // The replica holding the channel's lease (its owner names its process) is the one killed.
+  const draining = await until(
+    async () => {
+      const owner = await stack.store.kv.get(stack.store.keys.outboxLease(TEAM_ID, channel));
+      return replicas.find((r) => owner?.includes(`:${r.pid}:`));
+    },
+    'a replica holding the channel’s lease',
+    30_000,
+    5,
+  );
+  const second = replicas.find((r) => r !== draining)!;
+  const killedAt = Date.now();
+  await draining.stop('SIGKILL');
+  const postedBefore = lines().counts.size;
+  await until(() => lines().counts.size === EVENTS || undefined, `${EVENTS} messages posted`, 90_000, 200);
+  const allMs = Date.now() - killedAt;
+  const nextMs = Math.min(...lines().times.filter((t) => t > killedAt)) - killedAt;
+  await sleep(2_000);
+  const { counts } = lines();
+  const duplicates = [...counts.values()].reduce((n, c) => n + c - 1, 0);
+  figure(
+    'replica killed mid-drain',
+    `${postedBefore}/${EVENTS} posted when the process was killed → the channel's next post ${(nextMs / 1000).toFixed(1)} s later, all ${EVENTS} ${(allMs / 1000).toFixed(1)} s after the kill, duplicates ${duplicates}`,
+  );
+  expect(ids.filter((id) => !counts.has(id))).toEqual([]);
+  expect(duplicates).toBe(0);
+  expect(nextMs).toBeLessThanOrEqual(20_000);
+  expect(second.alive()).toBe(true);
+});

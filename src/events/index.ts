@@ -79,6 +79,7 @@ export function createEvents(deps: Deps, options: EventsOptions = {}): Events {
   scheduler.lane('urgent', conversations);
   scheduler.lane('routine', outbox);
   scheduler.lane('bulk', bulk);
+  scheduler.posts(bulk);
   registerCallHandlers(worker, outbox);
   const alerts = new OutcomeAlerts(kit);
   deps.timers.on(ALERT_TIMER, (timer, now) => alerts.fire(timer, now));

@@ -17,7 +17,7 @@ import type { CardFacts, ConversationRef, ThreadInfo } from '../store/conversati
 import type { MessageReceived, MessageSent, SessionCompleted } from '../events/events.js';
 import { renderConversationCard, renderSessionClosedLine } from './card.js';
 import { assignOnArrival } from './assignment.js';
-import { slackErrorCode } from '../slack/post.js';
+import { slackErrorCode, updateMessage } from '../slack/post.js';
 import { isGoneOrRefused } from '../delivery/slack-errors.js';
 import type { StepLog, StepRef } from '../delivery/steps.js';
 
@@ -61,7 +61,7 @@ function cardOf(info: ThreadInfo): MessagePayload {
 export async function updateCard(slack: WebClient, info: ThreadInfo, logger: Logger): Promise<void> {
   const card = cardOf(info);
   try {
-    await slack.chat.update({ channel: info.channelId, ts: info.threadTs, text: card.text, blocks: card.blocks });
+    await updateMessage(slack, { channel: info.channelId, ts: info.threadTs }, card);
   } catch (err) {
     const code = slackErrorCode(err);
     if (!isGoneOrRefused(code)) throw err;

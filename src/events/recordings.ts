@@ -10,7 +10,7 @@
  *   scheduler and judged as every other post (an outage or a 429 waited out, a paused channel kept).
  * - Kept in the store — a timer per recording (the store's timers: they survive restarts, and one replica
  *   claims each firing), its details a remembered step of the call — so a restart or another replica carries
- *   on. At most `perWorkspace` transfers of one workspace and `perProcess` in all run in a process, so one
+ *   on. At most `PER_WORKSPACE` transfers of one workspace and `PER_PROCESS` in all run in a process, so one
  *   workspace's slow hosts hold only its own recordings; each is streamed, never held whole in memory (unless the
  *   host does not say how long it is: Slack needs the length first, so that one is read into memory, capped).
  * - A host that sends less than 64 KiB in `stallMs` of waiting on it fails the try (`stalled`, tried again
@@ -46,10 +46,6 @@ export interface RecordingSettings {
 }
 
 export interface RecordingOptions {
-  /** Transfers at the same time in this process, all workspaces together. Default 8. */
-  perProcess?: number;
-  /** Transfers of one workspace at the same time in this process. Default 2. */
-  perWorkspace?: number;
   /** How long a transfer waits on its host for `MIN_PROGRESS_BYTES` before the try fails. Default 20 s. */
   stallMs?: number;
   /** How often recordings due (other replicas', retries) are looked for. Default 1 s. */
@@ -78,6 +74,9 @@ interface RecordingJob extends RecordingTarget {
 }
 
 const TIMER_KIND = 'call-recording';
+/** Transfers at the same time in a process: all workspaces together, and one workspace's. */
+const PER_PROCESS = 8;
+const PER_WORKSPACE = 2;
 /** Longer than a transfer may take (TRANSFER_MS), so one replica at a time has it. */
 const LEASE_MS = 10 * 60_000;
 /** A whole transfer (download and upload together); a slower one is a timeout, tried again. */
@@ -100,8 +99,6 @@ export class CallRecordings {
   private readonly owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private readonly fetcher: RecordingFetcher | undefined;
   private readonly steps: StepLog;
-  private readonly perProcess: number;
-  private readonly perWorkspace: number;
   /** Timer ids being transferred by this process → their workspace. */
   private readonly busy = new Map<string, string>();
   /** Bytes of recordings read whole (hosts that send no length) held now, of `bufferBudget`. */
@@ -127,8 +124,6 @@ export class CallRecordings {
       post: (at, body, { client }) => this.shareWaiting({ ...at, entryId: String(body) }, client),
       gaveUp: (at, body, cause) => this.shareGivenUp({ ...at, entryId: String(body) }, cause),
     });
-    this.perProcess = options.perProcess ?? 8;
-    this.perWorkspace = options.perWorkspace ?? 2;
     this.bufferBudget = 2 * settings.maxBytes;
     this.fetcher =
       settings.hosts === 'off'
@@ -201,10 +196,10 @@ export class CallRecordings {
   private async claimDue(): Promise<void> {
     const { timers } = this.kit.store;
     for await (const timer of timers.eachDue(TIMER_KIND, this.now())) {
-      if (this.stopped || this.busy.size >= this.perProcess) return;
+      if (this.stopped || this.busy.size >= PER_PROCESS) return;
       // A workspace at its share is passed over, not waited on: the next due recording may be another's.
       const team = parseTimerId(timer.id)?.teamId ?? '';
-      if (this.busy.has(timer.id) || this.runningFor(team) >= this.perWorkspace) continue;
+      if (this.busy.has(timer.id) || this.runningFor(team) >= PER_WORKSPACE) continue;
       if (!(await timers.claim(TIMER_KIND, timer, this.owner, LEASE_MS))) continue;
       this.busy.set(timer.id, team);
       const task = this.fire(timer)

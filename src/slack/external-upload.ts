@@ -40,21 +40,6 @@ export class SlackUploadError extends Error {
   }
 }
 
-export interface UploadTicket {
-  fileId: string;
-  uploadUrl: string;
-}
-
-/** Step 1: where to send `length` bytes named `filename`. */
-export async function reserveUpload(
-  client: WebClient,
-  file: { filename: string; length: number },
-): Promise<UploadTicket> {
-  const res = await client.files.getUploadURLExternal({ filename: file.filename, length: file.length });
-  if (!res.file_id || !res.upload_url) throw new SlackUploadError('upload_url');
-  return { fileId: res.file_id, uploadUrl: res.upload_url };
-}
-
 /** Headers: Slack's answer comes once it has the bytes; a stall of the stream being sent ends it too. */
 const UPLOAD_TIMEOUT_MS = 60_000;
 
@@ -64,12 +49,12 @@ const UPLOAD_TIMEOUT_MS = 60_000;
  * anywhere else, whatever the answer to step 1 said. When `body` itself fails, the request fails with a network
  * error: a caller that feeds it from another download keeps that download's error to tell the two apart.
  */
-export async function sendUpload(
-  ticket: UploadTicket,
+async function sendUpload(
+  uploadUrl: string,
   fileOrigin: string,
   upload: { length: number; body: AsyncIterable<Uint8Array>; signal?: AbortSignal },
 ): Promise<void> {
-  const url = URL.canParse(ticket.uploadUrl) ? new URL(ticket.uploadUrl) : undefined;
+  const url = URL.canParse(uploadUrl) ? new URL(uploadUrl) : undefined;
   if (!url || !isSlackRedirectTarget(url, fileOrigin)) throw new SlackUploadError('upload_url');
   let status: number;
   try {
@@ -123,10 +108,12 @@ export class FileShares {
     step: StepRef,
     file: { filename: string; length: number; body: AsyncIterable<Uint8Array>; signal?: AbortSignal },
   ): Promise<string> {
-    const ticket = await reserveUpload(client, file);
-    await sendUpload(ticket, this.fileOrigin, file);
-    await this.steps.record(sub(step, 'upload'), ticket.fileId);
-    return ticket.fileId;
+    // Step 1: where to send `length` bytes named `filename`.
+    const res = await client.files.getUploadURLExternal({ filename: file.filename, length: file.length });
+    if (!res.file_id || !res.upload_url) throw new SlackUploadError('upload_url');
+    await sendUpload(res.upload_url, this.fileOrigin, file);
+    await this.steps.record(sub(step, 'upload'), res.file_id);
+    return res.file_id;
   }
 
   /** Slack lost the upload (`file_not_found` on the share): the bytes go again on the next try. */

@@ -39,13 +39,13 @@ export interface BulkPosts {
    * Parks a report in the channel's bulk lane (or `urgent`). `key` names the report (a digest's slot, a quota
    * month's thresholds) and `order` is when its firing was due: the same two park it once.
    */
-  add(
-    at: ChannelRef,
-    kind: string,
-    report: { key: string; order: number },
-    body: unknown,
-    lane?: 'urgent' | 'bulk',
-  ): Promise<void>;
+  add(at: ChannelRef, kind: string, report: Report, body: unknown): Promise<void>;
+}
+
+interface Report {
+  key: string;
+  order: number;
+  lane?: 'urgent' | 'bulk';
 }
 
 interface Parked {
@@ -68,16 +68,10 @@ export class BulkLane implements LaneHandler, BulkPosts {
     this.posters.set(kind, poster);
   }
 
-  async add(
-    at: ChannelRef,
-    kind: string,
-    report: { key: string; order: number },
-    body: unknown,
-    lane: 'urgent' | 'bulk' = 'bulk',
-  ): Promise<void> {
+  async add(at: ChannelRef, kind: string, report: Report, body: unknown): Promise<void> {
     const parked: Parked = withTraceNow({ kind, body, enqueuedAt: Date.now() });
     const json = JSON.stringify(parked, keepBigInts);
-    await this.kit.store.outbox.add(at, lane, { id: reportId(kind, report), json });
+    await this.kit.store.outbox.add(at, report.lane ?? 'bulk', { id: reportId(kind, report), json });
     this.scheduler.added(at);
   }
 

@@ -110,7 +110,7 @@ export class ThreadPosts {
   /** A line in the thread, once: `id` names it in the channel (the same id is posted once, whatever is retried). */
   async line(teamId: string, to: { channel: string; threadTs: string }, payload: MessagePayload, id: string) {
     const line: Line = { threadTs: to.threadTs, payload, id: `${to.channel}:${id}` };
-    await this.road.add({ teamId, channelId: to.channel }, LINE, { key: id, order: Date.now() }, line, 'urgent');
+    await this.road.add({ teamId, channelId: to.channel }, LINE, { key: id, order: Date.now(), lane: 'urgent' }, line);
   }
 
   /** The reply's receipt becomes `add` (the reaction `remove` taken off first). */
@@ -118,7 +118,7 @@ export class ThreadPosts {
     const receipt: Receipt = { replyTs: address.replyTs, ...change };
     const key = `${address.replyTs}:${change.remove ?? ''}>${change.add ?? ''}`;
     const at = { teamId, channelId: address.channel };
-    await this.road.add(at, RECEIPT, { key, order: Date.now() }, receipt, 'urgent');
+    await this.road.add(at, RECEIPT, { key, order: Date.now(), lane: 'urgent' }, receipt);
   }
 
   private async postLine(client: WebClient, at: ChannelRef, line: Line): Promise<void> {

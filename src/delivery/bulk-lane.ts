@@ -5,6 +5,9 @@
  * every other post is: a 429 or an outage is waited out, a workspace refusing the app holds it, a refused
  * payload is given up. Each kind of report registers how it is posted (`on`).
  *
+ * The same posts may wait in a channel's urgent lane instead (`add`'s `lane`): what a person's action in a
+ * conversation's thread makes — a reply shown in the conversation's other channels, a receipt reaction.
+ *
  * A report parked twice (its firing tried again) waits once: its id is made of the firing's time and the
  * report's own key. Its post carries an idempotency key in message metadata (src/delivery/post-ledger.ts), so a
  * post whose answer was lost is looked up before it is sent again.
@@ -33,10 +36,16 @@ export interface BulkPosts {
   /** Registers how reports of `kind` are posted (one poster a kind). */
   on(kind: string, poster: BulkPoster): void;
   /**
-   * Parks a report in the channel's bulk lane. `key` names the report (a digest's slot, a quota month's
-   * thresholds) and `order` is when its firing was due: the same two park it once.
+   * Parks a report in the channel's bulk lane (or `urgent`). `key` names the report (a digest's slot, a quota
+   * month's thresholds) and `order` is when its firing was due: the same two park it once.
    */
-  add(at: ChannelRef, kind: string, report: { key: string; order: number }, body: unknown): Promise<void>;
+  add(at: ChannelRef, kind: string, report: Report, body: unknown): Promise<void>;
+}
+
+interface Report {
+  key: string;
+  order: number;
+  lane?: 'urgent' | 'bulk';
 }
 
 interface Parked {
@@ -59,10 +68,10 @@ export class BulkLane implements LaneHandler, BulkPosts {
     this.posters.set(kind, poster);
   }
 
-  async add(at: ChannelRef, kind: string, report: { key: string; order: number }, body: unknown): Promise<void> {
+  async add(at: ChannelRef, kind: string, report: Report, body: unknown): Promise<void> {
     const parked: Parked = withTraceNow({ kind, body, enqueuedAt: Date.now() });
     const json = JSON.stringify(parked, keepBigInts);
-    await this.kit.store.outbox.add(at, 'bulk', { id: reportId(kind, report), json });
+    await this.kit.store.outbox.add(at, report.lane ?? 'bulk', { id: reportId(kind, report), json });
     this.scheduler.added(at);
   }
 
@@ -77,7 +86,7 @@ export class BulkLane implements LaneHandler, BulkPosts {
       return undefined;
     }
     try {
-      const client = await this.kit.slack(at.teamId, 'routine');
+      const client = await this.kit.slack(at.teamId, first.lane === 'urgent' ? 'urgent' : 'routine');
       await poster.post(at, parked.body, { client, waits: (err) => this.kit.pace.judge(err).class === 'wait' });
     } catch (err) {
       throw new LaneFailure([first], err);
@@ -112,6 +121,11 @@ export class BulkLane implements LaneHandler, BulkPosts {
 
   async forget(): Promise<void> {
     // A report is nothing but its item.
+  }
+
+  /** Whether the item is a post of a kind (in whichever lane it waits). */
+  owns(item: WaitingItem): boolean {
+    return read(item) !== undefined;
   }
 }
 

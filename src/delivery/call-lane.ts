@@ -40,6 +40,7 @@ import type { Routed } from '../events/router.js';
 import { LaneFailure, type ChannelScheduler, type LaneHandler } from './scheduler.js';
 import { StepLog, type StepRef } from './steps.js';
 import type { CallRecordings } from '../events/recordings.js';
+import type { FileShares } from '../slack/external-upload.js';
 import type { WebClient } from '@slack/web-api';
 import { withTraceNow } from '../util/spans.js';
 
@@ -97,6 +98,7 @@ export class CallOutbox implements LaneHandler {
   constructor(
     private readonly kit: PostingKit,
     private readonly scheduler: Pick<ChannelScheduler, 'added' | 'resumed'>,
+    private readonly files: FileShares,
     private readonly options: CallOutboxOptions = {},
     /** Copies a card's recording into its thread afterwards (cards posted one by one only). */
     private readonly recordings?: Pick<CallRecordings, 'add'>,
@@ -351,17 +353,7 @@ export class CallOutbox implements LaneHandler {
       await this.steps.post(step, slack, { channel: step.channel, threadTs }, reply.payload);
       return;
     }
-    await this.steps.once(step, async () => {
-      await slack.filesUploadV2({
-        channel_id: step.channel,
-        thread_ts: threadTs,
-        file: Buffer.from(reply.content, 'utf8'),
-        filename: reply.filename,
-        title: reply.title,
-        initial_comment: reply.comment,
-      });
-      return 'file';
-    });
+    await this.files.post(slack, step, { ...reply, threadTs, data: Buffer.from(reply.content, 'utf8') });
   }
 
   /** The calls become dead letters (an admin sees them in `/campaign failed` and can post them again). */

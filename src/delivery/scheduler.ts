@@ -81,6 +81,8 @@ function member(at: ChannelRef): string {
 export class ChannelScheduler {
   private readonly owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private readonly lanes = new Map<Lane, LaneHandler>();
+  /** Posts of a kind (src/delivery/bulk-lane.ts), in whichever lane they wait. */
+  private kinds: (LaneHandler & { owns(item: WaitingItem): boolean }) | undefined;
   private readonly concurrency: number;
   private readonly probeEveryMs: number;
   /** Channels being posted for by this process. */
@@ -107,6 +109,11 @@ export class ChannelScheduler {
   lane(name: Lane, handler: LaneHandler): void {
     if (this.lanes.has(name)) throw new Error(`the ${name} lane has a handler already`);
     this.lanes.set(name, handler);
+  }
+
+  /** Registers the handler of posts of a kind: in any lane, those items are its. */
+  posts(handler: LaneHandler & { owns(item: WaitingItem): boolean }): void {
+    this.kinds = handler;
   }
 
   /** Work was added to the channel's outbox: post it now if this process may (else its due time brings it). */
@@ -217,7 +224,9 @@ export class ChannelScheduler {
       const head = await this.kit.store.outbox.head(at, HEAD_LIMIT);
       if (head.length === 0) return 'empty';
       const laneName = head[0]!.lane;
-      const lane = this.lanes.get(laneName);
+      const ofKind = (i: WaitingItem) => this.kinds?.owns(i) === true;
+      const kind = ofKind(head[0]!);
+      const lane = kind ? this.kinds : this.lanes.get(laneName);
       if (!lane) {
         this.kit.logger.error({ channel: at.channelId, lane: laneName }, 'delivery: no handler for a lane');
         return { due: WORKSPACE_HOLD_MS };
@@ -225,7 +234,7 @@ export class ChannelScheduler {
       const waitMs = await this.postNext(
         at,
         lane,
-        head.filter((i) => i.lane === laneName),
+        head.filter((i) => i.lane === laneName && ofKind(i) === kind),
       );
       if (waitMs !== undefined) return { due: waitMs };
     }

@@ -87,7 +87,35 @@ const TABLE: Readonly<Record<string, Exclude<SlackErrorClass, 'other'>>> = {
   invalid_thread_ts: 'payload',
   message_not_found: 'payload',
   as_user_not_supported: 'payload',
+  // https://docs.slack.dev/reference/methods/chat.update › Errors: "Authenticated user does not have permission to
+  // update this message" — a card or notice that is not (or no longer) the app's to edit.
+  cant_update_message: 'payload',
+  // https://docs.slack.dev/reference/methods/files.info, …/files.completeUploadExternal: the uploaded file is gone.
+  file_not_found: 'payload',
+  file_deleted: 'payload',
 };
+
+/**
+ * The call asked for what is so already: the reaction is there (`already_reacted`,
+ * https://docs.slack.dev/reference/methods/reactions.add) or gone (`no_reaction`, …/reactions.remove).
+ */
+export function isAlreadyDone(code: string | undefined): boolean {
+  return code === 'already_reacted' || code === 'no_reaction';
+}
+
+/** Slack no longer has the file (`file_not_found`, `file_deleted`: https://docs.slack.dev/reference/methods/files.info). */
+export function isFileGone(code: string | undefined): boolean {
+  return code === 'file_not_found' || code === 'file_deleted';
+}
+
+/**
+ * Nothing can be posted or edited there, now or later, unless someone acts: the channel refuses the app, or the
+ * message (a card, a thread) is gone or is not the app's to edit.
+ */
+export function isGoneOrRefused(code: string | undefined): code is string {
+  const cls = code === undefined ? 'other' : classOfSlackError(code);
+  return cls === 'channel' || cls === 'payload';
+}
 
 /**
  * Metadata Slack dropped from a post it took (`response_metadata.warnings`: `invalid_metadata_schema`,

@@ -22,6 +22,8 @@ import { ChannelPauses } from '../delivery/channel-pause.js';
 import { ALERT_TIMER, OutcomeAlerts } from './outcome-alerts.js';
 import { CallRecordings, type RecordingOptions } from './recordings.js';
 import { slackFileOrigin } from '../slack/file-download.js';
+import { FileShares } from '../slack/external-upload.js';
+import { StepLog } from '../delivery/steps.js';
 
 export interface EventsOptions {
   worker?: WorkerOptions;
@@ -62,24 +64,23 @@ export function createEvents(deps: Deps, options: EventsOptions = {}): Events {
   const scheduler = new ChannelScheduler(kit, options.delivery);
   const bulk = new BulkLane(kit, scheduler);
   pauses.noticesIn(bulk);
-  const recordings = new CallRecordings(
-    kit,
-    bulk,
-    { ...deps.config.recordings, fileOrigin: slackFileOrigin(deps.config.slack) },
-    options.recordings,
-  );
+  const judge = (err: unknown) => deps.pace.judge(err);
+  const files = new FileShares(new StepLog(deps.store, judge), judge, slackFileOrigin(deps.config.slack));
+  const recordings = new CallRecordings(kit, bulk, files, deps.config.recordings, options.recordings);
   const conversations = new ConversationLane(kit, scheduler);
   conversations.runWith(worker);
   worker.parkIn(conversations);
   const outbox = new CallOutbox(
     kit,
     scheduler,
+    files,
     { maxWaitingPerChannel: deps.config.hooks.maxBacklog, ...options.calls },
     recordings,
   );
   scheduler.lane('urgent', conversations);
   scheduler.lane('routine', outbox);
   scheduler.lane('bulk', bulk);
+  scheduler.posts(bulk);
   registerCallHandlers(worker, outbox);
   const alerts = new OutcomeAlerts(kit);
   deps.timers.on(ALERT_TIMER, (timer, now) => alerts.fire(timer, now));

@@ -10,7 +10,7 @@
  *   scheduler and judged as every other post (an outage or a 429 waited out, a paused channel kept).
  * - Kept in the store — a timer per recording (the store's timers: they survive restarts, and one replica
  *   claims each firing), its details a remembered step of the call — so a restart or another replica carries
- *   on. At most `perWorkspace` transfers of one workspace and `perProcess` in all run in a process, so one
+ *   on. At most `PER_WORKSPACE` transfers of one workspace and `PER_PROCESS` in all run in a process, so one
  *   workspace's slow hosts hold only its own recordings; each is streamed, never held whole in memory (unless the
  *   host does not say how long it is: Slack needs the length first, so that one is read into memory, capped).
  * - A host that sends less than 64 KiB in `stallMs` of waiting on it fails the try (`stalled`, tried again
@@ -25,10 +25,10 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Readable } from 'node:stream';
-import { ErrorCode, type WebClient } from '@slack/web-api';
+import type { WebClient } from '@slack/web-api';
 import type { RecordingHost } from '../config.js';
-import { reserveUpload, sendUpload, shareInThread, SlackUploadError } from '../slack/external-upload.js';
-import { isPaceWait } from '../delivery/pace.js';
+import { SlackUploadError, type FileShares } from '../slack/external-upload.js';
+import { classOfSlackError, isFileGone } from '../delivery/slack-errors.js';
 import { slackErrorCode } from '../slack/post.js';
 import { workspaceTimerId, workspaceTimerParts, type DueTimer } from '../store/index.js';
 import type { CallCompleted } from './events.js';
@@ -43,15 +43,9 @@ export interface RecordingSettings {
   /** `off`: links only; otherwise public https hosts and these. */
   hosts: 'off' | readonly RecordingHost[];
   maxBytes: number;
-  /** Slack's file host (`slackFileOrigin`): the only place the bytes go. */
-  fileOrigin: string;
 }
 
 export interface RecordingOptions {
-  /** Transfers at the same time in this process, all workspaces together. Default 8. */
-  perProcess?: number;
-  /** Transfers of one workspace at the same time in this process. Default 2. */
-  perWorkspace?: number;
   /** How long a transfer waits on its host for `MIN_PROGRESS_BYTES` before the try fails. Default 20 s. */
   stallMs?: number;
   /** How often recordings due (other replicas', retries) are looked for. Default 1 s. */
@@ -80,6 +74,9 @@ interface RecordingJob extends RecordingTarget {
 }
 
 const TIMER_KIND = 'call-recording';
+/** Transfers at the same time in a process: all workspaces together, and one workspace's. */
+const PER_PROCESS = 8;
+const PER_WORKSPACE = 2;
 /** Longer than a transfer may take (TRANSFER_MS), so one replica at a time has it. */
 const LEASE_MS = 10 * 60_000;
 /** A whole transfer (download and upload together); a slower one is a timeout, tried again. */
@@ -95,11 +92,6 @@ const DEFER_MS = 5_000;
 const SHARE_POST = 'call-recording';
 /** Waits after the 1st, 2nd and 3rd failed try; the 4th gives up. */
 const RETRY_MS = [15_000, 60_000, 180_000];
-/**
- * Slack's answers to the upload that another try may fix; any other (the bot removed from the channel, a missing scope, file
- * uploads turned off in the workspace, a file too large for it) gives the recording up.
- */
-const SLACK_TRY_AGAIN = new Set(['internal_error', 'fatal_error', 'service_unavailable', 'request_timeout']);
 /** Store trouble or a fault of ours: looked at again after this long. */
 const UNEXPECTED_RETRY_MS = 60_000;
 
@@ -107,8 +99,6 @@ export class CallRecordings {
   private readonly owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private readonly fetcher: RecordingFetcher | undefined;
   private readonly steps: StepLog;
-  private readonly perProcess: number;
-  private readonly perWorkspace: number;
   /** Timer ids being transferred by this process → their workspace. */
   private readonly busy = new Map<string, string>();
   /** Bytes of recordings read whole (hosts that send no length) held now, of `bufferBudget`. */
@@ -125,6 +115,7 @@ export class CallRecordings {
   constructor(
     private readonly kit: PostingKit,
     private readonly bulk: BulkPosts,
+    private readonly files: FileShares,
     private readonly settings: RecordingSettings,
     private readonly options: RecordingOptions = {},
   ) {
@@ -133,8 +124,6 @@ export class CallRecordings {
       post: (at, body, { client }) => this.shareWaiting({ ...at, entryId: String(body) }, client),
       gaveUp: (at, body, cause) => this.shareGivenUp({ ...at, entryId: String(body) }, cause),
     });
-    this.perProcess = options.perProcess ?? 8;
-    this.perWorkspace = options.perWorkspace ?? 2;
     this.bufferBudget = 2 * settings.maxBytes;
     this.fetcher =
       settings.hosts === 'off'
@@ -207,10 +196,10 @@ export class CallRecordings {
   private async claimDue(): Promise<void> {
     const { timers } = this.kit.store;
     for await (const timer of timers.eachDue(TIMER_KIND, this.now())) {
-      if (this.stopped || this.busy.size >= this.perProcess) return;
+      if (this.stopped || this.busy.size >= PER_PROCESS) return;
       // A workspace at its share is passed over, not waited on: the next due recording may be another's.
       const team = parseTimerId(timer.id)?.teamId ?? '';
-      if (this.busy.has(timer.id) || this.runningFor(team) >= this.perWorkspace) continue;
+      if (this.busy.has(timer.id) || this.runningFor(team) >= PER_WORKSPACE) continue;
       if (!(await timers.claim(TIMER_KIND, timer, this.owner, LEASE_MS))) continue;
       this.busy.set(timer.id, team);
       const task = this.fire(timer)
@@ -256,7 +245,7 @@ export class CallRecordings {
     }
     const started = Date.now();
     try {
-      if (!(await this.steps.read(stepOf(job, 'recording-upload')))) {
+      if (!(await this.files.uploaded(stepOf(job, 'recording')))) {
         const slack = await this.kit.slack(job.teamId, 'routine');
         const { bytes } = await this.upload(slack, job);
         this.kit.logger.info(
@@ -273,34 +262,28 @@ export class CallRecordings {
 
   /** The share's turn in the channel: shared once (an earlier share whose answer was lost is looked up first). */
   private async shareWaiting(target: Pick<RecordingTarget, 'teamId' | 'channelId' | 'entryId'>, slack: WebClient) {
-    if (await this.steps.done(stepOf(target, 'recording'))) return;
+    const step = stepOf(target, 'recording');
+    if (await this.steps.done(step)) return;
     const job = parseJob(await this.steps.read(stepOf(target, 'recording-job')));
-    const fileId = job && (await this.steps.read(stepOf(job, 'recording-upload')));
+    const fileId = job && (await this.files.uploaded(step));
     if (!job || !fileId) return;
-    const shareSent = (await this.steps.read(stepOf(job, 'recording-share'))) === 'sent';
-    if (shareSent && (await isSharedIn(slack, fileId, job.channelId))) {
-      // An earlier try shared it and ended before it could say so: done, no second copy.
-      await this.finish(job, fileId);
-      this.kit.logger.info(
-        { channel: job.channelId, team: job.teamId, entry: job.entryId },
-        "call recording found shared in its card's thread by an earlier try",
-      );
-      return;
-    }
+    let outcome;
     try {
-      await this.share(slack, job, fileId);
+      outcome = await this.files.share(slack, step, fileId, job);
     } catch (err) {
-      if (slackErrorCode(err) !== 'file_not_found') throw err;
+      if (!isFileGone(slackErrorCode(err))) throw err;
       // Slack no longer has the upload (it was not shared in time): the bytes are sent again, then shared.
-      await this.steps.record(stepOf(job, 'recording-upload'), '');
+      await this.files.lost(step);
       await this.kit.store.timers.set(TIMER_KIND, timerId(job), this.now());
       this.kick();
       return;
     }
-    await this.finish(job, fileId);
+    await this.steps.record(stepOf(job, 'recording-job'), '');
     this.kit.logger.info(
       { channel: job.channelId, team: job.teamId, entry: job.entryId },
-      "call recording shared in its card's thread",
+      outcome === 'found'
+        ? "call recording found shared in its card's thread by an earlier try"
+        : "call recording shared in its card's thread",
     );
   }
 
@@ -308,30 +291,6 @@ export class CallRecordings {
   private async shareGivenUp(target: Pick<RecordingTarget, 'teamId' | 'channelId' | 'entryId'>, cause: string) {
     const job = parseJob(await this.steps.read(stepOf(target, 'recording-job')));
     if (job) await this.giveUp(job, 'the card keeps its link', { slackError: cause }, 'warn');
-  }
-
-  /**
-   * Step 3, the share. Marked as sent before it goes, and unmarked when Slack's answer says it did not happen
-   * (paced, 429, an error code): a try that ends without knowing asks Slack first (`isSharedIn`).
-   */
-  private async share(slack: WebClient, job: RecordingJob, fileId: string): Promise<void> {
-    const step = stepOf(job, 'recording-share');
-    await this.steps.record(step, 'sent');
-    try {
-      await shareInThread(slack, {
-        fileId,
-        title: job.title,
-        channel: job.channelId,
-        threadTs: job.threadTs,
-        comment: job.comment,
-      });
-    } catch (err) {
-      const message = err instanceof Error ? err.message : '';
-      const code = (err as { code?: unknown } | null)?.code;
-      if (slackErrorCode(err) !== undefined || code === ErrorCode.RateLimitedError || isPaceWait(message))
-        await this.steps.record(step, '');
-      throw err;
-    }
   }
 
   /** The recording's bytes into Slack (steps 1 and 2 of the external upload). */
@@ -347,13 +306,6 @@ export class CallRecordings {
         this.buffered += bytes;
         held += bytes;
       });
-      let ticket;
-      try {
-        ticket = await reserveUpload(slack, { filename: `${job.name}.${recording.extension}`, length });
-      } catch (err) {
-        await recording.discard();
-        throw err;
-      }
       // The recording's own failure (its cap, its host) is what to report when it ends the upload.
       let sourceFailure: unknown;
       const tracked = (async function* () {
@@ -364,13 +316,14 @@ export class CallRecordings {
           throw err;
         }
       })();
+      const file = { filename: `${job.name}.${recording.extension}`, length, body: tracked, signal: abort.signal };
       try {
-        await sendUpload(ticket, this.settings.fileOrigin, { length, body: tracked, signal: abort.signal });
+        const fileId = await this.files.upload(slack, stepOf(job, 'recording'), file);
+        return { fileId, bytes: length };
       } catch (err) {
+        await recording.discard().catch(() => undefined);
         throw sourceFailure ?? err;
       }
-      await this.steps.record(stepOf(job, 'recording-upload'), ticket.fileId);
-      return { fileId: ticket.fileId, bytes: length };
     } finally {
       clearTimeout(deadline);
       this.buffered -= held;
@@ -392,7 +345,7 @@ export class CallRecordings {
     const retry =
       err instanceof RecordingError
         ? err.retryable
-        : err instanceof SlackUploadError || code === undefined || SLACK_TRY_AGAIN.has(code);
+        : err instanceof SlackUploadError || code === undefined || classOfSlackError(code) === 'unknown';
     if (retry && job.attempts < RETRY_MS.length) {
       const next = { ...job, attempts: job.attempts + 1 };
       await this.steps.record(stepOf(job, 'recording-job'), JSON.stringify(next));
@@ -421,23 +374,6 @@ export class CallRecordings {
       `call recording not copied into Slack: ${why}`,
     );
   }
-}
-
-/**
- * Whether Slack has the file shared in the channel already (the file object's `channels` / `groups` / `ims`, or
- * its `shares`: https://docs.slack.dev/reference/objects/file-object). A file Slack does not describe is not.
- */
-async function isSharedIn(slack: WebClient, fileId: string, channel: string): Promise<boolean> {
-  const file = await slack.files.info({ file: fileId }).then(
-    (res) => res.file,
-    () => undefined,
-  );
-  if (!file) return false;
-  const lists = [file.channels, file.groups, file.ims];
-  return (
-    lists.some((ids) => ids?.includes(channel)) ||
-    Boolean(file.shares?.public?.[channel] ?? file.shares?.private?.[channel])
-  );
 }
 
 /** What to log about a failure: the problem and the host, never the recording's full URL. */

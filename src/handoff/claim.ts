@@ -17,20 +17,21 @@ import type { Deps } from '../app/deps.js';
 import type { Logger } from '../logger.js';
 import { actions, button, context, message, section, type MessagePayload } from '../slack/blocks.js';
 import { parseJsonValue } from '../slack/json-value.js';
-import { postMessage, slackErrorCode } from '../slack/post.js';
+import { slackErrorCode } from '../slack/post.js';
 import { postToResponseUrl } from '../slack/response-url.js';
 import type { ThreadInfo } from '../store/index.js';
 import { CLAIM_ACTION, TAKE_OVER_ACTION, UNCLAIM_ACTION } from './card.js';
 import { readClick } from './link-session.js';
 import { refusalReason, replyRefusal } from './standing.js';
 import { updateCard } from './threads.js';
+import type { ThreadPosts } from './thread-posts.js';
 
 type OwnershipAction = typeof CLAIM_ACTION | typeof UNCLAIM_ACTION | typeof TAKE_OVER_ACTION;
 
 /** The value of the Take over button offered privately: the thread, and the owner its presser was shown. */
 const offerSchema = z.object({ c: z.string().min(1), t: z.string().min(1), o: z.string().min(1) });
 
-export function registerClaim(app: App, deps: Deps): void {
+export function registerClaim(app: App, deps: Deps, posts: ThreadPosts): void {
   const log = deps.logger.child({ component: 'handoff' });
   for (const actionId of [CLAIM_ACTION, UNCLAIM_ACTION, TAKE_OVER_ACTION] as const) {
     app.action(actionId, async ({ ack, body, client }) => {
@@ -87,7 +88,7 @@ export function registerClaim(app: App, deps: Deps): void {
           ? postToResponseUrl(b.response_url, { replace_original: true, text }, log, deps.config.slack)
           : tell(text);
       try {
-        const outcome = await change(deps, client, thread, actionId, user, shown, log);
+        const outcome = await change(deps, posts, client, thread, actionId, user, shown, log);
         if (outcome.kind === 'say') await answer(outcome.text);
         else if (!b.response_url) return;
         else if (outcome.kind === 'offer')
@@ -116,6 +117,7 @@ const say = (text: string): Outcome => ({ kind: 'say', text });
 
 async function change(
   deps: Deps,
+  posts: ThreadPosts,
   client: WebClient,
   thread: ThreadInfo,
   actionId: OwnershipAction,
@@ -166,14 +168,14 @@ async function change(
   } catch (err) {
     log.warn({ err, slackError: slackErrorCode(err) }, 'could not show the new owner on the conversation card');
   }
-  if (line) {
-    // The previous owner is named, so they hear of it; everyone reading the thread sees who answers now.
-    try {
-      await postMessage(client, { channel: channelId, threadTs }, message('Conversation taken over', [context(line)]));
-    } catch (err) {
-      log.warn({ err, slackError: slackErrorCode(err) }, 'could not say in the thread who took the conversation over');
-    }
-  }
+  // The previous owner is named, so they hear of it; everyone reading the thread sees who answers now.
+  if (line)
+    await posts.line(
+      teamId,
+      { channel: channelId, threadTs },
+      message('Conversation taken over', [context(line)]),
+      `taken:${owner}>${user}:${Date.now()}`,
+    );
   return { kind: 'done' };
 }
 

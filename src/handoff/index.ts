@@ -27,6 +27,7 @@ import { registerClaim } from './claim.js';
 import { registerQuickReply } from './quick-reply.js';
 import { registerResolve } from './resolve.js';
 import { SLA_TIMER, Waiting } from './waiting.js';
+import { ThreadPosts } from './thread-posts.js';
 
 export { attachmentRoute } from './attachment-route.js';
 export { LINK_SESSION_CALLBACK } from './link-session.js';
@@ -52,10 +53,11 @@ const retryBodySchema = z.looseObject({
   response_url: z.string().nullish(),
 });
 
-export function register(app: App, deps: Deps, events: Pick<Events, 'on'>): void {
+export function register(app: App, deps: Deps, events: Pick<Events, 'on' | 'bulk'>): void {
   const waiting = new Waiting(deps.store, deps.config.handoff.slaS, deps.posts);
   registerChatHandlers(events, waiting, deps.audiences);
-  const relay = new ReplyRelay(deps, waiting);
+  const posts = new ThreadPosts(deps.store, deps.posts, events.bulk);
+  const relay = new ReplyRelay(deps, waiting, posts);
   const log = deps.logger.child({ component: 'handoff' });
   deps.timers.on(SLA_TIMER, (timer, now) =>
     waiting.fire(timer.id, now, (teamId) => deps.slack.forTeam(teamId, { background: false, urgency: 'urgent' }), log),
@@ -142,7 +144,7 @@ export function register(app: App, deps: Deps, events: Pick<Events, 'on'>): void
   });
 
   registerLinkSession(app, deps);
-  registerClaim(app, deps);
+  registerClaim(app, deps, posts);
   registerResolve(app, deps);
   registerQuickReply(app, deps, relay);
 }

@@ -26,7 +26,7 @@ import type { Deps } from '../app/deps.js';
 import { NotConnectedError } from '../app/platform-access.js';
 import { failureOf, upstreamRef } from '../app/failure.js';
 import type { MessagePayload } from '../slack/blocks.js';
-import { postMessage, slackErrorCode } from '../slack/post.js';
+import { slackErrorCode } from '../slack/post.js';
 import type { Logger } from '../logger.js';
 import type { ReplyState, ThreadInfo, ThreadReply } from '../store/conversations.js';
 import { displayName, platformAgentId } from './agents.js';
@@ -47,7 +47,7 @@ import { isPrivateNote, toCustomerText } from './slack-text.js';
 import { linkFromReply, sessionReplyId } from './session-reply.js';
 import { attachmentLinks, filesOnlyMessage, replyFiles, type ReplyFiles } from './attachments.js';
 import { refusalReason, replyRefusal } from './standing.js';
-import { postInThread, postPrivately, react, unreact, updateMessage } from './thread-posts.js';
+import { postInThread, postPrivately, updateNotice, type ThreadPosts } from './thread-posts.js';
 import type { Waiting } from './waiting.js';
 
 /** Slack retries an event for about an hour; a day is plenty. */
@@ -124,6 +124,7 @@ export class ReplyRelay {
   constructor(
     private readonly deps: Deps,
     private readonly waiting: Waiting,
+    private readonly posts: ThreadPosts,
   ) {
     this.log = deps.logger.child({ component: 'handoff' });
   }
@@ -269,7 +270,8 @@ export class ReplyRelay {
     if (sessionId !== undefined) {
       const reply = { user: ev.user, userTeam: ev.user_team, ts: ev.ts, sessionId };
       const ws = { teamId, enterpriseId: ctx.enterpriseId };
-      if (await this.firstDelivery(ctx, log)) await linkFromReply(this.deps, client, ws, thread, reply, log);
+      if (await this.firstDelivery(ctx, log))
+        await linkFromReply(this.deps, this.posts, client, ws, thread, reply, log);
       return;
     }
     if (!(await this.firstDelivery(ctx, log))) return;
@@ -286,7 +288,7 @@ export class ReplyRelay {
     );
     if (refusal) {
       await postPrivately(client, address, ev.user, renderNotAllowedNotice(ev.user, refusalReason(refusal)), log);
-      await react(client, address, 'warning', log);
+      await this.posts.receipt(teamId, address, { add: 'warning' });
       log.info(
         { refusal, userTeam: ev.user_team, sourceTeam: ev.source_team },
         'a reply from someone who may not answer customers: nothing sent',
@@ -303,7 +305,7 @@ export class ReplyRelay {
       log.info({ agentName, refused: refused.length, sent: files.length }, 'files of a handoff reply were not sent');
     }
     if (message === '' && files.length === 0) {
-      if (refused.length > 0) await react(client, address, 'warning', log);
+      if (refused.length > 0) await this.posts.receipt(teamId, address, { add: 'warning' });
       return;
     }
     const reply: ThreadReply = {
@@ -410,7 +412,7 @@ export class ReplyRelay {
     let noticeTs = a.reply.noticeTs;
     if (outcome.kind !== 'sent' || (a.retriedBy && (noticeTs || a.replacePrivate))) {
       const notice = renderReplyNotice(outcome, address, a.reply.user, a.retriedBy);
-      if (noticeTs && (await updateMessage(client, address.channel, noticeTs, notice, log))) {
+      if (noticeTs && (await updateNotice(client, address.channel, noticeTs, notice, log))) {
         // updated in place: the old buttons are gone with it
       } else if (a.replacePrivate && (await a.replacePrivate(notice))) {
         // the private notice pressed now says what became of the reply
@@ -437,10 +439,13 @@ export class ReplyRelay {
       await this.tellSmsSegments(client, a.thread, address, a.reply, log);
     const before = a.previous ? REACTION[a.previous] : undefined;
     const after = REACTION[state];
-    if (before && before !== after) await unreact(client, address, before, log);
-    if (after && after !== before) await react(client, address, after, log);
+    if (before !== after)
+      await this.posts.receipt(a.teamId, address, {
+        ...(before ? { remove: before } : {}),
+        ...(after ? { add: after } : {}),
+      });
     if (outcome.kind === 'sent' && a.thread) {
-      await this.mirror(client, a.thread, a.reply, a.agentName, log);
+      await this.mirror(a.thread, address.replyTs, a.reply, a.agentName);
       await this.cardsAfterAnswer(client, a.thread, a.reply.user, log);
     }
   }
@@ -463,27 +468,22 @@ export class ReplyRelay {
     await postPrivately(client, address, reply.user, notice, log);
   }
 
-  /** A reply sent from one channel's thread, shown in the conversation's threads in the other routed channels. */
-  private async mirror(
-    client: WebClient,
-    thread: ThreadInfo,
-    reply: ThreadReply,
-    agentName: string,
-    log: Logger,
-  ): Promise<void> {
+  /**
+   * A reply sent from one channel's thread, shown in the conversation's threads in the other routed channels:
+   * on the road, once per reply and channel.
+   */
+  private async mirror(thread: ThreadInfo, replyTs: string, reply: ThreadReply, agentName: string): Promise<void> {
     const files = (reply.files ?? []).map((f) => f.name);
     const ref = { teamId: thread.teamId, campaignId: thread.campaignId, customerNumber: thread.customerNumber };
+    const mirrored = renderMirroredReply(agentName, thread.channelId, reply.text, files);
     for (const [channel, ts] of await this.deps.store.conversations.threads(ref)) {
       if (channel === thread.channelId) continue;
-      try {
-        const mirrored = renderMirroredReply(agentName, thread.channelId, reply.text, files);
-        await postMessage(client, { channel, threadTs: ts }, mirrored);
-      } catch (err) {
-        log.warn(
-          { err, otherChannel: channel, slackError: slackErrorCode(err) },
-          'could not show a sent reply in the conversation’s other channel',
-        );
-      }
+      await this.posts.line(
+        thread.teamId,
+        { channel, threadTs: ts },
+        mirrored,
+        `mirror:${thread.channelId}:${replyTs}`,
+      );
     }
   }
 
@@ -515,7 +515,7 @@ export class ReplyRelay {
     if (!(await this.firstDelivery(ctx, log))) return;
     const address: ReplyAddress = { channel: ev.channel, threadTs, replyTs: m.ts };
     if (reply.state === 'sent' || reply.state === 'sending') {
-      await postInThread(ctx.client, address, renderEditedNote(m.user, 'edited'), log);
+      await this.note(ctx, address, renderEditedNote(m.user, 'edited'));
       log.info('a sent handoff reply was edited in Slack: the customer keeps the original');
       return;
     }
@@ -553,7 +553,7 @@ export class ReplyRelay {
     if (!(await this.firstDelivery(ctx, log))) return;
     const address: ReplyAddress = { channel: ev.channel, threadTs, replyTs };
     if (reply.state === 'sent' || reply.state === 'sending') {
-      await postInThread(ctx.client, address, renderEditedNote(reply.user, 'deleted'), log);
+      await this.note(ctx, address, renderEditedNote(reply.user, 'deleted'));
       log.info('a sent handoff reply was deleted in Slack: the customer keeps it');
       return;
     }
@@ -574,8 +574,14 @@ export class ReplyRelay {
       updatedAt: Date.now(),
     });
     if (reply.noticeTs)
-      await updateMessage(client, address.channel, reply.noticeTs, renderWithdrawnNotice(reply.user), log);
+      await updateNotice(client, address.channel, reply.noticeTs, renderWithdrawnNotice(reply.user), log);
     log.info('an unsent handoff reply was withdrawn: it will not be sent');
+  }
+
+  /** A note under a reply after its author changed it in Slack: once per Slack event. */
+  private async note(ctx: EventContext, address: ReplyAddress, note: MessagePayload): Promise<void> {
+    const id = `note:${address.replyTs}:${ctx.eventId ?? Date.now()}`;
+    await this.posts.line(ctx.teamId, address, note, id);
   }
 
   private async replyOf(

@@ -15,7 +15,7 @@ import { code } from '../slack/text.js';
 import type { ThreadInfo } from '../store/index.js';
 import { sessionIdProblem } from './link-session.js';
 import { refusalReason, replyRefusal } from './standing.js';
-import { postInThread, postPrivately, react } from './thread-posts.js';
+import { postPrivately, type ThreadPosts } from './thread-posts.js';
 import { updateCard } from './threads.js';
 
 const SESSION_REPLY = /^\s*session:\s*([\s\S]*)$/i;
@@ -40,6 +40,7 @@ export interface SessionReply {
 /** Links the session a `session:` reply names, or tells its author in one sentence why not. */
 export async function linkFromReply(
   deps: Deps,
+  posts: ThreadPosts,
   client: WebClient,
   ws: Workspace,
   thread: ThreadInfo,
@@ -49,7 +50,7 @@ export async function linkFromReply(
   const address = { channel: thread.channelId, threadTs: thread.threadTs, replyTs: reply.ts };
   const refuse = async (sentence: string) => {
     await postPrivately(client, address, reply.user, message(sentence, [section(sentence)]), log);
-    await react(client, address, 'warning', log);
+    await posts.receipt(ws.teamId, address, { add: 'warning' });
   };
   const refusal = await replyRefusal(deps, client, ws, { id: reply.user, team: reply.userTeam }, log);
   if (refusal) {
@@ -78,5 +79,5 @@ export async function linkFromReply(
     log.warn({ err, slackError: slackErrorCode(err) }, 'could not show the linked session on the conversation card');
   }
   const line = `🔗 Linked chat session ${code(reply.sessionId)} — replies in this thread now go to it.`;
-  await postInThread(client, address, message('Chat session linked', [context(line)]), log);
+  await posts.line(teamId, address, message('Chat session linked', [context(line)]), `session:${reply.ts}`);
 }

@@ -1,13 +1,18 @@
 /**
- * The Slack writes about a reply in a handoff thread, each of which may fail without failing the reply: a
- * notice in the thread, a private one to one person there (`chat.postEphemeral` with `thread_ts`: what only
- * they need — https://docs.slack.dev/reference/methods/chat.postEphemeral), an update of a notice, and the
- * receipt reactions. Failures are logged, never thrown.
+ * The Slack writes about a reply in a handoff thread. What answers the person who wrote or pressed — a notice
+ * whose ts the reply keeps, a private one to them in the thread (`chat.postEphemeral` with `thread_ts`:
+ * https://docs.slack.dev/reference/methods/chat.postEphemeral), an update of a notice — goes straight, and a
+ * failure is logged, never thrown; what the app posts on its own goes on the road (`ThreadPosts`).
  */
+import { createHash } from 'node:crypto';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../logger.js';
 import type { MessagePayload } from '../slack/blocks.js';
-import { onceMoreAfterRateLimit, postMessage, slackErrorCode } from '../slack/post.js';
+import { postMessage, slackErrorCode, updateMessage } from '../slack/post.js';
+import { isAlreadyDone } from '../delivery/slack-errors.js';
+import type { PostLedger } from '../delivery/post-ledger.js';
+import type { BulkPosts } from '../delivery/bulk-lane.js';
+import type { ChannelRef, Store } from '../store/index.js';
 import type { ReplyAddress } from './notices.js';
 
 /** A notice everyone in the thread sees; its ts, or undefined when Slack did not take it. */
@@ -51,7 +56,8 @@ export async function postPrivately(
   }
 }
 
-export async function updateMessage(
+/** Updates a notice in place (a person's press or edit answered); false when Slack did not take it. */
+export async function updateNotice(
   client: WebClient,
   channel: string,
   ts: string,
@@ -59,7 +65,7 @@ export async function updateMessage(
   log: Logger,
 ): Promise<boolean> {
   try {
-    await client.chat.update({ channel, ts, text: payload.text, blocks: payload.blocks });
+    await updateMessage(client, { channel, ts }, payload);
     return true;
   } catch (err) {
     log.warn({ err, slackError: slackErrorCode(err) }, 'could not update a notice in a handoff thread');
@@ -67,25 +73,70 @@ export async function updateMessage(
   }
 }
 
-export async function react(client: WebClient, address: ReplyAddress, name: string, log: Logger): Promise<void> {
-  try {
-    await onceMoreAfterRateLimit(() =>
-      client.reactions.add({ channel: address.channel, timestamp: address.replyTs, name }),
-    );
-  } catch (err) {
-    if (slackErrorCode(err) !== 'already_reacted')
-      log.warn({ err, slackError: slackErrorCode(err), reaction: name }, 'could not react to a handoff reply');
+const LINE = 'thread-line';
+const RECEIPT = 'reply-receipt';
+/** How long a line's once-mark is kept: longer than a post waits in its channel (a day). */
+const LINE_MARK_TTL_MS = 2 * 24 * 60 * 60_000;
+
+interface Line {
+  threadTs: string;
+  payload: MessagePayload;
+  id: string;
+}
+
+interface Receipt {
+  replyTs: string;
+  remove?: string | undefined;
+  add?: string | undefined;
+}
+
+/**
+ * What the app posts in a conversation's threads on its own — a reply shown in the conversation's other
+ * channels, who took it over, a session linked, a note on an edit — and the receipt reactions on a reply: each
+ * waits in its channel's urgent lane (src/delivery/bulk-lane.ts) when it must, posted by the one scheduler and
+ * judged as every post is (a 429 waited out, never dropped). A line carries an idempotency key, so a post
+ * whose answer was lost is looked up, never shown twice.
+ */
+export class ThreadPosts {
+  constructor(
+    private readonly store: Pick<Store, 'keys'>,
+    private readonly ledger: PostLedger,
+    private readonly road: BulkPosts,
+  ) {
+    road.on(LINE, { post: (at, body, { client }) => this.postLine(client, at, body as Line) });
+    road.on(RECEIPT, { post: (at, body, { client }) => swap(client, at.channelId, body as Receipt) });
+  }
+
+  /** A line in the thread, once: `id` names it in the channel (the same id is posted once, whatever is retried). */
+  async line(teamId: string, to: { channel: string; threadTs: string }, payload: MessagePayload, id: string) {
+    const line: Line = { threadTs: to.threadTs, payload, id: `${to.channel}:${id}` };
+    await this.road.add({ teamId, channelId: to.channel }, LINE, { key: id, order: Date.now(), lane: 'urgent' }, line);
+  }
+
+  /** The reply's receipt becomes `add` (the reaction `remove` taken off first). */
+  async receipt(teamId: string, address: ReplyAddress, change: { remove?: string; add?: string }): Promise<void> {
+    const receipt: Receipt = { replyTs: address.replyTs, ...change };
+    const key = `${address.replyTs}:${change.remove ?? ''}>${change.add ?? ''}`;
+    const at = { teamId, channelId: address.channel };
+    await this.road.add(at, RECEIPT, { key, order: Date.now(), lane: 'urgent' }, receipt);
+  }
+
+  private async postLine(client: WebClient, at: ChannelRef, line: Line): Promise<void> {
+    await this.ledger.post(client, { channel: at.channelId, threadTs: line.threadTs }, line.payload, {
+      teamId: at.teamId,
+      mark: this.store.keys.dedup(at.teamId, LINE, line.id),
+      key: createHash('sha256').update(`${LINE}:${line.id}`).digest('base64url').slice(0, 22),
+      ttlMs: LINE_MARK_TTL_MS,
+    });
   }
 }
 
-export async function unreact(client: WebClient, address: ReplyAddress, name: string, log: Logger): Promise<void> {
-  try {
-    await client.reactions.remove({ channel: address.channel, timestamp: address.replyTs, name });
-  } catch (err) {
-    if (slackErrorCode(err) !== 'no_reaction')
-      log.warn(
-        { err, slackError: slackErrorCode(err), reaction: name },
-        'could not remove a reaction from a handoff reply',
-      );
-  }
+/** A reaction already there, or already gone, is what was asked for: the swap goes on. */
+async function swap(client: WebClient, channel: string, receipt: Receipt): Promise<void> {
+  const done = (err: unknown) => {
+    if (!isAlreadyDone(slackErrorCode(err))) throw err;
+  };
+  const timestamp = receipt.replyTs;
+  if (receipt.remove) await client.reactions.remove({ channel, timestamp, name: receipt.remove }).catch(done);
+  if (receipt.add) await client.reactions.add({ channel, timestamp, name: receipt.add }).catch(done);
 }

@@ -17,7 +17,8 @@ import type { CardFacts, ConversationRef, ThreadInfo } from '../store/conversati
 import type { MessageReceived, MessageSent, SessionCompleted } from '../events/events.js';
 import { renderConversationCard, renderSessionClosedLine } from './card.js';
 import { assignOnArrival } from './assignment.js';
-import { slackErrorCode } from '../slack/post.js';
+import { slackErrorCode, updateMessage } from '../slack/post.js';
+import { isGoneOrRefused } from '../delivery/slack-errors.js';
 import type { StepLog, StepRef } from '../delivery/steps.js';
 
 /** The conversation an event belongs to; undefined when the payload lacks the campaign or the number. */
@@ -53,27 +54,17 @@ function cardOf(info: ThreadInfo): MessagePayload {
   });
 }
 
-/** Slack errors that mean the card can't be edited any more (deleted, channel gone): nothing to retry. */
-const CARD_GONE = new Set([
-  'message_not_found',
-  'cant_update_message',
-  'channel_not_found',
-  'not_in_channel',
-  'is_archived',
-  'thread_not_found',
-]);
-
 /**
- * Re-renders a thread's parent card from the store (session, state). A card that is gone is logged and
- * skipped; any other error (a 429 included) is thrown to the caller.
+ * Re-renders a thread's parent card from the store (session, state). A card that is gone (or in a channel that
+ * refuses the bot) is logged and skipped; any other error (a 429 included) is thrown to the caller.
  */
 export async function updateCard(slack: WebClient, info: ThreadInfo, logger: Logger): Promise<void> {
   const card = cardOf(info);
   try {
-    await slack.chat.update({ channel: info.channelId, ts: info.threadTs, text: card.text, blocks: card.blocks });
+    await updateMessage(slack, { channel: info.channelId, ts: info.threadTs }, card);
   } catch (err) {
     const code = slackErrorCode(err);
-    if (code === undefined || !CARD_GONE.has(code)) throw err;
+    if (!isGoneOrRefused(code)) throw err;
     logger.warn(
       { channel: info.channelId, thread: info.threadTs, slackError: code },
       'could not update a conversation card (it is gone); left as it is',

@@ -15,6 +15,7 @@ import type { Logger } from '../logger.js';
 import type { PostLedger } from '../delivery/post-ledger.js';
 import { message, section } from '../slack/blocks.js';
 import { slackErrorCode } from '../slack/post.js';
+import { isGoneOrRefused } from '../delivery/slack-errors.js';
 import { customerLabel, customerPlain } from '../slack/text.js';
 import { threadCustomer } from '../app/customer-view.js';
 import {
@@ -47,15 +48,6 @@ export function waitedFor(ms: number): string {
   if (minutes < 60) return `${minutes} min`;
   return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, '0')} min`;
 }
-
-/** Slack errors after which a nudge can never be posted in that thread: nothing to retry. */
-const THREAD_GONE = new Set([
-  'channel_not_found',
-  'not_in_channel',
-  'is_archived',
-  'thread_not_found',
-  'message_not_found',
-]);
 
 export interface ThreadAt {
   channelId: string;
@@ -163,11 +155,11 @@ export class Waiting {
       });
     } catch (err) {
       const code = slackErrorCode(err);
-      // The thread or channel is gone, or the bot left it: there is nobody to nudge there, now or later.
-      if (code === undefined || !THREAD_GONE.has(code)) throw err;
+      // The thread or channel is gone, or refuses the bot: there is nobody to nudge there, now or later.
+      if (!isGoneOrRefused(code)) throw err;
       logger.warn(
         { team: teamId, channel: channelId, thread: threadTs, slackError: code },
-        'could not nudge a handoff thread (it is gone or the bot left the channel); the wait stays on the card',
+        'could not nudge a handoff thread (it is gone, or the channel refuses the bot); the wait stays on the card',
       );
       return undefined;
     }

@@ -13,11 +13,18 @@
  *
  * Steps 1 and 3 go through the workspace's WebClient (and so through `SlackPace`); step 2 is not a Web API
  * method and has no rate limit, so it is sent here, only to Slack's own file host.
+ *
+ * Every file the app shares (a call's transcript, its recording) goes through `FileShares`: each step is
+ * remembered, so a retry never uploads or shares a second copy.
  */
 import type { WebClient } from '@slack/web-api';
 import { Readable } from 'node:stream';
 import { request } from 'undici';
 import { isSlackRedirectTarget } from './file-download.js';
+import { slackErrorCode } from './post.js';
+import type { JudgeFailure } from '../delivery/post-ledger.js';
+import { isFileGone } from '../delivery/slack-errors.js';
+import type { StepLog, StepRef } from '../delivery/steps.js';
 
 /** The upload URL refused the bytes (a non-200) or could not be reached. */
 export class SlackUploadError extends Error {
@@ -33,21 +40,6 @@ export class SlackUploadError extends Error {
   }
 }
 
-export interface UploadTicket {
-  fileId: string;
-  uploadUrl: string;
-}
-
-/** Step 1: where to send `length` bytes named `filename`. */
-export async function reserveUpload(
-  client: WebClient,
-  file: { filename: string; length: number },
-): Promise<UploadTicket> {
-  const res = await client.files.getUploadURLExternal({ filename: file.filename, length: file.length });
-  if (!res.file_id || !res.upload_url) throw new SlackUploadError('upload_url');
-  return { fileId: res.file_id, uploadUrl: res.upload_url };
-}
-
 /** Headers: Slack's answer comes once it has the bytes; a stall of the stream being sent ends it too. */
 const UPLOAD_TIMEOUT_MS = 60_000;
 
@@ -57,12 +49,12 @@ const UPLOAD_TIMEOUT_MS = 60_000;
  * anywhere else, whatever the answer to step 1 said. When `body` itself fails, the request fails with a network
  * error: a caller that feeds it from another download keeps that download's error to tell the two apart.
  */
-export async function sendUpload(
-  ticket: UploadTicket,
+async function sendUpload(
+  uploadUrl: string,
   fileOrigin: string,
   upload: { length: number; body: AsyncIterable<Uint8Array>; signal?: AbortSignal },
 ): Promise<void> {
-  const url = URL.canParse(ticket.uploadUrl) ? new URL(ticket.uploadUrl) : undefined;
+  const url = URL.canParse(uploadUrl) ? new URL(uploadUrl) : undefined;
   if (!url || !isSlackRedirectTarget(url, fileOrigin)) throw new SlackUploadError('upload_url');
   let status: number;
   try {
@@ -85,15 +77,108 @@ export async function sendUpload(
   if (status !== 200) throw new SlackUploadError('status', { status });
 }
 
-/** Step 3: the uploaded file as a reply in the thread of `threadTs`. */
-export async function shareInThread(
-  client: WebClient,
-  share: { fileId: string; title: string; channel: string; threadTs: string; comment?: string },
-): Promise<void> {
-  await client.files.completeUploadExternal({
-    files: [{ id: share.fileId, title: share.title }],
-    channel_id: share.channel,
-    thread_ts: share.threadTs,
-    ...(share.comment ? { initial_comment: share.comment } : {}),
-  });
+export interface ThreadShare {
+  title: string;
+  threadTs: string;
+  comment?: string | undefined;
+}
+
+/**
+ * The one way a file reaches a thread, once. Under a step `s` of a queue entry (its channel: where it goes):
+ * `s-upload` holds the file id once Slack has the bytes, `s-share` says `sent` from just before the share goes,
+ * `s` is the file id once it is in the thread. A share whose answer never came (Slack may have carried it out)
+ * is looked up with `files.info` before another is sent: never shown twice, never reported failed when it arrived.
+ */
+export class FileShares {
+  /** `fileOrigin`: Slack's file host (`slackFileOrigin`), the only place the bytes go. */
+  constructor(
+    private readonly steps: StepLog,
+    private readonly judge: JudgeFailure,
+    private readonly fileOrigin: string,
+  ) {}
+
+  /** The id of the file whose bytes Slack has for this step, if an earlier try uploaded them. */
+  uploaded(step: StepRef): Promise<string | null> {
+    return this.steps.read(sub(step, 'upload'));
+  }
+
+  /** Steps 1 and 2: the bytes into Slack, remembered; the file id. */
+  async upload(
+    client: WebClient,
+    step: StepRef,
+    file: { filename: string; length: number; body: AsyncIterable<Uint8Array>; signal?: AbortSignal },
+  ): Promise<string> {
+    // Step 1: where to send `length` bytes named `filename`.
+    const res = await client.files.getUploadURLExternal({ filename: file.filename, length: file.length });
+    if (!res.file_id || !res.upload_url) throw new SlackUploadError('upload_url');
+    await sendUpload(res.upload_url, this.fileOrigin, file);
+    await this.steps.record(sub(step, 'upload'), res.file_id);
+    return res.file_id;
+  }
+
+  /** Slack lost the upload (`file_not_found` on the share): the bytes go again on the next try. */
+  async lost(step: StepRef): Promise<void> {
+    await this.steps.record(sub(step, 'upload'), '');
+  }
+
+  /** Step 3, once: the uploaded file as a reply in the thread; `found` when an earlier try had shared it. */
+  async share(client: WebClient, step: StepRef, fileId: string, share: ThreadShare): Promise<'shared' | 'found'> {
+    const sent = sub(step, 'share');
+    if ((await this.steps.read(sent)) === 'sent' && (await isSharedIn(client, fileId, step.channel))) {
+      await this.steps.record(step, fileId);
+      return 'found';
+    }
+    await this.steps.record(sent, 'sent');
+    try {
+      await client.files.completeUploadExternal({
+        files: [{ id: fileId, title: share.title }],
+        channel_id: step.channel,
+        thread_ts: share.threadTs,
+        ...(share.comment ? { initial_comment: share.comment } : {}),
+      });
+    } catch (err) {
+      // Slack said it did not happen (paced, 429, an error code that is not an unknown outcome): no look-up next time.
+      const verdict = this.judge(err).class;
+      if (verdict === 'wait' || (verdict !== 'unknown' && slackErrorCode(err) !== undefined))
+        await this.steps.record(sent, '');
+      throw err;
+    }
+    await this.steps.record(step, fileId);
+    return 'shared';
+  }
+
+  /** Bytes held in memory (a transcript), uploaded and shared once in the thread. */
+  async post(client: WebClient, step: StepRef, file: ThreadShare & { filename: string; data: Buffer }): Promise<void> {
+    if (await this.steps.done(step)) return;
+    const fileId =
+      (await this.uploaded(step)) ||
+      (await this.upload(client, step, { ...file, length: file.data.length, body: Readable.from([file.data]) }));
+    await this.share(client, step, fileId, file);
+  }
+}
+
+function sub(step: StepRef, part: string): StepRef {
+  return { ...step, step: `${step.step}-${part}` };
+}
+
+/**
+ * Whether Slack has the file shared in the channel already (the file object's `channels` / `groups` / `ims`, or
+ * its `shares`: https://docs.slack.dev/reference/objects/file-object). A file Slack no longer has
+ * (`file_not_found`, `file_deleted`: https://docs.slack.dev/reference/methods/files.info) is not; any other
+ * failure is thrown — unsure, the share waits rather than go twice.
+ */
+async function isSharedIn(client: WebClient, fileId: string, channel: string): Promise<boolean> {
+  const file = await client.files.info({ file: fileId }).then(
+    (res) => res.file,
+    (err: unknown) => {
+      if (isFileGone(slackErrorCode(err))) return undefined;
+      throw err;
+    },
+  );
+  if (!file) return false;
+  const lists = [file.channels, file.groups, file.ims];
+  return (
+    lists.some((ids) => ids?.includes(channel)) ||
+    Boolean(file.shares?.public?.[channel] ?? file.shares?.private?.[channel])
+  );
 }

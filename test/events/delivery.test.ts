@@ -102,6 +102,28 @@ describe.each(['redis', 'cluster'] as const)('delivery (%s)', (backend) => {
       expect(upload.data.toString('utf8')).toBe(`${transcript.trim()}\n`);
       expect(upload.filename).toMatch(/^transcript-call-[0-9a-f]+\.txt$/);
     });
+
+    it('shows a transcript file once when Slack shared it but its answer was lost, and reports nothing failed', async () => {
+      const channel = `C0LOSTTX${uid().slice(0, 3).toUpperCase()}`;
+      const hook = await routeTo(h, [
+        { campaignId: 'camp-lost-tx', triggerName: 'call_completed', channelId: channel },
+      ]);
+      const before = (await h.bot.deps.store.queue.deadLetters(TEAM_ID)).count;
+      h.slack.loseAnswer('files.completeUploadExternal');
+      const transcript = 'AI: Hello, how can I help?\nCustomer: Please call me back tomorrow. '.repeat(80);
+      await deliver(hook, [
+        { ...CALL_COMPLETED_FULL, campaignId: 'camp-lost-tx', callId: `call-${uid()}`, callTranscript: transcript },
+      ]);
+      const card = await h.slack.waitFor(() => cards(channel)[0]);
+      await queueDrained(h);
+      const shared = h.slack.uploads.filter((u) => u.channel_id === channel);
+      expect(shared).toHaveLength(1);
+      expect(shared[0]!.thread_ts).toBe(card.ts);
+      // The share went through though its answer was lost; the next try asked Slack before sharing again.
+      expect(h.slack.callsTo('files.info').map((c) => c.status)).toEqual([200]);
+      expect(h.slack.callsTo('files.getUploadURLExternal').filter((c) => c.status === 200)).toHaveLength(1);
+      expect((await h.bot.deps.store.queue.deadLetters(TEAM_ID)).count).toBe(before);
+    });
   });
 
   describe('routing', () => {

@@ -318,6 +318,33 @@ describe.each(['memory', 'redis', 'cluster'] as const)('handoff threads (%s stor
     expect(h.platform.state.humanResponses.filter((r) => r.sessionId === sessionId)).toHaveLength(1);
   });
 
+  it('shows a sent reply in the other channel once, after Retry-After, when Slack refuses that post with a 429', async () => {
+    const conv = await openConversation(h, { channels: 2 });
+    const [a, b] = conv.channels as [string, string];
+    await conv.customer('Hello both');
+    await conv.waitThread(1, a);
+    await conv.waitThread(1, b);
+    await conv.linkSession(conv.session(), a);
+    await queueDrained(h);
+    // The reply's only post is its copy in B's thread: Slack refuses it once, asking for a second's wait.
+    const postsBefore = h.slack.callsTo('chat.postMessage').length;
+    h.slack.rateLimit({ method: 'chat.postMessage', times: 1, retryAfterSec: 1 });
+    const ts = await conv.reply('Answer held by a 429', { channel: a });
+    await h.slack.waitFor(() => reactions(h, a, ts).includes('white_check_mark'));
+    const shown = (m: { blocks?: unknown }) => JSON.stringify(m.blocks ?? '').includes('Answer held by a 429');
+    const refused = await h.slack.waitFor(() =>
+      h.slack
+        .callsTo('chat.postMessage')
+        .slice(postsBefore)
+        .find((c) => c.status === 429),
+    );
+    await h.slack.waitFor(() => conv.thread(b).some(shown));
+    await queueDrained(h);
+    expect(conv.thread(b).filter(shown)).toHaveLength(1);
+    expect(conv.thread(a).filter(shown)).toHaveLength(0);
+    expect(refused.args.channel).toBe(b);
+  });
+
   it('keeps a reply the platform failed on (5xx) with ❌, the request id, and a Retry that sends it once', async () => {
     const conv = await openConversation(h);
     await conv.customer('Hi');

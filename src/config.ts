@@ -512,6 +512,22 @@ function otlpProtocol() {
   return z.literal('http/json', { error: 'must be http/json (the only OTLP protocol this bot sends)' });
 }
 
+/**
+ * What a list of problems amounts to, for the line above it: how many required variables are unset (their
+ * problem says `NAME: required…`) and how many values are not valid (malformed, or at odds with another).
+ */
+export function problemsHeading(problems: readonly string[]): string {
+  const missing = problems.filter((p) => /^\w+: required\b/.test(p)).length;
+  const invalid = problems.length - missing;
+  const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+  return [
+    missing > 0 ? count(missing, 'required variable is not set', 'required variables are not set') : '',
+    invalid > 0 ? count(invalid, 'value is not valid', 'values are not valid') : '',
+  ]
+    .filter(Boolean)
+    .join(' and ');
+}
+
 /** True when no deployment variable is set at all: then `npm start` runs the playground (docs/PRODUCT.md › Runtime contract). */
 export function isUnconfigured(env: Env): boolean {
   return DEPLOYMENT_VARIABLES.every((name) => !env[name]?.trim());

@@ -40,7 +40,7 @@ const proxy = createServer((client) => {
   sockets.push(client, upstream);
   client.pipe(upstream).pipe(client);
 });
-afterAll(async () => {
+afterAll(() => {
   redis.disconnect();
   for (const s of sockets) s.destroy();
   proxy.close();

@@ -100,10 +100,7 @@ export interface LoggerSetup {
   redactor: Redactor;
   /** Where lines go: the process's bounded, never-blocking stdout (log-output.ts), or a test's capture stream. */
   destination: DestinationStream;
-  /**
-   * Errors reported elsewhere, in one line a minute (a store that does not answer: `reportOutages`): a line
-   * carrying one (as `err`) is written at debug, stack and all, whatever its level.
-   */
+  /** Errors told elsewhere once a minute (the store not answering: `reportOutages`): lines with one go to debug. */
   quiet?: (err: unknown) => boolean;
 }
 

@@ -5,10 +5,8 @@
  * of one workspace only: the installed one in single-workspace mode, `CAMPAIGN_API_KEY_TEAM` in OAuth mode
  * (any other workspace that installs the app must not run on the operator's platform account).
  * All clients share one transport (keep-alive pools to the platform), in which each takes its workspace's turns.
- *
- * `CAMPAIGN_API_KEY` is the operator's: it is tried as the bot starts, and a refusal of it is told to the operator
- * (one log line naming it, at most once a minute) and to users as the operator's to fix (`OperatorKeyRefusedError`),
- * never as a workspace's to reconnect.
+ * A refusal of `CAMPAIGN_API_KEY` is the operator's to fix: a log line naming it (once a minute at most), and
+ * users are told so (`OperatorKeyRefusedError`), never to reconnect their workspace.
  */
 import {
   ApiConnectionError,
@@ -38,7 +36,7 @@ export class OperatorKeyRefusedError extends AuthenticationError {
 }
 
 export class PlatformAccess {
-  /** Requests with CAMPAIGN_API_KEY: a refusal becomes OperatorKeyRefusedError, and the operator is told. */
+  /** Requests with CAMPAIGN_API_KEY: a refusal becomes OperatorKeyRefusedError. */
   private readonly operatorTransport: PlatformTransport;
   private refusalToldAt: number | undefined;
 
@@ -70,30 +68,22 @@ export class PlatformAccess {
   }
 
   /**
-   * Tries CAMPAIGN_API_KEY once, as the bot starts (GET /open-api, the cheapest authenticated call), so that a
-   * refused key, or a CAMPAIGN_API_URL that leads nowhere, is one log line naming the variable from the start.
+   * Tries CAMPAIGN_API_KEY once, as the bot starts (GET /open-api, the cheapest authenticated call): a refused key,
+   * or a CAMPAIGN_API_URL that leads nowhere, is one log line naming the variable from the start.
    */
   async checkOperatorKey(): Promise<void> {
     if (!this.defaultApiKey) return;
     const client = new CampaignClient(this.operatorTransport, this.defaultApiKey, this.defaultApiKeyTeam ?? 'operator');
-    try {
-      await client.keys.list();
-      this.logger.info('the platform accepts CAMPAIGN_API_KEY');
-    } catch (err) {
-      if (err instanceof ApiConnectionError || err instanceof ApiTimeoutError) {
-        this.logger.warn(
-          { reason: err.message },
-          'The platform did not answer at CAMPAIGN_API_URL: check CAMPAIGN_API_URL and that this host can reach it',
-        );
-      } else if (err instanceof NotFoundError) {
-        this.logger.warn(
-          { status: err.status, endpoint: err.endpoint },
-          'The platform answered 404 at CAMPAIGN_API_URL: check that CAMPAIGN_API_URL is the platform’s base URL, ending in /v1/api',
-        );
-      } else if (!(err instanceof OperatorKeyRefusedError)) {
-        this.logger.debug({ err }, 'CAMPAIGN_API_KEY could not be tried at start');
-      }
-    }
+    const err = await client.keys.list().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    const unanswered = err instanceof ApiConnectionError || err instanceof ApiTimeoutError;
+    if (!unanswered && !(err instanceof NotFoundError)) return;
+    this.logger.warn(
+      { reason: err.message },
+      `The platform ${unanswered ? 'did not answer' : 'answered 404'} at CAMPAIGN_API_URL: check that it is the platform’s base URL (ending in /v1/api) and that this host reaches it`,
+    );
   }
 
   /** One line naming CAMPAIGN_API_KEY, at most once a minute while the platform refuses it. */

@@ -54,11 +54,9 @@ function listenProblem(err: unknown, config: Config): string | undefined {
   const e = err as (NodeJS.ErrnoException & { port?: number }) | undefined;
   if (e?.syscall !== 'listen') return undefined;
   const name = config.opsPort !== undefined && e.port === config.opsPort ? 'OPS_PORT' : 'PORT';
-  if (e.code === 'EADDRINUSE')
-    return `port ${e.port} (${name}) is in use by another process: stop that process or set ${name} to a free port`;
-  if (e.code === 'EACCES')
-    return `port ${e.port} (${name}) needs privileges this process does not have: set ${name} to a port above 1023`;
-  return `could not listen on port ${e.port} (${name}): ${e.code}: check ${name}`;
+  return e.code === 'EADDRINUSE'
+    ? `port ${e.port} (${name}) is in use by another process: stop that process or set ${name} to a free port`
+    : `could not listen on port ${e.port} (${name}), ${e.code}: set ${name} to a port this process may open`;
 }
 
 /**

@@ -88,43 +88,54 @@ export function openRedisCluster(settings: ClusterSettings, logger: Logger): Clu
 export const OUTAGE_REPORT_MS = 10_000;
 /** While it lasts, the operator is told again at most this often. */
 export const OUTAGE_REPEAT_MS = 60_000;
+/** How often the store is asked (PING): a hung Redis closes nothing, only an unanswered command tells. */
+const OUTAGE_CHECK_MS = 2_500;
 
 /**
- * Tells the operator in one sentence, naming the variable to check, that the store does not answer: once it has
- * not for OUTAGE_REPORT_MS (each failed reconnect attempt is an `error` event), then at most once per
- * OUTAGE_REPEAT_MS while it lasts, and once when it answers again. Lines of other code that failed for the same
- * reason are at debug (`createLogger`'s `quiet`), so an outage is these lines and no more.
+ * Tells the operator, naming the variable, that the store does not answer: after OUTAGE_REPORT_MS, then once per
+ * OUTAGE_REPEAT_MS while it lasts, and when it answers again. Other lines failing for it are at debug (`quiet`).
  */
 export function reportOutages(
   redis: RedisClient,
   logger: Logger,
   store: { name: string; variable: string },
-  now: () => number = Date.now,
-): void {
+  { now = Date.now, everyMs = OUTAGE_CHECK_MS }: { now?: () => number; everyMs?: number } = {},
+): { check(): Promise<void> } {
   const where = `${store.name} (${store.variable})`;
-  watchErrors(redis, logger);
   let downSince: number | undefined;
   let toldAt: number | undefined;
-  let reason = '';
+  // The connection's own words (`connect ECONNREFUSED …`) say more than a refused PING's.
+  let reason: string | undefined;
+  redis.on('error', (error: unknown) => {
+    logger.debug({ err: error }, 'redis connection error');
+    if (error instanceof Error) reason = error.message.slice(0, 200);
+  });
   const seconds = (at: number) => Math.round((at - (downSince ?? at)) / 1000);
-  const failed = (error?: unknown) => {
-    if (error instanceof Error) reason = ` (${error.message.slice(0, 200)})`;
+  const answered = () => {
+    if (toldAt !== undefined) logger.info({ downS: seconds(now()) }, `${where} answers again`);
+    downSince = toldAt = reason = undefined;
+  };
+  const failed = (error: unknown) => {
+    if (error instanceof Error) reason ??= error.message.slice(0, 200);
     const at = now();
     downSince ??= at;
     if (at - downSince < OUTAGE_REPORT_MS || (toldAt !== undefined && at - toldAt < OUTAGE_REPEAT_MS)) return;
     toldAt = at;
     logger.warn(
       { downS: seconds(at) },
-      `${where} has not answered for ${seconds(at)} s${reason}: check ${store.variable} and that Redis is running`,
+      `${where} has not answered for ${seconds(at)} s (${reason}): check ${store.variable} and that Redis is running`,
     );
   };
-  redis.on('error', failed);
-  redis.on('close', () => failed());
-  redis.on('ready', () => {
-    if (toldAt !== undefined) logger.info({ downS: seconds(now()) }, `${where} answers again`);
-    downSince = toldAt = undefined;
-    reason = '';
-  });
+  let checking: Promise<void> | undefined;
+  const check = () =>
+    (checking ??= redis
+      .ping()
+      .then(answered, failed)
+      .finally(() => (checking = undefined)));
+  const timer = setInterval(() => void check(), everyMs);
+  timer.unref();
+  redis.once('end', () => clearInterval(timer));
+  return { check };
 }
 
 /** Gives a connection's errors a listener (ioredis prints them to the console otherwise), at debug: see reportOutages. */

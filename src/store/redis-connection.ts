@@ -100,7 +100,7 @@ export function reportOutages(
   logger: Logger,
   store: { name: string; variable: string },
   { now = Date.now, everyMs = OUTAGE_CHECK_MS }: { now?: () => number; everyMs?: number } = {},
-): { check(): Promise<void> } {
+): { check: () => Promise<void> } {
   const where = `${store.name} (${store.variable})`;
   let downSince: number | undefined;
   let toldAt: number | undefined;

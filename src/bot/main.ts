@@ -40,7 +40,7 @@ async function main(): Promise<void> {
   try {
     await bot.start();
   } catch (err) {
-    const problem = listenProblem(err, parsed.config);
+    const problem = startProblem(err, parsed.config);
     if (problem === undefined) throw err;
     process.stderr.write(`campaign bot will not start: ${problem}\n`);
     await logOutput.flush(LOG_FLUSH_MS);
@@ -49,9 +49,12 @@ async function main(): Promise<void> {
   stopOnSignals(() => bot.stop(), bot.deps.logger, logOutput);
 }
 
-/** A port the bot could not listen on, in one sentence naming its variable; undefined for any other error. */
-function listenProblem(err: unknown, config: Config): string | undefined {
-  const e = err as (NodeJS.ErrnoException & { port?: number }) | undefined;
+/** A port the bot could not listen on, or an app token Slack refused, in one sentence naming its variable. */
+function startProblem(err: unknown, config: Config): string | undefined {
+  const e = err as (NodeJS.ErrnoException & { port?: number; data?: { error?: unknown } }) | undefined;
+  // Socket Mode's start is apps.connections.open with the app-level token.
+  if (config.slack.appToken && typeof e?.data?.error === 'string')
+    return `Slack refuses SLACK_APP_TOKEN (apps.connections.open: ${e.data.error}): set it to an app-level token with connections:write (Basic Information › App-Level Tokens)`;
   if (e?.syscall !== 'listen') return undefined;
   const name = config.opsPort !== undefined && e.port === config.opsPort ? 'OPS_PORT' : 'PORT';
   return e.code === 'EADDRINUSE'

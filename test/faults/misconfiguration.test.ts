@@ -160,6 +160,17 @@ it.each(['PORT', 'OPS_PORT'])('%s in use: one sentence naming it, exit 1', async
   }
 });
 
+it('a SLACK_APP_TOKEN Slack refuses (Socket Mode): one sentence naming it, exit 1', async () => {
+  // https://docs.slack.dev/reference/methods/apps.connections.open, "Errors": an unknown token is `invalid_auth`.
+  stack.slack.expectRefusal('apps.connections.open', 'invalid_auth');
+  const { code, output } = await startOnly({ ...validEnv(), SLACK_APP_TOKEN: 'xapp-1-not-a-real-token' });
+  expect(code).toBe(1);
+  expect(output).toContain(
+    'campaign bot will not start: Slack refuses SLACK_APP_TOKEN (apps.connections.open: invalid_auth): set it to an app-level token with connections:write (Basic Information › App-Level Tokens)',
+  );
+  expect(output).not.toContain('xapp-1-not-a-real-token');
+});
+
 it('a malformed value is headed as such, naming each variable and never its value', async () => {
   const { code, output } = await startOnly({ ...validEnv(), PORT: 'eighty', LOG_LEVEL: 'loud' });
   expect(code).toBe(1);

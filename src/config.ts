@@ -145,10 +145,7 @@ const serviceUrl = z.string().superRefine((v, ctx) => {
 
 /** Comma-separated ring of 32-byte base64 keys; the first encrypts, all decrypt. Problems name the position, never the value. */
 const secretsKeyRing = z.string().transform((v, ctx) => {
-  const parts = v
-    .split(',')
-    .map((p) => p.trim())
-    .filter(Boolean);
+  const parts = commaList(v);
   const keys = parts.map((p) => (/^[A-Za-z0-9+/_-]+={0,2}$/.test(p) ? Buffer.from(p, 'base64') : Buffer.alloc(0)));
   const bad = keys.flatMap((k, i) => (k.length === 32 ? [] : [i + 1]));
   if (bad.length === 0) return keys;
@@ -161,6 +158,14 @@ const secretsKeyRing = z.string().transform((v, ctx) => {
 });
 
 const MIB = 1024 * 1024;
+
+/** `a, b,,c` → `['a', 'b', 'c']`. */
+function commaList(v: string): string[] {
+  return v
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
+}
 
 const wholeNumber = (min: number) =>
   z
@@ -211,10 +216,7 @@ function isAddressOrRange(entry: string): boolean {
 /** OTEL_EXPORTER_OTLP_HEADERS: `key=value` pairs, comma-separated, values percent-encoded (the OTel spec's form). */
 const otlpHeaders = z.string().transform((v, ctx) => {
   const headers: Record<string, string> = {};
-  for (const pair of v
-    .split(',')
-    .map((p) => p.trim())
-    .filter(Boolean)) {
+  for (const pair of commaList(v)) {
     const at = pair.indexOf('=');
     const name = at > 0 ? pair.slice(0, at).trim() : '';
     let value: string | undefined;
@@ -277,12 +279,7 @@ const envSchema = z.object({
   REDIS_CLUSTER_NODES: optionalText.pipe(
     z
       .string()
-      .transform((v) =>
-        v
-          .split(',')
-          .map((node) => node.trim())
-          .filter(Boolean),
-      )
+      .transform(commaList)
       .pipe(z.array(z.string().regex(/^[A-Za-z0-9.-]+:\d{1,5}$/, 'must be host:port pairs, comma-separated')).min(1))
       .transform((nodes) =>
         nodes.map((node) => ({
@@ -307,12 +304,7 @@ const envSchema = z.object({
   ADMIN_USER_IDS: optionalText.pipe(
     z
       .string()
-      .transform((v) =>
-        v
-          .split(',')
-          .map((id) => id.trim())
-          .filter(Boolean),
-      )
+      .transform(commaList)
       .pipe(
         z.array(
           z
@@ -510,6 +502,22 @@ function sampleRatio(sampler: (typeof TRACE_SAMPLERS)[number] | undefined, arg: 
 /** The bot sends OTLP as JSON over HTTP: what the Collector's OTLP/HTTP receiver (port 4318) takes. */
 function otlpProtocol() {
   return z.literal('http/json', { error: 'must be http/json (the only OTLP protocol this bot sends)' });
+}
+
+/**
+ * What a list of problems amounts to, for the line above it: how many required variables are unset (their
+ * problem says `NAME: required…`) and how many values are not valid (malformed, or at odds with another).
+ */
+export function problemsHeading(problems: readonly string[]): string {
+  const missing = problems.filter((p) => /^\w+: required\b/.test(p)).length;
+  const invalid = problems.length - missing;
+  const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+  return [
+    missing > 0 ? count(missing, 'required variable is not set', 'required variables are not set') : '',
+    invalid > 0 ? count(invalid, 'value is not valid', 'values are not valid') : '',
+  ]
+    .filter(Boolean)
+    .join(' and ');
 }
 
 /** True when no deployment variable is set at all: then `npm start` runs the playground (docs/PRODUCT.md › Runtime contract). */

@@ -1,4 +1,3 @@
-// Not sonic-boom's maxLength + 'drop': with a stalled stdout reader its pool-thread write made process.exit() hang.
 /**
  * Why not sonic-boom: it writes fd 1 with `fs.write` in libuv's threadpool. With a reader that stopped reading, a
  * pipe left blocking (nothing opened `process.stdout`) holds a pool thread in write(2), and `process.exit()` then

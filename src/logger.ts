@@ -18,6 +18,8 @@ const MIN_SECRET_LENGTH = 8;
 /** Field names whose values are secrets whatever they hold: censored wherever they appear. */
 const SECRET_FIELDS = new Set(['apiKey', 'api-key', 'token', 'authorization', 'botToken', 'signingSecret']);
 const CENSORED = '[redacted]';
+/** pino's number for `debug`. */
+const DEBUG = 20;
 
 export class Redactor {
   /** Configuration secrets: never evicted. */
@@ -98,9 +100,11 @@ export interface LoggerSetup {
   redactor: Redactor;
   /** Where lines go: the process's bounded, never-blocking stdout (log-output.ts), or a test's capture stream. */
   destination: DestinationStream;
+  /** Errors told elsewhere once a minute (the store not answering: `reportOutages`): lines with one go to debug. */
+  quiet?: (err: unknown) => boolean;
 }
 
-export function createLogger({ level, redactor, destination }: LoggerSetup): Logger {
+export function createLogger({ level, redactor, destination, quiet }: LoggerSetup): Logger {
   const options: LoggerOptions = {
     level,
     base: undefined,
@@ -111,7 +115,13 @@ export function createLogger({ level, redactor, destination }: LoggerSetup): Log
     },
     hooks: {
       // The message string is not seen by formatters.log: redact it here.
-      logMethod(args, method) {
+      logMethod(args, method, at) {
+        const first: unknown = args[0];
+        const err = first instanceof Error ? first : (first as { err?: unknown } | null)?.err;
+        if (quiet && at > DEBUG && err !== undefined && quiet(err)) {
+          if (this.isLevelEnabled('debug')) this.debug(...args);
+          return;
+        }
         method.apply(
           this,
           args.map((a) => (typeof a === 'string' ? redactor.redact(a) : a)) as Parameters<typeof method>,

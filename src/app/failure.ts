@@ -18,14 +18,14 @@ import {
   ServerError,
   UnprocessableError,
 } from '../api/index.js';
-import { NotConnectedError } from './platform-access.js';
+import { NotConnectedError, OperatorKeyRefusedError } from './platform-access.js';
 import { isStoreUnavailable } from '../store/index.js';
 import type { Logger } from '../logger.js';
 import { context, escapeMrkdwn, message, section, truncate, type MessagePayload } from '../slack/blocks.js';
 import type { KnownBlock } from '@slack/types';
 
-/** Platform refusals a user can act on (each is told as one sentence): expected, not a fault to chase. */
-const EXPECTED_STATUSES: ReadonlySet<number> = new Set([400, 404, 409, 422]);
+/** Platform refusals a user or admin can act on (each is told as one sentence): expected, not a fault to chase. */
+const EXPECTED_STATUSES: ReadonlySet<number> = new Set([400, 401, 403, 404, 409, 422]);
 
 /**
  * Logs a failure that was told to the user: an expected platform refusal as one info line (its code and
@@ -94,6 +94,8 @@ function platformWords(err: ApiError): string {
 /** The sentence for a platform answer no caller worded: by class (status). */
 function platformSentence(err: ApiError): string {
   const words = platformWords(err);
+  if (err instanceof OperatorKeyRefusedError)
+    return 'The platform refused the API key this app was set up with — tell whoever runs the app to check its `CAMPAIGN_API_KEY`.';
   if (err instanceof AuthenticationError)
     return 'The platform rejected this workspace’s API key — ask a Slack admin to run `/campaign connect` with a current key.';
   if (err instanceof RateLimitError) return 'The platform is limiting requests right now — try again in a minute.';

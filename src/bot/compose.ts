@@ -41,7 +41,7 @@ import { SLACK_GATE_LIMITS, type SlackGateLimits } from './slack-gate.js';
 import { createMetrics } from '../app/metrics.js';
 import { Lifecycle } from '../app/lifecycle.js';
 import { startTracing, type Tracing } from '../app/tracing.js';
-import { PlatformAccess } from '../app/platform-access.js';
+import { OperatorKeyRefusedError, PlatformAccess } from '../app/platform-access.js';
 import { Timers } from '../app/timers.js';
 import { SlackPace, slackLimits, type SlackLimits } from '../delivery/pace.js';
 import { SLACK_CLIENT_RULES, SlackClients } from '../delivery/clients.js';
@@ -95,7 +95,9 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
   const redactor = new Redactor();
   for (const secret of secretsOf(config)) redactor.pinSecret(secret);
   const logOutput = options.logDestination ?? new BoundedLogOutput(process.stdout);
-  const logger: Logger = createLogger({ level: config.logLevel, redactor, destination: logOutput });
+  // Told once a minute by the store's connection (reportOutages) and by PlatformAccess: other lines at debug.
+  const quiet = (err: unknown) => isStoreUnavailable(err) || err instanceof OperatorKeyRefusedError;
+  const logger: Logger = createLogger({ level: config.logLevel, redactor, destination: logOutput, quiet });
 
   const store = createStore({
     ...(config.redisUrl ? { redisUrl: config.redisUrl } : {}),
@@ -140,7 +142,14 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
     onTurnRefused: ({ lane, reason }) => metrics.platformTurnsRefused.inc({ lane, reason }),
     ...(options.platformTurns ? { turns: options.platformTurns } : {}),
   });
-  const platform = new PlatformAccess(transport, store, redactor, config.campaign.apiKey, config.campaign.apiKeyTeam);
+  const platform = new PlatformAccess(
+    transport,
+    store,
+    redactor,
+    logger,
+    config.campaign.apiKey,
+    config.campaign.apiKeyTeam,
+  );
   const members = new Membership(store, logger);
   const admins = new AdminGate(config.adminUsers, members, logger);
   const timers = new Timers(
@@ -209,6 +218,7 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
       () => singleClient.auth.test(),
       options.now ?? Date.now,
       (refused) => metrics.slackTokenRefused.set(refused ? 1 : 0),
+      logger,
     );
   const health = healthRoutes(deps, slackToken);
   const httpLimits = { ...HTTP_LIMITS, ...options.requestLimits?.http };
@@ -294,6 +304,9 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
       if (opsPort === undefined && config.metricsToken === undefined && options.listenHost === undefined) {
         logger.warn('/metrics is open on PORT: set OPS_PORT (kept off the Ingress) or METRICS_TOKEN');
       }
+      // A refused token or key is one line naming its variable from the start, not a surprise at the first request.
+      void slackToken?.current();
+      void platform.checkOperatorKey();
       events.start();
       timers.start();
       return { port, server, ...(opsPort === undefined ? {} : { opsPort }) };
@@ -344,6 +357,7 @@ function secretsOf(config: Config): Array<string | undefined> {
     config.campaign.apiKey,
     config.metricsToken,
     config.redisCluster?.password,
+    config.redisUrl && decodeURIComponent(new URL(config.redisUrl).password),
     mode.kind === 'single' ? mode.botToken : mode.clientSecret,
     mode.kind === 'oauth' ? mode.stateSecret : undefined,
     ...Object.values(config.tracing?.headers ?? {}),

@@ -22,7 +22,6 @@ export function healthRoutes(
   deps: Pick<Deps, 'config' | 'store' | 'metrics' | 'logger' | 'lifecycle'>,
   slackToken?: SlackTokenCheck,
 ): CustomRoute[] {
-  let lastStoreError: string | undefined;
   return [
     {
       // Liveness: the process is up and serving HTTP.
@@ -36,12 +35,7 @@ export function healthRoutes(
       path: '/readyz',
       method: ['GET'],
       handler: (_req, res) => {
-        void readiness(deps, slackToken).then(({ ok, failed, checks, storeError }) => {
-          // The store's own words (they may name its address) go to the log, once per change, never to the probe.
-          if (storeError !== lastStoreError && storeError !== undefined) {
-            deps.logger.warn({ reason: storeError.slice(0, 300) }, 'readiness: the store is not answering');
-          }
-          lastStoreError = storeError;
+        void readiness(deps, slackToken).then(({ ok, failed, checks }) => {
           sendJson(res, ok ? 200 : 503, { ok, failed, checks });
         });
       },

@@ -7,7 +7,7 @@
  * missing value is an error — never a fallback to the playground.
  */
 import type { Logger } from '../logger.js';
-import { isUnconfigured, parseConfig, readProcessEnv } from '../config.js';
+import { isUnconfigured, parseConfig, problemsHeading, readProcessEnv, type Config } from '../config.js';
 import { stdoutLogOutput, type BoundedLogOutput } from '../log-output.js';
 import type { PlaygroundModule } from './playground-module.js';
 
@@ -26,9 +26,7 @@ async function main(): Promise<void> {
   const parsed = parseConfig(env);
   if (!parsed.ok) {
     const out = process.stderr;
-    out.write(
-      `campaign bot: configuration is incomplete (${parsed.problems.length} problem${parsed.problems.length === 1 ? '' : 's'}):\n`,
-    );
+    out.write(`campaign bot will not start: ${problemsHeading(parsed.problems)} (values are never shown):\n`);
     for (const problem of parsed.problems) out.write(`  - ${problem}\n`);
     out.write(
       'See README.md › Configuration. (Unset every Slack and platform variable to run the local playground instead.)\n',
@@ -39,8 +37,29 @@ async function main(): Promise<void> {
   // Loaded after the config check so a bad environment is reported without starting anything.
   const { createBot } = await import('./compose.js');
   const bot = createBot(parsed.config, { logDestination: logOutput });
-  await bot.start();
+  try {
+    await bot.start();
+  } catch (err) {
+    const problem = startProblem(err, parsed.config);
+    if (problem === undefined) throw err;
+    process.stderr.write(`campaign bot will not start: ${problem}\n`);
+    await logOutput.flush(LOG_FLUSH_MS);
+    exitNow(1, logOutput);
+  }
   stopOnSignals(() => bot.stop(), bot.deps.logger, logOutput);
+}
+
+/** A port the bot could not listen on, or an app token Slack refused, in one sentence naming its variable. */
+function startProblem(err: unknown, config: Config): string | undefined {
+  const e = err as (NodeJS.ErrnoException & { port?: number; data?: { error?: unknown } }) | undefined;
+  // Socket Mode's start is apps.connections.open with the app-level token.
+  if (config.slack.appToken && typeof e?.data?.error === 'string')
+    return `Slack refuses SLACK_APP_TOKEN (apps.connections.open: ${e.data.error}): set it to an app-level token with connections:write (Basic Information › App-Level Tokens)`;
+  if (e?.syscall !== 'listen') return undefined;
+  const name = config.opsPort !== undefined && e.port === config.opsPort ? 'OPS_PORT' : 'PORT';
+  return e.code === 'EADDRINUSE'
+    ? `port ${e.port} (${name}) is in use by another process: stop that process or set ${name} to a free port`
+    : `could not listen on port ${e.port} (${name}), ${e.code}: set ${name} to a port this process may open`;
 }
 
 /**

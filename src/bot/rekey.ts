@@ -7,7 +7,7 @@
  * prints counts and key names only, never a value.
  */
 import { pathToFileURL } from 'node:url';
-import { parseConfig, readProcessEnv } from '../config.js';
+import { parseConfig, problemsHeading, readProcessEnv } from '../config.js';
 import { createStore, rekeyStore } from '../store/index.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -26,7 +26,7 @@ export async function runRekey(env: Env, write: (line: string) => void, options:
       'REDIS_URL: required (or REDIS_CLUSTER_NODES): rekey rewrites the secrets the bot stores in Redis (in-memory mode keeps none across restarts)',
     );
   if (!parsed.ok || problems.length > 0) {
-    write(`rekey: configuration is incomplete (${problems.length} problem${problems.length === 1 ? '' : 's'}):`);
+    write(`rekey: ${problemsHeading(problems)}:`);
     for (const problem of problems) write(`  - ${problem}`);
     return 1;
   }

@@ -29,7 +29,7 @@ const COMMAND_TIMEOUT_MS = 1_500;
  *   instead of hanging on ioredis' default 20 reconnect attempts;
  * - a deadline on every command (COMMAND_TIMEOUT_MS), so that a Redis that stops answering fails a command
  *   instead of holding it (blocking reads get a connection of their own without it: `blockingConnection`);
- * - an `error` listener (ioredis prints unhandled connection errors to the console otherwise).
+ * - an operator told when it does not answer (reportOutages).
  */
 export function openRedis(url: string, logger: Logger, overrides: RedisOptions = {}): Redis {
   const redis = new Redis(url, {
@@ -46,8 +46,14 @@ export function openRedis(url: string, logger: Logger, overrides: RedisOptions =
   redis.once('ready', () => {
     redis.options.enableOfflineQueue = overrides.enableOfflineQueue ?? false;
   });
-  watchErrors(redis, logger);
+  reportOutages(redis, logger, { name: `Redis at ${addressOf(url)}`, variable: 'REDIS_URL' });
   return redis;
+}
+
+/** `redis://host:port` of a URL: never its user name, password or database. */
+function addressOf(url: string): string {
+  const parsed = URL.canParse(url) ? new URL(url) : undefined;
+  return parsed ? `${parsed.protocol}//${parsed.host}` : 'the configured address';
 }
 
 /**
@@ -73,19 +79,68 @@ export function openRedisCluster(settings: ClusterSettings, logger: Logger): Clu
       },
     },
   );
-  watchErrors(cluster, logger);
+  const nodes = settings.nodes.map((n) => `${n.host}:${n.port}`).join(',');
+  reportOutages(cluster, logger, { name: `the Redis Cluster at ${nodes}`, variable: 'REDIS_CLUSTER_NODES' });
   return cluster;
 }
 
-/** Logs connection errors through pino, at most once per 10 s per connection (reconnect loops are noisy). */
-export function watchErrors(redis: RedisClient, logger: Logger): void {
-  let lastLoggedAt = 0;
+/** A store that has not answered this long is told to the operator; a failover or a restart passes unreported. */
+export const OUTAGE_REPORT_MS = 10_000;
+/** While it lasts, the operator is told again at most this often. */
+export const OUTAGE_REPEAT_MS = 60_000;
+/** How often the store is asked (PING): a hung Redis closes nothing, only an unanswered command tells. */
+const OUTAGE_CHECK_MS = 2_500;
+
+/**
+ * Tells the operator, naming the variable, that the store does not answer: after OUTAGE_REPORT_MS, then once per
+ * OUTAGE_REPEAT_MS while it lasts, and when it answers again. Other lines failing for it are at debug (`quiet`).
+ */
+export function reportOutages(
+  redis: RedisClient,
+  logger: Logger,
+  store: { name: string; variable: string },
+  { now = Date.now, everyMs = OUTAGE_CHECK_MS }: { now?: () => number; everyMs?: number } = {},
+): { check: () => Promise<void> } {
+  const where = `${store.name} (${store.variable})`;
+  let downSince: number | undefined;
+  let toldAt: number | undefined;
+  // The connection's own words (`connect ECONNREFUSED …`) say more than a refused PING's.
+  let reason: string | undefined;
   redis.on('error', (error: unknown) => {
-    const now = Date.now();
-    if (now - lastLoggedAt < 10_000) return;
-    lastLoggedAt = now;
-    logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'redis connection error');
+    logger.debug({ err: error }, 'redis connection error');
+    if (error instanceof Error) reason = error.message.slice(0, 200);
   });
+  const seconds = (at: number) => Math.round((at - (downSince ?? at)) / 1000);
+  const answered = () => {
+    if (toldAt !== undefined) logger.info({ downS: seconds(now()) }, `${where} answers again`);
+    downSince = toldAt = reason = undefined;
+  };
+  const failed = (error: unknown) => {
+    if (error instanceof Error) reason ??= error.message.slice(0, 200);
+    const at = now();
+    downSince ??= at;
+    if (at - downSince < OUTAGE_REPORT_MS || (toldAt !== undefined && at - toldAt < OUTAGE_REPEAT_MS)) return;
+    toldAt = at;
+    logger.warn(
+      { downS: seconds(at) },
+      `${where} has not answered for ${seconds(at)} s (${reason}): check ${store.variable} and that Redis is running`,
+    );
+  };
+  let checking: Promise<void> | undefined;
+  const check = () =>
+    (checking ??= redis
+      .ping()
+      .then(answered, failed)
+      .finally(() => (checking = undefined)));
+  const timer = setInterval(() => void check(), everyMs);
+  timer.unref();
+  redis.once('end', () => clearInterval(timer));
+  return { check };
+}
+
+/** Gives a connection's errors a listener (ioredis prints them to the console otherwise), at debug: see reportOutages. */
+export function watchErrors(redis: RedisClient, logger: Logger): void {
+  redis.on('error', (error: unknown) => logger.debug({ err: error }, 'redis connection error'));
 }
 
 /**
@@ -132,6 +187,8 @@ export async function scanTargets(client: RedisClient): Promise<Redis[]> {
  * MaxRetriesPerRequestError and ClusterAllFailedError (their `name`).
  */
 export function isStoreUnavailable(error: unknown): boolean {
+  // Some callers log the message alone.
+  if (typeof error === 'string') return UNANSWERED_MESSAGES.has(error) || error.startsWith(MAX_RETRIES_MESSAGE);
   let current: unknown = error;
   for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
     if (UNANSWERED_NAMES.has(current.name) || UNANSWERED_MESSAGES.has(current.message)) return true;
@@ -141,6 +198,7 @@ export function isStoreUnavailable(error: unknown): boolean {
   return false;
 }
 
+const MAX_RETRIES_MESSAGE = 'Reached the max retries per request limit';
 const UNANSWERED_NAMES: ReadonlySet<string> = new Set(['MaxRetriesPerRequestError', 'ClusterAllFailedError']);
 const UNANSWERED_MESSAGES: ReadonlySet<string> = new Set([
   'Command timed out',

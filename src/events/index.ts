@@ -80,7 +80,7 @@ export function createEvents(deps: Deps, options: EventsOptions = {}): Events {
   scheduler.lane('routine', outbox);
   scheduler.lane('bulk', bulk);
   registerCallHandlers(worker, outbox);
-  const alerts = new OutcomeAlerts(kit);
+  const alerts = new OutcomeAlerts(kit, bulk, deps.posts);
   deps.timers.on(ALERT_TIMER, (timer, now) => alerts.fire(timer, now));
   return {
     route: hookRoute(deps, options.intake),

@@ -222,7 +222,7 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
       slack: { ...SLACK_GATE_LIMITS, ...options.requestLimits?.slack },
     },
     ...(options.listenHost === undefined ? {} : { host: options.listenHost }),
-    onAppRateLimited: onAppRateLimited(deps),
+    onAppRateLimited: onAppRateLimited(deps, events.bulk),
     ...(options.onSlackRequestDone ? { onRequestDone: options.onSlackRequestDone } : {}),
   });
   // In OAuth mode Bolt authorizes each request with the receiver's installer (`receiver.installer`).

@@ -46,7 +46,7 @@ export interface Events {
 export function createEvents(deps: Deps, options: EventsOptions = {}): Events {
   const logger = deps.logger.child({ component: 'events' });
   const slack = workerSlack(deps.slack);
-  const pauses = new ChannelPauses(deps.store, slack, logger);
+  const pauses = new ChannelPauses(deps.store, logger);
   const kit = {
     store: deps.store,
     slack,

@@ -150,10 +150,11 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
   );
   const posts = new PostLedger(store, (err) => pace.judge(err));
   const audienceLogger = logger.child({ component: 'channel-audience' });
+  const audienceNotices = new AudienceNotices(store, posts, audienceLogger);
   const audiences = new ChannelAudiences(
     store,
     new Roster(store, pace, audienceLogger),
-    new AudienceNotices(store, posts, (err) => pace.retryDelayMs(err), audienceLogger),
+    audienceNotices,
     pace,
     audienceLogger,
   );
@@ -190,6 +191,7 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
   if (options.slowNoticeMs !== undefined) deps.slowNoticeMs = options.slowNoticeMs;
 
   const events = createEvents(deps, options.events);
+  audienceNotices.postIn(events.bulk);
 
   // Bolt matches custom routes in order, compiling each pattern per request: the webhooks' route, by far the
   // busiest, is tried first (behind it, each delivery paid for compiling the three health routes' patterns).

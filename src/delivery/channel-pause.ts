@@ -11,7 +11,6 @@
  */
 import type { Logger } from '../logger.js';
 import { message, section } from '../slack/blocks.js';
-import { isChannelRefusal } from './slack-errors.js';
 import { postMessage } from '../slack/post.js';
 import type { ChannelPause, Store } from '../store/index.js';
 import type { BulkPosts } from './bulk-lane.js';
@@ -23,10 +22,7 @@ export const PROBE_EVERY_MS = 5 * 60_000;
 const PERSON_NOTICE = 'person-notice';
 
 /** A direct message waiting for its turn: its fallback text (the notification) and its one sentence. */
-interface PersonNotice {
-  title: string;
-  text: string;
-}
+type PersonNotice = { title: string; text: string };
 
 /**
  * Tells `user` in the app's direct message, through the outbox's bulk lane: it waits for Slack's pace, a 429 or
@@ -39,11 +35,6 @@ export async function tellPerson(
   notice: PersonNotice,
 ): Promise<void> {
   await bulk.add({ teamId: to.teamId, channelId: to.user }, PERSON_NOTICE, report, notice);
-}
-
-/** Slack's answers after which a channel takes no post until someone acts. */
-export function isChannelGone(code: string | undefined): code is string {
-  return isChannelRefusal(code);
 }
 
 /**
@@ -146,7 +137,7 @@ export class ChannelPauses {
       );
   }
 
-  /** Slack refused a post with `code` (see `isChannelGone`): pause the channel and tell its subscriber, once. */
+  /** Slack refused a post with `code` (see `isChannelRefusal`): pause the channel and tell its subscriber, once. */
   async pause(teamId: string, channelId: string, code: string): Promise<void> {
     if (!(await this.store.channelPauses.pause(teamId, channelId, code))) return;
     const user = await this.store.channelPauses.subscriber(teamId, channelId);

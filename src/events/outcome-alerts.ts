@@ -101,11 +101,6 @@ function judge(alert: OutcomeAlert, f: WindowFigures, open: boolean, now: number
   return 'hold';
 }
 
-/** Whether Slack does not show the record yet: the opening, an update or the end waits to be posted. */
-function behind(incident: AlertIncident): boolean {
-  return !incident.ts || incident.ending !== undefined || incident.postedAt !== incident.updatedAt;
-}
-
 export class OutcomeAlerts {
   constructor(
     private readonly kit: PostingKit,
@@ -135,8 +130,8 @@ export class OutcomeAlerts {
       record = ending(incident, 'removed', incident.shown, now);
       await store.outcomeAlerts.setIncident(teamId, ref, record);
     }
-    // One waiting item per incident (a second one parks nothing): it posts whatever the record says by then.
-    if (record && behind(record))
+    // Slack does not show the record yet. One waiting item per incident: it posts whatever the record says by then.
+    if (record && (!record.ts || record.ending || record.postedAt !== record.updatedAt))
       await this.bulk.add({ teamId, channelId: ref.channelId }, ALERT_POST, { key: timer.id, order: record.openedAt }, {
         channelId: ref.channelId,
         campaignId: ref.campaignId,
@@ -193,7 +188,7 @@ export class OutcomeAlerts {
       current = await this.record(at.teamId, ref, { ts, postedAt: current.updatedAt });
       if (!current?.ts) return;
     }
-    const ts = current.ts;
+    const { ts } = current;
     if (current.ending) {
       if (!current.ending.replyTs) {
         const replyTs = await this.posts.post(

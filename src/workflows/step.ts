@@ -105,22 +105,18 @@ export async function runStep(
     logger.info('a repeated delivery of a step run already under way: left to the first');
     return;
   }
-  const end = () => (result.kind === 'done' ? run.complete(result.outputs) : run.fail(result.sentence));
   for (const since = Date.now(); ;) {
     try {
-      await end();
-      logger.info({ outcome: result.kind === 'done' ? 'completed' : 'failed' }, 'workflow step ended');
-      return;
+      await (result.kind === 'done' ? run.complete(result.outputs) : run.fail(result.sentence));
+      return logger.info({ outcome: result.kind === 'done' ? 'completed' : 'failed' }, 'workflow step ended');
     } catch (err) {
-      const verdict = deps.pace.judge(err);
-      const heals = verdict.class === 'wait' || verdict.class === 'unknown';
-      if (!heals || deps.lifecycle.stopping || Date.now() - since > RETENTION_MS) {
-        // Slack refused the ending (the run ended or timed out already): the workflow shows Slack's own error.
-        logger.warn({ err }, 'Slack did not take the workflow step’s ending');
-        return;
-      }
+      const { class: verdict, delayMs = 1_000 } = deps.pace.judge(err);
+      const heals = (verdict === 'wait' || verdict === 'unknown') && Date.now() - since < RETENTION_MS;
+      // Slack refused the ending (the run ended or timed out already): the workflow shows Slack's own error.
+      if (!heals || deps.lifecycle.stopping)
+        return logger.warn({ err }, 'Slack did not take the workflow step’s ending');
       // Nothing was done (or Slack may have done it: a second ending is refused, and logged above).
-      await new Promise((resolve) => setTimeout(resolve, verdict.delayMs ?? 1_000));
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
     }
   }
 }

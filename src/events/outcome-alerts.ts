@@ -35,6 +35,7 @@ import { matchesFilters } from './filters.js';
 import type { BulkPosts } from '../delivery/bulk-lane.js';
 import type { PostLedger } from '../delivery/post-ledger.js';
 import type { PostingKit } from '../delivery/post-context.js';
+import { updateMessage } from '../slack/post.js';
 import { renderEndReply, renderEndedIncident, renderIncident, sharePercent } from './render/outcome-alert.js';
 
 export const ALERT_TIMER = 'outcome-alert';
@@ -200,7 +201,7 @@ export class OutcomeAlerts {
         current = { ...current, ending: { ...current.ending, replyTs } };
         await store.outcomeAlerts.setIncident(at.teamId, ref, current);
       }
-      await slack.chat.update({ channel: ref.channelId, ts, ...renderEndedIncident(current) });
+      await updateMessage(slack, { channel: ref.channelId, ts }, renderEndedIncident(current));
       await store.outcomeAlerts.endIncident(at.teamId, ref);
       this.kit.logger.info(
         { team: at.teamId, channel: ref.channelId, end: current.ending?.end, figures: current.ending?.figures },
@@ -209,7 +210,7 @@ export class OutcomeAlerts {
       return;
     }
     if (current.postedAt === current.updatedAt) return;
-    await slack.chat.update({ channel: ref.channelId, ts, ...renderIncident(current, current.updatedAt) });
+    await updateMessage(slack, { channel: ref.channelId, ts }, renderIncident(current, current.updatedAt));
     await this.record(at.teamId, ref, { postedAt: current.updatedAt });
   }
 

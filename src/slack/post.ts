@@ -55,3 +55,12 @@ export async function postMessage(
   if (!res.ts) throw new Error('chat.postMessage answered without a ts');
   return res.ts;
 }
+
+/** chat.update of a message the app posted: its text and blocks replaced (https://docs.slack.dev/reference/methods/chat.update). */
+export async function updateMessage(
+  slack: WebClient,
+  at: { channel: string; ts: string },
+  payload: MessagePayload,
+): Promise<void> {
+  await slack.chat.update({ channel: at.channel, ts: at.ts, text: payload.text, blocks: payload.blocks });
+}

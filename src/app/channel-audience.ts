@@ -135,7 +135,7 @@ export class ChannelAudiences {
     void work.then(
       (a) => {
         if (!a.unknown && !showsCustomerData(a))
-          return this.notices.tellMasked(slack, ws, channelId, audienceWords(a), 'found', `found:${a.learnedAt}`);
+          return this.notices.tellMasked(ws, channelId, audienceWords(a), 'found', `found:${a.learnedAt}`);
       },
       () => undefined,
     );
@@ -210,14 +210,7 @@ export class ChannelAudiences {
     );
     // Told beside the post that asked (which goes out masked now), whenever Slack's pace lets the notice go.
     if (wasFull(before) && !showsCustomerData(audience))
-      void this.notices.tellMasked(
-        slack,
-        ws,
-        channelId,
-        audienceWords(audience),
-        'joined',
-        `judged:${audience.learnedAt}`,
-      );
+      void this.notices.tellMasked(ws, channelId, audienceWords(audience), 'joined', `judged:${audience.learnedAt}`);
     return audience;
   }
 
@@ -262,7 +255,7 @@ export class ChannelAudiences {
       'a guest or outside member joined a channel',
     );
     if (showsCustomerData(before) && !showsCustomerData(after))
-      await this.notices.tellMasked(slack, ws, channelId, audienceWords(after), 'joined', eventTs);
+      await this.notices.tellMasked(ws, channelId, audienceWords(after), 'joined', eventTs);
   }
 
   /** Someone left: one outsider fewer (a channel they were the last of shows customers in full again). */

@@ -33,7 +33,7 @@ export interface Deps {
   pace: SlackPace;
   /** The bot token acting for a workspace outside a Slack request (refreshed when it rotates). */
   tokens: SlackTokens;
-  /** Web API clients for work outside a Slack request (queue, timers): one per workspace and way of waiting. */
+  /** Web API clients for work outside a Slack request (queue, timers): one per workspace and urgency. */
   slack: SlackClients;
   /** Posts that cannot show twice (idempotency key in message metadata): timers' posts go through it. */
   posts: PostLedger;

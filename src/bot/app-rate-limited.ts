@@ -3,14 +3,15 @@
  * holding some back (https://docs.slack.dev/reference/events/app_rate_limited). It comes to `/slack/events`
  * like an event and must be answered 200 at once — Slack turns event delivery off for an app that fails 5% of
  * its deliveries in an hour — so the receiver answers it before any listener, then this counts it, logs it and
- * tells an admin of that workspace, once an hour while it lasts (a mark in the store, so once for all replicas).
+ * tells an admin of that workspace, once an hour while it lasts (a mark in the store, so once for all replicas),
+ * in a direct message that waits its turn in the outbox like every post the app makes on its own.
  * Events held back may have said someone joined a channel or was made a guest: the workspace's roster is listed
  * again and its channels judged again before their next post (`ChannelAudiences.eventsMissed`).
  */
 import { z } from 'zod';
 import type { Deps } from '../app/deps.js';
-import { message, section } from '../slack/blocks.js';
-import { postMessage } from '../slack/post.js';
+import type { BulkPosts } from '../delivery/bulk-lane.js';
+import { tellPerson } from '../delivery/channel-pause.js';
 
 export interface AppRateLimitedNotice {
   teamId: string | undefined;
@@ -44,10 +45,10 @@ export function appRateLimitedNotice(body: Record<string, unknown>): AppRateLimi
   };
 }
 
-type NoticeDeps = Pick<Deps, 'config' | 'store' | 'slack' | 'metrics' | 'logger' | 'audiences'>;
+type NoticeDeps = Pick<Deps, 'config' | 'store' | 'metrics' | 'logger' | 'audiences'>;
 
 /** What the receiver calls once it has answered the notice: never throws. */
-export function onAppRateLimited(deps: NoticeDeps): (notice: AppRateLimitedNotice) => void {
+export function onAppRateLimited(deps: NoticeDeps, bulk: BulkPosts): (notice: AppRateLimitedNotice) => void {
   return (notice) => {
     deps.metrics.slackAppRateLimited.inc({ workspace: deps.metrics.workspaceLabel(notice.teamId ?? '-') });
     deps.logger.warn(
@@ -55,7 +56,7 @@ export function onAppRateLimited(deps: NoticeDeps): (notice: AppRateLimitedNotic
       'Slack is limiting the events it sends for this workspace (app_rate_limited): some may come late or not at all',
     );
     if (!notice.teamId) return;
-    void tellAdmin(deps, notice.teamId);
+    void tellAdmin(deps, bulk, notice.teamId);
     // Someone may have joined a channel, or been made a guest, unheard: every channel is judged again first.
     void deps.audiences.eventsMissed(notice.teamId).catch((err: unknown) => {
       deps.logger.warn({ err, team: notice.teamId }, 'could not mark the workspace’s channels to be judged again');
@@ -63,23 +64,26 @@ export function onAppRateLimited(deps: NoticeDeps): (notice: AppRateLimitedNotic
   };
 }
 
-async function tellAdmin(deps: NoticeDeps, teamId: string): Promise<void> {
+async function tellAdmin(deps: NoticeDeps, bulk: BulkPosts, teamId: string): Promise<void> {
   try {
     if (!(await deps.store.dedup.markOnce(teamId, 'app-rate-limited', 'admin-told', TELL_ADMIN_EVERY_MS))) {
       deps.logger.debug({ team: teamId }, 'an admin was told within the hour that Slack is limiting events');
       return;
     }
     const user = await adminToTell(deps, teamId);
-    const client = user ? await deps.slack.forTeam(teamId, { background: false, urgency: 'routine' }) : undefined;
-    if (!user || !client) {
+    if (!user) {
       deps.logger.info({ team: teamId }, 'no admin known to tell that Slack is limiting events');
       return;
     }
-    // A user id as the channel: the app's direct message with that person.
-    await postMessage(
-      client,
-      { channel: user },
-      message('Slack is limiting the events it sends Campaign', [section(APP_RATE_LIMITED_TEXT)]),
+    const now = Date.now();
+    await tellPerson(
+      bulk,
+      { teamId, user },
+      { key: `app-rate-limited:${now}`, order: now },
+      {
+        title: 'Slack is limiting the events it sends Campaign',
+        text: APP_RATE_LIMITED_TEXT,
+      },
     );
   } catch (err) {
     deps.logger.warn({ err, team: teamId }, 'could not tell an admin that Slack is limiting events');

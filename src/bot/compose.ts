@@ -159,10 +159,11 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
   );
   const posts = new PostLedger(store, (err) => pace.judge(err));
   const audienceLogger = logger.child({ component: 'channel-audience' });
+  const audienceNotices = new AudienceNotices(store, posts, audienceLogger);
   const audiences = new ChannelAudiences(
     store,
     new Roster(store, pace, audienceLogger),
-    new AudienceNotices(store, posts, (err) => pace.retryDelayMs(err), audienceLogger),
+    audienceNotices,
     pace,
     audienceLogger,
   );
@@ -199,6 +200,7 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
   if (options.slowNoticeMs !== undefined) deps.slowNoticeMs = options.slowNoticeMs;
 
   const events = createEvents(deps, options.events);
+  audienceNotices.postIn(events.bulk);
 
   // Bolt matches custom routes in order, compiling each pattern per request: the webhooks' route, by far the
   // busiest, is tried first (behind it, each delivery paid for compiling the three health routes' patterns).
@@ -232,7 +234,7 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
       slack: { ...SLACK_GATE_LIMITS, ...options.requestLimits?.slack },
     },
     ...(options.listenHost === undefined ? {} : { host: options.listenHost }),
-    onAppRateLimited: onAppRateLimited(deps),
+    onAppRateLimited: onAppRateLimited(deps, events.bulk),
     ...(options.onSlackRequestDone ? { onRequestDone: options.onSlackRequestDone } : {}),
   });
   // In OAuth mode Bolt authorizes each request with the receiver's installer (`receiver.installer`).

@@ -11,7 +11,8 @@ import { failureMessage, failureOf, logFailure } from '../app/failure.js';
 import type { ChannelCause, DeadLetter } from '../store/index.js';
 import { button, context, escapeMrkdwn, header, message, section, type KnownBlock } from '../slack/blocks.js';
 import { code } from '../slack/text.js';
-import { isChannelGone, pauseAdvice } from '../delivery/channel-pause.js';
+import { pauseAdvice } from '../delivery/channel-pause.js';
+import { isChannelRefusal } from '../delivery/slack-errors.js';
 import type { Subcommand } from './types.js';
 
 const RETRY_ACTION = 'dead_letter_retry';
@@ -23,7 +24,7 @@ const CHANNEL_ID = /^[CGD][A-Z0-9]{2,}$/;
 
 /** What an admin can do about a channel's cause. */
 function advice(error: string, channel: string): string {
-  if (isChannelGone(error) && CHANNEL_ID.test(channel)) return `${pauseAdvice(channel, error)}, then Retry`;
+  if (isChannelRefusal(error) && CHANNEL_ID.test(channel)) return `${pauseAdvice(channel, error)}, then Retry`;
   switch (error) {
     case 'invalid_blocks':
     case 'msg_too_long':

@@ -9,10 +9,8 @@
  * `/campaign failed`, or a probe: every `PROBE_EVERY_MS` one waiting post is tried, and if Slack takes it the
  * pause lifts by itself.
  */
-import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../logger.js';
 import { message, section } from '../slack/blocks.js';
-import { isChannelRefusal } from './slack-errors.js';
 import { postMessage } from '../slack/post.js';
 import type { ChannelPause, Store } from '../store/index.js';
 import type { BulkPosts } from './bulk-lane.js';
@@ -20,12 +18,23 @@ import type { BulkPosts } from './bulk-lane.js';
 /** A paused channel is tried again with one post this often (an admin may have fixed it without telling us). */
 export const PROBE_EVERY_MS = 5 * 60_000;
 
-/** The bulk-lane kind of the notice that a workspace's posts wait for its message limit. */
-const MESSAGE_LIMIT_NOTICE = 'message-limit-notice';
+/** The bulk-lane kind of a direct message that tells a person something (a pause, a held workspace…). */
+const PERSON_NOTICE = 'person-notice';
 
-/** Slack's answers after which a channel takes no post until someone acts. */
-export function isChannelGone(code: string | undefined): code is string {
-  return isChannelRefusal(code);
+/** A direct message waiting for its turn: its fallback text (the notification) and its one sentence. */
+type PersonNotice = { title: string; text: string };
+
+/**
+ * Tells `user` in the app's direct message, through the outbox's bulk lane: it waits for Slack's pace, a 429 or
+ * an outage like every post. `report` names the notice (see `BulkPosts.add`): the same one parks once.
+ */
+export async function tellPerson(
+  bulk: BulkPosts,
+  to: { teamId: string; user: string },
+  report: { key: string; order: number },
+  notice: PersonNotice,
+): Promise<void> {
+  await bulk.add({ teamId: to.teamId, channelId: to.user }, PERSON_NOTICE, report, notice);
 }
 
 /**
@@ -59,8 +68,6 @@ export function pauseAdvice(channelId: string, reason: string): string {
 export class ChannelPauses {
   constructor(
     private readonly store: Store,
-    /** The workspace's client for queue work (`workerSlack` in posting-kit.ts). */
-    private readonly slack: (teamId: string) => Promise<WebClient>,
     private readonly logger: Logger,
   ) {}
 
@@ -85,26 +92,22 @@ export class ChannelPauses {
       this.logger.info({ team: teamId, channel: channelId }, 'channel takes posts again: pause lifted');
   }
 
-  /** Where the message-limit notice waits for the workspace's hold to end (set once the lanes are made). */
+  /** Where the notices to people wait for their turn (set once the lanes are made). */
   private notices: BulkPosts | undefined;
 
-  /** The message-limit notice waits in the admin's direct message's bulk lane, and is posted from there. */
+  /** Direct messages to people wait in the bulk lane of their direct message, and are posted from there. */
   noticesIn(bulk: BulkPosts): void {
     this.notices = bulk;
-    bulk.on(MESSAGE_LIMIT_NOTICE, {
-      post: async (at, _body, slack) => {
-        const text =
-          '⏳ Slack held Campaign’s messages in this workspace for a few minutes: the workspace is over its plan’s message limit. Call notifications and customer messages waited and go out now; nothing was lost. A paid Slack plan lifts the limit.';
+    bulk.on(PERSON_NOTICE, {
+      post: async (at, body, slack) => {
+        const { title, text } = body as PersonNotice;
         try {
           // A user id as the channel: the app's direct message with that person.
-          await postMessage(slack.client, { channel: at.channelId }, message('Campaign posts waited', [section(text)]));
+          await postMessage(slack.client, { channel: at.channelId }, message(title, [section(text)]));
         } catch (err) {
-          if (slack.waits(err)) throw err; // still held: it waits its turn again
-          // Not looked up and not sent again: a direct message goes at most once.
-          this.logger.warn(
-            { err, team: at.teamId },
-            'could not tell the admin that the workspace hit its message limit',
-          );
+          if (slack.waits(err)) throw err; // nothing was sent: it waits its turn again
+          // Not looked up and not sent again (the app may not read direct messages): at most once, never twice.
+          this.logger.warn({ err, team: at.teamId, notice: title }, 'could not tell a person in a direct message');
         }
       },
     });
@@ -123,10 +126,18 @@ export class ChannelPauses {
       'the workspace is over its Slack message limit: every post of it waits minutes',
     );
     if (user && this.notices)
-      await this.notices.add({ teamId, channelId: user }, MESSAGE_LIMIT_NOTICE, { key: 'notice', order: 0 }, {});
+      await tellPerson(
+        this.notices,
+        { teamId, user },
+        { key: 'message-limit', order: 0 },
+        {
+          title: 'Campaign posts waited',
+          text: '⏳ Slack held Campaign’s messages in this workspace for a few minutes: the workspace is over its plan’s message limit. Call notifications and customer messages waited and go out now; nothing was lost. A paid Slack plan lifts the limit.',
+        },
+      );
   }
 
-  /** Slack refused a post with `code` (see `isChannelGone`): pause the channel and tell its subscriber, once. */
+  /** Slack refused a post with `code` (see `isChannelRefusal`): pause the channel and tell its subscriber, once. */
   async pause(teamId: string, channelId: string, code: string): Promise<void> {
     if (!(await this.store.channelPauses.pause(teamId, channelId, code))) return;
     const user = await this.store.channelPauses.subscriber(teamId, channelId);
@@ -134,17 +145,15 @@ export class ChannelPauses {
       { team: teamId, channel: channelId, slackError: code, told: Boolean(user) },
       'channel paused: Slack takes no post there until someone acts',
     );
-    if (!user) return;
-    const text = `⏸️ Campaign stopped posting in <#${channelId}>: ${pauseAdvice(channelId, code)}. Call notifications and customer messages wait and go out once it takes posts again — checked every few minutes, or at once when you press *Resume* in \`/campaign failed\` (or run \`/campaign subscribe\` there again).`;
-    try {
-      // A user id as the channel: the app's direct message with that person.
-      await postMessage(
-        await this.slack(teamId),
-        { channel: user },
-        message(`Campaign stopped posting in a channel`, [section(text)]),
-      );
-    } catch (err) {
-      this.logger.warn({ err, team: teamId, channel: channelId }, 'could not tell the admin that a channel is paused');
-    }
+    if (!user || !this.notices) return;
+    await tellPerson(
+      this.notices,
+      { teamId, user },
+      { key: `pause:${channelId}`, order: Date.now() },
+      {
+        title: 'Campaign stopped posting in a channel',
+        text: `⏸️ Campaign stopped posting in <#${channelId}>: ${pauseAdvice(channelId, code)}. Call notifications and customer messages wait and go out once it takes posts again — checked every few minutes, or at once when you press *Resume* in \`/campaign failed\` (or run \`/campaign subscribe\` there again).`,
+      },
+    );
   }
 }

@@ -1,10 +1,11 @@
 /**
- * The bot's Slack Web API clients outside a Slack request — the queue worker, the call outbox, recordings,
- * outcome alerts, digests, quota alerts, handoff SLA nudges: one place, every client sending through
- * `SlackPace` (src/delivery/pace.ts). Listeners use the client Bolt hands them (Bolt's own, with the same
- * `pace.fetch`).
+ * The bot's Slack Web API clients outside a Slack request — the queue worker and the scheduler's lanes (calls,
+ * recordings, outcome alerts, digests, quota alerts, SLA nudges, notices): one place, every client sending
+ * through `SlackPace` (src/delivery/pace.ts) as background work — a call over its budget, or made while Slack is
+ * down, is refused before it leaves and waits in its channel's outbox; a 429 comes back as an error, never slept
+ * out inside the client. Listeners use the client Bolt hands them (Bolt's own, with the same `pace.fetch`).
  *
- * One client per workspace and way of waiting, not one WebClient for all with a `token` per call: a WebClient
+ * One client per workspace and urgency, not one WebClient for all with a `token` per call: a WebClient
  * queues its calls (at most 100 at once) and, when Slack answers 429, pauses that queue — one shared client
  * would let one workspace's limit hold every other's calls.
  *
@@ -17,7 +18,7 @@ import type { Logger } from '../logger.js';
 import { boltLogger } from '../slack/logger.js';
 import type { SlackPace, Urgency } from './pace.js';
 
-/** Clients kept at once: four ways of waiting for each of a few hundred busy workspaces. */
+/** Clients kept at once: two urgencies for each of a few hundred busy workspaces. */
 const MAX_CLIENTS = 1_000;
 
 /**
@@ -31,19 +32,6 @@ export const SLACK_CLIENT_RULES = {
   retryConfig: { retries: 0 },
   rejectRateLimitedCalls: true,
 } as const;
-
-/** How a client's calls wait (see `SlackPace.fetch`). */
-export interface ClientUse {
-  /**
-   * `true` — queue work: a call over its budget, or made while Slack is down, is refused before it leaves, and a
-   * 429 comes back as an error instead of WebClient sleeping inside the handler; the queue waits the entry out
-   * (keeping its place) without holding a worker, and retries it (the client never does).
-   * `false` — a timer's post: waits for its budget here (a few seconds at most); a failed firing is tried again
-   * after its lease, its posts looked up first when their outcome is unknown (src/delivery/post-ledger.ts).
-   */
-  background: boolean;
-  urgency: Urgency;
-}
 
 /** The bot token for a workspace (`SlackTokens` in src/app/slack-token.ts: the one place that knows). */
 export type TokenFor = (teamId: string) => Promise<string | undefined>;
@@ -60,19 +48,16 @@ export interface SlackClientsOptions {
 export class SlackClients {
   /** Workspace and use → its client and the token it was made with; least recently used first. */
   private readonly clients = new Map<string, { token: string; client: WebClient }>();
-  private readonly loggers: Record<'background' | 'timer', ReturnType<typeof boltLogger>>;
+  private readonly logger: ReturnType<typeof boltLogger>;
 
   constructor(private readonly options: SlackClientsOptions) {
-    this.loggers = {
-      background: boltLogger(options.logger, 'slack-worker'),
-      timer: boltLogger(options.logger, 'slack-timers'),
-    };
+    this.logger = boltLogger(options.logger, 'slack-worker');
   }
 
-  /** The workspace's client for `use`; undefined while the workspace has no bot token (uninstalled). */
-  async forTeam(teamId: string, use: ClientUse): Promise<WebClient | undefined> {
+  /** The workspace's client for work of `urgency`; undefined while the workspace has no bot token (uninstalled). */
+  async forTeam(teamId: string, urgency: Urgency): Promise<WebClient | undefined> {
     const token = await this.options.tokenFor(teamId);
-    const id = `${teamId}:${use.background ? 'background' : 'timer'}:${use.urgency}`;
+    const id = `${teamId}:${urgency}`;
     const kept = this.clients.get(id);
     this.clients.delete(id);
     if (!token) return undefined;
@@ -80,7 +65,7 @@ export class SlackClients {
       this.clients.set(id, kept); // most recently used now
       return kept.client;
     }
-    const client = this.create(teamId, token, use);
+    const client = this.create(teamId, token, urgency);
     this.clients.set(id, { token, client });
     const max = this.options.maxClients ?? MAX_CLIENTS;
     for (const oldest of this.clients.keys()) {
@@ -100,14 +85,14 @@ export class SlackClients {
     return this.clients.size;
   }
 
-  private create(teamId: string, token: string, use: ClientUse): WebClient {
+  private create(teamId: string, token: string, urgency: Urgency): WebClient {
     const { apiUrl, pace } = this.options;
     return new WebClient(token, {
       slackApiUrl: apiUrl,
       // Budgeted by the workspace it acts for: an org-wide token is shared by every workspace of the org.
-      fetch: pace.fetch({ ...use, team: teamId }),
+      fetch: pace.fetch({ background: true, urgency, team: teamId }),
       ...SLACK_CLIENT_RULES,
-      logger: use.background ? this.loggers.background : this.loggers.timer,
+      logger: this.logger,
     });
   }
 }

@@ -29,13 +29,12 @@ class NoBotTokenError extends Error {
 
 export function installedIn(store: Store, clients: SlackClients): PostingKit['installed'] {
   return async (teamId) =>
-    (await store.workspaces.exists(teamId)) ||
-    (await clients.forTeam(teamId, { background: true, urgency: 'routine' })) !== undefined;
+    (await store.workspaces.exists(teamId)) || (await clients.forTeam(teamId, 'routine')) !== undefined;
 }
 
 export function workerSlack(clients: SlackClients): WorkerSlack {
   return async (teamId, urgency = 'urgent') => {
-    const client = await clients.forTeam(teamId, { background: true, urgency });
+    const client = await clients.forTeam(teamId, urgency);
     if (!client) throw new NoBotTokenError(teamId);
     return client;
   };

@@ -49,7 +49,7 @@ export interface Events {
 export function createEvents(deps: Deps, options: EventsOptions = {}): Events {
   const logger = deps.logger.child({ component: 'events' });
   const slack = workerSlack(deps.slack);
-  const pauses = new ChannelPauses(deps.store, slack, logger);
+  const pauses = new ChannelPauses(deps.store, logger);
   const kit = {
     store: deps.store,
     slack,
@@ -82,7 +82,7 @@ export function createEvents(deps: Deps, options: EventsOptions = {}): Events {
   scheduler.lane('bulk', bulk);
   scheduler.posts(bulk);
   registerCallHandlers(worker, outbox);
-  const alerts = new OutcomeAlerts(kit);
+  const alerts = new OutcomeAlerts(kit, bulk, deps.posts);
   deps.timers.on(ALERT_TIMER, (timer, now) => alerts.fire(timer, now));
   return {
     route: hookRoute(deps, options.intake),

@@ -12,17 +12,19 @@
  *   is under the threshold again (with at least `minCalls` calls), it is resolved in the post's thread and the
  *   post says so; a whole window without calls closes it too. Fewer calls than `minCalls` never open nor
  *   resolve anything.
- * - The incident (its post, the figures shown, how it ends) is kept in the store, so a restart, or another
- *   replica's firing, carries on with the same post. Each step of an ending is recorded before the next, so a
- *   retried firing replies once. One window is left, as for every Slack post: a crash between Slack's answer to
- *   the opening post and the write of its ts would post a second one.
+ * - Posting: the timer only judges and records — the incident, the figures it shows, how it ends — in the store,
+ *   and leaves the alert in its channel's outbox (bulk lane, one waiting item per incident), where the one
+ *   scheduler makes Slack show what the record says, at Slack's pace and judged as every other post. The
+ *   opening post and the reply that ends it carry an idempotency key (src/delivery/post-ledger.ts): an opening
+ *   whose answer was lost is looked up, never posted again — the incident is recorded before its post.
  */
-import type { Logger } from '../logger.js';
-import { postMessage, slackErrorCode } from '../slack/post.js';
+import { createHash } from 'node:crypto';
+import type { WebClient } from '@slack/web-api';
 import {
   ALL_CAMPAIGNS,
   type AlertIncident,
   type AlertRef,
+  type ChannelRef,
   type DueTimer,
   type OutcomeAlert,
   type Store,
@@ -30,15 +32,19 @@ import {
 } from '../store/index.js';
 import type { CallCompleted } from './events.js';
 import { matchesFilters } from './filters.js';
-import { isChannelGone } from '../delivery/channel-pause.js';
+import type { BulkPosts } from '../delivery/bulk-lane.js';
+import type { PostLedger } from '../delivery/post-ledger.js';
 import type { PostingKit } from '../delivery/post-context.js';
+import { updateMessage } from '../slack/post.js';
 import { renderEndReply, renderEndedIncident, renderIncident, sharePercent } from './render/outcome-alert.js';
 
 export const ALERT_TIMER = 'outcome-alert';
 /** How often an alert's window is judged (and so, at most, how often its post is updated). */
 export const EVALUATE_EVERY_MS = 30_000;
-/** A firing Slack could not take (budget, 429, Slack down) is tried again this soon at the earliest. */
-const MIN_RETRY_MS = 1_000;
+/** The bulk-lane kind of an incident's posts. */
+const ALERT_POST = 'outcome-alert';
+/** How long an incident post's once-mark is kept: longer than an incident waits for its channel. */
+const POST_MARK_TTL_MS = 40 * 24 * 60 * 60_000;
 
 /** Timer ids name the workspace, channel and campaign (JSON: unambiguous whatever the ids hold). */
 export function alertTimerId(teamId: string, at: AlertRef): string {
@@ -97,7 +103,16 @@ function judge(alert: OutcomeAlert, f: WindowFigures, open: boolean, now: number
 }
 
 export class OutcomeAlerts {
-  constructor(private readonly kit: PostingKit) {}
+  constructor(
+    private readonly kit: PostingKit,
+    private readonly bulk: BulkPosts,
+    private readonly posts: PostLedger,
+  ) {
+    bulk.on(ALERT_POST, {
+      post: (at, body, slack) => this.post(at, body as AlertRef, slack.client),
+      gaveUp: (at, body) => this.gaveUp(at, body as AlertRef),
+    });
+  }
 
   /** The `outcome-alert` timer: judge the window; returns when to judge it again (undefined: the alert is gone). */
   async fire(timer: DueTimer, now: number): Promise<number | undefined> {
@@ -105,119 +120,135 @@ export class OutcomeAlerts {
     if (!ref) return undefined;
     const { teamId } = ref;
     const store = this.kit.store;
-    const log = this.kit.logger.child({
-      timer: ALERT_TIMER,
-      team: teamId,
-      channel: ref.channelId,
-      campaignId: ref.campaignId,
-    });
     const [alert, incident] = await Promise.all([
       store.outcomeAlerts.get(teamId, ref),
       store.outcomeAlerts.incident(teamId, ref),
     ]);
-    if (!alert && !incident) return undefined;
-    // The bot cannot post there until someone acts: the window keeps counting, nothing is posted.
-    if (await this.kit.pauses.reasonFor(teamId, ref.channelId)) return now + EVALUATE_EVERY_MS;
-    try {
-      if (alert) await this.step(teamId, alert, incident, now, log);
-      // Removed while an incident was open (`/campaign alert off` records the end): say so, then stop.
-      else if (incident)
-        await this.finish(teamId, incident.ending ? incident : ending(incident, 'removed', incident.shown, now), log);
-    } catch (err) {
-      const heals = this.kit.pace.retryDelayMs(err);
-      if (heals !== undefined) return now + Math.max(MIN_RETRY_MS, heals);
-      const code = slackErrorCode(err);
-      if (!isChannelGone(code)) throw err;
-      // Its subscriber is told once; the alert posts again once the bot is back and the channel resumed.
-      await this.kit.pauses.pause(teamId, ref.channelId, code);
-      // A removed alert's incident cannot be told there any more: it is forgotten with the alert.
-      if (!alert) await store.outcomeAlerts.endIncident(teamId, ref);
+    let record = incident;
+    if (alert && !incident?.ending) record = await this.judge(teamId, alert, incident, now);
+    // Removed while an incident was open (`/campaign alert off` records the end): it is said, then the timer stops.
+    else if (!alert && incident && !incident.ending) {
+      record = ending(incident, 'removed', incident.shown, now);
+      await store.outcomeAlerts.setIncident(teamId, ref, record);
     }
+    // Slack does not show the record yet. One waiting item per incident: it posts whatever the record says by then.
+    if (record && (!record.ts || record.ending || record.postedAt !== record.updatedAt))
+      await this.bulk.add({ teamId, channelId: ref.channelId }, ALERT_POST, { key: timer.id, order: record.openedAt }, {
+        channelId: ref.channelId,
+        campaignId: ref.campaignId,
+      } satisfies AlertRef);
     return alert ? now + EVALUATE_EVERY_MS : undefined;
   }
 
-  private async step(
+  /** Judges the window and records what it says: the incident as it is now (undefined: none). */
+  private async judge(
     teamId: string,
     alert: OutcomeAlert,
     incident: AlertIncident | undefined,
     now: number,
-    log: Logger,
-  ): Promise<void> {
+  ): Promise<AlertIncident | undefined> {
     const store = this.kit.store;
-    if (incident?.ending) return this.finish(teamId, incident, log);
     const f = await store.outcomeAlerts.window(teamId, alert, now);
     const verdict = judge(alert, f, incident !== undefined, now);
+    let record: AlertIncident | undefined;
     if (verdict === 'open') {
-      const opening: AlertIncident = {
-        alert,
-        ts: '-',
-        openedAt: now,
-        shown: f,
-        updatedAt: now,
-        peakPercent: sharePercent(f),
-      };
-      const slack = await this.kit.slack(teamId);
-      const ts = await postMessage(slack, { channel: alert.channelId }, renderIncident(opening, now));
-      await store.outcomeAlerts.setIncident(teamId, alert, { ...opening, ts });
-      log.info({ calls: f.calls, matched: f.matched, percent: sharePercent(f) }, 'outcome alert: incident opened');
-      return;
+      record = { alert, openedAt: now, shown: f, updatedAt: now, peakPercent: sharePercent(f) };
+      this.kit.logger.info(
+        { team: teamId, channel: alert.channelId, campaignId: alert.campaignId, calls: f.calls, matched: f.matched },
+        'outcome alert: incident opened',
+      );
+    } else if (!incident) return undefined;
+    else if (verdict !== 'hold') record = ending({ ...incident, alert }, verdict, f, now);
+    else if (f.calls === incident.shown.calls && f.matched === incident.shown.matched) {
+      // Figures unchanged, and the alert's terms too: nothing to show.
+      if (JSON.stringify(alert) === JSON.stringify(incident.alert)) return incident;
     }
-    if (!incident || verdict === 'hold') {
-      if (incident) await this.show(teamId, alert, incident, f, now);
-      return;
-    }
-    const ended = ending({ ...incident, alert }, verdict, f, now);
-    await store.outcomeAlerts.setIncident(teamId, alert, ended);
-    await this.finish(teamId, ended, log);
-  }
-
-  /** Updates the incident's post when its figures changed (the alert's terms may have changed too). */
-  private async show(
-    teamId: string,
-    alert: OutcomeAlert,
-    incident: AlertIncident,
-    f: WindowFigures,
-    now: number,
-  ): Promise<void> {
-    const same = f.calls === incident.shown.calls && f.matched === incident.shown.matched;
-    if (same && JSON.stringify(alert) === JSON.stringify(incident.alert)) return;
-    const updated: AlertIncident = {
-      ...incident,
+    record ??= {
+      ...incident!,
       alert,
       shown: f,
       updatedAt: now,
-      peakPercent: Math.max(incident.peakPercent, f.calls >= alert.minCalls ? sharePercent(f) : 0),
+      peakPercent: Math.max(incident!.peakPercent, f.calls >= alert.minCalls ? sharePercent(f) : 0),
     };
-    const slack = await this.kit.slack(teamId);
-    await slack.chat.update({ channel: alert.channelId, ts: incident.ts, ...renderIncident(updated, now) });
-    await this.kit.store.outcomeAlerts.setIncident(teamId, alert, updated);
+    await store.outcomeAlerts.setIncident(teamId, alert, record);
+    return record;
   }
 
-  /** Ends an incident whose end is recorded: the reply in its thread (once), then the post itself, then the record. */
-  private async finish(teamId: string, incident: AlertIncident, log: Logger): Promise<void> {
+  /** The alert's turn in its channel: Slack is made to show the incident as recorded (the opening, an update, its end). */
+  private async post(at: ChannelRef, ref: AlertRef, slack: WebClient): Promise<void> {
     const store = this.kit.store;
-    const at = incident.alert;
-    const slack = await this.kit.slack(teamId);
-    let current = incident;
-    if (current.ending && !current.ending.replyTs) {
-      const replyTs = await postMessage(
+    let current = await store.outcomeAlerts.incident(at.teamId, ref);
+    if (!current) return;
+    if (!current.ts) {
+      const ts = await this.posts.post(
         slack,
-        { channel: at.channelId, threadTs: incident.ts },
-        renderEndReply(current),
+        { channel: ref.channelId },
+        renderIncident(current, current.updatedAt),
+        this.once(at.teamId, current, 'open'),
       );
-      current = { ...current, ending: { ...current.ending, replyTs } };
-      await store.outcomeAlerts.setIncident(teamId, at, current);
+      current = await this.record(at.teamId, ref, { ts, postedAt: current.updatedAt });
+      if (!current?.ts) return;
     }
-    try {
-      await slack.chat.update({ channel: at.channelId, ts: incident.ts, ...renderEndedIncident(current) });
-    } catch (err) {
-      const code = slackErrorCode(err);
-      // Someone deleted the post: the reply in its thread is what is left to say it.
-      if (code !== 'message_not_found' && code !== 'cant_update_message') throw err;
-      log.info({ slackError: code }, 'outcome alert: the incident post is gone; its end is in the thread only');
+    const { ts } = current;
+    if (current.ending) {
+      if (!current.ending.replyTs) {
+        const replyTs = await this.posts.post(
+          slack,
+          { channel: ref.channelId, threadTs: ts },
+          renderEndReply(current),
+          this.once(at.teamId, current, 'end'),
+        );
+        current = { ...current, ending: { ...current.ending, replyTs } };
+        await store.outcomeAlerts.setIncident(at.teamId, ref, current);
+      }
+      await updateMessage(slack, { channel: ref.channelId, ts }, renderEndedIncident(current));
+      await store.outcomeAlerts.endIncident(at.teamId, ref);
+      this.kit.logger.info(
+        { team: at.teamId, channel: ref.channelId, end: current.ending?.end, figures: current.ending?.figures },
+        'outcome alert: incident over',
+      );
+      return;
     }
-    await store.outcomeAlerts.endIncident(teamId, at);
-    log.info({ end: current.ending?.end, figures: current.ending?.figures }, 'outcome alert: incident over');
+    if (current.postedAt === current.updatedAt) return;
+    await updateMessage(slack, { channel: ref.channelId, ts }, renderIncident(current, current.updatedAt));
+    await this.record(at.teamId, ref, { postedAt: current.updatedAt });
+  }
+
+  /**
+   * What Slack now shows, written into the incident as it is now (the timer may have changed it meanwhile: a
+   * newer update stays behind, and is posted in the alert's next turn).
+   */
+  private async record(
+    teamId: string,
+    ref: AlertRef,
+    shown: Pick<AlertIncident, 'ts' | 'postedAt'>,
+  ): Promise<AlertIncident | undefined> {
+    const latest = await this.kit.store.outcomeAlerts.incident(teamId, ref);
+    if (!latest) return undefined;
+    const next = { ...latest, ...shown };
+    await this.kit.store.outcomeAlerts.setIncident(teamId, ref, next);
+    return next;
+  }
+
+  /**
+   * Slack will not take the incident's post (the post was deleted, the channel gone for a day): an ended
+   * incident is forgotten — its end is in the thread, or nowhere — and an open one waits for its next change.
+   */
+  private async gaveUp(at: ChannelRef, ref: AlertRef): Promise<void> {
+    const incident = await this.kit.store.outcomeAlerts.incident(at.teamId, ref);
+    if (!incident) return;
+    if (incident.ending) await this.kit.store.outcomeAlerts.endIncident(at.teamId, ref);
+    else await this.record(at.teamId, ref, { postedAt: incident.updatedAt });
+  }
+
+  private once(teamId: string, incident: AlertIncident, step: 'open' | 'end') {
+    const id = `${incident.alert.channelId}:${incident.alert.campaignId}:${incident.openedAt}:${step}`;
+    return {
+      teamId,
+      mark: this.kit.store.keys.dedup(teamId, 'alert-post', id),
+      key: createHash('sha256').update(`alert:${id}`).digest('base64url').slice(0, 22),
+      ttlMs: POST_MARK_TTL_MS,
+    };
   }
 }
 

@@ -64,7 +64,7 @@ export function attachmentRoute(deps: RouteDeps, options: AttachmentRouteOptions
   const log = deps.logger.child({ component: 'attachments' });
   // A customer waits on the other end: a call over Slack's pace, or a 429, is answered at once (then 503), never
   // waited out while the download hangs.
-  const clientFor: ClientFor = (teamId) => deps.slack.forTeam(teamId, { background: true, urgency: 'urgent' });
+  const clientFor: ClientFor = (teamId) => deps.slack.forTeam(teamId, 'urgent');
   const ctx: ServeContext = {
     deps,
     log,

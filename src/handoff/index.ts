@@ -54,14 +54,12 @@ const retryBodySchema = z.looseObject({
 });
 
 export function register(app: App, deps: Deps, events: Pick<Events, 'on' | 'bulk'>): void {
-  const waiting = new Waiting(deps.store, deps.config.handoff.slaS, deps.posts);
+  const log = deps.logger.child({ component: 'handoff' });
+  const waiting = new Waiting(deps.store, deps.config.handoff.slaS, deps.posts, events.bulk, log);
   registerChatHandlers(events, waiting, deps.audiences);
   const posts = new ThreadPosts(deps.store, deps.posts, events.bulk);
   const relay = new ReplyRelay(deps, waiting, posts);
-  const log = deps.logger.child({ component: 'handoff' });
-  deps.timers.on(SLA_TIMER, (timer, now) =>
-    waiting.fire(timer.id, now, (teamId) => deps.slack.forTeam(teamId, { background: false, urgency: 'urgent' }), log),
-  );
+  deps.timers.on(SLA_TIMER, (timer, now) => waiting.fire(timer.id, now));
 
   app.event('message', async ({ event, body, context, client }) => {
     const teamId = context.teamId ?? body.team_id;

@@ -5,17 +5,20 @@
  * from the first unanswered message), with a store-kept `handoff-sla` timer at the channel's SLA. An answer
  * that reached the customer — a reply sent from a Slack thread, or the platform's `message_sent` (its AI or a
  * human on the platform) — ends the period in every thread of the conversation and cancels the timer. A timer
- * that fires while the customer still waits posts one nudge in the thread (the owner, else the channel's user
- * group unless it is paged only as conversations arrive) and marks the card overdue; it then ends, so each waiting period is nudged once, on one replica.
+ * that fires while the customer still waits leaves one nudge in the channel's outbox (bulk lane): the one
+ * scheduler posts it in the thread at Slack's pace — never while the channel is paused, judged as every other
+ * post — to the owner, else the channel's user group unless it is paged only as conversations arrive, and marks
+ * the card overdue. Each waiting period is nudged once: the nudge waits under one id and carries an idempotency
+ * key (src/delivery/post-ledger.ts).
  * Resolving a conversation ends its wait and cancels the timer (`resolve.ts`).
  */
 import { createHash } from 'node:crypto';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../logger.js';
 import type { PostLedger } from '../delivery/post-ledger.js';
+import type { BulkPosts } from '../delivery/bulk-lane.js';
 import { message, section } from '../slack/blocks.js';
 import { slackErrorCode } from '../slack/post.js';
-import { isGoneOrRefused } from '../delivery/slack-errors.js';
 import { customerLabel, customerPlain } from '../slack/text.js';
 import { threadCustomer } from '../app/customer-view.js';
 import {
@@ -49,6 +52,15 @@ export function waitedFor(ms: number): string {
   return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, '0')} min`;
 }
 
+/** The bulk-lane kind of a nudge. */
+const NUDGE_POST = 'sla-nudge';
+
+/** A nudge waiting for its channel: the thread and the waiting period it is the nudge of. */
+interface WaitingNudge {
+  threadTs: string;
+  waitingSince: number;
+}
+
 export interface ThreadAt {
   channelId: string;
   threadTs: string;
@@ -62,7 +74,13 @@ export class Waiting {
     private readonly store: Store,
     private readonly defaultSlaS: number,
     private readonly posts: PostLedger,
-  ) {}
+    private readonly bulk: BulkPosts,
+    private readonly logger: Logger,
+  ) {
+    bulk.on(NUDGE_POST, {
+      post: (at, body, slack) => this.nudge(at.teamId, at.channelId, body as WaitingNudge, slack.client),
+    });
+  }
 
   /** The SLA of a channel in ms (its own setting, else `HANDOFF_SLA_S`). */
   async slaMs(teamId: string, channelId: string): Promise<number> {
@@ -116,75 +134,62 @@ export class Waiting {
 
   /**
    * The `handoff-sla` timer of a thread fired. Returns when to look again (the SLA was raised since the timer
-   * was set), or undefined: nudged, or nothing to nudge (answered, closed, nudged already).
+   * was set), or undefined: the nudge waits for its channel, or there is nothing to nudge (answered, closed,
+   * nudged already).
    */
-  async fire(
-    timerId: string,
-    now: number,
-    clientFor: (teamId: string) => Promise<WebClient | undefined>,
-    logger: Logger,
-  ): Promise<number | undefined> {
+  async fire(timerId: string, now: number): Promise<number | undefined> {
     const where = parseTimerId(timerId);
     if (!where) return undefined;
     const { teamId, channelId, threadTs } = where;
     const info = await this.store.conversations.findThread(teamId, channelId, threadTs);
-    if (!info || info.state !== 'open' || info.resolvedBy || info.waitingSince === undefined || info.overdue)
-      return undefined;
+    if (!info || !stillWaiting(info)) return undefined;
     const dueAt = info.waitingSince + (await this.slaMs(teamId, channelId));
     if (dueAt > now) return dueAt;
-    const slack = await clientFor(teamId);
-    if (!slack) {
-      logger.warn(
-        { team: teamId, channel: channelId, thread: threadTs },
-        'a handoff customer waited past the SLA, but the workspace has no Slack token (uninstalled?): not nudged',
-      );
-      return undefined;
-    }
+    const nudge: WaitingNudge = { threadTs, waitingSince: info.waitingSince };
+    await this.bulk.add(
+      { teamId, channelId },
+      NUDGE_POST,
+      { key: `${threadTs}:${info.waitingSince}`, order: dueAt },
+      nudge,
+    );
+    return undefined;
+  }
+
+  /** The nudge's turn in its channel: posted once, if the customer still waits since then; the card marked overdue. */
+  private async nudge(teamId: string, channelId: string, nudge: WaitingNudge, slack: WebClient): Promise<void> {
+    const { threadTs, waitingSince } = nudge;
+    const info = await this.store.conversations.findThread(teamId, channelId, threadTs);
+    if (!info || !stillWaiting(info) || info.waitingSince !== waitingSince) return;
+    const now = this.store.now();
     const sla = info.owner ? undefined : await this.store.handoffSla.get(teamId, channelId);
     const group = pagedWhenLate(sla);
     // A group paged only as conversations arrive (`page:new`) was chosen: no hint to choose one.
     const hint = !info.owner && !sla?.userGroup;
-    try {
-      // Once per waiting period, even when Slack's answer is lost (the retried firing looks in the thread first).
-      const id = `${channelId}:${threadTs}:${info.waitingSince}`;
-      await this.posts.post(slack, { channel: channelId, threadTs }, renderNudge(info, now, group, hint), {
-        teamId,
-        mark: this.store.keys.dedup(teamId, 'nudge-post', id),
-        key: createHash('sha256').update(`nudge:${id}`).digest('base64url').slice(0, 22),
-        ttlMs: NUDGE_MARK_TTL_MS,
-      });
-    } catch (err) {
-      const code = slackErrorCode(err);
-      // The thread or channel is gone, or refuses the bot: there is nobody to nudge there, now or later.
-      if (!isGoneOrRefused(code)) throw err;
-      logger.warn(
-        { team: teamId, channel: channelId, thread: threadTs, slackError: code },
-        'could not nudge a handoff thread (it is gone, or the channel refuses the bot); the wait stays on the card',
-      );
-      return undefined;
-    }
-    await this.store.conversations.markOverdue(teamId, channelId, threadTs, info.waitingSince);
-    logger.info(
-      {
-        team: teamId,
-        channel: channelId,
-        thread: threadTs,
-        owner: info.owner,
-        userGroup: group,
-        waitedMs: now - info.waitingSince,
-      },
+    // Once per waiting period, even when Slack's answer is lost (its next turn looks in the thread first).
+    const id = `${channelId}:${threadTs}:${waitingSince}`;
+    await this.posts.post(slack, { channel: channelId, threadTs }, renderNudge(info, now, group, hint), {
+      teamId,
+      mark: this.store.keys.dedup(teamId, 'nudge-post', id),
+      key: createHash('sha256').update(`nudge:${id}`).digest('base64url').slice(0, 22),
+      ttlMs: NUDGE_MARK_TTL_MS,
+    });
+    await this.store.conversations.markOverdue(teamId, channelId, threadTs, waitingSince);
+    const log = { team: teamId, channel: channelId, thread: threadTs };
+    this.logger.info(
+      { ...log, owner: info.owner, userGroup: group, waitedMs: now - waitingSince },
       'handoff customer waited past the SLA: thread nudged',
     );
     try {
-      await updateCard(slack, { ...info, overdue: true }, logger);
+      await updateCard(slack, { ...info, overdue: true }, this.logger);
     } catch (err) {
-      logger.warn(
-        { err, channel: channelId, thread: threadTs, slackError: slackErrorCode(err) },
-        'could not mark a conversation card overdue',
-      );
+      this.logger.warn({ err, ...log, slackError: slackErrorCode(err) }, 'could not mark a conversation card overdue');
     }
-    return undefined;
   }
+}
+
+/** An open, unresolved conversation whose customer waits and was not nudged for it yet. */
+function stillWaiting(info: ThreadInfo): info is ThreadInfo & { waitingSince: number } {
+  return info.state === 'open' && !info.resolvedBy && info.waitingSince !== undefined && !info.overdue;
 }
 
 function sameAnswerer(a: Answerer | undefined, b: Answerer): boolean {

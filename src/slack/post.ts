@@ -56,7 +56,7 @@ export async function postMessage(
   return res.ts;
 }
 
-/** chat.update of a message the app posted: its text and blocks replaced. */
+/** chat.update of a message the app posted: its text and blocks replaced (https://docs.slack.dev/reference/methods/chat.update). */
 export async function updateMessage(
   slack: WebClient,
   at: { channel: string; ts: string },

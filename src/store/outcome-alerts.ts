@@ -45,12 +45,14 @@ export type IncidentEnd = (typeof INCIDENT_ENDS)[number];
 const incidentSchema = z.object({
   /** The alert's terms as the post shows them (kept here too: an incident outlives an alert removed meanwhile). */
   alert: outcomeAlertSchema,
-  /** The incident's top-level post. */
-  ts: z.string().min(1),
+  /** The incident's top-level post, once Slack took it (until then the opening waits in the channel's outbox). */
+  ts: z.string().min(1).optional(),
   openedAt: z.number(),
   /** What the post shows now, and when it was last changed. */
   shown: figuresSchema,
   updatedAt: z.number(),
+  /** The `updatedAt` of what the post shows: behind `updatedAt` while an update waits for the channel. */
+  postedAt: z.number().optional(),
   /** The highest share of matching calls seen (percent). */
   peakPercent: z.number(),
   /**

@@ -4,6 +4,10 @@
  * declared outputs, or functions.completeError with one sentence (Slackbot shows it to the person running the
  * workflow). https://api.slack.com/automation/functions/custom-bolt,
  * https://docs.slack.dev/reference/methods/functions.completeError
+ *
+ * The ending is judged as every background call is (`SlackPace.judge`, src/delivery/slack-errors.ts): refused
+ * with a 429, an `ok:false` that time heals, or while Slack is down, it is sent again once the wait is over —
+ * never dropped, or the run would hang in Workflow Builder though its work (a customer's reply) was done.
  */
 import type { WebClient } from '@slack/web-api';
 import type { z } from 'zod';
@@ -12,6 +16,7 @@ import { failureOf, failureText, logFailure, type FailureWording } from '../app/
 import type { Workspace } from '../app/membership.js';
 import type { CampaignClient } from '../api/index.js';
 import type { Logger } from '../logger.js';
+import { RETENTION_MS } from '../delivery/post-context.js';
 
 export type Outputs = Record<string, string | number | boolean>;
 
@@ -100,12 +105,18 @@ export async function runStep(
     logger.info('a repeated delivery of a step run already under way: left to the first');
     return;
   }
-  try {
-    if (result.kind === 'done') await run.complete(result.outputs);
-    else await run.fail(result.sentence);
-    logger.info({ outcome: result.kind === 'done' ? 'completed' : 'failed' }, 'workflow step ended');
-  } catch (err) {
-    // Slack refused the ending (the run ended or timed out already): the workflow shows Slack's own error.
-    logger.warn({ err }, 'Slack did not take the workflow step’s ending');
+  for (const since = Date.now(); ;) {
+    try {
+      await (result.kind === 'done' ? run.complete(result.outputs) : run.fail(result.sentence));
+      return logger.info({ outcome: result.kind === 'done' ? 'completed' : 'failed' }, 'workflow step ended');
+    } catch (err) {
+      const { class: verdict, delayMs = 1_000 } = deps.pace.judge(err);
+      const heals = (verdict === 'wait' || verdict === 'unknown') && Date.now() - since < RETENTION_MS;
+      // Slack refused the ending (the run ended or timed out already): the workflow shows Slack's own error.
+      if (!heals || deps.lifecycle.stopping)
+        return logger.warn({ err }, 'Slack did not take the workflow step’s ending');
+      // Nothing was done (or Slack may have done it: a second ending is refused, and logged above).
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+    }
   }
 }

@@ -77,6 +77,17 @@ describe('app_rate_limited', () => {
     expect(await redis.redis.pttl(marks[0]!)).toBeGreaterThan(59 * 60_000);
   });
 
+  it('tells the admin once Slack takes posts again, when the direct message was refused with a 429', async () => {
+    const h = await start({ env: { ADMIN_USER_IDS: ADMIN_ID } });
+    // Slack refuses the first post (the direct message), saying when to try again.
+    h.slack.rateLimit({ method: 'chat.postMessage', times: 1, retryAfterSec: 1 });
+    expect((await notice(h)).status).toBe(200);
+    const dm = await h.slack.waitFor(() => dmsTo(h, ADMIN_ID)[0]);
+    expect(String(dm.args.text)).toContain('Slack is limiting the events it sends Campaign');
+    expect(h.slack.callsTo('chat.postMessage').filter((c) => c.status === 429)).toHaveLength(1);
+    expect(dmsTo(h, ADMIN_ID)).toHaveLength(1);
+  });
+
   it('tells the person who installed the app, in OAuth mode', async () => {
     const h = await start({ oauth: true, defaultApiKey: false });
     const begin = await fetch(`${h.url}/slack/install`, { redirect: 'manual' });

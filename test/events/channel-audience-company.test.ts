@@ -258,6 +258,8 @@ describe('people who change, and judgements that age', () => {
     h.slack.addChannel({ id: QUIET, name: 'quiet', members: [...people, LATE] });
     skewMs += 15 * 60_000 + 1_000;
     expect(numberOn(await cardFor(h, QUIET, 1))).toBe(MASKED_NUMBER);
+    // The notice waits in the channel's outbox behind the card.
+    await queueDrained(h);
     expect(notices(h, QUIET).map((m) => m.text)).toEqual([
       '🔒 1 guest can now read this channel, so from now on the bot masks customers’ phone numbers and e-mails in its posts here (+1 ••• ••• 9876).',
     ]);

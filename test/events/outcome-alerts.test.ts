@@ -12,7 +12,7 @@ import { waitFor } from '../support/wait.js';
 import { startFakePlatform } from '../fakes/platform.js';
 import { startFakeSlack } from '../fakes/slack.js';
 import { CALL_COMPLETED_FULL } from './fixtures.js';
-import { FAST_WORKER, PUBLIC_URL, deliver, posts, queueDrained, run } from './support.js';
+import { FAST_WORKER, PUBLIC_URL, deliver, fireTimers, posts, queueDrained, run } from './support.js';
 
 const redis = await requireRedis();
 const ALERTS = 'C0ALERTS01';
@@ -85,7 +85,7 @@ describe.each(['memory', 'redis'] as const)('outcome alerts (%s)', (backend) => 
     // 6 of 12 failed, and a call of another campaign that does not count.
     await deliverCalls(h, [...failed(6), ...good(6), call('failed', { campaignId: 'camp-2' })]);
     clock.now += 30_000;
-    await h.bot.deps.timers.runDue();
+    await fireTimers(h);
     expect(incidentPosts(h)).toHaveLength(1);
     const post = incidentPosts(h)[0]!;
     expect(post.text).toBe(
@@ -96,7 +96,7 @@ describe.each(['memory', 'redis'] as const)('outcome alerts (%s)', (backend) => 
     // Two more failures: the same post shows 8 of 14; nothing new is posted.
     await deliverCalls(h, failed(2));
     clock.now += 30_000;
-    await h.bot.deps.timers.runDue();
+    await fireTimers(h);
     expect(incidentPosts(h)).toHaveLength(1);
     expect(incidentPosts(h)[0]!.text).toContain('8 of 14 calls failed (57 %)');
     expect(JSON.stringify(incidentPosts(h)[0]!.blocks)).toContain('peak 57 %');
@@ -105,14 +105,14 @@ describe.each(['memory', 'redis'] as const)('outcome alerts (%s)', (backend) => 
     const updates = () => h.slack.callsTo('chat.update').length;
     const before = updates();
     clock.now += 30_000;
-    await h.bot.deps.timers.runDue();
+    await fireTimers(h);
     expect(updates()).toBe(before);
     expect((await run(h, 'alert', { channelId: ALERTS, userId: MEMBER_ID })).text).toContain('incident open since');
 
     // Ten good calls: 8 of 24 (33 %) is under 50 %: resolved in the thread, the post says so.
     await deliverCalls(h, good(10));
     clock.now += 30_000;
-    await h.bot.deps.timers.runDue();
+    await fireTimers(h);
     expect(incidentPosts(h)).toHaveLength(1);
     expect(replies(h, post).map((m) => m.text)).toEqual([
       expect.stringMatching(
@@ -126,10 +126,39 @@ describe.each(['memory', 'redis'] as const)('outcome alerts (%s)', (backend) => 
 
     // Still over later on: a new incident is a new post; nothing else is posted meanwhile.
     clock.now += 30_000;
-    await h.bot.deps.timers.runDue();
+    await fireTimers(h);
     expect(incidentPosts(h)).toHaveLength(1);
     expect(replies(h, post)).toHaveLength(1);
   });
+
+  it('opens one post though Slack’s answer to it was lost and the alert fired again meanwhile', async () => {
+    const clock = { now: at('2024-03-08T12:00:00Z') };
+    const h = await start(backend, clock);
+    await run(h, 'alert camp-1 status:failed above:50 min:4', { channelId: ALERTS });
+    await deliverCalls(h, failed(4));
+    // Slack carries the opening post out, but its answer never comes back.
+    h.slack.loseAnswer('chat.postMessage');
+    clock.now += 30_000;
+    await h.bot.deps.timers.runDue();
+    await waitFor(() => incidentPosts(h).length === 1, 'the opening post to reach Slack');
+    // The next firing comes while the opening's outcome is still unknown.
+    clock.now += 30_000;
+    await fireTimers(h, 30_000);
+    expect(incidentPosts(h).map((m) => m.text)).toEqual([
+      '🚨 4 of 4 calls failed (100 %) in the last 15 min — campaign `camp-1`',
+    ]);
+    const incident = await h.bot.deps.store.outcomeAlerts.incident(TEAM_ID, {
+      channelId: ALERTS,
+      campaignId: 'camp-1',
+    });
+    expect(incident?.ts).toBe(incidentPosts(h)[0]!.ts);
+    // It resolves in the thread of that one post.
+    await deliverCalls(h, good(6));
+    clock.now += 30_000;
+    await fireTimers(h);
+    expect(incidentPosts(h)).toHaveLength(1);
+    expect(replies(h, incidentPosts(h)[0]!).map((m) => m.text)).toEqual([expect.stringContaining('✅ Resolved')]);
+  }, 60_000);
 
   it('opens nothing below `min` calls, nor for calls that left the window', async () => {
     const clock = { now: at('2024-03-08T12:00:00Z') };
@@ -138,18 +167,18 @@ describe.each(['memory', 'redis'] as const)('outcome alerts (%s)', (backend) => 
 
     await deliverCalls(h, failed(9));
     clock.now += 30_000;
-    await h.bot.deps.timers.runDue();
+    await fireTimers(h);
     expect(incidentPosts(h)).toEqual([]);
 
     // Ten minutes on, those nine have left the window: with one more failure it holds 1 call, not 10.
     clock.now += 10 * 60_000;
     await deliverCalls(h, failed(1));
-    await h.bot.deps.timers.runDue();
+    await fireTimers(h);
     expect(incidentPosts(h)).toEqual([]);
     // Nine more in the window (of any campaign: the alert is for `*`) make ten: it opens.
     await deliverCalls(h, [...failed(4), ...Array.from({ length: 5 }, () => call('busy', { campaignId: 'camp-2' }))]);
     clock.now += 30_000;
-    await h.bot.deps.timers.runDue();
+    await fireTimers(h);
     expect(incidentPosts(h).map((m) => m.text)).toEqual([
       '🚨 10 of 10 calls were busy or failed (100 %) in the last 10 min — every campaign (`*`)',
     ]);
@@ -193,7 +222,7 @@ describe.each(['memory', 'redis'] as const)('outcome alerts (%s)', (backend) => 
     expect(hookCalls('subscribe')).toHaveLength(1);
     await deliverCalls(h, failed(2));
     clock.now += 30_000;
-    await h.bot.deps.timers.runDue();
+    await fireTimers(h);
     const [post] = incidentPosts(h);
     expect(post!.text).toContain('2 of 2 calls failed (100 %)');
 
@@ -202,7 +231,7 @@ describe.each(['memory', 'redis'] as const)('outcome alerts (%s)', (backend) => 
     const off = await run(h, 'alert off', { channelId: ALERTS });
     expect(off.text).toContain('Removed this channel’s alert for campaign `camp-1`');
     expect(off.text).toContain('The open incident’s post says it is no longer followed');
-    await h.bot.deps.timers.runDue();
+    await fireTimers(h);
     expect(replies(h, post!).map((m) => m.text)).toEqual([
       expect.stringContaining('removed the alert: this incident is no longer followed'),
     ]);
@@ -213,7 +242,7 @@ describe.each(['memory', 'redis'] as const)('outcome alerts (%s)', (backend) => 
     expect(hookCalls('unsubscribe')).toHaveLength(1);
     expect((await run(h, 'alert', { channelId: ALERTS, userId: MEMBER_ID })).text).toContain('no outcome alerts');
     clock.now += 60_000;
-    await h.bot.deps.timers.runDue();
+    await fireTimers(h);
     // The incident is over: nothing more in its thread, and no new post.
     expect(replies(h, post!)).toHaveLength(1);
     expect(incidentPosts(h)).toHaveLength(1);
@@ -273,7 +302,7 @@ describe('outcome alerts across a restart (redis)', () => {
       ...good(3),
     ]);
     clock.now += 30_000;
-    await first.bot.deps.timers.runDue();
+    await fireTimers(first);
     expect(incidentPosts(first).map((m) => m.text)).toEqual([
       '🚨 2 of 5 calls ended with no-answer or voicemail (40 %) in the last 15 min — campaign `camp-1`',
     ]);
@@ -282,13 +311,13 @@ describe('outcome alerts across a restart (redis)', () => {
     const second = await start('redis', clock, { keyPrefix, fakes, secretsKey });
     await deliverCalls(second, [call('failed', { endedReason: 'no_answer' })]);
     clock.now += 30_000;
-    await second.bot.deps.timers.runDue();
+    await fireTimers(second);
     expect(incidentPosts(second).map((m) => m.text)).toEqual([
       '🚨 3 of 6 calls ended with no-answer or voicemail (50 %) in the last 15 min — campaign `camp-1`',
     ]);
     await deliverCalls(second, good(4));
     clock.now += 30_000;
-    await second.bot.deps.timers.runDue();
+    await fireTimers(second);
     const [post] = incidentPosts(second);
     expect(incidentPosts(second)).toHaveLength(1);
     expect(post!.text).toContain('✅ Resolved');

@@ -146,7 +146,7 @@ describe.each(['memory', 'redis'] as const)('Slack answers more than 429 (%s sto
   });
 
   it('metadata Slack drops with a warning is an error in the log and counted on /metrics', async () => {
-    const slack = await h.bot.deps.slack.forTeam(TEAM_ID, { background: true, urgency: 'urgent' });
+    const slack = await h.bot.deps.slack.forTeam(TEAM_ID, 'urgent');
     // https://docs.slack.dev/messaging/message-metadata: an event_type with punctuation "returns an
     // `invalid_metadata_schema` warning and is ignored" — the message goes out without its key.
     await slack!.chat.postMessage({

@@ -10,7 +10,8 @@ import { SLA_TIMER, slaTimerId } from '../../src/handoff/waiting.js';
 import { findAction } from '../support/blocks.js';
 import { ADMIN_ID, MEMBER_ID, TEAM_ID, startHarness, type Harness, storeOn, useHarness } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
-import { FAST_WORKER, PUBLIC_URL, posts, queueDrained, run } from '../events/support.js';
+import { waitFor } from '../support/wait.js';
+import { FAST_WORKER, PUBLIC_URL, fireTimers, posts, queueDrained, run } from '../events/support.js';
 import { openConversation, reactions, type Conversation } from './support.js';
 
 const redis = await requireRedis();
@@ -48,10 +49,10 @@ describe.each(['memory', 'redis'] as const)('support agents (%s store)', (backen
     conv.thread().filter((m) => m.bot_id !== undefined && JSON.stringify(m.blocks).includes('⏰'));
   const ownerOf = async (conv: Conversation) =>
     (await h.bot.deps.store.conversations.findThread(TEAM_ID, channelOf(conv), (await conv.card()).ts))?.owner;
-  /** Moves the fake clock and runs one tick of the store-kept timers. */
+  /** Moves the fake clock, runs one tick of the store-kept timers and waits for what they left to be posted. */
   const advance = async (ms: number) => {
     now += ms;
-    await h.bot.deps.timers.runDue();
+    await fireTimers(h);
   };
   const waitingSinceOnCard = (at: number) => `<!date^${Math.floor(at / 1000)}^{time}|`;
 
@@ -229,17 +230,33 @@ describe.each(['memory', 'redis'] as const)('support agents (%s store)', (backen
     expect(text).not.toContain('<!subteam');
   });
 
-  it('ends a wait’s timer, without retrying, when the bot was removed from the channel', async () => {
+  it('holds the nudge while the channel is paused (the bot was removed), and posts it once the channel takes posts again', async () => {
     const conv = await openConversation(h);
+    const channel = channelOf(conv);
     await conv.customer('Hi');
     await conv.waitCard((t) => t.includes('waiting since'));
-    const timer = slaTimerId(TEAM_ID, channelOf(conv), (await conv.card()).ts);
-    expect(await h.bot.deps.store.timers.dueAt(SLA_TIMER, timer)).toBe(now + DEFAULT_SLA_S * 1000);
-    h.slack.addChannel({ id: channelOf(conv), is_member: false });
+    const timer = slaTimerId(TEAM_ID, channel, (await conv.card()).ts);
+    h.slack.addChannel({ id: channel, is_member: false });
     h.slack.expectRefusal('chat.postMessage', 'not_in_channel');
-    await advance((DEFAULT_SLA_S + 1) * 1000);
-    expect(nudges(conv)).toEqual([]);
+    now += (DEFAULT_SLA_S + 1) * 1000;
+    await h.bot.deps.timers.runDue();
     expect(await h.bot.deps.store.timers.dueAt(SLA_TIMER, timer)).toBeUndefined();
+    // Slack refused it: the channel is paused and the nudge waits in its outbox, passed by until the next probe.
+    const at = { teamId: TEAM_ID, channelId: channel };
+    await waitFor(
+      async () =>
+        (await h.bot.deps.store.channelPauses.get(TEAM_ID, channel))?.reason === 'not_in_channel' &&
+        (await h.bot.deps.store.outbox.size(at)) === 1 &&
+        !(await h.bot.deps.store.outbox.due(Date.now(), 100)).some((c) => c.channelId === channel),
+      'the channel paused with the nudge waiting',
+    );
+    expect(nudges(conv)).toEqual([]);
+    // Invited back, and resumed (`/campaign failed` › Resume): the nudge goes out, once, and the card turns overdue.
+    h.slack.addChannel({ id: channel, is_member: true });
+    await h.bot.deps.store.channelPauses.resume(TEAM_ID, channel);
+    await queueDrained(h);
+    expect(nudges(conv)).toHaveLength(1);
+    expect(await conv.waitCard((t) => t.includes('Overdue'))).toContain('Overdue');
   });
 
   it('lists the open conversations of the channels the user is in, longest wait first, with owner, wait and thread link', async () => {
@@ -343,8 +360,9 @@ describe.each(['memory', 'redis'] as const)('support agents (%s store)', (backen
       const replica = await start(h);
       try {
         now += (DEFAULT_SLA_S + 1) * 1000;
-        // A tick resolves once the timers it fired are done: the nudge, if any, is posted by then.
         await Promise.all([h.bot.deps.timers.runDue(), replica.bot.deps.timers.runDue()]);
+        // What the ticks left in the channel's outbox is posted (or given up) by then.
+        await queueDrained(h);
         expect(nudges(conv)).toHaveLength(1);
       } finally {
         await replica.close();

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { CLAIM_ACTION } from '../../src/handoff/card.js';
 import { ADMIN_ID, startHarness, useHarness } from '../support/harness.js';
-import { FAST_WORKER, PUBLIC_URL, run } from '../events/support.js';
+import { FAST_WORKER, PUBLIC_URL, queueDrained, run } from '../events/support.js';
 import { openConversation, uid, type Conversation } from './support.js';
 
 const GUEST_ID = 'U0GUEST003';
@@ -78,6 +78,8 @@ describe('handoff conversations, by who reads the channel', () => {
     const nudgeOf = (conv: Conversation) =>
       h.slack.waitFor(() => conv.thread().find((m) => m.bot_id !== undefined && m.text.includes('is waiting')));
     const [masked, full] = [await nudgeOf(guests), await nudgeOf(plain)];
+    // The nudges' cards are marked overdue too before the next test.
+    await queueDrained(h);
     expect(masked.text).toBe(`${MASKED_NUMBER} is waiting for an answer`);
     expect(JSON.stringify(masked.blocks)).toContain(`*${MASKED_NUMBER}* has been waiting 10 min`);
     expect(JSON.stringify(guests.thread().slice(1))).not.toContain(GUEST_NUMBER);

@@ -10,7 +10,7 @@ import { CLAIM_ACTION, REOPEN_ACTION, RESOLVE_ACTION } from '../../src/handoff/c
 import { SLA_TIMER, slaTimerId } from '../../src/handoff/waiting.js';
 import { ADMIN_ID, MEMBER_ID, TEAM_ID, startHarness, storeOn, useHarness } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
-import { FAST_WORKER, PUBLIC_URL, run } from '../events/support.js';
+import { FAST_WORKER, PUBLIC_URL, fireTimers, run } from '../events/support.js';
 import { openConversation, privateNotices, reactions, sends, retryValue, type Conversation } from './support.js';
 
 const redis = await requireRedis();
@@ -36,7 +36,7 @@ describe.each(['memory', 'redis'] as const)('resolving conversations (%s store)'
   const channelOf = (conv: Conversation) => conv.channels[0]!;
   const advance = async (ms: number) => {
     now += ms;
-    await h.bot.deps.timers.runDue();
+    await fireTimers(h);
   };
   const botPosts = (conv: Conversation) => conv.thread().filter((m) => m.bot_id !== undefined);
   const customerLines = (conv: Conversation) => botPosts(conv).filter((m) => textIncludes(m, '💬'));

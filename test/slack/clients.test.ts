@@ -5,12 +5,13 @@
  */
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { SlackClients, type ClientUse } from '../../src/delivery/clients.js';
+import { SlackClients } from '../../src/delivery/clients.js';
+import type { Urgency } from '../../src/delivery/pace.js';
 import { SlackPace } from '../../src/delivery/pace.js';
 import { MemoryRateBudget } from '../../src/store/rate-budget.js';
 
-const QUEUE: ClientUse = { background: true, urgency: 'urgent' };
-const TIMER: ClientUse = { background: false, urgency: 'routine' };
+const QUEUE: Urgency = 'urgent';
+const ROUTINE: Urgency = 'routine';
 
 function clients(tokens: Map<string, string>, maxClients?: number): SlackClients {
   return new SlackClients({
@@ -23,13 +24,13 @@ function clients(tokens: Map<string, string>, maxClients?: number): SlackClients
 }
 
 describe('SlackClients', () => {
-  it('keeps one client per workspace and use, made with the workspace’s token', async () => {
+  it('keeps one client per workspace and urgency, made with the workspace’s token', async () => {
     const tokens = new Map([['T1', 'xoxb-1-one']]);
     const pool = clients(tokens);
     const first = await pool.forTeam('T1', QUEUE);
     expect(first?.token).toBe('xoxb-1-one');
     expect(await pool.forTeam('T1', QUEUE)).toBe(first);
-    expect(await pool.forTeam('T1', TIMER)).not.toBe(first);
+    expect(await pool.forTeam('T1', ROUTINE)).not.toBe(first);
     expect(pool.size).toBe(2);
   });
 
@@ -69,7 +70,7 @@ describe('SlackClients', () => {
     ]);
     const pool = clients(tokens);
     await pool.forTeam('T1', QUEUE);
-    await pool.forTeam('T1', TIMER);
+    await pool.forTeam('T1', ROUTINE);
     const other = await pool.forTeam('T12', QUEUE);
     pool.forget('T1');
     expect(pool.size).toBe(1);

@@ -156,6 +156,24 @@ describe.each(['memory', 'redis'] as const)('workflow steps of a connected works
       expect(platformPaths(h)).toEqual(['GET /dashboard/dashboard-stats']);
     });
 
+    it('completes the run once Slack takes it, when its ending was refused with a 429 and then while Slack was degraded', async () => {
+      h.slack.rateLimit({ method: 'functions.completeSuccess', times: 1, retryAfterSec: 1 });
+      h.slack.failMethod('functions.completeSuccess', 'service_unavailable', 1);
+      const sent = await h.signer.functionExecuted({ callbackId: 'get_campaign_stats', inputs: {} });
+      expect(sent.status).toBe(200);
+      const run = await h.slack.waitFor(() => {
+        const r = h.slack.functionExecution(sent.executionId);
+        return r && r.state !== 'running' ? r : undefined;
+      });
+      expect(run).toMatchObject({ state: 'completed', outputs: expect.objectContaining({ calls: 1792 }) });
+      const endings = h.slack.calls.filter((c) => c.method === 'functions.completeSuccess');
+      expect(endings.map((c) => [c.status, c.response.ok])).toEqual([
+        [429, false],
+        [200, false],
+        [200, true],
+      ]);
+    });
+
     it('outputs one top campaign’s figures', async () => {
       const run = await runStep(h, 'get_campaign_stats', { campaign: 'camp-1' });
       expect(run.outputs).toEqual({ summary: 'camp-1: 1,284 calls, 62% connected.', calls: 1284, connection_rate: 62 });

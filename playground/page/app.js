@@ -18,7 +18,8 @@
  * @typedef {{ id: string, name: string, dm: boolean, purpose: string, audience: string, messages: PageMessage[],
  *   threads: Record<string, PageMessage[]> }} PageChannel
  * @typedef {{ id: string, title: string, submit?: string, close: string, body: string, depth: number, errors: Record<string, string> }} PageModal
- * @typedef {{ event: Record<string, unknown>, deliveries: { hook: string, status: number, body: string }[], problem?: string, sessionId?: string }} Simulation
+ * @typedef {{ event: Record<string, unknown>, deliveries: { hook: string, status: number, body: string }[], problem?: string, sessionId?: string,
+ *   handOver?: { sessionId: string, by: string, linked: string[], problem?: string } }} Simulation
  * @typedef {{ calls: number, answers: Record<string, number>, statuses: Record<string, number>, problem?: string }} Burst
  * @typedef {{ id: string, name: string, realName: string, role: 'admin' | 'member' | 'guest', about: string, onShift: boolean }} PagePerson
  * @typedef {{ command: string, note: string, who: 'anyone' | 'members' | 'admins', mentions?: string[], channel?: string }} TryExample

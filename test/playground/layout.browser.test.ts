@@ -7,7 +7,7 @@
 import type { Locator } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { browserTestsRun, type BrowserPage } from './browser.js';
-import { usePlaygroundPage, type PlaygroundHarness } from './support.js';
+import { eventually, usePlaygroundPage, type PlaygroundHarness } from './support.js';
 
 type Box = { x: number; y: number; width: number; height: number };
 
@@ -32,6 +32,10 @@ describe.skipIf(!browserTestsRun)('the playground on smaller screens', () => {
 
   /** A customer chat in #support, its thread opened from the card. */
   async function openChatThread(name: string, number: string): Promise<void> {
+    // The seed route of #support, made with the real /campaign subscribe, is on the platform.
+    await eventually(() =>
+      Promise.resolve(h.pg.platform.state.subscriptions.some((s) => s.triggerName === 'message_received')),
+    );
     const fired = await h.post('/playground/simulate', {
       trigger: 'message_received',
       campaignId: 'camp-3',

@@ -112,9 +112,10 @@ describe.skipIf(!browserTestsRun)('playground in a browser', () => {
     await page.locator('#sim-number').fill('+14155550142');
     await page.locator('#sim-text').fill('Hi! Can I move my cleaning to Friday?');
     await page.getByRole('button', { name: 'Fire event' }).click();
+    // Fire answers once the card is in #support and linked (the bot posts it, then Link session runs).
+    await page.locator('#sim-result', { hasText: 'handed over' }).waitFor({ timeout: 30_000 });
     const sessionId = (await page.locator('#sim-result code').first().innerText()).trim();
     expect(sessionId).toMatch(/^sess-/);
-
     expect(await page.locator('#sim-result').innerText()).toContain('handed over: the playground pressed Link session');
 
     // The conversation's card in #support shows the session; no form opened on the page.

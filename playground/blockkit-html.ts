@@ -15,6 +15,8 @@ import { chartToHtml, dataTableToHtml } from './blockkit-charts.js';
 export interface RenderContext {
   /** Display name of a user id (for `<@U…>` mentions); the id is shown when unknown. */
   userName?: (id: string) => string | undefined;
+  /** Handle of a user group id (for `<!subteam^S…>` mentions without a label). */
+  userGroupHandle?: (id: string) => string | undefined;
   /** Name of a channel id (for `<#C…>` links). */
   channelName?: (id: string) => string | undefined;
   /** Where a link opens inside the page instead (a thread, the audio player); others open in a new tab. */
@@ -122,7 +124,10 @@ function controlToHtml(body: string, ctx: RenderContext): string {
     return `<span class="bk-mention">#${escapeHtml(name)}</span>`;
   }
   if (target.startsWith('!date^')) return slackDateHtml(body.slice(1), ctx);
-  if (target.startsWith('!subteam^')) return `<span class="bk-mention">${escapeHtml(label || '@group')}</span>`;
+  if (target.startsWith('!subteam^')) {
+    const handle = ctx.userGroupHandle?.(target.slice('!subteam^'.length));
+    return `<span class="bk-mention">${escapeHtml(label || (handle ? `@${handle}` : '@group'))}</span>`;
+  }
   if (target.startsWith('!')) return `<span class="bk-mention">@${escapeHtml(label || target.slice(1))}</span>`;
   const href = safeUrl(decodeSlackEntities(target));
   const text = escapeHtml(decodeSlackEntities(label || target));

@@ -18,6 +18,7 @@ import {
   OUTSIDE_PEOPLE,
   PLAYGROUND_ADMIN_IDS,
   PLAYGROUND_CHANNELS,
+  PLAYGROUND_USER_GROUPS,
   PLAYGROUND_PEOPLE,
   seedCatalog,
 } from './workspace.js';
@@ -64,6 +65,7 @@ export async function startPlayground(opts: PlaygroundOptions): Promise<RunningP
     for (const { role: _role, about: _about, ...user } of PLAYGROUND_PEOPLE) slack.addUser(user);
     for (const user of OUTSIDE_PEOPLE) slack.addUser(user);
     for (const channel of PLAYGROUND_CHANNELS) slack.addChannel({ ...channel, is_member: true });
+    for (const group of PLAYGROUND_USER_GROUPS) slack.addUserGroup(group);
 
     const signingSecret = randomBytes(24).toString('hex');
     const parsed = parsePlaygroundConfig(opts.env, {

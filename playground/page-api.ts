@@ -105,7 +105,13 @@ export interface PageState {
   version: string;
   /** This run of the playground: a new one means the bot restarted and everything before it is gone. */
   instance: string;
-  workspace: { name: string; you: PagePerson; people: PagePerson[]; bot: { name: string } };
+  workspace: {
+    name: string;
+    you: PagePerson;
+    people: PagePerson[];
+    userGroups: Array<{ id: string; handle: string; name: string }>;
+    bot: { name: string };
+  };
   channels: PageChannel[];
   modal: PageModal | null;
   home: { id: string; html: string } | null;

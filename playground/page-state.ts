@@ -14,7 +14,13 @@ import { SIMULATED_TRIGGERS, type SimulateResult } from './simulate.js';
 import { CHANNEL_STATES, SLACK_MODES, type SlackSwitch } from './slack-switch.js';
 import { people, tryThese } from './try-these.js';
 import type { PageWorkflowRun, PageWorkflowStep } from './workflows.js';
-import { CONNECTED_ORG, MESSAGE_SHORTCUTS, PLAYGROUND_CHANNELS, type PlaygroundPerson } from './workspace.js';
+import {
+  CONNECTED_ORG,
+  MESSAGE_SHORTCUTS,
+  PLAYGROUND_CHANNELS,
+  PLAYGROUND_USER_GROUPS,
+  type PlaygroundPerson,
+} from './workspace.js';
 
 export interface PageStateSource {
   slack: FakeSlack;
@@ -39,6 +45,7 @@ export function pageState(src: PageStateSource): PageState {
   const ctx: RenderContext = {
     userName: (id) => slack.user(id)?.name,
     channelName: (id) => slack.channel(id)?.name,
+    userGroupHandle: (id) => slack.userGroup(id)?.handle,
     localTarget: src.localTarget,
   };
   const state = platform.state;
@@ -50,6 +57,7 @@ export function pageState(src: PageStateSource): PageState {
       name: slack.teamName,
       you: everyone.find((p) => p.id === src.you.id) ?? everyone[0]!,
       people: everyone,
+      userGroups: PLAYGROUND_USER_GROUPS.map((g) => ({ id: g.id, handle: g.handle, name: g.name })),
       bot: { name: 'Campaign' },
     },
     channels: [

@@ -20,6 +20,7 @@ import { simulate, simulateBurst, SimulatorMemory, type SimulateInput, type Simu
 import { buildStateValues, type RawValues, type ServedOptions } from './view-state.js';
 import type { ActionInput, Outcome, PageState } from './page-api.js';
 import { WorkflowRuns } from './workflows.js';
+import { HandOvers } from './hand-over.js';
 import {
   MESSAGE_SHORTCUTS,
   PLAYGROUND_CHANNELS,
@@ -46,6 +47,7 @@ export class PlaygroundSession {
   private readonly fieldErrors = new Map<string, { hash: string; errors: Record<string, string> }>();
   private readonly files = new Map<string, SlackFile>();
   private readonly memory = new SimulatorMemory();
+  private readonly handOvers = new HandOvers();
   private lastSimulation: SimulateResult | undefined;
   private localChanges = 0;
 
@@ -395,6 +397,15 @@ export class PlaygroundSession {
     const failed = result.deliveries.find((d) => d.status < 200 || d.status >= 300);
     if (result.problem) return { ok: false, error: result.problem, simulation: result };
     if (failed) return { ok: false, error: `The bot answered ${failed.status}: ${failed.body}`, simulation: result };
+    if (result.sessionId && input.trigger !== 'message_session_completed') {
+      // The playground's platform hands the session over: Link session pressed as a full member would.
+      const as = this.you.role === 'guest' ? PLAYGROUND_PEOPLE[0]! : this.you;
+      const { slack, sign } = this;
+      const chat = { campaignId: input.campaignId, customerNumber: String(result.event.customerNumber) };
+      const handOver = await this.handOvers.handOver({ slack, sign, as, ...chat, sessionId: result.sessionId });
+      if (handOver) result.handOver = handOver;
+      this.changed();
+    }
     return { ok: true, simulation: result };
   }
 
@@ -505,7 +516,7 @@ export class PlaygroundSession {
   private syncViews(): void {
     for (const stored of this.slack.views()) {
       const id = stored.view.id;
-      if (this.seenViews.has(id) || stored.via === 'views.publish') continue;
+      if (this.seenViews.has(id) || stored.via === 'views.publish' || this.handOvers.hides(stored)) continue;
       this.seenViews.add(id);
       const owner = stored.userId ?? this.youId;
       const stack = this.stacks.get(owner) ?? [];

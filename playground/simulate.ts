@@ -12,6 +12,7 @@ import { request } from 'undici';
 import { bookCall, bookChat } from '../fakes/platform/index.js';
 import type { PlatformState } from '../fakes/platform/seed.js';
 import { customerFor, pickOutcome, type CallOutcomeName } from './call-outcomes.js';
+import type { HandOver } from './hand-over.js';
 
 export const SIMULATED_TRIGGERS = [
   'call_started',
@@ -50,6 +51,8 @@ export interface SimulateResult {
   problem?: string;
   /** The platform session of this chat conversation (message events), in human handoff. */
   sessionId?: string;
+  /** How the session was handed over to the conversation's card (message events, the first time). */
+  handOver?: HandOver;
 }
 
 /** Conversation → platform session, and customer → the call in progress, so related events line up. */

@@ -4,7 +4,7 @@
  */
 import type { CatalogRepo } from '../src/store/catalog.js';
 import type { PlatformState } from '../fakes/platform/seed.js';
-import type { SlackChannel, SlackUser } from '../fakes/slack/index.js';
+import type { SlackChannel, SlackUser, SlackUserGroup } from '../fakes/slack/index.js';
 
 export type Role = 'admin' | 'member' | 'guest';
 
@@ -68,6 +68,14 @@ export const PLAYGROUND_PEOPLE: readonly PlaygroundPerson[] = [
 ];
 
 export const PLAYGROUND_ADMIN_IDS = PLAYGROUND_PEOPLE.filter((p) => p.role === 'admin').map((p) => p.id);
+
+/**
+ * The workspace's user group: the support agents, so what the bot suggests in #support
+ * (`/campaign handoff-sla 5 @support`) works as written — `@support` is a group Slack completes and escapes.
+ */
+export const PLAYGROUND_USER_GROUPS: readonly SlackUserGroup[] = [
+  { id: 'S0PLAYSUPRT', handle: 'support', name: 'Support agents', users: ['U0PLAYSAM01', 'U0PLAYPRIYA'] },
+];
 
 /** The other organisation of the Slack Connect channel: an outsourcing vendor's agents. */
 export const CONNECTED_ORG = { id: 'T0NORTHWND1', name: 'Northwind BPO' };

@@ -1,7 +1,7 @@
 /**
- * Writes docs/playground.png, the README's picture of the playground: a call routed to #partners (a guest reads it,
- * so the customer is masked), then #general with the dashboard's top campaigns as a table and a digest whose
- * charts the page draws as Slack draws them, the People list with who is on shift beside.
+ * Writes docs/playground.png, the README's picture of the playground: a newcomer's first customer chat — its card
+ * in #support with the session the simulated platform handed over, the thread with the customer's message and the
+ * answer the platform accepted (✅), the People list with who is on shift beside.
  * `npm run screenshot`; needs /usr/bin/chromium and, for the emoji, fonts-noto-color-emoji.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -26,33 +26,24 @@ try {
   const page = context.pages()[0] ?? (await context.newPage());
   page.setDefaultTimeout(15_000);
   await page.goto(pg.url);
-  const box = page.getByRole('textbox', { name: 'Message', exact: true });
+  await page.getByText('PLAYGROUND MODE').first().waitFor();
 
-  await page.locator('#panel-try [data-fill="/campaign subscribe * call_started call_completed"]').click();
-  await box.press('Enter');
-  await page.locator('#messages .msg', { hasText: 'so the bot masks' }).first().waitFor();
-
+  // A customer chat: its session handed over, the card in #support, and the agent's answer delivered (✅).
   await page.getByRole('tab', { name: /Simulate/ }).click();
-  await page.locator('#sim-trigger').selectOption('call_completed');
-  await page.locator('#sim-campaign').selectOption('camp-1');
-  await page.locator('#sim-name').fill('Maria Lopez');
+  await page.locator('#sim-trigger').selectOption('message_received');
+  await page.locator('#sim-campaign').selectOption('camp-3');
+  await page.locator('#sim-name').fill('Emma Davis');
   await page.locator('#sim-number').fill('+14155550142');
-  await page.locator('#sim-outcome').selectOption('booked');
+  await page.locator('#sim-text').fill('Hi! Can I move my cleaning to Friday?');
   await page.getByRole('button', { name: 'Fire event' }).click();
-  await page.locator('#messages .msg', { hasText: 'Maria Lopez' }).getByRole('button', { name: 'Details' }).waitFor();
-
-  // A digest in #general: its charts drawn as Slack draws them, and the stats' top campaigns table.
-  await page.getByRole('button', { name: '# general' }).click();
-  await box.fill('/campaign stats --public');
-  await box.press('Enter');
-  await page.locator('#messages .bk-data-table').first().waitFor();
-  await box.fill('/campaign digest daily * at 09:00');
-  await box.press('Enter');
-  await page.locator('#messages .msg', { hasText: 'now gets a digest' }).waitFor();
-  await page.locator('#sim-digest').click();
-  const charts = page.locator('#messages .bk-chart[data-chart-type="bar"]').last();
-  await charts.waitFor();
-  await charts.scrollIntoViewIfNeeded();
+  await page.locator('#sim-result', { hasText: 'handed over' }).waitFor();
+  await page.getByRole('button', { name: '# support' }).click();
+  const card = page.locator('#messages .msg', { hasText: 'Chat with Emma Davis' });
+  await card.locator('button.replies').click();
+  const replyBox = page.getByRole('textbox', { name: 'Reply in thread' });
+  await replyBox.fill('Of course — Friday 9:30 is yours. See you then!');
+  await replyBox.press('Enter');
+  await page.locator('#thread-messages .msg', { hasText: 'Friday 9:30 is yours' }).locator('.reaction').waitFor();
   await page.screenshot({ path: OUT.pathname });
   process.stdout.write(`wrote ${OUT.pathname}\n`);
 } finally {

@@ -23,6 +23,7 @@ const METHOD_SCOPES: Record<string, string | null> = {
   'reactions.remove': 'reactions:write',
   'users.info': 'users:read',
   'users.list': 'users:read',
+  'usergroups.list': 'usergroups:read',
   'conversations.open': 'im:write',
   // users.conversations: computed from its `types` (see neededScope).
   'files.info': 'files:read',

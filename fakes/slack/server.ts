@@ -51,6 +51,7 @@ import type {
   SlackFile,
   SlackMessage,
   SlackUser,
+  SlackUserGroup,
   SlackView,
   SocketModeAck,
   SocketModeConnection,
@@ -178,6 +179,15 @@ class FakeSlackServer extends SlackState implements FakeSlack {
   addUser(user: SlackUser): void {
     if (user.tz !== undefined) tzInfo(user.tz); // throws RangeError for a bad IANA name, at the call site
     this.users.set(user.id, { ...user });
+  }
+
+  addUserGroup(group: SlackUserGroup): void {
+    this.userGroups.set(group.id, clone(group));
+  }
+
+  userGroup(id: string): SlackUserGroup | undefined {
+    const g = this.userGroups.get(id);
+    return g ? clone(g) : undefined;
   }
 
   addChannel(channel: SlackChannel): void {

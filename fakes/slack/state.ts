@@ -23,6 +23,7 @@ import type {
   SlackMessage,
   SlackUpload,
   SlackUser,
+  SlackUserGroup,
   StoredView,
 } from './types.js';
 
@@ -128,6 +129,7 @@ export class SlackState {
   readonly tokens = new Map<string, TokenInfo>();
   readonly teams = new Map<string, Team>();
   readonly users = new Map<string, SlackUser>();
+  readonly userGroups = new Map<string, SlackUserGroup>();
   readonly channels = new Map<string, SlackChannel>();
   readonly store = new Map<string, SlackMessage[]>();
   ephemeralList: SlackEphemeral[] = [];

@@ -205,6 +205,17 @@ export interface StoredView {
   at: number;
 }
 
+/** A user group (a "subteam"): mentioned as `<!subteam^S…>`, listed by usergroups.list. */
+export interface SlackUserGroup {
+  id: string;
+  /** What people type after `@` (`support`). */
+  handle: string;
+  name: string;
+  users: string[];
+  /** Its workspace; the token's team when absent. */
+  team_id?: string;
+}
+
 export interface SlackUser {
   id: string;
   name?: string;
@@ -366,6 +377,8 @@ export interface FakeSlack {
     timeoutMs?: number,
   ): Promise<T>;
   addUser(user: SlackUser): void;
+  addUserGroup(group: SlackUserGroup): void;
+  userGroup(id: string): SlackUserGroup | undefined;
   addChannel(channel: SlackChannel): void;
   /** A channel the fake knows (added, or seen in a call). */
   channel(id: string): SlackChannel | undefined;

@@ -294,6 +294,23 @@ export function userHandlers(s: SlackState): Record<string, Handler> {
       };
     },
 
+    // https://docs.slack.dev/reference/methods/usergroups.list: the workspace's groups, their members with
+    // `include_users` (and how many with `include_count`); not paginated.
+    'usergroups.list': (args, auth) => ({
+      ok: true,
+      usergroups: [...s.userGroups.values()]
+        .filter((g) => (g.team_id ?? auth.teamId) === auth.teamId)
+        .map((g) => ({
+          id: g.id,
+          team_id: g.team_id ?? auth.teamId,
+          is_usergroup: true,
+          name: g.name,
+          handle: g.handle,
+          ...(bool(args, 'include_users') ? { users: [...g.users] } : {}),
+          ...(bool(args, 'include_count') ? { user_count: g.users.length } : {}),
+        })),
+    }),
+
     'users.conversations': (args, auth) => {
       const user = str(args, 'user') ?? auth.userId;
       const types = usersConversationTypes(args);

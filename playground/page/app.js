@@ -18,9 +18,11 @@
  * @typedef {{ id: string, name: string, dm: boolean, purpose: string, audience: string, messages: PageMessage[],
  *   threads: Record<string, PageMessage[]> }} PageChannel
  * @typedef {{ id: string, title: string, submit?: string, close: string, body: string, depth: number, errors: Record<string, string> }} PageModal
- * @typedef {{ event: Record<string, unknown>, deliveries: { hook: string, status: number, body: string }[], problem?: string, sessionId?: string }} Simulation
+ * @typedef {{ event: Record<string, unknown>, deliveries: { hook: string, status: number, body: string }[], problem?: string, sessionId?: string,
+ *   handOver?: { sessionId: string, by: string, linked: string[], problem?: string } }} Simulation
  * @typedef {{ calls: number, answers: Record<string, number>, statuses: Record<string, number>, problem?: string }} Burst
  * @typedef {{ id: string, name: string, realName: string, role: 'admin' | 'member' | 'guest', about: string, onShift: boolean }} PagePerson
+ * @typedef {import('./mentions.js').PageUserGroup} PageUserGroup
  * @typedef {{ command: string, note: string, who: 'anyone' | 'members' | 'admins', mentions?: string[], channel?: string }} TryExample
  * @typedef {{ callbackId: string, title: string, description: string,
  *   inputs: { name: string, title: string, description: string, kind: 'text' | 'runner', required: boolean, example: string }[] }} WorkflowStep
@@ -33,7 +35,7 @@
  * @typedef {{
  *   version: string,
  *   instance: string,
- *   workspace: { name: string, you: PagePerson, people: PagePerson[], bot: { name: string } },
+ *   workspace: { name: string, you: PagePerson, people: PagePerson[], userGroups: PageUserGroup[], bot: { name: string } },
  *   channels: PageChannel[],
  *   modal: PageModal | null,
  *   home: { id: string, html: string } | null,
@@ -389,6 +391,11 @@ function showShortcutMenu(anchor, channel, ts) {
   menu.hidden = false;
 }
 
+/** The workspace's user groups. */
+function groups() {
+  return ui.state?.workspace.userGroups ?? [];
+}
+
 /**
  * @param {string} typed
  * @param {HTMLTextAreaElement} box where it was typed (its chosen `@name`s become mentions)
@@ -397,7 +404,7 @@ async function send(typed, box) {
   const trimmed = typed.trim();
   if (trimmed === '' && !hasPending('message')) return;
   if (trimmed.startsWith('/')) {
-    const [command = '', ...rest] = takeMentions(box, trimmed, true).split(/\s+/);
+    const [command = '', ...rest] = takeMentions(box, trimmed, true, groups()).split(/\s+/);
     if (command !== '/campaign') {
       toast(`${command} is not a command here — this workspace has /campaign.`, true);
       return;
@@ -405,7 +412,7 @@ async function send(typed, box) {
     await api('/playground/command', { channel: ui.channel, text: rest.join(' ') });
     return;
   }
-  const text = takeMentions(box, typed, false);
+  const text = takeMentions(box, typed, false, groups());
   const files = takePending('message');
   await api('/playground/message', { channel: ui.channel, text, files });
 }
@@ -504,7 +511,11 @@ function wire() {
     if (event.target instanceof HTMLSelectElement) void api('/playground/you', { userId: event.target.value });
   });
 
-  const people = () => ui.state?.workspace.people ?? [];
+  // Who `@` offers: the people, then the user groups (a group's handle is what is typed after `@`).
+  const people = () => [
+    ...(ui.state?.workspace.people ?? []),
+    ...groups().map((g) => ({ id: g.id, name: g.handle, realName: g.name, role: 'user group' })),
+  ];
   const composer = byId('composer-input', HTMLTextAreaElement);
   const replyBox = byId('reply-input', HTMLTextAreaElement);
   // Before the Enter-to-send handlers: Enter in the open list chooses a person (and prevents the send).
@@ -532,7 +543,7 @@ function wire() {
     const typed = replyBox.value;
     if (!ui.thread || (typed.trim() === '' && !hasPending('reply'))) return;
     replyBox.value = '';
-    const text = takeMentions(replyBox, typed, false);
+    const text = takeMentions(replyBox, typed, false, groups());
     const files = takePending('reply');
     void api('/playground/reply', { channel: ui.thread.channel, threadTs: ui.thread.ts, text, files });
   });

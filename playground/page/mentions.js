@@ -1,13 +1,16 @@
 // @ts-check
 /**
  * `@` completion in the message box and the thread reply box, as Slack's client does it: typing `@` offers the
- * workspace's people; choosing one (click, Enter or Tab) puts `@name` in the text and remembers who it is. On
- * sending, each chosen `@name` becomes the mention Slack sends: `<@U…|name>` in a slash command's text (the
- * command escapes them, manifest `should_escape: true`), `<@U…>` in a message event. A name typed out without
- * being chosen stays plain text, as in Slack.
+ * workspace's people and user groups; choosing one (click, Enter or Tab) puts `@name` in the text and remembers
+ * who it is. On sending, each chosen `@name` becomes the mention Slack sends: `<@U…|name>` or
+ * `<!subteam^S…|@handle>` in a slash command's text (the command escapes them, manifest `should_escape: true`),
+ * `<@U…>` or `<!subteam^S…>` in a message event. A person's name typed out without being chosen stays plain text;
+ * a user group's handle typed out in full is the group, as Slack's composer recognises it.
  */
 
-/** @typedef {import('./app.js').PagePerson} PagePerson */
+/** Someone `@` can name: a person (PagePerson) or a user group (id `S…`, its handle as `name`). */
+/** @typedef {{ id: string, name: string, realName: string, role: string }} PagePerson */
+/** @typedef {{ id: string, handle: string, name: string }} PageUserGroup */
 
 import { byId, esc } from './dom.js';
 
@@ -140,12 +143,14 @@ export function fillWithMentions(box, text, people) {
  * @param {HTMLTextAreaElement} box
  * @param {string} text
  * @param {boolean} command a slash command's text (escaped `<@U…|name>`) rather than a message (`<@U…>`)
+ * @param {PageUserGroup[]} [groups] the workspace's user groups (a handle typed in full names its group)
  */
-export function takeMentions(box, text, command) {
+export function takeMentions(box, text, command, groups = []) {
   const names = namesOf(box);
   const encoded = text.replace(/(^|[\s(,:])@([\w.-]+)/g, (whole, lead, name) => {
-    const id = names.get(name);
+    const id = names.get(name) ?? groups.find((g) => g.handle === name)?.id;
     if (!id) return whole;
+    if (id.startsWith('S')) return `${lead}${command ? `<!subteam^${id}|@${name}>` : `<!subteam^${id}>`}`;
     return `${lead}${command ? `<@${id}|${name}>` : `<@${id}>`}`;
   });
   names.clear();

@@ -132,10 +132,16 @@ function showSimulation(result) {
       `<div class="${d.status >= 200 && d.status < 300 ? 'ok' : 'bad'}">POST ${esc(d.hook)} → ${esc(d.status)} <span class="muted mono">${esc(d.body)}</span></div>`,
   );
   if (result.problem) lines.push(`<div class="bad">${esc(result.problem)}</div>`);
-  if (result.sessionId)
+  const handOver = result.handOver;
+  if (handOver && handOver.linked.length > 0)
     lines.push(
-      `<div>Platform session: <code>${esc(result.sessionId)}</code> (use it in <strong>Link session</strong>)</div>`,
+      `<div class="ok">🔗 Session <code>${esc(handOver.sessionId)}</code> handed over: the playground pressed ` +
+        `<strong>Link session</strong> on the chat’s card in ${esc(handOver.linked.join(', '))} as ${esc(handOver.by)} — ` +
+        'reply in its thread. (A real platform’s webhooks carry no session id: there an agent links it once per chat.)</div>',
     );
+  if (handOver?.problem) lines.push(`<div class="bad">${esc(handOver.problem)}</div>`);
+  else if (result.sessionId && !handOver)
+    lines.push(`<div>Platform session <code>${esc(result.sessionId)}</code>, linked to the chat’s thread.</div>`);
   box.innerHTML = lines.join('');
 }
 

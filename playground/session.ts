@@ -124,7 +124,14 @@ export class PlaygroundSession {
       const outcome = await this.command(channel, text, as);
       if (!outcome.ok) throw new Error(`seeding "/campaign ${text}" failed: ${outcome.error ?? 'unknown error'}`);
     }
-    await this.slack.waitFor(() => this.slack.responses.length >= before + seeds.length, timeoutMs);
+    // Every route on the platform, not merely answered: a chat fired the moment the page opens finds its route.
+    const triggers = SEED_SUBSCRIPTIONS.flatMap((s) => s.text.split(' ').slice(2));
+    await this.slack.waitFor(
+      () =>
+        this.slack.responses.length >= before + seeds.length &&
+        triggers.every((t) => this.platform.state.subscriptions.some((sub) => sub.triggerName === t)),
+      timeoutMs,
+    );
   }
 
   private get sign(): SlackSigner {

@@ -230,7 +230,7 @@ export type { Route, RouteFilters } from './routes.js';
 export type { DueTimer } from './timers.js';
 export { CALL_CATEGORIES, DIGEST_CADENCES } from './reports.js';
 export type { DigestCadence, DigestFigures, DigestSchedule, QuotaAlertSetting, SnapshotBounds } from './reports.js';
-export { ChannelFailures, RetryLaterError, isRetryLaterError } from './queue.js';
+export { RetryLaterError, isRetryLaterError } from './queue.js';
 export type {
   ChannelCause,
   Consumer,

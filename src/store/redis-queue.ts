@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { QUEUE_GROUPS, queueGroup, type Keys } from './keys.js';
 import { BackendEventQueue } from './queue-consumer.js';
-import type { FailResult, QueueBackend, QueueReader, StartResult, StoredEntry } from './queue-backend.js';
+import type { QueueBackend, QueueReader, StartResult, StoredEntry } from './queue-backend.js';
 import type {
   BacklogUsage,
   ChannelCause,
@@ -32,7 +32,7 @@ import {
   toEntry,
 } from './redis-queue-replies.js';
 import { backlogUsage, forgetTeamEntries, redisParkedWork } from './redis-queue-team.js';
-import { buryArgs, redisDeadLetters } from './redis-dead-letters.js';
+import { redisDeadLetters } from './redis-dead-letters.js';
 
 /** Entries per script call at most (keeps each call short: Redis runs nothing else meanwhile). */
 const BATCH_MAX = 64;
@@ -437,39 +437,17 @@ class RedisQueueBackend implements QueueBackend {
     return batch.map(() => true);
   }
 
-  async fail(
-    consumer: string,
-    entry: StoredEntry,
-    error: string,
-    maxAttempts: number,
-    causes?: ChannelCause[],
-  ): Promise<FailResult> {
-    const record = JSON.stringify({
-      id: entry.id,
-      teamId: entry.teamId,
-      orderKey: entry.orderKey,
-      payload: entry.payload,
-      error,
-      ...(causes ? { causes } : {}),
-      enqueuedAt: entry.enqueuedAt,
-      failedAt: Date.now(),
-    });
-    const [attempts, dead] = pairReply.parse(
-      await this.redis.campaignQueueFail(
-        ...this.finishKeys(entry),
-        this.keys.queueDead(entry.teamId),
-        this.keys.queueDeadCounts(queueGroup(entry.teamId)),
-        this.keys.queueMarks(entry.teamId),
-        ...this.finishArgs(consumer, entry),
-        maxAttempts,
-        record.slice(0, -1),
-        ...buryArgs(entry.teamId),
-      ),
+  async fail(consumer: string, entry: StoredEntry): Promise<number> {
+    return this.redis.campaignQueueFail(
+      this.streamOf(entry),
+      this.keys.queueLease(entry.teamId, entry.orderKey),
+      this.keys.queueAttempts(queueGroup(entry.teamId)),
+      consumer,
+      entry.id,
     );
-    return { attempts, deadLettered: dead === 1 };
   }
 
-  bury(letter: DeadLetter): Promise<void> {
+  bury(letter: DeadLetter): Promise<boolean> {
     return this.dead.bury(letter);
   }
 

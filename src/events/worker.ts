@@ -102,7 +102,7 @@ export type EventOutcome = 'posted' | 'skipped' | 'handed-on';
 export type EventHandler<T extends TriggerName> = (queued: QueuedEvent<T>) => Promise<EventOutcome>;
 
 /** A handler's error that failed in some channels: the dead letter keeps each channel's cause. */
-export class ChannelFailures extends Error {
+class ChannelFailures extends Error {
   override readonly name = 'ChannelFailures';
   /** `final`: trying again cannot help (e.g. every channel removed the bot): dead-lettered at once. */
   constructor(

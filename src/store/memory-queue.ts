@@ -14,7 +14,6 @@ import {
 } from './queue.js';
 import type {
   BacklogUsage,
-  ChannelCause,
   DeadLetter,
   DeadLetters,
   EnqueueOptions,

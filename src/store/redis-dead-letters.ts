@@ -35,8 +35,13 @@ function parseDeadLetter(raw: string): DeadLetter | undefined {
   return { ...rest, ...(causes ? { causes } : {}), ...(retried ? { retried } : {}) };
 }
 
-/** The arguments the queue's FAIL script takes after the letter to bury it (see BURY_LUA). */
-export function buryArgs(teamId: string): Array<string | number> {
+/** The letter with its id as its first field (BURY finds a letter of the same event by how it starts). */
+function idFirst({ id, ...rest }: DeadLetter): DeadLetter {
+  return { id, ...rest };
+}
+
+/** The arguments BURY takes after the letter. */
+function buryArgs(teamId: string): Array<string | number> {
   return [DEAD_LETTER_CAP, teamId, Date.now() - DEAD_LETTER_MAX_AGE_MS, DEAD_LETTER_MAX_AGE_MS];
 }
 
@@ -61,7 +66,7 @@ export function redisDeadLetters(redis: RedisClient, keys: Keys) {
           keys.queueUsage(letter.teamId),
           keys.queueTeamStream(letter.teamId),
           keys.queueMarks(letter.teamId),
-          JSON.stringify(merged),
+          JSON.stringify(idFirst(merged)),
           ...buryArgs(letter.teamId),
           twin?.raw ?? '',
           twin || letter.retried ? 0 : 1,

@@ -6,7 +6,6 @@ import { BackendEventQueue } from './queue-consumer.js';
 import type { QueueBackend, QueueReader, StartResult, StoredEntry } from './queue-backend.js';
 import type {
   BacklogUsage,
-  ChannelCause,
   DeadLetter,
   DeadLetters,
   EnqueueOptions,

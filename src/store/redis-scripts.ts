@@ -217,17 +217,23 @@ return #KEYS / 6
 
 /**
  * Keeps one dead letter in its workspace's list, newest first: one per event — the letter of the same event it
- * replaces (its merge is made by the caller) goes in the same step. Keeps the newest \`cap\`, drops from the tail
+ * replaces (its merge is made by the caller) goes in the same step, and another letter of that event found there
+ * (buried meanwhile) makes the caller read again. Keeps the newest \`cap\`, drops from the tail
  * the letters that failed before \`cutoff\` (epoch ms) and the list itself \`maxAgeMs\` after its newest one.
  * The list's bytes are the workspace's \`usage\` deadBytes (see ENQUEUE), changed with every letter in or out; the
  * oldest also go while the backlog, the dedup marks and the letters hold more than the byte cap the last enqueue
  * was checked against (\`usage\` maxBytes) — the newest letter stays.
  * KEYS: the workspace's dead letters, deadCounts, usage, stream, marks. ARGV: letter JSON, cap, teamId, cutoff,
  * maxAgeMs, the letter it replaces as stored ('' for none), 1 to count it among those ever kept.
- * → 0 when the letter it replaces is not there any more (read again), else 1.
+ * → 0 when the list changed for this event (read again), else 1.
  */
 const BURY = `${MARKS_LUA}
 local list, usage, json = KEYS[1], KEYS[3], ARGV[1]
+-- Letters are stored id first: the one of the same event starts as this one does up to its id.
+local head = string.sub(json, 1, string.find(json, '",', 1, true) + 1)
+for _, kept in ipairs(redis.call('LRANGE', list, 0, -1)) do
+  if string.sub(kept, 1, string.len(head)) == head and kept ~= ARGV[6] then return 0 end
+end
 if ARGV[6] ~= '' then
   if redis.call('LREM', list, 1, ARGV[6]) == 0 then return 0 end
   if redis.call('HINCRBY', usage, 'deadBytes', -string.len(ARGV[6])) <= 0 then redis.call('HDEL', usage, 'deadBytes') end

@@ -60,12 +60,13 @@ export interface SlackClientsOptions {
 export class SlackClients {
   /** Workspace and use → its client and the token it was made with; least recently used first. */
   private readonly clients = new Map<string, { token: string; client: WebClient }>();
-  private readonly loggers: Record<'background' | 'timer', ReturnType<typeof boltLogger>>;
+  private readonly loggers: Record<'background' | 'timer' | 'people', ReturnType<typeof boltLogger>>;
 
   constructor(private readonly options: SlackClientsOptions) {
     this.loggers = {
       background: boltLogger(options.logger, 'slack-worker'),
       timer: boltLogger(options.logger, 'slack-timers'),
+      people: boltLogger(options.logger),
     };
   }
 
@@ -100,14 +101,21 @@ export class SlackClients {
     return this.clients.size;
   }
 
+  /**
+   * The client of a person's requests for one bot token (a single-workspace install: Bolt authorizes with it and
+   * /readyz asks Slack about it), paced like Bolt's own.
+   */
+  forPeople(token: string): WebClient {
+    return this.make(token, this.options.pace.fetch({ background: false, urgency: 'urgent' }), this.loggers.people);
+  }
+
   private create(teamId: string, token: string, use: ClientUse): WebClient {
-    const { apiUrl, pace } = this.options;
-    return new WebClient(token, {
-      slackApiUrl: apiUrl,
-      // Budgeted by the workspace it acts for: an org-wide token is shared by every workspace of the org.
-      fetch: pace.fetch({ ...use, team: teamId }),
-      ...SLACK_CLIENT_RULES,
-      logger: use.background ? this.loggers.background : this.loggers.timer,
-    });
+    // Budgeted by the workspace it acts for: an org-wide token is shared by every workspace of the org.
+    const fetch = this.options.pace.fetch({ ...use, team: teamId });
+    return this.make(token, fetch, use.background ? this.loggers.background : this.loggers.timer);
+  }
+
+  private make(token: string, fetch: ReturnType<SlackPace['fetch']>, logger: ReturnType<typeof boltLogger>) {
+    return new WebClient(token, { slackApiUrl: this.options.apiUrl, fetch, ...SLACK_CLIENT_RULES, logger });
   }
 }

@@ -358,7 +358,12 @@ export class EventWorker implements ParkedRunner {
             { campaignId: event.data.campaignId },
             'no channel is subscribed to this event any more: nothing to post',
           );
-          await noteUnrouted(queued);
+          await noteUnrouted(this.kit.store, log, {
+            teamId: entry.teamId,
+            event,
+            enqueuedAt: entry.enqueuedAt,
+            stepsOf,
+          });
           return 'skipped';
         }
         const slack = await queued.slack();

@@ -15,7 +15,6 @@ import type {
   QueueDepth,
   QueueEvent,
 } from './queue.js';
-import { Batcher } from './queue-batch.js';
 import { blockingConnection, watchErrors, type RedisClient } from './redis-connection.js';
 import { withScripts } from './redis-scripts.js';
 import {
@@ -23,7 +22,6 @@ import {
   bellReply,
   enqueueReplies,
   isError,
-  isReplyError,
   pairReply,
   type RawEntries,
   readGroupReply,
@@ -32,9 +30,6 @@ import {
 } from './redis-queue-replies.js';
 import { backlogUsage, forgetTeamEntries, redisParkedWork } from './redis-queue-team.js';
 import { redisDeadLetters } from './redis-dead-letters.js';
-
-/** Entries per script call at most (keeps each call short: Redis runs nothing else meanwhile). */
-const BATCH_MAX = 64;
 
 interface EnqueueInput {
   teamId: string;
@@ -90,26 +85,6 @@ class RedisQueueBackend implements QueueBackend {
   private readonly readers = new Set<QueueReader>();
   readonly parked: ParkedWork;
   private readonly dead: ReturnType<typeof redisDeadLetters>;
-  // An error reply is one entry's doing (a key of the wrong type…): its batch is retried entry by entry.
-  private readonly enqueues = new Batcher<EnqueueInput, EnqueueResult>(
-    (batch) => this.enqueueBatch(batch),
-    BATCH_MAX,
-    isReplyError,
-    (input) => queueGroup(input.teamId),
-  );
-  private readonly starts = new Batcher<StartInput, StartResult>(
-    (batch) => this.startBatch(batch),
-    BATCH_MAX,
-    isReplyError,
-    (input) => queueGroup(input.entry.teamId),
-  );
-  private readonly completions = new Batcher<CompleteInput, true>(
-    (batch) => this.completeBatch(batch),
-    BATCH_MAX,
-    isReplyError,
-    (input) => queueGroup(input.entry.teamId),
-  );
-
   constructor(options: RedisQueueOptions) {
     this.redis = withScripts(options.redis);
     this.keys = options.keys;
@@ -128,7 +103,7 @@ class RedisQueueBackend implements QueueBackend {
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
-    return this.enqueues.call({
+    return this.enqueue({
       teamId: event.teamId,
       keys: [
         this.keys.queueMarks(event.teamId),
@@ -151,30 +126,18 @@ class RedisQueueBackend implements QueueBackend {
     });
   }
 
-  /** One ENQUEUE call for a batch of events of one queue group, then a ring of the bell when any was queued. */
-  private async enqueueBatch(batch: EnqueueInput[]): Promise<Array<EnqueueResult | Error>> {
-    const group = queueGroup(batch[0]!.teamId);
-    const keys = [this.keys.queueTeams(group), ...batch.flatMap((e) => e.keys)];
-    const reply = await this.redis.campaignQueueEnqueue(
-      keys.length,
-      ...keys,
-      this.group,
-      ...batch.flatMap((e) => e.args),
-    );
-    const results = enqueueReplies
-      .parse(reply)
-      .map((result) =>
-        result.startsWith('error: ')
-          ? new Error(result.slice(7))
-          : result === 'duplicate' || result === 'full' || result === 'full_bytes'
-            ? result
-            : 'queued',
-      );
-    if (results.length !== batch.length)
-      throw new Error(`enqueue answered ${results.length} results for ${batch.length} events`);
-    // Not waited for: the webhook's answer needs the events queued, not the readers woken.
-    if (results.includes('queued')) void this.ring(group);
-    return results;
+  /** One ENQUEUE call, then a ring of the bell when the event was queued. */
+  private async enqueue(input: EnqueueInput): Promise<EnqueueResult> {
+    const group = queueGroup(input.teamId);
+    const keys = [this.keys.queueTeams(group), ...input.keys];
+    const reply = await this.redis.campaignQueueEnqueue(keys.length, ...keys, this.group, ...input.args);
+    const [result] = enqueueReplies.parse(reply);
+    if (result === undefined) throw new Error('enqueue answered no result');
+    if (result.startsWith('error: ')) throw new Error(result.slice(7));
+    if (result === 'duplicate' || result === 'full' || result === 'full_bytes') return result;
+    // Not waited for: the webhook's answer needs the event queued, not the readers woken.
+    void this.ring(group);
+    return 'queued';
   }
 
   /**
@@ -392,11 +355,11 @@ class RedisQueueBackend implements QueueBackend {
     return at < 0 ? [] : ids.slice(at + 1, at + 1 + count);
   }
 
-  tryStart(consumer: string, entry: StoredEntry, leaseMs: number): Promise<StartResult> {
-    return this.starts.call({ consumer, entry, leaseMs });
+  async tryStart(consumer: string, entry: StoredEntry, leaseMs: number): Promise<StartResult> {
+    return (await this.startBatch([{ consumer, entry, leaseMs }]))[0]!;
   }
 
-  /** One TRY_START call for a batch of entries of one queue group (from any consumer of this process). */
+  /** One TRY_START call (the script takes several entries of one queue group; this process sends one). */
   private async startBatch(batch: StartInput[]): Promise<StartResult[]> {
     const keys: string[] = [];
     const args: Array<string | number> = [];
@@ -425,10 +388,10 @@ class RedisQueueBackend implements QueueBackend {
   }
 
   async complete(consumer: string, entry: StoredEntry): Promise<void> {
-    await this.completions.call({ consumer, entry });
+    await this.completeBatch([{ consumer, entry }]);
   }
 
-  /** One COMPLETE call for a batch of entries of one queue group. */
+  /** One COMPLETE call (the script takes several entries of one queue group; this process sends one). */
   private async completeBatch(batch: CompleteInput[]): Promise<true[]> {
     const keys = batch.flatMap(({ entry }) => this.finishKeys(entry));
     const args = batch.flatMap(({ consumer, entry }) => this.finishArgs(consumer, entry).slice(1));

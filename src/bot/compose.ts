@@ -4,7 +4,7 @@
  */
 import type { Server } from 'node:http';
 import { App, type Authorize, type CustomRoute } from '@slack/bolt';
-import { WebClient } from '@slack/web-api';
+import type { WebClient } from '@slack/web-api';
 import type { DestinationStream } from 'pino';
 import { createTransport, type TransportOptions } from '../api/index.js';
 import type { Config } from '../config.js';
@@ -74,8 +74,6 @@ export interface BotOptions {
   listenHost?: string;
   /** The clock hook-token expiry and timers are judged by (tests move it instead of waiting). Default `Date.now`. */
   now?: () => number;
-  /** How often store-kept timers (digests, quota checks, SLAs) are looked at. Default 15 s; tests use less. */
-  timerTickMs?: number;
   /** Slack's limits the bot paces itself to (`SLACK_LIMITS`); a test against an unlimited stand-in lifts them. */
   slackLimits?: SlackLimits;
   /** Per-workspace turns for platform requests (tests shorten the longest wait instead of waiting it out). */
@@ -152,11 +150,7 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
   );
   const members = new Membership(store, logger);
   const admins = new AdminGate(config.adminUsers, members, logger);
-  const timers = new Timers(
-    store,
-    logger.child({ component: 'timers' }),
-    options.timerTickMs !== undefined ? { tickMs: options.timerTickMs } : {},
-  );
+  const timers = new Timers(store, logger.child({ component: 'timers' }));
   const posts = new PostLedger(store, (err) => pace.judge(err));
   const audienceLogger = logger.child({ component: 'channel-audience' });
   const audienceNotices = new AudienceNotices(store, posts, audienceLogger);
@@ -202,18 +196,8 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
   const events = createEvents(deps, options.events);
   audienceNotices.postIn(events.bulk);
 
-  // Bolt matches custom routes in order, compiling each pattern per request: the webhooks' route, by far the
-  // busiest, is tried first (behind it, each delivery paid for compiling the three health routes' patterns).
-  // One workspace's token: Bolt authorizes with it and /readyz asks Slack about it, through the same paced client.
   const singleClient =
-    config.slack.mode.kind === 'single'
-      ? new WebClient(config.slack.mode.botToken, {
-          slackApiUrl: config.slack.apiUrl,
-          fetch: pace.fetch({ background: false, urgency: 'urgent' }),
-          ...SLACK_CLIENT_RULES,
-          logger: boltLogger(logger),
-        })
-      : undefined;
+    config.slack.mode.kind === 'single' ? deps.slack.forPeople(config.slack.mode.botToken) : undefined;
   const slackToken =
     singleClient &&
     new SlackTokenCheck(
@@ -226,6 +210,8 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
   const httpLimits = { ...HTTP_LIMITS, ...options.requestLimits?.http };
   // OPS_PORT: health and metrics there only, never beside the public routes.
   const ops = config.opsPort === undefined ? undefined : new OpsServer(health, httpLimits, logger);
+  // Bolt matches custom routes in order, compiling each pattern per request: the webhooks' route, by far the
+  // busiest, is tried first (behind it, each delivery paid for compiling the three health routes' patterns).
   const routes = [events.route, attachmentRoute(deps), ...(ops ? [] : health), ...(options.extraRoutes ?? [])];
   const receiver = new SlackReceiver(config, store, logger, {
     customRoutes: routes,

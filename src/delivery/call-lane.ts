@@ -19,6 +19,7 @@
  */
 import { RetryLaterError, type ChannelRef, type QueueEntry, type WaitingItem } from '../store/index.js';
 import { parseEvent, type CallCompleted } from '../events/events.js';
+import { readJob } from '../events/job.js';
 import { sealRecording } from '../events/recording-button.js';
 import { sealCallDetails } from '../events/call-details.js';
 import {
@@ -58,7 +59,14 @@ const STEP_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 /** A full channel: how long the next call waits in the queue before it tries again. */
 const FULL_RETRY_MS = 1_000;
 
-type Waiting = RolledCall & { id: string; enqueuedAt: number; asks?: Routed; item: WaitingItem };
+type Waiting = RolledCall & {
+  id: string;
+  enqueuedAt: number;
+  asks?: Routed;
+  item: WaitingItem;
+  /** Its dead letter's id, when an admin retried it: given up again, it is that letter again. */
+  retryOf?: string;
+};
 
 /** What a given-up call's dead letter holds (its `payload.outbox`). */
 interface OutboxLetter {
@@ -118,12 +126,14 @@ export class CallOutbox implements LaneHandler {
       throw new RetryLaterError(FULL_RETRY_MS, `${max} posts already wait for this channel`);
     }
     const mention = mentioning(asks);
+    const retryOf = readJob(entry.payload).data?.retryOf;
     const json = JSON.stringify(
       withTraceNow({
         trigger: call.trigger,
         data: call.data,
         enqueuedAt: entry.enqueuedAt,
         ...(mention ? { asks: mention } : {}),
+        ...(retryOf ? { retryOf } : {}),
       }),
     );
     await this.kit.store.outbox.add(to, 'routine', { id: entry.id, json });
@@ -158,7 +168,13 @@ export class CallOutbox implements LaneHandler {
     const broken: string[] = [];
     for (const { id, json } of stored) {
       try {
-        const raw = JSON.parse(json) as { trigger?: unknown; data?: unknown; enqueuedAt?: unknown; asks?: unknown };
+        const raw = JSON.parse(json) as {
+          trigger?: unknown;
+          data?: unknown;
+          enqueuedAt?: unknown;
+          asks?: unknown;
+          retryOf?: unknown;
+        };
         const trigger = raw.trigger === 'call_started' || raw.trigger === 'call_completed' ? raw.trigger : undefined;
         const parsed = trigger ? parseEvent(raw.data, trigger) : undefined;
         if (
@@ -175,6 +191,7 @@ export class CallOutbox implements LaneHandler {
             trigger: parsed.event.trigger,
             data: parsed.event.data,
             ...(asks ? { asks } : {}),
+            ...(typeof raw.retryOf === 'string' ? { retryOf: raw.retryOf } : {}),
           });
           continue;
         }
@@ -368,26 +385,30 @@ export class CallOutbox implements LaneHandler {
         data: c.data,
         ...(c.asks ? { asks: c.asks } : {}),
       };
-      await this.kit.store.queue.bury({
-        id: c.id,
+      const counted = await this.kit.store.queue.bury({
+        id: c.retryOf ?? c.id,
         teamId: at.teamId,
-        orderKey: `call-outbox:${at.channelId}`,
+        orderKey: `call-outbox:${c.retryOf ?? c.id}`,
         payload: { outbox },
         error: `posting failed in ${at.channelId}: ${cause}`,
         causes: [{ channel: at.channelId, error: cause }],
         attempts,
         enqueuedAt: c.enqueuedAt,
         failedAt,
+        ...(c.retryOf ? { retried: true } : {}),
       });
-      this.kit.metrics?.eventsDeadLettered.inc({ trigger: c.trigger });
+      if (counted) this.kit.metrics?.eventsDeadLettered.inc({ trigger: c.trigger });
     }
     const underWay = await this.kit.store.outbox.rollupUnderWay(at);
     if (underWay?.some((id) => ids.includes(id))) await this.kit.store.outbox.finishRollup(at, underWay);
     await this.kit.store.outbox.remove(at, ids);
   }
 
-  /** A dead letter of this outbox back in its channel, under its own id (so nothing posted before is posted again). */
-  async retry(teamId: string, id: string, payload: unknown): Promise<boolean> {
+  /**
+   * A dead letter of this outbox back in the channels it was given up in (`channels`), under its own id (so nothing
+   * posted before is posted again); given up again, it is the same letter.
+   */
+  async retry(teamId: string, id: string, payload: unknown, channels: readonly string[]): Promise<boolean> {
     const outbox = (payload as { outbox?: Partial<OutboxLetter> } | null)?.outbox;
     if (!outbox || typeof outbox.channelId !== 'string') return false;
     const parsed =
@@ -401,11 +422,14 @@ export class CallOutbox implements LaneHandler {
       data: parsed.event.data,
       enqueuedAt: Date.now(),
       ...(asks ? { asks } : {}),
+      retryOf: id,
     });
-    const to = { teamId, channelId: outbox.channelId };
-    await this.kit.store.channelPauses.resume(teamId, outbox.channelId);
-    await this.kit.store.outbox.add(to, 'routine', { id, json });
-    this.scheduler.resumed(to);
+    for (const channelId of channels.length > 0 ? channels : [outbox.channelId]) {
+      const to = { teamId, channelId };
+      await this.kit.store.channelPauses.resume(teamId, channelId);
+      await this.kit.store.outbox.add(to, 'routine', { id, json });
+      this.scheduler.resumed(to);
+    }
     return true;
   }
 }

@@ -49,9 +49,11 @@ export class SlackClients {
   /** Workspace and use → its client and the token it was made with; least recently used first. */
   private readonly clients = new Map<string, { token: string; client: WebClient }>();
   private readonly logger: ReturnType<typeof boltLogger>;
+  private readonly peopleLogger: ReturnType<typeof boltLogger>;
 
   constructor(private readonly options: SlackClientsOptions) {
     this.logger = boltLogger(options.logger, 'slack-worker');
+    this.peopleLogger = boltLogger(options.logger);
   }
 
   /** The workspace's client for work of `urgency`; undefined while the workspace has no bot token (uninstalled). */
@@ -85,14 +87,20 @@ export class SlackClients {
     return this.clients.size;
   }
 
+  /**
+   * The client of a person's requests for one bot token (a single-workspace install: Bolt authorizes with it and
+   * /readyz asks Slack about it), paced like Bolt's own.
+   */
+  forPeople(token: string): WebClient {
+    return this.make(token, this.options.pace.fetch({ background: false, urgency: 'urgent' }), this.peopleLogger);
+  }
+
   private create(teamId: string, token: string, urgency: Urgency): WebClient {
-    const { apiUrl, pace } = this.options;
-    return new WebClient(token, {
-      slackApiUrl: apiUrl,
-      // Budgeted by the workspace it acts for: an org-wide token is shared by every workspace of the org.
-      fetch: pace.fetch({ background: true, urgency, team: teamId }),
-      ...SLACK_CLIENT_RULES,
-      logger: this.logger,
-    });
+    // Budgeted by the workspace it acts for: an org-wide token is shared by every workspace of the org.
+    return this.make(token, this.options.pace.fetch({ background: true, urgency, team: teamId }), this.logger);
+  }
+
+  private make(token: string, fetch: ReturnType<SlackPace['fetch']>, logger: ReturnType<typeof boltLogger>) {
+    return new WebClient(token, { slackApiUrl: this.options.apiUrl, fetch, ...SLACK_CLIENT_RULES, logger });
   }
 }

@@ -1,7 +1,8 @@
 /**
  * Posting a dead letter again, when an admin presses Retry in `/campaign failed`: a call given up in its
- * channel goes back to that channel's outbox; any other event is queued again. Either way under the dead
- * letter's own id for its steps, so channels that had it already do not get it twice.
+ * channels goes back to their outboxes; any other event is queued again. Either way under the dead letter's own
+ * id for its steps, so channels that had it already do not get it twice — and given up again, it is the same
+ * letter: a Retry never adds to the count of letters ever kept.
  */
 import type { DeadLetter, EnqueueOptions, Store } from '../store/index.js';
 import type { CallOutbox } from './call-lane.js';
@@ -26,7 +27,7 @@ export async function retryDeadLetter(
     return await requeue(store, outbox, teamId, letter, caps);
   } catch (err) {
     // Nothing was queued: the letter goes back to the list, for another try.
-    await store.queue.bury(letter);
+    await putBack(store, letter);
     throw err;
   }
 }
@@ -40,10 +41,11 @@ async function requeue(
 ): Promise<RetryOutcome> {
   // An admin retrying says the channels are fixed: they take posts again.
   for (const cause of letter.causes ?? []) await store.channelPauses.resume(teamId, cause.channel);
-  if (await outbox.retry(teamId, letter.id, letter.payload)) return 'queued';
+  const channels = (letter.causes ?? []).map((c) => c.channel);
+  if (await outbox.retry(teamId, letter.id, letter.payload, channels)) return 'queued';
   const job = readJob(letter.payload);
   if (!job.success) {
-    await store.queue.bury(letter);
+    await putBack(store, letter);
     return 'unreadable';
   }
   const payload = { ...job.data, retryOf: job.data.retryOf ?? letter.id };
@@ -54,8 +56,13 @@ async function requeue(
     caps,
   );
   if (result === 'full' || result === 'full_bytes') {
-    await store.queue.bury(letter);
+    await putBack(store, letter);
     return 'full';
   }
   return 'queued';
+}
+
+/** The letter back in the list, not counted again. */
+async function putBack(store: Store, letter: DeadLetter): Promise<void> {
+  await store.queue.bury({ ...letter, retried: true });
 }

@@ -13,8 +13,7 @@ import type { ChannelRef, QueueEntry, WaitingItem } from '../store/index.js';
 import { withTraceNow } from '../util/spans.js';
 import { LaneFailure, type ChannelScheduler, type LaneHandler } from './scheduler.js';
 import type { PostingKit } from './post-context.js';
-import { isTriggerName } from '../events/events.js';
-import { readJob } from '../events/job.js';
+import { letterOf, triggerOf } from '../events/job.js';
 
 /** What the worker does with a parked event when its turn comes (`EventWorker.runParked`). */
 export interface ParkedRunner {
@@ -88,24 +87,16 @@ export class ConversationLane implements LaneHandler {
     return undefined;
   }
 
-  /** A dead letter per event, with its channel's cause: Retry queues it again (src/delivery/dead-letters.ts). */
+  /** The event's dead letter, with this channel's cause (one per event): Retry queues it again (dead-letters.ts). */
   async giveUp(at: ChannelRef, items: WaitingItem[], cause: string, attempts: number): Promise<void> {
     for (const item of items) {
       const entry = this.entryOf(at, item);
       if (entry) {
-        await this.kit.store.queue.bury({
-          id: entry.id,
-          teamId: at.teamId,
-          orderKey: entry.orderKey,
-          payload: entry.payload,
-          error: `posting failed in ${at.channelId}: ${cause}`,
-          causes: [{ channel: at.channelId, error: cause }],
-          attempts: Math.max(attempts, entry.attempt),
-          enqueuedAt: entry.enqueuedAt,
-          failedAt: Date.now(),
-        });
-        const trigger = readJob(entry.payload).data?.trigger ?? 'unknown';
-        this.kit.metrics?.eventsDeadLettered.inc({ trigger: isTriggerName(trigger) ? trigger : 'unknown' });
+        const letter = letterOf({ ...entry, attempt: Math.max(attempts, entry.attempt) }, cause, [
+          { channel: at.channelId, error: cause },
+        ]);
+        if (await this.kit.store.queue.bury({ ...letter, error: `posting failed in ${at.channelId}: ${cause}` }))
+          this.kit.metrics?.eventsDeadLettered.inc({ trigger: triggerOf(entry.payload) });
         await this.kit.store.outbox.removeInConversation(at, entry.orderKey, [entry.id]);
       } else await this.kit.store.outbox.remove(at, [item.id]);
     }

@@ -24,7 +24,8 @@ export function registerCallHandlers(worker: EventWorker, outbox: CallOutbox): v
         { campaignId: d.event.data.campaignId },
         'no channel is subscribed to this event any more: nothing to post',
       );
-      await noteUnrouted(d);
+      const { teamId, enqueuedAt } = d.entry;
+      await noteUnrouted(d.store, d.log, { teamId, event: d.event, enqueuedAt, stepsOf: d.stepsOf });
       return 'skipped' as const;
     }
     for (const [channelId, asks] of routed) {

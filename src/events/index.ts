@@ -7,7 +7,7 @@
  */
 import type { App, CustomRoute } from '@slack/bolt';
 import type { Deps } from '../app/deps.js';
-import { hookRoute, type IntakeOptions } from './intake.js';
+import { hookRoute } from './intake.js';
 import { registerRecordingButton } from './recording-button.js';
 import { registerCallDetails } from './call-details.js';
 import { installedIn, workerSlack } from '../delivery/post-context.js';
@@ -27,7 +27,6 @@ import { StepLog } from '../delivery/steps.js';
 
 export interface EventsOptions {
   worker?: WorkerOptions;
-  intake?: IntakeOptions;
   calls?: CallOutboxOptions;
   delivery?: SchedulerOptions;
   recordings?: RecordingOptions;
@@ -85,7 +84,7 @@ export function createEvents(deps: Deps, options: EventsOptions = {}): Events {
   const alerts = new OutcomeAlerts(kit, bulk, deps.posts);
   deps.timers.on(ALERT_TIMER, (timer, now) => alerts.fire(timer, now));
   return {
-    route: hookRoute(deps, options.intake),
+    route: hookRoute(deps),
     on: (trigger, handler) => worker.on(trigger, handler),
     bulk,
     register(app) {

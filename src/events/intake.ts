@@ -45,10 +45,6 @@ const RESOLVED_TOKENS_KEPT = 10_000;
 
 type IntakeDeps = Pick<Deps, 'config' | 'store' | 'logger' | 'redactor' | 'metrics' | 'lifecycle'>;
 
-export interface IntakeOptions {
-  bodyLimit?: number;
-}
-
 /**
  * Hook token → team id, remembered for a moment. Every delivery carries the token and resolving it takes two
  * store round trips — at webhook rates the largest share of intake's own work. A token that resolved is
@@ -88,12 +84,12 @@ class HookTokens {
   }
 }
 
-export function hookRoute(deps: IntakeDeps, options: IntakeOptions = {}): CustomRoute {
+export function hookRoute(deps: IntakeDeps): CustomRoute {
   const ctx: DeliveryContext = {
     deps,
     tokens: new HookTokens(deps.store),
     overCap: new BacklogWarnings(),
-    limit: options.bodyLimit ?? HOOK_BODY_LIMIT,
+    limit: HOOK_BODY_LIMIT,
   };
   return {
     path: `${HOOK_PATH}/:token`,

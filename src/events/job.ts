@@ -5,7 +5,8 @@
  * The worker validates the event against the schemas (`parseEvent`) when it takes it, whatever intake checked:
  * an event queued before a deploy is judged by the schemas now in force.
  */
-import { isTriggerName, parseEvent, type ParseResult } from './events.js';
+import type { ChannelCause, DeadLetter, QueueEntry } from '../store/index.js';
+import { isTriggerName, parseEvent, type ParseResult, type TriggerName } from './events.js';
 
 export interface EventJob {
   v: 1;
@@ -60,4 +61,34 @@ export function readJob(payload: unknown): JobRead {
 /** The job's event, validated against the schemas for its trigger. */
 export function jobEvent(job: EventJob): ParseResult {
   return isTriggerName(job.trigger) ? parseEvent(job.event, job.trigger) : parseEvent(job.event);
+}
+
+/**
+ * The dead letter of a queued event given up with these causes: one per event, under the id an admin's Retry
+ * keeps (`retryOf`), so a retried event given up again is the same letter, not a second one.
+ */
+export function letterOf(
+  entry: Pick<QueueEntry, 'id' | 'teamId' | 'orderKey' | 'payload' | 'enqueuedAt' | 'attempt'>,
+  error: string,
+  causes?: ChannelCause[],
+): DeadLetter {
+  const retryOf = readJob(entry.payload).data?.retryOf;
+  return {
+    id: retryOf ?? entry.id,
+    teamId: entry.teamId,
+    orderKey: entry.orderKey,
+    payload: entry.payload,
+    error,
+    ...(causes ? { causes } : {}),
+    attempts: entry.attempt,
+    enqueuedAt: entry.enqueuedAt,
+    failedAt: Date.now(),
+    ...(retryOf === undefined ? {} : { retried: true }),
+  };
+}
+
+/** The trigger a queued payload names, as metrics label it. */
+export function triggerOf(payload: unknown): TriggerName | 'unknown' {
+  const trigger = readJob(payload).data?.trigger;
+  return trigger !== undefined && isTriggerName(trigger) ? trigger : 'unknown';
 }

@@ -20,7 +20,6 @@ import type { Logger } from '../logger.js';
 import type { SlackErrorClass } from '../delivery/slack-errors.js';
 import { slackErrorCode } from '../slack/post.js';
 import {
-  ChannelFailures,
   isRetryLaterError,
   RetryLaterError,
   type ChannelCause,
@@ -30,7 +29,7 @@ import {
   type Store,
 } from '../store/index.js';
 import { isTriggerName, type EventMap, type KnownEvent, type TriggerName } from './events.js';
-import { jobEvent, readJob, type EventJob } from './job.js';
+import { jobEvent, letterOf, readJob, triggerOf, type EventJob } from './job.js';
 import { channelsFor } from './router.js';
 import type { PostingKit } from '../delivery/post-context.js';
 import { StepLog, type StepRef } from '../delivery/steps.js';
@@ -102,6 +101,18 @@ export interface QueuedEvent<T extends TriggerName = TriggerName> {
 export type EventOutcome = 'posted' | 'skipped' | 'handed-on';
 export type EventHandler<T extends TriggerName> = (queued: QueuedEvent<T>) => Promise<EventOutcome>;
 
+/** A handler's error that failed in some channels: the dead letter keeps each channel's cause. */
+class ChannelFailures extends Error {
+  override readonly name = 'ChannelFailures';
+  /** `final`: trying again cannot help (e.g. every channel removed the bot): dead-lettered at once. */
+  constructor(
+    readonly causes: ChannelCause[],
+    readonly final = false,
+  ) {
+    super(`posting failed in ${causes.map((c) => `${c.channel}: ${c.error}`).join('; ')}`);
+  }
+}
+
 /** Raised for an event this app cannot handle: after the retries it is a dead letter (kept, counted). */
 class UnhandledEventError extends Error {
   override readonly name = 'UnhandledEventError';
@@ -144,12 +155,11 @@ export class EventWorker implements ParkedRunner {
 
   start(): void {
     if (this.consumer) return;
-    const { consumer, ...settings } = this.options;
+    const { consumer, maxAttempts: _, ...settings } = this.options;
     const name = consumer ?? `${hostname()}:${process.pid}:${++consumersInProcess}`;
     this.consumer = this.kit.store.queue.consume((entry) => this.handleCounted(entry), {
       consumer: name,
       ...definedOnly(settings),
-      maxAttempts: this.options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
     });
     this.kit.logger.info({ consumer: name }, 'event worker started');
   }
@@ -161,21 +171,27 @@ export class EventWorker implements ParkedRunner {
     if (consumer) await consumer.stop();
   }
 
-  /** `handle`, counting the entries its last failed attempt turns into dead letters. */
+  /**
+   * `handle`; its last failed try (or one trying again cannot help) makes the event's dead letter — one per event,
+   * merged with one a channel's outbox kept already — and the queue is done with it.
+   */
   private async handleCounted(entry: QueueEntry): Promise<HandlerResult> {
     try {
       return await this.handle(entry);
     } catch (caught) {
       const heals = this.timeHeals(entry, caught);
-      const err = heals === undefined ? caught : new RetryLaterError(heals, 'Slack is busy or down: the event waits');
-      const last =
-        entry.attempt >= (this.options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS) ||
-        (err instanceof ChannelFailures && err.final);
-      if (!isRetryLaterError(err) && last) {
-        const trigger = readJob(entry.payload).data?.trigger ?? 'unknown';
-        this.kit.metrics?.eventsDeadLettered.inc({ trigger: isTriggerName(trigger) ? trigger : 'unknown' });
-      }
-      throw err;
+      if (heals !== undefined) throw new RetryLaterError(heals, 'Slack is busy or down: the event waits');
+      const final = caught instanceof ChannelFailures && caught.final;
+      if (entry.attempt < (this.options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS) && !final) throw caught;
+      const error = caught instanceof Error ? caught.message || caught.name : String(caught);
+      const causes = caught instanceof ChannelFailures ? caught.causes : undefined;
+      this.kit.logger.error(
+        { team: entry.teamId, entry: entry.id, attempt: entry.attempt, err: caught },
+        'event given up: kept as a dead letter (see /campaign failed)',
+      );
+      if (await this.kit.store.queue.bury(letterOf(entry, error.slice(0, 2_000), causes)))
+        this.kit.metrics?.eventsDeadLettered.inc({ trigger: triggerOf(entry.payload) });
+      return {};
     }
   }
 
@@ -342,7 +358,12 @@ export class EventWorker implements ParkedRunner {
             { campaignId: event.data.campaignId },
             'no channel is subscribed to this event any more: nothing to post',
           );
-          await noteUnrouted(queued);
+          await noteUnrouted(this.kit.store, log, {
+            teamId: entry.teamId,
+            event,
+            enqueuedAt: entry.enqueuedAt,
+            stepsOf,
+          });
           return 'skipped';
         }
         const slack = await queued.slack();

@@ -21,9 +21,6 @@ import { segment, unsegment } from './keys.js';
 export const LANES = ['urgent', 'routine', 'bulk'] as const;
 export type Lane = (typeof LANES)[number];
 
-/** A conversation's count of waiting events outlives the longest an event may wait (a day). */
-const CONVERSATION_COUNT_TTL_MS = 25 * 60 * 60_000;
-
 export interface WaitingWork {
   /** The queue entry's id (orders the work of a lane). */
   id: string;
@@ -58,29 +55,24 @@ export class ChannelOutboxRepo {
   }
 
   /**
-   * Parks one event of a conversation (its queue order key) in the channel's urgent lane, counted: while any of
-   * its events waits there, a later one waits behind them (`conversationWaits`), so the conversation keeps its
-   * order. The count is raised first: a crash in between leaves it high (the next events wait in the outbox too,
-   * still in order), never low; it lives a day past the last event parked.
+   * Parks one event of a conversation (its queue order key) in the channel's urgent lane, counted in the same
+   * atomic step, and only when it was added (an entry parked again keeps one copy and one count): while any of
+   * the conversation's events waits there, a later one waits behind them (`conversationWaits`), so it keeps its
+   * order.
    */
   async addInConversation(to: ChannelRef, orderKey: string, work: WaitingWork): Promise<void> {
-    const key = this.keys.outboxWaiting(to.teamId, to.channelId, orderKey);
-    await this.kv.incr(key);
-    await this.kv.expire(key, CONVERSATION_COUNT_TTL_MS);
-    await this.add(to, 'urgent', work);
+    await this.parked.put(to.teamId, to.channelId, work.id, work.json, LANES.indexOf('urgent'), orderKey);
+    await this.dueAt(to, this.now(), { unlessDue: true });
   }
 
   /** Whether events of the conversation wait in the channel. */
   async conversationWaits(at: ChannelRef, orderKey: string): Promise<boolean> {
-    return Number(await this.kv.get(this.keys.outboxWaiting(at.teamId, at.channelId, orderKey))) > 0;
+    return (await this.parked.tally(at.teamId, at.channelId, orderKey)) > 0;
   }
 
   /** Removes events of a conversation from the channel (posted, carried by another, or given up). */
   async removeInConversation(at: ChannelRef, orderKey: string, ids: readonly string[]): Promise<void> {
-    const removed = await this.remove(at, ids);
-    if (removed === 0) return;
-    const key = this.keys.outboxWaiting(at.teamId, at.channelId, orderKey);
-    if ((await this.kv.incr(key, -removed)) <= 0) await this.kv.del(key);
+    if (ids.length > 0) await this.parked.remove(at.teamId, at.channelId, ids, orderKey);
   }
 
   /** How much waits for the channel (every lane). */

@@ -237,7 +237,7 @@ export { LEASE_MS } from './leases.js';
 export type { KeptLease } from './leases.js';
 export { CALL_CATEGORIES, DIGEST_CADENCES } from './reports.js';
 export type { DigestCadence, DigestFigures, DigestSchedule, QuotaAlertSetting, SnapshotBounds } from './reports.js';
-export { ChannelFailures, RetryLaterError, isRetryLaterError } from './queue.js';
+export { RetryLaterError, isRetryLaterError } from './queue.js';
 export type {
   ChannelCause,
   Consumer,

@@ -122,11 +122,6 @@ export interface Keys {
   outboxDue(): string;
   /** String with TTL: which replica is posting a channel's waiting posts. */
   outboxLease(teamId: string, channelId: string): string;
-  /**
-   * String with TTL: how many events of one conversation (its queue order key) wait in a channel's outbox; a later
-   * event of it waits behind them there, so the conversation keeps its order.
-   */
-  outboxWaiting(teamId: string, channelId: string, orderKey: string): string;
   /** String with TTL: the entry ids (JSON) of the roll-up under way in a channel. */
   callRollup(teamId: string, channelId: string): string;
   /** String with TTL: one Slack call budget's next free slot (see `RateBudget`). */
@@ -199,6 +194,11 @@ export interface Keys {
   queueParked(teamId: string, place: string): string;
   /** Sorted set: the same items' ids (made sortable), scored by their lane: what goes out first, read from the head. */
   queueParkedOrder(teamId: string, place: string): string;
+  /**
+   * Hash with TTL: per conversation (its queue order key), how many of its events are parked in one place (a
+   * channel's outbox): while any waits there, a later one waits behind them, so the conversation keeps its order.
+   */
+  queueParkedTallies(teamId: string, place: string): string;
 }
 
 /**
@@ -255,7 +255,6 @@ export function createKeys(
   // The report's kind comes first, as it always has.
   const reportMark = kinds.add(p, 'report-mark', 1);
   const outboxLease = kinds.add(p, 'outbox-lease');
-  const outboxWaiting = kinds.add(p, 'outbox-waiting');
   const callRollup = kinds.add(p, 'call-rollup');
   const channelPauses = kinds.add(p, 'channel-pauses');
   const channelSubscribers = kinds.add(p, 'channel-subscribers');
@@ -271,7 +270,7 @@ export function createKeys(
   );
   kinds.addDerived(p, '{unrouted', (parts) => (parts[0]?.endsWith('}') ? unsegment(parts[0].slice(0, -1)) : undefined));
   // A workspace's queue keys: `{queue:<g>.<n>}:<kind>:<team>:…` (the group is the team's: it names nothing more).
-  const queueKinds = new Set(['stream', 'marks', 'usage', 'parked', 'parked-order', 'dead']);
+  const queueKinds = new Set(['stream', 'marks', 'usage', 'parked', 'parked-order', 'parked-tallies', 'dead']);
   kinds.addDerived(p, '{queue', (parts) =>
     parts[0]?.endsWith('}') && queueKinds.has(parts[1] ?? '') && parts[2] !== undefined
       ? unsegment(parts[2])
@@ -316,7 +315,6 @@ export function createKeys(
     reportMark: (kind, teamId, channelId, period) => reportMark(teamId, kind, channelId, period),
     outboxDue: () => `${p}outbox-due`,
     outboxLease: (teamId, channelId) => outboxLease(teamId, channelId),
-    outboxWaiting: (teamId, channelId, orderKey) => outboxWaiting(teamId, channelId, orderKey),
     callRollup: (teamId, channelId) => callRollup(teamId, channelId),
     rateBudget: (id) => `${p}rate-budget:${segment(id)}`,
     verification: (teamId) => verification(teamId),
@@ -348,6 +346,7 @@ export function createKeys(
     queueUsage: (teamId) => queueOwn('usage', teamId),
     queueParked: (teamId, place) => queueOwn('parked', teamId, place),
     queueParkedOrder: (teamId, place) => queueOwn('parked-order', teamId, place),
+    queueParkedTallies: (teamId, place) => queueOwn('parked-tallies', teamId, place),
   };
 }
 

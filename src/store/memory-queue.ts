@@ -3,12 +3,17 @@ import type { Logger } from 'pino';
 import { DedupMarks } from './dedup-marks.js';
 import { BackendEventQueue } from './queue-consumer.js';
 import { entryIdOfSortable, sortableEntryId } from './queue-backend.js';
-import type { FailResult, QueueBackend, QueueReader, StartResult, StoredEntry } from './queue-backend.js';
+import type { QueueBackend, QueueReader, StartResult, StoredEntry } from './queue-backend.js';
 import { SortedMembers } from './memory-sorted.js';
-import { DEAD_LETTER_CAP, DEAD_LETTER_MAX_AGE_MS, DEDUP_MARK_BYTES, DEDUP_MARK_GUARD_MS } from './queue.js';
+import {
+  DEAD_LETTER_CAP,
+  DEAD_LETTER_MAX_AGE_MS,
+  DEDUP_MARK_BYTES,
+  DEDUP_MARK_GUARD_MS,
+  mergeLetters,
+} from './queue.js';
 import type {
   BacklogUsage,
-  ChannelCause,
   DeadLetter,
   DeadLetters,
   EnqueueOptions,
@@ -67,7 +72,10 @@ export class MemoryQueueBackend implements QueueBackend {
   /** Per team with a backlog: what it holds. */
   private readonly backlog = new Map<string, Usage>();
   /** Parked items per (team, place): id → JSON, and their order (rank, then id). */
-  private readonly parkedItems = new Map<string, { items: Map<string, string>; order: SortedMembers }>();
+  private readonly parkedItems = new Map<
+    string,
+    { items: Map<string, string>; order: SortedMembers; tallies: Map<string, number> }
+  >();
   private readonly pending = new Map<string, Pending>();
   private readonly order = new Map<string, string[]>();
   private readonly leases = new Map<string, { owner: string; expiresAt: number }>();
@@ -251,32 +259,17 @@ export class MemoryQueueBackend implements QueueBackend {
     return Promise.resolve();
   }
 
-  fail(
-    consumer: string,
-    entry: StoredEntry,
-    error: string,
-    maxAttempts: number,
-    causes?: ChannelCause[],
-  ): Promise<FailResult> {
-    if (!this.entries.has(entry.id)) {
-      // Forgotten meanwhile (its workspace uninstalled): nothing to count, nothing to keep.
-      this.releaseLease(consumer, entry.orderKey);
-      return Promise.resolve({ attempts: 0, deadLettered: false });
-    }
+  fail(consumer: string, entry: StoredEntry): Promise<number> {
+    this.releaseLease(consumer, entry.orderKey);
+    // Forgotten meanwhile (its workspace uninstalled): nothing to count.
+    if (!this.entries.has(entry.id)) return Promise.resolve(0);
     const attempts = (this.attempts.get(entry.id) ?? 0) + 1;
     this.attempts.set(entry.id, attempts);
-    this.releaseLease(consumer, entry.orderKey);
-    if (attempts < maxAttempts) return Promise.resolve({ attempts, deadLettered: false });
-    this.finish(consumer, entry);
-    const { id, teamId, orderKey, payload, enqueuedAt } = entry;
-    const letter = { id, teamId, orderKey, payload, enqueuedAt, error, attempts, failedAt: Date.now() };
-    this.keepDead(causes ? { ...letter, causes } : letter);
-    return Promise.resolve({ attempts, deadLettered: true });
+    return Promise.resolve(attempts);
   }
 
-  bury(letter: DeadLetter): Promise<void> {
-    this.keepDead(letter);
-    return Promise.resolve();
+  bury(letter: DeadLetter): Promise<boolean> {
+    return Promise.resolve(this.keepDead(letter));
   }
 
   takeDeadLetter(teamId: string, id: string): Promise<DeadLetter | undefined> {
@@ -288,9 +281,15 @@ export class MemoryQueueBackend implements QueueBackend {
     return Promise.resolve(taken!.letter);
   }
 
-  private keepDead(letter: DeadLetter): void {
+  /** Keeps the letter (merged with its twin); whether it counted it. */
+  private keepDead(given: DeadLetter): boolean {
+    const kept = this.dead.get(given.teamId) ?? [];
+    const twin = kept.findIndex((d) => d.letter.id === given.id);
+    const older = twin < 0 ? undefined : kept.splice(twin, 1)[0]!;
+    if (older) this.countDead(given.teamId, -older.bytes);
+    const letter = older ? mergeLetters(given, older.letter) : given;
     const bytes = Buffer.byteLength(JSON.stringify(letter));
-    this.dead.set(letter.teamId, [{ letter, bytes }, ...(this.dead.get(letter.teamId) ?? [])]);
+    this.dead.set(letter.teamId, [{ letter, bytes }, ...kept]);
     this.countDead(letter.teamId, bytes);
     const cutoff = Date.now() - DEAD_LETTER_MAX_AGE_MS;
     const usage = this.backlog.get(letter.teamId) ?? NOTHING;
@@ -301,7 +300,9 @@ export class MemoryQueueBackend implements QueueBackend {
       letter.teamId,
       (held, oldest, count) => count > DEAD_LETTER_CAP || (count > 1 && live + held > cap) || oldest.failedAt < cutoff,
     );
+    if (older || given.retried) return false;
     this.deadCounts.set(letter.teamId, (this.deadCounts.get(letter.teamId) ?? 0) + 1);
+    return true;
   }
 
   /** Drops the team's oldest dead letters while `more(bytes they hold, the oldest, how many)` says so. */
@@ -425,19 +426,19 @@ export class MemoryQueueBackend implements QueueBackend {
   }
 
   readonly parked: ParkedWork = {
-    put: (teamId, place, id, json, rank) => {
+    put: (teamId, place, id, json, rank, tally) => {
       const key = parkedKey(teamId, place);
       let parked = this.parkedItems.get(key);
       if (!parked) {
-        parked = { items: new Map(), order: new SortedMembers() };
+        parked = { items: new Map(), order: new SortedMembers(), tallies: new Map() };
         this.parkedItems.set(key, parked);
       }
-      if (!parked.items.has(id)) {
-        parked.items.set(id, json);
-        parked.order.add(sortableEntryId(id), rank);
-        this.count(teamId, 0, 0, 1, Buffer.byteLength(json));
-      }
-      return Promise.resolve();
+      if (parked.items.has(id)) return Promise.resolve(false);
+      parked.items.set(id, json);
+      parked.order.add(sortableEntryId(id), rank);
+      if (tally !== undefined) parked.tallies.set(tally, (parked.tallies.get(tally) ?? 0) + 1);
+      this.count(teamId, 0, 0, 1, Buffer.byteLength(json));
+      return Promise.resolve(true);
     },
     head: (teamId, place, limit) => {
       const parked = this.parkedItems.get(parkedKey(teamId, place));
@@ -460,7 +461,9 @@ export class MemoryQueueBackend implements QueueBackend {
       return Promise.resolve(found);
     },
     count: (teamId, place) => Promise.resolve(this.parkedItems.get(parkedKey(teamId, place))?.items.size ?? 0),
-    remove: (teamId, place, ids) => {
+    tally: (teamId, place, tally) =>
+      Promise.resolve(this.parkedItems.get(parkedKey(teamId, place))?.tallies.get(tally) ?? 0),
+    remove: (teamId, place, ids, tally) => {
       const key = parkedKey(teamId, place);
       const parked = this.parkedItems.get(key);
       let removed = 0;
@@ -471,6 +474,11 @@ export class MemoryQueueBackend implements QueueBackend {
         parked!.order.remove(sortableEntryId(id));
         removed++;
         this.count(teamId, 0, 0, -1, -Buffer.byteLength(json));
+      }
+      if (tally !== undefined && parked) {
+        const left = (parked.tallies.get(tally) ?? 0) - removed;
+        if (left > 0) parked.tallies.set(tally, left);
+        else parked.tallies.delete(tally);
       }
       if (parked?.items.size === 0) this.parkedItems.delete(key);
       return Promise.resolve(removed);

@@ -1,6 +1,5 @@
 import type {
   BacklogUsage,
-  ChannelCause,
   DeadLetter,
   DeadLetters,
   EnqueueOptions,
@@ -11,7 +10,7 @@ import type {
 } from './queue.js';
 
 /**
- * The primitives a queue backend provides; the consumer logic (ordering, retries, dead letters, takeover) is
+ * The primitives a queue backend provides; the consumer logic (ordering, retries, takeover) is
  * written once on top of them in `queue-consumer.ts`.
  *
  * Model (that of a Redis Streams consumer group): every entry is either waiting or pending for exactly one
@@ -41,11 +40,6 @@ export type StartResult =
   | { status: 'wait' }
   /** The entry is finished or now belongs to another consumer: forget it. */
   | { status: 'gone' };
-
-export interface FailResult {
-  attempts: number;
-  deadLettered: boolean;
-}
 
 export interface QueueReader {
   /**
@@ -82,16 +76,10 @@ export interface QueueBackend {
   release(consumer: string, entry: StoredEntry): Promise<void>;
   /** Finishes the entry: acknowledged, removed, its orderKey moves on. */
   complete(consumer: string, entry: StoredEntry): Promise<void>;
-  /** Counts a failed try; at `maxAttempts` the entry is dead-lettered and finished in the same step. */
-  fail(
-    consumer: string,
-    entry: StoredEntry,
-    error: string,
-    maxAttempts: number,
-    causes?: ChannelCause[],
-  ): Promise<FailResult>;
+  /** Counts a failed try and gives the lease up; resolves the tries failed so far (0: the entry is gone). */
+  fail(consumer: string, entry: StoredEntry): Promise<number>;
   deadLetters(teamId: string, limit: number): Promise<DeadLetters>;
-  bury(letter: DeadLetter): Promise<void>;
+  bury(letter: DeadLetter): Promise<boolean>;
   takeDeadLetter(teamId: string, id: string): Promise<DeadLetter | undefined>;
   depth(): Promise<QueueDepth>;
   forgetTeam(teamId: string): Promise<number>;

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { shortDigest } from './digest.js';
 import { compareEntryIds, entryRef } from './queue-backend.js';
 import type { QueueBackend, QueueReader, StoredEntry } from './queue-backend.js';
-import { ChannelFailures, isRetryLaterError, MAX_BEHIND } from './queue.js';
+import { isRetryLaterError, MAX_BEHIND } from './queue.js';
 import type {
   BacklogUsage,
   ConsumeOptions,
@@ -53,7 +53,6 @@ interface Settings {
   concurrency: number;
   blockMs: number;
   claimIdleMs: number;
-  maxAttempts: number;
   retryDelayMs: (attempt: number) => number;
   prefetch: number;
   pollMs: number;
@@ -73,7 +72,6 @@ function settingsFrom(options: ConsumeOptions): Settings {
     concurrency,
     blockMs: positiveInt(options.blockMs, 5_000, 'blockMs'),
     claimIdleMs: positiveInt(options.claimIdleMs, 30_000, 'claimIdleMs'),
-    maxAttempts: positiveInt(options.maxAttempts, 5, 'maxAttempts'),
     retryDelayMs: options.retryDelayMs ?? defaultRetryDelayMs,
     prefetch: positiveInt(options.prefetch, concurrency * 4, 'prefetch'),
     pollMs: positiveInt(options.pollMs, 100, 'pollMs'),
@@ -435,25 +433,18 @@ class QueueConsumer implements Consumer {
       await this.backend.release(this.name, entry).catch(() => undefined); // the lease also expires by itself
       return;
     }
-    const message = errorMessage(error);
-    const causes = error instanceof ChannelFailures ? error.causes : undefined;
-    const maxAttempts = error instanceof ChannelFailures && error.final ? attempt : this.settings.maxAttempts;
-    let result;
+    let attempts;
     try {
-      result = await this.backend.fail(this.name, entry, message, maxAttempts, causes);
+      attempts = await this.backend.fail(this.name, entry);
     } catch (backendError) {
       this.logger.warn({ ...log, err: errorMessage(backendError) }, 'queue: could not record failure');
       h.notBefore = Date.now() + ERROR_BACKOFF_MS;
       return;
     }
-    if (result.deadLettered) {
-      this.logger.error({ ...log, err: message }, 'queue: entry dead-lettered after its last attempt');
-      this.drop(h);
-      return;
-    }
-    const delay = Math.max(0, this.settings.retryDelayMs(result.attempts));
+    if (attempts === 0) return this.drop(h); // its workspace was forgotten meanwhile
+    const delay = Math.max(0, this.settings.retryDelayMs(attempts));
     h.notBefore = Date.now() + delay;
-    this.logger.warn({ ...log, err: message, retryInMs: delay }, 'queue: handler failed, will retry');
+    this.logger.warn({ ...log, err: errorMessage(error), retryInMs: delay }, 'queue: handler failed, will retry');
   }
 }
 
@@ -495,7 +486,7 @@ export class BackendEventQueue implements EventQueue {
     return this.backend.deadLetters(teamId, limit);
   }
 
-  bury(letter: DeadLetter): Promise<void> {
+  bury(letter: DeadLetter): Promise<boolean> {
     return this.backend.bury(letter);
   }
 

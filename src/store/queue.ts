@@ -6,8 +6,9 @@
  * - Each team's entries form a backlog of their own, capped per call of `enqueueOnce` in entries (`maxBacklog`)
  *   and in bytes (`maxBacklogBytes`); work the team parks outside the queue (`parked`) counts toward both.
  * - `consume` runs handlers with at-least-once delivery: entries of one `orderKey` strictly one after the
- *   other in enqueue order (a failing entry holds back the later ones of its key until it succeeds or is
- *   dead-lettered), different keys in parallel. Entries held by a crashed consumer are taken over by another.
+ *   other in enqueue order (a failing entry holds back the later ones of its key until its handler takes it),
+ *   different keys in parallel; a failed try is counted (`QueueEntry.attempt`) and tried again with backoff. Dead
+ *   letters are the handler's to keep (`bury`). Entries held by a crashed consumer are taken over by another.
  *   Teams are read and run round robin, so one team's flood never starves another team's entries.
  *
  * Implementations: `createMemoryQueue` (embedded mode) and `createRedisQueue` (Redis Streams consumer group),
@@ -106,9 +107,10 @@ export interface ParkedItem {
 export interface ParkedWork {
   /**
    * Parks `json` under `id` (a queue entry id), ranked `rank` (a second put of the same id keeps the first;
-   * counted once).
+   * counted once). `tally`: a name (a conversation) whose count in the place goes up in the same atomic step,
+   * only when the item was added. Resolves whether it was.
    */
-  put(teamId: string, place: string, id: string, json: string, rank: number): Promise<void>;
+  put(teamId: string, place: string, id: string, json: string, rank: number, tally?: string): Promise<boolean>;
   /** The place's first `limit` items, lowest rank first, then oldest id: costs the items read, not the place's size. */
   head(teamId: string, place: string, limit: number): Promise<ParkedItem[]>;
   /** The ids of the place's items (in no particular order). */
@@ -116,8 +118,13 @@ export interface ParkedWork {
   /** These items of the place, id → JSON (ids not there are left out). */
   get(teamId: string, place: string, ids: readonly string[]): Promise<Record<string, string>>;
   count(teamId: string, place: string): Promise<number>;
-  /** Removes these items (ids not there are skipped); returns how many were removed. */
-  remove(teamId: string, place: string, ids: readonly string[]): Promise<number>;
+  /** How many items parked under `tally` are in the place. */
+  tally(teamId: string, place: string, tally: string): Promise<number>;
+  /**
+   * Removes these items (ids not there are skipped); returns how many were removed. `tally`: the name they were
+   * parked under, whose count goes down by as many in the same step.
+   */
+  remove(teamId: string, place: string, ids: readonly string[], tally?: string): Promise<number>;
 }
 
 export type QueueHandler = (entry: QueueEntry) => Promise<void | HandlerResult>;
@@ -131,8 +138,6 @@ export interface ConsumeOptions {
   blockMs?: number;
   /** Entries of a consumer silent for this long are taken over by others. Default 30 000 ms. */
   claimIdleMs?: number;
-  /** Failed tries after which an entry is dead-lettered. Default 5. */
-  maxAttempts?: number;
   /** Delay before the next try after `attempt` failed tries. Default 1 s doubling, capped at 60 s. */
   retryDelayMs?: (attempt: number) => number;
   /** How many entries one consumer holds at most (read ahead). Default 4 × concurrency. */
@@ -165,6 +170,8 @@ export interface DeadLetter {
   attempts: number;
   enqueuedAt: number;
   failedAt: number;
+  /** Given up again after an admin's Retry: it is the same letter, not counted again among those ever kept. */
+  retried?: boolean;
 }
 
 export interface DeadLetters {
@@ -197,8 +204,12 @@ export interface EventQueue {
   ): Promise<EnqueueResult>;
   consume(handler: QueueHandler, options: ConsumeOptions): Consumer;
   deadLetters(teamId: string, limit?: number): Promise<DeadLetters>;
-  /** Records a dead letter for work given up outside a consumer (e.g. a call waiting for its channel). */
-  bury(letter: DeadLetter): Promise<void>;
+  /**
+   * Keeps a dead letter: one per event (its id). A letter of an event already kept is merged into it — the causes
+   * of both, newest per channel — and counted once; a `retried` one is not counted again. Resolves whether it
+   * counted the letter (a new one).
+   */
+  bury(letter: DeadLetter): Promise<boolean>;
   /** Removes and returns one of the team's dead letters (to try it again); undefined when it is gone. */
   takeDeadLetter(teamId: string, id: string): Promise<DeadLetter | undefined>;
   depth(): Promise<QueueDepth>;
@@ -235,20 +246,28 @@ export function isRetryLaterError(error: unknown): error is RetryLaterError {
   return error instanceof RetryLaterError;
 }
 
-/** A handler's error that failed in some channels: the dead letter keeps each channel's cause. */
-export class ChannelFailures extends Error {
-  override readonly name = 'ChannelFailures';
-  /** `final`: trying again cannot help (e.g. every channel removed the bot): dead-lettered at once. */
-  constructor(
-    readonly causes: ChannelCause[],
-    readonly final = false,
-  ) {
-    super(`posting failed in ${causes.map((c) => `${c.channel}: ${c.error}`).join('; ')}`);
-  }
-}
-
 /** Newest dead letters kept per workspace (older ones are dropped; their count is kept). */
 export const DEAD_LETTER_CAP = 500;
 
 /** A dead letter older than this is dropped: two weeks to retry it, then its customer data goes. */
 export const DEAD_LETTER_MAX_AGE_MS = 14 * 24 * 3_600_000;
+
+/**
+ * One letter of an event given up in more places (each channel its own cause): `newer`'s fields, the causes of
+ * both (the newer per channel), counted as the older was.
+ */
+export function mergeLetters(newer: DeadLetter, older: DeadLetter): DeadLetter {
+  const byChannel = new Map<string, ChannelCause>();
+  for (const cause of [...(older.causes ?? []), ...(newer.causes ?? [])]) byChannel.set(cause.channel, cause);
+  const causes = [...byChannel.values()];
+  const { retried: _, ...rest } = newer;
+  return {
+    ...rest,
+    attempts: Math.max(newer.attempts, older.attempts),
+    enqueuedAt: Math.min(newer.enqueuedAt, older.enqueuedAt),
+    ...(causes.length > 0
+      ? { causes, error: `posting failed in ${causes.map((c) => `${c.channel}: ${c.error}`).join('; ')}` }
+      : {}),
+    ...(older.retried ? { retried: true } : {}),
+  };
+}

@@ -22,8 +22,8 @@ const COMMAND_TIMEOUT_MS = 1_500;
 
 /**
  * Opens an ioredis client with the settings this app relies on:
- * - no auto-pipelining: ioredis writes concurrent commands without waiting for replies anyway, the queue
- *   batches its own scripts (queue-batch.ts), and auto-pipelining's per-batch objects outlive young-generation
+ * - no auto-pipelining: ioredis writes concurrent commands without waiting for replies anyway, and
+ *   auto-pipelining's per-batch objects outlive young-generation
  *   GCs — measured at 2,000 webhooks/s: 5–8 ms scavenges every ~180 ms instead of ~1 ms, which set the p99;
  * - a small per-command retry budget, so that while Redis is down a webhook gets its 503 within seconds
  *   instead of hanging on ioredis' default 20 reconnect attempts;

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { queueGroup, type Keys } from './keys.js';
-import { DEAD_LETTER_CAP, DEAD_LETTER_MAX_AGE_MS, type DeadLetter, type DeadLetters } from './queue.js';
+import { DEAD_LETTER_CAP, DEAD_LETTER_MAX_AGE_MS, mergeLetters, type DeadLetter, type DeadLetters } from './queue.js';
 import type { RedisClient } from './redis-connection.js';
 
 const deadLetter = z.object({
@@ -19,6 +19,7 @@ const deadLetter = z.object({
   attempts: z.number(),
   enqueuedAt: z.number(),
   failedAt: z.number(),
+  retried: z.boolean().optional(),
 });
 
 function parseDeadLetter(raw: string): DeadLetter | undefined {
@@ -30,12 +31,17 @@ function parseDeadLetter(raw: string): DeadLetter | undefined {
   }
   const parsed = deadLetter.safeParse(value);
   if (!parsed.success) return undefined;
-  const { causes, ...rest } = parsed.data;
-  return causes ? { ...rest, causes } : rest;
+  const { causes, retried, ...rest } = parsed.data;
+  return { ...rest, ...(causes ? { causes } : {}), ...(retried ? { retried } : {}) };
 }
 
-/** The arguments the queue's FAIL script takes after the letter to bury it (see BURY_LUA). */
-export function buryArgs(teamId: string): Array<string | number> {
+/** The letter with its id as its first field (BURY finds a letter of the same event by how it starts). */
+function idFirst({ id, ...rest }: DeadLetter): DeadLetter {
+  return { id, ...rest };
+}
+
+/** The arguments BURY takes after the letter. */
+function buryArgs(teamId: string): Array<string | number> {
   return [DEAD_LETTER_CAP, teamId, Date.now() - DEAD_LETTER_MAX_AGE_MS, DEAD_LETTER_MAX_AGE_MS];
 }
 
@@ -47,16 +53,26 @@ export function redisDeadLetters(redis: RedisClient, keys: Keys) {
     letter !== undefined && letter.failedAt >= Date.now() - DEAD_LETTER_MAX_AGE_MS;
 
   return {
-    async bury(letter: DeadLetter): Promise<void> {
-      await redis.campaignQueueBury(
-        keys.queueDead(letter.teamId),
-        keys.queueDeadCounts(queueGroup(letter.teamId)),
-        keys.queueUsage(letter.teamId),
-        keys.queueTeamStream(letter.teamId),
-        keys.queueMarks(letter.teamId),
-        JSON.stringify(letter),
-        ...buryArgs(letter.teamId),
-      );
+    /** One letter per event: a twin already kept is replaced by both merged, in one step (read again if it changed). */
+    async bury(letter: DeadLetter): Promise<boolean> {
+      for (;;) {
+        const twin = (await stored(letter.teamId))
+          .map((raw) => ({ raw, kept: parseDeadLetter(raw) }))
+          .find(({ kept }) => kept?.id === letter.id);
+        const merged = twin?.kept ? mergeLetters(letter, twin.kept) : letter;
+        const buried = await redis.campaignQueueBury(
+          keys.queueDead(letter.teamId),
+          keys.queueDeadCounts(queueGroup(letter.teamId)),
+          keys.queueUsage(letter.teamId),
+          keys.queueTeamStream(letter.teamId),
+          keys.queueMarks(letter.teamId),
+          JSON.stringify(idFirst(merged)),
+          ...buryArgs(letter.teamId),
+          twin?.raw ?? '',
+          twin || letter.retried ? 0 : 1,
+        );
+        if (buried === 1) return !twin && !letter.retried;
+      }
     },
 
     async take(teamId: string, id: string): Promise<DeadLetter | undefined> {

@@ -2,7 +2,6 @@
  * What Redis answers the queue's stream commands and scripts, checked on the way in, and the errors it can
  * answer with (redis-queue.ts).
  */
-import { ReplyError } from 'ioredis';
 import { z } from 'zod';
 import type { StoredEntry } from './queue-backend.js';
 
@@ -61,11 +60,6 @@ export function toEntry(id: string, flat: readonly string[], source: string): St
     return null;
   }
   return { id, teamId, orderKey, payload, enqueuedAt, source };
-}
-
-/** An error Redis answered (not a lost connection); NOGROUP is handled where groups are. */
-export function isReplyError(error: unknown): boolean {
-  return error instanceof ReplyError && !isError(error, 'NOGROUP');
 }
 
 export function isError(error: unknown, code: string): boolean {

@@ -12,6 +12,9 @@ import type { RedisClient } from './redis-connection.js';
 
 const pairReply = z.tuple([z.number(), z.number()]);
 
+/** A place's tallies outlive the longest an item may wait there (a day). */
+const TALLIES_TTL_MS = 25 * 60 * 60_000;
+
 export async function backlogUsage(redis: RedisClient, keys: Keys, teamId: string): Promise<BacklogUsage> {
   const [events, bytes] = pairReply.parse(
     await redis.campaignQueueUsage(
@@ -27,17 +30,19 @@ export async function backlogUsage(redis: RedisClient, keys: Keys, teamId: strin
 /** Parked items per (team, place), counted in the team's backlog by the same scripts that add and remove them. */
 export function redisParkedWork(redis: RedisClient, keys: Keys): ParkedWork {
   return {
-    put: async (teamId, place, id, json, rank) => {
-      await redis.campaignQueuePark(
+    put: async (teamId, place, id, json, rank, tally) =>
+      (await redis.campaignQueuePark(
         keys.queueParked(teamId, place),
         keys.queueUsage(teamId),
         keys.queueParkedOrder(teamId, place),
+        keys.queueParkedTallies(teamId, place),
         id,
         json,
         rank,
         sortableEntryId(id),
-      );
-    },
+        tally ?? '',
+        TALLIES_TTL_MS,
+      )) === 1,
     head: async (teamId, place, limit) => {
       if (limit <= 0) return [];
       const flat = await redis.zrange(keys.queueParkedOrder(teamId, place), 0, limit - 1, 'WITHSCORES');
@@ -63,13 +68,16 @@ export function redisParkedWork(redis: RedisClient, keys: Keys): ParkedWork {
       return found;
     },
     count: (teamId, place) => redis.hlen(keys.queueParked(teamId, place)),
-    remove: async (teamId, place, ids) =>
+    tally: async (teamId, place, tally) => Number(await redis.hget(keys.queueParkedTallies(teamId, place), tally)),
+    remove: async (teamId, place, ids, tally) =>
       ids.length === 0
         ? 0
         : redis.campaignQueueUnpark(
             keys.queueParked(teamId, place),
             keys.queueUsage(teamId),
             keys.queueParkedOrder(teamId, place),
+            keys.queueParkedTallies(teamId, place),
+            tally ?? '',
             ...ids,
             ...ids.map(sortableEntryId),
           ),

@@ -3,10 +3,9 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { QUEUE_GROUPS, queueGroup, type Keys } from './keys.js';
 import { BackendEventQueue } from './queue-consumer.js';
-import type { FailResult, QueueBackend, QueueReader, StartResult, StoredEntry } from './queue-backend.js';
+import type { QueueBackend, QueueReader, StartResult, StoredEntry } from './queue-backend.js';
 import type {
   BacklogUsage,
-  ChannelCause,
   DeadLetter,
   DeadLetters,
   EnqueueOptions,
@@ -16,7 +15,6 @@ import type {
   QueueDepth,
   QueueEvent,
 } from './queue.js';
-import { Batcher } from './queue-batch.js';
 import { blockingConnection, watchErrors, type RedisClient } from './redis-connection.js';
 import { withScripts } from './redis-scripts.js';
 import {
@@ -24,7 +22,6 @@ import {
   bellReply,
   enqueueReplies,
   isError,
-  isReplyError,
   pairReply,
   type RawEntries,
   readGroupReply,
@@ -32,10 +29,7 @@ import {
   toEntry,
 } from './redis-queue-replies.js';
 import { backlogUsage, forgetTeamEntries, redisParkedWork } from './redis-queue-team.js';
-import { buryArgs, redisDeadLetters } from './redis-dead-letters.js';
-
-/** Entries per script call at most (keeps each call short: Redis runs nothing else meanwhile). */
-const BATCH_MAX = 64;
+import { redisDeadLetters } from './redis-dead-letters.js';
 
 interface EnqueueInput {
   teamId: string;
@@ -91,26 +85,6 @@ class RedisQueueBackend implements QueueBackend {
   private readonly readers = new Set<QueueReader>();
   readonly parked: ParkedWork;
   private readonly dead: ReturnType<typeof redisDeadLetters>;
-  // An error reply is one entry's doing (a key of the wrong type…): its batch is retried entry by entry.
-  private readonly enqueues = new Batcher<EnqueueInput, EnqueueResult>(
-    (batch) => this.enqueueBatch(batch),
-    BATCH_MAX,
-    isReplyError,
-    (input) => queueGroup(input.teamId),
-  );
-  private readonly starts = new Batcher<StartInput, StartResult>(
-    (batch) => this.startBatch(batch),
-    BATCH_MAX,
-    isReplyError,
-    (input) => queueGroup(input.entry.teamId),
-  );
-  private readonly completions = new Batcher<CompleteInput, true>(
-    (batch) => this.completeBatch(batch),
-    BATCH_MAX,
-    isReplyError,
-    (input) => queueGroup(input.entry.teamId),
-  );
-
   constructor(options: RedisQueueOptions) {
     this.redis = withScripts(options.redis);
     this.keys = options.keys;
@@ -129,7 +103,7 @@ class RedisQueueBackend implements QueueBackend {
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
-    return this.enqueues.call({
+    return this.enqueue({
       teamId: event.teamId,
       keys: [
         this.keys.queueMarks(event.teamId),
@@ -152,30 +126,18 @@ class RedisQueueBackend implements QueueBackend {
     });
   }
 
-  /** One ENQUEUE call for a batch of events of one queue group, then a ring of the bell when any was queued. */
-  private async enqueueBatch(batch: EnqueueInput[]): Promise<Array<EnqueueResult | Error>> {
-    const group = queueGroup(batch[0]!.teamId);
-    const keys = [this.keys.queueTeams(group), ...batch.flatMap((e) => e.keys)];
-    const reply = await this.redis.campaignQueueEnqueue(
-      keys.length,
-      ...keys,
-      this.group,
-      ...batch.flatMap((e) => e.args),
-    );
-    const results = enqueueReplies
-      .parse(reply)
-      .map((result) =>
-        result.startsWith('error: ')
-          ? new Error(result.slice(7))
-          : result === 'duplicate' || result === 'full' || result === 'full_bytes'
-            ? result
-            : 'queued',
-      );
-    if (results.length !== batch.length)
-      throw new Error(`enqueue answered ${results.length} results for ${batch.length} events`);
-    // Not waited for: the webhook's answer needs the events queued, not the readers woken.
-    if (results.includes('queued')) void this.ring(group);
-    return results;
+  /** One ENQUEUE call, then a ring of the bell when the event was queued. */
+  private async enqueue(input: EnqueueInput): Promise<EnqueueResult> {
+    const group = queueGroup(input.teamId);
+    const keys = [this.keys.queueTeams(group), ...input.keys];
+    const reply = await this.redis.campaignQueueEnqueue(keys.length, ...keys, this.group, ...input.args);
+    const [result] = enqueueReplies.parse(reply);
+    if (result === undefined) throw new Error('enqueue answered no result');
+    if (result.startsWith('error: ')) throw new Error(result.slice(7));
+    if (result === 'duplicate' || result === 'full' || result === 'full_bytes') return result;
+    // Not waited for: the webhook's answer needs the event queued, not the readers woken.
+    void this.ring(group);
+    return 'queued';
   }
 
   /**
@@ -393,11 +355,11 @@ class RedisQueueBackend implements QueueBackend {
     return at < 0 ? [] : ids.slice(at + 1, at + 1 + count);
   }
 
-  tryStart(consumer: string, entry: StoredEntry, leaseMs: number): Promise<StartResult> {
-    return this.starts.call({ consumer, entry, leaseMs });
+  async tryStart(consumer: string, entry: StoredEntry, leaseMs: number): Promise<StartResult> {
+    return (await this.startBatch([{ consumer, entry, leaseMs }]))[0]!;
   }
 
-  /** One TRY_START call for a batch of entries of one queue group (from any consumer of this process). */
+  /** One TRY_START call (the script takes several entries of one queue group; this process sends one). */
   private async startBatch(batch: StartInput[]): Promise<StartResult[]> {
     const keys: string[] = [];
     const args: Array<string | number> = [];
@@ -426,10 +388,10 @@ class RedisQueueBackend implements QueueBackend {
   }
 
   async complete(consumer: string, entry: StoredEntry): Promise<void> {
-    await this.completions.call({ consumer, entry });
+    await this.completeBatch([{ consumer, entry }]);
   }
 
-  /** One COMPLETE call for a batch of entries of one queue group. */
+  /** One COMPLETE call (the script takes several entries of one queue group; this process sends one). */
   private async completeBatch(batch: CompleteInput[]): Promise<true[]> {
     const keys = batch.flatMap(({ entry }) => this.finishKeys(entry));
     const args = batch.flatMap(({ consumer, entry }) => this.finishArgs(consumer, entry).slice(1));
@@ -437,39 +399,17 @@ class RedisQueueBackend implements QueueBackend {
     return batch.map(() => true);
   }
 
-  async fail(
-    consumer: string,
-    entry: StoredEntry,
-    error: string,
-    maxAttempts: number,
-    causes?: ChannelCause[],
-  ): Promise<FailResult> {
-    const record = JSON.stringify({
-      id: entry.id,
-      teamId: entry.teamId,
-      orderKey: entry.orderKey,
-      payload: entry.payload,
-      error,
-      ...(causes ? { causes } : {}),
-      enqueuedAt: entry.enqueuedAt,
-      failedAt: Date.now(),
-    });
-    const [attempts, dead] = pairReply.parse(
-      await this.redis.campaignQueueFail(
-        ...this.finishKeys(entry),
-        this.keys.queueDead(entry.teamId),
-        this.keys.queueDeadCounts(queueGroup(entry.teamId)),
-        this.keys.queueMarks(entry.teamId),
-        ...this.finishArgs(consumer, entry),
-        maxAttempts,
-        record.slice(0, -1),
-        ...buryArgs(entry.teamId),
-      ),
+  async fail(consumer: string, entry: StoredEntry): Promise<number> {
+    return this.redis.campaignQueueFail(
+      this.streamOf(entry),
+      this.keys.queueLease(entry.teamId, entry.orderKey),
+      this.keys.queueAttempts(queueGroup(entry.teamId)),
+      consumer,
+      entry.id,
     );
-    return { attempts, deadLettered: dead === 1 };
   }
 
-  bury(letter: DeadLetter): Promise<void> {
+  bury(letter: DeadLetter): Promise<boolean> {
     return this.dead.bury(letter);
   }
 

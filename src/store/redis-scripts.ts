@@ -74,7 +74,7 @@ local function enqueue(marks, stream, order, usage, dead, a)
       held = held - MARK_BYTES * dropMarks(marks, markedAt - GUARD_MS, over)
     end
     if held > maxBytes then return 'full_bytes' end
-    -- The cap a bury keeps the letters under (see BURY_LUA): the one this workspace's events are taken by.
+    -- The cap a bury keeps the letters under (see BURY): the one this workspace's events are taken by.
     redis.call('HSET', usage, 'maxBytes', maxBytes)
     if u[4] then
       while deadBytes > 0 and held + deadBytes > maxBytes do
@@ -215,63 +215,63 @@ end
 return #KEYS / 6
 `;
 
-/*
- * A workspace's dead-letter list, newest first: pushes one letter, keeps the newest \`cap\`, drops from the tail
+/**
+ * Keeps one dead letter in its workspace's list, newest first: one per event — the letter of the same event it
+ * replaces (its merge is made by the caller) goes in the same step, and another letter of that event found there
+ * (buried meanwhile) makes the caller read again. Keeps the newest \`cap\`, drops from the tail
  * the letters that failed before \`cutoff\` (epoch ms) and the list itself \`maxAgeMs\` after its newest one.
  * The list's bytes are the workspace's \`usage\` deadBytes (see ENQUEUE), changed with every letter in or out; the
  * oldest also go while the backlog, the dedup marks and the letters hold more than the byte cap the last enqueue
  * was checked against (\`usage\` maxBytes) — the newest letter stays.
+ * KEYS: the workspace's dead letters, deadCounts, usage, stream, marks. ARGV: letter JSON, cap, teamId, cutoff,
+ * maxAgeMs, the letter it replaces as stored ('' for none), 1 to count it among those ever kept.
+ * → 0 when the list changed for this event (read again), else 1.
  */
-const BURY_LUA = `${MARKS_LUA}
-local function bury(list, counts, usage, stream, marks, json, cap, cutoff, maxAgeMs, teamId)
-  -- A list that expired took its letters with it: so do their bytes.
-  if redis.call('EXISTS', list) == 0 then redis.call('HDEL', usage, 'deadBytes') end
-  redis.call('LPUSH', list, json)
-  local u = redis.call('HMGET', usage, 'deadBytes', 'bytes', 'parkedBytes', 'maxBytes')
-  local deadBytes = tonumber(u[1] or '0') + string.len(json)
-  local maxBytes = tonumber(u[4] or '0')
-  local live = (redis.call('XLEN', stream) == 0 and 0 or tonumber(u[2] or '0')) + tonumber(u[3] or '0') + markBytes(marks)
-  local kept = redis.call('LLEN', list)
-  while kept > 0 do
-    local last = redis.call('LINDEX', list, -1)
-    local drop = kept > tonumber(cap) or (kept > 1 and maxBytes > 0 and live + deadBytes > maxBytes)
-    if not drop then
-      local ok, letter = pcall(cjson.decode, last)
-      drop = not (ok and type(letter) == 'table' and tonumber(letter.failedAt) and tonumber(letter.failedAt) >= tonumber(cutoff))
-    end
-    if not drop then break end
-    redis.call('RPOP', list)
-    kept = kept - 1
-    deadBytes = deadBytes - string.len(last)
-  end
-  if deadBytes > 0 then redis.call('HSET', usage, 'deadBytes', deadBytes) else redis.call('HDEL', usage, 'deadBytes') end
-  redis.call('PEXPIRE', list, maxAgeMs)
-  redis.call('HINCRBY', counts, teamId, 1)
+const BURY = `${MARKS_LUA}
+local list, usage, json = KEYS[1], KEYS[3], ARGV[1]
+-- Letters are stored id first: the one of the same event starts as this one does up to its id.
+local head = string.sub(json, 1, string.find(json, '",', 1, true) + 1)
+for _, kept in ipairs(redis.call('LRANGE', list, 0, -1)) do
+  if string.sub(kept, 1, string.len(head)) == head and kept ~= ARGV[6] then return 0 end
 end
+if ARGV[6] ~= '' then
+  if redis.call('LREM', list, 1, ARGV[6]) == 0 then return 0 end
+  if redis.call('HINCRBY', usage, 'deadBytes', -string.len(ARGV[6])) <= 0 then redis.call('HDEL', usage, 'deadBytes') end
+end
+-- A list that expired took its letters with it: so do their bytes.
+if redis.call('EXISTS', list) == 0 then redis.call('HDEL', usage, 'deadBytes') end
+redis.call('LPUSH', list, json)
+local u = redis.call('HMGET', usage, 'deadBytes', 'bytes', 'parkedBytes', 'maxBytes')
+local deadBytes = tonumber(u[1] or '0') + string.len(json)
+local maxBytes = tonumber(u[4] or '0')
+local live = (redis.call('XLEN', KEYS[4]) == 0 and 0 or tonumber(u[2] or '0')) + tonumber(u[3] or '0') + markBytes(KEYS[5])
+local kept = redis.call('LLEN', list)
+while kept > 0 do
+  local last = redis.call('LINDEX', list, -1)
+  local drop = kept > tonumber(ARGV[2]) or (kept > 1 and maxBytes > 0 and live + deadBytes > maxBytes)
+  if not drop then
+    local ok, letter = pcall(cjson.decode, last)
+    drop = not (ok and type(letter) == 'table' and tonumber(letter.failedAt) and tonumber(letter.failedAt) >= tonumber(ARGV[4]))
+  end
+  if not drop then break end
+  redis.call('RPOP', list)
+  kept = kept - 1
+  deadBytes = deadBytes - string.len(last)
+end
+if deadBytes > 0 then redis.call('HSET', usage, 'deadBytes', deadBytes) else redis.call('HDEL', usage, 'deadBytes') end
+redis.call('PEXPIRE', list, ARGV[5])
+if ARGV[7] == '1' then redis.call('HINCRBY', KEYS[2], ARGV[3], 1) end
+return 1
 `;
 
 /**
- * KEYS: stream, order, lease, attempts, teams, usage, dead (the workspace's list), deadCounts, marks.
- * ARGV: group, consumer, id, team, maxAttempts, dead-letter JSON without its
- * closing brace, cap, teamId, cutoff, maxAgeMs (see BURY_LUA). → {attempts, deadLettered (0/1)}; {0, 0} when the
- * stream is gone (see TRY_START).
+ * Counts a failed try and gives the lease up. KEYS: stream, lease, attempts. ARGV: consumer, id. → the tries failed
+ * so far; 0 when the stream is gone (its workspace was forgotten).
  */
-const FAIL = `${FINISH_LUA}${BURY_LUA}
-if redis.call('EXISTS', KEYS[1]) == 0 then
-  if redis.call('GET', KEYS[3]) == ARGV[2] then redis.call('DEL', KEYS[3]) end
-  return {0, 0}
-end
-local n = redis.call('HINCRBY', KEYS[4], ARGV[3], 1)
-if redis.call('GET', KEYS[3]) == ARGV[2] then redis.call('DEL', KEYS[3]) end
-if n < tonumber(ARGV[5]) then return {n, 0} end
-finish(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], ARGV[1], ARGV[2], ARGV[3], ARGV[4])
-bury(KEYS[7], KEYS[8], KEYS[6], KEYS[1], KEYS[9], ARGV[6] .. ',"attempts":' .. n .. '}', ARGV[7], ARGV[9], ARGV[10], ARGV[8])
-return {n, 1}
-`;
-
-/** KEYS: the workspace's dead letters, deadCounts, usage, stream, marks. ARGV: letter JSON, cap, teamId, cutoff, maxAgeMs (BURY_LUA). */
-const BURY = `${BURY_LUA}
-bury(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], ARGV[1], ARGV[2], ARGV[4], ARGV[5], ARGV[3])
+const FAIL = `
+if redis.call('GET', KEYS[2]) == ARGV[1] then redis.call('DEL', KEYS[2]) end
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+return redis.call('HINCRBY', KEYS[3], ARGV[2], 1)
 `;
 
 /** Takes one dead letter out (to retry it), its bytes with it. KEYS: dead, usage. ARGV: the letter as stored. → 1 taken, 0 gone */
@@ -282,21 +282,29 @@ return 1
 `;
 
 /**
- * Parks one item. KEYS: parked, usage, order. ARGV: id, json, score, order member (the id, sortable).
- * → 1 when parked now, 0 when it was already (its place in the order kept too).
+ * Parks one item. KEYS: parked, usage, order, tallies. ARGV: id, json, score, order member (the id, sortable), the
+ * tally it counts under ('' for none), the tallies' lifetime in ms. → 1 when parked now, 0 when it was already (its
+ * place in the order and its tally kept too).
  */
 const PARK = `
 if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
 redis.call('ZADD', KEYS[3], ARGV[3], ARGV[4])
 redis.call('HINCRBY', KEYS[2], 'parked', 1)
 redis.call('HINCRBY', KEYS[2], 'parkedBytes', string.len(ARGV[2]))
+if ARGV[5] ~= '' then
+  redis.call('HINCRBY', KEYS[4], ARGV[5], 1)
+  redis.call('PEXPIRE', KEYS[4], ARGV[6])
+end
 return 1
 `;
 
-/** Removes parked items. KEYS: parked, usage, order. ARGV: ids, then their order members. → how many were there */
+/**
+ * Removes parked items. KEYS: parked, usage, order, tallies. ARGV: the tally they were parked under ('' for none),
+ * then the ids, then their order members. → how many were there
+ */
 const UNPARK = `
-local n, bytes, half = 0, 0, #ARGV / 2
-for i = 1, half do
+local n, bytes, half = 0, 0, (#ARGV - 1) / 2
+for i = 2, half + 1 do
   local json = redis.call('HGET', KEYS[1], ARGV[i])
   if json then
     redis.call('HDEL', KEYS[1], ARGV[i])
@@ -308,6 +316,7 @@ if n > 0 then
   local left = redis.call('HINCRBY', KEYS[2], 'parked', -n)
   redis.call('HINCRBY', KEYS[2], 'parkedBytes', -bytes)
   if left <= 0 then redis.call('HDEL', KEYS[2], 'parked', 'parkedBytes') end
+  if ARGV[1] ~= '' and redis.call('HINCRBY', KEYS[4], ARGV[1], -n) <= 0 then redis.call('HDEL', KEYS[4], ARGV[1]) end
 end
 return n
 `;
@@ -401,16 +410,11 @@ declare module 'ioredis' {
     /** See FAIL. */
     campaignQueueFail(
       stream: string,
-      order: string,
       lease: string,
       attempts: string,
-      teams: string,
-      usage: string,
-      dead: string,
-      deadCounts: string,
-      marks: string,
-      ...args: Arg[]
-    ): Result<unknown, Context>;
+      consumer: string,
+      id: string,
+    ): Result<number, Context>;
     /** See BURY. */
     campaignQueueBury(
       dead: string,
@@ -427,16 +431,21 @@ declare module 'ioredis' {
       parked: string,
       usage: string,
       order: string,
+      tallies: string,
       id: string,
       json: string,
       score: number,
       member: string,
+      tally: string,
+      talliesTtlMs: number,
     ): Result<number, Context>;
-    /** See UNPARK: the ids, then their order members. */
+    /** See UNPARK: the tally, the ids, then their order members. */
     campaignQueueUnpark(
       parked: string,
       usage: string,
       order: string,
+      tallies: string,
+      tally: string,
       ...idsThenMembers: string[]
     ): Result<number, Context>;
     /** See USAGE. */
@@ -465,11 +474,11 @@ const SCRIPTS: Record<string, { lua: string; numberOfKeys?: number }> = {
   campaignQueueHeartbeat: { lua: HEARTBEAT },
   campaignQueueRelease: { lua: RELEASE, numberOfKeys: 1 },
   campaignQueueComplete: { lua: COMPLETE },
-  campaignQueueFail: { lua: FAIL, numberOfKeys: 9 },
+  campaignQueueFail: { lua: FAIL, numberOfKeys: 3 },
   campaignQueueBury: { lua: BURY, numberOfKeys: 5 },
   campaignQueueTakeDead: { lua: TAKE_DEAD, numberOfKeys: 2 },
-  campaignQueuePark: { lua: PARK, numberOfKeys: 3 },
-  campaignQueueUnpark: { lua: UNPARK, numberOfKeys: 3 },
+  campaignQueuePark: { lua: PARK, numberOfKeys: 4 },
+  campaignQueueUnpark: { lua: UNPARK, numberOfKeys: 4 },
   campaignQueueUsage: { lua: USAGE, numberOfKeys: 4 },
   campaignQueueDepth: { lua: DEPTH },
   campaignSetIfEqual: { lua: SET_IF_EQUAL, numberOfKeys: 1 },

@@ -3,7 +3,8 @@
  * was removed from wait (one refused post, no retry storm, nothing a failed event); `/campaign failed` names the
  * channel, what to do and how many calls wait; once the bot is invited back, Resume posts them there once.
  * A chat message that fails in one of its two channels keeps that channel's cause, and its retry posts only
- * where it was missing.
+ * where it was missing. An event Slack refuses in two channels is one failed event with both causes, counted once,
+ * and a Retry that Slack refuses again leaves it one, still counted once.
  */
 import { describe, expect, it } from 'vitest';
 import { ADMIN_ID, MEMBER_ID, TEAM_ID, useHarness } from '../support/harness.js';
@@ -106,5 +107,83 @@ describe.each(['memory', 'redis'] as const)('/campaign failed (%s)', (mode) => {
     const card = cardsIn(gone)[0]!;
     expect(h.slack.messages(gone).filter((m) => m.thread_ts === card.ts && m.ts !== card.ts)).toHaveLength(1);
     expect(await deadLetters()).toEqual([]);
+  });
+});
+
+describe.each(['memory', 'redis'] as const)('/campaign failed: one event, one letter (%s)', (mode) => {
+  // A bot of its own: no post of another test is under way to take a refusal meant for this one.
+  const h = useHarness(
+    () =>
+      startEventsHarness(
+        mode === 'redis' ? { redisUrl: redis.url, keyPrefix: `${redis.prefix}failed-once:${mode}:` } : {},
+      ),
+    ['slack'],
+  );
+
+  const deadLetters = async () => (await h.bot.deps.store.queue.deadLetters(TEAM_ID, 50)).entries;
+
+  const everKept = async () => (await h.bot.deps.store.queue.deadLetters(TEAM_ID, 1)).count;
+
+  /** A call routed to `channels` (a campaign of its own), which Slack refuses in each of them, given up. */
+  async function refusedCall(prefix: string, count: number) {
+    const channels = Array.from({ length: count }, (_, i) => `C0${prefix}${i}${uid().toUpperCase().slice(-3)}`);
+    const campaignId = `camp-${prefix}-${uid()}`;
+    const hook = await routeTo(
+      h,
+      channels.map((channelId) => ({ campaignId, triggerName: 'call_completed', channelId })),
+    );
+    await queueDrained(h);
+    const tried = () =>
+      channels.map((c) => h.slack.callsTo('chat.postMessage').filter((call) => call.args.channel === c).length);
+    h.slack.expectRefusal('chat.postMessage', 'invalid_blocks');
+    h.slack.failMethod('chat.postMessage', 'invalid_blocks', count);
+    const callId = `call-${uid()}`;
+    const event = { ...CALL_COMPLETED_FULL, campaignId, callId, callTranscript: '' };
+    expect((await deliver(hook, [event])).status).toBe(200);
+    await waitFor(async () => (await deadLetters()).length > 0 && tried().every((n) => n === 1), 'the refusals');
+    await queueDrained(h);
+    return { channels, callId, tried };
+  }
+
+  it('shows a call Slack refused in two channels as one failed event with both causes, counted once', async () => {
+    const before = await everKept();
+    const { channels } = await refusedCall('TWIN', 2);
+    const listed = await run(h, 'failed', { userId: ADMIN_ID });
+    expect(listed.text).toContain('1 event(s) could not be posted');
+    for (const channel of channels) expect(listed.text).toContain(`<#${channel}>: \`invalid_blocks\``);
+    expect(await everKept()).toBe(before + 1);
+    expect((await run(h, 'subscriptions', { userId: ADMIN_ID })).text).toContain(`*${before + 1}* dead letter`);
+  });
+
+  it('keeps a call whose Retry Slack refuses again as the one failed event it was, not counted again', async () => {
+    for (const letter of await deadLetters()) await h.bot.deps.store.queue.takeDeadLetter(TEAM_ID, letter.id);
+    const { channels, callId, tried } = await refusedCall('AGAIN', 1);
+    const [letter] = await deadLetters();
+    const before = await everKept();
+
+    // Retry while Slack still refuses the message: tried again, given up again — the same letter, once.
+    h.slack.failMethod('chat.postMessage', 'invalid_blocks', 1);
+    const pressed = await h.signer.blockAction({
+      actionId: 'dead_letter_retry',
+      value: letter!.id,
+      userId: ADMIN_ID,
+      responseUrlId: `retry-${callId}`,
+      ephemeral: true,
+    });
+    expect(pressed.status).toBe(200);
+    await h.slack.waitFor(() => h.slack.responses.find((r) => r.id === `retry-${callId}`));
+    // A refused post is looked up before it is sent again (its answer said nothing was posted, but the mark waits).
+    await waitFor(
+      async () => (await deadLetters()).length > 0 && tried().every((n) => n === 2),
+      'the retry refused again',
+      20_000,
+    );
+    await queueDrained(h);
+    const again = await run(h, 'failed', { userId: ADMIN_ID });
+    expect(again.text).toContain('1 event(s) could not be posted');
+    expect(again.text).toContain(`<#${channels[0]!}>: \`invalid_blocks\``);
+    expect(await everKept()).toBe(before);
+    expect((await run(h, 'subscriptions', { userId: ADMIN_ID })).text).toContain(`*${before}* dead letter`);
+    expect(posts(h, channels[0]!)).toHaveLength(0);
   });
 });

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Installation } from '@slack/oauth';
-import { ChannelFailures, RetryLaterError, workspaceTimerId, type Store } from '../../src/store/index.js';
+import { RetryLaterError, workspaceTimerId, type Store } from '../../src/store/index.js';
 import { requireRedis } from '../support/redis.js';
 import { requireCluster } from '../support/redis-cluster.js';
 import { holding, memoryText, redisText, type StoredText } from '../support/stored-text.js';
@@ -122,7 +122,23 @@ describe.each(backends)('forgetting a workspace ($name)', (backend) => {
     const consumer = store.queue.consume(
       async (entry) => {
         const { kind } = entry.payload as { kind: string };
-        if (kind === 'dead') throw new ChannelFailures([{ channel: 'C1', error: 'not_in_channel' }], true);
+        if (kind === 'dead') {
+          // What the worker does with an event no channel takes: its dead letter, and the queue is done with it.
+          const { id, teamId, orderKey, payload, enqueuedAt } = entry;
+          const causes = [{ channel: 'C1', error: 'not_in_channel' }];
+          await store.queue.bury({
+            id,
+            teamId,
+            orderKey,
+            payload,
+            enqueuedAt,
+            error: 'not_in_channel',
+            causes,
+            attempts: 1,
+            failedAt: Date.now(),
+          });
+          return;
+        }
         if (entry.teamId === KEPT.team) throw new RetryLaterError(3_600_000);
         if (kind === 'slow') {
           slowStarted = true;

@@ -97,7 +97,7 @@ describe('keys', () => {
         keys.unroutedCounted(team),
         keys.unroutedRecent(team),
         keys.outboxLease(team, 'C1'),
-        keys.outboxWaiting(team, 'C1', 'conversation:T1:c1:+15550001'),
+        keys.queueParkedTallies(team, 'C1'),
         keys.callRollup(team, 'C1'),
         keys.channelPauses(team),
         keys.channelSubscribers(team),

@@ -23,6 +23,12 @@ const fast = { blockMs: 50, claimIdleMs: 200, pollMs: 20, retryDelayMs: () => 20
 
 const event = (orderKey: string, payload: unknown, teamId = 'T1') => ({ teamId, orderKey, payload });
 
+/** What the worker does with an entry it gives up: keeps it as a dead letter, and the queue is done with it. */
+async function keepDead(queue: EventQueue, entry: QueueEntry, error: string): Promise<void> {
+  const { id, teamId, orderKey, payload, enqueuedAt, attempt } = entry;
+  await queue.bury({ id, teamId, orderKey, payload, enqueuedAt, error, attempts: attempt, failedAt: Date.now() });
+}
+
 describe.each(backends)('EventQueue contract ($name)', ({ create }) => {
   it('queues exactly one of 20 concurrent enqueues of one dedup key', async () => {
     const { queue } = create();
@@ -292,7 +298,7 @@ describe.each(backends)('EventQueue contract ($name)', ({ create }) => {
           throw new RetryLaterError(30);
         }
       }),
-      { consumer: 'w1', ...fast, maxAttempts: 2 },
+      { consumer: 'w1', ...fast },
     );
     await waitFor(() => log.includes('second#1'), 'the second entry');
     await consumer.stop();
@@ -323,21 +329,26 @@ describe.each(backends)('EventQueue contract ($name)', ({ create }) => {
     expect((await queue.deadLetters('T1')).count).toBe(0);
   });
 
-  it('dead-letters an entry after maxAttempts with its error, then moves on to the next of its key', async () => {
+  it('counts each failed try and tries again, holding its key, until its handler keeps it as a dead letter', async () => {
     const { queue } = create();
     await queue.enqueueOnce('p1', event('conv', { poison: true }), 60_000);
     await queue.enqueueOnce('p2', event('conv', { poison: false }), 60_000);
     const attempts: number[] = [];
     let nextHandled = false;
     const consumer = queue.consume(
-      sync(({ payload, attempt }: QueueEntry) => {
-        if ((payload as { poison: boolean }).poison) {
-          attempts.push(attempt);
-          throw new Error(`channel_not_found (try ${attempt})`);
+      async (entry: QueueEntry) => {
+        const { payload, attempt } = entry;
+        if (!(payload as { poison: boolean }).poison) {
+          nextHandled = true;
+          return;
         }
-        nextHandled = true;
-      }),
-      { consumer: 'w1', ...fast, maxAttempts: 3 },
+        attempts.push(attempt);
+        if (attempt < 3) throw new Error(`channel_not_found (try ${attempt})`);
+        const { id, teamId, orderKey, enqueuedAt } = entry;
+        const error = `channel_not_found (try ${attempt})`;
+        await queue.bury({ id, teamId, orderKey, payload, enqueuedAt, error, attempts: attempt, failedAt: Date.now() });
+      },
+      { consumer: 'w1', ...fast },
     );
     await waitFor(() => nextHandled, 'the entry after the dead letter');
     await consumer.stop();
@@ -353,9 +364,40 @@ describe.each(backends)('EventQueue contract ($name)', ({ create }) => {
       error: 'channel_not_found (try 3)',
       attempts: 3,
     });
-    expect((await queue.deadLetters('T1')).count).toBe(1);
     expect(await queue.deadLetters('T-other')).toEqual({ count: 0, entries: [] });
     expect((await queue.depth()).total).toBe(0);
+  });
+
+  it('keeps one dead letter per event: given up in a second channel it holds both causes, counted once; given up again after a Retry it is not counted again', async () => {
+    const { queue } = create();
+    const failedIn = (channel: string, error: string) => ({
+      id: '7-0',
+      teamId: 'T-twin',
+      orderKey: 'conv',
+      payload: { text: 'hello' },
+      error: `posting failed in ${channel}: ${error}`,
+      causes: [{ channel, error }],
+      attempts: 5,
+      enqueuedAt: Date.now() - 1_000,
+      failedAt: Date.now(),
+    });
+    expect(await queue.bury(failedIn('C1', 'invalid_blocks'))).toBe(true);
+    expect(await queue.bury(failedIn('C2', 'msg_too_long'))).toBe(false);
+    let dead = await queue.deadLetters('T-twin');
+    expect(dead.count).toBe(1);
+    expect(dead.entries).toHaveLength(1);
+    expect(dead.entries[0]!.causes).toEqual([
+      { channel: 'C1', error: 'invalid_blocks' },
+      { channel: 'C2', error: 'msg_too_long' },
+    ]);
+    // Retry takes it whole; the retried event is refused again: the same letter, not a second one counted.
+    const taken = await queue.takeDeadLetter('T-twin', '7-0');
+    expect(taken?.causes).toHaveLength(2);
+    expect(await queue.takeDeadLetter('T-twin', '7-0')).toBeUndefined();
+    expect(await queue.bury({ ...failedIn('C1', 'invalid_blocks'), retried: true })).toBe(false);
+    dead = await queue.deadLetters('T-twin');
+    expect(dead.count).toBe(1);
+    expect(dead.entries.map((d) => d.id)).toEqual(['7-0']);
   });
 
   it('keeps each workspace its own newest dead letters, and none older than two weeks', async () => {
@@ -391,16 +433,19 @@ describe.each(backends)('EventQueue contract ($name)', ({ create }) => {
 
   it('lists dead letters most recent first, bounded by the limit', async () => {
     const { queue } = create();
-    for (let i = 0; i < 4; i++) await queue.enqueueOnce(`d${i}`, event(`k${i}`, i), 60_000);
-    // One at a time: they fail in the order they were queued.
-    const consumer = queue.consume(({ payload }) => Promise.reject(new Error(`fail ${String(payload)}`)), {
-      consumer: 'w1',
-      ...fast,
-      maxAttempts: 1,
-      concurrency: 1,
-    });
-    await waitFor(async () => (await queue.deadLetters('T1')).count === 4, '4 dead letters');
-    await consumer.stop();
+    for (let i = 0; i < 4; i++) {
+      const at = Date.now();
+      await queue.bury({
+        id: `${i}-0`,
+        teamId: 'T1',
+        orderKey: `k${i}`,
+        payload: i,
+        error: `fail ${i}`,
+        attempts: 1,
+        enqueuedAt: at,
+        failedAt: at,
+      });
+    }
     const dead = await queue.deadLetters('T1', 2);
     expect(dead.count).toBe(4);
     expect(dead.entries.map((d) => d.error)).toEqual(['fail 3', 'fail 2']);
@@ -516,11 +561,11 @@ describe.each(backends)('one team among many ($name)', ({ create }) => {
 
     const handled: string[] = [];
     const consumer = queue.consume(
-      sync(({ teamId, orderKey, payload }: QueueEntry) => {
-        if (payload === 'poison') throw new Error('poison');
-        handled.push(`${teamId}:${orderKey}`);
-      }),
-      { consumer: 'w1', ...fast, maxAttempts: 1 },
+      async (entry: QueueEntry) => {
+        if (entry.payload === 'poison') return keepDead(queue, entry, 'poison');
+        handled.push(`${entry.teamId}:${entry.orderKey}`);
+      },
+      { consumer: 'w1', ...fast },
     );
     await waitFor(async () => (await queue.depth()).total === 0, 'both entries of T1 to finish (one as a dead letter)');
     await consumer.stop();
@@ -551,10 +596,10 @@ describe.each(backends)('one team among many ($name)', ({ create }) => {
     expect(await queue.usage('T1')).toEqual({ events: 4, bytes: 3 * size + 4 + 4 * MARK });
 
     const consumer = queue.consume(
-      sync(({ payload: p }: QueueEntry) => {
-        if ((p as { kind?: string }).kind === 'no') throw new Error('refused');
-      }),
-      { consumer: 'w1', ...fast, maxAttempts: 1 },
+      async (entry: QueueEntry) => {
+        if ((entry.payload as { kind?: string }).kind === 'no') await keepDead(queue, entry, 'refused');
+      },
+      { consumer: 'w1', ...fast },
     );
     await waitFor(async () => (await queue.depth()).total === 0, 'every entry to finish (one as a dead letter)');
     await consumer.stop();

@@ -402,4 +402,14 @@ describe.each(backends)('ChannelOutboxRepo ($name)', ({ create }) => {
     expect(await outbox.conversationWaits(at, 'conv-1')).toBe(false);
     expect((await outbox.head(at, 5)).map((i) => i.lane)).toEqual([]);
   });
+
+  it('counts an event parked again (its queue entry was retried) once: once it is posted, the conversation waits no more', async () => {
+    const { outbox } = create();
+    await outbox.addInConversation(at, 'conv-3', { id: '5-0', json: '{}' });
+    await outbox.addInConversation(at, 'conv-3', { id: '5-0', json: '{}' }); // the same entry, tried again
+    expect(await outbox.size(at)).toBe(1);
+    await outbox.removeInConversation(at, 'conv-3', ['5-0']); // posted
+    // Its next message goes straight to the channel, not behind an event that is not there.
+    expect(await outbox.conversationWaits(at, 'conv-3')).toBe(false);
+  });
 });

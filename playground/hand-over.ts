@@ -44,13 +44,20 @@ export class HandOvers {
   private readonly done = new Set<string>();
   private readonly forms = new Set<string>();
   private running = 0;
+  private stopped = false;
+
+  /** The playground stops: a hand-over still waiting for its card or form gives up at once. */
+  stop(): void {
+    this.stopped = true;
+  }
 
   /** Hands `sessionId` over once: later messages of the same chat land in the thread already linked. */
   async handOver(input: Omit<HandOverInput, 'filled'>): Promise<HandOver | undefined> {
     if (this.done.has(input.sessionId)) return undefined;
     this.running += 1;
     try {
-      const result = await handOver({ ...input, filled: (id) => this.forms.add(id) });
+      const slack = stoppable(input.slack, () => this.stopped);
+      const result = await handOver({ ...input, slack, filled: (id) => this.forms.add(id) });
       if (!result.problem) this.done.add(input.sessionId);
       return result;
     } finally {
@@ -160,4 +167,18 @@ function channelName(id: string): string {
 
 function isObj(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** The stand-in, whose waits end (with an error) once `stopped` says so: the bot is going away. */
+function stoppable(slack: FakeSlack, stopped: () => boolean): FakeSlack {
+  const STOPPED = Symbol('stopped');
+  const waitFor = async <T>(
+    pick: () => T | undefined | null | false | Promise<T | undefined | null | false>,
+    timeoutMs?: number,
+  ) => {
+    const value = await slack.waitFor<T | typeof STOPPED>(() => (stopped() ? STOPPED : pick()), timeoutMs);
+    if (value === STOPPED) throw new Error('the playground is stopping');
+    return value;
+  };
+  return Object.assign(Object.create(slack) as FakeSlack, { waitFor });
 }

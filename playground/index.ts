@@ -57,7 +57,9 @@ export async function startPlayground(opts: PlaygroundOptions): Promise<RunningP
     functions: steps,
   });
   let bot: Bot | undefined;
+  let session: PlaygroundSession | undefined;
   const stop = async () => {
+    session?.stop();
     await bot?.stop();
     await Promise.all([slack.close(), platform.close()]);
   };
@@ -81,7 +83,7 @@ export async function startPlayground(opts: PlaygroundOptions): Promise<RunningP
     });
     if (!parsed.ok) throw new Error(`playground configuration: ${parsed.problems.join('; ')}`);
 
-    const session = new PlaygroundSession(slack, platform, steps);
+    session = new PlaygroundSession(slack, platform, steps);
     bot = createBot(parsed.config, {
       ...(opts.logDestination ? { logDestination: opts.logDestination } : {}),
       // Loopback only: the page drives a workspace with admin rights and must not be reachable from the network.

@@ -134,6 +134,11 @@ export class PlaygroundSession {
     );
   }
 
+  /** The playground stops: nothing it does on the person's behalf waits for the bot any more. */
+  stop(): void {
+    this.handOvers.stop();
+  }
+
   private get sign(): SlackSigner {
     if (!this.signer) throw new Error('the playground is not connected to the bot yet');
     return this.signer;

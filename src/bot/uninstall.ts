@@ -20,7 +20,7 @@ import { ALERT_TIMER, alertTimerId } from '../events/index.js';
 const FORGET_TIMER = 'forget-workspace';
 /**
  * Longer than anything started before the uninstall can still run: a queue handler's Slack calls (30 s
- * each), a channel outbox's lease (120 s), a webhook that resolved its token just before (seconds).
+ * each), a channel outbox's lease (15 s, renewed while its drain runs), a webhook that resolved its token just before (seconds).
  */
 const FORGET_AGAIN_MS = 5 * 60_000;
 

@@ -5,6 +5,7 @@
  * Started only by `src/bot/main.ts`, and only when no deployment variable is set (`isUnconfigured`).
  */
 import { randomBytes } from 'node:crypto';
+import type { Server } from 'node:http';
 import type { DestinationStream } from 'pino';
 import { createBot, type Bot } from '../src/bot/compose.js';
 import { PlaygroundReports } from './reports.js';
@@ -42,6 +43,9 @@ export interface RunningPlayground {
   stop(): Promise<void>;
 }
 
+/** How long a stopping playground lets the requests under way finish before it closes their connections. */
+const STOP_GRACE_MS = 2_000;
+
 export async function startPlayground(opts: PlaygroundOptions): Promise<RunningPlayground> {
   // Read first: a broken build (page files missing) stops here, before anything listens.
   const page = loadPageFiles();
@@ -58,9 +62,12 @@ export async function startPlayground(opts: PlaygroundOptions): Promise<RunningP
   });
   let bot: Bot | undefined;
   let session: PlaygroundSession | undefined;
+  let server: Server | undefined;
   const stop = async () => {
     session?.stop();
-    await bot?.stop();
+    // A request the page left open (a poll, a simulation waiting on the bot) does not hold the restart up.
+    const lingering = setTimeout(() => server?.closeAllConnections(), STOP_GRACE_MS);
+    await bot?.stop().finally(() => clearTimeout(lingering));
     await Promise.all([slack.close(), platform.close()]);
   };
   try {
@@ -90,7 +97,9 @@ export async function startPlayground(opts: PlaygroundOptions): Promise<RunningP
       listenHost: '127.0.0.1',
       extraRoutes: playgroundRoutes(session, page),
     });
-    const { port } = await bot.start();
+    const started = await bot.start();
+    const { port } = started;
+    server = started.server;
     const logger = bot.deps.logger.child({ component: 'playground' });
     const reports = new PlaygroundReports(bot, platform, slack.teamId);
     const shifts = bot.deps.store.shifts;

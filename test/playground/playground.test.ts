@@ -227,6 +227,8 @@ describe('simulated platform events', () => {
       campaignId: 'camp-1',
       customerName: 'Maria Lopez',
       text: 'Booked a cleaning for Tuesday.',
+      // An answered call: its recording is long enough to tell a clip from the whole call.
+      outcome: 'booked',
     });
     expect(outcome.ok).toBe(true);
     expect(outcome.simulation?.deliveries).toEqual([expect.objectContaining({ status: 200 })]);

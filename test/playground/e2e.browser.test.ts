@@ -120,7 +120,8 @@ describe.skipIf(!browserTestsRun)('playground in a browser', () => {
 
     // The conversation's card in #support shows the session; no form opened on the page.
     const card = page.locator('#messages .msg', { hasText: 'Emma Davis' }).last();
-    await card.getByText(sessionId).waitFor();
+    // The card's update waits its turn in the channel's lane like every post: as long as the hand-over may take.
+    await card.getByText(sessionId).waitFor({ timeout: 30_000 });
     expect(await page.locator('#modal').isHidden()).toBe(true);
 
     await card.locator('button.replies').click();

@@ -53,12 +53,15 @@ it('kill -9 with events pending → a second process posts them all; lost = 0', 
   const held = await until(
     async () => {
       const waiting = await stack.store.outbox.size(at);
-      return waiting === EVENTS && stack.slack.callsTo('chat.postMessage').length >= 1 ? waiting : undefined;
+      if (waiting !== EVENTS || stack.slack.callsTo('chat.postMessage').length < 1) return undefined;
+      // An entry is acknowledged in the queue just after its post is parked, so the last one may still be
+      // pending for a moment.
+      const pending = [...(await pendingByConsumer()).values()].reduce((a, b) => a + b, 0);
+      return pending === 0 ? waiting : undefined;
     },
-    `${EVENTS} events waiting in the channel's outbox`,
+    `${EVENTS} events waiting in the channel's outbox and none pending in the queue`,
     20_000,
   );
-  expect([...(await pendingByConsumer()).values()].reduce((a, b) => a + b, 0)).toBe(0);
 
   const killedAt = Date.now();
   await first.stop('SIGKILL');

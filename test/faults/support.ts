@@ -37,6 +37,21 @@ export function cardCounts(slack: FakeSlack, pattern: RegExp): Map<string, numbe
 }
 
 /**
+ * How many top-level messages in Slack show each id matched by `pattern` — what people see, lost answers included
+ * (a post whose answer was lost is in Slack all the same; a roll-up shows many calls in one message).
+ */
+export function shownCounts(slack: FakeSlack, pattern: RegExp): Map<string, number> {
+  const every = new RegExp(pattern.source, 'g');
+  const counts = new Map<string, number>();
+  for (const m of slack.messages()) {
+    if (m.thread_ts && m.thread_ts !== m.ts) continue; // transcripts in threads name the calls again
+    for (const id of new Set(Array.from(JSON.stringify(m.blocks ?? m.text).matchAll(every), (x) => x[0])))
+      counts.set(id, (counts.get(id) ?? 0) + 1);
+  }
+  return counts;
+}
+
+/**
  * Everything stored in Redis, by key: the serialized value (DUMP), except streams, whose consumers' "last
  * seen" times change on every (empty) read — those are compared by entries and group positions instead.
  */

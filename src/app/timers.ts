@@ -1,15 +1,25 @@
 /**
  * Runs the store's timers (`TimerRepo`) on every replica: each tick takes the due timers of every kind a
- * feature registered, claims each firing with a lease so one replica runs it, and moves the timer on to the
- * time its handler returns (or ends it). A handler that throws keeps its timer due: the firing is tried
- * again once the lease has expired. Time comes from the store's clock, so tests move it instead of waiting.
+ * feature registered, claims each firing with a lease (renewed while its handler runs) so one replica runs it,
+ * and moves the timer on to the time its handler returns (or ends it). A handler that throws keeps its timer
+ * due: the firing is tried again once the lease has expired. Time comes from the store's clock, so tests move
+ * it instead of waiting.
  */
 import { hostname } from 'node:os';
 import type { Logger } from '../logger.js';
-import { LEASE_MS, type DueTimer, type Store } from '../store/index.js';
+import { LEASE_MS, workspaceTimerTeam, type DueTimer, type Store } from '../store/index.js';
 
-/** Returns when the timer is next due (epoch ms), or undefined to end it. */
-export type TimerHandler = (timer: DueTimer, now: number) => Promise<number | undefined>;
+/** Returns when the timer is next due (epoch ms), or undefined to end it. `stop`: aborted when the timers stop. */
+export type TimerHandler = (timer: DueTimer, now: number, stop: AbortSignal) => Promise<number | undefined>;
+
+/**
+ * Firings that take minutes (a recording's transfer) run beside the ticks, at most `total` at once in the
+ * process and `perWorkspace` of one workspace: a workspace at its share is passed over, not waited on.
+ */
+export interface Background {
+  total: number;
+  perWorkspace: number;
+}
 
 export interface TimersOptions {
   /** How often due timers are looked for. Default 15 s (digests are to the minute, SLAs to 5 minutes). */
@@ -19,10 +29,15 @@ export interface TimersOptions {
 }
 
 export class Timers {
-  private readonly handlers = new Map<string, TimerHandler>();
+  private readonly handlers = new Map<string, { handler: TimerHandler; background?: Background }>();
   private readonly owner = `${hostname()}:${process.pid}`;
   private interval: NodeJS.Timeout | undefined;
-  private running: Promise<number> | undefined;
+  /** Each kind's pass over its due timers under way, and the kinds asked for again meanwhile. */
+  private readonly passes = new Map<string, Promise<number>>();
+  private readonly again = new Set<string>();
+  private stopping = new AbortController();
+  /** Background firings under way in this process: kind and timer id → its workspace and task. */
+  private readonly background = new Map<string, { kind: string; team: string | undefined; task: Promise<void> }>();
 
   constructor(
     private readonly store: Store,
@@ -31,51 +46,94 @@ export class Timers {
   ) {}
 
   /** Registers the handler of one kind of timer (one each). */
-  on(kind: string, handler: TimerHandler): void {
+  on(kind: string, handler: TimerHandler, background?: Background): void {
     if (this.handlers.has(kind)) throw new Error(`a handler for ${kind} timers is registered already`);
-    this.handlers.set(kind, handler);
+    this.handlers.set(kind, background ? { handler, background } : { handler });
   }
 
   start(): void {
     if (this.interval) return;
+    if (this.stopping.signal.aborted) this.stopping = new AbortController();
     this.interval = setInterval(() => void this.runDue(), this.options.tickMs ?? 15_000);
     this.interval.unref();
   }
 
+  /** Stops ticking and ends the background firings under way (their handlers see `stop` aborted). */
   async stop(): Promise<void> {
     clearInterval(this.interval);
     this.interval = undefined;
-    await this.running;
+    this.stopping.abort();
+    await Promise.allSettled([...this.passes.values()]);
+    while (this.background.size > 0) await Promise.allSettled([...this.background.values()].map((b) => b.task));
   }
 
-  /** Fires every due timer once (one tick); resolves with how many this replica fired. Ticks never overlap. */
-  runDue(): Promise<number> {
-    this.running ??= this.tick().finally(() => (this.running = undefined));
-    return this.running;
-  }
-
-  private async tick(): Promise<number> {
+  /**
+   * Fires every due timer (of `kind`, or of every kind in turn) once; resolves with how many this replica fired. A
+   * kind's passes never overlap: one asked for while another runs follows it (a timer set meanwhile may be read past).
+   */
+  async runDue(kind?: string): Promise<number> {
     let fired = 0;
-    for (const [kind, handler] of this.handlers) {
-      try {
-        const now = this.store.now();
-        for await (const timer of this.store.timers.eachDue(kind, now)) {
-          const leaseMs = this.options.leaseMs ?? LEASE_MS;
-          if (!(await this.store.timers.claim(kind, timer, this.owner, leaseMs))) continue;
-          fired++;
-          const kept = this.store.timers.keep(kind, timer, this.owner, leaseMs);
-          try {
-            await this.store.timers.advance(kind, timer, await handler(timer, now));
-          } catch (err) {
-            this.logger.error({ err, kind, timer: timer.id }, 'a timer failed; it is tried again after its lease');
-          } finally {
-            await kept.stop();
-          }
+    for (const k of kind ? [kind] : this.handlers.keys()) fired += await this.pass(k);
+    return fired;
+  }
+
+  private pass(kind: string): Promise<number> {
+    const running = this.passes.get(kind);
+    if (running) {
+      this.again.add(kind);
+      return running;
+    }
+    const pass = this.fireDue(kind).finally(() => {
+      this.passes.delete(kind);
+      if (this.again.delete(kind) && !this.stopping.signal.aborted) void this.pass(kind);
+    });
+    this.passes.set(kind, pass);
+    return pass;
+  }
+
+  private async fireDue(kind: string): Promise<number> {
+    const { handler, background } = this.handlers.get(kind)!;
+    let fired = 0;
+    try {
+      const now = this.store.now();
+      for await (const timer of this.store.timers.eachDue(kind, now)) {
+        if (this.stopping.signal.aborted) break;
+        const team = workspaceTimerTeam(timer.id);
+        const id = `${kind} ${timer.id}`;
+        if (background) {
+          const mine = [...this.background.values()].filter((b) => b.kind === kind);
+          if (mine.length >= background.total) break;
+          const ofTeam = mine.filter((b) => b.team === team).length;
+          if (this.background.has(id) || ofTeam >= background.perWorkspace) continue;
         }
-      } catch (err) {
-        this.logger.warn({ err, kind }, 'could not read due timers (store unreachable?); trying again next tick');
+        const leaseMs = this.options.leaseMs ?? LEASE_MS;
+        if (!(await this.store.timers.claim(kind, timer, this.owner, leaseMs))) continue;
+        fired++;
+        const firing = this.fire(kind, handler, timer, now, leaseMs);
+        if (!background) await firing;
+        else {
+          const task = firing.finally(() => {
+            this.background.delete(id);
+            // A slot is free: a firing passed over may take it now.
+            if (!this.stopping.signal.aborted) void this.pass(kind);
+          });
+          this.background.set(id, { kind, team, task });
+        }
       }
+    } catch (err) {
+      this.logger.warn({ err, kind }, 'could not read due timers (store unreachable?); trying again next tick');
     }
     return fired;
+  }
+
+  private async fire(kind: string, handler: TimerHandler, timer: DueTimer, now: number, leaseMs: number) {
+    const kept = this.store.timers.keep(kind, timer, this.owner, leaseMs);
+    try {
+      await this.store.timers.advance(kind, timer, await handler(timer, now, this.stopping.signal));
+    } catch (err) {
+      this.logger.error({ err, kind, timer: timer.id }, 'a timer failed; it is tried again after its lease');
+    } finally {
+      await kept.stop();
+    }
   }
 }

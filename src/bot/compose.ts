@@ -42,7 +42,7 @@ import { createMetrics } from '../app/metrics.js';
 import { Lifecycle } from '../app/lifecycle.js';
 import { startTracing, type Tracing } from '../app/tracing.js';
 import { OperatorKeyRefusedError, PlatformAccess } from '../app/platform-access.js';
-import { Timers } from '../app/timers.js';
+import { Timers, type TimersOptions } from '../app/timers.js';
 import { SlackPace, slackLimits, type SlackLimits } from '../delivery/pace.js';
 import { SLACK_CLIENT_RULES, SlackClients } from '../delivery/clients.js';
 import { PostLedger } from '../delivery/post-ledger.js';
@@ -72,6 +72,8 @@ export interface BotOptions {
   extraRoutes?: CustomRoute[];
   /** Interface to listen on (HTTP mode); all interfaces by default. The playground listens on loopback only. */
   listenHost?: string;
+  /** How often timers are looked for (tests shorten it instead of waiting). */
+  timers?: TimersOptions;
   /** The clock hook-token expiry and timers are judged by (tests move it instead of waiting). Default `Date.now`. */
   now?: () => number;
   /** Slack's limits the bot paces itself to (`SLACK_LIMITS`); a test against an unlimited stand-in lifts them. */
@@ -150,7 +152,7 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
   );
   const members = new Membership(store, logger);
   const admins = new AdminGate(config.adminUsers, members, logger);
-  const timers = new Timers(store, logger.child({ component: 'timers' }));
+  const timers = new Timers(store, logger.child({ component: 'timers' }), options.timers);
   const posts = new PostLedger(store, (err) => pace.judge(err));
   const audienceLogger = logger.child({ component: 'channel-audience' });
   const audienceNotices = new AudienceNotices(store, posts, audienceLogger);

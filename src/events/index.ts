@@ -65,7 +65,7 @@ export function createEvents(deps: Deps, options: EventsOptions = {}): Events {
   pauses.noticesIn(bulk);
   const judge = (err: unknown) => deps.pace.judge(err);
   const files = new FileShares(new StepLog(deps.store, judge), judge, slackFileOrigin(deps.config.slack));
-  const recordings = new CallRecordings(kit, bulk, files, deps.config.recordings, options.recordings);
+  const recordings = new CallRecordings(kit, bulk, files, deps.timers, deps.config.recordings, options.recordings);
   const conversations = new ConversationLane(kit, scheduler);
   conversations.runWith(worker);
   worker.parkIn(conversations);
@@ -99,7 +99,6 @@ export function createEvents(deps: Deps, options: EventsOptions = {}): Events {
     start() {
       worker.start();
       scheduler.start();
-      recordings.start();
     },
     async stop() {
       await worker.stop();

@@ -8,11 +8,12 @@
  *   upload use none of the channel's Slack budget; the share — the post in the thread — waits in the channel's
  *   outbox (bulk lane, src/delivery/bulk-lane.ts), after the channel's customers and calls, posted by the one
  *   scheduler and judged as every other post (an outage or a 429 waited out, a paused channel kept).
- * - Kept in the store — a timer per recording (the store's timers: they survive restarts, and one replica
- *   claims each firing), its details a remembered step of the call — so a restart or another replica carries
- *   on. At most `PER_WORKSPACE` transfers of one workspace and `PER_PROCESS` in all run in a process, so one
- *   workspace's slow hosts hold only its own recordings; each is streamed, never held whole in memory (unless the
- *   host does not say how long it is: Slack needs the length first, so that one is read into memory, capped).
+ * - A transfer is a firing of the store's timers (src/app/timers.ts: they survive restarts, one replica claims
+ *   each firing and keeps its lease while the transfer runs), its details a remembered step of the call — so a
+ *   restart or another replica carries on. At most `PER_WORKSPACE` transfers of one workspace and `PER_PROCESS`
+ *   in all run in a process, so one workspace's slow hosts hold only its own recordings; each is streamed, never
+ *   held whole in memory (unless the host does not say how long it is: Slack needs the length first, so that one
+ *   is read into memory, capped).
  * - A host that sends less than 64 KiB in `stallMs` of waiting on it fails the try (`stalled`, tried again
  *   later): dripping a byte now and then holds a slot for that long, not for the whole transfer's 5 minutes.
  * - Each step is remembered: the upload's file id once Slack has the bytes, the share once it is in the thread.
@@ -22,15 +23,14 @@
  *   recording URL may carry a signature). A host that is busy or not ready yet (404, 5xx, timeouts) is tried
  *   again a few times first.
  */
-import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
 import { Readable } from 'node:stream';
 import type { WebClient } from '@slack/web-api';
 import type { RecordingHost } from '../config.js';
 import { SlackUploadError, type FileShares } from '../slack/external-upload.js';
 import { classOfSlackError, isFileGone } from '../delivery/slack-errors.js';
 import { slackErrorCode } from '../slack/post.js';
-import { workspaceTimerId, workspaceTimerParts, type DueTimer } from '../store/index.js';
+import { workspaceTimerId, workspaceTimerParts } from '../store/index.js';
+import type { Timers } from '../app/timers.js';
 import type { CallCompleted } from './events.js';
 import { RecordingError, RecordingFetcher, type Recording } from './recording-fetch.js';
 import { renderRecordingShare } from './render/index.js';
@@ -48,8 +48,6 @@ export interface RecordingSettings {
 export interface RecordingOptions {
   /** How long a transfer waits on its host for `MIN_PROGRESS_BYTES` before the try fails. Default 20 s. */
   stallMs?: number;
-  /** How often recordings due (other replicas', retries) are looked for. Default 1 s. */
-  scanMs?: number;
 }
 
 /** Where a recording goes: the card's thread. */
@@ -77,8 +75,6 @@ const TIMER_KIND = 'call-recording';
 /** Transfers at the same time in a process: all workspaces together, and one workspace's. */
 const PER_PROCESS = 8;
 const PER_WORKSPACE = 2;
-/** Longer than a transfer may take (TRANSFER_MS), so one replica at a time has it. */
-const LEASE_MS = 10 * 60_000;
 /** A whole transfer (download and upload together); a slower one is a timeout, tried again. */
 const TRANSFER_MS = 5 * 60_000;
 /**
@@ -92,32 +88,22 @@ const DEFER_MS = 5_000;
 const SHARE_POST = 'call-recording';
 /** Waits after the 1st, 2nd and 3rd failed try; the 4th gives up. */
 const RETRY_MS = [15_000, 60_000, 180_000];
-/** Store trouble or a fault of ours: looked at again after this long. */
-const UNEXPECTED_RETRY_MS = 60_000;
 
 export class CallRecordings {
-  private readonly owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private readonly fetcher: RecordingFetcher | undefined;
   private readonly steps: StepLog;
-  /** Timer ids being transferred by this process → their workspace. */
-  private readonly busy = new Map<string, string>();
   /** Bytes of recordings read whole (hosts that send no length) held now, of `bufferBudget`. */
   private buffered = 0;
   /** Two largest recordings: what reading whole could take before there were slots per workspace. */
   private readonly bufferBudget: number;
-  private readonly running = new Set<Promise<void>>();
-  private readonly aborts = new Set<AbortController>();
-  private scanTimer: NodeJS.Timeout | undefined;
-  private scanning = false;
-  private rescan = false;
-  private stopped = true;
 
   constructor(
     private readonly kit: PostingKit,
     private readonly bulk: BulkPosts,
     private readonly files: FileShares,
-    private readonly settings: RecordingSettings,
-    private readonly options: RecordingOptions = {},
+    private readonly timers: Timers,
+    settings: RecordingSettings,
+    options: RecordingOptions = {},
   ) {
     this.steps = new StepLog(kit.store, (err) => kit.pace.judge(err));
     bulk.on(SHARE_POST, {
@@ -133,6 +119,8 @@ export class CallRecordings {
             maxBytes: settings.maxBytes,
             minProgress: { bytes: MIN_PROGRESS_BYTES, withinMs: options.stallMs ?? 20_000 },
           });
+    const slots = { total: PER_PROCESS, perWorkspace: PER_WORKSPACE };
+    if (this.fetcher) timers.on(TIMER_KIND, (timer, _now, stop) => this.transfer(timer.id, stop), slots);
   }
 
   /**
@@ -151,23 +139,11 @@ export class CallRecordings {
     };
     // Kept as first written: a call handed on again does not reset its tries.
     await this.steps.once(stepOf(to, 'recording-job'), () => Promise.resolve(JSON.stringify(job)));
-    await this.kit.store.timers.set(TIMER_KIND, timerId(to), this.now());
-    this.kick();
+    await this.dueNow(to);
   }
 
-  start(): void {
-    if (!this.fetcher || !this.stopped) return;
-    this.stopped = false;
-    this.scanTimer = setInterval(() => this.kick(), this.options.scanMs ?? 1_000);
-    this.kick();
-  }
-
-  /** Stops taking work and ends the transfers under way (due again at once, for another replica or the next start). */
+  /** Ends with the timers' transfers (stopped before): the connections to recording hosts close. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearInterval(this.scanTimer);
-    for (const abort of this.aborts) abort.abort();
-    while (this.running.size > 0) await Promise.allSettled([...this.running]);
     await this.fetcher?.close();
   }
 
@@ -175,66 +151,14 @@ export class CallRecordings {
     return this.kit.store.now();
   }
 
-  private kick(): void {
-    if (this.stopped) return;
-    if (this.scanning) {
-      this.rescan = true;
-      return;
-    }
-    this.scanning = true;
-    this.claimDue()
-      .catch((err: unknown) => this.kit.logger.warn({ err }, 'call recordings: could not read the recordings due'))
-      .finally(() => {
-        this.scanning = false;
-        if (this.rescan) {
-          this.rescan = false;
-          this.kick();
-        }
-      });
-  }
-
-  private async claimDue(): Promise<void> {
-    const { timers } = this.kit.store;
-    for await (const timer of timers.eachDue(TIMER_KIND, this.now())) {
-      if (this.stopped || this.busy.size >= PER_PROCESS) return;
-      // A workspace at its share is passed over, not waited on: the next due recording may be another's.
-      const team = parseTimerId(timer.id)?.teamId ?? '';
-      if (this.busy.has(timer.id) || this.runningFor(team) >= PER_WORKSPACE) continue;
-      if (!(await timers.claim(TIMER_KIND, timer, this.owner, LEASE_MS))) continue;
-      this.busy.set(timer.id, team);
-      const task = this.fire(timer)
-        .catch((err: unknown) =>
-          this.kit.logger.warn({ err }, 'call recordings: a transfer could not be rescheduled; its lease will expire'),
-        )
-        .finally(() => {
-          this.busy.delete(timer.id);
-          this.running.delete(task);
-          this.kick();
-        });
-      this.running.add(task);
-    }
-  }
-
-  private runningFor(team: string): number {
-    let count = 0;
-    for (const busyTeam of this.busy.values()) if (busyTeam === team) count += 1;
-    return count;
-  }
-
-  private async fire(timer: DueTimer): Promise<void> {
-    let next: number | undefined;
-    try {
-      next = await this.transfer(timer.id);
-    } catch (err) {
-      this.kit.logger.warn({ err }, 'call recordings: a try failed before it started (the store?); again in a minute');
-      next = this.now() + UNEXPECTED_RETRY_MS;
-    }
-    await this.kit.store.timers.advance(TIMER_KIND, timer, next);
-    await this.kit.store.timers.release(TIMER_KIND, timer, this.owner);
+  /** Due now, and looked for now (not at the timers' next tick). */
+  private async dueNow(target: RecordingTarget): Promise<void> {
+    await this.kit.store.timers.set(TIMER_KIND, timerId(target), this.now());
+    void this.timers.runDue(TIMER_KIND);
   }
 
   /** One try: undefined once its share waits in the channel (or it is given up), else when to try again. */
-  private async transfer(id: string): Promise<number | undefined> {
+  private async transfer(id: string, stop: AbortSignal): Promise<number | undefined> {
     const target = parseTimerId(id);
     if (!target || (await this.steps.done(stepOf(target, 'recording')))) return undefined;
     const job = parseJob(await this.steps.read(stepOf(target, 'recording-job')));
@@ -247,7 +171,7 @@ export class CallRecordings {
     try {
       if (!(await this.files.uploaded(stepOf(job, 'recording')))) {
         const slack = await this.kit.slack(job.teamId, 'routine');
-        const { bytes } = await this.upload(slack, job);
+        const { bytes } = await this.upload(slack, job, stop);
         this.kit.logger.info(
           { channel: job.channelId, team: job.teamId, entry: job.entryId, bytes, ms: Date.now() - started },
           'call recording uploaded; its share waits for the channel',
@@ -256,7 +180,7 @@ export class CallRecordings {
       await this.bulk.add(job, SHARE_POST, { key: job.entryId, order: job.addedAt }, job.entryId);
       return undefined;
     } catch (err) {
-      return this.failed(job, err);
+      return this.failed(job, err, stop);
     }
   }
 
@@ -274,8 +198,7 @@ export class CallRecordings {
       if (!isFileGone(slackErrorCode(err))) throw err;
       // Slack no longer has the upload (it was not shared in time): the bytes are sent again, then shared.
       await this.files.lost(step);
-      await this.kit.store.timers.set(TIMER_KIND, timerId(job), this.now());
-      this.kick();
+      await this.dueNow(job);
       return;
     }
     await this.steps.record(stepOf(job, 'recording-job'), '');
@@ -294,13 +217,13 @@ export class CallRecordings {
   }
 
   /** The recording's bytes into Slack (steps 1 and 2 of the external upload). */
-  private async upload(slack: WebClient, job: RecordingJob): Promise<{ fileId: string; bytes: number }> {
+  private async upload(slack: WebClient, job: RecordingJob, stop: AbortSignal) {
     const abort = new AbortController();
     const deadline = setTimeout(() => abort.abort(), TRANSFER_MS);
-    this.aborts.add(abort);
+    const signal = AbortSignal.any([stop, abort.signal]);
     let held = 0;
     try {
-      const recording = await this.fetcher!.open(job.audioUrl, abort.signal);
+      const recording = await this.fetcher!.open(job.audioUrl, signal);
       const { length, body } = await withLength(recording, (bytes) => {
         if (this.buffered + bytes > this.bufferBudget) throw new BufferBudgetFull();
         this.buffered += bytes;
@@ -316,7 +239,7 @@ export class CallRecordings {
           throw err;
         }
       })();
-      const file = { filename: `${job.name}.${recording.extension}`, length, body: tracked, signal: abort.signal };
+      const file = { filename: `${job.name}.${recording.extension}`, length, body: tracked, signal };
       try {
         const fileId = await this.files.upload(slack, stepOf(job, 'recording'), file);
         return { fileId, bytes: length };
@@ -327,14 +250,13 @@ export class CallRecordings {
     } finally {
       clearTimeout(deadline);
       this.buffered -= held;
-      this.aborts.delete(abort);
     }
   }
 
   /** What a failed try means: when to try again, or undefined once given up. */
-  private async failed(job: RecordingJob, err: unknown): Promise<number | undefined> {
+  private async failed(job: RecordingJob, err: unknown, stop: AbortSignal): Promise<number | undefined> {
     const now = this.now();
-    if (this.stopped) return now;
+    if (stop.aborted) return now;
     // Other recordings read whole fill the memory set aside for that: a turn later, no try counted.
     if (err instanceof BufferBudgetFull && now - job.addedAt < RETENTION_MS) return now + DEFER_MS;
     // Slack made it wait (its budget, a 429, Slack down): no try counts.

@@ -214,6 +214,7 @@ export {
   DEFAULT_KEY_PREFIX,
   timerId as workspaceTimerId,
   timerParts as workspaceTimerParts,
+  timerTeam as workspaceTimerTeam,
 } from './keys.js';
 export { SecretBox, SecretBoxError, decodeSecretsKey } from './secrets.js';
 export { rekeyStore } from './rekey.js';

@@ -94,14 +94,6 @@ export class TimerRepo {
     return removed;
   }
 
-  /**
-   * Gives a firing's lease back, unless it expired and another replica holds it: for timers fired often (a
-   * transfer waiting its turn every few seconds), whose leases would otherwise pile up until they expire.
-   */
-  async release(kind: string, timer: DueTimer, owner: string): Promise<void> {
-    await this.leases.release(this.lease(kind, timer), owner);
-  }
-
   /** The lease key of one firing (a firing is claimed once, its lease renewed while it runs). */
   private lease(kind: string, timer: DueTimer): string {
     return this.keys.timerLease(kind, timer.id, timer.dueAt);

@@ -45,7 +45,7 @@ describe('a call’s recording where guests read', () => {
   const h = useHarness(async () => {
     const started = await startEventsHarness({
       env: { RECORDING_HOSTS: hostOrigin.replace('http://', '') },
-      bot: { events: { recordings: { scanMs: 20 } } },
+      bot: { timers: { tickMs: 50 } },
       unlimitedSlackBecause: 'what each channel shows, not pace: cards, transcripts and answers in two channels',
     });
     started.slack.addUser({ id: GUEST, name: 'gus', is_restricted: true });

@@ -111,7 +111,7 @@ describe('one workspace’s recordings on a host that drips bytes', () => {
       redisUrl: redis.url,
       keyPrefix: `${redis.prefix}recording-slots:${randomBytes(4).toString('hex')}:`,
       env: { RECORDING_HOSTS: `127.0.0.1:${slow.port},127.0.0.1:${fine.port}`, RECORDING_MAX_MB: '1' },
-      bot: { events: { recordings: { scanMs: 20 } } },
+      bot: { timers: { tickMs: 50 } },
     });
     await installApp(harness, TEAM_ID);
     await installApp(harness, OTHER_TEAM);
@@ -164,7 +164,7 @@ describe('a try whose host sends too little while it is waited on', () => {
       keyPrefix: `${redis.prefix}recording-stall:${randomBytes(4).toString('hex')}:`,
       env: { RECORDING_HOSTS: `127.0.0.1:${slow.port}`, RECORDING_MAX_MB: '1' },
       // A short no-progress timeout stands in for the 20 s one.
-      bot: { events: { recordings: { scanMs: 20, stallMs: 400 } }, now: () => Date.now() + skewMs },
+      bot: { events: { recordings: { stallMs: 400 } }, timers: { tickMs: 50 }, now: () => Date.now() + skewMs },
     });
     return harness;
   });

@@ -135,7 +135,7 @@ beforeAll(async () => {
     redisUrl: redis.url,
     keyPrefix: `${redis.prefix}recordings:`,
     env: { RECORDING_HOSTS: `127.0.0.1:${host.port}`, RECORDING_MAX_MB: '1' },
-    bot: { events: { recordings: { scanMs: 20 } }, now: () => Date.now() + skewMs },
+    bot: { timers: { tickMs: 50 }, now: () => Date.now() + skewMs },
   });
   hook = await routeTo(h, [{ campaignId: '*', triggerName: 'call_completed', channelId: CHANNEL }]);
   acceptedPosts = () => h.slack.callsTo('chat.postMessage').filter((c) => c.status === 200).length;
@@ -345,7 +345,7 @@ describe('across a restart', () => {
         redisUrl: redis.url,
         keyPrefix,
         env: { SECRETS_KEY: secretsKey, RECORDING_HOSTS: `127.0.0.1:${host.port}` },
-        bot: { events: { recordings: { scanMs: 20 } } },
+        bot: { timers: { tickMs: 50 } },
         fakes: { slack, platform },
       });
     try {

@@ -107,16 +107,37 @@ describe.each(['memory', 'redis', 'cluster'] as const)('timers (%s)', (backend) 
     expect(calls).toBe(2);
     expect(await store.timers.dueAt('quota', 'T1')).toBeUndefined();
   });
-  it('gives a firing’s lease back to its owner only', async () => {
+});
+
+describe('background firings (a recording’s transfer) on Redis', () => {
+  it('run beside the pass, and a replica that dies mid-firing leaves it to another once its lease runs out', async () => {
     const clock = { now: 0 };
-    const [a, b] = replicas(backend, clock);
-    await a.timers.set('recording', 'R1', 0);
-    const [due] = await a.timers.due('recording', clock.now, 1);
-    expect(await a.timers.claim('recording', due!, 'replica-a', 60_000)).toBe(true);
-    await b.timers.release('recording', due!, 'replica-b'); // not its lease: nothing happens
-    expect(await b.timers.claim('recording', due!, 'replica-b', 60_000)).toBe(false);
-    await a.timers.release('recording', due!, 'replica-a');
-    expect(await b.timers.claim('recording', due!, 'replica-b', 60_000)).toBe(true);
+    const [a, b] = replicas('redis', clock);
+    const [ta, tb] = [timersOn(a, 600), timersOn(b, 600)];
+    const fired: string[] = [];
+    const slots = { total: 8, perWorkspace: 2 };
+    // Replica a's firing runs until its timers stop; replica b's ends the timer.
+    ta.on(
+      'transfer',
+      (timer, _now, stop) => {
+        fired.push(`a:${timer.id}`);
+        return new Promise((resolve) => stop.addEventListener('abort', () => resolve(clock.now)));
+      },
+      slots,
+    );
+    tb.on('transfer', (timer) => Promise.resolve(void fired.push(`b:${timer.id}`)), slots);
+    await a.timers.set('transfer', 'R1', 0);
+
+    // The pass does not wait for the firing, which holds its lease: b passes it by.
+    expect(await ta.runDue()).toBe(1);
+    expect(await tb.runDue()).toBe(0);
+    expect(fired).toEqual(['a:R1']);
+
+    // Replica a dies (its store gone: no renewal reaches Redis): b takes the firing on once the lease runs out.
+    await a.close();
+    await waitFor(async () => (await tb.runDue()) === 1, 'b fired it', 5_000);
+    expect(fired).toEqual(['a:R1', 'b:R1']);
+    expect(await b.timers.dueAt('transfer', 'R1')).toBeUndefined();
   });
 });
 

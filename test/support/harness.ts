@@ -36,7 +36,14 @@ export interface HarnessOptions {
   /** Extra `createBot` options (e.g. a small voice-sample size cap, fast event-worker timings, a clock). */
   bot?: Pick<
     BotOptions,
-    'voiceSampleMaxBytes' | 'events' | 'now' | 'slackLimits' | 'platformTurns' | 'requestLimits' | 'slowNoticeMs'
+    | 'voiceSampleMaxBytes'
+    | 'events'
+    | 'now'
+    | 'slackLimits'
+    | 'platformTurns'
+    | 'requestLimits'
+    | 'slowNoticeMs'
+    | 'timers'
   >;
   /** OAuth multi-workspace mode (client id/secret/state secret) instead of a bot token. */
   oauth?: boolean;

@@ -18,6 +18,7 @@ import { redactKey } from './mask.js';
 import { FileSizeMismatchError } from './multipart.js';
 import type { MultipartBody } from './multipart.js';
 import { KeyedTurns, TurnRefused, type Release, type TurnLimits } from './turns.js';
+import { headerValue } from '../util/download.js';
 import { ATTR, inSpan, SpanKind } from '../util/spans.js';
 
 export interface TransportOptions {
@@ -36,7 +37,6 @@ export interface TransportOptions {
   oneWorkspace?: boolean;
   /** Called when a request is refused its turn (the user is told; nothing was sent). Must not throw. */
   onTurnRefused?: (info: { lane: PlatformLane; reason: 'full' | 'waited' }) => void;
-  connectTimeoutMs?: number;
   /** Time allowed until the response headers arrive. */
   headersTimeoutMs?: number;
   /** Max idle time between two chunks of the response body. */
@@ -161,7 +161,7 @@ class UndiciTransport implements PlatformTransport {
     const pool = (connections: number) =>
       new Pool(base.origin, {
         connections,
-        connect: { timeout: opts.connectTimeoutMs ?? DEFAULTS.connectTimeoutMs },
+        connect: { timeout: DEFAULTS.connectTimeoutMs },
         headersTimeout: opts.headersTimeoutMs ?? DEFAULTS.headersTimeoutMs,
         bodyTimeout: opts.bodyTimeoutMs ?? DEFAULTS.bodyTimeoutMs,
       });
@@ -370,10 +370,6 @@ function buildQuery(query: Record<string, string> | undefined): string {
   if (!query) return '';
   const qs = new URLSearchParams(query).toString();
   return qs ? `?${qs}` : '';
-}
-
-function headerValue(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
 }
 
 function isRetryable(err: unknown): boolean {

@@ -7,6 +7,7 @@
 import type { IncomingMessage, Server, ServerOptions, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from '../logger.js';
+import { dropSlowBody } from '../util/request-body.js';
 
 export interface HttpLimits {
   /** Open connections at most; beyond, Node drops new ones at once. */
@@ -128,17 +129,6 @@ export function capConnections(server: Server, limits: HttpLimits): void {
 
 function hasBody(req: IncomingMessage): boolean {
   return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length']) > 0;
-}
-
-/** 408 when nothing was answered yet, and the connection closed either way. */
-function dropSlowBody(res: ServerResponse): void {
-  const socket = res.socket;
-  if (res.headersSent || !socket) {
-    socket?.destroy();
-    return;
-  }
-  res.writeHead(408, { connection: 'close', 'content-length': '0' });
-  res.end(() => socket.destroy());
 }
 
 /**

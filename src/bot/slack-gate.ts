@@ -24,6 +24,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseForm } from 'node:querystring';
 import type { BufferedIncomingMessage } from '@slack/bolt';
+import { dropSlowBody, readBody } from '../util/request-body.js';
 
 const SLACK_EVENTS_PATH = '/slack/events';
 
@@ -89,11 +90,18 @@ export function gateSlackRequests(gate: SlackGate): Handle {
       return;
     }
     const hold = budget.holdFor(gate.clientOf(req));
-    void readBody(req, limits, hold).then((body) => {
+    const declared = Number(req.headers['content-length'] ?? 0);
+    const bounds = {
+      maxBytes: limits.bodyBytes,
+      timeoutMs: limits.bodyReadMs,
+      admit: (bytes: number, total: number) => hold.take(bytes, Math.max(declared, total) <= limits.smallBodyBytes),
+    };
+    void readBody(req, bounds).then((body) => {
+      if (!Buffer.isBuffer(body)) hold.release();
       if (body === 'aborted') return;
       if (body === 'too_large') return refuse(req, res, 413, 'request body over 1 MB');
-      if (body === 'busy') return refuse(req, res, 503, 'busy: try again', { 'retry-after': '1' });
-      if (body === 'too_slow') return dropSlowBody(req, res);
+      if (body === 'not_admitted') return refuse(req, res, 503, 'busy: try again', { 'retry-after': '1' });
+      if (body === 'too_slow') return dropSlowBody(res);
       res.once('close', () => hold.release());
       if (refusal === 'unsigned-form') return answerSslCheck(req, res, body);
       if (!signatureMatches(gate.signingSecret, req, body)) return refuse(req, res, 401, 'invalid signature');
@@ -209,44 +217,6 @@ interface BodyHold {
   release(): void;
 }
 
-type BodyResult = Buffer | 'too_large' | 'busy' | 'too_slow' | 'aborted';
-
-/** Reads the body while it stays within its limit, its time and the shared budget; stops reading at once past any. */
-function readBody(req: IncomingMessage, limits: SlackGateLimits, hold: BodyHold): Promise<BodyResult> {
-  const declared = Number(req.headers['content-length'] ?? 0);
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let settled = false;
-    const settle = (result: BodyResult) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onError);
-      if (!Buffer.isBuffer(result)) {
-        req.pause();
-        hold.release();
-      }
-      resolve(result);
-    };
-    const timer = setTimeout(() => settle('too_slow'), limits.bodyReadMs);
-    const onData = (chunk: Buffer) => {
-      if (size + chunk.length > limits.bodyBytes) return settle('too_large');
-      const small = Math.max(declared, size + chunk.length) <= limits.smallBodyBytes;
-      if (!hold.take(chunk.length, small)) return settle('busy');
-      size += chunk.length;
-      chunks.push(chunk);
-    };
-    const onEnd = () => settle(Buffer.concat(chunks, size));
-    const onError = () => settle('aborted');
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onError);
-  });
-}
-
 /**
  * Answers without reading what is left of the body. Node would read and discard the rest once the answer is
  * sent (the sender's bytes at our CPU's cost), and closes at once when the request said `Connection: close`;
@@ -277,18 +247,4 @@ function refuse(
   setTimeout(() => {
     if (!req.complete) req.destroy();
   }, REFUSED_LINGER_MS).unref();
-}
-
-/**
- * A body still arriving after its time is a sender holding a socket, not Slack: 408, and the connection goes
- * at once (no linger; its bytes trickle, so there is nothing in flight to reset the answer).
- */
-function dropSlowBody(req: IncomingMessage, res: ServerResponse): void {
-  const text = 'request body took too long';
-  res.writeHead(408, {
-    'content-type': 'text/plain; charset=utf-8',
-    'content-length': String(Buffer.byteLength(text)),
-    connection: 'close',
-  });
-  res.end(text, () => req.socket.destroy());
 }

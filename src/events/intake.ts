@@ -19,6 +19,7 @@ import type { CustomRoute } from '@slack/bolt';
 import type { Deps } from '../app/deps.js';
 import type { Logger } from '../logger.js';
 import { withDeadline } from '../util/deadline.js';
+import { readBody } from '../util/request-body.js';
 import { ATTR, inSpan, noteInSpan, SpanKind, traceparentNow } from '../util/spans.js';
 import { dedupKey, DEDUP_TTL_MS, orderKey } from './dedup-key.js';
 import { parseEvent, TRIGGER_NAMES, type KnownEvent } from './events.js';
@@ -158,7 +159,7 @@ async function handleDelivery(
   // The line per queued event is the worker's (what became of it); intake's own is for debugging.
   const traced = deps.logger.isLevelEnabled('debug');
 
-  const body = await readBody(req, limit);
+  const body = await readBody(req, { maxBytes: limit });
   if (body === 'too_large') {
     log().warn({ limit }, 'webhook body over the size limit: 413');
     answer(ctx, res, 413, { ok: false, error: 'payload_too_large', limit });
@@ -175,7 +176,7 @@ async function handleDelivery(
     });
     return;
   }
-  if (body === 'aborted') return;
+  if (!Buffer.isBuffer(body)) return; // aborted: no time limit or admission here
 
   const events = parseDelivery(body);
   if (!events.ok) {
@@ -319,39 +320,6 @@ function parseDelivery(body: Buffer): Delivery {
 
 function dropProtoKeys(key: string, value: unknown): unknown {
   return key === '__proto__' ? undefined : value;
-}
-
-/** Reads the body up to `limit` bytes; past it, stops reading at once (declared or streamed). */
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too_large' | 'aborted'> {
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) return Promise.resolve('too_large');
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let settled = false;
-    const settle = (result: Buffer | 'too_large' | 'aborted') => {
-      if (settled) return;
-      settled = true;
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onError);
-      resolve(result);
-    };
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        req.pause();
-        settle('too_large');
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = () => settle(Buffer.concat(chunks, size));
-    const onError = () => settle('aborted');
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onError);
-  });
 }
 
 /** Answers once: a later answer to the same request (a failure after the answer went) is dropped. */

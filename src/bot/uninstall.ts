@@ -12,8 +12,9 @@
  */
 import type { App } from '@slack/bolt';
 import { TRIGGER_NAMES } from '../api/index.js';
-import { hookUrlFor } from '../events/hook-url.js';
+import { hookUrlFor, unsubscribeUpstream } from '../events/hook-url.js';
 import type { Deps } from '../app/deps.js';
+import type { Logger } from '../logger.js';
 import { workspaceTimerId, type DueTimer } from '../store/index.js';
 import { ALERT_TIMER, alertTimerId } from '../events/index.js';
 
@@ -48,7 +49,7 @@ async function forget(
   if (teamId) {
     const routes = await deps.store.routes.listForTeam(teamId);
     const alerts = await deps.store.outcomeAlerts.list(teamId);
-    await unsubscribeUpstream(deps, teamId, [...routes, ...(await deps.store.outcomeAlerts.hooks(teamId))]).catch(
+    await unsubscribeAll(deps, teamId, [...routes, ...(await deps.store.outcomeAlerts.hooks(teamId))], logger).catch(
       (err: unknown) => logger.warn({ err }, 'could not unsubscribe the platform hooks of an uninstalled workspace'),
     );
     // Alert checks are timers named by their alert: cancelled with it (the store's forget finds the rest).
@@ -100,10 +101,11 @@ function teamOfTimer(id: string): string | undefined {
 }
 
 /** The platform would otherwise keep posting to a hook URL that now answers 404. */
-async function unsubscribeUpstream(
+async function unsubscribeAll(
   deps: Deps,
   teamId: string,
   routes: ReadonlyArray<{ campaignId: string; triggerName: string }>,
+  logger: Logger,
 ): Promise<void> {
   const token = await deps.store.workspaces.getHookToken(teamId);
   if (!token || !deps.config.publicUrl || routes.length === 0) return;
@@ -112,6 +114,6 @@ async function unsubscribeUpstream(
   const pairs = new Map(routes.map((r) => [`${r.campaignId}\u0000${r.triggerName}`, r]));
   for (const r of pairs.values()) {
     const triggerName = TRIGGER_NAMES.find((t) => t === r.triggerName);
-    if (triggerName) await api.webhooks.unsubscribe({ hookUrl, campaignId: r.campaignId, triggerName });
+    if (triggerName) await unsubscribeUpstream(api, hookUrl, { campaignId: r.campaignId, triggerName }, logger);
   }
 }

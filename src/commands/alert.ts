@@ -12,7 +12,14 @@
  * platform has it is counted; a refusal removes the alert again).
  */
 import { adminsOnly } from '../app/admin-gate.js';
-import { ALERT_TIMER, alertTimerId, ending, ensureHookToken, hookUrlFor } from '../events/index.js';
+import {
+  ALERT_TIMER,
+  alertTimerId,
+  ending,
+  ensureHookToken,
+  hookUrlFor,
+  unsubscribeUpstream,
+} from '../events/index.js';
 import { EVALUATE_EVERY_MS } from '../events/outcome-alerts.js';
 import { outcomePhrase, sharePercent, spanText } from '../events/render/outcome-alert.js';
 import { campaignPhrase } from '../events/subscription-text.js';
@@ -24,7 +31,6 @@ import { ALERT_USAGE, parseAlertTerms, type AlertTerms } from './alert-terms.js'
 import { notInChannel, setUpBy } from './report-text.js';
 import { chooseCampaign, confirmCampaign } from './campaign-ref.js';
 import { noPublicUrl } from './subscribe.js';
-import { unsubscribeUpstream } from './unsubscribe.js';
 import type { CommandContext, Subcommand } from './types.js';
 
 const ADMINS_ONLY = `${adminsOnly('set or remove alerts')} \`/campaign alert\` alone lists this channel’s alerts.`;
@@ -185,7 +191,9 @@ async function dropUnneededHooks(ctx: CommandContext, removed: readonly OutcomeA
       continue;
     }
     try {
-      await unsubscribeUpstream(ctx, deps.config.publicUrl, token, campaignId, 'call_completed');
+      const hookUrl = hookUrlFor(deps.config.publicUrl, token);
+      const pair = { campaignId, triggerName: 'call_completed' } as const;
+      await unsubscribeUpstream(await deps.platform.clientFor(teamId), hookUrl, pair, ctx.logger);
     } catch (err) {
       // The alert is gone either way; the platform keeps sending calls nobody needs, which are ignored.
       ctx.logger.warn({ err, campaignId }, 'could not remove a platform hook no alert or route needs any more');

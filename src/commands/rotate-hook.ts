@@ -8,8 +8,8 @@
  * Safe to run again: every run re-registers every hook, and old URLs whose hooks were not all removed are
  * remembered (sealed) and removed by the next run.
  */
-import { ApiConnectionError, ApiError, ApiTimeoutError, BadRequestError } from '../api/index.js';
-import { hookUrlFor, SUBSCRIBABLE_TRIGGERS, type SubscribableTrigger } from '../events/index.js';
+import { ApiConnectionError, ApiError, ApiTimeoutError } from '../api/index.js';
+import { hookUrlFor, SUBSCRIBABLE_TRIGGERS, unsubscribeUpstream, type SubscribableTrigger } from '../events/index.js';
 import { campaignPhrase, eventList } from '../events/subscription-text.js';
 import { failureOf } from '../app/failure.js';
 import { noPublicUrl } from './subscribe.js';
@@ -75,10 +75,8 @@ export const rotateHook: Subcommand = {
         }
         for (const old of retired) {
           try {
-            await api.webhooks.unsubscribe({ hookUrl: hookUrlFor(publicUrl, old.token), ...hook });
+            await unsubscribeUpstream(api, hookUrlFor(publicUrl, old.token), hook, ctx.logger);
           } catch (err) {
-            // 400: nothing registered with that URL for this hook (already removed, or subscribed after it).
-            if (err instanceof BadRequestError) continue;
             notRemoved.push({ hook, err });
             stillRegistered.add(old.token);
           }

@@ -5,8 +5,7 @@
  * subscribe used) — before the route, so a refused unsubscribe leaves the route and the user can retry.
  */
 import { escapeMrkdwn } from '../slack/blocks.js';
-import { BadRequestError } from '../api/index.js';
-import { hookUrlFor, TRIGGER_NAMES, type TriggerName } from '../events/index.js';
+import { hookUrlFor, TRIGGER_NAMES, unsubscribeUpstream, type TriggerName } from '../events/index.js';
 import { eventList } from '../events/subscription-text.js';
 import { logFailure } from '../app/failure.js';
 import type { CatalogEntry, Route } from '../store/index.js';
@@ -70,8 +69,11 @@ export const unsubscribe: Subcommand = {
       );
       try {
         if (!stillNeeded && token) {
-          if (publicUrl) await unsubscribeUpstream(ctx, publicUrl, token, campaignId, triggerName as TriggerName);
-          else leftUpstream = true;
+          if (publicUrl) {
+            const api = await deps.platform.clientFor(teamId);
+            const pair = { campaignId, triggerName: triggerName as TriggerName };
+            await unsubscribeUpstream(api, hookUrlFor(publicUrl, token), pair, ctx.logger);
+          } else leftUpstream = true;
         }
         await deps.store.routes.remove({ teamId, campaignId, triggerName, channelId });
         removed.push(triggerName);
@@ -101,27 +103,6 @@ export const unsubscribe: Subcommand = {
     await ctx.tell(`🔕 This channel no longer receives ${eventList(removed)} for ${what}.${skipped}${upstreamNote}`);
   },
 };
-
-export async function unsubscribeUpstream(
-  ctx: CommandContext,
-  publicUrl: string,
-  token: string,
-  campaignId: string,
-  triggerName: TriggerName,
-): Promise<void> {
-  const api = await ctx.deps.platform.clientFor(ctx.teamId);
-  try {
-    await api.webhooks.unsubscribe({ hookUrl: hookUrlFor(publicUrl, token), campaignId, triggerName });
-    ctx.logger.info({ campaignId, triggerName }, 'platform webhook unsubscribed');
-  } catch (err) {
-    // 400 is what the platform answers when no subscription matches: already gone, which is what we want.
-    if (!(err instanceof BadRequestError)) throw err;
-    ctx.logger.info(
-      { campaignId, triggerName, code: err.code },
-      'platform had no such webhook subscription; removing the route anyway',
-    );
-  }
-}
 
 /** Subscribing announced itself in the channel; so does the end of it (best effort). */
 async function notifyChannel(ctx: CommandContext, removed: readonly string[], what: string): Promise<void> {

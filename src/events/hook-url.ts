@@ -6,6 +6,8 @@
  * prefix, and never shown in Slack.
  */
 import { createHash } from 'node:crypto';
+import { BadRequestError, type CampaignClient, type TriggerName } from '../api/index.js';
+import type { Logger } from '../logger.js';
 import type { Store } from '../store/index.js';
 
 export const HOOK_PATH = '/hooks';
@@ -20,6 +22,25 @@ export function tokenRef(token: string): string {
 
 export function hookUrlFor(publicUrl: string, token: string): string {
   return `${publicUrl}${HOOK_PATH}/${token}`;
+}
+
+/**
+ * Drops the platform's subscription of `hookUrl` to one (campaign, event). The platform answers 400 when no
+ * subscription matches: already gone, which is what every caller wants; any other failure is thrown.
+ */
+export async function unsubscribeUpstream(
+  api: Pick<CampaignClient, 'webhooks'>,
+  hookUrl: string,
+  { campaignId, triggerName }: { campaignId: string; triggerName: TriggerName },
+  logger: Logger,
+): Promise<void> {
+  try {
+    await api.webhooks.unsubscribe({ hookUrl, campaignId, triggerName });
+    logger.info({ campaignId, triggerName }, 'platform webhook unsubscribed');
+  } catch (err) {
+    if (!(err instanceof BadRequestError)) throw err;
+    logger.info({ campaignId, triggerName, code: err.code }, 'platform had no such webhook subscription: already gone');
+  }
 }
 
 /**

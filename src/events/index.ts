@@ -108,7 +108,7 @@ export function createEvents(deps: Deps, options: EventsOptions = {}): Events {
   };
 }
 
-export { ensureHookToken, hookUrlFor, describeHookUrl } from './hook-url.js';
+export { ensureHookToken, hookUrlFor, describeHookUrl, unsubscribeUpstream } from './hook-url.js';
 export * from './events.js';
 export type { QueuedEvent, EventOutcome } from './worker.js';
 export type { BulkPosts } from '../delivery/bulk-lane.js';

@@ -6,15 +6,16 @@
  * platform call (the platform has no call to read back) — so it works after a restart, on any replica, and
  * answers within the 3 s a trigger_id lasts (https://docs.slack.dev/reference/methods/views.open).
  */
-import type { AllMiddlewareArgs, App, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
+import type { App } from '@slack/bolt';
 import type { KnownBlock as ModalBlock } from '@slack/types';
 import type { Deps } from '../app/deps.js';
-import { LIMITS, context as contextLine, section, truncate, type KnownBlock } from '../slack/blocks.js';
+import { LIMITS, context as contextLine, section, truncate } from '../slack/blocks.js';
 import { modal } from '../slack/modals.js';
 import { slackErrorCode } from '../slack/post.js';
 import { code } from '../slack/text.js';
 import type { SecretBox } from '../store/index.js';
 import { parseEvent, type CallCompleted } from './events.js';
+import { onSealedButton } from './sealed-button.js';
 import { CALL_DETAILS_ACTION, callDurationMs, renderCallCompleted } from './render/call-completed.js';
 
 const bound = (teamId: string) => `call-details:${teamId}`;
@@ -61,9 +62,9 @@ export function sealCallDetails(secrets: SecretBox, teamId: string, call: CallCo
   }
 }
 
-function openCallDetails(secrets: SecretBox, teamId: string, value: string): CallCompleted | undefined {
+function callOf(opened: string | undefined): CallCompleted | undefined {
   try {
-    const parsed = parseEvent(JSON.parse(secrets.open(value, bound(teamId))), 'call_completed');
+    const parsed = parseEvent(JSON.parse(opened ?? ''), 'call_completed');
     return parsed.ok && parsed.event.known && parsed.event.trigger === 'call_completed' ? parsed.event.data : undefined;
   } catch {
     return undefined;
@@ -71,40 +72,26 @@ function openCallDetails(secrets: SecretBox, teamId: string, value: string): Cal
 }
 
 export function registerCallDetails(app: App, deps: Pick<Deps, 'store' | 'logger'>): void {
-  app.action<BlockButtonAction>(
-    CALL_DETAILS_ACTION,
-    async ({
-      ack,
-      action,
-      body,
-      respond,
-      client,
-      context,
-    }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs) => {
-      await ack();
-      const teamId = context.teamId ?? body.team?.id ?? body.user.team_id ?? '';
-      const answer = (text: string, blocks?: KnownBlock[]) =>
-        respond({ response_type: 'ephemeral', replace_original: false, text, ...(blocks ? { blocks } : {}) });
-      const call = action.value ? openCallDetails(deps.store.secrets, teamId, action.value) : undefined;
-      if (!call) {
-        await answer(
-          'This Details button no longer opens (it was sealed with a key the bot does not have any more); the call is still on the campaign platform.',
-        );
-        return;
-      }
-      // A call card has no chart block, the one kind a modal does not take.
-      const blocks = renderCallCompleted(call).blocks as ModalBlock[];
-      try {
-        await client.views.open({
-          trigger_id: body.trigger_id,
-          view: modal({ callbackId: 'call_details', title: 'Call details', blocks }),
-        });
-      } catch (err) {
-        const why = slackErrorCode(err) ?? 'no answer';
-        deps.logger.info({ team: teamId, user: body.user.id, code: why }, 'call details did not open');
-        const text = 'Slack did not open the call’s details — press *Details* again.';
-        await answer(text, [section(text), contextLine(`Slack answered ${code(why)}`)]);
-      }
-    },
-  );
+  onSealedButton(app, deps, CALL_DETAILS_ACTION, bound, async ({ ws, body, client, opened, answer }) => {
+    const call = callOf(opened);
+    if (!call) {
+      await answer(
+        'This Details button no longer opens (it was sealed with a key the bot does not have any more); the call is still on the campaign platform.',
+      );
+      return;
+    }
+    // A call card has no chart block, the one kind a modal does not take.
+    const blocks = renderCallCompleted(call).blocks as ModalBlock[];
+    try {
+      await client.views.open({
+        trigger_id: body.trigger_id,
+        view: modal({ callbackId: 'call_details', title: 'Call details', blocks }),
+      });
+    } catch (err) {
+      const why = slackErrorCode(err) ?? 'no answer';
+      deps.logger.info({ team: ws.teamId, user: body.user.id, code: why }, 'call details did not open');
+      const text = 'Slack did not open the call’s details — press *Details* again.';
+      await answer(text, [section(text), contextLine(`Slack answered ${code(why)}`)]);
+    }
+  });
 }

@@ -7,12 +7,13 @@
  * ephemeral message, seen by them alone), anyone else one sentence — through the press's `response_url`
  * (https://docs.slack.dev/reference/interaction-payloads/block_actions-payload).
  */
-import type { AllMiddlewareArgs, App, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
+import type { App } from '@slack/bolt';
 import type { Deps } from '../app/deps.js';
 import { customerDataRefusal } from '../app/membership.js';
-import { actions, button, LIMITS, section, type KnownBlock } from '../slack/blocks.js';
+import { actions, button, LIMITS, section } from '../slack/blocks.js';
 import { httpsUrl } from '../slack/text.js';
 import type { SecretBox } from '../store/index.js';
+import { onSealedButton } from './sealed-button.js';
 
 /** The card's button (cards posted before it went through the bot carry a link under the same id). */
 export const RECORDING_ACTION = 'call_recording_open';
@@ -33,53 +34,26 @@ export function sealRecording(secrets: SecretBox, teamId: string, audioUrl: stri
   return sealed.length <= LIMITS.buttonValue ? sealed : undefined;
 }
 
-function openRecording(secrets: SecretBox, teamId: string, value: string): string | undefined {
-  try {
-    return httpsUrl(secrets.open(value, bound(teamId)));
-  } catch {
-    return undefined;
-  }
-}
-
 export function registerRecordingButton(app: App, deps: Pick<Deps, 'members' | 'store' | 'logger'>): void {
   app.action(LINK_ACTION, async ({ ack }) => {
     await ack();
   });
-  app.action<BlockButtonAction>(
-    RECORDING_ACTION,
-    async ({
-      ack,
-      action,
-      body,
-      respond,
-      client,
-      context,
-    }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs) => {
-      await ack();
-      // A button with no sealed address has nothing to open.
-      if (!action.value) return;
-      const ws = {
-        teamId: context.teamId ?? body.team?.id ?? body.user.team_id ?? '',
-        enterpriseId: context.enterpriseId ?? body.enterprise?.id ?? body.team?.enterprise_id,
-      };
-      const answer = (text: string, blocks?: KnownBlock[]) =>
-        respond({ response_type: 'ephemeral', replace_original: false, text, ...(blocks ? { blocks } : {}) });
-      const refusal = await deps.members.refusal(client, ws, body.user.id);
-      if (refusal) {
-        deps.logger.info({ team: ws.teamId, user: body.user.id, refusal }, 'call recording refused: not a full member');
-        await answer(customerDataRefusal('This call’s recording', refusal));
-        return;
-      }
-      const url = openRecording(deps.store.secrets, ws.teamId, action.value);
-      if (!url) {
-        await answer(
-          'This Recording button no longer opens (it was sealed with a key the bot does not have any more); the recording is still on the campaign platform.',
-        );
-        return;
-      }
-      deps.logger.info({ team: ws.teamId, user: body.user.id }, 'call recording opened');
-      const text = '🎧 The call’s recording — this link is shown to you only.';
-      await answer(text, [section(text), actions([button('▶️ Open the recording', LINK_ACTION, { url })])]);
-    },
-  );
+  onSealedButton(app, deps, RECORDING_ACTION, bound, async ({ ws, body, client, opened, answer }) => {
+    const refusal = await deps.members.refusal(client, ws, body.user.id);
+    if (refusal) {
+      deps.logger.info({ team: ws.teamId, user: body.user.id, refusal }, 'call recording refused: not a full member');
+      await answer(customerDataRefusal('This call’s recording', refusal));
+      return;
+    }
+    const url = httpsUrl(opened);
+    if (!url) {
+      await answer(
+        'This Recording button no longer opens (it was sealed with a key the bot does not have any more); the recording is still on the campaign platform.',
+      );
+      return;
+    }
+    deps.logger.info({ team: ws.teamId, user: body.user.id }, 'call recording opened');
+    const text = '🎧 The call’s recording — this link is shown to you only.';
+    await answer(text, [section(text), actions([button('▶️ Open the recording', LINK_ACTION, { url })])]);
+  });
 }

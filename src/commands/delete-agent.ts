@@ -3,8 +3,7 @@
  * knows), then DELETE /agent/{campaignId}/{agentId}. Each is its id or its name (`campaign-ref.ts`); a campaign
  * name of several words is read as long as it is a known one, the rest is the agent.
  */
-import { adminsOnly } from '../app/admin-gate.js';
-import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
+import type { BlockButtonAction } from '@slack/bolt';
 import { z } from 'zod';
 import { actions, button, escapeMrkdwn, message, mrkdwn, section } from '../slack/blocks.js';
 import { parseJsonValue } from '../slack/json-value.js';
@@ -21,6 +20,7 @@ import {
   unseenNote,
   type CampaignChoice,
 } from './campaign-ref.js';
+import { adminButton } from './admin-button.js';
 import type { CommandContext, Subcommand } from './types.js';
 
 const CONFIRM_ACTION = 'delete_agent_confirm';
@@ -67,50 +67,32 @@ export const deleteAgent: Subcommand = {
       await ack();
       await respond({ replace_original: true, text: 'Cancelled — nothing was deleted.' });
     });
-    app.action<BlockButtonAction>(
-      CONFIRM_ACTION,
-      async ({
-        ack,
-        action,
-        body,
-        respond,
-        client,
-      }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs) => {
-        await ack();
-        const teamId = body.team?.id ?? body.user.team_id ?? '';
-        const parsed = parseJsonValue(action.value, target);
-        if (!parsed) {
-          await respond({
-            replace_original: true,
-            text: 'That confirmation is out of date — run `/campaign delete-agent` again.',
-          });
-          return;
-        }
-        const { campaignId, agentId } = parsed;
-        const what = `agent \`${escapeMrkdwn(agentId)}\` from campaign \`${escapeMrkdwn(campaignId)}\``;
-        // The button lives in an ephemeral message, but re-check: rights may have changed since.
-        if (
-          !(await deps.admins.isAdmin(client, teamId, body.user.id, { fresh: true, enterpriseId: body.enterprise?.id }))
-        ) {
-          await respond({ replace_original: true, text: adminsOnly('delete agents') });
-          return;
-        }
-        try {
-          const api = await deps.platform.clientFor(teamId);
-          await api.agents.delete(campaignId, agentId);
-          deps.logger.info({ team: teamId, user: body.user.id, campaignId, agentId }, 'agent deleted');
-          await deps.store.catalog
-            .forget(teamId, 'agents', agentId)
-            .catch((err: unknown) => deps.logger.warn({ err }, 'could not forget a deleted agent in the catalog'));
-          await respond({ replace_original: true, text: `🗑️ Deleted ${what}.` });
-        } catch (err) {
-          logFailure(deps.logger, err, { team: teamId, campaignId, agentId }, 'agent delete failed');
-          const near = await nearAgents(deps, teamId, campaignId, agentId);
-          const notFound = `There is no ${what} — nothing was deleted.${didYouMean(near)}`;
-          await respond({ replace_original: true, ...failureMessage(failureOf(err, { notFound })) });
-        }
-      },
-    );
+    adminButton(app, deps, CONFIRM_ACTION, 'delete agents', async ({ teamId, userId, value, respond }) => {
+      const parsed = parseJsonValue(value, target);
+      if (!parsed) {
+        await respond({
+          replace_original: true,
+          text: 'That confirmation is out of date — run `/campaign delete-agent` again.',
+        });
+        return;
+      }
+      const { campaignId, agentId } = parsed;
+      const what = `agent \`${escapeMrkdwn(agentId)}\` from campaign \`${escapeMrkdwn(campaignId)}\``;
+      try {
+        const api = await deps.platform.clientFor(teamId);
+        await api.agents.delete(campaignId, agentId);
+        deps.logger.info({ team: teamId, user: userId, campaignId, agentId }, 'agent deleted');
+        await deps.store.catalog
+          .forget(teamId, 'agents', agentId)
+          .catch((err: unknown) => deps.logger.warn({ err }, 'could not forget a deleted agent in the catalog'));
+        await respond({ replace_original: true, text: `🗑️ Deleted ${what}.` });
+      } catch (err) {
+        logFailure(deps.logger, err, { team: teamId, campaignId, agentId }, 'agent delete failed');
+        const near = await nearAgents(deps, teamId, campaignId, agentId);
+        const notFound = `There is no ${what} — nothing was deleted.${didYouMean(near)}`;
+        await respond({ replace_original: true, ...failureMessage(failureOf(err, { notFound })) });
+      }
+    });
   },
 };
 

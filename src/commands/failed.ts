@@ -4,15 +4,13 @@
  * (in the channels that did not get it). Slack being slow or down never puts an event here: only what retrying
  * alone cannot fix (a channel the bot was removed from, a message Slack refused, an event the app cannot read).
  */
-import { adminsOnly } from '../app/admin-gate.js';
-import type { AllMiddlewareArgs, App, BlockButtonAction, RespondFn, SlackActionMiddlewareArgs } from '@slack/bolt';
-import type { Deps } from '../app/deps.js';
 import { failureMessage, failureOf, logFailure } from '../app/failure.js';
 import type { ChannelCause, DeadLetter } from '../store/index.js';
 import { button, context, escapeMrkdwn, header, message, section, type KnownBlock } from '../slack/blocks.js';
 import { code } from '../slack/text.js';
 import { pauseAdvice } from '../delivery/channel-pause.js';
 import { isChannelRefusal } from '../delivery/slack-errors.js';
+import { adminButton } from './admin-button.js';
 import type { Subcommand } from './types.js';
 
 const RETRY_ACTION = 'dead_letter_retry';
@@ -124,39 +122,6 @@ export const failed: Subcommand = {
     });
   },
 };
-
-/**
- * A button of `/campaign failed`'s answer. It lives in an ephemeral message, but its presser's rights are checked
- * again (they may have changed since): a non-admin is told who may, and nothing is done.
- */
-function adminButton(
-  app: App,
-  deps: Deps,
-  actionId: string,
-  whatFor: string,
-  press: (p: { teamId: string; userId: string; value: string; respond: RespondFn }) => Promise<void>,
-): void {
-  app.action<BlockButtonAction>(
-    actionId,
-    async ({
-      ack,
-      action,
-      body,
-      respond,
-      client,
-    }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs) => {
-      await ack();
-      const teamId = body.team?.id ?? body.user.team_id ?? '';
-      if (
-        !(await deps.admins.isAdmin(client, teamId, body.user.id, { fresh: true, enterpriseId: body.enterprise?.id }))
-      ) {
-        await respond({ replace_original: false, text: adminsOnly(whatFor) });
-        return;
-      }
-      await press({ teamId, userId: body.user.id, value: action.value ?? '', respond });
-    },
-  );
-}
 
 const RETRY_ANSWERS = {
   queued: '🔁 Queued again: it will be posted in a moment, in the channels that did not get it.',

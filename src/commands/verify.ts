@@ -4,8 +4,6 @@
  * **Submit for review** button behind a confirm dialog. Each submit enqueues another review on the platform,
  * so nothing is submitted by merely looking.
  */
-import { adminsOnly } from '../app/admin-gate.js';
-import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import type { ProviderFailure, VerificationProfile } from '../api/index.js';
 import type { FailureWording } from '../app/failure.js';
 import { failureMessage, failureOf, logFailure } from '../app/failure.js';
@@ -28,6 +26,7 @@ import {
 } from '../slack/blocks.js';
 import type { Button } from '@slack/types';
 import type { VerificationSubmission } from '../store/index.js';
+import { adminButton } from './admin-button.js';
 import type { Subcommand } from './types.js';
 
 const SUBMIT_ACTION = 'verification_submit';
@@ -61,31 +60,19 @@ export const verify: Subcommand = {
   },
   failures: () => FAILURES,
   register(app, deps) {
-    app.action<BlockButtonAction>(
-      SUBMIT_ACTION,
-      async ({ ack, body, respond, client }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs) => {
-        await ack();
-        const teamId = body.team?.id ?? body.user.team_id ?? '';
-        const log = { team: teamId, user: body.user.id };
-        // The button lives in an ephemeral message, but re-check: rights may have changed since.
-        if (
-          !(await deps.admins.isAdmin(client, teamId, body.user.id, { fresh: true, enterpriseId: body.enterprise?.id }))
-        ) {
-          await respond({ replace_original: false, text: adminsOnly('submit business verification') });
-          return;
-        }
-        try {
-          const api = await deps.platform.clientFor(teamId);
-          const submission = submissionOf(await api.verification.submit(), body.user.id, Date.now());
-          await deps.store.verification.save(teamId, submission);
-          deps.logger.info(log, 'business verification submitted for review');
-          await respond({ replace_original: true, ...renderVerification(submission, { justSubmitted: true }) });
-        } catch (err) {
-          logFailure(deps.logger, err, log, 'business verification submit failed');
-          await respond({ replace_original: false, ...failureMessage(failureOf(err, FAILURES)) });
-        }
-      },
-    );
+    adminButton(app, deps, SUBMIT_ACTION, 'submit business verification', async ({ teamId, userId, respond }) => {
+      const log = { team: teamId, user: userId };
+      try {
+        const api = await deps.platform.clientFor(teamId);
+        const submission = submissionOf(await api.verification.submit(), userId, Date.now());
+        await deps.store.verification.save(teamId, submission);
+        deps.logger.info(log, 'business verification submitted for review');
+        await respond({ replace_original: true, ...renderVerification(submission, { justSubmitted: true }) });
+      } catch (err) {
+        logFailure(deps.logger, err, log, 'business verification submit failed');
+        await respond({ replace_original: false, ...failureMessage(failureOf(err, FAILURES)) });
+      }
+    });
   },
 };
 

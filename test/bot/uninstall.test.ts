@@ -16,7 +16,7 @@ import { installApp } from '../support/oauth.js';
 import { requireRedis } from '../support/redis.js';
 import { requireCluster } from '../support/redis-cluster.js';
 import { holding, memoryText, redisText, type StoredText } from '../support/stored-text.js';
-import { deliver, localHookUrl, startEventsHarness } from '../events/support.js';
+import { deliver, localHookUrl, run, startEventsHarness } from '../events/support.js';
 import { queueIdle } from '../store/backends.js';
 import { phaseOf } from '../../src/util/spread.js';
 
@@ -364,5 +364,28 @@ describe.each(['memory', 'redis', 'cluster'] as const)('uninstalling (%s store)'
     await logged(back.team, 'installed the app again: not forgotten once more');
     expect(await h.bot.deps.store.routes.listForTeam(back.team)).toHaveLength(4);
     expect(await h.bot.deps.store.installations.botToken(back.team)).toMatch(/^xoxb-/);
+  });
+});
+
+describe('uninstalling, and the platform’s subscriptions', () => {
+  it('removes every one, past one the platform answers 400 for (no such subscription: already gone)', async () => {
+    const h = await startEventsHarness();
+    try {
+      const answer = await run(h, 'subscribe camp-1 call_started call_completed', { channelId: 'C0CALLS001' });
+      expect(answer.text).toContain('✅');
+      expect(h.platform.state.subscriptions).toHaveLength(2);
+      h.platform.inject({ method: 'DELETE', path: '/events-gateway/trigger/unsubscribe', status: 400, times: 1 });
+
+      expect((await h.signer.event({ type: 'app_uninstalled' })).status).toBe(200);
+      await h.slack.waitFor(() => (h.logs().includes('workspace uninstalled') ? true : undefined));
+
+      // Both were asked for; the one not answered 400 is gone, and the uninstall saw nothing amiss.
+      const asked = h.platform.requests.filter((r) => r.path === '/events-gateway/trigger/unsubscribe');
+      expect(asked.map((r) => r.method)).toEqual(['DELETE', 'DELETE']);
+      expect(h.platform.state.subscriptions).toHaveLength(1);
+      expect(h.logs()).not.toContain('could not unsubscribe');
+    } finally {
+      await h.close();
+    }
   });
 });

@@ -8,6 +8,7 @@ import type { Store } from '../store/index.js';
 import type { SlackPace } from '../delivery/pace.js';
 import type { SlackClients } from '../delivery/clients.js';
 import type { PostLedger } from '../delivery/post-ledger.js';
+import type { BulkPosts } from '../delivery/bulk-lane.js';
 import type { PlatformAccess } from './platform-access.js';
 import type { AdminGate } from './admin-gate.js';
 import type { Membership } from './membership.js';
@@ -37,6 +38,8 @@ export interface Deps {
   slack: SlackClients;
   /** Posts that cannot show twice (idempotency key in message metadata): timers' posts go through it. */
   posts: PostLedger;
+  /** The outbox's bulk lane: what the app posts on its own and can wait (a report, a notice) is left there. */
+  bulk: BulkPosts;
   lifecycle: Lifecycle;
   /** Store-kept timers that fire on one replica (register a kind with `timers.on`). */
   timers: Timers;

@@ -11,7 +11,7 @@
 import { z } from 'zod';
 import type { Deps } from '../app/deps.js';
 import type { BulkPosts } from '../delivery/bulk-lane.js';
-import { tellPerson } from '../delivery/channel-pause.js';
+import { leaveNotice } from '../delivery/channel-pause.js';
 
 export interface AppRateLimitedNotice {
   teamId: string | undefined;
@@ -76,9 +76,9 @@ async function tellAdmin(deps: NoticeDeps, bulk: BulkPosts, teamId: string): Pro
       return;
     }
     const now = Date.now();
-    await tellPerson(
+    await leaveNotice(
       bulk,
-      { teamId, user },
+      { teamId, channelId: user },
       { key: `app-rate-limited:${now}`, order: now },
       {
         title: 'Slack is limiting the events it sends Campaign',

@@ -189,6 +189,10 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
     }),
     surfaces,
     posts,
+    // Made with the outbox's lanes, below; read only once the app serves.
+    get bulk() {
+      return events.bulk;
+    },
     lifecycle: new Lifecycle(),
     timers,
   };
@@ -253,7 +257,7 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
   registerChannelAudience(app, deps);
   registerPostLanded(app, deps);
   registerHandoff(app, deps, events);
-  registerDigests(deps, events.bulk);
+  registerDigests(deps);
   registerWorkflows(app, deps);
   events.register(app);
 

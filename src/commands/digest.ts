@@ -14,13 +14,14 @@ import {
   isTimeZone,
   nextSlot,
   parseTimeOfDay,
-  postDigest,
+  parkDigest,
   postReport,
   scheduleDigest,
   slackTime,
   stopDigest,
   timerId,
 } from '../digests/index.js';
+import { pauseAdvice } from '../delivery/channel-pause.js';
 import { checkInterval, notInChannel, setUpBy } from './report-text.js';
 import { chooseCampaign, confirmCampaign } from './campaign-ref.js';
 import type { CommandContext, Subcommand } from './types.js';
@@ -87,18 +88,16 @@ async function postNow(ctx: CommandContext, rest: string[]): Promise<void> {
   if (!(await confirmCampaign(ctx, choice.target))) return;
   const campaignId = choice.target.id;
   await deps.platform.clientFor(teamId); // not connected: said once, privately, instead of a card saying it
-  const outcome = await postDigest(
-    deps,
-    ctx.client,
-    ctx.logger,
-    { teamId, channelId },
-    { campaignId, cadence: schedule?.cadence },
-    deps.store.now(),
-  );
-  if (!outcome.posted) return ctx.tell(notInChannel('Nothing was posted.'));
-  ctx.logger.info({ campaignId }, 'digest posted on demand');
+  const what = { campaignId, cadence: schedule?.cadence };
+  const now = deps.store.now();
+  await parkDigest(deps, ctx.logger, { teamId, channelId }, what, { slot: `now:${ctx.triggerId}`, order: now, now });
+  ctx.logger.info({ campaignId }, 'digest made on demand; it waits for its channel');
+  const pause = await deps.store.channelPauses.get(teamId, channelId);
+  const when = pause
+    ? `⏸️ The digest waits: posting here is paused — ${pauseAdvice(channelId, pause.reason)}. It goes out once this channel takes posts again.`
+    : '🗞️ The digest is on its way to this channel.';
   await ctx.tell(
-    schedule ? '✅ Posted. The scheduled digests go on; the next one shows the changes since this one.' : '✅ Posted.',
+    schedule ? `${when} The scheduled digests go on; the next one shows the changes since this one.` : when,
   );
 }
 

@@ -13,9 +13,9 @@ export function setUpBy(ctx: Pick<CommandContext, 'userName'>): string {
   return name ? escapeMrkdwn(name) : 'an admin';
 }
 
-/** The bot could not post in the channel; `outcome` says what was (not) done. */
+/** The channel refused the bot's post (src/delivery/slack-errors.ts); `outcome` says what was (not) done. */
 export function notInChannel(outcome: string): string {
-  return `I can’t post in this channel — I’m not a member of it (or it is archived): run \`/invite @Campaign\` in this channel, then run the command again. ${outcome}`;
+  return `I can’t post in this channel — I’m not a member of it (or it is archived, or closed to apps): run \`/invite @Campaign\` in this channel (or let apps post in it), then run the command again. ${outcome}`;
 }
 
 /** `every 15 minutes` from QUOTA_CHECK_S. */

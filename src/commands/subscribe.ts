@@ -7,7 +7,8 @@
  * Order of work, so that a failure leaves nothing half-made:
  * 1. checks that need no I/O (event names, PUBLIC_URL), then what is already routed here;
  * 2. the confirmation post in the channel — which is also the membership check (one call, and true of
- *    private channels too): `not_in_channel` → ask for `/invite @Campaign`, nothing stored, nothing subscribed;
+ *    private channels too), the person's direct answer whose `ts` step 3 corrects: a channel refusal
+ *    (src/delivery/slack-errors.ts) → ask for `/invite @Campaign`, nothing stored, nothing subscribed;
  * 3. per event: the route, then the platform subscription (skipped when another channel's route or an alert
  *    already has it made). The route comes first so that an event the platform sends the moment it has the
  *    hook finds it; a refusal removes that route again. A failure stops there; the confirmation is corrected
@@ -16,6 +17,7 @@
 import type { WebClient } from '@slack/web-api';
 import { ensureHookToken, hookUrlFor, SUBSCRIBABLE_TRIGGERS, type SubscribableTrigger } from '../events/index.js';
 import { slackErrorCode } from '../slack/post.js';
+import { isChannelRefusal } from '../delivery/slack-errors.js';
 import { routeList } from '../events/subscription-text.js';
 import { filtersForEvent, hasCallOnlyFilters, isFilterWord, parseFilters, sameFilters } from '../events/filters.js';
 import { pagedOnArrival, type Route, type RouteFilters } from '../store/index.js';
@@ -99,7 +101,7 @@ export const subscribe: Subcommand = {
     const hookUrl = hookUrlFor(publicUrl, token);
 
     const notice = await announce(ctx.client, channelId, confirmation(setUpBy(ctx), toAdd, what, check.line));
-    if (notice === 'not_in_channel') return ctx.tell(notInChannel('Nothing was subscribed.'));
+    if (notice === 'refused') return ctx.tell(notInChannel('Nothing was subscribed.'));
     // The bot can post here again (the notice went out), and this admin is the one told if that stops.
     await deps.store.channelPauses.resume(teamId, channelId);
     await deps.store.channelPauses.setSubscriber(teamId, channelId, ctx.userId);
@@ -242,18 +244,17 @@ function confirmation(by: string, routes: readonly Planned[], what: string, audi
   return audienceLine ? `${line}\n${audienceLine}` : line;
 }
 
-/** Posts the confirmation; `not_in_channel` when the bot cannot post here. Other Slack errors are thrown. */
+/** Posts the confirmation; `refused` when the channel refuses the app. Other Slack errors are thrown. */
 async function announce(
   client: WebClient,
   channel: string,
   text: string,
-): Promise<{ channel: string; ts: string } | 'not_in_channel'> {
+): Promise<{ channel: string; ts: string } | 'refused'> {
   try {
     const res = await client.chat.postMessage({ channel, text, unfurl_links: false });
     return { channel: res.channel ?? channel, ts: res.ts ?? '' };
   } catch (err) {
-    const code = slackErrorCode(err);
-    if (code === 'not_in_channel' || code === 'channel_not_found') return 'not_in_channel';
+    if (isChannelRefusal(slackErrorCode(err))) return 'refused';
     throw err;
   }
 }

@@ -8,6 +8,7 @@ import { escapeMrkdwn } from '../slack/blocks.js';
 import { hookUrlFor, TRIGGER_NAMES, unsubscribeUpstream, type TriggerName } from '../events/index.js';
 import { eventList } from '../events/subscription-text.js';
 import { logFailure } from '../app/failure.js';
+import { leaveNotice } from '../delivery/channel-pause.js';
 import type { CatalogEntry, Route } from '../store/index.js';
 import { noPublicUrl } from './subscribe.js';
 import { campaignLabel, unknownCampaign } from './campaign-ref.js';
@@ -104,16 +105,11 @@ export const unsubscribe: Subcommand = {
   },
 };
 
-/** Subscribing announced itself in the channel; so does the end of it (best effort). */
+/** Subscribing announced itself in the channel; so does the end of it, from the channel's outbox (bulk lane). */
 async function notifyChannel(ctx: CommandContext, removed: readonly string[], what: string): Promise<void> {
-  try {
-    await ctx.client.chat.postMessage({
-      channel: ctx.channelId,
-      text: `🔕 This channel no longer receives ${eventList(removed)} events for ${what} (changed by ${setUpBy(ctx)}).`,
-    });
-  } catch (err) {
-    ctx.logger.info({ err }, 'could not announce the unsubscribe in the channel');
-  }
+  const text = `🔕 This channel no longer receives ${eventList(removed)} events for ${what} (changed by ${setUpBy(ctx)}).`;
+  const report = { key: `unsubscribe:${ctx.triggerId}`, order: Date.now() };
+  await leaveNotice(ctx.deps.bulk, { teamId: ctx.teamId, channelId: ctx.channelId }, report, { title: text, text });
 }
 
 /** For a campaign this channel has no routes for: the near ones this channel does route (the likely typo). */

@@ -18,23 +18,24 @@ import type { BulkPosts } from './bulk-lane.js';
 /** A paused channel is tried again with one post this often (an admin may have fixed it without telling us). */
 export const PROBE_EVERY_MS = 5 * 60_000;
 
-/** The bulk-lane kind of a direct message that tells a person something (a pause, a held workspace…). */
+/** The bulk-lane kind of a notice: a person told something in a direct message (a pause…), or a channel. */
 const PERSON_NOTICE = 'person-notice';
 
-/** A direct message waiting for its turn: its fallback text (the notification) and its one sentence. */
-type PersonNotice = { title: string; text: string };
+/** A notice waiting for its turn: its fallback text (the notification) and its one sentence. */
+type Notice = { title: string; text: string };
 
 /**
- * Tells `user` in the app's direct message, through the outbox's bulk lane: it waits for Slack's pace, a 429 or
- * an outage like every post. `report` names the notice (see `BulkPosts.add`): the same one parks once.
+ * Leaves a notice for a channel, or for a person in the app's direct message (their user id as `channelId`), in
+ * its outbox's bulk lane: it waits for Slack's pace, a 429 or an outage like every post. `report` names the
+ * notice (see `BulkPosts.add`): the same one parks once.
  */
-export async function tellPerson(
+export async function leaveNotice(
   bulk: BulkPosts,
-  to: { teamId: string; user: string },
+  to: { teamId: string; channelId: string },
   report: { key: string; order: number },
-  notice: PersonNotice,
+  notice: Notice,
 ): Promise<void> {
-  await bulk.add({ teamId: to.teamId, channelId: to.user }, PERSON_NOTICE, report, notice);
+  await bulk.add(to, PERSON_NOTICE, report, notice);
 }
 
 /**
@@ -95,19 +96,19 @@ export class ChannelPauses {
   /** Where the notices to people wait for their turn (set once the lanes are made). */
   private notices: BulkPosts | undefined;
 
-  /** Direct messages to people wait in the bulk lane of their direct message, and are posted from there. */
+  /** Notices wait in the bulk lane of their channel or direct message, and are posted from there. */
   noticesIn(bulk: BulkPosts): void {
     this.notices = bulk;
     bulk.on(PERSON_NOTICE, {
       post: async (at, body, slack) => {
-        const { title, text } = body as PersonNotice;
+        const { title, text } = body as Notice;
         try {
           // A user id as the channel: the app's direct message with that person.
           await postMessage(slack.client, { channel: at.channelId }, message(title, [section(text)]));
         } catch (err) {
           if (slack.waits(err)) throw err; // nothing was sent: it waits its turn again
           // Not looked up and not sent again (the app may not read direct messages): at most once, never twice.
-          this.logger.warn({ err, team: at.teamId, notice: title }, 'could not tell a person in a direct message');
+          this.logger.warn({ err, team: at.teamId, notice: title }, 'could not post a notice');
         }
       },
     });
@@ -126,9 +127,9 @@ export class ChannelPauses {
       'the workspace is over its Slack message limit: every post of it waits minutes',
     );
     if (user && this.notices)
-      await tellPerson(
+      await leaveNotice(
         this.notices,
-        { teamId, user },
+        { teamId, channelId: user },
         { key: 'message-limit', order: 0 },
         {
           title: 'Campaign posts waited',
@@ -146,9 +147,9 @@ export class ChannelPauses {
       'channel paused: Slack takes no post there until someone acts',
     );
     if (!user || !this.notices) return;
-    await tellPerson(
+    await leaveNotice(
       this.notices,
-      { teamId, user },
+      { teamId, channelId: user },
       { key: `pause:${channelId}`, order: Date.now() },
       {
         title: 'Campaign stopped posting in a channel',

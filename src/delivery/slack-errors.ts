@@ -141,6 +141,15 @@ export function classOfSlackError(code: string): SlackErrorClass {
   return Object.hasOwn(TABLE, code) ? TABLE[code]! : 'other';
 }
 
+/**
+ * Of those, the channel is gone rather than closed to the app (https://docs.slack.dev/reference/methods/chat.postMessage
+ * › Errors: `channel_not_found` "Value passed for channel was invalid", `is_archived` "Channel has been archived"):
+ * what is scheduled there ends, where a removed bot (`not_in_channel`) keeps it for when it is invited back.
+ */
+export function isChannelGone(code: string | undefined): boolean {
+  return code === 'channel_not_found' || code === 'is_archived';
+}
+
 /** Codes after which a channel takes no post until someone acts (pause it; tell who set it up). */
 export function isChannelRefusal(code: string | undefined): code is string {
   return code !== undefined && classOfSlackError(code) === 'channel';

@@ -10,7 +10,6 @@
  */
 import type { WebClient } from '@slack/web-api';
 import type { Deps } from '../app/deps.js';
-import type { BulkPosts } from '../events/index.js';
 import type { DigestFigures, DueTimer } from '../store/index.js';
 import {
   ALL_CAMPAIGNS,
@@ -125,58 +124,62 @@ async function makeDigest(
   return { data, cadence: what.cadence, ...(figures ? { figures } : {}), ...(chart ? { chart } : {}) };
 }
 
-/** Posts the made card (once, for a scheduled slot); a posted card's figures become the next one's baseline. */
+/** Posts the made card once (its slot's idempotency key); a posted card's figures become the next one's baseline. */
 async function postCard(
   deps: Deps,
   client: WebClient,
   to: { teamId: string; channelId: string },
   made: MadeDigest,
-  slot?: string,
+  slot: string,
 ): Promise<PostOutcome> {
-  const once = slot === undefined ? undefined : reportOnce(deps, to, `digest:${slot}`);
   const view = await deps.audiences.viewFor(client, { teamId: to.teamId }, to.channelId);
-  const outcome = await postReport(client, to.channelId, renderDigest(made.data, made.cadence, view, made.chart), once);
+  const card = renderDigest(made.data, made.cadence, view, made.chart);
+  const outcome = await postReport(client, to.channelId, card, reportOnce(deps, to, `digest:${slot}`));
   if (outcome.posted && made.figures) await deps.store.reports.setLastFigures(to.teamId, to.channelId, made.figures);
   return outcome;
 }
 
-/** A digest asked for by a person (`/campaign digest now`): made and posted at once. */
-export async function postDigest(
+/**
+ * Makes the digest and leaves it in the channel's outbox (bulk lane): a timer's slot, or a person's `digest now`
+ * (`now:<trigger_id>`). `slot` names it, so the same one waits once and posts once; `order` places it in the lane.
+ */
+export async function parkDigest(
   deps: Deps,
-  client: WebClient,
   logger: Logger,
   to: { teamId: string; channelId: string },
   what: { campaignId: string; cadence: DigestCadence | undefined },
-  now: number,
-): Promise<PostOutcome> {
-  return postCard(deps, client, to, await makeDigest(deps, logger, to, what, now));
+  at: { slot: string; order: number; now: number },
+): Promise<void> {
+  const made = await makeDigest(deps, logger, to, what, at.now);
+  const waiting: WaitingDigest = { made, slot: at.slot };
+  await deps.bulk.add(to, DIGEST_POST, { key: `digest:${at.slot}`, order: at.order }, waiting);
 }
 
-/** A scheduled digest waiting in its channel's outbox (bulk lane). */
+/** A digest waiting in its channel's outbox (bulk lane): a timer's slot, or `now:<request>`. */
 interface WaitingDigest {
   made: MadeDigest;
   slot: string;
 }
 
-/** Posts scheduled digests when their channel's turn comes (src/delivery/bulk-lane.ts). */
-export function registerDigestPosts(deps: Deps, bulk: BulkPosts): void {
-  bulk.on(DIGEST_POST, {
+/** Posts digests when their channel's turn comes (src/delivery/bulk-lane.ts). */
+export function registerDigestPosts(deps: Deps): void {
+  deps.bulk.on(DIGEST_POST, {
     post: async (to, body, { client }) => {
       const { made, slot } = body as WaitingDigest;
       const logger = deps.logger.child({ team: to.teamId, channel: to.channelId, timer: DIGEST_TIMER });
       const outcome = await postCard(deps, client, to, made, slot);
       if (!outcome.posted) return refused(deps, logger, to, outcome.reason);
-      logger.info({ slot: Number(slot), chart: made.chart ? 'in the card' : 'none' }, 'digest posted');
+      logger.info({ slot, chart: made.chart ? 'in the card' : 'none' }, 'digest posted');
     },
   });
 }
 
-/** A scheduled digest Slack refused: the bot was removed (schedule kept), or the channel is gone (it ends). */
+/** A digest Slack refused: the channel refuses the app (schedule kept), or the channel is gone (it ends). */
 async function refused(
   deps: Deps,
   logger: Logger,
   to: { teamId: string; channelId: string },
-  reason: 'not_in_channel' | 'channel_gone',
+  reason: 'refused' | 'channel_gone',
 ): Promise<void> {
   if (reason === 'channel_gone') {
     logger.warn('the channel is archived or gone: its digest schedule ends');
@@ -186,7 +189,7 @@ async function refused(
     return;
   }
   logger.warn(
-    'the bot is not in the channel (removed?): digest not posted; the schedule is kept for when it is invited back',
+    'the channel refuses the app (the bot removed?): digest not posted; the schedule is kept for when it takes posts again',
   );
 }
 
@@ -194,12 +197,7 @@ async function refused(
  * The `digest` timer: make this slot's digest once and leave it in the channel's outbox, then move on to the
  * next slot (or end). A firing that fails before the digest waits is tried again after its lease.
  */
-export async function fireDigest(
-  deps: Deps,
-  bulk: BulkPosts,
-  timer: DueTimer,
-  now: number,
-): Promise<number | undefined> {
+export async function fireDigest(deps: Deps, timer: DueTimer, now: number): Promise<number | undefined> {
   const ref = parseTimerId(timer.id);
   if (!ref) return undefined;
   const schedule = await deps.store.reports.digest(ref.teamId, ref.channelId);
@@ -212,15 +210,8 @@ export async function fireDigest(
     return next;
   }
   try {
-    const made = await makeDigest(
-      deps,
-      logger,
-      ref,
-      { campaignId: schedule.campaignId, cadence: schedule.cadence },
-      now,
-    );
-    const waiting: WaitingDigest = { made, slot };
-    await bulk.add(ref, DIGEST_POST, { key: `digest:${slot}`, order: timer.dueAt }, waiting);
+    const what = { campaignId: schedule.campaignId, cadence: schedule.cadence };
+    await parkDigest(deps, logger, ref, what, { slot, order: timer.dueAt, now });
   } catch (err) {
     // Not made: the retried firing (after the lease) makes it.
     await deps.store.reports.unmark(DIGEST_TIMER, ref.teamId, ref.channelId, slot);

@@ -5,23 +5,22 @@
  * firing leaves what it made; the subcommands live in src/commands and use what is exported here.
  */
 import type { Deps } from '../app/deps.js';
-import type { BulkPosts } from '../events/index.js';
 import { fireDigest, registerDigestPosts, DIGEST_TIMER } from './digest.js';
 import { fireQuotaAlert, registerQuotaAlertPosts, QUOTA_TIMER } from './quota-alerts.js';
 import { fireSnapshot, SNAPSHOT_TIMER } from './snapshots.js';
 
-export function register(deps: Deps, bulk: BulkPosts): void {
-  deps.timers.on(DIGEST_TIMER, (timer, now) => fireDigest(deps, bulk, timer, now));
-  deps.timers.on(QUOTA_TIMER, (timer, now) => fireQuotaAlert(deps, bulk, timer, now));
-  registerDigestPosts(deps, bulk);
-  registerQuotaAlertPosts(deps, bulk);
+export function register(deps: Deps): void {
+  deps.timers.on(DIGEST_TIMER, (timer, now) => fireDigest(deps, timer, now));
+  deps.timers.on(QUOTA_TIMER, (timer, now) => fireQuotaAlert(deps, timer, now));
+  registerDigestPosts(deps);
+  registerQuotaAlertPosts(deps);
   deps.timers.on(SNAPSHOT_TIMER, (timer, now) => fireSnapshot(deps, timer, now));
 }
 
 export {
   DIGEST_TIMER,
   describeSchedule,
-  postDigest,
+  parkDigest,
   scheduleDigest,
   slackTime,
   stopDigest,

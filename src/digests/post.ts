@@ -1,18 +1,18 @@
 /**
- * Posting a report into a channel outside any Slack request (from the outbox's bulk lane, where a timer left
- * it), with the workspace's bot token,
- * and what Slack's refusals mean for the schedule: `not_in_channel` — someone removed the bot; the schedule
- * is kept so it resumes once the bot is invited back. `channel_not_found` / `is_archived` — the channel is
- * gone for good; the schedule ends.
+ * Posting a report into a channel (from the outbox's bulk lane, where a timer or a person left it, or a setup
+ * notice), and what Slack's refusals mean for its schedule, read from src/delivery/slack-errors.ts: the channel
+ * refuses the app (the bot was removed…) — the schedule is kept for when it takes posts again; the channel is
+ * gone (`isChannelGone`) — the schedule ends.
  */
 import { createHash } from 'node:crypto';
 import type { WebClient } from '@slack/web-api';
 import type { Deps } from '../app/deps.js';
 import { postMessage, slackErrorCode } from '../slack/post.js';
 import type { MessagePayload } from '../slack/blocks.js';
+import { isChannelGone, isChannelRefusal } from '../delivery/slack-errors.js';
 import type { OncePost, PostLedger } from '../delivery/post-ledger.js';
 
-export type PostOutcome = { posted: true; ts: string } | { posted: false; reason: 'not_in_channel' | 'channel_gone' };
+export type PostOutcome = { posted: true; ts: string } | { posted: false; reason: 'refused' | 'channel_gone' };
 
 /** A timer's report, posted once even when Slack's answer is lost (src/delivery/post-ledger.ts). */
 export interface ReportOnce {
@@ -33,9 +33,8 @@ export async function postReport(
     return { posted: true, ts };
   } catch (err) {
     const code = slackErrorCode(err);
-    if (code === 'not_in_channel') return { posted: false, reason: 'not_in_channel' };
-    if (code === 'channel_not_found' || code === 'is_archived') return { posted: false, reason: 'channel_gone' };
-    throw err;
+    if (!isChannelRefusal(code)) throw err;
+    return { posted: false, reason: isChannelGone(code) ? 'channel_gone' : 'refused' };
   }
 }
 

@@ -8,7 +8,6 @@ import type { WebClient } from '@slack/web-api';
 import type { QuotaRow } from '../api/index.js';
 import type { Deps } from '../app/deps.js';
 import { logFailure } from '../app/failure.js';
-import type { BulkPosts } from '../events/index.js';
 import type { DueTimer, QuotaAlertSetting } from '../store/index.js';
 import type { Logger } from '../logger.js';
 import { nextInCycle } from '../util/spread.js';
@@ -124,8 +123,8 @@ export async function checkQuotaAlerts(
 }
 
 /** Posts the checks' alerts when their channel's turn comes (src/delivery/bulk-lane.ts). */
-export function registerQuotaAlertPosts(deps: Deps, bulk: BulkPosts): void {
-  bulk.on(QUOTA_POST, {
+export function registerQuotaAlertPosts(deps: Deps): void {
+  deps.bulk.on(QUOTA_POST, {
     post: async (to, body, { client }) => {
       const alert = body as QuotaAlertPost;
       const logger = deps.logger.child({ team: to.teamId, channel: to.channelId, timer: QUOTA_TIMER });
@@ -136,7 +135,7 @@ export function registerQuotaAlertPosts(deps: Deps, bulk: BulkPosts): void {
         await stopQuotaAlerts(deps, to.teamId, to.channelId);
       } else
         logger.warn(
-          'the bot is not in the channel (removed?): quota alert not posted; kept for when it is invited back',
+          'the channel refuses the app (the bot removed?): quota alert not posted; kept for when it takes posts',
         );
     },
   });
@@ -146,12 +145,7 @@ export function registerQuotaAlertPosts(deps: Deps, bulk: BulkPosts): void {
  * The `quota-alert` timer: check, leave an alert for a newly crossed threshold in the channel's outbox, then
  * check again in QUOTA_CHECK_S (or end when the alerts are gone).
  */
-export async function fireQuotaAlert(
-  deps: Deps,
-  bulk: BulkPosts,
-  timer: DueTimer,
-  now: number,
-): Promise<number | undefined> {
+export async function fireQuotaAlert(deps: Deps, timer: DueTimer, now: number): Promise<number | undefined> {
   const ref = parseTimerId(timer.id);
   if (!ref) return undefined;
   const setting = await deps.store.reports.quotaAlert(ref.teamId, ref.channelId);
@@ -163,7 +157,7 @@ export async function fireQuotaAlert(
   const { percent, alert } = await newlyCrossed(deps, ref, setting.thresholds, rows, now);
   if (!alert) return next;
   try {
-    await bulk.add(
+    await deps.bulk.add(
       ref,
       QUOTA_POST,
       { key: `quota:${alert.month}:${alert.fresh.join(',')}`, order: timer.dueAt },

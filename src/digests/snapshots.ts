@@ -1,5 +1,5 @@
 /**
- * Snapshots of a workspace's dashboard totals: one at each digest (`postDigest`), one when a digest is set
+ * Snapshots of a workspace's dashboard totals: one at each digest made, one when a digest is set
  * up (so its first digest has a baseline), and one daily just after local midnight (within SPREAD_MS, at the
  * workspace's own minute) while the workspace has digests —
  * the `digest-snapshot` timer, one per workspace, fired on one replica by the store's timers. Kept for

@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { TEAM_ID, type Harness, harnessesPerTest, storeOn } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
-import { fireTimers, run } from '../events/support.js';
+import { fireTimers, queueDrained, run } from '../events/support.js';
 import { waitFor } from '../support/wait.js';
 import type { DigestFigures } from '../../src/store/index.js';
 import { phaseOf } from '../../src/util/spread.js';
@@ -146,7 +146,8 @@ describe.each(['memory', 'redis'] as const)('digest figures and chart (%s)', (ba
     const clock = { now: at('2024-03-08T12:00:00Z') };
     const h = await start(backend, clock);
     const { text } = await run(h, 'digest now', { channelId: CHANNEL });
-    expect(text).toContain('✅ Posted.');
+    expect(text).toContain('🗞️ The digest is on its way to this channel.');
+    await queueDrained(h);
     const [card] = cards(h);
     expect(card).toContain('Campaign digest for every campaign: no baseline yet, 1,792 calls in total');
     expect(card).toContain('*Calls:* no baseline yet. This is the first digest here');
@@ -167,6 +168,7 @@ describe.each(['memory', 'redis'] as const)('digest figures and chart (%s)', (ba
     const lastsFor = async (usedShare: number) => {
       march.TotalUsageMs = String(Math.round(allowance * usedShare));
       await run(h, 'digest now', { channelId: CHANNEL });
+      await queueDrained(h);
       return cards(h).at(-1)!;
     };
     expect(await lastsFor(0.7)).toContain('about *3 days* left at the current rate'); // 0.3 / 0.7 × 7.5 days
@@ -185,6 +187,7 @@ describe.each(['memory', 'redis'] as const)('digest figures and chart (%s)', (ba
       await h.bot.deps.store.reports.addSnapshot(TEAM_ID, { at: Date.UTC(2024, 2, day), totals }, bounds);
     }
     await run(h, 'digest now', { channelId: CHANNEL });
+    await queueDrained(h);
     const [bars] = charts(h)[0]!;
     expect(bars?.title).toBe('Calls per day');
     expect(bars?.chart.axis_config).toEqual({
@@ -244,6 +247,7 @@ describe('daily snapshots', () => {
 
     clock.now = at('2024-03-16T10:00:00Z');
     await run(h, 'digest now', { channelId: CHANNEL });
+    await queueDrained(h);
     const bars = charts(h)
       .at(-1)!
       .find((c) => c.title === 'Calls per day')!;

@@ -133,7 +133,10 @@ describe.each(['memory', 'redis'] as const)('digests (%s)', (backend) => {
     expect(listed).toContain('weekly on Mondays at 08:30 (Europe/Berlin) for every campaign');
     expect(listed).toContain(`<!date^${at('2024-03-11T07:30:00Z') / 1000}^`);
 
-    expect((await run(h, 'digest now', { channelId: CHANNEL })).text).toContain('Posted');
+    expect((await run(h, 'digest now', { channelId: CHANNEL })).text).toContain(
+      'The digest is on its way to this channel. The scheduled digests go on',
+    );
+    await queueDrained(h);
     expect(cards(h)).toHaveLength(1);
     expect(cards(h)[0]).toContain('Weekly digest');
     // `*`: bookings of the dashboard's top campaigns (nothing is routed here), named on the card.
@@ -173,6 +176,43 @@ describe.each(['memory', 'redis'] as const)('digests (%s)', (backend) => {
     await fireTimers(h);
     expect(await h.bot.deps.store.reports.digest(TEAM_ID, CHANNEL)).toBeUndefined();
     expect(await h.bot.deps.store.timers.dueAt('digest', timerId)).toBeUndefined();
+  });
+
+  it('keeps the schedule of a channel closed to apps (read-only), a channel refusal as Slack’s error table says', async () => {
+    const clock = { now: at('2024-03-08T12:00:00Z') };
+    const h = await start(backend, clock);
+    await run(h, 'digest daily', { channelId: CHANNEL });
+    h.slack.restrictChannel(CHANNEL, 'read-only');
+    clock.now = at('2024-03-08T17:01:00Z');
+    await fireTimers(h);
+    expect(cards(h)).toHaveLength(0);
+    expect(h.slack.callsTo('chat.postMessage').at(-1)?.response.error).toBe('restricted_action_read_only_channel');
+    expect(await h.bot.deps.store.timers.dueAt('digest', timerId)).toBe(at('2024-03-09T17:00:00Z'));
+    expect(h.logs()).toContain('the schedule is kept');
+  });
+
+  it('posts `digest now` from the channel’s outbox: a 429 is waited out, a paused channel holds it until it takes posts', async () => {
+    const clock = { now: at('2024-03-08T12:00:00Z') };
+    const h = await start(backend, clock);
+    h.slack.rateLimit({ method: 'chat.postMessage', retryAfterSec: 1, times: 1 });
+    expect((await run(h, 'digest now', { channelId: CHANNEL })).text).toContain(
+      '🗞️ The digest is on its way to this channel.',
+    );
+    await queueDrained(h);
+    expect(cards(h)).toHaveLength(1);
+    const tries = h.slack.callsTo('chat.postMessage').filter((c) => c.args.channel === CHANNEL);
+    expect(tries.map((c) => [c.status, c.response.ok])).toEqual([
+      [429, false],
+      [200, true],
+    ]);
+
+    await h.bot.deps.store.channelPauses.pause(TEAM_ID, CHANNEL, 'not_in_channel');
+    const paused = (await run(h, 'digest now', { channelId: CHANNEL })).text;
+    expect(paused).toContain('The digest waits: posting here is paused');
+    expect(await h.bot.deps.store.outbox.size({ teamId: TEAM_ID, channelId: CHANNEL })).toBe(1);
+    await h.bot.deps.store.channelPauses.resume(TEAM_ID, CHANNEL);
+    await queueDrained(h);
+    expect(cards(h)).toHaveLength(2);
   });
 
   it('asks for an invite and schedules nothing when the bot is not in the channel', async () => {

@@ -81,7 +81,8 @@ describe('roll-ups and digests, by who reads the channel', () => {
       [GUESTS, `Priya Natarajan: Call back on ${MASKED_NUMBER} or •••@example.com`],
       [PLAIN, `Priya Natarajan: Call back on ${NUMBER} or priya.n@example.com`],
     ] as const) {
-      expect((await run(h, 'digest now camp-1', { channelId: channel })).text, channel).toContain('Posted');
+      expect((await run(h, 'digest now camp-1', { channelId: channel })).text, channel).toContain('on its way');
+      await queueDrained(h);
       const card = h.slack.messages(channel).find((m) => m.text.includes('digest'));
       expect(JSON.stringify(card?.blocks), channel).toContain(`• ${who}`);
     }

@@ -8,7 +8,7 @@ import { RECORDING_ACTION } from '../../src/events/recording-button.js';
 import { LINK_SESSION_ACTION } from '../../src/handoff/card.js';
 import { findAction, findBlock, textOf } from '../support/blocks.js';
 import { MEMBER_ID, TEAM_ID, useHarness } from '../support/harness.js';
-import { PUBLIC_URL, run, startEventsHarness } from './support.js';
+import { PUBLIC_URL, queueDrained, run, startEventsHarness } from './support.js';
 
 const CHANNEL = 'C0CALLS001';
 const OTHER = 'C0SALES001';
@@ -95,6 +95,16 @@ describe('/campaign subscribe', () => {
     expect(await routes()).toEqual([]);
   });
 
+  it('subscribes nothing in an archived channel: a channel refusal as Slack’s error table says', async () => {
+    h.slack.archiveChannel(CHANNEL);
+    const { text } = await run(h, 'subscribe camp-1', { channelId: CHANNEL });
+    expect(text).toContain('/invite @Campaign');
+    expect(text).toContain('Nothing was subscribed.');
+    expect(h.slack.callsTo('chat.postMessage').map((c) => c.response.error)).toEqual(['is_archived']);
+    expect(subscribeRequests()).toHaveLength(0);
+    expect(await routes()).toEqual([]);
+  });
+
   it('explains an unknown campaign and leaves no route nor notice behind', async () => {
     const { text } = await run(h, 'subscribe nope-404 call_completed', { channelId: CHANNEL });
     expect(text).toContain('I don’t know a campaign “nope-404” — check its id');
@@ -130,6 +140,19 @@ describe('/campaign subscribe without PUBLIC_URL', () => {
 });
 
 describe('/campaign unsubscribe', () => {
+  it('tells the channel from its outbox: a 429 is waited out, not the notice dropped', async () => {
+    await run(h, 'subscribe camp-1 call_completed', { channelId: CHANNEL });
+    h.slack.rateLimit({ method: 'chat.postMessage', retryAfterSec: 1, times: 1 });
+    expect((await run(h, 'unsubscribe camp-1', { channelId: CHANNEL })).text).toContain('no longer receives');
+    await queueDrained(h);
+    const tries = h.slack.callsTo('chat.postMessage').slice(1);
+    expect(tries.map((c) => [c.status, c.response.ok])).toEqual([
+      [429, false],
+      [200, true],
+    ]);
+    expect(h.slack.messages(CHANNEL).at(-1)?.text).toMatch(/^🔕 This channel no longer receives `call_completed`/);
+  });
+
   it('removes the route and unsubscribes upstream only when no channel needs it any more', async () => {
     await run(h, 'subscribe camp-1 call_completed', { channelId: CHANNEL });
     await run(h, 'subscribe camp-1 call_completed', { channelId: OTHER });

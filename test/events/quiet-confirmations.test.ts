@@ -57,6 +57,7 @@ describe('setup confirmations', () => {
     // Ending it is announced without a mention too.
     const before = h.slack.messages(CHANNEL).length;
     expect(await ask('unsubscribe camp-1')).toContain('no longer receives');
+    await queueDrained(h); // the channel's notice goes out from its outbox
     const ended = h.slack.messages(CHANNEL).slice(before);
     expect(ended.map((m) => m.text)).toEqual([expect.stringMatching(/^🔕 .*\(changed by [^<]+\)\.$/)]);
     expect(JSON.stringify(ended)).not.toMatch(LIVE_MENTION);

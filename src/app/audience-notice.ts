@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from '../logger.js';
 import { context, message, section } from '../slack/blocks.js';
-import type { BulkPosts } from '../delivery/bulk-lane.js';
+import type { BulkPosts } from '../delivery/bulk-posts.js';
 import type { PostLedger } from '../delivery/post-ledger.js';
 import type { Store } from '../store/index.js';
 import type { Workspace } from './membership.js';

@@ -8,7 +8,7 @@ import type { Store } from '../store/index.js';
 import type { SlackPace } from '../delivery/pace.js';
 import type { SlackClients } from '../delivery/clients.js';
 import type { PostLedger } from '../delivery/post-ledger.js';
-import type { BulkPosts } from '../delivery/bulk-lane.js';
+import type { BulkPosts } from '../delivery/bulk-posts.js';
 import type { PlatformAccess } from './platform-access.js';
 import type { AdminGate } from './admin-gate.js';
 import type { Membership } from './membership.js';

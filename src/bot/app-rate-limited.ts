@@ -10,8 +10,7 @@
  */
 import { z } from 'zod';
 import type { Deps } from '../app/deps.js';
-import type { BulkPosts } from '../delivery/bulk-lane.js';
-import { leaveNotice } from '../delivery/channel-pause.js';
+import type { BulkPosts } from '../delivery/bulk-posts.js';
 
 export interface AppRateLimitedNotice {
   teamId: string | undefined;
@@ -76,8 +75,7 @@ async function tellAdmin(deps: NoticeDeps, bulk: BulkPosts, teamId: string): Pro
       return;
     }
     const now = Date.now();
-    await leaveNotice(
-      bulk,
+    await bulk.notify(
       { teamId, channelId: user },
       { key: `app-rate-limited:${now}`, order: now },
       {

@@ -8,7 +8,6 @@ import { escapeMrkdwn } from '../slack/blocks.js';
 import { hookUrlFor, TRIGGER_NAMES, unsubscribeUpstream, type TriggerName } from '../events/index.js';
 import { eventList } from '../events/subscription-text.js';
 import { logFailure } from '../app/failure.js';
-import { leaveNotice } from '../delivery/channel-pause.js';
 import type { CatalogEntry, Route } from '../store/index.js';
 import { noPublicUrl } from './subscribe.js';
 import { campaignLabel, unknownCampaign } from './campaign-ref.js';
@@ -109,7 +108,7 @@ export const unsubscribe: Subcommand = {
 async function notifyChannel(ctx: CommandContext, removed: readonly string[], what: string): Promise<void> {
   const text = `🔕 This channel no longer receives ${eventList(removed)} events for ${what} (changed by ${setUpBy(ctx)}).`;
   const report = { key: `unsubscribe:${ctx.triggerId}`, order: Date.now() };
-  await leaveNotice(ctx.deps.bulk, { teamId: ctx.teamId, channelId: ctx.channelId }, report, { title: text, text });
+  await ctx.deps.bulk.notify({ teamId: ctx.teamId, channelId: ctx.channelId }, report, { title: text, text });
 }
 
 /** For a campaign this channel has no routes for: the near ones this channel does route (the likely typo). */

@@ -13,40 +13,16 @@
  * post whose answer was lost is looked up before it is sent again.
  */
 import { createHash } from 'node:crypto';
-import type { WebClient } from '@slack/web-api';
 import type { ChannelRef, WaitingItem } from '../store/index.js';
+import { message, section } from '../slack/blocks.js';
+import { postMessage } from '../slack/post.js';
 import { withTraceNow } from '../util/spans.js';
 import { LaneFailure, type ChannelScheduler, type LaneHandler } from './scheduler.js';
 import type { PostingKit } from './post-context.js';
+import type { BulkPoster, BulkPosts, Notice, Report } from './bulk-posts.js';
 
-/** How one kind of report is posted when its turn comes. */
-export interface BulkPoster {
-  /**
-   * Posts the report parked as `body` with the workspace's client; Slack's refusals are thrown as they are
-   * (the scheduler reads them). `waits(err)`: whether Slack's answer only asks to wait (nothing was done),
-   * for a poster that deals with other failures itself.
-   */
-  post(at: ChannelRef, body: unknown, slack: { client: WebClient; waits(err: unknown): boolean }): Promise<void>;
-  /** Slack would not take it, or it waited longer than a day (`cause`): what the kind does then, past a log line. */
-  gaveUp?(at: ChannelRef, body: unknown, cause: string): Promise<void>;
-}
-
-/** What the features that post reports see of the lane. */
-export interface BulkPosts {
-  /** Registers how reports of `kind` are posted (one poster a kind). */
-  on(kind: string, poster: BulkPoster): void;
-  /**
-   * Parks a report in the channel's bulk lane (or `urgent`). `key` names the report (a digest's slot, a quota
-   * month's thresholds) and `order` is when its firing was due: the same two park it once.
-   */
-  add(at: ChannelRef, kind: string, report: Report, body: unknown): Promise<void>;
-}
-
-interface Report {
-  key: string;
-  order: number;
-  lane?: 'urgent' | 'bulk';
-}
+/** The kind of a notice (its name kept from when notices went to people only: items may be waiting under it). */
+const NOTICE = 'person-notice';
 
 interface Parked {
   kind: string;
@@ -61,7 +37,24 @@ export class BulkLane implements LaneHandler, BulkPosts {
   constructor(
     private readonly kit: PostingKit,
     private readonly scheduler: Pick<ChannelScheduler, 'added'>,
-  ) {}
+  ) {
+    this.on(NOTICE, {
+      post: async (at, body, slack) => {
+        const { title, text } = body as Notice;
+        try {
+          await postMessage(slack.client, { channel: at.channelId }, message(title, [section(text)]));
+        } catch (err) {
+          if (slack.waits(err)) throw err; // nothing was sent: it waits its turn again
+          // Not looked up and not sent again (the app may not read direct messages): at most once, never twice.
+          this.kit.logger.warn({ err, team: at.teamId, notice: title }, 'could not post a notice');
+        }
+      },
+    });
+  }
+
+  notify(at: ChannelRef, report: Report, notice: Notice): Promise<void> {
+    return this.add(at, NOTICE, report, notice);
+  }
 
   on(kind: string, poster: BulkPoster): void {
     if (this.posters.has(kind)) throw new Error(`reports of kind ${kind} have a poster already`);

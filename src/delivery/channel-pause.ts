@@ -10,33 +10,14 @@
  * pause lifts by itself.
  */
 import type { Logger } from '../logger.js';
-import { message, section } from '../slack/blocks.js';
-import { postMessage } from '../slack/post.js';
 import type { ChannelPause, Store } from '../store/index.js';
-import type { BulkPosts } from './bulk-lane.js';
+import type { BulkPosts } from './bulk-posts.js';
+
+/** What the pauses need of the bulk lane: a notice left for a person. */
+type Notices = Pick<BulkPosts, 'notify'>;
 
 /** A paused channel is tried again with one post this often (an admin may have fixed it without telling us). */
 export const PROBE_EVERY_MS = 5 * 60_000;
-
-/** The bulk-lane kind of a notice: a person told something in a direct message (a pause…), or a channel. */
-const PERSON_NOTICE = 'person-notice';
-
-/** A notice waiting for its turn: its fallback text (the notification) and its one sentence. */
-type Notice = { title: string; text: string };
-
-/**
- * Leaves a notice for a channel, or for a person in the app's direct message (their user id as `channelId`), in
- * its outbox's bulk lane: it waits for Slack's pace, a 429 or an outage like every post. `report` names the
- * notice (see `BulkPosts.add`): the same one parks once.
- */
-export async function leaveNotice(
-  bulk: BulkPosts,
-  to: { teamId: string; channelId: string },
-  report: { key: string; order: number },
-  notice: Notice,
-): Promise<void> {
-  await bulk.add(to, PERSON_NOTICE, report, notice);
-}
 
 /**
  * A pause that holds top-level posts only: a thread-only channel still takes thread replies
@@ -93,25 +74,11 @@ export class ChannelPauses {
       this.logger.info({ team: teamId, channel: channelId }, 'channel takes posts again: pause lifted');
   }
 
-  /** Where the notices to people wait for their turn (set once the lanes are made). */
-  private notices: BulkPosts | undefined;
+  /** Where the notices to people wait for their turn (the bulk lane, set once the lanes are made). */
+  private notices: Notices | undefined;
 
-  /** Notices wait in the bulk lane of their channel or direct message, and are posted from there. */
-  noticesIn(bulk: BulkPosts): void {
-    this.notices = bulk;
-    bulk.on(PERSON_NOTICE, {
-      post: async (at, body, slack) => {
-        const { title, text } = body as Notice;
-        try {
-          // A user id as the channel: the app's direct message with that person.
-          await postMessage(slack.client, { channel: at.channelId }, message(title, [section(text)]));
-        } catch (err) {
-          if (slack.waits(err)) throw err; // nothing was sent: it waits its turn again
-          // Not looked up and not sent again (the app may not read direct messages): at most once, never twice.
-          this.logger.warn({ err, team: at.teamId, notice: title }, 'could not post a notice');
-        }
-      },
-    });
+  noticesIn(notices: Notices): void {
+    this.notices = notices;
   }
 
   /**
@@ -127,8 +94,7 @@ export class ChannelPauses {
       'the workspace is over its Slack message limit: every post of it waits minutes',
     );
     if (user && this.notices)
-      await leaveNotice(
-        this.notices,
+      await this.notices.notify(
         { teamId, channelId: user },
         { key: 'message-limit', order: 0 },
         {
@@ -147,8 +113,7 @@ export class ChannelPauses {
       'channel paused: Slack takes no post there until someone acts',
     );
     if (!user || !this.notices) return;
-    await leaveNotice(
-      this.notices,
+    await this.notices.notify(
       { teamId, channelId: user },
       { key: `pause:${channelId}`, order: Date.now() },
       {

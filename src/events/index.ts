@@ -15,7 +15,8 @@ import { registerCallHandlers } from './calls.js';
 import { CallOutbox, type CallOutboxOptions } from '../delivery/call-lane.js';
 import { ChannelScheduler, type SchedulerOptions } from '../delivery/scheduler.js';
 import { ConversationLane } from '../delivery/urgent-lane.js';
-import { BulkLane, type BulkPosts } from '../delivery/bulk-lane.js';
+import { BulkLane } from '../delivery/bulk-lane.js';
+import type { BulkPosts } from '../delivery/bulk-posts.js';
 import { EventWorker, type WorkerOptions } from './worker.js';
 import { retryDeadLetter, type RetryOutcome } from '../delivery/dead-letters.js';
 import { ChannelPauses } from '../delivery/channel-pause.js';
@@ -111,6 +112,6 @@ export function createEvents(deps: Deps, options: EventsOptions = {}): Events {
 export { ensureHookToken, hookUrlFor, describeHookUrl, unsubscribeUpstream } from './hook-url.js';
 export * from './events.js';
 export type { QueuedEvent, EventOutcome } from './worker.js';
-export type { BulkPosts } from '../delivery/bulk-lane.js';
+export type { BulkPosts } from '../delivery/bulk-posts.js';
 export { ALERT_TIMER, alertTimerId, ending } from './outcome-alerts.js';
 export { sealRecording } from './recording-button.js';

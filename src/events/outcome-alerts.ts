@@ -32,7 +32,7 @@ import {
 } from '../store/index.js';
 import type { CallCompleted } from './events.js';
 import { matchesFilters } from './filters.js';
-import type { BulkPosts } from '../delivery/bulk-lane.js';
+import type { BulkPosts } from '../delivery/bulk-posts.js';
 import type { PostLedger } from '../delivery/post-ledger.js';
 import type { PostingKit } from '../delivery/post-context.js';
 import { updateMessage } from '../slack/post.js';

@@ -35,7 +35,7 @@ import type { CallCompleted } from './events.js';
 import { RecordingError, RecordingFetcher, type Recording } from './recording-fetch.js';
 import { renderRecordingShare } from './render/index.js';
 import type { PostingKit } from '../delivery/post-context.js';
-import type { BulkPosts } from '../delivery/bulk-lane.js';
+import type { BulkPosts } from '../delivery/bulk-posts.js';
 import { StepLog, type StepRef } from '../delivery/steps.js';
 import { RETENTION_MS } from '../delivery/post-context.js';
 

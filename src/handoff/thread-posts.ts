@@ -11,7 +11,7 @@ import type { MessagePayload } from '../slack/blocks.js';
 import { postMessage, slackErrorCode, updateMessage } from '../slack/post.js';
 import { isAlreadyDone } from '../delivery/slack-errors.js';
 import type { PostLedger } from '../delivery/post-ledger.js';
-import type { BulkPosts } from '../delivery/bulk-lane.js';
+import type { BulkPosts } from '../delivery/bulk-posts.js';
 import type { ChannelRef, Store } from '../store/index.js';
 import type { ReplyAddress } from './notices.js';
 

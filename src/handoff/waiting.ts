@@ -16,7 +16,7 @@ import { createHash } from 'node:crypto';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../logger.js';
 import type { PostLedger } from '../delivery/post-ledger.js';
-import type { BulkPosts } from '../delivery/bulk-lane.js';
+import type { BulkPosts } from '../delivery/bulk-posts.js';
 import { message, section } from '../slack/blocks.js';
 import { slackErrorCode } from '../slack/post.js';
 import { customerLabel, customerPlain } from '../slack/text.js';

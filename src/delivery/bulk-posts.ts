@@ -1,0 +1,48 @@
+/**
+ * What the features that post on their own see of the outbox's bulk lane (src/delivery/bulk-lane.ts): how a kind
+ * of report is posted, and how one is left there. Types only, so a feature depends on the lane's shape and not on
+ * the scheduler behind it.
+ */
+import type { WebClient } from '@slack/web-api';
+import type { ChannelRef } from '../store/index.js';
+
+/** How one kind of report is posted when its turn comes. */
+export interface BulkPoster {
+  /**
+   * Posts the report parked as `body` with the workspace's client; Slack's refusals are thrown as they are
+   * (the scheduler reads them). `waits(err)`: whether Slack's answer only asks to wait (nothing was done),
+   * for a poster that deals with other failures itself.
+   */
+  post(at: ChannelRef, body: unknown, slack: { client: WebClient; waits(err: unknown): boolean }): Promise<void>;
+  /** Slack would not take it, or it waited longer than a day (`cause`): what the kind does then, past a log line. */
+  gaveUp?(at: ChannelRef, body: unknown, cause: string): Promise<void>;
+}
+
+/** What the features that post reports see of the lane. */
+export interface BulkPosts {
+  /** Registers how reports of `kind` are posted (one poster a kind). */
+  on(kind: string, poster: BulkPoster): void;
+  /**
+   * Parks a report in the channel's bulk lane (or `urgent`). `key` names the report (a digest's slot, a quota
+   * month's thresholds) and `order` is when its firing was due: the same two park it once.
+   */
+  add(at: ChannelRef, kind: string, report: Report, body: unknown): Promise<void>;
+  /**
+   * Leaves a notice for a channel, or for a person in the app's direct message (their user id as `channelId`):
+   * it waits for Slack's pace, a 429 or an outage like every post; the same `report` parks once.
+   */
+  notify(at: ChannelRef, report: Report, notice: Notice): Promise<void>;
+}
+
+/** A notice waiting for its turn: its fallback text (the notification) and its one sentence. */
+export interface Notice {
+  title: string;
+  text: string;
+}
+
+/** Names a report: the same `key` and `order` park it once; `lane` where it waits (bulk unless said). */
+export interface Report {
+  key: string;
+  order: number;
+  lane?: 'urgent' | 'bulk';
+}

@@ -106,6 +106,8 @@ export interface Keys {
   savedReplies(teamId: string): string;
   /** Sorted set: timer ids scored by when each is due (epoch ms), one per kind of timer (see `TimerRepo`). */
   timers(kind: string): string;
+  /** Set: the workspace's timers, each as `<kind>\n<id>` (uninstalling reads these, not every timer). */
+  timerIndex(teamId: string): string;
   /** String with TTL: which replica is running one firing of a timer. */
   timerLease(kind: string, id: string, dueAt: number): string;
   /** Hash: channel id → that channel's digest schedule (JSON). */
@@ -148,8 +150,8 @@ export interface Keys {
   unroutedCounted(teamId: string): string;
   /** Sorted set with TTL: the newest events that arrived for no channel (JSON, with their event key), by arrival. */
   unroutedRecent(teamId: string): string;
-  /** What every `workspace()` / `installation()` / `timers()` key starts with (full scans, e.g. `npm run rekey`). */
-  kindPrefix(kind: 'workspace' | 'installation' | 'timers'): string;
+  /** What every `workspace()` / `installation()` key starts with (full scans, e.g. `npm run rekey`). */
+  kindPrefix(kind: 'workspace' | 'installation'): string;
   /** The workspace a key built here belongs to, or undefined for a key shared by every workspace (or not ours). */
   workspaceOf(key: string): string | undefined;
   /** Hash: id → what the bot has seen of one kind of platform thing (campaigns, agents, numbers; `CatalogRepo`). */
@@ -260,6 +262,7 @@ export function createKeys(
   const channelSubscribers = kinds.add(p, 'channel-subscribers');
   const verification = kinds.add(p, 'verification');
   const savedReplies = kinds.add(p, 'saved-replies');
+  const timerIndex = kinds.add(p, 'timer-index');
   const catalog = kinds.add(p, 'catalog');
   const attachment = kinds.add(p, 'attachment');
   const outcomeAlerts = kinds.add(p, 'outcome-alerts');
@@ -307,6 +310,7 @@ export function createKeys(
     assignTurn: (teamId) => assignTurn(teamId),
     savedReplies: (teamId) => savedReplies(teamId),
     timers: (kind) => `${p}timers:${segment(kind)}`,
+    timerIndex: (teamId) => timerIndex(teamId),
     timerLease: (kind, id, dueAt) => `${p}timer-lease:${segment(kind)}:${segment(id)}:${dueAt}`,
     digests: (teamId) => digests(teamId),
     digestFigures: (teamId) => digestFigures(teamId),

@@ -28,10 +28,13 @@ export class TimerRepo {
   /** Sets timer `id` of `kind` to fire at `dueAt` (epoch ms), replacing any earlier due time. */
   async set(kind: string, id: string, dueAt: number): Promise<void> {
     await this.kv.sortedAdd(this.keys.timers(kind), [{ member: id, score: Math.trunc(dueAt) }]);
+    const teamId = timerTeam(id);
+    if (teamId !== undefined) await this.kv.setAdd(this.keys.timerIndex(teamId), indexed(kind, id));
   }
 
   async cancel(kind: string, id: string): Promise<void> {
     await this.kv.sortedRemove(this.keys.timers(kind), id);
+    await this.unindex(kind, id);
   }
 
   /** When timer `id` is due; undefined when it is not set. */
@@ -80,18 +83,24 @@ export class TimerRepo {
 
   /**
    * Removes every timer of the workspace (ids made by `timerId`), of every kind but `keep`; returns how many.
-   * The kinds are found by a scan: a kind added later is covered without being named here.
+   * Read from the workspace's own index: the cost follows its timers, not everyone's.
    */
   async forgetTeam(teamId: string, keep: readonly string[] = []): Promise<number> {
-    const kept = new Set(keep.map((kind) => this.keys.timers(kind)));
+    const index = this.keys.timerIndex(teamId);
     let removed = 0;
-    for (const key of await this.kv.keysWithPrefix(this.keys.kindPrefix('timers'))) {
-      if (kept.has(key)) continue;
-      const all = await this.kv.sortedFirst(key, await this.kv.sortedCount(key));
-      const ids = all.map((t) => t.member).filter((id) => timerTeam(id) === teamId);
-      removed += await this.kv.sortedRemove(key, ...ids);
+    for (const member of await this.kv.setMembers(index)) {
+      const [kind = '', id = ''] = member.split('\n', 2);
+      if (keep.includes(kind)) continue;
+      removed += await this.kv.sortedRemove(this.keys.timers(kind), id);
+      await this.kv.setRemove(index, member);
     }
     return removed;
+  }
+
+  /** A timer that ended leaves its workspace's index. */
+  private async unindex(kind: string, id: string): Promise<void> {
+    const teamId = timerTeam(id);
+    if (teamId !== undefined) await this.kv.setRemove(this.keys.timerIndex(teamId), indexed(kind, id));
   }
 
   /** The lease key of one firing (a firing is claimed once, its lease renewed while it runs). */
@@ -103,6 +112,11 @@ export class TimerRepo {
   async advance(kind: string, timer: DueTimer, next: number | undefined): Promise<void> {
     const key = this.keys.timers(kind);
     if (next !== undefined) await this.kv.sortedSetIfScore(key, timer.id, timer.dueAt, Math.trunc(next));
-    else await this.kv.sortedRemoveIfScore(key, timer.id, timer.dueAt);
+    else if (await this.kv.sortedRemoveIfScore(key, timer.id, timer.dueAt)) await this.unindex(kind, timer.id);
   }
+}
+
+/** A timer in its workspace's index (a kind holds no newline). */
+function indexed(kind: string, id: string): string {
+  return `${kind}\n${id}`;
 }

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Timers } from '../../src/app/timers.js';
-import { createStore, type Store } from '../../src/store/index.js';
+import { createStore, workspaceTimerId as timerId, type Store } from '../../src/store/index.js';
 import { requireRedis } from '../support/redis.js';
 import { requireCluster } from '../support/redis-cluster.js';
 import { monitorRedis } from '../support/redis-monitor.js';
@@ -85,6 +85,25 @@ describe.each(['memory', 'redis', 'cluster'] as const)('timers (%s)', (backend) 
     expect(await timers.runDue()).toBe(2);
     expect(await store.timers.dueAt('sla', 'ended')).toBeUndefined();
     expect(await store.timers.dueAt('sla', 'moved')).toBe(305_000);
+  });
+
+  it('forgets a workspace’s timers of every kind but the kept ones, and no other workspace’s', async () => {
+    const clock = { now: 5_000 };
+    const [store] = replicas(backend, clock);
+    const [gone, kept] = ['T0TIMERGONE', 'T0TIMERKEPT'];
+    await store.timers.set('digest', timerId(gone, 'C1'), 9_000);
+    await store.timers.set('quota', timerId(gone), 9_000);
+    await store.timers.set('forget', timerId(gone), 9_000);
+    await store.timers.set('digest', timerId(kept, 'C1'), 9_000);
+    await store.timers.set('quota', timerId(gone), 10_000); // set again: one timer still
+    await store.timers.cancel('digest', timerId(gone, 'C1'));
+    await store.timers.set('digest', timerId(gone, 'C2'), 9_000);
+
+    expect(await store.timers.forgetTeam(gone, ['forget'])).toBe(2);
+    expect(await store.timers.dueAt('digest', timerId(gone, 'C2'))).toBeUndefined();
+    expect(await store.timers.dueAt('quota', timerId(gone))).toBeUndefined();
+    expect(await store.timers.dueAt('forget', timerId(gone))).toBe(9_000);
+    expect(await store.timers.dueAt('digest', timerId(kept, 'C1'))).toBe(9_000);
   });
 
   it('keeps a failed firing due and tries it again once its lease has expired', async () => {

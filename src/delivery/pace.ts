@@ -364,7 +364,7 @@ export class SlackPace {
       // The workspace is over its plan's message limit (src/delivery/slack-errors.ts): every channel's posts, and every
       // replica's, wait on its one posting budget — not a refused try per channel.
       const held = budget.workspace ?? budget;
-      await this.budgets.hold(held.key, held.rule, this.limits.messageLimitHoldMs);
+      await this.budgets.holdLong(held.key, this.limits.messageLimitHoldMs);
     } else if (verdict === 'wait' || verdict === 'unknown') {
       this.health.failed();
     } else if (code === 'token_expired' && !renewed && this.hooks.renewToken) {

@@ -16,6 +16,14 @@ import type { ChannelPauses } from './channel-pause.js';
 /** How long an event waits for a Slack that is down, over its limits or refusing, before its failures count. */
 export const RETENTION_MS = 24 * 60 * 60_000;
 
+/**
+ * The clock delivery's waits end on: the store's (tests move it past a hold or a wait for Slack's event), never
+ * behind the machine's (budgets refill in real time: a test's frozen clock must not keep posts waiting).
+ */
+export function waitClock(store: Pick<Store, 'now'>): () => number {
+  return () => Math.max(Date.now(), store.now());
+}
+
 /** The workspace's client for queue work; throws while it has no bot token (the entry is retried, then kept). */
 export type WorkerSlack = (teamId: string, urgency?: Urgency) => Promise<WebClient>;
 

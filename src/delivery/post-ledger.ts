@@ -28,6 +28,7 @@ import { LEASE_MS, type Store } from '../store/index.js';
 import { context, type MessagePayload } from '../slack/blocks.js';
 import { WaitForSlack, type SlackErrorClass } from './slack-errors.js';
 import { postMessage, slackErrorCode } from '../slack/post.js';
+import { waitClock } from './post-context.js';
 
 /** The `event_type` of every post of the app's that carries an idempotency key (the manifest subscribes to it). */
 export const POST_EVENT_TYPE = 'campaign_post';
@@ -85,9 +86,10 @@ export class PostLedger {
   private readonly owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
 
   constructor(
-    private readonly store: Pick<Store, 'kv' | 'keys' | 'leases'>,
+    private readonly store: Pick<Store, 'kv' | 'keys' | 'leases' | 'now'>,
     private readonly judge: JudgeFailure,
-    private readonly now: () => number = Date.now,
+    /** What the wait for Slack's event is measured on; a try's time, which names its history window, is Slack's. */
+    private readonly now: () => number = waitClock(store),
   ) {}
 
   /** The post's ts when it is known to be in Slack; null otherwise (never tried, or outcome unknown). */
@@ -122,7 +124,7 @@ export class PostLedger {
           return found;
         }
       }
-      await kv.set(once.mark, pendingMark({ since: this.now(), owner: this.owner }), { ttlMs: once.ttlMs });
+      await kv.set(once.mark, pendingMark({ since: Date.now(), owner: this.owner }), { ttlMs: once.ttlMs });
       const ts = await this.send(slack, to, payload, once);
       await kv.set(once.mark, ts, { ttlMs: once.ttlMs });
       return ts;

@@ -19,7 +19,7 @@ import { slackErrorCode } from '../slack/post.js';
 import { ATTR, inSpan, traceContext } from '../util/spans.js';
 import { LEASE_MS, type ChannelRef, type KeptLease, type Lane, type WaitingItem } from '../store/index.js';
 import { PROBE_EVERY_MS, pauseAdvice } from './channel-pause.js';
-import { RETENTION_MS, type PostingKit } from './post-context.js';
+import { RETENTION_MS, waitClock, type PostingKit } from './post-context.js';
 
 /** One lane's way of posting its work (calls: one by one or rolled up; customers: their conversation's turn). */
 export interface LaneHandler {
@@ -84,6 +84,8 @@ export class ChannelScheduler {
   /** Posts of a kind (src/delivery/bulk-lane.ts), in whichever lane they wait. */
   private kinds: (LaneHandler & { owns(item: WaitingItem): boolean }) | undefined;
   private readonly concurrency: number;
+  /** When channels are due (`waitClock`: a test moves it past a long hold, `RateBudget.holdLong`). */
+  private readonly now: () => number;
   private readonly probeEveryMs: number;
   /** Channels being posted for by this process. */
   private readonly busy = new Set<string>();
@@ -102,6 +104,7 @@ export class ChannelScheduler {
     private readonly options: SchedulerOptions = {},
   ) {
     this.concurrency = options.concurrency ?? 8;
+    this.now = waitClock(kit.store);
     this.probeEveryMs = options.probeEveryMs ?? PROBE_EVERY_MS;
   }
 
@@ -149,7 +152,7 @@ export class ChannelScheduler {
     if (this.scanning || this.stopped || free <= 0) return;
     this.scanning = true;
     this.kit.store.outbox
-      .due(Date.now(), free)
+      .due(this.now(), free)
       .then((channels) => {
         for (const at of channels) this.kick(at);
       })
@@ -162,7 +165,7 @@ export class ChannelScheduler {
     if (this.stopped || this.busy.has(id) || this.busy.size >= this.concurrency) return;
     const notBefore = this.notBefore.get(id);
     if (notBefore !== undefined) {
-      if (notBefore > Date.now()) return;
+      if (notBefore > this.now()) return;
       this.notBefore.delete(id);
     }
     this.busy.add(id);
@@ -184,7 +187,7 @@ export class ChannelScheduler {
     const { leases, outbox } = this.kit.store;
     const lease = outbox.lease(at);
     if (!(await leases.take(lease, this.owner, LEASE_MS))) return;
-    const dueAtLeaseEnd = () => outbox.dueAt(at, Date.now() + LEASE_MS);
+    const dueAtLeaseEnd = () => outbox.dueAt(at, this.now() + LEASE_MS);
     await dueAtLeaseEnd();
     const kept = leases.keep(lease, this.owner, LEASE_MS, dueAtLeaseEnd);
     let end: DrainEnd = { due: 'now' };
@@ -205,7 +208,7 @@ export class ChannelScheduler {
     if (end === 'empty') {
       this.failures.delete(member(at));
       await this.kit.store.outbox.forgetIfEmpty(at);
-    } else if (end.due === 'now') await this.kit.store.outbox.dueAt(at, Date.now());
+    } else if (end.due === 'now') await this.kit.store.outbox.dueAt(at, this.now());
     else await this.later(at, end.due);
   }
 
@@ -307,9 +310,9 @@ export class ChannelScheduler {
   }
 
   private async later(at: ChannelRef, ms: number): Promise<void> {
-    await this.kit.store.outbox.dueAt(at, Date.now() + ms);
+    await this.kit.store.outbox.dueAt(at, this.now() + ms);
     if (this.stopped) return;
-    this.notBefore.set(member(at), Date.now() + ms);
+    this.notBefore.set(member(at), this.now() + ms);
     const timer = setTimeout(() => {
       this.wakeups.delete(timer);
       this.kick(at);

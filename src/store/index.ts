@@ -145,12 +145,12 @@ export function createStore(options: StoreOptions = {}): Store {
     if (!options.redis) ownedClient = redis;
     kv = new RedisKeyValueStore({ redis });
     queue = createRedisQueue({ redis, keys, logger, now });
-    budgets = new RedisRateBudget(redis, keys);
+    budgets = new RedisRateBudget(redis, keys, now);
   } else {
     kv = new MemoryKeyValueStore();
     queue = createMemoryQueue({ logger, now });
-    // Real time, not `now`: a test's frozen clock would never let a budget refill.
-    budgets = new MemoryRateBudget();
+    // Real time, not `now`: a test's frozen clock would never let a budget refill (long holds end on `now`).
+    budgets = new MemoryRateBudget(Date.now, now);
   }
 
   let closing: Promise<void> | undefined;

@@ -128,6 +128,8 @@ export interface Keys {
   callRollup(teamId: string, channelId: string): string;
   /** String with TTL: one Slack call budget's next free slot (see `RateBudget`). */
   rateBudget(id: string): string;
+  /** String with TTL: the end of the budget's long hold; its hash tag is the budget's key (one Cluster slot). */
+  rateHold(id: string): string;
   /** Hash: channel id → why the bot cannot post there and since when (see `ChannelPauseRepo`). */
   channelPauses(teamId: string): string;
   /** Hash: channel id → the Slack user who subscribed it (told when it is paused). */
@@ -321,6 +323,7 @@ export function createKeys(
     outboxLease: (teamId, channelId) => outboxLease(teamId, channelId),
     callRollup: (teamId, channelId) => callRollup(teamId, channelId),
     rateBudget: (id) => `${p}rate-budget:${segment(id)}`,
+    rateHold: (id) => `${p}rate-hold:{${p}rate-budget:${segment(id)}}`,
     verification: (teamId) => verification(teamId),
     channelPauses: (teamId) => channelPauses(teamId),
     channelSubscribers: (teamId) => channelSubscribers(teamId),

@@ -3,7 +3,8 @@
  * calls Slack would refuse. One budget per key (e.g. one workspace's posts to one channel), each a GCRA
  * bucket: one call per `intervalMs` on average, up to `burst` back to back after a quiet spell. With Redis the
  * state is one key per budget, updated atomically by a script on the Redis clock (one clock for every
- * replica, and one key, so Redis Cluster is fine); without Redis it lives in this process.
+ * replica); without Redis it lives in this process. A hold of minutes (`holdLong`) ends on the store's clock
+ * instead (`now`: tests move it past the hold).
  */
 import type { Keys } from './keys.js';
 import type { RedisClient } from './redis-connection.js';
@@ -24,7 +25,15 @@ export interface RateBudget {
   take(key: string, rule: PaceRule, reserve?: number): Promise<number>;
   /** Slack refused a call with Retry-After: nothing is taken from `key` for `ms`, by any replica. */
   hold(key: string, rule: PaceRule, ms: number): Promise<void>;
+  /**
+   * Nothing is taken from `key` for `ms` on the store's clock, by any replica: for holds of minutes, where
+   * replicas' clocks differ by far less and a test's clock can move past them.
+   */
+  holdLong(key: string, ms: number): Promise<void>;
 }
+
+/** How long a long hold's record outlives its end (garbage collection only: its end is compared with `now`). */
+const HOLD_KEPT_MS = 60 * 60_000;
 
 /** How far ahead of now a budget's next free call may sit before `take` says wait (GCRA's tolerance). */
 function tolerance(rule: PaceRule, reserve: number): number {
@@ -37,18 +46,25 @@ function checkRule(rule: PaceRule): void {
   }
 }
 
-/** In-process budgets (embedded mode), on `now`. */
+/** In-process budgets (embedded mode), on `now`; long holds on `storeNow`. */
 export class MemoryRateBudget implements RateBudget {
   /** key → theoretical arrival time (epoch ms) of the next call; dropped once in the past. */
   private readonly due = new Map<string, number>();
+  /** key → end of its long hold (`storeNow`). */
+  private readonly held = new Map<string, number>();
   private takes = 0;
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly storeNow: () => number = now,
+  ) {}
 
   take(key: string, rule: PaceRule, reserve = 0): Promise<number> {
     checkRule(rule);
     const now = this.now();
     if (++this.takes % 1024 === 0) this.sweep(now);
+    const held = (this.held.get(key) ?? 0) - this.storeNow();
+    if (held > 0) return Promise.resolve(Math.ceil(held));
     const due = Math.max(this.due.get(key) ?? now, now);
     const wait = due - now - tolerance(rule, reserve);
     if (wait > 0) return Promise.resolve(Math.ceil(wait));
@@ -64,8 +80,15 @@ export class MemoryRateBudget implements RateBudget {
     return Promise.resolve();
   }
 
+  holdLong(key: string, ms: number): Promise<void> {
+    this.held.set(key, Math.max(this.held.get(key) ?? 0, this.storeNow() + ms));
+    return Promise.resolve();
+  }
+
   private sweep(now: number): void {
     for (const [key, due] of this.due) if (due <= now) this.due.delete(key);
+    const storeNow = this.storeNow();
+    for (const [key, until] of this.held) if (until <= storeNow) this.held.delete(key);
   }
 }
 
@@ -76,6 +99,7 @@ export class RedisRateBudget implements RateBudget {
   constructor(
     redis: RedisClient,
     private readonly keys: Keys,
+    private readonly now: () => number = Date.now,
   ) {
     this.redis = withScripts(redis);
   }
@@ -84,8 +108,10 @@ export class RedisRateBudget implements RateBudget {
     checkRule(rule);
     const wait = await this.redis.campaignTakeBudget(
       this.keys.rateBudget(key),
+      this.keys.rateHold(key),
       Math.ceil(rule.intervalMs),
       Math.ceil(tolerance(rule, reserve)),
+      this.now(),
     );
     return Number(wait);
   }
@@ -93,5 +119,10 @@ export class RedisRateBudget implements RateBudget {
   async hold(key: string, rule: PaceRule, ms: number): Promise<void> {
     checkRule(rule);
     await this.redis.campaignHoldBudget(this.keys.rateBudget(key), Math.ceil(Math.max(0, ms) + tolerance(rule, 0)));
+  }
+
+  async holdLong(key: string, ms: number): Promise<void> {
+    const kept = Math.ceil(Math.max(0, ms)) + HOLD_KEPT_MS;
+    await this.redis.set(this.keys.rateHold(key), String(Math.ceil(this.now() + Math.max(0, ms))), 'PX', kept);
   }
 }

@@ -343,11 +343,14 @@ return {total, pending}
 
 /*
  * Rate budgets (rate-budget.ts): KEYS[1] holds the budget's theoretical arrival time (epoch ms on the Redis
- * clock) of its next call. TAKE — ARGV: intervalMs, toleranceMs → 0 (taken) or ms to wait (nothing taken).
+ * clock) of its next call. TAKE — KEYS[2]: the end of a long hold (`holdLong`, on the store's clock); ARGV:
+ * intervalMs, toleranceMs, the store's now → 0 (taken) or ms to wait (nothing taken).
  * HOLD — ARGV: ms from now before which nothing is taken → 0.
  */
 const REDIS_NOW_MS = `local t = redis.call('TIME') local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
-const TAKE_BUDGET = `${REDIS_NOW_MS}
+const TAKE_BUDGET = `local held = tonumber(redis.call('GET', KEYS[2]) or '0') - tonumber(ARGV[3])
+if held > 0 then return math.ceil(held) end
+${REDIS_NOW_MS}
 local due = tonumber(redis.call('GET', KEYS[1]) or '0')
 if due < now then due = now end
 local wait = due - now - tonumber(ARGV[2])
@@ -454,7 +457,13 @@ declare module 'ioredis' {
     campaignQueueDepth(numKeys: number, ...keysThenArgs: Arg[]): Result<unknown, Context>;
     campaignSetIfEqual(key: string, expected: string, value: string): Result<unknown, Context>;
     /** See TAKE_BUDGET. */
-    campaignTakeBudget(key: string, intervalMs: number, toleranceMs: number): Result<number, Context>;
+    campaignTakeBudget(
+      key: string,
+      holdKey: string,
+      intervalMs: number,
+      toleranceMs: number,
+      now: number,
+    ): Result<number, Context>;
     /** See HOLD_BUDGET. */
     campaignHoldBudget(key: string, ms: number): Result<number, Context>;
     campaignHashSetIfEqual(key: string, field: string, expected: string, value: string): Result<unknown, Context>;
@@ -482,7 +491,7 @@ const SCRIPTS: Record<string, { lua: string; numberOfKeys?: number }> = {
   campaignQueueUsage: { lua: USAGE, numberOfKeys: 4 },
   campaignQueueDepth: { lua: DEPTH },
   campaignSetIfEqual: { lua: SET_IF_EQUAL, numberOfKeys: 1 },
-  campaignTakeBudget: { lua: TAKE_BUDGET, numberOfKeys: 1 },
+  campaignTakeBudget: { lua: TAKE_BUDGET, numberOfKeys: 2 },
   campaignHoldBudget: { lua: HOLD_BUDGET, numberOfKeys: 1 },
   campaignHashSetIfEqual: { lua: HSET_IF_EQUAL, numberOfKeys: 1 },
   campaignHashDelIfEqual: { lua: HDEL_IF_EQUAL, numberOfKeys: 1 },

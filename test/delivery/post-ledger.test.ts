@@ -117,7 +117,7 @@ describe.each(backends)('post ledger ($name)', ({ create }) => {
 
     // Slack takes its time; Slack's event would have come by now, so history would say "not there". But the
     // first try's owner still holds its lease: the second replica neither reads nor sends, it waits.
-    clock.now += 6_000;
+    clock.now = Date.now() + 6_000;
     await expect(b.post(client, { channel }, payload, once)).rejects.toBeInstanceOf(WaitForSlack);
     expect(shown()).toBe(0);
     answer();
@@ -134,7 +134,7 @@ describe.each(backends)('post ledger ($name)', ({ create }) => {
     expect(shown()).toBe(1);
 
     // Slack's event never came (no bot here): once it had time to, one page of history settles it.
-    clock.now += 6_000;
+    clock.now = Date.now() + 6_000;
     const tries = slack.callsTo('chat.postMessage').length;
     const ts = await b.post(client, { channel }, payload, once);
     expect(slack.messages(channel).find((m) => m.text === payload.text)?.ts).toBe(ts);

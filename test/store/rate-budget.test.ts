@@ -60,6 +60,23 @@ describe('a budget in this process (fake clock)', () => {
     expect(await budget.take('c', RULE)).toBe(0);
     expect(await budget.take('c', RULE)).toBe(1_000);
   });
+
+  it('holds a budget for minutes on the store’s clock, whatever the pace’s clock says', async () => {
+    const paceNow = 2_000_000;
+    let storeNow = 7_000_000;
+    const budget = new MemoryRateBudget(
+      () => paceNow,
+      () => storeNow,
+    );
+    await budget.holdLong('w', 600_000);
+    expect(await budget.take('w', RULE)).toBe(600_000);
+    // Another budget is not held.
+    expect(await budget.take('other', RULE)).toBe(0);
+    storeNow += 599_999;
+    expect(await budget.take('w', RULE)).toBe(1);
+    storeNow += 1;
+    expect(await budget.take('w', RULE)).toBe(0);
+  });
 });
 
 const open: Store[] = [];
@@ -104,5 +121,23 @@ describe.each(backends)('a budget in $name', ({ connect }) => {
     const wait = await a.budgets.take(held, rule);
     expect(wait).toBeGreaterThan(25_000);
     expect(wait).toBeLessThanOrEqual(30_000);
+  });
+
+  it('holds for minutes across stores on their clock, and lets calls through once it has moved past', async () => {
+    let skewMs = 0;
+    const now = () => Date.now() + skewMs;
+    const [a, b] = [0, 1].map(() => {
+      const store = createStore({ ...connect, keyPrefix, secretsKey: randomBytes(32), now });
+      open.push(store);
+      return store;
+    });
+    const key = `team:posts:${Math.random().toString(36).slice(2)}`;
+    const rule = { intervalMs: 10, burst: 100 };
+    await a!.budgets.holdLong(key, 600_000);
+    const wait = await b!.budgets.take(key, rule);
+    expect(wait).toBeGreaterThan(590_000);
+    expect(wait).toBeLessThanOrEqual(600_000);
+    skewMs += 600_000;
+    expect(await b!.budgets.take(key, rule)).toBe(0);
   });
 });

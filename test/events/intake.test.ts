@@ -152,7 +152,7 @@ describe('what a delivery may be', () => {
 
   it('drops __proto__ keys: nothing is polluted and the event is still posted', async () => {
     const callId = `call-proto-${Date.now()}`;
-    const body = `[{"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}},"campaignId":"camp-1","callId":"${callId}","customerName":"Ada","extra":{"__proto__":{"polluted":"yes"}}}]`;
+    const body = `[{"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}},"campaignId":"camp-1","callId":"${callId}","customerName":"Ada","extra":{"__proto__":{"polluted":"yes"}},"more":{"\\u005f_proto__":{"polluted":"yes"}}}]`;
     const res = await deliver(hook, body);
     expect(res.status).toBe(200);
     const post = await h.slack.waitFor(() => posts(h, CHANNEL).find((m) => JSON.stringify(m.blocks).includes('Ada')));

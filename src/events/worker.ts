@@ -174,7 +174,7 @@ export class EventWorker implements ParkedRunner {
   }
 
   /**
-   * `handle`; its last failed try (or one trying again cannot help) makes the event's dead letter — one per event,
+   * `run`; its last failed try (or one trying again cannot help) makes the event's dead letter — one per event,
    * merged with one a channel's outbox kept already — and the queue is done with it.
    */
   private async handleCounted(entry: QueueEntry): Promise<void> {

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Harness } from '../support/harness.js';
+import { TEAM_ID, type Harness } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
 import { CALL_COMPLETED_FULL, CALL_STARTED_FULL } from './fixtures.js';
 import { deliver, posts, queueDrained, routeTo, startEventsHarness } from './support.js';
@@ -64,6 +64,16 @@ describe('who may deliver', () => {
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toBe('POST');
     expect(h.logs()).not.toContain(hook.split('/').at(-1));
+  });
+
+  it('answers 404 to a replaced token from the next delivery on, though it delivered a moment before', async () => {
+    expect((await deliver(hook, [callStarted()])).status).toBe(200);
+    // Replaced with no grace period, as any replica's store may do it: this process is not told.
+    const { token } = await h.bot.deps.store.workspaces.rotateHookToken(TEAM_ID, 0);
+    const replaced = hook;
+    hook = `${h.url}/hooks/${token}`;
+    expect((await deliver(replaced, [callStarted()])).status).toBe(404);
+    expect((await deliver(hook, [callStarted()])).status).toBe(200);
   });
 });
 

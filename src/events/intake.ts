@@ -37,58 +37,14 @@ const OVERSIZE_LINGER_MS = 1_000;
 const BACKLOG_RETRY_AFTER_S = 60;
 /** A workspace over its cap is logged as a warning at most this often (a flood must not flood the logs). */
 const BACKLOG_WARN_EVERY_MS = 60_000;
-/**
- * How long a token that resolved is trusted without asking the store again (see `HookTokens`). The webhook ack
- * p99 at a steady 2,000/s with Redis needs it: without it every delivery costs two more round trips.
- */
-const RESOLVED_TOKEN_TTL_MS = 1_000;
-const RESOLVED_TOKENS_KEPT = 10_000;
+/** Workspaces whose full-backlog warning time is remembered before the list starts over. */
+const WARNED_TEAMS_KEPT = 10_000;
 
 type IntakeDeps = Pick<Deps, 'config' | 'store' | 'logger' | 'redactor' | 'metrics' | 'lifecycle'>;
-
-/**
- * Hook token → team id, remembered for a moment. Every delivery carries the token and resolving it takes two
- * store round trips — at webhook rates the largest share of intake's own work. A token that resolved is
- * trusted for RESOLVED_TOKEN_TTL_MS: one replaced or revoked meanwhile (on any replica) is still accepted here
- * for at most that long, into the workspace it belonged to. Unknown tokens and failed lookups are never
- * remembered (a new token works at once, a 404 is always current), and concurrent deliveries share a lookup.
- */
-class HookTokens {
-  private readonly resolved = new Map<string, { teamId: Promise<string | null>; until: number; team?: string }>();
-
-  constructor(private readonly store: IntakeDeps['store']) {}
-
-  /** The team of a token that resolved less than RESOLVED_TOKEN_TTL_MS ago; no promise, no store. */
-  known(token: string): string | undefined {
-    const known = this.resolved.get(token);
-    return known?.team !== undefined && known.until > this.store.now() ? known.team : undefined;
-  }
-
-  resolve(token: string): Promise<string | null> {
-    // The store's clock: the one a rotated-out token's grace period is judged by.
-    const now = this.store.now();
-    const known = this.resolved.get(token);
-    if (known && known.until > now) return known.teamId;
-    const teamId = this.store.workspaces.resolveHookToken(token);
-    const entry: { teamId: Promise<string | null>; until: number; team?: string } = {
-      teamId,
-      until: now + RESOLVED_TOKEN_TTL_MS,
-    };
-    this.resolved.delete(token);
-    if (this.resolved.size >= RESOLVED_TOKENS_KEPT) this.resolved.delete(this.resolved.keys().next().value!);
-    this.resolved.set(token, entry);
-    const forget = () => {
-      if (this.resolved.get(token) === entry) this.resolved.delete(token);
-    };
-    void teamId.then((team) => (team === null ? forget() : (entry.team = team)), forget);
-    return teamId;
-  }
-}
 
 export function hookRoute(deps: IntakeDeps): CustomRoute {
   const ctx: DeliveryContext = {
     deps,
-    tokens: new HookTokens(deps.store),
     overCap: new BacklogWarnings(),
     limit: HOOK_BODY_LIMIT,
   };
@@ -113,7 +69,6 @@ export function hookRoute(deps: IntakeDeps): CustomRoute {
 /** What every delivery of one hook route shares. */
 interface DeliveryContext {
   deps: IntakeDeps;
-  tokens: HookTokens;
   overCap: BacklogWarnings;
   limit: number;
 }
@@ -124,7 +79,7 @@ async function handleDelivery(
   res: ServerResponse,
   token: string,
 ): Promise<void> {
-  const { deps, tokens, overCap, limit } = ctx;
+  const { deps, overCap, limit } = ctx;
   if (req.method !== 'POST') {
     answer(ctx, res, 405, { ok: false, error: 'method_not_allowed' }, { allow: 'POST' });
     return;
@@ -134,21 +89,19 @@ async function handleDelivery(
     return;
   }
 
-  // Most deliveries come with a token that resolved a moment ago: no lookup, no deadline timer.
-  let teamId: string | null | undefined = tokens.known(token);
-  if (teamId === undefined) {
-    try {
-      teamId = await withDeadline(tokens.resolve(token), STORE_DEADLINE_MS, 'hook token lookup');
-    } catch (err) {
-      deps.logger.warn({ err, hook: tokenRef(token) }, 'webhook refused with 503: the store is unavailable');
-      answer(ctx, res, 503, { ok: false, error: 'unavailable' }, { 'retry-after': '30' });
-      return;
-    }
-    if (teamId === null) {
-      deps.logger.info({ hook: tokenRef(token) }, 'webhook for an unknown hook token: 404');
-      answer(ctx, res, 404, { ok: false, error: 'not_found' });
-      return;
-    }
+  // Asked of the store on every delivery: a token replaced or revoked on any replica stops working at once.
+  let teamId: string | null;
+  try {
+    teamId = await withDeadline(deps.store.workspaces.resolveHookToken(token), STORE_DEADLINE_MS, 'hook token lookup');
+  } catch (err) {
+    deps.logger.warn({ err, hook: tokenRef(token) }, 'webhook refused with 503: the store is unavailable');
+    answer(ctx, res, 503, { ok: false, error: 'unavailable' }, { 'retry-after': '30' });
+    return;
+  }
+  if (teamId === null) {
+    deps.logger.info({ hook: tokenRef(token) }, 'webhook for an unknown hook token: 404');
+    answer(ctx, res, 404, { ok: false, error: 'not_found' });
+    return;
   }
   noteInSpan({ [ATTR.team]: teamId });
   // Made only when a line is written (hot path: at LOG_LEVEL=warn a good delivery writes none).
@@ -259,7 +212,7 @@ class BacklogWarnings {
   due(teamId: string): boolean {
     const now = Date.now();
     if (now - (this.lastAt.get(teamId) ?? Number.NEGATIVE_INFINITY) < BACKLOG_WARN_EVERY_MS) return false;
-    if (this.lastAt.size >= RESOLVED_TOKENS_KEPT) this.lastAt.clear();
+    if (this.lastAt.size >= WARNED_TEAMS_KEPT) this.lastAt.clear();
     this.lastAt.set(teamId, now);
     return true;
   }
@@ -294,11 +247,8 @@ function unknownTrigger(event: { trigger: string; data: Record<string, unknown> 
 function parseDelivery(body: Buffer): Delivery {
   let value: unknown;
   try {
-    // `__proto__` keys are dropped while parsing; nothing downstream ever sees one. Such a key is either spelled
-    // out or hidden behind a `\u` escape: without either the reviver has nothing to drop, and is skipped (it
-    // costs more than the parse itself).
-    const text = body.toString('utf8');
-    value = text.includes('__proto__') || text.includes('\\u') ? JSON.parse(text, dropProtoKeys) : JSON.parse(text);
+    // A `__proto__` key is an own property here; `parseEvent` drops each one before anything else sees it.
+    value = JSON.parse(body.toString('utf8'));
   } catch {
     return { ok: false, error: 'invalid_json', problem: 'the body is not valid JSON' };
   }
@@ -316,10 +266,6 @@ function parseDelivery(body: Buffer): Delivery {
     events.push(parsed.event);
   }
   return { ok: true, value: events };
-}
-
-function dropProtoKeys(key: string, value: unknown): unknown {
-  return key === '__proto__' ? undefined : value;
 }
 
 /** Answers once: a later answer to the same request (a failure after the answer went) is dropped. */

@@ -167,6 +167,8 @@ export class MemoryQueueBackend implements QueueBackend {
     };
     return {
       readNew: async (count, blockMs) => {
+        // Answered on a later turn, as Redis would: else a backlog is worked off in one turn, no request answered.
+        await new Promise<void>((resolve) => setImmediate(resolve));
         if (closed || this.closed) return [];
         const ready = take(count);
         if (ready.length > 0) return ready;
@@ -226,12 +228,6 @@ export class MemoryQueueBackend implements QueueBackend {
       if (lease?.owner === consumer) lease.expiresAt = now + leaseMs;
     }
     return Promise.resolve(lost);
-  }
-
-  orderAfter({ orderKey, id }: StoredEntry, count: number): Promise<string[]> {
-    const list = this.order.get(orderKey) ?? [];
-    const at = list.indexOf(id);
-    return Promise.resolve(at < 0 ? [] : list.slice(at + 1, at + 1 + count));
   }
 
   tryStart(consumer: string, entry: StoredEntry, leaseMs: number): Promise<StartResult> {

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { shortDigest } from './digest.js';
 import { compareEntryIds, entryRef } from './queue-backend.js';
 import type { QueueBackend, QueueReader, StoredEntry } from './queue-backend.js';
-import { isRetryLaterError, MAX_BEHIND } from './queue.js';
+import { isRetryLaterError } from './queue.js';
 import type {
   BacklogUsage,
   ConsumeOptions,
@@ -15,7 +15,6 @@ import type {
   ParkedWork,
   QueueDepth,
   QueueEvent,
-  QueueEntry,
   QueueHandler,
 } from './queue.js';
 
@@ -25,13 +24,6 @@ const MAX_RETRY_LATER_MS = 15 * 60_000;
 const ERROR_BACKOFF_MS = 1_000;
 /** Entries taken over per claim round. */
 const CLAIM_BATCH = 100;
-/**
- * Handlers started in one event-loop turn before the next ones wait for the following turn. A backend that
- * answers at once (memory) finishes a handler within the turn that started it: without a bound, a backlog
- * would be worked off in one go while no request is answered (tens of ms per thousand). Enough to keep pace
- * with a turn's worth of webhooks, so queued events die young instead of piling up in the old generation.
- */
-const STARTS_PER_TURN = 256;
 const MAX_ERROR_LENGTH = 2_000;
 
 function defaultRetryDelayMs(attempt: number): number {
@@ -44,8 +36,6 @@ interface Held {
   notBefore: number;
   /** The handler succeeded; only the completion still has to be recorded. */
   handled: boolean;
-  /** An earlier entry's handler did this one's work (`HandlerResult.alsoDone`): acknowledged without running. */
-  absorbed?: boolean;
 }
 
 interface Settings {
@@ -120,10 +110,6 @@ class QueueConsumer implements Consumer {
   private stopping = false;
   private stopped: Promise<void> | undefined;
   private wakeTimer: NodeJS.Timeout | undefined;
-  private yielded: NodeJS.Immediate | undefined;
-  /** Handlers started in this event-loop turn (see STARTS_PER_TURN); reset on the next turn. */
-  private startedInTurn = 0;
-  private turnEnds: NodeJS.Immediate | undefined;
   private wakeAt = Number.POSITIVE_INFINITY;
   private roomWaiter: (() => void) | undefined;
 
@@ -150,8 +136,6 @@ class QueueConsumer implements Consumer {
     this.stopping = true;
     this.takeWork.abort();
     clearTimeout(this.wakeTimer);
-    clearImmediate(this.yielded);
-    clearImmediate(this.turnEnds);
     this.reader.close();
     this.roomWaiter?.();
     await Promise.all(this.loops);
@@ -256,7 +240,7 @@ class QueueConsumer implements Consumer {
       while (at > from && compareEntryIds(list[at - 1]!.entry.id, entry.id) > 0) at--;
       list.splice(at, 0, h);
     }
-    if (entries.length > 0) this.scheduleNext();
+    if (entries.length > 0) this.schedule();
   }
 
   private drop(h: Held): void {
@@ -304,24 +288,7 @@ class QueueConsumer implements Consumer {
     }
   }
 
-  /** After a handler or a read: the next ones start now, or on the next event-loop turn once this turn has started STARTS_PER_TURN. */
-  private scheduleNext(): void {
-    if (this.startedInTurn < STARTS_PER_TURN) {
-      this.schedule();
-      return;
-    }
-    this.yielded ??= setImmediate(() => {
-      this.yielded = undefined;
-      this.schedule();
-    });
-  }
-
   private launch(key: string, h: Held): void {
-    this.startedInTurn++;
-    this.turnEnds ??= setImmediate(() => {
-      this.turnEnds = undefined;
-      this.startedInTurn = 0;
-    });
     const team = h.entry.teamId;
     this.activeTeams.set(team, (this.activeTeams.get(team) ?? 0) + 1);
     const task = this.process(h)
@@ -341,7 +308,7 @@ class QueueConsumer implements Consumer {
           this.byKey.delete(key);
           this.byKey.set(key, list);
         }
-        this.scheduleNext();
+        this.schedule();
       });
     this.active.set(key, task);
   }
@@ -362,51 +329,13 @@ class QueueConsumer implements Consumer {
       h.notBefore = Date.now() + this.settings.pollMs;
       return;
     }
-    if (h.absorbed) {
-      h.handled = true;
-      return this.finish(h);
-    }
-    let result;
     try {
-      const behind = await this.behind(h);
-      result = await this.handler({ ...entry, attempt: start.failedAttempts + 1, behind });
+      await this.handler({ ...entry, attempt: start.failedAttempts + 1 });
     } catch (error) {
       return this.handlerFailed(h, start.failedAttempts + 1, error);
     }
     h.handled = true;
-    this.absorb(h, result?.alsoDone ?? []);
     return this.finish(h);
-  }
-
-  /**
-   * The entries waiting right behind `h` in its orderKey, as a handler sees them: only those this consumer holds
-   * that come next in the queue's own order — one held by another consumer in between ends the run.
-   */
-  private async behind(h: Held): Promise<QueueEntry[]> {
-    const list = this.byKey.get(h.entry.orderKey) ?? [];
-    const held = list
-      .slice(list.indexOf(h) + 1)
-      .filter((w) => !w.handled && !w.absorbed)
-      .slice(0, MAX_BEHIND);
-    if (held.length === 0) return [];
-    let next: string[];
-    try {
-      next = await this.backend.orderAfter(h.entry, held.length);
-    } catch {
-      return []; // nothing shown: the handler does its own entry alone
-    }
-    const run: QueueEntry[] = [];
-    for (const [i, w] of held.entries()) {
-      if (next[i] !== w.entry.id) break;
-      run.push({ ...w.entry, attempt: 1 });
-    }
-    return run;
-  }
-
-  private absorb(h: Held, ids: readonly string[]): void {
-    if (ids.length === 0) return;
-    const done = new Set(ids);
-    for (const w of this.byKey.get(h.entry.orderKey) ?? []) if (done.has(w.entry.id)) w.absorbed = true;
   }
 
   private async finish(h: Held): Promise<void> {

@@ -220,7 +220,7 @@ describe.each(backends)('EventQueue contract ($name)', ({ create }) => {
     expect((await queue.depth()).total).toBe(0);
   });
 
-  it('lets the event loop turn while it works off a backlog (at most 256 handlers started per turn)', async () => {
+  it('lets the event loop turn while it works off a backlog (at most a read-ahead of handlers per turn)', async () => {
     const { queue } = create();
     for (let i = 0; i < 1500; i++) await queue.enqueueOnce(`e-${i}`, event(`K${i}`, i), 60_000);
     let handled = 0;
@@ -250,8 +250,8 @@ describe.each(backends)('EventQueue contract ($name)', ({ create }) => {
     await consumer.stop();
     expect(handled).toBe(1500);
     expect(seen.size).toBe(1500); // each once, none lost (the memory backend's waiting list compacts on the way)
-    expect(mostInOneTurn).toBeLessThanOrEqual(256);
-    expect(turns).toBeGreaterThan(1500 / 256);
+    expect(mostInOneTurn).toBeLessThanOrEqual(64);
+    expect(turns).toBeGreaterThan(1500 / 64);
   });
 
   it('shares the work between two consumers without breaking the order of a key or handling twice', async () => {
@@ -303,29 +303,6 @@ describe.each(backends)('EventQueue contract ($name)', ({ create }) => {
     await waitFor(() => log.includes('second#1'), 'the second entry');
     await consumer.stop();
     expect(log).toEqual(['first#1', 'first#1', 'first#1', 'first#1', 'second#1']);
-    expect((await queue.deadLetters('T1')).count).toBe(0);
-  });
-
-  it('shows a handler the entries waiting behind it, and acknowledges those it did without running them', async () => {
-    const { queue } = create();
-    for (const [i, key] of ['conv', 'conv', 'conv', 'other', 'conv'].entries())
-      await queue.enqueueOnce(`b${i}`, event(key, `m${i}`), 60_000);
-    const ran: string[] = [];
-    let behindFirst: string[] = [];
-    const consumer = queue.consume(
-      ({ payload, behind }: QueueEntry) => {
-        ran.push(String(payload));
-        if (payload !== 'm0') return Promise.resolve();
-        behindFirst = (behind ?? []).map((b) => String(b.payload));
-        // The first does the work of the next one only.
-        return Promise.resolve({ alsoDone: (behind ?? []).slice(0, 1).map((b) => b.id) });
-      },
-      { consumer: 'w1', ...fast },
-    );
-    await waitFor(async () => (await queue.depth()).total === 0, 'the queue to drain');
-    await consumer.stop();
-    expect(behindFirst).toEqual(['m1', 'm2', 'm4']);
-    expect(ran.filter((p) => p !== 'm3')).toEqual(['m0', 'm2', 'm4']);
     expect((await queue.deadLetters('T1')).count).toBe(0);
   });
 

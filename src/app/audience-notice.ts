@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import type { Logger } from '../logger.js';
 import { context, message, section } from '../slack/blocks.js';
 import type { BulkPosts } from '../delivery/bulk-posts.js';
-import type { PostLedger } from '../delivery/post-ledger.js';
+import type { IdempotentPosts } from '../delivery/idempotent-posts.js';
 import type { Store } from '../store/index.js';
 import type { Workspace } from './membership.js';
 
@@ -35,7 +35,7 @@ export class AudienceNotices {
 
   constructor(
     private readonly store: Pick<Store, 'keys'>,
-    private readonly posts: PostLedger,
+    private readonly posts: IdempotentPosts,
     private readonly logger: Logger,
   ) {}
 

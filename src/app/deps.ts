@@ -7,7 +7,7 @@ import type { Logger, Redactor } from '../logger.js';
 import type { Store } from '../store/index.js';
 import type { SlackPace } from '../delivery/pace.js';
 import type { SlackClients } from '../delivery/clients.js';
-import type { PostLedger } from '../delivery/post-ledger.js';
+import type { IdempotentPosts } from '../delivery/idempotent-posts.js';
 import type { BulkPosts } from '../delivery/bulk-posts.js';
 import type { PlatformAccess } from './platform-access.js';
 import type { AdminGate } from './admin-gate.js';
@@ -37,7 +37,7 @@ export interface Deps {
   /** Web API clients for work outside a Slack request (queue, timers): one per workspace and urgency. */
   slack: SlackClients;
   /** Posts that cannot show twice (idempotency key in message metadata): timers' posts go through it. */
-  posts: PostLedger;
+  posts: IdempotentPosts;
   /** The outbox's bulk lane: what the app posts on its own and can wait (a report, a notice) is left there. */
   bulk: BulkPosts;
   lifecycle: Lifecycle;

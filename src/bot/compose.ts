@@ -45,7 +45,7 @@ import { OperatorKeyRefusedError, PlatformAccess } from '../app/platform-access.
 import { Timers, type TimersOptions } from '../app/timers.js';
 import { SlackPace, slackLimits, type SlackLimits } from '../delivery/pace.js';
 import { SLACK_CLIENT_RULES, SlackClients } from '../delivery/clients.js';
-import { PostLedger } from '../delivery/post-ledger.js';
+import { IdempotentPosts } from '../delivery/idempotent-posts.js';
 import { SlackTokens } from '../app/slack-token.js';
 import { workspaceScope } from './workspace-scope.js';
 import { isMetadataWarning } from '../delivery/slack-errors.js';
@@ -153,7 +153,7 @@ export function createBot(config: Config, options: BotOptions = {}): Bot {
   const members = new Membership(store, logger);
   const admins = new AdminGate(config.adminUsers, members, logger);
   const timers = new Timers(store, logger.child({ component: 'timers' }), options.timers);
-  const posts = new PostLedger(store, (err) => pace.judge(err));
+  const posts = new IdempotentPosts(store, (err) => pace.judge(err));
   const audienceLogger = logger.child({ component: 'channel-audience' });
   const audienceNotices = new AudienceNotices(store, posts, audienceLogger);
   const audiences = new ChannelAudiences(

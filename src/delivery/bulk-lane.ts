@@ -9,7 +9,7 @@
  * conversation's thread makes — a reply shown in the conversation's other channels, a receipt reaction.
  *
  * A report parked twice (its firing tried again) waits once: its id is made of the firing's time and the
- * report's own key. Its post carries an idempotency key in message metadata (src/delivery/post-ledger.ts), so a
+ * report's own key. Its post carries an idempotency key in message metadata (src/delivery/idempotent-posts.ts), so a
  * post whose answer was lost is looked up before it is sent again.
  */
 import { createHash } from 'node:crypto';
@@ -18,7 +18,7 @@ import { message, section } from '../slack/blocks.js';
 import { postMessage } from '../slack/post.js';
 import { withTraceNow } from '../util/spans.js';
 import { LaneFailure, type ChannelScheduler, type LaneHandler } from './scheduler.js';
-import type { PostingKit } from './post-context.js';
+import type { PostContext } from './post-context.js';
 import type { BulkPoster, BulkPosts, Notice, Report } from './bulk-posts.js';
 
 /** The kind of a notice (its name kept from when notices went to people only: items may be waiting under it). */
@@ -35,7 +35,7 @@ export class BulkLane implements LaneHandler, BulkPosts {
   private readonly posters = new Map<string, BulkPoster>();
 
   constructor(
-    private readonly kit: PostingKit,
+    private readonly context: PostContext,
     private readonly scheduler: Pick<ChannelScheduler, 'added'>,
   ) {
     this.on(NOTICE, {
@@ -46,7 +46,7 @@ export class BulkLane implements LaneHandler, BulkPosts {
         } catch (err) {
           if (slack.waits(err)) throw err; // nothing was sent: it waits its turn again
           // Not looked up and not sent again (the app may not read direct messages): at most once, never twice.
-          this.kit.logger.warn({ err, team: at.teamId, notice: title }, 'could not post a notice');
+          this.context.logger.warn({ err, team: at.teamId, notice: title }, 'could not post a notice');
         }
       },
     });
@@ -64,7 +64,7 @@ export class BulkLane implements LaneHandler, BulkPosts {
   async add(at: ChannelRef, kind: string, report: Report, body: unknown): Promise<void> {
     const parked: Parked = withTraceNow({ kind, body, enqueuedAt: Date.now() });
     const json = JSON.stringify(parked, keepBigInts);
-    await this.kit.store.outbox.add(at, report.lane ?? 'bulk', { id: reportId(kind, report), json });
+    await this.context.store.outbox.add(at, report.lane ?? 'bulk', { id: reportId(kind, report), json });
     this.scheduler.added(at);
   }
 
@@ -74,17 +74,17 @@ export class BulkLane implements LaneHandler, BulkPosts {
     const parked = read(first);
     const poster = parked && this.posters.get(parked.kind);
     if (!parked || !poster) {
-      this.kit.logger.error({ channel: at.channelId, item: first.id }, 'a waiting report does not read; dropped');
-      await this.kit.store.outbox.remove(at, [first.id]);
+      this.context.logger.error({ channel: at.channelId, item: first.id }, 'a waiting report does not read; dropped');
+      await this.context.store.outbox.remove(at, [first.id]);
       return undefined;
     }
     try {
-      const client = await this.kit.slack(at.teamId, first.lane === 'urgent' ? 'urgent' : 'routine');
-      await poster.post(at, parked.body, { client, waits: (err) => this.kit.pace.judge(err).class === 'wait' });
+      const client = await this.context.slack(at.teamId, first.lane === 'urgent' ? 'urgent' : 'routine');
+      await poster.post(at, parked.body, { client, waits: (err) => this.context.pace.judge(err).class === 'wait' });
     } catch (err) {
       throw new LaneFailure([first], err);
     }
-    await this.kit.store.outbox.remove(at, [first.id]);
+    await this.context.store.outbox.remove(at, [first.id]);
     return undefined;
   }
 
@@ -92,13 +92,13 @@ export class BulkLane implements LaneHandler, BulkPosts {
   async giveUp(at: ChannelRef, items: WaitingItem[], cause: string, attempts: number): Promise<void> {
     for (const item of items) {
       const parked = read(item);
-      this.kit.logger.error(
+      this.context.logger.error(
         { team: at.teamId, channel: at.channelId, report: parked?.kind, cause, attempts },
         'a report was given up: Slack will not take it',
       );
       if (parked) await this.posters.get(parked.kind)?.gaveUp?.(at, parked.body, cause);
     }
-    await this.kit.store.outbox.remove(
+    await this.context.store.outbox.remove(
       at,
       items.map((i) => i.id),
     );

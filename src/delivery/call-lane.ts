@@ -36,7 +36,7 @@ import {
   ROLLUP_MAX_CALLS,
   type RolledCall,
 } from '../events/render/call-rollup.js';
-import type { PostingKit } from './post-context.js';
+import type { PostContext } from './post-context.js';
 import type { Routed } from '../events/router.js';
 import { LaneFailure, type ChannelScheduler, type LaneHandler } from './scheduler.js';
 import { StepLog, type StepRef } from './steps.js';
@@ -104,14 +104,14 @@ export class CallOutbox implements LaneHandler {
   private readonly rollupAfterMs: number;
 
   constructor(
-    private readonly kit: PostingKit,
+    private readonly context: PostContext,
     private readonly scheduler: Pick<ChannelScheduler, 'added' | 'resumed'>,
     private readonly files: FileShares,
     private readonly options: CallOutboxOptions = {},
     /** Copies a card's recording into its thread afterwards (cards posted one by one only). */
     private readonly recordings?: Pick<CallRecordings, 'add'>,
   ) {
-    this.steps = new StepLog(this.kit.store, (err) => this.kit.pace.judge(err));
+    this.steps = new StepLog(this.context.store, (err) => this.context.pace.judge(err));
     this.rollupAfterMs = options.rollupAfterMs ?? 3_000;
   }
 
@@ -121,7 +121,7 @@ export class CallOutbox implements LaneHandler {
    */
   async add(to: ChannelRef, entry: QueueEntry, call: RolledCall, asks?: Routed): Promise<void> {
     const max = this.options.maxWaitingPerChannel ?? 20_000;
-    if ((await this.kit.store.outbox.size(to)) >= max) {
+    if ((await this.context.store.outbox.size(to)) >= max) {
       this.scheduler.added(to);
       throw new RetryLaterError(FULL_RETRY_MS, `${max} posts already wait for this channel`);
     }
@@ -136,7 +136,7 @@ export class CallOutbox implements LaneHandler {
         ...(retryOf ? { retryOf } : {}),
       }),
     );
-    await this.kit.store.outbox.add(to, 'routine', { id: entry.id, json });
+    await this.context.store.outbox.add(to, 'routine', { id: entry.id, json });
     this.scheduler.added(to);
   }
 
@@ -160,7 +160,7 @@ export class CallOutbox implements LaneHandler {
 
   /** The workspace uninstalled the app: a roll-up under way goes with its calls. */
   async forget(at: ChannelRef, items: WaitingItem[]): Promise<void> {
-    if (items.length > 0) await this.kit.store.outbox.finishRollup(at, []);
+    if (items.length > 0) await this.context.store.outbox.finishRollup(at, []);
   }
 
   private parse(at: ChannelRef, stored: Array<{ id: string; json: string }>): Waiting[] {
@@ -201,11 +201,11 @@ export class CallOutbox implements LaneHandler {
       broken.push(id);
     }
     if (broken.length > 0) {
-      this.kit.logger.error(
+      this.context.logger.error(
         { channel: at.channelId, count: broken.length },
         'call outbox: waiting calls that no longer read as call events were dropped',
       );
-      void this.kit.store.outbox.remove(at, broken);
+      void this.context.store.outbox.remove(at, broken);
     }
     return calls;
   }
@@ -215,12 +215,12 @@ export class CallOutbox implements LaneHandler {
     const waiting = this.parse(at, items);
     const first = waiting[0];
     if (!first) return undefined;
-    const underWay = await this.kit.store.outbox.rollupUnderWay(at);
+    const underWay = await this.context.store.outbox.rollupUnderWay(at);
     let batch: Waiting[] | undefined;
     if (underWay) {
-      batch = this.parse(at, await this.kit.store.outbox.pick(at, underWay));
+      batch = this.parse(at, await this.context.store.outbox.pick(at, underWay));
       if (batch.length === 0) {
-        await this.kit.store.outbox.finishRollup(at, underWay);
+        await this.context.store.outbox.finishRollup(at, underWay);
         return undefined;
       }
     } else if (
@@ -232,7 +232,7 @@ export class CallOutbox implements LaneHandler {
     ) {
       const calls = unmentioned(waiting);
       batch = calls.slice(0, rollupFits(calls));
-      await this.kit.store.outbox.startRollup(
+      await this.context.store.outbox.startRollup(
         at,
         batch.map((c) => c.id),
         STEP_TTL_MS,
@@ -240,24 +240,24 @@ export class CallOutbox implements LaneHandler {
     }
     const concerned = batch ?? [first];
     try {
-      const slack = await this.kit.slack(at.teamId, 'routine');
+      const slack = await this.context.slack(at.teamId, 'routine');
       if (batch) {
         await this.postRollup(slack, at, batch);
-        await this.kit.store.outbox.finishRollup(
+        await this.context.store.outbox.finishRollup(
           at,
           batch.map((c) => c.id),
         );
       } else {
         await this.postOne(slack, at, first);
-        await this.kit.store.outbox.remove(at, [first.id]);
+        await this.context.store.outbox.remove(at, [first.id]);
       }
     } catch (err) {
       if (batch && (await this.steps.done(this.stepOf(at, rollupId(batch), 'post')))) {
         // The roll-up is out and shows these calls; only its transcripts are missing.
-        const heals = this.kit.pace.retryDelayMs(err);
+        const heals = this.context.pace.retryDelayMs(err);
         if (heals !== undefined) return heals;
-        this.kit.logger.warn({ err, channel: at.channelId }, 'a roll-up was posted, its transcripts could not be');
-        await this.kit.store.outbox.finishRollup(
+        this.context.logger.warn({ err, channel: at.channelId }, 'a roll-up was posted, its transcripts could not be');
+        await this.context.store.outbox.finishRollup(
           at,
           batch.map((c) => c.id),
         );
@@ -278,7 +278,7 @@ export class CallOutbox implements LaneHandler {
     for (const c of calls) {
       const counted = { teamId: at.teamId, entryId: c.id, channel: '*', step: 'counted' };
       if ((await this.steps.once(counted, () => Promise.resolve('posted'))).ran)
-        this.kit.metrics?.eventsPosted.inc({ trigger: c.trigger });
+        this.context.metrics?.eventsPosted.inc({ trigger: c.trigger });
     }
   }
 
@@ -293,13 +293,13 @@ export class CallOutbox implements LaneHandler {
 
   /** False when a call route of the channel says `compact:off`: its calls then go one by one, and lag. */
   private async mayRollUp(at: ChannelRef): Promise<boolean> {
-    const routes = await this.kit.store.routes.listForChannel(at.teamId, at.channelId);
+    const routes = await this.context.store.routes.listForChannel(at.teamId, at.channelId);
     return !routes.some((r) => r.triggerName.startsWith('call_') && r.filters?.compact === false);
   }
 
   /** The call's Recording button value: its address sealed for this workspace, opened by the bot on a press. */
   private recordingOf(at: ChannelRef, call: CallCompleted): string | undefined {
-    return sealRecording(this.kit.store.secrets, at.teamId, call.audioUrl);
+    return sealRecording(this.context.store.secrets, at.teamId, call.audioUrl);
   }
 
   private stepOf(at: ChannelRef, entryId: string, step: string): StepRef {
@@ -308,7 +308,7 @@ export class CallOutbox implements LaneHandler {
 
   private async postOne(slack: WebClient, at: ChannelRef, call: Waiting): Promise<void> {
     const channel = at.channelId;
-    const view = await this.kit.audiences.viewFor(slack, { teamId: at.teamId }, channel);
+    const view = await this.context.audiences.viewFor(slack, { teamId: at.teamId }, channel);
     if (call.trigger === 'call_started') {
       await this.steps.post(
         this.stepOf(at, call.id, 'post'),
@@ -320,8 +320,8 @@ export class CallOutbox implements LaneHandler {
     }
     const data = view.fields(call.data);
     // The short card unless a call route here says `cards:full`; its Details button carries the full one.
-    const full = await this.kit.store.routes.fullCards(at.teamId, channel);
-    const details = full ? undefined : sealCallDetails(this.kit.store.secrets, at.teamId, data);
+    const full = await this.context.store.routes.fullCards(at.teamId, channel);
+    const details = full ? undefined : sealCallDetails(this.context.store.secrets, at.teamId, data);
     const shown = { ...data, recording: this.recordingOf(at, call.data), details };
     const card = await this.steps.post(
       this.stepOf(at, call.id, 'card'),
@@ -343,7 +343,7 @@ export class CallOutbox implements LaneHandler {
 
   private async postRollup(slack: WebClient, at: ChannelRef, batch: Waiting[]): Promise<void> {
     const id = rollupId(batch);
-    const view = await this.kit.audiences.viewFor(slack, { teamId: at.teamId }, at.channelId);
+    const view = await this.context.audiences.viewFor(slack, { teamId: at.teamId }, at.channelId);
     const shown = callsToShow(batch).map((c): RolledCall =>
       c.trigger === 'call_started'
         ? { trigger: c.trigger, data: view.fields(c.data) }
@@ -357,7 +357,7 @@ export class CallOutbox implements LaneHandler {
     );
     const transcripts = renderRollupTranscripts(shown);
     if (transcripts) await this.postTranscript(slack, this.stepOf(at, id, 'transcript'), post.result, transcripts);
-    this.kit.logger.info({ channel: at.channelId, calls: batch.length }, 'calls rolled up into one post');
+    this.context.logger.info({ channel: at.channelId, calls: batch.length }, 'calls rolled up into one post');
   }
 
   private async postTranscript(
@@ -385,7 +385,7 @@ export class CallOutbox implements LaneHandler {
         data: c.data,
         ...(c.asks ? { asks: c.asks } : {}),
       };
-      const counted = await this.kit.store.queue.bury({
+      const counted = await this.context.store.queue.bury({
         id: c.retryOf ?? c.id,
         teamId: at.teamId,
         orderKey: `call-outbox:${c.retryOf ?? c.id}`,
@@ -397,11 +397,11 @@ export class CallOutbox implements LaneHandler {
         failedAt,
         ...(c.retryOf ? { retried: true } : {}),
       });
-      if (counted) this.kit.metrics?.eventsDeadLettered.inc({ trigger: c.trigger });
+      if (counted) this.context.metrics?.eventsDeadLettered.inc({ trigger: c.trigger });
     }
-    const underWay = await this.kit.store.outbox.rollupUnderWay(at);
-    if (underWay?.some((id) => ids.includes(id))) await this.kit.store.outbox.finishRollup(at, underWay);
-    await this.kit.store.outbox.remove(at, ids);
+    const underWay = await this.context.store.outbox.rollupUnderWay(at);
+    if (underWay?.some((id) => ids.includes(id))) await this.context.store.outbox.finishRollup(at, underWay);
+    await this.context.store.outbox.remove(at, ids);
   }
 
   /**
@@ -426,8 +426,8 @@ export class CallOutbox implements LaneHandler {
     });
     for (const channelId of channels.length > 0 ? channels : [outbox.channelId]) {
       const to = { teamId, channelId };
-      await this.kit.store.channelPauses.resume(teamId, channelId);
-      await this.kit.store.outbox.add(to, 'routine', { id, json });
+      await this.context.store.channelPauses.resume(teamId, channelId);
+      await this.context.store.outbox.add(to, 'routine', { id, json });
       this.scheduler.resumed(to);
     }
     return true;

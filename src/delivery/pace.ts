@@ -81,7 +81,7 @@ export function slackLimits(historyPerMinute: number): Required<SlackLimits> {
 const TIER_2_METHODS = new Set(['users.list']);
 const TIER_4_METHODS = new Set(['users.info', 'conversations.members']);
 const TIER_3_METHODS = new Set(['chat.update', 'chat.delete', 'reactions.add', 'reactions.remove']);
-/** Looking up posts whose answer was lost (src/delivery/post-ledger.ts): one budget for both methods. */
+/** Looking up posts whose answer was lost (src/delivery/idempotent-posts.ts): one budget for both methods. */
 const HISTORY_METHODS = new Set(['conversations.history', 'conversations.replies']);
 /** Methods that put a message in a channel (files.completeUploadExternal does when given `channel_id`). */
 const CHANNEL_POST_METHODS = new Set(['chat.postMessage', 'files.completeUploadExternal']);

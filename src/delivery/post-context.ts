@@ -35,7 +35,7 @@ class NoBotTokenError extends Error {
   }
 }
 
-export function installedIn(store: Store, clients: SlackClients): PostingKit['installed'] {
+export function installedIn(store: Store, clients: SlackClients): PostContext['installed'] {
   return async (teamId) =>
     (await store.workspaces.exists(teamId)) || (await clients.forTeam(teamId, 'routine')) !== undefined;
 }
@@ -48,7 +48,7 @@ export function workerSlack(clients: SlackClients): WorkerSlack {
   };
 }
 
-export interface PostingKit {
+export interface PostContext {
   store: Store;
   slack: WorkerSlack;
   /**

@@ -19,7 +19,7 @@ import { slackErrorCode } from '../slack/post.js';
 import { ATTR, inSpan, traceContext } from '../util/spans.js';
 import { LEASE_MS, type ChannelRef, type KeptLease, type Lane, type WaitingItem } from '../store/index.js';
 import { PROBE_EVERY_MS, pauseAdvice } from './channel-pause.js';
-import { RETENTION_MS, waitClock, type PostingKit } from './post-context.js';
+import { RETENTION_MS, waitClock, type PostContext } from './post-context.js';
 
 /** One lane's way of posting its work (calls: one by one or rolled up; customers: their conversation's turn). */
 export interface LaneHandler {
@@ -100,11 +100,11 @@ export class ChannelScheduler {
   private stopped = true;
 
   constructor(
-    private readonly kit: PostingKit,
+    private readonly context: PostContext,
     private readonly options: SchedulerOptions = {},
   ) {
     this.concurrency = options.concurrency ?? 8;
-    this.now = waitClock(kit.store);
+    this.now = waitClock(context.store);
     this.probeEveryMs = options.probeEveryMs ?? PROBE_EVERY_MS;
   }
 
@@ -151,12 +151,12 @@ export class ChannelScheduler {
     const free = this.concurrency - this.busy.size;
     if (this.scanning || this.stopped || free <= 0) return;
     this.scanning = true;
-    this.kit.store.outbox
+    this.context.store.outbox
       .due(this.now(), free)
       .then((channels) => {
         for (const at of channels) this.kick(at);
       })
-      .catch((err: unknown) => this.kit.logger.warn({ err }, 'delivery: could not read the channels due now'))
+      .catch((err: unknown) => this.context.logger.warn({ err }, 'delivery: could not read the channels due now'))
       .finally(() => (this.scanning = false));
   }
 
@@ -170,7 +170,9 @@ export class ChannelScheduler {
     }
     this.busy.add(id);
     const task = this.drain(at)
-      .catch((err: unknown) => this.kit.logger.warn({ err, channel: at.channelId }, 'delivery: posting stopped early'))
+      .catch((err: unknown) =>
+        this.context.logger.warn({ err, channel: at.channelId }, 'delivery: posting stopped early'),
+      )
       .finally(() => {
         this.busy.delete(id);
         this.running.delete(task);
@@ -184,7 +186,7 @@ export class ChannelScheduler {
    * only when it would run out: a replica killed mid-drain leaves the channel to another within `LEASE_MS`.
    */
   private async drain(at: ChannelRef): Promise<void> {
-    const { leases, outbox } = this.kit.store;
+    const { leases, outbox } = this.context.store;
     const lease = outbox.lease(at);
     if (!(await leases.take(lease, this.owner, LEASE_MS))) return;
     const dueAtLeaseEnd = () => outbox.dueAt(at, this.now() + LEASE_MS);
@@ -196,7 +198,7 @@ export class ChannelScheduler {
     } finally {
       await kept.stop();
       await this.settle(at, end).catch((err: unknown) =>
-        this.kit.logger.warn({ err, channel: at.channelId }, 'delivery: could not say when a channel is due again'),
+        this.context.logger.warn({ err, channel: at.channelId }, 'delivery: could not say when a channel is due again'),
       );
       await leases.release(lease, this.owner);
     }
@@ -207,31 +209,31 @@ export class ChannelScheduler {
     if (end === 'done') return;
     if (end === 'empty') {
       this.failures.delete(member(at));
-      await this.kit.store.outbox.forgetIfEmpty(at);
-    } else if (end.due === 'now') await this.kit.store.outbox.dueAt(at, this.now());
+      await this.context.store.outbox.forgetIfEmpty(at);
+    } else if (end.due === 'now') await this.context.store.outbox.dueAt(at, this.now());
     else await this.later(at, end.due);
   }
 
   /** The drain's posts, while this replica holds the channel's lease. */
   private async postAll(at: ChannelRef, kept: KeptLease): Promise<DrainEnd> {
-    if (!(await this.kit.installed(at.teamId))) {
+    if (!(await this.context.installed(at.teamId))) {
       await this.forget(at);
       return 'done';
     }
     while (!this.stopped) {
       // Lost (it outlived its lease: another replica may be posting here now): stop, post nothing more.
       if (!kept.held()) {
-        this.kit.logger.warn({ channel: at.channelId }, 'delivery: lease lost mid-drain; another replica goes on');
+        this.context.logger.warn({ channel: at.channelId }, 'delivery: lease lost mid-drain; another replica goes on');
         return 'done';
       }
-      const head = await this.kit.store.outbox.head(at, HEAD_LIMIT);
+      const head = await this.context.store.outbox.head(at, HEAD_LIMIT);
       if (head.length === 0) return 'empty';
       const laneName = head[0]!.lane;
       const ofKind = (i: WaitingItem) => this.kinds?.owns(i) === true;
       const kind = ofKind(head[0]!);
       const lane = kind ? this.kinds : this.lanes.get(laneName);
       if (!lane) {
-        this.kit.logger.error({ channel: at.channelId, lane: laneName }, 'delivery: no handler for a lane');
+        this.context.logger.error({ channel: at.channelId, lane: laneName }, 'delivery: no handler for a lane');
         return { due: WORKSPACE_HOLD_MS };
       }
       const waitMs = await this.postNext(
@@ -247,7 +249,7 @@ export class ChannelScheduler {
 
   /** One post of the lane, or the wait a paused channel or a failure asks for (ms). */
   private async postNext(at: ChannelRef, lane: LaneHandler, items: WaitingItem[]): Promise<number | undefined> {
-    const pause = await this.kit.pauses.get(at.teamId, at.channelId);
+    const pause = await this.context.pauses.get(at.teamId, at.channelId);
     if (pause) {
       // Kept while someone fixes the channel, up to a day; then they become dead letters (Retry).
       const expired = items.filter((i) => Date.now() - lane.enqueuedAt(i) > RETENTION_MS);
@@ -263,13 +265,13 @@ export class ChannelScheduler {
     try {
       const waitMs = await this.postTraced(at, lane, items);
       if (waitMs !== undefined) return waitMs;
-      this.kit.metrics?.deliveryLag.observe({ lane: items[0]?.lane ?? 'routine' }, (Date.now() - oldest) / 1000);
+      this.context.metrics?.deliveryLag.observe({ lane: items[0]?.lane ?? 'routine' }, (Date.now() - oldest) / 1000);
     } catch (err) {
       const failure = err instanceof LaneFailure ? err : new LaneFailure(items.slice(0, 1), err);
       return this.failed(at, lane, failure);
     }
     this.failures.delete(member(at));
-    if (pause) await this.kit.pauses.lifted(at.teamId, at.channelId);
+    if (pause) await this.context.pauses.lifted(at.teamId, at.channelId);
     return undefined;
   }
 
@@ -287,7 +289,7 @@ export class ChannelScheduler {
 
   /** The workspace uninstalled the app: its channel's waiting work goes, unposted and not kept. */
   private async forget(at: ChannelRef): Promise<void> {
-    const { outbox } = this.kit.store;
+    const { outbox } = this.context.store;
     let dropped = 0;
     for (let head = await outbox.head(at, 1_000); head.length > 0; head = await outbox.head(at, 1_000)) {
       for (const [name, lane] of this.lanes)
@@ -303,14 +305,14 @@ export class ChannelScheduler {
     }
     await outbox.forgetIfEmpty(at);
     this.failures.delete(member(at));
-    this.kit.logger.info(
+    this.context.logger.info(
       { team: at.teamId, channel: at.channelId, dropped },
       'waiting posts dropped: their workspace uninstalled the app',
     );
   }
 
   private async later(at: ChannelRef, ms: number): Promise<void> {
-    await this.kit.store.outbox.dueAt(at, this.now() + ms);
+    await this.context.store.outbox.dueAt(at, this.now() + ms);
     if (this.stopped) return;
     this.notBefore.set(member(at), this.now() + ms);
     const timer = setTimeout(() => {
@@ -329,24 +331,24 @@ export class ChannelScheduler {
     const { concerned, cause: err } = failure;
     const oldest = Math.min(...concerned.map((i) => lane.enqueuedAt(i)));
     const young = Date.now() - oldest <= RETENTION_MS;
-    const verdict = this.kit.pace.judge(err);
-    if (verdict.code === 'message_limit_exceeded') await this.kit.pauses.overMessageLimit(at.teamId, at.channelId);
+    const verdict = this.context.pace.judge(err);
+    if (verdict.code === 'message_limit_exceeded') await this.context.pauses.overMessageLimit(at.teamId, at.channelId);
     if ((verdict.class === 'wait' || verdict.class === 'unknown') && young) return verdict.delayMs;
     const code = verdict.code ?? slackErrorCode(err);
     const log = { err, channel: at.channelId, team: at.teamId, slackError: code };
     if (verdict.class === 'channel' && code && young) {
       // No retry storm: nothing goes there until the probe, and its subscriber is told once.
-      if (await this.kit.pauses.get(at.teamId, at.channelId))
-        await this.kit.pauses.probed(at.teamId, at.channelId, code);
-      else await this.kit.pauses.pause(at.teamId, at.channelId, code);
-      this.kit.logger.warn(
-        { ...log, waiting: await this.kit.store.outbox.size(at) },
+      if (await this.context.pauses.get(at.teamId, at.channelId))
+        await this.context.pauses.probed(at.teamId, at.channelId, code);
+      else await this.context.pauses.pause(at.teamId, at.channelId, code);
+      this.context.logger.warn(
+        { ...log, waiting: await this.context.store.outbox.size(at) },
         `posts wait: ${pauseAdvice(at.channelId, code)}`,
       );
       return PAUSE_RECHECK_MS;
     }
     if (verdict.class === 'workspace' && young) {
-      this.kit.logger.error(
+      this.context.logger.error(
         log,
         'the workspace refuses the app (token revoked or access removed): its posts wait until it is reinstalled',
       );
@@ -355,10 +357,10 @@ export class ChannelScheduler {
     const failures = verdict.class === 'payload' ? MAX_FAILURES : (this.failures.get(member(at)) ?? 0) + 1;
     this.failures.set(member(at), failures);
     if (failures < MAX_FAILURES) {
-      this.kit.logger.warn({ ...log, failures }, 'could not post to a channel; it will be tried again');
+      this.context.logger.warn({ ...log, failures }, 'could not post to a channel; it will be tried again');
       return Math.min(1_000 * 2 ** (failures - 1), 60_000);
     }
-    this.kit.logger.error({ ...log, items: concerned.length }, 'posts given up: Slack will not take them');
+    this.context.logger.error({ ...log, items: concerned.length }, 'posts given up: Slack will not take them');
     this.failures.delete(member(at));
     await lane.giveUp(at, concerned, code ?? (err instanceof Error ? err.message : String(err)), failures);
     return undefined;

@@ -46,7 +46,7 @@ const TABLE: Readonly<Record<string, Exclude<SlackErrorClass, 'other'>>> = {
   // complete the request": the channel's (a private one the app may not read), not the whole workspace.
   no_permission: 'channel',
   // Only a thread reply is refused, there ("This message type cannot have thread replies", "Cannot post thread
-  // replies into a non_threadable channel"): that post goes top-level instead (src/delivery/post-ledger.ts), and a
+  // replies into a non_threadable channel"): that post goes top-level instead (src/delivery/idempotent-posts.ts), and a
   // refusal that still reaches here is that post's alone.
   cannot_reply_to_message: 'payload',
   restricted_action_non_threadable_channel: 'payload',

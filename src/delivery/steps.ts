@@ -6,7 +6,7 @@
  *
  * A step that posts goes through `post`: the message carries the step's idempotency key in its metadata and
  * a post whose outcome is unknown (its answer lost, a crash between Slack's answer and the mark) is looked up in
- * Slack before it is sent again (src/delivery/post-ledger.ts), so not even a crash shows it twice.
+ * Slack before it is sent again (src/delivery/idempotent-posts.ts), so not even a crash shows it twice.
  *
  * A mark the store does not take because it is not answering is tried again for a while (the post is out:
  * without its mark a retry would post it again, after a look-up).
@@ -15,7 +15,7 @@ import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WebClient } from '@slack/web-api';
 import type { MessagePayload } from '../slack/blocks.js';
-import { PostLedger, type JudgeFailure, type PostTarget } from './post-ledger.js';
+import { IdempotentPosts, type JudgeFailure, type PostTarget } from './idempotent-posts.js';
 import { isStoreUnavailable, type Store } from '../store/index.js';
 
 /** Longer than any entry lives: retries are bounded, and even Slack rate limits end within hours. */
@@ -32,14 +32,14 @@ export interface StepRef {
 }
 
 export class StepLog {
-  private readonly ledger: PostLedger;
+  private readonly posts: IdempotentPosts;
 
   constructor(
     private readonly store: Store,
     judge: JudgeFailure,
     private readonly ttlMs = STEP_TTL_MS,
   ) {
-    this.ledger = new PostLedger(store, judge);
+    this.posts = new IdempotentPosts(store, judge);
   }
 
   /** Whether this step already succeeded. */
@@ -54,7 +54,7 @@ export class StepLog {
 
   /** The step's result when it succeeded, else null (a post whose outcome is unknown has none yet). */
   read(ref: StepRef): Promise<string | null> {
-    return this.ledger.posted(this.key(ref));
+    return this.posts.posted(this.key(ref));
   }
 
   /** Posts the step's message once, even across lost answers and crashes; resolves with its ts. */
@@ -67,7 +67,7 @@ export class StepLog {
     const done = await this.read(ref);
     if (done !== null) return { result: done, ran: false };
     const key = createHash('sha256').update(JSON.stringify(ref)).digest('base64url').slice(0, 22);
-    const result = await this.ledger.post(slack, to, payload, {
+    const result = await this.posts.post(slack, to, payload, {
       teamId: ref.teamId,
       mark: this.key(ref),
       key,

@@ -12,7 +12,7 @@
 import type { ChannelRef, QueueEntry, WaitingItem } from '../store/index.js';
 import { withTraceNow } from '../util/spans.js';
 import { LaneFailure, type ChannelScheduler, type LaneHandler } from './scheduler.js';
-import type { PostingKit } from './post-context.js';
+import type { PostContext } from './post-context.js';
 import { letterOf, triggerOf } from '../events/job.js';
 
 /** What the worker does with a parked event when its turn comes (`EventWorker.runParked`). */
@@ -37,7 +37,7 @@ export class ConversationLane implements LaneHandler {
   private runner: ParkedRunner | undefined;
 
   constructor(
-    private readonly kit: PostingKit,
+    private readonly context: PostContext,
     private readonly scheduler: Pick<ChannelScheduler, 'added'>,
   ) {}
 
@@ -48,7 +48,7 @@ export class ConversationLane implements LaneHandler {
 
   /** Whether earlier events of this entry's conversation wait in the channel (it must wait behind them). */
   waits(entry: QueueEntry, channel: string): Promise<boolean> {
-    return this.kit.store.outbox.conversationWaits({ teamId: entry.teamId, channelId: channel }, entry.orderKey);
+    return this.context.store.outbox.conversationWaits({ teamId: entry.teamId, channelId: channel }, entry.orderKey);
   }
 
   /** The entry waits in the channel's urgent lane; the queue is done with it for this channel. */
@@ -61,7 +61,7 @@ export class ConversationLane implements LaneHandler {
       attempt: entry.attempt,
     };
     const json = JSON.stringify(withTraceNow(parked));
-    await this.kit.store.outbox.addInConversation(at, entry.orderKey, { id: entry.id, json });
+    await this.context.store.outbox.addInConversation(at, entry.orderKey, { id: entry.id, json });
     this.scheduler.added(at);
   }
 
@@ -69,7 +69,7 @@ export class ConversationLane implements LaneHandler {
     const first = items[0];
     const entry = first && this.entryOf(at, first);
     if (!first || !entry) {
-      if (first) await this.kit.store.outbox.remove(at, [first.id]);
+      if (first) await this.context.store.outbox.remove(at, [first.id]);
       return undefined;
     }
     const behind = items
@@ -83,7 +83,7 @@ export class ConversationLane implements LaneHandler {
     } catch (err) {
       throw new LaneFailure([first], err);
     }
-    await this.kit.store.outbox.removeInConversation(at, entry.orderKey, [entry.id, ...done]);
+    await this.context.store.outbox.removeInConversation(at, entry.orderKey, [entry.id, ...done]);
     return undefined;
   }
 
@@ -95,10 +95,10 @@ export class ConversationLane implements LaneHandler {
         const letter = letterOf({ ...entry, attempt: Math.max(attempts, entry.attempt) }, cause, [
           { channel: at.channelId, error: cause },
         ]);
-        if (await this.kit.store.queue.bury({ ...letter, error: `posting failed in ${at.channelId}: ${cause}` }))
-          this.kit.metrics?.eventsDeadLettered.inc({ trigger: triggerOf(entry.payload) });
-        await this.kit.store.outbox.removeInConversation(at, entry.orderKey, [entry.id]);
-      } else await this.kit.store.outbox.remove(at, [item.id]);
+        if (await this.context.store.queue.bury({ ...letter, error: `posting failed in ${at.channelId}: ${cause}` }))
+          this.context.metrics?.eventsDeadLettered.inc({ trigger: triggerOf(entry.payload) });
+        await this.context.store.outbox.removeInConversation(at, entry.orderKey, [entry.id]);
+      } else await this.context.store.outbox.remove(at, [item.id]);
     }
   }
 
@@ -117,7 +117,10 @@ export class ConversationLane implements LaneHandler {
   private entryOf(at: ChannelRef, item: WaitingItem): QueueEntry | undefined {
     const parked = this.read(item);
     if (!parked) {
-      this.kit.logger.error({ channel: at.channelId, entry: item.id }, 'a waiting conversation event does not read');
+      this.context.logger.error(
+        { channel: at.channelId, entry: item.id },
+        'a waiting conversation event does not read',
+      );
       return undefined;
     }
     const { payload, orderKey, enqueuedAt, attempt } = parked;

@@ -10,13 +10,13 @@ import type { Deps } from '../app/deps.js';
 import { postMessage, slackErrorCode } from '../slack/post.js';
 import type { MessagePayload } from '../slack/blocks.js';
 import { isChannelGone, isChannelRefusal } from '../delivery/slack-errors.js';
-import type { OncePost, PostLedger } from '../delivery/post-ledger.js';
+import type { OncePost, IdempotentPosts } from '../delivery/idempotent-posts.js';
 
 export type PostOutcome = { posted: true; ts: string } | { posted: false; reason: 'refused' | 'channel_gone' };
 
-/** A timer's report, posted once even when Slack's answer is lost (src/delivery/post-ledger.ts). */
+/** A timer's report, posted once even when Slack's answer is lost (src/delivery/idempotent-posts.ts). */
 export interface ReportOnce {
-  ledger: PostLedger;
+  posts: IdempotentPosts;
   post: OncePost;
 }
 
@@ -28,7 +28,7 @@ export async function postReport(
 ): Promise<PostOutcome> {
   try {
     const ts = once
-      ? await once.ledger.post(client, { channel }, payload, once.post)
+      ? await once.posts.post(client, { channel }, payload, once.post)
       : await postMessage(client, { channel }, payload);
     return { posted: true, ts };
   } catch (err) {
@@ -45,7 +45,7 @@ const REPORT_MARK_TTL_MS = 40 * 24 * 60 * 60_000;
 export function reportOnce(deps: Deps, to: { teamId: string; channelId: string }, what: string): ReportOnce {
   const id = `${to.channelId}:${what}`;
   return {
-    ledger: deps.posts,
+    posts: deps.posts,
     post: {
       teamId: to.teamId,
       mark: deps.store.keys.dedup(to.teamId, 'report-post', id),

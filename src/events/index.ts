@@ -50,7 +50,7 @@ export function createEvents(deps: Deps, options: EventsOptions = {}): Events {
   const logger = deps.logger.child({ component: 'events' });
   const slack = workerSlack(deps.slack);
   const pauses = new ChannelPauses(deps.store, logger);
-  const kit = {
+  const context = {
     store: deps.store,
     slack,
     installed: installedIn(deps.store, deps.slack),
@@ -60,18 +60,18 @@ export function createEvents(deps: Deps, options: EventsOptions = {}): Events {
     metrics: deps.metrics,
     audiences: deps.audiences,
   };
-  const worker = new EventWorker(kit, options.worker);
-  const scheduler = new ChannelScheduler(kit, options.delivery);
-  const bulk = new BulkLane(kit, scheduler);
+  const worker = new EventWorker(context, options.worker);
+  const scheduler = new ChannelScheduler(context, options.delivery);
+  const bulk = new BulkLane(context, scheduler);
   pauses.noticesIn(bulk);
   const judge = (err: unknown) => deps.pace.judge(err);
   const files = new FileShares(new StepLog(deps.store, judge), judge, slackFileOrigin(deps.config.slack));
-  const recordings = new CallRecordings(kit, bulk, files, deps.timers, deps.config.recordings, options.recordings);
-  const conversations = new ConversationLane(kit, scheduler);
+  const recordings = new CallRecordings(context, bulk, files, deps.timers, deps.config.recordings, options.recordings);
+  const conversations = new ConversationLane(context, scheduler);
   conversations.runWith(worker);
   worker.parkIn(conversations);
   const outbox = new CallOutbox(
-    kit,
+    context,
     scheduler,
     files,
     { maxWaitingPerChannel: deps.config.hooks.maxBacklog, ...options.calls },
@@ -82,7 +82,7 @@ export function createEvents(deps: Deps, options: EventsOptions = {}): Events {
   scheduler.lane('bulk', bulk);
   scheduler.posts(bulk);
   registerCallHandlers(worker, outbox);
-  const alerts = new OutcomeAlerts(kit, bulk, deps.posts);
+  const alerts = new OutcomeAlerts(context, bulk, deps.posts);
   deps.timers.on(ALERT_TIMER, (timer, now) => alerts.fire(timer, now));
   return {
     route: hookRoute(deps),

@@ -15,7 +15,7 @@
  * - Posting: the timer only judges and records — the incident, the figures it shows, how it ends — in the store,
  *   and leaves the alert in its channel's outbox (bulk lane, one waiting item per incident), where the one
  *   scheduler makes Slack show what the record says, at Slack's pace and judged as every other post. The
- *   opening post and the reply that ends it carry an idempotency key (src/delivery/post-ledger.ts): an opening
+ *   opening post and the reply that ends it carry an idempotency key (src/delivery/idempotent-posts.ts): an opening
  *   whose answer was lost is looked up, never posted again — the incident is recorded before its post.
  */
 import { createHash } from 'node:crypto';
@@ -33,8 +33,8 @@ import {
 import type { CallCompleted } from './events.js';
 import { matchesFilters } from './filters.js';
 import type { BulkPosts } from '../delivery/bulk-posts.js';
-import type { PostLedger } from '../delivery/post-ledger.js';
-import type { PostingKit } from '../delivery/post-context.js';
+import type { IdempotentPosts } from '../delivery/idempotent-posts.js';
+import type { PostContext } from '../delivery/post-context.js';
 import { updateMessage } from '../slack/post.js';
 import { renderEndReply, renderEndedIncident, renderIncident, sharePercent } from './render/outcome-alert.js';
 
@@ -104,9 +104,9 @@ function judge(alert: OutcomeAlert, f: WindowFigures, open: boolean, now: number
 
 export class OutcomeAlerts {
   constructor(
-    private readonly kit: PostingKit,
+    private readonly context: PostContext,
     private readonly bulk: BulkPosts,
-    private readonly posts: PostLedger,
+    private readonly posts: IdempotentPosts,
   ) {
     bulk.on(ALERT_POST, {
       post: (at, body, slack) => this.post(at, body as AlertRef, slack.client),
@@ -119,7 +119,7 @@ export class OutcomeAlerts {
     const ref = parseAlertTimerId(timer.id);
     if (!ref) return undefined;
     const { teamId } = ref;
-    const store = this.kit.store;
+    const store = this.context.store;
     const [alert, incident] = await Promise.all([
       store.outcomeAlerts.get(teamId, ref),
       store.outcomeAlerts.incident(teamId, ref),
@@ -147,13 +147,13 @@ export class OutcomeAlerts {
     incident: AlertIncident | undefined,
     now: number,
   ): Promise<AlertIncident | undefined> {
-    const store = this.kit.store;
+    const store = this.context.store;
     const f = await store.outcomeAlerts.window(teamId, alert, now);
     const verdict = judge(alert, f, incident !== undefined, now);
     let record: AlertIncident | undefined;
     if (verdict === 'open') {
       record = { alert, openedAt: now, shown: f, updatedAt: now, peakPercent: sharePercent(f) };
-      this.kit.logger.info(
+      this.context.logger.info(
         { team: teamId, channel: alert.channelId, campaignId: alert.campaignId, calls: f.calls, matched: f.matched },
         'outcome alert: incident opened',
       );
@@ -176,7 +176,7 @@ export class OutcomeAlerts {
 
   /** The alert's turn in its channel: Slack is made to show the incident as recorded (the opening, an update, its end). */
   private async post(at: ChannelRef, ref: AlertRef, slack: WebClient): Promise<void> {
-    const store = this.kit.store;
+    const store = this.context.store;
     let current = await store.outcomeAlerts.incident(at.teamId, ref);
     if (!current) return;
     if (!current.ts) {
@@ -203,7 +203,7 @@ export class OutcomeAlerts {
       }
       await updateMessage(slack, { channel: ref.channelId, ts }, renderEndedIncident(current));
       await store.outcomeAlerts.endIncident(at.teamId, ref);
-      this.kit.logger.info(
+      this.context.logger.info(
         { team: at.teamId, channel: ref.channelId, end: current.ending?.end, figures: current.ending?.figures },
         'outcome alert: incident over',
       );
@@ -223,10 +223,10 @@ export class OutcomeAlerts {
     ref: AlertRef,
     shown: Pick<AlertIncident, 'ts' | 'postedAt'>,
   ): Promise<AlertIncident | undefined> {
-    const latest = await this.kit.store.outcomeAlerts.incident(teamId, ref);
+    const latest = await this.context.store.outcomeAlerts.incident(teamId, ref);
     if (!latest) return undefined;
     const next = { ...latest, ...shown };
-    await this.kit.store.outcomeAlerts.setIncident(teamId, ref, next);
+    await this.context.store.outcomeAlerts.setIncident(teamId, ref, next);
     return next;
   }
 
@@ -235,9 +235,9 @@ export class OutcomeAlerts {
    * incident is forgotten — its end is in the thread, or nowhere — and an open one waits for its next change.
    */
   private async gaveUp(at: ChannelRef, ref: AlertRef): Promise<void> {
-    const incident = await this.kit.store.outcomeAlerts.incident(at.teamId, ref);
+    const incident = await this.context.store.outcomeAlerts.incident(at.teamId, ref);
     if (!incident) return;
-    if (incident.ending) await this.kit.store.outcomeAlerts.endIncident(at.teamId, ref);
+    if (incident.ending) await this.context.store.outcomeAlerts.endIncident(at.teamId, ref);
     else await this.record(at.teamId, ref, { postedAt: incident.updatedAt });
   }
 
@@ -245,7 +245,7 @@ export class OutcomeAlerts {
     const id = `${incident.alert.channelId}:${incident.alert.campaignId}:${incident.openedAt}:${step}`;
     return {
       teamId,
-      mark: this.kit.store.keys.dedup(teamId, 'alert-post', id),
+      mark: this.context.store.keys.dedup(teamId, 'alert-post', id),
       key: createHash('sha256').update(`alert:${id}`).digest('base64url').slice(0, 22),
       ttlMs: POST_MARK_TTL_MS,
     };

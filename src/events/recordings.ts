@@ -34,7 +34,7 @@ import type { Timers } from '../app/timers.js';
 import type { CallCompleted } from './events.js';
 import { RecordingError, RecordingFetcher, type Recording } from './recording-fetch.js';
 import { renderRecordingShare } from './render/index.js';
-import type { PostingKit } from '../delivery/post-context.js';
+import type { PostContext } from '../delivery/post-context.js';
 import type { BulkPosts } from '../delivery/bulk-posts.js';
 import { StepLog, type StepRef } from '../delivery/steps.js';
 import { RETENTION_MS } from '../delivery/post-context.js';
@@ -98,14 +98,14 @@ export class CallRecordings {
   private readonly bufferBudget: number;
 
   constructor(
-    private readonly kit: PostingKit,
+    private readonly context: PostContext,
     private readonly bulk: BulkPosts,
     private readonly files: FileShares,
     private readonly timers: Timers,
     settings: RecordingSettings,
     options: RecordingOptions = {},
   ) {
-    this.steps = new StepLog(kit.store, (err) => kit.pace.judge(err));
+    this.steps = new StepLog(context.store, (err) => context.pace.judge(err));
     bulk.on(SHARE_POST, {
       post: (at, body, { client }) => this.shareWaiting({ ...at, entryId: String(body) }, client),
       gaveUp: (at, body, cause) => this.shareGivenUp({ ...at, entryId: String(body) }, cause),
@@ -148,12 +148,12 @@ export class CallRecordings {
   }
 
   private now(): number {
-    return this.kit.store.now();
+    return this.context.store.now();
   }
 
   /** Due now, and looked for now (not at the timers' next tick). */
   private async dueNow(target: RecordingTarget): Promise<void> {
-    await this.kit.store.timers.set(TIMER_KIND, timerId(target), this.now());
+    await this.context.store.timers.set(TIMER_KIND, timerId(target), this.now());
     void this.timers.runDue(TIMER_KIND);
   }
 
@@ -163,16 +163,16 @@ export class CallRecordings {
     if (!target || (await this.steps.done(stepOf(target, 'recording')))) return undefined;
     const job = parseJob(await this.steps.read(stepOf(target, 'recording-job')));
     if (!job) return undefined;
-    if (await this.kit.pauses.reasonFor(job.teamId, job.channelId)) {
+    if (await this.context.pauses.reasonFor(job.teamId, job.channelId)) {
       await this.giveUp(job, 'the channel takes no posts (the bot was removed, or it is archived)', {}, 'info');
       return undefined;
     }
     const started = Date.now();
     try {
       if (!(await this.files.uploaded(stepOf(job, 'recording')))) {
-        const slack = await this.kit.slack(job.teamId, 'routine');
+        const slack = await this.context.slack(job.teamId, 'routine');
         const { bytes } = await this.upload(slack, job, stop);
-        this.kit.logger.info(
+        this.context.logger.info(
           { channel: job.channelId, team: job.teamId, entry: job.entryId, bytes, ms: Date.now() - started },
           'call recording uploaded; its share waits for the channel',
         );
@@ -202,7 +202,7 @@ export class CallRecordings {
       return;
     }
     await this.steps.record(stepOf(job, 'recording-job'), '');
-    this.kit.logger.info(
+    this.context.logger.info(
       { channel: job.channelId, team: job.teamId, entry: job.entryId },
       outcome === 'found'
         ? "call recording found shared in its card's thread by an earlier try"
@@ -260,7 +260,7 @@ export class CallRecordings {
     // Other recordings read whole fill the memory set aside for that: a turn later, no try counted.
     if (err instanceof BufferBudgetFull && now - job.addedAt < RETENTION_MS) return now + DEFER_MS;
     // Slack made it wait (its budget, a 429, Slack down): no try counts.
-    const heals = this.kit.pace.retryDelayMs(err);
+    const heals = this.context.pace.retryDelayMs(err);
     if (heals !== undefined && now - job.addedAt < RETENTION_MS) return now + heals;
     const code = slackErrorCode(err);
     const detail = describe(err, job);
@@ -272,7 +272,7 @@ export class CallRecordings {
       const next = { ...job, attempts: job.attempts + 1 };
       await this.steps.record(stepOf(job, 'recording-job'), JSON.stringify(next));
       const waitMs = RETRY_MS[job.attempts]!;
-      this.kit.logger.debug(
+      this.context.logger.debug(
         { ...detail, err, attempts: next.attempts, retryInMs: waitMs },
         'call recording not copied yet; trying again',
       );
@@ -291,7 +291,7 @@ export class CallRecordings {
   /** One log line, and the recording marked done so nothing tries it again. */
   private async giveUp(job: RecordingJob, why: string, detail: object, level: 'info' | 'warn'): Promise<void> {
     await this.finish(job, 'not copied');
-    this.kit.logger[level](
+    this.context.logger[level](
       { channel: job.channelId, team: job.teamId, entry: job.entryId, ...detail },
       `call recording not copied into Slack: ${why}`,
     );

@@ -30,7 +30,7 @@ import {
 import { isTriggerName, type EventMap, type KnownEvent, type TriggerName } from './events.js';
 import { jobEvent, letterOf, readJob, triggerOf, type EventJob } from './job.js';
 import { channelsFor } from './router.js';
-import type { PostingKit } from '../delivery/post-context.js';
+import type { PostContext } from '../delivery/post-context.js';
 import { StepLog, type StepRef } from '../delivery/steps.js';
 import { noteUnrouted } from './unrouted.js';
 import type { ConversationLane, ParkedRunner } from '../delivery/urgent-lane.js';
@@ -138,10 +138,10 @@ export class EventWorker implements ParkedRunner {
   private readonly handlers = new Map<TriggerName, EventHandler<TriggerName>>();
 
   constructor(
-    private readonly kit: PostingKit,
+    private readonly context: PostContext,
     private readonly options: WorkerOptions = {},
   ) {
-    this.steps = new StepLog(this.kit.store, (err) => this.kit.pace.judge(err));
+    this.steps = new StepLog(this.context.store, (err) => this.context.pace.judge(err));
   }
 
   /** Registers the handler of one trigger (one each; a second registration is a wiring mistake). */
@@ -159,11 +159,11 @@ export class EventWorker implements ParkedRunner {
     if (this.consumer) return;
     const { consumer, maxAttempts: _, ...settings } = this.options;
     const name = consumer ?? `${hostname()}:${process.pid}:${++consumersInProcess}`;
-    this.consumer = this.kit.store.queue.consume((entry) => this.handleCounted(entry), {
+    this.consumer = this.context.store.queue.consume((entry) => this.handleCounted(entry), {
       consumer: name,
       ...definedOnly(settings),
     });
-    this.kit.logger.info({ consumer: name }, 'event worker started');
+    this.context.logger.info({ consumer: name }, 'event worker started');
   }
 
   /** Stops taking work; resolves when the posts already under way are done. */
@@ -187,12 +187,12 @@ export class EventWorker implements ParkedRunner {
       if (entry.attempt < (this.options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS) && !final) throw caught;
       const error = caught instanceof Error ? caught.message || caught.name : String(caught);
       const causes = caught instanceof ChannelFailures ? caught.causes : undefined;
-      this.kit.logger.error(
+      this.context.logger.error(
         { team: entry.teamId, entry: entry.id, attempt: entry.attempt, err: caught },
         'event given up: kept as a dead letter (see /campaign failed)',
       );
-      if (await this.kit.store.queue.bury(letterOf(entry, error.slice(0, 2_000), causes)))
-        this.kit.metrics?.eventsDeadLettered.inc({ trigger: triggerOf(entry.payload) });
+      if (await this.context.store.queue.bury(letterOf(entry, error.slice(0, 2_000), causes)))
+        this.context.metrics?.eventsDeadLettered.inc({ trigger: triggerOf(entry.payload) });
     }
   }
 
@@ -219,14 +219,14 @@ export class EventWorker implements ParkedRunner {
   /** `run`'s work, in its span. */
   private async runJob(entry: RunEntry, data: EventJob, onlyChannel: string | undefined): Promise<string[]> {
     const { trigger, event: raw } = data;
-    const log = this.kit.logger.child({
+    const log = this.context.logger.child({
       team: entry.teamId,
       trigger,
       entry: entry.id,
       attempt: entry.attempt,
       ...(onlyChannel ? { channel: onlyChannel } : {}),
     });
-    if (!(await this.kit.store.workspaces.exists(entry.teamId))) {
+    if (!(await this.context.store.workspaces.exists(entry.teamId))) {
       log.info('event dropped: its workspace uninstalled the app');
       return [];
     }
@@ -271,13 +271,13 @@ export class EventWorker implements ParkedRunner {
   ): Promise<void> {
     if (channels.posted === 0) return;
     if (onlyChannel === undefined && channels.parked === 0) {
-      this.kit.metrics?.eventsPosted.inc({ trigger });
+      this.context.metrics?.eventsPosted.inc({ trigger });
       return;
     }
     const counted = await this.steps.once({ teamId, entryId: stepsOf, channel: '*', step: 'counted' }, () =>
       Promise.resolve('posted'),
     );
-    if (counted.ran) this.kit.metrics?.eventsPosted.inc({ trigger });
+    if (counted.ran) this.context.metrics?.eventsPosted.inc({ trigger });
   }
 
   /**
@@ -286,7 +286,7 @@ export class EventWorker implements ParkedRunner {
    */
   private async noteInCatalog(teamId: string, data: KnownEvent['data'], log: Logger): Promise<void> {
     try {
-      await this.kit.store.catalog.noteSighting(teamId, data);
+      await this.context.store.catalog.noteSighting(teamId, data);
     } catch (err) {
       log.warn({ err }, 'could not record the campaign and agent of an event in the catalog');
     }
@@ -328,13 +328,13 @@ export class EventWorker implements ParkedRunner {
       entry,
       event,
       log,
-      store: this.kit.store,
+      store: this.context.store,
       steps: this.steps,
       stepsOf,
       step: (channel, step) => ({ teamId: entry.teamId, entryId: stepsOf, channel, step }),
-      slack: () => this.kit.slack(entry.teamId),
+      slack: () => this.context.slack(entry.teamId),
       channels: async () => {
-        const routed = await channelsFor(this.kit.store, entry.teamId, event);
+        const routed = await channelsFor(this.context.store, entry.teamId, event);
         return onlyChannel === undefined ? routed : routed.filter((c) => c === onlyChannel);
       },
       eachChannel: async (channels, work) => {
@@ -355,7 +355,7 @@ export class EventWorker implements ParkedRunner {
             { campaignId: event.data.campaignId },
             'no channel is subscribed to this event any more: nothing to post',
           );
-          await noteUnrouted(this.kit.store, log, {
+          await noteUnrouted(this.context.store, log, {
             teamId: entry.teamId,
             event,
             enqueuedAt: entry.enqueuedAt,
@@ -384,7 +384,7 @@ export class EventWorker implements ParkedRunner {
   private timeHeals(entry: QueueEntry, err: unknown): number | undefined {
     if (isRetryLaterError(err)) return err.delayMs;
     if (Date.now() - entry.enqueuedAt > RETENTION_MS) return undefined;
-    return this.kit.pace.retryDelayMs(err);
+    return this.context.pace.retryDelayMs(err);
   }
 
   private async eachChannel(
@@ -400,7 +400,7 @@ export class EventWorker implements ParkedRunner {
     for (const channel of channels) {
       // Behind the same conversation's earlier events there, or in a channel that takes no post now: it waits. A
       // thread-only channel still takes replies: the event is tried, and waits only if it needs a top-level post.
-      const paused = lane && (await this.kit.pauses.reasonFor(entry.teamId, channel));
+      const paused = lane && (await this.context.pauses.reasonFor(entry.teamId, channel));
       if (lane && ((await lane.waits(entry, channel)) || (paused && !holdsOnlyTopLevel(paused)))) {
         await lane.park(entry, channel);
         tally.parked++;
@@ -410,13 +410,13 @@ export class EventWorker implements ParkedRunner {
         await work(channel);
         tally.posted++;
       } catch (err) {
-        const verdict = this.kit.pace.judge(err);
+        const verdict = this.context.pace.judge(err);
         const code = verdict.code ?? slackErrorCode(err);
-        if (code === 'message_limit_exceeded') await this.kit.pauses.overMessageLimit(entry.teamId, channel);
+        if (code === 'message_limit_exceeded') await this.context.pauses.overMessageLimit(entry.teamId, channel);
         const waits = verdict.class === 'wait' || verdict.class === 'unknown' || verdict.class === 'workspace';
         if (lane && young && (waits || (verdict.class === 'channel' && code))) {
           // This channel waits in its outbox; the others go on (each step is remembered: nothing posts twice).
-          if (verdict.class === 'channel' && code) await this.kit.pauses.pause(entry.teamId, channel, code);
+          if (verdict.class === 'channel' && code) await this.context.pauses.pause(entry.teamId, channel, code);
           log.debug({ channel, slackError: code }, 'the channel cannot take the event now: it waits in its outbox');
           await lane.park(entry, channel);
           tally.parked++;

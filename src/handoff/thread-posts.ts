@@ -10,7 +10,7 @@ import type { Logger } from '../logger.js';
 import type { MessagePayload } from '../slack/blocks.js';
 import { postMessage, slackErrorCode, updateMessage } from '../slack/post.js';
 import { isAlreadyDone } from '../delivery/slack-errors.js';
-import type { PostLedger } from '../delivery/post-ledger.js';
+import type { IdempotentPosts } from '../delivery/idempotent-posts.js';
 import type { BulkPosts } from '../delivery/bulk-posts.js';
 import type { ChannelRef, Store } from '../store/index.js';
 import type { ReplyAddress } from './notices.js';
@@ -100,7 +100,7 @@ interface Receipt {
 export class ThreadPosts {
   constructor(
     private readonly store: Pick<Store, 'keys'>,
-    private readonly ledger: PostLedger,
+    private readonly posts: IdempotentPosts,
     private readonly road: BulkPosts,
   ) {
     road.on(LINE, { post: (at, body, { client }) => this.postLine(client, at, body as Line) });
@@ -122,7 +122,7 @@ export class ThreadPosts {
   }
 
   private async postLine(client: WebClient, at: ChannelRef, line: Line): Promise<void> {
-    await this.ledger.post(client, { channel: at.channelId, threadTs: line.threadTs }, line.payload, {
+    await this.posts.post(client, { channel: at.channelId, threadTs: line.threadTs }, line.payload, {
       teamId: at.teamId,
       mark: this.store.keys.dedup(at.teamId, LINE, line.id),
       key: createHash('sha256').update(`${LINE}:${line.id}`).digest('base64url').slice(0, 22),

@@ -9,13 +9,13 @@
  * scheduler posts it in the thread at Slack's pace — never while the channel is paused, judged as every other
  * post — to the owner, else the channel's user group unless it is paged only as conversations arrive, and marks
  * the card overdue. Each waiting period is nudged once: the nudge waits under one id and carries an idempotency
- * key (src/delivery/post-ledger.ts).
+ * key (src/delivery/idempotent-posts.ts).
  * Resolving a conversation ends its wait and cancels the timer (`resolve.ts`).
  */
 import { createHash } from 'node:crypto';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../logger.js';
-import type { PostLedger } from '../delivery/post-ledger.js';
+import type { IdempotentPosts } from '../delivery/idempotent-posts.js';
 import type { BulkPosts } from '../delivery/bulk-posts.js';
 import { message, section } from '../slack/blocks.js';
 import { slackErrorCode } from '../slack/post.js';
@@ -73,7 +73,7 @@ export class Waiting {
   constructor(
     private readonly store: Store,
     private readonly defaultSlaS: number,
-    private readonly posts: PostLedger,
+    private readonly posts: IdempotentPosts,
     private readonly bulk: BulkPosts,
     private readonly logger: Logger,
   ) {

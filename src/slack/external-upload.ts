@@ -22,7 +22,7 @@ import { Readable } from 'node:stream';
 import { request } from 'undici';
 import { isSlackRedirectTarget } from './file-download.js';
 import { slackErrorCode } from './post.js';
-import type { JudgeFailure } from '../delivery/post-ledger.js';
+import type { JudgeFailure } from '../delivery/idempotent-posts.js';
 import { isFileGone } from '../delivery/slack-errors.js';
 import type { StepLog, StepRef } from '../delivery/steps.js';
 

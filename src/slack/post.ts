@@ -34,7 +34,7 @@ export interface PostMetadata {
 
 /**
  * chat.postMessage (in a thread when `threadTs` is given); resolves with the message ts. Background posts go
- * through `PostLedger` (src/delivery/post-ledger.ts), which adds their idempotency key as `metadata`.
+ * through `IdempotentPosts` (src/delivery/idempotent-posts.ts), which adds their idempotency key as `metadata`.
  */
 export async function postMessage(
   slack: WebClient,

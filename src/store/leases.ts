@@ -6,7 +6,7 @@
  *
  * Leases are short and renewed on a timer while their work runs (`keep`), as BullMQ keeps a job's lock: a
  * replica killed mid-work frees its lease within `LEASE_MS`, and one that finds its lease gone (`held`) stops
- * before its next post. What it sent already is fenced by the post's idempotency key (src/delivery/post-ledger.ts):
+ * before its next post. What it sent already is fenced by the post's idempotency key (src/delivery/idempotent-posts.ts):
  * a post whose outcome is unknown is looked up in Slack before it is sent again.
  */
 import type { KeyValueStore } from './kv.js';

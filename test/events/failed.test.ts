@@ -19,7 +19,7 @@ const uid = () => `${Date.now().toString(36)}${++n}`;
 
 /**
  * How far a test moved the bots' clock: past their wait for Slack's event about a refused post before it is sent
- * again (post-ledger.ts), instead of waiting it out.
+ * again (idempotent-posts.ts), instead of waiting it out.
  */
 let botSkewMs = 0;
 beforeEach(() => {

@@ -46,7 +46,7 @@ async function allShown(h: Harness, channel: string, ids: readonly string[]): Pr
 }
 
 describe.each(['memory', 'redis'] as const)('lost answers under Slack’s 2025 history limits (%s store)', (backend) => {
-  /** How far a test moved the bots' clock: past their wait for Slack's event, when none comes (post-ledger.ts). */
+  /** How far a test moved the bots' clock: past their wait for Slack's event, when none comes (idempotent-posts.ts). */
   let botSkewMs = 0;
   beforeEach(() => {
     botSkewMs = 0;

@@ -23,7 +23,7 @@ describe.each(['memory', 'redis'] as const)('Slack answers more than 429 (%s sto
   beforeEach(() => {
     botSkewMs = 0;
   });
-  /** Slack's event about a post would have come by now: the post is looked up in history (post-ledger.ts). */
+  /** Slack's event about a post would have come by now: the post is looked up in history (idempotent-posts.ts). */
   const noEventCame = () => (botSkewMs += 6_000);
   const h = useHarness(
     () =>

@@ -81,7 +81,7 @@ function pendingMark({ since, owner, readTo }: Pending): string {
   return `${PENDING}${since}:${readTo ?? ''}:${owner}`;
 }
 
-export class PostLedger {
+export class IdempotentPosts {
   /** Whose tries these are: a try's lease and its pending mark name it. */
   private readonly owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
 

@@ -1,5 +1,5 @@
 /**
- * The post ledger's contract, on both stores, against the Slack stand-in: a post is in Slack once however a
+ * Idempotent posts's contract, on both stores, against the Slack stand-in: a post is in Slack once however a
  * second replica takes it over — while the first try is still in flight (it waits for that try's answer), or
  * after the first try's answer was lost (it looks the post up instead of sending it again).
  */
@@ -9,7 +9,7 @@ import { LogLevel, WebClient } from '@slack/web-api';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SLACK_CLIENT_RULES } from '../../src/delivery/clients.js';
 import { SlackPace } from '../../src/delivery/pace.js';
-import { PostLedger, type OncePost } from '../../src/delivery/post-ledger.js';
+import { IdempotentPosts, type OncePost } from '../../src/delivery/idempotent-posts.js';
 import { WaitForSlack } from '../../src/delivery/slack-errors.js';
 import { startFakeSlack, type FakeSlack } from '../fakes/slack.js';
 import { storeBackends } from '../store/backends.js';
@@ -75,7 +75,7 @@ afterAll(async () => {
 });
 
 let n = 0;
-describe.each(backends)('post ledger ($name)', ({ create }) => {
+describe.each(backends)('idempotent posts ($name)', ({ create }) => {
   /** Two replicas on one store, each with its own ledger; `clock` is what their ledgers read as now. */
   function replicas() {
     const store = create();
@@ -83,7 +83,7 @@ describe.each(backends)('post ledger ($name)', ({ create }) => {
     // The bot's way to Slack: every call through the pace, every failure judged by it.
     const pace = new SlackPace(store.budgets);
     const ledger = () =>
-      new PostLedger(
+      new IdempotentPosts(
         store,
         (err) => pace.judge(err),
         () => clock.now,

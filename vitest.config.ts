@@ -20,14 +20,15 @@ export default defineConfig({
     setupFiles: ['test/support/refusal-guard.ts'],
     sequence: {
       sequencer: slowFirst([
-        'events/slack-errors.test.ts',
         'playground/as-slack-shows.browser.test.ts',
         'events/pacing.test.ts',
-        'events/failed.test.ts',
+        'events/slack-errors.test.ts',
         'events/delivery.test.ts',
-        'events/lost-answers.test.ts',
         'events/recordings.test.ts',
         'events/tenants.test.ts',
+        'events/leaked-hook-flood.test.ts',
+        'events/outcome-alerts.test.ts',
+        'bot/secrets-in-logs.test.ts',
       ]),
     },
   },

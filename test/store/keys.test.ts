@@ -121,9 +121,10 @@ describe('keys', () => {
     const SHARED: Partial<Record<keyof Keys, string>> = {
       hookToken: 'keyed by the token hash; WorkspaceRepo.clear deletes the workspace’s',
       attachmentToken: 'keyed by the token hash; forgetWorkspace deletes it with the workspace’s attachment key',
-      timers: 'one hash per kind; TimerRepo.forgetTeam removes the workspace’s timers',
+      timers: 'one sorted set per kind; TimerRepo.forgetTeam removes the workspace’s, read from its timer index',
       timerLease: 'its timer id names the workspace when made by timerId (above)',
       rateBudget: 'a workspace’s Slack budgets; each expires within seconds',
+      rateHold: 'a workspace’s message-limit hold; expires an hour after it ends',
       tokenRefresh: 'keyed by installation (a workspace or an org); a 30 s lease while one replica refreshes its token',
       queueOrder: 'order keys name their workspace; EventQueue.forgetTeam deletes them with its entries',
       queueLease: 'as queueOrder',

@@ -4,12 +4,22 @@
  * by construction; any other refusal a test means to provoke it declares with `slack.expectRefusal(…)`.
  * Registered for every test file (vitest.config.ts and vitest.faults.config.ts `setupFiles`).
  */
-import { afterEach } from 'vitest';
-import { liveRefusalLedgers } from '../../fakes/slack/refusals.js';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { liveRefusalLedgers, type RefusalLedger } from '../../fakes/slack/refusals.js';
+
+/**
+ * Stand-ins listening before this file began: a worker runs its files one after another in one module graph
+ * (vitest.config.ts `isolate: false`), so they are an earlier file's, and its refusals are not this file's.
+ */
+let earlier = new Set<RefusalLedger>();
+beforeAll(() => {
+  earlier = new Set(liveRefusalLedgers());
+});
 
 afterEach(() => {
   const problems: string[] = [];
   for (const ledger of liveRefusalLedgers()) {
+    if (earlier.has(ledger)) continue;
     for (const line of ledger.takeUnexpected()) problems.push(`${ledger.name}: ${line}`);
   }
   if (problems.length > 0) {
@@ -17,4 +27,10 @@ afterEach(() => {
       `Slack refused ${problems.length} call(s) the test did not declare (slack.expectRefusal(method, error)):\n  ${problems.join('\n  ')}`,
     );
   }
+});
+
+// A stand-in stopped in an `afterAll` stays listed until its refusals are taken (`RefusalLedger.close`): taken
+// here, after the file's own hooks, so the next file of the worker starts with none of this file's.
+afterAll(() => {
+  for (const ledger of liveRefusalLedgers()) if (!earlier.has(ledger)) ledger.takeUnexpected();
 });

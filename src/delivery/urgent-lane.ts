@@ -2,7 +2,7 @@
  * Customers first: the urgent lane of a channel's outbox. A conversation's event (a customer's message, an
  * agent's line, the session's end) that cannot go to a channel now — its Slack budget is spent, a 429, Slack is
  * down, the channel is paused, the workspace refuses the app — leaves the queue and waits here, in that
- * channel. The queue never waits for Slack: its read-ahead places stay free for other workspaces' events.
+ * channel. The queue never waits for Slack: its consumers stay free for other workspaces' events.
  *
  * Order per conversation holds: while an event of it waits in a channel, its later events for that channel
  * wait behind it (`conversationWaits`), and the scheduler posts a channel's urgent lane oldest first. When one

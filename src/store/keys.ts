@@ -172,7 +172,7 @@ export interface Keys {
    * Stream: one short entry (the group) whenever events were queued, to wake blocked readers. Shared by every
    * group, so it carries no hash tag: it is written and read on its own.
    */
-  queueBell(): string;
+  queueWakeups(): string;
   /**
    * Sorted set: the workspace's dedup marks — a fixed-size digest of each event's dedup key, scored by when it was
    * marked. One key per workspace, its bytes counted toward the byte cap (`ENQUEUE`).
@@ -343,7 +343,7 @@ export function createKeys(
     workspaceOf: (key) => kinds.teamOf(key),
     queueTeamStream: (teamId) => queueOwn('stream', teamId),
     queueTeams: (group) => `${q(group)}teams`,
-    queueBell: () => `${p}queue-bell`,
+    queueWakeups: () => `${p}queue-wakeups`,
     queueMarks: (teamId) => queueOwn('marks', teamId),
     queueOrder: (teamId, orderKey) => queueOf('order', teamId, orderKey),
     queueLease: (teamId, orderKey) => queueOf('lease', teamId, orderKey),

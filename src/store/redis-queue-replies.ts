@@ -9,8 +9,10 @@ import type { StoredEntry } from './queue-backend.js';
 const rawEntries = z.array(z.tuple([z.string(), z.array(z.string()).nullable()]));
 export type RawEntries = z.infer<typeof rawEntries>;
 export const readGroupReply = z.array(z.tuple([z.string(), rawEntries])).nullable();
-/** The bell's entries as XREADGROUP returns them: one per ring, `g <group>`. */
-export const bellReply = z.array(z.tuple([z.string(), z.array(z.tuple([z.string(), z.array(z.string())]))])).nullable();
+/** The wake-up stream's entries as XREADGROUP returns them: one per wake-up, `g <group>`. */
+export const wakeupReply = z
+  .array(z.tuple([z.string(), z.array(z.tuple([z.string(), z.array(z.string())]))]))
+  .nullable();
 export const autoClaimReply = z.tuple([z.string(), rawEntries]).rest(z.unknown());
 const enqueueReply = z.union([
   z.literal('duplicate'),

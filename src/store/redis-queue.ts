@@ -19,7 +19,7 @@ import { blockingConnection, watchErrors, type RedisClient } from './redis-conne
 import { withScripts } from './redis-scripts.js';
 import {
   autoClaimReply,
-  bellReply,
+  wakeupReply,
   enqueueReplies,
   isError,
   pairReply,
@@ -52,8 +52,8 @@ interface CompleteInput {
 
 /** Streams of one queue group one read goes through at most (beyond, the window moves on with every read). */
 const MAX_STREAMS_PER_READ = 200;
-/** Rings a blocked reader takes at once (each names a group that got work). */
-const RINGS_PER_READ = 100;
+/** Wake-ups a blocked reader takes at once (each names a group that got work). */
+const WAKEUPS_PER_READ = 100;
 const ALL_GROUPS: readonly number[] = Array.from({ length: QUEUE_GROUPS }, (_, g) => g);
 
 export interface RedisQueueOptions {
@@ -70,7 +70,7 @@ export interface RedisQueueOptions {
  * Redis Streams backend: a stream per team and one consumer group name on each; per-orderKey id lists,
  * leases, attempt counters and the dead-letter lists next to them under the hash tag of the team's queue group
  * (`queueGroup`): every script call touches one group's keys, and a Cluster spreads the groups over its masters.
- * A reader reads each group's streams with a command of their own and, with nothing to read, waits for the bell,
+ * A reader reads each group's streams with a command of their own and, with nothing to read, waits for a wake-up,
  * rung after every enqueue. Each consumer waits with its own connection, because XREADGROUP BLOCK holds a
  * connection for its whole wait.
  */
@@ -80,8 +80,8 @@ class RedisQueueBackend implements QueueBackend {
   private readonly logger: Logger;
   private readonly group: string;
   private readonly now: () => number;
-  private readonly bell: string;
-  private bellReady: Promise<void> | undefined;
+  private readonly wakeups: string;
+  private wakeupsReady: Promise<void> | undefined;
   private readonly readers = new Set<QueueReader>();
   readonly parked: ParkedWork;
   private readonly dead: ReturnType<typeof redisDeadLetters>;
@@ -91,7 +91,7 @@ class RedisQueueBackend implements QueueBackend {
     this.logger = options.logger ?? pino({ enabled: false });
     this.group = options.group ?? 'workers';
     this.now = options.now ?? Date.now;
-    this.bell = this.keys.queueBell();
+    this.wakeups = this.keys.queueWakeups();
     this.parked = redisParkedWork(this.redis, this.keys);
     this.dead = redisDeadLetters(this.redis, this.keys);
   }
@@ -126,7 +126,7 @@ class RedisQueueBackend implements QueueBackend {
     });
   }
 
-  /** One ENQUEUE call, then a ring of the bell when the event was queued. */
+  /** One ENQUEUE call, then a wake-up when the event was queued. */
   private async enqueue(input: EnqueueInput): Promise<EnqueueResult> {
     const group = queueGroup(input.teamId);
     const keys = [this.keys.queueTeams(group), ...input.keys];
@@ -136,21 +136,21 @@ class RedisQueueBackend implements QueueBackend {
     if (result.startsWith('error: ')) throw new Error(result.slice(7));
     if (result === 'duplicate' || result === 'full' || result === 'full_bytes') return result;
     // Not waited for: the webhook's answer needs the event queued, not the readers woken.
-    void this.ring(group);
+    void this.wakeUp(group);
     return 'queued';
   }
 
   /**
-   * Wakes one blocked reader to read the group. The events are queued whatever happens here: a ring that is lost
+   * Wakes one blocked reader to read the group. The events are queued whatever happens here: a wake-up that is lost
    * (Redis went away in between) only delays them until a reader's wait ends and it looks into every group.
    */
-  private async ring(group: number): Promise<void> {
+  private async wakeUp(group: number): Promise<void> {
     try {
-      await this.redis.xadd(this.bell, 'MAXLEN', '~', RINGS_PER_READ, '*', 'g', String(group));
+      await this.redis.xadd(this.wakeups, 'MAXLEN', '~', WAKEUPS_PER_READ, '*', 'g', String(group));
     } catch (error) {
       this.logger.warn(
         { err: error instanceof Error ? error.message : String(error) },
-        'queue: ringing the bell failed',
+        'queue: sending a wake-up failed',
       );
     }
   }
@@ -161,12 +161,12 @@ class RedisQueueBackend implements QueueBackend {
     watchErrors(connection, this.logger);
     let closed = false;
     let turn = 0;
-    // The groups this reader looks into: every group after a wait that no ring ended (a ring may have been lost,
+    // The groups this reader looks into: every group after a wait that no wake-up ended (a wake-up may have been lost,
     // or gone to another reader), then only those that still have teams or were rung.
     let groups = new Set(ALL_GROUPS);
     const reader: QueueReader = {
       readNew: async (count, blockMs) => {
-        await this.ensureBell();
+        await this.ensureWakeups();
         const streams = await this.streamsOf([...groups], turn++);
         for (const [group, list] of streams) if (list.length === 0) groups.delete(group);
         const total = [...streams.values()].reduce((n, list) => n + list.length, 0);
@@ -181,17 +181,17 @@ class RedisQueueBackend implements QueueBackend {
           const entries = read.flat();
           if (entries.length > 0) return entries;
         }
-        // Nothing to read: wait for a ring. NOACK: a ring is only a wake-up, nothing to redeliver.
+        // Nothing to read: wait for a wake-up. NOACK: it is only a signal, nothing to redeliver.
         const reply = await this.readGroup(
           connection,
           consumer,
-          RINGS_PER_READ,
-          [this.bell],
+          WAKEUPS_PER_READ,
+          [this.wakeups],
           ['BLOCK', blockMs, 'NOACK'],
         );
-        const rings = bellReply.parse(reply)?.[0]?.[1] ?? [];
-        if (rings.length === 0) groups = new Set(ALL_GROUPS);
-        for (const [, fields] of rings) {
+        const wakeups = wakeupReply.parse(reply)?.[0]?.[1] ?? [];
+        if (wakeups.length === 0) groups = new Set(ALL_GROUPS);
+        for (const [, fields] of wakeups) {
           const group = Number(fields[fields.indexOf('g') + 1]);
           if (Number.isInteger(group) && group >= 0 && group < QUEUE_GROUPS) groups.add(group);
         }
@@ -226,7 +226,7 @@ class RedisQueueBackend implements QueueBackend {
 
   /**
    * New entries of some streams of one queue group (one command: they share its slot), without waiting. A stream
-   * that gave all this read asked of it may hold more: the bell is rung again, so another waiting reader shares it.
+   * that gave all this read asked of it may hold more: a wake-up is sent again, so another waiting reader shares it.
    */
   private async readStreams(
     connection: RedisClient,
@@ -242,7 +242,7 @@ class RedisQueueBackend implements QueueBackend {
       more ||= batch.length >= each;
       entries.push(...(await this.entriesOf(batch, stream)));
     }
-    if (more) void this.ring(group);
+    if (more) void this.wakeUp(group);
     return entries;
   }
 
@@ -508,13 +508,13 @@ class RedisQueueBackend implements QueueBackend {
     return entries;
   }
 
-  /** The bell's consumer group, created once (team streams get theirs with their first entry). */
-  private ensureBell(): Promise<void> {
-    this.bellReady ??= this.createGroups([this.bell]).catch((error: unknown) => {
-      this.bellReady = undefined;
+  /** The wake-up stream's consumer group, created once (team streams get theirs with their first entry). */
+  private ensureWakeups(): Promise<void> {
+    this.wakeupsReady ??= this.createGroups([this.wakeups]).catch((error: unknown) => {
+      this.wakeupsReady = undefined;
       throw error;
     });
-    return this.bellReady;
+    return this.wakeupsReady;
   }
 
   /** Creates the group on each stream that lacks it (from the start of the stream, so nothing queued is skipped). */
@@ -534,7 +534,7 @@ class RedisQueueBackend implements QueueBackend {
       return await command();
     } catch (error) {
       if (!isError(error, 'NOGROUP')) throw error;
-      if (streams.includes(this.bell)) this.bellReady = undefined;
+      if (streams.includes(this.wakeups)) this.wakeupsReady = undefined;
       await this.createGroups(streams);
       return command();
     }

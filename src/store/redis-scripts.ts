@@ -12,7 +12,7 @@ import type { RedisClient } from './redis-connection.js';
  *
  * One stream per team, each with the same consumer group: a team's stream length is its backlog, and
  * readers go through the teams' streams side by side (fairness). A group's `teams` lists its teams whose stream
- * may hold entries; the bell (rung by the queue after an enqueue, outside any group) wakes blocked readers.
+ * may hold entries; the wake-up stream (sent by the queue after an enqueue, outside any group) wakes blocked readers.
  */
 
 /**
@@ -194,7 +194,7 @@ local function finish(stream, order, lease, attempts, teams, usage, group, consu
   redis.call('HDEL', attempts, id)
   if redis.call('GET', lease) == consumer then redis.call('DEL', lease) end
   if redis.call('XLEN', stream) == 0 then
-    -- A drained team leaves the readers' list; its next enqueue puts it back (and rings the bell).
+    -- A drained team leaves the readers' list; its next enqueue puts it back (and sends a wake-up).
     redis.call('SREM', teams, team)
     redis.call('HDEL', usage, 'bytes')
   elseif deleted == 1 and size > 0 and redis.call('HINCRBY', usage, 'bytes', -size) < 0 then

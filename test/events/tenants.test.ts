@@ -231,7 +231,7 @@ describe.each(modes)('one workspace’s flood does not hold up another’s posts
   }, 180_000);
 
   it('shows the quiet workspace’s customer while hundreds of another’s conversations wait for one busy channel, none of them held in the queue', async () => {
-    // Several times the queue consumer's 32 read-ahead places.
+    // Several times the 32 entries the queue consumer reads ahead.
     const WAITING = 120;
     const busyChannel = 'C0BUSYCHAT';
     const quietChannel = 'C0QUIETCHT';

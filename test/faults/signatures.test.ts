@@ -29,7 +29,7 @@ beforeAll(async () => {
   hook = await stack.route([{ campaignId: '*', triggerName: 'call_completed', channelId: 'C0SIGNED01' }]);
   // The worker's first read creates the queue's wake-up stream: wait for it, so no snapshot sees it appear.
   await until(
-    async () => (await stack.redis.client.exists(stack.store.keys.queueBell())) === 1,
+    async () => (await stack.redis.client.exists(stack.store.keys.queueWakeups())) === 1,
     'the event worker’s first read',
     20_000,
   );

@@ -109,7 +109,7 @@ describe('keys', () => {
     }
     // Another workspace's keys, shared keys and other prefixes' keys are nobody's.
     expect(keys.workspaceOf(keys.conversation('T2', 'T1', 'T1'))).toBe('T2');
-    for (const key of [keys.queueBell(), keys.queueTeams(0), keys.outboxDue(), keys.timers('digest')])
+    for (const key of [keys.queueWakeups(), keys.queueTeams(0), keys.outboxDue(), keys.timers('digest')])
       expect(keys.workspaceOf(key)).toBeUndefined();
     expect(keys.workspaceOf(createKeys('other:').workspace('T1'))).toBeUndefined();
     expect(timerTeam(timerId('T1', 'C1'))).toBe('T1');

@@ -167,8 +167,6 @@ export class MemoryQueueBackend implements QueueBackend {
     };
     return {
       readNew: async (count, blockMs) => {
-        // Answered on a later turn, as Redis would: else a backlog is worked off in one turn, no request answered.
-        await new Promise<void>((resolve) => setImmediate(resolve));
         if (closed || this.closed) return [];
         const ready = take(count);
         if (ready.length > 0) return ready;

@@ -24,6 +24,13 @@ const MAX_RETRY_LATER_MS = 15 * 60_000;
 const ERROR_BACKOFF_MS = 1_000;
 /** Entries taken over per claim round. */
 const CLAIM_BATCH = 100;
+/**
+ * Handlers started in one event-loop turn before the next ones wait for the following turn. A backend that
+ * answers at once (memory) finishes a handler within the turn that started it: without a bound, a backlog
+ * would be worked off in one go while no request is answered (tens of ms per thousand). Enough to keep pace
+ * with a turn's worth of webhooks, so queued events die young instead of piling up in the old generation.
+ */
+const STARTS_PER_TURN = 256;
 const MAX_ERROR_LENGTH = 2_000;
 
 function defaultRetryDelayMs(attempt: number): number {
@@ -110,6 +117,10 @@ class QueueConsumer implements Consumer {
   private stopping = false;
   private stopped: Promise<void> | undefined;
   private wakeTimer: NodeJS.Timeout | undefined;
+  private yielded: NodeJS.Immediate | undefined;
+  /** Handlers started in this event-loop turn (see STARTS_PER_TURN); reset on the next turn. */
+  private startedInTurn = 0;
+  private turnEnds: NodeJS.Immediate | undefined;
   private wakeAt = Number.POSITIVE_INFINITY;
   private roomWaiter: (() => void) | undefined;
 
@@ -136,6 +147,8 @@ class QueueConsumer implements Consumer {
     this.stopping = true;
     this.takeWork.abort();
     clearTimeout(this.wakeTimer);
+    clearImmediate(this.yielded);
+    clearImmediate(this.turnEnds);
     this.reader.close();
     this.roomWaiter?.();
     await Promise.all(this.loops);
@@ -240,7 +253,7 @@ class QueueConsumer implements Consumer {
       while (at > from && compareEntryIds(list[at - 1]!.entry.id, entry.id) > 0) at--;
       list.splice(at, 0, h);
     }
-    if (entries.length > 0) this.schedule();
+    if (entries.length > 0) this.scheduleNext();
   }
 
   private drop(h: Held): void {
@@ -288,7 +301,24 @@ class QueueConsumer implements Consumer {
     }
   }
 
+  /** After a handler or a read: the next ones start now, or on the next event-loop turn once this turn has started STARTS_PER_TURN. */
+  private scheduleNext(): void {
+    if (this.startedInTurn < STARTS_PER_TURN) {
+      this.schedule();
+      return;
+    }
+    this.yielded ??= setImmediate(() => {
+      this.yielded = undefined;
+      this.schedule();
+    });
+  }
+
   private launch(key: string, h: Held): void {
+    this.startedInTurn++;
+    this.turnEnds ??= setImmediate(() => {
+      this.turnEnds = undefined;
+      this.startedInTurn = 0;
+    });
     const team = h.entry.teamId;
     this.activeTeams.set(team, (this.activeTeams.get(team) ?? 0) + 1);
     const task = this.process(h)
@@ -308,7 +338,7 @@ class QueueConsumer implements Consumer {
           this.byKey.delete(key);
           this.byKey.set(key, list);
         }
-        this.schedule();
+        this.scheduleNext();
       });
     this.active.set(key, task);
   }

@@ -24,6 +24,7 @@ import {
   RetryLaterError,
   type ChannelCause,
   type Consumer,
+  type HandlerResult,
   type QueueEntry,
   type Store,
 } from '../store/index.js';
@@ -80,13 +81,13 @@ export interface QueuedEvent<T extends TriggerName = TriggerName> {
   /** `post` in every routed channel; `skipped` when none is routed. */
   toEachRoute(post: (slack: WebClient, channel: string) => Promise<void>): Promise<EventOutcome>;
   /**
-   * In a parked run: the same conversation's events with the same trigger waiting right behind this one in its
-   * channel's urgent lane, oldest first (none of them started): what a handler may carry in its post (`absorb`).
+   * Events of the same conversation / call already waiting right behind this one with the same trigger,
+   * oldest first (none of them started): what a handler may carry in its own post (see `absorb`).
    */
   waitingBehind(): { entryId: string; event: EventOf<T> }[];
   /**
    * This entry does the work of these waiting entries: recorded for each (a later run of one does nothing,
-   * see `absorbedBy`) and the channel's lane removes them without running them.
+   * see `absorbedBy`) and the queue acknowledges them without running them.
    */
   absorb(entryIds: readonly string[]): Promise<void>;
   /** The entry that took over this one's work (`absorb`), if one did. */
@@ -124,9 +125,6 @@ interface ChannelTally {
   posted: number;
   parked: number;
 }
-
-/** An entry to run; a parked one with the same conversation's entries waiting right behind it in its channel. */
-type RunEntry = QueueEntry & { behind?: readonly QueueEntry[] };
 
 let consumersInProcess = 0;
 
@@ -177,9 +175,9 @@ export class EventWorker implements ParkedRunner {
    * `run`; its last failed try (or one trying again cannot help) makes the event's dead letter — one per event,
    * merged with one a channel's outbox kept already — and the queue is done with it.
    */
-  private async handleCounted(entry: QueueEntry): Promise<void> {
+  private async handleCounted(entry: QueueEntry): Promise<HandlerResult> {
     try {
-      await this.run(entry);
+      return await this.handle(entry);
     } catch (caught) {
       const heals = this.timeHeals(entry, caught);
       if (heals !== undefined) throw new RetryLaterError(heals, 'Slack is busy or down: the event waits');
@@ -193,7 +191,12 @@ export class EventWorker implements ParkedRunner {
       );
       if (await this.context.store.queue.bury(letterOf(entry, error.slice(0, 2_000), causes)))
         this.context.metrics?.eventsDeadLettered.inc({ trigger: triggerOf(entry.payload) });
+      return {};
     }
+  }
+
+  async handle(entry: QueueEntry): Promise<HandlerResult> {
+    return { alsoDone: await this.run(entry) };
   }
 
   /** The event's turn in a channel it waited for (see `ParkedRunner`): Slack's refusals are thrown as they are. */
@@ -202,7 +205,7 @@ export class EventWorker implements ParkedRunner {
   }
 
   /** Runs the entry's handler (for `onlyChannel` alone: a parked run); the ids of entries whose work it did. */
-  private async run(entry: RunEntry, onlyChannel?: string): Promise<string[]> {
+  private async run(entry: QueueEntry, onlyChannel?: string): Promise<string[]> {
     const job = readJob(entry.payload);
     if (!job.success) throw new UnhandledEventError('queue entry is not an event job (v1): kept as a dead letter');
     const attributes = {
@@ -217,7 +220,7 @@ export class EventWorker implements ParkedRunner {
   }
 
   /** `run`'s work, in its span. */
-  private async runJob(entry: RunEntry, data: EventJob, onlyChannel: string | undefined): Promise<string[]> {
+  private async runJob(entry: QueueEntry, data: EventJob, onlyChannel: string | undefined): Promise<string[]> {
     const { trigger, event: raw } = data;
     const log = this.context.logger.child({
       team: entry.teamId,
@@ -293,7 +296,7 @@ export class EventWorker implements ParkedRunner {
   }
 
   /** The waiting entries behind `entry` with its trigger, up to the first that has another (or does not read). */
-  private waitingBehind(entry: RunEntry, trigger: TriggerName): { entryId: string; event: KnownEvent }[] {
+  private waitingBehind(entry: QueueEntry, trigger: TriggerName): { entryId: string; event: KnownEvent }[] {
     const found: { entryId: string; event: KnownEvent }[] = [];
     for (const next of entry.behind ?? []) {
       const job = readJob(next.payload);
@@ -310,7 +313,7 @@ export class EventWorker implements ParkedRunner {
    * `onlyChannel`: a parked run, in that channel alone.
    */
   private queuedEvent(
-    entry: RunEntry,
+    entry: QueueEntry,
     event: KnownEvent,
     log: Logger,
     stepsOf: string,

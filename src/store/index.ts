@@ -239,7 +239,15 @@ export type { KeptLease } from './leases.js';
 export { CALL_CATEGORIES, DIGEST_CADENCES } from './reports.js';
 export type { DigestCadence, DigestFigures, DigestSchedule, QuotaAlertSetting, SnapshotBounds } from './reports.js';
 export { RetryLaterError, isRetryLaterError } from './queue.js';
-export type { ChannelCause, Consumer, DeadLetter, EnqueueOptions, EventQueue, QueueEntry } from './queue.js';
+export type {
+  ChannelCause,
+  Consumer,
+  DeadLetter,
+  EnqueueOptions,
+  EventQueue,
+  HandlerResult,
+  QueueEntry,
+} from './queue.js';
 export type { PaceRule, RateBudget } from './rate-budget.js';
 export type { KeyValueStore } from './kv.js';
 export type { ChannelRef, Lane, WaitingItem, WaitingWork } from './channel-outbox.js';

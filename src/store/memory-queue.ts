@@ -228,6 +228,12 @@ export class MemoryQueueBackend implements QueueBackend {
     return Promise.resolve(lost);
   }
 
+  orderAfter({ orderKey, id }: StoredEntry, count: number): Promise<string[]> {
+    const list = this.order.get(orderKey) ?? [];
+    const at = list.indexOf(id);
+    return Promise.resolve(at < 0 ? [] : list.slice(at + 1, at + 1 + count));
+  }
+
   tryStart(consumer: string, entry: StoredEntry, leaseMs: number): Promise<StartResult> {
     const now = Date.now();
     const { id, orderKey } = entry;

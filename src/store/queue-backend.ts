@@ -70,6 +70,8 @@ export interface QueueBackend {
     leaseMs: number,
   ): Promise<StoredEntry[]>;
   tryStart(consumer: string, entry: StoredEntry, leaseMs: number): Promise<StartResult>;
+  /** The ids that come right after `entry` in its orderKey's unfinished entries, in order (at most `count`). */
+  orderAfter(entry: StoredEntry, count: number): Promise<string[]>;
   /** Gives the lease up without finishing the entry (retry later). */
   release(consumer: string, entry: StoredEntry): Promise<void>;
   /** Finishes the entry: acknowledged, removed, its orderKey moves on. */

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { shortDigest } from './digest.js';
 import { compareEntryIds, entryRef } from './queue-backend.js';
 import type { QueueBackend, QueueReader, StoredEntry } from './queue-backend.js';
-import { isRetryLaterError } from './queue.js';
+import { isRetryLaterError, MAX_BEHIND } from './queue.js';
 import type {
   BacklogUsage,
   ConsumeOptions,
@@ -15,6 +15,7 @@ import type {
   ParkedWork,
   QueueDepth,
   QueueEvent,
+  QueueEntry,
   QueueHandler,
 } from './queue.js';
 
@@ -43,6 +44,8 @@ interface Held {
   notBefore: number;
   /** The handler succeeded; only the completion still has to be recorded. */
   handled: boolean;
+  /** An earlier entry's handler did this one's work (`HandlerResult.alsoDone`): acknowledged without running. */
+  absorbed?: boolean;
 }
 
 interface Settings {
@@ -359,13 +362,51 @@ class QueueConsumer implements Consumer {
       h.notBefore = Date.now() + this.settings.pollMs;
       return;
     }
+    if (h.absorbed) {
+      h.handled = true;
+      return this.finish(h);
+    }
+    let result;
     try {
-      await this.handler({ ...entry, attempt: start.failedAttempts + 1 });
+      const behind = await this.behind(h);
+      result = await this.handler({ ...entry, attempt: start.failedAttempts + 1, behind });
     } catch (error) {
       return this.handlerFailed(h, start.failedAttempts + 1, error);
     }
     h.handled = true;
+    this.absorb(h, result?.alsoDone ?? []);
     return this.finish(h);
+  }
+
+  /**
+   * The entries waiting right behind `h` in its orderKey, as a handler sees them: only those this consumer holds
+   * that come next in the queue's own order — one held by another consumer in between ends the run.
+   */
+  private async behind(h: Held): Promise<QueueEntry[]> {
+    const list = this.byKey.get(h.entry.orderKey) ?? [];
+    const held = list
+      .slice(list.indexOf(h) + 1)
+      .filter((w) => !w.handled && !w.absorbed)
+      .slice(0, MAX_BEHIND);
+    if (held.length === 0) return [];
+    let next: string[];
+    try {
+      next = await this.backend.orderAfter(h.entry, held.length);
+    } catch {
+      return []; // nothing shown: the handler does its own entry alone
+    }
+    const run: QueueEntry[] = [];
+    for (const [i, w] of held.entries()) {
+      if (next[i] !== w.entry.id) break;
+      run.push({ ...w.entry, attempt: 1 });
+    }
+    return run;
+  }
+
+  private absorb(h: Held, ids: readonly string[]): void {
+    if (ids.length === 0) return;
+    const done = new Set(ids);
+    for (const w of this.byKey.get(h.entry.orderKey) ?? []) if (done.has(w.entry.id)) w.absorbed = true;
   }
 
   private async finish(h: Held): Promise<void> {

@@ -30,6 +30,22 @@ export interface QueueEntry extends QueueEvent {
   enqueuedAt: number;
   /** 1 on the first try; grows by one per failed try (RetryLaterError does not count). */
   attempt: number;
+  /**
+   * Entries of the same orderKey this consumer already holds right behind this one, oldest first (none of them
+   * started; at most `MAX_BEHIND`). A handler that does their work as well names them in `HandlerResult.alsoDone`.
+   */
+  behind?: readonly QueueEntry[];
+}
+
+/** How many waiting entries a handler is shown behind the one it runs. */
+export const MAX_BEHIND = 20;
+
+export interface HandlerResult {
+  /**
+   * Ids of `behind` entries whose work this handler did: each is acknowledged in its turn without running the
+   * handler. The handler must make sure a later run of one (another consumer, after a crash) does nothing.
+   */
+  alsoDone?: readonly string[];
 }
 
 /**
@@ -111,7 +127,7 @@ export interface ParkedWork {
   remove(teamId: string, place: string, ids: readonly string[], tally?: string): Promise<number>;
 }
 
-export type QueueHandler = (entry: QueueEntry) => Promise<void>;
+export type QueueHandler = (entry: QueueEntry) => Promise<void | HandlerResult>;
 
 export interface ConsumeOptions {
   /** Unique per process (e.g. hostname + pid): entries are owned by consumer name. */

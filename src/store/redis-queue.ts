@@ -348,6 +348,13 @@ class RedisQueueBackend implements QueueBackend {
     return lost;
   }
 
+  async orderAfter(entry: StoredEntry, count: number): Promise<string[]> {
+    // Finished ids may still lead the list (they are dropped when the next entry starts): read a little more.
+    const ids = await this.redis.lrange(this.keys.queueOrder(entry.teamId, entry.orderKey), 0, count + 16);
+    const at = ids.indexOf(entry.id);
+    return at < 0 ? [] : ids.slice(at + 1, at + 1 + count);
+  }
+
   async tryStart(consumer: string, entry: StoredEntry, leaseMs: number): Promise<StartResult> {
     return (await this.startBatch([{ consumer, entry, leaseMs }]))[0]!;
   }

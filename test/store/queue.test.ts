@@ -306,6 +306,29 @@ describe.each(backends)('EventQueue contract ($name)', ({ create }) => {
     expect((await queue.deadLetters('T1')).count).toBe(0);
   });
 
+  it('shows a handler the entries waiting behind it, and acknowledges those it did without running them', async () => {
+    const { queue } = create();
+    for (const [i, key] of ['conv', 'conv', 'conv', 'other', 'conv'].entries())
+      await queue.enqueueOnce(`b${i}`, event(key, `m${i}`), 60_000);
+    const ran: string[] = [];
+    let behindFirst: string[] = [];
+    const consumer = queue.consume(
+      ({ payload, behind }: QueueEntry) => {
+        ran.push(String(payload));
+        if (payload !== 'm0') return Promise.resolve();
+        behindFirst = (behind ?? []).map((b) => String(b.payload));
+        // The first does the work of the next one only.
+        return Promise.resolve({ alsoDone: (behind ?? []).slice(0, 1).map((b) => b.id) });
+      },
+      { consumer: 'w1', ...fast },
+    );
+    await waitFor(async () => (await queue.depth()).total === 0, 'the queue to drain');
+    await consumer.stop();
+    expect(behindFirst).toEqual(['m1', 'm2', 'm4']);
+    expect(ran.filter((p) => p !== 'm3')).toEqual(['m0', 'm2', 'm4']);
+    expect((await queue.deadLetters('T1')).count).toBe(0);
+  });
+
   it('counts each failed try and tries again, holding its key, until its handler keeps it as a dead letter', async () => {
     const { queue } = create();
     await queue.enqueueOnce('p1', event('conv', { poison: true }), 60_000);

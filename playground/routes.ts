@@ -73,6 +73,7 @@ const ASSETS: Record<string, string> = {
   'uploads.js': JS,
   'workflows.js': JS,
   'app.css': CSS,
+  'layout.css': CSS,
   'blocks.css': CSS,
   'panels.css': CSS,
 };

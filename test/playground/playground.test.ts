@@ -63,7 +63,7 @@ describe('start', () => {
     expect(html).toContain('PLAYGROUND MODE');
     // Every stylesheet the page links.
     const sheets = [...html.matchAll(/<link rel="stylesheet" href="([^"]+)"/g)].map((m) => m[1]!);
-    expect(sheets).toHaveLength(3);
+    expect(sheets).toHaveLength(4);
     for (const sheet of sheets) {
       const css = await request(`${h.base}${sheet}`);
       expect(css.statusCode, sheet).toBe(200);

@@ -17,7 +17,7 @@
  * Calls are routine traffic: they leave one post of a channel's burst to customer conversations. Every post
  * is a remembered step, so a retry never posts twice, and a roll-up tried again covers the same calls.
  */
-import { RetryLaterError, type ChannelRef, type QueueEntry, type WaitingItem } from '../store/index.js';
+import type { ChannelRef, QueueEntry, WaitingItem } from '../store/index.js';
 import { parseEvent, type CallCompleted } from '../events/events.js';
 import { readJob } from '../events/job.js';
 import { sealRecording } from '../events/recording-button.js';
@@ -48,16 +48,9 @@ import { withTraceNow } from '../util/spans.js';
 export interface CallOutboxOptions {
   /** A channel whose oldest waiting call is older than this rolls up every waiting call in its next post. Default 3 s. */
   rollupAfterMs?: number;
-  /**
-   * Calls that may wait for one channel (HOOK_MAX_BACKLOG); beyond, the queue keeps the next ones until the
-   * channel has room. Waiting calls count toward the workspace's backlog caps either way. Default 20,000.
-   */
-  maxWaitingPerChannel?: number;
 }
 
 const STEP_TTL_MS = 7 * 24 * 60 * 60 * 1000;
-/** A full channel: how long the next call waits in the queue before it tries again. */
-const FULL_RETRY_MS = 1_000;
 
 type Waiting = RolledCall & {
   id: string;
@@ -115,16 +108,8 @@ export class CallOutbox implements LaneHandler {
     this.rollupAfterMs = options.rollupAfterMs ?? 3_000;
   }
 
-  /**
-   * Queues a call event for a channel (again: no second copy) in its routine lane. A full channel throws
-   * RetryLaterError: the entry stays queued and is tried again.
-   */
+  /** Queues a call event for a channel (again: no second copy) in its routine lane. */
   async add(to: ChannelRef, entry: QueueEntry, call: RolledCall, asks?: Routed): Promise<void> {
-    const max = this.options.maxWaitingPerChannel ?? 20_000;
-    if ((await this.context.store.outbox.size(to)) >= max) {
-      this.scheduler.added(to);
-      throw new RetryLaterError(FULL_RETRY_MS, `${max} posts already wait for this channel`);
-    }
     const mention = mentioning(asks);
     const retryOf = readJob(entry.payload).data?.retryOf;
     const json = JSON.stringify(

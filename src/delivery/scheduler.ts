@@ -6,6 +6,9 @@
  * - Cost with work: replicas ask the store for the channels due now (one sorted set), never list them all; a
  *   channel waiting for Slack (its budget, a 429, an outage, a pause) is due again when that wait ends, and a
  *   channel a replica is posting in is due again only when its lease would have run out.
+ * - In arrival order: the urgent and routine lanes hold queued events, and one is posted only once every event its
+ *   workspace queued before it has been handed to its channels (`EventQueue.firstUnfinished`), so a conversation's
+ *   or a call's events show in the order they came, whichever replica handed each on.
  * - One replica at a time posts for a channel (an owner-checked lease, renewed on a timer while it drains; a
  *   drain that lost it stops before its next post). Every post is a remembered step of its lane, so nothing shows twice.
  * - What Slack's answers mean is read once (`SlackPace.judge`, src/delivery/slack-errors.ts): time heals it (the channel
@@ -18,7 +21,8 @@ import { hostname } from 'node:os';
 import { slackErrorCode } from '../slack/post.js';
 import { ATTR, inSpan, traceContext } from '../util/spans.js';
 import { LEASE_MS, type ChannelRef, type KeptLease, type Lane, type WaitingItem } from '../store/index.js';
-import { PROBE_EVERY_MS, pauseAdvice } from './channel-pause.js';
+import { compareEntryIds } from '../store/queue-backend.js';
+import { holdsOnlyTopLevel, PROBE_EVERY_MS, pauseAdvice } from './channel-pause.js';
 import { RETENTION_MS, waitClock, type PostContext } from './post-context.js';
 
 /** One lane's way of posting its work (calls: one by one or rolled up; customers: their conversation's turn). */
@@ -73,6 +77,10 @@ const MAX_FAILURES = 5;
 const PAUSE_RECHECK_MS = 2_000;
 /** A workspace that refuses the app (token revoked, access removed): how often its work is tried again. */
 const WORKSPACE_HOLD_MS = 60_000;
+/** How soon a channel whose next event waits for an earlier one still being handed on is looked at again. */
+const IN_ORDER_WAIT_MS = 25;
+/** A queue entry's id (`<ms>-<seq>`): what the urgent and routine lanes' items are named by. */
+const ENTRY_ID = /^\d+-\d+$/;
 
 function member(at: ChannelRef): string {
   return `${at.teamId} ${at.channelId}`;
@@ -236,20 +244,31 @@ export class ChannelScheduler {
         this.context.logger.error({ channel: at.channelId, lane: laneName }, 'delivery: no handler for a lane');
         return { due: WORKSPACE_HOLD_MS };
       }
-      const waitMs = await this.postNext(
-        at,
-        lane,
-        head.filter((i) => i.lane === laneName && ofKind(i) === kind),
-      );
+      const items = head.filter((i) => i.lane === laneName && ofKind(i) === kind);
+      const ready = kind ? items : await this.inArrivalOrder(at, items);
+      if (ready.length === 0) return { due: IN_ORDER_WAIT_MS };
+      const waitMs = await this.postNext(at, lane, ready);
       if (waitMs !== undefined) return { due: waitMs };
     }
     // Stopped mid-drain (shutdown): due now, for another replica.
     return { due: 'now' };
   }
 
+  /**
+   * The items that may go now: those queued no later than the workspace's oldest event not yet handed on (that
+   * one's own item included: every event before it is in its outboxes already).
+   */
+  private async inArrivalOrder(at: ChannelRef, items: WaitingItem[]): Promise<WaitingItem[]> {
+    const first = await this.context.store.queue.firstUnfinished(at.teamId);
+    if (first === undefined) return items;
+    return items.filter((i) => !ENTRY_ID.test(i.id) || compareEntryIds(i.id, first) <= 0);
+  }
+
   /** One post of the lane, or the wait a paused channel or a failure asks for (ms). */
   private async postNext(at: ChannelRef, lane: LaneHandler, items: WaitingItem[]): Promise<number | undefined> {
-    const pause = await this.context.pauses.get(at.teamId, at.channelId);
+    const paused = await this.context.pauses.get(at.teamId, at.channelId);
+    // A thread-only channel still takes replies: an open conversation goes on in its thread.
+    const pause = paused && !(holdsOnlyTopLevel(paused.reason) && items[0]?.lane === 'urgent') ? paused : undefined;
     if (pause) {
       // Kept while someone fixes the channel, up to a day; then they become dead letters (Retry).
       const expired = items.filter((i) => Date.now() - lane.enqueuedAt(i) > RETENTION_MS);

@@ -1,13 +1,10 @@
 /**
- * Customers first: the urgent lane of a channel's outbox. A conversation's event (a customer's message, an
- * agent's line, the session's end) that cannot go to a channel now — its Slack budget is spent, a 429, Slack is
- * down, the channel is paused, the workspace refuses the app — leaves the queue and waits here, in that
- * channel. The queue never waits for Slack: its consumers stay free for other workspaces' events.
- *
- * Order per conversation holds: while an event of it waits in a channel, its later events for that channel
- * wait behind it (`conversationWaits`), and the scheduler posts a channel's urgent lane oldest first. When one
- * goes out it may carry the customer's messages waiting right behind it (src/handoff/deliveries.ts), which
- * are then done here too. Each post is a step of the event's own id, so a post tried again never shows twice.
+ * Customers first: the urgent lane of a channel's outbox. The worker hands every routed conversation event (a
+ * customer's message, an agent's line, the session's end) to the urgent lane of each of its channels, and the
+ * queue is done with it; the scheduler posts a channel's urgent lane oldest first, in the order the workspace's
+ * events arrived (src/delivery/scheduler.ts), at Slack's pace. When one goes out it may carry the customer's
+ * messages waiting right behind it (src/handoff/deliveries.ts), which are then done here too. Each post is a
+ * step of the event's own id, so a post tried again never shows twice.
  */
 import type { ChannelRef, QueueEntry, WaitingItem } from '../store/index.js';
 import { withTraceNow } from '../util/spans.js';
@@ -46,11 +43,6 @@ export class ConversationLane implements LaneHandler {
     this.runner = runner;
   }
 
-  /** Whether earlier events of this entry's conversation wait in the channel (it must wait behind them). */
-  waits(entry: QueueEntry, channel: string): Promise<boolean> {
-    return this.context.store.outbox.conversationWaits({ teamId: entry.teamId, channelId: channel }, entry.orderKey);
-  }
-
   /** The entry waits in the channel's urgent lane; the queue is done with it for this channel. */
   async park(entry: QueueEntry, channel: string): Promise<void> {
     const at = { teamId: entry.teamId, channelId: channel };
@@ -61,7 +53,7 @@ export class ConversationLane implements LaneHandler {
       attempt: entry.attempt,
     };
     const json = JSON.stringify(withTraceNow(parked));
-    await this.context.store.outbox.addInConversation(at, entry.orderKey, { id: entry.id, json });
+    await this.context.store.outbox.add(at, 'urgent', { id: entry.id, json });
     this.scheduler.added(at);
   }
 
@@ -83,7 +75,7 @@ export class ConversationLane implements LaneHandler {
     } catch (err) {
       throw new LaneFailure([first], err);
     }
-    await this.context.store.outbox.removeInConversation(at, entry.orderKey, [entry.id, ...done]);
+    await this.context.store.outbox.remove(at, [entry.id, ...done]);
     return undefined;
   }
 
@@ -97,8 +89,8 @@ export class ConversationLane implements LaneHandler {
         ]);
         if (await this.context.store.queue.bury({ ...letter, error: `posting failed in ${at.channelId}: ${cause}` }))
           this.context.metrics?.eventsDeadLettered.inc({ trigger: triggerOf(entry.payload) });
-        await this.context.store.outbox.removeInConversation(at, entry.orderKey, [entry.id]);
-      } else await this.context.store.outbox.remove(at, [item.id]);
+      }
+      await this.context.store.outbox.remove(at, [item.id]);
     }
   }
 
@@ -111,7 +103,7 @@ export class ConversationLane implements LaneHandler {
   }
 
   async forget(): Promise<void> {
-    // Nothing beyond the items: the conversation counts are workspace keys, forgotten with it.
+    // Nothing beyond the items.
   }
 
   private entryOf(at: ChannelRef, item: WaitingItem): QueueEntry | undefined {

@@ -70,13 +70,7 @@ export function createEvents(deps: Deps, options: EventsOptions = {}): Events {
   const conversations = new ConversationLane(context, scheduler);
   conversations.runWith(worker);
   worker.parkIn(conversations);
-  const outbox = new CallOutbox(
-    context,
-    scheduler,
-    files,
-    { maxWaitingPerChannel: deps.config.hooks.maxBacklog, ...options.calls },
-    recordings,
-  );
+  const outbox = new CallOutbox(context, scheduler, files, options.calls, recordings);
   scheduler.lane('urgent', conversations);
   scheduler.lane('routine', outbox);
   scheduler.lane('bulk', bulk);

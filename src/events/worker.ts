@@ -1,15 +1,17 @@
 /**
- * The queue consumer that turns queued webhook events into Slack posts: a typed dispatcher. Features register
- * one handler per trigger (`on`); the worker parses the entry, finds the handler and gives it a `QueuedEvent` (the
- * entry with its routes, Slack client and steps; not a "delivery", which is the platform's POST: intake.ts).
+ * The queue consumer that hands queued webhook events to their channels' outboxes: a typed dispatcher. Features
+ * register one handler per trigger (`on`); the worker parses the entry, finds the handler and gives it a
+ * `QueuedEvent` (the entry with its routes, Slack client and steps; not a "delivery", which is the platform's
+ * POST: intake.ts).
  *
- * - Order: entries of one call / conversation run one at a time in arrival order (the queue's orderKey).
- * - The queue never waits for Slack: a channel that cannot take the post now — its Slack budget spent, a 429,
- *   Slack down, the channel paused, the workspace refusing the app — gets the entry in its outbox's urgent lane
- *   (src/delivery/urgent-lane.ts), where the channel's scheduler posts it in its turn (`runParked`); the
- *   entry's other channels go on, and a later event of the same conversation waits behind it there.
- * - Any other failure: retried with backoff, then dead-lettered after `maxAttempts` (kept, counted).
- * - Unknown triggers, and known ones nobody handles: dead-lettered on purpose, the payload kept whole.
+ * - The queue's run routes the event and hands it to every channel it goes to — a conversation's event to the
+ *   channel's urgent lane (src/delivery/urgent-lane.ts), a call to its routine lane (src/delivery/call-lane.ts)
+ *   — and the queue is done with it. It posts nothing: the scheduler posts each channel's outbox at Slack's pace,
+ *   in the order the events arrived, and keeps retries and dead letters (src/delivery/scheduler.ts). In the
+ *   channel's turn the handler runs again for that channel alone (`runParked`) and posts.
+ * - A run that fails before it handed the event on (the store unreachable…) is tried again with backoff, then
+ *   kept as a dead letter after `maxAttempts`; an event the app cannot handle (an unknown trigger, or one nobody
+ *   handles) is a dead letter at once, its payload kept whole.
  * - Several channels, card + transcript: each step is remembered (`StepLog`), so retries never post twice.
  * - An entry of a workspace the store does not know any more (it uninstalled the app) is dropped with a log
  *   line: not posted, not kept as a dead letter.
@@ -17,17 +19,7 @@
 import { hostname } from 'node:os';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../logger.js';
-import type { SlackErrorClass } from '../delivery/slack-errors.js';
-import { slackErrorCode } from '../slack/post.js';
-import {
-  isRetryLaterError,
-  RetryLaterError,
-  type ChannelCause,
-  type Consumer,
-  type HandlerResult,
-  type QueueEntry,
-  type Store,
-} from '../store/index.js';
+import type { Consumer, QueueEntry, Store } from '../store/index.js';
 import { isTriggerName, type EventMap, type KnownEvent, type TriggerName } from './events.js';
 import { jobEvent, letterOf, readJob, triggerOf, type EventJob } from './job.js';
 import { channelsFor } from './router.js';
@@ -35,8 +27,6 @@ import type { PostContext } from '../delivery/post-context.js';
 import { StepLog, type StepRef } from '../delivery/steps.js';
 import { noteUnrouted } from './unrouted.js';
 import type { ConversationLane, ParkedRunner } from '../delivery/urgent-lane.js';
-import { RETENTION_MS } from '../delivery/post-context.js';
-import { holdsOnlyTopLevel } from '../delivery/channel-pause.js';
 import { ATTR, inSpan, traceContext } from '../util/spans.js';
 
 export interface WorkerOptions {
@@ -51,7 +41,6 @@ export interface WorkerOptions {
   /** How long one read waits for new entries. Default 5 s (stop() interrupts it). */
   blockMs?: number;
   retryDelayMs?: (attempt: number) => number;
-  pollMs?: number;
 }
 
 type EventOf<T extends TriggerName> = { [K in T]: { known: true; trigger: K; data: EventMap[K] } }[T];
@@ -73,21 +62,23 @@ export interface QueuedEvent<T extends TriggerName = TriggerName> {
   /** The channels routed to this event now. */
   channels(): Promise<string[]>;
   /**
-   * Runs `work` for every channel. A channel Slack cannot take now (budget, 429, Slack down) waits while the
-   * others go on, and the entry is tried again later; other failures are collected and fail the entry after
-   * the other channels had their turn.
+   * The queue's run hands the event to each channel's urgent lane (`work` is not run); in a channel's turn,
+   * `work` runs for that channel, and Slack's refusals are thrown as they are (the scheduler judges them).
    */
   eachChannel(channels: readonly string[], work: (channel: string) => Promise<void>): Promise<void>;
-  /** `post` in every routed channel; `skipped` when none is routed. */
+  /**
+   * `post` in every routed channel, in its turn (`handed-on` from the queue's run); `skipped` when none is
+   * routed.
+   */
   toEachRoute(post: (slack: WebClient, channel: string) => Promise<void>): Promise<EventOutcome>;
   /**
-   * Events of the same conversation / call already waiting right behind this one with the same trigger,
-   * oldest first (none of them started): what a handler may carry in its own post (see `absorb`).
+   * Events of the same conversation waiting right behind this one in the channel with the same trigger, oldest
+   * first: what a handler may carry in its own post (see `absorb`).
    */
   waitingBehind(): { entryId: string; event: EventOf<T> }[];
   /**
    * This entry does the work of these waiting entries: recorded for each (a later run of one does nothing,
-   * see `absorbedBy`) and the queue acknowledges them without running them.
+   * see `absorbedBy`), and they leave the channel's lane with it.
    */
   absorb(entryIds: readonly string[]): Promise<void>;
   /** The entry that took over this one's work (`absorb`), if one did. */
@@ -95,43 +86,25 @@ export interface QueuedEvent<T extends TriggerName = TriggerName> {
 }
 
 /**
- * `posted` counts in `campaign_events_posted_total`; `skipped` is an event with nowhere to go (or an echo);
- * `handed-on`: another part posts it and counts it when it does (call notifications: the call outbox).
+ * `posted` counts in `campaign_events_posted_total` (once per event); `skipped` is an event with nowhere to go (or
+ * an echo); `handed-on`: waits in its channels' outboxes, counted when it is posted.
  */
 export type EventOutcome = 'posted' | 'skipped' | 'handed-on';
 export type EventHandler<T extends TriggerName> = (queued: QueuedEvent<T>) => Promise<EventOutcome>;
 
-/** A handler's error that failed in some channels: the dead letter keeps each channel's cause. */
-class ChannelFailures extends Error {
-  override readonly name = 'ChannelFailures';
-  /** `final`: trying again cannot help (e.g. every channel removed the bot): dead-lettered at once. */
-  constructor(
-    readonly causes: ChannelCause[],
-    readonly final = false,
-  ) {
-    super(`posting failed in ${causes.map((c) => `${c.channel}: ${c.error}`).join('; ')}`);
-  }
-}
-
-/** Raised for an event this app cannot handle: after the retries it is a dead letter (kept, counted). */
+/** Raised for an event this app cannot handle: a dead letter at once (kept, counted). */
 class UnhandledEventError extends Error {
   override readonly name = 'UnhandledEventError';
 }
 
 const DEFAULT_MAX_ATTEMPTS = 5;
 
-/** What one run of an event did with its channels: posted there, or left in the channel's outbox. */
-interface ChannelTally {
-  posted: number;
-  parked: number;
-}
-
 let consumersInProcess = 0;
 
 export class EventWorker implements ParkedRunner {
   private consumer: Consumer | undefined;
   /** Where an entry waits for a channel that cannot take it now (set at wiring). */
-  private lane: Pick<ConversationLane, 'waits' | 'park'> | undefined;
+  private lane: Pick<ConversationLane, 'park'> | undefined;
   private readonly steps: StepLog;
   private readonly handlers = new Map<TriggerName, EventHandler<TriggerName>>();
 
@@ -148,8 +121,8 @@ export class EventWorker implements ParkedRunner {
     this.handlers.set(trigger, handler as unknown as EventHandler<TriggerName>);
   }
 
-  /** Entries that must wait for a channel wait in its outbox's urgent lane, out of the queue. */
-  parkIn(lane: Pick<ConversationLane, 'waits' | 'park'>): void {
+  /** Where the queue's run hands a conversation's event to its channels. */
+  parkIn(lane: Pick<ConversationLane, 'park'>): void {
     this.lane = lane;
   }
 
@@ -175,28 +148,20 @@ export class EventWorker implements ParkedRunner {
    * `run`; its last failed try (or one trying again cannot help) makes the event's dead letter — one per event,
    * merged with one a channel's outbox kept already — and the queue is done with it.
    */
-  private async handleCounted(entry: QueueEntry): Promise<HandlerResult> {
+  private async handleCounted(entry: QueueEntry): Promise<void> {
     try {
-      return await this.handle(entry);
+      await this.run(entry);
     } catch (caught) {
-      const heals = this.timeHeals(entry, caught);
-      if (heals !== undefined) throw new RetryLaterError(heals, 'Slack is busy or down: the event waits');
-      const final = caught instanceof ChannelFailures && caught.final;
+      const final = caught instanceof UnhandledEventError;
       if (entry.attempt < (this.options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS) && !final) throw caught;
       const error = caught instanceof Error ? caught.message || caught.name : String(caught);
-      const causes = caught instanceof ChannelFailures ? caught.causes : undefined;
       this.context.logger.error(
         { team: entry.teamId, entry: entry.id, attempt: entry.attempt, err: caught },
         'event given up: kept as a dead letter (see /campaign failed)',
       );
-      if (await this.context.store.queue.bury(letterOf(entry, error.slice(0, 2_000), causes)))
+      if (await this.context.store.queue.bury(letterOf(entry, error.slice(0, 2_000))))
         this.context.metrics?.eventsDeadLettered.inc({ trigger: triggerOf(entry.payload) });
-      return {};
     }
-  }
-
-  async handle(entry: QueueEntry): Promise<HandlerResult> {
-    return { alsoDone: await this.run(entry) };
   }
 
   /** The event's turn in a channel it waited for (see `ParkedRunner`): Slack's refusals are thrown as they are. */
@@ -251,32 +216,16 @@ export class EventWorker implements ParkedRunner {
     const handler = this.handlers.get(trigger);
     if (!handler) throw new UnhandledEventError(`no handler for ${trigger}: not posted, kept for inspection`);
     const alsoDone: string[] = [];
-    const channels: ChannelTally = { posted: 0, parked: 0 };
     const stepsOf = data.retryOf ?? entry.id;
-    const queued = this.queuedEvent(entry, parsed.event, log, stepsOf, { alsoDone, channels }, onlyChannel);
+    const queued = this.queuedEvent(entry, parsed.event, log, stepsOf, alsoDone, onlyChannel);
     const outcome = await handler(queued);
-    if (outcome === 'posted') await this.countPosted(entry.teamId, stepsOf, trigger, channels, onlyChannel);
+    if (outcome === 'posted' && onlyChannel !== undefined) await this.countPosted(entry.teamId, stepsOf, trigger);
     if (outcome === 'handed-on') log.debug('event handed on');
     return alsoDone;
   }
 
-  /**
-   * `campaign_events_posted_total` counts an event once, when it is first posted in a channel: the queue's run
-   * counts it when it posted somewhere and parked nowhere (the common path, no store call); otherwise whichever
-   * run posts first — the queue's or a parked one's — counts it, by a remembered step.
-   */
-  private async countPosted(
-    teamId: string,
-    stepsOf: string,
-    trigger: TriggerName,
-    channels: ChannelTally,
-    onlyChannel: string | undefined,
-  ): Promise<void> {
-    if (channels.posted === 0) return;
-    if (onlyChannel === undefined && channels.parked === 0) {
-      this.context.metrics?.eventsPosted.inc({ trigger });
-      return;
-    }
+  /** `campaign_events_posted_total` counts an event once, when its first channel posts it (a remembered step). */
+  private async countPosted(teamId: string, stepsOf: string, trigger: TriggerName): Promise<void> {
     const counted = await this.steps.once({ teamId, entryId: stepsOf, channel: '*', step: 'counted' }, () =>
       Promise.resolve('posted'),
     );
@@ -317,10 +266,9 @@ export class EventWorker implements ParkedRunner {
     event: KnownEvent,
     log: Logger,
     stepsOf: string,
-    run: { alsoDone: string[]; channels: ChannelTally },
+    alsoDone: string[],
     onlyChannel?: string,
   ): QueuedEvent {
-    const { alsoDone, channels: tally } = run;
     const absorbedStep = (entryId: string): StepRef => ({
       teamId: entry.teamId,
       entryId,
@@ -341,11 +289,12 @@ export class EventWorker implements ParkedRunner {
         return onlyChannel === undefined ? routed : routed.filter((c) => c === onlyChannel);
       },
       eachChannel: async (channels, work) => {
-        if (onlyChannel === undefined) await this.eachChannel(entry, channels, log, work, tally);
-        else if (channels.includes(onlyChannel)) {
-          await work(onlyChannel);
-          tally.posted++;
+        if (onlyChannel !== undefined) {
+          if (channels.includes(onlyChannel)) await work(onlyChannel);
+          return;
         }
+        if (!this.lane) throw new Error('the worker has no lane to hand events to');
+        for (const channel of channels) await this.lane.park(entry, channel);
       },
       toEachRoute: async (post) => {
         const channels = await queued.channels();
@@ -366,9 +315,13 @@ export class EventWorker implements ParkedRunner {
           });
           return 'skipped';
         }
+        if (onlyChannel === undefined) {
+          await queued.eachChannel(channels, () => Promise.resolve());
+          return 'handed-on';
+        }
         const slack = await queued.slack();
         await queued.eachChannel(channels, (channel) => post(slack, channel));
-        log.info({ channels: channels.length }, 'event posted');
+        log.info({ channel: onlyChannel }, 'event posted');
         return 'posted';
       },
       waitingBehind: () => this.waitingBehind(entry, event.trigger),
@@ -381,77 +334,6 @@ export class EventWorker implements ParkedRunner {
       absorbedBy: async () => (await this.steps.read(absorbedStep(entry.id))) ?? undefined,
     };
     return queued;
-  }
-
-  /** ms to wait before trying `entry` again when time heals `err` (and the entry is young enough); else undefined. */
-  private timeHeals(entry: QueueEntry, err: unknown): number | undefined {
-    if (isRetryLaterError(err)) return err.delayMs;
-    if (Date.now() - entry.enqueuedAt > RETENTION_MS) return undefined;
-    return this.context.pace.retryDelayMs(err);
-  }
-
-  private async eachChannel(
-    entry: QueueEntry,
-    channels: readonly string[],
-    log: Logger,
-    work: (channel: string) => Promise<void>,
-    tally: ChannelTally,
-  ): Promise<void> {
-    const failed: Array<ChannelCause & { final: boolean }> = [];
-    const lane = this.lane;
-    const young = Date.now() - entry.enqueuedAt <= RETENTION_MS;
-    for (const channel of channels) {
-      // Behind the same conversation's earlier events there, or in a channel that takes no post now: it waits. A
-      // thread-only channel still takes replies: the event is tried, and waits only if it needs a top-level post.
-      const paused = lane && (await this.context.pauses.reasonFor(entry.teamId, channel));
-      if (lane && ((await lane.waits(entry, channel)) || (paused && !holdsOnlyTopLevel(paused)))) {
-        await lane.park(entry, channel);
-        tally.parked++;
-        continue;
-      }
-      try {
-        await work(channel);
-        tally.posted++;
-      } catch (err) {
-        const verdict = this.context.pace.judge(err);
-        const code = verdict.code ?? slackErrorCode(err);
-        if (code === 'message_limit_exceeded') await this.context.pauses.overMessageLimit(entry.teamId, channel);
-        const waits = verdict.class === 'wait' || verdict.class === 'unknown' || verdict.class === 'workspace';
-        if (lane && young && (waits || (verdict.class === 'channel' && code))) {
-          // This channel waits in its outbox; the others go on (each step is remembered: nothing posts twice).
-          if (verdict.class === 'channel' && code) await this.context.pauses.pause(entry.teamId, channel, code);
-          log.debug({ channel, slackError: code }, 'the channel cannot take the event now: it waits in its outbox');
-          await lane.park(entry, channel);
-          tally.parked++;
-          continue;
-        }
-        log.warn({ err, channel, slackError: code }, hintFor(verdict.class));
-        failed.push({
-          channel,
-          error: code ?? (err instanceof Error ? err.message : String(err)),
-          final: verdict.class === 'channel' || verdict.class === 'payload',
-        });
-      }
-    }
-    // Only channels that refuse until someone acts, or messages Slack will never take: no use trying again.
-    if (failed.length > 0)
-      throw new ChannelFailures(
-        failed.map(({ channel, error }) => ({ channel, error })),
-        failed.every((f) => f.final),
-      );
-  }
-}
-
-function hintFor(verdict: SlackErrorClass): string {
-  switch (verdict) {
-    case 'channel':
-      return 'could not post an event: the channel refuses posts until someone acts (see /campaign failed)';
-    case 'workspace':
-      return 'could not post an event: the workspace refuses the app (token revoked or access removed); it waits';
-    case 'payload':
-      return 'could not post an event: Slack refused the message itself; kept as a failed event';
-    default:
-      return 'could not post an event to a channel; it will be retried';
   }
 }
 

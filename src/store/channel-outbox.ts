@@ -54,27 +54,6 @@ export class ChannelOutboxRepo {
     await this.dueAt(to, this.now(), { unlessDue: true });
   }
 
-  /**
-   * Parks one event of a conversation (its queue order key) in the channel's urgent lane, counted in the same
-   * atomic step, and only when it was added (an entry parked again keeps one copy and one count): while any of
-   * the conversation's events waits there, a later one waits behind them (`conversationWaits`), so it keeps its
-   * order.
-   */
-  async addInConversation(to: ChannelRef, orderKey: string, work: WaitingWork): Promise<void> {
-    await this.parked.put(to.teamId, to.channelId, work.id, work.json, LANES.indexOf('urgent'), orderKey);
-    await this.dueAt(to, this.now(), { unlessDue: true });
-  }
-
-  /** Whether events of the conversation wait in the channel. */
-  async conversationWaits(at: ChannelRef, orderKey: string): Promise<boolean> {
-    return (await this.parked.tally(at.teamId, at.channelId, orderKey)) > 0;
-  }
-
-  /** Removes events of a conversation from the channel (posted, carried by another, or given up). */
-  async removeInConversation(at: ChannelRef, orderKey: string, ids: readonly string[]): Promise<void> {
-    if (ids.length > 0) await this.parked.remove(at.teamId, at.channelId, ids, orderKey);
-  }
-
   /** How much waits for the channel (every lane). */
   size(at: ChannelRef): Promise<number> {
     return this.parked.count(at.teamId, at.channelId);

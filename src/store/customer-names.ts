@@ -5,7 +5,7 @@
  * `npm run rekey` re-seals it), and read once per process. In memory mode it is sealed with the process's
  * own key, like every secret there.
  */
-import { createHmac, createSecretKey, hkdfSync, randomBytes, type KeyObject } from 'node:crypto';
+import { createHmac, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 import type { Keys } from './keys.js';
 import type { KeyValueStore } from './kv.js';
 import type { SecretBox } from './secrets.js';
@@ -46,17 +46,4 @@ export class CustomerNames {
     if (sealed === null) throw new Error('the customer key-name key vanished as it was written');
     return createSecretKey(Buffer.from(this.secrets.open(sealed, CUSTOMER_NAME_KEY_CONTEXT), 'base64url'));
   }
-}
-
-/**
- * What stands for a queue order key in key names (they name a conversation's customer): an HMAC-SHA256 with a
- * key derived from the first `SECRETS_KEY` (synchronous: key names are built on every queue call), or a
- * process-random key in memory mode. Order and lease keys live only while a conversation's events wait, so a
- * key rotation costs at most the order of events queued across it.
- */
-export function orderKeyNames(secretsKey: Buffer | undefined): (orderKey: string) => string {
-  const key = secretsKey
-    ? Buffer.from(hkdfSync('sha256', secretsKey, Buffer.alloc(0), 'campaign queue order key names', 32))
-    : randomBytes(32);
-  return (orderKey) => createHmac('sha256', key).update(orderKey).digest('base64url');
 }

@@ -15,7 +15,7 @@ import { VerificationRepo } from './verification.js';
 import { OutcomeAlertRepo } from './outcome-alerts.js';
 import { RouteRepo } from './routes.js';
 import { SecretBox } from './secrets.js';
-import { CustomerNames, orderKeyNames } from './customer-names.js';
+import { CustomerNames } from './customer-names.js';
 import { WorkspaceRepo } from './workspaces.js';
 import { InstallationRepo } from './installations.js';
 import { AgentLinkRepo, ConversationRepo } from './conversations.js';
@@ -132,7 +132,7 @@ export function createStore(options: StoreOptions = {}): Store {
     throw new Error('SECRETS_KEY is required when Redis is used');
   }
   const secrets = ring.length > 0 ? new SecretBox(ring) : SecretBox.ephemeral();
-  const keys = createKeys(options.keyPrefix, orderKeyNames(ring[0]));
+  const keys = createKeys(options.keyPrefix);
 
   let kv: KeyValueStore;
   let queue: EventQueue;
@@ -238,16 +238,7 @@ export { LEASE_MS } from './leases.js';
 export type { KeptLease } from './leases.js';
 export { CALL_CATEGORIES, DIGEST_CADENCES } from './reports.js';
 export type { DigestCadence, DigestFigures, DigestSchedule, QuotaAlertSetting, SnapshotBounds } from './reports.js';
-export { RetryLaterError, isRetryLaterError } from './queue.js';
-export type {
-  ChannelCause,
-  Consumer,
-  DeadLetter,
-  EnqueueOptions,
-  EventQueue,
-  HandlerResult,
-  QueueEntry,
-} from './queue.js';
+export type { ChannelCause, Consumer, DeadLetter, EnqueueOptions, EventQueue, QueueEntry } from './queue.js';
 export type { PaceRule, RateBudget } from './rate-budget.js';
 export type { KeyValueStore } from './kv.js';
 export type { ChannelRef, Lane, WaitingItem, WaitingWork } from './channel-outbox.js';

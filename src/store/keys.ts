@@ -178,12 +178,6 @@ export interface Keys {
    * marked. One key per workspace, its bytes counted toward the byte cap (`ENQUEUE`).
    */
   queueMarks(teamId: string): string;
-  /** List: ids of the not-yet-finished entries of one orderKey (of the workspace), oldest first. */
-  queueOrder(teamId: string, orderKey: string): string;
-  /** String with TTL: which consumer is running the head entry of one orderKey (of the workspace). */
-  queueLease(teamId: string, orderKey: string): string;
-  /** Hash: entry id → failed attempts so far, for the group's entries. */
-  queueAttempts(group: number): string;
   /** List: one workspace's dead letters, most recent first, capped (`redis-dead-letters.ts`). */
   queueDead(teamId: string): string;
   /** Hash: team id → dead letters ever, for the group's workspaces. */
@@ -198,11 +192,6 @@ export interface Keys {
   queueParked(teamId: string, place: string): string;
   /** Sorted set: the same items' ids (made sortable), scored by their lane: what goes out first, read from the head. */
   queueParkedOrder(teamId: string, place: string): string;
-  /**
-   * Hash with TTL: per conversation (its queue order key), how many of its events are parked in one place (a
-   * channel's outbox): while any waits there, a later one waits behind them, so the conversation keeps its order.
-   */
-  queueParkedTallies(teamId: string, place: string): string;
 }
 
 /**
@@ -220,15 +209,7 @@ export function unsegment(text: string): string {
   return text.replace(/%([0-9a-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 }
 
-/**
- * `orderKeyName`: what stands for a queue order key in key names. Order keys name a conversation's customer
- * (src/events/dedup-key.ts), so the store passes a keyed hash; without one (tests of key layout) they are used
- * as they are.
- */
-export function createKeys(
-  prefix: string = DEFAULT_KEY_PREFIX,
-  orderKeyName: (orderKey: string) => string = (orderKey) => orderKey,
-): Keys {
+export function createKeys(prefix: string = DEFAULT_KEY_PREFIX): Keys {
   if (/[{}]/.test(prefix)) {
     // A brace in the prefix would become the hash tag of every key and defeat the queue's own tag.
     throw new Error('key prefix must not contain "{" or "}"');
@@ -275,7 +256,7 @@ export function createKeys(
   );
   kinds.addDerived(p, '{unrouted', (parts) => (parts[0]?.endsWith('}') ? unsegment(parts[0].slice(0, -1)) : undefined));
   // A workspace's queue keys: `{queue:<g>.<n>}:<kind>:<team>:…` (the group is the team's: it names nothing more).
-  const queueKinds = new Set(['stream', 'marks', 'usage', 'parked', 'parked-order', 'parked-tallies', 'dead']);
+  const queueKinds = new Set(['stream', 'marks', 'usage', 'parked', 'parked-order', 'dead']);
   kinds.addDerived(p, '{queue', (parts) =>
     parts[0]?.endsWith('}') && queueKinds.has(parts[1] ?? '') && parts[2] !== undefined
       ? unsegment(parts[2])
@@ -284,8 +265,6 @@ export function createKeys(
   const q = (group: number) => `${p}${queueTag(group)}:`;
   const queueOwn = (kind: string, teamId: string, ...parts: string[]) =>
     `${q(queueGroup(teamId))}${kind}:${[teamId, ...parts].map(segment).join(':')}`;
-  const queueOf = (kind: string, teamId: string, orderKey: string) =>
-    `${q(queueGroup(teamId))}${kind}:${segment(orderKeyName(orderKey))}`;
   // A timer's lease names its timer, whose id names the workspace (`timerId`).
   kinds.addDerived(p, 'timer-lease', (parts) => (parts[1] === undefined ? undefined : timerTeam(unsegment(parts[1]))));
   return {
@@ -345,15 +324,11 @@ export function createKeys(
     queueTeams: (group) => `${q(group)}teams`,
     queueWakeups: () => `${p}queue-wakeups`,
     queueMarks: (teamId) => queueOwn('marks', teamId),
-    queueOrder: (teamId, orderKey) => queueOf('order', teamId, orderKey),
-    queueLease: (teamId, orderKey) => queueOf('lease', teamId, orderKey),
-    queueAttempts: (group) => `${q(group)}attempts`,
     queueDead: (teamId) => queueOwn('dead', teamId),
     queueDeadCounts: (group) => `${q(group)}dead-counts`,
     queueUsage: (teamId) => queueOwn('usage', teamId),
     queueParked: (teamId, place) => queueOwn('parked', teamId, place),
     queueParkedOrder: (teamId, place) => queueOwn('parked-order', teamId, place),
-    queueParkedTallies: (teamId, place) => queueOwn('parked-tallies', teamId, place),
   };
 }
 

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { DedupMarks } from './dedup-marks.js';
 import { BackendEventQueue } from './queue-consumer.js';
 import { entryIdOfSortable, sortableEntryId } from './queue-backend.js';
-import type { QueueBackend, QueueReader, StartResult, StoredEntry } from './queue-backend.js';
+import type { QueueBackend, QueueReader, StoredEntry } from './queue-backend.js';
 import { SortedMembers } from './memory-sorted.js';
 import {
   DEAD_LETTER_CAP,
@@ -60,26 +60,21 @@ interface Pending {
 }
 
 /**
- * In-process queue backend with the same model as the Redis one (waiting / pending per consumer, per-orderKey
- * id lists, leases), so the shared consumer logic behaves identically. Nothing survives the process: this is
- * the embedded single-process mode.
+ * In-process queue backend with the same model as the Redis one (waiting / pending per consumer), so the shared
+ * consumer logic behaves identically. Nothing survives the process: this is the embedded single-process mode.
  */
 export class MemoryQueueBackend implements QueueBackend {
   /** Unfinished entries; Map order is enqueue order. */
   private readonly entries = new Map<string, Kept>();
+  /** Unfinished ids per team, oldest first (Set order): `firstUnfinished`. */
+  private readonly unfinished = new Map<string, Set<string>>();
   /** Not yet delivered ids per team, oldest first; Map order is the round-robin order between teams. */
   private readonly waiting = new Map<string, Fifo<string>>();
   /** Per team with a backlog: what it holds. */
   private readonly backlog = new Map<string, Usage>();
   /** Parked items per (team, place): id → JSON, and their order (rank, then id). */
-  private readonly parkedItems = new Map<
-    string,
-    { items: Map<string, string>; order: SortedMembers; tallies: Map<string, number> }
-  >();
+  private readonly parkedItems = new Map<string, { items: Map<string, string>; order: SortedMembers }>();
   private readonly pending = new Map<string, Pending>();
-  private readonly order = new Map<string, string[]>();
-  private readonly leases = new Map<string, { owner: string; expiresAt: number }>();
-  private readonly attempts = new Map<string, number>();
   private readonly dedupMarks = new DedupMarks();
   /** Per workspace, newest first, each with the UTF-8 bytes of its JSON. */
   private readonly dead = new Map<string, Array<{ letter: DeadLetter; bytes: number }>>();
@@ -139,9 +134,9 @@ export class MemoryQueueBackend implements QueueBackend {
     const waiting = this.waiting.get(event.teamId);
     if (waiting) waiting.push(id);
     else this.waiting.set(event.teamId, new Fifo(id));
-    const list = this.order.get(event.orderKey);
-    if (list) list.push(id);
-    else this.order.set(event.orderKey, [id]);
+    const unfinished = this.unfinished.get(team);
+    if (unfinished) unfinished.add(id);
+    else this.unfinished.set(team, new Set([id]));
     if (this.wakeReaders.size > 0) for (const wake of [...this.wakeReaders]) wake();
     return Promise.resolve('queued');
   }
@@ -208,12 +203,7 @@ export class MemoryQueueBackend implements QueueBackend {
     return Promise.resolve(claimed);
   }
 
-  heartbeat(
-    consumer: string,
-    entries: readonly StoredEntry[],
-    running: ReadonlyArray<Pick<StoredEntry, 'teamId' | 'orderKey'>>,
-    leaseMs: number,
-  ): Promise<StoredEntry[]> {
+  heartbeat(consumer: string, entries: readonly StoredEntry[]): Promise<StoredEntry[]> {
     const now = Date.now();
     const lost: StoredEntry[] = [];
     for (const entry of entries) {
@@ -221,51 +211,16 @@ export class MemoryQueueBackend implements QueueBackend {
       if (p?.consumer === consumer) p.seenAt = now;
       else lost.push(entry);
     }
-    for (const { orderKey } of running) {
-      const lease = this.leases.get(orderKey);
-      if (lease?.owner === consumer) lease.expiresAt = now + leaseMs;
-    }
     return Promise.resolve(lost);
   }
 
-  orderAfter({ orderKey, id }: StoredEntry, count: number): Promise<string[]> {
-    const list = this.order.get(orderKey) ?? [];
-    const at = list.indexOf(id);
-    return Promise.resolve(at < 0 ? [] : list.slice(at + 1, at + 1 + count));
-  }
-
-  tryStart(consumer: string, entry: StoredEntry, leaseMs: number): Promise<StartResult> {
-    const now = Date.now();
-    const { id, orderKey } = entry;
-    if (this.pending.get(id)?.consumer !== consumer || !this.entries.has(id)) {
-      return Promise.resolve({ status: 'gone' });
-    }
-    const list = this.order.get(orderKey) ?? [];
-    while (list.length > 0 && list[0] !== id && !this.entries.has(list[0]!)) list.shift();
-    if (list.length > 0 && list[0] !== id) return Promise.resolve({ status: 'wait' });
-    const lease = this.leases.get(orderKey);
-    if (lease && lease.owner !== consumer && lease.expiresAt > now) return Promise.resolve({ status: 'wait' });
-    this.leases.set(orderKey, { owner: consumer, expiresAt: now + leaseMs });
-    return Promise.resolve({ status: 'started', failedAttempts: this.attempts.get(id) ?? 0 });
-  }
-
-  release(consumer: string, entry: StoredEntry): Promise<void> {
-    this.releaseLease(consumer, entry.orderKey);
-    return Promise.resolve();
-  }
-
   complete(consumer: string, entry: StoredEntry): Promise<void> {
-    this.finish(consumer, entry);
+    this.finish(entry);
     return Promise.resolve();
   }
 
-  fail(consumer: string, entry: StoredEntry): Promise<number> {
-    this.releaseLease(consumer, entry.orderKey);
-    // Forgotten meanwhile (its workspace uninstalled): nothing to count.
-    if (!this.entries.has(entry.id)) return Promise.resolve(0);
-    const attempts = (this.attempts.get(entry.id) ?? 0) + 1;
-    this.attempts.set(entry.id, attempts);
-    return Promise.resolve(attempts);
+  firstUnfinished(teamId: string): Promise<string | undefined> {
+    return Promise.resolve(this.unfinished.get(teamId)?.values().next().value);
   }
 
   bury(letter: DeadLetter): Promise<boolean> {
@@ -339,23 +294,15 @@ export class MemoryQueueBackend implements QueueBackend {
 
   forgetTeam(teamId: string): Promise<number> {
     let removed = 0;
-    const orderKeys = new Set<string>();
-    for (const [id, entry] of this.entries) {
-      if (entry.teamId !== teamId) continue;
+    for (const id of this.unfinished.get(teamId) ?? []) {
       this.entries.delete(id);
       this.pending.delete(id);
-      this.attempts.delete(id);
-      orderKeys.add(entry.orderKey);
       removed++;
     }
+    this.unfinished.delete(teamId);
     this.waiting.delete(teamId);
     this.backlog.delete(teamId);
     for (const key of this.parkedItems.keys()) if (key.startsWith(parkedKey(teamId, ''))) this.parkedItems.delete(key);
-    // Order keys name their workspace (src/events/dedup-key.ts): none is shared with another one.
-    for (const key of orderKeys) {
-      this.order.delete(key);
-      this.leases.delete(key);
-    }
     removed += this.dead.get(teamId)?.length ?? 0;
     this.dead.delete(teamId);
     this.deadBytes.delete(teamId);
@@ -380,21 +327,16 @@ export class MemoryQueueBackend implements QueueBackend {
     return own;
   }
 
-  private finish(consumer: string, entry: StoredEntry): void {
+  private finish(entry: StoredEntry): void {
     const kept = this.entries.get(entry.id);
     if (kept) {
       this.entries.delete(entry.id);
       this.count(kept.teamId, -1, -kept.bytes, 0, 0);
+      const unfinished = this.unfinished.get(kept.teamId);
+      unfinished?.delete(entry.id);
+      if (unfinished?.size === 0) this.unfinished.delete(kept.teamId);
     }
     this.pending.delete(entry.id);
-    this.attempts.delete(entry.id);
-    const list = this.order.get(entry.orderKey);
-    if (list) {
-      const at = list.indexOf(entry.id);
-      if (at >= 0) list.splice(at, 1);
-      if (list.length === 0) this.order.delete(entry.orderKey);
-    }
-    this.releaseLease(consumer, entry.orderKey);
   }
 
   /** Adds to a team's backlog counts; a team with nothing left is forgotten. */
@@ -426,17 +368,16 @@ export class MemoryQueueBackend implements QueueBackend {
   }
 
   readonly parked: ParkedWork = {
-    put: (teamId, place, id, json, rank, tally) => {
+    put: (teamId, place, id, json, rank) => {
       const key = parkedKey(teamId, place);
       let parked = this.parkedItems.get(key);
       if (!parked) {
-        parked = { items: new Map(), order: new SortedMembers(), tallies: new Map() };
+        parked = { items: new Map(), order: new SortedMembers() };
         this.parkedItems.set(key, parked);
       }
       if (parked.items.has(id)) return Promise.resolve(false);
       parked.items.set(id, json);
       parked.order.add(sortableEntryId(id), rank);
-      if (tally !== undefined) parked.tallies.set(tally, (parked.tallies.get(tally) ?? 0) + 1);
       this.count(teamId, 0, 0, 1, Buffer.byteLength(json));
       return Promise.resolve(true);
     },
@@ -461,9 +402,7 @@ export class MemoryQueueBackend implements QueueBackend {
       return Promise.resolve(found);
     },
     count: (teamId, place) => Promise.resolve(this.parkedItems.get(parkedKey(teamId, place))?.items.size ?? 0),
-    tally: (teamId, place, tally) =>
-      Promise.resolve(this.parkedItems.get(parkedKey(teamId, place))?.tallies.get(tally) ?? 0),
-    remove: (teamId, place, ids, tally) => {
+    remove: (teamId, place, ids) => {
       const key = parkedKey(teamId, place);
       const parked = this.parkedItems.get(key);
       let removed = 0;
@@ -475,19 +414,10 @@ export class MemoryQueueBackend implements QueueBackend {
         removed++;
         this.count(teamId, 0, 0, -1, -Buffer.byteLength(json));
       }
-      if (tally !== undefined && parked) {
-        const left = (parked.tallies.get(tally) ?? 0) - removed;
-        if (left > 0) parked.tallies.set(tally, left);
-        else parked.tallies.delete(tally);
-      }
       if (parked?.items.size === 0) this.parkedItems.delete(key);
       return Promise.resolve(removed);
     },
   };
-
-  private releaseLease(consumer: string, orderKey: string): void {
-    if (this.leases.get(orderKey)?.owner === consumer) this.leases.delete(orderKey);
-  }
 
   private nextId(now: number): string {
     if (now > this.lastMs) {

@@ -10,13 +10,11 @@ import type {
 } from './queue.js';
 
 /**
- * The primitives a queue backend provides; the consumer logic (ordering, retries, takeover) is
- * written once on top of them in `queue-consumer.ts`.
+ * The primitives a queue backend provides; the consumer logic (retries, takeover) is written once on top of
+ * them in `queue-consumer.ts`.
  *
  * Model (that of a Redis Streams consumer group): every entry is either waiting or pending for exactly one
- * consumer. Per orderKey the backend keeps the ids of unfinished entries in enqueue order; only the first of
- * them (the head) may be started, and only by one consumer at a time (a lease with a TTL). Waiting entries
- * are kept per team and handed out round robin between teams.
+ * consumer until it is completed. Waiting entries are kept per team and handed out round robin between teams.
  */
 export interface StoredEntry {
   id: string;
@@ -32,14 +30,6 @@ export interface StoredEntry {
 export function entryRef(entry: StoredEntry): string {
   return entry.source === undefined ? entry.id : `${entry.source}\u0000${entry.id}`;
 }
-
-export type StartResult =
-  /** The lease is ours; `failedAttempts` tries of this entry failed before. */
-  | { status: 'started'; failedAttempts: number }
-  /** An earlier entry of the orderKey is unfinished, or another consumer holds the lease: try again later. */
-  | { status: 'wait' }
-  /** The entry is finished or now belongs to another consumer: forget it. */
-  | { status: 'gone' };
 
 export interface QueueReader {
   /**
@@ -59,25 +49,12 @@ export interface QueueBackend {
   openReader(consumer: string): QueueReader;
   /** Takes over up to `count` entries pending (for any consumer) without a heartbeat for `minIdleMs`. */
   claimStale(consumer: string, minIdleMs: number, count: number): Promise<StoredEntry[]>;
-  /**
-   * Keeps `entries` from being claimed by others and extends the leases this consumer holds on the order keys of
-   * `running` (the entries it is running). Returns those of `entries` that no longer belong to this consumer.
-   */
-  heartbeat(
-    consumer: string,
-    entries: readonly StoredEntry[],
-    running: ReadonlyArray<Pick<StoredEntry, 'teamId' | 'orderKey'>>,
-    leaseMs: number,
-  ): Promise<StoredEntry[]>;
-  tryStart(consumer: string, entry: StoredEntry, leaseMs: number): Promise<StartResult>;
-  /** The ids that come right after `entry` in its orderKey's unfinished entries, in order (at most `count`). */
-  orderAfter(entry: StoredEntry, count: number): Promise<string[]>;
-  /** Gives the lease up without finishing the entry (retry later). */
-  release(consumer: string, entry: StoredEntry): Promise<void>;
-  /** Finishes the entry: acknowledged, removed, its orderKey moves on. */
+  /** Keeps `entries` from being claimed by others. Returns those that no longer belong to this consumer. */
+  heartbeat(consumer: string, entries: readonly StoredEntry[]): Promise<StoredEntry[]>;
+  /** Finishes the entry: acknowledged, removed. */
   complete(consumer: string, entry: StoredEntry): Promise<void>;
-  /** Counts a failed try and gives the lease up; resolves the tries failed so far (0: the entry is gone). */
-  fail(consumer: string, entry: StoredEntry): Promise<number>;
+  /** See `EventQueue.firstUnfinished`. */
+  firstUnfinished(teamId: string): Promise<string | undefined>;
   deadLetters(teamId: string, limit: number): Promise<DeadLetters>;
   bury(letter: DeadLetter): Promise<boolean>;
   takeDeadLetter(teamId: string, id: string): Promise<DeadLetter | undefined>;

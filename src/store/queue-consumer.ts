@@ -1,8 +1,7 @@
 import type { Logger } from 'pino';
 import { shortDigest } from './digest.js';
-import { compareEntryIds, entryRef } from './queue-backend.js';
+import { entryRef } from './queue-backend.js';
 import type { QueueBackend, QueueReader, StoredEntry } from './queue-backend.js';
-import { isRetryLaterError, MAX_BEHIND } from './queue.js';
 import type {
   BacklogUsage,
   ConsumeOptions,
@@ -15,12 +14,9 @@ import type {
   ParkedWork,
   QueueDepth,
   QueueEvent,
-  QueueEntry,
   QueueHandler,
 } from './queue.js';
 
-/** Upper bound for a RetryLaterError delay, so a bogus Retry-After cannot park a conversation for days. */
-const MAX_RETRY_LATER_MS = 15 * 60_000;
 /** Pause after a backend error (Redis unreachable…) before trying again. */
 const ERROR_BACKOFF_MS = 1_000;
 /** Entries taken over per claim round. */
@@ -40,12 +36,12 @@ function defaultRetryDelayMs(attempt: number): number {
 
 interface Held {
   entry: StoredEntry;
-  /** Epoch ms before which the entry is not tried (backoff, waiting on its head). */
+  /** Epoch ms before which the entry is not tried (backoff after a failed try). */
   notBefore: number;
+  /** Tries of this consumer that failed. */
+  failures: number;
   /** The handler succeeded; only the completion still has to be recorded. */
   handled: boolean;
-  /** An earlier entry's handler did this one's work (`HandlerResult.alsoDone`): acknowledged without running. */
-  absorbed?: boolean;
 }
 
 interface Settings {
@@ -55,7 +51,6 @@ interface Settings {
   claimIdleMs: number;
   retryDelayMs: (attempt: number) => number;
   prefetch: number;
-  pollMs: number;
 }
 
 function positiveInt(value: number | undefined, fallback: number, name: string): number {
@@ -74,7 +69,6 @@ function settingsFrom(options: ConsumeOptions): Settings {
     claimIdleMs: positiveInt(options.claimIdleMs, 30_000, 'claimIdleMs'),
     retryDelayMs: options.retryDelayMs ?? defaultRetryDelayMs,
     prefetch: positiveInt(options.prefetch, concurrency * 4, 'prefetch'),
-    pollMs: positiveInt(options.pollMs, 100, 'pollMs'),
   };
 }
 
@@ -98,20 +92,18 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 /**
- * One consumer: reads entries, runs the handler per orderKey in order, retries, dead-letters, keeps its
- * entries alive with heartbeats and takes over entries of consumers that went silent.
+ * One consumer: reads entries, runs the handler on up to `concurrency` of them at once, tries a failed one again
+ * after a pause, keeps its entries alive with heartbeats and takes over entries of consumers that went silent.
  */
 class QueueConsumer implements Consumer {
   readonly name: string;
   private readonly settings: Settings;
   private readonly reader: QueueReader;
-  /** Entries this consumer holds, by `entryRef`. */
+  /** Entries this consumer holds, by `entryRef`. Map order = the order they are tried in (round robin). */
   private readonly held = new Map<string, Held>();
-  /** The same entries per orderKey, oldest first. Map order = round-robin order between keys. */
-  private readonly byKey = new Map<string, Held[]>();
-  /** orderKey → its running task (at most one per key; the task works on `byKey.get(key)[0]`). */
+  /** `entryRef` → its running task. */
   private readonly active = new Map<string, Promise<void>>();
-  /** team id → how many of its orderKeys are running. */
+  /** team id → how many of its entries are running. */
   private readonly activeTeams = new Map<string, number>();
   private readonly takeWork = new AbortController();
   private readonly beat = new AbortController();
@@ -221,13 +213,11 @@ class QueueConsumer implements Consumer {
         const lost = await this.backend.heartbeat(
           this.name,
           [...this.held.values()].map((h) => h.entry),
-          [...this.active.keys()].flatMap((key) => this.byKey.get(key)?.[0]?.entry ?? []),
-          this.settings.claimIdleMs,
         );
         for (const entry of lost) {
-          const h = this.held.get(entryRef(entry));
-          // A running entry finishes; its completion is safe whoever holds it now (the lease guards the run).
-          if (h && !this.isRunning(h)) this.drop(h);
+          const ref = entryRef(entry);
+          // A running entry finishes; its completion is safe whoever holds it now (its work is remembered steps).
+          if (!this.active.has(ref)) this.drop(ref);
         }
       } catch (error) {
         this.logger.warn({ err: errorMessage(error), consumer: this.name }, 'queue: heartbeat failed');
@@ -235,44 +225,22 @@ class QueueConsumer implements Consumer {
     }
   }
 
-  private isRunning(h: Held): boolean {
-    return this.active.has(h.entry.orderKey) && this.byKey.get(h.entry.orderKey)?.[0] === h;
-  }
-
   private add(entries: readonly StoredEntry[]): void {
     for (const entry of entries) {
       const ref = entryRef(entry);
-      if (this.held.has(ref)) continue;
-      const h: Held = { entry, notBefore: 0, handled: false };
-      this.held.set(ref, h);
-      const list = this.byKey.get(entry.orderKey);
-      if (!list) {
-        this.byKey.set(entry.orderKey, [h]);
-        continue;
-      }
-      // Never in front of a running entry (index 0 of an active key).
-      const from = this.active.has(entry.orderKey) ? 1 : 0;
-      let at = list.length;
-      while (at > from && compareEntryIds(list[at - 1]!.entry.id, entry.id) > 0) at--;
-      list.splice(at, 0, h);
+      if (!this.held.has(ref)) this.held.set(ref, { entry, notBefore: 0, failures: 0, handled: false });
     }
     if (entries.length > 0) this.scheduleNext();
   }
 
-  private drop(h: Held): void {
-    this.held.delete(entryRef(h.entry));
-    const list = this.byKey.get(h.entry.orderKey);
-    if (list) {
-      const at = list.indexOf(h);
-      if (at >= 0) list.splice(at, 1);
-      if (list.length === 0) this.byKey.delete(h.entry.orderKey);
-    }
+  private drop(ref: string): void {
+    this.held.delete(ref);
     this.roomWaiter?.();
   }
 
   /**
-   * Starts the first entry of every idle orderKey that is due, up to `concurrency`; arms a timer for the rest.
-   * Teams with nothing running go first, so one team's many calls cannot keep every slot from another team.
+   * Starts the held entries that are due, up to `concurrency`; arms a timer for the rest. Teams with nothing
+   * running go first, so one team's many events cannot keep every slot from another team.
    */
   private schedule(): void {
     if (this.stopping) return;
@@ -280,17 +248,15 @@ class QueueConsumer implements Consumer {
     const limit = this.settings.concurrency;
     let nextWake = Number.POSITIVE_INFINITY;
     for (const idleTeamsOnly of [true, false]) {
-      for (const [key, list] of this.byKey) {
+      for (const [ref, h] of this.held) {
         if (this.active.size >= limit) break;
-        if (this.active.has(key)) continue;
-        const first = list[0];
-        if (!first) continue;
-        if (first.notBefore > now) {
-          nextWake = Math.min(nextWake, first.notBefore);
+        if (this.active.has(ref)) continue;
+        if (h.notBefore > now) {
+          nextWake = Math.min(nextWake, h.notBefore);
           continue;
         }
-        if (idleTeamsOnly && this.activeTeams.has(first.entry.teamId)) continue;
-        this.launch(key, first);
+        if (idleTeamsOnly && this.activeTeams.has(h.entry.teamId)) continue;
+        this.launch(ref, h);
       }
     }
     if (nextWake < this.wakeAt) {
@@ -316,7 +282,7 @@ class QueueConsumer implements Consumer {
     });
   }
 
-  private launch(key: string, h: Held): void {
+  private launch(ref: string, h: Held): void {
     this.startedInTurn++;
     this.turnEnds ??= setImmediate(() => {
       this.turnEnds = undefined;
@@ -330,89 +296,33 @@ class QueueConsumer implements Consumer {
         h.notBefore = Date.now() + ERROR_BACKOFF_MS;
       })
       .finally(() => {
-        this.active.delete(key);
+        this.active.delete(ref);
         const running = (this.activeTeams.get(team) ?? 1) - 1;
         if (running > 0) this.activeTeams.set(team, running);
         else this.activeTeams.delete(team);
         this.roomWaiter?.(); // a free handler slot: the fetch loop may read now (see fetchLoop)
-        // Round robin: a busy key goes to the back so other keys get their turn.
-        const list = this.byKey.get(key);
-        if (list) {
-          this.byKey.delete(key);
-          this.byKey.set(key, list);
+        // Round robin: an entry tried again goes to the back so the others get their turn.
+        if (this.held.get(ref) === h) {
+          this.held.delete(ref);
+          this.held.set(ref, h);
         }
         this.scheduleNext();
       });
-    this.active.set(key, task);
+    this.active.set(ref, task);
   }
 
   private async process(h: Held): Promise<void> {
-    const { entry } = h;
-    if (h.handled) return this.finish(h);
-    let start;
-    try {
-      start = await this.backend.tryStart(this.name, entry, this.settings.claimIdleMs);
-    } catch (error) {
-      this.logger.warn({ err: errorMessage(error), consumer: this.name, id: entry.id }, 'queue: could not start entry');
-      h.notBefore = Date.now() + ERROR_BACKOFF_MS;
-      return;
-    }
-    if (start.status === 'gone') return this.drop(h);
-    if (start.status === 'wait') {
-      h.notBefore = Date.now() + this.settings.pollMs;
-      return;
-    }
-    if (h.absorbed) {
+    if (!h.handled) {
+      try {
+        await this.handler({ ...h.entry, attempt: h.failures + 1 });
+      } catch (error) {
+        return this.handlerFailed(h, error);
+      }
       h.handled = true;
-      return this.finish(h);
     }
-    let result;
-    try {
-      const behind = await this.behind(h);
-      result = await this.handler({ ...entry, attempt: start.failedAttempts + 1, behind });
-    } catch (error) {
-      return this.handlerFailed(h, start.failedAttempts + 1, error);
-    }
-    h.handled = true;
-    this.absorb(h, result?.alsoDone ?? []);
-    return this.finish(h);
-  }
-
-  /**
-   * The entries waiting right behind `h` in its orderKey, as a handler sees them: only those this consumer holds
-   * that come next in the queue's own order — one held by another consumer in between ends the run.
-   */
-  private async behind(h: Held): Promise<QueueEntry[]> {
-    const list = this.byKey.get(h.entry.orderKey) ?? [];
-    const held = list
-      .slice(list.indexOf(h) + 1)
-      .filter((w) => !w.handled && !w.absorbed)
-      .slice(0, MAX_BEHIND);
-    if (held.length === 0) return [];
-    let next: string[];
-    try {
-      next = await this.backend.orderAfter(h.entry, held.length);
-    } catch {
-      return []; // nothing shown: the handler does its own entry alone
-    }
-    const run: QueueEntry[] = [];
-    for (const [i, w] of held.entries()) {
-      if (next[i] !== w.entry.id) break;
-      run.push({ ...w.entry, attempt: 1 });
-    }
-    return run;
-  }
-
-  private absorb(h: Held, ids: readonly string[]): void {
-    if (ids.length === 0) return;
-    const done = new Set(ids);
-    for (const w of this.byKey.get(h.entry.orderKey) ?? []) if (done.has(w.entry.id)) w.absorbed = true;
-  }
-
-  private async finish(h: Held): Promise<void> {
     try {
       await this.backend.complete(this.name, h.entry);
-      this.drop(h);
+      this.drop(entryRef(h.entry));
     } catch (error) {
       // The handler already ran; only the acknowledgement is retried.
       this.logger.warn(
@@ -423,26 +333,11 @@ class QueueConsumer implements Consumer {
     }
   }
 
-  private async handlerFailed(h: Held, attempt: number, error: unknown): Promise<void> {
+  private handlerFailed(h: Held, error: unknown): void {
     const { entry } = h;
-    const log = { consumer: this.name, id: entry.id, teamId: entry.teamId, orderKey: entry.orderKey, attempt };
-    if (isRetryLaterError(error)) {
-      const delay = Math.min(Math.max(0, error.delayMs), MAX_RETRY_LATER_MS);
-      h.notBefore = Date.now() + delay;
-      this.logger.info({ ...log, delayMs: delay }, 'queue: handler asked to retry later');
-      await this.backend.release(this.name, entry).catch(() => undefined); // the lease also expires by itself
-      return;
-    }
-    let attempts;
-    try {
-      attempts = await this.backend.fail(this.name, entry);
-    } catch (backendError) {
-      this.logger.warn({ ...log, err: errorMessage(backendError) }, 'queue: could not record failure');
-      h.notBefore = Date.now() + ERROR_BACKOFF_MS;
-      return;
-    }
-    if (attempts === 0) return this.drop(h); // its workspace was forgotten meanwhile
-    const delay = Math.max(0, this.settings.retryDelayMs(attempts));
+    const log = { consumer: this.name, id: entry.id, teamId: entry.teamId, attempt: h.failures + 1 };
+    h.failures++;
+    const delay = Math.max(0, this.settings.retryDelayMs(h.failures));
     h.notBefore = Date.now() + delay;
     this.logger.warn({ ...log, err: errorMessage(error), retryInMs: delay }, 'queue: handler failed, will retry');
   }
@@ -496,6 +391,10 @@ export class BackendEventQueue implements EventQueue {
 
   depth(): Promise<QueueDepth> {
     return this.backend.depth();
+  }
+
+  firstUnfinished(teamId: string): Promise<string | undefined> {
+    return this.backend.firstUnfinished(teamId);
   }
 
   forgetTeam(teamId: string): Promise<number> {

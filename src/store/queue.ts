@@ -1,15 +1,17 @@
 /**
- * The durable event queue between the webhook receiver and the Slack posting workers.
+ * The durable event queue between the webhook receiver and the outboxes: intake only.
  *
  * - `enqueueOnce` records the dedup mark and appends the event in one atomic step, so an event is either
  *   queued exactly once or not at all (then it throws and the receiver answers 5xx so the platform retries).
  * - Each team's entries form a backlog of their own, capped per call of `enqueueOnce` in entries (`maxBacklog`)
- *   and in bytes (`maxBacklogBytes`); work the team parks outside the queue (`parked`) counts toward both.
- * - `consume` runs handlers with at-least-once delivery: entries of one `orderKey` strictly one after the
- *   other in enqueue order (a failing entry holds back the later ones of its key until its handler takes it),
- *   different keys in parallel; a failed try is counted (`QueueEntry.attempt`) and tried again with backoff. Dead
- *   letters are the handler's to keep (`bury`). Entries held by a crashed consumer are taken over by another.
- *   Teams are read and run round robin, so one team's flood never starves another team's entries.
+ *   and in bytes (`maxBacklogBytes`); work the team parks outside the queue (`parked`: its channels' outboxes)
+ *   counts toward both.
+ * - `consume` runs the handler on each entry, at least once, several at a time; teams are read and run round
+ *   robin, so one team's flood never starves another team's entries. The handler routes the event and hands it
+ *   to its channels' outboxes, which keep order, retries and dead letters (src/delivery/scheduler.ts): the queue
+ *   only tries a failed handler again after a pause, and says which entries are not finished yet
+ *   (`firstUnfinished`), so an outbox posts a team's events in the order they arrived. Entries held by a crashed
+ *   consumer are taken over by another.
  *
  * Implementations: `createMemoryQueue` (embedded mode) and `createRedisQueue` (Redis Streams consumer group),
  * both running the same consumer logic (`queue-consumer.ts`) over backend primitives (`queue-backend.ts`).
@@ -17,7 +19,7 @@
 
 export interface QueueEvent {
   teamId: string;
-  /** Entries with the same orderKey are handled one at a time, in enqueue order (e.g. one conversation). */
+  /** The conversation or call the event belongs to: its channels' outboxes post its events in order. */
   orderKey: string;
   /** Must survive JSON: both backends keep it as its JSON text (whose UTF-8 bytes count toward the byte cap). */
   payload: unknown;
@@ -28,24 +30,13 @@ export interface QueueEntry extends QueueEvent {
   id: string;
   /** Epoch ms of `enqueueOnce`. */
   enqueuedAt: number;
-  /** 1 on the first try; grows by one per failed try (RetryLaterError does not count). */
+  /** 1 on the first try; grows by one per failed try of this consumer. */
   attempt: number;
   /**
-   * Entries of the same orderKey this consumer already holds right behind this one, oldest first (none of them
-   * started; at most `MAX_BEHIND`). A handler that does their work as well names them in `HandlerResult.alsoDone`.
+   * In a channel's turn (src/delivery/urgent-lane.ts): the same conversation's events waiting right behind this
+   * one there, oldest first, which its post may carry.
    */
   behind?: readonly QueueEntry[];
-}
-
-/** How many waiting entries a handler is shown behind the one it runs. */
-export const MAX_BEHIND = 20;
-
-export interface HandlerResult {
-  /**
-   * Ids of `behind` entries whose work this handler did: each is acknowledged in its turn without running the
-   * handler. The handler must make sure a later run of one (another consumer, after a crash) does nothing.
-   */
-  alsoDone?: readonly string[];
 }
 
 /**
@@ -91,11 +82,6 @@ export const DEDUP_MARK_BYTES = 144;
  */
 export const DEDUP_MARK_GUARD_MS = 10 * 60_000;
 
-/**
- * Work a team keeps waiting outside the queue — a channel's calls waiting for Slack — that still counts toward
- * the team's backlog (events and bytes) until it is removed: a team cannot get past its caps by moving work out
- * of the queue. Kept per (team, place) as id → JSON; the counts change in the same atomic step as the items.
- */
 /** A parked item as read from the head of its place. */
 export interface ParkedItem {
   id: string;
@@ -104,13 +90,17 @@ export interface ParkedItem {
   rank: number;
 }
 
+/**
+ * Work a team keeps waiting outside the queue — its channels' outboxes — that still counts toward the team's
+ * backlog (events and bytes) until it is removed: a team cannot get past its caps by moving work out of the
+ * queue. Kept per (team, place) as id → JSON; the counts change in the same atomic step as the items.
+ */
 export interface ParkedWork {
   /**
    * Parks `json` under `id` (a queue entry id), ranked `rank` (a second put of the same id keeps the first;
-   * counted once). `tally`: a name (a conversation) whose count in the place goes up in the same atomic step,
-   * only when the item was added. Resolves whether it was.
+   * counted once). Resolves whether it was added.
    */
-  put(teamId: string, place: string, id: string, json: string, rank: number, tally?: string): Promise<boolean>;
+  put(teamId: string, place: string, id: string, json: string, rank: number): Promise<boolean>;
   /** The place's first `limit` items, lowest rank first, then oldest id: costs the items read, not the place's size. */
   head(teamId: string, place: string, limit: number): Promise<ParkedItem[]>;
   /** The ids of the place's items (in no particular order). */
@@ -118,21 +108,16 @@ export interface ParkedWork {
   /** These items of the place, id → JSON (ids not there are left out). */
   get(teamId: string, place: string, ids: readonly string[]): Promise<Record<string, string>>;
   count(teamId: string, place: string): Promise<number>;
-  /** How many items parked under `tally` are in the place. */
-  tally(teamId: string, place: string, tally: string): Promise<number>;
-  /**
-   * Removes these items (ids not there are skipped); returns how many were removed. `tally`: the name they were
-   * parked under, whose count goes down by as many in the same step.
-   */
-  remove(teamId: string, place: string, ids: readonly string[], tally?: string): Promise<number>;
+  /** Removes these items (ids not there are skipped); returns how many were removed. */
+  remove(teamId: string, place: string, ids: readonly string[]): Promise<number>;
 }
 
-export type QueueHandler = (entry: QueueEntry) => Promise<void | HandlerResult>;
+export type QueueHandler = (entry: QueueEntry) => Promise<void>;
 
 export interface ConsumeOptions {
   /** Unique per process (e.g. hostname + pid): entries are owned by consumer name. */
   consumer: string;
-  /** How many orderKeys are handled at the same time. Default 8. */
+  /** How many entries are handled at the same time. Default 8. */
   concurrency?: number;
   /** How long one read waits for new entries. Default 5000 ms (stop() interrupts it). */
   blockMs?: number;
@@ -142,8 +127,6 @@ export interface ConsumeOptions {
   retryDelayMs?: (attempt: number) => number;
   /** How many entries one consumer holds at most (read ahead). Default 4 × concurrency. */
   prefetch?: number;
-  /** How often an entry waiting on its orderKey's head (held by another consumer) is re-checked. Default 100 ms. */
-  pollMs?: number;
 }
 
 export interface Consumer {
@@ -214,8 +197,13 @@ export interface EventQueue {
   takeDeadLetter(teamId: string, id: string): Promise<DeadLetter | undefined>;
   depth(): Promise<QueueDepth>;
   /**
-   * Forgets a workspace (it uninstalled the app): its waiting and pending entries, their order and retry
-   * state, its dead letters and its count of them. Returns how many entries and dead letters went. An entry a
+   * The id of the team's oldest entry not finished yet (waiting, running or to be tried again), if any: every
+   * entry of the team before it has been handled.
+   */
+  firstUnfinished(teamId: string): Promise<string | undefined>;
+  /**
+   * Forgets a workspace (it uninstalled the app): its waiting and pending entries, its dead letters and its
+   * count of them. Returns how many entries and dead letters went. An entry a
    * handler is running meanwhile is finished as usual; nothing of the workspace is queued again by this.
    */
   forgetTeam(teamId: string): Promise<number>;
@@ -225,25 +213,6 @@ export interface EventQueue {
   readonly parked: ParkedWork;
   /** Stops every consumer started from this queue (waiting for their in-flight handlers) and releases resources. */
   close(): Promise<void>;
-}
-
-/**
- * Thrown by a handler to try the same entry again after `delayMs` without counting an attempt, e.g. on a
- * Slack 429 with Retry-After. Later entries of the same orderKey keep waiting.
- */
-export class RetryLaterError extends Error {
-  override readonly name = 'RetryLaterError';
-
-  constructor(
-    readonly delayMs: number,
-    message = `retry in ${delayMs} ms`,
-  ) {
-    super(message);
-  }
-}
-
-export function isRetryLaterError(error: unknown): error is RetryLaterError {
-  return error instanceof RetryLaterError;
 }
 
 /** Newest dead letters kept per workspace (older ones are dropped; their count is kept). */

@@ -22,11 +22,6 @@ const enqueueReply = z.union([
   z.string().startsWith('error: '),
 ]);
 export const enqueueReplies = z.array(enqueueReply);
-export const startReply = z.union([
-  z.tuple([z.literal('started'), z.number()]),
-  z.tuple([z.literal('wait')]),
-  z.tuple([z.literal('gone')]),
-]);
 export const pairReply = z.tuple([z.number(), z.number()]);
 /** A stream entry's fields (teamId, orderKey, payload JSON, enqueuedAt) read by hand: one per event read. */
 export function toEntry(id: string, flat: readonly string[], source: string): StoredEntry | null {

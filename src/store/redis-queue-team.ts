@@ -12,9 +12,6 @@ import type { RedisClient } from './redis-connection.js';
 
 const pairReply = z.tuple([z.number(), z.number()]);
 
-/** A place's tallies outlive the longest an item may wait there (a day). */
-const TALLIES_TTL_MS = 25 * 60 * 60_000;
-
 export async function backlogUsage(redis: RedisClient, keys: Keys, teamId: string): Promise<BacklogUsage> {
   const [events, bytes] = pairReply.parse(
     await redis.campaignQueueUsage(
@@ -30,18 +27,15 @@ export async function backlogUsage(redis: RedisClient, keys: Keys, teamId: strin
 /** Parked items per (team, place), counted in the team's backlog by the same scripts that add and remove them. */
 export function redisParkedWork(redis: RedisClient, keys: Keys): ParkedWork {
   return {
-    put: async (teamId, place, id, json, rank, tally) =>
+    put: async (teamId, place, id, json, rank) =>
       (await redis.campaignQueuePark(
         keys.queueParked(teamId, place),
         keys.queueUsage(teamId),
         keys.queueParkedOrder(teamId, place),
-        keys.queueParkedTallies(teamId, place),
         id,
         json,
         rank,
         sortableEntryId(id),
-        tally ?? '',
-        TALLIES_TTL_MS,
       )) === 1,
     head: async (teamId, place, limit) => {
       if (limit <= 0) return [];
@@ -68,16 +62,13 @@ export function redisParkedWork(redis: RedisClient, keys: Keys): ParkedWork {
       return found;
     },
     count: (teamId, place) => redis.hlen(keys.queueParked(teamId, place)),
-    tally: async (teamId, place, tally) => Number(await redis.hget(keys.queueParkedTallies(teamId, place), tally)),
-    remove: async (teamId, place, ids, tally) =>
+    remove: async (teamId, place, ids) =>
       ids.length === 0
         ? 0
         : redis.campaignQueueUnpark(
             keys.queueParked(teamId, place),
             keys.queueUsage(teamId),
             keys.queueParkedOrder(teamId, place),
-            keys.queueParkedTallies(teamId, place),
-            tally ?? '',
             ...ids,
             ...ids.map(sortableEntryId),
           ),
@@ -85,8 +76,8 @@ export function redisParkedWork(redis: RedisClient, keys: Keys): ParkedWork {
 }
 
 /**
- * Forgets a workspace's queue entries (it uninstalled the app): waiting and pending entries, their order and
- * retry state, its dedup marks, its dead letters and their count. Returns how many entries and dead letters went.
+ * Forgets a workspace's queue entries (it uninstalled the app): waiting and pending entries, its dedup marks,
+ * its dead letters and their count. Returns how many entries and dead letters went.
  */
 export async function forgetTeamEntries(
   redis: RedisClient,
@@ -98,47 +89,12 @@ export async function forgetTeamEntries(
   // Off the readers' list first, so that no reader takes one of its entries while they go.
   await redis.srem(keys.queueTeams(group), teamId);
   const stream = keys.queueTeamStream(teamId);
-  const own = await rangeOf(redis, stream);
+  const entries = await redis.xlen(stream);
   // Every key here carries the team's queue group's hash tag: one MULTI on a Cluster too.
   const tx = redis.multi();
-  for (const ids of chunks(own.map((e) => e.id))) tx.hdel(keys.queueAttempts(group), ...ids);
-  // Order keys name their workspace (src/events/dedup-key.ts): none is shared with another one.
-  for (const orderKey of new Set(own.map((e) => e.orderKey))) {
-    if (orderKey !== undefined) tx.del(keys.queueOrder(teamId, orderKey), keys.queueLease(teamId, orderKey));
-  }
   const dead = await deadLetters.forget(tx, teamId);
   tx.del(stream, keys.queueMarks(teamId));
   // The group's delivery records go with the stream; no other key holds the team's entries.
   await tx.exec();
-  return own.length + dead;
-}
-
-interface StreamEntryRef {
-  id: string;
-  orderKey?: string;
-}
-
-/** Every entry of a stream: its id and, when the entry has one, its order key. */
-async function rangeOf(redis: RedisClient, stream: string): Promise<StreamEntryRef[]> {
-  const found: StreamEntryRef[] = [];
-  let start = '-';
-  for (;;) {
-    const batch = await redis.xrange(stream, start, '+', 'COUNT', 1000);
-    for (const [id, flat] of batch) {
-      const entry: StreamEntryRef = { id };
-      for (let i = 0; i + 1 < flat.length; i += 2) {
-        if (flat[i] === 'orderKey') entry.orderKey = flat[i + 1]!;
-      }
-      found.push(entry);
-    }
-    if (batch.length < 1000) return found;
-    start = `(${batch[batch.length - 1]![0]}`;
-  }
-}
-
-/** Arguments of one command at most (a long MULTI stays a series of short commands). */
-function chunks<T>(items: readonly T[], size = 1000): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
+  return entries + dead;
 }

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { QUEUE_GROUPS, queueGroup, type Keys } from './keys.js';
 import { BackendEventQueue } from './queue-consumer.js';
-import type { QueueBackend, QueueReader, StartResult, StoredEntry } from './queue-backend.js';
+import type { QueueBackend, QueueReader, StoredEntry } from './queue-backend.js';
 import type {
   BacklogUsage,
   DeadLetter,
@@ -25,7 +25,6 @@ import {
   pairReply,
   type RawEntries,
   readGroupReply,
-  startReply,
   toEntry,
 } from './redis-queue-replies.js';
 import { backlogUsage, forgetTeamEntries, redisParkedWork } from './redis-queue-team.js';
@@ -33,21 +32,10 @@ import { redisDeadLetters } from './redis-dead-letters.js';
 
 interface EnqueueInput {
   teamId: string;
-  /** marks, stream, order, usage, dead */
-  keys: [string, string, string, string, string];
+  /** marks, stream, usage, dead */
+  keys: [string, string, string, string];
   /** ttlMs, teamId, orderKey, payload, enqueuedAt, mark, maxBacklog, maxBacklogBytes, markedAt */
   args: Array<string | number>;
-}
-
-interface StartInput {
-  consumer: string;
-  entry: StoredEntry;
-  leaseMs: number;
-}
-
-interface CompleteInput {
-  consumer: string;
-  entry: StoredEntry;
 }
 
 /** Streams of one queue group one read goes through at most (beyond, the window moves on with every read). */
@@ -67,8 +55,8 @@ export interface RedisQueueOptions {
 }
 
 /**
- * Redis Streams backend: a stream per team and one consumer group name on each; per-orderKey id lists,
- * leases, attempt counters and the dead-letter lists next to them under the hash tag of the team's queue group
+ * Redis Streams backend: a stream per team and one consumer group name on each; the dead-letter lists next to
+ * them under the hash tag of the team's queue group
  * (`queueGroup`): every script call touches one group's keys, and a Cluster spreads the groups over its masters.
  * A reader reads each group's streams with a command of their own and, with nothing to read, waits for a wake-up,
  * rung after every enqueue. Each consumer waits with its own connection, because XREADGROUP BLOCK holds a
@@ -108,7 +96,6 @@ class RedisQueueBackend implements QueueBackend {
       keys: [
         this.keys.queueMarks(event.teamId),
         this.keys.queueTeamStream(event.teamId),
-        this.keys.queueOrder(event.teamId, event.orderKey),
         this.keys.queueUsage(event.teamId),
         this.keys.queueDead(event.teamId),
       ],
@@ -164,38 +151,47 @@ class RedisQueueBackend implements QueueBackend {
     // The groups this reader looks into: every group after a wait that no wake-up ended (a wake-up may have been lost,
     // or gone to another reader), then only those that still have teams or were rung.
     let groups = new Set(ALL_GROUPS);
-    const reader: QueueReader = {
-      readNew: async (count, blockMs) => {
-        await this.ensureWakeups();
-        const streams = await this.streamsOf([...groups], turn++);
-        for (const [group, list] of streams) if (list.length === 0) groups.delete(group);
-        const total = [...streams.values()].reduce((n, list) => n + list.length, 0);
-        if (total > 0) {
-          // COUNT applies per stream: every team with waiting entries gets its share of this read.
-          const each = Math.max(1, Math.ceil(count / total));
-          const read = await Promise.all(
-            [...streams]
-              .filter(([, list]) => list.length > 0)
-              .map(([group, list]) => this.readStreams(connection, consumer, group, list, each)),
-          );
-          const entries = read.flat();
-          if (entries.length > 0) return entries;
-        }
-        // Nothing to read: wait for a wake-up. NOACK: it is only a signal, nothing to redeliver.
-        const reply = await this.readGroup(
-          connection,
-          consumer,
-          WAKEUPS_PER_READ,
-          [this.wakeups],
-          ['BLOCK', blockMs, 'NOACK'],
+    // Closing settles a read under way at once: a Cluster connection closed while it connects may never answer it.
+    let whenClosed = () => {};
+    const closing = new Promise<StoredEntry[]>((resolve) => (whenClosed = () => resolve([])));
+    const readNew = async (count: number, blockMs: number): Promise<StoredEntry[]> => {
+      await this.ensureWakeups();
+      const streams = await this.streamsOf([...groups], turn++);
+      for (const [group, list] of streams) if (list.length === 0) groups.delete(group);
+      const total = [...streams.values()].reduce((n, list) => n + list.length, 0);
+      if (total > 0) {
+        // COUNT applies per stream: every team with waiting entries gets its share of this read.
+        const each = Math.max(1, Math.ceil(count / total));
+        const read = await Promise.all(
+          [...streams]
+            .filter(([, list]) => list.length > 0)
+            .map(([group, list]) => this.readStreams(connection, consumer, group, list, each)),
         );
-        const wakeups = wakeupReply.parse(reply)?.[0]?.[1] ?? [];
-        if (wakeups.length === 0) groups = new Set(ALL_GROUPS);
-        for (const [, fields] of wakeups) {
-          const group = Number(fields[fields.indexOf('g') + 1]);
-          if (Number.isInteger(group) && group >= 0 && group < QUEUE_GROUPS) groups.add(group);
-        }
-        return [];
+        const entries = read.flat();
+        if (entries.length > 0) return entries;
+      }
+      // Nothing to read: wait for a wake-up. NOACK: it is only a signal, nothing to redeliver.
+      const reply = await this.readGroup(
+        connection,
+        consumer,
+        WAKEUPS_PER_READ,
+        [this.wakeups],
+        ['BLOCK', blockMs, 'NOACK'],
+      );
+      const wakeups = wakeupReply.parse(reply)?.[0]?.[1] ?? [];
+      if (wakeups.length === 0) groups = new Set(ALL_GROUPS);
+      for (const [, fields] of wakeups) {
+        const group = Number(fields[fields.indexOf('g') + 1]);
+        if (Number.isInteger(group) && group >= 0 && group < QUEUE_GROUPS) groups.add(group);
+      }
+      return [];
+    };
+    const reader: QueueReader = {
+      readNew: (count, blockMs) => {
+        if (closed) return Promise.resolve([]);
+        const read = readNew(count, blockMs);
+        read.catch(() => undefined); // settled after the close: nobody waits for it any more
+        return Promise.race([read, closing]);
       },
       readOwnPending: async () => {
         const own: StoredEntry[] = [];
@@ -216,6 +212,7 @@ class RedisQueueBackend implements QueueBackend {
       close: () => {
         if (closed) return;
         closed = true;
+        whenClosed();
         this.readers.delete(reader);
         connection.disconnect();
       },
@@ -297,116 +294,51 @@ class RedisQueueBackend implements QueueBackend {
     return claimed;
   }
 
-  async heartbeat(
-    consumer: string,
-    entries: readonly StoredEntry[],
-    running: ReadonlyArray<Pick<StoredEntry, 'teamId' | 'orderKey'>>,
-    leaseMs: number,
-  ): Promise<StoredEntry[]> {
-    // One script call per stream (with its group's leases riding along on the first), as they share a slot.
-    const byGroup = new Map<number, { streams: Map<string, Map<string, StoredEntry>>; leases: string[] }>();
-    const groupOf = (teamId: string) => {
-      const group = queueGroup(teamId);
-      let found = byGroup.get(group);
-      if (!found) byGroup.set(group, (found = { streams: new Map(), leases: [] }));
-      return found;
-    };
+  async heartbeat(consumer: string, entries: readonly StoredEntry[]): Promise<StoredEntry[]> {
+    // One script call per stream, chunked to keep single scripts short.
+    const byStream = new Map<string, Map<string, StoredEntry>>();
     for (const entry of entries) {
-      const { streams } = groupOf(entry.teamId);
       const stream = this.streamOf(entry);
-      const ids = streams.get(stream) ?? new Map<string, StoredEntry>();
+      const ids = byStream.get(stream) ?? new Map<string, StoredEntry>();
       ids.set(entry.id, entry);
-      streams.set(stream, ids);
+      byStream.set(stream, ids);
     }
-    for (const { teamId, orderKey } of running) groupOf(teamId).leases.push(this.keys.queueLease(teamId, orderKey));
     const lost: StoredEntry[] = [];
-    for (const [group, { streams, leases: groupLeases }] of byGroup) {
-      // No entries, only leases to renew: the script still takes a stream first (any key of the group will do).
-      if (streams.size === 0) streams.set(this.keys.queueTeams(group), new Map());
-      let leases = groupLeases;
-      for (const [stream, ids] of streams) {
-        const list = [...ids.keys()];
-        // Chunked to keep single scripts short.
-        for (let i = 0; i < Math.max(list.length, 1); i += 200) {
-          const keys = [stream, ...leases];
-          const reply = await this.redis.campaignQueueHeartbeat(
-            keys.length,
-            ...keys,
-            this.group,
-            consumer,
-            leaseMs,
-            ...list.slice(i, i + 200),
-          );
-          leases = [];
-          for (const id of z.array(z.string()).parse(reply)) {
-            const entry = ids.get(id);
-            if (entry) lost.push(entry);
-          }
+    for (const [stream, ids] of byStream) {
+      const list = [...ids.keys()];
+      for (let i = 0; i < list.length; i += 200) {
+        const reply = await this.redis.campaignQueueHeartbeat(
+          1,
+          stream,
+          this.group,
+          consumer,
+          ...list.slice(i, i + 200),
+        );
+        for (const id of z.array(z.string()).parse(reply)) {
+          const entry = ids.get(id);
+          if (entry) lost.push(entry);
         }
       }
     }
     return lost;
   }
 
-  async orderAfter(entry: StoredEntry, count: number): Promise<string[]> {
-    // Finished ids may still lead the list (they are dropped when the next entry starts): read a little more.
-    const ids = await this.redis.lrange(this.keys.queueOrder(entry.teamId, entry.orderKey), 0, count + 16);
-    const at = ids.indexOf(entry.id);
-    return at < 0 ? [] : ids.slice(at + 1, at + 1 + count);
-  }
-
-  async tryStart(consumer: string, entry: StoredEntry, leaseMs: number): Promise<StartResult> {
-    return (await this.startBatch([{ consumer, entry, leaseMs }]))[0]!;
-  }
-
-  /** One TRY_START call (the script takes several entries of one queue group; this process sends one). */
-  private async startBatch(batch: StartInput[]): Promise<StartResult[]> {
-    const keys: string[] = [];
-    const args: Array<string | number> = [];
-    for (const { consumer, entry, leaseMs } of batch) {
-      keys.push(
-        this.streamOf(entry),
-        this.keys.queueOrder(entry.teamId, entry.orderKey),
-        this.keys.queueLease(entry.teamId, entry.orderKey),
-        this.keys.queueAttempts(queueGroup(entry.teamId)),
-      );
-      args.push(consumer, entry.id, leaseMs);
-    }
-    const streams = [...new Set(batch.map(({ entry }) => this.streamOf(entry)))];
-    const reply = await this.withGroups(streams, () =>
-      this.redis.campaignQueueTryStart(keys.length, ...keys, this.group, ...args),
-    );
-    return z
-      .array(startReply)
-      .length(batch.length)
-      .parse(reply)
-      .map((r) => (r[0] === 'started' ? { status: 'started', failedAttempts: r[1] } : { status: r[0] }));
-  }
-
-  async release(consumer: string, entry: StoredEntry): Promise<void> {
-    await this.redis.campaignQueueRelease(this.keys.queueLease(entry.teamId, entry.orderKey), consumer);
-  }
-
-  async complete(consumer: string, entry: StoredEntry): Promise<void> {
-    await this.completeBatch([{ consumer, entry }]);
-  }
-
-  /** One COMPLETE call (the script takes several entries of one queue group; this process sends one). */
-  private async completeBatch(batch: CompleteInput[]): Promise<true[]> {
-    const keys = batch.flatMap(({ entry }) => this.finishKeys(entry));
-    const args = batch.flatMap(({ consumer, entry }) => this.finishArgs(consumer, entry).slice(1));
-    await this.redis.campaignQueueComplete(keys.length, ...keys, this.group, ...args);
-    return batch.map(() => true);
-  }
-
-  async fail(consumer: string, entry: StoredEntry): Promise<number> {
-    return this.redis.campaignQueueFail(
+  async complete(_consumer: string, entry: StoredEntry): Promise<void> {
+    const group = queueGroup(entry.teamId);
+    await this.redis.campaignQueueComplete(
       this.streamOf(entry),
-      this.keys.queueLease(entry.teamId, entry.orderKey),
-      this.keys.queueAttempts(queueGroup(entry.teamId)),
-      consumer,
+      this.keys.queueTeams(group),
+      this.keys.queueUsage(entry.teamId),
+      this.group,
       entry.id,
+      entry.teamId,
     );
+  }
+
+  /** Finished entries leave the stream (COMPLETE): its first entry is the oldest not finished. */
+  async firstUnfinished(teamId: string): Promise<string | undefined> {
+    const [first] = await this.redis.xrange(this.keys.queueTeamStream(teamId), '-', '+', 'COUNT', 1);
+    return first?.[0];
   }
 
   bury(letter: DeadLetter): Promise<boolean> {
@@ -447,24 +379,6 @@ class RedisQueueBackend implements QueueBackend {
 
   private streamOf(entry: StoredEntry): string {
     return entry.source ?? this.keys.queueTeamStream(entry.teamId);
-  }
-
-  private finishKeys(
-    entry: StoredEntry,
-  ): [stream: string, order: string, lease: string, attempts: string, teams: string, usage: string] {
-    const group = queueGroup(entry.teamId);
-    return [
-      this.streamOf(entry),
-      this.keys.queueOrder(entry.teamId, entry.orderKey),
-      this.keys.queueLease(entry.teamId, entry.orderKey),
-      this.keys.queueAttempts(group),
-      this.keys.queueTeams(group),
-      this.keys.queueUsage(entry.teamId),
-    ];
-  }
-
-  private finishArgs(consumer: string, entry: StoredEntry): string[] {
-    return [this.group, consumer, entry.id, entry.teamId];
   }
 
   /**

@@ -34,7 +34,7 @@ end
 
 /**
  * Enqueues a batch of events of one queue group, each as if alone and in order (a later copy of an earlier event
- * in the same batch is its duplicate). KEYS: the group's teams, then per event: marks, stream, order, usage, dead.
+ * in the same batch is its duplicate). KEYS: the group's teams, then per event: marks, stream, usage, dead.
  * ARGV: group, then per event: ttlMs, teamId, orderKey, payload, enqueuedAt, mark, maxBacklog, maxBacklogBytes (0:
  * none), markedAt (the store's clock).
  * → per event: id | 'duplicate' | 'full' | 'full_bytes' | 'error: <Redis error>'
@@ -51,7 +51,7 @@ end
  * (hand-deleted entries cannot block a team for good, an expired list frees its bytes).
  */
 const ENQUEUE = `${MARKS_LUA}
-local function enqueue(marks, stream, order, usage, dead, a)
+local function enqueue(marks, stream, usage, dead, a)
   local ttl, mark, markedAt = tonumber(ARGV[a + 1]), ARGV[a + 6], tonumber(ARGV[a + 9])
   local seen = redis.call('ZSCORE', marks, mark)
   if seen then
@@ -94,67 +94,25 @@ local function enqueue(marks, stream, order, usage, dead, a)
   redis.call('HSET', usage, 'bytes', bytes + size)
   redis.call('ZADD', marks, markedAt, mark)
   redis.call('PEXPIRE', marks, ttl)
-  redis.call('RPUSH', order, id)
   redis.call('SADD', KEYS[1], team)
   return id
 end
 local results = {}
-for i = 0, (#KEYS - 1) / 5 - 1 do
+for i = 0, (#KEYS - 1) / 4 - 1 do
   -- An event Redis refuses (a key of the wrong type…) fails alone; the others of the batch go on.
-  local k = 2 + i * 5
-  local ok, result = pcall(enqueue, KEYS[k], KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], 1 + i * 9)
+  local k = 2 + i * 4
+  local ok, result = pcall(enqueue, KEYS[k], KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], 1 + i * 9)
   if not ok then result = 'error: ' .. tostring(type(result) == 'table' and result.err or result) end
   results[#results + 1] = result
 end
 return results
 `;
 
-/**
- * Tries to start a batch of entries, each on its own. KEYS per entry: stream, order, lease, attempts. ARGV:
- * group, then per entry: consumer, id, leaseMs. → per entry: {'started', n} | {'wait'} | {'gone'}
- *
- * A stream that no longer exists is that of a workspace forgotten meanwhile (uninstalled): its entries are
- * gone, and nothing here writes a key of it again (here, in HEARTBEAT and in FAIL).
- */
-const TRY_START = `
-local group = ARGV[1]
-local function start(stream, order, lease, attempts, consumer, id, leaseMs)
-  if redis.call('EXISTS', stream) == 0 then return {'gone'} end
-  local p = redis.call('XPENDING', stream, group, id, id, 1)
-  if #p == 0 or p[1][2] ~= consumer then return {'gone'} end
-  if #redis.call('XRANGE', stream, id, id) == 0 then
-    redis.call('XACK', stream, group, id)
-    redis.call('LREM', order, 1, id)
-    return {'gone'}
-  end
-  local function exists(e)
-    return #redis.call('XRANGE', stream, e, e) > 0
-  end
-  local head = redis.call('LINDEX', order, 0)
-  -- Self-healing: a head whose entry no longer exists would block its key forever.
-  while head and head ~= id and not exists(head) do
-    redis.call('LPOP', order)
-    head = redis.call('LINDEX', order, 0)
-  end
-  if head and head ~= id then return {'wait'} end
-  local owner = redis.call('GET', lease)
-  if owner and owner ~= consumer then return {'wait'} end
-  redis.call('SET', lease, consumer, 'PX', leaseMs)
-  return {'started', tonumber(redis.call('HGET', attempts, id) or '0')}
-end
-local results = {}
-for i = 0, #KEYS / 4 - 1 do
-  local k, a = i * 4, 1 + i * 3
-  results[#results + 1] = start(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3])
-end
-return results
-`;
-
-/** KEYS: stream, lease…. ARGV: group, consumer, leaseMs, id…. → ids no longer pending for this consumer */
+/** KEYS: stream. ARGV: group, consumer, id…. → ids no longer pending for this consumer */
 const HEARTBEAT = `
 local lost = {}
 local exists = redis.call('EXISTS', KEYS[1]) == 1
-for i = 4, #ARGV do
+for i = 3, #ARGV do
   local id = ARGV[i]
   local p = exists and redis.call('XPENDING', KEYS[1], ARGV[1], id, id, 1) or {}
   if #p == 0 or p[1][2] ~= ARGV[2] then
@@ -164,16 +122,7 @@ for i = 4, #ARGV do
     redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, id, 'JUSTID')
   end
 end
-for i = 2, #KEYS do
-  if redis.call('GET', KEYS[i]) == ARGV[2] then redis.call('PEXPIRE', KEYS[i], ARGV[3]) end
-end
 return lost
-`;
-
-/** KEYS: lease. ARGV: consumer. */
-const RELEASE = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
-return 1
 `;
 
 /** Finishes one entry, its payload's bytes leaving the team's count. */
@@ -186,13 +135,10 @@ local function payloadBytes(entry)
   end
   return 0
 end
-local function finish(stream, order, lease, attempts, teams, usage, group, consumer, id, team)
+local function finish(stream, teams, usage, group, id, team)
   redis.call('XACK', stream, group, id)
   local size = payloadBytes(redis.call('XRANGE', stream, id, id)[1])
   local deleted = redis.call('XDEL', stream, id)
-  redis.call('LREM', order, 1, id)
-  redis.call('HDEL', attempts, id)
-  if redis.call('GET', lease) == consumer then redis.call('DEL', lease) end
   if redis.call('XLEN', stream) == 0 then
     -- A drained team leaves the readers' list; its next enqueue puts it back (and sends a wake-up).
     redis.call('SREM', teams, team)
@@ -203,16 +149,10 @@ local function finish(stream, order, lease, attempts, teams, usage, group, consu
 end
 `;
 
-/**
- * Finishes a batch of entries. KEYS per entry: stream, order, lease, attempts, teams, usage. ARGV: group, then
- * per entry: consumer, id, team. → the number finished
- */
+/** Finishes an entry. KEYS: stream, teams, usage. ARGV: group, id, team. */
 const COMPLETE = `${FINISH_LUA}
-for i = 0, #KEYS / 6 - 1 do
-  local k, a = i * 6, 1 + i * 3
-  finish(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], KEYS[k + 5], KEYS[k + 6], ARGV[1], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3])
-end
-return #KEYS / 6
+finish(KEYS[1], KEYS[2], KEYS[3], ARGV[1], ARGV[2], ARGV[3])
+return 1
 `;
 
 /**
@@ -264,16 +204,6 @@ if ARGV[7] == '1' then redis.call('HINCRBY', KEYS[2], ARGV[3], 1) end
 return 1
 `;
 
-/**
- * Counts a failed try and gives the lease up. KEYS: stream, lease, attempts. ARGV: consumer, id. → the tries failed
- * so far; 0 when the stream is gone (its workspace was forgotten).
- */
-const FAIL = `
-if redis.call('GET', KEYS[2]) == ARGV[1] then redis.call('DEL', KEYS[2]) end
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-return redis.call('HINCRBY', KEYS[3], ARGV[2], 1)
-`;
-
 /** Takes one dead letter out (to retry it), its bytes with it. KEYS: dead, usage. ARGV: the letter as stored. → 1 taken, 0 gone */
 const TAKE_DEAD = `
 if redis.call('LREM', KEYS[1], 1, ARGV[1]) == 0 then return 0 end
@@ -282,29 +212,21 @@ return 1
 `;
 
 /**
- * Parks one item. KEYS: parked, usage, order, tallies. ARGV: id, json, score, order member (the id, sortable), the
- * tally it counts under ('' for none), the tallies' lifetime in ms. → 1 when parked now, 0 when it was already (its
- * place in the order and its tally kept too).
+ * Parks one item. KEYS: parked, usage, order. ARGV: id, json, score, order member (the id, sortable). → 1 when
+ * parked now, 0 when it was already (its place in the order kept too).
  */
 const PARK = `
 if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
 redis.call('ZADD', KEYS[3], ARGV[3], ARGV[4])
 redis.call('HINCRBY', KEYS[2], 'parked', 1)
 redis.call('HINCRBY', KEYS[2], 'parkedBytes', string.len(ARGV[2]))
-if ARGV[5] ~= '' then
-  redis.call('HINCRBY', KEYS[4], ARGV[5], 1)
-  redis.call('PEXPIRE', KEYS[4], ARGV[6])
-end
 return 1
 `;
 
-/**
- * Removes parked items. KEYS: parked, usage, order, tallies. ARGV: the tally they were parked under ('' for none),
- * then the ids, then their order members. → how many were there
- */
+/** Removes parked items. KEYS: parked, usage, order. ARGV: the ids, then their order members. → how many were there */
 const UNPARK = `
-local n, bytes, half = 0, 0, (#ARGV - 1) / 2
-for i = 2, half + 1 do
+local n, bytes, half = 0, 0, #ARGV / 2
+for i = 1, half do
   local json = redis.call('HGET', KEYS[1], ARGV[i])
   if json then
     redis.call('HDEL', KEYS[1], ARGV[i])
@@ -316,7 +238,6 @@ if n > 0 then
   local left = redis.call('HINCRBY', KEYS[2], 'parked', -n)
   redis.call('HINCRBY', KEYS[2], 'parkedBytes', -bytes)
   if left <= 0 then redis.call('HDEL', KEYS[2], 'parked', 'parkedBytes') end
-  if ARGV[1] ~= '' and redis.call('HINCRBY', KEYS[4], ARGV[1], -n) <= 0 then redis.call('HDEL', KEYS[4], ARGV[1]) end
 end
 return n
 `;
@@ -402,22 +323,17 @@ declare module 'ioredis' {
   interface RedisCommander<Context> {
     /** See ENQUEUE: the number of keys first. */
     campaignQueueEnqueue(numKeys: number, ...keysThenArgs: Arg[]): Result<unknown, Context>;
-    /** See TRY_START: the number of keys first. */
-    campaignQueueTryStart(numKeys: number, ...keysThenArgs: Arg[]): Result<unknown, Context>;
     /** See HEARTBEAT: the number of keys first. */
     campaignQueueHeartbeat(numKeys: number, ...keysThenArgs: Arg[]): Result<unknown, Context>;
-    /** See RELEASE. */
-    campaignQueueRelease(lease: string, consumer: string): Result<unknown, Context>;
-    /** See COMPLETE: the number of keys first. */
-    campaignQueueComplete(numKeys: number, ...keysThenArgs: Arg[]): Result<unknown, Context>;
-    /** See FAIL. */
-    campaignQueueFail(
+    /** See COMPLETE. */
+    campaignQueueComplete(
       stream: string,
-      lease: string,
-      attempts: string,
-      consumer: string,
+      teams: string,
+      usage: string,
+      group: string,
       id: string,
-    ): Result<number, Context>;
+      team: string,
+    ): Result<unknown, Context>;
     /** See BURY. */
     campaignQueueBury(
       dead: string,
@@ -434,21 +350,16 @@ declare module 'ioredis' {
       parked: string,
       usage: string,
       order: string,
-      tallies: string,
       id: string,
       json: string,
       score: number,
       member: string,
-      tally: string,
-      talliesTtlMs: number,
     ): Result<number, Context>;
-    /** See UNPARK: the tally, the ids, then their order members. */
+    /** See UNPARK: the ids, then their order members. */
     campaignQueueUnpark(
       parked: string,
       usage: string,
       order: string,
-      tallies: string,
-      tally: string,
       ...idsThenMembers: string[]
     ): Result<number, Context>;
     /** See USAGE. */
@@ -479,15 +390,12 @@ declare module 'ioredis' {
 
 const SCRIPTS: Record<string, { lua: string; numberOfKeys?: number }> = {
   campaignQueueEnqueue: { lua: ENQUEUE },
-  campaignQueueTryStart: { lua: TRY_START },
   campaignQueueHeartbeat: { lua: HEARTBEAT },
-  campaignQueueRelease: { lua: RELEASE, numberOfKeys: 1 },
-  campaignQueueComplete: { lua: COMPLETE },
-  campaignQueueFail: { lua: FAIL, numberOfKeys: 3 },
+  campaignQueueComplete: { lua: COMPLETE, numberOfKeys: 3 },
   campaignQueueBury: { lua: BURY, numberOfKeys: 5 },
   campaignQueueTakeDead: { lua: TAKE_DEAD, numberOfKeys: 2 },
-  campaignQueuePark: { lua: PARK, numberOfKeys: 4 },
-  campaignQueueUnpark: { lua: UNPARK, numberOfKeys: 4 },
+  campaignQueuePark: { lua: PARK, numberOfKeys: 3 },
+  campaignQueueUnpark: { lua: UNPARK, numberOfKeys: 3 },
   campaignQueueUsage: { lua: USAGE, numberOfKeys: 4 },
   campaignQueueDepth: { lua: DEPTH },
   campaignSetIfEqual: { lua: SET_IF_EQUAL, numberOfKeys: 1 },

@@ -44,7 +44,7 @@ beforeAll(async () => {
         keyPrefix: `${redis.prefix}rotation:`,
         env: shared,
         fakes: { slack, platform },
-        bot: { events: { worker: { blockMs: 100, claimIdleMs: 600, pollMs: 20, retryDelayMs: () => 20 } } },
+        bot: { events: { worker: { blockMs: 100, claimIdleMs: 600, retryDelayMs: () => 20 } } },
       }),
     );
   }

@@ -263,6 +263,16 @@ describe.each(['memory', 'redis', 'cluster'] as const)('uninstalling (%s store)'
         (await store.outbox.size({ teamId: w.team, channelId: w.goneChannel })) === 1,
     );
     await queueIdle(store.queue);
+    // The queue hands events on: what they post goes out from the channels' outboxes, done when none but the
+    // paused channel has work waiting or a replica posting there.
+    await h.slack.waitFor(async () => {
+      const others = (at: { teamId: string; channelId: string }) =>
+        at.teamId === w.team && at.channelId !== w.goneChannel;
+      const posting = (await store.kv.keysWithPrefix(store.keys.outboxLease(w.team, ''))).filter(
+        (key) => !key.endsWith(w.goneChannel),
+      );
+      return (await store.outbox.channels()).filter(others).length === 0 && posting.length === 0;
+    });
     await h.slack.waitFor(
       () => h.logs().includes(w.texts.replied) || h.slack.thread(w.channel, card.ts).length >= 4 || undefined,
     );

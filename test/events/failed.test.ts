@@ -106,8 +106,10 @@ describe.each(['memory', 'redis'] as const)('/campaign failed (%s)', (mode) => {
     // Shown where it can be at once; kept for the channel that refused it (paused), not a dead letter.
     await h.slack.waitFor(() => cardsIn(ok)[0], 5_000);
     const waiting = () => h.bot.deps.store.outbox.size({ teamId: TEAM_ID, channelId: gone });
-    await waitFor(async () => (await waiting()) === 1, 'the message waiting for the paused channel');
-    expect((await h.bot.deps.store.channelPauses.get(TEAM_ID, gone))?.reason).toBe('not_in_channel');
+    const pause = () => h.bot.deps.store.channelPauses.get(TEAM_ID, gone);
+    await waitFor(async () => (await pause()) !== undefined, 'the channel paused');
+    expect((await pause())?.reason).toBe('not_in_channel');
+    expect(await waiting()).toBe(1);
     // The event itself is finished (its completion may land just after the park).
     await waitFor(async () => (await h.bot.deps.store.queue.depth()).total === 0, 'the event to be finished');
     expect(await deadLetters()).toEqual([]);

@@ -184,34 +184,6 @@ describe.each(['memory', 'redis'] as const)('outcome alerts (%s)', (backend) => 
     ]);
   });
 
-  it('counts a call once though its event runs again (its channel was full)', async () => {
-    const clock = { now: at('2024-03-08T12:00:00Z') };
-    // One call may wait for a channel: the next ones are tried again until it is posted.
-    const h = await start(backend, clock, {
-      calls: { maxWaitingPerChannel: 1 },
-      unlimitedSlackBecause: 'a retried event, not pace: the 429s injected below are what hold the channel',
-    });
-    await run(h, 'subscribe camp-1 call_completed', { channelId: 'C0CARDS001' });
-    await run(h, 'alert camp-1 status:failed above:50', { channelId: ALERTS });
-    // Slack refuses every post until the channel has been full: the first call waits for it, and the next calls'
-    // events, finding it full, are told to run again.
-    h.slack.rateLimit({ method: 'chat.postMessage', times: Number.MAX_SAFE_INTEGER, retryAfterSec: 1 });
-    const url = `${h.url}/hooks/${await h.bot.deps.store.workspaces.getHookToken(TEAM_ID)}`;
-    const [first, ...next] = [call('failed'), call('failed'), call('completed')].map((c) => [
-      { ...c, callTranscript: '' },
-    ]);
-    expect((await deliver(url, first!)).status).toBe(200);
-    const channel = { teamId: TEAM_ID, channelId: 'C0CARDS001' };
-    await waitFor(async () => (await h.bot.deps.store.outbox.size(channel)) === 1, 'the first call to wait');
-    for (const body of next) expect((await deliver(url, body)).status).toBe(200);
-    await waitFor(() => h.logs().includes('queue: handler asked to retry later'), 'an event told to run again', 30_000);
-    h.slack.clearFaults();
-    await queueDrained(h);
-    const alert = (await h.bot.deps.store.outcomeAlerts.list(TEAM_ID))[0]!;
-    expect(await h.bot.deps.store.outcomeAlerts.window(TEAM_ID, alert, clock.now)).toEqual({ calls: 3, matched: 2 });
-    expect(posts(h, 'C0CARDS001').filter((m) => m.text.startsWith('Call completed'))).toHaveLength(3);
-  }, 60_000);
-
   it('`off` ends the open incident in its thread; the platform hook stays while a route or an alert needs it', async () => {
     const clock = { now: at('2024-03-08T12:00:00Z') };
     const h = await start(backend, clock);

@@ -189,7 +189,10 @@ describe.each(['memory', 'redis'] as const)('Slack answers more than 429 (%s sto
     await conv.customer('Are you there?');
     await conv.waitThread(2);
     expect(cardsOf(channel, ids)).toEqual([0]);
-    expect(await h.bot.deps.store.outbox.size({ teamId: TEAM_ID, channelId: channel })).toBe(1);
+    // The reply left the channel's outbox; the call still waits there.
+    await h.slack.waitFor(
+      async () => (await h.bot.deps.store.outbox.size({ teamId: TEAM_ID, channelId: channel })) === 1,
+    );
     // The channel takes top-level posts again: the call is shown, once.
     h.slack.unrestrictChannel(channel);
     noEventCame();

@@ -10,7 +10,7 @@ import { waitFor, waitForValue } from '../support/wait.js';
 export const PUBLIC_URL = 'https://bot.example.com';
 
 /** Worker timings for tests: quick retries, quick takeover of a silent consumer's entries. */
-export const FAST_WORKER = { blockMs: 100, claimIdleMs: 600, pollMs: 20, retryDelayMs: () => 20 };
+export const FAST_WORKER = { blockMs: 100, claimIdleMs: 600, retryDelayMs: () => 20 };
 
 /**
  * Call outbox for tests: channels looked at often; calls roll up only after a minute, so a test about routing

@@ -30,13 +30,10 @@ describe('keys', () => {
       for (const key of [
         keys.queueTeamStream(team),
         keys.queueMarks(team),
-        keys.queueOrder(team, '{o}'),
-        keys.queueLease(team, '{o}'),
         keys.queueUsage(team),
         keys.queueDead(team),
         keys.queueParked(team, 'C{1}'),
         keys.queueTeams(queueGroup(team)),
-        keys.queueAttempts(queueGroup(team)),
         keys.queueDeadCounts(queueGroup(team)),
       ]) {
         expect(firstTag(key)).toBe(tag);
@@ -97,7 +94,6 @@ describe('keys', () => {
         keys.unroutedCounted(team),
         keys.unroutedRecent(team),
         keys.outboxLease(team, 'C1'),
-        keys.queueParkedTallies(team, 'C1'),
         keys.callRollup(team, 'C1'),
         keys.channelPauses(team),
         keys.channelSubscribers(team),
@@ -126,10 +122,7 @@ describe('keys', () => {
       rateBudget: 'a workspace’s Slack budgets; each expires within seconds',
       rateHold: 'a workspace’s message-limit hold; expires an hour after it ends',
       tokenRefresh: 'keyed by installation (a workspace or an org); a 30 s lease while one replica refreshes its token',
-      queueOrder: 'order keys name their workspace; EventQueue.forgetTeam deletes them with its entries',
-      queueLease: 'as queueOrder',
       queueTeams: 'one set per queue group (a number, not a team id); EventQueue.forgetTeam removes the workspace',
-      queueAttempts: 'one hash per queue group; EventQueue.forgetTeam removes its entries’ fields',
       queueDeadCounts: 'one hash per queue group; EventQueue.forgetTeam removes the workspace’s field',
       kindPrefix: 'not a key',
     };

@@ -19,7 +19,7 @@ const cluster = await requireCluster();
 const backends = storeBackends(redis, cluster);
 
 /** Fast settings for tests. */
-const fast = { blockMs: 50, claimIdleMs: 200, pollMs: 20, retryDelayMs: () => 20 } as const;
+const fast = { blockMs: 50, claimIdleMs: 200, retryDelayMs: () => 20 } as const;
 
 const event = (orderKey: string, payload: unknown, teamId = 'T1') => ({ teamId, orderKey, payload });
 
@@ -40,7 +40,7 @@ describe('redis queue specifics', () => {
     expect(await store.queue.depth()).toEqual({ total: 0, pending: 0, lag: 0 });
   });
 
-  it('keeps a workspace’s dedup marks, stream and order lists with its queue group’s keys in one hash slot', () => {
+  it('keeps a workspace’s dedup marks, stream and parked work with its queue group’s keys in one hash slot', () => {
     const { keys } = backends[1]!.create();
     const tag = (key: string) => /\{([^}]+)\}/.exec(key)?.[1];
     const slots = new Set<number>();
@@ -50,9 +50,6 @@ describe('redis queue specifics', () => {
         keys.queueTeamStream(team),
         keys.queueTeams(group),
         keys.queueMarks(team),
-        keys.queueOrder(team, `${team}:{weird}:conv`),
-        keys.queueLease(team, `${team}:conv`),
-        keys.queueAttempts(group),
         keys.queueDead(team),
         keys.queueDeadCounts(group),
         keys.queueUsage(team),
@@ -201,8 +198,6 @@ describe('redis queue specifics', () => {
     await consumer.stop();
     expect(await redis.redis.xlen(store.keys.queueTeamStream('T1'))).toBe(0);
     expect(await redis.redis.exists(store.keys.queueTeams(queueGroup('T1')))).toBe(0);
-    expect(await redis.redis.exists(store.keys.queueOrder('T1', 'o'))).toBe(0);
-    expect(await redis.redis.exists(store.keys.queueAttempts(queueGroup('T1')))).toBe(0);
     // Nothing counted is left: the workspace's usage key goes with its last entry.
     expect(await redis.redis.exists(store.keys.queueUsage('T1'))).toBe(0);
   });

@@ -26,6 +26,7 @@ import { campaignPhrase } from '../events/subscription-text.js';
 import { namesOf } from '../events/mentions.js';
 import { ALL_CAMPAIGNS, type OutcomeAlert } from '../store/index.js';
 import { escapeMrkdwn, message, section, slackDate } from '../slack/blocks.js';
+import { deleteMessage } from '../slack/post.js';
 import { postReport } from '../digests/index.js';
 import { ALERT_USAGE, parseAlertTerms, type AlertTerms } from './alert-terms.js';
 import { notInChannel, setUpBy } from './report-text.js';
@@ -116,7 +117,7 @@ async function setAlert(ctx: CommandContext, terms: AlertTerms): Promise<void> {
     } catch (err) {
       // Nothing is set after all (no alert was replaced: one would have had the hook): nor may the notice say so.
       await deps.store.outcomeAlerts.remove(teamId, next);
-      await ctx.client.chat.delete({ channel: channelId, ts: notice.ts }).catch((e: unknown) => {
+      await deleteMessage(ctx.client, { channel: channelId, ts: notice.ts }).catch((e: unknown) => {
         ctx.logger.warn({ err: e }, 'could not remove the alert notice');
       });
       throw err;

@@ -16,7 +16,7 @@
  */
 import type { WebClient } from '@slack/web-api';
 import { ensureHookToken, hookUrlFor, SUBSCRIBABLE_TRIGGERS, type SubscribableTrigger } from '../events/index.js';
-import { slackErrorCode } from '../slack/post.js';
+import { deleteMessage, postMessage, slackErrorCode, updateMessage } from '../slack/post.js';
 import { isChannelRefusal } from '../delivery/slack-errors.js';
 import { routeList } from '../events/subscription-text.js';
 import { filtersForEvent, hasCallOnlyFilters, isFilterWord, parseFilters, sameFilters } from '../events/filters.js';
@@ -251,8 +251,7 @@ async function announce(
   text: string,
 ): Promise<{ channel: string; ts: string } | 'refused'> {
   try {
-    const res = await client.chat.postMessage({ channel, text, unfurl_links: false });
-    return { channel: res.channel ?? channel, ts: res.ts ?? '' };
+    return { channel, ts: await postMessage(client, { channel }, { text }) };
   } catch (err) {
     if (isChannelRefusal(slackErrorCode(err))) return 'refused';
     throw err;
@@ -267,8 +266,8 @@ async function correctNotice(
 ): Promise<void> {
   if (!notice.ts) return;
   try {
-    if (text) await ctx.client.chat.update({ channel: notice.channel, ts: notice.ts, text });
-    else await ctx.client.chat.delete({ channel: notice.channel, ts: notice.ts });
+    if (text) await updateMessage(ctx.client, notice, { text });
+    else await deleteMessage(ctx.client, notice);
   } catch (err) {
     ctx.logger.warn({ err }, 'could not correct the subscription notice');
   }

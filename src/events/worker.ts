@@ -73,16 +73,16 @@ export interface QueuedEvent<T extends TriggerName = TriggerName> {
   toEachRoute(post: (slack: WebClient, channel: string) => Promise<void>): Promise<EventOutcome>;
   /**
    * Events of the same conversation waiting right behind this one in the channel with the same trigger, oldest
-   * first: what a handler may carry in its own post (see `absorb`).
+   * first: what a handler may carry in its own post (see `carry`).
    */
   waitingBehind(): { entryId: string; event: EventOf<T> }[];
   /**
    * This entry does the work of these waiting entries: recorded for each (a later run of one does nothing,
-   * see `absorbedBy`), and they leave the channel's lane with it.
+   * see `carriedBy`), and they leave the channel's lane with it.
    */
-  absorb(entryIds: readonly string[]): Promise<void>;
-  /** The entry that took over this one's work (`absorb`), if one did. */
-  absorbedBy(): Promise<string | undefined>;
+  carry(entryIds: readonly string[]): Promise<void>;
+  /** The entry that took over this one's work (`carry`), if one did. */
+  carriedBy(): Promise<string | undefined>;
 }
 
 /**
@@ -269,11 +269,11 @@ export class EventWorker implements ParkedRunner {
     alsoDone: string[],
     onlyChannel?: string,
   ): QueuedEvent {
-    const absorbedStep = (entryId: string): StepRef => ({
+    const carriedStep = (entryId: string): StepRef => ({
       teamId: entry.teamId,
       entryId,
       channel: '*',
-      step: 'absorbed',
+      step: 'absorbed', // the stored step's name, kept
     });
     const queued: QueuedEvent = {
       entry,
@@ -325,13 +325,13 @@ export class EventWorker implements ParkedRunner {
         return 'posted';
       },
       waitingBehind: () => this.waitingBehind(entry, event.trigger),
-      absorb: async (entryIds) => {
+      carry: async (entryIds) => {
         for (const id of entryIds) {
-          await this.steps.once(absorbedStep(id), () => Promise.resolve(stepsOf));
+          await this.steps.once(carriedStep(id), () => Promise.resolve(stepsOf));
           alsoDone.push(id);
         }
       },
-      absorbedBy: async () => (await this.steps.read(absorbedStep(entry.id))) ?? undefined,
+      carriedBy: async () => (await this.steps.read(carriedStep(entry.id))) ?? undefined,
     };
     return queued;
   }

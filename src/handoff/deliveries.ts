@@ -23,7 +23,7 @@ const mergedSchema = z.array(z.object({ entryId: z.string(), data: z.unknown() }
 
 export function registerChatHandlers(events: Pick<Events, 'on'>, waiting: Waiting, audiences: ChannelAudiences): void {
   events.on('message_received', async (d) => {
-    const into = await d.absorbedBy();
+    const into = await d.carriedBy();
     if (into !== undefined) {
       d.log.info({ into }, 'customer message was posted together with the one before it: nothing left to do');
       return 'skipped';
@@ -156,7 +156,7 @@ async function reopenOnce(d: QueuedEvent, slack: WebClient, channel: string, thr
 /**
  * The customer messages this post carries: this one, and those of the same conversation that waited right
  * behind it (Slack's pace kept it waiting). The set only grows until the first channel has the post, and is
- * recorded with the messages themselves, so a retry anywhere posts the same lines and the absorbed entries
+ * recorded with the messages themselves, so a retry anywhere posts the same lines and the carried entries
  * post nothing.
  */
 async function customerLines(d: QueuedEvent<'message_received'>): Promise<MessageReceived[]> {
@@ -176,7 +176,7 @@ async function customerLines(d: QueuedEvent<'message_received'>): Promise<Messag
     merged = [...recorded, ...more].slice(0, MAX_LINES_PER_POST - 1);
     if (merged.length > recorded.length) await d.steps.record(recordRef, JSON.stringify(merged));
   }
-  await d.absorb(merged.map((m) => m.entryId));
+  await d.carry(merged.map((m) => m.entryId));
   return [d.event.data, ...merged.map((m) => m.data as MessageReceived)];
 }
 

@@ -32,21 +32,25 @@ export interface PostMetadata {
   event_payload: Record<string, string>;
 }
 
+/** A message's text, with its blocks (a plain notice has none). */
+type Content = Pick<MessagePayload, 'text'> & Partial<Pick<MessagePayload, 'blocks'>>;
+
 /**
  * chat.postMessage (in a thread when `threadTs` is given); resolves with the message ts. Background posts go
- * through `IdempotentPosts` (src/delivery/idempotent-posts.ts), which adds their idempotency key as `metadata`.
+ * through `IdempotentPosts` (src/delivery/idempotent-posts.ts), which adds their idempotency key as `metadata`;
+ * a person's command may post its notice straight.
  */
 export async function postMessage(
   slack: WebClient,
   to: { channel: string; threadTs?: string | undefined },
-  payload: MessagePayload,
+  payload: Content,
   metadata?: PostMetadata,
 ): Promise<string> {
   const res = await slack.chat.postMessage({
     channel: to.channel,
     ...(to.threadTs ? { thread_ts: to.threadTs } : {}),
     text: payload.text,
-    blocks: payload.blocks,
+    ...(payload.blocks ? { blocks: payload.blocks } : {}),
     // Platform text may contain URLs: never unfurl them into the channel.
     unfurl_links: false,
     unfurl_media: false,
@@ -60,7 +64,17 @@ export async function postMessage(
 export async function updateMessage(
   slack: WebClient,
   at: { channel: string; ts: string },
-  payload: MessagePayload,
+  payload: Content,
 ): Promise<void> {
-  await slack.chat.update({ channel: at.channel, ts: at.ts, text: payload.text, blocks: payload.blocks });
+  await slack.chat.update({
+    channel: at.channel,
+    ts: at.ts,
+    text: payload.text,
+    ...(payload.blocks ? { blocks: payload.blocks } : {}),
+  });
+}
+
+/** chat.delete of a message the app posted (https://docs.slack.dev/reference/methods/chat.delete). */
+export async function deleteMessage(slack: WebClient, at: { channel: string; ts: string }): Promise<void> {
+  await slack.chat.delete({ channel: at.channel, ts: at.ts });
 }

@@ -1,7 +1,7 @@
 /**
  * What waits for a channel's turn at Slack (see src/delivery/scheduler.ts, which posts it at Slack's
- * pace). Per (workspace, channel): queue entry id → the work as JSON, parked with the event queue
- * (`EventQueue.parked`), so it counts toward the workspace's backlog caps (events and bytes) until posted or
+ * pace). Per (workspace, channel): queue entry id → the work as JSON, kept with the event queue
+ * (`EventQueue.outboxes`), so it counts toward the workspace's backlog caps (events and bytes) until posted or
  * given up — adding the same entry twice (a retried queue entry) keeps one copy. Each item has a lane: the
  * head of a channel is its most urgent lane's oldest item, read without reading the rest.
  *
@@ -11,7 +11,7 @@
  */
 import type { Keys } from './keys.js';
 import type { KeyValueStore } from './kv.js';
-import type { ParkedWork } from './queue.js';
+import type { OutboxItems } from './queue.js';
 import { segment, unsegment } from './keys.js';
 
 /**
@@ -41,7 +41,7 @@ export class ChannelOutboxRepo {
   constructor(
     private readonly kv: KeyValueStore,
     private readonly keys: Keys,
-    private readonly parked: ParkedWork,
+    private readonly items: OutboxItems,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -50,29 +50,29 @@ export class ChannelOutboxRepo {
    * time (it waits for Slack, or a replica is posting there and takes the new work in its turn).
    */
   async add(to: ChannelRef, lane: Lane, work: WaitingWork): Promise<void> {
-    await this.parked.put(to.teamId, to.channelId, work.id, work.json, LANES.indexOf(lane));
+    await this.items.put(to.teamId, to.channelId, work.id, work.json, LANES.indexOf(lane));
     await this.dueAt(to, this.now(), { unlessDue: true });
   }
 
   /** How much waits for the channel (every lane). */
   size(at: ChannelRef): Promise<number> {
-    return this.parked.count(at.teamId, at.channelId);
+    return this.items.count(at.teamId, at.channelId);
   }
 
   /** The channel's first `limit` items: its most urgent lane first, oldest first within a lane. */
   async head(at: ChannelRef, limit: number): Promise<WaitingItem[]> {
-    const items = await this.parked.head(at.teamId, at.channelId, limit);
+    const items = await this.items.head(at.teamId, at.channelId, limit);
     return items.map(({ id, json, rank }) => ({ id, json, lane: LANES[rank] ?? 'bulk' }));
   }
 
   /** The ids of everything waiting for the channel (in no order): for dropping it whole. */
   ids(at: ChannelRef): Promise<string[]> {
-    return this.parked.ids(at.teamId, at.channelId);
+    return this.items.ids(at.teamId, at.channelId);
   }
 
   /** These items of the channel, those still waiting, in the order given. */
   async pick(at: ChannelRef, ids: readonly string[]): Promise<WaitingWork[]> {
-    const parked = await this.parked.get(at.teamId, at.channelId, ids);
+    const parked = await this.items.get(at.teamId, at.channelId, ids);
     return ids.flatMap((id) => {
       const json = parked[id];
       return json === undefined ? [] : [{ id, json }];
@@ -82,7 +82,7 @@ export class ChannelOutboxRepo {
   /** Removes these items; returns how many were there. */
   async remove(at: ChannelRef, ids: readonly string[]): Promise<number> {
     if (ids.length === 0) return 0;
-    return this.parked.remove(at.teamId, at.channelId, ids);
+    return this.items.remove(at.teamId, at.channelId, ids);
   }
 
   /** Channels due at `now`, the longest due first: at most `limit`. */

@@ -157,7 +157,7 @@ export function createStore(options: StoreOptions = {}): Store {
   const workspaces = new WorkspaceRepo(kv, keys, secrets, now);
   const leases = new Leases(kv);
   const timers = new TimerRepo(kv, keys, leases);
-  const outbox = new ChannelOutboxRepo(kv, keys, queue.parked);
+  const outbox = new ChannelOutboxRepo(kv, keys, queue.outboxes);
   const attachments = new AttachmentRepo(kv, keys, now);
   const channelAudiences = new ChannelAudienceRepo(kv, keys);
   return {

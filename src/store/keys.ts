@@ -184,14 +184,14 @@ export interface Keys {
   queueDeadCounts(group: number): string;
   /**
    * Hash: what one workspace's backlog holds besides its stream's length — `bytes` of its stream entries'
-   * payloads, the entries `parked` outside the stream (calls waiting for their channel) with their `parkedBytes`,
+   * payloads, the items of its channels' outboxes (`parked`) with their `parkedBytes`,
    * and the `deadBytes` of its dead letters (they count toward the byte cap too).
    */
   queueUsage(teamId: string): string;
-  /** Hash: entry id → JSON of one workspace's work parked in one place (a channel's waiting posts). */
-  queueParked(teamId: string, place: string): string;
+  /** Hash: entry id → JSON of one channel's outbox (its waiting posts). */
+  queueOutbox(teamId: string, channelId: string): string;
   /** Sorted set: the same items' ids (made sortable), scored by their lane: what goes out first, read from the head. */
-  queueParkedOrder(teamId: string, place: string): string;
+  queueOutboxOrder(teamId: string, channelId: string): string;
 }
 
 /**
@@ -327,8 +327,8 @@ export function createKeys(prefix: string = DEFAULT_KEY_PREFIX): Keys {
     queueDead: (teamId) => queueOwn('dead', teamId),
     queueDeadCounts: (group) => `${q(group)}dead-counts`,
     queueUsage: (teamId) => queueOwn('usage', teamId),
-    queueParked: (teamId, place) => queueOwn('parked', teamId, place),
-    queueParkedOrder: (teamId, place) => queueOwn('parked-order', teamId, place),
+    queueOutbox: (teamId, channelId) => queueOwn('parked', teamId, channelId),
+    queueOutboxOrder: (teamId, channelId) => queueOwn('parked-order', teamId, channelId),
   };
 }
 

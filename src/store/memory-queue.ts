@@ -19,7 +19,7 @@ import type {
   EnqueueOptions,
   EnqueueResult,
   EventQueue,
-  ParkedWork,
+  OutboxItems,
   QueueDepth,
   QueueEvent,
 } from './queue.js';
@@ -72,8 +72,8 @@ export class MemoryQueueBackend implements QueueBackend {
   private readonly waiting = new Map<string, Fifo<string>>();
   /** Per team with a backlog: what it holds. */
   private readonly backlog = new Map<string, Usage>();
-  /** Parked items per (team, place): id → JSON, and their order (rank, then id). */
-  private readonly parkedItems = new Map<string, { items: Map<string, string>; order: SortedMembers }>();
+  /** Parked items per (team, channelId): id → JSON, and their order (rank, then id). */
+  private readonly outboxItems = new Map<string, { items: Map<string, string>; order: SortedMembers }>();
   private readonly pending = new Map<string, Pending>();
   private readonly dedupMarks = new DedupMarks();
   /** Per workspace, newest first, each with the UTF-8 bytes of its JSON. */
@@ -302,7 +302,7 @@ export class MemoryQueueBackend implements QueueBackend {
     this.unfinished.delete(teamId);
     this.waiting.delete(teamId);
     this.backlog.delete(teamId);
-    for (const key of this.parkedItems.keys()) if (key.startsWith(parkedKey(teamId, ''))) this.parkedItems.delete(key);
+    for (const key of this.outboxItems.keys()) if (key.startsWith(outboxKey(teamId, ''))) this.outboxItems.delete(key);
     removed += this.dead.get(teamId)?.length ?? 0;
     this.dead.delete(teamId);
     this.deadBytes.delete(teamId);
@@ -367,13 +367,13 @@ export class MemoryQueueBackend implements QueueBackend {
     return this.dedupMarks.count(teamId, this.now()) * DEDUP_MARK_BYTES;
   }
 
-  readonly parked: ParkedWork = {
-    put: (teamId, place, id, json, rank) => {
-      const key = parkedKey(teamId, place);
-      let parked = this.parkedItems.get(key);
+  readonly outboxes: OutboxItems = {
+    put: (teamId, channelId, id, json, rank) => {
+      const key = outboxKey(teamId, channelId);
+      let parked = this.outboxItems.get(key);
       if (!parked) {
         parked = { items: new Map(), order: new SortedMembers() };
-        this.parkedItems.set(key, parked);
+        this.outboxItems.set(key, parked);
       }
       if (parked.items.has(id)) return Promise.resolve(false);
       parked.items.set(id, json);
@@ -381,8 +381,8 @@ export class MemoryQueueBackend implements QueueBackend {
       this.count(teamId, 0, 0, 1, Buffer.byteLength(json));
       return Promise.resolve(true);
     },
-    head: (teamId, place, limit) => {
-      const parked = this.parkedItems.get(parkedKey(teamId, place));
+    head: (teamId, channelId, limit) => {
+      const parked = this.outboxItems.get(outboxKey(teamId, channelId));
       return Promise.resolve(
         (parked?.order.first(limit) ?? []).flatMap(({ member, score }) => {
           const id = entryIdOfSortable(member);
@@ -391,9 +391,9 @@ export class MemoryQueueBackend implements QueueBackend {
         }),
       );
     },
-    ids: (teamId, place) => Promise.resolve([...(this.parkedItems.get(parkedKey(teamId, place))?.items.keys() ?? [])]),
-    get: (teamId, place, ids) => {
-      const items = this.parkedItems.get(parkedKey(teamId, place))?.items;
+    ids: (teamId, channelId) => Promise.resolve([...(this.outboxItems.get(outboxKey(teamId, channelId))?.items.keys() ?? [])]),
+    get: (teamId, channelId, ids) => {
+      const items = this.outboxItems.get(outboxKey(teamId, channelId))?.items;
       const found: Record<string, string> = {};
       for (const id of ids) {
         const json = items?.get(id);
@@ -401,10 +401,10 @@ export class MemoryQueueBackend implements QueueBackend {
       }
       return Promise.resolve(found);
     },
-    count: (teamId, place) => Promise.resolve(this.parkedItems.get(parkedKey(teamId, place))?.items.size ?? 0),
-    remove: (teamId, place, ids) => {
-      const key = parkedKey(teamId, place);
-      const parked = this.parkedItems.get(key);
+    count: (teamId, channelId) => Promise.resolve(this.outboxItems.get(outboxKey(teamId, channelId))?.items.size ?? 0),
+    remove: (teamId, channelId, ids) => {
+      const key = outboxKey(teamId, channelId);
+      const parked = this.outboxItems.get(key);
       let removed = 0;
       for (const id of ids) {
         const json = parked?.items.get(id);
@@ -414,7 +414,7 @@ export class MemoryQueueBackend implements QueueBackend {
         removed++;
         this.count(teamId, 0, 0, -1, -Buffer.byteLength(json));
       }
-      if (parked?.items.size === 0) this.parkedItems.delete(key);
+      if (parked?.items.size === 0) this.outboxItems.delete(key);
       return Promise.resolve(removed);
     },
   };
@@ -430,8 +430,8 @@ export class MemoryQueueBackend implements QueueBackend {
   }
 }
 
-function parkedKey(teamId: string, place: string): string {
-  return `${teamId}\u0000${place}`;
+function outboxKey(teamId: string, channelId: string): string {
+  return `${teamId}\u0000${channelId}`;
 }
 
 /**

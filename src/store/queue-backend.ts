@@ -5,7 +5,7 @@ import type {
   EnqueueOptions,
   EnqueueResult,
   QueueDepth,
-  ParkedWork,
+  OutboxItems,
   QueueEvent,
 } from './queue.js';
 
@@ -61,7 +61,7 @@ export interface QueueBackend {
   depth(): Promise<QueueDepth>;
   forgetTeam(teamId: string): Promise<number>;
   usage(teamId: string): Promise<BacklogUsage>;
-  readonly parked: ParkedWork;
+  readonly outboxes: OutboxItems;
   close(): Promise<void>;
 }
 

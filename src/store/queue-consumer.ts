@@ -11,7 +11,7 @@ import type {
   EnqueueOptions,
   EnqueueResult,
   EventQueue,
-  ParkedWork,
+  OutboxItems,
   QueueDepth,
   QueueEvent,
   QueueHandler,
@@ -405,8 +405,8 @@ export class BackendEventQueue implements EventQueue {
     return this.backend.usage(teamId);
   }
 
-  get parked(): ParkedWork {
-    return this.backend.parked;
+  get outboxes(): OutboxItems {
+    return this.backend.outboxes;
   }
 
   async close(): Promise<void> {

@@ -4,7 +4,7 @@
  * - `enqueueOnce` records the dedup mark and appends the event in one atomic step, so an event is either
  *   queued exactly once or not at all (then it throws and the receiver answers 5xx so the platform retries).
  * - Each team's entries form a backlog of their own, capped per call of `enqueueOnce` in entries (`maxBacklog`)
- *   and in bytes (`maxBacklogBytes`); work the team parks outside the queue (`parked`: its channels' outboxes)
+ *   and in bytes (`maxBacklogBytes`); work waiting in the team's channels' outboxes (`outboxes`)
  *   counts toward both.
  * - `consume` runs the handler on each entry, at least once, several at a time; teams are read and run round
  *   robin, so one team's flood never starves another team's entries. The handler routes the event and hands it
@@ -46,7 +46,7 @@ export interface QueueEntry extends QueueEvent {
 export type EnqueueResult = 'queued' | 'duplicate' | 'full' | 'full_bytes';
 
 /**
- * A team's backlog: its unfinished entries (waiting, running or retrying) and what it parked (see `ParkedWork`),
+ * A team's backlog: its unfinished entries (waiting, running or retrying) and what waits in its outboxes (see `OutboxItems`),
  * each counted with the UTF-8 bytes of its JSON. Its dead letters and its dedup marks count toward
  * `maxBacklogBytes` as well — nothing its webhooks leave behind is outside the budget — but they give way to a new
  * event: first the marks older than `DEDUP_MARK_GUARD_MS`, then the oldest dead letters. Marks younger than that
@@ -63,7 +63,7 @@ export interface EnqueueOptions {
 }
 
 export interface BacklogUsage {
-  /** Unfinished entries plus parked items. */
+  /** Unfinished entries plus items in its outboxes. */
   events: number;
   /** Their JSON and the team's dead letters', in UTF-8 bytes, and its dedup marks (`DEDUP_MARK_BYTES` each). */
   bytes: number;
@@ -82,8 +82,8 @@ export const DEDUP_MARK_BYTES = 144;
  */
 export const DEDUP_MARK_GUARD_MS = 10 * 60_000;
 
-/** A parked item as read from the head of its place. */
-export interface ParkedItem {
+/** An outbox item as read from the head of its channel's outbox. */
+export interface OutboxItem {
   id: string;
   json: string;
   /** Its rank: lower goes out first; equal ranks in id order (the queue's order). */
@@ -93,23 +93,23 @@ export interface ParkedItem {
 /**
  * Work a team keeps waiting outside the queue — its channels' outboxes — that still counts toward the team's
  * backlog (events and bytes) until it is removed: a team cannot get past its caps by moving work out of the
- * queue. Kept per (team, place) as id → JSON; the counts change in the same atomic step as the items.
+ * queue. Kept per (team, channel) as id → JSON; the counts change in the same atomic step as the items.
  */
-export interface ParkedWork {
+export interface OutboxItems {
   /**
    * Parks `json` under `id` (a queue entry id), ranked `rank` (a second put of the same id keeps the first;
    * counted once). Resolves whether it was added.
    */
-  put(teamId: string, place: string, id: string, json: string, rank: number): Promise<boolean>;
-  /** The place's first `limit` items, lowest rank first, then oldest id: costs the items read, not the place's size. */
-  head(teamId: string, place: string, limit: number): Promise<ParkedItem[]>;
-  /** The ids of the place's items (in no particular order). */
-  ids(teamId: string, place: string): Promise<string[]>;
-  /** These items of the place, id → JSON (ids not there are left out). */
-  get(teamId: string, place: string, ids: readonly string[]): Promise<Record<string, string>>;
-  count(teamId: string, place: string): Promise<number>;
+  put(teamId: string, channelId: string, id: string, json: string, rank: number): Promise<boolean>;
+  /** The channel's first `limit` items, lowest rank first, then oldest id: costs the items read, not the channel's size. */
+  head(teamId: string, channelId: string, limit: number): Promise<OutboxItem[]>;
+  /** The ids of the channel's items (in no particular order). */
+  ids(teamId: string, channelId: string): Promise<string[]>;
+  /** These items of the channel, id → JSON (ids not there are left out). */
+  get(teamId: string, channelId: string, ids: readonly string[]): Promise<Record<string, string>>;
+  count(teamId: string, channelId: string): Promise<number>;
   /** Removes these items (ids not there are skipped); returns how many were removed. */
-  remove(teamId: string, place: string, ids: readonly string[]): Promise<number>;
+  remove(teamId: string, channelId: string, ids: readonly string[]): Promise<number>;
 }
 
 export type QueueHandler = (entry: QueueEntry) => Promise<void>;
@@ -209,8 +209,8 @@ export interface EventQueue {
   forgetTeam(teamId: string): Promise<number>;
   /** What the team's backlog holds now (what `maxBacklog` and `maxBacklogBytes` are compared with). */
   usage(teamId: string): Promise<BacklogUsage>;
-  /** Work parked outside the queue that counts toward its team's backlog. */
-  readonly parked: ParkedWork;
+  /** The channels' outboxes: work out of the queue that counts toward its team's backlog. */
+  readonly outboxes: OutboxItems;
   /** Stops every consumer started from this queue (waiting for their in-flight handlers) and releases resources. */
   close(): Promise<void>;
 }

@@ -1,12 +1,12 @@
 /**
- * One workspace's share of the Redis queue, apart from the entries' own life cycle (redis-queue.ts): what it
- * parked outside the queue and how much its backlog holds (the caps), and forgetting all of it on uninstall.
+ * One workspace's share of the Redis queue, apart from the entries' own life cycle (redis-queue.ts): what is
+ * waiting in its channels' outboxes and how much its backlog holds (the caps), and forgetting all of it on uninstall.
  * Every key here carries the hash tag of the workspace's queue group, so each step stays valid on a Redis Cluster.
  */
 import { z } from 'zod';
 import { queueGroup, type Keys } from './keys.js';
 import { entryIdOfSortable, sortableEntryId } from './queue-backend.js';
-import type { BacklogUsage, ParkedWork } from './queue.js';
+import type { BacklogUsage, OutboxItems } from './queue.js';
 import type { redisDeadLetters } from './redis-dead-letters.js';
 import type { RedisClient } from './redis-connection.js';
 
@@ -24,36 +24,36 @@ export async function backlogUsage(redis: RedisClient, keys: Keys, teamId: strin
   return { events, bytes };
 }
 
-/** Parked items per (team, place), counted in the team's backlog by the same scripts that add and remove them. */
-export function redisParkedWork(redis: RedisClient, keys: Keys): ParkedWork {
+/** Each channel's outbox items, counted in the team's backlog by the same scripts that add and remove them. */
+export function redisOutboxItems(redis: RedisClient, keys: Keys): OutboxItems {
   return {
-    put: async (teamId, place, id, json, rank) =>
+    put: async (teamId, channelId, id, json, rank) =>
       (await redis.campaignQueuePark(
-        keys.queueParked(teamId, place),
+        keys.queueOutbox(teamId, channelId),
         keys.queueUsage(teamId),
-        keys.queueParkedOrder(teamId, place),
+        keys.queueOutboxOrder(teamId, channelId),
         id,
         json,
         rank,
         sortableEntryId(id),
       )) === 1,
-    head: async (teamId, place, limit) => {
+    head: async (teamId, channelId, limit) => {
       if (limit <= 0) return [];
-      const flat = await redis.zrange(keys.queueParkedOrder(teamId, place), 0, limit - 1, 'WITHSCORES');
+      const flat = await redis.zrange(keys.queueOutboxOrder(teamId, channelId), 0, limit - 1, 'WITHSCORES');
       const order: { id: string; rank: number }[] = [];
       for (let i = 0; i + 1 < flat.length; i += 2)
         order.push({ id: entryIdOfSortable(flat[i]!), rank: Number(flat[i + 1]) });
       if (order.length === 0) return [];
-      const values = await redis.hmget(keys.queueParked(teamId, place), ...order.map((o) => o.id));
+      const values = await redis.hmget(keys.queueOutbox(teamId, channelId), ...order.map((o) => o.id));
       return order.flatMap((o, i) => {
         const json = values[i];
         return typeof json === 'string' ? [{ ...o, json }] : [];
       });
     },
-    ids: (teamId, place) => redis.hkeys(keys.queueParked(teamId, place)),
-    get: async (teamId, place, ids) => {
+    ids: (teamId, channelId) => redis.hkeys(keys.queueOutbox(teamId, channelId)),
+    get: async (teamId, channelId, ids) => {
       if (ids.length === 0) return {};
-      const values = await redis.hmget(keys.queueParked(teamId, place), ...ids);
+      const values = await redis.hmget(keys.queueOutbox(teamId, channelId), ...ids);
       const found: Record<string, string> = {};
       ids.forEach((id, i) => {
         const json = values[i];
@@ -61,14 +61,14 @@ export function redisParkedWork(redis: RedisClient, keys: Keys): ParkedWork {
       });
       return found;
     },
-    count: (teamId, place) => redis.hlen(keys.queueParked(teamId, place)),
-    remove: async (teamId, place, ids) =>
+    count: (teamId, channelId) => redis.hlen(keys.queueOutbox(teamId, channelId)),
+    remove: async (teamId, channelId, ids) =>
       ids.length === 0
         ? 0
         : redis.campaignQueueUnpark(
-            keys.queueParked(teamId, place),
+            keys.queueOutbox(teamId, channelId),
             keys.queueUsage(teamId),
-            keys.queueParkedOrder(teamId, place),
+            keys.queueOutboxOrder(teamId, channelId),
             ...ids,
             ...ids.map(sortableEntryId),
           ),

@@ -11,7 +11,7 @@ import type {
   EnqueueOptions,
   EnqueueResult,
   EventQueue,
-  ParkedWork,
+  OutboxItems,
   QueueDepth,
   QueueEvent,
 } from './queue.js';
@@ -27,7 +27,7 @@ import {
   readGroupReply,
   toEntry,
 } from './redis-queue-replies.js';
-import { backlogUsage, forgetTeamEntries, redisParkedWork } from './redis-queue-team.js';
+import { backlogUsage, forgetTeamEntries, redisOutboxItems } from './redis-queue-team.js';
 import { redisDeadLetters } from './redis-dead-letters.js';
 
 interface EnqueueInput {
@@ -71,7 +71,7 @@ class RedisQueueBackend implements QueueBackend {
   private readonly wakeups: string;
   private wakeupsReady: Promise<void> | undefined;
   private readonly readers = new Set<QueueReader>();
-  readonly parked: ParkedWork;
+  readonly outboxes: OutboxItems;
   private readonly dead: ReturnType<typeof redisDeadLetters>;
   constructor(options: RedisQueueOptions) {
     this.redis = withScripts(options.redis);
@@ -80,7 +80,7 @@ class RedisQueueBackend implements QueueBackend {
     this.group = options.group ?? 'workers';
     this.now = options.now ?? Date.now;
     this.wakeups = this.keys.queueWakeups();
-    this.parked = redisParkedWork(this.redis, this.keys);
+    this.outboxes = redisOutboxItems(this.redis, this.keys);
     this.dead = redisDeadLetters(this.redis, this.keys);
   }
 

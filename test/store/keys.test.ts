@@ -32,7 +32,7 @@ describe('keys', () => {
         keys.queueMarks(team),
         keys.queueUsage(team),
         keys.queueDead(team),
-        keys.queueParked(team, 'C{1}'),
+        keys.queueOutbox(team, 'C{1}'),
         keys.queueTeams(queueGroup(team)),
         keys.queueDeadCounts(queueGroup(team)),
       ]) {

@@ -53,8 +53,8 @@ describe('redis queue specifics', () => {
         keys.queueDead(team),
         keys.queueDeadCounts(group),
         keys.queueUsage(team),
-        keys.queueParked(team, 'C{1}'),
-        keys.queueParkedOrder(team, 'C{1}'),
+        keys.queueOutbox(team, 'C{1}'),
+        keys.queueOutboxOrder(team, 'C{1}'),
       ];
       expect(new Set(slotKeys.map(tag))).toEqual(new Set([tag(keys.queueTeams(group))]));
       expect(tag(slotKeys[0]!)?.startsWith(`queue:${group}.`)).toBe(true);
@@ -96,8 +96,8 @@ describe('redis queue specifics', () => {
     try {
       // Enqueue (two teams), start, fail and retry, dead-letter, complete, depth, usage, park and unpark: every
       // script the queue runs.
-      await store.queue.parked.put('T1', 'C1', '1-0', '{}', 0);
-      await store.queue.parked.remove('T1', 'C1', ['1-0']);
+      await store.queue.outboxes.put('T1', 'C1', '1-0', '{}', 0);
+      await store.queue.outboxes.remove('T1', 'C1', ['1-0']);
       await store.queue.usage('T1');
       await store.queue.enqueueOnce('a', event('conv-a', 'fail-once', 'T1'), 60_000);
       await store.queue.enqueueOnce('b', event('conv-b', 'always-fail', 'T2'), 60_000);

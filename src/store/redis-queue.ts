@@ -152,8 +152,7 @@ class RedisQueueBackend implements QueueBackend {
     // or gone to another reader), then only those that still have teams or were rung.
     let groups = new Set(ALL_GROUPS);
     // Closing settles a read under way at once: a Cluster connection closed while it connects may never answer it.
-    let whenClosed = () => {};
-    const closing = new Promise<StoredEntry[]>((resolve) => (whenClosed = () => resolve([])));
+    const underWay = new Set<() => void>();
     const readNew = async (count: number, blockMs: number): Promise<StoredEntry[]> => {
       await this.ensureWakeups();
       const streams = await this.streamsOf([...groups], turn++);
@@ -189,9 +188,13 @@ class RedisQueueBackend implements QueueBackend {
     const reader: QueueReader = {
       readNew: (count, blockMs) => {
         if (closed) return Promise.resolve([]);
-        const read = readNew(count, blockMs);
-        read.catch(() => undefined); // settled after the close: nobody waits for it any more
-        return Promise.race([read, closing]);
+        return new Promise((resolve, reject) => {
+          const abandon = () => resolve([]);
+          underWay.add(abandon);
+          readNew(count, blockMs)
+            .then(resolve, reject)
+            .finally(() => underWay.delete(abandon));
+        });
       },
       readOwnPending: async () => {
         const own: StoredEntry[] = [];
@@ -212,7 +215,7 @@ class RedisQueueBackend implements QueueBackend {
       close: () => {
         if (closed) return;
         closed = true;
-        whenClosed();
+        for (const abandon of underWay) abandon();
         this.readers.delete(reader);
         connection.disconnect();
       },

@@ -1,11 +1,58 @@
 /**
  * Small socket helpers shared by the benchmarks and the fault suite.
  */
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
+/** Where ports handed out are reserved, one file each (naming the process): the forks of a test run share it. */
+const RESERVED = join(tmpdir(), 'campaign-test-ports');
+const reservedHere = new Set<number>();
+process.once('exit', () => {
+  for (const port of reservedHere) rmSync(join(RESERVED, String(port)), { force: true });
+});
+
+/**
+ * A TCP port that was free a moment ago and that no other process of this machine's test runs was handed: the
+ * kernel may give a port another fork just released, before the process it was meant for binds it (then that
+ * fork's client would reach this one's server).
+ */
+export async function freePort(): Promise<number> {
+  mkdirSync(RESERVED, { recursive: true });
+  for (let tries = 0; tries < 100; tries++) {
+    const port = await releasedPort();
+    if (reserve(port)) return port;
+  }
+  throw new Error('no free port that no other process holds');
+}
+
+/** Reserves the port for this process: false when a live process holds it. */
+function reserve(port: number): boolean {
+  const file = join(RESERVED, String(port));
+  try {
+    writeFileSync(file, String(process.pid), { flag: 'wx' });
+  } catch {
+    const holder = Number(readFileSync(file, 'utf8'));
+    if (holder === process.pid || isAlive(holder)) return false;
+    writeFileSync(file, String(process.pid)); // its process is gone
+  }
+  reservedHere.add(port);
+  return true;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** A TCP port that was free a moment ago (bound to 0, then released). */
-export function freePort(): Promise<number> {
+function releasedPort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);

@@ -14,7 +14,7 @@ import {
   isTimeZone,
   nextSlot,
   parseTimeOfDay,
-  parkDigest,
+  leaveDigest,
   postReport,
   scheduleDigest,
   slackTime,
@@ -90,7 +90,7 @@ async function postNow(ctx: CommandContext, rest: string[]): Promise<void> {
   await deps.platform.clientFor(teamId); // not connected: said once, privately, instead of a card saying it
   const what = { campaignId, cadence: schedule?.cadence };
   const now = deps.store.now();
-  await parkDigest(deps, ctx.logger, { teamId, channelId }, what, { slot: `now:${ctx.triggerId}`, order: now, now });
+  await leaveDigest(deps, ctx.logger, { teamId, channelId }, what, { slot: `now:${ctx.triggerId}`, order: now, now });
   ctx.logger.info({ campaignId }, 'digest made on demand; it waits for its channel');
   const pause = await deps.store.channelPauses.get(teamId, channelId);
   const when = pause

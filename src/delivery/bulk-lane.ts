@@ -8,7 +8,7 @@
  * The same posts may wait in a channel's urgent lane instead (`add`'s `lane`): what a person's action in a
  * conversation's thread makes — a reply shown in the conversation's other channels, a receipt reaction.
  *
- * A report parked twice (its firing tried again) waits once: its id is made of the firing's time and the
+ * A report left twice (its firing tried again) waits once: its id is made of the firing's time and the
  * report's own key. Its post carries an idempotency key in message metadata (src/delivery/idempotent-posts.ts), so a
  * post whose answer was lost is looked up before it is sent again.
  */
@@ -24,7 +24,7 @@ import type { BulkPoster, BulkPosts, Notice, Report } from './bulk-posts.js';
 /** The kind of a notice (its name kept from when notices went to people only: items may be waiting under it). */
 const NOTICE = 'person-notice';
 
-interface Parked {
+interface BulkItem {
   kind: string;
   body: unknown;
   enqueuedAt: number;
@@ -62,8 +62,8 @@ export class BulkLane implements LaneHandler, BulkPosts {
   }
 
   async add(at: ChannelRef, kind: string, report: Report, body: unknown): Promise<void> {
-    const parked: Parked = withTraceNow({ kind, body, enqueuedAt: Date.now() });
-    const json = JSON.stringify(parked, keepBigInts);
+    const waiting: BulkItem = withTraceNow({ kind, body, enqueuedAt: Date.now() });
+    const json = JSON.stringify(waiting, keepBigInts);
     await this.context.store.outbox.add(at, report.lane ?? 'bulk', { id: reportId(kind, report), json });
     this.scheduler.added(at);
   }
@@ -71,16 +71,16 @@ export class BulkLane implements LaneHandler, BulkPosts {
   async postNext(at: ChannelRef, items: WaitingItem[]): Promise<number | undefined> {
     const first = items[0];
     if (!first) return undefined;
-    const parked = read(first);
-    const poster = parked && this.posters.get(parked.kind);
-    if (!parked || !poster) {
+    const waiting = read(first);
+    const poster = waiting && this.posters.get(waiting.kind);
+    if (!waiting || !poster) {
       this.context.logger.error({ channel: at.channelId, item: first.id }, 'a waiting report does not read; dropped');
       await this.context.store.outbox.remove(at, [first.id]);
       return undefined;
     }
     try {
       const client = await this.context.slack(at.teamId, first.lane === 'urgent' ? 'urgent' : 'routine');
-      await poster.post(at, parked.body, { client, waits: (err) => this.context.pace.judge(err).class === 'wait' });
+      await poster.post(at, waiting.body, { client, waits: (err) => this.context.pace.judge(err).class === 'wait' });
     } catch (err) {
       throw new LaneFailure([first], err);
     }
@@ -91,12 +91,12 @@ export class BulkLane implements LaneHandler, BulkPosts {
   /** A report Slack will not take is logged and dropped (its kind told): its timer's next firing makes the next one. */
   async giveUp(at: ChannelRef, items: WaitingItem[], cause: string, attempts: number): Promise<void> {
     for (const item of items) {
-      const parked = read(item);
+      const waiting = read(item);
       this.context.logger.error(
-        { team: at.teamId, channel: at.channelId, report: parked?.kind, cause, attempts },
+        { team: at.teamId, channel: at.channelId, report: waiting?.kind, cause, attempts },
         'a report was given up: Slack will not take it',
       );
-      if (parked) await this.posters.get(parked.kind)?.gaveUp?.(at, parked.body, cause);
+      if (waiting) await this.posters.get(waiting.kind)?.gaveUp?.(at, waiting.body, cause);
     }
     await this.context.store.outbox.remove(
       at,
@@ -142,11 +142,11 @@ function readBigInts(_key: string, value: unknown): unknown {
   return typeof text === 'string' && /^-?\d+$/.test(text) ? BigInt(text) : value;
 }
 
-function read(item: WaitingItem): Parked | undefined {
+function read(item: WaitingItem): BulkItem | undefined {
   try {
-    const raw = JSON.parse(item.json, readBigInts) as Partial<Parked>;
+    const raw = JSON.parse(item.json, readBigInts) as Partial<BulkItem>;
     if (typeof raw.kind !== 'string' || typeof raw.enqueuedAt !== 'number') return undefined;
-    return raw as Parked;
+    return raw as BulkItem;
   } catch {
     return undefined;
   }

@@ -9,7 +9,7 @@ import type { ChannelRef } from '../store/index.js';
 /** How one kind of report is posted when its turn comes. */
 export interface BulkPoster {
   /**
-   * Posts the report parked as `body` with the workspace's client; Slack's refusals are thrown as they are
+   * Posts the report left as `body` with the workspace's client; Slack's refusals are thrown as they are
    * (the scheduler reads them). `waits(err)`: whether Slack's answer only asks to wait (nothing was done),
    * for a poster that deals with other failures itself.
    */
@@ -24,12 +24,12 @@ export interface BulkPosts {
   on(kind: string, poster: BulkPoster): void;
   /**
    * Parks a report in the channel's bulk lane (or `urgent`). `key` names the report (a digest's slot, a quota
-   * month's thresholds) and `order` is when its firing was due: the same two park it once.
+   * month's thresholds) and `order` is when its firing was due: the same two leave it once.
    */
   add(at: ChannelRef, kind: string, report: Report, body: unknown): Promise<void>;
   /**
    * Leaves a notice for a channel, or for a person in the app's direct message (their user id as `channelId`):
-   * it waits for Slack's pace, a 429 or an outage like every post; the same `report` parks once.
+   * it waits for Slack's pace, a 429 or an outage like every post; the same `report` is left once.
    */
   notify(at: ChannelRef, report: Report, notice: Notice): Promise<void>;
 }
@@ -40,7 +40,7 @@ export interface Notice {
   text: string;
 }
 
-/** Names a report: the same `key` and `order` park it once; `lane` where it waits (bulk unless said). */
+/** Names a report: the same `key` and `order` leave it once; `lane` where it waits (bulk unless said). */
 export interface Report {
   key: string;
   order: number;

@@ -84,8 +84,8 @@ export class ChannelPauses {
   /**
    * Slack refused a post with `message_limit_exceeded` (src/delivery/slack-errors.ts): the workspace's posts wait on its
    * held posting budget. Whoever set up the channel is told once per hold — the notice is a post too, so it
-   * waits in their direct message's outbox and goes out when the hold ends (parked under one id: a second
-   * refusal while it waits parks nothing more).
+   * waits in their direct message's outbox and goes out when the hold ends (left under one id: a second
+   * refusal while it waits leaves nothing more).
    */
   async overMessageLimit(teamId: string, channelId: string): Promise<void> {
     const user = await this.store.channelPauses.subscriber(teamId, channelId);

@@ -12,47 +12,47 @@ import { LaneFailure, type ChannelScheduler, type LaneHandler } from './schedule
 import type { PostContext } from './post-context.js';
 import { letterOf, triggerOf } from '../events/job.js';
 
-/** What the worker does with a parked event when its turn comes (`EventWorker.runParked`). */
-export interface ParkedRunner {
+/** What the worker does with an event in its channel's turn (`EventWorker.runInChannel`). */
+export interface LaneRunner {
   /**
    * Runs the event's handler for `channel` only, with `behind` as the same conversation's events waiting right
    * after it there; resolves with the ids of those whose work it did. Slack's refusals are thrown as they are.
    */
-  runParked(entry: QueueEntry, channel: string, behind: readonly QueueEntry[]): Promise<readonly string[]>;
+  runInChannel(entry: QueueEntry, channel: string, behind: readonly QueueEntry[]): Promise<readonly string[]>;
 }
 
-interface Parked {
+interface UrgentItem {
   payload: unknown;
   orderKey: string;
   enqueuedAt: number;
   attempt: number;
-  /** The span it was parked in (the worker's run), which the channel's post continues. */
+  /** The span it was handed on in (the worker's run), which the channel's post continues. */
   traceparent?: string;
 }
 
 export class ConversationLane implements LaneHandler {
-  private runner: ParkedRunner | undefined;
+  private runner: LaneRunner | undefined;
 
   constructor(
     private readonly context: PostContext,
     private readonly scheduler: Pick<ChannelScheduler, 'added'>,
   ) {}
 
-  /** The worker runs the parked events (it parks them too: set once, at wiring). */
-  runWith(runner: ParkedRunner): void {
+  /** The worker runs the events in their channel's turn (it hands them here too: set once, at wiring). */
+  runWith(runner: LaneRunner): void {
     this.runner = runner;
   }
 
   /** The entry waits in the channel's urgent lane; the queue is done with it for this channel. */
-  async park(entry: QueueEntry, channel: string): Promise<void> {
+  async add(entry: QueueEntry, channel: string): Promise<void> {
     const at = { teamId: entry.teamId, channelId: channel };
-    const parked: Parked = {
+    const waiting: UrgentItem = {
       payload: entry.payload,
       orderKey: entry.orderKey,
       enqueuedAt: entry.enqueuedAt,
       attempt: entry.attempt,
     };
-    const json = JSON.stringify(withTraceNow(parked));
+    const json = JSON.stringify(withTraceNow(waiting));
     await this.context.store.outbox.add(at, 'urgent', { id: entry.id, json });
     this.scheduler.added(at);
   }
@@ -71,7 +71,7 @@ export class ConversationLane implements LaneHandler {
     if (!this.runner) throw new Error('the conversation lane has no runner');
     let done: readonly string[];
     try {
-      done = await this.runner.runParked(entry, at.channelId, behind);
+      done = await this.runner.runInChannel(entry, at.channelId, behind);
     } catch (err) {
       throw new LaneFailure([first], err);
     }
@@ -107,21 +107,21 @@ export class ConversationLane implements LaneHandler {
   }
 
   private entryOf(at: ChannelRef, item: WaitingItem): QueueEntry | undefined {
-    const parked = this.read(item);
-    if (!parked) {
+    const waiting = this.read(item);
+    if (!waiting) {
       this.context.logger.error(
         { channel: at.channelId, entry: item.id },
         'a waiting conversation event does not read',
       );
       return undefined;
     }
-    const { payload, orderKey, enqueuedAt, attempt } = parked;
+    const { payload, orderKey, enqueuedAt, attempt } = waiting;
     return { id: item.id, teamId: at.teamId, payload, orderKey, enqueuedAt, attempt };
   }
 
-  private read(item: WaitingItem): Parked | undefined {
+  private read(item: WaitingItem): UrgentItem | undefined {
     try {
-      const raw = JSON.parse(item.json) as Partial<Parked>;
+      const raw = JSON.parse(item.json) as Partial<UrgentItem>;
       if (typeof raw.orderKey !== 'string' || typeof raw.enqueuedAt !== 'number') return undefined;
       return {
         payload: raw.payload,

@@ -143,7 +143,7 @@ async function postCard(
  * Makes the digest and leaves it in the channel's outbox (bulk lane): a timer's slot, or a person's `digest now`
  * (`now:<trigger_id>`). `slot` names it, so the same one waits once and posts once; `order` places it in the lane.
  */
-export async function parkDigest(
+export async function leaveDigest(
   deps: Deps,
   logger: Logger,
   to: { teamId: string; channelId: string },
@@ -211,7 +211,7 @@ export async function fireDigest(deps: Deps, timer: DueTimer, now: number): Prom
   }
   try {
     const what = { campaignId: schedule.campaignId, cadence: schedule.cadence };
-    await parkDigest(deps, logger, ref, what, { slot, order: timer.dueAt, now });
+    await leaveDigest(deps, logger, ref, what, { slot, order: timer.dueAt, now });
   } catch (err) {
     // Not made: the retried firing (after the lease) makes it.
     await deps.store.reports.unmark(DIGEST_TIMER, ref.teamId, ref.channelId, slot);

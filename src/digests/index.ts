@@ -20,7 +20,7 @@ export function register(deps: Deps): void {
 export {
   DIGEST_TIMER,
   describeSchedule,
-  parkDigest,
+  leaveDigest,
   scheduleDigest,
   slackTime,
   stopDigest,

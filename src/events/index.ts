@@ -69,7 +69,7 @@ export function createEvents(deps: Deps, options: EventsOptions = {}): Events {
   const recordings = new CallRecordings(context, bulk, files, deps.timers, deps.config.recordings, options.recordings);
   const conversations = new ConversationLane(context, scheduler);
   conversations.runWith(worker);
-  worker.parkIn(conversations);
+  worker.handTo(conversations);
   const outbox = new CallOutbox(context, scheduler, files, options.calls, recordings);
   scheduler.lane('urgent', conversations);
   scheduler.lane('routine', outbox);

@@ -8,7 +8,7 @@
  *   channel's urgent lane (src/delivery/urgent-lane.ts), a call to its routine lane (src/delivery/call-lane.ts)
  *   — and the queue is done with it. It posts nothing: the scheduler posts each channel's outbox at Slack's pace,
  *   in the order the events arrived, and keeps retries and dead letters (src/delivery/scheduler.ts). In the
- *   channel's turn the handler runs again for that channel alone (`runParked`) and posts.
+ *   channel's turn the handler runs again for that channel alone (`runInChannel`) and posts.
  * - A run that fails before it handed the event on (the store unreachable…) is tried again with backoff, then
  *   kept as a dead letter after `maxAttempts`; an event the app cannot handle (an unknown trigger, or one nobody
  *   handles) is a dead letter at once, its payload kept whole.
@@ -26,7 +26,7 @@ import { channelsFor } from './router.js';
 import type { PostContext } from '../delivery/post-context.js';
 import { StepLog, type StepRef } from '../delivery/steps.js';
 import { noteUnrouted } from './unrouted.js';
-import type { ConversationLane, ParkedRunner } from '../delivery/urgent-lane.js';
+import type { ConversationLane, LaneRunner } from '../delivery/urgent-lane.js';
 import { ATTR, inSpan, traceContext } from '../util/spans.js';
 
 export interface WorkerOptions {
@@ -101,10 +101,10 @@ const DEFAULT_MAX_ATTEMPTS = 5;
 
 let consumersInProcess = 0;
 
-export class EventWorker implements ParkedRunner {
+export class EventWorker implements LaneRunner {
   private consumer: Consumer | undefined;
   /** Where an entry waits for a channel that cannot take it now (set at wiring). */
-  private lane: Pick<ConversationLane, 'park'> | undefined;
+  private lane: Pick<ConversationLane, 'add'> | undefined;
   private readonly steps: StepLog;
   private readonly handlers = new Map<TriggerName, EventHandler<TriggerName>>();
 
@@ -122,7 +122,7 @@ export class EventWorker implements ParkedRunner {
   }
 
   /** Where the queue's run hands a conversation's event to its channels. */
-  parkIn(lane: Pick<ConversationLane, 'park'>): void {
+  handTo(lane: Pick<ConversationLane, 'add'>): void {
     this.lane = lane;
   }
 
@@ -164,12 +164,12 @@ export class EventWorker implements ParkedRunner {
     }
   }
 
-  /** The event's turn in a channel it waited for (see `ParkedRunner`): Slack's refusals are thrown as they are. */
-  runParked(entry: QueueEntry, channel: string, behind: readonly QueueEntry[]): Promise<readonly string[]> {
+  /** The event's turn in a channel it waited for (see `LaneRunner`): Slack's refusals are thrown as they are. */
+  runInChannel(entry: QueueEntry, channel: string, behind: readonly QueueEntry[]): Promise<readonly string[]> {
     return this.run({ ...entry, behind }, channel);
   }
 
-  /** Runs the entry's handler (for `onlyChannel` alone: a parked run); the ids of entries whose work it did. */
+  /** Runs the entry's handler (for `onlyChannel` alone: a run in its channel); the ids of entries whose work it did. */
   private async run(entry: QueueEntry, onlyChannel?: string): Promise<string[]> {
     const job = readJob(entry.payload);
     if (!job.success) throw new UnhandledEventError('queue entry is not an event job (v1): kept as a dead letter');
@@ -179,7 +179,7 @@ export class EventWorker implements ParkedRunner {
       [ATTR.entry]: entry.id,
       ...(onlyChannel ? { [ATTR.channel]: onlyChannel } : {}),
     };
-    // From the queue: a child of the webhook's intake. A parked run: of the channel's post that runs it.
+    // From the queue: a child of the webhook's intake. A run in its channel: of the channel's post that runs it.
     const parent = onlyChannel === undefined ? { parent: traceContext(job.data.traceparent) } : {};
     return inSpan('event handle', { attributes, ...parent }, () => this.runJob(entry, job.data, onlyChannel));
   }
@@ -259,7 +259,7 @@ export class EventWorker implements ParkedRunner {
 
   /**
    * `stepsOf`: the entry whose steps count as done (the dead letter's, when an admin retried one);
-   * `onlyChannel`: a parked run, in that channel alone.
+   * `onlyChannel`: a run in its channel, in that channel alone.
    */
   private queuedEvent(
     entry: QueueEntry,
@@ -294,7 +294,7 @@ export class EventWorker implements ParkedRunner {
           return;
         }
         if (!this.lane) throw new Error('the worker has no lane to hand events to');
-        for (const channel of channels) await this.lane.park(entry, channel);
+        for (const channel of channels) await this.lane.add(entry, channel);
       },
       toEachRoute: async (post) => {
         const channels = await queued.channels();

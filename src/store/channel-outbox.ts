@@ -72,9 +72,9 @@ export class ChannelOutboxRepo {
 
   /** These items of the channel, those still waiting, in the order given. */
   async pick(at: ChannelRef, ids: readonly string[]): Promise<WaitingWork[]> {
-    const parked = await this.items.get(at.teamId, at.channelId, ids);
+    const found = await this.items.get(at.teamId, at.channelId, ids);
     return ids.flatMap((id) => {
-      const json = parked[id];
+      const json = found[id];
       return json === undefined ? [] : [{ id, json }];
     });
   }

@@ -43,15 +43,15 @@ function handedOut(kept: Kept): StoredEntry {
   return { id, teamId, orderKey, payload: JSON.parse(kept.json) as unknown, enqueuedAt };
 }
 
-/** A team's backlog: unfinished entries and parked items, each with their bytes. */
+/** A team's backlog: unfinished entries and outbox items, each with their bytes. */
 interface Usage {
   entries: number;
   bytes: number;
-  parked: number;
-  parkedBytes: number;
+  outbox: number;
+  outboxBytes: number;
 }
 
-const NOTHING: Readonly<Usage> = { entries: 0, bytes: 0, parked: 0, parkedBytes: 0 };
+const NOTHING: Readonly<Usage> = { entries: 0, bytes: 0, outbox: 0, outboxBytes: 0 };
 
 interface Pending {
   consumer: string;
@@ -110,13 +110,13 @@ export class MemoryQueueBackend implements QueueBackend {
     marks.drop(team, markedAt - dedupTtlMs, 2, markedAt);
     const bytes = Buffer.byteLength(json);
     const usage = this.backlog.get(team) ?? NOTHING;
-    if (options.maxBacklog !== undefined && usage.entries + usage.parked >= options.maxBacklog) {
+    if (options.maxBacklog !== undefined && usage.entries + usage.outbox >= options.maxBacklog) {
       return Promise.resolve('full');
     }
     const cap = options.maxBacklogBytes;
     if (cap !== undefined) {
       // The backlog, this event and its mark beside the team's others; marks past the guard give way first.
-      let held = usage.bytes + usage.parkedBytes + bytes + (marks.count(team, markedAt) + 1) * DEDUP_MARK_BYTES;
+      let held = usage.bytes + usage.outboxBytes + bytes + (marks.count(team, markedAt) + 1) * DEDUP_MARK_BYTES;
       const dead = this.deadBytes.get(team) ?? 0;
       if (held + dead > cap) {
         const upTo = Math.ceil((held + dead - cap) / DEDUP_MARK_BYTES);
@@ -249,7 +249,7 @@ export class MemoryQueueBackend implements QueueBackend {
     const cutoff = Date.now() - DEAD_LETTER_MAX_AGE_MS;
     const usage = this.backlog.get(letter.teamId) ?? NOTHING;
     const cap = this.byteCaps.get(letter.teamId) ?? Number.POSITIVE_INFINITY;
-    const live = usage.bytes + usage.parkedBytes + this.markBytes(letter.teamId);
+    const live = usage.bytes + usage.outboxBytes + this.markBytes(letter.teamId);
     // The newest letter stays; older ones go past the count cap, past the byte cap, or once too old.
     this.dropDead(
       letter.teamId,
@@ -340,25 +340,25 @@ export class MemoryQueueBackend implements QueueBackend {
   }
 
   /** Adds to a team's backlog counts; a team with nothing left is forgotten. */
-  private count(teamId: string, entries: number, bytes: number, parked: number, parkedBytes: number): void {
+  private count(teamId: string, entries: number, bytes: number, outbox: number, outboxBytes: number): void {
     let usage = this.backlog.get(teamId);
     if (!usage) {
-      usage = { entries: 0, bytes: 0, parked: 0, parkedBytes: 0 };
+      usage = { entries: 0, bytes: 0, outbox: 0, outboxBytes: 0 };
       this.backlog.set(teamId, usage);
     }
     usage.entries += entries;
     usage.bytes += bytes;
-    usage.parked += parked;
-    usage.parkedBytes += parkedBytes;
-    if (usage.entries <= 0 && usage.parked <= 0) this.backlog.delete(teamId);
+    usage.outbox += outbox;
+    usage.outboxBytes += outboxBytes;
+    if (usage.entries <= 0 && usage.outbox <= 0) this.backlog.delete(teamId);
   }
 
   usage(teamId: string): Promise<BacklogUsage> {
     const usage = this.backlog.get(teamId) ?? NOTHING;
     const dead = this.deadBytes.get(teamId) ?? 0;
     return Promise.resolve({
-      events: usage.entries + usage.parked,
-      bytes: usage.bytes + usage.parkedBytes + dead + this.markBytes(teamId),
+      events: usage.entries + usage.outbox,
+      bytes: usage.bytes + usage.outboxBytes + dead + this.markBytes(teamId),
     });
   }
 
@@ -370,28 +370,29 @@ export class MemoryQueueBackend implements QueueBackend {
   readonly outboxes: OutboxItems = {
     put: (teamId, channelId, id, json, rank) => {
       const key = outboxKey(teamId, channelId);
-      let parked = this.outboxItems.get(key);
-      if (!parked) {
-        parked = { items: new Map(), order: new SortedMembers() };
-        this.outboxItems.set(key, parked);
+      let channel = this.outboxItems.get(key);
+      if (!channel) {
+        channel = { items: new Map(), order: new SortedMembers() };
+        this.outboxItems.set(key, channel);
       }
-      if (parked.items.has(id)) return Promise.resolve(false);
-      parked.items.set(id, json);
-      parked.order.add(sortableEntryId(id), rank);
+      if (channel.items.has(id)) return Promise.resolve(false);
+      channel.items.set(id, json);
+      channel.order.add(sortableEntryId(id), rank);
       this.count(teamId, 0, 0, 1, Buffer.byteLength(json));
       return Promise.resolve(true);
     },
     head: (teamId, channelId, limit) => {
-      const parked = this.outboxItems.get(outboxKey(teamId, channelId));
+      const channel = this.outboxItems.get(outboxKey(teamId, channelId));
       return Promise.resolve(
-        (parked?.order.first(limit) ?? []).flatMap(({ member, score }) => {
+        (channel?.order.first(limit) ?? []).flatMap(({ member, score }) => {
           const id = entryIdOfSortable(member);
-          const json = parked?.items.get(id);
+          const json = channel?.items.get(id);
           return json === undefined ? [] : [{ id, json, rank: score }];
         }),
       );
     },
-    ids: (teamId, channelId) => Promise.resolve([...(this.outboxItems.get(outboxKey(teamId, channelId))?.items.keys() ?? [])]),
+    ids: (teamId, channelId) =>
+      Promise.resolve([...(this.outboxItems.get(outboxKey(teamId, channelId))?.items.keys() ?? [])]),
     get: (teamId, channelId, ids) => {
       const items = this.outboxItems.get(outboxKey(teamId, channelId))?.items;
       const found: Record<string, string> = {};
@@ -404,17 +405,17 @@ export class MemoryQueueBackend implements QueueBackend {
     count: (teamId, channelId) => Promise.resolve(this.outboxItems.get(outboxKey(teamId, channelId))?.items.size ?? 0),
     remove: (teamId, channelId, ids) => {
       const key = outboxKey(teamId, channelId);
-      const parked = this.outboxItems.get(key);
+      const channel = this.outboxItems.get(key);
       let removed = 0;
       for (const id of ids) {
-        const json = parked?.items.get(id);
+        const json = channel?.items.get(id);
         if (json === undefined) continue;
-        parked!.items.delete(id);
-        parked!.order.remove(sortableEntryId(id));
+        channel!.items.delete(id);
+        channel!.order.remove(sortableEntryId(id));
         removed++;
         this.count(teamId, 0, 0, -1, -Buffer.byteLength(json));
       }
-      if (parked?.items.size === 0) this.outboxItems.delete(key);
+      if (channel?.items.size === 0) this.outboxItems.delete(key);
       return Promise.resolve(removed);
     },
   };

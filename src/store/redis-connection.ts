@@ -15,7 +15,7 @@ export interface ClusterSettings {
  * with "Command timed out"; a late reply is dropped). A hung Redis — a stopped process, a dead peer that TCP has
  * not noticed — must not hang a slash command: Slack wants its ack within 3 s, and in OAuth mode the installation
  * is read before the ack. 1.5 s leaves time to tell the user and ack, and comes before the 2 s "still working"
- * notice; the slowest command a healthy Redis runs here (a parked channel's calls, at most HOOK_MAX_BACKLOG_MB)
+ * notice; the slowest command a healthy Redis runs here (a paused channel's waiting calls, at most HOOK_MAX_BACKLOG_MB)
  * takes a fraction of it.
  */
 const COMMAND_TIMEOUT_MS = 1_500;
@@ -37,7 +37,7 @@ export function openRedis(url: string, logger: Logger, overrides: RedisOptions =
     connectTimeout: 5_000,
     commandTimeout: COMMAND_TIMEOUT_MS,
     // A command that failed for its caller is never sent later: ioredis would send a timed-out one again when
-    // the connection is back (redis/ioredis#2130) — a call parked twice, a claim taken behind its caller's back.
+    // the connection is back (redis/ioredis#2130) — a call left in its outbox twice, a claim taken behind its caller's back.
     autoResendUnfulfilledCommands: false,
     ...overrides,
   });

@@ -65,8 +65,8 @@ function attr(span: OtlpSpan, key: string): string | number | boolean | undefine
 }
 
 const COLLECTOR_KEY = 'otlp-collector-key-7f3a9c';
-/** Another customer's conversation: its first post is refused once, so it waits (parked) and is posted later. */
-const PARKED_MESSAGE = {
+/** Another customer's conversation: its first post is refused once, so it waits in its channel's outbox and is posted later. */
+const WAITING_MESSAGE = {
   ...MESSAGE_RECEIVED_FULL,
   customerNumber: '+14155550177',
   customerName: 'Emma Parker',
@@ -105,7 +105,7 @@ describe('traces, with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
     await queueDrained(h);
     // Slack refuses the next post for a moment: the customer's message waits in the channel's outbox, then goes.
     h.slack.failMethod('chat.postMessage', 'service_unavailable', 1);
-    expect((await deliver(hook, [PARKED_MESSAGE])).status).toBe(200);
+    expect((await deliver(hook, [WAITING_MESSAGE])).status).toBe(200);
     await h.slack.waitFor(() => posts(h, chatChannel)[1]);
     await queueDrained(h);
     const { text } = await run(h, 'stats');
@@ -174,7 +174,7 @@ describe('traces, with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
     const trace = spans.filter((s) => s.traceId === intake.traceId);
     const refused = trace.find((s) => s.name === 'slack chat.postMessage' && attr(s, 'slack.error'));
     expect(refused && attr(refused, 'slack.error')).toBe('service_unavailable');
-    // The worker's run (a child of the intake) parked it; the channel's post runs it again, in the same trace.
+    // The worker's run (a child of the intake) handed it to its channel; the channel's post runs it again, in the same trace.
     const handled = trace.find((s) => s.name === 'event handle' && s.parentSpanId === intake.spanId);
     const channelPosts = trace.filter((s) => s.name === 'channel post');
     expect(channelPosts.length).toBeGreaterThanOrEqual(1);
@@ -182,16 +182,16 @@ describe('traces, with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
       expect(post.parentSpanId).toBe(handled!.spanId);
       expect(attr(post, 'campaign.lane')).toBe('urgent');
     }
-    const parkedRuns = trace.filter(
+    const channelRuns = trace.filter(
       (s) => s.name === 'event handle' && channelPosts.some((p) => p.spanId === s.parentSpanId),
     );
-    expect(parkedRuns.map((s) => attr(s, 'campaign.channel_id'))).toContain(chatChannel);
+    expect(channelRuns.map((s) => attr(s, 'campaign.channel_id'))).toContain(chatChannel);
     const shown = trace.filter(
       (s) =>
         s.name === 'slack chat.postMessage' &&
         attr(s, 'http.response.status_code') === 200 &&
         !attr(s, 'slack.error') &&
-        parkedRuns.some((r) => r.spanId === s.parentSpanId),
+        channelRuns.some((r) => r.spanId === s.parentSpanId),
     );
     expect(shown.length).toBeGreaterThanOrEqual(1);
   });
@@ -219,7 +219,7 @@ describe('traces, with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
       MESSAGE_RECEIVED_FULL.customerNumber,
       'Noah',
       'Can I move my appointment',
-      PARKED_MESSAGE.customerNumber,
+      WAITING_MESSAGE.customerNumber,
       'Emma',
       'Parker',
       'clinic open',

@@ -54,7 +54,7 @@ it('kill -9 with events pending → a second process posts them all; lost = 0', 
     async () => {
       const waiting = await stack.store.outbox.size(at);
       if (waiting !== EVENTS || stack.slack.callsTo('chat.postMessage').length < 1) return undefined;
-      // An entry is acknowledged in the queue just after its post is parked, so the last one may still be
+      // An entry is acknowledged in the queue just after it is handed to its channel's outbox, so the last one may still be
       // pending for a moment.
       const pending = [...(await pendingByConsumer()).values()].reduce((a, b) => a + b, 0);
       return pending === 0 ? waiting : undefined;

@@ -37,14 +37,14 @@ export const quotaAlert: Subcommand = {
     if (!notice.posted) return ctx.tell(notInChannel('No alerts were set.'));
 
     await setQuotaAlerts(deps, teamId, channelId, { thresholds: parsed, setBy: ctx.userId, setAt: deps.store.now() });
-    const check = await checkQuotaAlerts(deps, ctx.client, { teamId, channelId }, parsed, rows, deps.store.now());
+    const check = await checkQuotaAlerts(deps, { teamId, channelId }, parsed, rows, deps.store.now());
     // Rounded down like the usage bar, so both say the same.
     const now = Number.isFinite(check.percent)
       ? `${(Math.floor(check.percent * 10) / 10).toFixed(1)}%`
       : 'over an allowance of zero';
     const posted =
-      check.posted.length > 0
-        ? ` It is past ${check.posted.map((t) => `${t}%`).join(', ')} already: the alert is posted.`
+      check.crossed.length > 0
+        ? ` It is past ${check.crossed.map((t) => `${t}%`).join(', ')} already: the alert is on its way.`
         : '';
     await ctx.tell(
       `✅ Quota alerts set at ${list}. Usage this month is at ${now}.${posted} I check ${checkInterval(deps.config.quotaCheckS)}.`,

@@ -41,10 +41,8 @@ export async function stopQuotaAlerts(deps: Deps, teamId: string, channelId: str
 export interface AlertCheck {
   /** Usage now, in percent of the allowance. */
   percent: number;
-  /** Thresholds newly crossed and posted by this check. */
-  posted: number[];
-  /** Set when a post was due and Slack refused it. */
-  refused?: Exclude<PostOutcome, { posted: true }>['reason'];
+  /** Thresholds newly crossed, whose alert this check left in the channel's outbox. */
+  crossed: number[];
 }
 
 /** A quota alert made by a check: the month's row and the thresholds newly crossed (JSON: it may wait). */
@@ -107,19 +105,36 @@ async function postAlert(
   return outcome;
 }
 
-/** Compares this month's usage with the thresholds and posts the ones newly crossed, at once (a person asked). */
+/**
+ * Compares this month's usage with the thresholds (a person asked): an alert for the ones newly crossed goes out
+ * in its channel's turn, as the timer's do.
+ */
 export async function checkQuotaAlerts(
   deps: Deps,
-  client: WebClient,
   to: { teamId: string; channelId: string },
   thresholds: readonly number[],
   rows: readonly QuotaRow[],
   now: number,
 ): Promise<AlertCheck> {
   const { percent, alert } = await newlyCrossed(deps, to, thresholds, rows, now);
-  if (!alert) return { percent, posted: [] };
-  const outcome = await postAlert(deps, client, to, alert);
-  return outcome.posted ? { percent, posted: alert.fresh } : { percent, posted: [], refused: outcome.reason };
+  if (!alert) return { percent, crossed: [] };
+  await leaveAlert(deps, to, alert, now);
+  return { percent, crossed: alert.fresh };
+}
+
+/** Leaves the alert in the channel's outbox (bulk lane): the same month's thresholds once, whoever checked. */
+async function leaveAlert(
+  deps: Deps,
+  to: { teamId: string; channelId: string },
+  alert: QuotaAlertPost,
+  order: number,
+): Promise<void> {
+  try {
+    await deps.bulk.add(to, QUOTA_POST, { key: `quota:${alert.month}:${alert.fresh.join(',')}`, order }, alert);
+  } catch (err) {
+    await unmark(deps, to, alert);
+    throw err;
+  }
 }
 
 /** Posts the checks' alerts when their channel's turn comes (src/delivery/bulk-lane.ts). */
@@ -156,17 +171,7 @@ export async function fireQuotaAlert(deps: Deps, timer: DueTimer, now: number): 
   if (!rows) return next;
   const { percent, alert } = await newlyCrossed(deps, ref, setting.thresholds, rows, now);
   if (!alert) return next;
-  try {
-    await deps.bulk.add(
-      ref,
-      QUOTA_POST,
-      { key: `quota:${alert.month}:${alert.fresh.join(',')}`, order: timer.dueAt },
-      alert,
-    );
-  } catch (err) {
-    await unmark(deps, ref, alert);
-    throw err;
-  }
+  await leaveAlert(deps, ref, alert, timer.dueAt);
   logger.info({ percent, thresholds: alert.fresh }, 'quota alert made; it waits for its channel');
   return next;
 }

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { MEMBER_ID, TEAM_ID, type Harness, harnessesPerTest, storeOn } from '../support/harness.js';
 import { requireRedis } from '../support/redis.js';
-import { fireTimers, run } from '../events/support.js';
+import { fireTimers, queueDrained, run } from '../events/support.js';
 import { phaseOf } from '../../src/util/spread.js';
 
 const redis = await requireRedis();
@@ -40,6 +40,9 @@ describe.each(['memory', 'redis'] as const)('quota alerts (%s)', (backend) => {
     expect(text).toContain('Quota alerts set at 50%, 60%, 90%');
     expect(text).toContain('61.7%');
     expect(text).toContain('every 10 minutes');
+    expect(text).toContain('It is past 50%, 60% already: the alert is on its way.');
+    // Left in the channel's outbox, as a timer's alert: posted in the channel's turn.
+    await queueDrained(h);
     expect(alerts(h).map((m) => m.text)).toEqual([expect.stringContaining('Usage crossed 60%')]);
     expect(JSON.stringify(alerts(h)[0]!.blocks)).toContain('████████████░░░░░░░░ 61.7%');
     // The next check within the period, at the workspace's own phase of it (workspaces spread over it).

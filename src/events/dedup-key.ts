@@ -1,5 +1,5 @@
 /**
- * Which deliveries are "the same event" (dedup key) and which events must be posted one after the other
+ * Which deliveries are "the same event" (dedup key) and which events belong to one call or conversation
  * (order key). Delivery is at-least-once (docs/PLATFORM-API.md › Delivery 5), so every copy of an event must map to the
  * same dedup key, whatever order its JSON fields arrive in.
  */
@@ -67,9 +67,9 @@ function fullDedupKey(event: ParsedEvent): string {
 }
 
 /**
- * Events of one call, or of one conversation (workspace, campaign, customer number), are posted in the
- * order they arrived. Order keys are global in the queue, so they include the team. An unknown event gets
- * a key of its own: it must never hold up anything else.
+ * Names the call, or the conversation (workspace, campaign, customer number), an event belongs to: a channel's
+ * urgent lane carries a customer's messages waiting behind the first one of the same key in one post. Keys
+ * include the team. An unknown event gets a key of its own: it is never carried with anything else.
  */
 export function orderKey(teamId: string, event: ParsedEvent, dedup: string): string {
   return bounded(JSON.stringify(['order', teamId]), fullOrderKey(teamId, event, dedup));

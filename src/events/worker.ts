@@ -103,7 +103,7 @@ let consumersInProcess = 0;
 
 export class EventWorker implements LaneRunner {
   private consumer: Consumer | undefined;
-  /** Where an entry waits for a channel that cannot take it now (set at wiring). */
+  /** The urgent lane the queue's run hands a conversation's event to, in each of its channels (set at wiring). */
   private lane: Pick<ConversationLane, 'add'> | undefined;
   private readonly steps: StepLog;
   private readonly handlers = new Map<TriggerName, EventHandler<TriggerName>>();

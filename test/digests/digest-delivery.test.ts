@@ -52,8 +52,9 @@ describe('reports on the one road to Slack', () => {
     const clock = { now: at('2024-03-08T12:00:00Z') };
     const h = await start(clock);
     const hook = await routeTo(h, [{ campaignId: '*', triggerName: 'message_received', channelId: CHANNEL }]);
-    // Seeded usage is 61.7 %: the 50 % alert posts at once.
+    // Seeded usage is 61.7 %: the 50 % alert is left in the channel's outbox at once, and posted in its turn.
     await run(h, 'quota-alert 50 90', { channelId: CHANNEL });
+    await queueDrained(h);
     const alerts = () => h.slack.messages(CHANNEL).filter((m) => m.text.includes('Usage crossed'));
     expect(alerts()).toHaveLength(1);
 

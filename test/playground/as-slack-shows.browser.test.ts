@@ -96,8 +96,10 @@ describe.skipIf(!browserTestsRun)('the playground, as Slack would show it', () =
   });
 
   it('a channel the bot was removed from pauses, its admin is told in a DM; back, Resume posts the call', async () => {
-    // Slack's refusal of the post into a channel without the bot (the switch's doing).
+    // Slack's refusal of the post into a channel without the bot (the switch's doing), and of the share of an
+    // earlier call's recording still waiting for that channel, if one is (whether it is depends on its transfer).
     h.pg.slack.expectRefusal('chat.postMessage', 'not_in_channel');
+    h.pg.slack.expectRefusal('files.completeUploadExternal', 'not_in_channel');
     await openSimulate();
     await b.page.locator('[data-slack-channel="C0CALLS0001"]').selectOption('bot-removed');
     await b.page.locator('#slack-badge', { hasText: 'calls bot removed' }).waitFor();
@@ -125,7 +127,7 @@ describe.skipIf(!browserTestsRun)('the playground, as Slack would show it', () =
     // A recording of an earlier call whose upload the outage cut between its steps is looked up before it is
     // uploaded again: Slack answers files.info with file_not_found (whether it happens depends on when it fell).
     h.pg.slack.expectRefusal('files.info', 'file_not_found');
-    await b.page.locator('#slack-switch input[value="down"]').check();
+    await b.page.locator('#slack-switch input[value="down"]').click();
     await b.page.locator('#slack-badge', { hasText: 'Slack down' }).waitFor();
     await run('/campaign stats');
     await b.page.locator('.toast', { hasText: 'Slack is down (HTTP 503)' }).waitFor();
@@ -134,7 +136,7 @@ describe.skipIf(!browserTestsRun)('the playground, as Slack would show it', () =
     await h.pg.slack.waitFor(() => h.pg.slack.calls.some((c) => c.status === 503));
     expect(h.pg.slack.messages(CALLS).some((m) => JSON.stringify(m).includes('Dora Down'))).toBe(false);
 
-    await b.page.locator('#slack-switch input[value="normal"]').check();
+    await b.page.locator('#slack-switch input[value="normal"]').click();
     await b.page.locator('#slack-badge').waitFor({ state: 'hidden' });
     await b.page.getByRole('button', { name: '# calls' }).click();
     await b.page.locator('#messages').getByText('Dora Down').first().waitFor({ timeout: 30_000 });
@@ -142,12 +144,12 @@ describe.skipIf(!browserTestsRun)('the playground, as Slack would show it', () =
   }, 60_000);
 
   it('with Slack failing, posts answer service_unavailable and go out once it heals', async () => {
-    await b.page.locator('#slack-switch input[value="failing"]').check();
+    await b.page.locator('#slack-switch input[value="failing"]').click();
     await fireCall('camp-1', 'busy', 'Fiona Failing');
     await h.pg.slack.waitFor(() =>
       h.pg.slack.calls.some((c) => c.method === 'chat.postMessage' && c.response.error === 'service_unavailable'),
     );
-    await b.page.locator('#slack-switch input[value="normal"]').check();
+    await b.page.locator('#slack-switch input[value="normal"]').click();
     await b.page.getByRole('button', { name: '# calls' }).click();
     await b.page.locator('#messages').getByText('Fiona Failing').first().waitFor({ timeout: 30_000 });
   }, 60_000);
@@ -226,7 +228,7 @@ describe.skipIf(!browserTestsRun)('the playground, as Slack would show it', () =
 
   it('rate-limited: one post a second per channel, no burst; every call of a burst shows once, and a 429 is waited out', async () => {
     await openSimulate();
-    await b.page.locator('#slack-switch input[value="rate-limited"]').check();
+    await b.page.locator('#slack-switch input[value="rate-limited"]').click();
     await b.page.locator('#slack-badge', { hasText: 'Slack rate-limited' }).waitFor();
     const from = h.pg.slack.calls.length;
     const names = await burst();
@@ -243,11 +245,11 @@ describe.skipIf(!browserTestsRun)('the playground, as Slack would show it', () =
       const next = posts[i + 1];
       if (call.status === 429 && next) expect(next.at - call.at).toBeGreaterThanOrEqual(1_000);
     }
-    await b.page.locator('#slack-switch input[value="normal"]').check();
+    await b.page.locator('#slack-switch input[value="normal"]').click();
   }, 90_000);
 
   it('answers lost: the bot looks its posts up, and a burst shows every call once', async () => {
-    await b.page.locator('#slack-switch input[value="answers-lost"]').check();
+    await b.page.locator('#slack-switch input[value="answers-lost"]').click();
     const from = h.pg.slack.calls.length;
     // The burst's customers were in the previous one: count from here.
     const before = new Map(customerNames().map((n) => [n, postsNaming(n)]));
@@ -255,7 +257,7 @@ describe.skipIf(!browserTestsRun)('the playground, as Slack would show it', () =
     await b.page.getByRole('button', { name: '# calls' }).click();
     await h.pg.slack.waitFor(() => customerNames().every((n) => postsNaming(n) === (before.get(n) ?? 0) + 1), 60_000);
     expect(h.pg.slack.calls.slice(from).some((c) => c.lost !== undefined)).toBe(true);
-    await b.page.locator('#slack-switch input[value="normal"]').check();
+    await b.page.locator('#slack-switch input[value="normal"]').click();
     for (const n of customerNames()) expect(postsNaming(n)).toBe((before.get(n) ?? 0) + 1);
   }, 90_000);
 

@@ -1,9 +1,7 @@
 /**
- * Runs the store's timers (`TimerRepo`) on every replica: each tick takes the due timers of every kind a
- * feature registered, claims each firing with a lease (renewed while its handler runs) so one replica runs it,
- * and moves the timer on to the time its handler returns (or ends it). A handler that throws keeps its timer
- * due: the firing is tried again once the lease has expired. Time comes from the store's clock, so tests move
- * it instead of waiting.
+ * Runs the store's timers on every replica: each tick claims each due firing with a lease (renewed while its
+ * handler runs) and moves the timer on to the time its handler returns. A handler that throws keeps its timer
+ * due: tried again once the lease has expired. Time is the store's clock, so tests move it.
  */
 import { hostname } from 'node:os';
 import type { Logger } from '../logger.js';
@@ -12,19 +10,16 @@ import { LEASE_MS, workspaceTimerTeam, type DueTimer, type Store } from '../stor
 /** Returns when the timer is next due (epoch ms), or undefined to end it. `stop`: aborted when the timers stop. */
 export type TimerHandler = (timer: DueTimer, now: number, stop: AbortSignal) => Promise<number | undefined>;
 
-/**
- * Firings that take minutes (a recording's transfer) run beside the ticks, at most `total` at once in the
- * process and `perWorkspace` of one workspace: a workspace at its share is passed over, not waited on.
- */
+/** Firings of minutes run beside the ticks, at most `total` in the process and `perWorkspace` of one workspace. */
 export interface Background {
   total: number;
   perWorkspace: number;
 }
 
 export interface TimersOptions {
-  /** How often due timers are looked for. Default 15 s (digests are to the minute, SLAs to 5 minutes). */
+  /** How often due timers are looked for. Default 15 s. */
   tickMs?: number;
-  /** A firing's lease, renewed while its handler runs; a failed or crashed one is retried after it. `LEASE_MS`. */
+  /** A firing's lease (`LEASE_MS`): a failed or crashed firing is retried after it. */
   leaseMs?: number;
 }
 
@@ -48,7 +43,7 @@ export class Timers {
   /** Registers the handler of one kind of timer (one each). */
   on(kind: string, handler: TimerHandler, background?: Background): void {
     if (this.handlers.has(kind)) throw new Error(`a handler for ${kind} timers is registered already`);
-    this.handlers.set(kind, background ? { handler, background } : { handler });
+    this.handlers.set(kind, { handler, ...(background && { background }) });
   }
 
   start(): void {
@@ -67,10 +62,7 @@ export class Timers {
     while (this.background.size > 0) await Promise.allSettled([...this.background.values()].map((b) => b.task));
   }
 
-  /**
-   * Fires every due timer (of `kind`, or of every kind in turn) once; resolves with how many this replica fired. A
-   * kind's passes never overlap: one asked for while another runs follows it (a timer set meanwhile may be read past).
-   */
+  /** Fires the due timers (of `kind`, or every kind); how many this replica fired. A kind's passes never overlap. */
   async runDue(kind?: string): Promise<number> {
     let fired = 0;
     for (const k of kind ? [kind] : this.handlers.keys()) fired += await this.pass(k);

@@ -1,29 +1,16 @@
 /**
- * A channel Slack will take no post in until someone acts — the bot was removed (`not_in_channel`), the channel
- * is gone or archived, it is read-only or thread-only, a workspace setting stops apps posting there (the
- * `channel` class of src/delivery/slack-errors.ts) — is paused after the first refusal, and the admin who set it up is
- * told once, in a direct message. While it is paused nothing is sent there (no retry storm):
- *
- * call notifications and customer conversations wait in the channel's outbox (kept, not dead letters, for up
- * to a day) and go out when the channel takes posts again — `/campaign subscribe` there again, Resume in
- * `/campaign failed`, or a probe: every `PROBE_EVERY_MS` one waiting post is tried, and if Slack takes it the
- * pause lifts by itself.
+ * A channel Slack takes no post in until someone acts (the `channel` class of src/delivery/slack-errors.ts) is
+ * paused after the first refusal and who set it up is told once. Its posts wait in its outbox (up to a day) until
+ * `/campaign subscribe` there again, Resume in `/campaign failed`, or a probe every `PROBE_EVERY_MS` that Slack takes.
  */
 import type { Logger } from '../logger.js';
 import type { ChannelPause, Store } from '../store/index.js';
 import type { BulkPosts } from './bulk-posts.js';
 
-/** What the pauses need of the bulk lane: a notice left for a person. */
-type Notices = Pick<BulkPosts, 'notify'>;
-
 /** A paused channel is tried again with one post this often (an admin may have fixed it without telling us). */
 export const PROBE_EVERY_MS = 5 * 60_000;
 
-/**
- * A pause that holds top-level posts only: a thread-only channel still takes thread replies
- * (`restricted_action_thread_only_channel`, "Cannot post top-level messages into a thread-only channel"), so a
- * customer's conversation whose card is there goes on in its thread while new cards and calls wait.
- */
+/** A thread-only channel ("Cannot post top-level messages into a thread-only channel") still takes replies. */
 export function holdsOnlyTopLevel(reason: string | undefined): boolean {
   return reason === 'restricted_action_thread_only_channel';
 }
@@ -53,11 +40,6 @@ export class ChannelPauses {
     private readonly logger: Logger,
   ) {}
 
-  /** Why the channel is paused, or undefined when it takes posts. */
-  async reasonFor(teamId: string, channelId: string): Promise<string | undefined> {
-    return (await this.store.channelPauses.get(teamId, channelId))?.reason;
-  }
-
   /** The channel's pause (why, since when), if it is paused. */
   get(teamId: string, channelId: string): Promise<ChannelPause | undefined> {
     return this.store.channelPauses.get(teamId, channelId);
@@ -75,17 +57,15 @@ export class ChannelPauses {
   }
 
   /** Where the notices to people wait for their turn (the bulk lane, set once the lanes are made). */
-  private notices: Notices | undefined;
+  private notices: Pick<BulkPosts, 'notify'> | undefined;
 
-  noticesIn(notices: Notices): void {
+  noticesIn(notices: Pick<BulkPosts, 'notify'>): void {
     this.notices = notices;
   }
 
   /**
-   * Slack refused a post with `message_limit_exceeded` (src/delivery/slack-errors.ts): the workspace's posts wait on its
-   * held posting budget. Whoever set up the channel is told once per hold — the notice is a post too, so it
-   * waits in their direct message's outbox and goes out when the hold ends (left under one id: a second
-   * refusal while it waits leaves nothing more).
+   * `message_limit_exceeded`: whoever set up the channel is told once per hold (the notice, a post too, waits
+   * for the hold under one id: a second refusal meanwhile leaves nothing more).
    */
   async overMessageLimit(teamId: string, channelId: string): Promise<void> {
     const user = await this.store.channelPauses.subscriber(teamId, channelId);

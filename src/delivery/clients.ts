@@ -1,31 +1,20 @@
 /**
- * The bot's Slack Web API clients outside a Slack request — the queue worker and the scheduler's lanes (calls,
- * recordings, outcome alerts, digests, quota alerts, SLA nudges, notices): one place, every client sending
- * through `SlackPace` (src/delivery/pace.ts) as background work — a call over its budget, or made while Slack is
- * down, is refused before it leaves and waits in its channel's outbox; a 429 comes back as an error, never slept
- * out inside the client. Listeners use the client Bolt hands them (Bolt's own, with the same `pace.fetch`).
- *
- * One client per workspace and urgency, not one WebClient for all with a `token` per call: a WebClient
- * queues its calls (at most 100 at once) and, when Slack answers 429, pauses that queue — one shared client
- * would let one workspace's limit hold every other's calls.
- *
- * Bounded: a workspace whose token changed (reinstalled) gets a new client and the old one is let go, as are an
- * uninstalled workspace's (`forget`, or its next use finding no token); beyond `MAX_CLIENTS` the least recently
- * used is let go. A client let go while a call is under way finishes that call; the next call makes a new one.
+ * The Web API clients for work outside a Slack request (the worker's and the scheduler's lanes), all sending
+ * through `SlackPace` as background work. One client per workspace and urgency: a WebClient pauses its whole
+ * queue on a 429, so a shared one would let one workspace's limit hold every other's calls. At most
+ * `MAX_CLIENTS` are kept (least recently used let go; a changed token makes a new one).
  */
 import { WebClient } from '@slack/web-api';
 import type { Logger } from '../logger.js';
 import { boltLogger } from '../slack/logger.js';
 import type { SlackPace, Urgency } from './pace.js';
 
-/** Clients kept at once: two urgencies for each of a few hundred busy workspaces. */
+/** Two urgencies for each of a few hundred busy workspaces. */
 const MAX_CLIENTS = 1_000;
 
 /**
- * Every WebClient of the bot, Bolt's included: no retries of its own (a retried post whose answer was lost
- * shows twice) and no pause of its whole queue on a 429 (one method's limit would hold every other call,
- * `views.open` included, past its trigger's 3 s): a 429 comes back as an error, and `SlackPace` holds only that
- * method's (or channel's) budget.
+ * Every WebClient of the bot, Bolt's included: no retries (a retried post whose answer was lost shows twice) and
+ * no pause of its queue on a 429 (it would hold `views.open` past its trigger's 3 s): `SlackPace` holds the budget.
  */
 export const SLACK_CLIENT_RULES = {
   timeout: 30_000,
@@ -46,14 +35,12 @@ export interface SlackClientsOptions {
 }
 
 export class SlackClients {
-  /** Workspace and use → its client and the token it was made with; least recently used first. */
+  /** Workspace and urgency → its client and the token it was made with; least recently used first. */
   private readonly clients = new Map<string, { token: string; client: WebClient }>();
   private readonly logger: ReturnType<typeof boltLogger>;
-  private readonly peopleLogger: ReturnType<typeof boltLogger>;
 
   constructor(private readonly options: SlackClientsOptions) {
     this.logger = boltLogger(options.logger, 'slack-worker');
-    this.peopleLogger = boltLogger(options.logger);
   }
 
   /** The workspace's client for work of `urgency`; undefined while the workspace has no bot token (uninstalled). */
@@ -63,12 +50,10 @@ export class SlackClients {
     const kept = this.clients.get(id);
     this.clients.delete(id);
     if (!token) return undefined;
-    if (kept?.token === token) {
-      this.clients.set(id, kept); // most recently used now
-      return kept.client;
-    }
-    const client = this.create(teamId, token, urgency);
-    this.clients.set(id, { token, client });
+    // Budgeted by the workspace it acts for: an org-wide token is shared by every workspace of the org.
+    const client =
+      kept?.token === token ? kept.client : this.make(token, { background: true, urgency, team: teamId }, this.logger);
+    this.clients.set(id, { token, client }); // most recently used now
     const max = this.options.maxClients ?? MAX_CLIENTS;
     for (const oldest of this.clients.keys()) {
       if (this.clients.size <= max) break;
@@ -87,20 +72,13 @@ export class SlackClients {
     return this.clients.size;
   }
 
-  /**
-   * The client of a person's requests for one bot token (a single-workspace install: Bolt authorizes with it and
-   * /readyz asks Slack about it), paced like Bolt's own.
-   */
+  /** The client of a person's requests for one bot token (a single-workspace install), paced like Bolt's own. */
   forPeople(token: string): WebClient {
-    return this.make(token, this.options.pace.fetch({ background: false, urgency: 'urgent' }), this.peopleLogger);
+    return this.make(token, { background: false, urgency: 'urgent' }, boltLogger(this.options.logger));
   }
 
-  private create(teamId: string, token: string, urgency: Urgency): WebClient {
-    // Budgeted by the workspace it acts for: an org-wide token is shared by every workspace of the org.
-    return this.make(token, this.options.pace.fetch({ background: true, urgency, team: teamId }), this.logger);
-  }
-
-  private make(token: string, fetch: ReturnType<SlackPace['fetch']>, logger: ReturnType<typeof boltLogger>) {
+  private make(token: string, mode: Parameters<SlackPace['fetch']>[0], logger: ReturnType<typeof boltLogger>) {
+    const fetch = this.options.pace.fetch(mode);
     return new WebClient(token, { slackApiUrl: this.options.apiUrl, fetch, ...SLACK_CLIENT_RULES, logger });
   }
 }

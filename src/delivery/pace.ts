@@ -1,32 +1,10 @@
 /**
- * The one place that knows Slack's rate limits. Every Web API client the bot makes sends through `fetch` from
- * here, which takes each call from a budget shared by every replica (`RateBudget`) before it goes out:
- *
- * - `chat.postMessage` (and a file shared into a channel): one per second per channel, short bursts allowed;
- * - Tier 3 methods the bot uses (`chat.update`, `chat.delete`, `reactions.add` / `reactions.remove`): 50+ a
- *   minute per method per workspace;
- * - who is who (https://docs.slack.dev/reference/methods/users.list: Tier 2, 20+ a minute;
- *   https://docs.slack.dev/reference/methods/users.info and …/conversations.members: Tier 4, 100+ a minute),
- *   per method per workspace.
- *
- * Source: https://docs.slack.dev/apis/web-api/rate-limits ("chat.postMessage generally allows posting one
- * message per second per channel", "Short bursts >1 allowed"; tiers apply "per API method per workspace per
- * app"). A 429 that still happens holds that budget — that method and channel only — for its Retry-After.
- * Slack also limits a workspace's posts as a whole ("several hundred messages per minute", beyond the one per
- * channel): a 429 on posts in a second channel of the workspace while the first one's Retry-After runs is not
- * the channel's, and holds every post of the workspace for its Retry-After. A free workspace over its plan's
- * message limit (`message_limit_exceeded`) holds every post of the workspace for minutes.
- *
- * Every other method has a budget too, which only a 429 fills: a 429 on `reactions.add` delays
- * `reactions.add` (for every replica), never `views.open`. No client retries or pauses on its own (every
- * WebClient is made with `retries: 0` and `rejectRateLimitedCalls`): what a refusal means is decided by `judge`,
- * from Slack's documented errors (src/delivery/slack-errors.ts).
- *
- * Two ways to wait for a budget: background work (the event worker) is *refused* at once with the time to
- * wait (`SlackPaceWait`), so the entry waits in the queue without holding a worker; a person's request waits
- * here, briefly, and then goes out. Slack being down (5xx, timeouts, refused connections, `ok:false`
- * `service_unavailable`…) is tracked per process: background calls are refused until the next probe, so a
- * queue of events does not hammer a Slack that is down, and resumes within seconds of its return.
+ * The one place that knows Slack's rate limits (https://docs.slack.dev/apis/web-api/rate-limits: "one message per
+ * second per channel", "Short bursts >1 allowed"; tiers apply "per API method per workspace per app"). Every Web
+ * API client sends through `fetch` here, which takes each call from a budget shared by every replica
+ * (`RateBudget`); a 429 holds that budget — that method or channel — for its Retry-After. Background work is
+ * refused at once with the time to wait (`SlackPaceWait`) and waits in its channel's outbox; a person's request
+ * waits here, briefly. No client retries on its own: what a refusal means is decided by `judge`.
  */
 import { createHash } from 'node:crypto';
 import { ErrorCode, type FetchFunction } from '@slack/web-api';
@@ -55,20 +33,20 @@ export interface SlackLimits {
 }
 
 /**
- * Slack's limits, with `historyPerMinute` reads of history a workspace a minute: since 2025 Slack allows apps
- * distributed outside the Marketplace 1 (https://docs.slack.dev/reference/methods/conversations.history; internal
- * and Marketplace apps keep Tier 3's "50+").
+ * Slack's limits, with `historyPerMinute` history reads a workspace a minute (1 for apps outside the Marketplace
+ * since 2025: https://docs.slack.dev/reference/methods/conversations.history).
  */
 export function slackLimits(historyPerMinute: number): Required<SlackLimits> {
   return {
-    // A bit under Slack's one a second, bursts of 3 (Slack: "short bursts >1 allowed").
+    // A bit under Slack's one a second, bursts of 3 ("short bursts >1 allowed").
     channelPosts: { intervalMs: 1_050, burst: 3 },
+    // "Several hundred messages per minute": never limiting by itself.
     workspacePosts: { intervalMs: 10, burst: 100 },
-    // Tier 3 ("50+ per minute"): at most 5 + 43 in any minute, under 50 whatever the burst.
+    // Tier 3 ("50+ per minute"): at most 5 + 43 in any minute.
     tier3: { intervalMs: 1_400, burst: 5 },
-    // Tier 2 ("20+ per minute"): at most 4 + 17 in any minute.
+    // Tier 2 ("20+ per minute", users.list): at most 4 + 17 in any minute.
     tier2: { intervalMs: 3_500, burst: 4 },
-    // Tier 4 ("100+ per minute"): at most 15 + 86 in any minute.
+    // Tier 4 ("100+ per minute", users.info, conversations.members): at most 15 + 86 in any minute.
     tier4: { intervalMs: 700, burst: 15 },
     other: { intervalMs: 10, burst: 100 },
     // No burst: Slack's 1 a minute is a minute between two reads.
@@ -78,9 +56,16 @@ export function slackLimits(historyPerMinute: number): Required<SlackLimits> {
   };
 }
 
-const TIER_2_METHODS = new Set(['users.list']);
-const TIER_4_METHODS = new Set(['users.info', 'conversations.members']);
-const TIER_3_METHODS = new Set(['chat.update', 'chat.delete', 'reactions.add', 'reactions.remove']);
+/** Each method's budget family; a method not listed has a budget of its own (`other`). */
+const RULE_OF_METHOD: Readonly<Record<string, 'tier2' | 'tier3' | 'tier4'>> = {
+  'users.list': 'tier2',
+  'chat.update': 'tier3',
+  'chat.delete': 'tier3',
+  'reactions.add': 'tier3',
+  'reactions.remove': 'tier3',
+  'users.info': 'tier4',
+  'conversations.members': 'tier4',
+};
 /** Looking up posts whose answer was lost (src/delivery/idempotent-posts.ts): one budget for both methods. */
 const HISTORY_METHODS = new Set(['conversations.history', 'conversations.replies']);
 /** Methods that put a message in a channel (files.completeUploadExternal does when given `channel_id`). */
@@ -96,10 +81,7 @@ const MAX_PROBE_MS = 5_000;
 /** Failures in a row before Slack counts as down: one dropped connection or lost answer is not an outage. */
 const DOWN_AFTER_FAILURES = 3;
 
-/**
- * `urgent`: customer conversations, a person's request — may use the whole burst. `routine`: call notifications
- * — leave one call of a channel's burst to urgent traffic, so a waiting customer never queues behind them.
- */
+/** `routine` (calls) leaves one call of a channel's burst to `urgent` (customers, people), never the reverse. */
 export type Urgency = 'urgent' | 'routine';
 
 /** How a SlackPaceWait's message starts (WebClient logs the failed fetch; `isPaceWait` quiets that line). */
@@ -110,8 +92,8 @@ class SlackPaceWait extends Error {
   override readonly name = 'SlackPaceWait';
   constructor(
     readonly delayMs: number,
-    readonly reason: 'rate-limit' | 'slack-down',
-    readonly method: string,
+    reason: 'rate-limit' | 'slack-down',
+    method: string,
   ) {
     super(
       `${PACE_WAIT} ${method} (${reason === 'rate-limit' ? 'its Slack budget' : 'Slack is down'}), retry in ${delayMs} ms`,
@@ -132,10 +114,8 @@ interface Budget {
 }
 
 /**
- * One budget of one call: its key (workspace, method family, channel) and rule. Slack's limits are per
- * workspace, never per token: one org-wide token acts for every workspace of an Enterprise Grid org, and each
- * workflow run has a token of its own. Only a call made for no known workspace (the readiness check's auth.test)
- * is budgeted by its token.
+ * One call's budget. Slack's limits are per workspace, never per token (an org-wide token acts for every
+ * workspace of its org); only a call for no known workspace (the readiness check's auth.test) is budgeted by token.
  */
 function budgetFor(
   limits: Required<SlackLimits>,
@@ -151,16 +131,14 @@ function budgetFor(
       rule: limits.channelPosts,
       workspace: { key: `${team}:posts`, rule: limits.workspacePosts, team, channel },
     };
-  if (TIER_3_METHODS.has(method)) return { key: `${team}:${method}`, rule: limits.tier3 };
-  if (TIER_2_METHODS.has(method)) return { key: `${team}:${method}`, rule: limits.tier2 };
-  if (TIER_4_METHODS.has(method)) return { key: `${team}:${method}`, rule: limits.tier4 };
   if (HISTORY_METHODS.has(method)) return { key: `${team}:history`, rule: limits.history };
-  return { key: `${team}:${method}`, rule: limits.other };
+  const family = Object.hasOwn(RULE_OF_METHOD, method) ? RULE_OF_METHOD[method]! : 'other';
+  return { key: `${team}:${method}`, rule: limits[family] };
 }
 
 /**
- * Which channel of a workspace last had a post answered 429, and until when its Retry-After runs (per process:
- * what one replica sees of its own posts is enough to tell a workspace's limit from a channel's).
+ * Which channel of a workspace last had a post answered 429, and until when (per process: a replica's own posts
+ * are enough to tell a workspace's limit from a channel's).
  */
 class PostRefusals {
   private readonly last = new Map<string, { channel: string; until: number }>();
@@ -221,12 +199,8 @@ class SlackHealth {
   failed(): number {
     const now = this.now();
     if (!this.down && ++this.failuresInARow < DOWN_AFTER_FAILURES) return FIRST_PROBE_MS;
-    if (!this.down) {
-      this.down = true;
-      this.probeEveryMs = FIRST_PROBE_MS;
-    } else {
-      this.probeEveryMs = Math.min(this.probeEveryMs * 2, MAX_PROBE_MS);
-    }
+    this.probeEveryMs = this.down ? Math.min(this.probeEveryMs * 2, MAX_PROBE_MS) : FIRST_PROBE_MS;
+    this.down = true;
     this.nextProbeAt = Math.max(this.nextProbeAt, now + this.probeEveryMs);
     return this.nextProbeAt - now;
   }
@@ -244,14 +218,13 @@ class SlackHealth {
 export interface SlackPaceHooks {
   /** Slack answered 429 (counted per method). */
   onRateLimited?(method: string): void;
-  /**
-   * Slack answered `token_expired` (token rotation): the workspace's token now — refreshed once across replicas
-   * (src/app/slack-token.ts) — or undefined when there is none newer. The call is sent once more with it.
-   */
+  /** `token_expired`: the workspace's newer token (refreshed once across replicas), if any; sent once more with it. */
   renewToken?(team: string | undefined, expired: string): Promise<string | undefined>;
   /** Slack took the call but warned (`response_metadata.warnings`): e.g. metadata it dropped. */
   onWarnings?(method: string, warnings: string[]): void;
 }
+
+type Init = Parameters<FetchFunction>[1];
 
 export class SlackPace {
   private readonly health: SlackHealth;
@@ -261,7 +234,7 @@ export class SlackPace {
   constructor(
     private readonly budgets: RateBudget,
     private readonly hooks: SlackPaceHooks = {},
-    limits: SlackLimits = slackLimits(1),
+    limits?: SlackLimits,
     private readonly now: () => number = Date.now,
   ) {
     this.limits = { ...slackLimits(1), ...limits };
@@ -275,8 +248,7 @@ export class SlackPace {
    */
   fetch(mode: { background: boolean; urgency: Urgency; team?: string }): FetchFunction {
     const reserve = mode.urgency === 'routine' ? 1 : 0;
-    // One client span per Web API call: its method, HTTP status and Slack's error code (never the URL's query,
-    // the body or the token).
+    // One client span per call: its method, HTTP status and Slack's error (never the query, body or token).
     return (url, init) => {
       const method = methodOf(url);
       return inSpan(
@@ -297,7 +269,7 @@ export class SlackPace {
     reserve: number,
     method: string | undefined,
     url: Parameters<FetchFunction>[0],
-    init: Parameters<FetchFunction>[1],
+    init: Init,
     renewed = false,
   ): Promise<{ response: Response; slackError?: string }> {
     const team = mode.team ?? currentTeam();
@@ -316,8 +288,7 @@ export class SlackPace {
         try {
           wait = await this.budgets.take(key, rule, reserve);
         } catch (err) {
-          // The budget store is unreachable: background work waits (it is failing anyway); a person's request
-          // goes out unpaced rather than hang.
+          // The budget store is unreachable: background work waits; a person's request goes out unpaced.
           if (mode.background) throw err;
           break;
         }
@@ -348,29 +319,24 @@ export class SlackPace {
       return { response };
     }
     if (response.status !== 200) return { response };
-    // An `ok:false` that time heals is read here, once for every replica's and client's sake: Slack degraded
-    // (`service_unavailable`, `internal_error`…) counts as Slack down; `ratelimited` holds the method's budget.
+    // An `ok:false` that time heals is read here, once for every replica and client: Slack degraded counts as
+    // Slack down; `ratelimited` holds the method's budget.
     const text = await response.text();
-    const code = text.includes('"ok":false') ? errorCodeOf(text) : undefined;
-    if (code === undefined && text.includes('"warnings"')) {
-      const warnings = warningsOf(text);
-      if (warnings.length > 0) this.hooks.onWarnings?.(method, warnings);
-    }
+    const { code, warnings } = answerOf(text);
+    if (code === undefined && warnings.length > 0) this.hooks.onWarnings?.(method, warnings);
     const verdict = code === undefined ? undefined : classOfSlackError(code);
     if (code === 'ratelimited' || code === 'rate_limited') {
       this.hooks.onRateLimited?.(method);
       await this.budgets.hold(budget.key, budget.rule, 1_000);
     } else if (code === 'message_limit_exceeded') {
-      // The workspace is over its plan's message limit (src/delivery/slack-errors.ts): every channel's posts, and every
-      // replica's, wait on its one posting budget — not a refused try per channel.
-      const held = budget.workspace ?? budget;
-      await this.budgets.holdLong(held.key, this.limits.messageLimitHoldMs);
+      // Every channel's posts, on every replica, wait on the workspace's one posting budget.
+      await this.budgets.holdLong((budget.workspace ?? budget).key, this.limits.messageLimitHoldMs);
     } else if (verdict === 'wait' || verdict === 'unknown') {
       this.health.failed();
     } else if (code === 'token_expired' && !renewed && this.hooks.renewToken) {
-      // Nothing was carried out: the same call once more with the token that replaced the expired one.
+      // Nothing was carried out: the same call once more with the token that replaced the expired one (a renewal
+      // that fails leaves Slack's refusal as it is).
       const expired = tokenOf(init);
-      // A renewal that fails (the store not answering) leaves Slack's refusal as it is: nothing was carried out.
       const fresh =
         expired === undefined ? undefined : await this.hooks.renewToken(team, expired).catch(() => undefined);
       if (fresh !== undefined && fresh !== expired)
@@ -385,10 +351,9 @@ export class SlackPace {
   }
 
   /**
-   * What a failed call means for background work: Slack's documented error (src/delivery/slack-errors.ts), or what the
-   * transport saw — our own pacing (`wait`), a 429 (`wait`), a connection never made (`wait`: nothing reached
-   * Slack), a 5xx, a timeout or a connection dropped after sending (`unknown`: Slack may have carried it out —
-   * one look-up per post after Slack is back, since a post waiting for a Slack that is down is not sent again).
+   * What a failed call means for background work: Slack's documented error, or what the transport saw — our
+   * pacing, a 429 or a connection never made (`wait`); a 5xx, a timeout or a connection dropped after sending
+   * (`unknown`: Slack may have carried it out).
    */
   judge(err: unknown): SlackVerdict {
     if (err instanceof SlackPaceWait || err instanceof WaitForSlack) return { class: 'wait', delayMs: err.delayMs };
@@ -406,21 +371,16 @@ export class SlackPace {
       if (typeof status === 'number' && status >= 500) return { class: 'unknown', delayMs: this.health.retryInMs() };
       return { class: 'other' };
     }
-    if (code === ErrorCode.PlatformError) {
-      const slackCode = (err as { data?: { error?: unknown } }).data?.error;
-      if (typeof slackCode !== 'string') return { class: 'other' };
-      const verdict = classOfSlackError(slackCode);
-      if (verdict === 'wait' || verdict === 'unknown')
-        return { class: verdict, code: slackCode, delayMs: this.health.retryInMs() };
-      return { class: verdict, code: slackCode };
-    }
-    return { class: 'other' };
+    const slackCode =
+      code === ErrorCode.PlatformError ? (err as { data?: { error?: unknown } }).data?.error : undefined;
+    if (typeof slackCode !== 'string') return { class: 'other' };
+    const verdict = classOfSlackError(slackCode);
+    if (verdict === 'wait' || verdict === 'unknown')
+      return { class: verdict, code: slackCode, delayMs: this.health.retryInMs() };
+    return { class: verdict, code: slackCode };
   }
 
-  /**
-   * A read that our pace or Slack's 429 told to wait, sent again after that wait — a few times at most. For
-   * background reads that must finish (a workspace's people, a channel's members), never for a post.
-   */
+  /** A background read (people, members; never a post) told to wait, sent again after the wait — a few times. */
   async readWhenPaced<T>(read: () => Promise<T>, attempts = 6): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
@@ -439,22 +399,18 @@ export class SlackPace {
   }
 }
 
-function errorCodeOf(text: string): string | undefined {
+/** An answer's `ok:false` error and `response_metadata.warnings` (https://docs.slack.dev/apis/web-api/#responses). */
+function answerOf(text: string): { code?: string; warnings: string[] } {
+  if (!text.includes('"ok":false') && !text.includes('"warnings"')) return { warnings: [] };
   try {
-    const body = JSON.parse(text) as { ok?: unknown; error?: unknown };
-    return body.ok === false && typeof body.error === 'string' ? body.error : undefined;
+    const body = JSON.parse(text) as { ok?: unknown; error?: unknown; response_metadata?: { warnings?: unknown } };
+    const warnings = body.response_metadata?.warnings;
+    return {
+      ...(body.ok === false && typeof body.error === 'string' ? { code: body.error } : {}),
+      warnings: Array.isArray(warnings) ? warnings.filter((w): w is string => typeof w === 'string') : [],
+    };
   } catch {
-    return undefined;
-  }
-}
-
-/** Slack's `response_metadata.warnings` of an answer (https://docs.slack.dev/apis/web-api/#responses). */
-function warningsOf(text: string): string[] {
-  try {
-    const warnings = (JSON.parse(text) as { response_metadata?: { warnings?: unknown } }).response_metadata?.warnings;
-    return Array.isArray(warnings) ? warnings.filter((w): w is string => typeof w === 'string') : [];
-  } catch {
-    return [];
+    return { warnings: [] };
   }
 }
 
@@ -463,17 +419,19 @@ function methodOf(url: string | URL): string | undefined {
   return /\/api\/([A-Za-z0-9.]+)$/.exec(path)?.[1];
 }
 
-function tokenOf(init: Parameters<FetchFunction>[1]): string | undefined {
+function formOf(body: string | FormData | undefined): URLSearchParams | FormData | undefined {
+  return typeof body === 'string' ? new URLSearchParams(body) : body;
+}
+
+function tokenOf(init: Init): string | undefined {
   const auth = init?.headers?.Authorization ?? init?.headers?.authorization;
   if (auth) return auth.replace(/^Bearer\s+/i, '');
-  const body = init?.body;
-  if (typeof body === 'string') return new URLSearchParams(body).get('token') ?? undefined;
-  const token = body?.get('token');
+  const token = formOf(init?.body)?.get('token');
   return typeof token === 'string' ? token : undefined;
 }
 
 /** The same request with `token` instead of the one it carried (in its Authorization header or its form). */
-function withToken(init: Parameters<FetchFunction>[1], token: string): Parameters<FetchFunction>[1] {
+function withToken(init: Init, token: string): Init {
   if (!init) return init;
   const headers = { ...init.headers };
   for (const name of ['Authorization', 'authorization'] as const)
@@ -485,15 +443,12 @@ function withToken(init: Parameters<FetchFunction>[1], token: string): Parameter
       form.set('token', token);
       body = form.toString();
     }
-  } else if (body?.has('token')) {
-    body.set('token', token);
-  }
+  } else if (body?.has('token')) body.set('token', token);
   return { ...init, headers, ...(body === undefined ? {} : { body }) };
 }
 
 function channelOf(body: string | FormData | undefined): string | undefined {
-  if (body === undefined) return undefined;
-  const form = typeof body === 'string' ? new URLSearchParams(body) : body;
-  const channel = form.get('channel') ?? form.get('channel_id');
+  const form = formOf(body);
+  const channel = form?.get('channel') ?? form?.get('channel_id');
   return typeof channel === 'string' && channel !== '' ? channel : undefined;
 }

@@ -1,22 +1,14 @@
 /**
- * Slack's documented errors, as one table: what each answer means for a post that has not gone out yet. Every
- * part that posts in the background reads Slack's refusals through `SlackPace.judge` (src/delivery/pace.ts),
- * which puts this table together with what the transport saw (429, 5xx, a dropped connection).
- *
- * Sources — the method pages' "Errors" lists and the Web API's common errors:
- * https://docs.slack.dev/reference/methods/chat.postMessage, …/chat.update, …/reactions.add,
- * …/files.completeUploadExternal, …/conversations.history, and https://docs.slack.dev/apis/web-api/#errors.
- * Slack documents `fatal_error` and `internal_error` as "It's possible some aspect of the operation succeeded
- * before the error was raised": their outcome is unknown, so a post is looked up before it is sent again.
+ * Slack's documented errors as one table: what each answer means for a post not yet out. `SlackPace.judge`
+ * (src/delivery/pace.ts) puts it together with what the transport saw. Sources: the method pages' "Errors" lists
+ * (https://docs.slack.dev/reference/methods/chat.postMessage, …/chat.update, …/reactions.add,
+ * …/files.completeUploadExternal, …/conversations.history) and https://docs.slack.dev/apis/web-api/#errors.
  */
 
 /**
- * - `wait`: nothing happened in Slack and time heals it — wait and send again (never a failed try).
- * - `unknown`: Slack may have carried the call out — wait, then look for it before sending again.
- * - `channel`: the channel refuses posts until someone acts (invite the bot, unarchive, allow posting).
- * - `workspace`: the workspace refuses every call (token revoked, app not granted): hold its work until reinstall.
- * - `payload`: the message itself is wrong: sending it again cannot help (a dead letter with its reason).
- * - `other`: anything else: a failed try (retried with backoff, then a dead letter).
+ * `wait`: nothing happened and time heals it; `unknown`: Slack may have carried it out (look it up before sending
+ * again); `channel`: refused there until someone acts; `workspace`: every call refused until reinstall;
+ * `payload`: the message itself is wrong (a dead letter); `other`: a failed try (retried, then a dead letter).
  */
 export type SlackErrorClass = 'wait' | 'unknown' | 'channel' | 'workspace' | 'payload' | 'other';
 
@@ -27,11 +19,9 @@ const TABLE: Readonly<Record<string, Exclude<SlackErrorClass, 'other'>>> = {
   service_unavailable: 'wait', // "The service is temporarily unavailable"
   request_timeout: 'wait', // "The method was called via a POST request, but the POST data was either missing or truncated"
   team_added_to_org: 'wait', // "…undergoing migration to an Enterprise Organization … intermittently unavailable"
-  // https://docs.slack.dev/reference/methods/chat.postMessage › Errors: message_limit_exceeded, "Members on this
-  // team are sending too many messages" — a free workspace's message limit. Nothing was posted and time heals
-  // it, in minutes: SlackPace holds the workspace's posting budget, every channel's posts together.
+  // chat.postMessage › Errors: "Members on this team are sending too many messages" (a free plan's limit): minutes.
   message_limit_exceeded: 'wait',
-  // "It's possible some aspect of the operation succeeded before the error was raised."
+  // "It's possible some aspect of the operation succeeded before the error was raised": looked up first.
   fatal_error: 'unknown',
   internal_error: 'unknown',
   // The channel refuses until someone acts.
@@ -42,12 +32,10 @@ const TABLE: Readonly<Record<string, Exclude<SlackErrorClass, 'other'>>> = {
   restricted_action_read_only_channel: 'channel', // "Cannot post any message into a read-only channel"
   restricted_action_thread_only_channel: 'channel', // "Cannot post top-level messages into a thread-only channel"
   ekm_access_denied: 'channel', // "Administrators have suspended the ability to post a message"
-  // conversations.history's "The workspace token used in this request does not have the permissions necessary to
-  // complete the request": the channel's (a private one the app may not read), not the whole workspace.
+  // conversations.history: "…does not have the permissions necessary to complete the request": that channel's.
   no_permission: 'channel',
-  // Only a thread reply is refused, there ("This message type cannot have thread replies", "Cannot post thread
-  // replies into a non_threadable channel"): that post goes top-level instead (src/delivery/idempotent-posts.ts), and a
-  // refusal that still reaches here is that post's alone.
+  // "This message type cannot have thread replies", "Cannot post thread replies into a non_threadable channel":
+  // that post goes top-level instead (src/delivery/idempotent-posts.ts); refused still, it is that post's alone.
   cannot_reply_to_message: 'payload',
   restricted_action_non_threadable_channel: 'payload',
   // The workspace refuses every call of the app.
@@ -87,8 +75,7 @@ const TABLE: Readonly<Record<string, Exclude<SlackErrorClass, 'other'>>> = {
   invalid_thread_ts: 'payload',
   message_not_found: 'payload',
   as_user_not_supported: 'payload',
-  // https://docs.slack.dev/reference/methods/chat.update › Errors: "Authenticated user does not have permission to
-  // update this message" — a card or notice that is not (or no longer) the app's to edit.
+  // chat.update › Errors: "Authenticated user does not have permission to update this message".
   cant_update_message: 'payload',
   // https://docs.slack.dev/reference/methods/files.info, …/files.completeUploadExternal: the uploaded file is gone.
   file_not_found: 'payload',
@@ -96,8 +83,8 @@ const TABLE: Readonly<Record<string, Exclude<SlackErrorClass, 'other'>>> = {
 };
 
 /**
- * The call asked for what is so already: the reaction is there (`already_reacted`,
- * https://docs.slack.dev/reference/methods/reactions.add) or gone (`no_reaction`, …/reactions.remove).
+ * Already so: the reaction is there (`already_reacted`, https://docs.slack.dev/reference/methods/reactions.add)
+ * or gone (`no_reaction`, …/reactions.remove).
  */
 export function isAlreadyDone(code: string | undefined): boolean {
   return code === 'already_reacted' || code === 'no_reaction';
@@ -108,19 +95,13 @@ export function isFileGone(code: string | undefined): boolean {
   return code === 'file_not_found' || code === 'file_deleted';
 }
 
-/**
- * Nothing can be posted or edited there, now or later, unless someone acts: the channel refuses the app, or the
- * message (a card, a thread) is gone or is not the app's to edit.
- */
+/** Nothing can be posted or edited there until someone acts: the channel refuses, or the message is gone. */
 export function isGoneOrRefused(code: string | undefined): code is string {
   const cls = code === undefined ? 'other' : classOfSlackError(code);
   return cls === 'channel' || cls === 'payload';
 }
 
-/**
- * Metadata Slack dropped from a post it took (`response_metadata.warnings`: `invalid_metadata_schema`,
- * `metadata_too_large`…; https://docs.slack.dev/messaging/message-metadata): the post carries no idempotency key.
- */
+/** Metadata Slack dropped (https://docs.slack.dev/messaging/message-metadata): the post has no idempotency key. */
 export function isMetadataWarning(warning: string): boolean {
   return warning.includes('metadata');
 }
@@ -142,9 +123,8 @@ export function classOfSlackError(code: string): SlackErrorClass {
 }
 
 /**
- * Of those, the channel is gone rather than closed to the app (https://docs.slack.dev/reference/methods/chat.postMessage
- * › Errors: `channel_not_found` "Value passed for channel was invalid", `is_archived` "Channel has been archived"):
- * what is scheduled there ends, where a removed bot (`not_in_channel`) keeps it for when it is invited back.
+ * The channel is gone, not closed to the app (chat.postMessage › Errors: "Value passed for channel was invalid",
+ * "Channel has been archived"): what is scheduled there ends; a removed bot's (`not_in_channel`) is kept.
  */
 export function isChannelGone(code: string | undefined): boolean {
   return code === 'channel_not_found' || code === 'is_archived';

@@ -1,27 +1,10 @@
 /**
- * Call recordings copied into Slack. Once a call's card is posted on its own (calls rolled up into one post keep
- * their links), its recording is queued here; a transfer then fetches it (recording-fetch.ts) and streams it
- * into the card's thread with Slack's external upload (src/slack/external-upload.ts), where Slack shows its
- * audio player.
- *
- * - Nothing waits for it: the card and its transcript are out before the transfer starts. The download and the
- *   upload use none of the channel's Slack budget; the share — the post in the thread — waits in the channel's
- *   outbox (bulk lane, src/delivery/bulk-lane.ts), after the channel's customers and calls, posted by the one
- *   scheduler and judged as every other post (an outage or a 429 waited out, a paused channel kept).
- * - A transfer is a firing of the store's timers (src/app/timers.ts: they survive restarts, one replica claims
- *   each firing and keeps its lease while the transfer runs), its details a remembered step of the call — so a
- *   restart or another replica carries on. At most `PER_WORKSPACE` transfers of one workspace and `PER_PROCESS`
- *   in all run in a process, so one workspace's slow hosts hold only its own recordings; each is streamed, never
- *   held whole in memory (unless the host does not say how long it is: Slack needs the length first, so that one
- *   is read into memory, capped).
- * - A host that sends less than 64 KiB in `stallMs` of waiting on it fails the try (`stalled`, tried again
- *   later): dripping a byte now and then holds a slot for that long, not for the whole transfer's 5 minutes.
- * - Each step is remembered: the upload's file id once Slack has the bytes, the share once it is in the thread.
- *   A retry never posts a second copy, and a share Slack made wait (its budget, a 429, an outage) does not
- *   download again.
- * - A recording that cannot be fetched leaves the card's link as it was and one log line (the host only: a
- *   recording URL may carry a signature). A host that is busy or not ready yet (404, 5xx, timeouts) is tried
- *   again a few times first.
+ * A call's recording copied into its card's thread (a card posted on its own; roll-ups keep their links): a
+ * firing of the store's timers (src/app/timers.ts) fetches it (recording-fetch.ts) and streams it to Slack's
+ * external upload (src/slack/external-upload.ts); the share, a post, waits in the channel's bulk lane. Nothing
+ * waits for it, each step is remembered (never shared twice), at most `PER_WORKSPACE` transfers of one workspace
+ * and `PER_PROCESS` in all run at once, and a recording that cannot be fetched leaves the card's link and one log
+ * line naming the host (never the URL: it may carry a signature).
  */
 import { Readable } from 'node:stream';
 import type { WebClient } from '@slack/web-api';
@@ -51,13 +34,16 @@ export interface RecordingOptions {
 }
 
 /** Where a recording goes: the card's thread. */
-export interface RecordingTarget {
-  teamId: string;
-  channelId: string;
-  /** The call's queue entry (its steps are remembered under it). */
-  entryId: string;
+export interface RecordingTarget extends RecordingRef {
   /** The card's ts. */
   threadTs: string;
+}
+
+/** The recording of one call in one channel (its steps are remembered under the call's queue entry). */
+interface RecordingRef {
+  teamId: string;
+  channelId: string;
+  entryId: string;
 }
 
 interface RecordingJob extends RecordingTarget {
@@ -77,12 +63,9 @@ const PER_PROCESS = 8;
 const PER_WORKSPACE = 2;
 /** A whole transfer (download and upload together); a slower one is a timeout, tried again. */
 const TRANSFER_MS = 5 * 60_000;
-/**
- * What a host must send per `stallMs` spent waiting on it: 3 KB/s by default, far below any file server and
- * below what a largest recording needs to arrive within TRANSFER_MS anyway, far above a drip.
- */
+/** What a host must send per `stallMs` waiting on it: 3 KB/s by default, far below any file server, above a drip. */
 const MIN_PROGRESS_BYTES = 64 * 1024;
-/** While other recordings read whole fill the memory set aside for them, how long before this one looks again. */
+/** While recordings read whole fill the memory set aside for them, how long before this one looks again. */
 const DEFER_MS = 5_000;
 /** The kind of report a recording's share waits in its channel's outbox as. */
 const SHARE_POST = 'call-recording';
@@ -123,10 +106,7 @@ export class CallRecordings {
     if (this.fetcher) timers.on(TIMER_KIND, (timer, _now, stop) => this.transfer(timer.id, stop), slots);
   }
 
-  /**
-   * After a call's card is posted (and its transcript): its recording is queued for the card's thread. Nothing
-   * when recordings are off or the call has none; nothing again once it is shared (or given up).
-   */
+  /** After a call's card and transcript are posted: its recording is queued (once) for the card's thread. */
   async add(to: RecordingTarget, call: CallCompleted): Promise<void> {
     if (!this.fetcher || !call.audioUrl) return;
     if (await this.steps.done(stepOf(to, 'recording'))) return;
@@ -152,8 +132,10 @@ export class CallRecordings {
   }
 
   /** Due now, and looked for now (not at the timers' next tick). */
-  private async dueNow(target: RecordingTarget): Promise<void> {
-    await this.context.store.timers.set(TIMER_KIND, timerId(target), this.now());
+  private async dueNow(target: RecordingRef): Promise<void> {
+    // The workspace first: uninstalling finds it.
+    const id = workspaceTimerId(target.teamId, target.channelId, target.entryId);
+    await this.context.store.timers.set(TIMER_KIND, id, this.now());
     void this.timers.runDue(TIMER_KIND);
   }
 
@@ -163,7 +145,7 @@ export class CallRecordings {
     if (!target || (await this.steps.done(stepOf(target, 'recording')))) return undefined;
     const job = parseJob(await this.steps.read(stepOf(target, 'recording-job')));
     if (!job) return undefined;
-    if (await this.context.pauses.reasonFor(job.teamId, job.channelId)) {
+    if (await this.context.pauses.get(job.teamId, job.channelId)) {
       await this.giveUp(job, 'the channel takes no posts (the bot was removed, or it is archived)', {}, 'info');
       return undefined;
     }
@@ -171,9 +153,9 @@ export class CallRecordings {
     try {
       if (!(await this.files.uploaded(stepOf(job, 'recording')))) {
         const slack = await this.context.slack(job.teamId, 'routine');
-        const { bytes } = await this.upload(slack, job, stop);
+        const bytes = await this.upload(slack, job, stop);
         this.context.logger.info(
-          { channel: job.channelId, team: job.teamId, entry: job.entryId, bytes, ms: Date.now() - started },
+          { ...logged(job), bytes, ms: Date.now() - started },
           'call recording uploaded; its share waits for the channel',
         );
       }
@@ -185,7 +167,7 @@ export class CallRecordings {
   }
 
   /** The share's turn in the channel: shared once (an earlier share whose answer was lost is looked up first). */
-  private async shareWaiting(target: Pick<RecordingTarget, 'teamId' | 'channelId' | 'entryId'>, slack: WebClient) {
+  private async shareWaiting(target: RecordingRef, slack: WebClient) {
     const step = stepOf(target, 'recording');
     if (await this.steps.done(step)) return;
     const job = parseJob(await this.steps.read(stepOf(target, 'recording-job')));
@@ -203,7 +185,7 @@ export class CallRecordings {
     }
     await this.steps.record(stepOf(job, 'recording-job'), '');
     this.context.logger.info(
-      { channel: job.channelId, team: job.teamId, entry: job.entryId },
+      logged(job),
       outcome === 'found'
         ? "call recording found shared in its card's thread by an earlier try"
         : "call recording shared in its card's thread",
@@ -211,12 +193,12 @@ export class CallRecordings {
   }
 
   /** Slack would not take the share (or it waited a day): the card keeps its link. */
-  private async shareGivenUp(target: Pick<RecordingTarget, 'teamId' | 'channelId' | 'entryId'>, cause: string) {
+  private async shareGivenUp(target: RecordingRef, cause: string) {
     const job = parseJob(await this.steps.read(stepOf(target, 'recording-job')));
     if (job) await this.giveUp(job, 'the card keeps its link', { slackError: cause }, 'warn');
   }
 
-  /** The recording's bytes into Slack (steps 1 and 2 of the external upload). */
+  /** The recording's bytes into Slack (steps 1 and 2 of the external upload); how many. */
   private async upload(slack: WebClient, job: RecordingJob, stop: AbortSignal) {
     const abort = new AbortController();
     const deadline = setTimeout(() => abort.abort(), TRANSFER_MS);
@@ -241,8 +223,8 @@ export class CallRecordings {
       })();
       const file = { filename: `${job.name}.${recording.extension}`, length, body: tracked, signal };
       try {
-        const fileId = await this.files.upload(slack, stepOf(job, 'recording'), file);
-        return { fileId, bytes: length };
+        await this.files.upload(slack, stepOf(job, 'recording'), file);
+        return length;
       } catch (err) {
         await recording.discard().catch(() => undefined);
         throw sourceFailure ?? err;
@@ -282,19 +264,11 @@ export class CallRecordings {
     return undefined;
   }
 
-  /** Marks the recording done (`result`: the file id, or why not) and forgets its URL (it may carry a signature). */
-  private async finish(job: RecordingJob, result: string): Promise<void> {
-    await this.steps.record(stepOf(job, 'recording'), result);
-    await this.steps.record(stepOf(job, 'recording-job'), '');
-  }
-
-  /** One log line, and the recording marked done so nothing tries it again. */
+  /** One log line; the recording marked done and its URL forgotten (it may carry a signature). */
   private async giveUp(job: RecordingJob, why: string, detail: object, level: 'info' | 'warn'): Promise<void> {
-    await this.finish(job, 'not copied');
-    this.context.logger[level](
-      { channel: job.channelId, team: job.teamId, entry: job.entryId, ...detail },
-      `call recording not copied into Slack: ${why}`,
-    );
+    await this.steps.record(stepOf(job, 'recording'), 'not copied');
+    await this.steps.record(stepOf(job, 'recording-job'), '');
+    this.context.logger[level]({ ...logged(job), ...detail }, `call recording not copied into Slack: ${why}`);
   }
 }
 
@@ -339,16 +313,15 @@ class BufferBudgetFull extends Error {
   override name = 'BufferBudgetFull';
 }
 
-function stepOf(target: Pick<RecordingTarget, 'teamId' | 'entryId' | 'channelId'>, step: string): StepRef {
+function logged(job: RecordingRef): Record<string, string> {
+  return { channel: job.channelId, team: job.teamId, entry: job.entryId };
+}
+
+function stepOf(target: RecordingRef, step: string): StepRef {
   return { teamId: target.teamId, entryId: target.entryId, channel: target.channelId, step };
 }
 
-/** The workspace first (`workspaceTimerId`), so uninstalling finds it. */
-function timerId(target: RecordingTarget): string {
-  return workspaceTimerId(target.teamId, target.channelId, target.entryId);
-}
-
-function parseTimerId(id: string): Pick<RecordingTarget, 'teamId' | 'channelId' | 'entryId'> | undefined {
+function parseTimerId(id: string): RecordingRef | undefined {
   const [teamId, channelId, entryId] = workspaceTimerParts(id, 3) ?? [];
   return teamId === undefined || channelId === undefined || entryId === undefined
     ? undefined

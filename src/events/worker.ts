@@ -1,25 +1,15 @@
 /**
- * The queue consumer that hands queued webhook events to their channels' outboxes: a typed dispatcher. Features
- * register one handler per trigger (`on`); the worker parses the entry, finds the handler and gives it a
- * `QueuedEvent` (the entry with its routes, Slack client and steps; not a "delivery", which is the platform's
- * POST: intake.ts).
- *
- * - The queue's run routes the event and hands it to every channel it goes to — a conversation's event to the
- *   channel's urgent lane (src/delivery/urgent-lane.ts), a call to its routine lane (src/delivery/call-lane.ts)
- *   — and the queue is done with it. It posts nothing: the scheduler posts each channel's outbox at Slack's pace,
- *   in the order the events arrived, and keeps retries and dead letters (src/delivery/scheduler.ts). In the
- *   channel's turn the handler runs again for that channel alone (`runInChannel`) and posts.
- * - A run that fails before it handed the event on (the store unreachable…) is tried again with backoff, then
- *   kept as a dead letter after `maxAttempts`; an event the app cannot handle (an unknown trigger, or one nobody
- *   handles) is a dead letter at once, its payload kept whole.
- * - Several channels, card + transcript: each step is remembered (`StepLog`), so retries never post twice.
- * - An entry of a workspace the store does not know any more (it uninstalled the app) is dropped with a log
- *   line: not posted, not kept as a dead letter.
+ * The queue's consumer: a typed dispatcher (one handler per trigger, `on`) that routes each queued event and hands
+ * it to every channel it goes to — a conversation's to the channel's urgent lane, a call to its routine lane — and
+ * posts nothing. In the channel's turn the scheduler runs the handler again for that channel alone
+ * (`runInChannel`), and it posts. A run that fails before it handed the event on is retried with backoff, then a
+ * dead letter; an event the app cannot handle is a dead letter at once; one of an uninstalled workspace is dropped.
  */
 import { hostname } from 'node:os';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../logger.js';
 import type { Consumer, QueueEntry, Store } from '../store/index.js';
+import type { ConsumeOptions } from '../store/queue.js';
 import { isTriggerName, type EventMap, type KnownEvent, type TriggerName } from './events.js';
 import { jobEvent, letterOf, readJob, triggerOf, type EventJob } from './job.js';
 import { channelsFor } from './router.js';
@@ -29,19 +19,8 @@ import { noteUnrouted } from './unrouted.js';
 import type { ConversationLane, LaneRunner } from '../delivery/urgent-lane.js';
 import { ATTR, inSpan, traceContext } from '../util/spans.js';
 
-export interface WorkerOptions {
-  /** Consumer name; default `<hostname>:<pid>:<n>` (stable across restarts of the same container). */
-  consumer?: string;
-  /** Calls/conversations handled at the same time. Default 8. */
-  concurrency?: number;
-  /** Failed tries before an entry is dead-lettered. Default 5. */
-  maxAttempts?: number;
-  /** A silent consumer's entries are taken over after this long. Default 30 s. */
-  claimIdleMs?: number;
-  /** How long one read waits for new entries. Default 5 s (stop() interrupts it). */
-  blockMs?: number;
-  retryDelayMs?: (attempt: number) => number;
-}
+/** The queue's settings (tests shorten them). */
+export type WorkerOptions = Pick<ConsumeOptions, 'blockMs' | 'claimIdleMs' | 'retryDelayMs'>;
 
 type EventOf<T extends TriggerName> = { [K in T]: { known: true; trigger: K; data: EventMap[K] } }[T];
 
@@ -57,38 +36,23 @@ export interface QueuedEvent<T extends TriggerName = TriggerName> {
   readonly stepsOf: string;
   /** The step `name` of this entry in `channel` (`*` for one that is not per channel). */
   step(channel: string, name: string): StepRef;
-  /** The workspace's Slack client; throws (and the entry is retried) while the workspace has no bot token. */
+  /** The workspace's Slack client; throws while the workspace has no bot token. */
   slack(): Promise<WebClient>;
   /** The channels routed to this event now. */
   channels(): Promise<string[]>;
-  /**
-   * The queue's run hands the event to each channel's urgent lane (`work` is not run); in a channel's turn,
-   * `work` runs for that channel, and Slack's refusals are thrown as they are (the scheduler judges them).
-   */
+  /** The queue's run hands the event to each channel's urgent lane; in a channel's turn, `work` runs there. */
   eachChannel(channels: readonly string[], work: (channel: string) => Promise<void>): Promise<void>;
-  /**
-   * `post` in every routed channel, in its turn (`handed-on` from the queue's run); `skipped` when none is
-   * routed.
-   */
+  /** `post` in every routed channel, in its turn (`handed-on` from the queue's run); `skipped` when none is. */
   toEachRoute(post: (slack: WebClient, channel: string) => Promise<void>): Promise<EventOutcome>;
-  /**
-   * Events of the same conversation waiting right behind this one in the channel with the same trigger, oldest
-   * first: what a handler may carry in its own post (see `carry`).
-   */
+  /** Events of this trigger waiting right behind this one in the channel, oldest first (see `carry`). */
   waitingBehind(): { entryId: string; event: EventOf<T> }[];
-  /**
-   * This entry does the work of these waiting entries: recorded for each (a later run of one does nothing,
-   * see `carriedBy`), and they leave the channel's lane with it.
-   */
+  /** This entry does these waiting entries' work: recorded for each (see `carriedBy`); they leave the lane with it. */
   carry(entryIds: readonly string[]): Promise<void>;
   /** The entry that took over this one's work (`carry`), if one did. */
   carriedBy(): Promise<string | undefined>;
 }
 
-/**
- * `posted` counts in `campaign_events_posted_total` (once per event); `skipped` is an event with nowhere to go (or
- * an echo); `handed-on`: waits in its channels' outboxes, counted when it is posted.
- */
+/** `posted` is counted (once per event); `skipped`: nowhere to go (or an echo); `handed-on`: waits in outboxes. */
 export type EventOutcome = 'posted' | 'skipped' | 'handed-on';
 export type EventHandler<T extends TriggerName> = (queued: QueuedEvent<T>) => Promise<EventOutcome>;
 
@@ -97,7 +61,8 @@ class UnhandledEventError extends Error {
   override readonly name = 'UnhandledEventError';
 }
 
-const DEFAULT_MAX_ATTEMPTS = 5;
+/** Failed tries before an entry is a dead letter. */
+const MAX_ATTEMPTS = 5;
 
 let consumersInProcess = 0;
 
@@ -128,11 +93,11 @@ export class EventWorker implements LaneRunner {
 
   start(): void {
     if (this.consumer) return;
-    const { consumer, maxAttempts: _, ...settings } = this.options;
-    const name = consumer ?? `${hostname()}:${process.pid}:${++consumersInProcess}`;
+    // Stable across restarts of the same container.
+    const name = `${hostname()}:${process.pid}:${++consumersInProcess}`;
     this.consumer = this.context.store.queue.consume((entry) => this.handleCounted(entry), {
+      ...this.options,
       consumer: name,
-      ...definedOnly(settings),
     });
     this.context.logger.info({ consumer: name }, 'event worker started');
   }
@@ -153,7 +118,7 @@ export class EventWorker implements LaneRunner {
       await this.run(entry);
     } catch (caught) {
       const final = caught instanceof UnhandledEventError;
-      if (entry.attempt < (this.options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS) && !final) throw caught;
+      if (entry.attempt < MAX_ATTEMPTS && !final) throw caught;
       const error = caught instanceof Error ? caught.message || caught.name : String(caught);
       this.context.logger.error(
         { team: entry.teamId, entry: entry.id, attempt: entry.attempt, err: caught },
@@ -212,7 +177,10 @@ export class EventWorker implements LaneRunner {
         `queued ${trigger} event no longer validates: ${parsed.ok ? 'unknown' : parsed.problem}`,
       );
     }
-    await this.noteInCatalog(entry.teamId, parsed.event.data, log);
+    // The workspace's catalog learns the event's campaign and agent; a failure never holds the event up.
+    await this.context.store.catalog
+      .noteSighting(entry.teamId, parsed.event.data)
+      .catch((err: unknown) => log.warn({ err }, 'could not record the campaign and agent of an event in the catalog'));
     const handler = this.handlers.get(trigger);
     if (!handler) throw new UnhandledEventError(`no handler for ${trigger}: not posted, kept for inspection`);
     const alsoDone: string[] = [];
@@ -232,18 +200,6 @@ export class EventWorker implements LaneRunner {
     if (counted.ran) this.context.metrics?.eventsPosted.inc({ trigger });
   }
 
-  /**
-   * Every event names its campaign and agent: the workspace's catalog learns them (names → ids). Costs no store
-   * call when nothing is new; a failure to record is logged and never holds up the event.
-   */
-  private async noteInCatalog(teamId: string, data: KnownEvent['data'], log: Logger): Promise<void> {
-    try {
-      await this.context.store.catalog.noteSighting(teamId, data);
-    } catch (err) {
-      log.warn({ err }, 'could not record the campaign and agent of an event in the catalog');
-    }
-  }
-
   /** The waiting entries behind `entry` with its trigger, up to the first that has another (or does not read). */
   private waitingBehind(entry: QueueEntry, trigger: TriggerName): { entryId: string; event: KnownEvent }[] {
     const found: { entryId: string; event: KnownEvent }[] = [];
@@ -257,10 +213,7 @@ export class EventWorker implements LaneRunner {
     return found;
   }
 
-  /**
-   * `stepsOf`: the entry whose steps count as done (the dead letter's, when an admin retried one);
-   * `onlyChannel`: a run in its channel, in that channel alone.
-   */
+  /** `stepsOf`: whose steps count (a retried dead letter's); `onlyChannel`: a run in that channel alone. */
   private queuedEvent(
     entry: QueueEntry,
     event: KnownEvent,
@@ -298,31 +251,27 @@ export class EventWorker implements LaneRunner {
       },
       toEachRoute: async (post) => {
         const channels = await queued.channels();
-        if (channels.length === 0 && onlyChannel !== undefined) {
-          log.info('the channel this event waited for is not subscribed to it any more: nothing to post');
-          return 'skipped';
-        }
-        if (channels.length === 0) {
-          log.info(
-            { campaignId: event.data.campaignId },
-            'no channel is subscribed to this event any more: nothing to post',
-          );
-          await noteUnrouted(this.context.store, log, {
-            teamId: entry.teamId,
-            event,
-            enqueuedAt: entry.enqueuedAt,
-            stepsOf,
-          });
-          return 'skipped';
-        }
-        if (onlyChannel === undefined) {
+        if (channels.length > 0 && onlyChannel === undefined) {
           await queued.eachChannel(channels, () => Promise.resolve());
           return 'handed-on';
         }
-        const slack = await queued.slack();
-        await queued.eachChannel(channels, (channel) => post(slack, channel));
-        log.info({ channel: onlyChannel }, 'event posted');
-        return 'posted';
+        if (channels.length > 0) {
+          const slack = await queued.slack();
+          await queued.eachChannel(channels, (channel) => post(slack, channel));
+          log.info({ channel: onlyChannel }, 'event posted');
+          return 'posted';
+        }
+        if (onlyChannel !== undefined) {
+          log.info('the channel this event waited for is not subscribed to it any more: nothing to post');
+          return 'skipped';
+        }
+        log.info(
+          { campaignId: event.data.campaignId },
+          'no channel is subscribed to this event any more: nothing to post',
+        );
+        const { teamId, enqueuedAt } = entry;
+        await noteUnrouted(this.context.store, log, { teamId, event, enqueuedAt, stepsOf });
+        return 'skipped';
       },
       waitingBehind: () => this.waitingBehind(entry, event.trigger),
       carry: async (entryIds) => {
@@ -335,8 +284,4 @@ export class EventWorker implements LaneRunner {
     };
     return queued;
   }
-}
-
-function definedOnly<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

@@ -1,28 +1,17 @@
 /**
- * The one lease primitive: a key holding its owner's token, taken with `SET NX PX`, renewed and released only
- * by that owner (compare-and-pexpire, compare-and-delete: the owner check and the write in one Lua step on
- * Redis). A replica whose lease expired while it was busy can neither extend nor delete the lease another
- * replica holds now.
- *
- * Leases are short and renewed on a timer while their work runs (`keep`), as BullMQ keeps a job's lock: a
- * replica killed mid-work frees its lease within `LEASE_MS`, and one that finds its lease gone (`held`) stops
- * before its next post. What it sent already is fenced by the post's idempotency key (src/delivery/idempotent-posts.ts):
- * a post whose outcome is unknown is looked up in Slack before it is sent again.
+ * The one lease primitive: a key holding its owner's token, taken with `SET NX PX`, renewed and released only by
+ * that owner (compare-and-pexpire, compare-and-delete: check and write in one Lua step). Renewed on a timer while
+ * its work runs (`keep`), so a killed replica's lease frees within `LEASE_MS`; what a replica that lost its lease
+ * sent already is fenced by the post's idempotency key (src/delivery/idempotent-posts.ts).
  */
 import type { KeyValueStore } from './kv.js';
 
-/**
- * How long a lease lasts unless renewed: `keep` renews it every third of that, so two missed renewals (a busy
- * event loop, a slow store) are survived and a killed replica's work is taken on within 15 s.
- */
+/** Renewed every third of it: two missed renewals (a busy event loop, a slow store) are survived. */
 export const LEASE_MS = 15_000;
 
 /** A lease kept while its work runs (`Leases.keep`). */
 export interface KeptLease {
-  /**
-   * False once the lease may no longer be this owner's: a renewal found it gone, or none held for its length (a
-   * frozen process learns it here before its next post, not at the next beat).
-   */
+  /** False once the lease may no longer be this owner's: a renewal found it gone, or none held for its length. */
   held(): boolean;
   /** Stops renewing (resolves once a renewal under way is done); the lease stays until released or expired. */
   stop(): Promise<void>;
@@ -33,10 +22,7 @@ export interface KeptLease {
 export class Leases {
   constructor(private readonly kv: KeyValueStore) {}
 
-  /**
-   * True when `owner` holds `key` for `ttlMs` from now. A lease `owner` holds already counts as taken (and is
-   * extended): a take whose answer was lost (Redis answered late) must not lock its own owner out.
-   */
+  /** True when `owner` holds `key` for `ttlMs` from now; its own lease counts (a lost answer must not lock it out). */
   async take(key: string, owner: string, ttlMs: number): Promise<boolean> {
     if (await this.kv.set(key, owner, { onlyIfAbsent: true, ttlMs })) return true;
     return this.kv.expireIfEqual(key, owner, ttlMs);
@@ -62,10 +48,7 @@ export class Leases {
     await this.kv.delIfEqual(key, owner);
   }
 
-  /**
-   * Renews a lease `owner` has just taken every third of `ttlMs` until stopped; `renewed` runs after each renewal
-   * that held. Once a renewal finds the lease gone, renewals stop and `held` answers false.
-   */
+  /** Renews a lease `owner` has just taken every third of `ttlMs` until stopped or lost; `renewed` after each. */
   keep(key: string, owner: string, ttlMs: number, renewed?: () => Promise<unknown>): KeptLease {
     let lost = false;
     let heldAt = Date.now();

@@ -1,10 +1,7 @@
 /**
- * Call budgets shared by every replica: how the bot paces itself to Slack's rate limits instead of sending
- * calls Slack would refuse. One budget per key (e.g. one workspace's posts to one channel), each a GCRA
- * bucket: one call per `intervalMs` on average, up to `burst` back to back after a quiet spell. With Redis the
- * state is one key per budget, updated atomically by a script on the Redis clock (one clock for every
- * replica); without Redis it lives in this process. A hold of minutes (`holdLong`) ends on the store's clock
- * instead (`now`: tests move it past the hold).
+ * Call budgets shared by every replica, each a GCRA bucket: one call per `intervalMs` on average, up to `burst`
+ * back to back after a quiet spell. In Redis one key per budget, updated by a script on the Redis clock; without
+ * Redis, in this process.
  */
 import type { Keys } from './keys.js';
 import type { RedisClient } from './redis-connection.js';
@@ -25,14 +22,11 @@ export interface RateBudget {
   take(key: string, rule: PaceRule, reserve?: number): Promise<number>;
   /** Slack refused a call with Retry-After: nothing is taken from `key` for `ms`, by any replica. */
   hold(key: string, rule: PaceRule, ms: number): Promise<void>;
-  /**
-   * Nothing is taken from `key` for `ms` on the store's clock, by any replica: for holds of minutes, where
-   * replicas' clocks differ by far less and a test's clock can move past them.
-   */
+  /** Nothing is taken from `key` for `ms` on the store's clock (holds of minutes: a test's clock moves past them). */
   holdLong(key: string, ms: number): Promise<void>;
 }
 
-/** How long a long hold's record outlives its end (garbage collection only: its end is compared with `now`). */
+/** How long a long hold's record outlives its end (only for garbage collection). */
 const HOLD_KEPT_MS = 60 * 60_000;
 
 /** How far ahead of now a budget's next free call may sit before `take` says wait (GCRA's tolerance). */
@@ -41,9 +35,8 @@ function tolerance(rule: PaceRule, reserve: number): number {
 }
 
 function checkRule(rule: PaceRule): void {
-  if (!(rule.intervalMs > 0) || !Number.isSafeInteger(rule.burst) || rule.burst < 1) {
+  if (!(rule.intervalMs > 0) || !Number.isSafeInteger(rule.burst) || rule.burst < 1)
     throw new RangeError('a pace rule needs intervalMs > 0 and an integer burst ≥ 1');
-  }
 }
 
 /** In-process budgets (embedded mode), on `now`; long holds on `storeNow`. */

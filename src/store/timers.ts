@@ -1,10 +1,7 @@
 /**
- * Timers kept in the store, so they survive restarts and every replica sees them: per kind (a digest, a
- * quota check, a handoff SLA…) a sorted set of timer ids scored by due time, so a tick reads the timers due
- * and none of the idle ones — its cost follows the work, not the number of workspaces. Firing is claimed with
- * a lease (`SET NX PX`) on (kind, id, due time), so one replica runs each firing; moving a timer on is
- * conditional on it still being due at the time that fired, so a timer re-set meanwhile (a new customer
- * message) is never overwritten.
+ * Timers kept in the store (they survive restarts; every replica sees them): per kind a sorted set of timer ids
+ * by due time, so a tick reads only the due ones. A firing is claimed with a lease on (kind, id, due time), and
+ * a timer moves on only while it still holds the time that fired, so one re-set meanwhile is never overwritten.
  */
 import { timerTeam, type Keys } from './keys.js';
 import type { KeyValueStore } from './kv.js';
@@ -49,11 +46,8 @@ export class TimerRepo {
   }
 
   /**
-   * Every timer of `kind` due at `now`, earliest first, each once however long the caller takes over it, read
-   * a page at a time. A timer the caller leaves due (claimed elsewhere, failed) stays where it was, so each page
-   * starts at the last due time read, past the timers of that time already seen: every page holds new timers
-   * only, and those behind a stuck one are still reached. One re-set meanwhile to a time already read is fired
-   * by the next tick.
+   * Every timer of `kind` due at `now`, earliest first, each once, a page at a time. Timers left due stay put, so
+   * each page starts at the last due time read, past those already seen: the ones behind a stuck timer are reached.
    */
   async *eachDue(kind: string, now: number, pageSize = DUE_PAGE): AsyncGenerator<DueTimer> {
     let from: number | undefined;
@@ -81,10 +75,7 @@ export class TimerRepo {
     return this.leases.keep(this.lease(kind, timer), owner, leaseMs);
   }
 
-  /**
-   * Removes every timer of the workspace (ids made by `timerId`), of every kind but `keep`; returns how many.
-   * Read from the workspace's own index: the cost follows its timers, not everyone's.
-   */
+  /** Removes every timer of the workspace (from its own index) of every kind but `keep`; returns how many. */
   async forgetTeam(teamId: string, keep: readonly string[] = []): Promise<number> {
     const index = this.keys.timerIndex(teamId);
     let removed = 0;
@@ -97,13 +88,11 @@ export class TimerRepo {
     return removed;
   }
 
-  /** A timer that ended leaves its workspace's index. */
   private async unindex(kind: string, id: string): Promise<void> {
     const teamId = timerTeam(id);
     if (teamId !== undefined) await this.kv.setRemove(this.keys.timerIndex(teamId), indexed(kind, id));
   }
 
-  /** The lease key of one firing (a firing is claimed once, its lease renewed while it runs). */
   private lease(kind: string, timer: DueTimer): string {
     return this.keys.timerLease(kind, timer.id, timer.dueAt);
   }

@@ -239,7 +239,7 @@ export class CallOutbox implements LaneHandler {
     } catch (err) {
       if (batch && (await this.steps.done(this.stepOf(at, rollupId(batch), 'post')))) {
         // The roll-up is out and shows these calls; only its transcripts are missing.
-        const heals = this.context.pace.retryDelayMs(err);
+        const heals = this.context.pace.judge(err).delayMs;
         if (heals !== undefined) return heals;
         this.context.logger.warn({ err, channel: at.channelId }, 'a roll-up was posted, its transcripts could not be');
         await this.context.store.outbox.finishRollup(

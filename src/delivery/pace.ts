@@ -13,24 +13,9 @@ import { classOfSlackError, WaitForSlack, type SlackErrorClass } from './slack-e
 import { ATTR, inSpan, SpanKind } from '../util/spans.js';
 import { currentTeam } from '../slack/team-scope.js';
 
-export interface SlackLimits {
-  /** Posts into one channel. */
-  channelPosts: PaceRule;
-  /** A workspace's posts, every channel: never limiting by itself, held by 429s of two channels. */
-  workspacePosts: PaceRule;
-  /** Each Tier 3 method, per workspace. */
-  tier3: PaceRule;
-  /** Each Tier 2 method (users.list), per workspace; Slack's own numbers when left out. */
-  tier2?: PaceRule;
-  /** Each Tier 4 method (users.info, conversations.members), per workspace; Slack's own numbers when left out. */
-  tier4?: PaceRule;
-  /** Every other method, per workspace: never limiting by itself, held by a 429 (Retry-After). */
-  other: PaceRule;
-  /** conversations.history and .replies together, per workspace (`SLACK_HISTORY_PER_MINUTE`). */
-  history: PaceRule;
-  /** How long a workspace's posts wait once Slack says it is over its plan's message limit. */
-  messageLimitHoldMs?: number;
-}
+/** The bot's budgets (`slackLimits`: Slack's own); tier 2 and 4 and the message-limit hold default to Slack's. */
+export type SlackLimits = Record<'channelPosts' | 'workspacePosts' | 'tier3' | 'other' | 'history', PaceRule> &
+  Partial<Record<'tier2' | 'tier4', PaceRule> & { messageLimitHoldMs: number }>;
 
 /**
  * Slack's limits, with `historyPerMinute` history reads a workspace a minute (1 for apps outside the Marketplace
@@ -48,16 +33,17 @@ export function slackLimits(historyPerMinute: number): Required<SlackLimits> {
     tier2: { intervalMs: 3_500, burst: 4 },
     // Tier 4 ("100+ per minute", users.info, conversations.members): at most 15 + 86 in any minute.
     tier4: { intervalMs: 700, burst: 15 },
+    // Every other method: never limiting by itself, held by a 429 (Retry-After).
     other: { intervalMs: 10, burst: 100 },
-    // No burst: Slack's 1 a minute is a minute between two reads.
+    // conversations.history and .replies together (`SLACK_HISTORY_PER_MINUTE`). No burst: Slack's 1 a minute is a minute between two reads.
     history: { intervalMs: Math.ceil(60_000 / historyPerMinute), burst: 1 },
     // Slack names no wait for `message_limit_exceeded`: minutes, not the second a Retry-After would say.
     messageLimitHoldMs: 10 * 60_000,
   };
 }
 
-/** Each method's budget family; a method not listed has a budget of its own (`other`). */
-const RULE_OF_METHOD: Readonly<Record<string, 'tier2' | 'tier3' | 'tier4'>> = {
+/** Each method's budget family (the two history reads share one); a method not listed has its own (`other`). */
+const RULE_OF_METHOD: Readonly<Record<string, 'tier2' | 'tier3' | 'tier4' | 'history'>> = {
   'users.list': 'tier2',
   'chat.update': 'tier3',
   'chat.delete': 'tier3',
@@ -65,9 +51,9 @@ const RULE_OF_METHOD: Readonly<Record<string, 'tier2' | 'tier3' | 'tier4'>> = {
   'reactions.remove': 'tier3',
   'users.info': 'tier4',
   'conversations.members': 'tier4',
+  'conversations.history': 'history',
+  'conversations.replies': 'history',
 };
-/** Looking up posts whose answer was lost (src/delivery/idempotent-posts.ts): one budget for both methods. */
-const HISTORY_METHODS = new Set(['conversations.history', 'conversations.replies']);
 /** Methods that put a message in a channel (files.completeUploadExternal does when given `channel_id`). */
 const CHANNEL_POST_METHODS = new Set(['chat.postMessage', 'files.completeUploadExternal']);
 
@@ -131,9 +117,8 @@ function budgetFor(
       rule: limits.channelPosts,
       workspace: { key: `${team}:posts`, rule: limits.workspacePosts, team, channel },
     };
-  if (HISTORY_METHODS.has(method)) return { key: `${team}:history`, rule: limits.history };
   const family = Object.hasOwn(RULE_OF_METHOD, method) ? RULE_OF_METHOD[method]! : 'other';
-  return { key: `${team}:${method}`, rule: limits[family] };
+  return { key: `${team}:${family === 'history' ? family : method}`, rule: limits[family] };
 }
 
 /**
@@ -155,12 +140,10 @@ class PostRefusals {
   }
 }
 
-/** What a failed Slack call means for background work (see `SlackErrorClass`), and when to try again. */
+/** What a failed call means for background work, Slack's error code if any, and (`wait`, `unknown`) when to retry. */
 export interface SlackVerdict {
   class: SlackErrorClass;
-  /** Slack's error code, when it answered one. */
   code?: string;
-  /** `wait` and `unknown`: ms until trying again. */
   delayMs?: number;
 }
 
@@ -391,11 +374,6 @@ export class SlackPace {
         await new Promise((resolve) => setTimeout(resolve, Math.min(verdict.delayMs ?? 1_000, MAX_READ_WAIT_MS)));
       }
     }
-  }
-
-  /** ms to wait before trying a failed call again when time heals it (`wait` or `unknown`); else undefined. */
-  retryDelayMs(err: unknown): number | undefined {
-    return this.judge(err).delayMs;
   }
 }
 

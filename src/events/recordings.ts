@@ -8,7 +8,7 @@
  */
 import { Readable } from 'node:stream';
 import type { WebClient } from '@slack/web-api';
-import type { RecordingHost } from '../config.js';
+import type { Config } from '../config.js';
 import { SlackUploadError, type FileShares } from '../slack/external-upload.js';
 import { classOfSlackError, isFileGone } from '../delivery/slack-errors.js';
 import { slackErrorCode } from '../slack/post.js';
@@ -21,12 +21,6 @@ import type { PostContext } from '../delivery/post-context.js';
 import type { BulkPosts } from '../delivery/bulk-posts.js';
 import { StepLog, type StepRef } from '../delivery/steps.js';
 import { RETENTION_MS } from '../delivery/post-context.js';
-
-export interface RecordingSettings {
-  /** `off`: links only; otherwise public https hosts and these. */
-  hosts: 'off' | readonly RecordingHost[];
-  maxBytes: number;
-}
 
 export interface RecordingOptions {
   /** How long a transfer waits on its host for `MIN_PROGRESS_BYTES` before the try fails. Default 20 s. */
@@ -57,6 +51,7 @@ interface RecordingJob extends RecordingTarget {
   attempts: number;
 }
 
+const JOB_TEXTS = ['teamId', 'channelId', 'entryId', 'threadTs', 'audioUrl', 'name', 'title', 'comment'] as const;
 const TIMER_KIND = 'call-recording';
 /** Transfers at the same time in a process: all workspaces together, and one workspace's. */
 const PER_PROCESS = 8;
@@ -85,7 +80,7 @@ export class CallRecordings {
     private readonly bulk: BulkPosts,
     private readonly files: FileShares,
     private readonly timers: Timers,
-    settings: RecordingSettings,
+    settings: Config['recordings'],
     options: RecordingOptions = {},
   ) {
     this.steps = new StepLog(context.store, (err) => context.pace.judge(err));
@@ -127,6 +122,14 @@ export class CallRecordings {
     await this.fetcher?.close();
   }
 
+  /** The recording's job as first written (tries counted); undefined once done or unreadable. */
+  private async jobOf(target: RecordingRef): Promise<RecordingJob | undefined> {
+    const raw = await this.steps.read(stepOf(target, 'recording-job'));
+    const job = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
+    const numbers = typeof job.addedAt === 'number' && typeof job.attempts === 'number';
+    return numbers && JOB_TEXTS.every((f) => typeof job[f] === 'string') ? (job as unknown as RecordingJob) : undefined;
+  }
+
   private now(): number {
     return this.context.store.now();
   }
@@ -143,7 +146,7 @@ export class CallRecordings {
   private async transfer(id: string, stop: AbortSignal): Promise<number | undefined> {
     const target = parseTimerId(id);
     if (!target || (await this.steps.done(stepOf(target, 'recording')))) return undefined;
-    const job = parseJob(await this.steps.read(stepOf(target, 'recording-job')));
+    const job = await this.jobOf(target);
     if (!job) return undefined;
     if (await this.context.pauses.get(job.teamId, job.channelId)) {
       await this.giveUp(job, 'the channel takes no posts (the bot was removed, or it is archived)', {}, 'info');
@@ -170,7 +173,7 @@ export class CallRecordings {
   private async shareWaiting(target: RecordingRef, slack: WebClient) {
     const step = stepOf(target, 'recording');
     if (await this.steps.done(step)) return;
-    const job = parseJob(await this.steps.read(stepOf(target, 'recording-job')));
+    const job = await this.jobOf(target);
     const fileId = job && (await this.files.uploaded(step));
     if (!job || !fileId) return;
     let outcome;
@@ -194,7 +197,7 @@ export class CallRecordings {
 
   /** Slack would not take the share (or it waited a day): the card keeps its link. */
   private async shareGivenUp(target: RecordingRef, cause: string) {
-    const job = parseJob(await this.steps.read(stepOf(target, 'recording-job')));
+    const job = await this.jobOf(target);
     if (job) await this.giveUp(job, 'the card keeps its link', { slackError: cause }, 'warn');
   }
 
@@ -242,7 +245,7 @@ export class CallRecordings {
     // Other recordings read whole fill the memory set aside for that: a turn later, no try counted.
     if (err instanceof BufferBudgetFull && now - job.addedAt < RETENTION_MS) return now + DEFER_MS;
     // Slack made it wait (its budget, a 429, Slack down): no try counts.
-    const heals = this.context.pace.retryDelayMs(err);
+    const heals = this.context.pace.judge(err).delayMs;
     if (heals !== undefined && now - job.addedAt < RETENTION_MS) return now + heals;
     const code = slackErrorCode(err);
     const detail = describe(err, job);
@@ -326,13 +329,4 @@ function parseTimerId(id: string): RecordingRef | undefined {
   return teamId === undefined || channelId === undefined || entryId === undefined
     ? undefined
     : { teamId, channelId, entryId };
-}
-
-function parseJob(raw: string | null): RecordingJob | undefined {
-  if (!raw) return undefined;
-  const job = JSON.parse(raw) as Partial<RecordingJob>;
-  const texts = [job.teamId, job.channelId, job.entryId, job.threadTs, job.audioUrl, job.name, job.title, job.comment];
-  if (texts.some((t) => typeof t !== 'string') || typeof job.addedAt !== 'number' || typeof job.attempts !== 'number')
-    return undefined;
-  return job as RecordingJob;
 }

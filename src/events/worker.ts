@@ -187,17 +187,13 @@ export class EventWorker implements LaneRunner {
     const stepsOf = data.retryOf ?? entry.id;
     const queued = this.queuedEvent(entry, parsed.event, log, stepsOf, alsoDone, onlyChannel);
     const outcome = await handler(queued);
-    if (outcome === 'posted' && onlyChannel !== undefined) await this.countPosted(entry.teamId, stepsOf, trigger);
+    if (outcome === 'posted' && onlyChannel !== undefined) {
+      // Counted once per event, when its first channel posts it.
+      const counted = await this.steps.once(queued.step('*', 'counted'), () => Promise.resolve('posted'));
+      if (counted.ran) this.context.metrics?.eventsPosted.inc({ trigger });
+    }
     if (outcome === 'handed-on') log.debug('event handed on');
     return alsoDone;
-  }
-
-  /** `campaign_events_posted_total` counts an event once, when its first channel posts it (a remembered step). */
-  private async countPosted(teamId: string, stepsOf: string, trigger: TriggerName): Promise<void> {
-    const counted = await this.steps.once({ teamId, entryId: stepsOf, channel: '*', step: 'counted' }, () =>
-      Promise.resolve('posted'),
-    );
-    if (counted.ran) this.context.metrics?.eventsPosted.inc({ trigger });
   }
 
   /** The waiting entries behind `entry` with its trigger, up to the first that has another (or does not read). */
@@ -226,7 +222,7 @@ export class EventWorker implements LaneRunner {
       teamId: entry.teamId,
       entryId,
       channel: '*',
-      step: 'absorbed', // the stored step's name, kept
+      step: 'absorbed',
     });
     const queued: QueuedEvent = {
       entry,

@@ -379,12 +379,13 @@ export class SlackPace {
 
 /** An answer's `ok:false` error and `response_metadata.warnings` (https://docs.slack.dev/apis/web-api/#responses). */
 function answerOf(text: string): { code?: string; warnings: string[] } {
-  if (!text.includes('"ok":false') && !text.includes('"warnings"')) return { warnings: [] };
+  const failed = text.includes('"ok":false');
+  if (!failed && !text.includes('"warnings"')) return { warnings: [] };
   try {
     const body = JSON.parse(text) as { ok?: unknown; error?: unknown; response_metadata?: { warnings?: unknown } };
     const warnings = body.response_metadata?.warnings;
     return {
-      ...(body.ok === false && typeof body.error === 'string' ? { code: body.error } : {}),
+      ...(failed && body.ok === false && typeof body.error === 'string' ? { code: body.error } : {}),
       warnings: Array.isArray(warnings) ? warnings.filter((w): w is string => typeof w === 'string') : [],
     };
   } catch {

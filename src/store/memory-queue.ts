@@ -1,28 +1,14 @@
 import { pino } from 'pino';
 import type { Logger } from 'pino';
 import { DedupMarks } from './dedup-marks.js';
-import { BackendEventQueue } from './queue-consumer.js';
+import { ConsumerGroupQueue } from './queue-consumer.js';
 import { entryIdOfSortable, sortableEntryId } from './queue-backend.js';
-import type { QueueBackend, QueueReader, StoredEntry } from './queue-backend.js';
+import type { QueueReader, StoredEntry } from './queue-backend.js';
 import { SortedMembers } from './memory-sorted.js';
-import {
-  DEAD_LETTER_CAP,
-  DEAD_LETTER_MAX_AGE_MS,
-  DEDUP_MARK_BYTES,
-  DEDUP_MARK_GUARD_MS,
-  mergeLetters,
-} from './queue.js';
-import type {
-  BacklogUsage,
-  DeadLetter,
-  DeadLetters,
-  EnqueueOptions,
-  EnqueueResult,
-  EventQueue,
-  OutboxItems,
-  QueueDepth,
-  QueueEvent,
-} from './queue.js';
+import { DEAD_LETTER_CAP, DEAD_LETTER_MAX_AGE_MS, DEDUP_MARK_BYTES, DEDUP_MARK_GUARD_MS } from './queue.js';
+import { mergeLetters, shownLetters } from './queue.js';
+import type { BacklogUsage, DeadLetter, DeadLetters, EnqueueOptions, EnqueueResult, EventQueue } from './queue.js';
+import type { OutboxItems, QueueDepth, QueueEvent } from './queue.js';
 
 /**
  * An entry as kept: its payload as JSON text, as Redis keeps it — so handlers get a fresh copy on every read
@@ -53,6 +39,18 @@ interface Usage {
 
 const NOTHING: Readonly<Usage> = { entries: 0, bytes: 0, outbox: 0, outboxBytes: 0 };
 
+/**
+ * A workspace's dead letters, newest first, each with the UTF-8 bytes of its JSON (they count toward the byte cap,
+ * see the Redis ENQUEUE); how many were ever kept; the byte cap its last event was taken by (what a bury keeps them
+ * under).
+ */
+interface Dead {
+  letters: Array<{ letter: DeadLetter; bytes: number }>;
+  bytes: number;
+  count: number;
+  cap: number;
+}
+
 interface Pending {
   consumer: string;
   /** Last delivery or heartbeat (epoch ms). */
@@ -60,10 +58,10 @@ interface Pending {
 }
 
 /**
- * In-process queue backend with the same model as the Redis one (waiting / pending per consumer), so the shared
+ * In-process event queue with the same model as the Redis one (waiting / pending per consumer), so the shared
  * consumer logic behaves identically. Nothing survives the process: this is the embedded single-process mode.
  */
-export class MemoryQueueBackend implements QueueBackend {
+export class MemoryQueue extends ConsumerGroupQueue implements EventQueue {
   /** Unfinished entries; Map order is enqueue order. */
   private readonly entries = new Map<string, Kept>();
   /** Unfinished ids per team, oldest first (Set order): `firstUnfinished`. */
@@ -76,30 +74,29 @@ export class MemoryQueueBackend implements QueueBackend {
   private readonly outboxItems = new Map<string, { items: Map<string, string>; order: SortedMembers }>();
   private readonly pending = new Map<string, Pending>();
   private readonly dedupMarks = new DedupMarks();
-  /** Per workspace, newest first, each with the UTF-8 bytes of its JSON. */
-  private readonly dead = new Map<string, Array<{ letter: DeadLetter; bytes: number }>>();
-  /** Per workspace, the bytes of its dead letters: they count toward the byte cap (see the Redis ENQUEUE). */
-  private readonly deadBytes = new Map<string, number>();
-  /** Per workspace, the byte cap its last event was taken by: what a bury keeps its letters under. */
-  private readonly byteCaps = new Map<string, number>();
-  private readonly deadCounts = new Map<string, number>();
+  private readonly dead = new Map<string, Dead>();
   private readonly wakeReaders = new Set<() => void>();
   private lastMs = 0;
   private seq = 0;
   private closed = false;
 
   /** `now`: the store's clock, by which dedup marks are made and aged. */
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly now: () => number = Date.now,
+    logger: Logger = pino({ enabled: false }),
+  ) {
+    super(logger);
+  }
 
-  enqueueOnce(mark: string, event: QueueEvent, dedupTtlMs: number, options: EnqueueOptions): Promise<EnqueueResult> {
+  protected enqueueMarked(
+    mark: string,
+    event: QueueEvent,
+    dedupTtlMs: number,
+    options: EnqueueOptions,
+  ): Promise<EnqueueResult> {
     if (this.closed) return Promise.reject(new Error('queue is closed'));
     const now = Date.now();
-    let json: string;
-    try {
-      json = JSON.stringify(event.payload) ?? 'null';
-    } catch (error) {
-      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
-    }
+    const json = JSON.stringify(event.payload) ?? 'null';
     // Marks and their bytes, as the Redis ENQUEUE keeps them (see there); everything up to the append is
     // synchronous: atomic within this process.
     const team = event.teamId;
@@ -117,15 +114,15 @@ export class MemoryQueueBackend implements QueueBackend {
     if (cap !== undefined) {
       // The backlog, this event and its mark beside the team's others; marks past the guard give way first.
       let held = usage.bytes + usage.outboxBytes + bytes + (marks.count(team, markedAt) + 1) * DEDUP_MARK_BYTES;
-      const dead = this.deadBytes.get(team) ?? 0;
-      if (held + dead > cap) {
-        const upTo = Math.ceil((held + dead - cap) / DEDUP_MARK_BYTES);
+      const dead = this.deadOf(team);
+      if (held + dead.bytes > cap) {
+        const upTo = Math.ceil((held + dead.bytes - cap) / DEDUP_MARK_BYTES);
         held -= DEDUP_MARK_BYTES * marks.drop(team, markedAt - DEDUP_MARK_GUARD_MS, upTo, markedAt);
       }
       if (held > cap) return Promise.resolve('full_bytes');
       // Dead letters count toward the byte cap but give way to a new event: the oldest go until it fits.
-      this.byteCaps.set(team, cap);
-      this.dropDead(team, (dead) => held + dead > cap);
+      dead.cap = cap;
+      dropDead(dead, () => held + dead.bytes > cap);
     }
     marks.add(team, mark, markedAt, dedupTtlMs);
     const id = this.nextId(now);
@@ -178,7 +175,13 @@ export class MemoryQueueBackend implements QueueBackend {
         wake = undefined;
         return closed || this.closed ? [] : take(count);
       },
-      readOwnPending: () => Promise.resolve(this.pendingOf(consumer)),
+      readOwnPending: () =>
+        Promise.resolve(
+          [...this.pending].flatMap(([id, p]) => {
+            const entry = this.entries.get(id);
+            return p.consumer === consumer && entry ? [handedOut(entry)] : [];
+          }),
+        ),
       close: () => {
         closed = true;
         wake?.();
@@ -214,8 +217,16 @@ export class MemoryQueueBackend implements QueueBackend {
     return Promise.resolve(lost);
   }
 
-  complete(consumer: string, entry: StoredEntry): Promise<void> {
-    this.finish(entry);
+  complete(_consumer: string, entry: StoredEntry): Promise<void> {
+    const kept = this.entries.get(entry.id);
+    if (kept) {
+      this.entries.delete(entry.id);
+      this.count(kept.teamId, -1, -kept.bytes, 0, 0);
+      const unfinished = this.unfinished.get(kept.teamId);
+      unfinished?.delete(entry.id);
+      if (unfinished?.size === 0) this.unfinished.delete(kept.teamId);
+    }
+    this.pending.delete(entry.id);
     return Promise.resolve();
   }
 
@@ -223,67 +234,49 @@ export class MemoryQueueBackend implements QueueBackend {
     return Promise.resolve(this.unfinished.get(teamId)?.values().next().value);
   }
 
-  bury(letter: DeadLetter): Promise<boolean> {
-    return Promise.resolve(this.keepDead(letter));
-  }
-
   takeDeadLetter(teamId: string, id: string): Promise<DeadLetter | undefined> {
-    const letters = this.dead.get(teamId) ?? [];
-    const at = letters.findIndex((d) => d.letter.id === id);
-    if (at < 0) return Promise.resolve(undefined);
-    const [taken] = letters.splice(at, 1);
-    this.countDead(teamId, -taken!.bytes);
+    const dead = this.dead.get(teamId);
+    const at = dead?.letters.findIndex((d) => d.letter.id === id) ?? -1;
+    if (!dead || at < 0) return Promise.resolve(undefined);
+    const [taken] = dead.letters.splice(at, 1);
+    dead.bytes -= taken!.bytes;
     return Promise.resolve(taken!.letter);
   }
 
-  /** Keeps the letter (merged with its twin); whether it counted it. */
-  private keepDead(given: DeadLetter): boolean {
-    const kept = this.dead.get(given.teamId) ?? [];
-    const twin = kept.findIndex((d) => d.letter.id === given.id);
-    const older = twin < 0 ? undefined : kept.splice(twin, 1)[0]!;
-    if (older) this.countDead(given.teamId, -older.bytes);
+  /** See `EventQueue.bury`: the twin of the letter goes, both merged come first. */
+  bury(given: DeadLetter): Promise<boolean> {
+    const dead = this.deadOf(given.teamId);
+    const twin = dead.letters.findIndex((d) => d.letter.id === given.id);
+    const [older] = twin < 0 ? [] : dead.letters.splice(twin, 1);
     const letter = older ? mergeLetters(given, older.letter) : given;
     const bytes = Buffer.byteLength(JSON.stringify(letter));
-    this.dead.set(letter.teamId, [{ letter, bytes }, ...kept]);
-    this.countDead(letter.teamId, bytes);
+    dead.letters.unshift({ letter, bytes });
+    dead.bytes += bytes - (older?.bytes ?? 0);
     const cutoff = Date.now() - DEAD_LETTER_MAX_AGE_MS;
-    const usage = this.backlog.get(letter.teamId) ?? NOTHING;
-    const cap = this.byteCaps.get(letter.teamId) ?? Number.POSITIVE_INFINITY;
-    const live = usage.bytes + usage.outboxBytes + this.markBytes(letter.teamId);
+    const live = this.liveBytes(given.teamId);
     // The newest letter stays; older ones go past the count cap, past the byte cap, or once too old.
-    this.dropDead(
-      letter.teamId,
-      (held, oldest, count) => count > DEAD_LETTER_CAP || (count > 1 && live + held > cap) || oldest.failedAt < cutoff,
+    dropDead(
+      dead,
+      (oldest, count) =>
+        count > DEAD_LETTER_CAP || (count > 1 && live + dead.bytes > dead.cap) || oldest.failedAt < cutoff,
     );
-    if (older || given.retried) return false;
-    this.deadCounts.set(letter.teamId, (this.deadCounts.get(letter.teamId) ?? 0) + 1);
-    return true;
+    if (older || given.retried) return Promise.resolve(false);
+    dead.count++;
+    return Promise.resolve(true);
   }
 
-  /** Drops the team's oldest dead letters while `more(bytes they hold, the oldest, how many)` says so. */
-  private dropDead(teamId: string, more: (held: number, oldest: DeadLetter, count: number) => boolean): void {
-    const letters = this.dead.get(teamId) ?? [];
-    while (
-      letters.length > 0 &&
-      more(this.deadBytes.get(teamId) ?? 0, letters[letters.length - 1]!.letter, letters.length)
-    ) {
-      this.countDead(teamId, -letters.pop()!.bytes);
+  deadLetters(teamId: string, limit?: number): Promise<DeadLetters> {
+    const dead = this.dead.get(teamId);
+    return Promise.resolve(shownLetters(dead?.count ?? 0, dead?.letters.map((d) => d.letter) ?? [], limit));
+  }
+
+  private deadOf(teamId: string): Dead {
+    let dead = this.dead.get(teamId);
+    if (!dead) {
+      dead = { letters: [], bytes: 0, count: 0, cap: Number.POSITIVE_INFINITY };
+      this.dead.set(teamId, dead);
     }
-  }
-
-  private countDead(teamId: string, bytes: number): void {
-    const held = (this.deadBytes.get(teamId) ?? 0) + bytes;
-    if (held > 0) this.deadBytes.set(teamId, held);
-    else this.deadBytes.delete(teamId);
-  }
-
-  deadLetters(teamId: string, limit: number): Promise<DeadLetters> {
-    const cutoff = Date.now() - DEAD_LETTER_MAX_AGE_MS;
-    const entries = (this.dead.get(teamId) ?? [])
-      .map((d) => d.letter)
-      .filter((d) => d.failedAt >= cutoff)
-      .slice(0, limit);
-    return Promise.resolve({ count: this.deadCounts.get(teamId) ?? 0, entries });
+    return dead;
   }
 
   depth(): Promise<QueueDepth> {
@@ -303,40 +296,16 @@ export class MemoryQueueBackend implements QueueBackend {
     this.waiting.delete(teamId);
     this.backlog.delete(teamId);
     for (const key of this.outboxItems.keys()) if (key.startsWith(outboxKey(teamId, ''))) this.outboxItems.delete(key);
-    removed += this.dead.get(teamId)?.length ?? 0;
+    removed += this.dead.get(teamId)?.letters.length ?? 0;
     this.dead.delete(teamId);
-    this.deadBytes.delete(teamId);
-    this.byteCaps.delete(teamId);
-    this.deadCounts.delete(teamId);
     this.dedupMarks.forgetTeam(teamId);
     return Promise.resolve(removed);
   }
 
-  close(): Promise<void> {
+  protected release(): Promise<void> {
     this.closed = true;
     for (const wake of [...this.wakeReaders]) wake();
     return Promise.resolve();
-  }
-
-  private pendingOf(consumer: string): StoredEntry[] {
-    const own: StoredEntry[] = [];
-    for (const [id, p] of this.pending) {
-      const entry = this.entries.get(id);
-      if (p.consumer === consumer && entry) own.push(handedOut(entry));
-    }
-    return own;
-  }
-
-  private finish(entry: StoredEntry): void {
-    const kept = this.entries.get(entry.id);
-    if (kept) {
-      this.entries.delete(entry.id);
-      this.count(kept.teamId, -1, -kept.bytes, 0, 0);
-      const unfinished = this.unfinished.get(kept.teamId);
-      unfinished?.delete(entry.id);
-      if (unfinished?.size === 0) this.unfinished.delete(kept.teamId);
-    }
-    this.pending.delete(entry.id);
   }
 
   /** Adds to a team's backlog counts; a team with nothing left is forgotten. */
@@ -355,16 +324,14 @@ export class MemoryQueueBackend implements QueueBackend {
 
   usage(teamId: string): Promise<BacklogUsage> {
     const usage = this.backlog.get(teamId) ?? NOTHING;
-    const dead = this.deadBytes.get(teamId) ?? 0;
-    return Promise.resolve({
-      events: usage.entries + usage.outbox,
-      bytes: usage.bytes + usage.outboxBytes + dead + this.markBytes(teamId),
-    });
+    const bytes = this.liveBytes(teamId) + (this.dead.get(teamId)?.bytes ?? 0);
+    return Promise.resolve({ events: usage.entries + usage.outbox, bytes });
   }
 
-  /** What the team's dedup marks count toward its byte cap. */
-  private markBytes(teamId: string): number {
-    return this.dedupMarks.count(teamId, this.now()) * DEDUP_MARK_BYTES;
+  /** The bytes of the team's backlog and its dedup marks: what its dead letters give way to. */
+  private liveBytes(teamId: string): number {
+    const usage = this.backlog.get(teamId) ?? NOTHING;
+    return usage.bytes + usage.outboxBytes + this.dedupMarks.count(teamId, this.now()) * DEDUP_MARK_BYTES;
   }
 
   readonly outboxes: OutboxItems = {
@@ -431,6 +398,13 @@ export class MemoryQueueBackend implements QueueBackend {
   }
 }
 
+/** Drops the oldest dead letters while `more(the oldest, how many are kept)` says so. */
+function dropDead(dead: Dead, more: (oldest: DeadLetter, count: number) => boolean): void {
+  while (dead.letters.length > 0 && more(dead.letters[dead.letters.length - 1]!.letter, dead.letters.length)) {
+    dead.bytes -= dead.letters.pop()!.bytes;
+  }
+}
+
 function outboxKey(teamId: string, channelId: string): string {
   return `${teamId}\u0000${channelId}`;
 }
@@ -469,5 +443,5 @@ class Fifo<T> {
 }
 
 export function createMemoryQueue(options: { logger?: Logger; now?: () => number } = {}): EventQueue {
-  return new BackendEventQueue(new MemoryQueueBackend(options.now), options.logger ?? pino({ enabled: false }));
+  return new MemoryQueue(options.now, options.logger);
 }

@@ -14,7 +14,7 @@
  *   consumer are taken over by another.
  *
  * Implementations: `createMemoryQueue` (embedded mode) and `createRedisQueue` (Redis Streams consumer group),
- * both running the same consumer logic (`queue-consumer.ts`) over backend primitives (`queue-backend.ts`).
+ * both running the same consumer logic (`queue-consumer.ts`).
  */
 
 export interface QueueEvent {
@@ -39,33 +39,23 @@ export interface QueueEntry extends QueueEvent {
   behind?: readonly QueueEntry[];
 }
 
-/**
- * `full`: the team's backlog already holds `maxBacklog` entries; `full_bytes`: this payload would take it past
- * `maxBacklogBytes`. Either way nothing was written.
- */
+/** `full`: at `maxBacklog` entries; `full_bytes`: past `maxBacklogBytes`. Either way nothing was written. */
 export type EnqueueResult = 'queued' | 'duplicate' | 'full' | 'full_bytes';
 
 /**
- * A team's backlog: its unfinished entries (waiting, running or retrying) and what waits in its outboxes (see `OutboxItems`),
- * each counted with the UTF-8 bytes of its JSON. Its dead letters and its dedup marks count toward
- * `maxBacklogBytes` as well — nothing its webhooks leave behind is outside the budget — but they give way to a new
- * event: first the marks older than `DEDUP_MARK_GUARD_MS`, then the oldest dead letters. Marks younger than that
- * never give way: a team whose backlog and young marks fill the budget is `full_bytes` until they age.
+ * A team's backlog: its unfinished entries and what waits in its outboxes, each counted with the UTF-8 bytes of
+ * its JSON. Its dead letters and dedup marks count toward `maxBacklogBytes` too (nothing its webhooks leave behind
+ * is outside the budget) but give way to a new event: first the marks older than `DEDUP_MARK_GUARD_MS`, then the
+ * oldest dead letters. Younger marks never do: a team they fill the budget of is `full_bytes` until they age.
  */
 export interface EnqueueOptions {
-  /** Entries the team's backlog may hold; at that many, `enqueueOnce` answers `full`. */
   maxBacklog?: number;
-  /**
-   * Bytes the team's backlog and dead letters may hold; a payload that would take the backlog alone past them is
-   * answered `full_bytes`, one that fits only without the oldest dead letters drops those.
-   */
   maxBacklogBytes?: number;
 }
 
+/** `events`: unfinished entries and outbox items; `bytes`: theirs, the dead letters' and the dedup marks'. */
 export interface BacklogUsage {
-  /** Unfinished entries plus items in its outboxes. */
   events: number;
-  /** Their JSON and the team's dead letters', in UTF-8 bytes, and its dedup marks (`DEDUP_MARK_BYTES` each). */
   bytes: number;
 }
 
@@ -117,9 +107,9 @@ export type QueueHandler = (entry: QueueEntry) => Promise<void>;
 export interface ConsumeOptions {
   /** Unique per process (e.g. hostname + pid): entries are owned by consumer name. */
   consumer: string;
-  /** How many entries are handled at the same time. Default 8. */
+  /** Entries handled at the same time. Default 8. */
   concurrency?: number;
-  /** How long one read waits for new entries. Default 5000 ms (stop() interrupts it). */
+  /** How long one read waits for new entries. Default 5000 ms. */
   blockMs?: number;
   /** Entries of a consumer silent for this long are taken over by others. Default 30 000 ms. */
   claimIdleMs?: number;
@@ -220,6 +210,13 @@ export const DEAD_LETTER_CAP = 500;
 
 /** A dead letter older than this is dropped: two weeks to retry it, then its customer data goes. */
 export const DEAD_LETTER_MAX_AGE_MS = 14 * 24 * 3_600_000;
+
+/** What `deadLetters` shows of a workspace's letters as kept (newest first): the young enough, at most `limit`. */
+export function shownLetters(count: number, kept: ReadonlyArray<DeadLetter | undefined>, limit = 50): DeadLetters {
+  const cutoff = Date.now() - DEAD_LETTER_MAX_AGE_MS;
+  const young = kept.filter((letter): letter is DeadLetter => letter !== undefined && letter.failedAt >= cutoff);
+  return { count, entries: young.slice(0, limit) };
+}
 
 /**
  * One letter of an event given up in more places (each channel its own cause): `newer`'s fields, the causes of

@@ -2,41 +2,16 @@ import { pino } from 'pino';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { QUEUE_GROUPS, queueGroup, type Keys } from './keys.js';
-import { BackendEventQueue } from './queue-consumer.js';
-import type { QueueBackend, QueueReader, StoredEntry } from './queue-backend.js';
-import type {
-  BacklogUsage,
-  DeadLetter,
-  DeadLetters,
-  EnqueueOptions,
-  EnqueueResult,
-  EventQueue,
-  OutboxItems,
-  QueueDepth,
-  QueueEvent,
-} from './queue.js';
+import { ConsumerGroupQueue } from './queue-consumer.js';
+import type { QueueReader, StoredEntry } from './queue-backend.js';
+import type { BacklogUsage, DeadLetter, DeadLetters, EnqueueOptions, EnqueueResult, EventQueue } from './queue.js';
+import type { OutboxItems, QueueDepth, QueueEvent } from './queue.js';
 import { blockingConnection, watchErrors, type RedisClient } from './redis-connection.js';
 import { withScripts } from './redis-scripts.js';
-import {
-  autoClaimReply,
-  wakeupReply,
-  enqueueReplies,
-  isError,
-  pairReply,
-  type RawEntries,
-  readGroupReply,
-  toEntry,
-} from './redis-queue-replies.js';
-import { backlogUsage, forgetTeamEntries, redisOutboxItems } from './redis-queue-team.js';
+import { autoClaimReply, wakeupReply, enqueueReply, isError, pairReply } from './redis-queue-replies.js';
+import { readGroupReply, toEntry, type RawEntries } from './redis-queue-replies.js';
+import { redisOutboxItems } from './redis-outbox-items.js';
 import { redisDeadLetters } from './redis-dead-letters.js';
-
-interface EnqueueInput {
-  teamId: string;
-  /** marks, stream, usage, dead */
-  keys: [string, string, string, string];
-  /** ttlMs, teamId, orderKey, payload, enqueuedAt, mark, maxBacklog, maxBacklogBytes, markedAt */
-  args: Array<string | number>;
-}
 
 /** Streams of one queue group one read goes through at most (beyond, the window moves on with every read). */
 const MAX_STREAMS_PER_READ = 200;
@@ -55,17 +30,16 @@ export interface RedisQueueOptions {
 }
 
 /**
- * Redis Streams backend: a stream per team and one consumer group name on each; the dead-letter lists next to
+ * Redis Streams queue: a stream per team and one consumer group name on each; the dead-letter lists next to
  * them under the hash tag of the team's queue group
  * (`queueGroup`): every script call touches one group's keys, and a Cluster spreads the groups over its masters.
  * A reader reads each group's streams with a command of their own and, with nothing to read, waits for a wake-up,
  * rung after every enqueue. Each consumer waits with its own connection, because XREADGROUP BLOCK holds a
  * connection for its whole wait.
  */
-class RedisQueueBackend implements QueueBackend {
+class RedisQueue extends ConsumerGroupQueue implements EventQueue {
   private readonly redis: RedisClient;
   private readonly keys: Keys;
-  private readonly logger: Logger;
   private readonly group: string;
   private readonly now: () => number;
   private readonly wakeups: string;
@@ -73,10 +47,11 @@ class RedisQueueBackend implements QueueBackend {
   private readonly readers = new Set<QueueReader>();
   readonly outboxes: OutboxItems;
   private readonly dead: ReturnType<typeof redisDeadLetters>;
+
   constructor(options: RedisQueueOptions) {
+    super(options.logger ?? pino({ enabled: false }));
     this.redis = withScripts(options.redis);
     this.keys = options.keys;
-    this.logger = options.logger ?? pino({ enabled: false });
     this.group = options.group ?? 'workers';
     this.now = options.now ?? Date.now;
     this.wakeups = this.keys.queueWakeups();
@@ -84,43 +59,33 @@ class RedisQueueBackend implements QueueBackend {
     this.dead = redisDeadLetters(this.redis, this.keys);
   }
 
-  enqueueOnce(mark: string, event: QueueEvent, dedupTtlMs: number, options: EnqueueOptions): Promise<EnqueueResult> {
-    let payload: string;
-    try {
-      payload = JSON.stringify(event.payload) ?? 'null';
-    } catch (error) {
-      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
-    }
-    return this.enqueue({
-      teamId: event.teamId,
-      keys: [
-        this.keys.queueMarks(event.teamId),
-        this.keys.queueTeamStream(event.teamId),
-        this.keys.queueUsage(event.teamId),
-        this.keys.queueDead(event.teamId),
-      ],
-      args: [
-        dedupTtlMs,
-        event.teamId,
-        event.orderKey,
-        payload,
-        Date.now(),
-        mark,
-        options.maxBacklog ?? 0,
-        options.maxBacklogBytes ?? 0,
-        this.now(),
-      ],
-    });
-  }
-
-  /** One ENQUEUE call, then a wake-up when the event was queued. */
-  private async enqueue(input: EnqueueInput): Promise<EnqueueResult> {
-    const group = queueGroup(input.teamId);
-    const keys = [this.keys.queueTeams(group), ...input.keys];
-    const reply = await this.redis.campaignQueueEnqueue(keys.length, ...keys, this.group, ...input.args);
-    const [result] = enqueueReplies.parse(reply);
-    if (result === undefined) throw new Error('enqueue answered no result');
-    if (result.startsWith('error: ')) throw new Error(result.slice(7));
+  protected async enqueueMarked(
+    mark: string,
+    event: QueueEvent,
+    dedupTtlMs: number,
+    options: EnqueueOptions,
+  ): Promise<EnqueueResult> {
+    const { teamId } = event;
+    const payload = JSON.stringify(event.payload) ?? 'null';
+    const group = queueGroup(teamId);
+    const reply = await this.redis.campaignQueueEnqueue(
+      this.keys.queueTeams(group),
+      this.keys.queueMarks(teamId),
+      this.keys.queueTeamStream(teamId),
+      this.keys.queueUsage(teamId),
+      this.keys.queueDead(teamId),
+      this.group,
+      dedupTtlMs,
+      teamId,
+      event.orderKey,
+      payload,
+      Date.now(),
+      mark,
+      options.maxBacklog ?? 0,
+      options.maxBacklogBytes ?? 0,
+      this.now(),
+    );
+    const result = enqueueReply.parse(reply);
     if (result === 'duplicate' || result === 'full' || result === 'full_bytes') return result;
     // Not waited for: the webhook's answer needs the event queued, not the readers woken.
     void this.wakeUp(group);
@@ -352,7 +317,7 @@ class RedisQueueBackend implements QueueBackend {
     return this.dead.take(teamId, id);
   }
 
-  deadLetters(teamId: string, limit: number): Promise<DeadLetters> {
+  deadLetters(teamId: string, limit?: number): Promise<DeadLetters> {
     return this.dead.list(teamId, limit);
   }
 
@@ -367,15 +332,34 @@ class RedisQueueBackend implements QueueBackend {
     return { total, pending, lag: Math.max(0, total - pending) };
   }
 
-  forgetTeam(teamId: string): Promise<number> {
-    return forgetTeamEntries(this.redis, this.keys, teamId, this.dead);
+  async forgetTeam(teamId: string): Promise<number> {
+    // Off the readers' list first, so that no reader takes one of its entries while they go.
+    await this.redis.srem(this.keys.queueTeams(queueGroup(teamId)), teamId);
+    const stream = this.keys.queueTeamStream(teamId);
+    const entries = await this.redis.xlen(stream);
+    // Every key here carries the team's queue group's hash tag: one MULTI on a Cluster too. The group's delivery
+    // records go with the stream; no other key holds the team's entries.
+    const tx = this.redis.multi();
+    const dead = await this.dead.forget(tx, teamId);
+    tx.del(stream, this.keys.queueMarks(teamId));
+    await tx.exec();
+    return entries + dead;
   }
 
-  usage(teamId: string): Promise<BacklogUsage> {
-    return backlogUsage(this.redis, this.keys, teamId);
+  async usage(teamId: string): Promise<BacklogUsage> {
+    const { keys } = this;
+    const [events, bytes] = pairReply.parse(
+      await this.redis.campaignQueueUsage(
+        keys.queueTeamStream(teamId),
+        keys.queueUsage(teamId),
+        keys.queueDead(teamId),
+        keys.queueMarks(teamId),
+      ),
+    );
+    return { events, bytes };
   }
 
-  close(): Promise<void> {
+  protected release(): Promise<void> {
     for (const reader of [...this.readers]) reader.close();
     return Promise.resolve();
   }
@@ -466,5 +450,5 @@ class RedisQueueBackend implements QueueBackend {
 }
 
 export function createRedisQueue(options: RedisQueueOptions): EventQueue {
-  return new BackendEventQueue(new RedisQueueBackend(options), options.logger ?? pino({ enabled: false }));
+  return new RedisQueue(options);
 }

@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import type { Logger } from 'pino';
 import { DedupMarks } from './dedup-marks.js';
-import { ConsumerGroupQueue } from './queue-consumer.js';
+import { ConsumerGroupQueue, pause } from './queue-consumer.js';
 import { entryIdOfSortable, sortableEntryId } from './queue-backend.js';
 import type { QueueReader, StoredEntry } from './queue-backend.js';
 import { SortedMembers } from './memory-sorted.js';
@@ -14,19 +14,14 @@ import type { OutboxItems, QueueDepth, QueueEvent } from './queue.js';
  * An entry as kept: its payload as JSON text, as Redis keeps it — so handlers get a fresh copy on every read
  * (never the object intake still holds), and its size in UTF-8 bytes (what the byte cap counts) comes for free.
  */
-interface Kept {
-  id: string;
-  teamId: string;
-  orderKey: string;
+interface Kept extends Omit<StoredEntry, 'payload' | 'source'> {
   json: string;
   bytes: number;
-  enqueuedAt: number;
 }
 
-/** What a consumer gets: the payload read back from its JSON, as the Redis backend hands it out. */
-function handedOut(kept: Kept): StoredEntry {
-  const { id, teamId, orderKey, enqueuedAt } = kept;
-  return { id, teamId, orderKey, payload: JSON.parse(kept.json) as unknown, enqueuedAt };
+/** What a consumer gets: the payload read back from its JSON, as the Redis queue hands it out. */
+function handedOut({ json, bytes: _, ...kept }: Kept): StoredEntry {
+  return { ...kept, payload: JSON.parse(json) as unknown };
 }
 
 /** A team's backlog: unfinished entries and outbox items, each with their bytes. */
@@ -40,9 +35,8 @@ interface Usage {
 const NOTHING: Readonly<Usage> = { entries: 0, bytes: 0, outbox: 0, outboxBytes: 0 };
 
 /**
- * A workspace's dead letters, newest first, each with the UTF-8 bytes of its JSON (they count toward the byte cap,
- * see the Redis ENQUEUE); how many were ever kept; the byte cap its last event was taken by (what a bury keeps them
- * under).
+ * A workspace's dead letters (newest first, with the UTF-8 bytes of their JSON), how many were ever kept, and the
+ * byte cap its last event was taken by: what a bury keeps the letters under (see the Redis ENQUEUE).
  */
 interface Dead {
   letters: Array<{ letter: DeadLetter; bytes: number }>;
@@ -50,6 +44,8 @@ interface Dead {
   count: number;
   cap: number;
 }
+
+const noDead = (): Dead => ({ letters: [], bytes: 0, count: 0, cap: Number.POSITIVE_INFINITY });
 
 interface Pending {
   consumer: string;
@@ -75,7 +71,8 @@ export class MemoryQueue extends ConsumerGroupQueue implements EventQueue {
   private readonly pending = new Map<string, Pending>();
   private readonly dedupMarks = new DedupMarks();
   private readonly dead = new Map<string, Dead>();
-  private readonly wakeReaders = new Set<() => void>();
+  /** The waits of readers with nothing to read: an enqueue ends them. */
+  private readonly wakeReaders = new Set<AbortController>();
   private lastMs = 0;
   private seq = 0;
   private closed = false;
@@ -114,7 +111,7 @@ export class MemoryQueue extends ConsumerGroupQueue implements EventQueue {
     if (cap !== undefined) {
       // The backlog, this event and its mark beside the team's others; marks past the guard give way first.
       let held = usage.bytes + usage.outboxBytes + bytes + (marks.count(team, markedAt) + 1) * DEDUP_MARK_BYTES;
-      const dead = this.deadOf(team);
+      const dead = getOrAdd(this.dead, team, noDead);
       if (held + dead.bytes > cap) {
         const upTo = Math.ceil((held + dead.bytes - cap) / DEDUP_MARK_BYTES);
         held -= DEDUP_MARK_BYTES * marks.drop(team, markedAt - DEDUP_MARK_GUARD_MS, upTo, markedAt);
@@ -127,20 +124,16 @@ export class MemoryQueue extends ConsumerGroupQueue implements EventQueue {
     marks.add(team, mark, markedAt, dedupTtlMs);
     const id = this.nextId(now);
     this.entries.set(id, { id, teamId: event.teamId, orderKey: event.orderKey, json, bytes, enqueuedAt: now });
-    this.count(team, 1, bytes, 0, 0);
-    const waiting = this.waiting.get(event.teamId);
-    if (waiting) waiting.push(id);
-    else this.waiting.set(event.teamId, new Fifo(id));
-    const unfinished = this.unfinished.get(team);
-    if (unfinished) unfinished.add(id);
-    else this.unfinished.set(team, new Set([id]));
-    if (this.wakeReaders.size > 0) for (const wake of [...this.wakeReaders]) wake();
+    this.count(team, { entries: 1, bytes });
+    getOrAdd(this.waiting, team, () => new Fifo<string>()).push(id);
+    getOrAdd(this.unfinished, team, () => new Set<string>()).add(id);
+    for (const reader of this.wakeReaders) reader.abort();
     return Promise.resolve('queued');
   }
 
   openReader(consumer: string): QueueReader {
     let closed = false;
-    let wake: (() => void) | undefined;
+    let wait: AbortController | undefined;
     // One entry per team in turn; a team that got one goes to the back (re-added, so this loop meets it again).
     const take = (count: number): StoredEntry[] => {
       const now = Date.now();
@@ -162,17 +155,10 @@ export class MemoryQueue extends ConsumerGroupQueue implements EventQueue {
         if (closed || this.closed) return [];
         const ready = take(count);
         if (ready.length > 0) return ready;
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(done, blockMs);
-          function done() {
-            clearTimeout(timer);
-            resolve();
-          }
-          wake = done;
-          this.wakeReaders.add(done);
-        });
-        if (wake) this.wakeReaders.delete(wake);
-        wake = undefined;
+        const woken = (wait = new AbortController());
+        this.wakeReaders.add(woken);
+        await pause(blockMs, woken.signal);
+        this.wakeReaders.delete(woken);
         return closed || this.closed ? [] : take(count);
       },
       readOwnPending: () =>
@@ -184,7 +170,7 @@ export class MemoryQueue extends ConsumerGroupQueue implements EventQueue {
         ),
       close: () => {
         closed = true;
-        wake?.();
+        wait?.abort();
       },
     };
   }
@@ -194,12 +180,8 @@ export class MemoryQueue extends ConsumerGroupQueue implements EventQueue {
     const claimed: StoredEntry[] = [];
     for (const [id, p] of this.pending) {
       if (claimed.length >= count) break;
-      if (now - p.seenAt < minIdleMs) continue;
       const entry = this.entries.get(id);
-      if (!entry) {
-        this.pending.delete(id);
-        continue;
-      }
+      if (!entry || now - p.seenAt < minIdleMs) continue;
       this.pending.set(id, { consumer, seenAt: now });
       claimed.push(handedOut(entry));
     }
@@ -217,11 +199,11 @@ export class MemoryQueue extends ConsumerGroupQueue implements EventQueue {
     return Promise.resolve(lost);
   }
 
-  complete(_consumer: string, entry: StoredEntry): Promise<void> {
+  complete(entry: StoredEntry): Promise<void> {
     const kept = this.entries.get(entry.id);
     if (kept) {
       this.entries.delete(entry.id);
-      this.count(kept.teamId, -1, -kept.bytes, 0, 0);
+      this.count(kept.teamId, { entries: -1, bytes: -kept.bytes });
       const unfinished = this.unfinished.get(kept.teamId);
       unfinished?.delete(entry.id);
       if (unfinished?.size === 0) this.unfinished.delete(kept.teamId);
@@ -245,7 +227,7 @@ export class MemoryQueue extends ConsumerGroupQueue implements EventQueue {
 
   /** See `EventQueue.bury`: the twin of the letter goes, both merged come first. */
   bury(given: DeadLetter): Promise<boolean> {
-    const dead = this.deadOf(given.teamId);
+    const dead = getOrAdd(this.dead, given.teamId, noDead);
     const twin = dead.letters.findIndex((d) => d.letter.id === given.id);
     const [older] = twin < 0 ? [] : dead.letters.splice(twin, 1);
     const letter = older ? mergeLetters(given, older.letter) : given;
@@ -268,15 +250,6 @@ export class MemoryQueue extends ConsumerGroupQueue implements EventQueue {
   deadLetters(teamId: string, limit?: number): Promise<DeadLetters> {
     const dead = this.dead.get(teamId);
     return Promise.resolve(shownLetters(dead?.count ?? 0, dead?.letters.map((d) => d.letter) ?? [], limit));
-  }
-
-  private deadOf(teamId: string): Dead {
-    let dead = this.dead.get(teamId);
-    if (!dead) {
-      dead = { letters: [], bytes: 0, count: 0, cap: Number.POSITIVE_INFINITY };
-      this.dead.set(teamId, dead);
-    }
-    return dead;
   }
 
   depth(): Promise<QueueDepth> {
@@ -302,24 +275,18 @@ export class MemoryQueue extends ConsumerGroupQueue implements EventQueue {
     return Promise.resolve(removed);
   }
 
-  protected release(): Promise<void> {
+  override async close(): Promise<void> {
+    await super.close();
     this.closed = true;
-    for (const wake of [...this.wakeReaders]) wake();
-    return Promise.resolve();
+    for (const reader of this.wakeReaders) reader.abort();
   }
 
   /** Adds to a team's backlog counts; a team with nothing left is forgotten. */
-  private count(teamId: string, entries: number, bytes: number, outbox: number, outboxBytes: number): void {
-    let usage = this.backlog.get(teamId);
-    if (!usage) {
-      usage = { entries: 0, bytes: 0, outbox: 0, outboxBytes: 0 };
-      this.backlog.set(teamId, usage);
-    }
-    usage.entries += entries;
-    usage.bytes += bytes;
-    usage.outbox += outbox;
-    usage.outboxBytes += outboxBytes;
-    if (usage.entries <= 0 && usage.outbox <= 0) this.backlog.delete(teamId);
+  private count(teamId: string, change: Partial<Usage>): void {
+    const usage = this.backlog.get(teamId) ?? { ...NOTHING };
+    for (const [field, by] of Object.entries(change) as [keyof Usage, number][]) usage[field] += by;
+    if (usage.entries > 0 || usage.outbox > 0) this.backlog.set(teamId, usage);
+    else this.backlog.delete(teamId);
   }
 
   usage(teamId: string): Promise<BacklogUsage> {
@@ -337,15 +304,14 @@ export class MemoryQueue extends ConsumerGroupQueue implements EventQueue {
   readonly outboxes: OutboxItems = {
     put: (teamId, channelId, id, json, rank) => {
       const key = outboxKey(teamId, channelId);
-      let channel = this.outboxItems.get(key);
-      if (!channel) {
-        channel = { items: new Map(), order: new SortedMembers() };
-        this.outboxItems.set(key, channel);
-      }
+      const channel = getOrAdd(this.outboxItems, key, () => ({
+        items: new Map<string, string>(),
+        order: new SortedMembers(),
+      }));
       if (channel.items.has(id)) return Promise.resolve(false);
       channel.items.set(id, json);
       channel.order.add(sortableEntryId(id), rank);
-      this.count(teamId, 0, 0, 1, Buffer.byteLength(json));
+      this.count(teamId, { outbox: 1, outboxBytes: Buffer.byteLength(json) });
       return Promise.resolve(true);
     },
     head: (teamId, channelId, limit) => {
@@ -362,12 +328,9 @@ export class MemoryQueue extends ConsumerGroupQueue implements EventQueue {
       Promise.resolve([...(this.outboxItems.get(outboxKey(teamId, channelId))?.items.keys() ?? [])]),
     get: (teamId, channelId, ids) => {
       const items = this.outboxItems.get(outboxKey(teamId, channelId))?.items;
-      const found: Record<string, string> = {};
-      for (const id of ids) {
-        const json = items?.get(id);
-        if (json !== undefined) found[id] = json;
-      }
-      return Promise.resolve(found);
+      return Promise.resolve(
+        Object.fromEntries(ids.flatMap((id): [string, string][] => (items?.has(id) ? [[id, items.get(id)!]] : []))),
+      );
     },
     count: (teamId, channelId) => Promise.resolve(this.outboxItems.get(outboxKey(teamId, channelId))?.items.size ?? 0),
     remove: (teamId, channelId, ids) => {
@@ -380,20 +343,17 @@ export class MemoryQueue extends ConsumerGroupQueue implements EventQueue {
         channel!.items.delete(id);
         channel!.order.remove(sortableEntryId(id));
         removed++;
-        this.count(teamId, 0, 0, -1, -Buffer.byteLength(json));
+        this.count(teamId, { outbox: -1, outboxBytes: -Buffer.byteLength(json) });
       }
       if (channel?.items.size === 0) this.outboxItems.delete(key);
       return Promise.resolve(removed);
     },
   };
 
+  /** Stream-like ids (`<ms>-<seq>`), growing even when the clock does not. */
   private nextId(now: number): string {
-    if (now > this.lastMs) {
-      this.lastMs = now;
-      this.seq = 0;
-    } else {
-      this.seq++;
-    }
+    this.seq = now > this.lastMs ? 0 : this.seq + 1;
+    this.lastMs = Math.max(this.lastMs, now);
     return `${this.lastMs}-${this.seq}`;
   }
 }
@@ -405,6 +365,13 @@ function dropDead(dead: Dead, more: (oldest: DeadLetter, count: number) => boole
   }
 }
 
+/** The map's value at `key`, made (and kept there) when it has none. */
+function getOrAdd<K, V>(map: Map<K, V>, key: K, make: () => V): V {
+  const value = map.get(key) ?? make();
+  map.set(key, value);
+  return value;
+}
+
 function outboxKey(teamId: string, channelId: string): string {
   return `${teamId}\u0000${channelId}`;
 }
@@ -414,12 +381,8 @@ function outboxKey(teamId: string, channelId: string): string {
  * tens of thousands of ids made every take cost more than the delivery itself).
  */
 class Fifo<T> {
-  private items: (T | undefined)[];
+  private items: (T | undefined)[] = [];
   private head = 0;
-
-  constructor(first: T) {
-    this.items = [first];
-  }
 
   get size(): number {
     return this.items.length - this.head;

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { shortDigest } from './digest.js';
 import { entryRef } from './queue-backend.js';
@@ -51,23 +52,14 @@ function settingsFrom(options: ConsumeOptions): Settings {
   };
 }
 
-function errorMessage(error: unknown): string {
+export function errorMessage(error: unknown): string {
   const message = error instanceof Error ? error.message || error.name : String(error);
   return message.length > MAX_ERROR_LENGTH ? `${message.slice(0, MAX_ERROR_LENGTH)}…` : message;
 }
 
 /** Resolves after `ms`, or at once when `signal` aborts (never rejects). */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
+export function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return sleep(ms, undefined, { signal }).catch(() => undefined);
 }
 
 /**
@@ -138,12 +130,7 @@ class QueueConsumer implements Consumer {
       // Entries this consumer name held before a restart come back first.
       this.add(await this.reader.readOwnPending());
     } catch (error) {
-      if (!this.stopping) {
-        this.logger.warn(
-          { err: errorMessage(error), consumer: this.name },
-          'queue: reading own pending entries failed',
-        );
-      }
+      if (!this.stopping) this.warn(error, 'queue: reading own pending entries failed');
     }
     // Under a backlog, reading again as soon as one entry finishes means one more round trip per entry: while
     // every handler slot is busy, the next read waits until half the read-ahead is free, and takes that much.
@@ -159,8 +146,8 @@ class QueueConsumer implements Consumer {
         this.add(await this.reader.readNew(room, this.settings.blockMs));
       } catch (error) {
         if (this.stopping) return;
-        this.logger.warn({ err: errorMessage(error), consumer: this.name }, 'queue: read failed');
-        await sleep(ERROR_BACKOFF_MS, this.takeWork.signal);
+        this.warn(error, 'queue: read failed');
+        await pause(ERROR_BACKOFF_MS, this.takeWork.signal);
       }
     }
   }
@@ -169,7 +156,7 @@ class QueueConsumer implements Consumer {
   private async claimLoop(): Promise<void> {
     const every = Math.max(10, Math.floor(this.settings.claimIdleMs / 2));
     while (!this.stopping) {
-      await sleep(every, this.takeWork.signal);
+      await pause(every, this.takeWork.signal);
       if (this.stopping) return;
       try {
         const claimed = await this.queue.claimStale(this.name, this.settings.claimIdleMs, CLAIM_BATCH);
@@ -178,7 +165,7 @@ class QueueConsumer implements Consumer {
         }
         this.add(claimed);
       } catch (error) {
-        if (!this.stopping) this.logger.warn({ err: errorMessage(error), consumer: this.name }, 'queue: claim failed');
+        if (!this.stopping) this.warn(error, 'queue: claim failed');
       }
     }
   }
@@ -186,7 +173,7 @@ class QueueConsumer implements Consumer {
   private async heartbeatLoop(): Promise<void> {
     const every = Math.max(10, Math.floor(this.settings.claimIdleMs / 3));
     while (!this.beat.signal.aborted) {
-      await sleep(every, this.beat.signal);
+      await pause(every, this.beat.signal);
       if (this.beat.signal.aborted || this.held.size === 0) continue;
       try {
         const lost = await this.queue.heartbeat(
@@ -199,7 +186,7 @@ class QueueConsumer implements Consumer {
           if (!this.active.has(ref)) this.drop(ref);
         }
       } catch (error) {
-        this.logger.warn({ err: errorMessage(error), consumer: this.name }, 'queue: heartbeat failed');
+        this.warn(error, 'queue: heartbeat failed');
       }
     }
   }
@@ -299,23 +286,23 @@ class QueueConsumer implements Consumer {
         const retryInMs = Math.max(0, this.settings.retryDelayMs(h.failures));
         h.notBefore = Date.now() + retryInMs;
         const { id, teamId } = h.entry;
-        const log = { consumer: this.name, id, teamId, attempt: h.failures, err: errorMessage(error), retryInMs };
-        this.logger.warn(log, 'queue: handler failed, will retry');
+        this.warn(error, 'queue: handler failed, will retry', { id, teamId, attempt: h.failures, retryInMs });
         return;
       }
       h.handled = true;
     }
     try {
-      await this.queue.complete(this.name, h.entry);
+      await this.queue.complete(h.entry);
       this.drop(entryRef(h.entry));
     } catch (error) {
       // The handler already ran; only the acknowledgement is retried.
-      this.logger.warn(
-        { err: errorMessage(error), consumer: this.name, id: h.entry.id },
-        'queue: could not acknowledge entry',
-      );
+      this.warn(error, 'queue: could not acknowledge entry', { id: h.entry.id });
       h.notBefore = Date.now() + ERROR_BACKOFF_MS;
     }
+  }
+
+  private warn(error: unknown, message: string, fields: object = {}): void {
+    this.logger.warn({ err: errorMessage(error), consumer: this.name, ...fields }, message);
   }
 }
 
@@ -364,13 +351,10 @@ export abstract class ConsumerGroupQueue {
   /** Keeps `entries` from being claimed by others. Returns those that no longer belong to this consumer. */
   abstract heartbeat(consumer: string, entries: readonly StoredEntry[]): Promise<StoredEntry[]>;
   /** Finishes the entry: acknowledged, removed. */
-  abstract complete(consumer: string, entry: StoredEntry): Promise<void>;
+  abstract complete(entry: StoredEntry): Promise<void>;
 
-  /** See `EventQueue.close`: the consumers first, then what the queue holds (`release`). */
+  /** See `EventQueue.close`: stops the consumers (each closes its reader). */
   async close(): Promise<void> {
     await Promise.all([...this.consumers].map((c) => c.stop()));
-    await this.release();
   }
-
-  protected abstract release(): Promise<void>;
 }

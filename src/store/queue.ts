@@ -1,17 +1,14 @@
 /**
  * The durable event queue between the webhook receiver and the outboxes: intake only.
  *
- * - `enqueueOnce` records the dedup mark and appends the event in one atomic step, so an event is either
- *   queued exactly once or not at all (then it throws and the receiver answers 5xx so the platform retries).
- * - Each team's entries form a backlog of their own, capped per call of `enqueueOnce` in entries (`maxBacklog`)
- *   and in bytes (`maxBacklogBytes`); work waiting in the team's channels' outboxes (`outboxes`)
- *   counts toward both.
- * - `consume` runs the handler on each entry, at least once, several at a time; teams are read and run round
- *   robin, so one team's flood never starves another team's entries. The handler routes the event and hands it
- *   to its channels' outboxes, which keep order, retries and dead letters (src/delivery/scheduler.ts): the queue
- *   only tries a failed handler again after a pause, and says which entries are not finished yet
- *   (`firstUnfinished`), so an outbox posts a team's events in the order they arrived. Entries held by a crashed
- *   consumer are taken over by another.
+ * - `enqueueOnce` records the dedup mark and appends the event in one atomic step: queued exactly once, or not at
+ *   all (then it throws and the receiver answers 5xx so the platform retries).
+ * - Each team's backlog is capped in entries and bytes (`EnqueueOptions`); its channels' outboxes count toward both.
+ * - `consume` runs the handler on each entry, at least once, several at a time, teams round robin so one team's
+ *   flood never starves another's. The handler hands the event to its channels' outboxes, which keep order,
+ *   retries and dead letters (src/delivery/scheduler.ts): the queue only tries a failed handler again after a
+ *   pause, and says which entries are not finished yet (`firstUnfinished`) so an outbox posts a team's events in
+ *   the order they arrived. Entries held by a crashed consumer are taken over by another.
  *
  * Implementations: `createMemoryQueue` (embedded mode) and `createRedisQueue` (Redis Streams consumer group),
  * both running the same consumer logic (`queue-consumer.ts`).
@@ -32,11 +29,6 @@ export interface QueueEntry extends QueueEvent {
   enqueuedAt: number;
   /** 1 on the first try; grows by one per failed try of this consumer. */
   attempt: number;
-  /**
-   * In a channel's turn (src/delivery/urgent-lane.ts): the same conversation's events waiting right behind this
-   * one there, oldest first, which its post may carry.
-   */
-  behind?: readonly QueueEntry[];
 }
 
 /** `full`: at `maxBacklog` entries; `full_bytes`: past `maxBacklogBytes`. Either way nothing was written. */
@@ -59,10 +51,7 @@ export interface BacklogUsage {
   bytes: number;
 }
 
-/**
- * What one dedup mark counts toward its team's byte cap. A mark is a 22-character digest in the team's sorted
- * set, which costs Redis about 130 bytes (`MEMORY USAGE` of a set of 20,000): counted a little above that.
- */
+/** What one dedup mark counts toward its team's byte cap: Redis spends about 130 bytes on one (`MEMORY USAGE`). */
 export const DEDUP_MARK_BYTES = 144;
 
 /**
@@ -81,15 +70,11 @@ export interface OutboxItem {
 }
 
 /**
- * Work a team keeps waiting outside the queue — its channels' outboxes — that still counts toward the team's
- * backlog (events and bytes) until it is removed: a team cannot get past its caps by moving work out of the
- * queue. Kept per (team, channel) as id → JSON; the counts change in the same atomic step as the items.
+ * Work waiting in a team's channels' outboxes, kept per (team, channel) as id → JSON. It counts toward the team's
+ * backlog (in the same atomic step as the items change): no team gets past its caps by moving work out of the queue.
  */
 export interface OutboxItems {
-  /**
-   * Parks `json` under `id` (a queue entry id), ranked `rank` (a second put of the same id keeps the first;
-   * counted once). Resolves whether it was added.
-   */
+  /** Parks `json` under `id` (an entry id) ranked `rank`; a second put of the id keeps the first. Whether added. */
   put(teamId: string, channelId: string, id: string, json: string, rank: number): Promise<boolean>;
   /** The channel's first `limit` items, lowest rank first, then oldest id: costs the items read, not the channel's size. */
   head(teamId: string, channelId: string, limit: number): Promise<OutboxItem[]>;
@@ -165,9 +150,8 @@ export interface QueueDepth {
 
 export interface EventQueue {
   /**
-   * Queues the event unless `dedupKey` was seen (for this team) within `dedupTtlMs` (`duplicate`, checked
-   * first) or the team's backlog is full (`full`, `full_bytes`). Throws if it cannot queue. The key is kept as
-   * a fixed-size digest (`shortDigest`), timed by the store's clock.
+   * Queues the event unless `dedupKey` was seen (for this team) within `dedupTtlMs` by the store's clock
+   * (`duplicate`, checked first) or the team's backlog is full (`full`, `full_bytes`). Throws if it cannot queue.
    */
   enqueueOnce(
     dedupKey: string,
@@ -192,9 +176,8 @@ export interface EventQueue {
    */
   firstUnfinished(teamId: string): Promise<string | undefined>;
   /**
-   * Forgets a workspace (it uninstalled the app): its waiting and pending entries, its dead letters and its
-   * count of them. Returns how many entries and dead letters went. An entry a
-   * handler is running meanwhile is finished as usual; nothing of the workspace is queued again by this.
+   * Forgets a workspace (it uninstalled the app): its entries, dead letters and their count; returns how many
+   * entries and letters went. An entry a handler is running meanwhile is finished as usual.
    */
   forgetTeam(teamId: string): Promise<number>;
   /** What the team's backlog holds now (what `maxBacklog` and `maxBacklogBytes` are compared with). */

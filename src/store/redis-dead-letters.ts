@@ -24,16 +24,12 @@ const deadLetter = z.object({
 });
 
 function parseDeadLetter(raw: string): DeadLetter | undefined {
-  let value: unknown;
   try {
-    value = JSON.parse(raw);
+    const { causes, retried, ...rest } = deadLetter.parse(JSON.parse(raw));
+    return { ...rest, ...(causes ? { causes } : {}), ...(retried ? { retried } : {}) };
   } catch {
     return undefined;
   }
-  const parsed = deadLetter.safeParse(value);
-  if (!parsed.success) return undefined;
-  const { causes, retried, ...rest } = parsed.data;
-  return { ...rest, ...(causes ? { causes } : {}), ...(retried ? { retried } : {}) };
 }
 
 export function redisDeadLetters(redis: RedisClient, keys: Keys) {

@@ -2,7 +2,7 @@ import { pino } from 'pino';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { QUEUE_GROUPS, queueGroup, type Keys } from './keys.js';
-import { ConsumerGroupQueue } from './queue-consumer.js';
+import { ConsumerGroupQueue, errorMessage } from './queue-consumer.js';
 import type { QueueReader, StoredEntry } from './queue-backend.js';
 import type { BacklogUsage, DeadLetter, DeadLetters, EnqueueOptions, EnqueueResult, EventQueue } from './queue.js';
 import type { OutboxItems, QueueDepth, QueueEvent } from './queue.js';
@@ -10,7 +10,7 @@ import { blockingConnection, watchErrors, type RedisClient } from './redis-conne
 import { withScripts } from './redis-scripts.js';
 import { autoClaimReply, wakeupReply, enqueueReply, isError, pairReply } from './redis-queue-replies.js';
 import { readGroupReply, toEntry, type RawEntries } from './redis-queue-replies.js';
-import { redisOutboxItems } from './redis-outbox-items.js';
+import { redisOutboxItems } from './redis-queue-outbox.js';
 import { redisDeadLetters } from './redis-dead-letters.js';
 
 /** Streams of one queue group one read goes through at most (beyond, the window moves on with every read). */
@@ -18,45 +18,39 @@ const MAX_STREAMS_PER_READ = 200;
 /** Wake-ups a blocked reader takes at once (each names a group that got work). */
 const WAKEUPS_PER_READ = 100;
 const ALL_GROUPS: readonly number[] = Array.from({ length: QUEUE_GROUPS }, (_, g) => g);
+const GROUP = 'workers';
 
 export interface RedisQueueOptions {
   redis: RedisClient;
   keys: Keys;
   logger?: Logger;
-  /** Consumer group name. Default `workers`. */
-  group?: string;
   /** The store's clock: when dedup marks are made and how old they are. Default `Date.now`. */
   now?: () => number;
 }
 
 /**
- * Redis Streams queue: a stream per team and one consumer group name on each; the dead-letter lists next to
- * them under the hash tag of the team's queue group
- * (`queueGroup`): every script call touches one group's keys, and a Cluster spreads the groups over its masters.
- * A reader reads each group's streams with a command of their own and, with nothing to read, waits for a wake-up,
- * rung after every enqueue. Each consumer waits with its own connection, because XREADGROUP BLOCK holds a
- * connection for its whole wait.
+ * Redis Streams queue: a stream per team, each with the consumer group `workers`, its keys under the hash tag of the
+ * team's queue group (`queueGroup`): every script call touches one group's keys, and a Cluster spreads the groups
+ * over its masters. A reader reads each group's streams with a command of their own and, with nothing to read, waits
+ * for a wake-up, rung after every enqueue, on a connection of its own (XREADGROUP BLOCK holds it for the wait).
  */
 class RedisQueue extends ConsumerGroupQueue implements EventQueue {
   private readonly redis: RedisClient;
   private readonly keys: Keys;
-  private readonly group: string;
   private readonly now: () => number;
   private readonly wakeups: string;
   private wakeupsReady: Promise<void> | undefined;
-  private readonly readers = new Set<QueueReader>();
   readonly outboxes: OutboxItems;
   private readonly dead: ReturnType<typeof redisDeadLetters>;
 
-  constructor(options: RedisQueueOptions) {
-    super(options.logger ?? pino({ enabled: false }));
-    this.redis = withScripts(options.redis);
-    this.keys = options.keys;
-    this.group = options.group ?? 'workers';
-    this.now = options.now ?? Date.now;
-    this.wakeups = this.keys.queueWakeups();
-    this.outboxes = redisOutboxItems(this.redis, this.keys);
-    this.dead = redisDeadLetters(this.redis, this.keys);
+  constructor({ redis, keys, logger, now }: RedisQueueOptions) {
+    super(logger ?? pino({ enabled: false }));
+    this.redis = withScripts(redis);
+    this.keys = keys;
+    this.now = now ?? Date.now;
+    this.wakeups = keys.queueWakeups();
+    this.outboxes = redisOutboxItems(this.redis, keys);
+    this.dead = redisDeadLetters(this.redis, keys);
   }
 
   protected async enqueueMarked(
@@ -74,7 +68,7 @@ class RedisQueue extends ConsumerGroupQueue implements EventQueue {
       this.keys.queueTeamStream(teamId),
       this.keys.queueUsage(teamId),
       this.keys.queueDead(teamId),
-      this.group,
+      GROUP,
       dedupTtlMs,
       teamId,
       event.orderKey,
@@ -100,10 +94,7 @@ class RedisQueue extends ConsumerGroupQueue implements EventQueue {
     try {
       await this.redis.xadd(this.wakeups, 'MAXLEN', '~', WAKEUPS_PER_READ, '*', 'g', String(group));
     } catch (error) {
-      this.logger.warn(
-        { err: error instanceof Error ? error.message : String(error) },
-        'queue: sending a wake-up failed',
-      );
+      this.logger.warn({ err: errorMessage(error) }, 'queue: sending a wake-up failed');
     }
   }
 
@@ -150,7 +141,7 @@ class RedisQueue extends ConsumerGroupQueue implements EventQueue {
       }
       return [];
     };
-    const reader: QueueReader = {
+    return {
       readNew: (count, blockMs) => {
         if (closed) return Promise.resolve([]);
         return new Promise((resolve, reject) => {
@@ -166,9 +157,7 @@ class RedisQueue extends ConsumerGroupQueue implements EventQueue {
         for (const stream of await this.allStreams()) {
           let after = '0';
           for (;;) {
-            const reply = await this.withGroups([stream], () =>
-              this.redis.call('XREADGROUP', 'GROUP', this.group, consumer, 'COUNT', 100, 'STREAMS', stream, after),
-            );
+            const reply = await this.readGroup(this.redis, consumer, 100, [stream], [], after);
             const batch = readGroupReply.parse(reply)?.[0]?.[1] ?? [];
             if (batch.length === 0) break;
             own.push(...(await this.entriesOf(batch, stream)));
@@ -181,12 +170,9 @@ class RedisQueue extends ConsumerGroupQueue implements EventQueue {
         if (closed) return;
         closed = true;
         for (const abandon of underWay) abandon();
-        this.readers.delete(reader);
         connection.disconnect();
       },
     };
-    this.readers.add(reader);
-    return reader;
   }
 
   /**
@@ -211,26 +197,30 @@ class RedisQueue extends ConsumerGroupQueue implements EventQueue {
     return entries;
   }
 
-  /** XREADGROUP of the entries of `streams` not yet delivered to the group, `count` a stream; `wait`: BLOCK, NOACK. */
+  /**
+   * XREADGROUP of `streams`, `count` a stream: the entries not yet delivered to the group, or with `after` those
+   * pending for this consumer after that id; `wait`: BLOCK, NOACK.
+   */
   private readGroup(
     connection: RedisClient,
     consumer: string,
     count: number,
     streams: readonly string[],
     wait: Array<string | number> = [],
+    after = '>',
   ): Promise<unknown> {
     return this.withGroups(streams, () =>
       connection.call(
         'XREADGROUP',
         'GROUP',
-        this.group,
+        GROUP,
         consumer,
         'COUNT',
         count,
         ...wait,
         'STREAMS',
         ...streams,
-        ...streams.map(() => '>'),
+        ...streams.map(() => after),
       ),
     );
   }
@@ -241,16 +231,7 @@ class RedisQueue extends ConsumerGroupQueue implements EventQueue {
       let cursor = '0-0';
       while (claimed.length < count) {
         const reply = await this.withGroups([stream], () =>
-          this.redis.call(
-            'XAUTOCLAIM',
-            stream,
-            this.group,
-            consumer,
-            minIdleMs,
-            cursor,
-            'COUNT',
-            count - claimed.length,
-          ),
+          this.redis.call('XAUTOCLAIM', stream, GROUP, consumer, minIdleMs, cursor, 'COUNT', count - claimed.length),
         );
         const [next, batch] = autoClaimReply.parse(reply);
         claimed.push(...(await this.entriesOf(batch, stream)));
@@ -264,40 +245,30 @@ class RedisQueue extends ConsumerGroupQueue implements EventQueue {
 
   async heartbeat(consumer: string, entries: readonly StoredEntry[]): Promise<StoredEntry[]> {
     // One script call per stream, chunked to keep single scripts short.
-    const byStream = new Map<string, Map<string, StoredEntry>>();
+    const byStream = new Map<string, StoredEntry[]>();
     for (const entry of entries) {
       const stream = this.streamOf(entry);
-      const ids = byStream.get(stream) ?? new Map<string, StoredEntry>();
-      ids.set(entry.id, entry);
-      byStream.set(stream, ids);
+      if (byStream.has(stream)) byStream.get(stream)!.push(entry);
+      else byStream.set(stream, [entry]);
     }
     const lost: StoredEntry[] = [];
-    for (const [stream, ids] of byStream) {
-      const list = [...ids.keys()];
-      for (let i = 0; i < list.length; i += 200) {
-        const reply = await this.redis.campaignQueueHeartbeat(
-          1,
-          stream,
-          this.group,
-          consumer,
-          ...list.slice(i, i + 200),
-        );
-        for (const id of z.array(z.string()).parse(reply)) {
-          const entry = ids.get(id);
-          if (entry) lost.push(entry);
-        }
+    for (const [stream, held] of byStream) {
+      for (let i = 0; i < held.length; i += 200) {
+        const chunk = held.slice(i, i + 200);
+        const reply = await this.redis.campaignQueueHeartbeat(1, stream, GROUP, consumer, ...chunk.map((e) => e.id));
+        const gone = new Set(z.array(z.string()).parse(reply));
+        lost.push(...chunk.filter((entry) => gone.has(entry.id)));
       }
     }
     return lost;
   }
 
-  async complete(_consumer: string, entry: StoredEntry): Promise<void> {
-    const group = queueGroup(entry.teamId);
+  async complete(entry: StoredEntry): Promise<void> {
     await this.redis.campaignQueueComplete(
       this.streamOf(entry),
-      this.keys.queueTeams(group),
+      this.keys.queueTeams(queueGroup(entry.teamId)),
       this.keys.queueUsage(entry.teamId),
-      this.group,
+      GROUP,
       entry.id,
       entry.teamId,
     );
@@ -326,7 +297,7 @@ class RedisQueue extends ConsumerGroupQueue implements EventQueue {
     const sums = await Promise.all(
       [...streams.values()]
         .filter((list) => list.length > 0)
-        .map(async (list) => pairReply.parse(await this.redis.campaignQueueDepth(list.length, ...list, this.group))),
+        .map(async (list) => pairReply.parse(await this.redis.campaignQueueDepth(list.length, ...list, GROUP))),
     );
     const [total, pending] = sums.reduce(([t, p], [dt, dp]) => [t + dt, p + dp], [0, 0]);
     return { total, pending, lag: Math.max(0, total - pending) };
@@ -357,11 +328,6 @@ class RedisQueue extends ConsumerGroupQueue implements EventQueue {
       ),
     );
     return { events, bytes };
-  }
-
-  protected release(): Promise<void> {
-    for (const reader of [...this.readers]) reader.close();
-    return Promise.resolve();
   }
 
   private streamOf(entry: StoredEntry): string {
@@ -410,7 +376,7 @@ class RedisQueue extends ConsumerGroupQueue implements EventQueue {
     }
     if (broken.length > 0) {
       this.logger.warn({ ids: broken }, 'queue: dropping deleted or unreadable stream entries');
-      await this.redis.xack(stream, this.group, ...broken);
+      await this.redis.xack(stream, GROUP, ...broken);
       await this.redis.xdel(stream, ...broken);
     }
     return entries;
@@ -429,7 +395,7 @@ class RedisQueue extends ConsumerGroupQueue implements EventQueue {
   private async createGroups(streams: readonly string[]): Promise<void> {
     await Promise.all(
       streams.map((stream) =>
-        this.redis.xgroup('CREATE', stream, this.group, '0', 'MKSTREAM').catch((error: unknown) => {
+        this.redis.xgroup('CREATE', stream, GROUP, '0', 'MKSTREAM').catch((error: unknown) => {
           if (!isError(error, 'BUSYGROUP')) throw error;
         }),
       ),

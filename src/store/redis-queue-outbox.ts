@@ -36,12 +36,9 @@ export function redisOutboxItems(redis: RedisClient, keys: Keys): OutboxItems {
     get: async (teamId, channelId, ids) => {
       if (ids.length === 0) return {};
       const values = await redis.hmget(keys.queueOutbox(teamId, channelId), ...ids);
-      const found: Record<string, string> = {};
-      ids.forEach((id, i) => {
-        const json = values[i];
-        if (typeof json === 'string') found[id] = json;
-      });
-      return found;
+      const found = (id: string, i: number): [string, string][] =>
+        typeof values[i] === 'string' ? [[id, values[i]]] : [];
+      return Object.fromEntries(ids.flatMap(found));
     },
     count: (teamId, channelId) => redis.hlen(keys.queueOutbox(teamId, channelId)),
     remove: async (teamId, channelId, ids) =>

@@ -22,6 +22,9 @@ import { ATTR, inSpan, traceContext } from '../util/spans.js';
 /** The queue's settings (tests shorten them). */
 export type WorkerOptions = Pick<ConsumeOptions, 'blockMs' | 'claimIdleMs' | 'retryDelayMs'>;
 
+/** An entry in its channel's turn: with the same conversation's events waiting right behind it there, oldest first. */
+type InTurn = QueueEntry & { behind?: readonly QueueEntry[] };
+
 type EventOf<T extends TriggerName> = { [K in T]: { known: true; trigger: K; data: EventMap[K] } }[T];
 
 /** What a handler gets for one queue entry. */
@@ -135,7 +138,7 @@ export class EventWorker implements LaneRunner {
   }
 
   /** Runs the entry's handler (for `onlyChannel` alone: a run in its channel); the ids of entries whose work it did. */
-  private async run(entry: QueueEntry, onlyChannel?: string): Promise<string[]> {
+  private async run(entry: InTurn, onlyChannel?: string): Promise<string[]> {
     const job = readJob(entry.payload);
     if (!job.success) throw new UnhandledEventError('queue entry is not an event job (v1): kept as a dead letter');
     const attributes = {
@@ -150,7 +153,7 @@ export class EventWorker implements LaneRunner {
   }
 
   /** `run`'s work, in its span. */
-  private async runJob(entry: QueueEntry, data: EventJob, onlyChannel: string | undefined): Promise<string[]> {
+  private async runJob(entry: InTurn, data: EventJob, onlyChannel: string | undefined): Promise<string[]> {
     const { trigger, event: raw } = data;
     const log = this.context.logger.child({
       team: entry.teamId,
@@ -197,7 +200,7 @@ export class EventWorker implements LaneRunner {
   }
 
   /** The waiting entries behind `entry` with its trigger, up to the first that has another (or does not read). */
-  private waitingBehind(entry: QueueEntry, trigger: TriggerName): { entryId: string; event: KnownEvent }[] {
+  private waitingBehind(entry: InTurn, trigger: TriggerName): { entryId: string; event: KnownEvent }[] {
     const found: { entryId: string; event: KnownEvent }[] = [];
     for (const next of entry.behind ?? []) {
       const job = readJob(next.payload);
@@ -211,7 +214,7 @@ export class EventWorker implements LaneRunner {
 
   /** `stepsOf`: whose steps count (a retried dead letter's); `onlyChannel`: a run in that channel alone. */
   private queuedEvent(
-    entry: QueueEntry,
+    entry: InTurn,
     event: KnownEvent,
     log: Logger,
     stepsOf: string,

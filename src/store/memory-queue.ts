@@ -1,46 +1,27 @@
 import { pino } from 'pino';
 import type { Logger } from 'pino';
 import { DedupMarks } from './dedup-marks.js';
-import { BackendEventQueue } from './queue-consumer.js';
+import { ConsumerGroupQueue, pause } from './queue-consumer.js';
 import { entryIdOfSortable, sortableEntryId } from './queue-backend.js';
-import type { QueueBackend, QueueReader, StoredEntry } from './queue-backend.js';
+import type { QueueReader, StoredEntry } from './queue-backend.js';
 import { SortedMembers } from './memory-sorted.js';
-import {
-  DEAD_LETTER_CAP,
-  DEAD_LETTER_MAX_AGE_MS,
-  DEDUP_MARK_BYTES,
-  DEDUP_MARK_GUARD_MS,
-  mergeLetters,
-} from './queue.js';
-import type {
-  BacklogUsage,
-  DeadLetter,
-  DeadLetters,
-  EnqueueOptions,
-  EnqueueResult,
-  EventQueue,
-  OutboxItems,
-  QueueDepth,
-  QueueEvent,
-} from './queue.js';
+import { DEAD_LETTER_CAP, DEAD_LETTER_MAX_AGE_MS, DEDUP_MARK_BYTES, DEDUP_MARK_GUARD_MS } from './queue.js';
+import { mergeLetters, shownLetters } from './queue.js';
+import type { BacklogUsage, DeadLetter, DeadLetters, EnqueueOptions, EnqueueResult, EventQueue } from './queue.js';
+import type { OutboxItems, QueueDepth, QueueEvent } from './queue.js';
 
 /**
  * An entry as kept: its payload as JSON text, as Redis keeps it — so handlers get a fresh copy on every read
  * (never the object intake still holds), and its size in UTF-8 bytes (what the byte cap counts) comes for free.
  */
-interface Kept {
-  id: string;
-  teamId: string;
-  orderKey: string;
+interface Kept extends Omit<StoredEntry, 'payload' | 'source'> {
   json: string;
   bytes: number;
-  enqueuedAt: number;
 }
 
-/** What a consumer gets: the payload read back from its JSON, as the Redis backend hands it out. */
-function handedOut(kept: Kept): StoredEntry {
-  const { id, teamId, orderKey, enqueuedAt } = kept;
-  return { id, teamId, orderKey, payload: JSON.parse(kept.json) as unknown, enqueuedAt };
+/** What a consumer gets: the payload read back from its JSON, as the Redis queue hands it out. */
+function handedOut({ json, bytes: _, ...kept }: Kept): StoredEntry {
+  return { ...kept, payload: JSON.parse(json) as unknown };
 }
 
 /** A team's backlog: unfinished entries and outbox items, each with their bytes. */
@@ -53,6 +34,19 @@ interface Usage {
 
 const NOTHING: Readonly<Usage> = { entries: 0, bytes: 0, outbox: 0, outboxBytes: 0 };
 
+/**
+ * A workspace's dead letters (newest first, with the UTF-8 bytes of their JSON), how many were ever kept, and the
+ * byte cap its last event was taken by: what a bury keeps the letters under (see the Redis ENQUEUE).
+ */
+interface Dead {
+  letters: Array<{ letter: DeadLetter; bytes: number }>;
+  bytes: number;
+  count: number;
+  cap: number;
+}
+
+const noDead = (): Dead => ({ letters: [], bytes: 0, count: 0, cap: Number.POSITIVE_INFINITY });
+
 interface Pending {
   consumer: string;
   /** Last delivery or heartbeat (epoch ms). */
@@ -60,10 +54,10 @@ interface Pending {
 }
 
 /**
- * In-process queue backend with the same model as the Redis one (waiting / pending per consumer), so the shared
+ * In-process event queue with the same model as the Redis one (waiting / pending per consumer), so the shared
  * consumer logic behaves identically. Nothing survives the process: this is the embedded single-process mode.
  */
-export class MemoryQueueBackend implements QueueBackend {
+export class MemoryQueue extends ConsumerGroupQueue implements EventQueue {
   /** Unfinished entries; Map order is enqueue order. */
   private readonly entries = new Map<string, Kept>();
   /** Unfinished ids per team, oldest first (Set order): `firstUnfinished`. */
@@ -76,30 +70,30 @@ export class MemoryQueueBackend implements QueueBackend {
   private readonly outboxItems = new Map<string, { items: Map<string, string>; order: SortedMembers }>();
   private readonly pending = new Map<string, Pending>();
   private readonly dedupMarks = new DedupMarks();
-  /** Per workspace, newest first, each with the UTF-8 bytes of its JSON. */
-  private readonly dead = new Map<string, Array<{ letter: DeadLetter; bytes: number }>>();
-  /** Per workspace, the bytes of its dead letters: they count toward the byte cap (see the Redis ENQUEUE). */
-  private readonly deadBytes = new Map<string, number>();
-  /** Per workspace, the byte cap its last event was taken by: what a bury keeps its letters under. */
-  private readonly byteCaps = new Map<string, number>();
-  private readonly deadCounts = new Map<string, number>();
-  private readonly wakeReaders = new Set<() => void>();
+  private readonly dead = new Map<string, Dead>();
+  /** The waits of readers with nothing to read: an enqueue ends them. */
+  private readonly wakeReaders = new Set<AbortController>();
   private lastMs = 0;
   private seq = 0;
   private closed = false;
 
   /** `now`: the store's clock, by which dedup marks are made and aged. */
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly now: () => number = Date.now,
+    logger: Logger = pino({ enabled: false }),
+  ) {
+    super(logger);
+  }
 
-  enqueueOnce(mark: string, event: QueueEvent, dedupTtlMs: number, options: EnqueueOptions): Promise<EnqueueResult> {
+  protected enqueueMarked(
+    mark: string,
+    event: QueueEvent,
+    dedupTtlMs: number,
+    options: EnqueueOptions,
+  ): Promise<EnqueueResult> {
     if (this.closed) return Promise.reject(new Error('queue is closed'));
     const now = Date.now();
-    let json: string;
-    try {
-      json = JSON.stringify(event.payload) ?? 'null';
-    } catch (error) {
-      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
-    }
+    const json = JSON.stringify(event.payload) ?? 'null';
     // Marks and their bytes, as the Redis ENQUEUE keeps them (see there); everything up to the append is
     // synchronous: atomic within this process.
     const team = event.teamId;
@@ -117,33 +111,29 @@ export class MemoryQueueBackend implements QueueBackend {
     if (cap !== undefined) {
       // The backlog, this event and its mark beside the team's others; marks past the guard give way first.
       let held = usage.bytes + usage.outboxBytes + bytes + (marks.count(team, markedAt) + 1) * DEDUP_MARK_BYTES;
-      const dead = this.deadBytes.get(team) ?? 0;
-      if (held + dead > cap) {
-        const upTo = Math.ceil((held + dead - cap) / DEDUP_MARK_BYTES);
+      const dead = getOrAdd(this.dead, team, noDead);
+      if (held + dead.bytes > cap) {
+        const upTo = Math.ceil((held + dead.bytes - cap) / DEDUP_MARK_BYTES);
         held -= DEDUP_MARK_BYTES * marks.drop(team, markedAt - DEDUP_MARK_GUARD_MS, upTo, markedAt);
       }
       if (held > cap) return Promise.resolve('full_bytes');
       // Dead letters count toward the byte cap but give way to a new event: the oldest go until it fits.
-      this.byteCaps.set(team, cap);
-      this.dropDead(team, (dead) => held + dead > cap);
+      dead.cap = cap;
+      dropDead(dead, () => held + dead.bytes > cap);
     }
     marks.add(team, mark, markedAt, dedupTtlMs);
     const id = this.nextId(now);
     this.entries.set(id, { id, teamId: event.teamId, orderKey: event.orderKey, json, bytes, enqueuedAt: now });
-    this.count(team, 1, bytes, 0, 0);
-    const waiting = this.waiting.get(event.teamId);
-    if (waiting) waiting.push(id);
-    else this.waiting.set(event.teamId, new Fifo(id));
-    const unfinished = this.unfinished.get(team);
-    if (unfinished) unfinished.add(id);
-    else this.unfinished.set(team, new Set([id]));
-    if (this.wakeReaders.size > 0) for (const wake of [...this.wakeReaders]) wake();
+    this.count(team, { entries: 1, bytes });
+    getOrAdd(this.waiting, team, () => new Fifo<string>()).push(id);
+    getOrAdd(this.unfinished, team, () => new Set<string>()).add(id);
+    for (const reader of this.wakeReaders) reader.abort();
     return Promise.resolve('queued');
   }
 
   openReader(consumer: string): QueueReader {
     let closed = false;
-    let wake: (() => void) | undefined;
+    let wait: AbortController | undefined;
     // One entry per team in turn; a team that got one goes to the back (re-added, so this loop meets it again).
     const take = (count: number): StoredEntry[] => {
       const now = Date.now();
@@ -165,23 +155,22 @@ export class MemoryQueueBackend implements QueueBackend {
         if (closed || this.closed) return [];
         const ready = take(count);
         if (ready.length > 0) return ready;
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(done, blockMs);
-          function done() {
-            clearTimeout(timer);
-            resolve();
-          }
-          wake = done;
-          this.wakeReaders.add(done);
-        });
-        if (wake) this.wakeReaders.delete(wake);
-        wake = undefined;
+        const woken = (wait = new AbortController());
+        this.wakeReaders.add(woken);
+        await pause(blockMs, woken.signal);
+        this.wakeReaders.delete(woken);
         return closed || this.closed ? [] : take(count);
       },
-      readOwnPending: () => Promise.resolve(this.pendingOf(consumer)),
+      readOwnPending: () =>
+        Promise.resolve(
+          [...this.pending].flatMap(([id, p]) => {
+            const entry = this.entries.get(id);
+            return p.consumer === consumer && entry ? [handedOut(entry)] : [];
+          }),
+        ),
       close: () => {
         closed = true;
-        wake?.();
+        wait?.abort();
       },
     };
   }
@@ -191,12 +180,8 @@ export class MemoryQueueBackend implements QueueBackend {
     const claimed: StoredEntry[] = [];
     for (const [id, p] of this.pending) {
       if (claimed.length >= count) break;
-      if (now - p.seenAt < minIdleMs) continue;
       const entry = this.entries.get(id);
-      if (!entry) {
-        this.pending.delete(id);
-        continue;
-      }
+      if (!entry || now - p.seenAt < minIdleMs) continue;
       this.pending.set(id, { consumer, seenAt: now });
       claimed.push(handedOut(entry));
     }
@@ -214,8 +199,16 @@ export class MemoryQueueBackend implements QueueBackend {
     return Promise.resolve(lost);
   }
 
-  complete(consumer: string, entry: StoredEntry): Promise<void> {
-    this.finish(entry);
+  complete(entry: StoredEntry): Promise<void> {
+    const kept = this.entries.get(entry.id);
+    if (kept) {
+      this.entries.delete(entry.id);
+      this.count(kept.teamId, { entries: -1, bytes: -kept.bytes });
+      const unfinished = this.unfinished.get(kept.teamId);
+      unfinished?.delete(entry.id);
+      if (unfinished?.size === 0) this.unfinished.delete(kept.teamId);
+    }
+    this.pending.delete(entry.id);
     return Promise.resolve();
   }
 
@@ -223,67 +216,40 @@ export class MemoryQueueBackend implements QueueBackend {
     return Promise.resolve(this.unfinished.get(teamId)?.values().next().value);
   }
 
-  bury(letter: DeadLetter): Promise<boolean> {
-    return Promise.resolve(this.keepDead(letter));
-  }
-
   takeDeadLetter(teamId: string, id: string): Promise<DeadLetter | undefined> {
-    const letters = this.dead.get(teamId) ?? [];
-    const at = letters.findIndex((d) => d.letter.id === id);
-    if (at < 0) return Promise.resolve(undefined);
-    const [taken] = letters.splice(at, 1);
-    this.countDead(teamId, -taken!.bytes);
+    const dead = this.dead.get(teamId);
+    const at = dead?.letters.findIndex((d) => d.letter.id === id) ?? -1;
+    if (!dead || at < 0) return Promise.resolve(undefined);
+    const [taken] = dead.letters.splice(at, 1);
+    dead.bytes -= taken!.bytes;
     return Promise.resolve(taken!.letter);
   }
 
-  /** Keeps the letter (merged with its twin); whether it counted it. */
-  private keepDead(given: DeadLetter): boolean {
-    const kept = this.dead.get(given.teamId) ?? [];
-    const twin = kept.findIndex((d) => d.letter.id === given.id);
-    const older = twin < 0 ? undefined : kept.splice(twin, 1)[0]!;
-    if (older) this.countDead(given.teamId, -older.bytes);
+  /** See `EventQueue.bury`: the twin of the letter goes, both merged come first. */
+  bury(given: DeadLetter): Promise<boolean> {
+    const dead = getOrAdd(this.dead, given.teamId, noDead);
+    const twin = dead.letters.findIndex((d) => d.letter.id === given.id);
+    const [older] = twin < 0 ? [] : dead.letters.splice(twin, 1);
     const letter = older ? mergeLetters(given, older.letter) : given;
     const bytes = Buffer.byteLength(JSON.stringify(letter));
-    this.dead.set(letter.teamId, [{ letter, bytes }, ...kept]);
-    this.countDead(letter.teamId, bytes);
+    dead.letters.unshift({ letter, bytes });
+    dead.bytes += bytes - (older?.bytes ?? 0);
     const cutoff = Date.now() - DEAD_LETTER_MAX_AGE_MS;
-    const usage = this.backlog.get(letter.teamId) ?? NOTHING;
-    const cap = this.byteCaps.get(letter.teamId) ?? Number.POSITIVE_INFINITY;
-    const live = usage.bytes + usage.outboxBytes + this.markBytes(letter.teamId);
+    const live = this.liveBytes(given.teamId);
     // The newest letter stays; older ones go past the count cap, past the byte cap, or once too old.
-    this.dropDead(
-      letter.teamId,
-      (held, oldest, count) => count > DEAD_LETTER_CAP || (count > 1 && live + held > cap) || oldest.failedAt < cutoff,
+    dropDead(
+      dead,
+      (oldest, count) =>
+        count > DEAD_LETTER_CAP || (count > 1 && live + dead.bytes > dead.cap) || oldest.failedAt < cutoff,
     );
-    if (older || given.retried) return false;
-    this.deadCounts.set(letter.teamId, (this.deadCounts.get(letter.teamId) ?? 0) + 1);
-    return true;
+    if (older || given.retried) return Promise.resolve(false);
+    dead.count++;
+    return Promise.resolve(true);
   }
 
-  /** Drops the team's oldest dead letters while `more(bytes they hold, the oldest, how many)` says so. */
-  private dropDead(teamId: string, more: (held: number, oldest: DeadLetter, count: number) => boolean): void {
-    const letters = this.dead.get(teamId) ?? [];
-    while (
-      letters.length > 0 &&
-      more(this.deadBytes.get(teamId) ?? 0, letters[letters.length - 1]!.letter, letters.length)
-    ) {
-      this.countDead(teamId, -letters.pop()!.bytes);
-    }
-  }
-
-  private countDead(teamId: string, bytes: number): void {
-    const held = (this.deadBytes.get(teamId) ?? 0) + bytes;
-    if (held > 0) this.deadBytes.set(teamId, held);
-    else this.deadBytes.delete(teamId);
-  }
-
-  deadLetters(teamId: string, limit: number): Promise<DeadLetters> {
-    const cutoff = Date.now() - DEAD_LETTER_MAX_AGE_MS;
-    const entries = (this.dead.get(teamId) ?? [])
-      .map((d) => d.letter)
-      .filter((d) => d.failedAt >= cutoff)
-      .slice(0, limit);
-    return Promise.resolve({ count: this.deadCounts.get(teamId) ?? 0, entries });
+  deadLetters(teamId: string, limit?: number): Promise<DeadLetters> {
+    const dead = this.dead.get(teamId);
+    return Promise.resolve(shownLetters(dead?.count ?? 0, dead?.letters.map((d) => d.letter) ?? [], limit));
   }
 
   depth(): Promise<QueueDepth> {
@@ -303,82 +269,49 @@ export class MemoryQueueBackend implements QueueBackend {
     this.waiting.delete(teamId);
     this.backlog.delete(teamId);
     for (const key of this.outboxItems.keys()) if (key.startsWith(outboxKey(teamId, ''))) this.outboxItems.delete(key);
-    removed += this.dead.get(teamId)?.length ?? 0;
+    removed += this.dead.get(teamId)?.letters.length ?? 0;
     this.dead.delete(teamId);
-    this.deadBytes.delete(teamId);
-    this.byteCaps.delete(teamId);
-    this.deadCounts.delete(teamId);
     this.dedupMarks.forgetTeam(teamId);
     return Promise.resolve(removed);
   }
 
-  close(): Promise<void> {
+  override async close(): Promise<void> {
+    await super.close();
     this.closed = true;
-    for (const wake of [...this.wakeReaders]) wake();
-    return Promise.resolve();
-  }
-
-  private pendingOf(consumer: string): StoredEntry[] {
-    const own: StoredEntry[] = [];
-    for (const [id, p] of this.pending) {
-      const entry = this.entries.get(id);
-      if (p.consumer === consumer && entry) own.push(handedOut(entry));
-    }
-    return own;
-  }
-
-  private finish(entry: StoredEntry): void {
-    const kept = this.entries.get(entry.id);
-    if (kept) {
-      this.entries.delete(entry.id);
-      this.count(kept.teamId, -1, -kept.bytes, 0, 0);
-      const unfinished = this.unfinished.get(kept.teamId);
-      unfinished?.delete(entry.id);
-      if (unfinished?.size === 0) this.unfinished.delete(kept.teamId);
-    }
-    this.pending.delete(entry.id);
+    for (const reader of this.wakeReaders) reader.abort();
   }
 
   /** Adds to a team's backlog counts; a team with nothing left is forgotten. */
-  private count(teamId: string, entries: number, bytes: number, outbox: number, outboxBytes: number): void {
-    let usage = this.backlog.get(teamId);
-    if (!usage) {
-      usage = { entries: 0, bytes: 0, outbox: 0, outboxBytes: 0 };
-      this.backlog.set(teamId, usage);
-    }
-    usage.entries += entries;
-    usage.bytes += bytes;
-    usage.outbox += outbox;
-    usage.outboxBytes += outboxBytes;
-    if (usage.entries <= 0 && usage.outbox <= 0) this.backlog.delete(teamId);
+  private count(teamId: string, change: Partial<Usage>): void {
+    const usage = this.backlog.get(teamId) ?? { ...NOTHING };
+    for (const [field, by] of Object.entries(change) as [keyof Usage, number][]) usage[field] += by;
+    if (usage.entries > 0 || usage.outbox > 0) this.backlog.set(teamId, usage);
+    else this.backlog.delete(teamId);
   }
 
   usage(teamId: string): Promise<BacklogUsage> {
     const usage = this.backlog.get(teamId) ?? NOTHING;
-    const dead = this.deadBytes.get(teamId) ?? 0;
-    return Promise.resolve({
-      events: usage.entries + usage.outbox,
-      bytes: usage.bytes + usage.outboxBytes + dead + this.markBytes(teamId),
-    });
+    const bytes = this.liveBytes(teamId) + (this.dead.get(teamId)?.bytes ?? 0);
+    return Promise.resolve({ events: usage.entries + usage.outbox, bytes });
   }
 
-  /** What the team's dedup marks count toward its byte cap. */
-  private markBytes(teamId: string): number {
-    return this.dedupMarks.count(teamId, this.now()) * DEDUP_MARK_BYTES;
+  /** The bytes of the team's backlog and its dedup marks: what its dead letters give way to. */
+  private liveBytes(teamId: string): number {
+    const usage = this.backlog.get(teamId) ?? NOTHING;
+    return usage.bytes + usage.outboxBytes + this.dedupMarks.count(teamId, this.now()) * DEDUP_MARK_BYTES;
   }
 
   readonly outboxes: OutboxItems = {
     put: (teamId, channelId, id, json, rank) => {
       const key = outboxKey(teamId, channelId);
-      let channel = this.outboxItems.get(key);
-      if (!channel) {
-        channel = { items: new Map(), order: new SortedMembers() };
-        this.outboxItems.set(key, channel);
-      }
+      const channel = getOrAdd(this.outboxItems, key, () => ({
+        items: new Map<string, string>(),
+        order: new SortedMembers(),
+      }));
       if (channel.items.has(id)) return Promise.resolve(false);
       channel.items.set(id, json);
       channel.order.add(sortableEntryId(id), rank);
-      this.count(teamId, 0, 0, 1, Buffer.byteLength(json));
+      this.count(teamId, { outbox: 1, outboxBytes: Buffer.byteLength(json) });
       return Promise.resolve(true);
     },
     head: (teamId, channelId, limit) => {
@@ -395,12 +328,9 @@ export class MemoryQueueBackend implements QueueBackend {
       Promise.resolve([...(this.outboxItems.get(outboxKey(teamId, channelId))?.items.keys() ?? [])]),
     get: (teamId, channelId, ids) => {
       const items = this.outboxItems.get(outboxKey(teamId, channelId))?.items;
-      const found: Record<string, string> = {};
-      for (const id of ids) {
-        const json = items?.get(id);
-        if (json !== undefined) found[id] = json;
-      }
-      return Promise.resolve(found);
+      return Promise.resolve(
+        Object.fromEntries(ids.flatMap((id): [string, string][] => (items?.has(id) ? [[id, items.get(id)!]] : []))),
+      );
     },
     count: (teamId, channelId) => Promise.resolve(this.outboxItems.get(outboxKey(teamId, channelId))?.items.size ?? 0),
     remove: (teamId, channelId, ids) => {
@@ -413,22 +343,33 @@ export class MemoryQueueBackend implements QueueBackend {
         channel!.items.delete(id);
         channel!.order.remove(sortableEntryId(id));
         removed++;
-        this.count(teamId, 0, 0, -1, -Buffer.byteLength(json));
+        this.count(teamId, { outbox: -1, outboxBytes: -Buffer.byteLength(json) });
       }
       if (channel?.items.size === 0) this.outboxItems.delete(key);
       return Promise.resolve(removed);
     },
   };
 
+  /** Stream-like ids (`<ms>-<seq>`), growing even when the clock does not. */
   private nextId(now: number): string {
-    if (now > this.lastMs) {
-      this.lastMs = now;
-      this.seq = 0;
-    } else {
-      this.seq++;
-    }
+    this.seq = now > this.lastMs ? 0 : this.seq + 1;
+    this.lastMs = Math.max(this.lastMs, now);
     return `${this.lastMs}-${this.seq}`;
   }
+}
+
+/** Drops the oldest dead letters while `more(the oldest, how many are kept)` says so. */
+function dropDead(dead: Dead, more: (oldest: DeadLetter, count: number) => boolean): void {
+  while (dead.letters.length > 0 && more(dead.letters[dead.letters.length - 1]!.letter, dead.letters.length)) {
+    dead.bytes -= dead.letters.pop()!.bytes;
+  }
+}
+
+/** The map's value at `key`, made (and kept there) when it has none. */
+function getOrAdd<K, V>(map: Map<K, V>, key: K, make: () => V): V {
+  const value = map.get(key) ?? make();
+  map.set(key, value);
+  return value;
 }
 
 function outboxKey(teamId: string, channelId: string): string {
@@ -440,12 +381,8 @@ function outboxKey(teamId: string, channelId: string): string {
  * tens of thousands of ids made every take cost more than the delivery itself).
  */
 class Fifo<T> {
-  private items: (T | undefined)[];
+  private items: (T | undefined)[] = [];
   private head = 0;
-
-  constructor(first: T) {
-    this.items = [first];
-  }
 
   get size(): number {
     return this.items.length - this.head;
@@ -469,5 +406,5 @@ class Fifo<T> {
 }
 
 export function createMemoryQueue(options: { logger?: Logger; now?: () => number } = {}): EventQueue {
-  return new BackendEventQueue(new MemoryQueueBackend(options.now), options.logger ?? pino({ enabled: false }));
+  return new MemoryQueue(options.now, options.logger);
 }

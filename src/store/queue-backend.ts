@@ -1,26 +1,11 @@
-import type {
-  BacklogUsage,
-  DeadLetter,
-  DeadLetters,
-  EnqueueOptions,
-  EnqueueResult,
-  QueueDepth,
-  OutboxItems,
-  QueueEvent,
-} from './queue.js';
+import type { QueueEvent } from './queue.js';
 
 /**
- * The primitives a queue backend provides; the consumer logic (retries, takeover) is written once on top of
- * them in `queue-consumer.ts`.
- *
- * Model (that of a Redis Streams consumer group): every entry is either waiting or pending for exactly one
- * consumer until it is completed. Waiting entries are kept per team and handed out round robin between teams.
+ * An entry as a queue keeps it (the model of a Redis Streams consumer group: waiting, or pending for exactly one
+ * consumer until completed), before a consumer hands it to its handler.
  */
-export interface StoredEntry {
+export interface StoredEntry extends QueueEvent {
   id: string;
-  teamId: string;
-  orderKey: string;
-  payload: unknown;
   enqueuedAt: number;
   /** Where the backend keeps the entry when ids are only unique within it (Redis: the stream key). */
   source?: string;
@@ -41,28 +26,6 @@ export interface QueueReader {
   readOwnPending(): Promise<StoredEntry[]>;
   /** Interrupts a waiting `readNew` and releases the reader's resources. */
   close(): void;
-}
-
-export interface QueueBackend {
-  /** `mark`: the `shortDigest` of the event's dedup key. */
-  enqueueOnce(mark: string, event: QueueEvent, dedupTtlMs: number, options: EnqueueOptions): Promise<EnqueueResult>;
-  openReader(consumer: string): QueueReader;
-  /** Takes over up to `count` entries pending (for any consumer) without a heartbeat for `minIdleMs`. */
-  claimStale(consumer: string, minIdleMs: number, count: number): Promise<StoredEntry[]>;
-  /** Keeps `entries` from being claimed by others. Returns those that no longer belong to this consumer. */
-  heartbeat(consumer: string, entries: readonly StoredEntry[]): Promise<StoredEntry[]>;
-  /** Finishes the entry: acknowledged, removed. */
-  complete(consumer: string, entry: StoredEntry): Promise<void>;
-  /** See `EventQueue.firstUnfinished`. */
-  firstUnfinished(teamId: string): Promise<string | undefined>;
-  deadLetters(teamId: string, limit: number): Promise<DeadLetters>;
-  bury(letter: DeadLetter): Promise<boolean>;
-  takeDeadLetter(teamId: string, id: string): Promise<DeadLetter | undefined>;
-  depth(): Promise<QueueDepth>;
-  forgetTeam(teamId: string): Promise<number>;
-  usage(teamId: string): Promise<BacklogUsage>;
-  readonly outboxes: OutboxItems;
-  close(): Promise<void>;
 }
 
 /** Orders stream ids `<ms>-<seq>` numerically. */

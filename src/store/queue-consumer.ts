@@ -1,21 +1,9 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { shortDigest } from './digest.js';
 import { entryRef } from './queue-backend.js';
-import type { QueueBackend, QueueReader, StoredEntry } from './queue-backend.js';
-import type {
-  BacklogUsage,
-  ConsumeOptions,
-  Consumer,
-  DeadLetter,
-  DeadLetters,
-  EnqueueOptions,
-  EnqueueResult,
-  EventQueue,
-  OutboxItems,
-  QueueDepth,
-  QueueEvent,
-  QueueHandler,
-} from './queue.js';
+import type { QueueReader, StoredEntry } from './queue-backend.js';
+import type { ConsumeOptions, Consumer, EnqueueOptions, EnqueueResult, QueueEvent, QueueHandler } from './queue.js';
 
 /** Pause after a backend error (Redis unreachable…) before trying again. */
 const ERROR_BACKOFF_MS = 1_000;
@@ -44,51 +32,34 @@ interface Held {
   handled: boolean;
 }
 
-interface Settings {
-  name: string;
-  concurrency: number;
-  blockMs: number;
-  claimIdleMs: number;
-  retryDelayMs: (attempt: number) => number;
-  prefetch: number;
-}
+type Settings = Required<ConsumeOptions>;
 
-function positiveInt(value: number | undefined, fallback: number, name: string): number {
-  const v = value ?? fallback;
-  if (!Number.isSafeInteger(v) || v <= 0) throw new RangeError(`consume: ${name} must be a positive integer`);
-  return v;
+function positiveInt(where: string, name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value <= 0) throw new RangeError(`${where}: ${name} must be a positive integer`);
+  return value;
 }
 
 function settingsFrom(options: ConsumeOptions): Settings {
   if (options.consumer.length === 0) throw new Error('consume: consumer name is empty');
-  const concurrency = positiveInt(options.concurrency, 8, 'concurrency');
+  const concurrency = positiveInt('consume', 'concurrency', options.concurrency ?? 8);
   return {
-    name: options.consumer,
+    consumer: options.consumer,
     concurrency,
-    blockMs: positiveInt(options.blockMs, 5_000, 'blockMs'),
-    claimIdleMs: positiveInt(options.claimIdleMs, 30_000, 'claimIdleMs'),
+    blockMs: positiveInt('consume', 'blockMs', options.blockMs ?? 5_000),
+    claimIdleMs: positiveInt('consume', 'claimIdleMs', options.claimIdleMs ?? 30_000),
     retryDelayMs: options.retryDelayMs ?? defaultRetryDelayMs,
-    prefetch: positiveInt(options.prefetch, concurrency * 4, 'prefetch'),
+    prefetch: positiveInt('consume', 'prefetch', options.prefetch ?? concurrency * 4),
   };
 }
 
-function errorMessage(error: unknown): string {
+export function errorMessage(error: unknown): string {
   const message = error instanceof Error ? error.message || error.name : String(error);
   return message.length > MAX_ERROR_LENGTH ? `${message.slice(0, MAX_ERROR_LENGTH)}…` : message;
 }
 
 /** Resolves after `ms`, or at once when `signal` aborts (never rejects). */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
+export function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return sleep(ms, undefined, { signal }).catch(() => undefined);
 }
 
 /**
@@ -120,15 +91,15 @@ class QueueConsumer implements Consumer {
   private roomWaiter: (() => void) | undefined;
 
   constructor(
-    private readonly backend: QueueBackend,
+    private readonly queue: ConsumerGroupQueue,
     private readonly handler: QueueHandler,
     options: ConsumeOptions,
     private readonly logger: Logger,
-    private readonly onStopped: (consumer: QueueConsumer) => void = () => undefined,
+    private readonly onStopped: (consumer: QueueConsumer) => void,
   ) {
     this.settings = settingsFrom(options);
-    this.name = this.settings.name;
-    this.reader = backend.openReader(this.name);
+    this.name = this.settings.consumer;
+    this.reader = queue.openReader(this.name);
     this.loops = [this.fetchLoop(), this.claimLoop()];
     this.heartbeats = this.heartbeatLoop();
   }
@@ -159,12 +130,7 @@ class QueueConsumer implements Consumer {
       // Entries this consumer name held before a restart come back first.
       this.add(await this.reader.readOwnPending());
     } catch (error) {
-      if (!this.stopping) {
-        this.logger.warn(
-          { err: errorMessage(error), consumer: this.name },
-          'queue: reading own pending entries failed',
-        );
-      }
+      if (!this.stopping) this.warn(error, 'queue: reading own pending entries failed');
     }
     // Under a backlog, reading again as soon as one entry finishes means one more round trip per entry: while
     // every handler slot is busy, the next read waits until half the read-ahead is free, and takes that much.
@@ -180,8 +146,8 @@ class QueueConsumer implements Consumer {
         this.add(await this.reader.readNew(room, this.settings.blockMs));
       } catch (error) {
         if (this.stopping) return;
-        this.logger.warn({ err: errorMessage(error), consumer: this.name }, 'queue: read failed');
-        await sleep(ERROR_BACKOFF_MS, this.takeWork.signal);
+        this.warn(error, 'queue: read failed');
+        await pause(ERROR_BACKOFF_MS, this.takeWork.signal);
       }
     }
   }
@@ -190,16 +156,16 @@ class QueueConsumer implements Consumer {
   private async claimLoop(): Promise<void> {
     const every = Math.max(10, Math.floor(this.settings.claimIdleMs / 2));
     while (!this.stopping) {
-      await sleep(every, this.takeWork.signal);
+      await pause(every, this.takeWork.signal);
       if (this.stopping) return;
       try {
-        const claimed = await this.backend.claimStale(this.name, this.settings.claimIdleMs, CLAIM_BATCH);
+        const claimed = await this.queue.claimStale(this.name, this.settings.claimIdleMs, CLAIM_BATCH);
         if (claimed.length > 0) {
           this.logger.info({ consumer: this.name, count: claimed.length }, 'queue: took over idle entries');
         }
         this.add(claimed);
       } catch (error) {
-        if (!this.stopping) this.logger.warn({ err: errorMessage(error), consumer: this.name }, 'queue: claim failed');
+        if (!this.stopping) this.warn(error, 'queue: claim failed');
       }
     }
   }
@@ -207,10 +173,10 @@ class QueueConsumer implements Consumer {
   private async heartbeatLoop(): Promise<void> {
     const every = Math.max(10, Math.floor(this.settings.claimIdleMs / 3));
     while (!this.beat.signal.aborted) {
-      await sleep(every, this.beat.signal);
+      await pause(every, this.beat.signal);
       if (this.beat.signal.aborted || this.held.size === 0) continue;
       try {
-        const lost = await this.backend.heartbeat(
+        const lost = await this.queue.heartbeat(
           this.name,
           [...this.held.values()].map((h) => h.entry),
         );
@@ -220,7 +186,7 @@ class QueueConsumer implements Consumer {
           if (!this.active.has(ref)) this.drop(ref);
         }
       } catch (error) {
-        this.logger.warn({ err: errorMessage(error), consumer: this.name }, 'queue: heartbeat failed');
+        this.warn(error, 'queue: heartbeat failed');
       }
     }
   }
@@ -316,101 +282,79 @@ class QueueConsumer implements Consumer {
       try {
         await this.handler({ ...h.entry, attempt: h.failures + 1 });
       } catch (error) {
-        return this.handlerFailed(h, error);
+        h.failures++;
+        const retryInMs = Math.max(0, this.settings.retryDelayMs(h.failures));
+        h.notBefore = Date.now() + retryInMs;
+        const { id, teamId } = h.entry;
+        this.warn(error, 'queue: handler failed, will retry', { id, teamId, attempt: h.failures, retryInMs });
+        return;
       }
       h.handled = true;
     }
     try {
-      await this.backend.complete(this.name, h.entry);
+      await this.queue.complete(h.entry);
       this.drop(entryRef(h.entry));
     } catch (error) {
       // The handler already ran; only the acknowledgement is retried.
-      this.logger.warn(
-        { err: errorMessage(error), consumer: this.name, id: h.entry.id },
-        'queue: could not acknowledge entry',
-      );
+      this.warn(error, 'queue: could not acknowledge entry', { id: h.entry.id });
       h.notBefore = Date.now() + ERROR_BACKOFF_MS;
     }
   }
 
-  private handlerFailed(h: Held, error: unknown): void {
-    const { entry } = h;
-    const log = { consumer: this.name, id: entry.id, teamId: entry.teamId, attempt: h.failures + 1 };
-    h.failures++;
-    const delay = Math.max(0, this.settings.retryDelayMs(h.failures));
-    h.notBefore = Date.now() + delay;
-    this.logger.warn({ ...log, err: errorMessage(error), retryInMs: delay }, 'queue: handler failed, will retry');
+  private warn(error: unknown, message: string, fields: object = {}): void {
+    this.logger.warn({ err: errorMessage(error), consumer: this.name, ...fields }, message);
   }
 }
 
-/** `EventQueue` over any `QueueBackend`. */
-export class BackendEventQueue implements EventQueue {
+/**
+ * What both event queues share (memory-queue.ts, redis-queue.ts), each implementing the rest of `EventQueue`:
+ * `enqueueOnce`'s checks and dedup-key digest, and the consumers, which run over the primitives below.
+ * Model (that of a Redis Streams consumer group): every entry is either waiting or pending for exactly one consumer
+ * until it is completed; waiting entries are kept per team and handed out round robin between teams.
+ */
+export abstract class ConsumerGroupQueue {
   private readonly consumers = new Set<QueueConsumer>();
 
-  constructor(
-    private readonly backend: QueueBackend,
-    private readonly logger: Logger,
-  ) {}
+  constructor(protected readonly logger: Logger) {}
 
-  enqueueOnce(
+  /** See `EventQueue.enqueueOnce`. */
+  async enqueueOnce(
     dedupKey: string,
     event: QueueEvent,
     dedupTtlMs: number,
     options: EnqueueOptions = {},
   ): Promise<EnqueueResult> {
-    if (!Number.isSafeInteger(dedupTtlMs) || dedupTtlMs <= 0) {
-      return Promise.reject(new RangeError('enqueueOnce: dedupTtlMs must be a positive integer'));
-    }
+    positiveInt('enqueueOnce', 'dedupTtlMs', dedupTtlMs);
     const { maxBacklog, maxBacklogBytes } = options;
-    if (maxBacklog !== undefined && (!Number.isSafeInteger(maxBacklog) || maxBacklog <= 0)) {
-      return Promise.reject(new RangeError('enqueueOnce: maxBacklog must be a positive integer'));
-    }
-    if (maxBacklogBytes !== undefined && (!Number.isSafeInteger(maxBacklogBytes) || maxBacklogBytes <= 0)) {
-      return Promise.reject(new RangeError('enqueueOnce: maxBacklogBytes must be a positive integer'));
-    }
-    return this.backend.enqueueOnce(shortDigest(dedupKey), event, dedupTtlMs, options);
+    if (maxBacklog !== undefined) positiveInt('enqueueOnce', 'maxBacklog', maxBacklog);
+    if (maxBacklogBytes !== undefined) positiveInt('enqueueOnce', 'maxBacklogBytes', maxBacklogBytes);
+    return this.enqueueMarked(shortDigest(dedupKey), event, dedupTtlMs, options);
   }
 
-  consume(handler: QueueHandler, options: ConsumeOptions): QueueConsumer {
-    const consumer = new QueueConsumer(this.backend, handler, options, this.logger, (c) => this.consumers.delete(c));
+  /** `enqueueOnce` with the dedup key as its `shortDigest` (`mark`) and the arguments checked. */
+  protected abstract enqueueMarked(
+    mark: string,
+    event: QueueEvent,
+    dedupTtlMs: number,
+    options: EnqueueOptions,
+  ): Promise<EnqueueResult>;
+
+  consume(handler: QueueHandler, options: ConsumeOptions): Consumer {
+    const consumer = new QueueConsumer(this, handler, options, this.logger, (c) => this.consumers.delete(c));
     this.consumers.add(consumer);
     return consumer;
   }
 
-  deadLetters(teamId: string, limit = 50): Promise<DeadLetters> {
-    return this.backend.deadLetters(teamId, limit);
-  }
+  abstract openReader(consumer: string): QueueReader;
+  /** Takes over up to `count` entries pending (for any consumer) without a heartbeat for `minIdleMs`. */
+  abstract claimStale(consumer: string, minIdleMs: number, count: number): Promise<StoredEntry[]>;
+  /** Keeps `entries` from being claimed by others. Returns those that no longer belong to this consumer. */
+  abstract heartbeat(consumer: string, entries: readonly StoredEntry[]): Promise<StoredEntry[]>;
+  /** Finishes the entry: acknowledged, removed. */
+  abstract complete(entry: StoredEntry): Promise<void>;
 
-  bury(letter: DeadLetter): Promise<boolean> {
-    return this.backend.bury(letter);
-  }
-
-  takeDeadLetter(teamId: string, id: string): Promise<DeadLetter | undefined> {
-    return this.backend.takeDeadLetter(teamId, id);
-  }
-
-  depth(): Promise<QueueDepth> {
-    return this.backend.depth();
-  }
-
-  firstUnfinished(teamId: string): Promise<string | undefined> {
-    return this.backend.firstUnfinished(teamId);
-  }
-
-  forgetTeam(teamId: string): Promise<number> {
-    return this.backend.forgetTeam(teamId);
-  }
-
-  usage(teamId: string): Promise<BacklogUsage> {
-    return this.backend.usage(teamId);
-  }
-
-  get outboxes(): OutboxItems {
-    return this.backend.outboxes;
-  }
-
+  /** See `EventQueue.close`: stops the consumers (each closes its reader). */
   async close(): Promise<void> {
     await Promise.all([...this.consumers].map((c) => c.stop()));
-    await this.backend.close();
   }
 }

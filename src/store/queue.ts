@@ -1,20 +1,17 @@
 /**
  * The durable event queue between the webhook receiver and the outboxes: intake only.
  *
- * - `enqueueOnce` records the dedup mark and appends the event in one atomic step, so an event is either
- *   queued exactly once or not at all (then it throws and the receiver answers 5xx so the platform retries).
- * - Each team's entries form a backlog of their own, capped per call of `enqueueOnce` in entries (`maxBacklog`)
- *   and in bytes (`maxBacklogBytes`); work waiting in the team's channels' outboxes (`outboxes`)
- *   counts toward both.
- * - `consume` runs the handler on each entry, at least once, several at a time; teams are read and run round
- *   robin, so one team's flood never starves another team's entries. The handler routes the event and hands it
- *   to its channels' outboxes, which keep order, retries and dead letters (src/delivery/scheduler.ts): the queue
- *   only tries a failed handler again after a pause, and says which entries are not finished yet
- *   (`firstUnfinished`), so an outbox posts a team's events in the order they arrived. Entries held by a crashed
- *   consumer are taken over by another.
+ * - `enqueueOnce` records the dedup mark and appends the event in one atomic step: queued exactly once, or not at
+ *   all (then it throws and the receiver answers 5xx so the platform retries).
+ * - Each team's backlog is capped in entries and bytes (`EnqueueOptions`); its channels' outboxes count toward both.
+ * - `consume` runs the handler on each entry, at least once, several at a time, teams round robin so one team's
+ *   flood never starves another's. The handler hands the event to its channels' outboxes, which keep order,
+ *   retries and dead letters (src/delivery/scheduler.ts): the queue only tries a failed handler again after a
+ *   pause, and says which entries are not finished yet (`firstUnfinished`) so an outbox posts a team's events in
+ *   the order they arrived. Entries held by a crashed consumer are taken over by another.
  *
  * Implementations: `createMemoryQueue` (embedded mode) and `createRedisQueue` (Redis Streams consumer group),
- * both running the same consumer logic (`queue-consumer.ts`) over backend primitives (`queue-backend.ts`).
+ * both running the same consumer logic (`queue-consumer.ts`).
  */
 
 export interface QueueEvent {
@@ -32,47 +29,29 @@ export interface QueueEntry extends QueueEvent {
   enqueuedAt: number;
   /** 1 on the first try; grows by one per failed try of this consumer. */
   attempt: number;
-  /**
-   * In a channel's turn (src/delivery/urgent-lane.ts): the same conversation's events waiting right behind this
-   * one there, oldest first, which its post may carry.
-   */
-  behind?: readonly QueueEntry[];
 }
 
-/**
- * `full`: the team's backlog already holds `maxBacklog` entries; `full_bytes`: this payload would take it past
- * `maxBacklogBytes`. Either way nothing was written.
- */
+/** `full`: at `maxBacklog` entries; `full_bytes`: past `maxBacklogBytes`. Either way nothing was written. */
 export type EnqueueResult = 'queued' | 'duplicate' | 'full' | 'full_bytes';
 
 /**
- * A team's backlog: its unfinished entries (waiting, running or retrying) and what waits in its outboxes (see `OutboxItems`),
- * each counted with the UTF-8 bytes of its JSON. Its dead letters and its dedup marks count toward
- * `maxBacklogBytes` as well — nothing its webhooks leave behind is outside the budget — but they give way to a new
- * event: first the marks older than `DEDUP_MARK_GUARD_MS`, then the oldest dead letters. Marks younger than that
- * never give way: a team whose backlog and young marks fill the budget is `full_bytes` until they age.
+ * A team's backlog: its unfinished entries and what waits in its outboxes, each counted with the UTF-8 bytes of
+ * its JSON. Its dead letters and dedup marks count toward `maxBacklogBytes` too (nothing its webhooks leave behind
+ * is outside the budget) but give way to a new event: first the marks older than `DEDUP_MARK_GUARD_MS`, then the
+ * oldest dead letters. Younger marks never do: a team they fill the budget of is `full_bytes` until they age.
  */
 export interface EnqueueOptions {
-  /** Entries the team's backlog may hold; at that many, `enqueueOnce` answers `full`. */
   maxBacklog?: number;
-  /**
-   * Bytes the team's backlog and dead letters may hold; a payload that would take the backlog alone past them is
-   * answered `full_bytes`, one that fits only without the oldest dead letters drops those.
-   */
   maxBacklogBytes?: number;
 }
 
+/** `events`: unfinished entries and outbox items; `bytes`: theirs, the dead letters' and the dedup marks'. */
 export interface BacklogUsage {
-  /** Unfinished entries plus items in its outboxes. */
   events: number;
-  /** Their JSON and the team's dead letters', in UTF-8 bytes, and its dedup marks (`DEDUP_MARK_BYTES` each). */
   bytes: number;
 }
 
-/**
- * What one dedup mark counts toward its team's byte cap. A mark is a 22-character digest in the team's sorted
- * set, which costs Redis about 130 bytes (`MEMORY USAGE` of a set of 20,000): counted a little above that.
- */
+/** What one dedup mark counts toward its team's byte cap: Redis spends about 130 bytes on one (`MEMORY USAGE`). */
 export const DEDUP_MARK_BYTES = 144;
 
 /**
@@ -91,15 +70,11 @@ export interface OutboxItem {
 }
 
 /**
- * Work a team keeps waiting outside the queue — its channels' outboxes — that still counts toward the team's
- * backlog (events and bytes) until it is removed: a team cannot get past its caps by moving work out of the
- * queue. Kept per (team, channel) as id → JSON; the counts change in the same atomic step as the items.
+ * Work waiting in a team's channels' outboxes, kept per (team, channel) as id → JSON. It counts toward the team's
+ * backlog (in the same atomic step as the items change): no team gets past its caps by moving work out of the queue.
  */
 export interface OutboxItems {
-  /**
-   * Parks `json` under `id` (a queue entry id), ranked `rank` (a second put of the same id keeps the first;
-   * counted once). Resolves whether it was added.
-   */
+  /** Parks `json` under `id` (an entry id) ranked `rank`; a second put of the id keeps the first. Whether added. */
   put(teamId: string, channelId: string, id: string, json: string, rank: number): Promise<boolean>;
   /** The channel's first `limit` items, lowest rank first, then oldest id: costs the items read, not the channel's size. */
   head(teamId: string, channelId: string, limit: number): Promise<OutboxItem[]>;
@@ -117,9 +92,9 @@ export type QueueHandler = (entry: QueueEntry) => Promise<void>;
 export interface ConsumeOptions {
   /** Unique per process (e.g. hostname + pid): entries are owned by consumer name. */
   consumer: string;
-  /** How many entries are handled at the same time. Default 8. */
+  /** Entries handled at the same time. Default 8. */
   concurrency?: number;
-  /** How long one read waits for new entries. Default 5000 ms (stop() interrupts it). */
+  /** How long one read waits for new entries. Default 5000 ms. */
   blockMs?: number;
   /** Entries of a consumer silent for this long are taken over by others. Default 30 000 ms. */
   claimIdleMs?: number;
@@ -175,9 +150,8 @@ export interface QueueDepth {
 
 export interface EventQueue {
   /**
-   * Queues the event unless `dedupKey` was seen (for this team) within `dedupTtlMs` (`duplicate`, checked
-   * first) or the team's backlog is full (`full`, `full_bytes`). Throws if it cannot queue. The key is kept as
-   * a fixed-size digest (`shortDigest`), timed by the store's clock.
+   * Queues the event unless `dedupKey` was seen (for this team) within `dedupTtlMs` by the store's clock
+   * (`duplicate`, checked first) or the team's backlog is full (`full`, `full_bytes`). Throws if it cannot queue.
    */
   enqueueOnce(
     dedupKey: string,
@@ -202,9 +176,8 @@ export interface EventQueue {
    */
   firstUnfinished(teamId: string): Promise<string | undefined>;
   /**
-   * Forgets a workspace (it uninstalled the app): its waiting and pending entries, its dead letters and its
-   * count of them. Returns how many entries and dead letters went. An entry a
-   * handler is running meanwhile is finished as usual; nothing of the workspace is queued again by this.
+   * Forgets a workspace (it uninstalled the app): its entries, dead letters and their count; returns how many
+   * entries and letters went. An entry a handler is running meanwhile is finished as usual.
    */
   forgetTeam(teamId: string): Promise<number>;
   /** What the team's backlog holds now (what `maxBacklog` and `maxBacklogBytes` are compared with). */
@@ -220,6 +193,13 @@ export const DEAD_LETTER_CAP = 500;
 
 /** A dead letter older than this is dropped: two weeks to retry it, then its customer data goes. */
 export const DEAD_LETTER_MAX_AGE_MS = 14 * 24 * 3_600_000;
+
+/** What `deadLetters` shows of a workspace's letters as kept (newest first): the young enough, at most `limit`. */
+export function shownLetters(count: number, kept: ReadonlyArray<DeadLetter | undefined>, limit = 50): DeadLetters {
+  const cutoff = Date.now() - DEAD_LETTER_MAX_AGE_MS;
+  const young = kept.filter((letter): letter is DeadLetter => letter !== undefined && letter.failedAt >= cutoff);
+  return { count, entries: young.slice(0, limit) };
+}
 
 /**
  * One letter of an event given up in more places (each channel its own cause): `newer`'s fields, the causes of

@@ -6,7 +6,8 @@
  */
 import { z } from 'zod';
 import { queueGroup, type Keys } from './keys.js';
-import { DEAD_LETTER_CAP, DEAD_LETTER_MAX_AGE_MS, mergeLetters, type DeadLetter, type DeadLetters } from './queue.js';
+import { DEAD_LETTER_CAP, DEAD_LETTER_MAX_AGE_MS, mergeLetters, shownLetters } from './queue.js';
+import type { DeadLetter, DeadLetters } from './queue.js';
 import type { RedisClient } from './redis-connection.js';
 
 const deadLetter = z.object({
@@ -23,34 +24,17 @@ const deadLetter = z.object({
 });
 
 function parseDeadLetter(raw: string): DeadLetter | undefined {
-  let value: unknown;
   try {
-    value = JSON.parse(raw);
+    const { causes, retried, ...rest } = deadLetter.parse(JSON.parse(raw));
+    return { ...rest, ...(causes ? { causes } : {}), ...(retried ? { retried } : {}) };
   } catch {
     return undefined;
   }
-  const parsed = deadLetter.safeParse(value);
-  if (!parsed.success) return undefined;
-  const { causes, retried, ...rest } = parsed.data;
-  return { ...rest, ...(causes ? { causes } : {}), ...(retried ? { retried } : {}) };
-}
-
-/** The letter with its id as its first field (BURY finds a letter of the same event by how it starts). */
-function idFirst({ id, ...rest }: DeadLetter): DeadLetter {
-  return { id, ...rest };
-}
-
-/** The arguments BURY takes after the letter. */
-function buryArgs(teamId: string): Array<string | number> {
-  return [DEAD_LETTER_CAP, teamId, Date.now() - DEAD_LETTER_MAX_AGE_MS, DEAD_LETTER_MAX_AGE_MS];
 }
 
 export function redisDeadLetters(redis: RedisClient, keys: Keys) {
   /** The workspace's letters as stored, newest first. */
   const stored = (teamId: string): Promise<string[]> => redis.lrange(keys.queueDead(teamId), 0, DEAD_LETTER_CAP - 1);
-
-  const fresh = (letter: DeadLetter | undefined): letter is DeadLetter =>
-    letter !== undefined && letter.failedAt >= Date.now() - DEAD_LETTER_MAX_AGE_MS;
 
   return {
     /** One letter per event: a twin already kept is replaced by both merged, in one step (read again if it changed). */
@@ -59,15 +43,19 @@ export function redisDeadLetters(redis: RedisClient, keys: Keys) {
         const twin = (await stored(letter.teamId))
           .map((raw) => ({ raw, kept: parseDeadLetter(raw) }))
           .find(({ kept }) => kept?.id === letter.id);
-        const merged = twin?.kept ? mergeLetters(letter, twin.kept) : letter;
+        // Stored id first: BURY finds a letter of the same event by how it starts.
+        const { id, ...rest } = twin?.kept ? mergeLetters(letter, twin.kept) : letter;
         const buried = await redis.campaignQueueBury(
           keys.queueDead(letter.teamId),
           keys.queueDeadCounts(queueGroup(letter.teamId)),
           keys.queueUsage(letter.teamId),
           keys.queueTeamStream(letter.teamId),
           keys.queueMarks(letter.teamId),
-          JSON.stringify(idFirst(merged)),
-          ...buryArgs(letter.teamId),
+          JSON.stringify({ id, ...rest }),
+          DEAD_LETTER_CAP,
+          letter.teamId,
+          Date.now() - DEAD_LETTER_MAX_AGE_MS,
+          DEAD_LETTER_MAX_AGE_MS,
           twin?.raw ?? '',
           twin || letter.retried ? 0 : 1,
         );
@@ -87,12 +75,12 @@ export function redisDeadLetters(redis: RedisClient, keys: Keys) {
       return undefined;
     },
 
-    async list(teamId: string, limit: number): Promise<DeadLetters> {
+    async list(teamId: string, limit?: number): Promise<DeadLetters> {
       const [raw, count] = await Promise.all([
         stored(teamId),
         redis.hget(keys.queueDeadCounts(queueGroup(teamId)), teamId),
       ]);
-      return { count: Number(count ?? 0), entries: raw.map(parseDeadLetter).filter(fresh).slice(0, limit) };
+      return shownLetters(Number(count ?? 0), raw.map(parseDeadLetter), limit);
     },
 
     /** Adds the steps that forget the workspace's letters (its list, its count and their bytes). */

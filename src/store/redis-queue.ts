@@ -2,125 +2,84 @@ import { pino } from 'pino';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { QUEUE_GROUPS, queueGroup, type Keys } from './keys.js';
-import { BackendEventQueue } from './queue-consumer.js';
-import type { QueueBackend, QueueReader, StoredEntry } from './queue-backend.js';
-import type {
-  BacklogUsage,
-  DeadLetter,
-  DeadLetters,
-  EnqueueOptions,
-  EnqueueResult,
-  EventQueue,
-  OutboxItems,
-  QueueDepth,
-  QueueEvent,
-} from './queue.js';
+import { ConsumerGroupQueue, errorMessage } from './queue-consumer.js';
+import type { QueueReader, StoredEntry } from './queue-backend.js';
+import type { BacklogUsage, DeadLetter, DeadLetters, EnqueueOptions, EnqueueResult, EventQueue } from './queue.js';
+import type { OutboxItems, QueueDepth, QueueEvent } from './queue.js';
 import { blockingConnection, watchErrors, type RedisClient } from './redis-connection.js';
 import { withScripts } from './redis-scripts.js';
-import {
-  autoClaimReply,
-  wakeupReply,
-  enqueueReplies,
-  isError,
-  pairReply,
-  type RawEntries,
-  readGroupReply,
-  toEntry,
-} from './redis-queue-replies.js';
-import { backlogUsage, forgetTeamEntries, redisOutboxItems } from './redis-queue-team.js';
+import { autoClaimReply, wakeupReply, enqueueReply, isError, pairReply } from './redis-queue-replies.js';
+import { readGroupReply, toEntry, type RawEntries } from './redis-queue-replies.js';
+import { redisOutboxItems } from './redis-queue-outbox.js';
 import { redisDeadLetters } from './redis-dead-letters.js';
-
-interface EnqueueInput {
-  teamId: string;
-  /** marks, stream, usage, dead */
-  keys: [string, string, string, string];
-  /** ttlMs, teamId, orderKey, payload, enqueuedAt, mark, maxBacklog, maxBacklogBytes, markedAt */
-  args: Array<string | number>;
-}
 
 /** Streams of one queue group one read goes through at most (beyond, the window moves on with every read). */
 const MAX_STREAMS_PER_READ = 200;
 /** Wake-ups a blocked reader takes at once (each names a group that got work). */
 const WAKEUPS_PER_READ = 100;
 const ALL_GROUPS: readonly number[] = Array.from({ length: QUEUE_GROUPS }, (_, g) => g);
+const GROUP = 'workers';
 
 export interface RedisQueueOptions {
   redis: RedisClient;
   keys: Keys;
   logger?: Logger;
-  /** Consumer group name. Default `workers`. */
-  group?: string;
   /** The store's clock: when dedup marks are made and how old they are. Default `Date.now`. */
   now?: () => number;
 }
 
 /**
- * Redis Streams backend: a stream per team and one consumer group name on each; the dead-letter lists next to
- * them under the hash tag of the team's queue group
- * (`queueGroup`): every script call touches one group's keys, and a Cluster spreads the groups over its masters.
- * A reader reads each group's streams with a command of their own and, with nothing to read, waits for a wake-up,
- * rung after every enqueue. Each consumer waits with its own connection, because XREADGROUP BLOCK holds a
- * connection for its whole wait.
+ * Redis Streams queue: a stream per team, each with the consumer group `workers`, its keys under the hash tag of the
+ * team's queue group (`queueGroup`): every script call touches one group's keys, and a Cluster spreads the groups
+ * over its masters. A reader reads each group's streams with a command of their own and, with nothing to read, waits
+ * for a wake-up, rung after every enqueue, on a connection of its own (XREADGROUP BLOCK holds it for the wait).
  */
-class RedisQueueBackend implements QueueBackend {
+class RedisQueue extends ConsumerGroupQueue implements EventQueue {
   private readonly redis: RedisClient;
   private readonly keys: Keys;
-  private readonly logger: Logger;
-  private readonly group: string;
   private readonly now: () => number;
   private readonly wakeups: string;
   private wakeupsReady: Promise<void> | undefined;
-  private readonly readers = new Set<QueueReader>();
   readonly outboxes: OutboxItems;
   private readonly dead: ReturnType<typeof redisDeadLetters>;
-  constructor(options: RedisQueueOptions) {
-    this.redis = withScripts(options.redis);
-    this.keys = options.keys;
-    this.logger = options.logger ?? pino({ enabled: false });
-    this.group = options.group ?? 'workers';
-    this.now = options.now ?? Date.now;
-    this.wakeups = this.keys.queueWakeups();
-    this.outboxes = redisOutboxItems(this.redis, this.keys);
-    this.dead = redisDeadLetters(this.redis, this.keys);
+
+  constructor({ redis, keys, logger, now }: RedisQueueOptions) {
+    super(logger ?? pino({ enabled: false }));
+    this.redis = withScripts(redis);
+    this.keys = keys;
+    this.now = now ?? Date.now;
+    this.wakeups = keys.queueWakeups();
+    this.outboxes = redisOutboxItems(this.redis, keys);
+    this.dead = redisDeadLetters(this.redis, keys);
   }
 
-  enqueueOnce(mark: string, event: QueueEvent, dedupTtlMs: number, options: EnqueueOptions): Promise<EnqueueResult> {
-    let payload: string;
-    try {
-      payload = JSON.stringify(event.payload) ?? 'null';
-    } catch (error) {
-      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
-    }
-    return this.enqueue({
-      teamId: event.teamId,
-      keys: [
-        this.keys.queueMarks(event.teamId),
-        this.keys.queueTeamStream(event.teamId),
-        this.keys.queueUsage(event.teamId),
-        this.keys.queueDead(event.teamId),
-      ],
-      args: [
-        dedupTtlMs,
-        event.teamId,
-        event.orderKey,
-        payload,
-        Date.now(),
-        mark,
-        options.maxBacklog ?? 0,
-        options.maxBacklogBytes ?? 0,
-        this.now(),
-      ],
-    });
-  }
-
-  /** One ENQUEUE call, then a wake-up when the event was queued. */
-  private async enqueue(input: EnqueueInput): Promise<EnqueueResult> {
-    const group = queueGroup(input.teamId);
-    const keys = [this.keys.queueTeams(group), ...input.keys];
-    const reply = await this.redis.campaignQueueEnqueue(keys.length, ...keys, this.group, ...input.args);
-    const [result] = enqueueReplies.parse(reply);
-    if (result === undefined) throw new Error('enqueue answered no result');
-    if (result.startsWith('error: ')) throw new Error(result.slice(7));
+  protected async enqueueMarked(
+    mark: string,
+    event: QueueEvent,
+    dedupTtlMs: number,
+    options: EnqueueOptions,
+  ): Promise<EnqueueResult> {
+    const { teamId } = event;
+    const payload = JSON.stringify(event.payload) ?? 'null';
+    const group = queueGroup(teamId);
+    const reply = await this.redis.campaignQueueEnqueue(
+      this.keys.queueTeams(group),
+      this.keys.queueMarks(teamId),
+      this.keys.queueTeamStream(teamId),
+      this.keys.queueUsage(teamId),
+      this.keys.queueDead(teamId),
+      GROUP,
+      dedupTtlMs,
+      teamId,
+      event.orderKey,
+      payload,
+      Date.now(),
+      mark,
+      options.maxBacklog ?? 0,
+      options.maxBacklogBytes ?? 0,
+      this.now(),
+    );
+    const result = enqueueReply.parse(reply);
     if (result === 'duplicate' || result === 'full' || result === 'full_bytes') return result;
     // Not waited for: the webhook's answer needs the event queued, not the readers woken.
     void this.wakeUp(group);
@@ -135,10 +94,7 @@ class RedisQueueBackend implements QueueBackend {
     try {
       await this.redis.xadd(this.wakeups, 'MAXLEN', '~', WAKEUPS_PER_READ, '*', 'g', String(group));
     } catch (error) {
-      this.logger.warn(
-        { err: error instanceof Error ? error.message : String(error) },
-        'queue: sending a wake-up failed',
-      );
+      this.logger.warn({ err: errorMessage(error) }, 'queue: sending a wake-up failed');
     }
   }
 
@@ -185,7 +141,7 @@ class RedisQueueBackend implements QueueBackend {
       }
       return [];
     };
-    const reader: QueueReader = {
+    return {
       readNew: (count, blockMs) => {
         if (closed) return Promise.resolve([]);
         return new Promise((resolve, reject) => {
@@ -201,9 +157,7 @@ class RedisQueueBackend implements QueueBackend {
         for (const stream of await this.allStreams()) {
           let after = '0';
           for (;;) {
-            const reply = await this.withGroups([stream], () =>
-              this.redis.call('XREADGROUP', 'GROUP', this.group, consumer, 'COUNT', 100, 'STREAMS', stream, after),
-            );
+            const reply = await this.readGroup(this.redis, consumer, 100, [stream], [], after);
             const batch = readGroupReply.parse(reply)?.[0]?.[1] ?? [];
             if (batch.length === 0) break;
             own.push(...(await this.entriesOf(batch, stream)));
@@ -216,12 +170,9 @@ class RedisQueueBackend implements QueueBackend {
         if (closed) return;
         closed = true;
         for (const abandon of underWay) abandon();
-        this.readers.delete(reader);
         connection.disconnect();
       },
     };
-    this.readers.add(reader);
-    return reader;
   }
 
   /**
@@ -246,26 +197,30 @@ class RedisQueueBackend implements QueueBackend {
     return entries;
   }
 
-  /** XREADGROUP of the entries of `streams` not yet delivered to the group, `count` a stream; `wait`: BLOCK, NOACK. */
+  /**
+   * XREADGROUP of `streams`, `count` a stream: the entries not yet delivered to the group, or with `after` those
+   * pending for this consumer after that id; `wait`: BLOCK, NOACK.
+   */
   private readGroup(
     connection: RedisClient,
     consumer: string,
     count: number,
     streams: readonly string[],
     wait: Array<string | number> = [],
+    after = '>',
   ): Promise<unknown> {
     return this.withGroups(streams, () =>
       connection.call(
         'XREADGROUP',
         'GROUP',
-        this.group,
+        GROUP,
         consumer,
         'COUNT',
         count,
         ...wait,
         'STREAMS',
         ...streams,
-        ...streams.map(() => '>'),
+        ...streams.map(() => after),
       ),
     );
   }
@@ -276,16 +231,7 @@ class RedisQueueBackend implements QueueBackend {
       let cursor = '0-0';
       while (claimed.length < count) {
         const reply = await this.withGroups([stream], () =>
-          this.redis.call(
-            'XAUTOCLAIM',
-            stream,
-            this.group,
-            consumer,
-            minIdleMs,
-            cursor,
-            'COUNT',
-            count - claimed.length,
-          ),
+          this.redis.call('XAUTOCLAIM', stream, GROUP, consumer, minIdleMs, cursor, 'COUNT', count - claimed.length),
         );
         const [next, batch] = autoClaimReply.parse(reply);
         claimed.push(...(await this.entriesOf(batch, stream)));
@@ -299,40 +245,30 @@ class RedisQueueBackend implements QueueBackend {
 
   async heartbeat(consumer: string, entries: readonly StoredEntry[]): Promise<StoredEntry[]> {
     // One script call per stream, chunked to keep single scripts short.
-    const byStream = new Map<string, Map<string, StoredEntry>>();
+    const byStream = new Map<string, StoredEntry[]>();
     for (const entry of entries) {
       const stream = this.streamOf(entry);
-      const ids = byStream.get(stream) ?? new Map<string, StoredEntry>();
-      ids.set(entry.id, entry);
-      byStream.set(stream, ids);
+      if (byStream.has(stream)) byStream.get(stream)!.push(entry);
+      else byStream.set(stream, [entry]);
     }
     const lost: StoredEntry[] = [];
-    for (const [stream, ids] of byStream) {
-      const list = [...ids.keys()];
-      for (let i = 0; i < list.length; i += 200) {
-        const reply = await this.redis.campaignQueueHeartbeat(
-          1,
-          stream,
-          this.group,
-          consumer,
-          ...list.slice(i, i + 200),
-        );
-        for (const id of z.array(z.string()).parse(reply)) {
-          const entry = ids.get(id);
-          if (entry) lost.push(entry);
-        }
+    for (const [stream, held] of byStream) {
+      for (let i = 0; i < held.length; i += 200) {
+        const chunk = held.slice(i, i + 200);
+        const reply = await this.redis.campaignQueueHeartbeat(1, stream, GROUP, consumer, ...chunk.map((e) => e.id));
+        const gone = new Set(z.array(z.string()).parse(reply));
+        lost.push(...chunk.filter((entry) => gone.has(entry.id)));
       }
     }
     return lost;
   }
 
-  async complete(_consumer: string, entry: StoredEntry): Promise<void> {
-    const group = queueGroup(entry.teamId);
+  async complete(entry: StoredEntry): Promise<void> {
     await this.redis.campaignQueueComplete(
       this.streamOf(entry),
-      this.keys.queueTeams(group),
+      this.keys.queueTeams(queueGroup(entry.teamId)),
       this.keys.queueUsage(entry.teamId),
-      this.group,
+      GROUP,
       entry.id,
       entry.teamId,
     );
@@ -352,7 +288,7 @@ class RedisQueueBackend implements QueueBackend {
     return this.dead.take(teamId, id);
   }
 
-  deadLetters(teamId: string, limit: number): Promise<DeadLetters> {
+  deadLetters(teamId: string, limit?: number): Promise<DeadLetters> {
     return this.dead.list(teamId, limit);
   }
 
@@ -361,23 +297,37 @@ class RedisQueueBackend implements QueueBackend {
     const sums = await Promise.all(
       [...streams.values()]
         .filter((list) => list.length > 0)
-        .map(async (list) => pairReply.parse(await this.redis.campaignQueueDepth(list.length, ...list, this.group))),
+        .map(async (list) => pairReply.parse(await this.redis.campaignQueueDepth(list.length, ...list, GROUP))),
     );
     const [total, pending] = sums.reduce(([t, p], [dt, dp]) => [t + dt, p + dp], [0, 0]);
     return { total, pending, lag: Math.max(0, total - pending) };
   }
 
-  forgetTeam(teamId: string): Promise<number> {
-    return forgetTeamEntries(this.redis, this.keys, teamId, this.dead);
+  async forgetTeam(teamId: string): Promise<number> {
+    // Off the readers' list first, so that no reader takes one of its entries while they go.
+    await this.redis.srem(this.keys.queueTeams(queueGroup(teamId)), teamId);
+    const stream = this.keys.queueTeamStream(teamId);
+    const entries = await this.redis.xlen(stream);
+    // Every key here carries the team's queue group's hash tag: one MULTI on a Cluster too. The group's delivery
+    // records go with the stream; no other key holds the team's entries.
+    const tx = this.redis.multi();
+    const dead = await this.dead.forget(tx, teamId);
+    tx.del(stream, this.keys.queueMarks(teamId));
+    await tx.exec();
+    return entries + dead;
   }
 
-  usage(teamId: string): Promise<BacklogUsage> {
-    return backlogUsage(this.redis, this.keys, teamId);
-  }
-
-  close(): Promise<void> {
-    for (const reader of [...this.readers]) reader.close();
-    return Promise.resolve();
+  async usage(teamId: string): Promise<BacklogUsage> {
+    const { keys } = this;
+    const [events, bytes] = pairReply.parse(
+      await this.redis.campaignQueueUsage(
+        keys.queueTeamStream(teamId),
+        keys.queueUsage(teamId),
+        keys.queueDead(teamId),
+        keys.queueMarks(teamId),
+      ),
+    );
+    return { events, bytes };
   }
 
   private streamOf(entry: StoredEntry): string {
@@ -426,7 +376,7 @@ class RedisQueueBackend implements QueueBackend {
     }
     if (broken.length > 0) {
       this.logger.warn({ ids: broken }, 'queue: dropping deleted or unreadable stream entries');
-      await this.redis.xack(stream, this.group, ...broken);
+      await this.redis.xack(stream, GROUP, ...broken);
       await this.redis.xdel(stream, ...broken);
     }
     return entries;
@@ -445,7 +395,7 @@ class RedisQueueBackend implements QueueBackend {
   private async createGroups(streams: readonly string[]): Promise<void> {
     await Promise.all(
       streams.map((stream) =>
-        this.redis.xgroup('CREATE', stream, this.group, '0', 'MKSTREAM').catch((error: unknown) => {
+        this.redis.xgroup('CREATE', stream, GROUP, '0', 'MKSTREAM').catch((error: unknown) => {
           if (!isError(error, 'BUSYGROUP')) throw error;
         }),
       ),
@@ -466,5 +416,5 @@ class RedisQueueBackend implements QueueBackend {
 }
 
 export function createRedisQueue(options: RedisQueueOptions): EventQueue {
-  return new BackendEventQueue(new RedisQueueBackend(options), options.logger ?? pino({ enabled: false }));
+  return new RedisQueue(options);
 }

@@ -33,11 +33,9 @@ end
 `;
 
 /**
- * Enqueues a batch of events of one queue group, each as if alone and in order (a later copy of an earlier event
- * in the same batch is its duplicate). KEYS: the group's teams, then per event: marks, stream, usage, dead.
- * ARGV: group, then per event: ttlMs, teamId, orderKey, payload, enqueuedAt, mark, maxBacklog, maxBacklogBytes (0:
- * none), markedAt (the store's clock).
- * → per event: id | 'duplicate' | 'full' | 'full_bytes' | 'error: <Redis error>'
+ * Enqueues one event. KEYS: the group's teams, the team's marks, stream, usage, dead. ARGV: group, ttlMs, teamId,
+ * orderKey, payload, enqueuedAt, mark, maxBacklog, maxBacklogBytes (0: none), markedAt (the store's clock).
+ * → id | 'duplicate' | 'full' | 'full_bytes'
  *
  * A team's backlog is its stream's length plus what it parked (`usage`: parked, parkedBytes), and the bytes
  * of its stream entries' payloads (`usage`: bytes) plus parkedBytes. Its dedup marks (MARK_BYTES each) and its
@@ -51,61 +49,50 @@ end
  * (hand-deleted entries cannot block a team for good, an expired list frees its bytes).
  */
 const ENQUEUE = `${MARKS_LUA}
-local function enqueue(marks, stream, usage, dead, a)
-  local ttl, mark, markedAt = tonumber(ARGV[a + 1]), ARGV[a + 6], tonumber(ARGV[a + 9])
-  local seen = redis.call('ZSCORE', marks, mark)
-  if seen then
-    if tonumber(seen) > markedAt - ttl then return 'duplicate' end
-    redis.call('ZREM', marks, mark)
-  end
-  dropMarks(marks, markedAt - ttl, 2)
-  local length = redis.call('XLEN', stream)
-  local u = redis.call('HMGET', usage, 'bytes', 'parked', 'parkedBytes', 'deadBytes')
-  local bytes = length == 0 and 0 or tonumber(u[1] or '0')
-  local size = string.len(ARGV[a + 4])
-  local maxEvents, maxBytes = tonumber(ARGV[a + 7]), tonumber(ARGV[a + 8])
-  if maxEvents > 0 and length + tonumber(u[2] or '0') >= maxEvents then return 'full' end
-  if maxBytes > 0 then
-    -- The backlog, this event and its mark beside the team's others, and its letters.
-    local held = bytes + tonumber(u[3] or '0') + size + markBytes(marks) + MARK_BYTES
-    local deadBytes = u[4] and redis.call('EXISTS', dead) == 1 and tonumber(u[4]) or 0
-    if held + deadBytes > maxBytes then
-      local over = math.ceil((held + deadBytes - maxBytes) / MARK_BYTES)
-      held = held - MARK_BYTES * dropMarks(marks, markedAt - GUARD_MS, over)
-    end
-    if held > maxBytes then return 'full_bytes' end
-    -- The cap a bury keeps the letters under (see BURY): the one this workspace's events are taken by.
-    redis.call('HSET', usage, 'maxBytes', maxBytes)
-    if u[4] then
-      while deadBytes > 0 and held + deadBytes > maxBytes do
-        local oldest = redis.call('RPOP', dead)
-        if not oldest then deadBytes = 0 break end
-        deadBytes = deadBytes - string.len(oldest)
-      end
-      if deadBytes > 0 then redis.call('HSET', usage, 'deadBytes', deadBytes) else redis.call('HDEL', usage, 'deadBytes') end
-    end
-  end
-  if length == 0 and redis.call('EXISTS', stream) == 0 then
-    redis.call('XGROUP', 'CREATE', stream, ARGV[1], '0', 'MKSTREAM')
-  end
-  local team = ARGV[a + 2]
-  local id = redis.call('XADD', stream, '*', 'teamId', team, 'orderKey', ARGV[a + 3], 'payload', ARGV[a + 4],
-    'enqueuedAt', ARGV[a + 5])
-  redis.call('HSET', usage, 'bytes', bytes + size)
-  redis.call('ZADD', marks, markedAt, mark)
-  redis.call('PEXPIRE', marks, ttl)
-  redis.call('SADD', KEYS[1], team)
-  return id
+local teams, marks, stream, usage, dead = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local ttl, mark, markedAt = tonumber(ARGV[2]), ARGV[7], tonumber(ARGV[10])
+local seen = redis.call('ZSCORE', marks, mark)
+if seen then
+  if tonumber(seen) > markedAt - ttl then return 'duplicate' end
+  redis.call('ZREM', marks, mark)
 end
-local results = {}
-for i = 0, (#KEYS - 1) / 4 - 1 do
-  -- An event Redis refuses (a key of the wrong type…) fails alone; the others of the batch go on.
-  local k = 2 + i * 4
-  local ok, result = pcall(enqueue, KEYS[k], KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], 1 + i * 9)
-  if not ok then result = 'error: ' .. tostring(type(result) == 'table' and result.err or result) end
-  results[#results + 1] = result
+dropMarks(marks, markedAt - ttl, 2)
+local length = redis.call('XLEN', stream)
+local u = redis.call('HMGET', usage, 'bytes', 'parked', 'parkedBytes', 'deadBytes')
+local bytes = length == 0 and 0 or tonumber(u[1] or '0')
+local size = string.len(ARGV[5])
+local maxEvents, maxBytes = tonumber(ARGV[8]), tonumber(ARGV[9])
+if maxEvents > 0 and length + tonumber(u[2] or '0') >= maxEvents then return 'full' end
+if maxBytes > 0 then
+  -- The backlog, this event and its mark beside the team's others, and its letters.
+  local held = bytes + tonumber(u[3] or '0') + size + markBytes(marks) + MARK_BYTES
+  local deadBytes = u[4] and redis.call('EXISTS', dead) == 1 and tonumber(u[4]) or 0
+  if held + deadBytes > maxBytes then
+    local over = math.ceil((held + deadBytes - maxBytes) / MARK_BYTES)
+    held = held - MARK_BYTES * dropMarks(marks, markedAt - GUARD_MS, over)
+  end
+  if held > maxBytes then return 'full_bytes' end
+  -- The cap a bury keeps the letters under (see BURY): the one this workspace's events are taken by.
+  redis.call('HSET', usage, 'maxBytes', maxBytes)
+  if u[4] then
+    while deadBytes > 0 and held + deadBytes > maxBytes do
+      local oldest = redis.call('RPOP', dead)
+      if not oldest then deadBytes = 0 break end
+      deadBytes = deadBytes - string.len(oldest)
+    end
+    if deadBytes > 0 then redis.call('HSET', usage, 'deadBytes', deadBytes) else redis.call('HDEL', usage, 'deadBytes') end
+  end
 end
-return results
+if length == 0 and redis.call('EXISTS', stream) == 0 then
+  redis.call('XGROUP', 'CREATE', stream, ARGV[1], '0', 'MKSTREAM')
+end
+local id = redis.call('XADD', stream, '*', 'teamId', ARGV[3], 'orderKey', ARGV[4], 'payload', ARGV[5],
+  'enqueuedAt', ARGV[6])
+redis.call('HSET', usage, 'bytes', bytes + size)
+redis.call('ZADD', marks, markedAt, mark)
+redis.call('PEXPIRE', marks, ttl)
+redis.call('SADD', teams, ARGV[3])
+return id
 `;
 
 /** KEYS: stream. ARGV: group, consumer, id…. → ids no longer pending for this consumer */
@@ -321,8 +308,15 @@ type Arg = string | number;
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
-    /** See ENQUEUE: the number of keys first. */
-    campaignQueueEnqueue(numKeys: number, ...keysThenArgs: Arg[]): Result<unknown, Context>;
+    /** See ENQUEUE. */
+    campaignQueueEnqueue(
+      teams: string,
+      marks: string,
+      stream: string,
+      usage: string,
+      dead: string,
+      ...args: Arg[]
+    ): Result<unknown, Context>;
     /** See HEARTBEAT: the number of keys first. */
     campaignQueueHeartbeat(numKeys: number, ...keysThenArgs: Arg[]): Result<unknown, Context>;
     /** See COMPLETE. */
@@ -389,7 +383,7 @@ declare module 'ioredis' {
 }
 
 const SCRIPTS: Record<string, { lua: string; numberOfKeys?: number }> = {
-  campaignQueueEnqueue: { lua: ENQUEUE },
+  campaignQueueEnqueue: { lua: ENQUEUE, numberOfKeys: 5 },
   campaignQueueHeartbeat: { lua: HEARTBEAT },
   campaignQueueComplete: { lua: COMPLETE, numberOfKeys: 3 },
   campaignQueueBury: { lua: BURY, numberOfKeys: 5 },

@@ -1,4 +1,3 @@
-import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import {
   DEAD_LETTER_CAP,
@@ -7,8 +6,7 @@ import {
   DEDUP_MARK_GUARD_MS,
 } from '../../src/store/queue.js';
 import type { EventQueue, QueueEntry } from '../../src/store/index.js';
-import { MemoryQueueBackend } from '../../src/store/memory-queue.js';
-import { BackendEventQueue } from '../../src/store/queue-consumer.js';
+import { MemoryQueue } from '../../src/store/memory-queue.js';
 import { requireRedis } from '../support/redis.js';
 import { requireCluster } from '../support/redis-cluster.js';
 import { queueIdle, storeBackends, sync } from './backends.js';
@@ -774,12 +772,11 @@ describe('takeover of a crashed consumer', () => {
     {
       name: 'memory',
       setup: () => {
-        const backend = new MemoryQueueBackend();
-        const queue = new BackendEventQueue(backend, pino({ enabled: false }));
+        const queue = new MemoryQueue();
         return Promise.resolve({
           queue,
-          crash: async () => (await backend.openReader('crashed').readNew(100, 1)).length,
-          pendingFor: async (consumer) => (await backend.openReader(consumer).readOwnPending()).length,
+          crash: async () => (await queue.openReader('crashed').readNew(100, 1)).length,
+          pendingFor: async (consumer) => (await queue.openReader(consumer).readOwnPending()).length,
         });
       },
     },

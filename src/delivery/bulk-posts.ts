@@ -1,17 +1,12 @@
-/**
- * What the features that post on their own see of the outbox's bulk lane (src/delivery/bulk-lane.ts): how a kind
- * of report is posted, and how one is left there. Types only, so a feature depends on the lane's shape and not on
- * the scheduler behind it.
- */
+/** What the features that post on their own see of the bulk lane (bulk-lane.ts): types only, not the scheduler. */
 import type { WebClient } from '@slack/web-api';
 import type { ChannelRef } from '../store/index.js';
 
 /** How one kind of report is posted when its turn comes. */
 export interface BulkPoster {
   /**
-   * Posts the report left as `body` with the workspace's client; Slack's refusals are thrown as they are
-   * (the scheduler reads them). `waits(err)`: whether Slack's answer only asks to wait (nothing was done),
-   * for a poster that deals with other failures itself.
+   * Posts the report left as `body`; Slack's refusals are thrown as they are. `waits(err)`: whether Slack's answer
+   * only asks to wait (nothing was done), for a poster that deals with other failures itself.
    */
   post(at: ChannelRef, body: unknown, slack: { client: WebClient; waits(err: unknown): boolean }): Promise<void>;
   /** Slack would not take it, or it waited longer than a day (`cause`): what the kind does then, past a log line. */

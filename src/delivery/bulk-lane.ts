@@ -58,8 +58,8 @@ export class BulkLane implements LaneHandler, BulkPosts {
     this.scheduler.added(at);
   }
 
-  async postNext(at: ChannelRef, [first]: WaitingItem[]): Promise<number | undefined> {
-    if (!first) return undefined;
+  async postNext(at: ChannelRef, items: WaitingItem[]): Promise<number | undefined> {
+    const first = items[0]!;
     const waiting = read(first);
     const poster = waiting && this.posters.get(waiting.kind);
     if (poster) {
@@ -86,7 +86,7 @@ export class BulkLane implements LaneHandler, BulkPosts {
     await this.context.store.outbox.remove(at, ids);
   }
 
-  /** Whether the item is a post of a kind (in whichever lane it waits). */
+  /** Whether the item is a report of a kind (in whichever lane it waits). */
   owns(item: WaitingItem): boolean {
     return read(item) !== undefined;
   }

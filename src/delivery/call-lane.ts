@@ -58,6 +58,19 @@ function readCall(trigger: unknown, data: unknown): RolledCall | undefined {
   return event.trigger === 'call_completed' ? { trigger: event.trigger, data: event.data } : undefined;
 }
 
+/** A waiting call as stored, when it still reads as a call event. */
+function readWaiting({ id, json }: WaitingWork): Waiting | undefined {
+  try {
+    const raw = JSON.parse(json) as Record<string, unknown>;
+    const call = readCall(raw.trigger, raw.data);
+    const enqueuedAt = typeof raw.enqueuedAt === 'number' ? raw.enqueuedAt : Date.now();
+    const retryOf = typeof raw.retryOf === 'string' ? raw.retryOf : undefined;
+    return call && { ...call, item: { id, json, lane: 'routine' }, enqueuedAt, asks: readAsks(raw.asks), retryOf };
+  } catch {
+    return undefined;
+  }
+}
+
 /** Whom a call's post mentions, when its routes ask for anyone. */
 function mentioning(asks: Routed | undefined): Routed | undefined {
   return asks && asks.notify.length > 0 ? asks : undefined;
@@ -106,28 +119,8 @@ export class CallOutbox implements LaneHandler {
 
   /** The waiting calls that read as call events; those that no longer do are dropped. */
   private parse(at: ChannelRef, stored: readonly WaitingWork[]): Waiting[] {
-    const calls: Waiting[] = [];
-    const broken: string[] = [];
-    for (const { id, json } of stored) {
-      try {
-        const raw = JSON.parse(json) as Record<string, unknown>;
-        const call = readCall(raw.trigger, raw.data);
-        if (call) {
-          const asks = readAsks(raw.asks);
-          calls.push({
-            ...call,
-            item: { id, json, lane: 'routine' },
-            enqueuedAt: typeof raw.enqueuedAt === 'number' ? raw.enqueuedAt : Date.now(),
-            ...(asks ? { asks } : {}),
-            ...(typeof raw.retryOf === 'string' ? { retryOf: raw.retryOf } : {}),
-          });
-          continue;
-        }
-      } catch {
-        // kept out of the posts below
-      }
-      broken.push(id);
-    }
+    const calls = stored.map(readWaiting);
+    const broken = stored.filter((_, i) => calls[i] === undefined).map((w) => w.id);
     if (broken.length > 0) {
       this.context.logger.error(
         { channel: at.channelId, count: broken.length },
@@ -135,7 +128,7 @@ export class CallOutbox implements LaneHandler {
       );
       void this.context.store.outbox.remove(at, broken);
     }
-    return calls;
+    return calls.filter((c) => c !== undefined);
   }
 
   /** Posts the next call (or roll-up) of the channel; undefined when done, else ms to wait. */
@@ -163,16 +156,13 @@ export class CallOutbox implements LaneHandler {
     return undefined;
   }
 
-  /**
-   * The roll-up to post: the one under way (empty when its calls are gone), else — once the channel lags — the
-   * oldest calls up to the first that mentions someone, written down before they are posted.
-   */
+  /** The roll-up under way (empty: its calls are gone), else one the lagging channel starts (written down first). */
   private async rollupOf(at: ChannelRef, waiting: Waiting[]): Promise<Waiting[] | undefined> {
     const { outbox } = this.context.store;
     const underWay = await outbox.rollupUnderWay(at);
     if (underWay) {
-      const batch = this.parse(at, await outbox.pick(at, underWay));
-      if (batch.length === 0) await outbox.finishRollup(at, underWay);
+      const batch = this.parse(at, underWay);
+      if (batch.length === 0) await outbox.finishRollup(at, []);
       return batch;
     }
     const stop = waiting.findIndex((c) => c.asks !== undefined);
@@ -283,14 +273,12 @@ export class CallOutbox implements LaneHandler {
     }
     const { outbox } = this.context.store;
     const underWay = await outbox.rollupUnderWay(at);
-    if (underWay?.some((id) => ids.includes(id))) await outbox.finishRollup(at, underWay);
-    await outbox.remove(at, ids);
+    if (underWay?.some((w) => ids.includes(w.id)))
+      await outbox.finishRollup(at, [...ids, ...underWay.map((w) => w.id)]);
+    else await outbox.remove(at, ids);
   }
 
-  /**
-   * A dead letter of this outbox back in the channels it was given up in (`channels`), under its own id (so nothing
-   * posted before is posted again); given up again, it is the same letter.
-   */
+  /** A dead letter back in the channels it was given up in, under its own id: nothing posted before posts again. */
   async retry(teamId: string, id: string, payload: unknown, channels: readonly string[]): Promise<boolean> {
     const outbox = (payload as { outbox?: Record<string, unknown> } | null)?.outbox;
     if (!outbox || typeof outbox.channelId !== 'string') return false;

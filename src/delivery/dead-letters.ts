@@ -36,23 +36,16 @@ export async function retryDeadLetter(
 ): Promise<RetryOutcome> {
   const letter = await store.queue.takeDeadLetter(teamId, id);
   if (!letter) return 'gone';
-  try {
-    const outcome = await requeue(store, outbox, teamId, letter, caps);
-    if (outcome === 'full' || outcome === 'unreadable') await putBack(store, letter);
-    return outcome;
-  } catch (err) {
+  const outcome = await requeue(store, outbox, letter, caps).catch(async (err: unknown) => {
     await putBack(store, letter); // nothing was queued: back to the list, for another try
     throw err;
-  }
+  });
+  if (outcome === 'full' || outcome === 'unreadable') await putBack(store, letter);
+  return outcome;
 }
 
-async function requeue(
-  store: Store,
-  outbox: CallOutbox,
-  teamId: string,
-  letter: DeadLetter,
-  caps: EnqueueOptions,
-): Promise<RetryOutcome> {
+async function requeue(store: Store, outbox: CallOutbox, letter: DeadLetter, caps: EnqueueOptions) {
+  const { teamId } = letter;
   // An admin retrying says the channels are fixed: they take posts again.
   const channels = (letter.causes ?? []).map((c) => c.channel);
   for (const channel of channels) await store.channelPauses.resume(teamId, channel);

@@ -13,14 +13,14 @@ import { compareEntryIds } from '../store/queue-backend.js';
 import { holdsOnlyTopLevel, PROBE_EVERY_MS, pauseAdvice } from './channel-pause.js';
 import { RETENTION_MS, waitClock, type PostContext } from './post-context.js';
 
-/** One lane's way of posting its work (calls: one by one or rolled up; customers: their conversation's turn). */
+/** One lane's way of posting its work. */
 export interface LaneHandler {
   /**
-   * Posts the lane's next post from `items` (its head in the channel, oldest first) and removes what it posted.
-   * Resolves undefined when done, or with ms to wait; a failure concerns the first item unless a `LaneFailure` says.
+   * Posts the next post from `items` (the lane's head, oldest first, never empty) and removes what it posted; or
+   * resolves with ms to wait. A failure concerns the first item unless it is a `LaneFailure`.
    */
   postNext(at: ChannelRef, items: WaitingItem[]): Promise<number | undefined>;
-  /** These items leave the outbox as dead letters (`/campaign failed` shows them; Retry posts them again). */
+  /** These items leave the outbox as dead letters (Retry in `/campaign failed` posts them again). */
   giveUp(at: ChannelRef, items: WaitingItem[], cause: string, attempts: number): Promise<void>;
 }
 
@@ -84,10 +84,8 @@ const isOld = (item: WaitingItem) => Date.now() - stampOf(item).enqueuedAt > RET
 export class ChannelScheduler {
   private readonly owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private lanes: Lanes | undefined;
-  /** When channels are due (`waitClock`: a test moves it past a long hold). */
   private readonly now: () => number;
   private readonly concurrency: number;
-  /** Channels being posted for by this process. */
   private readonly busy = new Set<string>();
   /** Channel → when this process may try it again (saves a lease round trip for a channel that waits). */
   private readonly notBefore = new Map<string, number>();
@@ -127,7 +125,7 @@ export class ChannelScheduler {
     this.scan();
   }
 
-  /** Stops taking work; resolves when the posts under way are done. */
+  /** Resolves when the posts under way are done. */
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.scanTimer);
@@ -165,10 +163,7 @@ export class ChannelScheduler {
     this.running.add(task);
   }
 
-  /**
-   * Posts the channel's work until none is left, it has to wait, or the lease is lost. While it runs the channel is
-   * due only at the lease's end, so a replica killed mid-drain leaves it to another within `LEASE_MS`.
-   */
+  /** Posts the channel's work under its lease; due meanwhile at the lease's end, for when this replica dies. */
   private async drain(at: ChannelRef): Promise<void> {
     const { leases, outbox } = this.context.store;
     const lease = outbox.lease(at);
@@ -188,7 +183,6 @@ export class ChannelScheduler {
     }
   }
 
-  /** When the channel is due again after a drain that ended so. */
   private async settle(at: ChannelRef, end: DrainEnd): Promise<void> {
     const { outbox } = this.context.store;
     if (end === 'done') return;
@@ -207,14 +201,12 @@ export class ChannelScheduler {
     this.wakeups.add(timer);
   }
 
-  /** The drain's posts, while this replica holds the channel's lease. */
   private async postAll(at: ChannelRef, kept: KeptLease): Promise<DrainEnd> {
     if (!(await this.context.installed(at.teamId))) {
       await this.forget(at);
       return 'done';
     }
     while (!this.stopped) {
-      // It outlived its lease: another replica may be posting here now.
       if (!kept.held()) {
         this.context.logger.warn({ channel: at.channelId }, 'delivery: lease lost mid-drain; another replica goes on');
         return 'done';
@@ -241,14 +233,14 @@ export class ChannelScheduler {
     return items.filter((i) => !ENTRY_ID.test(i.id) || compareEntryIds(i.id, first) <= 0);
   }
 
-  /** One post of the lane, or the wait a paused channel or a failure asks for (ms). */
+  /** One post of the lane, or the ms a paused channel or a failure asks to wait. */
   private async postNext(at: ChannelRef, lane: LaneHandler, items: WaitingItem[]): Promise<number | undefined> {
     const first = items[0]!;
     const paused = await this.context.pauses.get(at.teamId, at.channelId);
     // A thread-only channel still takes replies: an open conversation goes on in its thread.
     const pause = paused && !(holdsOnlyTopLevel(paused.reason) && first.lane === 'urgent') ? paused : undefined;
     if (pause) {
-      // Kept while someone fixes the channel, up to a day; then they become dead letters (Retry).
+      // Kept while someone fixes the channel, up to a day.
       const expired = items.filter(isOld);
       if (expired.length > 0) {
         await lane.giveUp(at, expired, pause.reason, 0);
@@ -277,7 +269,7 @@ export class ChannelScheduler {
     return undefined;
   }
 
-  /** The workspace uninstalled the app: its channel's waiting work goes, unposted and not kept. */
+  /** The workspace uninstalled the app: its waiting work goes, not kept. */
   private async forget(at: ChannelRef): Promise<void> {
     const { outbox } = this.context.store;
     let dropped = 0;
@@ -294,10 +286,7 @@ export class ChannelScheduler {
     );
   }
 
-  /**
-   * What a failed post means (src/delivery/slack-errors.ts): ms to wait — time heals it, or the channel or the
-   * workspace refuses until someone acts — or undefined once the items concerned are given up.
-   */
+  /** What a failed post means (slack-errors.ts): ms to wait, or undefined once the items concerned are given up. */
   private async failed(at: ChannelRef, lane: LaneHandler, { concerned, cause: err }: LaneFailure) {
     const young = !concerned.some(isOld);
     const verdict = this.context.pace.judge(err);

@@ -1,8 +1,6 @@
 /**
- * Idempotent steps of one queue entry: every step that succeeded is remembered per (entry, channel, step) with its
- * result (a card's ts, which its transcript's thread needs), so a handler run again — by this worker or one that
- * took the entry over — never posts anything twice. A step that posts carries its idempotency key in the message's
- * metadata, and one whose answer was lost is looked up in Slack before it is sent again (idempotent-posts.ts).
+ * Idempotent steps of one queue entry: each step that succeeded is remembered per (entry, channel, step) with its
+ * result (a card's ts, for its transcript's thread), so a handler run again never posts twice (idempotent-posts.ts).
  */
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -40,7 +38,6 @@ export class StepLog {
     this.posts = new IdempotentPosts(store, judge);
   }
 
-  /** Whether this step already succeeded. */
   async done(ref: StepRef): Promise<boolean> {
     return (await this.read(ref)) !== null;
   }

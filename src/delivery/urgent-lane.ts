@@ -14,8 +14,8 @@ import { letterOf, triggerOf } from '../events/job.js';
 /** What the worker does with an event in its channel's turn (`EventWorker.runInChannel`). */
 export interface LaneRunner {
   /**
-   * Runs the event's handler for `channel` only, with `behind` as the same conversation's events waiting right
-   * after it there; resolves with the ids of those whose work it did. Slack's refusals are thrown as they are.
+   * Runs the event for `channel` only, with the same conversation's events waiting `behind` it there; resolves with
+   * the ids of those whose work it did. Slack's refusals are thrown as they are.
    */
   runInChannel(entry: QueueEntry, channel: string, behind: readonly QueueEntry[]): Promise<readonly string[]>;
 }
@@ -44,17 +44,17 @@ export class ConversationLane implements LaneHandler {
     this.scheduler.added(at);
   }
 
-  async postNext(at: ChannelRef, items: WaitingItem[]): Promise<number | undefined> {
-    const [first, ...rest] = items;
-    const entry = first && this.entryOf(at, first);
-    if (!entry) {
-      if (first) await this.context.store.outbox.remove(at, [first.id]);
-      return undefined;
+  async postNext(at: ChannelRef, [first, ...rest]: WaitingItem[]): Promise<number | undefined> {
+    const entry = this.entryOf(at, first!);
+    let done: readonly string[] = [];
+    if (entry) {
+      if (!this.runner) throw new Error('the conversation lane has no runner');
+      const behind = rest
+        .map((i) => this.entryOf(at, i))
+        .filter((e): e is QueueEntry => e?.orderKey === entry.orderKey);
+      done = await this.runner.runInChannel(entry, at.channelId, behind);
     }
-    const behind = rest.map((i) => this.entryOf(at, i)).filter((e): e is QueueEntry => e?.orderKey === entry.orderKey);
-    if (!this.runner) throw new Error('the conversation lane has no runner');
-    const done = await this.runner.runInChannel(entry, at.channelId, behind);
-    await this.context.store.outbox.remove(at, [entry.id, ...done]);
+    await this.context.store.outbox.remove(at, [first!.id, ...done]);
     return undefined;
   }
 

@@ -13,10 +13,9 @@ import { segment, unsegment } from './keys.js';
 export const LANES = ['urgent', 'routine', 'bulk'] as const;
 export type Lane = (typeof LANES)[number];
 
+/** The work as its lane queued it (JSON), under its queue entry's id (which orders a lane). */
 export interface WaitingWork {
-  /** The queue entry's id (orders the work of a lane). */
   id: string;
-  /** The work as its lane queued it (JSON). */
   json: string;
 }
 
@@ -37,10 +36,7 @@ export class ChannelOutboxRepo {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /**
-   * Parks the work in the channel's lane. A channel with nothing due becomes due now; one already due keeps its
-   * time (it waits for Slack, or a replica is posting there and takes the new work in its turn).
-   */
+  /** Parks the work in the channel's lane; due now unless due already (it waits, or a replica is posting there). */
   async add(to: ChannelRef, lane: Lane, work: WaitingWork): Promise<void> {
     await this.items.put(to.teamId, to.channelId, work.id, work.json, LANES.indexOf(lane));
     await this.dueAt(to, this.now(), { unlessDue: true });
@@ -55,15 +51,6 @@ export class ChannelOutboxRepo {
   async head(at: ChannelRef, limit: number): Promise<WaitingItem[]> {
     const items = await this.items.head(at.teamId, at.channelId, limit);
     return items.map(({ id, json, rank }) => ({ id, json, lane: LANES[rank] ?? 'bulk' }));
-  }
-
-  /** These items of the channel, those still waiting, in the order given. */
-  async pick(at: ChannelRef, ids: readonly string[]): Promise<WaitingWork[]> {
-    const found = await this.items.get(at.teamId, at.channelId, ids);
-    return ids.flatMap((id) => {
-      const json = found[id];
-      return json === undefined ? [] : [{ id, json }];
-    });
   }
 
   /** Removes these items; returns how many were there. */
@@ -111,15 +98,21 @@ export class ChannelOutboxRepo {
     await this.kv.sortedRemove(this.keys.outboxDue(), ...own.map(member));
   }
 
-  /** The channel's drain lease (see `Leases`): one replica at a time posts for a channel. */
+  /** The channel's drain lease: one replica at a time posts for a channel. */
   lease(at: ChannelRef): string {
     return this.keys.outboxLease(at.teamId, at.channelId);
   }
 
-  /** The ids of the channel's roll-up under way, written down before it is posted so a retry covers the same calls. */
-  async rollupUnderWay(at: ChannelRef): Promise<string[] | undefined> {
+  /** The roll-up under way's calls still waiting, in order: written down before it is posted, so a retry covers them. */
+  async rollupUnderWay(at: ChannelRef): Promise<WaitingWork[] | undefined> {
     const raw = await this.kv.get(this.keys.callRollup(at.teamId, at.channelId));
-    return raw === null ? undefined : (JSON.parse(raw) as string[]);
+    if (raw === null) return undefined;
+    const ids = JSON.parse(raw) as string[];
+    const found = await this.items.get(at.teamId, at.channelId, ids);
+    return ids.flatMap((id) => {
+      const json = found[id];
+      return json === undefined ? [] : [{ id, json }];
+    });
   }
 
   async startRollup(at: ChannelRef, ids: readonly string[], ttlMs: number): Promise<void> {

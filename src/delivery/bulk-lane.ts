@@ -1,23 +1,15 @@
 /**
- * What can always wait: the bulk lane of a channel's outbox. A timer's report — a digest, a quota
- * alert — or a call's recording once uploaded is made when its timer fires (the platform read, the figures kept) and then waits in its channel's
- * outbox behind the channel's customers and calls, posted by the one scheduler at Slack's pace and judged as
- * every other post is: a 429 or an outage is waited out, a workspace refusing the app holds it, a refused
- * payload is given up. Each kind of report registers how it is posted (`on`).
- *
- * The same posts may wait in a channel's urgent lane instead (`add`'s `lane`): what a person's action in a
- * conversation's thread makes — a reply shown in the conversation's other channels, a receipt reaction.
- *
- * A report left twice (its firing tried again) waits once: its id is made of the firing's time and the
- * report's own key. Its post carries an idempotency key in message metadata (src/delivery/idempotent-posts.ts), so a
- * post whose answer was lost is looked up before it is sent again.
+ * What can always wait: the bulk lane of a channel's outbox. A timer's report (a digest, a quota alert), a
+ * recording's share or a notice waits behind the channel's customers and calls and is judged as every other post.
+ * Each kind registers how it is posted (`on`); the same posts may wait in the urgent lane instead (`add`'s `lane`):
+ * what a person's action in a conversation's thread makes. A report left twice (its firing tried again) waits once.
  */
 import { createHash } from 'node:crypto';
 import type { ChannelRef, WaitingItem } from '../store/index.js';
 import { message, section } from '../slack/blocks.js';
 import { postMessage } from '../slack/post.js';
 import { withTraceNow } from '../util/spans.js';
-import { LaneFailure, type ChannelScheduler, type LaneHandler } from './scheduler.js';
+import type { ChannelScheduler, LaneHandler } from './scheduler.js';
 import type { PostContext } from './post-context.js';
 import type { BulkPoster, BulkPosts, Notice, Report } from './bulk-posts.js';
 
@@ -28,7 +20,6 @@ interface BulkItem {
   kind: string;
   body: unknown;
   enqueuedAt: number;
-  traceparent?: string;
 }
 
 export class BulkLane implements LaneHandler, BulkPosts {
@@ -62,27 +53,20 @@ export class BulkLane implements LaneHandler, BulkPosts {
   }
 
   async add(at: ChannelRef, kind: string, report: Report, body: unknown): Promise<void> {
-    const waiting: BulkItem = withTraceNow({ kind, body, enqueuedAt: Date.now() });
-    const json = JSON.stringify(waiting, keepBigInts);
+    const json = JSON.stringify(withTraceNow<BulkItem>({ kind, body, enqueuedAt: Date.now() }), keepBigInts);
     await this.context.store.outbox.add(at, report.lane ?? 'bulk', { id: reportId(kind, report), json });
     this.scheduler.added(at);
   }
 
   async postNext(at: ChannelRef, items: WaitingItem[]): Promise<number | undefined> {
-    const first = items[0];
-    if (!first) return undefined;
+    const first = items[0]!;
     const waiting = read(first);
     const poster = waiting && this.posters.get(waiting.kind);
-    if (!waiting || !poster) {
-      this.context.logger.error({ channel: at.channelId, item: first.id }, 'a waiting report does not read; dropped');
-      await this.context.store.outbox.remove(at, [first.id]);
-      return undefined;
-    }
-    try {
+    if (poster) {
       const client = await this.context.slack(at.teamId, first.lane === 'urgent' ? 'urgent' : 'routine');
       await poster.post(at, waiting.body, { client, waits: (err) => this.context.pace.judge(err).class === 'wait' });
-    } catch (err) {
-      throw new LaneFailure([first], err);
+    } else {
+      this.context.logger.error({ channel: at.channelId, item: first.id }, 'a waiting report does not read; dropped');
     }
     await this.context.store.outbox.remove(at, [first.id]);
     return undefined;
@@ -98,34 +82,17 @@ export class BulkLane implements LaneHandler, BulkPosts {
       );
       if (waiting) await this.posters.get(waiting.kind)?.gaveUp?.(at, waiting.body, cause);
     }
-    await this.context.store.outbox.remove(
-      at,
-      items.map((i) => i.id),
-    );
+    const ids = items.map((i) => i.id);
+    await this.context.store.outbox.remove(at, ids);
   }
 
-  enqueuedAt(item: WaitingItem): number {
-    return read(item)?.enqueuedAt ?? Date.now();
-  }
-
-  traceparentOf(item: WaitingItem): string | undefined {
-    return read(item)?.traceparent;
-  }
-
-  async forget(): Promise<void> {
-    // A report is nothing but its item.
-  }
-
-  /** Whether the item is a post of a kind (in whichever lane it waits). */
+  /** Whether the item is a report of a kind (in whichever lane it waits). */
   owns(item: WaitingItem): boolean {
     return read(item) !== undefined;
   }
 }
 
-/**
- * An id that sorts like a queue entry id (`<ms>-<seq>`: the outbox orders a lane by it) and is the same for
- * the same report of the same firing.
- */
+/** An id that sorts like a queue entry id (`<ms>-<seq>`) and is the same for the same report of the same firing. */
 function reportId(kind: string, report: { key: string; order: number }): string {
   const seq = createHash('sha256').update(`${kind}\n${report.key}`).digest().readUInt32BE(0);
   return `${Math.max(0, Math.trunc(report.order))}-${seq}`;
@@ -145,8 +112,7 @@ function readBigInts(_key: string, value: unknown): unknown {
 function read(item: WaitingItem): BulkItem | undefined {
   try {
     const raw = JSON.parse(item.json, readBigInts) as Partial<BulkItem>;
-    if (typeof raw.kind !== 'string' || typeof raw.enqueuedAt !== 'number') return undefined;
-    return raw as BulkItem;
+    return typeof raw.kind === 'string' && typeof raw.enqueuedAt === 'number' ? (raw as BulkItem) : undefined;
   } catch {
     return undefined;
   }

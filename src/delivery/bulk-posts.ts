@@ -1,18 +1,10 @@
-/**
- * What the features that post on their own see of the outbox's bulk lane (src/delivery/bulk-lane.ts): how a kind
- * of report is posted, and how one is left there. Types only, so a feature depends on the lane's shape and not on
- * the scheduler behind it.
- */
+/** What the features that post on their own see of the bulk lane (bulk-lane.ts): types only, not the scheduler. */
 import type { WebClient } from '@slack/web-api';
 import type { ChannelRef } from '../store/index.js';
 
 /** How one kind of report is posted when its turn comes. */
 export interface BulkPoster {
-  /**
-   * Posts the report left as `body` with the workspace's client; Slack's refusals are thrown as they are
-   * (the scheduler reads them). `waits(err)`: whether Slack's answer only asks to wait (nothing was done),
-   * for a poster that deals with other failures itself.
-   */
+  /** Posts the report left as `body`, throwing Slack's refusals; `waits(err)`: Slack only asks to wait (nothing done). */
   post(at: ChannelRef, body: unknown, slack: { client: WebClient; waits(err: unknown): boolean }): Promise<void>;
   /** Slack would not take it, or it waited longer than a day (`cause`): what the kind does then, past a log line. */
   gaveUp?(at: ChannelRef, body: unknown, cause: string): Promise<void>;
@@ -22,15 +14,9 @@ export interface BulkPoster {
 export interface BulkPosts {
   /** Registers how reports of `kind` are posted (one poster a kind). */
   on(kind: string, poster: BulkPoster): void;
-  /**
-   * Parks a report in the channel's bulk lane (or `urgent`). `key` names the report (a digest's slot, a quota
-   * month's thresholds) and `order` is when its firing was due: the same two leave it once.
-   */
+  /** Parks a report in the channel's bulk lane (or `urgent`); the same `key` and `order` leave it once. */
   add(at: ChannelRef, kind: string, report: Report, body: unknown): Promise<void>;
-  /**
-   * Leaves a notice for a channel, or for a person in the app's direct message (their user id as `channelId`):
-   * it waits for Slack's pace, a 429 or an outage like every post; the same `report` is left once.
-   */
+  /** Leaves a notice for a channel, or a person's direct message (their user id as `channelId`), like any post. */
   notify(at: ChannelRef, report: Report, notice: Notice): Promise<void>;
 }
 
@@ -40,7 +26,7 @@ export interface Notice {
   text: string;
 }
 
-/** Names a report: the same `key` and `order` leave it once; `lane` where it waits (bulk unless said). */
+/** Names a report (`key`: a digest's slot…; `order`: when its firing was due) and where it waits (bulk unless said). */
 export interface Report {
   key: string;
   order: number;

@@ -1,25 +1,10 @@
 /**
- * Posts that cannot show twice. Every background post carries Slack message metadata — the app's own
- * `event_type` and the post's idempotency key — and a mark in the store: `pending` (naming its owner) from just
- * before it is sent, its `ts` once Slack took it. A try that provably never reached Slack (paced, 429, `ok:false`
- * that time heals) clears its own `pending`, so the next try posts without a look-up. Each try holds a lease on
- * the post while its request is in flight (src/store/leases.ts): a replica taking the post over waits until that
- * lease ended — the first try's answer is in, or its replica is gone — before it looks the post up.
- *
- * A post found `pending` (its answer was lost, Slack answered `fatal_error`, the process crashed between Slack's
- * answer and the mark) may be in Slack already. Where it landed, Slack tells the app itself: the manifest
- * subscribes to the app's own event type (`metadata_subscriptions`), so every post brings a
- * `message_metadata_posted` event (https://docs.slack.dev/reference/events/message_metadata_posted), which
- * `landed` records by its key. Only when no event came within `EVENT_WAIT_MS` is history read — one bounded page
- * (`oldest`/`latest`/`inclusive`, at most 15 messages: Slack's 2025 limit for apps outside the Marketplace,
- * https://docs.slack.dev/reference/methods/conversations.history) that records every post of the app it shows, so
- * one read settles every pending post of the channel; the workspace's reads are paced by `SLACK_HISTORY_PER_MINUTE`
- * (src/delivery/pace.ts).
- *
- * A thread reply Slack will not take there (`cannot_reply_to_message`, `restricted_action_non_threadable_channel`)
- * goes out as a top-level post naming its thread, under the same key; refused again, it is a dead letter with its
- * reason (https://docs.slack.dev/reference/methods/chat.postMessage, "Errors"). Direct messages are not looked up
- * (the app may not read them): a notice to a person is at most once, never twice.
+ * Posts that cannot show twice (docs/DELIVERY.md › Posts that cannot show twice). Every background post carries the
+ * app's `event_type` and its idempotency key in message metadata, and a mark in the store: `pending` from just
+ * before it is sent, its `ts` once Slack took it. A post found `pending` may be in Slack already: Slack's
+ * `message_metadata_posted` event says where it landed (`landed`); only when none came within `EVENT_WAIT_MS` is
+ * one bounded history page read. A try holds a lease on the post while in flight, so a replica taking it over
+ * waits for that try's answer before it looks it up. Direct messages are not looked up: at most once.
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -55,7 +40,7 @@ export interface OncePost {
   teamId: string;
   /** Store key of the post's mark (a workspace's key: uninstall forgets it). */
   mark: string;
-  /** The idempotency key carried in the message's metadata (no customer data: it is readable in Slack). */
+  /** The idempotency key in the message's metadata (no customer data: it is readable in Slack). */
   key: string;
   /** How long the mark is kept (longer than any retry of the post). */
   ttlMs: number;
@@ -103,17 +88,13 @@ export class IdempotentPosts {
     await this.store.kv.set(this.landedKey(teamId, key), ts, { ttlMs: LANDED_TTL_MS });
   }
 
-  /**
-   * Posts once: the ts of the post already in Slack (marked or found), or of the one it sends now. Each try holds
-   * a lease on the post, renewed while its request is in flight: a replica taking over a post another one is
-   * still sending waits for that try's answer (or its lease to end) before it looks the post up.
-   */
+  /** Posts once: the ts of the post already in Slack (marked or found), or of the one it sends now. */
   async post(slack: WebClient, to: PostTarget, payload: MessagePayload, once: OncePost): Promise<string> {
     const { kv, leases } = this.store;
     const mark = await kv.get(once.mark);
     if (mark !== null && !mark.startsWith(PENDING)) return mark;
     const pending = mark === null ? undefined : pendingOf(mark);
-    const lease = this.tryLease(once);
+    const lease = this.store.keys.dedup(once.teamId, 'post-try', once.key);
     if (!(await leases.take(lease, this.owner, LEASE_MS))) throw new WaitForSlack(LEASE_MS / 3, 'a try under way');
     const kept = leases.keep(lease, this.owner, LEASE_MS);
     try {
@@ -186,11 +167,6 @@ export class IdempotentPosts {
     if (lastRead)
       await this.store.kv.set(once.mark, pendingMark({ ...pending, readTo: lastRead }), { ttlMs: once.ttlMs });
     throw new WaitForSlack(1_000, 'the rest of its history window');
-  }
-
-  /** The lease of the post's try under way (a workspace's key: uninstall forgets it). */
-  private tryLease(once: OncePost): string {
-    return this.store.keys.dedup(once.teamId, 'post-try', once.key);
   }
 
   private landedKey(teamId: string, key: string): string {

@@ -1,8 +1,7 @@
 /**
- * What the parts that post queued events share — the worker (conversations), the call outbox, recordings and
- * outcome alerts — and the Slack client they post with: the workspace's background client from
- * `SlackClients` (src/delivery/clients.ts), which refuses a call over its budget or made while Slack is down
- * before it leaves, so the queue waits the entry out without holding a worker.
+ * What the parts that post queued events share — the worker, the lanes, recordings and outcome alerts — and the
+ * workspace's background client they post with (src/delivery/clients.ts): it refuses a call over its budget, or
+ * made while Slack is down, before it leaves.
  */
 import type { WebClient } from '@slack/web-api';
 import type { SlackClients } from './clients.js';
@@ -17,8 +16,8 @@ import type { ChannelPauses } from './channel-pause.js';
 export const RETENTION_MS = 24 * 60 * 60_000;
 
 /**
- * The clock delivery's waits end on: the store's (tests move it past a hold or a wait for Slack's event), never
- * behind the machine's (budgets refill in real time: a test's frozen clock must not keep posts waiting).
+ * The clock delivery's waits end on: the store's (tests move it past a hold), never behind the machine's (budgets
+ * refill in real time: a test's frozen clock must not keep posts waiting).
  */
 export function waitClock(store: Pick<Store, 'now'>): () => number {
   return () => Math.max(Date.now(), store.now());
@@ -51,10 +50,7 @@ export function workerSlack(clients: SlackClients): WorkerSlack {
 export interface PostContext {
   store: Store;
   slack: WorkerSlack;
-  /**
-   * Whether the app is still installed in the workspace: the store knows it (a hook token, an API key) or Slack
-   * gave the bot a token there. A workspace that uninstalled has neither; its waiting posts are dropped.
-   */
+  /** Whether the app is still installed (the store knows the workspace, or Slack gave the bot a token there). */
   installed(teamId: string): Promise<boolean>;
   pace: SlackPace;
   pauses: ChannelPauses;

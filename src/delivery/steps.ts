@@ -1,15 +1,6 @@
 /**
- * Idempotent steps of one queue entry. A handler that posts to several channels, or a card and then its
- * transcript, may fail half-way and run again; every step that succeeded is remembered per
- * (entry, channel, step) with its result (the card's ts, which the transcript's thread needs), so a retry
- * — by this worker or one that took the entry over — never posts anything twice.
- *
- * A step that posts goes through `post`: the message carries the step's idempotency key in its metadata and
- * a post whose outcome is unknown (its answer lost, a crash between Slack's answer and the mark) is looked up in
- * Slack before it is sent again (src/delivery/idempotent-posts.ts), so not even a crash shows it twice.
- *
- * A mark the store does not take because it is not answering is tried again for a while (the post is out:
- * without its mark a retry would post it again, after a look-up).
+ * Idempotent steps of one queue entry: each step that succeeded is remembered per (entry, channel, step) with its
+ * result (a card's ts, for its transcript's thread), so a handler run again never posts twice (idempotent-posts.ts).
  */
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -19,7 +10,7 @@ import { IdempotentPosts, type JudgeFailure, type PostTarget } from './idempoten
 import { isStoreUnavailable, type Store } from '../store/index.js';
 
 /** Longer than any entry lives: retries are bounded, and even Slack rate limits end within hours. */
-const STEP_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+export const STEP_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 /** How long a mark is tried again while the store does not answer (a Redis restart takes seconds), and how often. */
 const MARK_PATIENCE_MS = 30_000;
 const MARK_RETRY_MS = 500;
@@ -31,18 +22,22 @@ export interface StepRef {
   step: string;
 }
 
+/** A step's result, and whether it ran now (false: it had succeeded before). */
+interface StepResult {
+  result: string;
+  ran: boolean;
+}
+
 export class StepLog {
   private readonly posts: IdempotentPosts;
 
   constructor(
     private readonly store: Store,
     judge: JudgeFailure,
-    private readonly ttlMs = STEP_TTL_MS,
   ) {
     this.posts = new IdempotentPosts(store, judge);
   }
 
-  /** Whether this step already succeeded. */
   async done(ref: StepRef): Promise<boolean> {
     return (await this.read(ref)) !== null;
   }
@@ -58,48 +53,38 @@ export class StepLog {
   }
 
   /** Posts the step's message once, even across lost answers and crashes; resolves with its ts. */
-  async post(
-    ref: StepRef,
-    slack: WebClient,
-    to: PostTarget,
-    payload: MessagePayload,
-  ): Promise<{ result: string; ran: boolean }> {
+  async post(ref: StepRef, slack: WebClient, to: PostTarget, payload: MessagePayload): Promise<StepResult> {
     const done = await this.read(ref);
     if (done !== null) return { result: done, ran: false };
     const key = createHash('sha256').update(JSON.stringify(ref)).digest('base64url').slice(0, 22);
-    const result = await this.posts.post(slack, to, payload, {
-      teamId: ref.teamId,
-      mark: this.key(ref),
-      key,
-      ttlMs: this.ttlMs,
-    });
-    return { result, ran: true };
+    const once = { teamId: ref.teamId, mark: this.key(ref), key, ttlMs: STEP_TTL_MS };
+    return { result: await this.posts.post(slack, to, payload, once), ran: true };
   }
 
   /** Records (or replaces) the step's result without running anything. */
   async record(ref: StepRef, result: string): Promise<void> {
-    await this.store.kv.set(this.key(ref), result, { ttlMs: this.ttlMs });
+    await this.store.kv.set(this.key(ref), result, { ttlMs: STEP_TTL_MS });
+  }
+
+  /** Runs `work` unless this step already succeeded; either way returns the step's result. */
+  async once(ref: StepRef, work: () => Promise<string>): Promise<StepResult> {
+    const done = await this.read(ref);
+    if (done !== null) return { result: done, ran: false };
+    const result = await work();
+    await this.remember(ref, result);
+    return { result, ran: true };
   }
 
   private key(ref: StepRef): string {
     return this.store.keys.dedup(ref.teamId, 'event-step', JSON.stringify([ref.entryId, ref.channel, ref.step]));
   }
 
-  /** Runs `work` unless this step already succeeded; either way returns the step's result. */
-  async once(ref: StepRef, work: () => Promise<string>): Promise<{ result: string; ran: boolean }> {
-    const done = await this.read(ref);
-    if (done !== null) return { result: done, ran: false };
-    const result = await work();
-    await this.remember(this.key(ref), result);
-    return { result, ran: true };
-  }
-
-  private async remember(key: string, result: string): Promise<void> {
+  /** The mark is tried again while the store does not answer: the work is done, and without its mark it runs again. */
+  private async remember(ref: StepRef, result: string): Promise<void> {
     const giveUpAt = Date.now() + MARK_PATIENCE_MS;
     for (;;) {
       try {
-        await this.store.kv.set(key, result, { ttlMs: this.ttlMs });
-        return;
+        return await this.record(ref, result);
       } catch (err) {
         if (!isStoreUnavailable(err) || Date.now() >= giveUpAt) throw err;
         await sleep(MARK_RETRY_MS);

@@ -71,10 +71,7 @@ export function createEvents(deps: Deps, options: EventsOptions = {}): Events {
   conversations.runWith(worker);
   worker.handTo(conversations);
   const outbox = new CallOutbox(context, scheduler, files, options.calls, recordings);
-  scheduler.lane('urgent', conversations);
-  scheduler.lane('routine', outbox);
-  scheduler.lane('bulk', bulk);
-  scheduler.posts(bulk);
+  scheduler.serve({ urgent: conversations, routine: outbox, bulk });
   registerCallHandlers(worker, outbox);
   const alerts = new OutcomeAlerts(context, bulk, deps.posts);
   deps.timers.on(ALERT_TIMER, (timer, now) => alerts.fire(timer, now));

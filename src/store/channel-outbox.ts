@@ -1,30 +1,21 @@
 /**
- * What waits for a channel's turn at Slack (see src/delivery/scheduler.ts, which posts it at Slack's
- * pace). Per (workspace, channel): queue entry id → the work as JSON, kept with the event queue
- * (`EventQueue.outboxes`), so it counts toward the workspace's backlog caps (events and bytes) until posted or
- * given up — adding the same entry twice (a retried queue entry) keeps one copy. Each item has a lane: the
- * head of a channel is its most urgent lane's oldest item, read without reading the rest.
- *
- * One sorted set lists the channels with waiting work by when each is next due, so a replica asks only for the
- * channels due now (cost with work, not with channels); a short lease makes one replica at a time post for a
- * channel; the ids of a roll-up under way are kept, so a roll-up tried again covers the same calls.
+ * What waits for a channel's turn at Slack (src/delivery/scheduler.ts posts it): per (workspace, channel), queue
+ * entry id → the work as JSON in a lane, kept with the event queue (`EventQueue.outboxes`) so it counts toward the
+ * workspace's backlog caps; the same entry added twice is kept once. One sorted set holds the channels with waiting
+ * work by when each is next due, so a replica asks only for the channels due now.
  */
 import type { Keys } from './keys.js';
 import type { KeyValueStore } from './kv.js';
 import type { OutboxItems } from './queue.js';
 import { segment, unsegment } from './keys.js';
 
-/**
- * What goes out first in a channel: a waiting customer (and a person's action) before call notifications,
- * call notifications before what can always wait (recordings, digests).
- */
+/** What goes out first in a channel: customers (and a person's action), then calls, then what can always wait. */
 export const LANES = ['urgent', 'routine', 'bulk'] as const;
 export type Lane = (typeof LANES)[number];
 
+/** The work as its lane queued it (JSON), under its queue entry's id (which orders a lane). */
 export interface WaitingWork {
-  /** The queue entry's id (orders the work of a lane). */
   id: string;
-  /** The work as its lane queued it (JSON). */
   json: string;
 }
 
@@ -45,10 +36,7 @@ export class ChannelOutboxRepo {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /**
-   * Parks the work in the channel's lane. A channel with nothing due becomes due now; one already due keeps its
-   * time (it waits for Slack, or a replica is posting there and takes the new work in its turn).
-   */
+  /** Parks the work in the channel's lane; due now unless due already (it waits, or a replica is posting there). */
   async add(to: ChannelRef, lane: Lane, work: WaitingWork): Promise<void> {
     await this.items.put(to.teamId, to.channelId, work.id, work.json, LANES.indexOf(lane));
     await this.dueAt(to, this.now(), { unlessDue: true });
@@ -63,20 +51,6 @@ export class ChannelOutboxRepo {
   async head(at: ChannelRef, limit: number): Promise<WaitingItem[]> {
     const items = await this.items.head(at.teamId, at.channelId, limit);
     return items.map(({ id, json, rank }) => ({ id, json, lane: LANES[rank] ?? 'bulk' }));
-  }
-
-  /** The ids of everything waiting for the channel (in no order): for dropping it whole. */
-  ids(at: ChannelRef): Promise<string[]> {
-    return this.items.ids(at.teamId, at.channelId);
-  }
-
-  /** These items of the channel, those still waiting, in the order given. */
-  async pick(at: ChannelRef, ids: readonly string[]): Promise<WaitingWork[]> {
-    const found = await this.items.get(at.teamId, at.channelId, ids);
-    return ids.flatMap((id) => {
-      const json = found[id];
-      return json === undefined ? [] : [{ id, json }];
-    });
   }
 
   /** Removes these items; returns how many were there. */
@@ -109,9 +83,8 @@ export class ChannelOutboxRepo {
   }
 
   /**
-   * Drops the channel from the due set when nothing waits (checked again after, so work added meanwhile keeps it
-   * due). Work added since the caller found none is due now: its adder kept the due time the caller's drain had
-   * set (its lease's end), which would otherwise hold it that long.
+   * Drops the channel from the due set when nothing waits (checked again after, so work added meanwhile stays due).
+   * Work added since the caller found none is due now: its adder kept the drain's due time, its lease's end.
    */
   async forgetIfEmpty(at: ChannelRef): Promise<void> {
     if ((await this.size(at)) > 0) return this.dueAt(at, this.now());
@@ -125,23 +98,28 @@ export class ChannelOutboxRepo {
     await this.kv.sortedRemove(this.keys.outboxDue(), ...own.map(member));
   }
 
-  /** The channel's drain lease (see `Leases`): one replica at a time posts for a channel. */
+  /** The channel's drain lease: one replica at a time posts for a channel. */
   lease(at: ChannelRef): string {
     return this.keys.outboxLease(at.teamId, at.channelId);
   }
 
-  /** The ids of the roll-up under way in the channel, if one was started and not finished. */
-  async rollupUnderWay(at: ChannelRef): Promise<string[] | undefined> {
+  /** The roll-up under way's calls still waiting, in order: written down before it is posted, so a retry covers them. */
+  async rollupUnderWay(at: ChannelRef): Promise<WaitingWork[] | undefined> {
     const raw = await this.kv.get(this.keys.callRollup(at.teamId, at.channelId));
     if (raw === null) return undefined;
-    const ids: unknown = JSON.parse(raw);
-    return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string') : undefined;
+    const ids = JSON.parse(raw) as string[];
+    const found = await this.items.get(at.teamId, at.channelId, ids);
+    return ids.flatMap((id) => {
+      const json = found[id];
+      return json === undefined ? [] : [{ id, json }];
+    });
   }
 
   async startRollup(at: ChannelRef, ids: readonly string[], ttlMs: number): Promise<void> {
     await this.kv.set(this.keys.callRollup(at.teamId, at.channelId), JSON.stringify(ids), { ttlMs });
   }
 
+  /** Removes the items and the roll-up under way (if any). */
   async finishRollup(at: ChannelRef, ids: readonly string[]): Promise<void> {
     await this.remove(at, ids);
     await this.kv.del(this.keys.callRollup(at.teamId, at.channelId));

@@ -349,7 +349,8 @@ describe.each(backends)('ChannelOutboxRepo ($name)', ({ create }) => {
     ]);
     expect(await outbox.size(at)).toBe(5);
     expect(await outbox.head(at, 1)).toEqual([{ id: '11-9', json: '{"u":9}', lane: 'urgent' }]);
-    expect(await outbox.pick(at, ['10-0', '7-0'])).toEqual([{ id: '10-0', json: '{"n":10}' }]);
+    await outbox.startRollup(at, ['10-0', '7-0'], 60_000);
+    expect(await outbox.rollupUnderWay(at)).toEqual([{ id: '10-0', json: '{"n":10}' }]);
     expect(await outbox.channels()).toEqual([at]);
     expect(await queue.usage('T1')).toEqual({ events: 5, bytes: 37 });
     expect(await outbox.remove(at, ['11-9', '11-10', '2-0', '404-0'])).toBe(3);

@@ -32,7 +32,6 @@ export function redisOutboxItems(redis: RedisClient, keys: Keys): OutboxItems {
         return typeof json === 'string' ? [{ ...o, json }] : [];
       });
     },
-    ids: (teamId, channelId) => redis.hkeys(keys.queueOutbox(teamId, channelId)),
     get: async (teamId, channelId, ids) => {
       if (ids.length === 0) return {};
       const values = await redis.hmget(keys.queueOutbox(teamId, channelId), ...ids);

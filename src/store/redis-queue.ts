@@ -8,7 +8,7 @@ import type { BacklogUsage, DeadLetter, DeadLetters, EnqueueOptions, EnqueueResu
 import type { OutboxItems, QueueDepth, QueueEvent } from './queue.js';
 import { blockingConnection, watchErrors, type RedisClient } from './redis-connection.js';
 import { withScripts } from './redis-scripts.js';
-import { autoClaimReply, wakeupReply, enqueueReply, isError, pairReply } from './redis-queue-replies.js';
+import { autoClaimReply, enqueueReply, isError, pairReply } from './redis-queue-replies.js';
 import { readGroupReply, toEntry, type RawEntries } from './redis-queue-replies.js';
 import { redisOutboxItems } from './redis-queue-outbox.js';
 import { redisDeadLetters } from './redis-dead-letters.js';
@@ -34,7 +34,7 @@ export interface RedisQueueOptions {
  * over its masters. A reader reads each group's streams with a command of their own and, with nothing to read, waits
  * for a wake-up, rung after every enqueue, on a connection of its own (XREADGROUP BLOCK holds it for the wait).
  */
-class RedisQueue extends ConsumerGroupQueue implements EventQueue {
+export class RedisQueue extends ConsumerGroupQueue implements EventQueue {
   private readonly redis: RedisClient;
   private readonly keys: Keys;
   private readonly now: () => number;
@@ -80,10 +80,9 @@ class RedisQueue extends ConsumerGroupQueue implements EventQueue {
       this.now(),
     );
     const result = enqueueReply.parse(reply);
-    if (result === 'duplicate' || result === 'full' || result === 'full_bytes') return result;
     // Not waited for: the webhook's answer needs the event queued, not the readers woken.
-    void this.wakeUp(group);
-    return 'queued';
+    if (result === 'queued') void this.wakeUp(group);
+    return result;
   }
 
   /**
@@ -133,10 +132,11 @@ class RedisQueue extends ConsumerGroupQueue implements EventQueue {
         [this.wakeups],
         ['BLOCK', blockMs, 'NOACK'],
       );
-      const wakeups = wakeupReply.parse(reply)?.[0]?.[1] ?? [];
+      // One entry per wake-up: `g <group>`.
+      const wakeups = readGroupReply.parse(reply)?.[0]?.[1] ?? [];
       if (wakeups.length === 0) groups = new Set(ALL_GROUPS);
       for (const [, fields] of wakeups) {
-        const group = Number(fields[fields.indexOf('g') + 1]);
+        const group = Number(fields?.[fields.indexOf('g') + 1]);
         if (Number.isInteger(group) && group >= 0 && group < QUEUE_GROUPS) groups.add(group);
       }
       return [];
@@ -248,8 +248,10 @@ class RedisQueue extends ConsumerGroupQueue implements EventQueue {
     const byStream = new Map<string, StoredEntry[]>();
     for (const entry of entries) {
       const stream = this.streamOf(entry);
-      if (byStream.has(stream)) byStream.get(stream)!.push(entry);
-      else byStream.set(stream, [entry]);
+      byStream
+        .set(stream, byStream.get(stream) ?? [])
+        .get(stream)!
+        .push(entry);
     }
     const lost: StoredEntry[] = [];
     for (const [stream, held] of byStream) {
@@ -344,17 +346,14 @@ class RedisQueue extends ConsumerGroupQueue implements EventQueue {
     limit = MAX_STREAMS_PER_READ,
   ): Promise<Map<number, string[]>> {
     const teams = await Promise.all(groups.map((group) => this.redis.smembers(this.keys.queueTeams(group))));
-    const streams = new Map<number, string[]>();
-    for (const [i, group] of groups.entries()) {
-      const members = teams[i]!;
-      const start = members.length > limit ? turn % members.length : 0;
-      const window = [...members.slice(start), ...members.slice(0, start)].slice(0, limit);
-      streams.set(
-        group,
-        window.map((team) => this.keys.queueTeamStream(team)),
-      );
-    }
-    return streams;
+    return new Map(
+      groups.map((group, i) => {
+        const members = teams[i]!;
+        const start = members.length > limit ? turn % members.length : 0;
+        const window = [...members.slice(start), ...members.slice(0, start)].slice(0, limit);
+        return [group, window.map((team) => this.keys.queueTeamStream(team))];
+      }),
+    );
   }
 
   /** Every stream that may hold entries, whatever its group. */
@@ -413,8 +412,4 @@ class RedisQueue extends ConsumerGroupQueue implements EventQueue {
       return command();
     }
   }
-}
-
-export function createRedisQueue(options: RedisQueueOptions): EventQueue {
-  return new RedisQueue(options);
 }

@@ -39,12 +39,6 @@ interface Dead {
 
 const noDead = (): Dead => ({ letters: [], bytes: 0, count: 0, cap: Number.POSITIVE_INFINITY });
 
-interface Pending {
-  consumer: string;
-  /** Last delivery or heartbeat (epoch ms). */
-  seenAt: number;
-}
-
 /**
  * In-process event queue with the same model as the Redis one (waiting / pending per consumer), so the shared
  * consumer logic behaves identically. Nothing survives the process: this is the embedded single-process mode.
@@ -60,7 +54,8 @@ export class MemoryQueue extends ConsumerGroupQueue implements EventQueue {
   private readonly backlog = new Map<string, BacklogUsage>();
   /** Parked items per (team, channelId): id → JSON, and their order (rank, then id). */
   private readonly outboxItems = new Map<string, { items: Map<string, string>; order: SortedMembers }>();
-  private readonly pending = new Map<string, Pending>();
+  /** Delivered ids: the consumer each is pending for, and its last delivery or heartbeat (epoch ms). */
+  private readonly pending = new Map<string, { consumer: string; seenAt: number }>();
   private readonly dedupMarks = new DedupMarks();
   private readonly dead = new Map<string, Dead>();
   /** The waits of readers with nothing to read: an enqueue ends them. */
@@ -96,9 +91,7 @@ export class MemoryQueue extends ConsumerGroupQueue implements EventQueue {
     marks.drop(team, markedAt - dedupTtlMs, 2, markedAt);
     const bytes = Buffer.byteLength(json);
     const usage = this.backlog.get(team) ?? NOTHING;
-    if (options.maxBacklog !== undefined && usage.events >= options.maxBacklog) {
-      return Promise.resolve('full');
-    }
+    if (options.maxBacklog !== undefined && usage.events >= options.maxBacklog) return Promise.resolve('full');
     const cap = options.maxBacklogBytes;
     if (cap !== undefined) {
       // The backlog, this event and its mark beside the team's others; marks past the guard give way first.
@@ -245,23 +238,21 @@ export class MemoryQueue extends ConsumerGroupQueue implements EventQueue {
   }
 
   depth(): Promise<QueueDepth> {
-    const total = this.entries.size;
-    const pending = this.pending.size;
-    return Promise.resolve({ total, pending, lag: total - pending });
+    const { size: total } = this.entries;
+    return Promise.resolve({ total, pending: this.pending.size, lag: total - this.pending.size });
   }
 
   forgetTeam(teamId: string): Promise<number> {
-    let removed = 0;
-    for (const id of this.unfinished.get(teamId) ?? []) {
+    const ids = this.unfinished.get(teamId) ?? new Set<string>();
+    for (const id of ids) {
       this.entries.delete(id);
       this.pending.delete(id);
-      removed++;
     }
     this.unfinished.delete(teamId);
     this.waiting.delete(teamId);
     this.backlog.delete(teamId);
     for (const key of this.outboxItems.keys()) if (key.startsWith(outboxKey(teamId, ''))) this.outboxItems.delete(key);
-    removed += this.dead.get(teamId)?.letters.length ?? 0;
+    const removed = ids.size + (this.dead.get(teamId)?.letters.length ?? 0);
     this.dead.delete(teamId);
     this.dedupMarks.forgetTeam(teamId);
     return Promise.resolve(removed);
@@ -316,9 +307,7 @@ export class MemoryQueue extends ConsumerGroupQueue implements EventQueue {
     },
     get: (teamId, channelId, ids) => {
       const items = this.outboxItems.get(outboxKey(teamId, channelId))?.items;
-      return Promise.resolve(
-        Object.fromEntries(ids.flatMap((id): [string, string][] => (items?.has(id) ? [[id, items.get(id)!]] : []))),
-      );
+      return Promise.resolve(Object.fromEntries(ids.flatMap((id) => (items?.has(id) ? [[id, items.get(id)!]] : []))));
     },
     count: (teamId, channelId) => Promise.resolve(this.outboxItems.get(outboxKey(teamId, channelId))?.items.size ?? 0),
     remove: (teamId, channelId, ids) => {

@@ -97,8 +97,7 @@ class QueueConsumer implements Consumer {
   }
 
   stop(): Promise<void> {
-    this.stopped ??= this.shutdown();
-    return this.stopped;
+    return (this.stopped ??= this.shutdown());
   }
 
   private async shutdown(): Promise<void> {

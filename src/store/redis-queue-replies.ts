@@ -22,9 +22,7 @@ export const pairReply = z.tuple([z.number(), z.number()]);
 export function toEntry(id: string, flat: readonly string[], source: string): StoredEntry | null {
   const fields = new Map<string, string>();
   for (let i = 0; i + 1 < flat.length; i += 2) fields.set(flat[i]!, flat[i + 1]!);
-  const teamId = fields.get('teamId');
-  const orderKey = fields.get('orderKey');
-  const payload = fields.get('payload');
+  const [teamId, orderKey, payload] = ['teamId', 'orderKey', 'payload'].map((name) => fields.get(name));
   const enqueuedAt = Number(fields.get('enqueuedAt'));
   if (teamId === undefined || orderKey === undefined || payload === undefined || Number.isNaN(enqueuedAt)) return null;
   try {

@@ -6,11 +6,11 @@ import { createKeys } from './keys.js';
 import type { Keys } from './keys.js';
 import type { KeyValueStore } from './kv.js';
 import { MemoryKeyValueStore } from './memory-kv.js';
-import { createMemoryQueue } from './memory-queue.js';
+import { MemoryQueue } from './memory-queue.js';
 import type { EventQueue } from './queue.js';
 import { openRedis, openRedisCluster, type ClusterSettings, type RedisClient } from './redis-connection.js';
 import { RedisKeyValueStore } from './redis-kv.js';
-import { createRedisQueue } from './redis-queue.js';
+import { RedisQueue } from './redis-queue.js';
 import { VerificationRepo } from './verification.js';
 import { OutcomeAlertRepo } from './outcome-alerts.js';
 import { RouteRepo } from './routes.js';
@@ -144,11 +144,11 @@ export function createStore(options: StoreOptions = {}): Store {
       (options.redisCluster ? openRedisCluster(options.redisCluster, logger) : openRedis(options.redisUrl!, logger));
     if (!options.redis) ownedClient = redis;
     kv = new RedisKeyValueStore({ redis });
-    queue = createRedisQueue({ redis, keys, logger, now });
+    queue = new RedisQueue({ redis, keys, logger, now });
     budgets = new RedisRateBudget(redis, keys, now);
   } else {
     kv = new MemoryKeyValueStore();
-    queue = createMemoryQueue({ logger, now });
+    queue = new MemoryQueue(now, logger);
     // Real time, not `now`: a test's frozen clock would never let a budget refill (long holds end on `now`).
     budgets = new MemoryRateBudget(Date.now, now);
   }

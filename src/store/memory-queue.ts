@@ -24,15 +24,7 @@ function handedOut({ json, bytes: _, ...kept }: Kept): StoredEntry {
   return { ...kept, payload: JSON.parse(json) as unknown };
 }
 
-/** A team's backlog: unfinished entries and outbox items, each with their bytes. */
-interface Usage {
-  entries: number;
-  bytes: number;
-  outbox: number;
-  outboxBytes: number;
-}
-
-const NOTHING: Readonly<Usage> = { entries: 0, bytes: 0, outbox: 0, outboxBytes: 0 };
+const NOTHING: Readonly<BacklogUsage> = { events: 0, bytes: 0 };
 
 /**
  * A workspace's dead letters (newest first, with the UTF-8 bytes of their JSON), how many were ever kept, and the
@@ -47,12 +39,6 @@ interface Dead {
 
 const noDead = (): Dead => ({ letters: [], bytes: 0, count: 0, cap: Number.POSITIVE_INFINITY });
 
-interface Pending {
-  consumer: string;
-  /** Last delivery or heartbeat (epoch ms). */
-  seenAt: number;
-}
-
 /**
  * In-process event queue with the same model as the Redis one (waiting / pending per consumer), so the shared
  * consumer logic behaves identically. Nothing survives the process: this is the embedded single-process mode.
@@ -64,11 +50,12 @@ export class MemoryQueue extends ConsumerGroupQueue implements EventQueue {
   private readonly unfinished = new Map<string, Set<string>>();
   /** Not yet delivered ids per team, oldest first; Map order is the round-robin order between teams. */
   private readonly waiting = new Map<string, Fifo<string>>();
-  /** Per team with a backlog: what it holds. */
-  private readonly backlog = new Map<string, Usage>();
+  /** Per team with a backlog: its unfinished entries and outbox items, and their bytes. */
+  private readonly backlog = new Map<string, BacklogUsage>();
   /** Parked items per (team, channelId): id → JSON, and their order (rank, then id). */
   private readonly outboxItems = new Map<string, { items: Map<string, string>; order: SortedMembers }>();
-  private readonly pending = new Map<string, Pending>();
+  /** Delivered ids: the consumer each is pending for, and its last delivery or heartbeat (epoch ms). */
+  private readonly pending = new Map<string, { consumer: string; seenAt: number }>();
   private readonly dedupMarks = new DedupMarks();
   private readonly dead = new Map<string, Dead>();
   /** The waits of readers with nothing to read: an enqueue ends them. */
@@ -104,13 +91,11 @@ export class MemoryQueue extends ConsumerGroupQueue implements EventQueue {
     marks.drop(team, markedAt - dedupTtlMs, 2, markedAt);
     const bytes = Buffer.byteLength(json);
     const usage = this.backlog.get(team) ?? NOTHING;
-    if (options.maxBacklog !== undefined && usage.entries + usage.outbox >= options.maxBacklog) {
-      return Promise.resolve('full');
-    }
+    if (options.maxBacklog !== undefined && usage.events >= options.maxBacklog) return Promise.resolve('full');
     const cap = options.maxBacklogBytes;
     if (cap !== undefined) {
       // The backlog, this event and its mark beside the team's others; marks past the guard give way first.
-      let held = usage.bytes + usage.outboxBytes + bytes + (marks.count(team, markedAt) + 1) * DEDUP_MARK_BYTES;
+      let held = usage.bytes + bytes + (marks.count(team, markedAt) + 1) * DEDUP_MARK_BYTES;
       const dead = getOrAdd(this.dead, team, noDead);
       if (held + dead.bytes > cap) {
         const upTo = Math.ceil((held + dead.bytes - cap) / DEDUP_MARK_BYTES);
@@ -124,7 +109,7 @@ export class MemoryQueue extends ConsumerGroupQueue implements EventQueue {
     marks.add(team, mark, markedAt, dedupTtlMs);
     const id = this.nextId(now);
     this.entries.set(id, { id, teamId: event.teamId, orderKey: event.orderKey, json, bytes, enqueuedAt: now });
-    this.count(team, { entries: 1, bytes });
+    this.count(team, 1, bytes);
     getOrAdd(this.waiting, team, () => new Fifo<string>()).push(id);
     getOrAdd(this.unfinished, team, () => new Set<string>()).add(id);
     for (const reader of this.wakeReaders) reader.abort();
@@ -203,7 +188,7 @@ export class MemoryQueue extends ConsumerGroupQueue implements EventQueue {
     const kept = this.entries.get(entry.id);
     if (kept) {
       this.entries.delete(entry.id);
-      this.count(kept.teamId, { entries: -1, bytes: -kept.bytes });
+      this.count(kept.teamId, -1, -kept.bytes);
       const unfinished = this.unfinished.get(kept.teamId);
       unfinished?.delete(entry.id);
       if (unfinished?.size === 0) this.unfinished.delete(kept.teamId);
@@ -253,23 +238,21 @@ export class MemoryQueue extends ConsumerGroupQueue implements EventQueue {
   }
 
   depth(): Promise<QueueDepth> {
-    const total = this.entries.size;
-    const pending = this.pending.size;
-    return Promise.resolve({ total, pending, lag: total - pending });
+    const { size: total } = this.entries;
+    return Promise.resolve({ total, pending: this.pending.size, lag: total - this.pending.size });
   }
 
   forgetTeam(teamId: string): Promise<number> {
-    let removed = 0;
-    for (const id of this.unfinished.get(teamId) ?? []) {
+    const ids = this.unfinished.get(teamId) ?? new Set<string>();
+    for (const id of ids) {
       this.entries.delete(id);
       this.pending.delete(id);
-      removed++;
     }
     this.unfinished.delete(teamId);
     this.waiting.delete(teamId);
     this.backlog.delete(teamId);
     for (const key of this.outboxItems.keys()) if (key.startsWith(outboxKey(teamId, ''))) this.outboxItems.delete(key);
-    removed += this.dead.get(teamId)?.letters.length ?? 0;
+    const removed = ids.size + (this.dead.get(teamId)?.letters.length ?? 0);
     this.dead.delete(teamId);
     this.dedupMarks.forgetTeam(teamId);
     return Promise.resolve(removed);
@@ -282,23 +265,21 @@ export class MemoryQueue extends ConsumerGroupQueue implements EventQueue {
   }
 
   /** Adds to a team's backlog counts; a team with nothing left is forgotten. */
-  private count(teamId: string, change: Partial<Usage>): void {
-    const usage = this.backlog.get(teamId) ?? { ...NOTHING };
-    for (const [field, by] of Object.entries(change) as [keyof Usage, number][]) usage[field] += by;
-    if (usage.entries > 0 || usage.outbox > 0) this.backlog.set(teamId, usage);
+  private count(teamId: string, events: number, bytes: number): void {
+    const usage = this.backlog.get(teamId) ?? NOTHING;
+    if (usage.events + events > 0)
+      this.backlog.set(teamId, { events: usage.events + events, bytes: usage.bytes + bytes });
     else this.backlog.delete(teamId);
   }
 
   usage(teamId: string): Promise<BacklogUsage> {
-    const usage = this.backlog.get(teamId) ?? NOTHING;
-    const bytes = this.liveBytes(teamId) + (this.dead.get(teamId)?.bytes ?? 0);
-    return Promise.resolve({ events: usage.entries + usage.outbox, bytes });
+    const events = this.backlog.get(teamId)?.events ?? 0;
+    return Promise.resolve({ events, bytes: this.liveBytes(teamId) + (this.dead.get(teamId)?.bytes ?? 0) });
   }
 
   /** The bytes of the team's backlog and its dedup marks: what its dead letters give way to. */
   private liveBytes(teamId: string): number {
-    const usage = this.backlog.get(teamId) ?? NOTHING;
-    return usage.bytes + usage.outboxBytes + this.dedupMarks.count(teamId, this.now()) * DEDUP_MARK_BYTES;
+    return (this.backlog.get(teamId)?.bytes ?? 0) + this.dedupMarks.count(teamId, this.now()) * DEDUP_MARK_BYTES;
   }
 
   readonly outboxes: OutboxItems = {
@@ -311,7 +292,7 @@ export class MemoryQueue extends ConsumerGroupQueue implements EventQueue {
       if (channel.items.has(id)) return Promise.resolve(false);
       channel.items.set(id, json);
       channel.order.add(sortableEntryId(id), rank);
-      this.count(teamId, { outbox: 1, outboxBytes: Buffer.byteLength(json) });
+      this.count(teamId, 1, Buffer.byteLength(json));
       return Promise.resolve(true);
     },
     head: (teamId, channelId, limit) => {
@@ -324,13 +305,9 @@ export class MemoryQueue extends ConsumerGroupQueue implements EventQueue {
         }),
       );
     },
-    ids: (teamId, channelId) =>
-      Promise.resolve([...(this.outboxItems.get(outboxKey(teamId, channelId))?.items.keys() ?? [])]),
     get: (teamId, channelId, ids) => {
       const items = this.outboxItems.get(outboxKey(teamId, channelId))?.items;
-      return Promise.resolve(
-        Object.fromEntries(ids.flatMap((id): [string, string][] => (items?.has(id) ? [[id, items.get(id)!]] : []))),
-      );
+      return Promise.resolve(Object.fromEntries(ids.flatMap((id) => (items?.has(id) ? [[id, items.get(id)!]] : []))));
     },
     count: (teamId, channelId) => Promise.resolve(this.outboxItems.get(outboxKey(teamId, channelId))?.items.size ?? 0),
     remove: (teamId, channelId, ids) => {
@@ -343,7 +320,7 @@ export class MemoryQueue extends ConsumerGroupQueue implements EventQueue {
         channel!.items.delete(id);
         channel!.order.remove(sortableEntryId(id));
         removed++;
-        this.count(teamId, { outbox: -1, outboxBytes: -Buffer.byteLength(json) });
+        this.count(teamId, -1, -Buffer.byteLength(json));
       }
       if (channel?.items.size === 0) this.outboxItems.delete(key);
       return Promise.resolve(removed);
@@ -403,8 +380,4 @@ class Fifo<T> {
     }
     return item;
   }
-}
-
-export function createMemoryQueue(options: { logger?: Logger; now?: () => number } = {}): EventQueue {
-  return new MemoryQueue(options.now, options.logger);
 }

@@ -46,7 +46,6 @@ export function sortableEntryId(id: string): string {
   return `${ms.padStart(16, '0')}-${seq.padStart(10, '0')}`;
 }
 
-/** The entry id a `sortableEntryId` stands for. */
 export function entryIdOfSortable(member: string): string {
   const [ms = '0', seq = '0'] = member.split('-');
   return `${BigInt(ms)}-${BigInt(seq)}`;

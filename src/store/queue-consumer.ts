@@ -18,9 +18,7 @@ const CLAIM_BATCH = 100;
 const STARTS_PER_TURN = 256;
 const MAX_ERROR_LENGTH = 2_000;
 
-function defaultRetryDelayMs(attempt: number): number {
-  return Math.min(1_000 * 2 ** Math.max(0, attempt - 1), 60_000);
-}
+const defaultRetryDelayMs = (attempt: number): number => Math.min(1_000 * 2 ** Math.max(0, attempt - 1), 60_000);
 
 interface Held {
   entry: StoredEntry;
@@ -32,24 +30,9 @@ interface Held {
   handled: boolean;
 }
 
-type Settings = Required<ConsumeOptions>;
-
 function positiveInt(where: string, name: string, value: number): number {
   if (!Number.isSafeInteger(value) || value <= 0) throw new RangeError(`${where}: ${name} must be a positive integer`);
   return value;
-}
-
-function settingsFrom(options: ConsumeOptions): Settings {
-  if (options.consumer.length === 0) throw new Error('consume: consumer name is empty');
-  const concurrency = positiveInt('consume', 'concurrency', options.concurrency ?? 8);
-  return {
-    consumer: options.consumer,
-    concurrency,
-    blockMs: positiveInt('consume', 'blockMs', options.blockMs ?? 5_000),
-    claimIdleMs: positiveInt('consume', 'claimIdleMs', options.claimIdleMs ?? 30_000),
-    retryDelayMs: options.retryDelayMs ?? defaultRetryDelayMs,
-    prefetch: positiveInt('consume', 'prefetch', options.prefetch ?? concurrency * 4),
-  };
 }
 
 export function errorMessage(error: unknown): string {
@@ -68,7 +51,7 @@ export function pause(ms: number, signal: AbortSignal): Promise<void> {
  */
 class QueueConsumer implements Consumer {
   readonly name: string;
-  private readonly settings: Settings;
+  private readonly settings: Required<ConsumeOptions>;
   private readonly reader: QueueReader;
   /** Entries this consumer holds, by `entryRef`. Map order = the order they are tried in (round robin). */
   private readonly held = new Map<string, Held>();
@@ -97,16 +80,24 @@ class QueueConsumer implements Consumer {
     private readonly logger: Logger,
     private readonly onStopped: (consumer: QueueConsumer) => void,
   ) {
-    this.settings = settingsFrom(options);
-    this.name = this.settings.consumer;
+    if (options.consumer.length === 0) throw new Error('consume: consumer name is empty');
+    const concurrency = positiveInt('consume', 'concurrency', options.concurrency ?? 8);
+    this.settings = {
+      consumer: options.consumer,
+      concurrency,
+      blockMs: positiveInt('consume', 'blockMs', options.blockMs ?? 5_000),
+      claimIdleMs: positiveInt('consume', 'claimIdleMs', options.claimIdleMs ?? 30_000),
+      retryDelayMs: options.retryDelayMs ?? defaultRetryDelayMs,
+      prefetch: positiveInt('consume', 'prefetch', options.prefetch ?? concurrency * 4),
+    };
+    this.name = options.consumer;
     this.reader = queue.openReader(this.name);
     this.loops = [this.fetchLoop(), this.claimLoop()];
     this.heartbeats = this.heartbeatLoop();
   }
 
   stop(): Promise<void> {
-    this.stopped ??= this.shutdown();
-    return this.stopped;
+    return (this.stopped ??= this.shutdown());
   }
 
   private async shutdown(): Promise<void> {
@@ -180,11 +171,8 @@ class QueueConsumer implements Consumer {
           this.name,
           [...this.held.values()].map((h) => h.entry),
         );
-        for (const entry of lost) {
-          const ref = entryRef(entry);
-          // A running entry finishes; its completion is safe whoever holds it now (its work is remembered steps).
-          if (!this.active.has(ref)) this.drop(ref);
-        }
+        // A running entry finishes; its completion is safe whoever holds it now (its work is remembered steps).
+        for (const ref of lost.map(entryRef)) if (!this.active.has(ref)) this.drop(ref);
       } catch (error) {
         this.warn(error, 'queue: heartbeat failed');
       }

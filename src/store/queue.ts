@@ -10,7 +10,7 @@
  *   pause, and says which entries are not finished yet (`firstUnfinished`) so an outbox posts a team's events in
  *   the order they arrived. Entries held by a crashed consumer are taken over by another.
  *
- * Implementations: `createMemoryQueue` (embedded mode) and `createRedisQueue` (Redis Streams consumer group),
+ * Implementations: `MemoryQueue` (embedded mode) and `RedisQueue` (Redis Streams consumer group),
  * both running the same consumer logic (`queue-consumer.ts`).
  */
 
@@ -78,8 +78,6 @@ export interface OutboxItems {
   put(teamId: string, channelId: string, id: string, json: string, rank: number): Promise<boolean>;
   /** The channel's first `limit` items, lowest rank first, then oldest id: costs the items read, not the channel's size. */
   head(teamId: string, channelId: string, limit: number): Promise<OutboxItem[]>;
-  /** The ids of the channel's items (in no particular order). */
-  ids(teamId: string, channelId: string): Promise<string[]>;
   /** These items of the channel, id → JSON (ids not there are left out). */
   get(teamId: string, channelId: string, ids: readonly string[]): Promise<Record<string, string>>;
   count(teamId: string, channelId: string): Promise<number>;

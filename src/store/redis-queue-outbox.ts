@@ -21,35 +21,29 @@ export function redisOutboxItems(redis: RedisClient, keys: Keys): OutboxItems {
       )) === 1,
     head: async (teamId, channelId, limit) => {
       if (limit <= 0) return [];
+      // WITHSCORES: member, rank, member, rank…
       const flat = await redis.zrange(keys.queueOutboxOrder(teamId, channelId), 0, limit - 1, 'WITHSCORES');
-      const order: { id: string; rank: number }[] = [];
-      for (let i = 0; i + 1 < flat.length; i += 2)
-        order.push({ id: entryIdOfSortable(flat[i]!), rank: Number(flat[i + 1]) });
-      if (order.length === 0) return [];
-      const values = await redis.hmget(keys.queueOutbox(teamId, channelId), ...order.map((o) => o.id));
-      return order.flatMap((o, i) => {
+      const ids = flat.filter((_, i) => i % 2 === 0).map(entryIdOfSortable);
+      if (ids.length === 0) return [];
+      const values = await redis.hmget(keys.queueOutbox(teamId, channelId), ...ids);
+      return ids.flatMap((id, i) => {
         const json = values[i];
-        return typeof json === 'string' ? [{ ...o, json }] : [];
+        return typeof json === 'string' ? [{ id, json, rank: Number(flat[2 * i + 1]) }] : [];
       });
     },
-    ids: (teamId, channelId) => redis.hkeys(keys.queueOutbox(teamId, channelId)),
     get: async (teamId, channelId, ids) => {
       if (ids.length === 0) return {};
       const values = await redis.hmget(keys.queueOutbox(teamId, channelId), ...ids);
-      const found = (id: string, i: number): [string, string][] =>
-        typeof values[i] === 'string' ? [[id, values[i]]] : [];
-      return Object.fromEntries(ids.flatMap(found));
+      return Object.fromEntries(ids.flatMap((id, i) => (typeof values[i] === 'string' ? [[id, values[i]]] : [])));
     },
     count: (teamId, channelId) => redis.hlen(keys.queueOutbox(teamId, channelId)),
-    remove: async (teamId, channelId, ids) =>
-      ids.length === 0
-        ? 0
-        : redis.campaignQueueUnpark(
-            keys.queueOutbox(teamId, channelId),
-            keys.queueUsage(teamId),
-            keys.queueOutboxOrder(teamId, channelId),
-            ...ids,
-            ...ids.map(sortableEntryId),
-          ),
+    remove: (teamId, channelId, ids) =>
+      redis.campaignQueueUnpark(
+        keys.queueOutbox(teamId, channelId),
+        keys.queueUsage(teamId),
+        keys.queueOutboxOrder(teamId, channelId),
+        ...ids,
+        ...ids.map(sortableEntryId),
+      ),
   };
 }

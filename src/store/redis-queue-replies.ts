@@ -9,25 +9,20 @@ import type { StoredEntry } from './queue-backend.js';
 const rawEntries = z.array(z.tuple([z.string(), z.array(z.string()).nullable()]));
 export type RawEntries = z.infer<typeof rawEntries>;
 export const readGroupReply = z.array(z.tuple([z.string(), rawEntries])).nullable();
-/** The wake-up stream's entries as XREADGROUP returns them: one per wake-up, `g <group>`. */
-export const wakeupReply = z
-  .array(z.tuple([z.string(), z.array(z.tuple([z.string(), z.array(z.string())]))]))
-  .nullable();
 export const autoClaimReply = z.tuple([z.string(), rawEntries]).rest(z.unknown());
-export const enqueueReply = z.union([
-  z.literal('duplicate'),
-  z.literal('full'),
-  z.literal('full_bytes'),
-  z.string().regex(/^\d+-\d+$/),
-]);
+/** ENQUEUE answers the new entry's id, read as `queued`. */
+export const enqueueReply = z.enum(['duplicate', 'full', 'full_bytes']).or(
+  z
+    .string()
+    .regex(/^\d+-\d+$/)
+    .transform(() => 'queued' as const),
+);
 export const pairReply = z.tuple([z.number(), z.number()]);
 /** A stream entry's fields (teamId, orderKey, payload JSON, enqueuedAt) read by hand: one per event read. */
 export function toEntry(id: string, flat: readonly string[], source: string): StoredEntry | null {
   const fields = new Map<string, string>();
   for (let i = 0; i + 1 < flat.length; i += 2) fields.set(flat[i]!, flat[i + 1]!);
-  const teamId = fields.get('teamId');
-  const orderKey = fields.get('orderKey');
-  const payload = fields.get('payload');
+  const [teamId, orderKey, payload] = ['teamId', 'orderKey', 'payload'].map((name) => fields.get(name));
   const enqueuedAt = Number(fields.get('enqueuedAt'));
   if (teamId === undefined || orderKey === undefined || payload === undefined || Number.isNaN(enqueuedAt)) return null;
   try {

@@ -4,11 +4,11 @@ import { z } from 'zod';
 import { QUEUE_GROUPS, queueGroup, type Keys } from './keys.js';
 import { ConsumerGroupQueue, errorMessage } from './queue-consumer.js';
 import type { QueueReader, StoredEntry } from './queue-backend.js';
-import type { BacklogUsage, DeadLetter, DeadLetters, EnqueueOptions, EnqueueResult, EventQueue } from './queue.js';
+import type { BacklogUsage, DeadLetter, EnqueueOptions, EnqueueResult, EventQueue } from './queue.js';
 import type { OutboxItems, QueueDepth, QueueEvent } from './queue.js';
 import { blockingConnection, watchErrors, type RedisClient } from './redis-connection.js';
 import { withScripts } from './redis-scripts.js';
-import { autoClaimReply, wakeupReply, enqueueReply, isError, pairReply } from './redis-queue-replies.js';
+import { autoClaimReply, enqueueReply, isError, pairReply } from './redis-queue-replies.js';
 import { readGroupReply, toEntry, type RawEntries } from './redis-queue-replies.js';
 import { redisOutboxItems } from './redis-queue-outbox.js';
 import { redisDeadLetters } from './redis-dead-letters.js';
@@ -34,7 +34,7 @@ export interface RedisQueueOptions {
  * over its masters. A reader reads each group's streams with a command of their own and, with nothing to read, waits
  * for a wake-up, rung after every enqueue, on a connection of its own (XREADGROUP BLOCK holds it for the wait).
  */
-class RedisQueue extends ConsumerGroupQueue implements EventQueue {
+export class RedisQueue extends ConsumerGroupQueue implements EventQueue {
   private readonly redis: RedisClient;
   private readonly keys: Keys;
   private readonly now: () => number;
@@ -80,10 +80,9 @@ class RedisQueue extends ConsumerGroupQueue implements EventQueue {
       this.now(),
     );
     const result = enqueueReply.parse(reply);
-    if (result === 'duplicate' || result === 'full' || result === 'full_bytes') return result;
     // Not waited for: the webhook's answer needs the event queued, not the readers woken.
-    void this.wakeUp(group);
-    return 'queued';
+    if (result === 'queued') void this.wakeUp(group);
+    return result;
   }
 
   /**
@@ -113,30 +112,27 @@ class RedisQueue extends ConsumerGroupQueue implements EventQueue {
       await this.ensureWakeups();
       const streams = await this.streamsOf([...groups], turn++);
       for (const [group, list] of streams) if (list.length === 0) groups.delete(group);
-      const total = [...streams.values()].reduce((n, list) => n + list.length, 0);
-      if (total > 0) {
-        // COUNT applies per stream: every team with waiting entries gets its share of this read.
-        const each = Math.max(1, Math.ceil(count / total));
-        const read = await Promise.all(
-          [...streams]
-            .filter(([, list]) => list.length > 0)
-            .map(([group, list]) => this.readStreams(connection, consumer, group, list, each)),
-        );
-        const entries = read.flat();
-        if (entries.length > 0) return entries;
-      }
-      // Nothing to read: wait for a wake-up. NOACK: it is only a signal, nothing to redeliver.
-      const reply = await this.readGroup(
-        connection,
-        consumer,
-        WAKEUPS_PER_READ,
-        [this.wakeups],
-        ['BLOCK', blockMs, 'NOACK'],
+      // COUNT applies per stream: every team with waiting entries gets its share of this read.
+      const each = Math.max(1, Math.ceil(count / [...streams.values()].reduce((n, list) => n + list.length, 0)));
+      // One command per group: its streams share its slot.
+      const entries = await Promise.all(
+        [...streams]
+          .filter(([, list]) => list.length > 0)
+          .map(async ([group, list]) => {
+            const batches = readGroupReply.parse(await this.readGroup(connection, consumer, each, list)) ?? [];
+            // A stream that gave all asked of it may hold more: a wake-up again lets another waiting reader share it.
+            if (batches.some(([, batch]) => batch.length >= each)) void this.wakeUp(group);
+            return (await Promise.all(batches.map(([stream, batch]) => this.entriesOf(batch, stream)))).flat();
+          }),
       );
-      const wakeups = wakeupReply.parse(reply)?.[0]?.[1] ?? [];
+      if (entries.flat().length > 0) return entries.flat();
+      // Nothing to read: wait for a wake-up (one entry each: `g <group>`). NOACK: it is only a signal.
+      const wait = ['BLOCK', blockMs, 'NOACK'];
+      const reply = await this.readGroup(connection, consumer, WAKEUPS_PER_READ, [this.wakeups], wait);
+      const wakeups = readGroupReply.parse(reply)?.[0]?.[1] ?? [];
       if (wakeups.length === 0) groups = new Set(ALL_GROUPS);
       for (const [, fields] of wakeups) {
-        const group = Number(fields[fields.indexOf('g') + 1]);
+        const group = Number(fields?.[fields.indexOf('g') + 1]);
         if (Number.isInteger(group) && group >= 0 && group < QUEUE_GROUPS) groups.add(group);
       }
       return [];
@@ -173,28 +169,6 @@ class RedisQueue extends ConsumerGroupQueue implements EventQueue {
         connection.disconnect();
       },
     };
-  }
-
-  /**
-   * New entries of some streams of one queue group (one command: they share its slot), without waiting. A stream
-   * that gave all this read asked of it may hold more: a wake-up is sent again, so another waiting reader shares it.
-   */
-  private async readStreams(
-    connection: RedisClient,
-    consumer: string,
-    group: number,
-    streams: readonly string[],
-    each: number,
-  ): Promise<StoredEntry[]> {
-    const reply = await this.readGroup(connection, consumer, each, streams);
-    const entries: StoredEntry[] = [];
-    let more = false;
-    for (const [stream, batch] of readGroupReply.parse(reply) ?? []) {
-      more ||= batch.length >= each;
-      entries.push(...(await this.entriesOf(batch, stream)));
-    }
-    if (more) void this.wakeUp(group);
-    return entries;
   }
 
   /**
@@ -248,8 +222,10 @@ class RedisQueue extends ConsumerGroupQueue implements EventQueue {
     const byStream = new Map<string, StoredEntry[]>();
     for (const entry of entries) {
       const stream = this.streamOf(entry);
-      if (byStream.has(stream)) byStream.get(stream)!.push(entry);
-      else byStream.set(stream, [entry]);
+      byStream
+        .set(stream, byStream.get(stream) ?? [])
+        .get(stream)!
+        .push(entry);
     }
     const lost: StoredEntry[] = [];
     for (const [stream, held] of byStream) {
@@ -280,17 +256,9 @@ class RedisQueue extends ConsumerGroupQueue implements EventQueue {
     return first?.[0];
   }
 
-  bury(letter: DeadLetter): Promise<boolean> {
-    return this.dead.bury(letter);
-  }
-
-  takeDeadLetter(teamId: string, id: string): Promise<DeadLetter | undefined> {
-    return this.dead.take(teamId, id);
-  }
-
-  deadLetters(teamId: string, limit?: number): Promise<DeadLetters> {
-    return this.dead.list(teamId, limit);
-  }
+  readonly bury = (letter: DeadLetter): Promise<boolean> => this.dead.bury(letter);
+  readonly takeDeadLetter = (teamId: string, id: string) => this.dead.take(teamId, id);
+  readonly deadLetters = (teamId: string, limit?: number) => this.dead.list(teamId, limit);
 
   async depth(): Promise<QueueDepth> {
     const streams = await this.streamsOf(ALL_GROUPS, 0, Number.POSITIVE_INFINITY);
@@ -344,17 +312,14 @@ class RedisQueue extends ConsumerGroupQueue implements EventQueue {
     limit = MAX_STREAMS_PER_READ,
   ): Promise<Map<number, string[]>> {
     const teams = await Promise.all(groups.map((group) => this.redis.smembers(this.keys.queueTeams(group))));
-    const streams = new Map<number, string[]>();
-    for (const [i, group] of groups.entries()) {
-      const members = teams[i]!;
-      const start = members.length > limit ? turn % members.length : 0;
-      const window = [...members.slice(start), ...members.slice(0, start)].slice(0, limit);
-      streams.set(
-        group,
-        window.map((team) => this.keys.queueTeamStream(team)),
-      );
-    }
-    return streams;
+    return new Map(
+      groups.map((group, i) => {
+        const members = teams[i]!;
+        const start = members.length > limit ? turn % members.length : 0;
+        const window = [...members.slice(start), ...members.slice(0, start)].slice(0, limit);
+        return [group, window.map((team) => this.keys.queueTeamStream(team))];
+      }),
+    );
   }
 
   /** Every stream that may hold entries, whatever its group. */
@@ -413,8 +378,4 @@ class RedisQueue extends ConsumerGroupQueue implements EventQueue {
       return command();
     }
   }
-}
-
-export function createRedisQueue(options: RedisQueueOptions): EventQueue {
-  return new RedisQueue(options);
 }

@@ -112,33 +112,23 @@ end
 return lost
 `;
 
-/** Finishes one entry, its payload's bytes leaving the team's count. */
-const FINISH_LUA = `
-local function payloadBytes(entry)
-  if not entry then return 0 end
-  local fields = entry[2]
-  for i = 1, #fields - 1, 2 do
-    if fields[i] == 'payload' then return string.len(fields[i + 1]) end
-  end
-  return 0
+/** Finishes an entry, its payload's bytes leaving the team's count. KEYS: stream, teams, usage. ARGV: group, id, team. */
+const COMPLETE = `
+local stream, usage = KEYS[1], KEYS[3]
+redis.call('XACK', stream, ARGV[1], ARGV[2])
+local entry, size = redis.call('XRANGE', stream, ARGV[2], ARGV[2])[1], 0
+local fields = entry and entry[2] or {}
+for i = 1, #fields - 1, 2 do
+  if fields[i] == 'payload' then size = string.len(fields[i + 1]) break end
 end
-local function finish(stream, teams, usage, group, id, team)
-  redis.call('XACK', stream, group, id)
-  local size = payloadBytes(redis.call('XRANGE', stream, id, id)[1])
-  local deleted = redis.call('XDEL', stream, id)
-  if redis.call('XLEN', stream) == 0 then
-    -- A drained team leaves the readers' list; its next enqueue puts it back (and sends a wake-up).
-    redis.call('SREM', teams, team)
-    redis.call('HDEL', usage, 'bytes')
-  elseif deleted == 1 and size > 0 and redis.call('HINCRBY', usage, 'bytes', -size) < 0 then
-    redis.call('HDEL', usage, 'bytes')
-  end
+local deleted = redis.call('XDEL', stream, ARGV[2])
+if redis.call('XLEN', stream) == 0 then
+  -- A drained team leaves the readers' list; its next enqueue puts it back (and sends a wake-up).
+  redis.call('SREM', KEYS[2], ARGV[3])
+  redis.call('HDEL', usage, 'bytes')
+elseif deleted == 1 and size > 0 and redis.call('HINCRBY', usage, 'bytes', -size) < 0 then
+  redis.call('HDEL', usage, 'bytes')
 end
-`;
-
-/** Finishes an entry. KEYS: stream, teams, usage. ARGV: group, id, team. */
-const COMPLETE = `${FINISH_LUA}
-finish(KEYS[1], KEYS[2], KEYS[3], ARGV[1], ARGV[2], ARGV[3])
 return 1
 `;
 

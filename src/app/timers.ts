@@ -11,10 +11,7 @@ import { LEASE_MS, workspaceTimerTeam, type DueTimer, type Store } from '../stor
 export type TimerHandler = (timer: DueTimer, now: number, stop: AbortSignal) => Promise<number | undefined>;
 
 /** Firings of minutes run beside the ticks, at most `total` in the process and `perWorkspace` of one workspace. */
-export interface Background {
-  total: number;
-  perWorkspace: number;
-}
+export type Background = { total: number; perWorkspace: number };
 
 export interface TimersOptions {
   /** How often due timers are looked for. Default 15 s. */

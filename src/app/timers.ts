@@ -98,7 +98,16 @@ export class Timers {
         const leaseMs = this.options.leaseMs ?? LEASE_MS;
         if (!(await this.store.timers.claim(kind, timer, this.owner, leaseMs))) continue;
         fired++;
-        const firing = this.fire(kind, handler, timer, now, leaseMs);
+        const firing = (async () => {
+          const kept = this.store.timers.keep(kind, timer, this.owner, leaseMs);
+          try {
+            await this.store.timers.advance(kind, timer, await handler(timer, now, this.stopping.signal));
+          } catch (err) {
+            this.logger.error({ err, kind, timer: timer.id }, 'a timer failed; it is tried again after its lease');
+          } finally {
+            await kept.stop();
+          }
+        })();
         if (!background) await firing;
         else {
           const task = firing.finally(() => {
@@ -113,16 +122,5 @@ export class Timers {
       this.logger.warn({ err, kind }, 'could not read due timers (store unreachable?); trying again next tick');
     }
     return fired;
-  }
-
-  private async fire(kind: string, handler: TimerHandler, timer: DueTimer, now: number, leaseMs: number) {
-    const kept = this.store.timers.keep(kind, timer, this.owner, leaseMs);
-    try {
-      await this.store.timers.advance(kind, timer, await handler(timer, now, this.stopping.signal));
-    } catch (err) {
-      this.logger.error({ err, kind, timer: timer.id }, 'a timer failed; it is tried again after its lease');
-    } finally {
-      await kept.stop();
-    }
   }
 }

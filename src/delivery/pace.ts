@@ -78,12 +78,10 @@ class SlackPaceWait extends Error {
   override readonly name = 'SlackPaceWait';
   constructor(
     readonly delayMs: number,
-    reason: 'rate-limit' | 'slack-down',
+    reason: 'its Slack budget' | 'Slack is down',
     method: string,
   ) {
-    super(
-      `${PACE_WAIT} ${method} (${reason === 'rate-limit' ? 'its Slack budget' : 'Slack is down'}), retry in ${delayMs} ms`,
-    );
+    super(`${PACE_WAIT} ${method} (${reason}), retry in ${delayMs} ms`);
   }
 }
 
@@ -92,18 +90,12 @@ export function isPaceWait(line: string): boolean {
   return line.includes(PACE_WAIT);
 }
 
-interface Budget {
-  key: string;
-  rule: PaceRule;
-  /** A post into a channel: the workspace-wide posting budget it also takes from. */
-  workspace?: { key: string; rule: PaceRule; team: string; channel: string };
-}
-
 /**
- * One call's budget. Slack's limits are per workspace, never per token (an org-wide token acts for every
- * workspace of its org); only a call for no known workspace (the readiness check's auth.test) is budgeted by token.
+ * One call's budget, and a post's `workspace`: the workspace-wide posting budget it also takes from. Slack's limits
+ * are per workspace, never per token (an org-wide token acts for every workspace of its org); only a call for no
+ * known workspace (the readiness check's auth.test) is budgeted by token.
  */
-function budgetFor(limits: Required<SlackLimits>, method: string, workspace: string | undefined, init: Init): Budget {
+function budgetFor(limits: Required<SlackLimits>, method: string, workspace: string | undefined, init: Init) {
   const token = tokenOf(init) ?? '';
   const team = workspace ?? `token.${createHash('sha256').update(token).digest('base64url').slice(0, 16)}`;
   const channel = channelOf(init?.body);
@@ -237,7 +229,7 @@ export class SlackPace {
     const budget = method ? budgetFor(this.limits, method, team, init) : undefined;
     if (method && mode.background) {
       const down = this.health.waitMs();
-      if (down > 0) throw new SlackPaceWait(down, 'slack-down', method);
+      if (down > 0) throw new SlackPaceWait(down, 'Slack is down', method);
     }
     // The workspace's posting budget first: while a workspace-wide 429 holds it, no channel's is spent.
     for (const { key, rule } of budget?.workspace ? [budget.workspace, budget] : budget ? [budget] : []) {
@@ -252,7 +244,7 @@ export class SlackPace {
           break;
         }
         if (wait === 0) break;
-        if (mode.background) throw new SlackPaceWait(wait, 'rate-limit', method!);
+        if (mode.background) throw new SlackPaceWait(wait, 'its Slack budget', method!);
         if (this.now() - waited + wait > MAX_INTERACTIVE_WAIT_MS) break;
         await new Promise((resolve) => setTimeout(resolve, wait));
       }

@@ -20,10 +20,8 @@ import { RETENTION_MS, type PostContext } from '../delivery/post-context.js';
 import type { BulkPosts } from '../delivery/bulk-posts.js';
 import { StepLog, type StepRef } from '../delivery/steps.js';
 
-export interface RecordingOptions {
-  /** How long a transfer waits on its host for `MIN_PROGRESS_BYTES` before the try fails. Default 20 s. */
-  stallMs?: number;
-}
+/** `stallMs`: how long a transfer waits on its host for `MIN_PROGRESS_BYTES` before the try fails (20 s). */
+export type RecordingOptions = { stallMs?: number };
 
 /** The recording of one call in one channel (its steps are remembered under the call's queue entry). */
 type RecordingRef = ChannelRef & { entryId: string };
@@ -102,8 +100,9 @@ export class CallRecordings {
     await this.fetcher?.close();
   }
 
-  /** The recording's job as first written (tries counted); undefined once done or unreadable. */
+  /** The recording's job as first written (tries counted); undefined once done (copied or given up) or unreadable. */
   private async jobOf(target: RecordingRef): Promise<RecordingJob | undefined> {
+    if (await this.steps.done(stepOf(target, 'recording'))) return undefined;
     const raw = await this.steps.read(stepOf(target, 'recording-job'));
     const job = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
     const numbers = typeof job.addedAt === 'number' && typeof job.attempts === 'number';
@@ -121,10 +120,8 @@ export class CallRecordings {
   /** One try: undefined once its share waits in the channel (or it is given up), else when to try again. */
   private async transfer(id: string, stop: AbortSignal): Promise<number | undefined> {
     const [teamId, channelId, entryId] = workspaceTimerParts(id, 3) ?? [];
-    if (entryId === undefined) return undefined;
-    const target = { teamId: teamId!, channelId: channelId!, entryId };
-    if (await this.steps.done(stepOf(target, 'recording'))) return undefined;
-    const job = await this.jobOf(target);
+    const job =
+      entryId === undefined ? undefined : await this.jobOf({ teamId: teamId!, channelId: channelId!, entryId });
     if (!job) return undefined;
     if (await this.context.pauses.get(job.teamId, job.channelId)) {
       await this.giveUp(job, 'the channel takes no posts (the bot was removed, or it is archived)', {}, 'info');
@@ -150,20 +147,16 @@ export class CallRecordings {
   /** The share's turn in the channel: shared once (an earlier share whose answer was lost is looked up first). */
   private async shareWaiting(target: RecordingRef, slack: WebClient) {
     const step = stepOf(target, 'recording');
-    if (await this.steps.done(step)) return;
     const job = await this.jobOf(target);
     const fileId = job && (await this.files.uploaded(step));
     if (!job || !fileId) return;
-    let outcome;
-    try {
-      outcome = await this.files.share(slack, step, fileId, job);
-    } catch (err) {
+    const outcome = await this.files.share(slack, step, fileId, job).catch(async (err: unknown) => {
       if (!isFileGone(slackErrorCode(err))) throw err;
       // Slack no longer has the upload (it was not shared in time): the bytes are sent again, then shared.
       await this.files.lost(step);
       await this.dueNow(job);
-      return;
-    }
+    });
+    if (!outcome) return;
     await this.steps.record(stepOf(job, 'recording-job'), '');
     this.context.logger.info(
       logged(job),

@@ -162,7 +162,6 @@ export class EventWorker implements LaneRunner {
       log.info('event dropped: its workspace uninstalled the app');
       return [];
     }
-
     if (!isTriggerName(trigger)) {
       log.warn(
         { fields: Object.keys(raw).slice(0, 40) },

@@ -63,9 +63,7 @@ export class MemoryRateBudget implements RateBudget {
   }
 
   hold(key: string, rule: PaceRule, ms: number): Promise<void> {
-    const now = this.now();
-    const until = now + Math.max(0, ms) + tolerance(rule, 0);
-    this.due.set(key, Math.max(this.due.get(key) ?? now, until));
+    this.due.set(key, Math.max(this.due.get(key) ?? 0, this.now() + Math.max(0, ms) + tolerance(rule, 0)));
     return Promise.resolve();
   }
 

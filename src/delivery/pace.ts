@@ -110,11 +110,7 @@ function budgetFor(limits: Required<SlackLimits>, method: string, workspace: str
 }
 
 /** What a failed call means for background work, Slack's error code if any, and (`wait`, `unknown`) when to retry. */
-export interface SlackVerdict {
-  class: SlackErrorClass;
-  code?: string;
-  delayMs?: number;
-}
+export type SlackVerdict = { class: SlackErrorClass; code?: string; delayMs?: number };
 
 /** Network failures that happen before a request reaches Slack: nothing was carried out. */
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH']);

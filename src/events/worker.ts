@@ -231,7 +231,18 @@ export class EventWorker implements LaneRunner {
         await noteUnrouted(this.context.store, log, { teamId, event, enqueuedAt, stepsOf });
         return 'skipped';
       },
-      waitingBehind: () => this.waitingBehind(entry, trigger),
+      // Up to the first entry of another trigger (or one that does not read).
+      waitingBehind: () => {
+        const found: { entryId: string; event: KnownEvent }[] = [];
+        for (const next of entry.behind ?? []) {
+          const job = readJob(next.payload);
+          if (!job.success || job.data.trigger !== trigger || job.data.retryOf !== undefined) break;
+          const parsed = jobEvent(job.data);
+          if (!parsed.ok || !parsed.event.known) break;
+          found.push({ entryId: next.id, event: parsed.event });
+        }
+        return found;
+      },
       carry: async (entryIds) => {
         for (const id of entryIds) {
           await this.steps.once(carriedStep(id), () => Promise.resolve(stepsOf));
@@ -248,18 +259,5 @@ export class EventWorker implements LaneRunner {
     }
     if (outcome === 'handed-on') log.debug('event handed on');
     return alsoDone;
-  }
-
-  /** The waiting entries behind `entry` with its trigger, up to the first that has another (or does not read). */
-  private waitingBehind(entry: QueueEntry, trigger: TriggerName): { entryId: string; event: KnownEvent }[] {
-    const found: { entryId: string; event: KnownEvent }[] = [];
-    for (const next of entry.behind ?? []) {
-      const job = readJob(next.payload);
-      if (!job.success || job.data.trigger !== trigger || job.data.retryOf !== undefined) break;
-      const parsed = jobEvent(job.data);
-      if (!parsed.ok || !parsed.event.known) break;
-      found.push({ entryId: next.id, event: parsed.event });
-    }
-    return found;
   }
 }

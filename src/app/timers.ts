@@ -11,10 +11,7 @@ import { LEASE_MS, workspaceTimerTeam, type DueTimer, type Store } from '../stor
 export type TimerHandler = (timer: DueTimer, now: number, stop: AbortSignal) => Promise<number | undefined>;
 
 /** Firings of minutes run beside the ticks, at most `total` in the process and `perWorkspace` of one workspace. */
-export interface Background {
-  total: number;
-  perWorkspace: number;
-}
+export type Background = { total: number; perWorkspace: number };
 
 export interface TimersOptions {
   /** How often due timers are looked for. Default 15 s. */
@@ -101,7 +98,16 @@ export class Timers {
         const leaseMs = this.options.leaseMs ?? LEASE_MS;
         if (!(await this.store.timers.claim(kind, timer, this.owner, leaseMs))) continue;
         fired++;
-        const firing = this.fire(kind, handler, timer, now, leaseMs);
+        const firing = (async () => {
+          const kept = this.store.timers.keep(kind, timer, this.owner, leaseMs);
+          try {
+            await this.store.timers.advance(kind, timer, await handler(timer, now, this.stopping.signal));
+          } catch (err) {
+            this.logger.error({ err, kind, timer: timer.id }, 'a timer failed; it is tried again after its lease');
+          } finally {
+            await kept.stop();
+          }
+        })();
         if (!background) await firing;
         else {
           const task = firing.finally(() => {
@@ -116,16 +122,5 @@ export class Timers {
       this.logger.warn({ err, kind }, 'could not read due timers (store unreachable?); trying again next tick');
     }
     return fired;
-  }
-
-  private async fire(kind: string, handler: TimerHandler, timer: DueTimer, now: number, leaseMs: number) {
-    const kept = this.store.timers.keep(kind, timer, this.owner, leaseMs);
-    try {
-      await this.store.timers.advance(kind, timer, await handler(timer, now, this.stopping.signal));
-    } catch (err) {
-      this.logger.error({ err, kind, timer: timer.id }, 'a timer failed; it is tried again after its lease');
-    } finally {
-      await kept.stop();
-    }
   }
 }

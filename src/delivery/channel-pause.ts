@@ -46,8 +46,8 @@ export class ChannelPauses {
   }
 
   /** A probe was refused again: the next one in `PROBE_EVERY_MS` (the admin is not told again). */
-  async probed(teamId: string, channelId: string, code: string, now = Date.now()): Promise<void> {
-    await this.store.channelPauses.renew(teamId, channelId, code, now);
+  async probed(teamId: string, channelId: string, code: string): Promise<void> {
+    await this.store.channelPauses.renew(teamId, channelId, code);
   }
 
   /** Slack took a post in a paused channel (a probe): it takes posts again. */

@@ -22,13 +22,11 @@ export const SLACK_CLIENT_RULES = {
   rejectRateLimitedCalls: true,
 } as const;
 
-/** The bot token for a workspace (`SlackTokens` in src/app/slack-token.ts: the one place that knows). */
-export type TokenFor = (teamId: string) => Promise<string | undefined>;
-
 export interface SlackClientsOptions {
   apiUrl: string;
   pace: SlackPace;
-  tokenFor: TokenFor;
+  /** The bot token for a workspace (`SlackTokens` in src/app/slack-token.ts: the one place that knows). */
+  tokenFor: (teamId: string) => Promise<string | undefined>;
   logger: Logger;
   /** Clients kept at once (`MAX_CLIENTS`; tests use a small one). */
   maxClients?: number;
@@ -54,11 +52,9 @@ export class SlackClients {
     const client =
       kept?.token === token ? kept.client : this.make(token, { background: true, urgency, team: teamId }, this.logger);
     this.clients.set(id, { token, client }); // most recently used now
-    const max = this.options.maxClients ?? MAX_CLIENTS;
-    for (const oldest of this.clients.keys()) {
-      if (this.clients.size <= max) break;
-      this.clients.delete(oldest);
-    }
+    // One added at a time: the least recently used one goes.
+    if (this.clients.size > (this.options.maxClients ?? MAX_CLIENTS))
+      this.clients.delete(this.clients.keys().next().value!);
     return client;
   }
 

@@ -78,12 +78,10 @@ class SlackPaceWait extends Error {
   override readonly name = 'SlackPaceWait';
   constructor(
     readonly delayMs: number,
-    reason: 'rate-limit' | 'slack-down',
+    reason: 'its Slack budget' | 'Slack is down',
     method: string,
   ) {
-    super(
-      `${PACE_WAIT} ${method} (${reason === 'rate-limit' ? 'its Slack budget' : 'Slack is down'}), retry in ${delayMs} ms`,
-    );
+    super(`${PACE_WAIT} ${method} (${reason}), retry in ${delayMs} ms`);
   }
 }
 
@@ -92,25 +90,15 @@ export function isPaceWait(line: string): boolean {
   return line.includes(PACE_WAIT);
 }
 
-interface Budget {
-  key: string;
-  rule: PaceRule;
-  /** A post into a channel: the workspace-wide posting budget it also takes from. */
-  workspace?: { key: string; rule: PaceRule; team: string; channel: string };
-}
-
 /**
- * One call's budget. Slack's limits are per workspace, never per token (an org-wide token acts for every
- * workspace of its org); only a call for no known workspace (the readiness check's auth.test) is budgeted by token.
+ * One call's budget, and a post's `workspace`: the workspace-wide posting budget it also takes from. Slack's limits
+ * are per workspace, never per token (an org-wide token acts for every workspace of its org); only a call for no
+ * known workspace (the readiness check's auth.test) is budgeted by token.
  */
-function budgetFor(
-  limits: Required<SlackLimits>,
-  method: string,
-  workspace: string | undefined,
-  token: string,
-  channel: string | undefined,
-): Budget {
+function budgetFor(limits: Required<SlackLimits>, method: string, workspace: string | undefined, init: Init) {
+  const token = tokenOf(init) ?? '';
   const team = workspace ?? `token.${createHash('sha256').update(token).digest('base64url').slice(0, 16)}`;
+  const channel = channelOf(init?.body);
   if (CHANNEL_POST_METHODS.has(method) && channel)
     return {
       key: `${team}:post:${channel}`,
@@ -121,31 +109,8 @@ function budgetFor(
   return { key: `${team}:${family === 'history' ? family : method}`, rule: limits[family] };
 }
 
-/**
- * Which channel of a workspace last had a post answered 429, and until when (per process: a replica's own posts
- * are enough to tell a workspace's limit from a channel's).
- */
-class PostRefusals {
-  private readonly last = new Map<string, { channel: string; until: number }>();
-
-  constructor(private readonly now: () => number) {}
-
-  /** Records a 429 in `channel`; true when another channel of the workspace had one whose wait still runs. */
-  refused(team: string, channel: string, ms: number): boolean {
-    const now = this.now();
-    const before = this.last.get(team);
-    this.last.set(team, { channel, until: Math.max(now + ms, before?.until ?? 0) });
-    if (this.last.size > 10_000) for (const [t, r] of this.last) if (r.until <= now) this.last.delete(t);
-    return before !== undefined && before.until > now && before.channel !== channel;
-  }
-}
-
 /** What a failed call means for background work, Slack's error code if any, and (`wait`, `unknown`) when to retry. */
-export interface SlackVerdict {
-  class: SlackErrorClass;
-  code?: string;
-  delayMs?: number;
-}
+export type SlackVerdict = { class: SlackErrorClass; code?: string; delayMs?: number };
 
 /** Network failures that happen before a request reaches Slack: nothing was carried out. */
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH']);
@@ -178,14 +143,12 @@ class SlackHealth {
     return 0;
   }
 
-  /** ms until background work should try again after a call failed for Slack's sake. */
-  failed(): number {
-    const now = this.now();
-    if (!this.down && ++this.failuresInARow < DOWN_AFTER_FAILURES) return FIRST_PROBE_MS;
+  /** A call failed for Slack's sake: a few in a row and Slack is down, probed less and less often. */
+  failed(): void {
+    if (!this.down && ++this.failuresInARow < DOWN_AFTER_FAILURES) return;
     this.probeEveryMs = this.down ? Math.min(this.probeEveryMs * 2, MAX_PROBE_MS) : FIRST_PROBE_MS;
     this.down = true;
-    this.nextProbeAt = Math.max(this.nextProbeAt, now + this.probeEveryMs);
-    return this.nextProbeAt - now;
+    this.nextProbeAt = Math.max(this.nextProbeAt, this.now() + this.probeEveryMs);
   }
 
   answered(): void {
@@ -208,11 +171,17 @@ export interface SlackPaceHooks {
 }
 
 type Init = Parameters<FetchFunction>[1];
+/** `team`: the workspace the client acts for (else the request's own, `currentTeam`). */
+type PaceMode = { background: boolean; urgency: Urgency; team?: string };
 
 export class SlackPace {
   private readonly health: SlackHealth;
-  private readonly refusals: PostRefusals;
   private readonly limits: Required<SlackLimits>;
+  /**
+   * Per workspace, which channel last had a post answered 429 and until when (per process: a replica's own posts
+   * are enough to tell a workspace's limit from a channel's).
+   */
+  private readonly refusals = new Map<string, { channel: string; until: number }>();
 
   constructor(
     private readonly budgets: RateBudget,
@@ -222,15 +191,13 @@ export class SlackPace {
   ) {
     this.limits = { ...slackLimits(1), ...limits };
     this.health = new SlackHealth(now);
-    this.refusals = new PostRefusals(now);
   }
 
   /**
    * A `fetch` for WebClient. `background`: a call over budget (or while Slack is down) is refused with
    * `SlackPaceWait` instead of waiting; otherwise it waits for its budget (at most a few seconds).
    */
-  fetch(mode: { background: boolean; urgency: Urgency; team?: string }): FetchFunction {
-    const reserve = mode.urgency === 'routine' ? 1 : 0;
+  fetch(mode: PaceMode): FetchFunction {
     // One client span per call: its method, HTTP status and Slack's error (never the query, body or token).
     return (url, init) => {
       const method = methodOf(url);
@@ -238,7 +205,7 @@ export class SlackPace {
         `slack ${method ?? 'request'}`,
         { kind: SpanKind.CLIENT, attributes: { [ATTR.slackMethod]: method ?? 'unknown' } },
         async (span) => {
-          const { response, slackError } = await this.paced(mode, reserve, method, url, init);
+          const { response, slackError } = await this.paced(mode, method, url, init);
           span.setAttribute(ATTR.httpStatus, response.status);
           if (slackError) span.setAttribute(ATTR.slackError, slackError);
           return response;
@@ -248,20 +215,17 @@ export class SlackPace {
   }
 
   private async paced(
-    mode: { background: boolean; team?: string },
-    reserve: number,
+    mode: PaceMode,
     method: string | undefined,
     url: Parameters<FetchFunction>[0],
     init: Init,
     renewed = false,
   ): Promise<{ response: Response; slackError?: string }> {
     const team = mode.team ?? currentTeam();
-    const budget = method
-      ? budgetFor(this.limits, method, team, tokenOf(init) ?? '', channelOf(init?.body))
-      : undefined;
+    const budget = method ? budgetFor(this.limits, method, team, init) : undefined;
     if (method && mode.background) {
       const down = this.health.waitMs();
-      if (down > 0) throw new SlackPaceWait(down, 'slack-down', method);
+      if (down > 0) throw new SlackPaceWait(down, 'Slack is down', method);
     }
     // The workspace's posting budget first: while a workspace-wide 429 holds it, no channel's is spent.
     for (const { key, rule } of budget?.workspace ? [budget.workspace, budget] : budget ? [budget] : []) {
@@ -269,25 +233,22 @@ export class SlackPace {
       for (;;) {
         let wait: number;
         try {
-          wait = await this.budgets.take(key, rule, reserve);
+          wait = await this.budgets.take(key, rule, mode.urgency === 'routine' ? 1 : 0);
         } catch (err) {
           // The budget store is unreachable: background work waits; a person's request goes out unpaced.
           if (mode.background) throw err;
           break;
         }
         if (wait === 0) break;
-        if (mode.background) throw new SlackPaceWait(wait, 'rate-limit', method!);
+        if (mode.background) throw new SlackPaceWait(wait, 'its Slack budget', method!);
         if (this.now() - waited + wait > MAX_INTERACTIVE_WAIT_MS) break;
         await new Promise((resolve) => setTimeout(resolve, wait));
       }
     }
-    let response;
-    try {
-      response = await fetch(url, init);
-    } catch (err) {
+    const response = await fetch(url, init).catch((err: unknown) => {
       if (method) this.health.failed();
       throw err;
-    }
+    });
     if (!method || !budget) return { response };
     if (response.status >= 500) this.health.failed();
     else this.health.answered();
@@ -298,7 +259,7 @@ export class SlackPace {
       await this.budgets.hold(budget.key, budget.rule, ms);
       const ws = budget.workspace;
       // A second channel refused while the first one waits: the workspace's limit, not the channel's.
-      if (ws && this.refusals.refused(ws.team, ws.channel, ms)) await this.budgets.hold(ws.key, ws.rule, ms);
+      if (ws && this.refusedElsewhere(ws.team, ws.channel, ms)) await this.budgets.hold(ws.key, ws.rule, ms);
       return { response };
     }
     if (response.status !== 200) return { response };
@@ -322,15 +283,19 @@ export class SlackPace {
       const expired = tokenOf(init);
       const fresh =
         expired === undefined ? undefined : await this.hooks.renewToken(team, expired).catch(() => undefined);
-      if (fresh !== undefined && fresh !== expired)
-        return this.paced(mode, reserve, method, url, withToken(init, fresh), true);
+      if (fresh !== undefined && fresh !== expired) return this.paced(mode, method, url, withToken(init, fresh), true);
     }
-    const answered = new Response(text, {
-      status: response.status,
-      statusText: response.statusText,
-      headers: response.headers,
-    });
-    return { response: answered, ...(code === undefined ? {} : { slackError: code }) };
+    // The body read here, given back with the answer's status and headers.
+    return { response: new Response(text, response), ...(code === undefined ? {} : { slackError: code }) };
+  }
+
+  /** Records a 429 in `channel`; true when another channel of the workspace had one whose wait still runs. */
+  private refusedElsewhere(team: string, channel: string, ms: number): boolean {
+    const now = this.now();
+    const before = this.refusals.get(team);
+    this.refusals.set(team, { channel, until: Math.max(now + ms, before?.until ?? 0) });
+    if (this.refusals.size > 10_000) for (const [t, r] of this.refusals) if (r.until <= now) this.refusals.delete(t);
+    return before !== undefined && before.until > now && before.channel !== channel;
   }
 
   /**
@@ -349,18 +314,14 @@ export class SlackPace {
       const sent = !NOT_SENT_CODES.has(networkCode(original) ?? '');
       return { class: sent ? 'unknown' : 'wait', delayMs: this.health.retryInMs() };
     }
-    if (code === ErrorCode.HTTPError) {
-      const status = (err as { statusCode?: unknown }).statusCode;
-      if (typeof status === 'number' && status >= 500) return { class: 'unknown', delayMs: this.health.retryInMs() };
-      return { class: 'other' };
-    }
-    const slackCode =
-      code === ErrorCode.PlatformError ? (err as { data?: { error?: unknown } }).data?.error : undefined;
+    const { statusCode, data } = err as { statusCode?: unknown; data?: { error?: unknown } };
+    if (code === ErrorCode.HTTPError && typeof statusCode === 'number' && statusCode >= 500)
+      return { class: 'unknown', delayMs: this.health.retryInMs() };
+    const slackCode = code === ErrorCode.PlatformError ? data?.error : undefined;
     if (typeof slackCode !== 'string') return { class: 'other' };
     const verdict = classOfSlackError(slackCode);
-    if (verdict === 'wait' || verdict === 'unknown')
-      return { class: verdict, code: slackCode, delayMs: this.health.retryInMs() };
-    return { class: verdict, code: slackCode };
+    const heals = verdict === 'wait' || verdict === 'unknown';
+    return { class: verdict, code: slackCode, ...(heals && { delayMs: this.health.retryInMs() }) };
   }
 
   /** A background read (people, members; never a post) told to wait, sent again after the wait — a few times. */
@@ -394,8 +355,7 @@ function answerOf(text: string): { code?: string; warnings: string[] } {
 }
 
 function methodOf(url: string | URL): string | undefined {
-  const path = typeof url === 'string' ? new URL(url).pathname : url.pathname;
-  return /\/api\/([A-Za-z0-9.]+)$/.exec(path)?.[1];
+  return /\/api\/([A-Za-z0-9.]+)$/.exec(new URL(url).pathname)?.[1];
 }
 
 function formOf(body: string | FormData | undefined): URLSearchParams | FormData | undefined {
@@ -415,15 +375,10 @@ function withToken(init: Init, token: string): Init {
   const headers = { ...init.headers };
   for (const name of ['Authorization', 'authorization'] as const)
     if (headers[name] !== undefined) headers[name] = `Bearer ${token}`;
-  let body = init.body;
-  if (typeof body === 'string') {
-    const form = new URLSearchParams(body);
-    if (form.has('token')) {
-      form.set('token', token);
-      body = form.toString();
-    }
-  } else if (body?.has('token')) body.set('token', token);
-  return { ...init, headers, ...(body === undefined ? {} : { body }) };
+  const form = formOf(init.body);
+  if (!form?.has('token')) return { ...init, headers };
+  form.set('token', token);
+  return { ...init, headers, body: form instanceof URLSearchParams ? form.toString() : form };
 }
 
 function channelOf(body: string | FormData | undefined): string | undefined {

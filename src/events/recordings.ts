@@ -2,9 +2,8 @@
  * A call's recording copied into its card's thread (a card posted on its own; roll-ups keep their links): a
  * firing of the store's timers (src/app/timers.ts) fetches it (recording-fetch.ts) and streams it to Slack's
  * external upload (src/slack/external-upload.ts); the share, a post, waits in the channel's bulk lane. Nothing
- * waits for it, each step is remembered (never shared twice), at most `PER_WORKSPACE` transfers of one workspace
- * and `PER_PROCESS` in all run at once, and a recording that cannot be fetched leaves the card's link and one log
- * line naming the host (never the URL: it may carry a signature).
+ * waits for it, each step is remembered (never shared twice), at most `SLOTS` transfers run at once, and a
+ * recording that cannot be fetched leaves the card's link and one log line naming the host (never the URL).
  */
 import { Readable } from 'node:stream';
 import type { WebClient } from '@slack/web-api';
@@ -12,62 +11,43 @@ import type { Config } from '../config.js';
 import { SlackUploadError, type FileShares } from '../slack/external-upload.js';
 import { classOfSlackError, isFileGone } from '../delivery/slack-errors.js';
 import { slackErrorCode } from '../slack/post.js';
-import { workspaceTimerId, workspaceTimerParts } from '../store/index.js';
+import { workspaceTimerId, workspaceTimerParts, type ChannelRef } from '../store/index.js';
 import type { Timers } from '../app/timers.js';
 import type { CallCompleted } from './events.js';
-import { RecordingError, RecordingFetcher, type Recording } from './recording-fetch.js';
+import { RecordingError, RecordingFetcher } from './recording-fetch.js';
 import { renderRecordingShare } from './render/index.js';
-import type { PostContext } from '../delivery/post-context.js';
+import { RETENTION_MS, type PostContext } from '../delivery/post-context.js';
 import type { BulkPosts } from '../delivery/bulk-posts.js';
 import { StepLog, type StepRef } from '../delivery/steps.js';
-import { RETENTION_MS } from '../delivery/post-context.js';
 
-export interface RecordingOptions {
-  /** How long a transfer waits on its host for `MIN_PROGRESS_BYTES` before the try fails. Default 20 s. */
-  stallMs?: number;
-}
-
-/** Where a recording goes: the card's thread. */
-export interface RecordingTarget extends RecordingRef {
-  /** The card's ts. */
-  threadTs: string;
-}
+/** `stallMs`: how long a transfer waits on its host for `MIN_PROGRESS_BYTES` before the try fails (20 s). */
+export type RecordingOptions = { stallMs?: number };
 
 /** The recording of one call in one channel (its steps are remembered under the call's queue entry). */
-interface RecordingRef {
-  teamId: string;
-  channelId: string;
-  entryId: string;
-}
+type RecordingRef = ChannelRef & { entryId: string };
+/** Where a recording goes: the card's thread (`threadTs`: the card's ts). */
+export type RecordingTarget = RecordingRef & { threadTs: string };
 
-interface RecordingJob extends RecordingTarget {
-  audioUrl: string;
-  /** File name without extension, title, and the comment the share carries. */
-  name: string;
-  title: string;
-  comment: string;
-  addedAt: number;
-  /** Failed tries so far. */
-  attempts: number;
-}
+/** `attempts`: failed tries so far. */
+type RecordingJob = RecordingTarget &
+  ReturnType<typeof renderRecordingShare> & { audioUrl: string; addedAt: number; attempts: number };
 
 const JOB_TEXTS = ['teamId', 'channelId', 'entryId', 'threadTs', 'audioUrl', 'name', 'title', 'comment'] as const;
-const TIMER_KIND = 'call-recording';
+/** The kind of the transfer's timer, and of the share's report in its channel's outbox. */
+const KIND = 'call-recording';
 /** Transfers at the same time in a process: all workspaces together, and one workspace's. */
-const PER_PROCESS = 8;
-const PER_WORKSPACE = 2;
+const SLOTS = { total: 8, perWorkspace: 2 };
 /** A whole transfer (download and upload together); a slower one is a timeout, tried again. */
 const TRANSFER_MS = 5 * 60_000;
 /** What a host must send per `stallMs` waiting on it: 3 KB/s by default, far below any file server, above a drip. */
 const MIN_PROGRESS_BYTES = 64 * 1024;
 /** While recordings read whole fill the memory set aside for them, how long before this one looks again. */
 const DEFER_MS = 5_000;
-/** The kind of report a recording's share waits in its channel's outbox as. */
-const SHARE_POST = 'call-recording';
 /** Waits after the 1st, 2nd and 3rd failed try; the 4th gives up. */
 const RETRY_MS = [15_000, 60_000, 180_000];
 
 export class CallRecordings {
+  /** None when `RECORDING_HOSTS=off`: cards keep their links. */
   private readonly fetcher: RecordingFetcher | undefined;
   private readonly steps: StepLog;
   /** Bytes of recordings read whole (hosts that send no length) held now, of `bufferBudget`. */
@@ -84,21 +64,19 @@ export class CallRecordings {
     options: RecordingOptions = {},
   ) {
     this.steps = new StepLog(context.store, (err) => context.pace.judge(err));
-    bulk.on(SHARE_POST, {
+    bulk.on(KIND, {
       post: (at, body, { client }) => this.shareWaiting({ ...at, entryId: String(body) }, client),
-      gaveUp: (at, body, cause) => this.shareGivenUp({ ...at, entryId: String(body) }, cause),
+      // Slack would not take the share (or it waited a day): the card keeps its link.
+      gaveUp: async (at, body, cause) => {
+        const job = await this.jobOf({ ...at, entryId: String(body) });
+        if (job) await this.giveUp(job, 'the card keeps its link', { slackError: cause }, 'warn');
+      },
     });
     this.bufferBudget = 2 * settings.maxBytes;
-    this.fetcher =
-      settings.hosts === 'off'
-        ? undefined
-        : new RecordingFetcher({
-            hosts: settings.hosts,
-            maxBytes: settings.maxBytes,
-            minProgress: { bytes: MIN_PROGRESS_BYTES, withinMs: options.stallMs ?? 20_000 },
-          });
-    const slots = { total: PER_PROCESS, perWorkspace: PER_WORKSPACE };
-    if (this.fetcher) timers.on(TIMER_KIND, (timer, _now, stop) => this.transfer(timer.id, stop), slots);
+    if (settings.hosts === 'off') return;
+    const minProgress = { bytes: MIN_PROGRESS_BYTES, withinMs: options.stallMs ?? 20_000 };
+    this.fetcher = new RecordingFetcher({ hosts: settings.hosts, maxBytes: settings.maxBytes, minProgress });
+    timers.on(KIND, (timer, _now, stop) => this.transfer(timer.id, stop), SLOTS);
   }
 
   /** After a call's card and transcript are posted: its recording is queued (once) for the card's thread. */
@@ -109,7 +87,7 @@ export class CallRecordings {
       ...to,
       audioUrl: call.audioUrl,
       ...renderRecordingShare(call),
-      addedAt: this.now(),
+      addedAt: this.context.store.now(),
       attempts: 0,
     };
     // Kept as first written: a call handed on again does not reset its tries.
@@ -122,31 +100,28 @@ export class CallRecordings {
     await this.fetcher?.close();
   }
 
-  /** The recording's job as first written (tries counted); undefined once done or unreadable. */
+  /** The recording's job as first written (tries counted); undefined once done (copied or given up) or unreadable. */
   private async jobOf(target: RecordingRef): Promise<RecordingJob | undefined> {
+    if (await this.steps.done(stepOf(target, 'recording'))) return undefined;
     const raw = await this.steps.read(stepOf(target, 'recording-job'));
     const job = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
     const numbers = typeof job.addedAt === 'number' && typeof job.attempts === 'number';
     return numbers && JOB_TEXTS.every((f) => typeof job[f] === 'string') ? (job as unknown as RecordingJob) : undefined;
   }
 
-  private now(): number {
-    return this.context.store.now();
-  }
-
   /** Due now, and looked for now (not at the timers' next tick). */
   private async dueNow(target: RecordingRef): Promise<void> {
     // The workspace first: uninstalling finds it.
     const id = workspaceTimerId(target.teamId, target.channelId, target.entryId);
-    await this.context.store.timers.set(TIMER_KIND, id, this.now());
-    void this.timers.runDue(TIMER_KIND);
+    await this.context.store.timers.set(KIND, id, this.context.store.now());
+    void this.timers.runDue(KIND);
   }
 
   /** One try: undefined once its share waits in the channel (or it is given up), else when to try again. */
   private async transfer(id: string, stop: AbortSignal): Promise<number | undefined> {
-    const target = parseTimerId(id);
-    if (!target || (await this.steps.done(stepOf(target, 'recording')))) return undefined;
-    const job = await this.jobOf(target);
+    const [teamId, channelId, entryId] = workspaceTimerParts(id, 3) ?? [];
+    const job =
+      entryId === undefined ? undefined : await this.jobOf({ teamId: teamId!, channelId: channelId!, entryId });
     if (!job) return undefined;
     if (await this.context.pauses.get(job.teamId, job.channelId)) {
       await this.giveUp(job, 'the channel takes no posts (the bot was removed, or it is archived)', {}, 'info');
@@ -162,7 +137,7 @@ export class CallRecordings {
           'call recording uploaded; its share waits for the channel',
         );
       }
-      await this.bulk.add(job, SHARE_POST, { key: job.entryId, order: job.addedAt }, job.entryId);
+      await this.bulk.add(job, KIND, { key: job.entryId, order: job.addedAt }, job.entryId);
       return undefined;
     } catch (err) {
       return this.failed(job, err, stop);
@@ -172,20 +147,16 @@ export class CallRecordings {
   /** The share's turn in the channel: shared once (an earlier share whose answer was lost is looked up first). */
   private async shareWaiting(target: RecordingRef, slack: WebClient) {
     const step = stepOf(target, 'recording');
-    if (await this.steps.done(step)) return;
     const job = await this.jobOf(target);
     const fileId = job && (await this.files.uploaded(step));
     if (!job || !fileId) return;
-    let outcome;
-    try {
-      outcome = await this.files.share(slack, step, fileId, job);
-    } catch (err) {
+    const outcome = await this.files.share(slack, step, fileId, job).catch(async (err: unknown) => {
       if (!isFileGone(slackErrorCode(err))) throw err;
       // Slack no longer has the upload (it was not shared in time): the bytes are sent again, then shared.
       await this.files.lost(step);
       await this.dueNow(job);
-      return;
-    }
+    });
+    if (!outcome) return;
     await this.steps.record(stepOf(job, 'recording-job'), '');
     this.context.logger.info(
       logged(job),
@@ -193,12 +164,6 @@ export class CallRecordings {
         ? "call recording found shared in its card's thread by an earlier try"
         : "call recording shared in its card's thread",
     );
-  }
-
-  /** Slack would not take the share (or it waited a day): the card keeps its link. */
-  private async shareGivenUp(target: RecordingRef, cause: string) {
-    const job = await this.jobOf(target);
-    if (job) await this.giveUp(job, 'the card keeps its link', { slackError: cause }, 'warn');
   }
 
   /** The recording's bytes into Slack (steps 1 and 2 of the external upload); how many. */
@@ -209,11 +174,23 @@ export class CallRecordings {
     let held = 0;
     try {
       const recording = await this.fetcher!.open(job.audioUrl, signal);
-      const { length, body } = await withLength(recording, (bytes) => {
-        if (this.buffered + bytes > this.bufferBudget) throw new BufferBudgetFull();
-        this.buffered += bytes;
-        held += bytes;
-      });
+      let { length, body } = recording;
+      // Slack needs the length before the bytes: a host that declares none has its recording read into memory.
+      if (length === undefined) {
+        const chunks: Buffer[] = [];
+        for await (const chunk of body) {
+          if (this.buffered + chunk.length > this.bufferBudget) throw new BufferBudgetFull();
+          this.buffered += chunk.length;
+          held += chunk.length;
+          chunks.push(chunk);
+        }
+        const whole = Buffer.concat(chunks);
+        [length, body] = [whole.length, Readable.from([whole])];
+      }
+      if (length === 0) {
+        await recording.discard();
+        throw new RecordingError('empty');
+      }
       // The recording's own failure (its cap, its host) is what to report when it ends the upload.
       let sourceFailure: unknown;
       const tracked = (async function* () {
@@ -240,13 +217,15 @@ export class CallRecordings {
 
   /** What a failed try means: when to try again, or undefined once given up. */
   private async failed(job: RecordingJob, err: unknown, stop: AbortSignal): Promise<number | undefined> {
-    const now = this.now();
+    const now = this.context.store.now();
     if (stop.aborted) return now;
-    // Other recordings read whole fill the memory set aside for that: a turn later, no try counted.
-    if (err instanceof BufferBudgetFull && now - job.addedAt < RETENTION_MS) return now + DEFER_MS;
-    // Slack made it wait (its budget, a 429, Slack down): no try counts.
-    const heals = this.context.pace.judge(err).delayMs;
-    if (heals !== undefined && now - job.addedAt < RETENTION_MS) return now + heals;
+    // Other recordings read whole fill the memory set aside for that, or Slack made it wait (its budget, a 429,
+    // Slack down): a turn later, no try counted.
+    if (now - job.addedAt < RETENTION_MS) {
+      if (err instanceof BufferBudgetFull) return now + DEFER_MS;
+      const heals = this.context.pace.judge(err).delayMs;
+      if (heals !== undefined) return now + heals;
+    }
     const code = slackErrorCode(err);
     const detail = describe(err, job);
     const retry =
@@ -254,14 +233,11 @@ export class CallRecordings {
         ? err.retryable
         : err instanceof SlackUploadError || code === undefined || classOfSlackError(code) === 'unknown';
     if (retry && job.attempts < RETRY_MS.length) {
-      const next = { ...job, attempts: job.attempts + 1 };
-      await this.steps.record(stepOf(job, 'recording-job'), JSON.stringify(next));
-      const waitMs = RETRY_MS[job.attempts]!;
-      this.context.logger.debug(
-        { ...detail, err, attempts: next.attempts, retryInMs: waitMs },
-        'call recording not copied yet; trying again',
-      );
-      return now + waitMs;
+      const attempts = job.attempts + 1;
+      await this.steps.record(stepOf(job, 'recording-job'), JSON.stringify({ ...job, attempts }));
+      const retryInMs = RETRY_MS[job.attempts]!;
+      this.context.logger.debug({ ...detail, err, attempts, retryInMs }, 'call recording not copied yet; trying again');
+      return now + retryInMs;
     }
     await this.giveUp(job, 'the card keeps its link', { ...detail, err, attempts: job.attempts + 1 }, 'warn');
     return undefined;
@@ -284,33 +260,6 @@ function describe(err: unknown, job: RecordingJob): Record<string, unknown> {
   return code ? { problem: 'slack', slackError: code } : { problem: 'unexpected' };
 }
 
-/**
- * The recording's length and bytes. Slack needs the length before the bytes: a host that declares none has its
- * recording read into memory first (counted against the cap as it arrives).
- */
-async function withLength(
-  recording: Recording,
-  hold: (bytes: number) => void,
-): Promise<{ length: number; body: AsyncIterable<Buffer> }> {
-  let length = recording.length;
-  let body = recording.body;
-  if (length === undefined) {
-    const chunks: Buffer[] = [];
-    for await (const chunk of recording.body) {
-      hold(chunk.length);
-      chunks.push(chunk);
-    }
-    const whole = Buffer.concat(chunks);
-    length = whole.length;
-    body = Readable.from([whole]);
-  }
-  if (length === 0) {
-    await recording.discard();
-    throw new RecordingError('empty');
-  }
-  return { length, body };
-}
-
 /** The process holds as much of recordings read whole as it sets aside: this one waits its turn. */
 class BufferBudgetFull extends Error {
   override name = 'BufferBudgetFull';
@@ -322,11 +271,4 @@ function logged(job: RecordingRef): Record<string, string> {
 
 function stepOf(target: RecordingRef, step: string): StepRef {
   return { teamId: target.teamId, entryId: target.entryId, channel: target.channelId, step };
-}
-
-function parseTimerId(id: string): RecordingRef | undefined {
-  const [teamId, channelId, entryId] = workspaceTimerParts(id, 3) ?? [];
-  return teamId === undefined || channelId === undefined || entryId === undefined
-    ? undefined
-    : { teamId, channelId, entryId };
 }

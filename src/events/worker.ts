@@ -109,7 +109,7 @@ export class EventWorker implements LaneRunner {
   async stop(): Promise<void> {
     const consumer = this.consumer;
     this.consumer = undefined;
-    if (consumer) await consumer.stop();
+    await consumer?.stop();
   }
 
   /**
@@ -120,8 +120,7 @@ export class EventWorker implements LaneRunner {
     try {
       await this.run(entry);
     } catch (caught) {
-      const final = caught instanceof UnhandledEventError;
-      if (entry.attempt < MAX_ATTEMPTS && !final) throw caught;
+      if (entry.attempt < MAX_ATTEMPTS && !(caught instanceof UnhandledEventError)) throw caught;
       const error = caught instanceof Error ? caught.message || caught.name : String(caught);
       this.context.logger.error(
         { team: entry.teamId, entry: entry.id, attempt: entry.attempt, err: caught },
@@ -166,7 +165,6 @@ export class EventWorker implements LaneRunner {
       log.info('event dropped: its workspace uninstalled the app');
       return [];
     }
-
     if (!isTriggerName(trigger)) {
       log.warn(
         { fields: Object.keys(raw).slice(0, 40) },
@@ -180,53 +178,17 @@ export class EventWorker implements LaneRunner {
         `queued ${trigger} event no longer validates: ${parsed.ok ? 'unknown' : parsed.problem}`,
       );
     }
+    const { event } = parsed;
     // The workspace's catalog learns the event's campaign and agent; a failure never holds the event up.
     await this.context.store.catalog
-      .noteSighting(entry.teamId, parsed.event.data)
+      .noteSighting(entry.teamId, event.data)
       .catch((err: unknown) => log.warn({ err }, 'could not record the campaign and agent of an event in the catalog'));
     const handler = this.handlers.get(trigger);
     if (!handler) throw new UnhandledEventError(`no handler for ${trigger}: not posted, kept for inspection`);
-    const alsoDone: string[] = [];
+    // Whose steps count: this entry's, or those of the dead letter an admin retried.
     const stepsOf = data.retryOf ?? entry.id;
-    const queued = this.queuedEvent(entry, parsed.event, log, stepsOf, alsoDone, onlyChannel);
-    const outcome = await handler(queued);
-    if (outcome === 'posted' && onlyChannel !== undefined) {
-      // Counted once per event, when its first channel posts it.
-      const counted = await this.steps.once(queued.step('*', 'counted'), () => Promise.resolve('posted'));
-      if (counted.ran) this.context.metrics?.eventsPosted.inc({ trigger });
-    }
-    if (outcome === 'handed-on') log.debug('event handed on');
-    return alsoDone;
-  }
-
-  /** The waiting entries behind `entry` with its trigger, up to the first that has another (or does not read). */
-  private waitingBehind(entry: InTurn, trigger: TriggerName): { entryId: string; event: KnownEvent }[] {
-    const found: { entryId: string; event: KnownEvent }[] = [];
-    for (const next of entry.behind ?? []) {
-      const job = readJob(next.payload);
-      if (!job.success || job.data.trigger !== trigger || job.data.retryOf !== undefined) break;
-      const parsed = jobEvent(job.data);
-      if (!parsed.ok || !parsed.event.known) break;
-      found.push({ entryId: next.id, event: parsed.event });
-    }
-    return found;
-  }
-
-  /** `stepsOf`: whose steps count (a retried dead letter's); `onlyChannel`: a run in that channel alone. */
-  private queuedEvent(
-    entry: InTurn,
-    event: KnownEvent,
-    log: Logger,
-    stepsOf: string,
-    alsoDone: string[],
-    onlyChannel?: string,
-  ): QueuedEvent {
-    const carriedStep = (entryId: string): StepRef => ({
-      teamId: entry.teamId,
-      entryId,
-      channel: '*',
-      step: 'absorbed',
-    });
+    const alsoDone: string[] = [];
+    const carriedStep = (entryId: string) => ({ teamId: entry.teamId, entryId, channel: '*', step: 'absorbed' });
     const queued: QueuedEvent = {
       entry,
       event,
@@ -272,7 +234,18 @@ export class EventWorker implements LaneRunner {
         await noteUnrouted(this.context.store, log, { teamId, event, enqueuedAt, stepsOf });
         return 'skipped';
       },
-      waitingBehind: () => this.waitingBehind(entry, event.trigger),
+      // Up to the first entry of another trigger (or one that does not read).
+      waitingBehind: () => {
+        const found: { entryId: string; event: KnownEvent }[] = [];
+        for (const next of entry.behind ?? []) {
+          const job = readJob(next.payload);
+          if (!job.success || job.data.trigger !== trigger || job.data.retryOf !== undefined) break;
+          const parsed = jobEvent(job.data);
+          if (!parsed.ok || !parsed.event.known) break;
+          found.push({ entryId: next.id, event: parsed.event });
+        }
+        return found;
+      },
       carry: async (entryIds) => {
         for (const id of entryIds) {
           await this.steps.once(carriedStep(id), () => Promise.resolve(stepsOf));
@@ -281,6 +254,13 @@ export class EventWorker implements LaneRunner {
       },
       carriedBy: async () => (await this.steps.read(carriedStep(entry.id))) ?? undefined,
     };
-    return queued;
+    const outcome = await handler(queued);
+    if (outcome === 'posted' && onlyChannel !== undefined) {
+      // Counted once per event, when its first channel posts it.
+      const counted = await this.steps.once(queued.step('*', 'counted'), () => Promise.resolve('posted'));
+      if (counted.ran) this.context.metrics?.eventsPosted.inc({ trigger });
+    }
+    if (outcome === 'handed-on') log.debug('event handed on');
+    return alsoDone;
   }
 }

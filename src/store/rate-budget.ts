@@ -29,14 +29,11 @@ export interface RateBudget {
 /** How long a long hold's record outlives its end (only for garbage collection). */
 const HOLD_KEPT_MS = 60 * 60_000;
 
-/** How far ahead of now a budget's next free call may sit before `take` says wait (GCRA's tolerance). */
+/** How far ahead of now a budget's next free call may sit before `take` says wait (GCRA's tolerance); rule checked. */
 function tolerance(rule: PaceRule, reserve: number): number {
-  return Math.max(0, rule.burst - 1 - reserve) * rule.intervalMs;
-}
-
-function checkRule(rule: PaceRule): void {
   if (!(rule.intervalMs > 0) || !Number.isSafeInteger(rule.burst) || rule.burst < 1)
     throw new RangeError('a pace rule needs intervalMs > 0 and an integer burst ≥ 1');
+  return Math.max(0, rule.burst - 1 - reserve) * rule.intervalMs;
 }
 
 /** In-process budgets (embedded mode), on `now`; long holds on `storeNow`. */
@@ -53,23 +50,20 @@ export class MemoryRateBudget implements RateBudget {
   ) {}
 
   take(key: string, rule: PaceRule, reserve = 0): Promise<number> {
-    checkRule(rule);
+    const ahead = tolerance(rule, reserve);
     const now = this.now();
     if (++this.takes % 1024 === 0) this.sweep(now);
     const held = (this.held.get(key) ?? 0) - this.storeNow();
     if (held > 0) return Promise.resolve(Math.ceil(held));
     const due = Math.max(this.due.get(key) ?? now, now);
-    const wait = due - now - tolerance(rule, reserve);
+    const wait = due - now - ahead;
     if (wait > 0) return Promise.resolve(Math.ceil(wait));
     this.due.set(key, due + rule.intervalMs);
     return Promise.resolve(0);
   }
 
   hold(key: string, rule: PaceRule, ms: number): Promise<void> {
-    checkRule(rule);
-    const now = this.now();
-    const until = now + Math.max(0, ms) + tolerance(rule, 0);
-    this.due.set(key, Math.max(this.due.get(key) ?? now, until));
+    this.due.set(key, Math.max(this.due.get(key) ?? 0, this.now() + Math.max(0, ms) + tolerance(rule, 0)));
     return Promise.resolve();
   }
 
@@ -98,7 +92,6 @@ export class RedisRateBudget implements RateBudget {
   }
 
   async take(key: string, rule: PaceRule, reserve = 0): Promise<number> {
-    checkRule(rule);
     const wait = await this.redis.campaignTakeBudget(
       this.keys.rateBudget(key),
       this.keys.rateHold(key),
@@ -110,7 +103,6 @@ export class RedisRateBudget implements RateBudget {
   }
 
   async hold(key: string, rule: PaceRule, ms: number): Promise<void> {
-    checkRule(rule);
     await this.redis.campaignHoldBudget(this.keys.rateBudget(key), Math.ceil(Math.max(0, ms) + tolerance(rule, 0)));
   }
 

@@ -62,12 +62,10 @@ export class ConversationLane implements LaneHandler {
 
   private entryOf(at: ChannelRef, item: WaitingItem): QueueEntry | undefined {
     try {
-      const raw = JSON.parse(item.json) as Partial<UrgentItem>;
-      if (typeof raw.orderKey === 'string' && typeof raw.enqueuedAt === 'number') {
-        const { payload, orderKey, enqueuedAt } = raw;
-        const attempt = typeof raw.attempt === 'number' ? raw.attempt : 1;
-        return { id: item.id, teamId: at.teamId, payload, orderKey, enqueuedAt, attempt };
-      }
+      const { payload, orderKey, enqueuedAt, attempt } = JSON.parse(item.json) as Partial<UrgentItem>;
+      const tries = typeof attempt === 'number' ? attempt : 1;
+      if (typeof orderKey === 'string' && typeof enqueuedAt === 'number')
+        return { id: item.id, teamId: at.teamId, payload, orderKey, enqueuedAt, attempt: tries };
     } catch {
       // logged below
     }

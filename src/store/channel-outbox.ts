@@ -68,9 +68,8 @@ export class ChannelOutboxRepo {
   }
 
   /** Every channel with waiting work (reads the whole due set: for uninstalls and tests, never a post's path). */
-  async channels(): Promise<ChannelRef[]> {
-    const all = await this.kv.sortedUpTo(this.keys.outboxDue(), Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
-    return all.flatMap(({ member }) => refOf(member));
+  channels(): Promise<ChannelRef[]> {
+    return this.due(Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
   }
 
   /** When the channel is next due; `unlessDue` leaves a channel that has a due time already as it is. */
@@ -118,9 +117,7 @@ export class ChannelOutboxRepo {
   }
 }
 
-function member(at: ChannelRef): string {
-  return `${segment(at.teamId)}:${segment(at.channelId)}`;
-}
+const member = (at: ChannelRef) => `${segment(at.teamId)}:${segment(at.channelId)}`;
 
 function refOf(m: string): ChannelRef[] {
   const [team, channel] = m.split(':');

@@ -1,8 +1,7 @@
 /**
- * What can always wait: the bulk lane of a channel's outbox. A timer's report (a digest, a quota alert), a
- * recording's share or a notice waits behind the channel's customers and calls and is judged as every other post.
- * Each kind registers how it is posted (`on`); the same posts may wait in the urgent lane instead (`add`'s `lane`):
- * what a person's action in a conversation's thread makes. A report left twice (its firing tried again) waits once.
+ * What can always wait: the bulk lane of a channel's outbox. A timer's report, a recording's share or a notice waits
+ * behind the channel's customers and calls (or in the urgent lane: what a person's action in a thread makes). Each
+ * kind registers how it is posted (`on`); a report left twice (its firing tried again) waits once.
  */
 import { createHash } from 'node:crypto';
 import type { ChannelRef, WaitingItem } from '../store/index.js';

@@ -1,9 +1,8 @@
 /**
- * Call notifications: the routine lane of a channel's outbox, posted after the channel's waiting customers. Calls
- * go one by one (card, then transcript in its thread) while the channel keeps up, and are rolled up once its oldest
- * waiting call is older than `rollupAfterMs` — unless a call route of the channel says `compact:off`. A call whose
- * route mentions someone (`notify:`, a hot lead) keeps its own card, in its turn, so it is not buried in a list.
- * A roll-up keeps each call's recording link: a recording each would be a post each in a channel already behind.
+ * Call notifications: the routine lane of a channel's outbox. Calls go one by one (card, then transcript in its
+ * thread) while the channel keeps up, and are rolled up once its oldest waiting call is older than `rollupAfterMs`,
+ * unless a call route there says `compact:off`. A call whose route mentions someone keeps its own card, in its turn,
+ * not buried in a list; a roll-up keeps recording links: a recording each would be a post each in a channel behind.
  */
 import type { ChannelRef, QueueEntry, WaitingItem, WaitingWork } from '../store/index.js';
 import { parseEvent } from '../events/events.js';
@@ -131,7 +130,6 @@ export class CallOutbox implements LaneHandler {
     return calls.filter((c) => c !== undefined);
   }
 
-  /** Posts the next call (or roll-up) of the channel; undefined when done, else ms to wait. */
   async postNext(at: ChannelRef, items: WaitingItem[]): Promise<number | undefined> {
     const waiting = this.parse(at, items);
     const first = waiting[0];
@@ -152,7 +150,12 @@ export class CallOutbox implements LaneHandler {
     }
     const { outbox } = this.context.store;
     await (batch ? outbox.finishRollup(at, idsOf(batch)) : outbox.remove(at, idsOf(calls)));
-    await this.countPosted(at, calls);
+    // `campaign_events_posted_total` counts a call once: in the first channel showing it, not when a post runs again.
+    for (const c of calls) {
+      const counted = { teamId: at.teamId, entryId: c.item.id, channel: '*', step: 'counted' };
+      if ((await this.steps.once(counted, () => Promise.resolve('posted'))).ran)
+        this.context.metrics?.eventsPosted.inc({ trigger: c.trigger });
+    }
     return undefined;
   }
 
@@ -168,34 +171,17 @@ export class CallOutbox implements LaneHandler {
     const stop = waiting.findIndex((c) => c.asks !== undefined);
     const calls = stop < 0 ? waiting : waiting.slice(0, stop);
     if (calls.length < 2 || Date.now() - calls[0]!.enqueuedAt < (this.options.rollupAfterMs ?? 3_000)) return undefined;
-    // A call already (partly) posted on its own finishes that way, so no call shows twice.
-    if (!(await this.mayRollUp(at)) || (await this.anyStarted(at, calls.slice(0, ROLLUP_MAX_CALLS)))) return undefined;
+    // A call route here saying `compact:off`: its calls go one by one, and lag.
+    const routes = await this.context.store.routes.listForChannel(at.teamId, at.channelId);
+    if (routes.some((r) => r.triggerName.startsWith('call_') && r.filters?.compact === false)) return undefined;
+    // A call already (partly) posted on its own, or whose answer was lost, finishes that way: no call shows twice.
+    const started = calls
+      .slice(0, ROLLUP_MAX_CALLS)
+      .map((c) => this.steps.tried(this.stepOf(at, c.item.id, c.trigger === 'call_started' ? 'post' : 'card')));
+    if ((await Promise.all(started)).some(Boolean)) return undefined;
     const batch = calls.slice(0, rollupFits(calls));
     await outbox.startRollup(at, idsOf(batch), STEP_TTL_MS);
     return batch;
-  }
-
-  /** `campaign_events_posted_total` counts a call once: in the first channel showing it, not when a post runs again. */
-  private async countPosted(at: ChannelRef, calls: readonly Waiting[]): Promise<void> {
-    for (const c of calls) {
-      const counted = { teamId: at.teamId, entryId: c.item.id, channel: '*', step: 'counted' };
-      if ((await this.steps.once(counted, () => Promise.resolve('posted'))).ran)
-        this.context.metrics?.eventsPosted.inc({ trigger: c.trigger });
-    }
-  }
-
-  /** Whether one of these calls has a post of its own already, or one whose answer was lost (it may be in Slack). */
-  private async anyStarted(at: ChannelRef, calls: readonly Waiting[]): Promise<boolean> {
-    const tried = await Promise.all(
-      calls.map((c) => this.steps.tried(this.stepOf(at, c.item.id, c.trigger === 'call_started' ? 'post' : 'card'))),
-    );
-    return tried.some(Boolean);
-  }
-
-  /** False when a call route of the channel says `compact:off`: its calls then go one by one, and lag. */
-  private async mayRollUp(at: ChannelRef): Promise<boolean> {
-    const routes = await this.context.store.routes.listForChannel(at.teamId, at.channelId);
-    return !routes.some((r) => r.triggerName.startsWith('call_') && r.filters?.compact === false);
   }
 
   private stepOf(at: ChannelRef, entryId: string, step: string): StepRef {
@@ -259,7 +245,6 @@ export class CallOutbox implements LaneHandler {
     }
   }
 
-  /** The calls become dead letters (an admin sees them in `/campaign failed` and can post them again). */
   async giveUp(at: ChannelRef, items: WaitingItem[], cause: string, attempts: number): Promise<void> {
     const calls = this.parse(at, items);
     const ids = idsOf(calls);
@@ -267,9 +252,8 @@ export class CallOutbox implements LaneHandler {
     for (const { item, retryOf, trigger, data, asks, enqueuedAt } of calls) {
       const id = retryOf ?? item.id;
       const payload = { outbox: { channelId: at.channelId, trigger, data, ...(asks ? { asks } : {}) } };
-      const retried = retryOf ? { retried: true } : {};
       const letter = { id, teamId: at.teamId, orderKey: `call-outbox:${id}`, payload, attempts, enqueuedAt, failedAt };
-      await buryFor(this.context, at, { ...letter, ...retried }, cause, trigger);
+      await buryFor(this.context, at, { ...letter, ...(retryOf ? { retried: true } : {}) }, cause, trigger);
     }
     const { outbox } = this.context.store;
     const underWay = await outbox.rollupUnderWay(at);
@@ -284,11 +268,13 @@ export class CallOutbox implements LaneHandler {
     if (!outbox || typeof outbox.channelId !== 'string') return false;
     const call = readCall(outbox.trigger, outbox.data);
     if (!call) return false;
-    const asks = readAsks(outbox.asks);
     for (const channelId of channels.length > 0 ? channels : [outbox.channelId]) {
       const to = { teamId, channelId };
       await this.context.store.channelPauses.resume(teamId, channelId);
-      await this.context.store.outbox.add(to, 'routine', { id, json: storedCall(call, Date.now(), asks, id) });
+      await this.context.store.outbox.add(to, 'routine', {
+        id,
+        json: storedCall(call, Date.now(), readAsks(outbox.asks), id),
+      });
       this.scheduler.resumed(to);
     }
     return true;

@@ -36,12 +36,13 @@ export async function retryDeadLetter(
 ): Promise<RetryOutcome> {
   const letter = await store.queue.takeDeadLetter(teamId, id);
   if (!letter) return 'gone';
-  const outcome = await requeue(store, outbox, letter, caps).catch(async (err: unknown) => {
-    await putBack(store, letter); // nothing was queued: back to the list, for another try
-    throw err;
-  });
-  if (outcome === 'full' || outcome === 'unreadable') await putBack(store, letter);
-  return outcome;
+  let outcome: RetryOutcome | undefined;
+  try {
+    return (outcome = await requeue(store, outbox, letter, caps));
+  } finally {
+    // Not queued (or it failed): back in the list for another try, not counted again.
+    if (outcome !== 'queued') await store.queue.bury({ ...letter, retried: true });
+  }
 }
 
 async function requeue(store: Store, outbox: CallOutbox, letter: DeadLetter, caps: EnqueueOptions) {
@@ -56,9 +57,4 @@ async function requeue(store: Store, outbox: CallOutbox, letter: DeadLetter, cap
   const event = { teamId, orderKey: letter.orderKey, payload };
   const result = await store.queue.enqueueOnce(`retry:${letter.id}:${Date.now()}`, event, RETRY_DEDUP_TTL_MS, caps);
   return result === 'full' || result === 'full_bytes' ? 'full' : 'queued';
-}
-
-/** The letter back in the list, not counted again. */
-async function putBack(store: Store, letter: DeadLetter): Promise<void> {
-  await store.queue.bury({ ...letter, retried: true });
 }

@@ -1,10 +1,8 @@
 /**
- * Posts that cannot show twice (docs/DELIVERY.md › Posts that cannot show twice). Every background post carries the
- * app's `event_type` and its idempotency key in message metadata, and a mark in the store: `pending` from just
- * before it is sent, its `ts` once Slack took it. A post found `pending` may be in Slack already: Slack's
- * `message_metadata_posted` event says where it landed (`landed`); only when none came within `EVENT_WAIT_MS` is
- * one bounded history page read. A try holds a lease on the post while in flight, so a replica taking it over
- * waits for that try's answer before it looks it up. Direct messages are not looked up: at most once.
+ * Posts that cannot show twice (docs/DELIVERY.md): the app's `event_type` and the post's idempotency key in metadata,
+ * and a mark in the store, `pending` from just before the send, its `ts` once Slack took it. A pending post is looked
+ * for (`message_metadata_posted`, else one bounded history page) before it is sent again, under a lease on the post:
+ * a replica taking it over waits for the try in flight. Direct messages are not looked up: at most once.
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';

@@ -26,7 +26,6 @@ export function waitClock(store: Pick<Store, 'now'>): () => number {
 /** The workspace's client for queue work; throws while it has no bot token (the entry is retried, then kept). */
 export type WorkerSlack = (teamId: string, urgency?: Urgency) => Promise<WebClient>;
 
-/** No bot token for the workspace: retried, then dead-lettered (kept) until the workspace is installed. */
 class NoBotTokenError extends Error {
   override readonly name = 'NoBotTokenError';
   constructor(readonly teamId: string) {

@@ -1,8 +1,6 @@
 /**
- * The one scheduler: posts each channel's outbox (src/store/channel-outbox.ts) at Slack's pace, its most urgent
- * lane first (docs/DELIVERY.md). Replicas ask only for the channels due now; one replica at a time posts for a
- * channel, under an owner-checked lease renewed while it drains; urgent and routine events go out in the order
- * their workspace queued them; what Slack's answers mean is read once (`SlackPace.judge`).
+ * The one scheduler: posts each channel's outbox (src/store/channel-outbox.ts) at Slack's pace, its most urgent lane
+ * first, one replica at a time per channel, urgent and routine events in their workspace's order (docs/DELIVERY.md).
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -184,14 +182,13 @@ export class ChannelScheduler {
   }
 
   private async settle(at: ChannelRef, end: DrainEnd): Promise<void> {
-    const { outbox } = this.context.store;
     if (end === 'done') return;
     if (end === 'empty') {
       this.failures.delete(member(at));
-      return outbox.forgetIfEmpty(at);
+      return this.context.store.outbox.forgetIfEmpty(at);
     }
     const ms = end.due === 'now' ? 0 : end.due;
-    await outbox.dueAt(at, this.now() + ms);
+    await this.context.store.outbox.dueAt(at, this.now() + ms);
     if (end.due === 'now' || this.stopped) return;
     this.notBefore.set(member(at), this.now() + ms);
     const timer = setTimeout(() => {
@@ -218,19 +215,14 @@ export class ChannelScheduler {
       const kind = lanes.bulk.owns(first);
       const lane = kind ? lanes.bulk : lanes[first.lane];
       const items = head.filter((i) => i.lane === first.lane && lanes.bulk.owns(i) === kind);
-      const ready = kind ? items : await this.inArrivalOrder(at, items);
+      // Urgent and routine items wait for the workspace's oldest event not yet handed on (that one's own may go).
+      const unfinished = kind ? undefined : await this.context.store.queue.firstUnfinished(at.teamId);
+      const ready = items.filter((i) => !unfinished || !ENTRY_ID.test(i.id) || compareEntryIds(i.id, unfinished) <= 0);
       if (ready.length === 0) return { due: IN_ORDER_WAIT_MS };
       const waitMs = await this.postNext(at, lane, ready);
       if (waitMs !== undefined) return { due: waitMs };
     }
     return { due: 'now' }; // shutdown: another replica goes on
-  }
-
-  /** The items queued no later than the workspace's oldest event not yet handed on (that one's own included). */
-  private async inArrivalOrder(at: ChannelRef, items: WaitingItem[]): Promise<WaitingItem[]> {
-    const first = await this.context.store.queue.firstUnfinished(at.teamId);
-    if (first === undefined) return items;
-    return items.filter((i) => !ENTRY_ID.test(i.id) || compareEntryIds(i.id, first) <= 0);
   }
 
   /** One post of the lane, or the ms a paused channel or a failure asks to wait. */
@@ -323,6 +315,4 @@ export class ChannelScheduler {
   }
 }
 
-function member(at: ChannelRef): string {
-  return `${at.teamId} ${at.channelId}`;
-}
+const member = (at: ChannelRef) => `${at.teamId} ${at.channelId}`;

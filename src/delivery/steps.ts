@@ -71,24 +71,18 @@ export class StepLog {
     const done = await this.read(ref);
     if (done !== null) return { result: done, ran: false };
     const result = await work();
-    await this.remember(ref, result);
-    return { result, ran: true };
+    // The work is done: without its mark it would run again, so the mark waits out a store that does not answer.
+    for (const giveUpAt = Date.now() + MARK_PATIENCE_MS; ; await sleep(MARK_RETRY_MS)) {
+      try {
+        await this.record(ref, result);
+        return { result, ran: true };
+      } catch (err) {
+        if (!isStoreUnavailable(err) || Date.now() >= giveUpAt) throw err;
+      }
+    }
   }
 
   private key(ref: StepRef): string {
     return this.store.keys.dedup(ref.teamId, 'event-step', JSON.stringify([ref.entryId, ref.channel, ref.step]));
-  }
-
-  /** The mark is tried again while the store does not answer: the work is done, and without its mark it runs again. */
-  private async remember(ref: StepRef, result: string): Promise<void> {
-    const giveUpAt = Date.now() + MARK_PATIENCE_MS;
-    for (;;) {
-      try {
-        return await this.record(ref, result);
-      } catch (err) {
-        if (!isStoreUnavailable(err) || Date.now() >= giveUpAt) throw err;
-        await sleep(MARK_RETRY_MS);
-      }
-    }
   }
 }

@@ -1,8 +1,6 @@
 /**
- * Customers first: the urgent lane of a channel's outbox. The worker hands every routed conversation event (a
- * customer's message, an agent's line, the session's end) to the urgent lane of each of its channels and the queue
- * is done with it; the scheduler posts it in its turn. A post may carry the customer's messages waiting right
- * behind it (src/handoff/deliveries.ts), which are then done here too.
+ * Customers first: the urgent lane of a channel's outbox, where the worker hands every routed conversation event. A
+ * post may carry the customer's messages waiting right behind it (src/handoff/deliveries.ts): those are done too.
  */
 import type { ChannelRef, QueueEntry, WaitingItem } from '../store/index.js';
 import { withTraceNow } from '../util/spans.js';
@@ -13,27 +11,20 @@ import { letterOf, triggerOf } from '../events/job.js';
 
 /** What the worker does with an event in its channel's turn (`EventWorker.runInChannel`). */
 export interface LaneRunner {
-  /**
-   * Runs the event for `channel` only, with the same conversation's events waiting `behind` it there; resolves with
-   * the ids of those whose work it did. Slack's refusals are thrown as they are.
-   */
+  /** Runs the event for `channel` only, with its conversation's events `behind` it; resolves with the ids it did. */
+  // Slack's refusals are thrown as they are: the scheduler judges them.
   runInChannel(entry: QueueEntry, channel: string, behind: readonly QueueEntry[]): Promise<readonly string[]>;
 }
 
 type UrgentItem = Pick<QueueEntry, 'payload' | 'orderKey' | 'enqueuedAt' | 'attempt'>;
 
 export class ConversationLane implements LaneHandler {
-  private runner: LaneRunner | undefined;
-
   constructor(
     private readonly context: PostContext,
     private readonly scheduler: Pick<ChannelScheduler, 'added'>,
+    /** The worker: it hands the events here, and runs them in their channel's turn. */
+    private readonly runner: LaneRunner,
   ) {}
-
-  /** The worker runs the events in their channel's turn (it hands them here too: set once, at wiring). */
-  runWith(runner: LaneRunner): void {
-    this.runner = runner;
-  }
 
   /** The entry waits in the channel's urgent lane; the queue is done with it for this channel. */
   async add(entry: QueueEntry, channel: string): Promise<void> {
@@ -48,7 +39,6 @@ export class ConversationLane implements LaneHandler {
     const entry = this.entryOf(at, first!);
     let done: readonly string[] = [];
     if (entry) {
-      if (!this.runner) throw new Error('the conversation lane has no runner');
       const behind = rest
         .map((i) => this.entryOf(at, i))
         .filter((e): e is QueueEntry => e?.orderKey === entry.orderKey);
@@ -72,12 +62,10 @@ export class ConversationLane implements LaneHandler {
 
   private entryOf(at: ChannelRef, item: WaitingItem): QueueEntry | undefined {
     try {
-      const raw = JSON.parse(item.json) as Partial<UrgentItem>;
-      if (typeof raw.orderKey === 'string' && typeof raw.enqueuedAt === 'number') {
-        const { payload, orderKey, enqueuedAt } = raw;
-        const attempt = typeof raw.attempt === 'number' ? raw.attempt : 1;
-        return { id: item.id, teamId: at.teamId, payload, orderKey, enqueuedAt, attempt };
-      }
+      const { payload, orderKey, enqueuedAt, attempt } = JSON.parse(item.json) as Partial<UrgentItem>;
+      const tries = typeof attempt === 'number' ? attempt : 1;
+      if (typeof orderKey === 'string' && typeof enqueuedAt === 'number')
+        return { id: item.id, teamId: at.teamId, payload, orderKey, enqueuedAt, attempt: tries };
     } catch {
       // logged below
     }

@@ -67,8 +67,7 @@ export function createEvents(deps: Deps, options: EventsOptions = {}): Events {
   const judge = (err: unknown) => deps.pace.judge(err);
   const files = new FileShares(new StepLog(deps.store, judge), judge, slackFileOrigin(deps.config.slack));
   const recordings = new CallRecordings(context, bulk, files, deps.timers, deps.config.recordings, options.recordings);
-  const conversations = new ConversationLane(context, scheduler);
-  conversations.runWith(worker);
+  const conversations = new ConversationLane(context, scheduler, worker);
   worker.handTo(conversations);
   const outbox = new CallOutbox(context, scheduler, files, options.calls, recordings);
   scheduler.serve({ urgent: conversations, routine: outbox, bulk });

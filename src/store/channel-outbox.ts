@@ -1,8 +1,7 @@
 /**
- * What waits for a channel's turn at Slack (src/delivery/scheduler.ts posts it): per (workspace, channel), queue
- * entry id → the work as JSON in a lane, kept with the event queue (`EventQueue.outboxes`) so it counts toward the
- * workspace's backlog caps; the same entry added twice is kept once. One sorted set holds the channels with waiting
- * work by when each is next due, so a replica asks only for the channels due now.
+ * What waits for a channel's turn at Slack (src/delivery/scheduler.ts posts it): per channel, entry id → its work in
+ * a lane, kept with the event queue (`EventQueue.outboxes`) so it counts toward the workspace's backlog caps; the same
+ * entry added twice is kept once. One sorted set holds the channels with waiting work by when each is next due.
  */
 import type { Keys } from './keys.js';
 import type { KeyValueStore } from './kv.js';
@@ -33,13 +32,12 @@ export class ChannelOutboxRepo {
     private readonly kv: KeyValueStore,
     private readonly keys: Keys,
     private readonly items: OutboxItems,
-    private readonly now: () => number = Date.now,
   ) {}
 
   /** Parks the work in the channel's lane; due now unless due already (it waits, or a replica is posting there). */
   async add(to: ChannelRef, lane: Lane, work: WaitingWork): Promise<void> {
     await this.items.put(to.teamId, to.channelId, work.id, work.json, LANES.indexOf(lane));
-    await this.dueAt(to, this.now(), { unlessDue: true });
+    await this.dueAt(to, Date.now(), { unlessDue: true });
   }
 
   /** How much waits for the channel (every lane). */
@@ -53,7 +51,7 @@ export class ChannelOutboxRepo {
     return items.map(({ id, json, rank }) => ({ id, json, lane: LANES[rank] ?? 'bulk' }));
   }
 
-  /** Removes these items; returns how many were there. */
+  /** Returns how many were there. */
   async remove(at: ChannelRef, ids: readonly string[]): Promise<number> {
     if (ids.length === 0) return 0;
     return this.items.remove(at.teamId, at.channelId, ids);
@@ -70,9 +68,8 @@ export class ChannelOutboxRepo {
   }
 
   /** Every channel with waiting work (reads the whole due set: for uninstalls and tests, never a post's path). */
-  async channels(): Promise<ChannelRef[]> {
-    const all = await this.kv.sortedUpTo(this.keys.outboxDue(), Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
-    return all.flatMap(({ member }) => refOf(member));
+  channels(): Promise<ChannelRef[]> {
+    return this.due(Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
   }
 
   /** When the channel is next due; `unlessDue` leaves a channel that has a due time already as it is. */
@@ -82,14 +79,11 @@ export class ChannelOutboxRepo {
     });
   }
 
-  /**
-   * Drops the channel from the due set when nothing waits (checked again after, so work added meanwhile stays due).
-   * Work added since the caller found none is due now: its adder kept the drain's due time, its lease's end.
-   */
+  /** Drops the channel from the due set when nothing waits; work added meanwhile is due now, not at a lease's end. */
   async forgetIfEmpty(at: ChannelRef): Promise<void> {
-    if ((await this.size(at)) > 0) return this.dueAt(at, this.now());
+    if ((await this.size(at)) > 0) return this.dueAt(at, Date.now());
     await this.kv.sortedRemove(this.keys.outboxDue(), member(at));
-    if ((await this.size(at)) > 0) await this.dueAt(at, this.now(), { unlessDue: true });
+    if ((await this.size(at)) > 0) await this.dueAt(at, Date.now(), { unlessDue: true });
   }
 
   /** Takes the workspace's channels out of the due set (their waiting work itself is workspace keys). */
@@ -109,10 +103,7 @@ export class ChannelOutboxRepo {
     if (raw === null) return undefined;
     const ids = JSON.parse(raw) as string[];
     const found = await this.items.get(at.teamId, at.channelId, ids);
-    return ids.flatMap((id) => {
-      const json = found[id];
-      return json === undefined ? [] : [{ id, json }];
-    });
+    return ids.flatMap((id) => (found[id] === undefined ? [] : [{ id, json: found[id] }]));
   }
 
   async startRollup(at: ChannelRef, ids: readonly string[], ttlMs: number): Promise<void> {
@@ -126,9 +117,7 @@ export class ChannelOutboxRepo {
   }
 }
 
-function member(at: ChannelRef): string {
-  return `${segment(at.teamId)}:${segment(at.channelId)}`;
-}
+const member = (at: ChannelRef) => `${segment(at.teamId)}:${segment(at.channelId)}`;
 
 function refOf(m: string): ChannelRef[] {
   const [team, channel] = m.split(':');

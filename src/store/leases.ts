@@ -38,11 +38,6 @@ export class Leases {
     return this.kv.expireIfEqual(key, owner, ttlMs);
   }
 
-  /** Who holds `key` now; null when nobody does. */
-  holder(key: string): Promise<string | null> {
-    return this.kv.get(key);
-  }
-
   /** Gives the lease up, unless it expired and another replica holds it. */
   async release(key: string, owner: string): Promise<void> {
     await this.kv.delIfEqual(key, owner);
@@ -77,10 +72,7 @@ export class Leases {
     return {
       held: () => !lost && Date.now() - heldAt < ttlMs,
       stop,
-      end: async () => {
-        await stop();
-        await this.release(key, owner);
-      },
+      end: () => stop().then(() => this.release(key, owner)),
     };
   }
 }

@@ -7,7 +7,6 @@ import { timerTeam, type Keys } from './keys.js';
 import type { KeyValueStore } from './kv.js';
 import type { KeptLease, Leases } from './leases.js';
 
-/** How many due timers one read takes at most. */
 const DUE_PAGE = 200;
 
 export interface DueTimer {
@@ -34,7 +33,6 @@ export class TimerRepo {
     await this.unindex(kind, id);
   }
 
-  /** When timer `id` is due; undefined when it is not set. */
   dueAt(kind: string, id: string): Promise<number | undefined> {
     return this.kv.sortedScore(this.keys.timers(kind), id);
   }
@@ -67,12 +65,12 @@ export class TimerRepo {
 
   /** Claims one firing for `leaseMs`; false when another replica has it (or had it and finished). */
   claim(kind: string, timer: DueTimer, owner: string, leaseMs: number): Promise<boolean> {
-    return this.leases.claim(this.lease(kind, timer), owner, leaseMs);
+    return this.leases.claim(this.keys.timerLease(kind, timer.id, timer.dueAt), owner, leaseMs);
   }
 
-  /** Renews a claimed firing's lease while its handler runs (`Leases.keep`). */
+  /** Renews a claimed firing's lease while its handler runs. */
   keep(kind: string, timer: DueTimer, owner: string, leaseMs: number): KeptLease {
-    return this.leases.keep(this.lease(kind, timer), owner, leaseMs);
+    return this.leases.keep(this.keys.timerLease(kind, timer.id, timer.dueAt), owner, leaseMs);
   }
 
   /** Removes every timer of the workspace (from its own index) of every kind but `keep`; returns how many. */
@@ -91,10 +89,6 @@ export class TimerRepo {
   private async unindex(kind: string, id: string): Promise<void> {
     const teamId = timerTeam(id);
     if (teamId !== undefined) await this.kv.setRemove(this.keys.timerIndex(teamId), indexed(kind, id));
-  }
-
-  private lease(kind: string, timer: DueTimer): string {
-    return this.keys.timerLease(kind, timer.id, timer.dueAt);
   }
 
   /** After a firing: the next due time, or none — only while the timer still holds the time that fired. */

@@ -16,35 +16,35 @@ describe.each(backends)('leases ($name)', ({ create }) => {
   function setUp() {
     const store = create();
     const expire = async (key: string, ttlMs: number) =>
-      waitFor(async () => (await store.leases.holder(key)) === null, 'the lease to expire', ttlMs + 5_000);
+      waitFor(async () => (await store.kv.get(key)) === null, 'the lease to expire', ttlMs + 5_000);
     /** A lease key under the store's prefix (tests and runs never share one). */
     const key = (id: string) => store.keys.outboxLease('T1', id);
     return { store, leases: store.leases, expire, key };
   }
 
   it('is renewed and released only by its owner', async () => {
-    const { leases, key } = setUp();
+    const { leases, store, key } = setUp();
     expect(await leases.take(key('drain:C1'), 'a', 60_000)).toBe(true);
     expect(await leases.take(key('drain:C1'), 'b', 60_000)).toBe(false);
     expect(await leases.renew(key('drain:C1'), 'b', 60_000)).toBe(false);
     await leases.release(key('drain:C1'), 'b');
-    expect(await leases.holder(key('drain:C1'))).toBe('a');
+    expect(await store.kv.get(key('drain:C1'))).toBe('a');
 
     expect(await leases.renew(key('drain:C1'), 'a', 60_000)).toBe(true);
     expect(await leases.take(key('drain:C1'), 'a', 60_000)).toBe(true); // its own lease, taken again: still its own
     await leases.release(key('drain:C1'), 'a');
-    expect(await leases.holder(key('drain:C1'))).toBeNull();
+    expect(await store.kv.get(key('drain:C1'))).toBeNull();
     expect(await leases.take(key('drain:C1'), 'b', 60_000)).toBe(true);
   });
 
   it('hands an expired lease to the next taker; its old owner can neither renew nor release it', async () => {
-    const { leases, expire, key } = setUp();
+    const { leases, store, expire, key } = setUp();
     expect(await leases.take(key('drain:C2'), 'a', 300)).toBe(true);
     await expire(key('drain:C2'), 300);
     expect(await leases.take(key('drain:C2'), 'b', 60_000)).toBe(true);
     expect(await leases.renew(key('drain:C2'), 'a', 60_000)).toBe(false);
     await leases.release(key('drain:C2'), 'a');
-    expect(await leases.holder(key('drain:C2'))).toBe('b');
+    expect(await store.kv.get(key('drain:C2'))).toBe('b');
   });
 
   it('claims a firing once, its own owner included, until the claim expires', async () => {
@@ -57,7 +57,7 @@ describe.each(backends)('leases ($name)', ({ create }) => {
   });
 
   it('keeps a lease while its work runs, past its length, and gives it up at the end', async () => {
-    const { leases, key } = setUp();
+    const { leases, store, key } = setUp();
     const ttlMs = 1_500;
     expect(await leases.take(key('drain:C3'), 'a', ttlMs)).toBe(true);
     let renewals = 0;
@@ -67,7 +67,7 @@ describe.each(backends)('leases ($name)', ({ create }) => {
     expect(kept.held()).toBe(true);
     expect(await leases.take(key('drain:C3'), 'b', ttlMs)).toBe(false);
     await kept.end();
-    expect(await leases.holder(key('drain:C3'))).toBeNull();
+    expect(await store.kv.get(key('drain:C3'))).toBeNull();
   });
 
   it('tells a kept lease’s owner it lost the lease once another replica holds it', async () => {
@@ -80,6 +80,6 @@ describe.each(backends)('leases ($name)', ({ create }) => {
     expect(await leases.take(key('drain:C4'), 'b', 60_000)).toBe(true);
     await waitForValue(() => !kept.held(), 'the owner to learn it lost the lease', 20_000);
     await kept.end();
-    expect(await leases.holder(key('drain:C4'))).toBe('b');
+    expect(await store.kv.get(key('drain:C4'))).toBe('b');
   });
 });

@@ -24,8 +24,7 @@ export class Leases {
 
   /** True when `owner` holds `key` for `ttlMs` from now; its own lease counts (a lost answer must not lock it out). */
   async take(key: string, owner: string, ttlMs: number): Promise<boolean> {
-    if (await this.kv.set(key, owner, { onlyIfAbsent: true, ttlMs })) return true;
-    return this.kv.expireIfEqual(key, owner, ttlMs);
+    return (await this.claim(key, owner, ttlMs)) || this.renew(key, owner, ttlMs);
   }
 
   /** Takes a lease nobody holds, its own owner included: a firing claimed once, retried only after it expires. */

@@ -284,7 +284,12 @@ describe.each(['memory', 'redis', 'cluster'] as const)('uninstalling (%s store)'
     const before = await stored();
     for (const text of [...keptWhileInstalled(gone), ...keptWhileInstalled(kept)])
       expect([text, holding(before, text).length > 0]).toEqual([text, true]);
-    const keptKeys = holding(before, kept.team).sort();
+    // A posting lease is held for a moment whenever a replica looks at a channel (the paused one too): not data.
+    const keptData = (keys: StoredText) =>
+      holding(keys, kept.team)
+        .filter((key) => !key.includes(':outbox-lease:'))
+        .sort();
+    const keptKeys = keptData(before);
     // No key name holds a customer's number (a keyed hash stands for it).
     const customers = [gone, kept].flatMap((w) => [w.customer.number, w.closedCustomer.number]);
     const named = [...before.keys()].filter((k) => customers.some((c) => k.includes(c.slice(2))));
@@ -328,7 +333,7 @@ describe.each(['memory', 'redis', 'cluster'] as const)('uninstalling (%s store)'
 
     const after = await stored();
     for (const text of traces(gone)) expect([text, holding(after, text)]).toEqual([text, []]);
-    expect(holding(after, kept.team).sort()).toEqual(keptKeys);
+    expect(keptData(after)).toEqual(keptKeys);
     for (const text of keptWhileInstalled(kept)) expect([text, holding(after, text).length > 0]).toEqual([text, true]);
 
     // Its file link opens nothing; the other workspace's still does.

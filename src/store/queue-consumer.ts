@@ -41,7 +41,7 @@ export function errorMessage(error: unknown): string {
 }
 
 /** Resolves after `ms`, or at once when `signal` aborts (never rejects). */
-export function pause(ms: number, signal: AbortSignal): Promise<void> {
+function pause(ms: number, signal: AbortSignal): Promise<void> {
   return sleep(ms, undefined, { signal }).catch(() => undefined);
 }
 

@@ -113,7 +113,7 @@ export class CallOutbox implements LaneHandler {
   async add(to: ChannelRef, entry: QueueEntry, call: RolledCall, asks?: Routed): Promise<void> {
     const json = storedCall(call, entry.enqueuedAt, mentioning(asks), readJob(entry.payload).data?.retryOf);
     await this.context.store.outbox.add(to, 'routine', { id: entry.id, json });
-    this.scheduler.added(to);
+    this.scheduler.added(to, entry.id);
   }
 
   /** The waiting calls that read as call events; those that no longer do are dropped. */

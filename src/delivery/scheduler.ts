@@ -61,6 +61,8 @@ const PAUSE_RECHECK_MS = 2_000;
 const WORKSPACE_HOLD_MS = 60_000;
 /** How soon a channel whose next event waits for an earlier one still being handed on is looked at again. */
 const IN_ORDER_WAIT_MS = 25;
+/** Entries whose channels wait to be told they are finished; past this many, channels are told at once. */
+const MAX_AFTER_ENTRY = 10_000;
 /** A queue entry's id (`<ms>-<seq>`): what the urgent and routine lanes' items are named by. */
 const ENTRY_ID = /^\d+-\d+$/;
 
@@ -90,6 +92,8 @@ export class ChannelScheduler {
   /** Channel → failures in a row that time does not heal. */
   private readonly failures = new Map<string, number>();
   private readonly wakeups = new Set<NodeJS.Timeout>();
+  /** Queue entry → channels it was handed to, told when the queue finishes it (an entry taken over elsewhere: the scan). */
+  private readonly afterEntry = new Map<string, ChannelRef[]>();
   private readonly running = new Set<Promise<void>>();
   private scanTimer: NodeJS.Timeout | undefined;
   private scanning = false;
@@ -124,8 +128,16 @@ export class ChannelScheduler {
   }
 
   /** Resolves when the posts under way are done. */
+  /** The queue finished this entry: the channels it was handed to may post it. */
+  entryFinished(entryId: string): void {
+    const channels = this.afterEntry.get(entryId);
+    this.afterEntry.delete(entryId);
+    for (const at of channels ?? []) this.added(at);
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
+    this.afterEntry.clear();
     clearInterval(this.scanTimer);
     for (const t of this.wakeups) clearTimeout(t);
     this.wakeups.clear();
@@ -143,8 +155,18 @@ export class ChannelScheduler {
       .finally(() => (this.scanning = false));
   }
 
-  /** Work was added to the channel's outbox: post it now if this process may (else its due time brings it). */
-  added(at: ChannelRef): void {
+  /**
+   * Work was added to the channel's outbox: post it now if this process may (else its due time brings it). Work a
+   * queue entry handed on goes once the queue has finished that entry (`entryFinished`): posted before, it could
+   * be handed on again if the entry ran again, and show twice.
+   */
+  added(at: ChannelRef, entryId?: string): void {
+    if (entryId !== undefined && this.afterEntry.size < MAX_AFTER_ENTRY) {
+      const waiting = this.afterEntry.get(entryId);
+      if (waiting) waiting.push(at);
+      else this.afterEntry.set(entryId, [at]);
+      return;
+    }
     const id = member(at);
     if (this.stopped || this.busy.has(id) || this.busy.size >= this.concurrency) return;
     if ((this.notBefore.get(id) ?? 0) > this.now()) return;
@@ -215,9 +237,10 @@ export class ChannelScheduler {
       const kind = lanes.bulk.owns(first);
       const lane = kind ? lanes.bulk : lanes[first.lane];
       const items = head.filter((i) => i.lane === first.lane && lanes.bulk.owns(i) === kind);
-      // Urgent and routine items wait for the workspace's oldest event not yet handed on (that one's own may go).
+      // Urgent and routine items wait until the queue has finished their own event and every earlier one of the
+      // workspace: an entry that runs again hands its event on again, and a post already out would show twice.
       const unfinished = kind ? undefined : await this.context.store.queue.firstUnfinished(at.teamId);
-      const ready = items.filter((i) => !unfinished || !ENTRY_ID.test(i.id) || compareEntryIds(i.id, unfinished) <= 0);
+      const ready = items.filter((i) => !unfinished || !ENTRY_ID.test(i.id) || compareEntryIds(i.id, unfinished) < 0);
       if (ready.length === 0) return { due: IN_ORDER_WAIT_MS };
       const waitMs = await this.postNext(at, lane, ready);
       if (waitMs !== undefined) return { due: waitMs };

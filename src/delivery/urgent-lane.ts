@@ -32,7 +32,7 @@ export class ConversationLane implements LaneHandler {
     const { payload, orderKey, enqueuedAt, attempt } = entry;
     const waiting: UrgentItem = { payload, orderKey, enqueuedAt, attempt };
     await this.context.store.outbox.add(at, 'urgent', { id: entry.id, json: JSON.stringify(withTraceNow(waiting)) });
-    this.scheduler.added(at);
+    this.scheduler.added(at, entry.id);
   }
 
   async postNext(at: ChannelRef, [first, ...rest]: WaitingItem[]): Promise<number | undefined> {

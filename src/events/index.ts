@@ -60,8 +60,8 @@ export function createEvents(deps: Deps, options: EventsOptions = {}): Events {
     metrics: deps.metrics,
     audiences: deps.audiences,
   };
-  const worker = new EventWorker(context, options.worker);
   const scheduler = new ChannelScheduler(context, options.delivery);
+  const worker = new EventWorker(context, options.worker, (id) => scheduler.entryFinished(id));
   const bulk = new BulkLane(context, scheduler);
   pauses.noticesIn(bulk);
   const judge = (err: unknown) => deps.pace.judge(err);

@@ -79,6 +79,8 @@ export class EventWorker implements LaneRunner {
   constructor(
     private readonly context: PostContext,
     private readonly options: WorkerOptions = {},
+    /** Told each queue entry finished: its channels may post it now. */
+    private readonly finished: (id: string) => void = () => undefined,
   ) {
     this.steps = new StepLog(this.context.store, (err) => this.context.pace.judge(err));
   }
@@ -101,6 +103,7 @@ export class EventWorker implements LaneRunner {
     this.consumer = this.context.store.queue.consume((entry) => this.handleCounted(entry), {
       ...this.options,
       consumer: name,
+      onFinished: this.finished,
     });
     this.context.logger.info({ consumer: name }, 'event worker started');
   }

@@ -89,6 +89,7 @@ class QueueConsumer implements Consumer {
       claimIdleMs: positiveInt('consume', 'claimIdleMs', options.claimIdleMs ?? 30_000),
       retryDelayMs: options.retryDelayMs ?? defaultRetryDelayMs,
       prefetch: positiveInt('consume', 'prefetch', options.prefetch ?? concurrency * 4),
+      onFinished: options.onFinished ?? (() => undefined),
     };
     this.name = options.consumer;
     this.reader = queue.openReader(this.name);
@@ -282,6 +283,7 @@ class QueueConsumer implements Consumer {
     try {
       await this.queue.complete(h.entry);
       this.drop(entryRef(h.entry));
+      this.settings.onFinished(h.entry.id);
     } catch (error) {
       // The handler already ran; only the acknowledgement is retried.
       this.warn(error, 'queue: could not acknowledge entry', { id: h.entry.id });

@@ -100,6 +100,8 @@ export interface ConsumeOptions {
   retryDelayMs?: (attempt: number) => number;
   /** How many entries one consumer holds at most (read ahead). Default 4 × concurrency. */
   prefetch?: number;
+  /** Told each entry this consumer finished (acknowledged): what waited for it may go. */
+  onFinished?: (id: string) => void;
 }
 
 export interface Consumer {

@@ -188,9 +188,30 @@ export class EventWorker implements LaneRunner {
       .catch((err: unknown) => log.warn({ err }, 'could not record the campaign and agent of an event in the catalog'));
     const handler = this.handlers.get(trigger);
     if (!handler) throw new UnhandledEventError(`no handler for ${trigger}: not posted, kept for inspection`);
+    const alsoDone: string[] = [];
+    const queued = this.queuedEvent(entry, event, data, log, onlyChannel, alsoDone);
+    const outcome = await handler(queued);
+    if (outcome === 'posted' && onlyChannel !== undefined) {
+      // Counted once per event, when its first channel posts it.
+      const counted = await this.steps.once(queued.step('*', 'counted'), () => Promise.resolve('posted'));
+      if (counted.ran) this.context.metrics?.eventsPosted.inc({ trigger });
+    }
+    if (outcome === 'handed-on') log.debug('event handed on');
+    return alsoDone;
+  }
+
+  /** What a trigger's handler sees of one event: its channels, its steps, and the events waiting behind it. */
+  private queuedEvent(
+    entry: InTurn,
+    event: KnownEvent,
+    data: EventJob,
+    log: Logger,
+    onlyChannel: string | undefined,
+    alsoDone: string[],
+  ): QueuedEvent {
+    const { trigger } = data;
     // Whose steps count: this entry's, or those of the dead letter an admin retried.
     const stepsOf = data.retryOf ?? entry.id;
-    const alsoDone: string[] = [];
     const carriedStep = (entryId: string) => ({ teamId: entry.teamId, entryId, channel: '*', step: 'absorbed' });
     const queued: QueuedEvent = {
       entry,
@@ -257,13 +278,6 @@ export class EventWorker implements LaneRunner {
       },
       carriedBy: async () => (await this.steps.read(carriedStep(entry.id))) ?? undefined,
     };
-    const outcome = await handler(queued);
-    if (outcome === 'posted' && onlyChannel !== undefined) {
-      // Counted once per event, when its first channel posts it.
-      const counted = await this.steps.once(queued.step('*', 'counted'), () => Promise.resolve('posted'));
-      if (counted.ran) this.context.metrics?.eventsPosted.inc({ trigger });
-    }
-    if (outcome === 'handed-on') log.debug('event handed on');
-    return alsoDone;
+    return queued;
   }
 }

@@ -61,9 +61,12 @@ const CHANNEL_POST_METHODS = new Set(['chat.postMessage', 'files.completeUploadE
 const MAX_READ_WAIT_MS = 10_000;
 /** How long a person's request waits for its budget at most before going out anyway. */
 const MAX_INTERACTIVE_WAIT_MS = 5_000;
-/** Slack down: the first probe after this long, doubling up to the cap. */
+/**
+ * Slack down: the first probe after this long, doubling up to the cap. One call every 2 s per process is nothing to
+ * Slack, and posts resume within 2 s of its return (the slack-outage fault test: the last call shown ≤ 10 s).
+ */
 const FIRST_PROBE_MS = 1_000;
-const MAX_PROBE_MS = 5_000;
+const MAX_PROBE_MS = 2_000;
 /** Failures in a row before Slack counts as down: one dropped connection or lost answer is not an outage. */
 const DOWN_AFTER_FAILURES = 3;
 
@@ -127,7 +130,7 @@ function networkCode(original: unknown): string | undefined {
 
 /** Slack's reachability as this process sees it (every client of the process feeds it). */
 class SlackHealth {
-  private down = false;
+  down = false;
   private failuresInARow = 0;
   private probeEveryMs = FIRST_PROBE_MS;
   private nextProbeAt = 0;
@@ -151,9 +154,12 @@ class SlackHealth {
     this.nextProbeAt = Math.max(this.nextProbeAt, this.now() + this.probeEveryMs);
   }
 
-  answered(): void {
+  /** True when Slack was down until this answer. */
+  answered(): boolean {
+    const wasDown = this.down;
     this.down = false;
     this.failuresInARow = 0;
+    return wasDown;
   }
 
   retryInMs(): number {
@@ -182,6 +188,7 @@ export class SlackPace {
    * are enough to tell a workspace's limit from a channel's).
    */
   private readonly refusals = new Map<string, { channel: string; until: number }>();
+  private readonly back = new Set<() => void>();
 
   constructor(
     private readonly budgets: RateBudget,
@@ -251,7 +258,7 @@ export class SlackPace {
     });
     if (!method || !budget) return { response };
     if (response.status >= 500) this.health.failed();
-    else this.health.answered();
+    else if (response.status !== 200) this.answered();
     if (response.status === 429) {
       this.hooks.onRateLimited?.(method);
       const seconds = Number.parseInt(response.headers.get('retry-after') ?? '', 10);
@@ -269,14 +276,16 @@ export class SlackPace {
     const { code, warnings } = answerOf(text);
     if (code === undefined && warnings.length > 0) this.hooks.onWarnings?.(method, warnings);
     const verdict = code === undefined ? undefined : classOfSlackError(code);
-    if (code === 'ratelimited' || code === 'rate_limited') {
+    const limited = code === 'ratelimited' || code === 'rate_limited';
+    // Slack degraded (an error that heals, a rate limit aside) counts as Slack down; any other answer as Slack up.
+    if (!limited && (verdict === 'wait' || verdict === 'unknown')) this.health.failed();
+    else this.answered();
+    if (limited) {
       this.hooks.onRateLimited?.(method);
       await this.budgets.hold(budget.key, budget.rule, 1_000);
     } else if (code === 'message_limit_exceeded') {
       // Every channel's posts, on every replica, wait on the workspace's one posting budget.
       await this.budgets.holdLong((budget.workspace ?? budget).key, this.limits.messageLimitHoldMs);
-    } else if (verdict === 'wait' || verdict === 'unknown') {
-      this.health.failed();
     } else if (code === 'token_expired' && !renewed && this.hooks.renewToken) {
       // Nothing was carried out: the same call once more with the token that replaced the expired one (a renewal
       // that fails leaves Slack's refusal as it is).
@@ -287,6 +296,21 @@ export class SlackPace {
     }
     // The body read here, given back with the answer's status and headers.
     return { response: new Response(text, response), ...(code === undefined ? {} : { slackError: code }) };
+  }
+
+  /** Whether this process sees Slack down (a few failures in a row; only probes go until it answers). */
+  get slackDown(): boolean {
+    return this.health.down;
+  }
+
+  /** `listener` is called when Slack answers again after it was down: what waits for it may go at once. */
+  onSlackBack(listener: () => void): () => void {
+    this.back.add(listener);
+    return () => this.back.delete(listener);
+  }
+
+  private answered(): void {
+    if (this.health.answered()) for (const listener of this.back) listener();
   }
 
   /** Records a 429 in `channel`; true when another channel of the workspace had one whose wait still runs. */

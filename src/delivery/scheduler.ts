@@ -91,6 +91,9 @@ export class ChannelScheduler {
   private readonly notBefore = new Map<string, number>();
   /** Channel → failures in a row that time does not heal. */
   private readonly failures = new Map<string, number>();
+  /** Channels told to wait while Slack was down: they go as soon as it answers again, not at their next try. */
+  private readonly waitingForSlack = new Map<string, ChannelRef>();
+  private offSlackBack: (() => void) | undefined;
   private readonly wakeups = new Set<NodeJS.Timeout>();
   /** Queue entry → channels it was handed to, told when the queue finishes it (an entry taken over elsewhere: the scan). */
   private readonly afterEntry = new Map<string, ChannelRef[]>();
@@ -123,11 +126,11 @@ export class ChannelScheduler {
     if (!this.lanes) throw new Error('the scheduler has no lanes');
     if (!this.stopped) return;
     this.stopped = false;
+    this.offSlackBack = this.context.pace.onSlackBack(() => this.slackIsBack());
     this.scanTimer = setInterval(() => this.scan(), this.options.scanMs ?? 500);
     this.scan();
   }
 
-  /** Resolves when the posts under way are done. */
   /** The queue finished this entry: the channels it was handed to may post it. */
   entryFinished(entryId: string): void {
     const channels = this.afterEntry.get(entryId);
@@ -135,13 +138,29 @@ export class ChannelScheduler {
     for (const at of channels ?? []) this.added(at);
   }
 
+  /** Resolves when the posts under way are done. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.offSlackBack?.();
     this.afterEntry.clear();
+    this.waitingForSlack.clear();
     clearInterval(this.scanTimer);
     for (const t of this.wakeups) clearTimeout(t);
     this.wakeups.clear();
     while (this.running.size > 0) await Promise.allSettled([...this.running]);
+  }
+
+  /** Slack answers again: its waiting channels are due now (the scan brings those past this process's share). */
+  private slackIsBack(): void {
+    const now = this.now();
+    for (const [id, at] of this.waitingForSlack) {
+      this.notBefore.delete(id);
+      this.context.store.outbox.dueAt(at, now).then(
+        () => this.added(at),
+        (err: unknown) => this.context.logger.warn({ err }, 'delivery: could not say when a channel is due again'),
+      );
+    }
+    this.waitingForSlack.clear();
   }
 
   private scan(): void {
@@ -307,7 +326,10 @@ export class ChannelScheduler {
     const verdict = this.context.pace.judge(err);
     const { pauses } = this.context;
     if (verdict.code === 'message_limit_exceeded') await pauses.overMessageLimit(at.teamId, at.channelId);
-    if ((verdict.class === 'wait' || verdict.class === 'unknown') && young) return verdict.delayMs;
+    if ((verdict.class === 'wait' || verdict.class === 'unknown') && young) {
+      if (this.context.pace.slackDown) this.waitingForSlack.set(member(at), at);
+      return verdict.delayMs;
+    }
     const code = verdict.code ?? slackErrorCode(err);
     const log = { err, channel: at.channelId, team: at.teamId, slackError: code };
     if (verdict.class === 'channel' && code && young) {

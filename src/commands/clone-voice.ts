@@ -14,6 +14,7 @@ import { escapeMrkdwn, fields, message, section, truncate, type MessagePayload }
 import { SlackFileError, slackFileOrigin, slackFileStream } from '../slack/file-download.js';
 import { readFiles } from '../slack/modals.js';
 import { slackErrorCode } from '../slack/post.js';
+import { isFileGone } from '../delivery/slack-errors.js';
 import { postToResponseUrl } from '../slack/response-url.js';
 import { noticeView } from '../slack/submission.js';
 import {
@@ -334,7 +335,7 @@ async function resolveSample(client: WebClient, sample: Sample, limits: SampleLi
     } catch (err) {
       const code = slackErrorCode(err);
       throw new SampleRefusal(
-        code === 'file_not_found' || code === 'file_deleted'
+        isFileGone(code)
           ? `The file ${id} is no longer in Slack — it may have been deleted. Share the samples again and retry.`
           : `Slack would not describe the file ${id}${code ? ` (${code})` : ''} — try again in a minute.`,
       );

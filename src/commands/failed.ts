@@ -9,7 +9,7 @@ import type { ChannelCause, DeadLetter } from '../store/index.js';
 import { button, context, escapeMrkdwn, header, message, section, type KnownBlock } from '../slack/blocks.js';
 import { code } from '../slack/text.js';
 import { pauseAdvice } from '../delivery/channel-pause.js';
-import { isChannelRefusal } from '../delivery/slack-errors.js';
+import { classOfSlackError, isChannelRefusal } from '../delivery/slack-errors.js';
 import { adminButton } from './admin-button.js';
 import type { Subcommand } from './types.js';
 
@@ -23,13 +23,10 @@ const CHANNEL_ID = /^[CGD][A-Z0-9]{2,}$/;
 /** What an admin can do about a channel's cause. */
 function advice(error: string, channel: string): string {
   if (isChannelRefusal(error) && CHANNEL_ID.test(channel)) return `${pauseAdvice(channel, error)}, then Retry`;
-  switch (error) {
-    case 'invalid_blocks':
-    case 'msg_too_long':
+  switch (classOfSlackError(error)) {
+    case 'payload':
       return 'Slack refused the message itself — Retry will not help; the event is kept here for reference';
-    case 'invalid_auth':
-    case 'token_revoked':
-    case 'account_inactive':
+    case 'workspace':
       return 'the app is not installed in this workspace any more — reinstall it, then Retry';
     default:
       return 'Retry once the cause is fixed';

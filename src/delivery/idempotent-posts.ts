@@ -2,14 +2,15 @@
  * Posts that cannot show twice (docs/DELIVERY.md): the app's `event_type` and the post's idempotency key in metadata,
  * and a mark in the store, `pending` from just before the send, its `ts` once Slack took it. A pending post is looked
  * for (`message_metadata_posted`, else one bounded history page) before it is sent again, under a lease on the post:
- * a replica taking it over waits for the try in flight. Direct messages are not looked up: at most once.
+ * a replica taking it over waits for the try in flight. A direct message cannot be read back (the app has no
+ * `im:history`): without Slack's event it counts as sent, at most once rather than twice.
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { WebClient } from '@slack/web-api';
 import { LEASE_MS, type Store } from '../store/index.js';
 import { context, type MessagePayload } from '../slack/blocks.js';
-import { WaitForSlack, type SlackErrorClass } from './slack-errors.js';
+import { isNoReplyHere, WaitForSlack, type SlackErrorClass } from './slack-errors.js';
 import { postMessage, slackErrorCode } from '../slack/post.js';
 import { waitClock } from './post-context.js';
 
@@ -23,10 +24,10 @@ const BEFORE_FIRST_TRY_MS = 10_000;
 const AFTER_FIRST_TRY_MS = 40_000;
 /** Messages a history page holds at most for apps outside the Marketplace (Slack's 2025 limit). */
 const PAGE_LIMIT = 15;
+/** What a direct message whose answer was lost is marked with: sent, where unknown. */
+const NOT_READ_BACK = 'not-read-back';
 /** How long where a post landed is kept: longer than any post waits to be looked up. */
 const LANDED_TTL_MS = 2 * 24 * 60 * 60_000;
-/** Slack's answers to a thread reply that only the reply's place causes: posted top-level instead. */
-const NO_REPLY_HERE = new Set(['cannot_reply_to_message', 'restricted_action_non_threadable_channel']);
 
 export interface PostTarget {
   channel: string;
@@ -117,7 +118,7 @@ export class IdempotentPosts {
     const metadata = { event_type: POST_EVENT_TYPE, event_payload: { key: once.key } };
     try {
       return await postMessage(slack, to, payload, metadata).catch(async (err: unknown) => {
-        if (!to.threadTs || !NO_REPLY_HERE.has(slackErrorCode(err) ?? '')) throw err;
+        if (!to.threadTs || !isNoReplyHere(slackErrorCode(err))) throw err;
         return postMessage(slack, { channel: to.channel }, await namingThread(slack, to, payload), metadata);
       });
     } catch (err) {
@@ -133,9 +134,9 @@ export class IdempotentPosts {
   private async find(slack: WebClient, to: PostTarget, once: OncePost, pending: Pending): Promise<string | undefined> {
     const landed = await this.store.kv.get(this.landedKey(once.teamId, once.key));
     if (landed) return landed;
-    if (!/^[CG]/.test(to.channel)) return undefined;
     const waited = this.now() - pending.since;
     if (waited < EVENT_WAIT_MS) throw new WaitForSlack(EVENT_WAIT_MS - waited, 'its post event');
+    if (!/^[CG]/.test(to.channel)) return NOT_READ_BACK;
     // History pages run newest first, a thread's replies oldest first: a page read before moves that end.
     const oldest = ((pending.since - BEFORE_FIRST_TRY_MS) / 1000).toFixed(6);
     const latest = ((pending.since + AFTER_FIRST_TRY_MS) / 1000).toFixed(6);

@@ -95,6 +95,14 @@ export function isFileGone(code: string | undefined): boolean {
   return code === 'file_not_found' || code === 'file_deleted';
 }
 
+/**
+ * A thread reply refused for its place only (chat.postMessage › Errors: `cannot_reply_to_message`,
+ * `restricted_action_non_threadable_channel`): the same post goes top-level.
+ */
+export function isNoReplyHere(code: string | undefined): boolean {
+  return code === 'cannot_reply_to_message' || code === 'restricted_action_non_threadable_channel';
+}
+
 /** Nothing can be posted or edited there until someone acts: the channel refuses, or the message is gone. */
 export function isGoneOrRefused(code: string | undefined): code is string {
   const cls = code === undefined ? 'other' : classOfSlackError(code);

@@ -7,11 +7,13 @@
  */
 import { Readable } from 'node:stream';
 import type { WebClient } from '@slack/web-api';
+import { z } from 'zod';
 import type { Config } from '../config.js';
 import { SlackUploadError, type FileShares } from '../slack/external-upload.js';
 import { classOfSlackError, isFileGone } from '../delivery/slack-errors.js';
 import { slackErrorCode } from '../slack/post.js';
 import { workspaceTimerId, workspaceTimerParts, type ChannelRef } from '../store/index.js';
+import { parseStored } from '../store/stored-json.js';
 import type { Timers } from '../app/timers.js';
 import type { CallCompleted } from './events.js';
 import { RecordingError, RecordingFetcher } from './recording-fetch.js';
@@ -28,11 +30,20 @@ type RecordingRef = ChannelRef & { entryId: string };
 /** Where a recording goes: the card's thread (`threadTs`: the card's ts). */
 export type RecordingTarget = RecordingRef & { threadTs: string };
 
-/** `attempts`: failed tries so far. */
-type RecordingJob = RecordingTarget &
-  ReturnType<typeof renderRecordingShare> & { audioUrl: string; addedAt: number; attempts: number };
-
-const JOB_TEXTS = ['teamId', 'channelId', 'entryId', 'threadTs', 'audioUrl', 'name', 'title', 'comment'] as const;
+/** A transfer as first written (the target, the file's texts); `attempts`: failed tries so far. */
+const recordingJobSchema = z.object({
+  teamId: z.string(),
+  channelId: z.string(),
+  entryId: z.string(),
+  threadTs: z.string(),
+  audioUrl: z.string(),
+  name: z.string(),
+  title: z.string(),
+  comment: z.string(),
+  addedAt: z.number(),
+  attempts: z.number(),
+});
+type RecordingJob = z.infer<typeof recordingJobSchema>;
 /** The kind of the transfer's timer, and of the share's report in its channel's outbox. */
 const KIND = 'call-recording';
 /** Transfers at the same time in a process: all workspaces together, and one workspace's. */
@@ -103,10 +114,7 @@ export class CallRecordings {
   /** The recording's job as first written (tries counted); undefined once done (copied or given up) or unreadable. */
   private async jobOf(target: RecordingRef): Promise<RecordingJob | undefined> {
     if (await this.steps.done(stepOf(target, 'recording'))) return undefined;
-    const raw = await this.steps.read(stepOf(target, 'recording-job'));
-    const job = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
-    const numbers = typeof job.addedAt === 'number' && typeof job.attempts === 'number';
-    return numbers && JOB_TEXTS.every((f) => typeof job[f] === 'string') ? (job as unknown as RecordingJob) : undefined;
+    return parseStored(recordingJobSchema, await this.steps.read(stepOf(target, 'recording-job')));
   }
 
   /** Due now, and looked for now (not at the timers' next tick). */

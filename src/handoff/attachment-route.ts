@@ -26,6 +26,7 @@ import type { Logger } from '../logger.js';
 import { openSlackFile, slackFileOrigin, SlackFileError } from '../slack/file-download.js';
 import { downloadUrl, slackFileSchema } from '../slack/file-object.js';
 import { slackErrorCode } from '../slack/post.js';
+import { classOfSlackError, isFileGone } from '../delivery/slack-errors.js';
 import type { Attachment } from '../store/index.js';
 import { withDeadline } from '../util/deadline.js';
 import { ATTACHMENT_MAX_BYTES, ATTACHMENT_PATH } from './attachments.js';
@@ -250,7 +251,7 @@ async function slackSource(ctx: ServeContext, found: Attachment, log: Logger): P
     raw = (await client.files.info({ file: found.id })).file;
   } catch (err) {
     const code = slackErrorCode(err);
-    if (code === 'file_not_found' || code === 'file_deleted' || code === 'invalid_auth' || code === 'token_revoked') {
+    if (isFileGone(code) || (code !== undefined && classOfSlackError(code) === 'workspace')) {
       log.info({ slackError: code }, 'attachment link of a file Slack no longer has (or lets the bot see): 404');
       return { kind: 'gone' };
     }

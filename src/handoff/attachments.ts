@@ -22,6 +22,7 @@ import {
   type SlackFileObject,
 } from '../slack/file-object.js';
 import { slackErrorCode } from '../slack/post.js';
+import { isFileGone } from '../delivery/slack-errors.js';
 import type { AttachmentFile } from '../store/index.js';
 
 /** The largest file sent to a customer: what the route streams at most, too. */
@@ -154,7 +155,7 @@ async function describe(client: WebClient, file: SlackFileObject, log: Logger): 
   } catch (err) {
     const code = slackErrorCode(err);
     log.info({ file: file.id, slackError: code }, 'Slack would not describe a file of a handoff reply: not sent');
-    return code === 'file_not_found' || code === 'file_deleted'
+    return isFileGone(code)
       ? 'it is no longer in Slack.'
       : 'Slack would not let the bot open it just now — share it again in a moment.';
   }

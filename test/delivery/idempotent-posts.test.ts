@@ -142,6 +142,25 @@ describe.each(backends)('idempotent posts ($name)', ({ create }) => {
     expect(shown()).toBe(1);
   });
 
+  it('a direct message whose answer was lost is not sent again: it cannot be read back, so it counts as sent', async () => {
+    const { store, clock, a, b, client } = replicas();
+    const { once, payload } = onePost(store);
+    const channel = `D0LEDGERDM${n}`;
+    slack.addChannel({ id: channel, name: `dm-${n}` });
+    const shown = () => slack.messages(channel).filter((m) => m.text === payload.text).length;
+    slack.loseAnswer('chat.postMessage');
+    await expect(a.post(client, { channel }, payload, once)).rejects.toThrow();
+    expect(shown()).toBe(1);
+    // Until Slack's event had time to come, it waits; then it is taken as sent, and not read back.
+    await expect(b.post(client, { channel }, payload, once)).rejects.toBeInstanceOf(WaitForSlack);
+    clock.now = Date.now() + 6_000;
+    const tries = slack.callsTo('chat.postMessage').length;
+    await b.post(client, { channel }, payload, once);
+    expect(slack.callsTo('chat.postMessage')).toHaveLength(tries);
+    expect(slack.callsTo('conversations.history').filter((c) => c.args.channel === channel)).toEqual([]);
+    expect(shown()).toBe(1);
+  });
+
   it('a try Slack refused with a wait (429) leaves no mark: the next try posts without a look-up', async () => {
     const { store, pace, a, b, client } = replicas();
     const { channel, once, payload, shown } = onePost(store);

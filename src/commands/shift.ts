@@ -45,7 +45,7 @@ export const shift: Subcommand = {
         await ctx.tell('You are not on shift, so nothing changed. `/campaign shift on` when you take chats.');
         return;
       }
-      const back = await handBack(ctx.deps.store, ctx.client, ctx.teamId, ctx.userId, ctx.logger);
+      const back = await handBack(ctx.deps.store, ctx.deps.bulk, ctx.teamId, ctx.userId, ctx.logger);
       ctx.logger.info({ returned: back.returned, reassigned: back.reassigned }, 'agent went off shift');
       const unassigned = back.returned - back.reassigned;
       const moved =

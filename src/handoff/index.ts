@@ -57,7 +57,7 @@ export function register(app: App, deps: Deps, events: Pick<Events, 'on' | 'bulk
   const log = deps.logger.child({ component: 'handoff' });
   const waiting = new Waiting(deps.store, deps.config.handoff.slaS, deps.posts, events.bulk, log);
   registerChatHandlers(events, waiting, deps.audiences);
-  const posts = new ThreadPosts(deps.store, deps.posts, events.bulk);
+  const posts = new ThreadPosts(deps.store, deps.posts, events.bulk, log);
   const relay = new ReplyRelay(deps, waiting, posts);
   deps.timers.on(SLA_TIMER, (timer, now) => waiting.fire(timer.id, now));
 

@@ -26,7 +26,6 @@ import type { Deps } from '../app/deps.js';
 import { NotConnectedError } from '../app/platform-access.js';
 import { failureOf, upstreamRef } from '../app/failure.js';
 import type { MessagePayload } from '../slack/blocks.js';
-import { slackErrorCode } from '../slack/post.js';
 import type { Logger } from '../logger.js';
 import type { ReplyState, ThreadInfo, ThreadReply } from '../store/conversations.js';
 import { displayName, platformAgentId } from './agents.js';
@@ -446,7 +445,7 @@ export class ReplyRelay {
       });
     if (outcome.kind === 'sent' && a.thread) {
       await this.mirror(a.thread, address.replyTs, a.reply, a.agentName);
-      await this.cardsAfterAnswer(client, a.thread, a.reply.user, log);
+      await this.cardsAfterAnswer(a.thread, a.reply.user, log);
     }
   }
 
@@ -487,17 +486,13 @@ export class ReplyRelay {
     }
   }
 
-  /** The customer got an answer: the conversation's cards stop the wait and name who answered. */
-  private async cardsAfterAnswer(client: WebClient, thread: ThreadInfo, user: string, log: Logger): Promise<void> {
+  /** The customer got an answer: the conversation's cards stop the wait and name who answered (on the road). */
+  private async cardsAfterAnswer(thread: ThreadInfo, user: string, log: Logger): Promise<void> {
     const ref = { teamId: thread.teamId, campaignId: thread.campaignId, customerNumber: thread.customerNumber };
     try {
-      for (const at of await this.waiting.answered(ref, { user }))
-        await this.waiting.showCard(client, thread.teamId, at, log);
+      for (const at of await this.waiting.answered(ref, { user })) await this.posts.card(thread.teamId, at);
     } catch (err) {
-      log.warn(
-        { err, slackError: slackErrorCode(err) },
-        'could not show on the conversation cards that the customer was answered',
-      );
+      log.warn({ err }, 'could not show on the conversation cards that the customer was answered');
     }
   }
 

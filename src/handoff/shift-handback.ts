@@ -2,16 +2,15 @@
  * An agent going off shift hands their open, unresolved conversations back to the pool. Each goes to another
  * agent on shift when its channel assigns (`handoff-sla … assign:`) — the customer still needs someone, as
  * Intercom's balanced assignment reassigns an away teammate's conversations — else it is left unclaimed, for
- * the channel's paging and SLA nudge (Chatwoot's unassigned queue). Every card is updated.
+ * the channel's paging and SLA nudge (Chatwoot's unassigned queue). Every card is updated, and a new owner told
+ * in the thread: both wait in their channel's urgent lane (posted at Slack's pace, never twice).
  */
-import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../logger.js';
+import type { BulkPosts } from '../delivery/bulk-posts.js';
 import { context, message } from '../slack/blocks.js';
-import { slackErrorCode } from '../slack/post.js';
 import type { AssignMode, Assignment, Store, ThreadInfo } from '../store/index.js';
 import { pickAgent } from './assignment.js';
-import { postInThread } from './thread-posts.js';
-import { updateCard } from './threads.js';
+import { cardUpdate, threadLine } from './thread-posts.js';
 
 export interface HandBack {
   /** Conversations `user` owned that went back to the pool. */
@@ -28,7 +27,7 @@ export interface HandBack {
  */
 export async function handBack(
   store: Pick<Store, 'shifts' | 'conversations' | 'handoffSla'>,
-  client: WebClient,
+  road: Pick<BulkPosts, 'add'>,
   teamId: string,
   user: string,
   log: Logger,
@@ -54,27 +53,20 @@ export async function handBack(
       { team: teamId, channel: t.channelId, thread: t.threadTs, from: user, to: fresh.owner },
       'conversation handed back as its owner went off shift',
     );
-    await showHandBack(client, fresh, log);
+    await showHandBack(road, fresh, user);
   }
   return result;
 }
 
 /** The card shows the new owner (or none); a new owner is mentioned in the thread, so they hear of it. */
-async function showHandBack(client: WebClient, thread: ThreadInfo, log: Logger): Promise<void> {
-  try {
-    await updateCard(client, thread, log);
-  } catch (err) {
-    log.warn({ err, slackError: slackErrorCode(err) }, 'could not show on the card that its owner went off shift');
-  }
+async function showHandBack(road: Pick<BulkPosts, 'add'>, thread: ThreadInfo, from: string): Promise<void> {
+  await cardUpdate(road, thread.teamId, thread);
   if (!thread.owner) return;
   const mention = `<@${thread.owner}>`;
   // The mention leads the fallback text too: that is what the notification shows.
-  await postInThread(
-    client,
-    { channel: thread.channelId, threadTs: thread.threadTs },
-    message(`${mention} this conversation is yours now`, [
-      context(`👤 Assigned to ${mention} — the previous owner went off shift.`),
-    ]),
-    log,
-  );
+  const payload = message(`${mention} this conversation is yours now`, [
+    context(`👤 Assigned to ${mention} — the previous owner went off shift.`),
+  ]);
+  const to = { channel: thread.channelId, threadTs: thread.threadTs };
+  await threadLine(road, thread.teamId, to, payload, `hand-back:${thread.threadTs}:${from}:${Date.now()}`);
 }

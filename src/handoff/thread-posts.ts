@@ -14,6 +14,7 @@ import type { IdempotentPosts } from '../delivery/idempotent-posts.js';
 import type { BulkPosts } from '../delivery/bulk-posts.js';
 import type { ChannelRef, Store } from '../store/index.js';
 import type { ReplyAddress } from './notices.js';
+import { updateCard } from './threads.js';
 
 /** A notice everyone in the thread sees; its ts, or undefined when Slack did not take it. */
 export async function postInThread(
@@ -75,6 +76,7 @@ export async function updateNotice(
 
 const LINE = 'thread-line';
 const RECEIPT = 'reply-receipt';
+const CARD = 'thread-card';
 /** How long a line's once-mark is kept: longer than a post waits in its channel (a day). */
 const LINE_MARK_TTL_MS = 2 * 24 * 60 * 60_000;
 
@@ -82,6 +84,10 @@ interface Line {
   threadTs: string;
   payload: MessagePayload;
   id: string;
+}
+
+interface Card {
+  threadTs: string;
 }
 
 interface Receipt {
@@ -99,18 +105,24 @@ interface Receipt {
  */
 export class ThreadPosts {
   constructor(
-    private readonly store: Pick<Store, 'keys'>,
+    private readonly store: Pick<Store, 'keys' | 'conversations'>,
     private readonly posts: IdempotentPosts,
     private readonly road: BulkPosts,
+    private readonly logger: Logger,
   ) {
     road.on(LINE, { post: (at, body, { client }) => this.postLine(client, at, body as Line) });
     road.on(RECEIPT, { post: (at, body, { client }) => swap(client, at.channelId, body as Receipt) });
+    road.on(CARD, { post: (at, body, { client }) => this.showCard(client, at, body as Card) });
   }
 
   /** A line in the thread, once: `id` names it in the channel (the same id is posted once, whatever is retried). */
-  async line(teamId: string, to: { channel: string; threadTs: string }, payload: MessagePayload, id: string) {
-    const line: Line = { threadTs: to.threadTs, payload, id: `${to.channel}:${id}` };
-    await this.road.add({ teamId, channelId: to.channel }, LINE, { key: id, order: Date.now(), lane: 'urgent' }, line);
+  line(teamId: string, to: { channel: string; threadTs: string }, payload: MessagePayload, id: string): Promise<void> {
+    return threadLine(this.road, teamId, to, payload, id);
+  }
+
+  /** The conversation's card shows what the store says when its turn comes (read then: the latest state wins). */
+  card(teamId: string, at: { channelId: string; threadTs: string }): Promise<void> {
+    return cardUpdate(this.road, teamId, at);
   }
 
   /** The reply's receipt becomes `add` (the reaction `remove` taken off first). */
@@ -121,6 +133,11 @@ export class ThreadPosts {
     await this.road.add(at, RECEIPT, { key, order: Date.now(), lane: 'urgent' }, receipt);
   }
 
+  private async showCard(client: WebClient, at: ChannelRef, card: Card): Promise<void> {
+    const info = await this.store.conversations.findThread(at.teamId, at.channelId, card.threadTs);
+    if (info) await updateCard(client, info, this.logger);
+  }
+
   private async postLine(client: WebClient, at: ChannelRef, line: Line): Promise<void> {
     await this.posts.post(client, { channel: at.channelId, threadTs: line.threadTs }, line.payload, {
       teamId: at.teamId,
@@ -129,6 +146,33 @@ export class ThreadPosts {
       ttlMs: LINE_MARK_TTL_MS,
     });
   }
+}
+
+/** `ThreadPosts.line` for work without the handoff's `ThreadPosts` at hand (a command's): the same road. */
+export async function threadLine(
+  road: Pick<BulkPosts, 'add'>,
+  teamId: string,
+  to: { channel: string; threadTs: string },
+  payload: MessagePayload,
+  id: string,
+): Promise<void> {
+  const line: Line = { threadTs: to.threadTs, payload, id: `${to.channel}:${id}` };
+  await road.add({ teamId, channelId: to.channel }, LINE, { key: id, order: Date.now(), lane: 'urgent' }, line);
+}
+
+/** `ThreadPosts.card`, likewise. */
+export async function cardUpdate(
+  road: Pick<BulkPosts, 'add'>,
+  teamId: string,
+  at: { channelId: string; threadTs: string },
+): Promise<void> {
+  const card: Card = { threadTs: at.threadTs };
+  await road.add(
+    { teamId, channelId: at.channelId },
+    CARD,
+    { key: at.threadTs, order: Date.now(), lane: 'urgent' },
+    card,
+  );
 }
 
 /** A reaction already there, or already gone, is what was asked for: the swap goes on. */

@@ -70,16 +70,6 @@ describe.each(['memory', 'redis'] as const)('agents on shift and assignment (%s 
     const card = await conv.card();
     return (await store().conversations.findThread(TEAM_ID, conv.channels[0]!, card.ts))?.owner;
   };
-  /** The last chat.update Slack accepted for a conversation's card. */
-  const lastUpdate = async (conv: Conversation) => {
-    const card = await conv.card();
-    const call = h.slack
-      .callsTo('chat.update')
-      .filter((c) => c.response.ok && c.args.ts === card.ts)
-      .at(-1);
-    return JSON.stringify(call?.args.blocks ?? '');
-  };
-
   it(
     'round-robin over 3 agents on shift: 30 new conversations → 10 each, each mentioned in its card’s first post',
     { timeout: 90_000 },
@@ -213,7 +203,8 @@ describe.each(['memory', 'redis'] as const)('agents on shift and assignment (%s 
     );
     expect((await ownedBy(AGENTS[0])).total).toBe(0);
     expect(await ownerOf(mine[0]!)).toBe(AGENTS[1]);
-    expect(await lastUpdate(mine[0]!)).toContain(`Assigned to <@${AGENTS[1]}>`);
+    // Cards and lines go at their channel's pace, on the road: looked at once Slack shows them.
+    await mine[0]!.waitCard((t) => t.includes(`Assigned to <@${AGENTS[1]}>`));
     // The new owner is mentioned in the thread, so they hear of it.
     const line = (await mine[0]!.waitThread(2)).find((m) => JSON.stringify(m.blocks).includes('went off shift'));
     expect(line?.text?.startsWith(`<@${AGENTS[1]}>`)).toBe(true);
@@ -228,10 +219,34 @@ describe.each(['memory', 'redis'] as const)('agents on shift and assignment (%s 
     );
     for (const c of bs) {
       expect(await ownerOf(c)).toBeUndefined();
-      const card = await lastUpdate(c);
-      expect(card).toContain('Unassigned — nobody is on shift');
+      const card = await c.waitCard((t) => t.includes('Unassigned — nobody is on shift'));
       expect(card).toContain(CLAIM_ACTION);
     }
+  });
+
+  it('going off shift while Slack answers 429: the new owner’s mention waits out Retry-After and shows once', async () => {
+    await onShift(AGENTS[0], AGENTS[1]);
+    const channel = newChannel();
+    await run(h, 'handoff-sla 5 assign:round-robin', { channelId: channel });
+    const convs = await arriving(channel, 2, 'Hi');
+    const mine = [];
+    for (const c of convs) if ((await ownerOf(c)) === AGENTS[0]) mine.push(c);
+    expect(mine.length).toBeGreaterThanOrEqual(1);
+    const refusedBefore = h.slack.callsTo('chat.postMessage').filter((c) => c.status === 429).length;
+    h.slack.rateLimit({ method: 'chat.postMessage', retryAfterSec: 1, times: 1 });
+    await run(h, 'shift off', { userId: AGENTS[0] });
+    const mentions = (conv: Conversation) =>
+      h.slack
+        .messages(conv.channels[0])
+        .filter((m) => m.thread_ts !== undefined && JSON.stringify(m.blocks ?? []).includes('went off shift'));
+    for (const conv of mine) {
+      await h.slack.waitFor(() => mentions(conv).length > 0);
+      await conv.waitCard((t) => t.includes(`Assigned to <@${AGENTS[1]}>`));
+    }
+    await queueDrained(h, 10_000);
+    // Slack refused one post; it was waited out, not dropped, and nothing shows twice.
+    expect(h.slack.callsTo('chat.postMessage').filter((c) => c.status === 429).length).toBe(refusedBefore + 1);
+    expect(mine.map((conv) => mentions(conv).length)).toEqual(mine.map(() => 1));
   });
 
   it('shows who is on shift (the command, /campaign handoffs, App Home) and refuses guests in one sentence', async () => {

@@ -18,7 +18,6 @@ import type { Logger } from '../logger.js';
 import type { IdempotentPosts } from '../delivery/idempotent-posts.js';
 import type { BulkPosts } from '../delivery/bulk-posts.js';
 import { message, section } from '../slack/blocks.js';
-import { slackErrorCode } from '../slack/post.js';
 import { customerLabel, customerPlain } from '../slack/text.js';
 import { threadCustomer } from '../app/customer-view.js';
 import {
@@ -32,6 +31,7 @@ import {
 } from '../store/index.js';
 import { clockTime } from './card.js';
 import { updateCard } from './threads.js';
+import { cardUpdate } from './thread-posts.js';
 
 /** The kind of the store-kept timers of handoff waits. */
 export const SLA_TIMER = 'handoff-sla';
@@ -179,11 +179,8 @@ export class Waiting {
       { ...log, owner: info.owner, userGroup: group, waitedMs: now - waitingSince },
       'handoff customer waited past the SLA: thread nudged',
     );
-    try {
-      await updateCard(slack, { ...info, overdue: true }, this.logger);
-    } catch (err) {
-      this.logger.warn({ err, ...log, slackError: slackErrorCode(err) }, 'could not mark a conversation card overdue');
-    }
+    // The card shows it overdue (as stored now) in its turn: a 429 there waits, it is not lost.
+    await cardUpdate(this.bulk, teamId, { channelId, threadTs });
   }
 }
 

@@ -46,11 +46,11 @@ export function registerChatHandlers(events: Pick<Events, 'on'>, waiting: Waitin
       const changed = await d.steps.once(d.step('*', 'answered'), async () =>
         JSON.stringify(await waiting.answered(ref, { platformAgent: agent })),
       );
+      // Each card in its own channel's turn: another channel's pace and pause are its own.
       const cards = threadListSchema.safeParse(JSON.parse(changed.result)).data ?? [];
-      const slack = await d.slack();
       for (const at of cards) {
         await d.steps.once(d.step(at.channelId, `answered-card:${at.threadTs}`), async () => {
-          await waiting.showCard(slack, d.entry.teamId, at, d.log);
+          await waiting.showCardInTurn(d.entry.teamId, at);
           return 'done';
         });
       }

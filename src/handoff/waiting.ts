@@ -126,6 +126,11 @@ export class Waiting {
     return changed;
   }
 
+  /** The thread's card shows what the store says in its own channel's turn (on the road: another channel's card). */
+  showCardInTurn(teamId: string, at: ThreadAt): Promise<void> {
+    return cardUpdate(this.bulk, teamId, at);
+  }
+
   /** Re-renders a thread's card from the store (Slack errors other than a gone card are thrown). */
   async showCard(slack: WebClient, teamId: string, at: ThreadAt, logger: Logger): Promise<void> {
     const info = await this.store.conversations.findThread(teamId, at.channelId, at.threadTs);

@@ -10,11 +10,12 @@ import type { Deps } from '../app/deps.js';
 import { listBookings } from './bookings-list.js';
 import { getCampaignStats } from './campaign-stats.js';
 import { sendCustomerReply } from './customer-reply.js';
-import { runStep } from './step.js';
+import { registerEndings, runStep } from './step.js';
 
 const STEPS = [sendCustomerReply, getCampaignStats, listBookings];
 
 export function register(app: App, deps: Deps): void {
+  registerEndings(deps);
   for (const step of STEPS) {
     app.function(step.callbackId, async ({ inputs, complete, fail, client, context, body, event }) => {
       await runStep(step, deps, {

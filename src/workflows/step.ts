@@ -5,9 +5,10 @@
  * workflow). https://api.slack.com/automation/functions/custom-bolt,
  * https://docs.slack.dev/reference/methods/functions.completeError
  *
- * The ending is judged as every background call is (`SlackPace.judge`, src/delivery/slack-errors.ts): refused
- * with a 429, an `ok:false` that time heals, or while Slack is down, it is sent again once the wait is over —
- * never dropped, or the run would hang in Workflow Builder though its work (a customer's reply) was done.
+ * The ending is tried at once (the person running the workflow waits for it) and judged as every call is
+ * (`SlackPace.judge`, src/delivery/slack-errors.ts): refused with a 429, an `ok:false` that time heals, or while
+ * Slack is down, it waits in the workspace's outbox and is sent on the road (the workspace's bot token: these
+ * methods take one) — never dropped, or the run would hang in Workflow Builder though its work was done.
  */
 import type { WebClient } from '@slack/web-api';
 import type { z } from 'zod';
@@ -16,9 +17,41 @@ import { failureOf, failureText, logFailure, type FailureWording } from '../app/
 import type { Workspace } from '../app/membership.js';
 import type { CampaignClient } from '../api/index.js';
 import type { Logger } from '../logger.js';
-import { RETENTION_MS } from '../delivery/post-context.js';
 
 export type Outputs = Record<string, string | number | boolean>;
+
+/** Where a workspace's workflow endings wait for Slack: an outbox of their own, not any channel's. */
+const ENDINGS = 'workflow-endings';
+const ENDING = 'workflow-ending';
+
+/** A step's ending waiting for Slack: its outputs, or the sentence the person reads. */
+interface Ending {
+  executionId: string;
+  outputs?: Outputs;
+  error?: string;
+}
+
+/** How a waiting ending is sent when its turn comes (registered once). */
+export function registerEndings(deps: Deps): void {
+  const logger = deps.logger.child({ component: 'workflows' });
+  deps.bulk.on(ENDING, {
+    post: async (_at, body, slack) => {
+      const { executionId, outputs, error } = body as Ending;
+      const args = { function_execution_id: executionId };
+      try {
+        await (outputs
+          ? slack.client.functions.completeSuccess({ ...args, outputs })
+          : slack.client.functions.completeError({ ...args, error: error ?? '' }));
+        logger.info({ execution: executionId }, 'workflow step ended (its ending had waited for Slack)');
+      } catch (err) {
+        const verdict = deps.pace.judge(err).class;
+        if (verdict === 'wait' || verdict === 'unknown') throw err; // its turn comes again
+        // Refused: ended already (the first try's answer was lost) or timed out; Workflow Builder shows Slack's state.
+        logger.warn({ err, execution: executionId }, 'Slack did not take the workflow step’s ending');
+      }
+    },
+  });
+}
 
 export type StepResult =
   | { kind: 'done'; outputs: Outputs }
@@ -105,18 +138,23 @@ export async function runStep(
     logger.info('a repeated delivery of a step run already under way: left to the first');
     return;
   }
-  for (const since = Date.now(); ;) {
-    try {
-      await (result.kind === 'done' ? run.complete(result.outputs) : run.fail(result.sentence));
-      return logger.info({ outcome: result.kind === 'done' ? 'completed' : 'failed' }, 'workflow step ended');
-    } catch (err) {
-      const { class: verdict, delayMs = 1_000 } = deps.pace.judge(err);
-      const heals = (verdict === 'wait' || verdict === 'unknown') && Date.now() - since < RETENTION_MS;
-      // Slack refused the ending (the run ended or timed out already): the workflow shows Slack's own error.
-      if (!heals || deps.lifecycle.stopping)
-        return logger.warn({ err }, 'Slack did not take the workflow step’s ending');
-      // Nothing was done (or Slack may have done it: a second ending is refused, and logged above).
-      await new Promise((resolve) => setTimeout(resolve, delayMs));
-    }
+  try {
+    await (result.kind === 'done' ? run.complete(result.outputs) : run.fail(result.sentence));
+    return logger.info({ outcome: result.kind === 'done' ? 'completed' : 'failed' }, 'workflow step ended');
+  } catch (err) {
+    const verdict = deps.pace.judge(err).class;
+    // Slack refused the ending (the run ended or timed out already): the workflow shows Slack's own error.
+    if (verdict !== 'wait' && verdict !== 'unknown')
+      return logger.warn({ err }, 'Slack did not take the workflow step’s ending');
+    // Nothing was done, or Slack may have done it (a second ending is refused, and logged).
+    const ending: Ending =
+      result.kind === 'done'
+        ? { executionId: run.executionId, outputs: result.outputs }
+        : { executionId: run.executionId, error: result.sentence };
+    const report = { key: run.executionId, order: Date.now(), lane: 'urgent' as const };
+    await deps.bulk
+      .add({ teamId: run.ws.teamId, channelId: ENDINGS }, ENDING, report, ending)
+      .then(() => logger.warn({ err }, 'the workflow step’s ending waits for Slack'))
+      .catch((stored: unknown) => logger.error({ err, stored }, 'the workflow step’s ending could not be kept'));
   }
 }

@@ -10,11 +10,6 @@ import type { BulkPosts } from './bulk-posts.js';
 /** A paused channel is tried again with one post this often (an admin may have fixed it without telling us). */
 export const PROBE_EVERY_MS = 5 * 60_000;
 
-/** A thread-only channel ("Cannot post top-level messages into a thread-only channel") still takes replies. */
-export function holdsOnlyTopLevel(reason: string | undefined): boolean {
-  return reason === 'restricted_action_thread_only_channel';
-}
-
 /** What to do about a paused channel, in one sentence. */
 export function pauseAdvice(channelId: string, reason: string): string {
   switch (reason) {

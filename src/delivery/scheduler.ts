@@ -8,7 +8,8 @@ import { slackErrorCode } from '../slack/post.js';
 import { ATTR, inSpan, traceContext } from '../util/spans.js';
 import { LEASE_MS, type ChannelRef, type KeptLease, type WaitingItem } from '../store/index.js';
 import { compareEntryIds } from '../store/queue-backend.js';
-import { holdsOnlyTopLevel, PROBE_EVERY_MS, pauseAdvice } from './channel-pause.js';
+import { PROBE_EVERY_MS, pauseAdvice } from './channel-pause.js';
+import { holdsOnlyTopLevel } from './slack-errors.js';
 import { RETENTION_MS, waitClock, type PostContext } from './post-context.js';
 
 /** One lane's way of posting its work. */

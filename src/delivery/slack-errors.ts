@@ -95,6 +95,11 @@ export function isFileGone(code: string | undefined): boolean {
   return code === 'file_not_found' || code === 'file_deleted';
 }
 
+/** A thread-only channel ("Cannot post top-level messages into a thread-only channel") still takes replies. */
+export function holdsOnlyTopLevel(code: string | undefined): boolean {
+  return code === 'restricted_action_thread_only_channel';
+}
+
 /**
  * A thread reply refused for its place only (chat.postMessage › Errors: `cannot_reply_to_message`,
  * `restricted_action_non_threadable_channel`): the same post goes top-level.

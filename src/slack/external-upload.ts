@@ -150,10 +150,16 @@ export class FileShares {
   /** Bytes held in memory (a transcript), uploaded and shared once in the thread. */
   async post(client: WebClient, step: StepRef, file: ThreadShare & { filename: string; data: Buffer }): Promise<void> {
     if (await this.steps.done(step)) return;
-    const fileId =
-      (await this.uploaded(step)) ||
-      (await this.upload(client, step, { ...file, length: file.data.length, body: Readable.from([file.data]) }));
-    await this.share(client, step, fileId, file);
+    const upload = () =>
+      this.upload(client, step, { ...file, length: file.data.length, body: Readable.from([file.data]) });
+    const fileId = (await this.uploaded(step)) || (await upload());
+    try {
+      await this.share(client, step, fileId, file);
+    } catch (err) {
+      // Slack lost the upload (it expired before its share, e.g. behind a long wait): the bytes go again, once.
+      if (!isFileGone(slackErrorCode(err))) throw err;
+      await this.share(client, step, await upload(), file);
+    }
   }
 }
 

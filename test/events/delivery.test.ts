@@ -124,6 +124,33 @@ describe.each(['redis', 'cluster'] as const)('delivery (%s)', (backend) => {
       expect(h.slack.callsTo('files.getUploadURLExternal').filter((c) => c.status === 200)).toHaveLength(1);
       expect((await h.bot.deps.store.queue.deadLetters(TEAM_ID)).count).toBe(before);
     });
+
+    it('uploads a transcript again when Slack lost its upload before the share (file_not_found): shown once', async () => {
+      const channel = `C0GONETX${uid().slice(0, 3).toUpperCase()}`;
+      const hook = await routeTo(h, [
+        { campaignId: 'camp-gone-tx', triggerName: 'call_completed', channelId: channel },
+      ]);
+      const before = (await h.bot.deps.store.queue.deadLetters(TEAM_ID)).count;
+      const uploadsBefore = h.slack.callsTo('files.getUploadURLExternal').filter((c) => c.status === 200).length;
+      // https://docs.slack.dev/reference/methods/files.completeUploadExternal › Errors: file_not_found.
+      h.slack.failMethod('files.completeUploadExternal', 'file_not_found', 1);
+      const transcript = 'AI: Hello, how can I help?\nCustomer: My upload went missing. '.repeat(80);
+      await deliver(hook, [
+        { ...CALL_COMPLETED_FULL, campaignId: 'camp-gone-tx', callId: `call-${uid()}`, callTranscript: transcript },
+      ]);
+      const card = await h.slack.waitFor(() => cards(channel)[0]);
+      await queueDrained(h);
+      const shared = await h.slack.waitFor(() => {
+        const found = h.slack.uploads.filter((u) => u.channel_id === channel);
+        return found.length > 0 ? found : undefined;
+      });
+      expect(shared).toHaveLength(1);
+      expect(shared[0]!.thread_ts).toBe(card.ts);
+      expect(shared[0]!.data.toString('utf8')).toBe(`${transcript.trim()}\n`);
+      const uploads = h.slack.callsTo('files.getUploadURLExternal').filter((c) => c.status === 200).length;
+      expect(uploads - uploadsBefore).toBe(2);
+      expect((await h.bot.deps.store.queue.deadLetters(TEAM_ID)).count).toBe(before);
+    });
   });
 
   describe('routing', () => {

@@ -25,11 +25,16 @@ const NOT_UNDERSTOOD =
   /Usage:|did you mean|didn’t understand|is not something|not a command|Only Slack workspace admins|went wrong|could not|refused|was not found|no campaign|typed out is only text|Mention the Slack user/i;
 
 /** Everything Slack received from the bot since `mark`: responses, posts and opened views, as text. */
-function answersSince(mark: { responses: number; calls: number }): string[] {
+/**
+ * What the bot answered since `mark`, in `channel` (a form has none): the public post an earlier example made may
+ * land after that example's first answer, in its own channel, and is not this example's answer.
+ */
+function answersSince(mark: { responses: number; calls: number }, channel: string): string[] {
   const responses = h.pg.slack.responses.slice(mark.responses).map((r) => JSON.stringify(r.body));
   const calls = h.pg.slack.calls
     .slice(mark.calls)
     .filter((c) => /^(chat\.post|views\.open|chat\.update)/.test(c.method))
+    .filter((c) => c.args.channel === undefined || c.args.channel === channel)
     .map((c) => JSON.stringify(c.args));
   return [...responses, ...calls];
 }
@@ -65,9 +70,10 @@ describe('Try these', () => {
     const runAs = async (userId: string, example: (typeof state.tryThese.examples)[number]) => {
       await h.post('/playground/you', { userId });
       const mark = { responses: h.pg.slack.responses.length, calls: h.pg.slack.calls.length };
-      await h.post('/playground/command', { channel: example.channel ?? GENERAL, text: example.command.slice(10) });
+      const channel = example.channel ?? GENERAL;
+      await h.post('/playground/command', { channel, text: example.command.slice(10) });
       const answers = await eventually(() => {
-        const got = answersSince(mark);
+        const got = answersSince(mark, channel);
         return Promise.resolve(got.length > 0 ? got.join('\n') : undefined);
       }, 10_000);
       const modal = (await h.state()).modal;
@@ -104,7 +110,7 @@ describe('Try these', () => {
       const channel = example.channel ?? GENERAL;
       expect(await h.post('/playground/command', { channel, text }), example.command).toEqual({ ok: true });
       const answers = await eventually(() => {
-        const got = answersSince(mark);
+        const got = answersSince(mark, channel);
         return Promise.resolve(got.length > 0 ? got : undefined);
       }, 10_000);
       // Help lists every command, failures' summaries too ("events that could not be posted"): its groups are the answer.

@@ -277,8 +277,10 @@ export class SlackPace {
     if (code === undefined && warnings.length > 0) this.hooks.onWarnings?.(method, warnings);
     const verdict = code === undefined ? undefined : classOfSlackError(code);
     const limited = code === 'ratelimited' || code === 'rate_limited';
-    // Slack degraded (an error that heals, a rate limit aside) counts as Slack down; any other answer as Slack up.
-    if (!limited && (verdict === 'wait' || verdict === 'unknown')) this.health.failed();
+    // Slack degraded (an error that heals) counts as Slack down; any other answer, a limit of the workspace's or the
+    // method's included, as Slack up: one workspace over its message limit must not stop every workspace's posts.
+    if (!limited && code !== 'message_limit_exceeded' && (verdict === 'wait' || verdict === 'unknown'))
+      this.health.failed();
     else this.answered();
     if (limited) {
       this.hooks.onRateLimited?.(method);

@@ -1,7 +1,8 @@
 /**
  * Slack down, as the pace sees it, against the Slack stand-in: a few failures in a row (5xx, or an `ok:false` that
  * heals such as `service_unavailable`) and background calls stop reaching Slack but for one probe now and then; the
- * answer to a probe tells whoever waits that Slack is back, so waiting posts go then and not at their next try.
+ * answer to a probe tells whoever waits that Slack is back, so waiting posts go then and not at their next try. A
+ * workspace over its message limit is that workspace's limit, not Slack down.
  */
 import { LogLevel, WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -61,4 +62,25 @@ it('Slack answering ok:false service_unavailable is Slack down: only probes reac
   await post('after');
   expect(backs).toBe(1);
   expect(slack.messages('C0HEALTH').map((m) => m.text)).toEqual(['probe 2', 'after']);
+});
+
+it('a workspace over its message limit is not Slack down: after three workspaces are refused, a fourth still posts', async () => {
+  const limits = { ...slackLimits(1), channelPosts: { intervalMs: 1, burst: 100 } };
+  const pace = new SlackPace(new MemoryRateBudget(), {}, limits);
+  const clientOf = (team: string) =>
+    new WebClient(slack.botToken, {
+      slackApiUrl: slack.apiUrl,
+      fetch: pace.fetch({ background: true, urgency: 'routine', team }),
+      ...SLACK_CLIENT_RULES,
+      logLevel: LogLevel.ERROR,
+    });
+  // https://docs.slack.dev/reference/methods/chat.postMessage › Errors: message_limit_exceeded (the workspace's plan).
+  slack.failMethod('chat.postMessage', 'message_limit_exceeded', 3);
+  for (const team of ['T1', 'T2', 'T3'])
+    await expect(clientOf(team).chat.postMessage({ channel: 'C0HEALTH', text: `over ${team}` })).rejects.toMatchObject({
+      data: { error: 'message_limit_exceeded' },
+    });
+  expect(pace.slackDown).toBe(false);
+  await clientOf('T4').chat.postMessage({ channel: 'C0HEALTH', text: 'another workspace' });
+  expect(slack.messages('C0HEALTH').map((m) => m.text)).toContain('another workspace');
 });

@@ -42,9 +42,14 @@ const callStarted = (extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-/** What is stored: a posting lease, held a moment while a replica looks at a channel, is not data. */
+/**
+ * What is stored. A posting lease (held a moment while a replica looks at a channel) and a Slack rate budget (gone
+ * once its bucket is full again, whenever an earlier post's refill ends) are not data.
+ */
 async function storedKeys(): Promise<string[]> {
-  return (await redis.redis.keys(`${prefix}*`)).filter((key) => !key.includes(':outbox-lease:')).sort();
+  return (await redis.redis.keys(`${prefix}*`))
+    .filter((key) => !key.includes(':outbox-lease:') && !key.includes(':rate-budget:'))
+    .sort();
 }
 
 describe('who may deliver', () => {

@@ -9,6 +9,14 @@
  *   `http` server that only parses the same JSON — same connections, same duration, in alternating rounds
  *   (bare, Redis, memory, bare, …) so that what else the machine does hits all alike.
  *
+ * Latencies under full load are given twice: every answer as wrk timed it, and wrk's own figure, which adds
+ * made-up samples for each slow answer (its coordinated-omission correction, see lib/wrk.ts). The slow answers
+ * are a round's first ones: a busy Node server takes in one new connection per event-loop turn (libuv,
+ * libuv/libuv#3696 "unix: don't accept() connections in a loop"), so the first request of the last of
+ * wrk's 50 connections waits some 40 turns, and wrk's correction counts each such answer 20–30 times. The floor
+ * for both is the bare server again, this time busy per request exactly as long as the memory-mode bot takes
+ * per answer (`SPIN_US`), under the same load.
+ *
  * No channel routes these events: the worker takes each one, finds nothing subscribed, and finishes it, so
  * the fake Slack stays out of the measurement. Before each bot round the bot's queue is drained (its
  * `/metrics` queue depth back to 0), so every round starts from the same state; how long that took is the
@@ -47,8 +55,8 @@ interface ModeFigures {
   ratio: number;
   rounds: number[];
   statuses: Record<string, number>;
-  /** wrk's p99 of the bot's answers under full load (the worst round). */
-  p99: number;
+  /** Under full load, the worst round: p99 of the answers as timed, wrk's corrected p99, the slowest answer. */
+  loaded: Tail;
   fixed: FixedFigures;
   /** Queue back to empty after a round: the slowest, in seconds. */
   drainS: number;
@@ -58,8 +66,17 @@ interface ModeFigures {
   cpuUs: { bot: number; redis: number | null };
 }
 
+/** Tail latencies of the worst round under full load, in ms. */
+export interface Tail {
+  p99: number;
+  p99Corrected: number;
+  max: number;
+}
+
 export interface IngestFigures {
   bareRps: number;
+  /** The bare server busy per request as long as the memory-mode bot per answer, under full load. */
+  floor: Tail & { spinUs: number; rps: number };
   /** The bare server at the steady rate: what the machine and the generator leave for latency. */
   bareFixed: FixedFigures;
   modes: ModeFigures[];
@@ -67,11 +84,11 @@ export interface IngestFigures {
 }
 
 /** The bare baseline, in its own process like the bot. */
-async function startBare(): Promise<{ url: string; stop(): void }> {
+async function startBare(spinUs = 0): Promise<{ url: string; stop(): void }> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/bare-server.ts')], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', PORT: String(port) },
+    env: { PATH: process.env.PATH ?? '', PORT: String(port), SPIN_US: String(spinUs) },
     stdio: 'ignore',
   });
   const reap = () => child.kill('SIGKILL');
@@ -136,6 +153,14 @@ async function memoryHookPath(stack: Stack, bot: BotProcess): Promise<string> {
     10_000,
   );
   return new URL(hookUrl).pathname;
+}
+
+function tail(runs: WrkResult[]): Tail {
+  return {
+    p99: Math.max(...runs.map((r) => r.timed.p99)),
+    p99Corrected: Math.max(...runs.map((r) => r.p99)),
+    max: Math.max(...runs.map((r) => r.max)),
+  };
 }
 
 function sum(into: Record<string, number>, from: Record<string, number>): void {
@@ -232,8 +257,21 @@ export async function runIngest(stack: Stack, opts: IngestOptions): Promise<Inge
     }
     const mean = (xs: WrkResult[]) => xs.reduce((a, r) => a + r.rps, 0) / xs.length;
     const bareRps = mean(bareRuns);
+    // The bot's one thread is full under this load: 1 s / its answers a second is what an answer costs it.
+    const spinUs = Math.max(0, Math.round(1e6 / mean(runs.get('memory')!) - 1e6 / bareRps));
+    const floorRuns: WrkResult[] = [];
+    const floor = await startBare(spinUs);
+    try {
+      await wrk({ url: floor.url, prefix: `warm-floor-${tag}-`, ...shape, durationS: opts.warmupS });
+      for (let round = 0; round < opts.rounds; round++) {
+        floorRuns.push(await wrk({ url: floor.url, prefix: `floor-${tag}-${round}-`, ...shape }));
+      }
+    } finally {
+      floor.stop();
+    }
     return {
       bareRps,
+      floor: { ...tail(floorRuns), spinUs, rps: mean(floorRuns) },
       bareFixed: fixed.get('bare')!,
       wrkArgs: `wrk -t1 -c${opts.connections} -d${opts.durationS}s`,
       modes: targets.map((t) => {
@@ -249,7 +287,7 @@ export async function runIngest(stack: Stack, opts: IngestOptions): Promise<Inge
           ratio: mean(mine) / bareRps,
           rounds: mine.map((r, i) => r.rps / bareRuns[i]!.rps),
           statuses,
-          p99: Math.max(...mine.map((r) => r.p99)),
+          loaded: tail(mine),
           fixed: fixed.get(t.mode)!,
           drainS: Math.max(...drains.get(t.mode)!),
           rssEndBytes: rssEnd.get(t.mode)!,

@@ -13,7 +13,7 @@
  * made-up samples for each slow answer (its coordinated-omission correction, see lib/wrk.ts). The slow answers
  * are a round's first ones: a busy Node server takes in one new connection per event-loop turn (libuv,
  * libuv/libuv#3696 "unix: don't accept() connections in a loop"), so the first request of the last of
- * wrk's 50 connections waits some 40 turns, and wrk's correction counts each such answer 20–30 times. The floor
+ * wrk's 50 connections waits some 30 turns, and wrk's correction counts each such answer 20–30 times. The floor
  * for both is the bare server again, this time busy per request exactly as long as the memory-mode bot takes
  * per answer (`SPIN_US`), under the same load.
  *

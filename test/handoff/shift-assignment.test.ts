@@ -70,6 +70,19 @@ describe.each(['memory', 'redis'] as const)('agents on shift and assignment (%s 
     const card = await conv.card();
     return (await store().conversations.findThread(TEAM_ID, conv.channels[0]!, card.ts))?.owner;
   };
+  /** Those of `convs` that `agent` owns now, in their order. */
+  const ownedAmong = async (convs: readonly Conversation[], agent: string) => {
+    const owned: Conversation[] = [];
+    for (const c of convs) if ((await ownerOf(c)) === agent) owned.push(c);
+    return owned;
+  };
+  /** A new channel that assigns round robin, the first two agents on shift, and `n` customers arrived in it. */
+  const assigningWith = async (n: number) => {
+    await onShift(AGENTS[0], AGENTS[1]);
+    const channel = newChannel();
+    await run(h, 'handoff-sla 5 assign:round-robin', { channelId: channel });
+    return arriving(channel, n, 'Hi');
+  };
   it(
     'round-robin over 3 agents on shift: 30 new conversations → 10 each, each mentioned in its card’s first post',
     { timeout: 90_000 },
@@ -183,12 +196,8 @@ describe.each(['memory', 'redis'] as const)('agents on shift and assignment (%s 
   });
 
   it('an agent going off shift hands their open conversations back: reassigned where others are on shift, else unassigned', async () => {
-    await onShift(AGENTS[0], AGENTS[1]);
-    const channel = newChannel();
-    await run(h, 'handoff-sla 5 assign:round-robin', { channelId: channel });
-    const convs = await arriving(channel, 4, 'Hi');
-    const mine = [];
-    for (const c of convs) if ((await ownerOf(c)) === AGENTS[0]) mine.push(c);
+    const convs = await assigningWith(4);
+    const mine = await ownedAmong(convs, AGENTS[0]);
     expect(mine).toHaveLength(2);
     // One of A's is resolved: it stays A's, off the pool.
     await mine[1]!.pressCard(RESOLVE_ACTION, { userId: AGENTS[0] });
@@ -211,8 +220,7 @@ describe.each(['memory', 'redis'] as const)('agents on shift and assignment (%s 
     expect(await ownerOf(mine[1]!)).toBe(AGENTS[0]);
 
     // The last agent on shift leaves: their open ones are unassigned, for anyone to claim.
-    const bs = [];
-    for (const c of convs) if ((await ownerOf(c)) === AGENTS[1]) bs.push(c);
+    const bs = await ownedAmong(convs, AGENTS[1]);
     const b = await ownedBy(AGENTS[1]);
     expect((await run(h, 'shift off', { userId: AGENTS[1] })).text).toContain(
       `went back to the pool: ${b.total} unclaimed, for anyone to claim`,
@@ -225,12 +233,7 @@ describe.each(['memory', 'redis'] as const)('agents on shift and assignment (%s 
   });
 
   it('going off shift while Slack answers 429: the new owner’s mention waits out Retry-After and shows once', async () => {
-    await onShift(AGENTS[0], AGENTS[1]);
-    const channel = newChannel();
-    await run(h, 'handoff-sla 5 assign:round-robin', { channelId: channel });
-    const convs = await arriving(channel, 2, 'Hi');
-    const mine = [];
-    for (const c of convs) if ((await ownerOf(c)) === AGENTS[0]) mine.push(c);
+    const mine = await ownedAmong(await assigningWith(2), AGENTS[0]);
     expect(mine.length).toBeGreaterThanOrEqual(1);
     const refusedBefore = h.slack.callsTo('chat.postMessage').filter((c) => c.status === 429).length;
     h.slack.rateLimit({ method: 'chat.postMessage', retryAfterSec: 1, times: 1 });

@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { ErrorCode, type FetchFunction } from '@slack/web-api';
 import type { PaceRule, RateBudget } from '../store/index.js';
-import { classOfSlackError, WaitForSlack, type SlackErrorClass } from './slack-errors.js';
+import { classOfSlackError, healsWithTime, WaitForSlack, type SlackErrorClass } from './slack-errors.js';
 import { ATTR, inSpan, SpanKind } from '../util/spans.js';
 import { currentTeam } from '../slack/team-scope.js';
 
@@ -279,8 +279,7 @@ export class SlackPace {
     const limited = code === 'ratelimited' || code === 'rate_limited';
     // Slack degraded (an error that heals) counts as Slack down; any other answer, a limit of the workspace's or the
     // method's included, as Slack up: one workspace over its message limit must not stop every workspace's posts.
-    if (!limited && code !== 'message_limit_exceeded' && (verdict === 'wait' || verdict === 'unknown'))
-      this.health.failed();
+    if (!limited && code !== 'message_limit_exceeded' && healsWithTime(verdict)) this.health.failed();
     else this.answered();
     if (limited) {
       this.hooks.onRateLimited?.(method);
@@ -346,7 +345,7 @@ export class SlackPace {
     const slackCode = code === ErrorCode.PlatformError ? data?.error : undefined;
     if (typeof slackCode !== 'string') return { class: 'other' };
     const verdict = classOfSlackError(slackCode);
-    const heals = verdict === 'wait' || verdict === 'unknown';
+    const heals = healsWithTime(verdict);
     return { class: verdict, code: slackCode, ...(heals && { delayMs: this.health.retryInMs() }) };
   }
 

@@ -9,7 +9,7 @@ import { ATTR, inSpan, traceContext } from '../util/spans.js';
 import { LEASE_MS, type ChannelRef, type KeptLease, type WaitingItem } from '../store/index.js';
 import { compareEntryIds } from '../store/queue-backend.js';
 import { PROBE_EVERY_MS, pauseAdvice } from './channel-pause.js';
-import { holdsOnlyTopLevel } from './slack-errors.js';
+import { healsWithTime, holdsOnlyTopLevel } from './slack-errors.js';
 import { RETENTION_MS, waitClock, type PostContext } from './post-context.js';
 
 /** One lane's way of posting its work. */
@@ -327,7 +327,7 @@ export class ChannelScheduler {
     const verdict = this.context.pace.judge(err);
     const { pauses } = this.context;
     if (verdict.code === 'message_limit_exceeded') await pauses.overMessageLimit(at.teamId, at.channelId);
-    if ((verdict.class === 'wait' || verdict.class === 'unknown') && young) {
+    if (healsWithTime(verdict.class) && young) {
       if (this.context.pace.slackDown) this.waitingForSlack.set(member(at), at);
       return verdict.delayMs;
     }

@@ -12,6 +12,11 @@
  */
 export type SlackErrorClass = 'wait' | 'unknown' | 'channel' | 'workspace' | 'payload' | 'other';
 
+/** Whether time alone may heal a call of this class (`wait`, `unknown`): it is tried again, never given up. */
+export function healsWithTime(verdict: SlackErrorClass | undefined): boolean {
+  return verdict === 'wait' || verdict === 'unknown';
+}
+
 const TABLE: Readonly<Record<string, Exclude<SlackErrorClass, 'other'>>> = {
   // Time heals these, and Slack did nothing.
   ratelimited: 'wait',

@@ -17,6 +17,7 @@ import { failureOf, failureText, logFailure, type FailureWording } from '../app/
 import type { Workspace } from '../app/membership.js';
 import type { CampaignClient } from '../api/index.js';
 import type { Logger } from '../logger.js';
+import { healsWithTime } from '../delivery/slack-errors.js';
 
 export type Outputs = Record<string, string | number | boolean>;
 
@@ -45,7 +46,7 @@ export function registerEndings(deps: Deps): void {
         logger.info({ execution: executionId }, 'workflow step ended (its ending had waited for Slack)');
       } catch (err) {
         const verdict = deps.pace.judge(err).class;
-        if (verdict === 'wait' || verdict === 'unknown') throw err; // its turn comes again
+        if (healsWithTime(verdict)) throw err; // its turn comes again
         // Refused: ended already (the first try's answer was lost) or timed out; Workflow Builder shows Slack's state.
         logger.warn({ err, execution: executionId }, 'Slack did not take the workflow step’s ending');
       }
@@ -144,8 +145,7 @@ export async function runStep(
   } catch (err) {
     const verdict = deps.pace.judge(err).class;
     // Slack refused the ending (the run ended or timed out already): the workflow shows Slack's own error.
-    if (verdict !== 'wait' && verdict !== 'unknown')
-      return logger.warn({ err }, 'Slack did not take the workflow step’s ending');
+    if (!healsWithTime(verdict)) return logger.warn({ err }, 'Slack did not take the workflow step’s ending');
     // Nothing was done, or Slack may have done it (a second ending is refused, and logged).
     const ending: Ending =
       result.kind === 'done'
